@@ -1,0 +1,53 @@
+import { AdmissionError, DeadlineExceededError, InternalError } from "../shared/errors.ts";
+import type { AccessDecision, GmsaClient } from "../shared/kube/gmsa-client.ts";
+import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts";
+
+/** Loads each named credspec once, all concurrently; failures become facts, not exceptions. */
+export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal): Promise<CredSpecFacts> {
+  return loadEach(names, signal, (name) => client.getCredSpecContents(name, { signal }));
+}
+
+/** Reviews `use` of each credspec once for the pod's service account, all concurrently. */
+export function loadAccess(
+  client: GmsaClient,
+  subject: { namespace: string; serviceAccount: string },
+  names: Iterable<string>,
+  signal: AbortSignal,
+): Promise<AccessFacts> {
+  return loadEach<AccessDecision>(names, signal, (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, { signal }));
+}
+
+async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
+  const entries = await Promise.all(
+    [...names].map(async (name): Promise<[string, Fact<T>]> => {
+      try {
+        return [name, { ok: true, value: await untilDeadline(load(name), signal) }];
+      } catch (error) {
+        return [name, { ok: false, error: asAdmissionError(error) }];
+      }
+    }),
+  );
+  return new Map(entries);
+}
+
+/** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */
+export function asAdmissionError(error: unknown): AdmissionError {
+  return error instanceof AdmissionError ? error : new InternalError("internal error", { cause: error });
+}
+
+/**
+ * Settles no later than the deadline, even if the client ignores the signal (a hung exec plugin, say),
+ * so the API server always gets our answer before it gives up on us.
+ */
+export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(deadlineError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(deadlineError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function deadlineError(): DeadlineExceededError {
+  return new DeadlineExceededError("the review's deadline passed before the API server answered");
+}

@@ -1,0 +1,18 @@
+import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
+
+/** Limits and switches of the GMSA rules, from the configuration. */
+export interface ReviewSettings {
+  /** Set a random NetBIOS-safe hostname on GMSA pods without one (RANDOM_HOSTNAME). */
+  randomHostname: boolean;
+  /** At most this many distinct credspecs in one pod (MAX_CREDSPECS_PER_POD). */
+  maxCredSpecNames: number;
+}
+
+/** What a review handler gets besides the review: facts, randomness and the deadline. */
+export interface ReviewContext {
+  gmsa: GmsaClient;
+  settings: ReviewSettings;
+  randomBytes: (length: number) => Uint8Array;
+  /** Aborts when the review's time is up. */
+  signal: AbortSignal;
+}

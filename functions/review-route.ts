@@ -1,0 +1,82 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
+import { parseAdmissionReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
+import type { AppEnv } from "../shared/http/env.ts";
+import { requireJson } from "../shared/http/request-checks.ts";
+import type { Logger } from "../shared/log.ts";
+import { asAdmissionError } from "./load-facts.ts";
+import type { FunctionName, ReviewCounters } from "./metrics.ts";
+import type { ReviewContext } from "./review-context.ts";
+
+export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
+
+export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
+  logger: Logger;
+  now: () => number;
+  counters: ReviewCounters;
+  /** Largest request body accepted, in bytes (BODY_LIMIT_BYTES). */
+  bodyLimitBytes: number;
+}
+
+/**
+ * `POST /` for one function: HTTP checks (415, 413, 400), then the handler, then one log line. Handler
+ * errors become denials (fail closed); only requests that are not a usable review get HTTP errors.
+ */
+export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Hono<AppEnv> {
+  const route = new Hono<AppEnv>();
+  route.post(
+    "/",
+    requireJson(),
+    bodyLimit({
+      maxSize: deps.bodyLimitBytes,
+      onError: () => {
+        throw new HTTPException(413, { message: `request body exceeds ${deps.bodyLimitBytes} bytes` });
+      },
+    }),
+    async (c) => {
+      const started = deps.now();
+      const body: unknown = await c.req.json().catch(() => {
+        throw new HTTPException(400, { message: "request body is not valid JSON" });
+      });
+      const parsed = parseAdmissionReview(body);
+      if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
+      const { apiVersion, request } = parsed.value;
+
+      let outcome: AdmissionOutcome;
+      try {
+        outcome = await handle(parsed.value, { ...deps, signal: c.get("deadline") });
+      } catch (error) {
+        outcome = { allowed: false, errors: [asAdmissionError(error)] };
+      }
+      const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
+      const code = reply.response.status?.code;
+      deps.counters.record(fn, outcome.allowed, code);
+      deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
+        function: fn,
+        uid: request.uid,
+        kind: request.kind.kind,
+        subResource: request.subResource,
+        namespace: request.namespace,
+        name: request.name,
+        operation: request.operation,
+        dryRun: request.dryRun,
+        allowed: outcome.allowed,
+        code,
+        errors: outcome.allowed ? undefined : outcome.errors.map((e) => e.code).join(","),
+        cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
+        durationMs: deps.now() - started,
+      });
+      return c.json(reply);
+    },
+  );
+  route.all("/", (c) => c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" }));
+  return route;
+}
+
+/** For our own bugs, the name of the underlying error (never its message: it may quote input). */
+function firstInternalCause(errors: { code: string; cause?: unknown }[]): string | undefined {
+  const internal = errors.find((e) => e.code === "ERR_INTERNAL");
+  return internal?.cause instanceof Error ? internal.cause.name : undefined;
+}

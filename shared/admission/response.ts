@@ -1,0 +1,90 @@
+import { InternalError, type AdmissionError } from "../errors.ts";
+import type { PatchOperation } from "../policy/patch.ts";
+import type { AdmissionVersion } from "./review.ts";
+
+/** What a handler decided. */
+export type AdmissionOutcome =
+  | { allowed: true; patch?: PatchOperation[]; warnings?: string[] }
+  | { allowed: false; errors: AdmissionError[]; warnings?: string[] };
+
+export interface AdmissionReviewResponse {
+  apiVersion: AdmissionVersion;
+  kind: "AdmissionReview";
+  response: {
+    uid: string;
+    allowed: boolean;
+    status?: { status: "Failure"; code: number; reason: string; message: string };
+    patch?: string;
+    patchType?: "JSONPatch";
+    warnings?: string[];
+  };
+}
+
+/** Denial messages are capped so one review cannot produce an unbounded reply. */
+export const MAX_MESSAGE_LENGTH = 2048;
+/** The API server truncates each warning past 256 characters and drops them past 4 KiB in all. */
+export const MAX_WARNING_LENGTH = 256;
+export const MAX_WARNINGS_TOTAL = 4096;
+
+/** When errors of several kinds meet, the reply carries the most telling code: failure, then authorization. */
+const STATUS_PRECEDENCE = [500, 403, 400, 422];
+const REASONS: Record<number, string> = { 400: "BadRequest", 403: "Forbidden", 422: "Invalid", 500: "InternalError" };
+
+/** Turns an outcome into the AdmissionReview reply: uid echoed, request's apiVersion, patch only when non-empty. */
+export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string, outcome: AdmissionOutcome): AdmissionReviewResponse {
+  const response: AdmissionReviewResponse["response"] = { uid, allowed: outcome.allowed };
+  if (outcome.allowed && outcome.patch !== undefined && outcome.patch.length > 0) {
+    response.patch = encodeBase64(JSON.stringify(outcome.patch));
+    response.patchType = "JSONPatch";
+  }
+  if (!outcome.allowed) {
+    const errors = outcome.errors.length > 0 ? outcome.errors : [new InternalError("denied without a reason")];
+    const code = pickStatus(errors);
+    response.status = { status: "Failure", code, reason: REASONS[code] ?? "Invalid", message: joinMessages(errors) };
+  }
+  const warnings = capWarnings(outcome.warnings ?? []);
+  if (warnings.length > 0) response.warnings = warnings;
+  return { apiVersion, kind: "AdmissionReview", response };
+}
+
+/** The status code a set of errors answers with. */
+export function pickStatus(errors: AdmissionError[]): number {
+  const codes = new Set(errors.map((e) => e.status));
+  return STATUS_PRECEDENCE.find((code) => codes.has(code)) ?? errors[0]?.status ?? 500;
+}
+
+function joinMessages(errors: AdmissionError[]): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (const [i, error] of errors.entries()) {
+    // Our own bugs get a generic text: their message may hold internals; the uid in the log finds them.
+    const text = error.status === 500 && error.code === "ERR_INTERNAL" ? "internal error in the GMSA webhook" : error.message;
+    if (length + text.length > MAX_MESSAGE_LENGTH - 40) {
+      parts.push(`… and ${errors.length - i} more`);
+      break;
+    }
+    parts.push(text);
+    length += text.length + 2;
+  }
+  return parts.join("; ");
+}
+
+function capWarnings(warnings: string[]): string[] {
+  const out: string[] = [];
+  let total = 0;
+  for (const warning of warnings) {
+    const text = warning.length > MAX_WARNING_LENGTH ? `${warning.slice(0, MAX_WARNING_LENGTH - 1)}…` : warning;
+    if (total + text.length > MAX_WARNINGS_TOTAL) break;
+    out.push(text);
+    total += text.length;
+  }
+  return out;
+}
+
+function encodeBase64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = "";
+  // Chunked so large patches do not overflow the argument limit of String.fromCharCode.
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}

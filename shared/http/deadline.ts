@@ -1,0 +1,41 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./env.ts";
+
+export interface DeadlineOptions {
+  /** Used when the API server sends no `?timeout=` (Kubernetes' default webhook timeout is 10 s). */
+  defaultTimeoutMs: number;
+}
+
+const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m)/g;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/**
+ * The API server appends `?timeout=<duration>` to the webhook URL (its `timeoutSeconds`). We answer before it
+ * gives up: the budget is the timeout less a margin (a fifth, at most one second) for the reply to travel.
+ */
+export function deadline(options: DeadlineOptions): MiddlewareHandler<AppEnv> {
+  if (!(options.defaultTimeoutMs > 0)) throw new TypeError("defaultTimeoutMs must be a positive number");
+  return async (c, next) => {
+    const timeoutMs = parseGoDuration(c.req.query("timeout")) ?? options.defaultTimeoutMs;
+    c.set("deadline", AbortSignal.timeout(reviewBudgetMs(timeoutMs)));
+    await next();
+  };
+}
+
+/** The time a review may take, in ms, for a webhook timeout of `timeoutMs`. */
+export function reviewBudgetMs(timeoutMs: number): number {
+  return Math.max(50, timeoutMs - Math.min(1000, timeoutMs / 5));
+}
+
+/** Parses Go durations as the API server prints them ("10s", "1m30s", "500ms"); undefined when absent or odd. */
+export function parseGoDuration(text: string | undefined): number | undefined {
+  if (text === undefined || text.length > 32) return undefined;
+  let total = 0;
+  let consumed = 0;
+  for (const match of text.matchAll(DURATION_PART)) {
+    if (match.index !== consumed) return undefined;
+    total += Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? 0);
+    consumed += match[0].length;
+  }
+  return consumed === text.length && total > 0 ? total : undefined;
+}

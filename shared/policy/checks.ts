@@ -1,0 +1,66 @@
+import {
+  ContentsNotJsonError,
+  ContentsWithoutNameError,
+  InvalidCredSpecNameError,
+  NameWithoutContentsError,
+  TooManyReferencesError,
+  type AdmissionError,
+} from "../errors.ts";
+import { isJson } from "./contents.ts";
+import { isCredSpecName } from "./names.ts";
+import type { GmsaReference } from "./references.ts";
+
+/** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
+export function checkNames(refs: GmsaReference[]): AdmissionError[] {
+  return refs
+    .filter((ref) => ref.name !== undefined && !isCredSpecName(ref.name))
+    .map(
+      (ref) =>
+        new InvalidCredSpecNameError(`${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`, {
+          where: { place: ref.label },
+        }),
+    );
+}
+
+/** Refuses a pod naming more distinct credspecs than `maxNames` (422): bounds what one review costs. */
+export function checkReferenceCount(names: Set<string>, maxNames: number): AdmissionError[] {
+  if (names.size <= maxNames) return [];
+  return [
+    new TooManyReferencesError(`the pod names ${names.size} distinct credspecs; at most ${maxNames} are accepted in one pod`, {
+      where: { place: "pod" },
+    }),
+  ];
+}
+
+/**
+ * The checks authorize makes without any fact from the API server: contents need a name, contents must be
+ * JSON, a name needs contents (expand fills them; their absence means expand did not run).
+ */
+export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
+  const errors: AdmissionError[] = [];
+  for (const ref of refs) {
+    const where = { place: ref.label, ...(ref.name === undefined ? {} : { credSpecName: ref.name }) };
+    if (ref.contents !== undefined && ref.name === undefined) {
+      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
+    } else if (ref.contents !== undefined && !isJson(ref.contents)) {
+      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, { where }));
+    } else if (ref.contents === undefined && ref.name !== undefined) {
+      errors.push(
+        new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, { where }),
+      );
+    }
+  }
+  return errors;
+}
+
+/** The distinct, valid credspec names the references hold, in first-seen order. */
+export function distinctNames(refs: GmsaReference[]): Set<string> {
+  const names = new Set<string>();
+  for (const ref of refs) if (ref.name !== undefined && isCredSpecName(ref.name)) names.add(ref.name);
+  return names;
+}
+
+/** Keeps user text in messages short. */
+export function truncate(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

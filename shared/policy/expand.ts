@@ -1,0 +1,123 @@
+import { ContentsTooLargeError, type AdmissionError } from "../errors.ts";
+import { checkNames, checkReferenceCount } from "./checks.ts";
+import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
+import type { Pod, WindowsOptions } from "./pod.ts";
+import { listReferences, matchAnnotationsToPlaces, toReference, type AnnotatedPlace } from "./references.ts";
+import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts";
+
+/** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
+export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
+
+export interface ExpandOptions {
+  /** At most this many distinct credspec names in one pod. */
+  maxCredSpecNames: number;
+  /** Only these places are expanded (ephemeral containers added through the subresource); default all, plus annotations. */
+  targets?: (place: OptionsPlace) => boolean;
+}
+
+export interface ExpandPlan {
+  /** Credspecs to load, each once. */
+  names: Set<string>;
+  /** Refusals found without any API call; when non-empty, load nothing. */
+  errors: AdmissionError[];
+}
+
+/** What one expand needs: the credspecs to load, or the refusals that make loading pointless. */
+export function planExpand(pod: Pod, options: ExpandOptions): ExpandPlan {
+  const places = targetPlaces(pod, options);
+  const annotated = options.targets ? { pairs: [], errors: [] } : matchAnnotationsToPlaces(pod);
+  const refs = options.targets ? places.filter((p) => hasGmsaSettings(p.options)).map(toReference) : listReferences(pod);
+  const names = new Set<string>();
+  for (const place of places) {
+    const name = place.options?.gmsaCredentialSpecName;
+    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) names.add(name);
+  }
+  for (const { annotation } of annotated.pairs) if (annotation.name !== undefined) names.add(annotation.name);
+  const errors = [...checkNames(refs), ...annotated.errors, ...checkReferenceCount(names, options.maxCredSpecNames)];
+  return errors.length > 0 ? { names: new Set(), errors } : { names, errors };
+}
+
+export interface ExpandResult {
+  pod: Pod;
+  errors: AdmissionError[];
+}
+
+/**
+ * Inlines `JSON.stringify(credspec)` wherever a name has no contents; never overwrites contents already set
+ * (authorize judges those). Alpha annotations get their contents annotation filled and their fields set.
+ * `hostname`, when given, is set if the pod has a GMSA reference and no `spec.hostname`.
+ */
+export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions & { hostname?: string }): ExpandResult {
+  const out = structuredClone(pod);
+  const errors: AdmissionError[] = [];
+  const failed = new Map<string, string[]>();
+  const serialized = new Map<string, string | undefined>();
+
+  const contentsFor = (name: string, label: string): string | undefined => {
+    const fact = facts.get(name);
+    if (fact === undefined || !fact.ok) {
+      failed.set(name, [...(failed.get(name) ?? []), label]);
+      return undefined;
+    }
+    if (!serialized.has(name)) serialized.set(name, serialize(name, fact.value, errors));
+    return serialized.get(name);
+  };
+
+  for (const place of targetPlaces(pod, options)) {
+    const name = place.options?.gmsaCredentialSpecName;
+    if (name === undefined || place.options?.gmsaCredentialSpec !== undefined) continue;
+    const contents = contentsFor(name, place.label);
+    if (contents !== undefined) windowsOptionsAt(out, place.path).gmsaCredentialSpec = contents;
+  }
+  if (!options.targets) expandAnnotations(out, matchAnnotationsToPlaces(pod).pairs, contentsFor);
+
+  for (const [name, labels] of failed) {
+    const fact = facts.get(name);
+    if (fact !== undefined && !fact.ok) errors.push(errorAtPlaces(fact.error, labels, name));
+  }
+  if (options.hostname !== undefined && !out.spec?.hostname && listReferences(pod).length > 0) {
+    (out.spec ??= {}).hostname = options.hostname;
+  }
+  return { pod: out, errors };
+}
+
+function expandAnnotations(out: Pod, pairs: AnnotatedPlace[], contentsFor: (name: string, label: string) => string | undefined): void {
+  for (const { annotation, place } of pairs) {
+    if (annotation.name === undefined) continue;
+    const contents = contentsFor(annotation.name, `annotation "${annotation.nameKey}"`);
+    if (contents === undefined) continue;
+    const annotations = ((out.metadata ??= {}).annotations ??= {});
+    annotations[annotation.contentsKey] ??= contents;
+    const options = windowsOptionsAt(out, place.path);
+    options.gmsaCredentialSpecName ??= annotation.name;
+    options.gmsaCredentialSpec ??= annotation.contents ?? contents;
+  }
+}
+
+function targetPlaces(pod: Pod, options: ExpandOptions): OptionsPlace[] {
+  const places = listOptionsPlaces(pod);
+  return options.targets ? places.filter(options.targets) : places;
+}
+
+function serialize(name: string, credspec: unknown, errors: AdmissionError[]): string | undefined {
+  const text = JSON.stringify(credspec);
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) return text;
+  errors.push(
+    new ContentsTooLargeError(`credspec "${name}" is ${bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`, {
+      where: { place: "pod", credSpecName: name },
+    }),
+  );
+  return undefined;
+}
+
+/** The windowsOptions object at `path` in `pod`, creating missing parents. */
+function windowsOptionsAt(pod: Pod, path: string[]): WindowsOptions {
+  let node = pod as Record<string, unknown>;
+  for (const key of path) {
+    const next = node[key];
+    if (typeof next === "object" && next !== null) node = next as Record<string, unknown>;
+    else node = node[key] = {};
+  }
+  return node as WindowsOptions;
+}

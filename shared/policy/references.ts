@@ -1,0 +1,93 @@
+import { AnnotationConflictError, UnknownContainerError, type AdmissionError } from "../errors.ts";
+import { listAnnotationReferences, type AnnotationReference } from "./annotations.ts";
+import type { Pod } from "./pod.ts";
+import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts";
+import { sameJson } from "./contents.ts";
+
+/** A GMSA name and/or contents at one place, from a field or an alpha annotation. */
+export interface GmsaReference {
+  /** For denials: `pod`, `container "web"`, `annotation "pod.alpha.windows.kubernetes.io/..."`. */
+  label: string;
+  source: "field" | "annotation";
+  name: string | undefined;
+  contents: string | undefined;
+}
+
+/** Every place with GMSA settings, fields first (pod, containers, init, ephemeral), then annotations. */
+export function listReferences(pod: Pod): GmsaReference[] {
+  const refs: GmsaReference[] = [];
+  for (const place of listOptionsPlaces(pod)) {
+    if (hasGmsaSettings(place.options)) refs.push(toReference(place));
+  }
+  for (const ann of listAnnotationReferences(pod)) {
+    refs.push({
+      label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`,
+      source: "annotation",
+      name: ann.name,
+      contents: ann.contents,
+    });
+  }
+  return refs;
+}
+
+/** The reference a field place holds. */
+export function toReference(place: OptionsPlace): GmsaReference {
+  return {
+    label: place.label,
+    source: "field",
+    name: place.options?.gmsaCredentialSpecName,
+    contents: place.options?.gmsaCredentialSpec,
+  };
+}
+
+/** An alpha annotation pair together with the field place it speaks for. */
+export interface AnnotatedPlace {
+  annotation: AnnotationReference;
+  place: OptionsPlace;
+}
+
+/**
+ * Pairs each annotation with its field place. Annotations naming a container the pod does not have, and
+ * annotations that contradict their field, come back as errors (422).
+ */
+export function matchAnnotationsToPlaces(pod: Pod): { pairs: AnnotatedPlace[]; errors: AdmissionError[] } {
+  const places = listOptionsPlaces(pod);
+  const pairs: AnnotatedPlace[] = [];
+  const errors: AdmissionError[] = [];
+  for (const annotation of listAnnotationReferences(pod)) {
+    const place = places.find((p) =>
+      annotation.containerName === undefined ? p.scope === "pod" : p.containerName === annotation.containerName,
+    );
+    const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
+    if (place === undefined) {
+      errors.push(
+        new UnknownContainerError(`annotation "${key}" names container "${annotation.containerName}", which the pod does not have`, {
+          where: { place: `annotation "${key}"` },
+        }),
+      );
+      continue;
+    }
+    const fieldName = place.options?.gmsaCredentialSpecName;
+    if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
+      errors.push(
+        new AnnotationConflictError(
+          `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`,
+          { where: { place: place.label, credSpecName: annotation.name } },
+        ),
+      );
+      continue;
+    }
+    const fieldContents = place.options?.gmsaCredentialSpec;
+    if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
+      errors.push(
+        new AnnotationConflictError(
+          `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`,
+          { where: { place: place.label, ...(annotation.name === undefined ? {} : { credSpecName: annotation.name }) } },
+        ),
+      );
+      continue;
+    }
+    pairs.push({ annotation, place });
+  }
+  return { pairs, errors };
+}

@@ -1,0 +1,69 @@
+import { GmsaChangedError, type AdmissionError } from "../errors.ts";
+import { isGmsaAnnotationKey } from "./annotations.ts";
+import type { Pod } from "./pod.ts";
+import { hasGmsaSettings, listOptionsPlaces } from "./walk.ts";
+
+interface Setting {
+  label: string;
+  name: string | undefined;
+  contents: string | undefined;
+}
+
+/**
+ * GMSA settings can never change on UPDATE (DESIGN.md section 4, 400): no name or contents may change, appear
+ * or disappear on the pod, any container or in the alpha annotations. `isNewPlace` excludes ephemeral
+ * containers added through the subresource, which are judged like a create instead.
+ */
+export function checkUpdate(oldPod: Pod, newPod: Pod, isNewPlace: (label: string) => boolean = () => false): AdmissionError[] {
+  const before = settingsOf(oldPod);
+  const after = settingsOf(newPod);
+  const errors: AdmissionError[] = [];
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(key);
+    const now = after.get(key);
+    const label = (now ?? was)?.label ?? key;
+    if (was === undefined && isNewPlace(label)) continue;
+    const change = describeChange(was, now);
+    if (change === undefined) continue;
+    errors.push(
+      new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, {
+        where: { place: label, ...((now?.name ?? was?.name) === undefined ? {} : { credSpecName: now?.name ?? was?.name ?? "" }) },
+      }),
+    );
+  }
+  return errors;
+}
+
+function describeChange(was: Setting | undefined, now: Setting | undefined): string | undefined {
+  const changes: string[] = [];
+  if (was?.name !== now?.name) {
+    if (was?.name === undefined) changes.push(`credspec name "${now?.name}" added`);
+    else if (now?.name === undefined) changes.push(`credspec name "${was.name}" removed`);
+    else changes.push(`credspec name changed from "${was.name}" to "${now.name}"`);
+  }
+  if (was?.contents !== now?.contents) {
+    if (was?.contents === undefined) changes.push("contents added");
+    else if (now?.contents === undefined) changes.push("contents removed");
+    else changes.push("contents changed");
+  }
+  return changes.length === 0 ? undefined : changes.join(", ");
+}
+
+function settingsOf(pod: Pod): Map<string, Setting> {
+  const settings = new Map<string, Setting>();
+  for (const place of listOptionsPlaces(pod)) {
+    if (!hasGmsaSettings(place.options)) continue;
+    settings.set(place.label, {
+      label: place.label,
+      name: place.options?.gmsaCredentialSpecName,
+      contents: place.options?.gmsaCredentialSpec,
+    });
+  }
+  for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
+    if (!isGmsaAnnotationKey(key)) continue;
+    const label = `annotation "${key}"`;
+    const isName = key.endsWith("-name");
+    settings.set(label, { label, name: isName ? value : undefined, contents: isName ? undefined : value });
+  }
+  return settings;
+}
