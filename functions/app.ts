@@ -4,7 +4,7 @@ import { deadline } from "../shared/http/deadline.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { authorizeReview } from "./authorize/authorize.ts";
 import { expandReview } from "./expand/expand.ts";
-import type { FunctionName } from "./metrics.ts";
+import type { FunctionName } from "../shared/config.ts";
 import { createReviewRoute, type ReviewHandler, type ReviewRouteDeps } from "./review-route.ts";
 
 const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };

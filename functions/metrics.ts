@@ -1,5 +1,4 @@
-/** The functions that can be mounted; one Worker each, both on the Node server. */
-export type FunctionName = "expand" | "authorize";
+import type { FunctionName } from "../shared/config.ts";
 
 /** Per-process counters of reviews by function and outcome (for /metrics and tests). */
 export interface ReviewCounters {

@@ -7,7 +7,8 @@ import type { AppEnv } from "../shared/http/env.ts";
 import { requireJson } from "../shared/http/request-checks.ts";
 import type { Logger } from "../shared/log.ts";
 import { asAdmissionError } from "./load-facts.ts";
-import type { FunctionName, ReviewCounters } from "./metrics.ts";
+import type { FunctionName } from "../shared/config.ts";
+import type { ReviewCounters } from "./metrics.ts";
 import type { ReviewContext } from "./review-context.ts";
 
 export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
