@@ -1,0 +1,68 @@
+import { formatKubeObjects } from "../../shared/credspec/format.ts";
+import { deriveCredSpecName } from "../../shared/credspec/names.ts";
+import { parseCredSpecJson } from "../../shared/credspec/parse.ts";
+import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credspec/problems.ts";
+import { buildCredSpecResources } from "../../shared/credspec/render.ts";
+import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
+import { parseCredSpecArgs } from "./credspec-args.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
+import { CREDSPEC_USAGE } from "./usage.ts";
+
+const PREFIX = "gmsa-webhooks credspec";
+
+/**
+ * `gmsa-webhooks credspec`: reads a credential spec, validates it and prints the GMSACredentialSpec, ClusterRole and
+ * RoleBindings. Resolves to the exit status (EXIT_OK, EXIT_INVALID, EXIT_USAGE). Only the printed resources on stdout
+ * contain credential spec values; stderr names fields and never shows values (PluginInput may hold a secret).
+ */
+export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseCredSpecArgs(argv);
+  if (!parsed.ok) {
+    for (const error of parsed.errors) io.stderr(`${PREFIX}: ${error}\n`);
+    io.stderr(`Run 'gmsa-webhooks credspec --help' for usage.\n`);
+    return EXIT_USAGE;
+  }
+  const { args } = parsed;
+  if (args.help) {
+    io.stdout(CREDSPEC_USAGE);
+    return EXIT_OK;
+  }
+
+  const source = args.input === "-" ? "stdin" : args.input;
+  let bytes: Uint8Array;
+  try {
+    bytes = args.input === "-" ? await io.readStdin() : await io.readFile(args.input);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    io.stderr(`${PREFIX}: cannot read ${source}${typeof code === "string" ? ` (${code})` : ""}\n`);
+    return EXIT_USAGE;
+  }
+
+  const json = parseCredSpecJson(bytes);
+  if (!json.ok) return reportProblems(io, source, json.problems);
+  const result = validateCredSpecDocument(json.value);
+  for (const warning of result.warnings) io.stderr(`${PREFIX}: ${source}: warning: ${formatCredSpecProblem(warning)}\n`);
+  if (!result.ok) return reportProblems(io, source, result.problems);
+
+  // Validation guarantees at least one account.
+  const [firstAccount] = result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts;
+  const name = args.name ?? deriveCredSpecName(firstAccount?.Name ?? "");
+  if (name === undefined) {
+    const path = "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name";
+    return reportProblems(io, source, [{ path, message: "leaves no valid resource name once lowercased; pass --name" }]);
+  }
+  const objects = buildCredSpecResources(result.document, {
+    name,
+    roleName: args.roleName,
+    serviceAccounts: args.serviceAccounts,
+  });
+  io.stdout(formatKubeObjects(objects, args.output));
+  return EXIT_OK;
+}
+
+function reportProblems(io: CliIo, source: string, problems: readonly CredSpecProblem[]): number {
+  const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
+  io.stderr(`${PREFIX}: ${source}: invalid credential spec, ${count}:\n`);
+  for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
+  return EXIT_INVALID;
+}

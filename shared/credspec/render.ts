@@ -1,0 +1,67 @@
+import { isCredSpecName } from "../policy/names.ts";
+import type { CredSpecDocument } from "./document.ts";
+import { isRbacName, type ServiceAccountRef } from "./names.ts";
+
+/** Options of {@link buildCredSpecResources}. */
+export interface CredSpecResourceOptions {
+  /** `metadata.name` of the GMSACredentialSpec: a DNS-1123 subdomain of at most 253 characters. */
+  name: string;
+  /** Name of the ClusterRole that grants `use`. Default: `<name>-use`. */
+  roleName?: string | undefined;
+  /** Service accounts to bind to the ClusterRole, one RoleBinding each in its namespace. Default: none. */
+  serviceAccounts?: readonly ServiceAccountRef[] | undefined;
+}
+
+/** A Kubernetes object as this tool prints it. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  [field: string]: unknown;
+}
+
+const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
+
+/**
+ * Builds what the GMSA KEP has the cluster admin write by hand: the cluster-scoped GMSACredentialSpec holding the
+ * credential spec under `credspec`, a ClusterRole allowing `use` of that one resource, and for each service account
+ * a RoleBinding in its namespace (the authorize webhook checks `use` with a LocalSubjectAccessReview there,
+ * DESIGN.md section 5). Repeated service accounts are bound once. The document is copied as given, key order kept.
+ *
+ * @throws TypeError when `name` is not a DNS-1123 subdomain or `roleName` is not a valid RBAC name.
+ */
+export function buildCredSpecResources(document: CredSpecDocument, options: CredSpecResourceOptions): KubeObject[] {
+  const { name } = options;
+  const roleName = options.roleName ?? `${name}-use`;
+  if (!isCredSpecName(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
+  if (!isRbacName(roleName)) throw new TypeError("roleName must be a valid RBAC object name");
+  const credSpec: KubeObject = {
+    apiVersion: "windows.k8s.io/v1",
+    kind: "GMSACredentialSpec",
+    metadata: { name },
+    credspec: structuredClone(document),
+  };
+  const role: KubeObject = {
+    apiVersion: RBAC_API_VERSION,
+    kind: "ClusterRole",
+    metadata: { name: roleName },
+    rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [name] }],
+  };
+  return [credSpec, role, ...uniqueServiceAccounts(options.serviceAccounts ?? []).map((sa) => bind(roleName, sa))];
+}
+
+function bind(roleName: string, serviceAccount: ServiceAccountRef): KubeObject {
+  return {
+    apiVersion: RBAC_API_VERSION,
+    kind: "RoleBinding",
+    metadata: { name: `${roleName}-${serviceAccount.name}`, namespace: serviceAccount.namespace },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
+    subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }],
+  };
+}
+
+function uniqueServiceAccounts(serviceAccounts: readonly ServiceAccountRef[]): ServiceAccountRef[] {
+  const seen = new Map<string, ServiceAccountRef>();
+  for (const sa of serviceAccounts) seen.set(`${sa.namespace}:${sa.name}`, sa);
+  return [...seen.values()];
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { MAX_CREDSPEC_BYTES, validateCredSpecDocument } from "../../../../shared/credspec/validate.ts";
+import { editJson, loadCredSpecFixture, PLUGIN_INPUT_MARKER, REMOVE } from "./fixtures.ts";
+
+const DOMAIN_JOINED = "webapp1.json";
+const NON_DOMAIN_JOINED = "webapp1-non-domain-joined.json";
+const ACCOUNTS = "ActiveDirectoryConfig.GroupManagedServiceAccounts";
+const HOST = "ActiveDirectoryConfig.HostAccountConfig";
+const DOMAIN_FIELDS = ["Sid", "MachineAccountName", "Guid", "DnsTreeName", "DnsName", "NetBiosName"];
+const HOST_FIELDS = ["PortableCcgVersion", "PluginGUID", "PluginInput"];
+
+interface Case {
+  name: string;
+  edits: [path: string, value: unknown][];
+  /** Expected problems: exact path and a fragment of the message. */
+  problems: [path: string, message: RegExp][];
+}
+
+const cases: Case[] = [
+  { name: "CmsPlugins missing", edits: [["CmsPlugins", REMOVE]], problems: [["CmsPlugins", /is required/]] },
+  { name: "CmsPlugins not an array", edits: [["CmsPlugins", "ActiveDirectory"]], problems: [["CmsPlugins", /array/]] },
+  { name: "CmsPlugins without ActiveDirectory", edits: [["CmsPlugins", ["Other"]]], problems: [["CmsPlugins", /"ActiveDirectory"/]] },
+  { name: "CmsPlugins entry not a string", edits: [["CmsPlugins[1]", 7]], problems: [["CmsPlugins[1]", /string, got a number/]] },
+  { name: "DomainJoinConfig missing", edits: [["DomainJoinConfig", REMOVE]], problems: [["DomainJoinConfig", /is required/]] },
+  { name: "DomainJoinConfig not an object", edits: [["DomainJoinConfig", []]], problems: [["DomainJoinConfig", /object, got an array/]] },
+  ...DOMAIN_FIELDS.flatMap((field): Case[] => [
+    { name: `${field} missing`, edits: [[`DomainJoinConfig.${field}`, REMOVE]], problems: [[`DomainJoinConfig.${field}`, /is required/]] },
+    { name: `${field} not a string`, edits: [[`DomainJoinConfig.${field}`, 1]], problems: [[`DomainJoinConfig.${field}`, /string, got a number/]] },
+    { name: `${field} empty`, edits: [[`DomainJoinConfig.${field}`, " "]], problems: [[`DomainJoinConfig.${field}`, /empty/]] },
+  ]),
+  { name: "Sid of a builtin group", edits: [["DomainJoinConfig.Sid", "S-1-5-32-544"]], problems: [["DomainJoinConfig.Sid", /S-1-5-21-/]] },
+  { name: "Sid with two sub-authorities", edits: [["DomainJoinConfig.Sid", "S-1-5-21-1-2"]], problems: [["DomainJoinConfig.Sid", /S-1-5-21-/]] },
+  { name: "Sid over 32 bits", edits: [["DomainJoinConfig.Sid", "S-1-5-21-4294967296-1-2"]], problems: [["DomainJoinConfig.Sid", /S-1-5-21-/]] },
+  { name: "Guid not a GUID", edits: [["DomainJoinConfig.Guid", "6a3c1f0e-2b4d"]], problems: [["DomainJoinConfig.Guid", /GUID/]] },
+  { name: "Guid with one brace", edits: [["DomainJoinConfig.Guid", "{6a3c1f0e-2b4d-4e8f-9a1b-0c2d3e4f5a6b"]], problems: [["DomainJoinConfig.Guid", /GUID/]] },
+  { name: "ActiveDirectoryConfig missing", edits: [["ActiveDirectoryConfig", REMOVE]], problems: [["ActiveDirectoryConfig", /is required/]] },
+  { name: "ActiveDirectoryConfig null", edits: [["ActiveDirectoryConfig", null]], problems: [["ActiveDirectoryConfig", /object, got null/]] },
+  { name: "accounts missing", edits: [[ACCOUNTS, REMOVE]], problems: [[ACCOUNTS, /is required/]] },
+  { name: "accounts not an array", edits: [[ACCOUNTS, { Name: "WebApp1" }]], problems: [[ACCOUNTS, /array, got an object/]] },
+  { name: "accounts empty", edits: [[ACCOUNTS, []]], problems: [[ACCOUNTS, /at least one/]] },
+  { name: "account not an object", edits: [[`${ACCOUNTS}[1]`, "WebApp1"]], problems: [[`${ACCOUNTS}[1]`, /object, got a string/]] },
+  { name: "account Name missing", edits: [[`${ACCOUNTS}[0].Name`, REMOVE]], problems: [[`${ACCOUNTS}[0].Name`, /is required/]] },
+  { name: "account Scope not a string", edits: [[`${ACCOUNTS}[1].Scope`, false]], problems: [[`${ACCOUNTS}[1].Scope`, /string, got a boolean/]] },
+  {
+    name: "no Scope equal to DnsName or NetBiosName",
+    edits: [[`${ACCOUNTS}[0].Scope`, "fabrikam.com"], [`${ACCOUNTS}[1].Scope`, "FABRIKAM"]],
+    problems: [[ACCOUNTS, /DomainJoinConfig\.DnsName or DomainJoinConfig\.NetBiosName/]],
+  },
+  { name: "HostAccountConfig not an object", edits: [[HOST, "x"]], problems: [[HOST, /object, got a string/]] },
+  ...HOST_FIELDS.map((field): Case => ({
+    name: `HostAccountConfig partial: ${field} missing`,
+    edits: [[`${HOST}.${field}`, REMOVE]],
+    problems: [[`${HOST}.${field}`, /is required/]],
+  })),
+  {
+    name: "HostAccountConfig with only PluginInput",
+    edits: [[`${HOST}.PortableCcgVersion`, REMOVE], [`${HOST}.PluginGUID`, REMOVE]],
+    problems: [[`${HOST}.PortableCcgVersion`, /is required/], [`${HOST}.PluginGUID`, /is required/]],
+  },
+  { name: "PortableCcgVersion a number", edits: [[`${HOST}.PortableCcgVersion`, 1]], problems: [[`${HOST}.PortableCcgVersion`, /string, got a number/]] },
+  { name: "PortableCcgVersion not a version", edits: [[`${HOST}.PortableCcgVersion`, "one"]], problems: [[`${HOST}.PortableCcgVersion`, /"1"/]] },
+  { name: "PluginGUID not a GUID", edits: [[`${HOST}.PluginGUID`, "{GDMA0342-266A-4D1P-831J-20990E82944F}"]], problems: [[`${HOST}.PluginGUID`, /GUID/]] },
+  {
+    name: "PluginInput an object (the CRD types it as a string)",
+    edits: [[`${HOST}.PluginInput`, { credentialArn: `arn:aws:secretsmanager:us-west-2:111122223333:secret:${PLUGIN_INPUT_MARKER}` }]],
+    problems: [[`${HOST}.PluginInput`, /string, got an object/]],
+  },
+  { name: "PluginInput empty", edits: [[`${HOST}.PluginInput`, ""]], problems: [[`${HOST}.PluginInput`, /empty/]] },
+  {
+    name: "field name in the wrong case",
+    edits: [["CmsPlugins", REMOVE], ["cmsPlugins", ["ActiveDirectory"]]],
+    problems: [["CmsPlugins", /found "cmsPlugins"/]],
+  },
+];
+
+describe("validateCredSpecDocument", () => {
+  it.each([DOMAIN_JOINED, NON_DOMAIN_JOINED])("accepts the fixture %s with no problems or warnings", (fixture) => {
+    const result = validateCredSpecDocument(loadCredSpecFixture(fixture));
+    expect(result).toMatchObject({ ok: true, problems: [], warnings: [] });
+    expect(result.ok && result.document).toEqual(loadCredSpecFixture(fixture));
+  });
+
+  it.each(cases)("reports $name by JSON path", ({ edits, problems }) => {
+    const doc = edits.reduce<unknown>((acc, [path, value]) => editJson(acc, path, value), loadCredSpecFixture(NON_DOMAIN_JOINED));
+    const result = validateCredSpecDocument(doc);
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((p) => p.path)).toEqual(problems.map(([path]) => path));
+    result.problems.forEach((problem, i) => expect(problem.message).toMatch(problems[i]![1]));
+    // PluginInput may hold a secret store reference or credentials: never in a problem or a warning.
+    expect(JSON.stringify(result)).not.toContain(PLUGIN_INPUT_MARKER);
+    expect(JSON.stringify(result)).not.toContain("secretsmanager");
+  });
+
+  it.each([
+    ["an array", []],
+    ["null", null],
+    ["a string", `{"PluginInput":"${PLUGIN_INPUT_MARKER}"}`],
+  ])("reports a document that is %s at the root path", (_, json) => {
+    const result = validateCredSpecDocument(json);
+    expect(result.problems).toEqual([{ path: "", message: expect.stringMatching(/JSON object/) as string }]);
+    expect(JSON.stringify(result)).not.toContain(PLUGIN_INPUT_MARKER);
+  });
+
+  it("reports every problem together, in document order", () => {
+    let doc: unknown = loadCredSpecFixture(NON_DOMAIN_JOINED);
+    doc = editJson(doc, "CmsPlugins", REMOVE);
+    doc = editJson(doc, "DomainJoinConfig.Sid", "S-1-5-18");
+    doc = editJson(doc, "DomainJoinConfig.Guid", REMOVE);
+    doc = editJson(doc, `${ACCOUNTS}[0].Scope`, REMOVE);
+    doc = editJson(doc, `${HOST}.PluginGUID`, REMOVE);
+    const result = validateCredSpecDocument(doc);
+    expect(result.problems.map((p) => p.path)).toEqual([
+      "CmsPlugins",
+      "DomainJoinConfig.Sid",
+      "DomainJoinConfig.Guid",
+      `${ACCOUNTS}[0].Scope`,
+      `${HOST}.PluginGUID`,
+    ]);
+  });
+
+  it("accepts a GUID in braces and Scope in another letter case", () => {
+    let doc = editJson(loadCredSpecFixture(DOMAIN_JOINED), "DomainJoinConfig.Guid", "{6A3C1F0E-2B4D-4E8F-9A1B-0C2D3E4F5A6B}");
+    doc = editJson(doc, `${ACCOUNTS}[0].Scope`, "CONTOSO.COM");
+    doc = editJson(doc, `${ACCOUNTS}[1]`, REMOVE);
+    expect(validateCredSpecDocument(doc)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("warns about unknown fields, which the CRD schema prunes, without failing", () => {
+    let doc = editJson(loadCredSpecFixture(NON_DOMAIN_JOINED), "Extra", 1);
+    doc = editJson(doc, `${HOST}.pluginInput`, PLUGIN_INPUT_MARKER);
+    const result = validateCredSpecDocument(doc);
+    expect(result.ok).toBe(true);
+    expect(result.warnings.map((w) => w.path)).toEqual(["Extra", `${HOST}.pluginInput`]);
+    expect(result.warnings[0]!.message).toMatch(/unknown fields/);
+    expect(JSON.stringify(result.warnings)).not.toContain(PLUGIN_INPUT_MARKER);
+  });
+
+  it(`rejects a credential spec over ${MAX_CREDSPEC_BYTES} bytes of compact JSON, the pod field's limit`, () => {
+    const accounts = Array.from({ length: 2000 }, (_, i) => ({ Name: `WebApp${i}`, Scope: "contoso.com" }));
+    const result = validateCredSpecDocument(editJson(loadCredSpecFixture(DOMAIN_JOINED), ACCOUNTS, accounts));
+    expect(result.problems).toEqual([{ path: "", message: expect.stringContaining(String(MAX_CREDSPEC_BYTES)) as string }]);
+  });
+});
