@@ -96,6 +96,13 @@ describe("expandPod", () => {
     expect(errors[0]?.message).not.toContain("xxxx");
   });
 
+  it("names every place sharing a credspec that is too large, in one refusal", () => {
+    const big = { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) };
+    const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "big" }, containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "big" } }] });
+    const { errors } = expandPod(pod, facts({ big }), options);
+    expect(errors.map((e) => e.where)).toEqual([{ place: 'pod, container "app"', credSpecName: "big" }]);
+  });
+
   it("accepts contents of exactly 65,536 bytes of UTF-8 and refuses one byte more", () => {
     const exactly = { b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2) };
     expect(new TextEncoder().encode(JSON.stringify(exactly)).length).toBe(MAX_CREDSPEC_CONTENTS_BYTES);
