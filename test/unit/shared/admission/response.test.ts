@@ -87,10 +87,14 @@ describe("buildAdmissionResponse", () => {
 
   it("keeps the start of a single message longer than the cap, so it still names the place", () => {
     const labels = Array.from({ length: 200 }, (_, i) => `container "container-${i}"`).join(", ");
-    const errors = [new CredSpecNotFoundError(`${labels}: GMSACredentialSpec "webapp1" not found`)];
-    const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors }).response.status?.message ?? "";
+    const long = new CredSpecNotFoundError(`${labels}: GMSACredentialSpec "webapp1" not found`);
+    const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long] }).response.status?.message ?? "";
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(message).toContain('container "container-0"');
+    expect(message).not.toContain("more");
+    const two = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long, long] }).response.status?.message ?? "";
+    expect(two.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(two).toMatch(/^container "container-0".*… and 1 more$/);
   });
 
   it("caps each warning at 256 characters and all of them at 4 KiB", () => {
