@@ -1,4 +1,4 @@
-import { ContentsTooLargeError, type AdmissionError } from "../errors.ts";
+import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount } from "./checks.ts";
 import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
@@ -86,7 +86,9 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
   }
   for (const [name, labels] of failed) {
     const fact = facts.get(name);
-    if (fact !== undefined && !fact.ok) errors.push(errorAtPlaces(fact.error, labels, name));
+    // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
+    const error = fact?.ok === false ? fact.error : new InternalError(`facts for credspec "${name}" were not loaded`);
+    errors.push(errorAtPlaces(error, labels, name));
   }
   if (options.hostname !== undefined && !out.spec?.hostname && listReferences(pod).length > 0) {
     (out.spec ??= {}).hostname = options.hostname;

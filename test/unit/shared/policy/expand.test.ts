@@ -87,6 +87,11 @@ describe("expandPod", () => {
     expect(errors[0]?.message).toContain('"missing"');
   });
 
+  it.each(PLACES)("fails closed (500) when the credspec named on the $kind is missing from the facts, rather than allowing it unexpanded", ({ kind, label }) => {
+    const { errors } = expandPod(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }), facts({}), options);
+    expect(errors.map((e) => [e.code, e.status, e.where])).toEqual([["ERR_INTERNAL", 500, { place: label, credSpecName: "webapp1" }]]);
+  });
+
   it.each(PLACES)("refuses contents over 65,536 bytes named on the $kind (422), naming place and credspec", ({ kind, label }) => {
     const big = { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) };
     const { errors } = expandPod(podWithGmsaAt(kind, { gmsaCredentialSpecName: "big" }), facts({ big }), options);
