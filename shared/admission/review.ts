@@ -75,7 +75,7 @@ export function parseAdmissionReview(body: unknown): ParseResult<AdmissionReview
 export function parsePod(object: unknown, field: "object" | "oldObject"): ParseResult<Pod> {
   const result = PodSchema.safeParse(object);
   if (!result.success) return { ok: false, problem: `request.${field}: ${describeIssue(result.error)}` };
-  return { ok: true, value: result.data as Pod };
+  return { ok: true, value: result.data };
 }
 
 /** True when the review is about a core/v1 Pod (or one of its subresources). */

@@ -127,5 +127,5 @@ function windowsOptionsAt(pod: Pod, path: string[]): WindowsOptions {
     if (typeof next === "object" && next !== null) node = next as Record<string, unknown>;
     else node = node[key] = {};
   }
-  return node as WindowsOptions;
+  return node;
 }

@@ -1,4 +1,4 @@
-import { AdmissionError } from "../errors.ts";
+import type { AdmissionError } from "../errors.ts";
 
 /** One fact loaded for a review: its value, or the error that kept it from us. */
 export type Fact<T> = { ok: true; value: T } | { ok: false; error: AdmissionError };
