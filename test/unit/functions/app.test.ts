@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { callerAuth } from "../../../shared/http/caller-auth.ts";
 import { createTestApp, postReview } from "../support/app.ts";
+import { annotationKeys } from "../../../shared/policy/annotations.ts";
+import type { Pod } from "../../../shared/policy/pod.ts";
 import { createFakeGmsaClient } from "../support/fake-gmsa-client.ts";
-import { buildPod } from "../support/pods.ts";
-import { buildReview } from "../support/reviews.ts";
+import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../support/pods.ts";
+import { applyReplyPatch, buildReview, type ReviewOptions } from "../support/reviews.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -165,5 +167,36 @@ describe("createApp", () => {
     expect(reply.response.status?.message).toContain("deadline");
     expect(elapsed).toBeLessThan(1000);
     expect(gmsa.callCount()).toBeGreaterThan(0);
+  });
+
+  describe("expand, then authorize on the expanded pod", () => {
+    const allowed = [{ namespace: "ns1", serviceAccount: "sa1", credSpecName: "webapp1" }];
+
+    async function expandThenAuthorize(pod: Pod, review: ReviewOptions = {}) {
+      const { app } = createTestApp({ gmsa: createFakeGmsaClient({ credspecs: { webapp1: WEBAPP1_CREDSPEC }, allowed }), settings: { randomHostname: true } });
+      const expanded = await postReview(app, "expand", buildReview(pod, review));
+      expect(expanded.response.allowed).toBe(true);
+      const patched = applyReplyPatch(pod, expanded);
+      return { patched, authorized: await postReview(app, "authorize", buildReview(patched, review)) };
+    }
+
+    it.each(PLACES)("allows what expand made of a GMSA on the $kind", async ({ kind }) => {
+      const { authorized } = await expandThenAuthorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }));
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+    });
+
+    it.each([undefined, "app", "setup"])("allows what expand made of alpha annotations for %s", async (container) => {
+      const { authorized, patched } = await expandThenAuthorize(buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } }));
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+      expect(patched.spec?.hostname).toMatch(/^[a-z][a-z0-9]{14}$/);
+    });
+
+    it("allows what expand made of a new ephemeral container", async () => {
+      const oldPod = podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(WEBAPP1_CREDSPEC) });
+      const pod = structuredClone(oldPod);
+      pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1" } } }];
+      const { authorized } = await expandThenAuthorize(pod, { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: oldPod });
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+    });
   });
 });

@@ -24,7 +24,10 @@ async function expand(pod: Pod, review: ReviewOptions = {}, client: FakeGmsaClie
   const test = createTestApp({ gmsa, ...app });
   const reply = await postReview(test.app, "expand", buildReview(pod, review));
   expect(reply.response.uid).toBe(review.uid ?? "705ab4f5-6393-11e8-b7cc-42010a800002");
-  if (!reply.response.allowed) expect(reply.response).not.toHaveProperty("patch");
+  if (!reply.response.allowed) {
+    expect(reply.response).not.toHaveProperty("patch");
+    for (const marker of ["S-1-5-21", "244818ae", "CONTOSO", "contoso.com"]) expect(reply.response.status?.message).not.toContain(marker);
+  }
   if (reply.response.patch === undefined) expect(reply.response).not.toHaveProperty("patchType");
   else expect(reply.response.patchType).toBe("JSONPatch");
   return { reply, pod: applyReplyPatch(pod, reply), gmsa, rawLogs: test.rawLogs };
