@@ -31,24 +31,34 @@ export interface FakeGmsaClient extends GmsaClient {
   readonly accessQueries: AccessQuery[];
   /** All calls of both kinds. */
   callCount(): number;
+  /** The most calls of either kind that were in flight at once. */
+  maxInFlight(): number;
 }
 
 export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeGmsaClient {
   const credspecs = new Map(Object.entries(options.credspecs ?? {}));
   const contentsCalls = new Map<string, number>();
   const accessQueries: AccessQuery[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
 
   const settle = async (call: "getCredSpecContents" | "canUseCredSpec", name: string, { signal }: CallOptions): Promise<void> => {
-    if (options.hang === true) await new Promise<never>(() => {});
-    if (options.delayMs !== undefined) await sleep(options.delayMs, signal);
-    const failure = options.fail?.(call, name);
-    if (failure !== undefined) throw failure;
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    try {
+      if (options.hang === true) await new Promise<never>(() => {});
+      if (options.delayMs !== undefined) await sleep(options.delayMs, signal);
+      const failure = options.fail?.(call, name);
+      if (failure !== undefined) throw failure;
+    } finally {
+      inFlight--;
+    }
   };
 
   return {
     contentsCalls,
     accessQueries,
     callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length,
+    maxInFlight: () => maxInFlight,
     async getCredSpecContents(name, callOptions): Promise<unknown> {
       contentsCalls.set(name, (contentsCalls.get(name) ?? 0) + 1);
       await settle("getCredSpecContents", name, callOptions);
