@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
 import { parseAdmissionReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
+import { InternalError } from "../shared/errors.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { requireJson } from "../shared/http/request-checks.ts";
 import type { Logger } from "../shared/log.ts";
@@ -76,8 +77,12 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
   return route;
 }
 
-/** For our own bugs, the name of the underlying error (never its message: it may quote input). */
+/**
+ * For our own bugs, the name of the underlying error (never its message: it may quote input), looking through
+ * the InternalErrors that wrap it (asAdmissionError, then errorAtPlaces for each place).
+ */
 function firstInternalCause(errors: { code: string; cause?: unknown }[]): string | undefined {
-  const internal = errors.find((e) => e.code === "ERR_INTERNAL");
-  return internal?.cause instanceof Error ? internal.cause.name : undefined;
+  let cause = errors.find((e) => e.code === "ERR_INTERNAL")?.cause;
+  while (cause instanceof InternalError) cause = cause.cause;
+  return cause instanceof Error ? cause.name : undefined;
 }

@@ -60,7 +60,13 @@ function joinMessages(errors: AdmissionError[]): string {
     // Our own bugs get a generic text: their message may hold internals; the uid in the log finds them.
     const text = error.status === 500 && error.code === "ERR_INTERNAL" ? "internal error in the GMSA webhook" : error.message;
     if (length + text.length > MAX_MESSAGE_LENGTH - 40) {
-      parts.push(`… and ${errors.length - i} more`);
+      let left = errors.length - i;
+      // The first message is cut rather than dropped, so the reply still names a place and a credspec.
+      if (parts.length === 0) {
+        parts.push(`${text.slice(0, MAX_MESSAGE_LENGTH - 40)}…`);
+        left--;
+      }
+      if (left > 0) parts.push(`… and ${left} more`);
       break;
     }
     parts.push(text);

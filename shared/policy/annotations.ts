@@ -38,12 +38,14 @@ export function isGmsaAnnotationKey(key: string): boolean {
 /** Every pod- and container-level annotation pair present on the pod, pod first, keys in sorted order. */
 export function listAnnotationReferences(pod: Pod): AnnotationReference[] {
   const annotations = pod.metadata?.annotations ?? {};
-  const containers = new Set<string | undefined>();
+  let podLevel = false;
+  const containers = new Set<string>();
   for (const key of Object.keys(annotations).sort()) {
     if (!isGmsaAnnotationKey(key)) continue;
-    containers.add(key.startsWith("pod.alpha.") ? undefined : key.slice(0, key.indexOf(CONTAINER_SUFFIX)));
+    if (key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION) podLevel = true;
+    else containers.add(key.slice(0, key.indexOf(CONTAINER_SUFFIX)));
   }
-  return [...containers].map((containerName) => {
+  return [...(podLevel ? [undefined] : []), ...containers].map((containerName) => {
     const keys = annotationKeys(containerName);
     return {
       ...(containerName === undefined ? {} : { containerName }),

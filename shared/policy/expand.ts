@@ -1,4 +1,4 @@
-import { ContentsTooLargeError, type AdmissionError } from "../errors.ts";
+import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount } from "./checks.ts";
 import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
@@ -51,7 +51,8 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
   const out = structuredClone(pod);
   const errors: AdmissionError[] = [];
   const failed = new Map<string, string[]>();
-  const serialized = new Map<string, string | undefined>();
+  const tooLarge = new Map<string, string[]>();
+  const serialized = new Map<string, { text: string; bytes: number }>();
 
   const contentsFor = (name: string, label: string): string | undefined => {
     const fact = facts.get(name);
@@ -59,8 +60,11 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
       failed.set(name, [...(failed.get(name) ?? []), label]);
       return undefined;
     }
-    if (!serialized.has(name)) serialized.set(name, serialize(name, fact.value, errors));
-    return serialized.get(name);
+    const json = serialized.get(name) ?? serialize(fact.value);
+    serialized.set(name, json);
+    if (json.bytes <= MAX_CREDSPEC_CONTENTS_BYTES) return json.text;
+    tooLarge.set(name, [...(tooLarge.get(name) ?? []), label]);
+    return undefined;
   };
 
   for (const place of targetPlaces(pod, options)) {
@@ -71,9 +75,20 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
   }
   if (!options.targets) expandAnnotations(out, matchAnnotationsToPlaces(pod).pairs, contentsFor);
 
+  for (const [name, labels] of tooLarge) {
+    const where = labels.join(", ");
+    errors.push(
+      new ContentsTooLargeError(
+        `${where}: credspec "${name}" is ${serialized.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`,
+        { where: { place: where, credSpecName: name } },
+      ),
+    );
+  }
   for (const [name, labels] of failed) {
     const fact = facts.get(name);
-    if (fact !== undefined && !fact.ok) errors.push(errorAtPlaces(fact.error, labels, name));
+    // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
+    const error = fact?.ok === false ? fact.error : new InternalError(`facts for credspec "${name}" were not loaded`);
+    errors.push(errorAtPlaces(error, labels, name));
   }
   if (options.hostname !== undefined && !out.spec?.hostname && listReferences(pod).length > 0) {
     (out.spec ??= {}).hostname = options.hostname;
@@ -99,16 +114,9 @@ function targetPlaces(pod: Pod, options: ExpandOptions): OptionsPlace[] {
   return options.targets ? places.filter(options.targets) : places;
 }
 
-function serialize(name: string, credspec: unknown, errors: AdmissionError[]): string | undefined {
+function serialize(credspec: unknown): { text: string; bytes: number } {
   const text = JSON.stringify(credspec);
-  const bytes = new TextEncoder().encode(text).length;
-  if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) return text;
-  errors.push(
-    new ContentsTooLargeError(`credspec "${name}" is ${bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`, {
-      where: { place: "pod", credSpecName: name },
-    }),
-  );
-  return undefined;
+  return { text, bytes: new TextEncoder().encode(text).length };
 }
 
 /** The windowsOptions object at `path` in `pod`, creating missing parents. */

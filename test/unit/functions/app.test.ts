@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import { callerAuth } from "../../../shared/http/caller-auth.ts";
+import { createTestApp, postReview } from "../support/app.ts";
+import { annotationKeys } from "../../../shared/policy/annotations.ts";
+import type { Pod } from "../../../shared/policy/pod.ts";
+import { createFakeGmsaClient } from "../support/fake-gmsa-client.ts";
+import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../support/pods.ts";
+import { applyReplyPatch, buildReview, type ReviewOptions } from "../support/reviews.ts";
+
+const json = { "content-type": "application/json" };
+
+function post(body: RequestInit["body"], headers: Record<string, string> = json): RequestInit {
+  // Node needs duplex "half" to send a stream as a request body.
+  return { method: "POST", headers, body, ...{ duplex: "half" } };
+}
+
+describe("createApp", () => {
+  it("answers GET /healthz with 200 ok", async () => {
+    const res = await createTestApp().app.request("/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("ok");
+  });
+
+  it("answers GET /version with the name, version and functions", async () => {
+    const res = await createTestApp({ functions: ["authorize"] }).app.request("/version");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ name: "gmsa-webhooks", version: "0.0.0-test", functions: ["authorize"] });
+  });
+
+  it.each(["/", "/expand/extra", "/validate", "/healthz/x", "/EXPAND"])("answers an unknown path %j with 404", async (path) => {
+    expect((await createTestApp().app.request(path, post("{}"))).status).toBe(404);
+  });
+
+  it("does not serve a function this deployment does not mount (404)", async () => {
+    const { app } = createTestApp({ functions: ["authorize"] });
+    expect((await app.request("/expand", post(JSON.stringify(buildReview(buildPod()))))).status).toBe(404);
+    expect((await app.request("/authorize", post(JSON.stringify(buildReview(buildPod()))))).status).toBe(200);
+  });
+
+  it.each(["GET", "PUT", "DELETE", "PATCH"])("answers %s /expand and /authorize with 405 and Allow: POST", async (method) => {
+    const { app } = createTestApp();
+    for (const path of ["/expand", "/authorize"]) {
+      const res = await app.request(path, { method, ...(method === "GET" ? {} : { body: "{}", headers: json }) });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("accepts application/json with a charset", async () => {
+    const { app } = createTestApp();
+    const reply = await postReview(app, "expand", buildReview(buildPod()), { headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(reply.response.allowed).toBe(true);
+  });
+
+  it.each(["text/plain", "application/yaml", "application/x-www-form-urlencoded"])("refuses content type %j with 415", async (type) => {
+    const res = await createTestApp().app.request("/expand", post(JSON.stringify(buildReview(buildPod())), { "content-type": type }));
+    expect(res.status).toBe(415);
+  });
+
+  it("refuses a body over the limit with 413", async () => {
+    const { app } = createTestApp({ bodyLimitBytes: 1024 });
+    const body = JSON.stringify(buildReview(buildPod({ annotations: { big: "x".repeat(2000) } })));
+    const res = await app.request("/expand", post(body, { ...json, "content-length": String(body.length) }));
+    expect(res.status).toBe(413);
+  });
+
+  it("refuses a chunked body over the limit, sent without content-length, with 413", async () => {
+    const { app, deps } = createTestApp({ bodyLimitBytes: 1024 });
+    const chunk = new TextEncoder().encode(" ".repeat(400));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 10) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const req = new Request("http://localhost/expand", post(body));
+    expect(req.headers.get("content-length")).toBeNull();
+    const res = await app.request(req);
+    expect(res.status).toBe(413);
+    expect(deps.counters.snapshot()).toEqual({});
+  });
+
+  it("accepts a chunked body under the limit", async () => {
+    const { app } = createTestApp();
+    const bytes = new TextEncoder().encode(JSON.stringify(buildReview(buildPod())));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    });
+    const res = await app.request(new Request("http://localhost/expand", post(body)));
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ["unparseable JSON", "{not json"],
+    ["an empty body", ""],
+    ["JSON that is not an AdmissionReview", JSON.stringify({ hello: "world" })],
+    ["an AdmissionReview without request", JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" })],
+  ])("refuses %s with 400", async (_what, body) => {
+    const { app, deps } = createTestApp();
+    const res = await app.request("/authorize", post(body));
+    expect(res.status).toBe(400);
+    expect(deps.counters.snapshot()).toEqual({});
+  });
+
+  describe("bearer caller auth", () => {
+    function setup() {
+      const gmsa = createFakeGmsaClient();
+      const test = createTestApp({ gmsa, callerAuth: callerAuth({ mode: "bearer", tokens: ["s3cret-token"] }) });
+      return { ...test, gmsa };
+    }
+    const gmsaPod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" } });
+
+    it.each(["expand", "authorize"] as const)("refuses /%s without a valid token with 401 before any API call", async (fn) => {
+      const { app, gmsa, deps } = setup();
+      for (const headers of [json, { ...json, authorization: "Bearer wrong" }]) {
+        const res = await app.request(`/${fn}`, post(JSON.stringify(buildReview(gmsaPod)), headers));
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      }
+      expect(gmsa.callCount()).toBe(0);
+      expect(deps.counters.snapshot()).toEqual({});
+    });
+
+    it("refuses a garbage body with 401, not 400 or 415: the body is never read", async () => {
+      const { app } = setup();
+      expect((await app.request("/authorize", post("\u0000garbage", { "content-type": "text/plain" }))).status).toBe(401);
+      expect((await app.request("/authorize", { method: "GET" })).status).toBe(401);
+    });
+
+    it("lets a caller with the token in", async () => {
+      const { app, gmsa } = setup();
+      const reply = await postReview(app, "authorize", buildReview(gmsaPod), { headers: { authorization: "Bearer s3cret-token" } });
+      expect(reply.response.allowed).toBe(false);
+      expect(gmsa.callCount()).toBe(2);
+    });
+
+    it("keeps /healthz and /version open and /metrics closed", async () => {
+      const { app } = setup();
+      expect((await app.request("/healthz")).status).toBe(200);
+      expect((await app.request("/version")).status).toBe(200);
+      expect((await app.request("/metrics")).status).toBe(401);
+      expect((await app.request("/metrics", { headers: { authorization: "Bearer s3cret-token" } })).status).toBe(200);
+    });
+  });
+
+  it("serves counters of reviews and extra metrics on /metrics", async () => {
+    const { app } = createTestApp({ extraMetrics: () => ({ exec_runs_total: 3 }) });
+    await postReview(app, "expand", buildReview(buildPod()));
+    const res = await app.request("/metrics");
+    expect(await res.json()).toEqual({ expand_reviews_total: 1, expand_allowed_total: 1, exec_runs_total: 3 });
+  });
+
+  it.each(["expand", "authorize"] as const)("answers /%s with a 500 denial before ?timeout=1s when the client hangs", async (fn) => {
+    const gmsa = createFakeGmsaClient({ hang: true });
+    const { app } = createTestApp({ gmsa });
+    const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}) } });
+    const started = performance.now();
+    const reply = await postReview(app, fn, buildReview(pod), { query: "?timeout=1s" });
+    const elapsed = performance.now() - started;
+    expect(reply.response.allowed).toBe(false);
+    expect(reply.response.status?.code).toBe(500);
+    expect(reply.response.status?.message).toContain("deadline");
+    expect(elapsed).toBeLessThan(1000);
+    expect(gmsa.callCount()).toBeGreaterThan(0);
+  });
+
+  describe("expand, then authorize on the expanded pod", () => {
+    const allowed = [{ namespace: "ns1", serviceAccount: "sa1", credSpecName: "webapp1" }];
+
+    async function expandThenAuthorize(pod: Pod, review: ReviewOptions = {}) {
+      const { app } = createTestApp({ gmsa: createFakeGmsaClient({ credspecs: { webapp1: WEBAPP1_CREDSPEC }, allowed }), settings: { randomHostname: true } });
+      const expanded = await postReview(app, "expand", buildReview(pod, review));
+      expect(expanded.response.allowed).toBe(true);
+      const patched = applyReplyPatch(pod, expanded);
+      return { patched, authorized: await postReview(app, "authorize", buildReview(patched, review)) };
+    }
+
+    it.each(PLACES)("allows what expand made of a GMSA on the $kind", async ({ kind }) => {
+      const { authorized } = await expandThenAuthorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }));
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+    });
+
+    it.each([undefined, "app", "setup"])("allows what expand made of alpha annotations for %s", async (container) => {
+      const { authorized, patched } = await expandThenAuthorize(buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } }));
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+      expect(patched.spec?.hostname).toMatch(/^[a-z][a-z0-9]{14}$/);
+    });
+
+    it("allows what expand made of a new ephemeral container", async () => {
+      const oldPod = podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(WEBAPP1_CREDSPEC) });
+      const pod = structuredClone(oldPod);
+      pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1" } } }];
+      const { authorized } = await expandThenAuthorize(pod, { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: oldPod });
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+    });
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import {
+  buildAdmissionResponse,
+  MAX_MESSAGE_LENGTH,
+  MAX_WARNING_LENGTH,
+  MAX_WARNINGS_TOTAL,
+  pickStatus,
+} from "../../../../shared/admission/response.ts";
+import {
+  ContentsMismatchError,
+  CredSpecNotAllowedError,
+  CredSpecNotFoundError,
+  GmsaChangedError,
+  InternalError,
+  KubeApiError,
+  type AdmissionError,
+} from "../../../../shared/errors.ts";
+
+const uid = "705ab4f5-6393-11e8-b7cc-42010a800002";
+
+describe("buildAdmissionResponse", () => {
+  it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)("answers in %s with the uid echoed", (apiVersion) => {
+    expect(buildAdmissionResponse(apiVersion, uid, { allowed: true })).toEqual({
+      apiVersion,
+      kind: "AdmissionReview",
+      response: { uid, allowed: true },
+    });
+  });
+
+  it("carries a non-empty patch as base64 JSON with patchType JSONPatch", () => {
+    const patch = [{ op: "add" as const, path: "/spec/hostname", value: "é" }];
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, patch });
+    expect(reply.response.patchType).toBe("JSONPatch");
+    const bytes = Uint8Array.from(atob(reply.response.patch!), (c) => c.charCodeAt(0));
+    expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual(patch);
+  });
+
+  it("encodes a patch larger than the String.fromCharCode argument limit", () => {
+    const patch = [{ op: "add" as const, path: "/spec/hostname", value: "x".repeat(300_000) }];
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, patch });
+    expect(JSON.parse(atob(reply.response.patch!))).toEqual(patch);
+  });
+
+  it("leaves patch and patchType out for an empty patch", () => {
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, patch: [] });
+    expect(reply.response).not.toHaveProperty("patch");
+    expect(reply.response).not.toHaveProperty("patchType");
+  });
+
+  it("denies with status Failure, the code, its reason and every message", () => {
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, {
+      allowed: false,
+      errors: [new CredSpecNotAllowedError('pod: may not use "a"'), new CredSpecNotAllowedError('container "app": may not use "b"')],
+    });
+    expect(reply.response).toEqual({
+      uid,
+      allowed: false,
+      status: { status: "Failure", code: 403, reason: "Forbidden", message: 'pod: may not use "a"; container "app": may not use "b"' },
+    });
+  });
+
+  it("never carries a patch on a denial", () => {
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new CredSpecNotFoundError("x")] });
+    expect(reply.response).not.toHaveProperty("patch");
+  });
+
+  it("denies with a 500 when told to deny without errors", () => {
+    expect(buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [] }).response.status?.code).toBe(500);
+  });
+
+  it("replaces the message of our own bugs with a generic text", () => {
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, {
+      allowed: false,
+      errors: [new InternalError("TypeError: cannot read secret of undefined")],
+    });
+    expect(reply.response.status).toMatchObject({ code: 500, reason: "InternalError" });
+    expect(reply.response.status?.message).not.toContain("secret");
+  });
+
+  it("caps the message and says how many were left out", () => {
+    const errors = Array.from({ length: 100 }, (_, i) => new CredSpecNotFoundError(`container "c${i}": GMSACredentialSpec "${"x".repeat(50)}" not found`));
+    const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors }).response.status?.message ?? "";
+    expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(message).toMatch(/… and \d+ more$/);
+    expect(message).toContain('container "c0"');
+  });
+
+  it("keeps the start of a single message longer than the cap, so it still names the place", () => {
+    const labels = Array.from({ length: 200 }, (_, i) => `container "container-${i}"`).join(", ");
+    const long = new CredSpecNotFoundError(`${labels}: GMSACredentialSpec "webapp1" not found`);
+    const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long] }).response.status?.message ?? "";
+    expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(message).toContain('container "container-0"');
+    expect(message).not.toContain("more");
+    const two = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long, long] }).response.status?.message ?? "";
+    expect(two.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
+    expect(two).toMatch(/^container "container-0".*… and 1 more$/);
+  });
+
+  it("caps each warning at 256 characters and all of them at 4 KiB", () => {
+    const warnings = Array.from({ length: 40 }, (_, i) => `${i}:${"w".repeat(400)}`);
+    const out = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, warnings }).response.warnings ?? [];
+    expect(out.length).toBeGreaterThan(0);
+    for (const w of out) expect(w.length).toBeLessThanOrEqual(MAX_WARNING_LENGTH);
+    expect(out.join("").length).toBeLessThanOrEqual(MAX_WARNINGS_TOTAL);
+    expect(out[0]?.startsWith("0:")).toBe(true);
+    expect(out.length).toBe(Math.floor(MAX_WARNINGS_TOTAL / MAX_WARNING_LENGTH));
+  });
+
+  it("leaves warnings out when there are none, and keeps them on denials", () => {
+    expect(buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, warnings: [] }).response).not.toHaveProperty("warnings");
+    const denied = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new KubeApiError("x")], warnings: ["w"] });
+    expect(denied.response.warnings).toEqual(["w"]);
+  });
+});
+
+describe("pickStatus", () => {
+  const e500 = new KubeApiError("api");
+  const e403 = new CredSpecNotAllowedError("rbac");
+  const e400 = new GmsaChangedError("changed");
+  const e422 = new ContentsMismatchError("mismatch");
+  it.each([
+    [[e422, e400, e403, e500], 500],
+    [[e422, e403], 403],
+    [[e422, e400], 400],
+    [[e400, e403], 403],
+    [[e422], 422],
+    [[e500, e422], 500],
+  ] as [AdmissionError[], number][])("picks by precedence 500 > 403 > 400 > 422 (%#)", (errors, code) => {
+    expect(pickStatus(errors)).toBe(code);
+  });
+});

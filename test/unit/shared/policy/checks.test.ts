@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, truncate } from "../../../../shared/policy/checks.ts";
+import type { GmsaReference } from "../../../../shared/policy/references.ts";
+import { PLACES } from "../../support/pods.ts";
+
+function ref(label: string, name: string | undefined, contents: string | undefined): GmsaReference {
+  return { label, source: "field", name, contents };
+}
+
+describe("checkNames", () => {
+  it.each(PLACES)("refuses an invalid credspec name on the $kind (422), naming the place and the name", ({ label }) => {
+    const errors = checkNames([ref(label, "Web_App", undefined)]);
+    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_INVALID_CREDSPEC_NAME", 422]]);
+    expect(errors[0]?.message).toContain(label);
+    expect(errors[0]?.message).toContain('"Web_App"');
+    expect(errors[0]?.where).toEqual({ place: label });
+  });
+
+  it("refuses an empty name and keeps long names short in the message", () => {
+    const errors = checkNames([ref("pod", "", undefined), ref('container "app"', "X".repeat(1000), undefined)]);
+    expect(errors).toHaveLength(2);
+    expect(errors[1]!.message.length).toBeLessThan(200);
+  });
+
+  it("lets valid names and references without a name through", () => {
+    expect(checkNames([ref("pod", "webapp1", undefined), ref("pod", undefined, "{}")])).toEqual([]);
+  });
+});
+
+describe("checkContentsShape", () => {
+  it.each(PLACES)("refuses contents without a name on the $kind (422)", ({ label }) => {
+    const errors = checkContentsShape([ref(label, undefined, "{}")]);
+    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_CONTENTS_WITHOUT_NAME", 422]]);
+    expect(errors[0]?.message).toContain(label);
+  });
+
+  it.each(PLACES)("refuses contents that are not JSON on the $kind (422), naming place and credspec", ({ label }) => {
+    const errors = checkContentsShape([ref(label, "webapp1", "{oops")]);
+    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_CONTENTS_NOT_JSON", 422]]);
+    expect(errors[0]?.message).toContain(label);
+    expect(errors[0]?.message).toContain('"webapp1"');
+    expect(errors[0]?.message).not.toContain("{oops");
+  });
+
+  it.each(PLACES)("refuses a name without contents on the $kind (422)", ({ label }) => {
+    const errors = checkContentsShape([ref(label, "webapp1", undefined)]);
+    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_NAME_WITHOUT_CONTENTS", 422]]);
+    expect(errors[0]?.message).toContain(label);
+    expect(errors[0]?.where).toEqual({ place: label, credSpecName: "webapp1" });
+  });
+
+  it("accepts a name with JSON contents", () => {
+    expect(checkContentsShape([ref("pod", "webapp1", "{}")])).toEqual([]);
+  });
+});
+
+describe("checkReferenceCount", () => {
+  it("accepts up to the limit and refuses more (422)", () => {
+    expect(checkReferenceCount(new Set(["a", "b"]), 2)).toEqual([]);
+    const errors = checkReferenceCount(new Set(["a", "b", "c"]), 2);
+    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_TOO_MANY_REFERENCES", 422]]);
+    expect(errors[0]?.message).toContain("3");
+  });
+});
+
+describe("distinctNames", () => {
+  it("keeps valid names once each, in first-seen order", () => {
+    const refs = [ref("a", "b-name", undefined), ref("b", "a-name", "{}"), ref("c", "b-name", undefined), ref("d", "BAD", undefined), ref("e", undefined, "{}")];
+    expect([...distinctNames(refs)]).toEqual(["b-name", "a-name"]);
+  });
+});
+
+describe("truncate", () => {
+  it("keeps short text and cuts long text with an ellipsis", () => {
+    expect(truncate("short")).toBe("short");
+    expect(truncate("x".repeat(100), 10)).toBe(`${"x".repeat(10)}…`);
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { compareCredSpecContents, isJson, sameJson } from "../../../../shared/policy/contents.ts";
+import { WEBAPP1_CREDSPEC } from "../../support/pods.ts";
+
+describe("compareCredSpecContents", () => {
+  it.each([
+    { what: "byte-equal text", inlined: JSON.stringify(WEBAPP1_CREDSPEC), credspec: WEBAPP1_CREDSPEC },
+    { what: "keys in another order", inlined: '{"b":{"y":2,"x":1},"a":[1,2]}', credspec: { a: [1, 2], b: { x: 1, y: 2 } } },
+    { what: "whitespace and indentation", inlined: JSON.stringify(WEBAPP1_CREDSPEC, null, 2), credspec: WEBAPP1_CREDSPEC },
+    { what: "1.0 and 1", inlined: '{"n":1.0}', credspec: { n: 1 } },
+    { what: "nulls", inlined: '{"n":null}', credspec: { n: null } },
+  ])("treats $what as equal", ({ inlined, credspec }) => {
+    expect(compareCredSpecContents(inlined, credspec)).toEqual({ kind: "equal" });
+  });
+
+  it.each([
+    { what: "1 and \"1\" (types matter)", inlined: '{"n":1}', credspec: { n: "1" }, keys: ["n"] },
+    { what: "true and \"true\"", inlined: '{"b":true}', credspec: { b: "true" }, keys: ["b"] },
+    { what: "null and a missing key", inlined: '{"n":null}', credspec: {}, keys: ["n"] },
+    { what: "arrays in another order", inlined: '{"a":[2,1]}', credspec: { a: [1, 2] }, keys: ["a[0]", "a[1]"] },
+    { what: "arrays of another length", inlined: '{"a":[1]}', credspec: { a: [1, 2] }, keys: ["a"] },
+    { what: "an object and an array", inlined: '{"a":{}}', credspec: { a: [] }, keys: ["a"] },
+    { what: "a nested value", inlined: '{"x":{"y":{"z":1}}}', credspec: { x: { y: { z: 2 } } }, keys: ["x.y.z"] },
+    { what: "an extra key", inlined: '{"a":1,"extra":1}', credspec: { a: 1 }, keys: ["extra"] },
+    { what: "top-level values", inlined: "1", credspec: 2, keys: ["(root)"] },
+    { what: "case of a value", inlined: '{"DnsName":"CONTOSO.COM"}', credspec: { DnsName: "contoso.com" }, keys: ["DnsName"] },
+  ])("reports $what as different, naming the keys", ({ inlined, credspec, keys }) => {
+    expect(compareCredSpecContents(inlined, credspec)).toEqual({ kind: "different", differingKeys: keys });
+  });
+
+  it("names keys, never values", () => {
+    const result = compareCredSpecContents(
+      JSON.stringify({ ...WEBAPP1_CREDSPEC, DomainJoinConfig: { ...WEBAPP1_CREDSPEC.DomainJoinConfig, Sid: "S-1-5-21-1" } }),
+      WEBAPP1_CREDSPEC,
+    );
+    expect(result).toEqual({ kind: "different", differingKeys: ["DomainJoinConfig.Sid"] });
+    expect(JSON.stringify(result)).not.toContain("S-1-5-21");
+  });
+
+  it("reports at most eight differing keys", () => {
+    const credspec = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
+    const result = compareCredSpecContents("{}", credspec);
+    expect(result.kind === "different" && result.differingKeys.length).toBe(8);
+  });
+
+  it("reports text that is not JSON as not-json", () => {
+    expect(compareCredSpecContents("{not json", WEBAPP1_CREDSPEC)).toEqual({ kind: "not-json" });
+  });
+});
+
+describe("sameJson", () => {
+  it("is true for equal JSON in any key order and false otherwise", () => {
+    expect(sameJson('{"a":1,"b":2}', '{"b":2,"a":1}')).toBe(true);
+    expect(sameJson('{"a":1}', '{"a":"1"}')).toBe(false);
+    expect(sameJson("{", '{"a":1}')).toBe(false);
+    expect(sameJson('{"a":1}', "{")).toBe(false);
+    expect(sameJson("{", "{")).toBe(true);
+  });
+});
+
+describe("isJson", () => {
+  it.each([
+    ["{}", true],
+    ['"text"', true],
+    ["", false],
+    ["{'a':1}", false],
+  ])("isJson(%j) is %s", (text, expected) => {
+    expect(isJson(text)).toBe(expected);
+  });
+});

@@ -1,0 +1,66 @@
+/** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
+import { createApp, type AppDeps } from "../../../functions/app.ts";
+import { createReviewCounters } from "../../../functions/metrics.ts";
+import type { ReviewSettings } from "../../../functions/review-context.ts";
+import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
+import { callerAuth } from "../../../shared/http/caller-auth.ts";
+import { createJsonLogger, type LogFields } from "../../../shared/log.ts";
+import { createFakeGmsaClient } from "./fake-gmsa-client.ts";
+
+export interface TestAppOptions extends Partial<Omit<AppDeps, "settings">> {
+  settings?: Partial<ReviewSettings>;
+}
+
+/** Deterministic "random" bytes, so the hostname a test sees is always the same. */
+export function fixedRandomBytes(length: number): Uint8Array {
+  return Uint8Array.from({ length }, (_, i) => i * 7 + 3);
+}
+
+/** An app serving both functions, no caller auth, a fake client with no credspecs, and a capturing logger. */
+export function createTestApp(options: TestAppOptions = {}) {
+  const lines: string[] = [];
+  const { settings, ...rest } = options;
+  const deps: AppDeps = {
+    functions: ["expand", "authorize"],
+    version: "0.0.0-test",
+    callerAuth: callerAuth({ mode: "none" }),
+    defaultTimeoutMs: 10_000,
+    logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
+    now: () => 0,
+    counters: createReviewCounters(),
+    bodyLimitBytes: 1024 * 1024,
+    gmsa: createFakeGmsaClient(),
+    randomBytes: fixedRandomBytes,
+    ...rest,
+    settings: { randomHostname: false, maxCredSpecNames: 8, ...settings },
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    /** Log lines written so far, parsed. */
+    logs: () => lines.map((line) => JSON.parse(line) as LogFields),
+    /** Log lines written so far, raw. */
+    rawLogs: () => lines.join("\n"),
+  };
+}
+
+export interface PostOptions {
+  headers?: Record<string, string>;
+  query?: string;
+}
+
+/** POSTs `review` to `/<fn>` and reads the AdmissionReview reply; fails the test on a non-200. */
+export async function postReview(
+  app: ReturnType<typeof createApp>,
+  fn: "expand" | "authorize",
+  review: unknown,
+  options: PostOptions = {},
+): Promise<AdmissionReviewResponse> {
+  const res = await app.request(`/${fn}${options.query ?? ""}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...options.headers },
+    body: JSON.stringify(review),
+  });
+  if (res.status !== 200) throw new Error(`expected 200 from /${fn}, got ${res.status}: ${await res.text()}`);
+  return (await res.json()) as AdmissionReviewResponse;
+}

@@ -1,0 +1,89 @@
+/**
+ * An in-memory GmsaClient for unit tests (after windows-gmsa's fake in `utils_test.go`): credspecs by name,
+ * allowed (service account, namespace, credspec) triples, call counters per name, and optional delay,
+ * failure or hang injection.
+ */
+import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../../shared/errors.ts";
+import type { AccessDecision, AccessQuery, CallOptions, GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+
+/** Stands for a GMSACredentialSpec that exists but has no `credspec` field. */
+export const WITHOUT_CONTENTS: unique symbol = Symbol("without contents");
+
+export interface FakeGmsaClientOptions {
+  /** The `credspec` field of each GMSACredentialSpec, by name; WITHOUT_CONTENTS for one that has none. */
+  credspecs?: Record<string, unknown>;
+  /** Who may `use` what. */
+  allowed?: AccessQuery[];
+  /** The authorizer's reason on a refusal. */
+  denyReason?: string;
+  /** Every call waits this long first (honouring the signal). */
+  delayMs?: number;
+  /** Thrown (as a rejection) by the named call for the named credspec; undefined lets it through. */
+  fail?: (call: "getCredSpecContents" | "canUseCredSpec", credSpecName: string) => Error | undefined;
+  /** Calls never settle and ignore their signal (a hung exec plugin, say). */
+  hang?: boolean;
+}
+
+export interface FakeGmsaClient extends GmsaClient {
+  /** getCredSpecContents calls per credspec name. */
+  readonly contentsCalls: Map<string, number>;
+  /** Every access query, in call order. */
+  readonly accessQueries: AccessQuery[];
+  /** All calls of both kinds. */
+  callCount(): number;
+  /** The most calls of either kind that were in flight at once. */
+  maxInFlight(): number;
+}
+
+export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeGmsaClient {
+  const credspecs = new Map(Object.entries(options.credspecs ?? {}));
+  const contentsCalls = new Map<string, number>();
+  const accessQueries: AccessQuery[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+
+  const settle = async (call: "getCredSpecContents" | "canUseCredSpec", name: string, { signal }: CallOptions): Promise<void> => {
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    try {
+      if (options.hang === true) await new Promise<never>(() => {});
+      if (options.delayMs !== undefined) await sleep(options.delayMs, signal);
+      const failure = options.fail?.(call, name);
+      if (failure !== undefined) throw failure;
+    } finally {
+      inFlight--;
+    }
+  };
+
+  return {
+    contentsCalls,
+    accessQueries,
+    callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length,
+    maxInFlight: () => maxInFlight,
+    async getCredSpecContents(name, callOptions): Promise<unknown> {
+      contentsCalls.set(name, (contentsCalls.get(name) ?? 0) + 1);
+      await settle("getCredSpecContents", name, callOptions);
+      if (!credspecs.has(name)) throw new CredSpecNotFoundError(`GMSACredentialSpec "${name}" not found`);
+      const value = credspecs.get(name);
+      if (value === WITHOUT_CONTENTS) throw new CredSpecWithoutContentsError(`GMSACredentialSpec "${name}" has no credspec`);
+      return structuredClone(value);
+    },
+    async canUseCredSpec(query, callOptions): Promise<AccessDecision> {
+      accessQueries.push({ ...query });
+      await settle("canUseCredSpec", query.credSpecName, callOptions);
+      const allowed = (options.allowed ?? []).some(
+        (a) => a.namespace === query.namespace && a.serviceAccount === query.serviceAccount && a.credSpecName === query.credSpecName,
+      );
+      return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
+    },
+  };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+    });
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Pod builders for the GMSA rules: a pod with a main container "app" and an init container "setup", and
+ * the GMSA setting on the pod, a container or an init container (STYLE.md section 3: every rule runs at
+ * each place).
+ */
+import type { Container, Pod, WindowsOptions } from "../../../shared/policy/pod.ts";
+
+/** A credspec as `New-CredentialSpec` writes it. */
+export const WEBAPP1_CREDSPEC = {
+  CmsPlugins: ["ActiveDirectory"],
+  DomainJoinConfig: {
+    Sid: "S-1-5-21-2126449477-2524075714-3094792973",
+    MachineAccountName: "WebApp1",
+    Guid: "244818ae-87ac-4fcd-92ec-e79e5252348a",
+    DnsTreeName: "contoso.com",
+    DnsName: "contoso.com",
+    NetBiosName: "CONTOSO",
+  },
+  ActiveDirectoryConfig: {
+    GroupManagedServiceAccounts: [
+      { Name: "WebApp1", Scope: "contoso.com" },
+      { Name: "WebApp1", Scope: "CONTOSO" },
+    ],
+  },
+};
+
+export const WEBAPP2_CREDSPEC = {
+  ...WEBAPP1_CREDSPEC,
+  DomainJoinConfig: { ...WEBAPP1_CREDSPEC.DomainJoinConfig, MachineAccountName: "WebApp2" },
+  ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "WebApp2", Scope: "contoso.com" }] },
+};
+
+/** What expand inlines for a credspec. */
+export function inlined(credspec: unknown): string {
+  return JSON.stringify(credspec);
+}
+
+export type PlaceKind = "pod" | "container" | "init container";
+
+export interface PlaceCase {
+  kind: PlaceKind;
+  /** How denials name the place. */
+  label: string;
+}
+
+/** The three places every rule is tried at. */
+export const PLACES: readonly PlaceCase[] = [
+  { kind: "pod", label: "pod" },
+  { kind: "container", label: 'container "app"' },
+  { kind: "init container", label: 'init container "setup"' },
+];
+
+export interface ContainerOptions {
+  name: string;
+  windowsOptions?: WindowsOptions;
+  [field: string]: unknown;
+}
+
+export interface PodOptions {
+  name?: string;
+  namespace?: string;
+  serviceAccountName?: string;
+  hostname?: string;
+  annotations?: Record<string, string>;
+  /** Pod-level `spec.securityContext.windowsOptions`. */
+  windowsOptions?: WindowsOptions;
+  containers?: ContainerOptions[];
+  initContainers?: ContainerOptions[];
+  ephemeralContainers?: ContainerOptions[];
+}
+
+/** A Windows pod; defaults: namespace "ns1", service account "sa1", container "app", init container "setup". */
+export function buildPod(options: PodOptions = {}): Pod {
+  const spec: Record<string, unknown> = {};
+  if (options.serviceAccountName !== "") spec["serviceAccountName"] = options.serviceAccountName ?? "sa1";
+  if (options.hostname !== undefined) spec["hostname"] = options.hostname;
+  spec["nodeSelector"] = { "kubernetes.io/os": "windows" };
+  if (options.windowsOptions !== undefined) spec["securityContext"] = { windowsOptions: options.windowsOptions };
+  spec["containers"] = (options.containers ?? [{ name: "app" }]).map(buildContainer);
+  spec["initContainers"] = (options.initContainers ?? [{ name: "setup" }]).map(buildContainer);
+  if (options.ephemeralContainers !== undefined) spec["ephemeralContainers"] = options.ephemeralContainers.map(buildContainer);
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: options.name ?? "web",
+      namespace: options.namespace ?? "ns1",
+      labels: { app: "web" },
+      ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
+    },
+    spec,
+  };
+}
+
+function buildContainer({ name, windowsOptions, ...rest }: ContainerOptions): Container {
+  return {
+    name,
+    image: "mcr.microsoft.com/windows/servercore:ltsc2022",
+    ...rest,
+    ...(windowsOptions === undefined ? {} : { securityContext: { windowsOptions } }),
+  };
+}
+
+/** A pod whose `windowsOptions` at `place` are `windowsOptions`. */
+export function podWithGmsaAt(place: PlaceKind, windowsOptions: WindowsOptions, options: PodOptions = {}): Pod {
+  switch (place) {
+    case "pod":
+      return buildPod({ ...options, windowsOptions });
+    case "container":
+      return buildPod({ ...options, containers: [{ name: "app", windowsOptions }] });
+    case "init container":
+      return buildPod({ ...options, initContainers: [{ name: "setup", windowsOptions }] });
+  }
+}
+
+/** The `windowsOptions` at `place` of a pod built by podWithGmsaAt. */
+export function windowsOptionsAt(pod: Pod, place: PlaceKind): WindowsOptions | undefined {
+  switch (place) {
+    case "pod":
+      return pod.spec?.securityContext?.windowsOptions;
+    case "container":
+      return pod.spec?.containers?.[0]?.securityContext?.windowsOptions;
+    case "init container":
+      return pod.spec?.initContainers?.[0]?.securityContext?.windowsOptions;
+  }
+}
