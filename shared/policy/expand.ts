@@ -1,5 +1,5 @@
 import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
-import { checkNames, checkReferenceCount } from "./checks.ts";
+import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
 import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 import { listReferences, matchAnnotationsToPlaces, toReference, type AnnotatedPlace } from "./references.ts";
@@ -33,7 +33,7 @@ export function planExpand(pod: Pod, options: ExpandOptions): ExpandPlan {
     if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) names.add(name);
   }
   for (const { annotation } of annotated.pairs) if (annotation.name !== undefined) names.add(annotation.name);
-  const errors = [...checkNames(refs), ...annotated.errors, ...checkReferenceCount(names, options.maxCredSpecNames)];
+  const errors = [...checkNames(refs), ...annotated.errors, ...checkReferenceCount(distinctNames(refs), options.maxCredSpecNames)];
   return errors.length > 0 ? { names: new Set(), errors } : { names, errors };
 }
 
