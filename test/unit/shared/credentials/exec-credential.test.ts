@@ -136,10 +136,10 @@ describe("exec token source: failures", () => {
 
   it("kills a plugin that hangs past its timeout, and its child", async () => {
     const pidFile = path.join(dir, "child.pid");
-    const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 600 });
+    const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 2_000 });
     const error = await failure(tokens.getCredential());
     expect(error).toBeInstanceOf(CredentialsError);
-    expect(error.message).toMatch(/timed out after 600 ms and was killed: waiting for the identity provider/);
+    expect(error.message).toMatch(/timed out after 2000 ms and was killed: waiting for the identity provider/);
     expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
     expect(tokens.counters().timeout).toBe(1);
   });

@@ -42,7 +42,7 @@ describe("runPlugin", () => {
     const dir = await tempDir();
     const pidFile = path.join(dir, "child.pid");
     const started = Date.now();
-    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), { timeoutMs: 700 });
+    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), { timeoutMs: 2_000 });
     expect(result).toMatchObject({ outcome: "timeout" });
     expect((result as { stderr: string }).stderr).toContain("waiting for the identity provider");
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -55,7 +55,7 @@ describe("runPlugin", () => {
     const pidFile = path.join(dir, "child.pid");
     const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), {
       timeoutMs: 60_000,
-      signal: AbortSignal.timeout(700),
+      signal: AbortSignal.timeout(2_000),
     });
     expect(result.outcome).toBe("timeout");
     const childPid = Number(readFileSync(pidFile, "utf8"));
