@@ -27,6 +27,26 @@ function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** Plugins still running; their groups are detached, so they would outlive us unless killed on exit. */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function track(child: ChildProcess): void {
+  running.add(child);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once("exit", killRunningPlugins);
+  }
+}
+
+/**
+ * SIGKILLs every plugin process group still running. Runs by itself on process `exit` (so a graceful shutdown
+ * leaves no orphans); the Node client's `close()` calls it too.
+ */
+export function killRunningPlugins(): void {
+  for (const child of running) killTree(child, "SIGKILL");
+}
+
 /** Node's {@link RunPlugin}. */
 export const runPlugin: RunPlugin = (command, args, env, { timeoutMs, signal }) =>
   new Promise<PluginRunResult>((resolve) => {
@@ -44,6 +64,7 @@ export const runPlugin: RunPlugin = (command, args, env, { timeoutMs, signal }) 
       resolve({ outcome: "spawn-error", message: (error as NodeJS.ErrnoException).code ?? (error as Error).name });
       return;
     }
+    track(child);
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
@@ -54,6 +75,7 @@ export const runPlugin: RunPlugin = (command, args, env, { timeoutMs, signal }) 
     const finish = (result: PluginRunResult): void => {
       if (settled) return;
       settled = true;
+      running.delete(child);
       for (const timer of timers) clearTimeout(timer);
       // Whatever of the group outlived the grace period goes now.
       if (killedFor !== undefined) killTree(child, "SIGKILL");
