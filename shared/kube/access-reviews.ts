@@ -1,4 +1,5 @@
 /** May a pod's service account `use` a GMSACredentialSpec? A LocalSubjectAccessReview (DESIGN.md section 5). */
+import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
 import { z } from "zod";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
 import type { AccessDecision, AccessQuery } from "./gmsa-client.ts";
@@ -7,7 +8,7 @@ import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer } from "./status-errors.ts";
 
 /** The LocalSubjectAccessReview asking whether the service account may `use` the credspec. */
-export function buildLocalSubjectAccessReview({ namespace, serviceAccount, credSpecName }: AccessQuery): Record<string, unknown> {
+export function buildLocalSubjectAccessReview({ namespace, serviceAccount, credSpecName }: AccessQuery): V1LocalSubjectAccessReview {
   return {
     apiVersion: "authorization.k8s.io/v1",
     kind: "LocalSubjectAccessReview",

@@ -2,7 +2,8 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createNodeGmsaClient, type NodeGmsaClient } from "../../../../../functions/node/kube/create-gmsa-client.ts";
-import { CredentialsError, DeadlineExceededError } from "../../../../../shared/errors.ts";
+import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../../shared/errors.ts";
+import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError } from "../../../../../shared/kube/configuration-error.ts";
 import { parseKubeSettings } from "../../../../../shared/kube/settings.ts";
 import { startKubeServer, type KubeServer, type Script } from "../../../helpers/kube-server.ts";
@@ -95,6 +96,57 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
     expect(mtls.requests.at(-1)?.clientCn).toBe("client");
     expect(mtls.requests.at(-1)?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe("createNodeGmsaClient over HTTPS with a static token", () => {
+  const answers: Record<string, (index: number) => { status: number; body?: unknown; headers?: Record<string, string> }> = {
+    missing: () => ({ status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "missing" } } }),
+    forbidden: () => ({ status: 403, body: { kind: "Status", reason: "Forbidden" } }),
+    broken: () => ({ status: 500, body: { kind: "Status", reason: "InternalError" } }),
+    busy: (index) => (index === 0 ? { status: 429, body: { kind: "Status", reason: "TooManyRequests" }, headers: { "Retry-After": "1" } } : { status: 200, body: { credspec: { ok: true } } }),
+  };
+
+  async function staticClient() {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "ca.pem"), pki.caPem);
+    const kubeconfig = `current-context: t
+clusters: [{ name: c, cluster: { server: "${server.url}", certificate-authority: ca.pem } }]
+users: [{ name: u, user: { token: static-token } }]
+contexts: [{ name: t, context: { cluster: c, user: u } }]
+`;
+    await writeFile(path.join(dir, "config"), kubeconfig);
+    const client = await createNodeGmsaClient(parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" }).settings);
+    clients.push(client);
+    return client.client;
+  }
+
+  it("maps 404, 403, 500 and 429 from a real TLS server", async () => {
+    const perName = new Map<string, number>();
+    server.script = (request) => {
+      const name = request.path.split("/").at(-1) ?? "";
+      const index = perName.get(name) ?? 0;
+      perName.set(name, index + 1);
+      return answers[name]?.(index) ?? ok(request, 0);
+    };
+    const client = await staticClient();
+    await expect(client.getCredSpecContents("missing", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    await expect(client.getCredSpecContents("forbidden", call())).rejects.toThrow(/403 Forbidden/);
+    await expect(client.getCredSpecContents("broken", call())).rejects.toThrow(new KubeApiError('reading GMSACredentialSpec "broken": API server answered 500 InternalError'));
+    expect(perName.get("broken")).toBe(2);
+    expect(await client.getCredSpecContents("busy", call())).toEqual({ ok: true });
+    expect(perName.get("busy")).toBe(2);
+  });
+
+  it("sends the LocalSubjectAccessReview body and bearer token", async () => {
+    server.script = () => ({ status: 201, body: { status: { allowed: true } } });
+    const client = await staticClient();
+    const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+    expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: true, reason: "" });
+    const request = server.requests.at(-1)!;
+    expect(request.path).toBe("/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews");
+    expect(request.headers.authorization).toBe("Bearer static-token");
+    expect(JSON.parse(request.body)).toEqual(buildLocalSubjectAccessReview(query));
   });
 });
 
