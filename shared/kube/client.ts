@@ -4,17 +4,12 @@
  */
 import type { TokenSource } from "../credentials/token-source.ts";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
+import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "./cache-settings.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester } from "./request.ts";
 import type { KubeFetch } from "./transport.ts";
 import { createTtlCache, type TtlCacheStats } from "./ttl-cache.ts";
-
-/** Size and lifetime of one cache; `false`, or 0 for either number, switches it off. */
-export interface CacheSettings {
-  ttlMs: number;
-  maxEntries: number;
-}
 
 /** Options of {@link createKubeGmsaClient}. */
 export interface KubeGmsaClientOptions {
@@ -46,10 +41,6 @@ export interface KubeClientStats {
 export interface KubeGmsaClient extends GmsaClient {
   stats(): KubeClientStats;
 }
-
-/** Default cache settings, tabled in SETTINGS.md. */
-export const DEFAULT_CREDSPEC_CACHE: CacheSettings = { ttlMs: 30_000, maxEntries: 1_000 };
-export const DEFAULT_ACCESS_CACHE: CacheSettings = { ttlMs: 10_000, maxEntries: 1_000 };
 
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {

@@ -2,7 +2,7 @@
  * The environment variables of the Kubernetes client, parsed once at start-up with every problem reported
  * together (DESIGN.md section 9). Tabled in SETTINGS.md. Values that may be secrets are never echoed.
  */
-import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "./client.ts";
+import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "./cache-settings.ts";
 
 /** The JWT token source's settings (Workers, or any runtime without an exec plugin). */
 export interface JwtSettings {
