@@ -1,7 +1,7 @@
 /**
  * The cache every refreshing credential source sits behind: reuse until `expirationTimestamp` minus a refresh
  * skew (without a timestamp: until a 401), single-flight refreshes where sharing is safe, and exponential backoff
- * after failures so a broken source is not hammered.
+ * after failures, and after fresh credentials refused twice in a row, so a broken source is not hammered.
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "./deadline.ts";
@@ -37,6 +37,8 @@ export interface CredentialCacheOptions {
 
 const MIN_AUTO_SKEW_MS = 5_000;
 const MAX_AUTO_SKEW_MS = 60_000;
+/** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
+const FRESH_REJECTION_MS = 60_000;
 
 /** When a credential obtained at `obtainedAt` must be replaced, in epoch ms (Infinity without an expiry). */
 export function computeRefreshAt(
@@ -67,9 +69,12 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
     }
   }
 
-  let cached: { credential: Credential; refreshAt: number } | undefined;
+  let cached: { credential: Credential; refreshAt: number; obtainedAt: number } | undefined;
   let inFlight: Promise<Credential> | undefined;
   let failure: { count: number; retryAt: number; error: AdmissionError } | undefined;
+  // Fresh credentials refused in a row: a source that keeps issuing credentials the API server rejects is as
+  // broken as one that fails, and must not be run once per request.
+  let freshRejections = 0;
 
   const deadlineError = (): Error => new DeadlineExceededError(`${describe}: no credential before the deadline`);
 
@@ -81,7 +86,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       if (refreshAt <= obtainedAt) {
         throw new CredentialsError(`${describe} returned a credential that has already expired`);
       }
-      cached = { credential, refreshAt };
+      cached = { credential, refreshAt, obtainedAt };
       failure = undefined;
       return credential;
     } catch (error) {
@@ -113,7 +118,16 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       return awaitWithin(inFlight, signal, deadlineError);
     },
     invalidate(credential: Credential): void {
-      if (cached?.credential === credential) cached = undefined;
+      if (cached?.credential !== credential) return;
+      const time = now();
+      freshRejections = time - cached.obtainedAt < FRESH_REJECTION_MS ? freshRejections + 1 : 1;
+      cached = undefined;
+      // The first refusal gets an immediate refresh (the request's one retry); repeated ones back off.
+      if (freshRejections >= 2) {
+        const pause = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (freshRejections - 2));
+        const error = new CredentialsError(`${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`);
+        failure = { count: freshRejections - 1, retryAt: time + pause, error };
+      }
     },
   };
 }

@@ -121,10 +121,13 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
-      if (answer.status === 401 && credential !== undefined && tokenSource !== undefined && !refreshed) {
+      if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
+        // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.
         tokenSource.invalidate(credential);
-        refreshed = true;
-        continue;
+        if (!refreshed) {
+          refreshed = true;
+          continue;
+        }
       }
       if (method === "GET" && !retried && isRetryableStatus(answer.status)) {
         const delay = retryAfterMs(retryAfter, answer.body, now()) ?? retryDelayMs;

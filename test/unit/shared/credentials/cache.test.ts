@@ -59,3 +59,43 @@ describe("createCredentialCache", () => {
     expect(() => createCredentialCache({ describe: "s", shareInFlight: true, load: () => Promise.resolve({ token: "t" }), backoffMaxMs: -1 })).toThrow(TypeError);
   });
 });
+
+describe("createCredentialCache after 401s", () => {
+  function counting() {
+    let clock = 0;
+    let loads = 0;
+    const cache = createCredentialCache({
+      describe: "plugin",
+      shareInFlight: true,
+      now: () => clock,
+      backoffInitialMs: 1_000,
+      backoffMaxMs: 8_000,
+      load: () => Promise.resolve({ token: `t${++loads}` }),
+    });
+    return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };
+  }
+
+  it("refreshes at once after the first refusal, backs off when fresh credentials keep being refused", async () => {
+    const { cache, loads, advance } = counting();
+    cache.invalidate(await cache.getCredential());
+    const second = await cache.getCredential();
+    expect(loads()).toBe(2);
+    cache.invalidate(second);
+    await expect(cache.getCredential()).rejects.toThrow("plugin issued 2 credentials in a row that the API server refused (401) (not retried for another 1s)");
+    expect(loads()).toBe(2);
+    advance(1_000);
+    cache.invalidate(await cache.getCredential());
+    await expect(cache.getCredential()).rejects.toThrow(/not retried for another 2s/);
+    expect(loads()).toBe(3);
+  });
+
+  it("treats a refusal of a long-used credential as a revocation, not a broken source", async () => {
+    const { cache, loads, advance } = counting();
+    cache.invalidate(await cache.getCredential());
+    const second = await cache.getCredential();
+    advance(3600_000);
+    cache.invalidate(second);
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t3" });
+    expect(loads()).toBe(3);
+  });
+});

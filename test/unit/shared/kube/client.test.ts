@@ -145,7 +145,7 @@ describe("getCredSpecContents", () => {
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error).toBeInstanceOf(CredentialsError);
     expect(calls).toHaveLength(2);
-    expect(tokens.invalidations).toBe(1);
+    expect(tokens.invalidations).toBe(2);
   });
 
   it("answers by the caller's deadline when the server does not", async () => {

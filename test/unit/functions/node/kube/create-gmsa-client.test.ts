@@ -61,6 +61,15 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     expect(counters().execRuns).toEqual({ success: 2, pluginError: 0, notFound: 0, timeout: 0 });
   });
 
+  it("does not run a plugin whose tokens keep being refused once per review", async () => {
+    server.script = () => ({ status: 401, body: { kind: "Status", reason: "Unauthorized" } });
+    const { client, runs } = await nodeClient(server, "token", {});
+    for (let i = 0; i < 10; i++) {
+      await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredentialsError);
+    }
+    expect(runs()).toBe(2);
+  });
+
   it("serves 100 concurrent reviews on a cold cache with one plugin run over a few connections", async () => {
     const connectionsBefore = server.connections();
     const { client, runs } = await nodeClient(server, "token", { SLEEP_MS: "200", EXPIRES_IN_MS: "600000" });
@@ -157,10 +166,14 @@ describe("createNodeGmsaClient in a pod", () => {
     await writeFile(path.join(sa, "ca.crt"), pki.caPem);
     server.script = (request) => (request.headers.authorization === "Bearer sa-2" ? ok(request, 0) : { status: 401 });
     const { settings } = parseKubeSettings({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(server.port) });
-    const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa });
+    let clock = Date.now();
+    const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa, now: () => clock });
     clients.push(client);
     await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredentialsError);
     await writeFile(path.join(sa, "token"), "sa-2\n");
+    // The file was re-read once and refused again, so the source backs off for a second.
+    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toThrow(/not retried for another 1s/);
+    clock += 1_000;
     expect(await client.client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
   });
 
