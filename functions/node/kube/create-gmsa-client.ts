@@ -100,6 +100,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     ca: loaded.caPem,
     insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
     tlsServerName: cluster.tlsServerName,
+    proxyUrl: cluster.proxyUrl,
     clientCertificate: loaded.clientCertificate,
   });
   const client = createKubeGmsaClient({

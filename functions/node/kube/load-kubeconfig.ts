@@ -120,7 +120,9 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNo
 
   const { cluster, auth } = target;
   const result: NodeKubeTarget = { target, warnings };
-  if (cluster.proxyUrl) problems.push(`kubeconfig cluster "${cluster.name}": proxy-url is not supported yet`);
+  if (cluster.proxyUrl && !/^https?:\/\//i.test(cluster.proxyUrl)) {
+    problems.push(`kubeconfig cluster "${cluster.name}": proxy-url must be http:// or https:// (socks5 is not supported)`);
+  }
   if (cluster.certificateAuthorityData) result.caPem = fromBase64(cluster.certificateAuthorityData);
   if (cluster.certificateAuthority) result.caPem = await readText(cluster.certificateAuthority, "certificate-authority", problems);
   if (cluster.insecureSkipTlsVerify) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeepAliveFetch, type KeepAliveFetchOptions } from "../../../../../functions/node/kube/keep-alive-fetch.ts";
 import { KubeApiError } from "../../../../../shared/errors.ts";
 import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
+import { startConnectProxy } from "../../../helpers/connect-proxy.ts";
 import { startKubeServer, type KubeServer } from "../../../helpers/kube-server.ts";
 import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
 
@@ -93,5 +94,20 @@ describe("createKeepAliveFetch", () => {
     await get(pki.client.cert, pki.client.key);
     expect(mtls.connections() - before).toBe(1);
     await expect(get(pki.strangerClient.cert, pki.strangerClient.key)).rejects.toThrow();
+  });
+
+  it("tunnels through proxy-url with CONNECT, still verifying the server and honouring tls-server-name", async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const client = clientFor(internal, { ca: pki.caPem, tlsServerName: "kube.internal", proxyUrl: proxy.url });
+      expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      expect(proxy.tunnels).toEqual([`127.0.0.1:${internal.port}`]);
+      const untrusted = clientFor(internal, { ca: pki.otherCaPem, tlsServerName: "kube.internal", proxyUrl: proxy.url });
+      await expect(untrusted.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -67,4 +67,15 @@ describe("loadNodeKubeTarget", () => {
     expect(loaded.clientCertificate).toEqual({ certificate: "CERT", key: "KEY" });
     expect(loaded.warnings).toEqual(['kubeconfig cluster "c": insecure-skip-tls-verify is set: the API server\'s certificate is NOT verified']);
   });
+
+  it("accepts an http(s) proxy-url and refuses socks5", async () => {
+    const dir = await tempDir();
+    const config = (proxy: string) => `current-context: x\nclusters: [{ name: c, cluster: { server: 'https://k', proxy-url: '${proxy}' } }]\ncontexts: [{ name: x, context: { cluster: c } }]\n`;
+    await writeFile(path.join(dir, "http"), config("http://proxy:3128"));
+    await writeFile(path.join(dir, "socks"), config("socks5://proxy:1080"));
+    expect((await loadNodeKubeTarget(settings({ KUBECONFIG: path.join(dir, "http") }))).target.cluster.proxyUrl).toBe("http://proxy:3128");
+    expect(await problems(loadNodeKubeTarget(settings({ KUBECONFIG: path.join(dir, "socks") })))).toEqual([
+      'kubeconfig cluster "c": proxy-url must be http:// or https:// (socks5 is not supported)',
+    ]);
+  });
 });
