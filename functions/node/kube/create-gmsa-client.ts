@@ -1,0 +1,124 @@
+/**
+ * The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch ->
+ * {@link KubeGmsaClient}. Built once per process by the Node adapter.
+ */
+import { readFile } from "node:fs/promises";
+import { createExecTokenSource, type ExecRunCounters, type RunPlugin } from "../../../shared/credentials/exec-credential.ts";
+import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
+import { createTokenFileSource } from "../../../shared/credentials/token-file.ts";
+import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
+import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
+import { KubeConfigurationError } from "../../../shared/kube/configuration-error.ts";
+import { toExecClusterInfo } from "../../../shared/kube/kube-target.ts";
+import type { KubeSettings } from "../../../shared/kube/settings.ts";
+import { createKeepAliveFetch } from "./keep-alive-fetch.ts";
+import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
+import { killRunningPlugins, runPlugin as spawnPlugin } from "./run-plugin.ts";
+
+/** Where start-up warnings go (insecure-skip-tls-verify, skipped files). */
+export interface KubeLogger {
+  warn(message: string): void;
+}
+
+/** Options of {@link createNodeGmsaClient}; everything but `logger` is for tests. */
+export interface NodeGmsaClientOptions {
+  /** Default: console. */
+  logger?: KubeLogger;
+  /** The environment exec plugins inherit. Default `process.env`. */
+  baseEnv?: Record<string, string | undefined>;
+  runPlugin?: RunPlugin;
+  homeDir?: string;
+  serviceAccountDir?: string;
+  now?: () => number;
+}
+
+/** Counters for a metrics endpoint or logs. `execRuns` only when the credential comes from an exec plugin. */
+export interface KubeCounters extends KubeClientStats {
+  execRuns?: ExecRunCounters;
+}
+
+/** What the Node adapter keeps for the life of the process. */
+export interface NodeGmsaClient {
+  client: KubeGmsaClient;
+  counters(): KubeCounters;
+  /** Kills running exec plugins and closes the connection pools (after in-flight requests). */
+  close(): Promise<void>;
+}
+
+function chooseTokenSource(
+  loaded: NodeKubeTarget,
+  settings: KubeSettings,
+  options: NodeGmsaClientOptions,
+  problems: string[],
+): { tokenSource?: TokenSource; counters?: () => ExecRunCounters } {
+  const { target, caPem } = loaded;
+  const { auth } = target;
+  const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs };
+  if (settings.jwt !== undefined && auth.kind !== "none") {
+    problems.push(`kubeconfig context "${target.contextName}" has its own credential and JWT_* is set too; keep one`);
+  }
+  switch (auth.kind) {
+    case "exec": {
+      const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
+      const source = createExecTokenSource({
+        ...common,
+        exec: auth.exec,
+        cluster: toExecClusterInfo(target.cluster, caData),
+        runPlugin: options.runPlugin ?? spawnPlugin,
+        baseEnv: options.baseEnv ?? process.env,
+        timeoutMs: settings.execTimeoutMs,
+      });
+      return { tokenSource: source, counters: () => source.counters() };
+    }
+    case "token":
+      return { tokenSource: createStaticTokenSource({ token: auth.token }) };
+    case "tokenFile":
+      return { tokenSource: createTokenFileSource({ ...common, path: auth.tokenFile, readText: (file) => readFile(file, "utf8") }) };
+    case "clientCertificate":
+      // Presented by the connection pool, not per request.
+      return {};
+    case "none":
+      if (settings.jwt !== undefined) return { tokenSource: createJwtTokenSource({ ...common, ...settings.jwt }) };
+      loaded.warnings.push(`kubeconfig context "${target.contextName}" has no credential: requests are anonymous`);
+      return {};
+  }
+}
+
+/**
+ * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
+ * @throws KubeConfigurationError with every problem found.
+ */
+export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
+  const logger = options.logger ?? console;
+  const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
+  const problems: string[] = [];
+  const { tokenSource, counters: execCounters } = chooseTokenSource(loaded, settings, options, problems);
+  if (problems.length > 0) throw new KubeConfigurationError(problems);
+  for (const warning of loaded.warnings) logger.warn(warning);
+  const { cluster } = loaded.target;
+  const transport = createKeepAliveFetch({
+    ca: loaded.caPem,
+    insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
+    tlsServerName: cluster.tlsServerName,
+    proxyUrl: cluster.proxyUrl,
+    clientCertificate: loaded.clientCertificate,
+  });
+  const client = createKubeGmsaClient({
+    server: cluster.server,
+    fetch: transport.fetch,
+    tokenSource,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    disableCompression: cluster.disableCompression,
+    credSpecCache: settings.credSpecCache,
+    accessCache: settings.accessCache,
+    now: options.now,
+  });
+  return {
+    client,
+    counters: () => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
+    close: () => {
+      killRunningPlugins();
+      return transport.close();
+    },
+  };
+}

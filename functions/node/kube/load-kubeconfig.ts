@@ -1,0 +1,139 @@
+/**
+ * Where a Node process finds its cluster, in kubectl's order: the KUBECONFIG path list (merged, missing files
+ * skipped), else ~/.kube/config, else the in-cluster service account. Files the kubeconfig points at (CA, client
+ * certificate and key) are read here, once; token files are re-read by their token source.
+ */
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import path from "node:path";
+import { isIPv6 } from "node:net";
+import { KubeConfigurationError } from "../../../shared/kube/configuration-error.ts";
+import { selectKubeTarget, type KubeTarget } from "../../../shared/kube/kube-target.ts";
+import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kube/kubeconfig.ts";
+import type { KubeSettings } from "../../../shared/kube/settings.ts";
+import type { ClientCertificate } from "../../../shared/kube/transport.ts";
+
+/** The standard mount of a pod's service account. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** Options of {@link loadNodeKubeTarget}; the defaults are the real machine's. */
+export interface LoadNodeKubeTargetOptions {
+  homeDir?: string;
+  serviceAccountDir?: string;
+}
+
+/** A target with its files read. */
+export interface NodeKubeTarget {
+  target: KubeTarget;
+  /** PEM bundle from `certificate-authority(-data)`. */
+  caPem?: string;
+  /** From `client-certificate(-data)` and `client-key(-data)`. */
+  clientCertificate?: ClientCertificate;
+  warnings: string[];
+}
+
+async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+async function readText(file: string, what: string, problems: string[]): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    problems.push(`${what} "${file}" cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    return undefined;
+  }
+}
+
+async function loadFiles(files: string[], problems: string[], warnings: string[]): Promise<Kubeconfig | undefined> {
+  const configs: Kubeconfig[] = [];
+  for (const file of files) {
+    const text = await readIfExists(file).catch((error: NodeJS.ErrnoException) => {
+      problems.push(`kubeconfig "${file}" cannot be read (${error.code ?? "error"})`);
+      return undefined;
+    });
+    if (text === undefined) {
+      // kubectl skips missing files of a KUBECONFIG list too.
+      warnings.push(`kubeconfig "${file}" does not exist; skipped`);
+      continue;
+    }
+    const folder = path.dirname(path.resolve(file));
+    const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry) => path.resolve(folder, entry) });
+    problems.push(...parsed.problems);
+    if (parsed.config) configs.push(parsed.config);
+  }
+  return configs.length === 0 ? undefined : mergeKubeconfigs(configs);
+}
+
+function inClusterTarget(host: string, port: string, serviceAccountDir: string): KubeTarget {
+  const hostPart = isIPv6(host) ? `[${host}]` : host;
+  return {
+    contextName: "in-cluster",
+    cluster: {
+      name: "in-cluster",
+      server: `https://${hostPart}:${port}`,
+      certificateAuthority: path.join(serviceAccountDir, "ca.crt"),
+      insecureSkipTlsVerify: false,
+      disableCompression: false,
+    },
+    auth: { kind: "tokenFile", tokenFile: path.join(serviceAccountDir, "token") },
+  };
+}
+
+const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
+
+/**
+ * Finds and resolves the cluster and user, reading CA and client certificate files.
+ * @throws KubeConfigurationError with every problem found.
+ */
+export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNodeKubeTargetOptions = {}): Promise<NodeKubeTarget> {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
+  const files = settings.kubeconfig?.split(path.delimiter).filter((file) => file !== "") ?? [];
+  const defaultFile = path.join(options.homeDir ?? homedir(), ".kube", "config");
+  const useDefault = files.length === 0 && (await readIfExists(defaultFile)) !== undefined;
+  let target: KubeTarget | undefined;
+  if (files.length > 0 || useDefault) {
+    const config = await loadFiles(files.length > 0 ? files : [defaultFile], problems, warnings);
+    if (config === undefined && problems.length === 0) problems.push(`none of the KUBECONFIG files exist: ${files.join(", ")}`);
+    if (config !== undefined) {
+      const selected = selectKubeTarget(config, settings.kubeContext);
+      problems.push(...selected.problems);
+      target = selected.target;
+    }
+  } else if (settings.inCluster !== undefined) {
+    if (settings.kubeContext !== undefined) warnings.push("KUBE_CONTEXT is ignored in-cluster (no kubeconfig)");
+    target = inClusterTarget(settings.inCluster.host, settings.inCluster.port, serviceAccountDir);
+    if ((await readIfExists(path.join(serviceAccountDir, "token"))) === undefined) {
+      problems.push(`in-cluster: no service account token in ${serviceAccountDir} (automountServiceAccountToken off?)`);
+    }
+  } else {
+    problems.push("no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account");
+  }
+  if (target === undefined) throw new KubeConfigurationError(problems);
+
+  const { cluster, auth } = target;
+  const result: NodeKubeTarget = { target, warnings };
+  if (cluster.proxyUrl && !/^https?:\/\//i.test(cluster.proxyUrl)) {
+    problems.push(`kubeconfig cluster "${cluster.name}": proxy-url must be http:// or https:// (socks5 is not supported)`);
+  }
+  if (cluster.certificateAuthorityData) result.caPem = fromBase64(cluster.certificateAuthorityData);
+  if (cluster.certificateAuthority) result.caPem = await readText(cluster.certificateAuthority, "certificate-authority", problems);
+  if (cluster.insecureSkipTlsVerify) {
+    warnings.push(`kubeconfig cluster "${cluster.name}": insecure-skip-tls-verify is set: the API server's certificate is NOT verified`);
+  }
+  if (cluster.server.startsWith("http:")) warnings.push(`kubeconfig cluster "${cluster.name}": server is plain http; tokens travel unencrypted`);
+  if (auth.kind === "clientCertificate") {
+    const certificate = auth.certificateData ? fromBase64(auth.certificateData) : await readText(auth.certificateFile ?? "", "client-certificate", problems);
+    const key = auth.keyData ? fromBase64(auth.keyData) : await readText(auth.keyFile ?? "", "client-key", problems);
+    if (certificate !== undefined && key !== undefined) result.clientCertificate = { certificate, key };
+  }
+  if (problems.length > 0) throw new KubeConfigurationError(problems);
+  return result;
+}

@@ -1,0 +1,133 @@
+/**
+ * The cache every refreshing credential source sits behind: reuse until `expirationTimestamp` minus a refresh
+ * skew (without a timestamp: until a 401), single-flight refreshes where sharing is safe, and exponential backoff
+ * after failures, and after fresh credentials refused twice in a row, so a broken source is not hammered.
+ */
+import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
+import { awaitWithin } from "./deadline.ts";
+import type { Credential, GetCredentialOptions, TokenSource } from "./token-source.ts";
+
+/** Options of {@link createCredentialCache}. */
+export interface CredentialCacheOptions {
+  /**
+   * Fetches a fresh credential. It receives the caller's signal only when `shareInFlight` is false; a shared
+   * load must end on its own (the exec source has its own timeout).
+   */
+  load: (signal: AbortSignal | undefined) => Promise<Credential>;
+  /** Names the source in error messages, e.g. `exec plugin "aws"`. Never a secret. */
+  describe: string;
+  /**
+   * True on Node: concurrent callers await one load. False on Workers, where a request must not await a promise
+   * another request created (panva/jose#355, #509): each caller that misses loads on its own and only settled
+   * credentials are shared. Set by the adapter, never sniffed.
+   */
+  shareInFlight: boolean;
+  /** Clock in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  /**
+   * Refresh this long before `expirationTimestamp`. Default: 10% of the credential's lifetime, at least 5 s and at
+   * most 60 s. Either way never more than half the lifetime, so short-lived credentials are still reused.
+   */
+  refreshSkewMs?: number;
+  /** First pause after a failed load, doubled per consecutive failure. Default 1000. */
+  backoffInitialMs?: number;
+  /** Longest pause after failed loads. Default 30000. */
+  backoffMaxMs?: number;
+}
+
+const MIN_AUTO_SKEW_MS = 5_000;
+const MAX_AUTO_SKEW_MS = 60_000;
+/** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
+const FRESH_REJECTION_MS = 60_000;
+
+/** When a credential obtained at `obtainedAt` must be replaced, in epoch ms (Infinity without an expiry). */
+export function computeRefreshAt(
+  expirationTimestamp: string | undefined,
+  obtainedAt: number,
+  refreshSkewMs?: number,
+): number {
+  if (expirationTimestamp === undefined) return Number.POSITIVE_INFINITY;
+  const expiresAt = Date.parse(expirationTimestamp);
+  const lifetime = expiresAt - obtainedAt;
+  if (!Number.isFinite(expiresAt) || lifetime <= 0) return obtainedAt;
+  const skew = refreshSkewMs ?? Math.min(MAX_AUTO_SKEW_MS, Math.max(MIN_AUTO_SKEW_MS, lifetime / 10));
+  return expiresAt - Math.min(skew, lifetime / 2);
+}
+
+/**
+ * Wraps `load` into a {@link TokenSource}.
+ * @throws TypeError for a negative skew or backoff.
+ */
+export function createCredentialCache(options: CredentialCacheOptions): TokenSource {
+  const { load, describe, shareInFlight } = options;
+  const now = options.now ?? Date.now;
+  const backoffInitialMs = options.backoffInitialMs ?? 1_000;
+  const backoffMaxMs = options.backoffMaxMs ?? 30_000;
+  for (const [name, value] of Object.entries({ refreshSkewMs: options.refreshSkewMs, backoffInitialMs, backoffMaxMs })) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
+      throw new TypeError(`${name} must be a non-negative number`);
+    }
+  }
+
+  let cached: { credential: Credential; refreshAt: number; obtainedAt: number } | undefined;
+  let inFlight: Promise<Credential> | undefined;
+  let failure: { count: number; retryAt: number; error: AdmissionError } | undefined;
+  // Fresh credentials refused in a row: a source that keeps issuing credentials the API server rejects is as
+  // broken as one that fails, and must not be run once per request.
+  let freshRejections = 0;
+
+  const deadlineError = (): Error => new DeadlineExceededError(`${describe}: no credential before the deadline`);
+
+  async function refresh(signal: AbortSignal | undefined): Promise<Credential> {
+    try {
+      const credential = await load(signal);
+      const obtainedAt = now();
+      const refreshAt = computeRefreshAt(credential.expirationTimestamp, obtainedAt, options.refreshSkewMs);
+      if (refreshAt <= obtainedAt) {
+        throw new CredentialsError(`${describe} returned a credential that has already expired`);
+      }
+      cached = { credential, refreshAt, obtainedAt };
+      failure = undefined;
+      return credential;
+    } catch (error) {
+      // The caller gave up (Workers: its own load): not the source's fault, so no backoff.
+      if (signal?.aborted === true) throw deadlineError();
+      const count = (failure?.count ?? 0) + 1;
+      const pause = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (count - 1));
+      const wrapped = error instanceof AdmissionError ? error : new CredentialsError(`${describe} failed`, { cause: error });
+      failure = { count, retryAt: now() + pause, error: wrapped };
+      throw wrapped;
+    }
+  }
+
+  return {
+    getCredential(callOptions: GetCredentialOptions = {}): Promise<Credential> {
+      const { signal } = callOptions;
+      const time = now();
+      if (cached !== undefined && time < cached.refreshAt) return Promise.resolve(cached.credential);
+      if (failure !== undefined && time < failure.retryAt) {
+        const seconds = Math.ceil((failure.retryAt - time) / 1000);
+        return Promise.reject(
+          new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error }),
+        );
+      }
+      if (!shareInFlight) return awaitWithin(refresh(signal), signal, deadlineError);
+      inFlight ??= refresh(undefined).finally(() => {
+        inFlight = undefined;
+      });
+      return awaitWithin(inFlight, signal, deadlineError);
+    },
+    invalidate(credential: Credential): void {
+      if (cached?.credential !== credential) return;
+      const time = now();
+      freshRejections = time - cached.obtainedAt < FRESH_REJECTION_MS ? freshRejections + 1 : 1;
+      cached = undefined;
+      // The first refusal gets an immediate refresh (the request's one retry); repeated ones back off.
+      if (freshRejections >= 2) {
+        const pause = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (freshRejections - 2));
+        const error = new CredentialsError(`${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`);
+        failure = { count: freshRejections - 1, retryAt: time + pause, error };
+      }
+    },
+  };
+}

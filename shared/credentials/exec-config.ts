@@ -1,0 +1,128 @@
+/**
+ * The kubeconfig `user.exec` block (KEP-541) and what a plugin gets to see: its environment and the
+ * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
+ */
+import { z } from "zod";
+
+/** The two ExecCredential versions client-go still speaks (v1alpha1 was removed in Kubernetes 1.24). */
+export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
+export type ExecApiVersion = (typeof EXEC_API_VERSIONS)[number];
+
+/** The cluster extension whose `extension` becomes `spec.cluster.config` of the ExecCredential. */
+export const EXEC_CLUSTER_EXTENSION = "client.authentication.k8s.io/exec";
+
+/** A validated `user.exec` block. */
+export interface ExecConfig {
+  apiVersion: ExecApiVersion;
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
+  installHint?: string;
+  provideClusterInfo: boolean;
+  /** `Always` is refused: a webhook has no terminal. */
+  interactiveMode: "Never" | "IfAvailable";
+}
+
+/** The cluster as the plugin sees it in `spec.cluster` when `provideClusterInfo` is true. */
+export interface ExecClusterInfo {
+  server: string;
+  tlsServerName?: string;
+  insecureSkipTlsVerify?: boolean;
+  /** Base64 of the PEM bundle, as in the kubeconfig (from `certificate-authority` files too). */
+  certificateAuthorityData?: string;
+  proxyUrl?: string;
+  disableCompression?: boolean;
+  /** The `client.authentication.k8s.io/exec` cluster extension, verbatim. */
+  config?: unknown;
+}
+
+const execSchema = z.object({
+  apiVersion: z.string().min(1),
+  command: z.string().min(1),
+  args: z.array(z.string()).nullish(),
+  env: z.array(z.object({ name: z.string().min(1), value: z.string().nullish() })).nullish(),
+  installHint: z.string().nullish(),
+  provideClusterInfo: z.boolean().nullish(),
+  interactiveMode: z.string().nullish(),
+});
+
+/** Checks a raw `user.exec` block as client-go's kubeconfig validation does, reporting every problem. */
+export function validateExecConfig(raw: unknown, where: string): { config?: ExecConfig; problems: string[] } {
+  const parsed = execSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${where}.exec.${issue.path.join(".")}: ${issue.message}`);
+    return { problems };
+  }
+  const exec = parsed.data;
+  const problems: string[] = [];
+  const apiVersion = EXEC_API_VERSIONS.find((version) => version === exec.apiVersion);
+  if (apiVersion === undefined) {
+    problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
+  }
+  let interactiveMode: ExecConfig["interactiveMode"] = "IfAvailable";
+  switch (exec.interactiveMode ?? "") {
+    case "Never":
+      interactiveMode = "Never";
+      break;
+    case "IfAvailable":
+      break;
+    case "":
+      if (apiVersion === "client.authentication.k8s.io/v1") {
+        problems.push(`${where}.exec.interactiveMode must be set for client.authentication.k8s.io/v1`);
+      }
+      break;
+    case "Always":
+      problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);
+      break;
+    default:
+      problems.push(`${where}.exec.interactiveMode must be Never, IfAvailable or Always`);
+  }
+  if (apiVersion === undefined || problems.length > 0) return { problems };
+  const config: ExecConfig = {
+    apiVersion,
+    command: exec.command,
+    args: exec.args ?? [],
+    env: (exec.env ?? []).map(({ name, value }) => ({ name, value: value ?? "" })),
+    provideClusterInfo: exec.provideClusterInfo ?? false,
+    interactiveMode,
+  };
+  if (exec.installHint !== undefined && exec.installHint !== null && exec.installHint !== "") {
+    config.installHint = exec.installHint;
+  }
+  return { config, problems };
+}
+
+/**
+ * The `KUBERNETES_EXEC_INFO` object: never interactive; `spec.cluster` only with `provideClusterInfo`. Keys and
+ * omissions follow client-go's `clientauthentication` types (`omitempty` fields left out when empty or false).
+ */
+export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | undefined): Record<string, unknown> {
+  const spec: Record<string, unknown> = {};
+  if (config.provideClusterInfo && cluster !== undefined) {
+    const info: Record<string, unknown> = { server: cluster.server };
+    if (cluster.tlsServerName) info["tls-server-name"] = cluster.tlsServerName;
+    if (cluster.insecureSkipTlsVerify === true) info["insecure-skip-tls-verify"] = true;
+    if (cluster.certificateAuthorityData) info["certificate-authority-data"] = cluster.certificateAuthorityData;
+    if (cluster.proxyUrl) info["proxy-url"] = cluster.proxyUrl;
+    if (cluster.disableCompression === true) info["disable-compression"] = true;
+    if (cluster.config !== undefined && cluster.config !== null) info["config"] = cluster.config;
+    spec["cluster"] = info;
+  }
+  spec["interactive"] = false;
+  return { kind: "ExecCredential", apiVersion: config.apiVersion, spec };
+}
+
+/** The plugin's environment: `baseEnv` (the process's), then the config's `env`, then `KUBERNETES_EXEC_INFO`. */
+export function buildPluginEnv(
+  config: ExecConfig,
+  cluster: ExecClusterInfo | undefined,
+  baseEnv: Record<string, string | undefined>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(baseEnv)) {
+    if (value !== undefined) env[name] = value;
+  }
+  for (const { name, value } of config.env) env[name] = value;
+  env["KUBERNETES_EXEC_INFO"] = JSON.stringify(buildExecInfo(config, cluster));
+  return env;
+}

@@ -1,0 +1,167 @@
+/**
+ * Credentials from a kubeconfig exec plugin (KEP-541) with client-go's semantics and what it lacks: checked
+ * output, a timeout, counters, backoff and (through the cache) single-flight refresh. The spawn itself is
+ * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
+ */
+import { z } from "zod";
+import { CredentialsError } from "../errors.ts";
+import { createCredentialCache } from "./cache.ts";
+import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
+
+/** How one plugin run ended. `stdout` holds the credential: never log it or put it in an error. */
+export type PluginRunResult =
+  | { outcome: "exited"; exitCode: number | null; stdout: string; stderr: string }
+  | { outcome: "not-found" }
+  | { outcome: "timeout"; stderr: string }
+  | { outcome: "spawn-error"; message: string };
+
+/**
+ * Runs `command` with `args` (no shell), `env` as its whole environment and no stdin; kills it and its children
+ * after `timeoutMs` or when `signal` aborts. Resolves for every outcome; rejects only on our own bugs.
+ */
+export type RunPlugin = (
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  options: { timeoutMs: number; signal?: AbortSignal },
+) => Promise<PluginRunResult>;
+
+/** Plugin runs by outcome since start-up. `pluginError` covers non-zero exits, spawn errors and bad output. */
+export interface ExecRunCounters {
+  success: number;
+  pluginError: number;
+  notFound: number;
+  timeout: number;
+}
+
+/** Options of {@link createExecTokenSource}. */
+export interface ExecTokenSourceOptions {
+  exec: ExecConfig;
+  /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
+  cluster?: ExecClusterInfo;
+  runPlugin: RunPlugin;
+  /** The process environment the plugin inherits (Node: `process.env`). */
+  baseEnv: Record<string, string | undefined>;
+  /** Kill the plugin after this long. Default 15000. */
+  timeoutMs?: number;
+  /** See {@link CredentialCacheOptions.shareInFlight}; true on Node. */
+  shareInFlight: boolean;
+  now?: () => number;
+  refreshSkewMs?: number;
+  backoffInitialMs?: number;
+  backoffMaxMs?: number;
+}
+
+/** A token source backed by an exec plugin, with its run counters. */
+export interface ExecTokenSource extends TokenSource {
+  counters(): ExecRunCounters;
+}
+
+const STDERR_TAIL_CHARS = 400;
+
+/** The last few hundred characters of stderr, on one line, for an error message. */
+function tail(stderr: string): string {
+  const text = stderr.replace(/\s+/g, " ").trim();
+  if (text === "") return "";
+  return `: ${text.length > STDERR_TAIL_CHARS ? `...${text.slice(-STDERR_TAIL_CHARS)}` : text}`;
+}
+
+const rfc3339 = z.iso.datetime({ offset: true });
+
+/**
+ * Parses a plugin's stdout as the ExecCredential `apiVersion` the kubeconfig asked for.
+ * @returns the credential, or a message that never repeats what stdout held.
+ */
+export function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    return { problem: "stdout is not JSON" };
+  }
+  const parsed = z
+    .object({
+      apiVersion: z.literal(apiVersion),
+      kind: z.literal("ExecCredential"),
+      status: z.object({
+        token: z.string().optional(),
+        clientCertificateData: z.string().optional(),
+        clientKeyData: z.string().optional(),
+        expirationTimestamp: rfc3339.optional(),
+      }),
+    })
+    .safeParse(json);
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(top level)"))];
+    return { problem: `wrong or missing ${fields.join(", ")} (expected apiVersion ${apiVersion}, kind ExecCredential)` };
+  }
+  const { token, clientCertificateData, clientKeyData, expirationTimestamp } = parsed.data.status;
+  const expiry = expirationTimestamp === undefined ? {} : { expirationTimestamp };
+  // client-go sends both when a plugin returns both; our one shape prefers the token.
+  if (token) return { token, ...expiry };
+  if (clientCertificateData && clientKeyData) return { clientCertificateData, clientKeyData, ...expiry };
+  if (clientCertificateData || clientKeyData) return { problem: "status has a client certificate without its key" };
+  return { problem: "status has neither a token nor a client certificate and key" };
+}
+
+/**
+ * A {@link TokenSource} that runs the plugin when the cache needs a credential.
+ * @throws TypeError when `exec.interactiveMode` is `Always` (also refused by validateExecConfig).
+ */
+export function createExecTokenSource(options: ExecTokenSourceOptions): ExecTokenSource {
+  const { exec, cluster, runPlugin, baseEnv } = options;
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  if ((exec.interactiveMode as string) === "Always") {
+    throw new TypeError("exec interactiveMode Always needs a terminal, which a webhook never has");
+  }
+  const describe = `exec plugin "${exec.command}"`;
+  const counters: ExecRunCounters = { success: 0, pluginError: 0, notFound: 0, timeout: 0 };
+
+  async function load(signal: AbortSignal | undefined): Promise<Credential> {
+    const env = buildPluginEnv(exec, cluster, baseEnv);
+    const result = await runPlugin(exec.command, exec.args, env, { timeoutMs, signal });
+    switch (result.outcome) {
+      case "not-found": {
+        counters.notFound++;
+        const hint = exec.installHint === undefined ? "" : `\n\n${exec.installHint}`;
+        throw new CredentialsError(`${describe} not found (is it installed and on PATH?)${hint}`);
+      }
+      case "timeout":
+        counters.timeout++;
+        throw new CredentialsError(`${describe} timed out after ${timeoutMs} ms and was killed${tail(result.stderr)}`);
+      case "spawn-error":
+        counters.pluginError++;
+        throw new CredentialsError(`${describe} could not be started: ${result.message}`);
+      case "exited": {
+        if (result.exitCode !== 0) {
+          counters.pluginError++;
+          const code = result.exitCode === null ? "a signal" : `code ${result.exitCode}`;
+          throw new CredentialsError(`${describe} exited with ${code}${tail(result.stderr)}`);
+        }
+        const credential = parseExecCredential(result.stdout, exec.apiVersion);
+        if ("problem" in credential) {
+          counters.pluginError++;
+          throw new CredentialsError(`${describe} printed an invalid ExecCredential: ${credential.problem}`);
+        }
+        counters.success++;
+        return credential;
+      }
+    }
+  }
+
+  const cache = createCredentialCache({
+    load,
+    describe,
+    shareInFlight: options.shareInFlight,
+    now: options.now,
+    refreshSkewMs: options.refreshSkewMs,
+    backoffInitialMs: options.backoffInitialMs,
+    backoffMaxMs: options.backoffMaxMs,
+  });
+  return {
+    getCredential: (callOptions) => cache.getCredential(callOptions),
+    invalidate: (credential) => cache.invalidate(credential),
+    counters: () => ({ ...counters }),
+  };
+}

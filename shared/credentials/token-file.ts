@@ -1,0 +1,56 @@
+/**
+ * A bearer token read from a file and re-read before it goes stale: the in-cluster projected service-account
+ * token (which the kubelet rotates) and kubeconfig `tokenFile`. The read itself is injected (Node: fs).
+ */
+import { decodeJwt } from "jose";
+import { CredentialsError } from "../errors.ts";
+import { createCredentialCache } from "./cache.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
+
+/** Options of {@link createTokenFileSource}. */
+export interface TokenFileSourceOptions {
+  path: string;
+  /** Reads the whole file as text. */
+  readText: (path: string) => Promise<string>;
+  /**
+   * Re-read at least this often, as client-go does for in-cluster tokens (the kubelet replaces a projected
+   * token at 80% of its lifetime). Default 60000. A JWT's own `exp` shortens it.
+   */
+  reReadMs?: number;
+  /** See {@link CredentialCacheOptions.shareInFlight}. */
+  shareInFlight: boolean;
+  now?: () => number;
+}
+
+/** The token's `exp` in epoch ms, when the token is a JWT that has one. */
+function jwtExpiry(token: string): number | undefined {
+  try {
+    const { exp } = decodeJwt(token);
+    return typeof exp === "number" ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A {@link TokenSource} over a token file; a 401 forces a re-read. */
+export function createTokenFileSource(options: TokenFileSourceOptions): TokenSource {
+  const { path, readText } = options;
+  const now = options.now ?? Date.now;
+  const reReadMs = options.reReadMs ?? 60_000;
+  const describe = `token file "${path}"`;
+
+  async function load(): Promise<Credential> {
+    let text: string;
+    try {
+      text = await readText(path);
+    } catch (error) {
+      throw new CredentialsError(`${describe} could not be read`, { cause: error });
+    }
+    const token = text.trim();
+    if (token === "") throw new CredentialsError(`${describe} is empty`);
+    const expiresAt = Math.min(now() + reReadMs, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
+    return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
+  }
+
+  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now });
+}

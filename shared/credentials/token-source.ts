@@ -1,0 +1,55 @@
+/**
+ * The one credential shape every source hands to the Kubernetes client (DESIGN.md section 6): a bearer token or a
+ * client certificate and key, as in the ExecCredential `status`, plus its optional expiry.
+ */
+
+/** A bearer token for the `Authorization` header. */
+export interface TokenCredential {
+  token: string;
+  /** RFC 3339; absent means "valid until the API server answers 401". */
+  expirationTimestamp?: string;
+}
+
+/** A PEM client certificate and key presented during the TLS handshake. */
+export interface CertificateCredential {
+  clientCertificateData: string;
+  clientKeyData: string;
+  /** RFC 3339; absent means "valid until the API server answers 401". */
+  expirationTimestamp?: string;
+}
+
+export type Credential = TokenCredential | CertificateCredential;
+
+/** Per-call options of {@link TokenSource.getCredential}. */
+export interface GetCredentialOptions {
+  /** The caller's deadline: waiting stops when it aborts, with a DeadlineExceededError. */
+  signal?: AbortSignal;
+}
+
+/** Where the client gets its credential from; implementations cache and refresh as they see fit. */
+export interface TokenSource {
+  /**
+   * A credential that is not about to expire.
+   * @throws CredentialsError when none can be had, DeadlineExceededError when `signal` aborts first.
+   */
+  getCredential(options?: GetCredentialOptions): Promise<Credential>;
+  /**
+   * The API server answered 401 to `credential`: forget it if it is still the cached one, so the next
+   * {@link getCredential} fetches a fresh one. Calling it for an already replaced credential does nothing.
+   */
+  invalidate(credential: Credential): void;
+}
+
+/** True for a bearer-token credential. */
+export function isTokenCredential(credential: Credential): credential is TokenCredential {
+  return "token" in credential;
+}
+
+/** A source that always returns the same credential (kubeconfig `token` or client certificate files). */
+export function createStaticTokenSource(credential: Credential): TokenSource {
+  const frozen = Object.freeze({ ...credential });
+  return {
+    getCredential: () => Promise.resolve(frozen),
+    invalidate: () => undefined,
+  };
+}

@@ -1,0 +1,66 @@
+/** May a pod's service account `use` a GMSACredentialSpec? A LocalSubjectAccessReview (DESIGN.md section 5). */
+import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
+import { z } from "zod";
+import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
+import type { AccessDecision, AccessQuery } from "./gmsa-client.ts";
+import { isDns1123Label, isDns1123Subdomain } from "./names.ts";
+import type { KubeRequester } from "./request.ts";
+import { errorFromAnswer } from "./status-errors.ts";
+
+/** The LocalSubjectAccessReview asking whether the service account may `use` the credspec. */
+export function buildLocalSubjectAccessReview({ namespace, serviceAccount, credSpecName }: AccessQuery): V1LocalSubjectAccessReview {
+  return {
+    apiVersion: "authorization.k8s.io/v1",
+    kind: "LocalSubjectAccessReview",
+    metadata: { namespace },
+    spec: {
+      user: `system:serviceaccount:${namespace}:${serviceAccount}`,
+      groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
+      resourceAttributes: {
+        namespace,
+        verb: "use",
+        group: "windows.k8s.io",
+        resource: "gmsacredentialspecs",
+        name: credSpecName,
+      },
+    },
+  };
+}
+
+const reviewAnswer = z.object({
+  status: z.object({
+    allowed: z.boolean(),
+    denied: z.boolean().optional(),
+    reason: z.string().optional(),
+    evaluationError: z.string().optional(),
+  }),
+});
+
+/**
+ * Creates the review in the pod's namespace and reads its verdict: allowed only if `allowed` and not `denied`.
+ * @throws InvalidReviewError / InvalidCredSpecNameError before any call for names that cannot be Kubernetes
+ *   names, KubeApiError / CredentialsError / DeadlineExceededError (500) when the API server cannot answer.
+ */
+export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, signal: AbortSignal): Promise<AccessDecision> {
+  const { namespace, serviceAccount, credSpecName } = query;
+  if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  if (!isDns1123Subdomain(serviceAccount)) {
+    throw new InvalidReviewError(`service account name ${JSON.stringify(serviceAccount)} is not a DNS-1123 subdomain`);
+  }
+  if (!isDns1123Subdomain(credSpecName)) {
+    throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(credSpecName)} is not a DNS-1123 subdomain`);
+  }
+  const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
+  const answer = await request({
+    method: "POST",
+    path: `/apis/authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/localsubjectaccessreviews`,
+    body: buildLocalSubjectAccessReview(query),
+    what,
+    signal,
+  });
+  if (answer.status !== 200 && answer.status !== 201) throw errorFromAnswer(what, answer.status, answer.body);
+  const parsed = reviewAnswer.safeParse(answer.body);
+  if (!parsed.success) throw new KubeApiError(`${what}: the API server's answer has no status.allowed`);
+  const { allowed, denied, reason, evaluationError } = parsed.data.status;
+  return { allowed: allowed && denied !== true, reason: reason || evaluationError || "" };
+}

@@ -1,0 +1,157 @@
+/**
+ * The cluster and credentials one kubeconfig context points at, checked the way client-go's kubeconfig
+ * validation checks them, with what we do not support named as problems rather than silently ignored.
+ */
+import { EXEC_CLUSTER_EXTENSION, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../credentials/exec-config.ts";
+import type { Kubeconfig, RawCluster, RawUser } from "./kubeconfig.ts";
+
+/** The API server to talk to. File paths are already absolute on Node. */
+export interface KubeCluster {
+  name: string;
+  /** As written in the kubeconfig; may carry a path prefix (proxies). */
+  server: string;
+  certificateAuthority?: string;
+  /** Base64 of a PEM bundle, whitespace removed. */
+  certificateAuthorityData?: string;
+  tlsServerName?: string;
+  insecureSkipTlsVerify: boolean;
+  proxyUrl?: string;
+  disableCompression: boolean;
+  /** The `client.authentication.k8s.io/exec` extension, passed to exec plugins. */
+  execExtension?: unknown;
+}
+
+/** How the user authenticates: exactly one way, or none (the adapter may supply one, e.g. the JWT source). */
+export type KubeUserAuth =
+  | { kind: "none" }
+  | { kind: "token"; token: string }
+  | { kind: "tokenFile"; tokenFile: string }
+  | {
+      kind: "clientCertificate";
+      certificateFile?: string;
+      certificateData?: string;
+      keyFile?: string;
+      keyData?: string;
+    }
+  | { kind: "exec"; exec: ExecConfig };
+
+/** What a context resolves to. */
+export interface KubeTarget {
+  contextName: string;
+  cluster: KubeCluster;
+  auth: KubeUserAuth;
+}
+
+/** Normalized base64, or undefined when `value` is not base64. */
+function normalizeBase64(value: string): string | undefined {
+  try {
+    return btoa(atob(value.replace(/\s+/g, "")));
+  } catch {
+    return undefined;
+  }
+}
+
+function resolveCluster(name: string, raw: RawCluster, where: string, problems: string[]): KubeCluster | undefined {
+  const server = raw.server ?? "";
+  let url: URL | undefined;
+  try {
+    url = new URL(server);
+  } catch {
+    problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
+  }
+  if (url && url.protocol !== "https:" && url.protocol !== "http:") problems.push(`${where}.server must be https or http`);
+  const cluster: KubeCluster = {
+    name,
+    server,
+    insecureSkipTlsVerify: raw["insecure-skip-tls-verify"] === true,
+    disableCompression: raw["disable-compression"] === true,
+  };
+  const caFile = raw["certificate-authority"];
+  const caData = raw["certificate-authority-data"];
+  if (caFile && caData) problems.push(`${where}: certificate-authority and certificate-authority-data are both set`);
+  if (caFile) cluster.certificateAuthority = caFile;
+  if (caData) {
+    const normalized = normalizeBase64(caData);
+    if (normalized === undefined) problems.push(`${where}.certificate-authority-data is not base64`);
+    else cluster.certificateAuthorityData = normalized;
+  }
+  if (cluster.insecureSkipTlsVerify && (caFile || caData)) {
+    problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
+  }
+  if (raw["tls-server-name"]) cluster.tlsServerName = raw["tls-server-name"];
+  if (raw["proxy-url"]) cluster.proxyUrl = raw["proxy-url"];
+  const extension = raw.extensions?.find((entry) => entry.name === EXEC_CLUSTER_EXTENSION);
+  if (extension !== undefined) cluster.execExtension = extension.extension;
+  return url ? cluster : undefined;
+}
+
+function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserAuth {
+  if (raw["auth-provider"]) problems.push(`${where}.auth-provider is not supported; use an exec plugin`);
+  if (raw.username || raw.password) problems.push(`${where}: basic authentication is not supported`);
+  if (raw.as) problems.push(`${where}.as: impersonation is not supported`);
+  const ways: KubeUserAuth[] = [];
+  if (raw.token) ways.push({ kind: "token", token: raw.token });
+  else if (raw.tokenFile) ways.push({ kind: "tokenFile", tokenFile: raw.tokenFile });
+  const cert = { file: raw["client-certificate"], data: raw["client-certificate-data"] };
+  const key = { file: raw["client-key"], data: raw["client-key-data"] };
+  if (cert.file || cert.data || key.file || key.data) {
+    if (cert.file && cert.data) problems.push(`${where}: client-certificate and client-certificate-data are both set`);
+    if (key.file && key.data) problems.push(`${where}: client-key and client-key-data are both set`);
+    if (!(cert.file || cert.data) || !(key.file || key.data)) problems.push(`${where}: a client certificate needs its key`);
+    const auth: KubeUserAuth = { kind: "clientCertificate" };
+    if (cert.file) auth.certificateFile = cert.file;
+    if (key.file) auth.keyFile = key.file;
+    for (const [field, value, target] of [
+      ["client-certificate-data", cert.data, "certificateData"],
+      ["client-key-data", key.data, "keyData"],
+    ] as const) {
+      if (!value) continue;
+      const normalized = normalizeBase64(value);
+      if (normalized === undefined) problems.push(`${where}.${field} is not base64`);
+      else auth[target] = normalized;
+    }
+    ways.push(auth);
+  }
+  if (raw.exec !== undefined && raw.exec !== null) {
+    const { config, problems: execProblems } = validateExecConfig(raw.exec, where);
+    problems.push(...execProblems);
+    if (config) ways.push({ kind: "exec", exec: config });
+  }
+  if (ways.length > 1) problems.push(`${where}: set one of token/tokenFile, client certificate or exec, not several`);
+  return ways[0] ?? { kind: "none" };
+}
+
+/**
+ * Resolves `contextName` (default: `current-context`) to its cluster and user.
+ * @returns the target, or every problem found.
+ */
+export function selectKubeTarget(config: Kubeconfig, contextName?: string): { target?: KubeTarget; problems: string[] } {
+  const name = contextName || config.currentContext;
+  if (!name) return { problems: ["kubeconfig: no current-context is set and KUBE_CONTEXT is empty"] };
+  const context = config.contexts.get(name);
+  if (context === undefined) return { problems: [`kubeconfig: context "${name}" is not defined`] };
+  const problems: string[] = [];
+  const clusterName = context.context.cluster ?? "";
+  const rawCluster = config.clusters.get(clusterName);
+  let cluster: KubeCluster | undefined;
+  if (rawCluster === undefined) problems.push(`kubeconfig: context "${name}" names cluster "${clusterName}", which is not defined`);
+  else cluster = resolveCluster(clusterName, rawCluster.cluster, `${rawCluster.source}: cluster "${clusterName}"`, problems);
+  const userName = context.context.user ?? "";
+  const rawUser = userName === "" ? undefined : config.users.get(userName);
+  if (userName !== "" && rawUser === undefined) problems.push(`kubeconfig: context "${name}" names user "${userName}", which is not defined`);
+  const auth = rawUser === undefined ? { kind: "none" as const } : resolveUser(rawUser.user, `${rawUser.source}: user "${userName}"`, problems);
+  if (problems.length > 0 || cluster === undefined) return { problems };
+  return { target: { contextName: name, cluster, auth }, problems };
+}
+
+/** What an exec plugin sees of `cluster` (`certificateAuthorityData` passed in when it came from a file). */
+export function toExecClusterInfo(cluster: KubeCluster, certificateAuthorityData = cluster.certificateAuthorityData): ExecClusterInfo {
+  const info: ExecClusterInfo = { server: cluster.server };
+  if (cluster.tlsServerName) info.tlsServerName = cluster.tlsServerName;
+  if (cluster.insecureSkipTlsVerify) info.insecureSkipTlsVerify = true;
+  if (certificateAuthorityData) info.certificateAuthorityData = certificateAuthorityData;
+  if (cluster.proxyUrl) info.proxyUrl = cluster.proxyUrl;
+  if (cluster.disableCompression) info.disableCompression = true;
+  if (cluster.execExtension !== undefined) info.config = cluster.execExtension;
+  return info;
+}

@@ -1,0 +1,124 @@
+/**
+ * kubeconfig files as kubectl reads them, in Web APIs only (the Workers build gets the YAML from a secret): parse
+ * with `yaml`, resolve relative paths against the file's folder, merge a `KUBECONFIG` list where the first file
+ * to set a name or `current-context` wins (client-go `clientcmd` loading rules).
+ */
+import { parse as parseYaml } from "yaml";
+import { z } from "zod";
+
+const clusterSchema = z.looseObject({
+  server: z.string().nullish(),
+  "certificate-authority": z.string().nullish(),
+  "certificate-authority-data": z.string().nullish(),
+  "tls-server-name": z.string().nullish(),
+  "insecure-skip-tls-verify": z.boolean().nullish(),
+  "proxy-url": z.string().nullish(),
+  "disable-compression": z.boolean().nullish(),
+  extensions: z.array(z.object({ name: z.string(), extension: z.unknown() })).nullish(),
+});
+
+const userSchema = z.looseObject({
+  token: z.string().nullish(),
+  tokenFile: z.string().nullish(),
+  "client-certificate": z.string().nullish(),
+  "client-certificate-data": z.string().nullish(),
+  "client-key": z.string().nullish(),
+  "client-key-data": z.string().nullish(),
+  exec: z.unknown().optional(),
+  "auth-provider": z.unknown().optional(),
+  username: z.string().nullish(),
+  password: z.string().nullish(),
+  as: z.string().nullish(),
+});
+
+const contextSchema = z.looseObject({ cluster: z.string().nullish(), user: z.string().nullish() });
+
+const kubeconfigSchema = z.looseObject({
+  clusters: z.array(z.object({ name: z.string().min(1), cluster: clusterSchema.nullish() })).nullish(),
+  users: z.array(z.object({ name: z.string().min(1), user: userSchema.nullish() })).nullish(),
+  contexts: z.array(z.object({ name: z.string().min(1), context: contextSchema.nullish() })).nullish(),
+  "current-context": z.string().nullish(),
+});
+
+export type RawCluster = z.infer<typeof clusterSchema>;
+export type RawUser = z.infer<typeof userSchema>;
+export type RawContext = z.infer<typeof contextSchema>;
+
+/** One parsed (or merged) kubeconfig; entries keep the file they came from, for messages. */
+export interface Kubeconfig {
+  clusters: Map<string, { cluster: RawCluster; source: string }>;
+  users: Map<string, { user: RawUser; source: string }>;
+  contexts: Map<string, { context: RawContext; source: string }>;
+  currentContext?: string;
+}
+
+/** Options of {@link parseKubeconfig}. */
+export interface ParseKubeconfigOptions {
+  /** Names the file in problems ("the KUBECONFIG secret", a path). */
+  source: string;
+  /** Turns a relative path into one relative to the file's folder (Node). Without it, paths stay as written. */
+  resolvePath?: (path: string) => string;
+}
+
+/** A path kubectl resolves against the kubeconfig's folder: `exec.command` only when it names a path, not a PATH lookup. */
+function resolveUserPaths(user: RawUser, resolvePath: (path: string) => string): RawUser {
+  const resolved: RawUser = { ...user };
+  for (const key of ["tokenFile", "client-certificate", "client-key"] as const) {
+    const value = resolved[key];
+    if (value) resolved[key] = resolvePath(value);
+  }
+  const exec = resolved.exec as { command?: unknown } | null | undefined;
+  if (exec && typeof exec.command === "string" && /[/\\]/.test(exec.command)) {
+    resolved.exec = { ...exec, command: resolvePath(exec.command) };
+  }
+  return resolved;
+}
+
+/**
+ * Parses one kubeconfig (YAML or JSON). An empty document is an empty kubeconfig, as for kubectl.
+ * @returns the config, or every problem found, each naming `options.source`.
+ */
+export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): { config?: Kubeconfig; problems: string[] } {
+  const { source, resolvePath } = options;
+  let document: unknown;
+  try {
+    document = parseYaml(text) ?? {};
+  } catch (error) {
+    return { problems: [`${source}: not valid YAML (${(error as Error).name})`] };
+  }
+  const parsed = kubeconfigSchema.safeParse(document);
+  if (!parsed.success) {
+    return { problems: parsed.error.issues.map((issue) => `${source}: ${issue.path.join(".") || "document"}: ${issue.message}`) };
+  }
+  // Within one file a repeated name replaces the earlier entry, as client-go's list-to-map conversion does.
+  const config: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
+  for (const { name, cluster } of parsed.data.clusters ?? []) {
+    const entry: RawCluster = { ...(cluster ?? {}) };
+    const ca = entry["certificate-authority"];
+    if (ca && resolvePath) entry["certificate-authority"] = resolvePath(ca);
+    config.clusters.set(name, { cluster: entry, source });
+  }
+  for (const { name, user } of parsed.data.users ?? []) {
+    const entry = resolvePath ? resolveUserPaths(user ?? {}, resolvePath) : { ...(user ?? {}) };
+    config.users.set(name, { user: entry, source });
+  }
+  for (const { name, context } of parsed.data.contexts ?? []) {
+    config.contexts.set(name, { context: context ?? {}, source });
+  }
+  const current = parsed.data["current-context"];
+  if (current) config.currentContext = current;
+  return { config, problems: [] };
+}
+
+/** Merges kubeconfigs in `KUBECONFIG` order: the first to define a name or `current-context` wins. */
+export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
+  const merged: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
+  for (const config of configs) {
+    for (const key of ["clusters", "users", "contexts"] as const) {
+      const target = merged[key] as Map<string, unknown>;
+      for (const [name, entry] of config[key]) if (!target.has(name)) target.set(name, entry);
+    }
+    merged.currentContext ??= config.currentContext;
+  }
+  return merged;
+}

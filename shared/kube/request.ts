@@ -1,0 +1,154 @@
+/**
+ * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
+ * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (DESIGN.md
+ * section 7). Answers come back as status and parsed body; callers map failures with status-errors.ts.
+ */
+import { awaitWithin, sleep } from "../credentials/deadline.ts";
+import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
+import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
+import { isRetryableStatus, readStatus } from "./status-errors.ts";
+import type { KubeFetch } from "./transport.ts";
+
+/** Options of {@link createKubeRequester}. */
+export interface KubeRequesterOptions {
+  /** The kubeconfig `server`; a trailing slash is dropped. */
+  server: string;
+  fetch: KubeFetch;
+  /** Absent: anonymous requests. */
+  tokenSource?: TokenSource;
+  /** Upper bound per call, on top of the caller's signal. Default 5000. */
+  requestTimeoutMs?: number;
+  /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
+  retryDelayMs?: number;
+  /** kubeconfig `disable-compression`: ask for identity encoding. */
+  disableCompression?: boolean;
+  /** Clock in epoch ms, for Retry-After. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** One call. `what` names it in errors: `reading GMSACredentialSpec "x"`. */
+export interface KubeRequest {
+  method: "GET" | "POST";
+  /** Absolute path, already encoded. */
+  path: string;
+  body?: unknown;
+  what: string;
+  signal: AbortSignal;
+}
+
+/** The final answer: any HTTP status; `body` is the parsed JSON or undefined when there was none. */
+export interface KubeAnswer {
+  status: number;
+  body: unknown;
+}
+
+export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
+
+/** Same class, message prefixed with what we were doing. */
+function inContext(what: string, error: unknown): AdmissionError {
+  if (error instanceof AdmissionError) {
+    const ErrorClass = error.constructor as new (message: string, options: { cause: unknown }) => AdmissionError;
+    return new ErrorClass(`${what}: ${error.message}`, { cause: error });
+  }
+  return new CredentialsError(`${what}: no credential`, { cause: error });
+}
+
+/** Retry-After (seconds or HTTP date), else the Status `details.retryAfterSeconds`, in ms. */
+function retryAfterMs(header: string | null, body: unknown, now: number): number | undefined {
+  if (header !== null && header.trim() !== "") {
+    const seconds = Number(header);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(header);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  const seconds = readStatus(body)?.details?.retryAfterSeconds;
+  return typeof seconds === "number" ? seconds * 1000 : undefined;
+}
+
+/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
+function transportDetail(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === "string") return cause.code;
+  return error instanceof Error ? error.name : "unknown error";
+}
+
+/** Builds the requester all kube calls go through. */
+export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
+  const base = options.server.replace(/\/+$/, "");
+  const { tokenSource } = options;
+  const timeoutMs = options.requestTimeoutMs ?? 5_000;
+  const retryDelayMs = options.retryDelayMs ?? 200;
+  const now = options.now ?? Date.now;
+
+  return async ({ method, path, body, what, signal }) => {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const deadlineAt = now() + timeoutMs;
+    const deadlineError = (): DeadlineExceededError =>
+      new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
+    let refreshed = false;
+    let retried = false;
+    for (;;) {
+      if (deadline.aborted) throw deadlineError();
+      let credential: Credential | undefined;
+      try {
+        credential = await tokenSource?.getCredential({ signal: deadline });
+      } catch (error) {
+        throw inContext(what, error);
+      }
+      const headers = new Headers({ Accept: "application/json", "User-Agent": "gmsa-webhooks" });
+      if (body !== undefined) headers.set("Content-Type", "application/json");
+      if (options.disableCompression === true) headers.set("Accept-Encoding", "identity");
+      if (credential !== undefined && isTokenCredential(credential)) headers.set("Authorization", `Bearer ${credential.token}`);
+      const clientCertificate =
+        credential === undefined || isTokenCredential(credential)
+          ? undefined
+          : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
+      let answer: KubeAnswer;
+      let retryAfter: string | null;
+      try {
+        const init: RequestInit = { method, headers, signal: deadline };
+        if (body !== undefined) init.body = JSON.stringify(body);
+        const response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
+        retryAfter = response.headers.get("Retry-After");
+        const text = await response.text();
+        answer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
+      } catch (error) {
+        if (deadline.aborted) throw deadlineError();
+        if (method === "GET" && !retried && (await sleep(retryDelayMs, deadline))) {
+          retried = true;
+          continue;
+        }
+        if (deadline.aborted) throw deadlineError();
+        throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
+      }
+      if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
+        // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.
+        tokenSource.invalidate(credential);
+        if (!refreshed) {
+          refreshed = true;
+          continue;
+        }
+      }
+      if (method === "GET" && !retried && isRetryableStatus(answer.status)) {
+        const delay = retryAfterMs(retryAfter, answer.body, now()) ?? retryDelayMs;
+        if (now() + delay < deadlineAt && (await sleep(delay, deadline))) {
+          retried = true;
+          continue;
+        }
+      }
+      if (answer.status >= 200 && answer.status < 300 && answer.body === undefined) {
+        throw new KubeApiError(`${what}: API server answered ${answer.status} without a JSON body`);
+      }
+      return answer;
+    }
+  };
+}
+
+/** JSON, or undefined for a body that is not (HTML from a proxy, plain-text 404s). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,187 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createNodeGmsaClient, type NodeGmsaClient } from "../../../../../functions/node/kube/create-gmsa-client.ts";
+import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../../shared/errors.ts";
+import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
+import { KubeConfigurationError } from "../../../../../shared/kube/configuration-error.ts";
+import { parseKubeSettings } from "../../../../../shared/kube/settings.ts";
+import { startKubeServer, type KubeServer, type Script } from "../../../helpers/kube-server.ts";
+import { pluginPath, runCount, tempDir } from "../../../helpers/plugins.ts";
+import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
+
+let pki: TestPki;
+let server: KubeServer;
+let mtls: KubeServer;
+const clients: NodeGmsaClient[] = [];
+const ok: Script = () => ({ status: 200, body: { credspec: { ok: true } } });
+const call = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms) });
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  server = await startKubeServer({ ...pki.server });
+  mtls = await startKubeServer({ ...pki.server, clientCa: pki.caPem, script: ok });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  server.script = ok;
+});
+afterAll(async () => {
+  await Promise.all([server.close(), mtls.close()]);
+  await pki.cleanup();
+});
+
+/** Writes a kubeconfig (CA as a relative file) whose user runs `plugin` via node, and builds the client. */
+async function nodeClient(target: KubeServer, plugin: string, env: Record<string, string>, extraEnv: Record<string, string> = {}) {
+  const dir = await tempDir();
+  const countFile = path.join(dir, "runs");
+  await writeFile(path.join(dir, "ca.crt"), pki.caPem);
+  const execEnv = Object.entries({ COUNT_FILE: countFile, ...env }).map(([name, value]) => ({ name, value }));
+  const kubeconfig = {
+    "current-context": "test",
+    clusters: [{ name: "local", cluster: { server: target.url, "certificate-authority": "ca.crt" } }],
+    users: [{ name: "plugin", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: [pluginPath(plugin)], env: execEnv, interactiveMode: "Never" } } }],
+    contexts: [{ name: "test", context: { cluster: "local", user: "plugin" } }],
+  };
+  await writeFile(path.join(dir, "config"), JSON.stringify(kubeconfig));
+  const { settings } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0", ...extraEnv });
+  const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined } });
+  clients.push(client);
+  return { ...client, runs: () => runCount(countFile) };
+}
+
+describe("createNodeGmsaClient with an exec plugin", () => {
+  it("on 401 runs the plugin exactly once more and retries the request exactly once", async () => {
+    server.script = (request) => (request.headers.authorization === "Bearer token-1" ? { status: 401, body: { kind: "Status", reason: "Unauthorized" } } : ok(request, 0));
+    const before = server.requests.length;
+    const { client, counters, runs } = await nodeClient(server, "token", {});
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+    expect(runs()).toBe(2);
+    expect(server.requests.slice(before).map((request) => request.headers.authorization)).toEqual(["Bearer token-1", "Bearer token-2"]);
+    expect(counters().execRuns).toEqual({ success: 2, pluginError: 0, notFound: 0, timeout: 0 });
+  });
+
+  it("does not run a plugin whose tokens keep being refused once per review", async () => {
+    server.script = () => ({ status: 401, body: { kind: "Status", reason: "Unauthorized" } });
+    const { client, runs } = await nodeClient(server, "token", {});
+    for (let i = 0; i < 10; i++) {
+      await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredentialsError);
+    }
+    expect(runs()).toBe(2);
+  });
+
+  it("serves 100 concurrent reviews on a cold cache with one plugin run over a few connections", async () => {
+    const connectionsBefore = server.connections();
+    const { client, runs } = await nodeClient(server, "token", { SLEEP_MS: "200", EXPIRES_IN_MS: "600000" });
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => client.getCredSpecContents(`credspec-${i}`, call())));
+    expect(results).toHaveLength(100);
+    expect(runs()).toBe(1);
+    expect(server.connections() - connectionsBefore).toBeLessThanOrEqual(16);
+  });
+
+  it("denies by the review's deadline while the plugin hangs", async () => {
+    const dir = await tempDir();
+    const { client } = await nodeClient(server, "hang-with-child", { PID_FILE: path.join(dir, "pid") }, { EXEC_TIMEOUT_MS: "2000" });
+    const started = Date.now();
+    const error = await client.getCredSpecContents("webapp01", call(300)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect((error as Error).message).toMatch(/^reading GMSACredentialSpec "webapp01": exec plugin .* no credential before the deadline$/);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it("fails closed with CredentialsError when the plugin fails", async () => {
+    const { client, counters } = await nodeClient(server, "fail", {});
+    const error = await client.getCredSpecContents("webapp01", call()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect((error as CredentialsError).status).toBe(500);
+    expect(counters().execRuns?.pluginError).toBe(1);
+  });
+
+  it("presents a client certificate the plugin issued", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "c.crt"), pki.client.cert);
+    await writeFile(path.join(dir, "c.key"), pki.client.key);
+    const { client } = await nodeClient(mtls, "client-cert", { CERT_FILE: path.join(dir, "c.crt"), KEY_FILE: path.join(dir, "c.key") });
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+    expect(mtls.requests.at(-1)?.clientCn).toBe("client");
+    expect(mtls.requests.at(-1)?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe("createNodeGmsaClient over HTTPS with a static token", () => {
+  const answers: Record<string, (index: number) => { status: number; body?: unknown; headers?: Record<string, string> }> = {
+    missing: () => ({ status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "missing" } } }),
+    forbidden: () => ({ status: 403, body: { kind: "Status", reason: "Forbidden" } }),
+    broken: () => ({ status: 500, body: { kind: "Status", reason: "InternalError" } }),
+    busy: (index) => (index === 0 ? { status: 429, body: { kind: "Status", reason: "TooManyRequests" }, headers: { "Retry-After": "1" } } : { status: 200, body: { credspec: { ok: true } } }),
+  };
+
+  async function staticClient() {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "ca.pem"), pki.caPem);
+    const kubeconfig = `current-context: t
+clusters: [{ name: c, cluster: { server: "${server.url}", certificate-authority: ca.pem } }]
+users: [{ name: u, user: { token: static-token } }]
+contexts: [{ name: t, context: { cluster: c, user: u } }]
+`;
+    await writeFile(path.join(dir, "config"), kubeconfig);
+    const client = await createNodeGmsaClient(parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" }).settings);
+    clients.push(client);
+    return client.client;
+  }
+
+  it("maps 404, 403, 500 and 429 from a real TLS server", async () => {
+    const perName = new Map<string, number>();
+    server.script = (request) => {
+      const name = request.path.split("/").at(-1) ?? "";
+      const index = perName.get(name) ?? 0;
+      perName.set(name, index + 1);
+      return answers[name]?.(index) ?? ok(request, 0);
+    };
+    const client = await staticClient();
+    await expect(client.getCredSpecContents("missing", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    await expect(client.getCredSpecContents("forbidden", call())).rejects.toThrow(/403 Forbidden/);
+    await expect(client.getCredSpecContents("broken", call())).rejects.toThrow(new KubeApiError('reading GMSACredentialSpec "broken": API server answered 500 InternalError'));
+    expect(perName.get("broken")).toBe(2);
+    expect(await client.getCredSpecContents("busy", call())).toEqual({ ok: true });
+    expect(perName.get("busy")).toBe(2);
+  });
+
+  it("sends the LocalSubjectAccessReview body and bearer token", async () => {
+    server.script = () => ({ status: 201, body: { status: { allowed: true } } });
+    const client = await staticClient();
+    const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+    expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: true, reason: "" });
+    const request = server.requests.at(-1)!;
+    expect(request.path).toBe("/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews");
+    expect(request.headers.authorization).toBe("Bearer static-token");
+    expect(JSON.parse(request.body)).toEqual(buildLocalSubjectAccessReview(query));
+  });
+});
+
+describe("createNodeGmsaClient in a pod", () => {
+  it("uses the service account token and re-reads it after a 401", async () => {
+    const sa = await tempDir();
+    await writeFile(path.join(sa, "token"), "sa-1");
+    await writeFile(path.join(sa, "ca.crt"), pki.caPem);
+    server.script = (request) => (request.headers.authorization === "Bearer sa-2" ? ok(request, 0) : { status: 401 });
+    const { settings } = parseKubeSettings({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(server.port) });
+    let clock = Date.now();
+    const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa, now: () => clock });
+    clients.push(client);
+    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredentialsError);
+    await writeFile(path.join(sa, "token"), "sa-2\n");
+    // The file was re-read once and refused again, so the source backs off for a second.
+    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toThrow(/not retried for another 1s/);
+    clock += 1_000;
+    expect(await client.client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+  });
+
+  it("reports configuration problems together", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "config"), "current-context: x\ncontexts: [{ name: x, context: { cluster: nope } }]\n");
+    const error = await createNodeGmsaClient(parseKubeSettings({ KUBECONFIG: path.join(dir, "config") }).settings).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeConfigurationError);
+    expect((error as KubeConfigurationError).problems).toEqual(['kubeconfig: context "x" names cluster "nope", which is not defined']);
+  });
+});

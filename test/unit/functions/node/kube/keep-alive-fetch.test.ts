@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createKeepAliveFetch, type KeepAliveFetchOptions } from "../../../../../functions/node/kube/keep-alive-fetch.ts";
+import { KubeApiError } from "../../../../../shared/errors.ts";
+import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
+import { startConnectProxy } from "../../../helpers/connect-proxy.ts";
+import { startKubeServer, type KubeServer } from "../../../helpers/kube-server.ts";
+import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
+
+let pki: TestPki;
+let server: KubeServer;
+let internal: KubeServer;
+let mtls: KubeServer;
+const opened: { close(): Promise<void> }[] = [];
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  const script = () => ({ status: 200, body: { credspec: { ok: true } } });
+  server = await startKubeServer({ ...pki.server, script });
+  internal = await startKubeServer({ ...pki.internalServer, script });
+  mtls = await startKubeServer({ ...pki.server, clientCa: pki.caPem, script });
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((transport) => transport.close()));
+  await Promise.all([server.close(), internal.close(), mtls.close()]);
+  await pki.cleanup();
+});
+
+function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
+  const transport = createKeepAliveFetch(options);
+  opened.push(transport);
+  return createKubeGmsaClient({ server: target.url, fetch: transport.fetch, credSpecCache: false, retryDelayMs: 10 });
+}
+
+const call = () => ({ signal: AbortSignal.timeout(5_000) });
+
+describe("createKeepAliveFetch", () => {
+  it("reuses one TLS connection for many sequential calls", async () => {
+    const before = server.connections();
+    const client = clientFor(server, { ca: pki.caPem });
+    for (let i = 0; i < 20; i++) {
+      expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      // undici's pool marks a connection free one tick after its response ends; reviews never come back-to-back.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(server.connections() - before).toBe(1);
+  });
+
+  it("serves concurrent calls from a bounded pool and keeps those connections", async () => {
+    const before = server.connections();
+    const client = clientFor(server, { ca: pki.caPem, connections: 4 });
+    await Promise.all(Array.from({ length: 50 }, () => client.getCredSpecContents("webapp01", call())));
+    const opened = server.connections() - before;
+    expect(opened).toBeLessThanOrEqual(4);
+    await Promise.all(Array.from({ length: 50 }, () => client.getCredSpecContents("webapp01", call())));
+    expect(server.connections() - before).toBe(opened);
+  });
+
+  it("trusts the kubeconfig CA only: a server from another CA is refused", async () => {
+    const error = await clientFor(server, { ca: pki.otherCaPem }).getCredSpecContents("webapp01", call()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect((error as Error).message).toMatch(/API server unreachable \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/);
+  });
+
+  it("does not trust a private CA without being told", async () => {
+    await expect(clientFor(server, {}).getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+  });
+
+  it("accepts any certificate with insecure-skip-tls-verify", async () => {
+    expect(await clientFor(server, { insecureSkipTlsVerify: true }).getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+  });
+
+  it("checks the certificate against tls-server-name instead of the URL's host", async () => {
+    expect(await clientFor(internal, { ca: pki.caPem, tlsServerName: "kube.internal" }).getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+    const error = await clientFor(internal, { ca: pki.caPem }).getCredSpecContents("webapp01", call()).catch((e: unknown) => e);
+    expect((error as Error).message).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
+  });
+
+  it("presents the kubeconfig client certificate", async () => {
+    const client = clientFor(mtls, { ca: pki.caPem, clientCertificate: { certificate: pki.client.cert, key: pki.client.key } });
+    await client.getCredSpecContents("webapp01", call());
+    expect(mtls.requests.at(-1)?.clientCn).toBe("client");
+    await expect(clientFor(mtls, { ca: pki.caPem }).getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+  });
+
+  it("presents a per-request certificate and opens a new pool when it changes", async () => {
+    const transport = createKeepAliveFetch({ ca: pki.caPem });
+    opened.push(transport);
+    const before = mtls.connections();
+    const get = (certificate: string, key: string) =>
+      transport.fetch(`${mtls.url}/apis/windows.k8s.io/v1/gmsacredentialspecs/a`, { method: "GET" }, { certificate, key }).then((response) => response.text());
+    await get(pki.client.cert, pki.client.key);
+    await new Promise((resolve) => setImmediate(resolve));
+    await get(pki.client.cert, pki.client.key);
+    expect(mtls.connections() - before).toBe(1);
+    await expect(get(pki.strangerClient.cert, pki.strangerClient.key)).rejects.toThrow();
+  });
+
+  it("tunnels through proxy-url with CONNECT, still verifying the server and honouring tls-server-name", async () => {
+    const proxy = await startConnectProxy();
+    try {
+      const client = clientFor(internal, { ca: pki.caPem, tlsServerName: "kube.internal", proxyUrl: proxy.url });
+      expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      expect(proxy.tunnels).toEqual([`127.0.0.1:${internal.port}`]);
+      const untrusted = clientFor(internal, { ca: pki.otherCaPem, tlsServerName: "kube.internal", proxyUrl: proxy.url });
+      await expect(untrusted.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runPlugin } from "../../../../../functions/node/kube/run-plugin.ts";
+import { eventually, isAlive, pluginPath, tempDir } from "../../../helpers/plugins.ts";
+
+const execInfo = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false } });
+const env = (extra: Record<string, string> = {}): Record<string, string> => ({ KUBERNETES_EXEC_INFO: execInfo, ...extra });
+
+describe("runPlugin", () => {
+  it("runs the command with an argument array and returns exit code, stdout and stderr", async () => {
+    const result = await runPlugin(process.execPath, [pluginPath("token"), "arg with spaces; $(not a shell)"], env(), { timeoutMs: 10_000 });
+    expect(result).toMatchObject({ outcome: "exited", exitCode: 0, stderr: "" });
+    expect(JSON.parse((result as { stdout: string }).stdout)).toMatchObject({ status: { token: "token-1" } });
+  });
+
+  it("passes exactly the given environment", async () => {
+    const dir = await tempDir();
+    const dump = path.join(dir, "dump.json");
+    await runPlugin(process.execPath, [pluginPath("token")], env({ DUMP_FILE: dump, FAKE_ONE: "1" }), { timeoutMs: 10_000 });
+    const seen = JSON.parse(readFileSync(dump, "utf8")) as { fake: Record<string, string> };
+    expect(seen.fake).toEqual({ FAKE_ONE: "1" });
+  });
+
+  it("gives the plugin no stdin: reading it ends at once with nothing", async () => {
+    const result = await runPlugin(process.execPath, [pluginPath("read-stdin")], env(), { timeoutMs: 10_000 });
+    expect((result as { stdout: string }).stdout).toContain("stdin-bytes-0");
+  });
+
+  it("reports a missing command as not-found", async () => {
+    const result = await runPlugin("/nonexistent/kubectl-oidc-login", [], env(), { timeoutMs: 10_000 });
+    expect(result).toEqual({ outcome: "not-found" });
+  });
+
+  it("reports a non-zero exit with the stderr tail", async () => {
+    const result = await runPlugin(process.execPath, [pluginPath("fail")], env(), { timeoutMs: 10_000 });
+    expect(result).toMatchObject({ outcome: "exited", exitCode: 3 });
+    expect((result as { stderr: string }).stderr).toContain("the identity provider said no");
+  });
+
+  it("kills a hanging plugin and the child it started when the timeout passes", async () => {
+    const dir = await tempDir();
+    const pidFile = path.join(dir, "child.pid");
+    const started = Date.now();
+    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), { timeoutMs: 2_000 });
+    expect(result).toMatchObject({ outcome: "timeout" });
+    expect((result as { stderr: string }).stderr).toContain("waiting for the identity provider");
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const childPid = Number(readFileSync(pidFile, "utf8"));
+    expect(await eventually(() => !isAlive(childPid))).toBe(true);
+  });
+
+  it("kills the plugin when the signal aborts", async () => {
+    const dir = await tempDir();
+    const pidFile = path.join(dir, "child.pid");
+    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), {
+      timeoutMs: 60_000,
+      signal: AbortSignal.timeout(2_000),
+    });
+    expect(result.outcome).toBe("timeout");
+    const childPid = Number(readFileSync(pidFile, "utf8"));
+    expect(await eventually(() => !isAlive(childPid))).toBe(true);
+  });
+});

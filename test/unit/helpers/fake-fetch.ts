@@ -1,0 +1,41 @@
+/** An in-memory KubeFetch that records calls and answers from a script. */
+import type { KubeFetch } from "../../../shared/kube/transport.ts";
+
+export interface FakeCall {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: unknown;
+}
+
+/** Returns a Response, throws for a transport error, or returns "hang" to wait for the signal. */
+export type FakeScript = (call: FakeCall, index: number) => Response | "hang" | Promise<Response | "hang">;
+
+/** JSON response helper. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+}
+
+/** A Status body as kube-apiserver sends it. */
+export function status(code: number, reason: string, details?: Record<string, unknown>): Response {
+  return json(code, { kind: "Status", apiVersion: "v1", status: "Failure", message: `server says ${reason}`, reason, code, ...(details ? { details } : {}) });
+}
+
+export function createFakeFetch(script: FakeScript): { fetch: KubeFetch; calls: FakeCall[] } {
+  const calls: FakeCall[] = [];
+  const fetch: KubeFetch = async (url, init) => {
+    const call: FakeCall = {
+      url,
+      method: init.method ?? "GET",
+      headers: new Headers(init.headers),
+      body: typeof init.body === "string" ? JSON.parse(init.body) : undefined,
+    };
+    calls.push(call);
+    const answer = await script(call, calls.length - 1);
+    if (answer !== "hang") return answer;
+    return new Promise<Response>((_resolve, reject) => {
+      init.signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError")));
+    });
+  };
+  return { fetch, calls };
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { computeRefreshAt, createCredentialCache } from "../../../../shared/credentials/cache.ts";
+import type { Credential } from "../../../../shared/credentials/token-source.ts";
+import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
+
+const T0 = Date.parse("2030-01-01T00:00:00Z");
+const at = (ms: number): string => new Date(T0 + ms).toISOString();
+
+describe("computeRefreshAt", () => {
+  it("refreshes 10% before expiry, at least 5 s and at most 60 s before, never past half the lifetime", () => {
+    expect(computeRefreshAt(at(3600_000), T0)).toBe(T0 + 3600_000 - 60_000);
+    expect(computeRefreshAt(at(300_000), T0)).toBe(T0 + 300_000 - 30_000);
+    expect(computeRefreshAt(at(20_000), T0)).toBe(T0 + 20_000 - 5_000);
+    expect(computeRefreshAt(at(4_000), T0)).toBe(T0 + 2_000);
+    expect(computeRefreshAt(at(3600_000), T0, 10_000)).toBe(T0 + 3600_000 - 10_000);
+  });
+
+  it("never refreshes a credential without expiry, and at once one already expired", () => {
+    expect(computeRefreshAt(undefined, T0)).toBe(Number.POSITIVE_INFINITY);
+    expect(computeRefreshAt(at(-1), T0)).toBe(T0);
+  });
+});
+
+describe("createCredentialCache", () => {
+  it("turns unknown load failures into a CredentialsError naming the source", async () => {
+    const cache = createCredentialCache({ load: () => Promise.reject(new Error("boom")), describe: "test source", shareInFlight: true });
+    await expect(cache.getCredential()).rejects.toThrow(new CredentialsError("test source failed"));
+  });
+
+  it("does not back off when only the caller gave up (Workers mode)", async () => {
+    let loads = 0;
+    const cache = createCredentialCache({
+      describe: "slow",
+      shareInFlight: false,
+      load: (signal) =>
+        new Promise<Credential>((resolve, reject) => {
+          loads++;
+          signal?.addEventListener("abort", () => reject(new Error("aborted")));
+          setTimeout(() => resolve({ token: "t" }), 200);
+        }),
+    });
+    await expect(cache.getCredential({ signal: AbortSignal.timeout(20) })).rejects.toBeInstanceOf(DeadlineExceededError);
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t" });
+    expect(loads).toBe(2);
+  });
+
+  it("ignores invalidation of a credential that was already replaced", async () => {
+    let loads = 0;
+    const cache = createCredentialCache({ describe: "s", shareInFlight: true, load: () => Promise.resolve({ token: `t${++loads}` }) });
+    const first = await cache.getCredential();
+    cache.invalidate(first);
+    const second = await cache.getCredential();
+    cache.invalidate(first);
+    expect(await cache.getCredential()).toBe(second);
+    expect(loads).toBe(2);
+  });
+
+  it("checks its options up front", () => {
+    expect(() => createCredentialCache({ describe: "s", shareInFlight: true, load: () => Promise.resolve({ token: "t" }), backoffMaxMs: -1 })).toThrow(TypeError);
+  });
+});
+
+describe("createCredentialCache after 401s", () => {
+  function counting() {
+    let clock = 0;
+    let loads = 0;
+    const cache = createCredentialCache({
+      describe: "plugin",
+      shareInFlight: true,
+      now: () => clock,
+      backoffInitialMs: 1_000,
+      backoffMaxMs: 8_000,
+      load: () => Promise.resolve({ token: `t${++loads}` }),
+    });
+    return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };
+  }
+
+  it("refreshes at once after the first refusal, backs off when fresh credentials keep being refused", async () => {
+    const { cache, loads, advance } = counting();
+    cache.invalidate(await cache.getCredential());
+    const second = await cache.getCredential();
+    expect(loads()).toBe(2);
+    cache.invalidate(second);
+    await expect(cache.getCredential()).rejects.toThrow("plugin issued 2 credentials in a row that the API server refused (401) (not retried for another 1s)");
+    expect(loads()).toBe(2);
+    advance(1_000);
+    cache.invalidate(await cache.getCredential());
+    await expect(cache.getCredential()).rejects.toThrow(/not retried for another 2s/);
+    expect(loads()).toBe(3);
+  });
+
+  it("treats a refusal of a long-used credential as a revocation, not a broken source", async () => {
+    const { cache, loads, advance } = counting();
+    cache.invalidate(await cache.getCredential());
+    const second = await cache.getCredential();
+    advance(3600_000);
+    cache.invalidate(second);
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t3" });
+    expect(loads()).toBe(3);
+  });
+});

@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
+import { buildExecInfo, buildPluginEnv, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../../../../shared/credentials/exec-config.ts";
+import { createExecTokenSource } from "../../../../shared/credentials/exec-credential.ts";
+import { pluginPath, tempDir } from "../../helpers/plugins.ts";
+
+const V1 = "client.authentication.k8s.io/v1";
+const cluster: ExecClusterInfo = {
+  server: "https://kube.example:6443",
+  tlsServerName: "kube.internal",
+  insecureSkipTlsVerify: false,
+  certificateAuthorityData: "Q0EgUEVN",
+  proxyUrl: "http://proxy.example:3128",
+  disableCompression: true,
+  config: { audience: "gmsa-webhooks", nested: { region: "eu-west-1" } },
+};
+
+describe("validateExecConfig", () => {
+  it("accepts a v1 block and fills defaults", () => {
+    expect(validateExecConfig({ apiVersion: V1, command: "aws", interactiveMode: "Never" }, "user")).toEqual({
+      config: { apiVersion: V1, command: "aws", args: [], env: [], provideClusterInfo: false, interactiveMode: "Never" },
+      problems: [],
+    });
+  });
+
+  it("refuses interactiveMode Always: a webhook has no terminal", () => {
+    const { config, problems } = validateExecConfig({ apiVersion: V1, command: "kubelogin", interactiveMode: "Always" }, 'user "u"');
+    expect(config).toBeUndefined();
+    expect(problems).toEqual(['user "u".exec.interactiveMode Always needs a terminal, which a webhook never has']);
+  });
+
+  it("reports every problem together: unknown apiVersion, missing command, v1 without interactiveMode", () => {
+    expect(validateExecConfig({ apiVersion: "client.authentication.k8s.io/v1alpha1" }, "u").problems).toHaveLength(1);
+    const { problems } = validateExecConfig({ apiVersion: "client.authentication.k8s.io/v1alpha1", command: "x" }, "u");
+    expect(problems).toEqual(["u.exec.apiVersion must be one of client.authentication.k8s.io/v1, client.authentication.k8s.io/v1beta1"]);
+    expect(validateExecConfig({ apiVersion: V1, command: "x" }, "u").problems).toEqual([
+      "u.exec.interactiveMode must be set for client.authentication.k8s.io/v1",
+    ]);
+  });
+
+  it("defaults v1beta1 to IfAvailable, which runs non-interactively", () => {
+    const { config } = validateExecConfig({ apiVersion: "client.authentication.k8s.io/v1beta1", command: "x" }, "u");
+    expect(config?.interactiveMode).toBe("IfAvailable");
+  });
+});
+
+describe("KUBERNETES_EXEC_INFO", () => {
+  const base: Omit<ExecConfig, "provideClusterInfo"> = { apiVersion: V1, command: "p", args: [], env: [], interactiveMode: "Never" };
+
+  it("without provideClusterInfo holds only the kind, apiVersion and interactive: false", () => {
+    const info = buildExecInfo({ ...base, provideClusterInfo: false }, cluster);
+    expect(JSON.stringify(info)).toBe('{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}');
+  });
+
+  it("with provideClusterInfo holds the cluster, its CA as base64 and the exec extension config", () => {
+    const info = buildExecInfo({ ...base, provideClusterInfo: true }, cluster);
+    expect(JSON.stringify(info)).toBe(
+      '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"cluster":{' +
+        '"server":"https://kube.example:6443","tls-server-name":"kube.internal","certificate-authority-data":"Q0EgUEVN",' +
+        '"proxy-url":"http://proxy.example:3128","disable-compression":true,' +
+        '"config":{"audience":"gmsa-webhooks","nested":{"region":"eu-west-1"}}},"interactive":false}}',
+    );
+  });
+
+  it("leaves out empty and false cluster fields, as client-go's omitempty does", () => {
+    const info = buildExecInfo({ ...base, provideClusterInfo: true }, { server: "https://k", insecureSkipTlsVerify: true });
+    expect(info).toEqual({ kind: "ExecCredential", apiVersion: V1, spec: { cluster: { server: "https://k", "insecure-skip-tls-verify": true }, interactive: false } });
+  });
+
+  it("env: process env, then the config's env, then KUBERNETES_EXEC_INFO", () => {
+    const env = buildPluginEnv(
+      { ...base, provideClusterInfo: false, env: [{ name: "A", value: "config" }, { name: "KUBERNETES_EXEC_INFO", value: "spoof" }] },
+      undefined,
+      { A: "process", B: "process", C: undefined },
+    );
+    expect(env).toEqual({ A: "config", B: "process", KUBERNETES_EXEC_INFO: JSON.stringify(buildExecInfo({ ...base, provideClusterInfo: false }, undefined)) });
+  });
+
+  it("reaches the plugin exactly as built", async () => {
+    const dump = path.join(await tempDir(), "dump.json");
+    const exec = { ...base, command: process.execPath, args: [pluginPath("token")], provideClusterInfo: true, env: [{ name: "FAKE_FROM_CONFIG", value: "c" }, { name: "DUMP_FILE", value: dump }] };
+    const tokens = createExecTokenSource({ exec, cluster, runPlugin, baseEnv: { FAKE_FROM_PROCESS: "p", FAKE_FROM_CONFIG: "p" }, shareInFlight: true });
+    await tokens.getCredential();
+    const seen = JSON.parse(readFileSync(dump, "utf8")) as { execInfo: string; fake: Record<string, string> };
+    expect(JSON.parse(seen.execInfo)).toEqual(buildExecInfo(exec, cluster));
+    expect(seen.fake).toEqual({ FAKE_FROM_PROCESS: "p", FAKE_FROM_CONFIG: "c" });
+  });
+});

@@ -1,0 +1,186 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { beforeEach, describe, expect, it } from "vitest";
+import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
+import { createExecTokenSource, parseExecCredential, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
+import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
+import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
+import { eventually, isAlive, pluginPath, runCount, tempDir } from "../../helpers/plugins.ts";
+
+const V1 = "client.authentication.k8s.io/v1";
+let clock = Date.now();
+const now = (): number => clock;
+let dir = "";
+let countFile = "";
+
+beforeEach(async () => {
+  clock = Date.now();
+  dir = await tempDir();
+  countFile = path.join(dir, "runs");
+});
+
+function exec(script: string, env: Record<string, string> = {}, extra: Partial<ExecConfig> = {}): ExecConfig {
+  return {
+    apiVersion: V1,
+    command: process.execPath,
+    args: [pluginPath(script), ...(extra.args ?? [])],
+    env: Object.entries({ COUNT_FILE: countFile, ...env }).map(([name, value]) => ({ name, value })),
+    provideClusterInfo: false,
+    interactiveMode: "Never",
+    ...(extra.installHint === undefined ? {} : { installHint: extra.installHint }),
+  };
+}
+
+function source(config: ExecConfig, options: Partial<ExecTokenSourceOptions> = {}) {
+  return createExecTokenSource({ exec: config, runPlugin, baseEnv: {}, shareInFlight: true, now, timeoutMs: 10_000, ...options });
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("exec token source: caching", () => {
+  it("runs the plugin once and serves the cached token until the refresh skew", async () => {
+    const tokens = source(exec("token", { EXPIRES_IN_MS: "600000" }));
+    expect(await tokens.getCredential()).toMatchObject({ token: "token-1" });
+    expect(await tokens.getCredential()).toMatchObject({ token: "token-1" });
+    expect(runCount(countFile)).toBe(1);
+    // 10-minute token: the automatic skew is 60 s.
+    clock += 600_000 - 61_000;
+    expect(await tokens.getCredential()).toMatchObject({ token: "token-1" });
+    clock += 2_000;
+    expect(await tokens.getCredential()).toMatchObject({ token: "token-2" });
+    expect(tokens.counters()).toEqual({ success: 2, pluginError: 0, notFound: 0, timeout: 0 });
+  });
+
+  it("honours a configured refresh skew", async () => {
+    const tokens = source(exec("token", { EXPIRES_IN_MS: "600000" }), { refreshSkewMs: 120_000 });
+    await tokens.getCredential();
+    clock += 600_000 - 119_000;
+    expect(await tokens.getCredential()).toMatchObject({ token: "token-2" });
+  });
+
+  it("keeps a token without expirationTimestamp until it is invalidated after a 401", async () => {
+    const tokens = source(exec("token"));
+    const first = await tokens.getCredential();
+    clock += 24 * 3600_000;
+    expect(await tokens.getCredential()).toBe(first);
+    tokens.invalidate(first);
+    tokens.invalidate(first);
+    expect(await tokens.getCredential()).toMatchObject({ token: "token-2" });
+    expect(runCount(countFile)).toBe(2);
+  });
+
+  it("shares one run among 100 concurrent callers on a cold cache (Node)", async () => {
+    const tokens = source(exec("token", { SLEEP_MS: "200" }));
+    const all = await Promise.all(Array.from({ length: 100 }, () => tokens.getCredential()));
+    expect(new Set(all.map((credential) => (credential as { token: string }).token))).toEqual(new Set(["token-1"]));
+    expect(runCount(countFile)).toBe(1);
+  });
+
+  it("does not share an in-flight run when shareInFlight is false (Workers), only the settled token", async () => {
+    const tokens = source(exec("token", { SLEEP_MS: "100" }), { shareInFlight: false });
+    await Promise.all([tokens.getCredential(), tokens.getCredential(), tokens.getCredential()]);
+    expect(runCount(countFile)).toBe(3);
+    await tokens.getCredential();
+    expect(runCount(countFile)).toBe(3);
+  });
+});
+
+describe("exec token source: failures", () => {
+  it("names command, exit code and stderr tail, never stdout", async () => {
+    const tokens = source(exec("fail"));
+    const error = await failure(tokens.getCredential());
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error.message).toContain(`exec plugin "${process.execPath}" exited with code 3`);
+    expect(error.message).toContain("the identity provider said no");
+    expect(error.message).not.toContain("secret-stdout-token");
+    expect(tokens.counters().pluginError).toBe(1);
+  });
+
+  it("backs off after failures instead of running the plugin in a hot loop", async () => {
+    const tokens = source(exec("fail"), { backoffInitialMs: 1_000, backoffMaxMs: 4_000 });
+    for (let i = 0; i < 20; i++) await failure(tokens.getCredential());
+    expect(runCount(countFile)).toBe(1);
+    expect((await failure(tokens.getCredential())).message).toMatch(/not retried for another 1s/);
+    clock += 1_000;
+    await failure(tokens.getCredential());
+    await failure(tokens.getCredential());
+    expect(runCount(countFile)).toBe(2);
+    clock += 1_999;
+    await failure(tokens.getCredential());
+    expect(runCount(countFile)).toBe(2);
+    clock += 1;
+    await failure(tokens.getCredential());
+    clock += 4_000;
+    await failure(tokens.getCredential());
+    clock += 4_000;
+    await failure(tokens.getCredential());
+    expect(runCount(countFile)).toBe(5);
+  });
+
+  it("shows the installHint when the command is missing", async () => {
+    const config = { ...exec("token", {}, { installHint: "Install kubelogin: brew install int128/kubelogin/kubelogin" }), command: "/nonexistent/kubelogin" };
+    const tokens = source(config);
+    const error = await failure(tokens.getCredential());
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error.message).toContain('exec plugin "/nonexistent/kubelogin" not found');
+    expect(error.message).toContain("brew install int128/kubelogin/kubelogin");
+    expect(tokens.counters()).toEqual({ success: 0, pluginError: 0, notFound: 1, timeout: 0 });
+  });
+
+  it("kills a plugin that hangs past its timeout, and its child", async () => {
+    const pidFile = path.join(dir, "child.pid");
+    const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 2_000 });
+    const error = await failure(tokens.getCredential());
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error.message).toMatch(/timed out after 2000 ms and was killed: waiting for the identity provider/);
+    expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
+    expect(tokens.counters().timeout).toBe(1);
+  });
+
+  it("answers a waiting caller by its own deadline even while the plugin hangs", async () => {
+    const pidFile = path.join(dir, "child.pid");
+    const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 3_000 });
+    const started = Date.now();
+    const error = await failure(tokens.getCredential({ signal: AbortSignal.timeout(300) }));
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // The shared run still ends by its own timeout.
+    expect(await eventually(() => tokens.counters().timeout === 1, 6_000)).toBe(true);
+  });
+
+  it.each([
+    ["not-json", /stdout is not JSON/],
+    ["wrong-api-version", /wrong or missing apiVersion/],
+    ["wrong-kind", /wrong or missing kind/],
+    ["no-token", /neither a token nor a client certificate/],
+    ["bad-timestamp", /status.expirationTimestamp/],
+    ["cert-without-key", /client certificate without its key/],
+    ["expired", /already expired/],
+  ])("refuses %s output without repeating stdout", async (mode, expected) => {
+    const tokens = source(exec("bad-output", {}, { args: [mode] }));
+    const error = await failure(tokens.getCredential());
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error.message).toMatch(expected);
+    expect(error.message).not.toContain("leaked-secret");
+    expect(JSON.stringify(error)).not.toContain("leaked-secret");
+  });
+});
+
+describe("parseExecCredential", () => {
+  it("accepts a certificate pair and RFC 3339 timestamps with offsets", () => {
+    const output = { apiVersion: V1, kind: "ExecCredential", status: { clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" } };
+    expect(parseExecCredential(JSON.stringify(output), V1)).toEqual({ clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" });
+  });
+
+  it("requires the configured apiVersion, not just any known one", () => {
+    const output = { apiVersion: "client.authentication.k8s.io/v1beta1", kind: "ExecCredential", status: { token: "t" } };
+    expect(parseExecCredential(JSON.stringify(output), V1)).toHaveProperty("problem");
+  });
+});

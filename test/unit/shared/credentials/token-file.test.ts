@@ -1,0 +1,40 @@
+import { SignJWT } from "jose";
+import { describe, expect, it } from "vitest";
+import { createTokenFileSource } from "../../../../shared/credentials/token-file.ts";
+import { CredentialsError } from "../../../../shared/errors.ts";
+
+describe("createTokenFileSource", () => {
+  it("re-reads the file every minute by default, so a rotated token is picked up", async () => {
+    let clock = Date.parse("2030-01-01T00:00:00Z");
+    let content = "first\n";
+    let reads = 0;
+    const source = createTokenFileSource({
+      path: "/var/run/secrets/kubernetes.io/serviceaccount/token",
+      readText: () => Promise.resolve((reads++, content)),
+      shareInFlight: true,
+      now: () => clock,
+    });
+    expect(await source.getCredential()).toMatchObject({ token: "first" });
+    content = "second";
+    clock += 50_000;
+    expect(await source.getCredential()).toMatchObject({ token: "first" });
+    clock += 10_000;
+    expect(await source.getCredential()).toMatchObject({ token: "second" });
+    expect(reads).toBe(2);
+  });
+
+  it("re-reads before a projected token's own exp when that comes first", async () => {
+    const clock = Date.parse("2030-01-01T00:00:00Z");
+    const key = new TextEncoder().encode("0123456789abcdef0123456789abcdef");
+    const jwt = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime(clock / 1000 + 30).sign(key);
+    const source = createTokenFileSource({ path: "t", readText: () => Promise.resolve(jwt), shareInFlight: true, now: () => clock });
+    expect(await source.getCredential()).toEqual({ token: jwt, expirationTimestamp: new Date(clock + 30_000).toISOString() });
+  });
+
+  it("fails with a CredentialsError naming the file when it cannot be read or is empty", async () => {
+    const missing = createTokenFileSource({ path: "/nope", readText: () => Promise.reject(new Error("ENOENT")), shareInFlight: true });
+    await expect(missing.getCredential()).rejects.toThrow(new CredentialsError('token file "/nope" could not be read'));
+    const empty = createTokenFileSource({ path: "/empty", readText: () => Promise.resolve(" \n"), shareInFlight: true });
+    await expect(empty.getCredential()).rejects.toThrow('token file "/empty" is empty');
+  });
+});

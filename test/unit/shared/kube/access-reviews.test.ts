@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
+import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../../../../shared/errors.ts";
+import { buildLocalSubjectAccessReview } from "../../../../shared/kube/access-reviews.ts";
+import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
+import { createFakeFetch, json, status, type FakeScript } from "../../helpers/fake-fetch.ts";
+
+const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+const call = () => ({ signal: AbortSignal.timeout(10_000) });
+
+function setup(script: FakeScript) {
+  const fake = createFakeFetch(script);
+  const client = createKubeGmsaClient({
+    server: "https://kube.example",
+    fetch: fake.fetch,
+    tokenSource: createStaticTokenSource({ token: "t" }),
+    retryDelayMs: 10,
+    accessCache: false,
+  });
+  return { client, calls: fake.calls };
+}
+
+const verdict = (status: Record<string, unknown>) => json(201, { ...buildLocalSubjectAccessReview(query), status });
+
+describe("canUseCredSpec", () => {
+  it("POSTs the LocalSubjectAccessReview of DESIGN.md section 5 in the pod's namespace", async () => {
+    const { client, calls } = setup(() => verdict({ allowed: true }));
+    await client.canUseCredSpec(query, call());
+    expect(calls[0]?.method).toBe("POST");
+    expect(calls[0]?.url).toBe("https://kube.example/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews");
+    expect(calls[0]?.headers.get("Content-Type")).toBe("application/json");
+    expect(calls[0]?.body).toEqual({
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "LocalSubjectAccessReview",
+      metadata: { namespace: "shop" },
+      spec: {
+        user: "system:serviceaccount:shop:web",
+        groups: ["system:serviceaccounts", "system:serviceaccounts:shop", "system:authenticated"],
+        resourceAttributes: { namespace: "shop", verb: "use", group: "windows.k8s.io", resource: "gmsacredentialspecs", name: "webapp01" },
+      },
+    });
+  });
+
+  it("allows only when allowed and not denied", async () => {
+    expect(await setup(() => verdict({ allowed: true })).client.canUseCredSpec(query, call())).toEqual({ allowed: true, reason: "" });
+    expect(await setup(() => verdict({ allowed: true, denied: true, reason: "odd" })).client.canUseCredSpec(query, call())).toEqual({ allowed: false, reason: "odd" });
+    expect(await setup(() => verdict({ allowed: false, denied: true, reason: "RBAC: no" })).client.canUseCredSpec(query, call())).toEqual({
+      allowed: false,
+      reason: "RBAC: no",
+    });
+  });
+
+  it("falls back to evaluationError for the reason", async () => {
+    const { client } = setup(() => verdict({ allowed: false, evaluationError: "webhook authorizer timed out" }));
+    expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: false, reason: "webhook authorizer timed out" });
+  });
+
+  it("does not retry a failed POST on 5xx and maps it to KubeApiError", async () => {
+    const { client, calls } = setup(() => status(503, "ServiceUnavailable"));
+    await expect(client.canUseCredSpec(query, call())).rejects.toThrow(
+      new KubeApiError('reviewing whether service account "shop/web" may use GMSACredentialSpec "webapp01": API server answered 503 ServiceUnavailable'),
+    );
+    expect(calls).toHaveLength(1);
+  });
+
+  it("refuses an answer without status.allowed", async () => {
+    const { client } = setup(() => json(201, { kind: "LocalSubjectAccessReview" }));
+    await expect(client.canUseCredSpec(query, call())).rejects.toBeInstanceOf(KubeApiError);
+  });
+
+  it("validates namespace, service account and credspec names before any call", async () => {
+    const { client, calls } = setup(() => verdict({ allowed: true }));
+    await expect(client.canUseCredSpec({ ...query, namespace: "Shop/../x" }, call())).rejects.toBeInstanceOf(InvalidReviewError);
+    await expect(client.canUseCredSpec({ ...query, serviceAccount: "a b" }, call())).rejects.toBeInstanceOf(InvalidReviewError);
+    await expect(client.canUseCredSpec({ ...query, credSpecName: "X" }, call())).rejects.toBeInstanceOf(InvalidCredSpecNameError);
+    expect(calls).toHaveLength(0);
+  });
+});

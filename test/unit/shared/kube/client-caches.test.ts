@@ -1,0 +1,94 @@
+import { describe, expect, it } from "vitest";
+import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
+import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
+import { createFakeFetch, json, status } from "../../helpers/fake-fetch.ts";
+
+const call = () => ({ signal: AbortSignal.timeout(10_000) });
+const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+
+function setup(options: Partial<KubeGmsaClientOptions>, answers: { allowed?: boolean; found?: boolean } = {}) {
+  let clock = Date.parse("2030-01-01T00:00:00Z");
+  const fake = createFakeFetch((request) => {
+    if (request.method === "POST") return json(201, { status: { allowed: answers.allowed ?? true } });
+    if (answers.found === false) return status(404, "NotFound", { name: "webapp01" });
+    return json(200, { credspec: { n: 1 } });
+  });
+  const client = createKubeGmsaClient({
+    server: "https://kube.example",
+    fetch: fake.fetch,
+    tokenSource: createStaticTokenSource({ token: "t" }),
+    now: () => clock,
+    ...options,
+  });
+  return { client, calls: fake.calls, advance: (ms: number) => (clock += ms) };
+}
+
+describe("credspec contents cache", () => {
+  it("serves repeated reads from the cache until the TTL passes", async () => {
+    const { client, calls, advance } = setup({ credSpecCache: { ttlMs: 30_000, maxEntries: 10 } });
+    await client.getCredSpecContents("webapp01", call());
+    advance(29_999);
+    await client.getCredSpecContents("webapp01", call());
+    expect(calls).toHaveLength(1);
+    advance(1);
+    await client.getCredSpecContents("webapp01", call());
+    expect(calls).toHaveLength(2);
+    expect(client.stats().credSpecCache).toEqual({ hits: 1, misses: 2, size: 1 });
+  });
+
+  it("hands out copies, so a caller cannot change what the next one reads", async () => {
+    const { client } = setup({});
+    const first = (await client.getCredSpecContents("webapp01", call())) as { n: number };
+    first.n = 2;
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual({ n: 1 });
+  });
+
+  it("does not cache a missing credspec", async () => {
+    const { client, calls } = setup({}, { found: false });
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow();
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow();
+    expect(calls).toHaveLength(2);
+  });
+
+  it("can be switched off", async () => {
+    const { client, calls } = setup({ credSpecCache: false });
+    await client.getCredSpecContents("webapp01", call());
+    await client.getCredSpecContents("webapp01", call());
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe("access review cache", () => {
+  it("caches allowed decisions for the TTL (default 10 s)", async () => {
+    const { client, calls, advance } = setup({});
+    await client.canUseCredSpec(query, call());
+    advance(9_999);
+    expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: true, reason: "" });
+    expect(calls).toHaveLength(1);
+    advance(1);
+    await client.canUseCredSpec(query, call());
+    expect(calls).toHaveLength(2);
+  });
+
+  it("keys on namespace, service account and credspec", async () => {
+    const { client, calls } = setup({});
+    await client.canUseCredSpec(query, call());
+    await client.canUseCredSpec({ ...query, serviceAccount: "other" }, call());
+    await client.canUseCredSpec({ ...query, namespace: "other" }, call());
+    expect(calls).toHaveLength(3);
+  });
+
+  it("never caches a denial", async () => {
+    const { client, calls } = setup({}, { allowed: false });
+    await client.canUseCredSpec(query, call());
+    await client.canUseCredSpec(query, call());
+    expect(calls).toHaveLength(2);
+  });
+
+  it("can be switched off", async () => {
+    const { client, calls } = setup({ accessCache: false });
+    await client.canUseCredSpec(query, call());
+    await client.canUseCredSpec(query, call());
+    expect(calls).toHaveLength(2);
+  });
+});

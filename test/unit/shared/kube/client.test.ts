@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import type { Credential, TokenSource } from "../../../../shared/credentials/token-source.ts";
+import {
+  CredSpecNotFoundError,
+  CredSpecWithoutContentsError,
+  CredentialsError,
+  DeadlineExceededError,
+  InvalidCredSpecNameError,
+  KubeApiError,
+  type AdmissionError,
+} from "../../../../shared/errors.ts";
+import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
+import { createFakeFetch, json, status, type FakeScript } from "../../helpers/fake-fetch.ts";
+
+const SERVER = "https://kube.example:6443/";
+const SECRET = "super-secret-token";
+const call = () => ({ signal: AbortSignal.timeout(10_000) });
+const credspec = { CmsPlugins: ["ActiveDirectory"], DomainJoinConfig: { MachineAccountName: "webapp01" } };
+
+/** Token source handing out `${SECRET}-1`, `-2`... counting loads and invalidations. */
+function countingTokens(): TokenSource & { loads: number; invalidations: number } {
+  let current: Credential | undefined;
+  const source = {
+    loads: 0,
+    invalidations: 0,
+    getCredential() {
+      current ??= { token: `${SECRET}-${++source.loads}` };
+      return Promise.resolve(current);
+    },
+    invalidate(credential: Credential) {
+      source.invalidations++;
+      if (credential === current) current = undefined;
+    },
+  };
+  return source;
+}
+
+function setup(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
+  const fake = createFakeFetch(script);
+  const tokens = countingTokens();
+  const client = createKubeGmsaClient({ server: SERVER, fetch: fake.fetch, tokenSource: tokens, retryDelayMs: 10, credSpecCache: false, accessCache: false, ...options });
+  return { client, calls: fake.calls, tokens };
+}
+
+async function failure(promise: Promise<unknown>): Promise<AdmissionError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect((error as Error).message).not.toContain(SECRET);
+    return error as AdmissionError;
+  }
+  throw new Error("expected a rejection");
+}
+
+describe("getCredSpecContents", () => {
+  it("GETs the cluster-scoped resource with the bearer token and returns its credspec", async () => {
+    const { client, calls } = setup(() => json(200, { kind: "GMSACredentialSpec", credspec }));
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.url).toBe("https://kube.example:6443/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01");
+    expect(calls[0]?.headers.get("Authorization")).toBe(`Bearer ${SECRET}-1`);
+    expect(calls[0]?.headers.get("Accept")).toBe("application/json");
+  });
+
+  it("maps a NotFound for the object to CredSpecNotFoundError (422)", async () => {
+    const { client } = setup(() => status(404, "NotFound", { name: "missing", group: "windows.k8s.io", kind: "gmsacredentialspecs" }));
+    const error = await failure(client.getCredSpecContents("missing", call()));
+    expect(error).toBeInstanceOf(CredSpecNotFoundError);
+    expect(error.status).toBe(422);
+    expect(error.message).toContain('"missing"');
+  });
+
+  it("maps a NotFound for the path (CRD not installed) to KubeApiError (500)", async () => {
+    const { client } = setup(() => status(404, "NotFound"));
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error.message).toMatch(/is the CRD installed/);
+  });
+
+  it("maps a resource without credspec to CredSpecWithoutContentsError (422)", async () => {
+    const { client } = setup(() => json(200, { kind: "GMSACredentialSpec", metadata: { name: "empty" } }));
+    const error = await failure(client.getCredSpecContents("empty", call()));
+    expect(error).toBeInstanceOf(CredSpecWithoutContentsError);
+    expect(error.status).toBe(422);
+  });
+
+  it("maps 403 to KubeApiError (500) that says what failed and points at RBAC", async () => {
+    const { client, calls } = setup(() => status(403, "Forbidden"));
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error.status).toBe(500);
+    expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server answered 403 Forbidden: check this function\'s RBAC');
+    expect(calls).toHaveLength(1);
+  });
+
+  it("retries a 5xx GET once, then fails with the status and reason", async () => {
+    const { client, calls } = setup(() => status(503, "ServiceUnavailable"));
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server answered 503 ServiceUnavailable');
+    expect(calls).toHaveLength(2);
+  });
+
+  it("succeeds when the retry does", async () => {
+    const { client, calls } = setup((_call, index) => (index === 0 ? status(500, "InternalError") : json(200, { credspec })));
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("honours Retry-After on 429 within the deadline", async () => {
+    const { client, calls } = setup((_call, index) => (index === 0 ? status(429, "TooManyRequests", { retryAfterSeconds: 1 }) : json(200, { credspec })));
+    const started = Date.now();
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("does not retry a 429 whose Retry-After lies past the deadline", async () => {
+    const { client, calls } = setup(() => status(429, "TooManyRequests", { retryAfterSeconds: 30 }), { requestTimeoutMs: 2_000 });
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error.message).toContain("429 TooManyRequests");
+    expect(calls).toHaveLength(1);
+  });
+
+  it("retries a transport error once, then reports the server unreachable", async () => {
+    const { client, calls } = setup(() => {
+      throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    });
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server unreachable (ECONNREFUSED)');
+    expect(calls).toHaveLength(2);
+  });
+
+  it("on 401 drops the credential, gets a fresh one and retries exactly once", async () => {
+    const { client, calls, tokens } = setup((request) =>
+      request.headers.get("Authorization") === `Bearer ${SECRET}-1` ? status(401, "Unauthorized") : json(200, { credspec }),
+    );
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
+    expect(calls.map((request) => request.headers.get("Authorization"))).toEqual([`Bearer ${SECRET}-1`, `Bearer ${SECRET}-2`]);
+    expect(tokens.loads).toBe(2);
+  });
+
+  it("fails with CredentialsError when the fresh credential is refused too", async () => {
+    const { client, calls, tokens } = setup(() => status(401, "Unauthorized"));
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(calls).toHaveLength(2);
+    expect(tokens.invalidations).toBe(2);
+  });
+
+  it("answers by the caller's deadline when the server does not", async () => {
+    const { client } = setup(() => "hang");
+    const started = Date.now();
+    const error = await failure(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(200) }));
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it("answers by its own request timeout when the fetch ignores the signal", async () => {
+    const { client } = setup(() => new Promise<Response>(() => undefined), { requestTimeoutMs: 200 });
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+  });
+
+  it("puts what failed in front of credential errors", async () => {
+    const tokenSource: TokenSource = { getCredential: () => Promise.reject(new CredentialsError('exec plugin "aws" exited with code 1')), invalidate: () => undefined };
+    const { client, calls } = setup(() => json(200, {}), { tokenSource });
+    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error.message).toBe('reading GMSACredentialSpec "webapp01": exec plugin "aws" exited with code 1');
+    expect(calls).toHaveLength(0);
+  });
+
+  it.each(["UPPER", "a/b", "../secrets", "", "a".repeat(254)])("refuses the name %j before any call", async (name) => {
+    const { client, calls } = setup(() => json(200, { credspec }));
+    expect(await failure(client.getCredSpecContents(name, call()))).toBeInstanceOf(InvalidCredSpecNameError);
+    expect(calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,87 @@
+import { createLocalJWKSet, exportPKCS8, generateKeyPair, jwtVerify } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildJwks } from "../../../../shared/credentials/jwt.ts";
+import { KubeConfigurationError } from "../../../../shared/kube/configuration-error.ts";
+import { createWorkerGmsaClient } from "../../../../shared/kube/create-worker-gmsa-client.ts";
+import { parseKubeSettings } from "../../../../shared/kube/settings.ts";
+
+let privateKey = "";
+beforeAll(async () => {
+  privateKey = await exportPKCS8((await generateKeyPair("RS256", { extractable: true })).privateKey);
+});
+
+const kubeconfig = (user: string, cluster = "server: https://kube.example") => `
+current-context: c
+clusters: [{ name: k, cluster: { ${cluster} } }]
+users: [{ name: u, user: { ${user} } }]
+contexts: [{ name: c, context: { cluster: k, user: u } }]
+`;
+
+function problemsOf(build: () => unknown): readonly string[] {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(KubeConfigurationError);
+    return (error as KubeConfigurationError).problems;
+  }
+  throw new Error("expected a KubeConfigurationError");
+}
+
+describe("createWorkerGmsaClient", () => {
+  it("signs requests with a short-lived JWT the published JWKS verifies", async () => {
+    const env = { KUBECONFIG: kubeconfig(""), JWT_PRIVATE_KEY: privateKey, JWT_ISSUER: "https://issuer.example", JWT_SUBJECT: "gmsa", JWT_AUDIENCE: "kube" };
+    const seen: string[] = [];
+    const fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      seen.push(`${input instanceof Request ? input.url : input.toString()} ${new Headers(init?.headers).get("Authorization")}`);
+      return Promise.resolve(Response.json({ credspec: { ok: true } }));
+    };
+    const { client, warnings } = createWorkerGmsaClient(parseKubeSettings(env).settings, { fetch });
+    expect(warnings).toEqual([]);
+    expect(await client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).toEqual({ ok: true });
+    const [url, bearer, token] = seen[0]!.split(" ");
+    expect(url).toBe("https://kube.example/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01");
+    expect(bearer).toBe("Bearer");
+    const { payload } = await jwtVerify(token!, createLocalJWKSet(await buildJwks({ privateKey })), { issuer: "https://issuer.example", audience: "kube" });
+    expect(payload.sub).toBe("gmsa");
+  });
+
+  it("uses a static kubeconfig token", async () => {
+    let authorization: string | null = null;
+    const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      authorization = new Headers(init?.headers).get("Authorization");
+      return Promise.resolve(Response.json({ credspec: {} }));
+    };
+    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings, { fetch });
+    await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
+    expect(authorization).toBe("Bearer static");
+  });
+
+  it("refuses an exec user with a clear start-up error", () => {
+    const settings = parseKubeSettings({ KUBECONFIG: kubeconfig("exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }") }).settings;
+    expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([
+      'kubeconfig context "c": exec plugins cannot run on Workers; remove the user\'s exec block and set JWT_* instead',
+    ]);
+  });
+
+  it("refuses what Workers' fetch cannot honour, all at once, and warns about an ignored CA", () => {
+    const settings = parseKubeSettings({
+      KUBECONFIG: kubeconfig("tokenFile: /t", "server: https://k, tls-server-name: kube.internal, proxy-url: http://p, certificate-authority: /ca.crt"),
+    }).settings;
+    expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([
+      'kubeconfig cluster "k": certificate-authority files cannot be read on Workers',
+      'kubeconfig cluster "k": tls-server-name cannot be honoured by Workers\' fetch',
+      'kubeconfig cluster "k": proxy-url cannot be honoured by Workers\' fetch',
+      'kubeconfig context "c": tokenFile cannot be read on Workers; use token or JWT_*',
+    ]);
+    const withCa = parseKubeSettings({ KUBECONFIG: kubeconfig("token: t", `server: https://k, certificate-authority-data: "${btoa("pem")}"`) }).settings;
+    expect(createWorkerGmsaClient(withCa).warnings).toEqual([
+      'kubeconfig cluster "k": certificate-authority-data is ignored on Workers; the server needs a publicly trusted certificate',
+    ]);
+  });
+
+  it("needs the KUBECONFIG secret and a credential", () => {
+    expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({}).settings))).toEqual(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
+    const anonymous = parseKubeSettings({ KUBECONFIG: kubeconfig("") }).settings;
+    expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual(['kubeconfig context "c": no credential; set JWT_* or give the user a token']);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { selectKubeTarget, toExecClusterInfo } from "../../../../shared/kube/kube-target.ts";
+import { parseKubeconfig } from "../../../../shared/kube/kubeconfig.ts";
+
+const CA = btoa("-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n");
+
+function select(yaml: string, context?: string) {
+  const { config } = parseKubeconfig(yaml, { source: "kc" });
+  return selectKubeTarget(config!, context);
+}
+
+const base = (user: string, cluster = `server: https://kube.example:6443`) => `
+current-context: main
+clusters: [{ name: c, cluster: { ${cluster} } }]
+users: [{ name: u, user: { ${user} } }]
+contexts:
+- { name: main, context: { cluster: c, user: u } }
+- { name: other, context: { cluster: c } }
+`;
+
+describe("selectKubeTarget", () => {
+  it("resolves the current context's cluster and token", () => {
+    const { target, problems } = select(base("token: abc", `server: "https://kube.example:6443", certificate-authority-data: "${CA}", tls-server-name: kube.internal`));
+    expect(problems).toEqual([]);
+    expect(target).toEqual({
+      contextName: "main",
+      cluster: { name: "c", server: "https://kube.example:6443", certificateAuthorityData: CA, tlsServerName: "kube.internal", insecureSkipTlsVerify: false, disableCompression: false },
+      auth: { kind: "token", token: "abc" },
+    });
+  });
+
+  it("picks KUBE_CONTEXT over current-context and allows a context without user", () => {
+    expect(select(base("token: abc"), "other").target?.auth).toEqual({ kind: "none" });
+  });
+
+  it("resolves exec users and the cluster's exec extension", () => {
+    const yaml = base(
+      "exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, args: [eks, get-token], interactiveMode: Never, provideClusterInfo: true }",
+      'server: "https://k", extensions: [{ name: client.authentication.k8s.io/exec, extension: { audience: x } }, { name: other, extension: {} }]',
+    );
+    const { target } = select(yaml);
+    expect(target?.auth).toMatchObject({ kind: "exec", exec: { command: "aws", args: ["eks", "get-token"], provideClusterInfo: true } });
+    expect(toExecClusterInfo(target!.cluster)).toEqual({ server: "https://k", config: { audience: "x" } });
+  });
+
+  it("reports every problem of the context together", () => {
+    const { target, problems } = select(
+      base(
+        'token: a, client-certificate-data: "!!", auth-provider: { name: oidc }, username: u, as: admin, exec: { apiVersion: client.authentication.k8s.io/v1, command: k, interactiveMode: Always }',
+        `server: "ftp://k", certificate-authority: ca.crt, certificate-authority-data: "${CA}", insecure-skip-tls-verify: true`,
+      ),
+    );
+    expect(target).toBeUndefined();
+    expect(problems).toEqual([
+      'kc: cluster "c".server must be https or http',
+      'kc: cluster "c": certificate-authority and certificate-authority-data are both set',
+      'kc: cluster "c": insecure-skip-tls-verify cannot be combined with a certificate authority',
+      'kc: user "u".auth-provider is not supported; use an exec plugin',
+      'kc: user "u": basic authentication is not supported',
+      'kc: user "u".as: impersonation is not supported',
+      'kc: user "u": a client certificate needs its key',
+      'kc: user "u".client-certificate-data is not base64',
+      'kc: user "u".exec.interactiveMode Always needs a terminal, which a webhook never has',
+      'kc: user "u": set one of token/tokenFile, client certificate or exec, not several',
+    ]);
+  });
+
+  it("names missing contexts, clusters and users", () => {
+    expect(select("current-context: x").problems).toEqual(['kubeconfig: context "x" is not defined']);
+    expect(select("").problems).toEqual(["kubeconfig: no current-context is set and KUBE_CONTEXT is empty"]);
+    expect(select("current-context: x\ncontexts: [{ name: x, context: { cluster: nope, user: nobody } }]").problems).toEqual([
+      'kubeconfig: context "x" names cluster "nope", which is not defined',
+      'kubeconfig: context "x" names user "nobody", which is not defined',
+    ]);
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { parseKubeSettings } from "../../../../shared/kube/settings.ts";
+
+const jwk = JSON.stringify({ kty: "EC", crv: "P-256", x: "x", y: "y", d: "d" });
+
+describe("parseKubeSettings", () => {
+  it("has working defaults for an empty environment", () => {
+    expect(parseKubeSettings({})).toEqual({
+      settings: {
+        requestTimeoutMs: 5_000,
+        credSpecCache: { ttlMs: 30_000, maxEntries: 1_000 },
+        accessCache: { ttlMs: 10_000, maxEntries: 1_000 },
+        execTimeoutMs: 15_000,
+      },
+      problems: [],
+    });
+  });
+
+  it("reads every variable", () => {
+    const { settings, problems } = parseKubeSettings({
+      KUBECONFIG: "/a:/b",
+      KUBE_CONTEXT: "prod",
+      KUBERNETES_SERVICE_HOST: "10.0.0.1",
+      KUBERNETES_SERVICE_PORT: "443",
+      KUBE_REQUEST_TIMEOUT_MS: "3000",
+      CREDSPEC_CACHE_TTL_MS: "0",
+      ACCESS_CACHE_TTL_MS: "5000",
+      ACCESS_CACHE_MAX: "10",
+      EXEC_TIMEOUT_MS: "20000",
+      TOKEN_REFRESH_SKEW_MS: "30000",
+      JWT_PRIVATE_KEY: jwk,
+      JWT_ALG: "ES256",
+      JWT_KEY_ID: "k1",
+      JWT_ISSUER: "https://issuer.example",
+      JWT_SUBJECT: "gmsa-webhooks",
+      JWT_AUDIENCE: "https://kube.example, other",
+      JWT_LIFETIME_MS: "300000",
+    });
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({
+      kubeconfig: "/a:/b",
+      kubeContext: "prod",
+      inCluster: { host: "10.0.0.1", port: "443" },
+      requestTimeoutMs: 3_000,
+      credSpecCache: false,
+      accessCache: { ttlMs: 5_000, maxEntries: 10 },
+      execTimeoutMs: 20_000,
+      tokenRefreshSkewMs: 30_000,
+      jwt: { privateKey: jwk, alg: "ES256", keyId: "k1", issuer: "https://issuer.example", subject: "gmsa-webhooks", audience: ["https://kube.example", "other"], lifetimeMs: 300_000 },
+    });
+    expect(Object.isFrozen(settings)).toBe(true);
+  });
+
+  it("reports every problem together and never echoes a private key", () => {
+    const { problems } = parseKubeSettings({
+      KUBE_REQUEST_TIMEOUT_MS: "5s",
+      ACCESS_CACHE_MAX: "-1",
+      EXEC_TIMEOUT_MS: "0",
+      JWT_PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nsecret-material\n-----END RSA PRIVATE KEY-----",
+      JWT_ISSUER: "http://issuer",
+      JWT_LIFETIME_MS: "1000",
+    });
+    expect(problems).toEqual([
+      'KUBE_REQUEST_TIMEOUT_MS must be a whole number >= 1, got "5s"',
+      'ACCESS_CACHE_MAX must be a whole number >= 0, got "-1"',
+      'EXEC_TIMEOUT_MS must be a whole number >= 1, got "0"',
+      "JWT_SUBJECT, JWT_AUDIENCE must be set too when JWT_PRIVATE_KEY, JWT_ISSUER, JWT_LIFETIME_MS is set",
+      "JWT_PRIVATE_KEY must be PKCS8 (-----BEGIN PRIVATE KEY-----); convert with openssl pkcs8 -topk8 -nocrypt",
+      "JWT_ISSUER must be an https URL, as Kubernetes JWT authenticators require",
+      'JWT_LIFETIME_MS must be a whole number >= 10000, got "1000"',
+    ]);
+    expect(problems.join()).not.toContain("secret-material");
+  });
+
+  it("refuses a private key that is neither PEM nor a private JWK", () => {
+    const { problems } = parseKubeSettings({ JWT_PRIVATE_KEY: '{"kty":"EC"}', JWT_ISSUER: "https://i", JWT_SUBJECT: "s", JWT_AUDIENCE: "a" });
+    expect(problems).toEqual(['JWT_PRIVATE_KEY must be a PKCS8 PEM or a private JWK (JSON with "d")']);
+  });
+});
