@@ -1,11 +1,8 @@
-/** A start-up failure: the kubeconfig or settings cannot give a working client. Not an admission outcome. */
-export class KubeConfigurationError extends Error {
-  /** Every problem found, each a full sentence naming the setting or kubeconfig entry. */
-  readonly problems: readonly string[];
+import { ConfigurationError } from "../configuration-error.ts";
 
+/** A start-up failure: the kubeconfig or settings cannot give a working client. Not an admission outcome. */
+export class KubeConfigurationError extends ConfigurationError {
   constructor(problems: readonly string[]) {
-    super(`Kubernetes client configuration:\n- ${problems.join("\n- ")}`);
-    this.name = "KubeConfigurationError";
-    this.problems = problems;
+    super(problems, "Kubernetes client configuration");
   }
 }

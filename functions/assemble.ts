@@ -1,0 +1,62 @@
+import type { Hono } from "hono";
+import { parseConfig, type Bindings, type Config } from "../shared/config.ts";
+import { ConfigurationError } from "../shared/configuration-error.ts";
+import { callerAuth } from "../shared/http/caller-auth.ts";
+import type { AppEnv } from "../shared/http/env.ts";
+import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
+import { parseKubeSettings, type KubeSettings } from "../shared/kube/settings.ts";
+import { createJsonLogger, type Logger } from "../shared/log.ts";
+import { createApp } from "./app.ts";
+import { createReviewCounters } from "./metrics.ts";
+import { VERSION } from "./version.ts";
+
+/** Config and kube settings from one environment, every problem of both reported together. */
+export function readSettings(env: Bindings): { config: Readonly<Config>; kube: KubeSettings } {
+  const parsed = parseConfig(env);
+  const kube = parseKubeSettings(env);
+  const problems = [...(parsed.ok ? [] : parsed.problems), ...kube.problems];
+  if (!parsed.ok || problems.length > 0) throw new ConfigurationError(problems);
+  return { config: parsed.config, kube: kube.settings };
+}
+
+/** The JSON-lines logger at the configured level. */
+export function createLogger(config: Config, write: (line: string) => void): Logger {
+  return createJsonLogger({ level: config.logLevel, write });
+}
+
+/** What an adapter brings that differs by runtime. */
+export interface RuntimeParts {
+  gmsa: GmsaClient;
+  logger: Logger;
+  /** Counters of the kube client (caches, exec plugin runs), flattened into /metrics. */
+  kubeMetrics: () => Record<string, number>;
+}
+
+/** Builds the app once per process or isolate, the same way on every runtime. */
+export function assembleApp(config: Config, parts: RuntimeParts): Hono<AppEnv> {
+  return createApp({
+    functions: config.functions,
+    version: VERSION,
+    gmsa: parts.gmsa,
+    logger: parts.logger,
+    now: () => Date.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    counters: createReviewCounters(),
+    bodyLimitBytes: config.bodyLimitBytes,
+    defaultTimeoutMs: config.defaultTimeoutMs,
+    settings: { randomHostname: config.randomHostname, maxCredSpecNames: config.maxCredSpecNames },
+    callerAuth: callerAuth(config.callerAuth),
+    extraMetrics: parts.kubeMetrics,
+  });
+}
+
+/** Flattens nested numeric counters into `a_b_c` keys for /metrics. */
+export function flattenCounters(value: object, prefix = ""): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const name = prefix === "" ? key : `${prefix}_${key}`;
+    if (typeof child === "number") out[name] = child;
+    else if (typeof child === "object" && child !== null) Object.assign(out, flattenCounters(child as object, name));
+  }
+  return out;
+}

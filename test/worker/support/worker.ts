@@ -1,0 +1,20 @@
+import { Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+
+/**
+ * Runs the bundle that `wrangler deploy --dry-run --env <env>` produced inside workerd, with the vars of
+ * that wrangler environment (as deployed) plus test-only secrets, which never go into wrangler.toml.
+ */
+export function startWorker(env: "expand" | "authorize", secrets: Record<string, string>, overrides: Record<string, string> = {}): Miniflare {
+  // tsc resolves wrangler's types; typescript-eslint's project service does not (it sees an error type).
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
+  const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml", env);
+  const compatibilityDate: string = workerOptions.compatibilityDate ?? "2026-04-01";
+  const vars = workerOptions.bindings as Record<string, string>;
+  return new Miniflare({
+    modules: true,
+    scriptPath: `.cache/worker/${env}/index.js`,
+    compatibilityDate,
+    bindings: { ...vars, ...secrets, ...overrides },
+  });
+}

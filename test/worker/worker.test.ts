@@ -1,0 +1,153 @@
+/**
+ * The Worker build (wrangler's bundle for each deployed environment) answering reviews inside workerd,
+ * reaching an API server with tokens from the JWT token source.
+ */
+import { exportPKCS8, generateKeyPair } from "jose";
+import type { Miniflare } from "miniflare";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import { buildJwks } from "../../shared/credentials/jwt.ts";
+import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../unit/support/pods.ts";
+import { applyReplyPatch, buildReview } from "../unit/support/reviews.ts";
+import { startFakeApiServer, type FakeApiServer } from "./support/fake-api-server.ts";
+import { startWorker } from "./support/worker.ts";
+
+const ISSUER = "https://gmsa-webhooks.example.com";
+const AUDIENCE = "https://kubernetes.example.com";
+const CALLER_TOKEN = "caller-token-for-tests-0123456789";
+
+let api: FakeApiServer;
+let secrets: Record<string, string>;
+const workers: Miniflare[] = [];
+
+beforeAll(async () => {
+  const { privateKey } = await generateKeyPair("ES256", { extractable: true });
+  const pem = await exportPKCS8(privateKey);
+  api = await startFakeApiServer({
+    jwks: await buildJwks({ privateKey: pem, alg: "ES256" }),
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    credspecs: { webapp1: WEBAPP1_CREDSPEC },
+    allowed: ["ns1/sa1/webapp1"],
+  });
+  const kubeconfig = [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters: [{name: local, cluster: {server: "${api.url}"}}]`,
+    "users: [{name: gmsa, user: {}}]",
+    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
+    "current-context: local",
+  ].join("\n");
+  secrets = {
+    KUBECONFIG: kubeconfig,
+    CALLER_AUTH_TOKENS: CALLER_TOKEN,
+    JWT_PRIVATE_KEY: pem,
+    JWT_ALG: "ES256",
+    JWT_ISSUER: ISSUER,
+    JWT_SUBJECT: "gmsa-webhooks-worker",
+    JWT_AUDIENCE: AUDIENCE,
+  };
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.dispose()));
+  await api.close();
+});
+
+function worker(env: "expand" | "authorize", overrides: Record<string, string> = {}): Miniflare {
+  const w = startWorker(env, secrets, overrides);
+  workers.push(w);
+  return w;
+}
+
+async function review(w: Miniflare, path: string, body: unknown, token = CALLER_TOKEN): Promise<{ status: number; reply: AdmissionReviewResponse }> {
+  const res = await w.dispatchFetch(`https://worker.example${path}?timeout=10s`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, reply: (await res.json()) as AdmissionReviewResponse };
+}
+
+describe("expand Worker (wrangler env expand)", () => {
+  it("serves /healthz and names only its own function at /version", async () => {
+    const w = worker("expand");
+    expect(await (await w.dispatchFetch("https://worker.example/healthz")).text()).toBe("ok");
+    const version = (await (await w.dispatchFetch("https://worker.example/version")).json()) as { functions: string[] };
+    expect(version.functions).toEqual(["expand"]);
+    expect((await w.dispatchFetch("https://worker.example/authorize", { method: "POST" })).status).toBe(404);
+  });
+
+  it("inlines the credspec read with a JWT-source token, whose claims the API side verified", async () => {
+    const w = worker("expand");
+    const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
+    const before = api.tokens.length;
+    const { status, reply } = await review(w, "/expand", buildReview(pod));
+    expect(status).toBe(200);
+    expect(reply.response.allowed).toBe(true);
+    expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(inlined(WEBAPP1_CREDSPEC));
+    const claims = api.tokens.slice(before);
+    expect(claims.length).toBeGreaterThan(0);
+    expect(claims[0]).toMatchObject({ iss: ISSUER, sub: "gmsa-webhooks-worker", aud: [AUDIENCE] });
+    expect((claims[0]?.exp ?? 0) - (claims[0]?.iat ?? 0)).toBeLessThanOrEqual(600);
+  });
+
+  it("refuses an unknown credspec (422) and names it", async () => {
+    const w = worker("expand");
+    const pod = buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "nope" } }] });
+    const { reply } = await review(w, "/expand", buildReview(pod));
+    expect(reply.response.allowed).toBe(false);
+    expect(reply.response.status?.code).toBe(422);
+    expect(reply.response.status?.message).toContain('"nope"');
+    expect(reply.response.status?.message).toContain('container "app"');
+  });
+
+  it("answers 401 to a caller without the bearer token, before any API call", async () => {
+    const w = worker("expand");
+    const calls = api.calls.length;
+    const res = await w.dispatchFetch("https://worker.example/expand", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer wrong" },
+      body: "{not json",
+    });
+    expect(res.status).toBe(401);
+    expect(api.calls.length).toBe(calls);
+  });
+
+  it("answers 503 and names no secret when the configuration is incomplete", async () => {
+    const w = worker("expand", { CALLER_AUTH_TOKENS: "" });
+    const res = await w.dispatchFetch("https://worker.example/expand", { method: "POST" });
+    expect(res.status).toBe(503);
+    expect(await res.text()).not.toContain(CALLER_TOKEN);
+  });
+});
+
+describe("authorize Worker (wrangler env authorize)", () => {
+  it("allows a pod whose service account may use the credspec and whose contents match", async () => {
+    const w = worker("authorize");
+    const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } });
+    const { reply } = await review(w, "/authorize", buildReview(pod, { apiVersion: "admission.k8s.io/v1beta1", uid: "u-42" }));
+    expect(reply).toMatchObject({ apiVersion: "admission.k8s.io/v1beta1", response: { uid: "u-42", allowed: true } });
+    expect(reply.response.patch).toBeUndefined();
+  });
+
+  it("denies a pod whose service account may not use the credspec (403)", async () => {
+    const w = worker("authorize");
+    const pod = buildPod({
+      serviceAccountName: "intruder",
+      windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+    });
+    const { reply } = await review(w, "/authorize", buildReview(pod));
+    expect(reply.response.allowed).toBe(false);
+    expect(reply.response.status?.code).toBe(403);
+    expect(reply.response.status?.message).toContain('"intruder"');
+  });
+
+  it("allows a pod without any GMSA reference with no API call", async () => {
+    const w = worker("authorize");
+    const calls = api.calls.length;
+    const { reply } = await review(w, "/authorize", buildReview(buildPod()));
+    expect(reply.response.allowed).toBe(true);
+    expect(api.calls.length).toBe(calls);
+  });
+});
