@@ -6,9 +6,9 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
  * that wrangler environment (as deployed) plus test-only secrets, which never go into wrangler.toml.
  */
 export function startWorker(env: "expand" | "authorize", secrets: Record<string, string>, overrides: Record<string, string> = {}): Miniflare {
-  // tsc resolves wrangler's types; typescript-eslint's project service does not (it sees an error type).
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml", env);
+  // tsc resolves this field's type; typescript-eslint's project service sees an error type.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
   const compatibilityDate: string = workerOptions.compatibilityDate ?? "2026-04-01";
   const vars = workerOptions.bindings as Record<string, string>;
   return new Miniflare({
