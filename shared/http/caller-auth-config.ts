@@ -82,13 +82,15 @@ function readBearer(read: Reader, problems: string[]): CallerAuthOptions {
 }
 
 function readPath(read: Reader, problems: string[]): CallerAuthOptions {
-  const secret = read.optional("CALLER_AUTH_PATH_SECRET") ?? "";
-  if (secret.length < MIN_PATH_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
-    problems.push(
-      `CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~ (has ${secret.length})`,
-    );
-  }
-  return { mode: "path", secret };
+  const secrets = splitList(read.optional("CALLER_AUTH_PATH_SECRET"));
+  const rule = `at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
+  if (secrets.length === 0) problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
+  secrets.forEach((secret, i) => {
+    if (secret.length < MIN_PATH_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
+      problems.push(`CALLER_AUTH_PATH_SECRET: secret ${i + 1} must be ${rule} (it has ${secret.length} characters)`);
+    }
+  });
+  return { mode: "path", secrets };
 }
 
 function readMtls(read: Reader, problems: string[], runtime: Runtime): CallerAuthOptions {

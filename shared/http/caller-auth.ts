@@ -16,8 +16,8 @@ export type CallerAuthOptions =
   | { mode: "none" }
   | { mode: "bearer"; tokens: readonly string[] }
   | ({ mode: "jwt" } & JwtCallerOptions)
-  /** The functions answer at `/<function>/<secret>` only. */
-  | { mode: "path"; secret: string }
+  /** The functions answer at `/<function>/<secret>` only; two secrets while one replaces the other. */
+  | { mode: "path"; secrets: readonly string[] }
   /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */
   | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
 
@@ -87,8 +87,10 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
       };
     }
     case "path": {
-      if (options.secret.length < 32) throw new TypeError("path caller auth needs a secret of at least 32 characters");
-      const matches = createSecretMatcher([options.secret]);
+      if (options.secrets.length === 0 || options.secrets.some((s) => s.length < 32)) {
+        throw new TypeError("path caller auth needs secrets of at least 32 characters");
+      }
+      const matches = createSecretMatcher(options.secrets);
       return async (c) => {
         const presented = c.req.param(PATH_SECRET_PARAM);
         if (presented === undefined) return { ok: false, status: 401, reason: "no path secret" };

@@ -75,20 +75,29 @@ describe("parseConfig: CALLER_AUTH=bearer", () => {
 });
 
 describe("parseConfig: CALLER_AUTH=path", () => {
-  it("reads the secret", () => {
-    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: PATH_SECRET })).toEqual({ mode: "path", secret: PATH_SECRET });
+  it("reads the secret, or two while rotating", () => {
+    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: PATH_SECRET })).toEqual({ mode: "path", secrets: [PATH_SECRET] });
+    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET}, ${PATH_SECRET}2` })).toEqual({
+      mode: "path",
+      secrets: [PATH_SECRET, `${PATH_SECRET}2`],
+    });
+  });
+
+  it("needs CALLER_AUTH_PATH_SECRET", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "path" }))).toEqual([
+      "CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: at least 32 characters of A-Z a-z 0-9 - . _ ~ (two, comma-separated, while rotating)",
+    ]);
   });
 
   it.each([
-    ["missing", undefined],
     ["shorter than 32 characters", "abcdefghijklmnopqrstuvwxyz01234"],
     ["with characters a URL would encode", `${PATH_SECRET}/x`],
     ["with percent signs", `${PATH_SECRET}%41`],
-  ])("refuses a secret %s without echoing it", (_name, secret) => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: secret }));
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: at least 32 characters/);
-    if (secret !== undefined) expect(problems[0]).not.toContain(secret.slice(0, 10));
+  ])("refuses a secret %s, naming it by position and never echoing it", (_name, secret) => {
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET},${secret}` }));
+    expect(problems).toEqual([
+      `CALLER_AUTH_PATH_SECRET: secret 2 must be at least 32 characters of A-Z a-z 0-9 - . _ ~ (it has ${secret.length} characters)`,
+    ]);
   });
 });
 

@@ -89,7 +89,7 @@ describe("caller auth: bearer", () => {
 });
 
 describe("caller auth: path", () => {
-  const auth = { mode: "path", secret: SECRET } as const;
+  const auth = { mode: "path", secrets: [SECRET] } as const;
 
   it("serves the functions and /metrics at /<name>/<secret>", async () => {
     const { app } = createTestApp(auth);
@@ -112,6 +112,14 @@ describe("caller auth: path", () => {
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBeNull();
     expect(gmsa.calls).toBe(0);
+  });
+
+  it("accepts either secret while one replaces the other (rotation)", async () => {
+    const next = "the-next-path-secret-0123456789-abcdefghij";
+    const { app } = createTestApp({ mode: "path", secrets: [SECRET, next] });
+    await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
+    await expectAdmission(await app.request(`/expand/${next}`, post(gmsaReview())));
+    expect((await app.request(`/expand/${next.slice(1)}`, post(gmsaReview()))).status).toBe(401);
   });
 
   it("accepts the secret with unreserved characters percent-encoded (the same URL per RFC 3986)", async () => {
@@ -144,7 +152,8 @@ describe("caller auth: path", () => {
   });
 
   it("refuses a secret under 32 characters at setup (TypeError)", () => {
-    expect(() => callerAuth({ mode: "path", secret: "short" })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "path", secrets: ["short"] })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "path", secrets: [] })).toThrow(TypeError);
   });
 });
 

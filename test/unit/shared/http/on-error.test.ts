@@ -20,7 +20,7 @@ describe("redactPath", () => {
 describe("error handler", () => {
   it("answers an unexpected error with a generic 500 and logs the method and first path segment only", async () => {
     const { app, logger } = createTestApp(
-      { mode: "path", secret: SECRET },
+      { mode: "path", secrets: [SECRET] },
       {
         counters: {
           record() {
