@@ -58,10 +58,15 @@ function joinMessages(errors: AdmissionError[]): string {
   let length = 0;
   for (const [i, error] of errors.entries()) {
     // Our own bugs get a generic text: their message may hold internals; the uid in the log finds them.
-    const text = error.status === 500 && error.code === "ERR_INTERNAL" ? "internal error in the GMSA webhook" : error.message;
-    if (length + text.length > MAX_MESSAGE_LENGTH - 40) {
-      parts.push(`… and ${errors.length - i} more`);
-      break;
+    let text = error.status === 500 && error.code === "ERR_INTERNAL" ? "internal error in the GMSA webhook" : error.message;
+    const room = MAX_MESSAGE_LENGTH - 40 - length;
+    if (text.length > room) {
+      // One long message (thousands of containers named) is cut, not dropped: the reader still learns what failed.
+      if (i > 0 && room < 200) {
+        parts.push(`… and ${errors.length - i} more`);
+        break;
+      }
+      text = `${text.slice(0, room)}…`;
     }
     parts.push(text);
     length += text.length + 2;

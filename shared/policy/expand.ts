@@ -8,6 +8,13 @@ import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
 
+/**
+ * At most this many characters of contents are inlined into one pod, counted per place (a credspec named by
+ * a thousand containers counts a thousand times): the API server's default request limit is 3 MiB, so a
+ * larger patch could never be stored, and building it would cost the webhook memory and time.
+ */
+export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
+
 export interface ExpandOptions {
   /** At most this many distinct credspec names in one pod. */
   maxCredSpecNames: number;
@@ -52,15 +59,34 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
   const errors: AdmissionError[] = [];
   const failed = new Map<string, string[]>();
   const serialized = new Map<string, string | undefined>();
+  let inlinedLength = 0;
+  let overLimit = false;
 
   const contentsFor = (name: string, label: string): string | undefined => {
     const fact = facts.get(name);
     if (fact === undefined || !fact.ok) {
-      failed.set(name, [...(failed.get(name) ?? []), label]);
+      // Pushed, not spread: thousands of containers naming one missing credspec must stay linear.
+      const labels = failed.get(name);
+      if (labels === undefined) failed.set(name, [label]);
+      else labels.push(label);
       return undefined;
     }
     if (!serialized.has(name)) serialized.set(name, serialize(name, fact.value, errors));
-    return serialized.get(name);
+    const text = serialized.get(name);
+    if (text === undefined) return undefined;
+    // Each place gets its own copy in the patch: bound the sum, not only each credspec.
+    inlinedLength += text.length;
+    if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return text;
+    if (!overLimit) {
+      overLimit = true;
+      errors.push(
+        new ContentsTooLargeError(
+          `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`,
+          { where: { place: "pod" } },
+        ),
+      );
+    }
+    return undefined;
   };
 
   for (const place of targetPlaces(pod, options)) {
