@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../functions/app.ts";
 import { createReviewCounters } from "../../../functions/metrics.ts";
-import { CredSpecNotFoundError } from "../../../shared/errors.ts";
+import { CredSpecNotFoundError, KubeApiError } from "../../../shared/errors.ts";
+import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
 import { silentLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import type { Reply } from "./contract.ts";
@@ -11,13 +12,13 @@ import { CREDSPECS } from "./world.ts";
 const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
 const BIG = { CmsPlugins: ["ActiveDirectory"], Pad: "p".repeat(60_000) };
 
-function createRegressionApp() {
+function createRegressionApp(gmsa?: GmsaClient) {
   return createApp({
     functions: ["expand", "authorize"],
     version: "test",
     callerAuth: { mode: "none" },
     defaultTimeoutMs: 10_000,
-    gmsa: {
+    gmsa: gmsa ?? {
       getCredSpecContents: (name) =>
         name === "missing"
           ? Promise.reject(new CredSpecNotFoundError(`GMSACredentialSpec "${name}" does not exist`))
@@ -33,9 +34,9 @@ function createRegressionApp() {
   });
 }
 
-async function send(fn: "expand" | "authorize", request: Record<string, unknown>): Promise<Reply["response"]> {
+async function send(fn: "expand" | "authorize", request: Record<string, unknown>, gmsa?: GmsaClient): Promise<Reply["response"]> {
   const review = { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, namespace: "team-a", ...request } };
-  const res = await createRegressionApp().request(`/${fn}`, { method: "POST", body: JSON.stringify(review), headers: { "content-type": "application/json" } });
+  const res = await createRegressionApp(gmsa).request(`/${fn}`, { method: "POST", body: JSON.stringify(review), headers: { "content-type": "application/json" } });
   expect(res.status).toBe(200);
   return ((await res.json()) as Reply).response;
 }
@@ -78,5 +79,32 @@ describe("regressions", () => {
     const object = { metadata: { annotations }, spec: { containers } };
     expect((await send("expand", { operation: "CREATE", object })).status?.code).toBe(422);
     expect((await send("authorize", { operation: "CREATE", object })).status?.code).toBe(422);
+  });
+
+  it("fails closed: our own bug is a 500 denial naming the uid, never its message or a stack", async () => {
+    const buggy: GmsaClient = {
+      getCredSpecContents: () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
+      canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+    };
+    const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
+    for (const fn of ["expand", "authorize"] as const) {
+      const response = await send(fn, { operation: "CREATE", object: fn === "expand" ? { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } } : object }, buggy);
+      expect(response.allowed).toBe(false);
+      expect(response.status?.code).toBe(500);
+      expect(response.status?.message).toBe(
+        'container "web": internal error in the GMSA webhook while checking credspec "webapp1" (its log has the cause under request uid u1)',
+      );
+    }
+  });
+
+  it("fails closed: an API server failure is a 500 denial that says so", async () => {
+    const down: GmsaClient = {
+      getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
+      canUseCredSpec: () => Promise.reject(new KubeApiError("the API server answered 503 Service Unavailable")),
+    };
+    const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
+    const response = await send("authorize", { operation: "CREATE", object }, down);
+    expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
+    expect(response.status?.message).toContain("the API server answered 503");
   });
 });
