@@ -1,6 +1,7 @@
 import type { Bindings } from "../../shared/config.ts";
 import { assembleApp, createLogger, flattenCounters, readSettings } from "../assemble.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
+import { readClientCertificate } from "./client-certificate.ts";
 import { serveApp } from "./server.ts";
 
 export interface RunningServer {
@@ -13,13 +14,18 @@ export interface RunningServer {
  * @throws ConfigurationError listing every configuration problem.
  */
 export async function startNodeServer(env: Bindings, write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
-  const { config, kube } = readSettings(env);
+  const { config, kube } = readSettings(env, "node");
   const logger = createLogger(config, write);
   const gmsa = await createNodeGmsaClient(kube, { logger: { warn: (message) => logger.log("warn", message) } });
-  const app = assembleApp(config, { gmsa: gmsa.client, logger, kubeMetrics: () => flattenCounters(gmsa.counters()) });
+  const app = assembleApp(config, { gmsa: gmsa.client, logger, kubeMetrics: () => flattenCounters(gmsa.counters()), readClientCertificate });
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   process.on("unhandledRejection", (reason) => logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason }));
-  const { server, port } = await serveApp(app, { port: config.port, tlsCertFile: config.tlsCertFile, tlsKeyFile: config.tlsKeyFile });
+  const { server, port } = await serveApp(app, {
+    port: config.port,
+    tlsCertFile: config.tlsCertFile,
+    tlsKeyFile: config.tlsKeyFile,
+    clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
+  });
   logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
   return {
     port,

@@ -110,7 +110,7 @@ describe("createApp", () => {
   describe("bearer caller auth", () => {
     function setup() {
       const gmsa = createFakeGmsaClient();
-      const test = createTestApp({ gmsa, callerAuth: callerAuth({ mode: "bearer", tokens: ["s3cret-token"] }) });
+      const test = createTestApp({ gmsa, callerAuth: { mode: "bearer", tokens: ["s3cret-token"] } });
       return { ...test, gmsa };
     }
     const gmsaPod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" } });

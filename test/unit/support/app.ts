@@ -23,7 +23,7 @@ export function createTestApp(options: TestAppOptions = {}) {
   const deps: AppDeps = {
     functions: ["expand", "authorize"],
     version: "0.0.0-test",
-    callerAuth: callerAuth({ mode: "none" }),
+    callerAuth: { mode: "none" },
     defaultTimeoutMs: 10_000,
     logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
     now: () => 0,
