@@ -74,6 +74,8 @@ export function registerTeardown(target: TeardownTarget): () => void {
     [fileURLToPath(new URL("./reaper.ts", import.meta.url)), String(process.pid), target.dir],
     { detached: true, stdio: "ignore" },
   );
+  // Without a reaper only a parent killed outright leaks; that is worth a warning, not a failure.
+  reaper.once("error", (error) => process.stderr.write(`[cluster] reaper not started: ${error.message}\n`));
   reaper.unref();
   return () => {
     targets.delete(target);
