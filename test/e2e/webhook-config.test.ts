@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   applyBaseInfra,
   applyObjects,
+  applyWebhooks,
+  deleteWebhooks,
   objectPath,
   renderWebhooks,
   type KubeObject,
@@ -175,5 +177,23 @@ describe("webhook configurations (infra/webhooks)", () => {
     await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch(gmsaName));
     expect(pathsCalled("plain", from)).toEqual(["/authorize", "/expand"]);
     expect(webhook.reviews.slice(from).every((r) => r.subResource === "ephemeralcontainers")).toBe(true);
+  });
+
+  it("applyWebhooks fills URLs (no caBundle when none is given) and deleteWebhooks removes both", async () => {
+    await applyWebhooks(cluster, { expandUrl: "https://127.0.0.1:9/", authorizeUrl: "https://127.0.0.1:9/base" });
+    const expand = await kubeRequestOk<{ webhooks: { clientConfig: { url: string; caBundle?: string } }[] }>(
+      admin,
+      "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/gmsa-webhooks-expand",
+    );
+    expect(expand.webhooks[0]!.clientConfig).toEqual({ url: "https://127.0.0.1:9/expand" });
+    const authorize = await kubeRequestOk<{ webhooks: { clientConfig: { url: string } }[] }>(
+      admin,
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gmsa-webhooks-authorize",
+    );
+    expect(authorize.webhooks[0]!.clientConfig.url).toBe("https://127.0.0.1:9/base/authorize");
+    await deleteWebhooks(cluster);
+    for (const object of await renderWebhooks({ expandUrl: "https://x", authorizeUrl: "https://x" })) {
+      expect((await kubeRequest(admin, objectPath(object))).status).toBe(404);
+    }
   });
 });
