@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { callerAuth } from "../../../shared/http/caller-auth.ts";
 import { createTestApp, postReview } from "../support/app.ts";
 import { annotationKeys } from "../../../shared/policy/annotations.ts";
 import type { Pod } from "../../../shared/policy/pod.ts";

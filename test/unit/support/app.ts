@@ -3,7 +3,6 @@ import { createApp, type AppDeps } from "../../../functions/app.ts";
 import { createReviewCounters } from "../../../functions/metrics.ts";
 import type { ReviewSettings } from "../../../functions/review-context.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import { callerAuth } from "../../../shared/http/caller-auth.ts";
 import { createJsonLogger, type LogFields } from "../../../shared/log.ts";
 import { createFakeGmsaClient } from "./fake-gmsa-client.ts";
 
