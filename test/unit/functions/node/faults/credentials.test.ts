@@ -1,0 +1,79 @@
+/**
+ * Fault matrix, credentials (issue 5, rows 6-8): the API server refuses a token (401) while the exec plugin
+ * recovers, fails, or hangs. A refused token is replaced once and the request retried; a failing plugin is a
+ * 500 that names it (command and exit code, never its stdout) and is not run once per review; a hanging plugin
+ * costs a review its deadline, not more, and is killed by EXEC_TIMEOUT_MS.
+ */
+import { describe, expect, it } from "vitest";
+import { eventually, isAlive } from "../../../helpers/plugins.ts";
+import type { Call } from "./fault-server.ts";
+import { BUDGET_MS, EXEC_TIMEOUT_MS, expectAllowed, expectDenied, expectRecovery, FUNCTIONS, useFaultWorld, waitFor } from "./harness.ts";
+
+const world = useFaultWorld();
+
+/** `[token's run, answer]` of each call to `endpoint`, in order. */
+function answersTo(endpoint: Call["endpoint"]): [string | undefined, Call["answer"]][] {
+  return world.api.calls.filter((call) => call.endpoint === endpoint).map((call) => [call.token?.split(".")[0], call.answer]);
+}
+
+describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
+  it("on a 401 runs the plugin once more, retries once with the new token and is allowed", async () => {
+    const webhook = await world.startWebhook();
+    expectAllowed(await webhook.review(fn));
+    expect(webhook.pluginRuns()).toBe(1);
+    world.api.inject({ kind: "reject-first-token" });
+    world.api.reset();
+    const result = await webhook.review(fn);
+    expectAllowed(result);
+    expect(webhook.pluginRuns()).toBe(2);
+    expect(answersTo("credspec")).toEqual([["fault-1", 401], ["fault-2", 200]]);
+    expect(answersTo("lsar")).toEqual(fn === "authorize" ? [["fault-1", 401], ["fault-2", 201]] : []);
+    world.api.heal();
+    const recovery = await expectRecovery(webhook, fn);
+    expect(webhook.pluginRuns()).toBe(2);
+    expect(await webhook.metrics()).toMatchObject({ execRuns_success: 2, execRuns_pluginError: 0 });
+    world.report({ fault: "401, plugin recovers (new token)", fn, outcome: "allowed", ms: result.ms, recovery: `plugin ran 2 times, 1 retry; ${recovery}` });
+  });
+
+  it("on a 401 with a broken plugin denies with 500 naming the plugin, and backs off under a burst", async () => {
+    const webhook = await world.startWebhook({ pluginMode: "fail-after-first" });
+    expectAllowed(await webhook.review(fn));
+    world.api.inject({ kind: "reject-first-token" });
+    const denied = await webhook.review(fn);
+    const failure = /exec plugin ".+" exited with code 1: error: the identity provider is unavailable/;
+    const message = expectDenied(world, webhook, denied, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
+    expect(denied.reply.response.status?.message).toContain(`exec plugin "${process.execPath}"`);
+    expect(webhook.pluginRuns()).toBe(2);
+
+    const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));
+    for (const result of burst) expectDenied(world, webhook, result, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
+    const runs = webhook.pluginRuns();
+    expect(runs).toBeLessThanOrEqual(3);
+
+    await webhook.setPluginMode("ok");
+    world.api.heal();
+    // The failed run put the plugin in backoff (1 s, doubling): reviews wait for it, then succeed.
+    const recovery = await expectRecovery(webhook, fn, 5000);
+    world.report({ fault: "401, plugin then exits 1", fn, outcome: 500, ms: denied.ms, message, recovery: `burst of 20: ${runs} plugin runs in all; plugin fixed: ${recovery}` });
+  });
+
+  it("denies with 500 by the deadline while the plugin hangs; EXEC_TIMEOUT_MS kills it later; fixed, it serves", async () => {
+    const webhook = await world.startWebhook({ pluginMode: "hang" });
+    const started = performance.now();
+    const denied = await webhook.review(fn);
+    const message = expectDenied(world, webhook, denied, { code: 500, message: /deadline/, errors: ["ERR_DEADLINE_EXCEEDED"] });
+    expect(denied.ms).toBeGreaterThanOrEqual(BUDGET_MS - 50);
+    const pid = await webhook.hungPluginPid();
+    expect(isAlive(pid), "the plugin outlives the review").toBe(true);
+
+    expect(await eventually(() => !isAlive(pid), EXEC_TIMEOUT_MS + 2000)).toBe(true);
+    const killedAfter = Math.round(performance.now() - started);
+    expect(killedAfter).toBeGreaterThanOrEqual(EXEC_TIMEOUT_MS);
+    // The run ends once the kill lands; its outcome is counted then.
+    expect(await waitFor(async () => (await webhook.metrics())["execRuns_timeout"] === 1)).toBe(true);
+
+    await webhook.setPluginMode("ok");
+    const recovery = await expectRecovery(webhook, fn, 5000);
+    world.report({ fault: "plugin hangs", fn, outcome: 500, ms: denied.ms, message, recovery: `plugin killed ${killedAfter} ms after start; plugin fixed: ${recovery}` });
+  });
+});
