@@ -19,7 +19,9 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
   const gmsa = await createNodeGmsaClient(kube, { logger: { warn: (message) => logger.log("warn", message) } });
   const app = assembleApp(config, { gmsa: gmsa.client, logger, kubeMetrics: () => flattenCounters(gmsa.counters()), readClientCertificate });
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
-  process.on("unhandledRejection", (reason) => logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason }));
+  const onUnhandledRejection = (reason: unknown): void =>
+    logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
+  process.on("unhandledRejection", onUnhandledRejection);
   const { server, port } = await serveApp(app, {
     port: config.port,
     tlsCertFile: config.tlsCertFile,
@@ -35,6 +37,8 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await closed;
       await gmsa.close();
+      // One listener per start: a process that starts and closes servers (tests) must not pile them up.
+      process.off("unhandledRejection", onUnhandledRejection);
     },
   };
 }
