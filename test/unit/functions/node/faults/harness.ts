@@ -7,7 +7,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, fetch } from "undici";
-import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startNodeServer, type RunningServer } from "../../../../../functions/node/start.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/response.ts";
 import type { FunctionName } from "../../../../../shared/config.ts";
@@ -104,6 +104,11 @@ export function useFaultWorld(): FaultWorld {
     agent = new Agent({ connect: { ca: pki.caPem } });
   });
 
+  let listeners = 0;
+  beforeEach(() => {
+    listeners = process.listenerCount("unhandledRejection");
+  });
+
   afterEach(async () => {
     const webhooks = open.splice(0);
     try {
@@ -115,6 +120,8 @@ export function useFaultWorld(): FaultWorld {
       expect(rejections.splice(0), "unhandled rejections").toEqual([]);
     } finally {
       await Promise.all(webhooks.map((webhook) => webhook.close()));
+      // startNodeServer's own unhandledRejection listener leaves with the server.
+      expect(process.listenerCount("unhandledRejection"), "unhandledRejection listeners after close").toBe(listeners);
       world.api.heal();
       world.api.reset();
       await world.api.start().catch(() => undefined);
