@@ -36,15 +36,23 @@ export function asAdmissionError(error: unknown): AdmissionError {
 }
 
 /**
- * Settles no later than the deadline, even if the client ignores the signal (a hung exec plugin, say),
+ * Settles no later than the deadline (plus one turn of the event loop), even if the client ignores the signal,
  * so the API server always gets our answer before it gives up on us.
  */
 export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(deadlineError());
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(deadlineError());
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // A client that honours the signal rejects within this turn, with an error that names the call and what it
+    // waited for (the API server, a hung exec plugin); the generic error is only for one that does not.
+    const onAbort = () => {
+      timer = setTimeout(() => reject(deadlineError()), 0);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
-    void work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    void work.then(resolve, reject).finally(() => {
+      signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { asAdmissionError, loadAccess, loadCredSpecs, untilDeadline } from "../../../functions/load-facts.ts";
-import { CredSpecNotFoundError, KubeApiError } from "../../../shared/errors.ts";
+import { CredSpecNotFoundError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../support/fake-gmsa-client.ts";
 import { WEBAPP1_CREDSPEC } from "../support/pods.ts";
 
@@ -61,6 +61,14 @@ describe("untilDeadline", () => {
     const error = await untilDeadline(new Promise(() => {}), AbortSignal.timeout(50)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED", status: 500 });
     expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it("lets a client that honours the signal reject with its own error, which names what it waited for", async () => {
+    const signal = AbortSignal.timeout(20);
+    const work = new Promise((_resolve, reject) => {
+      signal.addEventListener("abort", () => reject(new DeadlineExceededError('reading GMSACredentialSpec "x": exec plugin "p": no credential before the deadline')));
+    });
+    await expect(untilDeadline(work, signal)).rejects.toThrow('reading GMSACredentialSpec "x": exec plugin "p": no credential before the deadline');
   });
 
   it("rejects at once when the deadline has already passed", async () => {
