@@ -61,7 +61,11 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     const webhook = await world.startWebhook({ pluginMode: "hang" });
     const started = performance.now();
     const denied = await webhook.review(fn);
-    const message = expectDenied(world, webhook, denied, { code: 500, message: /deadline/, errors: ["ERR_DEADLINE_EXCEEDED"] });
+    const message = expectDenied(world, webhook, denied, {
+      code: 500,
+      message: /reading GMSACredentialSpec "webapp1": exec plugin ".+": no credential before the deadline/,
+      errors: ["ERR_DEADLINE_EXCEEDED"],
+    });
     expect(denied.ms).toBeGreaterThanOrEqual(BUDGET_MS - 50);
     const pid = await webhook.hungPluginPid();
     expect(isAlive(pid), "the plugin outlives the review").toBe(true);
