@@ -4,6 +4,7 @@
  * certificate, and an unrelated CA the client must not trust.
  */
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -36,7 +37,8 @@ async function makeLeaf(dir: string, ca: string, name: string, extensions: strin
   await run("openssl", ["req", "-new", ...EC, "-keyout", `${dir}/${name}.key`, "-out", `${dir}/${name}.csr`, "-subj", `/CN=${name}`]);
   await run("openssl", [
     "x509", "-req", "-in", `${dir}/${name}.csr`, "-CA", `${dir}/${ca}.crt`, "-CAkey", `${dir}/${ca}.key`,
-    "-CAcreateserial", "-out", `${dir}/${name}.crt`, "-days", "2", "-extfile", ext,
+    // A serial of its own: -CAcreateserial shares ca.srl between the concurrent signings ("Unable to load number").
+    "-set_serial", `0x${randomBytes(8).toString("hex")}`, "-out", `${dir}/${name}.crt`, "-days", "2", "-extfile", ext,
   ]);
   return { cert: await readFile(`${dir}/${name}.crt`, "utf8"), key: await readFile(`${dir}/${name}.key`, "utf8") };
 }
