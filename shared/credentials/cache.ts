@@ -129,5 +129,9 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
         failure = { count: freshRejections - 1, retryAt: time + pause, error };
       }
     },
+    accepted(credential: Credential): void {
+      // The refusals before it are no longer "in a row".
+      if (cached?.credential === credential) freshRejections = 0;
+    },
   };
 }

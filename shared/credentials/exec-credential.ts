@@ -162,6 +162,7 @@ export function createExecTokenSource(options: ExecTokenSourceOptions): ExecToke
   return {
     getCredential: (callOptions) => cache.getCredential(callOptions),
     invalidate: (credential) => cache.invalidate(credential),
+    accepted: (credential) => cache.accepted?.(credential),
     counters: () => ({ ...counters }),
   };
 }

@@ -38,6 +38,11 @@ export interface TokenSource {
    * {@link getCredential} fetches a fresh one. Calling it for an already replaced credential does nothing.
    */
   invalidate(credential: Credential): void;
+  /**
+   * The API server accepted `credential` (a 2xx answer). Sources that back off after repeated refusals use it to
+   * tell a credential that worked and was then revoked from a source that keeps issuing bad ones.
+   */
+  accepted?(credential: Credential): void;
 }
 
 /** True for a bearer-token credential. */

@@ -121,6 +121,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
+      if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
       if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
         // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.
         tokenSource.invalidate(credential);

@@ -89,6 +89,19 @@ describe("createCredentialCache after 401s", () => {
     expect(loads()).toBe(3);
   });
 
+  it("counts refusals in a row only: one after the credential was accepted gets an immediate refresh again", async () => {
+    const { cache, loads } = counting();
+    cache.invalidate(await cache.getCredential());
+    const second = await cache.getCredential();
+    cache.accepted?.(second);
+    cache.invalidate(second);
+    const third = await cache.getCredential();
+    cache.accepted?.(third);
+    cache.invalidate(third);
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t4" });
+    expect(loads()).toBe(4);
+  });
+
   it("treats a refusal of a long-used credential as a revocation, not a broken source", async () => {
     const { cache, loads, advance } = counting();
     cache.invalidate(await cache.getCredential());
