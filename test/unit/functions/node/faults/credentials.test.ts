@@ -35,6 +35,23 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     world.report({ fault: "401, plugin recovers (new token)", fn, outcome: "allowed", ms: result.ms, recovery: `plugin ran 2 times, 1 retry; ${recovery}` });
   });
 
+  it("replaces a token that worked and is then refused, again and again, without backing off", async () => {
+    const webhook = await world.startWebhook();
+    expectAllowed(await webhook.review(fn));
+    const started = performance.now();
+    // Three revocations within a minute, each of a token that had been accepted: never "refused in a row".
+    for (let revocation = 1; revocation <= 3; revocation++) {
+      world.api.inject({ kind: "reject-first-token" });
+      expectAllowed(await webhook.review(fn));
+      world.api.heal();
+      expectAllowed(await webhook.review(fn));
+    }
+    expect(webhook.pluginRuns()).toBe(4);
+    const recovery = await expectRecovery(webhook, fn);
+    const ms = Math.round(performance.now() - started);
+    world.report({ fault: "401 on a token that had worked, 3 times in a minute", fn, outcome: "allowed", ms, recovery: `plugin ran 4 times, never backed off; ${recovery}` });
+  });
+
   it("on a 401 with a broken plugin denies with 500 naming the plugin, and backs off under a burst", async () => {
     const webhook = await world.startWebhook({ pluginMode: "fail-after-first" });
     expectAllowed(await webhook.review(fn));

@@ -24,7 +24,7 @@ export const BUDGET_MS = reviewBudgetMs(2000);
 /** Room for the reply to travel and the event loop to turn; the API server itself waits the full 2 s. */
 export const SLACK_MS = 300;
 /** Short enough to see the kill within a test, longer than the review budget. */
-export const EXEC_TIMEOUT_MS = 3000;
+export const EXEC_TIMEOUT_MS = 2500;
 
 export const FUNCTIONS: readonly FunctionName[] = ["expand", "authorize"];
 
