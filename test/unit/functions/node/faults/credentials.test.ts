@@ -52,6 +52,23 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     world.report({ fault: "401 on a token that had worked, 3 times in a minute", fn, outcome: "allowed", ms, recovery: `plugin ran 4 times, never backed off; ${recovery}` });
   });
 
+  it("denies with 500 when every token is refused, and does not run the plugin once per review", async () => {
+    const webhook = await world.startWebhook();
+    expectAllowed(await webhook.review(fn));
+    world.api.inject({ kind: "reject-all-tokens" });
+    const denied = await webhook.review(fn);
+    const refused = /exec plugin ".+" issued 2 credentials in a row that the API server refused \(401\)|API server answered 401 Unauthorized: it rejected our credential/;
+    const message = expectDenied(world, webhook, denied, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
+    expect(webhook.pluginRuns()).toBe(2);
+    const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));
+    for (const result of burst) expectDenied(world, webhook, result, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
+    const runs = webhook.pluginRuns();
+    expect(runs).toBeLessThanOrEqual(3);
+    world.api.heal();
+    const recovery = await expectRecovery(webhook, fn, 5000);
+    world.report({ fault: "401 for every token", fn, outcome: 500, ms: denied.ms, message, recovery: `burst of 20: ${runs} plugin runs in all; ${recovery}` });
+  });
+
   it("on a 401 with a broken plugin denies with 500 naming the plugin, and backs off under a burst", async () => {
     const webhook = await world.startWebhook({ pluginMode: "fail-after-first" });
     expectAllowed(await webhook.review(fn));

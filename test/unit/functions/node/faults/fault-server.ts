@@ -26,6 +26,8 @@ export type Fault =
   | { kind: "status"; status: number; reason: string; retryAfter?: string; times?: number }
   /** 401 for the first valid token seen after injection, and only that token. */
   | { kind: "reject-first-token" }
+  /** 401 for every token. */
+  | { kind: "reject-all-tokens" }
   /** 200 with a body that is not JSON. */
   | { kind: "non-json" }
   /** 200 LocalSubjectAccessReview without `status`. */
@@ -147,7 +149,8 @@ export async function startFaultServer(options: { cert: string; key: string; dir
         sendJson(res, 200, { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name: CREDSPEC_NAME } });
         return 200;
       case "reject-first-token":
-        throw new Error("reject-first-token is handled with authentication");
+      case "reject-all-tokens":
+        throw new Error(`${fault.kind} is handled with authentication`);
     }
   }
 
@@ -167,10 +170,12 @@ export async function startFaultServer(options: { cert: string; key: string; dir
     if (token !== undefined) tokens.add(token);
     // Authentication comes first, as in kube-apiserver.
     let authenticated = token !== undefined && verifyFaultToken(secret, token) !== undefined;
-    if (authenticated && endpoint !== "other" && faults.get(endpoint)?.kind === "reject-first-token") {
+    const authFault = endpoint === "other" ? undefined : faults.get(endpoint)?.kind;
+    if (authenticated && authFault === "reject-first-token") {
       rejectedToken ??= token;
       authenticated = token !== rejectedToken;
     }
+    if (authFault === "reject-all-tokens") authenticated = false;
     if (!authenticated) {
       sendJson(res, 401, statusBody(401, "Unauthorized"));
       call.answer = 401;
@@ -182,7 +187,8 @@ export async function startFaultServer(options: { cert: string; key: string; dir
       return;
     }
     const fault = faultFor(endpoint);
-    call.answer = fault === undefined || fault.kind === "reject-first-token" ? healthy(endpoint, req, body, res) : faulty(fault, endpoint, res);
+    const authOnly = fault?.kind === "reject-first-token" || fault?.kind === "reject-all-tokens";
+    call.answer = fault === undefined || authOnly ? healthy(endpoint, req, body, res) : faulty(fault, endpoint, res);
   }
 
   async function listen(): Promise<void> {
