@@ -89,12 +89,13 @@ describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => 
     expect(calls.credspec).toBe(2);
   });
 
-  it("denies with 500 when a 200 carries no JSON", async () => {
-    await denialRow("200 with a non-JSON body", { kind: "non-json" }, {
+  it("denies with 500 when a 200 carries no JSON, without retrying", async () => {
+    const calls = await denialRow("200 with a non-JSON body", { kind: "non-json" }, {
       code: 500,
       message: /reading GMSACredentialSpec "webapp1": API server answered 200 without a JSON body/,
       errors: ["ERR_KUBE_API"],
     });
+    expect(calls).toEqual({ credspec: 1, lsar: fn === "authorize" ? 1 : 0 });
   });
 
   it("denies with 422 ERR_CREDSPEC_WITHOUT_CONTENTS when the credspec object has no credspec field", async () => {

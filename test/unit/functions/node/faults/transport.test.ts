@@ -43,8 +43,10 @@ describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) =>
     const webhook = await world.startWebhook();
     expectAllowed(await webhook.review(fn));
     world.api.inject({ kind: "hang" });
+    world.api.reset();
     const denied = await webhook.review(fn);
     const message = expectDenied(world, webhook, denied, { code: 500, message: NO_ANSWER, errors: ["ERR_DEADLINE_EXCEEDED"] });
+    expect([world.api.count("credspec"), world.api.count("lsar")]).toEqual([1, fn === "authorize" ? 1 : 0]);
     expect(denied.ms).toBeGreaterThanOrEqual(BUDGET_MS - 50);
     world.api.heal();
     const recovery = await expectRecovery(webhook, fn);
@@ -55,8 +57,10 @@ describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) =>
     const webhook = await world.startWebhook();
     expectAllowed(await webhook.review(fn));
     world.api.inject({ kind: "stall-body" });
+    world.api.reset();
     const denied = await webhook.review(fn);
     const message = expectDenied(world, webhook, denied, { code: 500, message: NO_ANSWER, errors: ["ERR_DEADLINE_EXCEEDED"] });
+    expect([world.api.count("credspec"), world.api.count("lsar")]).toEqual([1, fn === "authorize" ? 1 : 0]);
     world.api.heal();
     const recovery = await expectRecovery(webhook, fn);
     world.report({ fault: "headers, then the body stalls halfway", fn, outcome: 500, ms: denied.ms, message, recovery });
