@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -43,5 +43,13 @@ describe("bundleNodeFunction", () => {
     expect(healthz).toMatchObject({ statusCode: 200, body: "ok" });
     expect(review.statusCode).toBe(200);
     expect(JSON.parse(review.body)).toMatchObject({ response: { uid: "uid-bundle", allowed: true } });
+  });
+
+  it("leaves the external @azure/functions as an import in the Azure bundle (the host hooks into that package)", async () => {
+    const outfile = path.join(dir, "azure-functions", "index.mjs");
+    await bundleNodeFunction({ entry: "functions/azure-functions/index.ts", outfile, external: ["@azure/functions"] });
+    const code = await readFile(outfile, "utf8");
+    expect(code).toMatch(/from "@azure\/functions"/);
+    expect(code).not.toContain("AzFuncSystemError");
   });
 });
