@@ -1,5 +1,6 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../shared/http/env.ts";
+import { callerAuth, PATH_SECRET_PARAM, type CallerAuthOptions, type ClientCertificate } from "../shared/http/caller-auth.ts";
 import { deadline } from "../shared/http/deadline.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { authorizeReview } from "./authorize/authorize.ts";
@@ -13,8 +14,13 @@ export interface AppDeps extends ReviewRouteDeps {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
   functions: readonly FunctionName[];
   version: string;
-  /** Caller authentication, run before the body is read (DESIGN.md section 8). */
-  callerAuth: MiddlewareHandler;
+  /**
+   * Caller authentication (DESIGN.md section 8, shared/http/SECURITY.md), checked before the body is read.
+   * In `path` mode the functions and /metrics answer at `/<name>/<secret>` only.
+   */
+  callerAuth: CallerAuthOptions;
+  /** The connection's client certificate, for `mtls`: the Node server passes functions/node/client-certificate.ts. */
+  readClientCertificate?: (c: Context) => ClientCertificate | undefined;
   /** Used when the API server sends no `?timeout=`. */
   defaultTimeoutMs: number;
   /** Extra counters for /metrics (exec plugin runs, caches), merged with the review counters. */
@@ -22,19 +28,34 @@ export interface AppDeps extends ReviewRouteDeps {
 }
 
 /**
- * The whole HTTP surface: `POST /expand`, `POST /authorize`, `GET /healthz`, `GET /version`,
- * `GET /metrics`; 404 for anything else. Adapters build `deps` once and call this.
+ * The whole HTTP surface: `POST /expand`, `POST /authorize`, `GET /healthz`, `GET /version`, `GET /metrics`;
+ * 404 for anything else. /healthz and /version are open; the rest is behind caller auth. Adapters build `deps`
+ * and call this once per process or isolate (a remote JWKS is cached in the app).
+ * @throws TypeError when the caller auth options cannot work (see `callerAuth`).
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const auth = callerAuth(deps.callerAuth, {
+    logger: deps.logger,
+    now: deps.now,
+    ...(deps.readClientCertificate === undefined ? {} : { readClientCertificate: deps.readClientCertificate }),
+  });
   const app = new Hono<AppEnv>();
+  // Path mode: the secret is a route parameter, checked in constant time by `auth`; the plain path meets
+  // `auth` too and gets its 401 there.
+  const secretPath = deps.callerAuth.mode === "path";
+  const protect = (path: string): string => {
+    if (secretPath) app.use(path, auth);
+    return secretPath ? `${path}/:${PATH_SECRET_PARAM}` : path;
+  };
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.get("/healthz", (c) => c.text("ok"));
   app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));
-  app.get("/metrics", deps.callerAuth, (c) => c.json({ ...deps.counters.snapshot(), ...deps.extraMetrics?.() }));
+  app.get(protect("/metrics"), auth, (c) => c.json({ ...deps.counters.snapshot(), ...deps.extraMetrics?.() }));
   for (const fn of deps.functions) {
-    app.use(`/${fn}`, deps.callerAuth, deadline({ defaultTimeoutMs: deps.defaultTimeoutMs }));
-    app.route(`/${fn}`, createReviewRoute(fn, HANDLERS[fn], deps));
+    const path = protect(`/${fn}`);
+    app.use(path, auth, deadline({ defaultTimeoutMs: deps.defaultTimeoutMs }));
+    app.route(path, createReviewRoute(fn, HANDLERS[fn], deps));
   }
   return app;
 }

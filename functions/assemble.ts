@@ -1,7 +1,7 @@
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import { parseConfig, type Bindings, type Config } from "../shared/config.ts";
 import { ConfigurationError } from "../shared/configuration-error.ts";
-import { callerAuth } from "../shared/http/caller-auth.ts";
+import type { ClientCertificate } from "../shared/http/caller-auth.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
 import { parseKubeSettings, type KubeSettings } from "../shared/kube/settings.ts";
@@ -11,8 +11,8 @@ import { createReviewCounters } from "./metrics.ts";
 import { VERSION } from "./version.ts";
 
 /** Config and kube settings from one environment, every problem of both reported together. */
-export function readSettings(env: Bindings): { config: Readonly<Config>; kube: KubeSettings } {
-  const parsed = parseConfig(env);
+export function readSettings(env: Bindings, runtime: "node" | "workers"): { config: Readonly<Config>; kube: KubeSettings } {
+  const parsed = parseConfig(env, { runtime });
   const kube = parseKubeSettings(env);
   const problems = [...(parsed.ok ? [] : parsed.problems), ...kube.problems];
   if (!parsed.ok || problems.length > 0) throw new ConfigurationError(problems);
@@ -30,6 +30,8 @@ export interface RuntimeParts {
   logger: Logger;
   /** Counters of the kube client (caches, exec plugin runs), flattened into /metrics. */
   kubeMetrics: () => Record<string, number>;
+  /** The connection's client certificate (Node server, CALLER_AUTH=mtls). */
+  readClientCertificate?: (c: Context) => ClientCertificate | undefined;
 }
 
 /** Builds the app once per process or isolate, the same way on every runtime. */
@@ -45,7 +47,8 @@ export function assembleApp(config: Config, parts: RuntimeParts): Hono<AppEnv> {
     bodyLimitBytes: config.bodyLimitBytes,
     defaultTimeoutMs: config.defaultTimeoutMs,
     settings: { randomHostname: config.randomHostname, maxCredSpecNames: config.maxCredSpecNames },
-    callerAuth: callerAuth(config.callerAuth),
+    callerAuth: config.callerAuth,
+    ...(parts.readClientCertificate === undefined ? {} : { readClientCertificate: parts.readClientCertificate }),
     extraMetrics: parts.kubeMetrics,
   });
 }

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
 import { parseAdmissionReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
 import { InternalError } from "../shared/errors.ts";
+import { bodyLimit } from "../shared/http/body-limit.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { requireJson } from "../shared/http/request-checks.ts";
 import type { Logger } from "../shared/log.ts";
@@ -11,6 +11,9 @@ import { asAdmissionError } from "./load-facts.ts";
 import type { FunctionName } from "../shared/config.ts";
 import type { ReviewCounters } from "./metrics.ts";
 import type { ReviewContext } from "./review-context.ts";
+
+/** Longest name from the review logged as is (Kubernetes names are at most 253 characters). */
+const MAX_LOGGED_NAME = 253;
 
 export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
 
@@ -31,12 +34,7 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
   route.post(
     "/",
     requireJson(),
-    bodyLimit({
-      maxSize: deps.bodyLimitBytes,
-      onError: () => {
-        throw new HTTPException(413, { message: `request body exceeds ${deps.bodyLimitBytes} bytes` });
-      },
-    }),
+    bodyLimit({ maxBytes: deps.bodyLimitBytes }),
     async (c) => {
       const started = deps.now();
       const body: unknown = await c.req.json().catch(() => {
@@ -58,15 +56,15 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
       deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
         function: fn,
         uid: request.uid,
-        kind: request.kind.kind,
-        subResource: request.subResource,
-        namespace: request.namespace,
-        name: request.name,
+        kind: clip(request.kind.kind),
+        subResource: clip(request.subResource),
+        namespace: clip(request.namespace),
+        name: clip(request.name),
         operation: request.operation,
         dryRun: request.dryRun,
         allowed: outcome.allowed,
         code,
-        errors: outcome.allowed ? undefined : outcome.errors.map((e) => e.code).join(","),
+        errors: outcome.allowed ? undefined : [...new Set(outcome.errors.map((e) => e.code))].join(","),
         cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
         durationMs: deps.now() - started,
       });
@@ -75,6 +73,11 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
   );
   route.all("/", (c) => c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" }));
   return route;
+}
+
+/** Names from the review are user input of any length: one log line stays short. */
+function clip(text: string | undefined): string | undefined {
+  return text === undefined || text.length <= MAX_LOGGED_NAME ? text : `${text.slice(0, MAX_LOGGED_NAME)}…`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CallerAuthOptions } from "./http/caller-auth.ts";
+import { readCallerAuth, type Runtime } from "./http/caller-auth-config.ts";
 import { LOG_LEVELS, type LogLevel } from "./log.ts";
 
 /** The functions a deployment can serve (DESIGN.md section 2). */
@@ -24,13 +25,16 @@ export interface Config {
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
 
-const CALLER_AUTH_MODES = ["none", "bearer"] as const;
+export interface ParseConfigOptions {
+  /** Where the functions run; some settings exist on one runtime only (CALLER_AUTH=mtls: Node). Default "node". */
+  runtime?: Runtime;
+}
 
 /**
  * Parses the environment into a frozen Config, reporting every problem together (never only the first).
  * Variable names and defaults are tabled in the README.
  */
-export function parseConfig(env: Bindings): ConfigResult {
+export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): ConfigResult {
   const problems: string[] = [];
   const read = new Reader(env, problems);
   const functions = read.list("FUNCTIONS", FUNCTION_NAMES, [...FUNCTION_NAMES]);
@@ -39,7 +43,7 @@ export function parseConfig(env: Bindings): ConfigResult {
     port: read.integer("PORT", 8443, 0, 65535),
     tlsCertFile: read.optional("TLS_CERT_FILE"),
     tlsKeyFile: read.optional("TLS_KEY_FILE"),
-    callerAuth: readCallerAuth(read, problems),
+    callerAuth: readCallerAuth(read, problems, options.runtime),
     randomHostname: read.boolean("RANDOM_HOSTNAME", false),
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS, "info"),
     bodyLimitBytes: read.integer("BODY_LIMIT_BYTES", 8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -50,21 +54,6 @@ export function parseConfig(env: Bindings): ConfigResult {
     problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
-}
-
-function readCallerAuth(read: Reader, problems: string[]): CallerAuthOptions {
-  const mode = read.optional("CALLER_AUTH");
-  if (mode === undefined) {
-    problems.push(`CALLER_AUTH is not set: choose how callers authenticate (${CALLER_AUTH_MODES.join(", ")}); "none" is for local runs only`);
-    return { mode: "none" };
-  }
-  if (mode === "bearer") {
-    const tokens = (read.optional("CALLER_AUTH_TOKENS") ?? "").split(",").map((t) => t.trim()).filter((t) => t !== "");
-    if (tokens.length === 0) problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
-    return { mode: "bearer", tokens };
-  }
-  if (mode !== "none") problems.push(`CALLER_AUTH must be one of ${CALLER_AUTH_MODES.join(", ")}, not "${mode}"`);
-  return { mode: "none" };
 }
 
 /** Reads typed values, recording a problem (and returning the default) for each bad one. */

@@ -14,7 +14,7 @@ let built: Built | undefined;
 
 function build(env: Bindings): Built {
   try {
-    const { config, kube } = readSettings(env);
+    const { config, kube } = readSettings(env, "workers");
     const logger = createLogger(config, (line) => console.log(line));
     const gmsa = createWorkerGmsaClient(kube);
     for (const warning of gmsa.warnings) logger.log("warn", warning);

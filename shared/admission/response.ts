@@ -40,7 +40,7 @@ export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string
   if (!outcome.allowed) {
     const errors = outcome.errors.length > 0 ? outcome.errors : [new InternalError("denied without a reason")];
     const code = pickStatus(errors);
-    response.status = { status: "Failure", code, reason: REASONS[code] ?? "Invalid", message: joinMessages(errors) };
+    response.status = { status: "Failure", code, reason: REASONS[code] ?? "Invalid", message: joinMessages(errors, uid) };
   }
   const warnings = capWarnings(outcome.warnings ?? []);
   if (warnings.length > 0) response.warnings = warnings;
@@ -53,26 +53,32 @@ export function pickStatus(errors: AdmissionError[]): number {
   return STATUS_PRECEDENCE.find((code) => codes.has(code)) ?? errors[0]?.status ?? 500;
 }
 
-function joinMessages(errors: AdmissionError[]): string {
+function joinMessages(errors: AdmissionError[], uid: string): string {
   const parts: string[] = [];
   let length = 0;
   for (const [i, error] of errors.entries()) {
-    // Our own bugs get a generic text: their message may hold internals; the uid in the log finds them.
-    const text = error.status === 500 && error.code === "ERR_INTERNAL" ? "internal error in the GMSA webhook" : error.message;
-    if (length + text.length > MAX_MESSAGE_LENGTH - 40) {
-      let left = errors.length - i;
-      // The first message is cut rather than dropped, so the reply still names a place and a credspec.
-      if (parts.length === 0) {
-        parts.push(`${text.slice(0, MAX_MESSAGE_LENGTH - 40)}…`);
-        left--;
+    // Our own bugs get a generic text: their message may hold internals; the uid finds the log line.
+    let text = error.status === 500 && error.code === "ERR_INTERNAL" ? describeInternal(error, uid) : error.message;
+    const room = MAX_MESSAGE_LENGTH - 40 - length;
+    if (text.length > room) {
+      // One long message (thousands of containers named) is cut, not dropped: the reader still learns what failed.
+      if (i > 0 && room < 200) {
+        parts.push(`… and ${errors.length - i} more`);
+        break;
       }
-      if (left > 0) parts.push(`… and ${left} more`);
-      break;
+      text = `${text.slice(0, room)}…`;
     }
     parts.push(text);
     length += text.length + 2;
   }
   return parts.join("; ");
+}
+
+/** Where our own bug struck and how to find its log line; never its message, which may quote input or internals. */
+function describeInternal(error: AdmissionError, uid: string): string {
+  const place = error.where === undefined ? "" : `${error.where.place}: `;
+  const credspec = error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
+  return `${place}internal error in the GMSA webhook${credspec} (its log has the cause under request uid ${uid.slice(0, 64)})`;
 }
 
 function capWarnings(warnings: string[]): string[] {

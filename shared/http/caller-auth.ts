@@ -1,50 +1,133 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { Logger } from "../log.ts";
+import { createJwtVerifier, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt.ts";
+import type { AppEnv } from "./env.ts";
+import { createSecretMatcher } from "./timing-safe-equal.ts";
 
-/** How callers prove who they are (DESIGN.md section 8). */
-export type CallerAuthOptions = { mode: "none" } | { mode: "bearer"; tokens: string[] };
+export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt.ts";
+
+/** The caller authentication modes (DESIGN.md section 8; what each protects against: SECURITY.md here). */
+export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as const;
+export type CallerAuthMode = (typeof CALLER_AUTH_MODES)[number];
+
+/** How callers prove who they are, as parsed from CALLER_AUTH and CALLER_AUTH_* (caller-auth-config.ts). */
+export type CallerAuthOptions =
+  | { mode: "none" }
+  | { mode: "bearer"; tokens: readonly string[] }
+  | ({ mode: "jwt" } & JwtCallerOptions)
+  /** The functions answer at `/<function>/<secret>` only; two secrets while one replaces the other. */
+  | { mode: "path"; secrets: readonly string[] }
+  /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */
+  | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
+
+/** The client certificate of the connection, as the Node server saw it (functions/node/client-certificate.ts). */
+export interface ClientCertificate {
+  /** Whether the client sent a certificate at all. */
+  presented: boolean;
+  /** Whether it chains to the configured CA and is within its validity period. */
+  authorized: boolean;
+  /** OpenSSL's reason when not authorized, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`. */
+  error: string | undefined;
+  /** The subject's CN values. */
+  commonNames: string[];
+}
+
+export interface CallerAuthDeps {
+  /** Failures are logged with the mode and a reason code: never the token, the path or the certificate. */
+  logger?: Logger;
+  /** The clock for JWT `exp` / `nbf`, in ms since the epoch. */
+  now?: () => number;
+  /** Reads the connection's client certificate; required for `mtls` (only the Node server can). */
+  readClientCertificate?: (c: Context) => ClientCertificate | undefined;
+}
+
+/** The route parameter that holds the secret in `path` mode: functions answer at `/<function>/:secret`. */
+export const PATH_SECRET_PARAM = "secret";
 
 /**
- * Authenticates the caller before the body is read or any API call is made; failures are 401.
- * Tokens are compared in constant time (hashes compared byte by byte, as Hono's bearer-auth does).
+ * Authenticates the caller from headers, the path or the TLS connection only, before the body is read or any
+ * API call is made. 401 when not authenticated, 403 when authenticated but not an allowed caller (JWT subject,
+ * certificate name), 503 when a remote JWKS cannot be had. Options are checked here, once.
+ * @throws TypeError on options that cannot work (no tokens, short path secret, `mtls` without
+ *   `readClientCertificate`, unsafe JWT algorithms).
  */
-export function callerAuth(options: CallerAuthOptions): MiddlewareHandler {
-  if (options.mode === "none") return async (_c, next) => next();
-  if (options.tokens.length === 0 || options.tokens.some((t) => t.length === 0)) {
-    throw new TypeError("bearer caller auth needs at least one non-empty token");
-  }
-  const expected = Promise.all(options.tokens.map(sha256));
+export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps = {}): MiddlewareHandler<AppEnv> {
+  const check = createCheck(options, deps);
   return async (c, next) => {
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer ([^\s]+)$/i.exec(header);
-    if (match?.[1] === undefined || !(await matchesAny(match[1], await expected))) {
-      throw new HTTPException(401, {
-        res: new Response(JSON.stringify({ error: "unauthenticated caller" }), {
-          status: 401,
-          headers: { "content-type": "application/json", "www-authenticate": 'Bearer realm="gmsa-webhooks"' },
-        }),
-      });
+    const result = await check(c);
+    if (!result.ok) {
+      deps.logger?.log("warn", "caller not authenticated", { mode: options.mode, status: result.status, reason: result.reason });
+      throw new HTTPException(result.status, { res: refusal(options.mode, result.status) });
     }
     await next();
   };
 }
 
-async function matchesAny(token: string, expected: Uint8Array[]): Promise<boolean> {
-  const actual = await sha256(token);
-  let found = false;
-  // Every candidate is compared in full so timing does not tell which one (or whether any) matched.
-  for (const candidate of expected) found = timingSafeEqual(actual, candidate) || found;
-  return found;
+function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Context) => Promise<CallerCheck> {
+  switch (options.mode) {
+    case "none":
+      return () => Promise.resolve({ ok: true });
+    case "bearer": {
+      if (options.tokens.length === 0 || options.tokens.some((t) => t.length === 0)) {
+        throw new TypeError("bearer caller auth needs at least one non-empty token");
+      }
+      const matches = createSecretMatcher(options.tokens);
+      return async (c) => {
+        const token = readBearerToken(c);
+        if (token === undefined) return { ok: false, status: 401, reason: "no bearer token" };
+        return (await matches(token)) ? { ok: true } : { ok: false, status: 401, reason: "unknown bearer token" };
+      };
+    }
+    case "jwt": {
+      const verify = createJwtVerifier(options, deps.now);
+      return async (c) => {
+        const token = readBearerToken(c);
+        return token === undefined ? { ok: false, status: 401, reason: "no bearer token" } : verify(token);
+      };
+    }
+    case "path": {
+      if (options.secrets.length === 0 || options.secrets.some((s) => s.length < 32)) {
+        throw new TypeError("path caller auth needs secrets of at least 32 characters");
+      }
+      const matches = createSecretMatcher(options.secrets);
+      return async (c) => {
+        const presented = c.req.param(PATH_SECRET_PARAM);
+        if (presented === undefined) return { ok: false, status: 401, reason: "no path secret" };
+        return (await matches(presented)) ? { ok: true } : { ok: false, status: 401, reason: "wrong path secret" };
+      };
+    }
+    case "mtls": {
+      const read = deps.readClientCertificate;
+      if (read === undefined) {
+        throw new TypeError("mtls caller auth needs the Node server (on Cloudflare Workers, configure mTLS at Cloudflare)");
+      }
+      const names = new Set(options.clientNames);
+      return (c) => Promise.resolve(checkClientCertificate(read(c), names));
+    }
+  }
 }
 
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+/** The certificate was verified by TLS against the configured CA; here we only read the verdict and the name. */
+export function checkClientCertificate(cert: ClientCertificate | undefined, names: ReadonlySet<string>): CallerCheck {
+  if (cert === undefined || !cert.presented) return { ok: false, status: 401, reason: "no client certificate" };
+  if (!cert.authorized) return { ok: false, status: 401, reason: cert.error ?? "client certificate not verified" };
+  if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) {
+    return { ok: false, status: 403, reason: "client certificate name not allowed" };
+  }
+  return { ok: true };
 }
 
-/** Constant-time comparison of two equal-length digests. */
-export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
-  return diff === 0;
+/** The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or undefined. */
+function readBearerToken(c: Context): string | undefined {
+  const match = /^Bearer +([^\s]+) *$/i.exec(c.req.header("authorization") ?? "");
+  return match?.[1];
+}
+
+function refusal(mode: CallerAuthMode, status: 401 | 403 | 503): Response {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (status === 401 && (mode === "bearer" || mode === "jwt")) headers["www-authenticate"] = 'Bearer realm="gmsa-webhooks"';
+  if (status === 503) headers["retry-after"] = "5";
+  const error = status === 401 ? "unauthenticated caller" : status === 403 ? "caller not allowed" : "cannot verify the caller now";
+  return new Response(JSON.stringify({ error }), { status, headers });
 }

@@ -6,17 +6,22 @@ export interface DeadlineOptions {
   defaultTimeoutMs: number;
 }
 
+/** Kubernetes caps a webhook's `timeoutSeconds` at 30; a longer `?timeout=` is not the API server's. */
+export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
+
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m)/g;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
 /**
  * The API server appends `?timeout=<duration>` to the webhook URL (its `timeoutSeconds`). We answer before it
- * gives up: the budget is the timeout less a margin (a fifth, at most one second) for the reply to travel.
+ * gives up: the budget is the timeout (at most 30 s) less a margin (a fifth, at most one second) for the reply
+ * to travel.
  */
 export function deadline(options: DeadlineOptions): MiddlewareHandler<AppEnv> {
   if (!(options.defaultTimeoutMs > 0)) throw new TypeError("defaultTimeoutMs must be a positive number");
   return async (c, next) => {
-    const timeoutMs = parseGoDuration(c.req.query("timeout")) ?? options.defaultTimeoutMs;
+    // Clamped: AbortSignal.timeout throws a RangeError on delays past 2^32 - 1 ms.
+    const timeoutMs = Math.min(parseGoDuration(c.req.query("timeout")) ?? options.defaultTimeoutMs, MAX_WEBHOOK_TIMEOUT_MS);
     c.set("deadline", AbortSignal.timeout(reviewBudgetMs(timeoutMs)));
     await next();
   };

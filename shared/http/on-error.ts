@@ -3,16 +3,22 @@ import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
 
 /**
- * HTTP-level failures only (the request is not a usable review): HTTPException keeps its status and text,
- * or its ready response; anything else is a logged 500 with a generic body. Admission outcomes never come through here.
+ * HTTP-level failures only (the request is not a usable review): HTTPException keeps its status and text (or
+ * its ready Response); anything else is a logged 500 with a generic body. Admission outcomes never come
+ * through here. The log names the method and the path's first segment only: in CALLER_AUTH=path mode the
+ * second segment is the secret.
  */
 export function createErrorHandler(logger: Logger): ErrorHandler {
   return (err, c) => {
-    if (err instanceof HTTPException) {
-      // A ready response (caller auth's 401 with its WWW-Authenticate challenge, RFC 9110 section 11.6.1) goes out as built.
-      return err.res === undefined ? c.json({ error: err.message }, err.status) : err.getResponse();
-    }
-    logger.log("error", "unhandled error", { path: c.req.path, error: err.name });
+    if (err instanceof HTTPException) return err.res ?? c.json({ error: err.message }, err.status);
+    logger.log("error", "unhandled error", { method: c.req.method, path: redactPath(c.req.path), error: err.name });
     return c.json({ error: "internal error" }, 500);
   };
+}
+
+/** `/expand/<anything>` becomes `/expand/…`: the first segment (at most 32 characters) and no more. */
+export function redactPath(path: string): string {
+  const match = /^\/[^/]{0,32}/.exec(path);
+  const first = match?.[0] ?? "/";
+  return path.length > first.length ? `${first}/…` : first;
 }

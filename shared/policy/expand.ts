@@ -8,6 +8,13 @@ import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
 
+/**
+ * At most this many characters of contents are inlined into one pod, counted per place (a credspec named by
+ * a thousand containers counts a thousand times): the API server's default request limit is 3 MiB, so a
+ * larger patch could never be stored, and building it would cost the webhook memory and time.
+ */
+export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
+
 export interface ExpandOptions {
   /** At most this many distinct credspec names in one pod. */
   maxCredSpecNames: number;
@@ -53,17 +60,33 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
   const failed = new Map<string, string[]>();
   const tooLarge = new Map<string, string[]>();
   const serialized = new Map<string, { text: string; bytes: number }>();
+  let inlinedLength = 0;
+  let overLimit = false;
 
   const contentsFor = (name: string, label: string): string | undefined => {
     const fact = facts.get(name);
     if (fact === undefined || !fact.ok) {
-      failed.set(name, [...(failed.get(name) ?? []), label]);
+      addLabel(failed, name, label);
       return undefined;
     }
     const json = serialized.get(name) ?? serialize(fact.value);
     serialized.set(name, json);
-    if (json.bytes <= MAX_CREDSPEC_CONTENTS_BYTES) return json.text;
-    tooLarge.set(name, [...(tooLarge.get(name) ?? []), label]);
+    if (json.bytes > MAX_CREDSPEC_CONTENTS_BYTES) {
+      addLabel(tooLarge, name, label);
+      return undefined;
+    }
+    // Each place gets its own copy in the patch: bound the sum, not only each credspec.
+    inlinedLength += json.text.length;
+    if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return json.text;
+    if (!overLimit) {
+      overLimit = true;
+      errors.push(
+        new ContentsTooLargeError(
+          `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`,
+          { where: { place: "pod" } },
+        ),
+      );
+    }
     return undefined;
   };
 
@@ -112,6 +135,13 @@ function expandAnnotations(out: Pod, pairs: AnnotatedPlace[], contentsFor: (name
 function targetPlaces(pod: Pod, options: ExpandOptions): OptionsPlace[] {
   const places = listOptionsPlaces(pod);
   return options.targets ? places.filter(options.targets) : places;
+}
+
+/** Pushed, not spread: thousands of containers naming one credspec must stay linear. */
+function addLabel(labelsByName: Map<string, string[]>, name: string, label: string): void {
+  const labels = labelsByName.get(name);
+  if (labels === undefined) labelsByName.set(name, [label]);
+  else labels.push(label);
 }
 
 function serialize(credspec: unknown): { text: string; bytes: number } {

@@ -51,13 +51,16 @@ export interface AnnotatedPlace {
  * annotations that contradict their field, come back as errors (422).
  */
 export function matchAnnotationsToPlaces(pod: Pod): { pairs: AnnotatedPlace[]; errors: AdmissionError[] } {
-  const places = listOptionsPlaces(pod);
+  // First place per container name, looked up once each: a scan per annotation is quadratic in pod size.
+  const byName = new Map<string | undefined, OptionsPlace>();
+  for (const place of listOptionsPlaces(pod)) {
+    const key = place.scope === "pod" ? undefined : place.containerName;
+    if (!byName.has(key)) byName.set(key, place);
+  }
   const pairs: AnnotatedPlace[] = [];
   const errors: AdmissionError[] = [];
   for (const annotation of listAnnotationReferences(pod)) {
-    const place = places.find((p) =>
-      annotation.containerName === undefined ? p.scope === "pod" : p.containerName === annotation.containerName,
-    );
+    const place = byName.get(annotation.containerName);
     const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
     if (place === undefined) {
       errors.push(

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { callerAuth } from "../../../shared/http/caller-auth.ts";
 import { createTestApp, postReview } from "../support/app.ts";
 import { annotationKeys } from "../../../shared/policy/annotations.ts";
 import type { Pod } from "../../../shared/policy/pod.ts";
@@ -110,7 +109,7 @@ describe("createApp", () => {
   describe("bearer caller auth", () => {
     function setup() {
       const gmsa = createFakeGmsaClient();
-      const test = createTestApp({ gmsa, callerAuth: callerAuth({ mode: "bearer", tokens: ["s3cret-token"] }) });
+      const test = createTestApp({ gmsa, callerAuth: { mode: "bearer", tokens: ["s3cret-token"] } });
       return { ...test, gmsa };
     }
     const gmsaPod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" } });

@@ -3,7 +3,6 @@ import { createApp, type AppDeps } from "../../../functions/app.ts";
 import { createReviewCounters } from "../../../functions/metrics.ts";
 import type { ReviewSettings } from "../../../functions/review-context.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import { callerAuth } from "../../../shared/http/caller-auth.ts";
 import { createJsonLogger, type LogFields } from "../../../shared/log.ts";
 import { createFakeGmsaClient } from "./fake-gmsa-client.ts";
 
@@ -23,7 +22,7 @@ export function createTestApp(options: TestAppOptions = {}) {
   const deps: AppDeps = {
     functions: ["expand", "authorize"],
     version: "0.0.0-test",
-    callerAuth: callerAuth({ mode: "none" }),
+    callerAuth: { mode: "none" },
     defaultTimeoutMs: 10_000,
     logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
     now: () => 0,

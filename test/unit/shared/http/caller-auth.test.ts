@@ -1,53 +1,184 @@
-import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { callerAuth, timingSafeEqual } from "../../../../shared/http/caller-auth.ts";
-import { createErrorHandler } from "../../../../shared/http/on-error.ts";
-import { silentLogger } from "../../../../shared/log.ts";
+import { callerAuth, checkClientCertificate } from "../../../../shared/http/caller-auth.ts";
+import { createTestApp, gmsaReview, post, watchedBody } from "./fixtures.ts";
 
-function app(auth: ReturnType<typeof callerAuth>) {
-  const a = new Hono();
-  a.onError(createErrorHandler(silentLogger));
-  a.post("/", auth, (c) => c.text("in"));
-  return a;
+const TOKEN = "tok-0123456789abcdef0123456789";
+const OTHER_TOKEN = "tok-fedcba9876543210fedcba9876";
+const SECRET = "s3cr3t-path-segment-0123456789-abcdefgh";
+
+async function expectAdmission(res: Response, uid = "uid-1"): Promise<void> {
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { response: { uid: string; allowed: boolean } };
+  expect(body.response).toMatchObject({ uid, allowed: true });
 }
 
-describe("callerAuth", () => {
-  it("lets every caller in with mode none", async () => {
-    expect((await app(callerAuth({ mode: "none" })).request("/", { method: "POST" })).status).toBe(200);
-  });
-
-  describe("bearer", () => {
-    const a = app(callerAuth({ mode: "bearer", tokens: ["first-token", "second-token"] }));
-
-    it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])("lets %j in", async (authorization) => {
-      const res = await a.request("/", { method: "POST", headers: { authorization } });
-      expect(res.status).toBe(200);
-    });
-
-    it.each([
-      ["no header", undefined],
-      ["a wrong token", "Bearer third-token"],
-      ["a prefix of a token", "Bearer first"],
-      ["another scheme", "Basic Zmlyc3QtdG9rZW4="],
-      ["no token", "Bearer "],
-      ["two tokens", "Bearer first-token second-token"],
-    ])("refuses %s with 401 and a WWW-Authenticate challenge", async (_what, authorization) => {
-      const res = await a.request("/", { method: "POST", headers: authorization === undefined ? {} : { authorization } });
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
-      expect(await res.text()).not.toContain("first-token");
-    });
-  });
-
-  it.each([[[]], [[""]], [["ok", ""]]])("refuses bearer tokens %j at setup with a TypeError", (tokens) => {
-    expect(() => callerAuth({ mode: "bearer", tokens })).toThrow(TypeError);
+describe("caller auth: none", () => {
+  it("lets every caller through (local runs)", async () => {
+    const { app } = createTestApp({ mode: "none" });
+    await expectAdmission(await app.request("/authorize", post(gmsaReview())));
+    expect((await app.request("/metrics")).status).toBe(200);
   });
 });
 
-describe("timingSafeEqual", () => {
-  it("compares byte arrays", () => {
-    expect(timingSafeEqual(Uint8Array.of(1, 2), Uint8Array.of(1, 2))).toBe(true);
-    expect(timingSafeEqual(Uint8Array.of(1, 2), Uint8Array.of(1, 3))).toBe(false);
-    expect(timingSafeEqual(Uint8Array.of(1, 2), Uint8Array.of(1))).toBe(false);
+describe("caller auth: bearer", () => {
+  const auth = { mode: "bearer", tokens: [TOKEN, OTHER_TOKEN] } as const;
+
+  it("accepts each configured token", async () => {
+    const { app } = createTestApp(auth);
+    for (const token of [TOKEN, OTHER_TOKEN]) {
+      await expectAdmission(await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${token}` })));
+    }
+  });
+
+  it.each([
+    ["no header", {}],
+    ["a wrong token", { authorization: "Bearer tok-0123456789abcdef0123456780" }],
+    ["a prefix of a token", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
+    ["a token with a suffix", { authorization: `Bearer ${TOKEN}x` }],
+    ["two tokens joined", { authorization: `Bearer ${TOKEN},${OTHER_TOKEN}` }],
+    ["another scheme", { authorization: `Basic ${TOKEN}` }],
+    ["an empty bearer", { authorization: "Bearer " }],
+  ])("refuses %s with 401 and a Bearer challenge", async (_name, headers: Record<string, string>) => {
+    const { app, gmsa } = createTestApp(auth);
+    const res = await app.request("/authorize", post(gmsaReview(), headers));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="gmsa-webhooks"');
+    expect(await res.json()).toEqual({ error: "unauthenticated caller" });
+    expect(gmsa.calls).toBe(0);
+  });
+
+  it("answers 401 before reading the body or calling the API server", async () => {
+    const { app, gmsa } = createTestApp(auth);
+    const watched = watchedBody(gmsaReview());
+    const res = await app.request("/authorize", { ...post(watched.body), duplex: "half" });
+    expect(res.status).toBe(401);
+    expect(watched.pulled()).toBe(false);
+    expect(gmsa.calls).toBe(0);
+  });
+
+  it("answers 401 before the content type and method checks (415, 405)", async () => {
+    const { app } = createTestApp(auth);
+    expect((await app.request("/expand", { method: "POST", body: "x", headers: { "content-type": "text/plain" } })).status).toBe(401);
+    expect((await app.request("/expand", { method: "GET" })).status).toBe(401);
+  });
+
+  it("keeps /metrics behind caller auth and /healthz, /version open", async () => {
+    const { app } = createTestApp(auth);
+    expect((await app.request("/metrics")).status).toBe(401);
+    expect((await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await app.request("/healthz")).status).toBe(200);
+    expect((await app.request("/version")).status).toBe(200);
+  });
+
+  it("logs a refusal with a reason and never the token", async () => {
+    const { app, logger } = createTestApp(auth);
+    await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${TOKEN}x` }));
+    await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${TOKEN}` }));
+    expect(logger.lines.find((l) => l.msg === "caller not authenticated")?.fields).toEqual({
+      mode: "bearer",
+      status: 401,
+      reason: "unknown bearer token",
+    });
+    expect(logger.text()).not.toContain(TOKEN);
+  });
+
+  it("refuses no tokens or an empty token at setup (TypeError)", () => {
+    expect(() => callerAuth({ mode: "bearer", tokens: [] })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "bearer", tokens: [TOKEN, ""] })).toThrow(TypeError);
+  });
+});
+
+describe("caller auth: path", () => {
+  const auth = { mode: "path", secrets: [SECRET] } as const;
+
+  it("serves the functions and /metrics at /<name>/<secret>", async () => {
+    const { app } = createTestApp(auth);
+    await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
+    await expectAdmission(await app.request(`/authorize/${SECRET}?timeout=10s`, post(gmsaReview())));
+    expect((await app.request(`/metrics/${SECRET}`)).status).toBe(200);
+  });
+
+  it.each([
+    ["no secret", "/authorize"],
+    ["a wrong secret", `/authorize/${SECRET.replace("s3", "s4")}`],
+    ["a shorter secret", `/authorize/${SECRET.slice(0, -1)}`],
+    ["a longer secret", `/authorize/${SECRET}0`],
+    ["the secret percent-encoded wrong", `/authorize/${SECRET.slice(0, -1)}%2F`],
+    ["no secret on /metrics", "/metrics"],
+    ["a wrong secret on /metrics", "/metrics/nope"],
+  ])("refuses %s with 401 and no API call", async (_name, path) => {
+    const { app, gmsa } = createTestApp(auth);
+    const res = await app.request(path, path.startsWith("/metrics") ? {} : post(gmsaReview()));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toBeNull();
+    expect(gmsa.calls).toBe(0);
+  });
+
+  it("accepts either secret while one replaces the other (rotation)", async () => {
+    const next = "the-next-path-secret-0123456789-abcdefghij";
+    const { app } = createTestApp({ mode: "path", secrets: [SECRET, next] });
+    await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
+    await expectAdmission(await app.request(`/expand/${next}`, post(gmsaReview())));
+    expect((await app.request(`/expand/${next.slice(1)}`, post(gmsaReview()))).status).toBe(401);
+  });
+
+  it("accepts the secret with unreserved characters percent-encoded (the same URL per RFC 3986)", async () => {
+    const { app } = createTestApp(auth);
+    const encoded = SECRET.replace("s", "%73");
+    await expectAdmission(await app.request(`/expand/${encoded}`, post(gmsaReview())));
+  });
+
+  it("answers 404 for paths below the secret and keeps /healthz, /version open", async () => {
+    const { app } = createTestApp(auth);
+    expect((await app.request(`/expand/${SECRET}/more`, post(gmsaReview()))).status).toBe(404);
+    expect((await app.request("/healthz")).status).toBe(200);
+    expect((await app.request("/version")).status).toBe(200);
+  });
+
+  it("never logs the secret: not on success, refusal, HTTP error or denial", async () => {
+    const { app, logger } = createTestApp(auth, {
+      gmsa: {
+        getCredSpecContents: () => Promise.reject(new TypeError("boom")),
+        canUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
+      },
+    });
+    await app.request(`/expand/${SECRET}`, post(gmsaReview()));
+    await app.request(`/authorize/${SECRET}`, post(gmsaReview()));
+    await app.request(`/authorize/${SECRET}`, post("{not json"));
+    await app.request(`/authorize/${SECRET}`, { method: "PUT" });
+    await app.request(`/authorize/${SECRET.slice(0, -1)}`, post(gmsaReview()));
+    expect(logger.lines.length).toBeGreaterThanOrEqual(3);
+    expect(logger.text()).not.toContain(SECRET.slice(0, 16));
+  });
+
+  it("refuses a secret under 32 characters at setup (TypeError)", () => {
+    expect(() => callerAuth({ mode: "path", secrets: ["short"] })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "path", secrets: [] })).toThrow(TypeError);
+  });
+});
+
+describe("caller auth: mtls verdicts", () => {
+  const names = new Set(["kube-apiserver"]);
+  const cert = { presented: true, authorized: true, error: undefined, commonNames: ["kube-apiserver"] };
+
+  it("accepts a verified certificate with an allowed name", () => {
+    expect(checkClientCertificate(cert, names)).toEqual({ ok: true });
+    expect(checkClientCertificate({ ...cert, commonNames: ["anyone"] }, new Set())).toEqual({ ok: true });
+  });
+
+  it("refuses no certificate and an unverified one (401), a verified one with another name (403)", () => {
+    expect(checkClientCertificate(undefined, names)).toMatchObject({ ok: false, status: 401 });
+    expect(checkClientCertificate({ ...cert, presented: false, authorized: false }, names)).toMatchObject({ status: 401 });
+    expect(checkClientCertificate({ ...cert, authorized: false, error: "CERT_HAS_EXPIRED" }, names)).toEqual({
+      ok: false,
+      status: 401,
+      reason: "CERT_HAS_EXPIRED",
+    });
+    expect(checkClientCertificate({ ...cert, commonNames: ["intruder"] }, names)).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it("refuses mtls without a certificate reader at setup: Workers cannot see client certificates (TypeError)", () => {
+    expect(() => callerAuth({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(/Cloudflare/);
+    expect(() => createTestApp({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(TypeError);
   });
 });

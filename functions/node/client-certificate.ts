@@ -1,0 +1,31 @@
+import type { IncomingMessage } from "node:http";
+import { TLSSocket } from "node:tls";
+import type { Context } from "hono";
+import type { ClientCertificate } from "../../shared/http/caller-auth.ts";
+
+/**
+ * The client certificate of the request's TLS connection, as verified by the server started with
+ * `clientCaFile` (server.ts); undefined over plain HTTP. @hono/node-server passes the Node request as
+ * `c.env.incoming`.
+ */
+export function readClientCertificate(c: Context): ClientCertificate | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const socket = incoming?.socket;
+  if (!(socket instanceof TLSSocket)) return undefined;
+  const cert = socket.getPeerCertificate();
+  const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;
+  const cn: unknown = presented ? (cert.subject as { CN?: unknown } | undefined)?.CN : undefined;
+  const error = socket.authorizationError as unknown;
+  return {
+    presented,
+    authorized: socket.authorized,
+    error: error === undefined || error === null ? undefined : describeError(error),
+    commonNames: typeof cn === "string" ? [cn] : Array.isArray(cn) ? cn.filter((n): n is string => typeof n === "string") : [],
+  };
+}
+
+/** OpenSSL's code (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), never the certificate's contents. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return (error as { code?: unknown }).code?.toString() ?? error.name;
+  return String(error).slice(0, 80);
+}

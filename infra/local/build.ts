@@ -1,0 +1,180 @@
+/**
+ * Builds kube-apiserver and etcd from the Go modules pinned in infra/local/apiserver and
+ * infra/local/etcd into `.cache/bin/`, once: a stamp file holds a hash of the inputs, so a
+ * binary is rebuilt only when its go.mod, go.sum or main.go (or the Go toolchain) changes.
+ *
+ * CLI: `node infra/local/build.ts` prints the binary paths as JSON.
+ */
+import { execFile, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { tailFile } from "./processes.ts";
+
+const run = promisify(execFile);
+
+/** Repository root: this file is infra/local/build.ts. */
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BIN_DIR = join(ROOT, ".cache", "bin");
+
+interface Target {
+  name: "kube-apiserver" | "etcd";
+  /** Module folder holding go.mod, go.sum and main.go. */
+  moduleDir: string;
+  /** The module whose version the log names. */
+  pinned: string;
+  /** `-X` linker settings for a pinned version, e.g. `v1.36.3`. */
+  versionVariables(version: string): string[];
+}
+
+/**
+ * Kubernetes' own build stamps its version into these variables (hack/lib/version.sh); a plain
+ * `go build` would report `v0.0.0-master` from /version, which clients and tests read.
+ */
+function kubernetesVersionVariables(version: string): string[] {
+  const [major, minor] = version.replace(/^v/, "").split(".");
+  return ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => [
+    `-X ${pkg}.gitVersion=${version}`,
+    `-X ${pkg}.gitMajor=${major}`,
+    `-X ${pkg}.gitMinor=${minor}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ]);
+}
+
+const TARGETS: Target[] = [
+  {
+    name: "kube-apiserver",
+    moduleDir: join(ROOT, "infra", "local", "apiserver"),
+    pinned: "k8s.io/kubernetes",
+    versionVariables: kubernetesVersionVariables,
+  },
+  {
+    name: "etcd",
+    moduleDir: join(ROOT, "infra", "local", "etcd"),
+    pinned: "go.etcd.io/etcd/server/v3",
+    // etcd's version is a constant in go.etcd.io/etcd/api/v3/version.
+    versionVariables: () => [],
+  },
+];
+
+/** `go build` flags; they go into the stamp, so changing them rebuilds. `-s -w` drops symbol and debug tables. */
+function buildFlags(target: Target, version: string): string[] {
+  const ldflags = ["-s", "-w", ...target.versionVariables(version)].join(" ");
+  return ["-trimpath", "-buildvcs=false", `-ldflags=${ldflags}`];
+}
+
+/** Paths of the built binaries. */
+export interface LocalBinaries {
+  apiserver: string;
+  etcd: string;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[build] ${message}\n`);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function inputHash(target: Target, goVersion: string, flags: string[]): Promise<string> {
+  const hash = createHash("sha256").update(`${goVersion}\n${flags.join(" ")}\n`);
+  for (const file of ["go.mod", "go.sum", "main.go"]) {
+    hash.update(`${file}\n`).update(await readFile(join(target.moduleDir, file)));
+  }
+  return hash.digest("hex");
+}
+
+async function pinnedVersion(target: Target): Promise<string> {
+  const goMod = await readFile(join(target.moduleDir, "go.mod"), "utf8");
+  const escaped = target.pinned.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  return new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(\\S+)`, "m").exec(goMod)?.[1] ?? "(unknown version)";
+}
+
+/** Runs `go build` for one target; go's output goes to a log file whose tail is shown on failure. */
+async function goBuild(target: Target, flags: string[], output: string): Promise<void> {
+  const logFile = join(BIN_DIR, `${target.name}.build.log`);
+  const logStream = createWriteStream(logFile);
+  const started = Date.now();
+  const child = spawn("go", ["build", ...flags, "-o", output, "."], {
+    cwd: target.moduleDir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout.pipe(logStream, { end: false });
+  child.stderr.pipe(logStream, { end: false });
+  // CI kills jobs that print nothing for long; a first build takes minutes.
+  const heartbeat = setInterval(() => {
+    log(`still building ${target.name} (${Math.round((Date.now() - started) / 1000)} s)`);
+  }, 60_000);
+  try {
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.once("error", reject);
+      child.once("close", resolve);
+    });
+    await new Promise<void>((resolve) => logStream.end(resolve));
+    if (code !== 0) {
+      throw new Error(`go build of ${target.name} failed (exit ${code}); log ${logFile}:\n${await tailFile(logFile)}`);
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function ensureBinary(target: Target, goVersion: string): Promise<string> {
+  const binary = join(BIN_DIR, target.name);
+  const stampFile = `${binary}.stamp`;
+  const version = await pinnedVersion(target);
+  const flags = buildFlags(target, version);
+  const hash = await inputHash(target, goVersion, flags);
+  const stamp = await readFile(stampFile, "utf8").catch(() => "");
+  if (stamp.trim() === hash && (await exists(binary))) return binary;
+
+  log(`building ${target.name} from ${target.pinned} ${version} (an empty Go cache means minutes: module download + compile)`);
+  const started = Date.now();
+  // Build beside the final path and rename, so an interrupted build never leaves a half binary.
+  const partial = `${binary}.partial-${process.pid}`;
+  try {
+    await goBuild(target, flags, partial);
+    await rename(partial, binary);
+  } finally {
+    await rm(partial, { force: true });
+  }
+  await writeFile(stampFile, `${hash}\n`);
+  log(`built ${target.name} in ${Math.round((Date.now() - started) / 1000)} s`);
+  return binary;
+}
+
+/**
+ * Returns the paths of kube-apiserver and etcd, building each one that is missing or whose inputs
+ * changed. Progress and elapsed seconds go to stderr. The two builds run one after the other:
+ * each `go build` already uses every core, and the second reuses packages the first compiled
+ * (measured on 2 cores from empty caches: 293 s in sequence, 327 s side by side).
+ * @throws Error when `go` is missing or a build fails (with the tail of the build log).
+ */
+export async function ensureBinaries(): Promise<LocalBinaries> {
+  await mkdir(BIN_DIR, { recursive: true });
+  const goVersion = await run("go", ["env", "GOVERSION", "GOOS", "GOARCH"]).then(
+    ({ stdout }) => stdout.trim().replace(/\s+/g, " "),
+    (error: unknown) => {
+      throw new Error("`go` is needed to build the local cluster (Go 1.26 or later): https://go.dev/dl/", {
+        cause: error,
+      });
+    },
+  );
+  const apiserver = await ensureBinary(TARGETS[0]!, goVersion);
+  const etcd = await ensureBinary(TARGETS[1]!, goVersion);
+  return { apiserver, etcd };
+}
+
+if (import.meta.main) {
+  const started = Date.now();
+  const binaries = await ensureBinaries();
+  log(`ready in ${Math.round((Date.now() - started) / 1000)} s`);
+  console.log(JSON.stringify(binaries, null, 2));
+}

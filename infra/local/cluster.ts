@@ -1,0 +1,234 @@
+/**
+ * A real control plane on loopback: etcd + kube-apiserver, no kubelet, no controller-manager,
+ * no container engine. Everything lives in one temporary folder removed by `stop()`.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureBinaries, type LocalBinaries } from "./build.ts";
+import { writeKubeconfig } from "./kubeconfig.ts";
+import { kubeRequest, type KubeEndpoint } from "./kube-request.ts";
+import {
+  createCertificateAuthority,
+  createServiceAccountKeys,
+  issueServingCertificate,
+  type CertificatePair,
+} from "./pki.ts";
+import {
+  freePort,
+  startProcess,
+  stopProcess,
+  tailFile,
+  waitFor,
+  type ManagedProcess,
+} from "./processes.ts";
+import { apiserverFlags, AUDIT_POLICY, etcdFlags } from "./server-flags.ts";
+import { recordProcessGroup, registerTeardown, type TeardownTarget } from "./teardown.ts";
+
+/** The static-token user that may only mint the functions' tokens (infra/local/token-minter.yaml). */
+export const MINTER_USER = "gmsa-token-minter";
+
+/** Everything about a running cluster that survives JSON (vitest's `provide`), no methods. */
+export interface LocalClusterInfo {
+  /** https URL of the API server, e.g. `https://127.0.0.1:40123`. */
+  server: string;
+  /** PEM of the cluster CA: it signs the API server's and the webhooks' serving certificates. */
+  caPem: string;
+  caFile: string;
+  /** The temporary folder holding keys, data, logs and kubeconfigs. */
+  dir: string;
+  /** Bearer token of `gmsa-local-admin`, a member of `system:masters`. */
+  adminToken: string;
+  /** Kubeconfig for the admin token (for kubectl). */
+  adminKubeconfig: string;
+  /** Kubeconfig of {@link MINTER_USER}, passed to the exec plugin. */
+  minterKubeconfig: string;
+  /** Metadata-level audit log of pod requests; shows which webhooks ran and what they decided. */
+  auditLogFile: string;
+  apiserverLogFile: string;
+  etcdLogFile: string;
+}
+
+/** A running cluster; call `stop()` when done (teardown also runs on exit and signals). */
+export interface LocalCluster extends LocalClusterInfo {
+  /** A TLS serving certificate signed by the cluster CA, e.g. for the functions' HTTPS server. */
+  issueServingCertificate(hosts: string[]): Promise<CertificatePair>;
+  /** Stops kube-apiserver then etcd (SIGTERM, then SIGKILL after 5 s) and removes `dir`. */
+  stop(): Promise<void>;
+}
+
+/** Options for {@link startCluster}. */
+export interface StartClusterOptions {
+  /** Prebuilt binaries; default: {@link ensureBinaries}. */
+  binaries?: LocalBinaries;
+  /** Appended to kube-apiserver's flags (later flags win), e.g. `--authentication-config=...`. */
+  extraApiserverArgs?: string[];
+  /** How long to wait for etcd and `/readyz`; default 120000 (start-up takes about 4 s on 2 cores). */
+  readyTimeoutMs?: number;
+}
+
+/** The admin endpoint of a cluster, for {@link kubeRequest}. */
+export function adminEndpoint(cluster: LocalClusterInfo): KubeEndpoint {
+  return { server: cluster.server, caPem: cluster.caPem, token: cluster.adminToken };
+}
+
+let certificateCount = 0;
+
+/**
+ * Issues a serving certificate signed by the CA of a cluster described by `cluster` (works from
+ * a {@link LocalClusterInfo} received in another process, since the CA key is in `cluster.dir`).
+ */
+export function issueClusterServingCertificate(cluster: LocalClusterInfo, hosts: string[]): Promise<CertificatePair> {
+  const ca = { certFile: cluster.caFile, keyFile: join(cluster.dir, "ca.key"), certPem: cluster.caPem };
+  const baseName = `serving-${process.pid}-${++certificateCount}`;
+  return issueServingCertificate(ca, join(cluster.dir, "certs"), baseName, hosts);
+}
+
+function token(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+/**
+ * Starts etcd and kube-apiserver on free loopback ports in a fresh temporary folder, waits for
+ * `/readyz` and the `default` namespace, and creates the `default` ServiceAccount there (no
+ * controller-manager runs, so nothing else creates service accounts).
+ *
+ * The API server runs with RBAC (plus Node) authorization, mutating and validating admission
+ * webhooks, service-account tokens signed by a key of ours, and a static token file holding the
+ * admin (`system:masters`) and {@link MINTER_USER}.
+ * @throws Error with the tail of both servers' logs when start-up fails; nothing is left behind.
+ */
+export async function startCluster(options: StartClusterOptions = {}): Promise<LocalCluster> {
+  const binaries = options.binaries ?? (await ensureBinaries());
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const dir = await mkdtemp(join(tmpdir(), "gmsa-cluster-"));
+  const processes: ManagedProcess[] = [];
+  const stopAll = async (): Promise<void> => {
+    // API server first: it would otherwise log etcd connection errors while shutting down.
+    for (const server of [...processes].reverse()) await stopProcess(server);
+  };
+  const target: TeardownTarget = { dir, pgids: [], stop: () => teardown() };
+  const unregister = registerTeardown(target);
+  let stopping: Promise<void> | undefined;
+  // Idempotent: a signal handler and the caller may both stop the same cluster.
+  const teardown = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await stopAll();
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      unregister();
+    })());
+
+  try {
+    await mkdir(join(dir, "certs"));
+    const ca = await createCertificateAuthority(dir, "gmsa-webhooks local CA");
+    const serving = await issueServingCertificate(ca, dir, "apiserver", ["127.0.0.1", "localhost"]);
+    const saKeys = await createServiceAccountKeys(dir);
+    const adminToken = token();
+    const minterToken = token();
+    const tokenFile = join(dir, "tokens.csv");
+    // Static token file format: token,user,uid,"group1,group2".
+    await writeFile(
+      tokenFile,
+      `${adminToken},gmsa-local-admin,gmsa-local-admin,"system:masters"\n${minterToken},${MINTER_USER},${MINTER_USER}\n`,
+      { mode: 0o600 },
+    );
+    const auditPolicyFile = join(dir, "audit-policy.json");
+    await writeFile(auditPolicyFile, JSON.stringify(AUDIT_POLICY));
+
+    const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const peerUrl = `http://127.0.0.1:${peerPort}`;
+    const etcdLogFile = join(dir, "etcd.log");
+    const etcd = await startProcess(
+      "etcd",
+      binaries.etcd,
+      etcdFlags({ dataDir: join(dir, "etcd"), clientUrl: etcdUrl, peerUrl }),
+      etcdLogFile,
+    );
+    processes.push(etcd);
+    recordProcessGroup(target, etcd.pid);
+    await waitFor("etcd /health", readyTimeoutMs, processes, async () => {
+      const response = await fetch(`${etcdUrl}/health`);
+      return response.ok && ((await response.json()) as { health?: string }).health === "true";
+    });
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    const apiserverLogFile = join(dir, "kube-apiserver.log");
+    const auditLogFile = join(dir, "audit.log");
+    const apiserverFlagList = apiserverFlags({
+      etcdUrl,
+      port: apiPort,
+      certDir: join(dir, "apiserver-certs"),
+      servingCertFile: serving.certFile,
+      servingKeyFile: serving.keyFile,
+      caFile: ca.certFile,
+      tokenFile,
+      serviceAccountPublicKeyFile: saKeys.publicKeyFile,
+      serviceAccountPrivateKeyFile: saKeys.privateKeyFile,
+      auditPolicyFile,
+      auditLogFile,
+    });
+    const apiserver = await startProcess(
+      "kube-apiserver",
+      binaries.apiserver,
+      [...apiserverFlagList, ...(options.extraApiserverArgs ?? [])],
+      apiserverLogFile,
+    );
+    processes.push(apiserver);
+    recordProcessGroup(target, apiserver.pid);
+
+    const admin: KubeEndpoint = { server, caPem: ca.certPem, token: adminToken };
+    await waitFor("kube-apiserver /readyz", readyTimeoutMs, processes, async () => {
+      return (await kubeRequest(admin, "/readyz", { timeoutMs: 5000 })).status === 200;
+    });
+    await waitFor("namespace default", readyTimeoutMs, processes, async () => {
+      return (await kubeRequest(admin, "/api/v1/namespaces/default")).status === 200;
+    });
+    const created = await kubeRequest(admin, "/api/v1/namespaces/default/serviceaccounts", {
+      method: "POST",
+      body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } },
+    });
+    if (created.status !== 201 && created.status !== 409) {
+      throw new Error(`cannot create ServiceAccount default/default: HTTP ${created.status}`);
+    }
+
+    const info: LocalClusterInfo = {
+      server,
+      caPem: ca.certPem,
+      caFile: ca.certFile,
+      dir,
+      adminToken,
+      adminKubeconfig: await writeKubeconfig({
+        path: join(dir, "admin.kubeconfig"),
+        server,
+        caPem: ca.certPem,
+        name: "gmsa-local-admin",
+        user: { token: adminToken },
+      }),
+      minterKubeconfig: await writeKubeconfig({
+        path: join(dir, "minter.kubeconfig"),
+        server,
+        caPem: ca.certPem,
+        name: MINTER_USER,
+        user: { token: minterToken },
+      }),
+      auditLogFile,
+      apiserverLogFile,
+      etcdLogFile,
+    };
+    return {
+      ...info,
+      issueServingCertificate: (hosts) => issueClusterServingCertificate(info, hosts),
+      stop: teardown,
+    };
+  } catch (error) {
+    const tails = await Promise.all(
+      processes.map(async (p) => `--- last lines of ${p.name} log ---\n${await tailFile(p.logFile)}`),
+    );
+    await teardown();
+    throw new Error(`local cluster did not start: ${(error as Error).message}\n${tails.join("\n")}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Child servers (etcd, kube-apiserver) in their own process groups, logging to files.
+ */
+import { spawn } from "node:child_process";
+import { openSync, closeSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** A running server started by {@link startProcess}. */
+export interface ManagedProcess {
+  name: string;
+  /** Also the process group id: the child leads its own group. */
+  pid: number;
+  logFile: string;
+  /** Resolves with the exit code (or the signal name) once the process is gone. */
+  exited: Promise<number | string>;
+  /** Whether {@link ManagedProcess.exited} has resolved. */
+  hasExited(): boolean;
+}
+
+/**
+ * Starts `command` with an argument array (no shell) as the leader of a new process group, so
+ * {@link stopProcess} also reaches anything it forks, with stdout and stderr appended to `logFile`.
+ * @throws Error when the process cannot be spawned (missing binary).
+ */
+export async function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  logFile: string,
+): Promise<ManagedProcess> {
+  const fd = openSync(logFile, "a");
+  try {
+    const child = spawn(command, args, { detached: true, stdio: ["ignore", fd, fd] });
+    let done = false;
+    const exited = new Promise<number | string>((resolve) => {
+      child.once("exit", (code, signal) => {
+        done = true;
+        resolve(code ?? signal ?? "unknown");
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", (error) => reject(new Error(`cannot start ${name} (${command})`, { cause: error })));
+    });
+    // The parent must not wait for servers it forgot to stop; teardown.ts kills them on exit.
+    child.unref();
+    return { name, pid: child.pid!, logFile, exited, hasExited: () => done };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Sends SIGTERM to the process group, then SIGKILL if it is still there after `graceMs`
+ * (default 5000). Resolves once the leader has exited.
+ */
+export async function stopProcess(process: ManagedProcess, graceMs = 5000): Promise<void> {
+  if (process.hasExited()) return;
+  signalGroup(process.pid, "SIGTERM");
+  const exitedInTime = await Promise.race([process.exited.then(() => true), sleep(graceMs).then(() => false)]);
+  if (!exitedInTime) {
+    signalGroup(process.pid, "SIGKILL");
+    await process.exited;
+  }
+}
+
+/** Signals a whole process group, ignoring groups that are already gone (ESRCH). */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    globalThis.process.kill(-pgid, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/** The last `lines` lines of a log file, or a note when it cannot be read. */
+export async function tailFile(file: string, lines = 40): Promise<string> {
+  try {
+    const text = await readFile(file, "utf8");
+    return text.trimEnd().split("\n").slice(-lines).join("\n");
+  } catch (error) {
+    return `(cannot read ${file}: ${(error as Error).message})`;
+  }
+}
+
+/** A TCP port free on 127.0.0.1 right now (the caller binds it soon after). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Polls `check` every 250 ms until it resolves true (a rejection counts as false).
+ * @throws Error when one of `processes` exits first, or after `timeoutMs`.
+ */
+export async function waitFor(
+  what: string,
+  timeoutMs: number,
+  processes: ManagedProcess[],
+  check: () => Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const dead = processes.find((p) => p.hasExited());
+    if (dead) throw new Error(`${dead.name} exited (${String(await dead.exited)}) while waiting for ${what}`);
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(250);
+  }
+}

@@ -1,0 +1,191 @@
+import type { Reader } from "../config.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "./caller-auth-jwt.ts";
+import { CALLER_AUTH_MODES, type CallerAuthMode, type CallerAuthOptions } from "./caller-auth.ts";
+
+/** Where the functions run: `mtls` needs the Node server's TLS layer. */
+export type Runtime = "node" | "workers";
+
+/** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
+const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** A path secret uses URL-unreserved characters only (RFC 3986 section 2.3): no encoding can disguise it. */
+const PATH_SECRET_CHARS = /^[A-Za-z0-9\-._~]+$/;
+export const MIN_TOKEN_LENGTH = 16;
+export const MIN_PATH_SECRET_LENGTH = 32;
+export const MIN_JWT_SECRET_LENGTH = 32;
+
+/** The variables each mode reads; setting one that the chosen mode ignores is reported (a protection not in force). */
+const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, string[]> = {
+  bearer: ["CALLER_AUTH_TOKENS"],
+  jwt: [
+    "CALLER_AUTH_JWT_ISSUER",
+    "CALLER_AUTH_JWT_AUDIENCE",
+    "CALLER_AUTH_JWT_SUBJECTS",
+    "CALLER_AUTH_JWT_JWKS_URL",
+    "CALLER_AUTH_JWT_JWKS",
+    "CALLER_AUTH_JWT_SECRET",
+    "CALLER_AUTH_JWT_ALGORITHMS",
+    "CALLER_AUTH_JWT_CLOCK_TOLERANCE_S",
+    "CALLER_AUTH_JWT_JWKS_TIMEOUT_MS",
+    "CALLER_AUTH_JWT_JWKS_COOLDOWN_MS",
+  ],
+  path: ["CALLER_AUTH_PATH_SECRET"],
+  mtls: ["CALLER_AUTH_CLIENT_CA_FILE", "CALLER_AUTH_CLIENT_NAMES"],
+};
+
+const WORKERS_MTLS =
+  "CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare, so client certificates are " +
+  "configured there (API Shield mTLS, https://developers.cloudflare.com/api-shield/security/mtls/, enforced by a WAF " +
+  "rule on cf.tls_client_auth.cert_verified); choose bearer or jwt here";
+
+/**
+ * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, pushing every problem onto `problems`.
+ * Secret values never appear in a problem. Variables are tabled in shared/http/SECURITY.md.
+ */
+export function readCallerAuth(read: Reader, problems: string[], runtime: Runtime = "node"): CallerAuthOptions {
+  const mode = read.optional("CALLER_AUTH");
+  const modes = CALLER_AUTH_MODES.join(", ");
+  if (mode === undefined) {
+    problems.push(`CALLER_AUTH is not set: choose how callers authenticate (${modes}); "none" is for local runs only`);
+    return { mode: "none" };
+  }
+  if (!(CALLER_AUTH_MODES as readonly string[]).includes(mode)) {
+    problems.push(`CALLER_AUTH must be one of ${modes}, not "${mode}"`);
+    return { mode: "none" };
+  }
+  for (const [other, names] of Object.entries(MODE_VARIABLES)) {
+    if (other === mode) continue;
+    for (const name of names) if (read.optional(name) !== undefined) problems.push(`${name} is set but CALLER_AUTH is "${mode}": unset it`);
+  }
+  switch (mode as CallerAuthMode) {
+    case "none":
+      return { mode: "none" };
+    case "bearer":
+      return readBearer(read, problems);
+    case "jwt":
+      return readJwt(read, problems);
+    case "path":
+      return readPath(read, problems);
+    case "mtls":
+      return readMtls(read, problems, runtime);
+  }
+}
+
+function readBearer(read: Reader, problems: string[]): CallerAuthOptions {
+  const tokens = splitList(read.optional("CALLER_AUTH_TOKENS"));
+  if (tokens.length === 0) problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
+  tokens.forEach((token, i) => {
+    if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {
+      problems.push(`CALLER_AUTH_TOKENS: token ${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (then =)`);
+    }
+  });
+  return { mode: "bearer", tokens };
+}
+
+function readPath(read: Reader, problems: string[]): CallerAuthOptions {
+  const secrets = splitList(read.optional("CALLER_AUTH_PATH_SECRET"));
+  const rule = `at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
+  if (secrets.length === 0) problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
+  secrets.forEach((secret, i) => {
+    if (secret.length < MIN_PATH_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
+      problems.push(`CALLER_AUTH_PATH_SECRET: secret ${i + 1} must be ${rule} (it has ${secret.length} characters)`);
+    }
+  });
+  return { mode: "path", secrets };
+}
+
+function readMtls(read: Reader, problems: string[], runtime: Runtime): CallerAuthOptions {
+  if (runtime === "workers") problems.push(WORKERS_MTLS);
+  const clientCaFile = read.optional("CALLER_AUTH_CLIENT_CA_FILE") ?? "";
+  if (clientCaFile === "") problems.push("CALLER_AUTH=mtls needs CALLER_AUTH_CLIENT_CA_FILE (PEM file of the CA that signs callers' certificates)");
+  if (runtime === "node" && (read.optional("TLS_CERT_FILE") === undefined || read.optional("TLS_KEY_FILE") === undefined)) {
+    problems.push("CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE");
+  }
+  return { mode: "mtls", clientCaFile, clientNames: splitList(read.optional("CALLER_AUTH_CLIENT_NAMES")) };
+}
+
+function readJwt(read: Reader, problems: string[]): CallerAuthOptions {
+  const issuer = read.optional("CALLER_AUTH_JWT_ISSUER") ?? "";
+  const audience = splitList(read.optional("CALLER_AUTH_JWT_AUDIENCE"));
+  if (issuer === "") problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_ISSUER (the required iss claim)");
+  if (audience.length === 0) problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_AUDIENCE (comma-separated; aud must hold one)");
+  const keys = readJwtKeys(read, problems);
+  const allowed: readonly string[] = keys?.kind === "secret" ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
+  const listed = read.optional("CALLER_AUTH_JWT_ALGORITHMS");
+  const algorithms = listed === undefined ? (keys?.kind === "secret" ? ["HS256"] : [...ASYMMETRIC_JWT_ALGORITHMS]) : splitList(listed);
+  const bad = algorithms.filter((alg) => !allowed.includes(alg));
+  if (bad.length > 0 || algorithms.length === 0) {
+    const hint = keys?.kind === "secret" ? "with CALLER_AUTH_JWT_SECRET" : "with a key set (HS* needs CALLER_AUTH_JWT_SECRET; none is never accepted)";
+    problems.push(`CALLER_AUTH_JWT_ALGORITHMS must list some of ${allowed.join(", ")} ${hint}, not "${listed ?? ""}"`);
+  }
+  return {
+    mode: "jwt",
+    issuer,
+    audience,
+    subjects: splitList(read.optional("CALLER_AUTH_JWT_SUBJECTS")),
+    algorithms,
+    keys: keys ?? { kind: "jwks", jwks: { keys: [] } },
+    clockToleranceS: read.integer("CALLER_AUTH_JWT_CLOCK_TOLERANCE_S", 30, 0, 300),
+  };
+}
+
+function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined {
+  const url = read.optional("CALLER_AUTH_JWT_JWKS_URL");
+  const inline = read.optional("CALLER_AUTH_JWT_JWKS");
+  const secret = read.optional("CALLER_AUTH_JWT_SECRET");
+  const timeoutMs = read.integer("CALLER_AUTH_JWT_JWKS_TIMEOUT_MS", 5000, 100, 30_000);
+  const cooldownMs = read.integer("CALLER_AUTH_JWT_JWKS_COOLDOWN_MS", 30_000, 0, 3_600_000);
+  const given = [url, inline, secret].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    problems.push("CALLER_AUTH=jwt needs exactly one of CALLER_AUTH_JWT_JWKS_URL, CALLER_AUTH_JWT_JWKS or CALLER_AUTH_JWT_SECRET");
+    return undefined;
+  }
+  if (url !== undefined) {
+    const problem = checkJwksUrl(url);
+    if (problem !== undefined) problems.push(`CALLER_AUTH_JWT_JWKS_URL ${problem}`);
+    return { kind: "jwks-url", url, timeoutMs, cooldownMs };
+  }
+  if (inline !== undefined) {
+    const parsed = parseJwks(inline);
+    if (typeof parsed === "string") problems.push(`CALLER_AUTH_JWT_JWKS ${parsed}`);
+    return { kind: "jwks", jwks: typeof parsed === "string" ? { keys: [] } : parsed };
+  }
+  if ((secret ?? "").length < MIN_JWT_SECRET_LENGTH) {
+    problems.push(`CALLER_AUTH_JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+  }
+  return { kind: "secret", secret: secret ?? "" };
+}
+
+/** https, or http to a loopback host (tests, a sidecar): a JWKS fetched in clear could be swapped on the way. */
+function checkJwksUrl(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "is not a URL";
+  }
+  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
+  if (url.protocol === "https:" || (url.protocol === "http:" && loopback)) return undefined;
+  return "must be an https URL (http only for localhost)";
+}
+
+/** A JWKS of public keys: `{"keys":[{"kty":...}, ...]}`; private (`d`) and symmetric (`oct`) keys are refused. */
+function parseJwks(text: string): { keys: { kty: string; [member: string]: unknown }[] } | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "is not JSON";
+  }
+  const keys = typeof value === "object" && value !== null ? (value as { keys?: unknown }).keys : undefined;
+  if (!Array.isArray(keys) || keys.length === 0) return 'must be a JSON Web Key Set: {"keys":[...]} with at least one key';
+  for (const [i, key] of keys.entries()) {
+    if (typeof key !== "object" || key === null || typeof (key as { kty?: unknown }).kty !== "string") return `key ${i + 1} has no kty`;
+    if ("d" in key) return `key ${i + 1} is a private key: give the public key only`;
+    if ((key as { kty: string }).kty === "oct") return `key ${i + 1} is a symmetric key: use CALLER_AUTH_JWT_SECRET for HS*`;
+  }
+  return { keys: keys as { kty: string }[] };
+}
+
+function splitList(text: string | undefined): string[] {
+  return (text ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}

@@ -1,0 +1,23 @@
+/**
+ * Builds (once) and starts the local cluster for all e2e files, and stops it afterwards.
+ * Test files get its {@link LocalClusterInfo} with `inject("cluster")`.
+ */
+import type { TestProject } from "vitest/node";
+import { ensureBinaries } from "../../infra/local/build.ts";
+import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    cluster: LocalClusterInfo;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const binaries = await ensureBinaries();
+  const started = Date.now();
+  const cluster = await startCluster({ binaries });
+  console.error(`[e2e] cluster ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  const { issueServingCertificate: _issue, stop, ...info } = cluster;
+  project.provide("cluster", info);
+  return stop;
+}

@@ -1,0 +1,199 @@
+/**
+ * The webhook configurations in infra/webhooks/ against the real API server: it accepts their CEL
+ * matchConditions, and calls the webhooks (here a recording stand-in) for exactly the pods that
+ * mention a GMSA. The rules and conditions are applied verbatim; only the configuration names and
+ * the namespace selector change, so this file cannot disturb other tests' webhooks.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  applyBaseInfra,
+  applyObjects,
+  applyWebhooks,
+  deleteWebhooks,
+  objectPath,
+  renderWebhooks,
+  type KubeObject,
+} from "../../infra/local/apply.ts";
+import { adminEndpoint, issueClusterServingCertificate } from "../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { startRecordingWebhook, type RecordingWebhook } from "./recording-webhook.ts";
+
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const NAMESPACE = "cel-check";
+const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
+
+type PodSpec = Record<string, unknown>;
+const container = (extra: PodSpec = {}) => ({ name: "app", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022", ...extra });
+const gmsaName = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } };
+const gmsaContents = { securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } };
+
+function pod(name: string, spec: PodSpec = {}, annotations?: Record<string, string>) {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, ...(annotations ? { annotations } : {}) },
+    spec: { containers: [container()], ...spec },
+  };
+}
+
+let webhook: RecordingWebhook;
+let configurations: KubeObject[] = [];
+
+/** Paths called for `name` since `from`, sorted (both webhooks or neither). */
+function pathsCalled(name: string, from: number): string[] {
+  return webhook.reviews
+    .slice(from)
+    .filter((review) => review.name === name)
+    .map((review) => review.path)
+    .sort();
+}
+
+async function dryRunCreate(body: unknown): Promise<void> {
+  await kubeRequestOk(admin, `${PODS}?dryRun=All`, { method: "POST", body });
+}
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  const certificate = await issueClusterServingCertificate(cluster, ["127.0.0.1"]);
+  webhook = await startRecordingWebhook(certificate.certPem, certificate.keyPem);
+
+  await kubeRequest(admin, "/api/v1/namespaces", {
+    method: "POST",
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
+  });
+  await kubeRequest(admin, `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+    method: "POST",
+    body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } },
+  });
+  // Created before the webhooks exist, so that updates can remove a GMSA reference later.
+  for (const body of [
+    pod("plain"),
+    pod("annotated", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }),
+  ]) {
+    await kubeRequest(admin, `${PODS}/${body.metadata.name}`, { method: "DELETE" });
+    await kubeRequestOk(admin, PODS, { method: "POST", body });
+  }
+
+  configurations = await renderWebhooks({ expandUrl: webhook.url, authorizeUrl: webhook.url, caBundlePem: cluster.caPem });
+  for (const configuration of configurations) {
+    configuration.metadata.name = `cel-check-${configuration.metadata.name}`;
+    for (const entry of configuration.webhooks as { name: string; namespaceSelector: unknown }[]) {
+      entry.name = `cel-check-${entry.name}`;
+      entry.namespaceSelector = { matchLabels: { "kubernetes.io/metadata.name": NAMESPACE } };
+    }
+  }
+  await applyObjects(admin, configurations);
+
+  // The admission plugins see new configurations through an informer: wait until they call us.
+  for (let attempt = 0; !webhook.reviews.some((r) => r.name.startsWith("probe")); attempt++) {
+    if (attempt > 100) throw new Error("the API server never called the recording webhook");
+    await dryRunCreate(pod(`probe-${attempt}`, gmsaName));
+    await sleep(100);
+  }
+});
+
+afterAll(async () => {
+  for (const configuration of configurations) {
+    await kubeRequest(admin, objectPath(configuration), { method: "DELETE" });
+  }
+  // Pods never scheduled are deleted at once; the namespace stays (no namespace controller runs).
+  for (const name of ["plain", "annotated"]) await kubeRequest(admin, `${PODS}/${name}`, { method: "DELETE" });
+  await webhook?.close();
+});
+
+describe("webhook configurations (infra/webhooks)", () => {
+  it("are accepted by the API server with their CEL matchConditions", async () => {
+    for (const configuration of configurations) {
+      const stored = await kubeRequestOk<{ webhooks: { matchConditions: { name: string }[] }[] }>(
+        admin,
+        objectPath(configuration),
+      );
+      expect(stored.webhooks[0]!.matchConditions.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
+    }
+    const [expand, authorize] = configurations as [KubeObject, KubeObject];
+    // One expression, kept identical in both files.
+    expect((expand.webhooks as unknown[])[0]).toMatchObject({
+      matchConditions: (authorize.webhooks as { matchConditions: unknown }[])[0]!.matchConditions,
+    });
+  });
+
+  it.each([
+    ["pod-name", pod("pod-name", gmsaName)],
+    ["pod-contents", pod("pod-contents", gmsaContents)],
+    ["container-name", pod("container-name", { containers: [container(gmsaName)] })],
+    ["init-contents", pod("init-contents", { initContainers: [container({ name: "init", ...gmsaContents })] })],
+    ["annotation-pod", pod("annotation-pod", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "x" })],
+    ["annotation-container", pod("annotation-container", {}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" })],
+  ])("sends a pod created with a GMSA reference (%s) to expand and authorize", async (name, body) => {
+    const from = webhook.reviews.length;
+    await dryRunCreate(body);
+    expect(pathsCalled(name, from)).toEqual(["/authorize", "/expand"]);
+  });
+
+  it.each([
+    ["none", pod("none")],
+    ["other-windows-options", pod("other-windows-options", { securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } } })],
+    ["other-annotation", pod("other-annotation", {}, { "example.com/gmsa-credential-spec-name-not": "x" })],
+  ])("does not send a pod without a GMSA reference (%s)", async (name, body) => {
+    const from = webhook.reviews.length;
+    await dryRunCreate(body);
+    expect(pathsCalled(name, from)).toEqual([]);
+  });
+
+  it("sends an UPDATE that removes the only GMSA reference (matched through oldObject)", async () => {
+    const from = webhook.reviews.length;
+    await kubeRequestOk(admin, `${PODS}/annotated?dryRun=All`, {
+      method: "PATCH",
+      contentType: "application/merge-patch+json",
+      body: { metadata: { annotations: { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": null } } },
+    });
+    expect(pathsCalled("annotated", from)).toEqual(["/authorize", "/expand"]);
+    expect(webhook.reviews.slice(from).every((r) => r.operation === "UPDATE" && r.dryRun)).toBe(true);
+  });
+
+  it("does not send an UPDATE of a pod that never had a GMSA reference", async () => {
+    const from = webhook.reviews.length;
+    await kubeRequestOk(admin, `${PODS}/plain?dryRun=All`, {
+      method: "PATCH",
+      contentType: "application/merge-patch+json",
+      body: { metadata: { labels: { touched: "yes" } } },
+    });
+    expect(pathsCalled("plain", from)).toEqual([]);
+  });
+
+  it("sends an ephemeral container with a GMSA through pods/ephemeralcontainers, and not one without", async () => {
+    const patch = (extra: PodSpec) => ({
+      method: "PATCH",
+      contentType: "application/strategic-merge-patch+json",
+      body: { spec: { ephemeralContainers: [{ name: "debug", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022", ...extra }] } },
+    });
+    let from = webhook.reviews.length;
+    await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch({}));
+    expect(pathsCalled("plain", from)).toEqual([]);
+
+    from = webhook.reviews.length;
+    await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch(gmsaName));
+    expect(pathsCalled("plain", from)).toEqual(["/authorize", "/expand"]);
+    expect(webhook.reviews.slice(from).every((r) => r.subResource === "ephemeralcontainers")).toBe(true);
+  });
+
+  it("applyWebhooks fills URLs (no caBundle when none is given) and deleteWebhooks removes both", async () => {
+    await applyWebhooks(cluster, { expandUrl: "https://127.0.0.1:9/", authorizeUrl: "https://127.0.0.1:9/base" });
+    const expand = await kubeRequestOk<{ webhooks: { clientConfig: { url: string; caBundle?: string } }[] }>(
+      admin,
+      "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/gmsa-webhooks-expand",
+    );
+    expect(expand.webhooks[0]!.clientConfig).toEqual({ url: "https://127.0.0.1:9/expand" });
+    const authorize = await kubeRequestOk<{ webhooks: { clientConfig: { url: string } }[] }>(
+      admin,
+      "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gmsa-webhooks-authorize",
+    );
+    expect(authorize.webhooks[0]!.clientConfig.url).toBe("https://127.0.0.1:9/base/authorize");
+    await deleteWebhooks(cluster);
+    for (const object of await renderWebhooks({ expandUrl: "https://x", authorizeUrl: "https://x" })) {
+      expect((await kubeRequest(admin, objectPath(object))).status).toBe(404);
+    }
+  });
+});

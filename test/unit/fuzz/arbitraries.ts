@@ -1,0 +1,244 @@
+/**
+ * fast-check generators of adversarial AdmissionReviews: GMSA references (right, wrong, malformed) on the pod,
+ * containers, init and ephemeral containers and in alpha annotations, then mutations of the JSON value (wrong
+ * types anywhere, GMSA fields in random places, `__proto__`/`constructor` keys, duplicate keys, deep nesting,
+ * huge strings) and of the encoded bytes (invalid UTF-8).
+ */
+import fc from "fast-check";
+import { CREDSPECS, FAILING_NAMES, NAMESPACES, SERVICE_ACCOUNTS } from "./world.ts";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = { [key: string]: Json };
+
+const KNOWN = [...CREDSPECS.keys()];
+const BAD_NAMES = ["Bad_Name", "", "webapp1 ", "WEBAPP1", "a".repeat(254), "wébapp", "-x", "x-", "a..b", "__proto__", "constructor"];
+export const CONTAINER_NAMES = ["web", "sidecar", "setup", "debug", "__proto__", "constructor", "toString", "hasOwnProperty"];
+
+export const credSpecName: fc.Arbitrary<string> = fc.oneof(
+  { weight: 8, arbitrary: fc.constantFrom(...KNOWN) },
+  { weight: 3, arbitrary: fc.constantFrom(...FAILING_NAMES) },
+  { weight: 2, arbitrary: fc.constantFrom(...BAD_NAMES) },
+  { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+);
+
+/** Keys in reverse order at every level: the same JSON value, different text. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+  }
+  return value;
+}
+
+/** Contents for `name`: equal (as is, reordered, pretty), different, another credspec's, not JSON, random. */
+export function contentsFor(name: string): fc.Arbitrary<string> {
+  const own = CREDSPECS.get(name) ?? CREDSPECS.get("webapp1");
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constant(JSON.stringify(own)) },
+    { weight: 2, arbitrary: fc.constant(JSON.stringify(reordered(own))) },
+    { weight: 1, arbitrary: fc.constant(JSON.stringify(own, null, 2)) },
+    { weight: 2, arbitrary: fc.constantFrom(...KNOWN).map((other) => JSON.stringify(CREDSPECS.get(other))) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((extra) => JSON.stringify({ ...(own as object), Extra: extra })) },
+    { weight: 1, arbitrary: fc.constantFrom("{", "", "null", "[]", '{"__proto__":{"CmsPlugins":[]}}', `${JSON.stringify(own)} `) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
+}
+
+/** A windowsOptions object with GMSA fields that belong together (or not). */
+export const windowsOptions: fc.Arbitrary<Obj> = credSpecName.chain((name) =>
+  fc.record(
+    {
+      gmsaCredentialSpecName: fc.constant(name),
+      gmsaCredentialSpec: contentsFor(name),
+      runAsUserName: fc.constantFrom("NT AUTHORITY\\SYSTEM", "NT AUTHORITY\\NETWORK SERVICE", "ContainerUser", "x".repeat(300)),
+      hostProcess: fc.boolean(),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
+const securityContext: fc.Arbitrary<Obj> = fc.record({ windowsOptions, runAsNonRoot: fc.boolean() }, { requiredKeys: [] });
+
+export const container: fc.Arbitrary<Obj> = fc.record(
+  { name: fc.constantFrom(...CONTAINER_NAMES), image: fc.constant("mcr.microsoft.com/windows/nanoserver:ltsc2022"), securityContext },
+  { requiredKeys: ["name"] },
+);
+
+/** Alpha annotation keys for the pod and containers, and random ones. */
+const annotationKey: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom("pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name", "pod.alpha.windows.kubernetes.io/gmsa-credential-spec"),
+  fc
+    .tuple(fc.constantFrom(...CONTAINER_NAMES, "ghost"), fc.constantFrom("gmsa-credential-spec-name", "gmsa-credential-spec"))
+    .map(([c, k]) => `${c}.container.alpha.windows.kubernetes.io/${k}`),
+  fc.string({ maxLength: 16 }),
+  fc.constantFrom("__proto__", "constructor", "hasOwnProperty"),
+);
+
+const annotations: fc.Arbitrary<Record<string, string>> = fc
+  .array(fc.tuple(annotationKey, fc.oneof(credSpecName, contentsFor("webapp1"), fc.string({ maxLength: 16 }))), { maxLength: 4 })
+  .map((pairs) => {
+    const out: Record<string, string> = {};
+    for (const [k, v] of pairs) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    return out;
+  });
+
+export const pod: fc.Arbitrary<Obj> = fc.record(
+  {
+    apiVersion: fc.constant("v1"),
+    kind: fc.constant("Pod"),
+    metadata: fc.record({ name: fc.constantFrom("web", "db"), namespace: fc.constantFrom(...NAMESPACES), annotations }, { requiredKeys: [] }),
+    spec: fc.record(
+      {
+        serviceAccountName: fc.constantFrom(...SERVICE_ACCOUNTS, ""),
+        securityContext,
+        containers: fc.array(container, { maxLength: 4 }),
+        initContainers: fc.array(container, { maxLength: 2 }),
+        ephemeralContainers: fc.array(container, { maxLength: 2 }),
+      },
+      { requiredKeys: ["containers"] },
+    ),
+  },
+  { requiredKeys: ["spec"] },
+);
+
+/** How an UPDATE's new pod relates to the old one. */
+const updateOf: fc.Arbitrary<(old: Obj) => { object: Obj; subResource?: string }> = fc.oneof(
+  fc.constant((old: Obj) => ({ object: structuredClone(old) })),
+  pod.map((other) => () => ({ object: other })),
+  fc.array(container, { minLength: 1, maxLength: 2 }).map((added) => (old: Obj) => {
+    const object = structuredClone(old);
+    const spec = object.spec as Obj;
+    spec.ephemeralContainers = [...((spec.ephemeralContainers as Json[] | undefined) ?? []), ...added];
+    return { object, subResource: "ephemeralcontainers" };
+  }),
+);
+
+export const review: fc.Arbitrary<Obj> = fc
+  .record({
+    apiVersion: fc.constantFrom("admission.k8s.io/v1", "admission.k8s.io/v1beta1"),
+    uid: fc.oneof({ weight: 9, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.string({ maxLength: 300 }) }),
+    kind: fc.oneof(
+      { weight: 12, arbitrary: fc.constant({ group: "", version: "v1", kind: "Pod" }) },
+      { weight: 1, arbitrary: fc.record({ group: fc.constantFrom("", "apps"), version: fc.constant("v1"), kind: fc.constantFrom("Deployment", "pod", "Pod") }) },
+    ),
+    operation: fc.oneof({ weight: 7, arbitrary: fc.constant("CREATE") }, { weight: 3, arbitrary: fc.constant("UPDATE") }, fc.constantFrom("DELETE", "CONNECT")),
+    namespace: fc.option(fc.constantFrom(...NAMESPACES, ""), { nil: undefined }),
+    old: pod,
+    update: updateOf,
+    dryRun: fc.boolean(),
+  })
+  .map(({ apiVersion, uid, kind, operation, namespace, old, update, dryRun }) => {
+    const request: Obj = { uid, kind, operation, dryRun, name: "web" };
+    if (namespace !== undefined) request.namespace = namespace;
+    if (operation === "UPDATE") {
+      const { object, subResource } = update(old);
+      Object.assign(request, { object, oldObject: old, ...(subResource === undefined ? {} : { subResource }) });
+    } else {
+      request.object = old;
+    }
+    return { apiVersion, kind: "AdmissionReview", request };
+  });
+
+/** A mutation of a JSON value: picks a node by index (modulo the node count) and changes it. */
+export type Mutation =
+  | { kind: "replace"; at: number; value: Json }
+  | { kind: "gmsa-anywhere"; at: number; value: Obj }
+  | { kind: "odd-key"; at: number; key: string; value: Json }
+  | { kind: "duplicate-key"; at: number; value: Json }
+  | { kind: "deep"; at: number; depth: number }
+  | { kind: "huge-string"; at: number; length: number };
+
+export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json> }),
+  fc.record({ kind: fc.constant("gmsa-anywhere" as const), at: fc.nat(), value: windowsOptions }),
+  fc.record({
+    kind: fc.constant("odd-key" as const),
+    at: fc.nat(),
+    key: fc.constantFrom("__proto__", "constructor", "prototype", "toString", "valueOf", "windowsOptions", "securityContext", "gmsaCredentialSpecName"),
+    value: fc.oneof(windowsOptions, fc.record({ windowsOptions }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>),
+  }),
+  fc.record({ kind: fc.constant("duplicate-key" as const), at: fc.nat(), value: fc.oneof(credSpecName, fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>) }),
+  fc.record({ kind: fc.constant("deep" as const), at: fc.nat(), depth: fc.integer({ min: 100, max: 5000 }) }),
+  fc.record({ kind: fc.constant("huge-string" as const), at: fc.nat(), length: fc.integer({ min: 10_000, max: 200_000 }) }),
+);
+
+/** Bytes inserted at positions of the encoded body: mostly invalid UTF-8 (lone continuation bytes, 0xFE/0xFF). */
+export const byteNoise = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0x80, max: 0xff })), { maxLength: 3 });
+
+/**
+ * Applies mutations to a copy of `value` and encodes it. Keys that JSON.stringify cannot express (duplicates,
+ * `__proto__` as an own key, very deep nesting) are written as placeholders and spliced into the text.
+ */
+export function encode(value: Obj, mutations: readonly Mutation[], noise: readonly (readonly [number, number])[] = []): Uint8Array {
+  const copy = structuredClone(value);
+  const splices: [string, string][] = [];
+  mutations.forEach((m, i) => {
+    const nodes = listNodes(copy);
+    const node = nodes[m.at % nodes.length];
+    if (node === undefined) return;
+    const placeholder = `@@splice-${i}@@`;
+    switch (m.kind) {
+      case "replace":
+        if (node.parent !== undefined) setChild(node.parent, node.key, m.value);
+        break;
+      case "gmsa-anywhere":
+        if (isObj(node.value)) node.value[m.at % 2 === 0 ? "windowsOptions" : "securityContext"] = m.value;
+        break;
+      case "odd-key":
+        if (isObj(node.value)) {
+          node.value[placeholder] = m.value;
+          splices.push([`"${placeholder}"`, JSON.stringify(m.key)]);
+        }
+        break;
+      case "duplicate-key": {
+        if (!isObj(node.value)) break;
+        const key = Object.keys(node.value)[m.at % Math.max(1, Object.keys(node.value).length)];
+        if (key === undefined) break;
+        node.value[placeholder] = m.value;
+        splices.push([`"${placeholder}"`, JSON.stringify(key)]);
+        break;
+      }
+      case "deep":
+        if (node.parent !== undefined) {
+          setChild(node.parent, node.key, placeholder);
+          splices.push([`"${placeholder}"`, `${"[".repeat(m.depth)}${"]".repeat(m.depth)}`]);
+        }
+        break;
+      case "huge-string":
+        if (node.parent !== undefined) setChild(node.parent, node.key, "x".repeat(m.length));
+        break;
+    }
+  });
+  let text = JSON.stringify(copy);
+  for (const [from, to] of splices) text = text.replace(from, to);
+  const bytes = new TextEncoder().encode(text);
+  if (noise.length === 0) return bytes;
+  const out = [...bytes];
+  for (const [at, byte] of noise) out.splice(at % (out.length + 1), 0, byte);
+  return new Uint8Array(out);
+}
+
+interface Node {
+  value: Json;
+  parent: Obj | Json[] | undefined;
+  key: string | number;
+}
+
+function listNodes(root: Json): Node[] {
+  const nodes: Node[] = [{ value: root, parent: undefined, key: "" }];
+  for (let i = 0; i < nodes.length && nodes.length < 2000; i++) {
+    const { value } = nodes[i] ?? { value: null };
+    if (Array.isArray(value)) value.forEach((v, k) => nodes.push({ value: v, parent: value, key: k }));
+    else if (isObj(value)) for (const [k, v] of Object.entries(value)) nodes.push({ value: v, parent: value, key: k });
+  }
+  return nodes;
+}
+
+function setChild(parent: Obj | Json[], key: string | number, value: Json): void {
+  if (Array.isArray(parent)) parent[key as number] = value;
+  else Object.defineProperty(parent, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function isObj(value: Json | undefined): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

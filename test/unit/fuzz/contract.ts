@@ -1,0 +1,90 @@
+/**
+ * What every answer of the functions must look like, whatever was sent: a well-formed AdmissionReview
+ * (DESIGN.md section 4) or one of the documented HTTP errors with a JSON body.
+ */
+import fastJsonPatch from "fast-json-patch";
+import { CONTENTS_MARKER } from "./world.ts";
+
+const MARKERS = new RegExp(`${CONTENTS_MARKER}-\\w+`, "g");
+
+export const HTTP_ERRORS = new Set([400, 401, 404, 405, 413, 415]);
+export const DENIAL_CODES = new Set([400, 403, 422, 500]);
+
+export interface Reply {
+  apiVersion: string;
+  kind: string;
+  response: {
+    uid: string;
+    allowed: boolean;
+    status?: { code: number; message: string; reason: string };
+    patch?: string;
+    patchType?: string;
+    warnings?: string[];
+  };
+}
+
+export interface SentReview {
+  apiVersion: string;
+  request: { uid: string; object?: unknown };
+}
+
+export type Checked = { http: number; reply?: undefined; review?: undefined } | { http: 200; reply: Reply; review: SentReview };
+
+/** Decodes a sent body as the app does (UTF-8, invalid bytes replaced), or undefined when it is not JSON. */
+export function decodeSent(body: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(body)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Throws, with a reason, when `res` breaks the contract for the request body `sent`. */
+export async function checkReply(fn: "expand" | "authorize", sent: Uint8Array, res: Response): Promise<Checked> {
+  const text = await res.text();
+  const fail = (why: string): never => {
+    throw new Error(`${fn}: ${why} (HTTP ${res.status}: ${text.slice(0, 300)})`);
+  };
+  const body = (() => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return fail("body is not JSON");
+    }
+  })();
+  if (res.status !== 200) {
+    if (!HTTP_ERRORS.has(res.status)) fail("undocumented HTTP status");
+    if (typeof (body as { error?: unknown }).error !== "string") fail("HTTP error without an error text");
+    return { http: res.status };
+  }
+  const review = decodeSent(sent) as SentReview | undefined;
+  if (review === undefined) fail("200 for a body that is not JSON");
+  const reply = body as Reply;
+  if (reply.kind !== "AdmissionReview" || reply.apiVersion !== review?.apiVersion) fail("wrong kind or apiVersion");
+  const r = reply.response;
+  if (typeof r !== "object" || r === null || r.uid !== review?.request.uid) fail("uid not echoed");
+  if (typeof r.allowed !== "boolean") fail("allowed is not a boolean");
+  if (!r.allowed) {
+    if (r.status === undefined || !DENIAL_CODES.has(r.status.code)) fail("denial without a documented status code");
+    if (typeof r.status?.message !== "string" || r.status.message.length === 0 || r.status.message.length > 2048) fail("denial message missing or over 2048");
+    if (r.patch !== undefined) fail("denial with a patch");
+  }
+  // A denial may quote the caller's own (capped) input, never a credspec the caller did not send.
+  const sentText = new TextDecoder().decode(sent);
+  for (const [marker] of text.matchAll(MARKERS)) if (!sentText.includes(marker)) fail(`reply leaks credspec contents (${marker})`);
+  const warnings = r.warnings ?? [];
+  if (warnings.some((w) => typeof w !== "string" || w.length > 256) || warnings.join("").length > 4096) fail("warnings over the limits");
+  if (r.patch !== undefined) {
+    if (fn === "authorize") fail("authorize returned a patch");
+    if (r.patchType !== "JSONPatch") fail("patch without patchType JSONPatch");
+    const ops = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(r.patch), (ch) => ch.charCodeAt(0)))) as fastJsonPatch.Operation[];
+    if (!Array.isArray(ops) || ops.length === 0) fail("empty or malformed patch");
+    try {
+      fastJsonPatch.applyPatch(structuredClone(review?.request.object), ops, true, true);
+    } catch (error) {
+      // fast-json-patch recurses: a pod nested thousands deep can overflow the test's stack, not the app's.
+      if (!(error instanceof RangeError)) fail(`patch does not apply to the pod: ${(error as Error).message}`);
+    }
+  }
+  return { http: 200, reply, review: review as SentReview };
+}

@@ -1,0 +1,105 @@
+/** The app under fuzzing: both functions behind a path secret, the fake client, a logger that is checked. */
+import { expect } from "vitest";
+import { createApp } from "../../../functions/app.ts";
+import { createReviewCounters } from "../../../functions/metrics.ts";
+import type { LogFields, LogLevel, Logger } from "../../../shared/log.ts";
+import { checkReply } from "./contract.ts";
+import { CONTENTS_MARKER, CREDSPECS, createFakeGmsaClient } from "./world.ts";
+
+export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
+/** Small, so the count limit is reached by some fuzzed pods. */
+export const MAX_CREDSPEC_NAMES = 3;
+/** Scales every property's number of runs (FUZZ_SCALE=10 for a long local run). */
+export const SCALE = Number(process.env.FUZZ_SCALE ?? "1");
+
+/**
+ * fast-check parameters for `runs` inputs (times SCALE). The seed is random unless FUZZ_SEED pins it; a
+ * failure prints the seed and the path, so `FUZZ_SEED=<seed>` replays it.
+ */
+export function fuzzParameters(runs: number): { numRuns: number; seed?: number } {
+  const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+  return { numRuns: Math.max(1, Math.round(runs * SCALE)), ...(seed === undefined ? {} : { seed }) };
+}
+
+export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
+  const lines: { level: LogLevel; msg: string; fields: LogFields }[] = [];
+  const logger: Logger = { log: (level, msg, fields = {}) => void lines.push({ level, msg, fields }) };
+  const gmsa = createFakeGmsaClient();
+  let counter = 0;
+  const app = createApp({
+    functions: ["expand", "authorize"],
+    version: "fuzz",
+    callerAuth: { mode: "path", secrets: [PATH_SECRET] },
+    defaultTimeoutMs: 5000,
+    gmsa,
+    settings: { randomHostname: true, maxCredSpecNames: MAX_CREDSPEC_NAMES },
+    randomBytes: (n) => Uint8Array.from({ length: n }, (_, i) => (counter++ * 31 + i * 7) % 256),
+    logger,
+    now: () => 0,
+    counters: createReviewCounters(),
+    bodyLimitBytes: options.bodyLimitBytes ?? 8 * 1024 * 1024,
+  });
+  let inputs = 0;
+  return {
+    app,
+    gmsa,
+    /** Every request sent, for the closing count. */
+    inputs: () => inputs,
+    async send(path: string, init: RequestInit): Promise<Response> {
+      inputs++;
+      return app.request(path, init);
+    },
+    /** POSTs a review body to a function at its secret path. */
+    async review(fn: "expand" | "authorize", body: Uint8Array): Promise<Response> {
+      inputs++;
+      return app.request(`/${fn}/${PATH_SECRET}?timeout=10s`, { method: "POST", body, headers: { "content-type": "application/json" } });
+    },
+    /** Checks and clears the log: no secret, no contents, no object dump; review lines carry the uid. */
+    checkLogs(): void {
+      for (const line of lines) {
+        const text = JSON.stringify(line);
+        if (text.includes(PATH_SECRET) || text.includes(CONTENTS_MARKER) || text.length > 2000 || (line.msg === "review" && typeof line.fields.uid !== "string")) {
+          throw new Error(`bad log line: ${text.slice(0, 400)}`);
+        }
+      }
+      lines.length = 0;
+    },
+  };
+}
+
+/** A review both functions allow: credspec "webapp1" inlined, its service account allowed. */
+export function goodReview(uid: string): Uint8Array {
+  const review = {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "", version: "v1", kind: "Pod" },
+      operation: "CREATE",
+      namespace: "team-a",
+      object: {
+        metadata: { name: "web" },
+        spec: {
+          serviceAccountName: "web",
+          containers: [
+            {
+              name: "web",
+              securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(CREDSPECS.get("webapp1")) } },
+            },
+          ],
+        },
+      },
+    },
+  };
+  return new TextEncoder().encode(JSON.stringify(review));
+}
+
+/** The app keeps serving: a good review is still allowed by both functions. */
+export async function expectStillServing(fuzz: ReturnType<typeof createFuzzApp>): Promise<void> {
+  for (const fn of ["expand", "authorize"] as const) {
+    const body = goodReview(`after-${fn}`);
+    const checked = await checkReply(fn, body, await fuzz.review(fn, body));
+    expect(checked.reply?.response.allowed).toBe(true);
+  }
+  fuzz.checkLogs();
+}

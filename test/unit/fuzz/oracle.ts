@@ -1,0 +1,254 @@
+/**
+ * An independent judge of "authorize must refuse this review", written from DESIGN.md sections 3 and 4 and the
+ * fuzzed world, sharing no code with shared/policy. It reads the review exactly as decoded (own properties only,
+ * nothing inherited) and answers with the first reason found, or undefined when refusing is not required.
+ * Where the design allows by intent (kinds other than Pod, DELETE, CONNECT) it never requires a refusal.
+ */
+import { isAllowed, knownContents } from "./world.ts";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = { [key: string]: Json };
+
+const POD_NAME_KEY = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
+const POD_CONTENTS_KEY = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
+const CONTAINER_KEY = /^(.+)\.container\.alpha\.windows\.kubernetes\.io\/gmsa-credential-spec(-name)?$/s;
+const LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
+
+/** Thrown inside the oracle when the pod cannot be read along a GMSA path: such a pod must be refused. */
+class Unreadable extends Error {}
+
+interface Ref {
+  where: string;
+  name: string | undefined;
+  contents: string | undefined;
+}
+
+interface Container {
+  list: (typeof LISTS)[number];
+  name: string;
+  options: Obj | undefined;
+}
+
+export interface OracleOptions {
+  maxCredSpecNames: number;
+}
+
+/** Why authorize must refuse `review` (decoded JSON), or undefined. */
+export function mustRefuse(review: unknown, options: OracleOptions): string | undefined {
+  try {
+    return judge(review, options);
+  } catch (error) {
+    if (error instanceof Unreadable) return `unreadable: ${error.message}`;
+    throw error;
+  }
+}
+
+function judge(review: unknown, options: OracleOptions): string | undefined {
+  const request = field(asObj(review, "review"), "request");
+  const req = asObj(request ?? null, "request");
+  const kind = asObj(field(req, "kind") ?? null, "kind");
+  if (field(kind, "group") !== "" || field(kind, "kind") !== "Pod") return undefined;
+  const operation = field(req, "operation");
+  if (operation !== "CREATE" && operation !== "UPDATE") return undefined;
+  const pod = asObj(field(req, "object") ?? null, "object");
+  const subject = subjectOf(req, pod);
+
+  if (operation === "CREATE") return judgeCreate(pod, subject, options, undefined);
+  const old = asObj(field(req, "oldObject") ?? null, "oldObject");
+  const ephemeral = field(req, "subResource") === "ephemeralcontainers";
+  const oldEphemeral = new Set(readContainers(old).filter((c) => c.list === "ephemeralContainers").map((c) => c.name));
+  const isNew = (c: Container) => ephemeral && c.list === "ephemeralContainers" && !oldEphemeral.has(c.name);
+  const change = compareSettings(old, pod, isNew);
+  if (change !== undefined) return change;
+  return ephemeral ? judgeCreate(pod, subject, options, isNew) : undefined;
+}
+
+/** The create rules, for every reference (or only the new ephemeral containers' fields). */
+function judgeCreate(pod: Obj, subject: { namespace: string; serviceAccount: string }, options: OracleOptions, only?: (c: Container) => boolean) {
+  const containers = readContainers(pod);
+  const refs: Ref[] = [];
+  if (only === undefined) refs.push(refOf("pod", podOptions(pod)));
+  for (const c of containers) if (only === undefined || only(c)) refs.push(refOf(`${c.list} ${c.name}`, c.options));
+  if (only === undefined) {
+    const problem = judgeAnnotations(pod, containers, refs);
+    if (problem !== undefined) return problem;
+  }
+  const names = new Set<string>();
+  for (const ref of refs) {
+    if (ref.name === undefined && ref.contents === undefined) continue;
+    if (ref.name === undefined) return `${ref.where}: contents without a name`;
+    if (ref.contents === undefined) return `${ref.where}: name without contents`;
+    names.add(ref.name);
+    const expected = knownContents(ref.name);
+    if (expected === undefined) return `${ref.where}: credspec ${ref.name} unknown or unreadable`;
+    if (!isAllowed(subject.namespace, subject.serviceAccount, ref.name)) return `${ref.where}: ${ref.name} not allowed`;
+    if (!jsonEqualsValue(ref.contents, expected)) return `${ref.where}: contents differ from ${ref.name}`;
+  }
+  if (names.size > options.maxCredSpecNames) return "too many credspecs";
+  return undefined;
+}
+
+/** Alpha annotations: each is a reference; it must name a container the pod has and agree with its field. */
+function judgeAnnotations(pod: Obj, containers: Container[], refs: Ref[]): string | undefined {
+  const annotations = readAnnotations(pod);
+  const byContainer = new Map<string | undefined, { name?: string; contents?: string }>();
+  for (const [key, value] of Object.entries(annotations)) {
+    let target: string | undefined;
+    let isName: boolean;
+    if (key === POD_NAME_KEY || key === POD_CONTENTS_KEY) {
+      target = undefined;
+      isName = key === POD_NAME_KEY;
+    } else {
+      const match = CONTAINER_KEY.exec(key);
+      if (match === null) continue;
+      target = match[1];
+      isName = match[2] !== undefined;
+    }
+    const entry = byContainer.get(target) ?? {};
+    if (isName) entry.name = value;
+    else entry.contents = value;
+    byContainer.set(target, entry);
+  }
+  for (const [target, entry] of byContainer) {
+    refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
+    const matching = target === undefined ? [undefined] : containers.filter((c) => c.name === target);
+    if (matching.length === 0) return `annotation for unknown container ${target}`;
+    if (matching.length > 1) continue;
+    const options = target === undefined ? podOptions(pod) : matching[0]?.options;
+    const fieldName = stringField(options, "gmsaCredentialSpecName");
+    const fieldContents = stringField(options, "gmsaCredentialSpec");
+    if (entry.name !== undefined && fieldName !== undefined && entry.name !== fieldName) return `annotation name conflicts at ${target ?? "pod"}`;
+    if (entry.contents !== undefined && fieldContents !== undefined && !jsonTextsEqual(entry.contents, fieldContents)) {
+      return `annotation contents conflict at ${target ?? "pod"}`;
+    }
+  }
+  return undefined;
+}
+
+/** UPDATE: every GMSA setting (pod, each container list and name as a multiset, annotations) must be unchanged. */
+function compareSettings(old: Obj, now: Obj, isNew: (c: Container) => boolean): string | undefined {
+  const before = settingsOf(old, () => false);
+  const after = settingsOf(now, isNew);
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = (before.get(key) ?? []).sort().join("\n");
+    const b = (after.get(key) ?? []).sort().join("\n");
+    if (a !== b) return `GMSA settings changed at ${key}`;
+  }
+  return undefined;
+}
+
+function settingsOf(pod: Obj, skip: (c: Container) => boolean): Map<string, string[]> {
+  const settings = new Map<string, string[]>();
+  const add = (key: string, ref: Ref) => {
+    if (ref.name === undefined && ref.contents === undefined) return;
+    settings.set(key, [...(settings.get(key) ?? []), JSON.stringify([ref.name ?? null, ref.contents ?? null])]);
+  };
+  add("pod", refOf("pod", podOptions(pod)));
+  for (const c of readContainers(pod)) if (!skip(c)) add(`${c.list}/${c.name}`, refOf(c.name, c.options));
+  for (const [key, value] of Object.entries(readAnnotations(pod))) {
+    if (key === POD_NAME_KEY || key === POD_CONTENTS_KEY || CONTAINER_KEY.test(key)) add(`annotation ${key}`, { where: key, name: value, contents: undefined });
+  }
+  return settings;
+}
+
+function subjectOf(req: Obj, pod: Obj): { namespace: string; serviceAccount: string } {
+  const spec = objField(pod, "spec");
+  const sa = spec === undefined ? undefined : field(spec, "serviceAccountName");
+  const metadataNamespace = objField(pod, "metadata") === undefined ? undefined : field(objField(pod, "metadata") ?? {}, "namespace");
+  const namespace = field(req, "namespace") ?? metadataNamespace ?? "default";
+  if (typeof namespace !== "string") throw new Unreadable("namespace");
+  if (sa !== undefined && typeof sa !== "string") throw new Unreadable("serviceAccountName");
+  return { namespace, serviceAccount: sa === undefined || sa === "" ? "default" : sa };
+}
+
+function podOptions(pod: Obj): Obj | undefined {
+  const spec = objField(pod, "spec");
+  const sc = spec === undefined ? undefined : objField(spec, "securityContext");
+  return sc === undefined ? undefined : objField(sc, "windowsOptions");
+}
+
+function readContainers(pod: Obj): Container[] {
+  const spec = objField(pod, "spec");
+  if (spec === undefined) return [];
+  const out: Container[] = [];
+  for (const list of LISTS) {
+    const items = field(spec, list);
+    if (items === undefined) continue;
+    if (!Array.isArray(items)) throw new Unreadable(list);
+    for (const item of items) {
+      const container = asObj(item, list);
+      const name = field(container, "name");
+      if (typeof name !== "string") throw new Unreadable(`${list} name`);
+      const sc = objField(container, "securityContext");
+      out.push({ list, name, options: sc === undefined ? undefined : objField(sc, "windowsOptions") });
+    }
+  }
+  return out;
+}
+
+function readAnnotations(pod: Obj): Record<string, string> {
+  const metadata = objField(pod, "metadata");
+  const annotations = metadata === undefined ? undefined : objField(metadata, "annotations");
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(annotations ?? {})) {
+    const gmsa = key === POD_NAME_KEY || key === POD_CONTENTS_KEY || CONTAINER_KEY.test(key);
+    if (!gmsa) continue;
+    if (typeof value !== "string") throw new Unreadable(`annotation ${key}`);
+    out[key] = value;
+  }
+  return out;
+}
+
+function refOf(where: string, options: Obj | undefined): Ref {
+  return { where, name: stringField(options, "gmsaCredentialSpecName"), contents: stringField(options, "gmsaCredentialSpec") };
+}
+
+function stringField(obj: Obj | undefined, key: string): string | undefined {
+  const value = obj === undefined ? undefined : field(obj, key);
+  if (value !== undefined && typeof value !== "string") throw new Unreadable(key);
+  return value;
+}
+
+/** An own property only: `__proto__`, `constructor` and friends are plain keys here. */
+function field(obj: Obj, key: string): Json | undefined {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+function objField(obj: Obj, key: string): Obj | undefined {
+  const value = field(obj, key);
+  return value === undefined ? undefined : asObj(value, key);
+}
+
+function asObj(value: unknown, what: string): Obj {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Unreadable(what);
+  return value as Obj;
+}
+
+/** Canonical JSON: object keys sorted, so equal values give equal text. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function parse(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function jsonEqualsValue(text: string, value: unknown): boolean {
+  const parsed = parse(text);
+  return parsed.ok && canonical(parsed.value) === canonical(value);
+}
+
+function jsonTextsEqual(a: string, b: string): boolean {
+  const pa = parse(a);
+  const pb = parse(b);
+  return pa.ok && pb.ok && canonical(pa.value) === canonical(pb.value);
+}

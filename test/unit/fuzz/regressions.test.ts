@@ -1,0 +1,110 @@
+/** Inputs the fuzzer and the load probes found, pinned as plain cases. */
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../../functions/app.ts";
+import { createReviewCounters } from "../../../functions/metrics.ts";
+import { CredSpecNotFoundError, KubeApiError } from "../../../shared/errors.ts";
+import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+import { silentLogger } from "../../../shared/log.ts";
+import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
+import type { Reply } from "./contract.ts";
+import { CREDSPECS } from "./world.ts";
+
+const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
+const BIG = { CmsPlugins: ["ActiveDirectory"], Pad: "p".repeat(60_000) };
+
+function createRegressionApp(gmsa?: GmsaClient) {
+  return createApp({
+    functions: ["expand", "authorize"],
+    version: "test",
+    callerAuth: { mode: "none" },
+    defaultTimeoutMs: 10_000,
+    gmsa: gmsa ?? {
+      getCredSpecContents: (name) =>
+        name === "missing"
+          ? Promise.reject(new CredSpecNotFoundError(`GMSACredentialSpec "${name}" does not exist`))
+          : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
+      canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+    },
+    settings: { randomHostname: false, maxCredSpecNames: 16 },
+    randomBytes: (n) => new Uint8Array(n),
+    logger: silentLogger,
+    now: () => 0,
+    counters: createReviewCounters(),
+    bodyLimitBytes: 8 * 1024 * 1024,
+  });
+}
+
+async function send(fn: "expand" | "authorize", request: Record<string, unknown>, gmsa?: GmsaClient): Promise<Reply["response"]> {
+  const review = { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, namespace: "team-a", ...request } };
+  const res = await createRegressionApp(gmsa).request(`/${fn}`, { method: "POST", body: JSON.stringify(review), headers: { "content-type": "application/json" } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as Reply).response;
+}
+
+const gmsa = (name: string, contents?: string) => ({
+  securityContext: { windowsOptions: { gmsaCredentialSpecName: name, ...(contents === undefined ? {} : { gmsaCredentialSpec: contents }) } },
+});
+
+describe("regressions", () => {
+  it("denies an ephemeral container that reuses an existing container's name (400): it hid from the update check", async () => {
+    const old = { spec: { containers: [{ name: "web" }], ephemeralContainers: [{ name: "debug", ...gmsa("webapp1", WEBAPP1) }] } };
+    const object = structuredClone(old);
+    object.spec.ephemeralContainers.push({ name: "debug", ...gmsa("other", "{}") });
+    const response = await send("authorize", { operation: "UPDATE", subResource: "ephemeralcontainers", object, oldObject: old });
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ code: 400 });
+    expect(response.status?.message).toContain('container name "debug" is used more than once');
+  });
+
+  it("denies a pod whose inlined contents would pass 3 MiB (422) instead of building a patch of hundreds of MB", async () => {
+    const containers = Array.from({ length: 2 + Math.ceil(MAX_INLINED_CONTENTS_PER_POD / 60_000) }, (_, i) => ({ name: `c${i}`, ...gmsa("big") }));
+    const response = await send("expand", { operation: "CREATE", object: { spec: { containers } } });
+    expect(response.allowed).toBe(false);
+    expect(response.status).toMatchObject({ code: 422 });
+    expect(response.status?.message).toMatch(/would add more than \d+ characters/);
+  });
+
+  it("cuts one very long denial message instead of dropping it", async () => {
+    const containers = Array.from({ length: 3000 }, (_, i) => ({ name: `container-${i}`, ...gmsa("missing") }));
+    const response = await send("expand", { operation: "CREATE", object: { spec: { containers } } });
+    expect(response.status?.code).toBe(422);
+    expect(response.status?.message).toMatch(/^container "container-0", container "container-1", /);
+    expect(response.status?.message.length).toBeLessThanOrEqual(2048);
+  });
+
+  it("answers a pod with 20,000 containers naming a missing credspec and as many annotations (no quadratic work)", async () => {
+    const count = 20_000;
+    const containers = Array.from({ length: count }, (_, i) => ({ name: `c${i}`, ...gmsa("missing") }));
+    const annotations = Object.fromEntries(containers.map((c) => [`${c.name}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, "missing"]));
+    const object = { metadata: { annotations }, spec: { containers } };
+    expect((await send("expand", { operation: "CREATE", object })).status?.code).toBe(422);
+    expect((await send("authorize", { operation: "CREATE", object })).status?.code).toBe(422);
+  });
+
+  it("fails closed: our own bug is a 500 denial naming the uid, never its message or a stack", async () => {
+    const buggy: GmsaClient = {
+      getCredSpecContents: () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
+      canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+    };
+    const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
+    for (const fn of ["expand", "authorize"] as const) {
+      const response = await send(fn, { operation: "CREATE", object: fn === "expand" ? { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } } : object }, buggy);
+      expect(response.allowed).toBe(false);
+      expect(response.status?.code).toBe(500);
+      expect(response.status?.message).toBe(
+        'container "web": internal error in the GMSA webhook while checking credspec "webapp1" (its log has the cause under request uid u1)',
+      );
+    }
+  });
+
+  it("fails closed: an API server failure is a 500 denial that says so", async () => {
+    const down: GmsaClient = {
+      getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
+      canUseCredSpec: () => Promise.reject(new KubeApiError("the API server answered 503 Service Unavailable")),
+    };
+    const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
+    const response = await send("authorize", { operation: "CREATE", object }, down);
+    expect(response).toMatchObject({ allowed: false, status: { code: 500 } });
+    expect(response.status?.message).toContain("the API server answered 503");
+  });
+});

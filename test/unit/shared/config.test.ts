@@ -1,0 +1,195 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig, type Bindings, type ConfigResult } from "../../../shared/config.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../shared/http/caller-auth-jwt.ts";
+
+const TOKEN = "tok-0123456789abcdef";
+const PATH_SECRET = "Zk3v-9qX_2mR.7tY~4bN-8cW_1eL.5gH~0jP";
+const RSA_JWK = { kty: "RSA", n: "sXch", e: "AQAB", kid: "k1" };
+
+function problemsOf(result: ConfigResult): string[] {
+  return result.ok ? [] : result.problems;
+}
+
+function callerAuthOf(env: Bindings) {
+  const result = parseConfig(env);
+  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join("; ")}`);
+  return result.config.callerAuth;
+}
+
+describe("parseConfig", () => {
+  it("reports every problem together, never only the first", () => {
+    const problems = problemsOf(
+      parseConfig({ PORT: "http", LOG_LEVEL: "loud", RANDOM_HOSTNAME: "yes", TLS_CERT_FILE: "cert.pem", FUNCTIONS: "mutate" }),
+    );
+    expect(problems).toHaveLength(6);
+    for (const name of ["PORT", "LOG_LEVEL", "RANDOM_HOSTNAME", "TLS_CERT_FILE", "FUNCTIONS", "CALLER_AUTH"]) {
+      expect(problems.some((p) => p.includes(name))).toBe(true);
+    }
+  });
+
+  it("refuses to start without CALLER_AUTH and says how to choose", () => {
+    expect(problemsOf(parseConfig({}))).toEqual([
+      'CALLER_AUTH is not set: choose how callers authenticate (none, bearer, jwt, path, mtls); "none" is for local runs only',
+    ]);
+  });
+
+  it("refuses an unknown mode", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "basic" }))).toEqual([
+      'CALLER_AUTH must be one of none, bearer, jwt, path, mtls, not "basic"',
+    ]);
+  });
+
+  it("accepts none when set explicitly", () => {
+    expect(callerAuthOf({ CALLER_AUTH: "none" })).toEqual({ mode: "none" });
+  });
+
+  it("reports a variable of another mode: a protection the operator thinks is on but is not", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: TOKEN, CALLER_AUTH_PATH_SECRET: PATH_SECRET }))).toEqual([
+      'CALLER_AUTH_TOKENS is set but CALLER_AUTH is "none": unset it',
+      'CALLER_AUTH_PATH_SECRET is set but CALLER_AUTH is "none": unset it',
+    ]);
+  });
+});
+
+describe("parseConfig: CALLER_AUTH=bearer", () => {
+  it("reads comma-separated tokens", () => {
+    expect(callerAuthOf({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: ` ${TOKEN} , ${TOKEN}2,` })).toEqual({
+      mode: "bearer",
+      tokens: [TOKEN, `${TOKEN}2`],
+    });
+  });
+
+  it("needs CALLER_AUTH_TOKENS", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "bearer" }))).toEqual([
+      "CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)",
+    ]);
+  });
+
+  it("refuses short tokens and tokens that cannot be sent, naming them by position, never by value", () => {
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: `${TOKEN},short-one,bad token with spaces!` }));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^CALLER_AUTH_TOKENS: token 2 /);
+    expect(problems[1]).toMatch(/^CALLER_AUTH_TOKENS: token 3 /);
+    expect(problems.join()).not.toContain("short-one");
+  });
+});
+
+describe("parseConfig: CALLER_AUTH=path", () => {
+  it("reads the secret, or two while rotating", () => {
+    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: PATH_SECRET })).toEqual({ mode: "path", secrets: [PATH_SECRET] });
+    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET}, ${PATH_SECRET}2` })).toEqual({
+      mode: "path",
+      secrets: [PATH_SECRET, `${PATH_SECRET}2`],
+    });
+  });
+
+  it("needs CALLER_AUTH_PATH_SECRET", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "path" }))).toEqual([
+      "CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: at least 32 characters of A-Z a-z 0-9 - . _ ~ (two, comma-separated, while rotating)",
+    ]);
+  });
+
+  it.each([
+    ["shorter than 32 characters", "abcdefghijklmnopqrstuvwxyz01234"],
+    ["with characters a URL would encode", `${PATH_SECRET}/x`],
+    ["with percent signs", `${PATH_SECRET}%41`],
+  ])("refuses a secret %s, naming it by position and never echoing it", (_name, secret) => {
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET},${secret}` }));
+    expect(problems).toEqual([
+      `CALLER_AUTH_PATH_SECRET: secret 2 must be at least 32 characters of A-Z a-z 0-9 - . _ ~ (it has ${secret.length} characters)`,
+    ]);
+  });
+});
+
+describe("parseConfig: CALLER_AUTH=jwt", () => {
+  const base = { CALLER_AUTH: "jwt", CALLER_AUTH_JWT_ISSUER: "https://issuer.example", CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks, other" };
+
+  it("reads a JWKS URL with asymmetric algorithms and jose's timeout and cooldown by default", () => {
+    expect(callerAuthOf({ ...base, CALLER_AUTH_JWT_JWKS_URL: "https://issuer.example/jwks.json" })).toEqual({
+      mode: "jwt",
+      issuer: "https://issuer.example",
+      audience: ["gmsa-webhooks", "other"],
+      subjects: [],
+      algorithms: [...ASYMMETRIC_JWT_ALGORITHMS],
+      keys: { kind: "jwks-url", url: "https://issuer.example/jwks.json", timeoutMs: 5000, cooldownMs: 30_000 },
+      clockToleranceS: 30,
+    });
+  });
+
+  it("reads an inline JWKS, subjects, algorithms and the clock tolerance", () => {
+    const auth = callerAuthOf({
+      ...base,
+      CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [RSA_JWK] }),
+      CALLER_AUTH_JWT_SUBJECTS: "system:apiserver",
+      CALLER_AUTH_JWT_ALGORITHMS: "RS256,ES256",
+      CALLER_AUTH_JWT_CLOCK_TOLERANCE_S: "5",
+    });
+    expect(auth).toMatchObject({ subjects: ["system:apiserver"], algorithms: ["RS256", "ES256"], keys: { kind: "jwks" }, clockToleranceS: 5 });
+  });
+
+  it("reads a shared secret with HS256 by default", () => {
+    expect(callerAuthOf({ ...base, CALLER_AUTH_JWT_SECRET: "x".repeat(32) })).toMatchObject({
+      algorithms: ["HS256"],
+      keys: { kind: "secret", secret: "x".repeat(32) },
+    });
+  });
+
+  it("needs the issuer, the audience and one key source, all reported together", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "jwt" }))).toEqual([
+      "CALLER_AUTH=jwt needs CALLER_AUTH_JWT_ISSUER (the required iss claim)",
+      "CALLER_AUTH=jwt needs CALLER_AUTH_JWT_AUDIENCE (comma-separated; aud must hold one)",
+      "CALLER_AUTH=jwt needs exactly one of CALLER_AUTH_JWT_JWKS_URL, CALLER_AUTH_JWT_JWKS or CALLER_AUTH_JWT_SECRET",
+    ]);
+  });
+
+  it.each<[string, Bindings, RegExp]>([
+    ["two key sources", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_SECRET: "x".repeat(32) }, /exactly one of/],
+    ["an http JWKS URL to a remote host", { CALLER_AUTH_JWT_JWKS_URL: "http://issuer.example/jwks" }, /must be an https URL/],
+    ["a JWKS URL that is no URL", { CALLER_AUTH_JWT_JWKS_URL: "issuer/jwks" }, /is not a URL/],
+    ["an inline JWKS that is not JSON", { CALLER_AUTH_JWT_JWKS: "{keys" }, /CALLER_AUTH_JWT_JWKS is not JSON/],
+    ["an inline JWKS without keys", { CALLER_AUTH_JWT_JWKS: '{"keys":[]}' }, /at least one key/],
+    ["a private key in the JWKS", { CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [{ ...RSA_JWK, d: "secret" }] }) }, /private key/],
+    ["a symmetric key in the JWKS", { CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [{ kty: "oct", k: "c2VjcmV0" }] }) }, /symmetric key/],
+    ["a short shared secret", { CALLER_AUTH_JWT_SECRET: "short" }, /at least 32 characters/],
+    ["HS256 with a key set", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_ALGORITHMS: "RS256,HS256" }, /HS\* needs/],
+    ["none", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_ALGORITHMS: "none" }, /none is never accepted/],
+    ["RS256 with a shared secret", { CALLER_AUTH_JWT_SECRET: "x".repeat(32), CALLER_AUTH_JWT_ALGORITHMS: "RS256" }, /HS256, HS384, HS512/],
+    ["a clock tolerance over 300 s", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_CLOCK_TOLERANCE_S: "3600" }, /TOLERANCE_S/],
+  ])("refuses %s", (_name, env, problem) => {
+    const problems = problemsOf(parseConfig({ ...base, ...env }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(problem);
+  });
+
+  it("allows an http JWKS URL on localhost (tests, a sidecar)", () => {
+    expect(callerAuthOf({ ...base, CALLER_AUTH_JWT_JWKS_URL: "http://127.0.0.1:8080/jwks" })).toMatchObject({ keys: { kind: "jwks-url" } });
+  });
+
+  it("never echoes the shared secret", () => {
+    expect(problemsOf(parseConfig({ ...base, CALLER_AUTH_JWT_SECRET: "hunter2-hunter2" })).join()).not.toContain("hunter2");
+  });
+});
+
+describe("parseConfig: CALLER_AUTH=mtls", () => {
+  const tls = { TLS_CERT_FILE: "server.pem", TLS_KEY_FILE: "server-key.pem" };
+
+  it("reads the CA file and the allowed names", () => {
+    expect(
+      callerAuthOf({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem", CALLER_AUTH_CLIENT_NAMES: "kube-apiserver, apiserver-2", ...tls }),
+    ).toEqual({ mode: "mtls", clientCaFile: "ca.pem", clientNames: ["kube-apiserver", "apiserver-2"] });
+  });
+
+  it("needs the CA file and HTTPS, reported together", () => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "mtls" }))).toEqual([
+      "CALLER_AUTH=mtls needs CALLER_AUTH_CLIENT_CA_FILE (PEM file of the CA that signs callers' certificates)",
+      "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE",
+    ]);
+  });
+
+  it("is a start-up error on Workers, pointing to Cloudflare's mTLS", () => {
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem" }, { runtime: "workers" }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare/);
+    expect(problems[0]).toContain("https://developers.cloudflare.com/api-shield/security/mtls/");
+  });
+});

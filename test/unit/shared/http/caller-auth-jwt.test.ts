@@ -1,0 +1,220 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callerAuth, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../../../../shared/http/caller-auth-jwt.ts";
+import { createTestApp, gmsaReview, NOW_MS, post } from "./fixtures.ts";
+
+const ISSUER = "https://issuer.example";
+const AUDIENCE = "gmsa-webhooks";
+const NOW_S = NOW_MS / 1000;
+const HS_SECRET = "a-shared-hmac-secret-of-at-least-32-chars";
+
+interface SigningKey {
+  alg: string;
+  kid: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+
+async function createSigningKey(alg: string, kid: string): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: "sig" } };
+}
+
+function sign(key: { alg: string; kid?: string; privateKey: CryptoKey | Uint8Array }, claims: JWTPayload = {}): Promise<string> {
+  return new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: "system:apiserver", iat: NOW_S, exp: NOW_S + 300, ...claims })
+    .setProtectedHeader({ alg: key.alg, ...(key.kid === undefined ? {} : { kid: key.kid }), typ: "JWT" })
+    .sign(key.privateKey);
+}
+
+function base64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+type JwtAuth = Extract<CallerAuthOptions, { mode: "jwt" }>;
+
+function jwtAuth(keys: JwtKeySource, extra: Partial<JwtAuth> = {}): JwtAuth {
+  return {
+    mode: "jwt",
+    issuer: ISSUER,
+    audience: [AUDIENCE],
+    subjects: [],
+    algorithms: keys.kind === "secret" ? ["HS256"] : [...ASYMMETRIC_JWT_ALGORITHMS],
+    keys,
+    clockToleranceS: 30,
+    ...extra,
+  };
+}
+
+async function call(auth: CallerAuthOptions, token: string | undefined) {
+  const { app, gmsa, logger } = createTestApp(auth);
+  const res = await app.request("/authorize", post(gmsaReview(), token === undefined ? {} : { authorization: `Bearer ${token}` }));
+  return { status: res.status, calls: gmsa.calls, logged: logger.text(), res };
+}
+
+let rs: SigningKey;
+let es: SigningKey;
+let ed: SigningKey;
+let stranger: SigningKey;
+let jwks: { keys: JWK[] };
+
+beforeAll(async () => {
+  [rs, es, ed, stranger] = await Promise.all([
+    createSigningKey("RS256", "rs"),
+    createSigningKey("ES256", "es"),
+    createSigningKey("EdDSA", "ed"),
+    createSigningKey("RS256", "rs"),
+  ]);
+  jwks = { keys: [rs.jwk, es.jwk, ed.jwk] };
+});
+
+describe("caller auth: jwt with an inline JWKS", () => {
+  const auth = () => jwtAuth({ kind: "jwks", jwks });
+
+  it("accepts tokens signed by each key of the set (RS256, ES256, EdDSA)", async () => {
+    for (const key of [rs, es, ed]) expect((await call(auth(), await sign(key))).status).toBe(200);
+  });
+
+  it("accepts a token within the clock tolerance of its exp", async () => {
+    expect((await call(auth(), await sign(rs, { exp: NOW_S - 20 }))).status).toBe(200);
+  });
+
+  it.each<[string, () => Promise<string>, string]>([
+    ["an expired token", () => sign(rs, { exp: NOW_S - 60 }), "ERR_JWT_EXPIRED exp"],
+    ["a token for another audience", () => sign(rs, { aud: "someone-else" }), "ERR_JWT_CLAIM_VALIDATION_FAILED aud"],
+    ["a token from another issuer", () => sign(rs, { iss: "https://evil.example" }), "ERR_JWT_CLAIM_VALIDATION_FAILED iss"],
+    ["a token not yet valid", () => sign(rs, { nbf: NOW_S + 120 }), "ERR_JWT_CLAIM_VALIDATION_FAILED nbf"],
+    ["a token without exp", () => sign(rs, { exp: undefined }), "ERR_JWT_CLAIM_VALIDATION_FAILED exp"],
+    ["a token signed by another key with the same kid", () => sign(stranger), "ERR_JWS_SIGNATURE_VERIFICATION_FAILED"],
+    ["a token with an unknown kid", () => sign({ ...rs, kid: "nope" }), "ERR_JWKS_NO_MATCHING_KEY"],
+    [
+      "an unsigned token (alg none)",
+      () => Promise.resolve(`${base64url({ alg: "none", typ: "JWT" })}.${base64url({ iss: ISSUER, aud: AUDIENCE, exp: NOW_S + 300 })}.`),
+      "ERR_JOSE_ALG_NOT_ALLOWED",
+    ],
+    [
+      "an HS256 token signed with the public key as the secret (algorithm confusion)",
+      async () => sign({ alg: "HS256", kid: "rs", privateKey: new TextEncoder().encode(await exportSPKI(await publicKeyOf(rs))) }),
+      "ERR_JOSE_ALG_NOT_ALLOWED",
+    ],
+    [
+      "an HS256 token signed with the public JWK as the secret",
+      () => sign({ alg: "HS256", kid: "rs", privateKey: new TextEncoder().encode(JSON.stringify(rs.jwk)) }),
+      "ERR_JOSE_ALG_NOT_ALLOWED",
+    ],
+    ["a token that is not a JWT", () => Promise.resolve("definitely-not-a-jwt"), "ERR_JWS_INVALID"],
+  ])("refuses %s with 401, logging the reason code only", async (_name, token, reason) => {
+    const text = await token();
+    const result = await call(auth(), text);
+    expect(result.status).toBe(401);
+    expect(result.res.headers.get("www-authenticate")).toContain("Bearer");
+    expect(result.calls).toBe(0);
+    expect(result.logged).toContain(`"reason":"${reason}"`);
+    expect(result.logged).not.toContain(text.split(".")[1] ?? text);
+  });
+
+  it("refuses a request without a token (401)", async () => {
+    expect((await call(auth(), undefined)).status).toBe(401);
+  });
+
+  it("refuses a subject outside CALLER_AUTH_JWT_SUBJECTS with 403 and accepts one inside", async () => {
+    const restricted = jwtAuth({ kind: "jwks", jwks }, { subjects: ["system:apiserver"] });
+    expect((await call(restricted, await sign(rs))).status).toBe(200);
+    expect((await call(restricted, await sign(rs, { sub: "system:serviceaccount:default:mallory" }))).status).toBe(403);
+    expect((await call(restricted, await sign(rs, { sub: undefined }))).status).toBe(403);
+  });
+
+  it("accepts only the configured algorithms", async () => {
+    const esOnly = jwtAuth({ kind: "jwks", jwks }, { algorithms: ["ES256"] });
+    expect((await call(esOnly, await sign(es))).status).toBe(200);
+    expect((await call(esOnly, await sign(rs))).status).toBe(401);
+  });
+});
+
+describe("caller auth: jwt with a shared secret", () => {
+  const auth = () => jwtAuth({ kind: "secret", secret: HS_SECRET });
+  const hs = { alg: "HS256", privateKey: new TextEncoder().encode(HS_SECRET) };
+
+  it("accepts an HS256 token signed with the secret", async () => {
+    expect((await call(auth(), await sign(hs))).status).toBe(200);
+  });
+
+  it("refuses an HS256 token signed with another secret and an RS256 token (401)", async () => {
+    expect((await call(auth(), await sign({ ...hs, privateKey: new TextEncoder().encode(`${HS_SECRET}!`) }))).status).toBe(401);
+    expect((await call(auth(), await sign(rs))).status).toBe(401);
+  });
+});
+
+describe("caller auth: jwt options checked at setup", () => {
+  it.each<[string, JwtAuth]>([
+    ["HS256 with a key set", { ...jwtAuth({ kind: "jwks", jwks: { keys: [] } }), algorithms: ["RS256", "HS256"] }],
+    ["none", { ...jwtAuth({ kind: "jwks", jwks: { keys: [] } }), algorithms: ["none"] }],
+    ["RS256 with a secret", { ...jwtAuth({ kind: "secret", secret: HS_SECRET }), algorithms: ["RS256"] }],
+    ["no algorithms", { ...jwtAuth({ kind: "jwks", jwks: { keys: [] } }), algorithms: [] }],
+    ["no audience", { ...jwtAuth({ kind: "jwks", jwks: { keys: [] } }), audience: [] }],
+  ])("refuses %s (TypeError)", (_name, options) => {
+    expect(() => callerAuth(options)).toThrow(TypeError);
+  });
+});
+
+describe("caller auth: jwt with a JWKS URL", () => {
+  let server: Server;
+  let url: string;
+  let fetches = 0;
+  let up = true;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      fetches++;
+      if (!up) {
+        res.writeHead(503).end();
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(jwks));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("fetches the key set once and verifies tokens with it", async () => {
+    fetches = 0;
+    const { app } = createTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 30_000 }));
+    for (const key of [rs, es, rs]) {
+      const res = await app.request("/authorize", post(gmsaReview(), { authorization: `Bearer ${await sign(key)}` }));
+      expect(res.status).toBe(200);
+    }
+    expect(fetches).toBe(1);
+  });
+
+  it("refuses a token with an unknown kid (401) without refetching within the cooldown", async () => {
+    fetches = 0;
+    const { app } = createTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 30_000 }));
+    const good = await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${await sign(rs)}` }));
+    expect(good.status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const res = await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${await sign({ ...rs, kid: `x${i}` })}` }));
+      expect(res.status).toBe(401);
+    }
+    expect(fetches).toBe(1);
+  });
+
+  it("answers 503 when the key set cannot be fetched, with no API call", async () => {
+    up = false;
+    try {
+      const { app, gmsa } = createTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 0 }));
+      const res = await app.request("/authorize", post(gmsaReview(), { authorization: `Bearer ${await sign(rs)}` }));
+      expect(res.status).toBe(503);
+      expect(gmsa.calls).toBe(0);
+    } finally {
+      up = true;
+    }
+  });
+});
+
+async function publicKeyOf(key: SigningKey): Promise<CryptoKey> {
+  const { importJWK } = await import("jose");
+  return (await importJWK(key.jwk, key.alg)) as CryptoKey;
+}
