@@ -11,7 +11,7 @@ import type { AppEnv } from "../../shared/http/env.ts";
 import { buildNodeApp, type BuildNodeAppOptions } from "./build-app.ts";
 
 /** Options of {@link prepareServerlessApp}. */
-export interface ServerlessAppOptions extends BuildNodeAppOptions {
+export interface ServerlessAppOptions extends Omit<BuildNodeAppOptions, "readClientCertificate"> {
   /** Where the list of configuration problems goes. Default: console.error (the platform's log). */
   error?: (message: string) => void;
 }
@@ -26,13 +26,24 @@ export function createMisconfiguredApp(): Hono<AppEnv> {
   return app;
 }
 
+const PLATFORM_MTLS =
+  "CALLER_AUTH=mtls needs the Node server (npm start, infra/node): on a function platform TLS ends at the platform's " +
+  "front end, so the function never sees the caller's certificate; choose bearer, jwt or path";
+
+/** Settings that cannot work on a function platform, whatever else is set. */
+function platformProblems(env: Bindings): string[] {
+  return env["CALLER_AUTH"]?.trim() === "mtls" ? [PLATFORM_MTLS] : [];
+}
+
 /**
  * Builds the app from `env` ({@link buildNodeApp}). Resolves to a 503-only app, after logging every problem,
  * when the configuration is unusable.
  * @throws (rejects with) anything that is not a configuration problem.
  */
 export async function prepareServerlessApp(env: Bindings, options: ServerlessAppOptions = {}): Promise<Hono<AppEnv>> {
+  const platform = platformProblems(env);
   try {
+    if (platform.length > 0) throw new ConfigurationError(platform);
     return (await buildNodeApp(env, options)).app;
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
