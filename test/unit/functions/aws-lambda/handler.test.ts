@@ -85,6 +85,15 @@ describe("createLambdaHandler", () => {
     expect(reply.response).toMatchObject({ uid: "uid-lambda", allowed: true });
   });
 
+  it("serves CALLER_AUTH=path at /authorize/<secret> and refuses the plain path (401)", async () => {
+    const secret = "p".repeat(48);
+    const { handler } = await lambda({ CALLER_AUTH: "path", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_PATH_SECRET: secret });
+    const body = JSON.stringify(buildReview(buildPod(), { uid: "uid-path" }));
+    const result = await handler(functionUrlEvent({ method: "POST", path: `/authorize/${secret}?timeout=10s`, headers: json, body }), lambdaContext);
+    expect(replyOf(result).response).toMatchObject({ uid: "uid-path", allowed: true });
+    expect((await handler(functionUrlEvent({ method: "POST", path: "/authorize", headers: json, body }), lambdaContext)).statusCode).toBe(401);
+  });
+
   it("serves only the functions in FUNCTIONS (404 for the other)", async () => {
     const { handler } = await lambda({ FUNCTIONS: "authorize" });
     expect((await handler(reviewEvent(functionUrlEvent, "expand"), lambdaContext)).statusCode).toBe(404);

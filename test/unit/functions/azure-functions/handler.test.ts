@@ -64,6 +64,16 @@ describe("createAzureHandler", () => {
     expect((await call(request("GET", "/expand", auth))).status).toBe(405);
   });
 
+  it("serves CALLER_AUTH=path at /expand/<secret> (the catch-all route) and refuses the plain path (401)", async () => {
+    const secret = "p".repeat(48);
+    const { call } = await azure({ CALLER_AUTH: "path", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_PATH_SECRET: secret });
+    const body = JSON.stringify(buildReview(buildPod(), { uid: "uid-path" }));
+    const response = await call(request("POST", `/expand/${secret}?timeout=10s`, json, body));
+    expect(response.status).toBe(200);
+    expect((JSON.parse(text(response)) as AdmissionReviewResponse).response).toMatchObject({ uid: "uid-path", allowed: true });
+    expect((await call(request("POST", "/expand", json, body))).status).toBe(401);
+  });
+
   it("answers 404 under the default api/ prefix, which host.json must remove", async () => {
     const { call } = await azure();
     expect((await call(request("POST", "/api/expand", { ...json, ...auth }, "{}"))).status).toBe(404);
