@@ -93,9 +93,15 @@ describe("the Workers' yaml stand-in", () => {
     expect(() => void parseForWorkers(text)).toThrow();
   });
 
-  it.each(["bearer", "jwt", "mtls"])("reads infra/caller-auth/%s/kubeconfig.yaml as the yaml package does", async (mode) => {
-    const text = await readFile(new URL(`../../../infra/caller-auth/${mode}/kubeconfig.yaml`, import.meta.url), "utf8");
-    expect(parseForWorkers(text)).toEqual(parseWithYaml(text));
+  it.each([
+    "infra/caller-auth/bearer/kubeconfig.yaml",
+    "infra/caller-auth/jwt/kubeconfig.yaml",
+    "infra/caller-auth/mtls/kubeconfig.yaml",
+    "infra/aws/kubeconfig.example.yaml",
+    "infra/azure/kubeconfig.example.yaml",
+  ])("reads %s as the yaml package does", async (file) => {
+    const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+    expect(parseForWorkers(text)).toEqual(parseWithYaml(text) as unknown);
   });
 
   it("gives parseKubeconfig the same kubeconfig from either parser", () => {
