@@ -1,7 +1,8 @@
 /**
  * The deploy targets' example files stay consistent with the rest of infra/ and with what the functions accept:
- * RBAC bindings name the ClusterRoles of infra/rbac/, the in-cluster Deployments use its service accounts and the
- * image's user, and the example kubeconfigs parse into the exec plugin the README describes, with no secret in them.
+ * the in-cluster Deployments use the service accounts of infra/rbac/ and the image's user, their Services listen
+ * where infra/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into the exec plugin
+ * the READMEs describe, with no secret in them.
  */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
@@ -12,9 +13,8 @@ import { selectKubeTarget } from "../../../shared/kube/kube-target.ts";
 interface Manifest {
   kind: string;
   metadata: { name: string; namespace?: string };
-  roleRef?: { kind: string; name: string };
-  subjects?: { kind: string; name: string }[];
   spec?: {
+    ports?: { port: number }[];
     template?: {
       spec: {
         serviceAccountName: string;
@@ -31,32 +31,19 @@ async function manifests(file: string): Promise<Manifest[]> {
   return parseAllDocuments(text).map((doc) => doc.toJS() as Manifest);
 }
 
-async function rbacNames(): Promise<{ clusterRoles: string[]; serviceAccounts: string[] }> {
+async function serviceAccounts(): Promise<string[]> {
   const all = [...(await manifests("infra/rbac/expand.yaml")), ...(await manifests("infra/rbac/authorize.yaml"))];
-  return {
-    clusterRoles: all.filter((m) => m.kind === "ClusterRole").map((m) => m.metadata.name),
-    serviceAccounts: all.filter((m) => m.kind === "ServiceAccount").map((m) => `${m.metadata.namespace}/${m.metadata.name}`),
-  };
+  return all.filter((m) => m.kind === "ServiceAccount").map((m) => `${m.metadata.namespace}/${m.metadata.name}`);
 }
-
-describe.each(["infra/aws/rbac.yaml", "infra/azure/rbac.yaml"])("%s", (file) => {
-  it("binds one User to each function's ClusterRole from infra/rbac, and nothing else", async () => {
-    const { clusterRoles } = await rbacNames();
-    const bindings = await manifests(file);
-    expect(bindings.map((b) => b.kind)).toEqual(["ClusterRoleBinding", "ClusterRoleBinding"]);
-    expect(bindings.map((b) => b.roleRef?.name).sort()).toEqual([...clusterRoles].sort());
-    for (const binding of bindings) expect(binding.subjects?.map((s) => s.kind)).toEqual(["User"]);
-  });
-});
 
 describe("infra/node/in-cluster.yaml", () => {
   it("runs one Deployment per function with that function's service account, non-root as the image's user, on Linux", async () => {
-    const { serviceAccounts } = await rbacNames();
+    const accounts = await serviceAccounts();
     const deployments = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Deployment");
     expect(deployments.map((d) => d.metadata.name)).toEqual(["gmsa-expand", "gmsa-authorize"]);
     for (const deployment of deployments) {
       const pod = deployment.spec!.template!.spec;
-      expect(serviceAccounts).toContain(`${deployment.metadata.namespace}/${pod.serviceAccountName}`);
+      expect(accounts).toContain(`${deployment.metadata.namespace}/${pod.serviceAccountName}`);
       expect(pod.serviceAccountName).toBe(deployment.metadata.name);
       expect(pod.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
@@ -65,6 +52,17 @@ describe("infra/node/in-cluster.yaml", () => {
       expect(env["FUNCTIONS"]).toBe(deployment.metadata.name.replace("gmsa-", ""));
       expect(env).not.toHaveProperty("KUBECONFIG");
       expect(container!.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    }
+  });
+  it("serves each function at the host and port of its URL in infra/overlays/node-in-cluster/endpoints.env", async () => {
+    const env = await readFile(new URL("../../../infra/overlays/node-in-cluster/endpoints.env", import.meta.url), "utf8");
+    const urls = [...env.matchAll(/^(EXPAND|AUTHORIZE)_BASE_URL=(\S+)$/gm)].map((match) => new URL(match[2]!));
+    expect(urls).toHaveLength(2);
+    const services = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Service");
+    for (const url of urls) {
+      const service = services.find((m) => url.hostname === `${m.metadata.name}.${m.metadata.namespace}.svc`);
+      expect(service, url.hostname).toBeDefined();
+      expect(service!.spec!.ports!.map((p) => p.port)).toContain(Number(url.port || 443));
     }
   });
 });
