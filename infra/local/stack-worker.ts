@@ -5,7 +5,7 @@
  * secret holds a static token minted by TokenRequest for the function's service account.
  */
 import { execFile } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -27,6 +27,17 @@ const WORKER_HOST = fileURLToPath(new URL("./worker-host.ts", import.meta.url));
 export const WRANGLER_OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } as const;
 
 /**
+ * The environment of wrangler and worker-host.ts: offline, and with their debug logs and temporary
+ * files (Miniflare's `miniflare-*` folders) in the stack's folder, so that nothing outlives `stop()`
+ * even when a process is killed before it can clean up.
+ */
+async function workerToolEnv(dir: string): Promise<NodeJS.ProcessEnv> {
+  const tmp = join(dir, "tmp");
+  await mkdir(tmp, { recursive: true });
+  return { ...inheritedEnv(), ...WRANGLER_OFFLINE_ENV, WRANGLER_LOG_PATH: join(dir, "wrangler-logs"), TMPDIR: tmp };
+}
+
+/**
  * Bundles the function's wrangler environment into `<dir>/bundle-<fn>/index.js`, as `wrangler deploy`
  * would upload it (about 4 s). wrangler's debug logs go to `dir` too.
  * @returns the bundle's entry path.
@@ -34,7 +45,7 @@ export const WRANGLER_OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE
  */
 export async function bundleWorker(dir: string, fn: FunctionName): Promise<string> {
   const outdir = join(dir, `bundle-${fn}`);
-  const env = { ...inheritedEnv(), ...WRANGLER_OFFLINE_ENV, WRANGLER_LOG_PATH: join(dir, "wrangler-logs") };
+  const env = await workerToolEnv(dir);
   try {
     await run(nodeBinary(), [WRANGLER, "deploy", "--dry-run", "--env", fn, "--outdir", outdir], { cwd: ROOT, env });
   } catch (error) {
@@ -88,7 +99,7 @@ export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: st
   };
   const configFile = join(dir, `${fn}.worker-host.json`);
   await writeFile(configFile, JSON.stringify(config), { mode: 0o600 });
-  const env = { ...inheritedEnv(), ...WRANGLER_OFFLINE_ENV, WRANGLER_LOG_PATH: join(dir, "wrangler-logs") };
+  const env = await workerToolEnv(dir);
   const process = await startProcess(`${fn} (worker)`, nodeBinary(), [WORKER_HOST, configFile], launch.logFile, {
     env,
     cwd: ROOT,
