@@ -15,7 +15,7 @@ export interface AppDeps extends ReviewRouteDeps {
   functions: readonly FunctionName[];
   version: string;
   /**
-   * Caller authentication (DESIGN.md section 8, shared/http/SECURITY.md), checked before the body is read.
+   * Caller authentication (DESIGN.md section 8, the README's Security section), checked before the body is read.
    * In `path` mode the functions and /metrics answer at `/<name>/<secret>` only.
    */
   callerAuth: CallerAuthOptions;

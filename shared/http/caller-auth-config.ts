@@ -39,7 +39,7 @@ const WORKERS_MTLS =
 
 /**
  * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, pushing every problem onto `problems`.
- * Secret values never appear in a problem. Variables are tabled in shared/http/SECURITY.md.
+ * Secret values never appear in a problem. Variables are tabled in the README's Security section.
  */
 export function readCallerAuth(read: Reader, problems: string[], runtime: Runtime = "node"): CallerAuthOptions {
   const mode = read.optional("CALLER_AUTH");

@@ -7,7 +7,7 @@ import { createSecretMatcher } from "./timing-safe-equal.ts";
 
 export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt.ts";
 
-/** The caller authentication modes (DESIGN.md section 8; what each protects against: SECURITY.md here). */
+/** The caller authentication modes (DESIGN.md section 8; what each protects against: README.md, Security). */
 export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as const;
 export type CallerAuthMode = (typeof CALLER_AUTH_MODES)[number];
 

@@ -1,4 +1,4 @@
-/** Size and lifetime of the client's caches, and their defaults (tabled in SETTINGS.md, reasoned in CACHES.md). */
+/** Size and lifetime of the client's caches, and their defaults (tabled and reasoned in README.md). */
 
 /** Size and lifetime of one cache; `false`, or 0 for either number, switches it off. */
 export interface CacheSettings {

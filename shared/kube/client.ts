@@ -1,6 +1,6 @@
 /**
  * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
- * allowed access reviews (never of denials or errors; see CACHES.md).
+ * allowed access reviews (never of denials or errors; see README.md, Caches).
  */
 import type { TokenSource } from "../credentials/token-source.ts";
 import { reviewCredSpecAccess } from "./access-reviews.ts";

@@ -1,6 +1,6 @@
 /**
  * The environment variables of the Kubernetes client, parsed once at start-up with every problem reported
- * together (DESIGN.md section 9). Tabled in SETTINGS.md. Values that may be secrets are never echoed.
+ * together (DESIGN.md section 9). Tabled in README.md. Values that may be secrets are never echoed.
  */
 import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "./cache-settings.ts";
 
