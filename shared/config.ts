@@ -13,6 +13,8 @@ export type Bindings = Record<string, string | undefined>;
 export interface Config {
   functions: FunctionName[];
   port: number;
+  /** Node server: address to listen on; undefined means every interface. */
+  host: string | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   callerAuth: CallerAuthOptions;
@@ -41,6 +43,7 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
   const config: Config = {
     functions,
     port: read.integer("PORT", 8443, 0, 65535),
+    host: read.optional("HOST"),
     tlsCertFile: read.optional("TLS_CERT_FILE"),
     tlsKeyFile: read.optional("TLS_KEY_FILE"),
     callerAuth: readCallerAuth(read, problems, options.runtime),

@@ -22,6 +22,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
   process.on("unhandledRejection", onUnhandledRejection);
   const { server, port } = await serveApp(app, {
     port: config.port,
+    ...(config.host === undefined ? {} : { hostname: config.host }),
     tlsCertFile: config.tlsCertFile,
     tlsKeyFile: config.tlsKeyFile,
     clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,

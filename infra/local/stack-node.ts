@@ -37,6 +37,8 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
   const env = functionEnv(launch, {
     FUNCTIONS: fn,
     PORT: String(port),
+    // Local runs listen on loopback only.
+    HOST: "127.0.0.1",
     TLS_CERT_FILE: launch.serving.certFile,
     TLS_KEY_FILE: launch.serving.keyFile,
     KUBECONFIG: kubeconfig,
