@@ -2,13 +2,14 @@
  * The Worker build (wrangler's bundle for each deployed environment) answering reviews inside workerd,
  * reaching an API server with tokens from the JWT token source.
  */
-import { exportPKCS8, generateKeyPair } from "jose";
+import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { buildJwks } from "../../shared/credentials/jwt.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../unit/support/pods.ts";
 import { applyReplyPatch, buildReview } from "../unit/support/reviews.ts";
+import { createTestPki, type TestPki } from "../unit/helpers/test-pki.ts";
 import { startFakeApiServer, type FakeApiServer } from "./support/fake-api-server.ts";
 import { startWorker } from "./support/worker.ts";
 
@@ -17,13 +18,16 @@ const AUDIENCE = "https://kubernetes.example.com";
 const CALLER_TOKEN = "caller-token-for-tests-0123456789";
 
 let api: FakeApiServer;
+let pki: TestPki;
 let secrets: Record<string, string>;
 const workers: Miniflare[] = [];
 
 beforeAll(async () => {
   const { privateKey } = await generateKeyPair("ES256", { extractable: true });
   const pem = await exportPKCS8(privateKey);
+  pki = await createTestPki();
   api = await startFakeApiServer({
+    tls: pki.server,
     jwks: await buildJwks({ privateKey: pem, alg: "ES256" }),
     issuer: ISSUER,
     audience: AUDIENCE,
@@ -52,18 +56,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(workers.map((w) => w.dispose()));
   await api.close();
+  await pki.cleanup();
 });
 
 function worker(env: "expand" | "authorize", overrides: Record<string, string> = {}): Miniflare {
-  const w = startWorker(env, secrets, overrides);
+  const w = startWorker(env, secrets, pki.caPem, overrides);
   workers.push(w);
   return w;
 }
 
-async function review(w: Miniflare, path: string, body: unknown, token = CALLER_TOKEN): Promise<{ status: number; reply: AdmissionReviewResponse }> {
+async function review(w: Miniflare, path: string, body: unknown, token: string | null = CALLER_TOKEN): Promise<{ status: number; reply: AdmissionReviewResponse }> {
   const res = await w.dispatchFetch(`https://worker.example${path}?timeout=10s`, {
     method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    headers: { "content-type": "application/json", ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
     body: JSON.stringify(body),
   });
   return { status: res.status, reply: (await res.json()) as AdmissionReviewResponse };
@@ -149,5 +154,68 @@ describe("authorize Worker (wrangler env authorize)", () => {
     const { reply } = await review(w, "/authorize", buildReview(buildPod()));
     expect(reply.response.allowed).toBe(true);
     expect(api.calls.length).toBe(calls);
+  });
+});
+
+describe("caller authentication in the Worker build, every mode", () => {
+  const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
+  const bearerOff = { CALLER_AUTH_TOKENS: "" };
+
+  it("bearer: the right token passes, a wrong or missing one gets 401 with no API call", async () => {
+    const w = worker("expand");
+    const calls = api.calls.length;
+    expect((await review(w, "/expand", buildReview(buildPod()), "not-the-token-0123456789")).status).toBe(401);
+    expect((await review(w, "/expand", buildReview(buildPod()), null)).status).toBe(401);
+    expect(api.calls.length).toBe(calls);
+    expect((await review(w, "/expand", buildReview(buildPod()))).status).toBe(200);
+  });
+
+  it("jwt: a valid token passes; expired, wrong-audience and alg:none tokens get 401", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: "caller", alg: "ES256" };
+    const w = worker("authorize", {
+      ...bearerOff,
+      CALLER_AUTH: "jwt",
+      CALLER_AUTH_JWT_ISSUER: "https://apiserver.example.com",
+      CALLER_AUTH_JWT_AUDIENCE: "gmsa-authorize",
+      CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [jwk] }),
+    });
+    const sign = (claims: { aud?: string; exp?: number }) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: "ES256", kid: "caller" })
+        .setIssuer("https://apiserver.example.com")
+        .setAudience(claims.aud ?? "gmsa-authorize")
+        .setIssuedAt()
+        .setExpirationTime(claims.exp ?? "5m")
+        .sign(privateKey);
+    const body = buildReview(buildPod());
+    expect((await review(w, "/authorize", body, await sign({}))).status).toBe(200);
+    expect((await review(w, "/authorize", body, await sign({ exp: Math.floor(Date.now() / 1000) - 3600 }))).status).toBe(401);
+    expect((await review(w, "/authorize", body, await sign({ aud: "someone-else" }))).status).toBe(401);
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ iss: "https://apiserver.example.com", aud: "gmsa-authorize", exp: 4102444800 })}.`;
+    expect((await review(w, "/authorize", body, none)).status).toBe(401);
+  });
+
+  it("path: only /expand/<secret> reaches the function; the plain path and a wrong secret get 401", async () => {
+    const secret = "p".repeat(20) + "0123456789abcdef";
+    const w = worker("expand", { ...bearerOff, CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: secret });
+    const { status, reply } = await review(w, `/expand/${secret}`, buildReview(pod), null);
+    expect(status).toBe(200);
+    expect(reply.response.allowed).toBe(true);
+    expect((await review(w, "/expand", buildReview(pod), null)).status).toBe(401);
+    expect((await review(w, `/expand/${secret}x`, buildReview(pod), null)).status).toBe(401);
+  });
+
+  it("mtls: refused at start-up on Workers (503), since TLS ends at Cloudflare", async () => {
+    const w = worker("expand", { ...bearerOff, CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "/ca.pem" });
+    expect((await w.dispatchFetch("https://worker.example/expand", { method: "POST" })).status).toBe(503);
+  });
+
+  it("none: must be chosen explicitly, and then lets every caller in", async () => {
+    const w = worker("expand", { ...bearerOff, CALLER_AUTH: "none" });
+    expect((await review(w, "/expand", buildReview(pod), null)).status).toBe(200);
+    const unset = worker("expand", { ...bearerOff, CALLER_AUTH: "" });
+    expect((await unset.dispatchFetch("https://worker.example/expand", { method: "POST" })).status).toBe(503);
   });
 });

@@ -1,9 +1,9 @@
 /**
  * A small stand-in for the two API-server endpoints the functions call, for the Worker tier only (the
- * real kube-apiserver is exercised in test/e2e). It verifies the caller's JWT against the JWKS the
- * function publishes, so the Worker's JWT token source is checked end to end.
+ * real kube-apiserver is exercised in test/e2e). It serves HTTPS with a test CA and verifies the caller's
+ * JWT against the JWKS the function publishes, so the Worker's JWT token source is checked end to end.
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
 
@@ -22,13 +22,15 @@ export interface FakeApiOptions {
   credspecs: Record<string, unknown>;
   /** "namespace/serviceAccount/credspec" triples allowed to use. */
   allowed: string[];
+  /** Serving certificate and key (PEM), signed by a CA the Worker's outbound fetch is told to trust. */
+  tls: { cert: string; key: string };
 }
 
 export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeApiServer> {
   const keys = createLocalJWKSet(options.jwks);
   const tokens: JWTPayload[] = [];
   const calls: string[] = [];
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ cert: options.tls.cert, key: options.tls.key }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -71,7 +73,7 @@ export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeA
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `https://127.0.0.1:${port}`,
     tokens,
     calls,
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -1,11 +1,19 @@
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { forwardTrustingCa } from "../../../infra/local/worker-host.ts";
 
 /**
  * Runs the bundle that `wrangler deploy --dry-run --env <env>` produced inside workerd, with the vars of
  * that wrangler environment (as deployed) plus test-only secrets, which never go into wrangler.toml.
+ * Outbound fetches trust `caPem` (Miniflare's outboundService), standing in for the publicly trusted
+ * endpoint a deployed Worker needs.
  */
-export function startWorker(env: "expand" | "authorize", secrets: Record<string, string>, overrides: Record<string, string> = {}): Miniflare {
+export function startWorker(
+  env: "expand" | "authorize",
+  secrets: Record<string, string>,
+  caPem: string,
+  overrides: Record<string, string> = {},
+): Miniflare {
   const { workerOptions } = unstable_getMiniflareWorkerOptions("wrangler.toml", env);
   // tsc resolves this field's type; typescript-eslint's project service sees an error type.
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
@@ -15,6 +23,7 @@ export function startWorker(env: "expand" | "authorize", secrets: Record<string,
     modules: true,
     scriptPath: `.cache/worker/${env}/index.js`,
     compatibilityDate,
-    bindings: { ...vars, ...secrets, ...overrides },
+    bindings: Object.fromEntries(Object.entries({ ...vars, ...secrets, ...overrides }).filter(([, v]) => v !== "")),
+    outboundService: forwardTrustingCa(caPem),
   });
 }
