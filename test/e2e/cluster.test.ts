@@ -14,6 +14,7 @@ import {
 } from "../../infra/local/exec-plugin.ts";
 import { kubeRequest, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
@@ -52,31 +53,13 @@ async function whoAmI(token: string): Promise<{ status: number; username?: strin
   return { status: response.status, username: response.body.status?.userInfo?.username };
 }
 
-/** The review the authorize function makes (DESIGN.md section 5). */
+/** The review the authorize function makes (DESIGN.md section 5), built by the function's own code. */
 async function mayUse(token: string, serviceAccount: string, credspec: string) {
   const namespace = "default";
   const response = await kubeRequest<{ status?: { allowed: boolean; denied?: boolean } }>(
     as(token),
     `/apis/authorization.k8s.io/v1/namespaces/${namespace}/localsubjectaccessreviews`,
-    {
-      method: "POST",
-      body: {
-        apiVersion: "authorization.k8s.io/v1",
-        kind: "LocalSubjectAccessReview",
-        metadata: { namespace },
-        spec: {
-          user: `system:serviceaccount:${namespace}:${serviceAccount}`,
-          groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
-          resourceAttributes: {
-            namespace,
-            verb: "use",
-            group: "windows.k8s.io",
-            resource: "gmsacredentialspecs",
-            name: credspec,
-          },
-        },
-      },
-    },
+    { method: "POST", body: buildLocalSubjectAccessReview({ namespace, serviceAccount, credSpecName: credspec }) },
   );
   return { status: response.status, allowed: response.body.status?.allowed === true && !response.body.status.denied };
 }
