@@ -25,6 +25,7 @@ import {
 } from "./processes.ts";
 import { apiserverFlags, AUDIT_POLICY, etcdFlags } from "./server-flags.ts";
 import { recordProcessGroup, registerTeardown, type TeardownTarget } from "./teardown.ts";
+import { writeWebhookCallerAuth } from "./webhook-caller-auth.ts";
 
 /** The static-token user that may only mint the functions' tokens (infra/local/token-minter.yaml). */
 export const MINTER_USER = "gmsa-token-minter";
@@ -48,6 +49,12 @@ export interface LocalClusterInfo {
   auditLogFile: string;
   apiserverLogFile: string;
   etcdLogFile: string;
+  /**
+   * The token the API server sends to every webhook (`Authorization: Bearer`), when started with
+   * {@link StartClusterOptions.webhookCallerToken}; the functions accept it with
+   * `CALLER_AUTH=bearer CALLER_AUTH_TOKENS=<token>`.
+   */
+  webhookCallerToken?: string;
 }
 
 /** A running cluster; call `stop()` when done (teardown also runs on exit and signals). */
@@ -66,6 +73,12 @@ export interface StartClusterOptions {
   extraApiserverArgs?: string[];
   /** How long to wait for etcd and `/readyz`; default 120000 (start-up takes about 4 s on 2 cores). */
   readyTimeoutMs?: number;
+  /**
+   * Makes the API server authenticate to webhooks with this bearer token: an AdmissionConfiguration
+   * from {@link writeWebhookCallerAuth} in the cluster's folder, passed with
+   * `--admission-control-config-file` (see `createCallerToken()`). Default: no credential is sent.
+   */
+  webhookCallerToken?: string;
 }
 
 /** The admin endpoint of a cluster, for {@link kubeRequest}. */
@@ -169,10 +182,14 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       auditPolicyFile,
       auditLogFile,
     });
+    const callerAuthArgs =
+      options.webhookCallerToken === undefined
+        ? []
+        : (await writeWebhookCallerAuth(dir, options.webhookCallerToken)).apiserverArgs;
     const apiserver = await startProcess(
       "kube-apiserver",
       binaries.apiserver,
-      [...apiserverFlagList, ...(options.extraApiserverArgs ?? [])],
+      [...apiserverFlagList, ...callerAuthArgs, ...(options.extraApiserverArgs ?? [])],
       apiserverLogFile,
     );
     processes.push(apiserver);
@@ -216,6 +233,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       auditLogFile,
       apiserverLogFile,
       etcdLogFile,
+      ...(options.webhookCallerToken === undefined ? {} : { webhookCallerToken: options.webhookCallerToken }),
     };
     return {
       ...info,

@@ -81,8 +81,11 @@ export async function writeFunctionKubeconfig(
   });
 }
 
-/** Reads server, CA and token from the current context of a token kubeconfig. */
-async function loadMinterEndpoint(path: string): Promise<KubeEndpoint> {
+/**
+ * Reads server, CA and token from the current context of a token kubeconfig (the minter's).
+ * @throws Error when the current context lacks a server, certificate-authority-data or token.
+ */
+export async function loadMinterEndpoint(path: string): Promise<KubeEndpoint> {
   type Named<T> = { name: string } & T;
   const config = parse(await readFile(path, "utf8")) as {
     "current-context"?: string;

@@ -19,6 +19,13 @@ export interface ManagedProcess {
   hasExited(): boolean;
 }
 
+/** Options for {@link startProcess}. */
+export interface StartProcessOptions {
+  /** The whole environment of the child; default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
 /**
  * Starts `command` with an argument array (no shell) as the leader of a new process group, so
  * {@link stopProcess} also reaches anything it forks, with stdout and stderr appended to `logFile`.
@@ -29,10 +36,11 @@ export async function startProcess(
   command: string,
   args: string[],
   logFile: string,
+  options: StartProcessOptions = {},
 ): Promise<ManagedProcess> {
   const fd = openSync(logFile, "a");
   try {
-    const child = spawn(command, args, { detached: true, stdio: ["ignore", fd, fd] });
+    const child = spawn(command, args, { detached: true, stdio: ["ignore", fd, fd], env: options.env, cwd: options.cwd });
     let done = false;
     const exited = new Promise<number | string>((resolve) => {
       child.once("exit", (code, signal) => {

@@ -1,23 +1,29 @@
 /**
  * Builds (once) and starts the local cluster for all e2e files, and stops it afterwards.
- * Test files get its {@link LocalClusterInfo} with `inject("cluster")`.
+ * Test files get its {@link LocalClusterInfo} with `inject("cluster")`, and the bearer token the API
+ * server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
+ * `cluster.webhookCallerToken`).
  */
 import type { TestProject } from "vitest/node";
 import { ensureBinaries } from "../../infra/local/build.ts";
 import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     cluster: LocalClusterInfo;
+    callerToken: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const binaries = await ensureBinaries();
   const started = Date.now();
-  const cluster = await startCluster({ binaries });
+  const callerToken = createCallerToken();
+  const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });
   console.error(`[e2e] cluster ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const { issueServingCertificate: _issue, stop, ...info } = cluster;
   project.provide("cluster", info);
+  project.provide("callerToken", callerToken);
   return stop;
 }

@@ -1,0 +1,144 @@
+/**
+ * `npm run dev`: a local cluster with both webhooks registered by URL and really called.
+ *
+ * Builds kube-apiserver and etcd when needed (build.ts), starts them with an admission
+ * configuration that sends a bearer token to webhooks, applies infra/, starts expand and authorize
+ * (stack.ts: Node servers, or the Worker builds in Miniflare with `--worker` or
+ * `GMSA_DEV_RUNTIME=worker`), registers infra/webhooks/ and waits until the API server calls both.
+ * Then prints the kubeconfig, one command to try, and where the logs are; Ctrl-C or SIGTERM stops
+ * everything and deletes every temporary file.
+ *
+ * `--check` (or `GMSA_DEV_CHECK=1`): the same start-up, then creates infra/samples/pod.yaml once
+ * (what the printed command does), prints the result and exits 0 when the credspec was inlined, 1
+ * otherwise, after cleaning up. `LOG_LEVEL` is passed on to the functions.
+ */
+import { isDeepStrictEqual, parseArgs } from "node:util";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { applyBaseInfra, loadManifest } from "./apply.ts";
+import { ensureBinaries } from "./build.ts";
+import { adminEndpoint, startCluster, type LocalCluster, type LocalClusterInfo } from "./cluster.ts";
+import { kubeRequest, kubeRequestOk } from "./kube-request.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime, type FunctionsStack } from "./stack.ts";
+import { createCallerToken } from "./webhook-caller-auth.ts";
+
+const SAMPLE_POD = fileURLToPath(new URL("../samples/pod.yaml", import.meta.url));
+const JSONPATH = "{.spec.securityContext.windowsOptions.gmsaCredentialSpec}";
+
+function progress(message: string): void {
+  process.stderr.write(`[dev] ${message}\n`);
+}
+
+function readOptions(): { runtime: FunctionsRuntime; check: boolean } {
+  const { values } = parseArgs({
+    options: { worker: { type: "boolean", default: false }, check: { type: "boolean", default: false } },
+  });
+  const runtimeVariable = process.env.GMSA_DEV_RUNTIME;
+  if (runtimeVariable !== undefined && runtimeVariable !== "" && runtimeVariable !== "node" && runtimeVariable !== "worker") {
+    throw new TypeError(`GMSA_DEV_RUNTIME must be node or worker, got ${runtimeVariable}`);
+  }
+  const runtime = values.worker || runtimeVariable === "worker" ? "worker" : "node";
+  return { runtime, check: values.check || process.env.GMSA_DEV_CHECK === "1" };
+}
+
+/** The one command printed: create the sample pod, show its inlined credspec. */
+function exampleCommand(cluster: LocalClusterInfo): string {
+  const podFile = relative(process.cwd(), SAMPLE_POD);
+  return `KUBECONFIG=${cluster.adminKubeconfig} kubectl create -f ${podFile} -o jsonpath='${JSONPATH}'`;
+}
+
+interface ExampleResult {
+  ok: boolean;
+  podName: string;
+  contents: string | undefined;
+  detail: string;
+}
+
+/** What {@link exampleCommand} does, through the API: creates the sample pod, compares its contents with webapp01. */
+async function runExample(cluster: LocalClusterInfo): Promise<ExampleResult> {
+  const [pod] = await loadManifest("samples/pod.yaml");
+  const namespace = pod?.metadata.namespace ?? "default";
+  const created = await kubeRequest<{ metadata?: { name?: string }; spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpecName?: string; gmsaCredentialSpec?: string } } }; message?: string }>(
+    adminEndpoint(cluster),
+    `/api/v1/namespaces/${namespace}/pods`,
+    { method: "POST", body: pod },
+  );
+  const podName = created.body.metadata?.name ?? "(not created)";
+  if (created.status !== 201) return { ok: false, podName, contents: undefined, detail: `HTTP ${created.status}: ${created.body.message ?? ""}` };
+  const options = created.body.spec?.securityContext?.windowsOptions;
+  const name = options?.gmsaCredentialSpecName ?? "";
+  const stored = await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`);
+  const contents = options?.gmsaCredentialSpec;
+  const ok = contents !== undefined && isDeepStrictEqual(JSON.parse(contents), stored.credspec);
+  return { ok, podName, contents, detail: ok ? `equals GMSACredentialSpec ${name}` : `does not equal GMSACredentialSpec ${name}` };
+}
+
+function printReady(cluster: LocalClusterInfo, stack: FunctionsStack, seconds: string): void {
+  const runtime = stack.runtime === "node" ? "Node servers" : "Worker builds in Miniflare (workerd)";
+  console.log(`
+gmsa-webhooks: local cluster ready in ${seconds} s, both webhooks called by the API server (${runtime}).
+
+  API server  ${cluster.server}
+  kubeconfig  ${cluster.adminKubeconfig}
+  expand      ${stack.expandBaseUrl}/expand
+  authorize   ${stack.authorizeBaseUrl}/authorize
+
+Create the example pod (infra/samples/pod.yaml: service account gmsa-app, credspec webapp01) and show
+the credspec the webhooks inlined:
+
+  ${exampleCommand(cluster)}
+
+Function logs (one JSON line per review):
+  tail -f ${stack.logFiles.expand} ${stack.logFiles.authorize}
+API server log: ${cluster.apiserverLogFile}; pod audit log: ${cluster.auditLogFile}
+
+Ctrl-C stops everything and deletes ${cluster.dir}.`);
+}
+
+async function main(): Promise<number> {
+  const { runtime, check } = readOptions();
+  let cluster: LocalCluster | undefined;
+  let stack: FunctionsStack | undefined;
+  const stopAll = async (): Promise<void> => {
+    await stack?.stop();
+    await cluster?.stop();
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      progress(`${signal}: stopping the functions and the cluster…`);
+      void stopAll().finally(() => process.exit(0));
+    });
+  }
+  try {
+    progress("checking kube-apiserver and etcd (built from source on first use: about 5 minutes)");
+    const binaries = await ensureBinaries();
+    const started = Date.now();
+    progress("starting etcd and kube-apiserver");
+    cluster = await startCluster({ binaries, webhookCallerToken: createCallerToken() });
+    progress("applying infra/: CRD, RBAC, sample credspecs");
+    await applyBaseInfra(cluster);
+    progress(`starting expand and authorize (${runtime})`);
+    const env: Record<string, string> = process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {};
+    stack = await startFunctions(cluster, { runtime, dir: cluster.dir, env });
+    progress("registering infra/webhooks/ and waiting until the API server calls both functions");
+    await applyFunctionsWebhooks(cluster, stack);
+    printReady(cluster, stack, ((Date.now() - started) / 1000).toFixed(1));
+    if (!check) {
+      // Keeps the event loop alive until a signal arrives (the servers' handles are unref'd).
+      setInterval(() => undefined, 1 << 30);
+      return await new Promise<number>(() => undefined);
+    }
+    progress("--check: creating infra/samples/pod.yaml once");
+    const result = await runExample(cluster);
+    console.log(`\ncheck: pod ${result.podName}: gmsaCredentialSpec ${result.detail}\n${result.contents ?? "(none)"}`);
+    console.log(result.ok ? "check passed" : "check FAILED");
+    await stopAll();
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    console.error(`npm run dev failed: ${error instanceof Error ? error.message : String(error)}`);
+    await stopAll();
+    return 1;
+  }
+}
+
+process.exit(await main());

@@ -1,0 +1,174 @@
+/**
+ * The functions on a local cluster, as they are deployed: two processes (Node) or two Workers
+ * (workerd under Miniflare), one per function, each with its own identity, served over HTTPS with
+ * a certificate of the cluster CA and called by the API server with a bearer token. Used by
+ * `npm run dev`, the e2e tests, benchmarks and soak tests.
+ *
+ * ```ts
+ * const cluster = await startCluster({ webhookCallerToken: createCallerToken() });
+ * await applyBaseInfra(cluster);
+ * const stack = await startFunctions(cluster, { runtime: "node" });
+ * await applyFunctionsWebhooks(cluster, stack);   // and waits until the API server calls both
+ * // ... create pods with kubeRequest(adminEndpoint(cluster), ...)
+ * await stack.stop();
+ * ```
+ */
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { issueClusterServingCertificate, type LocalClusterInfo } from "./cluster.ts";
+import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
+import { stopProcess, tailFile, waitFor } from "./processes.ts";
+import { FUNCTION_NAMES, type FunctionLaunch, type FunctionName, type StartedFunction } from "./stack-common.ts";
+import { startNodeFunction } from "./stack-node.ts";
+import { bundleWorker, startWorkerFunction } from "./stack-worker.ts";
+import { recordProcessGroup, registerTeardown, type TeardownTarget } from "./teardown.ts";
+
+export { applyFunctionsWebhooks, waitForFunctionsWebhooks, type WaitForWebhooksOptions } from "./stack-webhooks.ts";
+export { FUNCTION_NAMES, type FunctionName } from "./stack-common.ts";
+
+/** `node`: functions/node/index.ts; `worker`: the wrangler bundle of each environment in workerd. */
+export type FunctionsRuntime = "node" | "worker";
+
+/** Options for {@link startFunctions}. */
+export interface StartFunctionsOptions {
+  runtime: FunctionsRuntime;
+  /**
+   * Node only: the lifetime the exec plugin advertises in `expirationTimestamp`, in seconds (the
+   * real token lasts at least 600 s). With the default refresh skew (10%, at least 5 s) a 20 s
+   * lifetime makes the plugin run again after about 15 s. Default: the token's real lifetime.
+   */
+  lifetimeSeconds?: number;
+  /** Parent folder of the stack's temporary folder; default the OS temp folder. */
+  dir?: string;
+  /**
+   * Folder for `expand.log` and `authorize.log` (each function's stdout and stderr: one JSON line
+   * per review), kept after `stop()`. Default: the stack's folder, removed by `stop()`.
+   */
+  logTo?: string;
+  /**
+   * Extra configuration for both functions (env on Node, bindings on Workers), e.g.
+   * `{ CREDSPEC_CACHE_TTL_MS: "0" }`; it wins over the stack's own settings.
+   */
+  env?: Record<string, string>;
+  /** How long to wait for each `/healthz`; default 60000. */
+  readyTimeoutMs?: number;
+}
+
+/** A running stack; `stop()` leaves no process and no file behind (but `logTo`). */
+export interface FunctionsStack {
+  runtime: FunctionsRuntime;
+  /** The stack's temporary folder. */
+  dir: string;
+  /** `https://127.0.0.1:<port>` serving `/expand` (only expand). */
+  expandBaseUrl: string;
+  /** `https://127.0.0.1:<port>` serving `/authorize` (only authorize). */
+  authorizeBaseUrl: string;
+  /** The bearer token both functions accept (the one the API server sends). */
+  callerToken: string;
+  logFiles: Record<FunctionName, string>;
+  /** The function's `GET /metrics` counters (`<fn>_reviews_total`, `execRuns_success`, ...). */
+  metrics(fn: FunctionName): Promise<Record<string, number>>;
+  /**
+   * Exec plugin runs for the function so far (ok or not), from the plugin's count file. Always 0 on
+   * the Worker runtime, whose static token is minted once at start.
+   */
+  execRuns(fn: FunctionName): number;
+  /** Stops both functions (SIGTERM, SIGKILL after 5 s) and removes the stack's folder. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Lines of a count file, 0 when it does not exist yet. */
+function countLines(file: string | undefined): number {
+  if (file === undefined) return 0;
+  try {
+    return readFileSync(file, "utf8").split("\n").filter(Boolean).length;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts both functions against `cluster`, which must have been started with a
+ * `webhookCallerToken` and have the functions' RBAC applied (applyBaseInfra). Resolves once both
+ * answer `/healthz` over HTTPS.
+ * @throws TypeError when the cluster has no caller token; Error with the tail of the functions' logs
+ *   when one does not start (nothing is left behind).
+ */
+export async function startFunctions(cluster: LocalClusterInfo, options: StartFunctionsOptions): Promise<FunctionsStack> {
+  const callerToken = cluster.webhookCallerToken;
+  if (callerToken === undefined) {
+    throw new TypeError("startFunctions needs a cluster started with webhookCallerToken (CALLER_AUTH=bearer)");
+  }
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const dir = await mkdtemp(join(options.dir ?? tmpdir(), `gmsa-functions-${options.runtime}-`));
+  const started: StartedFunction[] = [];
+  const target: TeardownTarget = { dir, pgids: [], stop: () => teardown() };
+  const unregister = registerTeardown(target);
+  let stopping: Promise<void> | undefined;
+  const teardown = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await Promise.all(started.map((f) => stopProcess(f.process)));
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      unregister();
+    })());
+
+  const logFiles = {
+    expand: join(options.logTo ?? dir, "expand.log"),
+    authorize: join(options.logTo ?? dir, "authorize.log"),
+  };
+  try {
+    const serving = await issueClusterServingCertificate(cluster, ["127.0.0.1", "localhost"]);
+    const launch = (fn: FunctionName): FunctionLaunch => ({
+      cluster,
+      fn,
+      dir,
+      logFile: logFiles[fn],
+      serving,
+      callerToken,
+      env: options.env ?? {},
+    });
+    if (options.runtime === "node") {
+      for (const fn of FUNCTION_NAMES) {
+        const lifetime = options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds };
+        started.push(await startNodeFunction(launch(fn), lifetime));
+        recordProcessGroup(target, started.at(-1)!.process.pid);
+      }
+    } else {
+      const bundles = await Promise.all(FUNCTION_NAMES.map((fn) => bundleWorker(dir, fn)));
+      for (const [index, fn] of FUNCTION_NAMES.entries()) {
+        started.push(await startWorkerFunction(launch(fn), bundles[index]!));
+        recordProcessGroup(target, started.at(-1)!.process.pid);
+      }
+    }
+    await Promise.all(
+      started.map((f) =>
+        waitFor(`${f.fn} /healthz`, readyTimeoutMs, [f.process], async () => {
+          const response = await kubeRequest({ server: f.baseUrl, caPem: cluster.caPem }, "/healthz", { timeoutMs: 2000 });
+          return response.status === 200;
+        }),
+      ),
+    );
+  } catch (error) {
+    const tails = await Promise.all(started.map(async (f) => `--- last lines of ${f.logFile} ---\n${await tailFile(f.logFile)}`));
+    await teardown();
+    throw new Error(`the ${options.runtime} functions did not start: ${(error as Error).message}\n${tails.join("\n")}`, {
+      cause: error,
+    });
+  }
+
+  const byName = (fn: FunctionName): StartedFunction => started.find((f) => f.fn === fn)!;
+  const endpoint = (fn: FunctionName): KubeEndpoint => ({ server: byName(fn).baseUrl, caPem: cluster.caPem, token: callerToken });
+  return {
+    runtime: options.runtime,
+    dir,
+    expandBaseUrl: byName("expand").baseUrl,
+    authorizeBaseUrl: byName("authorize").baseUrl,
+    callerToken,
+    logFiles,
+    metrics: (fn) => kubeRequestOk<Record<string, number>>(endpoint(fn), "/metrics"),
+    execRuns: (fn) => countLines(byName(fn).countFile),
+    stop: teardown,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The Node server's exec plugin credentials against the real API server (DESIGN.md section 6):
+ * tokens are cached until their advertised expiry minus the refresh skew, and a token the API
+ * server refuses (401) is dropped and replaced once, within the same review. Node only: Workers
+ * cannot run exec plugins. The caches of credspecs and access reviews are off, so that every
+ * review calls the API server.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, deleteWebhooks } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
+import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
+import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  applyFunctionsWebhooks,
+  FUNCTION_NAMES,
+  startFunctions,
+  type FunctionName,
+  type FunctionsStack,
+  type StartFunctionsOptions,
+} from "../../infra/local/stack.ts";
+import { buildPod, createPod, parsed, readCredSpec } from "./support/pods.ts";
+
+const cluster = inject("cluster");
+const NO_CACHES = { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" };
+let webapp01: unknown;
+let reviews = 0;
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  webapp01 = await readCredSpec(cluster, "webapp01");
+});
+
+/** A server-side dry-run create that needs both functions and three API calls; expects it expanded and allowed. */
+async function expectReviewPasses(): Promise<void> {
+  const pod = buildPod("credentials", `credentials-${++reviews}`, {
+    serviceAccountName: "gmsa-app",
+    windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+  });
+  const created = await createPod(cluster, pod, { dryRun: true });
+  expect(created.body.message).toBeUndefined();
+  expect(created.status).toBe(201);
+  expect(parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+}
+
+/** Plugin runs per function: from the count file and from the function's own /metrics. */
+async function pluginRuns(stack: FunctionsStack) {
+  const runs = {} as Record<FunctionName, { countFile: number; success: number; pluginError: number }>;
+  for (const fn of FUNCTION_NAMES) {
+    const metrics = await stack.metrics(fn);
+    runs[fn] = { countFile: stack.execRuns(fn), success: metrics["execRuns_success"] ?? -1, pluginError: metrics["execRuns_pluginError"] ?? -1 };
+  }
+  return runs;
+}
+
+/** Starts a Node stack for one describe block and registers its webhooks; stops both afterwards. */
+function useNodeStack(options: Omit<StartFunctionsOptions, "runtime">): () => FunctionsStack {
+  let stack: FunctionsStack | undefined;
+  beforeAll(async () => {
+    stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: NO_CACHES, ...options });
+    await applyFunctionsWebhooks(cluster, stack);
+  });
+  afterAll(async () => {
+    await deleteWebhooks(cluster);
+    await stack?.stop();
+  });
+  return () => stack!;
+}
+
+describe("Node runtime: exec plugin tokens with a 20 s advertised lifetime", () => {
+  const stack = useNodeStack({ lifetimeSeconds: 20 });
+
+  it("reuses the token until expiry minus the skew (15 s), then runs the plugin again; reviews keep passing", async () => {
+    await expectReviewPasses();
+    const fresh = await pluginRuns(stack());
+    for (const fn of FUNCTION_NAMES) {
+      expect(fresh[fn].countFile).toBeGreaterThanOrEqual(1);
+      expect(fresh[fn].success).toBe(fresh[fn].countFile);
+    }
+    // Every token was minted before `fresh` was read: 16 s from now its refresh time (20 s - 5 s) has passed.
+    await sleep(16_000);
+    await expectReviewPasses();
+    const later = await pluginRuns(stack());
+    for (const fn of FUNCTION_NAMES) {
+      expect(later[fn].countFile).toBe(fresh[fn].countFile + 1);
+      expect(later[fn]).toEqual({ countFile: later[fn].countFile, success: later[fn].countFile, pluginError: 0 });
+    }
+  });
+});
+
+describe("Node runtime: a revoked exec plugin token", () => {
+  const stack = useNodeStack({});
+
+  it("gets 401 from the API server; the function runs the plugin again and the same review passes", async () => {
+    await expectReviewPasses();
+    const before = await pluginRuns(stack());
+    expect(await revokeFunctionTokens(cluster)).toBeGreaterThanOrEqual(2);
+    // kube-apiserver caches successful token authentications for 10 s (cluster.test.ts shows it):
+    // after that the revoked tokens get 401. Their advertised expiry is an hour away, so a new
+    // plugin run can only come from the 401.
+    await sleep(10_500);
+    await expectReviewPasses();
+    const after = await pluginRuns(stack());
+    for (const fn of FUNCTION_NAMES) {
+      expect(after[fn]).toEqual({ countFile: before[fn].countFile + 1, success: before[fn].success + 1, pluginError: 0 });
+    }
+    // One new bound token per function, minted after the revocation.
+    const secrets = await kubeRequestOk<{ items: { metadata: { labels: Record<string, string> } }[] }>(
+      adminEndpoint(cluster),
+      `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(BOUND_TOKEN_LABEL)}`,
+    );
+    expect(secrets.items.map((s) => s.metadata.labels[BOUND_TOKEN_LABEL]).sort()).toEqual(["gmsa-authorize", "gmsa-expand"]);
+  });
+});

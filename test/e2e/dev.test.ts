@@ -1,0 +1,27 @@
+/**
+ * `npm run dev -- --check` end to end, as CI would run it: its own cluster and functions, the
+ * example pod created once, exit 0, and nothing left behind. (The shared cluster is not used.)
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { nodeBinary } from "../../infra/local/node-binary.ts";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+describe("npm run dev -- --check", () => {
+  it("starts everything, inlines the example pod's credspec, prints how to try it, exits 0 and removes its folder", async () => {
+    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--check"], { cwd: ROOT, timeout: 110_000 });
+    expect(stdout).toContain("both webhooks called by the API server (Node servers)");
+    expect(stdout).toMatch(/KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/);
+    expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
+    expect(stdout).toContain('"MachineAccountName":"webapp01"');
+    expect(stdout).toContain("check passed");
+    const dir = /deletes (\S+)\.$/m.exec(stdout)?.[1];
+    expect(dir).toBeDefined();
+    expect(existsSync(dir!)).toBe(false);
+  }, 120_000);
+});

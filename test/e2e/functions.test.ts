@@ -1,0 +1,247 @@
+/**
+ * Both functions, called by the real kube-apiserver through the webhook configurations of
+ * infra/webhooks/, for the Node server and for the Worker build: pods are created with the admin
+ * credential and the tests read what the API server stored or why it refused. Pods stay Pending
+ * (no kubelet). The functions run as deployed: one process or Worker each, their own identity, the
+ * API server's bearer token (infra/local/stack.ts).
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { kubeRequest } from "../../infra/local/kube-request.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { buildPod, container, createPod, deletePods, getPod, parsed, patchPod, readCredSpec } from "./support/pods.ts";
+
+const cluster = inject("cluster");
+const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
+const POD_CONTENTS = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
+const APP_NAME = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
+const APP_CONTENTS = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec";
+
+let webapp01: unknown;
+let webapp02: unknown;
+let webapp03: unknown;
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  // A second credspec for gmsa-app, so that one pod can carry two different ones.
+  await applyObjects(adminEndpoint(cluster), [
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "e2e-use-webapp03-ccg" },
+      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: ["webapp03-ccg"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "e2e-gmsa-app-uses-webapp03-ccg", namespace: "default" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "e2e-use-webapp03-ccg" },
+      subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: "default" }],
+    },
+  ]);
+  [webapp01, webapp02, webapp03] = await Promise.all(["webapp01", "webapp02", "webapp03-ccg"].map((n) => readCredSpec(cluster, n)));
+});
+
+describe.each(["node", "worker"] as const)("functions on the %s runtime, called by kube-apiserver", (runtime) => {
+  let stack: FunctionsStack;
+  const group = `functions-${runtime}`;
+  const pod = (name: string, options: Parameters<typeof buildPod>[2] = {}) =>
+    buildPod(group, `${runtime}-${name}`, { serviceAccountName: "gmsa-app", ...options });
+  const reviewCounts = async () => {
+    const [expand, authorize] = await Promise.all([stack.metrics("expand"), stack.metrics("authorize")]);
+    return { expand: expand["expand_reviews_total"] ?? 0, authorize: authorize["authorize_reviews_total"] ?? 0 };
+  };
+
+  beforeAll(async () => {
+    stack = await startFunctions(cluster, { runtime, dir: cluster.dir });
+    await applyFunctionsWebhooks(cluster, stack);
+  });
+
+  afterAll(async () => {
+    await deleteWebhooks(cluster);
+    await deletePods(cluster, group);
+    await stack?.stop();
+  });
+
+  it("answers 401 to a caller without the API server's bearer token", async () => {
+    for (const base of [stack.expandBaseUrl, stack.authorizeBaseUrl]) {
+      const path = base === stack.expandBaseUrl ? "/expand" : "/authorize";
+      const response = await kubeRequest({ server: base, caPem: cluster.caPem, token: "not-the-token" }, path, { method: "POST", body: {} });
+      expect(response.status).toBe(401);
+    }
+  });
+
+  describe("create", () => {
+    it("inlines the credspec named at pod level into the stored pod", async () => {
+      const created = await createPod(cluster, pod("pod-level", { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }));
+      expect(created.status).toBe(201);
+      const stored = await getPod(cluster, `${runtime}-pod-level`);
+      const options = stored.body.spec?.securityContext?.windowsOptions;
+      expect(options?.gmsaCredentialSpecName).toBe("webapp01");
+      expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
+    });
+
+    it("inlines a container's own credspec into that container only", async () => {
+      const created = await createPod(cluster, pod("container-level", { containers: [container("app", { gmsaCredentialSpecName: "webapp01" })] }));
+      expect(created.status).toBe(201);
+      expect(created.body.spec?.securityContext?.windowsOptions).toBeUndefined();
+      expect(parsed(created.body.spec?.containers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+    });
+
+    it("inlines an init container's credspec", async () => {
+      const created = await createPod(cluster, pod("init", { initContainers: [container("setup", { gmsaCredentialSpecName: "webapp01" })] }));
+      expect(created.status).toBe(201);
+      expect(parsed(created.body.spec?.initContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+    });
+
+    it("gives the pod and each container naming a credspec its own contents", async () => {
+      const created = await createPod(
+        cluster,
+        pod("several", {
+          windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+          containers: [container("web"), container("ccg", { gmsaCredentialSpecName: "webapp03-ccg" })],
+          initContainers: [container("setup", { gmsaCredentialSpecName: "webapp01" })],
+        }),
+      );
+      expect(created.status).toBe(201);
+      const spec = created.body.spec!;
+      expect(parsed(spec.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+      expect(spec.containers?.[0]?.securityContext).toBeUndefined();
+      expect(parsed(spec.containers?.[1]?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp03);
+      expect(parsed(spec.initContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+    });
+
+    it("refuses a credspec that does not exist (422) and names it", async () => {
+      const created = await createPod(cluster, pod("unknown", { containers: [container("app", { gmsaCredentialSpecName: "no-such-credspec" })] }));
+      expect(created.status).toBe(422);
+      expect(created.body.message).toContain('"no-such-credspec"');
+      expect(created.body.message).toContain('container "app"');
+      expect((await getPod(cluster, `${runtime}-unknown`)).status).toBe(404);
+    });
+
+    it("refuses a service account that may not use the credspec (403)", async () => {
+      const unbound = await createPod(cluster, pod("unbound", { serviceAccountName: "default", windowsOptions: { gmsaCredentialSpecName: "webapp01" } }));
+      expect(unbound.status).toBe(403);
+      expect(unbound.body.message).toMatch(/service account "default".*"webapp01"/);
+      const other = await createPod(cluster, pod("other-credspec", { containers: [container("app", { gmsaCredentialSpecName: "webapp02" })] }));
+      expect(other.status).toBe(403);
+      expect(other.body.message).toContain('"webapp02"');
+    });
+
+    it("allows preset contents equal to the named credspec and keeps them as written", async () => {
+      // Same JSON value, other key order and spacing: equality is of the value, not the bytes.
+      const preset = JSON.stringify(JSON.parse(JSON.stringify(webapp01), (_key, value: unknown) =>
+        value !== null && typeof value === "object" && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).reverse()) : value,
+      ), null, 1);
+      const created = await createPod(cluster, pod("preset", { windowsOptions: { gmsaCredentialSpecName: "webapp01", gmsaCredentialSpec: preset } }));
+      expect(created.status).toBe(201);
+      expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(preset);
+    });
+
+    it("refuses preset contents that differ from the named credspec (422)", async () => {
+      const created = await createPod(
+        cluster,
+        pod("mismatch", { windowsOptions: { gmsaCredentialSpecName: "webapp01", gmsaCredentialSpec: JSON.stringify(webapp02) } }),
+      );
+      expect(created.status).toBe(422);
+      expect(created.body.message).toContain('"webapp01"');
+    });
+
+    it("refuses contents without a name (422)", async () => {
+      const created = await createPod(cluster, pod("contents-only", { windowsOptions: { gmsaCredentialSpec: JSON.stringify(webapp01) } }));
+      expect(created.status).toBe(422);
+      expect(created.body.message).toMatch(/pod: .*contents are set without a credspec name/);
+    });
+
+    it("creates a pod without GMSA without calling either function", async () => {
+      const before = await reviewCounts();
+      expect((await createPod(cluster, pod("plain"))).status).toBe(201);
+      expect(await reviewCounts()).toEqual(before);
+    });
+
+    it("answers a server-side dry run with the expanded pod and stores nothing", async () => {
+      const created = await createPod(cluster, pod("dry-run", { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }), { dryRun: true });
+      expect(created.status).toBe(201);
+      expect(parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+      expect((await getPod(cluster, `${runtime}-dry-run`)).status).toBe(404);
+    });
+
+    it("turns the pod-level alpha annotation into fields and fills the contents annotation", async () => {
+      const created = await createPod(cluster, pod("annotation-pod", { annotations: { [POD_NAME]: "webapp01" } }));
+      expect(created.status).toBe(201);
+      const options = created.body.spec?.securityContext?.windowsOptions;
+      expect(options?.gmsaCredentialSpecName).toBe("webapp01");
+      expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
+      expect(parsed(created.body.metadata?.annotations?.[POD_CONTENTS])).toEqual(webapp01);
+    });
+
+    it("turns a container-level alpha annotation into that container's fields and fills its contents annotation", async () => {
+      const created = await createPod(cluster, pod("annotation-container", { annotations: { [APP_NAME]: "webapp01" } }));
+      expect(created.status).toBe(201);
+      const options = created.body.spec?.containers?.[0]?.securityContext?.windowsOptions;
+      expect(options?.gmsaCredentialSpecName).toBe("webapp01");
+      expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
+      expect(parsed(created.body.metadata?.annotations?.[APP_CONTENTS])).toEqual(webapp01);
+      expect(created.body.spec?.securityContext?.windowsOptions).toBeUndefined();
+    });
+
+    it("applies the same rules to a HostProcess pod: expanded when allowed, 403 when not", async () => {
+      const hostProcess = (name: string, serviceAccountName: string) =>
+        pod(name, {
+          serviceAccountName,
+          windowsOptions: { hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM", gmsaCredentialSpecName: "webapp01" },
+          spec: { hostNetwork: true },
+        });
+      const allowed = await createPod(cluster, hostProcess("host-process", "gmsa-app"));
+      expect(allowed.status).toBe(201);
+      expect(allowed.body.spec?.securityContext?.windowsOptions?.hostProcess).toBe(true);
+      expect(parsed(allowed.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+      const refused = await createPod(cluster, hostProcess("host-process-unbound", "default"));
+      expect(refused.status).toBe(403);
+    });
+  });
+
+  describe("update", () => {
+    it("refuses an update that changes the GMSA name annotation (400)", async () => {
+      expect((await createPod(cluster, pod("change", { annotations: { [POD_NAME]: "webapp01" } }))).status).toBe(201);
+      const patched = await patchPod(cluster, `${runtime}-change`, { metadata: { annotations: { [POD_NAME]: "webapp03-ccg" } } });
+      expect(patched.status).toBe(400);
+      expect(patched.body.message).toContain(POD_NAME);
+    });
+
+    it("allows an unrelated update (a label) of a GMSA pod, reviewed by both functions", async () => {
+      expect((await createPod(cluster, pod("relabel", { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }))).status).toBe(201);
+      const before = await reviewCounts();
+      const patched = await patchPod(cluster, `${runtime}-relabel`, { metadata: { labels: { touched: "yes" } } });
+      expect(patched.status).toBe(200);
+      expect(patched.body.metadata?.labels).toMatchObject({ touched: "yes" });
+      expect(await reviewCounts()).toEqual({ expand: before.expand + 1, authorize: before.authorize + 1 });
+    });
+
+    it("refuses an ephemeral container naming a credspec the service account may not use (403)", async () => {
+      expect((await createPod(cluster, pod("debug-refused"))).status).toBe(201);
+      const patched = await patchPod(
+        cluster,
+        `${runtime}-debug-refused`,
+        { spec: { ephemeralContainers: [container("debug", { gmsaCredentialSpecName: "webapp02" })] } },
+        "ephemeralcontainers",
+      );
+      expect(patched.status).toBe(403);
+      expect(patched.body.message).toContain('ephemeral container "debug"');
+    });
+
+    it("expands an allowed ephemeral container added through pods/ephemeralcontainers", async () => {
+      expect((await createPod(cluster, pod("debug-allowed"))).status).toBe(201);
+      const patched = await patchPod(
+        cluster,
+        `${runtime}-debug-allowed`,
+        { spec: { ephemeralContainers: [container("debug", { gmsaCredentialSpecName: "webapp01" })] } },
+        "ephemeralcontainers",
+      );
+      expect(patched.status).toBe(200);
+      const stored = await getPod(cluster, `${runtime}-debug-allowed`);
+      expect(parsed(stored.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+    });
+  });
+});

@@ -1,0 +1,98 @@
+/**
+ * Pods for the e2e tests, created through the real API server with the admin credential, and what
+ * the API server answers (the stored pod, or the Status of a refusal).
+ */
+import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
+import { adminEndpoint } from "../../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
+import type { Container, Pod, WindowsOptions } from "../../../shared/policy/pod.ts";
+
+export type { Container, Pod, WindowsOptions };
+
+/** Namespace of the samples: `gmsa-app` may use webapp01 (infra/samples/rbac.yaml), `default` nothing. */
+export const NAMESPACE = "default";
+export const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
+export const IMAGE = "mcr.microsoft.com/windows/nanoserver:ltsc2022";
+/** Label on every pod a test file creates, so that `deletePods` finds them. */
+export const E2E_LABEL = "gmsa-webhooks.local/e2e";
+
+/** A `Status` the API server returns when admission refuses. */
+export interface Status {
+  kind: "Status";
+  code: number;
+  reason?: string;
+  message: string;
+}
+
+/** A container named `name` with optional windowsOptions. */
+export function container(name: string, windowsOptions?: WindowsOptions, extra: Record<string, unknown> = {}): Container {
+  return { name, image: IMAGE, ...(windowsOptions ? { securityContext: { windowsOptions } } : {}), ...extra };
+}
+
+/** What {@link buildPod} takes; everything optional but the name. */
+export interface PodOptions {
+  serviceAccountName?: string;
+  windowsOptions?: WindowsOptions;
+  containers?: Container[];
+  initContainers?: Container[];
+  annotations?: Record<string, string>;
+  spec?: Record<string, unknown>;
+}
+
+/** A pod labelled `E2E_LABEL=<group>` with container "app" unless `containers` is given. */
+export function buildPod(group: string, name: string, options: PodOptions = {}): Pod {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name,
+      labels: { [E2E_LABEL]: group },
+      ...(options.annotations ? { annotations: options.annotations } : {}),
+    },
+    spec: {
+      ...(options.serviceAccountName ? { serviceAccountName: options.serviceAccountName } : {}),
+      ...(options.windowsOptions ? { securityContext: { windowsOptions: options.windowsOptions } } : {}),
+      containers: options.containers ?? [container("app")],
+      ...(options.initContainers ? { initContainers: options.initContainers } : {}),
+      ...options.spec,
+    },
+  };
+}
+
+/** Creates a pod (`dryRun: true`: `?dryRun=All`); never throws for HTTP statuses. */
+export function createPod(cluster: LocalClusterInfo, pod: Pod, options: { dryRun?: boolean } = {}) {
+  const query = options.dryRun ? "?dryRun=All" : "";
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${PODS}${query}`, { method: "POST", body: pod });
+}
+
+/** Reads a stored pod. */
+export function getPod(cluster: LocalClusterInfo, name: string) {
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${PODS}/${name}`);
+}
+
+/** A JSON merge patch of a pod, or a strategic merge patch of a subresource such as `ephemeralcontainers`. */
+export function patchPod(cluster: LocalClusterInfo, name: string, body: unknown, subresource?: string) {
+  const path = subresource === undefined ? `${PODS}/${name}` : `${PODS}/${name}/${subresource}`;
+  const contentType = subresource === undefined ? "application/merge-patch+json" : "application/strategic-merge-patch+json";
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), path, { method: "PATCH", contentType, body });
+}
+
+/** Deletes every pod labelled `E2E_LABEL=<group>` (pods never scheduled go at once). */
+export async function deletePods(cluster: LocalClusterInfo, group: string): Promise<void> {
+  const selector = encodeURIComponent(`${E2E_LABEL}=${group}`);
+  await kubeRequestOk(adminEndpoint(cluster), `${PODS}?labelSelector=${selector}`, { method: "DELETE" });
+}
+
+/** The `credspec` of a GMSACredentialSpec as stored in the cluster. */
+export async function readCredSpec(cluster: LocalClusterInfo, name: string): Promise<unknown> {
+  const object = await kubeRequestOk<{ credspec: unknown }>(
+    adminEndpoint(cluster),
+    `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`,
+  );
+  return object.credspec;
+}
+
+/** The inlined contents, parsed (expand writes compact JSON; equality is of the JSON value). */
+export function parsed(contents: string | undefined): unknown {
+  return contents === undefined ? undefined : JSON.parse(contents);
+}
