@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Pod } from "../policy/pod.ts";
 
 /** AdmissionReview versions we accept and answer in (the reply uses the request's version). */

@@ -2,7 +2,7 @@
  * The kubeconfig `user.exec` block (KEP-541) and what a plugin gets to see: its environment and the
  * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** The two ExecCredential versions client-go still speaks (v1alpha1 was removed in Kubernetes 1.24). */
 export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;

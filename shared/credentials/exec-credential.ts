@@ -3,7 +3,7 @@
  * output, a timeout, counters, backoff and (through the cache) single-flight refresh. The spawn itself is
  * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";

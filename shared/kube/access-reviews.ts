@@ -1,6 +1,6 @@
 /** May a pod's service account `use` a GMSACredentialSpec? A LocalSubjectAccessReview (DESIGN.md section 5). */
 import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
 import type { AccessDecision, AccessQuery } from "./gmsa-client.ts";
 import { isDns1123Label, isDns1123Subdomain } from "./names.ts";

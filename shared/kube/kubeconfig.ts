@@ -4,7 +4,7 @@
  * to set a name or `current-context` wins (client-go `clientcmd` loading rules).
  */
 import { parse as parseYaml } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 
 const clusterSchema = z.looseObject({
   server: z.string().nullish(),
