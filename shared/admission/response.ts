@@ -107,4 +107,4 @@ function encodeBase64(text: string): string {
   return btoa(binary);
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[^\u0080-\uffff]*$/;
