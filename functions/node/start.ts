@@ -1,6 +1,5 @@
 import type { Bindings } from "../../shared/config.ts";
-import { assembleApp, createLogger, flattenCounters, readSettings } from "../assemble.ts";
-import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
+import { buildNodeApp, writeStdout } from "./build-app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
 import { serveApp } from "./server.ts";
 
@@ -10,14 +9,13 @@ export interface RunningServer {
 }
 
 /**
- * Parses `env`, builds the kube client (exec plugin, keep-alive pool) and the app, and listens on PORT.
+ * Builds the app from `env` ({@link buildNodeApp}) and listens on PORT, over HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
-  const { config, kube } = readSettings(env, "node");
-  const logger = createLogger(config, write);
-  const gmsa = await createNodeGmsaClient(kube, { logger: { warn: (message) => logger.log("warn", message) } });
-  const app = assembleApp(config, { gmsa: gmsa.client, logger, kubeMetrics: () => flattenCounters(gmsa.counters()), readClientCertificate });
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
+  // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
+  const built = await buildNodeApp(env, { write, readClientCertificate });
+  const { app, config, logger } = built;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   process.on("unhandledRejection", (reason) => logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason }));
   const { server, port } = await serveApp(app, {
@@ -34,7 +32,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
       // Idle keep-alive connections from the API server would otherwise hold close() open.
       if ("closeIdleConnections" in server) server.closeIdleConnections();
       await closed;
-      await gmsa.close();
+      await built.close();
     },
   };
 }

@@ -38,7 +38,7 @@ export interface StartedFunction {
 }
 
 /**
- * Configuration names of the functions (README.md, shared/kube/SETTINGS.md, shared/http/SECURITY.md):
+ * Configuration names of the functions (README.md, "Configuration" and "Security"):
  * inherited values are dropped so that a developer's shell cannot change what the stack runs.
  */
 const CONFIG_NAME =

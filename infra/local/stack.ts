@@ -25,7 +25,12 @@ import { startNodeFunction } from "./stack-node.ts";
 import { bundleWorker, startWorkerFunction } from "./stack-worker.ts";
 import { recordProcessGroup, registerTeardown, type TeardownTarget } from "./teardown.ts";
 
-export { applyFunctionsWebhooks, waitForFunctionsWebhooks, type WaitForWebhooksOptions } from "./stack-webhooks.ts";
+export {
+  applyFunctionsWebhooks,
+  waitForFunctionsWebhooks,
+  type WaitForWebhooksOptions,
+  type WebhookTargets,
+} from "./stack-webhooks.ts";
 export { FUNCTION_NAMES, type FunctionName } from "./stack-common.ts";
 
 /** `node`: functions/node/index.ts; `worker`: the wrangler bundle of each environment in workerd. */

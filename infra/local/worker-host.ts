@@ -10,7 +10,7 @@
  * Outbound fetches go through {@link forwardTrustingCa}: a Node function that trusts the local
  * cluster's CA. Deployed Workers cannot trust a private CA (their fetch knows public CAs only), so in
  * production they reach the API server through an endpoint with a publicly trusted certificate
- * (shared/kube/README.md); this hop exists only because the local API server's certificate is
+ * (README.md, "Workers reach the API server through a publicly trusted endpoint"); this hop exists only because the local API server's certificate is
  * signed by our own CA.
  */
 import { readFileSync, rmSync } from "node:fs";

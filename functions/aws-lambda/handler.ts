@@ -1,0 +1,22 @@
+/**
+ * AWS Lambda: API Gateway (HTTP API or REST API) and Function URL events -> the same Hono app as every other
+ * target, through hono's own adapter. Deps are built once per execution environment (cold start).
+ */
+import { handle, type APIGatewayProxyResult, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
+import type { Bindings } from "../../shared/config.ts";
+import { prepareServerlessApp, type ServerlessAppOptions } from "../node/serverless-app.ts";
+
+/** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
+export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult>;
+
+/**
+ * Starts building the app from `env` at once (during the Lambda init phase when called at module load) and returns
+ * the handler, which awaits that one build. A configuration problem is logged and every request answers 503
+ * ({@link prepareServerlessApp}); any other build failure fails each invocation.
+ */
+export function createLambdaHandler(env: Bindings, options: ServerlessAppOptions = {}): LambdaHandler {
+  const ready = prepareServerlessApp(env, options).then((app) => handle(app));
+  // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
+  ready.catch(() => undefined);
+  return async (event, context) => (await ready)(event, context);
+}

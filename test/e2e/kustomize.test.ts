@@ -1,0 +1,252 @@
+/**
+ * The kustomize bases (infra/crd, rbac, webhooks, samples) and overlays (infra/overlays/) rendered by
+ * `kubectl kustomize` and applied with server-side dry-run, so the real API server validates every
+ * object (CRD schema, webhook URLs and CEL, RBAC), then checked for what each overlay promises.
+ * A copy of infra/ is rendered, with test path secrets: a developer's own path-secrets.env is never
+ * read. Dry-run changes nothing, so there is nothing to clean up.
+ */
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { parseAllDocuments } from "yaml";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+
+const run = promisify(execFile);
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const INFRA = fileURLToPath(new URL("../../infra/", import.meta.url));
+const COPIED = ["crd", "rbac", "webhooks", "samples", "overlays"];
+
+/** What each overlay promises (`host`: the target's host shape, any for custom domains); a folder of
+ * infra/overlays/ missing here fails "covers every overlay folder". */
+const OVERLAYS = [
+  { name: "node-in-cluster", subjectKind: "ServiceAccount", caBundle: true, pathSecrets: false, host: /^[a-z0-9-]+\.[a-z0-9-]+\.svc(:\d+)?$/ },
+  { name: "cloudflare-bearer", subjectKind: "User", caBundle: false, pathSecrets: false, host: /./ },
+  { name: "cloudflare-path", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./ },
+  { name: "aws-lambda", subjectKind: "Group", caBundle: false, pathSecrets: true, host: /\.lambda-url\.[a-z0-9-]+\.on\.aws$/ },
+  { name: "azure-functions", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./ },
+] as const;
+type Overlay = (typeof OVERLAYS)[number];
+type Fn = "expand" | "authorize";
+const FUNCTIONS: Fn[] = ["expand", "authorize"];
+
+const GET_CREDSPECS = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] };
+const CREATE_LSAR = { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] };
+const RULES: Record<Fn, unknown[]> = { expand: [GET_CREDSPECS], authorize: [GET_CREDSPECS, CREATE_LSAR] };
+const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration", authorize: "ValidatingWebhookConfiguration" };
+
+interface Webhook {
+  name: string;
+  clientConfig: { url?: string; caBundle?: string; service?: unknown };
+  rules: { apiGroups: string[]; operations: string[]; resources: string[] }[];
+  namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+  matchConditions?: { name: string; expression: string }[];
+  [key: string]: unknown;
+}
+
+let dir = "";
+/** Per path overlay, the secrets written to its path-secrets.env. */
+const secrets = new Map<string, Record<Fn, string>>();
+const rendered = new Map<string, KubeObject[]>();
+
+async function kustomize(path: string): Promise<KubeObject[]> {
+  const { stdout } = await run("kubectl", ["kustomize", join(dir, path)], { maxBuffer: 16 * 1024 * 1024 });
+  return parseAllDocuments(stdout)
+    .map((document) => document.toJS() as KubeObject | null)
+    .filter((object): object is KubeObject => object !== null);
+}
+
+/** Server-side apply with dryRun=All: validated and admitted as a real apply, stored nowhere. */
+async function dryRunApply(objects: KubeObject[]): Promise<KubeObject[]> {
+  const results: KubeObject[] = [];
+  for (const object of objects) {
+    const query = "dryRun=All&fieldManager=gmsa-webhooks-kustomize-test&force=true";
+    results.push(
+      await kubeRequestOk<KubeObject>(admin, `${objectPath(object)}?${query}`, {
+        method: "PATCH",
+        contentType: "application/apply-patch+yaml",
+        body: JSON.stringify(object),
+      }),
+    );
+  }
+  return results;
+}
+
+/** KEY=VALUE lines of a kustomize env file (comments and blank lines skipped). */
+async function readEnvFile(path: string): Promise<Record<string, string>> {
+  const lines = (await readFile(path, "utf8")).split("\n").filter((line) => /^[A-Z_]+=/.test(line));
+  return Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+}
+
+const ids = (objects: KubeObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+const find = (objects: KubeObject[], kind: string, name: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name)!;
+const webhookOf = (objects: KubeObject[], fn: Fn) =>
+  (find(objects, WEBHOOK_KIND[fn], `gmsa-webhooks-${fn}`).webhooks as Webhook[])[0]!;
+const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: Webhook) => rest;
+
+beforeAll(async () => {
+  const version = await run("kubectl", ["version", "--client", "-o", "json"]).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    throw new Error("kubectl not found on PATH: these tests render infra/ with `kubectl kustomize` (Debian: apt-get install kubectl)", { cause: error });
+  });
+  const kustomizeVersion = (JSON.parse(version.stdout) as { kustomizeVersion?: string }).kustomizeVersion ?? "";
+  if (!/^v([5-9]|\d{2,})\./.test(kustomizeVersion)) {
+    throw new Error(`kubectl embeds kustomize ${kustomizeVersion || "(unknown)"}; the overlays need v5 or later`);
+  }
+  dir = await mkdtemp(join(tmpdir(), "gmsa-kustomize-"));
+  for (const folder of COPIED) {
+    await cp(join(INFRA, folder), join(dir, folder), { recursive: true, filter: (src) => !src.endsWith("path-secrets.env") });
+  }
+  for (const overlay of OVERLAYS.filter((o) => o.pathSecrets)) {
+    const values = { expand: randomBytes(24).toString("hex"), authorize: randomBytes(24).toString("hex") };
+    secrets.set(overlay.name, values);
+    await writeFile(
+      join(dir, "overlays", overlay.name, "path-secrets.env"),
+      `EXPAND_PATH_SECRET=${values.expand}\nAUTHORIZE_PATH_SECRET=${values.authorize}\n`,
+    );
+  }
+  for (const path of ["crd", "rbac", "webhooks", "samples", ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
+    rendered.set(path, await kustomize(path));
+  }
+  // The CRD must exist for sample credspecs, and the namespace for the ServiceAccounts.
+  await applyBaseInfra(cluster);
+});
+
+afterAll(async () => {
+  if (dir !== "") await rm(dir, { recursive: true, force: true });
+});
+
+describe("kustomize bases (infra/crd, rbac, webhooks, samples)", () => {
+  it.each(["crd", "rbac", "webhooks", "samples"])("%s renders and passes a server-side dry-run", async (path) => {
+    const objects = rendered.get(path)!;
+    expect(objects.length).toBeGreaterThan(0);
+    await dryRunApply(objects);
+  });
+
+  it("the webhooks base calls .invalid hosts with no caBundle, and is the files' webhooks otherwise", async () => {
+    const base = rendered.get("webhooks")!;
+    const files = [...(await loadManifest("webhooks/expand.yaml", { EXPAND_BASE_URL: "https://x", CA_BUNDLE: "" })),
+      ...(await loadManifest("webhooks/authorize.yaml", { AUTHORIZE_BASE_URL: "https://x", CA_BUNDLE: "" }))];
+    for (const fn of FUNCTIONS) {
+      expect(webhookOf(base, fn).clientConfig).toEqual({ url: `https://gmsa-${fn}.invalid/${fn}` });
+      expect(withoutClientConfig(webhookOf(base, fn))).toEqual(withoutClientConfig(webhookOf(files, fn)));
+    }
+  });
+});
+
+describe("kustomize overlays (infra/overlays)", () => {
+  it("covers every overlay folder", async () => {
+    const folders = (await readdir(join(INFRA, "overlays"), { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && entry.name !== "components")
+      .map((entry) => entry.name);
+    expect(folders.sort()).toEqual(OVERLAYS.map((o) => o.name).sort());
+  });
+
+  describe.each(OVERLAYS)("$name", (overlay: Overlay) => {
+    const objects = () => rendered.get(`overlays/${overlay.name}`)!;
+
+    it("renders the CRD, both identities and both webhooks, and nothing local (no ConfigMap, no Secret)", () => {
+      const identities = overlay.subjectKind === "ServiceAccount"
+        ? ["Namespace/gmsa-webhooks", "ServiceAccount/gmsa-authorize", "ServiceAccount/gmsa-expand"]
+        : [];
+      expect(ids(objects())).toEqual([
+        "ClusterRole/gmsa-webhooks:authorize", "ClusterRole/gmsa-webhooks:expand",
+        "ClusterRoleBinding/gmsa-webhooks:authorize", "ClusterRoleBinding/gmsa-webhooks:expand",
+        "CustomResourceDefinition/gmsacredentialspecs.windows.k8s.io",
+        "MutatingWebhookConfiguration/gmsa-webhooks-expand",
+        ...identities,
+        "ValidatingWebhookConfiguration/gmsa-webhooks-authorize",
+      ].sort());
+    });
+
+    it("passes a server-side dry-run, and the API server keeps each URL and caBundle as rendered", async () => {
+      const accepted = await dryRunApply(objects());
+      for (const fn of FUNCTIONS) {
+        const { url, caBundle } = webhookOf(objects(), fn).clientConfig;
+        expect(webhookOf(accepted, fn).clientConfig.url).toBe(url);
+        if (caBundle === undefined) expect(webhookOf(accepted, fn).clientConfig.caBundle).toBeUndefined();
+        else expect(webhookOf(accepted, fn).clientConfig.caBundle).toBe(caBundle.replace(/\s/g, ""));
+      }
+    });
+
+    it.each(FUNCTIONS)("calls %s at its endpoints.env URL (+ path secret), with a caBundle only for a private CA", async (fn) => {
+      const base = (await readEnvFile(join(dir, "overlays", overlay.name, "endpoints.env")))[`${fn.toUpperCase()}_BASE_URL`];
+      expect(base).toMatch(/^https:\/\/[^/]+$/);
+      const secret = secrets.get(overlay.name)?.[fn];
+      const { url, caBundle, service } = webhookOf(objects(), fn).clientConfig;
+      expect(url).toBe(secret === undefined ? `${base}/${fn}` : `${base}/${fn}/${secret}`);
+      const parsed = new URL(url!);
+      expect(parsed.protocol).toBe("https:");
+      expect(parsed.host).toMatch(overlay.host);
+      expect(parsed.hostname.endsWith(".invalid")).toBe(false);
+      expect(service).toBeUndefined();
+      if (overlay.caBundle) {
+        const pem = await readFile(join(dir, "overlays", overlay.name, "ca.pem"), "utf8");
+        expect(Buffer.from(caBundle!, "base64").toString("utf8")).toBe(pem);
+        expect(pem).toContain("-----BEGIN CERTIFICATE-----");
+      } else {
+        expect(caBundle).toBeUndefined();
+      }
+    });
+
+    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, kube-system excluded, ephemeral containers", (fn) => {
+      const webhook = webhookOf(objects(), fn);
+      expect(webhook).toMatchObject({ failurePolicy: "Fail", sideEffects: "None", timeoutSeconds: 10, admissionReviewVersions: ["v1"] });
+      expect(webhook.matchConditions?.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
+      expect(webhook.namespaceSelector.matchExpressions).toContainEqual({ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] });
+      expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["CREATE", "UPDATE"], resources: ["pods"] }));
+      expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"] }));
+      if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");
+      // An overlay changes where the webhook is called, nothing else.
+      expect(withoutClientConfig(webhook)).toEqual(withoutClientConfig(webhookOf(rendered.get("webhooks")!, fn)));
+    });
+
+    it.each(FUNCTIONS)(`grants %s least privilege, bound to one ${overlay.subjectKind}`, (fn) => {
+      expect(find(objects(), "ClusterRole", `gmsa-webhooks:${fn}`).rules).toEqual(RULES[fn]);
+      const binding = find(objects(), "ClusterRoleBinding", `gmsa-webhooks:${fn}`);
+      expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `gmsa-webhooks:${fn}` });
+      const subjects = binding.subjects as { kind: string; name: string; namespace?: string }[];
+      expect(subjects).toHaveLength(1);
+      expect(subjects[0]!.kind).toBe(overlay.subjectKind);
+      if (overlay.subjectKind === "ServiceAccount") {
+        expect(subjects[0]).toEqual({ kind: "ServiceAccount", name: `gmsa-${fn}`, namespace: "gmsa-webhooks" });
+      } else {
+        expect(subjects[0]).toMatchObject({ apiGroup: "rbac.authorization.k8s.io" });
+        expect(subjects[0]!.namespace).toBeUndefined();
+      }
+    });
+
+
+    // CALLER_AUTH=path overlays only.
+    if (!overlay.pathSecrets) return;
+    it("puts each path secret in its own URL and nowhere else", () => {
+      const text = JSON.stringify(objects());
+      for (const fn of FUNCTIONS) {
+        const secret = secrets.get(overlay.name)![fn];
+        expect(text.split(secret)).toHaveLength(2);
+        expect(webhookOf(objects(), fn).clientConfig.url!.endsWith(`/${fn}/${secret}`)).toBe(true);
+      }
+    });
+
+    it("refuses to render without path-secrets.env, naming the file", async () => {
+      await rm(join(dir, "overlays", overlay.name, "path-secrets.env"));
+      await expect(kustomize(`overlays/${overlay.name}`)).rejects.toThrow(/path-secrets\.env/);
+    });
+  });
+
+  it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as the README says to apply it", async () => {
+    const { stdout } = await run("kubectl", [
+      "--kubeconfig", cluster.adminKubeconfig, "apply", "--server-side", "--force-conflicts",
+      "--field-manager", "gmsa-webhooks-kustomize-test", "--dry-run=server", "-k", join(dir, "overlays", "node-in-cluster"),
+    ]);
+    expect(stdout).toContain("mutatingwebhookconfiguration.admissionregistration.k8s.io/gmsa-webhooks-expand serverside-applied (server dry run)");
+  });
+});

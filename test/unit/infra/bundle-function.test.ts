@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bundleNodeFunction } from "../../../infra/node/bundle-function.ts";
+import { tempDir } from "../helpers/plugins.ts";
+import { buildPod } from "../support/pods.ts";
+import { buildReview } from "../support/reviews.ts";
+import { CALLER_TOKEN, serverlessEnv } from "../support/serverless.ts";
+import { functionUrlEvent, restApiEvent } from "../functions/aws-lambda/events.ts";
+
+const run = promisify(execFile);
+let dir: string;
+
+beforeAll(async () => {
+  dir = await tempDir("gmsa-bundle-");
+});
+
+describe("bundleNodeFunction", () => {
+  it("bundles the Lambda entry into one ES module that answers events on plain Node, outside the repository", async () => {
+    const outfile = path.join(dir, "aws-lambda", "index.mjs");
+    expect(await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outfile })).toBeGreaterThan(0);
+    const events = [
+      restApiEvent({ method: "GET", path: "/healthz" }),
+      functionUrlEvent({
+        method: "POST",
+        path: "/authorize?timeout=10s",
+        headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
+        body: JSON.stringify(buildReview(buildPod(), { uid: "uid-bundle" })),
+      }),
+    ];
+    const script = path.join(dir, "invoke.mjs");
+    await writeFile(
+      script,
+      `const { handler } = await import(${JSON.stringify(outfile)});\n` +
+        `const results = [];\nfor (const event of ${JSON.stringify(events)}) results.push(await handler(event));\n` +
+        "process.stderr.write(JSON.stringify(results));\n",
+    );
+    // No node_modules beside or above the bundle: everything it needs is inside it.
+    const { stderr } = await run(process.execPath, [script], { cwd: dir, env: { ...(await serverlessEnv()), PATH: process.env["PATH"] } });
+    const [healthz, review] = JSON.parse(stderr) as [{ statusCode: number; body: string }, { statusCode: number; body: string }];
+    expect(healthz).toMatchObject({ statusCode: 200, body: "ok" });
+    expect(review.statusCode).toBe(200);
+    expect(JSON.parse(review.body)).toMatchObject({ response: { uid: "uid-bundle", allowed: true } });
+  });
+
+  it("leaves the external @azure/functions as an import in the Azure bundle (the host hooks into that package)", async () => {
+    const outfile = path.join(dir, "azure-functions", "index.mjs");
+    await bundleNodeFunction({ entry: "functions/azure-functions/index.ts", outfile, external: ["@azure/functions"] });
+    const code = await readFile(outfile, "utf8");
+    expect(code).toMatch(/from "@azure\/functions"/);
+    expect(code).not.toContain("AzFuncSystemError");
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The deploy targets' example files stay consistent with the rest of infra/ and with what the functions accept:
+ * the in-cluster Deployments use the service accounts of infra/rbac/ and the image's user, their Services listen
+ * where infra/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into the exec plugin
+ * the READMEs describe, with no secret in them.
+ */
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { parseKubeconfig } from "../../../shared/kube/kubeconfig.ts";
+import { selectKubeTarget } from "../../../shared/kube/kube-target.ts";
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: {
+    ports?: { port: number }[];
+    template?: {
+      spec: {
+        serviceAccountName: string;
+        nodeSelector?: Record<string, string>;
+        securityContext: { runAsNonRoot: boolean; runAsUser: number };
+        containers: { env: { name: string; value?: string }[]; securityContext: Record<string, unknown> }[];
+      };
+    };
+  };
+}
+
+async function manifests(file: string): Promise<Manifest[]> {
+  const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+  return parseAllDocuments(text).map((doc) => doc.toJS() as Manifest);
+}
+
+async function serviceAccounts(): Promise<string[]> {
+  const all = [...(await manifests("infra/rbac/expand.yaml")), ...(await manifests("infra/rbac/authorize.yaml"))];
+  return all.filter((m) => m.kind === "ServiceAccount").map((m) => `${m.metadata.namespace}/${m.metadata.name}`);
+}
+
+describe("infra/node/in-cluster.yaml", () => {
+  it("runs one Deployment per function with that function's service account, non-root as the image's user, on Linux", async () => {
+    const accounts = await serviceAccounts();
+    const deployments = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Deployment");
+    expect(deployments.map((d) => d.metadata.name)).toEqual(["gmsa-expand", "gmsa-authorize"]);
+    for (const deployment of deployments) {
+      const pod = deployment.spec!.template!.spec;
+      expect(accounts).toContain(`${deployment.metadata.namespace}/${pod.serviceAccountName}`);
+      expect(pod.serviceAccountName).toBe(deployment.metadata.name);
+      expect(pod.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      const [container] = pod.containers;
+      const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value]));
+      expect(env["FUNCTIONS"]).toBe(deployment.metadata.name.replace("gmsa-", ""));
+      expect(env).not.toHaveProperty("KUBECONFIG");
+      expect(container!.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+    }
+  });
+  it("serves each function at the host and port of its URL in infra/overlays/node-in-cluster/endpoints.env", async () => {
+    const env = await readFile(new URL("../../../infra/overlays/node-in-cluster/endpoints.env", import.meta.url), "utf8");
+    const urls = [...env.matchAll(/^(EXPAND|AUTHORIZE)_BASE_URL=(\S+)$/gm)].map((match) => new URL(match[2]!));
+    expect(urls).toHaveLength(2);
+    const services = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Service");
+    for (const url of urls) {
+      const service = services.find((m) => url.hostname === `${m.metadata.name}.${m.metadata.namespace}.svc`);
+      expect(service, url.hostname).toBeDefined();
+      expect(service!.spec!.ports!.map((p) => p.port)).toContain(Number(url.port || 443));
+    }
+  });
+});
+
+describe.each([
+  { file: "infra/aws/kubeconfig.example.yaml", command: "aws", args: ["eks", "get-token"] },
+  { file: "infra/azure/kubeconfig.example.yaml", command: "/srv/app/bin/kubelogin", args: ["get-token", "--login", "msi"] },
+])("$file", ({ file, command, args }) => {
+  it("parses into an exec plugin the functions accept, with no static credential", async () => {
+    const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+    const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry) => new URL(entry, "file:///srv/app/").pathname });
+    expect(parsed.problems).toEqual([]);
+    const { target, problems } = selectKubeTarget(parsed.config!);
+    expect(problems).toEqual([]);
+    expect(target?.auth.kind).toBe("exec");
+    if (target?.auth.kind !== "exec") return;
+    expect(target.auth.exec).toMatchObject({ command, interactiveMode: "Never" });
+    expect(target.auth.exec.args.join(" ")).toContain(args.join(" "));
+    expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
+  });
+});
