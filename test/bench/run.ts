@@ -31,7 +31,7 @@ import {
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeTargets, printTargets } from "./targets.ts";
-import { measureBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
+import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
@@ -65,7 +65,7 @@ const startups: WorkerStartup[] = [];
 const bundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-worker-"));
 try {
   for (const fn of ["expand", "authorize"] as const) {
-    const bundle = await measureBundle(bundleDir, fn);
+    const bundle = await measureWorkerBundle(bundleDir, fn);
     bundles.push(bundle);
     startups.push(await measureWorkerStartup(fn, bundle.scriptPath, SETTINGS.startups));
   }

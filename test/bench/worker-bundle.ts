@@ -3,24 +3,28 @@
  * workerd (through Miniflare, in this process) takes from start to the first `/healthz` answer. The first
  * request to an isolate also builds the app (config, kube client), so it is timed apart from the second.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { gzipSync } from "node:zlib";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { bundleWorker } from "../../infra/local/stack-worker.ts";
+import { buildWorkerBundle, measureBundle } from "../../infra/cloudflare/bundle-size.ts";
 import type { FunctionName } from "../../shared/config.ts";
 import { summarize, type Summary } from "./percentiles.ts";
 
-/** Files of the bundle folder that are uploaded as modules (not source maps, not wrangler's README). */
-const MODULE_FILE = /\.(m?js|cjs|wasm|bin|txt|html)$/;
-
-/** Bytes of the modules wrangler would upload. */
+/** One Worker's bundle as `wrangler deploy` would upload it (infra/cloudflare/bundle-size.ts measures it). */
 export interface BundleSize {
   fn: FunctionName;
   scriptPath: string;
   rawBytes: number;
+  /** Each module gzipped on its own and summed, as `npm run bundle-check` counts. */
   gzipBytes: number;
+}
+
+/** Bundles `fn` into `<dir>/bundle-<fn>/` and measures it. */
+export async function measureWorkerBundle(dir: string, fn: FunctionName): Promise<BundleSize> {
+  const outdir = join(dir, `bundle-${fn}`);
+  await buildWorkerBundle(fn, outdir);
+  const { rawBytes, gzipBytes } = await measureBundle(outdir);
+  return { fn, scriptPath: join(outdir, "index.js"), rawBytes, gzipBytes };
 }
 
 /** Start-up figures over several cold starts, in milliseconds. */
@@ -34,22 +38,6 @@ export interface WorkerStartup {
   secondRequestMs: Summary;
   /** `new Miniflare()` until the first `/healthz` answer. */
   totalMs: Summary;
-}
-
-/** Bundles `fn` into `<dir>/bundle-<fn>/` and measures it. */
-export async function measureBundle(dir: string, fn: FunctionName): Promise<BundleSize> {
-  const scriptPath = await bundleWorker(dir, fn);
-  const folder = dirname(scriptPath);
-  let rawBytes = 0;
-  const chunks: Buffer[] = [];
-  for (const name of (await readdir(folder)).sort()) {
-    if (!MODULE_FILE.test(name) || !(await stat(join(folder, name))).isFile()) continue;
-    const bytes = await readFile(join(folder, name));
-    rawBytes += bytes.length;
-    chunks.push(bytes);
-  }
-  // One gzip stream over the modules, as the upload's size is reported by wrangler ("gzip: ...").
-  return { fn, scriptPath, rawBytes, gzipBytes: gzipSync(Buffer.concat(chunks)).length };
 }
 
 /** Bindings that make a complete configuration; no request below reaches the API server. */
