@@ -1,4 +1,5 @@
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../zod-english.ts";
 import type { Pod } from "../policy/pod.ts";
 
 /** AdmissionReview versions we accept and answer in (the reply uses the request's version). */
@@ -8,15 +9,15 @@ export type AdmissionVersion = (typeof ADMISSION_VERSIONS)[number];
 const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
 
 const AdmissionRequestSchema = z.looseObject({
-  uid: z.string().min(1).max(256),
+  uid: z.string().check(z.minLength(1), z.maxLength(256)),
   kind: GroupVersionKind,
-  subResource: z.string().optional(),
-  name: z.string().optional(),
-  namespace: z.string().optional(),
+  subResource: z.optional(z.string()),
+  name: z.optional(z.string()),
+  namespace: z.optional(z.string()),
   operation: z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]),
-  object: z.unknown().optional(),
-  oldObject: z.unknown().optional(),
-  dryRun: z.boolean().optional(),
+  object: z.optional(z.unknown()),
+  oldObject: z.optional(z.unknown()),
+  dryRun: z.optional(z.boolean()),
 });
 
 const AdmissionReviewSchema = z.looseObject({
@@ -32,34 +33,34 @@ export interface AdmissionReviewRequest {
 }
 
 const WindowsOptionsSchema = z.looseObject({
-  gmsaCredentialSpecName: z.string().optional(),
-  gmsaCredentialSpec: z.string().optional(),
-  runAsUserName: z.string().optional(),
-  hostProcess: z.boolean().optional(),
+  gmsaCredentialSpecName: z.optional(z.string()),
+  gmsaCredentialSpec: z.optional(z.string()),
+  runAsUserName: z.optional(z.string()),
+  hostProcess: z.optional(z.boolean()),
 });
-const SecurityContextSchema = z.looseObject({ windowsOptions: WindowsOptionsSchema.optional() });
-const ContainerSchema = z.looseObject({ name: z.string(), securityContext: SecurityContextSchema.optional() });
+const SecurityContextSchema = z.looseObject({ windowsOptions: z.optional(WindowsOptionsSchema) });
+const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.optional(SecurityContextSchema) });
 
 /** The pod fields the GMSA rules read, type-checked; everything else passes through unchanged. */
 const PodSchema = z.looseObject({
-  metadata: z
-    .looseObject({
-      name: z.string().optional(),
-      generateName: z.string().optional(),
-      namespace: z.string().optional(),
-      annotations: z.record(z.string(), z.string()).optional(),
-    })
-    .optional(),
-  spec: z
-    .looseObject({
-      serviceAccountName: z.string().optional(),
-      hostname: z.string().optional(),
-      securityContext: SecurityContextSchema.optional(),
-      containers: z.array(ContainerSchema).optional(),
-      initContainers: z.array(ContainerSchema).optional(),
-      ephemeralContainers: z.array(ContainerSchema).optional(),
-    })
-    .optional(),
+  metadata: z.optional(
+    z.looseObject({
+      name: z.optional(z.string()),
+      generateName: z.optional(z.string()),
+      namespace: z.optional(z.string()),
+      annotations: z.optional(z.record(z.string(), z.string())),
+    }),
+  ),
+  spec: z.optional(
+    z.looseObject({
+      serviceAccountName: z.optional(z.string()),
+      hostname: z.optional(z.string()),
+      securityContext: z.optional(SecurityContextSchema),
+      containers: z.optional(z.array(ContainerSchema)),
+      initContainers: z.optional(z.array(ContainerSchema)),
+      ephemeralContainers: z.optional(z.array(ContainerSchema)),
+    }),
+  ),
 });
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -83,7 +84,7 @@ export function isPodReview(request: AdmissionRequest): boolean {
   return request.kind.group === "" && request.kind.kind === "Pod";
 }
 
-function describeIssue(error: z.ZodError): string {
+function describeIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return "invalid";
   const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");

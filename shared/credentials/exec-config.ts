@@ -2,7 +2,8 @@
  * The kubeconfig `user.exec` block (KEP-541) and what a plugin gets to see: its environment and the
  * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../zod-english.ts";
 
 /** The two ExecCredential versions client-go still speaks (v1alpha1 was removed in Kubernetes 1.24). */
 export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
@@ -37,13 +38,13 @@ export interface ExecClusterInfo {
 }
 
 const execSchema = z.object({
-  apiVersion: z.string().min(1),
-  command: z.string().min(1),
-  args: z.array(z.string()).nullish(),
-  env: z.array(z.object({ name: z.string().min(1), value: z.string().nullish() })).nullish(),
-  installHint: z.string().nullish(),
-  provideClusterInfo: z.boolean().nullish(),
-  interactiveMode: z.string().nullish(),
+  apiVersion: z.string().check(z.minLength(1)),
+  command: z.string().check(z.minLength(1)),
+  args: z.nullish(z.array(z.string())),
+  env: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), value: z.nullish(z.string()) }))),
+  installHint: z.nullish(z.string()),
+  provideClusterInfo: z.nullish(z.boolean()),
+  interactiveMode: z.nullish(z.string()),
 });
 
 /** Checks a raw `user.exec` block as client-go's kubeconfig validation does, reporting every problem. */

@@ -3,7 +3,8 @@
  * output, a timeout, counters, backoff and (through the cache) single-flight refresh. The spawn itself is
  * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
  */
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
@@ -85,10 +86,10 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
       apiVersion: z.literal(apiVersion),
       kind: z.literal("ExecCredential"),
       status: z.object({
-        token: z.string().optional(),
-        clientCertificateData: z.string().optional(),
-        clientKeyData: z.string().optional(),
-        expirationTimestamp: rfc3339.optional(),
+        token: z.optional(z.string()),
+        clientCertificateData: z.optional(z.string()),
+        clientKeyData: z.optional(z.string()),
+        expirationTimestamp: z.optional(rfc3339),
       }),
     })
     .safeParse(json);

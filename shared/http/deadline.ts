@@ -20,10 +20,21 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 export function deadline(options: DeadlineOptions): MiddlewareHandler<AppEnv> {
   if (!(options.defaultTimeoutMs > 0)) throw new TypeError("defaultTimeoutMs must be a positive number");
   return async (c, next) => {
-    // Clamped: AbortSignal.timeout throws a RangeError on delays past 2^32 - 1 ms.
+    // Clamped: timers fire at once on delays past 2^31 - 1 ms.
     const timeoutMs = Math.min(parseGoDuration(c.req.query("timeout")) ?? options.defaultTimeoutMs, MAX_WEBHOOK_TIMEOUT_MS);
-    c.set("deadline", AbortSignal.timeout(reviewBudgetMs(timeoutMs)));
-    await next();
+    // Not AbortSignal.timeout: its timer cannot be cleared, so every answered review would keep a live timer
+    // and signal for up to 29 s and then build a DOMException nobody reads (test/bench/RESULTS.md).
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")),
+      reviewBudgetMs(timeoutMs),
+    );
+    c.set("deadline", controller.signal);
+    try {
+      await next();
+    } finally {
+      clearTimeout(timer);
+    }
   };
 }
 

@@ -1,6 +1,7 @@
 /** May a pod's service account `use` a GMSACredentialSpec? A LocalSubjectAccessReview (DESIGN.md section 5). */
 import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../zod-english.ts";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
 import type { AccessDecision, AccessQuery } from "./gmsa-client.ts";
 import { isDns1123Label, isDns1123Subdomain } from "./names.ts";
@@ -30,9 +31,9 @@ export function buildLocalSubjectAccessReview({ namespace, serviceAccount, credS
 const reviewAnswer = z.object({
   status: z.object({
     allowed: z.boolean(),
-    denied: z.boolean().optional(),
-    reason: z.string().optional(),
-    evaluationError: z.string().optional(),
+    denied: z.optional(z.boolean()),
+    reason: z.optional(z.string()),
+    evaluationError: z.optional(z.string()),
   }),
 });
 

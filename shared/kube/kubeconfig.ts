@@ -4,40 +4,41 @@
  * to set a name or `current-context` wins (client-go `clientcmd` loading rules).
  */
 import { parse as parseYaml } from "yaml";
-import * as z from "zod";
+import * as z from "zod/mini";
+import "../zod-english.ts";
 
 const clusterSchema = z.looseObject({
-  server: z.string().nullish(),
-  "certificate-authority": z.string().nullish(),
-  "certificate-authority-data": z.string().nullish(),
-  "tls-server-name": z.string().nullish(),
-  "insecure-skip-tls-verify": z.boolean().nullish(),
-  "proxy-url": z.string().nullish(),
-  "disable-compression": z.boolean().nullish(),
-  extensions: z.array(z.object({ name: z.string(), extension: z.unknown() })).nullish(),
+  server: z.nullish(z.string()),
+  "certificate-authority": z.nullish(z.string()),
+  "certificate-authority-data": z.nullish(z.string()),
+  "tls-server-name": z.nullish(z.string()),
+  "insecure-skip-tls-verify": z.nullish(z.boolean()),
+  "proxy-url": z.nullish(z.string()),
+  "disable-compression": z.nullish(z.boolean()),
+  extensions: z.nullish(z.array(z.object({ name: z.string(), extension: z.unknown() }))),
 });
 
 const userSchema = z.looseObject({
-  token: z.string().nullish(),
-  tokenFile: z.string().nullish(),
-  "client-certificate": z.string().nullish(),
-  "client-certificate-data": z.string().nullish(),
-  "client-key": z.string().nullish(),
-  "client-key-data": z.string().nullish(),
-  exec: z.unknown().optional(),
-  "auth-provider": z.unknown().optional(),
-  username: z.string().nullish(),
-  password: z.string().nullish(),
-  as: z.string().nullish(),
+  token: z.nullish(z.string()),
+  tokenFile: z.nullish(z.string()),
+  "client-certificate": z.nullish(z.string()),
+  "client-certificate-data": z.nullish(z.string()),
+  "client-key": z.nullish(z.string()),
+  "client-key-data": z.nullish(z.string()),
+  exec: z.optional(z.unknown()),
+  "auth-provider": z.optional(z.unknown()),
+  username: z.nullish(z.string()),
+  password: z.nullish(z.string()),
+  as: z.nullish(z.string()),
 });
 
-const contextSchema = z.looseObject({ cluster: z.string().nullish(), user: z.string().nullish() });
+const contextSchema = z.looseObject({ cluster: z.nullish(z.string()), user: z.nullish(z.string()) });
 
 const kubeconfigSchema = z.looseObject({
-  clusters: z.array(z.object({ name: z.string().min(1), cluster: clusterSchema.nullish() })).nullish(),
-  users: z.array(z.object({ name: z.string().min(1), user: userSchema.nullish() })).nullish(),
-  contexts: z.array(z.object({ name: z.string().min(1), context: contextSchema.nullish() })).nullish(),
-  "current-context": z.string().nullish(),
+  clusters: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), cluster: z.nullish(clusterSchema) }))),
+  users: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), user: z.nullish(userSchema) }))),
+  contexts: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), context: z.nullish(contextSchema) }))),
+  "current-context": z.nullish(z.string()),
 });
 
 export type RawCluster = z.infer<typeof clusterSchema>;

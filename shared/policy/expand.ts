@@ -55,7 +55,9 @@ export interface ExpandResult {
  * `hostname`, when given, is set if the pod has a GMSA reference and no `spec.hostname`.
  */
 export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions & { hostname?: string }): ExpandResult {
-  const out = structuredClone(pod);
+  // The pod came from JSON, so a JSON round trip copies it exactly, and faster than structuredClone
+  // (about 30% for a 10-container pod: test/bench/RESULTS.md).
+  const out = JSON.parse(JSON.stringify(pod)) as Pod;
   const errors: AdmissionError[] = [];
   const failed = new Map<string, string[]>();
   const tooLarge = new Map<string, string[]>();

@@ -1,0 +1,50 @@
+/**
+ * Section C: API-server calls per review, counted at the API server (audit log, by the function's
+ * identity): one review on cold caches, then the same review again on warm ones.
+ */
+import type { FunctionsStack, FunctionsRuntime } from "../../infra/local/stack.ts";
+import type { FunctionName } from "../../shared/config.ts";
+import { functionCalls, type AuditLog } from "./audit.ts";
+import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
+import { runLoad } from "./load.ts";
+import { reviewLoad, type ReviewBodies } from "./reviews.ts";
+
+/** Calls one review made. */
+export interface ReviewCalls {
+  credspecReads: number;
+  accessReviews: number;
+}
+
+export interface CallsPerReview {
+  runtime: FunctionsRuntime;
+  fn: FunctionName;
+  containers: ContainerCount;
+  /** Distinct credspecs the pod names: the most reads (and access reviews) a cold review may make. */
+  distinct: number;
+  cold: ReviewCalls;
+  warm: ReviewCalls;
+}
+
+/** Sends exactly one review and counts the calls the function made for it. */
+async function countOneReview(stack: FunctionsStack, caPem: string, audit: AuditLog, fn: FunctionName, body: string): Promise<ReviewCalls> {
+  const offset = await audit.mark();
+  const result = await runLoad({ ...reviewLoad(stack, caPem, fn, body), concurrency: 1, maxRequests: 1, maxDurationMs: 30_000, warmupRequests: 0 });
+  if (result.errors > 0) throw new Error(`${stack.runtime} ${fn}: one review failed: ${result.firstError ?? ""}`);
+  return functionCalls(await audit.countSince(offset), fn);
+}
+
+/**
+ * Needs a freshly started stack (no review sent yet) for the cold figures; the two pod sizes name
+ * disjoint credspecs, so each size's first review is cold.
+ */
+export async function measureCallsPerReview(stack: FunctionsStack, caPem: string, audit: AuditLog, bodies: ReviewBodies): Promise<CallsPerReview[]> {
+  const rows: CallsPerReview[] = [];
+  for (const containers of CONTAINER_COUNTS) {
+    for (const fn of ["expand", "authorize"] as const) {
+      const cold = await countOneReview(stack, caPem, audit, fn, bodies[fn][containers]);
+      const warm = await countOneReview(stack, caPem, audit, fn, bodies[fn][containers]);
+      rows.push({ runtime: stack.runtime, fn, containers, distinct: distinctCredSpecs(containers), cold, warm });
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,93 @@
+/**
+ * Counting API-server calls in the audit log (JSON lines, one event per request at stage
+ * ResponseComplete): who called, with which verb, on which resource. The benchmark's cluster logs
+ * the functions' two kinds of call with {@link BENCH_AUDIT_POLICY}.
+ */
+import { open } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** The functions' identities (infra/rbac/). */
+export const FUNCTION_USERS = {
+  expand: "system:serviceaccount:gmsa-webhooks:gmsa-expand",
+  authorize: "system:serviceaccount:gmsa-webhooks:gmsa-authorize",
+} as const;
+
+/**
+ * The local cluster's policy (pods at Metadata, infra/local/server-flags.ts) plus the two calls the
+ * functions make: reads of GMSACredentialSpecs and LocalSubjectAccessReviews.
+ */
+export const BENCH_AUDIT_POLICY = {
+  apiVersion: "audit.k8s.io/v1",
+  kind: "Policy",
+  omitStages: ["RequestReceived"],
+  rules: [
+    { level: "Metadata", resources: [{ group: "", resources: ["pods", "pods/ephemeralcontainers"] }] },
+    { level: "Metadata", resources: [{ group: "windows.k8s.io", resources: ["gmsacredentialspecs"] }] },
+    { level: "Metadata", resources: [{ group: "authorization.k8s.io", resources: ["localsubjectaccessreviews"] }] },
+    { level: "None" },
+  ],
+};
+
+/** Calls per (user, "verb resource"), e.g. `get gmsacredentialspecs`. */
+export type CallCounts = Map<string, Map<string, number>>;
+
+interface AuditEvent {
+  stage?: string;
+  verb?: string;
+  user?: { username?: string };
+  objectRef?: { resource?: string };
+}
+
+/** The audit log from a byte offset on. */
+export interface AuditLog {
+  /** The current end of the log, to count from. */
+  mark(): Promise<number>;
+  /** Completed calls logged since `offset` (waits `settleMs`, default 300, for the last events to be written). */
+  countSince(offset: number, settleMs?: number): Promise<CallCounts>;
+}
+
+export function openAuditLog(file: string): AuditLog {
+  const size = async (): Promise<number> => {
+    const handle = await open(file, "r");
+    try {
+      return (await handle.stat()).size;
+    } finally {
+      await handle.close();
+    }
+  };
+  return {
+    mark: size,
+    async countSince(offset, settleMs = 300) {
+      await sleep(settleMs);
+      const handle = await open(file, "r");
+      const counts: CallCounts = new Map();
+      try {
+        const length = (await handle.stat()).size - offset;
+        const buffer = Buffer.alloc(Math.max(0, length));
+        if (length > 0) await handle.read(buffer, 0, length, offset);
+        for (const line of buffer.toString("utf8").split("\n")) {
+          if (line === "") continue;
+          const event = JSON.parse(line) as AuditEvent;
+          if (event.stage !== "ResponseComplete") continue;
+          const user = event.user?.username ?? "";
+          const key = `${event.verb ?? ""} ${event.objectRef?.resource ?? ""}`;
+          const byUser = counts.get(user) ?? new Map<string, number>();
+          byUser.set(key, (byUser.get(key) ?? 0) + 1);
+          counts.set(user, byUser);
+        }
+      } finally {
+        await handle.close();
+      }
+      return counts;
+    },
+  };
+}
+
+/** The function's credspec reads and access reviews in `counts`. */
+export function functionCalls(counts: CallCounts, fn: keyof typeof FUNCTION_USERS): { credspecReads: number; accessReviews: number } {
+  const byUser = counts.get(FUNCTION_USERS[fn]);
+  return {
+    credspecReads: byUser?.get("get gmsacredentialspecs") ?? 0,
+    accessReviews: byUser?.get("create localsubjectaccessreviews") ?? 0,
+  };
+}

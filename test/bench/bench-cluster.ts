@@ -1,0 +1,88 @@
+/**
+ * The benchmark's cluster: the local etcd + kube-apiserver (infra/local/), sending the caller token
+ * to webhooks, with an audit policy that also logs the functions' calls, the base infra (CRD, RBAC,
+ * samples) and the benchmark's own credspecs, which gmsa-app may use.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { applyBaseInfra, applyObjects, type KubeObject } from "../../infra/local/apply.ts";
+import { ensureBinaries } from "../../infra/local/build.ts";
+import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
+import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
+import { BENCH_AUDIT_POLICY } from "./audit.ts";
+import { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecNames } from "./bench-pods.ts";
+
+export interface BenchCluster {
+  cluster: LocalCluster;
+  /** The `credspec` of each benchmark GMSACredentialSpec as the API server returns it. */
+  credspecs: Map<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/** The benchmark's credspecs and the RBAC that lets gmsa-app use them. */
+function benchObjects(): KubeObject[] {
+  const names = benchCredSpecNames();
+  return [
+    ...names.map((name, i) => ({
+      apiVersion: "windows.k8s.io/v1",
+      kind: "GMSACredentialSpec",
+      metadata: { name },
+      credspec: benchCredSpec(i),
+    })),
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "gmsa-bench-use" },
+      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: names }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "gmsa-bench-use", namespace: BENCH_NAMESPACE },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-bench-use" },
+      subjects: [{ kind: "ServiceAccount", name: BENCH_SERVICE_ACCOUNT, namespace: BENCH_NAMESPACE }],
+    },
+  ];
+}
+
+/** Builds (if needed) and starts the cluster and applies everything but the webhooks. */
+export async function startBenchCluster(log: (line: string) => void): Promise<BenchCluster> {
+  const binaries = await ensureBinaries();
+  const policyDir = await mkdtemp(join(tmpdir(), "gmsa-bench-"));
+  const policyFile = join(policyDir, "audit-policy.json");
+  await writeFile(policyFile, JSON.stringify(BENCH_AUDIT_POLICY));
+  const started = performance.now();
+  let cluster: LocalCluster;
+  try {
+    cluster = await startCluster({
+      binaries,
+      webhookCallerToken: createCallerToken(),
+      // Later flags win: our policy replaces the local cluster's pods-only one.
+      extraApiserverArgs: [`--audit-policy-file=${policyFile}`],
+    });
+  } catch (error) {
+    await rm(policyDir, { recursive: true, force: true });
+    throw error;
+  }
+  const stop = async () => {
+    await cluster.stop();
+    await rm(policyDir, { recursive: true, force: true });
+  };
+  try {
+    log(`cluster ready at ${cluster.server} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await applyBaseInfra(cluster);
+    const admin = adminEndpoint(cluster);
+    await applyObjects(admin, benchObjects());
+    const credspecs = new Map<string, unknown>();
+    for (const name of benchCredSpecNames()) {
+      const object = await kubeRequestOk<{ credspec: unknown }>(admin, `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`);
+      credspecs.set(name, object.credspec);
+    }
+    return { cluster, credspecs, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The pods and reviews the benchmark sends: a GMSA pod of 1 or 10 containers in namespace "default"
+ * with service account "gmsa-app". The 1-container pod names credspec gmsa-bench-0; the 10-container
+ * pod names five others (gmsa-bench-1 to -5), two containers each, so "one read per distinct credspec"
+ * is visible and the two pods never share a cache entry. Expand gets the names only; authorize gets the
+ * pod as expand left it (names and inlined contents).
+ */
+import type { Container, Pod } from "../../shared/policy/pod.ts";
+import { buildReview } from "../unit/support/reviews.ts";
+
+export const BENCH_NAMESPACE = "default";
+export const BENCH_SERVICE_ACCOUNT = "gmsa-app";
+/** Distinct credspecs named by the 10-container pod (the 1-container pod names one more). */
+export const MULTI_CREDSPEC_COUNT = 5;
+export const CONTAINER_COUNTS = [1, 10] as const;
+export type ContainerCount = (typeof CONTAINER_COUNTS)[number];
+
+/** The name of the `i`-th benchmark credspec. */
+export function benchCredSpecName(i: number): string {
+  return `gmsa-bench-${i}`;
+}
+
+/** The `credspec` of a benchmark GMSACredentialSpec, shaped like New-CredentialSpec's output. */
+export function benchCredSpec(i: number): Record<string, unknown> {
+  const account = `benchapp${i}`;
+  return {
+    ActiveDirectoryConfig: {
+      GroupManagedServiceAccounts: [
+        { Name: account, Scope: "contoso.com" },
+        { Name: account, Scope: "CONTOSO" },
+      ],
+    },
+    CmsPlugins: ["ActiveDirectory"],
+    DomainJoinConfig: {
+      DnsName: "contoso.com",
+      DnsTreeName: "contoso.com",
+      Guid: "244818ae-87ac-4fcd-92ec-e79e5252348a",
+      MachineAccountName: account,
+      NetBiosName: "CONTOSO",
+      Sid: "S-1-5-21-2126449477-2524075714-3094792973",
+    },
+  };
+}
+
+/** Names of all benchmark credspecs. */
+export function benchCredSpecNames(): string[] {
+  return Array.from({ length: 1 + MULTI_CREDSPEC_COUNT }, (_, i) => benchCredSpecName(i));
+}
+
+/** The credspec container `i` of a pod of `containers` containers names. */
+function credSpecOfContainer(containers: number, i: number): string {
+  return benchCredSpecName(containers === 1 ? 0 : 1 + (i % MULTI_CREDSPEC_COUNT));
+}
+
+/** How many distinct credspecs a pod of `containers` containers names. */
+export function distinctCredSpecs(containers: number): number {
+  return containers === 1 ? 1 : Math.min(containers, MULTI_CREDSPEC_COUNT);
+}
+
+/**
+ * A Windows GMSA pod of `containers` containers naming benchmark credspecs.
+ * `contents` (name -> JSON text) inlines contents as expand would.
+ */
+export function buildBenchPod(containers: number, contents?: ReadonlyMap<string, string>): Pod {
+  const list: Container[] = Array.from({ length: containers }, (_, i) => {
+    const name = credSpecOfContainer(containers, i);
+    const text = contents?.get(name);
+    return {
+      name: `app-${i}`,
+      image: "mcr.microsoft.com/windows/servercore:ltsc2022",
+      ports: [{ containerPort: 8080 + i, protocol: "TCP" }],
+      resources: { requests: { cpu: "100m", memory: "128Mi" } },
+      securityContext: { windowsOptions: { gmsaCredentialSpecName: name, ...(text === undefined ? {} : { gmsaCredentialSpec: text }) } },
+    };
+  });
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `bench-${containers}`, namespace: BENCH_NAMESPACE, labels: { app: "bench" } },
+    spec: {
+      serviceAccountName: BENCH_SERVICE_ACCOUNT,
+      nodeSelector: { "kubernetes.io/os": "windows" },
+      containers: list,
+    },
+  };
+}
+
+/** The contents expand inlines for each benchmark credspec (JSON.stringify of what the API server returns). */
+export function inlinedContents(credspecs: ReadonlyMap<string, unknown>): Map<string, string> {
+  return new Map([...credspecs].map(([name, value]) => [name, JSON.stringify(value)]));
+}
+
+/** The request body of a CREATE review of `pod`, as the API server sends it. */
+export function reviewBody(pod: Pod, uid = "0f3c5a2e-6b1d-4c8e-9a7f-2d4b6e8a0c1f"): string {
+  return JSON.stringify(buildReview(pod, { uid, namespace: BENCH_NAMESPACE }));
+}

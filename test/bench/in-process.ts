@@ -1,0 +1,125 @@
+/**
+ * Section A: what one review costs inside the process, without I/O: the production app (assembleApp, bearer
+ * caller auth, the JSON logger writing nowhere) over the real Kubernetes client whose fetch is an in-memory
+ * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
+ * parse + decide + respond (+ cache lookups and their copies).
+ */
+import { assembleApp, createLogger, readSettings } from "../../functions/assemble.ts";
+import type { FunctionName } from "../../shared/config.ts";
+import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
+import { createKubeGmsaClient } from "../../shared/kube/client.ts";
+import type { KubeFetch } from "../../shared/kube/transport.ts";
+import { applyReplyPatch } from "../unit/support/reviews.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
+import { summarize, type Summary } from "./percentiles.ts";
+
+const CALLER_TOKEN = "bench-caller-token-0123456789abcdef";
+
+/** One cell: a function and a pod size; latencies in microseconds. */
+export interface InProcessResult {
+  fn: FunctionName;
+  containers: ContainerCount;
+  /** Every timed review. */
+  micros: Summary;
+  /** The round with the lowest p99: what the code costs when other processes leave the cores alone. */
+  bestRound: Summary;
+  /** Process CPU time (user + system) over all timed reviews, per review. */
+  cpuMicrosPerReview: number;
+}
+
+export interface InProcessOptions {
+  /** Timed rounds per cell. */
+  rounds: number;
+  /** Timed reviews per round. */
+  iterations: number;
+  /** Untimed reviews before the first round. */
+  warmup: number;
+}
+
+/** An API server in memory: every benchmark credspec exists and every access review is allowed. */
+function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch: KubeFetch; calls: () => number } {
+  let calls = 0;
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  const fetch: KubeFetch = (url, init) => Promise.resolve(answer(url, init));
+  const answer = (url: string, init: RequestInit): Response => {
+    calls++;
+    const path = new URL(url).pathname;
+    const name = /\/gmsacredentialspecs\/([^/]+)$/.exec(path)?.[1];
+    if (init.method === "GET" && name !== undefined && credspecs.has(name)) {
+      return json(200, { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: credspecs.get(name) });
+    }
+    if (init.method === "POST" && path.endsWith("/localsubjectaccessreviews")) {
+      const review = JSON.parse(typeof init.body === "string" ? init.body : "{}") as Record<string, unknown>;
+      return json(201, { ...review, status: { allowed: true } });
+    }
+    return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, details: { name } });
+  };
+  return { fetch, calls: () => calls };
+}
+
+/** The production app for both functions over the in-memory API server. */
+function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
+  const { config } = readSettings({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
+  const memory = createMemoryKubeFetch(credspecs);
+  const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
+  const app = assembleApp(config, { gmsa, logger: createLogger(config, () => {}), kubeMetrics: () => ({}) });
+  return { app, apiCalls: memory.calls };
+}
+
+function reviewRequest(fn: FunctionName, body: string): Request {
+  return new Request(`https://gmsa.local/${fn}?timeout=10s`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
+    body,
+  });
+}
+
+/**
+ * Times `rounds` x `iterations` reviews per cell (after `warmup` untimed ones), one at a time, each from a
+ * fresh Request to the reply's text. @throws Error when a reply is not the expected allow.
+ */
+export async function measureInProcess(options: InProcessOptions): Promise<InProcessResult[]> {
+  const credspecs = new Map(benchCredSpecNames().map((name, i) => [name, benchCredSpec(i)] as const));
+  const { app } = createBenchApp(credspecs);
+  const results: InProcessResult[] = [];
+  for (const containers of CONTAINER_COUNTS) {
+    const expandPod = buildBenchPod(containers);
+    const expanded = await app.fetch(reviewRequest("expand", reviewBody(expandPod)));
+    const expandReply = (await expanded.json()) as AdmissionReviewResponse;
+    const authorizePod = applyReplyPatch(expandPod, expandReply);
+    // The fast path of authorize's comparison needs exactly what expand inlined.
+    const expected = inlinedContents(credspecs);
+    for (const c of authorizePod.spec?.containers ?? []) {
+      const w = c.securityContext?.windowsOptions;
+      if (w?.gmsaCredentialSpec !== expected.get(w?.gmsaCredentialSpecName ?? "")) throw new Error("expand did not inline the expected contents");
+    }
+    const bodies: Record<FunctionName, string> = { expand: reviewBody(expandPod), authorize: reviewBody(authorizePod) };
+    for (const fn of ["expand", "authorize"] as const) {
+      const send = async (): Promise<void> => {
+        const res = await app.fetch(reviewRequest(fn, bodies[fn]));
+        const text = await res.text();
+        if (res.status !== 200 || !text.includes('"allowed":true')) {
+          throw new Error(`in-process ${fn} (${containers} containers): unexpected reply ${res.status} ${text.slice(0, 300)}`);
+        }
+      };
+      for (let i = 0; i < options.warmup; i++) await send();
+      const all = new Float64Array(options.rounds * options.iterations);
+      let bestRound: Summary | undefined;
+      const cpuBefore = process.cpuUsage();
+      for (let round = 0; round < options.rounds; round++) {
+        const samples = all.subarray(round * options.iterations, (round + 1) * options.iterations);
+        for (let i = 0; i < options.iterations; i++) {
+          const started = performance.now();
+          await send();
+          samples[i] = (performance.now() - started) * 1000;
+        }
+        const summary = summarize(samples);
+        if (bestRound === undefined || summary.p99 < bestRound.p99) bestRound = summary;
+      }
+      const cpu = process.cpuUsage(cpuBefore);
+      results.push({ fn, containers, micros: summarize(all), bestRound: bestRound!, cpuMicrosPerReview: (cpu.user + cpu.system) / all.length });
+    }
+  }
+  return results;
+}

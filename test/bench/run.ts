@@ -1,0 +1,119 @@
+/**
+ * `npm run bench`: prints the figures of issue 7 (and the targets, reported, not asserted), one table
+ * per section. Exits 0 unless something broke: a step threw, or an answer was not the expected one.
+ *
+ *   A. in-process cost per review; Worker bundle sizes and start-up (no cluster)
+ *   B. reviews/s and latency per function, pod size, concurrency and runtime (local cluster)
+ *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
+ *   F. what the webhooks add to a pod create through kube-apiserver
+ *
+ * Options: `--quick` (small counts, to check the harness), `--no-cluster` (section A only).
+ */
+import "./quiet-env.ts";
+import { cpus, loadavg, totalmem } from "node:os";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { FunctionsRuntime } from "../../infra/local/stack.ts";
+import { startBenchCluster } from "./bench-cluster.ts";
+import { measureInProcess } from "./in-process.ts";
+import { measurePodCreateFloor } from "./pod-create.ts";
+import {
+  printBundles,
+  printCalls,
+  printExecRuns,
+  printInProcess,
+  printMemory,
+  printPodCreate,
+  printThroughput,
+  printWorkerStartup,
+  type PodCreatePair,
+} from "./report.ts";
+import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
+import { judgeTargets, printTargets } from "./targets.ts";
+import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
+
+const quick = process.argv.includes("--quick");
+const withCluster = !process.argv.includes("--no-cluster");
+const SETTINGS = quick
+  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50 }
+  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000 };
+/**
+ * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
+ * during the Node phase under load: one run per 15 s at most (20 s less the 5 s refresh skew).
+ */
+const TOKEN_LIFETIME_SECONDS = 20;
+const RUNTIMES: readonly FunctionsRuntime[] = ["node", "worker"];
+
+const began = performance.now();
+const log = (line: string) => console.error(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+
+console.log(`# npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
+console.log(
+  `\n${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ` +
+    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${load()}`,
+);
+
+log("A: in-process reviews");
+const inProcess = await measureInProcess({ rounds: SETTINGS.rounds, iterations: SETTINGS.iterations, warmup: SETTINGS.warmup });
+printInProcess(inProcess, SETTINGS.rounds, SETTINGS.iterations);
+
+log("A: Worker bundles and start-up");
+const bundles: BundleSize[] = [];
+const startups: WorkerStartup[] = [];
+const bundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-worker-"));
+try {
+  for (const fn of ["expand", "authorize"] as const) {
+    const bundle = await measureWorkerBundle(bundleDir, fn);
+    bundles.push(bundle);
+    startups.push(await measureWorkerStartup(fn, bundle.scriptPath, SETTINGS.startups));
+  }
+} finally {
+  await rm(bundleDir, { recursive: true, force: true });
+}
+printBundles(bundles);
+printWorkerStartup(startups, SETTINGS.startups);
+
+const phases: RuntimeFigures[] = [];
+let floor: PodCreatePair | undefined;
+if (withCluster) {
+  log("starting the local cluster");
+  const bench = await startBenchCluster(log);
+  try {
+    log("F: pod creates through a do-nothing webhook pair (the floor)");
+    floor = await measurePodCreateFloor(bench.cluster, { requests: SETTINGS.podCreates, maxDurationMs: 10_000 });
+    for (const runtime of RUNTIMES) {
+      log(`B-F: ${runtime} runtime`);
+      phases.push(
+        await benchRuntime(bench, runtime, {
+          concurrencies: SETTINGS.concurrencies,
+          maxRequests: SETTINGS.maxRequests,
+          maxDurationMs: SETTINGS.maxDurationMs,
+          podCreateRequests: SETTINGS.podCreates,
+          podCreateMaxDurationMs: 10_000,
+          tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
+          log,
+        }),
+      );
+    }
+  } finally {
+    await bench.stop();
+  }
+  printThroughput(phases, SETTINGS.maxRequests, SETTINGS.maxDurationMs);
+  printCalls(phases);
+  printExecRuns(phases, TOKEN_LIFETIME_SECONDS);
+  printMemory(phases);
+  printPodCreate(phases, floor);
+}
+
+const targets = judgeTargets({ inProcess, bundles, phases, ...(floor === undefined ? {} : { floor }) });
+printTargets(targets);
+console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
+
+const unexpected = phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors, 0);
+if (unexpected > 0) {
+  const first = phases.flatMap((p) => [...p.cells.map((c) => c.load), p.podCreate.without, p.podCreate.with]).find((l) => l.firstError !== undefined);
+  console.error(`\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? "?"}`);
+  process.exitCode = 1;
+}

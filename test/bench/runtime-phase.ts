@@ -1,0 +1,105 @@
+/**
+ * Everything measured against one runtime of the functions on the benchmark's cluster: start-up,
+ * API calls per review (C), throughput (B), pod creation with and without the webhooks (F), exec
+ * plugin runs (D) and the Node server's memory (E).
+ */
+import { deleteWebhooks } from "../../infra/local/apply.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
+import type { FunctionName } from "../../shared/config.ts";
+import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
+import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
+import { openAuditLog } from "./audit.ts";
+import type { BenchCluster } from "./bench-cluster.ts";
+import type { LoadResult } from "./load.ts";
+import { measurePodCreate } from "./pod-create.ts";
+import { buildReviewBodies } from "./reviews.ts";
+import { measureThroughput, type ThroughputCell } from "./throughput.ts";
+
+/** Exec plugin runs of one function over the phase. */
+export interface ExecRuns {
+  fn: FunctionName;
+  /** Lines in the plugin's count file. */
+  countFile: number;
+  /** The function's own counters (`execRuns_*` in /metrics). */
+  metricsSuccess: number;
+  metricsFailed: number;
+  /** One run per token lifetime (less the refresh skew) over the phase: the most runs allowed. */
+  allowed: number;
+}
+
+export interface RuntimeFigures {
+  runtime: FunctionsRuntime;
+  /** startFunctions until both answer /healthz over HTTPS. */
+  startMs: number;
+  calls: CallsPerReview[];
+  cells: ThroughputCell[];
+  podCreate: { without: LoadResult; with: LoadResult };
+  /** Node only. */
+  execRuns: ExecRuns[];
+  /** Node only: each function's server process after the phase. */
+  memory: { fn: FunctionName; memory: ProcessMemory }[];
+  durationMs: number;
+}
+
+export interface RuntimePhaseOptions {
+  concurrencies: readonly number[];
+  maxRequests: number;
+  maxDurationMs: number;
+  podCreateRequests: number;
+  podCreateMaxDurationMs: number;
+  /** Advertised exec-plugin token lifetime on Node, in seconds, so that tokens are refreshed under load. */
+  tokenLifetimeSeconds: number;
+  log: (line: string) => void;
+}
+
+/** The refresh skew the functions apply by default (README: 10% of the lifetime, 5 to 60 s, at most half). */
+function refreshSkewSeconds(lifetimeSeconds: number): number {
+  return Math.min(lifetimeSeconds / 2, Math.max(5, Math.min(60, lifetimeSeconds / 10)));
+}
+
+export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntime, options: RuntimePhaseOptions): Promise<RuntimeFigures> {
+  const { cluster } = bench;
+  const audit = openAuditLog(cluster.auditLogFile);
+  const bodies = buildReviewBodies(bench.credspecs);
+  const started = performance.now();
+  const stack = await startFunctions(cluster, {
+    runtime,
+    ...(runtime === "node" ? { lifetimeSeconds: options.tokenLifetimeSeconds } : {}),
+  });
+  const startMs = performance.now() - started;
+  options.log(`${runtime} functions up in ${(startMs / 1000).toFixed(1)} s`);
+  try {
+    const calls = await measureCallsPerReview(stack, cluster.caPem, audit, bodies);
+    const cells = await measureThroughput(stack, cluster.caPem, audit, bodies, options);
+    const podOptions = { requests: options.podCreateRequests, maxDurationMs: options.podCreateMaxDurationMs };
+    const without = await measurePodCreate(cluster, { ...podOptions, expectExpanded: false });
+    await applyFunctionsWebhooks(cluster, stack);
+    const withWebhooks = await measurePodCreate(cluster, { ...podOptions, expectExpanded: true });
+    options.log(`${runtime} pod creates: without webhooks p50 ${without.latencyMs.p50.toFixed(2)} ms, with ${withWebhooks.latencyMs.p50.toFixed(2)} ms`);
+    await deleteWebhooks(cluster);
+
+    const elapsedSeconds = (performance.now() - started) / 1000;
+    const lifetime = options.tokenLifetimeSeconds;
+    const execRuns: ExecRuns[] = [];
+    const memory: RuntimeFigures["memory"] = [];
+    if (runtime === "node") {
+      for (const fn of ["expand", "authorize"] as const) {
+        const metrics = await stack.metrics(fn);
+        const failed = (metrics["execRuns_pluginError"] ?? 0) + (metrics["execRuns_notFound"] ?? 0) + (metrics["execRuns_timeout"] ?? 0);
+        execRuns.push({
+          fn,
+          countFile: stack.execRuns(fn),
+          metricsSuccess: metrics["execRuns_success"] ?? 0,
+          metricsFailed: failed,
+          allowed: 1 + Math.floor(elapsedSeconds / (lifetime - refreshSkewSeconds(lifetime))),
+        });
+        const pid = await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
+        memory.push({ fn, memory: await readProcessMemory(pid) });
+      }
+    }
+    return { runtime, startMs, calls, cells, podCreate: { without, with: withWebhooks }, execRuns, memory, durationMs: performance.now() - started };
+  } finally {
+    await deleteWebhooks(cluster).catch(() => undefined);
+    await stack.stop();
+  }
+}

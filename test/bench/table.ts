@@ -1,0 +1,26 @@
+/** Plain-text tables for the benchmark's output (Markdown pipe tables, so RESULTS.md can quote them). */
+
+export type Cell = string | number;
+
+/** A number with `digits` decimals, "-" when it is not finite. */
+export function fixed(value: number, digits = 0): string {
+  return Number.isFinite(value) ? value.toFixed(digits) : "-";
+}
+
+/** Formats one table: header, separator, rows; numbers right-aligned. */
+export function formatTable(columns: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  const text = rows.map((row) => columns.map((_, i) => String(row[i] ?? "")));
+  const widths = columns.map((column, i) => Math.max(column.length, ...text.map((row) => row[i]!.length)));
+  const numeric = columns.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === "number" || /^[\d.,-]+( \S+)?$/.test(String(row[i] ?? ""))));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(" | ")} |`;
+  const separator = `| ${widths.map((w, i) => (numeric[i] ? `${"-".repeat(w - 1)}:` : "-".repeat(w))).join(" | ")} |`;
+  return [line([...columns]), separator, ...text.map(line)].join("\n");
+}
+
+/** Prints a titled table to stdout. */
+export function printTable(title: string, columns: readonly string[], rows: readonly (readonly Cell[])[], note?: string): void {
+  console.log(`\n### ${title}\n`);
+  console.log(formatTable(columns, rows));
+  if (note !== undefined) console.log(`\n${note}`);
+}

@@ -1,0 +1,57 @@
+/** The issue's targets, judged from the figures: reported, never asserted. */
+import type { InProcessResult } from "./in-process.ts";
+import type { RuntimeFigures } from "./runtime-phase.ts";
+import type { PodCreatePair } from "./report.ts";
+import { fixed, printTable } from "./table.ts";
+import type { BundleSize } from "./worker-bundle.ts";
+
+export interface TargetRow {
+  target: string;
+  figure: string;
+  met: boolean;
+}
+
+export interface TargetInputs {
+  inProcess?: readonly InProcessResult[];
+  bundles?: readonly BundleSize[];
+  phases?: readonly RuntimeFigures[];
+  floor?: PodCreatePair;
+}
+
+export function judgeTargets({ inProcess = [], bundles = [], phases = [], floor }: TargetInputs): TargetRow[] {
+  const rows: TargetRow[] = [];
+  for (const r of inProcess.filter((r) => r.containers === 10)) {
+    rows.push({
+      target: `in-process ${r.fn}, 10-container pod: p99 < 1 ms (best round)`,
+      figure: `${fixed(r.bestRound.p99)} µs (all rounds: ${fixed(r.micros.p99)} µs)`,
+      met: r.bestRound.p99 < 1000,
+    });
+  }
+  for (const b of bundles) {
+    rows.push({ target: `${b.fn} Worker bundle < 100 KiB gzipped`, figure: `${fixed(b.gzipBytes / 1024, 1)} KiB`, met: b.gzipBytes < 100 * 1024 });
+  }
+  for (const p of phases) {
+    const over = p.calls.filter((c) => c.cold.credspecReads > c.distinct || c.cold.accessReviews > (c.fn === "authorize" ? c.distinct : 0));
+    const coldFigure = p.calls.map((c) => `${c.fn} ${c.containers}c: ${c.cold.credspecReads}+${c.cold.accessReviews}`).join(", ");
+    rows.push({ target: `${p.runtime}: cold review, at most one read per distinct credspec and one access review per pair`, figure: `reads+reviews ${coldFigure}`, met: over.length === 0 });
+    const warm = p.calls.reduce((sum, c) => sum + c.warm.credspecReads + c.warm.accessReviews, 0);
+    rows.push({ target: `${p.runtime}: warm review, no API call`, figure: `${warm} calls in ${p.calls.length} warm reviews`, met: warm === 0 });
+    for (const r of p.execRuns) {
+      rows.push({ target: `${p.runtime} ${r.fn}: one exec plugin run per token lifetime`, figure: `${r.countFile} runs (at most ${r.allowed})`, met: r.countFile <= r.allowed && r.metricsFailed === 0 });
+    }
+    const added = p.podCreate.with.latencyMs.p50 - p.podCreate.without.latencyMs.p50;
+    const floorAdded = floor === undefined ? undefined : floor.with.latencyMs.p50 - floor.without.latencyMs.p50;
+    rows.push({
+      target: `${p.runtime}: webhooks add < 2 ms to a pod create at p50`,
+      figure: `${fixed(added, 2)} ms${floorAdded === undefined ? "" : ` (a do-nothing webhook pair: ${fixed(floorAdded, 2)} ms)`}`,
+      met: added < 2,
+    });
+    const errors = p.cells.reduce((sum, c) => sum + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors;
+    rows.push({ target: `${p.runtime}: every answer the expected one`, figure: `${errors} unexpected`, met: errors === 0 });
+  }
+  return rows;
+}
+
+export function printTargets(rows: readonly TargetRow[]): void {
+  printTable("Targets (reported, not asserted)", ["target", "figure", "met"], rows.map((r) => [r.target, r.figure, r.met ? "met" : "NOT MET"]));
+}

@@ -1,0 +1,65 @@
+/**
+ * The resident memory of a local server process (Linux /proc), found by the loopback port it listens
+ * on, so that tests and benchmarks can watch a function's memory without the product reporting it.
+ */
+import { readdir, readFile, readlink } from "node:fs/promises";
+
+/** Socket inodes listening on `port` (IPv4 and IPv6), from /proc/net/tcp{,6}. */
+async function listeningInodes(port: number): Promise<Set<string>> {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    const text = await readFile(table, "utf8").catch(() => "");
+    for (const line of text.split("\n").slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is HEXIP:HEXPORT; state 0A is LISTEN; field 9 is the inode.
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === "0A" && fields[9] !== undefined) inodes.add(fields[9]);
+    }
+  }
+  return inodes;
+}
+
+/**
+ * The pid of the process that listens on `port`.
+ * @throws Error when no process (of those this user may inspect) holds such a socket.
+ */
+export async function findListeningPid(port: number): Promise<number> {
+  const inodes = await listeningInodes(port);
+  if (inodes.size > 0) {
+    const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
+    for (const entry of await readdir("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
+      for (const fd of fds) {
+        const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => "");
+        if (wanted.has(target)) return Number(entry);
+      }
+    }
+  }
+  throw new Error(`no process found listening on port ${port}`);
+}
+
+/** The pid of the server behind a `https://127.0.0.1:<port>` base URL. */
+export function findServerPid(baseUrl: string): Promise<number> {
+  return findListeningPid(Number(new URL(baseUrl).port));
+}
+
+/** Resident memory of a process, in bytes: now (VmRSS) and its peak so far (VmHWM). */
+export interface ProcessMemory {
+  rssBytes: number;
+  peakRssBytes: number;
+}
+
+/**
+ * Reads /proc/<pid>/status.
+ * @throws Error when the process is gone.
+ */
+export async function readProcessMemory(pid: number): Promise<ProcessMemory> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const field = (name: string): number => {
+    const kib = new RegExp(`^${name}:\\s+(\\d+) kB$`, "m").exec(status)?.[1];
+    if (kib === undefined) throw new Error(`no ${name} for pid ${pid}`);
+    return Number(kib) * 1024;
+  };
+  return { rssBytes: field("VmRSS"), peakRssBytes: field("VmHWM") };
+}
