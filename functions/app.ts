@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../shared/http/env.ts";
 import { callerAuth, PATH_SECRET_PARAM, type CallerAuthOptions, type ClientCertificate } from "../shared/http/caller-auth.ts";
 import { deadline } from "../shared/http/deadline.ts";
+import type { Sha256 } from "../shared/http/timing-safe-equal.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { authorizeReview } from "./authorize/authorize.ts";
 import { expandReview } from "./expand/expand.ts";
@@ -21,6 +22,8 @@ export interface AppDeps extends ReviewRouteDeps {
   callerAuth: CallerAuthOptions;
   /** The connection's client certificate, for `mtls`: the Node server passes functions/node/client-certificate.ts. */
   readClientCertificate?: (c: Context) => ClientCertificate | undefined;
+  /** SHA-256 for caller-auth secrets (default WebCrypto): the Node adapters pass node:crypto's, which is synchronous. */
+  digest?: Sha256;
   /** Used when the API server sends no `?timeout=`. */
   defaultTimeoutMs: number;
   /** Extra counters for /metrics (exec plugin runs, caches), merged with the review counters. */
@@ -38,6 +41,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     logger: deps.logger,
     now: deps.now,
     ...(deps.readClientCertificate === undefined ? {} : { readClientCertificate: deps.readClientCertificate }),
+    ...(deps.digest === undefined ? {} : { digest: deps.digest }),
   });
   const app = new Hono<AppEnv>();
   // Path mode: the secret is a route parameter, checked in constant time by `auth`; the plain path meets

@@ -2,6 +2,7 @@ import type { Context, Hono } from "hono";
 import { parseConfig, type Bindings, type Config } from "../shared/config.ts";
 import { ConfigurationError } from "../shared/configuration-error.ts";
 import type { ClientCertificate } from "../shared/http/caller-auth.ts";
+import type { Sha256 } from "../shared/http/timing-safe-equal.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
 import { parseKubeSettings, type KubeSettings } from "../shared/kube/settings.ts";
@@ -32,6 +33,8 @@ export interface RuntimeParts {
   kubeMetrics: () => Record<string, number>;
   /** The connection's client certificate (Node server, CALLER_AUTH=mtls). */
   readClientCertificate?: (c: Context) => ClientCertificate | undefined;
+  /** SHA-256 for caller-auth secrets where the runtime has a synchronous one (Node). */
+  digest?: Sha256;
 }
 
 /** Builds the app once per process or isolate, the same way on every runtime. */
@@ -49,6 +52,7 @@ export function assembleApp(config: Config, parts: RuntimeParts): Hono<AppEnv> {
     settings: { randomHostname: config.randomHostname, maxCredSpecNames: config.maxCredSpecNames },
     callerAuth: config.callerAuth,
     ...(parts.readClientCertificate === undefined ? {} : { readClientCertificate: parts.readClientCertificate }),
+    ...(parts.digest === undefined ? {} : { digest: parts.digest }),
     extraMetrics: parts.kubeMetrics,
   });
 }

@@ -2,6 +2,7 @@
  * The one way every Node adapter (HTTPS server, AWS Lambda, Azure Functions) builds the app:
  * environment -> settings -> kube client (kubeconfig, exec plugin, keep-alive pool) -> app. Called once per process.
  */
+import { createHash } from "node:crypto";
 import type { Hono } from "hono";
 import type { Bindings, Config } from "../../shared/config.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
@@ -45,6 +46,8 @@ export async function buildNodeApp(env: Bindings, options: BuildNodeAppOptions =
     gmsa: gmsa.client,
     logger,
     kubeMetrics: () => flattenCounters(gmsa.counters()),
+    // Synchronous, so a bearer check does not wait on the thread pool as WebCrypto's digest does on Node.
+    digest: (text) => createHash("sha256").update(text, "utf8").digest(),
     ...(options.readClientCertificate === undefined ? {} : { readClientCertificate: options.readClientCertificate }),
   });
   return { app, config, logger, close: () => gmsa.close() };

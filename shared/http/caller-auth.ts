@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
 import { createJwtVerifier, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt.ts";
 import type { AppEnv } from "./env.ts";
-import { createSecretMatcher } from "./timing-safe-equal.ts";
+import { createSecretMatcher, type Sha256 } from "./timing-safe-equal.ts";
 
 export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt.ts";
 
@@ -40,6 +40,8 @@ export interface CallerAuthDeps {
   now?: () => number;
   /** Reads the connection's client certificate; required for `mtls` (only the Node server can). */
   readClientCertificate?: (c: Context) => ClientCertificate | undefined;
+  /** The SHA-256 used to compare bearer tokens and path secrets. Default WebCrypto; the Node adapter passes node:crypto's. */
+  digest?: Sha256;
 }
 
 /** The route parameter that holds the secret in `path` mode: functions answer at `/<function>/:secret`. */
@@ -72,7 +74,7 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
       if (options.tokens.length === 0 || options.tokens.some((t) => t.length === 0)) {
         throw new TypeError("bearer caller auth needs at least one non-empty token");
       }
-      const matches = createSecretMatcher(options.tokens);
+      const matches = createSecretMatcher(options.tokens, deps.digest);
       return async (c) => {
         const token = readBearerToken(c);
         if (token === undefined) return { ok: false, status: 401, reason: "no bearer token" };
@@ -90,7 +92,7 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
       if (options.secrets.length === 0 || options.secrets.some((s) => s.length < 32)) {
         throw new TypeError("path caller auth needs secrets of at least 32 characters");
       }
-      const matches = createSecretMatcher(options.secrets);
+      const matches = createSecretMatcher(options.secrets, deps.digest);
       return async (c) => {
         const presented = c.req.param(PATH_SECRET_PARAM);
         if (presented === undefined) return { ok: false, status: 401, reason: "no path secret" };
