@@ -29,6 +29,11 @@ export interface BuildNodeAppOptions {
   kube?: Omit<NodeGmsaClientOptions, "logger">;
 }
 
+/** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
+export function nodeSha256(text: string): Uint8Array {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
 /** Writes one log line to stdout. */
 export function writeStdout(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -46,8 +51,7 @@ export async function buildNodeApp(env: Bindings, options: BuildNodeAppOptions =
     gmsa: gmsa.client,
     logger,
     kubeMetrics: () => flattenCounters(gmsa.counters()),
-    // Synchronous, so a bearer check does not wait on the thread pool as WebCrypto's digest does on Node.
-    digest: (text) => createHash("sha256").update(text, "utf8").digest(),
+    digest: nodeSha256,
     ...(options.readClientCertificate === undefined ? {} : { readClientCertificate: options.readClientCertificate }),
   });
   return { app, config, logger, close: () => gmsa.close() };

@@ -5,6 +5,7 @@
  * parse + decide + respond (+ cache lookups and their copies).
  */
 import { assembleApp, createLogger, readSettings } from "../../functions/assemble.ts";
+import { nodeSha256 } from "../../functions/node/build-app.ts";
 import type { FunctionName } from "../../shared/config.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
@@ -63,7 +64,7 @@ function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
   const { config } = readSettings({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
   const memory = createMemoryKubeFetch(credspecs);
   const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
-  const app = assembleApp(config, { gmsa, logger: createLogger(config, () => {}), kubeMetrics: () => ({}) });
+  const app = assembleApp(config, { gmsa, logger: createLogger(config, () => {}), kubeMetrics: () => ({}), digest: nodeSha256 });
   return { app, apiCalls: memory.calls };
 }
 
