@@ -2,33 +2,19 @@
  * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
  * allowed access reviews (never of denials or errors; see README.md, Caches).
  */
-import type { TokenSource } from "../credentials/token-source.ts";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
 import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "./cache-settings.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, GmsaClient } from "./gmsa-client.ts";
-import { createKubeRequester } from "./request.ts";
-import type { KubeFetch } from "./transport.ts";
+import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
 import { createTtlCache, type TtlCacheStats } from "./ttl-cache.ts";
 
-/** Options of {@link createKubeGmsaClient}. */
-export interface KubeGmsaClientOptions {
-  /** The kubeconfig cluster `server`. */
-  server: string;
-  fetch: KubeFetch;
-  /** Absent: anonymous. */
-  tokenSource?: TokenSource;
-  /** Upper bound per API call on top of the caller's signal. Default 5000. */
-  requestTimeoutMs?: number;
-  /** Pause before retrying a failed GET when no Retry-After came. Default 200. */
-  retryDelayMs?: number;
-  disableCompression?: boolean;
+/** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
+export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   /** Default `{ ttlMs: 30000, maxEntries: 1000 }`. */
   credSpecCache?: CacheSettings | false;
   /** Allowed decisions only. Default `{ ttlMs: 10000, maxEntries: 1000 }`. */
   accessCache?: CacheSettings | false;
-  /** Clock in epoch ms for caches and Retry-After. Default `Date.now`. */
-  now?: () => number;
 }
 
 /** Cache counters of a {@link KubeGmsaClient}. */
@@ -45,15 +31,7 @@ export interface KubeGmsaClient extends GmsaClient {
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const now = options.now ?? Date.now;
-  const request = createKubeRequester({
-    server: options.server,
-    fetch: options.fetch,
-    tokenSource: options.tokenSource,
-    requestTimeoutMs: options.requestTimeoutMs,
-    retryDelayMs: options.retryDelayMs,
-    disableCompression: options.disableCompression,
-    now,
-  });
+  const request = createKubeRequester({ ...options, now });
   const off: CacheSettings = { ttlMs: 0, maxEntries: 0 };
   // Contents are kept as JSON text: each caller parses its own copy, so no handler can change what the next
   // review sees (JSON.parse is three times faster than structuredClone here: test/bench/RESULTS.md).
