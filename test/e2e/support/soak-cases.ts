@@ -4,6 +4,7 @@
  */
 import type { Pod } from "../../../shared/policy/pod.ts";
 import { buildPod, container } from "./pods.ts";
+import { buildReview } from "../../unit/support/reviews.ts";
 
 export type SoakFunction = "expand" | "authorize";
 
@@ -28,21 +29,7 @@ export interface SoakCase {
 
 /** A CREATE review of `pod`, as the API server sends it. */
 function review(pod: Pod, uid: string): string {
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "", version: "v1", kind: "Pod" },
-      resource: { group: "", version: "v1", resource: "pods" },
-      name: pod.metadata?.name,
-      namespace: "default",
-      operation: "CREATE",
-      userInfo: { username: "soak", groups: ["system:authenticated"] },
-      object: pod,
-      dryRun: false,
-    },
-  });
+  return JSON.stringify(buildReview(pod, { uid, namespace: "default" }));
 }
 
 /** Every case, for credspec webapp01 (which only `default/gmsa-app` may use) with contents `webapp01`. */

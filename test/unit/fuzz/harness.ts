@@ -5,6 +5,7 @@ import { createReviewCounters } from "../../../functions/metrics.ts";
 import type { LogFields, LogLevel, Logger } from "../../../shared/log.ts";
 import { checkReply } from "./contract.ts";
 import { CONTENTS_MARKER, CREDSPECS, createFakeGmsaClient } from "./world.ts";
+import { buildReview } from "../support/reviews.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
 /** Small, so the count limit is reached by some fuzzed pods. */
@@ -69,29 +70,14 @@ export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
 
 /** A review both functions allow: credspec "webapp1" inlined, its service account allowed. */
 export function goodReview(uid: string): Uint8Array {
-  const review = {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "", version: "v1", kind: "Pod" },
-      operation: "CREATE",
-      namespace: "team-a",
-      object: {
-        metadata: { name: "web" },
-        spec: {
-          serviceAccountName: "web",
-          containers: [
-            {
-              name: "web",
-              securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(CREDSPECS.get("webapp1")) } },
-            },
-          ],
-        },
-      },
+  const pod = {
+    metadata: { name: "web" },
+    spec: {
+      serviceAccountName: "web",
+      containers: [{ name: "web", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(CREDSPECS.get("webapp1")) } } }],
     },
   };
-  return new TextEncoder().encode(JSON.stringify(review));
+  return new TextEncoder().encode(JSON.stringify(buildReview(pod, { uid, namespace: "team-a" })));
 }
 
 /** The app keeps serving: a good review is still allowed by both functions. */

@@ -3,6 +3,7 @@ import { createReviewCounters } from "../../../../functions/metrics.ts";
 import type { CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import type { GmsaClient } from "../../../../shared/kube/gmsa-client.ts";
 import type { Logger, LogFields, LogLevel } from "../../../../shared/log.ts";
+import { buildReview } from "../../support/reviews.ts";
 
 /** A logger that keeps every line, for asserting on what was (and was not) logged. */
 export function createMemoryLogger(): Logger & { lines: { level: LogLevel; msg: string; fields: LogFields }[]; text(): string } {
@@ -64,20 +65,8 @@ export function createTestApp(callerAuth: CallerAuthOptions, overrides: Partial<
  * it: both functions allow it, and both call the API server to check it.
  */
 export function gmsaReview(uid = "uid-1"): string {
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid,
-      kind: { group: "", version: "v1", kind: "Pod" },
-      operation: "CREATE",
-      namespace: "default",
-      object: {
-        metadata: { name: "web" },
-        spec: { containers: [{ name: "web", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(WEBAPP1) } } }] },
-      },
-    },
-  });
+  const pod = { metadata: { name: "web" }, spec: { containers: [{ name: "web", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(WEBAPP1) } } }] } };
+  return JSON.stringify(buildReview(pod, { uid, namespace: "default" }));
 }
 
 /** A POST of `body` as JSON with extra headers. */
