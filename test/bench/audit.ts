@@ -5,6 +5,7 @@
  */
 import { open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { AUDIT_POLICY } from "../../infra/local/server-flags.ts";
 
 /** The functions' identities (infra/rbac/). */
 export const FUNCTION_USERS = {
@@ -17,11 +18,9 @@ export const FUNCTION_USERS = {
  * functions make: reads of GMSACredentialSpecs and LocalSubjectAccessReviews.
  */
 export const BENCH_AUDIT_POLICY = {
-  apiVersion: "audit.k8s.io/v1",
-  kind: "Policy",
-  omitStages: ["RequestReceived"],
+  ...AUDIT_POLICY,
   rules: [
-    { level: "Metadata", resources: [{ group: "", resources: ["pods", "pods/ephemeralcontainers"] }] },
+    ...AUDIT_POLICY.rules.filter((rule) => rule.level !== "None"),
     { level: "Metadata", resources: [{ group: "windows.k8s.io", resources: ["gmsacredentialspecs"] }] },
     { level: "Metadata", resources: [{ group: "authorization.k8s.io", resources: ["localsubjectaccessreviews"] }] },
     { level: "None" },
