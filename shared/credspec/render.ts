@@ -1,4 +1,4 @@
-import { isCredSpecName } from "../policy/names.ts";
+import { isDns1123Subdomain } from "../policy/names.ts";
 import type { CredSpecDocument } from "./document.ts";
 import { isRbacName, type ServiceAccountRef } from "./names.ts";
 
@@ -33,7 +33,7 @@ const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 export function buildCredSpecResources(document: CredSpecDocument, options: CredSpecResourceOptions): KubeObject[] {
   const { name } = options;
   const roleName = options.roleName ?? `${name}-use`;
-  if (!isCredSpecName(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
+  if (!isDns1123Subdomain(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
   if (!isRbacName(roleName)) throw new TypeError("roleName must be a valid RBAC object name");
   const credSpec: KubeObject = {
     apiVersion: "windows.k8s.io/v1",

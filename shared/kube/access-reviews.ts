@@ -3,8 +3,8 @@ import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 import type { AccessDecision, AccessQuery } from "./gmsa-client.ts";
-import { isDns1123Label, isDns1123Subdomain } from "./names.ts";
 import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer } from "./status-errors.ts";
 

@@ -1,6 +1,6 @@
 /** Reading a GMSACredentialSpec's `credspec` (the CRD from kubernetes-sigs/windows-gmsa, `windows.k8s.io/v1`). */
 import { CredSpecNotFoundError, CredSpecWithoutContentsError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
-import { isDns1123Subdomain } from "./names.ts";
+import { isDns1123Subdomain } from "../policy/names.ts";
 import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer, readStatus } from "./status-errors.ts";
 
