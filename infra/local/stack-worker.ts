@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { stringify } from "yaml";
+import { EXEC_API_V1 } from "../../shared/credentials/exec-config.ts";
 import type { LocalClusterInfo } from "./cluster.ts";
 import { FUNCTIONS_NAMESPACE, loadMinterEndpoint } from "./exec-plugin.ts";
 import { mintExecCredential } from "./function-tokens.ts";
@@ -65,7 +66,7 @@ export async function workerKubeconfig(cluster: LocalClusterInfo, fn: FunctionNa
     minter: await loadMinterEndpoint(cluster.minterKubeconfig),
     serviceAccount: `gmsa-${fn}`,
     namespace: FUNCTIONS_NAMESPACE,
-    apiVersion: "client.authentication.k8s.io/v1",
+    apiVersion: EXEC_API_V1,
   });
   const name = `gmsa-${fn}`;
   return stringify({
