@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { REPO_ROOT } from "../repo-root.ts";
 import { writeFunctionKubeconfig } from "./exec-plugin.ts";
+import { functionServiceAccount } from "./function-tokens.ts";
 import { nodeBinary } from "./node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import { functionEnv, type FunctionLaunch, type StartedFunction } from "./stack-common.ts";
@@ -28,7 +29,7 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
   const { cluster, fn, dir } = launch;
   const countFile = join(dir, `${fn}.exec-runs`);
   const kubeconfig = await writeFunctionKubeconfig(cluster, {
-    serviceAccount: `gmsa-${fn}`,
+    serviceAccount: functionServiceAccount(fn),
     path: join(dir, `${fn}.kubeconfig`),
     countFile,
     ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),

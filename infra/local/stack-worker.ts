@@ -13,7 +13,7 @@ import { buildWorkerBundle, WRANGLER_OFFLINE_ENV } from "../cloudflare/bundle-si
 import { REPO_ROOT } from "../repo-root.ts";
 import type { LocalClusterInfo } from "./cluster.ts";
 import { FUNCTIONS_NAMESPACE, loadMinterEndpoint } from "./exec-plugin.ts";
-import { mintExecCredential } from "./function-tokens.ts";
+import { functionServiceAccount, mintExecCredential } from "./function-tokens.ts";
 import { nodeBinary } from "./node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import { inheritedEnv, type FunctionLaunch, type FunctionName, type StartedFunction } from "./stack-common.ts";
@@ -48,13 +48,13 @@ export async function bundleWorker(dir: string, fn: FunctionName): Promise<strin
  * fetch trusts public CAs only); worker-host.ts trusts the local CA on the Worker's behalf.
  */
 export async function workerKubeconfig(cluster: LocalClusterInfo, fn: FunctionName): Promise<string> {
+  const name = functionServiceAccount(fn);
   const credential = await mintExecCredential({
     minter: await loadMinterEndpoint(cluster.minterKubeconfig),
-    serviceAccount: `gmsa-${fn}`,
+    serviceAccount: name,
     namespace: FUNCTIONS_NAMESPACE,
     apiVersion: EXEC_API_V1,
   });
-  const name = `gmsa-${fn}`;
   return stringify({
     apiVersion: "v1",
     kind: "Config",
