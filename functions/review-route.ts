@@ -8,7 +8,7 @@ import type { AppEnv } from "../shared/http/env.ts";
 import { requireJson } from "../shared/http/request-checks.ts";
 import type { Logger } from "../shared/log.ts";
 import { asAdmissionError } from "./load-facts.ts";
-import type { FunctionName } from "../shared/config.ts";
+import type { FunctionName } from "../shared/config/index.ts";
 import type { ReviewCounters } from "./metrics.ts";
 import type { ReviewContext } from "./review-context.ts";
 

@@ -3,7 +3,7 @@
  * identity): one review on cold caches, then the same review again on warm ones.
  */
 import type { FunctionsStack, FunctionsRuntime } from "../../infra/local/stack.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";

@@ -4,7 +4,7 @@
  * The API calls each cell caused are counted too (warm caches: only TTL expiries).
  */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/stack.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";

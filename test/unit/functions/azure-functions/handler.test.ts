@@ -2,7 +2,7 @@ import { HttpRequest, InvocationContext, type HttpResponseInit } from "@azure/fu
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
-import { MISCONFIGURED_BODY } from "../../../../functions/node/serverless-app.ts";
+import { MISCONFIGURED_BODY } from "../../../../functions/misconfigured.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../../shared/kube/kubeconfig.ts";
+import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../../shared/kubeconfig/kubeconfig.ts";
 
 function parse(text: string, resolvePath?: (path: string) => string): Kubeconfig {
   const { config, problems } = parseKubeconfig(text, { source: "test", ...(resolvePath ? { resolvePath } : {}) });
