@@ -7,6 +7,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const run = promisify(execFile);
 
@@ -14,7 +15,7 @@ const run = promisify(execFile);
 export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 /** The wrangler environments we deploy, one Worker each (wrangler.toml). */
-export const WORKER_ENVS = ["expand", "authorize"] as const;
+export const WORKER_ENVS = FUNCTION_NAMES;
 export type WorkerEnv = (typeof WORKER_ENVS)[number];
 
 /** Our budget per Worker, gzipped: start-up parses the whole bundle on every cold isolate. */

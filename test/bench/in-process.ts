@@ -6,7 +6,7 @@
  */
 import { configuredDeps, createApp } from "../../functions/app.ts";
 import { nodeSha256 } from "../../functions/node/deps.ts";
-import { readConfig, type FunctionName } from "../../shared/config/index.ts";
+import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
@@ -98,7 +98,7 @@ export async function measureInProcess(options: InProcessOptions): Promise<InPro
       if (w?.gmsaCredentialSpec !== expected.get(w?.gmsaCredentialSpecName ?? "")) throw new Error("expand did not inline the expected contents");
     }
     const bodies: Record<FunctionName, string> = { expand: reviewBody(expandPod), authorize: reviewBody(authorizePod) };
-    for (const fn of ["expand", "authorize"] as const) {
+    for (const fn of FUNCTION_NAMES) {
       const send = async (): Promise<void> => {
         const res = await app.fetch(reviewRequest(fn, bodies[fn]));
         const text = await res.text();

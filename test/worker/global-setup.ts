@@ -4,9 +4,10 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const run = promisify(execFile);
-export const WORKER_ENVS = ["expand", "authorize"] as const;
+export const WORKER_ENVS = FUNCTION_NAMES;
 
 export default async function setup(): Promise<void> {
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };

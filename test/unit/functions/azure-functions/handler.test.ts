@@ -7,6 +7,7 @@ import type { AdmissionReviewResponse } from "../../../../shared/admission/respo
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../support/serverless.ts";
+import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 
 const BASE = "https://gmsa-webhooks.azurewebsites.net";
 const auth = { authorization: `Bearer ${CALLER_TOKEN}` };
@@ -35,7 +36,7 @@ function text(response: HttpResponseInit): string {
 }
 
 describe("createAzureHandler", () => {
-  it.each(["expand", "authorize"] as const)("allows a pod without GMSA at /%s with no API call (200, uid echoed)", async (fn) => {
+  it.each(FUNCTION_NAMES)("allows a pod without GMSA at /%s with no API call (200, uid echoed)", async (fn) => {
     const { call, lines } = await azure();
     const response = await call(reviewRequest(fn));
     expect(response.status).toBe(200);
