@@ -1,3 +1,4 @@
+/** The caller-auth section of the configuration: CALLER_AUTH and the CALLER_AUTH_* variables of its mode. */
 import { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../http/caller-auth-jwt.ts";
 import { CALLER_AUTH_MODES, type CallerAuthMode, type CallerAuthOptions } from "../http/caller-auth.ts";
 import type { Reader } from "./reader.ts";
@@ -31,7 +32,7 @@ const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = 
 };
 
 /**
- * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, pushing every problem onto `problems`.
+ * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, recording every problem with the reader.
  * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is runtime.ts's.
  */
 export function readCallerAuth(read: Reader): CallerAuthOptions {
