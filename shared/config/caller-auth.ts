@@ -44,7 +44,7 @@ export function readCallerAuth(read: Reader): CallerAuthOptions {
     return { mode: "none" };
   }
   if (!(CALLER_AUTH_MODES as readonly string[]).includes(mode)) {
-    problems.push(`CALLER_AUTH must be one of ${modes}, not "${mode}"`);
+    read.problem("CALLER_AUTH", `must be one of ${modes}`, mode);
     return { mode: "none" };
   }
   for (const [other, names] of Object.entries(MODE_VARIABLES)) {
@@ -106,7 +106,7 @@ function readJwt(read: Reader, problems: string[]): CallerAuthOptions {
   const bad = algorithms.filter((alg) => !allowed.includes(alg));
   if (bad.length > 0 || algorithms.length === 0) {
     const hint = keys?.kind === "secret" ? "with CALLER_AUTH_JWT_SECRET" : "with a key set (HS* needs CALLER_AUTH_JWT_SECRET; none is never accepted)";
-    problems.push(`CALLER_AUTH_JWT_ALGORITHMS must list some of ${allowed.join(", ")} ${hint}, not "${listed ?? ""}"`);
+    read.problem("CALLER_AUTH_JWT_ALGORITHMS", `must list some of ${allowed.join(", ")} ${hint}`, listed ?? "");
   }
   return {
     mode: "jwt",
@@ -141,7 +141,7 @@ function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined
     return { kind: "jwks", jwks: typeof parsed === "string" ? { keys: [] } : parsed };
   }
   if ((secret ?? "").length < MIN_JWT_SECRET_LENGTH) {
-    problems.push(`CALLER_AUTH_JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+    read.problem("CALLER_AUTH_JWT_SECRET", `must be at least ${MIN_JWT_SECRET_LENGTH} characters`, secret ?? "");
   }
   return { kind: "secret", secret: secret ?? "" };
 }

@@ -5,7 +5,7 @@ export type Bindings = Record<string, string | undefined>;
 
 /**
  * Reads typed values with the bounds and defaults of variables.ts, recording a problem (and returning the default)
- * for each bad one. Every message has one shape: `NAME must be <rule>, not "<value>"`; a secret's value is never
+ * for each bad one. Every message has one shape: `NAME must <rule>, not "<value>"`; a secret's value is never
  * quoted.
  */
 export class Reader {
@@ -48,7 +48,7 @@ export class Reader {
     const max = "max" in variable ? variable.max : undefined;
     if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < variable.min || (max !== undefined && value > max)) {
       const range = max === undefined ? `of at least ${variable.min}` : `from ${variable.min} to ${max}`;
-      this.problem(name, `an integer ${range}`, text);
+      this.problem(name, `must be an integer ${range}`, text);
       return undefined;
     }
     return value;
@@ -58,7 +58,7 @@ export class Reader {
     const text = this.optional(name)?.toLowerCase();
     if (text === undefined) return VARIABLES[name].default;
     if (text === "true" || text === "false") return text === "true";
-    this.problem(name, "true or false", text);
+    this.problem(name, "must be true or false", text);
     return VARIABLES[name].default;
   }
 
@@ -67,7 +67,7 @@ export class Reader {
     const fallback = VARIABLES[name].default as T;
     if (text === undefined) return fallback;
     if ((allowed as readonly string[]).includes(text)) return text as T;
-    this.problem(name, `one of ${allowed.join(", ")}`, text);
+    this.problem(name, `must be one of ${allowed.join(", ")}`, text);
     return fallback;
   }
 
@@ -78,16 +78,16 @@ export class Reader {
     const items = this.items(name);
     const bad = items.filter((s) => !(allowed as readonly string[]).includes(s));
     if (bad.length > 0 || items.length === 0) {
-      this.problem(name, `a list of some of ${allowed.join(", ")}`, text);
+      this.problem(name, `must list some of ${allowed.join(", ")}`, text);
       return fallback;
     }
     return [...new Set(items)] as T[];
   }
 
-  /** Records `NAME must be <rule>, not "<value>"`; without the value for a secret variable. */
-  problem(name: VariableName, rule: string, value: string): void {
+  /** Records `NAME <requirement>, not "<value>"`; without the value for a secret variable. */
+  problem(name: VariableName, requirement: string, value: string): void {
     const variable = VARIABLES[name];
     const secret = variable.kind === "text" && variable.secret === true;
-    this.problems.push(secret ? `${name} must be ${rule}` : `${name} must be ${rule}, not ${JSON.stringify(value)}`);
+    this.problems.push(secret ? `${name} ${requirement}` : `${name} ${requirement}, not ${JSON.stringify(value)}`);
   }
 }
