@@ -6,8 +6,10 @@ import type { Sha256 } from "../shared/http/timing-safe-equal.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { authorizeReview } from "./authorize/authorize.ts";
 import { expandReview } from "./expand/expand.ts";
-import type { FunctionName } from "../shared/config.ts";
+import type { Config, FunctionName } from "../shared/config/index.ts";
+import { createReviewCounters } from "./metrics.ts";
 import { createReviewRoute, type ReviewHandler, type ReviewRouteDeps } from "./review-route.ts";
+import { VERSION } from "./version.ts";
 
 const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };
 
@@ -62,4 +64,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.route(path, createReviewRoute(fn, HANDLERS[fn], deps));
   }
   return app;
+}
+
+/** What a runtime brings besides the configuration: its kube client, logger and platform specifics. */
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "readClientCertificate" | "digest" | "extraMetrics">;
+
+/** The deps of {@link createApp} from the configuration and what the runtime built: the same on every runtime. */
+export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
+  return {
+    ...runtime,
+    functions: config.functions,
+    version: VERSION,
+    now: () => Date.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    counters: createReviewCounters(),
+    bodyLimitBytes: config.bodyLimitBytes,
+    defaultTimeoutMs: config.defaultTimeoutMs,
+    settings: { randomHostname: config.randomHostname, maxCredSpecNames: config.maxCredSpecNames },
+    callerAuth: config.callerAuth,
+  };
 }

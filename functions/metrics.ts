@@ -1,4 +1,4 @@
-import type { FunctionName } from "../shared/config.ts";
+import type { FunctionName } from "../shared/config/index.ts";
 
 /** Per-process counters of reviews by function and outcome (for /metrics and tests). */
 export interface ReviewCounters {
@@ -16,4 +16,15 @@ export function createReviewCounters(): ReviewCounters {
     },
     snapshot: () => Object.fromEntries(counts),
   };
+}
+
+/** Flattens nested numeric counters (kube client caches, exec plugin runs) into `a_b_c` keys for /metrics. */
+export function flattenCounters(value: object, prefix = ""): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, child] of Object.entries(value)) {
+    const name = prefix === "" ? key : `${prefix}_${key}`;
+    if (typeof child === "number") out[name] = child;
+    else if (typeof child === "object" && child !== null) Object.assign(out, flattenCounters(child as object, name));
+  }
+  return out;
 }

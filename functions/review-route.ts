@@ -7,7 +7,7 @@ import { bodyLimit } from "../shared/http/body-limit.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { requireJson } from "../shared/http/request-checks.ts";
 import type { Logger } from "../shared/log.ts";
-import type { FunctionName } from "../shared/config.ts";
+import type { FunctionName } from "../shared/config/index.ts";
 import type { ReviewCounters } from "./metrics.ts";
 import type { ReviewContext } from "./review-context.ts";
 

@@ -3,19 +3,24 @@
  * target, through hono's own adapter. Deps are built once per execution environment (cold start).
  */
 import { handle, type APIGatewayProxyResult, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
-import type { Bindings } from "../../shared/config.ts";
-import { prepareServerlessApp, type ServerlessAppOptions } from "../node/serverless-app.ts";
+import type { Bindings } from "../../shared/config/index.ts";
+import { createApp } from "../app.ts";
+import { misconfiguredApp } from "../misconfigured.ts";
+import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
 
 /** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
 export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult>;
 
 /**
  * Starts building the app from `env` at once (during the Lambda init phase when called at module load) and returns
- * the handler, which awaits that one build. A configuration problem is logged and every request answers 503
- * ({@link prepareServerlessApp}); any other build failure fails each invocation.
+ * the handler, which awaits that one build. A configuration problem is logged once to `options.error` (default
+ * console.error) and every request answers 503 ({@link misconfiguredApp}); any other build failure fails each
+ * invocation.
  */
-export function createLambdaHandler(env: Bindings, options: ServerlessAppOptions = {}): LambdaHandler {
-  const ready = prepareServerlessApp(env, options).then((app) => handle(app));
+export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { error?: (message: string) => void } = {}): LambdaHandler {
+  const ready = buildNodeDeps(env, "lambda", options)
+    .then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error))
+    .then((app) => handle(app));
   // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
   ready.catch(() => undefined);
   return async (event, context) => (await ready)(event, context);

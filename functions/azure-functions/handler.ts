@@ -4,9 +4,11 @@
  */
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { Hono } from "hono";
-import type { Bindings } from "../../shared/config.ts";
+import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
-import { prepareServerlessApp, type ServerlessAppOptions } from "../node/serverless-app.ts";
+import { createApp } from "../app.ts";
+import { misconfiguredApp } from "../misconfigured.ts";
+import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
 
 /** An Azure Functions HTTP handler. */
 export type AzureHttpHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -34,11 +36,11 @@ export async function serveAzureRequest(app: Hono<AppEnv>, request: HttpRequest)
 
 /**
  * Starts building the app from `env` at once and returns the handler, which awaits that one build. A configuration
- * problem is logged and every request answers 503 ({@link prepareServerlessApp}); any other build failure fails
- * each invocation.
+ * problem is logged once to `options.error` (default console.error) and every request answers 503
+ * ({@link misconfiguredApp}); any other build failure fails each invocation.
  */
-export function createAzureHandler(env: Bindings, options: ServerlessAppOptions = {}): AzureHttpHandler {
-  const ready = prepareServerlessApp(env, options);
+export function createAzureHandler(env: Bindings, options: NodeDepsOptions & { error?: (message: string) => void } = {}): AzureHttpHandler {
+  const ready = buildNodeDeps(env, "azure", options).then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error));
   // Reported by the first invocation that awaits it, not as an unhandled rejection at load.
   ready.catch(() => undefined);
   return async (request) => serveAzureRequest(await ready, request);

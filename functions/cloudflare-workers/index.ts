@@ -1,27 +1,29 @@
 /**
- * The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> app, once per isolate.
+ * The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> createApp, once per isolate.
  * Each wrangler environment serves one function (FUNCTIONS), with its own secrets and identity.
  */
 import type { Hono } from "hono";
-import type { Bindings } from "../../shared/config.ts";
-import { ConfigurationError } from "../../shared/configuration-error.ts";
+import { readConfig, type Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
-import { createWorkerGmsaClient } from "../../shared/kube/create-worker-gmsa-client.ts";
-import { assembleApp, createLogger, flattenCounters, readSettings } from "../assemble.ts";
+import { createJsonLogger } from "../../shared/log.ts";
+import { configuredDeps, createApp } from "../app.ts";
+import { flattenCounters } from "../metrics.ts";
+import { misconfiguredApp } from "../misconfigured.ts";
+import { createWorkerGmsaClient } from "./gmsa-client.ts";
 
-type Built = { ok: true; app: Hono<AppEnv> } | { ok: false; problems: readonly string[] };
-let built: Built | undefined;
+let app: Hono<AppEnv> | undefined;
 
-function build(env: Bindings): Built {
+/** Synchronous: a request must not await a promise another request made (workerd). */
+function build(env: Bindings): Hono<AppEnv> {
   try {
-    const { config, kube } = readSettings(env, "workers");
-    const logger = createLogger(config, (line) => console.log(line));
-    const gmsa = createWorkerGmsaClient(kube);
+    const config = readConfig(env, "workers");
+    const logger = createJsonLogger({ level: config.logLevel, write: (line) => console.log(line) });
+    const gmsa = createWorkerGmsaClient(config.kube);
     for (const warning of gmsa.warnings) logger.log("warn", warning);
-    return { ok: true, app: assembleApp(config, { gmsa: gmsa.client, logger, kubeMetrics: () => flattenCounters(gmsa.client.stats()) }) };
+    return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, extraMetrics: () => flattenCounters(gmsa.client.stats()) }));
   } catch (error) {
-    if (error instanceof ConfigurationError) return { ok: false, problems: error.problems };
-    throw error;
+    // Logged here, once per isolate; every request then answers 503 until the configuration is fixed.
+    return misconfiguredApp(error);
   }
 }
 
@@ -32,12 +34,7 @@ function stringBindings(env: Record<string, unknown>): Bindings {
 
 export default {
   fetch(request, env, ctx) {
-    built ??= build(stringBindings(env));
-    if (!built.ok) {
-      // Workers have no start-up to refuse: every request fails (503) until the configuration is fixed.
-      console.error(`gmsa-webhooks is misconfigured:\n- ${built.problems.join("\n- ")}`);
-      return Response.json({ error: "gmsa-webhooks is misconfigured; see the Worker's logs" }, { status: 503 });
-    }
-    return built.app.fetch(request, env, ctx);
+    app ??= build(stringBindings(env));
+    return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Record<string, unknown>>;

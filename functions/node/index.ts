@@ -2,8 +2,8 @@
  * `npm start`: the Node HTTP(S) server for both functions (containers, VMs, in-cluster, local dev).
  * Reads process.env once, builds everything once, serves until SIGTERM/SIGINT.
  */
-import { ConfigurationError } from "../../shared/configuration-error.ts";
-import { startNodeServer } from "./start.ts";
+import { ConfigurationError } from "../../shared/config/index.ts";
+import { startNodeServer } from "./server.ts";
 
 try {
   const running = await startNodeServer(process.env);

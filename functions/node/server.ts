@@ -2,7 +2,52 @@ import { serve, type ServerType } from "@hono/node-server";
 import { readFile } from "node:fs/promises";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import type { Hono } from "hono";
+import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
+import { createApp } from "../app.ts";
+import { readClientCertificate } from "./client-certificate.ts";
+import { buildNodeDeps, writeStdout } from "./deps.ts";
+
+export interface RunningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * `npm start`'s work: env -> config -> deps ({@link buildNodeDeps}) -> createApp, then listens on PORT, over HTTPS
+ * when TLS_CERT_FILE/TLS_KEY_FILE are set.
+ * @throws ConfigurationError listing every configuration problem.
+ */
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
+  // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
+  const { config, deps, close } = await buildNodeDeps(env, "node", { write, readClientCertificate });
+  const app = createApp(deps);
+  const { logger } = deps;
+  // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
+  const onUnhandledRejection = (reason: unknown): void =>
+    logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
+  process.on("unhandledRejection", onUnhandledRejection);
+  const { server, port } = await serveApp(app, {
+    port: config.port,
+    ...(config.host === undefined ? {} : { hostname: config.host }),
+    tlsCertFile: config.tlsCertFile,
+    tlsKeyFile: config.tlsKeyFile,
+    clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
+  });
+  logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
+  return {
+    port,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive connections from the API server would otherwise hold close() open.
+      if ("closeIdleConnections" in server) server.closeIdleConnections();
+      await closed;
+      await close();
+      // One listener per start: a process that starts and closes servers (tests) must not pile them up.
+      process.off("unhandledRejection", onUnhandledRejection);
+    },
+  };
+}
 
 export interface ServeOptions {
   port: number;

@@ -14,10 +14,11 @@ const AZURE_PACKAGE = "@azure/functions";
 
 const rootPackage = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
   version: string;
-  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
-const range = rootPackage.dependencies[AZURE_PACKAGE];
-if (range === undefined) throw new Error(`${AZURE_PACKAGE} is not a dependency in package.json`);
+// A devDependency of the repository (the build and tests need its types), a dependency of the Azure app it writes.
+const range = rootPackage.devDependencies[AZURE_PACKAGE];
+if (range === undefined) throw new Error(`${AZURE_PACKAGE} is not a devDependency in package.json`);
 
 const bytes = await bundleNodeFunction({ entry: "functions/azure-functions/index.ts", outfile: `${OUT}/index.mjs`, external: [AZURE_PACKAGE] });
 await copyFile(path.join(REPO_ROOT, "functions/azure-functions/host.json"), path.join(REPO_ROOT, OUT, "host.json"));

@@ -7,6 +7,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { nodeBinary } from "../local/node-binary.ts";
 import { REPO_ROOT } from "../repo-root.ts";
 
@@ -17,7 +18,7 @@ const WRANGLER = path.join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangl
 export const WRANGLER_OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } as const;
 
 /** The wrangler environments we deploy, one Worker each (wrangler.toml). */
-export const WORKER_ENVS = ["expand", "authorize"] as const;
+export const WORKER_ENVS = FUNCTION_NAMES;
 export type WorkerEnv = (typeof WORKER_ENVS)[number];
 
 /** Our budget per Worker, gzipped: start-up parses the whole bundle on every cold isolate. */

@@ -4,6 +4,7 @@
  * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
  */
 import * as z from "zod/mini";
+import { defaultOf } from "../config/variables.ts";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache, type CredentialCacheOptions } from "./cache.ts";
@@ -107,7 +108,7 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
  */
 export function createExecTokenSource(options: ExecTokenSourceOptions): ExecTokenSource {
   const { exec, cluster, runPlugin, baseEnv } = options;
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? defaultOf("EXEC_TIMEOUT_MS");
   if ((exec.interactiveMode as string) === "Always") {
     throw new TypeError("exec interactiveMode Always needs a terminal, which a webhook never has");
   }

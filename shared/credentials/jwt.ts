@@ -4,6 +4,7 @@
  * discovery document and JWKS built here.
  */
 import { SignJWT, calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from "jose";
+import { defaultOf } from "../config/variables.ts";
 import { createCredentialCache } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -86,7 +87,7 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
  * @throws TypeError for a lifetime that is not a positive whole number of seconds or more.
  */
 export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSource {
-  const lifetimeMs = options.lifetimeMs ?? 600_000;
+  const lifetimeMs = options.lifetimeMs ?? defaultOf("JWT_LIFETIME_MS");
   if (!Number.isFinite(lifetimeMs) || lifetimeMs < 1000) throw new TypeError("lifetimeMs must be at least 1000");
   const now = options.now ?? Date.now;
   const alg = resolveJwtAlg(options);

@@ -11,7 +11,7 @@ export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt.ts";
 export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as const;
 export type CallerAuthMode = (typeof CALLER_AUTH_MODES)[number];
 
-/** How callers prove who they are, as parsed from CALLER_AUTH and CALLER_AUTH_* (caller-auth-config.ts). */
+/** How callers prove who they are, as parsed from CALLER_AUTH and CALLER_AUTH_* (shared/config/caller-auth.ts). */
 export type CallerAuthOptions =
   | { mode: "none" }
   | { mode: "bearer"; tokens: readonly string[] }

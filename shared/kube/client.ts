@@ -3,7 +3,7 @@
  * allowed access reviews (never of denials or errors; see README.md, Caches).
  */
 import { reviewCredSpecAccess } from "./access-reviews.ts";
-import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "./cache-settings.ts";
+import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "../config/index.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";

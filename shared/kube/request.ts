@@ -3,6 +3,7 @@
  * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (DESIGN.md
  * section 7). Answers come back as status and parsed body; callers map failures with status-errors.ts.
  */
+import { defaultOf } from "../config/variables.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
@@ -73,7 +74,7 @@ function transportDetail(error: unknown): string {
 export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
   const base = options.server.replace(/\/+$/, "");
   const { tokenSource } = options;
-  const timeoutMs = options.requestTimeoutMs ?? 5_000;
+  const timeoutMs = options.requestTimeoutMs ?? defaultOf("KUBE_REQUEST_TIMEOUT_MS");
   const retryDelayMs = options.retryDelayMs ?? 200;
   const now = options.now ?? Date.now;
 

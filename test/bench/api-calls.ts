@@ -3,7 +3,7 @@
  * identity): one review on cold caches, then the same review again on warm ones.
  */
 import type { FunctionsStack, FunctionsRuntime } from "../../infra/local/stack.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";
@@ -40,7 +40,7 @@ async function countOneReview(stack: FunctionsStack, caPem: string, audit: Audit
 export async function measureCallsPerReview(stack: FunctionsStack, caPem: string, audit: AuditLog, bodies: ReviewBodies): Promise<CallsPerReview[]> {
   const rows: CallsPerReview[] = [];
   for (const containers of CONTAINER_COUNTS) {
-    for (const fn of ["expand", "authorize"] as const) {
+    for (const fn of FUNCTION_NAMES) {
       const cold = await countOneReview(stack, caPem, audit, fn, bodies[fn][containers]);
       const warm = await countOneReview(stack, caPem, audit, fn, bodies[fn][containers]);
       rows.push({ runtime: stack.runtime, fn, containers, distinct: distinctCredSpecs(containers), cold, warm });

@@ -1,14 +1,15 @@
 /**
- * Section A: what one review costs inside the process, without I/O: the production app (assembleApp, bearer
+ * Section A: what one review costs inside the process, without I/O: the production app (createApp with configuredDeps, bearer
  * caller auth, the JSON logger writing nowhere) over the real Kubernetes client whose fetch is an in-memory
  * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
  * parse + decide + respond (+ cache lookups and their copies).
  */
-import { assembleApp, createLogger, readSettings } from "../../functions/assemble.ts";
-import { nodeSha256 } from "../../functions/node/build-app.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import { configuredDeps, createApp } from "../../functions/app.ts";
+import { nodeSha256 } from "../../functions/node/deps.ts";
+import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
+import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/transport.ts";
 import { applyReplyPatch } from "../unit/support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
@@ -61,10 +62,11 @@ function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch
 
 /** The production app for both functions over the in-memory API server. */
 function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
-  const { config } = readSettings({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
+  const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
   const memory = createMemoryKubeFetch(credspecs);
   const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
-  const app = assembleApp(config, { gmsa, logger: createLogger(config, () => {}), kubeMetrics: () => ({}), digest: nodeSha256 });
+  const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
+  const app = createApp(configuredDeps(config, { gmsa, logger, extraMetrics: () => ({}), digest: nodeSha256 }));
   return { app, apiCalls: memory.calls };
 }
 
@@ -96,7 +98,7 @@ export async function measureInProcess(options: InProcessOptions): Promise<InPro
       if (w?.gmsaCredentialSpec !== expected.get(w?.gmsaCredentialSpecName ?? "")) throw new Error("expand did not inline the expected contents");
     }
     const bodies: Record<FunctionName, string> = { expand: reviewBody(expandPod), authorize: reviewBody(authorizePod) };
-    for (const fn of ["expand", "authorize"] as const) {
+    for (const fn of FUNCTION_NAMES) {
       const send = async (): Promise<void> => {
         const res = await app.fetch(reviewRequest(fn, bodies[fn]));
         const text = await res.text();

@@ -32,6 +32,7 @@ import {
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeTargets, printTargets } from "./targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
@@ -64,7 +65,7 @@ const bundles: BundleSize[] = [];
 const startups: WorkerStartup[] = [];
 const bundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-worker-"));
 try {
-  for (const fn of ["expand", "authorize"] as const) {
+  for (const fn of FUNCTION_NAMES) {
     const bundle = await measureWorkerBundle(bundleDir, fn);
     bundles.push(bundle);
     startups.push(await measureWorkerStartup(fn, bundle.scriptPath, SETTINGS.startups));

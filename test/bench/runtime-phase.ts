@@ -5,7 +5,7 @@
  */
 import { deleteWebhooks } from "../../infra/local/apply.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
 import { openAuditLog } from "./audit.ts";

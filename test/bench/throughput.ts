@@ -4,7 +4,7 @@
  * The API calls each cell caused are counted too (warm caches: only TTL expiries).
  */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/stack.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
@@ -43,7 +43,7 @@ export async function measureThroughput(
     expand: await findServerPid(stack.expandBaseUrl),
     authorize: await findServerPid(stack.authorizeBaseUrl),
   };
-  for (const fn of ["expand", "authorize"] as const) {
+  for (const fn of FUNCTION_NAMES) {
     for (const containers of CONTAINER_COUNTS) {
       for (const concurrency of options.concurrencies) {
         const offset = await audit.mark();

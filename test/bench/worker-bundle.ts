@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { buildWorkerBundle, measureBundle } from "../../infra/cloudflare/bundle-size.ts";
-import type { FunctionName } from "../../shared/config.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 import { summarize, type Summary } from "./percentiles.ts";
 
 /** One Worker's bundle as `wrangler deploy` would upload it (infra/cloudflare/bundle-size.ts measures it). */

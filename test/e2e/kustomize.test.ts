@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
@@ -37,7 +38,7 @@ const OVERLAYS = [
 ] as const;
 type Overlay = (typeof OVERLAYS)[number];
 type Fn = "expand" | "authorize";
-const FUNCTIONS: Fn[] = ["expand", "authorize"];
+const FUNCTIONS: Fn[] = [...FUNCTION_NAMES];
 
 const GET_CREDSPECS = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] };
 const CREATE_LSAR = { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] };

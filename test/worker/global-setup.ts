@@ -5,8 +5,9 @@
 import path from "node:path";
 import { buildWorkerBundle } from "../../infra/cloudflare/bundle-size.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
-export const WORKER_ENVS = ["expand", "authorize"] as const;
+export const WORKER_ENVS = FUNCTION_NAMES;
 
 export default async function setup(): Promise<void> {
   await Promise.all(WORKER_ENVS.map((name) => buildWorkerBundle(name, path.join(REPO_ROOT, ".cache", "worker", name))));

@@ -7,10 +7,10 @@ import { createExecTokenSource, type ExecRunCounters, type RunPlugin } from "../
 import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
 import { createTokenFileSource } from "../../../shared/credentials/token-file.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
+import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
+import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
-import { KubeConfigurationError } from "../../../shared/kube/configuration-error.ts";
-import { toExecClusterInfo } from "../../../shared/kube/kube-target.ts";
-import type { KubeSettings } from "../../../shared/kube/settings.ts";
+import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createKeepAliveFetch } from "./keep-alive-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 import { killRunningPlugins, runPlugin as spawnPlugin } from "./run-plugin.ts";
@@ -45,24 +45,23 @@ export interface NodeGmsaClient {
   close(): Promise<void>;
 }
 
-function chooseTokenSource(
+/** What a Node process can do: everything. */
+const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true };
+
+function buildTokenSource(
+  choice: TokenSourceChoice,
   loaded: NodeKubeTarget,
   settings: KubeSettings,
   options: NodeGmsaClientOptions,
-  problems: string[],
 ): { tokenSource?: TokenSource; counters?: () => ExecRunCounters } {
   const { target, caPem } = loaded;
-  const { auth } = target;
   const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs };
-  if (settings.jwt !== undefined && auth.kind !== "none") {
-    problems.push(`kubeconfig context "${target.contextName}" has its own credential and JWT_* is set too; keep one`);
-  }
-  switch (auth.kind) {
+  switch (choice.kind) {
     case "exec": {
       const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
       const source = createExecTokenSource({
         ...common,
-        exec: auth.exec,
+        exec: choice.exec,
         cluster: toExecClusterInfo(target.cluster, caData),
         runPlugin: options.runPlugin ?? spawnPlugin,
         baseEnv: options.baseEnv ?? process.env,
@@ -71,15 +70,13 @@ function chooseTokenSource(
       return { tokenSource: source, counters: () => source.counters() };
     }
     case "token":
-      return { tokenSource: createStaticTokenSource({ token: auth.token }) };
+      return { tokenSource: createStaticTokenSource({ token: choice.token }) };
     case "tokenFile":
-      return { tokenSource: createTokenFileSource({ ...common, path: auth.tokenFile, readText: (file) => readFile(file, "utf8") }) };
+      return { tokenSource: createTokenFileSource({ ...common, path: choice.tokenFile, readText: (file) => readFile(file, "utf8") }) };
+    case "jwt":
+      return { tokenSource: createJwtTokenSource({ ...common, ...choice.jwt }) };
     case "clientCertificate":
-      // Presented by the connection pool, not per request.
-      return {};
-    case "none":
-      if (settings.jwt !== undefined) return { tokenSource: createJwtTokenSource({ ...common, ...settings.jwt }) };
-      loaded.warnings.push(`kubeconfig context "${target.contextName}" has no credential: requests are anonymous`);
+    case "anonymous":
       return {};
   }
 }
@@ -91,10 +88,10 @@ function chooseTokenSource(
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
   const logger = options.logger ?? console;
   const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
-  const problems: string[] = [];
-  const { tokenSource, counters: execCounters } = chooseTokenSource(loaded, settings, options, problems);
-  if (problems.length > 0) throw new KubeConfigurationError(problems);
-  for (const warning of loaded.warnings) logger.warn(warning);
+  const selected = selectTokenSource(loaded.target, settings.jwt, NODE_CAPABILITIES);
+  if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
+  const { tokenSource, counters: execCounters } = buildTokenSource(selected.choice, loaded, settings, options);
+  for (const warning of [...loaded.warnings, ...selected.warnings]) logger.warn(warning);
   const { cluster } = loaded.target;
   const transport = createKeepAliveFetch({
     ca: loaded.caPem,

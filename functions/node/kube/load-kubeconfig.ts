@@ -7,10 +7,9 @@ import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { isIPv6 } from "node:net";
-import { KubeConfigurationError } from "../../../shared/kube/configuration-error.ts";
-import { selectKubeTarget, type KubeTarget } from "../../../shared/kube/kube-target.ts";
-import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kube/kubeconfig.ts";
-import type { KubeSettings } from "../../../shared/kube/settings.ts";
+import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
+import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
+import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import type { ClientCertificate } from "../../../shared/kube/transport.ts";
 
 /** The standard mount of a pod's service account. */

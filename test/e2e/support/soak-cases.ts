@@ -5,6 +5,7 @@
 import type { Pod } from "../../../shared/policy/pod.ts";
 import { buildPod, container } from "./pods.ts";
 import { buildReview } from "../../unit/support/reviews.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 export type SoakFunction = "expand" | "authorize";
 
@@ -73,7 +74,7 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
     },
     { name: "authorize: no GMSA (allowed)", fn: "authorize", body: (uid) => review(plain, uid), expect: { httpStatus: 200, allowed: true, patch: false } },
   ];
-  for (const fn of ["expand", "authorize"] as const) {
+  for (const fn of FUNCTION_NAMES) {
     cases.push(
       { name: `${fn}: body is not JSON (HTTP 400)`, fn, body: () => '{"apiVersion": "admission.k8s.io/v1", "kind": ', expect: { httpStatus: 400 } },
       { name: `${fn}: not an AdmissionReview (HTTP 400)`, fn, body: (uid) => JSON.stringify({ kind: "AdmissionReview", request: { uid } }), expect: { httpStatus: 400 } },

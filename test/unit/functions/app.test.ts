@@ -5,6 +5,7 @@ import type { Pod } from "../../../shared/policy/pod.ts";
 import { createFakeGmsaClient } from "../support/fake-gmsa-client.ts";
 import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview, type ReviewOptions } from "../support/reviews.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const json = { "content-type": "application/json" };
 
@@ -114,7 +115,7 @@ describe("createApp", () => {
     }
     const gmsaPod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" } });
 
-    it.each(["expand", "authorize"] as const)("refuses /%s without a valid token with 401 before any API call", async (fn) => {
+    it.each(FUNCTION_NAMES)("refuses /%s without a valid token with 401 before any API call", async (fn) => {
       const { app, gmsa, deps } = setup();
       for (const headers of [json, { ...json, authorization: "Bearer wrong" }]) {
         const res = await app.request(`/${fn}`, post(JSON.stringify(buildReview(gmsaPod)), headers));
@@ -154,7 +155,7 @@ describe("createApp", () => {
     expect(await res.json()).toEqual({ expand_reviews_total: 1, expand_allowed_total: 1, exec_runs_total: 3 });
   });
 
-  it.each(["expand", "authorize"] as const)("answers /%s with a 500 denial before ?timeout=1s when the client hangs", async (fn) => {
+  it.each(FUNCTION_NAMES)("answers /%s with a 500 denial before ?timeout=1s when the client hangs", async (fn) => {
     const gmsa = createFakeGmsaClient({ hang: true });
     const { app } = createTestApp({ gmsa });
     const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}) } });

@@ -6,6 +6,7 @@ import type { LogFields, LogLevel, Logger } from "../../../shared/log.ts";
 import { checkReply } from "./contract.ts";
 import { CONTENTS_MARKER, CREDSPECS, createFakeGmsaClient } from "./world.ts";
 import { buildReview } from "../support/reviews.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
 /** Small, so the count limit is reached by some fuzzed pods. */
@@ -28,7 +29,7 @@ export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
   const gmsa = createFakeGmsaClient();
   let counter = 0;
   const app = createApp({
-    functions: ["expand", "authorize"],
+    functions: FUNCTION_NAMES,
     version: "fuzz",
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },
     defaultTimeoutMs: 5000,
@@ -82,7 +83,7 @@ export function goodReview(uid: string): Uint8Array {
 
 /** The app keeps serving: a good review is still allowed by both functions. */
 export async function expectStillServing(fuzz: ReturnType<typeof createFuzzApp>): Promise<void> {
-  for (const fn of ["expand", "authorize"] as const) {
+  for (const fn of FUNCTION_NAMES) {
     const body = goodReview(`after-${fn}`);
     const checked = await checkReply(fn, body, await fuzz.review(fn, body));
     expect(checked.reply?.response.allowed).toBe(true);

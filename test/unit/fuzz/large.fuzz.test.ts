@@ -5,10 +5,11 @@ import { checkReply, decodeSent } from "./contract.ts";
 import { createFuzzApp, expectStillServing, fuzzParameters, MAX_CREDSPEC_NAMES, SCALE } from "./harness.ts";
 import { mustRefuse } from "./oracle.ts";
 import { NAMESPACES, SERVICE_ACCOUNTS } from "./world.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const fuzz = createFuzzApp();
 const timeout = 120_000 * SCALE;
-const FUNCTIONS = ["expand", "authorize"] as const;
+const FUNCTIONS = FUNCTION_NAMES;
 
 afterAll(() => {
   console.log(`fuzz: ${fuzz.inputs()} large inputs (thousands of containers, huge strings, deep nesting, over the limit)`);

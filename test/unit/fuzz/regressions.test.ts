@@ -8,13 +8,14 @@ import { silentLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import type { Reply } from "./contract.ts";
 import { CREDSPECS } from "./world.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
 const BIG = { CmsPlugins: ["ActiveDirectory"], Pad: "p".repeat(60_000) };
 
 function createRegressionApp(gmsa?: GmsaClient) {
   return createApp({
-    functions: ["expand", "authorize"],
+    functions: FUNCTION_NAMES,
     version: "test",
     callerAuth: { mode: "none" },
     defaultTimeoutMs: 10_000,
@@ -87,7 +88,7 @@ describe("regressions", () => {
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
-    for (const fn of ["expand", "authorize"] as const) {
+    for (const fn of FUNCTION_NAMES) {
       const response = await send(fn, { operation: "CREATE", object: fn === "expand" ? { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } } : object }, buggy);
       expect(response.allowed).toBe(false);
       expect(response.status?.code).toBe(500);

@@ -7,8 +7,8 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { parseKubeconfig } from "../../../shared/kube/kubeconfig.ts";
-import { selectKubeTarget } from "../../../shared/kube/kube-target.ts";
+import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
+import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 
 interface Manifest {
   kind: string;

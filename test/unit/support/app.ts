@@ -5,6 +5,7 @@ import type { ReviewSettings } from "../../../functions/review-context.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { createJsonLogger, type LogFields } from "../../../shared/log.ts";
 import { createFakeGmsaClient } from "./fake-gmsa-client.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 export interface TestAppOptions extends Partial<Omit<AppDeps, "settings">> {
   settings?: Partial<ReviewSettings>;
@@ -20,7 +21,7 @@ export function createTestApp(options: TestAppOptions = {}) {
   const lines: string[] = [];
   const { settings, ...rest } = options;
   const deps: AppDeps = {
-    functions: ["expand", "authorize"],
+    functions: FUNCTION_NAMES,
     version: "0.0.0-test",
     callerAuth: { mode: "none" },
     defaultTimeoutMs: 10_000,

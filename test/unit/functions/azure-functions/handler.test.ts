@@ -2,11 +2,12 @@ import { HttpRequest, InvocationContext, type HttpResponseInit } from "@azure/fu
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
-import { MISCONFIGURED_BODY } from "../../../../functions/node/serverless-app.ts";
+import { MISCONFIGURED_BODY } from "../../../../functions/misconfigured.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../support/serverless.ts";
+import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 
 const BASE = "https://gmsa-webhooks.azurewebsites.net";
 const auth = { authorization: `Bearer ${CALLER_TOKEN}` };
@@ -35,7 +36,7 @@ function text(response: HttpResponseInit): string {
 }
 
 describe("createAzureHandler", () => {
-  it.each(["expand", "authorize"] as const)("allows a pod without GMSA at /%s with no API call (200, uid echoed)", async (fn) => {
+  it.each(FUNCTION_NAMES)("allows a pod without GMSA at /%s with no API call (200, uid echoed)", async (fn) => {
     const { call, lines } = await azure();
     const response = await call(reviewRequest(fn));
     expect(response.status).toBe(200);

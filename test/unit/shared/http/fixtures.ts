@@ -4,6 +4,7 @@ import type { CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import type { GmsaClient } from "../../../../shared/kube/gmsa-client.ts";
 import type { Logger, LogFields, LogLevel } from "../../../../shared/log.ts";
 import { buildReview } from "../../support/reviews.ts";
+import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 
 /** A logger that keeps every line, for asserting on what was (and was not) logged. */
 export function createMemoryLogger(): Logger & { lines: { level: LogLevel; msg: string; fields: LogFields }[]; text(): string } {
@@ -44,7 +45,7 @@ export function createTestApp(callerAuth: CallerAuthOptions, overrides: Partial<
   const logger = createMemoryLogger();
   const gmsa = createCountingClient();
   const app = createApp({
-    functions: ["expand", "authorize"],
+    functions: FUNCTION_NAMES,
     version: "test",
     callerAuth,
     defaultTimeoutMs: 5000,

@@ -8,9 +8,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { startNodeServer, type RunningServer } from "../../../../../functions/node/start.ts";
+import { startNodeServer, type RunningServer } from "../../../../../functions/node/server.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/response.ts";
-import type { FunctionName } from "../../../../../shared/config.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
 import { reviewBudgetMs } from "../../../../../shared/http/deadline.ts";
 import { pluginPath, runCount, tempDir } from "../../../helpers/plugins.ts";
 import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
@@ -26,7 +26,7 @@ export const SLACK_MS = 300;
 /** Short enough to see the kill within a test, longer than the review budget. */
 export const EXEC_TIMEOUT_MS = 2500;
 
-export const FUNCTIONS: readonly FunctionName[] = ["expand", "authorize"];
+export const FUNCTIONS: readonly FunctionName[] = FUNCTION_NAMES;
 
 export type PluginMode = "ok" | "fail" | "hang" | "fail-after-first";
 

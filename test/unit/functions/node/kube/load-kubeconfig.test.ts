@@ -2,8 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadNodeKubeTarget } from "../../../../../functions/node/kube/load-kubeconfig.ts";
-import { KubeConfigurationError } from "../../../../../shared/kube/configuration-error.ts";
-import { parseKubeSettings } from "../../../../../shared/kube/settings.ts";
+import { KubeConfigurationError } from "../../../../../shared/config/index.ts";
+import { parseKubeSettings } from "../../../../../shared/config/index.ts";
 import { tempDir } from "../../../helpers/plugins.ts";
 
 const settings = (env: Record<string, string>) => parseKubeSettings(env).settings;

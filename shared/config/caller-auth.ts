@@ -1,9 +1,8 @@
-import type { Reader } from "../config.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "./caller-auth-jwt.ts";
-import { CALLER_AUTH_MODES, type CallerAuthMode, type CallerAuthOptions } from "./caller-auth.ts";
-
-/** Where the functions run: `mtls` needs the Node server's TLS layer. */
-export type Runtime = "node" | "workers";
+/** The caller-auth section of the configuration: CALLER_AUTH and the CALLER_AUTH_* variables of its mode. */
+import { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../http/caller-auth-jwt.ts";
+import { CALLER_AUTH_MODES, type CallerAuthMode, type CallerAuthOptions } from "../http/caller-auth.ts";
+import type { Reader } from "./reader.ts";
+import { DEFAULT_SECRET_JWT_ALGORITHM, type VariableName } from "./variables.ts";
 
 /** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
 const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -14,7 +13,7 @@ export const MIN_PATH_SECRET_LENGTH = 32;
 export const MIN_JWT_SECRET_LENGTH = 32;
 
 /** The variables each mode reads; setting one that the chosen mode ignores is reported (a protection not in force). */
-const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, string[]> = {
+const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = {
   bearer: ["CALLER_AUTH_TOKENS"],
   jwt: [
     "CALLER_AUTH_JWT_ISSUER",
@@ -32,16 +31,12 @@ const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, string[]> = {
   mtls: ["CALLER_AUTH_CLIENT_CA_FILE", "CALLER_AUTH_CLIENT_NAMES"],
 };
 
-const WORKERS_MTLS =
-  "CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare, so client certificates are " +
-  "configured there (API Shield mTLS, https://developers.cloudflare.com/api-shield/security/mtls/, enforced by a WAF " +
-  "rule on cf.tls_client_auth.cert_verified); choose bearer or jwt here";
-
 /**
- * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, pushing every problem onto `problems`.
- * Secret values never appear in a problem. Variables are tabled in the README's Security section.
+ * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, recording every problem with the reader.
+ * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is runtime.ts's.
  */
-export function readCallerAuth(read: Reader, problems: string[], runtime: Runtime = "node"): CallerAuthOptions {
+export function readCallerAuth(read: Reader): CallerAuthOptions {
+  const { problems } = read;
   const mode = read.optional("CALLER_AUTH");
   const modes = CALLER_AUTH_MODES.join(", ");
   if (mode === undefined) {
@@ -49,7 +44,7 @@ export function readCallerAuth(read: Reader, problems: string[], runtime: Runtim
     return { mode: "none" };
   }
   if (!(CALLER_AUTH_MODES as readonly string[]).includes(mode)) {
-    problems.push(`CALLER_AUTH must be one of ${modes}, not "${mode}"`);
+    read.problem("CALLER_AUTH", `must be one of ${modes}`, mode);
     return { mode: "none" };
   }
   for (const [other, names] of Object.entries(MODE_VARIABLES)) {
@@ -66,12 +61,12 @@ export function readCallerAuth(read: Reader, problems: string[], runtime: Runtim
     case "path":
       return readPath(read, problems);
     case "mtls":
-      return readMtls(read, problems, runtime);
+      return readMtls(read, problems);
   }
 }
 
 function readBearer(read: Reader, problems: string[]): CallerAuthOptions {
-  const tokens = splitList(read.optional("CALLER_AUTH_TOKENS"));
+  const tokens = read.items("CALLER_AUTH_TOKENS");
   if (tokens.length === 0) problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
   tokens.forEach((token, i) => {
     if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {
@@ -82,7 +77,7 @@ function readBearer(read: Reader, problems: string[]): CallerAuthOptions {
 }
 
 function readPath(read: Reader, problems: string[]): CallerAuthOptions {
-  const secrets = splitList(read.optional("CALLER_AUTH_PATH_SECRET"));
+  const secrets = read.items("CALLER_AUTH_PATH_SECRET");
   const rule = `at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
   if (secrets.length === 0) problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
   secrets.forEach((secret, i) => {
@@ -93,38 +88,34 @@ function readPath(read: Reader, problems: string[]): CallerAuthOptions {
   return { mode: "path", secrets };
 }
 
-function readMtls(read: Reader, problems: string[], runtime: Runtime): CallerAuthOptions {
-  if (runtime === "workers") problems.push(WORKERS_MTLS);
+function readMtls(read: Reader, problems: string[]): CallerAuthOptions {
   const clientCaFile = read.optional("CALLER_AUTH_CLIENT_CA_FILE") ?? "";
   if (clientCaFile === "") problems.push("CALLER_AUTH=mtls needs CALLER_AUTH_CLIENT_CA_FILE (PEM file of the CA that signs callers' certificates)");
-  if (runtime === "node" && (read.optional("TLS_CERT_FILE") === undefined || read.optional("TLS_KEY_FILE") === undefined)) {
-    problems.push("CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE");
-  }
-  return { mode: "mtls", clientCaFile, clientNames: splitList(read.optional("CALLER_AUTH_CLIENT_NAMES")) };
+  return { mode: "mtls", clientCaFile, clientNames: read.items("CALLER_AUTH_CLIENT_NAMES") };
 }
 
 function readJwt(read: Reader, problems: string[]): CallerAuthOptions {
   const issuer = read.optional("CALLER_AUTH_JWT_ISSUER") ?? "";
-  const audience = splitList(read.optional("CALLER_AUTH_JWT_AUDIENCE"));
+  const audience = read.items("CALLER_AUTH_JWT_AUDIENCE");
   if (issuer === "") problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_ISSUER (the required iss claim)");
   if (audience.length === 0) problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_AUDIENCE (comma-separated; aud must hold one)");
   const keys = readJwtKeys(read, problems);
   const allowed: readonly string[] = keys?.kind === "secret" ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
   const listed = read.optional("CALLER_AUTH_JWT_ALGORITHMS");
-  const algorithms = listed === undefined ? (keys?.kind === "secret" ? ["HS256"] : [...ASYMMETRIC_JWT_ALGORITHMS]) : splitList(listed);
+  const algorithms = listed === undefined ? (keys?.kind === "secret" ? [DEFAULT_SECRET_JWT_ALGORITHM] : [...ASYMMETRIC_JWT_ALGORITHMS]) : read.items("CALLER_AUTH_JWT_ALGORITHMS");
   const bad = algorithms.filter((alg) => !allowed.includes(alg));
   if (bad.length > 0 || algorithms.length === 0) {
     const hint = keys?.kind === "secret" ? "with CALLER_AUTH_JWT_SECRET" : "with a key set (HS* needs CALLER_AUTH_JWT_SECRET; none is never accepted)";
-    problems.push(`CALLER_AUTH_JWT_ALGORITHMS must list some of ${allowed.join(", ")} ${hint}, not "${listed ?? ""}"`);
+    read.problem("CALLER_AUTH_JWT_ALGORITHMS", `must list some of ${allowed.join(", ")} ${hint}`, listed ?? "");
   }
   return {
     mode: "jwt",
     issuer,
     audience,
-    subjects: splitList(read.optional("CALLER_AUTH_JWT_SUBJECTS")),
+    subjects: read.items("CALLER_AUTH_JWT_SUBJECTS"),
     algorithms,
     keys: keys ?? { kind: "jwks", jwks: { keys: [] } },
-    clockToleranceS: read.integer("CALLER_AUTH_JWT_CLOCK_TOLERANCE_S", 30, 0, 300),
+    clockToleranceS: read.integer("CALLER_AUTH_JWT_CLOCK_TOLERANCE_S"),
   };
 }
 
@@ -132,8 +123,8 @@ function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined
   const url = read.optional("CALLER_AUTH_JWT_JWKS_URL");
   const inline = read.optional("CALLER_AUTH_JWT_JWKS");
   const secret = read.optional("CALLER_AUTH_JWT_SECRET");
-  const timeoutMs = read.integer("CALLER_AUTH_JWT_JWKS_TIMEOUT_MS", 5000, 100, 30_000);
-  const cooldownMs = read.integer("CALLER_AUTH_JWT_JWKS_COOLDOWN_MS", 30_000, 0, 3_600_000);
+  const timeoutMs = read.integer("CALLER_AUTH_JWT_JWKS_TIMEOUT_MS");
+  const cooldownMs = read.integer("CALLER_AUTH_JWT_JWKS_COOLDOWN_MS");
   const given = [url, inline, secret].filter((v) => v !== undefined).length;
   if (given !== 1) {
     problems.push("CALLER_AUTH=jwt needs exactly one of CALLER_AUTH_JWT_JWKS_URL, CALLER_AUTH_JWT_JWKS or CALLER_AUTH_JWT_SECRET");
@@ -150,7 +141,7 @@ function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined
     return { kind: "jwks", jwks: typeof parsed === "string" ? { keys: [] } : parsed };
   }
   if ((secret ?? "").length < MIN_JWT_SECRET_LENGTH) {
-    problems.push(`CALLER_AUTH_JWT_SECRET must be at least ${MIN_JWT_SECRET_LENGTH} characters`);
+    read.problem("CALLER_AUTH_JWT_SECRET", `must be at least ${MIN_JWT_SECRET_LENGTH} characters`, secret ?? "");
   }
   return { kind: "secret", secret: secret ?? "" };
 }
@@ -184,8 +175,4 @@ function parseJwks(text: string): { keys: { kty: string; [member: string]: unkno
     if ((key as { kty: string }).kty === "oct") return `key ${i + 1} is a symmetric key: use CALLER_AUTH_JWT_SECRET for HS*`;
   }
   return { keys: keys as { kty: string }[] };
-}
-
-function splitList(text: string | undefined): string[] {
-  return (text ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
 }

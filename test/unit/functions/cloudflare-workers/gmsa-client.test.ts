@@ -1,9 +1,9 @@
 import { createLocalJWKSet, exportPKCS8, generateKeyPair, jwtVerify } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildJwks } from "../../../../shared/credentials/jwt.ts";
-import { KubeConfigurationError } from "../../../../shared/kube/configuration-error.ts";
-import { createWorkerGmsaClient } from "../../../../shared/kube/create-worker-gmsa-client.ts";
-import { parseKubeSettings } from "../../../../shared/kube/settings.ts";
+import { KubeConfigurationError } from "../../../../shared/config/index.ts";
+import { createWorkerGmsaClient } from "../../../../functions/cloudflare-workers/gmsa-client.ts";
+import { parseKubeSettings } from "../../../../shared/config/index.ts";
 
 let privateKey = "";
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { selectKubeTarget, toExecClusterInfo } from "../../../../shared/kube/kube-target.ts";
-import { parseKubeconfig } from "../../../../shared/kube/kubeconfig.ts";
+import { selectKubeTarget, toExecClusterInfo } from "../../../../shared/kubeconfig/kube-target.ts";
+import { parseKubeconfig } from "../../../../shared/kubeconfig/kubeconfig.ts";
 
 const CA = btoa("-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n");
 

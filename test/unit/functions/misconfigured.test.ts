@@ -1,15 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { createMisconfiguredApp, MISCONFIGURED_BODY, prepareServerlessApp } from "../../../../functions/node/serverless-app.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless.ts";
+import { createApp } from "../../../functions/app.ts";
+import { createMisconfiguredApp, MISCONFIGURED_BODY, misconfiguredApp } from "../../../functions/misconfigured.ts";
+import { buildNodeDeps } from "../../../functions/node/deps.ts";
+import type { Bindings } from "../../../shared/config/index.ts";
+import { CALLER_TOKEN, serverlessEnv } from "../support/serverless.ts";
 
-async function prepare(overrides: Record<string, string | undefined>) {
+/** What the Lambda and Azure handlers serve: the app from the Node deps, or the 503 app after one report. */
+async function serverlessApp(env: Bindings, runtime: "lambda" | "azure", error: (message: string) => void) {
+  return buildNodeDeps(env, runtime, { write: () => undefined }).then(
+    ({ deps }) => createApp(deps),
+    (failure: unknown) => misconfiguredApp(failure, error),
+  );
+}
+
+async function prepare(overrides: Record<string, string | undefined>, runtime: "lambda" | "azure" = "lambda") {
   const errors: string[] = [];
-  const app = await prepareServerlessApp(await serverlessEnv(overrides), { write: () => undefined, error: (message) => errors.push(message) });
+  const app = await serverlessApp(await serverlessEnv(overrides), runtime, (message) => errors.push(message));
   return { app, errors };
 }
 
-describe("prepareServerlessApp", () => {
-  it("builds the real app from a usable environment, logging nothing as an error", async () => {
+describe("misconfiguredApp on a function platform", () => {
+  it("is not needed for a usable environment: the real app, nothing logged as an error", async () => {
     const { app, errors } = await prepare({});
     expect(await (await app.request("/healthz")).text()).toBe("ok");
     expect(errors).toEqual([]);
@@ -22,8 +33,8 @@ describe("prepareServerlessApp", () => {
     for (const name of ["CALLER_AUTH_TOKENS", "RANDOM_HOSTNAME", "MAX_CREDSPECS_PER_POD"]) expect(errors[0]).toContain(name);
   });
 
-  it("refuses CALLER_AUTH=mtls: the platform ends TLS, the function never sees the certificate", async () => {
-    const { app, errors } = await prepare({ CALLER_AUTH: "mtls", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_CLIENT_CA_FILE: "/etc/ca.pem" });
+  it.each(["lambda", "azure"] as const)("refuses CALLER_AUTH=mtls on %s: the platform ends TLS, the function never sees the certificate", async (runtime) => {
+    const { app, errors } = await prepare({ CALLER_AUTH: "mtls", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_CLIENT_CA_FILE: "/etc/ca.pem" }, runtime);
     expect((await app.request("/expand", { method: "POST" })).status).toBe(503);
     expect(errors.join("\n")).toMatch(/CALLER_AUTH=mtls needs the Node server/);
   });
@@ -34,7 +45,7 @@ describe("prepareServerlessApp", () => {
         throw new RangeError("broken environment");
       },
     });
-    await expect(prepareServerlessApp(env, { error: () => undefined })).rejects.toThrow(RangeError);
+    await expect(serverlessApp(env, "lambda", () => undefined)).rejects.toThrow(RangeError);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKubeSettings } from "../../../../shared/kube/settings.ts";
+import { parseKubeSettings } from "../../../../shared/config/index.ts";
 
 const jwk = JSON.stringify({ kty: "EC", crv: "P-256", x: "x", y: "y", d: "d" });
 
@@ -61,13 +61,13 @@ describe("parseKubeSettings", () => {
       JWT_LIFETIME_MS: "1000",
     });
     expect(problems).toEqual([
-      'KUBE_REQUEST_TIMEOUT_MS must be a whole number >= 1, got "5s"',
-      'ACCESS_CACHE_MAX must be a whole number >= 0, got "-1"',
-      'EXEC_TIMEOUT_MS must be a whole number >= 1, got "0"',
+      'KUBE_REQUEST_TIMEOUT_MS must be an integer of at least 1, not "5s"',
+      'ACCESS_CACHE_MAX must be an integer of at least 0, not "-1"',
+      'EXEC_TIMEOUT_MS must be an integer of at least 1, not "0"',
       "JWT_SUBJECT, JWT_AUDIENCE must be set too when JWT_PRIVATE_KEY, JWT_ISSUER, JWT_LIFETIME_MS is set",
       "JWT_PRIVATE_KEY must be PKCS8 (-----BEGIN PRIVATE KEY-----); convert with openssl pkcs8 -topk8 -nocrypt",
       "JWT_ISSUER must be an https URL, as Kubernetes JWT authenticators require",
-      'JWT_LIFETIME_MS must be a whole number >= 10000, got "1000"',
+      'JWT_LIFETIME_MS must be an integer of at least 10000, not "1000"',
     ]);
     expect(problems.join()).not.toContain("secret-material");
   });

@@ -4,14 +4,14 @@
  * has no SNI override, proxy or client certificate, so the API server must be reached through an endpoint with
  * a publicly trusted certificate (README.md); kubeconfig settings Workers cannot honour are start-up errors.
  */
-import { createJwtTokenSource } from "../credentials/jwt.ts";
-import { createStaticTokenSource, type TokenSource } from "../credentials/token-source.ts";
-import { createKubeGmsaClient, type KubeGmsaClient } from "./client.ts";
-import { KubeConfigurationError } from "./configuration-error.ts";
-import { selectKubeTarget, type KubeTarget } from "./kube-target.ts";
-import { parseKubeconfig } from "./kubeconfig.ts";
-import type { KubeSettings } from "./settings.ts";
-import { createPlainKubeFetch } from "./transport.ts";
+import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
+import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
+import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../shared/credentials/select-token-source.ts";
+import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
+import { createKubeGmsaClient, type KubeGmsaClient } from "../../shared/kube/client.ts";
+import { createPlainKubeFetch } from "../../shared/kube/transport.ts";
+import { selectKubeTarget, type KubeTarget } from "../../shared/kubeconfig/kube-target.ts";
+import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
 
 /** Options of {@link createWorkerGmsaClient}. */
 export interface WorkerGmsaClientOptions {
@@ -39,39 +39,24 @@ function checkCluster(target: KubeTarget, problems: string[], warnings: string[]
   if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
 }
 
-function chooseTokenSource(
-  target: KubeTarget,
-  settings: KubeSettings,
-  now: (() => number) | undefined,
-  problems: string[],
-): TokenSource | undefined {
-  const { auth } = target;
-  const where = `kubeconfig context "${target.contextName}"`;
-  switch (auth.kind) {
-    case "exec":
-      problems.push(`${where}: exec plugins cannot run on Workers; remove the user's exec block and set JWT_* instead`);
-      return undefined;
-    case "tokenFile":
-      problems.push(`${where}: tokenFile cannot be read on Workers; use token or JWT_*`);
-      return undefined;
-    case "clientCertificate":
-      problems.push(`${where}: client certificates cannot be presented by Workers' fetch; use token or JWT_*`);
-      return undefined;
+/** What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. */
+const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false };
+
+function buildTokenSource(choice: TokenSourceChoice, settings: KubeSettings, now: (() => number) | undefined): TokenSource | undefined {
+  switch (choice.kind) {
     case "token":
-      if (settings.jwt !== undefined) problems.push(`${where}: the user has a token and JWT_* is set too; keep one`);
-      return createStaticTokenSource({ token: auth.token });
-    case "none":
-      if (settings.jwt === undefined) {
-        problems.push(`${where}: no credential; set JWT_* or give the user a token`);
-        return undefined;
-      }
+      return createStaticTokenSource({ token: choice.token });
+    case "jwt":
       return createJwtTokenSource({
-        ...settings.jwt,
+        ...choice.jwt,
         // A request must not await another request's promise on Workers (panva/jose#355, #509).
         shareInFlight: false,
         now,
         refreshSkewMs: settings.tokenRefreshSkewMs,
       });
+    default:
+      // Refused by WORKER_CAPABILITIES.
+      return undefined;
   }
 }
 
@@ -89,8 +74,11 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
   const { target, problems } = selectKubeTarget(parsed.config, settings.kubeContext);
   if (target === undefined) throw new KubeConfigurationError(problems);
   checkCluster(target, problems, warnings);
-  const tokenSource = chooseTokenSource(target, settings, options.now, problems);
-  if (problems.length > 0) throw new KubeConfigurationError(problems);
+  const selected = selectTokenSource(target, settings.jwt, WORKER_CAPABILITIES);
+  problems.push(...selected.problems);
+  warnings.push(...selected.warnings);
+  if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
+  const tokenSource = buildTokenSource(selected.choice, settings, options.now);
   const client = createKubeGmsaClient({
     server: target.cluster.server,
     fetch: createPlainKubeFetch(options.fetch ?? ((input, init) => fetch(input, init))),

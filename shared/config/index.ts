@@ -1,0 +1,85 @@
+/**
+ * The configuration: every variable (variables.ts) read by one reader (reader.ts) into one frozen Config, with every
+ * problem of every section (app, caller auth, Kubernetes client, runtime rules) reported together.
+ */
+import type { CallerAuthOptions } from "../http/caller-auth.ts";
+import { LOG_LEVELS, type LogLevel } from "../log.ts";
+import { readCallerAuth } from "./caller-auth.ts";
+import { readKubeSettings, type KubeSettings } from "./kube.ts";
+import { Reader, type Bindings } from "./reader.ts";
+import { runtimeProblems, type Runtime } from "./runtime.ts";
+import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
+
+import { ConfigurationError } from "./configuration-error.ts";
+
+export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
+export { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, parseKubeSettings, type CacheSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
+export type { Bindings } from "./reader.ts";
+export type { Runtime } from "./runtime.ts";
+export { defaultOf, FUNCTION_NAMES, VARIABLES, type FunctionName } from "./variables.ts";
+
+/** Everything the functions read from their environment, parsed once at start-up. */
+export interface Config {
+  runtime: Runtime;
+  functions: FunctionName[];
+  port: number;
+  /** Node server: address to listen on; undefined means every interface. */
+  host: string | undefined;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  callerAuth: CallerAuthOptions;
+  randomHostname: boolean;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  maxCredSpecNames: number;
+  defaultTimeoutMs: number;
+  kube: Readonly<KubeSettings>;
+}
+
+export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
+
+/** Options of {@link parseConfig}. */
+export interface ParseConfigOptions {
+  /** Where the functions run; some settings exist on one runtime only (runtime.ts). Default "node". */
+  runtime?: Runtime;
+}
+
+/**
+ * Parses the environment into a frozen Config, reporting every problem together (never only the first).
+ * Variable names, defaults and bounds are in variables.ts and tabled in the README.
+ */
+export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): ConfigResult {
+  const runtime = options.runtime ?? "node";
+  const problems: string[] = [];
+  const read = new Reader(env, problems);
+  const config: Config = {
+    runtime,
+    functions: read.list("FUNCTIONS", FUNCTION_NAMES),
+    port: read.integer("PORT"),
+    host: read.optional("HOST"),
+    tlsCertFile: read.optional("TLS_CERT_FILE"),
+    tlsKeyFile: read.optional("TLS_KEY_FILE"),
+    callerAuth: readCallerAuth(read),
+    randomHostname: read.boolean("RANDOM_HOSTNAME"),
+    logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
+    bodyLimitBytes: read.integer("BODY_LIMIT_BYTES"),
+    maxCredSpecNames: read.integer("MAX_CREDSPECS_PER_POD"),
+    defaultTimeoutMs: read.integer("DEFAULT_WEBHOOK_TIMEOUT_MS"),
+    kube: readKubeSettings(read),
+  };
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
+  }
+  problems.push(...runtimeProblems(config, runtime));
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
+}
+
+/**
+ * {@link parseConfig}, throwing instead of returning problems.
+ * @throws ConfigurationError listing every problem.
+ */
+export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
+  const parsed = parseConfig(env, { runtime });
+  if (!parsed.ok) throw new ConfigurationError(parsed.problems);
+  return parsed.config;
+}

@@ -1,0 +1,93 @@
+import { VARIABLES, type DefaultedIntegerName, type IntegerName, type VariableName } from "./variables.ts";
+
+/** Environment variables (Node) or Worker vars/secrets, all strings. */
+export type Bindings = Record<string, string | undefined>;
+
+/**
+ * Reads typed values with the bounds and defaults of variables.ts, recording a problem (and returning the default)
+ * for each bad one. Every message has one shape: `NAME must <rule>, not "<value>"`; a secret's value is never
+ * quoted.
+ */
+export class Reader {
+  readonly env: Bindings;
+  readonly problems: string[];
+
+  constructor(env: Bindings, problems: string[]) {
+    this.env = env;
+    this.problems = problems;
+  }
+
+  /** The value, trimmed, or undefined when unset or blank. */
+  optional(name: VariableName): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === "" ? undefined : value;
+  }
+
+  /** The value as given (a kubeconfig YAML keeps its whitespace), or undefined when unset or blank. */
+  raw(name: VariableName): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === "" ? undefined : value;
+  }
+
+  /** A comma-separated list, items trimmed, empty items dropped. */
+  items(name: VariableName): string[] {
+    return (this.optional(name) ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+  }
+
+  /** The integer within the variable's bounds, else its default (a problem recorded when the value was bad). */
+  integer(name: DefaultedIntegerName): number {
+    return this.optionalInteger(name) ?? VARIABLES[name].default;
+  }
+
+  /** The integer within the variable's bounds, or undefined when unset or bad (a problem recorded). */
+  optionalInteger(name: IntegerName): number | undefined {
+    const variable = VARIABLES[name];
+    const text = this.optional(name);
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    const max = "max" in variable ? variable.max : undefined;
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < variable.min || (max !== undefined && value > max)) {
+      const range = max === undefined ? `of at least ${variable.min}` : `from ${variable.min} to ${max}`;
+      this.problem(name, `must be an integer ${range}`, text);
+      return undefined;
+    }
+    return value;
+  }
+
+  boolean(name: "RANDOM_HOSTNAME"): boolean {
+    const text = this.optional(name)?.toLowerCase();
+    if (text === undefined) return VARIABLES[name].default;
+    if (text === "true" || text === "false") return text === "true";
+    this.problem(name, "must be true or false", text);
+    return VARIABLES[name].default;
+  }
+
+  oneOf<T extends string>(name: "LOG_LEVEL", allowed: readonly T[]): T {
+    const text = this.optional(name);
+    const fallback = VARIABLES[name].default as T;
+    if (text === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(text)) return text as T;
+    this.problem(name, `must be one of ${allowed.join(", ")}`, text);
+    return fallback;
+  }
+
+  list<T extends string>(name: "FUNCTIONS", allowed: readonly T[]): T[] {
+    const text = this.optional(name);
+    const fallback = [...VARIABLES[name].default] as T[];
+    if (text === undefined) return fallback;
+    const items = this.items(name);
+    const bad = items.filter((s) => !(allowed as readonly string[]).includes(s));
+    if (bad.length > 0 || items.length === 0) {
+      this.problem(name, `must list some of ${allowed.join(", ")}`, text);
+      return fallback;
+    }
+    return [...new Set(items)] as T[];
+  }
+
+  /** Records `NAME <requirement>, not "<value>"`; without the value for a secret variable. */
+  problem(name: VariableName, requirement: string, value: string): void {
+    const variable = VARIABLES[name];
+    const secret = variable.kind === "text" && variable.secret === true;
+    this.problems.push(secret ? `${name} ${requirement}` : `${name} ${requirement}, not ${JSON.stringify(value)}`);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * What a setting needs of the runtime it runs on, in one place: each rule looks at the parsed configuration and the
+ * runtime and names a problem, or nothing. A rule for another runtime-bound setting is one more entry.
+ */
+import type { Config } from "./index.ts";
+
+/** Where the functions run. */
+export type Runtime = "node" | "workers" | "lambda" | "azure";
+
+/** Runtimes on which TLS ends before the function, which therefore never sees a client certificate. */
+const MTLS_ELSEWHERE: Record<Exclude<Runtime, "node">, string> = {
+  workers:
+    "CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare, so client certificates are " +
+    "configured there (API Shield mTLS, https://developers.cloudflare.com/api-shield/security/mtls/, enforced by a WAF " +
+    "rule on cf.tls_client_auth.cert_verified); choose bearer or jwt here",
+  lambda: platformMtls(),
+  azure: platformMtls(),
+};
+
+function platformMtls(): string {
+  return (
+    "CALLER_AUTH=mtls needs the Node server (npm start, infra/node): on a function platform TLS ends at the platform's " +
+    "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
+  );
+}
+
+type RuntimeRule = (config: Omit<Config, "runtime">, runtime: Runtime) => string | undefined;
+
+const RULES: readonly RuntimeRule[] = [
+  (config, runtime) => (config.callerAuth.mode === "mtls" && runtime !== "node" ? MTLS_ELSEWHERE[runtime] : undefined),
+  (config, runtime) =>
+    config.callerAuth.mode === "mtls" && runtime === "node" && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)
+      ? "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE"
+      : undefined,
+];
+
+/** The problems of `config` on `runtime`, in rule order. */
+export function runtimeProblems(config: Omit<Config, "runtime">, runtime: Runtime): string[] {
+  return RULES.map((rule) => rule(config, runtime)).filter((problem) => problem !== undefined);
+}

@@ -1,0 +1,118 @@
+/**
+ * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
+ * bounds, once. The reader (reader.ts) takes bounds and defaults from here, factories take their defaults from here,
+ * and test/unit/shared/config/readme.test.ts checks the README's Configuration table against this table.
+ */
+import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt.ts";
+import { LOG_LEVELS } from "../log.ts";
+
+/** The functions a deployment can serve (DESIGN.md section 2); each Worker environment is named after one. */
+export const FUNCTION_NAMES = ["expand", "authorize"] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+/** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
+export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
+
+/** A whole number within bounds; without `default` unset means "decided elsewhere" (then `documented` says how). */
+export interface IntegerVariable {
+  kind: "integer";
+  default?: number;
+  min: number;
+  max?: number;
+  documented?: string;
+}
+
+/** Free text, read as given; `documented` is the README's default column. `secret` values never reach a message. */
+export interface TextVariable {
+  kind: "text";
+  documented: string;
+  secret?: boolean;
+}
+
+export type Variable =
+  | IntegerVariable
+  | TextVariable
+  | { kind: "boolean"; default: boolean }
+  | { kind: "oneOf"; values: readonly string[]; default: string }
+  | { kind: "list"; values: readonly string[]; default: readonly string[] };
+
+const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
+const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
+  max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
+
+/** Name -> kind, default and bounds. The README's Configuration table has a row for each. */
+export const VARIABLES = {
+  // Caller authentication (README, Security).
+  CALLER_AUTH: text("(required)"),
+  CALLER_AUTH_TOKENS: text("", true),
+  CALLER_AUTH_JWT_ISSUER: text(),
+  CALLER_AUTH_JWT_AUDIENCE: text(),
+  CALLER_AUTH_JWT_SUBJECTS: text("any"),
+  CALLER_AUTH_JWT_JWKS_URL: text(),
+  CALLER_AUTH_JWT_JWKS: text(),
+  CALLER_AUTH_JWT_SECRET: text("", true),
+  CALLER_AUTH_JWT_ALGORITHMS: text(`${ASYMMETRIC_JWT_ALGORITHMS.join(", ")}; with a secret: ${DEFAULT_SECRET_JWT_ALGORITHM}`),
+  CALLER_AUTH_JWT_CLOCK_TOLERANCE_S: integer(30, 0, 300),
+  CALLER_AUTH_JWT_JWKS_TIMEOUT_MS: integer(5000, 100, 30_000),
+  CALLER_AUTH_JWT_JWKS_COOLDOWN_MS: integer(30_000, 0, 3_600_000),
+  CALLER_AUTH_PATH_SECRET: text("", true),
+  CALLER_AUTH_CLIENT_CA_FILE: text(),
+  CALLER_AUTH_CLIENT_NAMES: text("any"),
+  // The app and the Node server.
+  FUNCTIONS: { kind: "list", values: FUNCTION_NAMES, default: FUNCTION_NAMES },
+  PORT: integer(8443, 0, 65535),
+  HOST: text("every interface"),
+  TLS_CERT_FILE: text(),
+  TLS_KEY_FILE: text(),
+  RANDOM_HOSTNAME: { kind: "boolean", default: false },
+  LOG_LEVEL: { kind: "oneOf", values: LOG_LEVELS, default: "info" },
+  BODY_LIMIT_BYTES: integer(8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+  MAX_CREDSPECS_PER_POD: integer(16, 1, 256),
+  DEFAULT_WEBHOOK_TIMEOUT_MS: integer(10_000, 100, 30_000),
+  // The Kubernetes client.
+  KUBECONFIG: text("Node: `~/.kube/config`, else the in-cluster service account", true),
+  KUBE_CONTEXT: text("the kubeconfig's `current-context`"),
+  KUBERNETES_SERVICE_HOST: text("set by the kubelet"),
+  KUBERNETES_SERVICE_PORT: text("set by the kubelet"),
+  KUBE_REQUEST_TIMEOUT_MS: integer(5_000, 1),
+  CREDSPEC_CACHE_TTL_MS: integer(30_000, 0),
+  CREDSPEC_CACHE_MAX: integer(1_000, 0),
+  ACCESS_CACHE_TTL_MS: integer(10_000, 0),
+  ACCESS_CACHE_MAX: integer(1_000, 0),
+  EXEC_TIMEOUT_MS: integer(15_000, 1),
+  TOKEN_REFRESH_SKEW_MS: { kind: "integer", min: 0, documented: "automatic" },
+  // The JWT token source (Workers, or any runtime without an exec plugin).
+  JWT_PRIVATE_KEY: text("none", true),
+  JWT_ALG: text("the JWK's `alg`, else `RS256`"),
+  JWT_KEY_ID: text("RFC 7638 thumbprint"),
+  JWT_ISSUER: text("none (required with JWT)"),
+  JWT_SUBJECT: text("none (required with JWT)"),
+  JWT_AUDIENCE: text("none (required with JWT)"),
+  JWT_LIFETIME_MS: integer(600_000, 10_000),
+} as const satisfies Record<string, Variable>;
+
+export type VariableName = keyof typeof VARIABLES;
+type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
+export type IntegerName = NamesOf<"integer">;
+/** Integer variables that have a default: what a factory may take its own default from. */
+export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] extends { default: number } ? N : never }[IntegerName];
+
+/** The default of an integer variable, for a factory's own default (so the two cannot drift apart). */
+export function defaultOf(name: DefaultedIntegerName): number {
+  return VARIABLES[name].default;
+}
+
+/** What the README's default column says for `name`: the value in backticks, or the table's description. */
+export function documentedDefault(name: VariableName): string {
+  const variable: Variable = VARIABLES[name];
+  switch (variable.kind) {
+    case "text":
+      return variable.documented;
+    case "integer":
+      return variable.default === undefined ? (variable.documented ?? "") : `\`${variable.default}\``;
+    case "list":
+      return `\`${variable.default.join(",")}\``;
+    default:
+      return `\`${String(variable.default)}\``;
+  }
+}
