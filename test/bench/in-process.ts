@@ -10,7 +10,7 @@ import type { FunctionName } from "../../shared/config.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import type { KubeFetch } from "../../shared/kube/transport.ts";
-import { applyReplyPatch } from "../unit/support/reviews.ts";
+import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { summarize, type Summary } from "./percentiles.ts";

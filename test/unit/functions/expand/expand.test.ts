@@ -4,10 +4,10 @@ import { KubeApiError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import { createRandomHostname } from "../../../../shared/policy/hostname.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
-import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../support/app.ts";
-import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../support/pods.ts";
-import { applyReplyPatch, buildReview, decodePatch, type ReviewOptions } from "../../support/reviews.ts";
+import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../../support/app.ts";
+import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
+import { applyReplyPatch, buildReview, decodePatch, type ReviewOptions } from "../../../support/reviews.ts";
 
 const credspecs = { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS };
 

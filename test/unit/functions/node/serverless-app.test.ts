@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createMisconfiguredApp, MISCONFIGURED_BODY, prepareServerlessApp } from "../../../../functions/node/serverless-app.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless.ts";
+import { CALLER_TOKEN, serverlessEnv } from "../../../support/serverless-env.ts";
 
 async function prepare(overrides: Record<string, string | undefined>) {
   const errors: string[] = [];

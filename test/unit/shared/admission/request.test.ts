@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { isEphemeralContainersUpdate, otherKindWarning, readPod } from "../../../../shared/admission/request.ts";
 import { parseAdmissionReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
 import { InvalidReviewError } from "../../../../shared/errors.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview, type ReviewOptions } from "../../support/reviews.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
 function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionRequest {
   const result = parseAdmissionReview(buildReview(object, options));

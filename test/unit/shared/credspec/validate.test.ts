@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_CREDSPEC_BYTES, validateCredSpecDocument } from "../../../../shared/credspec/validate.ts";
-import { editJson, loadCredSpecFixture, PLUGIN_INPUT_MARKER, REMOVE } from "./fixtures.ts";
+import { editJson, loadCredSpecFixture, PLUGIN_INPUT_MARKER, REMOVE } from "../../../support/credspec-fixtures.ts";
 
 const DOMAIN_JOINED = "webapp1.json";
 const NON_DOMAIN_JOINED = "webapp1-non-domain-joined.json";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status } from "../../helpers/fake-fetch.ts";
+import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };

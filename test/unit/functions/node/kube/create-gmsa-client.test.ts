@@ -6,9 +6,10 @@ import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApi
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError } from "../../../../../shared/kube/configuration-error.ts";
 import { parseKubeSettings } from "../../../../../shared/kube/settings.ts";
-import { startKubeServer, type KubeServer, type Script } from "../../../helpers/kube-server.ts";
-import { pluginPath, runCount, tempDir } from "../../../helpers/plugins.ts";
-import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
+import { startKubeServer, type KubeServer, type Script } from "../../../../support/kube-server.ts";
+import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
+import { tempDir } from "../../../../support/temp-dir.ts";
+import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 
 let pki: TestPki;
 let server: KubeServer;

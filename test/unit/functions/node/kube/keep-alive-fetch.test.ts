@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeepAliveFetch, type KeepAliveFetchOptions } from "../../../../../functions/node/kube/keep-alive-fetch.ts";
 import { KubeApiError } from "../../../../../shared/errors.ts";
 import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
-import { startConnectProxy } from "../../../helpers/connect-proxy.ts";
-import { startKubeServer, type KubeServer } from "../../../helpers/kube-server.ts";
-import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
+import { startConnectProxy } from "../../../../support/connect-proxy.ts";
+import { startKubeServer, type KubeServer } from "../../../../support/kube-server.ts";
+import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 
 let pki: TestPki;
 let server: KubeServer;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { loadNodeKubeTarget } from "../../../../../functions/node/kube/load-kubeconfig.ts";
 import { KubeConfigurationError } from "../../../../../shared/kube/configuration-error.ts";
 import { parseKubeSettings } from "../../../../../shared/kube/settings.ts";
-import { tempDir } from "../../../helpers/plugins.ts";
+import { tempDir } from "../../../../support/temp-dir.ts";
 
 const settings = (env: Record<string, string>) => parseKubeSettings(env).settings;
 
