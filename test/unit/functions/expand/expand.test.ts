@@ -154,6 +154,7 @@ describe("expand", () => {
   it("gives several containers sharing one credspec the contents each, from one load", async () => {
     const containers = [{ name: "a" }, { name: "b" }, { name: "c" }].map((c) => ({ ...c, windowsOptions: { gmsaCredentialSpecName: "webapp1" } }));
     const { pod, gmsa } = await expand(buildPod({ containers }));
+    expect(pod.spec?.containers).toHaveLength(3);
     for (const c of pod.spec?.containers ?? []) expect(c.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(inlined(WEBAPP1_CREDSPEC));
     expect(gmsa.contentsCalls).toEqual(new Map([["webapp1", 1]]));
   });
