@@ -1,4 +1,5 @@
-import { AdmissionError, DeadlineExceededError, InternalError } from "../shared/errors.ts";
+import { asAdmissionError, DeadlineExceededError } from "../shared/errors.ts";
+import { awaitWithin } from "../shared/deadline.ts";
 import type { AccessDecision, GmsaClient } from "../shared/kube/gmsa-client.ts";
 import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts";
 
@@ -30,30 +31,14 @@ async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (
   return new Map(entries);
 }
 
-/** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */
-export function asAdmissionError(error: unknown): AdmissionError {
-  return error instanceof AdmissionError ? error : new InternalError("internal error", { cause: error });
-}
-
 /**
  * Settles no later than the deadline (plus one turn of the event loop), even if the client ignores the signal,
  * so the API server always gets our answer before it gives up on us.
  */
 export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(deadlineError());
-  return new Promise<T>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // A client that honours the signal rejects within this turn, with an error that names the call and what it
-    // waited for (the API server, a hung exec plugin); the generic error is only for one that does not.
-    const onAbort = () => {
-      timer = setTimeout(() => reject(deadlineError()), 0);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    void work.then(resolve, reject).finally(() => {
-      signal.removeEventListener("abort", onAbort);
-      clearTimeout(timer);
-    });
-  });
+  // A client that honours the signal rejects within that turn, with an error that names the call and what it
+  // waited for (the API server, a hung exec plugin); the generic error is only for one that does not.
+  return awaitWithin(work, signal, deadlineError, { graceTurn: true });
 }
 
 function deadlineError(): DeadlineExceededError {

@@ -46,6 +46,17 @@ export class AdmissionError extends Error {
     this.name = new.target.name;
     this.where = options.where;
   }
+
+  /**
+   * The same failure told from further out: a new error of this error's class (so its code and status stay those
+   * of the layer that failed), with the message `${context}: ${message}`, the given `where` (default none) and
+   * this error as its cause.
+   */
+  withContext(context: string, where?: Where): this {
+    // Every subclass keeps the base constructor, so its own constructor rebuilds it.
+    const ErrorClass = this.constructor as new (message: string, options: AdmissionErrorOptions) => this;
+    return new ErrorClass(`${context}: ${this.message}`, where === undefined ? { cause: this } : { where, cause: this });
+  }
 }
 
 /** The AdmissionReview itself is malformed in a place we must read (400). */
@@ -154,4 +165,9 @@ export class CredentialsError extends AdmissionError {
 export class InternalError extends AdmissionError {
   override readonly code = "ERR_INTERNAL";
   override readonly status = 500;
+}
+
+/** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */
+export function asAdmissionError(error: unknown): AdmissionError {
+  return error instanceof AdmissionError ? error : new InternalError("internal error", { cause: error });
 }

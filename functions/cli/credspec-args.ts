@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { OUTPUT_FORMATS, type OutputFormat } from "../../shared/credspec/format.ts";
 import { isRbacName, parseServiceAccountRef, type ServiceAccountRef } from "../../shared/credspec/names.ts";
-import { isCredSpecName } from "../../shared/policy/names.ts";
+import { isDns1123Subdomain } from "../../shared/policy/names.ts";
 
 /** The `credspec` command line, checked. `input` is a file path or `-` for stdin. */
 export interface CredSpecArgs {
@@ -48,7 +48,7 @@ export function parseCredSpecArgs(argv: readonly string[]): CredSpecArgsResult {
   }
   const { name, output } = values;
   const roleName = values["role-name"];
-  if (name !== undefined && !isCredSpecName(name)) {
+  if (name !== undefined && !isDns1123Subdomain(name)) {
     errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
   }
   if (roleName !== undefined && !isRbacName(roleName)) {

@@ -6,7 +6,8 @@
  */
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { bundleNodeFunction, REPO_ROOT } from "../node/bundle-function.ts";
+import { bundleNodeFunction } from "../node/bundle-function.ts";
+import { REPO_ROOT } from "../repo-root.ts";
 
 const OUT = "dist/azure-functions";
 const AZURE_PACKAGE = "@azure/functions";

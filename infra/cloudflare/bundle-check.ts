@@ -3,7 +3,8 @@
  * bundle's raw and gzipped size and exits 1 if either is over 100 KiB gzipped.
  */
 import path from "node:path";
-import { buildWorkerBundle, measureBundle, REPO_ROOT, reportSizes, WORKER_ENVS, type BundleSize } from "./bundle-size.ts";
+import { REPO_ROOT } from "../repo-root.ts";
+import { buildWorkerBundle, measureBundle, reportSizes, WORKER_ENVS, type BundleSize } from "./bundle-size.ts";
 
 const sizes = new Map<string, BundleSize>();
 for (const env of WORKER_ENVS) {

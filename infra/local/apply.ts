@@ -64,6 +64,11 @@ const PLURALS: Record<string, { plural: string; namespaced: boolean }> = {
     plural: "validatingwebhookconfigurations",
     namespaced: false,
   },
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": { plural: "validatingadmissionpolicies", namespaced: false },
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": {
+    plural: "validatingadmissionpolicybindings",
+    namespaced: false,
+  },
 };
 
 /** The REST path of one object. @throws Error for kinds missing from the table. */

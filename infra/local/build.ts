@@ -10,15 +10,14 @@ import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { REPO_ROOT } from "../repo-root.ts";
 import { tailFile } from "./processes.ts";
 
 const run = promisify(execFile);
 
 /** Repository root: this file is infra/local/build.ts. */
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const BIN_DIR = join(ROOT, ".cache", "bin");
+const BIN_DIR = join(REPO_ROOT, ".cache", "bin");
 
 interface Target {
   name: "kube-apiserver" | "etcd";
@@ -47,13 +46,13 @@ function kubernetesVersionVariables(version: string): string[] {
 const TARGETS: Target[] = [
   {
     name: "kube-apiserver",
-    moduleDir: join(ROOT, "infra", "local", "apiserver"),
+    moduleDir: join(REPO_ROOT, "infra", "local", "apiserver"),
     pinned: "k8s.io/kubernetes",
     versionVariables: kubernetesVersionVariables,
   },
   {
     name: "etcd",
-    moduleDir: join(ROOT, "infra", "local", "etcd"),
+    moduleDir: join(REPO_ROOT, "infra", "local", "etcd"),
     pinned: "go.etcd.io/etcd/server/v3",
     // etcd's version is a constant in go.etcd.io/etcd/api/v3/version.
     versionVariables: () => [],

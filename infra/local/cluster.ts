@@ -3,7 +3,7 @@
  * no container engine. Everything lives in one temporary folder removed by `stop()`.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensureBinaries, type LocalBinaries } from "./build.ts";
@@ -24,7 +24,7 @@ import {
   type ManagedProcess,
 } from "./processes.ts";
 import { apiserverFlags, AUDIT_POLICY, etcdFlags } from "./server-flags.ts";
-import { recordProcessGroup, registerTeardown, type TeardownTarget } from "./teardown.ts";
+import { createTeardown, recordProcessGroup } from "./teardown.ts";
 import { writeWebhookCallerAuth } from "./webhook-caller-auth.ts";
 
 /** The static-token user that may only mint the functions' tokens (infra/local/token-minter.yaml). */
@@ -121,16 +121,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     // API server first: it would otherwise log etcd connection errors while shutting down.
     for (const server of [...processes].reverse()) await stopProcess(server);
   };
-  const target: TeardownTarget = { dir, pgids: [], stop: () => teardown() };
-  const unregister = registerTeardown(target);
-  let stopping: Promise<void> | undefined;
-  // Idempotent: a signal handler and the caller may both stop the same cluster.
-  const teardown = (): Promise<void> =>
-    (stopping ??= (async () => {
-      await stopAll();
-      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-      unregister();
-    })());
+  const { target, teardown } = createTeardown(dir, stopAll);
 
   try {
     await mkdir(join(dir, "certs"));

@@ -15,6 +15,7 @@
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { credSpecPath } from "../../shared/kube/credspecs.ts";
 import { applyBaseInfra, loadManifest } from "./apply.ts";
 import { ensureBinaries } from "./build.ts";
 import { adminEndpoint, startCluster, type LocalCluster, type LocalClusterInfo } from "./cluster.ts";
@@ -67,7 +68,7 @@ async function runExample(cluster: LocalClusterInfo): Promise<ExampleResult> {
   if (created.status !== 201) return { ok: false, podName, contents: undefined, detail: `HTTP ${created.status}: ${created.body.message ?? ""}` };
   const options = created.body.spec?.securityContext?.windowsOptions;
   const name = options?.gmsaCredentialSpecName ?? "";
-  const stored = await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`);
+  const stored = await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), credSpecPath(name));
   const contents = options?.gmsaCredentialSpec;
   const ok = contents !== undefined && isDeepStrictEqual(JSON.parse(contents), stored.credspec);
   return { ok, podName, contents, detail: ok ? `equals GMSACredentialSpec ${name}` : `does not equal GMSACredentialSpec ${name}` };

@@ -20,6 +20,7 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { parse } from "yaml";
+import { EXEC_API_V1, EXEC_API_VERSIONS } from "../../shared/credentials/exec-config.ts";
 // Type-only: the plugin runs on every token refresh, so it loads no cluster start-up code.
 import type { LocalClusterInfo } from "./cluster.ts";
 import { FUNCTIONS_NAMESPACE, mintExecCredential } from "./function-tokens.ts";
@@ -32,8 +33,6 @@ export { FUNCTIONS_NAMESPACE };
 
 /** Absolute path of this script, for kubeconfig `args`. */
 export const EXEC_PLUGIN_PATH = fileURLToPath(import.meta.url);
-
-const SUPPORTED_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"];
 
 /** Options for {@link writeFunctionKubeconfig}. */
 export interface FunctionKubeconfigOptions {
@@ -69,7 +68,7 @@ export async function writeFunctionKubeconfig(
     name: options.serviceAccount,
     user: {
       exec: {
-        apiVersion: "client.authentication.k8s.io/v1",
+        apiVersion: EXEC_API_V1,
         command: nodeBinary(),
         args: [EXEC_PLUGIN_PATH, "--service-account", options.serviceAccount, "--namespace", FUNCTIONS_NAMESPACE],
         env,
@@ -104,9 +103,10 @@ export async function loadMinterEndpoint(path: string): Promise<KubeEndpoint> {
 }
 
 function requestedApiVersion(execInfo: string | undefined): string {
-  if (!execInfo) return SUPPORTED_API_VERSIONS[0]!;
-  const apiVersion = (JSON.parse(execInfo) as { apiVersion?: string }).apiVersion ?? SUPPORTED_API_VERSIONS[0]!;
-  if (!SUPPORTED_API_VERSIONS.includes(apiVersion)) throw new Error(`unsupported ExecCredential ${apiVersion}`);
+  if (!execInfo) return EXEC_API_V1;
+  const requested = (JSON.parse(execInfo) as { apiVersion?: string }).apiVersion ?? EXEC_API_V1;
+  const apiVersion = EXEC_API_VERSIONS.find((version) => version === requested);
+  if (apiVersion === undefined) throw new Error(`unsupported ExecCredential ${requested}`);
   return apiVersion;
 }
 

@@ -4,9 +4,15 @@
  */
 import type { LocalClusterInfo } from "./cluster.ts";
 import { kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
+import type { FunctionName } from "./stack-common.ts";
 
 /** Namespace of the functions' service accounts (infra/rbac/). */
 export const FUNCTIONS_NAMESPACE = "gmsa-webhooks";
+
+/** The service account a function runs as, `gmsa-<fn>` (infra/rbac/<fn>.yaml). */
+export function functionServiceAccount(fn: FunctionName): string {
+  return `gmsa-${fn}`;
+}
 
 /** Label on the Secrets tokens are bound to; its value is the service account name. */
 export const BOUND_TOKEN_LABEL = "gmsa-webhooks.local/bound-token-for";

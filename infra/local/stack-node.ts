@@ -6,13 +6,14 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { REPO_ROOT } from "../repo-root.ts";
 import { writeFunctionKubeconfig } from "./exec-plugin.ts";
+import { functionServiceAccount } from "./function-tokens.ts";
 import { nodeBinary } from "./node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import { functionEnv, type FunctionLaunch, type StartedFunction } from "./stack-common.ts";
 
 const NODE_ENTRY = fileURLToPath(new URL("../../functions/node/index.ts", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Options only the Node runtime has. */
 export interface NodeFunctionOptions {
@@ -28,7 +29,7 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
   const { cluster, fn, dir } = launch;
   const countFile = join(dir, `${fn}.exec-runs`);
   const kubeconfig = await writeFunctionKubeconfig(cluster, {
-    serviceAccount: `gmsa-${fn}`,
+    serviceAccount: functionServiceAccount(fn),
     path: join(dir, `${fn}.kubeconfig`),
     countFile,
     ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),
@@ -43,6 +44,6 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
     TLS_KEY_FILE: launch.serving.keyFile,
     KUBECONFIG: kubeconfig,
   });
-  const process = await startProcess(`${fn} (node)`, nodeBinary(), [NODE_ENTRY], launch.logFile, { env, cwd: ROOT });
+  const process = await startProcess(`${fn} (node)`, nodeBinary(), [NODE_ENTRY], launch.logFile, { env, cwd: REPO_ROOT });
   return { fn, baseUrl: `https://127.0.0.1:${port}`, process, logFile: launch.logFile, countFile };
 }

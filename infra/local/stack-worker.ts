@@ -4,27 +4,22 @@
  * in a process of its own (worker-host.ts). Workers cannot run exec plugins, so the KUBECONFIG
  * secret holds a static token minted by TokenRequest for the function's service account.
  */
-import { execFile } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { stringify } from "yaml";
+import { EXEC_API_V1 } from "../../shared/credentials/exec-config.ts";
+import { buildWorkerBundle, WRANGLER_OFFLINE_ENV } from "../cloudflare/bundle-size.ts";
+import { REPO_ROOT } from "../repo-root.ts";
 import type { LocalClusterInfo } from "./cluster.ts";
 import { FUNCTIONS_NAMESPACE, loadMinterEndpoint } from "./exec-plugin.ts";
-import { mintExecCredential } from "./function-tokens.ts";
+import { functionServiceAccount, mintExecCredential } from "./function-tokens.ts";
 import { nodeBinary } from "./node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import { inheritedEnv, type FunctionLaunch, type FunctionName, type StartedFunction } from "./stack-common.ts";
 import type { WorkerHostConfig } from "./worker-host.ts";
 
-const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const WORKER_HOST = fileURLToPath(new URL("./worker-host.ts", import.meta.url));
-
-/** No telemetry and no request for the `cf` object from any wrangler or Miniflare we run (DESIGN.md section 1). */
-export const WRANGLER_OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } as const;
 
 /**
  * The environment of wrangler and worker-host.ts: offline, and with their debug logs and temporary
@@ -44,15 +39,7 @@ async function workerToolEnv(dir: string): Promise<NodeJS.ProcessEnv> {
  * @throws Error with wrangler's output when bundling fails.
  */
 export async function bundleWorker(dir: string, fn: FunctionName): Promise<string> {
-  const outdir = join(dir, `bundle-${fn}`);
-  const env = await workerToolEnv(dir);
-  try {
-    await run(nodeBinary(), [WRANGLER, "deploy", "--dry-run", "--env", fn, "--outdir", outdir], { cwd: ROOT, env });
-  } catch (error) {
-    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new Error(`wrangler could not bundle the ${fn} Worker:\n${stdout}${stderr}`, { cause: error });
-  }
-  return join(outdir, "index.js");
+  return buildWorkerBundle(fn, join(dir, `bundle-${fn}`), { env: await workerToolEnv(dir) });
 }
 
 /**
@@ -61,13 +48,13 @@ export async function bundleWorker(dir: string, fn: FunctionName): Promise<strin
  * fetch trusts public CAs only); worker-host.ts trusts the local CA on the Worker's behalf.
  */
 export async function workerKubeconfig(cluster: LocalClusterInfo, fn: FunctionName): Promise<string> {
+  const name = functionServiceAccount(fn);
   const credential = await mintExecCredential({
     minter: await loadMinterEndpoint(cluster.minterKubeconfig),
-    serviceAccount: `gmsa-${fn}`,
+    serviceAccount: name,
     namespace: FUNCTIONS_NAMESPACE,
-    apiVersion: "client.authentication.k8s.io/v1",
+    apiVersion: EXEC_API_V1,
   });
-  const name = `gmsa-${fn}`;
   return stringify({
     apiVersion: "v1",
     kind: "Config",
@@ -88,7 +75,7 @@ export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: st
   const config: WorkerHostConfig = {
     env: fn,
     scriptPath,
-    wranglerConfigPath: join(ROOT, "wrangler.toml"),
+    wranglerConfigPath: join(REPO_ROOT, "wrangler.toml"),
     host: "127.0.0.1",
     port,
     httpsCertPath: launch.serving.certFile,
@@ -102,7 +89,7 @@ export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: st
   const env = await workerToolEnv(dir);
   const process = await startProcess(`${fn} (worker)`, nodeBinary(), [WORKER_HOST, configFile], launch.logFile, {
     env,
-    cwd: ROOT,
+    cwd: REPO_ROOT,
   });
   return { fn, baseUrl: `https://127.0.0.1:${port}`, process, logFile: launch.logFile };
 }

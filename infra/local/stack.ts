@@ -14,7 +14,7 @@
  * ```
  */
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { issueClusterServingCertificate, type LocalClusterInfo } from "./cluster.ts";
@@ -23,7 +23,7 @@ import { stopProcess, tailFile, waitFor } from "./processes.ts";
 import { FUNCTION_NAMES, type FunctionLaunch, type FunctionName, type StartedFunction } from "./stack-common.ts";
 import { startNodeFunction } from "./stack-node.ts";
 import { bundleWorker, startWorkerFunction } from "./stack-worker.ts";
-import { recordProcessGroup, registerTeardown, type TeardownTarget } from "./teardown.ts";
+import { createTeardown, recordProcessGroup } from "./teardown.ts";
 
 export {
   applyFunctionsWebhooks,
@@ -109,15 +109,9 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dir = await mkdtemp(join(options.dir ?? tmpdir(), `gmsa-functions-${options.runtime}-`));
   const started: StartedFunction[] = [];
-  const target: TeardownTarget = { dir, pgids: [], stop: () => teardown() };
-  const unregister = registerTeardown(target);
-  let stopping: Promise<void> | undefined;
-  const teardown = (): Promise<void> =>
-    (stopping ??= (async () => {
-      await Promise.all(started.map((f) => stopProcess(f.process)));
-      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-      unregister();
-    })());
+  const { target, teardown } = createTeardown(dir, async () => {
+    await Promise.all(started.map((f) => stopProcess(f.process)));
+  });
 
   const logFiles = {
     expand: join(options.logTo ?? dir, "expand.log"),

@@ -11,6 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { appendFileSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { nodeBinary } from "./node-binary.ts";
 import { signalGroup } from "./processes.ts";
@@ -81,6 +82,24 @@ export function registerTeardown(target: TeardownTarget): () => void {
     targets.delete(target);
     if (reaper.pid !== undefined) signalGroup(reaper.pid, "SIGTERM");
   };
+}
+
+/**
+ * Registers `dir` for teardown ({@link registerTeardown}) and returns the target with its graceful stop:
+ * `stopProcesses()`, then the folder removed, then the target unregistered. Idempotent: a signal handler
+ * and the caller may both stop the same cluster or stack.
+ */
+export function createTeardown(dir: string, stopProcesses: () => Promise<void>): { target: TeardownTarget; teardown: () => Promise<void> } {
+  let stopping: Promise<void> | undefined;
+  const teardown = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await stopProcesses();
+      await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+      unregister();
+    })());
+  const target: TeardownTarget = { dir, pgids: [], stop: teardown };
+  const unregister = registerTeardown(target);
+  return { target, teardown };
 }
 
 /** Records a process group so the reaper can kill it too (it reads `dir/pgids`). */

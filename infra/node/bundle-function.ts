@@ -6,9 +6,7 @@
 import { build } from "esbuild";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-
-/** The repository root (this file is infra/node/bundle-function.ts). */
-export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
+import { REPO_ROOT } from "../repo-root.ts";
 
 /** Options of {@link bundleNodeFunction}; relative paths are taken from the repository root. */
 export interface BundleNodeFunctionOptions {

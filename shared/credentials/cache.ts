@@ -4,7 +4,7 @@
  * after failures, and after fresh credentials refused twice in a row, so a broken source is not hammered.
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
-import { awaitWithin } from "./deadline.ts";
+import { awaitWithin } from "../deadline.ts";
 import type { Credential, GetCredentialOptions, TokenSource } from "./token-source.ts";
 
 /** Options of {@link createCredentialCache}. */

@@ -5,8 +5,11 @@
 import * as z from "zod/mini";
 import "../zod-english.ts";
 
+/** The ExecCredential version client-go prefers: the one our kubeconfigs ask plugins for. */
+export const EXEC_API_V1 = "client.authentication.k8s.io/v1";
+
 /** The two ExecCredential versions client-go still speaks (v1alpha1 was removed in Kubernetes 1.24). */
-export const EXEC_API_VERSIONS = ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"] as const;
+export const EXEC_API_VERSIONS = [EXEC_API_V1, "client.authentication.k8s.io/v1beta1"] as const;
 export type ExecApiVersion = (typeof EXEC_API_VERSIONS)[number];
 
 /** The cluster extension whose `extension` becomes `spec.cluster.config` of the ExecCredential. */
@@ -68,8 +71,8 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
     case "IfAvailable":
       break;
     case "":
-      if (apiVersion === "client.authentication.k8s.io/v1") {
-        problems.push(`${where}.exec.interactiveMode must be set for client.authentication.k8s.io/v1`);
+      if (apiVersion === EXEC_API_V1) {
+        problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
       }
       break;
     case "Always":

@@ -6,7 +6,7 @@
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
-import { createCredentialCache } from "./cache.ts";
+import { createCredentialCache, type CredentialCacheOptions } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -36,8 +36,9 @@ export interface ExecRunCounters {
   timeout: number;
 }
 
-/** Options of {@link createExecTokenSource}. */
-export interface ExecTokenSourceOptions {
+/** Options of {@link createExecTokenSource}; the cache's pass through (`shareInFlight`: true on Node). */
+export interface ExecTokenSourceOptions
+  extends Pick<CredentialCacheOptions, "shareInFlight" | "now" | "refreshSkewMs" | "backoffInitialMs" | "backoffMaxMs"> {
   exec: ExecConfig;
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;
@@ -46,12 +47,6 @@ export interface ExecTokenSourceOptions {
   baseEnv: Record<string, string | undefined>;
   /** Kill the plugin after this long. Default 15000. */
   timeoutMs?: number;
-  /** See {@link CredentialCacheOptions.shareInFlight}; true on Node. */
-  shareInFlight: boolean;
-  now?: () => number;
-  refreshSkewMs?: number;
-  backoffInitialMs?: number;
-  backoffMaxMs?: number;
 }
 
 /** A token source backed by an exec plugin, with its run counters. */

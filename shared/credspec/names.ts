@@ -1,14 +1,10 @@
-import { isCredSpecName } from "../policy/names.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 
 /** A service account named on the command line as `namespace:name`. */
 export interface ServiceAccountRef {
   namespace: string;
   name: string;
 }
-
-/** RFC 1123 label, as Kubernetes validates namespace names (apimachinery `IsDNS1123Label`). */
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const MAX_LABEL_LENGTH = 63;
 
 /**
  * Parses `namespace:name` into a service account reference, or undefined when either part is not a valid
@@ -17,7 +13,7 @@ const MAX_LABEL_LENGTH = 63;
 export function parseServiceAccountRef(text: string): ServiceAccountRef | undefined {
   const [namespace, name, ...rest] = text.split(":");
   if (namespace === undefined || name === undefined || rest.length > 0) return undefined;
-  if (namespace.length > MAX_LABEL_LENGTH || !DNS1123_LABEL.test(namespace) || !isCredSpecName(name)) return undefined;
+  if (!isDns1123Label(namespace) || !isDns1123Subdomain(name)) return undefined;
   return { namespace, name };
 }
 
@@ -41,5 +37,5 @@ export function deriveCredSpecName(accountName: string): string | undefined {
     .map((label) => label.replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, ""))
     .filter((label) => label !== "")
     .join(".");
-  return isCredSpecName(name) ? name : undefined;
+  return isDns1123Subdomain(name) ? name : undefined;
 }

@@ -1,6 +1,7 @@
-import { isCredSpecName } from "../policy/names.ts";
+import { isDns1123Subdomain } from "../policy/names.ts";
 import type { CredSpecDocument } from "./document.ts";
 import { isRbacName, type ServiceAccountRef } from "./names.ts";
+import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
 
 /** Options of {@link buildCredSpecResources}. */
 export interface CredSpecResourceOptions {
@@ -33,11 +34,11 @@ const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 export function buildCredSpecResources(document: CredSpecDocument, options: CredSpecResourceOptions): KubeObject[] {
   const { name } = options;
   const roleName = options.roleName ?? `${name}-use`;
-  if (!isCredSpecName(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
+  if (!isDns1123Subdomain(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
   if (!isRbacName(roleName)) throw new TypeError("roleName must be a valid RBAC object name");
   const credSpec: KubeObject = {
-    apiVersion: "windows.k8s.io/v1",
-    kind: "GMSACredentialSpec",
+    apiVersion: CREDSPEC_API_VERSION,
+    kind: CREDSPEC_KIND,
     metadata: { name },
     credspec: structuredClone(document),
   };
@@ -45,7 +46,7 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
     apiVersion: RBAC_API_VERSION,
     kind: "ClusterRole",
     metadata: { name: roleName },
-    rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [name] }],
+    rules: [{ apiGroups: [CREDSPEC_GROUP], resources: [CREDSPEC_RESOURCE], verbs: [CREDSPEC_USE_VERB], resourceNames: [name] }],
   };
   return [credSpec, role, ...uniqueServiceAccounts(options.serviceAccounts ?? []).map((sa) => bind(roleName, sa))];
 }

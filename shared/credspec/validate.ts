@@ -1,3 +1,4 @@
+import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 import type { CredSpecDocument } from "./document.ts";
 import { joinPath, type CredSpecProblem } from "./problems.ts";
 
@@ -8,9 +9,6 @@ import { joinPath, type CredSpecProblem } from "./problems.ts";
 export type CredSpecValidation =
   | { ok: true; document: CredSpecDocument; problems: CredSpecProblem[]; warnings: CredSpecProblem[] }
   | { ok: false; problems: CredSpecProblem[]; warnings: CredSpecProblem[] };
-
-/** The API server's limit for `windowsOptions.gmsaCredentialSpec`, which expand fills with the compact JSON. */
-export const MAX_CREDSPEC_BYTES = 65_536;
 
 const DOMAIN_JOIN_FIELDS = ["Sid", "MachineAccountName", "Guid", "DnsTreeName", "DnsName", "NetBiosName"] as const;
 const HOST_ACCOUNT_FIELDS = ["PortableCcgVersion", "PluginGUID", "PluginInput"] as const;
@@ -47,8 +45,8 @@ export function validateCredSpecDocument(json: unknown): CredSpecValidation {
 /** Expand inlines `JSON.stringify(credspec)` into each pod, where the API server caps it (DESIGN.md section 4). */
 function checkSize(root: JsonObject, out: Collect): void {
   const bytes = new TextEncoder().encode(JSON.stringify(root)).length;
-  if (bytes <= MAX_CREDSPEC_BYTES) return;
-  problem(out, "", `is ${bytes} bytes as compact JSON; a pod's gmsaCredentialSpec holds at most ${MAX_CREDSPEC_BYTES}`);
+  if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) return;
+  problem(out, "", `is ${bytes} bytes as compact JSON; a pod's gmsaCredentialSpec holds at most ${MAX_CREDSPEC_CONTENTS_BYTES}`);
 }
 
 function checkCmsPlugins(root: JsonObject, out: Collect): void {

@@ -2,9 +2,10 @@
 import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../zod-english.ts";
+import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 import type { AccessDecision, AccessQuery } from "./gmsa-client.ts";
-import { isDns1123Label, isDns1123Subdomain } from "./names.ts";
 import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer } from "./status-errors.ts";
 
@@ -19,9 +20,9 @@ export function buildLocalSubjectAccessReview({ namespace, serviceAccount, credS
       groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
       resourceAttributes: {
         namespace,
-        verb: "use",
-        group: "windows.k8s.io",
-        resource: "gmsacredentialspecs",
+        verb: CREDSPEC_USE_VERB,
+        group: CREDSPEC_GROUP,
+        resource: CREDSPEC_RESOURCE,
         name: credSpecName,
       },
     },

@@ -1,12 +1,13 @@
 /** Reading a GMSACredentialSpec's `credspec` (the CRD from kubernetes-sigs/windows-gmsa, `windows.k8s.io/v1`). */
+import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { CredSpecNotFoundError, CredSpecWithoutContentsError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
-import { isDns1123Subdomain } from "./names.ts";
+import { isDns1123Subdomain } from "../policy/names.ts";
 import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer, readStatus } from "./status-errors.ts";
 
 /** The path of one cluster-scoped GMSACredentialSpec. */
 export function credSpecPath(name: string): string {
-  return `/apis/windows.k8s.io/v1/gmsacredentialspecs/${encodeURIComponent(name)}`;
+  return `/apis/${CREDSPEC_API_VERSION}/${CREDSPEC_RESOURCE}/${encodeURIComponent(name)}`;
 }
 
 /**
@@ -25,7 +26,7 @@ export async function readCredSpecContents(request: KubeRequester, name: string,
     const status = readStatus(answer.body);
     // A NotFound Status without details.name is about the path, not the object: the CRD is not served.
     if (status?.reason === "NotFound" && status.details?.name === undefined) {
-      throw new KubeApiError(`${what}: the API server does not serve windows.k8s.io/v1 gmsacredentialspecs (is the CRD installed?)`);
+      throw new KubeApiError(`${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`);
     }
     throw new CredSpecNotFoundError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`);
   }

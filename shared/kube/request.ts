@@ -3,7 +3,7 @@
  * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (DESIGN.md
  * section 7). Answers come back as status and parsed body; callers map failures with status-errors.ts.
  */
-import { awaitWithin, sleep } from "../credentials/deadline.ts";
+import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
 import { isRetryableStatus, readStatus } from "./status-errors.ts";
@@ -46,10 +46,7 @@ export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
 
 /** Same class, message prefixed with what we were doing. */
 function inContext(what: string, error: unknown): AdmissionError {
-  if (error instanceof AdmissionError) {
-    const ErrorClass = error.constructor as new (message: string, options: { cause: unknown }) => AdmissionError;
-    return new ErrorClass(`${what}: ${error.message}`, { cause: error });
-  }
+  if (error instanceof AdmissionError) return error.withContext(what);
   return new CredentialsError(`${what}: no credential`, { cause: error });
 }
 

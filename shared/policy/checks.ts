@@ -7,13 +7,13 @@ import {
   type AdmissionError,
 } from "../errors.ts";
 import { isJson } from "./contents.ts";
-import { isCredSpecName } from "./names.ts";
+import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference } from "./references.ts";
 
 /** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {
   return refs
-    .filter((ref) => ref.name !== undefined && !isCredSpecName(ref.name))
+    .filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name))
     .map(
       (ref) =>
         new InvalidCredSpecNameError(`${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`, {
@@ -56,7 +56,7 @@ export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
 /** The distinct, valid credspec names the references hold, in first-seen order. */
 export function distinctNames(refs: GmsaReference[]): Set<string> {
   const names = new Set<string>();
-  for (const ref of refs) if (ref.name !== undefined && isCredSpecName(ref.name)) names.add(ref.name);
+  for (const ref of refs) if (ref.name !== undefined && isDns1123Subdomain(ref.name)) names.add(ref.name);
   return names;
 }
 

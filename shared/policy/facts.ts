@@ -14,9 +14,6 @@ export type AccessFacts = ReadonlyMap<string, Fact<{ allowed: boolean; reason: s
  * status stay the I/O layer's) and prefixing where it matters.
  */
 export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {
-  const ErrorClass = error.constructor as new (message: string, options: ConstructorParameters<typeof AdmissionError>[1]) => AdmissionError;
-  return new ErrorClass(`${labels.join(", ")}: ${error.message}`, {
-    where: { place: labels.join(", "), credSpecName },
-    cause: error,
-  });
+  const place = labels.join(", ");
+  return error.withContext(place, { place, credSpecName });
 }

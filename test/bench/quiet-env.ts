@@ -2,5 +2,6 @@
  * Imported first by run.ts: no wrangler or Miniflare run of the benchmark may reach outside the machine
  * (DESIGN.md section 1).
  */
-process.env["WRANGLER_SEND_METRICS"] = "false";
-process.env["CLOUDFLARE_CF_FETCH_ENABLED"] = "false";
+import { WRANGLER_OFFLINE_ENV } from "../../infra/cloudflare/bundle-size.ts";
+
+Object.assign(process.env, WRANGLER_OFFLINE_ENV);

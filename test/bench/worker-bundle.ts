@@ -22,9 +22,9 @@ export interface BundleSize {
 /** Bundles `fn` into `<dir>/bundle-<fn>/` and measures it. */
 export async function measureWorkerBundle(dir: string, fn: FunctionName): Promise<BundleSize> {
   const outdir = join(dir, `bundle-${fn}`);
-  await buildWorkerBundle(fn, outdir);
+  const scriptPath = await buildWorkerBundle(fn, outdir);
   const { rawBytes, gzipBytes } = await measureBundle(outdir);
-  return { fn, scriptPath: join(outdir, "index.js"), rawBytes, gzipBytes };
+  return { fn, scriptPath, rawBytes, gzipBytes };
 }
 
 /** Start-up figures over several cold starts, in milliseconds. */

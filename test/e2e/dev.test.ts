@@ -4,17 +4,16 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { REPO_ROOT } from "../../infra/repo-root.ts";
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 describe("npm run dev -- --check", () => {
   it("starts everything, inlines the example pod's credspec, prints how to try it, exits 0 and removes its folder", async () => {
-    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--check"], { cwd: ROOT, timeout: 110_000 });
+    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--check"], { cwd: REPO_ROOT, timeout: 110_000 });
     expect(stdout).toContain("both webhooks called by the API server (Node servers)");
     expect(stdout).toMatch(/KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/);
     expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);

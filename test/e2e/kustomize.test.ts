@@ -7,7 +7,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,7 +22,9 @@ const run = promisify(execFile);
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const INFRA = fileURLToPath(new URL("../../infra/", import.meta.url));
-const COPIED = ["crd", "rbac", "webhooks", "samples", "overlays"];
+const COPIED = ["crd", "rbac", "webhooks", "samples", "policy", "overlays"];
+/** An overlay of the README's kind with the optional ValidatingAdmissionPolicy added (infra/policy/README.md). */
+const WITH_POLICY = "overlays/with-policy";
 
 /** What each overlay promises (`host`: the target's host shape, any for custom domains); a folder of
  * infra/overlays/ missing here fails "covers every overlay folder". */
@@ -113,7 +115,12 @@ beforeAll(async () => {
       `EXPAND_PATH_SECRET=${values.expand}\nAUTHORIZE_PATH_SECRET=${values.authorize}\n`,
     );
   }
-  for (const path of ["crd", "rbac", "webhooks", "samples", ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
+  await mkdir(join(dir, WITH_POLICY));
+  await writeFile(
+    join(dir, WITH_POLICY, "kustomization.yaml"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../node-in-cluster\n  - ../../policy\n",
+  );
+  for (const path of ["crd", "rbac", "webhooks", "samples", "policy", WITH_POLICY, ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
     rendered.set(path, await kustomize(path));
   }
   // The CRD must exist for sample credspecs, and the namespace for the ServiceAccounts.
@@ -124,8 +131,8 @@ afterAll(async () => {
   if (dir !== "") await rm(dir, { recursive: true, force: true });
 });
 
-describe("kustomize bases (infra/crd, rbac, webhooks, samples)", () => {
-  it.each(["crd", "rbac", "webhooks", "samples"])("%s renders and passes a server-side dry-run", async (path) => {
+describe("kustomize bases (infra/crd, rbac, webhooks, samples, policy)", () => {
+  it.each(["crd", "rbac", "webhooks", "samples", "policy"])("%s renders and passes a server-side dry-run", async (path) => {
     const objects = rendered.get(path)!;
     expect(objects.length).toBeGreaterThan(0);
     await dryRunApply(objects);
@@ -143,6 +150,16 @@ describe("kustomize bases (infra/crd, rbac, webhooks, samples)", () => {
 });
 
 describe("kustomize overlays (infra/overlays)", () => {
+  it("takes the optional policy beside an overlay, which it leaves as it is", async () => {
+    const objects = rendered.get(WITH_POLICY)!;
+    expect(ids(objects)).toEqual([
+      ...ids(rendered.get("overlays/node-in-cluster")!),
+      "ValidatingAdmissionPolicy/gmsa-webhooks.windows.k8s.io",
+      "ValidatingAdmissionPolicyBinding/gmsa-webhooks.windows.k8s.io",
+    ].sort());
+    await dryRunApply(objects);
+  });
+
   it("covers every overlay folder", async () => {
     const folders = (await readdir(join(INFRA, "overlays"), { withFileTypes: true }))
       .filter((entry) => entry.isDirectory() && entry.name !== "components")
@@ -197,11 +214,12 @@ describe("kustomize overlays (infra/overlays)", () => {
       }
     });
 
-    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, kube-system excluded, ephemeral containers", (fn) => {
+    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the opted-out, ephemeral containers", (fn) => {
       const webhook = webhookOf(objects(), fn);
       expect(webhook).toMatchObject({ failurePolicy: "Fail", sideEffects: "None", timeoutSeconds: 10, admissionReviewVersions: ["v1"] });
       expect(webhook.matchConditions?.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
-      expect(webhook.namespaceSelector.matchExpressions).toContainEqual({ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] });
+      // kube-system is enforced too (issue 14): only windows-gmsa's opt-out label excludes a namespace.
+      expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] }] });
       expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["CREATE", "UPDATE"], resources: ["pods"] }));
       expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"] }));
       if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");

@@ -13,7 +13,8 @@
  */
 import { chmod, readFile, rename, writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { calculateJwkThumbprint, exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT, type CryptoKey, type JWK } from "jose";
+import { exportPKCS8, generateKeyPair, importPKCS8, SignJWT } from "jose";
+import { buildJwks, buildPublicJwk } from "../../../shared/credentials/jwt.ts";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -34,12 +35,6 @@ function required(name: "key" | "issuer" | "audience" | "out"): string {
   return value;
 }
 
-/** The public JWK of a private key, with kid (its thumbprint), alg and use. */
-async function publicJwk(privateKey: CryptoKey, alg: string): Promise<JWK> {
-  const { d: _private, ...jwk } = await exportJWK(privateKey);
-  return { ...jwk, kid: await calculateJwkThumbprint(jwk), alg, use: "sig" };
-}
-
 async function writeSecretFile(path: string, text: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   await writeFile(temporary, text, { mode: 0o600 });
@@ -51,18 +46,19 @@ const alg = values.alg;
 switch (positionals[0]) {
   case "keygen": {
     const { privateKey } = await generateKeyPair(alg, { extractable: true });
-    await writeSecretFile(required("key"), await exportPKCS8(privateKey));
-    console.log(JSON.stringify({ keys: [await publicJwk(privateKey, alg)] }));
+    const pem = await exportPKCS8(privateKey);
+    await writeSecretFile(required("key"), pem);
+    console.log(JSON.stringify(await buildJwks({ privateKey: pem, alg })));
     break;
   }
   case "jwks": {
-    const privateKey = await importPKCS8(await readFile(required("key"), "utf8"), alg, { extractable: true });
-    console.log(JSON.stringify({ keys: [await publicJwk(privateKey, alg)] }));
+    console.log(JSON.stringify(await buildJwks({ privateKey: await readFile(required("key"), "utf8"), alg })));
     break;
   }
   case "mint": {
-    const privateKey = await importPKCS8(await readFile(required("key"), "utf8"), alg, { extractable: true });
-    const { kid } = await publicJwk(privateKey, alg);
+    const pem = await readFile(required("key"), "utf8");
+    const privateKey = await importPKCS8(pem, alg);
+    const { kid } = await buildPublicJwk({ privateKey: pem, alg });
     const ttl = Number(values.ttl);
     if (!Number.isInteger(ttl) || ttl < 60 || ttl > 86_400) throw new Error("--ttl must be 60 to 86400 seconds");
     const token = await new SignJWT({})

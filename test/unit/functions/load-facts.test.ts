@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { asAdmissionError, loadAccess, loadCredSpecs, untilDeadline } from "../../../functions/load-facts.ts";
-import { CredSpecNotFoundError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
+import { loadAccess, loadCredSpecs, untilDeadline } from "../../../functions/load-facts.ts";
+import { DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
 import { WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 
@@ -37,16 +37,6 @@ describe("loadAccess", () => {
       { namespace: "ns1", serviceAccount: "sa1", credSpecName: "a" },
       { namespace: "ns1", serviceAccount: "sa1", credSpecName: "b" },
     ]);
-  });
-});
-
-describe("asAdmissionError", () => {
-  it("keeps ours and wraps anything else as a generic InternalError", () => {
-    const ours = new CredSpecNotFoundError("x");
-    expect(asAdmissionError(ours)).toBe(ours);
-    const wrapped = asAdmissionError(new TypeError("secret detail"));
-    expect([wrapped.code, wrapped.status, wrapped.message]).toEqual(["ERR_INTERNAL", 500, "internal error"]);
-    expect(asAdmissionError("a string").code).toBe("ERR_INTERNAL");
   });
 });
 

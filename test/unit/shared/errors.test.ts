@@ -38,3 +38,26 @@ describe("AdmissionError subclasses", () => {
     expect("cause" in error).toBe(false);
   });
 });
+
+describe("withContext", () => {
+  it("keeps the class, code and status, prefixes the message, and chains the original as cause", () => {
+    const original = new errors.CredSpecNotFoundError("not found", { where: { place: "pod" } });
+    const placed = original.withContext('container "web"', { place: 'container "web"', credSpecName: "webapp1" });
+    expect(placed).toBeInstanceOf(errors.CredSpecNotFoundError);
+    expect([placed.name, placed.code, placed.status, placed.message]).toEqual(["CredSpecNotFoundError", "ERR_CREDSPEC_NOT_FOUND", 422, 'container "web": not found']);
+    expect(placed.where).toEqual({ place: 'container "web"', credSpecName: "webapp1" });
+    expect(placed.cause).toBe(original);
+    const unplaced = original.withContext("reading x");
+    expect([unplaced.message, unplaced.where, unplaced.cause]).toEqual(["reading x: not found", undefined, original]);
+  });
+});
+
+describe("asAdmissionError", () => {
+  it("keeps ours and wraps anything else as a generic InternalError", () => {
+    const ours = new errors.CredSpecNotFoundError("x");
+    expect(errors.asAdmissionError(ours)).toBe(ours);
+    const wrapped = errors.asAdmissionError(new TypeError("secret detail"));
+    expect([wrapped.code, wrapped.status, wrapped.message]).toEqual(["ERR_INTERNAL", 500, "internal error"]);
+    expect(errors.asAdmissionError("a string").code).toBe("ERR_INTERNAL");
+  });
+});

@@ -1,12 +1,11 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../../../infra/repo-root.ts";
 import { PLUGIN_INPUT_MARKER, loadCredSpecFixture, parseYamlDocuments, readCredSpecFixtureBytes } from "../../../support/credspec-fixtures.ts";
 
 // Runs the real bin in a child process with this Node (24: it strips the .ts types), as npx would.
-const ROOT_URL = new URL("../../../../", import.meta.url);
-const ROOT = fileURLToPath(ROOT_URL);
 const BIN = "functions/cli/gmsa-webhooks.ts";
 const FIXTURES = "test/support/fixtures/credspec";
 const NON_DOMAIN_JOINED = `${FIXTURES}/webapp1-non-domain-joined.json`;
@@ -19,7 +18,7 @@ interface Run {
 
 function runBin(args: string[], stdin?: Uint8Array): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: "utf8" }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, encoding: "utf8" }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
       resolve({ code, stdout, stderr });
     });
@@ -114,8 +113,8 @@ describe("gmsa-webhooks credspec (the bin)", () => {
   });
 
   it("is the package.json bin, with a node shebang", () => {
-    const pkg = JSON.parse(readFileSync(new URL("package.json", ROOT_URL), "utf8")) as { bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
     expect(pkg.bin).toEqual({ "gmsa-webhooks": BIN });
-    expect(readFileSync(new URL(BIN, ROOT_URL), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+    expect(readFileSync(path.join(REPO_ROOT, BIN), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
 });

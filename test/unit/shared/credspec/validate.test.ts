@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_CREDSPEC_BYTES, validateCredSpecDocument } from "../../../../shared/credspec/validate.ts";
+import { validateCredSpecDocument } from "../../../../shared/credspec/validate.ts";
+import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
 import { editJson, loadCredSpecFixture, PLUGIN_INPUT_MARKER, REMOVE } from "../../../support/credspec-fixtures.ts";
 
 const DOMAIN_JOINED = "webapp1.json";
@@ -135,9 +136,9 @@ describe("validateCredSpecDocument", () => {
     expect(JSON.stringify(result.warnings)).not.toContain(PLUGIN_INPUT_MARKER);
   });
 
-  it(`rejects a credential spec over ${MAX_CREDSPEC_BYTES} bytes of compact JSON, the pod field's limit`, () => {
+  it(`rejects a credential spec over ${MAX_CREDSPEC_CONTENTS_BYTES} bytes of compact JSON, the pod field's limit`, () => {
     const accounts = Array.from({ length: 2000 }, (_, i) => ({ Name: `WebApp${i}`, Scope: "contoso.com" }));
     const result = validateCredSpecDocument(editJson(loadCredSpecFixture(DOMAIN_JOINED), ACCOUNTS, accounts));
-    expect(result.problems).toEqual([{ path: "", message: expect.stringContaining(String(MAX_CREDSPEC_BYTES)) as string }]);
+    expect(result.problems).toEqual([{ path: "", message: expect.stringContaining(String(MAX_CREDSPEC_CONTENTS_BYTES)) as string }]);
   });
 });

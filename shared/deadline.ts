@@ -1,10 +1,24 @@
 /** Waiting that always ends by the caller's deadline, whatever the awaited work does. */
 
+/** Options of {@link awaitWithin}. */
+export interface AwaitWithinOptions {
+  /**
+   * After an abort, wait one turn of the event loop before rejecting with `onAbort()`, so work that honours the
+   * same signal rejects first, with an error that names what it waited for. Default false: reject at once.
+   */
+  graceTurn?: boolean;
+}
+
 /**
- * Resolves or rejects as `promise` does, or rejects with `onAbort()` as soon as `signal` aborts (at once if it
- * already has). The work behind `promise` is not cancelled: a shared exec run keeps going for the next caller.
+ * Resolves or rejects as `promise` does, or rejects with `onAbort()` once `signal` aborts (at once if it already
+ * has). The work behind `promise` is not cancelled: a shared exec run keeps going for the next caller.
  */
-export function awaitWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error): Promise<T> {
+export function awaitWithin<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  onAbort: () => Error,
+  options: AwaitWithinOptions = {},
+): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) {
     // The abandoned promise may still reject later; nobody else may be listening.
@@ -12,11 +26,18 @@ export function awaitWithin<T>(promise: Promise<T>, signal: AbortSignal | undefi
     return Promise.reject(onAbort());
   }
   let abort = (): void => undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const aborted = new Promise<never>((_resolve, reject) => {
-    abort = () => reject(onAbort());
+    abort = () => {
+      if (options.graceTurn === true) timer = setTimeout(() => reject(onAbort()), 0);
+      else reject(onAbort());
+    };
     signal.addEventListener("abort", abort, { once: true });
   });
-  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener("abort", abort));
+  return Promise.race([promise, aborted]).finally(() => {
+    signal.removeEventListener("abort", abort);
+    clearTimeout(timer);
+  });
 }
 
 /** Waits `ms` milliseconds; resolves `false` early when `signal` aborts, `true` otherwise. */

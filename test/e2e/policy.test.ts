@@ -1,0 +1,198 @@
+/**
+ * The ValidatingAdmissionPolicy of infra/policy/ on the real API server, with no webhook registered (issue 14,
+ * section 6): the cases of authorize that CEL can judge. The policy is applied as shipped; the binding as
+ * shipped but renamed and narrowed to this file's namespaces, so that no other test's pods meet it. `use`
+ * is granted through RBAC; the credspecs need not exist for an authorization check.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, applyObjects, deleteWebhooks, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { DEFAULT_MAX_CREDSPECS } from "../../infra/policy/render-policy.ts";
+import { buildPod, container, E2E_LABEL, type Pod, type PodOptions, type Status } from "./support/pods.ts";
+
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const GROUP = "policy";
+const NAMESPACE = "gmsa-policy";
+const OPTED_OUT = "gmsa-policy-opted-out";
+const TEST_LABEL = "gmsa-webhooks.local/policy-e2e";
+const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
+const POD_CONTENTS = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
+/** MAX_CREDSPECS_PER_POD names that `gmsa-app` may use, and one more. */
+const MANY = Array.from({ length: DEFAULT_MAX_CREDSPECS + 1 }, (_, i) => `policy-${String(i).padStart(2, "0")}`);
+const USABLE = ["webapp01", ...MANY.slice(0, DEFAULT_MAX_CREDSPECS)];
+
+const pods = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`;
+const pod = (name: string, options: PodOptions = {}) => buildPod(GROUP, name, { serviceAccountName: "gmsa-app", ...options });
+
+/** Creates a pod (`dryRun` unless `store`); never throws for HTTP statuses. */
+function create(body: Pod, { namespace = NAMESPACE, store = false } = {}) {
+  return kubeRequest<Pod & Status>(admin, `${pods(namespace)}${store ? "" : "?dryRun=All"}`, { method: "POST", body });
+}
+
+/** A merge patch of the pod, or a strategic merge patch of its ephemeralcontainers subresource. */
+function patch(name: string, body: unknown, subresource?: "ephemeralcontainers") {
+  return kubeRequest<Pod & Status>(admin, `${pods(NAMESPACE)}/${name}${subresource ? `/${subresource}` : ""}`, {
+    method: "PATCH",
+    contentType: subresource ? "application/strategic-merge-patch+json" : "application/merge-patch+json",
+    body,
+  });
+}
+
+const named = (gmsaCredentialSpecName: string) => ({ gmsaCredentialSpecName });
+
+/** The refusal a policy denial becomes: the policy's reason as the code, its message naming the credspec. */
+function expectDenied(response: { status: number; body: Status }, code: number, text: string) {
+  expect(response.status).toBe(code);
+  expect(response.body.message).toContain("ValidatingAdmissionPolicy 'gmsa-webhooks.windows.k8s.io'");
+  expect(response.body.message).toContain(text);
+}
+
+let policy: KubeObject[] = [];
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  // No webhook: what is refused here is refused by the policy alone.
+  await deleteWebhooks(cluster);
+  const namespace = (name: string, labels: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels } });
+  const serviceAccount = (name: string, ns: string): KubeObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } });
+  await applyObjects(admin, [
+    namespace(NAMESPACE, { [TEST_LABEL]: "true" }),
+    namespace(OPTED_OUT, { [TEST_LABEL]: "true", "windows.k8s.io/disabled": "true" }),
+    // No controller manager runs: service accounts are created by hand.
+    ...[NAMESPACE, OPTED_OUT].flatMap((ns) => [serviceAccount("default", ns), serviceAccount("gmsa-app", ns)]),
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: "e2e-policy-use" },
+      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: USABLE }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "e2e-policy-gmsa-app", namespace: NAMESPACE },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "e2e-policy-use" },
+      subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: NAMESPACE }],
+    },
+  ]);
+  const [binding] = await loadManifest("policy/binding.yaml");
+  policy = [
+    ...(await loadManifest("policy/policy.yaml")),
+    {
+      ...binding!,
+      metadata: { name: "e2e-policy" },
+      spec: {
+        ...(binding!.spec as object),
+        matchResources: { namespaceSelector: { matchLabels: { [TEST_LABEL]: "true" } } },
+      },
+    },
+  ];
+  await applyObjects(admin, policy);
+  // Policies reach the admission plugin through an informer: wait until a pod it must refuse is refused.
+  for (let attempt = 0; (await create(pod("probe", { serviceAccountName: "default", windowsOptions: named("x") }))).status !== 403; attempt++) {
+    if (attempt > 100) throw new Error("the API server never applied the policy");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+});
+
+afterAll(async () => {
+  for (const object of policy.reverse()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+  await kubeRequest(admin, `${pods(NAMESPACE)}?labelSelector=${encodeURIComponent(`${E2E_LABEL}=${GROUP}`)}`, { method: "DELETE" });
+});
+
+describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", () => {
+  it("is accepted by the API server as shipped, with its CEL", async () => {
+    const stored = await kubeRequestOk<{ spec: { validations: unknown[]; variables: unknown[] } }>(admin, objectPath(policy[0]!));
+    expect(stored.spec.validations).toHaveLength(2 + DEFAULT_MAX_CREDSPECS);
+  });
+
+  it("allows a pod whose service account may use every credspec it names, at every place", async () => {
+    const created = await create(
+      pod("allowed", {
+        windowsOptions: named("webapp01"),
+        containers: [container("app", named("webapp01")), container("other", named("policy-00"))],
+        initContainers: [container("setup", named("policy-01"))],
+        annotations: { [POD_NAME]: "webapp01", "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "policy-02" },
+      }),
+    );
+    expect(created.status).toBe(201);
+  });
+
+  it.each([
+    ["pod", { windowsOptions: named("webapp02") }],
+    ["container", { containers: [container("app", named("webapp01")), container("other", named("webapp02"))] }],
+    ["init container", { initContainers: [container("setup", named("webapp02"))] }],
+    ["pod annotation", { annotations: { [POD_NAME]: "webapp02" } }],
+    ["container annotation", { annotations: { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp02" } }],
+  ] as [string, PodOptions][])("refuses a credspec the service account may not use, named by the %s (403)", async (_place, options) => {
+    const created = await create(pod("refused", options));
+    expectDenied(created, 403, 'service account "gmsa-app" may not use GMSACredentialSpec "webapp02"');
+  });
+
+  it('reviews an empty serviceAccountName as "default" (403)', async () => {
+    const created = await create(pod("default-account", { serviceAccountName: "", windowsOptions: named("webapp01") }));
+    expectDenied(created, 403, 'service account "default" may not use GMSACredentialSpec "webapp01"');
+  });
+
+  it("checks an ephemeral container added through pods/ephemeralcontainers like a create", async () => {
+    expect((await create(pod("debug"), { store: true })).status).toBe(201);
+    const ephemeral = (name: string, credspec: string) => ({
+      spec: { ephemeralContainers: [{ name, image: "x", securityContext: { windowsOptions: named(credspec) } }] },
+    });
+    expectDenied(await patch("debug", ephemeral("refused", "webapp02"), "ephemeralcontainers"), 403, '"webapp02"');
+    expect((await patch("debug", ephemeral("allowed", "webapp01"), "ephemeralcontainers")).status).toBe(200);
+    // The one added before is unchanged; only the new one is checked.
+    expect((await patch("debug", ephemeral("second", "policy-03"), "ephemeralcontainers")).status).toBe(200);
+  });
+
+  describe("update", () => {
+    beforeAll(async () => {
+      const created = await create(pod("update", { windowsOptions: named("webapp01"), annotations: { [POD_NAME]: "webapp01", [POD_CONTENTS]: "{}" } }), { store: true });
+      expect(created.status).toBe(201);
+    });
+
+    it("refuses a changed GMSA name (422) and names the place", async () => {
+      expectDenied(await patch("update", { metadata: { annotations: { [POD_NAME]: "policy-00" } } }), 422, `GMSA settings cannot change on update: annotation "${POD_NAME}"`);
+    });
+
+    it("refuses changed, added or removed contents (422)", async () => {
+      expectDenied(await patch("update", { metadata: { annotations: { [POD_CONTENTS]: '{"a":1}' } } }), 422, `annotation "${POD_CONTENTS}"`);
+      expectDenied(await patch("update", { metadata: { annotations: { [POD_CONTENTS]: null } } }), 422, `annotation "${POD_CONTENTS}"`);
+      const added = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec";
+      expectDenied(await patch("update", { metadata: { annotations: { [added]: "{}" } } }), 422, `annotation "${added}"`);
+    });
+
+    it("allows an update that leaves GMSA settings alone, without a new authorization check", async () => {
+      // Revoking `use` does not break later updates of running pods, as with the webhook.
+      const patched = await patch("update", { metadata: { labels: { touched: "yes" }, annotations: { "example.com/other": "x" } } });
+      expect(patched.status).toBe(200);
+    });
+  });
+
+  it(`allows ${DEFAULT_MAX_CREDSPECS} distinct usable names (MAX_CREDSPECS_PER_POD) within the CEL cost budget`, async () => {
+    const names = MANY.slice(0, DEFAULT_MAX_CREDSPECS);
+    const containers = names.map((name, i) => container(`c${i}`, named(name)));
+    // Repeats cost no check of their own.
+    const created = await create(pod("many", { windowsOptions: named(names[0]!), containers, initContainers: [container("setup", named(names[15]!))] }));
+    expect(created.status).toBe(201);
+  });
+
+  it("refuses the one unusable name among the maximum, wherever it sorts", async () => {
+    for (const unusable of ["aaa-first", "zzz-last"]) {
+      const names = [...MANY.slice(0, DEFAULT_MAX_CREDSPECS - 1), unusable];
+      const created = await create(pod("many-refused", { containers: names.map((name, i) => container(`c${i}`, named(name))) }));
+      expectDenied(created, 403, `"${unusable}"`);
+    }
+  });
+
+  it(`refuses more than ${DEFAULT_MAX_CREDSPECS} distinct names (422), even when all are usable`, async () => {
+    const containers = [...MANY.slice(0, DEFAULT_MAX_CREDSPECS), "webapp01"].map((name, i) => container(`c${i}`, named(name)));
+    expectDenied(await create(pod("too-many", { containers })), 422, `more than ${DEFAULT_MAX_CREDSPECS} distinct`);
+  });
+
+  it('does not judge a namespace labelled windows.k8s.io/disabled: "true"', async () => {
+    const created = await create(pod("opted-out", { windowsOptions: named("webapp02") }), { namespace: OPTED_OUT });
+    expect(created.status).toBe(201);
+  });
+});
