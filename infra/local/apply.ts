@@ -185,13 +185,3 @@ export async function deleteWebhooks(cluster: LocalClusterInfo): Promise<void> {
     }
   }
 }
-
-/**
- * Applies everything in infra/ a local cluster needs: {@link applyBaseInfra} then
- * {@link applyWebhooks}. The API server picks up new webhook configurations within about a second
- * (its informer), so a test creating pods right after may need to retry until the webhook is seen.
- */
-export async function applyInfra(cluster: LocalClusterInfo, options: ApplyWebhooksOptions): Promise<void> {
-  await applyBaseInfra(cluster);
-  await applyWebhooks(cluster, options);
-}

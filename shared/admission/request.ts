@@ -33,8 +33,3 @@ export function readPod(request: AdmissionRequest, field: "object" | "oldObject"
   }
   return result.value;
 }
-
-/** The name a denial uses for the pod: its name, else its generateName prefix, else the request's name. */
-export function podDisplayName(request: AdmissionRequest, pod: Pod | undefined): string {
-  return pod?.metadata?.name ?? (pod?.metadata?.generateName ? `${pod.metadata.generateName}*` : (request.name ?? ""));
-}

@@ -6,7 +6,7 @@
  * pod as expand left it (names and inlined contents).
  */
 import type { Container, Pod } from "../../shared/policy/pod.ts";
-import { buildReview } from "../unit/support/reviews.ts";
+import { buildReview } from "../support/reviews.ts";
 
 export const BENCH_NAMESPACE = "default";
 export const BENCH_SERVICE_ACCOUNT = "gmsa-app";

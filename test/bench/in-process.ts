@@ -11,7 +11,7 @@ import { createStaticTokenSource } from "../../shared/credentials/token-source.t
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/transport.ts";
-import { applyReplyPatch } from "../unit/support/reviews.ts";
+import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { summarize, type Summary } from "./percentiles.ts";

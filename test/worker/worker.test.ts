@@ -7,9 +7,9 @@ import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { buildJwks } from "../../shared/credentials/jwt.ts";
-import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../unit/support/pods.ts";
-import { applyReplyPatch, buildReview } from "../unit/support/reviews.ts";
-import { createTestPki, type TestPki } from "../unit/helpers/test-pki.ts";
+import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
+import { applyReplyPatch, buildReview } from "../support/reviews.ts";
+import { createTestPki, type TestPki } from "../support/test-pki.ts";
 import { startFakeApiServer, type FakeApiServer } from "./support/fake-api-server.ts";
 import { startWorker } from "./support/worker.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { Pod } from "../../../shared/policy/pod.ts";
 import { buildPod, container } from "./pods.ts";
-import { buildReview } from "../../unit/support/reviews.ts";
+import { buildReview } from "../../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 export type SoakFunction = "expand" | "authorize";

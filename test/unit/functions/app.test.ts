@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { createTestApp, postReview } from "../support/app.ts";
+import { createTestApp, postReview } from "../../support/app.ts";
 import { annotationKeys } from "../../../shared/policy/annotations.ts";
 import type { Pod } from "../../../shared/policy/pod.ts";
-import { createFakeGmsaClient } from "../support/fake-gmsa-client.ts";
-import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../support/pods.ts";
-import { applyReplyPatch, buildReview, type ReviewOptions } from "../support/reviews.ts";
+import { createFakeGmsaClient } from "../../support/fake-gmsa-client.ts";
+import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../support/pods.ts";
+import { applyReplyPatch, buildReview, type ReviewOptions } from "../../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const json = { "content-type": "application/json" };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { loadAccess, loadCredSpecs, untilDeadline } from "../../../functions/load-facts.ts";
 import { DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
-import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../support/fake-gmsa-client.ts";
-import { WEBAPP1_CREDSPEC } from "../support/pods.ts";
+import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
+import { WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 
 const never = new AbortController().signal;
 

@@ -3,7 +3,7 @@ import { createApp } from "../../../functions/app.ts";
 import { createMisconfiguredApp, MISCONFIGURED_BODY, misconfiguredApp } from "../../../functions/misconfigured.ts";
 import { buildNodeDeps } from "../../../functions/node/deps.ts";
 import type { Bindings } from "../../../shared/config/index.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../support/serverless.ts";
+import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless-env.ts";
 
 /** What the Lambda and Azure handlers serve: the app from the Node deps, or the 503 app after one report. */
 async function serverlessApp(env: Bindings, runtime: "lambda" | "azure", error: (message: string) => void) {

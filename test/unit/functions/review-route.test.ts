@@ -7,9 +7,9 @@ import { CredSpecNotAllowedError, KubeApiError } from "../../../shared/errors.ts
 import type { AppEnv } from "../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../shared/log.ts";
-import { createFakeGmsaClient } from "../support/fake-gmsa-client.ts";
-import { buildPod } from "../support/pods.ts";
-import { buildReview } from "../support/reviews.ts";
+import { createFakeGmsaClient } from "../../support/fake-gmsa-client.ts";
+import { buildPod } from "../../support/pods.ts";
+import { buildReview } from "../../support/reviews.ts";
 
 function setup(handle: ReviewHandler) {
   const lines: string[] = [];

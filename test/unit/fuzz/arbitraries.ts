@@ -5,7 +5,7 @@
  * huge strings) and of the encoded bytes (invalid UTF-8).
  */
 import fc from "fast-check";
-import { CREDSPECS, FAILING_NAMES, NAMESPACES, SERVICE_ACCOUNTS } from "./world.ts";
+import { ALLOWED, CREDSPECS, FAILING_NAMES, NAMESPACES, SERVICE_ACCOUNTS } from "./world.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -44,62 +44,112 @@ export function contentsFor(name: string): fc.Arbitrary<string> {
   );
 }
 
+/** What a pod's GMSA references hold: the names they use, and contents for a name (none: names only). */
+interface References {
+  names: fc.Arbitrary<string>;
+  contents?: (name: string) => fc.Arbitrary<string>;
+  /** Name and contents come together or not at all (as expand leaves them). */
+  paired?: boolean;
+}
+
+const ADVERSARIAL: References = { names: credSpecName, contents: contentsFor };
+
 /** A windowsOptions object with GMSA fields that belong together (or not). */
-export const windowsOptions: fc.Arbitrary<Obj> = credSpecName.chain((name) =>
-  fc.record(
-    {
-      gmsaCredentialSpecName: fc.constant(name),
-      gmsaCredentialSpec: contentsFor(name),
-      runAsUserName: fc.constantFrom("NT AUTHORITY\\SYSTEM", "NT AUTHORITY\\NETWORK SERVICE", "ContainerUser", "x".repeat(300)),
-      hostProcess: fc.boolean(),
-    },
-    { requiredKeys: [] },
-  ),
-);
+function windowsOptionsWith({ names, contents, paired }: References): fc.Arbitrary<Obj> {
+  const others = { runAsUserName: fc.constantFrom("NT AUTHORITY\\SYSTEM", "NT AUTHORITY\\NETWORK SERVICE", "ContainerUser", "x".repeat(300)), hostProcess: fc.boolean() };
+  if (paired === true && contents !== undefined) {
+    const gmsa = names.chain((name) => fc.record({ gmsaCredentialSpecName: fc.constant(name), gmsaCredentialSpec: contents(name) }));
+    return fc.tuple(fc.option(gmsa, { nil: undefined }), fc.record(others, { requiredKeys: [] })).map(([fields, rest]) => ({ ...fields, ...rest }));
+  }
+  return names.chain((name) =>
+    fc.record(
+      { gmsaCredentialSpecName: fc.constant(name), ...(contents === undefined ? {} : { gmsaCredentialSpec: contents(name) }), ...others },
+      { requiredKeys: [] },
+    ),
+  );
+}
 
-const securityContext: fc.Arbitrary<Obj> = fc.record({ windowsOptions, runAsNonRoot: fc.boolean() }, { requiredKeys: [] });
+export const windowsOptions: fc.Arbitrary<Obj> = windowsOptionsWith(ADVERSARIAL);
 
-export const container: fc.Arbitrary<Obj> = fc.record(
-  { name: fc.constantFrom(...CONTAINER_NAMES), image: fc.constant("mcr.microsoft.com/windows/nanoserver:ltsc2022"), securityContext },
-  { requiredKeys: ["name"] },
-);
+function securityContextWith(references: References): fc.Arbitrary<Obj> {
+  return fc.record({ windowsOptions: windowsOptionsWith(references), runAsNonRoot: fc.boolean() }, { requiredKeys: [] });
+}
 
-/** Alpha annotation keys for the pod and containers, and random ones. */
-const annotationKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom("pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name", "pod.alpha.windows.kubernetes.io/gmsa-credential-spec"),
-  fc
-    .tuple(fc.constantFrom(...CONTAINER_NAMES, "ghost"), fc.constantFrom("gmsa-credential-spec-name", "gmsa-credential-spec"))
-    .map(([c, k]) => `${c}.container.alpha.windows.kubernetes.io/${k}`),
-  fc.string({ maxLength: 16 }),
-  fc.constantFrom("__proto__", "constructor", "hasOwnProperty"),
-);
+function containerWith(references: References): fc.Arbitrary<Obj> {
+  return fc.record(
+    { name: fc.constantFrom(...CONTAINER_NAMES), image: fc.constant("mcr.microsoft.com/windows/nanoserver:ltsc2022"), securityContext: securityContextWith(references) },
+    { requiredKeys: ["name"] },
+  );
+}
 
-const annotations: fc.Arbitrary<Record<string, string>> = fc
-  .array(fc.tuple(annotationKey, fc.oneof(credSpecName, contentsFor("webapp1"), fc.string({ maxLength: 16 }))), { maxLength: 4 })
-  .map((pairs) => {
+export const container: fc.Arbitrary<Obj> = containerWith(ADVERSARIAL);
+
+/** Alpha annotation keys for the pod and containers, and random ones; contents keys only when contents are wanted. */
+function annotationKeyWith({ contents }: References): fc.Arbitrary<string> {
+  const suffixes = contents === undefined ? ["gmsa-credential-spec-name"] : ["gmsa-credential-spec-name", "gmsa-credential-spec"];
+  return fc.oneof(
+    fc.constantFrom(...suffixes.map((k) => `pod.alpha.windows.kubernetes.io/${k}`)),
+    fc.tuple(fc.constantFrom(...CONTAINER_NAMES, "ghost"), fc.constantFrom(...suffixes)).map(([c, k]) => `${c}.container.alpha.windows.kubernetes.io/${k}`),
+    fc.string({ maxLength: 16 }),
+    fc.constantFrom("__proto__", "constructor", "hasOwnProperty"),
+  );
+}
+
+function annotationsWith(references: References): fc.Arbitrary<Record<string, string>> {
+  const values = references.contents === undefined ? references.names : fc.oneof(references.names, references.contents("webapp1"), fc.string({ maxLength: 16 }));
+  return fc.array(fc.tuple(annotationKeyWith(references), values), { maxLength: 4 }).map((pairs) => {
     const out: Record<string, string> = {};
     for (const [k, v] of pairs) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     return out;
   });
+}
 
-export const pod: fc.Arbitrary<Obj> = fc.record(
-  {
-    apiVersion: fc.constant("v1"),
-    kind: fc.constant("Pod"),
-    metadata: fc.record({ name: fc.constantFrom("web", "db"), namespace: fc.constantFrom(...NAMESPACES), annotations }, { requiredKeys: [] }),
-    spec: fc.record(
-      {
-        serviceAccountName: fc.constantFrom(...SERVICE_ACCOUNTS, ""),
-        securityContext,
-        containers: fc.array(container, { maxLength: 4 }),
-        initContainers: fc.array(container, { maxLength: 2 }),
-        ephemeralContainers: fc.array(container, { maxLength: 2 }),
-      },
-      { requiredKeys: ["containers"] },
-    ),
-  },
-  { requiredKeys: ["spec"] },
-);
+function anyPodWith(references: References): fc.Arbitrary<Obj> {
+  const container = containerWith(references);
+  return fc.record(
+    {
+      apiVersion: fc.constant("v1"),
+      kind: fc.constant("Pod"),
+      metadata: fc.record({ name: fc.constantFrom("web", "db"), namespace: fc.constantFrom(...NAMESPACES), annotations: annotationsWith(references) }, { requiredKeys: [] }),
+      spec: fc.record(
+        {
+          serviceAccountName: fc.constantFrom(...SERVICE_ACCOUNTS, ""),
+          securityContext: securityContextWith(references),
+          containers: fc.array(container, { maxLength: 4 }),
+          initContainers: fc.array(container, { maxLength: 2 }),
+          ephemeralContainers: fc.array(container, { maxLength: 2 }),
+        },
+        { requiredKeys: ["containers"] },
+      ),
+    },
+    { requiredKeys: ["spec"] },
+  );
+}
+
+/**
+ * Pods whose container names are unique in nine of ten cases: the API server requires it and the functions
+ * refuse a repeat before the GMSA rules run, so repeats in most pods would leave those rules unfuzzed.
+ */
+function podWith(references: References): fc.Arbitrary<Obj> {
+  return fc.tuple(anyPodWith(references), fc.nat(9)).map(([value, keep]) => (keep === 0 ? value : withUniqueContainerNames(value)));
+}
+
+export const pod: fc.Arbitrary<Obj> = podWith(ADVERSARIAL);
+
+/** Renames repeated container names (across containers, init and ephemeral containers) by a numeric suffix. */
+function withUniqueContainerNames(value: Obj): Obj {
+  const seen = new Set<string>();
+  const spec = value.spec as Obj;
+  for (const list of ["containers", "initContainers", "ephemeralContainers"]) {
+    for (const item of (spec[list] as Obj[] | undefined) ?? []) {
+      let name = item.name as string;
+      for (let n = 2; seen.has(name); n++) name = `${item.name as string}-${n}`;
+      seen.add(name);
+      item.name = name;
+    }
+  }
+  return value;
+}
 
 /** How an UPDATE's new pod relates to the old one. */
 const updateOf: fc.Arbitrary<(old: Obj) => { object: Obj; subResource?: string }> = fc.oneof(
@@ -242,3 +292,44 @@ function setChild(parent: Obj | Json[], key: string | number, value: Json): void
 function isObj(value: Json | undefined): value is Obj {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Reviews expand has work on: the CREATE of a core/v1 Pod whose GMSA references name credspecs (mostly ones that
+ * exist, few enough for the count limit) without contents and mostly without alpha annotations, so most come back patched and the round trip through
+ * authorize is exercised.
+ */
+export const expandableReview: fc.Arbitrary<Obj> = fc
+  .tuple(
+    review,
+    podWith({ names: fc.oneof({ weight: 9, arbitrary: fc.constantFrom("webapp1", "db.gmsa", "shared") }, { weight: 1, arbitrary: credSpecName }) }),
+    fc.nat(3),
+  )
+  .map(([value, object, keepAnnotations]) => {
+    // Alpha annotations must agree with the fields and name real containers: kept in one pod of four.
+    if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
+    const { oldObject: _old, subResource: _sub, ...request } = value.request as Obj;
+    return { ...value, request: { ...request, kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", object } };
+  });
+
+/** Contents for `name` that equal its credspec in 12 of 13 cases, else any of {@link contentsFor}. */
+function mostlyEqualContents(name: string): fc.Arbitrary<string> {
+  return fc.oneof({ weight: 12, arbitrary: fc.constant(JSON.stringify(CREDSPECS.get(name))) }, { weight: 1, arbitrary: contentsFor(name) });
+}
+
+/**
+ * CREATE reviews a service account may pass: namespace, service account and credspec from one allowed triple, the
+ * pod's references naming that credspec with contents that are mostly equal (sometimes different or malformed).
+ * The triples whose access checks fail (access-flaky, access-buggy) are left to `review`.
+ * Mixed into authorize's input so that many reviews are allowed and the oracle judges them at the boundary.
+ */
+export const authorizableReview: fc.Arbitrary<Obj> = fc
+  .constantFrom(...[...ALLOWED].map((triple) => triple.split("/") as [string, string, string]).filter(([, , name]) => CREDSPECS.has(name) && !name.startsWith("access-")))
+  .chain(([namespace, serviceAccountName, name]) =>
+    fc.tuple(review, podWith({ names: fc.constant(name), contents: mostlyEqualContents, paired: true }), fc.nat(3)).map(([value, object, keepAnnotations]) => {
+      if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
+      if (isObj(object.metadata)) object.metadata.namespace = namespace;
+      (object.spec as Obj).serviceAccountName = serviceAccountName;
+      const { oldObject: _old, subResource: _sub, ...request } = value.request as Obj;
+      return { ...value, request: { ...request, kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace, object } };
+    }),
+  );

@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, gmsaReview, NOW_MS, post } from "../shared/http/fixtures.ts";
+import { createCallerAuthTestApp, NOW_MS } from "../../support/app.ts";
+import { gmsaReview } from "../../support/reviews.ts";
+import { post } from "../../support/requests.ts";
 import { fuzzParameters } from "./harness.ts";
 
 const TOKEN = "fuzz-bearer-token-0123456789";
@@ -21,7 +23,7 @@ function decodedSegments(token: string): string {
 
 describe("fuzz: caller credentials", () => {
   it("bearer: only the exact token in a Bearer header gets through", async () => {
-    const { app, gmsa } = createTestApp({ mode: "bearer", tokens: [TOKEN] });
+    const { app, gmsa } = createCallerAuthTestApp({ mode: "bearer", tokens: [TOKEN] });
     const header = fc.oneof(
       fc.string({ maxLength: 60 }),
       fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`),
@@ -65,7 +67,7 @@ describe("fuzz: caller credentials", () => {
     });
 
     it("a tampered token never gets through: changed characters, segments, header or claims", async () => {
-      const { app, gmsa } = createTestApp({
+      const { app, gmsa } = createCallerAuthTestApp({
         mode: "jwt",
         issuer: "https://issuer.example",
         audience: ["gmsa-webhooks"],

@@ -1,11 +1,9 @@
 /** The app under fuzzing: both functions behind a path secret, the fake client, a logger that is checked. */
 import { expect } from "vitest";
-import { createApp } from "../../../functions/app.ts";
-import { createReviewCounters } from "../../../functions/metrics.ts";
-import type { LogFields, LogLevel, Logger } from "../../../shared/log.ts";
+import { createMemoryLogger, createTestApp } from "../../support/app.ts";
+import { buildInlinedGmsaReview } from "../../support/reviews.ts";
 import { checkReply } from "./contract.ts";
 import { CONTENTS_MARKER, CREDSPECS, createFakeGmsaClient } from "./world.ts";
-import { buildReview } from "../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
@@ -24,12 +22,11 @@ export function fuzzParameters(runs: number): { numRuns: number; seed?: number }
 }
 
 export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
-  const lines: { level: LogLevel; msg: string; fields: LogFields }[] = [];
-  const logger: Logger = { log: (level, msg, fields = {}) => void lines.push({ level, msg, fields }) };
+  const logger = createMemoryLogger();
+  const { lines } = logger;
   const gmsa = createFakeGmsaClient();
   let counter = 0;
-  const app = createApp({
-    functions: FUNCTION_NAMES,
+  const { app } = createTestApp({
     version: "fuzz",
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },
     defaultTimeoutMs: 5000,
@@ -38,7 +35,6 @@ export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
     randomBytes: (n) => Uint8Array.from({ length: n }, (_, i) => (counter++ * 31 + i * 7) % 256),
     logger,
     now: () => 0,
-    counters: createReviewCounters(),
     bodyLimitBytes: options.bodyLimitBytes ?? 8 * 1024 * 1024,
   });
   let inputs = 0;
@@ -71,14 +67,8 @@ export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
 
 /** A review both functions allow: credspec "webapp1" inlined, its service account allowed. */
 export function goodReview(uid: string): Uint8Array {
-  const pod = {
-    metadata: { name: "web" },
-    spec: {
-      serviceAccountName: "web",
-      containers: [{ name: "web", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(CREDSPECS.get("webapp1")) } } }],
-    },
-  };
-  return new TextEncoder().encode(JSON.stringify(buildReview(pod, { uid, namespace: "team-a" })));
+  const review = buildInlinedGmsaReview({ uid, namespace: "team-a", serviceAccountName: "web", credSpecName: "webapp1", contents: CREDSPECS.get("webapp1") });
+  return new TextEncoder().encode(JSON.stringify(review));
 }
 
 /** The app keeps serving: a good review is still allowed by both functions. */

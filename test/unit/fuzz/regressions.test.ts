@@ -1,11 +1,10 @@
 /** Inputs the fuzzer and the load probes found, pinned as plain cases. */
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../../functions/app.ts";
-import { createReviewCounters } from "../../../functions/metrics.ts";
 import { CredSpecNotFoundError, KubeApiError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
 import { silentLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
+import { createTestApp } from "../../support/app.ts";
 import type { Reply } from "./contract.ts";
 import { CREDSPECS } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
@@ -14,11 +13,8 @@ const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
 const BIG = { CmsPlugins: ["ActiveDirectory"], Pad: "p".repeat(60_000) };
 
 function createRegressionApp(gmsa?: GmsaClient) {
-  return createApp({
-    functions: FUNCTION_NAMES,
+  return createTestApp({
     version: "test",
-    callerAuth: { mode: "none" },
-    defaultTimeoutMs: 10_000,
     gmsa: gmsa ?? {
       getCredSpecContents: (name) =>
         name === "missing"
@@ -29,10 +25,8 @@ function createRegressionApp(gmsa?: GmsaClient) {
     settings: { randomHostname: false, maxCredSpecNames: 16 },
     randomBytes: (n) => new Uint8Array(n),
     logger: silentLogger,
-    now: () => 0,
-    counters: createReviewCounters(),
     bodyLimitBytes: 8 * 1024 * 1024,
-  });
+  }).app;
 }
 
 async function send(fn: "expand" | "authorize", request: Record<string, unknown>, gmsa?: GmsaClient): Promise<Reply["response"]> {

@@ -4,11 +4,11 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleNodeFunction } from "../../../infra/node/bundle-function.ts";
-import { tempDir } from "../helpers/plugins.ts";
-import { buildPod } from "../support/pods.ts";
-import { buildReview } from "../support/reviews.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../support/serverless.ts";
-import { functionUrlEvent, restApiEvent } from "../functions/aws-lambda/events.ts";
+import { tempDir } from "../../support/temp-dir.ts";
+import { buildPod } from "../../support/pods.ts";
+import { buildReview } from "../../support/reviews.ts";
+import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless-env.ts";
+import { functionUrlEvent, restApiEvent } from "../../support/lambda-events.ts";
 
 const run = promisify(execFile);
 let dir: string;

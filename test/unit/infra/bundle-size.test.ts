@@ -3,7 +3,7 @@ import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { buildWorkerBundle, GZIP_LIMIT_BYTES, measureBundle, reportSizes, WORKER_ENVS, type BundleSize } from "../../../infra/cloudflare/bundle-size.ts";
-import { tempDir } from "../helpers/plugins.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 describe("measureBundle", () => {
   it("counts the modules, not source maps or wrangler's README", async () => {

@@ -86,6 +86,7 @@ describe("infra/node/Dockerfile", () => {
   });
 
   it("builds every stage on a Node 24 image (node:24-slim or distroless nodejs24)", () => {
+    expect(stages.length).toBeGreaterThan(0);
     for (const stage of stages) expect(stage.image).toMatch(/^(docker\.io\/(library\/)?)?node:24(\.\d+){0,2}-slim(@sha256:[0-9a-f]{64})?$|^gcr\.io\/distroless\/nodejs24-debian\d+(:[\w.-]+)?(@sha256:[0-9a-f]{64})?$/);
   });
 

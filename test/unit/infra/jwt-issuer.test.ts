@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { buildAuthenticatorEntry, writeJwtIssuerFiles } from "../../../infra/cloudflare/jwt-issuer.ts";
 import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
 import { isTokenCredential } from "../../../shared/credentials/token-source.ts";
-import { tempDir } from "../helpers/plugins.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const ISSUER = "https://gmsa-issuer.example.com";
 

@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { createJsonLogger, silentLogger } from "../../../shared/log.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createJsonLogger, LOG_LEVELS, silentLogger } from "../../../shared/log.ts";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe("createJsonLogger", () => {
   it("writes one JSON line per entry at or above its level, stamped by now", () => {
@@ -15,6 +19,12 @@ describe("createJsonLogger", () => {
   });
 
   it("silentLogger drops everything", () => {
-    expect(() => silentLogger.log("error", "x")).not.toThrow();
+    const written = [
+      vi.spyOn(process.stdout, "write"),
+      vi.spyOn(process.stderr, "write"),
+      ...(["log", "info", "warn", "error", "debug"] as const).map((method) => vi.spyOn(console, method)),
+    ];
+    for (const level of LOG_LEVELS) expect(() => silentLogger.log(level, "x", { uid: "u1" })).not.toThrow();
+    for (const spy of written) expect(spy).not.toHaveBeenCalled();
   });
 });

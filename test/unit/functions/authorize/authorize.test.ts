@@ -4,10 +4,10 @@ import { KubeApiError } from "../../../../shared/errors.ts";
 import type { AccessQuery } from "../../../../shared/kube/gmsa-client.ts";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
-import { createTestApp, postReview, type TestAppOptions } from "../../support/app.ts";
-import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../support/pods.ts";
-import { buildReview, type ReviewOptions } from "../../support/reviews.ts";
+import { createTestApp, postReview, type TestAppOptions } from "../../../support/app.ts";
+import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
+import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
 const credspecs = { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS };
 const sa1 = (credSpecName: string): AccessQuery => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName });

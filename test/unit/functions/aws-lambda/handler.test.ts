@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { createLambdaHandler } from "../../../../functions/aws-lambda/handler.ts";
 import { MISCONFIGURED_BODY } from "../../../../functions/misconfigured.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview } from "../../support/reviews.ts";
-import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../support/serverless.ts";
-import { functionUrlEvent, restApiEvent, type EventOptions } from "./events.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview } from "../../../support/reviews.ts";
+import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../../support/serverless-env.ts";
+import { functionUrlEvent, restApiEvent, type EventOptions } from "../../../support/lambda-events.ts";
 
 const lambdaContext: LambdaContext = {
   callbackWaitsForEmptyEventLoop: true,

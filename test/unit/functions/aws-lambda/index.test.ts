@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview } from "../../support/reviews.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless.ts";
-import { functionUrlEvent } from "./events.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview } from "../../../support/reviews.ts";
+import { CALLER_TOKEN, serverlessEnv } from "../../../support/serverless-env.ts";
+import { functionUrlEvent } from "../../../support/lambda-events.ts";
 
 afterEach(() => {
   vi.unstubAllEnvs();

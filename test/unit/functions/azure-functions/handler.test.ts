@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
 import { MISCONFIGURED_BODY } from "../../../../functions/misconfigured.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview } from "../../support/reviews.ts";
-import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../support/serverless.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview } from "../../../support/reviews.ts";
+import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../../support/serverless-env.ts";
 import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 
 const BASE = "https://gmsa-webhooks.azurewebsites.net";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AZURE_ROUTES } from "../../../../functions/azure-functions/routes.ts";
-import { createTestApp } from "../../support/app.ts";
+import { createTestApp } from "../../../support/app.ts";
 import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 
 /** The first path segment of a Hono route or an Azure route template. */

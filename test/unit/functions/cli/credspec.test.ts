@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCredSpecCommand } from "../../../../functions/cli/credspec.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "../../../../functions/cli/io.ts";
-import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, parseYamlDocuments } from "../../shared/credspec/fixtures.ts";
+import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, parseYamlDocuments } from "../../../support/credspec-fixtures.ts";
 
 const FILE = "webapp1.json";
 

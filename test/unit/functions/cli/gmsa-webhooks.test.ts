@@ -3,11 +3,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../../infra/repo-root.ts";
-import { PLUGIN_INPUT_MARKER, loadCredSpecFixture, parseYamlDocuments, readCredSpecFixtureBytes } from "../../shared/credspec/fixtures.ts";
+import { PLUGIN_INPUT_MARKER, loadCredSpecFixture, parseYamlDocuments, readCredSpecFixtureBytes } from "../../../support/credspec-fixtures.ts";
 
 // Runs the real bin in a child process with this Node (24: it strips the .ts types), as npx would.
 const BIN = "functions/cli/gmsa-webhooks.ts";
-const FIXTURES = "test/unit/fixtures/credspec";
+const FIXTURES = "test/support/fixtures/credspec";
 const NON_DOMAIN_JOINED = `${FIXTURES}/webapp1-non-domain-joined.json`;
 
 interface Run {

@@ -4,10 +4,10 @@ import { KubeApiError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import { createRandomHostname } from "../../../../shared/policy/hostname.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
-import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../support/app.ts";
-import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../support/pods.ts";
-import { applyReplyPatch, buildReview, decodePatch, type ReviewOptions } from "../../support/reviews.ts";
+import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../../support/app.ts";
+import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
+import { applyReplyPatch, buildReview, decodePatch, type ReviewOptions } from "../../../support/reviews.ts";
 
 const credspecs = { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS };
 
@@ -154,6 +154,7 @@ describe("expand", () => {
   it("gives several containers sharing one credspec the contents each, from one load", async () => {
     const containers = [{ name: "a" }, { name: "b" }, { name: "c" }].map((c) => ({ ...c, windowsOptions: { gmsaCredentialSpecName: "webapp1" } }));
     const { pod, gmsa } = await expand(buildPod({ containers }));
+    expect(pod.spec?.containers).toHaveLength(3);
     for (const c of pod.spec?.containers ?? []) expect(c.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(inlined(WEBAPP1_CREDSPEC));
     expect(gmsa.contentsCalls).toEqual(new Map([["webapp1", 1]]));
   });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { isEphemeralContainersUpdate, otherKindWarning, podDisplayName, readPod } from "../../../../shared/admission/request.ts";
+import { isEphemeralContainersUpdate, otherKindWarning, readPod } from "../../../../shared/admission/request.ts";
 import { parseAdmissionReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
 import { InvalidReviewError } from "../../../../shared/errors.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview, type ReviewOptions } from "../../support/reviews.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
 function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionRequest {
   const result = parseAdmissionReview(buildReview(object, options));
@@ -46,14 +46,5 @@ describe("otherKindWarning", () => {
   it("names the group, version and kind", () => {
     expect(otherKindWarning(requestOf({}, { kind: { group: "apps", version: "v1", kind: "Deployment" } }))).toContain("apps/v1 Deployment");
     expect(otherKindWarning(requestOf({}, { kind: { group: "", version: "v1", kind: "ConfigMap" } }))).toContain("core/v1 ConfigMap");
-  });
-});
-
-describe("podDisplayName", () => {
-  it("prefers the pod's name, then its generateName, then the request's name", () => {
-    const request = requestOf(buildPod({ name: "web" }));
-    expect(podDisplayName(request, buildPod({ name: "web" }))).toBe("web");
-    expect(podDisplayName(request, { metadata: { generateName: "web-" } })).toBe("web-*");
-    expect(podDisplayName(request, undefined)).toBe("web");
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isPodReview, parseAdmissionReview, parsePod } from "../../../../shared/admission/review.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview } from "../../support/reviews.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview } from "../../../support/reviews.ts";
 
 describe("parseAdmissionReview", () => {
   it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)("accepts an %s review and keeps unknown fields", (apiVersion) => {

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
 import { buildExecInfo, buildPluginEnv, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { createExecTokenSource } from "../../../../shared/credentials/exec-credential.ts";
-import { pluginPath, tempDir } from "../../helpers/plugins.ts";
+import { pluginPath } from "../../../support/exec-plugins.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const cluster: ExecClusterInfo = {

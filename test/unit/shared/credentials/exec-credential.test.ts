@@ -5,7 +5,8 @@ import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
 import { createExecTokenSource, parseExecCredential, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
 import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
-import { eventually, isAlive, pluginPath, runCount, tempDir } from "../../helpers/plugins.ts";
+import { eventually, isAlive, pluginPath, runCount } from "../../../support/exec-plugins.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 let clock = Date.now();

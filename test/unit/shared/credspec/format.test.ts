@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CredSpecDocument } from "../../../../shared/credspec/document.ts";
 import { formatKubeObjects } from "../../../../shared/credspec/format.ts";
 import { buildCredSpecResources } from "../../../../shared/credspec/render.ts";
-import { editJson, loadCredSpecFixture, printAndParse } from "./fixtures.ts";
+import { editJson, loadCredSpecFixture, printAndParse } from "../../../support/credspec-fixtures.ts";
 
 const document = loadCredSpecFixture("webapp1-non-domain-joined.json") as unknown as CredSpecDocument;
 

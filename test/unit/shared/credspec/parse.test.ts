@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCredSpecJson } from "../../../../shared/credspec/parse.ts";
-import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, readCredSpecFixtureBytes } from "./fixtures.ts";
+import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, readCredSpecFixtureBytes } from "../../../support/credspec-fixtures.ts";
 
 const FIXTURE = "webapp1-non-domain-joined.json";
 const text = new TextDecoder().decode(readCredSpecFixtureBytes(FIXTURE));

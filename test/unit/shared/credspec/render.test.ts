@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CredSpecDocument } from "../../../../shared/credspec/document.ts";
 import { buildCredSpecResources } from "../../../../shared/credspec/render.ts";
-import { loadCredSpecFixture, printAndParse } from "./fixtures.ts";
+import { loadCredSpecFixture, printAndParse } from "../../../support/credspec-fixtures.ts";
 
 const FIXTURE = "webapp1-non-domain-joined.json";
 const document = loadCredSpecFixture(FIXTURE) as unknown as CredSpecDocument;

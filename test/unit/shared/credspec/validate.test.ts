@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateCredSpecDocument } from "../../../../shared/credspec/validate.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
-import { editJson, loadCredSpecFixture, PLUGIN_INPUT_MARKER, REMOVE } from "./fixtures.ts";
+import { editJson, loadCredSpecFixture, PLUGIN_INPUT_MARKER, REMOVE } from "../../../support/credspec-fixtures.ts";
 
 const DOMAIN_JOINED = "webapp1.json";
 const NON_DOMAIN_JOINED = "webapp1-non-domain-joined.json";

@@ -4,7 +4,9 @@ import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type J
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerAuth, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../../../../shared/http/caller-auth-jwt.ts";
-import { createTestApp, gmsaReview, NOW_MS, post } from "./fixtures.ts";
+import { createCallerAuthTestApp, NOW_MS } from "../../../support/app.ts";
+import { gmsaReview } from "../../../support/reviews.ts";
+import { post } from "../../../support/requests.ts";
 
 const ISSUER = "https://issuer.example";
 const AUDIENCE = "gmsa-webhooks";
@@ -49,7 +51,7 @@ function jwtAuth(keys: JwtKeySource, extra: Partial<JwtAuth> = {}): JwtAuth {
 }
 
 async function call(auth: CallerAuthOptions, token: string | undefined) {
-  const { app, gmsa, logger } = createTestApp(auth);
+  const { app, gmsa, logger } = createCallerAuthTestApp(auth);
   const res = await app.request("/authorize", post(gmsaReview(), token === undefined ? {} : { authorization: `Bearer ${token}` }));
   return { status: res.status, calls: gmsa.calls, logged: logger.text(), res };
 }
@@ -181,7 +183,7 @@ describe("caller auth: jwt with a JWKS URL", () => {
 
   it("fetches the key set once and verifies tokens with it", async () => {
     fetches = 0;
-    const { app } = createTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 30_000 }));
+    const { app } = createCallerAuthTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 30_000 }));
     for (const key of [rs, es, rs]) {
       const res = await app.request("/authorize", post(gmsaReview(), { authorization: `Bearer ${await sign(key)}` }));
       expect(res.status).toBe(200);
@@ -191,7 +193,7 @@ describe("caller auth: jwt with a JWKS URL", () => {
 
   it("refuses a token with an unknown kid (401) without refetching within the cooldown", async () => {
     fetches = 0;
-    const { app } = createTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 30_000 }));
+    const { app } = createCallerAuthTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 30_000 }));
     const good = await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${await sign(rs)}` }));
     expect(good.status).toBe(200);
     for (let i = 0; i < 3; i++) {
@@ -204,7 +206,7 @@ describe("caller auth: jwt with a JWKS URL", () => {
   it("answers 503 when the key set cannot be fetched, with no API call", async () => {
     up = false;
     try {
-      const { app, gmsa } = createTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 0 }));
+      const { app, gmsa } = createCallerAuthTestApp(jwtAuth({ kind: "jwks-url", url, timeoutMs: 2000, cooldownMs: 0 }));
       const res = await app.request("/authorize", post(gmsaReview(), { authorization: `Bearer ${await sign(rs)}` }));
       expect(res.status).toBe(503);
       expect(gmsa.calls).toBe(0);

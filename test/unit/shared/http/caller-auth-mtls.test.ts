@@ -8,7 +8,8 @@ import type { ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readClientCertificate } from "../../../../functions/node/client-certificate.ts";
 import { serveApp } from "../../../../functions/node/server.ts";
-import { createTestApp, gmsaReview } from "./fixtures.ts";
+import { createCallerAuthTestApp } from "../../../support/app.ts";
+import { gmsaReview } from "../../../support/reviews.ts";
 
 const run = promisify(execFile);
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
@@ -78,7 +79,7 @@ beforeAll(async () => {
     pem[`${name}.key`] = await readFile(join(dir, `${name}.key`));
   }
   const clientCaFile = join(dir, "client-ca.pem");
-  const { app, logger } = createTestApp(
+  const { app, logger } = createCallerAuthTestApp(
     { mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] },
     { readClientCertificate },
   );
@@ -125,7 +126,7 @@ describe("caller auth: mtls through the Node HTTPS server", () => {
 
 describe("serveApp", () => {
   it("refuses client certificates without TLS (TypeError)", async () => {
-    const { app } = createTestApp({ mode: "none" });
+    const { app } = createCallerAuthTestApp({ mode: "none" });
     await expect(serveApp(app, { port: 0, clientCaFile: "ca.pem" })).rejects.toThrow(TypeError);
   });
 });

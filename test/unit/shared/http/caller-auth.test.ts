@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { callerAuth, checkClientCertificate } from "../../../../shared/http/caller-auth.ts";
 import { createErrorHandler } from "../../../../shared/http/on-error.ts";
 import { silentLogger } from "../../../../shared/log.ts";
-import { createTestApp, gmsaReview, post, watchedBody } from "./fixtures.ts";
+import { createCallerAuthTestApp } from "../../../support/app.ts";
+import { gmsaReview } from "../../../support/reviews.ts";
+import { post, watchedBody } from "../../../support/requests.ts";
 
 const TOKEN = "tok-0123456789abcdef0123456789";
 const OTHER_TOKEN = "tok-fedcba9876543210fedcba9876";
@@ -17,7 +19,7 @@ async function expectAdmission(res: Response, uid = "uid-1"): Promise<void> {
 
 describe("caller auth: none", () => {
   it("lets every caller through (local runs)", async () => {
-    const { app } = createTestApp({ mode: "none" });
+    const { app } = createCallerAuthTestApp({ mode: "none" });
     await expectAdmission(await app.request("/authorize", post(gmsaReview())));
     expect((await app.request("/metrics")).status).toBe(200);
   });
@@ -27,7 +29,7 @@ describe("caller auth: bearer", () => {
   const auth = { mode: "bearer", tokens: [TOKEN, OTHER_TOKEN] } as const;
 
   it("accepts each configured token", async () => {
-    const { app } = createTestApp(auth);
+    const { app } = createCallerAuthTestApp(auth);
     for (const token of [TOKEN, OTHER_TOKEN]) {
       await expectAdmission(await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${token}` })));
     }
@@ -42,7 +44,7 @@ describe("caller auth: bearer", () => {
     ["another scheme", { authorization: `Basic ${TOKEN}` }],
     ["an empty bearer", { authorization: "Bearer " }],
   ])("refuses %s with 401 and a Bearer challenge", async (_name, headers: Record<string, string>) => {
-    const { app, gmsa } = createTestApp(auth);
+    const { app, gmsa } = createCallerAuthTestApp(auth);
     const res = await app.request("/authorize", post(gmsaReview(), headers));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="gmsa-webhooks"');
@@ -51,7 +53,7 @@ describe("caller auth: bearer", () => {
   });
 
   it("answers 401 before reading the body or calling the API server", async () => {
-    const { app, gmsa } = createTestApp(auth);
+    const { app, gmsa } = createCallerAuthTestApp(auth);
     const watched = watchedBody(gmsaReview());
     const res = await app.request("/authorize", { ...post(watched.body), duplex: "half" });
     expect(res.status).toBe(401);
@@ -60,13 +62,13 @@ describe("caller auth: bearer", () => {
   });
 
   it("answers 401 before the content type and method checks (415, 405)", async () => {
-    const { app } = createTestApp(auth);
+    const { app } = createCallerAuthTestApp(auth);
     expect((await app.request("/expand", { method: "POST", body: "x", headers: { "content-type": "text/plain" } })).status).toBe(401);
     expect((await app.request("/expand", { method: "GET" })).status).toBe(401);
   });
 
   it("keeps /metrics behind caller auth and /healthz, /version open", async () => {
-    const { app } = createTestApp(auth);
+    const { app } = createCallerAuthTestApp(auth);
     expect((await app.request("/metrics")).status).toBe(401);
     expect((await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     expect((await app.request("/healthz")).status).toBe(200);
@@ -74,7 +76,7 @@ describe("caller auth: bearer", () => {
   });
 
   it("logs a refusal with a reason and never the token", async () => {
-    const { app, logger } = createTestApp(auth);
+    const { app, logger } = createCallerAuthTestApp(auth);
     await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${TOKEN}x` }));
     await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${TOKEN}` }));
     expect(logger.lines.find((l) => l.msg === "caller not authenticated")?.fields).toEqual({
@@ -95,7 +97,7 @@ describe("caller auth: path", () => {
   const auth = { mode: "path", secrets: [SECRET] } as const;
 
   it("serves the functions and /metrics at /<name>/<secret>", async () => {
-    const { app } = createTestApp(auth);
+    const { app } = createCallerAuthTestApp(auth);
     await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
     await expectAdmission(await app.request(`/authorize/${SECRET}?timeout=10s`, post(gmsaReview())));
     expect((await app.request(`/metrics/${SECRET}`)).status).toBe(200);
@@ -110,7 +112,7 @@ describe("caller auth: path", () => {
     ["no secret on /metrics", "/metrics"],
     ["a wrong secret on /metrics", "/metrics/nope"],
   ])("refuses %s with 401 and no API call", async (_name, path) => {
-    const { app, gmsa } = createTestApp(auth);
+    const { app, gmsa } = createCallerAuthTestApp(auth);
     const res = await app.request(path, path.startsWith("/metrics") ? {} : post(gmsaReview()));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBeNull();
@@ -119,27 +121,27 @@ describe("caller auth: path", () => {
 
   it("accepts either secret while one replaces the other (rotation)", async () => {
     const next = "the-next-path-secret-0123456789-abcdefghij";
-    const { app } = createTestApp({ mode: "path", secrets: [SECRET, next] });
+    const { app } = createCallerAuthTestApp({ mode: "path", secrets: [SECRET, next] });
     await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
     await expectAdmission(await app.request(`/expand/${next}`, post(gmsaReview())));
     expect((await app.request(`/expand/${next.slice(1)}`, post(gmsaReview()))).status).toBe(401);
   });
 
   it("accepts the secret with unreserved characters percent-encoded (the same URL per RFC 3986)", async () => {
-    const { app } = createTestApp(auth);
+    const { app } = createCallerAuthTestApp(auth);
     const encoded = SECRET.replace("s", "%73");
     await expectAdmission(await app.request(`/expand/${encoded}`, post(gmsaReview())));
   });
 
   it("answers 404 for paths below the secret and keeps /healthz, /version open", async () => {
-    const { app } = createTestApp(auth);
+    const { app } = createCallerAuthTestApp(auth);
     expect((await app.request(`/expand/${SECRET}/more`, post(gmsaReview()))).status).toBe(404);
     expect((await app.request("/healthz")).status).toBe(200);
     expect((await app.request("/version")).status).toBe(200);
   });
 
   it("never logs the secret: not on success, refusal, HTTP error or denial", async () => {
-    const { app, logger } = createTestApp(auth, {
+    const { app, logger } = createCallerAuthTestApp(auth, {
       gmsa: {
         getCredSpecContents: () => Promise.reject(new TypeError("boom")),
         canUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
@@ -182,7 +184,7 @@ describe("caller auth: mtls verdicts", () => {
 
   it("refuses mtls without a certificate reader at setup: Workers cannot see client certificates (TypeError)", () => {
     expect(() => callerAuth({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(/Cloudflare/);
-    expect(() => createTestApp({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(TypeError);
+    expect(() => createCallerAuthTestApp({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(TypeError);
   });
 });
 

@@ -3,7 +3,9 @@ import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { createErrorHandler, redactPath } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../../shared/log.ts";
-import { createTestApp, gmsaReview, post } from "./fixtures.ts";
+import { createCallerAuthTestApp } from "../../../support/app.ts";
+import { gmsaReview } from "../../../support/reviews.ts";
+import { post } from "../../../support/requests.ts";
 
 const SECRET = "another-secret-path-segment-0123456789";
 
@@ -22,7 +24,7 @@ describe("redactPath", () => {
 
 describe("error handler", () => {
   it("answers an unexpected error with a generic 500 and logs the method and first path segment only", async () => {
-    const { app, logger } = createTestApp(
+    const { app, logger } = createCallerAuthTestApp(
       { mode: "path", secrets: [SECRET] },
       {
         counters: {
@@ -45,7 +47,7 @@ describe("error handler", () => {
   });
 
   it("keeps an HTTPException's ready response (its headers included)", async () => {
-    const { app } = createTestApp({ mode: "bearer", tokens: ["tok-0123456789abcdef"] });
+    const { app } = createCallerAuthTestApp({ mode: "bearer", tokens: ["tok-0123456789abcdef"] });
     const res = await app.request("/expand", post(gmsaReview()));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain("Bearer");

@@ -3,7 +3,7 @@ import { createStaticTokenSource } from "../../../../shared/credentials/token-so
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../shared/kube/access-reviews.ts";
 import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status, type FakeScript } from "../../helpers/fake-fetch.ts";
+import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
 const call = () => ({ signal: AbortSignal.timeout(10_000) });

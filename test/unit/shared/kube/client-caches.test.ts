@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { CredSpecNotFoundError } from "../../../../shared/errors.ts";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status } from "../../helpers/fake-fetch.ts";
+import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
@@ -45,8 +46,8 @@ describe("credspec contents cache", () => {
 
   it("does not cache a missing credspec", async () => {
     const { client, calls } = setup({}, { found: false });
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow();
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow();
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
     expect(calls).toHaveLength(2);
   });
 

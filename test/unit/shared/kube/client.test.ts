@@ -10,7 +10,7 @@ import {
   type AdmissionError,
 } from "../../../../shared/errors.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status, type FakeScript } from "../../helpers/fake-fetch.ts";
+import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const SERVER = "https://kube.example:6443/";
 const SECRET = "super-secret-token";

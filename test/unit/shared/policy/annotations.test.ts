@@ -6,7 +6,7 @@ import {
   POD_CONTENTS_ANNOTATION,
   POD_NAME_ANNOTATION,
 } from "../../../../shared/policy/annotations.ts";
-import { buildPod } from "../../support/pods.ts";
+import { buildPod } from "../../../support/pods.ts";
 
 describe("annotationKeys", () => {
   it("gives the pod-level keys without a container and the container-level keys with one", () => {

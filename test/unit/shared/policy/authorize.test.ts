@@ -4,7 +4,7 @@ import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import { decideAuthorize, planAuthorize, type AuthorizeFacts } from "../../../../shared/policy/authorize.ts";
 import type { Fact } from "../../../../shared/policy/facts.ts";
 import { isNewEphemeralContainer } from "../../../../shared/policy/walk.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../support/pods.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 
 const options = { maxCredSpecNames: 8 };
 const expanded1 = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, truncate } from "../../../../shared/policy/checks.ts";
 import type { GmsaReference } from "../../../../shared/policy/references.ts";
-import { PLACES } from "../../support/pods.ts";
+import { PLACES } from "../../../support/pods.ts";
 
 function ref(label: string, name: string | undefined, contents: string | undefined): GmsaReference {
   return { label, source: "field", name, contents };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareCredSpecContents, isJson, sameJson } from "../../../../shared/policy/contents.ts";
-import { WEBAPP1_CREDSPEC } from "../../support/pods.ts";
+import { WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 describe("compareCredSpecContents", () => {
   it.each([

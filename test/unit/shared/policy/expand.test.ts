@@ -4,7 +4,7 @@ import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import { expandPod, MAX_CREDSPEC_CONTENTS_BYTES, planExpand } from "../../../../shared/policy/expand.ts";
 import type { CredSpecFacts, Fact } from "../../../../shared/policy/facts.ts";
 import { isNewEphemeralContainer } from "../../../../shared/policy/walk.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../support/pods.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
 
 const options = { maxCredSpecNames: 8 };
 

@@ -1,7 +1,7 @@
 import fastJsonPatch from "fast-json-patch";
 import { describe, expect, it } from "vitest";
 import { buildPodPatch } from "../../../../shared/policy/patch.ts";
-import { buildPod } from "../../support/pods.ts";
+import { buildPod } from "../../../support/pods.ts";
 
 describe("buildPodPatch", () => {
   it("is empty for an unchanged pod", () => {

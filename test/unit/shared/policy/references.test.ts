@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { annotationKeys, POD_CONTENTS_ANNOTATION, POD_NAME_ANNOTATION } from "../../../../shared/policy/annotations.ts";
 import { listReferences, matchAnnotationsToPlaces } from "../../../../shared/policy/references.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../support/pods.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 describe("listReferences", () => {
   it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
 import { checkUpdate } from "../../../../shared/policy/update.ts";
-import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../support/pods.ts";
+import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 
 const expanded1: WindowsOptions = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 

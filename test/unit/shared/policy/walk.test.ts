@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hasGmsaSettings, isNewEphemeralContainer, listOptionsPlaces } from "../../../../shared/policy/walk.ts";
-import { buildPod } from "../../support/pods.ts";
+import { buildPod } from "../../../support/pods.ts";
 
 describe("listOptionsPlaces", () => {
   it("lists the pod, then containers, init containers and ephemeral containers, with labels and paths", () => {

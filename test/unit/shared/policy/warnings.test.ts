@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { listRunAsUserWarnings } from "../../../../shared/policy/warnings.ts";
-import { buildPod, PLACES, podWithGmsaAt } from "../../support/pods.ts";
+import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 
 describe("listRunAsUserWarnings", () => {
   it.each(PLACES)("warns when the $kind has a GMSA and runs as a local account", ({ kind }) => {

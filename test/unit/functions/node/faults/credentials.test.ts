@@ -5,7 +5,7 @@
  * costs a review its deadline, not more, and is killed by EXEC_TIMEOUT_MS.
  */
 import { describe, expect, it } from "vitest";
-import { eventually, isAlive } from "../../../helpers/plugins.ts";
+import { eventually, isAlive } from "../../../../support/exec-plugins.ts";
 import type { Call } from "./fault-server.ts";
 import { BUDGET_MS, EXEC_TIMEOUT_MS, expectAllowed, expectDenied, expectRecovery, FUNCTIONS, useFaultWorld, waitFor } from "./harness.ts";
 

@@ -12,10 +12,11 @@ import { startNodeServer, type RunningServer } from "../../../../../functions/no
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/response.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
 import { reviewBudgetMs } from "../../../../../shared/http/deadline.ts";
-import { pluginPath, runCount, tempDir } from "../../../helpers/plugins.ts";
-import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
-import { buildPod, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
-import { applyReplyPatch, buildReview } from "../../../support/reviews.ts";
+import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
+import { tempDir } from "../../../../support/temp-dir.ts";
+import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
+import { buildPod, WEBAPP1_CREDSPEC } from "../../../../support/pods.ts";
+import { applyReplyPatch, buildReview } from "../../../../support/reviews.ts";
 import { CREDSPEC_NAME, startFaultServer, type FaultServer } from "./fault-server.ts";
 
 /** The webhook timeout the API server would append, and the review budget it gives (a fifth less). */

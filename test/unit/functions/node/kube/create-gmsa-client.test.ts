@@ -4,11 +4,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createNodeGmsaClient, type NodeGmsaClient } from "../../../../../functions/node/kube/create-gmsa-client.ts";
 import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
-import { KubeConfigurationError } from "../../../../../shared/config/index.ts";
-import { parseKubeSettings } from "../../../../../shared/config/index.ts";
-import { startKubeServer, type KubeServer, type Script } from "../../../helpers/kube-server.ts";
-import { pluginPath, runCount, tempDir } from "../../../helpers/plugins.ts";
-import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
+import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
+import { startKubeServer, type KubeServer, type Script } from "../../../../support/kube-server.ts";
+import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
+import { tempDir } from "../../../../support/temp-dir.ts";
+import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 
 let pki: TestPki;
 let server: KubeServer;

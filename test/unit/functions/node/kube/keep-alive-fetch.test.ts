@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeepAliveFetch, type KeepAliveFetchOptions } from "../../../../../functions/node/kube/keep-alive-fetch.ts";
 import { KubeApiError } from "../../../../../shared/errors.ts";
 import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
-import { startConnectProxy } from "../../../helpers/connect-proxy.ts";
-import { startKubeServer, type KubeServer } from "../../../helpers/kube-server.ts";
-import { createTestPki, type TestPki } from "../../../helpers/test-pki.ts";
+import { startConnectProxy } from "../../../../support/connect-proxy.ts";
+import { startKubeServer, type KubeServer } from "../../../../support/kube-server.ts";
+import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 
 let pki: TestPki;
 let server: KubeServer;
@@ -34,6 +34,19 @@ function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
 
 const call = () => ({ signal: AbortSignal.timeout(5_000) });
 
+/** The client refused the server's certificate: OpenSSL's code depends on how the chain was sent. */
+const UNTRUSTED_SERVER = /API server unreachable \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/;
+
+/** The error a call ended with; fails the test if it resolved. */
+async function failureOf(promise: Promise<unknown>): Promise<Error> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(Error);
+  return outcome as Error;
+}
+
 describe("createKeepAliveFetch", () => {
   it("reuses one TLS connection for many sequential calls", async () => {
     const before = server.connections();
@@ -57,13 +70,15 @@ describe("createKeepAliveFetch", () => {
   });
 
   it("trusts the kubeconfig CA only: a server from another CA is refused", async () => {
-    const error = await clientFor(server, { ca: pki.otherCaPem }).getCredSpecContents("webapp01", call()).catch((e: unknown) => e);
+    const error = await failureOf(clientFor(server, { ca: pki.otherCaPem }).getCredSpecContents("webapp01", call()));
     expect(error).toBeInstanceOf(KubeApiError);
-    expect((error as Error).message).toMatch(/API server unreachable \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/);
+    expect(error.message).toMatch(UNTRUSTED_SERVER);
   });
 
   it("does not trust a private CA without being told", async () => {
-    await expect(clientFor(server, {}).getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+    const error = await failureOf(clientFor(server, {}).getCredSpecContents("webapp01", call()));
+    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error.message).toMatch(UNTRUSTED_SERVER);
   });
 
   it("accepts any certificate with insecure-skip-tls-verify", async () => {
@@ -72,15 +87,18 @@ describe("createKeepAliveFetch", () => {
 
   it("checks the certificate against tls-server-name instead of the URL's host", async () => {
     expect(await clientFor(internal, { ca: pki.caPem, tlsServerName: "kube.internal" }).getCredSpecContents("webapp01", call())).toEqual({ ok: true });
-    const error = await clientFor(internal, { ca: pki.caPem }).getCredSpecContents("webapp01", call()).catch((e: unknown) => e);
-    expect((error as Error).message).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
+    const error = await failureOf(clientFor(internal, { ca: pki.caPem }).getCredSpecContents("webapp01", call()));
+    expect(error.message).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
   });
 
   it("presents the kubeconfig client certificate", async () => {
     const client = clientFor(mtls, { ca: pki.caPem, clientCertificate: { certificate: pki.client.cert, key: pki.client.key } });
     await client.getCredSpecContents("webapp01", call());
     expect(mtls.requests.at(-1)?.clientCn).toBe("client");
+    const refusedBefore = mtls.refusedHandshakes.length;
     await expect(clientFor(mtls, { ca: pki.caPem }).getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+    // The server, not the transport, ended it: it refused the handshake for want of a certificate.
+    expect(mtls.refusedHandshakes.slice(refusedBefore)).toContain("ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE");
   });
 
   it("presents a per-request certificate and opens a new pool when it changes", async () => {
@@ -93,7 +111,12 @@ describe("createKeepAliveFetch", () => {
     await new Promise((resolve) => setImmediate(resolve));
     await get(pki.client.cert, pki.client.key);
     expect(mtls.connections() - before).toBe(1);
-    await expect(get(pki.strangerClient.cert, pki.strangerClient.key)).rejects.toThrow();
+    const requestsBefore = mtls.requests.length;
+    const error = await failureOf(get(pki.strangerClient.cert, pki.strangerClient.key));
+    // A new pool for the new certificate, whose handshake the server refuses: it never sees a request.
+    expect(error.cause).toMatchObject({ code: expect.stringMatching(/^(UND_ERR_SOCKET|ECONNRESET)$/) as unknown });
+    expect(mtls.connections() - before).toBe(1);
+    expect(mtls.requests.length).toBe(requestsBefore);
   });
 
   it("tunnels through proxy-url with CONNECT, still verifying the server and honouring tls-server-name", async () => {
@@ -105,7 +128,9 @@ describe("createKeepAliveFetch", () => {
       expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
       expect(proxy.tunnels).toEqual([`127.0.0.1:${internal.port}`]);
       const untrusted = clientFor(internal, { ca: pki.otherCaPem, tlsServerName: "kube.internal", proxyUrl: proxy.url });
-      await expect(untrusted.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(KubeApiError);
+      const error = await failureOf(untrusted.getCredSpecContents("webapp01", call()));
+      expect(error).toBeInstanceOf(KubeApiError);
+      expect(error.message).toMatch(UNTRUSTED_SERVER);
     } finally {
       await proxy.close();
     }

@@ -2,9 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadNodeKubeTarget } from "../../../../../functions/node/kube/load-kubeconfig.ts";
-import { KubeConfigurationError } from "../../../../../shared/config/index.ts";
-import { parseKubeSettings } from "../../../../../shared/config/index.ts";
-import { tempDir } from "../../../helpers/plugins.ts";
+import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
+import { tempDir } from "../../../../support/temp-dir.ts";
 
 const settings = (env: Record<string, string>) => parseKubeSettings(env).settings;
 

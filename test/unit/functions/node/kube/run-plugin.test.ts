@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../../functions/node/kube/run-plugin.ts";
-import { eventually, isAlive, pluginPath, tempDir } from "../../../helpers/plugins.ts";
+import { eventually, isAlive, pluginPath } from "../../../../support/exec-plugins.ts";
+import { tempDir } from "../../../../support/temp-dir.ts";
 
 const execInfo = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false } });
 const env = (extra: Record<string, string> = {}): Record<string, string> => ({ KUBERNETES_EXEC_INFO: execInfo, ...extra });

@@ -1,11 +1,12 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
-import { createApp, type AppDeps } from "../../../functions/app.ts";
-import { createReviewCounters } from "../../../functions/metrics.ts";
-import type { ReviewSettings } from "../../../functions/review-context.ts";
-import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import { createJsonLogger, type LogFields } from "../../../shared/log.ts";
-import { createFakeGmsaClient } from "./fake-gmsa-client.ts";
-import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
+import { createApp, type AppDeps } from "../../functions/app.ts";
+import { createReviewCounters } from "../../functions/metrics.ts";
+import type { ReviewSettings } from "../../functions/review-context.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
+import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "../../shared/log.ts";
+import { createCountingClient, createFakeGmsaClient } from "./fake-gmsa-client.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 export interface TestAppOptions extends Partial<Omit<AppDeps, "settings">> {
   settings?: Partial<ReviewSettings>;
@@ -42,6 +43,50 @@ export function createTestApp(options: TestAppOptions = {}) {
     /** Log lines written so far, raw. */
     rawLogs: () => lines.join("\n"),
   };
+}
+
+/** One line a {@link createMemoryLogger} kept. */
+export interface MemoryLogLine {
+  level: LogLevel;
+  msg: string;
+  fields: LogFields;
+}
+
+/** A logger that keeps every line, for asserting on what was (and was not) logged. */
+export function createMemoryLogger(): Logger & { lines: MemoryLogLine[]; text(): string } {
+  const lines: MemoryLogLine[] = [];
+  return {
+    lines,
+    log(level, msg, fields = {}) {
+      lines.push({ level, msg, fields });
+    },
+    text: () => lines.map((l) => JSON.stringify(l)).join("\n"),
+  };
+}
+
+/** NOW for token clocks: 2026-01-01T00:00:00Z. */
+export const NOW_MS = Date.UTC(2026, 0, 1);
+
+/**
+ * A test app for the HTTP layer, where `callerAuth` is the part under test: a counting client that allows
+ * credspec "webapp1" to everyone, a memory logger, the clock at {@link NOW_MS} and a 64 KiB body limit.
+ */
+export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides: Partial<AppDeps> = {}) {
+  const logger = createMemoryLogger();
+  const gmsa = createCountingClient();
+  const { app } = createTestApp({
+    version: "test",
+    callerAuth,
+    defaultTimeoutMs: 5000,
+    gmsa,
+    settings: { maxCredSpecNames: 16 },
+    randomBytes: (n) => new Uint8Array(n),
+    logger,
+    now: () => NOW_MS,
+    bodyLimitBytes: 64 * 1024,
+    ...overrides,
+  });
+  return { app, logger, gmsa };
 }
 
 export interface PostOptions {

@@ -27,6 +27,8 @@ export interface KubeServer {
   requests: RecordedRequest[];
   /** TLS handshakes completed so far. */
   connections(): number;
+  /** Codes of the TLS handshakes the server refused (`tlsClientError`), e.g. a missing client certificate. */
+  refusedHandshakes: string[];
   script: Script;
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export interface KubeServerOptions {
 export async function startKubeServer(options: KubeServerOptions): Promise<KubeServer> {
   let handshakes = 0;
   const requests: RecordedRequest[] = [];
+  const refusedHandshakes: string[] = [];
   const server: Server = createServer({
     cert: options.cert,
     key: options.key,
@@ -53,6 +56,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
     port: 0,
     requests,
     connections: () => handshakes,
+    refusedHandshakes,
     script: options.script ?? (() => ({ status: 200, body: {} })),
     close: () =>
       new Promise((resolve) => {
@@ -61,6 +65,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
       }),
   };
   server.on("secureConnection", () => handshakes++);
+  server.on("tlsClientError", (error: NodeJS.ErrnoException) => refusedHandshakes.push(error.code ?? error.message));
   server.on("request", (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -1,28 +1,12 @@
-/** Paths of the scripted exec plugins and small process helpers for the tests. */
+/** Paths of the scripted exec plugins (fixtures/exec-plugins/) and helpers to watch the processes they start. */
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
 
-const fixtures = path.join(import.meta.dirname, "..", "fixtures", "exec-plugins");
+const fixtures = path.join(import.meta.dirname, "fixtures", "exec-plugins");
 
 /** The absolute path of a fixture plugin, run as `process.execPath <path>`. */
 export function pluginPath(name: string): string {
   return path.join(fixtures, `${name}.ts`);
-}
-
-const created: string[] = [];
-// Registered while the importing test file is collected (vitest isolates modules per file), so it runs once per file.
-afterAll(async () => {
-  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** A fresh temporary folder, removed after the test file. */
-export async function tempDir(prefix = "gmsa-test-"): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
 }
 
 /** How many times a plugin appended to its COUNT_FILE (0 when it never ran). */

@@ -1,9 +1,10 @@
 /** AdmissionReview builders and reply readers for handler tests. */
 import fastJsonPatch from "fast-json-patch";
-import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import type { AdmissionVersion } from "../../../shared/admission/review.ts";
-import type { PatchOperation } from "../../../shared/policy/patch.ts";
-import type { Pod } from "../../../shared/policy/pod.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { AdmissionVersion } from "../../shared/admission/review.ts";
+import type { PatchOperation } from "../../shared/policy/patch.ts";
+import type { Pod } from "../../shared/policy/pod.ts";
+import { WEBAPP1 } from "./fake-gmsa-client.ts";
 
 export interface ReviewOptions {
   apiVersion?: AdmissionVersion;
@@ -36,6 +37,37 @@ export function buildReview(object: unknown, options: ReviewOptions = {}): Recor
       dryRun: options.dryRun ?? false,
     },
   };
+}
+
+export interface InlinedGmsaReviewOptions {
+  uid: string;
+  namespace: string;
+  /** The credspec container "web" names. */
+  credSpecName: string;
+  /** Its contents, inlined as JSON. */
+  contents: unknown;
+  serviceAccountName?: string;
+}
+
+/** A CREATE review of pod "web" whose container "web" names a credspec with its contents inlined, as expand leaves it. */
+export function buildInlinedGmsaReview(options: InlinedGmsaReviewOptions): Record<string, unknown> {
+  const windowsOptions = { gmsaCredentialSpecName: options.credSpecName, gmsaCredentialSpec: JSON.stringify(options.contents) };
+  const pod = {
+    metadata: { name: "web" },
+    spec: {
+      ...(options.serviceAccountName === undefined ? {} : { serviceAccountName: options.serviceAccountName }),
+      containers: [{ name: "web", securityContext: { windowsOptions } }],
+    },
+  };
+  return buildReview(pod, { uid: options.uid, namespace: options.namespace });
+}
+
+/**
+ * The JSON of a review that names credspec "webapp1" of the counting client with its contents inlined: both
+ * functions allow it, and both call the API server to check it.
+ */
+export function gmsaReview(uid = "uid-1"): string {
+  return JSON.stringify(buildInlinedGmsaReview({ uid, namespace: "default", credSpecName: "webapp1", contents: WEBAPP1 }));
 }
 
 /** The RFC 6902 operations of a reply (empty when it carries no patch). */

@@ -3,8 +3,8 @@
  * allowed (service account, namespace, credspec) triples, call counters per name, and optional delay,
  * failure or hang injection.
  */
-import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../../shared/errors.ts";
-import type { AccessDecision, AccessQuery, CallOptions, GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../shared/errors.ts";
+import type { AccessDecision, AccessQuery, CallOptions, GmsaClient } from "../../shared/kube/gmsa-client.ts";
 
 /** Stands for a GMSACredentialSpec that exists but has no `credspec` field. */
 export const WITHOUT_CONTENTS: unique symbol = Symbol("without contents");
@@ -76,6 +76,28 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
   };
+}
+
+/** The contents of credspec "webapp1" as {@link createCountingClient} serves them. */
+export const WEBAPP1 = { CmsPlugins: ["ActiveDirectory"], DomainJoinConfig: { MachineAccountName: "webapp1" } };
+
+/**
+ * A GmsaClient that counts calls and knows one credspec, "webapp1", usable by everyone: for tests of the HTTP
+ * layer, where only whether the functions reached the API server matters.
+ */
+export function createCountingClient(): GmsaClient & { calls: number } {
+  const client = {
+    calls: 0,
+    getCredSpecContents() {
+      client.calls++;
+      return Promise.resolve(WEBAPP1);
+    },
+    canUseCredSpec() {
+      client.calls++;
+      return Promise.resolve({ allowed: true, reason: "" });
+    },
+  };
+  return client;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { formatKubeObjects } from "../../../../shared/credspec/format.ts";
-import type { KubeObject } from "../../../../shared/credspec/render.ts";
+import { formatKubeObjects } from "../../shared/credspec/format.ts";
+import type { KubeObject } from "../../shared/credspec/render.ts";
 
 /** The marker at the end of the non-domain-joined fixture's PluginInput: it must never reach an error or warning. */
 export const PLUGIN_INPUT_MARKER = "fake-gmsa-plugin-input-Xk9Qz2";
 
-/** Reads a fixture under test/unit/fixtures/credspec/ as bytes. */
+/** Reads a fixture under test/support/fixtures/credspec/ as bytes. */
 export function readCredSpecFixtureBytes(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(new URL(`../../fixtures/credspec/${name}`, import.meta.url)));
+  return new Uint8Array(readFileSync(new URL(`./fixtures/credspec/${name}`, import.meta.url)));
 }
 
 /** A fresh parsed copy of a credspec fixture, safe to mutate. */

@@ -3,7 +3,7 @@
  * the GMSA setting on the pod, a container or an init container (STYLE.md section 3: every rule runs at
  * each place).
  */
-import type { Container, Pod, WindowsOptions } from "../../../shared/policy/pod.ts";
+import type { Container, Pod, WindowsOptions } from "../../shared/policy/pod.ts";
 
 /** A credspec as `New-CredentialSpec` writes it. */
 export const WEBAPP1_CREDSPEC = {

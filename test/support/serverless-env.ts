@@ -5,7 +5,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { tempDir } from "../helpers/plugins.ts";
+import { tempDir } from "./temp-dir.ts";
 
 export const CALLER_TOKEN = "caller-token-for-serverless-tests-0123";
 export const STATIC_KUBE_TOKEN = "static-kube-token-never-sent-0123";
