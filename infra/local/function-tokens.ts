@@ -4,7 +4,7 @@
  */
 import type { LocalClusterInfo } from "./cluster.ts";
 import { kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
-import type { FunctionName } from "./stack-common.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 
 /** Namespace of the functions' service accounts (infra/rbac/). */
 export const FUNCTIONS_NAMESPACE = "gmsa-webhooks";

@@ -5,10 +5,7 @@
 import type { LocalClusterInfo } from "./cluster.ts";
 import type { CertificatePair } from "./pki.ts";
 import type { ManagedProcess } from "./processes.ts";
-
-/** The two functions, one process (or Worker) each. */
-export type FunctionName = "expand" | "authorize";
-export const FUNCTION_NAMES: readonly FunctionName[] = ["expand", "authorize"];
+import type { FunctionName } from "../../shared/config/index.ts";
 
 /** Everything a runtime needs to start one function. */
 export interface FunctionLaunch {

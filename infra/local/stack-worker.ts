@@ -16,7 +16,8 @@ import { FUNCTIONS_NAMESPACE, loadMinterEndpoint } from "./exec-plugin.ts";
 import { functionServiceAccount, mintExecCredential } from "./function-tokens.ts";
 import { nodeBinary } from "./node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
-import { inheritedEnv, type FunctionLaunch, type FunctionName, type StartedFunction } from "./stack-common.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
+import { inheritedEnv, type FunctionLaunch, type StartedFunction } from "./stack-common.ts";
 import type { WorkerHostConfig } from "./worker-host.ts";
 
 const WORKER_HOST = fileURLToPath(new URL("./worker-host.ts", import.meta.url));

@@ -20,7 +20,8 @@ import { join } from "node:path";
 import { issueClusterServingCertificate, type LocalClusterInfo } from "./cluster.ts";
 import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
 import { stopProcess, tailFile, waitFor } from "./processes.ts";
-import { FUNCTION_NAMES, type FunctionLaunch, type FunctionName, type StartedFunction } from "./stack-common.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import type { FunctionLaunch, StartedFunction } from "./stack-common.ts";
 import { startNodeFunction } from "./stack-node.ts";
 import { bundleWorker, startWorkerFunction } from "./stack-worker.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
@@ -31,7 +32,6 @@ export {
   type WaitForWebhooksOptions,
   type WebhookTargets,
 } from "./stack-webhooks.ts";
-export { FUNCTION_NAMES, type FunctionName } from "./stack-common.ts";
 
 /** `node`: functions/node/index.ts; `worker`: the wrangler bundle of each environment in workerd. */
 export type FunctionsRuntime = "node" | "worker";

@@ -5,7 +5,7 @@
  */
 import { deleteWebhooks } from "../../infra/local/apply.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
-import type { FunctionName } from "../../shared/config/index.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
 import { openAuditLog } from "./audit.ts";
@@ -83,7 +83,7 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
     const execRuns: ExecRuns[] = [];
     const memory: RuntimeFigures["memory"] = [];
     if (runtime === "node") {
-      for (const fn of ["expand", "authorize"] as const) {
+      for (const fn of FUNCTION_NAMES) {
         const metrics = await stack.metrics(fn);
         const failed = (metrics["execRuns_pluginError"] ?? 0) + (metrics["execRuns_notFound"] ?? 0) + (metrics["execRuns_timeout"] ?? 0);
         execRuns.push({

@@ -12,14 +12,8 @@ import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
 import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
 import { kubeRequestOk } from "../../infra/local/kube-request.ts";
-import {
-  applyFunctionsWebhooks,
-  FUNCTION_NAMES,
-  startFunctions,
-  type FunctionName,
-  type FunctionsStack,
-  type StartFunctionsOptions,
-} from "../../infra/local/stack.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsStack, type StartFunctionsOptions } from "../../infra/local/stack.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { buildPod, createPod, parsed, readCredSpec } from "./support/pods.ts";
 
 const cluster = inject("cluster");
