@@ -1,4 +1,4 @@
-import { parseArgs } from "node:util";
+import { parseStrictArgs } from "./strict-args.ts";
 
 /** The clouds `gmsa-webhooks token` speaks for. */
 export const TOKEN_PROVIDERS = ["eks", "aks", "gke"] as const;
@@ -21,30 +21,17 @@ const PROVIDER_OPTIONS: Record<TokenProvider, readonly string[]> = {
   gke: [],
 };
 
-/** Parses and checks `token` arguments (after the command word) with `node:util` parseArgs in strict mode. */
+/** Parses and checks `token` arguments (after the command word) in strict mode. */
 export function parseTokenArgs(argv: readonly string[]): TokenArgsResult {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        cluster: { type: "string" },
-        region: { type: "string" },
-        "client-id": { type: "string" },
-        "server-id": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
-    if (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) {
-      return { ok: false, errors: [err.message] };
-    }
-    throw err;
-  }
-  const { values, positionals } = parsed;
+  const result = parseStrictArgs(argv, {
+    cluster: { type: "string" },
+    region: { type: "string" },
+    "client-id": { type: "string" },
+    "server-id": { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (!result.ok) return result;
+  const { values, positionals } = result.parsed;
   if (values.help) return { ok: true, args: { help: true } };
   const errors: string[] = [];
   const provider = TOKEN_PROVIDERS.find((candidate) => candidate === positionals[0]);
