@@ -1,7 +1,7 @@
-import { parseArgs } from "node:util";
 import { OUTPUT_FORMATS, type OutputFormat } from "../../shared/credspec/format.ts";
 import { isRbacName, parseServiceAccountRef, type ServiceAccountRef } from "../../shared/credspec/names.ts";
 import { isDns1123Subdomain } from "../../shared/policy/names.ts";
+import { parseStrictArgs } from "./strict-args.ts";
 
 /** The `credspec` command line, checked. `input` is a file path or `-` for stdin. */
 export interface CredSpecArgs {
@@ -16,30 +16,17 @@ export interface CredSpecArgs {
 /** Parsed arguments, or every usage problem found. */
 export type CredSpecArgsResult = { ok: true; args: CredSpecArgs } | { ok: false; errors: string[] };
 
-/** Parses and checks `credspec` arguments (after the command word) with `node:util` parseArgs in strict mode. */
+/** Parses and checks `credspec` arguments (after the command word) in strict mode. */
 export function parseCredSpecArgs(argv: readonly string[]): CredSpecArgsResult {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        name: { type: "string" },
-        "role-name": { type: "string" },
-        "service-account": { type: "string", multiple: true },
-        output: { type: "string", short: "o", default: "yaml" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
-    if (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) {
-      return { ok: false, errors: [err.message] };
-    }
-    throw err;
-  }
-  const { values, positionals } = parsed;
+  const result = parseStrictArgs(argv, {
+    name: { type: "string" },
+    "role-name": { type: "string" },
+    "service-account": { type: "string", multiple: true },
+    output: { type: "string", short: "o", default: "yaml" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (!result.ok) return result;
+  const { values, positionals } = result.parsed;
   const errors: string[] = [];
   if (values.help) return { ok: true, args: { ...defaults(), help: true } };
 

@@ -8,6 +8,8 @@ export interface CliIo {
   stderr(text: string): void;
   readFile(path: string): Promise<Uint8Array>;
   readStdin(): Promise<Uint8Array>;
+  /** The process environment (the `token` command reads cloud credentials from it). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 /** Exit statuses of every command: 0 done, 1 the input is invalid, 2 the command line is wrong or unreadable. */
@@ -15,7 +17,7 @@ export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
 
-/** The real process: standard streams and the file system. */
+/** The real process: standard streams, the file system and the environment. */
 export function createProcessIo(): CliIo {
   return {
     stdout: (text) => void process.stdout.write(text),
@@ -26,5 +28,6 @@ export function createProcessIo(): CliIo {
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return new Uint8Array(Buffer.concat(chunks));
     },
+    env: process.env,
   };
 }

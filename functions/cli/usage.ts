@@ -3,6 +3,7 @@ export const MAIN_USAGE = `Usage: gmsa-webhooks <command> [options]
 
 Commands:
   credspec   turn New-CredentialSpec JSON into a GMSACredentialSpec and the RBAC to use it
+  token      print an ExecCredential with an EKS, AKS or GKE token (a kubeconfig exec plugin)
 
 Run 'gmsa-webhooks <command> --help' for a command's options.
 `;
@@ -32,4 +33,39 @@ Exit status: 0 printed, 1 invalid credential spec, 2 usage error or unreadable f
 
 Example:
   npx gmsa-webhooks credspec webapp1.json --service-account web:webapp1 | kubectl apply -f -
+`;
+
+/** `gmsa-webhooks token --help`. */
+export const TOKEN_USAGE = `Usage: gmsa-webhooks token <eks | aks | gke> [options]
+
+A kubeconfig exec plugin without the clouds' helper binaries: prints, for kubectl
+or the webhooks, an ExecCredential (client.authentication.k8s.io/v1, or the version
+KUBERNETES_EXEC_INFO asks for) holding a token for the cluster.
+
+Providers:
+  eks   a k8s-aws-v1. token (a presigned sts:GetCallerIdentity URL), valid 14 minutes
+        from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (optional)
+        and AWS_REGION or AWS_DEFAULT_REGION; no profiles, SSO or instance metadata
+  aks   an Entra ID token for the AKS server application from the App Service /
+        Azure Functions managed identity endpoint (IDENTITY_ENDPOINT, IDENTITY_HEADER)
+  gke   the service account's access token from the metadata server
+        (metadata.google.internal, or GCE_METADATA_HOST)
+
+Options:
+  --cluster <name>      eks: the EKS cluster name (required)
+  --region <region>     eks: the STS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
+  --client-id <id>      aks: a user-assigned identity's client id (default: AZURE_CLIENT_ID,
+                        else the system-assigned identity)
+  --server-id <id>      aks: the token's audience (default: 6dae42f8-4368-4678-94ff-3960e28e3630)
+  -h, --help            show this help
+
+Exit status: 0 printed, 1 no credentials or the cloud refused, 2 usage error.
+Errors go to stderr and never show a key or token.
+
+Example kubeconfig user:
+  exec:
+    apiVersion: client.authentication.k8s.io/v1
+    command: npx
+    args: [gmsa-webhooks, token, eks, --cluster, my-cluster]
+    interactiveMode: Never
 `;

@@ -4,7 +4,7 @@
  * `external` packages, which the platform's package must install).
  */
 import { build } from "esbuild";
-import { stat } from "node:fs/promises";
+import { chmod, stat } from "node:fs/promises";
 import path from "node:path";
 import { REPO_ROOT } from "../repo-root.ts";
 
@@ -37,4 +37,20 @@ export async function bundleNodeFunction(options: BundleNodeFunctionOptions): Pr
     logLevel: "warning",
   });
   return (await stat(outfile)).size;
+}
+
+/** The name of the CLI bundle beside a function's bundle. */
+export const CLI_BUNDLE = "gmsa-webhooks.mjs";
+
+/**
+ * Bundles the `gmsa-webhooks` CLI into `<outDir>/gmsa-webhooks.mjs`, executable (it keeps the `#!/usr/bin/env node`
+ * line), so a kubeconfig beside it can name `./gmsa-webhooks.mjs` as its exec command: `token eks|aks|gke` then
+ * runs on a platform that has Node and nothing else (Lambda's nodejs24.x, Azure Functions).
+ * @returns the bundle's size in bytes.
+ */
+export async function bundleCli(outDir: string): Promise<number> {
+  const outfile = path.join(path.resolve(REPO_ROOT, outDir), CLI_BUNDLE);
+  const bytes = await bundleNodeFunction({ entry: "functions/cli/gmsa-webhooks.ts", outfile });
+  await chmod(outfile, 0o755);
+  return bytes;
 }

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundleNodeFunction } from "../../../infra/node/bundle-function.ts";
+import { bundleCli, bundleNodeFunction, CLI_BUNDLE } from "../../../infra/node/bundle-function.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
@@ -51,5 +51,23 @@ describe("bundleNodeFunction", () => {
     const code = await readFile(outfile, "utf8");
     expect(code).toMatch(/from "@azure\/functions"/);
     expect(code).not.toContain("AzFuncSystemError");
+  });
+
+  it("bundles the CLI as an executable a kubeconfig beside it can run: token eks outside the repository", async () => {
+    const outDir = path.join(dir, "cli");
+    await bundleCli(outDir);
+    // Run as kubectl runs `command: ./gmsa-webhooks.mjs`: the file itself, through its #! line.
+    const env = {
+      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+      AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+      AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+      AWS_REGION: "eu-west-1",
+    };
+    const { stdout } = await run(path.join(outDir, CLI_BUNDLE), ["token", "eks", "--cluster", "prod"], { cwd: dir, env });
+    expect(JSON.parse(stdout)).toMatchObject({
+      apiVersion: "client.authentication.k8s.io/v1",
+      kind: "ExecCredential",
+      status: { token: expect.stringMatching(/^k8s-aws-v1\./) as unknown },
+    });
   });
 });

@@ -68,8 +68,8 @@ describe("infra/node/in-cluster.yaml", () => {
 });
 
 describe.each([
-  { file: "infra/aws/kubeconfig.example.yaml", command: "aws", args: ["eks", "get-token"] },
-  { file: "infra/azure/kubeconfig.example.yaml", command: "/srv/app/bin/kubelogin", args: ["get-token", "--login", "msi"] },
+  { file: "infra/aws/kubeconfig.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "eks", "--cluster", "prod"] },
+  { file: "infra/azure/kubeconfig.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "aks", "--client-id"] },
 ])("$file", ({ file, command, args }) => {
   it("parses into an exec plugin the functions accept, with no static credential", async () => {
     const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");

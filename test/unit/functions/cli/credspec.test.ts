@@ -17,6 +17,7 @@ function fakeIo(files: Record<string, unknown>, stdin?: string): CliIo & { out: 
       return Promise.resolve(new TextEncoder().encode(JSON.stringify(files[path])));
     },
     readStdin: () => Promise.resolve(new TextEncoder().encode(stdin ?? "")),
+    env: {},
   };
   return io;
 }

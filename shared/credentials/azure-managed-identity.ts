@@ -1,0 +1,96 @@
+/**
+ * AKS tokens without kubelogin: an Entra ID access token for the AKS server application, from the managed identity
+ * endpoint that App Service and Azure Functions give every app with an identity (`IDENTITY_ENDPOINT`,
+ * `IDENTITY_HEADER`). This is what `kubelogin convert-kubeconfig -l msi` ends with, minus the binary.
+ * https://learn.microsoft.com/azure/app-service/overview-managed-identity#rest-endpoint-reference
+ */
+import { CredentialsError } from "../errors.ts";
+import { createCredentialCache } from "./cache.ts";
+import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString } from "./token-endpoint.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
+
+/** The application id of "Azure Kubernetes Service AAD Server", the audience every AKS cluster with Entra ID accepts. */
+export const AKS_SERVER_APP_ID = "6dae42f8-4368-4678-94ff-3960e28e3630";
+/** The endpoint version that takes `X-IDENTITY-HEADER` and `client_id` (the 2017 one took `secret`, `clientid`). */
+export const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
+
+/** Options of {@link createAzureManagedIdentityTokenSource}. */
+export interface AzureManagedIdentityTokenSourceOptions {
+  /** The app's `IDENTITY_ENDPOINT`, e.g. `http://127.0.0.1:41741/MSI/token/`. */
+  endpoint: string;
+  /** The app's `IDENTITY_HEADER`, sent as `X-IDENTITY-HEADER`: a secret, never logged. */
+  identityHeader: string;
+  /** A user-assigned identity's client id; without it, the system-assigned identity. */
+  clientId?: string;
+  /** The token's audience. Default {@link AKS_SERVER_APP_ID}. */
+  resource?: string;
+  /** Give up on the endpoint after this long, 1 to 60000. Default 5000. */
+  timeoutMs?: number;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
+  shareInFlight: boolean;
+  now?: () => number;
+  refreshSkewMs?: number;
+}
+
+const DESCRIBE = "Azure managed identity endpoint";
+
+/** `expires_on` in epoch ms: the endpoint sends epoch seconds, as a string in the 2019 API, as a number in others. */
+function parseExpiresOn(value: unknown): number {
+  const text = typeof value === "number" ? String(value) : value;
+  if (typeof text !== "string" || !/^\d{1,12}$/.test(text)) {
+    throw new CredentialsError(`${DESCRIBE} answered without expires_on in epoch seconds`);
+  }
+  return Number(text) * 1000;
+}
+
+/** The request URL: endpoint + resource, api-version and (for a user-assigned identity) client_id. */
+export function buildAzureManagedIdentityUrl(options: Pick<AzureManagedIdentityTokenSourceOptions, "endpoint" | "clientId" | "resource">): URL {
+  const url = new URL(options.endpoint);
+  url.searchParams.set("resource", options.resource ?? AKS_SERVER_APP_ID);
+  url.searchParams.set("api-version", APP_SERVICE_MSI_API_VERSION);
+  if (options.clientId !== undefined) url.searchParams.set("client_id", options.clientId);
+  return url;
+}
+
+/**
+ * A {@link TokenSource} over the managed identity endpoint, cached until `expires_on` less the refresh skew.
+ * @throws TypeError for an endpoint that is not an http(s) URL, an empty header or client id, or a bad timeout.
+ */
+export function createAzureManagedIdentityTokenSource(options: AzureManagedIdentityTokenSourceOptions): TokenSource {
+  let url: URL;
+  try {
+    url = buildAzureManagedIdentityUrl(options);
+  } catch {
+    throw new TypeError("the managed identity endpoint is not a URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError("the managed identity endpoint must be an http(s) URL");
+  if (options.identityHeader === "") throw new TypeError("the managed identity header is empty");
+  if (options.clientId === "") throw new TypeError("the managed identity client id is empty (leave it out for the system-assigned identity)");
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS;
+  checkTimeoutMs(timeoutMs);
+  const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+
+  async function load(signal: AbortSignal | undefined): Promise<Credential> {
+    const body = await fetchTokenJson({
+      url,
+      headers: { "X-IDENTITY-HEADER": options.identityHeader, Accept: "application/json" },
+      describe: DESCRIBE,
+      fetch: fetchFunction,
+      timeoutMs,
+      signal,
+    });
+    const token = requireString(body, "access_token", DESCRIBE);
+    const expiresAt = parseExpiresOn(body["expires_on"]);
+    return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
+  }
+
+  return createCredentialCache({
+    load,
+    describe: DESCRIBE,
+    shareInFlight: options.shareInFlight,
+    now: options.now,
+    refreshSkewMs: options.refreshSkewMs,
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * EKS tokens without the AWS CLI: the `k8s-aws-v1.` token that `aws eks get-token` prints, a SigV4-presigned
+ * `sts:GetCallerIdentity` URL whose signed `x-k8s-aws-id` header names the cluster. The API server's authenticator
+ * (aws-iam-authenticator) calls that URL and maps the caller's IAM ARN to a Kubernetes user. Signing is local Web
+ * Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike; no request is made here.
+ */
+import { AwsV4Signer } from "aws4fetch";
+import { CredentialsError } from "../errors.ts";
+import { createCredentialCache } from "./cache.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
+
+/** The static AWS credentials Lambda puts in its environment (AWS_ACCESS_KEY_ID, ...). */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Present for temporary credentials (Lambda's execution role, assumed roles). */
+  sessionToken?: string;
+}
+
+/** What {@link presignEksToken} needs. */
+export interface EksTokenOptions {
+  /** The EKS cluster name (or an Outposts local cluster's id): the signed `x-k8s-aws-id` header. */
+  cluster: string;
+  /** The STS region, e.g. `eu-west-1` (AWS_REGION, else AWS_DEFAULT_REGION): the regional endpoint is used. */
+  region: string;
+  credentials: AwsCredentials;
+}
+
+/** Options of {@link createEksTokenSource}. */
+export interface EksTokenSourceOptions extends EksTokenOptions {
+  /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
+  shareInFlight: boolean;
+  /** Clock in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  refreshSkewMs?: number;
+}
+
+/** A presigned token, its URL (holds the signature and session token: never log it) and reported expiry. */
+export interface EksToken {
+  token: string;
+  url: string;
+  /** RFC 3339, 14 minutes after signing. */
+  expirationTimestamp: string;
+}
+
+export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
+/** Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it. */
+export const EKS_PRESIGN_EXPIRES_SECONDS = 60;
+/**
+ * aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, so
+ * clients refresh a minute early. We report the same.
+ */
+export const EKS_TOKEN_LIFETIME_MS = 14 * 60_000;
+const CLUSTER_HEADER = "x-k8s-aws-id";
+
+// EKS: 1-100 letters, digits, '-' and '_', starting alphanumeric. Outposts cluster ids (UUIDs) fit too.
+const CLUSTER_NAME = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
+// Region names only: the region becomes part of a host name.
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+/** The regional STS host of `region` (China's partition has its own domain). */
+export function stsHost(region: string): string {
+  return `sts.${region}.${region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com"}`;
+}
+
+/** Checks {@link EksTokenOptions} up front. @throws TypeError naming the option, never its value when secret. */
+export function checkEksTokenOptions(options: EksTokenOptions): void {
+  if (!CLUSTER_NAME.test(options.cluster)) {
+    throw new TypeError(`cluster ${JSON.stringify(options.cluster)} is not an EKS cluster name (letters, digits, '-', '_'; at most 100)`);
+  }
+  if (!REGION.test(options.region)) throw new TypeError(`region ${JSON.stringify(options.region)} is not an AWS region name`);
+  const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
+  if (accessKeyId === "") throw new TypeError("the AWS access key id is empty");
+  if (secretAccessKey === "") throw new TypeError("the AWS secret access key is empty");
+  if (sessionToken === "") throw new TypeError("the AWS session token is empty (leave it out for long-term keys)");
+}
+
+/** `YYYYMMDDTHHMMSSZ`, SigV4's X-Amz-Date. */
+function amzDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, "");
+}
+
+// The order botocore writes a presigned STS URL in, so our token is byte for byte what `aws eks get-token` prints
+// for the same instant. The signature does not depend on it (SigV4 sorts the canonical query).
+const QUERY_ORDER = [
+  "Action",
+  "Version",
+  "X-Amz-Algorithm",
+  "X-Amz-Credential",
+  "X-Amz-Date",
+  "X-Amz-Expires",
+  "X-Amz-SignedHeaders",
+  "X-Amz-Security-Token",
+  "X-Amz-Signature",
+];
+
+/** RFC 3986 percent-encoding (all but A-Z a-z 0-9 - _ . ~), as botocore and SigV4 encode query values. */
+function encodeRfc3986(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** `signed`'s query in {@link QUERY_ORDER}. */
+function botocoreOrder(signed: URL): string {
+  const params = [...signed.searchParams].sort(([a], [b]) => QUERY_ORDER.indexOf(a) - QUERY_ORDER.indexOf(b));
+  const query = params.map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`).join("&");
+  return `${signed.origin}${signed.pathname}?${query}`;
+}
+
+/** Base64url without padding, as `aws eks get-token` encodes the URL. */
+function base64Url(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds count: SigV4 dates have no
+ * milliseconds). Pure but for Web Crypto; makes no request.
+ * @throws TypeError for options {@link checkEksTokenOptions} refuses.
+ */
+export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<EksToken> {
+  checkEksTokenOptions(options);
+  const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
+  const url = new URL(`https://${stsHost(options.region)}/`);
+  url.searchParams.set("Action", "GetCallerIdentity");
+  url.searchParams.set("Version", "2011-06-15");
+  url.searchParams.set("X-Amz-Expires", String(EKS_PRESIGN_EXPIRES_SECONDS));
+  const signer = new AwsV4Signer({
+    method: "GET",
+    url: url.toString(),
+    // Every header given is signed: X-Amz-SignedHeaders becomes host;x-k8s-aws-id, as the authenticator requires.
+    headers: { [CLUSTER_HEADER]: options.cluster },
+    accessKeyId,
+    secretAccessKey,
+    ...(sessionToken === undefined ? {} : { sessionToken }),
+    service: "sts",
+    region: options.region,
+    datetime: amzDate(epochMs),
+    signQuery: true,
+  });
+  const signed = botocoreOrder((await signer.sign()).url);
+  const expiresAt = Math.floor(epochMs / 1000) * 1000 + EKS_TOKEN_LIFETIME_MS;
+  return { token: `${EKS_TOKEN_PREFIX}${base64Url(signed)}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
+}
+
+/**
+ * A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes.
+ * @throws TypeError for options {@link checkEksTokenOptions} refuses.
+ */
+export function createEksTokenSource(options: EksTokenSourceOptions): TokenSource {
+  checkEksTokenOptions(options);
+  const now = options.now ?? Date.now;
+  const describe = `EKS token for cluster "${options.cluster}"`;
+
+  async function load(): Promise<Credential> {
+    try {
+      const { token, expirationTimestamp } = await presignEksToken(options, now());
+      return { token, expirationTimestamp };
+    } catch (error) {
+      // Web Crypto failures carry no key material; say which step failed, not what was signed.
+      throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
+    }
+  }
+
+  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs });
+}

@@ -1,0 +1,83 @@
+/**
+ * GKE tokens without gke-gcloud-auth-plugin: the service account's OAuth access token from the metadata server
+ * that GKE, Cloud Run, Cloud Functions and Compute Engine provide. GKE's API server accepts it as a bearer token
+ * and maps the service account's email to a Kubernetes user.
+ * https://cloud.google.com/compute/docs/access/authenticate-workloads#applications
+ */
+import { CredentialsError } from "../errors.ts";
+import { createCredentialCache } from "./cache.ts";
+import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString } from "./token-endpoint.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
+
+/** Where Google's runtimes serve their metadata. Google's client libraries take `GCE_METADATA_HOST` instead. */
+export const GCP_METADATA_HOST = "metadata.google.internal";
+
+/** Options of {@link createGcpMetadataTokenSource}. */
+export interface GcpMetadataTokenSourceOptions {
+  /** `host` or `host:port` of the metadata server. Default {@link GCP_METADATA_HOST}. */
+  host?: string;
+  /** The service account's email or `default` (the runtime's own). Default `default`. */
+  serviceAccount?: string;
+  /** Give up on the metadata server after this long, 1 to 60000. Default 5000. */
+  timeoutMs?: number;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
+  shareInFlight: boolean;
+  now?: () => number;
+  refreshSkewMs?: number;
+}
+
+const DESCRIBE = "Google metadata server";
+// A host name, IPv4 or bracketed IPv6, and an optional port: nothing that could change the URL's path.
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const SERVICE_ACCOUNT = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
+
+/** The token URL of `serviceAccount` on the metadata server at `host`. */
+export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOptions, "host" | "serviceAccount">): URL {
+  const host = options.host ?? GCP_METADATA_HOST;
+  const account = options.serviceAccount ?? "default";
+  if (!HOST.test(host)) throw new TypeError(`metadata host ${JSON.stringify(host)} is not host or host:port`);
+  if (!SERVICE_ACCOUNT.test(account)) throw new TypeError(`service account ${JSON.stringify(account)} is not default or an email`);
+  // Plain http on purpose: the metadata server is link-local and serves no TLS.
+  return new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${account}/token`);
+}
+
+/**
+ * A {@link TokenSource} over the metadata server, cached until `expires_in` from the answer less the refresh skew.
+ * @throws TypeError for a bad host, service account or timeout.
+ */
+export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOptions): TokenSource {
+  const url = buildGcpMetadataTokenUrl(options);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS;
+  checkTimeoutMs(timeoutMs);
+  const now = options.now ?? Date.now;
+  const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+
+  async function load(signal: AbortSignal | undefined): Promise<Credential> {
+    const requestedAt = now();
+    const body = await fetchTokenJson({
+      url,
+      headers: { "Metadata-Flavor": "Google", Accept: "application/json" },
+      // As Google's gcp-metadata library checks: a proxy or captive portal answering in its place lacks it.
+      responseHeader: { name: "Metadata-Flavor", value: "Google" },
+      describe: DESCRIBE,
+      fetch: fetchFunction,
+      timeoutMs,
+      signal,
+    });
+    const token = requireString(body, "access_token", DESCRIBE);
+    const tokenType = body["token_type"];
+    if (tokenType !== undefined && (typeof tokenType !== "string" || tokenType.toLowerCase() !== "bearer")) {
+      throw new CredentialsError(`${DESCRIBE} answered a token_type other than Bearer`);
+    }
+    const expiresIn = body["expires_in"];
+    if (typeof expiresIn !== "number" || !Number.isFinite(expiresIn) || expiresIn <= 0) {
+      throw new CredentialsError(`${DESCRIBE} answered without a positive expires_in`);
+    }
+    // Counted from the request, not the answer: the server's clock started before ours stopped.
+    return { token, expirationTimestamp: new Date(requestedAt + expiresIn * 1000).toISOString() };
+  }
+
+  return createCredentialCache({ load, describe: DESCRIBE, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs });
+}
