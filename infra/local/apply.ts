@@ -21,6 +21,7 @@ export const BASE_MANIFESTS = [
   "rbac/expand.yaml",
   "rbac/authorize.yaml",
   "local/token-minter.yaml",
+  "local/jwt-rbac.yaml",
   "samples/rbac.yaml",
   "samples/credspecs.yaml",
 ] as const;

@@ -23,6 +23,7 @@ import {
   waitFor,
   type ManagedProcess,
 } from "./processes.ts";
+import { buildAuthenticationConfiguration, startJwtIssuer, type LocalJwtIssuer, type LocalJwtIssuerInfo } from "./jwt-issuer-server.ts";
 import { apiserverFlags, AUDIT_POLICY, etcdFlags } from "./server-flags.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
 import { writeWebhookCallerAuth } from "./webhook-caller-auth.ts";
@@ -49,6 +50,11 @@ export interface LocalClusterInfo {
   auditLogFile: string;
   apiserverLogFile: string;
   etcdLogFile: string;
+  /**
+   * The Workers' JWT issuer, trusted by the API server's JWT authenticator (`--authentication-config`): its URL,
+   * the audience, and each function's signing key.
+   */
+  jwt: LocalJwtIssuerInfo;
   /**
    * The token the API server sends to every webhook (`Authorization: Bearer`), when started with
    * {@link StartClusterOptions.webhookCallerToken}; the functions accept it with
@@ -109,7 +115,8 @@ function token(): string {
  *
  * The API server runs with RBAC (plus Node) authorization, mutating and validating admission
  * webhooks, service-account tokens signed by a key of ours, and a static token file holding the
- * admin (`system:masters`) and {@link MINTER_USER}.
+ * admin (`system:masters`) and {@link MINTER_USER}, and a JWT authenticator trusting the local issuer of
+ * the Workers' tokens (jwt-issuer-server.ts, served from this process until `stop()`).
  * @throws Error with the tail of both servers' logs when start-up fails; nothing is left behind.
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<LocalCluster> {
@@ -117,9 +124,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const dir = await mkdtemp(join(tmpdir(), "gmsa-cluster-"));
   const processes: ManagedProcess[] = [];
+  let jwtIssuer: LocalJwtIssuer | undefined;
   const stopAll = async (): Promise<void> => {
     // API server first: it would otherwise log etcd connection errors while shutting down.
     for (const server of [...processes].reverse()) await stopProcess(server);
+    await jwtIssuer?.close();
   };
   const { target, teardown } = createTeardown(dir, stopAll);
 
@@ -158,6 +167,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     });
 
     const server = `https://127.0.0.1:${apiPort}`;
+    // Up before the API server, which fetches the discovery document at start (and then only every 10 s).
+    jwtIssuer = await startJwtIssuer(dir, ca, server);
+    const authenticationConfigFile = join(dir, "authentication-config.json");
+    await writeFile(authenticationConfigFile, JSON.stringify(buildAuthenticationConfiguration(jwtIssuer, ca.certPem), null, 2));
     const apiserverLogFile = join(dir, "kube-apiserver.log");
     const auditLogFile = join(dir, "audit.log");
     const apiserverFlagList = apiserverFlags({
@@ -172,6 +185,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       serviceAccountPrivateKeyFile: saKeys.privateKeyFile,
       auditPolicyFile,
       auditLogFile,
+      authenticationConfigFile,
     });
     const callerAuthArgs =
       options.webhookCallerToken === undefined
@@ -224,6 +238,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       auditLogFile,
       apiserverLogFile,
       etcdLogFile,
+      jwt: { issuer: jwtIssuer.issuer, audience: jwtIssuer.audience, keyFiles: jwtIssuer.keyFiles, jwksFile: jwtIssuer.jwksFile },
       ...(options.webhookCallerToken === undefined ? {} : { webhookCallerToken: options.webhookCallerToken }),
     };
     return {

@@ -39,6 +39,8 @@ export interface ApiserverFlagsOptions {
   serviceAccountPrivateKeyFile: string;
   auditPolicyFile: string;
   auditLogFile: string;
+  /** Structured authentication configuration (the Workers' JWT issuer); cannot be combined with `--oidc-*`. */
+  authenticationConfigFile: string;
 }
 
 /** Audit pod requests at Metadata level: the log then names the webhooks that ran. */
@@ -64,6 +66,7 @@ export function apiserverFlags(o: ApiserverFlagsOptions): string[] {
     `--tls-private-key-file=${o.servingKeyFile}`,
     `--client-ca-file=${o.caFile}`,
     `--token-auth-file=${o.tokenFile}`,
+    `--authentication-config=${o.authenticationConfigFile}`,
     "--authorization-mode=Node,RBAC",
     "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
     `--service-account-key-file=${o.serviceAccountPublicKeyFile}`,

@@ -1,19 +1,20 @@
 /**
  * One function as its Cloudflare Worker build: wrangler's bundle for the function's environment
  * (`wrangler deploy --dry-run --env <fn> --outdir`), served by workerd through Miniflare over HTTPS
- * in a process of its own (worker-host.ts). Workers cannot run exec plugins, so the KUBECONFIG
- * secret holds a static token minted by TokenRequest for the function's service account.
+ * in a process of its own (worker-host.ts). Workers cannot run exec plugins: the KUBECONFIG secret's
+ * user has no credential, and the Worker mints its own short-lived JWTs (JWT_* bindings) that the API
+ * server's JWT authenticator trusts (jwt-issuer-server.ts). The Worker reaches the API server through
+ * the front proxy (front-proxy.ts), the only server whose CA it trusts, as in production.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
-import { EXEC_API_V1 } from "../../shared/credentials/exec-config.ts";
 import { buildWorkerBundle, WRANGLER_OFFLINE_ENV } from "../cloudflare/bundle-size.ts";
 import { REPO_ROOT } from "../repo-root.ts";
 import type { LocalClusterInfo } from "./cluster.ts";
-import { FUNCTIONS_NAMESPACE, loadMinterEndpoint } from "./exec-plugin.ts";
-import { functionServiceAccount, mintExecCredential } from "./function-tokens.ts";
+import type { FrontProxy } from "./front-proxy.ts";
+import { JWT_ALG, jwtKeyId, jwtSubject } from "./jwt-issuer-server.ts";
 import { nodeBinary } from "./node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
@@ -44,33 +45,40 @@ export async function bundleWorker(dir: string, fn: FunctionName): Promise<strin
 }
 
 /**
- * The KUBECONFIG secret: the API server and a token for `gmsa-<fn>` minted with TokenRequest by the
- * local minter (valid one hour, revocable like the exec plugin's). No CA: Workers ignore it (their
- * fetch trusts public CAs only); worker-host.ts trusts the local CA on the Worker's behalf.
+ * The KUBECONFIG secret: the front's URL and a user without a credential (the JWT source supplies it). No CA:
+ * Workers ignore it (their fetch trusts public CAs only).
  */
-export async function workerKubeconfig(cluster: LocalClusterInfo, fn: FunctionName): Promise<string> {
-  const name = functionServiceAccount(fn);
-  const credential = await mintExecCredential({
-    minter: await loadMinterEndpoint(cluster.minterKubeconfig),
-    serviceAccount: name,
-    namespace: FUNCTIONS_NAMESPACE,
-    apiVersion: EXEC_API_V1,
-  });
+export function workerKubeconfig(server: string, fn: FunctionName): string {
+  const name = `gmsa-${fn}`;
   return stringify({
     apiVersion: "v1",
     kind: "Config",
-    clusters: [{ name: "local", cluster: { server: cluster.server } }],
-    users: [{ name, user: { token: credential.status.token } }],
+    clusters: [{ name: "local", cluster: { server } }],
+    users: [{ name, user: {} }],
     contexts: [{ name, context: { cluster: "local", user: name } }],
     "current-context": name,
   });
+}
+
+/** The JWT_* bindings of `fn`: its own key (published by the local issuer), subject and the cluster's audience. */
+export async function workerJwtBindings(cluster: LocalClusterInfo, fn: FunctionName): Promise<Record<string, string>> {
+  const privateKey = await readFile(cluster.jwt.keyFiles[fn], "utf8");
+  return {
+    JWT_PRIVATE_KEY: privateKey,
+    JWT_ALG,
+    JWT_KEY_ID: await jwtKeyId(privateKey),
+    JWT_ISSUER: cluster.jwt.issuer,
+    JWT_SUBJECT: jwtSubject(fn),
+    JWT_AUDIENCE: cluster.jwt.audience,
+    JWT_LIFETIME_MS: "600000",
+  };
 }
 
 /**
  * Starts worker-host.ts for an already built bundle on a free loopback port. Does not wait for it:
  * the caller polls `/healthz` (see stack.ts).
  */
-export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: string): Promise<StartedFunction> {
+export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: string, front: FrontProxy): Promise<StartedFunction> {
   const { cluster, fn, dir } = launch;
   const port = await freePort();
   const config: WorkerHostConfig = {
@@ -81,9 +89,15 @@ export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: st
     port,
     httpsCertPath: launch.serving.certFile,
     httpsKeyPath: launch.serving.keyFile,
-    outboundCaFile: cluster.caFile,
+    // The front's CA only: the Worker cannot reach the API server but through the front.
+    outboundCaFile: front.caFile,
     // The secrets `wrangler secret put --env <fn>` would set, then the caller's overrides.
-    bindings: { KUBECONFIG: await workerKubeconfig(cluster, fn), CALLER_AUTH_TOKENS: launch.callerToken, ...launch.env },
+    bindings: {
+      KUBECONFIG: workerKubeconfig(front.url, fn),
+      ...(await workerJwtBindings(cluster, fn)),
+      CALLER_AUTH_TOKENS: launch.callerToken,
+      ...launch.env,
+    },
   };
   const configFile = join(dir, `${fn}.worker-host.json`);
   await writeFile(configFile, JSON.stringify(config), { mode: 0o600 });
