@@ -23,6 +23,7 @@ import { stopProcess, tailFile, waitFor } from "./processes.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { FunctionLaunch, StartedFunction } from "./stack-common.ts";
 import { startNodeFunction } from "./stack-node.ts";
+import { startFrontProxy, type FrontProxy } from "./front-proxy.ts";
 import { bundleWorker, startWorkerFunction } from "./stack-worker.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
 
@@ -77,7 +78,7 @@ export interface FunctionsStack {
   metrics(fn: FunctionName): Promise<Record<string, number>>;
   /**
    * Exec plugin runs for the function so far (ok or not), from the plugin's count file. Always 0 on
-   * the Worker runtime, whose static token is minted once at start.
+   * the Worker runtime, which mints its own JWTs.
    */
   execRuns(fn: FunctionName): number;
   /** Stops both functions (SIGTERM, SIGKILL after 5 s) and removes the stack's folder. Idempotent. */
@@ -109,8 +110,10 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const dir = await mkdtemp(join(options.dir ?? tmpdir(), `gmsa-functions-${options.runtime}-`));
   const started: StartedFunction[] = [];
+  let front: FrontProxy | undefined;
   const { target, teardown } = createTeardown(dir, async () => {
     await Promise.all(started.map((f) => stopProcess(f.process)));
+    await front?.close();
   });
 
   const logFiles = {
@@ -136,8 +139,9 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
       }
     } else {
       const bundles = await Promise.all(FUNCTION_NAMES.map((fn) => bundleWorker(dir, fn)));
+      front = await startFrontProxy({ dir, upstream: cluster.server, upstreamCaPem: cluster.caPem });
       for (const [index, fn] of FUNCTION_NAMES.entries()) {
-        started.push(await startWorkerFunction(launch(fn), bundles[index]!));
+        started.push(await startWorkerFunction(launch(fn), bundles[index]!, front));
         recordProcessGroup(target, started.at(-1)!.process.pid);
       }
     }
