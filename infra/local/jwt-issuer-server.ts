@@ -83,6 +83,11 @@ export function buildAuthenticationConfiguration(issuer: LocalJwtIssuerInfo, caP
           groups: { expression: `['${JWT_GROUP}']` },
           uid: { expression: "claims.sub" },
         },
+        // As infra/cloudflare/README.md suggests: only the functions' subjects, only short-lived tokens.
+        claimValidationRules: [
+          { expression: `claims.sub in [${FUNCTION_NAMES.map((fn) => `'${jwtSubject(fn)}'`).join(", ")}]`, message: "not a gmsa-webhooks function" },
+          { expression: "claims.exp - claims.iat <= 3600", message: "token lifetime above one hour" },
+        ],
       },
     ],
   };

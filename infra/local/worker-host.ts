@@ -7,11 +7,11 @@
  * {@link WorkerHostConfig}. The Worker gets the vars of its wrangler environment, as deployed,
  * plus the config's bindings (the secrets `wrangler secret put` would set).
  *
- * Outbound fetches go through {@link forwardTrustingCa}: a Node function that trusts the local
- * cluster's CA. Deployed Workers cannot trust a private CA (their fetch knows public CAs only), so in
- * production they reach the API server through an endpoint with a publicly trusted certificate
- * (README.md, "Workers reach the API server through a publicly trusted endpoint"); this hop exists only because the local API server's certificate is
- * signed by our own CA.
+ * Outbound fetches go through {@link forwardTrustingCa}: a Node function that trusts one CA, the local
+ * front proxy's (front-proxy.ts), standing in for the public CAs a deployed Worker's fetch trusts. In
+ * production the Worker reaches the API server through a front with a publicly trusted certificate
+ * (infra/cloudflare/README.md, "Reaching a private-CA API server"); this hop exists only because the
+ * local front's certificate is signed by a CA of our own.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -32,7 +32,7 @@ export interface WorkerHostConfig {
   port: number;
   httpsCertPath: string;
   httpsKeyPath: string;
-  /** PEM file of the CA the outbound fetch trusts (the local cluster's). */
+  /** PEM file of the only CA the outbound fetch trusts (the local front proxy's). */
   outboundCaFile: string;
   /** Secrets and overrides, on top of the environment's vars. */
   bindings: Record<string, string>;
@@ -48,7 +48,7 @@ function copyHeaders(headers: Iterable<[string, string]>, drop: string[] = []): 
 
 /**
  * An `outboundService` that sends the Worker's request on with undici, trusting `caPem` besides nothing
- * else: the local stand-in for a publicly trusted API server endpoint.
+ * else: the local stand-in for the public CAs a deployed Worker trusts.
  */
 export function forwardTrustingCa(caPem: string): (request: MiniflareRequest) => Promise<MiniflareResponse> {
   const dispatcher = new Agent({ connect: { ca: caPem }, keepAliveTimeout: 30_000 });

@@ -74,6 +74,7 @@ async function whoAmI(settings: Record<string, string>): Promise<{ status: numbe
     issuer: settings.JWT_ISSUER!,
     subject: settings.JWT_SUBJECT!,
     audience: settings.JWT_AUDIENCE!,
+    ...(settings.JWT_LIFETIME_MS === undefined ? {} : { lifetimeMs: Number(settings.JWT_LIFETIME_MS) }),
     shareInFlight: true,
   }).getCredential();
   if (!("token" in credential)) throw new Error("the JWT source gave no token");
@@ -118,6 +119,11 @@ afterAll(async () => {
 describe("the Worker's JWTs through the real API server's JWT authenticator", () => {
   it("maps the function's sub to its own username and group", async () => {
     expect(await whoAmI(good)).toEqual({ status: 201, username: "gmsa-webhooks:gmsa-webhooks-authorize", groups: [JWT_GROUP, "system:authenticated"], uid: "gmsa-webhooks-authorize" });
+  });
+
+  it("refuses a sub other than the functions' and a lifetime above one hour (claimValidationRules, 401)", async () => {
+    expect((await whoAmI({ ...good, JWT_SUBJECT: "someone-else" })).status).toBe(401);
+    expect((await whoAmI({ ...good, JWT_LIFETIME_MS: String(2 * 3600_000) })).status).toBe(401);
   });
 
   it("allows a review that reads a credspec and creates an access review, and replaces an expired token before using it", async () => {
