@@ -1,6 +1,6 @@
 /**
- * `npm run dev -- --check` end to end, as CI would run it: its own cluster and functions, the
- * example pod created once, exit 0, and nothing left behind. (The shared cluster is not used.)
+ * `npm run dev -- --check` (and `-- --worker --check`) end to end, as CI would run it: its own cluster and
+ * functions, the example pod created once, exit 0, and nothing left behind. (The shared cluster is not used.)
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -18,6 +18,16 @@ describe("npm run dev -- --check", () => {
     expect(stdout).toMatch(/KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/);
     expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
     expect(stdout).toContain('"MachineAccountName":"webapp01"');
+    expect(stdout).toContain("check passed");
+    const dir = /deletes (\S+)\.$/m.exec(stdout)?.[1];
+    expect(dir).toBeDefined();
+    expect(existsSync(dir!)).toBe(false);
+  }, 120_000);
+
+  it("--worker: the Worker builds, authenticating with their own JWTs through the front proxy, inline the example pod's credspec", async () => {
+    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--worker", "--check"], { cwd: REPO_ROOT, timeout: 110_000 });
+    expect(stdout).toContain("both webhooks called by the API server (Worker builds in Miniflare (workerd))");
+    expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
     expect(stdout).toContain("check passed");
     const dir = /deletes (\S+)\.$/m.exec(stdout)?.[1];
     expect(dir).toBeDefined();
