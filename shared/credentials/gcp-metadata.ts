@@ -29,16 +29,17 @@ export interface GcpMetadataTokenSourceOptions {
 }
 
 const DESCRIBE = "Google metadata server";
-// A host name, IPv4 or bracketed IPv6, and an optional port: nothing that could change the URL's path.
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const SERVICE_ACCOUNT = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
+/** A host name, IPv4 or bracketed IPv6, and an optional port: nothing that could change the URL's path. */
+export const GCP_METADATA_HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+/** `default` or a service account's email. */
+export const GCP_SERVICE_ACCOUNT_PATTERN = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
 
 /** The token URL of `serviceAccount` on the metadata server at `host`. */
 export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOptions, "host" | "serviceAccount">): URL {
   const host = options.host ?? GCP_METADATA_HOST;
   const account = options.serviceAccount ?? "default";
-  if (!HOST.test(host)) throw new TypeError(`metadata host ${JSON.stringify(host)} is not host or host:port`);
-  if (!SERVICE_ACCOUNT.test(account)) throw new TypeError(`service account ${JSON.stringify(account)} is not default or an email`);
+  if (!GCP_METADATA_HOST_PATTERN.test(host)) throw new TypeError(`metadata host ${JSON.stringify(host)} is not host or host:port`);
+  if (!GCP_SERVICE_ACCOUNT_PATTERN.test(account)) throw new TypeError(`service account ${JSON.stringify(account)} is not default or an email`);
   // Plain http on purpose: the metadata server is link-local and serves no TLS.
   return new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${account}/token`);
 }
