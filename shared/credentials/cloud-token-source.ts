@@ -23,10 +23,9 @@ export interface CloudTokenSourceOptions {
  * @throws TypeError for settings its factory refuses (the configuration module checks them first).
  */
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
-  const { fetch, ...cache } = options;
   switch (settings.kind) {
     case "eks":
-      return createEksTokenSource({ ...cache, cluster: settings.cluster, region: settings.region, credentials: settings.credentials });
+      return createEksTokenSource({ shareInFlight: options.shareInFlight, now: options.now, refreshSkewMs: options.refreshSkewMs, cluster: settings.cluster, region: settings.region, credentials: settings.credentials });
     case "aks":
       return createAzureManagedIdentityTokenSource({
         ...options,
