@@ -14,7 +14,7 @@ export interface AwsCredentials {
   accessKeyId: string;
   secretAccessKey: string;
   /** Present for temporary credentials (Lambda's execution role, assumed roles). */
-  sessionToken?: string;
+  sessionToken?: string | undefined;
 }
 
 /** What {@link presignEksToken} needs. */
@@ -31,8 +31,8 @@ export interface EksTokenSourceOptions extends EksTokenOptions {
   /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
   shareInFlight: boolean;
   /** Clock in epoch milliseconds. Default `Date.now`. */
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
 }
 
 /** A presigned token, its URL (holds the signature and session token: never log it) and reported expiry. */

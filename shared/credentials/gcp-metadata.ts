@@ -15,17 +15,17 @@ export const GCP_METADATA_HOST = "metadata.google.internal";
 /** Options of {@link createGcpMetadataTokenSource}. */
 export interface GcpMetadataTokenSourceOptions {
   /** `host` or `host:port` of the metadata server. Default {@link GCP_METADATA_HOST}. */
-  host?: string;
+  host?: string | undefined;
   /** The service account's email or `default` (the runtime's own). Default `default`. */
   serviceAccount?: string;
   /** Give up on the metadata server after this long, 1 to 60000. Default 5000. */
   timeoutMs?: number;
   /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
   shareInFlight: boolean;
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
 }
 
 const DESCRIBE = "Google metadata server";
