@@ -12,10 +12,10 @@ import type { TokenSource } from "./token-source.ts";
 export interface CloudTokenSourceOptions {
   /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
   shareInFlight: boolean;
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
   /** Default: the global fetch. Unused by eks, which signs locally. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /**
