@@ -12,11 +12,12 @@ import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
 
 import { ConfigurationError } from "./configuration-error.ts";
 
+export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type CloudTokenSettings } from "./cloud-token.ts";
 export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
 export { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, parseKubeSettings, type CacheSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export type { Runtime } from "./runtime.ts";
-export { defaultOf, FUNCTION_NAMES, VARIABLES, type FunctionName } from "./variables.ts";
+export { defaultOf, FUNCTION_NAMES, VARIABLES, type FunctionName, type VariableName } from "./variables.ts";
 
 /** Everything the functions read from their environment, parsed once at start-up. */
 export interface Config {

@@ -11,7 +11,7 @@ const json = { "content-type": "application/json" };
 
 function post(body: RequestInit["body"], headers: Record<string, string> = json): RequestInit {
   // Node needs duplex "half" to send a stream as a request body.
-  return { method: "POST", headers, body, ...{ duplex: "half" } };
+  return { method: "POST", headers, body: body ?? null, ...{ duplex: "half" } };
 }
 
 describe("createApp", () => {
