@@ -66,12 +66,9 @@ const reviewAnswer = z.object({
  */
 export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, signal: AbortSignal): Promise<AccessDecision> {
   const { namespace, serviceAccount, credSpecName } = query;
-  if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  checkNames(namespace, credSpecName);
   if (!isDns1123Subdomain(serviceAccount)) {
     throw new InvalidReviewError(`service account name ${JSON.stringify(serviceAccount)} is not a DNS-1123 subdomain`);
-  }
-  if (!isDns1123Subdomain(credSpecName)) {
-    throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(credSpecName)} is not a DNS-1123 subdomain`);
   }
   const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
   return postUseReview(request, buildLocalSubjectAccessReview(query), what, signal);
@@ -84,13 +81,18 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
  */
 export async function reviewUserCredSpecAccess(request: KubeRequester, query: UserAccessQuery, signal: AbortSignal): Promise<AccessDecision> {
   const { namespace, user, credSpecName } = query;
-  if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  checkNames(namespace, credSpecName);
   if (user.username === "") throw new InvalidReviewError("the review's userInfo has no username");
+  const what = `reviewing whether user ${JSON.stringify(user.username.slice(0, 253))} may use GMSACredentialSpec "${credSpecName}"`;
+  return postUseReview(request, buildUserLocalSubjectAccessReview(query), what, signal);
+}
+
+/** Names that go into the URL and the review must be Kubernetes names: refused before any call. */
+function checkNames(namespace: string, credSpecName: string): void {
+  if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
   if (!isDns1123Subdomain(credSpecName)) {
     throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(credSpecName)} is not a DNS-1123 subdomain`);
   }
-  const what = `reviewing whether user ${JSON.stringify(user.username.slice(0, 253))} may use GMSACredentialSpec "${credSpecName}"`;
-  return postUseReview(request, buildUserLocalSubjectAccessReview(query), what, signal);
 }
 
 async function postUseReview(request: KubeRequester, review: V1LocalSubjectAccessReview, what: string, signal: AbortSignal): Promise<AccessDecision> {
