@@ -1,7 +1,6 @@
-import { createAzureManagedIdentityTokenSource } from "../../shared/credentials/azure-managed-identity.ts";
-import { createEksTokenSource } from "../../shared/credentials/eks.ts";
+import { readCloudTokenSettings, type VariableName } from "../../shared/config/index.ts";
+import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
 import { EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
-import { createGcpMetadataTokenSource } from "../../shared/credentials/gcp-metadata.ts";
 import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
@@ -18,61 +17,32 @@ export interface TokenCommandDeps {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** An environment variable, treating empty as unset (as the AWS and Azure SDKs do). */
-function read(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === "" ? undefined : value;
-}
-
-/** "A and B not set" for the names whose value is undefined, or undefined when all are set. */
-function unsetNames(values: Record<string, string | undefined>): string | undefined {
-  const unset = Object.keys(values).filter((name) => values[name] === undefined);
-  return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
-}
-
-/** The source for `args`, from the command line and the environment, or what is missing (never a value). */
-function buildTokenSource(args: Exclude<TokenArgs, { help: true }>, env: Env, deps: TokenCommandDeps): TokenSource | { missing: string } {
-  const common = { shareInFlight: true, now: deps.now };
+/** The provider's flags by the variable each stands for, with the value given (undefined: not given). */
+function flagValues(args: Exclude<TokenArgs, { help: true }>): Partial<Record<VariableName, [flag: string, value: string | undefined]>> {
   switch (args.provider) {
-    case "eks": {
-      const accessKeyId = read(env, "AWS_ACCESS_KEY_ID");
-      const secretAccessKey = read(env, "AWS_SECRET_ACCESS_KEY");
-      const sessionToken = read(env, "AWS_SESSION_TOKEN");
-      const region = args.region ?? read(env, "AWS_REGION") ?? read(env, "AWS_DEFAULT_REGION");
-      if (accessKeyId === undefined || secretAccessKey === undefined) {
-        const unset = unsetNames({ AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey });
-        return { missing: `no AWS credentials in the environment: ${unset} (only static keys are read, as Lambda provides them)` };
-      }
-      if (region === undefined) return { missing: "no AWS region: pass --region or set AWS_REGION" };
-      const credentials = { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) };
-      return createEksTokenSource({ ...common, cluster: args.cluster, region, credentials });
-    }
-    case "aks": {
-      const endpoint = read(env, "IDENTITY_ENDPOINT");
-      const identityHeader = read(env, "IDENTITY_HEADER");
-      if (endpoint === undefined || identityHeader === undefined) {
-        const unset = unsetNames({ IDENTITY_ENDPOINT: endpoint, IDENTITY_HEADER: identityHeader });
-        return { missing: `no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)` };
-      }
-      const clientId = args.clientId ?? read(env, "AZURE_CLIENT_ID");
-      return createAzureManagedIdentityTokenSource({
-        ...common,
-        endpoint,
-        identityHeader,
-        ...(clientId === undefined ? {} : { clientId }),
-        ...(args.serverId === undefined ? {} : { resource: args.serverId }),
-        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-      });
-    }
-    case "gke": {
-      const host = read(env, "GCE_METADATA_HOST");
-      return createGcpMetadataTokenSource({
-        ...common,
-        ...(host === undefined ? {} : { host }),
-        ...(deps.fetch === undefined ? {} : { fetch: deps.fetch }),
-      });
-    }
+    case "eks":
+      return { EKS_CLUSTER_NAME: ["--cluster", args.cluster], EKS_REGION: ["--region", args.region] };
+    case "aks":
+      return { AKS_CLIENT_ID: ["--client-id", args.clientId], AKS_SERVER_ID: ["--server-id", args.serverId] };
+    case "gke":
+      return {};
   }
+}
+
+/**
+ * The source for `args`, read with the functions' own configuration module (the variables and defaults of
+ * CLOUD_TOKEN) from the environment with the flags given laid over it, or every problem found (never a secret).
+ */
+function buildTokenSource(args: Exclude<TokenArgs, { help: true }>, env: Env, deps: TokenCommandDeps): TokenSource | { problems: string[] } {
+  const bindings: Record<string, string | undefined> = { ...env };
+  const flags: Partial<Record<VariableName, string>> = {};
+  for (const [name, [flag, value]] of Object.entries(flagValues(args)) as [VariableName, [string, string | undefined]][]) {
+    flags[name] = flag;
+    if (value !== undefined) bindings[name] = value;
+  }
+  const { settings, problems } = readCloudTokenSettings(bindings, args.provider, { flags });
+  if (settings === undefined || problems.length > 0) return { problems };
+  return createCloudTokenSource(settings, { shareInFlight: true, now: deps.now, fetch: deps.fetch });
 }
 
 /** The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1. */
@@ -116,8 +86,8 @@ export async function runTokenCommand(argv: readonly string[], io: CliIo, deps: 
   const prefix = `${PREFIX} ${args.provider}`;
   try {
     const source = buildTokenSource(args, io.env, deps);
-    if ("missing" in source) {
-      io.stderr(`${prefix}: ${source.missing}\n`);
+    if ("problems" in source) {
+      for (const problem of source.problems) io.stderr(`${prefix}: ${problem}\n`);
       return EXIT_INVALID;
     }
     const credential = await source.getCredential();

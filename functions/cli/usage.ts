@@ -49,14 +49,19 @@ Providers:
   aks   an Entra ID token for the AKS server application from the App Service /
         Azure Functions managed identity endpoint (IDENTITY_ENDPOINT, IDENTITY_HEADER)
   gke   the service account's access token from the metadata server
-        (metadata.google.internal, or GCE_METADATA_HOST)
+        (metadata.google.internal, or GCE_METADATA_HOST; GKE_SERVICE_ACCOUNT, else default)
+
+The environment is read as the functions read CLOUD_TOKEN's variables (README,
+Configuration); a flag given replaces the variable it stands for. aks and gke give
+up on the endpoint after CLOUD_TOKEN_TIMEOUT_MS (default 5000).
 
 Options:
-  --cluster <name>      eks: the EKS cluster name (required)
-  --region <region>     eks: the STS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
-  --client-id <id>      aks: a user-assigned identity's client id (default: AZURE_CLIENT_ID,
-                        else the system-assigned identity)
-  --server-id <id>      aks: the token's audience (default: 6dae42f8-4368-4678-94ff-3960e28e3630)
+  --cluster <name>      eks: the EKS cluster name (required; EKS_CLUSTER_NAME)
+  --region <region>     eks: the STS region (EKS_REGION; default: AWS_REGION, then AWS_DEFAULT_REGION)
+  --client-id <id>      aks: a user-assigned identity's client id (AKS_CLIENT_ID; default:
+                        AZURE_CLIENT_ID, else the system-assigned identity)
+  --server-id <id>      aks: the token's audience (AKS_SERVER_ID; default:
+                        6dae42f8-4368-4678-94ff-3960e28e3630)
   -h, --help            show this help
 
 Exit status: 0 printed, 1 no credentials or the cloud refused, 2 usage error.

@@ -1,10 +1,11 @@
 /**
  * The Workers wiring: the kubeconfig YAML comes from the KUBECONFIG secret, the credential is a static token or
- * (better) the JWT token source, and requests go through the global fetch. That fetch trusts public CAs only and
+ * (better) the JWT token source or CLOUD_TOKEN=eks, and requests go through the global fetch. That fetch trusts public CAs only and
  * has no SNI override, proxy or client certificate, so the API server must be reached through an endpoint with
  * a publicly trusted certificate (README.md); kubeconfig settings Workers cannot honour are start-up errors.
  */
 import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
+import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
 import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../shared/credentials/select-token-source.ts";
 import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
@@ -39,21 +40,29 @@ function checkCluster(target: KubeTarget, problems: string[], warnings: string[]
   if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
 }
 
-/** What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. */
-const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false };
+/**
+ * What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. Of the
+ * cloud sources only eks, which signs locally: a Worker reaches neither a loopback nor a link-local endpoint.
+ */
+const WORKER_CAPABILITIES: TokenSourceCapabilities = {
+  runtime: "Workers",
+  exec: false,
+  tokenFile: false,
+  clientCertificate: false,
+  anonymous: false,
+  cloudTokens: ["eks"],
+};
 
 function buildTokenSource(choice: TokenSourceChoice, settings: KubeSettings, now: (() => number) | undefined): TokenSource | undefined {
+  // A request must not await another request's promise on Workers (panva/jose#355, #509).
+  const common = { shareInFlight: false, now, refreshSkewMs: settings.tokenRefreshSkewMs };
   switch (choice.kind) {
     case "token":
       return createStaticTokenSource({ token: choice.token });
     case "jwt":
-      return createJwtTokenSource({
-        ...choice.jwt,
-        // A request must not await another request's promise on Workers (panva/jose#355, #509).
-        shareInFlight: false,
-        now,
-        refreshSkewMs: settings.tokenRefreshSkewMs,
-      });
+      return createJwtTokenSource({ ...choice.jwt, ...common });
+    case "cloud":
+      return createCloudTokenSource(choice.cloudToken, common);
     default:
       // Refused by WORKER_CAPABILITIES.
       return undefined;
@@ -62,7 +71,7 @@ function buildTokenSource(choice: TokenSourceChoice, settings: KubeSettings, now
 
 /**
  * Builds the Workers client once per isolate.
- * @throws KubeConfigurationError listing every problem with the KUBECONFIG secret, KUBE_CONTEXT and JWT_*.
+ * @throws KubeConfigurationError listing every problem with the KUBECONFIG secret, KUBE_CONTEXT, JWT_* and CLOUD_TOKEN.
  */
 export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGmsaClientOptions = {}): WorkerGmsaClient {
   const warnings: string[] = [];
@@ -74,7 +83,7 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
   const { target, problems } = selectKubeTarget(parsed.config, settings.kubeContext);
   if (target === undefined) throw new KubeConfigurationError(problems);
   checkCluster(target, problems, warnings);
-  const selected = selectTokenSource(target, settings.jwt, WORKER_CAPABILITIES);
+  const selected = selectTokenSource(target, settings, WORKER_CAPABILITIES);
   problems.push(...selected.problems);
   warnings.push(...selected.warnings);
   if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);

@@ -41,7 +41,7 @@ export interface FunctionKubeconfigOptions {
   /** Where to write the kubeconfig. */
   path: string;
   /** Advertised token lifetime in seconds (see `GMSA_EXEC_PLUGIN_LIFETIME_SECONDS`). */
-  lifetimeSeconds?: number;
+  lifetimeSeconds?: number | undefined;
   /** File that gets one line per plugin run (see `GMSA_EXEC_PLUGIN_COUNT_FILE`). */
   countFile?: string;
 }

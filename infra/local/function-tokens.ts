@@ -40,7 +40,7 @@ export interface MintOptions {
   namespace: string;
   apiVersion: string;
   /** Advertised lifetime; the real token lasts at least 600 s. */
-  lifetimeSeconds?: number;
+  lifetimeSeconds?: number | undefined;
   /** Injectable clock (ms since epoch). */
   now?: () => number;
 }

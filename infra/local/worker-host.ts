@@ -58,7 +58,7 @@ export function forwardTrustingCa(caPem: string): (request: MiniflareRequest) =>
     const upstream = await undiciFetch(request.url, {
       method: request.method,
       headers,
-      body: hasBody ? await request.arrayBuffer() : undefined,
+      body: hasBody ? await request.arrayBuffer() : null,
       redirect: "manual",
       dispatcher,
     });

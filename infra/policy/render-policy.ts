@@ -12,9 +12,10 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { defaultOf } from "../../shared/config/variables.ts";
 
 /** The functions' default `MAX_CREDSPECS_PER_POD`: the policy checks as many distinct names, and refuses more. */
-export const DEFAULT_MAX_CREDSPECS = 16;
+export const DEFAULT_MAX_CREDSPECS = defaultOf("MAX_CREDSPECS_PER_POD");
 
 /** The policy's name; the binding in binding.yaml names it. */
 export const POLICY_NAME = "gmsa-webhooks.windows.k8s.io";

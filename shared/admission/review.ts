@@ -41,33 +41,34 @@ export interface AdmissionReviewRequest {
   request: AdmissionRequest;
 }
 
+// Decoded JSON has no undefined values: exactOptional keeps the parsed pod assignable to Pod's optional fields.
 const WindowsOptionsSchema = z.looseObject({
-  gmsaCredentialSpecName: z.optional(z.string()),
-  gmsaCredentialSpec: z.optional(z.string()),
-  runAsUserName: z.optional(z.string()),
-  hostProcess: z.optional(z.boolean()),
+  gmsaCredentialSpecName: z.exactOptional(z.string()),
+  gmsaCredentialSpec: z.exactOptional(z.string()),
+  runAsUserName: z.exactOptional(z.string()),
+  hostProcess: z.exactOptional(z.boolean()),
 });
-const SecurityContextSchema = z.looseObject({ windowsOptions: z.optional(WindowsOptionsSchema) });
-const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.optional(SecurityContextSchema) });
+const SecurityContextSchema = z.looseObject({ windowsOptions: z.exactOptional(WindowsOptionsSchema) });
+const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.exactOptional(SecurityContextSchema) });
 
 /** The pod fields the GMSA rules read, type-checked; everything else passes through unchanged. */
 const PodSchema = z.looseObject({
-  metadata: z.optional(
+  metadata: z.exactOptional(
     z.looseObject({
-      name: z.optional(z.string()),
-      generateName: z.optional(z.string()),
-      namespace: z.optional(z.string()),
-      annotations: z.optional(z.record(z.string(), z.string())),
+      name: z.exactOptional(z.string()),
+      generateName: z.exactOptional(z.string()),
+      namespace: z.exactOptional(z.string()),
+      annotations: z.exactOptional(z.record(z.string(), z.string())),
     }),
   ),
-  spec: z.optional(
+  spec: z.exactOptional(
     z.looseObject({
-      serviceAccountName: z.optional(z.string()),
-      hostname: z.optional(z.string()),
-      securityContext: z.optional(SecurityContextSchema),
-      containers: z.optional(z.array(ContainerSchema)),
-      initContainers: z.optional(z.array(ContainerSchema)),
-      ephemeralContainers: z.optional(z.array(ContainerSchema)),
+      serviceAccountName: z.exactOptional(z.string()),
+      hostname: z.exactOptional(z.string()),
+      securityContext: z.exactOptional(SecurityContextSchema),
+      containers: z.exactOptional(z.array(ContainerSchema)),
+      initContainers: z.exactOptional(z.array(ContainerSchema)),
+      ephemeralContainers: z.exactOptional(z.array(ContainerSchema)),
     }),
   ),
 });

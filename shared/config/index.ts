@@ -12,6 +12,7 @@ import { ENFORCEMENT_MODES, FUNCTION_NAMES, REQUESTING_USER_MODES, type Enforcem
 
 import { ConfigurationError } from "./configuration-error.ts";
 
+export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type CloudTokenSettings } from "./cloud-token.ts";
 export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
 export { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, parseKubeSettings, type CacheSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
@@ -23,6 +24,7 @@ export {
   type EnforcementMode,
   type FunctionName,
   type RequestingUserMode,
+  type VariableName,
 } from "./variables.ts";
 
 /** Everything the functions read from their environment, parsed once at start-up. */

@@ -1,7 +1,9 @@
 /**
- * The Kubernetes client's variables (DESIGN.md section 9): kubeconfig, caches, timeouts and the JWT token source.
+ * The Kubernetes client's variables (DESIGN.md section 9): kubeconfig, caches, timeouts, the JWT token source and the
+ * clouds' token sources (cloud-token.ts).
  * Values that may be secrets are never echoed.
  */
+import { readCloudToken, type CloudTokenSettings } from "./cloud-token.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import { defaultOf } from "./variables.ts";
 
@@ -43,6 +45,8 @@ export interface KubeSettings {
   /** Absent: 10% of the credential's lifetime within [5 s, 60 s]. */
   tokenRefreshSkewMs?: number;
   jwt?: JwtSettings;
+  /** CLOUD_TOKEN and its source's variables. */
+  cloudToken?: CloudTokenSettings;
 }
 
 function cache(read: Reader, ttl: "CREDSPEC_CACHE_TTL_MS" | "ACCESS_CACHE_TTL_MS", max: "CREDSPEC_CACHE_MAX" | "ACCESS_CACHE_MAX"): CacheSettings | false {
@@ -106,6 +110,8 @@ export function readKubeSettings(read: Reader): Readonly<KubeSettings> {
   if (skew !== undefined) settings.tokenRefreshSkewMs = skew;
   const jwtSettings = jwt(read);
   if (jwtSettings !== undefined) settings.jwt = jwtSettings;
+  const cloudToken = readCloudToken(read);
+  if (cloudToken !== undefined) settings.cloudToken = cloudToken;
   return Object.freeze(settings);
 }
 

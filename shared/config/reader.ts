@@ -1,4 +1,4 @@
-import { VARIABLES, type DefaultedIntegerName, type IntegerName, type VariableName } from "./variables.ts";
+import { VARIABLES, type DefaultedIntegerName, type DefaultedTextName, type IntegerName, type VariableName } from "./variables.ts";
 
 /** Environment variables (Node) or Worker vars/secrets, all strings. */
 export type Bindings = Record<string, string | undefined>;
@@ -21,6 +21,11 @@ export class Reader {
   optional(name: VariableName): string | undefined {
     const value = this.env[name]?.trim();
     return value === undefined || value === "" ? undefined : value;
+  }
+
+  /** The value, trimmed, or the variable's default when unset or blank. */
+  text(name: DefaultedTextName): string {
+    return this.optional(name) ?? VARIABLES[name].default;
   }
 
   /** The value as given (a kubeconfig YAML keeps its whitespace), or undefined when unset or blank. */

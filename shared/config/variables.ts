@@ -3,6 +3,9 @@
  * bounds, once. The reader (reader.ts) takes bounds and defaults from here, factories take their defaults from here,
  * and test/unit/shared/config/readme.test.ts checks the README's Configuration table against this table.
  */
+import { AKS_SERVER_APP_ID } from "../credentials/azure-managed-identity.ts";
+import { GCP_METADATA_HOST } from "../credentials/gcp-metadata.ts";
+import { DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS } from "../credentials/token-endpoint.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt.ts";
 import { LOG_LEVELS } from "../log.ts";
 
@@ -34,10 +37,14 @@ export interface IntegerVariable {
   documented?: string;
 }
 
-/** Free text, read as given; `documented` is the README's default column. `secret` values never reach a message. */
+/**
+ * Free text, read as given; `documented` is the README's default column (the `default` in backticks when there is
+ * one). `secret` values never reach a message.
+ */
 export interface TextVariable {
   kind: "text";
   documented: string;
+  default?: string;
   secret?: boolean;
 }
 
@@ -49,6 +56,7 @@ export type Variable =
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
 
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
+const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
 const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
@@ -103,6 +111,23 @@ export const VARIABLES = {
   JWT_SUBJECT: text("none (required with JWT)"),
   JWT_AUDIENCE: text("none (required with JWT)"),
   JWT_LIFETIME_MS: integer(600_000, 10_000),
+  // The clouds' token sources (README, Cloud tokens without helper binaries); the platform sets AWS_*, IDENTITY_*.
+  CLOUD_TOKEN: text("none"),
+  EKS_CLUSTER_NAME: text("none (required with eks)"),
+  EKS_REGION: text("`AWS_REGION`, else `AWS_DEFAULT_REGION`"),
+  AWS_REGION: text("set by Lambda"),
+  AWS_DEFAULT_REGION: text("set by Lambda"),
+  AWS_ACCESS_KEY_ID: text("set by Lambda", true),
+  AWS_SECRET_ACCESS_KEY: text("set by Lambda", true),
+  AWS_SESSION_TOKEN: text("set by Lambda", true),
+  IDENTITY_ENDPOINT: text("set by App Service and Azure Functions"),
+  IDENTITY_HEADER: text("set by App Service and Azure Functions", true),
+  AKS_CLIENT_ID: text("`AZURE_CLIENT_ID`, else the system-assigned identity"),
+  AZURE_CLIENT_ID: text("the system-assigned identity"),
+  AKS_SERVER_ID: textDefault(AKS_SERVER_APP_ID),
+  GCE_METADATA_HOST: textDefault(GCP_METADATA_HOST),
+  GKE_SERVICE_ACCOUNT: textDefault("default"),
+  CLOUD_TOKEN_TIMEOUT_MS: integer(DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, 1, 60_000),
 } as const satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -110,6 +135,8 @@ type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIAB
 export type IntegerName = NamesOf<"integer">;
 /** Integer variables that have a default: what a factory may take its own default from. */
 export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] extends { default: number } ? N : never }[IntegerName];
+/** Text variables that have a default. */
+export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
 
 /** The default of an integer variable, for a factory's own default (so the two cannot drift apart). */
 export function defaultOf(name: DefaultedIntegerName): number {

@@ -21,17 +21,17 @@ export interface AzureManagedIdentityTokenSourceOptions {
   /** The app's `IDENTITY_HEADER`, sent as `X-IDENTITY-HEADER`: a secret, never logged. */
   identityHeader: string;
   /** A user-assigned identity's client id; without it, the system-assigned identity. */
-  clientId?: string;
+  clientId?: string | undefined;
   /** The token's audience. Default {@link AKS_SERVER_APP_ID}. */
-  resource?: string;
+  resource?: string | undefined;
   /** Give up on the endpoint after this long, 1 to 60000. Default 5000. */
   timeoutMs?: number;
   /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
   shareInFlight: boolean;
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
 }
 
 const DESCRIBE = "Azure managed identity endpoint";

@@ -23,16 +23,16 @@ export interface CredentialCacheOptions {
    */
   shareInFlight: boolean;
   /** Clock in epoch milliseconds. Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * Refresh this long before `expirationTimestamp`. Default: 10% of the credential's lifetime, at least 5 s and at
    * most 60 s. Either way never more than half the lifetime, so short-lived credentials are still reused.
    */
-  refreshSkewMs?: number;
+  refreshSkewMs?: number | undefined;
   /** First pause after a failed load, doubled per consecutive failure. Default 1000. */
-  backoffInitialMs?: number;
+  backoffInitialMs?: number | undefined;
   /** Longest pause after failed loads. Default 30000. */
-  backoffMaxMs?: number;
+  backoffMaxMs?: number | undefined;
 }
 
 const MIN_AUTO_SKEW_MS = 5_000;

@@ -14,7 +14,7 @@ export interface AwsCredentials {
   accessKeyId: string;
   secretAccessKey: string;
   /** Present for temporary credentials (Lambda's execution role, assumed roles). */
-  sessionToken?: string;
+  sessionToken?: string | undefined;
 }
 
 /** What {@link presignEksToken} needs. */
@@ -31,8 +31,8 @@ export interface EksTokenSourceOptions extends EksTokenOptions {
   /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
   shareInFlight: boolean;
   /** Clock in epoch milliseconds. Default `Date.now`. */
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
 }
 
 /** A presigned token, its URL (holds the signature and session token: never log it) and reported expiry. */
@@ -53,10 +53,10 @@ export const EKS_PRESIGN_EXPIRES_SECONDS = 60;
 export const EKS_TOKEN_LIFETIME_MS = 14 * 60_000;
 const CLUSTER_HEADER = "x-k8s-aws-id";
 
-// EKS: 1-100 letters, digits, '-' and '_', starting alphanumeric. Outposts cluster ids (UUIDs) fit too.
-const CLUSTER_NAME = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
-// Region names only: the region becomes part of a host name.
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+/** EKS: 1-100 letters, digits, '-' and '_', starting alphanumeric. Outposts cluster ids (UUIDs) fit too. */
+export const EKS_CLUSTER_NAME_PATTERN = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
+/** Region names only (`eu-west-1`): the region becomes part of a host name. */
+export const AWS_REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /** The regional STS host of `region` (China's partition has its own domain). */
 export function stsHost(region: string): string {
@@ -65,10 +65,10 @@ export function stsHost(region: string): string {
 
 /** Checks {@link EksTokenOptions} up front. @throws TypeError naming the option, never its value when secret. */
 export function checkEksTokenOptions(options: EksTokenOptions): void {
-  if (!CLUSTER_NAME.test(options.cluster)) {
+  if (!EKS_CLUSTER_NAME_PATTERN.test(options.cluster)) {
     throw new TypeError(`cluster ${JSON.stringify(options.cluster)} is not an EKS cluster name (letters, digits, '-', '_'; at most 100)`);
   }
-  if (!REGION.test(options.region)) throw new TypeError(`region ${JSON.stringify(options.region)} is not an AWS region name`);
+  if (!AWS_REGION_PATTERN.test(options.region)) throw new TypeError(`region ${JSON.stringify(options.region)} is not an AWS region name`);
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
   if (accessKeyId === "") throw new TypeError("the AWS access key id is empty");
   if (secretAccessKey === "") throw new TypeError("the AWS secret access key is empty");

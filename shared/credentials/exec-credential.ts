@@ -26,7 +26,7 @@ export type RunPlugin = (
   command: string,
   args: readonly string[],
   env: Record<string, string>,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; signal?: AbortSignal | undefined },
 ) => Promise<PluginRunResult>;
 
 /** Plugin runs by outcome since start-up. `pluginError` covers non-zero exits, spawn errors and bad output. */

@@ -15,30 +15,31 @@ export const GCP_METADATA_HOST = "metadata.google.internal";
 /** Options of {@link createGcpMetadataTokenSource}. */
 export interface GcpMetadataTokenSourceOptions {
   /** `host` or `host:port` of the metadata server. Default {@link GCP_METADATA_HOST}. */
-  host?: string;
+  host?: string | undefined;
   /** The service account's email or `default` (the runtime's own). Default `default`. */
   serviceAccount?: string;
   /** Give up on the metadata server after this long, 1 to 60000. Default 5000. */
   timeoutMs?: number;
   /** Default: the global fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
   shareInFlight: boolean;
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
 }
 
 const DESCRIBE = "Google metadata server";
-// A host name, IPv4 or bracketed IPv6, and an optional port: nothing that could change the URL's path.
-const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const SERVICE_ACCOUNT = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
+/** A host name, IPv4 or bracketed IPv6, and an optional port: nothing that could change the URL's path. */
+export const GCP_METADATA_HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+/** `default` or a service account's email. */
+export const GCP_SERVICE_ACCOUNT_PATTERN = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
 
 /** The token URL of `serviceAccount` on the metadata server at `host`. */
 export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOptions, "host" | "serviceAccount">): URL {
   const host = options.host ?? GCP_METADATA_HOST;
   const account = options.serviceAccount ?? "default";
-  if (!HOST.test(host)) throw new TypeError(`metadata host ${JSON.stringify(host)} is not host or host:port`);
-  if (!SERVICE_ACCOUNT.test(account)) throw new TypeError(`service account ${JSON.stringify(account)} is not default or an email`);
+  if (!GCP_METADATA_HOST_PATTERN.test(host)) throw new TypeError(`metadata host ${JSON.stringify(host)} is not host or host:port`);
+  if (!GCP_SERVICE_ACCOUNT_PATTERN.test(account)) throw new TypeError(`service account ${JSON.stringify(account)} is not default or an email`);
   // Plain http on purpose: the metadata server is link-local and serves no TLS.
   return new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${account}/token`);
 }

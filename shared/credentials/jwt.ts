@@ -13,9 +13,9 @@ export interface JwtKeyOptions {
   /** A PKCS8 PEM (`-----BEGIN PRIVATE KEY-----`) or a private JWK as JSON text. */
   privateKey: string;
   /** JWS algorithm. Default: the JWK's `alg`, else `RS256`. */
-  alg?: string;
+  alg?: string | undefined;
   /** `kid` header and JWKS entry. Default: the RFC 7638 thumbprint of the public key. */
-  keyId?: string;
+  keyId?: string | undefined;
 }
 
 /** Options of {@link createJwtTokenSource}. */
@@ -30,8 +30,8 @@ export interface JwtTokenSourceOptions extends JwtKeyOptions {
   lifetimeMs?: number;
   /** See {@link CredentialCacheOptions.shareInFlight}; false on Workers. */
   shareInFlight: boolean;
-  now?: () => number;
-  refreshSkewMs?: number;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
 }
 
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;

@@ -15,7 +15,7 @@ export interface TokenEndpointRequest {
   fetch: typeof fetch;
   timeoutMs: number;
   /** The caller's deadline, on top of `timeoutMs`. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** A header a genuine answer carries (Google's `Metadata-Flavor: Google`); a 2xx without it is refused. */
   responseHeader?: { name: string; value: string };
 }

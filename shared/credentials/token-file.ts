@@ -19,7 +19,7 @@ export interface TokenFileSourceOptions {
   reReadMs?: number;
   /** See {@link CredentialCacheOptions.shareInFlight}. */
   shareInFlight: boolean;
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** The token's `exp` in epoch ms, when the token is a JWT that has one. */

@@ -16,7 +16,7 @@ export interface KubeRequesterOptions {
   server: string;
   fetch: KubeFetch;
   /** Absent: anonymous requests. */
-  tokenSource?: TokenSource;
+  tokenSource?: TokenSource | undefined;
   /** Upper bound per call, on top of the caller's signal. Default 5000. */
   requestTimeoutMs?: number;
   /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
@@ -24,7 +24,7 @@ export interface KubeRequesterOptions {
   /** kubeconfig `disable-compression`: ask for identity encoding. */
   disableCompression?: boolean;
   /** Clock in epoch ms, for Retry-After. Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** One call. `what` names it in errors: `reading GMSACredentialSpec "x"`. */

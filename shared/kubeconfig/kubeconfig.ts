@@ -50,7 +50,7 @@ export interface Kubeconfig {
   clusters: Map<string, { cluster: RawCluster; source: string }>;
   users: Map<string, { user: RawUser; source: string }>;
   contexts: Map<string, { context: RawContext; source: string }>;
-  currentContext?: string;
+  currentContext?: string | undefined;
 }
 
 /** Options of {@link parseKubeconfig}. */

@@ -44,7 +44,7 @@ async function runPlugin(serviceAccount: string, env: Record<string, string> = {
   return JSON.parse(stdout) as ExecCredential;
 }
 
-async function whoAmI(token: string): Promise<{ status: number; username?: string }> {
+async function whoAmI(token: string): Promise<{ status: number; username: string | undefined }> {
   const response = await kubeRequest<{ status?: { userInfo?: { username?: string } } }>(
     as(token),
     "/apis/authentication.k8s.io/v1/selfsubjectreviews",

@@ -12,7 +12,7 @@ export interface RecordedReview {
   operation: string;
   /** The pod's name, from the request or the object. */
   name: string;
-  subResource?: string;
+  subResource?: string | undefined;
   dryRun: boolean;
 }
 
@@ -30,7 +30,7 @@ interface AdmissionReview {
     uid: string;
     operation: string;
     name?: string;
-    subResource?: string;
+    subResource?: string | undefined;
     dryRun?: boolean;
     object?: { metadata?: { name?: string } };
   };

@@ -80,8 +80,12 @@ export function restApiEvent(options: EventOptions): LambdaEvent {
     httpMethod: options.method,
     headers,
     multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
-    queryStringParameters: params.length === 0 ? undefined : Object.fromEntries(params),
-    multiValueQueryStringParameters: params.length === 0 ? undefined : Object.fromEntries(params.map(([name, value]) => [name, [value]])),
+    ...(params.length === 0
+      ? {}
+      : {
+          queryStringParameters: Object.fromEntries(params),
+          multiValueQueryStringParameters: Object.fromEntries(params.map(([name, value]) => [name, [value]])),
+        }),
     requestContext: {
       accountId: "123456789012",
       apiId: "a1b2c3d4e5",

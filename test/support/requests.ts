@@ -2,7 +2,7 @@
 
 /** A POST of `body` as JSON with extra headers. */
 export function post(body: RequestInit["body"], headers: Record<string, string> = {}): RequestInit {
-  return { method: "POST", body, headers: { "content-type": "application/json", ...headers } };
+  return { method: "POST", body: body ?? null, headers: { "content-type": "application/json", ...headers } };
 }
 
 /** A request body that records whether anyone read it. */

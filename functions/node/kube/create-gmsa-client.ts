@@ -3,12 +3,13 @@
  * {@link KubeGmsaClient}. Built once per process by the Node adapter.
  */
 import { readFile } from "node:fs/promises";
+import { createCloudTokenSource } from "../../../shared/credentials/cloud-token-source.ts";
 import { createExecTokenSource, type ExecRunCounters, type RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
 import { createTokenFileSource } from "../../../shared/credentials/token-file.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
-import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
+import { CLOUD_TOKENS, KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createKeepAliveFetch } from "./keep-alive-fetch.ts";
@@ -45,8 +46,15 @@ export interface NodeGmsaClient {
   close(): Promise<void>;
 }
 
-/** What a Node process can do: everything. */
-const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true };
+/** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
+const NODE_CAPABILITIES: TokenSourceCapabilities = {
+  runtime: "Node",
+  exec: true,
+  tokenFile: true,
+  clientCertificate: true,
+  anonymous: true,
+  cloudTokens: CLOUD_TOKENS,
+};
 
 function buildTokenSource(
   choice: TokenSourceChoice,
@@ -75,6 +83,8 @@ function buildTokenSource(
       return { tokenSource: createTokenFileSource({ ...common, path: choice.tokenFile, readText: (file) => readFile(file, "utf8") }) };
     case "jwt":
       return { tokenSource: createJwtTokenSource({ ...common, ...choice.jwt }) };
+    case "cloud":
+      return { tokenSource: createCloudTokenSource(choice.cloudToken, common) };
     case "clientCertificate":
     case "anonymous":
       return {};
@@ -88,7 +98,7 @@ function buildTokenSource(
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
   const logger = options.logger ?? console;
   const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
-  const selected = selectTokenSource(loaded.target, settings.jwt, NODE_CAPABILITIES);
+  const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
   const { tokenSource, counters: execCounters } = buildTokenSource(selected.choice, loaded, settings, options);
   for (const warning of [...loaded.warnings, ...selected.warnings]) logger.warn(warning);

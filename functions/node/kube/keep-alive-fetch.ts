@@ -11,15 +11,15 @@ import type { ClientCertificate, KubeFetch } from "../../../shared/kube/transpor
 /** Options of {@link createKeepAliveFetch}. */
 export interface KeepAliveFetchOptions {
   /** PEM bundle to trust instead of Node's default roots. */
-  ca?: string;
+  ca?: string | undefined;
   /** kubeconfig `insecure-skip-tls-verify`: accept any server certificate. */
   insecureSkipTlsVerify?: boolean;
   /** kubeconfig `tls-server-name`: SNI and the name the certificate must carry. */
-  tlsServerName?: string;
+  tlsServerName?: string | undefined;
   /** kubeconfig `proxy-url` (http or https): requests tunnel through it with CONNECT. */
-  proxyUrl?: string;
+  proxyUrl?: string | undefined;
   /** A client certificate for every request (kubeconfig); per-request ones come with each call. */
-  clientCertificate?: ClientCertificate;
+  clientCertificate?: ClientCertificate | undefined;
   /** Connections per origin. Default 16. */
   connections?: number;
   /** How long an idle connection stays open. Default 60000. */
@@ -83,7 +83,7 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): KeepA
 
   const fetch: KubeFetch = (url, init, clientCertificate) => {
     const dispatcher = poolFor(clientCertificate ?? options.clientCertificate);
-    return undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher });
+    return undiciFetch(url, { ...(init as unknown as UndiciRequestInit), dispatcher });
   };
 
   return {

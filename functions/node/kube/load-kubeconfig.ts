@@ -17,15 +17,15 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 
 /** Options of {@link loadNodeKubeTarget}; the defaults are the real machine's. */
 export interface LoadNodeKubeTargetOptions {
-  homeDir?: string;
-  serviceAccountDir?: string;
+  homeDir?: string | undefined;
+  serviceAccountDir?: string | undefined;
 }
 
 /** A target with its files read. */
 export interface NodeKubeTarget {
   target: KubeTarget;
   /** PEM bundle from `certificate-authority(-data)`. */
-  caPem?: string;
+  caPem?: string | undefined;
   /** From `client-certificate(-data)` and `client-key(-data)`. */
   clientCertificate?: ClientCertificate;
   warnings: string[];

@@ -13,7 +13,7 @@ const ALLOWED_WEBAPP1 = { decision: "allowed", credspecs: "webapp1" };
 
 function post(body: RequestInit["body"], headers: Record<string, string> = json): RequestInit {
   // Node needs duplex "half" to send a stream as a request body.
-  return { method: "POST", headers, body, ...{ duplex: "half" } };
+  return { method: "POST", headers, body: body ?? null, ...{ duplex: "half" } };
 }
 
 describe("createApp", () => {

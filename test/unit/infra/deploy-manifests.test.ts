@@ -1,12 +1,14 @@
 /**
  * The deploy targets' example files stay consistent with the rest of infra/ and with what the functions accept:
  * the in-cluster Deployments use the service accounts of infra/rbac/ and the image's user, their Services listen
- * where infra/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into the exec plugin
- * the READMEs describe, with no secret in them.
+ * where infra/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into what the
+ * READMEs describe (a user the CLOUD_TOKEN settings give a credential, or the exec plugin), with no secret in them.
  */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
+import { parseKubeSettings } from "../../../shared/config/index.ts";
+import { selectTokenSource } from "../../../shared/credentials/select-token-source.ts";
 import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 
@@ -68,8 +70,8 @@ describe("infra/node/in-cluster.yaml", () => {
 });
 
 describe.each([
-  { file: "infra/aws/kubeconfig.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "eks", "--cluster", "prod"] },
-  { file: "infra/azure/kubeconfig.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "aks", "--client-id"] },
+  { file: "infra/aws/kubeconfig.exec.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "eks", "--cluster", "prod"] },
+  { file: "infra/azure/kubeconfig.exec.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "aks", "--client-id"] },
 ])("$file", ({ file, command, args }) => {
   it("parses into an exec plugin the functions accept, with no static credential", async () => {
     const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
@@ -81,6 +83,24 @@ describe.each([
     if (target?.auth.kind !== "exec") return;
     expect(target.auth.exec).toMatchObject({ command, interactiveMode: "Never" });
     expect(target.auth.exec.args.join(" ")).toContain(args.join(" "));
+    expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
+  });
+});
+
+describe.each([
+  { file: "infra/aws/kubeconfig.example.yaml", env: { CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "prod", AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "s" } },
+  { file: "infra/azure/kubeconfig.example.yaml", env: { CLOUD_TOKEN: "aks", AKS_CLIENT_ID: "c", IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token", IDENTITY_HEADER: "h" } },
+])("$file", ({ file, env }) => {
+  it("parses into a user without a credential, which the README's CLOUD_TOKEN settings give one", async () => {
+    const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+    const parsed = parseKubeconfig(text, { source: file });
+    expect(parsed.problems).toEqual([]);
+    const { target } = selectKubeTarget(parsed.config!);
+    expect(target?.auth.kind).toBe("none");
+    const { settings, problems } = parseKubeSettings(env);
+    expect(problems).toEqual([]);
+    const node = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: ["eks", "aks", "gke"] } as const;
+    expect(selectTokenSource(target!, settings, node).choice).toEqual({ kind: "cloud", cloudToken: settings.cloudToken });
     expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A small stand-in for the two API-server endpoints the functions call, for the Worker tier only (the
  * real kube-apiserver is exercised in test/e2e). It serves HTTPS with a test CA and verifies the caller's
- * JWT against the JWKS the function publishes, so the Worker's JWT token source is checked end to end.
+ * JWT against the JWKS the function publishes, so the Worker's JWT token source is checked end to end; or, with
+ * `acceptBearer`, accepts the tokens that function accepts (the clouds' tokens, which only the cloud can verify).
  */
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -11,6 +12,8 @@ export interface FakeApiServer {
   url: string;
   /** Claims of every verified token, in arrival order. */
   tokens: JWTPayload[];
+  /** Every bearer `acceptBearer` accepted, in arrival order. */
+  bearers: string[];
   calls: string[];
   close(): Promise<void>;
 }
@@ -24,11 +27,14 @@ export interface FakeApiOptions {
   allowed: string[];
   /** Serving certificate and key (PEM), signed by a CA the Worker's outbound fetch is told to trust. */
   tls: { cert: string; key: string };
+  /** Accept the bearers this says yes to, instead of verifying a JWT. */
+  acceptBearer?: (token: string) => boolean;
 }
 
 export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeApiServer> {
   const keys = createLocalJWKSet(options.jwks);
   const tokens: JWTPayload[] = [];
+  const bearers: string[] = [];
   const calls: string[] = [];
   const server: Server = createServer({ cert: options.tls.cert, key: options.tls.key }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -40,8 +46,11 @@ export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeA
         };
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
         try {
-          const { payload } = await jwtVerify(token ?? "", keys, { issuer: options.issuer, audience: options.audience });
-          tokens.push(payload);
+          if (options.acceptBearer === undefined) {
+            const { payload } = await jwtVerify(token ?? "", keys, { issuer: options.issuer, audience: options.audience });
+            tokens.push(payload);
+          } else if (token !== undefined && options.acceptBearer(token)) bearers.push(token);
+          else throw new Error("bearer refused");
         } catch {
           return reply(401, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", code: 401 });
         }
@@ -75,6 +84,7 @@ export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeA
   return {
     url: `https://127.0.0.1:${port}`,
     tokens,
+    bearers,
     calls,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -84,4 +84,24 @@ describe("createWorkerGmsaClient", () => {
     const anonymous = parseKubeSettings({ KUBECONFIG: kubeconfig("") }).settings;
     expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual(['kubeconfig context "c": no credential; set JWT_* or give the user a token']);
   });
+
+  it("signs requests with CLOUD_TOKEN=eks, and refuses aks and gke, whose endpoints a Worker cannot reach", async () => {
+    const aws = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret" };
+    let authorization: string | null = null;
+    const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      authorization = new Headers(init?.headers).get("Authorization");
+      return Promise.resolve(Response.json({ credspec: {} }));
+    };
+    const eks = parseKubeSettings({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", ...aws }).settings;
+    const { client, warnings } = createWorkerGmsaClient(eks, { fetch });
+    expect(warnings).toEqual([]);
+    await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
+    expect(authorization).toMatch(/^Bearer k8s-aws-v1\./);
+    const gke = parseKubeSettings({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "gke" }).settings;
+    expect(problemsOf(() => createWorkerGmsaClient(gke))).toEqual([
+      "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
+    ]);
+    const aks = parseKubeSettings({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "aks", IDENTITY_ENDPOINT: "http://127.0.0.1:1/msi", IDENTITY_HEADER: "h" }).settings;
+    expect(problemsOf(() => createWorkerGmsaClient(aks))).toEqual([expect.stringMatching(/^CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint/)]);
+  });
 });

@@ -28,7 +28,7 @@ const CREDENTIALS: Required<AwsCredentials> = {
   secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
   sessionToken: "IQoJb3JpZ2luX2VjEFAKE+session/token==",
 };
-const SECRETS = [CREDENTIALS.secretAccessKey, CREDENTIALS.sessionToken];
+const SECRETS = [CREDENTIALS.secretAccessKey, CREDENTIALS.sessionToken ?? ""];
 
 let cli: DebianAwsCli;
 let home: string;

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { JwtSettings } from "../../../../shared/config/index.ts";
+import type { CloudTokenSettings, JwtSettings } from "../../../../shared/config/index.ts";
 import { selectTokenSource, type TokenSourceCapabilities } from "../../../../shared/credentials/select-token-source.ts";
 import type { KubeTarget, KubeUserAuth } from "../../../../shared/kubeconfig/kube-target.ts";
 
-const everything: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true };
-const fetchOnly: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false };
+const everything: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: ["eks", "aks", "gke"] };
+const fetchOnly: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false, cloudTokens: ["eks"] };
 const jwt: JwtSettings = { privateKey: "k", issuer: "https://i", subject: "s", audience: ["a"], lifetimeMs: 600_000 };
+const eks: CloudTokenSettings = { kind: "eks", cluster: "prod", region: "eu-west-1", credentials: { accessKeyId: "AKID", secretAccessKey: "secret" } };
+const aks: CloudTokenSettings = { kind: "aks", endpoint: "http://127.0.0.1:41741/msi/token", identityHeader: "h", resource: "r", timeoutMs: 5_000 };
+const gke: CloudTokenSettings = { kind: "gke", host: "metadata.google.internal", serviceAccount: "default", timeoutMs: 5_000 };
 const exec = { apiVersion: "client.authentication.k8s.io/v1", command: "plugin", args: [], env: [], interactiveMode: "Never", provideClusterInfo: false };
 
 function target(auth: KubeUserAuth): KubeTarget {
@@ -19,26 +22,58 @@ describe("selectTokenSource", () => {
     ["a token file", { kind: "tokenFile", tokenFile: "/t" }, { kind: "tokenFile", tokenFile: "/t" }],
     ["a client certificate", { kind: "clientCertificate", certificateData: "c", keyData: "k" }, { kind: "clientCertificate" }],
   ])("takes the user's %s where the runtime can use it", (_name, auth, choice) => {
-    expect(selectTokenSource(target(auth), undefined, everything)).toEqual({ choice, problems: [], warnings: [] });
+    expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [], warnings: [] });
   });
 
   it("uses JWT_* when the user has no credential, and warns of anonymous requests without it where allowed", () => {
-    expect(selectTokenSource(target({ kind: "none" }), jwt, fetchOnly)).toEqual({ choice: { kind: "jwt", jwt }, problems: [], warnings: [] });
-    expect(selectTokenSource(target({ kind: "none" }), undefined, everything)).toEqual({
+    expect(selectTokenSource(target({ kind: "none" }), { jwt }, fetchOnly)).toEqual({ choice: { kind: "jwt", jwt }, problems: [], warnings: [] });
+    expect(selectTokenSource(target({ kind: "none" }), {}, everything)).toEqual({
       choice: { kind: "anonymous" },
       problems: [],
       warnings: ['kubeconfig context "c" has no credential: requests are anonymous'],
     });
-    expect(selectTokenSource(target({ kind: "none" }), undefined, fetchOnly).problems).toEqual([
+    expect(selectTokenSource(target({ kind: "none" }), {}, fetchOnly).problems).toEqual([
       'kubeconfig context "c": no credential; set JWT_* or give the user a token',
     ]);
   });
 
   it("refuses what the runtime cannot do, naming the runtime, and a credential beside JWT_*", () => {
-    const refused = (auth: KubeUserAuth) => selectTokenSource(target(auth), undefined, fetchOnly);
+    const refused = (auth: KubeUserAuth) => selectTokenSource(target(auth), {}, fetchOnly);
     expect(refused({ kind: "exec", exec: exec as never })).toMatchObject({ choice: undefined, problems: [expect.stringContaining("exec plugins cannot run on Workers")] });
     expect(refused({ kind: "tokenFile", tokenFile: "/t" }).problems).toEqual(['kubeconfig context "c": tokenFile cannot be read on Workers; use token or JWT_*']);
     expect(refused({ kind: "clientCertificate" }).problems).toEqual([expect.stringContaining("client certificates cannot be presented on Workers")]);
-    expect(selectTokenSource(target({ kind: "token", token: "t" }), jwt, everything)).toMatchObject({ choice: undefined, problems: [expect.stringContaining("keep one")] });
+    expect(selectTokenSource(target({ kind: "token", token: "t" }), { jwt }, everything)).toMatchObject({ choice: undefined, problems: [expect.stringContaining("keep one")] });
+  });
+
+  it.each([eks, aks, gke])("uses CLOUD_TOKEN=$kind on Node when the user has no credential", (cloudToken) => {
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken }, everything)).toEqual({ choice: { kind: "cloud", cloudToken }, problems: [], warnings: [] });
+  });
+
+  it("uses CLOUD_TOKEN=eks on Workers, and refuses aks and gke there, naming the endpoint it cannot reach", () => {
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: eks }, fetchOnly).choice).toEqual({ kind: "cloud", cloudToken: eks });
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: aks }, fetchOnly)).toEqual({
+      choice: undefined,
+      problems: ["CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint is a local address of the App Service or Azure Functions host; set JWT_* or give the user a token"],
+      warnings: [],
+    });
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: gke }, fetchOnly).problems).toEqual([
+      "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
+    ]);
+  });
+
+  it("refuses CLOUD_TOKEN beside a user credential or beside JWT_*: keep one", () => {
+    expect(selectTokenSource(target({ kind: "token", token: "t" }), { cloudToken: eks }, everything)).toEqual({
+      choice: undefined,
+      problems: ['kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=eks is set too; keep one'],
+      warnings: [],
+    });
+    expect(selectTokenSource(target({ kind: "exec", exec: exec as never }), { cloudToken: gke }, everything).problems).toEqual([
+      'kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
+    ]);
+    expect(selectTokenSource(target({ kind: "none" }), { jwt, cloudToken: eks }, fetchOnly)).toEqual({
+      choice: undefined,
+      problems: ["JWT_* and CLOUD_TOKEN=eks are both set; keep one"],
+      warnings: [],
+    });
   });
 });

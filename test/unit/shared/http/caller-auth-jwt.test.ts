@@ -25,8 +25,12 @@ async function createSigningKey(alg: string, kid: string): Promise<SigningKey> {
   return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: "sig" } };
 }
 
-function sign(key: { alg: string; kid?: string; privateKey: CryptoKey | Uint8Array }, claims: JWTPayload = {}): Promise<string> {
-  return new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: "system:apiserver", iat: NOW_S, exp: NOW_S + 300, ...claims })
+function sign(key: { alg: string; kid?: string; privateKey: CryptoKey | Uint8Array }, claims: { [claim in keyof JWTPayload]: JWTPayload[claim] | undefined } = {}): Promise<string> {
+  // A claim given as undefined is left out of the token.
+  const payload = Object.fromEntries(
+    Object.entries({ iss: ISSUER, aud: AUDIENCE, sub: "system:apiserver", iat: NOW_S, exp: NOW_S + 300, ...claims }).filter(([, value]) => value !== undefined),
+  );
+  return new SignJWT(payload)
     .setProtectedHeader({ alg: key.alg, ...(key.kid === undefined ? {} : { kid: key.kid }), typ: "JWT" })
     .sign(key.privateKey);
 }

@@ -126,7 +126,9 @@ describe("parseKubeconfig on YAML it must refuse or read", () => {
     "infra/caller-auth/jwt/kubeconfig.yaml",
     "infra/caller-auth/mtls/kubeconfig.yaml",
     "infra/aws/kubeconfig.example.yaml",
+    "infra/aws/kubeconfig.exec.example.yaml",
     "infra/azure/kubeconfig.example.yaml",
+    "infra/azure/kubeconfig.exec.example.yaml",
   ])("reads %s", async (file) => {
     const text = await readFile(new URL(`../../../../${file}`, import.meta.url), "utf8");
     expect(parseKubeconfig(text, { source: file }).problems).toEqual([]);

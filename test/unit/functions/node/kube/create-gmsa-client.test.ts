@@ -6,6 +6,7 @@ import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApi
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
 import { startKubeServer, type KubeServer, type Script } from "../../../../support/kube-server.ts";
+import { startTokenEndpointServer } from "../../../../support/token-endpoint-server.ts";
 import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
@@ -183,5 +184,58 @@ describe("createNodeGmsaClient in a pod", () => {
     const error = await createNodeGmsaClient(parseKubeSettings({ KUBECONFIG: path.join(dir, "config") }).settings).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeConfigurationError);
     expect((error as KubeConfigurationError).problems).toEqual(['kubeconfig: context "x" names cluster "nope", which is not defined']);
+  });
+});
+
+describe("createNodeGmsaClient with CLOUD_TOKEN", () => {
+  /** A kubeconfig whose user is `user` (none by default), trusting the test CA. */
+  async function cloudClient(env: Record<string, string>, user = "{}") {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "ca.pem"), pki.caPem);
+    const kubeconfig = `current-context: t
+clusters: [{ name: c, cluster: { server: "${server.url}", certificate-authority: ca.pem } }]
+users: [{ name: u, user: ${user} }]
+contexts: [{ name: t, context: { cluster: c, user: u } }]
+`;
+    await writeFile(path.join(dir, "config"), kubeconfig);
+    const { settings, problems } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0", ...env });
+    expect(problems).toEqual([]);
+    const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined } });
+    clients.push(client);
+    return client.client;
+  }
+
+  it("gke: sends the metadata server's token as the bearer, fetched once for concurrent and later calls", async () => {
+    const metadata = await startTokenEndpointServer(() => ({
+      status: 200,
+      headers: { "Metadata-Flavor": "Google" },
+      body: { access_token: "gke-token-1", expires_in: 3599, token_type: "Bearer" },
+    }));
+    try {
+      const before = server.requests.length;
+      const client = await cloudClient({ CLOUD_TOKEN: "gke", GCE_METADATA_HOST: metadata.host, GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com" });
+      await Promise.all([client.getCredSpecContents("a", call()), client.getCredSpecContents("b", call())]);
+      expect(await client.getCredSpecContents("c", call())).toEqual({ ok: true });
+      expect(server.requests.slice(before).map((request) => request.headers.authorization)).toEqual(Array(3).fill("Bearer gke-token-1"));
+      expect(metadata.requests.map((request) => request.url.pathname)).toEqual(["/computeMetadata/v1/instance/service-accounts/gmsa@p.iam.gserviceaccount.com/token"]);
+    } finally {
+      await metadata.close();
+    }
+  });
+
+  it("eks: sends a k8s-aws-v1. token presigned for the cluster from the AWS environment", async () => {
+    const client = await cloudClient({ CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret" });
+    await client.getCredSpecContents("webapp01", call());
+    const bearer = String(server.requests.at(-1)?.headers.authorization);
+    expect(bearer).toMatch(/^Bearer k8s-aws-v1\.[A-Za-z0-9_-]+$/);
+    const url = new URL(Buffer.from(bearer.slice("Bearer k8s-aws-v1.".length), "base64url").toString("utf8"));
+    expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
+    expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
+  });
+
+  it("refuses CLOUD_TOKEN beside the user's own credential", async () => {
+    const error = await cloudClient({ CLOUD_TOKEN: "gke" }, "{ token: static-token }").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KubeConfigurationError);
+    expect((error as KubeConfigurationError).problems).toEqual(['kubeconfig context "t": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one']);
   });
 });

@@ -1,0 +1,186 @@
+/**
+ * The cloud token section: CLOUD_TOKEN picks one of the clouds' token sources (eks, aks, gke) and each reads its own
+ * variables. `gmsa-webhooks token` reads the same variables with {@link readCloudTokenSettings}, its flags laid over
+ * them, so each name and default has one home (variables.ts). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
+ */
+import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN, type AwsCredentials } from "../credentials/eks.ts";
+import { GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "../credentials/gcp-metadata.ts";
+import { Reader, type Bindings } from "./reader.ts";
+import type { VariableName } from "./variables.ts";
+
+/** The values of CLOUD_TOKEN, one per cloud. */
+export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const;
+export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];
+
+/** An EKS token presigned from the AWS credentials in the environment (what Lambda provides). */
+export interface EksTokenSettings {
+  kind: "eks";
+  cluster: string;
+  region: string;
+  /** Secret. */
+  credentials: AwsCredentials;
+}
+
+/** An Entra ID token from the App Service / Azure Functions managed identity endpoint. */
+export interface AksTokenSettings {
+  kind: "aks";
+  endpoint: string;
+  /** Secret. */
+  identityHeader: string;
+  /** A user-assigned identity; absent: the system-assigned one. */
+  clientId?: string;
+  /** The token's audience, the AKS server application by default. */
+  resource: string;
+  timeoutMs: number;
+}
+
+/** A service account's access token from Google's metadata server. */
+export interface GkeTokenSettings {
+  kind: "gke";
+  /** `host` or `host:port`. */
+  host: string;
+  /** `default` or an email. */
+  serviceAccount: string;
+  timeoutMs: number;
+}
+
+export type CloudTokenSettings = EksTokenSettings | AksTokenSettings | GkeTokenSettings;
+
+/**
+ * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed:
+ * what the platforms and the clouds' own libraries set or read (AWS_*, IDENTITY_*, AZURE_CLIENT_ID,
+ * GCE_METADATA_HOST), which are there whether or not a source is chosen, and which exec plugins inherit.
+ */
+const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
+  eks: ["EKS_CLUSTER_NAME", "EKS_REGION"],
+  aks: ["AKS_CLIENT_ID", "AKS_SERVER_ID", "CLOUD_TOKEN_TIMEOUT_MS"],
+  gke: ["GKE_SERVICE_ACCOUNT", "CLOUD_TOKEN_TIMEOUT_MS"],
+};
+
+/** Options of {@link readCloudTokenSettings}. */
+export interface CloudTokenReadOptions {
+  /** How messages name a variable the caller sets another way (the CLI's `--region` for EKS_REGION). */
+  flags?: Partial<Record<VariableName, string>>;
+}
+
+/** The first of `names` that is set, with its value. */
+function firstSet(read: Reader, names: readonly VariableName[]): [VariableName, string] | undefined {
+  for (const name of names) {
+    const value = read.optional(name);
+    if (value !== undefined) return [name, value];
+  }
+  return undefined;
+}
+
+/** "A and B not set" for the names that are unset, or undefined when all are set. */
+function unsetNames(read: Reader, names: readonly VariableName[]): string | undefined {
+  const unset = names.filter((name) => read.optional(name) === undefined);
+  return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
+}
+
+function readEks(read: Reader, label: (name: VariableName) => string, flags: CloudTokenReadOptions["flags"]): EksTokenSettings | undefined {
+  const { problems } = read;
+  const cluster = read.optional("EKS_CLUSTER_NAME");
+  if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
+  else if (!EKS_CLUSTER_NAME_PATTERN.test(cluster)) {
+    problems.push(`${label("EKS_CLUSTER_NAME")} ${JSON.stringify(cluster)} is not an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)`);
+  }
+  const region = firstSet(read, ["EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"]);
+  if (region === undefined) {
+    const flag = flags?.EKS_REGION;
+    problems.push(`no AWS region: ${flag === undefined ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
+  } else if (!AWS_REGION_PATTERN.test(region[1])) {
+    problems.push(`${label(region[0])} ${JSON.stringify(region[1])} is not an AWS region name (like eu-west-1)`);
+  }
+  const keys = unsetNames(read, ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
+  if (keys !== undefined) problems.push(`no AWS credentials in the environment: ${keys} (only static keys are read, as Lambda provides them)`);
+  const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
+  const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
+  const sessionToken = read.optional("AWS_SESSION_TOKEN");
+  if (cluster === undefined || region === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined;
+  const credentials: AwsCredentials = sessionToken === undefined ? { accessKeyId, secretAccessKey } : { accessKeyId, secretAccessKey, sessionToken };
+  return { kind: "eks", cluster, region: region[1], credentials };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+function readAks(read: Reader): AksTokenSettings | undefined {
+  const { problems } = read;
+  const unset = unsetNames(read, ["IDENTITY_ENDPOINT", "IDENTITY_HEADER"]);
+  if (unset !== undefined) {
+    problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
+  }
+  const endpoint = read.optional("IDENTITY_ENDPOINT");
+  if (endpoint !== undefined && !isHttpUrl(endpoint)) problems.push(`IDENTITY_ENDPOINT ${JSON.stringify(endpoint)} is not an http(s) URL`);
+  const identityHeader = read.optional("IDENTITY_HEADER");
+  const clientId = firstSet(read, ["AKS_CLIENT_ID", "AZURE_CLIENT_ID"])?.[1];
+  const resource = read.text("AKS_SERVER_ID");
+  const timeoutMs = read.integer("CLOUD_TOKEN_TIMEOUT_MS");
+  if (endpoint === undefined || identityHeader === undefined) return undefined;
+  return clientId === undefined
+    ? { kind: "aks", endpoint, identityHeader, resource, timeoutMs }
+    : { kind: "aks", endpoint, identityHeader, clientId, resource, timeoutMs };
+}
+
+function readGke(read: Reader, label: (name: VariableName) => string): GkeTokenSettings {
+  const host = read.text("GCE_METADATA_HOST");
+  if (!GCP_METADATA_HOST_PATTERN.test(host)) read.problems.push(`GCE_METADATA_HOST ${JSON.stringify(host)} is not host or host:port`);
+  const serviceAccount = read.text("GKE_SERVICE_ACCOUNT");
+  if (!GCP_SERVICE_ACCOUNT_PATTERN.test(serviceAccount)) {
+    read.problems.push(`${label("GKE_SERVICE_ACCOUNT")} ${JSON.stringify(serviceAccount)} is not default or a service account's email`);
+  }
+  return { kind: "gke", host, serviceAccount, timeoutMs: read.integer("CLOUD_TOKEN_TIMEOUT_MS") };
+}
+
+/**
+ * Reads the variables of the `kind` source from `env`.
+ * @returns the settings (undefined when a required variable is missing) and every problem found, each a sentence
+ *   that names the variable (or its flag) and never a secret's value.
+ */
+export function readCloudTokenSettings(
+  env: Bindings,
+  kind: CloudTokenKind,
+  options: CloudTokenReadOptions = {},
+): { settings: CloudTokenSettings | undefined; problems: string[] } {
+  const problems: string[] = [];
+  const read = new Reader(env, problems);
+  const label = (name: VariableName): string => options.flags?.[name] ?? name;
+  switch (kind) {
+    case "eks":
+      return { settings: readEks(read, label, options.flags), problems };
+    case "aks":
+      return { settings: readAks(read), problems };
+    case "gke":
+      return { settings: readGke(read, label), problems };
+  }
+}
+
+/**
+ * Reads CLOUD_TOKEN and the variables of the chosen source, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`)
+ * with the reader; a variable only another source reads, set beside it (or without CLOUD_TOKEN), is a problem too.
+ * Whether the kubeconfig user and the runtime allow the source is select-token-source.ts's.
+ */
+export function readCloudToken(read: Reader): CloudTokenSettings | undefined {
+  const selected = read.optional("CLOUD_TOKEN");
+  const kind = CLOUD_TOKENS.find((candidate) => candidate === selected);
+  if (selected !== undefined && kind === undefined) {
+    read.problem("CLOUD_TOKEN", `must be one of ${CLOUD_TOKENS.join(", ")}`, selected);
+    return undefined;
+  }
+  const own = kind === undefined ? [] : OWN_VARIABLES[kind];
+  const others = new Set(Object.values(OWN_VARIABLES).flat().filter((name) => !own.includes(name)));
+  for (const name of others) {
+    if (read.optional(name) === undefined) continue;
+    read.problems.push(kind === undefined ? `${name} is set but CLOUD_TOKEN is not: set CLOUD_TOKEN or unset ${name}` : `${name} is set but CLOUD_TOKEN is "${kind}": unset it`);
+  }
+  if (kind === undefined) return undefined;
+  const { settings, problems } = readCloudTokenSettings(read.env, kind);
+  read.problems.push(...problems.map((problem) => `CLOUD_TOKEN=${kind}: ${problem}`));
+  return settings;
+}
