@@ -80,7 +80,12 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
     counters: createReviewCounters(),
     bodyLimitBytes: config.bodyLimitBytes,
     defaultTimeoutMs: config.defaultTimeoutMs,
-    settings: { randomHostname: config.randomHostname, maxCredSpecNames: config.maxCredSpecNames },
+    settings: {
+      randomHostname: config.randomHostname,
+      maxCredSpecNames: config.maxCredSpecNames,
+      requestingUser: config.requestingUser,
+      enforcement: config.enforcement,
+    },
     callerAuth: config.callerAuth,
   };
 }

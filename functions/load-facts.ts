@@ -1,6 +1,6 @@
 import { asAdmissionError, DeadlineExceededError } from "../shared/errors.ts";
 import { awaitWithin } from "../shared/deadline.ts";
-import type { AccessDecision, GmsaClient } from "../shared/kube/gmsa-client.ts";
+import type { AccessDecision, GmsaClient, RequestingUser } from "../shared/kube/gmsa-client.ts";
 import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts";
 
 /** Loads each named credspec once, all concurrently; failures become facts, not exceptions. */
@@ -16,6 +16,16 @@ export function loadAccess(
   signal: AbortSignal,
 ): Promise<AccessFacts> {
   return loadEach<AccessDecision>(names, signal, (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, { signal }));
+}
+
+/** Reviews `use` of each credspec once for the requesting user, all concurrently. */
+export function loadUserAccess(
+  client: GmsaClient,
+  subject: { namespace: string; user: RequestingUser },
+  names: Iterable<string>,
+  signal: AbortSignal,
+): Promise<AccessFacts> {
+  return loadEach<AccessDecision>(names, signal, (credSpecName) => client.canUserUseCredSpec({ ...subject, credSpecName }, { signal }));
 }
 
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {

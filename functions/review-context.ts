@@ -1,3 +1,4 @@
+import type { EnforcementMode, RequestingUserMode } from "../shared/config/index.ts";
 import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
 
 /** Limits and switches of the GMSA rules, from the configuration. */
@@ -6,6 +7,10 @@ export interface ReviewSettings {
   randomHostname: boolean;
   /** At most this many distinct credspecs in one pod (MAX_CREDSPECS_PER_POD). */
   maxCredSpecNames: number;
+  /** Whose `use` authorize reviews besides the service account's (REVIEW_REQUESTING_USER). */
+  requestingUser: RequestingUserMode;
+  /** Authorize denies, or allows with a warning and an audit annotation (ENFORCEMENT). */
+  enforcement: EnforcementMode;
 }
 
 /** What a review handler gets besides the review: facts, randomness and the deadline. */

@@ -3,6 +3,7 @@
  * connection pool to set up or close (the functions' own keep-alive pool is functions/node/kube/keep-alive-fetch.ts).
  * (The functions themselves use shared/kube; this is only for setting up and checking the cluster.)
  */
+import type { IncomingHttpHeaders } from "node:http";
 import { request } from "node:https";
 
 /** Where and as whom to call an API server. */
@@ -19,6 +20,8 @@ export interface KubeEndpoint {
 export interface KubeResponse<T = unknown> {
   status: number;
   body: T;
+  /** Response headers, lower-case names (e.g. `warning`: the admission warnings, RFC 7234 section 5.5). */
+  headers: IncomingHttpHeaders;
 }
 
 /** Options for {@link kubeRequest}. */
@@ -30,6 +33,8 @@ export interface KubeRequestOptions {
   contentType?: string;
   /** Defaults to 30000. */
   timeoutMs?: number;
+  /** Extra request headers, e.g. `Impersonate-User` (the endpoint's identity must be allowed to impersonate). */
+  headers?: Record<string, string | string[]>;
 }
 
 /**
@@ -43,7 +48,7 @@ export function kubeRequest<T = unknown>(
 ): Promise<KubeResponse<T>> {
   const { method = "GET", body, contentType = "application/json", timeoutMs = 30_000 } = options;
   const payload = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string | string[]> = { ...options.headers, accept: "application/json" };
   if (endpoint.token !== undefined) headers.authorization = `Bearer ${endpoint.token}`;
   if (payload !== undefined) headers["content-type"] = contentType;
   return new Promise((resolve, reject) => {
@@ -64,7 +69,7 @@ export function kubeRequest<T = unknown>(
             // Keep the text: a truncated body is still worth showing in an error.
           }
         }
-        resolve({ status: res.statusCode ?? 0, body: parsed as T });
+        resolve({ status: res.statusCode ?? 0, body: parsed as T, headers: res.headers });
       });
     });
     req.end(payload);

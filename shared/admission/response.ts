@@ -2,10 +2,10 @@ import { InternalError, type AdmissionError } from "../errors.ts";
 import type { PatchOperation } from "../policy/patch.ts";
 import type { AdmissionVersion } from "./review.ts";
 
-/** What a handler decided. */
+/** What a handler decided; `auditAnnotations` are bare keys (the API server prefixes the webhook's name). */
 export type AdmissionOutcome =
-  | { allowed: true; patch?: PatchOperation[]; warnings?: string[] }
-  | { allowed: false; errors: AdmissionError[]; warnings?: string[] };
+  | { allowed: true; patch?: PatchOperation[]; warnings?: string[]; auditAnnotations?: Record<string, string> }
+  | { allowed: false; errors: AdmissionError[]; warnings?: string[]; auditAnnotations?: Record<string, string> };
 
 export interface AdmissionReviewResponse {
   apiVersion: AdmissionVersion;
@@ -17,6 +17,7 @@ export interface AdmissionReviewResponse {
     patch?: string;
     patchType?: "JSONPatch";
     warnings?: string[];
+    auditAnnotations?: Record<string, string>;
   };
 }
 
@@ -44,6 +45,9 @@ export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string
   }
   const warnings = capWarnings(outcome.warnings ?? []);
   if (warnings.length > 0) response.warnings = warnings;
+  if (outcome.auditAnnotations !== undefined && Object.keys(outcome.auditAnnotations).length > 0) {
+    response.auditAnnotations = { ...outcome.auditAnnotations };
+  }
   return { apiVersion, kind: "AdmissionReview", response };
 }
 

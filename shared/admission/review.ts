@@ -18,6 +18,15 @@ const AdmissionRequestSchema = z.looseObject({
   object: z.optional(z.unknown()),
   oldObject: z.optional(z.unknown()),
   dryRun: z.optional(z.boolean()),
+  /** Who sent the request, as the API server authenticated them (REVIEW_REQUESTING_USER reviews their `use`). */
+  userInfo: z.optional(
+    z.looseObject({
+      username: z.optional(z.string()),
+      uid: z.optional(z.string()),
+      groups: z.optional(z.array(z.string())),
+      extra: z.optional(z.record(z.string(), z.array(z.string()))),
+    }),
+  ),
 });
 
 const AdmissionReviewSchema = z.looseObject({

@@ -8,7 +8,7 @@ import { readCallerAuth } from "./caller-auth.ts";
 import { readKubeSettings, type KubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import { runtimeProblems, type Runtime } from "./runtime.ts";
-import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
+import { ENFORCEMENT_MODES, FUNCTION_NAMES, REQUESTING_USER_MODES, type EnforcementMode, type FunctionName, type RequestingUserMode } from "./variables.ts";
 
 import { ConfigurationError } from "./configuration-error.ts";
 
@@ -17,7 +17,15 @@ export { ConfigurationError, KubeConfigurationError } from "./configuration-erro
 export { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, parseKubeSettings, type CacheSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export type { Runtime } from "./runtime.ts";
-export { defaultOf, FUNCTION_NAMES, VARIABLES, type FunctionName, type VariableName } from "./variables.ts";
+export {
+  defaultOf,
+  FUNCTION_NAMES,
+  VARIABLES,
+  type EnforcementMode,
+  type FunctionName,
+  type RequestingUserMode,
+  type VariableName,
+} from "./variables.ts";
 
 /** Everything the functions read from their environment, parsed once at start-up. */
 export interface Config {
@@ -33,6 +41,8 @@ export interface Config {
   logLevel: LogLevel;
   bodyLimitBytes: number;
   maxCredSpecNames: number;
+  requestingUser: RequestingUserMode;
+  enforcement: EnforcementMode;
   defaultTimeoutMs: number;
   kube: Readonly<KubeSettings>;
 }
@@ -65,6 +75,8 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
     bodyLimitBytes: read.integer("BODY_LIMIT_BYTES"),
     maxCredSpecNames: read.integer("MAX_CREDSPECS_PER_POD"),
+    requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
+    enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
     defaultTimeoutMs: read.integer("DEFAULT_WEBHOOK_TIMEOUT_MS"),
     kube: readKubeSettings(read),
   };

@@ -67,7 +67,7 @@ export class Reader {
     return VARIABLES[name].default;
   }
 
-  oneOf<T extends string>(name: "LOG_LEVEL", allowed: readonly T[]): T {
+  oneOf<T extends string>(name: "LOG_LEVEL" | "REVIEW_REQUESTING_USER" | "ENFORCEMENT", allowed: readonly T[]): T {
     const text = this.optional(name);
     const fallback = VARIABLES[name].default as T;
     if (text === undefined) return fallback;

@@ -13,6 +13,18 @@ import { LOG_LEVELS } from "../log.ts";
 export const FUNCTION_NAMES = ["expand", "authorize"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
+/**
+ * REVIEW_REQUESTING_USER: whose `use` of a credspec authorize reviews besides the pod's service account's: nobody
+ * (`off`, the incumbent), the user who adds an ephemeral container (`ephemeral`), or the user of every pod
+ * create, update and ephemeral container that names a credspec (`always`).
+ */
+export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
+export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
+
+/** ENFORCEMENT: authorize denies (`deny`) or allows with a warning and an audit annotation (`warn`, shadow mode). */
+export const ENFORCEMENT_MODES = ["deny", "warn"] as const;
+export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
+
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 
@@ -76,6 +88,8 @@ export const VARIABLES = {
   LOG_LEVEL: { kind: "oneOf", values: LOG_LEVELS, default: "info" },
   BODY_LIMIT_BYTES: integer(8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
   MAX_CREDSPECS_PER_POD: integer(16, 1, 256),
+  REVIEW_REQUESTING_USER: { kind: "oneOf", values: REQUESTING_USER_MODES, default: "off" },
+  ENFORCEMENT: { kind: "oneOf", values: ENFORCEMENT_MODES, default: "deny" },
   DEFAULT_WEBHOOK_TIMEOUT_MS: integer(10_000, 100, 30_000),
   // The Kubernetes client.
   KUBECONFIG: text("Node: `~/.kube/config`, else the in-cluster service account", true),

@@ -2,7 +2,7 @@
  * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
  * allowed access reviews (never of denials or errors; see README.md, Caches).
  */
-import { reviewCredSpecAccess } from "./access-reviews.ts";
+import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
 import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "../config/index.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, GmsaClient } from "./gmsa-client.ts";
@@ -55,6 +55,9 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
       if (decision.allowed) access.set(key, decision);
       return decision;
     },
+    // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
+    // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
+    canUserUseCredSpec: (query, { signal }) => reviewUserCredSpecAccess(request, query, signal),
     stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };
 }

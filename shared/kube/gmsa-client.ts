@@ -17,6 +17,21 @@ export interface AccessQuery {
   credSpecName: string;
 }
 
+/** The user who sent the admission request: the AdmissionReview's `userInfo`, as the API server authenticated it. */
+export interface RequestingUser {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
+export interface UserAccessQuery {
+  namespace: string;
+  user: RequestingUser;
+  credSpecName: string;
+}
+
 export interface AccessDecision {
   allowed: boolean;
   /** The authorizer's reason or evaluation error, for the denial message; may be empty. */
@@ -35,4 +50,9 @@ export interface GmsaClient {
    * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
    */
   canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessDecision>;
+  /**
+   * The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim.
+   * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
+   */
+  canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessDecision>;
 }

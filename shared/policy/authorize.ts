@@ -43,6 +43,8 @@ export interface AuthorizeFacts {
   /** The pod's service account as reviewed ("" already turned into "default"). */
   serviceAccount: string;
   namespace: string;
+  /** The requesting user's decisions, when REVIEW_REQUESTING_USER asks for them. */
+  user?: { username: string; access: AccessFacts };
 }
 
 /**
@@ -58,14 +60,10 @@ export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): Adm
     if (credspec === undefined || access === undefined) throw new Error(`facts for credspec "${name}" were not loaded`);
     if (!access.ok) errors.push(errorAtPlaces(access.error, labels, name));
     else if (!access.value.allowed) {
-      const reason = access.value.reason === "" ? "" : ` (${truncate(access.value.reason, 160)})`;
-      errors.push(
-        new CredSpecNotAllowedError(
-          `${labels.join(", ")}: service account "${facts.serviceAccount}" in namespace "${facts.namespace}" is not allowed to use GMSACredentialSpec "${name}"${reason}`,
-          { where: { place: labels.join(", "), credSpecName: name } },
-        ),
-      );
+      const who = `service account "${facts.serviceAccount}" in namespace "${facts.namespace}"`;
+      errors.push(notAllowed(labels, who, name, access.value.reason));
     }
+    if (facts.user !== undefined) errors.push(...checkUserAccess(facts.user, name, labels));
     if (!credspec.ok) {
       errors.push(errorAtPlaces(credspec.error, labels, name));
       continue;
@@ -83,4 +81,19 @@ export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): Adm
     }
   }
   return errors;
+}
+
+/** The requesting user's refusals for credspec `name`, named at `labels` (empty: allowed). */
+export function checkUserAccess(user: NonNullable<AuthorizeFacts["user"]>, name: string, labels: string[]): AdmissionError[] {
+  const access = user.access.get(name);
+  if (access === undefined) throw new Error(`the user's access to credspec "${name}" was not loaded`);
+  if (!access.ok) return [errorAtPlaces(access.error, labels, name)];
+  return access.value.allowed ? [] : [notAllowed(labels, `user ${JSON.stringify(truncate(user.username, 253))}`, name, access.value.reason)];
+}
+
+function notAllowed(labels: string[], who: string, name: string, reason: string): CredSpecNotAllowedError {
+  const why = reason === "" ? "" : ` (${truncate(reason, 160)})`;
+  return new CredSpecNotAllowedError(`${labels.join(", ")}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, {
+    where: { place: labels.join(", "), credSpecName: name },
+  });
 }

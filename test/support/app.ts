@@ -33,7 +33,7 @@ export function createTestApp(options: TestAppOptions = {}) {
     gmsa: createFakeGmsaClient(),
     randomBytes: fixedRandomBytes,
     ...rest,
-    settings: { randomHostname: false, maxCredSpecNames: 8, ...settings },
+    settings: { randomHostname: false, maxCredSpecNames: 8, requestingUser: "off", enforcement: "deny", ...settings },
   };
   return {
     app: createApp(deps),

@@ -4,7 +4,7 @@
  * failure or hang injection.
  */
 import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../shared/errors.ts";
-import type { AccessDecision, AccessQuery, CallOptions, GmsaClient } from "../../shared/kube/gmsa-client.ts";
+import type { AccessDecision, AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/gmsa-client.ts";
 
 /** Stands for a GMSACredentialSpec that exists but has no `credspec` field. */
 export const WITHOUT_CONTENTS: unique symbol = Symbol("without contents");
@@ -14,21 +14,27 @@ export interface FakeGmsaClientOptions {
   credspecs?: Record<string, unknown>;
   /** Who may `use` what. */
   allowed?: AccessQuery[];
+  /** Which requesting users may `use` what (by username, namespace and credspec). */
+  allowedUsers?: { namespace: string; username: string; credSpecName: string }[];
   /** The authorizer's reason on a refusal. */
   denyReason?: string;
   /** Every call waits this long first (honouring the signal). */
   delayMs?: number;
   /** Thrown (as a rejection) by the named call for the named credspec; undefined lets it through. */
-  fail?: (call: "getCredSpecContents" | "canUseCredSpec", credSpecName: string) => Error | undefined;
+  fail?: (call: FakeCall, credSpecName: string) => Error | undefined;
   /** Calls never settle and ignore their signal (a hung exec plugin, say). */
   hang?: boolean;
 }
+
+type FakeCall = "getCredSpecContents" | "canUseCredSpec" | "canUserUseCredSpec";
 
 export interface FakeGmsaClient extends GmsaClient {
   /** getCredSpecContents calls per credspec name. */
   readonly contentsCalls: Map<string, number>;
   /** Every access query, in call order. */
   readonly accessQueries: AccessQuery[];
+  /** Every requesting-user access query, in call order. */
+  readonly userAccessQueries: UserAccessQuery[];
   /** All calls of both kinds. */
   callCount(): number;
   /** The most calls of either kind that were in flight at once. */
@@ -39,10 +45,11 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
   const credspecs = new Map(Object.entries(options.credspecs ?? {}));
   const contentsCalls = new Map<string, number>();
   const accessQueries: AccessQuery[] = [];
+  const userAccessQueries: UserAccessQuery[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
 
-  const settle = async (call: "getCredSpecContents" | "canUseCredSpec", name: string, { signal }: CallOptions): Promise<void> => {
+  const settle = async (call: FakeCall, name: string, { signal }: CallOptions): Promise<void> => {
     maxInFlight = Math.max(maxInFlight, ++inFlight);
     try {
       if (options.hang === true) await new Promise<never>(() => {});
@@ -57,7 +64,8 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
   return {
     contentsCalls,
     accessQueries,
-    callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length,
+    userAccessQueries,
+    callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length + userAccessQueries.length,
     maxInFlight: () => maxInFlight,
     async getCredSpecContents(name, callOptions): Promise<unknown> {
       contentsCalls.set(name, (contentsCalls.get(name) ?? 0) + 1);
@@ -72,6 +80,14 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       await settle("canUseCredSpec", query.credSpecName, callOptions);
       const allowed = (options.allowed ?? []).some(
         (a) => a.namespace === query.namespace && a.serviceAccount === query.serviceAccount && a.credSpecName === query.credSpecName,
+      );
+      return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
+    },
+    async canUserUseCredSpec(query, callOptions): Promise<AccessDecision> {
+      userAccessQueries.push(structuredClone(query));
+      await settle("canUserUseCredSpec", query.credSpecName, callOptions);
+      const allowed = (options.allowedUsers ?? []).some(
+        (a) => a.namespace === query.namespace && a.username === query.user.username && a.credSpecName === query.credSpecName,
       );
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
@@ -93,6 +109,10 @@ export function createCountingClient(): GmsaClient & { calls: number } {
       return Promise.resolve(WEBAPP1);
     },
     canUseCredSpec() {
+      client.calls++;
+      return Promise.resolve({ allowed: true, reason: "" });
+    },
+    canUserUseCredSpec() {
       client.calls++;
       return Promise.resolve({ allowed: true, reason: "" });
     },

@@ -15,6 +15,8 @@ export interface ReviewOptions {
   dryRun?: boolean;
   kind?: { group: string; version: string; kind: string };
   namespace?: string;
+  /** Who sent the request; default user "admin" in group "system:authenticated". */
+  userInfo?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
 }
 
 /** An AdmissionReview request about `object` (a CREATE of a core/v1 Pod in "ns1" unless told otherwise). */
@@ -31,7 +33,7 @@ export function buildReview(object: unknown, options: ReviewOptions = {}): Recor
       name: pod?.metadata?.name ?? "web",
       namespace: options.namespace ?? pod?.metadata?.namespace ?? "ns1",
       operation: options.operation ?? "CREATE",
-      userInfo: { username: "admin", groups: ["system:authenticated"] },
+      userInfo: options.userInfo ?? { username: "admin", groups: ["system:authenticated"] },
       object,
       ...(options.oldObject === undefined ? {} : { oldObject: options.oldObject }),
       dryRun: options.dryRun ?? false,

@@ -8,6 +8,8 @@ import { applyReplyPatch, buildReview, type ReviewOptions } from "../../support/
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const json = { "content-type": "application/json" };
+/** The audit annotations of an allowed authorize that judged credspec "webapp1". */
+const ALLOWED_WEBAPP1 = { decision: "allowed", credspecs: "webapp1" };
 
 function post(body: RequestInit["body"], headers: Record<string, string> = json): RequestInit {
   // Node needs duplex "half" to send a stream as a request body.
@@ -182,12 +184,12 @@ describe("createApp", () => {
 
     it.each(PLACES)("allows what expand made of a GMSA on the $kind", async ({ kind }) => {
       const { authorized } = await expandThenAuthorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }));
-      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true, auditAnnotations: ALLOWED_WEBAPP1 });
     });
 
     it.each([undefined, "app", "setup"])("allows what expand made of alpha annotations for %s", async (container) => {
       const { authorized, patched } = await expandThenAuthorize(buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } }));
-      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true, auditAnnotations: ALLOWED_WEBAPP1 });
       expect(patched.spec?.hostname).toMatch(/^[a-z][a-z0-9]{14}$/);
     });
 
@@ -196,7 +198,7 @@ describe("createApp", () => {
       const pod = structuredClone(oldPod);
       pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1" } } }];
       const { authorized } = await expandThenAuthorize(pod, { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: oldPod });
-      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true });
+      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true, auditAnnotations: ALLOWED_WEBAPP1 });
     });
   });
 });

@@ -25,7 +25,7 @@ function setup(handle: ReviewHandler) {
     "/expand",
     createReviewRoute("expand", handle, {
       gmsa: createFakeGmsaClient(),
-      settings: { randomHostname: false, maxCredSpecNames: 8 },
+      settings: { randomHostname: false, maxCredSpecNames: 8, requestingUser: "off", enforcement: "deny" },
       randomBytes: (n) => new Uint8Array(n),
       logger: createJsonLogger({ level: "debug", write: (l) => lines.push(l), now: () => 0 }),
       now: () => (clock += 7),

@@ -21,8 +21,9 @@ function createRegressionApp(gmsa?: GmsaClient) {
           ? Promise.reject(new CredSpecNotFoundError(`GMSACredentialSpec "${name}" does not exist`))
           : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+      canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     },
-    settings: { randomHostname: false, maxCredSpecNames: 16 },
+    settings: { randomHostname: false, maxCredSpecNames: 16, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: silentLogger,
     bodyLimitBytes: 8 * 1024 * 1024,
@@ -80,6 +81,7 @@ describe("regressions", () => {
     const buggy: GmsaClient = {
       getCredSpecContents: () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+      canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     for (const fn of FUNCTION_NAMES) {
@@ -96,6 +98,7 @@ describe("regressions", () => {
     const down: GmsaClient = {
       getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.reject(new KubeApiError("the API server answered 503 Service Unavailable")),
+      canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     const response = await send("authorize", { operation: "CREATE", object }, down);

@@ -95,6 +95,10 @@ export function createFakeGmsaClient(): GmsaClient & { calls: number } {
       const allowed = isAllowed(query.namespace, query.serviceAccount, query.credSpecName);
       return { allowed, reason: allowed ? "" : `RBAC: ${query.serviceAccount} may not use ${query.credSpecName}` };
     },
+    // The fuzzed app runs with REVIEW_REQUESTING_USER=off: a requester review would be a bug.
+    canUserUseCredSpec() {
+      return Promise.reject(new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off"));
+    },
   };
   return client;
 }

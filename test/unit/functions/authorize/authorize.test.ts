@@ -247,7 +247,7 @@ describe("authorize", () => {
 
   it("allows a pod without any GMSA reference without any API call", async () => {
     const { reply, gmsa } = await authorize(buildPod());
-    expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true });
+    expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true, auditAnnotations: { decision: "allowed" } });
     expect(gmsa.callCount()).toBe(0);
   });
 
@@ -263,7 +263,7 @@ describe("authorize", () => {
       "gives no warning for %j",
       async (user) => {
         const { reply } = await authorize(podWithGmsaAt("container", { ...expanded1, runAsUserName: user }));
-        expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true });
+        expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true, auditAnnotations: { decision: "allowed", credspecs: "webapp1" } });
       },
     );
   });

@@ -76,3 +76,51 @@ describe("canUseCredSpec", () => {
     expect(calls).toHaveLength(0);
   });
 });
+
+describe("canUserUseCredSpec", () => {
+  const user = { username: "alice@example.com", uid: "42", groups: ["devs", "system:authenticated"], extra: { scopes: ["a", "b"] } };
+  const userQuery = { namespace: "shop", user, credSpecName: "webapp01" };
+
+  it("POSTs a LocalSubjectAccessReview for the user's whole identity, never cached", async () => {
+    const { client, calls } = setup(() => json(201, { status: { allowed: true } }));
+    const cached = createKubeGmsaClient({
+      server: "https://kube.example",
+      fetch: createFakeFetch(() => json(201, { status: { allowed: true } })).fetch,
+      tokenSource: createStaticTokenSource({ token: "t" }),
+    });
+    expect(await client.canUserUseCredSpec(userQuery, call())).toEqual({ allowed: true, reason: "" });
+    expect(calls[0]?.url).toBe("https://kube.example/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews");
+    expect(calls[0]?.body).toEqual({
+      apiVersion: "authorization.k8s.io/v1",
+      kind: "LocalSubjectAccessReview",
+      metadata: { namespace: "shop" },
+      spec: {
+        user: "alice@example.com",
+        uid: "42",
+        groups: ["devs", "system:authenticated"],
+        extra: { scopes: ["a", "b"] },
+        resourceAttributes: { namespace: "shop", verb: "use", group: "windows.k8s.io", resource: "gmsacredentialspecs", name: "webapp01" },
+      },
+    });
+    await cached.canUserUseCredSpec(userQuery, call());
+    await cached.canUserUseCredSpec(userQuery, call());
+    expect(cached.stats().accessCache.size).toBe(0);
+  });
+
+  it("sends only the fields userInfo has, and reads denials as for service accounts", async () => {
+    const { client, calls } = setup(() => json(201, { status: { allowed: false, reason: "RBAC: no" } }));
+    expect(await client.canUserUseCredSpec({ ...userQuery, user: { username: "bob" } }, call())).toEqual({ allowed: false, reason: "RBAC: no" });
+    expect((calls[0]?.body as { spec: unknown }).spec).toEqual({
+      user: "bob",
+      resourceAttributes: { namespace: "shop", verb: "use", group: "windows.k8s.io", resource: "gmsacredentialspecs", name: "webapp01" },
+    });
+  });
+
+  it("refuses an empty username or impossible names before any call", async () => {
+    const { client, calls } = setup(() => json(201, { status: { allowed: true } }));
+    await expect(client.canUserUseCredSpec({ ...userQuery, user: { username: "" } }, call())).rejects.toBeInstanceOf(InvalidReviewError);
+    await expect(client.canUserUseCredSpec({ ...userQuery, namespace: "a/b" }, call())).rejects.toBeInstanceOf(InvalidReviewError);
+    await expect(client.canUserUseCredSpec({ ...userQuery, credSpecName: "X" }, call())).rejects.toBeInstanceOf(InvalidCredSpecNameError);
+    expect(calls).toHaveLength(0);
+  });
+});

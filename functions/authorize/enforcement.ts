@@ -1,0 +1,62 @@
+/**
+ * ENFORCEMENT (authorize only) and the audit annotations every pod decision carries. The API server prefixes each
+ * key with the webhook's name (`authorize.gmsa-webhooks.windows.k8s.io/would-deny`), so our keys are bare names
+ * (a qualified name's name part: at most 63 characters, no `/`), and values are strings.
+ * https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response
+ */
+import { pickStatus, type AdmissionOutcome } from "../../shared/admission/response.ts";
+import type { EnforcementMode } from "../../shared/config/index.ts";
+import type { AdmissionError } from "../../shared/errors.ts";
+
+/** Audit annotation keys, before the API server prefixes them with the webhook's name. */
+export const AUDIT_KEYS = {
+  /** `allowed`, `denied`, or (ENFORCEMENT=warn) `would-deny`. */
+  decision: "decision",
+  /** The distinct credspec names judged, comma-separated and sorted: names only, never contents; absent if none. */
+  credspecs: "credspecs",
+  /** The distinct error codes of a denial (or would-be denial). */
+  codes: "codes",
+  /** ENFORCEMENT=warn: the status, codes and places of the denial that was not enforced. */
+  wouldDeny: "would-deny",
+} as const;
+
+/** Longest audit annotation value we send: they are kept in every audit event of the request. */
+export const MAX_AUDIT_VALUE_LENGTH = 1024;
+
+/**
+ * Adds the audit annotations to a pod decision and, with `warn`, turns a denial into an allow whose warning and
+ * `would-deny` annotation say what would have been denied. Warn mode never blocks, our own failures (500)
+ * included: it runs beside an enforcing webhook (windows-gmsa) that still judges every pod.
+ */
+export function applyEnforcement(outcome: AdmissionOutcome, credSpecNames: Iterable<string>, mode: EnforcementMode): AdmissionOutcome {
+  const names = new Set(credSpecNames);
+  if (!outcome.allowed) for (const error of outcome.errors) if (error.where?.credSpecName !== undefined) names.add(error.where.credSpecName);
+  const annotations: Record<string, string> = names.size === 0 ? {} : { [AUDIT_KEYS.credspecs]: cap([...names].sort().join(",")) };
+  if (outcome.allowed) return { ...outcome, auditAnnotations: { [AUDIT_KEYS.decision]: "allowed", ...annotations } };
+
+  annotations[AUDIT_KEYS.codes] = cap([...new Set(outcome.errors.map((e) => e.code))].join(","));
+  if (mode === "deny") return { ...outcome, auditAnnotations: { [AUDIT_KEYS.decision]: "denied", ...annotations } };
+  const summary = summarize(outcome.errors);
+  return {
+    allowed: true,
+    warnings: [`ENFORCEMENT=warn: gmsa-webhooks would deny this request: ${summary}`, ...(outcome.warnings ?? [])],
+    auditAnnotations: { [AUDIT_KEYS.decision]: "would-deny", ...annotations, [AUDIT_KEYS.wouldDeny]: cap(summary) },
+  };
+}
+
+/**
+ * `403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1"); …`: codes and places only. Messages stay
+ * out: a 500's may hold internals, and places and names are what an operator needs to find the pod's problem.
+ */
+function summarize(errors: AdmissionError[]): string {
+  const parts = errors.map((e) => {
+    const place = e.where === undefined ? "" : ` at ${e.where.place}`;
+    const credspec = e.where?.credSpecName === undefined ? "" : ` (credspec "${e.where.credSpecName}")`;
+    return `${e.code}${place}${credspec}`;
+  });
+  return `${pickStatus(errors)} ${[...new Set(parts)].join("; ")}`;
+}
+
+function cap(text: string): string {
+  return text.length <= MAX_AUDIT_VALUE_LENGTH ? text : `${text.slice(0, MAX_AUDIT_VALUE_LENGTH - 1)}…`;
+}
