@@ -182,6 +182,7 @@ export function useFaultWorld(): FaultWorld {
       {
         FUNCTIONS: "expand,authorize",
         PORT: "0",
+        HOST: "127.0.0.1",
         CALLER_AUTH: "none",
         KUBECONFIG: files.kubeconfig,
         TLS_CERT_FILE: files.cert,
