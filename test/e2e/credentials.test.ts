@@ -5,6 +5,7 @@
  * cannot run exec plugins. The caches of credspecs and access reviews are off, so that every
  * review calls the API server.
  */
+import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, deleteWebhooks } from "../../infra/local/apply.ts";
@@ -80,6 +81,33 @@ describe("Node runtime: exec plugin tokens with a 20 s advertised lifetime", () 
       expect(later[fn].countFile).toBe(fresh[fn].countFile + 1);
       expect(later[fn]).toEqual({ countFile: later[fn].countFile, success: later[fn].countFile, pluginError: 0 });
     }
+  });
+});
+
+describe("Node runtime: a broken exec plugin", () => {
+  const missing = "/nonexistent/gmsa-e2e/minter.kubeconfig";
+  const stack = useNodeStack({ pluginEnv: { GMSA_MINTER_KUBECONFIG: missing } });
+
+  it("denies with a 500 naming the review uid and nothing of the plugin; the function's log line has the detail", async () => {
+    const pod = buildPod("credentials", "credentials-broken", { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+    const created = await createPod(cluster, pod, { dryRun: true });
+    expect(created.status).toBe(500);
+    const message = String(created.body.message);
+    expect(message).toContain("could not authenticate to the API server");
+    const uid = /under request uid ([0-9a-f-]{36})/.exec(message)?.[1];
+    expect(uid, message).toBeDefined();
+    for (const leak of ["gmsa exec plugin", missing, "exec-plugin.ts", "exited with"]) expect(message).not.toContain(leak);
+    const lineFor = () =>
+      readFileSync(stack().logFiles.expand, "utf8")
+        .split("\n")
+        .filter((l) => l.includes(`"uid":"${uid}"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+    // The log reaches its file through a pipe: give it a moment.
+    for (let i = 0; i < 40 && lineFor() === undefined; i++) await sleep(50);
+    const line = lineFor();
+    expect(line).toMatchObject({ function: "expand", uid, allowed: false, code: 500, errors: "ERR_CREDENTIALS" });
+    expect(String(line?.["credentials"])).toContain("gmsa exec plugin");
+    expect(String(line?.["credentials"])).toContain(missing);
   });
 });
 
