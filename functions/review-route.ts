@@ -13,6 +13,8 @@ import type { ReviewContext } from "./review-context.ts";
 
 /** Longest name from the review logged as is (Kubernetes names are at most 253 characters). */
 const MAX_LOGGED_NAME = 253;
+/** Longest credential failure detail logged. */
+const MAX_LOGGED_DETAIL = 1024;
 
 export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
 
@@ -65,6 +67,7 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
         code,
         errors: outcome.allowed ? undefined : [...new Set(outcome.errors.map((e) => e.code))].join(","),
         cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
+        credentials: outcome.allowed ? undefined : firstCredentialsDetail(outcome.errors),
         durationMs: deps.now() - started,
       });
       return c.json(reply);
@@ -77,6 +80,15 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
 /** Names from the review are user input of any length: one log line stays short. */
 function clip(text: string | undefined): string | undefined {
   return text === undefined || text.length <= MAX_LOGGED_NAME ? text : `${text.slice(0, MAX_LOGGED_NAME)}…`;
+}
+
+/**
+ * The detail of a credential failure (plugin stderr, install hint, token file, issuer, account): the reply only
+ * names the uid, so this line is where the operator reads it. Clipped, as every field of the line.
+ */
+function firstCredentialsDetail(errors: { code: string; message: string }[]): string | undefined {
+  const message = errors.find((e) => e.code === "ERR_CREDENTIALS")?.message;
+  return message === undefined || message.length <= MAX_LOGGED_DETAIL ? message : `${message.slice(0, MAX_LOGGED_DETAIL)}…`;
 }
 
 /**

@@ -12,6 +12,7 @@ export type AdmissionErrorCode =
   | "ERR_CREDSPEC_NOT_ALLOWED"
   | "ERR_CONTENTS_WITHOUT_NAME"
   | "ERR_CONTENTS_NOT_JSON"
+  | "ERR_DUPLICATE_CREDSPEC_KEY"
   | "ERR_CONTENTS_MISMATCH"
   | "ERR_NAME_WITHOUT_CONTENTS"
   | "ERR_ANNOTATION_CONFLICT"
@@ -98,6 +99,15 @@ export class ContentsWithoutNameError extends AdmissionError {
 /** `gmsaCredentialSpec` is not valid JSON (422). */
 export class ContentsNotJsonError extends AdmissionError {
   override readonly code = "ERR_CONTENTS_NOT_JSON";
+  override readonly status = 422;
+}
+
+/**
+ * `gmsaCredentialSpec` (or the alpha contents annotation) writes one object key twice at some depth (422): JSON.parse
+ * keeps the last, so the contents could compare equal to the credspec while the node reads the other.
+ */
+export class DuplicateCredSpecKeyError extends AdmissionError {
+  override readonly code = "ERR_DUPLICATE_CREDSPEC_KEY";
   override readonly status = 422;
 }
 

@@ -44,6 +44,8 @@ export interface FunctionKubeconfigOptions {
   lifetimeSeconds?: number | undefined;
   /** File that gets one line per plugin run (see `GMSA_EXEC_PLUGIN_COUNT_FILE`). */
   countFile?: string;
+  /** More `exec.env` entries, after ours (a test breaks the plugin with a minter kubeconfig that is not there). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function writeFunctionKubeconfig(
     env.push({ name: "GMSA_EXEC_PLUGIN_LIFETIME_SECONDS", value: String(options.lifetimeSeconds) });
   }
   if (options.countFile !== undefined) env.push({ name: "GMSA_EXEC_PLUGIN_COUNT_FILE", value: options.countFile });
+  for (const [name, value] of Object.entries(options.env ?? {})) env.push({ name, value });
   return writeKubeconfig({
     path: options.path,
     server: cluster.server,

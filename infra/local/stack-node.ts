@@ -19,6 +19,8 @@ const NODE_ENTRY = fileURLToPath(new URL("../../functions/node/index.ts", import
 export interface NodeFunctionOptions {
   /** Advertised lifetime of the exec plugin's tokens, in seconds (see exec-plugin.ts). */
   lifetimeSeconds?: number;
+  /** More environment for the exec plugin, through the kubeconfig's `exec.env`. */
+  pluginEnv?: Record<string, string>;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
     path: join(dir, `${fn}.kubeconfig`),
     countFile,
     ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),
+    ...(options.pluginEnv === undefined ? {} : { env: options.pluginEnv }),
   });
   const port = await freePort();
   const env = functionEnv(launch, {

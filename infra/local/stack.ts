@@ -46,6 +46,8 @@ export interface StartFunctionsOptions {
    * lifetime makes the plugin run again after about 15 s. Default: the token's real lifetime.
    */
   lifetimeSeconds?: number;
+  /** Node only: more environment for the exec plugin (its kubeconfig's `exec.env`), e.g. to break it. */
+  pluginEnv?: Record<string, string>;
   /** Parent folder of the stack's temporary folder; default the OS temp folder. */
   dir?: string;
   /**
@@ -133,8 +135,11 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
     });
     if (options.runtime === "node") {
       for (const fn of FUNCTION_NAMES) {
-        const lifetime = options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds };
-        started.push(await startNodeFunction(launch(fn), lifetime));
+        const nodeOptions = {
+          ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),
+          ...(options.pluginEnv === undefined ? {} : { pluginEnv: options.pluginEnv }),
+        };
+        started.push(await startNodeFunction(launch(fn), nodeOptions));
         recordProcessGroup(target, started.at(-1)!.process.pid);
       }
     } else {

@@ -83,7 +83,9 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
   }
-  problems.push(...runtimeProblems(config, runtime));
+  // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: no rule judges it.
+  const modeChosen = read.optional("CALLER_AUTH") === config.callerAuth.mode;
+  problems.push(...runtimeProblems(config, runtime).filter((problem) => modeChosen || !problem.startsWith("CALLER_AUTH=")));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
 }
 

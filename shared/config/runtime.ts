@@ -24,9 +24,30 @@ function platformMtls(): string {
   );
 }
 
+/** The runtimes' names, for messages. */
+const RUNTIME_NAMES: Record<Runtime, string> = { node: "the Node server", workers: "Cloudflare Workers", lambda: "AWS Lambda", azure: "Azure Functions" };
+
+/** Addresses only this machine can reach: the one place where no caller authentication is acceptable. */
+function isLoopback(host: string | undefined): boolean {
+  return host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
+}
+
+function noneOffLoopback(host: string | undefined, runtime: Runtime): string {
+  const where =
+    runtime === "node"
+      ? `the Node server listens on ${host === undefined ? "every interface (HOST is unset)" : `"${host}"`}`
+      : `${RUNTIME_NAMES[runtime]} is reachable from the network`;
+  return (
+    `CALLER_AUTH=none lets anyone who reaches the function in, and ${where}: none is accepted only by the Node ` +
+    `server listening on loopback (HOST=127.0.0.1, ::1 or localhost); choose ${runtime === "node" ? "bearer, jwt, path or mtls" : "bearer, jwt or path"}`
+  );
+}
+
 type RuntimeRule = (config: Omit<Config, "runtime">, runtime: Runtime) => string | undefined;
 
 const RULES: readonly RuntimeRule[] = [
+  (config, runtime) =>
+    config.callerAuth.mode === "none" && (runtime !== "node" || !isLoopback(config.host)) ? noneOffLoopback(config.host, runtime) : undefined,
   (config, runtime) => (config.callerAuth.mode === "mtls" && runtime !== "node" ? MTLS_ELSEWHERE[runtime] : undefined),
   (config, runtime) =>
     config.callerAuth.mode === "mtls" && runtime === "node" && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)

@@ -131,6 +131,17 @@ export const VARIABLES = {
 } as const satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
+
+/**
+ * Variables an exec plugin never inherits from the function's environment: every `secret` one (caller secrets,
+ * JWT_PRIVATE_KEY, a kubeconfig given inline) and every caller-authentication setting, none of which a credential
+ * plugin has any use for. A kubeconfig's own `exec.env` may still set them, explicitly.
+ */
+export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
+  Object.entries(VARIABLES as Record<string, Variable>)
+    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true))
+    .map(([name]) => name),
+);
 type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
 export type IntegerName = NamesOf<"integer">;
 /** Integer variables that have a default: what a factory may take its own default from. */

@@ -3,6 +3,7 @@
  * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
  */
 import * as z from "zod/mini";
+import { WITHHELD_FROM_PLUGINS } from "../config/variables.ts";
 import "../zod-english.ts";
 
 /** The ExecCredential version client-go prefers: the one our kubeconfigs ask plugins for. */
@@ -116,7 +117,10 @@ export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | und
   return { kind: "ExecCredential", apiVersion: config.apiVersion, spec };
 }
 
-/** The plugin's environment: `baseEnv` (the process's), then the config's `env`, then `KUBERNETES_EXEC_INFO`. */
+/**
+ * The plugin's environment: `baseEnv` (the process's) without our own secrets and caller-authentication settings
+ * ({@link WITHHELD_FROM_PLUGINS}), then the config's `env`, then `KUBERNETES_EXEC_INFO`.
+ */
 export function buildPluginEnv(
   config: ExecConfig,
   cluster: ExecClusterInfo | undefined,
@@ -124,7 +128,7 @@ export function buildPluginEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(baseEnv)) {
-    if (value !== undefined) env[name] = value;
+    if (value !== undefined && !WITHHELD_FROM_PLUGINS.has(name)) env[name] = value;
   }
   for (const { name, value } of config.env) env[name] = value;
   env["KUBERNETES_EXEC_INFO"] = JSON.stringify(buildExecInfo(config, cluster));

@@ -49,7 +49,8 @@ export interface AuthorizeFacts {
 
 /**
  * Judges the planned references against the loaded facts: every credspec must exist with contents, the service
- * account must be allowed to `use` it, and inlined contents must equal it. Returns every refusal (empty: allowed).
+ * account must be allowed to `use` it, and inlined contents must equal it (compared only once access is granted).
+ * Returns every refusal (empty: allowed).
  */
 export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): AdmissionError[] {
   const errors: AdmissionError[] = [];
@@ -68,6 +69,9 @@ export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): Adm
       errors.push(errorAtPlaces(credspec.error, labels, name));
       continue;
     }
+    // Contents are compared only for a credspec the service account may use: the differing keys of any other would
+    // let a pod author confirm guessed values of a credspec they may not read, one by one (issue 14, section 3).
+    if (!access.ok || !access.value.allowed) continue;
     for (const ref of plan.refs) {
       if (ref.name !== name || ref.contents === undefined) continue;
       const comparison = compareCredSpecContents(ref.contents, credspec.value);

@@ -1,12 +1,14 @@
 import {
   ContentsNotJsonError,
   ContentsWithoutNameError,
+  DuplicateCredSpecKeyError,
   InvalidCredSpecNameError,
   NameWithoutContentsError,
   TooManyReferencesError,
   type AdmissionError,
 } from "../errors.ts";
 import { isJson } from "./contents.ts";
+import { findDuplicateKey } from "./duplicate-keys.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference } from "./references.ts";
 
@@ -34,7 +36,7 @@ export function checkReferenceCount(names: Set<string>, maxNames: number): Admis
 
 /**
  * The checks authorize makes without any fact from the API server: contents need a name, contents must be
- * JSON, a name needs contents (expand fills them; their absence means expand did not run).
+ * JSON without a repeated object key, a name needs contents (expand fills them; their absence means expand did not run).
  */
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
@@ -44,7 +46,17 @@ export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
       errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
     } else if (ref.contents !== undefined && !isJson(ref.contents)) {
       errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, { where }));
-    } else if (ref.contents === undefined && ref.name !== undefined) {
+    } else if (ref.contents !== undefined) {
+      const scan = findDuplicateKey(ref.contents);
+      if (scan.kind === "duplicate") {
+        errors.push(
+          new DuplicateCredSpecKeyError(
+            `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
+            { where },
+          ),
+        );
+      }
+    } else if (ref.name !== undefined) {
       errors.push(
         new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, { where }),
       );

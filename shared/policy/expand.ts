@@ -1,5 +1,6 @@
 import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
+import { findDuplicateKey } from "./duplicate-keys.ts";
 import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 import { listReferences, matchAnnotationsToPlaces, toReference, type AnnotatedPlace } from "./references.ts";
@@ -130,7 +131,9 @@ function expandAnnotations(out: Pod, pairs: AnnotatedPlace[], contentsFor: (name
     annotations[annotation.contentsKey] ??= contents;
     const options = windowsOptionsAt(out, place.path);
     options.gmsaCredentialSpecName ??= annotation.name;
-    options.gmsaCredentialSpec ??= annotation.contents ?? contents;
+    // Contents that repeat a key are never copied into the field: authorize refuses them on the annotation.
+    const given = annotation.contents !== undefined && findDuplicateKey(annotation.contents).kind === "unique" ? annotation.contents : undefined;
+    options.gmsaCredentialSpec ??= given ?? contents;
   }
 }
 

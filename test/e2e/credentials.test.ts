@@ -5,9 +5,10 @@
  * cannot run exec plugins. The caches of credspecs and access reviews are off, so that every
  * review calls the API server.
  */
+import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, deleteWebhooks } from "../../infra/local/apply.ts";
+import { applyBaseInfra, applyWebhooks, deleteWebhooks } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
 import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
@@ -80,6 +81,47 @@ describe("Node runtime: exec plugin tokens with a 20 s advertised lifetime", () 
       expect(later[fn].countFile).toBe(fresh[fn].countFile + 1);
       expect(later[fn]).toEqual({ countFile: later[fn].countFile, success: later[fn].countFile, pluginError: 0 });
     }
+  });
+});
+
+describe("Node runtime: a broken exec plugin", () => {
+  const missing = "/nonexistent/gmsa-e2e/minter.kubeconfig";
+  let stack: FunctionsStack | undefined;
+  beforeAll(async () => {
+    stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: NO_CACHES, pluginEnv: { GMSA_MINTER_KUBECONFIG: missing } });
+    // Registered without applyFunctionsWebhooks' wait, which needs a review to pass: none can here.
+    await applyWebhooks(cluster, { expandUrl: stack.expandBaseUrl, authorizeUrl: stack.authorizeBaseUrl, caBundlePem: cluster.caPem });
+  });
+  afterAll(async () => {
+    await deleteWebhooks(cluster);
+    await stack?.stop();
+  });
+
+  it("denies with a 500 naming the review uid and nothing of the plugin; the function's log line has the detail", async () => {
+    const pod = buildPod("credentials", "credentials-broken", { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+    // The configuration reaches the admission plugin through an informer: until then the pod is not reviewed.
+    let created = await createPod(cluster, pod, { dryRun: true });
+    for (let i = 0; i < 150 && created.status !== 500; i++) {
+      await sleep(200);
+      created = await createPod(cluster, pod, { dryRun: true });
+    }
+    expect(created.status).toBe(500);
+    const message = String(created.body.message);
+    expect(message).toContain("could not authenticate to the API server");
+    const uid = /under request uid ([0-9a-f-]{36})/.exec(message)?.[1];
+    expect(uid, message).toBeDefined();
+    for (const leak of ["gmsa exec plugin", missing, "exec-plugin.ts", "exited with"]) expect(message).not.toContain(leak);
+    const lineFor = () =>
+      readFileSync(stack!.logFiles.expand, "utf8")
+        .split("\n")
+        .filter((l) => l.includes(`"uid":"${uid}"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+    // The log reaches its file through a pipe: give it a moment.
+    for (let i = 0; i < 40 && lineFor() === undefined; i++) await sleep(50);
+    const line = lineFor();
+    expect(line).toMatchObject({ function: "expand", uid, allowed: false, code: 500, errors: "ERR_CREDENTIALS" });
+    expect(String(line?.["credentials"])).toContain("gmsa exec plugin");
+    expect(String(line?.["credentials"])).toContain(missing);
   });
 });
 

@@ -148,6 +148,28 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       expect(created.body.message).toContain('"webapp01"');
     });
 
+    it("refuses preset contents that repeat a key (422), naming the place and the key path", async () => {
+      // JSON.parse keeps the last copy, so this compares equal to webapp01 while the node would read both.
+      const smuggled = `{"ActiveDirectoryConfig":${JSON.stringify((webapp02 as Record<string, unknown>)["ActiveDirectoryConfig"])},${JSON.stringify(webapp01).slice(1)}`;
+      const created = await createPod(cluster, pod("repeated-key", { containers: [container("app", { gmsaCredentialSpecName: "webapp01", gmsaCredentialSpec: smuggled })] }));
+      expect(created.status).toBe(422);
+      expect(created.body.message).toContain('container "app"');
+      expect(created.body.message).toContain('repeat the key "ActiveDirectoryConfig"');
+      expect((await getPod(cluster, `${runtime}-repeated-key`)).status).toBe(404);
+    });
+
+    it("refuses a service account that may not use the credspec (403) without telling how its contents differ", async () => {
+      const guessed = JSON.stringify({ ...(webapp01 as Record<string, unknown>), DomainJoinConfig: { Guess: "x" } });
+      const created = await createPod(
+        cluster,
+        pod("guess", { serviceAccountName: "default", windowsOptions: { gmsaCredentialSpecName: "webapp01", gmsaCredentialSpec: guessed } }),
+      );
+      expect(created.status).toBe(403);
+      expect(created.body.message).toMatch(/service account "default".*"webapp01"/);
+      expect(created.body.message).not.toContain("DomainJoinConfig");
+      expect(created.body.message).not.toContain("differ");
+    });
+
     it("refuses contents without a name (422)", async () => {
       const created = await createPod(cluster, pod("contents-only", { windowsOptions: { gmsaCredentialSpec: JSON.stringify(webapp01) } }));
       expect(created.status).toBe(422);

@@ -212,9 +212,9 @@ describe("caller authentication in the Worker build, every mode", () => {
     expect((await w.dispatchFetch("https://worker.example/expand", { method: "POST" })).status).toBe(503);
   });
 
-  it("none: must be chosen explicitly, and then lets every caller in", async () => {
+  it("none: refused on Workers (503), which are reachable from the network; unset is refused too", async () => {
     const w = worker("expand", { ...bearerOff, CALLER_AUTH: "none" });
-    expect((await review(w, "/expand", buildReview(pod), null)).status).toBe(200);
+    expect((await review(w, "/expand", buildReview(pod), null)).status).toBe(503);
     const unset = worker("expand", { ...bearerOff, CALLER_AUTH: "" });
     expect((await unset.dispatchFetch("https://worker.example/expand", { method: "POST" })).status).toBe(503);
   });

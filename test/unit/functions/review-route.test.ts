@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createReviewCounters } from "../../../functions/metrics.ts";
 import { createReviewRoute, type ReviewHandler } from "../../../functions/review-route.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import { CredSpecNotAllowedError, KubeApiError } from "../../../shared/errors.ts";
+import { CredentialsError, CredSpecNotAllowedError, KubeApiError } from "../../../shared/errors.ts";
 import type { AppEnv } from "../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../shared/log.ts";
@@ -57,6 +57,17 @@ describe("createReviewRoute", () => {
     const log = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
     expect(log).toMatchObject({ level: "warn", msg: "review", uid: "uid-7", allowed: false, code: 500, errors: "ERR_INTERNAL", cause: "RangeError" });
     expect(lines.join("\n")).not.toContain("secret internals");
+  });
+
+  it("answers a credential failure with the uid only, and logs its detail on the review's line", async () => {
+    const detail = 'exec plugin "/opt/bin/kubelogin" exited with code 1: AADSTS700016 tenant 0000-1111';
+    const { send, lines } = setup(() => Promise.reject(new CredentialsError(detail)));
+    const reply = await send(buildReview(buildPod(), { uid: "uid-9" }));
+    expect(reply.response).toMatchObject({ uid: "uid-9", allowed: false, status: { code: 500, reason: "InternalError" } });
+    expect(reply.response.status?.message).toContain("could not authenticate to the API server");
+    expect(reply.response.status?.message).toContain("uid-9");
+    expect(JSON.stringify(reply)).not.toContain("kubelogin");
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ uid: "uid-9", errors: "ERR_CREDENTIALS", credentials: detail });
   });
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {

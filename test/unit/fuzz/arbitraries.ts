@@ -41,7 +41,21 @@ export function contentsFor(name: string): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((extra) => JSON.stringify({ ...(own as object), Extra: extra })) },
     { weight: 1, arbitrary: fc.constantFrom("{", "", "null", "[]", '{"__proto__":{"CmsPlugins":[]}}', `${JSON.stringify(own)} `) },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+    { weight: 2, arbitrary: repeatedKey(own) },
   );
+}
+
+/**
+ * The credspec's own text with one key written twice, somewhere: the first copy (spelled plainly or escaped) holds
+ * another value and JSON.parse keeps the last, so the parsed value still equals the credspec (issue 14, section 2).
+ */
+function repeatedKey(own: unknown): fc.Arbitrary<string> {
+  const text = JSON.stringify(own);
+  const keys = [...text.matchAll(/"([A-Za-z]+)":/g)].map((m) => ({ at: m.index, key: m[1] ?? "" }));
+  return fc.tuple(fc.constantFrom(...keys), fc.boolean(), fc.jsonValue({ maxDepth: 1 })).map(([{ at, key }, escaped, other]) => {
+    const spelled = escaped ? `\\u${key.charCodeAt(0).toString(16).padStart(4, "0")}${key.slice(1)}` : key;
+    return `${text.slice(0, at)}"${spelled}":${JSON.stringify(other)},${text.slice(at)}`;
+  });
 }
 
 /** What a pod's GMSA references hold: the names they use, and contents for a name (none: names only). */

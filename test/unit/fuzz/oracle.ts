@@ -78,6 +78,7 @@ function judgeCreate(pod: Obj, subject: { namespace: string; serviceAccount: str
     if (ref.name === undefined && ref.contents === undefined) continue;
     if (ref.name === undefined) return `${ref.where}: contents without a name`;
     if (ref.contents === undefined) return `${ref.where}: name without contents`;
+    if (repeatsAKey(ref.contents)) return `${ref.where}: contents repeat a key`;
     names.add(ref.name);
     const expected = knownContents(ref.name);
     if (expected === undefined) return `${ref.where}: credspec ${ref.name} unknown or unreadable`;
@@ -251,4 +252,61 @@ function jsonTextsEqual(a: string, b: string): boolean {
   const pa = parse(a);
   const pb = parse(b);
   return pa.ok && pb.ok && canonical(pa.value) === canonical(pb.value);
+}
+
+// eslint-disable-next-line no-control-regex -- JSON forbids raw control characters in strings
+const TOKEN = /[ \t\n\r]*(?:([{}[\],:])|("(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))/y;
+
+/**
+ * True when `text` is JSON in which some object names one key twice (after unescaping). Read token by token with a
+ * recursive descent of its own, never through JSON.parse of the whole text (which keeps the last key silently).
+ * Text that is not JSON gives false: the other rules refuse it.
+ */
+function repeatsAKey(text: string): boolean {
+  const tokens: string[] = [];
+  let end = 0;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m !== null; m = TOKEN.exec(text)) {
+    tokens.push(m[1] ?? m[2] ?? m[3] ?? "");
+    end = TOKEN.lastIndex;
+  }
+  if (!/^[ \t\n\r]*$/.test(text.slice(end))) return false;
+  let at = 0;
+  let repeated = false;
+  const value = (depth: number): boolean => {
+    if (depth > 10_000) return false;
+    const token = tokens[at++];
+    if (token === "{") {
+      const seen: string[] = [];
+      if (tokens[at] === "}") {
+        at++;
+        return true;
+      }
+      for (;;) {
+        const key = tokens[at++];
+        if (key?.startsWith('"') !== true || tokens[at++] !== ":") return false;
+        const unescaped = JSON.parse(key) as string;
+        if (seen.includes(unescaped)) repeated = true;
+        seen.push(unescaped);
+        if (!value(depth + 1)) return false;
+        const next = tokens[at++];
+        if (next === "}") return true;
+        if (next !== ",") return false;
+      }
+    }
+    if (token === "[") {
+      if (tokens[at] === "]") {
+        at++;
+        return true;
+      }
+      for (;;) {
+        if (!value(depth + 1)) return false;
+        const next = tokens[at++];
+        if (next === "]") return true;
+        if (next !== ",") return false;
+      }
+    }
+    return token !== undefined && !"{}[],:".includes(token);
+  };
+  return value(0) && at === tokens.length && repeated;
 }

@@ -6,6 +6,7 @@ import { silentLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import { createTestApp } from "../../support/app.ts";
 import type { Reply } from "./contract.ts";
+import { mustRefuse } from "./oracle.ts";
 import { CREDSPECS } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
@@ -42,6 +43,16 @@ const gmsa = (name: string, contents?: string) => ({
 });
 
 describe("regressions", () => {
+  it("denies contents whose first copy of a repeated key names another gMSA (422), and the oracle requires it", async () => {
+    const smuggled = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other"}]},${WEBAPP1.slice(1)}`;
+    const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", smuggled) }] } };
+    const response = await send("authorize", { operation: "CREATE", object });
+    expect(response.status).toMatchObject({ code: 422 });
+    expect(response.status?.message).toContain('repeat the key "ActiveDirectoryConfig"');
+    const review = { request: { kind: { group: "", kind: "Pod" }, operation: "CREATE", namespace: "team-a", object } };
+    expect(mustRefuse(review, { maxCredSpecNames: 16 })).toMatch(/contents repeat a key/);
+  });
+
   it("denies an ephemeral container that reuses an existing container's name (400): it hid from the update check", async () => {
     const old = { spec: { containers: [{ name: "web" }], ephemeralContainers: [{ name: "debug", ...gmsa("webapp1", WEBAPP1) }] } };
     const object = structuredClone(old);

@@ -9,6 +9,7 @@ const expected: [new (message: string, options?: errors.AdmissionErrorOptions) =
   [errors.CredSpecNotAllowedError, "ERR_CREDSPEC_NOT_ALLOWED", 403],
   [errors.ContentsWithoutNameError, "ERR_CONTENTS_WITHOUT_NAME", 422],
   [errors.ContentsNotJsonError, "ERR_CONTENTS_NOT_JSON", 422],
+  [errors.DuplicateCredSpecKeyError, "ERR_DUPLICATE_CREDSPEC_KEY", 422],
   [errors.ContentsMismatchError, "ERR_CONTENTS_MISMATCH", 422],
   [errors.NameWithoutContentsError, "ERR_NAME_WITHOUT_CONTENTS", 422],
   [errors.AnnotationConflictError, "ERR_ANNOTATION_CONFLICT", 422],

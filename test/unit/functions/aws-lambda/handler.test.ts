@@ -112,6 +112,12 @@ describe("createLambdaHandler", () => {
     expect(errors[0]).toContain("LOG_LEVEL");
   });
 
+  it("answers 503 to CALLER_AUTH=none, whatever HOST says: a Lambda is reachable from the network", async () => {
+    const { handler, errors } = await lambda({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined, HOST: "127.0.0.1" });
+    expect((await handler(reviewEvent(functionUrlEvent, "expand"), lambdaContext)).statusCode).toBe(503);
+    expect(errors.join("\n")).toContain("CALLER_AUTH=none lets anyone who reaches the function in, and AWS Lambda is reachable");
+  });
+
   it("answers 503 when the kubeconfig cannot be loaded, naming the file in the log", async () => {
     const { handler, errors } = await lambda({ KUBECONFIG: "/nonexistent/gmsa/kubeconfig" });
     expect((await handler(restApiEvent({ method: "GET", path: "/healthz" }), lambdaContext)).statusCode).toBe(503);

@@ -97,4 +97,10 @@ describe("createAzureHandler", () => {
     expect(errors[0]).toContain("CALLER_AUTH is not set");
     expect(errors[0]).not.toContain(CALLER_TOKEN);
   });
+
+  it("answers 503 to CALLER_AUTH=none: an Azure function is reachable from the network", async () => {
+    const { call, errors } = await azure({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined });
+    expect((await call(reviewRequest("expand"))).status).toBe(503);
+    expect(errors.join("\n")).toContain("CALLER_AUTH=none lets anyone who reaches the function in, and Azure Functions is reachable");
+  });
 });

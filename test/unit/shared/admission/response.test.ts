@@ -8,6 +8,7 @@ import {
 } from "../../../../shared/admission/response.ts";
 import {
   ContentsMismatchError,
+  CredentialsError,
   CredSpecNotAllowedError,
   CredSpecNotFoundError,
   GmsaChangedError,
@@ -25,6 +26,17 @@ describe("buildAdmissionResponse", () => {
       kind: "AdmissionReview",
       response: { uid, allowed: true },
     });
+  });
+
+  it("tells a credential failure as a generic 500 naming the uid, never its detail (plugin stderr, paths, ARNs)", () => {
+    const detail = 'exec plugin "/opt/bin/aws" exited with code 255: arn:aws:iam::123456789012:role/gmsa, token file /var/run/secrets/t';
+    const error = new CredentialsError(detail).withContext('reading GMSACredentialSpec "webapp1"', { place: "pod", credSpecName: "webapp1" });
+    const status = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [error] }).response.status;
+    expect(status).toMatchObject({ code: 500, reason: "InternalError" });
+    expect(status?.message).toBe(
+      `pod: the GMSA webhook could not authenticate to the API server while checking credspec "webapp1", so it fails closed (its log has the cause under request uid ${uid})`,
+    );
+    for (const leak of ["/opt/bin/aws", "123456789012", "/var/run", "exited"]) expect(status?.message).not.toContain(leak);
   });
 
   it("carries a non-empty patch as base64 JSON with patchType JSONPatch", () => {

@@ -40,11 +40,34 @@ describe("parseConfig", () => {
   });
 
   it("accepts none when set explicitly", () => {
-    expect(callerAuthOf({ CALLER_AUTH: "none" })).toEqual({ mode: "none" });
+    expect(callerAuthOf({ CALLER_AUTH: "none", HOST: "127.0.0.1" })).toEqual({ mode: "none" });
+  });
+
+  it.each(["127.0.0.1", "127.1.2.3", "::1", "localhost"])("accepts none on the Node server listening on loopback (HOST=%s)", (host) => {
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: host }))).toEqual([]);
+  });
+
+  it.each([undefined, "0.0.0.0", "::", "10.0.0.5", "example.com", "127.0.0.1.example.com"])("refuses none on the Node server listening on %s", (host) => {
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", ...(host === undefined ? {} : { HOST: host }) }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^CALLER_AUTH=none lets anyone who reaches the function in, and the Node server listens on /);
+    expect(problems[0]).toContain(host === undefined ? "every interface (HOST is unset)" : `"${host}"`);
+    expect(problems[0]).toContain("HOST=127.0.0.1, ::1 or localhost");
+  });
+
+  it.each([
+    ["workers", "Cloudflare Workers"],
+    ["lambda", "AWS Lambda"],
+    ["azure", "Azure Functions"],
+  ] as const)("refuses none on %s, whatever HOST says", (runtime, name) => {
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, { runtime }));
+    expect(problems).toEqual([
+      `CALLER_AUTH=none lets anyone who reaches the function in, and ${name} is reachable from the network: none is accepted only by the Node server listening on loopback (HOST=127.0.0.1, ::1 or localhost); choose bearer, jwt or path`,
+    ]);
   });
 
   it("reports a variable of another mode: a protection the operator thinks is on but is not", () => {
-    expect(problemsOf(parseConfig({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: TOKEN, CALLER_AUTH_PATH_SECRET: PATH_SECRET }))).toEqual([
+    expect(problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: "::1", CALLER_AUTH_TOKENS: TOKEN, CALLER_AUTH_PATH_SECRET: PATH_SECRET }))).toEqual([
       'CALLER_AUTH_TOKENS is set but CALLER_AUTH is "none": unset it',
       'CALLER_AUTH_PATH_SECRET is set but CALLER_AUTH is "none": unset it',
     ]);

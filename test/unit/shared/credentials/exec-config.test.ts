@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
+import { VARIABLES, WITHHELD_FROM_PLUGINS } from "../../../../shared/config/variables.ts";
 import { buildExecInfo, buildPluginEnv, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { createExecTokenSource } from "../../../../shared/credentials/exec-credential.ts";
 import { pluginPath } from "../../../support/exec-plugins.ts";
@@ -77,6 +78,26 @@ describe("KUBERNETES_EXEC_INFO", () => {
       { A: "process", B: "process", C: undefined },
     );
     expect(env).toEqual({ A: "config", B: "process", KUBERNETES_EXEC_INFO: JSON.stringify(buildExecInfo({ ...base, provideClusterInfo: false }, undefined)) });
+  });
+
+  it("env: never our secrets or caller-authentication settings, unless the kubeconfig's env sets them", () => {
+    const ours = {
+      CALLER_AUTH: "bearer",
+      CALLER_AUTH_TOKENS: "t0ken",
+      CALLER_AUTH_JWT_SECRET: "s",
+      CALLER_AUTH_PATH_SECRET: "p",
+      CALLER_AUTH_JWT_ISSUER: "https://issuer.example",
+      JWT_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----",
+      KUBECONFIG: "apiVersion: v1",
+    };
+    const env = buildPluginEnv(
+      { ...base, provideClusterInfo: false, env: [{ name: "KUBECONFIG", value: "/explicit" }] },
+      undefined,
+      { ...ours, HOME: "/home/fn", PATH: "/usr/bin", AWS_REGION: "eu-west-1" },
+    );
+    expect(Object.keys(env).sort()).toEqual(["AWS_REGION", "HOME", "KUBECONFIG", "KUBERNETES_EXEC_INFO", "PATH"]);
+    expect(env["KUBECONFIG"]).toBe("/explicit");
+    expect(WITHHELD_FROM_PLUGINS).toEqual(new Set([...Object.keys(ours), ...Object.keys(VARIABLES).filter((n) => n.startsWith("CALLER_AUTH_"))]));
   });
 
   it("reaches the plugin exactly as built", async () => {

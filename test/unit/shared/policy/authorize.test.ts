@@ -111,6 +111,33 @@ describe("decideAuthorize", () => {
     expect(errors[0]?.message).toContain(label);
   });
 
+  it.each(PLACES)("denies the $kind whose service account may not use the credspec without comparing its contents (403)", ({ kind }) => {
+    const plan = planAuthorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }), options);
+    for (const access of [false, new KubeApiError("review failed")]) {
+      const errors = decideAuthorize(plan, authorizeFacts({ webapp1: WEBAPP1_CREDSPEC }, { webapp1: access }));
+      expect(errors.map((e) => e.code)).toEqual([access === false ? "ERR_CREDSPEC_NOT_ALLOWED" : "ERR_KUBE_API"]);
+      expect(errors.map((e) => e.message).join()).not.toContain("MachineAccountName");
+      expect(errors.map((e) => e.message).join()).not.toContain("differ");
+    }
+  });
+
+  it("refuses contents whose repeated key would hide another gMSA behind an equal parse (422)", () => {
+    const real = inlined(WEBAPP1_CREDSPEC);
+    const smuggled = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other","Scope":"x"}]},${real.slice(1)}`;
+    expect(JSON.parse(smuggled)).toEqual(WEBAPP1_CREDSPEC);
+    const plan = planAuthorize(podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: smuggled }), options);
+    expect(plan.errors.map((e) => [e.code, e.status, e.where?.place])).toEqual([["ERR_DUPLICATE_CREDSPEC_KEY", 422, "pod"]]);
+    expect(plan.errors[0]?.message).toContain('"ActiveDirectoryConfig"');
+    expect(plan.names.size).toBe(0);
+  });
+
+  it("refuses an alpha contents annotation that repeats a key (422)", () => {
+    const keys = annotationKeys();
+    const pod = buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: '{"a":1,"a":1}' }, windowsOptions: expanded1 });
+    const errors = planAuthorize(pod, options).errors;
+    expect(errors.map((e) => [e.code, e.where?.place])).toContainEqual(["ERR_DUPLICATE_CREDSPEC_KEY", `annotation "${keys.nameKey}"`]);
+  });
+
   it("denies with both the access refusal and the missing credspec", () => {
     const plan = planAuthorize(podWithGmsaAt("pod", expanded1), options);
     const errors = decideAuthorize(plan, authorizeFacts({ webapp1: new CredSpecNotFoundError("not found") }, { webapp1: false }));

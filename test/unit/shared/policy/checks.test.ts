@@ -42,6 +42,19 @@ describe("checkContentsShape", () => {
     expect(errors[0]?.message).not.toContain("{oops");
   });
 
+  it.each(PLACES)("refuses contents on the $kind that repeat a key at any depth (422), naming place and key path", ({ label }) => {
+    const errors = checkContentsShape([ref(label, "webapp1", '{"DomainJoinConfig":{"Sid":"S-1","Sid":"S-2"}}')]);
+    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_DUPLICATE_CREDSPEC_KEY", 422]]);
+    expect(errors[0]?.message).toContain(label);
+    expect(errors[0]?.message).toContain('"DomainJoinConfig.Sid"');
+    expect(errors[0]?.message).not.toContain("S-2");
+    expect(errors[0]?.where).toEqual({ place: label, credSpecName: "webapp1" });
+  });
+
+  it("counts escaped and plain spellings of one key as a repeat", () => {
+    expect(checkContentsShape([ref("pod", "webapp1", '{"a\\u0062":1,"ab":2}')]).map((e) => e.code)).toEqual(["ERR_DUPLICATE_CREDSPEC_KEY"]);
+  });
+
   it.each(PLACES)("refuses a name without contents on the $kind (422)", ({ label }) => {
     const errors = checkContentsShape([ref(label, "webapp1", undefined)]);
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_NAME_WITHOUT_CONTENTS", 422]]);

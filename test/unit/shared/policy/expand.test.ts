@@ -139,6 +139,16 @@ describe("expandPod", () => {
     expect(windowsOptionsAt(out, kind)).toEqual({ gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) });
   });
 
+  it("never copies a contents annotation that repeats a key into the field: the field gets the credspec, authorize refuses the annotation", () => {
+    const keys = annotationKeys();
+    const repeated = `{"CmsPlugins":[],${inlined(WEBAPP1_CREDSPEC).slice(1)}`;
+    const pod = buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: repeated } });
+    const { pod: out, errors } = expandPod(pod, facts({ webapp1: WEBAPP1_CREDSPEC }), options);
+    expect(errors).toEqual([]);
+    expect(out.metadata?.annotations?.[keys.contentsKey]).toBe(repeated);
+    expect(windowsOptionsAt(out, "pod")).toEqual({ gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) });
+  });
+
   describe("hostname", () => {
     it.each(PLACES)("sets the given hostname on a pod with a GMSA on the $kind", ({ kind }) => {
       const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" });

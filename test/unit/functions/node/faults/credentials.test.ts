@@ -76,7 +76,7 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     const denied = await webhook.review(fn);
     const failure = /exec plugin ".+" exited with code 1: error: the identity provider is unavailable/;
     const message = expectDenied(world, webhook, denied, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
-    expect(denied.reply.response.status?.message).toContain(`exec plugin "${process.execPath}"`);
+    expect(webhook.logFor(denied.uid)?.["credentials"]).toContain(`exec plugin "${process.execPath}"`);
     expect(webhook.pluginRuns()).toBe(2);
 
     const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));

@@ -182,6 +182,7 @@ export function useFaultWorld(): FaultWorld {
       {
         FUNCTIONS: "expand,authorize",
         PORT: "0",
+        HOST: "127.0.0.1",
         CALLER_AUTH: "none",
         KUBECONFIG: files.kubeconfig,
         TLS_CERT_FILE: files.cert,
@@ -282,15 +283,25 @@ export function expectDenied(world: FaultWorld, webhook: Webhook, result: Review
   expect(result.reply).toMatchObject({ kind: "AdmissionReview", response: { uid: result.uid, allowed: false } });
   const text = result.reply.response.status?.message ?? "";
   expect(result.reply.response.status?.code, text).toBe(expected.code);
-  expect(text).toMatch(expected.message);
+  const log = webhook.logFor(result.uid);
+  if (expected.errors.includes("ERR_CREDENTIALS")) {
+    // A credential failure's detail (plugin stderr, install hint, paths) is the log line's, never the pod author's.
+    expect(text).toContain(`could not authenticate to the API server`);
+    expect(text).toContain(`under request uid ${result.uid}`);
+    expect(text).not.toContain(process.execPath);
+    expect(text).not.toMatch(expected.message);
+    expect(String(log?.["credentials"])).toMatch(expected.message);
+  } else {
+    expect(text).toMatch(expected.message);
+  }
   for (const token of world.api.seenTokens()) expect(text).not.toContain(token);
   expect(text).not.toContain("decoy-stdout-secret");
   expect(text).not.toMatch(/\n\s*at |\.ts:\d+|file:\/\//);
   expect(result.ms).toBeLessThan(BUDGET_MS + SLACK_MS);
-  const log = webhook.logFor(result.uid);
   expect(log).toMatchObject({ allowed: false, code: expected.code });
   expect(String(log?.["errors"]).split(",").sort()).toEqual([...expected.errors].sort());
-  return text.replaceAll(process.execPath, "<node>");
+  const shown = expected.errors.includes("ERR_CREDENTIALS") ? `${text} [log: ${String(log?.["credentials"])}]` : text;
+  return shown.replaceAll(process.execPath, "<node>");
 }
 
 /** Allowed; expand's patch inlines the credspec, authorize lets the pod through unchanged. */
