@@ -64,14 +64,15 @@ export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): Adm
       const who = `service account "${facts.serviceAccount}" in namespace "${facts.namespace}"`;
       errors.push(notAllowed(labels, who, name, access.value.reason));
     }
-    if (facts.user !== undefined) errors.push(...checkUserAccess(facts.user, name, labels));
+    const userErrors = facts.user === undefined ? [] : checkUserAccess(facts.user, name, labels);
+    errors.push(...userErrors);
     if (!credspec.ok) {
       errors.push(errorAtPlaces(credspec.error, labels, name));
       continue;
     }
-    // Contents are compared only for a credspec the service account may use: the differing keys of any other would
-    // let a pod author confirm guessed values of a credspec they may not read, one by one (issue 14, section 3).
-    if (!access.ok || !access.value.allowed) continue;
+    // Contents are compared only for a credspec the service account (and, when reviewed, the requesting user) may
+    // use: the differing keys of any other would let a pod author confirm guessed values one by one.
+    if (!access.ok || !access.value.allowed || userErrors.length > 0) continue;
     for (const ref of plan.refs) {
       if (ref.name !== name || ref.contents === undefined) continue;
       const comparison = compareCredSpecContents(ref.contents, credspec.value);

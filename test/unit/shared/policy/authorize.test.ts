@@ -121,6 +121,17 @@ describe("decideAuthorize", () => {
     }
   });
 
+  it("denies a requesting user who may not use the credspec without comparing its contents (403)", () => {
+    const plan = planAuthorize(podWithGmsaAt("container", { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }), options);
+    const facts = authorizeFacts({ webapp1: WEBAPP1_CREDSPEC }, { webapp1: true });
+    const denied = decideAuthorize(plan, { ...facts, user: { username: "alice", access: authorizeFacts({}, { webapp1: false }).access } });
+    expect(denied.map((e) => e.code)).toEqual(["ERR_CREDSPEC_NOT_ALLOWED"]);
+    expect(denied[0]?.message).toContain('user "alice"');
+    expect(denied.map((e) => e.message).join()).not.toContain("MachineAccountName");
+    const allowed = decideAuthorize(plan, { ...facts, user: { username: "alice", access: authorizeFacts({}, { webapp1: true }).access } });
+    expect(allowed.map((e) => e.code)).toEqual(["ERR_CONTENTS_MISMATCH"]);
+  });
+
   it("refuses contents whose repeated key would hide another gMSA behind an equal parse (422)", () => {
     const real = inlined(WEBAPP1_CREDSPEC);
     const smuggled = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other","Scope":"x"}]},${real.slice(1)}`;
