@@ -46,6 +46,11 @@ export interface TextVariable {
   documented: string;
   default?: string;
   secret?: boolean;
+  /**
+   * Set by the platform for the workload's own identity (Lambda's AWS keys, App Service's identity header): secret in
+   * messages, but an exec plugin such as `aws eks get-token` needs it, so plugins inherit it.
+   */
+  platform?: boolean;
 }
 
 export type Variable =
@@ -56,6 +61,7 @@ export type Variable =
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
 
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
+const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
 const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
 const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
@@ -117,11 +123,11 @@ export const VARIABLES = {
   EKS_REGION: text("`AWS_REGION`, else `AWS_DEFAULT_REGION`"),
   AWS_REGION: text("set by Lambda"),
   AWS_DEFAULT_REGION: text("set by Lambda"),
-  AWS_ACCESS_KEY_ID: text("set by Lambda", true),
-  AWS_SECRET_ACCESS_KEY: text("set by Lambda", true),
-  AWS_SESSION_TOKEN: text("set by Lambda", true),
+  AWS_ACCESS_KEY_ID: platformSecret("set by Lambda"),
+  AWS_SECRET_ACCESS_KEY: platformSecret("set by Lambda"),
+  AWS_SESSION_TOKEN: platformSecret("set by Lambda"),
   IDENTITY_ENDPOINT: text("set by App Service and Azure Functions"),
-  IDENTITY_HEADER: text("set by App Service and Azure Functions", true),
+  IDENTITY_HEADER: platformSecret("set by App Service and Azure Functions"),
   AKS_CLIENT_ID: text("`AZURE_CLIENT_ID`, else the system-assigned identity"),
   AZURE_CLIENT_ID: text("the system-assigned identity"),
   AKS_SERVER_ID: textDefault(AKS_SERVER_APP_ID),
@@ -135,11 +141,12 @@ export type VariableName = keyof typeof VARIABLES;
 /**
  * Variables an exec plugin never inherits from the function's environment: every `secret` one (caller secrets,
  * JWT_PRIVATE_KEY, a kubeconfig given inline) and every caller-authentication setting, none of which a credential
- * plugin has any use for. A kubeconfig's own `exec.env` may still set them, explicitly.
+ * plugin has any use for. The platform's own identity (`platform`) is passed on: it is what a plugin such as
+ * `aws eks get-token` signs with. A kubeconfig's own `exec.env` may still set any of them, explicitly.
  */
 export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
   Object.entries(VARIABLES as Record<string, Variable>)
-    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true))
+    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
     .map(([name]) => name),
 );
 type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];

@@ -76,7 +76,9 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
   // broken as one that fails, and must not be run once per request.
   let freshRejections = 0;
 
-  const deadlineError = (): Error => new DeadlineExceededError(`${describe}: no credential before the deadline`);
+  // A credential failure like any other (issue 14, section 3): the pod author gets the generic 500, the log the source.
+  const deadlineError = (): Error =>
+    new CredentialsError(`${describe}: no credential before the deadline`, { cause: new DeadlineExceededError("the review's deadline passed") });
 
   async function refresh(signal: AbortSignal | undefined): Promise<Credential> {
     try {

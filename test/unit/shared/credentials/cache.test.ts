@@ -39,7 +39,9 @@ describe("createCredentialCache", () => {
           setTimeout(() => resolve({ token: "t" }), 200);
         }),
     });
-    await expect(cache.getCredential({ signal: AbortSignal.timeout(20) })).rejects.toBeInstanceOf(DeadlineExceededError);
+    const late = await cache.getCredential({ signal: AbortSignal.timeout(20) }).catch((error: unknown) => error);
+    expect(late).toBeInstanceOf(CredentialsError);
+    expect((late as Error).cause).toBeInstanceOf(DeadlineExceededError);
     await expect(cache.getCredential()).resolves.toEqual({ token: "t" });
     expect(loads).toBe(2);
   });

@@ -90,12 +90,14 @@ describe("KUBERNETES_EXEC_INFO", () => {
       JWT_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----",
       KUBECONFIG: "apiVersion: v1",
     };
+    // The platform's identity for the workload: `aws eks get-token` or `gmsa-webhooks token` as a plugin needs it.
+    const platform = { AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "k", AWS_SESSION_TOKEN: "s", IDENTITY_HEADER: "h" };
     const env = buildPluginEnv(
       { ...base, provideClusterInfo: false, env: [{ name: "KUBECONFIG", value: "/explicit" }] },
       undefined,
-      { ...ours, HOME: "/home/fn", PATH: "/usr/bin", AWS_REGION: "eu-west-1" },
+      { ...ours, ...platform, HOME: "/home/fn", PATH: "/usr/bin", AWS_REGION: "eu-west-1" },
     );
-    expect(Object.keys(env).sort()).toEqual(["AWS_REGION", "HOME", "KUBECONFIG", "KUBERNETES_EXEC_INFO", "PATH"]);
+    expect(Object.keys(env).sort()).toEqual([...Object.keys(platform), "AWS_REGION", "HOME", "KUBECONFIG", "KUBERNETES_EXEC_INFO", "PATH"].sort());
     expect(env["KUBECONFIG"]).toBe("/explicit");
     expect(WITHHELD_FROM_PLUGINS).toEqual(new Set([...Object.keys(ours), ...Object.keys(VARIABLES).filter((n) => n.startsWith("CALLER_AUTH_"))]));
   });

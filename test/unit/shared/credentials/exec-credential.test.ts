@@ -150,7 +150,8 @@ describe("exec token source: failures", () => {
     const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 3_000 });
     const started = Date.now();
     const error = await failure(tokens.getCredential({ signal: AbortSignal.timeout(300) }));
-    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error.cause).toBeInstanceOf(DeadlineExceededError);
     expect(Date.now() - started).toBeLessThan(1_500);
     // The shared run still ends by its own timeout.
     expect(await eventually(() => tokens.counters().timeout === 1, 6_000)).toBe(true);

@@ -85,7 +85,9 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     const { client } = await nodeClient(server, "hang-with-child", { PID_FILE: path.join(dir, "pid") }, { EXEC_TIMEOUT_MS: "2000" });
     const started = Date.now();
     const error = await client.getCredSpecContents("webapp01", call(300)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error).toBeInstanceOf(CredentialsError);
+    // The request's context wraps the token source's error, whose cause is the deadline.
+    expect(((error as Error).cause as Error).cause).toBeInstanceOf(DeadlineExceededError);
     expect((error as Error).message).toMatch(/^reading GMSACredentialSpec "webapp01": exec plugin .* no credential before the deadline$/);
     expect(Date.now() - started).toBeLessThan(1_500);
   });
