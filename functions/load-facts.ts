@@ -8,24 +8,21 @@ export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signa
   return loadEach(names, signal, (name) => client.getCredSpecContents(name, { signal }));
 }
 
-/** Reviews `use` of each credspec once for the pod's service account, all concurrently. */
+/**
+ * Reviews `use` of each credspec once for `subject`, all concurrently: the pod's service account, or the requesting
+ * user (REVIEW_REQUESTING_USER).
+ */
 export function loadAccess(
   client: GmsaClient,
-  subject: { namespace: string; serviceAccount: string },
+  subject: { namespace: string; serviceAccount: string } | { namespace: string; user: RequestingUser },
   names: Iterable<string>,
   signal: AbortSignal,
 ): Promise<AccessFacts> {
-  return loadEach<AccessDecision>(names, signal, (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, { signal }));
-}
-
-/** Reviews `use` of each credspec once for the requesting user, all concurrently. */
-export function loadUserAccess(
-  client: GmsaClient,
-  subject: { namespace: string; user: RequestingUser },
-  names: Iterable<string>,
-  signal: AbortSignal,
-): Promise<AccessFacts> {
-  return loadEach<AccessDecision>(names, signal, (credSpecName) => client.canUserUseCredSpec({ ...subject, credSpecName }, { signal }));
+  return loadEach<AccessDecision>(names, signal, (credSpecName) =>
+    "user" in subject
+      ? client.canUserUseCredSpec({ ...subject, credSpecName }, { signal })
+      : client.canUseCredSpec({ ...subject, credSpecName }, { signal }),
+  );
 }
 
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {

@@ -9,7 +9,7 @@ import { listReferences, type GmsaReference } from "../../shared/policy/referenc
 import { checkUpdate } from "../../shared/policy/update.ts";
 import { isNewEphemeralContainer, listOptionsPlaces, type OptionsPlace } from "../../shared/policy/walk.ts";
 import { listRunAsUserWarnings } from "../../shared/policy/warnings.ts";
-import { loadAccess, loadCredSpecs, loadUserAccess } from "../load-facts.ts";
+import { loadAccess, loadCredSpecs } from "../load-facts.ts";
 import type { ReviewContext, ReviewSettings } from "../review-context.ts";
 import { applyEnforcement } from "./enforcement.ts";
 
@@ -58,7 +58,7 @@ async function judgePod(request: AdmissionRequest, ctx: ReviewContext, names: Se
   const [credspecs, access, userAccess] = await Promise.all([
     loadCredSpecs(ctx.gmsa, plan.names, ctx.signal),
     loadAccess(ctx.gmsa, subject, plan.names, ctx.signal),
-    user === undefined ? undefined : loadUserAccess(ctx.gmsa, { namespace, user }, plan.names, ctx.signal),
+    user === undefined ? undefined : loadAccess(ctx.gmsa, { namespace, user }, plan.names, ctx.signal),
   ]);
   const errors = decideAuthorize(plan, {
     credspecs,
@@ -79,7 +79,7 @@ async function judgeUpdateRequester(request: AdmissionRequest, ctx: ReviewContex
   for (const name of used) names.add(name);
   if (ctx.settings.requestingUser !== "always" || used.size === 0) return { allowed: true };
   const user = requestingUser(request);
-  const access = await loadUserAccess(ctx.gmsa, { namespace: request.namespace ?? "default", user }, used, ctx.signal);
+  const access = await loadAccess(ctx.gmsa, { namespace: request.namespace ?? "default", user }, used, ctx.signal);
   const facts = { username: user.username, access };
   const errors = [...used].flatMap((name) => checkUserAccess(facts, name, refs.filter((ref) => ref.name === name).map((ref) => ref.label)));
   return errors.length > 0 ? { allowed: false, errors } : { allowed: true };

@@ -5,7 +5,7 @@ import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credsp
 import { buildCredSpecResources } from "../../shared/credspec/render.ts";
 import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
 import { parseCredSpecArgs } from "./credspec-args.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
+import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
 import { CREDSPEC_USAGE } from "./usage.ts";
 
 const PREFIX = "gmsa-webhooks credspec";
@@ -17,16 +17,8 @@ const PREFIX = "gmsa-webhooks credspec";
  */
 export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCredSpecArgs(argv);
-  if (!parsed.ok) {
-    for (const error of parsed.errors) io.stderr(`${PREFIX}: ${error}\n`);
-    io.stderr(`Run 'gmsa-webhooks credspec --help' for usage.\n`);
-    return EXIT_USAGE;
-  }
+  if (!parsed.ok || parsed.args.help) return answerUsage("credspec", parsed, CREDSPEC_USAGE, io);
   const { args } = parsed;
-  if (args.help) {
-    io.stdout(CREDSPEC_USAGE);
-    return EXIT_OK;
-  }
 
   const source = args.input === "-" ? "stdin" : args.input;
   let bytes: Uint8Array;

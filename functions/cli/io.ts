@@ -17,6 +17,25 @@ export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
 
+/**
+ * What every command answers before its own work: the usage errors of a wrong command line (EXIT_USAGE, on stderr
+ * with a pointer to --help), or its help (EXIT_OK, on stdout).
+ */
+export function answerUsage(
+  command: string,
+  parsed: { ok: false; errors: readonly string[] } | { ok: true; args: { help: boolean } },
+  usage: string,
+  io: CliIo,
+): number {
+  if (parsed.ok) {
+    io.stdout(usage);
+    return EXIT_OK;
+  }
+  for (const error of parsed.errors) io.stderr(`gmsa-webhooks ${command}: ${error}\n`);
+  io.stderr(`Run 'gmsa-webhooks ${command} --help' for usage.\n`);
+  return EXIT_USAGE;
+}
+
 /** The real process: standard streams, the file system and the environment. */
 export function createProcessIo(): CliIo {
   return {

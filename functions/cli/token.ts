@@ -3,7 +3,7 @@ import { createCloudTokenSource } from "../../shared/credentials/cloud-token-sou
 import { EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
 import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
+import { answerUsage, EXIT_INVALID, EXIT_OK, type CliIo } from "./io.ts";
 import { parseTokenArgs, type TokenArgs } from "./token-args.ts";
 import { TOKEN_USAGE } from "./usage.ts";
 
@@ -73,16 +73,8 @@ function describeFailure(error: unknown): string {
  */
 export async function runTokenCommand(argv: readonly string[], io: CliIo, deps: TokenCommandDeps = {}): Promise<number> {
   const parsed = parseTokenArgs(argv);
-  if (!parsed.ok) {
-    for (const error of parsed.errors) io.stderr(`${PREFIX}: ${error}\n`);
-    io.stderr(`Run 'gmsa-webhooks token --help' for usage.\n`);
-    return EXIT_USAGE;
-  }
+  if (!parsed.ok || parsed.args.help) return answerUsage("token", parsed, TOKEN_USAGE, io);
   const { args } = parsed;
-  if (args.help) {
-    io.stdout(TOKEN_USAGE);
-    return EXIT_OK;
-  }
   const prefix = `${PREFIX} ${args.provider}`;
   try {
     const source = buildTokenSource(args, io.env, deps);

@@ -6,7 +6,7 @@
  */
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
-import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString } from "./token-endpoint.ts";
+import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
 /** The application id of "Azure Kubernetes Service AAD Server", the audience every AKS cluster with Entra ID accepts. */
@@ -15,7 +15,7 @@ export const AKS_SERVER_APP_ID = "6dae42f8-4368-4678-94ff-3960e28e3630";
 export const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
 
 /** Options of {@link createAzureManagedIdentityTokenSource}. */
-export interface AzureManagedIdentityTokenSourceOptions {
+export interface AzureManagedIdentityTokenSourceOptions extends TokenEndpointSourceOptions {
   /** The app's `IDENTITY_ENDPOINT`, e.g. `http://127.0.0.1:41741/MSI/token/`. */
   endpoint: string;
   /** The app's `IDENTITY_HEADER`, sent as `X-IDENTITY-HEADER`: a secret, never logged. */
@@ -24,14 +24,6 @@ export interface AzureManagedIdentityTokenSourceOptions {
   clientId?: string | undefined;
   /** The token's audience. Default {@link AKS_SERVER_APP_ID}. */
   resource?: string | undefined;
-  /** Give up on the endpoint after this long, 1 to 60000. Default 5000. */
-  timeoutMs?: number;
-  /** Default: the global fetch. */
-  fetch?: typeof fetch | undefined;
-  /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  refreshSkewMs?: number | undefined;
 }
 
 const DESCRIBE = "Azure managed identity endpoint";

@@ -6,26 +6,18 @@
  */
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
-import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString } from "./token-endpoint.ts";
+import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
 /** Where Google's runtimes serve their metadata. Google's client libraries take `GCE_METADATA_HOST` instead. */
 export const GCP_METADATA_HOST = "metadata.google.internal";
 
 /** Options of {@link createGcpMetadataTokenSource}. */
-export interface GcpMetadataTokenSourceOptions {
+export interface GcpMetadataTokenSourceOptions extends TokenEndpointSourceOptions {
   /** `host` or `host:port` of the metadata server. Default {@link GCP_METADATA_HOST}. */
   host?: string | undefined;
   /** The service account's email or `default` (the runtime's own). Default `default`. */
   serviceAccount?: string;
-  /** Give up on the metadata server after this long, 1 to 60000. Default 5000. */
-  timeoutMs?: number;
-  /** Default: the global fetch. */
-  fetch?: typeof fetch | undefined;
-  /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  refreshSkewMs?: number | undefined;
 }
 
 const DESCRIBE = "Google metadata server";

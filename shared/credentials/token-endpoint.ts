@@ -20,6 +20,18 @@ export interface TokenEndpointRequest {
   responseHeader?: { name: string; value: string };
 }
 
+/** What every token endpoint source (Azure managed identity, Google metadata server) takes besides its own settings. */
+export interface TokenEndpointSourceOptions {
+  /** Give up on the endpoint after this long, 1 to 60000. Default {@link DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Default: the global fetch. */
+  fetch?: typeof fetch | undefined;
+  /** As `shareInFlight` of the credential cache (cache.ts): true on Node, false on Workers. */
+  shareInFlight: boolean;
+  now?: (() => number) | undefined;
+  refreshSkewMs?: number | undefined;
+}
+
 /** Default of every token endpoint source's `timeoutMs`. */
 export const DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;
 
