@@ -166,12 +166,17 @@ describe("the Worker's JWTs through the real API server's JWT authenticator", ()
       expect(await jwtFailures()).toBe(failuresBefore + counted);
     });
 
-    it("makes the review a fail-closed 500 naming the refused credential, without token or key text", async () => {
+    it("makes the review a fail-closed 500 that says authentication failed; the log names the refusal; no token or key text", async () => {
       const answer = await sendReview(await startAuthorizeWorker(env));
       expect(answer.allowed).toBe(false);
       expect(answer.status?.code).toBe(500);
-      expect(answer.status?.message).toMatch(/401.*rejected our credential/);
+      // The pod author learns what failed and where its detail is (README, What a denial does not tell).
+      expect(answer.status?.message).toMatch(/could not authenticate to the API server.*request uid/);
       expect(answer.status?.message).not.toMatch(/eyJ|PRIVATE KEY/);
+      const log = join(dir, `authorize-${count}.log`);
+      const refusal = /401.*rejected our credential/;
+      await waitFor("the review's log line", 10_000, [], async () => refusal.test(await readFile(log, "utf8")));
+      expect(await readFile(log, "utf8")).not.toMatch(/eyJ|PRIVATE KEY/);
     });
   });
 });
