@@ -5,13 +5,17 @@
  */
 import { open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { JWT_USERNAME_PREFIX, jwtSubject } from "../../infra/local/jwt-issuer-server.ts";
 import { AUDIT_POLICY } from "../../infra/local/server-flags.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 
-/** The functions' identities (infra/rbac/). */
-export const FUNCTION_USERS = {
-  expand: "system:serviceaccount:gmsa-webhooks:gmsa-expand",
-  authorize: "system:serviceaccount:gmsa-webhooks:gmsa-authorize",
-} as const;
+/**
+ * The identities a function calls the API server as: its service account on Node (infra/rbac/), the username the
+ * local JWT authenticator maps its minted JWTs to on Workers.
+ */
+export function functionUsers(fn: FunctionName): string[] {
+  return [`system:serviceaccount:gmsa-webhooks:gmsa-${fn}`, `${JWT_USERNAME_PREFIX}${jwtSubject(fn)}`];
+}
 
 /**
  * The local cluster's policy (pods at Metadata, infra/local/server-flags.ts) plus the two calls the
@@ -83,10 +87,8 @@ export function openAuditLog(file: string): AuditLog {
 }
 
 /** The function's credspec reads and access reviews in `counts`. */
-export function functionCalls(counts: CallCounts, fn: keyof typeof FUNCTION_USERS): { credspecReads: number; accessReviews: number } {
-  const byUser = counts.get(FUNCTION_USERS[fn]);
-  return {
-    credspecReads: byUser?.get("get gmsacredentialspecs") ?? 0,
-    accessReviews: byUser?.get("create localsubjectaccessreviews") ?? 0,
-  };
+export function functionCalls(counts: CallCounts, fn: FunctionName): { credspecReads: number; accessReviews: number } {
+  const byUser = functionUsers(fn).map((user) => counts.get(user));
+  const sum = (call: string): number => byUser.reduce((total, calls) => total + (calls?.get(call) ?? 0), 0);
+  return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
 }
