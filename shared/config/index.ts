@@ -84,8 +84,8 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
     problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
   }
   // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: no rule judges it.
-  const modeChosen = read.optional("CALLER_AUTH") === config.callerAuth.mode;
-  problems.push(...runtimeProblems(config, runtime).filter((problem) => modeChosen || !problem.startsWith("CALLER_AUTH=")));
+  const placeholders = new Set(read.optional("CALLER_AUTH") === config.callerAuth.mode ? [] : ["CALLER_AUTH"]);
+  problems.push(...runtimeProblems(config, runtime, placeholders));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
 }
 

@@ -43,19 +43,34 @@ function noneOffLoopback(host: string | undefined, runtime: Runtime): string {
   );
 }
 
-type RuntimeRule = (config: Omit<Config, "runtime">, runtime: Runtime) => string | undefined;
+interface RuntimeRule {
+  /** The variable whose value the rule judges. */
+  variable: "CALLER_AUTH";
+  check(config: Omit<Config, "runtime">, runtime: Runtime): string | undefined;
+}
 
 const RULES: readonly RuntimeRule[] = [
-  (config, runtime) =>
-    config.callerAuth.mode === "none" && (runtime !== "node" || !isLoopback(config.host)) ? noneOffLoopback(config.host, runtime) : undefined,
-  (config, runtime) => (config.callerAuth.mode === "mtls" && runtime !== "node" ? MTLS_ELSEWHERE[runtime] : undefined),
-  (config, runtime) =>
-    config.callerAuth.mode === "mtls" && runtime === "node" && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)
-      ? "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE"
-      : undefined,
+  {
+    variable: "CALLER_AUTH",
+    check: (config, runtime) =>
+      config.callerAuth.mode === "none" && (runtime !== "node" || !isLoopback(config.host)) ? noneOffLoopback(config.host, runtime) : undefined,
+  },
+  { variable: "CALLER_AUTH", check: (config, runtime) => (config.callerAuth.mode === "mtls" && runtime !== "node" ? MTLS_ELSEWHERE[runtime] : undefined) },
+  {
+    variable: "CALLER_AUTH",
+    check: (config, runtime) =>
+      config.callerAuth.mode === "mtls" && runtime === "node" && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)
+        ? "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE"
+        : undefined,
+  },
 ];
 
-/** The problems of `config` on `runtime`, in rule order. */
-export function runtimeProblems(config: Omit<Config, "runtime">, runtime: Runtime): string[] {
-  return RULES.map((rule) => rule(config, runtime)).filter((problem) => problem !== undefined);
+/**
+ * The problems of `config` on `runtime`, in rule order. Rules about a variable in `placeholders` are skipped: its
+ * value in `config` is a stand-in for one already reported as missing or invalid, not a choice to judge.
+ */
+export function runtimeProblems(config: Omit<Config, "runtime">, runtime: Runtime, placeholders: ReadonlySet<string> = new Set()): string[] {
+  return RULES.filter((rule) => !placeholders.has(rule.variable))
+    .map((rule) => rule.check(config, runtime))
+    .filter((problem) => problem !== undefined);
 }
