@@ -178,7 +178,8 @@ describe("createEksTokenSource", () => {
     const source = createEksTokenSource({ cluster: "c", region: "eu-west-1", credentials: CREDENTIALS, shareInFlight: false, now: () => T0 });
     const [a, b] = await Promise.all([source.getCredential(), source.getCredential()]);
     expect(a).toEqual(b);
-    expect(await source.getCredential()).toBe(b);
+    // Either concurrent presign may settle last and be the one kept; a later caller gets that object, not a new one.
+    expect([a, b]).toContain(await source.getCredential());
   });
 
   it("reports a signing failure as a CredentialsError without the keys", async () => {
