@@ -1,9 +1,9 @@
 /**
- * The manifests the Helm chart shares with the kustomize bases: infra/crd, infra/rbac and
- * infra/webhooks are the one source; the chart cannot read outside its folder (`.Files.Get`), so it
+ * The manifests the Helm chart shares with the kustomize bases: infra/crd, infra/rbac,
+ * infra/webhooks and infra/policy are the one source; the chart cannot read outside its folder (`.Files.Get`), so it
  * carries byte-identical copies in infra/helm/gmsa-webhooks/files/, and its templates take the CRD,
- * the RBAC rules and the webhooks' rules, namespaceSelector and matchConditions from them, never
- * from text of their own. A unit test fails when a copy differs from its source.
+ * the RBAC rules, the webhooks' rules, namespaceSelector and matchConditions, and the optional
+ * ValidatingAdmissionPolicy from them, never from text of their own. A unit test fails when a copy differs from its source.
  *
  * CLI: `node infra/helm/chart-files.ts` rewrites the copies after an edit of the sources.
  */
@@ -18,6 +18,8 @@ export const SHARED_MANIFESTS = [
   "rbac/authorize.yaml",
   "webhooks/expand.yaml",
   "webhooks/authorize.yaml",
+  "policy/policy.yaml",
+  "policy/binding.yaml",
 ] as const;
 
 /** The chart's folder. */

@@ -81,6 +81,7 @@ const VALUE_SETS: Record<string, Record<string, unknown>> = {
   "external, bearer, private CA": {
     mode: "external",
     external: { caBundle: CA_BUNDLE, expand: { url: "https://10.0.0.5:8443" }, authorize: { url: "https://10.0.0.5:8443" } },
+    policy: { install: true },
   },
 };
 
@@ -233,6 +234,15 @@ describe("one source with the kustomize bases", () => {
     const theirs = crd[0]!;
     expect(ours.spec).toEqual(theirs.spec);
     expect(ours.metadata["annotations"]).toEqual({ ...(theirs.metadata["annotations"] as object), "helm.sh/resource-policy": "keep" });
+  });
+
+  it("installs the ValidatingAdmissionPolicy and binding of infra/policy when policy.install is set", async () => {
+    const policy = await kustomize("policy");
+    const objects = rendered.get("external, bearer, private CA")!;
+    for (const kind of ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]) {
+      expect(find(objects, kind, "gmsa-webhooks.windows.k8s.io").spec).toEqual(find(policy, kind, "gmsa-webhooks.windows.k8s.io").spec);
+    }
+    expect(ofKind(rendered.get("external, path")!, "ValidatingAdmissionPolicy")).toEqual([]);
   });
 
   it("changes only what its values say: opt-out of the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
