@@ -245,15 +245,21 @@ describe("one source with the kustomize bases", () => {
     expect(ofKind(rendered.get("external, path")!, "ValidatingAdmissionPolicy")).toEqual([]);
   });
 
-  it("changes only what its values say: opt-out of the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
+  it("changes only what its values say: more namespace expressions, the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
     const objects = await helm.template(RELEASE, NAMESPACE, {
       ...IN_CLUSTER,
       crd: { install: false },
-      webhooks: { excludeReleaseNamespace: true, failurePolicy: "Ignore", timeoutSeconds: 5 },
+      webhooks: {
+        excludeReleaseNamespace: true,
+        failurePolicy: "Ignore",
+        timeoutSeconds: 5,
+        extraNamespaceSelectorExpressions: [{ key: "pilot", operator: "In", values: ["true"] }],
+      },
     });
     const webhook = webhookOf(objects, "authorize");
     expect(webhook.namespaceSelector.matchExpressions).toEqual([
       { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] },
+      { key: "pilot", operator: "In", values: ["true"] },
       { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [NAMESPACE] },
     ]);
     expect(webhook).toMatchObject({ failurePolicy: "Ignore", timeoutSeconds: 5 });
