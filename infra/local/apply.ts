@@ -51,6 +51,8 @@ export interface KubeObject {
 const PLURALS: Record<string, { plural: string; namespaced: boolean }> = {
   "v1/Namespace": { plural: "namespaces", namespaced: false },
   "v1/ServiceAccount": { plural: "serviceaccounts", namespaced: true },
+  "v1/Service": { plural: "services", namespaced: true },
+  "discovery.k8s.io/v1/EndpointSlice": { plural: "endpointslices", namespaced: true },
   "apiextensions.k8s.io/v1/CustomResourceDefinition": { plural: "customresourcedefinitions", namespaced: false },
   "rbac.authorization.k8s.io/v1/ClusterRole": { plural: "clusterroles", namespaced: false },
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": { plural: "clusterrolebindings", namespaced: false },

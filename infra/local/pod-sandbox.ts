@@ -1,0 +1,140 @@
+/**
+ * A pod for the local cluster, which has no kubelet: our server run in a network namespace of its own
+ * (pod-network.ts), with a pod IP the API server reaches, the environment and volumes a container would get, and
+ * the `kubernetes` Service reachable at its ClusterIP (kubernetes-service.ts). What kube-proxy and the endpoints
+ * controller would do is the caller's: it writes the EndpointSlice (service-endpoints.ts), and kube-apiserver with
+ * `--enable-aggregator-routing` calls a webhook's Service at that slice's address.
+ *
+ * ```ts
+ * const sandbox = await startPodSandbox(cluster);
+ * await sandbox.startContainer({ name: "authorize", command: nodeBinary(), args: [NODE_ENTRY], env, volumes });
+ * // ... apply a Service and pointServiceAt(admin, { ..., ip: sandbox.podIp })
+ * await sandbox.stop();
+ * ```
+ *
+ * Needs root. Everything (processes, namespace, veth pair, folder) is removed by `stop()`, at exit, on signals,
+ * and by the reaper when the test process is killed outright.
+ */
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { REPO_ROOT } from "../repo-root.ts";
+import type { LocalClusterInfo } from "./cluster.ts";
+import { startKubernetesService, type KubernetesServiceForwarder } from "./kubernetes-service.ts";
+import { nodeBinary } from "./node-binary.ts";
+import type { PodEntrySpec } from "./pod-entry.ts";
+import { createPodNetwork, deletePodNetwork, IP_COMMAND, MOUNT_COMMAND, type PodNetwork } from "./pod-network.ts";
+import { startProcess, stopProcess, type ManagedProcess } from "./processes.ts";
+import { createTeardown, recordCleanupCommand, recordProcessGroup } from "./teardown.ts";
+
+const POD_ENTRY = fileURLToPath(new URL("./pod-entry.ts", import.meta.url));
+
+/** A volume as the container sees it: files by name under `mountPath`. */
+export interface PodVolume {
+  mountPath: string;
+  files: Record<string, string>;
+}
+
+/** One container of the pod. */
+export interface PodContainer {
+  /** Names its folder and its log file. */
+  name: string;
+  command: string;
+  args: string[];
+  /** The container's own environment; the kubelet's `KUBERNETES_SERVICE_*` and `HOSTNAME` come first. */
+  env: Record<string, string>;
+  volumes: PodVolume[];
+}
+
+/** A started container. */
+export interface StartedPodContainer {
+  process: ManagedProcess;
+  /** Its stdout and stderr, kept until the sandbox stops. */
+  logFile: string;
+}
+
+/** A running sandbox. */
+export interface PodSandbox {
+  /** The pod's IPv4 address (what an EndpointSlice names). */
+  podIp: string;
+  /** The network namespace's name. */
+  network: string;
+  /** The sandbox's temporary folder (volumes, logs). */
+  dir: string;
+  /** `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`, as the kubelet sets them. */
+  kubernetesServiceEnv: Record<string, string>;
+  startContainer(container: PodContainer): Promise<StartedPodContainer>;
+  /** Stops the containers, the forwarder, removes the network and the folder. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startPodSandbox}. */
+export interface PodSandboxOptions {
+  /** Parent folder of the sandbox's folder; default the OS temp folder. */
+  dir?: string;
+  /** The pod's name, its `HOSTNAME`; default `gmsa-pod`. */
+  hostname?: string;
+}
+
+/**
+ * Creates the pod network and the `kubernetes` Service forwarder to `cluster`'s API server.
+ * @throws Error when the network cannot be created (not root); nothing is left behind.
+ */
+export async function startPodSandbox(cluster: LocalClusterInfo, options: PodSandboxOptions = {}): Promise<PodSandbox> {
+  const dir = await mkdtemp(join(options.dir ?? tmpdir(), "gmsa-pod-"));
+  const containers: ManagedProcess[] = [];
+  let network: PodNetwork | undefined;
+  let forwarder: KubernetesServiceForwarder | undefined;
+  const { target, teardown } = createTeardown(dir, async () => {
+    await Promise.all(containers.map((process) => stopProcess(process)));
+    await forwarder?.close();
+    if (network !== undefined) await deletePodNetwork(network);
+  });
+  try {
+    network = await createPodNetwork((cleanup) => cleanup.forEach((command) => recordCleanupCommand(target, command)));
+    forwarder = await startKubernetesService(cluster.server);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  const { namespace, podIp } = network;
+  const kubernetesServiceEnv = forwarder.env;
+
+  const startContainer = async (container: PodContainer): Promise<StartedPodContainer> => {
+    const containerDir = join(dir, container.name);
+    const mounts: PodEntrySpec["mounts"] = [];
+    for (const [index, volume] of container.volumes.entries()) {
+      const source = join(containerDir, "volumes", String(index));
+      await mkdir(source, { recursive: true });
+      for (const [name, contents] of Object.entries(volume.files)) await writeFile(join(source, name), contents, { mode: 0o600 });
+      mounts.push({ source, mountPath: volume.mountPath });
+    }
+    const spec: PodEntrySpec = {
+      mounts,
+      overlayDir: join(containerDir, "overlays"),
+      command: container.command,
+      args: container.args,
+      cwd: REPO_ROOT,
+      mountCommand: MOUNT_COMMAND,
+    };
+    const specFile = join(containerDir, "spec.json");
+    await writeFile(specFile, JSON.stringify(spec));
+    const logFile = join(dir, `${container.name}.log`);
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOSTNAME: options.hostname ?? "gmsa-pod",
+      ...kubernetesServiceEnv,
+      ...container.env,
+    };
+    const started = await startProcess(`${container.name} (pod ${podIp})`, IP_COMMAND, ["netns", "exec", namespace, nodeBinary(), POD_ENTRY, specFile], logFile, {
+      env,
+      cwd: REPO_ROOT,
+    });
+    containers.push(started);
+    recordProcessGroup(target, started.pid);
+    return { process: started, logFile };
+  };
+
+  return { podIp, network: namespace, dir, kubernetesServiceEnv, startContainer, stop: teardown };
+}
