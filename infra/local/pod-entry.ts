@@ -1,53 +1,80 @@
 /**
  * The inside of a pod started by pod-sandbox.ts: `ip netns exec <ns> node pod-entry.ts <spec.json>`. `ip netns
- * exec` gives this process a mount namespace of its own (mounts here do not reach the host), where it mounts each
- * volume at the container's `mountPath` (read-only, as the kubelet mounts Secrets and projected tokens), then
- * runs the container's command with this environment and waits for it. A `mountPath` whose folders do not exist
- * on the host (`/var/run/secrets/kubernetes.io/serviceaccount`) gets them in an overlay of its nearest existing
- * folder, so the host's file system is never written.
+ * exec` gives this process a mount namespace of its own, so nothing mounted here reaches the host. It builds the
+ * container's root file system as an overlay of the host's `/` (writes go to a tmpfs; read-only when the container
+ * asks for `readOnlyRootFilesystem`), mounts each volume read-only at its `mountPath` (`/tls`, the service account's
+ * `/var/run/secrets/kubernetes.io/serviceaccount`) as the kubelet would, then runs the container's command chrooted
+ * there, as the container's user, and waits for it.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
 
 /** What pod-sandbox.ts writes for one container. */
 export interface PodEntrySpec {
-  /** Folders on the host, mounted read-only at `mountPath`. */
+  /** Folders on the host, mounted read-only at `mountPath` in the container. */
   mounts: { source: string; mountPath: string }[];
-  /** Scratch folder on the host for overlay upper and work folders. */
-  overlayDir: string;
+  /** Scratch folder on the host: the root file system and its writable layer are mounted under it. */
+  scratchDir: string;
   command: string;
   args: string[];
-  cwd: string;
-  /** `mount` from util-linux. */
+  /** `runAsUser` and `runAsGroup`; default root. */
+  user?: { uid: number; gid: number };
+  readOnlyRootFilesystem: boolean;
+  /** util-linux's `mount` and coreutils' `chroot`. */
   mountCommand: string;
+  chrootCommand: string;
 }
 
-function nearestExisting(path: string): string {
-  let current = path;
-  while (!existsSync(current)) current = dirname(current);
-  return realpathSync(current);
-}
-
-function mountVolumes(spec: PodEntrySpec): void {
-  const mount = (args: string[]): void => void execFileSync(spec.mountCommand, args, { stdio: ["ignore", "inherit", "inherit"] });
-  const overlaid = new Set<string>();
-  for (const { source, mountPath } of spec.mounts) {
-    if (!existsSync(mountPath)) {
-      const base = nearestExisting(mountPath);
-      if (base === "/") throw new Error(`cannot mount at ${mountPath}: its top-level folder does not exist on the host`);
-      if (!overlaid.has(base)) {
-        const layer = join(spec.overlayDir, String(overlaid.size));
-        mkdirSync(join(layer, "upper"), { recursive: true });
-        mkdirSync(join(layer, "work"), { recursive: true });
-        mount(["-t", "overlay", "overlay", "-o", `lowerdir=${base},upperdir=${layer}/upper,workdir=${layer}/work`, base]);
-        overlaid.add(base);
-      }
-      mkdirSync(mountPath, { recursive: true });
+/**
+ * Where `path` of the container is on the host side: symbolic links resolved inside `root`, as a chroot would
+ * (`/var/run` is a link to `/run`; followed naively it would lead out of the root, onto the host's own `/run`).
+ */
+function resolveInRoot(root: string, path: string): string {
+  const pending = path.split("/").filter(Boolean);
+  let resolved: string[] = [];
+  for (let links = 0; pending.length > 0; ) {
+    const name = pending.shift()!;
+    if (name === ".") continue;
+    if (name === "..") {
+      resolved.pop();
+      continue;
     }
-    mount(["--bind", source, mountPath]);
-    mount(["-o", "remount,bind,ro", mountPath]);
+    const candidate = join(root, ...resolved, name);
+    if (!existsSync(candidate) || !lstatSync(candidate).isSymbolicLink()) {
+      resolved.push(name);
+      continue;
+    }
+    if (++links > 40) throw new Error(`too many symbolic links in ${path}`);
+    const target = readlinkSync(candidate);
+    if (target.startsWith("/")) resolved = [];
+    pending.unshift(...target.split("/").filter(Boolean));
   }
+  return join(root, ...resolved);
+}
+
+/** Mounts the root file system and the volumes; returns the root's path on the host side. */
+function buildRoot(spec: PodEntrySpec): string {
+  const mount = (args: string[]): void => void execFileSync(spec.mountCommand, args, { stdio: ["ignore", "inherit", "inherit"] });
+  const layer = join(spec.scratchDir, "layer");
+  const root = join(spec.scratchDir, "rootfs");
+  mkdirSync(layer, { recursive: true });
+  mkdirSync(root, { recursive: true });
+  // On a tmpfs, so the writable layer is neither on the host's disk nor inside the lower layer's file system.
+  mount(["-t", "tmpfs", "tmpfs", layer]);
+  mkdirSync(join(layer, "upper"));
+  mkdirSync(join(layer, "work"));
+  mount(["-t", "overlay", "overlay", "-o", `lowerdir=/,upperdir=${layer}/upper,workdir=${layer}/work`, root]);
+  // An overlay does not show the lower layer's own mounts: the kernel's file systems come back by bind mount.
+  for (const system of ["/proc", "/sys", "/dev"]) mount(["--rbind", system, join(root, system)]);
+  for (const { source, mountPath } of spec.mounts) {
+    const target = resolveInRoot(root, mountPath);
+    mkdirSync(target, { recursive: true });
+    mount(["--bind", source, target]);
+    mount(["-o", "remount,bind,ro", target]);
+  }
+  if (spec.readOnlyRootFilesystem) mount(["-o", "remount,ro", root]);
+  return root;
 }
 
 const specFile = process.argv[2];
@@ -56,8 +83,9 @@ if (specFile === undefined) {
   process.exit(2);
 }
 const spec = JSON.parse(readFileSync(specFile, "utf8")) as PodEntrySpec;
-mountVolumes(spec);
-const container = spawn(spec.command, spec.args, { stdio: "inherit", cwd: spec.cwd });
+const root = buildRoot(spec);
+const userspec = spec.user === undefined ? [] : [`--userspec=${spec.user.uid}:${spec.user.gid}`];
+const container = spawn(spec.chrootCommand, [...userspec, root, spec.command, ...spec.args], { stdio: "inherit" });
 // The stop signal goes to the whole process group (processes.ts), the container included: wait for its exit.
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => {});
 container.once("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));

@@ -17,13 +17,15 @@ const run = promisify(execFile);
 
 /** iproute2's `ip` (Debian ships it in /sbin, which /usr/sbin is on merged-/usr systems). */
 export const IP_COMMAND = "/sbin/ip";
-/** util-linux's `mount`, run inside the namespace by pod-entry.ts. */
+/** util-linux's `mount` and coreutils' `chroot`, run inside the namespace by pod-entry.ts. */
 export const MOUNT_COMMAND = "/bin/mount";
+export const CHROOT_COMMAND = "/usr/sbin/chroot";
 
-/** Installs iproute2 and mount when missing (apt-get, as root). */
+/** Installs iproute2, mount and coreutils when missing (apt-get, as root). */
 export async function ensurePodNetworkTools(): Promise<void> {
   if (!existsSync(IP_COMMAND)) await aptInstall("iproute2");
   if (!existsSync(MOUNT_COMMAND)) await aptInstall("mount");
+  if (!existsSync(CHROOT_COMMAND)) await aptInstall("coreutils");
 }
 
 /** A created pod network; {@link deletePodNetwork} (or the commands in `cleanup`) removes it. */

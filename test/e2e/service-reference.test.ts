@@ -23,7 +23,7 @@ const callerToken = inject("callerToken");
 const admin = adminEndpoint(cluster);
 const GROUP = "service-reference";
 const SERVICE = "gmsa-webhooks-sandbox";
-const TLS_DIR = "/etc/gmsa-webhooks/tls";
+const TLS_DIR = "/tls";
 const NODE_ENTRY = fileURLToPath(new URL("../../functions/node/index.ts", import.meta.url));
 
 /** infra/webhooks/ with each `url` replaced by a reference to {@link SERVICE}, port 443, the same path. */
@@ -61,14 +61,16 @@ beforeAll(async () => {
       TLS_KEY_FILE: `${TLS_DIR}/tls.key`,
       CALLER_AUTH: "bearer",
       CALLER_AUTH_TOKENS: callerToken,
-      // No ~/.kube/config of this machine's user: in-cluster it is.
-      HOME: sandbox.dir,
     },
+    // As the chart's pods run: a user other than root, and nothing written to the root file system.
+    runAsUser: 1000,
+    readOnlyRootFilesystem: true,
     volumes: [
       { mountPath: TLS_DIR, files: { "tls.crt": await readFile(serving.certFile, "utf8"), "tls.key": await readFile(serving.keyFile, "utf8") } },
       await serviceAccountVolume(cluster, FUNCTIONS_NAMESPACE, "gmsa-authorize"),
     ],
   });
+  await sandbox.waitForPort(server, 8443);
   await applyObjects(admin, [
     {
       apiVersion: "v1",
