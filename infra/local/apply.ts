@@ -51,7 +51,12 @@ export interface KubeObject {
 const PLURALS: Record<string, { plural: string; namespaced: boolean }> = {
   "v1/Namespace": { plural: "namespaces", namespaced: false },
   "v1/ServiceAccount": { plural: "serviceaccounts", namespaced: true },
+  "v1/Secret": { plural: "secrets", namespaced: true },
+  "v1/ConfigMap": { plural: "configmaps", namespaced: true },
   "v1/Service": { plural: "services", namespaced: true },
+  "apps/v1/Deployment": { plural: "deployments", namespaced: true },
+  "policy/v1/PodDisruptionBudget": { plural: "poddisruptionbudgets", namespaced: true },
+  "networking.k8s.io/v1/NetworkPolicy": { plural: "networkpolicies", namespaced: true },
   "discovery.k8s.io/v1/EndpointSlice": { plural: "endpointslices", namespaced: true },
   "apiextensions.k8s.io/v1/CustomResourceDefinition": { plural: "customresourcedefinitions", namespaced: false },
   "rbac.authorization.k8s.io/v1/ClusterRole": { plural: "clusterroles", namespaced: false },

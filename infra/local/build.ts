@@ -1,9 +1,10 @@
 /**
  * Builds kube-apiserver and etcd from the Go modules pinned in infra/local/apiserver and
- * infra/local/etcd into `.cache/bin/`, once: a stamp file holds a hash of the inputs, so a
- * binary is rebuilt only when its go.mod, go.sum or main.go (or the Go toolchain) changes.
+ * infra/local/etcd, and Helm from infra/local/helm, into `.cache/bin/`, once: a stamp file holds a
+ * hash of the inputs, so a binary is rebuilt only when its go.mod, go.sum or main.go (or the Go
+ * toolchain) changes.
  *
- * CLI: `node infra/local/build.ts` prints the binary paths as JSON.
+ * CLI: `node infra/local/build.ts` prints the binary paths as JSON; `--helm` adds Helm's.
  */
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -20,9 +21,11 @@ const run = promisify(execFile);
 const BIN_DIR = join(REPO_ROOT, ".cache", "bin");
 
 interface Target {
-  name: "kube-apiserver" | "etcd";
-  /** Module folder holding go.mod, go.sum and main.go. */
+  name: "kube-apiserver" | "etcd" | "helm";
+  /** Module folder holding go.mod, go.sum and (unless `pkg` names a tool of the module) main.go. */
   moduleDir: string;
+  /** Package to build: `.` (the folder's main.go), or a `tool` of its go.mod. */
+  pkg: string;
   /** The module whose version the log names. */
   pinned: string;
   /** `-X` linker settings for a pinned version, e.g. `v1.36.3`. */
@@ -47,17 +50,32 @@ const TARGETS: Target[] = [
   {
     name: "kube-apiserver",
     moduleDir: join(REPO_ROOT, "infra", "local", "apiserver"),
+    pkg: ".",
     pinned: "k8s.io/kubernetes",
     versionVariables: kubernetesVersionVariables,
   },
   {
     name: "etcd",
     moduleDir: join(REPO_ROOT, "infra", "local", "etcd"),
+    pkg: ".",
     pinned: "go.etcd.io/etcd/server/v3",
     // etcd's version is a constant in go.etcd.io/etcd/api/v3/version.
     versionVariables: () => [],
   },
 ];
+
+/**
+ * Helm's own command, a `tool` of infra/local/helm/go.mod (its main package cannot be imported, and
+ * `go build` of a tool package uses the versions that go.sum pins). Helm's Makefile stamps the
+ * version the same way; without it `helm version` says only the minor (`v4.3`).
+ */
+const HELM: Target = {
+  name: "helm",
+  moduleDir: join(REPO_ROOT, "infra", "local", "helm"),
+  pkg: "helm.sh/helm/v4/cmd/helm",
+  pinned: "helm.sh/helm/v4",
+  versionVariables: (version) => [`-X helm.sh/helm/v4/internal/version.version=${version}`],
+};
 
 /** `go build` flags; they go into the stamp, so changing them rebuilds. `-s -w` drops symbol and debug tables. */
 function buildFlags(target: Target, version: string): string[] {
@@ -84,7 +102,8 @@ async function exists(path: string): Promise<boolean> {
 
 async function inputHash(target: Target, goVersion: string, flags: string[]): Promise<string> {
   const hash = createHash("sha256").update(`${goVersion}\n${flags.join(" ")}\n`);
-  for (const file of ["go.mod", "go.sum", "main.go"]) {
+  const files = target.pkg === "." ? ["go.mod", "go.sum", "main.go"] : ["go.mod", "go.sum"];
+  for (const file of files) {
     hash.update(`${file}\n`).update(await readFile(join(target.moduleDir, file)));
   }
   return hash.digest("hex");
@@ -101,7 +120,7 @@ async function goBuild(target: Target, flags: string[], output: string): Promise
   const logFile = join(BIN_DIR, `${target.name}.build.log`);
   const logStream = createWriteStream(logFile);
   const started = Date.now();
-  const child = spawn("go", ["build", ...flags, "-o", output, "."], {
+  const child = spawn("go", ["build", ...flags, "-o", output, target.pkg], {
     cwd: target.moduleDir,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -157,23 +176,39 @@ async function ensureBinary(target: Target, goVersion: string): Promise<string> 
  * @throws Error when `go` is missing or a build fails (with the tail of the build log).
  */
 export async function ensureBinaries(): Promise<LocalBinaries> {
-  await mkdir(BIN_DIR, { recursive: true });
-  const goVersion = await run("go", ["env", "GOVERSION", "GOOS", "GOARCH"]).then(
-    ({ stdout }) => stdout.trim().replace(/\s+/g, " "),
-    (error: unknown) => {
-      throw new Error("`go` is needed to build the local cluster (Go 1.26 or later): https://go.dev/dl/", {
-        cause: error,
-      });
-    },
-  );
+  const goVersion = await prepareBuild();
   const apiserver = await ensureBinary(TARGETS[0]!, goVersion);
   const etcd = await ensureBinary(TARGETS[1]!, goVersion);
   return { apiserver, etcd };
 }
 
+/**
+ * Returns the path of `helm` (Helm v4, the version infra/local/helm/go.mod pins), building it when
+ * missing or when its inputs changed (about a minute from an empty Go cache on 2 cores). Kept apart
+ * from {@link ensureBinaries} so `npm run dev` never waits for it; the e2e tier's global setup calls both.
+ * @throws Error when `go` is missing or the build fails (with the tail of the build log).
+ */
+export async function ensureHelm(): Promise<string> {
+  return ensureBinary(HELM, await prepareBuild());
+}
+
+/** Creates `.cache/bin` and returns the Go toolchain's identity (part of every stamp). */
+async function prepareBuild(): Promise<string> {
+  await mkdir(BIN_DIR, { recursive: true });
+  return run("go", ["env", "GOVERSION", "GOOS", "GOARCH"]).then(
+    ({ stdout }) => stdout.trim().replace(/\s+/g, " "),
+    (error: unknown) => {
+      throw new Error("`go` is needed to build the local cluster and Helm (Go 1.26 or later): https://go.dev/dl/", {
+        cause: error,
+      });
+    },
+  );
+}
+
 if (import.meta.main) {
   const started = Date.now();
   const binaries = await ensureBinaries();
+  const helm = process.argv.includes("--helm") ? { helm: await ensureHelm() } : {};
   log(`ready in ${Math.round((Date.now() - started) / 1000)} s`);
-  console.log(JSON.stringify(binaries, null, 2));
+  console.log(JSON.stringify({ ...binaries, ...helm }, null, 2));
 }

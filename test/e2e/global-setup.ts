@@ -2,10 +2,11 @@
  * Builds (once) and starts the local cluster for all e2e files, and stops it afterwards.
  * Test files get its {@link LocalClusterInfo} with `inject("cluster")`, and the bearer token the API
  * server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
- * `cluster.webhookCallerToken`).
+ * `cluster.webhookCallerToken`), and the path of the `helm` binary built from infra/local/helm with
+ * `inject("helm")`.
  */
 import type { TestProject } from "vitest/node";
-import { ensureBinaries } from "../../infra/local/build.ts";
+import { ensureBinaries, ensureHelm } from "../../infra/local/build.ts";
 import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 
@@ -13,11 +14,13 @@ declare module "vitest" {
   export interface ProvidedContext {
     cluster: LocalClusterInfo;
     callerToken: string;
+    helm: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const binaries = await ensureBinaries();
+  const helm = await ensureHelm();
   const started = Date.now();
   const callerToken = createCallerToken();
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });
@@ -25,5 +28,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { issueServingCertificate: _issue, stop, ...info } = cluster;
   project.provide("cluster", info);
   project.provide("callerToken", callerToken);
+  project.provide("helm", helm);
   return stop;
 }

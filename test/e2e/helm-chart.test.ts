@@ -1,0 +1,306 @@
+/**
+ * The Helm chart infra/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
+ * every mode and certificate option, what each renders and what it must not, the values it refuses with a
+ * message, the generated certificate kept across upgrades through `lookup` (`--dry-run=server` against the local
+ * API server), every rendered object accepted by a server-side dry-run, and the objects it shares with the
+ * kustomize bases equal to theirs. `helm install` into the cluster is tested elsewhere, not here.
+ */
+import { execFile } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { parseAllDocuments } from "yaml";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+
+const run = promisify(execFile);
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const NAMESPACE = "gmsa-helm-chart-test";
+const RELEASE = "gw";
+const FULLNAME = "gw-gmsa-webhooks";
+const FUNCTIONS = ["expand", "authorize"] as const;
+type Fn = (typeof FUNCTIONS)[number];
+const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration", authorize: "ValidatingWebhookConfiguration" };
+const WORKLOAD_KINDS = ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Secret", "ConfigMap"];
+const PATH_SECRET = { expand: "e".repeat(48), authorize: "a".repeat(48) };
+const CA_BUNDLE = Buffer.from(cluster.caPem).toString("base64");
+
+interface Webhook {
+  clientConfig: { url?: string; caBundle?: string; service?: { namespace: string; name: string; port: number; path: string } };
+  namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+  [key: string]: unknown;
+}
+interface PodSpec {
+  serviceAccountName: string;
+  nodeSelector: Record<string, string>;
+  affinity: unknown;
+  securityContext: Record<string, unknown>;
+  containers: {
+    env: { name: string; value?: string; valueFrom?: unknown }[];
+    securityContext: Record<string, unknown>;
+    resources: unknown;
+    readinessProbe: { httpGet: { path: string } };
+    livenessProbe: { httpGet: { path: string } };
+  }[];
+  volumes: { name: string; secret?: { secretName: string } }[];
+}
+
+const IN_CLUSTER = inClusterTestValues("t".repeat(32));
+const VALUE_SETS: Record<string, Record<string, unknown>> = {
+  "inCluster, generated certificates, bearer": IN_CLUSTER,
+  "inCluster, cert-manager, mtls": {
+    ...IN_CLUSTER,
+    callerAuth: { mode: "mtls", mtls: { clientCA: cluster.caPem, clientNames: "kube-apiserver" } },
+    certificates: { certManager: { enabled: true } },
+    metrics: { serviceMonitor: { enabled: true, tlsConfig: { cert: { secret: { name: "scrape", key: "tls.crt" } } } } },
+  },
+  "inCluster, your Secret, path": {
+    ...IN_CLUSTER,
+    callerAuth: { mode: "path", ...PATH_SECRET },
+    certificates: { secretName: "my-tls", caBundle: CA_BUNDLE },
+    metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
+    networkPolicy: { enabled: true, controlPlaneCIDRs: ["10.0.0.0/28"] },
+  },
+  "inCluster, jwt": {
+    ...IN_CLUSTER,
+    callerAuth: { mode: "jwt", jwt: { issuer: "https://callers.example.com", audience: "gmsa-webhooks", jwksUrl: "https://callers.example.com/jwks" } },
+  },
+  "external, path": {
+    mode: "external",
+    callerAuth: { mode: "path", ...PATH_SECRET },
+    external: {
+      expand: { url: "https://gmsa-expand.example.com", subjects: [{ kind: "Group", name: "gmsa-webhooks:expand", apiGroup: "rbac.authorization.k8s.io" }] },
+      authorize: { url: "https://gmsa-authorize.example.com", subjects: [{ kind: "Group", name: "gmsa-webhooks:authorize", apiGroup: "rbac.authorization.k8s.io" }] },
+    },
+    metrics: { prometheusRule: { enabled: true } },
+  },
+  "external, bearer, private CA": {
+    mode: "external",
+    external: { caBundle: CA_BUNDLE, expand: { url: "https://10.0.0.5:8443" }, authorize: { url: "https://10.0.0.5:8443" } },
+    policy: { install: true },
+  },
+};
+
+let helm: HelmRunner;
+const rendered = new Map<string, KubeObject[]>();
+
+const ofKind = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const find = (objects: KubeObject[], kind: string, name: string) => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind}/${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(", ")}`);
+  return found;
+};
+const webhookOf = (objects: KubeObject[], fn: Fn, name = `${FULLNAME}-${fn}`) =>
+  (find(objects, WEBHOOK_KIND[fn], name).webhooks as Webhook[])[0]!;
+const podOf = (objects: KubeObject[], fn: Fn) =>
+  (find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as { template: { spec: PodSpec } }).template.spec;
+const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: Webhook) => rest;
+
+async function kustomize(path: string): Promise<KubeObject[]> {
+  const infra = fileURLToPath(new URL(`../../infra/${path}`, import.meta.url));
+  const { stdout } = await run("kubectl", ["kustomize", infra], { maxBuffer: 16 * 1024 * 1024 });
+  return parseAllDocuments(stdout).map((document) => document.toJS() as KubeObject);
+}
+
+/** helm template with these values must fail; returns helm's message. */
+async function refusal(values: unknown): Promise<string> {
+  const result = await helm.run(["template", RELEASE, fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url)), "-n", NAMESPACE], { values });
+  expect(result.code).not.toBe(0);
+  return result.stderr;
+}
+
+beforeAll(async () => {
+  helm = await createHelmRunner(inject("helm"));
+  for (const [name, values] of Object.entries(VALUE_SETS)) rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
+  await kubeRequestOk(admin, "/api/v1/namespaces", { method: "POST", body: { metadata: { name: NAMESPACE } } });
+});
+
+afterAll(async () => {
+  await kubeRequest(admin, `/api/v1/namespaces/${NAMESPACE}`, { method: "DELETE" });
+  await helm?.close();
+});
+
+describe("helm lint", () => {
+  it.each(Object.keys(VALUE_SETS))("passes with --strict: %s", async (name) => {
+    const chart = fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url));
+    const result = await helm.run(["lint", chart, "--strict", "-n", NAMESPACE], { values: VALUE_SETS[name] });
+    expect(result.stderr + result.stdout).toContain("0 chart(s) failed");
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("helm template: inCluster mode", () => {
+  const objects = () => rendered.get("inCluster, generated certificates, bearer")!;
+
+  it("registers each function by service reference on its own Service, with the generated CA as caBundle", () => {
+    const secret = find(objects(), "Secret", `${FULLNAME}-tls`) as KubeObject & { data: Record<string, string> };
+    for (const fn of FUNCTIONS) {
+      const { clientConfig } = webhookOf(objects(), fn);
+      expect(clientConfig.url).toBeUndefined();
+      expect(clientConfig.service).toEqual({ namespace: NAMESPACE, name: `${FULLNAME}-${fn}`, port: 8443, path: `/${fn}` });
+      expect(clientConfig.caBundle).toBe(secret.data["ca.crt"]);
+      find(objects(), "Service", `${FULLNAME}-${fn}`);
+    }
+  });
+
+  it("generates a serving certificate signed by that CA for both Services' names", () => {
+    const secret = find(objects(), "Secret", `${FULLNAME}-tls`) as KubeObject & { data: Record<string, string> };
+    const ca = new X509Certificate(Buffer.from(secret.data["ca.crt"]!, "base64"));
+    const leaf = new X509Certificate(Buffer.from(secret.data["tls.crt"]!, "base64"));
+    expect(leaf.verify(ca.publicKey)).toBe(true);
+    for (const fn of FUNCTIONS) expect(leaf.checkHost(`${FULLNAME}-${fn}.${NAMESPACE}.svc`)).toBeDefined();
+    expect((secret.metadata["annotations"] as Record<string, string>)["helm.sh/resource-policy"]).toBe("keep");
+  });
+
+  it("runs each function with its own service account, safe defaults and the caller-auth Secret", () => {
+    for (const fn of FUNCTIONS) {
+      const pod = podOf(objects(), fn);
+      const [container] = pod.containers;
+      expect(pod.serviceAccountName).toBe(`${FULLNAME}-${fn}`);
+      expect(pod.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+      expect(pod.affinity).toMatchObject({ podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ podAffinityTerm: { topologyKey: "kubernetes.io/hostname" } }] } });
+      expect(container!.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+      expect(container!.resources).toEqual({ requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "128Mi" } });
+      expect(container!.livenessProbe.httpGet.path).toBe("/healthz");
+      expect(container!.readinessProbe.httpGet.path).toBe("/readyz");
+      const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value ?? e.valueFrom]));
+      expect(env).toMatchObject({ FUNCTIONS: fn, CALLER_AUTH: "bearer", NODE_OPTIONS: "--max-old-space-size=64" });
+      expect(env["CALLER_AUTH_TOKENS"]).toEqual({ secretKeyRef: { name: `${FULLNAME}-caller-auth`, key: fn } });
+      expect(pod.volumes).toContainEqual({ name: "tls", secret: { secretName: `${FULLNAME}-tls` } });
+      const replicas = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { replicas: number }).replicas;
+      expect(replicas).toBe(2);
+      expect(find(objects(), "PodDisruptionBudget", `${FULLNAME}-${fn}`).spec).toMatchObject({ minAvailable: 1 });
+    }
+  });
+
+  it("with cert-manager: a Certificate for the Services, inject-ca-from on both webhooks, no caBundle, no generated Secret", () => {
+    const objects = rendered.get("inCluster, cert-manager, mtls")!;
+    const serving = find(objects, "Certificate", `${FULLNAME}-serving`) as KubeObject & { spec: { secretName: string; dnsNames: string[] } };
+    expect(serving.spec.dnsNames).toContain(`${FULLNAME}-authorize.${NAMESPACE}.svc`);
+    expect(podOf(objects, "expand").volumes).toContainEqual({ name: "tls", secret: { secretName: serving.spec.secretName } });
+    for (const fn of FUNCTIONS) {
+      const configuration = find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`);
+      expect((configuration.metadata["annotations"] as Record<string, string>)["cert-manager.io/inject-ca-from"]).toBe(`${NAMESPACE}/${FULLNAME}-serving`);
+      expect(webhookOf(objects, fn).clientConfig.caBundle).toBeUndefined();
+    }
+    expect(ofKind(objects, "Secret")).toEqual([]);
+    expect(ofKind(objects, "ServiceMonitor")).toHaveLength(2);
+  });
+
+  it("with your Secret: its name mounted and your caBundle; path secrets in the service path and the scrape path", () => {
+    const objects = rendered.get("inCluster, your Secret, path")!;
+    for (const fn of FUNCTIONS) {
+      expect(webhookOf(objects, fn).clientConfig).toMatchObject({ caBundle: CA_BUNDLE, service: { path: `/${fn}/${PATH_SECRET[fn]}` } });
+      expect(podOf(objects, fn).volumes).toContainEqual({ name: "tls", secret: { secretName: "my-tls" } });
+      const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & { spec: { endpoints: { path: string }[] } };
+      expect(monitor.spec.endpoints[0]!.path).toBe(`/metrics/${PATH_SECRET[fn]}`);
+    }
+    expect(ofKind(objects, "Secret").map((s) => s.metadata.name)).toEqual([`${FULLNAME}-caller-auth`]);
+    expect(ofKind(objects, "NetworkPolicy")).toHaveLength(1);
+  });
+});
+
+describe("helm template: external mode", () => {
+  it("renders no workload, and the webhooks by URL with the path secret", () => {
+    const objects = rendered.get("external, path")!;
+    expect(objects.filter((o) => WORKLOAD_KINDS.includes(o.kind))).toEqual([]);
+    expect(webhookOf(objects, "expand").clientConfig).toEqual({ url: `https://gmsa-expand.example.com/expand/${PATH_SECRET.expand}` });
+    expect(webhookOf(objects, "authorize").clientConfig).toEqual({ url: `https://gmsa-authorize.example.com/authorize/${PATH_SECRET.authorize}` });
+    const binding = find(objects, "ClusterRoleBinding", `${FULLNAME}:authorize`) as KubeObject & { subjects: unknown[] };
+    expect(binding.subjects).toEqual([{ kind: "Group", name: "gmsa-webhooks:authorize", apiGroup: "rbac.authorization.k8s.io" }]);
+  });
+
+  it("puts a private CA in caBundle and nothing in the URL for bearer", () => {
+    const objects = rendered.get("external, bearer, private CA")!;
+    expect(webhookOf(objects, "expand").clientConfig).toEqual({ url: "https://10.0.0.5:8443/expand", caBundle: CA_BUNDLE });
+    expect(objects.filter((o) => WORKLOAD_KINDS.includes(o.kind))).toEqual([]);
+  });
+});
+
+describe("one source with the kustomize bases", () => {
+  it.each(Object.keys(VALUE_SETS))("webhooks but clientConfig, ClusterRole rules and the CRD equal infra/'s: %s", async (name) => {
+    const objects = rendered.get(name)!;
+    const [webhooks, rbac, crd] = await Promise.all([kustomize("webhooks"), kustomize("rbac"), kustomize("crd")]);
+    for (const fn of FUNCTIONS) {
+      expect(withoutClientConfig(webhookOf(objects, fn))).toEqual(withoutClientConfig(webhookOf(webhooks, fn, `gmsa-webhooks-${fn}`)));
+      expect(find(objects, "ClusterRole", `${FULLNAME}:${fn}`).rules).toEqual(find(rbac, "ClusterRole", `gmsa-webhooks:${fn}`).rules);
+    }
+    const ours = find(objects, "CustomResourceDefinition", "gmsacredentialspecs.windows.k8s.io");
+    const theirs = crd[0]!;
+    expect(ours.spec).toEqual(theirs.spec);
+    expect(ours.metadata["annotations"]).toEqual({ ...(theirs.metadata["annotations"] as object), "helm.sh/resource-policy": "keep" });
+  });
+
+  it("installs the ValidatingAdmissionPolicy and binding of infra/policy when policy.install is set", async () => {
+    const policy = await kustomize("policy");
+    const objects = rendered.get("external, bearer, private CA")!;
+    for (const kind of ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]) {
+      expect(find(objects, kind, "gmsa-webhooks.windows.k8s.io").spec).toEqual(find(policy, kind, "gmsa-webhooks.windows.k8s.io").spec);
+    }
+    expect(ofKind(rendered.get("external, path")!, "ValidatingAdmissionPolicy")).toEqual([]);
+  });
+
+  it("changes only what its values say: opt-out of the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      crd: { install: false },
+      webhooks: { excludeReleaseNamespace: true, failurePolicy: "Ignore", timeoutSeconds: 5 },
+    });
+    const webhook = webhookOf(objects, "authorize");
+    expect(webhook.namespaceSelector.matchExpressions).toEqual([
+      { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] },
+      { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [NAMESPACE] },
+    ]);
+    expect(webhook).toMatchObject({ failurePolicy: "Ignore", timeoutSeconds: 5 });
+    expect(ofKind(objects, "CustomResourceDefinition")).toEqual([]);
+  });
+});
+
+describe("values the chart refuses, with a message", () => {
+  const cases: [string, unknown, RegExp][] = [
+    ["no image in inCluster mode", { callerAuth: IN_CLUSTER["callerAuth"] }, /image\.repository: the image built from infra\/node\/Dockerfile/],
+    ["no bearer tokens", { ...IN_CLUSTER, callerAuth: { mode: "bearer" } }, /callerAuth\.expand: expand's bearer tokens is required/],
+    ["no URL in external mode", { mode: "external", external: { expand: { url: "https://x.example.com" } } }, /external\.authorize\.url: .* is required in external mode/],
+    ["a URL with the function's path", { mode: "external", external: { expand: { url: "https://x.example.com/expand/" }, authorize: { url: "https://x.example.com" } } }, /external\.expand\.url: .* must be an https URL/],
+    ["cert-manager and a Secret", { ...IN_CLUSTER, certificates: { certManager: { enabled: true }, secretName: "x", caBundle: CA_BUNDLE } }, /choose certManager\.enabled or secretName, not both/],
+    ["a Secret without its CA", { ...IN_CLUSTER, certificates: { secretName: "x" } }, /certificates\.caBundle: .* is required/],
+    ["a short path secret", { ...IN_CLUSTER, callerAuth: { mode: "path", expand: "short", authorize: "short" } }, /at least 32 characters/],
+    ["jwt without a key set", { ...IN_CLUSTER, callerAuth: { mode: "jwt", jwt: { issuer: "https://i.example.com", audience: "a" } } }, /set exactly one of jwks and jwksUrl/],
+    ["a NetworkPolicy without CIDRs", { ...IN_CLUSTER, networkPolicy: { enabled: true } }, /networkPolicy\.controlPlaneCIDRs/],
+    ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
+    ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],
+    ["callerAuth none (schema)", { ...IN_CLUSTER, callerAuth: { mode: "none" } }, /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/],
+    ["a windows-gmsa value we do not have (schema)", { ...IN_CLUSTER, containerPort: "443" }, /additional properties 'containerPort' not allowed/],
+  ];
+  it.each(cases)("%s", async (_name, values, message) => {
+    expect(await refusal(values)).toMatch(message);
+  });
+});
+
+describe("against the local API server", () => {
+  it("keeps the generated CA and certificate on upgrade: lookup reads the existing Secret back", async () => {
+    const first = find(rendered.get("inCluster, generated certificates, bearer")!, "Secret", `${FULLNAME}-tls`);
+    await kubeRequestOk(admin, `/api/v1/namespaces/${NAMESPACE}/secrets`, { method: "POST", body: first });
+    const again = await helm.template(RELEASE, NAMESPACE, IN_CLUSTER, ["--dry-run=server", "--is-upgrade", "--kubeconfig", cluster.adminKubeconfig]);
+    expect(find(again, "Secret", `${FULLNAME}-tls`).data).toEqual(first["data"]);
+    for (const fn of FUNCTIONS) expect(webhookOf(again, fn).clientConfig.caBundle).toBe((first["data"] as Record<string, string>)["ca.crt"]);
+  });
+
+  it.each(Object.keys(VALUE_SETS))("accepts every object in a server-side dry-run: %s", async (name) => {
+    // cert-manager's and the Prometheus operator's kinds need their CRDs, which the local cluster has not.
+    const objects = rendered.get(name)!.filter((o) => !/cert-manager\.io|monitoring\.coreos\.com/.test(o.apiVersion));
+    for (const object of objects) {
+      const query = "dryRun=All&fieldManager=gmsa-webhooks-helm-test&force=true";
+      await kubeRequestOk(admin, `${objectPath(object)}?${query}`, {
+        method: "PATCH",
+        contentType: "application/apply-patch+yaml",
+        body: JSON.stringify(object),
+      });
+    }
+  });
+});
