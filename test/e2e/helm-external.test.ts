@@ -12,7 +12,15 @@ import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../infra/local/f
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createHelmRunner, type HelmRunner } from "./support/helm.ts";
-import { createOptedOutNamespace, defineAdmissionTests, deleteNamespace, OPTED_OUT_NAMESPACE, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import {
+  createOptedOutNamespace,
+  defineAdmissionTests,
+  deleteNamespace,
+  FUNCTIONS,
+  OPTED_OUT_NAMESPACE,
+  waitForGmsaWebhooks,
+  webhookConfigurationPaths,
+} from "./support/install-checks.ts";
 import { deletePods } from "./support/pods.ts";
 
 const cluster = inject("cluster");
@@ -21,11 +29,7 @@ const GROUP = "helm-external";
 const NAMESPACE = "gmsa-helm-external";
 const RELEASE = "gwx";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
-const FUNCTIONS = ["expand", "authorize"] as const;
-const WEBHOOK_CONFIGURATIONS = [
-  `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${FULLNAME}-expand`,
-  `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${FULLNAME}-authorize`,
-];
+const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
 /** The kustomize base's bindings of the functions' identities (infra/rbac/), removed while the chart's serve. */
 const BASE_BINDINGS = FUNCTIONS.map((fn) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:${fn}`);
 /** Kinds a workload install would create in the release namespace. */

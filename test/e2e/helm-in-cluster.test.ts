@@ -16,10 +16,12 @@ import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./suppor
 import {
   createOptedOutNamespace,
   defineAdmissionTests,
+  FUNCTIONS,
   deleteNamespace,
   gmsaPod,
   OPTED_OUT_NAMESPACE,
   waitForGmsaWebhooks,
+  webhookConfigurationPaths,
 } from "./support/install-checks.ts";
 import { createPod, deletePods } from "./support/pods.ts";
 
@@ -30,11 +32,7 @@ const GROUP = "helm-in-cluster";
 const NAMESPACE = "gmsa-helm-in-cluster";
 const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
-const FUNCTIONS = ["expand", "authorize"] as const;
-const WEBHOOK_CONFIGURATIONS = [
-  `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${FULLNAME}-expand`,
-  `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${FULLNAME}-authorize`,
-];
+const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
 // The CRD is already there (applyBaseInfra, owned by another field manager): the chart must not take it over.
 const VALUES = { ...inClusterTestValues(callerToken), crd: { install: false } };
 

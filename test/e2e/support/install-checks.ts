@@ -11,6 +11,17 @@ import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/clust
 import { kubeRequest } from "../../../infra/local/kube-request.ts";
 import { buildPod, container, createPod, parsed, readCredSpec, type Pod, type Status } from "./pods.ts";
 
+/** The two functions, in the order of their webhook configurations. */
+export const FUNCTIONS = ["expand", "authorize"] as const;
+
+/** API paths of a release's MutatingWebhookConfiguration (expand) and ValidatingWebhookConfiguration (authorize). */
+export function webhookConfigurationPaths(fullname: string): string[] {
+  return [
+    `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${fullname}-expand`,
+    `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${fullname}-authorize`,
+  ];
+}
+
 /** Namespace labelled with the opt-out of kubernetes-sigs/windows-gmsa, with a service account `gmsa-app`. */
 export const OPTED_OUT_NAMESPACE = "gmsa-helm-opted-out";
 
