@@ -7,8 +7,9 @@
  * there, as the container's user, and waits for it.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { resolveInRoot } from "./resolve-in-root.ts";
 
 /** What pod-sandbox.ts writes for one container. */
 export interface PodEntrySpec {
@@ -24,33 +25,6 @@ export interface PodEntrySpec {
   /** util-linux's `mount` and coreutils' `chroot`. */
   mountCommand: string;
   chrootCommand: string;
-}
-
-/**
- * Where `path` of the container is on the host side: symbolic links resolved inside `root`, as a chroot would
- * (`/var/run` is a link to `/run`; followed naively it would lead out of the root, onto the host's own `/run`).
- */
-function resolveInRoot(root: string, path: string): string {
-  const pending = path.split("/").filter(Boolean);
-  let resolved: string[] = [];
-  for (let links = 0; pending.length > 0; ) {
-    const name = pending.shift()!;
-    if (name === ".") continue;
-    if (name === "..") {
-      resolved.pop();
-      continue;
-    }
-    const candidate = join(root, ...resolved, name);
-    if (!existsSync(candidate) || !lstatSync(candidate).isSymbolicLink()) {
-      resolved.push(name);
-      continue;
-    }
-    if (++links > 40) throw new Error(`too many symbolic links in ${path}`);
-    const target = readlinkSync(candidate);
-    if (target.startsWith("/")) resolved = [];
-    pending.unshift(...target.split("/").filter(Boolean));
-  }
-  return join(root, ...resolved);
 }
 
 /** Mounts the root file system and the volumes; returns the root's path on the host side. */
