@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
@@ -67,6 +67,9 @@ const VALUE_SETS: Record<string, Record<string, unknown>> = {
   },
   "inCluster, jwt": {
     ...IN_CLUSTER,
+    viewerRole: true,
+    env: { LOG_LEVEL: "debug" },
+    authorize: { env: { ENFORCEMENT: "warn" } },
     callerAuth: { mode: "jwt", jwt: { issuer: "https://callers.example.com", audience: "gmsa-webhooks", jwksUrl: "https://callers.example.com/jwks" } },
   },
   "external, path": {
@@ -106,6 +109,18 @@ async function kustomize(path: string): Promise<KubeObject[]> {
   return parseAllDocuments(stdout).map((document) => document.toJS() as KubeObject);
 }
 
+/** Server-side apply with dryRun=All: validated and admitted as a real apply, stored nowhere. */
+async function dryRunApply(objects: KubeObject[]): Promise<void> {
+  for (const object of objects) {
+    const query = "dryRun=All&fieldManager=gmsa-webhooks-helm-test&force=true";
+    await kubeRequestOk(admin, `${objectPath(object)}?${query}`, {
+      method: "PATCH",
+      contentType: "application/apply-patch+yaml",
+      body: JSON.stringify(object),
+    });
+  }
+}
+
 /** helm template with these values must fail; returns helm's message. */
 async function refusal(values: unknown): Promise<string> {
   const result = await helm.run(["template", RELEASE, fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url)), "-n", NAMESPACE], { values });
@@ -117,6 +132,8 @@ beforeAll(async () => {
   helm = await createHelmRunner(inject("helm"));
   for (const [name, values] of Object.entries(VALUE_SETS)) rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
   await kubeRequestOk(admin, "/api/v1/namespaces", { method: "POST", body: { metadata: { name: NAMESPACE } } });
+  // The CRD, for the dry-run of credspecs (applied as every e2e file does; nothing else of it matters here).
+  await applyBaseInfra(cluster);
 });
 
 afterAll(async () => {
@@ -203,6 +220,31 @@ describe("helm template: inCluster mode", () => {
     expect(ofKind(objects, "Secret").map((s) => s.metadata.name)).toEqual([`${FULLNAME}-caller-auth`]);
     expect(ofKind(objects, "NetworkPolicy")).toHaveLength(1);
   });
+
+  it("sets env on both functions and a function's own env on it alone; adds the viewer role to view", () => {
+    const objects = rendered.get("inCluster, jwt")!;
+    const envOf = (fn: Fn) => Object.fromEntries(podOf(objects, fn).containers[0]!.env.map((e) => [e.name, e.value]));
+    expect(envOf("authorize")).toMatchObject({ LOG_LEVEL: "debug", ENFORCEMENT: "warn", CALLER_AUTH: "jwt", CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks" });
+    expect(envOf("expand")).toMatchObject({ LOG_LEVEL: "debug" });
+    expect(envOf("expand")).not.toHaveProperty("ENFORCEMENT");
+    const viewer = find(objects, "ClusterRole", `${FULLNAME}:view`);
+    expect((viewer.metadata["labels"] as Record<string, string>)["rbac.authorization.k8s.io/aggregate-to-view"]).toBe("true");
+  });
+
+  it("creates credentialSpecs with use RBAC once the cluster serves the CRD, and refuses them before", async () => {
+    const values = {
+      ...IN_CLUSTER,
+      credentialSpecs: [{ name: "helm-webapp", credspec: { CmsPlugins: ["ActiveDirectory"] }, serviceAccounts: [{ namespace: NAMESPACE, name: "web" }] }],
+    };
+    const objects = await helm.template(RELEASE, NAMESPACE, values, ["--api-versions", "windows.k8s.io/v1/GMSACredentialSpec"]);
+    expect(find(objects, "GMSACredentialSpec", "helm-webapp")["credspec"]).toEqual({ CmsPlugins: ["ActiveDirectory"] });
+    expect(find(objects, "ClusterRole", `${FULLNAME}:use:helm-webapp`).rules).toEqual([
+      { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: ["helm-webapp"] },
+    ]);
+    expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([{ kind: "ServiceAccount", name: "web", namespace: NAMESPACE }]);
+    expect(await refusal(values)).toMatch(/credentialSpecs: the cluster does not serve windows\.k8s\.io\/v1 GMSACredentialSpec yet/);
+    await dryRunApply(objects.filter((o) => ["GMSACredentialSpec", "ClusterRole", "RoleBinding"].includes(o.kind)));
+  });
 });
 
 describe("helm template: external mode", () => {
@@ -245,15 +287,21 @@ describe("one source with the kustomize bases", () => {
     expect(ofKind(rendered.get("external, path")!, "ValidatingAdmissionPolicy")).toEqual([]);
   });
 
-  it("changes only what its values say: opt-out of the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
+  it("changes only what its values say: more namespace expressions, the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
     const objects = await helm.template(RELEASE, NAMESPACE, {
       ...IN_CLUSTER,
       crd: { install: false },
-      webhooks: { excludeReleaseNamespace: true, failurePolicy: "Ignore", timeoutSeconds: 5 },
+      webhooks: {
+        excludeReleaseNamespace: true,
+        failurePolicy: "Ignore",
+        timeoutSeconds: 5,
+        extraNamespaceSelectorExpressions: [{ key: "pilot", operator: "In", values: ["true"] }],
+      },
     });
     const webhook = webhookOf(objects, "authorize");
     expect(webhook.namespaceSelector.matchExpressions).toEqual([
       { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] },
+      { key: "pilot", operator: "In", values: ["true"] },
       { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [NAMESPACE] },
     ]);
     expect(webhook).toMatchObject({ failurePolicy: "Ignore", timeoutSeconds: 5 });
@@ -272,6 +320,7 @@ describe("values the chart refuses, with a message", () => {
     ["a short path secret", { ...IN_CLUSTER, callerAuth: { mode: "path", expand: "short", authorize: "short" } }, /at least 32 characters/],
     ["jwt without a key set", { ...IN_CLUSTER, callerAuth: { mode: "jwt", jwt: { issuer: "https://i.example.com", audience: "a" } } }, /set exactly one of jwks and jwksUrl/],
     ["a NetworkPolicy without CIDRs", { ...IN_CLUSTER, networkPolicy: { enabled: true } }, /networkPolicy\.controlPlaneCIDRs/],
+    ["a variable the chart sets, in env", { ...IN_CLUSTER, authorize: { env: { CALLER_AUTH_TOKENS: "x" } } }, /env: CALLER_AUTH_TOKENS is set by the chart/],
     ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
     ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],
     ["callerAuth none (schema)", { ...IN_CLUSTER, callerAuth: { mode: "none" } }, /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/],
@@ -293,14 +342,6 @@ describe("against the local API server", () => {
 
   it.each(Object.keys(VALUE_SETS))("accepts every object in a server-side dry-run: %s", async (name) => {
     // cert-manager's and the Prometheus operator's kinds need their CRDs, which the local cluster has not.
-    const objects = rendered.get(name)!.filter((o) => !/cert-manager\.io|monitoring\.coreos\.com/.test(o.apiVersion));
-    for (const object of objects) {
-      const query = "dryRun=All&fieldManager=gmsa-webhooks-helm-test&force=true";
-      await kubeRequestOk(admin, `${objectPath(object)}?${query}`, {
-        method: "PATCH",
-        contentType: "application/apply-patch+yaml",
-        body: JSON.stringify(object),
-      });
-    }
+    await dryRunApply(rendered.get(name)!.filter((o) => !/cert-manager\.io|monitoring\.coreos\.com/.test(o.apiVersion)));
   });
 });

@@ -64,11 +64,11 @@ kustomize base infra/webhooks), with the chart's overrides. Call with (dict "roo
 {{- $values := .root.Values.webhooks -}}
 {{- if not (kindIs "invalid" $values.failurePolicy) }}{{ $_ := set $webhook "failurePolicy" $values.failurePolicy }}{{ end -}}
 {{- if not (kindIs "invalid" $values.timeoutSeconds) }}{{ $_ := set $webhook "timeoutSeconds" $values.timeoutSeconds }}{{ end -}}
+{{- $expressions := concat $webhook.namespaceSelector.matchExpressions $values.extraNamespaceSelectorExpressions -}}
 {{- if $values.excludeReleaseNamespace -}}
-{{- $own := dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" (list .root.Release.Namespace) -}}
-{{- $expressions := append $webhook.namespaceSelector.matchExpressions $own -}}
-{{- $_ := set $webhook "namespaceSelector" (dict "matchExpressions" $expressions) -}}
+{{- $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" (list .root.Release.Namespace)) -}}
 {{- end -}}
+{{- $_ := set $webhook "namespaceSelector" (dict "matchExpressions" $expressions) -}}
 {{- toYaml $webhook -}}
 {{- end -}}
 
