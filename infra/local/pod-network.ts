@@ -21,8 +21,12 @@ export const IP_COMMAND = "/sbin/ip";
 export const MOUNT_COMMAND = "/bin/mount";
 export const CHROOT_COMMAND = "/usr/sbin/chroot";
 
-/** Installs iproute2, mount and coreutils when missing (apt-get, as root). */
+/**
+ * Installs iproute2, mount and coreutils when missing (apt-get, as root).
+ * @throws Error saying so when not running as root: network namespaces and mounts need it (CI runs as root).
+ */
 export async function ensurePodNetworkTools(): Promise<void> {
+  if (process.getuid?.() !== 0) throw new Error("a pod sandbox (network namespace, veth pair, mounts) needs root; run the e2e tests as root");
   if (!existsSync(IP_COMMAND)) await aptInstall("iproute2");
   if (!existsSync(MOUNT_COMMAND)) await aptInstall("mount");
   if (!existsSync(CHROOT_COMMAND)) await aptInstall("coreutils");
