@@ -24,7 +24,7 @@ import {
   type ManagedProcess,
 } from "./processes.ts";
 import { buildAuthenticationConfiguration, startJwtIssuer, type LocalJwtIssuer, type LocalJwtIssuerInfo } from "./jwt-issuer-server.ts";
-import { apiserverFlags, AUDIT_POLICY, etcdFlags } from "./server-flags.ts";
+import { apiserverFlags, AUDIT_POLICY, etcdFlags, KUBERNETES_SERVICE_IP } from "./server-flags.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
 import { writeWebhookCallerAuth } from "./webhook-caller-auth.ts";
 
@@ -135,7 +135,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   try {
     await mkdir(join(dir, "certs"));
     const ca = await createCertificateAuthority(dir, "gmsa-webhooks local CA");
-    const serving = await issueServingCertificate(ca, dir, "apiserver", ["127.0.0.1", "localhost"]);
+    const serving = await issueServingCertificate(ca, dir, "apiserver", ["127.0.0.1", "localhost", KUBERNETES_SERVICE_IP]);
     const saKeys = await createServiceAccountKeys(dir);
     const adminToken = token();
     const minterToken = token();

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { signalGroup } from "./processes.ts";
-import { PGID_FILE } from "./teardown.ts";
+import { COMMANDS_FILE, PGID_FILE, runCleanupCommandsSync } from "./teardown.ts";
 
 function isAlive(pid: number): boolean {
   try {
@@ -28,6 +28,14 @@ function readProcessGroups(dir: string): number[] {
   }
 }
 
+function readCleanupCommands(dir: string): string[][] {
+  try {
+    return readFileSync(join(dir, COMMANDS_FILE), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as string[]);
+  } catch {
+    return [];
+  }
+}
+
 const [parentPid, dir] = [Number(process.argv[2]), process.argv[3]];
 if (!Number.isInteger(parentPid) || parentPid <= 1 || !dir) {
   console.error("usage: node reaper.ts <parentPid> <dir>");
@@ -41,5 +49,6 @@ if (existsSync(dir)) {
   await sleep(3000);
   for (const pgid of pgids) signalGroup(pgid, "SIGKILL");
   await sleep(200);
+  runCleanupCommandsSync(readCleanupCommands(dir));
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }

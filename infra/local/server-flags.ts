@@ -25,6 +25,13 @@ export function etcdFlags({ dataDir, clientUrl, peerUrl }: EtcdFlagsOptions): st
   ];
 }
 
+/**
+ * The ClusterIP of the `kubernetes` Service: the first address of `--service-cluster-ip-range`, and what the kubelet
+ * puts in a pod's `KUBERNETES_SERVICE_HOST`. The API server's certificate names it, so a server started as a pod
+ * (pod-sandbox.ts) verifies the API server as it would in a cluster.
+ */
+export const KUBERNETES_SERVICE_IP = "10.96.0.1";
+
 /** Files and ports kube-apiserver needs. */
 export interface ApiserverFlagsOptions {
   etcdUrl: string;
@@ -75,6 +82,9 @@ export function apiserverFlags(o: ApiserverFlagsOptions): string[] {
     // The `kubernetes` Service's Endpoints may not be loopback: without this the API server
     // logs a failed sync every 10 s. Nothing here routes to that Service anyway.
     "--endpoint-reconciler-type=none",
+    // Webhooks registered by service reference are called at the Service's EndpointSlice addresses, not at its
+    // ClusterIP: no kube-proxy runs here, and the tests point a slice at a server in a network namespace.
+    "--enable-aggregator-routing=true",
     // Defaults already include these; naming them keeps the tests' premise visible.
     "--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook",
     // HostProcess pods (GMSA with privileged containers) need privileged allowed.

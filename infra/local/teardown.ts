@@ -9,17 +9,19 @@
  * - a detached reaper process (reaper.ts) that watches the parent's pid, for when the parent is
  *   killed outright and runs no code at all.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { nodeBinary } from "./node-binary.ts";
 import { signalGroup } from "./processes.ts";
 
-/** What one cluster needs cleaned: process groups and a folder. */
+/** What one cluster needs cleaned: process groups, commands (such as `ip netns del`) and a folder. */
 export interface TeardownTarget {
   dir: string;
   pgids: number[];
+  /** Argument arrays run after the process groups are killed, e.g. to delete a network namespace. */
+  commands?: string[][];
   /** Graceful stop, used on signals before the synchronous fallback. */
   stop(): Promise<void>;
 }
@@ -30,8 +32,23 @@ let installed = false;
 /** File in `dir` listing the process groups the reaper must kill, one pid per line. */
 export const PGID_FILE = "pgids";
 
+/** File in `dir` listing the cleanup commands the reaper must run, one JSON argument array per line. */
+export const COMMANDS_FILE = "cleanup-commands";
+
+/** Runs cleanup commands in order, each at most 10 s; a failure (already cleaned) does not stop the others. */
+export function runCleanupCommandsSync(commands: string[][]): void {
+  for (const [command, ...args] of commands) {
+    try {
+      execFileSync(command!, args, { stdio: "ignore", timeout: 10_000 });
+    } catch {
+      // Gone already, or not ours to remove any more: nothing else to do at exit.
+    }
+  }
+}
+
 function removeSync(target: TeardownTarget): void {
   for (const pgid of target.pgids) signalGroup(pgid, "SIGKILL");
+  runCleanupCommandsSync(target.commands ?? []);
   // Retries cover a server still writing into its data folder for a moment after SIGKILL.
   rmSync(target.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
 }
@@ -97,7 +114,7 @@ export function createTeardown(dir: string, stopProcesses: () => Promise<void>):
       await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
       unregister();
     })());
-  const target: TeardownTarget = { dir, pgids: [], stop: teardown };
+  const target: TeardownTarget = { dir, pgids: [], commands: [], stop: teardown };
   const unregister = registerTeardown(target);
   return { target, teardown };
 }
@@ -106,4 +123,13 @@ export function createTeardown(dir: string, stopProcesses: () => Promise<void>):
 export function recordProcessGroup(target: TeardownTarget, pgid: number): void {
   target.pgids.push(pgid);
   appendFileSync(`${target.dir}/${PGID_FILE}`, `${pgid}\n`);
+}
+
+/**
+ * Records a command that undoes something outside `dir` (an argument array, no shell), run at exit and by the
+ * reaper (it reads `dir/cleanup-commands`) when the graceful stop did not run.
+ */
+export function recordCleanupCommand(target: TeardownTarget, command: string[]): void {
+  (target.commands ??= []).push(command);
+  appendFileSync(`${target.dir}/${COMMANDS_FILE}`, `${JSON.stringify(command)}\n`);
 }

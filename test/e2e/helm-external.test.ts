@@ -1,0 +1,115 @@
+/**
+ * `helm install` of infra/helm/gmsa-webhooks in external mode into the local cluster: the webhooks registered by
+ * URL at Node servers on loopback (infra/local/stack.ts, as any function outside the cluster), their CA as the
+ * caBundle, bearer caller auth from the API server's admission configuration, and the functions' identities bound
+ * by the chart's RBAC alone (the kustomize base's bindings are removed for the duration). No workload is created.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { applyBaseInfra } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../infra/local/function-tokens.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { createHelmRunner, type HelmRunner } from "./support/helm.ts";
+import {
+  createOptedOutNamespace,
+  defineAdmissionTests,
+  deleteNamespace,
+  FUNCTIONS,
+  OPTED_OUT_NAMESPACE,
+  waitForGmsaWebhooks,
+  webhookConfigurationPaths,
+} from "./support/install-checks.ts";
+import { deletePods } from "./support/pods.ts";
+
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const GROUP = "helm-external";
+const NAMESPACE = "gmsa-helm-external";
+const RELEASE = "gwx";
+const FULLNAME = `${RELEASE}-gmsa-webhooks`;
+const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
+/** The kustomize base's bindings of the functions' identities (infra/rbac/), removed while the chart's serve. */
+const BASE_BINDINGS = FUNCTIONS.map((fn) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:${fn}`);
+/** Kinds a workload install would create in the release namespace. */
+const WORKLOAD_COLLECTIONS = [
+  `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`,
+  `/api/v1/namespaces/${NAMESPACE}/services`,
+  `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`,
+  `/api/v1/namespaces/${NAMESPACE}/secrets`,
+  `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets`,
+];
+
+let helm: HelmRunner;
+let stack: FunctionsStack;
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  for (const path of BASE_BINDINGS) await kubeRequestOk(admin, path, { method: "DELETE" });
+  await createOptedOutNamespace(cluster);
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir });
+  helm = await createHelmRunner(inject("helm"));
+  const subjects = (fn: (typeof FUNCTIONS)[number]) => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
+  const values = {
+    mode: "external",
+    crd: { install: false },
+    callerAuth: { mode: "bearer" },
+    external: {
+      caBundle: Buffer.from(cluster.caPem).toString("base64"),
+      expand: { url: stack.expandBaseUrl, subjects: subjects("expand") },
+      authorize: { url: stack.authorizeBaseUrl, subjects: subjects("authorize") },
+    },
+  };
+  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], { values, kubeconfig: cluster.adminKubeconfig });
+  expect(installed.code, installed.stderr).toBe(0);
+  await waitForGmsaWebhooks(cluster, GROUP);
+});
+
+afterAll(async () => {
+  await helm?.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
+  await stack?.stop();
+  await deletePods(cluster, GROUP);
+  for (const namespace of [NAMESPACE, OPTED_OUT_NAMESPACE]) await deleteNamespace(cluster, namespace);
+  await applyBaseInfra(cluster);
+  await helm?.close();
+});
+
+describe("helm install, external mode: the API server calls the functions by URL", () => {
+  it("registers both webhooks by URL at the functions, with their CA, and creates no workload", async () => {
+    const configurations = await Promise.all(
+      WEBHOOK_CONFIGURATIONS.map((path) => kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: unknown; caBundle?: string } }[] }>(admin, path)),
+    );
+    expect(configurations.flatMap((c) => c.webhooks.map((w) => w.clientConfig.url))).toEqual([
+      `${stack.expandBaseUrl}/expand`,
+      `${stack.authorizeBaseUrl}/authorize`,
+    ]);
+    for (const configuration of configurations) {
+      for (const webhook of configuration.webhooks) {
+        expect(webhook.clientConfig.service).toBeUndefined();
+        expect(Buffer.from(webhook.clientConfig.caBundle ?? "", "base64").toString()).toBe(cluster.caPem);
+      }
+    }
+    const selector = encodeURIComponent(`app.kubernetes.io/instance=${RELEASE}`);
+    for (const collection of WORKLOAD_COLLECTIONS) {
+      const list = await kubeRequestOk<{ items: unknown[] }>(admin, `${collection}?labelSelector=${selector}`);
+      expect(list.items, collection).toEqual([]);
+    }
+  });
+
+  it("binds the functions' identities with the chart's RBAC only (the base's bindings are gone)", async () => {
+    for (const path of BASE_BINDINGS) expect((await kubeRequest(admin, path)).status).toBe(404);
+    for (const fn of FUNCTIONS) {
+      const binding = await kubeRequestOk<{ subjects: { name: string }[] }>(admin, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}:${fn}`);
+      expect(binding.subjects.map((s) => s.name)).toEqual([functionServiceAccount(fn)]);
+    }
+  });
+
+  defineAdmissionTests(cluster, GROUP, () => stack.logFiles);
+
+  it("helm uninstall removes both webhook configurations", async () => {
+    const uninstalled = await helm.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
+    expect(uninstalled.code, uninstalled.stderr).toBe(0);
+    for (const path of WEBHOOK_CONFIGURATIONS) expect((await kubeRequest(admin, path)).status).toBe(404);
+  });
+});

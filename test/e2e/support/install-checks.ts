@@ -1,0 +1,145 @@
+/**
+ * What every install of the webhooks must do when the real API server admits pods, whichever way the functions
+ * are reached (the chart's Service in a network namespace, or URLs on loopback): the tests the Helm install files
+ * share, and the setup and cleanup around them. Pods use the samples (infra/samples: `default/gmsa-app` may use
+ * webapp01, `default/default` nothing).
+ */
+import { readFile } from "node:fs/promises";
+import { expect, it, vi } from "vitest";
+import { applyObjects } from "../../../infra/local/apply.ts";
+import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
+import { kubeRequest } from "../../../infra/local/kube-request.ts";
+import { buildPod, container, createPod, parsed, readCredSpec, type Pod, type Status } from "./pods.ts";
+
+/** The two functions, in the order of their webhook configurations. */
+export const FUNCTIONS = ["expand", "authorize"] as const;
+
+/** API paths of a release's MutatingWebhookConfiguration (expand) and ValidatingWebhookConfiguration (authorize). */
+export function webhookConfigurationPaths(fullname: string): string[] {
+  return [
+    `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${fullname}-expand`,
+    `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${fullname}-authorize`,
+  ];
+}
+
+/** Namespace labelled with the opt-out of kubernetes-sigs/windows-gmsa, with a service account `gmsa-app`. */
+export const OPTED_OUT_NAMESPACE = "gmsa-helm-opted-out";
+
+/** Where each function logs one JSON line per review. */
+export type ReviewLogs = Record<"expand" | "authorize", string>;
+
+/** Reviews logged so far by each function (`"msg":"review"` lines). */
+export async function countReviews(logs: ReviewLogs): Promise<Record<"expand" | "authorize", number>> {
+  const count = async (file: string) => (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.includes('"msg":"review"')).length;
+  return { expand: await count(logs.expand), authorize: await count(logs.authorize) };
+}
+
+/** A pod of `group` naming webapp01 at pod level, as `serviceAccountName` (default: the namespace's `default`). */
+export function gmsaPod(group: string, name: string, serviceAccountName?: string): Pod {
+  return buildPod(group, name, { ...(serviceAccountName ? { serviceAccountName } : {}), windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+}
+
+/** Creates a pod in `namespace` (the admin's request, webhooks included). */
+function createPodIn(cluster: LocalClusterInfo, namespace: string, pod: Pod, dryRun = false) {
+  const query = dryRun ? "?dryRun=All" : "";
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods${query}`, { method: "POST", body: pod });
+}
+
+/**
+ * Polls with dry-run creates until the API server calls both functions: a pod of `gmsa-app` comes back expanded
+ * and one of `default` is refused with 403 (each webhook configuration and the Service's EndpointSlice reach the
+ * admission plugins through informers of their own). @throws the last failed expectation after 30 s.
+ */
+export async function waitForGmsaWebhooks(cluster: LocalClusterInfo, group: string): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const expanded = await createPod(cluster, gmsaPod(group, "probe-allowed", "gmsa-app"), { dryRun: true });
+      expect(expanded.status, JSON.stringify(expanded.body)).toBe(201);
+      expect(expanded.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
+      const refused = await createPod(cluster, gmsaPod(group, "probe-refused"), { dryRun: true });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+}
+
+/** Creates {@link OPTED_OUT_NAMESPACE} (labelled `windows.k8s.io/disabled: "true"`) and its `gmsa-app`. */
+export async function createOptedOutNamespace(cluster: LocalClusterInfo): Promise<void> {
+  await applyObjects(adminEndpoint(cluster), [
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: OPTED_OUT_NAMESPACE, labels: { "windows.k8s.io/disabled": "true" } } },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gmsa-app", namespace: OPTED_OUT_NAMESPACE } },
+  ]);
+}
+
+/** Namespaced kinds a test namespace may hold, by collection path under `/namespaces/<ns>/`. */
+const NAMESPACED_COLLECTIONS = [
+  "/api/v1/namespaces/{ns}/pods",
+  "/api/v1/namespaces/{ns}/secrets",
+  "/api/v1/namespaces/{ns}/configmaps",
+  "/api/v1/namespaces/{ns}/serviceaccounts",
+  "/api/v1/namespaces/{ns}/services",
+  "/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices",
+  "/apis/apps/v1/namespaces/{ns}/deployments",
+  "/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets",
+  "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+  "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+];
+
+/**
+ * Deletes a namespace the way the namespace controller would (none runs here): its objects first, then the
+ * namespace, then the `kubernetes` finalizer, so it is gone rather than left Terminating. Absent ones are fine.
+ */
+export async function deleteNamespace(cluster: LocalClusterInfo, namespace: string): Promise<void> {
+  const admin = adminEndpoint(cluster);
+  for (const collection of NAMESPACED_COLLECTIONS) {
+    const path = collection.replace("{ns}", namespace);
+    const { status, body } = await kubeRequest<{ items?: { metadata: { name: string } }[] }>(admin, path);
+    if (status !== 200) continue;
+    for (const item of body.items ?? []) await kubeRequest(admin, `${path}/${item.metadata.name}`, { method: "DELETE" });
+  }
+  const deleted = await kubeRequest(admin, `/api/v1/namespaces/${namespace}`, { method: "DELETE" });
+  if (deleted.status === 404) return;
+  await kubeRequest(admin, `/api/v1/namespaces/${namespace}/finalize`, {
+    method: "PUT",
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace }, spec: { finalizers: [] } },
+  });
+}
+
+/**
+ * The admission tests every install shares, registered in the caller's `describe`: expand inlines the credspec,
+ * authorize refuses a service account without `use`, a pod without GMSA settings is never sent, and the opted-out
+ * namespace is skipped. `logs` returns where the functions log (known once the install's `beforeAll` ran).
+ */
+export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, logs: () => ReviewLogs): void {
+  it("expands a GMSA pod: the API server calls expand, which inlines the credspec", async () => {
+    const before = await countReviews(logs());
+    const created = await createPod(cluster, gmsaPod(group, "expanded", "gmsa-app"));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(await readCredSpec(cluster, "webapp01"));
+    const after = await countReviews(logs());
+    expect(after.expand).toBe(before.expand + 1);
+    expect(after.authorize).toBe(before.authorize + 1);
+  });
+
+  it("denies a service account without `use` (403 naming the credspec)", async () => {
+    const refused = await createPod(cluster, gmsaPod(group, "refused"));
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/service account "default".*"webapp01"/s);
+  });
+
+  it("never sends a pod without GMSA settings to either function (matchConditions)", async () => {
+    const before = await countReviews(logs());
+    const plain = buildPod(group, "plain", { containers: [container("app")] });
+    const created = await createPod(cluster, plain);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(await countReviews(logs())).toEqual(before);
+  });
+
+  it('skips a namespace labelled windows.k8s.io/disabled: "true": the pod is admitted as written, unreviewed', async () => {
+    const before = await countReviews(logs());
+    const created = await createPodIn(cluster, OPTED_OUT_NAMESPACE, gmsaPod(group, "opted-out", "gmsa-app"));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeUndefined();
+    expect(await countReviews(logs())).toEqual(before);
+  });
+}
