@@ -9,6 +9,7 @@
 import { execFile } from "node:child_process";
 import { dirname } from "node:path";
 import { promisify } from "node:util";
+import { aptInstall } from "./apt.ts";
 
 const run = promisify(execFile);
 
@@ -37,12 +38,6 @@ async function installedVersion(): Promise<string | undefined> {
   }
 }
 
-async function aptGet(args: string[]): Promise<void> {
-  // Another job may hold the dpkg lock for a while; wait for it rather than fail.
-  const options = ["-o", "DPkg::Lock::Timeout=300", "-q"];
-  await run("apt-get", [...options, ...args], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, timeout: 900_000 });
-}
-
 /**
  * Returns Debian's awscli, installing it first when it is missing and we are root.
  * @throws Error with the command to run by hand when it is missing and we are not root, or apt-get fails.
@@ -50,16 +45,7 @@ async function aptGet(args: string[]): Promise<void> {
 export async function ensureDebianAwsCli(): Promise<DebianAwsCli> {
   let version = await installedVersion();
   if (version === undefined) {
-    if (process.getuid?.() !== 0) {
-      throw new Error(`Debian's awscli (2.x) is not installed at ${DEBIAN_AWS}: run apt-get install -y awscli as root`);
-    }
-    try {
-      await aptGet(["install", "-y", "awscli"]);
-    } catch {
-      // A fresh machine's package lists may be empty or stale.
-      await aptGet(["update"]);
-      await aptGet(["install", "-y", "awscli"]);
-    }
+    await aptInstall("awscli");
     version = await installedVersion();
     if (version === undefined) throw new Error(`apt-get installed awscli, but ${DEBIAN_AWS} --version is not aws-cli/2.x from Debian`);
   }
