@@ -1,16 +1,9 @@
 /** Reading /metrics in tests: Debian's Prometheus parser (infra/local/prometheus-parser.ts), never a regex of ours. */
-import { ensurePrometheusParser, parsePrometheusText, type ParsedFamily, type ParsedSample } from "../../infra/local/prometheus-parser.ts";
+import type { ParsedFamily, ParsedSample } from "../../infra/local/prometheus-parser.ts";
 
 export type { ParsedFamily, ParsedSample };
-
-let ready: Promise<void> | undefined;
-
 /** Parses a Prometheus text exposition, installing the parser on first use. */
-export async function parseMetrics(text: string): Promise<ParsedFamily[]> {
-  ready ??= ensurePrometheusParser();
-  await ready;
-  return parsePrometheusText(text);
-}
+export { parseExposition as parseMetrics } from "../../infra/local/stack-metrics.ts";
 
 /** The samples named `sampleName` whose labels include `labels`. */
 export function samplesOf(families: ParsedFamily[], sampleName: string, labels: Record<string, string> = {}): ParsedSample[] {

@@ -4,13 +4,12 @@
  * completes, and the process exits 0.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { writeFile } from "node:fs/promises";
 import { request as httpRequest, Agent, type ClientRequest } from "node:http";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
-import { tempDir } from "../../../support/temp-dir.ts";
+import { serverlessEnv } from "../../../support/serverless-env.ts";
 
 const ENTRY = path.resolve(import.meta.dirname, "../../../../functions/node/index.ts");
 const DELAY_SECONDS = 1;
@@ -22,18 +21,11 @@ afterAll(() => {
 
 /** Starts `node functions/node/index.ts` and resolves with its port once it logs "listening". */
 async function startServer(): Promise<{ port: number; exited: Promise<number | null>; stdout: string[] }> {
-  const kubeconfig = {
-    apiVersion: "v1",
-    kind: "Config",
-    "current-context": "unused",
-    // Never called: the reviews here name no credspec.
-    clusters: [{ name: "unused", cluster: { server: "https://127.0.0.1:1" } }],
-    users: [{ name: "unused", user: { token: "unused-token" } }],
-    contexts: [{ name: "unused", context: { cluster: "unused", user: "unused" } }],
+  // The API server is never called: the reviews here name no credspec.
+  const env = {
+    PATH: process.env["PATH"] ?? "",
+    ...(await serverlessEnv({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined, PORT: "0", HOST: "127.0.0.1", SHUTDOWN_DELAY_SECONDS: String(DELAY_SECONDS) })),
   };
-  const file = path.join(await tempDir("gmsa-shutdown-"), "kubeconfig");
-  await writeFile(file, JSON.stringify(kubeconfig));
-  const env = { PATH: process.env["PATH"] ?? "", PORT: "0", HOST: "127.0.0.1", CALLER_AUTH: "none", KUBECONFIG: file, SHUTDOWN_DELAY_SECONDS: String(DELAY_SECONDS) };
   const started = spawn(process.execPath, [ENTRY], { env, stdio: ["ignore", "pipe", "inherit"] });
   child = started;
   const stdout: string[] = [];

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
+import { serverlessEnv } from "../../../support/serverless-env.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
 
@@ -60,28 +61,16 @@ beforeAll(async () => {
   await publish(pki.server);
   await symlink("..data/tls.crt", path.join(dir, "tls.crt"));
   await symlink("..data/tls.key", path.join(dir, "tls.key"));
-  const kubeconfig = {
-    apiVersion: "v1",
-    kind: "Config",
-    "current-context": "unused",
-    // Never called: the reviews here name no credspec.
-    clusters: [{ name: "unused", cluster: { server: "https://127.0.0.1:1" } }],
-    users: [{ name: "unused", user: { token: "unused-token" } }],
-    contexts: [{ name: "unused", context: { cluster: "unused", user: "unused" } }],
-  };
-  const kubeconfigFile = path.join(await tempDir("gmsa-tls-kube-"), "kubeconfig");
-  await writeFile(kubeconfigFile, JSON.stringify(kubeconfig));
-  running = await startNodeServer(
-    {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      CALLER_AUTH: "none",
-      KUBECONFIG: kubeconfigFile,
-      TLS_CERT_FILE: path.join(dir, "tls.crt"),
-      TLS_KEY_FILE: path.join(dir, "tls.key"),
-    },
-    (line) => logs.push(line),
-  );
+  // The API server is never called: the reviews here name no credspec.
+  const env = await serverlessEnv({
+    CALLER_AUTH: "none",
+    CALLER_AUTH_TOKENS: undefined,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TLS_CERT_FILE: path.join(dir, "tls.crt"),
+    TLS_KEY_FILE: path.join(dir, "tls.key"),
+  });
+  running = await startNodeServer(env, (line) => logs.push(line));
 });
 
 afterAll(async () => {
