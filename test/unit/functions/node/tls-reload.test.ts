@@ -46,10 +46,11 @@ function servedFingerprint(): Promise<string> {
 
 const fingerprintOf = (cert: string) => new X509Certificate(cert).fingerprint256;
 
-async function logged(msg: string, count = 1): Promise<Record<string, unknown>[]> {
+/** The log lines with `msg`, once there are `count` of them (or after 10 s). */
+async function logged(msg: string, count = 1, from: string[] = logs): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const lines = logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry["msg"] === msg);
+    const lines = from.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry["msg"] === msg);
     if (lines.length >= count || Date.now() > deadline) return lines;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -130,5 +131,44 @@ describe("certificate reload", () => {
     await publish(pki.server);
     expect(await logged("TLS certificate reloaded", 2)).toHaveLength(2);
     expect(await servedFingerprint()).toBe(fingerprintOf(pki.server.cert));
+  });
+});
+
+describe("client CA reload (CALLER_AUTH=mtls)", () => {
+  it("trusts client certificates of the new CA and no longer those of the old one, without a restart", async () => {
+    const mtlsDir = await tempDir("gmsa-tls-ca-");
+    const caFile = path.join(mtlsDir, "client-ca.pem");
+    await writeFile(caFile, pki.caPem);
+    const mtlsLogs: string[] = [];
+    const env = await serverlessEnv({
+      CALLER_AUTH: "mtls",
+      CALLER_AUTH_TOKENS: undefined,
+      CALLER_AUTH_CLIENT_CA_FILE: caFile,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      TLS_CERT_FILE: path.join(dir, "tls.crt"),
+      TLS_KEY_FILE: path.join(dir, "tls.key"),
+    });
+    const mtls = await startNodeServer(env, (line) => mtlsLogs.push(line));
+    const metricsStatus = (client: { cert: string; key: string }) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/metrics", rejectUnauthorized: false, agent: false, ...client }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.once("error", reject);
+        req.end();
+      });
+    try {
+      expect(await metricsStatus(pki.client)).toBe(200);
+      expect(await metricsStatus(pki.strangerClient)).toBe(401);
+      // Rewritten in place, as a plain file (not a Secret volume).
+      await writeFile(caFile, pki.otherCaPem);
+      expect(await logged("TLS certificate reloaded", 1, mtlsLogs)).toHaveLength(1);
+      expect(await metricsStatus(pki.strangerClient)).toBe(200);
+      expect(await metricsStatus(pki.client)).toBe(401);
+    } finally {
+      await mtls.close();
+    }
   });
 });
