@@ -7,7 +7,7 @@ import { createErrorHandler } from "../shared/http/on-error.ts";
 import { authorizeReview } from "./authorize/authorize.ts";
 import { expandReview } from "./expand/expand.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
-import { createReviewCounters } from "./metrics.ts";
+import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
 import { createReviewRoute, type ReviewHandler, type ReviewRouteDeps } from "./review-route.ts";
 import { VERSION } from "./version.ts";
 
@@ -28,13 +28,20 @@ export interface AppDeps extends ReviewRouteDeps {
   digest?: Sha256;
   /** Used when the API server sends no `?timeout=`. */
   defaultTimeoutMs: number;
-  /** Extra counters for /metrics (exec plugin runs, caches), merged with the review counters. */
+  /** Extra counters for the JSON /metrics (exec plugin runs, caches), merged with the review counters. */
   extraMetrics?: () => Record<string, number>;
+  /**
+   * What GET /metrics answers: the Node server passes its Prometheus registry's text. Absent: the JSON snapshot of
+   * `counters` (when they keep one) and `extraMetrics`.
+   */
+  exposition?: () => Promise<MetricsExposition>;
+  /** False once the process is shutting down: /readyz answers 503 so the endpoint is taken out of the Service. */
+  ready?: () => boolean;
 }
 
 /**
- * The whole HTTP surface: `POST /expand`, `POST /authorize`, `GET /healthz`, `GET /version`, `GET /metrics`;
- * 404 for anything else. /healthz and /version are open; the rest is behind caller auth. Adapters build `deps`
+ * The whole HTTP surface: `POST /expand`, `POST /authorize`, `GET /healthz`, `GET /readyz`, `GET /version`,
+ * `GET /metrics`; 404 for anything else. /healthz, /readyz and /version are open; the rest is behind caller auth. Adapters build `deps`
  * and call this once per process or isolate (a remote JWKS is cached in the app).
  * @throws TypeError when the caller auth options cannot work (see `callerAuth`).
  */
@@ -56,8 +63,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => c.json({ error: "not found" }, 404));
   app.get("/healthz", (c) => c.text("ok"));
+  app.get("/readyz", (c) => (deps.ready?.() === false ? c.text("shutting down", 503) : c.text("ok")));
   app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));
-  app.get(protect("/metrics"), auth, (c) => c.json({ ...deps.counters.snapshot(), ...deps.extraMetrics?.() }));
+  app.get(protect("/metrics"), auth, async (c) => {
+    if (deps.exposition === undefined) return c.json({ ...snapshotOf(deps.counters), ...deps.extraMetrics?.() });
+    const { contentType, body } = await deps.exposition();
+    return c.body(body, 200, { "content-type": contentType });
+  });
   for (const fn of deps.functions) {
     const path = protect(`/${fn}`);
     app.use(path, auth, deadline({ defaultTimeoutMs: deps.defaultTimeoutMs }));
@@ -66,8 +78,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-/** What a runtime brings besides the configuration: its kube client, logger and platform specifics. */
-export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "readClientCertificate" | "digest" | "extraMetrics">;
+function snapshotOf(counters: ReviewRecorder | ReviewCounters): Record<string, number> {
+  return "snapshot" in counters ? counters.snapshot() : {};
+}
+
+/**
+ * What a runtime brings besides the configuration: its kube client, logger and platform specifics; `counters`
+ * replaces the JSON review counters (the Node server's Prometheus registry).
+ */
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "readClientCertificate" | "digest" | "extraMetrics" | "exposition" | "ready"> & {
+  counters?: ReviewRecorder;
+};
 
 /** The deps of {@link createApp} from the configuration and what the runtime built: the same on every runtime. */
 export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
@@ -77,7 +98,7 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
     version: VERSION,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
-    counters: createReviewCounters(),
+    counters: runtime.counters ?? createReviewCounters(),
     bodyLimitBytes: config.bodyLimitBytes,
     defaultTimeoutMs: config.defaultTimeoutMs,
     settings: {

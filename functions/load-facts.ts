@@ -1,11 +1,16 @@
 import { asAdmissionError, DeadlineExceededError } from "../shared/errors.ts";
 import { awaitWithin } from "../shared/deadline.ts";
 import type { AccessDecision, GmsaClient, RequestingUser } from "../shared/kube/gmsa-client.ts";
+import type { CallTally } from "../shared/observer.ts";
 import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts";
 
-/** Loads each named credspec once, all concurrently; failures become facts, not exceptions. */
-export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal): Promise<CredSpecFacts> {
-  return loadEach(names, signal, (name) => client.getCredSpecContents(name, { signal }));
+/**
+ * Loads each named credspec once, all concurrently; failures become facts, not exceptions. `tally` (the review's)
+ * counts the calls and cache lookups for its log line.
+ */
+export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal, tally?: CallTally): Promise<CredSpecFacts> {
+  const call = { signal, tally };
+  return loadEach(names, signal, (name) => client.getCredSpecContents(name, call));
 }
 
 /**
@@ -17,11 +22,13 @@ export function loadAccess(
   subject: { namespace: string; serviceAccount: string } | { namespace: string; user: RequestingUser },
   names: Iterable<string>,
   signal: AbortSignal,
+  tally?: CallTally,
 ): Promise<AccessFacts> {
+  const call = { signal, tally };
   return loadEach<AccessDecision>(names, signal, (credSpecName) =>
     "user" in subject
-      ? client.canUserUseCredSpec({ ...subject, credSpecName }, { signal })
-      : client.canUseCredSpec({ ...subject, credSpecName }, { signal }),
+      ? client.canUserUseCredSpec({ ...subject, credSpecName }, call)
+      : client.canUseCredSpec({ ...subject, credSpecName }, call),
   );
 }
 

@@ -1,9 +1,27 @@
 import type { FunctionName } from "../shared/config/index.ts";
 
-/** Per-process counters of reviews by function and outcome (for /metrics and tests). */
-export interface ReviewCounters {
-  record(fn: FunctionName, allowed: boolean, code: number | undefined): void;
+/** Told of every review's outcome, once, after the reply is built; must be cheap (it runs per review). */
+export interface ReviewRecorder {
+  /**
+   * @param code the denial's `status.code` (undefined when allowed)
+   * @param operation the review's `request.operation` (CREATE, UPDATE, DELETE, CONNECT)
+   * @param durationMs from the body read to the reply
+   */
+  record(fn: FunctionName, allowed: boolean, code: number | undefined, operation?: string, durationMs?: number): void;
+}
+
+/**
+ * Per-process counters of reviews by function and outcome, for the JSON /metrics of Workers, Lambda and Azure
+ * Functions (per isolate or execution environment; their logs carry every review's facts) and for tests.
+ */
+export interface ReviewCounters extends ReviewRecorder {
   snapshot(): Record<string, number>;
+}
+
+/** What GET /metrics answers: a body and its content type. */
+export interface MetricsExposition {
+  contentType: string;
+  body: string;
 }
 
 export function createReviewCounters(): ReviewCounters {

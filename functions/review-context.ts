@@ -1,5 +1,6 @@
 import type { EnforcementMode, RequestingUserMode } from "../shared/config/index.ts";
 import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
+import type { CallTally } from "../shared/observer.ts";
 
 /** Limits and switches of the GMSA rules, from the configuration. */
 export interface ReviewSettings {
@@ -20,4 +21,6 @@ export interface ReviewContext {
   randomBytes: (length: number) => Uint8Array;
   /** Aborts when the review's time is up. */
   signal: AbortSignal;
+  /** What this review's API calls did, for its log line (absent in tests that do not look). */
+  tally?: CallTally;
 }

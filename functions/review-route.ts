@@ -7,8 +7,9 @@ import { bodyLimit } from "../shared/http/body-limit.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { requireJson } from "../shared/http/request-checks.ts";
 import type { Logger } from "../shared/log.ts";
+import { createCallTally } from "../shared/observer.ts";
 import type { FunctionName } from "../shared/config/index.ts";
-import type { ReviewCounters } from "./metrics.ts";
+import type { ReviewRecorder } from "./metrics.ts";
 import type { ReviewContext } from "./review-context.ts";
 
 /** Longest name from the review logged as is (Kubernetes names are at most 253 characters). */
@@ -21,7 +22,8 @@ export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext)
 export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
   logger: Logger;
   now: () => number;
-  counters: ReviewCounters;
+  /** Told of every review's outcome: the JSON counters, or the Node server's Prometheus registry. */
+  counters: ReviewRecorder;
   /** Largest request body accepted, in bytes (BODY_LIMIT_BYTES). */
   bodyLimitBytes: number;
 }
@@ -45,15 +47,17 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
       if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
       const { apiVersion, request } = parsed.value;
 
+      const tally = createCallTally();
       let outcome: AdmissionOutcome;
       try {
-        outcome = await handle(parsed.value, { ...deps, signal: c.get("deadline") });
+        outcome = await handle(parsed.value, { ...deps, signal: c.get("deadline"), tally });
       } catch (error) {
         outcome = { allowed: false, errors: [asAdmissionError(error)] };
       }
       const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
       const code = reply.response.status?.code;
-      deps.counters.record(fn, outcome.allowed, code);
+      const durationMs = deps.now() - started;
+      deps.counters.record(fn, outcome.allowed, code, request.operation, durationMs);
       deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
         function: fn,
         uid: request.uid,
@@ -68,7 +72,11 @@ export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps:
         errors: outcome.allowed ? undefined : [...new Set(outcome.errors.map((e) => e.code))].join(","),
         cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
         credentials: outcome.allowed ? undefined : firstCredentialsDetail(outcome.errors),
-        durationMs: deps.now() - started,
+        durationMs,
+        kubeRequests: tally.kubeRequests,
+        cacheHits: tally.cacheHits,
+        cacheMisses: tally.cacheMisses,
+        tokenRefresh: tally.tokenRefresh,
       });
       return c.json(reply);
     },

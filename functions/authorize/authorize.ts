@@ -56,9 +56,9 @@ async function judgePod(request: AdmissionRequest, ctx: ReviewContext, names: Se
   const subject = { namespace, serviceAccount: pod.spec?.serviceAccountName || "default" };
   const user = reviewsRequester(ctx.settings, ephemeral) ? requestingUser(request) : undefined;
   const [credspecs, access, userAccess] = await Promise.all([
-    loadCredSpecs(ctx.gmsa, plan.names, ctx.signal),
-    loadAccess(ctx.gmsa, subject, plan.names, ctx.signal),
-    user === undefined ? undefined : loadAccess(ctx.gmsa, { namespace, user }, plan.names, ctx.signal),
+    loadCredSpecs(ctx.gmsa, plan.names, ctx.signal, ctx.tally),
+    loadAccess(ctx.gmsa, subject, plan.names, ctx.signal, ctx.tally),
+    user === undefined ? undefined : loadAccess(ctx.gmsa, { namespace, user }, plan.names, ctx.signal, ctx.tally),
   ]);
   const errors = decideAuthorize(plan, {
     credspecs,
@@ -79,7 +79,7 @@ async function judgeUpdateRequester(request: AdmissionRequest, ctx: ReviewContex
   for (const name of used) names.add(name);
   if (ctx.settings.requestingUser !== "always" || used.size === 0) return { allowed: true };
   const user = requestingUser(request);
-  const access = await loadAccess(ctx.gmsa, { namespace: request.namespace ?? "default", user }, used, ctx.signal);
+  const access = await loadAccess(ctx.gmsa, { namespace: request.namespace ?? "default", user }, used, ctx.signal, ctx.tally);
   const facts = { username: user.username, access };
   const errors = [...used].flatMap((name) => checkUserAccess(facts, name, refs.filter((ref) => ref.name === name).map((ref) => ref.label)));
   return errors.length > 0 ? { allowed: false, errors } : { allowed: true };

@@ -15,6 +15,7 @@ export const AZURE_ROUTES = {
   authorize: "authorize/{*rest}",
   metrics: "metrics/{*rest}",
   healthz: "healthz",
+  readyz: "readyz",
   version: "version",
 } as const;
 

@@ -25,7 +25,7 @@ export async function expandReview({ request }: AdmissionReviewRequest, ctx: Rev
   const plan = planExpand(pod, options);
   if (plan.errors.length > 0) return { allowed: false, errors: plan.errors };
 
-  const facts = await loadCredSpecs(ctx.gmsa, plan.names, ctx.signal);
+  const facts = await loadCredSpecs(ctx.gmsa, plan.names, ctx.signal, ctx.tally);
   const hostname =
     ctx.settings.randomHostname && !ephemeral ? createRandomHostname(ctx.randomBytes(HOSTNAME_LENGTH)) : undefined;
   const result = expandPod(pod, facts, { ...options, ...(hostname === undefined ? {} : { hostname }) });

@@ -8,6 +8,8 @@ import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps, type RuntimeDeps } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
+// A type only: prom-client must not reach the Lambda and Azure bundles, which import this file.
+import type { PrometheusMetrics } from "./prometheus.ts";
 
 /** Options of {@link buildNodeDeps}. */
 export interface NodeDepsOptions {
@@ -15,6 +17,13 @@ export interface NodeDepsOptions {
   write?: (line: string) => void;
   /** The connection's client certificate, for CALLER_AUTH=mtls: only the Node server, which terminates TLS itself. */
   readClientCertificate?: RuntimeDeps["readClientCertificate"];
+  /**
+   * The Node server's Prometheus metrics (./prometheus.ts), bound to the reviews, the kube client and the
+   * credential source; /metrics then answers their text. Lambda and Azure Functions keep the JSON counters.
+   */
+  prometheus?: PrometheusMetrics;
+  /** /readyz answers 503 once this is false (the Node server's graceful shutdown). */
+  ready?: () => boolean;
 }
 
 /** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
@@ -40,13 +49,21 @@ export async function buildNodeDeps(
 ): Promise<{ config: Readonly<Config>; deps: AppDeps; close: () => Promise<void> }> {
   const config = readConfig(env, runtime);
   const logger = createJsonLogger({ level: config.logLevel, write: options.write ?? writeStdout });
-  const gmsa = await createNodeGmsaClient(config.kube, { logger: { warn: (message) => logger.log("warn", message) } });
+  const { prometheus } = options;
+  const gmsa = await createNodeGmsaClient(config.kube, {
+    logger: { warn: (message) => logger.log("warn", message) },
+    ...(prometheus === undefined ? {} : { observer: prometheus.kube, refreshObserver: (source) => prometheus.tokenRefreshes(source) }),
+  });
+  prometheus?.collectKubeCounters(() => gmsa.counters());
   const deps = configuredDeps(config, {
     gmsa: gmsa.client,
     logger,
-    extraMetrics: () => flattenCounters(gmsa.counters()),
     digest: nodeSha256,
+    ...(prometheus === undefined
+      ? { extraMetrics: () => flattenCounters(gmsa.counters()) }
+      : { counters: prometheus.reviews, exposition: () => prometheus.exposition() }),
     ...(options.readClientCertificate === undefined ? {} : { readClientCertificate: options.readClientCertificate }),
+    ...(options.ready === undefined ? {} : { ready: options.ready }),
   });
   return { config, deps, close: () => gmsa.close() };
 }

@@ -1,15 +1,16 @@
 /**
  * `npm start`: the Node HTTP(S) server for both functions (containers, VMs, in-cluster, local dev).
- * Reads process.env once, builds everything once, serves until SIGTERM/SIGINT.
+ * Reads process.env once, builds everything once, serves until SIGTERM (graceful: /readyz 503, SHUTDOWN_DELAY_SECONDS
+ * of serving, then in-flight reviews finish) or SIGINT (Ctrl-C: no delay). Exits 0 either way.
  */
 import { ConfigurationError } from "../../shared/config/index.ts";
 import { startNodeServer } from "./server.ts";
 
 try {
   const running = await startNodeServer(process.env);
-  const stop = () => void running.close().finally(() => process.exit(0));
-  process.once("SIGTERM", stop);
-  process.once("SIGINT", stop);
+  const exit = () => process.exit(0);
+  process.once("SIGTERM", () => void running.shutdown().finally(exit));
+  process.once("SIGINT", () => void running.close().finally(exit));
 } catch (error) {
   if (error instanceof ConfigurationError) {
     console.error(`gmsa-webhooks cannot start. ${error.message}`);

@@ -1,5 +1,5 @@
 import { serve, type ServerType } from "@hono/node-server";
-import { readFile } from "node:fs/promises";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type ServerOptions } from "node:https";
 import type { Hono } from "hono";
 import type { Bindings } from "../../shared/config/index.ts";
@@ -7,10 +7,28 @@ import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
 import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { createPrometheusMetrics } from "./prometheus.ts";
+import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
+
+/**
+ * Longest wait for in-flight reviews once the server stops accepting: the longest webhook timeout the API server
+ * allows (30 s). Connections still open then are closed.
+ */
+const DRAIN_LIMIT_MS = 30_000;
+/** How often connections that finished their last response are closed while draining. */
+const DRAIN_SWEEP_MS = 50;
 
 export interface RunningServer {
   port: number;
+  /** The listening server: the same object before and after a certificate reload. */
+  server: ServerType;
+  /** Stops at once: stops accepting, closes idle connections, waits for in-flight requests, closes the kube client. */
   close(): Promise<void>;
+  /**
+   * Graceful shutdown (SIGTERM): /readyz answers 503 at once, requests are still served for `delayMs` (default
+   * SHUTDOWN_DELAY_SECONDS) so the endpoint leaves the Service first, then {@link close}.
+   */
+  shutdown(delayMs?: number): Promise<void>;
 }
 
 /**
@@ -20,33 +38,77 @@ export interface RunningServer {
  */
 export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
-  const { config, deps, close } = await buildNodeDeps(env, "node", { write, readClientCertificate });
+  let ready = true;
+  const { config, deps, close } = await buildNodeDeps(env, "node", {
+    write,
+    readClientCertificate,
+    prometheus: createPrometheusMetrics(),
+    ready: () => ready,
+  });
   const app = createApp(deps);
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   const onUnhandledRejection = (reason: unknown): void =>
     logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
   process.on("unhandledRejection", onUnhandledRejection);
-  const { server, port } = await serveApp(app, {
+  const serveOptions: ServeOptions = {
     port: config.port,
     ...(config.host === undefined ? {} : { hostname: config.host }),
     tlsCertFile: config.tlsCertFile,
     tlsKeyFile: config.tlsKeyFile,
     clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
-  });
+  };
+  const { server, port, tls } = await serveApp(app, serveOptions);
+  const files = tlsFilesOf(serveOptions);
+  const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, { logger });
   logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
-  return {
-    port,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Idle keep-alive connections from the API server would otherwise hold close() open.
-      if ("closeIdleConnections" in server) server.closeIdleConnections();
-      await closed;
+  let closing: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (closing ??= (async () => {
+      reloader?.close();
+      await drainServer(server);
       await close();
       // One listener per start: a process that starts and closes servers (tests) must not pile them up.
       process.off("unhandledRejection", onUnhandledRejection);
+    })());
+  return {
+    port,
+    server,
+    close: stop,
+    shutdown: async (delayMs = config.shutdownDelaySeconds * 1000) => {
+      if (ready) logger.log("info", "shutting down", { delayMs });
+      ready = false;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await stop();
     },
   };
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish and closes every keep-alive connection as soon as it is idle
+ * (requests that arrive meanwhile are answered with `Connection: close`); after {@link DRAIN_LIMIT_MS} the rest are
+ * closed.
+ */
+async function drainServer(server: ServerType): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!("closeIdleConnections" in server)) return closed;
+  server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+  });
+  server.closeIdleConnections();
+  const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
+  const limit = setTimeout(() => server.closeAllConnections(), DRAIN_LIMIT_MS);
+  try {
+    await closed;
+  } finally {
+    clearInterval(sweep);
+    clearTimeout(limit);
+  }
+}
+
+function tlsFilesOf(options: ServeOptions): TlsFiles | undefined {
+  if (options.tlsCertFile === undefined || options.tlsKeyFile === undefined) return undefined;
+  return { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile, caFile: options.clientCaFile };
 }
 
 export interface ServeOptions {
@@ -65,18 +127,23 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
 }
 
-/** Serves the app over HTTP(S) with @hono/node-server; resolves once listening, with the bound port. */
-export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promise<{ server: ServerType; port: number }> {
-  const tls = await readTlsOptions(options);
+/**
+ * Serves the app over HTTP(S) with @hono/node-server; resolves once listening, with the bound port and the TLS
+ * files' contents it started with.
+ */
+export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promise<{ server: ServerType; port: number; tls?: TlsMaterial }> {
+  const files = tlsFilesOf(options);
+  if (files === undefined && options.clientCaFile !== undefined) throw new TypeError("client certificates (mtls) need TLS_CERT_FILE and TLS_KEY_FILE");
+  const tls = files === undefined ? undefined : await readTlsMaterial(files);
   return new Promise((resolve, reject) => {
     const server = serve(
       {
         fetch: app.fetch,
         port: options.port,
         ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
-        ...(tls === undefined ? {} : { createServer: createHttpsServer, serverOptions: tls }),
+        ...(tls === undefined ? {} : { createServer: createHttpsServer, serverOptions: serverOptionsOf(tls) }),
       },
-      (info) => resolve({ server, port: info.port }),
+      (info) => resolve(tls === undefined ? { server, port: info.port } : { server, port: info.port, tls }),
     );
     // Slow senders cannot hold a connection past this (Node's default is 300 s).
     if ("requestTimeout" in server) server.requestTimeout = options.requestTimeoutMs ?? 60_000;
@@ -84,15 +151,6 @@ export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promis
   });
 }
 
-async function readTlsOptions(options: ServeOptions): Promise<ServerOptions | undefined> {
-  if (options.tlsCertFile === undefined || options.tlsKeyFile === undefined) {
-    if (options.clientCaFile !== undefined) throw new TypeError("client certificates (mtls) need TLS_CERT_FILE and TLS_KEY_FILE");
-    return undefined;
-  }
-  const [cert, key, ca] = await Promise.all([
-    readFile(options.tlsCertFile),
-    readFile(options.tlsKeyFile),
-    options.clientCaFile === undefined ? undefined : readFile(options.clientCaFile),
-  ]);
+function serverOptionsOf({ cert, key, ca }: TlsMaterial): ServerOptions {
   return ca === undefined ? { cert, key } : { cert, key, ca, requestCert: true, rejectUnauthorized: false };
 }

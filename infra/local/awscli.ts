@@ -45,9 +45,6 @@ async function installedVersion(): Promise<string | undefined> {
 export async function ensureDebianAwsCli(): Promise<DebianAwsCli> {
   let version = await installedVersion();
   if (version === undefined) {
-    if (process.getuid?.() !== 0) {
-      throw new Error(`Debian's awscli (2.x) is not installed at ${DEBIAN_AWS}: run apt-get install -y awscli as root`);
-    }
     await aptInstall("awscli");
     version = await installedVersion();
     if (version === undefined) throw new Error(`apt-get installed awscli, but ${DEBIAN_AWS} --version is not aws-cli/2.x from Debian`);

@@ -56,6 +56,8 @@ export function functionEnv(launch: FunctionLaunch, specific: Record<string, str
     ...specific,
     CALLER_AUTH: "bearer",
     CALLER_AUTH_TOKENS: launch.callerToken,
+    // No Service to leave locally: stop at once on SIGTERM (the stack's stop gives 5 s before SIGKILL).
+    SHUTDOWN_DELAY_SECONDS: "0",
     ...launch.env,
   };
 }

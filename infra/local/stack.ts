@@ -23,6 +23,8 @@ import { stopProcess, tailFile, waitFor } from "./processes.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { FunctionLaunch, StartedFunction } from "./stack-common.ts";
 import { startNodeFunction } from "./stack-node.ts";
+import { flatMetrics, parseExposition } from "./stack-metrics.ts";
+import type { ParsedFamily } from "./prometheus-parser.ts";
 import { startFrontProxy, type FrontProxy } from "./front-proxy.ts";
 import { bundleWorker, startWorkerFunction } from "./stack-worker.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
@@ -76,8 +78,13 @@ export interface FunctionsStack {
   /** The bearer token both functions accept (the one the API server sends). */
   callerToken: string;
   logFiles: Record<FunctionName, string>;
-  /** The function's `GET /metrics` counters (`<fn>_reviews_total`, `execRuns_success`, ...). */
+  /**
+   * The function's `GET /metrics` as flat counters (`<fn>_reviews_total`, `execRuns_success`, ...), from the Node
+   * server's Prometheus text or the Worker's JSON (./stack-metrics.ts).
+   */
   metrics(fn: FunctionName): Promise<Record<string, number>>;
+  /** The Node server's `GET /metrics` parsed by Debian's Prometheus parser; undefined on the Worker runtime (JSON). */
+  scrape(fn: FunctionName): Promise<ParsedFamily[] | undefined>;
   /**
    * Exec plugin runs for the function so far (ok or not), from the plugin's count file. Always 0 on
    * the Worker runtime, which mints its own JWTs.
@@ -175,7 +182,11 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
     authorizeBaseUrl: byName("authorize").baseUrl,
     callerToken,
     logFiles,
-    metrics: (fn) => kubeRequestOk<Record<string, number>>(endpoint(fn), "/metrics"),
+    metrics: async (fn) => flatMetrics(fn, await kubeRequestOk(endpoint(fn), "/metrics")),
+    scrape: async (fn) => {
+      const body = await kubeRequestOk(endpoint(fn), "/metrics");
+      return typeof body === "string" ? parseExposition(body) : undefined;
+    },
     execRuns: (fn) => countLines(byName(fn).countFile),
     stop: teardown,
   };

@@ -36,6 +36,8 @@ export interface Config {
   host: string | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
+  /** Node server: after SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
+  shutdownDelaySeconds: number;
   callerAuth: CallerAuthOptions;
   randomHostname: boolean;
   logLevel: LogLevel;
@@ -70,6 +72,7 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
     host: read.optional("HOST"),
     tlsCertFile: read.optional("TLS_CERT_FILE"),
     tlsKeyFile: read.optional("TLS_KEY_FILE"),
+    shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
     callerAuth: readCallerAuth(read),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),

@@ -90,6 +90,7 @@ export const VARIABLES = {
   HOST: text("every interface"),
   TLS_CERT_FILE: text(),
   TLS_KEY_FILE: text(),
+  SHUTDOWN_DELAY_SECONDS: integer(5, 0, 300),
   RANDOM_HOSTNAME: { kind: "boolean", default: false },
   LOG_LEVEL: { kind: "oneOf", values: LOG_LEVELS, default: "info" },
   BODY_LIMIT_BYTES: integer(8 * 1024 * 1024, 1024, 64 * 1024 * 1024),

@@ -84,5 +84,6 @@ export function createAzureManagedIdentityTokenSource(options: AzureManagedIdent
     shareInFlight: options.shareInFlight,
     now: options.now,
     refreshSkewMs: options.refreshSkewMs,
+    onRefresh: options.onRefresh,
   });
 }

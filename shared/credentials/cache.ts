@@ -5,6 +5,7 @@
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
+import type { RefreshObserver } from "../observer.ts";
 import type { Credential, GetCredentialOptions, TokenSource } from "./token-source.ts";
 
 /** Options of {@link createCredentialCache}. */
@@ -33,6 +34,8 @@ export interface CredentialCacheOptions {
   backoffInitialMs?: number | undefined;
   /** Longest pause after failed loads. Default 30000. */
   backoffMaxMs?: number | undefined;
+  /** Told how each refresh ended (metrics); a caller that gave up on its own load (Workers) is not a refresh. */
+  onRefresh?: RefreshObserver | undefined;
 }
 
 const MIN_AUTO_SKEW_MS = 5_000;
@@ -90,6 +93,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       }
       cached = { credential, refreshAt, obtainedAt };
       failure = undefined;
+      options.onRefresh?.("success");
       return credential;
     } catch (error) {
       // The caller gave up (Workers: its own load): not the source's fault, so no backoff.
@@ -98,13 +102,14 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       const pause = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (count - 1));
       const wrapped = error instanceof AdmissionError ? error : new CredentialsError(`${describe} failed`, { cause: error });
       failure = { count, retryAt: now() + pause, error: wrapped };
+      options.onRefresh?.("failure");
       throw wrapped;
     }
   }
 
   return {
     getCredential(callOptions: GetCredentialOptions = {}): Promise<Credential> {
-      const { signal } = callOptions;
+      const { signal, tally } = callOptions;
       const time = now();
       if (cached !== undefined && time < cached.refreshAt) return Promise.resolve(cached.credential);
       if (failure !== undefined && time < failure.retryAt) {
@@ -113,11 +118,23 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
           new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error }),
         );
       }
-      if (!shareInFlight) return awaitWithin(refresh(signal), signal, deadlineError);
-      inFlight ??= refresh(undefined).finally(() => {
-        inFlight = undefined;
-      });
-      return awaitWithin(inFlight, signal, deadlineError);
+      const pending = shareInFlight
+        ? (inFlight ??= refresh(undefined).finally(() => {
+            inFlight = undefined;
+          }))
+        : refresh(signal);
+      const waited = awaitWithin(pending, signal, deadlineError);
+      if (tally === undefined) return waited;
+      return waited.then(
+        (credential) => {
+          tally.tokenRefresh = "success";
+          return credential;
+        },
+        (error: unknown) => {
+          tally.tokenRefresh = "failure";
+          throw error;
+        },
+      );
     },
     invalidate(credential: Credential): void {
       if (cached?.credential !== credential) return;

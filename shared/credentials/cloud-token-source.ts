@@ -7,6 +7,7 @@ import { createAzureManagedIdentityTokenSource } from "./azure-managed-identity.
 import { createEksTokenSource } from "./eks.ts";
 import { createGcpMetadataTokenSource } from "./gcp-metadata.ts";
 import type { TokenSource } from "./token-source.ts";
+import type { RefreshObserver } from "../observer.ts";
 
 /** What the runtime decides: sharing, clock, skew and (for the endpoints of aks and gke) the fetch to use. */
 export interface CloudTokenSourceOptions {
@@ -14,6 +15,8 @@ export interface CloudTokenSourceOptions {
   shareInFlight: boolean;
   now?: (() => number) | undefined;
   refreshSkewMs?: number | undefined;
+  /** See {@link CredentialCacheOptions.onRefresh}. */
+  onRefresh?: RefreshObserver | undefined;
   /** Default: the global fetch. Unused by eks, which signs locally. */
   fetch?: typeof fetch | undefined;
 }
@@ -25,7 +28,7 @@ export interface CloudTokenSourceOptions {
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
   switch (settings.kind) {
     case "eks":
-      return createEksTokenSource({ shareInFlight: options.shareInFlight, now: options.now, refreshSkewMs: options.refreshSkewMs, cluster: settings.cluster, region: settings.region, credentials: settings.credentials });
+      return createEksTokenSource({ shareInFlight: options.shareInFlight, now: options.now, refreshSkewMs: options.refreshSkewMs, onRefresh: options.onRefresh, cluster: settings.cluster, region: settings.region, credentials: settings.credentials });
     case "aks":
       return createAzureManagedIdentityTokenSource({
         ...options,

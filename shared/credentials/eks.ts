@@ -8,6 +8,7 @@ import { AwsV4Signer } from "aws4fetch";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
+import type { RefreshObserver } from "../observer.ts";
 
 /** The static AWS credentials Lambda puts in its environment (AWS_ACCESS_KEY_ID, ...). */
 export interface AwsCredentials {
@@ -33,6 +34,8 @@ export interface EksTokenSourceOptions extends EksTokenOptions {
   /** Clock in epoch milliseconds. Default `Date.now`. */
   now?: (() => number) | undefined;
   refreshSkewMs?: number | undefined;
+  /** See {@link CredentialCacheOptions.onRefresh}. */
+  onRefresh?: RefreshObserver | undefined;
 }
 
 /** A presigned token, its URL (holds the signature and session token: never log it) and reported expiry. */
@@ -162,5 +165,5 @@ export function createEksTokenSource(options: EksTokenSourceOptions): TokenSourc
     }
   }
 
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs });
+  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs, onRefresh: options.onRefresh });
 }

@@ -39,7 +39,7 @@ export interface ExecRunCounters {
 
 /** Options of {@link createExecTokenSource}; the cache's pass through (`shareInFlight`: true on Node). */
 export interface ExecTokenSourceOptions
-  extends Pick<CredentialCacheOptions, "shareInFlight" | "now" | "refreshSkewMs" | "backoffInitialMs" | "backoffMaxMs"> {
+  extends Pick<CredentialCacheOptions, "shareInFlight" | "now" | "refreshSkewMs" | "backoffInitialMs" | "backoffMaxMs" | "onRefresh"> {
   exec: ExecConfig;
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;
@@ -155,6 +155,7 @@ export function createExecTokenSource(options: ExecTokenSourceOptions): ExecToke
     refreshSkewMs: options.refreshSkewMs,
     backoffInitialMs: options.backoffInitialMs,
     backoffMaxMs: options.backoffMaxMs,
+    onRefresh: options.onRefresh,
   });
   return {
     getCredential: (callOptions) => cache.getCredential(callOptions),

@@ -72,5 +72,5 @@ export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOpti
     return { token, expirationTimestamp: new Date(requestedAt + expiresIn * 1000).toISOString() };
   }
 
-  return createCredentialCache({ load, describe: DESCRIBE, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs });
+  return createCredentialCache({ load, describe: DESCRIBE, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs, onRefresh: options.onRefresh });
 }

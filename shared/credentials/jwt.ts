@@ -7,6 +7,7 @@ import { SignJWT, calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, typ
 import { defaultOf } from "../config/variables.ts";
 import { createCredentialCache } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
+import type { RefreshObserver } from "../observer.ts";
 
 /** The signing key and its naming. */
 export interface JwtKeyOptions {
@@ -32,6 +33,8 @@ export interface JwtTokenSourceOptions extends JwtKeyOptions {
   shareInFlight: boolean;
   now?: (() => number) | undefined;
   refreshSkewMs?: number | undefined;
+  /** See {@link CredentialCacheOptions.onRefresh}. */
+  onRefresh?: RefreshObserver | undefined;
 }
 
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
@@ -117,5 +120,6 @@ export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSourc
     shareInFlight: options.shareInFlight,
     now,
     refreshSkewMs: options.refreshSkewMs,
+    onRefresh: options.onRefresh,
   });
 }

@@ -4,6 +4,7 @@
  * header or the answer's body, either of which may hold a credential.
  */
 import { CredentialsError, DeadlineExceededError } from "../errors.ts";
+import type { RefreshObserver } from "../observer.ts";
 
 /** What {@link fetchTokenJson} needs. */
 export interface TokenEndpointRequest {
@@ -30,6 +31,8 @@ export interface TokenEndpointSourceOptions {
   shareInFlight: boolean;
   now?: (() => number) | undefined;
   refreshSkewMs?: number | undefined;
+  /** See {@link CredentialCacheOptions.onRefresh}. */
+  onRefresh?: RefreshObserver | undefined;
 }
 
 /** Default of every token endpoint source's `timeoutMs`. */

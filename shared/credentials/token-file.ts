@@ -6,6 +6,7 @@ import { decodeJwt } from "jose";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
+import type { RefreshObserver } from "../observer.ts";
 
 /** Options of {@link createTokenFileSource}. */
 export interface TokenFileSourceOptions {
@@ -20,6 +21,8 @@ export interface TokenFileSourceOptions {
   /** See {@link CredentialCacheOptions.shareInFlight}. */
   shareInFlight: boolean;
   now?: (() => number) | undefined;
+  /** See {@link CredentialCacheOptions.onRefresh}. */
+  onRefresh?: RefreshObserver | undefined;
 }
 
 /** The token's `exp` in epoch ms, when the token is a JWT that has one. */
@@ -52,5 +55,5 @@ export function createTokenFileSource(options: TokenFileSourceOptions): TokenSou
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }
 
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now });
+  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
 }

@@ -2,6 +2,7 @@
  * The one credential shape every source hands to the Kubernetes client (DESIGN.md section 6): a bearer token or a
  * client certificate and key, as in the ExecCredential `status`, plus its optional expiry.
  */
+import type { CallTally } from "../observer.ts";
 
 /** A bearer token for the `Authorization` header. */
 export interface TokenCredential {
@@ -24,6 +25,8 @@ export type Credential = TokenCredential | CertificateCredential;
 export interface GetCredentialOptions {
   /** The caller's deadline: waiting stops when it aborts, with a DeadlineExceededError. */
   signal?: AbortSignal;
+  /** The review's tally: `tokenRefresh` is set when this call waited for a refresh. */
+  tally?: Pick<CallTally, "tokenRefresh"> | undefined;
 }
 
 /** Where the client gets its credential from; implementations cache and refresh as they see fit. */

@@ -5,7 +5,7 @@ import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { AccessDecision, AccessQuery, UserAccessQuery } from "./gmsa-client.ts";
+import type { AccessDecision, AccessQuery, CallOptions, UserAccessQuery } from "./gmsa-client.ts";
 import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer } from "./status-errors.ts";
 
@@ -64,14 +64,14 @@ const reviewAnswer = z.object({
  * @throws InvalidReviewError / InvalidCredSpecNameError before any call for names that cannot be Kubernetes
  *   names, KubeApiError / CredentialsError / DeadlineExceededError (500) when the API server cannot answer.
  */
-export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, signal: AbortSignal): Promise<AccessDecision> {
+export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, call: CallOptions): Promise<AccessDecision> {
   const { namespace, serviceAccount, credSpecName } = query;
   checkNames(namespace, credSpecName);
   if (!isDns1123Subdomain(serviceAccount)) {
     throw new InvalidReviewError(`service account name ${JSON.stringify(serviceAccount)} is not a DNS-1123 subdomain`);
   }
   const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
-  return postUseReview(request, buildLocalSubjectAccessReview(query), what, signal);
+  return postUseReview(request, buildLocalSubjectAccessReview(query), what, call);
 }
 
 /**
@@ -79,12 +79,12 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
  * @throws InvalidReviewError / InvalidCredSpecNameError before any call for a namespace or credspec name that
  *   cannot be a Kubernetes name, or an empty username; KubeApiError / CredentialsError / DeadlineExceededError (500).
  */
-export async function reviewUserCredSpecAccess(request: KubeRequester, query: UserAccessQuery, signal: AbortSignal): Promise<AccessDecision> {
+export async function reviewUserCredSpecAccess(request: KubeRequester, query: UserAccessQuery, call: CallOptions): Promise<AccessDecision> {
   const { namespace, user, credSpecName } = query;
   checkNames(namespace, credSpecName);
   if (user.username === "") throw new InvalidReviewError("the review's userInfo has no username");
   const what = `reviewing whether user ${JSON.stringify(user.username.slice(0, 253))} may use GMSACredentialSpec "${credSpecName}"`;
-  return postUseReview(request, buildUserLocalSubjectAccessReview(query), what, signal);
+  return postUseReview(request, buildUserLocalSubjectAccessReview(query), what, call);
 }
 
 /** Names that go into the URL and the review must be Kubernetes names: refused before any call. */
@@ -95,14 +95,16 @@ function checkNames(namespace: string, credSpecName: string): void {
   }
 }
 
-async function postUseReview(request: KubeRequester, review: V1LocalSubjectAccessReview, what: string, signal: AbortSignal): Promise<AccessDecision> {
+async function postUseReview(request: KubeRequester, review: V1LocalSubjectAccessReview, what: string, call: CallOptions): Promise<AccessDecision> {
   const namespace = review.metadata?.namespace ?? "";
   const answer = await request({
     method: "POST",
     path: `/apis/authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/localsubjectaccessreviews`,
+    resource: "localsubjectaccessreviews",
     body: review,
     what,
-    signal,
+    signal: call.signal,
+    tally: call.tally,
   });
   if (answer.status !== 200 && answer.status !== 201) throw errorFromAnswer(what, answer.status, answer.body);
   const parsed = reviewAnswer.safeParse(answer.body);

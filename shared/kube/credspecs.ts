@@ -2,6 +2,7 @@
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { CredSpecNotFoundError, CredSpecWithoutContentsError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
 import { isDns1123Subdomain } from "../policy/names.ts";
+import type { CallOptions } from "./gmsa-client.ts";
 import type { KubeRequester } from "./request.ts";
 import { errorFromAnswer, readStatus } from "./status-errors.ts";
 
@@ -16,12 +17,12 @@ export function credSpecPath(name: string): string {
  *   CredSpecNotFoundError (422), CredSpecWithoutContentsError (422), KubeApiError / CredentialsError /
  *   DeadlineExceededError (500).
  */
-export async function readCredSpecContents(request: KubeRequester, name: string, signal: AbortSignal): Promise<unknown> {
+export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<unknown> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
   if (!isDns1123Subdomain(name)) {
     throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
   }
-  const answer = await request({ method: "GET", path: credSpecPath(name), what, signal });
+  const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, signal: call.signal, tally: call.tally });
   if (answer.status === 404) {
     const status = readStatus(answer.body);
     // A NotFound Status without details.name is about the path, not the object: the CRD is not served.

@@ -3,10 +3,13 @@
  * (after windows-gmsa's `kubeClientInterface`). Unit tests pass an in-memory fake; the real client
  * lives beside this file.
  */
+import type { CallTally } from "../observer.ts";
 
 /** Per-call options: every call honours the review's deadline. */
 export interface CallOptions {
   signal: AbortSignal;
+  /** What the review's calls did, for its log line. */
+  tally?: CallTally | undefined;
 }
 
 /** May `serviceAccount` in `namespace` `use` the GMSACredentialSpec `credSpecName`? */

@@ -7,6 +7,7 @@ import { defaultOf } from "../config/variables.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
+import type { CallTally, KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { isRetryableStatus, readStatus } from "./status-errors.ts";
 import type { KubeFetch } from "./transport.ts";
 
@@ -25,6 +26,8 @@ export interface KubeRequesterOptions {
   disableCompression?: boolean;
   /** Clock in epoch ms, for Retry-After. Default `Date.now`. */
   now?: (() => number) | undefined;
+  /** Told of every attempt (metrics). */
+  observer?: KubeObserver | undefined;
 }
 
 /** One call. `what` names it in errors: `reading GMSACredentialSpec "x"`. */
@@ -32,9 +35,13 @@ export interface KubeRequest {
   method: "GET" | "POST";
   /** Absolute path, already encoded. */
   path: string;
+  /** The resource the path names, for metrics (the path itself holds names from the review). */
+  resource: KubeResource;
   body?: unknown;
   what: string;
   signal: AbortSignal;
+  /** The review's tally: one `kubeRequests` per attempt, and the credential refresh it waited for. */
+  tally?: CallTally | undefined;
 }
 
 /** The final answer: any HTTP status; `body` is the parsed JSON or undefined when there was none. */
@@ -77,9 +84,14 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
   const timeoutMs = options.requestTimeoutMs ?? defaultOf("KUBE_REQUEST_TIMEOUT_MS");
   const retryDelayMs = options.retryDelayMs ?? 200;
   const now = options.now ?? Date.now;
+  const { observer } = options;
 
-  return async ({ method, path, body, what, signal }) => {
+  return async ({ method, path, resource, body, what, signal, tally }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const attempted = (code: KubeCallCode, startedAt: number): void => {
+      if (tally !== undefined) tally.kubeRequests++;
+      observer?.kubeRequest(method === "GET" ? "get" : "create", resource, code, (performance.now() - startedAt) / 1000);
+    };
     const deadlineAt = now() + timeoutMs;
     const deadlineError = (): DeadlineExceededError =>
       new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
@@ -89,7 +101,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       if (deadline.aborted) throw deadlineError();
       let credential: Credential | undefined;
       try {
-        credential = await tokenSource?.getCredential({ signal: deadline });
+        credential = await tokenSource?.getCredential({ signal: deadline, tally });
       } catch (error) {
         throw inContext(what, error);
       }
@@ -103,6 +115,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
       let answer: KubeAnswer;
       let retryAfter: string | null;
+      const startedAt = performance.now();
       try {
         const init: RequestInit = { method, headers, signal: deadline };
         if (body !== undefined) init.body = JSON.stringify(body);
@@ -111,6 +124,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         const text = await response.text();
         answer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       } catch (error) {
+        attempted(deadline.aborted ? "timeout" : "error", startedAt);
         if (deadline.aborted) throw deadlineError();
         if (method === "GET" && !retried && (await sleep(retryDelayMs, deadline))) {
           retried = true;
@@ -119,6 +133,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
+      attempted(answer.status, startedAt);
       if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
       if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
         // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.

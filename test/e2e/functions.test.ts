@@ -10,6 +10,7 @@ import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { sumOf } from "../support/prometheus.ts";
 import { buildPod, container, createPod, deletePods, getPod, parsed, patchPod, readCredSpec } from "./support/pods.ts";
 
 const cluster = inject("cluster");
@@ -265,5 +266,15 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       const stored = await getPod(cluster, `${runtime}-debug-allowed`);
       expect(parsed(stored.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
     });
+  });
+
+  it.runIf(runtime === "node")("counts in /metrics the reviews the API server sent and the API calls they made", async () => {
+    const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
+    expect(sumOf(expand, "gmsa_webhooks_reviews_total", { function: "expand", operation: "CREATE", decision: "allowed", code: "200" })).toBeGreaterThan(0);
+    expect(sumOf(expand, "gmsa_webhooks_kube_requests_total", { verb: "get", resource: "gmsacredentialspecs", code: "200" })).toBeGreaterThan(0);
+    expect(sumOf(authorize, "gmsa_webhooks_kube_requests_total", { verb: "create", resource: "localsubjectaccessreviews", code: "201" })).toBeGreaterThan(0);
+    expect(sumOf(authorize, "gmsa_webhooks_reviews_total", { function: "authorize", decision: "denied", code: "403" })).toBeGreaterThan(0);
+    // The functions authenticate with the exec plugin, which minted their tokens.
+    expect(sumOf(expand, "gmsa_webhooks_token_refreshes_total", { source: "exec", outcome: "success" })).toBeGreaterThan(0);
   });
 });

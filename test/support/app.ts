@@ -1,6 +1,6 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
 import { createApp, type AppDeps } from "../../functions/app.ts";
-import { createReviewCounters } from "../../functions/metrics.ts";
+import { createReviewCounters, type ReviewCounters } from "../../functions/metrics.ts";
 import type { ReviewSettings } from "../../functions/review-context.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
@@ -8,8 +8,10 @@ import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "..
 import { createCountingClient, createFakeGmsaClient } from "./fake-gmsa-client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
-export interface TestAppOptions extends Partial<Omit<AppDeps, "settings">> {
+export interface TestAppOptions extends Partial<Omit<AppDeps, "settings" | "counters">> {
   settings?: Partial<ReviewSettings>;
+  /** JSON counters, so tests can read their snapshot. */
+  counters?: ReviewCounters;
 }
 
 /** Deterministic "random" bytes, so the hostname a test sees is always the same. */
@@ -21,7 +23,7 @@ export function fixedRandomBytes(length: number): Uint8Array {
 export function createTestApp(options: TestAppOptions = {}) {
   const lines: string[] = [];
   const { settings, ...rest } = options;
-  const deps: AppDeps = {
+  const deps: AppDeps & { counters: ReviewCounters } = {
     functions: FUNCTION_NAMES,
     version: "0.0.0-test",
     callerAuth: { mode: "none" },
@@ -71,7 +73,7 @@ export const NOW_MS = Date.UTC(2026, 0, 1);
  * A test app for the HTTP layer, where `callerAuth` is the part under test: a counting client that allows
  * credspec "webapp1" to everyone, a memory logger, the clock at {@link NOW_MS} and a 64 KiB body limit.
  */
-export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides: Partial<AppDeps> = {}) {
+export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides: TestAppOptions = {}) {
   const logger = createMemoryLogger();
   const gmsa = createCountingClient();
   const { app } = createTestApp({

@@ -9,7 +9,8 @@ import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
 import { createTokenFileSource } from "../../../shared/credentials/token-file.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
-import { CLOUD_TOKENS, KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
+import { CLOUD_TOKENS, KubeConfigurationError, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
+import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createKeepAliveFetch } from "./keep-alive-fetch.ts";
@@ -31,7 +32,14 @@ export interface NodeGmsaClientOptions {
   homeDir?: string;
   serviceAccountDir?: string;
   now?: () => number;
+  /** Told of every API call attempt and cache lookup (the Node server's Prometheus metrics). */
+  observer?: KubeObserver;
+  /** The refresh observer for the credential source in use (the Node server's Prometheus metrics). */
+  refreshObserver?: (source: TokenRefreshSource) => RefreshObserver;
 }
+
+/** The `source` label of a refreshing credential: which kind of source, never its command or path. */
+export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 
 /** Counters for a metrics endpoint or logs. `execRuns` only when the credential comes from an exec plugin. */
 export interface KubeCounters extends KubeClientStats {
@@ -63,11 +71,13 @@ function buildTokenSource(
   options: NodeGmsaClientOptions,
 ): { tokenSource?: TokenSource; counters?: () => ExecRunCounters } {
   const { target, caPem } = loaded;
-  const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs };
+  const source = refreshSourceOf(choice);
+  const onRefresh = source === undefined ? undefined : options.refreshObserver?.(source);
+  const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs, onRefresh };
   switch (choice.kind) {
     case "exec": {
       const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
-      const source = createExecTokenSource({
+      const exec = createExecTokenSource({
         ...common,
         exec: choice.exec,
         cluster: toExecClusterInfo(target.cluster, caData),
@@ -75,7 +85,7 @@ function buildTokenSource(
         baseEnv: options.baseEnv ?? process.env,
         timeoutMs: settings.execTimeoutMs,
       });
-      return { tokenSource: source, counters: () => source.counters() };
+      return { tokenSource: exec, counters: () => exec.counters() };
     }
     case "token":
       return { tokenSource: createStaticTokenSource({ token: choice.token }) };
@@ -88,6 +98,22 @@ function buildTokenSource(
     case "clientCertificate":
     case "anonymous":
       return {};
+  }
+}
+
+function refreshSourceOf(choice: TokenSourceChoice): TokenRefreshSource | undefined {
+  switch (choice.kind) {
+    case "exec":
+      return "exec";
+    case "tokenFile":
+      return "token_file";
+    case "jwt":
+      return "jwt";
+    case "cloud":
+      return choice.cloudToken.kind;
+    default:
+      // A static token or client certificate is never refreshed.
+      return undefined;
   }
 }
 
@@ -119,6 +145,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     credSpecCache: settings.credSpecCache,
     accessCache: settings.accessCache,
     now: options.now,
+    observer: options.observer,
   });
   return {
     client,

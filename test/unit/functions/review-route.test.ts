@@ -92,6 +92,9 @@ describe("createReviewRoute", () => {
       code: 500,
       errors: "ERR_CREDSPEC_NOT_ALLOWED,ERR_KUBE_API",
       durationMs: 7,
+      kubeRequests: 0,
+      cacheHits: 0,
+      cacheMisses: 0,
     });
     expect(lines[0]).not.toContain("hunter2");
     expect(counters.snapshot()).toEqual({ expand_reviews_total: 1, expand_denied_500_total: 1 });

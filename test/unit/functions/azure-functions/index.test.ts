@@ -22,7 +22,7 @@ describe("the Azure Functions entry", () => {
     for (const [name, value] of Object.entries(await serverlessEnv())) vi.stubEnv(name, value);
     vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     await import("../../../../functions/azure-functions/index.ts");
-    expect([...registered.keys()].sort()).toEqual(["authorize", "expand", "healthz", "metrics", "version"]);
+    expect([...registered.keys()].sort()).toEqual(["authorize", "expand", "healthz", "metrics", "readyz", "version"]);
     for (const [name, options] of registered) {
       expect(options.route).toBe(AZURE_ROUTES[name as keyof typeof AZURE_ROUTES]);
       expect(options.authLevel).toBe("anonymous");

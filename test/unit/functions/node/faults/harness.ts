@@ -18,6 +18,7 @@ import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 import { buildPod, WEBAPP1_CREDSPEC } from "../../../../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../../../../support/reviews.ts";
 import { CREDSPEC_NAME, startFaultServer, type FaultServer } from "./fault-server.ts";
+import { parseMetrics, samplesOf } from "../../../../support/prometheus.ts";
 
 /** The webhook timeout the API server would append, and the review budget it gives (a fifth less). */
 export const WEBHOOK_TIMEOUT = "2s";
@@ -222,7 +223,10 @@ export function useFaultWorld(): FaultWorld {
         return response.status;
       },
       async metrics() {
-        return (await (await get("/metrics")).json()) as Record<string, number>;
+        // Exec plugin runs under the names the matrix was written with when /metrics was JSON: execRuns_<outcome>.
+        const families = await parseMetrics(await (await get("/metrics")).text());
+        const runs = samplesOf(families, "gmsa_webhooks_exec_plugin_runs_total");
+        return Object.fromEntries(runs.map((sample) => [`execRuns_${sample.labels["outcome"]}`, Number(sample.value)]));
       },
       close: () => running.close(),
     };

@@ -1,0 +1,191 @@
+/**
+ * The Node server's Prometheus metrics (prom-client): the review recorder, the Kubernetes client's observer and the
+ * credential refresh observers, bound to one registry, and the text /metrics answers. Only functions/node/server.ts
+ * imports this file, so prom-client stays out of the Worker, Lambda and Azure bundles. Every label value comes from
+ * a fixed set (README: Metrics); nothing from a review becomes a label.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { FunctionName } from "../../shared/config/index.ts";
+import type { CacheName, KubeCallCode, KubeObserver, KubeResource, KubeVerb, RefreshObserver, RefreshOutcome } from "../../shared/observer.ts";
+import type { MetricsExposition, ReviewRecorder } from "../metrics.ts";
+import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
+
+/** Prefix of every metric of ours. */
+export const METRIC_PREFIX = "gmsa_webhooks_";
+
+/**
+ * Review latency buckets in seconds: the API server's own webhook buckets (5 ms, 25 ms, 100 ms, 0.5 s, 1 s, 2.5 s,
+ * `apiserver_admission_webhook_admission_duration_seconds`) and finer steps below, where a warm review lands, up to
+ * the longest webhook timeout (30 s).
+ */
+export const REVIEW_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** API call latency buckets in seconds (client-go's request latency range, to KUBE_REQUEST_TIMEOUT_MS's bound). */
+export const KUBE_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The operations an AdmissionReview names; anything else is counted as `other`. */
+const OPERATIONS = new Set(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
+const CACHES: readonly CacheName[] = ["credspec", "access"];
+const KUBE_CALLS: readonly [KubeVerb, KubeResource][] = [
+  ["get", "gmsacredentialspecs"],
+  ["create", "localsubjectaccessreviews"],
+];
+
+/** What the Node wiring binds (functions/node/deps.ts) and the app serves. */
+export interface PrometheusMetrics {
+  registry: Registry;
+  /** The reviews counter and latency histogram. */
+  reviews: ReviewRecorder;
+  /** API calls and cache lookups of the Kubernetes client. */
+  kube: KubeObserver;
+  /** The refresh observer of one credential source. */
+  tokenRefreshes(source: TokenRefreshSource): RefreshObserver;
+  /** Exec plugin runs and cache sizes, read from the client's counters at scrape time. */
+  collectKubeCounters(read: () => KubeCounters): void;
+  /** The registry's text, with the process-wide default metrics. */
+  exposition(): Promise<MetricsExposition>;
+}
+
+// prom-client's default metrics start monitors (event loop delay, GC observer) per call: one set per process,
+// however many servers a test process starts.
+let processRegistry: Registry | undefined;
+function defaultMetricsRegistry(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** Returns the map's value for `key`, made by `make` on first use (bound label children, so a review hashes nothing). */
+function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Creates the metrics with a registry of their own. */
+export function createPrometheusMetrics(): PrometheusMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const reviewsTotal = new Counter({
+    name: `${METRIC_PREFIX}reviews_total`,
+    help: "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
+    labelNames: ["function", "operation", "decision", "code"] as const,
+    registers,
+  });
+  const reviewSeconds = new Histogram({
+    name: `${METRIC_PREFIX}review_duration_seconds`,
+    help: "Time from reading an AdmissionReview to its reply, in seconds.",
+    labelNames: ["function"] as const,
+    buckets: REVIEW_BUCKETS_SECONDS,
+    registers,
+  });
+  const kubeTotal = new Counter({
+    name: `${METRIC_PREFIX}kube_requests_total`,
+    help: "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
+    labelNames: ["verb", "resource", "code"] as const,
+    registers,
+  });
+  const kubeSeconds = new Histogram({
+    name: `${METRIC_PREFIX}kube_request_duration_seconds`,
+    help: "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
+    labelNames: ["verb", "resource"] as const,
+    buckets: KUBE_BUCKETS_SECONDS,
+    registers,
+  });
+  const refreshesTotal = new Counter({
+    name: `${METRIC_PREFIX}token_refreshes_total`,
+    help: "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
+    labelNames: ["source", "outcome"] as const,
+    registers,
+  });
+  const cacheTotal = new Counter({
+    name: `${METRIC_PREFIX}cache_requests_total`,
+    help: "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
+    labelNames: ["cache", "result"] as const,
+    registers,
+  });
+
+  type ByCode = Map<number, Counter.Internal>;
+  const reviewChildren = new Map<string, Map<boolean, Map<string, ByCode>>>();
+  const reviewHistograms = new Map<string, Histogram.Internal<string>>();
+  const kubeChildren = new Map<KubeResource, { seconds: Histogram.Internal<string>; byCode: Map<KubeCallCode, Counter.Internal> }>();
+  for (const [verb, resource] of KUBE_CALLS) kubeChildren.set(resource, { seconds: kubeSeconds.labels({ verb, resource }), byCode: new Map() });
+  const cacheChildren = new Map(CACHES.map((cache) => [cache, [cacheTotal.labels({ cache, result: "miss" }), cacheTotal.labels({ cache, result: "hit" })]] as const));
+
+  const reviews: ReviewRecorder = {
+    record(fn: FunctionName, allowed, code, operation = "other", durationMs) {
+      const op = OPERATIONS.has(operation) ? operation : "other";
+      // One map level per label, so a review builds no key; allowed reviews carry no status code (200).
+      const status = code ?? (allowed ? 200 : 500);
+      const byDecision = cached(reviewChildren, fn, () => new Map<boolean, Map<string, ByCode>>());
+      const byOperation = cached(byDecision, allowed, () => new Map<string, ByCode>());
+      const byCode = cached(byOperation, op, (): ByCode => new Map());
+      cached(byCode, status, () => reviewsTotal.labels({ function: fn, operation: op, decision: allowed ? "allowed" : "denied", code: String(status) })).inc();
+      if (durationMs !== undefined) cached(reviewHistograms, fn, () => reviewSeconds.labels({ function: fn })).observe(durationMs / 1000);
+    },
+  };
+
+  const kube: KubeObserver = {
+    kubeRequest(verb, resource, code, seconds) {
+      const children = kubeChildren.get(resource);
+      if (children === undefined) return;
+      cached(children.byCode, code, () => kubeTotal.labels({ verb, resource, code: String(code) })).inc();
+      children.seconds.observe(seconds);
+    },
+    cacheRequest(cache, hit) {
+      cacheChildren.get(cache)?.[hit ? 1 : 0].inc();
+    },
+  };
+
+  const collectKubeCounters = (read: () => KubeCounters): void => {
+    new Counter({
+      name: `${METRIC_PREFIX}exec_plugin_runs_total`,
+      help: "Runs of the kubeconfig exec plugin, by outcome.",
+      labelNames: ["outcome"] as const,
+      registers,
+      collect() {
+        const runs = read().execRuns;
+        this.reset();
+        if (runs !== undefined) for (const [outcome, count] of Object.entries<number>({ ...runs })) this.inc({ outcome }, count);
+      },
+    });
+    new Gauge({
+      name: `${METRIC_PREFIX}cache_entries`,
+      help: "Entries held by the credspec and access-review caches.",
+      labelNames: ["cache"] as const,
+      registers,
+      collect() {
+        const counters = read();
+        this.set({ cache: "credspec" }, counters.credSpecCache.size);
+        this.set({ cache: "access" }, counters.accessCache.size);
+      },
+    });
+  };
+
+  return {
+    registry,
+    reviews,
+    kube,
+    tokenRefreshes(source) {
+      const children: Record<RefreshOutcome, Counter.Internal> = {
+        success: refreshesTotal.labels({ source, outcome: "success" }),
+        failure: refreshesTotal.labels({ source, outcome: "failure" }),
+      };
+      return (outcome) => children[outcome].inc();
+    },
+    collectKubeCounters,
+    async exposition() {
+      const [ours, process] = await Promise.all([registry.metrics(), defaultMetricsRegistry().metrics()]);
+      return { contentType: registry.contentType, body: `${ours}${process}` };
+    },
+  };
+}
+
+/** Every metric family /metrics can answer (ours and the defaults) with its type, for the dashboard test. */
+export function listMetricFamilies(metrics: PrometheusMetrics): { name: string; type: string }[] {
+  return [...metrics.registry.getMetricsAsArray(), ...defaultMetricsRegistry().getMetricsAsArray()].map(({ name, type }) => ({ name, type: String(type) }));
+}

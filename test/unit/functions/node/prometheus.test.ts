@@ -1,0 +1,232 @@
+/**
+ * The Node server's /metrics, read by Debian's Prometheus parser after a real server answered reviews against an
+ * API server stand-in: allowed, denied (422), fail closed (500), cached, with an access review, and one pod whose
+ * every name is distinctive, which must appear nowhere in the exposition.
+ */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Agent, fetch } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
+import { REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
+import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
+import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
+import { parseMetrics, samplesOf, sumOf, type ParsedFamily } from "../../../support/prometheus.ts";
+import { buildReview } from "../../../support/reviews.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
+import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
+
+const CALLER_TOKEN = "metrics-test-caller-token-0123456789";
+/** Every name of this pod is user input that must never become a label value. */
+const DISTINCT = {
+  pod: "zq-pod-name-7731",
+  namespace: "zq-namespace-7731",
+  serviceAccount: "zq-service-account-7731",
+  credspec: "zq-credspec-7731",
+  container: "zq-container-7731",
+  user: "zq-user-7731",
+  uid: "zq-uid-7731",
+};
+
+/** Our families, their Prometheus type and exact label names. */
+const FAMILIES: Record<string, { type: string; labels: string[] }> = {
+  gmsa_webhooks_reviews: { type: "counter", labels: ["code", "decision", "function", "operation"] },
+  gmsa_webhooks_review_duration_seconds: { type: "histogram", labels: ["function"] },
+  gmsa_webhooks_kube_requests: { type: "counter", labels: ["code", "resource", "verb"] },
+  gmsa_webhooks_kube_request_duration_seconds: { type: "histogram", labels: ["resource", "verb"] },
+  gmsa_webhooks_token_refreshes: { type: "counter", labels: ["outcome", "source"] },
+  gmsa_webhooks_cache_requests: { type: "counter", labels: ["cache", "result"] },
+  gmsa_webhooks_cache_entries: { type: "gauge", labels: ["cache"] },
+};
+
+let pki: TestPki;
+let api: KubeServer;
+let agent: Agent;
+let running: RunningServer;
+const logs: string[] = [];
+
+function credSpecAnswer(name: string): { status: number; body: unknown } {
+  if (name === "webapp1") return { status: 200, body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", credspec: WEBAPP1_CREDSPEC } };
+  if (name === "broken") return { status: 500, body: { kind: "Status", status: "Failure", reason: "InternalError", code: 500 } };
+  return { status: 404, body: { kind: "Status", status: "Failure", reason: "NotFound", code: 404, details: { name, kind: "gmsacredentialspecs" } } };
+}
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  api = await startKubeServer({
+    ...pki.server,
+    script: (request) => {
+      if (request.method === "POST") return { status: 201, body: { status: { allowed: true } } };
+      return credSpecAnswer(decodeURIComponent(request.path.split("/").at(-1) ?? ""));
+    },
+  });
+  agent = new Agent({ connect: { ca: pki.caPem } });
+  const dir = await tempDir("gmsa-metrics-");
+  const file = (name: string) => path.join(dir, name);
+  await Promise.all([
+    writeFile(file("ca.crt"), pki.caPem),
+    writeFile(file("tls.crt"), pki.server.cert),
+    writeFile(file("tls.key"), pki.server.key, { mode: 0o600 }),
+    // A token file is a refreshing source: token_refreshes_total{source="token_file"} counts its reads.
+    writeFile(file("token"), "metrics-test-api-token"),
+  ]);
+  const kubeconfig = {
+    apiVersion: "v1",
+    kind: "Config",
+    "current-context": "metrics",
+    clusters: [{ name: "stand-in", cluster: { server: api.url, "certificate-authority": file("ca.crt") } }],
+    users: [{ name: "reader", user: { tokenFile: file("token") } }],
+    contexts: [{ name: "metrics", context: { cluster: "stand-in", user: "reader" } }],
+  };
+  await writeFile(file("kubeconfig"), JSON.stringify(kubeconfig));
+  running = await startNodeServer(
+    {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      CALLER_AUTH: "bearer",
+      CALLER_AUTH_TOKENS: CALLER_TOKEN,
+      KUBECONFIG: file("kubeconfig"),
+      TLS_CERT_FILE: file("tls.crt"),
+      TLS_KEY_FILE: file("tls.key"),
+    },
+    (line) => logs.push(line),
+  );
+});
+
+afterAll(async () => {
+  await running?.close();
+  await api?.close();
+  await agent?.close();
+  await pki?.cleanup();
+});
+
+const base = () => `https://127.0.0.1:${running.port}`;
+
+async function review(fn: "expand" | "authorize", body: unknown): Promise<AdmissionReviewResponse> {
+  const response = await fetch(`${base()}/${fn}?timeout=5s`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
+    body: JSON.stringify(body),
+    dispatcher: agent,
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as AdmissionReviewResponse;
+}
+
+function named(credspec: string, uid: string) {
+  return buildReview(buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: credspec } }] }), { uid });
+}
+
+function logFor(uid: string): Record<string, unknown> | undefined {
+  return logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry["msg"] === "review" && entry["uid"] === uid);
+}
+
+describe("GET /metrics on the Node server", () => {
+  let text: string;
+  let families: ParsedFamily[];
+
+  beforeAll(async () => {
+    expect((await review("expand", named("webapp1", "allowed-1"))).response.allowed).toBe(true);
+    expect((await review("expand", named("webapp1", "allowed-cached"))).response.allowed).toBe(true);
+    const inlinedPod = buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } }] });
+    expect((await review("authorize", buildReview(inlinedPod, { uid: "authorized-1" }))).response.allowed).toBe(true);
+    expect((await review("expand", named("missing", "denied-422"))).response.status?.code).toBe(422);
+    expect((await review("expand", named("broken", "denied-500"))).response.status?.code).toBe(500);
+    expect((await review("authorize", buildReview(buildPod(), { uid: "update-1", operation: "UPDATE", oldObject: buildPod() }))).response.allowed).toBe(true);
+    const distinct = buildPod({
+      name: DISTINCT.pod,
+      namespace: DISTINCT.namespace,
+      serviceAccountName: DISTINCT.serviceAccount,
+      containers: [{ name: DISTINCT.container, windowsOptions: { gmsaCredentialSpecName: DISTINCT.credspec } }],
+    });
+    const distinctReview = buildReview(distinct, { uid: DISTINCT.uid, userInfo: { username: DISTINCT.user, groups: ["system:authenticated"] } });
+    expect((await review("expand", distinctReview)).response.status?.code).toBe(422);
+
+    const unauthenticated = await fetch(`${base()}/metrics`, { dispatcher: agent });
+    expect(unauthenticated.status).toBe(401);
+    await unauthenticated.arrayBuffer();
+    const response = await fetch(`${base()}/metrics`, { headers: { authorization: `Bearer ${CALLER_TOKEN}` }, dispatcher: agent });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    text = await response.text();
+    families = await parseMetrics(text);
+  });
+
+  it("parses with Prometheus' own parser, each family with its type and exact label names", () => {
+    for (const [name, { type, labels }] of Object.entries(FAMILIES)) {
+      const family = families.find((f) => f.name === name);
+      expect(family, name).toBeDefined();
+      expect(family?.type, name).toBe(type);
+      for (const sample of family?.samples ?? []) {
+        expect(Object.keys(sample.labels).filter((label) => label !== "le").sort(), sample.name).toEqual(labels);
+      }
+    }
+  });
+
+  it("counts reviews by function, operation, decision and code", () => {
+    const reviews = (labels: Record<string, string>) => sumOf(families, "gmsa_webhooks_reviews_total", labels);
+    expect(reviews({ function: "expand", operation: "CREATE", decision: "allowed", code: "200" })).toBe(2);
+    expect(reviews({ function: "expand", operation: "CREATE", decision: "denied", code: "422" })).toBe(2);
+    expect(reviews({ function: "expand", operation: "CREATE", decision: "denied", code: "500" })).toBe(1);
+    expect(reviews({ function: "authorize", operation: "CREATE", decision: "allowed", code: "200" })).toBe(1);
+    expect(reviews({ function: "authorize", operation: "UPDATE", decision: "allowed", code: "200" })).toBe(1);
+    expect(reviews({})).toBe(7);
+  });
+
+  it("times reviews in a histogram whose buckets include the API server's webhook buckets", () => {
+    const buckets = samplesOf(families, "gmsa_webhooks_review_duration_seconds_bucket", { function: "expand" });
+    const bounds = buckets.map((sample) => Number(sample.labels["le"] === "+Inf" ? Infinity : sample.labels["le"]));
+    for (const bound of [0.005, 0.025, 0.1, 0.5, 1, 2.5, Infinity]) expect(bounds).toContain(bound);
+    expect(bounds).toHaveLength(REVIEW_BUCKETS_SECONDS.length + 1);
+    expect(sumOf(families, "gmsa_webhooks_review_duration_seconds_count", { function: "expand" })).toBe(5);
+    expect(sumOf(families, "gmsa_webhooks_review_duration_seconds_count", { function: "authorize" })).toBe(2);
+    expect(Number(buckets.find((sample) => sample.labels["le"] === "+Inf")?.value)).toBe(5);
+  });
+
+  it("counts API calls by verb, resource and code, retries included, and times them", () => {
+    const calls = (labels: Record<string, string>) => sumOf(families, "gmsa_webhooks_kube_requests_total", labels);
+    const get = { verb: "get", resource: "gmsacredentialspecs" };
+    expect(calls({ ...get, code: "200" })).toBe(1);
+    expect(calls({ ...get, code: "404" })).toBe(2);
+    // A GET is retried once after a 5xx.
+    expect(calls({ ...get, code: "500" })).toBe(2);
+    expect(calls({ verb: "create", resource: "localsubjectaccessreviews", code: "201" })).toBe(1);
+    expect(calls({})).toBe(api.requests.length);
+    expect(sumOf(families, "gmsa_webhooks_kube_request_duration_seconds_count", get)).toBe(5);
+  });
+
+  it("counts cache lookups and token refreshes", () => {
+    expect(sumOf(families, "gmsa_webhooks_cache_requests_total", { cache: "credspec", result: "hit" })).toBe(2);
+    expect(sumOf(families, "gmsa_webhooks_cache_requests_total", { cache: "credspec", result: "miss" })).toBe(4);
+    expect(sumOf(families, "gmsa_webhooks_cache_requests_total", { cache: "access", result: "miss" })).toBe(1);
+    expect(sumOf(families, "gmsa_webhooks_cache_entries", { cache: "credspec" })).toBe(1);
+    expect(sumOf(families, "gmsa_webhooks_token_refreshes_total", { source: "token_file", outcome: "success" })).toBe(1);
+  });
+
+  it("has the process metrics every Node exporter has", () => {
+    const types = Object.fromEntries(families.map((family) => [family.name, family.type]));
+    expect(types).toMatchObject({
+      process_cpu_seconds: "counter",
+      process_resident_memory_bytes: "gauge",
+      process_start_time_seconds: "gauge",
+      nodejs_heap_size_used_bytes: "gauge",
+      nodejs_eventloop_lag_seconds: "gauge",
+    });
+  });
+
+  it("takes no label value from a review: the distinctive pod's names appear nowhere", () => {
+    for (const value of Object.values(DISTINCT)) expect(text).not.toContain(value);
+    const labelValues = new Set(families.filter((f) => f.name.startsWith("gmsa_webhooks_")).flatMap((f) => f.samples.flatMap((s) => Object.values(s.labels))));
+    const allowed = /^(expand|authorize|CREATE|UPDATE|DELETE|CONNECT|other|allowed|denied|\d{3}|error|timeout|get|create|gmsacredentialspecs|localsubjectaccessreviews|exec|token_file|jwt|eks|aks|gke|success|failure|credspec|access|hit|miss|[+]Inf|[\d.e+-]+)$/;
+    for (const value of labelValues) expect(value).toMatch(allowed);
+  });
+
+  it("puts the same facts in each review's log line", () => {
+    expect(logFor("allowed-1")).toMatchObject({ allowed: true, kubeRequests: 1, cacheHits: 0, cacheMisses: 1, tokenRefresh: "success" });
+    expect(logFor("allowed-cached")).toMatchObject({ allowed: true, kubeRequests: 0, cacheHits: 1, cacheMisses: 0 });
+    expect(logFor("allowed-cached")).not.toHaveProperty("tokenRefresh");
+    expect(logFor("denied-500")).toMatchObject({ allowed: false, code: 500, kubeRequests: 2, cacheMisses: 1 });
+    expect(logFor("authorized-1")).toMatchObject({ allowed: true, kubeRequests: 1, cacheHits: 1, cacheMisses: 1 });
+  });
+});

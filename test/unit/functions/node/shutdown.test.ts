@@ -1,0 +1,110 @@
+/**
+ * Graceful shutdown of the real `npm start` process (functions/node/index.ts): on SIGTERM /readyz answers 503 at
+ * once, requests are still served during SHUTDOWN_DELAY_SECONDS, a review in flight when the server stops accepting
+ * completes, and the process exits 0.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { request as httpRequest, Agent, type ClientRequest } from "node:http";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview } from "../../../support/reviews.ts";
+import { serverlessEnv } from "../../../support/serverless-env.ts";
+
+const ENTRY = path.resolve(import.meta.dirname, "../../../../functions/node/index.ts");
+const DELAY_SECONDS = 1;
+
+let child: ChildProcess | undefined;
+afterAll(() => {
+  if (child?.exitCode === null) child.kill("SIGKILL");
+});
+
+/** Starts `node functions/node/index.ts` and resolves with its port once it logs "listening". */
+async function startServer(): Promise<{ port: number; exited: Promise<number | null>; stdout: string[] }> {
+  // The API server is never called: the reviews here name no credspec.
+  const env = {
+    PATH: process.env["PATH"] ?? "",
+    ...(await serverlessEnv({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined, PORT: "0", HOST: "127.0.0.1", SHUTDOWN_DELAY_SECONDS: String(DELAY_SECONDS) })),
+  };
+  const started = spawn(process.execPath, [ENTRY], { env, stdio: ["ignore", "pipe", "inherit"] });
+  child = started;
+  const stdout: string[] = [];
+  const exited = new Promise<number | null>((resolve) => started.once("exit", (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    let buffered = "";
+    started.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        stdout.push(line);
+        const entry = JSON.parse(line) as { msg?: string; port?: number };
+        if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
+      }
+    });
+    void exited.then((code) => reject(new Error(`the server exited with ${code} before listening`)));
+  });
+  return { port, exited, stdout };
+}
+
+/** One request, on a connection of its own unless `agent` keeps one alive; the caller sends the body (or holds it back). */
+function call(port: number, method: string, route: string, agent?: Agent): { req: ClientRequest; done: Promise<{ status: number; text: string }> } {
+  const req = httpRequest({ host: "127.0.0.1", port, method, path: route, agent: agent ?? false, headers: method === "POST" ? { "content-type": "application/json" } : {} });
+  const done = new Promise<{ status: number; text: string }>((resolve, reject) => {
+    req.once("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+    });
+    req.once("error", reject);
+  });
+  return { req, done };
+}
+
+async function get(port: number, route: string): Promise<number> {
+  const { req, done } = call(port, "GET", route);
+  req.end();
+  return (await done).status;
+}
+
+describe("npm start on SIGTERM", () => {
+  it("answers /readyz 503 at once, serves through the delay, finishes the review in flight and exits 0", async () => {
+    const { port, exited, stdout } = await startServer();
+    expect(await get(port, "/readyz")).toBe(200);
+
+    // A review whose upload is still going on when the server stops accepting, on a kept-alive connection.
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+    const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
+    const inFlight = call(port, "POST", "/expand", keepAlive);
+    inFlight.req.write(body.slice(0, 10));
+
+    const signalledAt = Date.now();
+    child?.kill("SIGTERM");
+    // The signal is handled on the server's next turn.
+    let ready = 200;
+    while (ready === 200 && Date.now() - signalledAt < 500) ready = await get(port, "/readyz");
+    expect(ready).toBe(503);
+    expect(Date.now() - signalledAt).toBeLessThan(500);
+
+    // Still serving during the delay: a new review on a new connection.
+    const during = call(port, "POST", "/expand");
+    during.req.end(JSON.stringify(buildReview(buildPod(), { uid: "during-delay" })));
+    expect((await during.done).status).toBe(200);
+
+    // Past the delay the listener is closed: new connections are refused, the review in flight still completes.
+    await new Promise((resolve) => setTimeout(resolve, DELAY_SECONDS * 1000 + 300));
+    await expect(get(port, "/healthz")).rejects.toThrow(/ECONNREFUSED/);
+    inFlight.req.end(body.slice(10));
+    const answered = await inFlight.done;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.text)).toMatchObject({ response: { uid: "in-flight", allowed: true } });
+    // The kept-alive connection is closed by the server once idle, so the process can exit.
+    const socket = inFlight.req.socket;
+    if (socket !== null && !socket.destroyed) await new Promise((resolve) => socket.once("close", resolve));
+
+    expect(await exited).toBe(0);
+    keepAlive.destroy();
+    const messages = stdout.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(messages).toContain("shutting down");
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * Certificate renewal on a running Node server, the way the kubelet updates a Secret volume: the new files go into
+ * a new folder and the `..data` symlink is swapped atomically. A request in flight across the swap completes, new
+ * connections see the new certificate, the server is the same object, and a pair that does not match is refused
+ * while the last good certificate keeps serving.
+ */
+import { X509Certificate } from "node:crypto";
+import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
+import { request as httpsRequest } from "node:https";
+import path from "node:path";
+import { connect, type TLSSocket } from "node:tls";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
+import { buildPod } from "../../../support/pods.ts";
+import { buildReview } from "../../../support/reviews.ts";
+import { serverlessEnv } from "../../../support/serverless-env.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
+import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
+
+let pki: TestPki;
+let dir: string;
+let running: RunningServer;
+const logs: string[] = [];
+let generation = 0;
+
+/** Writes a new `..<n>` folder and swaps `..data` to it with one rename, as the kubelet's atomic writer does. */
+async function publish(pair: { cert: string; key: string }): Promise<void> {
+  const folder = `..${++generation}`;
+  await mkdir(path.join(dir, folder));
+  await writeFile(path.join(dir, folder, "tls.crt"), pair.cert);
+  await writeFile(path.join(dir, folder, "tls.key"), pair.key, { mode: 0o600 });
+  await symlink(folder, path.join(dir, "..data_tmp"));
+  await rename(path.join(dir, "..data_tmp"), path.join(dir, "..data"));
+}
+
+/** The SHA-256 fingerprint a new TLS connection to the server is shown. */
+function servedFingerprint(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port: running.port, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().fingerprint256);
+      socket.end();
+    });
+    socket.once("error", reject);
+  });
+}
+
+const fingerprintOf = (cert: string) => new X509Certificate(cert).fingerprint256;
+
+/** The log lines with `msg`, once there are `count` of them (or after 10 s). */
+async function logged(msg: string, count = 1, from: string[] = logs): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const lines = from.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry["msg"] === msg);
+    if (lines.length >= count || Date.now() > deadline) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  dir = await tempDir("gmsa-tls-reload-");
+  await publish(pki.server);
+  await symlink("..data/tls.crt", path.join(dir, "tls.crt"));
+  await symlink("..data/tls.key", path.join(dir, "tls.key"));
+  // The API server is never called: the reviews here name no credspec.
+  const env = await serverlessEnv({
+    CALLER_AUTH: "none",
+    CALLER_AUTH_TOKENS: undefined,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TLS_CERT_FILE: path.join(dir, "tls.crt"),
+    TLS_KEY_FILE: path.join(dir, "tls.key"),
+  });
+  running = await startNodeServer(env, (line) => logs.push(line));
+});
+
+afterAll(async () => {
+  await running?.close();
+  await pki?.cleanup();
+});
+
+describe("certificate reload", () => {
+  it("serves a renewed certificate to new connections while a request in flight completes, without a restart", async () => {
+    const server = running.server;
+    expect(await servedFingerprint()).toBe(fingerprintOf(pki.server.cert));
+
+    // A review whose body is still being uploaded when the certificate changes.
+    const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
+    const reply = new Promise<{ status: number; text: string; fingerprint: string }>((resolve, reject) => {
+      const req = httpsRequest(
+        { host: "127.0.0.1", port: running.port, path: "/expand", method: "POST", rejectUnauthorized: false, headers: { "content-type": "application/json" } },
+        (res) => {
+          const fingerprint = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), fingerprint }));
+        },
+      );
+      req.once("error", reject);
+      req.write(body.slice(0, 20));
+      // The rest after the swap is installed.
+      void logged("TLS certificate reloaded").then(() => req.end(body.slice(20)));
+    });
+
+    await publish(pki.internalServer);
+    const reloaded = await logged("TLS certificate reloaded");
+    expect(reloaded).toHaveLength(1);
+    expect(reloaded[0]).toMatchObject({ fingerprint256: fingerprintOf(pki.internalServer.cert) });
+
+    const answered = await reply;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.text)).toMatchObject({ response: { uid: "in-flight", allowed: true } });
+    // The connection kept the certificate it was opened with.
+    expect(answered.fingerprint).toBe(fingerprintOf(pki.server.cert));
+    expect(await servedFingerprint()).toBe(fingerprintOf(pki.internalServer.cert));
+    expect(running.server).toBe(server);
+    expect(server.listening).toBe(true);
+  });
+
+  it("refuses a certificate and key that do not match, and keeps serving the last good certificate", async () => {
+    await publish({ cert: pki.server.cert, key: pki.internalServer.key });
+    const refused = await logged("TLS certificate and key refused; keeping the current certificate");
+    expect(refused).toHaveLength(1);
+    expect(refused[0]?.["level"]).toBe("error");
+    expect(String(refused[0]?.["error"])).toMatch(/^ERR_OSSL_/);
+    expect(await servedFingerprint()).toBe(fingerprintOf(pki.internalServer.cert));
+    expect(logs.join("\n")).not.toContain("PRIVATE KEY");
+    expect(logs.join("\n")).not.toContain("BEGIN CERTIFICATE");
+
+    // Fixed: the next good pair is installed.
+    await publish(pki.server);
+    expect(await logged("TLS certificate reloaded", 2)).toHaveLength(2);
+    expect(await servedFingerprint()).toBe(fingerprintOf(pki.server.cert));
+  });
+});
+
+describe("client CA reload (CALLER_AUTH=mtls)", () => {
+  it("trusts client certificates of the new CA and no longer those of the old one, without a restart", async () => {
+    const mtlsDir = await tempDir("gmsa-tls-ca-");
+    const caFile = path.join(mtlsDir, "client-ca.pem");
+    await writeFile(caFile, pki.caPem);
+    const mtlsLogs: string[] = [];
+    const env = await serverlessEnv({
+      CALLER_AUTH: "mtls",
+      CALLER_AUTH_TOKENS: undefined,
+      CALLER_AUTH_CLIENT_CA_FILE: caFile,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      TLS_CERT_FILE: path.join(dir, "tls.crt"),
+      TLS_KEY_FILE: path.join(dir, "tls.key"),
+    });
+    const mtls = await startNodeServer(env, (line) => mtlsLogs.push(line));
+    const metricsStatus = (client: { cert: string; key: string }) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/metrics", rejectUnauthorized: false, agent: false, ...client }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.once("error", reject);
+        req.end();
+      });
+    try {
+      expect(await metricsStatus(pki.client)).toBe(200);
+      expect(await metricsStatus(pki.strangerClient)).toBe(401);
+      // Rewritten in place, as a plain file (not a Secret volume).
+      await writeFile(caFile, pki.otherCaPem);
+      expect(await logged("TLS certificate reloaded", 1, mtlsLogs)).toHaveLength(1);
+      expect(await metricsStatus(pki.strangerClient)).toBe(200);
+      expect(await metricsStatus(pki.client)).toBe(401);
+    } finally {
+      await mtls.close();
+    }
+  });
+});
