@@ -7,7 +7,7 @@ import { readConfig, type Bindings, type Config, type Runtime } from "../../shar
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps, type RuntimeDeps } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
-import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
+import { createNodeGmsaClient, type NodeGmsaClientOptions } from "./kube/create-gmsa-client.ts";
 
 /** Options of {@link buildNodeDeps}. */
 export interface NodeDepsOptions {
@@ -15,6 +15,8 @@ export interface NodeDepsOptions {
   write?: (line: string) => void;
   /** The connection's client certificate, for CALLER_AUTH=mtls: only the Node server, which terminates TLS itself. */
   readClientCertificate?: RuntimeDeps["readClientCertificate"];
+  /** The API server transport. Default node:https (the function platforms'); the Node server passes undici's pool. */
+  createTransport?: NodeGmsaClientOptions["createTransport"];
 }
 
 /** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
@@ -40,7 +42,10 @@ export async function buildNodeDeps(
 ): Promise<{ config: Readonly<Config>; deps: AppDeps; close: () => Promise<void> }> {
   const config = readConfig(env, runtime);
   const logger = createJsonLogger({ level: config.logLevel, write: options.write ?? writeStdout });
-  const gmsa = await createNodeGmsaClient(config.kube, { logger: { warn: (message) => logger.log("warn", message) } });
+  const gmsa = await createNodeGmsaClient(config.kube, {
+    logger: { warn: (message) => logger.log("warn", message) },
+    ...(options.createTransport === undefined ? {} : { createTransport: options.createTransport }),
+  });
   const deps = configuredDeps(config, {
     gmsa: gmsa.client,
     logger,

@@ -7,6 +7,7 @@ import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
 import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { createKeepAliveFetch } from "./kube/keep-alive-fetch.ts";
 
 export interface RunningServer {
   port: number;
@@ -20,7 +21,8 @@ export interface RunningServer {
  */
 export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
-  const { config, deps, close } = await buildNodeDeps(env, "node", { write, readClientCertificate });
+  // undici's pool: the long-lived server's transport, as its fault matrix measures it (the function platforms use node:https).
+  const { config, deps, close } = await buildNodeDeps(env, "node", { write, readClientCertificate, createTransport: createKeepAliveFetch });
   const app = createApp(deps);
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).

@@ -1,0 +1,193 @@
+/**
+ * Section A, Lambda: the bundle `npm run build:lambda` writes, and its cold start. Each run is a fresh `node`
+ * process that imports the bundle (the Lambda init phase) and hands it one authorize event for a GMSA pod; a local
+ * HTTPS stand-in for the API server answers the credspec read and the access review, so the first answer includes
+ * its real API calls (TLS handshake and all). Import and first answer are timed inside the child process, so Node's
+ * own boot is not counted (Lambda's runtime has booted before it loads the handler).
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { buildNodeTarget, type NodeTarget } from "../../infra/node/bundle-function.ts";
+import { startKubeServer } from "../support/kube-server.ts";
+import { functionUrlEvent } from "../support/lambda-events.ts";
+import { createTestPki } from "../support/test-pki.ts";
+import { benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } from "./bench-pods.ts";
+import { summarize, type Summary } from "./percentiles.ts";
+
+const run = promisify(execFile);
+const CALLER_TOKEN = "bench-cold-start-caller-token-0123456789";
+
+/** A Node target's bundle as its build writes it: every .mjs file the folder holds (entry and split chunks). */
+export interface NodeBundleSize {
+  target: NodeTarget;
+  /** The entry file, relative to the output folder. */
+  entry: string;
+  files: number;
+  rawBytes: number;
+  /** Each file gzipped on its own and summed. */
+  gzipBytes: number;
+  /** The entry and the chunks it imports statically: what a cold start loads. */
+  loadedRawBytes: number;
+}
+
+/** Cold-start figures in milliseconds over several fresh processes. */
+export interface ColdStart {
+  target: NodeTarget;
+  importMs: Summary;
+  firstAnswerMs: Summary;
+  totalMs: Summary;
+  /**
+   * CPU time (user + system, all threads) of import and first answer together: on a shared machine, less noisy
+   * than wall time, which waits for a core.
+   */
+  totalCpuMs: Summary;
+}
+
+/** Builds `target` into `<dir>/<target>/` with the project's build and measures it. */
+export async function measureNodeBundle(dir: string, target: NodeTarget): Promise<NodeBundleSize & { entryPath: string }> {
+  const outdir = path.join(dir, target);
+  const { entry } = await buildNodeTarget(target, outdir);
+  const files = (await readdir(outdir)).filter((file) => file.endsWith(".mjs"));
+  let rawBytes = 0;
+  let gzipBytes = 0;
+  for (const file of files) {
+    const code = await readFile(path.join(outdir, file));
+    rawBytes += code.length;
+    gzipBytes += gzipSync(code).length;
+  }
+  return { target, entry, entryPath: path.join(outdir, entry), files: files.length, rawBytes, gzipBytes, loadedRawBytes: await staticClosureBytes(outdir, entry) };
+}
+
+/** Bytes of `entry` and of every chunk it imports statically (`import ... from "./chunk-x.mjs"`), transitively. */
+async function staticClosureBytes(outdir: string, entry: string): Promise<number> {
+  const seen = new Set<string>();
+  const visit = async (file: string): Promise<void> => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const code = await readFile(path.join(outdir, file), "utf8");
+    // esbuild writes static chunk imports as `from"./chunk-X.mjs"` or `import"./chunk-X.mjs"`; dynamic ones as `import("./...")`.
+    for (const match of code.matchAll(/(?:from|import)\s*"\.\/([\w.-]+\.mjs)"/g)) await visit(match[1]!);
+  };
+  await visit(entry);
+  let bytes = 0;
+  for (const file of seen) bytes += (await stat(path.join(outdir, file))).size;
+  return bytes;
+}
+
+/** What one child process prints. */
+interface ColdStartRun {
+  importMs: number;
+  firstAnswerMs: number;
+  importCpuMs: number;
+  firstAnswerCpuMs: number;
+  result: { statusCode: number; body: string };
+}
+
+/** The child process: import, one event, print the times. */
+function childScript(bundle: string, event: unknown): string {
+  return [
+    "const cpuMs = () => { const { user, system } = process.cpuUsage(); return (user + system) / 1000; };",
+    "const started = performance.now();",
+    "const startedCpu = cpuMs();",
+    `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});`,
+    "const imported = performance.now();",
+    "const importedCpu = cpuMs();",
+    `const result = await handler(${JSON.stringify(event)});`,
+    "const answered = performance.now();",
+    "const answeredCpu = cpuMs();",
+    "process.stdout.write(JSON.stringify({",
+    "  importMs: imported - started, firstAnswerMs: answered - imported,",
+    "  importCpuMs: importedCpu - startedCpu, firstAnswerCpuMs: answeredCpu - importedCpu, result,",
+    "}));",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Runs the Lambda bundle at `bundle` `runs` times, each in a fresh process, against a local API stand-in.
+ * `nodeArgs` go to each process: by default `--enable-source-maps`, as infra/aws/README.md deploys it (add
+ * `--cpu-prof --cpu-prof-dir=...` to see where a cold start goes).
+ * @throws when an answer is not the expected allow.
+ */
+export async function measureLambdaColdStart(bundle: string, runs: number, nodeArgs: readonly string[] = ["--enable-source-maps"]): Promise<ColdStart> {
+  const pki = await createTestPki();
+  const name = benchCredSpecName(0);
+  const credspec = benchCredSpec(0);
+  const server = await startKubeServer({
+    ...pki.server,
+    script: (request) =>
+      request.method === "GET"
+        ? { status: 200, body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec } }
+        : { status: 201, body: { ...(JSON.parse(request.body) as object), status: { allowed: true } } },
+  });
+  const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
+  try {
+    const kubeconfig = path.join(dir, "kubeconfig.yaml");
+    // YAML, as infra/aws/kubeconfig.example.yaml: parsing it is part of the cold start.
+    await writeFile(
+      kubeconfig,
+      [
+        "apiVersion: v1",
+        "kind: Config",
+        "clusters:",
+        "  - name: stand-in",
+        "    cluster:",
+        `      server: ${server.url}`,
+        `      certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`,
+        "users:",
+        "  - name: gmsa",
+        "    user:",
+        "      token: bench-cold-start-kube-token",
+        "contexts:",
+        "  - name: bench",
+        "    context:",
+        "      cluster: stand-in",
+        "      user: gmsa",
+        "current-context: bench",
+        "",
+      ].join("\n"),
+    );
+    const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
+    const event = functionUrlEvent({
+      method: "POST",
+      path: "/authorize?timeout=10s",
+      headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
+      body: reviewBody(pod),
+    });
+    const script = path.join(dir, "cold-start.mjs");
+    await writeFile(script, childScript(bundle, event));
+    const env = { PATH: process.env["PATH"], KUBECONFIG: kubeconfig, CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "warn" };
+    const imports: number[] = [];
+    const answers: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const { stdout } = await run(process.execPath, [...nodeArgs, script], { cwd: dir, env });
+      const figures = JSON.parse(stdout) as ColdStartRun;
+      const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
+      if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
+        throw new Error(`the Lambda bundle's first answer was not an allow: ${figures.result.statusCode} ${figures.result.body.slice(0, 300)}`);
+      }
+      imports.push(figures.importMs);
+      answers.push(figures.firstAnswerMs);
+      cpu.push(figures.importCpuMs + figures.firstAnswerCpuMs);
+    }
+    const calls = server.requests.length / runs;
+    if (calls !== 2) throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
+    return {
+      target: "lambda",
+      importMs: summarize(imports),
+      firstAnswerMs: summarize(answers),
+      totalMs: summarize(imports.map((ms, i) => ms + answers[i]!)),
+      totalCpuMs: summarize(cpu),
+    };
+  } finally {
+    await server.close();
+    await pki.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
