@@ -105,6 +105,29 @@ export function buildNodeTarget(target: NodeTarget, outdir: string): Promise<Nod
   return bundleNodeFunction({ entry, outdir, name, external: [...external], requireShim });
 }
 
+/**
+ * What a cold start loads: the entry and the chunks it imports statically, transitively (not those behind a
+ * dynamic `import()`), with the source files bundled into them.
+ */
+export function loadedAtStart(bundle: NodeBundle): { files: string[]; bytes: number; inputs: string[] } {
+  const outputs = new Map(Object.entries(bundle.metafile.outputs).map(([file, output]) => [path.resolve(REPO_ROOT, file), output]));
+  const entry = [...outputs.keys()].find((file) => file.endsWith(`${path.sep}${bundle.entry}`));
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    const output = outputs.get(file);
+    if (output === undefined || seen.has(file)) return;
+    seen.add(file);
+    for (const imported of output.imports) if (imported.kind === "import-statement" && !imported.external) visit(path.resolve(REPO_ROOT, imported.path));
+  };
+  if (entry !== undefined) visit(entry);
+  const loaded = [...seen].map((file) => outputs.get(file)!);
+  return {
+    files: [...seen].map((file) => path.basename(file)).sort(),
+    bytes: loaded.reduce((sum, output) => sum + output.bytes, 0),
+    inputs: [...new Set(loaded.flatMap((output) => Object.keys(output.inputs)))].sort(),
+  };
+}
+
 /** One line for a build's output: `index.mjs and 4 chunks: 301.2 KiB (source maps beside them)`. */
 export function describeBundle(bundle: NodeBundle): string {
   const chunks = bundle.files.length - 1;

@@ -6,13 +6,13 @@
  * own boot is not counted (Lambda's runtime has booted before it loads the handler).
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { buildNodeTarget, type NodeTarget } from "../../infra/node/bundle-function.ts";
+import { buildNodeTarget, loadedAtStart, type NodeTarget } from "../../infra/node/bundle-function.ts";
 import { startKubeServer } from "../support/kube-server.ts";
 import { functionUrlEvent } from "../support/lambda-events.ts";
 import { createTestPki } from "../support/test-pki.ts";
@@ -38,6 +38,8 @@ export interface NodeBundleSize {
 /** Cold-start figures in milliseconds over several fresh processes. */
 export interface ColdStart {
   target: NodeTarget;
+  kubeconfig: ColdStartOptions["kubeconfig"];
+  sourceMaps: boolean;
   importMs: Summary;
   firstAnswerMs: Summary;
   totalMs: Summary;
@@ -51,32 +53,18 @@ export interface ColdStart {
 /** Builds `target` into `<dir>/<target>/` with the project's build and measures it. */
 export async function measureNodeBundle(dir: string, target: NodeTarget): Promise<NodeBundleSize & { entryPath: string }> {
   const outdir = path.join(dir, target);
-  const { entry } = await buildNodeTarget(target, outdir);
-  const files = (await readdir(outdir)).filter((file) => file.endsWith(".mjs"));
-  let rawBytes = 0;
+  const bundle = await buildNodeTarget(target, outdir);
   let gzipBytes = 0;
-  for (const file of files) {
-    const code = await readFile(path.join(outdir, file));
-    rawBytes += code.length;
-    gzipBytes += gzipSync(code).length;
-  }
-  return { target, entry, entryPath: path.join(outdir, entry), files: files.length, rawBytes, gzipBytes, loadedRawBytes: await staticClosureBytes(outdir, entry) };
-}
-
-/** Bytes of `entry` and of every chunk it imports statically (`import ... from "./chunk-x.mjs"`), transitively. */
-async function staticClosureBytes(outdir: string, entry: string): Promise<number> {
-  const seen = new Set<string>();
-  const visit = async (file: string): Promise<void> => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const code = await readFile(path.join(outdir, file), "utf8");
-    // esbuild writes static chunk imports as `from"./chunk-X.mjs"` or `import"./chunk-X.mjs"`; dynamic ones as `import("./...")`.
-    for (const match of code.matchAll(/(?:from|import)\s*"\.\/([\w.-]+\.mjs)"/g)) await visit(match[1]!);
+  for (const file of bundle.files) gzipBytes += gzipSync(await readFile(path.join(outdir, file))).length;
+  return {
+    target,
+    entry: bundle.entry,
+    entryPath: path.join(outdir, bundle.entry),
+    files: bundle.files.length,
+    rawBytes: bundle.bytes,
+    gzipBytes,
+    loadedRawBytes: loadedAtStart(bundle).bytes,
   };
-  await visit(entry);
-  let bytes = 0;
-  for (const file of seen) bytes += (await stat(path.join(outdir, file))).size;
-  return bytes;
 }
 
 /** What one child process prints. */
@@ -108,13 +96,57 @@ function childScript(bundle: string, event: unknown): string {
   ].join("\n");
 }
 
+/** Options of {@link measureLambdaColdStart}. */
+export interface ColdStartOptions {
+  runs: number;
+  /** The kubeconfig file's form: YAML (infra/aws/kubeconfig.example.yaml) or JSON (no YAML parser loaded). */
+  kubeconfig: "yaml" | "json";
+  /** Arguments of each process. Default `--enable-source-maps`, as infra/aws/README.md deploys it. */
+  nodeArgs?: readonly string[];
+}
+
+/** The stand-in's kubeconfig: its URL and CA, a static token. */
+function standInKubeconfig(server: string, caPem: string, format: ColdStartOptions["kubeconfig"]): string {
+  const cluster = { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
+  if (format === "json") {
+    return JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "stand-in", cluster }],
+      users: [{ name: "gmsa", user: { token: "bench-cold-start-kube-token" } }],
+      contexts: [{ name: "bench", context: { cluster: "stand-in", user: "gmsa" } }],
+      "current-context": "bench",
+    });
+  }
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "  - name: stand-in",
+    "    cluster:",
+    `      server: ${cluster.server}`,
+    `      certificate-authority-data: ${cluster["certificate-authority-data"]}`,
+    "users:",
+    "  - name: gmsa",
+    "    user:",
+    "      token: bench-cold-start-kube-token",
+    "contexts:",
+    "  - name: bench",
+    "    context:",
+    "      cluster: stand-in",
+    "      user: gmsa",
+    "current-context: bench",
+    "",
+  ].join("\n");
+}
+
 /**
- * Runs the Lambda bundle at `bundle` `runs` times, each in a fresh process, against a local API stand-in.
- * `nodeArgs` go to each process: by default `--enable-source-maps`, as infra/aws/README.md deploys it (add
- * `--cpu-prof --cpu-prof-dir=...` to see where a cold start goes).
+ * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in
+ * (add `--cpu-prof --cpu-prof-dir=...` to `nodeArgs` to see where a cold start goes).
  * @throws when an answer is not the expected allow.
  */
-export async function measureLambdaColdStart(bundle: string, runs: number, nodeArgs: readonly string[] = ["--enable-source-maps"]): Promise<ColdStart> {
+export async function measureLambdaColdStart(bundle: string, options: ColdStartOptions): Promise<ColdStart> {
+  const { runs, nodeArgs = ["--enable-source-maps"] } = options;
   const pki = await createTestPki();
   const name = benchCredSpecName(0);
   const credspec = benchCredSpec(0);
@@ -127,31 +159,8 @@ export async function measureLambdaColdStart(bundle: string, runs: number, nodeA
   });
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
   try {
-    const kubeconfig = path.join(dir, "kubeconfig.yaml");
-    // YAML, as infra/aws/kubeconfig.example.yaml: parsing it is part of the cold start.
-    await writeFile(
-      kubeconfig,
-      [
-        "apiVersion: v1",
-        "kind: Config",
-        "clusters:",
-        "  - name: stand-in",
-        "    cluster:",
-        `      server: ${server.url}`,
-        `      certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`,
-        "users:",
-        "  - name: gmsa",
-        "    user:",
-        "      token: bench-cold-start-kube-token",
-        "contexts:",
-        "  - name: bench",
-        "    context:",
-        "      cluster: stand-in",
-        "      user: gmsa",
-        "current-context: bench",
-        "",
-      ].join("\n"),
-    );
+    const kubeconfig = path.join(dir, `kubeconfig.${options.kubeconfig}`);
+    await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem, options.kubeconfig));
     const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
     const event = functionUrlEvent({
       method: "POST",
@@ -180,6 +189,8 @@ export async function measureLambdaColdStart(bundle: string, runs: number, nodeA
     if (calls !== 2) throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
     return {
       target: "lambda",
+      kubeconfig: options.kubeconfig,
+      sourceMaps: nodeArgs.includes("--enable-source-maps"),
       importMs: summarize(imports),
       firstAnswerMs: summarize(answers),
       totalMs: summarize(imports.map((ms, i) => ms + answers[i]!)),
