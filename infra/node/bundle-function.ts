@@ -99,6 +99,9 @@ export const NODE_TARGETS = {
 
 export type NodeTarget = keyof typeof NODE_TARGETS;
 
+/** Issue 12's budget for a function platform's bundle (Lambda, Azure), every chunk counted, source maps not. */
+export const FUNCTION_BUNDLE_LIMIT_BYTES = 600 * 1024;
+
 /** Bundles one target into `outdir` (relative to the repository root, or absolute). */
 export function buildNodeTarget(target: NodeTarget, outdir: string): Promise<NodeBundle> {
   const { entry, name, external, requireShim } = NODE_TARGETS[target];

@@ -1,39 +1,26 @@
 /**
- * Section A, Lambda: the bundle `npm run build:lambda` writes, and its cold start. Each run is a fresh `node`
- * process that imports the bundle (the Lambda init phase) and hands it one authorize event for a GMSA pod; a local
- * HTTPS stand-in for the API server answers the credspec read and the access review, so the first answer includes
- * its real API calls (TLS handshake and all). Import and first answer are timed inside the child process, so Node's
- * own boot is not counted (Lambda's runtime has booted before it loads the handler).
+ * Section A, Lambda: the cold start of the bundle `npm run build:lambda` writes (node-bundle.ts builds it). Each run
+ * is a fresh `node` process that imports the bundle (the Lambda init phase) and hands it one authorize event for a
+ * GMSA pod; a local HTTPS stand-in for the API server answers the credspec read and the access review, so the first
+ * answer includes its real API calls (TLS handshake and all). Import and first answer are timed inside the child
+ * process, so Node's own boot is not counted (Lambda's runtime has booted before it loads the handler).
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import { gzipSync } from "node:zlib";
-import { buildNodeTarget, loadedAtStart, type NodeTarget } from "../../infra/node/bundle-function.ts";
+import type { NodeTarget } from "../../infra/node/bundle-function.ts";
 import { startKubeServer } from "../support/kube-server.ts";
 import { functionUrlEvent } from "../support/lambda-events.ts";
 import { createTestPki } from "../support/test-pki.ts";
 import { benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } from "./bench-pods.ts";
 import { summarize, type Summary } from "./percentiles.ts";
+import { fixed, printTable } from "./table.ts";
 
 const run = promisify(execFile);
 const CALLER_TOKEN = "bench-cold-start-caller-token-0123456789";
-
-/** A Node target's bundle as its build writes it: every .mjs file the folder holds (entry and split chunks). */
-export interface NodeBundleSize {
-  target: NodeTarget;
-  /** The entry file, relative to the output folder. */
-  entry: string;
-  files: number;
-  rawBytes: number;
-  /** Each file gzipped on its own and summed. */
-  gzipBytes: number;
-  /** The entry and the chunks it imports statically: what a cold start loads. */
-  loadedRawBytes: number;
-}
 
 /** Cold-start figures in milliseconds over several fresh processes. */
 export interface ColdStart {
@@ -48,23 +35,6 @@ export interface ColdStart {
    * than wall time, which waits for a core.
    */
   totalCpuMs: Summary;
-}
-
-/** Builds `target` into `<dir>/<target>/` with the project's build and measures it. */
-export async function measureNodeBundle(dir: string, target: NodeTarget): Promise<NodeBundleSize & { entryPath: string }> {
-  const outdir = path.join(dir, target);
-  const bundle = await buildNodeTarget(target, outdir);
-  let gzipBytes = 0;
-  for (const file of bundle.files) gzipBytes += gzipSync(await readFile(path.join(outdir, file))).length;
-  return {
-    target,
-    entry: bundle.entry,
-    entryPath: path.join(outdir, bundle.entry),
-    files: bundle.files.length,
-    rawBytes: bundle.bytes,
-    gzipBytes,
-    loadedRawBytes: loadedAtStart(bundle).bytes,
-  };
 }
 
 /** What one child process prints. */
@@ -201,4 +171,24 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     await pki.cleanup();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The cold starts the bench runs: as infra/aws/README.md deploys it (source maps on) with a YAML or JSON kubeconfig, and without source maps. */
+export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
+  const results: ColdStart[] = [];
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "yaml" }));
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "json" }));
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "json", nodeArgs: [] }));
+  return results;
+}
+
+export function printColdStarts(results: readonly ColdStart[], runs: number): void {
+  const cell = (summary: Summary) => `${fixed(summary.p50, 1)} (max ${fixed(summary.max, 1)})`;
+  printTable(
+    `A. Lambda cold start: a fresh node process imports the bundle and answers one authorize review (ms, median and max of ${runs})`,
+    ["kubeconfig", "source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
+    results.map((r) => [r.kubeconfig, r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
+    "The API server is a local HTTPS stand-in (credspec read, access review); Node's own boot is not counted. " +
+      "A JSON kubeconfig never loads the YAML parser. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
+  );
 }

@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 
 describe("bundleNodeFunction", () => {
-  it("bundles the Lambda entry into one ES module that answers events on plain Node, outside the repository", async () => {
+  it("bundles the Lambda entry into ES modules (entry and chunks) that answer events on plain Node, outside the repository", async () => {
     const outdir = path.join(dir, "aws-lambda");
     const bundle = await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outdir });
     expect(bundle.bytes).toBeGreaterThan(0);
