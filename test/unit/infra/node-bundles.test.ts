@@ -12,8 +12,11 @@ import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart } from "../
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
-/** Packages a function platform never runs: the Node server's, the Kubernetes client (types only), undici (node:https instead). */
-const NEVER_IN_FUNCTIONS = ["node_modules/undici/", "node_modules/@kubernetes/client-node/", "node_modules/@hono/node-server/"];
+/**
+ * Packages a function platform never runs: the Node server's (its HTTP server, undici's pool, Prometheus metrics),
+ * and the Kubernetes client (types only).
+ */
+const NEVER_IN_FUNCTIONS = ["node_modules/undici/", "node_modules/@hono/node-server/", "node_modules/prom-client/", "node_modules/@kubernetes/client-node/"];
 /** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files, YAML kubeconfigs. */
 const NOT_AT_START = [
   "node_modules/jose/",
