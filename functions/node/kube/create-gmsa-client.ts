@@ -8,6 +8,7 @@ import { createStaticTokenSource, type TokenSource } from "../../../shared/crede
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
 import { CLOUD_TOKENS, KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
+import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createHttpsKubeFetch } from "./https-fetch.ts";
 import type { KeepAliveFetch, KeepAliveFetchOptions } from "./keep-alive-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
@@ -68,9 +69,8 @@ async function buildTokenSource(
   const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs };
   switch (choice.kind) {
     case "exec": {
-      const [{ createExecTokenSource }, { toExecClusterInfo }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([
+      const [{ createExecTokenSource }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([
         import("../../../shared/credentials/exec-credential.ts"),
-        import("../../../shared/kubeconfig/kube-target.ts"),
         import("./run-plugin.ts"),
       ]);
       const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
