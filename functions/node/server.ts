@@ -7,6 +7,7 @@ import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
 import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { createKeepAliveFetch } from "./kube/keep-alive-fetch.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
@@ -39,11 +40,13 @@ export interface RunningServer {
 export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
   let ready = true;
+  // undici's pool: the long-lived server's transport, as its fault matrix measures it (the function platforms use node:https).
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     write,
     readClientCertificate,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
+    createTransport: createKeepAliveFetch,
   });
   const app = createApp(deps);
   const { logger } = deps;

@@ -1,11 +1,13 @@
 /**
  * `npm run build:lambda`: bundles functions/aws-lambda/index.ts to dist/aws-lambda/index.mjs (handler
- * `index.handler`, runtime nodejs24.x), and the CLI beside it (`./gmsa-webhooks.mjs token eks`, the kubeconfig's exec
- * plugin). infra/aws/README.md zips them with a kubeconfig.
+ * `index.handler`, runtime nodejs24.x) with its chunks (modes loaded only when configured) and source maps, and the
+ * CLI beside it (`./gmsa-webhooks.mjs token eks`, the kubeconfig's exec plugin). infra/aws/README.md zips the folder
+ * with a kubeconfig.
  */
-import { bundleCli, bundleNodeFunction, CLI_BUNDLE } from "../node/bundle-function.ts";
+import { bundleCli, buildNodeTarget, CLI_BUNDLE, describeBundle } from "../node/bundle-function.ts";
 
-const bytes = await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outfile: "dist/aws-lambda/index.mjs" });
-const cliBytes = await bundleCli("dist/aws-lambda");
-console.log(`dist/aws-lambda/index.mjs: ${(bytes / 1024).toFixed(1)} KiB (handler index.handler, runtime nodejs24.x)`);
-console.log(`dist/aws-lambda/${CLI_BUNDLE}: ${(cliBytes / 1024).toFixed(1)} KiB (exec plugin: token eks)`);
+const OUT = "dist/aws-lambda";
+const bundle = await buildNodeTarget("lambda", OUT);
+const cliBytes = await bundleCli(OUT);
+console.log(`${OUT}/${describeBundle(bundle)} (handler index.handler, runtime nodejs24.x; set NODE_OPTIONS=--enable-source-maps)`);
+console.log(`${OUT}/${CLI_BUNDLE}: ${(cliBytes / 1024).toFixed(1)} KiB (exec plugin: token eks)`);

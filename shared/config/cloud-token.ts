@@ -3,8 +3,8 @@
  * variables. `gmsa-webhooks token` reads the same variables with {@link readCloudTokenSettings}, its flags laid over
  * them, so each name and default has one home (variables.ts). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
  */
-import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN, type AwsCredentials } from "../credentials/eks.ts";
-import { GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "../credentials/gcp-metadata.ts";
+import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "../credentials/cloud-constants.ts";
+import type { AwsCredentials } from "../credentials/eks.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
 

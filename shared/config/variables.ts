@@ -3,10 +3,8 @@
  * bounds, once. The reader (reader.ts) takes bounds and defaults from here, factories take their defaults from here,
  * and test/unit/shared/config/readme.test.ts checks the README's Configuration table against this table.
  */
-import { AKS_SERVER_APP_ID } from "../credentials/azure-managed-identity.ts";
-import { GCP_METADATA_HOST } from "../credentials/gcp-metadata.ts";
-import { DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS } from "../credentials/token-endpoint.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt.ts";
+import { AKS_SERVER_APP_ID, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt-options.ts";
 import { LOG_LEVELS } from "../log.ts";
 
 /** The functions a deployment can serve (DESIGN.md section 2); each Worker environment is named after one. */

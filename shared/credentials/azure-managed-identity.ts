@@ -6,11 +6,10 @@
  */
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
-import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
+import { checkTimeoutMs, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
+import { AKS_SERVER_APP_ID, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS } from "./cloud-constants.ts";
 
-/** The application id of "Azure Kubernetes Service AAD Server", the audience every AKS cluster with Entra ID accepts. */
-export const AKS_SERVER_APP_ID = "6dae42f8-4368-4678-94ff-3960e28e3630";
 /** The endpoint version that takes `X-IDENTITY-HEADER` and `client_id` (the 2017 one took `secret`, `clientid`). */
 export const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
 

@@ -9,6 +9,7 @@ import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 import type { RefreshObserver } from "../observer.ts";
+import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN } from "./cloud-constants.ts";
 
 /** The static AWS credentials Lambda puts in its environment (AWS_ACCESS_KEY_ID, ...). */
 export interface AwsCredentials {
@@ -55,11 +56,6 @@ export const EKS_PRESIGN_EXPIRES_SECONDS = 60;
  */
 export const EKS_TOKEN_LIFETIME_MS = 14 * 60_000;
 const CLUSTER_HEADER = "x-k8s-aws-id";
-
-/** EKS: 1-100 letters, digits, '-' and '_', starting alphanumeric. Outposts cluster ids (UUIDs) fit too. */
-export const EKS_CLUSTER_NAME_PATTERN = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
-/** Region names only (`eu-west-1`): the region becomes part of a host name. */
-export const AWS_REGION_PATTERN = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
 
 /** The regional STS host of `region` (China's partition has its own domain). */
 export function stsHost(region: string): string {

@@ -6,11 +6,9 @@
  */
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
-import { checkTimeoutMs, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
+import { checkTimeoutMs, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-
-/** Where Google's runtimes serve their metadata. Google's client libraries take `GCE_METADATA_HOST` instead. */
-export const GCP_METADATA_HOST = "metadata.google.internal";
+import { DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, GCP_METADATA_HOST, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "./cloud-constants.ts";
 
 /** Options of {@link createGcpMetadataTokenSource}. */
 export interface GcpMetadataTokenSourceOptions extends TokenEndpointSourceOptions {
@@ -21,10 +19,6 @@ export interface GcpMetadataTokenSourceOptions extends TokenEndpointSourceOption
 }
 
 const DESCRIBE = "Google metadata server";
-/** A host name, IPv4 or bracketed IPv6, and an optional port: nothing that could change the URL's path. */
-export const GCP_METADATA_HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-/** `default` or a service account's email. */
-export const GCP_SERVICE_ACCOUNT_PATTERN = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
 
 /** The token URL of `serviceAccount` on the metadata server at `host`. */
 export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOptions, "host" | "serviceAccount">): URL {

@@ -35,9 +35,6 @@ export interface TokenEndpointSourceOptions {
   onRefresh?: RefreshObserver | undefined;
 }
 
-/** Default of every token endpoint source's `timeoutMs`. */
-export const DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;
-
 /** @throws TypeError unless `timeoutMs` is a whole number from 1 to 60000 (a minute). */
 export function checkTimeoutMs(timeoutMs: number): void {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000) {

@@ -1,47 +1,8 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
+import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions, type JwtKeySource } from "./caller-auth-jwt-options.ts";
 
-/** Signature algorithms with a public key: the default, so no shared secret is needed to verify. */
-export const ASYMMETRIC_JWT_ALGORITHMS = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-  "Ed25519",
-] as const;
-/** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
-export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
-
-/** Where the verification keys come from. */
-export type JwtKeySource =
-  /** A JWKS fetched with jose's `createRemoteJWKSet` (cached, refetched on an unknown `kid` after the cooldown). */
-  | { kind: "jwks-url"; url: string; timeoutMs: number; cooldownMs: number }
-  /** A JWKS given inline (public keys only). */
-  | { kind: "jwks"; jwks: JSONWebKeySet }
-  /** A shared HMAC secret, for HS* algorithms only. */
-  | { kind: "secret"; secret: string };
-
-export interface JwtCallerOptions {
-  /** Required `iss`. */
-  issuer: string;
-  /** `aud` must contain at least one of these. */
-  audience: readonly string[];
-  /** When non-empty, `sub` must be one of these (needed when the issuer mints tokens for many subjects). */
-  subjects: readonly string[];
-  /** Accepted `alg` values; never `none`; HS* only with a secret, asymmetric ones only with a key set. */
-  algorithms: readonly string[];
-  keys: JwtKeySource;
-  /** Leeway for `exp` and `nbf`, in seconds. */
-  clockToleranceS: number;
-}
-
-/** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
-export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
+export { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS } from "./caller-auth-jwt-options.ts";
+export type { CallerCheck, JwtCallerOptions, JwtKeySource } from "./caller-auth-jwt-options.ts";
 
 /** Failures of the key set itself, not of the token: the caller may be fine, we cannot tell (503). */
 const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
@@ -53,8 +14,7 @@ const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_J
  *   asymmetric algorithms with a secret, an invalid inline JWKS).
  */
 export function createJwtVerifier(options: JwtCallerOptions, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
-  checkAlgorithms(options);
-  if (options.issuer === "" || options.audience.length === 0) throw new TypeError("jwt caller auth needs an issuer and an audience");
+  checkJwtCallerOptions(options);
   const key = createKey(options.keys);
   const subjects = new Set(options.subjects);
   const fixed = {
@@ -96,17 +56,5 @@ function createKey(keys: JwtKeySource): Uint8Array | JWTVerifyGetKey {
       return createLocalJWKSet(keys.jwks);
     case "jwks-url":
       return createRemoteJWKSet(new URL(keys.url), { timeoutDuration: keys.timeoutMs, cooldownDuration: keys.cooldownMs });
-  }
-}
-
-function checkAlgorithms(options: JwtCallerOptions): void {
-  const symmetric = new Set<string>(SYMMETRIC_JWT_ALGORITHMS);
-  const asymmetric = new Set<string>(ASYMMETRIC_JWT_ALGORITHMS);
-  const allowed = options.keys.kind === "secret" ? symmetric : asymmetric;
-  if (options.algorithms.length === 0) throw new TypeError("jwt caller auth needs at least one algorithm");
-  const bad = options.algorithms.filter((alg) => !allowed.has(alg));
-  if (bad.length > 0) {
-    const source = options.keys.kind === "secret" ? "a shared secret" : "a key set";
-    throw new TypeError(`jwt caller auth with ${source} cannot accept ${bad.join(", ")}`);
   }
 }

@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
-import { createJwtVerifier, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt.ts";
+import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 import type { AppEnv } from "./env.ts";
 import { createSecretMatcher, type Sha256 } from "./timing-safe-equal.ts";
 
-export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt.ts";
+export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 
 /** The caller authentication modes (DESIGN.md section 8; what each protects against: README.md, Security). */
 export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as const;
@@ -82,10 +82,18 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
       };
     }
     case "jwt": {
-      const verify = createJwtVerifier(options, deps.now);
+      checkJwtCallerOptions(options);
+      // jose is loaded at setup, not per request, and only where this mode is configured (a chunk of its own in the
+      // Node-based bundles).
+      const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
+      verifier.catch(() => undefined);
       return async (c) => {
         const token = readBearerToken(c);
-        return token === undefined ? { ok: false, status: 401, reason: "no bearer token" } : verify(token);
+        if (token === undefined) return { ok: false, status: 401, reason: "no bearer token" };
+        return verifier.then(
+          (verify) => verify(token),
+          (): CallerCheck => ({ ok: false, status: 503, reason: "jwt verifier unavailable" }),
+        );
       };
     }
     case "path": {

@@ -2,7 +2,7 @@
  * `npm run bench`: prints the figures of issue 7 (and the targets, reported, not asserted), one table
  * per section. Exits 0 unless something broke: a step threw, or an answer was not the expected one.
  *
- *   A. in-process cost per review; Worker bundle sizes and start-up (no cluster)
+ *   A. in-process cost per review; Worker bundle sizes and start-up; Node-based bundles, Lambda cold start (no cluster)
  *   B. reviews/s and latency per function, pod size, concurrency and runtime (local cluster)
  *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
  *   F. what the webhooks add to a pod create through kube-apiserver
@@ -16,7 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FunctionsRuntime } from "../../infra/local/stack.ts";
 import { startBenchCluster } from "./bench-cluster.ts";
+import { measureLambdaColdStarts, printColdStarts, type ColdStart } from "./cold-start.ts";
 import { measureInProcess } from "./in-process.ts";
+import { measureNodeBundle, printNodeBundles, type NodeBundleSize } from "./node-bundle.ts";
 import { measurePodCreateFloor } from "./pod-create.ts";
 import {
   printBundles,
@@ -37,8 +39,8 @@ import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
 const SETTINGS = quick
-  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50 }
-  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000 };
+  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50, coldStarts: 2 }
+  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000, coldStarts: 10 };
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
  * during the Node phase under load: one run per 15 s at most (20 s less the 5 s refresh skew).
@@ -76,6 +78,19 @@ try {
 printBundles(bundles);
 printWorkerStartup(startups, SETTINGS.startups);
 
+log("A: Node-based bundles and the Lambda cold start");
+const nodeBundles: NodeBundleSize[] = [];
+const coldStarts: ColdStart[] = [];
+const nodeBundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
+try {
+  for (const target of ["server", "lambda", "azure"] as const) nodeBundles.push(await measureNodeBundle(nodeBundleDir, target));
+  coldStarts.push(...(await measureLambdaColdStarts(join(nodeBundleDir, "lambda", "index.mjs"), SETTINGS.coldStarts)));
+} finally {
+  await rm(nodeBundleDir, { recursive: true, force: true });
+}
+printNodeBundles(nodeBundles);
+printColdStarts(coldStarts, SETTINGS.coldStarts);
+
 const phases: RuntimeFigures[] = [];
 let floor: PodCreatePair | undefined;
 if (withCluster) {
@@ -108,7 +123,7 @@ if (withCluster) {
   printPodCreate(phases, floor);
 }
 
-const targets = judgeTargets({ inProcess, bundles, phases, ...(floor === undefined ? {} : { floor }) });
+const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phases, ...(floor === undefined ? {} : { floor }) });
 printTargets(targets);
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 

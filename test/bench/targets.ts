@@ -1,5 +1,7 @@
 /** The issue's targets, judged from the figures: reported, never asserted. */
+import type { ColdStart } from "./cold-start.ts";
 import type { InProcessResult } from "./in-process.ts";
+import type { NodeBundleSize } from "./node-bundle.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
 import type { PodCreatePair } from "./report.ts";
 import { fixed, printTable } from "./table.ts";
@@ -14,11 +16,13 @@ export interface TargetRow {
 export interface TargetInputs {
   inProcess?: readonly InProcessResult[];
   bundles?: readonly BundleSize[];
+  nodeBundles?: readonly NodeBundleSize[];
+  coldStarts?: readonly ColdStart[];
   phases?: readonly RuntimeFigures[];
   floor?: PodCreatePair;
 }
 
-export function judgeTargets({ inProcess = [], bundles = [], phases = [], floor }: TargetInputs): TargetRow[] {
+export function judgeTargets({ inProcess = [], bundles = [], nodeBundles = [], coldStarts = [], phases = [], floor }: TargetInputs): TargetRow[] {
   const rows: TargetRow[] = [];
   for (const r of inProcess.filter((r) => r.containers === 10)) {
     rows.push({
@@ -29,6 +33,17 @@ export function judgeTargets({ inProcess = [], bundles = [], phases = [], floor 
   }
   for (const b of bundles) {
     rows.push({ target: `${b.fn} Worker bundle < 100 KiB gzipped`, figure: `${fixed(b.gzipBytes / 1024, 1)} KiB`, met: b.gzipBytes < 100 * 1024 });
+  }
+  for (const b of nodeBundles.filter((b) => b.target !== "server")) {
+    const figure = `${fixed(b.rawBytes / 1024, 1)} KiB raw, ${fixed(b.gzipBytes / 1024, 1)} KiB gzip (${fixed(b.loadedRawBytes / 1024, 1)} KiB loaded at start)`;
+    rows.push({ target: `${b.target} bundle <= 600 KiB raw`, figure, met: b.rawBytes <= 600 * 1024 });
+  }
+  for (const c of coldStarts) {
+    rows.push({
+      target: `Lambda cold start, import + first answer <= 60 ms (median; ${c.kubeconfig} kubeconfig, source maps ${c.sourceMaps ? "on" : "off"})`,
+      figure: `${fixed(c.importMs.p50, 1)} + ${fixed(c.firstAnswerMs.p50, 1)} = ${fixed(c.totalMs.p50, 1)} ms (max ${fixed(c.totalMs.max, 1)})`,
+      met: c.totalMs.p50 <= 60,
+    });
   }
   for (const p of phases) {
     // Exactly, not at most: the caches start empty, so a count below the distinct names means the audit log missed

@@ -3,19 +3,16 @@
  * {@link KubeGmsaClient}. Built once per process by the Node adapter.
  */
 import { readFile } from "node:fs/promises";
-import { createCloudTokenSource } from "../../../shared/credentials/cloud-token-source.ts";
-import { createExecTokenSource, type ExecRunCounters, type RunPlugin } from "../../../shared/credentials/exec-credential.ts";
-import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
-import { createTokenFileSource } from "../../../shared/credentials/token-file.ts";
+import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
 import { CLOUD_TOKENS, KubeConfigurationError, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
-import { createKeepAliveFetch } from "./keep-alive-fetch.ts";
+import { createHttpsKubeFetch } from "./https-fetch.ts";
+import type { KeepAliveFetch, KeepAliveFetchOptions } from "./keep-alive-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
-import { killRunningPlugins, runPlugin as spawnPlugin } from "./run-plugin.ts";
 
 /** Where start-up warnings go (insecure-skip-tls-verify, skipped files). */
 export interface KubeLogger {
@@ -29,6 +26,11 @@ export interface NodeGmsaClientOptions {
   /** The environment exec plugins inherit. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
+  /**
+   * Builds the API server transport. Default: node:https (https-fetch.ts), which costs a bundle nothing; the Node
+   * server passes undici's keep-alive pool (keep-alive-fetch.ts).
+   */
+  createTransport?: (options: KeepAliveFetchOptions) => KeepAliveFetch;
   homeDir?: string;
   serviceAccountDir?: string;
   now?: () => number;
@@ -64,18 +66,23 @@ const NODE_CAPABILITIES: TokenSourceCapabilities = {
   cloudTokens: CLOUD_TOKENS,
 };
 
-function buildTokenSource(
+/** The token source `choice` names. Each kind but a static token is imported when chosen, so a bundle loads only its own. */
+async function buildTokenSource(
   choice: TokenSourceChoice,
   loaded: NodeKubeTarget,
   settings: KubeSettings,
   options: NodeGmsaClientOptions,
-): { tokenSource?: TokenSource; counters?: () => ExecRunCounters } {
+): Promise<{ tokenSource?: TokenSource; counters?: () => ExecRunCounters; close?: () => void }> {
   const { target, caPem } = loaded;
   const source = refreshSourceOf(choice);
   const onRefresh = source === undefined ? undefined : options.refreshObserver?.(source);
   const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs, onRefresh };
   switch (choice.kind) {
     case "exec": {
+      const [{ createExecTokenSource }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([
+        import("../../../shared/credentials/exec-credential.ts"),
+        import("./run-plugin.ts"),
+      ]);
       const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
       const exec = createExecTokenSource({
         ...common,
@@ -85,16 +92,22 @@ function buildTokenSource(
         baseEnv: options.baseEnv ?? process.env,
         timeoutMs: settings.execTimeoutMs,
       });
-      return { tokenSource: exec, counters: () => exec.counters() };
+      return { tokenSource: exec, counters: () => exec.counters(), close: killRunningPlugins };
     }
     case "token":
       return { tokenSource: createStaticTokenSource({ token: choice.token }) };
-    case "tokenFile":
+    case "tokenFile": {
+      const { createTokenFileSource } = await import("../../../shared/credentials/token-file.ts");
       return { tokenSource: createTokenFileSource({ ...common, path: choice.tokenFile, readText: (file) => readFile(file, "utf8") }) };
-    case "jwt":
+    }
+    case "jwt": {
+      const { createJwtTokenSource } = await import("../../../shared/credentials/jwt.ts");
       return { tokenSource: createJwtTokenSource({ ...common, ...choice.jwt }) };
-    case "cloud":
+    }
+    case "cloud": {
+      const { createCloudTokenSource } = await import("../../../shared/credentials/cloud-token-source.ts");
       return { tokenSource: createCloudTokenSource(choice.cloudToken, common) };
+    }
     case "clientCertificate":
     case "anonymous":
       return {};
@@ -126,16 +139,17 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
   const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
-  const { tokenSource, counters: execCounters } = buildTokenSource(selected.choice, loaded, settings, options);
+  const { tokenSource, counters: execCounters, close: closeSource } = await buildTokenSource(selected.choice, loaded, settings, options);
   for (const warning of [...loaded.warnings, ...selected.warnings]) logger.warn(warning);
   const { cluster } = loaded.target;
-  const transport = createKeepAliveFetch({
+  const transportOptions: KeepAliveFetchOptions = {
     ca: loaded.caPem,
     insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
     tlsServerName: cluster.tlsServerName,
     proxyUrl: cluster.proxyUrl,
     clientCertificate: loaded.clientCertificate,
-  });
+  };
+  const transport = (options.createTransport ?? createHttpsKubeFetch)(transportOptions);
   const client = createKubeGmsaClient({
     server: cluster.server,
     fetch: transport.fetch,
@@ -151,7 +165,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     client,
     counters: () => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
     close: () => {
-      killRunningPlugins();
+      closeSource?.();
       return transport.close();
     },
   };

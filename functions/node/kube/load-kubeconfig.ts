@@ -9,7 +9,7 @@ import path from "node:path";
 import { isIPv6 } from "node:net";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
-import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
+import { mergeKubeconfigs, parseJsonKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig-document.ts";
 import type { ClientCertificate } from "../../../shared/kube/transport.ts";
 
 /** The standard mount of a pod's service account. */
@@ -62,7 +62,9 @@ async function loadFiles(files: string[], problems: string[], warnings: string[]
       continue;
     }
     const folder = path.dirname(path.resolve(file));
-    const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry) => path.resolve(folder, entry) });
+    const options = { source: file, resolvePath: (entry: string) => path.resolve(folder, entry) };
+    // The YAML parser is most of a function bundle and of its cold start: loaded only for a kubeconfig not in JSON.
+    const parsed = parseJsonKubeconfig(text, options) ?? (await import("../../../shared/kubeconfig/kubeconfig.ts")).parseKubeconfig(text, options);
     problems.push(...parsed.problems);
     if (parsed.config) configs.push(parsed.config);
   }

@@ -1,7 +1,8 @@
 /**
  * No container engine runs where the tests run, so the image recipe is checked statically: multi-stage, a Node 24
- * base, a non-root user, production dependencies only, only the folders the server needs, no build arguments or
- * secrets, and the same command as `npm start`.
+ * base, a non-root user, production dependencies only, only the files the build needs, the bundle built by the
+ * project's own script and nothing but it in the image, no build arguments or secrets, and the same command as
+ * `npm start`.
  */
 import { readFile } from "node:fs/promises";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +58,18 @@ function copySources(instruction: Instruction): { from?: string; sources: string
 
 const instructionsOf = (stage: Stage, keyword: string) => stage.instructions.filter((i) => i.keyword === keyword);
 
+/** What the image is built from: package files, the TypeScript sources and settings, and the bundle script. */
+const BUILD_CONTEXT = [
+  "functions",
+  "infra/node/build.ts",
+  "infra/node/bundle-function.ts",
+  "infra/repo-root.ts",
+  "package-lock.json",
+  "package.json",
+  "shared",
+  "tsconfig.json",
+];
+
 let instructions: Instruction[];
 let stages: Stage[];
 let final: Stage;
@@ -102,11 +115,22 @@ describe("infra/node/Dockerfile", () => {
     expect(["root", "0", ""]).not.toContain(users.at(-1));
   });
 
-  it("copies only package*.json, functions/ and shared/ from the build context", () => {
+  it("copies only package*.json, tsconfig.json, functions/, shared/ and the bundle script from the build context", () => {
     const fromContext = stages.flatMap((stage) => instructionsOf(stage, "COPY").map(copySources)).filter((copy) => copy.from === undefined);
     const sources = new Set(fromContext.flatMap((copy) => copy.sources).map((source) => source.replace(/^\.\//, "").replace(/\/$/, "")));
-    expect([...sources].sort()).toEqual(["functions", "package-lock.json", "package.json", "shared"]);
+    expect([...sources].sort()).toEqual(BUILD_CONTEXT);
     expect(instructions.some((i) => i.keyword === "ADD")).toBe(false);
+  });
+
+  it("builds the bundle with the project's own script in a build stage", () => {
+    const runs = stages.slice(0, -1).flatMap((stage) => instructionsOf(stage, "RUN")).map((run) => run.args);
+    expect(runs).toContain("node infra/node/build.ts");
+  });
+
+  it("puts nothing in the final image but the bundle folder: no node_modules, no sources, no npm", () => {
+    expect(instructionsOf(final, "RUN")).toEqual([]);
+    const copies = instructionsOf(final, "COPY").map(copySources);
+    expect(copies).toEqual([{ from: stages.at(-2)?.name, sources: ["/app/dist/node/"] }]);
   });
 
   it("takes no build arguments and bakes in no secret", () => {
@@ -127,6 +151,7 @@ describe("infra/node/Dockerfile", () => {
 
   it("sends only what it copies as the build context (Dockerfile.dockerignore)", () => {
     expect(dockerignore[0]).toBe("*");
-    expect(dockerignore.slice(1).sort()).toEqual(["!functions/", "!package-lock.json", "!package.json", "!shared/"]);
+    expect(dockerignore.slice(1).map((line) => line.replace(/^!/, "").replace(/\/$/, "")).sort()).toEqual(BUILD_CONTEXT);
+    expect(dockerignore.slice(1).every((line) => line.startsWith("!"))).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseTokenArgs } from "../../../../functions/cli/token-args.ts";
 import { requestedExecApiVersion } from "../../../../functions/cli/token.ts";
-import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/azure-managed-identity.ts";
+import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";
 

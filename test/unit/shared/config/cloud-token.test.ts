@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig, parseKubeSettings, readCloudTokenSettings } from "../../../../shared/config/index.ts";
-import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/azure-managed-identity.ts";
+import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 
 // Fake secrets: no problem may hold them.

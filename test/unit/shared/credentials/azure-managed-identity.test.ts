@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  AKS_SERVER_APP_ID,
-  createAzureManagedIdentityTokenSource,
-  type AzureManagedIdentityTokenSourceOptions,
-} from "../../../../shared/credentials/azure-managed-identity.ts";
+import { createAzureManagedIdentityTokenSource, type AzureManagedIdentityTokenSourceOptions } from "../../../../shared/credentials/azure-managed-identity.ts";
+import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
 import { freePort } from "../../../../infra/local/processes.ts";
 import { expectRefusal } from "../../../support/no-secrets.ts";
 import { startTokenEndpointServer, type EndpointAnswer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";

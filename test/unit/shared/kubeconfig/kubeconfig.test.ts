@@ -1,5 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { parseJsonKubeconfig } from "../../../../shared/kubeconfig/kubeconfig-document.ts";
 import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../../shared/kubeconfig/kubeconfig.ts";
 
 function parse(text: string, resolvePath?: (path: string) => string): Kubeconfig {
@@ -59,6 +61,28 @@ users:
     expect(config.users.get("a")?.user).toMatchObject({ tokenFile: "/home/me/.kube/tok", "client-certificate": "/abs/c.crt", "client-key": "/home/me/.kube/k.key" });
     expect(config.users.get("b")?.user.exec).toEqual({ command: "/home/me/.kube/./bin/plugin" });
     expect(config.users.get("c")?.user.exec).toEqual({ command: "aws" });
+  });
+});
+
+describe("parseJsonKubeconfig", () => {
+  const options = { source: "test", resolvePath: (entry: string) => `/base/${entry}` };
+
+  it("reads a JSON kubeconfig without the YAML parser, as the YAML parser reads the same text", () => {
+    const json = JSON.stringify({ ...(parseYaml(first) as object), users: [{ name: "shared", user: { tokenFile: "token", exec: { command: "./plugin" } } }] });
+    const fast = parseJsonKubeconfig(json, options);
+    expect(fast?.problems).toEqual([]);
+    expect(fast?.config?.users.get("shared")?.user).toEqual({ tokenFile: "/base/token", exec: { command: "/base/./plugin" } });
+    // kubeconfig.ts's YAML path, forced by a leading comment, reads the same text to the same config.
+    expect(parseKubeconfig(`# yaml\n${json}`, options)).toEqual(fast);
+  });
+
+  it("leaves YAML, other JSON and repeated keys to the YAML parser, which refuses a repeated key", () => {
+    expect(parseJsonKubeconfig(first, options)).toBeUndefined();
+    expect(parseJsonKubeconfig("[1]", options)).toBeUndefined();
+    expect(parseJsonKubeconfig('{"a": 1,}', options)).toBeUndefined();
+    const repeated = '{"current-context": "a", "current-context": "b"}';
+    expect(parseJsonKubeconfig(repeated, options)).toBeUndefined();
+    expect(parseKubeconfig(repeated, options).problems).toEqual(["test: not valid YAML (YAMLParseError)"]);
   });
 });
 

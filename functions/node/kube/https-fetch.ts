@@ -1,0 +1,142 @@
+/**
+ * The {@link KubeFetch} of the function platforms (AWS Lambda, Azure Functions): node:https with a keep-alive Agent
+ * trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and presenting the client
+ * certificate, one Agent per client certificate as in keep-alive-fetch.ts. It costs no bytes and no WebAssembly
+ * compile at cold start, where undici (keep-alive-fetch.ts, the Node server's transport) is most of a bundle and its
+ * load time. The platform's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
+ * CONNECT tunnel (`proxyEnv`, Node 24.5 and later).
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
+import type { ClientCertificate, KubeFetch } from "../../../shared/kube/transport.ts";
+import type { KeepAliveFetch, KeepAliveFetchOptions } from "./keep-alive-fetch.ts";
+
+/** Agents kept for past client certificates while their requests drain. */
+const MAX_AGENTS = 2;
+
+/** Statuses whose Response must have a null body (Fetch standard, "null body status"). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** Closes `agent`'s idle sockets now and each busy one once its request is done. */
+function retire(agent: HttpAgent): void {
+  agent.on("free", (socket: Socket) => socket.destroy());
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+}
+
+/** The response headers of `message` as a Headers object (repeated headers appended, as fetch does). */
+function toHeaders(message: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = message.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
+/** The request's body as node:https can send it: our calls send JSON text or nothing. */
+function toBody(body: RequestInit["body"]): string | Uint8Array | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  throw new TypeError("the https transport sends string or byte bodies only");
+}
+
+/** Why `signal` aborted, as fetch rejects with it (a DOMException AbortError or TimeoutError). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
+}
+
+/** Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5. */
+function supportsAgentProxy(version = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 24 || (major === 24 && minor >= 5);
+}
+
+/**
+ * Builds the fetch over node:https (node:http for an `http://` server). It resolves once the whole body has
+ * arrived, so the caller's signal bounds a stalled body as well as a silent server; failures reject with a TypeError
+ * whose `cause` carries Node's error `code`, as fetch does.
+ * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
+ */
+export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
+  if (options.proxyUrl !== undefined && !supportsAgentProxy()) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
+  // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
+  const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
+  const agents = new Map<string, HttpAgent>();
+  let plainAgent: HttpAgent | undefined;
+
+  function agentFor(certificate: ClientCertificate | undefined): HttpAgent {
+    const key = certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`;
+    let agent = agents.get(key);
+    if (agent === undefined) {
+      agent = new HttpsAgent({
+        ...proxyEnv,
+        keepAlive: true,
+        maxSockets: options.connections ?? 16,
+        // Idle sockets close after this (the Agent's socket timeout applies to free sockets).
+        timeout: options.keepAliveTimeoutMs ?? 60_000,
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+        ...(certificate === undefined ? {} : { cert: certificate.certificate, key: certificate.key }),
+        rejectUnauthorized: options.insecureSkipTlsVerify !== true,
+        // SNI and the name checked against the certificate (tls.connect checks `servername` when given).
+        ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
+      });
+      agents.set(key, agent);
+      while (agents.size > MAX_AGENTS) {
+        const [oldestKey, oldest] = agents.entries().next().value as [string, HttpAgent];
+        agents.delete(oldestKey);
+        retire(oldest);
+      }
+    }
+    return agent;
+  }
+
+  if (options.clientCertificate !== undefined) agentFor(options.clientCertificate);
+
+  const fetch: KubeFetch = (url, init, clientCertificate) =>
+    new Promise<Response>((resolve, reject) => {
+      const { signal } = init;
+      if (signal?.aborted === true) {
+        reject(abortReason(signal));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+      const body = toBody(init.body);
+      const plain = url.startsWith("http:");
+      if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
+      const req = (plain ? httpRequest : httpsRequest)(url, {
+        method: init.method ?? "GET",
+        headers,
+        agent: plain ? plainAgent : agentFor(clientCertificate ?? options.clientCertificate),
+        ...(signal === undefined || signal === null ? {} : { signal }),
+      });
+      const fail = (error: unknown): void => {
+        // An abort rejects with the signal's reason, as fetch does; anything else is a network error.
+        if (signal?.aborted === true) reject(abortReason(signal));
+        else reject(new TypeError("fetch failed", { cause: error }));
+      };
+      req.once("error", fail);
+      req.once("response", (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.once("error", fail);
+        res.once("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
+        res.once("end", () => {
+          const status = res.statusCode ?? 0;
+          const payload = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks);
+          resolve(new Response(payload, { status, statusText: res.statusMessage ?? "", headers: toHeaders(res) }));
+        });
+      });
+      req.end(body);
+    });
+
+  return {
+    fetch,
+    close() {
+      for (const agent of [...agents.values(), ...(plainAgent === undefined ? [] : [plainAgent])]) retire(agent);
+      agents.clear();
+      plainAgent = undefined;
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * Section A, Lambda: the cold start of the bundle `npm run build:lambda` writes (node-bundle.ts builds it). Each run
+ * is a fresh `node` process that imports the bundle (the Lambda init phase) and hands it one authorize event for a
+ * GMSA pod; a local HTTPS stand-in for the API server answers the credspec read and the access review, so the first
+ * answer includes its real API calls (TLS handshake and all). Import and first answer are timed inside the child
+ * process, so Node's own boot is not counted (Lambda's runtime has booted before it loads the handler).
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import type { NodeTarget } from "../../infra/node/bundle-function.ts";
+import { startKubeServer } from "../support/kube-server.ts";
+import { functionUrlEvent } from "../support/lambda-events.ts";
+import { createTestPki } from "../support/test-pki.ts";
+import { benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } from "./bench-pods.ts";
+import { summarize, type Summary } from "./percentiles.ts";
+import { fixed, printTable } from "./table.ts";
+
+const run = promisify(execFile);
+const CALLER_TOKEN = "bench-cold-start-caller-token-0123456789";
+
+/** Cold-start figures in milliseconds over several fresh processes. */
+export interface ColdStart {
+  target: NodeTarget;
+  kubeconfig: ColdStartOptions["kubeconfig"];
+  sourceMaps: boolean;
+  importMs: Summary;
+  firstAnswerMs: Summary;
+  totalMs: Summary;
+  /**
+   * CPU time (user + system, all threads) of import and first answer together: on a shared machine, less noisy
+   * than wall time, which waits for a core.
+   */
+  totalCpuMs: Summary;
+}
+
+/** What one child process prints. */
+interface ColdStartRun {
+  importMs: number;
+  firstAnswerMs: number;
+  importCpuMs: number;
+  firstAnswerCpuMs: number;
+  result: { statusCode: number; body: string };
+}
+
+/** The child process: import, one event, print the times. */
+function childScript(bundle: string, event: unknown): string {
+  return [
+    "const cpuMs = () => { const { user, system } = process.cpuUsage(); return (user + system) / 1000; };",
+    "const started = performance.now();",
+    "const startedCpu = cpuMs();",
+    `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});`,
+    "const imported = performance.now();",
+    "const importedCpu = cpuMs();",
+    `const result = await handler(${JSON.stringify(event)});`,
+    "const answered = performance.now();",
+    "const answeredCpu = cpuMs();",
+    "process.stdout.write(JSON.stringify({",
+    "  importMs: imported - started, firstAnswerMs: answered - imported,",
+    "  importCpuMs: importedCpu - startedCpu, firstAnswerCpuMs: answeredCpu - importedCpu, result,",
+    "}));",
+    "",
+  ].join("\n");
+}
+
+/** Options of {@link measureLambdaColdStart}. */
+export interface ColdStartOptions {
+  runs: number;
+  /** The kubeconfig file's form: YAML (infra/aws/kubeconfig.example.yaml) or JSON (no YAML parser loaded). */
+  kubeconfig: "yaml" | "json";
+  /** Arguments of each process. Default `--enable-source-maps`, as infra/aws/README.md deploys it. */
+  nodeArgs?: readonly string[];
+}
+
+/** The stand-in's kubeconfig: its URL and CA, a static token. */
+function standInKubeconfig(server: string, caPem: string, format: ColdStartOptions["kubeconfig"]): string {
+  const cluster = { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
+  if (format === "json") {
+    return JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "stand-in", cluster }],
+      users: [{ name: "gmsa", user: { token: "bench-cold-start-kube-token" } }],
+      contexts: [{ name: "bench", context: { cluster: "stand-in", user: "gmsa" } }],
+      "current-context": "bench",
+    });
+  }
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "  - name: stand-in",
+    "    cluster:",
+    `      server: ${cluster.server}`,
+    `      certificate-authority-data: ${cluster["certificate-authority-data"]}`,
+    "users:",
+    "  - name: gmsa",
+    "    user:",
+    "      token: bench-cold-start-kube-token",
+    "contexts:",
+    "  - name: bench",
+    "    context:",
+    "      cluster: stand-in",
+    "      user: gmsa",
+    "current-context: bench",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in
+ * (add `--cpu-prof --cpu-prof-dir=...` to `nodeArgs` to see where a cold start goes).
+ * @throws when an answer is not the expected allow.
+ */
+export async function measureLambdaColdStart(bundle: string, options: ColdStartOptions): Promise<ColdStart> {
+  const { runs, nodeArgs = ["--enable-source-maps"] } = options;
+  const pki = await createTestPki();
+  const name = benchCredSpecName(0);
+  const credspec = benchCredSpec(0);
+  const server = await startKubeServer({
+    ...pki.server,
+    script: (request) =>
+      request.method === "GET"
+        ? { status: 200, body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec } }
+        : { status: 201, body: { ...(JSON.parse(request.body) as object), status: { allowed: true } } },
+  });
+  const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
+  try {
+    const kubeconfig = path.join(dir, `kubeconfig.${options.kubeconfig}`);
+    await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem, options.kubeconfig));
+    const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
+    const event = functionUrlEvent({
+      method: "POST",
+      path: "/authorize?timeout=10s",
+      headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
+      body: reviewBody(pod),
+    });
+    const script = path.join(dir, "cold-start.mjs");
+    await writeFile(script, childScript(bundle, event));
+    const env = { PATH: process.env["PATH"], KUBECONFIG: kubeconfig, CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "warn" };
+    const imports: number[] = [];
+    const answers: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const { stdout } = await run(process.execPath, [...nodeArgs, script], { cwd: dir, env });
+      const figures = JSON.parse(stdout) as ColdStartRun;
+      const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
+      if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
+        throw new Error(`the Lambda bundle's first answer was not an allow: ${figures.result.statusCode} ${figures.result.body.slice(0, 300)}`);
+      }
+      imports.push(figures.importMs);
+      answers.push(figures.firstAnswerMs);
+      cpu.push(figures.importCpuMs + figures.firstAnswerCpuMs);
+    }
+    const calls = server.requests.length / runs;
+    if (calls !== 2) throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
+    return {
+      target: "lambda",
+      kubeconfig: options.kubeconfig,
+      sourceMaps: nodeArgs.includes("--enable-source-maps"),
+      importMs: summarize(imports),
+      firstAnswerMs: summarize(answers),
+      totalMs: summarize(imports.map((ms, i) => ms + answers[i]!)),
+      totalCpuMs: summarize(cpu),
+    };
+  } finally {
+    await server.close();
+    await pki.cleanup();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The cold starts the bench runs: as infra/aws/README.md deploys it (source maps on) with a YAML or JSON kubeconfig, and without source maps. */
+export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
+  const results: ColdStart[] = [];
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "yaml" }));
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "json" }));
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "json", nodeArgs: [] }));
+  return results;
+}
+
+export function printColdStarts(results: readonly ColdStart[], runs: number): void {
+  const cell = (summary: Summary) => `${fixed(summary.p50, 1)} (max ${fixed(summary.max, 1)})`;
+  printTable(
+    `A. Lambda cold start: a fresh node process imports the bundle and answers one authorize review (ms, median and max of ${runs})`,
+    ["kubeconfig", "source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
+    results.map((r) => [r.kubeconfig, r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
+    "The API server is a local HTTPS stand-in (credspec read, access review); Node's own boot is not counted. " +
+      "A JSON kubeconfig never loads the YAML parser. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
+  );
+}

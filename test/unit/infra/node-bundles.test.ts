@@ -1,0 +1,70 @@
+/**
+ * The bundles of the Node-based targets as their builds write them: the function platforms' within issue 12's
+ * budget and without what they never run, the rarely used modes out of what a cold start loads, and the Node
+ * server's bundle running alone, as the container image holds it (no node_modules, no sources).
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart } from "../../../infra/node/bundle-function.ts";
+import { serverlessEnv } from "../../support/serverless-env.ts";
+import { tempDir } from "../../support/temp-dir.ts";
+
+/**
+ * Packages a function platform never runs: the Node server's (its HTTP server, undici's pool, Prometheus metrics),
+ * and the Kubernetes client (types only).
+ */
+const NEVER_IN_FUNCTIONS = ["node_modules/undici/", "node_modules/@hono/node-server/", "node_modules/prom-client/", "node_modules/@kubernetes/client-node/"];
+/** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files, YAML kubeconfigs. */
+const NOT_AT_START = [
+  "node_modules/jose/",
+  "node_modules/aws4fetch/",
+  "node_modules/yaml/",
+  "shared/credentials/exec-credential.ts",
+  "functions/node/kube/run-plugin.ts",
+  "shared/credentials/token-file.ts",
+  "shared/credentials/cloud-token-source.ts",
+  "shared/http/caller-auth-jwt.ts",
+];
+
+const matching = (inputs: readonly string[], prefixes: readonly string[]) => inputs.filter((input) => prefixes.some((prefix) => input.includes(prefix)));
+
+describe("the function platforms' bundles", () => {
+  it.each(["lambda", "azure"] as const)("keep %s within 600 KiB raw, without the Node server's packages, rare modes in chunks", async (target) => {
+    const bundle = await buildNodeTarget(target, await tempDir(`gmsa-bundle-${target}-`));
+    expect(bundle.bytes).toBeLessThanOrEqual(FUNCTION_BUNDLE_LIMIT_BYTES);
+    expect(matching(Object.keys(bundle.metafile.inputs), NEVER_IN_FUNCTIONS)).toEqual([]);
+    const start = loadedAtStart(bundle);
+    expect(start.files).toContain(bundle.entry);
+    expect(matching(start.inputs, NOT_AT_START)).toEqual([]);
+    // Each of them is still in the bundle, behind a dynamic import.
+    expect(NOT_AT_START.filter((prefix) => matching(Object.keys(bundle.metafile.inputs), [prefix]).length === 0)).toEqual([]);
+  });
+});
+
+describe("the Node server's bundle", () => {
+  it("serves /healthz from its folder alone, as the image runs it", async () => {
+    const dir = await tempDir("gmsa-bundle-server-");
+    const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
+    expect(bundle.entry).toBe("server.mjs");
+    const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
+    const child = spawn(process.execPath, ["--enable-source-maps", "dist/node/server.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      let port: number | undefined;
+      for await (const line of createInterface({ input: child.stdout })) {
+        const entry = JSON.parse(line) as { msg?: string; port?: number };
+        if (entry.msg === "listening") {
+          port = entry.port;
+          break;
+        }
+      }
+      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect([response.status, await response.text()]).toEqual([200, "ok"]);
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  });
+});
