@@ -24,6 +24,8 @@ export interface NodeTargetsOptions {
   nodeOptions?: string;
   /** More environment for both servers. */
   env?: Record<string, string>;
+  /** A bundle already built; default one built here with bundleNodeFunction. */
+  entry?: string;
 }
 
 /** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
@@ -33,8 +35,8 @@ export async function startNodeTargets(
 ): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
   try {
-    const entry = join(dir, "index.mjs");
-    await bundleNodeFunction({ entry: "functions/node/index.ts", outfile: entry });
+    const entry = options.entry ?? join(dir, "index.mjs");
+    if (options.entry === undefined) await bundleNodeFunction({ entry: "functions/node/index.ts", outfile: entry });
     const stack = await startFunctions(cluster, {
       runtime: "node",
       nodeEntry: entry,
