@@ -36,7 +36,7 @@ export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
     if (bytes === undefined) return next();
     if (bytes.byteLength > maxBytes) throw tooLarge();
     // Hono's body cache holds promises (HonoRequest's #cachedBody), though its BodyCache type names the values.
-    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(decoder.decode(bytes));
+    (c.req.bodyCache as unknown as { text?: Promise<string> }).text = Promise.resolve(decoder.decode(bytes));
     await next();
   };
 }
