@@ -10,7 +10,7 @@ import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { runLoad } from "./load.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
-import { acceptsAllowed } from "./reviews.ts";
+import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
 import { fixed, printTable, type Cell } from "./table.ts";
 
 const MIB = 1024 * 1024;
@@ -110,6 +110,12 @@ export async function measureFrugal(targets: readonly MeasuredTarget[], options:
 
 function mib(bytes: number): string {
   return fixed(bytes / MIB, 1);
+}
+
+/** The bodies section G sends: each function's review of the 1-container benchmark pod. */
+export function reviewBodiesOfOneContainer(credspecs: ReadonlyMap<string, unknown>): Record<FunctionName, string> {
+  const bodies = buildReviewBodies(credspecs);
+  return { expand: bodies.expand[1], authorize: bodies.authorize[1] };
 }
 
 /** Mean CPU per review over the rounds, in µs. */
