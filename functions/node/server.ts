@@ -6,7 +6,8 @@ import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
-import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { writeStdoutBatched } from "./batched-stdout.ts";
+import { buildNodeDeps } from "./deps.ts";
 
 export interface RunningServer {
   port: number;
@@ -18,7 +19,7 @@ export interface RunningServer {
  * when TLS_CERT_FILE/TLS_KEY_FILE are set.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdoutBatched): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
   const { config, deps, close } = await buildNodeDeps(env, "node", { write, readClientCertificate });
   const app = createApp(deps);
