@@ -7,6 +7,8 @@
  *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
  *   F. what the webhooks add to a pod create through kube-apiserver
  *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it (issue 12)
+ *   With `GMSA_REF_BIN` (a built binary of kubernetes-sigs/windows-gmsa's admission-webhook): the Go reference side by
+ *   side in B, F and G (reference.ts; nothing here fetches or builds it).
  *
  * Options: `--quick` (small counts, to check the harness), `--no-cluster` (section A only).
  */
@@ -32,6 +34,9 @@ import {
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeTargets, printTargets } from "./targets.ts";
+import { startReference } from "./reference.ts";
+import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
+import { judgePodCreateRatio, printReference } from "./reference-report.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
 import { startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
@@ -82,6 +87,8 @@ printWorkerStartup(startups, SETTINGS.startups);
 const phases: RuntimeFigures[] = [];
 let floor: PodCreatePair | undefined;
 let frugal: FrugalFigures[] = [];
+let reference: ReferenceFigures | undefined;
+const referenceBin = process.env["GMSA_REF_BIN"] || undefined;
 if (withCluster) {
   log("starting the local cluster");
   const bench = await startBenchCluster(log);
@@ -104,10 +111,33 @@ if (withCluster) {
     }
     log("G: Node server memory and CPU per review (production bundle, fresh processes)");
     const node = await startNodeTargets(bench.cluster);
+    // Started here so that its idle memory is read fresh, as ours.
+    const ref = referenceBin === undefined ? undefined : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
+      await node.stop();
+      throw error;
+    });
     try {
-      frugal = await measureFrugal(node.targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+      frugal = await measureFrugal([...node.targets, ...(ref?.targets ?? [])], { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+    } catch (error) {
+      await ref?.stop();
+      throw error;
     } finally {
       await node.stop();
+    }
+    if (ref !== undefined) {
+      try {
+        log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
+        reference = await benchReference(bench, ref, {
+          concurrencies: SETTINGS.concurrencies,
+          maxRequests: SETTINGS.maxRequests,
+          maxDurationMs: SETTINGS.maxDurationMs,
+          podCreateRequests: SETTINGS.podCreates,
+          podCreateMaxDurationMs: 10_000,
+          log,
+        });
+      } finally {
+        await ref.stop();
+      }
     }
   } finally {
     await bench.stop();
@@ -118,15 +148,18 @@ if (withCluster) {
   printMemory(phases);
   printPodCreate(phases, floor);
   printFrugal(frugal, { reviewsPerRound: SETTINGS.frugalReviews });
+  if (reference !== undefined) printReference(phases, reference, floor);
 }
 
 const targets = judgeTargets({ inProcess, bundles, phases, frugal, ...(floor === undefined ? {} : { floor }) });
+targets.push(...judgePodCreateRatio(phases, floor, reference));
 printTargets(targets);
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
 const unexpected =
   phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors, 0) +
-  frugal.reduce((sum, f) => sum + f.errors, 0);
+  frugal.reduce((sum, f) => sum + f.errors, 0) +
+  (reference === undefined ? 0 : reference.wrongAnswers.length + reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + reference.podCreate.with.errors);
 if (unexpected > 0) {
   const first = phases.flatMap((p) => [...p.cells.map((c) => c.load), p.podCreate.without, p.podCreate.with]).find((l) => l.firstError !== undefined);
   console.error(`\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? frugal.find((f) => f.firstError !== undefined)?.firstError ?? "?"}`);
