@@ -8,6 +8,7 @@
  * (they run one at a time, but the shared cluster's processes belong to the global setup's process).
  * It prints the timeline: one line per second and one per phase.
  */
+import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyBaseInfra, applyObjects, type KubeObject } from "../../infra/local/apply.ts";
@@ -142,7 +143,7 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
     const mib = (bytes: number) => (bytes / MIB).toFixed(1);
     console.log(
       [
-        `[faults] ${records.length} requests; events:`,
+        `[faults] ${records.length} requests, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; events:`,
         ...marks,
         ...formatTimeline(records, PHASES),
         `RSS MiB before/after: ${FUNCTION_NAMES.map((fn) => `${fn} ${mib(before[fn])}/${mib(after[fn])}`).join(", ")}`,
