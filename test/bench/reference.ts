@@ -11,7 +11,7 @@
  * (`process.execve`), so the pid started is the reference's own.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,7 +21,7 @@ import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { nodeBinary } from "../../infra/local/node-binary.ts";
 import { freePort, startProcess, stopProcess, tailFile, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
-import { recordProcessGroup, registerTeardown, type TeardownTarget } from "../../infra/local/teardown.ts";
+import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 
@@ -83,15 +83,9 @@ async function mintToken(cluster: LocalClusterInfo): Promise<string> {
 export async function startReference(cluster: LocalClusterInfo, bin: string): Promise<RunningReference> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-reference-"));
   let child: ManagedProcess | undefined;
-  const target: TeardownTarget = { dir, pgids: [], stop: () => stop() };
-  const unregister = registerTeardown(target);
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      if (child !== undefined) await stopProcess(child);
-      await rm(dir, { recursive: true, force: true });
-      unregister();
-    })());
+  const { target, teardown: stop } = createTeardown(dir, async () => {
+    if (child !== undefined) await stopProcess(child);
+  });
   const logFile = join(dir, "reference.log");
   try {
     await applyObjects(adminEndpoint(cluster), referenceObjects());

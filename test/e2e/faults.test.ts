@@ -12,7 +12,7 @@ import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyBaseInfra, applyObjects, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
+import { adminEndpoint, startCluster, type ControlPlaneServer, type LocalCluster } from "../../infra/local/cluster.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
@@ -90,6 +90,19 @@ async function hold(load: FaultLoad, phase: string, ms: number): Promise<void> {
   await sleep(ms);
 }
 
+/** Stops `server`, holds the outage for 5 s (etcd: 6 s), starts it again and waits until the API server is ready. */
+async function outage(load: FaultLoad, server: ControlPlaneServer, label: string, mark: (what: string) => void): Promise<void> {
+  load.phase(`${label} stopping`);
+  mark(`stopping ${server}`);
+  await cluster.stopServer(server);
+  mark(`${server} stopped`);
+  await hold(load, `${label} down`, server === "etcd" ? 6000 : 5000);
+  load.phase(`${label} starting`);
+  mark(`starting ${server}`);
+  await cluster.startServer(server);
+  mark(`${server} up, kube-apiserver ready`);
+}
+
 const PHASES = ["steady", "apiserver stopping", "apiserver down", "apiserver starting", "recovered", "etcd stopping", "etcd down", "etcd starting", "recovered again"];
 
 describe("faults: kube-apiserver and etcd stop and come back under load", () => {
@@ -104,25 +117,9 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
     try {
       await hold(load, "steady", 6000);
       before = await rss(pids);
-      load.phase("apiserver stopping");
-      mark("stopping kube-apiserver");
-      await cluster.stopServer("kube-apiserver");
-      mark("kube-apiserver stopped");
-      await hold(load, "apiserver down", 5000);
-      load.phase("apiserver starting");
-      mark("starting kube-apiserver");
-      await cluster.startServer("kube-apiserver");
-      mark("kube-apiserver ready");
+      await outage(load, "kube-apiserver", "apiserver", mark);
       await hold(load, "recovered", 6000);
-      load.phase("etcd stopping");
-      mark("stopping etcd");
-      await cluster.stopServer("etcd");
-      mark("etcd stopped");
-      await hold(load, "etcd down", 6000);
-      load.phase("etcd starting");
-      mark("starting etcd");
-      await cluster.startServer("etcd");
-      mark("etcd up, kube-apiserver ready");
+      await outage(load, "etcd", "etcd", mark);
       load.phase("recovered again");
       const runsAtReady = { expand: await execRunsOk("expand"), authorize: await execRunsOk("authorize") };
       // At least 6 s, and until both functions have run the exec plugin successfully since: a new token.
