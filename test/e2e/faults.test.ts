@@ -100,7 +100,7 @@ async function outage(load: FaultLoad, server: ControlPlaneServer, label: string
   load.phase(`${label} starting`);
   mark(`starting ${server}`);
   await cluster.startServer(server);
-  mark(`${server} up, kube-apiserver ready`);
+  mark(`${server === "etcd" ? "etcd up, " : ""}kube-apiserver ready`);
 }
 
 const PHASES = ["steady", "apiserver stopping", "apiserver down", "apiserver starting", "recovered", "etcd stopping", "etcd down", "etcd starting", "recovered again"];
