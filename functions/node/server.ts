@@ -6,7 +6,8 @@ import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
-import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { writeStdoutBatched } from "./batched-stdout.ts";
+import { buildNodeDeps } from "./deps.ts";
 import { createKeepAliveFetch } from "./kube/keep-alive-fetch.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
@@ -37,7 +38,7 @@ export interface RunningServer {
  * when TLS_CERT_FILE/TLS_KEY_FILE are set.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdoutBatched): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
   let ready = true;
   // undici's pool: the long-lived server's transport, as its fault matrix measures it (the function platforms use node:https).

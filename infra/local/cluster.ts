@@ -69,7 +69,20 @@ export interface LocalCluster extends LocalClusterInfo {
   issueServingCertificate(hosts: string[]): Promise<CertificatePair>;
   /** Stops kube-apiserver then etcd (SIGTERM, then SIGKILL after 5 s) and removes `dir`. */
   stop(): Promise<void>;
+  /**
+   * Stops one server of the control plane (SIGTERM, then SIGKILL after 5 s) and leaves its ports,
+   * data, keys and log in place, for fault tests; {@link LocalCluster.startServer} brings it back.
+   */
+  stopServer(name: ControlPlaneServer): Promise<void>;
+  /**
+   * Starts a server stopped by {@link LocalCluster.stopServer} again with the same command line (same
+   * ports, data folder and keys), and waits until kube-apiserver answers `/readyz` (which checks etcd).
+   */
+  startServer(name: ControlPlaneServer): Promise<void>;
 }
+
+/** The servers of the local control plane, by the name their process carries. */
+export type ControlPlaneServer = "etcd" | "kube-apiserver";
 
 /** Options for {@link startCluster}. */
 export interface StartClusterOptions {
@@ -124,6 +137,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const dir = await mkdtemp(join(tmpdir(), "gmsa-cluster-"));
   const processes: ManagedProcess[] = [];
+  const launches = new Map<ControlPlaneServer, { command: string; args: string[]; logFile: string }>();
   let jwtIssuer: LocalJwtIssuer | undefined;
   const stopAll = async (): Promise<void> => {
     // API server first: it would otherwise log etcd connection errors while shutting down.
@@ -153,12 +167,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     const etcdLogFile = join(dir, "etcd.log");
-    const etcd = await startProcess(
-      "etcd",
-      binaries.etcd,
-      etcdFlags({ dataDir: join(dir, "etcd"), clientUrl: etcdUrl, peerUrl }),
-      etcdLogFile,
-    );
+    const etcdArgs = etcdFlags({ dataDir: join(dir, "etcd"), clientUrl: etcdUrl, peerUrl });
+    launches.set("etcd", { command: binaries.etcd, args: etcdArgs, logFile: etcdLogFile });
+    const etcd = await startProcess("etcd", binaries.etcd, etcdArgs, etcdLogFile);
     processes.push(etcd);
     recordProcessGroup(target, etcd.pid);
     await waitFor("etcd /health", readyTimeoutMs, processes, async () => {
@@ -191,12 +202,9 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       options.webhookCallerToken === undefined
         ? []
         : (await writeWebhookCallerAuth(dir, options.webhookCallerToken)).apiserverArgs;
-    const apiserver = await startProcess(
-      "kube-apiserver",
-      binaries.apiserver,
-      [...apiserverFlagList, ...callerAuthArgs, ...(options.extraApiserverArgs ?? [])],
-      apiserverLogFile,
-    );
+    const apiserverArgs = [...apiserverFlagList, ...callerAuthArgs, ...(options.extraApiserverArgs ?? [])];
+    launches.set("kube-apiserver", { command: binaries.apiserver, args: apiserverArgs, logFile: apiserverLogFile });
+    const apiserver = await startProcess("kube-apiserver", binaries.apiserver, apiserverArgs, apiserverLogFile);
     processes.push(apiserver);
     recordProcessGroup(target, apiserver.pid);
 
@@ -241,10 +249,25 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       jwt: { issuer: jwtIssuer.issuer, audience: jwtIssuer.audience, keyFiles: jwtIssuer.keyFiles, jwksFile: jwtIssuer.jwksFile },
       ...(options.webhookCallerToken === undefined ? {} : { webhookCallerToken: options.webhookCallerToken }),
     };
+    const running = (name: ControlPlaneServer): number => processes.findIndex((p) => p.name === name && !p.hasExited());
     return {
       ...info,
       issueServingCertificate: (hosts) => issueClusterServingCertificate(info, hosts),
       stop: teardown,
+      stopServer: async (name) => {
+        const index = running(name);
+        if (index >= 0) await stopProcess(processes[index]!);
+      },
+      startServer: async (name) => {
+        if (running(name) >= 0) return;
+        const { command, args, logFile } = launches.get(name)!;
+        const restarted = await startProcess(name, command, args, logFile);
+        processes[processes.findIndex((p) => p.name === name)] = restarted;
+        recordProcessGroup(target, restarted.pid);
+        await waitFor("kube-apiserver /readyz", readyTimeoutMs, processes, async () => {
+          return (await kubeRequest(admin, "/readyz", { timeoutMs: 5000 })).status === 200;
+        });
+      },
     };
   } catch (error) {
     const tails = await Promise.all(

@@ -21,6 +21,8 @@ export interface NodeFunctionOptions {
   lifetimeSeconds?: number;
   /** More environment for the exec plugin, through the kubeconfig's `exec.env`. */
   pluginEnv?: Record<string, string>;
+  /** The script the server runs (a bundle of functions/node/index.ts, say); default that file. */
+  entry?: string;
 }
 
 /**
@@ -47,6 +49,6 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
     TLS_KEY_FILE: launch.serving.keyFile,
     KUBECONFIG: kubeconfig,
   });
-  const process = await startProcess(`${fn} (node)`, nodeBinary(), [NODE_ENTRY], launch.logFile, { env, cwd: REPO_ROOT });
+  const process = await startProcess(`${fn} (node)`, nodeBinary(), [options.entry ?? NODE_ENTRY], launch.logFile, { env, cwd: REPO_ROOT });
   return { fn, baseUrl: `https://127.0.0.1:${port}`, process, logFile: launch.logFile, countFile };
 }

@@ -50,6 +50,8 @@ export interface StartFunctionsOptions {
   lifetimeSeconds?: number;
   /** Node only: more environment for the exec plugin (its kubeconfig's `exec.env`), e.g. to break it. */
   pluginEnv?: Record<string, string>;
+  /** Node only: the script each server runs, e.g. a bundle of functions/node/index.ts; default that file. */
+  nodeEntry?: string;
   /** Parent folder of the stack's temporary folder; default the OS temp folder. */
   dir?: string;
   /**
@@ -145,6 +147,7 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
         const nodeOptions = {
           ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),
           ...(options.pluginEnv === undefined ? {} : { pluginEnv: options.pluginEnv }),
+          ...(options.nodeEntry === undefined ? {} : { entry: options.nodeEntry }),
         };
         started.push(await startNodeFunction(launch(fn), nodeOptions));
         recordProcessGroup(target, started.at(-1)!.process.pid);

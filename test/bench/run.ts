@@ -6,6 +6,9 @@
  *   B. reviews/s and latency per function, pod size, concurrency and runtime (local cluster)
  *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
  *   F. what the webhooks add to a pod create through kube-apiserver
+ *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it (issue 12)
+ *   With `GMSA_REF_BIN` (a built binary of kubernetes-sigs/windows-gmsa's admission-webhook): the Go reference side by
+ *   side in B, F and G (reference.ts; nothing here fetches or builds it).
  *
  * Options: `--quick` (small counts, to check the harness), `--no-cluster` (section A only).
  */
@@ -33,14 +36,19 @@ import {
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeTargets, printTargets } from "./targets.ts";
+import { startReference } from "./reference.ts";
+import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
+import { judgePodCreateRatio, printReference } from "./reference-report.ts";
+import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
+import { startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
 const SETTINGS = quick
-  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50, coldStarts: 2 }
-  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000, coldStarts: 10 };
+  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50, coldStarts: 2, frugalReviews: 2000 }
+  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000, coldStarts: 10, frugalReviews: 20_000 };
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
  * during the Node phase under load: one run per 15 s at most (20 s less the 5 s refresh skew).
@@ -93,6 +101,9 @@ printColdStarts(coldStarts, SETTINGS.coldStarts);
 
 const phases: RuntimeFigures[] = [];
 let floor: PodCreatePair | undefined;
+let frugal: FrugalFigures[] = [];
+let reference: ReferenceFigures | undefined;
+const referenceBin = process.env["GMSA_REF_BIN"] || undefined;
 if (withCluster) {
   log("starting the local cluster");
   const bench = await startBenchCluster(log);
@@ -113,6 +124,36 @@ if (withCluster) {
         }),
       );
     }
+    log("G: Node server memory and CPU per review (production bundle, fresh processes)");
+    const node = await startNodeTargets(bench.cluster);
+    // Started here so that its idle memory is read fresh, as ours.
+    const ref = referenceBin === undefined ? undefined : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
+      await node.stop();
+      throw error;
+    });
+    try {
+      frugal = await measureFrugal([...node.targets, ...(ref?.targets ?? [])], { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+    } catch (error) {
+      await ref?.stop();
+      throw error;
+    } finally {
+      await node.stop();
+    }
+    if (ref !== undefined) {
+      try {
+        log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
+        reference = await benchReference(bench, ref, {
+          concurrencies: SETTINGS.concurrencies,
+          maxRequests: SETTINGS.maxRequests,
+          maxDurationMs: SETTINGS.maxDurationMs,
+          podCreateRequests: SETTINGS.podCreates,
+          podCreateMaxDurationMs: 10_000,
+          log,
+        });
+      } finally {
+        await ref.stop();
+      }
+    }
   } finally {
     await bench.stop();
   }
@@ -121,15 +162,21 @@ if (withCluster) {
   printExecRuns(phases, TOKEN_LIFETIME_SECONDS);
   printMemory(phases);
   printPodCreate(phases, floor);
+  printFrugal(frugal, { reviewsPerRound: SETTINGS.frugalReviews });
+  if (reference !== undefined) printReference(phases, reference, floor);
 }
 
-const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phases, ...(floor === undefined ? {} : { floor }) });
+const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phases, frugal, ...(floor === undefined ? {} : { floor }) });
+targets.push(...judgePodCreateRatio(phases, floor, reference));
 printTargets(targets);
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
-const unexpected = phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors, 0);
+const unexpected =
+  phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors, 0) +
+  frugal.reduce((sum, f) => sum + f.errors, 0) +
+  (reference === undefined ? 0 : reference.wrongAnswers.length + reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + reference.podCreate.with.errors);
 if (unexpected > 0) {
   const first = phases.flatMap((p) => [...p.cells.map((c) => c.load), p.podCreate.without, p.podCreate.with]).find((l) => l.firstError !== undefined);
-  console.error(`\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? "?"}`);
+  console.error(`\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? frugal.find((f) => f.firstError !== undefined)?.firstError ?? "?"}`);
   process.exitCode = 1;
 }

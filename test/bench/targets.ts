@@ -6,6 +6,8 @@ import type { RuntimeFigures } from "./runtime-phase.ts";
 import type { PodCreatePair } from "./report.ts";
 import { fixed, printTable } from "./table.ts";
 import type { BundleSize } from "./worker-bundle.ts";
+import { cpuMicrosPerReview, maxRoundRssBytes, type FrugalFigures } from "./frugal.ts";
+import { NODE_SERVER_NAME } from "./node-targets.ts";
 
 export interface TargetRow {
   target: string;
@@ -20,9 +22,10 @@ export interface TargetInputs {
   coldStarts?: readonly ColdStart[];
   phases?: readonly RuntimeFigures[];
   floor?: PodCreatePair;
+  frugal?: readonly FrugalFigures[];
 }
 
-export function judgeTargets({ inProcess = [], bundles = [], nodeBundles = [], coldStarts = [], phases = [], floor }: TargetInputs): TargetRow[] {
+export function judgeTargets({ inProcess = [], bundles = [], nodeBundles = [], coldStarts = [], phases = [], floor, frugal = [] }: TargetInputs): TargetRow[] {
   const rows: TargetRow[] = [];
   for (const r of inProcess.filter((r) => r.containers === 10)) {
     rows.push({
@@ -66,7 +69,30 @@ export function judgeTargets({ inProcess = [], bundles = [], nodeBundles = [], c
     const errors = p.cells.reduce((sum, c) => sum + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors;
     rows.push({ target: `${p.runtime}: every answer the expected one`, figure: `${errors} unexpected`, met: errors === 0 });
   }
+  rows.push(...judgeFrugal(frugal.filter((f) => f.server === NODE_SERVER_NAME)));
   return rows;
+}
+
+const MIB = 1024 * 1024;
+/** RSS after the last round may exceed the first round's by this much and still count as flat. */
+const FLAT_RSS_BYTES = 5 * MIB;
+
+/** Issue 12's memory and CPU targets for our Node server (section G). */
+function judgeFrugal(figures: readonly FrugalFigures[]): TargetRow[] {
+  return figures.flatMap((f) => {
+    const rounds = f.roundRssBytes.map((b) => fixed(b / MIB, 1)).join(" / ");
+    const growth = (f.roundRssBytes.at(-1) ?? 0) - (f.roundRssBytes[0] ?? 0);
+    const cpu = cpuMicrosPerReview(f);
+    return [
+      { target: `node ${f.fn}: RSS at idle after start <= 60 MiB`, figure: `${fixed(f.idleRssBytes / MIB, 1)} MiB`, met: f.idleRssBytes <= 60 * MIB },
+      {
+        target: `node ${f.fn}: RSS after each round of reviews <= 90 MiB, flat over the rounds`,
+        figure: `${rounds} MiB`,
+        met: maxRoundRssBytes(f) <= 90 * MIB && growth <= FLAT_RSS_BYTES,
+      },
+      { target: `node ${f.fn}: server CPU per warm review <= 150 µs`, figure: `${fixed(cpu)} µs`, met: cpu <= 150 },
+    ];
+  });
 }
 
 export function printTargets(rows: readonly TargetRow[]): void {

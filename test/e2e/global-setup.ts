@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const callerToken = createCallerToken();
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });
   console.error(`[e2e] cluster ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const { issueServingCertificate: _issue, stop, ...info } = cluster;
+  const { issueServingCertificate: _issue, stopServer: _stopServer, startServer: _startServer, stop, ...info } = cluster;
   project.provide("cluster", info);
   project.provide("callerToken", callerToken);
   project.provide("helm", helm);

@@ -1,0 +1,178 @@
+/**
+ * Section G (issue 12): what one webhook server process costs. Per server and function: resident memory at idle
+ * after start, resident memory after each of a few rounds of reviews, and the server's own CPU time per warm review
+ * (user + system from /proc, so contention on the machine does not inflate it). Works on any process given as a
+ * MeasuredTarget: ours, or the Go reference when GMSA_REF_BIN names one.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { FunctionName } from "../../shared/config/index.ts";
+import { readProcessMemory } from "../e2e/support/process-memory.ts";
+import { runLoad } from "./load.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+import { readProcessCpuMicros } from "./process-cpu.ts";
+import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
+import { fixed, printTable, type Cell } from "./table.ts";
+
+const MIB = 1024 * 1024;
+
+/** Options of {@link measureFrugal}. */
+export interface FrugalOptions {
+  /** The AdmissionReview sent to each function (the same one for every server). */
+  bodies: Record<FunctionName, string>;
+  /** Reviews per round (the issue's figure: 20,000). */
+  reviewsPerRound: number;
+  /** Rounds; RSS is read after each (default 3). */
+  rounds?: number;
+  /** Concurrent senders, one keep-alive connection each (default 16). */
+  concurrency?: number;
+  /** Untimed reviews before the first round, so caches and JIT are warm (default 500). */
+  warmupReviews?: number;
+  /** Pause before reading RSS, so in-flight work and timers settle (default 500 ms). */
+  settleMs?: number;
+  log?: (line: string) => void;
+}
+
+/** The figures of one target. */
+export interface FrugalFigures {
+  server: string;
+  fn: FunctionName;
+  /** VmRSS before any review (the caller starts the target fresh). */
+  idleRssBytes: number;
+  /** VmRSS after each round. */
+  roundRssBytes: number[];
+  /** Peak VmRSS (VmHWM) after the last round. */
+  peakRssBytes: number;
+  /** Server user+system CPU per review of each round, in µs. */
+  roundCpuMicrosPerReview: number[];
+  /** Reviews per second of each round (closed loop: contention shows here, not in the CPU figure). */
+  roundPerSecond: number[];
+  reviews: number;
+  /** Answers that were not the expected allowed review (expand: with a patch), over every round. */
+  errors: number;
+  firstError?: string;
+}
+
+/**
+ * Reads every target's idle RSS first (before any of them gets a review), then loads each in turn: warm-up, then
+ * `rounds` rounds of `reviewsPerRound` reviews at `concurrency`, reading RSS and CPU time after each round.
+ * @throws Error when a target's process is gone.
+ */
+export async function measureFrugal(targets: readonly MeasuredTarget[], options: FrugalOptions): Promise<FrugalFigures[]> {
+  const rounds = options.rounds ?? 3;
+  const concurrency = options.concurrency ?? 16;
+  const settleMs = options.settleMs ?? 500;
+  const idle = await Promise.all(targets.map(async (t) => (await readProcessMemory(t.pid)).rssBytes));
+  const figures: FrugalFigures[] = [];
+  for (const [index, target] of targets.entries()) {
+    const load = {
+      url: target.url,
+      body: options.bodies[target.fn],
+      headers: target.headers,
+      caPem: target.ca,
+      concurrency,
+      maxDurationMs: 600_000,
+      accept: acceptsAllowed(target.fn),
+    };
+    const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: options.warmupReviews ?? 500 });
+    const result: FrugalFigures = {
+      server: target.server,
+      fn: target.fn,
+      idleRssBytes: idle[index]!,
+      roundRssBytes: [],
+      peakRssBytes: 0,
+      roundCpuMicrosPerReview: [],
+      roundPerSecond: [],
+      reviews: 0,
+      errors: warm.errors,
+      ...(warm.firstError === undefined ? {} : { firstError: warm.firstError }),
+    };
+    for (let round = 0; round < rounds; round++) {
+      const cpuBefore = readProcessCpuMicros(target.pid);
+      const run = await runLoad({ ...load, maxRequests: options.reviewsPerRound, warmupRequests: 0 });
+      result.roundCpuMicrosPerReview.push((readProcessCpuMicros(target.pid) - cpuBefore) / run.requests);
+      result.roundPerSecond.push(run.perSecond);
+      result.reviews += run.requests;
+      result.errors += run.errors;
+      if (run.firstError !== undefined) result.firstError ??= run.firstError;
+      await sleep(settleMs);
+      const memory = await readProcessMemory(target.pid);
+      result.roundRssBytes.push(memory.rssBytes);
+      result.peakRssBytes = memory.peakRssBytes;
+      options.log?.(
+        `${target.server} ${target.fn} round ${round + 1}: ${run.requests} reviews, ${run.perSecond.toFixed(0)}/s, ` +
+          `CPU ${result.roundCpuMicrosPerReview.at(-1)!.toFixed(0)} µs/review, RSS ${mib(memory.rssBytes)} MiB, errors ${run.errors}`,
+      );
+    }
+    figures.push(result);
+  }
+  return figures;
+}
+
+function mib(bytes: number): string {
+  return fixed(bytes / MIB, 1);
+}
+
+/** The bodies section G sends: each function's review of the 1-container benchmark pod. */
+export function reviewBodiesOfOneContainer(credspecs: ReadonlyMap<string, unknown>): Record<FunctionName, string> {
+  const bodies = buildReviewBodies(credspecs);
+  return { expand: bodies.expand[1], authorize: bodies.authorize[1] };
+}
+
+/** Mean CPU per review over the rounds, in µs. */
+export function cpuMicrosPerReview(f: FrugalFigures): number {
+  return f.roundCpuMicrosPerReview.reduce((sum, v) => sum + v, 0) / f.roundCpuMicrosPerReview.length;
+}
+
+/** Largest RSS after any round. */
+export function maxRoundRssBytes(f: FrugalFigures): number {
+  return Math.max(...f.roundRssBytes);
+}
+
+/**
+ * Prints one row per target, then, when more than one server was measured, a side-by-side table per figure with
+ * each server's ratio to the first one.
+ */
+export function printFrugal(figures: readonly FrugalFigures[], options: { reviewsPerRound: number; concurrency?: number; note?: string }): void {
+  const rounds = Math.max(0, ...figures.map((f) => f.roundRssBytes.length));
+  printTable(
+    `G. Server memory and CPU per review (HTTPS, concurrency ${options.concurrency ?? 16}, ${rounds} rounds x ${options.reviewsPerRound} reviews, 1-container pod)`,
+    ["server", "function", "idle RSS MiB", ...Array.from({ length: rounds }, (_, i) => `RSS after round ${i + 1} MiB`), "peak RSS MiB", "CPU µs/review", "reviews/s", "errors"],
+    figures.map((f) => [
+      f.server,
+      f.fn,
+      mib(f.idleRssBytes),
+      ...f.roundRssBytes.map(mib),
+      mib(f.peakRssBytes),
+      `${fixed(cpuMicrosPerReview(f))} (${f.roundCpuMicrosPerReview.map((v) => fixed(v)).join(", ")})`,
+      fixed(f.roundPerSecond.reduce((s, v) => s + v, 0) / f.roundPerSecond.length),
+      f.errors,
+    ]),
+    options.note ??
+      "Idle: a freshly started server before any review. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
+  );
+  const servers = [...new Set(figures.map((f) => f.server))];
+  if (servers.length < 2) return;
+  const figureRows: [string, (f: FrugalFigures) => number][] = [
+    ["idle RSS MiB", (f) => f.idleRssBytes / MIB],
+    [`RSS after ${rounds} rounds MiB (largest)`, (f) => maxRoundRssBytes(f) / MIB],
+    ["CPU µs/review", cpuMicrosPerReview],
+  ];
+  const rows: Cell[][] = [];
+  for (const fn of [...new Set(figures.map((f) => f.fn))]) {
+    for (const [name, read] of figureRows) {
+      const values = servers.map((s) => figures.find((f) => f.server === s && f.fn === fn));
+      const base = values[0] === undefined ? Number.NaN : read(values[0]);
+      rows.push([
+        fn,
+        name,
+        ...values.map((v) => (v === undefined ? "-" : fixed(read(v), 1))),
+        ...values.slice(1).map((v) => (v === undefined ? "-" : `${fixed(read(v) / base, 2)}x`)),
+      ]);
+    }
+  }
+  printTable(
+    "G. Side by side",
+    ["function", "figure", ...servers, ...servers.slice(1).map((s) => `${s} / ${servers[0]}`)],
+    rows,
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * Our Node servers as section G measures them: production code (one esbuild bundle of functions/node/index.ts, as
+ * `npm start` and the Dockerfile run it, with the same heap limits), one process per function started by the local
+ * stack, freshly started so that their idle memory can be read.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { startFunctions } from "../../infra/local/stack.ts";
+import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
+import { findServerPid } from "../e2e/support/process-memory.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+import { reviewUrl } from "./reviews.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+
+/** The server name in section G's tables. */
+export const NODE_SERVER_NAME = "gmsa-webhooks node";
+
+/** Options of {@link startNodeTargets}. */
+export interface NodeTargetsOptions {
+  /** NODE_OPTIONS of the servers; default the production heap limits ({@link NODE_SERVER_OPTIONS}). */
+  nodeOptions?: string;
+  /** More environment for both servers. */
+  env?: Record<string, string>;
+  /** A bundle already built; default the server bundle built here (buildNodeTarget). */
+  entry?: string;
+}
+
+/** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
+export async function startNodeTargets(
+  cluster: LocalClusterInfo,
+  options: NodeTargetsOptions = {},
+): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
+  try {
+    // The production bundle, as `npm start` and the image run it.
+    const entry = options.entry ?? join(dir, (await buildNodeTarget("server", dir)).entry);
+    const stack = await startFunctions(cluster, {
+      runtime: "node",
+      nodeEntry: entry,
+      env: { NODE_OPTIONS: options.nodeOptions ?? NODE_SERVER_OPTIONS, ...options.env },
+    });
+    const targets: MeasuredTarget[] = [];
+    for (const fn of FUNCTION_NAMES) {
+      targets.push({
+        server: NODE_SERVER_NAME,
+        fn,
+        pid: await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl),
+        url: reviewUrl(stack, fn),
+        headers: { authorization: `Bearer ${stack.callerToken}` },
+        ca: cluster.caPem,
+      });
+    }
+    return {
+      targets,
+      stop: async () => {
+        await stack.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

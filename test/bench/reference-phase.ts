@@ -1,0 +1,177 @@
+/**
+ * What the bench measures of the Go reference (reference.ts) besides section G: its answers checked
+ * where both implementations agree, section B's rows (reviews/s, latency, server CPU) and section F's
+ * pod creates through the API server with it registered as the webhook pair.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { Pool } from "undici";
+import { applyObjects, deleteWebhooks, loadManifest, renderWebhooks } from "../../infra/local/apply.ts";
+import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { kubeRequest } from "../../infra/local/kube-request.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import type { BenchCluster } from "./bench-cluster.ts";
+import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
+import { runLoad, type LoadResult } from "./load.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+import { measurePodCreate } from "./pod-create.ts";
+import { readProcessCpuMicros } from "./process-cpu.ts";
+import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
+import type { PodCreatePair } from "./report.ts";
+import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
+
+/** One section B row of the reference. */
+export interface ReferenceCell {
+  fn: FunctionName;
+  containers: ContainerCount;
+  load: LoadResult;
+  serverCpuMicrosPerReview: number;
+}
+
+export interface ReferenceFigures {
+  /** Answers that were not what both implementations agree on, described. */
+  wrongAnswers: string[];
+  cells: ReferenceCell[];
+  podCreate: PodCreatePair;
+}
+
+export interface ReferencePhaseOptions {
+  concurrencies: readonly number[];
+  maxRequests: number;
+  maxDurationMs: number;
+  podCreateRequests: number;
+  podCreateMaxDurationMs: number;
+  log: (line: string) => void;
+}
+
+interface ReviewAnswer {
+  response?: { allowed?: boolean; patch?: string };
+}
+
+/**
+ * The contents each `gmsaCredentialSpec` op of a base64 JSON Patch inlines, by container index, parsed. The
+ * reference adds the field per container; ours may too: both are compared as values, not text.
+ */
+function inlinedByContainer(patch: string | undefined): Map<number, unknown> {
+  const ops = patch === undefined ? [] : (JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as { path: string; value?: unknown }[]);
+  const inlined = new Map<number, unknown>();
+  for (const op of ops) {
+    const match = /^\/spec\/containers\/(\d+)\/securityContext\/windowsOptions\/gmsaCredentialSpec$/.exec(op.path);
+    if (match !== null && typeof op.value === "string") inlined.set(Number(match[1]), JSON.parse(op.value));
+  }
+  return inlined;
+}
+
+/**
+ * Sends each function the cases both implementations decide alike: the benchmark pods (allowed; expand
+ * inlines every container's credspec), the same pod for a service account without `use` and a pod naming
+ * a credspec that does not exist (denied; the codes differ, see the README, so only `allowed` is compared).
+ */
+async function checkAnswers(targets: readonly MeasuredTarget[], credspecs: ReadonlyMap<string, unknown>): Promise<string[]> {
+  const contents = inlinedContents(credspecs);
+  const wrong: string[] = [];
+  for (const target of targets) {
+    const url = new URL(target.url);
+    const pool = new Pool(url.origin, { connect: { ca: target.ca } });
+    const send = async (body: string): Promise<ReviewAnswer> => {
+      const response = await pool.request({ path: `${url.pathname}${url.search}`, method: "POST", headers: { "content-type": "application/json", ...target.headers }, body });
+      return JSON.parse(await response.body.text()) as ReviewAnswer;
+    };
+    try {
+      for (const containers of CONTAINER_COUNTS) {
+        const pod = buildBenchPod(containers, target.fn === "authorize" ? contents : undefined);
+        const answer = await send(reviewBody(pod));
+        if (answer.response?.allowed !== true) wrong.push(`${target.server} ${target.fn} ${containers}c: not allowed`);
+        if (target.fn === "expand") {
+          const inlined = inlinedByContainer(answer.response?.patch);
+          (pod.spec?.containers ?? []).forEach((c, i) => {
+            const name = c.securityContext?.windowsOptions?.gmsaCredentialSpecName ?? "";
+            if (JSON.stringify(inlined.get(i)) !== JSON.stringify(credspecs.get(name))) wrong.push(`${target.server} expand ${containers}c: container ${i} not inlined with ${name}`);
+          });
+        }
+        const forbidden = buildBenchPod(containers, target.fn === "authorize" ? contents : undefined);
+        forbidden.spec!.serviceAccountName = "default";
+        if (target.fn === "authorize" && (await send(reviewBody(forbidden))).response?.allowed !== false) {
+          wrong.push(`${target.server} authorize ${containers}c: allowed a service account without use`);
+        }
+      }
+      const missing = buildBenchPod(1);
+      const options = missing.spec?.containers?.[0]?.securityContext?.windowsOptions;
+      if (options !== undefined) options.gmsaCredentialSpecName = "no-such-credspec";
+      if ((await send(reviewBody(missing))).response?.allowed !== false) wrong.push(`${target.server} ${target.fn}: allowed a credspec that does not exist`);
+    } finally {
+      await pool.close();
+    }
+  }
+  return wrong;
+}
+
+/** Section B's rows against one server process (any MeasuredTarget pair). */
+async function measureCells(targets: readonly MeasuredTarget[], credspecs: ReadonlyMap<string, unknown>, options: ReferencePhaseOptions): Promise<ReferenceCell[]> {
+  const bodies = buildReviewBodies(credspecs);
+  const cells: ReferenceCell[] = [];
+  for (const target of targets) {
+    for (const containers of CONTAINER_COUNTS) {
+      for (const concurrency of options.concurrencies) {
+        const cpuBefore = readProcessCpuMicros(target.pid);
+        const load = await runLoad({
+          url: target.url,
+          body: bodies[target.fn][containers],
+          headers: target.headers,
+          caPem: target.ca,
+          accept: acceptsAllowed(target.fn),
+          concurrency,
+          maxRequests: options.maxRequests,
+          maxDurationMs: options.maxDurationMs,
+        });
+        const serverCpuMicrosPerReview = (readProcessCpuMicros(target.pid) - cpuBefore) / (load.requests + load.warmupRequests);
+        cells.push({ fn: target.fn, containers, load, serverCpuMicrosPerReview });
+        options.log(
+          `${target.server} ${target.fn} ${containers}c x${concurrency}: ${load.perSecond.toFixed(0)}/s, p50 ${load.latencyMs.p50.toFixed(2)} ms, ` +
+            `server CPU ${serverCpuMicrosPerReview.toFixed(0)} µs/review, errors ${load.errors}`,
+        );
+      }
+    }
+  }
+  return cells;
+}
+
+/**
+ * Registers the reference as the webhook pair (our configurations, its paths) and waits until a dry-run
+ * create of infra/samples/pod.yaml comes back with the credspec inlined.
+ * @throws Error when that does not happen within 30 s.
+ */
+async function registerReference(cluster: LocalClusterInfo, reference: RunningReference): Promise<void> {
+  const objects = await renderWebhooks({ expandUrl: reference.baseUrl, authorizeUrl: reference.baseUrl, caBundlePem: cluster.caPem });
+  for (const object of objects) {
+    const fn: FunctionName = object.kind === "MutatingWebhookConfiguration" ? "expand" : "authorize";
+    for (const webhook of object.webhooks as { clientConfig: { url: string } }[]) webhook.clientConfig.url = `${reference.baseUrl}${REFERENCE_PATHS[fn]}`;
+  }
+  const admin = adminEndpoint(cluster);
+  await applyObjects(admin, objects);
+  const [pod] = await loadManifest("samples/pod.yaml");
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const response = await kubeRequest<{ spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }>(admin, "/api/v1/namespaces/default/pods?dryRun=All", { method: "POST", body: pod });
+    if (response.status === 201 && response.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined) return;
+    if (Date.now() > deadline) throw new Error(`the API server did not call the reference within 30 s (last: HTTP ${response.status})`);
+    await sleep(200);
+  }
+}
+
+/** Checks the reference's answers, then measures section B's rows and section F's pod creates with it. */
+export async function benchReference(bench: BenchCluster, reference: RunningReference, options: ReferencePhaseOptions): Promise<ReferenceFigures> {
+  const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
+  for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
+  const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
+  const cells = await measureCells(ordered, bench.credspecs, options);
+  const podOptions = { requests: options.podCreateRequests, maxDurationMs: options.podCreateMaxDurationMs };
+  const without = await measurePodCreate(bench.cluster, { ...podOptions, expectExpanded: false });
+  try {
+    await registerReference(bench.cluster, reference);
+    const withReference = await measurePodCreate(bench.cluster, { ...podOptions, expectExpanded: true });
+    options.log(`reference pod creates: without webhooks p50 ${without.latencyMs.p50.toFixed(2)} ms, with ${withReference.latencyMs.p50.toFixed(2)} ms`);
+    return { wrongAnswers, cells, podCreate: { without, with: withReference } };
+  } finally {
+    await deleteWebhooks(bench.cluster).catch(() => undefined);
+  }
+}

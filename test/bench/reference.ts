@@ -1,0 +1,150 @@
+/**
+ * The Go reference, kubernetes-sigs/windows-gmsa's `admission-webhook`, side by side with ours: when
+ * `GMSA_REF_BIN` names a built binary of that project, the bench starts it against the same local API
+ * server. Nothing here fetches or builds it.
+ *
+ * It reads client-go's in-cluster configuration: `KUBERNETES_SERVICE_HOST`/`_PORT` and the token and CA
+ * at the fixed path /var/run/secrets/kubernetes.io/serviceaccount. So it runs in a private mount
+ * namespace (`unshare --mount`, private propagation) where a folder of ours is bind-mounted over /run
+ * (/var/run links there); the machine's own /run is never written. This file is also that launcher:
+ * `unshare --mount <node> reference.ts <run folder> <binary>` mounts, then becomes the binary
+ * (`process.execve`), so the pid started is the reference's own.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { applyObjects, type KubeObject } from "../../infra/local/apply.ts";
+import { adminEndpoint, issueClusterServingCertificate, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { freePort, startProcess, stopProcess, tailFile, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
+import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+
+/** The server name in the tables. */
+export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
+/** The reference's service account, in the functions' namespace. */
+const SERVICE_ACCOUNT = "gmsa-reference";
+/** The reference's paths for our two functions. */
+export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate", authorize: "/validate" };
+/** client-go's fixed in-cluster path, under /run (/var/run is a link to it). */
+const SERVICE_ACCOUNT_DIR = ["secrets", "kubernetes.io", "serviceaccount"];
+
+/** A running reference: one process serving both paths. */
+export interface RunningReference {
+  targets: MeasuredTarget[];
+  /** `https://127.0.0.1:<port>`. */
+  baseUrl: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+/** Its service account and the RBAC of its deploy template: get credspecs, create LocalSubjectAccessReviews. */
+function referenceObjects(): KubeObject[] {
+  return [
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT, namespace: FUNCTIONS_NAMESPACE } },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRole",
+      metadata: { name: SERVICE_ACCOUNT },
+      rules: [
+        { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] },
+        { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] },
+      ],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "ClusterRoleBinding",
+      metadata: { name: SERVICE_ACCOUNT },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: SERVICE_ACCOUNT },
+      subjects: [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: FUNCTIONS_NAMESPACE }],
+    },
+  ];
+}
+
+/** A TokenRequest token for the reference's service account (an hour: longer than any bench run). */
+async function mintToken(cluster: LocalClusterInfo): Promise<string> {
+  const path = `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${SERVICE_ACCOUNT}/token`;
+  const body = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } };
+  const answer = await kubeRequestOk<{ status: { token: string } }>(adminEndpoint(cluster), path, { method: "POST", body });
+  return answer.status.token;
+}
+
+/**
+ * Starts the reference at `bin` against `cluster` (which must have the base infra applied) and waits
+ * for its `/health`. Its log is at `logFile` until `stop()`, which removes its folder (teardown on exit
+ * and signals as for the stack).
+ * @throws Error with the tail of its log when it does not start.
+ */
+export async function startReference(cluster: LocalClusterInfo, bin: string): Promise<RunningReference> {
+  const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-reference-"));
+  let child: ManagedProcess | undefined;
+  const { target, teardown: stop } = createTeardown(dir, async () => {
+    if (child !== undefined) await stopProcess(child);
+  });
+  const logFile = join(dir, "reference.log");
+  try {
+    await applyObjects(adminEndpoint(cluster), referenceObjects());
+    const runDir = join(dir, "run");
+    const accountDir = join(runDir, ...SERVICE_ACCOUNT_DIR);
+    await mkdir(accountDir, { recursive: true });
+    await writeFile(join(accountDir, "token"), await mintToken(cluster), { mode: 0o600 });
+    await writeFile(join(accountDir, "ca.crt"), cluster.caPem);
+    await writeFile(join(accountDir, "namespace"), FUNCTIONS_NAMESPACE);
+    const serving = await issueClusterServingCertificate(cluster, ["127.0.0.1", "localhost"]);
+    const port = await freePort();
+    const api = new URL(cluster.server);
+    const env = {
+      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+      KUBERNETES_SERVICE_HOST: api.hostname,
+      KUBERNETES_SERVICE_PORT: api.port,
+      TLS_CRT: serving.certFile,
+      TLS_KEY: serving.keyFile,
+      HTTPS_PORT: String(port),
+      // client-go's default limiter (5 QPS, burst 10) would be what is measured.
+      QPS: "1000",
+      BURST: "2000",
+      // Its default, debug, logs every request and response body.
+      LOG_LEVEL: "info",
+    };
+    child = await startProcess("windows-gmsa reference", "unshare", ["--mount", "--propagation", "private", nodeBinary(), fileURLToPath(import.meta.url), runDir, bin], logFile, { env });
+    recordProcessGroup(target, child.pid);
+    const baseUrl = `https://127.0.0.1:${port}`;
+    await waitFor("windows-gmsa reference /health", 30_000, [child], async () => {
+      return (await kubeRequest({ server: baseUrl, caPem: cluster.caPem }, "/health", { timeoutMs: 2000 })).status === 204;
+    });
+    const pid = child.pid;
+    const targets = (["expand", "authorize"] as const).map((fn) => ({
+      server: REFERENCE_SERVER_NAME,
+      fn,
+      pid,
+      url: `${baseUrl}${REFERENCE_PATHS[fn]}?timeout=10s`,
+      headers: {},
+      ca: cluster.caPem,
+    }));
+    return { targets, baseUrl, logFile, stop };
+  } catch (error) {
+    const tail = await tailFile(logFile);
+    await stop();
+    throw new Error(`the windows-gmsa reference did not start: ${(error as Error).message}\n${tail}`, { cause: error });
+  }
+}
+
+/** Inside `unshare --mount`: our folder over /run, then become the reference (same pid). */
+function launch(runDir: string, bin: string): never {
+  execFileSync("mount", ["--bind", runDir, "/run"], { stdio: "inherit" });
+  return process.execve!(bin, [bin], process.env);
+}
+
+if (import.meta.main) {
+  const [runDir, bin] = process.argv.slice(2);
+  if (runDir === undefined || bin === undefined) {
+    console.error("usage: unshare --mount node test/bench/reference.ts <run folder> <admission-webhook binary>");
+    process.exit(2);
+  }
+  launch(runDir, bin);
+}
