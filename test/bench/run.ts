@@ -33,7 +33,7 @@ import {
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeTargets, printTargets } from "./targets.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
-import { startNodeTargets } from "./node-targets.ts";
+import { startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
@@ -102,10 +102,16 @@ if (withCluster) {
         }),
       );
     }
-    log("G: Node server memory and CPU per review (production bundle, fresh processes)");
+    log("G: server memory and CPU per review (our production bundle and the do-nothing floor, fresh processes)");
     const node = await startNodeTargets(bench.cluster);
     try {
-      frugal = await measureFrugal(node.targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+      const floorServer = await startFloorTargets(bench.cluster, bench.credspecs.values().next().value);
+      try {
+        const targets = [...node.targets, ...floorServer.targets];
+        frugal = await measureFrugal(targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+      } finally {
+        await floorServer.stop();
+      }
     } finally {
       await node.stop();
     }
