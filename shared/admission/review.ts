@@ -1,6 +1,7 @@
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import type { Pod } from "../policy/pod.ts";
+import { isPlainAdmissionReview, isPlainPod } from "./review-shape.ts";
 
 /** AdmissionReview versions we accept and answer in (the reply uses the request's version). */
 export const ADMISSION_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
@@ -29,7 +30,8 @@ const AdmissionRequestSchema = z.looseObject({
   ),
 });
 
-const AdmissionReviewSchema = z.looseObject({
+/** The envelope of an AdmissionReview; review-shape.ts accepts the common case without it (its test holds them equal). */
+export const AdmissionReviewSchema = z.looseObject({
   apiVersion: z.enum(ADMISSION_VERSIONS),
   kind: z.literal("AdmissionReview"),
   request: AdmissionRequestSchema,
@@ -51,8 +53,11 @@ const WindowsOptionsSchema = z.looseObject({
 const SecurityContextSchema = z.looseObject({ windowsOptions: z.exactOptional(WindowsOptionsSchema) });
 const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.exactOptional(SecurityContextSchema) });
 
-/** The pod fields the GMSA rules read, type-checked; everything else passes through unchanged. */
-const PodSchema = z.looseObject({
+/**
+ * The pod fields the GMSA rules read, type-checked; everything else passes through unchanged. review-shape.ts accepts
+ * the common case without it (its test holds them equal).
+ */
+export const PodSchema = z.looseObject({
   metadata: z.exactOptional(
     z.looseObject({
       name: z.exactOptional(z.string()),
@@ -77,6 +82,10 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: stri
 
 /** Checks the envelope of a decoded AdmissionReview; `problem` says which field was wrong. */
 export function parseAdmissionReview(body: unknown): ParseResult<AdmissionReviewRequest> {
+  if (isPlainAdmissionReview(body)) {
+    const review = body as AdmissionReviewRequest;
+    return { ok: true, value: { apiVersion: review.apiVersion, request: review.request } };
+  }
   const result = AdmissionReviewSchema.safeParse(body);
   if (!result.success) return { ok: false, problem: describeIssue(result.error) };
   return { ok: true, value: { apiVersion: result.data.apiVersion, request: result.data.request } };
@@ -84,6 +93,7 @@ export function parseAdmissionReview(body: unknown): ParseResult<AdmissionReview
 
 /** Checks that `object` is a pod whose GMSA fields have the right types; `field` names where it was wrong. */
 export function parsePod(object: unknown, field: "object" | "oldObject"): ParseResult<Pod> {
+  if (isPlainPod(object)) return { ok: true, value: object as Pod };
   const result = PodSchema.safeParse(object);
   if (!result.success) return { ok: false, problem: `request.${field}: ${describeIssue(result.error)}` };
   return { ok: true, value: result.data };

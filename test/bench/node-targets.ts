@@ -1,13 +1,15 @@
 /**
- * Our Node servers as section G measures them: production code (one esbuild bundle of functions/node/index.ts, as
- * `npm start` and the Dockerfile run it, with the same heap limits), one process per function started by the local
- * stack, freshly started so that their idle memory can be read.
+ * The Node processes section G measures, freshly started so that their idle memory can be read: our servers as
+ * production runs them (one esbuild bundle of functions/node/index.ts with the heap limits of `npm start` and the
+ * Dockerfile), one process per function started by the local stack; and the do-nothing HTTPS webhook of section F
+ * (test/bench/minimal-webhook.ts), the floor of what any Node HTTPS webhook costs.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { startFunctions } from "../../infra/local/stack.ts";
+import { startMinimalWebhook } from "./minimal-webhook.ts";
 import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
@@ -15,8 +17,9 @@ import type { MeasuredTarget } from "./measured-target.ts";
 import { reviewUrl } from "./reviews.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 
-/** The server name in section G's tables. */
+/** The server names in section G's tables. */
 export const NODE_SERVER_NAME = "gmsa-webhooks node";
+export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
 
 /** Options of {@link startNodeTargets}. */
 export interface NodeTargetsOptions {
@@ -62,6 +65,26 @@ export async function startNodeTargets(
     };
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Starts the do-nothing webhook (one process answering both paths: allowed, expand with a fixed patch). */
+export async function startFloorTargets(cluster: LocalClusterInfo, credspec: unknown): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+  const minimal = await startMinimalWebhook(cluster, credspec);
+  try {
+    const pid = await findServerPid(minimal.expandBaseUrl);
+    const targets = FUNCTION_NAMES.map((fn) => ({
+      server: FLOOR_SERVER_NAME,
+      fn,
+      pid,
+      url: `${fn === "expand" ? minimal.expandBaseUrl : minimal.authorizeBaseUrl}/${fn}?timeout=10s`,
+      headers: {},
+      ca: cluster.caPem,
+    }));
+    return { targets, stop: () => minimal.stop() };
+  } catch (error) {
+    await minimal.stop();
     throw error;
   }
 }

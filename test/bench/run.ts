@@ -40,7 +40,7 @@ import { startReference } from "./reference.ts";
 import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
 import { judgePodCreateRatio, printReference } from "./reference-report.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
-import { startNodeTargets } from "./node-targets.ts";
+import { startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
@@ -124,7 +124,7 @@ if (withCluster) {
         }),
       );
     }
-    log("G: Node server memory and CPU per review (production bundle, fresh processes)");
+    log("G: server memory and CPU per review (our production bundle and the do-nothing floor, fresh processes)");
     const node = await startNodeTargets(bench.cluster);
     // Started here so that its idle memory is read fresh, as ours.
     const ref = referenceBin === undefined ? undefined : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
@@ -132,7 +132,13 @@ if (withCluster) {
       throw error;
     });
     try {
-      frugal = await measureFrugal([...node.targets, ...(ref?.targets ?? [])], { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+      const floorServer = await startFloorTargets(bench.cluster, bench.credspecs.values().next().value);
+      try {
+        const targets = [...node.targets, ...(ref?.targets ?? []), ...floorServer.targets];
+        frugal = await measureFrugal(targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+      } finally {
+        await floorServer.stop();
+      }
     } catch (error) {
       await ref?.stop();
       throw error;
