@@ -4,6 +4,7 @@
  * share, and the setup and cleanup around them. Pods use the samples (infra/samples: `default/gmsa-app` may use
  * webapp01, `default/default` nothing).
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { readFile } from "node:fs/promises";
 import { expect, it, vi } from "vitest";
 import { applyObjects } from "../../../infra/local/apply.ts";
@@ -31,7 +32,17 @@ export type ReviewLogs = Record<"expand" | "authorize", string>;
 /** Reviews logged so far by each function (`"msg":"review"` lines). */
 export async function countReviews(logs: ReviewLogs): Promise<Record<"expand" | "authorize", number>> {
   const count = async (file: string) => (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.includes('"msg":"review"')).length;
-  return { expand: await count(logs.expand), authorize: await count(logs.authorize) };
+  const read = async () => ({ expand: await count(logs.expand), authorize: await count(logs.authorize) });
+  // A review's log line leaves the server after its answer (one write per event-loop turn) and reaches the file
+  // through the parent's pipe: count once two reads 300 ms apart agree, so a line still on its way is not missed.
+  let last = await read();
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await sleep(300);
+    const next = await read();
+    if (next.expand === last.expand && next.authorize === last.authorize) return next;
+    last = next;
+  }
+  return last;
 }
 
 /** A pod of `group` naming webapp01 at pod level, as `serviceAccountName` (default: the namespace's `default`). */
