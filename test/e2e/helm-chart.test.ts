@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 
 const run = promisify(execFile);
@@ -40,6 +41,7 @@ interface PodSpec {
   affinity: unknown;
   securityContext: Record<string, unknown>;
   containers: {
+    command: string[];
     env: { name: string; value?: string; valueFrom?: unknown }[];
     securityContext: Record<string, unknown>;
     resources: unknown;
@@ -186,7 +188,9 @@ describe("helm template: inCluster mode", () => {
       expect(container!.livenessProbe.httpGet.path).toBe("/healthz");
       expect(container!.readinessProbe.httpGet.path).toBe("/readyz");
       const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value ?? e.valueFrom]));
-      expect(env).toMatchObject({ FUNCTIONS: fn, CALLER_AUTH: "bearer", NODE_OPTIONS: "--max-old-space-size=64" });
+      expect(env).toMatchObject({ FUNCTIONS: fn, CALLER_AUTH: "bearer" });
+      // The image's command with its production heap limits, so the chart's default cannot drift from the image's.
+      expect(container!.command).toEqual(["node", ...NODE_SERVER_OPTIONS.split(" "), "--enable-source-maps", "dist/node/server.mjs"]);
       expect(env["CALLER_AUTH_TOKENS"]).toEqual({ secretKeyRef: { name: `${FULLNAME}-caller-auth`, key: fn } });
       expect(pod.volumes).toContainEqual({ name: "tls", secret: { secretName: `${FULLNAME}-tls` } });
       const replicas = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { replicas: number }).replicas;
