@@ -7,7 +7,7 @@ import { readConfig, type Bindings, type Config, type Runtime } from "../../shar
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps, type RuntimeDeps } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
-import { createNodeGmsaClient, type NodeGmsaClientOptions } from "./kube/create-gmsa-client.ts";
+import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: prom-client must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
 
@@ -24,8 +24,6 @@ export interface NodeDepsOptions {
   prometheus?: PrometheusMetrics;
   /** /readyz answers 503 once this is false (the Node server's graceful shutdown). */
   ready?: () => boolean;
-  /** The API server transport. Default node:https (the function platforms'); the Node server passes undici's pool. */
-  createTransport?: NodeGmsaClientOptions["createTransport"];
 }
 
 /** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
@@ -55,7 +53,6 @@ export async function buildNodeDeps(
   const gmsa = await createNodeGmsaClient(config.kube, {
     logger: { warn: (message) => logger.log("warn", message) },
     ...(prometheus === undefined ? {} : { observer: prometheus.kube, refreshObserver: (source) => prometheus.tokenRefreshes(source) }),
-    ...(options.createTransport === undefined ? {} : { createTransport: options.createTransport }),
   });
   prometheus?.collectKubeCounters(() => gmsa.counters());
   const deps = configuredDeps(config, {

@@ -8,7 +8,6 @@ import { createApp } from "../app.ts";
 import { readClientCertificate } from "./client-certificate.ts";
 import { writeStdoutBatched } from "./batched-stdout.ts";
 import { buildNodeDeps } from "./deps.ts";
-import { createKeepAliveFetch } from "./kube/keep-alive-fetch.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
@@ -41,13 +40,11 @@ export interface RunningServer {
 export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdoutBatched): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
   let ready = true;
-  // undici's pool: the long-lived server's transport, as its fault matrix measures it (the function platforms use node:https).
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     write,
     readClientCertificate,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
-    createTransport: createKeepAliveFetch,
   });
   const app = createApp(deps);
   const { logger } = deps;

@@ -1,6 +1,6 @@
 /**
  * A minimal HTTPS client for the local scripts: node:https trusts one extra CA per request, with no
- * connection pool to set up or close (the functions' own keep-alive pool is functions/node/kube/keep-alive-fetch.ts).
+ * connection pool to set up or close (the functions' own keep-alive pool is functions/node/kube/https-fetch.ts).
  * (The functions themselves use shared/kube; this is only for setting up and checking the cluster.)
  */
 import type { IncomingHttpHeaders } from "node:http";

@@ -1,8 +1,8 @@
 /**
- * The one I/O seam of the Kubernetes client: a fetch that may present a client certificate. The Node server builds
- * it on undici's keep-alive pool trusting the kubeconfig CA (`functions/node/kube/keep-alive-fetch.ts`), Lambda and
- * Azure on a node:https keep-alive Agent (`functions/node/kube/https-fetch.ts`); Workers use the global fetch, which
- * trusts only public CAs and cannot present a kubeconfig client certificate.
+ * The one I/O seam of the Kubernetes client: a fetch that may present a client certificate. The Node-based targets
+ * (the Node server, Lambda, Azure) build it on a node:https keep-alive Agent trusting the kubeconfig CA
+ * (`functions/node/kube/https-fetch.ts`); Workers use the global fetch, which trusts only public CAs and cannot
+ * present a kubeconfig client certificate.
  */
 
 /** A PEM client certificate and its PEM key, for the TLS handshake. */

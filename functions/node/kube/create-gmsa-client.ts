@@ -10,8 +10,7 @@ import { CLOUD_TOKENS, KubeConfigurationError, type CloudTokenKind, type KubeSet
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
-import { createHttpsKubeFetch } from "./https-fetch.ts";
-import type { KeepAliveFetch, KeepAliveFetchOptions } from "./keep-alive-fetch.ts";
+import { createHttpsKubeFetch, type KeepAliveFetchOptions } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 
 /** Where start-up warnings go (insecure-skip-tls-verify, skipped files). */
@@ -26,11 +25,6 @@ export interface NodeGmsaClientOptions {
   /** The environment exec plugins inherit. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
-  /**
-   * Builds the API server transport. Default: node:https (https-fetch.ts), which costs a bundle nothing; the Node
-   * server passes undici's keep-alive pool (keep-alive-fetch.ts).
-   */
-  createTransport?: (options: KeepAliveFetchOptions) => KeepAliveFetch;
   homeDir?: string;
   serviceAccountDir?: string;
   now?: () => number;
@@ -149,7 +143,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     proxyUrl: cluster.proxyUrl,
     clientCertificate: loaded.clientCertificate,
   };
-  const transport = (options.createTransport ?? createHttpsKubeFetch)(transportOptions);
+  const transport = createHttpsKubeFetch(transportOptions);
   const client = createKubeGmsaClient({
     server: cluster.server,
     fetch: transport.fetch,

@@ -1,16 +1,41 @@
 /**
- * The {@link KubeFetch} of the function platforms (AWS Lambda, Azure Functions): node:https with a keep-alive Agent
- * trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and presenting the client
- * certificate, one Agent per client certificate as in keep-alive-fetch.ts. It costs no bytes and no WebAssembly
- * compile at cold start, where undici (keep-alive-fetch.ts, the Node server's transport) is most of a bundle and its
- * load time. The platform's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
+ * The {@link KubeFetch} of every Node-based target (the Node server, AWS Lambda, Azure Functions): node:https with a
+ * keep-alive Agent trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and presenting
+ * the client certificate. An exec plugin may issue a new client certificate per refresh, so each certificate gets its
+ * own Agent and old ones are closed once their requests finish. Node's own HTTP client costs no bundle bytes, no
+ * WebAssembly compile and no heap at start, where undici was most of each bundle, its load time and about 10 MiB of
+ * idle memory. Node's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
  * CONNECT tunnel (`proxyEnv`, Node 24.5 and later).
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import type { ClientCertificate, KubeFetch } from "../../../shared/kube/transport.ts";
-import type { KeepAliveFetch, KeepAliveFetchOptions } from "./keep-alive-fetch.ts";
+
+/** Options of {@link createHttpsKubeFetch}. */
+export interface KeepAliveFetchOptions {
+  /** PEM bundle to trust instead of Node's default roots. */
+  ca?: string | undefined;
+  /** kubeconfig `insecure-skip-tls-verify`: accept any server certificate. */
+  insecureSkipTlsVerify?: boolean;
+  /** kubeconfig `tls-server-name`: SNI and the name the certificate must carry. */
+  tlsServerName?: string | undefined;
+  /** kubeconfig `proxy-url` (http or https): requests tunnel through it with CONNECT. */
+  proxyUrl?: string | undefined;
+  /** A client certificate for every request (kubeconfig); per-request ones come with each call. */
+  clientCertificate?: ClientCertificate | undefined;
+  /** Connections per origin. Default 16. */
+  connections?: number;
+  /** How long an idle connection stays open. Default 60000. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** The fetch and the connection pools (Agents) behind it. */
+export interface KeepAliveFetch {
+  fetch: KubeFetch;
+  /** Closes every pool: idle sockets now, busy ones once their request is done. */
+  close(): Promise<void>;
+}
 
 /** Agents kept for past client certificates while their requests drain. */
 const MAX_AGENTS = 2;

@@ -29,7 +29,7 @@ describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) =>
     const denied = await webhook.review(fn);
     const message = expectDenied(world, webhook, denied, {
       code: 500,
-      message: /reading GMSACredentialSpec "webapp1": API server unreachable \(UND_ERR_SOCKET\)/,
+      message: /reading GMSACredentialSpec "webapp1": API server unreachable \(ECONNRESET\)/,
       errors: ["ERR_KUBE_API"],
     });
     expect(world.api.count("credspec")).toBe(2);

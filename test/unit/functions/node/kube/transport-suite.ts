@@ -1,9 +1,9 @@
 /**
- * What every API-server transport of the Node-based targets must do (keep-alive-fetch.ts for the Node server,
- * https-fetch.ts for Lambda and Azure), run against local HTTPS servers, a CONNECT proxy and throw-away certificates.
+ * What the API-server transport of the Node-based targets (https-fetch.ts) must do, run against local HTTPS
+ * servers, a CONNECT proxy and throw-away certificates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KeepAliveFetch, KeepAliveFetchOptions } from "../../../../../functions/node/kube/keep-alive-fetch.ts";
+import type { KeepAliveFetch, KeepAliveFetchOptions } from "../../../../../functions/node/kube/https-fetch.ts";
 import { KubeApiError } from "../../../../../shared/errors.ts";
 import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
 import { startConnectProxy } from "../../../../support/connect-proxy.ts";
