@@ -23,6 +23,8 @@ export interface NodeFunctionOptions {
   pluginEnv?: Record<string, string>;
   /** The script the server runs (a bundle of functions/node/index.ts, say); default that file. */
   entry?: string;
+  /** Flags of `node` before the script; default none. */
+  nodeArgs?: readonly string[];
 }
 
 /**
@@ -49,6 +51,6 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
     TLS_KEY_FILE: launch.serving.keyFile,
     KUBECONFIG: kubeconfig,
   });
-  const process = await startProcess(`${fn} (node)`, nodeBinary(), [options.entry ?? NODE_ENTRY], launch.logFile, { env, cwd: REPO_ROOT });
+  const process = await startProcess(`${fn} (node)`, nodeBinary(), [...(options.nodeArgs ?? []), options.entry ?? NODE_ENTRY], launch.logFile, { env, cwd: REPO_ROOT });
   return { fn, baseUrl: `https://127.0.0.1:${port}`, process, logFile: launch.logFile, countFile };
 }

@@ -52,6 +52,8 @@ export interface StartFunctionsOptions {
   pluginEnv?: Record<string, string>;
   /** Node only: the script each server runs, e.g. a bundle of functions/node/index.ts; default that file. */
   nodeEntry?: string;
+  /** Node only: flags before the script, as `npm start` and the image pass them (V8 flags NODE_OPTIONS refuses). */
+  nodeArgs?: readonly string[];
   /** Parent folder of the stack's temporary folder; default the OS temp folder. */
   dir?: string;
   /**
@@ -148,6 +150,7 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
           ...(options.lifetimeSeconds === undefined ? {} : { lifetimeSeconds: options.lifetimeSeconds }),
           ...(options.pluginEnv === undefined ? {} : { pluginEnv: options.pluginEnv }),
           ...(options.nodeEntry === undefined ? {} : { entry: options.nodeEntry }),
+          ...(options.nodeArgs === undefined ? {} : { nodeArgs: options.nodeArgs }),
         };
         started.push(await startNodeFunction(launch(fn), nodeOptions));
         recordProcessGroup(target, started.at(-1)!.process.pid);

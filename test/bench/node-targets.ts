@@ -23,7 +23,7 @@ export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
 
 /** Options of {@link startNodeTargets}. */
 export interface NodeTargetsOptions {
-  /** NODE_OPTIONS of the servers; default the production heap limits ({@link NODE_SERVER_OPTIONS}). */
+  /** `node` flags of the servers, before the script; default the production ones ({@link NODE_SERVER_OPTIONS}). */
   nodeOptions?: string;
   /** More environment for both servers. */
   env?: Record<string, string>;
@@ -43,7 +43,9 @@ export async function startNodeTargets(
     const stack = await startFunctions(cluster, {
       runtime: "node",
       nodeEntry: entry,
-      env: { NODE_OPTIONS: options.nodeOptions ?? NODE_SERVER_OPTIONS, ...options.env },
+      // On the command line, as `npm start` and the image run it: V8 flags are refused in NODE_OPTIONS.
+      nodeArgs: (options.nodeOptions ?? NODE_SERVER_OPTIONS).split(" "),
+      ...(options.env === undefined ? {} : { env: options.env }),
     });
     const targets: MeasuredTarget[] = [];
     for (const fn of FUNCTION_NAMES) {
