@@ -1,11 +1,7 @@
-import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
 import { parseAdmissionReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
 import { asAdmissionError, InternalError } from "../shared/errors.ts";
-import { bodyLimit } from "../shared/http/body-limit.ts";
-import type { AppEnv } from "../shared/http/env.ts";
-import { requireJson } from "../shared/http/request-checks.ts";
+import { HttpError, jsonReply, type HttpReply } from "../shared/http/reply.ts";
 import type { Logger } from "../shared/log.ts";
 import { createCallTally } from "../shared/observer.ts";
 import type { FunctionName } from "../shared/config/index.ts";
@@ -29,61 +25,60 @@ export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
 }
 
 /**
- * `POST /` for one function: HTTP checks (415, 413, 400), then the handler, then one log line. Handler
- * errors become denials (fail closed); only requests that are not a usable review get HTTP errors.
+ * One function's answer to a request body that passed the HTTP checks (functions/review-endpoint.ts): parse (400
+ * when it is not an AdmissionReview), the handler, one log line, the counters. Handler errors become denials (fail
+ * closed); only bodies that are not a usable review get HTTP errors.
+ * @returns the function that answers one body within the review's deadline `signal`.
  */
-export function createReviewRoute(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Hono<AppEnv> {
-  const route = new Hono<AppEnv>();
-  route.post(
-    "/",
-    requireJson(),
-    bodyLimit({ maxBytes: deps.bodyLimitBytes }),
-    async (c) => {
-      const started = deps.now();
-      const body: unknown = await c.req.json().catch(() => {
-        throw new HTTPException(400, { message: "request body is not valid JSON" });
-      });
-      const parsed = parseAdmissionReview(body);
-      if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
-      const { apiVersion, request } = parsed.value;
+export function createReviewResponder(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): (body: Uint8Array | undefined, signal: AbortSignal) => Promise<HttpReply> {
+  return async (bytes, signal) => {
+    const started = deps.now();
+    let body: unknown;
+    try {
+      body = JSON.parse(bytes === undefined ? "" : decoder.decode(bytes));
+    } catch {
+      throw new HttpError(400, "request body is not valid JSON");
+    }
+    const parsed = parseAdmissionReview(body);
+    if (!parsed.ok) throw new HttpError(400, `not an AdmissionReview: ${parsed.problem}`);
+    const { apiVersion, request } = parsed.value;
 
-      const tally = createCallTally();
-      let outcome: AdmissionOutcome;
-      try {
-        outcome = await handle(parsed.value, { ...deps, signal: c.get("deadline"), tally });
-      } catch (error) {
-        outcome = { allowed: false, errors: [asAdmissionError(error)] };
-      }
-      const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
-      const code = reply.response.status?.code;
-      const durationMs = deps.now() - started;
-      deps.counters.record(fn, outcome.allowed, code, request.operation, durationMs);
-      deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
-        function: fn,
-        uid: request.uid,
-        kind: clip(request.kind.kind),
-        subResource: clip(request.subResource),
-        namespace: clip(request.namespace),
-        name: clip(request.name),
-        operation: request.operation,
-        dryRun: request.dryRun,
-        allowed: outcome.allowed,
-        code,
-        errors: outcome.allowed ? undefined : [...new Set(outcome.errors.map((e) => e.code))].join(","),
-        cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
-        credentials: outcome.allowed ? undefined : firstCredentialsDetail(outcome.errors),
-        durationMs,
-        kubeRequests: tally.kubeRequests,
-        cacheHits: tally.cacheHits,
-        cacheMisses: tally.cacheMisses,
-        tokenRefresh: tally.tokenRefresh,
-      });
-      return c.json(reply);
-    },
-  );
-  route.all("/", (c) => c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" }));
-  return route;
+    const tally = createCallTally();
+    let outcome: AdmissionOutcome;
+    try {
+      outcome = await handle(parsed.value, { ...deps, signal, tally });
+    } catch (error) {
+      outcome = { allowed: false, errors: [asAdmissionError(error)] };
+    }
+    const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
+    const code = reply.response.status?.code;
+    const durationMs = deps.now() - started;
+    deps.counters.record(fn, outcome.allowed, code, request.operation, durationMs);
+    deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
+      function: fn,
+      uid: request.uid,
+      kind: clip(request.kind.kind),
+      subResource: clip(request.subResource),
+      namespace: clip(request.namespace),
+      name: clip(request.name),
+      operation: request.operation,
+      dryRun: request.dryRun,
+      allowed: outcome.allowed,
+      code,
+      errors: outcome.allowed ? undefined : [...new Set(outcome.errors.map((e) => e.code))].join(","),
+      cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
+      credentials: outcome.allowed ? undefined : firstCredentialsDetail(outcome.errors),
+      durationMs,
+      kubeRequests: tally.kubeRequests,
+      cacheHits: tally.cacheHits,
+      cacheMisses: tally.cacheMisses,
+      tokenRefresh: tally.tokenRefresh,
+    });
+    return jsonReply(200, reply);
+  };
 }
+
+const decoder = new TextDecoder();
 
 /** Names from the review are user input of any length: one log line stays short. */
 function clip(text: string | undefined): string | undefined {

@@ -1,12 +1,14 @@
 /**
- * AWS Lambda: API Gateway (HTTP API or REST API) and Function URL events -> the same Hono app as every other
- * target, through hono's own adapter. Deps are built once per execution environment (cold start).
+ * AWS Lambda: API Gateway (HTTP API or REST API), Function URL and ALB events. Reviews in payload 2.0 events go
+ * straight to the review endpoint (./review-event.ts); everything else to the same Hono app as every other target,
+ * through hono's own adapter, loaded on first use (./hono-handler.ts). Deps are built once per execution
+ * environment (cold start).
  */
-import { handle, type APIGatewayProxyResult, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
+import type { APIGatewayProxyResult, LambdaContext, LambdaEvent } from "hono/aws-lambda";
 import type { Bindings } from "../../shared/config/index.ts";
-import { createApp } from "../app.ts";
-import { misconfiguredApp } from "../misconfigured.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
+import { createReviewEndpoint } from "../review-endpoint.ts";
+import { lambdaResultOf, reviewCallOfEvent } from "./review-event.ts";
 
 /** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
 export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult>;
@@ -14,13 +16,24 @@ export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Pro
 /**
  * Starts building the app from `env` at once (during the Lambda init phase when called at module load) and returns
  * the handler, which awaits that one build. A configuration problem is logged once to `options.error` (default
- * console.error) and every request answers 503 ({@link misconfiguredApp}); any other build failure fails each
+ * console.error) and every request answers 503 (functions/misconfigured.ts); any other build failure fails each
  * invocation.
  */
 export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { error?: (message: string) => void } = {}): LambdaHandler {
-  const ready = buildNodeDeps(env, "lambda", options)
-    .then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error))
-    .then((app) => handle(app));
+  const ready = buildNodeDeps(env, "lambda", options).then(
+    ({ deps }): LambdaHandler => {
+      const endpoint = createReviewEndpoint(deps);
+      const pathMode = deps.callerAuth.mode === "path";
+      let hono: Promise<LambdaHandler> | undefined;
+      return async (event, context) => {
+        const call = reviewCallOfEvent(event, deps.functions, pathMode);
+        if (call !== undefined) return lambdaResultOf(await endpoint(call));
+        hono ??= import("./hono-handler.ts").then((m) => m.honoLambdaHandler(deps, endpoint));
+        return (await hono)(event, context);
+      };
+    },
+    async (error: unknown) => (await import("./hono-handler.ts")).misconfiguredLambdaHandler(error, options.error),
+  );
   // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
   ready.catch(() => undefined);
   return async (event, context) => (await ready)(event, context);

@@ -9,8 +9,11 @@ import type { ClientCertificate } from "../../shared/http/caller-auth.ts";
  * `c.env.incoming`.
  */
 export function readClientCertificate(c: Context): ClientCertificate | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const socket = incoming?.socket;
+  return readSocketCertificate((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket);
+}
+
+/** The client certificate of a request's connection; undefined over plain HTTP. */
+export function readSocketCertificate(socket: unknown): ClientCertificate | undefined {
   if (!(socket instanceof TLSSocket)) return undefined;
   const cert = socket.getPeerCertificate();
   const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import { createJsonLogger } from "../../shared/log.ts";
-import { configuredDeps, type AppDeps, type RuntimeDeps } from "../app.ts";
+import { configuredDeps, type AppDeps, type RuntimeDeps } from "../app-deps.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: prom-client must not reach the Lambda and Azure bundles, which import this file.

@@ -1,11 +1,14 @@
-import { serve, type ServerType } from "@hono/node-server";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { createServer as createHttpsServer, type ServerOptions } from "node:https";
+import { getRequestListener } from "@hono/node-server";
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions } from "node:https";
 import type { Hono } from "hono";
 import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
+import { createReviewEndpoint } from "../review-endpoint.ts";
 import { readClientCertificate } from "./client-certificate.ts";
+import { nodeHttp } from "./node-http.ts";
+import { createReviewListener } from "./review-listener.ts";
 import { writeStdoutBatched } from "./batched-stdout.ts";
 import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
@@ -22,7 +25,7 @@ const DRAIN_SWEEP_MS = 50;
 export interface RunningServer {
   port: number;
   /** The listening server: the same object before and after a certificate reload. */
-  server: ServerType;
+  server: Server | HttpsServer;
   /** Stops at once: stops accepting, closes idle connections, waits for in-flight requests, closes the kube client. */
   close(): Promise<void>;
   /**
@@ -46,7 +49,13 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
   });
-  const app = createApp(deps);
+  const endpoint = createReviewEndpoint(deps);
+  const listener = createReviewListener({
+    endpoint,
+    functions: deps.functions,
+    pathMode: deps.callerAuth.mode === "path",
+    fallback: honoListener(createApp(deps, endpoint)),
+  });
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   const onUnhandledRejection = (reason: unknown): void =>
@@ -59,7 +68,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     tlsKeyFile: config.tlsKeyFile,
     clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
   };
-  const { server, port, tls } = await serveApp(app, serveOptions);
+  const { server, port, tls } = await serveApp(listener, serveOptions);
   const files = tlsFilesOf(serveOptions);
   const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, { logger });
   logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
@@ -90,9 +99,8 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
  * (requests that arrive meanwhile are answered with `Connection: close`); after {@link DRAIN_LIMIT_MS} the rest are
  * closed.
  */
-async function drainServer(server: ServerType): Promise<void> {
+async function drainServer(server: Server | HttpsServer): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!("closeIdleConnections" in server)) return closed;
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     res.shouldKeepAlive = false;
   });
@@ -128,27 +136,31 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
 }
 
+/** A Hono app as a Node request listener (@hono/node-server's adapter). */
+export function honoListener(app: Hono<AppEnv>): RequestListener {
+  const listener = getRequestListener(app.fetch);
+  return (req, res) => void listener(req, res);
+}
+
 /**
- * Serves the app over HTTP(S) with @hono/node-server; resolves once listening, with the bound port and the TLS
- * files' contents it started with.
+ * Serves `handler` (a request listener, or a Hono app) over HTTP(S); resolves once listening, with the bound port
+ * and the TLS files' contents it started with.
  */
-export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promise<{ server: ServerType; port: number; tls?: TlsMaterial }> {
+export async function serveApp(handler: RequestListener | Hono<AppEnv>, options: ServeOptions): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
   const files = tlsFilesOf(options);
   if (files === undefined && options.clientCaFile !== undefined) throw new TypeError("client certificates (mtls) need TLS_CERT_FILE and TLS_KEY_FILE");
   const tls = files === undefined ? undefined : await readTlsMaterial(files);
+  const listener = typeof handler === "function" ? handler : honoListener(handler);
+  const server: Server | HttpsServer = tls === undefined ? nodeHttp().createServer(listener) : createHttpsServer(serverOptionsOf(tls), listener);
+  // Slow senders cannot hold a connection past this (Node's default is 300 s).
+  server.requestTimeout = options.requestTimeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
-    const server = serve(
-      {
-        fetch: app.fetch,
-        port: options.port,
-        ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
-        ...(tls === undefined ? {} : { createServer: createHttpsServer, serverOptions: serverOptionsOf(tls) }),
-      },
-      (info) => resolve(tls === undefined ? { server, port: info.port } : { server, port: info.port, tls }),
-    );
-    // Slow senders cannot hold a connection past this (Node's default is 300 s).
-    if ("requestTimeout" in server) server.requestTimeout = options.requestTimeoutMs ?? 60_000;
     server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : options.port;
+      resolve(tls === undefined ? { server, port } : { server, port, tls });
+    });
   });
 }
 

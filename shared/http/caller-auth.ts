@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
 import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 import type { AppEnv } from "./env.ts";
+import { jsonReply, type HttpReply } from "./reply.ts";
 import { createSecretMatcher, type Sha256 } from "./timing-safe-equal.ts";
 
 export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt-options.ts";
@@ -47,6 +48,19 @@ export interface CallerAuthDeps {
 /** The route parameter that holds the secret in `path` mode: functions answer at `/<function>/:secret`. */
 export const PATH_SECRET_PARAM = "secret";
 
+/** What caller auth reads of a request: headers, the path secret, the TLS connection. */
+export interface CallerRequest {
+  /** A request header by its lower-case name. */
+  header(name: string): string | undefined;
+  /** `path` mode: the path segment after the function's name, decoded; undefined without one. */
+  pathSecret: string | undefined;
+  /** `mtls`: the connection's client certificate (undefined when the runtime cannot tell). */
+  clientCertificate(): ClientCertificate | undefined;
+}
+
+/** A caller check: ok, or the status (401, 403, 503) and a reason code for our log. */
+export type CallerAuthCheck = (request: CallerRequest) => Promise<CallerCheck>;
+
 /**
  * Authenticates the caller from headers, the path or the TLS connection only, before the body is read or any
  * API call is made. 401 when not authenticated, 403 when authenticated but not an allowed caller (JWT subject,
@@ -55,18 +69,43 @@ export const PATH_SECRET_PARAM = "secret";
  *   `readClientCertificate`, unsafe JWT algorithms).
  */
 export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps = {}): MiddlewareHandler<AppEnv> {
-  const check = createCheck(options, deps);
+  return callerAuthMiddleware(createCallerCheck(options, deps), deps.readClientCertificate);
+}
+
+/** {@link callerAuth} around a check already made, so two routes can share one (and one JWKS cache). */
+export function callerAuthMiddleware(check: CallerGate, readClientCertificate?: CallerAuthDeps["readClientCertificate"]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const result = await check(c);
-    if (!result.ok) {
-      deps.logger?.log("warn", "caller not authenticated", { mode: options.mode, status: result.status, reason: result.reason });
-      throw new HTTPException(result.status, { res: refusal(options.mode, result.status) });
-    }
+    const refused = await check({
+      header: (name) => c.req.header(name),
+      pathSecret: c.req.param(PATH_SECRET_PARAM),
+      clientCertificate: () => readClientCertificate?.(c),
+    });
+    if (refused !== undefined) throw new HTTPException(refused.status as 401, { res: new Response(refused.body, refused) });
     await next();
   };
 }
 
-function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Context) => Promise<CallerCheck> {
+/** Undefined when the caller is authenticated, else the refusal to send. */
+export type CallerGate = (request: CallerRequest) => Promise<HttpReply | undefined>;
+
+/**
+ * The check behind {@link callerAuth}, for adapters that are not Hono middleware: undefined when the caller is
+ * authenticated, else the refusal to send (logged here with the mode and a reason code, never the credential).
+ * `mtls` needs `deps.readClientCertificate` to exist (only the Node server can read certificates); the request's
+ * own `clientCertificate` is what is checked.
+ * @throws TypeError on options that cannot work (see {@link callerAuth}).
+ */
+export function createCallerCheck(options: CallerAuthOptions, deps: CallerAuthDeps = {}): CallerGate {
+  const check = createCheck(options, deps);
+  return async (request) => {
+    const result = await check(request);
+    if (result.ok) return undefined;
+    deps.logger?.log("warn", "caller not authenticated", { mode: options.mode, status: result.status, reason: result.reason });
+    return refusal(options.mode, result.status);
+  };
+}
+
+function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): CallerAuthCheck {
   switch (options.mode) {
     case "none":
       return () => Promise.resolve({ ok: true });
@@ -75,8 +114,8 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
         throw new TypeError("bearer caller auth needs at least one non-empty token");
       }
       const matches = createSecretMatcher(options.tokens, deps.digest);
-      return async (c) => {
-        const token = readBearerToken(c);
+      return async (request) => {
+        const token = readBearerToken(request);
         if (token === undefined) return { ok: false, status: 401, reason: "no bearer token" };
         return (await matches(token)) ? { ok: true } : { ok: false, status: 401, reason: "unknown bearer token" };
       };
@@ -87,8 +126,8 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
       // Node-based bundles).
       const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
       verifier.catch(() => undefined);
-      return async (c) => {
-        const token = readBearerToken(c);
+      return async (request) => {
+        const token = readBearerToken(request);
         if (token === undefined) return { ok: false, status: 401, reason: "no bearer token" };
         return verifier.then(
           (verify) => verify(token),
@@ -101,8 +140,8 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
         throw new TypeError("path caller auth needs secrets of at least 32 characters");
       }
       const matches = createSecretMatcher(options.secrets, deps.digest);
-      return async (c) => {
-        const presented = c.req.param(PATH_SECRET_PARAM);
+      return async (request) => {
+        const presented = request.pathSecret;
         if (presented === undefined) return { ok: false, status: 401, reason: "no path secret" };
         return (await matches(presented)) ? { ok: true } : { ok: false, status: 401, reason: "wrong path secret" };
       };
@@ -113,7 +152,7 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): (c: Cont
         throw new TypeError("mtls caller auth needs the Node server (on Cloudflare Workers, configure mTLS at Cloudflare)");
       }
       const names = new Set(options.clientNames);
-      return (c) => Promise.resolve(checkClientCertificate(read(c), names));
+      return (request) => Promise.resolve(checkClientCertificate(request.clientCertificate(), names));
     }
   }
 }
@@ -129,15 +168,15 @@ export function checkClientCertificate(cert: ClientCertificate | undefined, name
 }
 
 /** The token of an `Authorization: Bearer <token>` header (RFC 6750 section 2.1), or undefined. */
-function readBearerToken(c: Context): string | undefined {
-  const match = /^Bearer +([^\s]+) *$/i.exec(c.req.header("authorization") ?? "");
+function readBearerToken(request: CallerRequest): string | undefined {
+  const match = /^Bearer +([^\s]+) *$/i.exec(request.header("authorization") ?? "");
   return match?.[1];
 }
 
-function refusal(mode: CallerAuthMode, status: 401 | 403 | 503): Response {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+function refusal(mode: CallerAuthMode, status: 401 | 403 | 503): HttpReply {
+  const headers: Record<string, string> = {};
   if (status === 401 && (mode === "bearer" || mode === "jwt")) headers["www-authenticate"] = 'Bearer realm="gmsa-webhooks"';
   if (status === 503) headers["retry-after"] = "5";
   const error = status === 401 ? "unauthenticated caller" : status === 403 ? "caller not allowed" : "cannot verify the caller now";
-  return new Response(JSON.stringify({ error }), { status, headers });
+  return jsonReply(status, { error }, headers);
 }

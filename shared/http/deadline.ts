@@ -1,6 +1,3 @@
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./env.ts";
-
 export interface DeadlineOptions {
   /** Used when the API server sends no `?timeout=` (Kubernetes' default webhook timeout is 10 s). */
   defaultTimeoutMs: number;
@@ -12,16 +9,23 @@ export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m)/g;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
+/** A review's deadline: `signal` aborts when its time is up; `clear` once the review is answered. */
+export interface Deadline {
+  signal: AbortSignal;
+  clear(): void;
+}
+
 /**
  * The API server appends `?timeout=<duration>` to the webhook URL (its `timeoutSeconds`). We answer before it
  * gives up: the budget is the timeout (at most 30 s) less a margin (a fifth, at most one second) for the reply
- * to travel.
+ * to travel. Returns the function that starts one review's deadline from its `?timeout=` value.
+ * @throws TypeError when `defaultTimeoutMs` is not positive.
  */
-export function deadline(options: DeadlineOptions): MiddlewareHandler<AppEnv> {
+export function createDeadlines(options: DeadlineOptions): (timeout: string | undefined) => Deadline {
   if (!(options.defaultTimeoutMs > 0)) throw new TypeError("defaultTimeoutMs must be a positive number");
-  return async (c, next) => {
+  return (timeout) => {
     // Clamped: timers fire at once on delays past 2^31 - 1 ms.
-    const timeoutMs = Math.min(parseGoDuration(c.req.query("timeout")) ?? options.defaultTimeoutMs, MAX_WEBHOOK_TIMEOUT_MS);
+    const timeoutMs = Math.min(parseGoDuration(timeout) ?? options.defaultTimeoutMs, MAX_WEBHOOK_TIMEOUT_MS);
     // Not AbortSignal.timeout: its timer cannot be cleared, so every answered review would keep a live timer
     // and signal for up to 29 s and then build a DOMException nobody reads (test/bench/RESULTS.md).
     const controller = new AbortController();
@@ -29,12 +33,7 @@ export function deadline(options: DeadlineOptions): MiddlewareHandler<AppEnv> {
       () => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")),
       reviewBudgetMs(timeoutMs),
     );
-    c.set("deadline", controller.signal);
-    try {
-      await next();
-    } finally {
-      clearTimeout(timer);
-    }
+    return { signal: controller.signal, clear: () => clearTimeout(timer) };
   };
 }
 

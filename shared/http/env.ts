@@ -1,7 +1,7 @@
-/** The one Hono Env of the apps (STYLE.md section 2): typed context variables set by middleware. */
+/**
+ * The one Hono Env of the apps (STYLE.md section 2). No context variables: the review routes get their deadline
+ * from functions/review-endpoint.ts, not from middleware.
+ */
 export interface AppEnv {
-  Variables: {
-    /** The review's deadline, from the API server's `?timeout=` (see deadline.ts). */
-    deadline: AbortSignal;
-  };
+  Variables: Record<never, never>;
 }

@@ -4,7 +4,8 @@
  * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
  * parse + decide + respond (+ cache lookups and their copies).
  */
-import { configuredDeps, createApp } from "../../functions/app.ts";
+import { createApp } from "../../functions/app.ts";
+import { configuredDeps } from "../../functions/app-deps.ts";
 import { nodeSha256 } from "../../functions/node/deps.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";

@@ -1,14 +1,22 @@
-import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { bodyLimit } from "../../../../shared/http/body-limit.ts";
-import { createErrorHandler } from "../../../../shared/http/on-error.ts";
-import { silentLogger } from "../../../../shared/log.ts";
+import { createBodyLimit, readRequestBody } from "../../../../shared/http/body-limit.ts";
+import { HttpError } from "../../../../shared/http/reply.ts";
 
+/** Reads a request's body within `maxBytes` as the Hono routes do: the byte count, or the HttpError's reply. */
 function createLimitedApp(maxBytes: number) {
-  const app = new Hono();
-  app.onError(createErrorHandler(silentLogger));
-  app.post("/", bodyLimit({ maxBytes }), async (c) => c.text(String((await c.req.arrayBuffer()).byteLength)));
-  return app;
+  const limit = createBodyLimit(maxBytes);
+  return {
+    async request(path: string, init: RequestInit) {
+      try {
+        const bytes = await readRequestBody(new Request(`http://localhost${path}`, init), limit);
+        return new Response(String(bytes?.byteLength ?? 0));
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+        const reply = error.reply();
+        return new Response(reply.body, { status: reply.status, headers: reply.headers });
+      }
+    },
+  };
 }
 
 /** A chunked body (no Content-Length) of `chunks` pieces of `size` bytes, recording how many were pulled. */
@@ -27,7 +35,7 @@ function chunkedBody(chunks: number, size: number) {
   return { init: { method: "POST", body, duplex: "half" } as RequestInit, pulled: () => pulled };
 }
 
-describe("bodyLimit", () => {
+describe("readRequestBody", () => {
   it("passes a body up to the limit through, readable downstream", async () => {
     const app = createLimitedApp(100);
     expect(await (await app.request("/", { method: "POST", body: "x".repeat(100) })).text()).toBe("100");
@@ -70,6 +78,6 @@ describe("bodyLimit", () => {
   });
 
   it("refuses a limit that is not a positive integer (TypeError)", () => {
-    for (const maxBytes of [0, -1, 1.5, Number.NaN]) expect(() => bodyLimit({ maxBytes })).toThrow(TypeError);
+    for (const maxBytes of [0, -1, 1.5, Number.NaN]) expect(() => createBodyLimit(maxBytes)).toThrow(TypeError);
   });
 });

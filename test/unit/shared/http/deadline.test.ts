@@ -1,7 +1,5 @@
-import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { deadline, MAX_WEBHOOK_TIMEOUT_MS, parseGoDuration, reviewBudgetMs } from "../../../../shared/http/deadline.ts";
-import type { AppEnv } from "../../../../shared/http/env.ts";
+import { createDeadlines, MAX_WEBHOOK_TIMEOUT_MS, parseGoDuration, reviewBudgetMs } from "../../../../shared/http/deadline.ts";
 
 describe("parseGoDuration", () => {
   it.each([
@@ -18,18 +16,12 @@ describe("parseGoDuration", () => {
   });
 });
 
-describe("deadline", () => {
-  function createDeadlineApp() {
-    const app = new Hono<AppEnv>();
-    app.use(deadline({ defaultTimeoutMs: 10_000 }));
-    app.get("/", (c) => c.json({ aborted: c.get("deadline").aborted }));
-    return app;
-  }
-
+describe("createDeadlines", () => {
   it("clamps a ?timeout= past Kubernetes' 30 s maximum instead of failing (AbortSignal.timeout's range)", async () => {
-    const res = await createDeadlineApp().request("/?timeout=9999999999s");
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ aborted: false });
+    const deadline = createDeadlines({ defaultTimeoutMs: 10_000 })("9999999999s");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(deadline.signal.aborted).toBe(false);
+    deadline.clear();
     expect(reviewBudgetMs(MAX_WEBHOOK_TIMEOUT_MS)).toBe(29_000);
   });
 
@@ -69,36 +61,38 @@ describe("reviewBudgetMs", () => {
   });
 });
 
-describe("deadline", () => {
-  function app(defaultTimeoutMs: number) {
-    const a = new Hono<AppEnv>();
-    a.use(deadline({ defaultTimeoutMs }));
-    a.get("/", async (c) => {
-      const signal = c.get("deadline");
-      const started = Date.now();
-      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
-      return c.json({ elapsed: Date.now() - started });
-    });
-    return a;
+describe("createDeadlines", () => {
+  /** How long after it starts the deadline of `timeout` aborts, in ms. */
+  async function elapsedUntilAbort(defaultTimeoutMs: number, timeout: string | undefined): Promise<number> {
+    const { signal } = createDeadlines({ defaultTimeoutMs })(timeout);
+    const started = Date.now();
+    await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    return Date.now() - started;
   }
 
   it("aborts the signal within the budget of ?timeout=", async () => {
-    const res = await app(10_000).request("/?timeout=500ms");
-    const { elapsed } = (await res.json()) as { elapsed: number };
+    const elapsed = await elapsedUntilAbort(10_000, "500ms");
     expect(elapsed).toBeGreaterThanOrEqual(350);
     expect(elapsed).toBeLessThan(500);
   });
 
   it("uses the default without ?timeout= or with a junk one", async () => {
-    for (const path of ["/", "/?timeout=junk"]) {
-      const { elapsed } = (await (await app(1000).request(path)).json()) as { elapsed: number };
+    for (const timeout of [undefined, "junk"]) {
+      const elapsed = await elapsedUntilAbort(1000, timeout);
       expect(elapsed).toBeGreaterThanOrEqual(700);
       expect(elapsed).toBeLessThan(1000);
     }
   });
 
+  it("never aborts once cleared", async () => {
+    const deadline = createDeadlines({ defaultTimeoutMs: 10_000 })("100ms");
+    deadline.clear();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(deadline.signal.aborted).toBe(false);
+  });
+
   it("refuses a non-positive default at setup with a TypeError", () => {
-    expect(() => deadline({ defaultTimeoutMs: 0 })).toThrow(TypeError);
-    expect(() => deadline({ defaultTimeoutMs: Number.NaN })).toThrow(TypeError);
+    expect(() => createDeadlines({ defaultTimeoutMs: 0 })).toThrow(TypeError);
+    expect(() => createDeadlines({ defaultTimeoutMs: Number.NaN })).toThrow(TypeError);
   });
 });

@@ -1,0 +1,52 @@
+/**
+ * Review routes straight from a Lambda event (payload format 2.0: Function URLs and HTTP APIs), without the Hono
+ * adapter's web Request. The request is read as that adapter reads it (rawPath, rawQueryString, the headers, a body
+ * that may be base64, Content-Length set to the body's real length) and the result has its shape.
+ */
+import type { APIGatewayProxyResult, LambdaEvent } from "hono/aws-lambda";
+import type { FunctionName } from "../../shared/config/index.ts";
+import type { HttpReply } from "../../shared/http/reply.ts";
+import { matchReviewRoute, type ReviewCall } from "../review-endpoint.ts";
+
+/** A payload 2.0 event, as far as it is read here. */
+interface V2Event {
+  version: "2.0";
+  rawPath: string;
+  rawQueryString?: string;
+  headers?: Record<string, string | undefined>;
+  body?: string;
+  isBase64Encoded?: boolean;
+  requestContext: { http: { method: string } };
+}
+
+function isV2Event(event: LambdaEvent): event is LambdaEvent & V2Event {
+  const candidate = event as Partial<V2Event>;
+  return candidate.version === "2.0" && typeof candidate.rawPath === "string" && typeof candidate.requestContext?.http?.method === "string";
+}
+
+/** The review route call of `event`; undefined when it is not a payload 2.0 event for a review route. */
+export function reviewCallOfEvent(event: LambdaEvent, functions: readonly FunctionName[], pathMode: boolean): ReviewCall | undefined {
+  if (!isV2Event(event)) return undefined;
+  const route = matchReviewRoute(event.rawPath, functions, pathMode);
+  if (route === undefined) return undefined;
+  const body = event.body ? Buffer.from(event.body, event.isBase64Encoded === true ? "base64" : "utf8") : undefined;
+  // Payload 2.0 names are lower-case already; a hand-made event may not be.
+  const headers = new Map(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  return {
+    ...route,
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    timeout: event.rawQueryString ? (new URLSearchParams(event.rawQueryString).get("timeout") ?? undefined) : undefined,
+    header: (name) => (name === "content-length" && body !== undefined ? String(body.byteLength) : headers.get(name)),
+    clientCertificate: () => undefined,
+    readBody: (limit) => {
+      limit.checkDeclared(body === undefined ? undefined : String(body.byteLength));
+      return Promise.resolve(body);
+    },
+  };
+}
+
+/** The Lambda result of a reply (our replies are JSON text, never base64). */
+export function lambdaResultOf(reply: HttpReply): APIGatewayProxyResult {
+  return { body: reply.body, statusCode: reply.status, isBase64Encoded: false, headers: { ...reply.headers } };
+}

@@ -1,0 +1,98 @@
+/**
+ * The Node server's review routes straight from Node's request and response (no web Request, Response or stream
+ * per review); every other path goes to the Hono app's listener. Both answer through the same review endpoint.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { concatBytes, unreadableBody, type BodyLimit } from "../../shared/http/body-limit.ts";
+import type { HttpError, HttpReply } from "../../shared/http/reply.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
+import { matchReviewRoute, type ReviewCall, type ReviewEndpoint } from "../review-endpoint.ts";
+import { readSocketCertificate } from "./client-certificate.ts";
+
+export interface ReviewListenerOptions {
+  endpoint: ReviewEndpoint;
+  functions: readonly FunctionName[];
+  /** CALLER_AUTH=path: the functions also answer at `/<function>/<secret>`. */
+  pathMode: boolean;
+  /** Everything that is not a review route. */
+  fallback: RequestListener;
+}
+
+/** A request listener answering review routes itself and handing the rest to `fallback`. */
+export function createReviewListener(options: ReviewListenerOptions): RequestListener {
+  const { endpoint, functions, pathMode, fallback } = options;
+  return (req, res) => {
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const route = matchReviewRoute(query === -1 ? url : url.slice(0, query), functions, pathMode);
+    if (route === undefined) {
+      fallback(req, res);
+      return;
+    }
+    const body = { complete: false };
+    const call: ReviewCall = {
+      ...route,
+      method: req.method ?? "GET",
+      path: query === -1 ? url : url.slice(0, query),
+      timeout: query === -1 ? undefined : (new URLSearchParams(url.slice(query + 1)).get("timeout") ?? undefined),
+      header: (name) => readHeader(req, name),
+      clientCertificate: () => readSocketCertificate(req.socket),
+      readBody: async (limit) => {
+        const bytes = await readNodeBody(req, limit);
+        body.complete = true;
+        return bytes;
+      },
+    };
+    void endpoint(call).then((reply) => writeReply(res, reply, body.complete || req.complete));
+  };
+}
+
+/**
+ * A header as web Headers give it: every field of that name, joined by ", " (Node's `req.headers` keeps only the
+ * first Authorization or Content-Type, so a request with two would read differently here than on the Hono routes).
+ */
+function readHeader(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
+}
+
+/**
+ * The whole body within `limit`: a declared length over it is refused before reading; the bytes are counted as they
+ * arrive and reading stops at the limit (413); a body that breaks off is a 400.
+ */
+function readNodeBody(req: IncomingMessage, limit: BodyLimit): Promise<Uint8Array | undefined> {
+  limit.checkDeclared(readHeader(req, "content-length"));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (error: HttpError) => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("aborted", onError);
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      try {
+        limit.checkRead(size);
+      } catch (error) {
+        stop(error as HttpError);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => resolve(size === 0 ? undefined : concatBytes(chunks, size));
+    const onError = () => stop(unreadableBody());
+    req.on("data", onData).once("end", onEnd).once("error", onError).once("aborted", onError);
+  });
+}
+
+/** Writes the reply; a connection whose body was not read to the end is closed after it, not read further. */
+function writeReply(res: ServerResponse, reply: HttpReply, bodyRead: boolean): void {
+  if (res.destroyed) return;
+  const headers: Record<string, string | number> = { ...reply.headers, "content-length": Buffer.byteLength(reply.body) };
+  if (!bodyRead) headers["connection"] = "close";
+  res.writeHead(reply.status, headers).end(reply.body);
+}

@@ -1,0 +1,108 @@
+/**
+ * The review routes (`/expand`, `/authorize`, or `/<function>/<secret>` in path mode) as one function of a request,
+ * the same on every runtime: the Hono app routes them here (Workers), and the Node server and Lambda call it
+ * straight from their own request objects, without building a web Request and Response per review (most of the
+ * Node server's CPU per review went there: test/bench/RESULTS.md, section G).
+ */
+import { createBodyLimit, type BodyLimit } from "../shared/http/body-limit.ts";
+import { createCallerCheck, type CallerAuthDeps, type CallerGate, type CallerRequest } from "../shared/http/caller-auth.ts";
+import { createDeadlines } from "../shared/http/deadline.ts";
+import { redactPath } from "../shared/http/on-error.ts";
+import { HttpError, jsonReply, type HttpReply } from "../shared/http/reply.ts";
+import { isJsonContentType } from "../shared/http/request-checks.ts";
+import type { FunctionName } from "../shared/config/index.ts";
+import type { AppDeps } from "./app-deps.ts";
+import { authorizeReview } from "./authorize/authorize.ts";
+import { expandReview } from "./expand/expand.ts";
+import { createReviewResponder, type ReviewHandler } from "./review-route.ts";
+
+const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };
+
+/** One request to a review route, as a runtime's adapter sees it. */
+export interface ReviewCall extends CallerRequest {
+  fn: FunctionName;
+  method: string;
+  /** The request path, for our log only (redacted there: in path mode it holds the secret). */
+  path: string;
+  /** The `?timeout=` query parameter, decoded. */
+  timeout: string | undefined;
+  /**
+   * The whole body within `limit` (undefined when there is none); declared lengths over it are refused before
+   * reading ({@link BodyLimit}).
+   * @throws HttpError 413 over the limit, 400 when it cannot be read.
+   */
+  readBody(limit: BodyLimit): Promise<Uint8Array | undefined>;
+}
+
+/** Answers one review route request; never throws (our own failures are a logged 500). */
+export interface ReviewEndpoint {
+  (call: ReviewCall): Promise<HttpReply>;
+  /** The caller check it runs first: the app's /metrics uses the same one (one JWKS cache in jwt mode). */
+  checkCaller: CallerGate;
+}
+
+/**
+ * The checks in their order: caller auth (401/403/503, before anything else), POST only (405), JSON content type
+ * (415), the body limit (413, 400 unreadable), then the review (400 when the body is not an AdmissionReview, else
+ * 200 with the admission answer), within the deadline of `?timeout=`.
+ * @throws TypeError when the caller auth options, the body limit or the default timeout cannot work.
+ */
+export function createReviewEndpoint(deps: AppDeps): ReviewEndpoint {
+  const callerDeps: CallerAuthDeps = {
+    logger: deps.logger,
+    now: deps.now,
+    ...(deps.readClientCertificate === undefined ? {} : { readClientCertificate: deps.readClientCertificate }),
+    ...(deps.digest === undefined ? {} : { digest: deps.digest }),
+  };
+  const checkCaller = createCallerCheck(deps.callerAuth, callerDeps);
+  const limit = createBodyLimit(deps.bodyLimitBytes);
+  const startDeadline = createDeadlines({ defaultTimeoutMs: deps.defaultTimeoutMs });
+  const responders = new Map(deps.functions.map((fn) => [fn, createReviewResponder(fn, HANDLERS[fn], deps)]));
+  const endpoint = async (call: ReviewCall): Promise<HttpReply> => {
+    const respond = responders.get(call.fn);
+    if (respond === undefined) return NOT_FOUND();
+    try {
+      const refused = await checkCaller(call);
+      if (refused !== undefined) return refused;
+      // Started before the body is read: the API server's timeout runs from when it sent the request.
+      const deadline = startDeadline(call.timeout);
+      try {
+        if (call.method !== "POST") return jsonReply(405, { error: "method not allowed; use POST" }, { allow: "POST" });
+        if (!isJsonContentType(call.header("content-type"))) throw new HttpError(415, "content type must be application/json");
+        return await respond(await call.readBody(limit), deadline.signal);
+      } finally {
+        deadline.clear();
+      }
+    } catch (error) {
+      if (error instanceof HttpError) return error.reply();
+      deps.logger.log("error", "unhandled error", { method: call.method, path: redactPath(call.path), error: error instanceof Error ? error.name : typeof error });
+      return jsonReply(500, { error: "internal error" });
+    }
+  };
+  return Object.assign(endpoint, { checkCaller });
+}
+
+/** What every unknown path answers. */
+export const NOT_FOUND = (): HttpReply => jsonReply(404, { error: "not found" });
+
+/** The function and path secret a request path names, when it is a review route of this deployment. */
+export interface ReviewRoute {
+  fn: FunctionName;
+  pathSecret: string | undefined;
+}
+
+/**
+ * Routes a raw request path (no query) the way the Hono app does, for adapters that answer review routes without
+ * it: `/<function>` exactly, and in path mode also `/<function>/<one segment>`. Undefined for anything else,
+ * including paths with percent-escapes (the Hono app decodes those, so they go there).
+ */
+export function matchReviewRoute(path: string, functions: readonly FunctionName[], pathMode: boolean): ReviewRoute | undefined {
+  if (path.includes("%")) return undefined;
+  const slash = path.indexOf("/", 1);
+  const name = slash === -1 ? path.slice(1) : path.slice(1, slash);
+  const fn = functions.find((f) => f === name);
+  if (fn === undefined) return undefined;
+  if (slash === -1) return { fn, pathSecret: undefined };
+  const secret = path.slice(slash + 1);
+  return pathMode && secret.length > 0 && !secret.includes("/") ? { fn, pathSecret: secret } : undefined;
+}
