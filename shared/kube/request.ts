@@ -9,7 +9,7 @@ import { isTokenCredential, type Credential, type TokenSource } from "../credent
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
 import type { CallTally, KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { isRetryableStatus, readStatus } from "./status-errors.ts";
-import type { KubeFetch } from "./transport.ts";
+import type { KubeFetch, KubeRequestInit } from "./transport.ts";
 
 /** Options of {@link createKubeRequester}. */
 export interface KubeRequesterOptions {
@@ -105,10 +105,10 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       } catch (error) {
         throw inContext(what, error);
       }
-      const headers = new Headers({ Accept: "application/json", "User-Agent": "gmsa-webhooks" });
-      if (body !== undefined) headers.set("Content-Type", "application/json");
-      if (options.disableCompression === true) headers.set("Accept-Encoding", "identity");
-      if (credential !== undefined && isTokenCredential(credential)) headers.set("Authorization", `Bearer ${credential.token}`);
+      const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "gmsa-webhooks" };
+      if (body !== undefined) headers["Content-Type"] = "application/json";
+      if (options.disableCompression === true) headers["Accept-Encoding"] = "identity";
+      if (credential !== undefined && isTokenCredential(credential)) headers["Authorization"] = `Bearer ${credential.token}`;
       const clientCertificate =
         credential === undefined || isTokenCredential(credential)
           ? undefined
@@ -117,7 +117,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       let retryAfter: string | null;
       const startedAt = performance.now();
       try {
-        const init: RequestInit = { method, headers, signal: deadline };
+        const init: KubeRequestInit = { method, headers, signal: deadline };
         if (body !== undefined) init.body = JSON.stringify(body);
         const response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
         retryAfter = response.headers.get("Retry-After");

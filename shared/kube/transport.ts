@@ -11,8 +11,29 @@ export interface ClientCertificate {
   key: string;
 }
 
+/** What the client sends: a fetch RequestInit narrowed to what its calls use. */
+export interface KubeRequestInit {
+  method: string;
+  /** Header names as written; values are never repeated. */
+  headers?: Record<string, string>;
+  /** JSON text. */
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * What the client reads of an answer: a fetch Response has it, and the node:https transport gives it without
+ * building one (a web Response and Headers load Node's bundled undici: about 5 MiB of memory and, in a Lambda cold
+ * start, its compile time).
+ */
+export interface KubeResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
 /** fetch, plus the client certificate the request must present (exec plugins may issue one per refresh). */
-export type KubeFetch = (url: string, init: RequestInit, clientCertificate?: ClientCertificate) => Promise<Response>;
+export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?: ClientCertificate) => Promise<KubeResponse>;
 
 /**
  * A {@link KubeFetch} over a plain fetch (Workers' global one). Rejects requests that need a client certificate,

@@ -7,10 +7,11 @@
  * idle memory. Node's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
  * CONNECT tunnel (`proxyEnv`, Node 24.5 and later).
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { nodeHttp } from "../node-http.ts";
 import type { Socket } from "node:net";
-import type { ClientCertificate, KubeFetch } from "../../../shared/kube/transport.ts";
+import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/transport.ts";
 
 /** Options of {@link createHttpsKubeFetch}. */
 export interface KeepAliveFetchOptions {
@@ -40,7 +41,7 @@ export interface KeepAliveFetch {
 /** Agents kept for past client certificates while their requests drain. */
 const MAX_AGENTS = 2;
 
-/** Statuses whose Response must have a null body (Fetch standard, "null body status"). */
+/** Statuses whose answer has no body (Fetch standard, "null body status"). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /** Closes `agent`'s idle sockets now and each busy one once its request is done. */
@@ -49,19 +50,15 @@ function retire(agent: HttpAgent): void {
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }
 
-/** The response headers of `message` as a Headers object (repeated headers appended, as fetch does). */
-function toHeaders(message: IncomingMessage): Headers {
-  const headers = new Headers();
+/** The answer's header `name` as fetch's Headers give it: every field of that name, joined by ", "; else null. */
+function readHeader(message: IncomingMessage, name: string): string | null {
   const raw = message.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  return headers;
-}
-
-/** The request's body as node:https can send it: our calls send JSON text or nothing. */
-function toBody(body: RequestInit["body"]): string | Uint8Array | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body === "string" || body instanceof Uint8Array) return body;
-  throw new TypeError("the https transport sends string or byte bodies only");
+  const wanted = name.toLowerCase();
+  let value: string | null = null;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === wanted) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
 }
 
 /** Why `signal` aborted, as fetch rejects with it (a DOMException AbortError or TimeoutError). */
@@ -118,22 +115,19 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   if (options.clientCertificate !== undefined) agentFor(options.clientCertificate);
 
   const fetch: KubeFetch = (url, init, clientCertificate) =>
-    new Promise<Response>((resolve, reject) => {
+    new Promise<KubeResponse>((resolve, reject) => {
       const { signal } = init;
       if (signal?.aborted === true) {
         reject(abortReason(signal));
         return;
       }
-      const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-      const body = toBody(init.body);
       const plain = url.startsWith("http:");
-      if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
-      const req = (plain ? httpRequest : httpsRequest)(url, {
-        method: init.method ?? "GET",
-        headers,
+      if (plain) plainAgent ??= new (nodeHttp().Agent)({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
+      const req = (plain ? nodeHttp().request : httpsRequest)(url, {
+        method: init.method,
+        ...(init.headers === undefined ? {} : { headers: init.headers }),
         agent: plain ? plainAgent : agentFor(clientCertificate ?? options.clientCertificate),
-        ...(signal === undefined || signal === null ? {} : { signal }),
+        ...(signal === undefined ? {} : { signal }),
       });
       const fail = (error: unknown): void => {
         // An abort rejects with the signal's reason, as fetch does; anything else is a network error.
@@ -148,11 +142,11 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         res.once("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
         res.once("end", () => {
           const status = res.statusCode ?? 0;
-          const payload = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks);
-          resolve(new Response(payload, { status, statusText: res.statusMessage ?? "", headers: toHeaders(res) }));
+          const text = NULL_BODY_STATUSES.has(status) ? "" : Buffer.concat(chunks).toString("utf8");
+          resolve({ status, headers: { get: (name) => readHeader(res, name) }, text: () => Promise.resolve(text) });
         });
       });
-      req.end(body);
+      req.end(init.body);
     });
 
   return {
