@@ -3,8 +3,7 @@
  * each runtime brings. Kept apart from the Hono app, so that adapters answering the review routes without Hono
  * (the Node server, Lambda) do not load it.
  */
-import type { Context } from "hono";
-import type { CallerAuthOptions, ClientCertificate } from "../shared/http/caller-auth.ts";
+import type { CallerAuthOptions } from "../shared/http/caller-auth.ts";
 import type { Sha256 } from "../shared/http/timing-safe-equal.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { createReviewCounters, type MetricsExposition, type ReviewRecorder } from "./metrics.ts";
@@ -20,8 +19,8 @@ export interface AppDeps extends ReviewRouteDeps {
    * In `path` mode the functions and /metrics answer at `/<name>/<secret>` only.
    */
   callerAuth: CallerAuthOptions;
-  /** The connection's client certificate, for `mtls`: the Node server passes functions/node/client-certificate.ts. */
-  readClientCertificate?: (c: Context) => ClientCertificate | undefined;
+  /** The adapter reads each connection's client certificate (`mtls`): only the Node server's can. */
+  clientCertificates?: boolean;
   /** SHA-256 for caller-auth secrets (default WebCrypto): the Node adapters pass node:crypto's, which is synchronous. */
   digest?: Sha256;
   /** Used when the API server sends no `?timeout=`. */
@@ -41,7 +40,7 @@ export interface AppDeps extends ReviewRouteDeps {
  * What a runtime brings besides the configuration: its kube client, logger and platform specifics; `counters`
  * replaces the JSON review counters (the Node server's Prometheus registry).
  */
-export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "readClientCertificate" | "digest" | "extraMetrics" | "exposition" | "ready"> & {
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificates" | "digest" | "extraMetrics" | "exposition" | "ready"> & {
   counters?: ReviewRecorder;
 };
 

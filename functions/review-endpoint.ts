@@ -1,8 +1,7 @@
 /**
  * The review routes (`/expand`, `/authorize`, or `/<function>/<secret>` in path mode) as one function of a request,
- * the same on every runtime: the Hono app routes them here (Workers), and the Node server and Lambda call it
- * straight from their own request objects, without building a web Request and Response per review (most of the
- * Node server's CPU per review went there: test/bench/RESULTS.md, section G).
+ * the same on every runtime (functions/surface.ts routes to it): no web Request and Response per review, where most
+ * of the Node server's CPU per review used to go (test/bench/RESULTS.md, section G).
  */
 import { createBodyLimit, type BodyLimit } from "../shared/http/body-limit.ts";
 import { createCallerCheck, type CallerAuthDeps, type CallerGate, type CallerRequest } from "../shared/http/caller-auth.ts";
@@ -51,7 +50,7 @@ export function createReviewEndpoint(deps: AppDeps): ReviewEndpoint {
   const callerDeps: CallerAuthDeps = {
     logger: deps.logger,
     now: deps.now,
-    ...(deps.readClientCertificate === undefined ? {} : { readClientCertificate: deps.readClientCertificate }),
+    ...(deps.clientCertificates === undefined ? {} : { clientCertificates: deps.clientCertificates }),
     ...(deps.digest === undefined ? {} : { digest: deps.digest }),
   };
   const checkCaller = createCallerCheck(deps.callerAuth, callerDeps);
@@ -60,7 +59,7 @@ export function createReviewEndpoint(deps: AppDeps): ReviewEndpoint {
   const responders = new Map(deps.functions.map((fn) => [fn, createReviewResponder(fn, HANDLERS[fn], deps)]));
   const endpoint = async (call: ReviewCall): Promise<HttpReply> => {
     const respond = responders.get(call.fn);
-    if (respond === undefined) return NOT_FOUND();
+    if (respond === undefined) return jsonReply(404, { error: "not found" });
     try {
       const refused = await checkCaller(call);
       if (refused !== undefined) return refused;
@@ -80,29 +79,4 @@ export function createReviewEndpoint(deps: AppDeps): ReviewEndpoint {
     }
   };
   return Object.assign(endpoint, { checkCaller });
-}
-
-/** What every unknown path answers. */
-export const NOT_FOUND = (): HttpReply => jsonReply(404, { error: "not found" });
-
-/** The function and path secret a request path names, when it is a review route of this deployment. */
-export interface ReviewRoute {
-  fn: FunctionName;
-  pathSecret: string | undefined;
-}
-
-/**
- * Routes a raw request path (no query) the way the Hono app does, for adapters that answer review routes without
- * it: `/<function>` exactly, and in path mode also `/<function>/<one segment>`. Undefined for anything else,
- * including paths with percent-escapes (the Hono app decodes those, so they go there).
- */
-export function matchReviewRoute(path: string, functions: readonly FunctionName[], pathMode: boolean): ReviewRoute | undefined {
-  if (path.includes("%")) return undefined;
-  const slash = path.indexOf("/", 1);
-  const name = slash === -1 ? path.slice(1) : path.slice(1, slash);
-  const fn = functions.find((f) => f === name);
-  if (fn === undefined) return undefined;
-  if (slash === -1) return { fn, pathSecret: undefined };
-  const secret = path.slice(slash + 1);
-  return pathMode && secret.length > 0 && !secret.includes("/") ? { fn, pathSecret: secret } : undefined;
 }

@@ -1,14 +1,14 @@
 /**
- * AWS Lambda: API Gateway (HTTP API or REST API), Function URL and ALB events. Reviews in payload 2.0 events go
- * straight to the review endpoint (./review-event.ts); everything else to the same Hono app as every other target,
- * through hono's own adapter, loaded on first use (./hono-handler.ts). Deps are built once per execution
- * environment (cold start).
+ * AWS Lambda: API Gateway (HTTP API or REST API), Function URL and ALB events. Payload 2.0 events (Function URLs,
+ * HTTP APIs) go straight to the HTTP surface (./v2-event.ts); the others to the Hono app through hono's own
+ * adapter, loaded on first use (./hono-handler.ts). Both answer through the one surface. Deps are built once per
+ * execution environment (cold start).
  */
 import type { APIGatewayProxyResult, LambdaContext, LambdaEvent } from "hono/aws-lambda";
 import type { Bindings } from "../../shared/config/index.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
-import { createReviewEndpoint } from "../review-endpoint.ts";
-import { lambdaResultOf, reviewCallOfEvent } from "./review-event.ts";
+import { createSurface, NOT_FOUND } from "../surface.ts";
+import { lambdaResultOf, surfaceCallOfEvent } from "./v2-event.ts";
 
 /** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
 export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult>;
@@ -22,13 +22,13 @@ export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Pro
 export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { error?: (message: string) => void } = {}): LambdaHandler {
   const ready = buildNodeDeps(env, "lambda", options).then(
     ({ deps }): LambdaHandler => {
-      const endpoint = createReviewEndpoint(deps);
+      const surface = createSurface(deps);
       const pathMode = deps.callerAuth.mode === "path";
       let hono: Promise<LambdaHandler> | undefined;
       return async (event, context) => {
-        const call = reviewCallOfEvent(event, deps.functions, pathMode);
-        if (call !== undefined) return lambdaResultOf(await endpoint(call));
-        hono ??= import("./hono-handler.ts").then((m) => m.honoLambdaHandler(deps, endpoint));
+        const v2 = surfaceCallOfEvent(event, deps.functions, pathMode);
+        if (v2 !== undefined) return lambdaResultOf(v2.route === undefined ? NOT_FOUND() : await surface(v2.route, v2.call));
+        hono ??= import("./hono-handler.ts").then((m) => m.honoLambdaHandler(deps, surface));
         return (await hono)(event, context);
       };
     },

@@ -1,18 +1,10 @@
-import type { IncomingMessage } from "node:http";
 import { TLSSocket } from "node:tls";
-import type { Context } from "hono";
 import type { ClientCertificate } from "../../shared/http/caller-auth.ts";
 
 /**
- * The client certificate of the request's TLS connection, as verified by the server started with
- * `clientCaFile` (server.ts); undefined over plain HTTP. @hono/node-server passes the Node request as
- * `c.env.incoming`.
+ * The client certificate of a request's TLS connection, as verified by the server started with `clientCaFile`
+ * (server.ts); undefined over plain HTTP.
  */
-export function readClientCertificate(c: Context): ClientCertificate | undefined {
-  return readSocketCertificate((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket);
-}
-
-/** The client certificate of a request's connection; undefined over plain HTTP. */
 export function readSocketCertificate(socket: unknown): ClientCertificate | undefined {
   if (!(socket instanceof TLSSocket)) return undefined;
   const cert = socket.getPeerCertificate();

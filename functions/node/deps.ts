@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import { createJsonLogger } from "../../shared/log.ts";
-import { configuredDeps, type AppDeps, type RuntimeDeps } from "../app-deps.ts";
+import { configuredDeps, type AppDeps } from "../app-deps.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: prom-client must not reach the Lambda and Azure bundles, which import this file.
@@ -16,7 +16,7 @@ export interface NodeDepsOptions {
   /** Where JSON log lines go. Default: stdout, one line each. */
   write?: (line: string) => void;
   /** The connection's client certificate, for CALLER_AUTH=mtls: only the Node server, which terminates TLS itself. */
-  readClientCertificate?: RuntimeDeps["readClientCertificate"];
+  clientCertificates?: boolean;
   /**
    * The Node server's Prometheus metrics (./prometheus.ts), bound to the reviews, the kube client and the
    * credential source; /metrics then answers their text. Lambda and Azure Functions keep the JSON counters.
@@ -62,7 +62,7 @@ export async function buildNodeDeps(
     ...(prometheus === undefined
       ? { extraMetrics: () => flattenCounters(gmsa.counters()) }
       : { counters: prometheus.reviews, exposition: () => prometheus.exposition() }),
-    ...(options.readClientCertificate === undefined ? {} : { readClientCertificate: options.readClientCertificate }),
+    ...(options.clientCertificates === undefined ? {} : { clientCertificates: options.clientCertificates }),
     ...(options.ready === undefined ? {} : { ready: options.ready }),
   });
   return { config, deps, close: () => gmsa.close() };

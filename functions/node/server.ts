@@ -1,15 +1,11 @@
-import { getRequestListener } from "@hono/node-server";
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions } from "node:https";
-import type { Hono } from "hono";
 import type { Bindings } from "../../shared/config/index.ts";
-import type { AppEnv } from "../../shared/http/env.ts";
-import { createApp } from "../app.ts";
-import { createReviewEndpoint } from "../review-endpoint.ts";
-import { readClientCertificate } from "./client-certificate.ts";
-import { nodeHttp } from "./node-http.ts";
-import { createReviewListener } from "./review-listener.ts";
+import type { AppDeps } from "../app-deps.ts";
+import { createSurface } from "../surface.ts";
 import { writeStdoutBatched } from "./batched-stdout.ts";
+import { createNodeListener } from "./listener.ts";
+import { nodeHttp } from "./node-http.ts";
 import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
@@ -45,17 +41,11 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
   let ready = true;
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     write,
-    readClientCertificate,
+    clientCertificates: true,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
   });
-  const endpoint = createReviewEndpoint(deps);
-  const listener = createReviewListener({
-    endpoint,
-    functions: deps.functions,
-    pathMode: deps.callerAuth.mode === "path",
-    fallback: honoListener(createApp(deps, endpoint)),
-  });
+  const listener = nodeListenerOf(deps);
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   const onUnhandledRejection = (reason: unknown): void =>
@@ -68,7 +58,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     tlsKeyFile: config.tlsKeyFile,
     clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
   };
-  const { server, port, tls } = await serveApp(listener, serveOptions);
+  const { server, port, tls } = await serveListener(listener, serveOptions);
   const files = tlsFilesOf(serveOptions);
   const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, { logger });
   logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
@@ -136,21 +126,19 @@ export interface ServeOptions {
   requestTimeoutMs?: number;
 }
 
-/** A Hono app as a Node request listener (@hono/node-server's adapter). */
-export function honoListener(app: Hono<AppEnv>): RequestListener {
-  const listener = getRequestListener(app.fetch);
-  return (req, res) => void listener(req, res);
+/** The server's whole HTTP surface (functions/surface.ts) as a Node request listener. */
+export function nodeListenerOf(deps: AppDeps): RequestListener {
+  return createNodeListener({ surface: createSurface(deps), functions: deps.functions, pathMode: deps.callerAuth.mode === "path" });
 }
 
 /**
- * Serves `handler` (a request listener, or a Hono app) over HTTP(S); resolves once listening, with the bound port
- * and the TLS files' contents it started with.
+ * Serves `listener` over HTTP(S); resolves once listening, with the bound port and the TLS files' contents it
+ * started with.
  */
-export async function serveApp(handler: RequestListener | Hono<AppEnv>, options: ServeOptions): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
+export async function serveListener(listener: RequestListener, options: ServeOptions): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
   const files = tlsFilesOf(options);
   if (files === undefined && options.clientCaFile !== undefined) throw new TypeError("client certificates (mtls) need TLS_CERT_FILE and TLS_KEY_FILE");
   const tls = files === undefined ? undefined : await readTlsMaterial(files);
-  const listener = typeof handler === "function" ? handler : honoListener(handler);
   const server: Server | HttpsServer = tls === undefined ? nodeHttp().createServer(listener) : createHttpsServer(serverOptionsOf(tls), listener);
   // Slow senders cannot hold a connection past this (Node's default is 300 s).
   server.requestTimeout = options.requestTimeoutMs ?? 60_000;

@@ -1,8 +1,5 @@
-import type { Context, MiddlewareHandler } from "hono";
-import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
 import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt-options.ts";
-import type { AppEnv } from "./env.ts";
 import { jsonReply, type HttpReply } from "./reply.ts";
 import { createSecretMatcher, type Sha256 } from "./timing-safe-equal.ts";
 
@@ -39,14 +36,14 @@ export interface CallerAuthDeps {
   logger?: Logger;
   /** The clock for JWT `exp` / `nbf`, in ms since the epoch. */
   now?: () => number;
-  /** Reads the connection's client certificate; required for `mtls` (only the Node server can). */
-  readClientCertificate?: (c: Context) => ClientCertificate | undefined;
+  /**
+   * Whether the runtime reads each connection's client certificate into {@link CallerRequest.clientCertificate}:
+   * required for `mtls` (only the Node server can).
+   */
+  clientCertificates?: boolean;
   /** The SHA-256 used to compare bearer tokens and path secrets. Default WebCrypto; the Node adapter passes node:crypto's. */
   digest?: Sha256;
 }
-
-/** The route parameter that holds the secret in `path` mode: functions answer at `/<function>/:secret`. */
-export const PATH_SECRET_PARAM = "secret";
 
 /** What caller auth reads of a request: headers, the path secret, the TLS connection. */
 export interface CallerRequest {
@@ -61,39 +58,17 @@ export interface CallerRequest {
 /** A caller check: ok, or the status (401, 403, 503) and a reason code for our log. */
 export type CallerAuthCheck = (request: CallerRequest) => Promise<CallerCheck>;
 
-/**
- * Authenticates the caller from headers, the path or the TLS connection only, before the body is read or any
- * API call is made. 401 when not authenticated, 403 when authenticated but not an allowed caller (JWT subject,
- * certificate name), 503 when a remote JWKS cannot be had. Options are checked here, once.
- * @throws TypeError on options that cannot work (no tokens, short path secret, `mtls` without
- *   `readClientCertificate`, unsafe JWT algorithms).
- */
-export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps = {}): MiddlewareHandler<AppEnv> {
-  return callerAuthMiddleware(createCallerCheck(options, deps), deps.readClientCertificate);
-}
-
-/** {@link callerAuth} around a check already made, so two routes can share one (and one JWKS cache). */
-export function callerAuthMiddleware(check: CallerGate, readClientCertificate?: CallerAuthDeps["readClientCertificate"]): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const refused = await check({
-      header: (name) => c.req.header(name),
-      pathSecret: c.req.param(PATH_SECRET_PARAM),
-      clientCertificate: () => readClientCertificate?.(c),
-    });
-    if (refused !== undefined) throw new HTTPException(refused.status as 401, { res: new Response(refused.body, refused) });
-    await next();
-  };
-}
-
 /** Undefined when the caller is authenticated, else the refusal to send. */
 export type CallerGate = (request: CallerRequest) => Promise<HttpReply | undefined>;
 
 /**
- * The check behind {@link callerAuth}, for adapters that are not Hono middleware: undefined when the caller is
- * authenticated, else the refusal to send (logged here with the mode and a reason code, never the credential).
- * `mtls` needs `deps.readClientCertificate` to exist (only the Node server can read certificates); the request's
- * own `clientCertificate` is what is checked.
- * @throws TypeError on options that cannot work (see {@link callerAuth}).
+ * Authenticates the caller from headers, the path or the TLS connection only, before the body is read or any
+ * API call is made. 401 when not authenticated, 403 when authenticated but not an allowed caller (JWT subject,
+ * certificate name), 503 when a remote JWKS cannot be had. Options are checked here, once.
+ * @returns the check: undefined when the caller is authenticated, else the refusal to send (logged here with the
+ *   mode and a reason code, never the credential).
+ * @throws TypeError on options that cannot work (no tokens, short path secret, `mtls` without
+ *   `clientCertificates`, unsafe JWT algorithms).
  */
 export function createCallerCheck(options: CallerAuthOptions, deps: CallerAuthDeps = {}): CallerGate {
   const check = createCheck(options, deps);
@@ -147,8 +122,7 @@ function createCheck(options: CallerAuthOptions, deps: CallerAuthDeps): CallerAu
       };
     }
     case "mtls": {
-      const read = deps.readClientCertificate;
-      if (read === undefined) {
+      if (deps.clientCertificates !== true) {
         throw new TypeError("mtls caller auth needs the Node server (on Cloudflare Workers, configure mTLS at Cloudflare)");
       }
       const names = new Set(options.clientNames);

@@ -77,7 +77,7 @@ export const NOW_MS = Date.UTC(2026, 0, 1);
 export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides: TestAppOptions = {}) {
   const logger = createMemoryLogger();
   const gmsa = createCountingClient();
-  const { app } = createTestApp({
+  const { app, deps } = createTestApp({
     version: "test",
     callerAuth,
     defaultTimeoutMs: 5000,
@@ -89,7 +89,7 @@ export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides
     bodyLimitBytes: 64 * 1024,
     ...overrides,
   });
-  return { app, logger, gmsa };
+  return { app, deps, logger, gmsa };
 }
 
 export interface PostOptions {

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callerAuth, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
+import { createCallerCheck, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../../../../shared/http/caller-auth-jwt.ts";
 import { createCallerAuthTestApp, NOW_MS } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
@@ -161,7 +161,7 @@ describe("caller auth: jwt options checked at setup", () => {
     ["no algorithms", { ...jwtAuth({ kind: "jwks", jwks: { keys: [] } }), algorithms: [] }],
     ["no audience", { ...jwtAuth({ kind: "jwks", jwks: { keys: [] } }), audience: [] }],
   ])("refuses %s (TypeError)", (_name, options) => {
-    expect(() => callerAuth(options)).toThrow(TypeError);
+    expect(() => createCallerCheck(options)).toThrow(TypeError);
   });
 });
 

@@ -4,10 +4,8 @@ import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readClientCertificate } from "../../../../functions/node/client-certificate.ts";
-import { serveApp } from "../../../../functions/node/server.ts";
+import { nodeListenerOf, serveListener } from "../../../../functions/node/server.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 
@@ -15,7 +13,7 @@ const run = promisify(execFile);
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
 let dir: string;
-let server: ServerType;
+let server: Awaited<ReturnType<typeof serveListener>>["server"];
 let port: number;
 let logged: () => string;
 const pem: Record<string, Buffer> = {};
@@ -79,12 +77,9 @@ beforeAll(async () => {
     pem[`${name}.key`] = await readFile(join(dir, `${name}.key`));
   }
   const clientCaFile = join(dir, "client-ca.pem");
-  const { app, logger } = createCallerAuthTestApp(
-    { mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] },
-    { readClientCertificate },
-  );
+  const { deps, logger } = createCallerAuthTestApp({ mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] }, { clientCertificates: true });
   logged = () => logger.text();
-  ({ server, port } = await serveApp(app, {
+  ({ server, port } = await serveListener(nodeListenerOf(deps), {
     port: 0,
     hostname: "127.0.0.1",
     tlsCertFile: join(dir, "server.pem"),
@@ -124,9 +119,9 @@ describe("caller auth: mtls through the Node HTTPS server", () => {
   });
 });
 
-describe("serveApp", () => {
+describe("serveListener", () => {
   it("refuses client certificates without TLS (TypeError)", async () => {
-    const { app } = createCallerAuthTestApp({ mode: "none" });
-    await expect(serveApp(app, { port: 0, clientCaFile: "ca.pem" })).rejects.toThrow(TypeError);
+    const { deps } = createCallerAuthTestApp({ mode: "none" });
+    await expect(serveListener(nodeListenerOf(deps), { port: 0, clientCaFile: "ca.pem" })).rejects.toThrow(TypeError);
   });
 });

@@ -1,8 +1,5 @@
-import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { callerAuth, checkClientCertificate } from "../../../../shared/http/caller-auth.ts";
-import { createErrorHandler } from "../../../../shared/http/on-error.ts";
-import { silentLogger } from "../../../../shared/log.ts";
+import { checkClientCertificate, createCallerCheck, type CallerGate } from "../../../../shared/http/caller-auth.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post, watchedBody } from "../../../support/requests.ts";
@@ -88,8 +85,8 @@ describe("caller auth: bearer", () => {
   });
 
   it("refuses no tokens or an empty token at setup (TypeError)", () => {
-    expect(() => callerAuth({ mode: "bearer", tokens: [] })).toThrow(TypeError);
-    expect(() => callerAuth({ mode: "bearer", tokens: [TOKEN, ""] })).toThrow(TypeError);
+    expect(() => createCallerCheck({ mode: "bearer", tokens: [] })).toThrow(TypeError);
+    expect(() => createCallerCheck({ mode: "bearer", tokens: [TOKEN, ""] })).toThrow(TypeError);
   });
 });
 
@@ -158,8 +155,8 @@ describe("caller auth: path", () => {
   });
 
   it("refuses a secret under 32 characters at setup (TypeError)", () => {
-    expect(() => callerAuth({ mode: "path", secrets: ["short"] })).toThrow(TypeError);
-    expect(() => callerAuth({ mode: "path", secrets: [] })).toThrow(TypeError);
+    expect(() => createCallerCheck({ mode: "path", secrets: ["short"] })).toThrow(TypeError);
+    expect(() => createCallerCheck({ mode: "path", secrets: [] })).toThrow(TypeError);
   });
 });
 
@@ -184,26 +181,29 @@ describe("caller auth: mtls verdicts", () => {
   });
 
   it("refuses mtls without a certificate reader at setup: Workers cannot see client certificates (TypeError)", () => {
-    expect(() => callerAuth({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(/Cloudflare/);
+    expect(() => createCallerCheck({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(/Cloudflare/);
     expect(() => createCallerAuthTestApp({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(TypeError);
   });
 });
 
-// The middleware alone, on a bare app.
-function app(auth: ReturnType<typeof callerAuth>) {
-  const a = new Hono();
-  a.onError(createErrorHandler(silentLogger));
-  a.post("/", auth, (c) => c.text("in"));
-  return a;
+// The check alone, in front of an answer that lets the caller in.
+function app(gate: CallerGate) {
+  return {
+    async request(_path: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
+      const headers = new Headers(init.headers);
+      const refused = await gate({ header: (name) => headers.get(name) ?? undefined, pathSecret: undefined, clientCertificate: () => undefined });
+      return refused === undefined ? new Response("in") : new Response(refused.body, refused);
+    },
+  };
 }
 
-describe("callerAuth", () => {
+describe("createCallerCheck", () => {
   it("lets every caller in with mode none", async () => {
-    expect((await app(callerAuth({ mode: "none" })).request("/", { method: "POST" })).status).toBe(200);
+    expect((await app(createCallerCheck({ mode: "none" })).request("/", { method: "POST" })).status).toBe(200);
   });
 
   describe("bearer", () => {
-    const a = app(callerAuth({ mode: "bearer", tokens: ["first-token", "second-token"] }));
+    const a = app(createCallerCheck({ mode: "bearer", tokens: ["first-token", "second-token"] }));
 
     it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])("lets %j in", async (authorization) => {
       const res = await a.request("/", { method: "POST", headers: { authorization } });
@@ -226,6 +226,6 @@ describe("callerAuth", () => {
   });
 
   it.each([[[]], [[""]], [["ok", ""]]])("refuses bearer tokens %j at setup with a TypeError", (tokens) => {
-    expect(() => callerAuth({ mode: "bearer", tokens })).toThrow(TypeError);
+    expect(() => createCallerCheck({ mode: "bearer", tokens })).toThrow(TypeError);
   });
 });

@@ -1,55 +1,57 @@
 /**
- * The Node server's review routes straight from Node's request and response (no web Request, Response or stream
- * per review); every other path goes to the Hono app's listener. Both answer through the same review endpoint.
+ * The Node server's request listener: every request goes to the HTTP surface (functions/surface.ts) straight from
+ * Node's request and response objects, with no web Request, Response or stream per request.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { concatBytes, unreadableBody, type BodyLimit } from "../../shared/http/body-limit.ts";
-import type { HttpError, HttpReply } from "../../shared/http/reply.ts";
+import { jsonReply, type HttpError, type HttpReply } from "../../shared/http/reply.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
-import { matchReviewRoute, type ReviewCall, type ReviewEndpoint } from "../review-endpoint.ts";
+import { decodePath, matchRoute, NOT_FOUND, type Surface, type SurfaceCall } from "../surface.ts";
 import { readSocketCertificate } from "./client-certificate.ts";
 
-export interface ReviewListenerOptions {
-  endpoint: ReviewEndpoint;
+export interface NodeListenerOptions {
+  surface: Surface;
   functions: readonly FunctionName[];
-  /** CALLER_AUTH=path: the functions also answer at `/<function>/<secret>`. */
+  /** CALLER_AUTH=path: the functions and /metrics also answer at `/<name>/<secret>`. */
   pathMode: boolean;
-  /** Everything that is not a review route. */
-  fallback: RequestListener;
 }
 
-/** A request listener answering review routes itself and handing the rest to `fallback`. */
-export function createReviewListener(options: ReviewListenerOptions): RequestListener {
-  const { endpoint, functions, pathMode, fallback } = options;
+/** A request listener answering every path through `surface` (404 for paths it does not route). */
+export function createNodeListener(options: NodeListenerOptions): RequestListener {
+  const { surface, functions, pathMode } = options;
   return (req, res) => {
     const url = req.url ?? "/";
     const query = url.indexOf("?");
-    const route = matchReviewRoute(query === -1 ? url : url.slice(0, query), functions, pathMode);
+    const path = decodePath(query === -1 ? url : url.slice(0, query));
+    const route = matchRoute(path, functions, pathMode);
     if (route === undefined) {
-      fallback(req, res);
+      writeReply(res, NOT_FOUND(), req.complete);
       return;
     }
-    const body = { complete: false };
-    const call: ReviewCall = {
-      ...route,
+    let bodyRead = false;
+    const call: SurfaceCall = {
       method: req.method ?? "GET",
-      path: query === -1 ? url : url.slice(0, query),
+      path,
       timeout: query === -1 ? undefined : (new URLSearchParams(url.slice(query + 1)).get("timeout") ?? undefined),
       header: (name) => readHeader(req, name),
       clientCertificate: () => readSocketCertificate(req.socket),
       readBody: async (limit) => {
         const bytes = await readNodeBody(req, limit);
-        body.complete = true;
+        bodyRead = true;
         return bytes;
       },
     };
-    void endpoint(call).then((reply) => writeReply(res, reply, body.complete || req.complete));
+    surface(route, call).then(
+      (reply) => writeReply(res, reply, bodyRead || req.complete),
+      // The surface answers its own failures; this is a last guard, so a request is never left hanging.
+      () => writeReply(res, jsonReply(500, { error: "internal error" }), false),
+    );
   };
 }
 
 /**
  * A header as web Headers give it: every field of that name, joined by ", " (Node's `req.headers` keeps only the
- * first Authorization or Content-Type, so a request with two would read differently here than on the Hono routes).
+ * first Authorization or Content-Type, so a request with two would read differently here than on the Hono adapter).
  */
 function readHeader(req: IncomingMessage, name: string): string | undefined {
   const raw = req.rawHeaders;
@@ -91,7 +93,7 @@ function readNodeBody(req: IncomingMessage, limit: BodyLimit): Promise<Uint8Arra
 
 /** Writes the reply; a connection whose body was not read to the end is closed after it, not read further. */
 function writeReply(res: ServerResponse, reply: HttpReply, bodyRead: boolean): void {
-  if (res.destroyed) return;
+  if (res.destroyed || res.headersSent) return;
   const headers: Record<string, string | number> = { ...reply.headers, "content-length": Buffer.byteLength(reply.body) };
   if (!bodyRead) headers["connection"] = "close";
   res.writeHead(reply.status, headers).end(reply.body);

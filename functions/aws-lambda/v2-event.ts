@@ -1,12 +1,12 @@
 /**
- * Review routes straight from a Lambda event (payload format 2.0: Function URLs and HTTP APIs), without the Hono
- * adapter's web Request. The request is read as that adapter reads it (rawPath, rawQueryString, the headers, a body
- * that may be base64, Content-Length set to the body's real length) and the result has its shape.
+ * Payload format 2.0 events (Function URLs, HTTP APIs) straight to the HTTP surface, without the Hono adapter's web
+ * Request: read as that adapter reads them (rawPath, rawQueryString, the headers, a body that may be base64,
+ * Content-Length set to the body's real length), answered in its result's shape.
  */
 import type { APIGatewayProxyResult, LambdaEvent } from "hono/aws-lambda";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { HttpReply } from "../../shared/http/reply.ts";
-import { matchReviewRoute, type ReviewCall } from "../review-endpoint.ts";
+import { decodePath, matchRoute, type Route, type SurfaceCall } from "../surface.ts";
 
 /** A payload 2.0 event, as far as it is read here. */
 interface V2Event {
@@ -24,18 +24,20 @@ function isV2Event(event: LambdaEvent): event is LambdaEvent & V2Event {
   return candidate.version === "2.0" && typeof candidate.rawPath === "string" && typeof candidate.requestContext?.http?.method === "string";
 }
 
-/** The review route call of `event`; undefined when it is not a payload 2.0 event for a review route. */
-export function reviewCallOfEvent(event: LambdaEvent, functions: readonly FunctionName[], pathMode: boolean): ReviewCall | undefined {
+/**
+ * The route and request of a payload 2.0 event (the route undefined for an unknown path); undefined for other
+ * payloads (1.0, ALB), which the Hono adapter reads.
+ */
+export function surfaceCallOfEvent(event: LambdaEvent, functions: readonly FunctionName[], pathMode: boolean): { route: Route | undefined; call: SurfaceCall } | undefined {
   if (!isV2Event(event)) return undefined;
-  const route = matchReviewRoute(event.rawPath, functions, pathMode);
-  if (route === undefined) return undefined;
+  const path = decodePath(event.rawPath);
+  const route = matchRoute(path, functions, pathMode);
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded === true ? "base64" : "utf8") : undefined;
   // Payload 2.0 names are lower-case already; a hand-made event may not be.
   const headers = new Map(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
-  return {
-    ...route,
+  const call: SurfaceCall = {
     method: event.requestContext.http.method,
-    path: event.rawPath,
+    path,
     timeout: event.rawQueryString ? (new URLSearchParams(event.rawQueryString).get("timeout") ?? undefined) : undefined,
     header: (name) => (name === "content-length" && body !== undefined ? String(body.byteLength) : headers.get(name)),
     clientCertificate: () => undefined,
@@ -44,6 +46,7 @@ export function reviewCallOfEvent(event: LambdaEvent, functions: readonly Functi
       return Promise.resolve(body);
     },
   };
+  return { route, call };
 }
 
 /** The Lambda result of a reply (our replies are JSON text, never base64). */
