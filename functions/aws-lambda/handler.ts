@@ -27,7 +27,7 @@ export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { 
       let hono: Promise<LambdaHandler> | undefined;
       return async (event, context) => {
         const v2 = surfaceCallOfEvent(event, deps.functions, pathMode);
-        if (v2 !== undefined) return lambdaResultOf(v2.route === undefined ? NOT_FOUND() : await surface(v2.route, v2.call));
+        if (v2 !== undefined) return lambdaResultOf(v2.route === undefined ? NOT_FOUND() : await surface(v2.route, v2.call), v2.call.method);
         hono ??= import("./hono-handler.ts").then((m) => m.honoLambdaHandler(deps, surface));
         return (await hono)(event, context);
       };

@@ -49,7 +49,7 @@ export function surfaceCallOfEvent(event: LambdaEvent, functions: readonly Funct
   return { route, call };
 }
 
-/** The Lambda result of a reply (our replies are JSON text, never base64). */
-export function lambdaResultOf(reply: HttpReply): APIGatewayProxyResult {
-  return { body: reply.body, statusCode: reply.status, isBase64Encoded: false, headers: { ...reply.headers } };
+/** The Lambda result of a reply to `method` (our replies are text, never base64; HEAD gets no body, as from Hono). */
+export function lambdaResultOf(reply: HttpReply, method: string): APIGatewayProxyResult {
+  return { body: method === "HEAD" ? "" : reply.body, statusCode: reply.status, isBase64Encoded: false, headers: { ...reply.headers } };
 }
