@@ -1,7 +1,7 @@
 /**
  * `npm run build:node` (and `prestart`, with `--if-needed`): bundles the Node server, functions/node/index.ts, to
- * dist/node/server.mjs with its chunks and source maps, which `npm start` and the container image run with
- * `node --enable-source-maps`. Takes well under a second and no network. `--if-needed` skips the build when the
+ * dist/node/server.mjs with its chunks and source maps, which `npm start` and the container image run (the maps
+ * are read only under `NODE_OPTIONS=--enable-source-maps`). Takes well under a second and no network. `--if-needed` skips the build when the
  * bundle is newer than every file that went into it (the last build lists them in .cache/build/, so that dist/node/
  * holds nothing but what the image copies).
  */

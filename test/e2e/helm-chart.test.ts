@@ -190,7 +190,7 @@ describe("helm template: inCluster mode", () => {
       const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value ?? e.valueFrom]));
       expect(env).toMatchObject({ FUNCTIONS: fn, CALLER_AUTH: "bearer" });
       // The image's command with its production heap limits, so the chart's default cannot drift from the image's.
-      expect(container!.command).toEqual(["node", ...NODE_SERVER_OPTIONS.split(" "), "--enable-source-maps", "dist/node/server.mjs"]);
+      expect(container!.command).toEqual(["node", ...NODE_SERVER_OPTIONS.split(" "), "dist/node/server.mjs"]);
       expect(env["CALLER_AUTH_TOKENS"]).toEqual({ secretKeyRef: { name: `${FULLNAME}-caller-auth`, key: fn } });
       expect(pod.volumes).toContainEqual({ name: "tls", secret: { secretName: `${FULLNAME}-tls` } });
       const replicas = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { replicas: number }).replicas;
