@@ -7,7 +7,7 @@ import type { CallerAuthOptions } from "../shared/http/caller-auth.ts";
 import type { Sha256 } from "../shared/http/timing-safe-equal.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { createReviewCounters, type MetricsExposition, type ReviewRecorder } from "./metrics.ts";
-import type { ReviewRouteDeps } from "./review-route.ts";
+import type { ReviewRouteDeps } from "./review-responder.ts";
 import { VERSION } from "./version.ts";
 
 export interface AppDeps extends ReviewRouteDeps {

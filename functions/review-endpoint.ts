@@ -13,7 +13,7 @@ import type { FunctionName } from "../shared/config/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { authorizeReview } from "./authorize/authorize.ts";
 import { expandReview } from "./expand/expand.ts";
-import { createReviewResponder, type ReviewHandler } from "./review-route.ts";
+import { createReviewResponder, type ReviewHandler } from "./review-responder.ts";
 
 const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };
 
@@ -36,7 +36,7 @@ export interface ReviewCall extends CallerRequest {
 /** Answers one review route request; never throws (our own failures are a logged 500). */
 export interface ReviewEndpoint {
   (call: ReviewCall): Promise<HttpReply>;
-  /** The caller check it runs first: the app's /metrics uses the same one (one JWKS cache in jwt mode). */
+  /** The caller check it runs first: /metrics uses the same one (functions/surface.ts; one JWKS cache in jwt mode). */
   checkCaller: CallerGate;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createReviewCounters } from "../../../functions/metrics.ts";
-import { createReviewResponder, type ReviewHandler } from "../../../functions/review-route.ts";
+import { createReviewResponder, type ReviewHandler } from "../../../functions/review-responder.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { CredentialsError, CredSpecNotAllowedError, KubeApiError } from "../../../shared/errors.ts";
 import { createJsonLogger } from "../../../shared/log.ts";
