@@ -72,7 +72,7 @@ function readNodeBody(req: IncomingMessage, limit: BodyLimit): Promise<Uint8Arra
     const chunks: Buffer[] = [];
     let size = 0;
     const stop = (error: HttpError) => {
-      req.off("data", onData).off("end", onEnd).off("error", onError).off("aborted", onError);
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("aborted", onError).off("close", onClose);
       reject(error);
     };
     const onData = (chunk: Buffer) => {
@@ -87,7 +87,11 @@ function readNodeBody(req: IncomingMessage, limit: BodyLimit): Promise<Uint8Arra
     };
     const onEnd = () => resolve(size === 0 ? undefined : concatBytes(chunks, size));
     const onError = () => stop(unreadableBody());
-    req.on("data", onData).once("end", onEnd).once("error", onError).once("aborted", onError);
+    // A connection that goes away mid-body may only close: the review must still settle (and its deadline clear).
+    const onClose = () => {
+      if (!req.complete) onError();
+    };
+    req.on("data", onData).once("end", onEnd).once("error", onError).once("aborted", onError).once("close", onClose);
   });
 }
 
