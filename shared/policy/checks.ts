@@ -8,7 +8,7 @@ import {
   type AdmissionError,
 } from "../errors.ts";
 import { isJson } from "./contents.ts";
-import { findDuplicateKey } from "./duplicate-keys.ts";
+import { findDuplicateKey, type DuplicateKeyScan } from "./duplicate-keys.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference } from "./references.ts";
 
@@ -44,11 +44,11 @@ export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
     const where = { place: ref.label, ...(ref.name === undefined ? {} : { credSpecName: ref.name }) };
     if (ref.contents !== undefined && ref.name === undefined) {
       errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
-    } else if (ref.contents !== undefined && !isJson(ref.contents)) {
+    } else if (ref.contents !== undefined && !contentsShape(ref.contents).json) {
       errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, { where }));
     } else if (ref.contents !== undefined) {
-      const scan = findDuplicateKey(ref.contents);
-      if (scan.kind === "duplicate") {
+      const { scan } = contentsShape(ref.contents);
+      if (scan?.kind === "duplicate") {
         errors.push(
           new DuplicateCredSpecKeyError(
             `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
@@ -75,4 +75,31 @@ export function distinctNames(refs: GmsaReference[]): Set<string> {
 /** Keeps user text in messages short. */
 export function truncate(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Contents up to this length have their shape remembered (every pod of a workload inlines the same text). */
+const REMEMBERED_CONTENTS_CHARS = 16 * 1024;
+/** Shapes remembered at most: with the length above, at most 2 MiB of text. */
+const REMEMBERED_SHAPES = 64;
+const shapes = new Map<string, ContentsShape>();
+
+/** Whether contents are JSON, and if so the strict scan for a repeated key. */
+interface ContentsShape {
+  json: boolean;
+  scan?: DuplicateKeyScan;
+}
+
+/**
+ * JSON.parse and the strict scan of inlined contents, remembered for recent texts: a review repeating the contents
+ * of the last ones scans nothing.
+ */
+function contentsShape(contents: string): ContentsShape {
+  let shape = shapes.get(contents);
+  if (shape !== undefined) return shape;
+  shape = isJson(contents) ? { json: true, scan: findDuplicateKey(contents) } : { json: false };
+  if (contents.length <= REMEMBERED_CONTENTS_CHARS) {
+    if (shapes.size >= REMEMBERED_SHAPES) shapes.clear();
+    shapes.set(contents, shape);
+  }
+  return shape;
 }

@@ -1,5 +1,6 @@
 import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
+import { credspecJson } from "./credspec-json.ts";
 import { findDuplicateKey } from "./duplicate-keys.ts";
 import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
@@ -72,7 +73,7 @@ export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions
       addLabel(failed, name, label);
       return undefined;
     }
-    const json = serialized.get(name) ?? serialize(fact.value);
+    const json = serialized.get(name) ?? credspecJson(fact.value);
     serialized.set(name, json);
     if (json.bytes > MAX_CREDSPEC_CONTENTS_BYTES) {
       addLabel(tooLarge, name, label);
@@ -147,11 +148,6 @@ function addLabel(labelsByName: Map<string, string[]>, name: string, label: stri
   const labels = labelsByName.get(name);
   if (labels === undefined) labelsByName.set(name, [label]);
   else labels.push(label);
-}
-
-function serialize(credspec: unknown): { text: string; bytes: number } {
-  const text = JSON.stringify(credspec);
-  return { text, bytes: new TextEncoder().encode(text).length };
 }
 
 /** The windowsOptions object at `path` in `pod`, creating missing parents. */

@@ -65,6 +65,21 @@ describe("checkContentsShape", () => {
   it("accepts a name with JSON contents", () => {
     expect(checkContentsShape([ref("pod", "webapp1", "{}")])).toEqual([]);
   });
+
+  it("gives every text its own verdict each time it comes, past the remembered ones and over the length remembered", () => {
+    const kinds = [
+      { text: (i: number) => `{"n":${i}}`, codes: [] },
+      { text: (i: number) => `{"n":${i},"n":0}`, codes: ["ERR_DUPLICATE_CREDSPEC_KEY"] },
+      { text: (i: number) => `{"n":${i}`, codes: ["ERR_CONTENTS_NOT_JSON"] },
+      { text: (i: number) => `{"n":${i},"pad":"${"x".repeat(20_000)}","n":1}`, codes: ["ERR_DUPLICATE_CREDSPEC_KEY"] },
+    ];
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < 100; i++) {
+        const kind = kinds[i % kinds.length]!;
+        expect(checkContentsShape([ref("pod", "webapp1", kind.text(i))]).map((e) => e.code)).toEqual(kind.codes);
+      }
+    }
+  });
 });
 
 describe("checkReferenceCount", () => {
