@@ -6,7 +6,7 @@
 import { createBodyLimit, type BodyLimit } from "../shared/http/body-limit.ts";
 import { createCallerCheck, type CallerAuthDeps, type CallerGate, type CallerRequest } from "../shared/http/caller-auth.ts";
 import { createDeadlines } from "../shared/http/deadline.ts";
-import { redactPath } from "../shared/http/on-error.ts";
+import { unhandledError } from "../shared/http/on-error.ts";
 import { HttpError, jsonReply, type HttpReply } from "../shared/http/reply.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
 import type { FunctionName } from "../shared/config/index.ts";
@@ -74,8 +74,7 @@ export function createReviewEndpoint(deps: AppDeps): ReviewEndpoint {
       }
     } catch (error) {
       if (error instanceof HttpError) return error.reply();
-      deps.logger.log("error", "unhandled error", { method: call.method, path: redactPath(call.path), error: error instanceof Error ? error.name : typeof error });
-      return jsonReply(500, { error: "internal error" });
+      return unhandledError(deps.logger, call.method, call.path, error);
     }
   };
   return Object.assign(endpoint, { checkCaller });

@@ -4,6 +4,7 @@
  * so it never builds a web Request or Response (nor loads Node's undici, about 5 MiB).
  */
 import type { FunctionName } from "../shared/config/index.ts";
+import { unhandledError } from "../shared/http/on-error.ts";
 import { jsonReply, type HttpReply } from "../shared/http/reply.ts";
 import type { AppDeps } from "./app-deps.ts";
 import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
@@ -71,8 +72,7 @@ export function createSurface(deps: AppDeps, endpoint: ReviewEndpoint = createRe
           const { contentType, body } = await deps.exposition();
           return { status: 200, headers: { "content-type": contentType }, body };
         } catch (error) {
-          deps.logger.log("error", "unhandled error", { method: call.method, path: "/metrics", error: error instanceof Error ? error.name : typeof error });
-          return jsonReply(500, { error: "internal error" });
+          return unhandledError(deps.logger, call.method, call.path, error);
         }
       }
     }

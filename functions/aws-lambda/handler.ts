@@ -7,8 +7,8 @@
 import type { APIGatewayProxyResult, LambdaContext, LambdaEvent } from "hono/aws-lambda";
 import type { Bindings } from "../../shared/config/index.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
-import { createSurface, NOT_FOUND } from "../surface.ts";
-import { lambdaResultOf, surfaceCallOfEvent } from "./v2-event.ts";
+import { createSurface } from "../surface.ts";
+import { answerV2Event } from "./v2-event.ts";
 
 /** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
 export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult>;
@@ -26,8 +26,8 @@ export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { 
       const pathMode = deps.callerAuth.mode === "path";
       let hono: Promise<LambdaHandler> | undefined;
       return async (event, context) => {
-        const v2 = surfaceCallOfEvent(event, deps.functions, pathMode);
-        if (v2 !== undefined) return lambdaResultOf(v2.route === undefined ? NOT_FOUND() : await surface(v2.route, v2.call), v2.call.method);
+        const direct = answerV2Event(event, surface, deps.functions, pathMode);
+        if (direct !== undefined) return direct;
         hono ??= import("./hono-handler.ts").then((m) => m.honoLambdaHandler(deps, surface));
         return (await hono)(event, context);
       };

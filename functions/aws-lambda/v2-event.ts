@@ -6,7 +6,7 @@
 import type { APIGatewayProxyResult, LambdaEvent } from "hono/aws-lambda";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { HttpReply } from "../../shared/http/reply.ts";
-import { decodePath, matchRoute, type Route, type SurfaceCall } from "../surface.ts";
+import { decodePath, matchRoute, NOT_FOUND, type Route, type Surface, type SurfaceCall } from "../surface.ts";
 
 /** A payload 2.0 event, as far as it is read here. */
 interface V2Event {
@@ -28,7 +28,7 @@ function isV2Event(event: LambdaEvent): event is LambdaEvent & V2Event {
  * The route and request of a payload 2.0 event (the route undefined for an unknown path); undefined for other
  * payloads (1.0, ALB), which the Hono adapter reads.
  */
-export function surfaceCallOfEvent(event: LambdaEvent, functions: readonly FunctionName[], pathMode: boolean): { route: Route | undefined; call: SurfaceCall } | undefined {
+function surfaceCallOfEvent(event: LambdaEvent, functions: readonly FunctionName[], pathMode: boolean): { route: Route | undefined; call: SurfaceCall } | undefined {
   if (!isV2Event(event)) return undefined;
   const path = decodePath(event.rawPath);
   const route = matchRoute(path, functions, pathMode);
@@ -49,7 +49,18 @@ export function surfaceCallOfEvent(event: LambdaEvent, functions: readonly Funct
   return { route, call };
 }
 
+/**
+ * The answer to a payload 2.0 event through `surface`, in the Lambda result's shape; undefined for other payloads
+ * (1.0, ALB), which the Hono adapter reads.
+ */
+export function answerV2Event(event: LambdaEvent, surface: Surface, functions: readonly FunctionName[], pathMode: boolean): Promise<APIGatewayProxyResult> | undefined {
+  const v2 = surfaceCallOfEvent(event, functions, pathMode);
+  if (v2 === undefined) return undefined;
+  const { route, call } = v2;
+  return (route === undefined ? Promise.resolve(NOT_FOUND()) : surface(route, call)).then((reply) => lambdaResultOf(reply, call.method));
+}
+
 /** The Lambda result of a reply to `method` (our replies are text, never base64; HEAD gets no body, as from Hono). */
-export function lambdaResultOf(reply: HttpReply, method: string): APIGatewayProxyResult {
+function lambdaResultOf(reply: HttpReply, method: string): APIGatewayProxyResult {
   return { body: method === "HEAD" ? "" : reply.body, statusCode: reply.status, isBase64Encoded: false, headers: { ...reply.headers } };
 }

@@ -56,7 +56,7 @@ export interface CallerRequest {
 }
 
 /** A caller check: ok, or the status (401, 403, 503) and a reason code for our log. */
-export type CallerAuthCheck = (request: CallerRequest) => Promise<CallerCheck>;
+type CallerAuthCheck = (request: CallerRequest) => Promise<CallerCheck>;
 
 /** Undefined when the caller is authenticated, else the refusal to send. */
 export type CallerGate = (request: CallerRequest) => Promise<HttpReply | undefined>;

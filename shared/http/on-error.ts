@@ -1,6 +1,7 @@
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
+import { jsonReply, type HttpReply } from "./reply.ts";
 
 /**
  * HTTP-level failures only (the request is not a usable review): HTTPException keeps its status and text (or
@@ -11,9 +12,18 @@ import type { Logger } from "../log.ts";
 export function createErrorHandler(logger: Logger): ErrorHandler {
   return (err, c) => {
     if (err instanceof HTTPException) return err.res ?? c.json({ error: err.message }, err.status);
-    logger.log("error", "unhandled error", { method: c.req.method, path: redactPath(c.req.path), error: err.name });
-    return c.json({ error: "internal error" }, 500);
+    const reply = unhandledError(logger, c.req.method, c.req.path, err);
+    return c.body(reply.body, 500, reply.headers);
   };
+}
+
+/**
+ * Our own failure while answering `method path`: logged with the error's name and the redacted path only (its
+ * message may quote input), answered with a generic 500.
+ */
+export function unhandledError(logger: Logger, method: string, path: string, error: unknown): HttpReply {
+  logger.log("error", "unhandled error", { method, path: redactPath(path), error: error instanceof Error ? error.name : typeof error });
+  return jsonReply(500, { error: "internal error" });
 }
 
 /** `/expand/<anything>` becomes `/expand/…`: the first segment (at most 32 characters) and no more. */

@@ -4,9 +4,9 @@
  */
 import type { APIGatewayProxyResult, LambdaContext } from "hono/aws-lambda";
 import { describe, expect, it } from "vitest";
-import { lambdaResultOf, surfaceCallOfEvent } from "../../../../functions/aws-lambda/v2-event.ts";
+import { answerV2Event } from "../../../../functions/aws-lambda/v2-event.ts";
 import { honoLambdaHandler } from "../../../../functions/aws-lambda/hono-handler.ts";
-import { createSurface, NOT_FOUND } from "../../../../functions/surface.ts";
+import { createSurface } from "../../../../functions/surface.ts";
 import type { CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { httpProbes, PARITY_SECRET, PARITY_TOKEN } from "../../../support/http-probes.ts";
@@ -22,9 +22,9 @@ describe.each<{ name: string; callerAuth: CallerAuthOptions; auth: [string, stri
   const surface = createSurface(deps);
   const hono = honoLambdaHandler(deps, surface);
   const direct = async (event: ReturnType<typeof functionUrlEvent>): Promise<APIGatewayProxyResult> => {
-    const v2 = surfaceCallOfEvent(event, deps.functions, callerAuth.mode === "path");
-    if (v2 === undefined) throw new Error("not read as a payload 2.0 event");
-    return lambdaResultOf(v2.route === undefined ? NOT_FOUND() : await surface(v2.route, v2.call), v2.call.method);
+    const answer = answerV2Event(event, surface, deps.functions, callerAuth.mode === "path");
+    if (answer === undefined) throw new Error("not read as a payload 2.0 event");
+    return answer;
   };
   // Lambda events carry a body or none (no chunked transfer); repeated headers arrive joined, as API Gateway joins them.
   const probes = httpProbes(auth, prefix).filter((probe) => probe.chunked !== true);
