@@ -4,8 +4,12 @@
  * over real HTTP to the listener and through `app.request`, must get the same status, headers and body.
  */
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createNodeListener } from "../../../../functions/node/listener.ts";
 import { nodeListenerOf, serveListener } from "../../../../functions/node/server.ts";
+import { createSurface, type Surface } from "../../../../functions/surface.ts";
+import type { HttpReply } from "../../../../shared/http/reply.ts";
 import type { CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { httpProbes, PARITY_SECRET as SECRET, PARITY_TOKEN as TOKEN, type Probe } from "../../../support/http-probes.ts";
@@ -79,5 +83,28 @@ describe.each<{ name: string; callerAuth: CallerAuthOptions; auth: [string, stri
     const answer = await overHttp(running.port, first!);
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ response: { allowed: true } });
+  });
+});
+
+describe("the Node listener, when the caller goes away mid-body", () => {
+  it("settles the review with a 400 (the body could not be read), so its deadline is cleared", async () => {
+    const { deps } = createCallerAuthTestApp({ mode: "none" });
+    const surface = createSurface(deps);
+    let settle: (reply: HttpReply) => void = () => undefined;
+    const settled = new Promise<HttpReply>((resolve) => (settle = resolve));
+    const watched: Surface = (route, call) => surface(route, call).then((reply) => (settle(reply), reply));
+    const running = await serveListener(createNodeListener({ surface: watched, functions: deps.functions, pathMode: false }), { port: 0, hostname: "127.0.0.1" });
+    try {
+      const socket = connect(running.port, "127.0.0.1");
+      await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+      socket.write("POST /expand HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"kind\":");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      const reply = await Promise.race([settled, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000))]);
+      expect(reply?.status).toBe(400);
+      expect(JSON.parse(reply!.body)).toEqual({ error: "the request body could not be read" });
+    } finally {
+      await new Promise<void>((resolve) => running.server.close(() => resolve()));
+    }
   });
 });
