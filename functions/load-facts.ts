@@ -6,16 +6,18 @@ import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts
 
 /**
  * Loads each named credspec once, all concurrently; failures become facts, not exceptions. `tally` (the review's)
- * counts the calls and cache lookups for its log line.
+ * counts the calls and cache lookups for its log line. When the client holds every one, the facts come back at
+ * once, without a promise.
  */
-export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal, tally?: CallTally): Promise<CredSpecFacts> {
+export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal, tally?: CallTally): CredSpecFacts | Promise<CredSpecFacts> {
   const call = { signal, tally };
-  return loadEach(names, signal, (name) => client.getCredSpecContents(name, call));
+  const held = client.held;
+  return loadEach(names, signal, held && ((name) => held.credSpecContents(name, tally)), (name) => client.getCredSpecContents(name, call));
 }
 
 /**
  * Reviews `use` of each credspec once for `subject`, all concurrently: the pod's service account, or the requesting
- * user (REVIEW_REQUESTING_USER).
+ * user (REVIEW_REQUESTING_USER). Held decisions come back at once, as in {@link loadCredSpecs}.
  */
 export function loadAccess(
   client: GmsaClient,
@@ -23,26 +25,47 @@ export function loadAccess(
   names: Iterable<string>,
   signal: AbortSignal,
   tally?: CallTally,
-): Promise<AccessFacts> {
+): AccessFacts | Promise<AccessFacts> {
   const call = { signal, tally };
-  return loadEach<AccessDecision>(names, signal, (credSpecName) =>
-    "user" in subject
-      ? client.canUserUseCredSpec({ ...subject, credSpecName }, call)
-      : client.canUseCredSpec({ ...subject, credSpecName }, call),
+  if ("user" in subject) return loadEach(names, signal, undefined, (credSpecName) => client.canUserUseCredSpec({ ...subject, credSpecName }, call));
+  const held = client.held;
+  return loadEach<AccessDecision>(
+    names,
+    signal,
+    held && ((credSpecName) => held.access({ ...subject, credSpecName }, tally)),
+    (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, call),
   );
 }
 
-async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
-  const entries = await Promise.all(
-    [...names].map(async (name): Promise<[string, Fact<T>]> => {
+type Facts<T> = Map<string, Fact<T>>;
+
+/** The facts of `names`: those `held` has at once, the others from `load`, concurrently and within the deadline. */
+function loadEach<T>(
+  names: Iterable<string>,
+  signal: AbortSignal,
+  held: ((name: string) => T | undefined) | undefined,
+  load: (name: string) => Promise<T>,
+): Facts<T> | Promise<Facts<T>> {
+  const facts: Facts<T> = new Map();
+  const missing: string[] = [];
+  for (const name of names) {
+    const value = held?.(name);
+    if (value === undefined) missing.push(name);
+    else facts.set(name, { ok: true, value });
+  }
+  if (missing.length === 0) return facts;
+  return Promise.all(
+    missing.map(async (name): Promise<[string, Fact<T>]> => {
       try {
         return [name, { ok: true, value: await untilDeadline(load(name), signal) }];
       } catch (error) {
         return [name, { ok: false, error: asAdmissionError(error) }];
       }
     }),
-  );
-  return new Map(entries);
+  ).then((loaded) => {
+    for (const [name, fact] of loaded) facts.set(name, fact);
+    return facts;
+  });
 }
 
 /**

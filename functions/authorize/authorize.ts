@@ -55,11 +55,13 @@ async function judgePod(request: AdmissionRequest, ctx: ReviewContext, names: Se
   const namespace = request.namespace ?? pod.metadata?.namespace ?? "default";
   const subject = { namespace, serviceAccount: pod.spec?.serviceAccountName || "default" };
   const user = reviewsRequester(ctx.settings, ephemeral) ? requestingUser(request) : undefined;
-  const [credspecs, access, userAccess] = await Promise.all([
-    loadCredSpecs(ctx.gmsa, plan.names, ctx.signal, ctx.tally),
-    loadAccess(ctx.gmsa, subject, plan.names, ctx.signal, ctx.tally),
-    user === undefined ? undefined : loadAccess(ctx.gmsa, { namespace, user }, plan.names, ctx.signal, ctx.tally),
-  ]);
+  // All started before any is awaited, so they load concurrently; held facts come back as plain values.
+  const loadingCredSpecs = loadCredSpecs(ctx.gmsa, plan.names, ctx.signal, ctx.tally);
+  const loadingAccess = loadAccess(ctx.gmsa, subject, plan.names, ctx.signal, ctx.tally);
+  const loadingUserAccess = user === undefined ? undefined : loadAccess(ctx.gmsa, { namespace, user }, plan.names, ctx.signal, ctx.tally);
+  const credspecs = await loadingCredSpecs;
+  const access = await loadingAccess;
+  const userAccess = await loadingUserAccess;
   const errors = decideAuthorize(plan, {
     credspecs,
     access,

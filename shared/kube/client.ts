@@ -5,7 +5,7 @@
 import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
 import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "../config/index.ts";
 import { readCredSpecContents } from "./credspecs.ts";
-import type { AccessDecision, GmsaClient } from "./gmsa-client.ts";
+import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
 import { createTtlCache, type TtlCache, type TtlCacheStats } from "./ttl-cache.ts";
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
@@ -36,9 +36,9 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
   const now = options.now ?? Date.now;
   const request = createKubeRequester({ ...options, now });
   const off: CacheSettings = { ttlMs: 0, maxEntries: 0 };
-  // Contents are kept as JSON text: each caller parses its own copy, so no handler can change what the next
-  // review sees (JSON.parse is three times faster than structuredClone here: test/bench/RESULTS.md).
-  const credSpecs = createTtlCache<string>({ ...(options.credSpecCache === false ? off : (options.credSpecCache ?? DEFAULT_CREDSPEC_CACHE)), now });
+  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, so its JSON text is
+  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees.
+  const credSpecs = createTtlCache<unknown>({ ...(options.credSpecCache === false ? off : (options.credSpecCache ?? DEFAULT_CREDSPEC_CACHE)), now });
   const access = createTtlCache<AccessDecision>({ ...(options.accessCache === false ? off : (options.accessCache ?? DEFAULT_ACCESS_CACHE)), now });
 
   const { observer } = options;
@@ -52,27 +52,53 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     }
     return value;
   }
+  /** A hit only: the miss is counted by the call that follows. */
+  function held<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
+    const value = cache.peek(key);
+    if (value !== undefined) {
+      observer?.cacheRequest(which, true);
+      if (tally !== undefined) tally.cacheHits++;
+    }
+    return value;
+  }
 
   return {
     async getCredSpecContents(name, call) {
       const cached = lookUp(credSpecs, "credspec", name, call.tally);
-      if (cached !== undefined) return JSON.parse(cached) as unknown;
-      const contents = await readCredSpecContents(request, name, call);
-      credSpecs.set(name, JSON.stringify(contents));
+      if (cached !== undefined) return cached;
+      const contents = deepFreeze(await readCredSpecContents(request, name, call));
+      credSpecs.set(name, contents);
       return contents;
     },
     async canUseCredSpec(query, call) {
-      // Names cannot contain "/", so the key is unambiguous.
-      const key = `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
+      const key = accessKey(query);
       const cached = lookUp(access, "access", key, call.tally);
-      if (cached !== undefined) return { ...cached };
-      const decision = await reviewCredSpecAccess(request, query, call);
+      if (cached !== undefined) return cached;
+      const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
       if (decision.allowed) access.set(key, decision);
       return decision;
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
     canUserUseCredSpec: (query, call) => reviewUserCredSpecAccess(request, query, call),
+    held: {
+      credSpecContents: (name, tally) => held(credSpecs, "credspec", name, tally),
+      access: (query, tally) => held(access, "access", accessKey(query), tally),
+    },
     stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };
+}
+
+/** Names cannot contain "/", so the key is unambiguous. */
+function accessKey(query: AccessQuery): string {
+  return `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
+}
+
+/** Freezes a parsed JSON value and everything in it; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }

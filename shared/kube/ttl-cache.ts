@@ -18,6 +18,8 @@ export interface TtlCacheStats {
 export interface TtlCache<V> {
   /** The value, if present and younger than `ttlMs`. */
   get(key: string): V | undefined;
+  /** As `get`, but an absent or expired key is not counted as a miss (the caller's `get` will count it). */
+  peek(key: string): V | undefined;
   set(key: string, value: V): void;
   stats(): TtlCacheStats;
 }
@@ -37,19 +39,26 @@ export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
   let hits = 0;
   let misses = 0;
 
+  /** The live value of `key` (a hit, and now the most recently used), or undefined with an expired entry dropped. */
+  function live(key: string): V | undefined {
+    const entry = entries.get(key);
+    if (entry === undefined || entry.expiresAt <= now()) {
+      if (entry !== undefined) entries.delete(key);
+      return undefined;
+    }
+    entries.delete(key);
+    entries.set(key, entry);
+    hits++;
+    return entry.value;
+  }
+
   return {
     get(key) {
-      const entry = entries.get(key);
-      if (entry === undefined || entry.expiresAt <= now()) {
-        if (entry !== undefined) entries.delete(key);
-        misses++;
-        return undefined;
-      }
-      entries.delete(key);
-      entries.set(key, entry);
-      hits++;
-      return entry.value;
+      const value = live(key);
+      if (value === undefined) misses++;
+      return value;
     },
+    peek: live,
     set(key, value) {
       if (!enabled) return;
       entries.delete(key);

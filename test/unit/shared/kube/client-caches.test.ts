@@ -7,12 +7,12 @@ import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
 
-function setup(options: Partial<KubeGmsaClientOptions>, answers: { allowed?: boolean; found?: boolean } = {}) {
+function setup(options: Partial<KubeGmsaClientOptions>, answers: { allowed?: boolean; found?: boolean; contents?: unknown } = {}) {
   let clock = Date.parse("2030-01-01T00:00:00Z");
   const fake = createFakeFetch((request) => {
     if (request.method === "POST") return json(201, { status: { allowed: answers.allowed ?? true } });
     if (answers.found === false) return status(404, "NotFound", { name: "webapp01" });
-    return json(200, { credspec: { n: 1 } });
+    return json(200, { credspec: answers.contents ?? { n: 1 } });
   });
   const client = createKubeGmsaClient({
     server: "https://kube.example",
@@ -37,11 +37,30 @@ describe("credspec contents cache", () => {
     expect(client.stats().credSpecCache).toEqual({ hits: 1, misses: 2, size: 1 });
   });
 
-  it("hands out copies, so a caller cannot change what the next one reads", async () => {
-    const { client } = setup({});
-    const first = (await client.getCredSpecContents("webapp01", call())) as { n: number };
-    first.n = 2;
-    expect(await client.getCredSpecContents("webapp01", call())).toEqual({ n: 1 });
+  it("hands every reader the same frozen contents, so no caller can change what the next one reads", async () => {
+    const { client } = setup({}, { contents: { n: 1, inner: { list: [1] } } });
+    const first = (await client.getCredSpecContents("webapp01", call())) as { n: number; inner: { list: number[] } };
+    expect(() => (first.n = 2)).toThrow(TypeError);
+    expect(() => first.inner.list.push(2)).toThrow(TypeError);
+    const second = await client.getCredSpecContents("webapp01", call());
+    expect(second).toBe(first);
+    expect(second).toEqual({ n: 1, inner: { list: [1] } });
+  });
+
+  it("holds what it cached for a caller that must not wait, counting hits only", async () => {
+    const { client, calls } = setup({});
+    const tally = { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
+    expect(client.held?.credSpecContents("webapp01", tally)).toBeUndefined();
+    expect(client.held?.access(query, tally)).toBeUndefined();
+    expect(tally.cacheHits + tally.cacheMisses).toBe(0);
+    const contents = await client.getCredSpecContents("webapp01", call());
+    const decision = await client.canUseCredSpec(query, call());
+    expect(client.held?.credSpecContents("webapp01", tally)).toBe(contents);
+    expect(client.held?.access(query, tally)).toBe(decision);
+    expect(client.held?.access({ ...query, serviceAccount: "other" }, tally)).toBeUndefined();
+    expect(tally).toMatchObject({ cacheHits: 2, cacheMisses: 0 });
+    expect(calls).toHaveLength(2);
+    expect(client.stats().credSpecCache).toEqual({ hits: 1, misses: 1, size: 1 });
   });
 
   it("does not cache a missing credspec", async () => {
