@@ -2,7 +2,7 @@
  * The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): environment -> config -> kube client
  * (kubeconfig, exec plugin, keep-alive pool) -> the deps of createApp. Called once per process.
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps } from "../app-deps.ts";
@@ -28,7 +28,7 @@ export interface NodeDepsOptions {
 
 /** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
 export function nodeSha256(text: string): Uint8Array {
-  return createHash("sha256").update(text, "utf8").digest();
+  return hash("sha256", text, "buffer");
 }
 
 /** Writes one log line to stdout. */
