@@ -138,7 +138,7 @@ function expandAnnotations(out: Pod, pairs: AnnotatedPlace[], contentsFor: (name
   }
 }
 
-function targetPlaces(pod: Pod, options: ExpandOptions): OptionsPlace[] {
+function targetPlaces(pod: Pod, options: ExpandOptions): readonly OptionsPlace[] {
   const places = listOptionsPlaces(pod);
   return options.targets ? places.filter(options.targets) : places;
 }

@@ -18,8 +18,23 @@ export interface OptionsPlace {
   options: WindowsOptions | undefined;
 }
 
-/** Every place of the pod, pod first, then containers, init containers and ephemeral containers in order. */
-export function listOptionsPlaces(pod: Pod): OptionsPlace[] {
+// Several rules walk one review's pod (authorize three times): its places are built once per pod object.
+const PLACES = new WeakMap<Pod, readonly OptionsPlace[]>();
+
+/**
+ * Every place of the pod, pod first, then containers, init containers and ephemeral containers in order. The list is
+ * made once per pod object (the pod must not change afterwards; expand changes a copy).
+ */
+export function listOptionsPlaces(pod: Pod): readonly OptionsPlace[] {
+  let places = PLACES.get(pod);
+  if (places === undefined) {
+    places = Object.freeze(buildPlaces(pod));
+    PLACES.set(pod, places);
+  }
+  return places;
+}
+
+function buildPlaces(pod: Pod): OptionsPlace[] {
   const places: OptionsPlace[] = [
     {
       scope: "pod",
