@@ -42,23 +42,23 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
   const access = createTtlCache<AccessDecision>({ ...(options.accessCache === false ? off : (options.accessCache ?? DEFAULT_ACCESS_CACHE)), now });
 
   const { observer } = options;
-  /** A cache lookup, counted for metrics and the review's tally. */
+  /** One lookup's result, counted for metrics and the review's tally. */
+  function count(which: CacheName, hit: boolean, tally: CallTally | undefined): void {
+    observer?.cacheRequest(which, hit);
+    if (tally === undefined) return;
+    if (hit) tally.cacheHits++;
+    else tally.cacheMisses++;
+  }
+  /** A cache lookup, counted. */
   function lookUp<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
     const value = cache.get(key);
-    observer?.cacheRequest(which, value !== undefined);
-    if (tally !== undefined) {
-      if (value === undefined) tally.cacheMisses++;
-      else tally.cacheHits++;
-    }
+    count(which, value !== undefined, tally);
     return value;
   }
-  /** A hit only: the miss is counted by the call that follows. */
+  /** A lookup that counts a hit only: the miss is counted by the call that follows. */
   function held<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
     const value = cache.peek(key);
-    if (value !== undefined) {
-      observer?.cacheRequest(which, true);
-      if (tally !== undefined) tally.cacheHits++;
-    }
+    if (value !== undefined) count(which, true, tally);
     return value;
   }
 
