@@ -4,7 +4,7 @@ import { readRequestBody } from "../shared/http/body-limit.ts";
 import type { HttpReply } from "../shared/http/reply.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { createSurface, matchRoute, NOT_FOUND, type Surface, type SurfaceCall } from "./surface.ts";
+import { createSurface, matchRoute, type Surface, type SurfaceCall } from "./surface.ts";
 
 /**
  * The whole HTTP surface as a Hono app: `POST /expand`, `POST /authorize`, `GET /healthz`, `GET /readyz`,
@@ -20,8 +20,7 @@ export function createApp(deps: AppDeps, surface: Surface = createSurface(deps))
   app.onError(createErrorHandler(deps.logger));
   app.all("*", async (c) => {
     // c.req.path has its percent-escapes decoded, as the Node server's decodePath does.
-    const route = matchRoute(c.req.path, deps.functions, pathMode);
-    return toResponse(route === undefined ? NOT_FOUND() : await surface(route, honoCall(c)));
+    return toResponse(await surface(matchRoute(c.req.path, deps.functions, pathMode), honoCall(c)));
   });
   return app;
 }

@@ -7,7 +7,7 @@ import { createBodyLimit, type BodyLimit } from "../shared/http/body-limit.ts";
 import { createCallerCheck, type CallerAuthDeps, type CallerGate, type CallerRequest } from "../shared/http/caller-auth.ts";
 import { createDeadlines } from "../shared/http/deadline.ts";
 import { unhandledError } from "../shared/http/on-error.ts";
-import { HttpError, jsonReply, type HttpReply } from "../shared/http/reply.ts";
+import { HttpError, jsonReply, NOT_FOUND, type HttpReply } from "../shared/http/reply.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
 import type { FunctionName } from "../shared/config/index.ts";
 import type { AppDeps } from "./app-deps.ts";
@@ -59,7 +59,7 @@ export function createReviewEndpoint(deps: AppDeps): ReviewEndpoint {
   const responders = new Map(deps.functions.map((fn) => [fn, createReviewResponder(fn, HANDLERS[fn], deps)]));
   const endpoint = async (call: ReviewCall): Promise<HttpReply> => {
     const respond = responders.get(call.fn);
-    if (respond === undefined) return jsonReply(404, { error: "not found" });
+    if (respond === undefined) return NOT_FOUND();
     try {
       const refused = await checkCaller(call);
       if (refused !== undefined) return refused;

@@ -5,7 +5,7 @@
  */
 import type { FunctionName } from "../shared/config/index.ts";
 import { unhandledError } from "../shared/http/on-error.ts";
-import { jsonReply, type HttpReply } from "../shared/http/reply.ts";
+import { jsonReply, NOT_FOUND, type HttpReply } from "../shared/http/reply.ts";
 import type { AppDeps } from "./app-deps.ts";
 import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
 import { createReviewEndpoint, type ReviewCall, type ReviewEndpoint } from "./review-endpoint.ts";
@@ -19,8 +19,8 @@ export type Route =
 /** One request, as an adapter reads it (the review endpoint's view; the body is only read for reviews). */
 export type SurfaceCall = Omit<ReviewCall, "fn" | "pathSecret">;
 
-/** Answers one request to a routed path; never throws. */
-export type Surface = (route: Route, call: SurfaceCall) => Promise<HttpReply>;
+/** Answers one request to a routed path (404 when `route` is undefined: {@link matchRoute} found none); never throws. */
+export type Surface = (route: Route | undefined, call: SurfaceCall) => Promise<HttpReply>;
 
 const OPEN_ROUTES = { "/healthz": "healthz", "/readyz": "readyz", "/version": "version" } as const;
 
@@ -55,6 +55,7 @@ export function matchRoute(path: string, functions: readonly FunctionName[], pat
  */
 export function createSurface(deps: AppDeps, endpoint: ReviewEndpoint = createReviewEndpoint(deps)): Surface {
   return async (route, call) => {
+    if (route === undefined) return NOT_FOUND();
     if (route.kind === "review") return endpoint({ ...call, fn: route.fn, pathSecret: route.pathSecret });
     if (call.method !== "GET" && call.method !== "HEAD") return NOT_FOUND();
     switch (route.kind) {
@@ -78,9 +79,6 @@ export function createSurface(deps: AppDeps, endpoint: ReviewEndpoint = createRe
     }
   };
 }
-
-/** What every unknown path answers. */
-export const NOT_FOUND = (): HttpReply => jsonReply(404, { error: "not found" });
 
 /** Plain text, with the content type Hono's `c.text` writes. */
 function textReply(status: number, body: string): HttpReply {

@@ -6,7 +6,7 @@
 import type { APIGatewayProxyResult, LambdaEvent } from "hono/aws-lambda";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { HttpReply } from "../../shared/http/reply.ts";
-import { decodePath, matchRoute, NOT_FOUND, type Route, type Surface, type SurfaceCall } from "../surface.ts";
+import { decodePath, matchRoute, type Route, type Surface, type SurfaceCall } from "../surface.ts";
 
 /** A payload 2.0 event, as far as it is read here. */
 interface V2Event {
@@ -57,7 +57,7 @@ export function answerV2Event(event: LambdaEvent, surface: Surface, functions: r
   const v2 = surfaceCallOfEvent(event, functions, pathMode);
   if (v2 === undefined) return undefined;
   const { route, call } = v2;
-  return (route === undefined ? Promise.resolve(NOT_FOUND()) : surface(route, call)).then((reply) => lambdaResultOf(reply, call.method));
+  return surface(route, call).then((reply) => lambdaResultOf(reply, call.method));
 }
 
 /** The Lambda result of a reply to `method` (our replies are text, never base64; HEAD gets no body, as from Hono). */

@@ -6,7 +6,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { concatBytes, unreadableBody, type BodyLimit } from "../../shared/http/body-limit.ts";
 import { jsonReply, type HttpError, type HttpReply } from "../../shared/http/reply.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
-import { decodePath, matchRoute, NOT_FOUND, type Surface, type SurfaceCall } from "../surface.ts";
+import { decodePath, matchRoute, type Surface, type SurfaceCall } from "../surface.ts";
 import { readSocketCertificate } from "./client-certificate.ts";
 
 export interface NodeListenerOptions {
@@ -23,11 +23,6 @@ export function createNodeListener(options: NodeListenerOptions): RequestListene
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const path = decodePath(query === -1 ? url : url.slice(0, query));
-    const route = matchRoute(path, functions, pathMode);
-    if (route === undefined) {
-      writeReply(res, NOT_FOUND(), req.complete);
-      return;
-    }
     let bodyRead = false;
     const call: SurfaceCall = {
       method: req.method ?? "GET",
@@ -41,7 +36,7 @@ export function createNodeListener(options: NodeListenerOptions): RequestListene
         return bytes;
       },
     };
-    surface(route, call).then(
+    surface(matchRoute(path, functions, pathMode), call).then(
       (reply) => writeReply(res, reply, bodyRead || req.complete),
       // The surface answers its own failures; this is a last guard, so a request is never left hanging.
       () => writeReply(res, jsonReply(500, { error: "internal error" }), false),

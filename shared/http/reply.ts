@@ -15,6 +15,9 @@ export function jsonReply(status: number, value: unknown, headers: Record<string
   return { status, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(value) };
 }
 
+/** What a path the surface does not route answers (and an open route or /metrics asked with another method than GET or HEAD). */
+export const NOT_FOUND = (): HttpReply => jsonReply(404, { error: "not found" });
+
 /**
  * A request that is not a usable review (413, 415, 400): answered `{"error": message}` with `status`. The message
  * is ours, never an echo of the input.
