@@ -7,8 +7,8 @@
  * there, as the container's user, and waits for it.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { resolveInRoot } from "./resolve-in-root.ts";
 
 /** What pod-sandbox.ts writes for one container. */
@@ -41,6 +41,7 @@ function buildRoot(spec: PodEntrySpec): string {
   mount(["-t", "overlay", "overlay", "-o", `lowerdir=/,upperdir=${layer}/upper,workdir=${layer}/work`, root]);
   // An overlay does not show the lower layer's own mounts: the kernel's file systems come back by bind mount.
   for (const system of ["/proc", "/sys", "/dev"]) mount(["--rbind", system, join(root, system)]);
+  if (spec.user !== undefined) letOthersEnter(root, [spec.command, ...spec.args]);
   for (const { source, mountPath } of spec.mounts) {
     const target = resolveInRoot(root, mountPath);
     mkdirSync(target, { recursive: true });
@@ -49,6 +50,23 @@ function buildRoot(spec: PodEntrySpec): string {
   }
   if (spec.readOnlyRootFilesystem) mount(["-o", "remount,ro", root]);
   return root;
+}
+
+/**
+ * The host files a container runs (the checkout's `node`, its entry) may sit under a folder only its owner can enter
+ * (`mktemp -d` makes them 0700), which the container's user could not pass. In the container's view only, every
+ * folder above them gets execute permission for others, as an image grants its user; the change lands in the
+ * overlay's tmpfs layer, the host's folders stay as they are.
+ */
+function letOthersEnter(root: string, paths: string[]): void {
+  for (const path of paths) {
+    if (!path.startsWith("/") || !existsSync(path)) continue;
+    for (let dir = dirname(path); dir !== "/"; dir = dirname(dir)) {
+      const inRoot = resolveInRoot(root, dir);
+      const mode = statSync(inRoot).mode & 0o7777;
+      if ((mode & 0o001) === 0) chmodSync(inRoot, mode | 0o001);
+    }
+  }
 }
 
 const specFile = process.argv[2];
