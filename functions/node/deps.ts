@@ -8,7 +8,7 @@ import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps } from "../app-deps.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
-// A type only: prom-client must not reach the Lambda and Azure bundles, which import this file.
+// A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
 
 /** Options of {@link buildNodeDeps}. */

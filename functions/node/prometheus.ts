@@ -1,14 +1,15 @@
 /**
- * The Node server's Prometheus metrics (prom-client): the review recorder, the Kubernetes client's observer and the
- * credential refresh observers, bound to one registry, and the text /metrics answers. Only functions/node/server.ts
- * imports this file, so prom-client stays out of the Worker, Lambda and Azure bundles. Every label value comes from
- * a fixed set (README: Metrics); nothing from a review becomes a label.
+ * The Node server's Prometheus metrics: the review recorder, the Kubernetes client's observer and the
+ * credential refresh observers, and the text /metrics answers (./prometheus-text.ts) with the process metrics
+ * (./process-metrics.ts). Only functions/node/server.ts imports this file, so none of it reaches the Worker, Lambda and
+ * Azure bundles. Every label value comes from a fixed set (README: Metrics); nothing from a review becomes a label.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { CacheName, KubeCallCode, KubeObserver, KubeResource, KubeVerb, RefreshObserver, RefreshOutcome } from "../../shared/observer.ts";
 import type { MetricsExposition, ReviewRecorder } from "../metrics.ts";
 import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
+import { measureEventLoopLag, processFamilies } from "./process-metrics.ts";
+import { counterFamily, EXPOSITION_CONTENT_TYPE, histogramFamily, sampledFamily, writeExposition, type Counter, type Family, type Histogram } from "./prometheus-text.ts";
 
 /** Prefix of every metric of ours. */
 export const METRIC_PREFIX = "gmsa_webhooks_";
@@ -32,28 +33,18 @@ const KUBE_CALLS: readonly [KubeVerb, KubeResource][] = [
 
 /** What the Node wiring binds (functions/node/deps.ts) and the app serves. */
 export interface PrometheusMetrics {
-  registry: Registry;
+  /** Our families, in exposition order (the process ones are read at each scrape). */
+  families: readonly Family[];
   /** The reviews counter and latency histogram. */
   reviews: ReviewRecorder;
   /** API calls and cache lookups of the Kubernetes client. */
   kube: KubeObserver;
   /** The refresh observer of one credential source. */
   tokenRefreshes(source: TokenRefreshSource): RefreshObserver;
-  /** Exec plugin runs and cache sizes, read from the client's counters at scrape time. */
+  /** Exec plugin runs and cache sizes, read from the client's counters at scrape time (once per metrics). */
   collectKubeCounters(read: () => KubeCounters): void;
-  /** The registry's text, with the process-wide default metrics. */
+  /** Our families' text, then the process metrics. */
   exposition(): Promise<MetricsExposition>;
-}
-
-// prom-client's default metrics start monitors (event loop delay, GC observer) per call: one set per process,
-// however many servers a test process starts.
-let processRegistry: Registry | undefined;
-function defaultMetricsRegistry(): Registry {
-  if (processRegistry === undefined) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
-  return processRegistry;
 }
 
 /** Returns the map's value for `key`, made by `make` on first use (bound label children, so a review hashes nothing). */
@@ -66,53 +57,46 @@ function cached<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   return value;
 }
 
-/** Creates the metrics with a registry of their own. */
+/** Creates the metrics, with no sample until something is counted. */
 export function createPrometheusMetrics(): PrometheusMetrics {
-  const registry = new Registry();
-  const registers = [registry];
-  const reviewsTotal = new Counter({
-    name: `${METRIC_PREFIX}reviews_total`,
-    help: "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
-    labelNames: ["function", "operation", "decision", "code"] as const,
-    registers,
-  });
-  const reviewSeconds = new Histogram({
-    name: `${METRIC_PREFIX}review_duration_seconds`,
-    help: "Time from reading an AdmissionReview to its reply, in seconds.",
-    labelNames: ["function"] as const,
-    buckets: REVIEW_BUCKETS_SECONDS,
-    registers,
-  });
-  const kubeTotal = new Counter({
-    name: `${METRIC_PREFIX}kube_requests_total`,
-    help: "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
-    labelNames: ["verb", "resource", "code"] as const,
-    registers,
-  });
-  const kubeSeconds = new Histogram({
-    name: `${METRIC_PREFIX}kube_request_duration_seconds`,
-    help: "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
-    labelNames: ["verb", "resource"] as const,
-    buckets: KUBE_BUCKETS_SECONDS,
-    registers,
-  });
-  const refreshesTotal = new Counter({
-    name: `${METRIC_PREFIX}token_refreshes_total`,
-    help: "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
-    labelNames: ["source", "outcome"] as const,
-    registers,
-  });
-  const cacheTotal = new Counter({
-    name: `${METRIC_PREFIX}cache_requests_total`,
-    help: "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
-    labelNames: ["cache", "result"] as const,
-    registers,
-  });
+  const reviewsTotal = counterFamily(
+    `${METRIC_PREFIX}reviews_total`,
+    "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
+    ["function", "operation", "decision", "code"],
+  );
+  const reviewSeconds = histogramFamily(
+    `${METRIC_PREFIX}review_duration_seconds`,
+    "Time from reading an AdmissionReview to its reply, in seconds.",
+    ["function"],
+    REVIEW_BUCKETS_SECONDS,
+  );
+  const kubeTotal = counterFamily(
+    `${METRIC_PREFIX}kube_requests_total`,
+    "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
+    ["verb", "resource", "code"],
+  );
+  const kubeSeconds = histogramFamily(
+    `${METRIC_PREFIX}kube_request_duration_seconds`,
+    "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
+    ["verb", "resource"],
+    KUBE_BUCKETS_SECONDS,
+  );
+  const refreshesTotal = counterFamily(
+    `${METRIC_PREFIX}token_refreshes_total`,
+    "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
+    ["source", "outcome"],
+  );
+  const cacheTotal = counterFamily(
+    `${METRIC_PREFIX}cache_requests_total`,
+    "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
+    ["cache", "result"],
+  );
+  const families: Family[] = [reviewsTotal, reviewSeconds, kubeTotal, kubeSeconds, refreshesTotal, cacheTotal];
 
-  type ByCode = Map<number, Counter.Internal>;
+  type ByCode = Map<number, Counter>;
   const reviewChildren = new Map<string, Map<boolean, Map<string, ByCode>>>();
-  const reviewHistograms = new Map<string, Histogram.Internal<string>>();
-  const kubeChildren = new Map<KubeResource, { seconds: Histogram.Internal<string>; byCode: Map<KubeCallCode, Counter.Internal> }>();
+  const reviewHistograms = new Map<string, Histogram>();
+  const kubeChildren = new Map<KubeResource, { seconds: Histogram; byCode: Map<KubeCallCode, Counter> }>();
   for (const [verb, resource] of KUBE_CALLS) kubeChildren.set(resource, { seconds: kubeSeconds.labels({ verb, resource }), byCode: new Map() });
   const cacheChildren = new Map(CACHES.map((cache) => [cache, [cacheTotal.labels({ cache, result: "miss" }), cacheTotal.labels({ cache, result: "hit" })]] as const));
 
@@ -142,36 +126,26 @@ export function createPrometheusMetrics(): PrometheusMetrics {
   };
 
   const collectKubeCounters = (read: () => KubeCounters): void => {
-    new Counter({
-      name: `${METRIC_PREFIX}exec_plugin_runs_total`,
-      help: "Runs of the kubeconfig exec plugin, by outcome.",
-      labelNames: ["outcome"] as const,
-      registers,
-      collect() {
-        const runs = read().execRuns;
-        this.reset();
-        if (runs !== undefined) for (const [outcome, count] of Object.entries<number>({ ...runs })) this.inc({ outcome }, count);
-      },
-    });
-    new Gauge({
-      name: `${METRIC_PREFIX}cache_entries`,
-      help: "Entries held by the credspec and access-review caches.",
-      labelNames: ["cache"] as const,
-      registers,
-      collect() {
+    families.push(
+      sampledFamily(`${METRIC_PREFIX}exec_plugin_runs_total`, "Runs of the kubeconfig exec plugin, by outcome.", "counter", () =>
+        Object.entries<number>({ ...read().execRuns }).map(([outcome, count]) => [{ outcome }, count] as const),
+      ),
+      sampledFamily(`${METRIC_PREFIX}cache_entries`, "Entries held by the credspec and access-review caches.", "gauge", () => {
         const counters = read();
-        this.set({ cache: "credspec" }, counters.credSpecCache.size);
-        this.set({ cache: "access" }, counters.accessCache.size);
-      },
-    });
+        return [
+          [{ cache: "credspec" }, counters.credSpecCache.size],
+          [{ cache: "access" }, counters.accessCache.size],
+        ];
+      }),
+    );
   };
 
   return {
-    registry,
+    families,
     reviews,
     kube,
     tokenRefreshes(source) {
-      const children: Record<RefreshOutcome, Counter.Internal> = {
+      const children: Record<RefreshOutcome, Counter> = {
         success: refreshesTotal.labels({ source, outcome: "success" }),
         failure: refreshesTotal.labels({ source, outcome: "failure" }),
       };
@@ -179,13 +153,13 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     },
     collectKubeCounters,
     async exposition() {
-      const [ours, process] = await Promise.all([registry.metrics(), defaultMetricsRegistry().metrics()]);
-      return { contentType: registry.contentType, body: `${ours}${process}` };
+      const lag = await measureEventLoopLag();
+      return { contentType: EXPOSITION_CONTENT_TYPE, body: writeExposition([...families, ...processFamilies(lag)]) };
     },
   };
 }
 
-/** Every metric family /metrics can answer (ours and the defaults) with its type, for the dashboard test. */
+/** Every metric family /metrics can answer (ours and the process ones) with its type, for the dashboard test. */
 export function listMetricFamilies(metrics: PrometheusMetrics): { name: string; type: string }[] {
-  return [...metrics.registry.getMetricsAsArray(), ...defaultMetricsRegistry().getMetricsAsArray()].map(({ name, type }) => ({ name, type: String(type) }));
+  return [...metrics.families, ...processFamilies(0)].map(({ name, type }) => ({ name, type }));
 }

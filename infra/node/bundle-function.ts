@@ -22,8 +22,6 @@ export interface BundleNodeFunctionOptions {
   name?: string;
   /** Packages left as imports (installed beside the bundle). Default none. */
   external?: string[];
-  /** Defines `require` for CommonJS packages that load Node built-ins with it. Default false. */
-  requireShim?: boolean;
 }
 
 /** What {@link bundleNodeFunction} wrote. */
@@ -56,9 +54,6 @@ const ESBUILD_COMMON: BuildOptions = {
   logLevel: "warning",
 };
 
-/** CommonJS packages inside an ES module bundle still call require() for Node built-ins (undici, in the server). */
-const REQUIRE_SHIM = 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);';
-
 /**
  * Bundles `entry` into `outdir` (ESM, Node 24, minified, split into chunks at dynamic imports, linked source maps:
  * run with `node --enable-source-maps` or NODE_OPTIONS=--enable-source-maps).
@@ -76,7 +71,6 @@ export async function bundleNodeFunction(options: BundleNodeFunctionOptions): Pr
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunk-[hash]",
     external: options.external ?? [],
-    ...(options.requireShim === true ? { banner: { js: REQUIRE_SHIM } } : {}),
     metafile: true,
   });
   const files = Object.keys(result.metafile.outputs)
@@ -90,12 +84,12 @@ export async function bundleNodeFunction(options: BundleNodeFunctionOptions): Pr
 /** The Node-based deploy targets and what each bundle holds. */
 export const NODE_TARGETS = {
   /** `npm start` and the container image: dist/node/server.mjs. */
-  server: { entry: "functions/node/index.ts", name: "server", external: [], requireShim: true },
+  server: { entry: "functions/node/index.ts", name: "server", external: [] },
   /** `npm run build:lambda`: dist/aws-lambda/index.mjs, handler `index.handler`. */
-  lambda: { entry: "functions/aws-lambda/index.ts", name: "index", external: [], requireShim: false },
+  lambda: { entry: "functions/aws-lambda/index.ts", name: "index", external: [] },
   /** `npm run build:azure`: dist/azure-functions/index.mjs; the Functions host hooks into the real @azure/functions. */
-  azure: { entry: "functions/azure-functions/index.ts", name: "index", external: ["@azure/functions"], requireShim: false },
-} as const satisfies Record<string, { entry: string; name: string; external: readonly string[]; requireShim: boolean }>;
+  azure: { entry: "functions/azure-functions/index.ts", name: "index", external: ["@azure/functions"] },
+} as const satisfies Record<string, { entry: string; name: string; external: readonly string[] }>;
 
 export type NodeTarget = keyof typeof NODE_TARGETS;
 
@@ -104,8 +98,8 @@ export const FUNCTION_BUNDLE_LIMIT_BYTES = 600 * 1024;
 
 /** Bundles one target into `outdir` (relative to the repository root, or absolute). */
 export function buildNodeTarget(target: NodeTarget, outdir: string): Promise<NodeBundle> {
-  const { entry, name, external, requireShim } = NODE_TARGETS[target];
-  return bundleNodeFunction({ entry, outdir, name, external: [...external], requireShim });
+  const { entry, name, external } = NODE_TARGETS[target];
+  return bundleNodeFunction({ entry, outdir, name, external: [...external] });
 }
 
 /**
@@ -148,7 +142,7 @@ export const CLI_BUNDLE = "gmsa-webhooks.mjs";
  */
 export async function bundleCli(outDir: string): Promise<number> {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), CLI_BUNDLE);
-  await build({ ...ESBUILD_COMMON, entryPoints: ["functions/cli/gmsa-webhooks.ts"], outfile, banner: { js: REQUIRE_SHIM } });
+  await build({ ...ESBUILD_COMMON, entryPoints: ["functions/cli/gmsa-webhooks.ts"], outfile });
   await chmod(outfile, 0o755);
   return (await stat(outfile)).size;
 }

@@ -16,7 +16,13 @@ import { tempDir } from "../../support/temp-dir.ts";
  * Packages a function platform never runs: the Node server's (its HTTP server, undici's pool, Prometheus metrics),
  * and the Kubernetes client (types only).
  */
-const NEVER_IN_FUNCTIONS = ["node_modules/undici/", "node_modules/@hono/node-server/", "node_modules/prom-client/", "node_modules/@kubernetes/client-node/"];
+const NEVER_IN_FUNCTIONS = [
+  "node_modules/undici/",
+  "node_modules/@hono/node-server/",
+  "functions/node/prometheus",
+  "functions/node/process-metrics.ts",
+  "node_modules/@kubernetes/client-node/",
+];
 /** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files, YAML kubeconfigs. */
 const NOT_AT_START = [
   "node_modules/jose/",
