@@ -1,4 +1,4 @@
-import { TLSSocket } from "node:tls";
+import { nodeTls } from "./node-builtins.ts";
 import type { ClientCertificate } from "../../shared/http/caller-auth.ts";
 
 /**
@@ -6,7 +6,7 @@ import type { ClientCertificate } from "../../shared/http/caller-auth.ts";
  * (server.ts); undefined over plain HTTP.
  */
 export function readSocketCertificate(socket: unknown): ClientCertificate | undefined {
-  if (!(socket instanceof TLSSocket)) return undefined;
+  if (!(socket instanceof nodeTls().TLSSocket)) return undefined;
   const cert = socket.getPeerCertificate();
   const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;
   const cn: unknown = presented ? (cert.subject as { CN?: unknown } | undefined)?.CN : undefined;

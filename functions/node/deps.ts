@@ -2,12 +2,12 @@
  * The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): environment -> config -> kube client
  * (kubeconfig, exec plugin, keep-alive pool) -> the deps of createApp. Called once per process.
  */
-import { hash } from "node:crypto";
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps } from "../app-deps.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
+import { nodeCrypto } from "./node-builtins.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
 
@@ -28,7 +28,7 @@ export interface NodeDepsOptions {
 
 /** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
 export function nodeSha256(text: string): Uint8Array {
-  return hash("sha256", text, "buffer");
+  return nodeCrypto().hash("sha256", text, "buffer");
 }
 
 /** Writes one log line to stdout. */

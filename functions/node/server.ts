@@ -5,7 +5,7 @@ import type { AppDeps } from "../app-deps.ts";
 import { createSurface } from "../surface.ts";
 import { writeStdoutBatched } from "./batched-stdout.ts";
 import { createNodeListener } from "./listener.ts";
-import { nodeHttp } from "./node-http.ts";
+import { nodeHttp } from "./node-builtins.ts";
 import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";

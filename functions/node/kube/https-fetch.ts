@@ -9,7 +9,7 @@
  */
 import type { Agent as HttpAgent, IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { nodeHttp } from "../node-http.ts";
+import { nodeHttp } from "../node-builtins.ts";
 import type { Socket } from "node:net";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/transport.ts";
 

@@ -6,7 +6,6 @@
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
-import { isIPv6 } from "node:net";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { mergeKubeconfigs, parseJsonKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig-document.ts";
@@ -72,7 +71,9 @@ async function loadFiles(files: string[], problems: string[], warnings: string[]
 }
 
 function inClusterTarget(host: string, port: string, serviceAccountDir: string): KubeTarget {
-  const hostPart = isIPv6(host) ? `[${host}]` : host;
+  // Only an IPv6 address has a colon; importing node:net for isIPv6 would load its BlockList and SocketAddress too
+  // (see ../node-builtins.ts).
+  const hostPart = host.includes(":") ? `[${host}]` : host;
   return {
     contextName: "in-cluster",
     cluster: {

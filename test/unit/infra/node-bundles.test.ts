@@ -8,7 +8,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart } from "../../../infra/node/bundle-function.ts";
+import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart, type NodeBundle } from "../../../infra/node/bundle-function.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
@@ -35,7 +35,17 @@ const NOT_AT_START = [
   "shared/http/caller-auth-jwt.ts",
 ];
 
+/**
+ * Built-ins whose ES module facade runs lazy exports we never use (undici, the bundled CA list, Web Crypto, BlockList):
+ * the functions take them with process.getBuiltinModule (functions/node/node-builtins.ts).
+ */
+const NOT_AS_ES_MODULES = ["node:http", "node:tls", "node:crypto", "node:net"];
+
 const matching = (inputs: readonly string[], prefixes: readonly string[]) => inputs.filter((input) => prefixes.some((prefix) => input.includes(prefix)));
+
+/** The built-ins the bundle's files import as ES modules. */
+const builtinImports = (bundle: NodeBundle) =>
+  Object.values(bundle.metafile.outputs).flatMap((output) => output.imports.filter((imported) => imported.external).map((imported) => imported.path));
 
 describe("the function platforms' bundles", () => {
   it.each(["lambda", "azure"] as const)("keep %s within 600 KiB raw, without the Node server's packages, rare modes in chunks", async (target) => {
@@ -47,6 +57,13 @@ describe("the function platforms' bundles", () => {
     expect(matching(start.inputs, NOT_AT_START)).toEqual([]);
     // Each of them is still in the bundle, behind a dynamic import.
     expect(NOT_AT_START.filter((prefix) => matching(Object.keys(bundle.metafile.inputs), [prefix]).length === 0)).toEqual([]);
+  });
+
+  it.each(["server", "lambda", "azure"] as const)("%s imports no built-in through an ES module facade that runs lazy exports", async (target) => {
+    const bundle = await buildNodeTarget(target, await tempDir(`gmsa-bundle-${target}-`));
+    const imports = builtinImports(bundle);
+    expect(imports).toContain("node:https");
+    expect(imports.filter((imported) => NOT_AS_ES_MODULES.includes(imported))).toEqual([]);
   });
 });
 
