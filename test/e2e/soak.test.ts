@@ -43,7 +43,8 @@ const pools = new Map<FunctionName, Pool>();
 beforeAll(async () => {
   await applyBaseInfra(cluster);
   cases = buildSoakCases(await readCredSpec(cluster, "webapp01"), await readCredSpec(cluster, "webapp02"));
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { NODE_OPTIONS: NODE_SERVER_OPTIONS } });
+  // On the command line, as production runs them: NODE_OPTIONS refuses most V8 flags.
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, nodeArgs: NODE_SERVER_OPTIONS.split(" ") });
   for (const fn of FUNCTION_NAMES) {
     const base = fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl;
     pools.set(fn, new Pool(base, { connections: CONCURRENCY, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } }));
