@@ -97,6 +97,7 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
     credSpecCache: settings.credSpecCache,
     accessCache: settings.accessCache,
     now: options.now,
+    shareInFlight: false,
   });
   return { client, warnings };
 }

@@ -1,6 +1,7 @@
 /**
  * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
- * allowed access reviews (never of denials or errors; see README.md, Caches).
+ * allowed access reviews (never of denials or errors; see README.md, Caches). On Node, concurrent misses of one key
+ * share one API call.
  */
 import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
 import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "../config/index.ts";
@@ -9,6 +10,8 @@ import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
 import { createTtlCache, type TtlCache, type TtlCacheStats } from "./ttl-cache.ts";
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
+import { awaitWithin } from "../deadline.ts";
+import { DeadlineExceededError } from "../errors.ts";
 
 /** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
 export interface KubeGmsaClientOptions extends KubeRequesterOptions {
@@ -18,6 +21,12 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   accessCache?: CacheSettings | false;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
+  /**
+   * True on Node: reviews in flight that miss the same key await one call. False on Workers, where a request must
+   * not await a promise another request created (as for credentials: shared/credentials/cache.ts). Set by the
+   * adapter, never sniffed. Default false.
+   */
+  shareInFlight?: boolean | undefined;
 }
 
 /** Cache counters of a {@link KubeGmsaClient}. */
@@ -62,21 +71,39 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     return value;
   }
 
+  // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
+  // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline of the
+  // review that started it; one that joins also stops waiting at its own.
+  const credSpecCalls = new Map<string, Promise<unknown>>();
+  const accessCalls = new Map<string, Promise<AccessDecision>>();
+  function shared<V>(calls: Map<string, Promise<V>>, key: string, signal: AbortSignal, what: string, load: () => Promise<V>): Promise<V> {
+    if (options.shareInFlight !== true) return load();
+    const running = calls.get(key);
+    if (running !== undefined) return awaitWithin(running, signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
+    const started = load().finally(() => calls.delete(key));
+    calls.set(key, started);
+    return started;
+  }
+
   return {
     async getCredSpecContents(name, call) {
       const cached = lookUp(credSpecs, "credspec", name, call.tally);
       if (cached !== undefined) return cached;
-      const contents = deepFreeze(await readCredSpecContents(request, name, call));
-      credSpecs.set(name, contents);
-      return contents;
+      return shared(credSpecCalls, name, call.signal, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
+        const contents = deepFreeze(await readCredSpecContents(request, name, call));
+        credSpecs.set(name, contents);
+        return contents;
+      });
     },
     async canUseCredSpec(query, call) {
       const key = accessKey(query);
       const cached = lookUp(access, "access", key, call.tally);
       if (cached !== undefined) return cached;
-      const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
-      if (decision.allowed) access.set(key, decision);
-      return decision;
+      return shared(accessCalls, key, call.signal, `reviewing whether service account "${query.namespace}/${query.serviceAccount}" may use GMSACredentialSpec "${query.credSpecName}"`, async () => {
+        const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
+        if (decision.allowed) access.set(key, decision);
+        return decision;
+      });
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.

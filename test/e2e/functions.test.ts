@@ -268,6 +268,43 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
     });
   });
 
+  // Counted through Prometheus /metrics, the Node server's alone; the client that shares the call is the Worker's too.
+  if (runtime === "node") it("makes one API call for the reviews in flight that miss the same credspec", async () => {
+    const name = "e2e-burst";
+    await applyObjects(adminEndpoint(cluster), [
+      { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: webapp01 },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: `e2e-use-${name}` },
+        rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [name] }],
+      },
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "RoleBinding",
+        metadata: { name: `e2e-gmsa-app-uses-${name}`, namespace: "default" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `e2e-use-${name}` },
+        subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: "default" }],
+      },
+    ]);
+    const calls = async () => {
+      const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
+      return {
+        reads: sumOf(expand, "gmsa_webhooks_kube_requests_total", { verb: "get", resource: "gmsacredentialspecs" }),
+        reviews: sumOf(authorize, "gmsa_webhooks_kube_requests_total", { verb: "create", resource: "localsubjectaccessreviews" }),
+      };
+    };
+    const before = await calls();
+    const creates = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => createPod(cluster, pod(`burst-${i}`, { windowsOptions: { gmsaCredentialSpecName: name } }), { dryRun: true })),
+    );
+    for (const created of creates) {
+      expect(created.status).toBe(201);
+      expect(parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
+    }
+    expect(await calls()).toEqual({ reads: before.reads + 1, reviews: before.reviews + 1 });
+  });
+
   // Prometheus /metrics is the Node server's alone (Workers report through their log line): registered, not skipped.
   if (runtime === "node") it("counts in /metrics the reviews the API server sent and the API calls they made", async () => {
     const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);

@@ -154,6 +154,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     accessCache: settings.accessCache,
     now: options.now,
     observer: options.observer,
+    shareInFlight: true,
   });
   return {
     client,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CredSpecNotFoundError } from "../../../../shared/errors.ts";
+import { CredSpecNotFoundError, DeadlineExceededError } from "../../../../shared/errors.ts";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
 import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
@@ -109,6 +109,72 @@ describe("access review cache", () => {
     const { client, calls } = setup({ accessCache: false });
     await client.canUseCredSpec(query, call());
     await client.canUseCredSpec(query, call());
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe("concurrent misses of one key", () => {
+  /** A fake API server whose answers wait until `release()`, and a client that shares calls in flight (Node's). */
+  function gated(answer: (method: string) => Response, shareInFlight = true) {
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const fake = createFakeFetch(async (request) => {
+      await gate;
+      return answer(request.method);
+    });
+    const client = createKubeGmsaClient({ server: "https://kube.example", fetch: fake.fetch, tokenSource: createStaticTokenSource({ token: "t" }), shareInFlight });
+    return { client, calls: fake.calls, release };
+  }
+
+  it("share one credspec read: one API call, the same contents for every review, each review counting its miss", async () => {
+    const { client, calls, release } = gated(() => json(200, { credspec: { n: 1 } }));
+    const tallies = [0, 1, 2].map(() => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 }));
+    const reads = tallies.map((tally) => client.getCredSpecContents("webapp01", { ...call(), tally }));
+    release();
+    const [first, ...others] = await Promise.all(reads);
+    expect(calls).toHaveLength(1);
+    for (const other of others) expect(other).toBe(first);
+    expect(tallies.map((tally) => tally.cacheMisses)).toEqual([1, 1, 1]);
+    expect(tallies.map((tally) => tally.kubeRequests)).toEqual([1, 0, 0]);
+    expect(client.stats().credSpecCache).toEqual({ hits: 0, misses: 3, size: 1 });
+  });
+
+  it("share one access review per query, never across queries", async () => {
+    const { client, calls, release } = gated(() => json(201, { status: { allowed: true } }));
+    const reviews = [query, query, { ...query, serviceAccount: "other" }].map((q) => client.canUseCredSpec(q, call()));
+    release();
+    expect((await Promise.all(reviews)).map((decision) => decision.allowed)).toEqual([true, true, true]);
+    expect(calls.map((c) => c.method)).toEqual(["POST", "POST"]);
+  });
+
+  it("share a failure, and the next miss makes a call of its own", async () => {
+    const { client, calls, release } = gated(() => status(404, "NotFound", { name: "webapp01" }));
+    const reads = [client.getCredSpecContents("webapp01", call()), client.getCredSpecContents("webapp01", call())];
+    release();
+    for (const read of reads) await expect(read).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    expect(calls).toHaveLength(1);
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("let a review that joins stop at its own deadline, while the call goes on for the one that started it", async () => {
+    const { client, calls, release } = gated(() => json(200, { credspec: { n: 1 } }));
+    const started = client.getCredSpecContents("webapp01", call());
+    const joined = new AbortController();
+    const joining = client.getCredSpecContents("webapp01", { signal: joined.signal });
+    joined.abort();
+    await expect(joining).rejects.toBeInstanceOf(DeadlineExceededError);
+    await expect(joining).rejects.toThrow(/GMSACredentialSpec "webapp01": no answer from the API server within the deadline/);
+    release();
+    expect(await started).toEqual({ n: 1 });
+    expect(calls).toHaveLength(1);
+  });
+
+  it("stay separate calls where a request must not await another's promise (Workers)", async () => {
+    const { client, calls, release } = gated(() => json(200, { credspec: { n: 1 } }), false);
+    const reads = [client.getCredSpecContents("webapp01", call()), client.getCredSpecContents("webapp01", call())];
+    release();
+    await Promise.all(reads);
     expect(calls).toHaveLength(2);
   });
 });
