@@ -15,10 +15,10 @@ export type Labels = Readonly<Record<string, string>>;
 /** One metric family: its name and type, and its lines of the exposition. */
 export interface Family {
   readonly name: string;
+  readonly help: string;
   readonly type: MetricType;
   /** Appends the family's sample lines (not its HELP and TYPE). */
   writeSamples(lines: string[]): void;
-  readonly help: string;
 }
 
 export interface Counter {
@@ -62,8 +62,13 @@ export function histogramFamily(name: string, help: string, labelNames: readonly
     return {
       child: {
         observe(value) {
-          const index = buckets.findIndex((bound) => value <= bound);
-          if (index !== -1) counts[index]! += 1;
+          // Runs per review: a plain loop, no closure.
+          for (let i = 0; i < buckets.length; i++) {
+            if (value <= buckets[i]!) {
+              counts[i]! += 1;
+              break;
+            }
+          }
           sum += value;
           count += 1;
         },
