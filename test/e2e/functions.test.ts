@@ -5,8 +5,8 @@
  * (no kubelet). The functions run as deployed: one process or Worker each, their own identity, the
  * API server's bearer token (infra/local/stack.ts).
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/apply.ts";
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
+import { applyBaseInfra, applyObjects, deleteWebhooks, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
@@ -271,7 +271,7 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
   // Counted through Prometheus /metrics, the Node server's alone; the client that shares the call is the Worker's too.
   if (runtime === "node") it("makes one API call for the reviews in flight that miss the same credspec", async () => {
     const name = "e2e-burst";
-    await applyObjects(adminEndpoint(cluster), [
+    const objects: KubeObject[] = [
       { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: webapp01 },
       {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -286,7 +286,13 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
         roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `e2e-use-${name}` },
         subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: "default" }],
       },
-    ]);
+    ];
+    const admin = adminEndpoint(cluster);
+    await applyObjects(admin, objects);
+    // Other files on this cluster list the credspecs: leave none behind.
+    onTestFinished(async () => {
+      for (const object of objects) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+    });
     const calls = async () => {
       const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
       return {
