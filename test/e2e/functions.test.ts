@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } fro
 import { applyBaseInfra, applyObjects, deleteWebhooks, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
+import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { sumOf } from "../support/prometheus.ts";
 import { buildPod, container, createPod, deletePods, getPod, parsed, patchPod, readCredSpec } from "./support/pods.ts";
@@ -293,6 +294,16 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
     onTestFinished(async () => {
       for (const object of objects) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
     });
+    // The API server's RBAC authorizer learns of the binding from its informers: wait until it allows, so that the
+    // burst's one access review is allowed (and cached) rather than denied.
+    const review = buildLocalSubjectAccessReview({ namespace: "default", serviceAccount: "gmsa-app", credSpecName: name });
+    const sarPath = "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews";
+    for (let tries = 0; ; tries++) {
+      const answer = await kubeRequest<{ status?: { allowed?: boolean } }>(admin, sarPath, { method: "POST", body: review });
+      if (answer.body.status?.allowed === true) break;
+      if (tries === 50) throw new Error(`gmsa-app still may not use ${name} after 5 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const calls = async () => {
       const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
       return {
