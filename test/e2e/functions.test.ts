@@ -24,24 +24,29 @@ let webapp01: unknown;
 let webapp02: unknown;
 let webapp03: unknown;
 
-beforeAll(async () => {
-  await applyBaseInfra(cluster);
-  // A second credspec for gmsa-app, so that one pod can carry two different ones.
-  await applyObjects(adminEndpoint(cluster), [
+/** RBAC that lets the default namespace's gmsa-app service account `use` the credspec `name`. */
+function gmsaAppMayUse(name: string): KubeObject[] {
+  return [
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
-      metadata: { name: "e2e-use-webapp03-ccg" },
-      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: ["webapp03-ccg"] }],
+      metadata: { name: `e2e-use-${name}` },
+      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [name] }],
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "RoleBinding",
-      metadata: { name: "e2e-gmsa-app-uses-webapp03-ccg", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "e2e-use-webapp03-ccg" },
+      metadata: { name: `e2e-gmsa-app-uses-${name}`, namespace: "default" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `e2e-use-${name}` },
       subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: "default" }],
     },
-  ]);
+  ];
+}
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  // A second credspec for gmsa-app, so that one pod can carry two different ones.
+  await applyObjects(adminEndpoint(cluster), gmsaAppMayUse("webapp03-ccg"));
   [webapp01, webapp02, webapp03] = await Promise.all(["webapp01", "webapp02", "webapp03-ccg"].map((n) => readCredSpec(cluster, n)));
 });
 
@@ -274,19 +279,7 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
     const name = "e2e-burst";
     const objects: KubeObject[] = [
       { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: webapp01 },
-      {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRole",
-        metadata: { name: `e2e-use-${name}` },
-        rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [name] }],
-      },
-      {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "RoleBinding",
-        metadata: { name: `e2e-gmsa-app-uses-${name}`, namespace: "default" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `e2e-use-${name}` },
-        subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: "default" }],
-      },
+      ...gmsaAppMayUse(name),
     ];
     const admin = adminEndpoint(cluster);
     await applyObjects(admin, objects);
