@@ -125,7 +125,11 @@ export function createPrometheusMetrics(): PrometheusMetrics {
     },
   };
 
+  let collecting = false;
   const collectKubeCounters = (read: () => KubeCounters): void => {
+    // A second set of these families would repeat their names in the exposition, which Prometheus refuses.
+    if (collecting) throw new TypeError("collectKubeCounters was already called for these metrics");
+    collecting = true;
     families.push(
       sampledFamily(`${METRIC_PREFIX}exec_plugin_runs_total`, "Runs of the kubeconfig exec plugin, by outcome.", "counter", () =>
         Object.entries<number>({ ...read().execRuns }).map(([outcome, count]) => [{ outcome }, count] as const),

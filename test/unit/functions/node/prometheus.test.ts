@@ -8,7 +8,7 @@ import path from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
-import { REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
+import { createPrometheusMetrics, listMetricFamilies, REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
@@ -228,5 +228,15 @@ describe("GET /metrics on the Node server", () => {
     expect(logFor("allowed-cached")).not.toHaveProperty("tokenRefresh");
     expect(logFor("denied-500")).toMatchObject({ allowed: false, code: 500, kubeRequests: 2, cacheMisses: 1 });
     expect(logFor("authorized-1")).toMatchObject({ allowed: true, kubeRequests: 1, cacheHits: 1, cacheMisses: 1 });
+  });
+});
+
+describe("the Node server's metrics", () => {
+  it("refuse a second set of the client's counters, whose family names would repeat", () => {
+    const metrics = createPrometheusMetrics();
+    const read = () => ({ credSpecCache: { hits: 0, misses: 0, size: 0 }, accessCache: { hits: 0, misses: 0, size: 0 } });
+    metrics.collectKubeCounters(read);
+    expect(() => metrics.collectKubeCounters(read)).toThrow(TypeError);
+    expect(listMetricFamilies(metrics).filter((family) => family.name === "gmsa_webhooks_cache_entries")).toHaveLength(1);
   });
 });
