@@ -72,8 +72,9 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
   }
 
   // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
-  // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline of the
-  // review that started it; one that joins also stops waiting at its own.
+  // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline
+  // of the review that started it, so a call that hangs holds no later review past it, and that review keeps the
+  // call's own error; one that joins also stops waiting at its own deadline.
   const credSpecCalls = new Map<string, Promise<unknown>>();
   const accessCalls = new Map<string, Promise<AccessDecision>>();
   function shared<V>(calls: Map<string, Promise<V>>, key: string, signal: AbortSignal, what: string, load: () => Promise<V>): Promise<V> {
