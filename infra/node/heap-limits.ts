@@ -10,9 +10,12 @@
  *   its worker threads: 6 to 9 MiB less RSS after load in section G, and no more CPU per review (a heaptrack profile
  *   of the default found the compilers' scratch memory peaking at 9 MB). A review that arrives during a compile, at
  *   warm-up, waits for it.
+ * - `--expose-gc` lets the entry run one memory-reducing collection once it listens (functions/node/startup-memory.ts):
+ *   2.4 MiB less RSS at idle, of which the flag itself costs 0.6 back. The entry takes `gc` from the global object
+ *   first, so no other code can call it.
  *
  * `npm start` and the Dockerfile's CMD pass them on the command line, where they win over NODE_OPTIONS: to change
  * them, run `node` with other values (in a pod: the container's `command`). test/unit/infra/heap-limits.test.ts
  * keeps both in step with this constant.
  */
-export const NODE_SERVER_OPTIONS = "--max-old-space-size=64 --max-semi-space-size=2 --no-concurrent-recompilation";
+export const NODE_SERVER_OPTIONS = "--max-old-space-size=64 --max-semi-space-size=2 --no-concurrent-recompilation --expose-gc";

@@ -8,6 +8,7 @@ import { once } from "node:events";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
+import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
 import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart, type NodeBundle } from "../../../infra/node/bundle-function.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
@@ -67,27 +68,58 @@ describe("the function platforms' bundles", () => {
   });
 });
 
+/** The server bundle started from its folder alone, as the image runs it, until it logs "listening"; every stdout line kept. */
+async function startServerBundle(nodeArgs: string[]): Promise<{ port: number | undefined; lines: string[]; stop: () => Promise<void> }> {
+  const dir = await tempDir("gmsa-bundle-server-");
+  const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
+  expect(bundle.entry).toBe("server.mjs");
+  const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
+  const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = once(child, "exit");
+  const lines: string[] = [];
+  const input = createInterface({ input: child.stdout });
+  let port: number | undefined;
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  try {
+    for await (const line of input) {
+      lines.push(line);
+      const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
+      if (entry.msg === "listening") {
+        port = entry.port;
+        break;
+      }
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  // The rest of the output, up to the exit.
+  input.on("line", (line) => lines.push(line));
+  return { port, lines, stop };
+}
+
 describe("the Node server's bundle", () => {
   it("serves /healthz from its folder alone, as the image runs it", async () => {
-    const dir = await tempDir("gmsa-bundle-server-");
-    const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
-    expect(bundle.entry).toBe("server.mjs");
-    const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
-    const child = spawn(process.execPath, ["--enable-source-maps", "dist/node/server.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
+    const server = await startServerBundle(["--enable-source-maps"]);
     try {
-      let port: number | undefined;
-      for await (const line of createInterface({ input: child.stdout })) {
-        const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg === "listening") {
-          port = entry.port;
-          break;
-        }
-      }
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+      const response = await fetch(`http://127.0.0.1:${server.port}/healthz`);
       expect([response.status, await response.text()]).toEqual([200, "ok"]);
     } finally {
-      child.kill("SIGTERM");
-      await once(child, "exit");
+      await server.stop();
     }
+  });
+
+  it("runs one memory-reducing collection once it listens, with the production flags", async () => {
+    const server = await startServerBundle([...NODE_SERVER_OPTIONS.split(" "), "--trace-gc"]);
+    try {
+      // Answered: start-up is over, and so is the collection that ends it.
+      expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+    expect(server.lines.filter((line) => / Mark-Compact \(reduce\) .* testing;/.test(line))).not.toEqual([]);
   });
 });
