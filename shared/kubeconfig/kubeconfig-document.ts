@@ -1,12 +1,13 @@
 /**
  * kubeconfig documents as kubectl reads them, in Web APIs only: the schema, relative paths resolved against the
  * file's folder, a `KUBECONFIG` list merged where the first file to set a name or `current-context` wins (client-go
- * `clientcmd` loading rules). No YAML parser here: a JSON kubeconfig (`kubectl config view --flatten -o json`) is
- * read with {@link parseJsonKubeconfig} alone, so the function platforms load the parser (kubeconfig.ts) only for
- * YAML.
+ * `clientcmd` loading rules). No YAML parser here: a JSON kubeconfig (`kubectl config view --flatten -o json`) or one
+ * in plain block YAML (block-yaml.ts) is read with {@link parseKubeconfigWithoutParser}, so the Node server and the
+ * function platforms load the parser (kubeconfig.ts) only for the rest of YAML.
  */
 import * as z from "zod/mini";
 import { findDuplicateKey } from "../policy/duplicate-keys.ts";
+import { readBlockYaml } from "./block-yaml.ts";
 import "../zod-english.ts";
 
 const clusterSchema = z.looseObject({
@@ -138,4 +139,15 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
     merged.currentContext ??= config.currentContext;
   }
   return merged;
+}
+
+/**
+ * Reads a kubeconfig in JSON ({@link parseJsonKubeconfig}) or in plain block YAML (block-yaml.ts) exactly as the YAML
+ * parser would; undefined for any other text, which kubeconfig.ts then parses.
+ */
+export function parseKubeconfigWithoutParser(text: string, options: ParseKubeconfigOptions): KubeconfigResult | undefined {
+  const json = parseJsonKubeconfig(text, options);
+  if (json !== undefined) return json;
+  const document = readBlockYaml(text);
+  return document === undefined ? undefined : buildKubeconfig(document, options);
 }

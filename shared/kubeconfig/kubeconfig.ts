@@ -1,6 +1,8 @@
 /**
  * kubeconfig files as kubectl reads them, YAML or JSON, in Web APIs only (the Workers build gets the YAML from a
- * secret): parsed with `yaml` unless it is plain JSON, then checked and built by kubeconfig-document.ts.
+ * secret): parsed with `yaml` unless it is plain JSON, then checked and built by kubeconfig-document.ts. The Node-based
+ * functions come here only for YAML outside block-yaml.ts's subset; the Worker, whose bundle holds the parser anyway,
+ * always does.
  */
 import { parse as parseYaml } from "yaml";
 import { buildKubeconfig, parseJsonKubeconfig, type KubeconfigResult, type ParseKubeconfigOptions } from "./kubeconfig-document.ts";

@@ -69,8 +69,11 @@ function childScript(bundle: string, event: unknown): string {
 /** Options of {@link measureLambdaColdStart}. */
 export interface ColdStartOptions {
   runs: number;
-  /** The kubeconfig file's form: YAML (infra/aws/kubeconfig.example.yaml) or JSON (no YAML parser loaded). */
-  kubeconfig: "yaml" | "json";
+  /**
+   * The kubeconfig file's form: block YAML as in infra/aws/kubeconfig.example.yaml and JSON, both read without the
+   * YAML parser; flow-style YAML (`clusters: [{name: …}]`), which loads the parser.
+   */
+  kubeconfig: "yaml" | "flow-yaml" | "json";
   /** Arguments of each process. Default none, as infra/aws/README.md deploys it (source maps off). */
   nodeArgs?: readonly string[];
 }
@@ -87,6 +90,17 @@ function standInKubeconfig(server: string, caPem: string, format: ColdStartOptio
       contexts: [{ name: "bench", context: { cluster: "stand-in", user: "gmsa" } }],
       "current-context": "bench",
     });
+  }
+  if (format === "flow-yaml") {
+    return [
+      "apiVersion: v1",
+      "kind: Config",
+      `clusters: [{name: stand-in, cluster: {server: "${cluster.server}", certificate-authority-data: ${cluster["certificate-authority-data"]}}}]`,
+      "users: [{name: gmsa, user: {token: bench-cold-start-kube-token}}]",
+      "contexts: [{name: bench, context: {cluster: stand-in, user: gmsa}}]",
+      "current-context: bench",
+      "",
+    ].join("\n");
   }
   return [
     "apiVersion: v1",
@@ -129,7 +143,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
   });
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
   try {
-    const kubeconfig = path.join(dir, `kubeconfig.${options.kubeconfig}`);
+    const kubeconfig = path.join(dir, `kubeconfig.${options.kubeconfig === "json" ? "json" : "yaml"}`);
     await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem, options.kubeconfig));
     const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
     const event = functionUrlEvent({
@@ -174,12 +188,13 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
 }
 
 /**
- * The cold starts the bench runs: as infra/aws/README.md deploys it (source maps off) with a YAML or JSON
- * kubeconfig, and with source maps on (NODE_OPTIONS=--enable-source-maps, for debugging).
+ * The cold starts the bench runs: as infra/aws/README.md deploys it (source maps off) with each form of kubeconfig,
+ * and with source maps on (NODE_OPTIONS=--enable-source-maps, for debugging).
  */
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
   const results: ColdStart[] = [];
   results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "yaml" }));
+  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "flow-yaml" }));
   results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "json" }));
   results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "yaml", nodeArgs: ["--enable-source-maps"] }));
   return results;
@@ -192,6 +207,6 @@ export function printColdStarts(results: readonly ColdStart[], runs: number): vo
     ["kubeconfig", "source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
     results.map((r) => [r.kubeconfig, r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
     "The API server is a local HTTPS stand-in (credspec read, access review); Node's own boot is not counted. " +
-      "A JSON kubeconfig never loads the YAML parser. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
+      "Block YAML and JSON kubeconfigs are read without the YAML parser; flow-style YAML loads it. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
   );
 }

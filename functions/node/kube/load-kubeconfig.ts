@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
-import { mergeKubeconfigs, parseJsonKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig-document.ts";
+import { mergeKubeconfigs, parseKubeconfigWithoutParser, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig-document.ts";
 import type { ClientCertificate } from "../../../shared/kube/transport.ts";
 
 /** The standard mount of a pod's service account. */
@@ -62,8 +62,9 @@ async function loadFiles(files: string[], problems: string[], warnings: string[]
     }
     const folder = path.dirname(path.resolve(file));
     const options = { source: file, resolvePath: (entry: string) => path.resolve(folder, entry) };
-    // The YAML parser is most of a function bundle and of its cold start: loaded only for a kubeconfig not in JSON.
-    const parsed = parseJsonKubeconfig(text, options) ?? (await import("../../../shared/kubeconfig/kubeconfig.ts")).parseKubeconfig(text, options);
+    // The YAML parser is most of a function bundle and of its cold start, and stays in memory once loaded: loaded only
+    // for a kubeconfig neither JSON nor plain block YAML.
+    const parsed = parseKubeconfigWithoutParser(text, options) ?? (await import("../../../shared/kubeconfig/kubeconfig.ts")).parseKubeconfig(text, options);
     problems.push(...parsed.problems);
     if (parsed.config) configs.push(parsed.config);
   }
