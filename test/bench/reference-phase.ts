@@ -13,10 +13,10 @@ import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
-import { measurePodCreate } from "./pod-create.ts";
+import { comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
-import type { PodCreatePair } from "./report.ts";
 import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
 
 /** One section B row of the reference. */
@@ -31,7 +31,8 @@ export interface ReferenceFigures {
   /** Answers that were not what both implementations agree on, described. */
   wrongAnswers: string[];
   cells: ReferenceCell[];
-  podCreate: PodCreatePair;
+  /** Section F: rounds of the floor then the reference. */
+  podCreate: PodCreateRounds;
 }
 
 export interface ReferencePhaseOptions {
@@ -40,6 +41,9 @@ export interface ReferencePhaseOptions {
   maxDurationMs: number;
   podCreateRequests: number;
   podCreateMaxDurationMs: number;
+  /** Section F's floor, running, and its rounds. */
+  podCreateFloor: MinimalWebhook;
+  podCreateRounds: number;
   log: (line: string) => void;
 }
 
@@ -164,13 +168,14 @@ export async function benchReference(bench: BenchCluster, reference: RunningRefe
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
   const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
   const cells = await measureCells(ordered, bench.credspecs, options);
-  const podOptions = { requests: options.podCreateRequests, maxDurationMs: options.podCreateMaxDurationMs };
-  const without = await measurePodCreate(bench.cluster, { ...podOptions, expectExpanded: false });
   try {
-    await registerReference(bench.cluster, reference);
-    const withReference = await measurePodCreate(bench.cluster, { ...podOptions, expectExpanded: true });
-    options.log(`reference pod creates: without webhooks p50 ${without.latencyMs.p50.toFixed(2)} ms, with ${withReference.latencyMs.p50.toFixed(2)} ms`);
-    return { wrongAnswers, cells, podCreate: { without, with: withReference } };
+    const podCreate = await comparePodCreates(bench.cluster, options.podCreateFloor, () => registerReference(bench.cluster, reference), {
+      requests: options.podCreateRequests,
+      maxDurationMs: options.podCreateMaxDurationMs,
+      rounds: options.podCreateRounds,
+    });
+    options.log(`reference pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`);
+    return { wrongAnswers, cells, podCreate };
   } finally {
     await deleteWebhooks(bench.cluster).catch(() => undefined);
   }

@@ -1,8 +1,7 @@
 /** One table per section of the benchmark (Markdown, so RESULTS.md can quote the output). */
 import type { InProcessResult } from "./in-process.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
-import type { LoadResult } from "./load.ts";
-import { fixed, printTable, type Cell } from "./table.ts";
+import { fixed, printTable } from "./table.ts";
 import type { BundleSize, WorkerStartup } from "./worker-bundle.ts";
 
 const KIB = 1024;
@@ -100,37 +99,3 @@ export function printMemory(phases: readonly RuntimeFigures[]): void {
   );
 }
 
-/** Pod creates without webhooks and then with some. */
-export interface PodCreatePair {
-  without: LoadResult;
-  with: LoadResult;
-}
-
-function podCreateRows(label: string, pair: PodCreatePair): Cell[][] {
-  const { without, with: withWebhooks } = pair;
-  return [
-    [`none (just before)`, without.requests, fixed(without.latencyMs.p50, 2), fixed(without.latencyMs.p99, 2), "", "", without.errors],
-    [
-      label,
-      withWebhooks.requests,
-      fixed(withWebhooks.latencyMs.p50, 2),
-      fixed(withWebhooks.latencyMs.p99, 2),
-      fixed(withWebhooks.latencyMs.p50 - without.latencyMs.p50, 2),
-      fixed(withWebhooks.latencyMs.p99 - without.latencyMs.p99, 2),
-      withWebhooks.errors,
-    ],
-  ];
-}
-
-export function printPodCreate(phases: readonly RuntimeFigures[], floor: PodCreatePair | undefined): void {
-  printTable(
-    "F. Dry-run pod creates through kube-apiserver (infra/samples/pod.yaml, admin token, keep-alive, one at a time; ms)",
-    ["webhooks", "creates", "p50", "p99", "added p50", "added p99", "errors"],
-    [
-      ...(floor === undefined ? [] : podCreateRows("minimal Node webhook pair (floor)", floor)),
-      ...phases.flatMap((p) => podCreateRows(`${p.runtime} functions`, p.podCreate)),
-    ],
-    "Floor: test/bench/minimal-webhook.ts, an HTTPS server answering both webhooks at once (expand with a fixed patch): " +
-      "what the API server and the transport cost whatever the webhook does.",
-  );
-}

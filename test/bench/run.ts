@@ -22,23 +22,22 @@ import { startBenchCluster } from "./bench-cluster.ts";
 import { measureLambdaColdStarts, printColdStarts, type ColdStart } from "./cold-start.ts";
 import { measureInProcess } from "./in-process.ts";
 import { measureNodeBundle, printNodeBundles, type NodeBundleSize } from "./node-bundle.ts";
-import { measurePodCreateFloor } from "./pod-create.ts";
+import { podCreateLoads, startPodCreateFloor } from "./pod-create.ts";
+import { judgePodCreateRatio, printPodCreate, type LabelledPodCreates } from "./pod-create-report.ts";
 import {
   printBundles,
   printCalls,
   printExecRuns,
   printInProcess,
   printMemory,
-  printPodCreate,
   printThroughput,
   printWorkerStartup,
-  type PodCreatePair,
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeTargets, printTargets } from "./targets.ts";
-import { startReference } from "./reference.ts";
+import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
-import { judgePodCreateRatio, printReference } from "./reference-report.ts";
+import { judgeReferenceAnswers, printReference } from "./reference-report.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
 import { startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
@@ -47,8 +46,8 @@ import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
 const SETTINGS = quick
-  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50, coldStarts: 2, frugalReviews: 2000 }
-  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000, coldStarts: 10, frugalReviews: 20_000 };
+  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50, podCreateRounds: 1, coldStarts: 2, frugalReviews: 2000 }
+  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000, podCreateRounds: 3, coldStarts: 10, frugalReviews: 20_000 };
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
  * during the Node phase under load: one run per 15 s at most (20 s less the 5 s refresh skew).
@@ -100,65 +99,72 @@ printNodeBundles(nodeBundles);
 printColdStarts(coldStarts, SETTINGS.coldStarts);
 
 const phases: RuntimeFigures[] = [];
-let floor: PodCreatePair | undefined;
 let frugal: FrugalFigures[] = [];
 let reference: ReferenceFigures | undefined;
 const referenceBin = process.env["GMSA_REF_BIN"] || undefined;
+/** Section F's webhook pairs, each with its rounds against the floor. */
+const podCreates = (): LabelledPodCreates[] => [
+  ...phases.map((p): LabelledPodCreates => [`${p.runtime} functions`, p.podCreate]),
+  ...(reference === undefined ? [] : [[REFERENCE_SERVER_NAME, reference.podCreate] as const]),
+];
 if (withCluster) {
   log("starting the local cluster");
   const bench = await startBenchCluster(log);
   try {
-    log("F: pod creates through a do-nothing webhook pair (the floor)");
-    floor = await measurePodCreateFloor(bench.cluster, { requests: SETTINGS.podCreates, maxDurationMs: 10_000 });
-    for (const runtime of RUNTIMES) {
-      log(`B-F: ${runtime} runtime`);
-      phases.push(
-        await benchRuntime(bench, runtime, {
-          concurrencies: SETTINGS.concurrencies,
-          maxRequests: SETTINGS.maxRequests,
-          maxDurationMs: SETTINGS.maxDurationMs,
-          podCreateRequests: SETTINGS.podCreates,
-          podCreateMaxDurationMs: 10_000,
-          tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
-          log,
-        }),
-      );
-    }
-    log("G: server memory and CPU per review (our production bundle and the do-nothing floor, fresh processes)");
-    const node = await startNodeTargets(bench.cluster);
-    // Started here so that its idle memory is read fresh, as ours.
-    const ref = referenceBin === undefined ? undefined : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
-      await node.stop();
-      throw error;
-    });
+    // Section F's floor runs through the phases, measured in the same rounds as each webhook pair.
+    const podCreateFloor = await startPodCreateFloor(bench.cluster);
     try {
-      const floorServer = await startFloorTargets(bench.cluster, bench.credspecs.values().next().value);
-      try {
-        const targets = [...node.targets, ...(ref?.targets ?? []), ...floorServer.targets];
-        frugal = await measureFrugal(targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
-      } finally {
-        await floorServer.stop();
+      const podCreate = { podCreateRequests: SETTINGS.podCreates, podCreateMaxDurationMs: 10_000, podCreateRounds: SETTINGS.podCreateRounds, podCreateFloor };
+      for (const runtime of RUNTIMES) {
+        log(`B-F: ${runtime} runtime`);
+        phases.push(
+          await benchRuntime(bench, runtime, {
+            concurrencies: SETTINGS.concurrencies,
+            maxRequests: SETTINGS.maxRequests,
+            maxDurationMs: SETTINGS.maxDurationMs,
+            ...podCreate,
+            tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
+            log,
+          }),
+        );
       }
-    } catch (error) {
-      await ref?.stop();
-      throw error;
+      log("G: server memory and CPU per review (our production bundle and the do-nothing floor, fresh processes)");
+      const node = await startNodeTargets(bench.cluster);
+      // Started here so that its idle memory is read fresh, as ours.
+      const ref = referenceBin === undefined ? undefined : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
+        await node.stop();
+        throw error;
+      });
+      try {
+        const floorServer = await startFloorTargets(bench.cluster, bench.credspecs.values().next().value);
+        try {
+          const targets = [...node.targets, ...(ref?.targets ?? []), ...floorServer.targets];
+          frugal = await measureFrugal(targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+        } finally {
+          await floorServer.stop();
+        }
+      } catch (error) {
+        await ref?.stop();
+        throw error;
+      } finally {
+        await node.stop();
+      }
+      if (ref !== undefined) {
+        try {
+          log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
+          reference = await benchReference(bench, ref, {
+            concurrencies: SETTINGS.concurrencies,
+            maxRequests: SETTINGS.maxRequests,
+            maxDurationMs: SETTINGS.maxDurationMs,
+            ...podCreate,
+            log,
+          });
+        } finally {
+          await ref.stop();
+        }
+      }
     } finally {
-      await node.stop();
-    }
-    if (ref !== undefined) {
-      try {
-        log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
-        reference = await benchReference(bench, ref, {
-          concurrencies: SETTINGS.concurrencies,
-          maxRequests: SETTINGS.maxRequests,
-          maxDurationMs: SETTINGS.maxDurationMs,
-          podCreateRequests: SETTINGS.podCreates,
-          podCreateMaxDurationMs: 10_000,
-          log,
-        });
-      } finally {
-        await ref.stop();
-      }
+      await podCreateFloor.stop();
     }
   } finally {
     await bench.stop();
@@ -167,22 +173,23 @@ if (withCluster) {
   printCalls(phases);
   printExecRuns(phases, TOKEN_LIFETIME_SECONDS);
   printMemory(phases);
-  printPodCreate(phases, floor);
+  printPodCreate(podCreates());
   printFrugal(frugal, { reviewsPerRound: SETTINGS.frugalReviews });
-  if (reference !== undefined) printReference(phases, reference, floor);
+  if (reference !== undefined) printReference(phases, reference);
 }
 
-const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phases, frugal, ...(floor === undefined ? {} : { floor }) });
-targets.push(...judgePodCreateRatio(phases, floor, reference));
+const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phases, frugal });
+targets.push(...judgePodCreateRatio(podCreates()));
+if (reference !== undefined) targets.push(judgeReferenceAnswers(reference));
 printTargets(targets);
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
 const unexpected =
-  phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + p.podCreate.with.errors + p.podCreate.without.errors, 0) +
+  phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + podCreateLoads(p.podCreate).reduce((s, l) => s + l.errors, 0), 0) +
   frugal.reduce((sum, f) => sum + f.errors, 0) +
-  (reference === undefined ? 0 : reference.wrongAnswers.length + reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + reference.podCreate.with.errors);
+  (reference === undefined ? 0 : reference.wrongAnswers.length + reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0));
 if (unexpected > 0) {
-  const first = phases.flatMap((p) => [...p.cells.map((c) => c.load), p.podCreate.without, p.podCreate.with]).find((l) => l.firstError !== undefined);
+  const first = phases.flatMap((p) => [...p.cells.map((c) => c.load), ...podCreateLoads(p.podCreate)]).find((l) => l.firstError !== undefined);
   console.error(`\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? frugal.find((f) => f.firstError !== undefined)?.firstError ?? "?"}`);
   process.exitCode = 1;
 }

@@ -10,8 +10,8 @@ import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/sup
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
 import { openAuditLog } from "./audit.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
-import type { LoadResult } from "./load.ts";
-import { measurePodCreate } from "./pod-create.ts";
+import { comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { buildReviewBodies } from "./reviews.ts";
 import { measureThroughput, type ThroughputCell } from "./throughput.ts";
 
@@ -33,7 +33,8 @@ export interface RuntimeFigures {
   startMs: number;
   calls: CallsPerReview[];
   cells: ThroughputCell[];
-  podCreate: { without: LoadResult; with: LoadResult };
+  /** Section F: rounds of the floor then these functions. */
+  podCreate: PodCreateRounds;
   /** Node only. */
   execRuns: ExecRuns[];
   /** Node only: each function's server process after the phase. */
@@ -47,6 +48,9 @@ export interface RuntimePhaseOptions {
   maxDurationMs: number;
   podCreateRequests: number;
   podCreateMaxDurationMs: number;
+  /** Section F's floor, running through the phase, and its rounds. */
+  podCreateFloor: MinimalWebhook;
+  podCreateRounds: number;
   /** Advertised exec-plugin token lifetime on Node, in seconds, so that tokens are refreshed under load. */
   tokenLifetimeSeconds: number;
   log: (line: string) => void;
@@ -71,12 +75,12 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
   try {
     const calls = await measureCallsPerReview(stack, cluster.caPem, audit, bodies);
     const cells = await measureThroughput(stack, cluster.caPem, audit, bodies, options);
-    const podOptions = { requests: options.podCreateRequests, maxDurationMs: options.podCreateMaxDurationMs };
-    const without = await measurePodCreate(cluster, { ...podOptions, expectExpanded: false });
-    await applyFunctionsWebhooks(cluster, stack);
-    const withWebhooks = await measurePodCreate(cluster, { ...podOptions, expectExpanded: true });
-    options.log(`${runtime} pod creates: without webhooks p50 ${without.latencyMs.p50.toFixed(2)} ms, with ${withWebhooks.latencyMs.p50.toFixed(2)} ms`);
-    await deleteWebhooks(cluster);
+    const podCreate = await comparePodCreates(cluster, options.podCreateFloor, () => applyFunctionsWebhooks(cluster, stack), {
+      requests: options.podCreateRequests,
+      maxDurationMs: options.podCreateMaxDurationMs,
+      rounds: options.podCreateRounds,
+    });
+    options.log(`${runtime} pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`);
 
     const elapsedSeconds = (performance.now() - started) / 1000;
     const lifetime = options.tokenLifetimeSeconds;
@@ -97,7 +101,7 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
         memory.push({ fn, memory: await readProcessMemory(pid) });
       }
     }
-    return { runtime, startMs, calls, cells, podCreate: { without, with: withWebhooks }, execRuns, memory, durationMs: performance.now() - started };
+    return { runtime, startMs, calls, cells, podCreate, execRuns, memory, durationMs: performance.now() - started };
   } finally {
     await deleteWebhooks(cluster).catch(() => undefined);
     await stack.stop();

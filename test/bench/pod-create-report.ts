@@ -1,0 +1,62 @@
+/**
+ * Section F's tables and issue 12's pod-create target (≤ 1.5x what a do-nothing HTTPS webhook pair adds): each
+ * webhook pair against the floor measured in the same rounds (pod-create.ts).
+ */
+import { addedP50, meanAddedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
+import { fixed, printTable, type Cell } from "./table.ts";
+import type { TargetRow } from "./targets.ts";
+
+/** A webhook pair's name in the tables, and its rounds. */
+export type LabelledPodCreates = readonly [label: string, rounds: PodCreateRounds];
+
+const FLOOR_LABEL = "minimal Node webhook pair (floor)";
+
+function pairRow(label: string, round: number, pair: PodCreatePair): Cell[] {
+  const { without, with: withWebhooks } = pair;
+  return [
+    label,
+    round,
+    withWebhooks.requests,
+    fixed(without.latencyMs.p50, 2),
+    fixed(withWebhooks.latencyMs.p50, 2),
+    fixed(addedP50(pair), 2),
+    fixed(withWebhooks.latencyMs.p99 - without.latencyMs.p99, 2),
+    without.errors + withWebhooks.errors,
+  ];
+}
+
+/** What a pair adds over the floor of the same rounds: their mean added p50s, divided. */
+function ratioToFloor(rounds: PodCreateRounds): number {
+  return meanAddedP50(rounds.webhooks) / meanAddedP50(rounds.floor);
+}
+
+export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
+  printTable(
+    "F. Dry-run pod creates through kube-apiserver (infra/samples/pod.yaml, admin token, keep-alive, one at a time; ms), in rounds: the floor, then each webhook pair",
+    ["webhooks", "round", "creates", "none p50 (just before)", "with p50", "added p50", "added p99", "errors"],
+    entries.flatMap(([label, rounds]) => rounds.webhooks.flatMap((pair, index) => [pairRow(FLOOR_LABEL, index + 1, rounds.floor[index]!), pairRow(label, index + 1, pair)])),
+    "Floor: test/bench/minimal-webhook.ts, an HTTPS server answering both webhooks at once (expand with a fixed patch): " +
+      "what the API server and the transport cost whatever the webhook does. Each round measures creates without webhooks just before each pair.",
+  );
+  printTable(
+    "F. Side by side: what each webhook pair adds to a dry-run pod create at p50, against the floor of the same rounds (ms)",
+    ["webhooks", "added p50 by round", "mean", "floor's by round", "floor's mean", "added / floor's"],
+    entries.map(([label, rounds]) => [
+      label,
+      rounds.webhooks.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
+      fixed(meanAddedP50(rounds.webhooks), 2),
+      rounds.floor.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
+      fixed(meanAddedP50(rounds.floor), 2),
+      `${fixed(ratioToFloor(rounds), 2)}x`,
+    ]),
+  );
+}
+
+/** Issue 12's pod-create target for every webhook pair measured. */
+export function judgePodCreateRatio(entries: readonly LabelledPodCreates[]): TargetRow[] {
+  return entries.map(([label, rounds]) => ({
+    target: `${label}: p50 added to a pod create <= 1.5x a do-nothing HTTPS webhook pair's (same rounds)`,
+    figure: `${fixed(meanAddedP50(rounds.webhooks), 2)} ms = ${fixed(ratioToFloor(rounds), 2)}x (floor ${fixed(meanAddedP50(rounds.floor), 2)} ms, mean of ${rounds.webhooks.length} rounds)`,
+    met: ratioToFloor(rounds) <= 1.5,
+  }));
+}
