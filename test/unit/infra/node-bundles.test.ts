@@ -68,37 +68,36 @@ describe("the function platforms' bundles", () => {
   });
 });
 
-/** The server bundle started from its folder alone, as the image runs it, until it logs "listening"; every stdout line kept. */
-async function startServerBundle(nodeArgs: string[]): Promise<{ port: number | undefined; lines: string[]; stop: () => Promise<void> }> {
+/**
+ * The server bundle started from its folder alone, as the image runs it; resolves once it logs "listening". Every
+ * stdout line is kept until `stop()` has seen the process exit and its output end.
+ */
+async function startServerBundle(nodeArgs: string[]): Promise<{ port: number; lines: string[]; stop: () => Promise<void> }> {
   const dir = await tempDir("gmsa-bundle-server-");
   const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
   expect(bundle.entry).toBe("server.mjs");
   const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
   const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
-  const exited = once(child, "exit");
+  const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
   const lines: string[] = [];
-  const input = createInterface({ input: child.stdout });
-  let port: number | undefined;
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await exited;
-  };
-  try {
-    for await (const line of input) {
+  const listening = new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
       lines.push(line);
       const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
-      if (entry.msg === "listening") {
-        port = entry.port;
-        break;
-      }
-    }
+      if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
+  });
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await ended;
+  };
+  try {
+    return { port: await listening, lines, stop };
   } catch (error) {
     await stop();
     throw error;
   }
-  // The rest of the output, up to the exit.
-  input.on("line", (line) => lines.push(line));
-  return { port, lines, stop };
 }
 
 describe("the Node server's bundle", () => {
