@@ -1,42 +1,22 @@
 /**
- * Section F: what the webhooks add to pod creation through the API server: server-side dry-run creates
- * of infra/samples/pod.yaml (nothing is stored) with the admin token over keep-alive, one at a time.
- * The floor is the same through a webhook pair that does nothing (minimal-webhook.ts). The API server's own
- * latency drifts by a millisecond over minutes, as much as what is measured: each webhook pair is measured in
- * rounds, each round the floor then the pair, each just after creates without webhooks, and compared with the
- * floor of the same rounds.
+ * Section F: what the webhooks add to pod creation through the API server: server-side dry-run creates of
+ * infra/samples/pod.yaml (nothing is stored) with the admin token over keep-alive, one at a time. The floor is the
+ * same through a webhook pair that does nothing (minimal-webhook.ts).
+ *
+ * The API server's own latency drifts by a millisecond over minutes, as much as what is measured, so the floor and
+ * the pair measured are registered together, each configuration renamed for its pair and selecting pods by a label,
+ * and creates alternate between a pod for neither, a pod for the floor and a pod for the pair, one after the other:
+ * the three see the same API server.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
+import { Pool } from "undici";
+import { applyObjects, loadManifest, objectPath, renderWebhooks, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks } from "../../infra/local/stack.ts";
-import { runLoad, type LoadResult } from "./load.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import type { WebhookTargets } from "../../infra/local/stack-webhooks.ts";
+import type { LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
-
-export interface PodCreateOptions {
-  requests: number;
-  maxDurationMs: number;
-  /** With webhooks, every answer must carry the inlined credspec (expand ran). */
-  expectExpanded: boolean;
-}
-
-export async function measurePodCreate(cluster: LocalClusterInfo, options: PodCreateOptions): Promise<LoadResult> {
-  const [pod] = await loadManifest("samples/pod.yaml");
-  if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
-  const namespace = pod.metadata.namespace ?? "default";
-  return runLoad({
-    url: `${cluster.server}/api/v1/namespaces/${namespace}/pods?dryRun=All`,
-    body: JSON.stringify(pod),
-    headers: { authorization: `Bearer ${cluster.adminToken}`, accept: "application/json" },
-    caPem: cluster.caPem,
-    concurrency: 1,
-    maxRequests: options.requests,
-    maxDurationMs: options.maxDurationMs,
-    warmupRequests: 20,
-    accept: (status, body) => status === 201 && body.includes('"gmsaCredentialSpec"') === options.expectExpanded,
-  });
-}
+import { summarize } from "./percentiles.ts";
 
 /** Pod creates without webhooks, then with a webhook pair. */
 export interface PodCreatePair {
@@ -44,7 +24,7 @@ export interface PodCreatePair {
   with: LoadResult;
 }
 
-/** One webhook pair's rounds: in each, the floor's pair, then its own. */
+/** One webhook pair's rounds: in each, the floor's pair and its own, measured together (same creates without). */
 export interface PodCreateRounds {
   floor: PodCreatePair[];
   webhooks: PodCreatePair[];
@@ -71,43 +51,148 @@ export async function startPodCreateFloor(cluster: LocalClusterInfo): Promise<Mi
   return startMinimalWebhook(cluster, credspec);
 }
 
-export interface ComparePodCreatesOptions extends Omit<PodCreateOptions, "expectExpanded"> {
+/** The label whose value sends a bench pod to one webhook pair. */
+const PAIR_LABEL = "bench.gmsa-webhooks/pair";
+
+/** A webhook pair to register: its configurations (infra/webhooks/ as rendered for it), and how to see it called. */
+export interface BenchWebhooks {
+  objects: KubeObject[];
+  /** authorize's review count, when the pair exposes one: registration waits until it grows. */
+  authorizeReviews?: () => Promise<number>;
+}
+
+/** infra/webhooks/ pointing at a pair that serves both paths as ours do and counts authorize's reviews (ours, the floor). */
+export async function benchWebhooksOf(cluster: LocalClusterInfo, targets: WebhookTargets): Promise<BenchWebhooks> {
+  return {
+    objects: await renderWebhooks({ expandUrl: targets.expandBaseUrl, authorizeUrl: targets.authorizeBaseUrl, caBundlePem: cluster.caPem }),
+    authorizeReviews: async () => (await targets.metrics("authorize"))["authorize_reviews_total"] ?? 0,
+  };
+}
+
+export interface ComparePodCreatesOptions {
+  /** Creates of each pod per round. */
+  requests: number;
+  maxDurationMs: number;
   rounds: number;
 }
 
-/** `rounds` rounds of the floor's pair then the webhook pair that `register` registers (webhooks deleted after each). */
-export async function comparePodCreates(cluster: LocalClusterInfo, floor: MinimalWebhook, register: () => Promise<void>, options: ComparePodCreatesOptions): Promise<PodCreateRounds> {
-  const rounds: PodCreateRounds = { floor: [], webhooks: [] };
-  for (let round = 0; round < options.rounds; round++) {
-    rounds.floor.push(await measurePair(cluster, () => applyFunctionsWebhooks(cluster, floor), options));
-    rounds.webhooks.push(await measurePair(cluster, register, options));
+/**
+ * Registers the floor and `webhooks` together, then measures `rounds` rounds of alternating creates; both pairs'
+ * configurations are deleted afterwards.
+ */
+export async function comparePodCreates(cluster: LocalClusterInfo, floor: BenchWebhooks, webhooks: BenchWebhooks, options: ComparePodCreatesOptions): Promise<PodCreateRounds> {
+  const [pod] = await loadManifest("samples/pod.yaml");
+  if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
+  const pairs = [forPair(floor.objects, "floor"), forPair(webhooks.objects, "measured")];
+  try {
+    await register(cluster, pod, "floor", pairs[0]!, floor.authorizeReviews);
+    await register(cluster, pod, "measured", pairs[1]!, webhooks.authorizeReviews);
+    const rounds: PodCreateRounds = { floor: [], webhooks: [] };
+    for (let round = 0; round < options.rounds; round++) {
+      const [without, withFloor, withWebhooks] = await alternateCreates(cluster, [labelled(pod, undefined), labelled(pod, "floor"), labelled(pod, "measured")], options);
+      rounds.floor.push({ without: without!, with: withFloor! });
+      rounds.webhooks.push({ without: without!, with: withWebhooks! });
+    }
+    return rounds;
+  } finally {
+    const admin = adminEndpoint(cluster);
+    for (const object of pairs.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
   }
-  return rounds;
 }
 
-async function measurePair(cluster: LocalClusterInfo, register: () => Promise<void>, options: ComparePodCreatesOptions): Promise<PodCreatePair> {
-  const without = await measurePodCreate(cluster, { ...options, expectExpanded: false });
-  try {
-    await register();
-    return { without, with: await measurePodCreate(cluster, { ...options, expectExpanded: true }) };
-  } finally {
-    await deleteWebhooks(cluster);
-    await waitUntilNoWebhook(cluster);
-  }
+/** The configurations renamed for `pair` and selecting only pods labelled with it. */
+function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
+  return objects.map((object) => ({
+    ...object,
+    metadata: { ...object.metadata, name: `${object.metadata.name}-bench-${pair}` },
+    webhooks: (object["webhooks"] as Record<string, unknown>[]).map((webhook) => ({
+      ...webhook,
+      name: `${pair}.${webhook["name"] as string}`,
+      objectSelector: { matchLabels: { [PAIR_LABEL]: pair } },
+    })),
+  }));
+}
+
+function labelled(pod: KubeObject, pair: string | undefined): KubeObject {
+  const labels = { ...(pod.metadata["labels"] as Record<string, string> | undefined), ...(pair === undefined ? {} : { [PAIR_LABEL]: pair }) };
+  return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
 /**
- * Waits until a dry-run create of the sample pod comes back without the credspec inlined: the API server's
- * webhook configurations follow a watch, so the next round's creates without webhooks must not meet the last ones.
- * @throws Error when they are still called after 30 s.
+ * Applies a pair's configurations and waits until a dry-run create of its pod comes back expanded and, when it can
+ * be seen, authorize has been called: each configuration reaches the admission plugins through its own informer.
+ * @throws Error when that does not happen within 30 s.
  */
-async function waitUntilNoWebhook(cluster: LocalClusterInfo): Promise<void> {
-  const [pod] = await loadManifest("samples/pod.yaml");
+async function register(cluster: LocalClusterInfo, pod: KubeObject, pair: string, objects: KubeObject[], authorizeReviews?: () => Promise<number>): Promise<void> {
+  const admin = adminEndpoint(cluster);
+  const before = await authorizeReviews?.();
+  await applyObjects(admin, objects);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const created = await kubeRequestOk<{ spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }>(adminEndpoint(cluster), `/api/v1/namespaces/${pod?.metadata.namespace ?? "default"}/pods?dryRun=All`, { method: "POST", body: pod });
-    if (created.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec === undefined) return;
-    if (Date.now() > deadline) throw new Error("the API server still called the webhooks 30 s after they were deleted");
-    await sleep(100);
+    const created = await kubeRequest<{ spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }>(admin, createPath(pod), { method: "POST", body: labelled(pod, pair) });
+    const expanded = created.status === 201 && created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined;
+    if (expanded && (before === undefined || (await authorizeReviews!()) > before)) return;
+    if (Date.now() > deadline) throw new Error(`the API server did not call the ${pair} webhooks within 30 s (last create: HTTP ${created.status})`);
+    await sleep(200);
+  }
+}
+
+function createPath(pod: KubeObject): string {
+  return `/api/v1/namespaces/${pod.metadata.namespace ?? "default"}/pods?dryRun=All`;
+}
+
+/**
+ * Creates each pod in turn, `options.requests` times each (after 20 untimed turns), over one keep-alive connection;
+ * each turn starts with the next pod, so that none always follows the same one. The first pod must come back as it
+ * was sent, the others with the credspec inlined.
+ */
+async function alternateCreates(cluster: LocalClusterInfo, pods: KubeObject[], options: ComparePodCreatesOptions): Promise<LoadResult[]> {
+  const pool = new Pool(cluster.server, { connections: 1, pipelining: 1, connect: { ca: cluster.caPem } });
+  const path = createPath(pods[0]!);
+  const headers = { authorization: `Bearer ${cluster.adminToken}`, accept: "application/json", "content-type": "application/json" };
+  const bodies = pods.map((pod) => JSON.stringify(pod));
+  const samples = pods.map(() => new Float64Array(options.requests));
+  const errors = pods.map(() => ({ count: 0, first: undefined as string | undefined }));
+  const send = async (index: number): Promise<number> => {
+    const sent = performance.now();
+    try {
+      const response = await pool.request({ path, method: "POST", headers, body: bodies[index]! });
+      const text = await response.body.text();
+      if (response.statusCode !== 201 || text.includes('"gmsaCredentialSpec"') !== index > 0) {
+        errors[index]!.count++;
+        errors[index]!.first ??= `HTTP ${response.statusCode}: ${text.slice(0, 300)}`;
+      }
+    } catch (error) {
+      errors[index]!.count++;
+      errors[index]!.first ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    }
+    return performance.now() - sent;
+  };
+  try {
+    const warmup = 20;
+    for (let turn = 0; turn < warmup; turn++) for (let index = 0; index < pods.length; index++) await send(index);
+    for (const error of errors) Object.assign(error, { count: 0, first: undefined });
+    let turns = 0;
+    const started = performance.now();
+    while (turns < options.requests && performance.now() - started < options.maxDurationMs) {
+      for (let step = 0; step < pods.length; step++) {
+        const index = (turns + step) % pods.length;
+        samples[index]![turns] = await send(index);
+      }
+      turns++;
+    }
+    const durationMs = performance.now() - started;
+    return pods.map((_, index) => ({
+      concurrency: 1,
+      warmupRequests: warmup,
+      requests: turns,
+      errors: errors[index]!.count,
+      ...(errors[index]!.first === undefined ? {} : { firstError: errors[index]!.first }),
+      durationMs,
+      perSecond: (turns * 1000) / durationMs,
+      latencyMs: summarize(samples[index]!.subarray(0, turns)),
+    }));
+  } finally {
+    await pool.close();
   }
 }

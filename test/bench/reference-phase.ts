@@ -3,17 +3,15 @@
  * where both implementations agree, section B's rows (reviews/s, latency, server CPU) and section F's
  * pod creates through the API server with it registered as the webhook pair.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
-import { applyObjects, deleteWebhooks, loadManifest, renderWebhooks } from "../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
+import { renderWebhooks, type KubeObject } from "../../infra/local/apply.ts";
+import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
-import { comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import { benchWebhooksOf, comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
@@ -139,27 +137,14 @@ async function measureCells(targets: readonly MeasuredTarget[], credspecs: Reado
   return cells;
 }
 
-/**
- * Registers the reference as the webhook pair (our configurations, its paths) and waits until a dry-run
- * create of infra/samples/pod.yaml comes back with the credspec inlined.
- * @throws Error when that does not happen within 30 s.
- */
-async function registerReference(cluster: LocalClusterInfo, reference: RunningReference): Promise<void> {
+/** Our webhook configurations pointing at the reference's paths. */
+async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
   const objects = await renderWebhooks({ expandUrl: reference.baseUrl, authorizeUrl: reference.baseUrl, caBundlePem: cluster.caPem });
   for (const object of objects) {
     const fn: FunctionName = object.kind === "MutatingWebhookConfiguration" ? "expand" : "authorize";
     for (const webhook of object.webhooks as { clientConfig: { url: string } }[]) webhook.clientConfig.url = `${reference.baseUrl}${REFERENCE_PATHS[fn]}`;
   }
-  const admin = adminEndpoint(cluster);
-  await applyObjects(admin, objects);
-  const [pod] = await loadManifest("samples/pod.yaml");
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const response = await kubeRequest<{ spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }>(admin, "/api/v1/namespaces/default/pods?dryRun=All", { method: "POST", body: pod });
-    if (response.status === 201 && response.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined) return;
-    if (Date.now() > deadline) throw new Error(`the API server did not call the reference within 30 s (last: HTTP ${response.status})`);
-    await sleep(200);
-  }
+  return objects;
 }
 
 /** Checks the reference's answers, then measures section B's rows and section F's pod creates with it. */
@@ -168,15 +153,11 @@ export async function benchReference(bench: BenchCluster, reference: RunningRefe
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
   const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
   const cells = await measureCells(ordered, bench.credspecs, options);
-  try {
-    const podCreate = await comparePodCreates(bench.cluster, options.podCreateFloor, () => registerReference(bench.cluster, reference), {
-      requests: options.podCreateRequests,
-      maxDurationMs: options.podCreateMaxDurationMs,
-      rounds: options.podCreateRounds,
-    });
-    options.log(`reference pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`);
-    return { wrongAnswers, cells, podCreate };
-  } finally {
-    await deleteWebhooks(bench.cluster).catch(() => undefined);
-  }
+  const podCreate = await comparePodCreates(bench.cluster, await benchWebhooksOf(bench.cluster, options.podCreateFloor), { objects: await referenceWebhooks(bench.cluster, reference) }, {
+    requests: options.podCreateRequests,
+    maxDurationMs: options.podCreateMaxDurationMs,
+    rounds: options.podCreateRounds,
+  });
+  options.log(`reference pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`);
+  return { wrongAnswers, cells, podCreate };
 }

@@ -111,7 +111,7 @@ if (withCluster) {
   log("starting the local cluster");
   const bench = await startBenchCluster(log);
   try {
-    // Section F's floor runs through the phases, measured in the same rounds as each webhook pair.
+    // Section F's floor runs through the phases: each webhook pair is measured against it, their creates alternating.
     const podCreateFloor = await startPodCreateFloor(bench.cluster);
     try {
       const podCreate = { podCreateRequests: SETTINGS.podCreates, podCreateMaxDurationMs: 10_000, podCreateRounds: SETTINGS.podCreateRounds, podCreateFloor };

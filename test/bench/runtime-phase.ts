@@ -4,13 +4,13 @@
  * plugin runs (D) and the Node server's memory (E).
  */
 import { deleteWebhooks } from "../../infra/local/apply.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
+import { startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
 import { openAuditLog } from "./audit.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
-import { comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import { benchWebhooksOf, comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { buildReviewBodies } from "./reviews.ts";
 import { measureThroughput, type ThroughputCell } from "./throughput.ts";
@@ -75,7 +75,7 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
   try {
     const calls = await measureCallsPerReview(stack, cluster.caPem, audit, bodies);
     const cells = await measureThroughput(stack, cluster.caPem, audit, bodies, options);
-    const podCreate = await comparePodCreates(cluster, options.podCreateFloor, () => applyFunctionsWebhooks(cluster, stack), {
+    const podCreate = await comparePodCreates(cluster, await benchWebhooksOf(cluster, options.podCreateFloor), await benchWebhooksOf(cluster, stack), {
       requests: options.podCreateRequests,
       maxDurationMs: options.podCreateMaxDurationMs,
       rounds: options.podCreateRounds,
