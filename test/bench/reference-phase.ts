@@ -29,7 +29,7 @@ export interface ReferenceFigures {
   /** Answers that were not what both implementations agree on, described. */
   wrongAnswers: string[];
   cells: ReferenceCell[];
-  /** Section F: rounds of the floor then the reference. */
+  /** Section F: rounds of creates alternating between no webhook, the floor and the reference. */
   podCreate: PodCreateRounds;
 }
 

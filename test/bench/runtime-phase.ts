@@ -3,7 +3,6 @@
  * API calls per review (C), throughput (B), pod creation with and without the webhooks (F), exec
  * plugin runs (D) and the Node server's memory (E).
  */
-import { deleteWebhooks } from "../../infra/local/apply.ts";
 import { startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
@@ -33,7 +32,7 @@ export interface RuntimeFigures {
   startMs: number;
   calls: CallsPerReview[];
   cells: ThroughputCell[];
-  /** Section F: rounds of the floor then these functions. */
+  /** Section F: rounds of creates alternating between no webhook, the floor and these functions. */
   podCreate: PodCreateRounds;
   /** Node only. */
   execRuns: ExecRuns[];
@@ -103,7 +102,6 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
     }
     return { runtime, startMs, calls, cells, podCreate, execRuns, memory, durationMs: performance.now() - started };
   } finally {
-    await deleteWebhooks(cluster).catch(() => undefined);
     await stack.stop();
   }
 }
