@@ -39,13 +39,27 @@ export async function waitForFunctionsWebhooks(
   stack: WebhookTargets,
   options: WaitForWebhooksOptions = {},
 ): Promise<void> {
+  await waitUntilWebhooksCalled(cluster, { ...options, authorizeReviews: async () => (await stack.metrics("authorize"))["authorize_reviews_total"] ?? 0 });
+}
+
+/** Options for {@link waitUntilWebhooksCalled}. */
+export interface WaitUntilCalledOptions extends WaitForWebhooksOptions {
+  /** Labels on the probe pod, for configurations that select pods by label. */
+  labels?: Record<string, string>;
+  /** authorize's review count, where it can be read: then also waits until it grows. */
+  authorizeReviews?: () => Promise<number>;
+}
+
+/** {@link waitForFunctionsWebhooks} for any webhook pair: expand seen in the answer, authorize where it can be counted. */
+export async function waitUntilWebhooksCalled(cluster: LocalClusterInfo, options: WaitUntilCalledOptions = {}): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const [pod] = await loadManifest("samples/pod.yaml");
   if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
   const namespace = pod.metadata.namespace ?? "default";
-  const probe = { ...pod, metadata: { generateName: "gmsa-webhooks-probe-", namespace } };
-  const authorizeReviews = async () => (await stack.metrics("authorize"))["authorize_reviews_total"] ?? 0;
-  const before = await authorizeReviews();
+  const labels = { ...(pod.metadata["labels"] as Record<string, string> | undefined), ...options.labels };
+  const probe = { ...pod, metadata: { generateName: "gmsa-webhooks-probe-", namespace, labels } };
+  const { authorizeReviews } = options;
+  const before = await authorizeReviews?.();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await kubeRequest<ProbePod>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods?dryRun=All`, {
@@ -53,7 +67,7 @@ export async function waitForFunctionsWebhooks(
       body: probe,
     });
     const expanded = response.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined;
-    if (response.status === 201 && expanded && (await authorizeReviews()) > before) return;
+    if (response.status === 201 && expanded && (before === undefined || (await authorizeReviews!()) > before)) return;
     const last = `HTTP ${response.status}${expanded ? ", expanded" : ""}${response.body.message ? `: ${response.body.message}` : ""}`;
     if (Date.now() > deadline) {
       throw new Error(`the API server did not call both functions within ${timeoutMs} ms (last dry-run create: ${last})`);

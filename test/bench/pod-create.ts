@@ -8,12 +8,11 @@
  * and creates alternate between a pod for neither, a pod for the floor and a pod for the pair, one after the other:
  * the three see the same API server.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { applyObjects, loadManifest, objectPath, renderWebhooks, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import type { WebhookTargets } from "../../infra/local/stack-webhooks.ts";
+import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
 import type { LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { summarize } from "./percentiles.ts";
@@ -85,8 +84,8 @@ export async function comparePodCreates(cluster: LocalClusterInfo, floor: BenchW
   if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
   const pairs = [forPair(floor.objects, "floor"), forPair(webhooks.objects, "measured")];
   try {
-    await register(cluster, pod, "floor", pairs[0]!, floor.authorizeReviews);
-    await register(cluster, pod, "measured", pairs[1]!, webhooks.authorizeReviews);
+    await register(cluster, "floor", pairs[0]!, floor.authorizeReviews);
+    await register(cluster, "measured", pairs[1]!, webhooks.authorizeReviews);
     const rounds: PodCreateRounds = { floor: [], webhooks: [] };
     for (let round = 0; round < options.rounds; round++) {
       const [without, withFloor, withWebhooks] = await alternateCreates(cluster, [labelled(pod, undefined), labelled(pod, "floor"), labelled(pod, "measured")], options);
@@ -118,23 +117,10 @@ function labelled(pod: KubeObject, pair: string | undefined): KubeObject {
   return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
-/**
- * Applies a pair's configurations and waits until a dry-run create of its pod comes back expanded and, when it can
- * be seen, authorize has been called: each configuration reaches the admission plugins through its own informer.
- * @throws Error when that does not happen within 30 s.
- */
-async function register(cluster: LocalClusterInfo, pod: KubeObject, pair: string, objects: KubeObject[], authorizeReviews?: () => Promise<number>): Promise<void> {
-  const admin = adminEndpoint(cluster);
-  const before = await authorizeReviews?.();
-  await applyObjects(admin, objects);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const created = await kubeRequest<{ spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }>(admin, createPath(pod), { method: "POST", body: labelled(pod, pair) });
-    const expanded = created.status === 201 && created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined;
-    if (expanded && (before === undefined || (await authorizeReviews!()) > before)) return;
-    if (Date.now() > deadline) throw new Error(`the API server did not call the ${pair} webhooks within 30 s (last create: HTTP ${created.status})`);
-    await sleep(200);
-  }
+/** Applies a pair's configurations and waits until the API server calls them for pods labelled with it. */
+async function register(cluster: LocalClusterInfo, pair: string, objects: KubeObject[], authorizeReviews?: () => Promise<number>): Promise<void> {
+  await applyObjects(adminEndpoint(cluster), objects);
+  await waitUntilWebhooksCalled(cluster, { labels: { [PAIR_LABEL]: pair }, ...(authorizeReviews === undefined ? {} : { authorizeReviews }) });
 }
 
 function createPath(pod: KubeObject): string {
