@@ -7,6 +7,7 @@
  *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
  *   F. what the webhooks add to a pod create through kube-apiserver
  *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it (issue 12)
+ *   Then writes docs/performance.svg from B, F and G (not with --quick or --no-cluster).
  *   With `GMSA_REF_BIN` (a built binary of kubernetes-sigs/windows-gmsa's admission-webhook): the Go reference side by
  *   side in B, F and G (reference.ts; nothing here fetches or builds it).
  *
@@ -19,6 +20,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FunctionsRuntime } from "../../infra/local/stack.ts";
 import { startBenchCluster } from "./bench-cluster.ts";
+import { writeChart } from "./chart.ts";
+import { chartFiguresOf } from "./chart-figures.ts";
 import { measureLambdaColdStarts, printColdStarts, type ColdStart } from "./cold-start.ts";
 import { measureInProcess } from "./in-process.ts";
 import { measureNodeBundle, printNodeBundles, type NodeBundleSize } from "./node-bundle.ts";
@@ -56,12 +59,13 @@ const TOKEN_LIFETIME_SECONDS = 20;
 const RUNTIMES: readonly FunctionsRuntime[] = ["node", "worker"];
 
 const began = performance.now();
+const startedAt = new Date().toISOString();
 const log = (line: string) => console.error(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}`);
 const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
 
 console.log(`# npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
 console.log(
-  `\n${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ` +
+  `\n${startedAt}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ` +
     `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${load()}`,
 );
 
@@ -182,6 +186,11 @@ const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phas
 targets.push(...judgePodCreateRatio(podCreates()));
 if (reference !== undefined) targets.push(judgeReferenceAnswers(reference));
 printTargets(targets);
+if (withCluster && !quick) {
+  const chart = new URL("../../docs/performance.svg", import.meta.url);
+  await writeChart(chart, chartFiguresOf({ phases, frugal, ...(reference === undefined ? {} : { reference }), startedAt }));
+  console.log("\nChart: docs/performance.svg");
+}
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
 const unexpected =
