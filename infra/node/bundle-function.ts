@@ -72,6 +72,9 @@ export async function bundleNodeFunction(options: BundleNodeFunctionOptions): Pr
     chunkNames: "chunk-[hash]",
     external: options.external ?? [],
     metafile: true,
+    // CommonJS packages (prom-client) require Node built-ins, which an ES module has no `require` for: esbuild's
+    // require shim takes this one (evanw/esbuild#1921).
+    banner: { js: 'import{createRequire as __createRequire}from"node:module";const require=__createRequire(import.meta.url);' },
   });
   const files = Object.keys(result.metafile.outputs)
     .filter((file) => file.endsWith(".mjs"))

@@ -1,11 +1,12 @@
 /**
- * infra/grafana/gmsa-webhooks-dashboard.json against the Node server's registry: every metric a panel queries is
- * one /metrics answers, with the suffix its type gives it (`_bucket` only on histograms), and the panels the issue
+ * infra/grafana/gmsa-webhooks-dashboard.json against the Node server's registry, its exposition read by Debian's
+ * Prometheus parser: every metric a panel queries is one /metrics answers, with the suffix its type gives it (`_bucket` only on histograms), and the panels the issue
  * asks for are there.
  */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { createPrometheusMetrics, listMetricFamilies } from "../../../functions/node/prometheus.ts";
+import { createPrometheusMetrics } from "../../../functions/node/prometheus.ts";
+import { parseMetrics } from "../../support/prometheus.ts";
 
 interface Panel {
   title: string;
@@ -18,13 +19,16 @@ interface Dashboard {
 
 const dashboard = JSON.parse(await readFile(new URL("../../../infra/grafana/gmsa-webhooks-dashboard.json", import.meta.url), "utf8")) as Dashboard;
 
-/** Every sample name /metrics can carry: counters as named, histograms with their three series, the rest as named. */
-function servedSampleNames(): Set<string> {
+/**
+ * Every sample name /metrics can carry: counters with `_total` (the parser names the family without it), histograms
+ * with their three series, the rest as named.
+ */
+async function servedSampleNames(): Promise<Set<string>> {
   const metrics = createPrometheusMetrics();
   metrics.collectKubeCounters(() => ({ credSpecCache: { hits: 0, misses: 0, size: 0 }, accessCache: { hits: 0, misses: 0, size: 0 } }));
-  return new Set(
-    listMetricFamilies(metrics).flatMap(({ name, type }) => (type === "histogram" ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name])),
-  );
+  const families = await parseMetrics((await metrics.exposition()).body);
+  const suffixes: Record<string, string[]> = { counter: ["_total"], histogram: ["_bucket", "_sum", "_count"] };
+  return new Set(families.flatMap(({ name, type }) => (suffixes[type] ?? [""]).map((suffix) => `${name}${suffix}`)));
 }
 
 /** The metric names a PromQL expression names: identifiers directly followed by a selector or a range. */
@@ -32,8 +36,9 @@ function metricNames(expr: string): string[] {
   return [...expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*[{[]/g)].map((match) => match[1] ?? "");
 }
 
+const served = await servedSampleNames();
+
 describe("the Grafana dashboard", () => {
-  const served = servedSampleNames();
   const queries = [
     ...dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ where: panel.title, expr: target.expr }))),
     ...dashboard.templating.list.filter((variable) => variable.definition !== undefined).map((variable) => ({ where: `$${variable.name}`, expr: variable.definition ?? "" })),

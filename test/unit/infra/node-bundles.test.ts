@@ -21,7 +21,7 @@ const NEVER_IN_FUNCTIONS = [
   "node_modules/undici/",
   "node_modules/@hono/node-server/",
   "functions/node/prometheus",
-  "functions/node/process-metrics.ts",
+  "node_modules/prom-client/",
   "node_modules/@kubernetes/client-node/",
 ];
 /** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files, YAML kubeconfigs. */

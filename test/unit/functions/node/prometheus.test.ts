@@ -8,7 +8,8 @@ import path from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
-import { createPrometheusMetrics, listMetricFamilies, REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
+import { createPrometheusMetrics, REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
+import type { ExecRunCounters } from "../../../../shared/credentials/exec-credential.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
@@ -204,14 +205,18 @@ describe("GET /metrics on the Node server", () => {
     expect(sumOf(families, "gmsa_webhooks_token_refreshes_total", { source: "token_file", outcome: "success" })).toBe(1);
   });
 
-  it("has the process metrics every Node exporter has", () => {
+  it("has prom-client's default process and Node.js metrics", () => {
     const types = Object.fromEntries(families.map((family) => [family.name, family.type]));
     expect(types).toMatchObject({
       process_cpu_seconds: "counter",
       process_resident_memory_bytes: "gauge",
       process_start_time_seconds: "gauge",
+      process_open_fds: "gauge",
+      nodejs_heap_size_total_bytes: "gauge",
       nodejs_heap_size_used_bytes: "gauge",
+      nodejs_external_memory_bytes: "gauge",
       nodejs_eventloop_lag_seconds: "gauge",
+      nodejs_version_info: "gauge",
     });
   });
 
@@ -232,11 +237,42 @@ describe("GET /metrics on the Node server", () => {
 });
 
 describe("the Node server's metrics", () => {
-  it("refuse a second set of the client's counters, whose family names would repeat", () => {
+  const counters = (credspecs: number, execRuns?: ExecRunCounters) => ({
+    credSpecCache: { hits: 0, misses: 0, size: credspecs },
+    accessCache: { hits: 0, misses: 0, size: 0 },
+    ...(execRuns === undefined ? {} : { execRuns }),
+  });
+
+  it("read the client's counters at each scrape, as they are then", async () => {
     const metrics = createPrometheusMetrics();
-    const read = () => ({ credSpecCache: { hits: 0, misses: 0, size: 0 }, accessCache: { hits: 0, misses: 0, size: 0 } });
-    metrics.collectKubeCounters(read);
-    expect(() => metrics.collectKubeCounters(read)).toThrow(TypeError);
-    expect(listMetricFamilies(metrics).filter((family) => family.name === "gmsa_webhooks_cache_entries")).toHaveLength(1);
+    let now = counters(0);
+    metrics.collectKubeCounters(() => now);
+    const scrape = async () => parseMetrics((await metrics.exposition()).body);
+    expect(sumOf(await scrape(), "gmsa_webhooks_cache_entries", { cache: "credspec" })).toBe(0);
+    expect(samplesOf(await scrape(), "gmsa_webhooks_exec_plugin_runs_total")).toEqual([]);
+    now = counters(3, { success: 2, pluginError: 1, notFound: 0, timeout: 0 });
+    let families = await scrape();
+    expect(sumOf(families, "gmsa_webhooks_cache_entries", { cache: "credspec" })).toBe(3);
+    expect(sumOf(families, "gmsa_webhooks_exec_plugin_runs_total", { outcome: "success" })).toBe(2);
+    // The client's totals are copied, not added up scrape after scrape.
+    families = await scrape();
+    expect(sumOf(families, "gmsa_webhooks_exec_plugin_runs_total", { outcome: "success" })).toBe(2);
+    expect(sumOf(families, "gmsa_webhooks_exec_plugin_runs_total", { outcome: "pluginError" })).toBe(1);
+  });
+
+  it("refuse a second set of the client's counters, whose family names would repeat", async () => {
+    const metrics = createPrometheusMetrics();
+    metrics.collectKubeCounters(() => counters(1));
+    expect(() => metrics.collectKubeCounters(() => counters(2))).toThrow(/already been registered/);
+    const families = await parseMetrics((await metrics.exposition()).body);
+    expect(families.filter((family) => family.name === "gmsa_webhooks_cache_entries")).toHaveLength(1);
+  });
+
+  it("keep each set of metrics in its own registry", async () => {
+    const first = createPrometheusMetrics();
+    const second = createPrometheusMetrics();
+    first.reviews.record("expand", true, undefined, "CREATE", 1);
+    const count = async (metrics: typeof first) => sumOf(await parseMetrics((await metrics.exposition()).body), "gmsa_webhooks_reviews_total");
+    expect([await count(first), await count(second)]).toEqual([1, 0]);
   });
 });

@@ -1,0 +1,265 @@
+/**
+ * Taking over the GMSACredentialSpec CRD of a cluster that ran kubernetes-sigs/windows-gmsa, through the real API
+ * server: its CRD (test/e2e/fixtures/windows-gmsa-crd.yaml) is applied with kubectl as its deploy script does, the
+ * samples are created as `windows.k8s.io/v1alpha1` while v1alpha1 is the storage version (so etcd holds them as
+ * v1alpha1), and storage then moves to v1 as its later CRD does: `status.storedVersions` is [v1alpha1, v1]. Then ours
+ * is installed three ways (`kubectl apply -k infra/crd`; Helm with `crd.install: true`, the CRD adopted as the
+ * README says; Helm with `crd.install: false`, the incumbent's CRD kept), and each must leave every credspec
+ * readable as both versions, accept new v1alpha1 manifests, and have pods naming a credspec expanded and
+ * authorized. The functions run without caches, so each pod's review reads the credspec through the API server.
+ * Afterwards the CRD is deleted and ours applied again, as the other files expect it.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { parse } from "yaml";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../infra/local/function-tokens.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { createHelmRunner, type HelmRunner } from "./support/helm.ts";
+import { deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import { createPod, parsed } from "./support/pods.ts";
+
+const run = promisify(execFile);
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const GROUP = "incumbent-crd";
+const NAMESPACE = "gmsa-incumbent-crd";
+const RELEASE = "gwi";
+const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
+const FIXTURE = fileURLToPath(new URL("fixtures/windows-gmsa-crd.yaml", import.meta.url));
+const INFRA_CRD = fileURLToPath(new URL("../../infra/crd", import.meta.url));
+const VERSIONS = ["v1", "v1alpha1"] as const;
+
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  schema: { openAPIV3Schema: { properties: { credspec: Record<string, unknown> } } };
+}
+interface Crd {
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec: { versions: CrdVersion[] };
+  status?: { storedVersions?: string[]; conditions?: { type: string; status: string }[] };
+}
+interface CredSpecObject {
+  apiVersion: string;
+  metadata: { name: string };
+  credspec: unknown;
+}
+
+let dir = "";
+let stack: FunctionsStack;
+let helm: HelmRunner;
+
+const credSpecs = (version: string) => `/apis/windows.k8s.io/${version}/gmsacredentialspecs`;
+
+function kubectl(args: string[]) {
+  return run("kubectl", ["--kubeconfig", cluster.adminKubeconfig, ...args]).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("kubectl not found on PATH (Debian: apt-get install kubectl)", { cause: error });
+    throw error;
+  });
+}
+
+/** `kubectl apply -f` of `crd` (as JSON, which is YAML), then waits until both versions answer. */
+async function applyCrdWithKubectl(crd: unknown, name: string): Promise<void> {
+  const file = join(dir, `${name}.json`);
+  await writeFile(file, JSON.stringify(crd));
+  await kubectl(["apply", "-f", file]);
+  await waitForBothVersions();
+}
+
+/** Until the CRD is Established and both versions serve lists (the API server's handlers follow the CRD). */
+async function waitForBothVersions(): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const crd = await kubeRequestOk<Crd>(admin, CRD_PATH);
+      expect(crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True")).toBe(true);
+      for (const version of VERSIONS) expect((await kubeRequest(admin, credSpecs(version))).status, version).toBe(200);
+    },
+    { timeout: 30_000, interval: 200 },
+  );
+}
+
+/** Deletes the CRD, and with it every credspec, and waits until it is gone. */
+async function deleteCrd(): Promise<void> {
+  await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
+  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), { timeout: 60_000, interval: 250 });
+}
+
+/**
+ * The cluster as windows-gmsa leaves it: its CRD, the samples created as v1alpha1 while v1alpha1 was stored, then
+ * storage moved to v1. @returns each credspec's contents as the API server stored them.
+ */
+async function installIncumbent(): Promise<Map<string, unknown>> {
+  await deleteCrd();
+  const crd = parse(await readFile(FIXTURE, "utf8")) as Crd;
+  await applyCrdWithKubectl(crd, "incumbent-v1alpha1-storage");
+  const contents = new Map<string, unknown>();
+  for (const sample of await loadManifest("samples/credspecs.yaml")) {
+    const created = await kubeRequestOk<CredSpecObject>(admin, credSpecs("v1alpha1"), {
+      method: "POST",
+      body: { ...sample, apiVersion: "windows.k8s.io/v1alpha1" },
+    });
+    contents.set(created.metadata.name, created.credspec);
+  }
+  for (const version of crd.spec.versions) version.storage = version.name === "v1";
+  await applyCrdWithKubectl(crd, "incumbent-v1-storage");
+  expect((await kubeRequestOk<Crd>(admin, CRD_PATH)).status?.storedVersions).toEqual(["v1alpha1", "v1"]);
+  return contents;
+}
+
+/**
+ * The checks every takeover must pass, registered in the caller's `describe`; `contents` is known once its
+ * `beforeAll` ran. `ours`: whether the CRD is now ours (else the incumbent's stays).
+ */
+function defineTakeoverTests(scenario: string, contents: () => Map<string, unknown>, ours: boolean): void {
+  it(`keeps v1alpha1 in status.storedVersions, serves both versions and stores v1${ours ? ", with our schema" : ""}`, async () => {
+    const crd = await kubeRequestOk<Crd>(admin, CRD_PATH);
+    expect(crd.status?.storedVersions).toEqual(["v1alpha1", "v1"]);
+    const versions = Object.fromEntries(crd.spec.versions.map((v) => [v.name, { served: v.served, storage: v.storage }]));
+    expect(versions).toEqual({ v1: { served: true, storage: true }, v1alpha1: { served: true, storage: false } });
+    const [v1, v1alpha1] = VERSIONS.map((name) => crd.spec.versions.find((v) => v.name === name)!);
+    expect(v1alpha1?.schema).toEqual(v1?.schema);
+    // Ours keeps fields the schema does not list (newer credspec fields are inlined verbatim); the incumbent's prunes them.
+    expect(v1?.schema.openAPIV3Schema.properties.credspec["x-kubernetes-preserve-unknown-fields"]).toBe(ours ? true : undefined);
+  });
+
+  it("reads every credspec stored as v1alpha1 as v1 and as v1alpha1, unchanged", async () => {
+    expect(contents().size).toBeGreaterThan(0);
+    for (const version of VERSIONS) {
+      const list = await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version));
+      expect(list.items.map((item) => item.metadata.name).sort(), version).toEqual([...contents().keys()].sort());
+      for (const [name, credspec] of contents()) {
+        const object = await kubeRequestOk<CredSpecObject>(admin, `${credSpecs(version)}/${name}`);
+        expect(object.apiVersion, `${version} ${name}`).toBe(`windows.k8s.io/${version}`);
+        expect(object.credspec, `${version} ${name}`).toEqual(credspec);
+      }
+    }
+  });
+
+  it("accepts a credspec written against v1alpha1 and reads it as v1", async () => {
+    const name = `written-as-v1alpha1-${scenario}`;
+    const credspec = contents().get("webapp01");
+    await kubeRequestOk(admin, credSpecs("v1alpha1"), {
+      method: "POST",
+      body: { apiVersion: "windows.k8s.io/v1alpha1", kind: "GMSACredentialSpec", metadata: { name }, credspec },
+    });
+    expect((await kubeRequestOk<CredSpecObject>(admin, `${credSpecs("v1")}/${name}`)).credspec).toEqual(credspec);
+    await kubeRequestOk(admin, `${credSpecs("v1")}/${name}`, { method: "DELETE" });
+  });
+
+  it("expands and authorizes a pod naming a credspec stored as v1alpha1", async () => {
+    await waitForGmsaWebhooks(cluster, GROUP);
+    const expanded = await createPod(cluster, gmsaPod(GROUP, `expanded-${scenario}`, "gmsa-app"), { dryRun: true });
+    expect(expanded.status, JSON.stringify(expanded.body)).toBe(201);
+    expect(parsed(expanded.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(contents().get("webapp01"));
+    const refused = await createPod(cluster, gmsaPod(GROUP, `refused-${scenario}`), { dryRun: true });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toMatch(/service account "default".*"webapp01"/s);
+  });
+}
+
+/** `helm install` of the chart in external mode (the functions on loopback), the CRD per `crdInstall`. */
+async function helmInstall(crdInstall: boolean): Promise<void> {
+  const subjects = (fn: "expand" | "authorize") => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
+  const values = {
+    mode: "external",
+    crd: { install: crdInstall },
+    callerAuth: { mode: "bearer" },
+    external: {
+      caBundle: Buffer.from(cluster.caPem).toString("base64"),
+      expand: { url: stack.expandBaseUrl, subjects: subjects("expand") },
+      authorize: { url: stack.authorizeBaseUrl, subjects: subjects("authorize") },
+    },
+  };
+  // Helm 4 applies server-side: an adopted CRD's `spec.versions` belongs to the incumbent's field manager until forced.
+  const force = crdInstall ? ["--force-conflicts"] : [];
+  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...force], { values, kubeconfig: cluster.adminKubeconfig });
+  expect(installed.code, installed.stderr).toBe(0);
+}
+
+async function helmUninstall(): Promise<void> {
+  await helm.run(["uninstall", RELEASE, "-n", NAMESPACE, "--wait"], { kubeconfig: cluster.adminKubeconfig });
+  await deleteNamespace(cluster, NAMESPACE);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "gmsa-incumbent-crd-"));
+  await applyBaseInfra(cluster);
+  helm = await createHelmRunner(inject("helm"));
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" } });
+  // The kustomize base's webhook configurations, at the functions; the Helm cases replace them with the chart's.
+  await applyFunctionsWebhooks(cluster, stack);
+});
+
+afterAll(async () => {
+  await helm?.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
+  await deleteNamespace(cluster, NAMESPACE);
+  await deleteWebhooks(cluster);
+  await stack?.stop();
+  await helm?.close();
+  // A CRD left adopted by this file's Helm release would refuse the other files' installs.
+  await deleteCrd();
+  await applyBaseInfra(cluster);
+  if (dir !== "") await rm(dir, { recursive: true, force: true });
+});
+
+describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () => {
+  describe("kubectl apply -k infra/crd", () => {
+    let contents = new Map<string, unknown>();
+    beforeAll(async () => {
+      contents = await installIncumbent();
+      await kubectl(["apply", "-k", INFRA_CRD]);
+      await waitForBothVersions();
+    });
+    defineTakeoverTests("kustomize", () => contents, true);
+  });
+
+  describe("helm install with crd.install: true, the CRD adopted", () => {
+    let contents = new Map<string, unknown>();
+    beforeAll(async () => {
+      await deleteWebhooks(cluster);
+      contents = await installIncumbent();
+      // The README's adoption: Helm installs over an existing object only when it names the release.
+      await kubeRequestOk(admin, CRD_PATH, {
+        method: "PATCH",
+        contentType: "application/merge-patch+json",
+        body: {
+          metadata: {
+            labels: { "app.kubernetes.io/managed-by": "Helm" },
+            annotations: { "meta.helm.sh/release-name": RELEASE, "meta.helm.sh/release-namespace": NAMESPACE },
+          },
+        },
+      });
+      await helmInstall(true);
+      await waitForBothVersions();
+    });
+    afterAll(helmUninstall);
+    defineTakeoverTests("helm-crd", () => contents, true);
+
+    it("helm uninstall keeps the CRD and every credspec (helm.sh/resource-policy: keep)", async () => {
+      await helmUninstall();
+      const list = await kubeRequestOk<{ items: unknown[] }>(admin, credSpecs("v1alpha1"));
+      expect(list.items).toHaveLength(contents.size);
+    });
+  });
+
+  describe("helm install with crd.install: false, the incumbent's CRD kept", () => {
+    let contents = new Map<string, unknown>();
+    beforeAll(async () => {
+      contents = await installIncumbent();
+      await helmInstall(false);
+    });
+    afterAll(helmUninstall);
+    defineTakeoverTests("helm-no-crd", () => contents, false);
+  });
+});
