@@ -10,12 +10,6 @@ import path from "node:path";
 /** The file to run, or why there is none. */
 export type LookPathResult = { file: string } | { outcome: "not-found" } | { outcome: "relative"; file: string };
 
-/** Options of {@link lookPath}. */
-export interface LookPathOptions {
-  /** The PATH to search. Default: this process's `PATH`. */
-  searchPath?: string | undefined;
-}
-
 async function isExecutable(file: string, windows: boolean): Promise<boolean> {
   try {
     if (!(await stat(file)).isFile()) return false;
@@ -29,10 +23,10 @@ async function isExecutable(file: string, windows: boolean): Promise<boolean> {
 
 /**
  * Resolves `command` as Go's `exec.LookPath` does. A name with a path separator is used as it is (kubeconfig.ts has
- * already resolved a relative one against the kubeconfig's folder). A bare name is searched in `searchPath`; an empty
+ * already resolved a relative one against the kubeconfig's folder). A bare name is searched in this process's `PATH`; an empty
  * or relative entry that holds it is refused (`exec.ErrDot` since Go 1.19), not run from the current directory.
  */
-export async function lookPath(command: string, options: LookPathOptions = {}): Promise<LookPathResult> {
+export async function lookPath(command: string): Promise<LookPathResult> {
   const windows = process.platform === "win32";
   const paths = windows ? path.win32 : path.posix;
   const extensions = windows
@@ -44,10 +38,11 @@ export async function lookPath(command: string, options: LookPathOptions = {}): 
     : [command];
   const hasSeparator = windows ? /[\\/:]/.test(command) : command.includes("/");
   if (hasSeparator) {
-    for (const name of names) if (await isExecutable(name, windows)) return { file: name };
-    return { outcome: "not-found" };
+    // As it is, so that spawn reports what is wrong with it (missing: not-found; not executable: EACCES).
+    if (windows) for (const name of names) if (await isExecutable(name, windows)) return { file: name };
+    return { file: command };
   }
-  const searchPath = options.searchPath ?? process.env["PATH"] ?? "";
+  const searchPath = process.env["PATH"] ?? "";
   if (searchPath === "") return { outcome: "not-found" };
   for (const entry of searchPath.split(windows ? ";" : ":")) {
     // Shell semantics: an empty entry is the current directory.

@@ -93,6 +93,15 @@ describe("runPlugin", () => {
       expect(await runPlugin("gmsa-fake-plugin", [], env({ PATH: theirs }), { timeoutMs: 10_000 })).toEqual({ outcome: "not-found" });
     });
 
+    it("runs a command given as a path without a PATH search, and says when it cannot be executed", async () => {
+      const ours = await pluginFolder("ours");
+      vi.stubEnv("PATH", "/nonexistent");
+      const script = path.join(ours, "gmsa-fake-plugin");
+      expect(await runPlugin(script, [], env({ PATH: "/bin" }), { timeoutMs: 10_000 })).toMatchObject({ outcome: "exited", exitCode: 0 });
+      await chmod(script, 0o644);
+      expect(await runPlugin(script, [], env(), { timeoutMs: 10_000 })).toEqual({ outcome: "spawn-error", message: "EACCES" });
+    });
+
     it("refuses a command found through a relative PATH entry (Go's exec.ErrDot)", async () => {
       const ours = await pluginFolder("ours");
       vi.stubEnv("PATH", path.relative(process.cwd(), ours));
