@@ -24,6 +24,8 @@ export function readKubeconfigYaml(text: string): KubeconfigYaml {
   const document = parseDocument(text.replace(/\r\n?/g, "\n"), { version: "1.1", merge: true });
   const [error] = [...document.errors, ...document.warnings];
   if (error !== undefined) return { problem: `not valid YAML (${describe(error)})` };
+  // go-yaml v2 refuses any other %YAML directive ("found incompatible YAML document").
+  if (document.directives?.yaml.version !== "1.1") return { problem: "declares a YAML version other than 1.1, which kubectl refuses" };
   try {
     return { document: document.toJS() };
   } catch (error) {

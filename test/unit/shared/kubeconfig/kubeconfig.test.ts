@@ -185,6 +185,11 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
     expect(problemsOf("users: [{ name: u, user: { token: on } }]")).toEqual([expect.stringMatching(/^kc: users\.0\.user\.token: /)]);
   });
 
+  it("refuses a %YAML 1.2 directive, which kubectl's go-yaml refuses, and reads one for 1.1", () => {
+    expect(problemsOf("%YAML 1.2\n---\ncurrent-context: a\n")).toEqual(["kc: declares a YAML version other than 1.1, which kubectl refuses"]);
+    expect(parse("%YAML 1.1\n---\ncurrent-context: a\n").currentContext).toBe("a");
+  });
+
   it("reads CRLF and lone CR line ends, a trailing one too, as line feeds", () => {
     const lines = ["clusters:", "- name: c", "  cluster:", "    server: https://k", "    certificate-authority-data: Q0E=", "current-context: main"];
     const expected = parse(lines.join("\n"));
