@@ -190,6 +190,12 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
     expect(parse("%YAML 1.1\n---\ncurrent-context: a\n").currentContext).toBe("a");
   });
 
+  it("reads timestamps and base-60 numbers as strings, as go-yaml v2 does", () => {
+    const { config, problems } = parseKubeconfig("users: [{ name: 2026-11-25, user: { token: 1:30 } }]", { source: "kc" });
+    expect(problems).toEqual([]);
+    expect(config?.users.get("2026-11-25")?.user.token).toBe("1:30");
+  });
+
   it("reads CRLF and lone CR line ends, a trailing one too, as line feeds", () => {
     const lines = ["clusters:", "- name: c", "  cluster:", "    server: https://k", "    certificate-authority-data: Q0E=", "current-context: main"];
     const expected = parse(lines.join("\n"));
