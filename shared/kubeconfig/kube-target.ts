@@ -3,7 +3,7 @@
  * validation checks them, with what we do not support named as problems rather than silently ignored.
  */
 import { EXEC_CLUSTER_EXTENSION, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../credentials/exec-config.ts";
-import type { Kubeconfig, RawCluster, RawUser } from "./kubeconfig-document.ts";
+import type { Kubeconfig, RawCluster, RawUser } from "./kubeconfig.ts";
 
 /** The API server to talk to. File paths are already absolute on Node. */
 export interface KubeCluster {

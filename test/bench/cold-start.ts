@@ -70,8 +70,8 @@ function childScript(bundle: string, event: unknown): string {
 export interface ColdStartOptions {
   runs: number;
   /**
-   * The kubeconfig file's form: block YAML as in infra/aws/kubeconfig.example.yaml and JSON, both read without the
-   * YAML parser; flow-style YAML (`clusters: [{name: …}]`), which loads the parser.
+   * The kubeconfig file's form: block YAML as in infra/aws/kubeconfig.example.yaml, flow-style YAML
+   * (`clusters: [{name: …}]`) or JSON, each read by the `yaml` package.
    */
   kubeconfig: "yaml" | "flow-yaml" | "json";
   /** Arguments of each process. Default none, as infra/aws/README.md deploys it (source maps off). */
@@ -207,6 +207,6 @@ export function printColdStarts(results: readonly ColdStart[], runs: number): vo
     ["kubeconfig", "source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
     results.map((r) => [r.kubeconfig, r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
     "The API server is a local HTTPS stand-in (credspec read, access review); Node's own boot is not counted. " +
-      "Block YAML and JSON kubeconfigs are read without the YAML parser; flow-style YAML loads it. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
+      "Every kubeconfig form is read by the yaml package. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
   );
 }

@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
-import { mergeKubeconfigs, parseKubeconfigWithoutParser, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig-document.ts";
+import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import type { ClientCertificate } from "../../../shared/kube/transport.ts";
 
 /** The standard mount of a pod's service account. */
@@ -61,14 +61,12 @@ async function loadFiles(files: string[], problems: string[], warnings: string[]
       continue;
     }
     const folder = path.dirname(path.resolve(file));
-    const options = { source: file, resolvePath: (entry: string) => path.resolve(folder, entry) };
-    // The YAML parser is most of a function bundle and of its cold start, and stays in memory once loaded: loaded only
-    // for a kubeconfig neither JSON nor plain block YAML.
-    const parsed = parseKubeconfigWithoutParser(text, options) ?? (await import("../../../shared/kubeconfig/kubeconfig.ts")).parseKubeconfig(text, options);
+    const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry: string) => path.resolve(folder, entry) });
     problems.push(...parsed.problems);
     if (parsed.config) configs.push(parsed.config);
   }
-  return configs.length === 0 ? undefined : mergeKubeconfigs(configs);
+  // One unreadable file fails the whole list, as client-go's loading rules do: no target from the rest.
+  return configs.length === 0 || problems.length > 0 ? undefined : mergeKubeconfigs(configs);
 }
 
 function inClusterTarget(host: string, port: string, serviceAccountDir: string): KubeTarget {

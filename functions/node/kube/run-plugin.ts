@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { PluginRunResult, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
+import { lookPath } from "./look-path.ts";
 
 /** ExecCredentials are a few KiB; more than this is a broken plugin, not a credential. */
 const MAX_STDOUT_BYTES = 1024 * 1024;
@@ -47,12 +48,12 @@ export function killRunningPlugins(): void {
   for (const child of running) killTree(child, "SIGKILL");
 }
 
-/** Node's {@link RunPlugin}. */
-export const runPlugin: RunPlugin = (command, args, env, { timeoutMs, signal }) =>
+/** Spawns `file`, already found. */
+const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
   new Promise<PluginRunResult>((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(command, [...args], {
+      child = spawn(file, [...args], {
         env,
         stdio: ["ignore", "pipe", "pipe"],
         // Its own process group, so killTree reaches grandchildren (POSIX setsid semantics).
@@ -119,3 +120,17 @@ export const runPlugin: RunPlugin = (command, args, env, { timeoutMs, signal }) 
     if (signal?.aborted === true) kill("timeout");
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
+
+/**
+ * Node's {@link RunPlugin}. The command is found through this process's PATH, as client-go finds it, not through the
+ * `PATH` in `env` (look-path.ts).
+ */
+export const runPlugin: RunPlugin = async (command, args, env, options) => {
+  const found = await lookPath(command);
+  if ("outcome" in found) {
+    return found.outcome === "not-found"
+      ? found
+      : { outcome: "spawn-error", message: `found as ${found.file} through a relative PATH entry, which client-go refuses too` };
+  }
+  return spawnPlugin(found.file, args, env, options);
+};

@@ -24,11 +24,10 @@ const NEVER_IN_FUNCTIONS = [
   "node_modules/prom-client/",
   "node_modules/@kubernetes/client-node/",
 ];
-/** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files, YAML kubeconfigs. */
+/** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files. */
 const NOT_AT_START = [
   "node_modules/jose/",
   "node_modules/aws4fetch/",
-  "node_modules/yaml/",
   "shared/credentials/exec-credential.ts",
   "functions/node/kube/run-plugin.ts",
   "shared/credentials/token-file.ts",

@@ -56,6 +56,22 @@ describe("createWorkerGmsaClient", () => {
     expect(authorization).toBe("Bearer static");
   });
 
+  it("reads the secret as kubectl does: lone CR line ends, and a user given twice refused naming the secret", async () => {
+    let authorization: string | null = null;
+    const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      authorization = new Headers(init?.headers).get("Authorization");
+      return Promise.resolve(Response.json({ credspec: {} }));
+    };
+    const crOnly = kubeconfig("token: static").replaceAll("\n", "\r");
+    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: crOnly }).settings, { fetch });
+    await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
+    expect(authorization).toBe("Bearer static");
+    const twice = kubeconfig("token: first").replace("users: [", "users: [{ name: u, user: { token: second } }, ");
+    expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: twice }).settings))).toEqual([
+      'the KUBECONFIG secret: users: the name "u" is defined more than once (kubectl refuses the file too)',
+    ]);
+  });
+
   it("refuses an exec user with a clear start-up error", () => {
     const settings = parseKubeSettings({ KUBECONFIG: kubeconfig("exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }") }).settings;
     expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([

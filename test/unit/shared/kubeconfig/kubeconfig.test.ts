@@ -1,7 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import { parseJsonKubeconfig } from "../../../../shared/kubeconfig/kubeconfig-document.ts";
 import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../../shared/kubeconfig/kubeconfig.ts";
 
 function parse(text: string, resolvePath?: (path: string) => string): Kubeconfig {
@@ -40,7 +38,7 @@ describe("parseKubeconfig", () => {
   });
 
   it("reports YAML and shape problems with the source and never the content", () => {
-    expect(parseKubeconfig("clusters: [\n  token: s3cret", { source: "secret" }).problems).toEqual(["secret: not valid YAML (YAMLParseError)"]);
+    expect(parseKubeconfig("clusters: [\n  token: s3cret", { source: "secret" }).problems).toEqual(["secret: not valid YAML (BAD_INDENT at line 2, column 16)"]);
     const { problems } = parseKubeconfig("clusters: nope\nusers: [{ user: {} }]", { source: "f" });
     expect(problems).toHaveLength(2);
     expect(problems.join()).toMatch(/^f: clusters/);
@@ -64,34 +62,17 @@ users:
   });
 });
 
-describe("parseJsonKubeconfig", () => {
-  const options = { source: "test", resolvePath: (entry: string) => `/base/${entry}` };
-
-  it("reads a JSON kubeconfig without the YAML parser, as the YAML parser reads the same text", () => {
-    const json = JSON.stringify({ ...(parseYaml(first) as object), users: [{ name: "shared", user: { tokenFile: "token", exec: { command: "./plugin" } } }] });
-    const fast = parseJsonKubeconfig(json, options);
-    expect(fast?.problems).toEqual([]);
-    expect(fast?.config?.users.get("shared")?.user).toEqual({ tokenFile: "/base/token", exec: { command: "/base/./plugin" } });
-    // kubeconfig.ts's YAML path, forced by a leading comment, reads the same text to the same config.
-    expect(parseKubeconfig(`# yaml\n${json}`, options)).toEqual(fast);
-  });
-
-  it("leaves YAML, other JSON and repeated keys to the YAML parser, which refuses a repeated key", () => {
-    expect(parseJsonKubeconfig(first, options)).toBeUndefined();
-    expect(parseJsonKubeconfig("[1]", options)).toBeUndefined();
-    expect(parseJsonKubeconfig('{"a": 1,}', options)).toBeUndefined();
-    const repeated = '{"current-context": "a", "current-context": "b"}';
-    expect(parseJsonKubeconfig(repeated, options)).toBeUndefined();
-    expect(parseKubeconfig(repeated, options).problems).toEqual(["test: not valid YAML (YAMLParseError)"]);
-  });
-});
-
 describe("mergeKubeconfigs", () => {
-  it("lets the first file that defines a name or current-context win, as kubectl does", () => {
+  it("lets the first file that defines a name or a non-empty current-context win, as kubectl does", () => {
     const merged = mergeKubeconfigs([parse(first), parse(second), parse(third)]);
     expect(merged.clusters.get("shared")?.cluster.server).toBe("https://first");
     expect(merged.clusters.get("extra")?.cluster.server).toBe("https://extra");
     expect(merged.currentContext).toBe("second");
+  });
+
+  it("takes the first file's entry whole, without fields the later one adds", () => {
+    const later = parse("clusters: [{ name: shared, cluster: { server: 'https://second', certificate-authority-data: Q0E= } }]");
+    expect(mergeKubeconfigs([parse(first), later]).clusters.get("shared")?.cluster).toEqual({ server: "https://first" });
   });
 });
 
@@ -156,5 +137,84 @@ describe("parseKubeconfig on YAML it must refuse or read", () => {
   ])("reads %s", async (file) => {
     const text = await readFile(new URL(`../../../../${file}`, import.meta.url), "utf8");
     expect(parseKubeconfig(text, { source: file }).problems).toEqual([]);
+  });
+});
+
+describe("parseKubeconfig as client-go reads a kubeconfig", () => {
+  const problemsOf = (text: string): string[] => parseKubeconfig(text, { source: "kc" }).problems;
+
+  it.each([
+    ["clusters", "clusters:\n- { name: prod, cluster: { server: 'https://right' } }\n- { name: prod, cluster: { server: 'https://wrong' } }\n"],
+    ["users", "users:\n- { name: gmsa, user: { token: a } }\n- { name: gmsa, user: { token: b } }\n"],
+    ["contexts", "contexts:\n- { name: prod, context: { cluster: a } }\n- { name: prod, context: { cluster: b } }\n"],
+    [
+      'cluster "prod": extensions',
+      "clusters:\n- name: prod\n  cluster:\n    server: https://k\n    extensions:\n    - { name: client.authentication.k8s.io/exec, extension: {} }\n    - { name: client.authentication.k8s.io/exec, extension: {} }\n",
+    ],
+  ])("refuses a name given twice in %s, naming the name and the list, never the entries", (list, text) => {
+    const problems = problemsOf(text);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^kc: ${list}: the name "[^"]+" is defined more than once`));
+    expect(problems[0]).not.toMatch(/https:|token|: [ab]\b/);
+  });
+
+  it("honours merge keys: a CA given through `<<:` is kept, and the entry's own keys win", () => {
+    const text = [
+      "defaults: &defaults",
+      "  server: https://shared.example",
+      "  certificate-authority-data: UFJJVkFURS1DQQ==",
+      "clusters:",
+      "- name: prod",
+      "  cluster:",
+      "    <<: *defaults",
+      "    server: https://prod.example",
+      "",
+    ].join("\n");
+    const { config, problems } = parseKubeconfig(text, { source: "kc" });
+    expect(problems).toEqual([]);
+    expect(config?.clusters.get("prod")?.cluster).toEqual({ server: "https://prod.example", "certificate-authority-data": "UFJJVkFURS1DQQ==" });
+  });
+
+  it("refuses a merge key that names no mapping", () => {
+    expect(problemsOf("clusters:\n- name: prod\n  cluster:\n    <<: https://k\n")).toEqual([expect.stringMatching(/^kc: not valid YAML \(.*[Mm]erge/)]);
+  });
+
+  it("reads YAML 1.1 booleans as kubectl does: yes is true, and not a string where one is expected", () => {
+    const { config } = parseKubeconfig("clusters: [{ name: c, cluster: { server: 'https://k', insecure-skip-tls-verify: yes } }]", { source: "kc" });
+    expect(config?.clusters.get("c")?.cluster["insecure-skip-tls-verify"]).toBe(true);
+    expect(problemsOf("users: [{ name: u, user: { token: on } }]")).toEqual([expect.stringMatching(/^kc: users\.0\.user\.token: /)]);
+  });
+
+  it("refuses a %YAML 1.2 directive, which kubectl's go-yaml refuses, and reads one for 1.1", () => {
+    expect(problemsOf("%YAML 1.2\n---\ncurrent-context: a\n")).toEqual(["kc: declares a YAML version other than 1.1, which kubectl refuses"]);
+    expect(parse("%YAML 1.1\n---\ncurrent-context: a\n").currentContext).toBe("a");
+  });
+
+  it("reads timestamps and base-60 numbers as strings, as go-yaml v2 does", () => {
+    const { config, problems } = parseKubeconfig("users: [{ name: 2026-11-25, user: { token: 1:30 } }]", { source: "kc" });
+    expect(problems).toEqual([]);
+    expect(config?.users.get("2026-11-25")?.user.token).toBe("1:30");
+  });
+
+  it("reads CRLF and lone CR line ends, a trailing one too, as line feeds", () => {
+    const lines = ["clusters:", "- name: c", "  cluster:", "    server: https://k", "    certificate-authority-data: Q0E=", "current-context: main"];
+    const expected = parse(lines.join("\n"));
+    for (const end of ["\r\n", "\r"]) {
+      expect(parse(lines.join(end))).toEqual(expected);
+      expect(parse(lines.join(end) + end)).toEqual(expected);
+    }
+    expect(parse("current-context: main\r").currentContext).toBe("main");
+  });
+
+  it("refuses NEL, LS and PS, which kubectl reads as line breaks and YAML 1.2 does not", () => {
+    for (const character of ["\u0085", "\u2028", "\u2029"]) {
+      expect(problemsOf(`current-context: a${character}b\n`)).toEqual([expect.stringMatching(/^kc: holds a NEL, LS or PS character/)]);
+    }
+  });
+
+  it("reads JSON as YAML, and refuses a repeated key naming where, not what", () => {
+    const json = JSON.stringify({ "current-context": "main", clusters: [{ name: "c", cluster: { server: "https://k" } }] });
+    expect(parse(json).clusters.get("c")?.cluster.server).toBe("https://k");
+    expect(problemsOf('{"current-context": "a",\n "current-context": "s3cret"}')).toEqual(["kc: not valid YAML (DUPLICATE_KEY at line 2, column 2)"]);
   });
 });

@@ -28,6 +28,20 @@ describe("loadNodeKubeTarget", () => {
     expect(loaded.warnings).toEqual([`kubeconfig "${path.join(dir, "missing")}" does not exist; skipped`]);
   });
 
+  it("takes each name from the first KUBECONFIG file that defines it, and refuses a name repeated within one file", async () => {
+    const dir = await tempDir();
+    const first = path.join(dir, "first");
+    const second = path.join(dir, "second");
+    await writeFile(first, "clusters: [{ name: c, cluster: { server: 'https://first' } }]\n");
+    await writeFile(second, "current-context: x\nclusters: [{ name: c, cluster: { server: 'https://second' } }]\ncontexts: [{ name: x, context: { cluster: c } }]\n");
+    const list = [first, second].join(path.delimiter);
+    expect((await loadNodeKubeTarget(settings({ KUBECONFIG: list }), { homeDir: dir })).target.cluster.server).toBe("https://first");
+    await writeFile(second, "current-context: x\ncontexts: [{ name: x, context: { cluster: c } }, { name: x, context: { cluster: d } }]\n");
+    expect(await problems(loadNodeKubeTarget(settings({ KUBECONFIG: list }), { homeDir: dir }))).toEqual([
+      `${second}: contexts: the name "x" is defined more than once (kubectl refuses the file too)`,
+    ]);
+  });
+
   it("falls back to ~/.kube/config, then to the in-cluster service account", async () => {
     const home = await tempDir();
     await mkdir(path.join(home, ".kube"));

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { runPlugin } from "../../../../../functions/node/kube/run-plugin.ts";
 import { eventually, isAlive, pluginPath } from "../../../../support/exec-plugins.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
@@ -61,5 +62,52 @@ describe("runPlugin", () => {
     expect(result.outcome).toBe("timeout");
     const childPid = Number(readFileSync(pidFile, "utf8"));
     expect(await eventually(() => !isAlive(childPid))).toBe(true);
+  });
+
+  describe("finding the command through this process's PATH, as client-go does, not the plugin's env PATH", () => {
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
+
+    /** A folder holding an executable `gmsa-fake-plugin` that prints its name and the PATH it was given. */
+    async function pluginFolder(name: string): Promise<string> {
+      const dir = path.join(await tempDir(), name);
+      await mkdir(dir);
+      const script = path.join(dir, "gmsa-fake-plugin");
+      await writeFile(script, `#!/bin/sh\necho "${name} $PATH"\n`);
+      await chmod(script, 0o755);
+      return dir;
+    }
+
+    it("runs the command found on our PATH, and hands the plugin the PATH its env sets", async () => {
+      const ours = await pluginFolder("ours");
+      const theirs = await pluginFolder("theirs");
+      vi.stubEnv("PATH", ours);
+      const result = await runPlugin("gmsa-fake-plugin", [], env({ PATH: theirs }), { timeoutMs: 10_000 });
+      expect(result).toMatchObject({ outcome: "exited", exitCode: 0, stdout: `ours ${theirs}\n` });
+    });
+
+    it("reports not-found when only the plugin's env PATH holds the command", async () => {
+      const theirs = await pluginFolder("theirs");
+      vi.stubEnv("PATH", "/nonexistent");
+      expect(await runPlugin("gmsa-fake-plugin", [], env({ PATH: theirs }), { timeoutMs: 10_000 })).toEqual({ outcome: "not-found" });
+    });
+
+    it("runs a command given as a path without a PATH search, and says when it cannot be executed", async () => {
+      const ours = await pluginFolder("ours");
+      vi.stubEnv("PATH", "/nonexistent");
+      const script = path.join(ours, "gmsa-fake-plugin");
+      expect(await runPlugin(script, [], env({ PATH: "/bin" }), { timeoutMs: 10_000 })).toMatchObject({ outcome: "exited", exitCode: 0 });
+      await chmod(script, 0o644);
+      expect(await runPlugin(script, [], env(), { timeoutMs: 10_000 })).toEqual({ outcome: "spawn-error", message: "EACCES" });
+    });
+
+    it("refuses a command found through a relative PATH entry (Go's exec.ErrDot)", async () => {
+      const ours = await pluginFolder("ours");
+      vi.stubEnv("PATH", path.relative(process.cwd(), ours));
+      const result = await runPlugin("gmsa-fake-plugin", [], env({ PATH: ours }), { timeoutMs: 10_000 });
+      expect(result.outcome).toBe("spawn-error");
+      expect((result as { message: string }).message).toContain("relative PATH entry");
+    });
   });
 });
