@@ -73,8 +73,8 @@ function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"
   const refs = isNew ? newContainerReferences(now, isNew) : now.refs;
   const names = distinctNames(refs);
   const errors = [...checkNames(refs), ...(isNew ? [] : now.annotationErrors), ...checkContentsShape(refs), ...checkReferenceCount(names)];
-  const warnings = listRunAsUserWarnings(now.places);
   if (errors.length > 0) return { errors };
+  const warnings = listRunAsUserWarnings(now.places);
   if (names.size === 0) return { warnings };
   const serviceAccount = { namespace: review.namespace, serviceAccount: review.pod.spec?.serviceAccountName || "default" };
   const judgement = { refs, names, warnings, serviceAccount, namespace: review.namespace };
