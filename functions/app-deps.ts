@@ -57,7 +57,6 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
     defaultTimeoutMs: config.defaultTimeoutMs,
     settings: {
       randomHostname: config.randomHostname,
-      maxCredSpecNames: config.maxCredSpecNames,
       requestingUser: config.requestingUser,
       enforcement: config.enforcement,
     },

@@ -1,71 +1,40 @@
 import { asAdmissionError, DeadlineExceededError } from "../shared/errors.ts";
 import { awaitWithin } from "../shared/deadline.ts";
-import type { AccessDecision, GmsaClient, RequestingUser } from "../shared/kube/gmsa-client.ts";
-import type { CallTally } from "../shared/observer.ts";
-import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts";
+import type { CallOptions, GmsaClient } from "../shared/kube/gmsa-client.ts";
+import type { Fact, LoadedFacts, LoadPlan, Subject } from "../shared/policy/facts.ts";
+import type { ReviewContext } from "./review-context.ts";
 
 /**
- * Loads each named credspec once, all concurrently; failures become facts, not exceptions. `tally` (the review's)
- * counts the calls and cache lookups for its log line. When the client holds every one, the facts come back at
- * once, without a promise.
+ * Loads what a plan names through the client: each credspec once, each (subject, credspec) once, all concurrently
+ * and within the review's deadline. Failures become facts, not exceptions, so the policy names every place at fault.
  */
-export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal, tally?: CallTally): CredSpecFacts | Promise<CredSpecFacts> {
-  const call = { signal, tally };
-  const held = client.held;
-  return loadEach(names, signal, held && ((name) => held.credSpecContents(name, tally)), (name) => client.getCredSpecContents(name, call));
+export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally" | "randomBytes">): Promise<LoadedFacts> {
+  const call: CallOptions = { signal: ctx.signal, tally: ctx.tally };
+  const credspecs = loadEach(plan.credspecs, ctx.signal, (name) => ctx.gmsa.getCredSpecContents(name, call));
+  const access = plan.access.map(({ subject, names }) => loadEach(names, ctx.signal, (name) => reviewAccess(ctx.gmsa, subject, name, call)));
+  return {
+    credspecs: await credspecs,
+    access: await Promise.all(access),
+    randomBytes: plan.randomBytes > 0 ? ctx.randomBytes(plan.randomBytes) : new Uint8Array(0),
+  };
 }
 
-/**
- * Reviews `use` of each credspec once for `subject`, all concurrently: the pod's service account, or the requesting
- * user (REVIEW_REQUESTING_USER). Held decisions come back at once, as in {@link loadCredSpecs}.
- */
-export function loadAccess(
-  client: GmsaClient,
-  subject: { namespace: string; serviceAccount: string } | { namespace: string; user: RequestingUser },
-  names: Iterable<string>,
-  signal: AbortSignal,
-  tally?: CallTally,
-): AccessFacts | Promise<AccessFacts> {
-  const call = { signal, tally };
-  if ("user" in subject) return loadEach(names, signal, undefined, (credSpecName) => client.canUserUseCredSpec({ ...subject, credSpecName }, call));
-  const held = client.held;
-  return loadEach<AccessDecision>(
-    names,
-    signal,
-    held && ((credSpecName) => held.access({ ...subject, credSpecName }, tally)),
-    (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, call),
-  );
+function reviewAccess(client: GmsaClient, subject: Subject, credSpecName: string, call: CallOptions) {
+  return "user" in subject ? client.canUserUseCredSpec({ ...subject, credSpecName }, call) : client.canUseCredSpec({ ...subject, credSpecName }, call);
 }
 
-type Facts<T> = Map<string, Fact<T>>;
-
-/** The facts of `names`: those `held` has at once, the others from `load`, concurrently and within the deadline. */
-function loadEach<T>(
-  names: Iterable<string>,
-  signal: AbortSignal,
-  held: ((name: string) => T | undefined) | undefined,
-  load: (name: string) => Promise<T>,
-): Facts<T> | Promise<Facts<T>> {
-  const facts: Facts<T> = new Map();
-  const missing: string[] = [];
-  for (const name of names) {
-    const value = held?.(name);
-    if (value === undefined) missing.push(name);
-    else facts.set(name, { ok: true, value });
-  }
-  if (missing.length === 0) return facts;
-  return Promise.all(
-    missing.map(async (name): Promise<[string, Fact<T>]> => {
+/** The fact of each name, loaded concurrently. */
+async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
+  const loaded = await Promise.all(
+    [...names].map(async (name): Promise<[string, Fact<T>]> => {
       try {
         return [name, { ok: true, value: await untilDeadline(load(name), signal) }];
       } catch (error) {
         return [name, { ok: false, error: asAdmissionError(error) }];
       }
     }),
-  ).then((loaded) => {
-    for (const [name, fact] of loaded) facts.set(name, fact);
-    return facts;
-  });
+  );
+  return new Map(loaded);
 }
 
 /**

@@ -1,18 +1,9 @@
-import type { EnforcementMode, RequestingUserMode } from "../shared/config/index.ts";
+import type { Config } from "../shared/config/index.ts";
 import type { GmsaClient } from "../shared/kube/gmsa-client.ts";
 import type { CallTally } from "../shared/observer.ts";
 
-/** Limits and switches of the GMSA rules, from the configuration. */
-export interface ReviewSettings {
-  /** Set a random NetBIOS-safe hostname on GMSA pods without one (RANDOM_HOSTNAME). */
-  randomHostname: boolean;
-  /** At most this many distinct credspecs in one pod (MAX_CREDSPECS_PER_POD). */
-  maxCredSpecNames: number;
-  /** Whose `use` authorize reviews besides the service account's (REVIEW_REQUESTING_USER). */
-  requestingUser: RequestingUserMode;
-  /** Authorize denies, or allows with a warning and an audit annotation (ENFORCEMENT). */
-  enforcement: EnforcementMode;
-}
+/** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
+export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
 
 /** What a review handler gets besides the review: facts, randomness and the deadline. */
 export interface ReviewContext {

@@ -1,7 +1,7 @@
 /**
  * Every admission failure, jose-style: one base class with a stable `code`, one subclass per failure.
- * `status` travels as the AdmissionReview's `response.status.code` (DESIGN.md section 4); `where` names
- * the offending place so one denial can list every container at fault. Imports nothing.
+ * `status` travels as the AdmissionReview's `response.status.code` (the status-code table of docs/security.md);
+ * `where` names the offending place so one denial can list every container at fault. Imports nothing.
  */
 
 export type AdmissionErrorCode =
@@ -180,4 +180,13 @@ export class InternalError extends AdmissionError {
 /** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */
 export function asAdmissionError(error: unknown): AdmissionError {
   return error instanceof AdmissionError ? error : new InternalError("internal error", { cause: error });
+}
+
+/** When errors of several kinds meet, the reply carries the most telling code: failure, then authorization. */
+const STATUS_PRECEDENCE = [500, 403, 400, 422];
+
+/** The status code a set of errors answers with (500 for none). */
+export function pickStatus(errors: readonly AdmissionError[]): number {
+  const codes = new Set(errors.map((e) => e.status));
+  return STATUS_PRECEDENCE.find((code) => codes.has(code)) ?? errors[0]?.status ?? 500;
 }

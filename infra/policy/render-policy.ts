@@ -12,10 +12,10 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { defaultOf } from "../../shared/config/variables.ts";
+import { MAX_CREDSPECS_PER_POD } from "../../shared/policy/checks.ts";
 
-/** The functions' default `MAX_CREDSPECS_PER_POD`: the policy checks as many distinct names, and refuses more. */
-export const DEFAULT_MAX_CREDSPECS = defaultOf("MAX_CREDSPECS_PER_POD");
+/** The functions' `MAX_CREDSPECS_PER_POD`: the policy checks as many distinct names, and refuses more. */
+export const DEFAULT_MAX_CREDSPECS = MAX_CREDSPECS_PER_POD;
 
 /** The policy's name; the binding in binding.yaml names it. */
 export const POLICY_NAME = "gmsa-webhooks.windows.k8s.io";

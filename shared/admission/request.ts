@@ -1,16 +1,26 @@
-import { InvalidReviewError } from "../errors.ts";
-import type { ContainerList, Pod } from "../policy/pod.ts";
+import { asAdmissionError, InvalidReviewError } from "../errors.ts";
+import type { Requester } from "../policy/facts.ts";
+import type { Pod } from "../policy/pod.ts";
+import type { ReviewFacts } from "../policy/review.ts";
 import { parsePod, type AdmissionRequest } from "./review.ts";
 
-/** The warning for a review about anything but a Pod: allowed unchanged (DESIGN.md section 4). */
-export function otherKindWarning(request: AdmissionRequest): string {
+/**
+ * What the policy reads from an admission request: the kind, the operation, the pods (checked by their schema),
+ * the namespace and the requester. A review whose pod cannot be read comes back as `invalid` (400).
+ */
+export function readReview(request: AdmissionRequest): ReviewFacts {
   const { group, version, kind } = request.kind;
-  return `gmsa-webhooks only reviews core/v1 Pods; ${group === "" ? "core" : group}/${version} ${kind} was allowed unchanged (check the webhook's rules)`;
-}
-
-/** True for an UPDATE of the `pods/ephemeralcontainers` subresource (`kubectl debug`). */
-export function isEphemeralContainersUpdate(request: AdmissionRequest): boolean {
-  return request.operation === "UPDATE" && request.subResource === "ephemeralcontainers";
+  if (group !== "" || kind !== "Pod") return { object: "other", group, version, kind };
+  const { operation } = request;
+  if (operation === "DELETE" || operation === "CONNECT") return { object: "pod", operation };
+  try {
+    const pod = readPod(request, "object");
+    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester: readRequester(request) } as const;
+    if (operation === "CREATE") return { ...common, operation };
+    return { ...common, operation, subResource: request.subResource, oldPod: readPod(request, "oldObject") };
+  } catch (error) {
+    return { object: "invalid", error: asAdmissionError(error) };
+  }
 }
 
 /**
@@ -19,17 +29,28 @@ export function isEphemeralContainersUpdate(request: AdmissionRequest): boolean 
  * name, and a webhook may see a pod before that validation has run.
  * @throws InvalidReviewError (400) naming the bad field or the repeated name.
  */
-export function readPod(request: AdmissionRequest, field: "object" | "oldObject" = "object"): Pod {
+function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {
   const value = request[field];
   if (value === undefined || value === null) throw new InvalidReviewError(`request.${field} is missing`);
   const result = parsePod(value, field);
   if (!result.ok) throw new InvalidReviewError(result.problem);
   const names = new Set<string>();
-  for (const list of ["containers", "initContainers", "ephemeralContainers"] satisfies ContainerList[]) {
+  for (const list of ["containers", "initContainers", "ephemeralContainers"] as const) {
     for (const { name } of result.value.spec?.[list] ?? []) {
       if (names.has(name)) throw new InvalidReviewError(`request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`);
       names.add(name);
     }
   }
   return result.value;
+}
+
+/** The request's userInfo, when it names a user. */
+function readRequester({ userInfo: info }: AdmissionRequest): Requester | undefined {
+  if (info?.username === undefined || info.username === "") return undefined;
+  return {
+    username: info.username,
+    ...(info.uid === undefined ? {} : { uid: info.uid }),
+    ...(info.groups === undefined ? {} : { groups: info.groups }),
+    ...(info.extra === undefined ? {} : { extra: info.extra }),
+  };
 }

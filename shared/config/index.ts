@@ -42,7 +42,6 @@ export interface Config {
   randomHostname: boolean;
   logLevel: LogLevel;
   bodyLimitBytes: number;
-  maxCredSpecNames: number;
   requestingUser: RequestingUserMode;
   enforcement: EnforcementMode;
   defaultTimeoutMs: number;
@@ -77,7 +76,6 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
     bodyLimitBytes: read.integer("BODY_LIMIT_BYTES"),
-    maxCredSpecNames: read.integer("MAX_CREDSPECS_PER_POD"),
     requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
     enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
     defaultTimeoutMs: read.integer("DEFAULT_WEBHOOK_TIMEOUT_MS"),

@@ -92,7 +92,6 @@ export const VARIABLES = {
   RANDOM_HOSTNAME: { kind: "boolean", default: false },
   LOG_LEVEL: { kind: "oneOf", values: LOG_LEVELS, default: "info" },
   BODY_LIMIT_BYTES: integer(8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
-  MAX_CREDSPECS_PER_POD: integer(16, 1, 256),
   REVIEW_REQUESTING_USER: { kind: "oneOf", values: REQUESTING_USER_MODES, default: "off" },
   ENFORCEMENT: { kind: "oneOf", values: ENFORCEMENT_MODES, default: "deny" },
   DEFAULT_WEBHOOK_TIMEOUT_MS: integer(10_000, 100, 30_000),

@@ -2,7 +2,7 @@ import type { Pod } from "./pod.ts";
 
 /**
  * The legacy alpha annotations of the GMSA KEP. Today's kubelet ignores them; expand turns them into fields
- * (DESIGN.md section 3).
+ * (the GMSA KEP).
  */
 export const POD_NAME_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 export const POD_CONTENTS_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";

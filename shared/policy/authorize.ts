@@ -1,79 +1,161 @@
-import { ContentsMismatchError, CredSpecNotAllowedError, type AdmissionError } from "../errors.ts";
+import { asAdmissionError, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
 import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, truncate } from "./checks.ts";
 import { compareCredSpecContents } from "./contents.ts";
-import { errorAtPlaces, type AccessFacts, type CredSpecFacts } from "./facts.ts";
-import type { Pod } from "./pod.ts";
-import { listReferences, matchAnnotationsToPlaces, toReference, type GmsaReference } from "./references.ts";
-import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts";
+import { decide, type Decision } from "./decision.ts";
+import { applyEnforcement } from "./enforcement.ts";
+import { errorAtPlaces, NOTHING_TO_LOAD, type AccessFacts, type LoadedFacts, type LoadPlan, type Requester, type Subject } from "./facts.ts";
+import { readPodGmsa, toReference, type GmsaReference, type PodGmsa } from "./references.ts";
+import { isEphemeralContainersUpdate, otherKindWarning, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { checkUpdate } from "./update.ts";
+import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
+import { listRunAsUserWarnings } from "./warnings.ts";
 
-export interface AuthorizeOptions {
-  /** At most this many distinct credspec names in one pod. */
-  maxCredSpecNames: number;
-  /** Only these places are judged (ephemeral containers added through the subresource); default all, plus annotations. */
-  targets?: (place: OptionsPlace) => boolean;
-}
-
-export interface AuthorizePlan {
-  /** References judged, for the decision step. */
+/** What authorize judges once the facts are in. */
+interface Judgement {
   refs: GmsaReference[];
-  /** Credspecs to load and to review access for, each once. */
+  /** The distinct credspecs judged, each loaded once; named in the audit annotations (with those of any refusal). */
   names: Set<string>;
-  /** Refusals found without any API call; when non-empty, load nothing. */
+  /** Refusals known without any fact; nothing is loaded then. */
   errors: AdmissionError[];
-}
-
-/** What one authorize needs: the credspecs to load and review, or the refusals that make loading pointless. */
-export function planAuthorize(pod: Pod, options: AuthorizeOptions): AuthorizePlan {
-  const refs = options.targets
-    ? listOptionsPlaces(pod).filter((p) => options.targets?.(p) === true && hasGmsaSettings(p.options)).map(toReference)
-    : listReferences(pod);
-  const names = distinctNames(refs);
-  const errors = [
-    ...checkNames(refs),
-    ...(options.targets ? [] : matchAnnotationsToPlaces(pod).errors),
-    ...checkContentsShape(refs),
-    ...checkReferenceCount(names, options.maxCredSpecNames),
-  ];
-  return errors.length > 0 ? { refs, names: new Set(), errors } : { refs, names, errors };
-}
-
-export interface AuthorizeFacts {
-  credspecs: CredSpecFacts;
-  access: AccessFacts;
-  /** The pod's service account as reviewed ("" already turned into "default"). */
-  serviceAccount: string;
+  /** The pod's service account: its `use`, the credspecs and the inlined contents are judged. */
+  serviceAccount?: Extract<Subject, { serviceAccount: string }>;
+  /** The requester (REVIEW_REQUESTING_USER): their `use` in `namespace` is judged. */
+  user?: Requester;
   namespace: string;
-  /** The requesting user's decisions, when REVIEW_REQUESTING_USER asks for them. */
-  user?: { username: string; access: AccessFacts };
+  warnings: string[];
+}
+
+/** What authorize needs loaded, and what it already knows. */
+export interface AuthorizePlan {
+  load: LoadPlan;
+  enforcement: PolicySettings["enforcement"];
+  /** A decision made without the policy's rules for pods (other kinds, DELETE, CONNECT): no audit annotations. */
+  decided?: Decision;
+  judgement: Judgement;
+}
+
+/**
+ * Plans the validating webhook's decision. UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
+ * need an existing credspec the service account (and, per REVIEW_REQUESTING_USER, the requester) may `use`, with
+ * equal inlined contents. A new ephemeral container without GMSA settings of its own runs under the pod's (the
+ * kubelet applies the pod-level windowsOptions to every container), so it is judged as if it named them. With
+ * `always`, whoever updates a pod that names credspecs must be allowed to `use` them.
+ */
+export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
+  const plan = (judgement: Partial<Judgement>): AuthorizePlan => {
+    const full: Judgement = { refs: [], names: new Set(), errors: [], warnings: [], namespace: "", ...judgement };
+    return { load: full.errors.length > 0 ? NOTHING_TO_LOAD : loadPlanOf(full), enforcement: settings.enforcement, judgement: full };
+  };
+  if (review.object === "other") return { ...plan({}), decided: { allowed: true, warnings: [otherKindWarning(review)] } };
+  if (review.object === "invalid") return plan({ errors: [review.error] });
+  if (review.operation === "DELETE" || review.operation === "CONNECT") return { ...plan({}), decided: { allowed: true } };
+  try {
+    return plan(judgePodChange(review, settings.requestingUser));
+  } catch (error) {
+    return plan({ errors: [asAdmissionError(error)] });
+  }
+}
+
+function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"]): Partial<Judgement> {
+  const now = readPodGmsa(review.pod);
+  let isNew: ((place: OptionsPlace) => boolean) | undefined;
+  if (review.operation === "UPDATE") {
+    isNew = isEphemeralContainersUpdate(review) ? isNewEphemeralContainer(review.oldPod) : undefined;
+    const changes = checkUpdate(readPodGmsa(review.oldPod), now, isNew);
+    if (changes.length > 0) return { errors: changes };
+    // Settings unchanged: the service account was judged at create. With `always`, the requester must `use` them.
+    if (isNew === undefined) {
+      const names = distinctNames(now.refs);
+      if (mode !== "always" || names.size === 0) return { names };
+      return withRequester({ refs: now.refs, names, namespace: review.namespace }, review.requester);
+    }
+  }
+  const refs = isNew ? newContainerReferences(now, isNew) : now.refs;
+  const names = distinctNames(refs);
+  const errors = [...checkNames(refs), ...(isNew ? [] : now.annotationErrors), ...checkContentsShape(refs), ...checkReferenceCount(names)];
+  if (errors.length > 0) return { errors };
+  const warnings = listRunAsUserWarnings(now.places);
+  if (names.size === 0) return { warnings };
+  const serviceAccount = { namespace: review.namespace, serviceAccount: review.pod.spec?.serviceAccountName || "default" };
+  const judgement = { refs, names, warnings, serviceAccount, namespace: review.namespace };
+  return mode === "always" || (mode === "ephemeral" && isNew) ? withRequester(judgement, review.requester) : judgement;
+}
+
+/** The API server always sends the requester: a review without one is malformed (400). */
+function withRequester(judgement: Partial<Judgement>, user: Requester | undefined): Partial<Judgement> {
+  if (user === undefined) return { ...judgement, errors: [new InvalidReviewError("request.userInfo.username is missing")] };
+  return { ...judgement, user };
+}
+
+/**
+ * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (the
+ * kubelet takes both GMSA fields from the pod unless the container sets either: pkg/securitycontext,
+ * DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
+ */
+function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace) => boolean): GmsaReference[] {
+  const inherited = places.find((place) => place.scope === "pod")?.options;
+  const refs: GmsaReference[] = [];
+  for (const place of places.filter(isNew)) {
+    if (hasGmsaSettings(place.options)) refs.push(toReference(place));
+    else if (hasGmsaSettings(inherited)) {
+      refs.push({ label: `${place.label} (pod-level GMSA)`, source: "field", name: inherited?.gmsaCredentialSpecName, contents: inherited?.gmsaCredentialSpec });
+    }
+  }
+  return refs;
+}
+
+function loadPlanOf({ names, serviceAccount, user, namespace }: Judgement): LoadPlan {
+  return {
+    credspecs: serviceAccount === undefined ? new Set() : names,
+    access: [
+      ...(serviceAccount === undefined ? [] : [{ subject: serviceAccount, names }]),
+      ...(user === undefined ? [] : [{ subject: { namespace, user }, names }]),
+    ],
+    randomBytes: 0,
+  };
 }
 
 /**
  * Judges the planned references against the loaded facts: every credspec must exist with contents, the service
- * account must be allowed to `use` it, and inlined contents must equal it (compared only once access is granted).
- * Returns every refusal (empty: allowed).
+ * account (and the requester, when planned) must be allowed to `use` it, and inlined contents must equal it
+ * (compared only once access is granted). Then ENFORCEMENT and the audit annotations.
  */
-export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): AdmissionError[] {
+export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decision {
+  if (plan.decided !== undefined) return plan.decided;
+  const { judgement } = plan;
+  let decision: Decision;
+  try {
+    decision = decide(judgement.errors.length > 0 ? judgement.errors : judgeReferences(judgement, facts), judgement.warnings);
+  } catch (error) {
+    // Our own bug is judged like a denial, so warn mode never blocks it either.
+    decision = { allowed: false, errors: [asAdmissionError(error)] };
+  }
+  return applyEnforcement(decision, judgement.names, plan.enforcement);
+}
+
+function judgeReferences({ refs, names, serviceAccount, user }: Judgement, facts: LoadedFacts): AdmissionError[] {
+  const [accessFacts, userFacts] = serviceAccount === undefined ? [undefined, facts.access[0]] : [facts.access[0], facts.access[1]];
   const errors: AdmissionError[] = [];
-  for (const name of plan.names) {
-    const labels = plan.refs.filter((ref) => ref.name === name).map((ref) => ref.label);
-    const credspec = facts.credspecs.get(name);
-    const access = facts.access.get(name);
-    if (credspec === undefined || access === undefined) throw new Error(`facts for credspec "${name}" were not loaded`);
-    if (!access.ok) errors.push(errorAtPlaces(access.error, labels, name));
-    else if (!access.value.allowed) {
-      const who = `service account "${facts.serviceAccount}" in namespace "${facts.namespace}"`;
-      errors.push(notAllowed(labels, who, name, access.value.reason));
+  for (const name of names) {
+    const labels = refs.filter((ref) => ref.name === name).map((ref) => ref.label);
+    const userErrors = user === undefined ? [] : checkAccess(userFacts, name, labels, `user ${JSON.stringify(truncate(user.username, 253))}`);
+    if (serviceAccount === undefined) {
+      errors.push(...userErrors);
+      continue;
     }
-    const userErrors = facts.user === undefined ? [] : checkUserAccess(facts.user, name, labels);
-    errors.push(...userErrors);
+    const who = `service account "${serviceAccount.serviceAccount}" in namespace "${serviceAccount.namespace}"`;
+    const accessErrors = checkAccess(accessFacts, name, labels, who);
+    errors.push(...accessErrors, ...userErrors);
+    const credspec = facts.credspecs.get(name);
+    if (credspec === undefined) throw new Error(`credspec "${name}" was not loaded`);
     if (!credspec.ok) {
       errors.push(errorAtPlaces(credspec.error, labels, name));
       continue;
     }
-    // Contents are compared only for a credspec the service account (and, when reviewed, the requesting user) may
+    // Contents are compared only for a credspec the service account (and, when reviewed, the requester) may
     // use: the differing keys of any other would let a pod author confirm guessed values one by one.
-    if (!access.ok || !access.value.allowed || userErrors.length > 0) continue;
-    for (const ref of plan.refs) {
+    if (accessErrors.length > 0 || userErrors.length > 0) continue;
+    for (const ref of refs) {
       if (ref.name !== name || ref.contents === undefined) continue;
       const comparison = compareCredSpecContents(ref.contents, credspec.value);
       if (comparison.kind === "equal") continue;
@@ -88,17 +170,16 @@ export function decideAuthorize(plan: AuthorizePlan, facts: AuthorizeFacts): Adm
   return errors;
 }
 
-/** The requesting user's refusals for credspec `name`, named at `labels` (empty: allowed). */
-export function checkUserAccess(user: NonNullable<AuthorizeFacts["user"]>, name: string, labels: string[]): AdmissionError[] {
-  const access = user.access.get(name);
-  if (access === undefined) throw new Error(`the user's access to credspec "${name}" was not loaded`);
-  if (!access.ok) return [errorAtPlaces(access.error, labels, name)];
-  return access.value.allowed ? [] : [notAllowed(labels, `user ${JSON.stringify(truncate(user.username, 253))}`, name, access.value.reason)];
-}
-
-function notAllowed(labels: string[], who: string, name: string, reason: string): CredSpecNotAllowedError {
-  const why = reason === "" ? "" : ` (${truncate(reason, 160)})`;
-  return new CredSpecNotAllowedError(`${labels.join(", ")}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, {
-    where: { place: labels.join(", "), credSpecName: name },
-  });
+/** `who`'s refusals for credspec `name`, named at `labels` (empty: allowed). */
+function checkAccess(access: AccessFacts | undefined, name: string, labels: string[], who: string): AdmissionError[] {
+  const fact = access?.get(name);
+  if (fact === undefined) throw new Error(`access to credspec "${name}" was not loaded for ${who}`);
+  if (!fact.ok) return [errorAtPlaces(fact.error, labels, name)];
+  if (fact.value.allowed) return [];
+  const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
+  return [
+    new CredSpecNotAllowedError(`${labels.join(", ")}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, {
+      where: { place: labels.join(", "), credSpecName: name },
+    }),
+  ];
 }

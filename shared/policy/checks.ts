@@ -24,11 +24,18 @@ export function checkNames(refs: GmsaReference[]): AdmissionError[] {
     );
 }
 
-/** Refuses a pod naming more distinct credspecs than `maxNames` (422): bounds what one review costs. */
-export function checkReferenceCount(names: Set<string>, maxNames: number): AdmissionError[] {
-  if (names.size <= maxNames) return [];
+/**
+ * At most this many distinct credspec names in one pod: bounds what one review costs (a fetch and one or two access
+ * reviews per name). A constant, not a setting: pods name one or two gMSAs, and the ValidatingAdmissionPolicy of
+ * infra/policy is rendered with the same number.
+ */
+export const MAX_CREDSPECS_PER_POD = 16;
+
+/** Refuses a pod naming more than {@link MAX_CREDSPECS_PER_POD} distinct credspecs (422). */
+export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[] {
+  if (names.size <= MAX_CREDSPECS_PER_POD) return [];
   return [
-    new TooManyReferencesError(`the pod names ${names.size} distinct credspecs; at most ${maxNames} are accepted in one pod`, {
+    new TooManyReferencesError(`the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`, {
       where: { place: "pod" },
     }),
   ];
@@ -77,29 +84,7 @@ export function truncate(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** Contents up to this length have their shape remembered (every pod of a workload inlines the same text). */
-const REMEMBERED_CONTENTS_CHARS = 16 * 1024;
-/** Shapes remembered at most: with the length above, at most 2 MiB of text. */
-const REMEMBERED_SHAPES = 64;
-const shapes = new Map<string, ContentsShape>();
-
 /** Whether contents are JSON, and if so the strict scan for a repeated key. */
-interface ContentsShape {
-  json: boolean;
-  scan?: DuplicateKeyScan;
-}
-
-/**
- * JSON.parse and the strict scan of inlined contents, remembered for recent texts: a review repeating the contents
- * of the last ones scans nothing.
- */
-function contentsShape(contents: string): ContentsShape {
-  let shape = shapes.get(contents);
-  if (shape !== undefined) return shape;
-  shape = isJson(contents) ? { json: true, scan: findDuplicateKey(contents) } : { json: false };
-  if (contents.length <= REMEMBERED_CONTENTS_CHARS) {
-    if (shapes.size >= REMEMBERED_SHAPES) shapes.clear();
-    shapes.set(contents, shape);
-  }
-  return shape;
+function contentsShape(contents: string): { json: boolean; scan?: DuplicateKeyScan } {
+  return isJson(contents) ? { json: true, scan: findDuplicateKey(contents) } : { json: false };
 }

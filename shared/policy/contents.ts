@@ -1,5 +1,3 @@
-import { credspecJson } from "./credspec-json.ts";
-
 /** How inlined contents compare with the resource's `credspec`. */
 export type ContentsComparison =
   | { kind: "equal" }
@@ -14,7 +12,7 @@ const MAX_KEYS_REPORTED = 8;
  */
 export function compareCredSpecContents(inlined: string, credspec: unknown): ContentsComparison {
   // Byte-equal fast path: expand writes JSON.stringify(credspec), so an untouched pod matches without a parse.
-  if (inlined === credspecJson(credspec).text) return { kind: "equal" };
+  if (inlined === JSON.stringify(credspec)) return { kind: "equal" };
   let parsed: unknown;
   try {
     parsed = JSON.parse(inlined);

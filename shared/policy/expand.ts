@@ -1,11 +1,14 @@
 import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
-import { credspecJson } from "./credspec-json.ts";
+import { decide, type Decision } from "./decision.ts";
 import { findDuplicateKey } from "./duplicate-keys.ts";
-import { errorAtPlaces, type CredSpecFacts } from "./facts.ts";
+import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
+import { createRandomHostname, HOSTNAME_LENGTH } from "./hostname.ts";
+import { buildPodPatch } from "./patch.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
-import { listReferences, matchAnnotationsToPlaces, toReference, type AnnotatedPlace } from "./references.ts";
-import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts";
+import { readPodGmsa, toReference, type AnnotatedPlace } from "./references.ts";
+import { isEphemeralContainersUpdate, otherKindWarning, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
@@ -17,134 +20,137 @@ export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
  */
 export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
 
-export interface ExpandOptions {
-  /** At most this many distinct credspec names in one pod. */
-  maxCredSpecNames: number;
-  /** Only these places are expanded (ephemeral containers added through the subresource); default all, plus annotations. */
-  targets?: (place: OptionsPlace) => boolean;
-}
-
+/** What expand needs loaded, and what it already knows. */
 export interface ExpandPlan {
-  /** Credspecs to load, each once. */
-  names: Set<string>;
-  /** Refusals found without any API call; when non-empty, load nothing. */
-  errors: AdmissionError[];
+  load: LoadPlan;
+  /** Set when the decision needs nothing loaded. */
+  decided?: Decision;
+  /** The pod, its places to fill and the annotation pairs to expand (none when `decided`). */
+  pod: Pod;
+  places: OptionsPlace[];
+  pairs: AnnotatedPlace[];
 }
 
-/** What one expand needs: the credspecs to load, or the refusals that make loading pointless. */
-export function planExpand(pod: Pod, options: ExpandOptions): ExpandPlan {
-  const places = targetPlaces(pod, options);
-  const annotated = options.targets ? { pairs: [], errors: [] } : matchAnnotationsToPlaces(pod);
-  const refs = options.targets ? places.filter((p) => hasGmsaSettings(p.options)).map(toReference) : listReferences(pod);
+/**
+ * Plans the mutating webhook's decision: only a CREATE and the new ephemeral containers of an UPDATE of
+ * `pods/ephemeralcontainers` change. Names that are not DNS-1123 subdomains, alpha annotations that conflict with
+ * their fields or name absent containers, and too many credspecs are refused here, before any API call (422).
+ */
+export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "randomHostname">): ExpandPlan {
+  if (review.object === "other") return decided({ allowed: true, warnings: [otherKindWarning(review)] });
+  if (review.object === "invalid") return decided({ allowed: false, errors: [review.error] });
+  if (review.operation === "DELETE" || review.operation === "CONNECT") return decided({ allowed: true });
+  if (review.operation !== "CREATE" && !isEphemeralContainersUpdate(review)) return decided({ allowed: true });
+
+  const gmsa = readPodGmsa(review.pod);
+  const isNew = isEphemeralContainersUpdate(review) ? isNewEphemeralContainer(review.oldPod) : undefined;
+  // Ephemeral containers are added through the subresource alone: the annotations were judged with the pod.
+  const places = isNew ? gmsa.places.filter(isNew) : gmsa.places;
+  const pairs = isNew ? [] : gmsa.pairs;
+  const refs = isNew ? places.filter((p) => hasGmsaSettings(p.options)).map(toReference) : gmsa.refs;
+  const errors = [...checkNames(refs), ...(isNew ? [] : gmsa.annotationErrors), ...checkReferenceCount(distinctNames(refs))];
+  if (errors.length > 0) return decided({ allowed: false, errors });
+
   const names = new Set<string>();
   for (const place of places) {
     const name = place.options?.gmsaCredentialSpecName;
     if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) names.add(name);
   }
-  for (const { annotation } of annotated.pairs) if (annotation.name !== undefined) names.add(annotation.name);
-  const errors = [...checkNames(refs), ...annotated.errors, ...checkReferenceCount(distinctNames(refs), options.maxCredSpecNames)];
-  return errors.length > 0 ? { names: new Set(), errors } : { names, errors };
-}
-
-export interface ExpandResult {
-  pod: Pod;
-  errors: AdmissionError[];
+  for (const { annotation } of pairs) if (annotation.name !== undefined) names.add(annotation.name);
+  const hostname = settings.randomHostname && !isNew && gmsa.refs.length > 0 && !review.pod.spec?.hostname;
+  return { load: { credspecs: names, access: [], randomBytes: hostname ? HOSTNAME_LENGTH : 0 }, pod: review.pod, places, pairs };
 }
 
 /**
  * Inlines `JSON.stringify(credspec)` wherever a name has no contents; never overwrites contents already set
- * (authorize judges those). Alpha annotations get their contents annotation filled and their fields set.
- * `hostname`, when given, is set if the pod has a GMSA reference and no `spec.hostname`.
+ * (authorize judges those). Alpha annotations get their contents annotation filled and their fields set. A
+ * random hostname is set when the plan asked for random bytes. Returns the patch, or every refusal.
  */
-export function expandPod(pod: Pod, facts: CredSpecFacts, options: ExpandOptions & { hostname?: string }): ExpandResult {
-  // The pod came from JSON, so a JSON round trip copies it exactly, and faster than structuredClone
-  // (about 30% for a 10-container pod: test/bench/RESULTS.md).
-  const out = JSON.parse(JSON.stringify(pod)) as Pod;
-  const errors: AdmissionError[] = [];
-  const failed = new Map<string, string[]>();
-  const tooLarge = new Map<string, string[]>();
-  const serialized = new Map<string, { text: string; bytes: number }>();
-  let inlinedLength = 0;
-  let overLimit = false;
-
-  const contentsFor = (name: string, label: string): string | undefined => {
-    const fact = facts.get(name);
-    if (fact === undefined || !fact.ok) {
-      addLabel(failed, name, label);
-      return undefined;
-    }
-    const json = serialized.get(name) ?? credspecJson(fact.value);
-    serialized.set(name, json);
-    if (json.bytes > MAX_CREDSPEC_CONTENTS_BYTES) {
-      addLabel(tooLarge, name, label);
-      return undefined;
-    }
-    // Each place gets its own copy in the patch: bound the sum, not only each credspec.
-    inlinedLength += json.text.length;
-    if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return json.text;
-    if (!overLimit) {
-      overLimit = true;
-      errors.push(
-        new ContentsTooLargeError(
-          `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`,
-          { where: { place: "pod" } },
-        ),
-      );
-    }
-    return undefined;
-  };
-
-  for (const place of targetPlaces(pod, options)) {
+export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
+  if (plan.decided !== undefined) return plan.decided;
+  // The pod came from JSON, so a JSON round trip copies it exactly.
+  const out = JSON.parse(JSON.stringify(plan.pod)) as Pod;
+  const contents = createContentsSource(facts);
+  for (const place of plan.places) {
     const name = place.options?.gmsaCredentialSpecName;
     if (name === undefined || place.options?.gmsaCredentialSpec !== undefined) continue;
-    const contents = contentsFor(name, place.label);
-    if (contents !== undefined) windowsOptionsAt(out, place.path).gmsaCredentialSpec = contents;
+    const text = contents.get(name, place.label);
+    if (text !== undefined) windowsOptionsAt(out, place.path).gmsaCredentialSpec = text;
   }
-  if (!options.targets) expandAnnotations(out, matchAnnotationsToPlaces(pod).pairs, contentsFor);
-
-  for (const [name, labels] of tooLarge) {
-    const where = labels.join(", ");
-    errors.push(
-      new ContentsTooLargeError(
-        `${where}: credspec "${name}" is ${serialized.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`,
-        { where: { place: where, credSpecName: name } },
-      ),
-    );
-  }
-  for (const [name, labels] of failed) {
-    const fact = facts.get(name);
-    // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
-    const error = fact?.ok === false ? fact.error : new InternalError(`facts for credspec "${name}" were not loaded`);
-    errors.push(errorAtPlaces(error, labels, name));
-  }
-  if (options.hostname !== undefined && !out.spec?.hostname && listReferences(pod).length > 0) {
-    (out.spec ??= {}).hostname = options.hostname;
-  }
-  return { pod: out, errors };
-}
-
-function expandAnnotations(out: Pod, pairs: AnnotatedPlace[], contentsFor: (name: string, label: string) => string | undefined): void {
-  for (const { annotation, place } of pairs) {
+  for (const { annotation, place } of plan.pairs) {
     if (annotation.name === undefined) continue;
-    const contents = contentsFor(annotation.name, `annotation "${annotation.nameKey}"`);
-    if (contents === undefined) continue;
+    const text = contents.get(annotation.name, `annotation "${annotation.nameKey}"`);
+    if (text === undefined) continue;
     const annotations = ((out.metadata ??= {}).annotations ??= {});
-    annotations[annotation.contentsKey] ??= contents;
+    annotations[annotation.contentsKey] ??= text;
     const options = windowsOptionsAt(out, place.path);
     options.gmsaCredentialSpecName ??= annotation.name;
     // Contents that repeat a key are never copied into the field: authorize refuses them on the annotation.
     const given = annotation.contents !== undefined && findDuplicateKey(annotation.contents).kind === "unique" ? annotation.contents : undefined;
-    options.gmsaCredentialSpec ??= given ?? contents;
+    options.gmsaCredentialSpec ??= given ?? text;
   }
+  const errors = contents.errors();
+  if (errors.length > 0) return decide(errors);
+  if (plan.load.randomBytes > 0) (out.spec ??= {}).hostname = createRandomHostname(facts.randomBytes);
+  return { allowed: true, patch: buildPodPatch(plan.pod, out) };
 }
 
-function targetPlaces(pod: Pod, options: ExpandOptions): readonly OptionsPlace[] {
-  const places = listOptionsPlaces(pod);
-  return options.targets ? places.filter(options.targets) : places;
+function decided(decision: Decision): ExpandPlan {
+  return { load: NOTHING_TO_LOAD, decided: decision, pod: {}, places: [], pairs: [] };
 }
 
-/** Pushed, not spread: thousands of containers naming one credspec must stay linear. */
-function addLabel(labelsByName: Map<string, string[]>, name: string, label: string): void {
+/** Hands out each credspec's JSON for a place, and gathers what could not be inlined, by credspec, naming the places. */
+function createContentsSource(facts: LoadedFacts) {
+  const failed = new Map<string, string[]>();
+  const tooLarge = new Map<string, string[]>();
+  const texts = new Map<string, { text: string; bytes: number }>();
+  const errors: AdmissionError[] = [];
+  let inlinedLength = 0;
+  return {
+    get(name: string, label: string): string | undefined {
+      const fact = facts.credspecs.get(name);
+      if (fact === undefined || !fact.ok) return addLabel(failed, name, label);
+      let json = texts.get(name);
+      if (json === undefined) {
+        const text = JSON.stringify(fact.value);
+        json = { text, bytes: new TextEncoder().encode(text).length };
+        texts.set(name, json);
+      }
+      if (json.bytes > MAX_CREDSPEC_CONTENTS_BYTES) return addLabel(tooLarge, name, label);
+      // Each place gets its own copy in the patch: bound the sum, not only each credspec.
+      inlinedLength += json.text.length;
+      if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return json.text;
+      if (inlinedLength - json.text.length <= MAX_INLINED_CONTENTS_PER_POD) {
+        errors.push(
+          new ContentsTooLargeError(
+            `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`,
+            { where: { place: "pod" } },
+          ),
+        );
+      }
+      return undefined;
+    },
+    errors(): AdmissionError[] {
+      for (const [name, labels] of tooLarge) {
+        const where = labels.join(", ");
+        errors.push(
+          new ContentsTooLargeError(
+            `${where}: credspec "${name}" is ${texts.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`,
+            { where: { place: where, credSpecName: name } },
+          ),
+        );
+      }
+      for (const [name, labels] of failed) {
+        const fact = facts.credspecs.get(name);
+        // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
+        errors.push(errorAtPlaces(fact?.ok === false ? fact.error : new InternalError(`facts for credspec "${name}" were not loaded`), labels, name));
+      }
+      return errors;
+    },
+  };
+}
+
+function addLabel(labelsByName: Map<string, string[]>, name: string, label: string): undefined {
   const labels = labelsByName.get(name);
   if (labels === undefined) labelsByName.set(name, [label]);
   else labels.push(label);

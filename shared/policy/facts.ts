@@ -6,8 +6,44 @@ export type Fact<T> = { ok: true; value: T } | { ok: false; error: AdmissionErro
 /** Each named credspec's `credspec` field; every name the plan asked for is present. */
 export type CredSpecFacts = ReadonlyMap<string, Fact<unknown>>;
 
-/** Access decisions by credspec name, for the pod's one service account. */
-export type AccessFacts = ReadonlyMap<string, Fact<{ allowed: boolean; reason: string }>>;
+/** An authorizer's answer to "may this subject `use` this credspec?". */
+export interface AccessAnswer {
+  allowed: boolean;
+  /** The authorizer's reason or evaluation error, for the denial message; may be empty. */
+  reason: string;
+}
+
+/** Access answers by credspec name, for one subject. */
+export type AccessFacts = ReadonlyMap<string, Fact<AccessAnswer>>;
+
+/** The user who sent the admission request: its `userInfo`, as the API server authenticated them. */
+export interface Requester {
+  username: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** Whose `use` of a credspec is reviewed: the pod's service account ("" already made "default") or the requester. */
+export type Subject = { namespace: string; serviceAccount: string } | { namespace: string; user: Requester };
+
+/** What a decision needs loaded: each credspec once, each (subject, credspec) once, and random bytes. */
+export interface LoadPlan {
+  credspecs: ReadonlySet<string>;
+  access: readonly { subject: Subject; names: ReadonlySet<string> }[];
+  /** How many random bytes the decision needs (the random hostname); 0 for none. */
+  randomBytes: number;
+}
+
+/** What was loaded for a {@link LoadPlan}: `access[i]` answers `plan.access[i]`. */
+export interface LoadedFacts {
+  credspecs: CredSpecFacts;
+  access: readonly AccessFacts[];
+  randomBytes: Uint8Array;
+}
+
+/** A plan that loads nothing. */
+export const NOTHING_TO_LOAD: LoadPlan = { credspecs: new Set(), access: [], randomBytes: 0 };
 
 /**
  * Re-issues a fact-loading error for the places that named the credspec, keeping its class (so code and

@@ -1,52 +1,13 @@
 /**
- * The parts of a Pod the GMSA rules read, as the API server sends them. Field names are Kubernetes' own
- * (core/v1 PodSpec, SecurityContext, WindowsSecurityContextOptions). Everything else passes through untouched.
+ * The one pod type: the output of the zod schema that checks a review's pod (shared/admission/pod-schema.ts), so the
+ * type and the check cannot drift. Field names are Kubernetes' own; every other field passes through untouched.
  */
+import type * as z from "zod/mini";
+import type { ContainerSchema, PodSchema, WindowsOptionsSchema } from "../admission/pod-schema.ts";
 
-export interface WindowsOptions {
-  gmsaCredentialSpecName?: string;
-  gmsaCredentialSpec?: string;
-  runAsUserName?: string;
-  hostProcess?: boolean;
-  [field: string]: unknown;
-}
-
-export interface SecurityContext {
-  windowsOptions?: WindowsOptions;
-  [field: string]: unknown;
-}
-
-export interface Container {
-  name: string;
-  securityContext?: SecurityContext;
-  [field: string]: unknown;
-}
-
-export interface PodSpec {
-  serviceAccountName?: string;
-  hostname?: string;
-  securityContext?: SecurityContext;
-  containers?: Container[];
-  initContainers?: Container[];
-  ephemeralContainers?: Container[];
-  [field: string]: unknown;
-}
-
-export interface PodMetadata {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  annotations?: Record<string, string>;
-  [field: string]: unknown;
-}
-
-export interface Pod {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: PodMetadata;
-  spec?: PodSpec;
-  [field: string]: unknown;
-}
+export type Pod = z.output<typeof PodSchema>;
+export type Container = z.output<typeof ContainerSchema>;
+export type WindowsOptions = z.output<typeof WindowsOptionsSchema>;
 
 /** The three lists of containers, in the order denials name them. */
 export const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;

@@ -1,8 +1,8 @@
 import { AnnotationConflictError, UnknownContainerError, type AdmissionError } from "../errors.ts";
 import { listAnnotationReferences, type AnnotationReference } from "./annotations.ts";
+import { sameJson } from "./contents.ts";
 import type { Pod } from "./pod.ts";
 import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts";
-import { sameJson } from "./contents.ts";
 
 /** A GMSA name and/or contents at one place, from a field or an alpha annotation. */
 export interface GmsaReference {
@@ -13,53 +13,54 @@ export interface GmsaReference {
   contents: string | undefined;
 }
 
-/** Every place with GMSA settings, fields first (pod, containers, init, ephemeral), then annotations. */
-export function listReferences(pod: Pod): GmsaReference[] {
-  const refs: GmsaReference[] = [];
-  for (const place of listOptionsPlaces(pod)) {
-    if (hasGmsaSettings(place.options)) refs.push(toReference(place));
-  }
-  for (const ann of listAnnotationReferences(pod)) {
-    refs.push({
-      label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`,
-      source: "annotation",
-      name: ann.name,
-      contents: ann.contents,
-    });
-  }
-  return refs;
-}
-
-/** The reference a field place holds. */
-export function toReference(place: OptionsPlace): GmsaReference {
-  return {
-    label: place.label,
-    source: "field",
-    name: place.options?.gmsaCredentialSpecName,
-    contents: place.options?.gmsaCredentialSpec,
-  };
-}
-
 /** An alpha annotation pair together with the field place it speaks for. */
 export interface AnnotatedPlace {
   annotation: AnnotationReference;
   place: OptionsPlace;
 }
 
+/** Everything the GMSA rules read from one pod, from one walk of it. */
+export interface PodGmsa {
+  pod: Pod;
+  /** Every place, pod first (see {@link listOptionsPlaces}). */
+  places: OptionsPlace[];
+  /** Every reference: places with GMSA settings (pod, containers, init, ephemeral), then the alpha annotations. */
+  refs: GmsaReference[];
+  /** Each alpha annotation pair with its field place, when it names a place the pod has and agrees with it. */
+  pairs: AnnotatedPlace[];
+  /** Annotations naming a container the pod does not have, or contradicting their field (422). */
+  annotationErrors: AdmissionError[];
+}
+
+/** Walks `pod` once for every GMSA rule. */
+export function readPodGmsa(pod: Pod): PodGmsa {
+  const places = listOptionsPlaces(pod);
+  const annotations = listAnnotationReferences(pod);
+  const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
+  for (const ann of annotations) {
+    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, source: "annotation", name: ann.name, contents: ann.contents });
+  }
+  return { pod, places, refs, ...matchAnnotationsToPlaces(annotations, places) };
+}
+
+/** The reference a field place holds. */
+export function toReference(place: OptionsPlace): GmsaReference {
+  return { label: place.label, source: "field", name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
+}
+
 /**
  * Pairs each annotation with its field place. Annotations naming a container the pod does not have, and
  * annotations that contradict their field, come back as errors (422).
  */
-export function matchAnnotationsToPlaces(pod: Pod): { pairs: AnnotatedPlace[]; errors: AdmissionError[] } {
-  // First place per container name, looked up once each: a scan per annotation is quadratic in pod size.
+function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: OptionsPlace[]): Pick<PodGmsa, "pairs" | "annotationErrors"> {
   const byName = new Map<string | undefined, OptionsPlace>();
-  for (const place of listOptionsPlaces(pod)) {
+  for (const place of places) {
     const key = place.scope === "pod" ? undefined : place.containerName;
     if (!byName.has(key)) byName.set(key, place);
   }
   const pairs: AnnotatedPlace[] = [];
   const errors: AdmissionError[] = [];
-  for (const annotation of listAnnotationReferences(pod)) {
+  for (const annotation of annotations) {
     const place = byName.get(annotation.containerName);
     const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
     if (place === undefined) {
@@ -73,24 +74,22 @@ export function matchAnnotationsToPlaces(pod: Pod): { pairs: AnnotatedPlace[]; e
     const fieldName = place.options?.gmsaCredentialSpecName;
     if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
       errors.push(
-        new AnnotationConflictError(
-          `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`,
-          { where: { place: place.label, credSpecName: annotation.name } },
-        ),
+        new AnnotationConflictError(`annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`, {
+          where: { place: place.label, credSpecName: annotation.name },
+        }),
       );
       continue;
     }
     const fieldContents = place.options?.gmsaCredentialSpec;
     if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
       errors.push(
-        new AnnotationConflictError(
-          `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`,
-          { where: { place: place.label, ...(annotation.name === undefined ? {} : { credSpecName: annotation.name }) } },
-        ),
+        new AnnotationConflictError(`annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`, {
+          where: { place: place.label, ...(annotation.name === undefined ? {} : { credSpecName: annotation.name }) },
+        }),
       );
       continue;
     }
     pairs.push({ annotation, place });
   }
-  return { pairs, errors };
+  return { pairs, annotationErrors: errors };
 }

@@ -1,7 +1,7 @@
 import { GmsaChangedError, type AdmissionError } from "../errors.ts";
 import { isGmsaAnnotationKey } from "./annotations.ts";
-import type { Pod } from "./pod.ts";
-import { hasGmsaSettings, listOptionsPlaces } from "./walk.ts";
+import type { PodGmsa } from "./references.ts";
+import { hasGmsaSettings, type OptionsPlace } from "./walk.ts";
 
 interface Setting {
   label: string;
@@ -10,24 +10,24 @@ interface Setting {
 }
 
 /**
- * GMSA settings can never change on UPDATE (DESIGN.md section 4, 400): no name or contents may change, appear
- * or disappear on the pod, any container or in the alpha annotations. `isNewPlace` excludes ephemeral
- * containers added through the subresource, which are judged like a create instead.
+ * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or
+ * disappear on the pod, any container or in the alpha annotations. `isNew` picks the ephemeral containers added
+ * through the subresource, which are judged like a create instead.
  */
-export function checkUpdate(oldPod: Pod, newPod: Pod, isNewPlace: (label: string) => boolean = () => false): AdmissionError[] {
-  const before = settingsOf(oldPod);
-  const after = settingsOf(newPod);
+export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
+  const before = settingsOf(old, () => false);
+  const after = settingsOf(now, isNew);
   const errors: AdmissionError[] = [];
   for (const key of new Set([...before.keys(), ...after.keys()])) {
     const was = before.get(key);
-    const now = after.get(key);
-    const label = (now ?? was)?.label ?? key;
-    if (was === undefined && isNewPlace(label)) continue;
-    const change = describeChange(was, now);
+    const is = after.get(key);
+    const change = describeChange(was, is);
     if (change === undefined) continue;
+    const label = (is ?? was)?.label ?? key;
+    const name = is?.name ?? was?.name;
     errors.push(
       new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, {
-        where: { place: label, ...((now?.name ?? was?.name) === undefined ? {} : { credSpecName: now?.name ?? was?.name ?? "" }) },
+        where: { place: label, ...(name === undefined ? {} : { credSpecName: name }) },
       }),
     );
   }
@@ -49,15 +49,11 @@ function describeChange(was: Setting | undefined, now: Setting | undefined): str
   return changes.length === 0 ? undefined : changes.join(", ");
 }
 
-function settingsOf(pod: Pod): Map<string, Setting> {
+function settingsOf({ pod, places }: PodGmsa, skip: (place: OptionsPlace) => boolean): Map<string, Setting> {
   const settings = new Map<string, Setting>();
-  for (const place of listOptionsPlaces(pod)) {
-    if (!hasGmsaSettings(place.options)) continue;
-    settings.set(place.label, {
-      label: place.label,
-      name: place.options?.gmsaCredentialSpecName,
-      contents: place.options?.gmsaCredentialSpec,
-    });
+  for (const place of places) {
+    if (!hasGmsaSettings(place.options) || skip(place)) continue;
+    settings.set(place.label, { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec });
   }
   for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
     if (!isGmsaAnnotationKey(key)) continue;

@@ -1,4 +1,4 @@
-import { CONTAINER_LABELS, CONTAINER_LISTS, type Container, type ContainerList, type Pod, type WindowsOptions } from "./pod.ts";
+import { CONTAINER_LABELS, CONTAINER_LISTS, type Pod, type WindowsOptions } from "./pod.ts";
 
 /**
  * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's.
@@ -7,7 +7,7 @@ import { CONTAINER_LABELS, CONTAINER_LISTS, type Container, type ContainerList, 
  */
 export interface OptionsPlace {
   /** "pod", or the list the container is in. */
-  scope: "pod" | ContainerList;
+  scope: "pod" | (typeof CONTAINER_LISTS)[number];
   /** Container name; absent for the pod. */
   containerName?: string;
   /** Human label for denials: `pod`, `container "web"`, `init container "setup"`. */
@@ -18,34 +18,13 @@ export interface OptionsPlace {
   options: WindowsOptions | undefined;
 }
 
-// Several rules walk one review's pod (authorize three times): its places are built once per pod object.
-const PLACES = new WeakMap<Pod, readonly OptionsPlace[]>();
-
-/**
- * Every place of the pod, pod first, then containers, init containers and ephemeral containers in order. The list is
- * made once per pod object (the pod must not change afterwards; expand changes a copy).
- */
-export function listOptionsPlaces(pod: Pod): readonly OptionsPlace[] {
-  let places = PLACES.get(pod);
-  if (places === undefined) {
-    places = Object.freeze(buildPlaces(pod));
-    PLACES.set(pod, places);
-  }
-  return places;
-}
-
-function buildPlaces(pod: Pod): OptionsPlace[] {
+/** Every place of the pod: the pod first, then containers, init containers and ephemeral containers in order. */
+export function listOptionsPlaces(pod: Pod): OptionsPlace[] {
   const places: OptionsPlace[] = [
-    {
-      scope: "pod",
-      label: "pod",
-      path: ["spec", "securityContext", "windowsOptions"],
-      options: pod.spec?.securityContext?.windowsOptions,
-    },
+    { scope: "pod", label: "pod", path: ["spec", "securityContext", "windowsOptions"], options: pod.spec?.securityContext?.windowsOptions },
   ];
   for (const list of CONTAINER_LISTS) {
-    const containers: Container[] = pod.spec?.[list] ?? [];
-    containers.forEach((container, index) => {
+    (pod.spec?.[list] ?? []).forEach((container, index) => {
       places.push({
         scope: list,
         containerName: container.name,

@@ -29,6 +29,22 @@ function debugAsUser(pod: string) {
   });
 }
 
+/** May add ephemeral containers to pods in `default`, and `use` webapp01. */
+const GMSA_DEBUGGER = "gmsa-debugger@example.com";
+
+/**
+ * Adds ephemeral container "debug" without any windowsOptions to `pod`, as `user` (impersonated by the admin): it
+ * runs under the pod-level GMSA, which the kubelet applies to every container.
+ */
+function debugInheritingAs(user: string, pod: string) {
+  return kubeRequest<Pod & Status>(admin, `${PODS}/${pod}/ephemeralcontainers`, {
+    method: "PATCH",
+    contentType: "application/strategic-merge-patch+json",
+    body: { spec: { ephemeralContainers: [container("debug")] } },
+    headers: { "Impersonate-User": user, "Impersonate-Group": "system:authenticated" },
+  });
+}
+
 /** A pod whose service account (`gmsa-app`) may use webapp01, without GMSA settings of its own. */
 const debuggable = (name: string) => buildPod(GROUP, name, { serviceAccountName: "gmsa-app" });
 
@@ -57,7 +73,17 @@ beforeAll(async () => {
       kind: "RoleBinding",
       metadata: { name: "ephemeral-debugger", namespace: "default" },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "ephemeral-debugger" },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: DEBUGGER }],
+      subjects: [
+        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: DEBUGGER },
+        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: GMSA_DEBUGGER },
+      ],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "gmsa-debugger-uses-webapp01", namespace: "default" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
+      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: GMSA_DEBUGGER }],
     },
   ]);
 });
@@ -89,6 +115,37 @@ describe("REVIEW_REQUESTING_USER", () => {
   });
 });
 
+describe.each(["ephemeral", "always"])("REVIEW_REQUESTING_USER=%s: an ephemeral container inheriting the pod-level GMSA", (mode) => {
+  beforeAll(async () => {
+    await restartFunctions({ REVIEW_REQUESTING_USER: mode });
+  });
+
+  /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
+  const inheritable = (name: string) => buildPod(GROUP, name, { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+
+  it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
+    expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
+    const refused = await debugInheritingAs(DEBUGGER, `inherit-refused-${mode}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain(`ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`);
+    expect(await auditAnnotationsOf(`inherit-refused-${mode}`, "ephemeralcontainers")).toMatchObject({
+      "authorize.gmsa-webhooks.windows.k8s.io/decision": "denied",
+      "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
+    });
+  });
+
+  it("is allowed to a user with `use` of it", async () => {
+    expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
+    const allowed = await debugInheritingAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
+    expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({
+      "authorize.gmsa-webhooks.windows.k8s.io/decision": "allowed",
+      "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
+    });
+  });
+});
+
 describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
@@ -116,16 +173,21 @@ interface AuditEvent {
   annotations?: Record<string, string>;
 }
 
-/** The annotations of the completed create of pod `name` in the API server's audit log (written asynchronously). */
-async function auditAnnotationsOf(name: string): Promise<Record<string, string>> {
+/**
+ * The annotations of the completed create of pod `name` (or of the request to its `subresource`) in the API
+ * server's audit log (written asynchronously).
+ */
+async function auditAnnotationsOf(name: string, subresource?: string): Promise<Record<string, string>> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const events = (await readFile(cluster.auditLogFile, "utf8"))
       .split("\n")
       .filter((line) => line.includes(name))
       .map((line) => JSON.parse(line) as AuditEvent);
-    const event = events.find((e) => e.stage === "ResponseComplete" && e.verb === "create" && e.objectRef?.name === name);
+    const event = events.find(
+      (e) => e.stage === "ResponseComplete" && e.objectRef?.name === name && (subresource === undefined ? e.verb === "create" : e.objectRef.subresource === subresource),
+    );
     if (event) return event.annotations ?? {};
     await sleep(100);
   }
-  throw new Error(`no audit event for the create of pod ${name}`);
+  throw new Error(`no audit event for the ${subresource ?? "create"} of pod ${name}`);
 }

@@ -36,7 +36,7 @@ export function createTestApp(options: TestAppOptions = {}) {
     gmsa: createFakeGmsaClient(),
     randomBytes: fixedRandomBytes,
     ...rest,
-    settings: { randomHostname: false, maxCredSpecNames: 8, requestingUser: "off", enforcement: "deny", ...settings },
+    settings: { randomHostname: false, requestingUser: "off", enforcement: "deny", ...settings },
   };
   return {
     app: createApp(deps),
@@ -82,7 +82,6 @@ export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides
     callerAuth,
     defaultTimeoutMs: 5000,
     gmsa,
-    settings: { maxCredSpecNames: 16 },
     randomBytes: (n) => new Uint8Array(n),
     logger,
     now: () => NOW_MS,

@@ -1,87 +1,75 @@
 import { describe, expect, it } from "vitest";
-import { loadAccess, loadCredSpecs, untilDeadline } from "../../../functions/load-facts.ts";
+import { loadFacts, untilDeadline } from "../../../functions/load-facts.ts";
 import { DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+import type { LoadPlan } from "../../../shared/policy/facts.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
 import { WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 
 const never = new AbortController().signal;
+const serviceAccount = { namespace: "ns1", serviceAccount: "sa1" };
+const alice = { namespace: "ns1", user: { username: "alice", groups: ["devs"] } };
 
-describe("loadCredSpecs", () => {
-  it("loads each name once and turns failures into facts", async () => {
+function plan(credspecs: string[], access: LoadPlan["access"] = [], randomBytes = 0): LoadPlan {
+  return { credspecs: new Set(credspecs), access, randomBytes };
+}
+
+function contextOf(gmsa: GmsaClient, signal = never) {
+  return { gmsa, signal, randomBytes: (n: number) => new Uint8Array(n).fill(7) };
+}
+
+describe("loadFacts", () => {
+  it("loads each credspec once and turns failures into facts", async () => {
     const gmsa = createFakeGmsaClient({
       credspecs: { webapp1: WEBAPP1_CREDSPEC, empty: WITHOUT_CONTENTS },
       fail: (_call, name) => (name === "broken" ? new KubeApiError("503") : undefined),
     });
-    const facts = await loadCredSpecs(gmsa, new Set(["webapp1", "missing", "empty", "broken"]), never);
-    expect(facts.get("webapp1")).toEqual({ ok: true, value: WEBAPP1_CREDSPEC });
-    expect(facts.get("missing")).toMatchObject({ ok: false, error: { code: "ERR_CREDSPEC_NOT_FOUND" } });
-    expect(facts.get("empty")).toMatchObject({ ok: false, error: { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" } });
-    expect(facts.get("broken")).toMatchObject({ ok: false, error: { code: "ERR_KUBE_API" } });
+    const facts = await loadFacts(plan(["webapp1", "missing", "empty", "broken"]), contextOf(gmsa));
+    expect(facts.credspecs.get("webapp1")).toEqual({ ok: true, value: WEBAPP1_CREDSPEC });
+    expect(facts.credspecs.get("missing")).toMatchObject({ ok: false, error: { code: "ERR_CREDSPEC_NOT_FOUND" } });
+    expect(facts.credspecs.get("empty")).toMatchObject({ ok: false, error: { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" } });
+    expect(facts.credspecs.get("broken")).toMatchObject({ ok: false, error: { code: "ERR_KUBE_API" } });
     expect([...gmsa.contentsCalls.values()]).toEqual([1, 1, 1, 1]);
   });
 
-  it("loads concurrently", async () => {
-    const gmsa = createFakeGmsaClient({ credspecs: { a: 1, b: 2, c: 3 }, delayMs: 20 });
-    await loadCredSpecs(gmsa, ["a", "b", "c"], never);
-    expect(gmsa.maxInFlight()).toBe(3);
-  });
-});
-
-describe("facts the client holds", () => {
-  const held = (gmsa: GmsaClient, contents: Record<string, unknown>, allowed: string[]): GmsaClient => ({
-    ...gmsa,
-    held: {
-      credSpecContents: (name) => contents[name],
-      access: (query) => (allowed.includes(query.credSpecName) ? { allowed: true, reason: "" } : undefined),
-    },
-  });
-
-  it("come back at once, without a promise or a call, when the client holds every one", () => {
-    const fake = createFakeGmsaClient();
-    const gmsa = held(fake, { a: { n: 1 }, b: { n: 2 } }, ["a", "b"]);
-    const facts = loadCredSpecs(gmsa, ["a", "b"], never);
-    expect(facts).not.toBeInstanceOf(Promise);
-    expect(facts).toEqual(new Map([["a", { ok: true, value: { n: 1 } }], ["b", { ok: true, value: { n: 2 } }]]));
-    const access = loadAccess(gmsa, { namespace: "ns1", serviceAccount: "sa1" }, ["a", "b"], never);
-    expect(access).not.toBeInstanceOf(Promise);
-    expect(access).toEqual(new Map([["a", { ok: true, value: { allowed: true, reason: "" } }], ["b", { ok: true, value: { allowed: true, reason: "" } }]]));
-    expect(fake.callCount()).toBe(0);
-  });
-
-  it("are completed by calls for the names the client does not hold", async () => {
-    const fake = createFakeGmsaClient({ credspecs: { a: { n: 0 }, b: { n: 2 } }, denyReason: "no" });
-    const gmsa = held(fake, { a: { n: 1 } }, ["a"]);
-    const facts = await loadCredSpecs(gmsa, ["a", "b", "c"], never);
-    expect([...facts.keys()].sort()).toEqual(["a", "b", "c"]);
-    expect(facts.get("a")).toEqual({ ok: true, value: { n: 1 } });
-    expect(facts.get("b")).toEqual({ ok: true, value: { n: 2 } });
-    expect(facts.get("c")).toMatchObject({ ok: false, error: { code: "ERR_CREDSPEC_NOT_FOUND" } });
-    expect([...fake.contentsCalls.keys()]).toEqual(["b", "c"]);
-    const access = await loadAccess(gmsa, { namespace: "ns1", serviceAccount: "sa1" }, ["a", "b"], never);
-    expect(access.get("b")).toEqual({ ok: true, value: { allowed: false, reason: "no" } });
-    expect(fake.accessQueries.map((q) => q.credSpecName)).toEqual(["b"]);
-  });
-
-  it("are never used for the requesting user, whose decisions are not cached", async () => {
-    const fake = createFakeGmsaClient({ allowedUsers: [{ namespace: "ns1", username: "u", credSpecName: "a" }] });
-    const gmsa = held(fake, {}, ["a"]);
-    const access = await loadAccess(gmsa, { namespace: "ns1", user: { username: "u" } }, ["a"], never);
-    expect(access.get("a")).toEqual({ ok: true, value: { allowed: true, reason: "" } });
-    expect(fake.userAccessQueries).toHaveLength(1);
-  });
-});
-
-describe("loadAccess", () => {
-  it("asks for the subject and each name", async () => {
-    const gmsa = createFakeGmsaClient({ allowed: [{ namespace: "ns1", serviceAccount: "sa1", credSpecName: "a" }], denyReason: "no" });
-    const facts = await loadAccess(gmsa, { namespace: "ns1", serviceAccount: "sa1" }, ["a", "b"], never);
-    expect(facts.get("a")).toEqual({ ok: true, value: { allowed: true, reason: "" } });
-    expect(facts.get("b")).toEqual({ ok: true, value: { allowed: false, reason: "no" } });
-    expect(gmsa.accessQueries).toEqual([
-      { namespace: "ns1", serviceAccount: "sa1", credSpecName: "a" },
-      { namespace: "ns1", serviceAccount: "sa1", credSpecName: "b" },
+  it("reviews each (subject, credspec) once: the service account's and the requester's, answers in the plan's order", async () => {
+    const gmsa = createFakeGmsaClient({
+      allowed: [{ ...serviceAccount, credSpecName: "a" }],
+      allowedUsers: [{ namespace: "ns1", username: "alice", credSpecName: "b" }],
+      denyReason: "no",
+    });
+    const facts = await loadFacts(plan([], [{ subject: serviceAccount, names: new Set(["a", "b"]) }, { subject: alice, names: new Set(["a", "b"]) }]), contextOf(gmsa));
+    expect(facts.access.map((answers) => Object.fromEntries(answers))).toEqual([
+      { a: { ok: true, value: { allowed: true, reason: "" } }, b: { ok: true, value: { allowed: false, reason: "no" } } },
+      { a: { ok: true, value: { allowed: false, reason: "no" } }, b: { ok: true, value: { allowed: true, reason: "" } } },
     ]);
+    expect(gmsa.accessQueries).toEqual([
+      { ...serviceAccount, credSpecName: "a" },
+      { ...serviceAccount, credSpecName: "b" },
+    ]);
+    expect(gmsa.userAccessQueries).toEqual([
+      { ...alice, credSpecName: "a" },
+      { ...alice, credSpecName: "b" },
+    ]);
+  });
+
+  it("makes every call at once", async () => {
+    const gmsa = createFakeGmsaClient({ credspecs: { a: 1, b: 2 }, delayMs: 20 });
+    await loadFacts(plan(["a", "b"], [{ subject: serviceAccount, names: new Set(["a", "b"]) }, { subject: alice, names: new Set(["a"]) }]), contextOf(gmsa));
+    expect(gmsa.maxInFlight()).toBe(5);
+  });
+
+  it("draws random bytes only when the plan asks for them", async () => {
+    const gmsa = createFakeGmsaClient();
+    expect((await loadFacts(plan([], [], 15), contextOf(gmsa))).randomBytes).toEqual(new Uint8Array(15).fill(7));
+    expect((await loadFacts(plan([]), contextOf(gmsa))).randomBytes).toHaveLength(0);
+    expect(gmsa.callCount()).toBe(0);
+  });
+
+  it("turns a call that outlives the deadline into a fact (500)", async () => {
+    const hanging: GmsaClient = { ...createFakeGmsaClient(), getCredSpecContents: () => new Promise(() => {}) };
+    const facts = await loadFacts(plan(["a"]), contextOf(hanging, AbortSignal.timeout(20)));
+    expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", status: 500 } });
   });
 });
 

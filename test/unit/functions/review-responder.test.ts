@@ -14,7 +14,7 @@ function setup(handle: ReviewHandler) {
   const counters = createReviewCounters();
   const respond = createReviewResponder("expand", handle, {
     gmsa: createFakeGmsaClient(),
-    settings: { randomHostname: false, maxCredSpecNames: 8, requestingUser: "off", enforcement: "deny" },
+    settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: createJsonLogger({ level: "debug", write: (l) => lines.push(l), now: () => 0 }),
     now: () => (clock += 7),

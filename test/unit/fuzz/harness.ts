@@ -5,10 +5,11 @@ import { buildInlinedGmsaReview } from "../../support/reviews.ts";
 import { checkReply } from "./contract.ts";
 import { CONTENTS_MARKER, CREDSPECS, createFakeGmsaClient } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
+import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
-/** Small, so the count limit is reached by some fuzzed pods. */
-export const MAX_CREDSPEC_NAMES = 3;
+/** The policy's limit on distinct credspecs in one pod, for the oracle. */
+export const MAX_CREDSPEC_NAMES = MAX_CREDSPECS_PER_POD;
 /** Scales every property's number of runs (FUZZ_SCALE=10 for a long local run). */
 export const SCALE = Number(process.env.FUZZ_SCALE ?? "1");
 
@@ -31,7 +32,7 @@ export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },
     defaultTimeoutMs: 5000,
     gmsa,
-    settings: { randomHostname: true, maxCredSpecNames: MAX_CREDSPEC_NAMES },
+    settings: { randomHostname: true },
     randomBytes: (n) => Uint8Array.from({ length: n }, (_, i) => (counter++ * 31 + i * 7) % 256),
     logger,
     now: () => 0,

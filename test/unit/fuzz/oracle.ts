@@ -33,6 +33,23 @@ export interface OracleOptions {
   maxCredSpecNames: number;
 }
 
+/**
+ * True when `review` is a CREATE or UPDATE of a Pod that holds a GMSA setting (field or alpha annotation), so an
+ * allowed answer went through the GMSA rules rather than past them (other kinds, DELETE, pods without GMSA).
+ */
+export function holdsGmsaSettings(review: unknown): boolean {
+  try {
+    const req = asObj(field(asObj(review, "review"), "request") ?? null, "request");
+    const kind = asObj(field(req, "kind") ?? null, "kind");
+    const operation = field(req, "operation");
+    if (field(kind, "group") !== "" || field(kind, "kind") !== "Pod" || (operation !== "CREATE" && operation !== "UPDATE")) return false;
+    return settingsOf(asObj(field(req, "object") ?? null, "object"), () => false).size > 0;
+  } catch (error) {
+    if (error instanceof Unreadable) return false;
+    throw error;
+  }
+}
+
 /** Why authorize must refuse `review` (decoded JSON), or undefined. */
 export function mustRefuse(review: unknown, options: OracleOptions): string | undefined {
   try {
@@ -67,8 +84,15 @@ function judge(review: unknown, options: OracleOptions): string | undefined {
 function judgeCreate(pod: Obj, subject: { namespace: string; serviceAccount: string }, options: OracleOptions, only?: (c: Container) => boolean) {
   const containers = readContainers(pod);
   const refs: Ref[] = [];
-  if (only === undefined) refs.push(refOf("pod", podOptions(pod)));
-  for (const c of containers) if (only === undefined || only(c)) refs.push(refOf(`${c.list} ${c.name}`, c.options));
+  const podRef = refOf("pod", podOptions(pod));
+  if (only === undefined) refs.push(podRef);
+  for (const c of containers) {
+    if (only !== undefined && !only(c)) continue;
+    const own = refOf(`${c.list} ${c.name}`, c.options);
+    // A new ephemeral container without GMSA fields of its own runs under the pod's (the kubelet copies both).
+    const inherits = only !== undefined && own.name === undefined && own.contents === undefined;
+    refs.push(inherits ? { ...podRef, where: `${c.list} ${c.name} (pod-level)` } : own);
+  }
   if (only === undefined) {
     const problem = judgeAnnotations(pod, containers, refs);
     if (problem !== undefined) return problem;

@@ -24,7 +24,7 @@ function createRegressionApp(gmsa?: GmsaClient) {
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
       canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     },
-    settings: { randomHostname: false, maxCredSpecNames: 16, requestingUser: "off", enforcement: "deny" },
+    settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: silentLogger,
     bodyLimitBytes: 8 * 1024 * 1024,

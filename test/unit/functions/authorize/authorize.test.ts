@@ -238,10 +238,10 @@ describe("authorize", () => {
     expectDenied(reply, code, 'container "b"');
   });
 
-  it("denies more distinct credspecs than MAX_CREDSPECS_PER_POD (422) without any API call", async () => {
-    const containers = Array.from({ length: 3 }, (_, i) => ({ name: `c${i}`, windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" } }));
-    const { reply, gmsa } = await authorize(buildPod({ containers }), {}, {}, { settings: { maxCredSpecNames: 2 } });
-    expectDenied(reply, 422, "3");
+  it("denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call", async () => {
+    const containers = Array.from({ length: 17 }, (_, i) => ({ name: `c${i}`, windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" } }));
+    const { reply, gmsa } = await authorize(buildPod({ containers }));
+    expectDenied(reply, 422, "17 distinct credspecs", "at most 16");
     expect(gmsa.callCount()).toBe(0);
   });
 
@@ -334,10 +334,20 @@ describe("authorize", () => {
       expect(gmsa.callCount()).toBe(0);
     });
 
-    it("allows a new ephemeral container without GMSA without any API call", async () => {
-      const { reply, gmsa } = await authorize(withNew({}), subresource);
+    it("allows a new ephemeral container without GMSA in a pod without a pod-level GMSA, without any API call", async () => {
+      const before = buildPod({ ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }] });
+      const after = structuredClone(before);
+      after.spec!.ephemeralContainers!.push({ name: "debugger-2" });
+      const { reply, gmsa } = await authorize(after, { ...subresource, oldObject: before });
       expectAllowed(reply);
       expect(gmsa.callCount()).toBe(0);
+    });
+
+    it("judges a new ephemeral container without GMSA of its own under the pod-level GMSA: 403 when its service account may not use it", async () => {
+      const { reply, gmsa } = await authorize(withNew({ runAsUserName: "ContainerAdministrator" }), subresource, { allowed: [sa1("webapp1")] });
+      expectDenied(reply, 403, 'ephemeral container "debugger-2" (pod-level GMSA)', '"webapp2"');
+      expect(reply.response.auditAnnotations).toMatchObject({ decision: "denied", credspecs: "webapp2" });
+      expect(gmsa.accessQueries).toEqual([sa1("webapp2")]);
     });
   });
 

@@ -79,6 +79,33 @@ describe("authorize with REVIEW_REQUESTING_USER", () => {
     expect((await authorize("ephemeral", updated, update)).gmsa.callCount()).toBe(0);
   });
 
+  describe("a new ephemeral container without GMSA settings of its own runs under the pod-level GMSA", () => {
+    it.each(["ephemeral", "always"] as const)("%s: denies a user who may not use the pod's credspec (403), naming the user and the credspec", async (mode) => {
+      const { reply, gmsa } = await authorize(mode, withDebugger({ runAsUserName: "ContainerAdministrator" }), debug);
+      expect(reply.response.allowed).toBe(false);
+      expect(reply.response.status?.code).toBe(403);
+      expect(reply.response.status?.message).toContain('ephemeral container "debugger" (pod-level GMSA): user "alice" is not allowed to use GMSACredentialSpec "webapp2"');
+      expect(reply.response.auditAnnotations).toMatchObject({ decision: "denied", credspecs: "webapp2", codes: "ERR_CREDSPEC_NOT_ALLOWED" });
+      expect(gmsa.userAccessQueries).toEqual([{ namespace: "ns1", user: alice, credSpecName: "webapp2" }]);
+    });
+
+    it.each(["ephemeral", "always"] as const)("%s: allows a user who may use it, the audit annotations naming the credspec", async (mode) => {
+      const pod = structuredClone(existing);
+      pod.spec!.ephemeralContainers = [{ name: "debugger" }];
+      const { reply, gmsa } = await authorize(mode, pod, debug, { allowedUsers: [aliceMay("webapp2")] });
+      expect(reply.response.allowed).toBe(true);
+      expect(reply.response.auditAnnotations).toEqual({ decision: "allowed", credspecs: "webapp2" });
+      expect(gmsa.userAccessQueries).toEqual([{ namespace: "ns1", user: alice, credSpecName: "webapp2" }]);
+      expect(gmsa.accessQueries).toEqual([{ namespace: "ns1", serviceAccount: "sa1", credSpecName: "webapp2" }]);
+    });
+
+    it("a container naming a credspec of its own is judged by its own, not the pod's", async () => {
+      const { reply, gmsa } = await authorize("ephemeral", withDebugger(expanded1), debug, { allowedUsers: [aliceMay("webapp1")] });
+      expect(reply.response.allowed).toBe(true);
+      expect(gmsa.userAccessQueries.map((q) => q.credSpecName)).toEqual(["webapp1"]);
+    });
+  });
+
   it("fails closed when the user's review cannot be made (500), and refuses a review without a username (400)", async () => {
     const down = await authorize("ephemeral", withDebugger(expanded1), debug, {
       fail: (call) => (call === "canUserUseCredSpec" ? new Error("connection refused") : undefined),

@@ -205,10 +205,10 @@ describe("expand", () => {
     expectDenied(reply, 500, 'container "a"', 'container "b"');
   });
 
-  it("denies more distinct credspecs than MAX_CREDSPECS_PER_POD (422) without any API call", async () => {
-    const containers = Array.from({ length: 3 }, (_, i) => ({ name: `c${i}`, windowsOptions: { gmsaCredentialSpecName: `spec-${i}` } }));
-    const { reply, gmsa } = await expand(buildPod({ containers }), {}, {}, { settings: { maxCredSpecNames: 2 } });
-    expectDenied(reply, 422, "3");
+  it("denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call", async () => {
+    const containers = Array.from({ length: 17 }, (_, i) => ({ name: `c${i}`, windowsOptions: { gmsaCredentialSpecName: `spec-${i}` } }));
+    const { reply, gmsa } = await expand(buildPod({ containers }));
+    expectDenied(reply, 422, "17 distinct credspecs", "at most 16");
     expect(gmsa.callCount()).toBe(0);
   });
 

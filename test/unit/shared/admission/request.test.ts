@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isEphemeralContainersUpdate, otherKindWarning, readPod } from "../../../../shared/admission/request.ts";
+import { readReview } from "../../../../shared/admission/request.ts";
 import { parseAdmissionReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
-import { InvalidReviewError } from "../../../../shared/errors.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
@@ -11,40 +10,56 @@ function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionReque
   return result.value.request;
 }
 
-describe("readPod", () => {
-  it("reads object and oldObject", () => {
-    const request = requestOf(buildPod({ name: "new" }), { operation: "UPDATE", oldObject: buildPod({ name: "old" }) });
-    expect(readPod(request).metadata?.name).toBe("new");
-    expect(readPod(request, "oldObject").metadata?.name).toBe("old");
+describe("readReview", () => {
+  it("reads a create: the pod, the namespace and the requester", () => {
+    const pod = buildPod({ name: "new" });
+    const userInfo = { username: "alice", uid: "u-1", groups: ["devs"], extra: { scopes: ["debug"] } };
+    expect(readReview(requestOf(pod, { namespace: "team-a", userInfo }))).toEqual({
+      object: "pod",
+      operation: "CREATE",
+      namespace: "team-a",
+      pod,
+      requester: userInfo,
+    });
   });
 
-  it("throws InvalidReviewError (400) when the object is missing or malformed", () => {
-    expect(() => readPod(requestOf(null))).toThrow(InvalidReviewError);
-    expect(() => readPod(requestOf(buildPod()), "oldObject")).toThrow(/request\.oldObject is missing/);
-    const error = (() => {
-      try {
-        readPod(requestOf({ spec: { containers: "x" } }));
-      } catch (e) {
-        return e as InvalidReviewError;
-      }
-    })();
-    expect([error?.code, error?.status]).toEqual(["ERR_INVALID_REVIEW", 400]);
-    expect(error?.message).toContain("request.object");
+  it("reads an update: both pods and the subresource", () => {
+    const review = readReview(requestOf(buildPod({ name: "new" }), { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: buildPod({ name: "old" }) }));
+    expect(review).toMatchObject({ operation: "UPDATE", subResource: "ephemeralcontainers", pod: { metadata: { name: "new" } }, oldPod: { metadata: { name: "old" } } });
   });
-});
 
-describe("isEphemeralContainersUpdate", () => {
-  it("is true only for UPDATE of pods/ephemeralcontainers", () => {
-    expect(isEphemeralContainersUpdate(requestOf(buildPod(), { operation: "UPDATE", subResource: "ephemeralcontainers" }))).toBe(true);
-    expect(isEphemeralContainersUpdate(requestOf(buildPod(), { operation: "UPDATE" }))).toBe(false);
-    expect(isEphemeralContainersUpdate(requestOf(buildPod(), { operation: "UPDATE", subResource: "status" }))).toBe(false);
-    expect(isEphemeralContainersUpdate(requestOf(buildPod(), { operation: "CREATE", subResource: "ephemeralcontainers" }))).toBe(false);
+  it("takes the namespace from the request, else the pod, else default; and no requester without a username", () => {
+    const request = requestOf(buildPod({ namespace: "from-pod" }), { userInfo: { username: "" } });
+    expect(readReview({ ...request, namespace: undefined })).toMatchObject({ namespace: "from-pod", requester: undefined });
+    expect(readReview({ ...request, namespace: undefined, object: { spec: {} } })).toMatchObject({ namespace: "default" });
   });
-});
 
-describe("otherKindWarning", () => {
-  it("names the group, version and kind", () => {
-    expect(otherKindWarning(requestOf({}, { kind: { group: "apps", version: "v1", kind: "Deployment" } }))).toContain("apps/v1 Deployment");
-    expect(otherKindWarning(requestOf({}, { kind: { group: "", version: "v1", kind: "ConfigMap" } }))).toContain("core/v1 ConfigMap");
+  it.each([
+    { what: "a missing object", request: () => requestOf(null), problem: "request.object is missing" },
+    { what: "a missing oldObject on UPDATE", request: () => requestOf(buildPod(), { operation: "UPDATE" }), problem: "request.oldObject is missing" },
+    { what: "a malformed pod", request: () => requestOf({ spec: { containers: "x" } }), problem: "request.object: spec.containers" },
+    {
+      what: "a container name used twice",
+      request: () => requestOf(buildPod({ containers: [{ name: "app" }], initContainers: [{ name: "app" }] })),
+      problem: 'container name "app" is used more than once',
+    },
+  ])("reads $what as an invalid review (400) naming the field", ({ request, problem }) => {
+    const review = readReview(request());
+    expect(review.object).toBe("invalid");
+    if (review.object !== "invalid") return;
+    expect([review.error.code, review.error.status]).toEqual(["ERR_INVALID_REVIEW", 400]);
+    expect(review.error.message).toContain(problem);
+  });
+
+  it.each([
+    [{ group: "apps", version: "v1", kind: "Deployment" }],
+    [{ group: "apps", version: "v1", kind: "Pod" }],
+    [{ group: "", version: "v1", kind: "ConfigMap" }],
+  ])("reads any kind but a core Pod as other (%j), without reading the object", (kind) => {
+    expect(readReview(requestOf("not a pod", { kind }))).toEqual({ object: "other", ...kind });
+  });
+
+  it.each(["DELETE", "CONNECT"] as const)("reads %s without reading the object", (operation) => {
+    expect(readReview(requestOf(null, { operation }))).toEqual({ object: "pod", operation });
   });
 });

@@ -4,7 +4,6 @@ import {
   MAX_MESSAGE_LENGTH,
   MAX_WARNING_LENGTH,
   MAX_WARNINGS_TOTAL,
-  pickStatus,
 } from "../../../../shared/admission/response.ts";
 import {
   ContentsMismatchError,
@@ -14,6 +13,7 @@ import {
   GmsaChangedError,
   InternalError,
   KubeApiError,
+  pickStatus,
   type AdmissionError,
 } from "../../../../shared/errors.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isPodReview, parseAdmissionReview, parsePod } from "../../../../shared/admission/review.ts";
+import { parseAdmissionReview, parsePod } from "../../../../shared/admission/review.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 
@@ -53,17 +53,5 @@ describe("parsePod", () => {
     const asOldObject = parsePod(pod, "oldObject");
     expect(!asObject.ok && asObject.problem).toMatch(/^request\.object: /);
     expect(!asOldObject.ok && asOldObject.problem).toMatch(/^request\.oldObject: /);
-  });
-});
-
-describe("isPodReview", () => {
-  it.each([
-    [{ group: "", version: "v1", kind: "Pod" }, true],
-    [{ group: "apps", version: "v1", kind: "Pod" }, false],
-    [{ group: "apps", version: "v1", kind: "Deployment" }, false],
-    [{ group: "", version: "v1", kind: "ConfigMap" }, false],
-  ])("isPodReview(%j) is %s", (kind, expected) => {
-    const result = parseAdmissionReview(buildReview(buildPod(), { kind }));
-    expect(result.ok && isPodReview(result.value.request)).toBe(expected);
   });
 });

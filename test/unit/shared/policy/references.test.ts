@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { annotationKeys, POD_CONTENTS_ANNOTATION, POD_NAME_ANNOTATION } from "../../../../shared/policy/annotations.ts";
-import { listReferences, matchAnnotationsToPlaces } from "../../../../shared/policy/references.ts";
+import { readPodGmsa } from "../../../../shared/policy/references.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
-describe("listReferences", () => {
+describe("readPodGmsa: refs", () => {
   it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" });
-    expect(listReferences(pod)).toEqual([{ label, source: "field", name: "webapp1", contents: "{}" }]);
+    expect(readPodGmsa(pod).refs).toEqual([{ label, source: "field", name: "webapp1", contents: "{}" }]);
   });
 
   it("lists fields before annotations and labels an annotation by its name key, else its contents key", () => {
@@ -14,7 +14,7 @@ describe("listReferences", () => {
       containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "webapp1" } }],
       annotations: { [POD_NAME_ANNOTATION]: "webapp1", [annotationKeys("app").contentsKey]: "{}" },
     });
-    expect(listReferences(pod)).toEqual([
+    expect(readPodGmsa(pod).refs).toEqual([
       { label: 'container "app"', source: "field", name: "webapp1", contents: undefined },
       { label: `annotation "${POD_NAME_ANNOTATION}"`, source: "annotation", name: "webapp1", contents: undefined },
       { label: `annotation "${annotationKeys("app").contentsKey}"`, source: "annotation", name: undefined, contents: "{}" },
@@ -22,11 +22,11 @@ describe("listReferences", () => {
   });
 
   it("ignores places whose windowsOptions carry no GMSA setting", () => {
-    expect(listReferences(podWithGmsaAt("container", { runAsUserName: "ContainerUser" }))).toEqual([]);
+    expect(readPodGmsa(podWithGmsaAt("container", { runAsUserName: "ContainerUser" })).refs).toEqual([]);
   });
 });
 
-describe("matchAnnotationsToPlaces", () => {
+describe("readPodGmsa: annotations", () => {
   const cases = [
     { kind: "pod" as const, keys: annotationKeys() },
     { kind: "container" as const, keys: annotationKeys("app") },
@@ -35,7 +35,7 @@ describe("matchAnnotationsToPlaces", () => {
 
   it.each(cases)("pairs the $kind annotation with its place", ({ kind, keys }) => {
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }, { annotations: { [keys.nameKey]: "webapp1" } });
-    const { pairs, errors } = matchAnnotationsToPlaces(pod);
+    const { pairs, annotationErrors: errors } = readPodGmsa(pod);
     expect(errors).toEqual([]);
     expect(pairs.map((p) => [p.annotation.nameKey, p.place.label])).toEqual([[keys.nameKey, PLACES.find((p) => p.kind === kind)?.label]]);
   });
@@ -43,7 +43,7 @@ describe("matchAnnotationsToPlaces", () => {
   it.each(cases)("refuses a $kind annotation naming another credspec than the field (422)", ({ kind, keys }) => {
     const label = PLACES.find((p) => p.kind === kind)?.label ?? "";
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }, { annotations: { [keys.nameKey]: "webapp2" } });
-    const { pairs, errors } = matchAnnotationsToPlaces(pod);
+    const { pairs, annotationErrors: errors } = readPodGmsa(pod);
     expect(pairs).toEqual([]);
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_ANNOTATION_CONFLICT", 422]]);
     expect(errors[0]?.message).toContain(keys.nameKey);
@@ -58,7 +58,7 @@ describe("matchAnnotationsToPlaces", () => {
       { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
       { annotations: { [keys.contentsKey]: '{"Secret":"s3cr3t"}' } },
     );
-    const { errors } = matchAnnotationsToPlaces(pod);
+    const { annotationErrors: errors } = readPodGmsa(pod);
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_ANNOTATION_CONFLICT", 422]]);
     expect(errors[0]?.message).toContain(keys.contentsKey);
     expect(errors[0]?.message).not.toContain("s3cr3t");
@@ -72,12 +72,12 @@ describe("matchAnnotationsToPlaces", () => {
       { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
       { annotations: { [POD_NAME_ANNOTATION]: "webapp1", [POD_CONTENTS_ANNOTATION]: reordered } },
     );
-    expect(matchAnnotationsToPlaces(pod).errors).toEqual([]);
+    expect(readPodGmsa(pod).annotationErrors).toEqual([]);
   });
 
   it("refuses an annotation naming a container the pod does not have (422)", () => {
     const key = annotationKeys("ghost").nameKey;
-    const { pairs, errors } = matchAnnotationsToPlaces(buildPod({ annotations: { [key]: "webapp1" } }));
+    const { pairs, annotationErrors: errors } = readPodGmsa(buildPod({ annotations: { [key]: "webapp1" } }));
     expect(pairs).toEqual([]);
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_UNKNOWN_CONTAINER", 422]]);
     expect(errors[0]?.message).toContain('"ghost"');

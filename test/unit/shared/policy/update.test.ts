@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
-import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
-import { checkUpdate } from "../../../../shared/policy/update.ts";
+import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
+import { readPodGmsa } from "../../../../shared/policy/references.ts";
+import { checkUpdate as checkUpdateOf } from "../../../../shared/policy/update.ts";
+import type { OptionsPlace } from "../../../../shared/policy/walk.ts";
+
+const checkUpdate = (before: Pod, after: Pod, isNew?: (place: OptionsPlace) => boolean) => checkUpdateOf(readPodGmsa(before), readPodGmsa(after), isNew);
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 
 const expanded1: WindowsOptions = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
@@ -69,7 +73,7 @@ describe("checkUpdate", () => {
   it("skips new places the caller judges like a create", () => {
     const before = buildPod({ ephemeralContainers: [] });
     const after = buildPod({ ephemeralContainers: [{ name: "debugger", windowsOptions: expanded1 }] });
-    expect(checkUpdate(before, after, (label) => label === 'ephemeral container "debugger"')).toEqual([]);
+    expect(checkUpdate(before, after, (place) => place.label === 'ephemeral container "debugger"')).toEqual([]);
     expect(checkUpdate(before, after)).toHaveLength(1);
   });
 });

@@ -28,16 +28,6 @@ describe("listOptionsPlaces", () => {
     expect(places[2]?.options).toEqual({ gmsaCredentialSpecName: "s" });
   });
 
-  it("builds the list once per pod object, frozen, and a new one for another pod", () => {
-    const pod = buildPod({ containers: [{ name: "a" }] });
-    const places = listOptionsPlaces(pod);
-    expect(listOptionsPlaces(pod)).toBe(places);
-    expect(Object.isFrozen(places)).toBe(true);
-    const copy = structuredClone(pod);
-    expect(listOptionsPlaces(copy)).not.toBe(places);
-    expect(listOptionsPlaces(copy)).toEqual(places);
-  });
-
   it("lists only the pod for a pod without spec", () => {
     expect(listOptionsPlaces({}).map((p) => p.label)).toEqual(["pod"]);
   });

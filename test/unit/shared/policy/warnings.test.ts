@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { listRunAsUserWarnings } from "../../../../shared/policy/warnings.ts";
+import type { Pod } from "../../../../shared/policy/pod.ts";
+import { listOptionsPlaces } from "../../../../shared/policy/walk.ts";
+import { listRunAsUserWarnings as listWarnings } from "../../../../shared/policy/warnings.ts";
+
+const listRunAsUserWarnings = (pod: Pod) => listWarnings(listOptionsPlaces(pod));
 import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 
 describe("listRunAsUserWarnings", () => {

@@ -4,9 +4,9 @@
  * (a qualified name's name part: at most 63 characters, no `/`), and values are strings.
  * https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response
  */
-import { pickStatus, type AdmissionOutcome } from "../../shared/admission/response.ts";
-import type { EnforcementMode } from "../../shared/config/index.ts";
-import type { AdmissionError } from "../../shared/errors.ts";
+import { pickStatus, type AdmissionError } from "../errors.ts";
+import type { Decision } from "./decision.ts";
+import type { EnforcementMode } from "./review.ts";
 
 /** Audit annotation keys, before the API server prefixes them with the webhook's name. */
 export const AUDIT_KEYS = {
@@ -28,7 +28,7 @@ export const MAX_AUDIT_VALUE_LENGTH = 1024;
  * `would-deny` annotation say what would have been denied. Warn mode never blocks, our own failures (500)
  * included: it runs beside an enforcing webhook (windows-gmsa) that still judges every pod.
  */
-export function applyEnforcement(outcome: AdmissionOutcome, credSpecNames: Iterable<string>, mode: EnforcementMode): AdmissionOutcome {
+export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
   const names = new Set(credSpecNames);
   if (!outcome.allowed) for (const error of outcome.errors) if (error.where?.credSpecName !== undefined) names.add(error.where.credSpecName);
   const annotations: Record<string, string> = names.size === 0 ? {} : { [AUDIT_KEYS.credspecs]: cap([...names].sort().join(",")) };

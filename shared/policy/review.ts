@@ -1,0 +1,63 @@
+import type { AdmissionError } from "../errors.ts";
+import type { Requester } from "./facts.ts";
+import type { Pod } from "./pod.ts";
+
+/** Whose `use` authorize reviews besides the service account's (REVIEW_REQUESTING_USER). */
+export type RequestingUserMode = "off" | "ephemeral" | "always";
+/** Authorize denies, or allows with a warning and an audit annotation (ENFORCEMENT). */
+export type EnforcementMode = "deny" | "warn";
+
+/** The switches of the GMSA rules, from the configuration. */
+export interface PolicySettings {
+  /** Set a random NetBIOS-safe hostname on GMSA pods without one (expand). */
+  randomHostname: boolean;
+  requestingUser: RequestingUserMode;
+  enforcement: EnforcementMode;
+}
+
+interface PodChangeFacts {
+  object: "pod";
+  /** The request's namespace, else the pod's, else "default". */
+  namespace: string;
+  pod: Pod;
+  /** Who sent the request; absent when the review names no user. */
+  requester: Requester | undefined;
+}
+
+/** A CREATE of a Pod. */
+export interface PodCreate extends PodChangeFacts {
+  operation: "CREATE";
+}
+
+/** An UPDATE of a Pod or of one of its subresources. */
+export interface PodUpdate extends PodChangeFacts {
+  operation: "UPDATE";
+  /** `ephemeralcontainers` for `kubectl debug`: its new ephemeral containers are judged like a create. */
+  subResource: string | undefined;
+  /** The pod before the update. */
+  oldPod: Pod;
+}
+
+/** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
+export type PodChange = PodCreate | PodUpdate;
+
+/** What a review is about, as the policy reads it. */
+export type ReviewFacts =
+  | PodChange
+  /** DELETE and CONNECT need no GMSA rule. */
+  | { object: "pod"; operation: "DELETE" }
+  | { object: "pod"; operation: "CONNECT" }
+  /** Any kind but a core Pod: allowed unchanged, with a warning. */
+  | { object: "other"; group: string; version: string; kind: string }
+  /** A review whose pod cannot be read (400). */
+  | { object: "invalid"; error: AdmissionError };
+
+/** The warning for a review about anything but a Pod: allowed unchanged. */
+export function otherKindWarning({ group, version, kind }: { group: string; version: string; kind: string }): string {
+  return `gmsa-webhooks only reviews core/v1 Pods; ${group === "" ? "core" : group}/${version} ${kind} was allowed unchanged (check the webhook's rules)`;
+}
+
+/** True for an UPDATE of the `pods/ephemeralcontainers` subresource (`kubectl debug`). */
+export function isEphemeralContainersUpdate(review: PodChange): review is PodUpdate {
+  return review.operation === "UPDATE" && review.subResource === "ephemeralcontainers";
+}
