@@ -6,13 +6,11 @@ import type { AccessFacts, CredSpecFacts, Fact } from "../shared/policy/facts.ts
 
 /**
  * Loads each named credspec once, all concurrently; failures become facts, not exceptions. `tally` (the review's)
- * counts the calls and cache lookups for its log line. When the client holds every one, the facts come back at
- * once, without a promise.
+ * counts the calls and cache lookups for its log line.
  */
 export function loadCredSpecs(client: GmsaClient, names: Iterable<string>, signal: AbortSignal, tally?: CallTally): CredSpecFacts | Promise<CredSpecFacts> {
   const call = { signal, tally };
-  const held = client.held;
-  return loadEach(names, signal, held && ((name) => held.credSpecContents(name, tally)), (name) => client.getCredSpecContents(name, call));
+  return loadEach(names, signal, undefined, (name) => client.getCredSpecContents(name, call));
 }
 
 /**
@@ -28,13 +26,7 @@ export function loadAccess(
 ): AccessFacts | Promise<AccessFacts> {
   const call = { signal, tally };
   if ("user" in subject) return loadEach(names, signal, undefined, (credSpecName) => client.canUserUseCredSpec({ ...subject, credSpecName }, call));
-  const held = client.held;
-  return loadEach<AccessDecision>(
-    names,
-    signal,
-    held && ((credSpecName) => held.access({ ...subject, credSpecName }, tally)),
-    (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, call),
-  );
+  return loadEach<AccessDecision>(names, signal, undefined, (credSpecName) => client.canUseCredSpec({ ...subject, credSpecName }, call));
 }
 
 type Facts<T> = Map<string, Fact<T>>;

@@ -64,12 +64,6 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     count(which, value !== undefined, tally);
     return value;
   }
-  /** A lookup that counts a hit only: the miss is counted by the call that follows. */
-  function held<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
-    const value = cache.peek(key);
-    if (value !== undefined) count(which, true, tally);
-    return value;
-  }
 
   // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
   // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline
@@ -109,10 +103,6 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
     canUserUseCredSpec: (query, call) => reviewUserCredSpecAccess(request, query, call),
-    held: {
-      credSpecContents: (name, tally) => held(credSpecs, "credspec", name, tally),
-      access: (query, tally) => held(access, "access", accessKey(query), tally),
-    },
     stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };
 }

@@ -18,8 +18,6 @@ export interface TtlCacheStats {
 export interface TtlCache<V> {
   /** The value, if present and younger than `ttlMs`. */
   get(key: string): V | undefined;
-  /** As `get`, but an absent or expired key is not counted as a miss (the caller's `get` will count it). */
-  peek(key: string): V | undefined;
   set(key: string, value: V): void;
   stats(): TtlCacheStats;
 }
@@ -58,7 +56,6 @@ export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
       if (value === undefined) misses++;
       return value;
     },
-    peek: live,
     set(key, value) {
       if (!enabled) return;
       entries.delete(key);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadAccess, loadCredSpecs, untilDeadline } from "../../../functions/load-facts.ts";
 import { DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
-import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
 import { WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 
@@ -25,50 +24,6 @@ describe("loadCredSpecs", () => {
     const gmsa = createFakeGmsaClient({ credspecs: { a: 1, b: 2, c: 3 }, delayMs: 20 });
     await loadCredSpecs(gmsa, ["a", "b", "c"], never);
     expect(gmsa.maxInFlight()).toBe(3);
-  });
-});
-
-describe("facts the client holds", () => {
-  const held = (gmsa: GmsaClient, contents: Record<string, unknown>, allowed: string[]): GmsaClient => ({
-    ...gmsa,
-    held: {
-      credSpecContents: (name) => contents[name],
-      access: (query) => (allowed.includes(query.credSpecName) ? { allowed: true, reason: "" } : undefined),
-    },
-  });
-
-  it("come back at once, without a promise or a call, when the client holds every one", () => {
-    const fake = createFakeGmsaClient();
-    const gmsa = held(fake, { a: { n: 1 }, b: { n: 2 } }, ["a", "b"]);
-    const facts = loadCredSpecs(gmsa, ["a", "b"], never);
-    expect(facts).not.toBeInstanceOf(Promise);
-    expect(facts).toEqual(new Map([["a", { ok: true, value: { n: 1 } }], ["b", { ok: true, value: { n: 2 } }]]));
-    const access = loadAccess(gmsa, { namespace: "ns1", serviceAccount: "sa1" }, ["a", "b"], never);
-    expect(access).not.toBeInstanceOf(Promise);
-    expect(access).toEqual(new Map([["a", { ok: true, value: { allowed: true, reason: "" } }], ["b", { ok: true, value: { allowed: true, reason: "" } }]]));
-    expect(fake.callCount()).toBe(0);
-  });
-
-  it("are completed by calls for the names the client does not hold", async () => {
-    const fake = createFakeGmsaClient({ credspecs: { a: { n: 0 }, b: { n: 2 } }, denyReason: "no" });
-    const gmsa = held(fake, { a: { n: 1 } }, ["a"]);
-    const facts = await loadCredSpecs(gmsa, ["a", "b", "c"], never);
-    expect([...facts.keys()].sort()).toEqual(["a", "b", "c"]);
-    expect(facts.get("a")).toEqual({ ok: true, value: { n: 1 } });
-    expect(facts.get("b")).toEqual({ ok: true, value: { n: 2 } });
-    expect(facts.get("c")).toMatchObject({ ok: false, error: { code: "ERR_CREDSPEC_NOT_FOUND" } });
-    expect([...fake.contentsCalls.keys()]).toEqual(["b", "c"]);
-    const access = await loadAccess(gmsa, { namespace: "ns1", serviceAccount: "sa1" }, ["a", "b"], never);
-    expect(access.get("b")).toEqual({ ok: true, value: { allowed: false, reason: "no" } });
-    expect(fake.accessQueries.map((q) => q.credSpecName)).toEqual(["b"]);
-  });
-
-  it("are never used for the requesting user, whose decisions are not cached", async () => {
-    const fake = createFakeGmsaClient({ allowedUsers: [{ namespace: "ns1", username: "u", credSpecName: "a" }] });
-    const gmsa = held(fake, {}, ["a"]);
-    const access = await loadAccess(gmsa, { namespace: "ns1", user: { username: "u" } }, ["a"], never);
-    expect(access.get("a")).toEqual({ ok: true, value: { allowed: true, reason: "" } });
-    expect(fake.userAccessQueries).toHaveLength(1);
   });
 });
 

@@ -47,22 +47,6 @@ describe("credspec contents cache", () => {
     expect(second).toEqual({ n: 1, inner: { list: [1] } });
   });
 
-  it("holds what it cached for a caller that must not wait, counting hits only", async () => {
-    const { client, calls } = setup({});
-    const tally = { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
-    expect(client.held?.credSpecContents("webapp01", tally)).toBeUndefined();
-    expect(client.held?.access(query, tally)).toBeUndefined();
-    expect(tally.cacheHits + tally.cacheMisses).toBe(0);
-    const contents = await client.getCredSpecContents("webapp01", call());
-    const decision = await client.canUseCredSpec(query, call());
-    expect(client.held?.credSpecContents("webapp01", tally)).toBe(contents);
-    expect(client.held?.access(query, tally)).toBe(decision);
-    expect(client.held?.access({ ...query, serviceAccount: "other" }, tally)).toBeUndefined();
-    expect(tally).toMatchObject({ cacheHits: 2, cacheMisses: 0 });
-    expect(calls).toHaveLength(2);
-    expect(client.stats().credSpecCache).toEqual({ hits: 1, misses: 1, size: 1 });
-  });
-
   it("does not cache a missing credspec", async () => {
     const { client, calls } = setup({}, { found: false });
     await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);

@@ -25,20 +25,6 @@ describe("createTtlCache", () => {
     expect(cache.stats()).toEqual({ hits: 1, misses: 1, size: 0 });
   });
 
-  it("peeks like get, but counts no miss and drops what expired", () => {
-    let clock = 0;
-    const cache = createTtlCache<string>({ maxEntries: 2, ttlMs: 100, now: () => clock });
-    cache.set("a", "1");
-    cache.set("b", "2");
-    expect(cache.peek("a")).toBe("1");
-    cache.set("c", "3");
-    expect(cache.peek("b")).toBeUndefined();
-    expect(cache.stats()).toEqual({ hits: 1, misses: 0, size: 2 });
-    clock = 100;
-    expect(cache.peek("a")).toBeUndefined();
-    expect(cache.stats()).toEqual({ hits: 1, misses: 0, size: 1 });
-  });
-
   it("stores nothing when switched off with 0", () => {
     const cache = createTtlCache<string>({ maxEntries: 0, ttlMs: 100 });
     cache.set("k", "v");
