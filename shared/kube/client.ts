@@ -4,7 +4,6 @@
  * share one API call.
  */
 import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
-import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "../config/index.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
@@ -13,12 +12,22 @@ import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
 import { awaitWithin } from "../deadline.ts";
 import { DeadlineExceededError } from "../errors.ts";
 
+/** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
+export const DEFAULT_CREDSPEC_CACHE_TTL_MS = 30_000;
+/** How long an allowed access review is reused when the configuration says nothing (ACCESS_CACHE_TTL_MS). */
+export const DEFAULT_ACCESS_CACHE_TTL_MS = 10_000;
+/**
+ * Entries per cache. Within one TTL a cluster reviews far fewer distinct credspecs or (namespace, service account,
+ * credspec) triples; the bound only keeps a flood of distinct names from growing the heap, least recently used first.
+ */
+export const CACHE_MAX_ENTRIES = 1_000;
+
 /** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
 export interface KubeGmsaClientOptions extends KubeRequesterOptions {
-  /** Default `{ ttlMs: 30000, maxEntries: 1000 }`. */
-  credSpecCache?: CacheSettings | false;
-  /** Allowed decisions only. Default `{ ttlMs: 10000, maxEntries: 1000 }`. */
-  accessCache?: CacheSettings | false;
+  /** How long credspec contents are reused; 0 switches the cache off. Default {@link DEFAULT_CREDSPEC_CACHE_TTL_MS}. */
+  credSpecCacheTtlMs?: number | undefined;
+  /** How long an allowed decision is reused (denials never are); 0 switches it off. Default {@link DEFAULT_ACCESS_CACHE_TTL_MS}. */
+  accessCacheTtlMs?: number | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
   /**
@@ -44,11 +53,10 @@ export interface KubeGmsaClient extends GmsaClient {
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const now = options.now ?? Date.now;
   const request = createKubeRequester({ ...options, now });
-  const off: CacheSettings = { ttlMs: 0, maxEntries: 0 };
   // Contents are kept parsed and deeply frozen: every review of one name gets the same object, so its JSON text is
   // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees.
-  const credSpecs = createTtlCache<unknown>({ ...(options.credSpecCache === false ? off : (options.credSpecCache ?? DEFAULT_CREDSPEC_CACHE)), now });
-  const access = createTtlCache<AccessDecision>({ ...(options.accessCache === false ? off : (options.accessCache ?? DEFAULT_ACCESS_CACHE)), now });
+  const credSpecs = createTtlCache<unknown>({ ttlMs: options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, now });
+  const access = createTtlCache<AccessDecision>({ ttlMs: options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, now });
 
   const { observer } = options;
   /** One lookup's result, counted for metrics and the review's tally. */

@@ -1,15 +1,21 @@
 /**
  * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
- * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (DESIGN.md
- * section 7). Answers come back as status and parsed body; callers map failures with status-errors.ts.
+ * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (README, Talking
+ * to the Kubernetes API). Answers come back as status and parsed body; callers map failures with status-errors.ts.
  */
-import { defaultOf } from "../config/variables.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
 import type { CallTally, KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { isRetryableStatus, readStatus } from "./status-errors.ts";
 import type { KubeFetch, KubeRequestInit } from "./transport.ts";
+
+/**
+ * Upper bound of one API call, retries included, on top of the review's own deadline. The review's deadline (from
+ * the API server's `?timeout=`) usually ends first; this bounds what has none (a call shared by several reviews)
+ * at half the default webhook timeout (10 s), so a stalled API server cannot hold connections and reviews longer.
+ */
+export const KUBE_REQUEST_TIMEOUT_MS = 5_000;
 
 /** Options of {@link createKubeRequester}. */
 export interface KubeRequesterOptions {
@@ -18,7 +24,7 @@ export interface KubeRequesterOptions {
   fetch: KubeFetch;
   /** Absent: anonymous requests. */
   tokenSource?: TokenSource | undefined;
-  /** Upper bound per call, on top of the caller's signal. Default 5000. */
+  /** Upper bound per call, on top of the caller's signal. Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
   requestTimeoutMs?: number;
   /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
   retryDelayMs?: number;
@@ -81,7 +87,7 @@ function transportDetail(error: unknown): string {
 export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
   const base = options.server.replace(/\/+$/, "");
   const { tokenSource } = options;
-  const timeoutMs = options.requestTimeoutMs ?? defaultOf("KUBE_REQUEST_TIMEOUT_MS");
+  const timeoutMs = options.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS;
   const retryDelayMs = options.retryDelayMs ?? 200;
   const now = options.now ?? Date.now;
   const { observer } = options;

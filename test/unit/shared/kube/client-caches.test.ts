@@ -26,7 +26,7 @@ function setup(options: Partial<KubeGmsaClientOptions>, answers: { allowed?: boo
 
 describe("credspec contents cache", () => {
   it("serves repeated reads from the cache until the TTL passes", async () => {
-    const { client, calls, advance } = setup({ credSpecCache: { ttlMs: 30_000, maxEntries: 10 } });
+    const { client, calls, advance } = setup({ credSpecCacheTtlMs: 30_000 });
     await client.getCredSpecContents("webapp01", call());
     advance(29_999);
     await client.getCredSpecContents("webapp01", call());
@@ -55,7 +55,7 @@ describe("credspec contents cache", () => {
   });
 
   it("can be switched off", async () => {
-    const { client, calls } = setup({ credSpecCache: false });
+    const { client, calls } = setup({ credSpecCacheTtlMs: 0 });
     await client.getCredSpecContents("webapp01", call());
     await client.getCredSpecContents("webapp01", call());
     expect(calls).toHaveLength(2);
@@ -90,7 +90,7 @@ describe("access review cache", () => {
   });
 
   it("can be switched off", async () => {
-    const { client, calls } = setup({ accessCache: false });
+    const { client, calls } = setup({ accessCacheTtlMs: 0 });
     await client.canUseCredSpec(query, call());
     await client.canUseCredSpec(query, call());
     expect(calls).toHaveLength(2);

@@ -38,7 +38,7 @@ function countingTokens(): TokenSource & { loads: number; invalidations: number 
 function setup(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
   const fake = createFakeFetch(script);
   const tokens = countingTokens();
-  const client = createKubeGmsaClient({ server: SERVER, fetch: fake.fetch, tokenSource: tokens, retryDelayMs: 10, credSpecCache: false, accessCache: false, ...options });
+  const client = createKubeGmsaClient({ server: SERVER, fetch: fake.fetch, tokenSource: tokens, retryDelayMs: 10, credSpecCacheTtlMs: 0, accessCacheTtlMs: 0, ...options });
   return { client, calls: fake.calls, tokens };
 }
 

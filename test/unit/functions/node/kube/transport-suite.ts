@@ -41,7 +41,7 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
   function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
     const transport = create(options);
     opened.push(transport);
-    return createKubeGmsaClient({ server: target.url, fetch: transport.fetch, credSpecCache: false, retryDelayMs: 10 });
+    return createKubeGmsaClient({ server: target.url, fetch: transport.fetch, credSpecCacheTtlMs: 0, retryDelayMs: 10 });
   }
 
   const call = () => ({ signal: AbortSignal.timeout(5_000) });
