@@ -2,6 +2,8 @@
  * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
  * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (README, Talking
  * to the Kubernetes API). Answers come back as status and parsed body; callers map failures with status-errors.ts.
+ * A redirect is never followed: it is refused like an error answer, since whatever the next hop says did not come
+ * from the API server we trust (and it would receive our credential).
  */
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
@@ -121,12 +123,14 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
       let answer: KubeAnswer;
       let retryAfter: string | null;
+      let location: string | null;
       const startedAt = performance.now();
       try {
-        const init: KubeRequestInit = { method, headers, signal: deadline };
+        const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
         if (body !== undefined) init.body = JSON.stringify(body);
         const response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
         retryAfter = response.headers.get("Retry-After");
+        location = response.headers.get("Location");
         const text = await response.text();
         answer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       } catch (error) {
@@ -140,6 +144,12 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
       attempted(answer.status, startedAt);
+      if (answer.status >= 300 && answer.status < 400) {
+        // Where it pointed goes to the log only (the cause); the pod's author learns the status.
+        throw new KubeApiError(`${what}: API server answered ${answer.status}, a redirect, which is never followed`, {
+          cause: { httpStatus: answer.status, location },
+        });
+      }
       if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
       if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
         // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.
