@@ -18,7 +18,10 @@ import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
 export interface WorkerGmsaClientOptions {
   /** Default: the global fetch. Tests pass one that reaches a local server. */
   fetch?: typeof fetch;
+  /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
+  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
+  monotonicNow?: () => number;
 }
 
 /** The client and the start-up warnings the adapter should log once. */
@@ -96,6 +99,7 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,
     now: options.now,
+    monotonicNow: options.monotonicNow,
     shareInFlight: false,
   });
   return { client, warnings };

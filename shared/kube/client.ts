@@ -11,6 +11,7 @@ import { createTtlCache, type TtlCache, type TtlCacheStats } from "./ttl-cache.t
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
 import { awaitWithin } from "../deadline.ts";
 import { DeadlineExceededError } from "../errors.ts";
+import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 
 /** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
 export const DEFAULT_CREDSPEC_CACHE_TTL_MS = 30_000;
@@ -21,6 +22,11 @@ export const DEFAULT_ACCESS_CACHE_TTL_MS = 10_000;
  * credspec) triples; the bound only keeps a flood of distinct names from growing the heap, least recently used first.
  */
 export const CACHE_MAX_ENTRIES = 1_000;
+/**
+ * Bytes of credspec contents (as compact JSON) held in all. A credspec is typically about 1 KiB, so this holds the
+ * whole working set, while a few thousand large ones cannot take a replica's memory (a 128 MiB container).
+ */
+export const CREDSPEC_CACHE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
 export interface KubeGmsaClientOptions extends KubeRequesterOptions {
@@ -28,6 +34,8 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   credSpecCacheTtlMs?: number | undefined;
   /** How long an allowed decision is reused (denials never are); 0 switches it off. Default {@link DEFAULT_ACCESS_CACHE_TTL_MS}. */
   accessCacheTtlMs?: number | undefined;
+  /** Monotonic clock in ms for the caches' TTLs. Default `performance.now()` (see ttl-cache.ts). */
+  monotonicNow?: (() => number) | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
   /**
@@ -51,12 +59,19 @@ export interface KubeGmsaClient extends GmsaClient {
 
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
-  const now = options.now ?? Date.now;
-  const request = createKubeRequester({ ...options, now });
+  const request = createKubeRequester(options);
+  const clock = options.monotonicNow === undefined ? {} : { now: options.monotonicNow };
   // Contents are kept parsed and deeply frozen: every review of one name gets the same object, so its JSON text is
-  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees.
-  const credSpecs = createTtlCache<unknown>({ ttlMs: options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, now });
-  const access = createTtlCache<AccessDecision>({ ttlMs: options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, now });
+  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees. Contents over
+  // the size a pod may carry are never kept: the policy refuses them anyway, and they would crowd out the others.
+  const credSpecs = createTtlCache<unknown>({
+    ttlMs: options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS,
+    maxEntries: CACHE_MAX_ENTRIES,
+    maxBytes: CREDSPEC_CACHE_MAX_BYTES,
+    maxEntryBytes: MAX_CREDSPEC_CONTENTS_BYTES,
+    ...clock,
+  });
+  const access = createTtlCache<AccessDecision>({ ttlMs: options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, ...clock });
 
   const { observer } = options;
   /** One lookup's result, counted for metrics and the review's tally. */
@@ -94,7 +109,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
       if (cached !== undefined) return cached;
       return shared(credSpecCalls, name, call.signal, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
         const contents = deepFreeze(await readCredSpecContents(request, name, call));
-        credSpecs.set(name, contents);
+        credSpecs.set(name, contents, jsonBytes(contents));
         return contents;
       });
     },
@@ -118,6 +133,11 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
 /** Names cannot contain "/", so the key is unambiguous. */
 function accessKey(query: AccessQuery): string {
   return `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
+}
+
+/** UTF-8 length of the value as compact JSON: what the policy's size limit measures. */
+function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
 /** Freezes a parsed JSON value and everything in it; returns it. */

@@ -29,7 +29,10 @@ export interface NodeGmsaClientOptions {
   execTimeoutMs?: number;
   homeDir?: string;
   serviceAccountDir?: string;
+  /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
+  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
+  monotonicNow?: () => number;
   /** Told of every API call attempt and cache lookup (the Node server's Prometheus metrics). */
   observer?: KubeObserver;
   /** The refresh observer for the credential source in use (the Node server's Prometheus metrics). */
@@ -153,6 +156,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,
     now: options.now,
+    monotonicNow: options.monotonicNow,
     observer: options.observer,
     shareInFlight: true,
   });
