@@ -53,7 +53,7 @@ Providers:
 
 The environment is read as the functions read CLOUD_TOKEN's variables (README,
 Configuration); a flag given replaces the variable it stands for. aks and gke give
-up on the endpoint after CLOUD_TOKEN_TIMEOUT_MS (default 5000).
+up on the endpoint after 5 seconds.
 
 Options:
   --cluster <name>      eks: the EKS cluster name (required; EKS_CLUSTER_NAME)

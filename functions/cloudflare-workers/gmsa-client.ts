@@ -18,7 +18,10 @@ import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
 export interface WorkerGmsaClientOptions {
   /** Default: the global fetch. Tests pass one that reaches a local server. */
   fetch?: typeof fetch;
+  /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
+  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
+  monotonicNow?: () => number;
 }
 
 /** The client and the start-up warnings the adapter should log once. */
@@ -53,9 +56,9 @@ const WORKER_CAPABILITIES: TokenSourceCapabilities = {
   cloudTokens: ["eks"],
 };
 
-function buildTokenSource(choice: TokenSourceChoice, settings: KubeSettings, now: (() => number) | undefined): TokenSource | undefined {
+function buildTokenSource(choice: TokenSourceChoice, now: (() => number) | undefined): TokenSource | undefined {
   // A request must not await another request's promise on Workers (panva/jose#355, #509).
-  const common = { shareInFlight: false, now, refreshSkewMs: settings.tokenRefreshSkewMs };
+  const common = { shareInFlight: false, now };
   switch (choice.kind) {
     case "token":
       return createStaticTokenSource({ token: choice.token });
@@ -87,16 +90,16 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
   problems.push(...selected.problems);
   warnings.push(...selected.warnings);
   if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
-  const tokenSource = buildTokenSource(selected.choice, settings, options.now);
+  const tokenSource = buildTokenSource(selected.choice, options.now);
   const client = createKubeGmsaClient({
     server: target.cluster.server,
     fetch: createPlainKubeFetch(options.fetch ?? ((input, init) => fetch(input, init))),
     tokenSource,
-    requestTimeoutMs: settings.requestTimeoutMs,
     disableCompression: target.cluster.disableCompression,
-    credSpecCache: settings.credSpecCache,
-    accessCache: settings.accessCache,
+    credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
+    accessCacheTtlMs: settings.accessCacheTtlMs,
     now: options.now,
+    monotonicNow: options.monotonicNow,
     shareInFlight: false,
   });
   return { client, warnings };

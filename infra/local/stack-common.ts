@@ -5,7 +5,7 @@
 import type { LocalClusterInfo } from "./cluster.ts";
 import type { CertificatePair } from "./pki.ts";
 import type { ManagedProcess } from "./processes.ts";
-import type { FunctionName } from "../../shared/config/index.ts";
+import { VARIABLES, type FunctionName } from "../../shared/config/index.ts";
 
 /** Everything a runtime needs to start one function. */
 export interface FunctionLaunch {
@@ -35,15 +35,14 @@ export interface StartedFunction {
 }
 
 /**
- * Configuration names of the functions (README.md, "Configuration" and "Security"):
- * inherited values are dropped so that a developer's shell cannot change what the stack runs.
+ * Every variable the functions read (the one table, shared/config/variables.ts): inherited values are dropped so
+ * that a developer's shell cannot change what the stack runs, the platform's own (AWS_*, IDENTITY_*) included.
  */
-const CONFIG_NAME =
-  /^(CALLER_AUTH|JWT_|KUBE_|KUBECONFIG$|KUBERNETES_SERVICE_|ACCESS_CACHE_|CREDSPEC_CACHE_|TLS_|FUNCTIONS$|PORT$|RANDOM_HOSTNAME$|LOG_LEVEL$|BODY_LIMIT_BYTES$|MAX_CREDSPECS_PER_POD$|DEFAULT_WEBHOOK_TIMEOUT_MS$|EXEC_TIMEOUT_MS$|TOKEN_REFRESH_SKEW_MS$)/;
+const CONFIG_NAMES: ReadonlySet<string> = new Set(Object.keys(VARIABLES));
 
 /** The inherited environment without the functions' configuration names. */
 export function inheritedEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_NAME.test(name)));
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONFIG_NAMES.has(name)));
 }
 
 /**

@@ -70,7 +70,6 @@ export async function workerJwtBindings(cluster: LocalClusterInfo, fn: FunctionN
     JWT_ISSUER: cluster.jwt.issuer,
     JWT_SUBJECT: jwtSubject(fn),
     JWT_AUDIENCE: cluster.jwt.audience,
-    JWT_LIFETIME_MS: "600000",
   };
 }
 

@@ -3,48 +3,21 @@
  * variables. `gmsa-webhooks token` reads the same variables with {@link readCloudTokenSettings}, its flags laid over
  * them, so each name and default has one home (variables.ts). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
  */
-import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "../credentials/cloud-constants.ts";
+import {
+  AWS_REGION_PATTERN,
+  CLOUD_TOKENS,
+  EKS_CLUSTER_NAME_PATTERN,
+  GCP_METADATA_HOST_PATTERN,
+  GCP_SERVICE_ACCOUNT_PATTERN,
+  type CloudTokenKind,
+} from "../credentials/cloud-constants.ts";
+import type { AksTokenSettings, CloudTokenSettings, EksTokenSettings, GkeTokenSettings } from "../credentials/cloud-token-source.ts";
 import type { AwsCredentials } from "../credentials/eks.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
 
-/** The values of CLOUD_TOKEN, one per cloud. */
-export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const;
-export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];
-
-/** An EKS token presigned from the AWS credentials in the environment (what Lambda provides). */
-export interface EksTokenSettings {
-  kind: "eks";
-  cluster: string;
-  region: string;
-  /** Secret. */
-  credentials: AwsCredentials;
-}
-
-/** An Entra ID token from the App Service / Azure Functions managed identity endpoint. */
-export interface AksTokenSettings {
-  kind: "aks";
-  endpoint: string;
-  /** Secret. */
-  identityHeader: string;
-  /** A user-assigned identity; absent: the system-assigned one. */
-  clientId?: string;
-  /** The token's audience, the AKS server application by default. */
-  resource: string;
-  timeoutMs: number;
-}
-
-/** A service account's access token from Google's metadata server. */
-export interface GkeTokenSettings {
-  kind: "gke";
-  /** `host` or `host:port`. */
-  host: string;
-  /** `default` or an email. */
-  serviceAccount: string;
-  timeoutMs: number;
-}
-
-export type CloudTokenSettings = EksTokenSettings | AksTokenSettings | GkeTokenSettings;
+export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/cloud-constants.ts";
+export type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 
 /**
  * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed:
@@ -53,8 +26,8 @@ export type CloudTokenSettings = EksTokenSettings | AksTokenSettings | GkeTokenS
  */
 const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   eks: ["EKS_CLUSTER_NAME", "EKS_REGION"],
-  aks: ["AKS_CLIENT_ID", "AKS_SERVER_ID", "CLOUD_TOKEN_TIMEOUT_MS"],
-  gke: ["GKE_SERVICE_ACCOUNT", "CLOUD_TOKEN_TIMEOUT_MS"],
+  aks: ["AKS_CLIENT_ID", "AKS_SERVER_ID"],
+  gke: ["GKE_SERVICE_ACCOUNT"],
 };
 
 /** Options of {@link readCloudTokenSettings}. */
@@ -121,11 +94,8 @@ function readAks(read: Reader): AksTokenSettings | undefined {
   const identityHeader = read.optional("IDENTITY_HEADER");
   const clientId = firstSet(read, ["AKS_CLIENT_ID", "AZURE_CLIENT_ID"])?.[1];
   const resource = read.text("AKS_SERVER_ID");
-  const timeoutMs = read.integer("CLOUD_TOKEN_TIMEOUT_MS");
   if (endpoint === undefined || identityHeader === undefined) return undefined;
-  return clientId === undefined
-    ? { kind: "aks", endpoint, identityHeader, resource, timeoutMs }
-    : { kind: "aks", endpoint, identityHeader, clientId, resource, timeoutMs };
+  return clientId === undefined ? { kind: "aks", endpoint, identityHeader, resource } : { kind: "aks", endpoint, identityHeader, clientId, resource };
 }
 
 function readGke(read: Reader, label: (name: VariableName) => string): GkeTokenSettings {
@@ -135,7 +105,7 @@ function readGke(read: Reader, label: (name: VariableName) => string): GkeTokenS
   if (!GCP_SERVICE_ACCOUNT_PATTERN.test(serviceAccount)) {
     read.problems.push(`${label("GKE_SERVICE_ACCOUNT")} ${JSON.stringify(serviceAccount)} is not default or a service account's email`);
   }
-  return { kind: "gke", host, serviceAccount, timeoutMs: read.integer("CLOUD_TOKEN_TIMEOUT_MS") };
+  return { kind: "gke", host, serviceAccount };
 }
 
 /**

@@ -14,13 +14,14 @@ import { ConfigurationError } from "./configuration-error.ts";
 
 export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type CloudTokenSettings } from "./cloud-token.ts";
 export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
-export { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, parseKubeSettings, type CacheSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
+export { parseKubeSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export type { Runtime } from "./runtime.ts";
 export {
   defaultOf,
   FUNCTION_NAMES,
   VARIABLES,
+  withoutPluginSecrets,
   type EnforcementMode,
   type FunctionName,
   type RequestingUserMode,

@@ -1,9 +1,12 @@
 /**
  * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
- * bounds, once. The reader (reader.ts) takes bounds and defaults from here, factories take their defaults from here,
- * and test/unit/shared/config/readme.test.ts checks the README's Configuration table against this table.
+ * bounds, once. Only the entries read it (through reader.ts) and hand values down; a default that a module also
+ * needs is the module's own named constant, taken from there. test/unit/shared/config/readme.test.ts checks the
+ * README's Configuration table against this table. Internal tuning (timeouts, cache sizes, token lifetimes) is not
+ * here: each is a constant beside the code it tunes.
  */
-import { AKS_SERVER_APP_ID, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
+import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
+import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt-options.ts";
 import { LOG_LEVELS } from "../log.ts";
 
@@ -100,13 +103,8 @@ export const VARIABLES = {
   KUBE_CONTEXT: text("the kubeconfig's `current-context`"),
   KUBERNETES_SERVICE_HOST: text("set by the kubelet"),
   KUBERNETES_SERVICE_PORT: text("set by the kubelet"),
-  KUBE_REQUEST_TIMEOUT_MS: integer(5_000, 1),
-  CREDSPEC_CACHE_TTL_MS: integer(30_000, 0),
-  CREDSPEC_CACHE_MAX: integer(1_000, 0),
-  ACCESS_CACHE_TTL_MS: integer(10_000, 0),
-  ACCESS_CACHE_MAX: integer(1_000, 0),
-  EXEC_TIMEOUT_MS: integer(15_000, 1),
-  TOKEN_REFRESH_SKEW_MS: { kind: "integer", min: 0, documented: "automatic" },
+  CREDSPEC_CACHE_TTL_MS: integer(DEFAULT_CREDSPEC_CACHE_TTL_MS, 0),
+  ACCESS_CACHE_TTL_MS: integer(DEFAULT_ACCESS_CACHE_TTL_MS, 0),
   // The JWT token source (Workers, or any runtime without an exec plugin).
   JWT_PRIVATE_KEY: text("none", true),
   JWT_ALG: text("the JWK's `alg`, else `RS256`"),
@@ -114,7 +112,6 @@ export const VARIABLES = {
   JWT_ISSUER: text("none (required with JWT)"),
   JWT_SUBJECT: text("none (required with JWT)"),
   JWT_AUDIENCE: text("none (required with JWT)"),
-  JWT_LIFETIME_MS: integer(600_000, 10_000),
   // The clouds' token sources (README, Cloud tokens without helper binaries); the platform sets AWS_*, IDENTITY_*.
   CLOUD_TOKEN: text("none"),
   EKS_CLUSTER_NAME: text("none (required with eks)"),
@@ -131,7 +128,6 @@ export const VARIABLES = {
   AKS_SERVER_ID: textDefault(AKS_SERVER_APP_ID),
   GCE_METADATA_HOST: textDefault(GCP_METADATA_HOST),
   GKE_SERVICE_ACCOUNT: textDefault("default"),
-  CLOUD_TOKEN_TIMEOUT_MS: integer(DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, 1, 60_000),
 } as const satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
@@ -147,6 +143,11 @@ export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
     .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
     .map(([name]) => name),
 );
+
+/** `env` without {@link WITHHELD_FROM_PLUGINS}: what an exec plugin inherits. */
+export function withoutPluginSecrets(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
+}
 type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
 export type IntegerName = NamesOf<"integer">;
 /** Integer variables that have a default: what a factory may take its own default from. */
@@ -154,7 +155,7 @@ export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] e
 /** Text variables that have a default. */
 export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
 
-/** The default of an integer variable, for a factory's own default (so the two cannot drift apart). */
+/** The default of an integer variable, for tools that must agree with it (the rendered admission policy). */
 export function defaultOf(name: DefaultedIntegerName): number {
   return VARIABLES[name].default;
 }

@@ -8,7 +8,7 @@ import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import { checkTimeoutMs, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import { AKS_SERVER_APP_ID, DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS } from "./cloud-constants.ts";
+import { AKS_SERVER_APP_ID, TOKEN_ENDPOINT_TIMEOUT_MS } from "./cloud-constants.ts";
 
 /** The endpoint version that takes `X-IDENTITY-HEADER` and `client_id` (the 2017 one took `secret`, `clientid`). */
 export const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
@@ -59,7 +59,7 @@ export function createAzureManagedIdentityTokenSource(options: AzureManagedIdent
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError("the managed identity endpoint must be an http(s) URL");
   if (options.identityHeader === "") throw new TypeError("the managed identity header is empty");
   if (options.clientId === "") throw new TypeError("the managed identity client id is empty (leave it out for the system-assigned identity)");
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS;
   checkTimeoutMs(timeoutMs);
   const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
 
@@ -82,7 +82,6 @@ export function createAzureManagedIdentityTokenSource(options: AzureManagedIdent
     describe: DESCRIBE,
     shareInFlight: options.shareInFlight,
     now: options.now,
-    refreshSkewMs: options.refreshSkewMs,
     onRefresh: options.onRefresh,
   });
 }

@@ -23,7 +23,11 @@ export interface CredentialCacheOptions {
    * credentials are shared. Set by the adapter, never sniffed.
    */
   shareInFlight: boolean;
-  /** Clock in epoch milliseconds. Default `Date.now`. */
+  /**
+   * Clock in epoch milliseconds. Default `Date.now`. A wall clock on purpose, unlike the kube client's caches:
+   * `expirationTimestamp` is a wall-clock time, set by the issuer, so when a credential is due is a wall-clock
+   * question; a clock stepped back at worst keeps it until the API server refuses it (401), which refreshes it.
+   */
   now?: (() => number) | undefined;
   /**
    * Refresh this long before `expirationTimestamp`. Default: 10% of the credential's lifetime, at least 5 s and at

@@ -4,6 +4,10 @@
  * CLOUD_TOKEN chooses one.
  */
 
+/** The clouds whose own identity can be a token source (CLOUD_TOKEN, `gmsa-webhooks token <kind>`). */
+export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const;
+export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];
+
 /** The application id of "Azure Kubernetes Service AAD Server", the audience every AKS cluster with Entra ID accepts. */
 export const AKS_SERVER_APP_ID = "6dae42f8-4368-4678-94ff-3960e28e3630";
 
@@ -20,5 +24,9 @@ export const GCP_METADATA_HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])
 /** `default` or a service account's email. */
 export const GCP_SERVICE_ACCOUNT_PATTERN = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
 
-/** Default of every token endpoint source's `timeoutMs`. */
-export const DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;
+/**
+ * How long a token endpoint source (aks, gke) waits for its endpoint. Both endpoints are local to the host and
+ * answer in milliseconds; a review waiting for one is bounded by its own deadline anyway, and a refresh shared by
+ * several reviews by this.
+ */
+export const TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;

@@ -34,7 +34,6 @@ export interface EksTokenSourceOptions extends EksTokenOptions {
   shareInFlight: boolean;
   /** Clock in epoch milliseconds. Default `Date.now`. */
   now?: (() => number) | undefined;
-  refreshSkewMs?: number | undefined;
   /** See {@link CredentialCacheOptions.onRefresh}. */
   onRefresh?: RefreshObserver | undefined;
 }
@@ -161,5 +160,5 @@ export function createEksTokenSource(options: EksTokenSourceOptions): TokenSourc
     }
   }
 
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs, onRefresh: options.onRefresh });
+  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
 }

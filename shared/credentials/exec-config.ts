@@ -3,7 +3,6 @@
  * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
  */
 import * as z from "zod/mini";
-import { WITHHELD_FROM_PLUGINS } from "../config/variables.ts";
 import "../zod-english.ts";
 
 /** The ExecCredential version client-go prefers: the one our kubeconfigs ask plugins for. */
@@ -118,8 +117,9 @@ export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | und
 }
 
 /**
- * The plugin's environment: `baseEnv` (the process's) without our own secrets and caller-authentication settings
- * ({@link WITHHELD_FROM_PLUGINS}), then the config's `env`, then `KUBERNETES_EXEC_INFO`.
+ * The plugin's environment: `baseEnv`, then the config's `env`, then `KUBERNETES_EXEC_INFO`. `baseEnv` is the
+ * process's as the entry hands it down, already without our own secrets and caller-authentication settings
+ * (the configuration's `withoutPluginSecrets`).
  */
 export function buildPluginEnv(
   config: ExecConfig,
@@ -128,7 +128,7 @@ export function buildPluginEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(baseEnv)) {
-    if (value !== undefined && !WITHHELD_FROM_PLUGINS.has(name)) env[name] = value;
+    if (value !== undefined) env[name] = value;
   }
   for (const { name, value } of config.env) env[name] = value;
   env["KUBERNETES_EXEC_INFO"] = JSON.stringify(buildExecInfo(config, cluster));

@@ -4,12 +4,18 @@
  * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
  */
 import * as z from "zod/mini";
-import { defaultOf } from "../config/variables.ts";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache, type CredentialCacheOptions } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
+
+/**
+ * How long a plugin may run before it is killed. A review waiting for it is denied at its own deadline first (a few
+ * seconds); this is longer, so a slow first run (an SSO round trip, a cold cloud CLI) can still finish and serve the
+ * next reviews, and short enough that a hung plugin does not hold a process for long.
+ */
+export const EXEC_TIMEOUT_MS = 15_000;
 
 /** How one plugin run ended. `stdout` holds the credential: never log it or put it in an error. */
 export type PluginRunResult =
@@ -44,9 +50,9 @@ export interface ExecTokenSourceOptions
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;
   runPlugin: RunPlugin;
-  /** The process environment the plugin inherits (Node: `process.env`). */
+  /** The environment the plugin inherits: the process's, without our secrets (the entry removes them). */
   baseEnv: Record<string, string | undefined>;
-  /** Kill the plugin after this long. Default 15000. */
+  /** Kill the plugin after this long. Default {@link EXEC_TIMEOUT_MS}; tests shorten it. */
   timeoutMs?: number;
 }
 
@@ -108,7 +114,7 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
  */
 export function createExecTokenSource(options: ExecTokenSourceOptions): ExecTokenSource {
   const { exec, cluster, runPlugin, baseEnv } = options;
-  const timeoutMs = options.timeoutMs ?? defaultOf("EXEC_TIMEOUT_MS");
+  const timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
   if ((exec.interactiveMode as string) === "Always") {
     throw new TypeError("exec interactiveMode Always needs a terminal, which a webhook never has");
   }

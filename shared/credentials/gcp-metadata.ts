@@ -8,7 +8,7 @@ import { CredentialsError } from "../errors.ts";
 import { createCredentialCache } from "./cache.ts";
 import { checkTimeoutMs, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import { DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS, GCP_METADATA_HOST, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "./cloud-constants.ts";
+import { TOKEN_ENDPOINT_TIMEOUT_MS, GCP_METADATA_HOST, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "./cloud-constants.ts";
 
 /** Options of {@link createGcpMetadataTokenSource}. */
 export interface GcpMetadataTokenSourceOptions extends TokenEndpointSourceOptions {
@@ -36,7 +36,7 @@ export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOpt
  */
 export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOptions): TokenSource {
   const url = buildGcpMetadataTokenUrl(options);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS;
   checkTimeoutMs(timeoutMs);
   const now = options.now ?? Date.now;
   const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
@@ -66,5 +66,5 @@ export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOpti
     return { token, expirationTimestamp: new Date(requestedAt + expiresIn * 1000).toISOString() };
   }
 
-  return createCredentialCache({ load, describe: DESCRIBE, shareInFlight: options.shareInFlight, now, refreshSkewMs: options.refreshSkewMs, onRefresh: options.onRefresh });
+  return createCredentialCache({ load, describe: DESCRIBE, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
 }

@@ -4,7 +4,6 @@
  * discovery document and JWKS built here.
  */
 import { SignJWT, calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from "jose";
-import { defaultOf } from "../config/variables.ts";
 import { createCredentialCache } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 import type { RefreshObserver } from "../observer.ts";
@@ -19,20 +18,29 @@ export interface JwtKeyOptions {
   keyId?: string | undefined;
 }
 
-/** Options of {@link createJwtTokenSource}. */
-export interface JwtTokenSourceOptions extends JwtKeyOptions {
+/**
+ * Lifetime of a minted token: short, so a leaked token is soon useless, yet minted only every few minutes (it is
+ * replaced a minute before it expires), and below the caps JWT authenticators' claim validation rules commonly set.
+ */
+export const JWT_LIFETIME_MS = 600_000;
+
+/** The JWT_* settings: the key, and the claims the cluster's JWT authenticator checks. */
+export interface JwtSettings extends JwtKeyOptions {
   /** `iss`: the authenticator's `issuer.url`. */
   issuer: string;
   /** `sub`: whatever username the authenticator's claim mapping turns it into. */
   subject: string;
   /** `aud`: one of the authenticator's `issuer.audiences`. */
   audience: string | string[];
-  /** Token lifetime. Default 600000 (10 minutes). */
+}
+
+/** Options of {@link createJwtTokenSource}. */
+export interface JwtTokenSourceOptions extends JwtSettings {
+  /** Token lifetime. Default {@link JWT_LIFETIME_MS}; tests shorten it. */
   lifetimeMs?: number;
   /** See {@link CredentialCacheOptions.shareInFlight}; false on Workers. */
   shareInFlight: boolean;
   now?: (() => number) | undefined;
-  refreshSkewMs?: number | undefined;
   /** See {@link CredentialCacheOptions.onRefresh}. */
   onRefresh?: RefreshObserver | undefined;
 }
@@ -90,7 +98,7 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
  * @throws TypeError for a lifetime that is not a positive whole number of seconds or more.
  */
 export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSource {
-  const lifetimeMs = options.lifetimeMs ?? defaultOf("JWT_LIFETIME_MS");
+  const lifetimeMs = options.lifetimeMs ?? JWT_LIFETIME_MS;
   if (!Number.isFinite(lifetimeMs) || lifetimeMs < 1000) throw new TypeError("lifetimeMs must be at least 1000");
   const now = options.now ?? Date.now;
   const alg = resolveJwtAlg(options);
@@ -119,7 +127,6 @@ export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSourc
     describe: `JWT issuer "${options.issuer}"`,
     shareInFlight: options.shareInFlight,
     now,
-    refreshSkewMs: options.refreshSkewMs,
     onRefresh: options.onRefresh,
   });
 }

@@ -2,9 +2,11 @@
  * Which credential a kubeconfig context, the JWT_* settings and CLOUD_TOKEN give, on a runtime that can do some
  * things and not others: one rule for every runtime. The runtime builds the concrete token source from the choice.
  */
-import type { CloudTokenKind, CloudTokenSettings, JwtSettings } from "../config/index.ts";
 import type { KubeTarget } from "../kubeconfig/kube-target.ts";
+import type { CloudTokenKind } from "./cloud-constants.ts";
+import type { CloudTokenSettings } from "./cloud-token-source.ts";
 import type { ExecConfig } from "./exec-config.ts";
+import type { JwtSettings } from "./jwt.ts";
 
 /** What a runtime can do towards the API server. */
 export interface TokenSourceCapabilities {

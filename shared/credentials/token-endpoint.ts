@@ -23,14 +23,13 @@ export interface TokenEndpointRequest {
 
 /** What every token endpoint source (Azure managed identity, Google metadata server) takes besides its own settings. */
 export interface TokenEndpointSourceOptions {
-  /** Give up on the endpoint after this long, 1 to 60000. Default {@link DEFAULT_TOKEN_ENDPOINT_TIMEOUT_MS}. */
+  /** Give up on the endpoint after this long, 1 to 60000. Default {@link TOKEN_ENDPOINT_TIMEOUT_MS}. */
   timeoutMs?: number;
   /** Default: the global fetch. */
   fetch?: typeof fetch | undefined;
   /** As `shareInFlight` of the credential cache (cache.ts): true on Node, false on Workers. */
   shareInFlight: boolean;
   now?: (() => number) | undefined;
-  refreshSkewMs?: number | undefined;
   /** See {@link CredentialCacheOptions.onRefresh}. */
   onRefresh?: RefreshObserver | undefined;
 }

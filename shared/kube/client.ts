@@ -4,7 +4,6 @@
  * share one API call.
  */
 import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
-import { DEFAULT_ACCESS_CACHE, DEFAULT_CREDSPEC_CACHE, type CacheSettings } from "../config/index.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
@@ -12,13 +11,31 @@ import { createTtlCache, type TtlCache, type TtlCacheStats } from "./ttl-cache.t
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
 import { awaitWithin } from "../deadline.ts";
 import { DeadlineExceededError } from "../errors.ts";
+import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
+
+/** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
+export const DEFAULT_CREDSPEC_CACHE_TTL_MS = 30_000;
+/** How long an allowed access review is reused when the configuration says nothing (ACCESS_CACHE_TTL_MS). */
+export const DEFAULT_ACCESS_CACHE_TTL_MS = 10_000;
+/**
+ * Entries per cache. Within one TTL a cluster reviews far fewer distinct credspecs or (namespace, service account,
+ * credspec) triples; the bound only keeps a flood of distinct names from growing the heap, least recently used first.
+ */
+export const CACHE_MAX_ENTRIES = 1_000;
+/**
+ * Bytes of credspec contents (as compact JSON) held in all. A credspec is typically about 1 KiB, so this holds the
+ * whole working set, while a few thousand large ones cannot take a replica's memory (a 128 MiB container).
+ */
+export const CREDSPEC_CACHE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
 export interface KubeGmsaClientOptions extends KubeRequesterOptions {
-  /** Default `{ ttlMs: 30000, maxEntries: 1000 }`. */
-  credSpecCache?: CacheSettings | false;
-  /** Allowed decisions only. Default `{ ttlMs: 10000, maxEntries: 1000 }`. */
-  accessCache?: CacheSettings | false;
+  /** How long credspec contents are reused; 0 switches the cache off. Default {@link DEFAULT_CREDSPEC_CACHE_TTL_MS}. */
+  credSpecCacheTtlMs?: number | undefined;
+  /** How long an allowed decision is reused (denials never are); 0 switches it off. Default {@link DEFAULT_ACCESS_CACHE_TTL_MS}. */
+  accessCacheTtlMs?: number | undefined;
+  /** Monotonic clock in ms for the caches' TTLs. Default `performance.now()` (see ttl-cache.ts). */
+  monotonicNow?: (() => number) | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
   /**
@@ -42,13 +59,19 @@ export interface KubeGmsaClient extends GmsaClient {
 
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
-  const now = options.now ?? Date.now;
-  const request = createKubeRequester({ ...options, now });
-  const off: CacheSettings = { ttlMs: 0, maxEntries: 0 };
+  const request = createKubeRequester(options);
+  const clock = options.monotonicNow === undefined ? {} : { now: options.monotonicNow };
   // Contents are kept parsed and deeply frozen: every review of one name gets the same object, so its JSON text is
-  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees.
-  const credSpecs = createTtlCache<unknown>({ ...(options.credSpecCache === false ? off : (options.credSpecCache ?? DEFAULT_CREDSPEC_CACHE)), now });
-  const access = createTtlCache<AccessDecision>({ ...(options.accessCache === false ? off : (options.accessCache ?? DEFAULT_ACCESS_CACHE)), now });
+  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees. Contents over
+  // the size a pod may carry are never kept: the policy refuses them anyway, and they would crowd out the others.
+  const credSpecs = createTtlCache<unknown>({
+    ttlMs: options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS,
+    maxEntries: CACHE_MAX_ENTRIES,
+    maxBytes: CREDSPEC_CACHE_MAX_BYTES,
+    maxEntryBytes: MAX_CREDSPEC_CONTENTS_BYTES,
+    ...clock,
+  });
+  const access = createTtlCache<AccessDecision>({ ttlMs: options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, ...clock });
 
   const { observer } = options;
   /** One lookup's result, counted for metrics and the review's tally. */
@@ -62,12 +85,6 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
   function lookUp<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
     const value = cache.get(key);
     count(which, value !== undefined, tally);
-    return value;
-  }
-  /** A lookup that counts a hit only: the miss is counted by the call that follows. */
-  function held<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
-    const value = cache.peek(key);
-    if (value !== undefined) count(which, true, tally);
     return value;
   }
 
@@ -92,7 +109,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
       if (cached !== undefined) return cached;
       return shared(credSpecCalls, name, call.signal, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
         const contents = deepFreeze(await readCredSpecContents(request, name, call));
-        credSpecs.set(name, contents);
+        credSpecs.set(name, contents, jsonBytes(contents));
         return contents;
       });
     },
@@ -109,10 +126,6 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
     canUserUseCredSpec: (query, call) => reviewUserCredSpecAccess(request, query, call),
-    held: {
-      credSpecContents: (name, tally) => held(credSpecs, "credspec", name, tally),
-      access: (query, tally) => held(access, "access", accessKey(query), tally),
-    },
     stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };
 }
@@ -120,6 +133,11 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
 /** Names cannot contain "/", so the key is unambiguous. */
 function accessKey(query: AccessQuery): string {
   return `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
+}
+
+/** UTF-8 length of the value as compact JSON: what the policy's size limit measures. */
+function jsonBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
 /** Freezes a parsed JSON value and everything in it; returns it. */

@@ -58,18 +58,4 @@ export interface GmsaClient {
    * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
    */
   canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessDecision>;
-  /**
-   * What the client already holds, handed over without waiting, so a warm review builds no promise per credspec:
-   * `undefined` when the call must be made. A hit is counted in `tally` as the call's own lookup would be; a miss
-   * is not, since the call that follows counts it.
-   */
-  readonly held?: HeldFacts;
-}
-
-/** The answers a {@link GmsaClient} holds in its caches (see `GmsaClient.held`). */
-export interface HeldFacts {
-  /** The same value `getCredSpecContents` would give. */
-  credSpecContents(name: string, tally?: CallTally): unknown;
-  /** The same value `canUseCredSpec` would give. */
-  access(query: AccessQuery, tally?: CallTally): AccessDecision | undefined;
 }

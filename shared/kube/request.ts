@@ -1,15 +1,23 @@
 /**
  * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
- * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (DESIGN.md
- * section 7). Answers come back as status and parsed body; callers map failures with status-errors.ts.
+ * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (README, Talking
+ * to the Kubernetes API). Answers come back as status and parsed body; callers map failures with status-errors.ts.
+ * A redirect is never followed: it is refused like an error answer, since whatever the next hop says did not come
+ * from the API server we trust (and it would receive our credential).
  */
-import { defaultOf } from "../config/variables.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
 import type { CallTally, KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { isRetryableStatus, readStatus } from "./status-errors.ts";
 import type { KubeFetch, KubeRequestInit } from "./transport.ts";
+
+/**
+ * Upper bound of one API call, retries included, on top of the review's own deadline. The review's deadline (from
+ * the API server's `?timeout=`) usually ends first; this bounds what has none (a call shared by several reviews)
+ * at half the default webhook timeout (10 s), so a stalled API server cannot hold connections and reviews longer.
+ */
+export const KUBE_REQUEST_TIMEOUT_MS = 5_000;
 
 /** Options of {@link createKubeRequester}. */
 export interface KubeRequesterOptions {
@@ -18,7 +26,7 @@ export interface KubeRequesterOptions {
   fetch: KubeFetch;
   /** Absent: anonymous requests. */
   tokenSource?: TokenSource | undefined;
-  /** Upper bound per call, on top of the caller's signal. Default 5000. */
+  /** Upper bound per call, on top of the caller's signal. Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
   requestTimeoutMs?: number;
   /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
   retryDelayMs?: number;
@@ -81,7 +89,7 @@ function transportDetail(error: unknown): string {
 export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
   const base = options.server.replace(/\/+$/, "");
   const { tokenSource } = options;
-  const timeoutMs = options.requestTimeoutMs ?? defaultOf("KUBE_REQUEST_TIMEOUT_MS");
+  const timeoutMs = options.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS;
   const retryDelayMs = options.retryDelayMs ?? 200;
   const now = options.now ?? Date.now;
   const { observer } = options;
@@ -115,12 +123,14 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
       let answer: KubeAnswer;
       let retryAfter: string | null;
+      let location: string | null;
       const startedAt = performance.now();
       try {
-        const init: KubeRequestInit = { method, headers, signal: deadline };
+        const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
         if (body !== undefined) init.body = JSON.stringify(body);
         const response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
         retryAfter = response.headers.get("Retry-After");
+        location = response.headers.get("Location");
         const text = await response.text();
         answer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       } catch (error) {
@@ -134,6 +144,12 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
       attempted(answer.status, startedAt);
+      if (answer.status >= 300 && answer.status < 400) {
+        // Where it pointed goes to the log only (the cause); the pod's author learns the status.
+        throw new KubeApiError(`${what}: API server answered ${answer.status}, a redirect, which is never followed`, {
+          cause: { httpStatus: answer.status, location },
+        });
+      }
       if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
       if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
         // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.

@@ -19,6 +19,8 @@ export interface KubeRequestInit {
   /** JSON text. */
   body?: string;
   signal?: AbortSignal;
+  /** A 3xx comes back as the answer, never followed (the node:https transport never follows one either). */
+  redirect?: "manual";
 }
 
 /**
@@ -37,13 +39,14 @@ export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?:
 
 /**
  * A {@link KubeFetch} over a plain fetch (Workers' global one). Rejects requests that need a client certificate,
- * which such a fetch cannot present; the Workers adapter refuses those kubeconfigs at start-up anyway.
+ * which such a fetch cannot present; the Workers adapter refuses those kubeconfigs at start-up anyway. Redirects are
+ * never followed, whatever the caller asked: fetch would otherwise read the next hop's body as the API server's.
  */
 export function createPlainKubeFetch(fetchFunction: typeof fetch = fetch): KubeFetch {
   return (url, init, clientCertificate) => {
     if (clientCertificate !== undefined) {
       return Promise.reject(new TypeError("this runtime's fetch cannot present a client certificate"));
     }
-    return fetchFunction(url, init);
+    return fetchFunction(url, { ...init, redirect: "manual" });
   };
 }

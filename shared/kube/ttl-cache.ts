@@ -1,10 +1,20 @@
-/** A small bounded cache with a time-to-live: least recently used entries go first when it is full. */
+/**
+ * A small bounded cache with a time-to-live: least recently used entries go first when it is full, by count or, when
+ * entries are given a size, by bytes.
+ */
 
 /** Size and lifetime of a cache; `ttlMs` or `maxEntries` of 0 switches it off. */
 export interface TtlCacheOptions {
   maxEntries: number;
   ttlMs: number;
-  /** Clock in epoch ms. Default `Date.now`. */
+  /** Most bytes held in all, counting the sizes given to `set`. Default: no bound. */
+  maxBytes?: number;
+  /** A value bigger than this is never stored. Default: no bound. */
+  maxEntryBytes?: number;
+  /**
+   * Monotonic clock in ms. Default `performance.now()`: a wall clock stepped back (NTP, a VM resumed) would keep
+   * entries past their TTL, and cached "allowed" answers with them.
+   */
   now?: () => number;
 }
 
@@ -18,10 +28,13 @@ export interface TtlCacheStats {
 export interface TtlCache<V> {
   /** The value, if present and younger than `ttlMs`. */
   get(key: string): V | undefined;
-  /** As `get`, but an absent or expired key is not counted as a miss (the caller's `get` will count it). */
-  peek(key: string): V | undefined;
-  set(key: string, value: V): void;
+  /** Stores `value`, `bytes` large (0 when the cache is bounded by count only); a value too big is not kept. */
+  set(key: string, value: V, bytes?: number): void;
   stats(): TtlCacheStats;
+}
+
+function checkBound(name: string, value: number | undefined): void {
+  if (value !== undefined && (!Number.isInteger(value) || value < 0)) throw new TypeError(`${name} must be a non-negative integer`);
 }
 
 /**
@@ -30,43 +43,49 @@ export interface TtlCache<V> {
  */
 export function createTtlCache<V>(options: TtlCacheOptions): TtlCache<V> {
   const { maxEntries, ttlMs } = options;
-  if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new TypeError("maxEntries must be a non-negative integer");
+  checkBound("maxEntries", maxEntries);
+  checkBound("maxBytes", options.maxBytes);
+  checkBound("maxEntryBytes", options.maxEntryBytes);
   if (!Number.isFinite(ttlMs) || ttlMs < 0) throw new TypeError("ttlMs must be a non-negative number");
-  const now = options.now ?? Date.now;
+  const now = options.now ?? (() => performance.now());
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxEntryBytes = Math.min(options.maxEntryBytes ?? Number.POSITIVE_INFINITY, maxBytes);
   const enabled = maxEntries > 0 && ttlMs > 0;
   // A Map iterates in insertion order; re-inserting on read makes its first key the least recently used.
-  const entries = new Map<string, { value: V; expiresAt: number }>();
+  const entries = new Map<string, { value: V; expiresAt: number; bytes: number }>();
+  let bytesHeld = 0;
   let hits = 0;
   let misses = 0;
 
-  /** The live value of `key` (a hit, and now the most recently used), or undefined with an expired entry dropped. */
-  function live(key: string): V | undefined {
+  function drop(key: string): void {
     const entry = entries.get(key);
-    if (entry === undefined || entry.expiresAt <= now()) {
-      if (entry !== undefined) entries.delete(key);
-      return undefined;
-    }
+    if (entry === undefined) return;
+    bytesHeld -= entry.bytes;
     entries.delete(key);
-    entries.set(key, entry);
-    hits++;
-    return entry.value;
   }
 
   return {
     get(key) {
-      const value = live(key);
-      if (value === undefined) misses++;
-      return value;
-    },
-    peek: live,
-    set(key, value) {
-      if (!enabled) return;
+      const entry = entries.get(key);
+      if (entry === undefined || entry.expiresAt <= now()) {
+        drop(key);
+        misses++;
+        return undefined;
+      }
       entries.delete(key);
-      entries.set(key, { value, expiresAt: now() + ttlMs });
-      while (entries.size > maxEntries) {
+      entries.set(key, entry);
+      hits++;
+      return entry.value;
+    },
+    set(key, value, bytes = 0) {
+      drop(key);
+      if (!enabled || bytes > maxEntryBytes) return;
+      entries.set(key, { value, expiresAt: now() + ttlMs, bytes });
+      bytesHeld += bytes;
+      while (entries.size > maxEntries || bytesHeld > maxBytes) {
         const oldest = entries.keys().next();
         if (oldest.done === true) break;
-        entries.delete(oldest.value);
+        drop(oldest.value);
       }
     },
     stats: () => ({ hits, misses, size: entries.size }),

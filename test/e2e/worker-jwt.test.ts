@@ -19,6 +19,7 @@ import type { StartedFunction } from "../../infra/local/stack-common.ts";
 import { bundleWorker, startWorkerFunction, workerJwtBindings } from "../../infra/local/stack-worker.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
+import type { TokenSource } from "../../shared/credentials/token-source.ts";
 import { buildReview } from "../support/reviews.ts";
 import { buildPod, readCredSpec } from "./support/pods.ts";
 
@@ -66,24 +67,29 @@ async function sendReview(baseUrl: string): Promise<AdmissionReviewResponse["res
   return answer.response;
 }
 
-/** What the API server's JWT authenticator made of a token minted with these JWT_* settings (SelfSubjectReview). */
-async function whoAmI(settings: Record<string, string>): Promise<{ status: number; username?: string; groups?: string[] }> {
-  const credential = await createJwtTokenSource({
+/** The JWT token source of these JWT_* settings, minting tokens of `lifetimeMs` (default: the source's own). */
+function jwtSource(settings: Record<string, string>, lifetimeMs?: number): TokenSource {
+  return createJwtTokenSource({
     privateKey: settings.JWT_PRIVATE_KEY!,
     alg: JWT_ALG,
     issuer: settings.JWT_ISSUER!,
     subject: settings.JWT_SUBJECT!,
     audience: settings.JWT_AUDIENCE!,
-    ...(settings.JWT_LIFETIME_MS === undefined ? {} : { lifetimeMs: Number(settings.JWT_LIFETIME_MS) }),
+    ...(lifetimeMs === undefined ? {} : { lifetimeMs }),
     shareInFlight: true,
-  }).getCredential();
+  });
+}
+
+/** What the API server's JWT authenticator made of a token minted with these JWT_* settings (SelfSubjectReview). */
+async function whoAmI(settings: Record<string, string>, source = jwtSource(settings)): Promise<{ status: number; username?: string; groups?: string[]; token: string }> {
+  const credential = await source.getCredential();
   if (!("token" in credential)) throw new Error("the JWT source gave no token");
   const answer = await kubeRequest<{ status?: { userInfo?: { username?: string; groups?: string[] } } }>(
     { server: cluster.server, caPem: cluster.caPem, token: credential.token },
     "/apis/authentication.k8s.io/v1/selfsubjectreviews",
     { method: "POST", body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" } },
   );
-  return { status: answer.status, ...answer.body.status?.userInfo };
+  return { status: answer.status, ...answer.body.status?.userInfo, token: credential.token };
 }
 
 /** JWTs of our issuer the API server refused so far (its own metric). */
@@ -118,23 +124,32 @@ afterAll(async () => {
 
 describe("the Worker's JWTs through the real API server's JWT authenticator", () => {
   it("maps the function's sub to its own username and group", async () => {
-    expect(await whoAmI(good)).toEqual({ status: 201, username: "gmsa-webhooks:gmsa-webhooks-authorize", groups: [JWT_GROUP, "system:authenticated"], uid: "gmsa-webhooks-authorize" });
+    expect(await whoAmI(good)).toEqual({ token: expect.any(String) as unknown, status: 201, username: "gmsa-webhooks:gmsa-webhooks-authorize", groups: [JWT_GROUP, "system:authenticated"], uid: "gmsa-webhooks-authorize" });
   });
 
   it("refuses a sub other than the functions' and a lifetime above one hour (claimValidationRules, 401)", async () => {
     expect((await whoAmI({ ...good, JWT_SUBJECT: "someone-else" })).status).toBe(401);
-    expect((await whoAmI({ ...good, JWT_LIFETIME_MS: String(2 * 3600_000) })).status).toBe(401);
+    expect((await whoAmI(good, jwtSource(good, 2 * 3600_000))).status).toBe(401);
   });
 
-  it("allows a review that reads a credspec and creates an access review, and replaces an expired token before using it", async () => {
-    const baseUrl = await startAuthorizeWorker({ JWT_LIFETIME_MS: "10000" });
+  it("allows a review that reads a credspec and creates an access review", async () => {
+    const baseUrl = await startAuthorizeWorker({});
     const failuresBefore = await jwtFailures();
     expect(await sendReview(baseUrl)).toMatchObject({ allowed: true });
+    expect(await jwtFailures()).toBe(failuresBefore);
+  }, 60_000);
+
+  it("replaces a token before it expires: the source the Worker runs, with a 10 s lifetime (the Worker's is fixed at 10 minutes)", async () => {
+    const source = jwtSource(good, 10_000);
+    const failuresBefore = await jwtFailures();
+    const first = await whoAmI(good, source);
+    expect(first.status).toBe(201);
     // The first token lived 10 s and was due for replacement after 5 s.
     await sleep(11_000);
-    expect(await sendReview(baseUrl)).toMatchObject({ allowed: true });
-    // An expired token sent and refused, then retried with a fresh one, would be allowed too: the API server
-    // counting no refused JWT shows the token was replaced before it was sent.
+    const second = await whoAmI(good, source);
+    expect(second.status).toBe(201);
+    expect(second.token).not.toBe(first.token);
+    // An expired token sent and refused would count: none was.
     expect(await jwtFailures()).toBe(failuresBefore);
   }, 60_000);
 

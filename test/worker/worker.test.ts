@@ -11,6 +11,7 @@ import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../support/reviews.ts";
 import { createTestPki, type TestPki } from "../support/test-pki.ts";
 import { startFakeApiServer, type FakeApiServer } from "./support/fake-api-server.ts";
+import { startRedirectServers } from "./support/redirect-server.ts";
 import { startWorker } from "./support/worker.ts";
 
 const ISSUER = "https://gmsa-webhooks.example.com";
@@ -154,6 +155,25 @@ describe("authorize Worker (wrangler env authorize)", () => {
     const { reply } = await review(w, "/authorize", buildReview(buildPod()));
     expect(reply.response.allowed).toBe(true);
     expect(api.calls.length).toBe(calls);
+  });
+});
+
+describe("a redirect from the API server (issue 23, row 6)", () => {
+  it("is never followed: an allowed answer behind a 302 is a fail-closed 500 naming the status, and the lure sees nothing", async () => {
+    const servers = await startRedirectServers(pki.server, WEBAPP1_CREDSPEC);
+    try {
+      const kubeconfig = secrets["KUBECONFIG"]!.replace(api.url, servers.url);
+      const w = worker("authorize", { KUBECONFIG: kubeconfig });
+      const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } });
+      const { reply } = await review(w, "/authorize", buildReview(pod));
+      expect(reply.response.allowed).toBe(false);
+      expect(reply.response.status?.code).toBe(500);
+      expect(reply.response.status?.message).toContain("API server answered 302, a redirect, which is never followed");
+      expect(servers.redirected.length).toBeGreaterThan(0);
+      expect(servers.lured).toEqual([]);
+    } finally {
+      await servers.close();
+    }
   });
 });
 

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
-import { CLOUD_TOKENS, KubeConfigurationError, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
+import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
@@ -22,12 +22,17 @@ export interface KubeLogger {
 export interface NodeGmsaClientOptions {
   /** Default: console. */
   logger?: KubeLogger;
-  /** The environment exec plugins inherit. Default `process.env`. */
+  /** The environment exec plugins inherit, less our secrets. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
+  /** Kill an exec plugin after this long. Default: the exec source's own `EXEC_TIMEOUT_MS`. */
+  execTimeoutMs?: number;
   homeDir?: string;
   serviceAccountDir?: string;
+  /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
+  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
+  monotonicNow?: () => number;
   /** Told of every API call attempt and cache lookup (the Node server's Prometheus metrics). */
   observer?: KubeObserver;
   /** The refresh observer for the credential source in use (the Node server's Prometheus metrics). */
@@ -64,13 +69,12 @@ const NODE_CAPABILITIES: TokenSourceCapabilities = {
 async function buildTokenSource(
   choice: TokenSourceChoice,
   loaded: NodeKubeTarget,
-  settings: KubeSettings,
   options: NodeGmsaClientOptions,
 ): Promise<{ tokenSource?: TokenSource; counters?: () => ExecRunCounters; close?: () => void }> {
   const { target, caPem } = loaded;
   const source = refreshSourceOf(choice);
   const onRefresh = source === undefined ? undefined : options.refreshObserver?.(source);
-  const common = { shareInFlight: true, now: options.now, refreshSkewMs: settings.tokenRefreshSkewMs, onRefresh };
+  const common = { shareInFlight: true, now: options.now, onRefresh };
   switch (choice.kind) {
     case "exec": {
       const [{ createExecTokenSource }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([
@@ -83,8 +87,8 @@ async function buildTokenSource(
         exec: choice.exec,
         cluster: toExecClusterInfo(target.cluster, caData),
         runPlugin: options.runPlugin ?? spawnPlugin,
-        baseEnv: options.baseEnv ?? process.env,
-        timeoutMs: settings.execTimeoutMs,
+        baseEnv: withoutPluginSecrets(options.baseEnv ?? process.env),
+        ...(options.execTimeoutMs === undefined ? {} : { timeoutMs: options.execTimeoutMs }),
       });
       return { tokenSource: exec, counters: () => exec.counters(), close: killRunningPlugins };
     }
@@ -133,7 +137,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
   const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
-  const { tokenSource, counters: execCounters, close: closeSource } = await buildTokenSource(selected.choice, loaded, settings, options);
+  const { tokenSource, counters: execCounters, close: closeSource } = await buildTokenSource(selected.choice, loaded, options);
   for (const warning of [...loaded.warnings, ...selected.warnings]) logger.warn(warning);
   const { cluster } = loaded.target;
   const transportOptions: KeepAliveFetchOptions = {
@@ -148,11 +152,11 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     server: cluster.server,
     fetch: transport.fetch,
     tokenSource,
-    requestTimeoutMs: settings.requestTimeoutMs,
     disableCompression: cluster.disableCompression,
-    credSpecCache: settings.credSpecCache,
-    accessCache: settings.accessCache,
+    credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
+    accessCacheTtlMs: settings.accessCacheTtlMs,
     now: options.now,
+    monotonicNow: options.monotonicNow,
     observer: options.observer,
     shareInFlight: true,
   });

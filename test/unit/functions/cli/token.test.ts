@@ -147,13 +147,13 @@ describe("gmsa-webhooks token gke (the bin)", () => {
     expect(server.requests[0]?.headers["metadata-flavor"]).toBe("Google");
   });
 
-  it("reads GKE_SERVICE_ACCOUNT and CLOUD_TOKEN_TIMEOUT_MS as the functions do, reporting bad values together", async () => {
+  it("reads GKE_SERVICE_ACCOUNT and GCE_METADATA_HOST as the functions do, reporting bad values together", async () => {
     server.requests.length = 0;
     server.script = () => ({ status: 200, headers: { "Metadata-Flavor": "Google" }, body: { access_token: ACCESS_TOKEN, expires_in: 1800 } });
     expectExecCredential(await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host, GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com" }));
     expect(server.requests[0]?.url.pathname).toBe("/computeMetadata/v1/instance/service-accounts/gmsa@p.iam.gserviceaccount.com/token");
-    const run = await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host, GKE_SERVICE_ACCOUNT: "x", CLOUD_TOKEN_TIMEOUT_MS: "0" });
-    expectFailure(run, /^gmsa-webhooks token gke: GKE_SERVICE_ACCOUNT "x" is not default or a service account's email\ngmsa-webhooks token gke: CLOUD_TOKEN_TIMEOUT_MS must be/);
+    const run = await runBin(["token", "gke"], { GCE_METADATA_HOST: "evil/path", GKE_SERVICE_ACCOUNT: "x" });
+    expectFailure(run, /^gmsa-webhooks token gke: GCE_METADATA_HOST "evil\/path" is not host or host:port\ngmsa-webhooks token gke: GKE_SERVICE_ACCOUNT "x" is not default or a service account's email/);
   });
 
   it("exits 1 when the metadata server refuses, without printing a token", async () => {

@@ -36,21 +36,20 @@ describe("CLOUD_TOKEN", () => {
     });
   });
 
-  it("aks: reads the endpoint and header, AKS_CLIENT_ID before AZURE_CLIENT_ID, the AKS server id and timeout by default", () => {
+  it("aks: reads the endpoint and header, AKS_CLIENT_ID before AZURE_CLIENT_ID, the AKS server id by default", () => {
     expect(parseKubeSettings({ CLOUD_TOKEN: "aks", ...AZURE }).settings.cloudToken).toEqual({
       kind: "aks",
       ...{ endpoint: AZURE.IDENTITY_ENDPOINT, identityHeader: IDENTITY_HEADER },
       resource: AKS_SERVER_APP_ID,
-      timeoutMs: 5_000,
     });
-    const env = { CLOUD_TOKEN: "aks", ...AZURE, AZURE_CLIENT_ID: "azure", AKS_CLIENT_ID: "aks", AKS_SERVER_ID: "api://custom", CLOUD_TOKEN_TIMEOUT_MS: "2000" };
-    expect(parseKubeSettings(env)).toMatchObject({ settings: { cloudToken: { clientId: "aks", resource: "api://custom", timeoutMs: 2_000 } }, problems: [] });
+    const env = { CLOUD_TOKEN: "aks", ...AZURE, AZURE_CLIENT_ID: "azure", AKS_CLIENT_ID: "aks", AKS_SERVER_ID: "api://custom" };
+    expect(parseKubeSettings(env)).toMatchObject({ settings: { cloudToken: { clientId: "aks", resource: "api://custom" } }, problems: [] });
     expect(parseKubeSettings({ CLOUD_TOKEN: "aks", ...AZURE, AZURE_CLIENT_ID: "azure" }).settings.cloudToken).toMatchObject({ clientId: "azure" });
   });
 
   it("gke: reads the metadata host and service account, with Google's defaults", () => {
     expect(parseKubeSettings({ CLOUD_TOKEN: "gke" })).toMatchObject({
-      settings: { cloudToken: { kind: "gke", host: "metadata.google.internal", serviceAccount: "default", timeoutMs: 5_000 } },
+      settings: { cloudToken: { kind: "gke", host: "metadata.google.internal", serviceAccount: "default" } },
       problems: [],
     });
     const env = { CLOUD_TOKEN: "gke", GCE_METADATA_HOST: "127.0.0.1:8080", GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com" };
@@ -76,31 +75,29 @@ describe("CLOUD_TOKEN", () => {
     ]);
   });
 
-  it("aks and gke: report a missing header, a bad endpoint, host, account and timeout, never the header", () => {
-    const aks = parseKubeSettings({ CLOUD_TOKEN: "aks", IDENTITY_ENDPOINT: "file:///etc/passwd", IDENTITY_HEADER, CLOUD_TOKEN_TIMEOUT_MS: "0", EKS_REGION: "eu-west-1" });
+  it("aks and gke: report a missing header, a bad endpoint, host and account, never the header", () => {
+    const aks = parseKubeSettings({ CLOUD_TOKEN: "aks", IDENTITY_ENDPOINT: "file:///etc/passwd", IDENTITY_HEADER, EKS_REGION: "eu-west-1" });
     expect(aks.problems).toEqual([
       'EKS_REGION is set but CLOUD_TOKEN is "aks": unset it',
       'CLOUD_TOKEN=aks: IDENTITY_ENDPOINT "file:///etc/passwd" is not an http(s) URL',
-      'CLOUD_TOKEN=aks: CLOUD_TOKEN_TIMEOUT_MS must be an integer from 1 to 60000, not "0"',
     ]);
     expectNoSecrets(aks.problems.join("\n"), SECRETS);
     expect(parseKubeSettings({ CLOUD_TOKEN: "aks", IDENTITY_ENDPOINT: AZURE.IDENTITY_ENDPOINT }).problems).toEqual([
       "CLOUD_TOKEN=aks: no managed identity endpoint: IDENTITY_HEADER not set (App Service and Azure Functions set them for an app with a managed identity)",
     ]);
-    const gke = parseKubeSettings({ CLOUD_TOKEN: "gke", GCE_METADATA_HOST: "evil/path", GKE_SERVICE_ACCOUNT: "someone", CLOUD_TOKEN_TIMEOUT_MS: "60001", AKS_CLIENT_ID: "c" });
+    const gke = parseKubeSettings({ CLOUD_TOKEN: "gke", GCE_METADATA_HOST: "evil/path", GKE_SERVICE_ACCOUNT: "someone", AKS_CLIENT_ID: "c" });
     expect(gke.problems).toEqual([
       'AKS_CLIENT_ID is set but CLOUD_TOKEN is "gke": unset it',
       'CLOUD_TOKEN=gke: GCE_METADATA_HOST "evil/path" is not host or host:port',
       `CLOUD_TOKEN=gke: GKE_SERVICE_ACCOUNT "someone" is not default or a service account's email`,
-      'CLOUD_TOKEN=gke: CLOUD_TOKEN_TIMEOUT_MS must be an integer from 1 to 60000, not "60001"',
     ]);
   });
 
   it("refuses an unknown source, and a source's own variable without CLOUD_TOKEN", () => {
     expect(parseKubeSettings({ CLOUD_TOKEN: "azure" }).problems).toEqual(['CLOUD_TOKEN must be one of eks, aks, gke, not "azure"']);
-    expect(parseKubeSettings({ EKS_CLUSTER_NAME: "prod", CLOUD_TOKEN_TIMEOUT_MS: "100" }).problems).toEqual([
+    expect(parseKubeSettings({ EKS_CLUSTER_NAME: "prod", GKE_SERVICE_ACCOUNT: "default" }).problems).toEqual([
       "EKS_CLUSTER_NAME is set but CLOUD_TOKEN is not: set CLOUD_TOKEN or unset EKS_CLUSTER_NAME",
-      "CLOUD_TOKEN_TIMEOUT_MS is set but CLOUD_TOKEN is not: set CLOUD_TOKEN or unset CLOUD_TOKEN_TIMEOUT_MS",
+      "GKE_SERVICE_ACCOUNT is set but CLOUD_TOKEN is not: set CLOUD_TOKEN or unset GKE_SERVICE_ACCOUNT",
     ]);
   });
 

@@ -6,12 +6,7 @@ const jwk = JSON.stringify({ kty: "EC", crv: "P-256", x: "x", y: "y", d: "d" });
 describe("parseKubeSettings", () => {
   it("has working defaults for an empty environment", () => {
     expect(parseKubeSettings({})).toEqual({
-      settings: {
-        requestTimeoutMs: 5_000,
-        credSpecCache: { ttlMs: 30_000, maxEntries: 1_000 },
-        accessCache: { ttlMs: 10_000, maxEntries: 1_000 },
-        execTimeoutMs: 15_000,
-      },
+      settings: { credSpecCacheTtlMs: 30_000, accessCacheTtlMs: 10_000 },
       problems: [],
     });
   });
@@ -22,52 +17,40 @@ describe("parseKubeSettings", () => {
       KUBE_CONTEXT: "prod",
       KUBERNETES_SERVICE_HOST: "10.0.0.1",
       KUBERNETES_SERVICE_PORT: "443",
-      KUBE_REQUEST_TIMEOUT_MS: "3000",
       CREDSPEC_CACHE_TTL_MS: "0",
       ACCESS_CACHE_TTL_MS: "5000",
-      ACCESS_CACHE_MAX: "10",
-      EXEC_TIMEOUT_MS: "20000",
-      TOKEN_REFRESH_SKEW_MS: "30000",
       JWT_PRIVATE_KEY: jwk,
       JWT_ALG: "ES256",
       JWT_KEY_ID: "k1",
       JWT_ISSUER: "https://issuer.example",
       JWT_SUBJECT: "gmsa-webhooks",
       JWT_AUDIENCE: "https://kube.example, other",
-      JWT_LIFETIME_MS: "300000",
     });
     expect(problems).toEqual([]);
     expect(settings).toEqual({
       kubeconfig: "/a:/b",
       kubeContext: "prod",
       inCluster: { host: "10.0.0.1", port: "443" },
-      requestTimeoutMs: 3_000,
-      credSpecCache: false,
-      accessCache: { ttlMs: 5_000, maxEntries: 10 },
-      execTimeoutMs: 20_000,
-      tokenRefreshSkewMs: 30_000,
-      jwt: { privateKey: jwk, alg: "ES256", keyId: "k1", issuer: "https://issuer.example", subject: "gmsa-webhooks", audience: ["https://kube.example", "other"], lifetimeMs: 300_000 },
+      credSpecCacheTtlMs: 0,
+      accessCacheTtlMs: 5_000,
+      jwt: { privateKey: jwk, alg: "ES256", keyId: "k1", issuer: "https://issuer.example", subject: "gmsa-webhooks", audience: ["https://kube.example", "other"] },
     });
     expect(Object.isFrozen(settings)).toBe(true);
   });
 
   it("reports every problem together and never echoes a private key", () => {
     const { problems } = parseKubeSettings({
-      KUBE_REQUEST_TIMEOUT_MS: "5s",
-      ACCESS_CACHE_MAX: "-1",
-      EXEC_TIMEOUT_MS: "0",
+      CREDSPEC_CACHE_TTL_MS: "30s",
+      ACCESS_CACHE_TTL_MS: "-1",
       JWT_PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----\nsecret-material\n-----END RSA PRIVATE KEY-----",
       JWT_ISSUER: "http://issuer",
-      JWT_LIFETIME_MS: "1000",
     });
     expect(problems).toEqual([
-      'KUBE_REQUEST_TIMEOUT_MS must be an integer of at least 1, not "5s"',
-      'ACCESS_CACHE_MAX must be an integer of at least 0, not "-1"',
-      'EXEC_TIMEOUT_MS must be an integer of at least 1, not "0"',
-      "JWT_SUBJECT, JWT_AUDIENCE must be set too when JWT_PRIVATE_KEY, JWT_ISSUER, JWT_LIFETIME_MS is set",
+      'CREDSPEC_CACHE_TTL_MS must be an integer of at least 0, not "30s"',
+      'ACCESS_CACHE_TTL_MS must be an integer of at least 0, not "-1"',
+      "JWT_SUBJECT, JWT_AUDIENCE must be set too when JWT_PRIVATE_KEY, JWT_ISSUER is set",
       "JWT_PRIVATE_KEY must be PKCS8 (-----BEGIN PRIVATE KEY-----); convert with openssl pkcs8 -topk8 -nocrypt",
       "JWT_ISSUER must be an https URL, as Kubernetes JWT authenticators require",
-      'JWT_LIFETIME_MS must be an integer of at least 10000, not "1000"',
     ]);
     expect(problems.join()).not.toContain("secret-material");
   });

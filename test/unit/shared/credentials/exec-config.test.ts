@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
-import { VARIABLES, WITHHELD_FROM_PLUGINS } from "../../../../shared/config/variables.ts";
+import { VARIABLES, WITHHELD_FROM_PLUGINS, withoutPluginSecrets } from "../../../../shared/config/variables.ts";
 import { buildExecInfo, buildPluginEnv, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { createExecTokenSource } from "../../../../shared/credentials/exec-credential.ts";
 import { pluginPath } from "../../../support/exec-plugins.ts";
@@ -80,7 +80,7 @@ describe("KUBERNETES_EXEC_INFO", () => {
     expect(env).toEqual({ A: "config", B: "process", KUBERNETES_EXEC_INFO: JSON.stringify(buildExecInfo({ ...base, provideClusterInfo: false }, undefined)) });
   });
 
-  it("env: never our secrets or caller-authentication settings, unless the kubeconfig's env sets them", () => {
+  it("env: never our secrets or caller-authentication settings (the entry withholds them), unless the kubeconfig's env sets them", () => {
     const ours = {
       CALLER_AUTH: "bearer",
       CALLER_AUTH_TOKENS: "t0ken",
@@ -95,7 +95,7 @@ describe("KUBERNETES_EXEC_INFO", () => {
     const env = buildPluginEnv(
       { ...base, provideClusterInfo: false, env: [{ name: "KUBECONFIG", value: "/explicit" }] },
       undefined,
-      { ...ours, ...platform, HOME: "/home/fn", PATH: "/usr/bin", AWS_REGION: "eu-west-1" },
+      withoutPluginSecrets({ ...ours, ...platform, HOME: "/home/fn", PATH: "/usr/bin", AWS_REGION: "eu-west-1" }),
     );
     expect(Object.keys(env).sort()).toEqual([...Object.keys(platform), "AWS_REGION", "HOME", "KUBECONFIG", "KUBERNETES_EXEC_INFO", "PATH"].sort());
     expect(env["KUBECONFIG"]).toBe("/explicit");

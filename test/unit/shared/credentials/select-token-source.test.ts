@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { CloudTokenSettings, JwtSettings } from "../../../../shared/config/index.ts";
+import type { CloudTokenSettings } from "../../../../shared/credentials/cloud-token-source.ts";
+import type { JwtSettings } from "../../../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities } from "../../../../shared/credentials/select-token-source.ts";
 import type { KubeTarget, KubeUserAuth } from "../../../../shared/kubeconfig/kube-target.ts";
 
 const everything: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: ["eks", "aks", "gke"] };
 const fetchOnly: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false, cloudTokens: ["eks"] };
-const jwt: JwtSettings = { privateKey: "k", issuer: "https://i", subject: "s", audience: ["a"], lifetimeMs: 600_000 };
+const jwt: JwtSettings = { privateKey: "k", issuer: "https://i", subject: "s", audience: ["a"] };
 const eks: CloudTokenSettings = { kind: "eks", cluster: "prod", region: "eu-west-1", credentials: { accessKeyId: "AKID", secretAccessKey: "secret" } };
-const aks: CloudTokenSettings = { kind: "aks", endpoint: "http://127.0.0.1:41741/msi/token", identityHeader: "h", resource: "r", timeoutMs: 5_000 };
-const gke: CloudTokenSettings = { kind: "gke", host: "metadata.google.internal", serviceAccount: "default", timeoutMs: 5_000 };
+const aks: CloudTokenSettings = { kind: "aks", endpoint: "http://127.0.0.1:41741/msi/token", identityHeader: "h", resource: "r" };
+const gke: CloudTokenSettings = { kind: "gke", host: "metadata.google.internal", serviceAccount: "default" };
 const exec = { apiVersion: "client.authentication.k8s.io/v1", command: "plugin", args: [], env: [], interactiveMode: "Never", provideClusterInfo: false };
 
 function target(auth: KubeUserAuth): KubeTarget {

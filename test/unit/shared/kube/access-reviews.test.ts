@@ -15,7 +15,7 @@ function setup(script: FakeScript) {
     fetch: fake.fetch,
     tokenSource: createStaticTokenSource({ token: "t" }),
     retryDelayMs: 10,
-    accessCache: false,
+    accessCacheTtlMs: 0,
   });
   return { client, calls: fake.calls };
 }

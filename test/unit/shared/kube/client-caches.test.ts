@@ -1,32 +1,47 @@
 import { describe, expect, it } from "vitest";
 import { CredSpecNotFoundError, DeadlineExceededError } from "../../../../shared/errors.ts";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
-import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
+import { CACHE_MAX_ENTRIES, CREDSPEC_CACHE_MAX_BYTES, createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
+import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
 import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
 
-function setup(options: Partial<KubeGmsaClientOptions>, answers: { allowed?: boolean; found?: boolean; contents?: unknown } = {}) {
-  let clock = Date.parse("2030-01-01T00:00:00Z");
+function setup(
+  options: Partial<KubeGmsaClientOptions>,
+  answers: { allowed?: boolean; found?: boolean; contents?: unknown; contentsOf?: (url: string) => unknown } = {},
+) {
+  let wall = Date.parse("2030-01-01T00:00:00Z");
+  let clock = 1_000;
   const fake = createFakeFetch((request) => {
     if (request.method === "POST") return json(201, { status: { allowed: answers.allowed ?? true } });
     if (answers.found === false) return status(404, "NotFound", { name: "webapp01" });
-    return json(200, { credspec: answers.contents ?? { n: 1 } });
+    return json(200, { credspec: answers.contentsOf?.(request.url) ?? answers.contents ?? { n: 1 } });
   });
   const client = createKubeGmsaClient({
     server: "https://kube.example",
     fetch: fake.fetch,
     tokenSource: createStaticTokenSource({ token: "t" }),
-    now: () => clock,
+    now: () => wall,
+    monotonicNow: () => clock,
     ...options,
   });
-  return { client, calls: fake.calls, advance: (ms: number) => (clock += ms) };
+  return {
+    client,
+    calls: fake.calls,
+    advance: (ms: number) => {
+      clock += ms;
+      wall += ms;
+    },
+    /** The wall clock alone moves (NTP, a resumed VM); the monotonic one does not. */
+    stepWall: (ms: number) => (wall += ms),
+  };
 }
 
 describe("credspec contents cache", () => {
   it("serves repeated reads from the cache until the TTL passes", async () => {
-    const { client, calls, advance } = setup({ credSpecCache: { ttlMs: 30_000, maxEntries: 10 } });
+    const { client, calls, advance } = setup({ credSpecCacheTtlMs: 30_000 });
     await client.getCredSpecContents("webapp01", call());
     advance(29_999);
     await client.getCredSpecContents("webapp01", call());
@@ -47,20 +62,40 @@ describe("credspec contents cache", () => {
     expect(second).toEqual({ n: 1, inner: { list: [1] } });
   });
 
-  it("holds what it cached for a caller that must not wait, counting hits only", async () => {
-    const { client, calls } = setup({});
-    const tally = { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
-    expect(client.held?.credSpecContents("webapp01", tally)).toBeUndefined();
-    expect(client.held?.access(query, tally)).toBeUndefined();
-    expect(tally.cacheHits + tally.cacheMisses).toBe(0);
-    const contents = await client.getCredSpecContents("webapp01", call());
-    const decision = await client.canUseCredSpec(query, call());
-    expect(client.held?.credSpecContents("webapp01", tally)).toBe(contents);
-    expect(client.held?.access(query, tally)).toBe(decision);
-    expect(client.held?.access({ ...query, serviceAccount: "other" }, tally)).toBeUndefined();
-    expect(tally).toMatchObject({ cacheHits: 2, cacheMisses: 0 });
+  it("expires by the monotonic clock: a wall clock stepped back an hour keeps nothing past its TTL", async () => {
+    const { client, calls, advance, stepWall } = setup({});
+    await client.getCredSpecContents("webapp01", call());
+    await client.canUseCredSpec(query, call());
+    stepWall(-3_600_000);
+    advance(30_000);
+    await client.getCredSpecContents("webapp01", call());
+    await client.canUseCredSpec(query, call());
+    expect(calls).toHaveLength(4);
+  });
+
+  it("never caches contents over the 65,536 bytes a pod may carry", async () => {
+    const big = { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) };
+    const { client, calls } = setup({}, { contents: big });
+    expect(await client.getCredSpecContents("webapp01", call())).toEqual(big);
+    await client.getCredSpecContents("webapp01", call());
     expect(calls).toHaveLength(2);
-    expect(client.stats().credSpecCache).toEqual({ hits: 1, misses: 1, size: 1 });
+    expect(client.stats().credSpecCache.size).toBe(0);
+  });
+
+  it("bounds the bytes held in all: the least recently read credspecs go first", async () => {
+    // Each just under the per-credspec bound; more of them than the total bound holds.
+    const contentsBytes = MAX_CREDSPEC_CONTENTS_BYTES - 100;
+    const count = Math.ceil(CREDSPEC_CACHE_MAX_BYTES / contentsBytes) + 2;
+    expect(count).toBeLessThan(CACHE_MAX_ENTRIES);
+    const { client, calls } = setup({}, { contentsOf: (url) => ({ name: url, blob: "x".repeat(contentsBytes - url.length - 30) }) });
+    for (let i = 0; i < count; i++) await client.getCredSpecContents(`c${i}`, call());
+    const held = client.stats().credSpecCache.size;
+    expect(held).toBeLessThan(count);
+    expect(held * contentsBytes).toBeLessThanOrEqual(CREDSPEC_CACHE_MAX_BYTES);
+    await client.getCredSpecContents(`c${count - 1}`, call());
+    expect(calls).toHaveLength(count);
+    await client.getCredSpecContents("c0", call());
+    expect(calls).toHaveLength(count + 1);
   });
 
   it("does not cache a missing credspec", async () => {
@@ -71,7 +106,7 @@ describe("credspec contents cache", () => {
   });
 
   it("can be switched off", async () => {
-    const { client, calls } = setup({ credSpecCache: false });
+    const { client, calls } = setup({ credSpecCacheTtlMs: 0 });
     await client.getCredSpecContents("webapp01", call());
     await client.getCredSpecContents("webapp01", call());
     expect(calls).toHaveLength(2);
@@ -106,7 +141,7 @@ describe("access review cache", () => {
   });
 
   it("can be switched off", async () => {
-    const { client, calls } = setup({ accessCache: false });
+    const { client, calls } = setup({ accessCacheTtlMs: 0 });
     await client.canUseCredSpec(query, call());
     await client.canUseCredSpec(query, call());
     expect(calls).toHaveLength(2);

@@ -10,6 +10,7 @@ import {
   type AdmissionError,
 } from "../../../../shared/errors.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
+import { createPlainKubeFetch } from "../../../../shared/kube/transport.ts";
 import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const SERVER = "https://kube.example:6443/";
@@ -38,7 +39,7 @@ function countingTokens(): TokenSource & { loads: number; invalidations: number 
 function setup(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
   const fake = createFakeFetch(script);
   const tokens = countingTokens();
-  const client = createKubeGmsaClient({ server: SERVER, fetch: fake.fetch, tokenSource: tokens, retryDelayMs: 10, credSpecCache: false, accessCache: false, ...options });
+  const client = createKubeGmsaClient({ server: SERVER, fetch: fake.fetch, tokenSource: tokens, retryDelayMs: 10, credSpecCacheTtlMs: 0, accessCacheTtlMs: 0, ...options });
   return { client, calls: fake.calls, tokens };
 }
 
@@ -175,5 +176,37 @@ describe("getCredSpecContents", () => {
     const { client, calls } = setup(() => json(200, { credspec }));
     expect(await failure(client.getCredSpecContents(name, call()))).toBeInstanceOf(InvalidCredSpecNameError);
     expect(calls).toHaveLength(0);
+  });
+});
+
+describe("redirects", () => {
+  const lure = { credspec: { forged: true }, status: { allowed: true } };
+  const redirect = (code: number) => new Response(null, { status: code, headers: { Location: "https://elsewhere.example/allowed" } });
+
+  it.each([301, 302, 303, 307, 308])("refuses a %i from the API server, naming the status, without following or retrying it (500)", async (code) => {
+    const { client, calls } = setup(() => redirect(code));
+    const read = await failure(client.getCredSpecContents("webapp01", call()));
+    expect(read).toBeInstanceOf(KubeApiError);
+    expect(read.status).toBe(500);
+    expect(read.message).toBe(`reading GMSACredentialSpec "webapp01": API server answered ${code}, a redirect, which is never followed`);
+    expect(read.cause).toMatchObject({ httpStatus: code, location: "https://elsewhere.example/allowed" });
+    const review = await failure(client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()));
+    expect(review).toBeInstanceOf(KubeApiError);
+    expect(review.message).toContain(`API server answered ${code}, a redirect`);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("asks a plain fetch (Workers') not to follow: an allowed answer behind a 302 never reads as allowed", async () => {
+    const asked: (string | undefined)[] = [];
+    // A fetch that follows unless told otherwise, as the Workers runtime's does.
+    const following: typeof fetch = (input, init) => {
+      asked.push(init?.redirect);
+      return Promise.resolve(init?.redirect === "manual" ? redirect(302) : json(200, lure));
+    };
+    const client = createKubeGmsaClient({ server: SERVER, fetch: createPlainKubeFetch(following), tokenSource: countingTokens(), credSpecCacheTtlMs: 0, accessCacheTtlMs: 0 });
+    const review = await failure(client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()));
+    expect(review.message).toContain("API server answered 302, a redirect");
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow(/answered 302, a redirect/);
+    expect(asked).toEqual(["manual", "manual"]);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createTtlCache } from "../../../../shared/kube/ttl-cache.ts";
 
 describe("createTtlCache", () => {
@@ -25,18 +25,37 @@ describe("createTtlCache", () => {
     expect(cache.stats()).toEqual({ hits: 1, misses: 1, size: 0 });
   });
 
-  it("peeks like get, but counts no miss and drops what expired", () => {
-    let clock = 0;
-    const cache = createTtlCache<string>({ maxEntries: 2, ttlMs: 100, now: () => clock });
-    cache.set("a", "1");
-    cache.set("b", "2");
-    expect(cache.peek("a")).toBe("1");
-    cache.set("c", "3");
-    expect(cache.peek("b")).toBeUndefined();
-    expect(cache.stats()).toEqual({ hits: 1, misses: 0, size: 2 });
-    clock = 100;
-    expect(cache.peek("a")).toBeUndefined();
-    expect(cache.stats()).toEqual({ hits: 1, misses: 0, size: 1 });
+  it("bounds the bytes held: evicts the least recently used, never stores a value over the entry bound", () => {
+    const cache = createTtlCache<string>({ maxEntries: 10, ttlMs: 100, maxBytes: 100, maxEntryBytes: 60, now: () => 0 });
+    cache.set("a", "1", 40);
+    cache.set("b", "2", 40);
+    expect(cache.get("a")).toBe("1");
+    cache.set("c", "3", 40);
+    expect(cache.get("b")).toBeUndefined();
+    expect(cache.get("a")).toBe("1");
+    expect(cache.get("c")).toBe("3");
+    cache.set("big", "4", 61);
+    expect(cache.get("big")).toBeUndefined();
+    // A value replaced by one too big is gone too, and its bytes with it.
+    cache.set("a", "5", 61);
+    expect(cache.get("a")).toBeUndefined();
+    cache.set("d", "6", 60);
+    expect(cache.get("c")).toBe("3");
+    expect(cache.get("d")).toBe("6");
+    expect(cache.stats().size).toBe(2);
+  });
+
+  it("expires by a monotonic clock by default: a wall clock stepped back keeps nothing past its TTL", async () => {
+    const wall = vi.spyOn(Date, "now").mockReturnValue(Date.now());
+    try {
+      const cache = createTtlCache<string>({ maxEntries: 10, ttlMs: 20 });
+      cache.set("k", "v");
+      wall.mockReturnValue(Date.now() - 3_600_000);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      expect(cache.get("k")).toBeUndefined();
+    } finally {
+      wall.mockRestore();
+    }
   });
 
   it("stores nothing when switched off with 0", () => {
@@ -48,5 +67,7 @@ describe("createTtlCache", () => {
   it("checks its options", () => {
     expect(() => createTtlCache({ maxEntries: 1.5, ttlMs: 1 })).toThrow(TypeError);
     expect(() => createTtlCache({ maxEntries: 1, ttlMs: -1 })).toThrow(TypeError);
+    expect(() => createTtlCache({ maxEntries: 1, ttlMs: 1, maxBytes: -1 })).toThrow(TypeError);
+    expect(() => createTtlCache({ maxEntries: 1, ttlMs: 1, maxEntryBytes: 0.5 })).toThrow(TypeError);
   });
 });

@@ -25,8 +25,8 @@ export const WEBHOOK_TIMEOUT = "2s";
 export const BUDGET_MS = reviewBudgetMs(2000);
 /** Room for the reply to travel and the event loop to turn; the API server itself waits the full 2 s. */
 export const SLACK_MS = 300;
-/** Short enough to see the kill within a test, longer than the review budget. */
-export const EXEC_TIMEOUT_MS = 2500;
+/** When a hung plugin is killed: the exec source's own bound, longer than the review budget. */
+export { EXEC_TIMEOUT_MS } from "../../../../../shared/credentials/exec-credential.ts";
 
 export const FUNCTIONS: readonly FunctionName[] = FUNCTION_NAMES;
 
@@ -191,7 +191,6 @@ export function useFaultWorld(): FaultWorld {
         // Caches off: every review reaches the API server, so a fault cannot hide behind a cached answer.
         CREDSPEC_CACHE_TTL_MS: "0",
         ACCESS_CACHE_TTL_MS: "0",
-        EXEC_TIMEOUT_MS: String(EXEC_TIMEOUT_MS),
       },
       (line) => logs.push(line),
     );

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNodeGmsaClient, type NodeGmsaClient } from "../../../../../functions/node/kube/create-gmsa-client.ts";
+import { createNodeGmsaClient, type NodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
 import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 /** Writes a kubeconfig (CA as a relative file) whose user runs `plugin` via node, and builds the client. */
-async function nodeClient(target: KubeServer, plugin: string, env: Record<string, string>, extraEnv: Record<string, string> = {}) {
+async function nodeClient(target: KubeServer, plugin: string, env: Record<string, string>, options: NodeGmsaClientOptions = {}) {
   const dir = await tempDir();
   const countFile = path.join(dir, "runs");
   await writeFile(path.join(dir, "ca.crt"), pki.caPem);
@@ -45,8 +45,8 @@ async function nodeClient(target: KubeServer, plugin: string, env: Record<string
     contexts: [{ name: "test", context: { cluster: "local", user: "plugin" } }],
   };
   await writeFile(path.join(dir, "config"), JSON.stringify(kubeconfig));
-  const { settings } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0", ...extraEnv });
-  const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined } });
+  const { settings } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" });
+  const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined }, ...options });
   clients.push(client);
   return { ...client, runs: () => runCount(countFile) };
 }
@@ -82,7 +82,7 @@ describe("createNodeGmsaClient with an exec plugin", () => {
 
   it("denies by the review's deadline while the plugin hangs", async () => {
     const dir = await tempDir();
-    const { client } = await nodeClient(server, "hang-with-child", { PID_FILE: path.join(dir, "pid") }, { EXEC_TIMEOUT_MS: "2000" });
+    const { client } = await nodeClient(server, "hang-with-child", { PID_FILE: path.join(dir, "pid") }, { execTimeoutMs: 2000 });
     const started = Date.now();
     const error = await client.getCredSpecContents("webapp01", call(300)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CredentialsError);
@@ -90,6 +90,20 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     expect(((error as Error).cause as Error).cause).toBeInstanceOf(DeadlineExceededError);
     expect((error as Error).message).toMatch(/^reading GMSACredentialSpec "webapp01": exec plugin .* no credential before the deadline$/);
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it("hands the plugin the process environment without our secrets and caller-authentication settings", async () => {
+    let seen: Record<string, string> = {};
+    const runPlugin: NodeGmsaClientOptions["runPlugin"] = (_command, _args, env) => {
+      seen = env;
+      const stdout = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "t" } });
+      return Promise.resolve({ outcome: "exited", exitCode: 0, stdout, stderr: "" });
+    };
+    const baseEnv = { CALLER_AUTH_TOKENS: "t0ken", CALLER_AUTH: "bearer", JWT_PRIVATE_KEY: "k", AWS_ACCESS_KEY_ID: "AKID", HOME: "/home/fn" };
+    const { client } = await nodeClient(server, "token", {}, { runPlugin, baseEnv });
+    await client.getCredSpecContents("webapp01", call());
+    expect(seen).toMatchObject({ AWS_ACCESS_KEY_ID: "AKID", HOME: "/home/fn" });
+    expect(Object.keys(seen).filter((name) => name.startsWith("CALLER_AUTH") || name === "JWT_PRIVATE_KEY")).toEqual([]);
   });
 
   it("fails closed with CredentialsError when the plugin fails", async () => {

@@ -41,7 +41,7 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
   function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
     const transport = create(options);
     opened.push(transport);
-    return createKubeGmsaClient({ server: target.url, fetch: transport.fetch, credSpecCache: false, retryDelayMs: 10 });
+    return createKubeGmsaClient({ server: target.url, fetch: transport.fetch, credSpecCacheTtlMs: 0, retryDelayMs: 10 });
   }
 
   const call = () => ({ signal: AbortSignal.timeout(5_000) });
@@ -129,6 +129,24 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
       expect(error.cause).toMatchObject({ code: expect.stringMatching(suite.refusedHandshakeCode) as unknown });
       expect(mtls.connections() - before).toBe(1);
       expect(mtls.requests.length).toBe(requestsBefore);
+    });
+
+    it("never follows a redirect: a 302 to a server answering allowed is a 500 naming the status, and that server sees nothing", async () => {
+      const lure = await startKubeServer({ ...pki.server, script: () => ({ status: 200, body: { credspec: { forged: true }, status: { allowed: true } } }) });
+      const redirecting = await startKubeServer({ ...pki.server, script: (request) => ({ status: 302, headers: { Location: `${lure.url}${request.path}` } }) });
+      try {
+        const client = clientFor(redirecting, { ca: pki.caPem });
+        const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+        const review = await failureOf(client.canUseCredSpec(query, call()));
+        expect(review).toBeInstanceOf(KubeApiError);
+        expect(review.message).toMatch(/: API server answered 302, a redirect, which is never followed$/);
+        const read = await failureOf(client.getCredSpecContents("webapp01", call()));
+        expect(read.message).toMatch(/^reading GMSACredentialSpec "webapp01": API server answered 302, a redirect/);
+        expect(redirecting.requests).toHaveLength(2);
+        expect(lure.requests).toHaveLength(0);
+      } finally {
+        await Promise.all([lure.close(), redirecting.close()]);
+      }
     });
 
     it("tunnels through proxy-url with CONNECT, still verifying the server and honouring tls-server-name", async () => {

@@ -1,0 +1,19 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { inheritedEnv } from "../../../infra/local/stack-common.ts";
+import { VARIABLES } from "../../../shared/config/index.ts";
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe("the dev stack's inherited environment", () => {
+  it("drops every variable of the configuration table, so a developer's shell cannot change what the stack runs", () => {
+    for (const name of Object.keys(VARIABLES)) vi.stubEnv(name, "from-the-shell");
+    vi.stubEnv("GMSA_UNRELATED", "kept");
+    const env = inheritedEnv();
+    expect(Object.keys(env).filter((name) => name in VARIABLES)).toEqual([]);
+    // Names an earlier hand-kept list missed.
+    for (const name of ["ENFORCEMENT", "REVIEW_REQUESTING_USER", "CLOUD_TOKEN", "HOST", "SHUTDOWN_DELAY_SECONDS"]) expect(env[name]).toBeUndefined();
+    expect(env["GMSA_UNRELATED"]).toBe("kept");
+  });
+});
