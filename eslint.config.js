@@ -21,7 +21,7 @@ export default tseslint.config(
     },
   },
   {
-    // shared/ is Web-API only so the same code runs in workerd (STYLE.md section 1).
+    // shared/ is Web-API only so the same code runs in workerd (docs/development.md, Rules the code keeps).
     files: ["shared/**/*.ts"],
     rules: {
       "no-restricted-imports": [

@@ -14,7 +14,7 @@ import { REPO_ROOT } from "../repo-root.ts";
 const run = promisify(execFile);
 const WRANGLER = path.join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
-/** No telemetry and no request for the `cf` object from any wrangler or Miniflare we run (DESIGN.md section 1). */
+/** No telemetry and no request for the `cf` object from any wrangler or Miniflare we run (docs/development.md, Toolchain). */
 export const WRANGLER_OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } as const;
 
 /** The wrangler environments we deploy, one Worker each (wrangler.toml). */

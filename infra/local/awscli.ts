@@ -1,6 +1,6 @@
 /**
- * Debian's `awscli` package, the second implementation the EKS token source is checked against (DESIGN.md section
- * 10): `aws eks get-token` presigns offline, and the botocore it vendors re-computes our signatures. Installed with
+ * Debian's `awscli` package, the second implementation the EKS token source is checked against
+ * (docs/development.md, Toolchain): `aws eks get-token` presigns offline, and the botocore it vendors re-computes our signatures. Installed with
  * apt-get on first use when running as root; a user's own `aws` (pip, pyenv, the v2 installer) is not used, so the
  * oracle is the same on every machine.
  *

@@ -1,6 +1,6 @@
 /**
- * Debian's `python3-prometheus-client`, the Prometheus text-format parser the tests read /metrics with (DESIGN.md
- * section 10): `prometheus_client.parser.text_string_to_metric_families`, the parser of Prometheus' own Python
+ * Debian's `python3-prometheus-client`, the Prometheus text-format parser the tests read /metrics with
+ * (docs/development.md, Toolchain): `prometheus_client.parser.text_string_to_metric_families`, the parser of Prometheus' own Python
  * client, not a regular expression of ours. Installed with apt-get on first use when running as root.
  *
  * CLI: `node infra/local/prometheus-parser.ts < metrics.txt` installs if needed and prints the families as JSON.

@@ -95,7 +95,7 @@ async function main(configPath: string): Promise<void> {
     httpsCertPath: config.httpsCertPath,
     httpsKeyPath: config.httpsKeyPath,
     outboundService: forwardTrustingCa(readFileSync(config.outboundCaFile, "utf8")),
-    // No request to Cloudflare for the `cf` object (DESIGN.md section 1).
+    // No request to Cloudflare for the `cf` object (docs/development.md, Toolchain).
     cf: false,
     log: new Log(LogLevel.WARN),
     // The Worker's console.log lines (one JSON line per review) go to this process's log file.

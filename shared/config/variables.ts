@@ -10,7 +10,7 @@ import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../k
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt-options.ts";
 import { LOG_LEVELS } from "../log.ts";
 
-/** The functions a deployment can serve (DESIGN.md section 2); each Worker environment is named after one. */
+/** The functions a deployment can serve (docs/security.md, Least privilege per function); each Worker environment is named after one. */
 export const FUNCTION_NAMES = ["expand", "authorize"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 

@@ -27,7 +27,7 @@ const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
  * Builds what the GMSA KEP has the cluster admin write by hand: the cluster-scoped GMSACredentialSpec holding the
  * credential spec under `credspec`, a ClusterRole allowing `use` of that one resource, and for each service account
  * a RoleBinding in its namespace (the authorize webhook checks `use` with a LocalSubjectAccessReview there,
- * DESIGN.md section 5). Repeated service accounts are bound once. The document is copied as given, key order kept.
+ * docs/security.md, Access reviews). Repeated service accounts are bound once. The document is copied as given, key order kept.
  *
  * @throws TypeError when `name` is not a DNS-1123 subdomain or `roleName` is not a valid RBAC name.
  */

@@ -42,7 +42,7 @@ export function validateCredSpecDocument(json: unknown): CredSpecValidation {
   return { ok: true, document: json as CredSpecDocument, ...out };
 }
 
-/** Expand inlines `JSON.stringify(credspec)` into each pod, where the API server caps it (DESIGN.md section 4). */
+/** Expand inlines `JSON.stringify(credspec)` into each pod, where the API server caps it (docs/security.md, Status codes). */
 function checkSize(root: JsonObject, out: Collect): void {
   const bytes = new TextEncoder().encode(JSON.stringify(root)).length;
   if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) return;

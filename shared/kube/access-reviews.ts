@@ -1,4 +1,4 @@
-/** May a pod's service account `use` a GMSACredentialSpec? A LocalSubjectAccessReview (DESIGN.md section 5). */
+/** May a pod's service account `use` a GMSACredentialSpec? A LocalSubjectAccessReview (docs/security.md, Access reviews). */
 import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../zod-english.ts";

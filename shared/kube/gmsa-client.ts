@@ -49,7 +49,7 @@ export interface GmsaClient {
    */
   getCredSpecContents(name: string, options: CallOptions): Promise<unknown>;
   /**
-   * A LocalSubjectAccessReview for verb `use` on the credspec (DESIGN.md section 5).
+   * A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews).
    * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
    */
   canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessDecision>;

@@ -1,6 +1,6 @@
 /**
  * API server answers to typed errors, from the HTTP status and the Status `reason` only, never from message text
- * (STYLE.md: windows-gmsa's `isNotFoundError` matched "not found" in the message).
+ * (windows-gmsa's `isNotFoundError` matched "not found" in the message, which any wording change breaks).
  */
 import { CredentialsError, KubeApiError, type AdmissionError } from "../errors.ts";
 
@@ -47,7 +47,7 @@ export function errorFromAnswer(what: string, httpStatus: number, body: unknown)
   return new KubeApiError(`${what}: API server answered ${answer}`, { cause });
 }
 
-/** Whether a GET answered with `httpStatus` is worth one more try (DESIGN.md section 7). */
+/** Whether a GET answered with `httpStatus` is worth one more try (docs/security.md, Fail closed). */
 export function isRetryableStatus(httpStatus: number): boolean {
   return httpStatus === 429 || httpStatus >= 500;
 }

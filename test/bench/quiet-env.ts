@@ -1,6 +1,6 @@
 /**
  * Imported first by run.ts: no wrangler or Miniflare run of the benchmark may reach outside the machine
- * (DESIGN.md section 1).
+ * (docs/development.md, Toolchain).
  */
 import { WRANGLER_OFFLINE_ENV } from "../../infra/cloudflare/bundle-size.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The Node server's exec plugin credentials against the real API server (DESIGN.md section 6):
+ * The Node server's exec plugin credentials against the real API server (docs/configuration.md, Talking to the Kubernetes API):
  * tokens are cached until their advertised expiry minus the refresh skew, and a token the API
  * server refuses (401) is dropped and replaced once, within the same review. Node only: Workers
  * cannot run exec plugins. The caches of credspecs and access reviews are off, so that every

@@ -1,7 +1,7 @@
 /**
  * Pod builders for the GMSA rules: a pod with a main container "app" and an init container "setup", and
- * the GMSA setting on the pod, a container or an init container (STYLE.md section 3: every rule runs at
- * each place).
+ * the GMSA setting on the pod, a container or an init container (every rule runs at each place:
+ * docs/development.md, Tests).
  */
 import type { Container, Pod, WindowsOptions } from "../../shared/policy/pod.ts";
 

@@ -1,6 +1,6 @@
 /**
  * What every answer of the functions must look like, whatever was sent: a well-formed AdmissionReview
- * (DESIGN.md section 4) or one of the documented HTTP errors with a JSON body.
+ * (docs/security.md, Status codes) or one of the documented HTTP errors with a JSON body.
  */
 import fastJsonPatch from "fast-json-patch";
 import { CONTENTS_MARKER } from "./world.ts";

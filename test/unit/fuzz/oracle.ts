@@ -1,5 +1,5 @@
 /**
- * An independent judge of "authorize must refuse this review", written from DESIGN.md sections 3 and 4 and the
+ * An independent judge of "authorize must refuse this review", written from docs/security.md (Where GMSA references live, Status codes) and the
  * fuzzed world, sharing no code with shared/policy. It reads the review exactly as decoded (own properties only,
  * nothing inherited) and answers with the first reason found, or undefined when refusing is not required.
  * Where the design allows by intent (kinds other than Pod, DELETE, CONNECT) it never requires a refusal.

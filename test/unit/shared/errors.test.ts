@@ -24,7 +24,7 @@ const expected: [new (message: string, options?: errors.AdmissionErrorOptions) =
 ];
 
 describe("AdmissionError subclasses", () => {
-  it.each(expected)("%o has its code and status per DESIGN.md section 4", (ErrorClass, code, status) => {
+  it.each(expected)("%o has its code and status per docs/security.md (Status codes)", (ErrorClass, code, status) => {
     const cause = new Error("root");
     const error = new ErrorClass("message", { where: { place: "pod", credSpecName: "webapp1" }, cause });
     expect(error).toBeInstanceOf(errors.AdmissionError);

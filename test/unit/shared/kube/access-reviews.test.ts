@@ -23,7 +23,7 @@ function setup(script: FakeScript) {
 const verdict = (status: Record<string, unknown>) => json(201, { ...buildLocalSubjectAccessReview(query), status });
 
 describe("canUseCredSpec", () => {
-  it("POSTs the LocalSubjectAccessReview of DESIGN.md section 5 in the pod's namespace", async () => {
+  it("POSTs the LocalSubjectAccessReview of docs/security.md (Access reviews) in the pod's namespace", async () => {
     const { client, calls } = setup(() => verdict({ allowed: true }));
     await client.canUseCredSpec(query, call());
     expect(calls[0]?.method).toBe("POST");
