@@ -1,43 +1,93 @@
-import { Hono, type Context } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { FunctionName } from "../shared/config/index.ts";
+import { bearerTokens } from "../shared/http/bearer-tokens.ts";
+import { callerAuth } from "../shared/http/caller-auth.ts";
+import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
-import { readRequestBody } from "../shared/http/body-limit.ts";
-import type { HttpReply } from "../shared/http/reply.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
+import { isJsonContentType } from "../shared/http/request-checks.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { createSurface, matchRoute, type Surface, type SurfaceCall } from "./surface.ts";
+import { authorizeReview } from "./authorize/authorize.ts";
+import { expandReview } from "./expand/expand.ts";
+import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
+import { createReviewHandler, type ReviewHandler } from "./review-route.ts";
 
 /**
- * The whole HTTP surface as a Hono app: `POST /expand`, `POST /authorize`, `GET /healthz`, `GET /readyz`,
- * `GET /version`, `GET /metrics`; 404 for anything else. /healthz, /readyz and /version are open; the rest is
- * behind caller auth. Routing and answers are functions/surface.ts, which the Node server also calls without Hono;
- * this is the adapter of Workers, Lambda and Azure Functions. Adapters build `deps` and call this once per process
- * or isolate (a remote JWKS is cached in the surface).
- * @throws TypeError when the caller auth options, body limit or default timeout cannot work (see createReviewEndpoint).
+ * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
+ * (`object` and `oldObject` of an UPDATE) plus the review around them; a larger body is not a review it sent.
  */
-export function createApp(deps: AppDeps, surface: Surface = createSurface(deps)): Hono<AppEnv> {
+export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };
+
+/**
+ * The whole HTTP surface as one Hono app, the same on every runtime (each reaches it through Hono's adapter for it):
+ * - `POST /expand`, `POST /authorize` (the functions in `deps.functions`; with CALLER_AUTH=path at
+ *   `/<name>/:secret`): caller auth (401/403/503, before anything else), POST only (405 with `Allow: POST`), a JSON
+ *   content type (415), the body limit (413, chunked bodies too), then the review (400 when the body is not an
+ *   AdmissionReview, else 200 with the admission answer) within the deadline of `?timeout=`;
+ * - `GET /healthz`, `GET /readyz` (503 once the process is shutting down), `GET /version`: open;
+ * - `GET /metrics`: open, or behind `deps.metricsTokens` (METRICS_TOKENS) when set, never behind the admission
+ *   credential: the runtime's exposition (Prometheus text on the Node server), else the JSON counters.
+ * Anything else is a 404; our own failures a logged 500 (shared/http/on-error.ts). Adapters build `deps` and call this
+ * once per process or isolate.
+ * @throws TypeError when the caller auth or metrics options cannot work.
+ */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const pathMode = deps.callerAuth.mode === "path";
   app.onError(createErrorHandler(deps.logger));
-  app.all("*", async (c) => {
-    // c.req.path has its percent-escapes decoded, as the Node server's decodePath does.
-    return toResponse(await surface(matchRoute(c.req.path, deps.functions, pathMode), honoCall(c)));
+  app.notFound((c) => c.json({ error: "not found" }, 404));
+
+  app.get("/healthz", (c) => c.text("ok"));
+  app.get("/readyz", (c) => (deps.ready?.() === false ? c.text("shutting down", 503) : c.text("ok")));
+  app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));
+  const metricsAuth: MiddlewareHandler<AppEnv> =
+    deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
+  app.get("/metrics", metricsAuth, async (c) => {
+    if (deps.exposition === undefined) return c.json({ ...snapshotOf(deps.counters), ...deps.extraMetrics?.() });
+    const { contentType, body } = await deps.exposition();
+    return c.body(body, 200, { "content-type": contentType });
   });
+
+  const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
+  for (const fn of deps.functions) {
+    const handler = createReviewHandler(fn, HANDLERS[fn], deps);
+    app.all(`/${fn}`, ...checks, handler);
+    // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
+    if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
+  }
   return app;
 }
 
-/** A request as the surface reads it, from Hono's context. */
-function honoCall(c: Context<AppEnv>): SurfaceCall {
-  return {
-    method: c.req.method,
-    path: c.req.path,
-    timeout: c.req.query("timeout"),
-    header: (name) => c.req.header(name),
-    // Workers, Lambda and Azure terminate TLS in front of the function (mtls is the Node server's).
-    clientCertificate: () => undefined,
-    readBody: (limit) => readRequestBody(c.req.raw, limit),
-  };
-}
+const postOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method !== "POST") return c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" });
+  await next();
+};
 
-function toResponse(reply: HttpReply): Response {
-  return new Response(reply.body, { status: reply.status, headers: reply.headers });
+const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!isJsonContentType(c.req.header("content-type"))) throw new HTTPException(415, { message: "content type must be application/json" });
+  await next();
+};
+
+const limitBody = bodyLimit({
+  maxSize: BODY_LIMIT_BYTES,
+  onError: () => {
+    throw new HTTPException(413, { message: `request body exceeds ${BODY_LIMIT_BYTES} bytes` });
+  },
+});
+
+/** hono/body-limit; a body that breaks off while it counts one without a length (the caller went away) is a 400. */
+const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  try {
+    await limitBody(c, next);
+  } catch (error) {
+    if (error instanceof HTTPException) throw error;
+    throw new HTTPException(400, { message: "the request body could not be read" });
+  }
+};
+
+function snapshotOf(counters: ReviewRecorder | ReviewCounters): Record<string, number> {
+  return "snapshot" in counters ? counters.snapshot() : {};
 }

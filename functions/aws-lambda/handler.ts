@@ -1,14 +1,12 @@
 /**
- * AWS Lambda: API Gateway (HTTP API or REST API), Function URL and ALB events. Payload 2.0 events (Function URLs,
- * HTTP APIs) go straight to the HTTP surface (./v2-event.ts); the others to the Hono app through hono's own
- * adapter, loaded on first use (./hono-handler.ts). Both answer through the one surface. Deps are built once per
- * execution environment (cold start).
+ * AWS Lambda: every API Gateway payload (REST API 1.0, HTTP API 2.0), Function URL and ALB event reaches the one
+ * Hono app through hono/aws-lambda's `handle`. Deps are built once per execution environment (cold start).
  */
-import type { APIGatewayProxyResult, LambdaContext, LambdaEvent } from "hono/aws-lambda";
+import { handle, type APIGatewayProxyResult, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
 import type { Bindings } from "../../shared/config/index.ts";
+import { createApp } from "../app.ts";
+import { misconfiguredApp } from "../misconfigured.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
-import { createSurface } from "../surface.ts";
-import { answerV2Event } from "./v2-event.ts";
 
 /** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
 export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult>;
@@ -21,18 +19,8 @@ export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Pro
  */
 export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { error?: (message: string) => void } = {}): LambdaHandler {
   const ready = buildNodeDeps(env, "lambda", options).then(
-    ({ deps }): LambdaHandler => {
-      const surface = createSurface(deps);
-      const pathMode = deps.callerAuth.mode === "path";
-      let hono: Promise<LambdaHandler> | undefined;
-      return async (event, context) => {
-        const direct = answerV2Event(event, surface, deps.functions, pathMode);
-        if (direct !== undefined) return direct;
-        hono ??= import("./hono-handler.ts").then((m) => m.honoLambdaHandler(deps, surface));
-        return (await hono)(event, context);
-      };
-    },
-    async (error: unknown) => (await import("./hono-handler.ts")).misconfiguredLambdaHandler(error, options.error),
+    ({ deps }) => handle(createApp(deps)),
+    (error: unknown) => handle(misconfiguredApp(error, options.error)),
   );
   // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
   ready.catch(() => undefined);

@@ -7,13 +7,13 @@
 import type { HttpMethod } from "@azure/functions";
 
 /**
- * Function name -> route template (no leading slash; with routePrefix "" the URL path is `/<route>`). The protected
+ * Function name -> route template (no leading slash; with routePrefix "" the URL path is `/<route>`). The review
  * routes end in an optional catch-all, which also matches nothing: CALLER_AUTH=path serves them at `/<name>/<secret>`.
  */
 export const AZURE_ROUTES = {
   expand: "expand/{*rest}",
   authorize: "authorize/{*rest}",
-  metrics: "metrics/{*rest}",
+  metrics: "metrics",
   healthz: "healthz",
   readyz: "readyz",
   version: "version",

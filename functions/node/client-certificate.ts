@@ -1,12 +1,14 @@
-import { nodeTls } from "./node-builtins.ts";
-import type { ClientCertificate } from "../../shared/http/caller-auth.ts";
+import type { HttpBindings } from "@hono/node-server";
+import { TLSSocket } from "node:tls";
+import type { ClientCertificate, ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 
 /**
- * The client certificate of a request's TLS connection, as verified by the server started with `clientCaFile`
- * (server.ts); undefined over plain HTTP.
+ * The client certificate of a request's TLS connection, as verified by the server started with the client CA
+ * (server.ts), read from the node-server adapter's bindings (`c.env.incoming`); undefined over plain HTTP.
  */
-export function readSocketCertificate(socket: unknown): ClientCertificate | undefined {
-  if (!(socket instanceof nodeTls().TLSSocket)) return undefined;
+export const readClientCertificate: ClientCertificateReader = (c) => {
+  const socket = (c.env as Partial<HttpBindings>).incoming?.socket;
+  if (!(socket instanceof TLSSocket)) return undefined;
   const cert = socket.getPeerCertificate();
   const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;
   const cn: unknown = presented ? (cert.subject as { CN?: unknown } | undefined)?.CN : undefined;
@@ -16,8 +18,8 @@ export function readSocketCertificate(socket: unknown): ClientCertificate | unde
     authorized: socket.authorized,
     error: error === undefined || error === null ? undefined : describeError(error),
     commonNames: typeof cn === "string" ? [cn] : Array.isArray(cn) ? cn.filter((n): n is string => typeof n === "string") : [],
-  };
-}
+  } satisfies ClientCertificate;
+};
 
 /** OpenSSL's code (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), never the certificate's contents. */
 function describeError(error: unknown): string {

@@ -3,11 +3,11 @@
  * (kubeconfig, exec plugin, keep-alive pool) -> the deps of createApp. Called once per process.
  */
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
+import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, type AppDeps } from "../app-deps.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
-import { nodeCrypto } from "./node-builtins.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
 
@@ -16,7 +16,7 @@ export interface NodeDepsOptions {
   /** Where JSON log lines go. Default: stdout, one line each. */
   write?: (line: string) => void;
   /** The connection's client certificate, for CALLER_AUTH=mtls: only the Node server, which terminates TLS itself. */
-  clientCertificates?: boolean;
+  clientCertificate?: ClientCertificateReader;
   /**
    * The Node server's Prometheus metrics (./prometheus.ts), bound to the reviews, the kube client and the
    * credential source; /metrics then answers their text. Lambda and Azure Functions keep the JSON counters.
@@ -24,11 +24,6 @@ export interface NodeDepsOptions {
   prometheus?: PrometheusMetrics;
   /** /readyz answers 503 once this is false (the Node server's graceful shutdown). */
   ready?: () => boolean;
-}
-
-/** SHA-256 with node:crypto: synchronous, so a bearer check does not wait on the thread pool as WebCrypto's does. */
-export function nodeSha256(text: string): Uint8Array {
-  return nodeCrypto().hash("sha256", text, "buffer");
 }
 
 /** Writes one log line to stdout. */
@@ -58,11 +53,10 @@ export async function buildNodeDeps(
   const deps = configuredDeps(config, {
     gmsa: gmsa.client,
     logger,
-    digest: nodeSha256,
     ...(prometheus === undefined
       ? { extraMetrics: () => flattenCounters(gmsa.counters()) }
       : { counters: prometheus.reviews, exposition: () => prometheus.exposition() }),
-    ...(options.clientCertificates === undefined ? {} : { clientCertificates: options.clientCertificates }),
+    ...(options.clientCertificate === undefined ? {} : { clientCertificate: options.clientCertificate }),
     ...(options.ready === undefined ? {} : { ready: options.ready }),
   });
   return { config, deps, close: () => gmsa.close() };

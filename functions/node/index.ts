@@ -5,14 +5,9 @@
  */
 import { ConfigurationError } from "../../shared/config/index.ts";
 import { startNodeServer } from "./server.ts";
-import { releaseStartupMemory, takeGc } from "./startup-memory.ts";
-
-const gc = takeGc();
 
 try {
   const running = await startNodeServer(process.env);
-  // Listening, and no connection accepted yet: this turn of the event loop is still ours.
-  releaseStartupMemory(gc);
   const exit = () => process.exit(0);
   process.once("SIGTERM", () => void running.shutdown().finally(exit));
   process.once("SIGINT", () => void running.close().finally(exit));

@@ -1,14 +1,32 @@
-import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
-import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions } from "node:https";
+import { createAdaptorServer } from "@hono/node-server";
+import type { Hono } from "hono";
+import type { IncomingMessage, Server, ServerOptions as HttpServerOptions, ServerResponse } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
 import type { Bindings } from "../../shared/config/index.ts";
-import type { AppDeps } from "../app-deps.ts";
-import { createSurface } from "../surface.ts";
-import { writeStdoutBatched } from "./batched-stdout.ts";
-import { createNodeListener } from "./listener.ts";
-import { nodeHttp } from "./node-builtins.ts";
-import { buildNodeDeps } from "./deps.ts";
+import type { AppEnv } from "../../shared/http/env.ts";
+import { createApp } from "../app.ts";
+import { readClientCertificate } from "./client-certificate.ts";
+import { buildNodeDeps, writeStdout } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
+
+/*
+ * Limits against clients that hold connections without finishing a request (slow-loris): each stalled TLS connection
+ * costs about 60 KiB (1,500 of them took a replica from 101 to 189 MiB, past its 128 MiB limit). The API server sends
+ * a whole review at once, so honest callers never come near them.
+ */
+/** A TLS handshake must finish within this (Node's default: 120 s). */
+const HANDSHAKE_TIMEOUT_MS = 5_000;
+/** The request line and headers must arrive within this (Node's default: 60 s). */
+const HEADERS_TIMEOUT_MS = 5_000;
+/** The whole request, body included, within this: the longest webhook timeout the API server allows (30 s). */
+const REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
+/** An idle kept-alive connection closes after this: long enough for a burst of pod creates to reuse it. */
+const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/** Connections beyond this are refused: far more than API servers open, few enough to keep a replica in its memory. */
+const MAX_CONNECTIONS = 512;
 
 /**
  * Longest wait for in-flight reviews once the server stops accepting: the longest webhook timeout the API server
@@ -36,16 +54,16 @@ export interface RunningServer {
  * when TLS_CERT_FILE/TLS_KEY_FILE are set.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdoutBatched): Promise<RunningServer> {
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
   // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
   let ready = true;
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     write,
-    clientCertificates: true,
+    clientCertificate: readClientCertificate,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
   });
-  const listener = nodeListenerOf(deps);
+  const app = createApp(deps);
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   const onUnhandledRejection = (reason: unknown): void =>
@@ -58,7 +76,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     tlsKeyFile: config.tlsKeyFile,
     clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
   };
-  const { server, port, tls } = await serveListener(listener, serveOptions);
+  const { server, port, tls } = await serveApp(app, serveOptions);
   const files = tlsFilesOf(serveOptions);
   const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, { logger });
   logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
@@ -122,26 +140,29 @@ export interface ServeOptions {
    */
   clientCaFile?: string | undefined;
   hostname?: string;
-  /** Longest time to receive a whole request, in ms (Node's `requestTimeout`); webhook timeouts are at most 30 s. */
-  requestTimeoutMs?: number;
-}
-
-/** The server's whole HTTP surface (functions/surface.ts) as a Node request listener. */
-export function nodeListenerOf(deps: AppDeps): RequestListener {
-  return createNodeListener({ surface: createSurface(deps), functions: deps.functions, pathMode: deps.callerAuth.mode === "path" });
 }
 
 /**
- * Serves `listener` over HTTP(S); resolves once listening, with the bound port and the TLS files' contents it
- * started with.
+ * Serves `app` over HTTP(S) through @hono/node-server, with the limits above; resolves once listening, with the bound
+ * port and the TLS files' contents it started with. Handlers reach the connection through `c.env.incoming`.
+ * @throws TypeError when client certificates are asked for without TLS.
  */
-export async function serveListener(listener: RequestListener, options: ServeOptions): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
+export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
   const files = tlsFilesOf(options);
   if (files === undefined && options.clientCaFile !== undefined) throw new TypeError("client certificates (mtls) need TLS_CERT_FILE and TLS_KEY_FILE");
   const tls = files === undefined ? undefined : await readTlsMaterial(files);
-  const server: Server | HttpsServer = tls === undefined ? nodeHttp().createServer(listener) : createHttpsServer(serverOptionsOf(tls), listener);
-  // Slow senders cannot hold a connection past this (Node's default is 300 s).
-  server.requestTimeout = options.requestTimeoutMs ?? 60_000;
+  const limits: HttpServerOptions = {
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+  };
+  const server = (
+    tls === undefined
+      ? createAdaptorServer({ fetch: app.fetch, serverOptions: limits })
+      : createAdaptorServer({ fetch: app.fetch, createServer: createHttpsServer, serverOptions: { ...limits, ...httpsOptionsOf(tls) } })
+  ) as Server | HttpsServer;
+  server.maxConnections = MAX_CONNECTIONS;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
@@ -152,6 +173,7 @@ export async function serveListener(listener: RequestListener, options: ServeOpt
   });
 }
 
-function serverOptionsOf({ cert, key, ca }: TlsMaterial): ServerOptions {
-  return ca === undefined ? { cert, key } : { cert, key, ca, requestCert: true, rejectUnauthorized: false };
+function httpsOptionsOf({ cert, key, ca }: TlsMaterial): HttpsServerOptions {
+  const base = { cert, key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS };
+  return ca === undefined ? base : { ...base, ca, requestCert: true, rejectUnauthorized: false };
 }

@@ -7,9 +7,9 @@
 import { watch, type FSWatcher } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { SecureContextOptions } from "node:tls";
+import { X509Certificate } from "node:crypto";
+import { createSecureContext, type SecureContextOptions } from "node:tls";
 import type { Logger } from "../../shared/log.ts";
-import { nodeCrypto, nodeTls } from "./node-builtins.ts";
 
 /** The files a server's TLS context comes from. */
 export interface TlsFiles {
@@ -50,7 +50,7 @@ export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
 
 /** What the log may say about a certificate: never the key, never the PEM. */
 function describeCertificate(cert: Buffer): { serial: string; notAfter: string; fingerprint256: string } {
-  const x509 = new (nodeCrypto().X509Certificate)(cert);
+  const x509 = new X509Certificate(cert);
   return { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 };
 }
 
@@ -88,7 +88,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     if (sameMaterial(current, next)) return;
     try {
       // Throws for a key that does not match the certificate, or PEM that does not parse.
-      nodeTls().createSecureContext(next);
+      createSecureContext(next);
       const described = describeCertificate(next.cert);
       server.setSecureContext(next);
       current = next;

@@ -5,19 +5,16 @@
  * heap stayed near 17 MB (test/bench/RESULTS.md, section G).
  * - 64 MiB of old space is over three times the live heap under load.
  * - 2 MiB semi-spaces keep the young generation at 4 MiB (a scavenge every few dozen reviews, each copying only the
- *   reviews in flight); 1 MiB saved 0.5 MiB at idle for more CPU per review. The minimum is 2 MiB too: the collection
- *   after start-up (below) shrinks the young generation to its minimum, and reviews, which die young, never grew it
- *   back (10 to 40 µs more per review in section G, alternating builds); unused semi-space pages cost no RSS at idle.
+ *   reviews in flight); 1 MiB saved 0.5 MiB at idle for more CPU per review. The minimum is 2 MiB too: reviews, which
+ *   die young, never grow a young generation shrunk to its minimum back (10 to 40 µs more per review in section G,
+ *   alternating builds); unused semi-space pages cost no RSS at idle.
  * - `--no-concurrent-recompilation` runs V8's optimizing compiles on the main thread, one at a time, instead of on
  *   its worker threads: 6 to 9 MiB less RSS after load in section G, and no more CPU per review (a heaptrack profile
  *   of the default found the compilers' scratch memory peaking at 9 MB). A review that arrives during a compile, at
  *   warm-up, waits for it.
- * - `--expose-gc` lets the entry run one memory-reducing collection once it listens (functions/node/startup-memory.ts):
- *   2.4 MiB less RSS at idle, of which the flag itself costs 0.6 back. The entry takes `gc` from the global object
- *   first, so no other code can call it.
  *
  * `npm start` and the Dockerfile's CMD pass them on the command line, where they win over NODE_OPTIONS: to change
  * them, run `node` with other values (in a pod: the container's `command`). test/unit/infra/heap-limits.test.ts
  * keeps both in step with this constant.
  */
-export const NODE_SERVER_OPTIONS = "--max-old-space-size=64 --min-semi-space-size=2 --max-semi-space-size=2 --no-concurrent-recompilation --expose-gc";
+export const NODE_SERVER_OPTIONS = "--max-old-space-size=64 --min-semi-space-size=2 --max-semi-space-size=2 --no-concurrent-recompilation";

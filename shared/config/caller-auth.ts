@@ -23,9 +23,6 @@ const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = 
     "CALLER_AUTH_JWT_JWKS",
     "CALLER_AUTH_JWT_SECRET",
     "CALLER_AUTH_JWT_ALGORITHMS",
-    "CALLER_AUTH_JWT_CLOCK_TOLERANCE_S",
-    "CALLER_AUTH_JWT_JWKS_TIMEOUT_MS",
-    "CALLER_AUTH_JWT_JWKS_COOLDOWN_MS",
   ],
   path: ["CALLER_AUTH_PATH_SECRET"],
   mtls: ["CALLER_AUTH_CLIENT_CA_FILE", "CALLER_AUTH_CLIENT_NAMES"],
@@ -66,14 +63,28 @@ export function readCallerAuth(read: Reader): CallerAuthOptions {
 }
 
 function readBearer(read: Reader, problems: string[]): CallerAuthOptions {
-  const tokens = read.items("CALLER_AUTH_TOKENS");
+  const tokens = readTokens(read, "CALLER_AUTH_TOKENS");
   if (tokens.length === 0) problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
+  return { mode: "bearer", tokens };
+}
+
+/**
+ * METRICS_TOKENS: the bearer tokens GET /metrics requires, comma-separated (old,new while rotating); none, and
+ * /metrics is open. Apart from the admission credential, so a scraper that holds one cannot send reviews.
+ */
+export function readMetricsTokens(read: Reader): string[] {
+  return readTokens(read, "METRICS_TOKENS");
+}
+
+/** Comma-separated bearer tokens, each long enough and sendable as configured (a problem recorded for each that is not). */
+function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
+  const tokens = read.items(name);
   tokens.forEach((token, i) => {
     if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {
-      problems.push(`CALLER_AUTH_TOKENS: token ${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (then =)`);
+      read.problems.push(`${name}: token ${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (then =)`);
     }
   });
-  return { mode: "bearer", tokens };
+  return tokens;
 }
 
 function readPath(read: Reader, problems: string[]): CallerAuthOptions {
@@ -115,7 +126,6 @@ function readJwt(read: Reader, problems: string[]): CallerAuthOptions {
     subjects: read.items("CALLER_AUTH_JWT_SUBJECTS"),
     algorithms,
     keys: keys ?? { kind: "jwks", jwks: { keys: [] } },
-    clockToleranceS: read.integer("CALLER_AUTH_JWT_CLOCK_TOLERANCE_S"),
   };
 }
 
@@ -123,8 +133,6 @@ function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined
   const url = read.optional("CALLER_AUTH_JWT_JWKS_URL");
   const inline = read.optional("CALLER_AUTH_JWT_JWKS");
   const secret = read.optional("CALLER_AUTH_JWT_SECRET");
-  const timeoutMs = read.integer("CALLER_AUTH_JWT_JWKS_TIMEOUT_MS");
-  const cooldownMs = read.integer("CALLER_AUTH_JWT_JWKS_COOLDOWN_MS");
   const given = [url, inline, secret].filter((v) => v !== undefined).length;
   if (given !== 1) {
     problems.push("CALLER_AUTH=jwt needs exactly one of CALLER_AUTH_JWT_JWKS_URL, CALLER_AUTH_JWT_JWKS or CALLER_AUTH_JWT_SECRET");
@@ -133,7 +141,7 @@ function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined
   if (url !== undefined) {
     const problem = checkJwksUrl(url);
     if (problem !== undefined) problems.push(`CALLER_AUTH_JWT_JWKS_URL ${problem}`);
-    return { kind: "jwks-url", url, timeoutMs, cooldownMs };
+    return { kind: "jwks-url", url };
   }
   if (inline !== undefined) {
     const parsed = parseJwks(inline);

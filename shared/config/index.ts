@@ -4,7 +4,7 @@
  */
 import type { CallerAuthOptions } from "../http/caller-auth.ts";
 import { LOG_LEVELS, type LogLevel } from "../log.ts";
-import { readCallerAuth } from "./caller-auth.ts";
+import { readCallerAuth, readMetricsTokens } from "./caller-auth.ts";
 import { readKubeSettings, type KubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import { runtimeProblems, type Runtime } from "./runtime.ts";
@@ -40,12 +40,12 @@ export interface Config {
   /** Node server: after SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
   shutdownDelaySeconds: number;
   callerAuth: CallerAuthOptions;
+  /** Bearer tokens GET /metrics requires (METRICS_TOKENS); empty: /metrics is open. */
+  metricsTokens: string[];
   randomHostname: boolean;
   logLevel: LogLevel;
-  bodyLimitBytes: number;
   requestingUser: RequestingUserMode;
   enforcement: EnforcementMode;
-  defaultTimeoutMs: number;
   kube: Readonly<KubeSettings>;
 }
 
@@ -74,12 +74,11 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
     tlsKeyFile: read.optional("TLS_KEY_FILE"),
     shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
     callerAuth: readCallerAuth(read),
+    metricsTokens: readMetricsTokens(read),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
-    bodyLimitBytes: read.integer("BODY_LIMIT_BYTES"),
     requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
     enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
-    defaultTimeoutMs: read.integer("DEFAULT_WEBHOOK_TIMEOUT_MS"),
     kube: readKubeSettings(read),
   };
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {

@@ -79,12 +79,11 @@ export const VARIABLES = {
   CALLER_AUTH_JWT_JWKS: text(),
   CALLER_AUTH_JWT_SECRET: text("", true),
   CALLER_AUTH_JWT_ALGORITHMS: text(`${ASYMMETRIC_JWT_ALGORITHMS.join(", ")}; with a secret: ${DEFAULT_SECRET_JWT_ALGORITHM}`),
-  CALLER_AUTH_JWT_CLOCK_TOLERANCE_S: integer(30, 0, 300),
-  CALLER_AUTH_JWT_JWKS_TIMEOUT_MS: integer(5000, 100, 30_000),
-  CALLER_AUTH_JWT_JWKS_COOLDOWN_MS: integer(30_000, 0, 3_600_000),
   CALLER_AUTH_PATH_SECRET: text("", true),
   CALLER_AUTH_CLIENT_CA_FILE: text(),
   CALLER_AUTH_CLIENT_NAMES: text("any"),
+  // Prometheus' scrape credential, never the admission one (README, Metrics).
+  METRICS_TOKENS: text("none: /metrics is open", true),
   // The app and the Node server.
   FUNCTIONS: { kind: "list", values: FUNCTION_NAMES, default: FUNCTION_NAMES },
   PORT: integer(8443, 0, 65535),
@@ -94,10 +93,8 @@ export const VARIABLES = {
   SHUTDOWN_DELAY_SECONDS: integer(5, 0, 300),
   RANDOM_HOSTNAME: { kind: "boolean", default: false },
   LOG_LEVEL: { kind: "oneOf", values: LOG_LEVELS, default: "info" },
-  BODY_LIMIT_BYTES: integer(8 * 1024 * 1024, 1024, 64 * 1024 * 1024),
   REVIEW_REQUESTING_USER: { kind: "oneOf", values: REQUESTING_USER_MODES, default: "off" },
   ENFORCEMENT: { kind: "oneOf", values: ENFORCEMENT_MODES, default: "deny" },
-  DEFAULT_WEBHOOK_TIMEOUT_MS: integer(10_000, 100, 30_000),
   // The Kubernetes client.
   KUBECONFIG: text("Node: `~/.kube/config`, else the in-cluster service account", true),
   KUBE_CONTEXT: text("the kubeconfig's `current-context`"),

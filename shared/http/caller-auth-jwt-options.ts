@@ -23,8 +23,11 @@ export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 
 /** Where the verification keys come from. */
 export type JwtKeySource =
-  /** A JWKS fetched with jose's `createRemoteJWKSet` (cached, refetched on an unknown `kid` after the cooldown). */
-  | { kind: "jwks-url"; url: string; timeoutMs: number; cooldownMs: number }
+  /**
+   * A JWKS fetched with jose's `createRemoteJWKSet`, with its defaults: a 5 s fetch timeout, cached, refetched on an
+   * unknown `kid` at most every 30 s.
+   */
+  | { kind: "jwks-url"; url: string }
   /** A JWKS given inline (public keys only). */
   | { kind: "jwks"; jwks: JSONWebKeySet }
   /** A shared HMAC secret, for HS* algorithms only. */
@@ -40,8 +43,6 @@ export interface JwtCallerOptions {
   /** Accepted `alg` values; never `none`; HS* only with a secret, asymmetric ones only with a key set. */
   algorithms: readonly string[];
   keys: JwtKeySource;
-  /** Leeway for `exp` and `nbf`, in seconds. */
-  clockToleranceS: number;
 }
 
 /** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */

@@ -4,6 +4,9 @@ import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions, type Jw
 export { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS } from "./caller-auth-jwt-options.ts";
 export type { CallerCheck, JwtCallerOptions, JwtKeySource } from "./caller-auth-jwt-options.ts";
 
+/** Leeway for `exp` and `nbf`, in seconds: clocks of the API server and of the function may differ a little. */
+export const CLOCK_TOLERANCE_S = 30;
+
 /** Failures of the key set itself, not of the token: the caller may be fine, we cannot tell (503). */
 const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
 
@@ -21,7 +24,7 @@ export function createJwtVerifier(options: JwtCallerOptions, now: () => number =
     algorithms: [...options.algorithms],
     issuer: options.issuer,
     audience: [...options.audience],
-    clockTolerance: options.clockToleranceS,
+    clockTolerance: CLOCK_TOLERANCE_S,
     // A token without `exp` would be good forever.
     requiredClaims: ["exp"],
   } satisfies JWTVerifyOptions;
@@ -55,6 +58,6 @@ function createKey(keys: JwtKeySource): Uint8Array | JWTVerifyGetKey {
     case "jwks":
       return createLocalJWKSet(keys.jwks);
     case "jwks-url":
-      return createRemoteJWKSet(new URL(keys.url), { timeoutDuration: keys.timeoutMs, cooldownDuration: keys.cooldownMs });
+      return createRemoteJWKSet(new URL(keys.url));
   }
 }

@@ -1,7 +1,8 @@
-export interface DeadlineOptions {
-  /** Used when the API server sends no `?timeout=` (Kubernetes' default webhook timeout is 10 s). */
-  defaultTimeoutMs: number;
-}
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./env.ts";
+
+/** The API server's default webhook timeout (`timeoutSeconds` unset): used when a request has no `?timeout=`. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** Kubernetes caps a webhook's `timeoutSeconds` at 30; a longer `?timeout=` is not the API server's. */
 export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
@@ -16,24 +17,32 @@ export interface Deadline {
 }
 
 /**
- * The API server appends `?timeout=<duration>` to the webhook URL (its `timeoutSeconds`). We answer before it
- * gives up: the budget is the timeout (at most 30 s) less a margin (a fifth, at most one second) for the reply
- * to travel. Returns the function that starts one review's deadline from its `?timeout=` value.
- * @throws TypeError when `defaultTimeoutMs` is not positive.
+ * The API server appends `?timeout=<duration>` to the webhook URL (its `timeoutSeconds`). We answer before it gives
+ * up: the budget is the timeout (at most 30 s, {@link DEFAULT_WEBHOOK_TIMEOUT_MS} without one) less a margin (a fifth,
+ * at most one second) for the reply to travel.
  */
-export function createDeadlines(options: DeadlineOptions): (timeout: string | undefined) => Deadline {
-  if (!(options.defaultTimeoutMs > 0)) throw new TypeError("defaultTimeoutMs must be a positive number");
-  return (timeout) => {
-    // Clamped: timers fire at once on delays past 2^31 - 1 ms.
-    const timeoutMs = Math.min(parseGoDuration(timeout) ?? options.defaultTimeoutMs, MAX_WEBHOOK_TIMEOUT_MS);
-    // Not AbortSignal.timeout: its timer cannot be cleared, so every answered review would keep a live timer
-    // and signal for up to 29 s and then build a DOMException nobody reads (test/bench/RESULTS.md).
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")),
-      reviewBudgetMs(timeoutMs),
-    );
-    return { signal: controller.signal, clear: () => clearTimeout(timer) };
+export function startDeadline(timeout: string | undefined): Deadline {
+  // Clamped: timers fire at once on delays past 2^31 - 1 ms.
+  const timeoutMs = Math.min(parseGoDuration(timeout) ?? DEFAULT_WEBHOOK_TIMEOUT_MS, MAX_WEBHOOK_TIMEOUT_MS);
+  // Not AbortSignal.timeout: its timer cannot be cleared, so every answered review would keep a live timer for up to 29 s.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")), reviewBudgetMs(timeoutMs));
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/**
+ * Middleware of the review routes: starts the review's deadline from `?timeout=` (before the body is read: the API
+ * server's timeout runs from when it sent the request), sets it as `c.var.signal`, and clears it once answered.
+ */
+export function reviewDeadline(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const deadline = startDeadline(c.req.query("timeout"));
+    c.set("signal", deadline.signal);
+    try {
+      await next();
+    } finally {
+      deadline.clear();
+    }
   };
 }
 

@@ -1,7 +1,11 @@
 /**
- * The one Hono Env of the apps (STYLE.md section 2). No context variables: the review routes get their deadline
- * from functions/review-endpoint.ts, not from middleware.
+ * The one Hono Env of the app. `Bindings` are the platform's (the Node server's `incoming` and `outgoing`, a
+ * Worker's env): only an adapter's own middleware reads them (the Node server's client certificate), never a handler.
  */
 export interface AppEnv {
-  Variables: Record<never, never>;
+  Bindings: object;
+  Variables: {
+    /** Aborts when the review's time is up (set by the review routes' deadline middleware, shared/http/deadline.ts). */
+    signal: AbortSignal;
+  };
 }

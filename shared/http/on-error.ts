@@ -1,29 +1,21 @@
 import type { ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "../log.ts";
-import { jsonReply, type HttpReply } from "./reply.ts";
+import type { AppEnv } from "./env.ts";
 
 /**
- * HTTP-level failures only (the request is not a usable review): HTTPException keeps its status and text (or
- * its ready Response); anything else is a logged 500 with a generic body. Admission outcomes never come
- * through here. The log names the method and the path's first segment only: in CALLER_AUTH=path mode the
- * second segment is the secret.
+ * The app's error handler. HTTP-level failures only (the request is not a usable review): an HTTPException keeps its
+ * ready Response (a caller-auth refusal with its challenge header) or answers `{"error": message}` with its status;
+ * anything else is a logged 500 with a generic body. Admission outcomes never come through here. The log names the
+ * method and the path's first segment only: in CALLER_AUTH=path mode the second segment is the secret, and an error's
+ * message may quote input, so only its name is logged.
  */
-export function createErrorHandler(logger: Logger): ErrorHandler {
+export function createErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {
-    if (err instanceof HTTPException) return err.res ?? c.json({ error: err.message }, err.status);
-    const reply = unhandledError(logger, c.req.method, c.req.path, err);
-    return c.body(reply.body, 500, reply.headers);
+    if (err instanceof HTTPException) return err.res === undefined ? c.json({ error: err.message }, err.status) : err.getResponse();
+    logger.log("error", "unhandled error", { method: c.req.method, path: redactPath(c.req.path), error: err.name });
+    return c.json({ error: "internal error" }, 500);
   };
-}
-
-/**
- * Our own failure while answering `method path`: logged with the error's name and the redacted path only (its
- * message may quote input), answered with a generic 500.
- */
-export function unhandledError(logger: Logger, method: string, path: string, error: unknown): HttpReply {
-  logger.log("error", "unhandled error", { method, path: redactPath(path), error: error instanceof Error ? error.name : typeof error });
-  return jsonReply(500, { error: "internal error" });
 }
 
 /** `/expand/<anything>` becomes `/expand/…`: the first segment (at most 32 characters) and no more. */

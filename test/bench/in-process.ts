@@ -6,7 +6,6 @@
  */
 import { createApp } from "../../functions/app.ts";
 import { configuredDeps } from "../../functions/app-deps.ts";
-import { nodeSha256 } from "../../functions/node/deps.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
@@ -67,7 +66,7 @@ function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
   const memory = createMemoryKubeFetch(credspecs);
   const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
   const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-  const app = createApp(configuredDeps(config, { gmsa, logger, extraMetrics: () => ({}), digest: nodeSha256 }));
+  const app = createApp(configuredDeps(config, { gmsa, logger, extraMetrics: () => ({}) }));
   return { app, apiCalls: memory.calls };
 }
 

@@ -58,7 +58,7 @@ const VALUE_SETS: Record<string, Record<string, unknown>> = {
     ...IN_CLUSTER,
     callerAuth: { mode: "mtls", mtls: { clientCA: cluster.caPem, clientNames: "kube-apiserver" } },
     certificates: { certManager: { enabled: true } },
-    metrics: { serviceMonitor: { enabled: true, tlsConfig: { cert: { secret: { name: "scrape", key: "tls.crt" } } } } },
+    metrics: { serviceMonitor: { enabled: true, tokenSecret: { name: "scrape", key: "token" } } },
   },
   "inCluster, your Secret, path": {
     ...IN_CLUSTER,
@@ -211,6 +211,12 @@ describe("helm template: inCluster mode", () => {
     }
     expect(ofKind(objects, "Secret")).toEqual([]);
     expect(ofKind(objects, "ServiceMonitor")).toHaveLength(2);
+    // The scrape token, apart from the admission credential: the functions read it as METRICS_TOKENS.
+    for (const fn of FUNCTIONS) {
+      const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & { spec: { endpoints: { path: string; authorization?: unknown }[] } };
+      expect(monitor.spec.endpoints[0]).toMatchObject({ path: "/metrics", authorization: { type: "Bearer", credentials: { name: "scrape", key: "token" } } });
+      expect(podOf(objects, fn).containers[0]!.env).toContainEqual({ name: "METRICS_TOKENS", valueFrom: { secretKeyRef: { name: "scrape", key: "token" } } });
+    }
   });
 
   it("with your Secret: its name mounted and your caBundle; path secrets in the service path and the scrape path", () => {
@@ -219,7 +225,9 @@ describe("helm template: inCluster mode", () => {
       expect(webhookOf(objects, fn).clientConfig).toMatchObject({ caBundle: CA_BUNDLE, service: { path: `/${fn}/${PATH_SECRET[fn]}` } });
       expect(podOf(objects, fn).volumes).toContainEqual({ name: "tls", secret: { secretName: "my-tls" } });
       const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & { spec: { endpoints: { path: string }[] } };
-      expect(monitor.spec.endpoints[0]!.path).toBe(`/metrics/${PATH_SECRET[fn]}`);
+      // Never the admission secret: whoever reads the ServiceMonitor could send reviews.
+      expect(monitor.spec.endpoints[0]).toEqual(expect.objectContaining({ path: "/metrics" }));
+      expect(monitor.spec.endpoints[0]).not.toHaveProperty("authorization");
     }
     expect(ofKind(objects, "Secret").map((s) => s.metadata.name)).toEqual([`${FULLNAME}-caller-auth`]);
     expect(ofKind(objects, "NetworkPolicy")).toHaveLength(1);

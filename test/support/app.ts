@@ -28,11 +28,10 @@ export function createTestApp(options: TestAppOptions = {}) {
     functions: FUNCTION_NAMES,
     version: "0.0.0-test",
     callerAuth: { mode: "none" },
-    defaultTimeoutMs: 10_000,
+    metricsTokens: [],
     logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
     now: () => 0,
     counters: createReviewCounters(),
-    bodyLimitBytes: 1024 * 1024,
     gmsa: createFakeGmsaClient(),
     randomBytes: fixedRandomBytes,
     ...rest,
@@ -72,7 +71,7 @@ export const NOW_MS = Date.UTC(2026, 0, 1);
 
 /**
  * A test app for the HTTP layer, where `callerAuth` is the part under test: a counting client that allows
- * credspec "webapp1" to everyone, a memory logger, the clock at {@link NOW_MS} and a 64 KiB body limit.
+ * credspec "webapp1" to everyone, a memory logger, and the clock at {@link NOW_MS}.
  */
 export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides: TestAppOptions = {}) {
   const logger = createMemoryLogger();
@@ -80,12 +79,10 @@ export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides
   const { app, deps } = createTestApp({
     version: "test",
     callerAuth,
-    defaultTimeoutMs: 5000,
     gmsa,
     randomBytes: (n) => new Uint8Array(n),
     logger,
     now: () => NOW_MS,
-    bodyLimitBytes: 64 * 1024,
     ...overrides,
   });
   return { app, deps, logger, gmsa };

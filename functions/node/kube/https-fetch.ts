@@ -7,9 +7,8 @@
  * idle memory. Node's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
  * CONNECT tunnel (`proxyEnv`, Node 24.5 and later).
  */
-import type { Agent as HttpAgent, IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { nodeHttp } from "../node-builtins.ts";
 import type { Socket } from "node:net";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/transport.ts";
 
@@ -122,8 +121,8 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         return;
       }
       const plain = url.startsWith("http:");
-      if (plain) plainAgent ??= new (nodeHttp().Agent)({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
-      const req = (plain ? nodeHttp().request : httpsRequest)(url, {
+      if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
+      const req = (plain ? httpRequest : httpsRequest)(url, {
         method: init.method,
         ...(init.headers === undefined ? {} : { headers: init.headers }),
         agent: plain ? plainAgent : agentFor(clientCertificate ?? options.clientCertificate),

@@ -70,8 +70,7 @@ async function loadFiles(files: string[], problems: string[], warnings: string[]
 }
 
 function inClusterTarget(host: string, port: string, serviceAccountDir: string): KubeTarget {
-  // Only an IPv6 address has a colon; importing node:net for isIPv6 would load its BlockList and SocketAddress too
-  // (see ../node-builtins.ts).
+  // Only an IPv6 address has a colon.
   const hostPart = host.includes(":") ? `[${host}]` : host;
   return {
     contextName: "in-cluster",

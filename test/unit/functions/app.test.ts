@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { BODY_LIMIT_BYTES } from "../../../functions/app.ts";
 import { createTestApp, postReview } from "../../support/app.ts";
 import { annotationKeys } from "../../../shared/policy/annotations.ts";
 import type { Pod } from "../../../shared/policy/pod.ts";
@@ -59,28 +60,47 @@ describe("createApp", () => {
     expect(res.status).toBe(415);
   });
 
-  it("refuses a body over the limit with 413", async () => {
-    const { app } = createTestApp({ bodyLimitBytes: 1024 });
-    const body = JSON.stringify(buildReview(buildPod({ annotations: { big: "x".repeat(2000) } })));
-    const res = await app.request("/expand", post(body, { ...json, "content-length": String(body.length) }));
+  it("refuses a declared length over the limit with 413 before reading the body", async () => {
+    const { app } = createTestApp();
+    let pulled = false;
+    const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
+    const res = await app.request("/expand", post(body, { ...json, "content-length": String(BODY_LIMIT_BYTES + 1) }));
     expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: `request body exceeds ${BODY_LIMIT_BYTES} bytes` });
+    expect(pulled).toBe(false);
   });
 
-  it("refuses a chunked body over the limit, sent without content-length, with 413", async () => {
-    const { app, deps } = createTestApp({ bodyLimitBytes: 1024 });
-    const chunk = new TextEncoder().encode(" ".repeat(400));
+  it("refuses a chunked body over the limit, sent without content-length, with 413, reading no further", async () => {
+    const { app, deps } = createTestApp();
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
     let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ < 10) controller.enqueue(chunk);
-        else controller.close();
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (sent++ < 100) controller.enqueue(chunk);
+          else controller.close();
+        },
       },
-    });
+      { highWaterMark: 0 },
+    );
     const req = new Request("http://localhost/expand", post(body));
     expect(req.headers.get("content-length")).toBeNull();
     const res = await app.request(req);
     expect(res.status).toBe(413);
+    expect(sent).toBe(9);
     expect(deps.counters.snapshot()).toEqual({});
+  });
+
+  it("answers 400 when the body breaks off (the caller went away)", async () => {
+    const { app } = createTestApp();
+    const body = new ReadableStream({
+      pull(controller) {
+        controller.error(new Error("socket hang up"));
+      },
+    });
+    const res = await app.request(new Request("http://localhost/expand", post(body)));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: "the request body could not be read" });
   });
 
   it("accepts a chunked body under the limit", async () => {
@@ -141,13 +161,51 @@ describe("createApp", () => {
       expect(gmsa.callCount()).toBe(2);
     });
 
-    it("keeps /healthz and /version open and /metrics closed", async () => {
+    it("keeps /healthz, /version and /metrics open: the admission token is for the API server only", async () => {
       const { app } = setup();
       expect((await app.request("/healthz")).status).toBe(200);
       expect((await app.request("/version")).status).toBe(200);
-      expect((await app.request("/metrics")).status).toBe(401);
-      expect((await app.request("/metrics", { headers: { authorization: "Bearer s3cret-token" } })).status).toBe(200);
+      expect((await app.request("/metrics")).status).toBe(200);
     });
+  });
+
+  describe("METRICS_TOKENS", () => {
+    const ADMISSION = "admission-token-0123456789";
+    const SCRAPE = "scrape-token-0123456789abc";
+    const setup = () => createTestApp({ callerAuth: { mode: "bearer", tokens: [ADMISSION] }, metricsTokens: [SCRAPE] });
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+    it("puts /metrics behind its own tokens: 401 with a Bearer challenge without one or with the admission token", async () => {
+      const { app } = setup();
+      for (const headers of [{}, bearer(ADMISSION)]) {
+        const res = await app.request("/metrics", { headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+      }
+      expect((await app.request("/metrics", { headers: bearer(SCRAPE) })).status).toBe(200);
+    });
+
+    it("does not let the scrape token send reviews (401)", async () => {
+      const { app } = setup();
+      expect((await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), { ...json, ...bearer(SCRAPE) }))).status).toBe(401);
+    });
+
+    it("serves /metrics at /metrics in path mode, never below the admission secret", async () => {
+      const secret = "p".repeat(40);
+      const { app } = createTestApp({ callerAuth: { mode: "path", secrets: [secret] } });
+      expect((await app.request("/metrics")).status).toBe(200);
+      expect((await app.request(`/metrics/${secret}`)).status).toBe(404);
+    });
+  });
+
+  it("answers /readyz 503 once the process is shutting down", async () => {
+    let ready = true;
+    const { app } = createTestApp({ ready: () => ready });
+    expect((await app.request("/readyz")).status).toBe(200);
+    ready = false;
+    const res = await app.request("/readyz");
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe("shutting down");
   });
 
   it("serves counters of reviews and extra metrics on /metrics", async () => {

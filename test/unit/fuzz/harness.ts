@@ -22,7 +22,7 @@ export function fuzzParameters(runs: number): { numRuns: number; seed?: number }
   return { numRuns: Math.max(1, Math.round(runs * SCALE)), ...(seed === undefined ? {} : { seed }) };
 }
 
-export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
+export function createFuzzApp() {
   const logger = createMemoryLogger();
   const { lines } = logger;
   const gmsa = createFakeGmsaClient();
@@ -30,13 +30,11 @@ export function createFuzzApp(options: { bodyLimitBytes?: number } = {}) {
   const { app } = createTestApp({
     version: "fuzz",
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },
-    defaultTimeoutMs: 5000,
     gmsa,
     settings: { randomHostname: true },
     randomBytes: (n) => Uint8Array.from({ length: n }, (_, i) => (counter++ * 31 + i * 7) % 256),
     logger,
     now: () => 0,
-    bodyLimitBytes: options.bodyLimitBytes ?? 8 * 1024 * 1024,
   });
   let inputs = 0;
   return {

@@ -27,7 +27,6 @@ function createRegressionApp(gmsa?: GmsaClient) {
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: silentLogger,
-    bodyLimitBytes: 8 * 1024 * 1024,
   }).app;
 }
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
-import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart, type NodeBundle } from "../../../infra/node/bundle-function.ts";
+import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart } from "../../../infra/node/bundle-function.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
@@ -35,17 +35,7 @@ const NOT_AT_START = [
   "shared/http/caller-auth-jwt.ts",
 ];
 
-/**
- * Built-ins whose ES module facade runs lazy exports we never use (undici, the bundled CA list, Web Crypto, BlockList):
- * the functions take them with process.getBuiltinModule (functions/node/node-builtins.ts).
- */
-const NOT_AS_ES_MODULES = ["node:http", "node:tls", "node:crypto", "node:net"];
-
 const matching = (inputs: readonly string[], prefixes: readonly string[]) => inputs.filter((input) => prefixes.some((prefix) => input.includes(prefix)));
-
-/** The built-ins the bundle's files import as ES modules. */
-const builtinImports = (bundle: NodeBundle) =>
-  Object.values(bundle.metafile.outputs).flatMap((output) => output.imports.filter((imported) => imported.external).map((imported) => imported.path));
 
 describe("the function platforms' bundles", () => {
   it.each(["lambda", "azure"] as const)("keep %s within 600 KiB raw, without the Node server's packages, rare modes in chunks", async (target) => {
@@ -57,13 +47,6 @@ describe("the function platforms' bundles", () => {
     expect(matching(start.inputs, NOT_AT_START)).toEqual([]);
     // Each of them is still in the bundle, behind a dynamic import.
     expect(NOT_AT_START.filter((prefix) => matching(Object.keys(bundle.metafile.inputs), [prefix]).length === 0)).toEqual([]);
-  });
-
-  it.each(["server", "lambda", "azure"] as const)("%s imports no built-in through an ES module facade that runs lazy exports", async (target) => {
-    const bundle = await buildNodeTarget(target, await tempDir(`gmsa-bundle-${target}-`));
-    const imports = builtinImports(bundle);
-    expect(imports).toContain("node:https");
-    expect(imports.filter((imported) => NOT_AS_ES_MODULES.includes(imported))).toEqual([]);
   });
 });
 
@@ -110,14 +93,12 @@ describe("the Node server's bundle", () => {
     }
   });
 
-  it("runs one memory-reducing collection once it listens, with the production flags", async () => {
-    const server = await startServerBundle([...NODE_SERVER_OPTIONS.split(" "), "--trace-gc"]);
+  it("serves with the production flags", async () => {
+    const server = await startServerBundle(NODE_SERVER_OPTIONS.split(" "));
     try {
-      // Answered: start-up is over, and so is the collection that ends it.
       expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
     } finally {
       await server.stop();
     }
-    expect(server.lines.filter((line) => / Mark-Compact \(reduce\) .* testing;/.test(line))).not.toEqual([]);
   });
 });

@@ -19,6 +19,8 @@ import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
 
 const CALLER_TOKEN = "metrics-test-caller-token-0123456789";
+/** METRICS_TOKENS: the scrape credential, apart from the admission one. */
+const SCRAPE_TOKEN = "metrics-test-scrape-token-0123456789";
 /** Every name of this pod is user input that must never become a label value. */
 const DISTINCT = {
   pod: "zq-pod-name-7731",
@@ -87,6 +89,7 @@ beforeAll(async () => {
       HOST: "127.0.0.1",
       CALLER_AUTH: "bearer",
       CALLER_AUTH_TOKENS: CALLER_TOKEN,
+      METRICS_TOKENS: SCRAPE_TOKEN,
       KUBECONFIG: file("kubeconfig"),
       TLS_CERT_FILE: file("tls.crt"),
       TLS_KEY_FILE: file("tls.key"),
@@ -147,7 +150,7 @@ describe("GET /metrics on the Node server", () => {
     const unauthenticated = await fetch(`${base()}/metrics`, { dispatcher: agent });
     expect(unauthenticated.status).toBe(401);
     await unauthenticated.arrayBuffer();
-    const response = await fetch(`${base()}/metrics`, { headers: { authorization: `Bearer ${CALLER_TOKEN}` }, dispatcher: agent });
+    const response = await fetch(`${base()}/metrics`, { headers: { authorization: `Bearer ${SCRAPE_TOKEN}` }, dispatcher: agent });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     text = await response.text();

@@ -150,9 +150,10 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       TLS_KEY_FILE: path.join(dir, "tls.key"),
     });
     const mtls = await startNodeServer(env, (line) => mtlsLogs.push(line));
-    const metricsStatus = (client: { cert: string; key: string }) =>
+    // GET on a review route: 405 once the caller is authenticated, 401 before.
+    const callerStatus = (client: { cert: string; key: string }) =>
       new Promise<number>((resolve, reject) => {
-        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/metrics", rejectUnauthorized: false, agent: false, ...client }, (res) => {
+        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/authorize", rejectUnauthorized: false, agent: false, ...client }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         });
@@ -160,13 +161,13 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
         req.end();
       });
     try {
-      expect(await metricsStatus(pki.client)).toBe(200);
-      expect(await metricsStatus(pki.strangerClient)).toBe(401);
+      expect(await callerStatus(pki.client)).toBe(405);
+      expect(await callerStatus(pki.strangerClient)).toBe(401);
       // Rewritten in place, as a plain file (not a Secret volume).
       await writeFile(caFile, pki.otherCaPem);
       expect(await logged("TLS certificate reloaded", 1, mtlsLogs)).toHaveLength(1);
-      expect(await metricsStatus(pki.strangerClient)).toBe(200);
-      expect(await metricsStatus(pki.client)).toBe(401);
+      expect(await callerStatus(pki.strangerClient)).toBe(405);
+      expect(await callerStatus(pki.client)).toBe(401);
     } finally {
       await mtls.close();
     }

@@ -87,6 +87,7 @@ describe("KUBERNETES_EXEC_INFO", () => {
       CALLER_AUTH_JWT_SECRET: "s",
       CALLER_AUTH_PATH_SECRET: "p",
       CALLER_AUTH_JWT_ISSUER: "https://issuer.example",
+      METRICS_TOKENS: "scrape-t0ken",
       JWT_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----",
       KUBECONFIG: "apiVersion: v1",
     };

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeListenerOf, serveListener } from "../../../../functions/node/server.ts";
+import { readClientCertificate } from "../../../../functions/node/client-certificate.ts";
+import { serveApp } from "../../../../functions/node/server.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 
@@ -13,7 +14,7 @@ const run = promisify(execFile);
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
 let dir: string;
-let server: Awaited<ReturnType<typeof serveListener>>["server"];
+let server: Awaited<ReturnType<typeof serveApp>>["server"];
 let port: number;
 let logged: () => string;
 const pem: Record<string, Buffer> = {};
@@ -77,9 +78,9 @@ beforeAll(async () => {
     pem[`${name}.key`] = await readFile(join(dir, `${name}.key`));
   }
   const clientCaFile = join(dir, "client-ca.pem");
-  const { deps, logger } = createCallerAuthTestApp({ mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] }, { clientCertificates: true });
+  const { app, logger } = createCallerAuthTestApp({ mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] }, { clientCertificate: readClientCertificate });
   logged = () => logger.text();
-  ({ server, port } = await serveListener(nodeListenerOf(deps), {
+  ({ server, port } = await serveApp(app, {
     port: 0,
     hostname: "127.0.0.1",
     tlsCertFile: join(dir, "server.pem"),
@@ -96,12 +97,10 @@ afterAll(async () => {
 describe("caller auth: mtls through the Node HTTPS server", () => {
   it("accepts a certificate from the configured CA with an allowed name", async () => {
     expect(await call("/authorize", "apiserver", "POST")).toBe(200);
-    expect(await call("/metrics", "apiserver")).toBe(200);
   });
 
   it("answers a caller without a certificate with a clean 401, not a TLS abort", async () => {
     expect(await call("/authorize", undefined, "POST")).toBe(401);
-    expect(await call("/metrics")).toBe(401);
   });
 
   it("answers a certificate from another CA with 401, logging OpenSSL's reason", async () => {
@@ -113,15 +112,16 @@ describe("caller auth: mtls through the Node HTTPS server", () => {
     expect(await call("/expand", "intruder", "POST")).toBe(403);
   });
 
-  it("keeps /healthz and /version reachable without a certificate (load balancer probes)", async () => {
+  it("keeps /healthz, /version and /metrics reachable without a certificate (probes, Prometheus)", async () => {
     expect(await call("/healthz")).toBe(200);
     expect(await call("/version")).toBe(200);
+    expect(await call("/metrics")).toBe(200);
   });
 });
 
-describe("serveListener", () => {
+describe("serveApp", () => {
   it("refuses client certificates without TLS (TypeError)", async () => {
-    const { deps } = createCallerAuthTestApp({ mode: "none" });
-    await expect(serveListener(nodeListenerOf(deps), { port: 0, clientCaFile: "ca.pem" })).rejects.toThrow(TypeError);
+    const { app } = createCallerAuthTestApp({ mode: "none" });
+    await expect(serveApp(app, { port: 0, clientCaFile: "ca.pem" })).rejects.toThrow(TypeError);
   });
 });

@@ -1,5 +1,9 @@
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { checkClientCertificate, createCallerCheck, type CallerGate } from "../../../../shared/http/caller-auth.ts";
+import { callerAuth, checkClientCertificate, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
+import type { AppEnv } from "../../../../shared/http/env.ts";
+import { createErrorHandler } from "../../../../shared/http/on-error.ts";
+import { silentLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post, watchedBody } from "../../../support/requests.ts";
@@ -64,10 +68,9 @@ describe("caller auth: bearer", () => {
     expect((await app.request("/expand", { method: "GET" })).status).toBe(401);
   });
 
-  it("keeps /metrics behind caller auth and /healthz, /version open", async () => {
+  it("keeps /metrics, /healthz and /version out of the admission credential's reach (open)", async () => {
     const { app } = createCallerAuthTestApp(auth);
-    expect((await app.request("/metrics")).status).toBe(401);
-    expect((await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect((await app.request("/metrics")).status).toBe(200);
     expect((await app.request("/healthz")).status).toBe(200);
     expect((await app.request("/version")).status).toBe(200);
   });
@@ -85,19 +88,20 @@ describe("caller auth: bearer", () => {
   });
 
   it("refuses no tokens or an empty token at setup (TypeError)", () => {
-    expect(() => createCallerCheck({ mode: "bearer", tokens: [] })).toThrow(TypeError);
-    expect(() => createCallerCheck({ mode: "bearer", tokens: [TOKEN, ""] })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "bearer", tokens: [] }, { logger: silentLogger })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "bearer", tokens: [TOKEN, ""] }, { logger: silentLogger })).toThrow(TypeError);
   });
 });
 
 describe("caller auth: path", () => {
   const auth = { mode: "path", secrets: [SECRET] } as const;
 
-  it("serves the functions and /metrics at /<name>/<secret>", async () => {
+  it("serves the functions at /<name>/<secret>, /metrics at /metrics (the secret is for the API server only)", async () => {
     const { app } = createCallerAuthTestApp(auth);
     await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
     await expectAdmission(await app.request(`/authorize/${SECRET}?timeout=10s`, post(gmsaReview())));
-    expect((await app.request(`/metrics/${SECRET}`)).status).toBe(200);
+    expect((await app.request("/metrics")).status).toBe(200);
+    expect((await app.request(`/metrics/${SECRET}`)).status).toBe(404);
   });
 
   it.each([
@@ -106,11 +110,9 @@ describe("caller auth: path", () => {
     ["a shorter secret", `/authorize/${SECRET.slice(0, -1)}`],
     ["a longer secret", `/authorize/${SECRET}0`],
     ["the secret percent-encoded wrong", `/authorize/${SECRET.slice(0, -1)}%2F`],
-    ["no secret on /metrics", "/metrics"],
-    ["a wrong secret on /metrics", "/metrics/nope"],
   ])("refuses %s with 401 and no API call", async (_name, path) => {
     const { app, gmsa } = createCallerAuthTestApp(auth);
-    const res = await app.request(path, path.startsWith("/metrics") ? {} : post(gmsaReview()));
+    const res = await app.request(path, post(gmsaReview()));
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBeNull();
     expect(gmsa.calls).toBe(0);
@@ -155,8 +157,8 @@ describe("caller auth: path", () => {
   });
 
   it("refuses a secret under 32 characters at setup (TypeError)", () => {
-    expect(() => createCallerCheck({ mode: "path", secrets: ["short"] })).toThrow(TypeError);
-    expect(() => createCallerCheck({ mode: "path", secrets: [] })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "path", secrets: ["short"] }, { logger: silentLogger })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "path", secrets: [] }, { logger: silentLogger })).toThrow(TypeError);
   });
 });
 
@@ -181,29 +183,25 @@ describe("caller auth: mtls verdicts", () => {
   });
 
   it("refuses mtls without a certificate reader at setup: Workers cannot see client certificates (TypeError)", () => {
-    expect(() => createCallerCheck({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(/Cloudflare/);
+    expect(() => callerAuth({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] }, { logger: silentLogger })).toThrow(/Cloudflare/);
     expect(() => createCallerAuthTestApp({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] })).toThrow(TypeError);
   });
 });
 
-// The check alone, in front of an answer that lets the caller in.
-function app(gate: CallerGate) {
-  return {
-    async request(_path: string, init: { method: string; headers?: Record<string, string> }): Promise<Response> {
-      const headers = new Headers(init.headers);
-      const refused = await gate({ header: (name) => headers.get(name) ?? undefined, pathSecret: undefined, clientCertificate: () => undefined });
-      return refused === undefined ? new Response("in") : new Response(refused.body, refused);
-    },
-  };
+// The middleware alone, in front of an answer that lets the caller in.
+function app(options: CallerAuthOptions) {
+  const hono = new Hono<AppEnv>();
+  hono.onError(createErrorHandler(silentLogger));
+  return hono.post("/", callerAuth(options, { logger: silentLogger }), (c) => c.text("in"));
 }
 
-describe("createCallerCheck", () => {
+describe("callerAuth", () => {
   it("lets every caller in with mode none", async () => {
-    expect((await app(createCallerCheck({ mode: "none" })).request("/", { method: "POST" })).status).toBe(200);
+    expect((await app({ mode: "none" }).request("/", { method: "POST" })).status).toBe(200);
   });
 
   describe("bearer", () => {
-    const a = app(createCallerCheck({ mode: "bearer", tokens: ["first-token", "second-token"] }));
+    const a = app({ mode: "bearer", tokens: ["first-token", "second-token"] });
 
     it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])("lets %j in", async (authorization) => {
       const res = await a.request("/", { method: "POST", headers: { authorization } });
@@ -226,6 +224,6 @@ describe("createCallerCheck", () => {
   });
 
   it.each([[[]], [[""]], [["ok", ""]]])("refuses bearer tokens %j at setup with a TypeError", (tokens) => {
-    expect(() => createCallerCheck({ mode: "bearer", tokens })).toThrow(TypeError);
+    expect(() => callerAuth({ mode: "bearer", tokens }, { logger: silentLogger })).toThrow(TypeError);
   });
 });

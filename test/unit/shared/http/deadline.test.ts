@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { createDeadlines, MAX_WEBHOOK_TIMEOUT_MS, parseGoDuration, reviewBudgetMs } from "../../../../shared/http/deadline.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_WEBHOOK_TIMEOUT_MS, parseGoDuration, reviewBudgetMs, startDeadline } from "../../../../shared/http/deadline.ts";
 
 describe("parseGoDuration", () => {
   it.each([
@@ -16,9 +16,9 @@ describe("parseGoDuration", () => {
   });
 });
 
-describe("createDeadlines", () => {
+describe("startDeadline limits", () => {
   it("clamps a ?timeout= past Kubernetes' 30 s maximum instead of failing (AbortSignal.timeout's range)", async () => {
-    const deadline = createDeadlines({ defaultTimeoutMs: 10_000 })("9999999999s");
+    const deadline = startDeadline("9999999999s");
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(deadline.signal.aborted).toBe(false);
     deadline.clear();
@@ -61,38 +61,40 @@ describe("reviewBudgetMs", () => {
   });
 });
 
-describe("createDeadlines", () => {
+describe("startDeadline", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   /** How long after it starts the deadline of `timeout` aborts, in ms. */
-  async function elapsedUntilAbort(defaultTimeoutMs: number, timeout: string | undefined): Promise<number> {
-    const { signal } = createDeadlines({ defaultTimeoutMs })(timeout);
+  async function elapsedUntilAbort(timeout: string | undefined): Promise<number> {
+    const { signal } = startDeadline(timeout);
     const started = Date.now();
     await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     return Date.now() - started;
   }
 
   it("aborts the signal within the budget of ?timeout=", async () => {
-    const elapsed = await elapsedUntilAbort(10_000, "500ms");
+    const elapsed = await elapsedUntilAbort("500ms");
     expect(elapsed).toBeGreaterThanOrEqual(350);
     expect(elapsed).toBeLessThan(500);
   });
 
-  it("uses the default without ?timeout= or with a junk one", async () => {
+  it("uses the API server's default 10 s without ?timeout= or with a junk one (aborts at 9 s)", () => {
+    vi.useFakeTimers();
     for (const timeout of [undefined, "junk"]) {
-      const elapsed = await elapsedUntilAbort(1000, timeout);
-      expect(elapsed).toBeGreaterThanOrEqual(700);
-      expect(elapsed).toBeLessThan(1000);
+      const { signal } = startDeadline(timeout);
+      vi.advanceTimersByTime(8_999);
+      expect(signal.aborted).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(signal.aborted).toBe(true);
     }
   });
 
   it("never aborts once cleared", async () => {
-    const deadline = createDeadlines({ defaultTimeoutMs: 10_000 })("100ms");
+    const deadline = startDeadline("100ms");
     deadline.clear();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(deadline.signal.aborted).toBe(false);
-  });
-
-  it("refuses a non-positive default at setup with a TypeError", () => {
-    expect(() => createDeadlines({ defaultTimeoutMs: 0 })).toThrow(TypeError);
-    expect(() => createDeadlines({ defaultTimeoutMs: Number.NaN })).toThrow(TypeError);
   });
 });

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
+import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler, redactPath } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
@@ -56,7 +57,7 @@ describe("error handler", () => {
 
 function setup(error: Error) {
   const lines: string[] = [];
-  const app = new Hono();
+  const app = new Hono<AppEnv>();
   app.onError(createErrorHandler(createJsonLogger({ level: "debug", write: (l) => lines.push(l) })));
   app.get("/boom", () => {
     throw error;

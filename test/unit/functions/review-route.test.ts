@@ -1,6 +1,8 @@
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createReviewCounters } from "../../../functions/metrics.ts";
-import { createReviewResponder, type ReviewHandler } from "../../../functions/review-responder.ts";
+import { createReviewHandler, type ReviewHandler } from "../../../functions/review-route.ts";
+import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { CredentialsError, CredSpecNotAllowedError, KubeApiError } from "../../../shared/errors.ts";
 import { createJsonLogger } from "../../../shared/log.ts";
@@ -12,25 +14,32 @@ function setup(handle: ReviewHandler) {
   const lines: string[] = [];
   let clock = 1000;
   const counters = createReviewCounters();
-  const respond = createReviewResponder("expand", handle, {
+  const respond = createReviewHandler("expand", handle, {
     gmsa: createFakeGmsaClient(),
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: createJsonLogger({ level: "debug", write: (l) => lines.push(l), now: () => 0 }),
     now: () => (clock += 7),
     counters,
-    bodyLimitBytes: 64 * 1024,
   });
+  const app = new Hono<AppEnv>().post(
+    "/expand",
+    async (c, next) => {
+      c.set("signal", new AbortController().signal);
+      await next();
+    },
+    respond,
+  );
   const send = async (review: unknown): Promise<AdmissionReviewResponse> => {
-    const res = await respond(new TextEncoder().encode(JSON.stringify(review)), new AbortController().signal);
+    const res = await app.request("/expand", { method: "POST", body: JSON.stringify(review) });
     expect(res.status).toBe(200);
-    expect(res.headers["content-type"]).toMatch(/^application\/json/);
-    return JSON.parse(res.body) as AdmissionReviewResponse;
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    return (await res.json()) as AdmissionReviewResponse;
   };
   return { send, lines, counters };
 }
 
-describe("createReviewResponder", () => {
+describe("createReviewHandler", () => {
   it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)("answers a %s review in its version with the uid echoed", async (apiVersion) => {
     const { send } = setup(() => Promise.resolve({ allowed: true }));
     const reply = await send(buildReview(buildPod(), { apiVersion, uid: "uid-42" }));

@@ -1,7 +1,9 @@
 import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
 import { parseAdmissionReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
 import { asAdmissionError, InternalError } from "../shared/errors.ts";
-import { HttpError, jsonReply, type HttpReply } from "../shared/http/reply.ts";
+import type { Handler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../shared/http/env.ts";
 import type { Logger } from "../shared/log.ts";
 import { createCallTally } from "../shared/observer.ts";
 import type { FunctionName } from "../shared/config/index.ts";
@@ -20,33 +22,37 @@ export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
   now: () => number;
   /** Told of every review's outcome: the JSON counters, or the Node server's Prometheus registry. */
   counters: ReviewRecorder;
-  /** Largest request body accepted, in bytes (BODY_LIMIT_BYTES). */
-  bodyLimitBytes: number;
 }
 
 /**
- * One function's answer to a request body that passed the HTTP checks (functions/review-endpoint.ts): parse (400
- * when it is not an AdmissionReview), the handler, one log line, the counters. Handler errors become denials (fail
- * closed); only bodies that are not a usable review get HTTP errors.
- * @returns the function that answers one body within the review's deadline `signal`.
+ * The Hono handler of one function's review route, behind the HTTP checks (functions/app.ts): read the body (400 when
+ * it cannot be read), parse it (400 when it is not an AdmissionReview), call the handler within the review's deadline
+ * (`c.var.signal`), write one log line, count, answer 200 with the AdmissionReview. Handler errors become denials
+ * (fail closed); only bodies that are not a usable review get HTTP errors.
  */
-export function createReviewResponder(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): (body: Uint8Array | undefined, signal: AbortSignal) => Promise<HttpReply> {
-  return async (bytes, signal) => {
+export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
+  return async (c) => {
     const started = deps.now();
+    let text: string;
+    try {
+      text = await c.req.text();
+    } catch {
+      throw new HTTPException(400, { message: "the request body could not be read" });
+    }
     let body: unknown;
     try {
-      body = JSON.parse(bytes === undefined ? "" : decoder.decode(bytes));
+      body = JSON.parse(text);
     } catch {
-      throw new HttpError(400, "request body is not valid JSON");
+      throw new HTTPException(400, { message: "request body is not valid JSON" });
     }
     const parsed = parseAdmissionReview(body);
-    if (!parsed.ok) throw new HttpError(400, `not an AdmissionReview: ${parsed.problem}`);
+    if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
     const { apiVersion, request } = parsed.value;
 
     const tally = createCallTally();
     let outcome: AdmissionOutcome;
     try {
-      outcome = await handle(parsed.value, { ...deps, signal, tally });
+      outcome = await handle(parsed.value, { ...deps, signal: c.var.signal, tally });
     } catch (error) {
       outcome = { allowed: false, errors: [asAdmissionError(error)] };
     }
@@ -74,11 +80,9 @@ export function createReviewResponder(fn: FunctionName, handle: ReviewHandler, d
       cacheMisses: tally.cacheMisses,
       tokenRefresh: tally.tokenRefresh,
     });
-    return jsonReply(200, reply);
+    return c.json(reply);
   };
 }
-
-const decoder = new TextDecoder();
 
 /** Names from the review are user input of any length: one log line stays short. */
 function clip(text: string | undefined): string | undefined {
