@@ -60,7 +60,13 @@ async function hostAddresses(): Promise<string> {
   return (await run(IP_COMMAND, ["-4", "-o", "addr", "show"], { timeout: 10_000 })).stdout;
 }
 
-/** A /30 in 10.200.0.0/16 whose addresses no interface uses yet (several test runs may share a machine). */
+/**
+ * Where every pod's /30 comes from ({@link pickSubnet}): the host side of each veth pair is in it, so it holds the
+ * address the API server calls the pods from, what a NetworkPolicy's `ipBlock` must admit.
+ */
+export const POD_NETWORK_CIDR = "10.200.0.0/16";
+
+/** A /30 in {@link POD_NETWORK_CIDR} whose addresses no interface uses yet (several test runs may share a machine). */
 async function pickSubnet(): Promise<{ hostIp: string; podIp: string }> {
   const used = await hostAddresses();
   for (let attempt = 0; attempt < 50; attempt++) {

@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -15,21 +15,13 @@ import {
 import { kubeRequest, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { nodeBinary } from "../../infra/local/node-binary.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
+import { kubectl } from "./support/kubectl.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const as = (token: string): KubeEndpoint => ({ ...admin, token });
 const CREDSPECS = "/apis/windows.k8s.io/v1/gmsacredentialspecs";
-
-function hasKubectl(): boolean {
-  try {
-    execFileSync("kubectl", ["version", "--client"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function runPlugin(serviceAccount: string, env: Record<string, string> = {}): Promise<ExecCredential> {
   const execInfo = { apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false } };
@@ -53,7 +45,7 @@ async function whoAmI(token: string): Promise<{ status: number; username: string
   return { status: response.status, username: response.body.status?.userInfo?.username };
 }
 
-/** The review the authorize function makes (DESIGN.md section 5), built by the function's own code. */
+/** The review the authorize function makes (docs/security.md, least privilege per function), built by its own code. */
 async function mayUse(token: string, serviceAccount: string, credspec: string) {
   const namespace = "default";
   const response = await kubeRequest<{ status?: { allowed: boolean; denied?: boolean } }>(
@@ -171,7 +163,8 @@ describe("function identities (infra/rbac)", () => {
     expect(await mayUse(token, "gmsa-app", "webapp02")).toEqual({ status: 201, allowed: false });
   });
 
-  describe.skipIf(!hasKubectl())("through kubectl and writeFunctionKubeconfig", () => {
+  // Needs kubectl on PATH: without one these fail with a message saying so, rather than skip unnoticed.
+  describe("through kubectl and writeFunctionKubeconfig", () => {
     let dir = "";
     beforeAll(async () => {
       // Inside the cluster's folder, so the cluster's teardown removes it even after a crash.
@@ -188,10 +181,10 @@ describe("function identities (infra/rbac)", () => {
         path: join(dir, "expand.kubeconfig"),
         countFile,
       });
-      const kubectl = (...args: string[]) => run("kubectl", ["--kubeconfig", kubeconfig, ...args]);
-      const { stdout } = await kubectl("get", "gmsacredentialspecs", "webapp01", "-o", "jsonpath={.metadata.name}");
+      const asExpand = (...args: string[]) => kubectl(["--kubeconfig", kubeconfig, ...args]);
+      const { stdout } = await asExpand("get", "gmsacredentialspecs", "webapp01", "-o", "jsonpath={.metadata.name}");
       expect(stdout).toBe("webapp01");
-      await expect(kubectl("get", "gmsacredentialspecs")).rejects.toMatchObject({ stderr: /forbidden/i });
+      await expect(asExpand("get", "gmsacredentialspecs")).rejects.toMatchObject({ stderr: /forbidden/i });
       expect((await readFile(countFile, "utf8")).trim().split("\n").length).toBeGreaterThanOrEqual(2);
     });
   });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { POD_NETWORK_CIDR } from "../../infra/local/pod-network.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 
@@ -35,6 +36,11 @@ interface Webhook {
   namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
   [key: string]: unknown;
 }
+interface NetworkPolicySpec {
+  podSelector: { matchLabels: Record<string, string> };
+  policyTypes: string[];
+  ingress: unknown[];
+}
 interface PodSpec {
   serviceAccountName: string;
   nodeSelector: Record<string, string>;
@@ -52,6 +58,9 @@ interface PodSpec {
 }
 
 const IN_CLUSTER = inClusterTestValues("t".repeat(32));
+const { networkPolicy: _networkPolicy, ...IN_CLUSTER_WITHOUT_CIDRS } = IN_CLUSTER;
+const PROMETHEUS_PEER = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } };
+const HTTPS_PORT = [{ protocol: "TCP", port: 8443 }];
 const VALUE_SETS: Record<string, Record<string, unknown>> = {
   "inCluster, generated certificates, bearer": IN_CLUSTER,
   "inCluster, cert-manager, mtls": {
@@ -65,7 +74,7 @@ const VALUE_SETS: Record<string, Record<string, unknown>> = {
     callerAuth: { mode: "path", ...PATH_SECRET },
     certificates: { secretName: "my-tls", caBundle: CA_BUNDLE },
     metrics: { serviceMonitor: { enabled: true }, prometheusRule: { enabled: true } },
-    networkPolicy: { enabled: true, controlPlaneCIDRs: ["10.0.0.0/28"] },
+    networkPolicy: { controlPlaneCIDRs: ["10.0.0.0/28", "fd00:10::/64"], metricsFrom: [PROMETHEUS_PEER] },
   },
   "inCluster, jwt": {
     ...IN_CLUSTER,
@@ -230,7 +239,32 @@ describe("helm template: inCluster mode", () => {
       expect(monitor.spec.endpoints[0]).not.toHaveProperty("authorization");
     }
     expect(ofKind(objects, "Secret").map((s) => s.metadata.name)).toEqual([`${FULLNAME}-caller-auth`]);
-    expect(ofKind(objects, "NetworkPolicy")).toHaveLength(1);
+  });
+
+  it("by default, a NetworkPolicy admitting the functions' port only from controlPlaneCIDRs, selecting both functions' pods", () => {
+    const policies = ofKind(objects(), "NetworkPolicy") as (KubeObject & { spec: NetworkPolicySpec })[];
+    expect(policies.map((p) => p.metadata.name)).toEqual([FULLNAME]);
+    const [{ spec }] = policies as [(typeof policies)[number]];
+    expect(spec.policyTypes).toEqual(["Ingress"]);
+    expect(spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: POD_NETWORK_CIDR } }], ports: HTTPS_PORT }]);
+    for (const fn of FUNCTIONS) {
+      const labels = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      expect(labels).toMatchObject(spec.podSelector.matchLabels);
+    }
+  });
+
+  it("admits the metricsFrom peers to the same port in a rule of their own", () => {
+    const policy = find(rendered.get("inCluster, your Secret, path")!, "NetworkPolicy", FULLNAME) as KubeObject & { spec: NetworkPolicySpec };
+    expect(policy.spec.ingress).toEqual([
+      { from: [{ ipBlock: { cidr: "10.0.0.0/28" } }, { ipBlock: { cidr: "fd00:10::/64" } }], ports: HTTPS_PORT },
+      { from: [PROMETHEUS_PEER], ports: HTTPS_PORT },
+    ]);
+  });
+
+  it("renders no NetworkPolicy, and needs no CIDRs, with networkPolicy.enabled false", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER_WITHOUT_CIDRS, networkPolicy: { enabled: false } });
+    expect(ofKind(objects, "NetworkPolicy")).toEqual([]);
+    expect(ofKind(objects, "Deployment")).toHaveLength(2);
   });
 
   it("sets env on both functions and a function's own env on it alone; adds the viewer role to view", () => {
@@ -263,6 +297,8 @@ describe("helm template: external mode", () => {
   it("renders no workload, and the webhooks by URL with the path secret", () => {
     const objects = rendered.get("external, path")!;
     expect(objects.filter((o) => WORKLOAD_KINDS.includes(o.kind))).toEqual([]);
+    // networkPolicy.enabled is true by default and no CIDRs are set: external mode has no pods to isolate.
+    expect(ofKind(objects, "NetworkPolicy")).toEqual([]);
     expect(webhookOf(objects, "expand").clientConfig).toEqual({ url: `https://gmsa-expand.example.com/expand/${PATH_SECRET.expand}` });
     expect(webhookOf(objects, "authorize").clientConfig).toEqual({ url: `https://gmsa-authorize.example.com/authorize/${PATH_SECRET.authorize}` });
     const binding = find(objects, "ClusterRoleBinding", `${FULLNAME}:authorize`) as KubeObject & { subjects: unknown[] };
@@ -323,7 +359,7 @@ describe("one source with the kustomize bases", () => {
 
 describe("values the chart refuses, with a message", () => {
   const cases: [string, unknown, RegExp][] = [
-    ["no image in inCluster mode", { callerAuth: IN_CLUSTER["callerAuth"] }, /image\.repository: the image built from infra\/node\/Dockerfile/],
+    ["no image in inCluster mode", { ...IN_CLUSTER, image: undefined }, /image\.repository: the image built from infra\/node\/Dockerfile/],
     ["no bearer tokens", { ...IN_CLUSTER, callerAuth: { mode: "bearer" } }, /callerAuth\.expand: expand's bearer tokens is required/],
     ["no URL in external mode", { mode: "external", external: { expand: { url: "https://x.example.com" } } }, /external\.authorize\.url: .* is required in external mode/],
     ["a URL with the function's path", { mode: "external", external: { expand: { url: "https://x.example.com/expand/" }, authorize: { url: "https://x.example.com" } } }, /external\.expand\.url: .* must be an https URL/],
@@ -331,7 +367,12 @@ describe("values the chart refuses, with a message", () => {
     ["a Secret without its CA", { ...IN_CLUSTER, certificates: { secretName: "x" } }, /certificates\.caBundle: .* is required/],
     ["a short path secret", { ...IN_CLUSTER, callerAuth: { mode: "path", expand: "short", authorize: "short" } }, /at least 32 characters/],
     ["jwt without a key set", { ...IN_CLUSTER, callerAuth: { mode: "jwt", jwt: { issuer: "https://i.example.com", audience: "a" } } }, /set exactly one of jwks and jwksUrl/],
-    ["a NetworkPolicy without CIDRs", { ...IN_CLUSTER, networkPolicy: { enabled: true } }, /networkPolicy\.controlPlaneCIDRs/],
+    [
+      "inCluster mode without the control plane's CIDRs (the NetworkPolicy is on by default)",
+      IN_CLUSTER_WITHOUT_CIDRS,
+      /networkPolicy\.controlPlaneCIDRs: .*--set 'networkPolicy\.controlPlaneCIDRs=\{10\.0\.0\.0\/16\}'.* or set networkPolicy\.enabled=false/,
+    ],
+    ["a control-plane address without its prefix length (schema)", { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["10.0.0.1"] } }, /at '\/networkPolicy\/controlPlaneCIDRs\/0': '10\.0\.0\.1' does not match pattern/],
     ["a variable the chart sets, in env", { ...IN_CLUSTER, authorize: { env: { CALLER_AUTH_TOKENS: "x" } } }, /env: CALLER_AUTH_TOKENS is set by the chart/],
     ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
     ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],

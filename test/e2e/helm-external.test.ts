@@ -32,13 +32,14 @@ const FULLNAME = `${RELEASE}-gmsa-webhooks`;
 const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
 /** The kustomize base's bindings of the functions' identities (infra/rbac/), removed while the chart's serve. */
 const BASE_BINDINGS = FUNCTIONS.map((fn) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:${fn}`);
-/** Kinds a workload install would create in the release namespace. */
+/** Kinds a workload install would create in the release namespace (the NetworkPolicy too: it is on by default). */
 const WORKLOAD_COLLECTIONS = [
   `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`,
   `/api/v1/namespaces/${NAMESPACE}/services`,
   `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`,
   `/api/v1/namespaces/${NAMESPACE}/secrets`,
   `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets`,
+  `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies`,
 ];
 
 let helm: HelmRunner;

@@ -11,6 +11,7 @@ import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { applyBaseInfra } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { POD_NETWORK_CIDR } from "../../infra/local/pod-network.ts";
 import { pointServiceAtPod, runDeploymentPod, type DeploymentPod } from "./support/deployment-pod.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 import {
@@ -88,6 +89,11 @@ describe("helm install, inCluster mode: the API server calls the functions throu
       expect(env["CALLER_AUTH_TOKENS"]).toBe(callerToken);
       expect(env["KUBECONFIG"]).toBeUndefined();
     }
+  });
+
+  it("installs the default NetworkPolicy admitting the API server's range (the sandboxes have no CNI to enforce it)", async () => {
+    const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(admin, `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`);
+    expect(policy.spec.ingress.map((rule) => rule.from)).toEqual([[{ ipBlock: { cidr: POD_NETWORK_CIDR } }]]);
   });
 
   defineAdmissionTests(cluster, GROUP, () => ({ expand: pods.get("expand")!.server.logFile, authorize: pods.get("authorize")!.server.logFile }));

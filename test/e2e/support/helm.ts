@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { CHART_DIR } from "../../../infra/helm/chart-files.ts";
 import type { KubeObject } from "../../../infra/local/apply.ts";
+import { POD_NETWORK_CIDR } from "../../../infra/local/pod-network.ts";
 
 const run = promisify(execFile);
 
@@ -76,11 +77,14 @@ export async function createHelmRunner(helmPath: string): Promise<HelmRunner> {
 
 /**
  * Values for an in-cluster test install: bearer caller auth with the given token for both functions,
- * certificates generated at install, and an image name that no test pulls (the local cluster runs no kubelet).
+ * certificates generated at install, an image name that no test pulls (the local cluster runs no kubelet), and the
+ * NetworkPolicy's control plane: the API server runs on the host and reaches each pod sandbox from the host side of
+ * its veth pair (infra/local/pod-network.ts). The sandboxes have no CNI, so nothing enforces the policy here.
  */
 export function inClusterTestValues(callerToken: string): Record<string, unknown> {
   return {
     image: { repository: "registry.invalid/gmsa-webhooks" },
     callerAuth: { mode: "bearer", expand: callerToken, authorize: callerToken },
+    networkPolicy: { controlPlaneCIDRs: [POD_NETWORK_CIDR] },
   };
 }
