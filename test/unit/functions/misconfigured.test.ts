@@ -27,10 +27,10 @@ describe("misconfiguredApp on a function platform", () => {
   });
 
   it("resolves to a 503-only app and logs every configuration problem in one message", async () => {
-    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS: undefined, RANDOM_HOSTNAME: "maybe", BODY_LIMIT_BYTES: "0" });
+    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS: undefined, RANDOM_HOSTNAME: "maybe", SHUTDOWN_DELAY_SECONDS: "-1" });
     expect((await app.request("/healthz")).status).toBe(503);
     expect(errors).toHaveLength(1);
-    for (const name of ["CALLER_AUTH_TOKENS", "RANDOM_HOSTNAME", "BODY_LIMIT_BYTES"]) expect(errors[0]).toContain(name);
+    for (const name of ["CALLER_AUTH_TOKENS", "RANDOM_HOSTNAME", "SHUTDOWN_DELAY_SECONDS"]) expect(errors[0]).toContain(name);
   });
 
   it.each(["lambda", "azure"] as const)("refuses CALLER_AUTH=mtls on %s: the platform ends TLS, the function never sees the certificate", async (runtime) => {
