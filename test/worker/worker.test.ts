@@ -2,11 +2,13 @@
  * The Worker build (wrangler's bundle for each deployed environment) answering reviews inside workerd,
  * reaching an API server with tokens from the JWT token source.
  */
+import { randomBytes } from "node:crypto";
 import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { buildJwks } from "../../shared/credentials/jwt.ts";
+import { expectNoSecretFragments, responseText } from "../support/no-secrets.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../support/reviews.ts";
 import { createTestPki, type TestPki } from "../support/test-pki.ts";
@@ -119,12 +121,44 @@ describe("expand Worker (wrangler env expand)", () => {
     expect(res.status).toBe(401);
     expect(api.calls.length).toBe(calls);
   });
+});
 
-  it("answers 503 and names no secret when the configuration is incomplete", async () => {
-    const w = worker("expand", { CALLER_AUTH_TOKENS: "" });
-    const res = await w.dispatchFetch("https://worker.example/expand", { method: "POST" });
-    expect(res.status).toBe(503);
-    expect(await res.text()).not.toContain(CALLER_TOKEN);
+describe("a Worker whose configuration holds secrets but cannot be used", () => {
+  // Its own secrets, random so that any 8-character piece of one in an answer can only be an echo.
+  const callerToken = randomBytes(30).toString("base64url");
+  const kubeToken = randomBytes(30).toString("base64url");
+  const metricsToken = randomBytes(30).toString("base64url");
+  const kubeconfigWithToken = (server: string, indent = "    ") =>
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      `clusters: [{name: local, cluster: {server: "${server}"}}]`,
+      "users:",
+      "- name: gmsa",
+      "  user:",
+      `${indent}token: ${kubeToken}`,
+      "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
+      "current-context: local",
+    ].join("\n");
+
+  it.each([
+    ["a setting it cannot read (LOG_LEVEL)", () => ({ KUBECONFIG: kubeconfigWithToken(api.url), LOG_LEVEL: "chatty" })],
+    // A tab-indented line, a common pasting mistake: YAML parsers quote the offending line, here the token's.
+    ["a KUBECONFIG secret that is not valid YAML", () => ({ KUBECONFIG: kubeconfigWithToken(api.url, "\t") })],
+  ])("answers 503 to every request for %s, with no piece of any secret in the body or headers", async (_, cause) => {
+    const w = worker("expand", { ...cause(), CALLER_AUTH_TOKENS: `${callerToken},${CALLER_TOKEN}`, METRICS_TOKENS: metricsToken });
+    const held = [callerToken, CALLER_TOKEN, kubeToken, metricsToken, secrets["JWT_PRIVATE_KEY"]!];
+    for (const [method, path] of [["POST", "/expand"], ["GET", "/healthz"], ["GET", "/metrics"]] as const) {
+      const res = await w.dispatchFetch(`https://worker.example${path}`, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${callerToken}` },
+        ...(method === "POST" ? { body: JSON.stringify(buildReview(buildPod())) } : {}),
+      });
+      expect(res.status).toBe(503);
+      const text = await responseText(res);
+      expect(text).toMatch(/misconfigured/);
+      expectNoSecretFragments(text, held);
+    }
   });
 });
 

@@ -1,9 +1,14 @@
+import { randomBytes } from "node:crypto";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../../functions/app.ts";
-import { createMisconfiguredApp, MISCONFIGURED_BODY, misconfiguredApp } from "../../../functions/misconfigured.ts";
+import { misconfiguredApp } from "../../../functions/misconfigured.ts";
 import { buildNodeDeps } from "../../../functions/node/deps.ts";
 import type { Bindings } from "../../../shared/config/index.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless-env.ts";
+import { expectNoSecretFragments, responseText } from "../../support/no-secrets.ts";
+import { serverlessEnv } from "../../support/serverless-env.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 /** What the Lambda and Azure handlers serve: the app from the Node deps, or the 503 app after one report. */
 async function serverlessApp(env: Bindings, runtime: "lambda" | "azure", error: (message: string) => void) {
@@ -27,10 +32,10 @@ describe("misconfiguredApp on a function platform", () => {
   });
 
   it("resolves to a 503-only app and logs every configuration problem in one message", async () => {
-    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS: undefined, RANDOM_HOSTNAME: "maybe", SHUTDOWN_DELAY_SECONDS: "-1" });
+    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS: undefined, RANDOM_HOSTNAME: "maybe", LOG_LEVEL: "chatty" });
     expect((await app.request("/healthz")).status).toBe(503);
     expect(errors).toHaveLength(1);
-    for (const name of ["CALLER_AUTH_TOKENS", "RANDOM_HOSTNAME", "SHUTDOWN_DELAY_SECONDS"]) expect(errors[0]).toContain(name);
+    for (const name of ["CALLER_AUTH_TOKENS", "RANDOM_HOSTNAME", "LOG_LEVEL"]) expect(errors[0]).toContain(name);
   });
 
   it.each(["lambda", "azure"] as const)("refuses CALLER_AUTH=mtls on %s: the platform ends TLS, the function never sees the certificate", async (runtime) => {
@@ -49,13 +54,35 @@ describe("misconfiguredApp on a function platform", () => {
   });
 });
 
-describe("createMisconfiguredApp", () => {
-  it.each(["GET /healthz", "POST /expand", "PUT /nowhere"])("answers %s with 503 and a body naming no secret", async (call) => {
-    const [method, path] = call.split(" ") as [string, string];
-    const res = await createMisconfiguredApp().request(path, { method });
-    expect(res.status).toBe(503);
-    const text = await res.text();
-    expect(JSON.parse(text)).toEqual(MISCONFIGURED_BODY);
-    expect(text).not.toContain(CALLER_TOKEN);
+describe("the 503 app built from a configuration that holds secrets", () => {
+  // Random, so that any 8-character piece of one in an answer or the log can only be an echo.
+  const secret = () => randomBytes(30).toString("base64url");
+  const held = { CALLER_AUTH_TOKENS: secret(), METRICS_TOKENS: secret(), AWS_SECRET_ACCESS_KEY: secret(), kubeToken: secret() };
+
+  /** A kubeconfig whose user holds a token, its line indented with `indent`. */
+  async function kubeconfigWithToken(indent: string): Promise<string> {
+    const file = path.join(await tempDir("gmsa-misconfigured-"), "kubeconfig.yaml");
+    const lines = ["apiVersion: v1", "kind: Config", 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', "users:", "- name: u", "  user:"];
+    await writeFile(file, [...lines, `${indent}token: ${held.kubeToken}`, "contexts: [{name: c, context: {cluster: c, user: u}}]", "current-context: c", ""].join("\n"));
+    return file;
+  }
+
+  it.each([
+    ["a setting it cannot read", "LOG_LEVEL must be one of", async () => ({ KUBECONFIG: await kubeconfigWithToken("    "), LOG_LEVEL: "chatty" })],
+    // A tab-indented line, a common pasting mistake: YAML parsers quote the offending line, here the token's.
+    ["a kubeconfig that is not valid YAML", "not valid YAML", async () => ({ KUBECONFIG: await kubeconfigWithToken("\t") })],
+  ])("for %s: every answer is 503 naming the misconfiguration, the log names the problem, neither holds a piece of a secret", async (_, problem, cause) => {
+    const { CALLER_AUTH_TOKENS, METRICS_TOKENS, AWS_SECRET_ACCESS_KEY } = held;
+    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS, METRICS_TOKENS, AWS_SECRET_ACCESS_KEY, ...(await cause()) });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(problem);
+    expectNoSecretFragments(errors[0]!, Object.values(held));
+    for (const [method, path] of [["POST", "/expand"], ["GET", "/healthz"], ["GET", "/metrics"], ["PUT", "/nowhere"]] as const) {
+      const res = await app.request(path, { method, headers: { authorization: `Bearer ${CALLER_AUTH_TOKENS}` } });
+      expect(res.status).toBe(503);
+      const text = await responseText(res);
+      expect(text).toMatch(/"error":"gmsa-webhooks is misconfigured/);
+      expectNoSecretFragments(text, Object.values(held));
+    }
   });
 });
