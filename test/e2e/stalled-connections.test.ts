@@ -1,13 +1,14 @@
 /**
  * Slow-loris against the Node server (issue 23, row 3), through the real kube-apiserver: both functions run as
  * production runs them (the esbuild bundle of functions/node/index.ts with the heap limits of `npm start`), registered
- * as the cluster's webhooks. Each server is sent STALLED_PER_SERVER connections that finish TLS and send half a
- * header, or never start the handshake; while they are held, GMSA pods are created through the API server and must
- * be expanded and authorized, each server's resident memory must stay under a 128 MiB container limit, and the
- * server must close every stalled connection within 20 s. Prints the figures.
+ * as the cluster's webhooks. Each server is kept under STALLED_PER_SERVER connections that finish TLS and send half a
+ * header, or never start the handshake, for SUSTAIN_MS, every one it closes or refuses replaced. Meanwhile GMSA pods
+ * are created through the API server and must be expanded and authorized (the first while the 512-connection cap is
+ * full), each server's resident memory must stay under a 128 MiB container limit, the server must hold no more than
+ * its cap and refuse the rest at once, and close every stalled connection within 20 s of opening it. Prints the figures
+ * (docs/security.md, "Limits on what one request can cost").
  */
-import { rm } from "node:fs/promises";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -31,6 +32,13 @@ const RSS_LIMIT_BYTES = 128 * 1024 * 1024;
 /** Every stalled connection must be closed by the server within this of opening. */
 const CLOSE_WITHIN_MS = 20_000;
 const RSS_SAMPLE_MS = 100;
+/** The attacker keeps refilling the slots the server frees for this long (over two headers timeouts). */
+const SUSTAIN_MS = 15_000;
+/**
+ * Between pod creates. The first needs a new connection while the cap is full (the API server has none open to the
+ * webhooks registered here); `STALL_REVIEW_PAUSE_MS=11000` (over the 10 s keep-alive timeout) makes every one need one.
+ */
+const REVIEW_PAUSE_MS = Number(process.env["STALL_REVIEW_PAUSE_MS"] ?? 100);
 /** The server's connection cap (functions/node/server.ts). */
 const MAX_CONNECTIONS = 512;
 const MIB = 1024 * 1024;
@@ -74,7 +82,7 @@ function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed:
       const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
       if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
       else failed.push(`pod ${n}: ${created.status} ${created.body.message ?? ""}`);
-      await sleep(100);
+      await sleep(REVIEW_PAUSE_MS);
     }
   })();
   return {
@@ -115,10 +123,11 @@ describe("the Node server under stalled connections (slow-loris), called by kube
     const stalls: Stall[] = [];
     let reviews: ReturnType<typeof createPodsUntilStopped> | undefined;
     try {
-      stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), STALLED_PER_SERVER, NO_HANDSHAKE_EVERY)));
+      stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), { count: STALLED_PER_SERVER, noHandshakeEvery: NO_HANDSHAKE_EVERY, sustainMs: SUSTAIN_MS })));
       // Reviews start once both servers hold as many stalled connections as their cap allows (the API server has no
       // connection open to them yet: it must get a new one in), and run until the last stalled one is closed.
-      while (stalls.some((stall) => heldNow(stall) < MAX_CONNECTIONS - 8)) await sleep(20);
+      const fullBy = performance.now() + 15_000;
+      while (stalls.some((stall) => heldNow(stall) < MAX_CONNECTIONS - 8) && performance.now() < fullBy) await sleep(20);
       const fullMs = performance.now() - began;
       reviews = createPodsUntilStopped();
       await Promise.all(stalls.map((stall) => stall.opened));
@@ -136,6 +145,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
           fn,
           held: held.length,
           heldNoHandshake: held.filter((c) => c.kind === "no-handshake").length,
+          mostHeld: stalls[i]!.mostHeld,
           refused: connections.length - held.length,
           longestHeldMs: longest,
           lastClosedMs: lastClosed[i],
@@ -144,25 +154,30 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         };
       });
       console.log(
-        `[stalled] ${STALLED_PER_SERVER} connections per server opened in ${(openedMs / 1000).toFixed(1)} s, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +
+        `[stalled] ${STALLED_PER_SERVER} connections per server kept open for ${(openedMs / 1000).toFixed(1)} s, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +
           figures
             .map(
               (f) =>
-                `${f.fn}: ${f.held} held (${f.heldNoHandshake} without handshake), ${f.refused} refused at once, longest held ` +
-                `${(f.longestHeldMs / 1000).toFixed(1)} s, last closed ${f.lastClosedMs === undefined ? "never" : `${(f.lastClosedMs / 1000).toFixed(1)} s`} ` +
-                `after the first opened, RSS idle ${f.idleMiB.toFixed(1)} MiB peak ${f.peakMiB.toFixed(1)} MiB`,
+                `${f.fn}: ${f.held} held (${f.heldNoHandshake} without handshake, at most ${f.mostHeld} at once), ${f.refused} refused at once, longest held ` +
+                `${(f.longestHeldMs / 1000).toFixed(1)} s, last closed ` +
+                (f.lastClosedMs === undefined ? "never" : `${((f.lastClosedMs - openedMs) / 1000).toFixed(1)} s after the last was opened`) +
+                `, RSS idle ${f.idleMiB.toFixed(1)} MiB peak ${f.peakMiB.toFixed(1)} MiB`,
             )
             .join("; ") +
           `; reviews through the API server meanwhile: ${answered} answered (slowest pod create ${slowestMs.toFixed(0)} ms), ${failed.length} failed`,
       );
 
       expect(failed).toEqual([]);
-      expect(answered).toBeGreaterThan(5);
+      expect(answered).toBeGreaterThanOrEqual(2);
       for (const f of figures) {
         expect(f.lastClosedMs, `${f.fn}: every stalled connection closed`).toBeDefined();
         expect(f.longestHeldMs, `${f.fn}: longest held`).toBeLessThan(CLOSE_WITHIN_MS);
         expect(f.peakMiB * MIB, `${f.fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
-        expect(f.held, `${f.fn}: stalled connections held at once`).toBeGreaterThan(0);
+        // The cap: the server holds no more than 512 at once and refuses the rest at once. Seen from this side, which
+        // learns of a close an event-loop turn or a refused-connection check later, by up to a tenth more.
+        expect(f.mostHeld, `${f.fn}: most held at once`).toBeLessThanOrEqual(MAX_CONNECTIONS * 1.1);
+        expect(f.mostHeld, `${f.fn}: most held at once`).toBeGreaterThan(MAX_CONNECTIONS / 2);
+        expect(f.refused, `${f.fn}: refused at once`).toBeGreaterThan(0);
       }
     } finally {
       await reviews?.stop();

@@ -18,8 +18,10 @@ export interface StalledConnection {
 export interface Stall {
   /** Every connection opened so far. */
   connections: StalledConnection[];
-  /** Resolves once all `count` are open (held) or refused. */
+  /** Resolves once all `count` are open (held) or refused, and the sustained phase is over. */
   opened: Promise<void>;
+  /** The most the server held open at once. */
+  readonly mostHeld: number;
   /** Resolves once every connection is closed, or after `limitMs`; the last close, in ms since the stall began. */
   allClosed(limitMs: number): Promise<number | undefined>;
   /** Destroys whatever is still open (the test's cleanup). */
@@ -34,16 +36,36 @@ const OPENING_CONCURRENCY = 64;
 /** The first lines of a review, cut in the middle of a header: the server is left waiting for the rest. */
 const HALF_HEADER = "POST /expand?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl";
 
+/** What {@link openStalledConnections} does. */
+export interface StallOptions {
+  /** Connections to open. */
+  count: number;
+  /** Every this many, one is a bare TCP connection that never sends a byte. */
+  noHandshakeEvery: number;
+  /**
+   * After the first `count`, keep `count` open until this many ms after the first: each one the server closes or
+   * refuses is replaced (after a pause of {@link RETRY_PAUSE_MS} when refused), as an attacker refilling the slots the
+   * server frees would. Default 0.
+   */
+  sustainMs?: number;
+}
+
+/** Between refused attempts, and between checks while `count` are open, while sustaining. */
+const RETRY_PAUSE_MS = 50;
+
 /**
- * Opens `count` connections to `127.0.0.1:port`, every `noHandshakeEvery`-th one a bare TCP connection that never
- * sends a byte, the others TLS connections that send {@link HALF_HEADER}, {@link OPENING_CONCURRENCY} at a time.
+ * Opens stalled connections to `127.0.0.1:port`: TLS connections that send {@link HALF_HEADER}, and bare TCP ones,
+ * {@link OPENING_CONCURRENCY} at a time.
  */
-export function openStalledConnections(port: number, count: number, noHandshakeEvery: number): Stall {
+export function openStalledConnections(port: number, { count, noHandshakeEvery, sustainMs = 0 }: StallOptions): Stall {
   const began = performance.now();
   const connections: StalledConnection[] = [];
   const sockets: { destroy(): void }[] = [];
   const closes: Promise<void>[] = [];
   let lastCloseMs = 0;
+  let mostHeld = 0;
+  const heldNow = () => connections.filter((c) => c.held && c.closedAfterMs === undefined).length;
+  const countHeld = () => void (mostHeld = Math.max(mostHeld, heldNow()));
 
   const open = (index: number): Promise<void> =>
     new Promise<void>((settled) => {
@@ -56,6 +78,7 @@ export function openStalledConnections(port: number, count: number, noHandshakeE
           ? connectTcp({ host: "127.0.0.1", port })
           : connectTls({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
               record.held = true;
+              countHeld();
               socket.write(HALF_HEADER);
               settled();
             });
@@ -67,6 +90,7 @@ export function openStalledConnections(port: number, count: number, noHandshakeE
           // The server closes a refused connection at once: wait a moment before counting it as held.
           setTimeout(() => {
             record.held = record.closedAfterMs === undefined;
+            countHeld();
             settled();
           }, REFUSED_WITHIN_MS).unref();
         });
@@ -84,14 +108,30 @@ export function openStalledConnections(port: number, count: number, noHandshakeE
     });
 
   let next = 0;
+  const openNow = () => connections.filter((c) => c.closedAfterMs === undefined).length;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
   const opened = Promise.all(
     Array.from({ length: OPENING_CONCURRENCY }, async () => {
       while (next < count) await open(next++);
+      while (performance.now() - began < sustainMs) {
+        // At most `count` open at once: refill only what the server closed or refused.
+        if (openNow() >= count) {
+          await pause();
+          continue;
+        }
+        // `open` records the connection at `index` before its first await.
+        const index = next++;
+        await open(index);
+        if (!connections[index]!.held) await pause();
+      }
     }),
   ).then(() => undefined);
   return {
     connections,
     opened,
+    get mostHeld() {
+      return mostHeld;
+    },
     async allClosed(limitMs) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const done = await Promise.race([
