@@ -86,7 +86,8 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
-  const connections = followConnections(server);
+  // Only a client CA makes a connection's age matter (CALLER_AUTH=mtls); without one nothing is followed.
+  const connections = files.caFile === undefined ? undefined : followConnections(server);
 
   async function reload(): Promise<void> {
     let next: TlsMaterial;
@@ -97,20 +98,22 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
       return;
     }
     if (sameMaterial(current, next)) return;
+    let described: ReturnType<typeof describeCertificate>;
     try {
       // Throws for a key that does not match the certificate, or PEM that does not parse.
       createSecureContext(next);
-      const described = describeCertificate(next.cert);
+      described = describeCertificate(next.cert);
       server.setSecureContext(next);
-      const caChanged = !sameCa(current, next);
-      current = next;
-      logger.log("info", "TLS certificate reloaded", described);
-      if (caChanged) {
-        const closing = connections.closeEarlierCa();
-        logger.log("info", "client CA changed; closing the connections accepted under the previous one", { connections: closing });
-      }
     } catch (error) {
       logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: errorCode(error) });
+      return;
+    }
+    const caChanged = !sameCa(current, next);
+    current = next;
+    logger.log("info", "TLS certificate reloaded", described);
+    if (caChanged && connections !== undefined) {
+      const closing = connections.closeEarlierCa();
+      logger.log("info", "client CA changed; closing the connections accepted under the previous one", { connections: closing });
     }
   }
 
@@ -132,7 +135,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     close() {
       clearTimeout(timer);
       for (const watcher of watchers) watcher.close();
-      connections.stop();
+      connections?.stop();
     },
   };
 }
