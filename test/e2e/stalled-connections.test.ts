@@ -174,8 +174,9 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         expect(f.longestHeldMs, `${f.fn}: longest held`).toBeLessThan(CLOSE_WITHIN_MS);
         expect(f.peakMiB * MIB, `${f.fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
         // The cap: the server holds no more than 512 at once and refuses the rest at once. Seen from this side, which
-        // learns of a close an event-loop turn or a refused-connection check later, by up to a tenth more.
-        expect(f.mostHeld, `${f.fn}: most held at once`).toBeLessThanOrEqual(MAX_CONNECTIONS * 1.1);
+        // learns of thousands of closes some event-loop turns late, up to 557 in runs on a loaded 2-core machine;
+        // without a cap all 1,200.
+        expect(f.mostHeld, `${f.fn}: most held at once`).toBeLessThanOrEqual(MAX_CONNECTIONS * 1.25);
         expect(f.mostHeld, `${f.fn}: most held at once`).toBeGreaterThan(MAX_CONNECTIONS / 2);
         expect(f.refused, `${f.fn}: refused at once`).toBeGreaterThan(0);
       }
