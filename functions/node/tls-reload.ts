@@ -175,7 +175,8 @@ function followConnections(server: ReloadableServer): { closeEarlierCa(): number
     const socket = req.socket as TLSSocket;
     const connection = connections.get(socket);
     if (connection === undefined) return;
-    // Arrived after the change on a connection accepted before it: not served.
+    // Arrived after the change on a connection accepted before it: not served. The connection ends at once, so a client
+    // that pipelines loses the answer in flight too (the API server's Go client does not pipeline).
     if (isStale(connection)) return void socket.destroy();
     connection.inFlight.add(res);
     res.once("close", () => {
