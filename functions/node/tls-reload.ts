@@ -186,7 +186,7 @@ function followConnections(server: ReloadableServer): { closeEarlierCa(): number
   };
   server.on("connection", onConnection);
   server.on("secureConnection", onSecureConnection);
-  // Before the app's own listener, so that a request on a stale connection never reaches it.
+  // Before the app's own listener: a request on a stale connection finds its socket gone, so no answer can reach it.
   server.prependListener("request", onRequest);
   return {
     closeEarlierCa() {
