@@ -12,8 +12,9 @@ import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from 
 
 /*
  * Limits against clients that hold connections without finishing a request (slow-loris): each stalled TLS connection
- * costs about 60 KiB (1,500 of them took a replica from 101 to 189 MiB, past its 128 MiB limit). The API server sends
- * a whole review at once, so honest callers never come near them.
+ * costs about 90 KiB (test/e2e/stalled-connections.test.ts: 512 of them take a production replica from 71 to about
+ * 118 MiB, under its 128 MiB limit; without the limits 1,200 took it to 155 MiB). The API server sends a whole review
+ * at once, so honest callers never come near them. Why these values: docs/security.md.
  */
 /** A TLS handshake must finish within this (Node's default: 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
@@ -25,7 +26,10 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 /** An idle kept-alive connection closes after this: long enough for a burst of pod creates to reuse it. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
-/** Connections beyond this are refused: far more than API servers open, few enough to keep a replica in its memory. */
+/**
+ * Connections beyond this are closed as soon as they are accepted: far more than API servers open, few enough to keep
+ * a replica in its memory when every one is stalled.
+ */
 const MAX_CONNECTIONS = 512;
 
 /**

@@ -3,12 +3,20 @@
  * Kubernetes Secret volume swaps its `..data` symlink; cert-manager renews), the new pair is read, checked and
  * installed with `server.setSecureContext`, without a restart: connections already open keep their context and their
  * in-flight requests; new handshakes get the new certificate. A pair that does not load keeps the old one.
+ *
+ * A connection's client certificate is verified once, at its handshake, against the CA of its context. So when the
+ * client CA changes, connections accepted under an earlier CA are closed: idle ones at once, busy ones as soon as
+ * the requests they were serving are answered (with `Connection: close`); a request that arrives on one after the
+ * change is not served. Otherwise a client of a CA no longer trusted stays authorized as long as it keeps sending.
  */
 import { watch, type FSWatcher } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { X509Certificate } from "node:crypto";
-import { createSecureContext, type SecureContextOptions } from "node:tls";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Server as HttpsServer } from "node:https";
+import type { Socket } from "node:net";
+import { createSecureContext, type TLSSocket } from "node:tls";
 import type { Logger } from "../../shared/log.ts";
 
 /** The files a server's TLS context comes from. */
@@ -26,10 +34,8 @@ export interface TlsMaterial {
   ca?: Buffer;
 }
 
-/** A server whose context can be replaced (node:https). */
-export interface ReloadableServer {
-  setSecureContext(options: SecureContextOptions): void;
-}
+/** A server whose context can be replaced, and whose connections can be followed (node:https). */
+export type ReloadableServer = Pick<HttpsServer, "setSecureContext" | "on" | "off" | "prependListener">;
 
 /** Options of {@link watchTlsFiles}. */
 export interface TlsReloadOptions {
@@ -54,8 +60,12 @@ function describeCertificate(cert: Buffer): { serial: string; notAfter: string; 
   return { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 };
 }
 
+function sameCa(a: TlsMaterial, b: TlsMaterial): boolean {
+  return a.ca === undefined ? b.ca === undefined : b.ca !== undefined && a.ca.equals(b.ca);
+}
+
 function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
-  return a.cert.equals(b.cert) && a.key.equals(b.key) && (a.ca === undefined ? b.ca === undefined : b.ca !== undefined && a.ca.equals(b.ca));
+  return a.cert.equals(b.cert) && a.key.equals(b.key) && sameCa(a, b);
 }
 
 /** The short code of an error (OpenSSL's `ERR_OSSL_...`, `ENOENT`): its message may quote file contents. */
@@ -76,6 +86,8 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
+  // Only a client CA makes a connection's age matter (CALLER_AUTH=mtls); without one nothing is followed.
+  const connections = files.caFile === undefined ? undefined : followConnections(server);
 
   async function reload(): Promise<void> {
     let next: TlsMaterial;
@@ -86,15 +98,22 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
       return;
     }
     if (sameMaterial(current, next)) return;
+    let described: ReturnType<typeof describeCertificate>;
     try {
       // Throws for a key that does not match the certificate, or PEM that does not parse.
       createSecureContext(next);
-      const described = describeCertificate(next.cert);
+      described = describeCertificate(next.cert);
       server.setSecureContext(next);
-      current = next;
-      logger.log("info", "TLS certificate reloaded", described);
     } catch (error) {
       logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: errorCode(error) });
+      return;
+    }
+    const caChanged = !sameCa(current, next);
+    current = next;
+    logger.log("info", "TLS certificate reloaded", described);
+    if (caChanged && connections !== undefined) {
+      const closing = connections.closeEarlierCa();
+      logger.log("info", "client CA changed; closing the connections accepted under the previous one", { connections: closing });
     }
   }
 
@@ -116,6 +135,73 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     close() {
       clearTimeout(timer);
       for (const watcher of watchers) watcher.close();
+      connections?.stop();
+    },
+  };
+}
+
+/** One TLS connection: the client CA generation it was accepted under, the responses it is still writing. */
+interface Connection {
+  generation: number;
+  inFlight: Set<ServerResponse>;
+}
+
+/**
+ * Follows the server's TLS connections by the client CA generation they were accepted under. A socket's context
+ * is fixed when its TCP connection is accepted ('connection', the raw socket), and a handshake under way at a change
+ * finishes with it; the TLS socket ('secureConnection', then each request's socket) is matched to its raw socket by
+ * remote address and port, unique among open connections.
+ */
+function followConnections(server: ReloadableServer): { closeEarlierCa(): number; stop(): void } {
+  let generation = 0;
+  const acceptedUnder = new Map<string, number>();
+  const connections = new Map<TLSSocket, Connection>();
+  const keyOf = (socket: Socket) => `${socket.remoteAddress ?? ""}|${socket.remotePort ?? ""}`;
+  const isStale = (connection: Connection) => connection.generation < generation;
+
+  const onConnection = (raw: Socket): void => {
+    const key = keyOf(raw);
+    acceptedUnder.set(key, generation);
+    raw.once("close", () => acceptedUnder.delete(key));
+  };
+  const onSecureConnection = (socket: TLSSocket): void => {
+    const connection: Connection = { generation: acceptedUnder.get(keyOf(socket)) ?? generation, inFlight: new Set() };
+    // Handshaken under a CA the change replaced: closed before it can send a request.
+    if (isStale(connection)) return void socket.destroy();
+    connections.set(socket, connection);
+    socket.once("close", () => connections.delete(socket));
+  };
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket as TLSSocket;
+    const connection = connections.get(socket);
+    if (connection === undefined) return;
+    // Arrived after the change on a connection accepted before it: not served. The connection ends at once, so a client
+    // that pipelines loses the answer in flight too (the API server's Go client does not pipeline).
+    if (isStale(connection)) return void socket.destroy();
+    connection.inFlight.add(res);
+    res.once("close", () => {
+      connection.inFlight.delete(res);
+      if (isStale(connection) && connection.inFlight.size === 0) socket.end();
+    });
+  };
+  server.on("connection", onConnection);
+  server.on("secureConnection", onSecureConnection);
+  // Before the app's own listener: a request on a stale connection finds its socket gone, so no answer can reach it.
+  server.prependListener("request", onRequest);
+  return {
+    closeEarlierCa() {
+      generation++;
+      for (const [socket, connection] of connections) {
+        if (connection.inFlight.size === 0) socket.destroy();
+        // Busy: its requests are answered, saying `Connection: close` where the head is not sent yet, then it closes.
+        else for (const res of connection.inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
+      }
+      return connections.size;
+    },
+    stop() {
+      server.off("connection", onConnection);
+      server.off("secureConnection", onSecureConnection);
+      server.off("request", onRequest);
     },
   };
 }

@@ -6,7 +6,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
-import { request as httpsRequest } from "node:https";
+import { Agent, request as httpsRequest } from "node:https";
 import path from "node:path";
 import { connect, type TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -169,6 +169,79 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       expect(await callerStatus(pki.strangerClient)).toBe(405);
       expect(await callerStatus(pki.client)).toBe(401);
     } finally {
+      await mtls.close();
+    }
+  });
+
+  it("closes the connections accepted under the previous CA: an idle one at once, a busy one once it is answered", async () => {
+    const mtlsDir = await tempDir("gmsa-tls-ca-rotation-");
+    const caFile = path.join(mtlsDir, "client-ca.pem");
+    await writeFile(caFile, pki.caPem);
+    const mtlsLogs: string[] = [];
+    const env = await serverlessEnv({
+      CALLER_AUTH: "mtls",
+      CALLER_AUTH_TOKENS: undefined,
+      CALLER_AUTH_CLIENT_CA_FILE: caFile,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      TLS_CERT_FILE: path.join(dir, "tls.crt"),
+      TLS_KEY_FILE: path.join(dir, "tls.key"),
+    });
+    const mtls = await startNodeServer(env, (line) => mtlsLogs.push(line));
+    // One kept-alive connection per agent, authenticated with the old CA's client certificate.
+    const agents = [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, ...pki.client }));
+    type Reply = { status: number; connection: string | undefined; socket: TLSSocket };
+    const send = (agent: Agent, method: "GET" | "POST", body?: { first: string; rest: Promise<string> }) =>
+      new Promise<Reply>((resolve, reject) => {
+        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/authorize", method, agent, headers: { "content-type": "application/json" } }, (res) => {
+          // Taken now: the agent detaches it from the response once the body is read.
+          const socket = res.socket as TLSSocket;
+          res.resume();
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket }));
+        });
+        req.once("error", reject);
+        if (body === undefined) req.end();
+        else {
+          req.write(body.first);
+          void body.rest.then((rest) => req.end(rest));
+        }
+      });
+    /** Whether the server closes `socket` within 2 s. */
+    const closed = (socket: TLSSocket) =>
+      new Promise<boolean>((resolve) => {
+        if (socket.destroyed) return resolve(true);
+        socket.once("close", () => resolve(true));
+        setTimeout(() => resolve(false), 2_000);
+      });
+    try {
+      const [idleAgent, busyAgent] = agents as [Agent, Agent];
+      const idle = await send(idleAgent, "GET");
+      expect(idle.status).toBe(405);
+      // The same connection keeps being served while the CA is unchanged.
+      const again = await send(idleAgent, "GET");
+      expect(again.status).toBe(405);
+      expect(again.socket).toBe(idle.socket);
+      const busyBefore = await send(busyAgent, "GET");
+
+      // A review whose body is still being uploaded when the CA changes.
+      const review = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
+      const rotated = logged("TLS certificate reloaded", 1, mtlsLogs);
+      const busy = send(busyAgent, "POST", { first: review.slice(0, 20), rest: rotated.then(() => review.slice(20)) });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await writeFile(caFile, pki.otherCaPem);
+      expect(await rotated).toHaveLength(1);
+
+      // The idle connection is closed at once; the busy one gets its answer, told the connection closes, then closes.
+      expect(await closed(idle.socket), "the idle connection is closed").toBe(true);
+      const answered = await busy;
+      expect(answered.status).toBe(200);
+      expect(answered.socket).toBe(busyBefore.socket);
+      expect(answered.connection).toBe("close");
+      expect(await closed(answered.socket), "the busy connection is closed once answered").toBe(true);
+      // A new connection with the old CA's certificate is no longer authorized.
+      expect((await send(idleAgent, "GET")).status).toBe(401);
+    } finally {
+      for (const agent of agents) agent.destroy();
       await mtls.close();
     }
   });

@@ -1,0 +1,148 @@
+/**
+ * Slow-loris clients for the end-to-end tests: connections that finish their TLS handshake and send half a request
+ * header, or that never start the handshake, and then wait for the server to close them. Loopback only.
+ */
+import { connect as connectTcp } from "node:net";
+import { connect as connectTls } from "node:tls";
+
+/** How one stalled connection went. */
+export interface StalledConnection {
+  kind: "half-header" | "no-handshake";
+  /** The server took it: the TLS handshake finished (half-header) or it stayed open past the first second. */
+  held: boolean;
+  /** ms from opening until the server closed it; undefined while open. */
+  closedAfterMs?: number;
+}
+
+/** Opened (and by now possibly closed) connections, and a way to wait until the server has closed them all. */
+export interface Stall {
+  /** Every connection opened so far. */
+  connections: StalledConnection[];
+  /** Resolves once all `count` are open (held) or refused, and the sustained phase is over. */
+  opened: Promise<void>;
+  /** The most the server held open at once. */
+  readonly mostHeld: number;
+  /** Resolves once every connection is closed, or after `limitMs`; the last close, in ms since the stall began. */
+  allClosed(limitMs: number): Promise<number | undefined>;
+  /** Destroys whatever is still open (the test's cleanup). */
+  destroy(): void;
+}
+
+/** A connection the server closes within this after opening it was refused (the connection cap), not held. */
+const REFUSED_WITHIN_MS = 1_000;
+/** Handshakes in flight at once while opening: enough to open a thousand in a few seconds on two cores. */
+const OPENING_CONCURRENCY = 64;
+
+/** The first lines of a review, cut in the middle of a header: the server is left waiting for the rest. */
+const HALF_HEADER = "POST /expand?timeout=10s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl";
+
+/** What {@link openStalledConnections} does. */
+export interface StallOptions {
+  /** Connections to open. */
+  count: number;
+  /** Every this many, one is a bare TCP connection that never sends a byte. */
+  noHandshakeEvery: number;
+  /**
+   * After the first `count`, keep `count` open until this many ms after the first: each one the server closes or
+   * refuses is replaced (after a pause of {@link RETRY_PAUSE_MS} when refused), as an attacker refilling the slots the
+   * server frees would. Default 0.
+   */
+  sustainMs?: number;
+}
+
+/** Between refused attempts, and between checks while `count` are open, while sustaining. */
+const RETRY_PAUSE_MS = 50;
+
+/**
+ * Opens stalled connections to `127.0.0.1:port`: TLS connections that send {@link HALF_HEADER}, and bare TCP ones,
+ * {@link OPENING_CONCURRENCY} at a time.
+ */
+export function openStalledConnections(port: number, { count, noHandshakeEvery, sustainMs = 0 }: StallOptions): Stall {
+  const began = performance.now();
+  const connections: StalledConnection[] = [];
+  const sockets: { destroy(): void }[] = [];
+  const closes: Promise<void>[] = [];
+  let lastCloseMs = 0;
+  let mostHeld = 0;
+  const heldNow = () => connections.filter((c) => c.held && c.closedAfterMs === undefined).length;
+  const countHeld = () => void (mostHeld = Math.max(mostHeld, heldNow()));
+
+  const open = (index: number): Promise<void> =>
+    new Promise<void>((settled) => {
+      const kind = index % noHandshakeEvery === noHandshakeEvery - 1 ? "no-handshake" : "half-header";
+      const record: StalledConnection = { kind, held: false };
+      connections.push(record);
+      const opened = performance.now();
+      const socket =
+        kind === "no-handshake"
+          ? connectTcp({ host: "127.0.0.1", port })
+          : connectTls({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+              record.held = true;
+              countHeld();
+              socket.write(HALF_HEADER);
+              settled();
+            });
+      sockets.push(socket);
+      socket.on("error", () => undefined);
+      socket.on("data", () => undefined);
+      if (kind === "no-handshake") {
+        socket.once("connect", () => {
+          // The server closes a refused connection at once: wait a moment before counting it as held.
+          setTimeout(() => {
+            record.held = record.closedAfterMs === undefined;
+            countHeld();
+            settled();
+          }, REFUSED_WITHIN_MS).unref();
+        });
+      }
+      closes.push(
+        new Promise<void>((closed) =>
+          socket.once("close", () => {
+            record.closedAfterMs = performance.now() - opened;
+            lastCloseMs = Math.max(lastCloseMs, performance.now() - began);
+            settled();
+            closed();
+          }),
+        ),
+      );
+    });
+
+  let next = 0;
+  const openNow = () => connections.filter((c) => c.closedAfterMs === undefined).length;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+  const opened = Promise.all(
+    Array.from({ length: OPENING_CONCURRENCY }, async () => {
+      while (next < count) await open(next++);
+      while (performance.now() - began < sustainMs) {
+        // At most `count` open at once: refill only what the server closed or refused.
+        if (openNow() >= count) {
+          await pause();
+          continue;
+        }
+        // `open` records the connection at `index` before its first await.
+        const index = next++;
+        await open(index);
+        if (!connections[index]!.held) await pause();
+      }
+    }),
+  ).then(() => undefined);
+  return {
+    connections,
+    opened,
+    get mostHeld() {
+      return mostHeld;
+    },
+    async allClosed(limitMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = await Promise.race([
+        Promise.all(closes).then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
+      ]);
+      clearTimeout(timer);
+      return done ? lastCloseMs : undefined;
+    },
+    destroy() {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
+}
