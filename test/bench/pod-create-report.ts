@@ -1,10 +1,9 @@
 /**
- * Section F's tables and issue 12's pod-create target (≤ 1.5x what a do-nothing HTTPS webhook pair adds): each
- * webhook pair against the floor, their creates alternating one by one (pod-create.ts).
+ * Section F's tables: each webhook pair against the floor, their creates alternating one by one (pod-create.ts);
+ * the budget on them is judged in budgets.ts.
  */
 import { addedP50, meanAddedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
 import { fixed, printTable, type Cell } from "./table.ts";
-import type { TargetRow } from "./targets.ts";
 
 /** A webhook pair's name in the tables, and its rounds. */
 export type LabelledPodCreates = readonly [label: string, rounds: PodCreateRounds];
@@ -51,13 +50,4 @@ export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
       `${fixed(ratioToFloor(rounds), 2)}x`,
     ]),
   );
-}
-
-/** Issue 12's pod-create target for every webhook pair measured. */
-export function judgePodCreateRatio(entries: readonly LabelledPodCreates[]): TargetRow[] {
-  return entries.map(([label, rounds]) => ({
-    target: `${label}: p50 added to a pod create <= 1.5x a do-nothing HTTPS webhook pair's (alternating)`,
-    figure: `${fixed(meanAddedP50(rounds.webhooks), 2)} ms = ${fixed(ratioToFloor(rounds), 2)}x (floor ${fixed(meanAddedP50(rounds.floor), 2)} ms, mean of ${rounds.webhooks.length} rounds)`,
-    met: ratioToFloor(rounds) <= 1.5,
-  }));
 }
