@@ -195,7 +195,7 @@ printChecks(judgeChecks(phases, reference));
 printBudgets(
   judgeBudgets(figures),
   `Figures from the bench run of ${startedAt.slice(0, 16).replace("T", " ")} UTC${quick ? " (--quick: small counts, not for the record)" : ""}` +
-    `${reference !== undefined ? " with the Go reference (`GMSA_REF_BIN`)" : referenceBin === undefined ? ", without the Go reference (GMSA_REF_BIN unset)" : ", without the Go reference (not run with --no-cluster)"}, ` +
+    `${reference !== undefined ? " with the Go reference (`GMSA_REF_BIN`)" : referenceBin === undefined ? ", without the Go reference (GMSA_REF_BIN unset)" : ", the Go reference not run (--no-cluster)"}, ` +
     `on a ${cpus().length}-core machine where the load generator, the functions, kube-apiserver and etcd share every core. ` +
     "Pairs are expand / authorize.",
 );
