@@ -1,34 +1,26 @@
 /**
- * The figures of docs/performance.svg, taken from one bench run: server CPU per warm review and memory (section G),
- * reviews per second at concurrency 16 (section B) and what each webhook pair adds to a pod create (section F), each
- * for our Node server beside the Go reference (when GMSA_REF_BIN ran it) and the do-nothing webhook.
+ * The figures of docs/performance.svg, read from one bench run by figures.ts as the budget table reads them: server
+ * CPU per warm review and memory (section G), reviews per second at the budget's concurrency (section B) and what
+ * each webhook pair adds to a pod create (section F), each for our Node server beside the Go reference (when
+ * GMSA_REF_BIN ran it) and the do-nothing webhook.
  */
-import type { FunctionName } from "../../shared/config/index.ts";
 import type { ChartFigures, ChartGroup, ChartPanel } from "./chart.ts";
-import { cpuMicrosPerReview, maxRoundRssBytes, type FrugalFigures } from "./frugal.ts";
+import {
+  BUDGET_CONCURRENCY,
+  BUDGET_POD_SIZES,
+  PAIR_ORDER,
+  podCreateAdded,
+  podCreateRounds,
+  residentMiB,
+  reviewsPerSecond,
+  serverCpuMicros,
+  type RunFigures,
+} from "./figures.ts";
 import { FLOOR_SERVER_NAME, NODE_SERVER_NAME } from "./node-targets.ts";
-import { meanAddedP50 } from "./pod-create.ts";
-import type { ReferenceFigures } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
-import type { RuntimeFigures } from "./runtime-phase.ts";
 
-const MIB = 1024 * 1024;
-const FUNCTIONS: readonly FunctionName[] = ["expand", "authorize"];
-/** The concurrency of the reviews-per-second panels (the budget's). */
-const CONCURRENCY = 16;
-
-/** What one run measured, as run.ts holds it. */
-export interface ChartInputs {
-  phases: readonly RuntimeFigures[];
-  frugal: readonly FrugalFigures[];
-  reference?: ReferenceFigures;
-  /** When the run started (ISO 8601). */
-  startedAt: string;
-}
-
-function frugalOf(frugal: readonly FrugalFigures[], server: string, fn: FunctionName): FrugalFigures | undefined {
-  return frugal.find((f) => f.server === server && f.fn === fn);
-}
+/** What the chart needs of a run, and when the run started (ISO 8601). */
+export type ChartInputs = RunFigures & { startedAt: string };
 
 /** A value per series, leaving out the series that was not measured. */
 function group(label: string, ours: number | undefined, go: number | undefined, floor?: number): ChartGroup {
@@ -39,52 +31,31 @@ function group(label: string, ours: number | undefined, go: number | undefined, 
   return { label, values };
 }
 
-function reviewsPerSecond(inputs: ChartInputs, containers: number): ChartPanel {
-  const node = inputs.phases.find((p) => p.runtime === "node");
-  const cell = (cells: RuntimeFigures["cells"] | ReferenceFigures["cells"] | undefined, fn: FunctionName) =>
-    cells?.find((c) => c.fn === fn && c.containers === containers && c.load.concurrency === CONCURRENCY)?.load.perSecond;
-  return {
-    title: `Reviews per second straight to the function, ${containers}-container pod, concurrency ${CONCURRENCY}`,
-    unit: "/s",
-    lowerIsBetter: false,
-    groups: FUNCTIONS.map((fn) => group(fn, cell(node?.cells, fn), cell(inputs.reference?.cells, fn))),
-  };
-}
-
 /** The chart's panels from one run; a figure the run did not measure is left out. */
 export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
-  const cpu = (server: string, fn: FunctionName) => {
-    const f = frugalOf(inputs.frugal, server, fn);
-    return f === undefined ? undefined : cpuMicrosPerReview(f);
-  };
-  const rss = (server: string, read: (f: FrugalFigures) => number) => {
-    const values = FUNCTIONS.map((fn) => frugalOf(inputs.frugal, server, fn)).filter((f) => f !== undefined).map(read);
-    return values.length === 0 ? undefined : Math.max(...values) / MIB;
-  };
-  const idle = (f: FrugalFigures) => f.idleRssBytes;
-  const node = inputs.phases.find((p) => p.runtime === "node");
+  const rss = (server: string) => residentMiB(inputs, server);
+  const created = podCreateAdded(podCreateRounds(inputs, "node"));
   const panels: ChartPanel[] = [
     {
       title: "Server CPU per warm review, 1-container pod",
       unit: "µs",
       lowerIsBetter: true,
-      groups: FUNCTIONS.map((fn) => group(fn, cpu(NODE_SERVER_NAME, fn), cpu(REFERENCE_SERVER_NAME, fn), cpu(FLOOR_SERVER_NAME, fn))),
+      groups: PAIR_ORDER.map((fn) => group(fn, serverCpuMicros(inputs, NODE_SERVER_NAME, fn), serverCpuMicros(inputs, REFERENCE_SERVER_NAME, fn), serverCpuMicros(inputs, FLOOR_SERVER_NAME, fn))),
     },
-    reviewsPerSecond(inputs, 1),
-    reviewsPerSecond(inputs, 10),
+    ...BUDGET_POD_SIZES.map(
+      (containers): ChartPanel => ({
+        title: `Reviews per second straight to the function, ${containers}-container pod, concurrency ${BUDGET_CONCURRENCY}`,
+        unit: "/s",
+        lowerIsBetter: false,
+        groups: PAIR_ORDER.map((fn) => group(fn, reviewsPerSecond(inputs, "node", fn, containers), reviewsPerSecond(inputs, "reference", fn, containers))),
+      }),
+    ),
     {
       title: "Added to a pod create through kube-apiserver, p50",
       unit: "ms",
       lowerIsBetter: true,
       digits: 2,
-      groups: [
-        group(
-          "pod create",
-          node === undefined ? undefined : meanAddedP50(node.podCreate.webhooks),
-          inputs.reference === undefined ? undefined : meanAddedP50(inputs.reference.podCreate.webhooks),
-          node === undefined ? undefined : meanAddedP50(node.podCreate.floor),
-        ),
-      ],
+      groups: [group("pod create", created?.added, podCreateAdded(podCreateRounds(inputs, "reference"))?.added, created?.floor)],
     },
     {
       title: "Resident memory (largest of expand and authorize)",
@@ -92,8 +63,8 @@ export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
       lowerIsBetter: true,
       digits: 1,
       groups: [
-        group("idle", rss(NODE_SERVER_NAME, idle), rss(REFERENCE_SERVER_NAME, idle), rss(FLOOR_SERVER_NAME, idle)),
-        group("after load", rss(NODE_SERVER_NAME, maxRoundRssBytes), rss(REFERENCE_SERVER_NAME, maxRoundRssBytes), rss(FLOOR_SERVER_NAME, maxRoundRssBytes)),
+        group("idle", rss(NODE_SERVER_NAME)?.idle, rss(REFERENCE_SERVER_NAME)?.idle, rss(FLOOR_SERVER_NAME)?.idle),
+        group("after load", rss(NODE_SERVER_NAME)?.afterLoad, rss(REFERENCE_SERVER_NAME)?.afterLoad, rss(FLOOR_SERVER_NAME)?.afterLoad),
       ],
     },
   ];

@@ -25,7 +25,6 @@ const CALLER_TOKEN = "bench-cold-start-caller-token-0123456789";
 /** Cold-start figures in milliseconds over several fresh processes. */
 export interface ColdStart {
   target: NodeTarget;
-  kubeconfig: ColdStartOptions["kubeconfig"];
   sourceMaps: boolean;
   importMs: Summary;
   firstAnswerMs: Summary;
@@ -69,39 +68,13 @@ function childScript(bundle: string, event: unknown): string {
 /** Options of {@link measureLambdaColdStart}. */
 export interface ColdStartOptions {
   runs: number;
-  /**
-   * The kubeconfig file's form: block YAML as in infra/aws/kubeconfig.example.yaml, flow-style YAML
-   * (`clusters: [{name: …}]`) or JSON, each read by the `yaml` package.
-   */
-  kubeconfig: "yaml" | "flow-yaml" | "json";
   /** Arguments of each process. Default none, as infra/aws/README.md deploys it (source maps off). */
   nodeArgs?: readonly string[];
 }
 
-/** The stand-in's kubeconfig: its URL and CA, a static token. */
-function standInKubeconfig(server: string, caPem: string, format: ColdStartOptions["kubeconfig"]): string {
+/** The stand-in's kubeconfig (its URL and CA, a static token), in the form of infra/aws/kubeconfig.example.yaml. */
+function standInKubeconfig(server: string, caPem: string): string {
   const cluster = { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
-  if (format === "json") {
-    return JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "stand-in", cluster }],
-      users: [{ name: "gmsa", user: { token: "bench-cold-start-kube-token" } }],
-      contexts: [{ name: "bench", context: { cluster: "stand-in", user: "gmsa" } }],
-      "current-context": "bench",
-    });
-  }
-  if (format === "flow-yaml") {
-    return [
-      "apiVersion: v1",
-      "kind: Config",
-      `clusters: [{name: stand-in, cluster: {server: "${cluster.server}", certificate-authority-data: ${cluster["certificate-authority-data"]}}}]`,
-      "users: [{name: gmsa, user: {token: bench-cold-start-kube-token}}]",
-      "contexts: [{name: bench, context: {cluster: stand-in, user: gmsa}}]",
-      "current-context: bench",
-      "",
-    ].join("\n");
-  }
   return [
     "apiVersion: v1",
     "kind: Config",
@@ -143,8 +116,8 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
   });
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
   try {
-    const kubeconfig = path.join(dir, `kubeconfig.${options.kubeconfig === "json" ? "json" : "yaml"}`);
-    await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem, options.kubeconfig));
+    const kubeconfig = path.join(dir, "kubeconfig.yaml");
+    await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem));
     const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
     const event = functionUrlEvent({
       method: "POST",
@@ -173,7 +146,6 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     if (calls !== 2) throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
     return {
       target: "lambda",
-      kubeconfig: options.kubeconfig,
       sourceMaps: nodeArgs.includes("--enable-source-maps"),
       importMs: summarize(imports),
       firstAnswerMs: summarize(answers),
@@ -188,25 +160,20 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
 }
 
 /**
- * The cold starts the bench runs: as infra/aws/README.md deploys it (source maps off) with each form of kubeconfig,
- * and with source maps on (NODE_OPTIONS=--enable-source-maps, for debugging).
+ * The cold starts the bench runs: as infra/aws/README.md deploys it (source maps off), and with source maps on
+ * (NODE_OPTIONS=--enable-source-maps, for debugging).
  */
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
-  const results: ColdStart[] = [];
-  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "yaml" }));
-  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "flow-yaml" }));
-  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "json" }));
-  results.push(await measureLambdaColdStart(bundle, { runs, kubeconfig: "yaml", nodeArgs: ["--enable-source-maps"] }));
-  return results;
+  return [await measureLambdaColdStart(bundle, { runs }), await measureLambdaColdStart(bundle, { runs, nodeArgs: ["--enable-source-maps"] })];
 }
 
 export function printColdStarts(results: readonly ColdStart[], runs: number): void {
   const cell = (summary: Summary) => `${fixed(summary.p50, 1)} (max ${fixed(summary.max, 1)})`;
   printTable(
     `A. Lambda cold start: a fresh node process imports the bundle and answers one authorize review (ms, median and max of ${runs})`,
-    ["kubeconfig", "source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
-    results.map((r) => [r.kubeconfig, r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
+    ["source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
+    results.map((r) => [r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
     "The API server is a local HTTPS stand-in (credspec read, access review); Node's own boot is not counted. " +
-      "Every kubeconfig form is read by the yaml package. CPU: user+system of all threads, less noisy than wall time on a shared machine.",
+      "CPU: user+system of all threads, less noisy than wall time on a shared machine.",
   );
 }

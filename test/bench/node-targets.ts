@@ -21,31 +21,17 @@ import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 export const NODE_SERVER_NAME = "gmsa-webhooks node";
 export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
 
-/** Options of {@link startNodeTargets}. */
-export interface NodeTargetsOptions {
-  /** `node` flags of the servers, before the script; default the production ones ({@link NODE_SERVER_OPTIONS}). */
-  nodeOptions?: string;
-  /** More environment for both servers. */
-  env?: Record<string, string>;
-  /** A bundle already built; default the server bundle built here (buildNodeTarget). */
-  entry?: string;
-}
-
 /** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
-export async function startNodeTargets(
-  cluster: LocalClusterInfo,
-  options: NodeTargetsOptions = {},
-): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+export async function startNodeTargets(cluster: LocalClusterInfo): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
   try {
     // The production bundle, as `npm start` and the image run it.
-    const entry = options.entry ?? join(dir, (await buildNodeTarget("server", dir)).entry);
+    const entry = join(dir, (await buildNodeTarget("server", dir)).entry);
     const stack = await startFunctions(cluster, {
       runtime: "node",
       nodeEntry: entry,
       // On the command line, as `npm start` and the image run it: V8 flags are refused in NODE_OPTIONS.
-      nodeArgs: (options.nodeOptions ?? NODE_SERVER_OPTIONS).split(" "),
-      ...(options.env === undefined ? {} : { env: options.env }),
+      nodeArgs: NODE_SERVER_OPTIONS.split(" "),
     });
     const targets: MeasuredTarget[] = [];
     for (const fn of FUNCTION_NAMES) {

@@ -1,10 +1,10 @@
 /**
- * Section F's tables and issue 12's pod-create target (≤ 1.5x what a do-nothing HTTPS webhook pair adds): each
- * webhook pair against the floor, their creates alternating one by one (pod-create.ts).
+ * Section F's tables: each webhook pair against the floor, their creates alternating one by one (pod-create.ts);
+ * the budget on them is judged in budgets.ts.
  */
-import { addedP50, meanAddedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
+import { podCreateAdded } from "./figures.ts";
+import { addedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
 import { fixed, printTable, type Cell } from "./table.ts";
-import type { TargetRow } from "./targets.ts";
 
 /** A webhook pair's name in the tables, and its rounds. */
 export type LabelledPodCreates = readonly [label: string, rounds: PodCreateRounds];
@@ -25,11 +25,6 @@ function pairRow(label: string, round: number, pair: PodCreatePair): Cell[] {
   ];
 }
 
-/** What a pair adds over the floor of the same rounds: their mean added p50s, divided. */
-function ratioToFloor(rounds: PodCreateRounds): number {
-  return meanAddedP50(rounds.webhooks) / meanAddedP50(rounds.floor);
-}
-
 export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
   printTable(
     "F. Dry-run pod creates through kube-apiserver (infra/samples/pod.yaml, admin token, keep-alive, one at a time; ms): the floor and each webhook pair, alternating",
@@ -42,22 +37,16 @@ export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
   printTable(
     "F. Side by side: what each webhook pair adds to a dry-run pod create at p50, against the floor in the same creates (ms)",
     ["webhooks", "added p50 by round", "mean", "floor's by round", "floor's mean", "added / floor's"],
-    entries.map(([label, rounds]) => [
-      label,
-      rounds.webhooks.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
-      fixed(meanAddedP50(rounds.webhooks), 2),
-      rounds.floor.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
-      fixed(meanAddedP50(rounds.floor), 2),
-      `${fixed(ratioToFloor(rounds), 2)}x`,
-    ]),
+    entries.map(([label, rounds]) => {
+      const mean = podCreateAdded(rounds);
+      return [
+        label,
+        rounds.webhooks.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
+        fixed(mean?.added ?? Number.NaN, 2),
+        rounds.floor.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
+        fixed(mean?.floor ?? Number.NaN, 2),
+        `${fixed(mean?.ratio ?? Number.NaN, 2)}x`,
+      ];
+    }),
   );
-}
-
-/** Issue 12's pod-create target for every webhook pair measured. */
-export function judgePodCreateRatio(entries: readonly LabelledPodCreates[]): TargetRow[] {
-  return entries.map(([label, rounds]) => ({
-    target: `${label}: p50 added to a pod create <= 1.5x a do-nothing HTTPS webhook pair's (alternating)`,
-    figure: `${fixed(meanAddedP50(rounds.webhooks), 2)} ms = ${fixed(ratioToFloor(rounds), 2)}x (floor ${fixed(meanAddedP50(rounds.floor), 2)} ms, mean of ${rounds.webhooks.length} rounds)`,
-    met: ratioToFloor(rounds) <= 1.5,
-  }));
 }

@@ -1,13 +1,11 @@
 /**
- * The Go reference side by side with our Node functions: section B's rows with ratios, and whether its answers are
- * the ones both implementations agree on (section F's pod creates are in pod-create-report.ts).
+ * The Go reference side by side with our Node functions: section B's rows with ratios, and the answers it gave that
+ * were not the ones both implementations agree on (section F's pod creates are in pod-create-report.ts).
  */
 import type { ReferenceFigures } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
-import { podCreateLoads } from "./pod-create.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
 import { fixed, printTable, type Cell } from "./table.ts";
-import type { TargetRow } from "./targets.ts";
 
 export function printReference(phases: readonly RuntimeFigures[], reference: ReferenceFigures): void {
   const node = phases.find((p) => p.runtime === "node");
@@ -35,10 +33,4 @@ export function printReference(phases: readonly RuntimeFigures[], reference: Ref
       "LOG_LEVEL=info. Its CPU includes its own API calls (it caches nothing); ours are warm.",
   );
   if (reference.wrongAnswers.length > 0) console.log(`\nThe reference's unexpected answers:\n${reference.wrongAnswers.map((w) => `- ${w}`).join("\n")}`);
-}
-
-/** Whether the reference answered as both implementations agree. */
-export function judgeReferenceAnswers(reference: ReferenceFigures): TargetRow {
-  const errors = reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0);
-  return { target: `${REFERENCE_SERVER_NAME}: answers as both agree (allow, deny, inlined credspecs)`, figure: `${reference.wrongAnswers.length + errors} unexpected`, met: reference.wrongAnswers.length + errors === 0 };
 }

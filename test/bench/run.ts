@@ -1,15 +1,16 @@
 /**
- * `npm run bench`: prints the figures of issue 7 (and the targets, reported, not asserted), one table
- * per section. Exits 0 unless something broke: a step threw, or an answer was not the expected one.
+ * `npm run bench`: prints the figures one table per section, then the checks and the budget table of
+ * docs/performance.md (reported, not asserted). Exits 0 unless something broke: a step threw, or an answer was not
+ * the expected one.
  *
  *   A. in-process cost per review; Worker bundle sizes and start-up; Node-based bundles, Lambda cold start (no cluster)
  *   B. reviews/s and latency per function, pod size, concurrency and runtime (local cluster)
  *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
  *   F. what the webhooks add to a pod create through kube-apiserver
- *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it (issue 12)
+ *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it
  *   Then writes docs/performance.svg from B, F and G (not with --quick or --no-cluster).
  *   With `GMSA_REF_BIN` (a built binary of kubernetes-sigs/windows-gmsa's admission-webhook): the Go reference side by
- *   side in B, F and G (reference.ts; nothing here fetches or builds it).
+ *   side in B, F and G (reference.ts; nothing here fetches or builds it), and the budgets relative to it judged.
  *
  * Options: `--quick` (small counts, to check the harness), `--no-cluster` (section A only).
  */
@@ -26,7 +27,7 @@ import { measureLambdaColdStarts, printColdStarts, type ColdStart } from "./cold
 import { measureInProcess } from "./in-process.ts";
 import { measureNodeBundle, printNodeBundles, type NodeBundleSize } from "./node-bundle.ts";
 import { podCreateLoads, startPodCreateFloor } from "./pod-create.ts";
-import { judgePodCreateRatio, printPodCreate, type LabelledPodCreates } from "./pod-create-report.ts";
+import { printPodCreate, type LabelledPodCreates } from "./pod-create-report.ts";
 import {
   printBundles,
   printCalls,
@@ -37,10 +38,12 @@ import {
   printWorkerStartup,
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
-import { judgeTargets, printTargets } from "./targets.ts";
+import { judgeBudgets, printBudgets } from "./budgets.ts";
+import { judgeChecks, printChecks } from "./checks.ts";
+import { countSourceLines } from "./source-lines.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
-import { judgeReferenceAnswers, printReference } from "./reference-report.ts";
+import { printReference } from "./reference-report.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
 import { startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
@@ -182,15 +185,20 @@ if (withCluster) {
   if (reference !== undefined) printReference(phases, reference);
 }
 
-const targets = judgeTargets({ inProcess, bundles, nodeBundles, coldStarts, phases, frugal });
-targets.push(...judgePodCreateRatio(podCreates()));
-if (reference !== undefined) targets.push(judgeReferenceAnswers(reference));
-printTargets(targets);
+const figures = { bundles, coldStarts, phases, frugal, reference, sourceLines: await countSourceLines() };
 if (withCluster && !quick) {
   const chart = new URL("../../docs/performance.svg", import.meta.url);
-  await writeChart(chart, chartFiguresOf({ phases, frugal, ...(reference === undefined ? {} : { reference }), startedAt }));
+  await writeChart(chart, chartFiguresOf({ ...figures, startedAt }));
   console.log("\nChart: docs/performance.svg");
 }
+printChecks(judgeChecks(phases, reference));
+printBudgets(
+  judgeBudgets(figures),
+  `Figures from the bench run of ${startedAt.slice(0, 16).replace("T", " ")} UTC${quick ? " (--quick: small counts, not for the record)" : ""}` +
+    `${reference !== undefined ? " with the Go reference (`GMSA_REF_BIN`)" : referenceBin === undefined ? ", without the Go reference (GMSA_REF_BIN unset)" : ", the Go reference not run (--no-cluster)"}, ` +
+    `on a ${cpus().length}-core machine where the load generator, the functions, kube-apiserver and etcd share every core. ` +
+    "Pairs are expand / authorize.",
+);
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
 const unexpected =
