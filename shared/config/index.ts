@@ -59,7 +59,7 @@ export interface ParseConfigOptions {
 
 /**
  * Parses the environment into a frozen Config, reporting every problem together (never only the first).
- * Variable names, defaults and bounds are in variables.ts and tabled in the README.
+ * Variable names, defaults and bounds are in variables.ts and tabled in docs/configuration.md.
  */
 export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): ConfigResult {
   const runtime = options.runtime ?? "node";

@@ -2,7 +2,7 @@
  * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
  * bounds, once. Only the entries read it (through reader.ts) and hand values down; a default that a module also
  * needs is the module's own named constant, taken from there. test/unit/shared/config/readme.test.ts checks the
- * README's Configuration table against this table. Internal tuning (timeouts, cache sizes, token lifetimes) is not
+ * docs/configuration.md's table against this one. Internal tuning (timeouts, cache sizes, token lifetimes) is not
  * here: each is a constant beside the code it tunes.
  */
 import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
@@ -39,7 +39,7 @@ export interface IntegerVariable {
 }
 
 /**
- * Free text, read as given; `documented` is the README's default column (the `default` in backticks when there is
+ * Free text, read as given; `documented` is the default column of docs/configuration.md (the `default` in backticks when there is
  * one). `secret` values never reach a message.
  */
 export interface TextVariable {
@@ -67,9 +67,9 @@ const textDefault = (fallback: string): TextVariable & { default: string } => ({
 const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
-/** Name -> kind, default and bounds. The README's Configuration table has a row for each. */
+/** Name -> kind, default and bounds. docs/configuration.md has a row for each. */
 export const VARIABLES = {
-  // Caller authentication (README, Security).
+  // Caller authentication (docs/security.md).
   CALLER_AUTH: text("(required)"),
   CALLER_AUTH_TOKENS: text("", true),
   CALLER_AUTH_JWT_ISSUER: text(),
@@ -82,7 +82,7 @@ export const VARIABLES = {
   CALLER_AUTH_PATH_SECRET: text("", true),
   CALLER_AUTH_CLIENT_CA_FILE: text(),
   CALLER_AUTH_CLIENT_NAMES: text("any"),
-  // Prometheus' scrape credential, never the admission one (README, Metrics).
+  // Prometheus' scrape credential, never the admission one (docs/operations.md, Metrics).
   METRICS_TOKENS: text("none: /metrics is open", true),
   // The app and the Node server.
   FUNCTIONS: { kind: "list", values: FUNCTION_NAMES, default: FUNCTION_NAMES },
@@ -109,7 +109,7 @@ export const VARIABLES = {
   JWT_ISSUER: text("none (required with JWT)"),
   JWT_SUBJECT: text("none (required with JWT)"),
   JWT_AUDIENCE: text("none (required with JWT)"),
-  // The clouds' token sources (README, Cloud tokens without helper binaries); the platform sets AWS_*, IDENTITY_*.
+  // The clouds' token sources (docs/configuration.md, Cloud tokens without helper binaries); the platform sets AWS_*, IDENTITY_*.
   CLOUD_TOKEN: text("none"),
   EKS_CLUSTER_NAME: text("none (required with eks)"),
   EKS_REGION: text("`AWS_REGION`, else `AWS_DEFAULT_REGION`"),
@@ -157,7 +157,7 @@ export function defaultOf(name: DefaultedIntegerName): number {
   return VARIABLES[name].default;
 }
 
-/** What the README's default column says for `name`: the value in backticks, or the table's description. */
+/** What the default column of docs/configuration.md says for `name`: the value in backticks, or the table's description. */
 export function documentedDefault(name: VariableName): string {
   const variable: Variable = VARIABLES[name];
   switch (variable.kind) {

@@ -1,6 +1,6 @@
 /**
  * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
- * allowed access reviews (never of denials or errors; see README.md, Caches). On Node, concurrent misses of one key
+ * allowed access reviews (never of denials or errors; see docs/configuration.md, Caches and their staleness). On Node, concurrent misses of one key
  * share one API call.
  */
 import { LRUCache } from "lru-cache";
