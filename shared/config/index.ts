@@ -12,13 +12,12 @@ import { ENFORCEMENT_MODES, FUNCTION_NAMES, REQUESTING_USER_MODES, type Enforcem
 
 import { ConfigurationError } from "./configuration-error.ts";
 
-export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type CloudTokenSettings } from "./cloud-token.ts";
+export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
 export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
-export { parseKubeSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
+export { parseKubeSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export type { Runtime } from "./runtime.ts";
 export {
-  defaultOf,
   FUNCTION_NAMES,
   VARIABLES,
   withoutPluginSecrets,

@@ -1,8 +1,8 @@
 /**
  * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
  * bounds, once. Only the entries read it (through reader.ts) and hand values down; a default that a module also
- * needs is the module's own named constant, taken from there. test/unit/shared/config/readme.test.ts checks the
- * docs/configuration.md's table against this one. Internal tuning (timeouts, cache sizes, token lifetimes) is not
+ * needs is the module's own named constant, taken from there. test/unit/shared/config/configuration-doc.test.ts
+ * checks the table of docs/configuration.md against this one. Internal tuning (timeouts, cache sizes, token lifetimes) is not
  * here: each is a constant beside the code it tunes.
  */
 import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
@@ -39,8 +39,8 @@ export interface IntegerVariable {
 }
 
 /**
- * Free text, read as given; `documented` is the default column of docs/configuration.md (the `default` in backticks when there is
- * one). `secret` values never reach a message.
+ * Free text, read as given; `documented` is the default column of docs/configuration.md (the `default` in backticks
+ * when there is one). `secret` values never reach a message.
  */
 export interface TextVariable {
   kind: "text";
@@ -151,11 +151,6 @@ export type IntegerName = NamesOf<"integer">;
 export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] extends { default: number } ? N : never }[IntegerName];
 /** Text variables that have a default. */
 export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
-
-/** The default of an integer variable, for tools that must agree with it (the rendered admission policy). */
-export function defaultOf(name: DefaultedIntegerName): number {
-  return VARIABLES[name].default;
-}
 
 /** What the default column of docs/configuration.md says for `name`: the value in backticks, or the table's description. */
 export function documentedDefault(name: VariableName): string {
