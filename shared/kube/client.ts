@@ -1,7 +1,7 @@
 /**
- * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
- * allowed access reviews (never of denials or errors; see docs/configuration.md, Caches and their staleness). On Node, concurrent misses of one key
- * share one API call.
+ * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of allowed
+ * access reviews (never of denials or errors; docs/configuration.md, Caches and their staleness). On Node,
+ * concurrent misses of one key share one API call.
  */
 import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
@@ -70,9 +70,9 @@ export interface KubeGmsaClient extends GmsaClient {
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
-  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, so its JSON text is
-  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees. Contents over
-  // the size a pod may carry are never kept: the policy refuses them anyway, and they would crowd out the others.
+  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, and no handler can
+  // change what the next review sees. Contents over the size a pod may carry are never kept: the policy refuses them
+  // anyway, and they would crowd out the others.
   const credSpecs = createCache<NonNullable<unknown>>(options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options.monotonicNow, {
     maxSize: CREDSPEC_CACHE_MAX_BYTES,
     maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
