@@ -8,7 +8,8 @@ import { readCallerAuth, readMetricsTokens } from "./caller-auth.ts";
 import { readKubeSettings, type KubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import { runtimeProblems, type Runtime } from "./runtime.ts";
-import { ENFORCEMENT_MODES, FUNCTION_NAMES, REQUESTING_USER_MODES, type EnforcementMode, type FunctionName, type RequestingUserMode } from "./variables.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES, type EnforcementMode, type RequestingUserMode } from "../policy/review.ts";
+import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
 
 import { ConfigurationError } from "./configuration-error.ts";
 
@@ -17,15 +18,7 @@ export { ConfigurationError, KubeConfigurationError } from "./configuration-erro
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export type { Runtime } from "./runtime.ts";
-export {
-  FUNCTION_NAMES,
-  VARIABLES,
-  withoutPluginSecrets,
-  type EnforcementMode,
-  type FunctionName,
-  type RequestingUserMode,
-  type VariableName,
-} from "./variables.ts";
+export { FUNCTION_NAMES, VARIABLES, withoutPluginSecrets, type FunctionName, type VariableName } from "./variables.ts";
 
 /** Everything the functions read from their environment, parsed once at start-up. */
 export interface Config {

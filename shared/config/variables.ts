@@ -9,22 +9,11 @@ import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-const
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt-options.ts";
 import { LOG_LEVELS } from "../log.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
 
 /** The functions a deployment can serve (docs/security.md, Least privilege per function); each Worker environment is named after one. */
 export const FUNCTION_NAMES = ["expand", "authorize"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
-
-/**
- * REVIEW_REQUESTING_USER: whose `use` of a credspec authorize reviews besides the pod's service account's: nobody
- * (`off`, the incumbent), the user who adds an ephemeral container (`ephemeral`), or the user of every pod
- * create, update and ephemeral container that names a credspec (`always`).
- */
-export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
-export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
-
-/** ENFORCEMENT: authorize denies (`deny`) or allows with a warning and an audit annotation (`warn`, shadow mode). */
-export const ENFORCEMENT_MODES = ["deny", "warn"] as const;
-export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
