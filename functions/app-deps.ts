@@ -12,7 +12,7 @@ export interface AppDeps extends ReviewRouteDeps {
   functions: readonly FunctionName[];
   version: string;
   /**
-   * Caller authentication (the README's Security section), checked before the body is read. In `path` mode the
+   * Caller authentication (docs/security.md, "Who may call the functions"), checked before the body is read. In `path` mode the
    * functions answer at `/<name>/<secret>` only.
    */
   callerAuth: CallerAuthOptions;

@@ -10,7 +10,7 @@ export type KubeVerb = "get" | "create";
 export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews";
 /** The HTTP status of one attempt, or why it had none: `error` (transport), `timeout` (the deadline passed). */
 export type KubeCallCode = number | "error" | "timeout";
-/** The client's two caches (README: Caches and their staleness). */
+/** The client's two caches (docs/configuration.md, Caches and their staleness). */
 export type CacheName = "credspec" | "access";
 /** How a credential refresh ended. */
 export type RefreshOutcome = "success" | "failure";

@@ -51,9 +51,9 @@ Providers:
   gke   the service account's access token from the metadata server
         (metadata.google.internal, or GCE_METADATA_HOST; GKE_SERVICE_ACCOUNT, else default)
 
-The environment is read as the functions read CLOUD_TOKEN's variables (README,
-Configuration); a flag given replaces the variable it stands for. aks and gke give
-up on the endpoint after 5 seconds.
+The environment is read as the functions read CLOUD_TOKEN's variables
+(docs/configuration.md); a flag given replaces the variable it stands for. aks and gke
+give up on the endpoint after 5 seconds.
 
 Options:
   --cluster <name>      eks: the EKS cluster name (required; EKS_CLUSTER_NAME)

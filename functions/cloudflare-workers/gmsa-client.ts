@@ -2,7 +2,7 @@
  * The Workers wiring: the kubeconfig YAML comes from the KUBECONFIG secret, the credential is a static token or
  * (better) the JWT token source or CLOUD_TOKEN=eks, and requests go through the global fetch. That fetch trusts public CAs only and
  * has no SNI override, proxy or client certificate, so the API server must be reached through an endpoint with
- * a publicly trusted certificate (README.md); kubeconfig settings Workers cannot honour are start-up errors.
+ * a publicly trusted certificate (docs/configuration.md); kubeconfig settings Workers cannot honour are start-up errors.
  */
 import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";

@@ -2,7 +2,7 @@
  * The Node server's Prometheus metrics on prom-client: the review recorder, the Kubernetes client's observer, the
  * credential refresh observers, the client's counters read at scrape time, and prom-client's default process and
  * Node.js metrics. Only functions/node/server.ts imports this file, so none of it reaches the Worker, Lambda and
- * Azure bundles. Every label value comes from a fixed set (README: Metrics); nothing from a review becomes a label.
+ * Azure bundles. Every label value comes from a fixed set (docs/operations.md, Metrics); nothing from a review becomes a label.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { FunctionName } from "../../shared/config/index.ts";

@@ -1,6 +1,6 @@
 /**
  * `npm run bundle-check`: builds both Workers as `wrangler deploy` would (into .cache/bundle/<env>), prints each
- * bundle's raw and gzipped size and exits 1 if either is over 100 KiB gzipped.
+ * bundle's raw and gzipped size and exits 1 if either is over 150 KiB gzipped.
  */
 import path from "node:path";
 import { REPO_ROOT } from "../repo-root.ts";

@@ -8,25 +8,17 @@ import { readCallerAuth, readMetricsTokens } from "./caller-auth.ts";
 import { readKubeSettings, type KubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import { runtimeProblems, type Runtime } from "./runtime.ts";
-import { ENFORCEMENT_MODES, FUNCTION_NAMES, REQUESTING_USER_MODES, type EnforcementMode, type FunctionName, type RequestingUserMode } from "./variables.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES, type EnforcementMode, type RequestingUserMode } from "../policy/review.ts";
+import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
 
 import { ConfigurationError } from "./configuration-error.ts";
 
-export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type CloudTokenSettings } from "./cloud-token.ts";
+export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
 export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
-export { parseKubeSettings, type JwtSettings, type KubeSettings } from "./kube.ts";
+export { parseKubeSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export type { Runtime } from "./runtime.ts";
-export {
-  defaultOf,
-  FUNCTION_NAMES,
-  VARIABLES,
-  withoutPluginSecrets,
-  type EnforcementMode,
-  type FunctionName,
-  type RequestingUserMode,
-  type VariableName,
-} from "./variables.ts";
+export { FUNCTION_NAMES, VARIABLES, withoutPluginSecrets, type FunctionName, type VariableName } from "./variables.ts";
 
 /** Everything the functions read from their environment, parsed once at start-up. */
 export interface Config {
@@ -59,7 +51,7 @@ export interface ParseConfigOptions {
 
 /**
  * Parses the environment into a frozen Config, reporting every problem together (never only the first).
- * Variable names, defaults and bounds are in variables.ts and tabled in the README.
+ * Variable names, defaults and bounds are in variables.ts and tabled in docs/configuration.md.
  */
 export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): ConfigResult {
   const runtime = options.runtime ?? "node";

@@ -1,30 +1,19 @@
 /**
  * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
  * bounds, once. Only the entries read it (through reader.ts) and hand values down; a default that a module also
- * needs is the module's own named constant, taken from there. test/unit/shared/config/readme.test.ts checks the
- * README's Configuration table against this table. Internal tuning (timeouts, cache sizes, token lifetimes) is not
+ * needs is the module's own named constant, taken from there. test/unit/shared/config/configuration-doc.test.ts
+ * checks the table of docs/configuration.md against this one. Internal tuning (timeouts, cache sizes, token lifetimes) is not
  * here: each is a constant beside the code it tunes.
  */
 import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt-options.ts";
 import { LOG_LEVELS } from "../log.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
 
 /** The functions a deployment can serve (docs/security.md, Least privilege per function); each Worker environment is named after one. */
 export const FUNCTION_NAMES = ["expand", "authorize"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
-
-/**
- * REVIEW_REQUESTING_USER: whose `use` of a credspec authorize reviews besides the pod's service account's: nobody
- * (`off`, the incumbent), the user who adds an ephemeral container (`ephemeral`), or the user of every pod
- * create, update and ephemeral container that names a credspec (`always`).
- */
-export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
-export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
-
-/** ENFORCEMENT: authorize denies (`deny`) or allows with a warning and an audit annotation (`warn`, shadow mode). */
-export const ENFORCEMENT_MODES = ["deny", "warn"] as const;
-export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
@@ -39,8 +28,8 @@ export interface IntegerVariable {
 }
 
 /**
- * Free text, read as given; `documented` is the README's default column (the `default` in backticks when there is
- * one). `secret` values never reach a message.
+ * Free text, read as given; `documented` is the default column of docs/configuration.md (the `default` in backticks
+ * when there is one). `secret` values never reach a message.
  */
 export interface TextVariable {
   kind: "text";
@@ -67,9 +56,9 @@ const textDefault = (fallback: string): TextVariable & { default: string } => ({
 const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
-/** Name -> kind, default and bounds. The README's Configuration table has a row for each. */
+/** Name -> kind, default and bounds. docs/configuration.md has a row for each. */
 export const VARIABLES = {
-  // Caller authentication (README, Security).
+  // Caller authentication (docs/security.md).
   CALLER_AUTH: text("(required)"),
   CALLER_AUTH_TOKENS: text("", true),
   CALLER_AUTH_JWT_ISSUER: text(),
@@ -82,7 +71,7 @@ export const VARIABLES = {
   CALLER_AUTH_PATH_SECRET: text("", true),
   CALLER_AUTH_CLIENT_CA_FILE: text(),
   CALLER_AUTH_CLIENT_NAMES: text("any"),
-  // Prometheus' scrape credential, never the admission one (README, Metrics).
+  // Prometheus' scrape credential, never the admission one (docs/operations.md, Metrics).
   METRICS_TOKENS: text("none: /metrics is open", true),
   // The app and the Node server.
   FUNCTIONS: { kind: "list", values: FUNCTION_NAMES, default: FUNCTION_NAMES },
@@ -109,7 +98,7 @@ export const VARIABLES = {
   JWT_ISSUER: text("none (required with JWT)"),
   JWT_SUBJECT: text("none (required with JWT)"),
   JWT_AUDIENCE: text("none (required with JWT)"),
-  // The clouds' token sources (README, Cloud tokens without helper binaries); the platform sets AWS_*, IDENTITY_*.
+  // The clouds' token sources (docs/configuration.md, Cloud tokens without helper binaries); the platform sets AWS_*, IDENTITY_*.
   CLOUD_TOKEN: text("none"),
   EKS_CLUSTER_NAME: text("none (required with eks)"),
   EKS_REGION: text("`AWS_REGION`, else `AWS_DEFAULT_REGION`"),
@@ -152,12 +141,7 @@ export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] e
 /** Text variables that have a default. */
 export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
 
-/** The default of an integer variable, for tools that must agree with it (the rendered admission policy). */
-export function defaultOf(name: DefaultedIntegerName): number {
-  return VARIABLES[name].default;
-}
-
-/** What the README's default column says for `name`: the value in backticks, or the table's description. */
+/** What the default column of docs/configuration.md says for `name`: the value in backticks, or the table's description. */
 export function documentedDefault(name: VariableName): string {
   const variable: Variable = VARIABLES[name];
   switch (variable.kind) {

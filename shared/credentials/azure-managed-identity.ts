@@ -5,10 +5,9 @@
  * https://learn.microsoft.com/azure/app-service/overview-managed-identity#rest-endpoint-reference
  */
 import { CredentialsError } from "../errors.ts";
-import { createCredentialCache } from "./cache.ts";
-import { checkTimeoutMs, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
-import type { Credential, TokenSource } from "./token-source.ts";
-import { AKS_SERVER_APP_ID, TOKEN_ENDPOINT_TIMEOUT_MS } from "./cloud-constants.ts";
+import { createTokenEndpointSource, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
+import type { TokenSource } from "./token-source.ts";
+import { AKS_SERVER_APP_ID } from "./cloud-constants.ts";
 
 /** The endpoint version that takes `X-IDENTITY-HEADER` and `client_id` (the 2017 one took `secret`, `clientid`). */
 export const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
@@ -59,29 +58,9 @@ export function createAzureManagedIdentityTokenSource(options: AzureManagedIdent
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError("the managed identity endpoint must be an http(s) URL");
   if (options.identityHeader === "") throw new TypeError("the managed identity header is empty");
   if (options.clientId === "") throw new TypeError("the managed identity client id is empty (leave it out for the system-assigned identity)");
-  const timeoutMs = options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS;
-  checkTimeoutMs(timeoutMs);
-  const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
-
-  async function load(signal: AbortSignal | undefined): Promise<Credential> {
-    const body = await fetchTokenJson({
-      url,
-      headers: { "X-IDENTITY-HEADER": options.identityHeader, Accept: "application/json" },
-      describe: DESCRIBE,
-      fetch: fetchFunction,
-      timeoutMs,
-      signal,
-    });
-    const token = requireString(body, "access_token", DESCRIBE);
-    const expiresAt = parseExpiresOn(body["expires_on"]);
-    return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
-  }
-
-  return createCredentialCache({
-    load,
-    describe: DESCRIBE,
-    shareInFlight: options.shareInFlight,
-    now: options.now,
-    onRefresh: options.onRefresh,
-  });
+  const headers = { "X-IDENTITY-HEADER": options.identityHeader, Accept: "application/json" };
+  return createTokenEndpointSource(options, { url, headers, describe: DESCRIBE }, (body) => ({
+    token: requireString(body, "access_token", DESCRIBE),
+    expirationTimestamp: new Date(parseExpiresOn(body["expires_on"])).toISOString(),
+  }));
 }

@@ -5,10 +5,9 @@
  * https://cloud.google.com/compute/docs/access/authenticate-workloads#applications
  */
 import { CredentialsError } from "../errors.ts";
-import { createCredentialCache } from "./cache.ts";
-import { checkTimeoutMs, fetchTokenJson, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
-import type { Credential, TokenSource } from "./token-source.ts";
-import { TOKEN_ENDPOINT_TIMEOUT_MS, GCP_METADATA_HOST, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "./cloud-constants.ts";
+import { createTokenEndpointSource, requireString, type TokenEndpointSourceOptions } from "./token-endpoint.ts";
+import type { TokenSource } from "./token-source.ts";
+import { GCP_METADATA_HOST, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN } from "./cloud-constants.ts";
 
 /** Options of {@link createGcpMetadataTokenSource}. */
 export interface GcpMetadataTokenSourceOptions extends TokenEndpointSourceOptions {
@@ -35,24 +34,14 @@ export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOpt
  * @throws TypeError for a bad host, service account or timeout.
  */
 export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOptions): TokenSource {
-  const url = buildGcpMetadataTokenUrl(options);
-  const timeoutMs = options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS;
-  checkTimeoutMs(timeoutMs);
-  const now = options.now ?? Date.now;
-  const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
-
-  async function load(signal: AbortSignal | undefined): Promise<Credential> {
-    const requestedAt = now();
-    const body = await fetchTokenJson({
-      url,
-      headers: { "Metadata-Flavor": "Google", Accept: "application/json" },
-      // As Google's gcp-metadata library checks: a proxy or captive portal answering in its place lacks it.
-      responseHeader: { name: "Metadata-Flavor", value: "Google" },
-      describe: DESCRIBE,
-      fetch: fetchFunction,
-      timeoutMs,
-      signal,
-    });
+  const endpoint = {
+    url: buildGcpMetadataTokenUrl(options),
+    headers: { "Metadata-Flavor": "Google", Accept: "application/json" },
+    // As Google's gcp-metadata library checks: a proxy or captive portal answering in its place lacks it.
+    responseHeader: { name: "Metadata-Flavor", value: "Google" },
+    describe: DESCRIBE,
+  };
+  return createTokenEndpointSource(options, endpoint, (body, requestedAt) => {
     const token = requireString(body, "access_token", DESCRIBE);
     const tokenType = body["token_type"];
     if (tokenType !== undefined && (typeof tokenType !== "string" || tokenType.toLowerCase() !== "bearer")) {
@@ -64,7 +53,5 @@ export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOpti
     }
     // Counted from the request, not the answer: the server's clock started before ours stopped.
     return { token, expirationTimestamp: new Date(requestedAt + expiresIn * 1000).toISOString() };
-  }
-
-  return createCredentialCache({ load, describe: DESCRIBE, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
+  });
 }

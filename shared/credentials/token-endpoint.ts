@@ -5,9 +5,12 @@
  */
 import { CredentialsError, DeadlineExceededError } from "../errors.ts";
 import type { RefreshObserver } from "../observer.ts";
+import { createCredentialCache } from "./cache.ts";
+import { TOKEN_ENDPOINT_TIMEOUT_MS } from "./cloud-constants.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
 
 /** What {@link fetchTokenJson} needs. */
-export interface TokenEndpointRequest {
+interface TokenEndpointRequest {
   url: URL;
   /** Sent as is; their values never appear in errors. */
   headers: Record<string, string>;
@@ -34,11 +37,28 @@ export interface TokenEndpointSourceOptions {
   onRefresh?: RefreshObserver | undefined;
 }
 
-/** @throws TypeError unless `timeoutMs` is a whole number from 1 to 60000 (a minute). */
-export function checkTimeoutMs(timeoutMs: number): void {
+/**
+ * A {@link TokenSource} that GETs `endpoint` and reads the credential out of the JSON answer with `read` (given the
+ * time the request was sent), cached by the credential cache until its expiry less the refresh skew.
+ * @throws TypeError unless `timeoutMs` is a whole number from 1 to 60000 (a minute).
+ */
+export function createTokenEndpointSource(
+  options: TokenEndpointSourceOptions,
+  endpoint: Pick<TokenEndpointRequest, "url" | "headers" | "describe" | "responseHeader">,
+  read: (body: Record<string, unknown>, requestedAt: number) => Credential,
+): TokenSource {
+  const timeoutMs = options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000) {
     throw new TypeError("timeoutMs must be a whole number of milliseconds from 1 to 60000");
   }
+  const now = options.now ?? Date.now;
+  const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+  async function load(signal: AbortSignal | undefined): Promise<Credential> {
+    const requestedAt = now();
+    return read(await fetchTokenJson({ ...endpoint, fetch: fetchFunction, timeoutMs, signal }), requestedAt);
+  }
+  const { describe } = endpoint;
+  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
 }
 
 // OAuth-style error codes ("invalid_request") and short service codes are safe to repeat; nothing longer.
@@ -60,7 +80,7 @@ function errorCode(text: string): string {
  * @throws DeadlineExceededError when the caller's signal aborts, CredentialsError for a timeout, a transport
  * error, a non-2xx answer or an answer that is not a JSON object.
  */
-export async function fetchTokenJson(request: TokenEndpointRequest): Promise<Record<string, unknown>> {
+async function fetchTokenJson(request: TokenEndpointRequest): Promise<Record<string, unknown>> {
   const { describe, signal } = request;
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), request.timeoutMs);

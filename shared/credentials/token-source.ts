@@ -1,6 +1,7 @@
 /**
- * The one credential shape every source hands to the Kubernetes client (docs/configuration.md, Talking to the Kubernetes API): a bearer token or a
- * client certificate and key, as in the ExecCredential `status`, plus its optional expiry.
+ * The one credential shape every source hands to the Kubernetes client (docs/configuration.md, Talking to the
+ * Kubernetes API): a bearer token or a client certificate and key, as in the ExecCredential `status`, plus its
+ * optional expiry.
  */
 import type { CallTally } from "../observer.ts";
 

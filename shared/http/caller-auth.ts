@@ -1,6 +1,6 @@
 /**
  * Caller authentication as Hono middleware, checked from headers, the path or the TLS connection only: before the
- * body is read or any API call is made. What each mode protects against: the README's Security section.
+ * body is read or any API call is made. What each mode protects against: docs/security.md.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
@@ -11,7 +11,7 @@ import type { AppEnv } from "./env.ts";
 
 export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 
-/** The caller authentication modes (the README's Security section). */
+/** The caller authentication modes (docs/security.md, The modes). */
 export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as const;
 export type CallerAuthMode = (typeof CALLER_AUTH_MODES)[number];
 

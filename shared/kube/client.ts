@@ -1,13 +1,13 @@
 /**
- * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of
- * allowed access reviews (never of denials or errors; see README.md, Caches). On Node, concurrent misses of one key
- * share one API call.
+ * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of allowed
+ * access reviews (never of denials or errors; docs/configuration.md, Caches and their staleness). On Node,
+ * concurrent misses of one key share one API call.
  */
+import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
-import { createTtlCache, type TtlCache, type TtlCacheStats } from "./ttl-cache.ts";
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
 import { awaitWithin } from "../deadline.ts";
 import { DeadlineExceededError } from "../errors.ts";
@@ -34,7 +34,10 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   credSpecCacheTtlMs?: number | undefined;
   /** How long an allowed decision is reused (denials never are); 0 switches it off. Default {@link DEFAULT_ACCESS_CACHE_TTL_MS}. */
   accessCacheTtlMs?: number | undefined;
-  /** Monotonic clock in ms for the caches' TTLs. Default `performance.now()` (see ttl-cache.ts). */
+  /**
+   * Monotonic clock in ms for the caches' TTLs. Default `performance.now()`: a wall clock stepped back (NTP, a VM
+   * resumed) would keep entries, allowed access answers among them, past their TTL.
+   */
   monotonicNow?: (() => number) | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
@@ -46,10 +49,17 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   shareInFlight?: boolean | undefined;
 }
 
+/** Hits and misses of one cache since start-up, and the entries it holds. */
+export interface CacheStats {
+  hits: number;
+  misses: number;
+  size: number;
+}
+
 /** Cache counters of a {@link KubeGmsaClient}. */
 export interface KubeClientStats {
-  credSpecCache: TtlCacheStats;
-  accessCache: TtlCacheStats;
+  credSpecCache: CacheStats;
+  accessCache: CacheStats;
 }
 
 /** A {@link GmsaClient} with cache counters. */
@@ -60,33 +70,32 @@ export interface KubeGmsaClient extends GmsaClient {
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
-  const clock = options.monotonicNow === undefined ? {} : { now: options.monotonicNow };
-  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, so its JSON text is
-  // made once (shared/policy/credspec-json.ts), and no handler can change what the next review sees. Contents over
-  // the size a pod may carry are never kept: the policy refuses them anyway, and they would crowd out the others.
-  const credSpecs = createTtlCache<unknown>({
-    ttlMs: options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS,
-    maxEntries: CACHE_MAX_ENTRIES,
-    maxBytes: CREDSPEC_CACHE_MAX_BYTES,
-    maxEntryBytes: MAX_CREDSPEC_CONTENTS_BYTES,
-    ...clock,
+  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, and no handler can
+  // change what the next review sees. Contents over the size a pod may carry are never kept: the policy refuses them
+  // anyway, and they would crowd out the others.
+  const credSpecs = createCache<NonNullable<unknown>>(options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options.monotonicNow, {
+    maxSize: CREDSPEC_CACHE_MAX_BYTES,
+    maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
+    sizeCalculation: jsonBytes,
   });
-  const access = createTtlCache<AccessDecision>({ ttlMs: options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES, ...clock });
+  const access = createCache<AccessDecision>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
+  const counts = { credspec: { hits: 0, misses: 0 }, access: { hits: 0, misses: 0 } };
 
   const { observer } = options;
-  /** One lookup's result, counted for metrics and the review's tally. */
-  function count(which: CacheName, hit: boolean, tally: CallTally | undefined): void {
+  /** A cache lookup, counted for metrics and the review's tally. */
+  function lookUp<V extends NonNullable<unknown>>(cache: LRUCache<string, V> | undefined, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
+    const value = cache?.get(key);
+    const hit = value !== undefined;
     observer?.cacheRequest(which, hit);
-    if (tally === undefined) return;
-    if (hit) tally.cacheHits++;
-    else tally.cacheMisses++;
-  }
-  /** A cache lookup, counted. */
-  function lookUp<V>(cache: TtlCache<V>, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
-    const value = cache.get(key);
-    count(which, value !== undefined, tally);
+    if (hit) counts[which].hits++;
+    else counts[which].misses++;
+    if (tally !== undefined) {
+      if (hit) tally.cacheHits++;
+      else tally.cacheMisses++;
+    }
     return value;
   }
+  const statsOf = (cache: { size: number } | undefined, which: CacheName): CacheStats => ({ ...counts[which], size: cache?.size ?? 0 });
 
   // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
   // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline
@@ -109,7 +118,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
       if (cached !== undefined) return cached;
       return shared(credSpecCalls, name, call.signal, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
         const contents = deepFreeze(await readCredSpecContents(request, name, call));
-        credSpecs.set(name, contents, jsonBytes(contents));
+        if (contents !== null && contents !== undefined) credSpecs?.set(name, contents);
         return contents;
       });
     },
@@ -119,15 +128,31 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
       if (cached !== undefined) return cached;
       return shared(accessCalls, key, call.signal, `reviewing whether service account "${query.namespace}/${query.serviceAccount}" may use GMSACredentialSpec "${query.credSpecName}"`, async () => {
         const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
-        if (decision.allowed) access.set(key, decision);
+        if (decision.allowed) access?.set(key, decision);
         return decision;
       });
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
     canUserUseCredSpec: (query, call) => reviewUserCredSpecAccess(request, query, call),
-    stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
+    stats: () => ({ credSpecCache: statsOf(credSpecs, "credspec"), accessCache: statsOf(access, "access") }),
   };
+}
+
+/**
+ * A least-recently-used cache of at most {@link CACHE_MAX_ENTRIES} entries that expire `ttlMs` after they are set, by
+ * `now` (default `performance.now()`); none when `ttlMs` is 0. `ttlResolution: 0` reads the clock on every lookup
+ * rather than arming a timer, which a Worker may not do outside a request.
+ * @throws TypeError when `ttlMs` is negative or not an integer.
+ */
+function createCache<V extends NonNullable<unknown>>(
+  ttlMs: number,
+  now: (() => number) | undefined,
+  bytes: Pick<LRUCache.Options<string, V, unknown>, "maxSize" | "maxEntrySize" | "sizeCalculation"> = {},
+): LRUCache<string, V> | undefined {
+  if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new TypeError("cache TTLs must be non-negative integers of ms");
+  if (ttlMs === 0) return undefined;
+  return new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now === undefined ? {} : { perf: { now } }) });
 }
 
 /** Names cannot contain "/", so the key is unambiguous. */

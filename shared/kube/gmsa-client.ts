@@ -4,6 +4,7 @@
  * lives beside this file.
  */
 import type { CallTally } from "../observer.ts";
+import type { Requester } from "../policy/facts.ts";
 
 /** Per-call options: every call honours the review's deadline. */
 export interface CallOptions {
@@ -20,18 +21,10 @@ export interface AccessQuery {
   credSpecName: string;
 }
 
-/** The user who sent the admission request: the AdmissionReview's `userInfo`, as the API server authenticated it. */
-export interface RequestingUser {
-  username: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
-
 /** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
 export interface UserAccessQuery {
   namespace: string;
-  user: RequestingUser;
+  user: Requester;
   credSpecName: string;
 }
 

@@ -1,7 +1,8 @@
 /**
  * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
- * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows (README, Talking
- * to the Kubernetes API). Answers come back as status and parsed body; callers map failures with status-errors.ts.
+ * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows
+ * (docs/configuration.md, Talking to the Kubernetes API). Answers come back as status and parsed body; callers map
+ * failures with status-errors.ts.
  * A redirect is never followed: it is refused like an error answer, since whatever the next hop says did not come
  * from the API server we trust (and it would receive our credential).
  */

@@ -2,10 +2,17 @@ import type { AdmissionError } from "../errors.ts";
 import type { Requester } from "./facts.ts";
 import type { Pod } from "./pod.ts";
 
-/** Whose `use` authorize reviews besides the service account's (REVIEW_REQUESTING_USER). */
-export type RequestingUserMode = "off" | "ephemeral" | "always";
-/** Authorize denies, or allows with a warning and an audit annotation (ENFORCEMENT). */
-export type EnforcementMode = "deny" | "warn";
+/**
+ * REVIEW_REQUESTING_USER: whose `use` of a credspec authorize reviews besides the pod's service account's: nobody
+ * (`off`, the incumbent), the user who adds an ephemeral container (`ephemeral`), or the user of every pod
+ * create, update and ephemeral container that names a credspec (`always`).
+ */
+export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
+export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
+
+/** ENFORCEMENT: authorize denies (`deny`) or allows with a warning and an audit annotation (`warn`, shadow mode). */
+export const ENFORCEMENT_MODES = ["deny", "warn"] as const;
+export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 
 /** The switches of the GMSA rules, from the configuration. */
 export interface PolicySettings {

@@ -66,7 +66,7 @@ function inlinedByContainer(patch: string | undefined): Map<number, unknown> {
 /**
  * Sends each function the cases both implementations decide alike: the benchmark pods (allowed; expand
  * inlines every container's credspec), the same pod for a service account without `use` and a pod naming
- * a credspec that does not exist (denied; the codes differ, see the README, so only `allowed` is compared).
+ * a credspec that does not exist (denied; the codes differ, see docs/migration.md, so only `allowed` is compared).
  */
 async function checkAnswers(targets: readonly MeasuredTarget[], credspecs: ReadonlyMap<string, unknown>): Promise<string[]> {
   const contents = inlinedContents(credspecs);

@@ -55,7 +55,7 @@ export interface RuntimePhaseOptions {
   log: (line: string) => void;
 }
 
-/** The refresh skew the functions apply by default (README: 10% of the lifetime, 5 to 60 s, at most half). */
+/** The refresh skew the functions apply by default (10% of the lifetime, 5 to 60 s, at most half). */
 function refreshSkewSeconds(lifetimeSeconds: number): number {
   return Math.min(lifetimeSeconds / 2, Math.max(5, Math.min(60, lifetimeSeconds / 10)));
 }

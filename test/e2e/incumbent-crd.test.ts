@@ -4,7 +4,7 @@
  * samples are created as `windows.k8s.io/v1alpha1` while v1alpha1 is the storage version (so etcd holds them as
  * v1alpha1), and storage then moves to v1 as its later CRD does: `status.storedVersions` is [v1alpha1, v1]. Then ours
  * is installed three ways (`kubectl apply -k infra/crd`; Helm with `crd.install: true`, the CRD adopted as the
- * README says; Helm with `crd.install: false`, the incumbent's CRD kept), and each must leave every credspec
+ * docs/migration.md says; Helm with `crd.install: false`, the incumbent's CRD kept), and each must leave every credspec
  * readable as both versions, accept new v1alpha1 manifests, and have pods naming a credspec expanded and
  * authorized. The functions run without caches, so each pod's review reads the credspec through the API server.
  * Afterwards the CRD is deleted and ours applied again, as the other files expect it.
@@ -229,7 +229,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     beforeAll(async () => {
       await deleteWebhooks(cluster);
       contents = await installIncumbent();
-      // The README's adoption: Helm installs over an existing object only when it names the release.
+      // The adoption docs/migration.md describes: Helm installs over an existing object only when it names the release.
       await kubeRequestOk(admin, CRD_PATH, {
         method: "PATCH",
         contentType: "application/merge-patch+json",

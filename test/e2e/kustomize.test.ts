@@ -24,7 +24,7 @@ const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const INFRA = fileURLToPath(new URL("../../infra/", import.meta.url));
 const COPIED = ["crd", "rbac", "webhooks", "samples", "policy", "overlays"];
-/** An overlay of the README's kind with the optional ValidatingAdmissionPolicy added (infra/policy/README.md). */
+/** An overlay of infra/overlays/ as they stand with the optional ValidatingAdmissionPolicy added (infra/policy/README.md). */
 const WITH_POLICY = "overlays/with-policy";
 
 /** What each overlay promises (`host`: the target's host shape, any for custom domains); a folder of
@@ -261,7 +261,7 @@ describe("kustomize overlays (infra/overlays)", () => {
     });
   });
 
-  it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as the README says to apply it", async () => {
+  it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as infra/overlays/README.md says to apply it", async () => {
     const { stdout } = await run("kubectl", [
       "--kubeconfig", cluster.adminKubeconfig, "apply", "--server-side", "--force-conflicts",
       "--field-manager", "gmsa-webhooks-kustomize-test", "--dry-run=server", "-k", join(dir, "overlays", "node-in-cluster"),

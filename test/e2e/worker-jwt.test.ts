@@ -185,7 +185,7 @@ describe("the Worker's JWTs through the real API server's JWT authenticator", ()
       const answer = await sendReview(await startAuthorizeWorker(env));
       expect(answer.allowed).toBe(false);
       expect(answer.status?.code).toBe(500);
-      // The pod author learns what failed and where its detail is (README, What a denial does not tell).
+      // The pod author learns what failed and where its detail is (docs/security.md, What never reaches a response or a log).
       expect(answer.status?.message).toMatch(/could not authenticate to the API server.*request uid/);
       expect(answer.status?.message).not.toMatch(/eyJ|PRIVATE KEY/);
       const log = join(dir, `authorize-${count}.log`);

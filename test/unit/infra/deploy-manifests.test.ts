@@ -91,7 +91,7 @@ describe.each([
   { file: "infra/aws/kubeconfig.example.yaml", env: { CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "prod", AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "s" } },
   { file: "infra/azure/kubeconfig.example.yaml", env: { CLOUD_TOKEN: "aks", AKS_CLIENT_ID: "c", IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token", IDENTITY_HEADER: "h" } },
 ])("$file", ({ file, env }) => {
-  it("parses into a user without a credential, which the README's CLOUD_TOKEN settings give one", async () => {
+  it("parses into a user without a credential, which docs/configuration.md's CLOUD_TOKEN settings give one", async () => {
     const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
     const parsed = parseKubeconfig(text, { source: file });
     expect(parsed.problems).toEqual([]);

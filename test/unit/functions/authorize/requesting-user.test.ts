@@ -1,6 +1,6 @@
 /** authorize with REVIEW_REQUESTING_USER: the requester's `use` is reviewed besides the service account's. */
 import { describe, expect, it } from "vitest";
-import type { RequestingUserMode } from "../../../../shared/config/index.ts";
+import type { RequestingUserMode } from "../../../../shared/policy/review.ts";
 import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
 import { createTestApp, postReview } from "../../../support/app.ts";
 import { createFakeGmsaClient, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";

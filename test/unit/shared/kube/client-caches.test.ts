@@ -40,10 +40,10 @@ function setup(
 }
 
 describe("credspec contents cache", () => {
-  it("serves repeated reads from the cache until the TTL passes", async () => {
+  it("serves repeated reads from the cache until the TTL has passed", async () => {
     const { client, calls, advance } = setup({ credSpecCacheTtlMs: 30_000 });
     await client.getCredSpecContents("webapp01", call());
-    advance(29_999);
+    advance(30_000);
     await client.getCredSpecContents("webapp01", call());
     expect(calls).toHaveLength(1);
     advance(1);
@@ -67,7 +67,7 @@ describe("credspec contents cache", () => {
     await client.getCredSpecContents("webapp01", call());
     await client.canUseCredSpec(query, call());
     stepWall(-3_600_000);
-    advance(30_000);
+    advance(30_001);
     await client.getCredSpecContents("webapp01", call());
     await client.canUseCredSpec(query, call());
     expect(calls).toHaveLength(4);
@@ -117,7 +117,7 @@ describe("access review cache", () => {
   it("caches allowed decisions for the TTL (default 10 s)", async () => {
     const { client, calls, advance } = setup({});
     await client.canUseCredSpec(query, call());
-    advance(9_999);
+    advance(10_000);
     expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: true, reason: "" });
     expect(calls).toHaveLength(1);
     advance(1);
@@ -131,6 +131,18 @@ describe("access review cache", () => {
     await client.canUseCredSpec({ ...query, serviceAccount: "other" }, call());
     await client.canUseCredSpec({ ...query, namespace: "other" }, call());
     expect(calls).toHaveLength(3);
+  });
+
+  it("holds at most CACHE_MAX_ENTRIES decisions: the least recently used goes first", async () => {
+    const { client, calls } = setup({});
+    await client.canUseCredSpec(query, call());
+    for (let i = 1; i < CACHE_MAX_ENTRIES; i++) await client.canUseCredSpec({ ...query, serviceAccount: `sa${i}` }, call());
+    await client.canUseCredSpec(query, call());
+    expect(calls).toHaveLength(CACHE_MAX_ENTRIES);
+    await client.canUseCredSpec({ ...query, serviceAccount: "one-more" }, call());
+    await client.canUseCredSpec({ ...query, serviceAccount: "sa1" }, call());
+    expect(calls).toHaveLength(CACHE_MAX_ENTRIES + 2);
+    expect(client.stats().accessCache.size).toBe(CACHE_MAX_ENTRIES);
   });
 
   it("never caches a denial", async () => {
