@@ -58,6 +58,7 @@ const PLURALS: Record<string, { plural: string; namespaced: boolean }> = {
   "policy/v1/PodDisruptionBudget": { plural: "poddisruptionbudgets", namespaced: true },
   "networking.k8s.io/v1/NetworkPolicy": { plural: "networkpolicies", namespaced: true },
   "discovery.k8s.io/v1/EndpointSlice": { plural: "endpointslices", namespaced: true },
+  "v1/Endpoints": { plural: "endpoints", namespaced: true },
   "apiextensions.k8s.io/v1/CustomResourceDefinition": { plural: "customresourcedefinitions", namespaced: false },
   "rbac.authorization.k8s.io/v1/ClusterRole": { plural: "clusterroles", namespaced: false },
   "rbac.authorization.k8s.io/v1/ClusterRoleBinding": { plural: "clusterrolebindings", namespaced: false },

@@ -2,17 +2,20 @@
  * Builds kube-apiserver and etcd from the Go modules pinned in infra/local/apiserver and
  * infra/local/etcd, and Helm from infra/local/helm, into `.cache/bin/`, once: a stamp file holds a
  * hash of the inputs, so a binary is rebuilt only when its go.mod, go.sum or main.go (or the Go
- * toolchain) changes.
+ * toolchain) changes. kube-apiserver is built per Kubernetes version (kube-versions.ts), as
+ * `kube-apiserver-v1.30.14` and so on, so versions live side by side.
  *
- * CLI: `node infra/local/build.ts` prints the binary paths as JSON; `--helm` adds Helm's.
+ * CLI: `node infra/local/build.ts [--kube-version 1.30]` prints the binary paths as JSON; `--helm`
+ * adds Helm's.
  */
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { REPO_ROOT } from "../repo-root.ts";
+import { APISERVER_MODULE_DIR, resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";
 import { tailFile } from "./processes.ts";
 
 const run = promisify(execFile);
@@ -21,9 +24,12 @@ const run = promisify(execFile);
 const BIN_DIR = join(REPO_ROOT, ".cache", "bin");
 
 interface Target {
-  name: "kube-apiserver" | "etcd" | "helm";
+  /** The binary's file name in `.cache/bin`. */
+  name: string;
   /** Module folder holding go.mod, go.sum and (unless `pkg` names a tool of the module) main.go. */
   moduleDir: string;
+  /** Module file and its checksums when not go.mod and go.sum (built with `-modfile`). */
+  modFile?: { mod: string; sum: string };
   /** Package to build: `.` (the folder's main.go), or a `tool` of its go.mod. */
   pkg: string;
   /** The module whose version the log names. */
@@ -46,23 +52,30 @@ function kubernetesVersionVariables(version: string): string[] {
   ]);
 }
 
-const TARGETS: Target[] = [
-  {
-    name: "kube-apiserver",
-    moduleDir: join(REPO_ROOT, "infra", "local", "apiserver"),
+/** kube-apiserver of one pinned release, named by its version. */
+function apiserverTarget(release: KubeRelease): Target {
+  return {
+    name: `kube-apiserver-${release.version}`,
+    moduleDir: APISERVER_MODULE_DIR,
+    ...(release.modFile === "go.mod" ? {} : { modFile: { mod: release.modFile, sum: release.sumFile } }),
     pkg: ".",
     pinned: "k8s.io/kubernetes",
     versionVariables: kubernetesVersionVariables,
-  },
-  {
-    name: "etcd",
-    moduleDir: join(REPO_ROOT, "infra", "local", "etcd"),
-    pkg: ".",
-    pinned: "go.etcd.io/etcd/server/v3",
-    // etcd's version is a constant in go.etcd.io/etcd/api/v3/version.
-    versionVariables: () => [],
-  },
-];
+  };
+}
+
+/**
+ * One etcd for every pinned Kubernetes version: kube-apiserver speaks etcd's v3 API, which 3.6 serves to the 3.5
+ * clients of Kubernetes 1.30 as to the 3.7 clients of 1.37 (both ends pass the e2e tier on it).
+ */
+const ETCD: Target = {
+  name: "etcd",
+  moduleDir: join(REPO_ROOT, "infra", "local", "etcd"),
+  pkg: ".",
+  pinned: "go.etcd.io/etcd/server/v3",
+  // etcd's version is a constant in go.etcd.io/etcd/api/v3/version.
+  versionVariables: () => [],
+};
 
 /**
  * Helm's own command, a `tool` of infra/local/helm/go.mod (its main package cannot be imported, and
@@ -80,13 +93,16 @@ const HELM: Target = {
 /** `go build` flags; they go into the stamp, so changing them rebuilds. `-s -w` drops symbol and debug tables. */
 function buildFlags(target: Target, version: string): string[] {
   const ldflags = ["-s", "-w", ...target.versionVariables(version)].join(" ");
-  return ["-trimpath", "-buildvcs=false", `-ldflags=${ldflags}`];
+  const modFile = target.modFile ? [`-modfile=${target.modFile.mod}`] : [];
+  return ["-trimpath", "-buildvcs=false", ...modFile, `-ldflags=${ldflags}`];
 }
 
 /** Paths of the built binaries. */
 export interface LocalBinaries {
   apiserver: string;
   etcd: string;
+  /** The Kubernetes version kube-apiserver was built from, e.g. `v1.37.2`. */
+  kubeVersion: string;
 }
 
 function log(message: string): void {
@@ -102,7 +118,8 @@ async function exists(path: string): Promise<boolean> {
 
 async function inputHash(target: Target, goVersion: string, flags: string[]): Promise<string> {
   const hash = createHash("sha256").update(`${goVersion}\n${flags.join(" ")}\n`);
-  const files = target.pkg === "." ? ["go.mod", "go.sum", "main.go"] : ["go.mod", "go.sum"];
+  const moduleFiles = target.modFile ? [target.modFile.mod, target.modFile.sum] : ["go.mod", "go.sum"];
+  const files = target.pkg === "." ? [...moduleFiles, "main.go"] : moduleFiles;
   for (const file of files) {
     hash.update(`${file}\n`).update(await readFile(join(target.moduleDir, file)));
   }
@@ -110,7 +127,7 @@ async function inputHash(target: Target, goVersion: string, flags: string[]): Pr
 }
 
 async function pinnedVersion(target: Target): Promise<string> {
-  const goMod = await readFile(join(target.moduleDir, "go.mod"), "utf8");
+  const goMod = await readFile(join(target.moduleDir, target.modFile?.mod ?? "go.mod"), "utf8");
   const escaped = target.pinned.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   return new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(\\S+)`, "m").exec(goMod)?.[1] ?? "(unknown version)";
 }
@@ -169,17 +186,20 @@ async function ensureBinary(target: Target, goVersion: string): Promise<string> 
 }
 
 /**
- * Returns the paths of kube-apiserver and etcd, building each one that is missing or whose inputs
- * changed. Progress and elapsed seconds go to stderr. The two builds run one after the other:
- * each `go build` already uses every core, and the second reuses packages the first compiled
+ * Returns the paths of kube-apiserver of the Kubernetes version asked for (`1.30`, `v1.30.14`; default
+ * `KUBE_VERSION`, then the newest pinned: kube-versions.ts) and of etcd, building each one that is missing
+ * or whose inputs changed. Progress and elapsed seconds go to stderr. The two builds run one after the
+ * other: each `go build` already uses every core, and the second reuses packages the first compiled
  * (measured on 2 cores from empty caches: 293 s in sequence, 327 s side by side).
- * @throws Error when `go` is missing or a build fails (with the tail of the build log).
+ * @throws TypeError when the version is not pinned; Error when `go` is missing or a build fails (with the
+ * tail of the build log).
  */
-export async function ensureBinaries(): Promise<LocalBinaries> {
+export async function ensureBinaries(kubeVersion = process.env.KUBE_VERSION): Promise<LocalBinaries> {
+  const release = resolveKubeRelease(kubeVersion);
   const goVersion = await prepareBuild();
-  const apiserver = await ensureBinary(TARGETS[0]!, goVersion);
-  const etcd = await ensureBinary(TARGETS[1]!, goVersion);
-  return { apiserver, etcd };
+  const apiserver = await ensureBinary(apiserverTarget(release), goVersion);
+  const etcd = await ensureBinary(ETCD, goVersion);
+  return { apiserver, etcd, kubeVersion: release.version };
 }
 
 /**
@@ -206,9 +226,10 @@ async function prepareBuild(): Promise<string> {
 }
 
 if (import.meta.main) {
+  const { values } = parseArgs({ options: { "kube-version": { type: "string" }, helm: { type: "boolean", default: false } } });
   const started = Date.now();
-  const binaries = await ensureBinaries();
-  const helm = process.argv.includes("--helm") ? { helm: await ensureHelm() } : {};
+  const binaries = await ensureBinaries(values["kube-version"] ?? process.env.KUBE_VERSION);
+  const helm = values.helm ? { helm: await ensureHelm() } : {};
   log(`ready in ${Math.round((Date.now() - started) / 1000)} s`);
   console.log(JSON.stringify({ ...binaries, ...helm }, null, 2));
 }

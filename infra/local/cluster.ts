@@ -24,6 +24,7 @@ import {
   type ManagedProcess,
 } from "./processes.ts";
 import { buildAuthenticationConfiguration, startJwtIssuer, type LocalJwtIssuer, type LocalJwtIssuerInfo } from "./jwt-issuer-server.ts";
+import { authenticationConfigurationApiVersion } from "./kube-versions.ts";
 import { apiserverFlags, AUDIT_POLICY, etcdFlags, KUBERNETES_SERVICE_IP } from "./server-flags.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
 import { writeWebhookCallerAuth } from "./webhook-caller-auth.ts";
@@ -35,6 +36,8 @@ export const MINTER_USER = "gmsa-token-minter";
 export interface LocalClusterInfo {
   /** https URL of the API server, e.g. `https://127.0.0.1:40123`. */
   server: string;
+  /** The Kubernetes version of kube-apiserver, e.g. `v1.37.2` (kube-versions.ts gates features by it). */
+  kubeVersion: string;
   /** PEM of the cluster CA: it signs the API server's and the webhooks' serving certificates. */
   caPem: string;
   caFile: string;
@@ -86,8 +89,10 @@ export type ControlPlaneServer = "etcd" | "kube-apiserver";
 
 /** Options for {@link startCluster}. */
 export interface StartClusterOptions {
-  /** Prebuilt binaries; default: {@link ensureBinaries}. */
+  /** Prebuilt binaries; default: {@link ensureBinaries} of {@link StartClusterOptions.kubeVersion}. */
   binaries?: LocalBinaries;
+  /** Kubernetes version to build when `binaries` is not given (`1.30`); default `KUBE_VERSION`, then the newest pinned. */
+  kubeVersion?: string;
   /** Appended to kube-apiserver's flags (later flags win), e.g. `--authentication-config=...`. */
   extraApiserverArgs?: string[];
   /** How long to wait for etcd and `/readyz`; default 120000 (start-up takes about 4 s on 2 cores). */
@@ -133,7 +138,7 @@ function token(): string {
  * @throws Error with the tail of both servers' logs when start-up fails; nothing is left behind.
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<LocalCluster> {
-  const binaries = options.binaries ?? (await ensureBinaries());
+  const binaries = options.binaries ?? (await ensureBinaries(options.kubeVersion));
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const dir = await mkdtemp(join(tmpdir(), "gmsa-cluster-"));
   const processes: ManagedProcess[] = [];
@@ -181,7 +186,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
     // Up before the API server, which fetches the discovery document at start (and then only every 10 s).
     jwtIssuer = await startJwtIssuer(dir, ca, server);
     const authenticationConfigFile = join(dir, "authentication-config.json");
-    await writeFile(authenticationConfigFile, JSON.stringify(buildAuthenticationConfiguration(jwtIssuer, ca.certPem), null, 2));
+    const authenticationConfig = {
+      ...buildAuthenticationConfiguration(jwtIssuer, ca.certPem),
+      // The same JWT authenticator under the version this server reads.
+      apiVersion: authenticationConfigurationApiVersion(binaries.kubeVersion),
+    };
+    await writeFile(authenticationConfigFile, JSON.stringify(authenticationConfig, null, 2));
     const apiserverLogFile = join(dir, "kube-apiserver.log");
     const auditLogFile = join(dir, "audit.log");
     const apiserverFlagList = apiserverFlags({
@@ -225,6 +235,7 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
 
     const info: LocalClusterInfo = {
       server,
+      kubeVersion: binaries.kubeVersion,
       caPem: ca.certPem,
       caFile: ca.certFile,
       dir,

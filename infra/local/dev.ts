@@ -8,6 +8,9 @@
  * Then prints the kubeconfig, one command to try, and where the logs are; Ctrl-C or SIGTERM stops
  * everything and deletes every temporary file.
  *
+ * `--kube-version 1.30` (or `KUBE_VERSION=1.30`): runs that Kubernetes version's kube-apiserver instead of the newest
+ * pinned one (kube-versions.ts lists them), built beside the others on first use.
+ *
  * `--check` (or `GMSA_DEV_CHECK=1`): the same start-up, then creates infra/samples/pod.yaml once
  * (what the printed command does), prints the result and exits 0 when the credspec was inlined, 1
  * otherwise, after cleaning up. `LOG_LEVEL` is passed on to the functions.
@@ -30,16 +33,24 @@ function progress(message: string): void {
   process.stderr.write(`[dev] ${message}\n`);
 }
 
-function readOptions(): { runtime: FunctionsRuntime; check: boolean } {
+function readOptions(): { runtime: FunctionsRuntime; check: boolean; kubeVersion: string | undefined } {
   const { values } = parseArgs({
-    options: { worker: { type: "boolean", default: false }, check: { type: "boolean", default: false } },
+    options: {
+      worker: { type: "boolean", default: false },
+      check: { type: "boolean", default: false },
+      "kube-version": { type: "string" },
+    },
   });
   const runtimeVariable = process.env.GMSA_DEV_RUNTIME;
   if (runtimeVariable !== undefined && runtimeVariable !== "" && runtimeVariable !== "node" && runtimeVariable !== "worker") {
     throw new TypeError(`GMSA_DEV_RUNTIME must be node or worker, got ${runtimeVariable}`);
   }
   const runtime = values.worker || runtimeVariable === "worker" ? "worker" : "node";
-  return { runtime, check: values.check || process.env.GMSA_DEV_CHECK === "1" };
+  return {
+    runtime,
+    check: values.check || process.env.GMSA_DEV_CHECK === "1",
+    kubeVersion: values["kube-version"] ?? process.env.KUBE_VERSION,
+  };
 }
 
 /** The one command printed: create the sample pod, show its inlined credspec. */
@@ -79,7 +90,7 @@ function printReady(cluster: LocalClusterInfo, stack: FunctionsStack, seconds: s
   console.log(`
 gmsa-webhooks: local cluster ready in ${seconds} s, both webhooks called by the API server (${runtime}).
 
-  API server  ${cluster.server}
+  API server  ${cluster.server} (Kubernetes ${cluster.kubeVersion})
   kubeconfig  ${cluster.adminKubeconfig}
   expand      ${stack.expandBaseUrl}/expand
   authorize   ${stack.authorizeBaseUrl}/authorize
@@ -97,7 +108,7 @@ Ctrl-C stops everything and deletes ${cluster.dir}.`);
 }
 
 async function main(): Promise<number> {
-  const { runtime, check } = readOptions();
+  const { runtime, check, kubeVersion } = readOptions();
   let cluster: LocalCluster | undefined;
   let stack: FunctionsStack | undefined;
   const stopAll = async (): Promise<void> => {
@@ -112,9 +123,9 @@ async function main(): Promise<number> {
   }
   try {
     progress("checking kube-apiserver and etcd (built from source on first use: about 5 minutes)");
-    const binaries = await ensureBinaries();
+    const binaries = await ensureBinaries(kubeVersion);
     const started = Date.now();
-    progress("starting etcd and kube-apiserver");
+    progress(`starting etcd and kube-apiserver ${binaries.kubeVersion}`);
     cluster = await startCluster({ binaries, webhookCallerToken: createCallerToken() });
     progress("applying infra/: CRD, RBAC, sample credspecs");
     await applyBaseInfra(cluster);

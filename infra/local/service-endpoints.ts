@@ -1,11 +1,13 @@
 /**
- * What the endpoints controller would write for a Service whose pod runs in a sandbox (pod-sandbox.ts): one
- * EndpointSlice, labelled with the Service's name, naming the pod's address as ready. kube-apiserver 1.36 resolves
- * a webhook's Service from EndpointSlices only (`--enable-aggregator-routing`, k8s.io/apiserver
- * pkg/util/proxy.ResolveEndpoint); it reads no Endpoints object.
+ * What the endpoints controllers would write for a Service whose pod runs in a sandbox (pod-sandbox.ts): one
+ * EndpointSlice, labelled with the Service's name, naming the pod's address as ready, and, for an API server older
+ * than 1.33, the Endpoints object of the same address. kube-apiserver resolves a webhook's Service
+ * (`--enable-aggregator-routing`, k8s.io/apiserver pkg/util/proxy.ResolveEndpoint) from EndpointSlices since 1.33
+ * (kubernetes/kubernetes#129837) and from Endpoints before.
  */
 import { applyObjects, type KubeObject } from "./apply.ts";
-import type { KubeEndpoint } from "./kube-request.ts";
+import { kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
+import { KUBE_FEATURES, kubeAtLeast } from "./kube-versions.ts";
 
 /** A port of the slice; `name` must equal the Service port's name (`""` for an unnamed port). */
 export interface EndpointPort {
@@ -39,7 +41,23 @@ export function buildEndpointSlice(options: PointServiceAtOptions): KubeObject {
   };
 }
 
-/** Applies {@link buildEndpointSlice}; the API server's informer sees it within about a second. */
+/** The Endpoints object `<service>` the endpoints controller keeps for the Service, for API servers before 1.33. */
+export function buildEndpoints(options: PointServiceAtOptions): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Endpoints",
+    metadata: { name: options.service, namespace: options.namespace },
+    subsets: [{ addresses: [{ ip: options.ip }], ports: options.ports.map(({ name, port }) => ({ name, port, protocol: "TCP" })) }],
+  };
+}
+
+/**
+ * Applies {@link buildEndpointSlice}, and {@link buildEndpoints} when the API server (its `/version`) resolves
+ * Services from Endpoints; its informer sees them within about a second.
+ */
 export async function pointServiceAt(endpoint: KubeEndpoint, options: PointServiceAtOptions): Promise<void> {
   await applyObjects(endpoint, [buildEndpointSlice(options)]);
+  const { gitVersion } = await kubeRequestOk<{ gitVersion: string }>(endpoint, "/version");
+  if (kubeAtLeast(gitVersion, KUBE_FEATURES.serviceResolutionFromEndpointSlices)) return;
+  await applyObjects(endpoint, [buildEndpoints(options)]);
 }

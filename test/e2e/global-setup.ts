@@ -1,5 +1,7 @@
 /**
- * Builds (once) and starts the local cluster for all e2e files, and stops it afterwards.
+ * Builds (once) and starts the local cluster for all e2e files, and stops it afterwards: kube-apiserver of
+ * `KUBE_VERSION` (e.g. `1.30`), default the newest pinned release (infra/local/kube-versions.ts); tests read
+ * it as `inject("cluster").kubeVersion`.
  * Test files get its {@link LocalClusterInfo} with `inject("cluster")`, and the bearer token the API
  * server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
  * `cluster.webhookCallerToken`), and the path of the `helm` binary built from infra/local/helm with
@@ -24,7 +26,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const callerToken = createCallerToken();
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });
-  console.error(`[e2e] cluster ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.error(`[e2e] Kubernetes ${cluster.kubeVersion} ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const { issueServingCertificate: _issue, stopServer: _stopServer, startServer: _startServer, stop, ...info } = cluster;
   project.provide("cluster", info);
   project.provide("callerToken", callerToken);

@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  APISERVER_MODULE_DIR,
+  authenticationConfigurationApiVersion,
+  defaultKubeRelease,
+  floorKubeRelease,
+  kubeAtLeast,
+  kubeReleases,
+  resolveKubeRelease,
+} from "../../../infra/local/kube-versions.ts";
+
+describe("pinned Kubernetes releases", () => {
+  it("default to go.mod, the newest, with the oldest as the floor", () => {
+    const releases = kubeReleases();
+    expect(defaultKubeRelease().modFile).toBe("go.mod");
+    expect(releases.length).toBeGreaterThanOrEqual(2);
+    const minors = releases.map((r) => Number(r.minor.split(".")[1]));
+    expect(minors).toEqual([...minors].sort((a, b) => b - a));
+    expect(floorKubeRelease()).toBe(releases.at(-1));
+  });
+
+  it("pin every staging module at the release's v0 twin, in each module file", () => {
+    for (const release of kubeReleases()) {
+      const text = readFileSync(join(APISERVER_MODULE_DIR, release.modFile), "utf8");
+      const staging = `v0.${release.version.slice("v1.".length)}`;
+      const replaced = [...text.matchAll(/^\s+(k8s\.io\/\S+) => (\S+) (\S+)$/gm)];
+      expect(replaced.length, release.modFile).toBeGreaterThan(20);
+      for (const [, from, to, version] of replaced) {
+        expect([to, version], `${release.modFile}: ${from}`).toEqual([from, staging]);
+      }
+      expect(readFileSync(join(APISERVER_MODULE_DIR, release.sumFile), "utf8")).toContain(`k8s.io/kubernetes ${release.version} `);
+    }
+  });
+});
+
+describe("resolveKubeRelease", () => {
+  const floor = floorKubeRelease();
+
+  it("takes the default when nothing is asked", () => {
+    expect(resolveKubeRelease(undefined)).toBe(defaultKubeRelease());
+    expect(resolveKubeRelease("")).toBe(defaultKubeRelease());
+  });
+
+  it("resolves a minor, with or without v, and the pinned patch release", () => {
+    expect(resolveKubeRelease(floor.minor)).toBe(floor);
+    expect(resolveKubeRelease(`v${floor.minor}`)).toBe(floor);
+    expect(resolveKubeRelease(floor.version)).toBe(floor);
+    expect(resolveKubeRelease(floor.version.slice(1))).toBe(floor);
+  });
+
+  it("refuses a minor not pinned and a patch release other than the pinned one, naming the pinned versions", () => {
+    expect(() => resolveKubeRelease("1.12")).toThrow(/Kubernetes 1\.12 is not pinned.*pinned: v1\./);
+    expect(() => resolveKubeRelease(`${floor.minor}.999`)).toThrow(`Kubernetes ${floor.minor}.999 is not pinned`);
+    expect(() => resolveKubeRelease("latest")).toThrow(/not a Kubernetes version: "latest"/);
+  });
+});
+
+describe("features by version", () => {
+  it("compares minors numerically (1.100 is after 1.37)", () => {
+    expect(kubeAtLeast("v1.30.14", "1.30")).toBe(true);
+    expect(kubeAtLeast("v1.30.14", "1.33")).toBe(false);
+    expect(kubeAtLeast("v1.100.0", "1.37")).toBe(true);
+    expect(kubeAtLeast("v2.0.0", "1.99")).toBe(true);
+  });
+
+  it("writes the authentication configuration as v1beta1 before 1.34 and v1 from 1.34", () => {
+    expect(authenticationConfigurationApiVersion("v1.30.14")).toBe("apiserver.config.k8s.io/v1beta1");
+    expect(authenticationConfigurationApiVersion("v1.33.13")).toBe("apiserver.config.k8s.io/v1beta1");
+    expect(authenticationConfigurationApiVersion("v1.34.0")).toBe("apiserver.config.k8s.io/v1");
+    expect(authenticationConfigurationApiVersion("v1.37.2")).toBe("apiserver.config.k8s.io/v1");
+  });
+});
