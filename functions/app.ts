@@ -78,8 +78,18 @@ const limitBody = bodyLimit({
   },
 });
 
-/** hono/body-limit; a body that breaks off while it counts one without a length (the caller went away) is a 400. */
+/**
+ * hono/body-limit; a body that breaks off while it counts one without a length (the caller went away) is a 400. A
+ * declared length (without Transfer-Encoding, as the API server sends reviews) is judged from the header, as
+ * body-limit judges it, without entering body-limit: it reads `c.req.raw.body` first, which on @hono/node-server
+ * builds a web Request and body stream per request where `c.req.text()` would read the socket directly.
+ */
 const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const declared = c.req.header("content-length");
+  if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
+    if (Number.parseInt(declared, 10) > BODY_LIMIT_BYTES) return limitBody(c, next);
+    return next();
+  }
   try {
     await limitBody(c, next);
   } catch (error) {

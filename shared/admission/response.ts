@@ -97,7 +97,16 @@ function capWarnings(warnings: string[]): string[] {
   return out;
 }
 
+/**
+ * A character outside printable ASCII. Text without one is its own UTF-8, which `btoa` takes as it is (JSON text
+ * has no raw control characters: JSON.stringify escapes them).
+ */
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
+
 function encodeBase64(text: string): string {
+  // A patch is JSON, almost always ASCII: then the round trip through UTF-8 bytes below is not needed, and it cost
+  // about 3% of a warm expand review's CPU on the Node server.
+  if (!NOT_PRINTABLE_ASCII.test(text)) return btoa(text);
   const bytes = new TextEncoder().encode(text);
   let binary = "";
   // In chunks: String.fromCharCode takes each byte as an argument, and arguments are limited.

@@ -5,7 +5,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { Logger } from "../log.ts";
-import { bearerTokens, refuseCaller } from "./bearer-tokens.ts";
+import { bearerTokens, compareTokensAsIs, refuseCaller } from "./bearer-tokens.ts";
 import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 import type { AppEnv } from "./env.ts";
 
@@ -99,7 +99,7 @@ function pathSecret(secrets: readonly string[], logger: Logger): MiddlewareHandl
     if (presented === undefined) refuseCaller(logger, "path", 401, "no path secret");
     // Every secret is compared in full, so the time taken does not tell which one matched.
     let found = false;
-    for (const secret of secrets) found = (await timingSafeEqual(secret, presented)) || found;
+    for (const secret of secrets) found = (await timingSafeEqual(secret, presented, compareTokensAsIs)) || found;
     if (!found) refuseCaller(logger, "path", 401, "wrong path secret");
     await next();
   };

@@ -70,6 +70,19 @@ describe("createApp", () => {
     expect(pulled).toBe(false);
   });
 
+  it("reads a review with a declared length without touching the request's body stream", async () => {
+    // On @hono/node-server, reading `body` builds a web Request and stream for the request; `text()` reads the socket.
+    const { app } = createTestApp();
+    const text = JSON.stringify(buildReview(buildPod()));
+    const req = new Request("http://localhost/expand", post(text, { ...json, "content-length": String(new TextEncoder().encode(text).length) }));
+    let bodyReads = 0;
+    const stream = req.body;
+    Object.defineProperty(req, "body", { get: () => (bodyReads++, stream) });
+    const res = await app.request(req);
+    expect(res.status).toBe(200);
+    expect(bodyReads).toBe(0);
+  });
+
   it("refuses a chunked body over the limit, sent without content-length, with 413, reading no further", async () => {
     const { app, deps } = createTestApp();
     const chunk = new Uint8Array(1024 * 1024).fill(0x20);
