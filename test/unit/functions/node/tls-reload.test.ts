@@ -135,9 +135,9 @@ describe("certificate reload", () => {
 });
 
 describe("client CA reload (CALLER_AUTH=mtls)", () => {
-  it("trusts client certificates of the new CA and no longer those of the old one, without a restart", async () => {
-    const mtlsDir = await tempDir("gmsa-tls-ca-");
-    const caFile = path.join(mtlsDir, "client-ca.pem");
+  /** A server with CALLER_AUTH=mtls trusting `pki.caPem` from a file the test may rewrite. */
+  async function startMtlsServer(): Promise<{ mtls: RunningServer; caFile: string; mtlsLogs: string[] }> {
+    const caFile = path.join(await tempDir("gmsa-tls-ca-"), "client-ca.pem");
     await writeFile(caFile, pki.caPem);
     const mtlsLogs: string[] = [];
     const env = await serverlessEnv({
@@ -149,7 +149,11 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       TLS_CERT_FILE: path.join(dir, "tls.crt"),
       TLS_KEY_FILE: path.join(dir, "tls.key"),
     });
-    const mtls = await startNodeServer(env, (line) => mtlsLogs.push(line));
+    return { mtls: await startNodeServer(env, (line) => mtlsLogs.push(line)), caFile, mtlsLogs };
+  }
+
+  it("trusts client certificates of the new CA and no longer those of the old one, without a restart", async () => {
+    const { mtls, caFile, mtlsLogs } = await startMtlsServer();
     // GET on a review route: 405 once the caller is authenticated, 401 before.
     const callerStatus = (client: { cert: string; key: string }) =>
       new Promise<number>((resolve, reject) => {
@@ -174,20 +178,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
   });
 
   it("closes the connections accepted under the previous CA: an idle one at once, a busy one once it is answered", async () => {
-    const mtlsDir = await tempDir("gmsa-tls-ca-rotation-");
-    const caFile = path.join(mtlsDir, "client-ca.pem");
-    await writeFile(caFile, pki.caPem);
-    const mtlsLogs: string[] = [];
-    const env = await serverlessEnv({
-      CALLER_AUTH: "mtls",
-      CALLER_AUTH_TOKENS: undefined,
-      CALLER_AUTH_CLIENT_CA_FILE: caFile,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      TLS_CERT_FILE: path.join(dir, "tls.crt"),
-      TLS_KEY_FILE: path.join(dir, "tls.key"),
-    });
-    const mtls = await startNodeServer(env, (line) => mtlsLogs.push(line));
+    const { mtls, caFile, mtlsLogs } = await startMtlsServer();
     // One kept-alive connection per agent, authenticated with the old CA's client certificate.
     const agents = [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, ...pki.client }));
     type Reply = { status: number; connection: string | undefined; socket: TLSSocket };
