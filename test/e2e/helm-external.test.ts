@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { applyBaseInfra } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../infra/local/function-tokens.ts";
+import { functionServiceAccount } from "../../infra/local/function-tokens.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { createHelmRunner, type HelmRunner } from "./support/helm.ts";
+import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import {
   createOptedOutNamespace,
   defineAdmissionTests,
@@ -51,17 +51,7 @@ beforeAll(async () => {
   await createOptedOutNamespace(cluster);
   stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir });
   helm = await createHelmRunner(inject("helm"));
-  const subjects = (fn: (typeof FUNCTIONS)[number]) => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
-  const values = {
-    mode: "external",
-    crd: { install: false },
-    callerAuth: { mode: "bearer" },
-    external: {
-      caBundle: Buffer.from(cluster.caPem).toString("base64"),
-      expand: { url: stack.expandBaseUrl, subjects: subjects("expand") },
-      authorize: { url: stack.authorizeBaseUrl, subjects: subjects("authorize") },
-    },
-  };
+  const values = externalTestValues(cluster.caPem, stack, false);
   const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], { values, kubeconfig: cluster.adminKubeconfig });
   expect(installed.code, installed.stderr).toBe(0);
   await waitForGmsaWebhooks(cluster, GROUP);

@@ -20,10 +20,9 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../infra/local/function-tokens.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { createHelmRunner, type HelmRunner } from "./support/helm.ts";
+import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import { deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { createPod, parsed } from "./support/pods.ts";
 
@@ -170,17 +169,7 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
 
 /** `helm install` of the chart in external mode (the functions on loopback), the CRD per `crdInstall`. */
 async function helmInstall(crdInstall: boolean): Promise<void> {
-  const subjects = (fn: "expand" | "authorize") => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
-  const values = {
-    mode: "external",
-    crd: { install: crdInstall },
-    callerAuth: { mode: "bearer" },
-    external: {
-      caBundle: Buffer.from(cluster.caPem).toString("base64"),
-      expand: { url: stack.expandBaseUrl, subjects: subjects("expand") },
-      authorize: { url: stack.authorizeBaseUrl, subjects: subjects("authorize") },
-    },
-  };
+  const values = externalTestValues(cluster.caPem, stack, crdInstall);
   // Helm 4 applies server-side: an adopted CRD's `spec.versions` belongs to the incumbent's field manager until forced.
   const force = crdInstall ? ["--force-conflicts"] : [];
   const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...force], { values, kubeconfig: cluster.adminKubeconfig });

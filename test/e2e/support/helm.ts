@@ -11,7 +11,9 @@ import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { CHART_DIR } from "../../../infra/helm/chart-files.ts";
 import type { KubeObject } from "../../../infra/local/apply.ts";
+import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
 import { POD_NETWORK_CIDR } from "../../../infra/local/pod-network.ts";
+import type { FunctionsStack } from "../../../infra/local/stack.ts";
 
 const run = promisify(execFile);
 
@@ -86,5 +88,23 @@ export function inClusterTestValues(callerToken: string): Record<string, unknown
     image: { repository: "registry.invalid/gmsa-webhooks" },
     callerAuth: { mode: "bearer", expand: callerToken, authorize: callerToken },
     networkPolicy: { controlPlaneCIDRs: [POD_NETWORK_CIDR] },
+  };
+}
+
+/**
+ * Values for an external-mode test install: both webhooks registered by URL at the functions `stack` serves on
+ * loopback, trusted through the local cluster's CA, bearer caller auth, each function's own service account bound.
+ */
+export function externalTestValues(caPem: string, stack: FunctionsStack, crdInstall: boolean): Record<string, unknown> {
+  const subjects = (fn: "expand" | "authorize") => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
+  return {
+    mode: "external",
+    crd: { install: crdInstall },
+    callerAuth: { mode: "bearer" },
+    external: {
+      caBundle: Buffer.from(caPem).toString("base64"),
+      expand: { url: stack.expandBaseUrl, subjects: subjects("expand") },
+      authorize: { url: stack.authorizeBaseUrl, subjects: subjects("authorize") },
+    },
   };
 }
