@@ -10,19 +10,14 @@ import type { AppEnv } from "../shared/http/env.ts";
 /** The body of every answer while the configuration is broken; it names no setting and no secret. */
 export const MISCONFIGURED_BODY = { error: "gmsa-webhooks is misconfigured; see the function's logs" } as const;
 
-/** An app that answers 503 to every request. */
-export function createMisconfiguredApp(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.all("*", (c) => c.json(MISCONFIGURED_BODY, 503));
-  return app;
-}
-
 /**
  * What a platform serves when building its app threw `error`: a {@link ConfigurationError} is reported through
- * `report` (default console.error, the platform's log) and gives the 503-only app; anything else is rethrown.
+ * `report` (default console.error, the platform's log) and gives an app that answers 503 to every request; anything else is rethrown.
  */
 export function misconfiguredApp(error: unknown, report: (message: string) => void = console.error): Hono<AppEnv> {
   if (!(error instanceof ConfigurationError)) throw error;
   report(`gmsa-webhooks is misconfigured. ${error.message}`);
-  return createMisconfiguredApp();
+  const app = new Hono<AppEnv>();
+  app.all("*", (c) => c.json(MISCONFIGURED_BODY, 503));
+  return app;
 }
