@@ -90,8 +90,12 @@ async function hold(load: FaultLoad, phase: string, ms: number): Promise<void> {
   await sleep(ms);
 }
 
-/** Stops `server`, holds the outage for 5 s (etcd: 6 s), starts it again and waits until the API server is ready. */
-async function outage(load: FaultLoad, server: ControlPlaneServer, label: string, mark: (what: string) => void): Promise<void> {
+/**
+ * Stops `server`, holds the outage for 5 s (etcd: 6 s), starts it again and waits until the API server is ready.
+ * @returns when (the load's elapsed ms) the server was started again: a review sent during the outage may only be
+ *   answered after that, by the server back up.
+ */
+async function outage(load: FaultLoad, server: ControlPlaneServer, label: string, mark: (what: string) => void): Promise<number> {
   load.phase(`${label} stopping`);
   mark(`stopping ${server}`);
   await cluster.stopServer(server);
@@ -99,8 +103,10 @@ async function outage(load: FaultLoad, server: ControlPlaneServer, label: string
   await hold(load, `${label} down`, server === "etcd" ? 6000 : 5000);
   load.phase(`${label} starting`);
   mark(`starting ${server}`);
+  const restartedMs = load.elapsedMs();
   await cluster.startServer(server);
   mark(`${server === "etcd" ? "etcd up, " : ""}kube-apiserver ready`);
+  return restartedMs;
 }
 
 const PHASES = ["steady", "apiserver stopping", "apiserver down", "apiserver starting", "recovered", "etcd stopping", "etcd down", "etcd starting", "recovered again"];
@@ -113,11 +119,12 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
     const marks: string[] = [];
     const mark = (what: string) => marks.push(`${(load.elapsedMs() / 1000).toFixed(1).padStart(5)} s  ${what}`);
     let before: Record<FunctionName, number>;
+    let apiserverRestartedMs = Number.POSITIVE_INFINITY;
     const runsAfterRestart: Record<FunctionName, number> = { expand: 0, authorize: 0 };
     try {
       await hold(load, "steady", 6000);
       before = await rss(pids);
-      await outage(load, "kube-apiserver", "apiserver", mark);
+      apiserverRestartedMs = await outage(load, "kube-apiserver", "apiserver", mark);
       await hold(load, "recovered", 6000);
       await outage(load, "etcd", "etcd", mark);
       load.phase("recovered again");
@@ -149,10 +156,13 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
 
     // No review is wrongly allowed, no answer is malformed, no function failed to answer.
     expect(records.filter((r) => r.wrong !== undefined).slice(0, 10).map((r) => `${r.phase} ${r.via} ${r.caseName}: ${r.wrong}`)).toEqual([]);
-    // With the API server gone, a review no cache can answer is a fail-closed 500, straight from the function.
+    // With the API server gone, a review no cache can answer is a fail-closed 500, straight from the function. One
+    // sent at the end of the outage may be answered by the API server back up (the client retries within the
+    // review's deadline): only those answered before the restart count.
     const direct = (phase: string) => records.filter((r) => r.via === "direct" && r.phase === phase);
-    expect(direct("apiserver down").length).toBeGreaterThan(0);
-    expect(direct("apiserver down").filter((r) => r.outcome !== "failClosed")).toEqual([]);
+    const answeredWhileDown = direct("apiserver down").filter((r) => r.doneMs < apiserverRestartedMs);
+    expect(answeredWhileDown.length).toBeGreaterThan(0);
+    expect(answeredWhileDown.filter((r) => r.outcome !== "failClosed")).toEqual([]);
     // ...and the API server's own refusals are all that pod creates saw.
     expect(records.filter((r) => r.via === "apiserver" && r.phase === "apiserver down" && r.outcome !== "apiserver")).toEqual([]);
     // After each restart: pods admitted with their credspec again, fresh names allowed again.
