@@ -36,6 +36,8 @@ export interface BudgetRow {
 export const FLAT_RSS_MIB = 5;
 /** The source-lines budget: "well under" this many. */
 export const SOURCE_LINES_BUDGET = 7_500;
+/** "Well under" read as at least 10% under, so a count just below the line does not pass. */
+const WELL_UNDER = 0.9;
 
 /** `value` with thousands separators and `digits` decimals; "-" when absent or not finite. */
 function num(value: number | undefined, digits = 0): string {
@@ -154,10 +156,10 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
 
   rows.push({
     figure: "`functions/` + `shared/` source lines (`*.ts`)",
-    budget: `well under ${num(SOURCE_LINES_BUDGET)}`,
+    budget: `well under ${num(SOURCE_LINES_BUDGET)} (≤ ${num(SOURCE_LINES_BUDGET * WELL_UNDER)})`,
     ours: run.sourceLines === undefined ? "-" : num(run.sourceLines),
     go: "",
-    verdict: run.sourceLines === undefined ? "not measured" : verdict(run.sourceLines < SOURCE_LINES_BUDGET),
+    verdict: run.sourceLines === undefined ? "not measured" : verdict(run.sourceLines <= SOURCE_LINES_BUDGET * WELL_UNDER),
   });
   return rows;
 }
