@@ -30,6 +30,7 @@ const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration
 const WORKLOAD_KINDS = ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Secret", "ConfigMap"];
 const PATH_SECRET = { expand: "e".repeat(48), authorize: "a".repeat(48) };
 const CA_BUNDLE = Buffer.from(cluster.caPem).toString("base64");
+const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 
 interface Webhook {
   clientConfig: { url?: string; caBundle?: string; service?: { namespace: string; name: string; port: number; path: string } };
@@ -391,6 +392,43 @@ describe("against the local API server", () => {
     const again = await helm.template(RELEASE, NAMESPACE, IN_CLUSTER, ["--dry-run=server", "--is-upgrade", "--kubeconfig", cluster.adminKubeconfig]);
     expect(find(again, "Secret", `${FULLNAME}-tls`).data).toEqual(first["data"]);
     for (const fn of FUNCTIONS) expect(webhookOf(again, fn).clientConfig.caBundle).toBe((first["data"] as Record<string, string>)["ca.crt"]);
+  });
+
+  it("leaves out a CRD it does not own, and renders it once the CRD names this release", async () => {
+    const serverSide = ["--dry-run=server", "--kubeconfig", cluster.adminKubeconfig];
+    // External mode: the Secret an earlier test created in the namespace is not this release's either.
+    const EXTERNAL = { ...VALUE_SETS["external, path"], metrics: {} };
+    // applyBaseInfra put the CRD there as kubectl would: no release owns it, so a Helm install over it would fail.
+    expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual([]);
+    // Without the cluster, lookup sees nothing and the CRD is rendered (the other tests here).
+    const marks = (value: string | null, release: string | null = value && RELEASE) => ({
+      metadata: {
+        labels: { "app.kubernetes.io/managed-by": value },
+        annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": value && NAMESPACE },
+      },
+    });
+    const patch = (body: unknown) => kubeRequestOk(admin, CRD_PATH, { method: "PATCH", contentType: "application/merge-patch+json", body });
+    try {
+      await patch(marks("Helm", "another-release"));
+      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual([]);
+      await patch(marks("Helm"));
+      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toHaveLength(1);
+    } finally {
+      await patch(marks(null));
+    }
+  });
+
+  it("leaves out a credspec it does not own and still binds use of it; renders one that is absent", async () => {
+    const credspec = { CmsPlugins: ["ActiveDirectory"] };
+    const values = {
+      ...VALUE_SETS["external, path"],
+      metrics: {},
+      credentialSpecs: ["webapp01", "helm-absent"].map((name) => ({ name, credspec, serviceAccounts: [{ namespace: NAMESPACE, name: "web" }] })),
+    };
+    const objects = await helm.template(RELEASE, NAMESPACE, values, ["--dry-run=server", "--kubeconfig", cluster.adminKubeconfig]);
+    // webapp01 is the sample applyBaseInfra created.
+    expect(ofKind(objects, "GMSACredentialSpec").map((o) => o.metadata.name)).toEqual(["helm-absent"]);
+    expect(ofKind(objects, "RoleBinding").map((o) => o.metadata.name).sort()).toEqual([`${FULLNAME}:use:helm-absent:web`, `${FULLNAME}:use:webapp01:web`]);
   });
 
   it.each(Object.keys(VALUE_SETS))("accepts every object in a server-side dry-run: %s", async (name) => {
