@@ -229,6 +229,25 @@ describe("helm template: inCluster mode", () => {
     }
   });
 
+  it("annotates both webhook configurations for AKS's Admissions Enforcer by default, beside cert-manager's annotation", () => {
+    for (const name of ["inCluster, generated certificates, bearer", "external, path"]) {
+      for (const fn of FUNCTIONS) {
+        expect(find(rendered.get(name)!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"], `${name}: ${fn}`).toEqual({ "admissions.enforcer/disabled": "true" });
+      }
+    }
+    for (const fn of FUNCTIONS) {
+      expect(find(rendered.get("inCluster, cert-manager, mtls")!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
+        "cert-manager.io/inject-ca-from": `${NAMESPACE}/${FULLNAME}-serving`,
+        "admissions.enforcer/disabled": "true",
+      });
+    }
+  });
+
+  it("leaves the webhook configurations unannotated with webhooks.aksAdmissionsEnforcerOptOut false", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } });
+    for (const fn of FUNCTIONS) expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata).not.toHaveProperty("annotations");
+  });
+
   it("with your Secret: its name mounted and your caBundle; path secrets in the service path and the scrape path", () => {
     const objects = rendered.get("inCluster, your Secret, path")!;
     for (const fn of FUNCTIONS) {
