@@ -7,9 +7,10 @@
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
@@ -48,6 +49,7 @@ interface PodSpec {
   affinity: unknown;
   securityContext: Record<string, unknown>;
   containers: {
+    image: string;
     command: string[];
     env: { name: string; value?: string; valueFrom?: unknown }[];
     securityContext: Record<string, unknown>;
@@ -310,6 +312,45 @@ describe("helm template: inCluster mode", () => {
     expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([{ kind: "ServiceAccount", name: "web", namespace: NAMESPACE }]);
     expect(await refusal(values)).toMatch(/credentialSpecs: the cluster does not serve windows\.k8s\.io\/v1 GMSACredentialSpec yet/);
     await dryRunApply(objects.filter((o) => ["GMSACredentialSpec", "ClusterRole", "RoleBinding"].includes(o.kind)));
+  });
+});
+
+describe("the AKS and EKS example values (infra/helm/examples)", () => {
+  /** An example file with the path secrets its header says to pass with --set. */
+  async function renderExample(name: "aks" | "eks"): Promise<KubeObject[]> {
+    const file = fileURLToPath(new URL(`../../infra/helm/examples/${name}.yaml`, import.meta.url));
+    const values = { ...(parse(await readFile(file, "utf8")) as Record<string, unknown>), callerAuth: { mode: "path", ...PATH_SECRET } };
+    return helm.template(RELEASE, NAMESPACE, values);
+  }
+  const ingressOf = (objects: KubeObject[]) => (find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress;
+
+  it("AKS: admits the konnectivity agents (controlPlaneFrom alone is enough), annotates both webhooks, and the API server accepts it all", async () => {
+    const objects = await renderExample("aks");
+    expect(ingressOf(objects)).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { app: "konnectivity-agent" } } }],
+        ports: HTTPS_PORT,
+      },
+    ]);
+    for (const fn of FUNCTIONS) {
+      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({ "admissions.enforcer/disabled": "true" });
+      expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
+    }
+    expect(podOf(objects, "expand").containers[0]!.image).toBe("myregistry.azurecr.io/gmsa-webhooks:0.1.0");
+    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
+  });
+
+  it("EKS: admits the cluster's subnets, and the API server accepts it all", async () => {
+    const objects = await renderExample("eks");
+    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }], ports: HTTPS_PORT }]);
+    expect(podOf(objects, "authorize").containers[0]!.image).toBe("111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0");
+    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
+  });
+
+  it("takes both controlPlaneCIDRs and controlPlaneFrom in one rule", async () => {
+    const peer = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [peer] } });
+    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, peer], ports: HTTPS_PORT }]);
   });
 });
 
