@@ -1,9 +1,10 @@
 /**
  * The Helm chart infra/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
  * every mode and certificate option, what each renders and what it must not, the values it refuses with a
- * message, the generated certificate kept across upgrades through `lookup` (`--dry-run=server` against the local
- * API server), every rendered object accepted by a server-side dry-run, and the objects it shares with the
- * kustomize bases equal to theirs. `helm install` into the cluster is tested elsewhere, not here.
+ * message, what `lookup` finds (`--dry-run=server` against the local API server): the generated certificate kept
+ * across upgrades, a CRD and credspecs the release does not own left out; the AKS and EKS example values, every
+ * rendered object accepted by a server-side dry-run, and the objects it shares with the kustomize bases equal to
+ * theirs. `helm install` into the cluster is tested elsewhere, not here.
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
