@@ -6,7 +6,8 @@
  * ways: `kubectl apply -k infra/crd` (our CRD replaces theirs); the plain `helm install` the README documents, with
  * no extra flag and the incumbent's credspecs listed in `credentialSpecs` (the chart finds the CRD and the credspecs
  * it does not own and leaves them as they are); and the optional takeover docs/migration.md describes (the CRD
- * adopted by the release, `--force-conflicts`). Each must leave every credspec readable as both versions, accept new
+ * adopted by the release, `--force-conflicts`). A CRD of windows-gmsa's first releases, serving v1alpha1 alone, is
+ * refused by the chart with the fix named. Each must leave every credspec readable as both versions, accept new
  * v1alpha1 manifests, and have pods naming a credspec expanded and authorized; `helm uninstall` must delete nothing
  * the release did not create. The functions run without caches, so each pod's review reads the credspec through
  * the API server. Afterwards the CRD is deleted and ours applied again, as the other files expect it.
@@ -250,7 +251,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
         const binding = await kubeRequestOk<{ subjects: unknown[] }>(admin, `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/rolebindings/${FULLNAME}:use:${name}:${USER.name}`);
         expect(binding.subjects).toEqual([{ kind: "ServiceAccount", ...USER }]);
       }
-      expect(notes).toContain("CustomResourceDefinition gmsacredentialspecs.windows.k8s.io (both versions stay served)");
+      expect(notes).toMatch(/^ {2}CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io$/m);
     });
 
     it("helm upgrade with the same values and one more credspec creates only that one", async () => {
@@ -273,6 +274,21 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
         expect(list.items.map((item) => item.metadata.name).sort(), version).toEqual([...contents.keys()].sort());
       }
     });
+  });
+
+  it("helm install refuses, naming the fix, a CRD of windows-gmsa's first releases that serves v1alpha1 only", async () => {
+    await deleteCrd();
+    const crd = parse(await readFile(FIXTURE, "utf8")) as Crd;
+    crd.spec.versions = crd.spec.versions.filter((version) => version.name === "v1alpha1");
+    const file = join(dir, "incumbent-v1alpha1-only.json");
+    await writeFile(file, JSON.stringify(crd));
+    await kubectl(["apply", "-f", file]);
+    await kubectl(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
+    const values = externalTestValues(cluster.caPem, stack);
+    const refused = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], { values, kubeconfig: cluster.adminKubeconfig });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io \(not this release's\) does not serve windows\.k8s\.io\/v1.*kubectl apply -k infra\/crd/);
+    await deleteNamespace(cluster, NAMESPACE);
   });
 
   describe("optionally, the release takes the CRD over (docs/migration.md)", () => {
