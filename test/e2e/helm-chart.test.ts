@@ -1,15 +1,17 @@
 /**
  * The Helm chart infra/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
  * every mode and certificate option, what each renders and what it must not, the values it refuses with a
- * message, the generated certificate kept across upgrades through `lookup` (`--dry-run=server` against the local
- * API server), every rendered object accepted by a server-side dry-run, and the objects it shares with the
- * kustomize bases equal to theirs. `helm install` into the cluster is tested elsewhere, not here.
+ * message, what `lookup` finds (`--dry-run=server` against the local API server): the generated certificate kept
+ * across upgrades, a CRD and credspecs the release does not own left out; the AKS and EKS example values, every
+ * rendered object accepted by a server-side dry-run, and the objects it shares with the kustomize bases equal to
+ * theirs. `helm install` into the cluster is tested elsewhere, not here.
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
@@ -30,6 +32,7 @@ const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration
 const WORKLOAD_KINDS = ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Secret", "ConfigMap"];
 const PATH_SECRET = { expand: "e".repeat(48), authorize: "a".repeat(48) };
 const CA_BUNDLE = Buffer.from(cluster.caPem).toString("base64");
+const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 
 interface Webhook {
   clientConfig: { url?: string; caBundle?: string; service?: { namespace: string; name: string; port: number; path: string } };
@@ -47,6 +50,7 @@ interface PodSpec {
   affinity: unknown;
   securityContext: Record<string, unknown>;
   containers: {
+    image: string;
     command: string[];
     env: { name: string; value?: string; valueFrom?: unknown }[];
     securityContext: Record<string, unknown>;
@@ -228,6 +232,25 @@ describe("helm template: inCluster mode", () => {
     }
   });
 
+  it("annotates both webhook configurations for AKS's Admissions Enforcer by default, beside cert-manager's annotation", () => {
+    for (const name of ["inCluster, generated certificates, bearer", "external, path"]) {
+      for (const fn of FUNCTIONS) {
+        expect(find(rendered.get(name)!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"], `${name}: ${fn}`).toEqual({ "admissions.enforcer/disabled": "true" });
+      }
+    }
+    for (const fn of FUNCTIONS) {
+      expect(find(rendered.get("inCluster, cert-manager, mtls")!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
+        "cert-manager.io/inject-ca-from": `${NAMESPACE}/${FULLNAME}-serving`,
+        "admissions.enforcer/disabled": "true",
+      });
+    }
+  });
+
+  it("leaves the webhook configurations unannotated with webhooks.aksAdmissionsEnforcerOptOut false", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } });
+    for (const fn of FUNCTIONS) expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata).not.toHaveProperty("annotations");
+  });
+
   it("with your Secret: its name mounted and your caBundle; path secrets in the service path and the scrape path", () => {
     const objects = rendered.get("inCluster, your Secret, path")!;
     for (const fn of FUNCTIONS) {
@@ -290,6 +313,45 @@ describe("helm template: inCluster mode", () => {
     expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([{ kind: "ServiceAccount", name: "web", namespace: NAMESPACE }]);
     expect(await refusal(values)).toMatch(/credentialSpecs: the cluster does not serve windows\.k8s\.io\/v1 GMSACredentialSpec yet/);
     await dryRunApply(objects.filter((o) => ["GMSACredentialSpec", "ClusterRole", "RoleBinding"].includes(o.kind)));
+  });
+});
+
+describe("the AKS and EKS example values (infra/helm/examples)", () => {
+  /** An example file with the path secrets its header says to pass with --set. */
+  async function renderExample(name: "aks" | "eks"): Promise<KubeObject[]> {
+    const file = fileURLToPath(new URL(`../../infra/helm/examples/${name}.yaml`, import.meta.url));
+    const values = { ...(parse(await readFile(file, "utf8")) as Record<string, unknown>), callerAuth: { mode: "path", ...PATH_SECRET } };
+    return helm.template(RELEASE, NAMESPACE, values);
+  }
+  const ingressOf = (objects: KubeObject[]) => (find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress;
+
+  it("AKS: admits the konnectivity agents (controlPlaneFrom alone is enough), annotates both webhooks, and the API server accepts it all", async () => {
+    const objects = await renderExample("aks");
+    expect(ingressOf(objects)).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { app: "konnectivity-agent" } } }],
+        ports: HTTPS_PORT,
+      },
+    ]);
+    for (const fn of FUNCTIONS) {
+      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({ "admissions.enforcer/disabled": "true" });
+      expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
+    }
+    expect(podOf(objects, "expand").containers[0]!.image).toBe("myregistry.azurecr.io/gmsa-webhooks:0.1.0");
+    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
+  });
+
+  it("EKS: admits the cluster's subnets, and the API server accepts it all", async () => {
+    const objects = await renderExample("eks");
+    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }], ports: HTTPS_PORT }]);
+    expect(podOf(objects, "authorize").containers[0]!.image).toBe("111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0");
+    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
+  });
+
+  it("takes both controlPlaneCIDRs and controlPlaneFrom in one rule", async () => {
+    const peer = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [peer] } });
+    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, peer], ports: HTTPS_PORT }]);
   });
 });
 
@@ -391,6 +453,43 @@ describe("against the local API server", () => {
     const again = await helm.template(RELEASE, NAMESPACE, IN_CLUSTER, ["--dry-run=server", "--is-upgrade", "--kubeconfig", cluster.adminKubeconfig]);
     expect(find(again, "Secret", `${FULLNAME}-tls`).data).toEqual(first["data"]);
     for (const fn of FUNCTIONS) expect(webhookOf(again, fn).clientConfig.caBundle).toBe((first["data"] as Record<string, string>)["ca.crt"]);
+  });
+
+  it("leaves out a CRD it does not own, and renders it once the CRD names this release", async () => {
+    const serverSide = ["--dry-run=server", "--kubeconfig", cluster.adminKubeconfig];
+    // External mode: the Secret an earlier test created in the namespace is not this release's either.
+    const EXTERNAL = { ...VALUE_SETS["external, path"], metrics: {} };
+    // applyBaseInfra put the CRD there as kubectl would: no release owns it, so a Helm install over it would fail.
+    expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual([]);
+    // Without the cluster, lookup sees nothing and the CRD is rendered (the other tests here).
+    const marks = (value: string | null, release: string | null = value && RELEASE) => ({
+      metadata: {
+        labels: { "app.kubernetes.io/managed-by": value },
+        annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": value && NAMESPACE },
+      },
+    });
+    const patch = (body: unknown) => kubeRequestOk(admin, CRD_PATH, { method: "PATCH", contentType: "application/merge-patch+json", body });
+    try {
+      await patch(marks("Helm", "another-release"));
+      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual([]);
+      await patch(marks("Helm"));
+      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toHaveLength(1);
+    } finally {
+      await patch(marks(null));
+    }
+  });
+
+  it("leaves out a credspec it does not own and still binds use of it; renders one that is absent", async () => {
+    const credspec = { CmsPlugins: ["ActiveDirectory"] };
+    const values = {
+      ...VALUE_SETS["external, path"],
+      metrics: {},
+      credentialSpecs: ["webapp01", "helm-absent"].map((name) => ({ name, credspec, serviceAccounts: [{ namespace: NAMESPACE, name: "web" }] })),
+    };
+    const objects = await helm.template(RELEASE, NAMESPACE, values, ["--dry-run=server", "--kubeconfig", cluster.adminKubeconfig]);
+    // webapp01 is the sample applyBaseInfra created.
+    expect(ofKind(objects, "GMSACredentialSpec").map((o) => o.metadata.name)).toEqual(["helm-absent"]);
+    expect(ofKind(objects, "RoleBinding").map((o) => o.metadata.name).sort()).toEqual([`${FULLNAME}:use:helm-absent:web`, `${FULLNAME}:use:webapp01:web`]);
   });
 
   it.each(Object.keys(VALUE_SETS))("accepts every object in a server-side dry-run: %s", async (name) => {

@@ -1,13 +1,16 @@
 /**
- * Taking over the GMSACredentialSpec CRD of a cluster that ran kubernetes-sigs/windows-gmsa, through the real API
- * server: its CRD (test/e2e/fixtures/windows-gmsa-crd.yaml) is applied with kubectl as its deploy script does, the
- * samples are created as `windows.k8s.io/v1alpha1` while v1alpha1 is the storage version (so etcd holds them as
- * v1alpha1), and storage then moves to v1 as its later CRD does: `status.storedVersions` is [v1alpha1, v1]. Then ours
- * is installed three ways (`kubectl apply -k infra/crd`; Helm with `crd.install: true`, the CRD adopted as the
- * docs/migration.md says; Helm with `crd.install: false`, the incumbent's CRD kept), and each must leave every credspec
- * readable as both versions, accept new v1alpha1 manifests, and have pods naming a credspec expanded and
- * authorized. The functions run without caches, so each pod's review reads the credspec through the API server.
- * Afterwards the CRD is deleted and ours applied again, as the other files expect it.
+ * A cluster that ran kubernetes-sigs/windows-gmsa, through the real API server: its CRD
+ * (test/e2e/fixtures/windows-gmsa-crd.yaml) is applied with kubectl as its deploy script does, the samples are
+ * created as `windows.k8s.io/v1alpha1` while v1alpha1 is the storage version (so etcd holds them as v1alpha1), and
+ * storage then moves to v1 as its later CRD does: `status.storedVersions` is [v1alpha1, v1]. Then ours arrives three
+ * ways: `kubectl apply -k infra/crd` (our CRD replaces theirs); the plain `helm install` the README documents, with
+ * no extra flag and the incumbent's credspecs listed in `credentialSpecs` (the chart finds the CRD and the credspecs
+ * it does not own and leaves them as they are); and the optional takeover docs/migration.md describes (the CRD
+ * adopted by the release, `--force-conflicts`). A CRD of windows-gmsa's first releases, serving v1alpha1 alone, is
+ * refused by the chart with the fix named. Each must leave every credspec readable as both versions, accept new
+ * v1alpha1 manifests, and have pods naming a credspec expanded and authorized; `helm uninstall` must delete nothing
+ * the release did not create. The functions run without caches, so each pod's review reads the credspec through
+ * the API server. Afterwards the CRD is deleted and ours applied again, as the other files expect it.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -32,6 +35,7 @@ const admin = adminEndpoint(cluster);
 const GROUP = "incumbent-crd";
 const NAMESPACE = "gmsa-incumbent-crd";
 const RELEASE = "gwi";
+const FULLNAME = `${RELEASE}-gmsa-webhooks`;
 const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 const FIXTURE = fileURLToPath(new URL("fixtures/windows-gmsa-crd.yaml", import.meta.url));
 const INFRA_CRD = fileURLToPath(new URL("../../infra/crd", import.meta.url));
@@ -167,13 +171,24 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
   });
 }
 
-/** `helm install` of the chart in external mode (the functions on loopback), the CRD per `crdInstall`. */
-async function helmInstall(crdInstall: boolean): Promise<void> {
-  const values = externalTestValues(cluster.caPem, stack, crdInstall);
-  // Helm 4 applies server-side: an adopted CRD's `spec.versions` belongs to the incumbent's field manager until forced.
-  const force = crdInstall ? ["--force-conflicts"] : [];
-  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...force], { values, kubeconfig: cluster.adminKubeconfig });
+/**
+ * `helm install` of the chart in external mode (the functions on loopback) with `extraValues` on top, and `flags`
+ * after the documented command. @returns what helm printed (the chart's NOTES among it).
+ */
+async function helmInstall(extraValues: Record<string, unknown> = {}, flags: string[] = []): Promise<string> {
+  const values = { ...externalTestValues(cluster.caPem, stack), ...extraValues };
+  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...flags], { values, kubeconfig: cluster.adminKubeconfig });
   expect(installed.code, installed.stderr).toBe(0);
+  return installed.stdout;
+}
+
+/** The keys of Helm's ownership label and annotations (any release's) on the object at `path`, sorted. */
+async function helmMarks(path: string): Promise<string[]> {
+  const { metadata } = await kubeRequestOk<{ metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }>(admin, path);
+  return [...Object.entries(metadata.labels ?? {}), ...Object.entries(metadata.annotations ?? {})]
+    .filter(([key, value]) => key.startsWith("meta.helm.sh/") || (key === "app.kubernetes.io/managed-by" && value === "Helm"))
+    .map(([key]) => key)
+    .sort();
 }
 
 async function helmUninstall(): Promise<void> {
@@ -213,12 +228,75 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     defineTakeoverTests("kustomize", () => contents, true);
   });
 
-  describe("helm install with crd.install: true, the CRD adopted", () => {
+  describe("the documented helm install, no extra flags, the incumbent's credspecs listed in credentialSpecs", () => {
+    let contents = new Map<string, unknown>();
+    let notes = "";
+    const CREATED = "created-by-the-release";
+    const USER = { namespace: NAMESPACE, name: "incumbent-app" };
+    const credentialSpecs = () => [...contents].map(([name, credspec]) => ({ name, credspec, serviceAccounts: [USER] }));
+    beforeAll(async () => {
+      await deleteWebhooks(cluster);
+      contents = await installIncumbent();
+      notes = await helmInstall({ credentialSpecs: credentialSpecs() });
+      await waitForBothVersions();
+    });
+    afterAll(helmUninstall);
+    defineTakeoverTests("helm", () => contents, false);
+
+    it("leaves the CRD and the credspecs to their owner, says so in its notes, and binds use of each as listed", async () => {
+      expect(await helmMarks(CRD_PATH)).toEqual([]);
+      for (const name of contents.keys()) {
+        expect(await helmMarks(`${credSpecs("v1")}/${name}`), name).toEqual([]);
+        expect(notes).toMatch(new RegExp(`^  GMSACredentialSpec ${name}$`, "m"));
+        const binding = await kubeRequestOk<{ subjects: unknown[] }>(admin, `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/rolebindings/${FULLNAME}:use:${name}:${USER.name}`);
+        expect(binding.subjects).toEqual([{ kind: "ServiceAccount", ...USER }]);
+      }
+      expect(notes).toMatch(/^ {2}CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io$/m);
+    });
+
+    it("helm upgrade with the same values and one more credspec creates only that one", async () => {
+      const credspec = contents.get("webapp01");
+      const values = { ...externalTestValues(cluster.caPem, stack), credentialSpecs: [...credentialSpecs(), { name: CREATED, credspec }] };
+      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { values, kubeconfig: cluster.adminKubeconfig });
+      expect(upgraded.code, upgraded.stderr).toBe(0);
+      expect(upgraded.stdout).not.toContain(`GMSACredentialSpec ${CREATED}`);
+      expect(await helmMarks(`${credSpecs("v1")}/${CREATED}`)).toEqual(["app.kubernetes.io/managed-by", "meta.helm.sh/release-name", "meta.helm.sh/release-namespace"]);
+      expect((await kubeRequestOk<CredSpecObject>(admin, `${credSpecs("v1alpha1")}/${CREATED}`)).credspec).toEqual(credspec);
+    });
+
+    it("helm uninstall deletes what it created and keeps the CRD and the incumbent's credspecs", async () => {
+      await helmUninstall();
+      expect((await kubeRequest(admin, `${credSpecs("v1")}/${CREATED}`)).status).toBe(404);
+      expect((await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${FULLNAME}:use:webapp01`)).status).toBe(404);
+      expect((await kubeRequestOk<Crd>(admin, CRD_PATH)).status?.storedVersions).toEqual(["v1alpha1", "v1"]);
+      for (const version of VERSIONS) {
+        const list = await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version));
+        expect(list.items.map((item) => item.metadata.name).sort(), version).toEqual([...contents.keys()].sort());
+      }
+    });
+  });
+
+  it("helm install refuses, naming the fix, a CRD of windows-gmsa's first releases that serves v1alpha1 only", async () => {
+    await deleteCrd();
+    const crd = parse(await readFile(FIXTURE, "utf8")) as Crd;
+    crd.spec.versions = crd.spec.versions.filter((version) => version.name === "v1alpha1");
+    const file = join(dir, "incumbent-v1alpha1-only.json");
+    await writeFile(file, JSON.stringify(crd));
+    await kubectl(["apply", "-f", file]);
+    await kubectl(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
+    const values = externalTestValues(cluster.caPem, stack);
+    const refused = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], { values, kubeconfig: cluster.adminKubeconfig });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io \(not this release's\) does not serve windows\.k8s\.io\/v1.*kubectl apply -k infra\/crd/);
+    await deleteNamespace(cluster, NAMESPACE);
+  });
+
+  describe("optionally, the release takes the CRD over (docs/migration.md)", () => {
     let contents = new Map<string, unknown>();
     beforeAll(async () => {
       await deleteWebhooks(cluster);
       contents = await installIncumbent();
-      // The adoption docs/migration.md describes: Helm installs over an existing object only when it names the release.
+      // Helm installs over an existing object only when it names the release.
       await kubeRequestOk(admin, CRD_PATH, {
         method: "PATCH",
         contentType: "application/merge-patch+json",
@@ -229,7 +307,8 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
           },
         },
       });
-      await helmInstall(true);
+      // Helm 4 applies server-side: the adopted CRD's `spec.versions` belongs to the incumbent's field manager until forced.
+      await helmInstall({}, ["--force-conflicts"]);
       await waitForBothVersions();
     });
     afterAll(helmUninstall);
@@ -240,15 +319,5 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
       const list = await kubeRequestOk<{ items: unknown[] }>(admin, credSpecs("v1alpha1"));
       expect(list.items).toHaveLength(contents.size);
     });
-  });
-
-  describe("helm install with crd.install: false, the incumbent's CRD kept", () => {
-    let contents = new Map<string, unknown>();
-    beforeAll(async () => {
-      contents = await installIncumbent();
-      await helmInstall(false);
-    });
-    afterAll(helmUninstall);
-    defineTakeoverTests("helm-no-crd", () => contents, false);
   });
 });

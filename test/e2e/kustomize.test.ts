@@ -27,14 +27,14 @@ const COPIED = ["crd", "rbac", "webhooks", "samples", "policy", "overlays"];
 /** An overlay of infra/overlays/ as they stand with the optional ValidatingAdmissionPolicy added (infra/policy/README.md). */
 const WITH_POLICY = "overlays/with-policy";
 
-/** What each overlay promises (`host`: the target's host shape, any for custom domains); a folder of
+/** What each overlay promises (`host`: the target's host shape, any for custom domains; `aks`: its cluster is AKS); a folder of
  * infra/overlays/ missing here fails "covers every overlay folder". */
 const OVERLAYS = [
-  { name: "node-in-cluster", subjectKind: "ServiceAccount", caBundle: true, pathSecrets: false, host: /^[a-z0-9-]+\.[a-z0-9-]+\.svc(:\d+)?$/ },
-  { name: "cloudflare-bearer", subjectKind: "User", caBundle: false, pathSecrets: false, host: /./ },
-  { name: "cloudflare-path", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./ },
-  { name: "aws-lambda", subjectKind: "Group", caBundle: false, pathSecrets: true, host: /\.lambda-url\.[a-z0-9-]+\.on\.aws$/ },
-  { name: "azure-functions", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./ },
+  { name: "node-in-cluster", subjectKind: "ServiceAccount", caBundle: true, pathSecrets: false, host: /^[a-z0-9-]+\.[a-z0-9-]+\.svc(:\d+)?$/, aks: false },
+  { name: "cloudflare-bearer", subjectKind: "User", caBundle: false, pathSecrets: false, host: /./, aks: false },
+  { name: "cloudflare-path", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./, aks: false },
+  { name: "aws-lambda", subjectKind: "Group", caBundle: false, pathSecrets: true, host: /\.lambda-url\.[a-z0-9-]+\.on\.aws$/, aks: false },
+  { name: "azure-functions", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./, aks: true },
 ] as const;
 type Overlay = (typeof OVERLAYS)[number];
 type Fn = "expand" | "authorize";
@@ -226,6 +226,12 @@ describe("kustomize overlays (infra/overlays)", () => {
       if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");
       // An overlay changes where the webhook is called, nothing else.
       expect(withoutClientConfig(webhook)).toEqual(withoutClientConfig(webhookOf(rendered.get("webhooks")!, fn)));
+    });
+
+    it.each(FUNCTIONS)(`annotates %s's configuration for AKS's Admissions Enforcer: ${overlay.aks ? "yes" : "no"}`, (fn) => {
+      const annotations = find(objects(), WEBHOOK_KIND[fn], `gmsa-webhooks-${fn}`).metadata["annotations"];
+      // Without it AKS adds namespaceSelector expressions that exclude kube-system (components/aks-admissions-enforcer).
+      expect(annotations).toEqual(overlay.aks ? { "admissions.enforcer/disabled": "true" } : undefined);
     });
 
     it.each(FUNCTIONS)(`grants %s least privilege, bound to one ${overlay.subjectKind}`, (fn) => {

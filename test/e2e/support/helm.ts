@@ -94,12 +94,12 @@ export function inClusterTestValues(callerToken: string): Record<string, unknown
 /**
  * Values for an external-mode test install: both webhooks registered by URL at the functions `stack` serves on
  * loopback, trusted through the local cluster's CA, bearer caller auth, each function's own service account bound.
+ * `crd` is the chart's default: a CRD already in the cluster that the release does not own is left alone.
  */
-export function externalTestValues(caPem: string, stack: FunctionsStack, crdInstall: boolean): Record<string, unknown> {
+export function externalTestValues(caPem: string, stack: FunctionsStack): Record<string, unknown> {
   const subjects = (fn: "expand" | "authorize") => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
   return {
     mode: "external",
-    crd: { install: crdInstall },
     callerAuth: { mode: "bearer" },
     external: {
       caBundle: Buffer.from(caPem).toString("base64"),

@@ -152,3 +152,35 @@ tlsKey: {{ $cert.Key | b64enc }}
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{/* "true" when `object` (what `lookup` returned) exists in the cluster and this release does not own it, by the
+rule Helm itself applies before it installs over an existing object: label app.kubernetes.io/managed-by=Helm and
+annotations meta.helm.sh/release-name and meta.helm.sh/release-namespace naming this release. Such an object is left
+to its owner instead of failing the install ("exists and cannot be imported into the current release"). `lookup`
+finds nothing under `helm template` and client-side dry runs, so there every object counts as absent.
+Call with (dict "root" $ "object" (lookup ...)). */}}
+{{- define "gmsa-webhooks.foreign" -}}
+{{- $object := .object | default dict -}}
+{{- if $object -}}
+{{- $labels := $object.metadata.labels | default dict -}}
+{{- $annotations := $object.metadata.annotations | default dict -}}
+{{- $ours := and (eq (get $labels "app.kubernetes.io/managed-by") "Helm") (eq (get $annotations "meta.helm.sh/release-name") .root.Release.Name) (eq (get $annotations "meta.helm.sh/release-namespace") .root.Release.Namespace) -}}
+{{- if not $ours }}true{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The GMSACredentialSpec CRD's name (files/crd/). */}}
+{{- define "gmsa-webhooks.crdName" -}}
+{{- (.Files.Get "files/crd/gmsacredentialspecs.yaml" | fromYaml).metadata.name -}}
+{{- end -}}
+
+{{/* "true" when the cluster holds a GMSACredentialSpec CRD this release does not own (left alone). */}}
+{{- define "gmsa-webhooks.foreignCrd" -}}
+{{- include "gmsa-webhooks.foreign" (dict "root" . "object" (lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" (include "gmsa-webhooks.crdName" .))) -}}
+{{- end -}}
+
+{{/* "true" when the cluster holds a GMSACredentialSpec of this name that this release does not own (left alone).
+Call with (dict "root" $ "name" "webapp01"); only once the cluster serves windows.k8s.io/v1. */}}
+{{- define "gmsa-webhooks.foreignCredentialSpec" -}}
+{{- include "gmsa-webhooks.foreign" (dict "root" .root "object" (lookup "windows.k8s.io/v1" "GMSACredentialSpec" "" .name)) -}}
+{{- end -}}
