@@ -180,3 +180,25 @@ describe(`${WORKERS_GUIDE}: the JWT token source and the API server's authentica
     expect(guide).not.toMatch(/--alg ES256|ec_paramgen_curve/);
   });
 });
+
+describe("the install guides' links", () => {
+  /** GitHub's heading anchors: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
+  const anchors = (markdown: string) =>
+    new Set([...markdown.matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-")));
+
+  it.each(["docs/install-cloudflare-workers.md", "docs/install-aws-lambda.md", "docs/install-azure-functions.md", "docs/install-container.md"])(
+    "%s links only to files and headings that exist",
+    async (guide) => {
+      const text = await readRepoFile(guide);
+      const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!).filter((link) => !/^[a-z]+:/.test(link));
+      expect(links.length).toBeGreaterThan(3);
+      for (const link of links) {
+        const [file, anchor] = link.split("#", 2) as [string, string | undefined];
+        const target = file === "" ? guide : path.posix.join(path.posix.dirname(guide), file);
+        const content = await readRepoFile(target).catch(() => undefined);
+        expect(content, `${guide}: ${link}`).toBeDefined();
+        if (anchor !== undefined) expect(anchors(content!), `${guide}: ${link}`).toContain(anchor);
+      }
+    },
+  );
+});
