@@ -159,6 +159,19 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
   }, 60_000);
 });
 
+describe("infra/aws/aws-auth-maproles.example.yaml", () => {
+  it("maps each function's role, by its role ARN, to the group infra/overlays/aws-lambda binds", async () => {
+    const { mapRoles } = parse(await readRepoFile("infra/aws/aws-auth-maproles.example.yaml")) as { mapRoles: string };
+    const entries = parse(mapRoles) as { rolearn: string; groups: string[] }[];
+    const overlay = await readRepoFile("infra/overlays/aws-lambda/kustomization.yaml");
+    expect(entries.map((entry) => entry.groups)).toEqual([["gmsa-webhooks:expand"], ["gmsa-webhooks:authorize"]]);
+    for (const entry of entries) {
+      expect(entry.rolearn).toMatch(/^arn:aws:iam::\d{12}:role\/gmsa-(expand|authorize)-lambda$/);
+      expect(overlay).toContain(`name: ${entry.groups[0]}`);
+    }
+  });
+});
+
 describe(`${WORKERS_GUIDE}: the JWT token source and the API server's authentication configuration`, () => {
   it("signs RS256 in every wrangler environment, for the issuer, audience and subjects the example configuration trusts", async () => {
     const toml = await readRepoFile("wrangler.toml");
@@ -179,6 +192,26 @@ describe(`${WORKERS_GUIDE}: the JWT token source and the API server's authentica
     expect(guide).toContain("--oidc-signing-algs=RS256");
     expect(guide).not.toMatch(/--alg ES256|ec_paramgen_curve/);
   });
+});
+
+describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
+  it("makes one RSA key per Worker and publishes both in one RS256 JWKS under the issuer's discovery document", async () => {
+    const dir = await tempDir("gmsa-issuer-guide-");
+    const keys = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "openssl genpkey");
+    const merge = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "jq -s");
+    // `npm run jwt-issuer --` is package.json's name for this script; the folder is not a checkout.
+    const script = `${keys}\n${merge}`.replaceAll("npm run --silent jwt-issuer --", `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`);
+    expect(script).not.toContain("npm run");
+    await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir });
+    const jwks = JSON.parse(await readFile(path.join(dir, "issuer-site/openid/v1/jwks"), "utf8")) as { keys: { kty: string; alg: string; kid: string }[] };
+    expect(jwks.keys.map((key) => [key.kty, key.alg])).toEqual([["RSA", "RS256"], ["RSA", "RS256"]]);
+    expect(new Set(jwks.keys.map((key) => key.kid)).size).toBe(2);
+    const discovery = JSON.parse(await readFile(path.join(dir, "issuer-site/.well-known/openid-configuration"), "utf8")) as { issuer: string; jwks_uri: string };
+    const toml = await readRepoFile("wrangler.toml");
+    expect(toml).toContain(`JWT_ISSUER = "${discovery.issuer}"`);
+    expect(discovery.jwks_uri).toBe(`${discovery.issuer}/openid/v1/jwks`);
+    expect(await readFile(path.join(dir, "expand-key.pem"), "utf8")).toContain("-----BEGIN PRIVATE KEY-----");
+  }, 60_000);
 });
 
 describe("the install guides' links", () => {
