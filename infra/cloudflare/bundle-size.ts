@@ -40,12 +40,12 @@ export interface WorkerBundleOptions {
 }
 
 /**
- * Runs `wrangler deploy --dry-run --env <env> --outdir <outdir>` from the repository root with the project's
+ * Runs `wrangler deploy --dry-run --env <env> --outdir <outdir>` (any environment of wrangler.toml) from the repository root with the project's
  * wrangler and Node 24, with no network beyond what wrangler needs locally (about 4 s).
  * @returns the bundle's entry module, `<outdir>/index.js`.
  * @throws Error with wrangler's output when it fails.
  */
-export async function buildWorkerBundle(env: WorkerEnv, outdir: string, options: WorkerBundleOptions = {}): Promise<string> {
+export async function buildWorkerBundle(env: string, outdir: string, options: WorkerBundleOptions = {}): Promise<string> {
   const childEnv = { ...(options.env ?? process.env), ...WRANGLER_OFFLINE_ENV };
   try {
     await run(nodeBinary(), [WRANGLER, "deploy", "--dry-run", "--env", env, "--outdir", outdir], { cwd: REPO_ROOT, env: childEnv });

@@ -3,7 +3,7 @@
  * cluster's JWT authenticator fetches, into a folder to publish on any static HTTPS host at JWT_ISSUER, and prints
  * the matching AuthenticationConfiguration entry. The private key never leaves your machine and the Worker secret.
  *
- *   node infra/cloudflare/jwt-issuer.ts --key worker-key.pem --issuer https://gmsa-issuer.example.com \
+ *   npm run jwt-issuer -- --key worker-key.pem --alg RS256 --issuer https://gmsa-issuer.example.com \
  *     --audience https://kubernetes.example.com --subject gmsa-webhooks-expand --out ./issuer-site
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   });
   const { key, issuer, audience, subject, out } = values;
   if (key === undefined || issuer === undefined || audience === undefined || subject === undefined || out === undefined) {
-    console.error("usage: node infra/cloudflare/jwt-issuer.ts --key KEY.pem --issuer URL --audience AUD --subject SUB --out DIR [--alg ALG] [--key-id KID]");
+    console.error("usage: npm run jwt-issuer -- --key KEY.pem --issuer URL --audience AUD --subject SUB --out DIR [--alg ALG] [--key-id KID]");
     process.exitCode = 2;
     return;
   }

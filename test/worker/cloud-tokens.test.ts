@@ -113,7 +113,9 @@ users: [{name: gmsa, user: {}}]
 contexts: [{name: eks, context: {cluster: eks, user: gmsa}}]
 current-context: eks`;
     const aws = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: CREDENTIALS.sessionToken };
-    const bindings = { KUBECONFIG: kubeconfig, CALLER_AUTH_TOKENS: callerToken, CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", AWS_REGION: "eu-west-1", ...aws };
+    // The JWT_* vars wrangler.toml sets are left out ("" drops a binding): one credential source only.
+    const noJwt = { JWT_ALG: "", JWT_ISSUER: "", JWT_AUDIENCE: "", JWT_SUBJECT: "" };
+    const bindings = { KUBECONFIG: kubeconfig, CALLER_AUTH_TOKENS: callerToken, CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", AWS_REGION: "eu-west-1", ...aws, ...noJwt };
     const w = startWorker("expand", bindings, pki.caPem);
     try {
       const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });

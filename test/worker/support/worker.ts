@@ -3,13 +3,14 @@ import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { forwardTrustingCa } from "../../../infra/local/worker-host.ts";
 
 /**
- * Runs the bundle that `wrangler deploy --dry-run --env <env>` produced inside workerd, with the vars of
- * that wrangler environment (as deployed) plus test-only secrets, which never go into wrangler.toml.
+ * Runs the bundle that `wrangler deploy --dry-run --env <env> --outdir .cache/worker/<env>` produced inside
+ * workerd, with the vars of that wrangler environment (as deployed) plus test-only secrets, which never go into
+ * wrangler.toml.
  * Outbound fetches trust `caPem` (Miniflare's outboundService), standing in for the publicly trusted
  * endpoint a deployed Worker needs.
  */
 export function startWorker(
-  env: "expand" | "authorize",
+  env: string,
   secrets: Record<string, string>,
   caPem: string,
   overrides: Record<string, string> = {},
