@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { bundleNodeFunction } from "../../../infra/node/bundle-function.ts";
+import { aptInstall } from "../../../infra/local/apt.ts";
 import { ensureDebianAwsCli } from "../../../infra/local/awscli.ts";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 import { functionUrlEvent } from "../../support/lambda-events.ts";
@@ -199,6 +200,8 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
     const dir = await tempDir("gmsa-issuer-guide-");
     const keys = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "openssl genpkey");
     const merge = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "jq -s");
+    // The guide names jq as a prerequisite; a machine without it gets Debian's.
+    await run("jq", ["--version"]).catch(() => aptInstall("jq"));
     // `npm run jwt-issuer --` is package.json's name for this script; the folder is not a checkout.
     const script = `${keys}\n${merge}`.replaceAll("npm run --silent jwt-issuer --", `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`);
     expect(script).not.toContain("npm run");
