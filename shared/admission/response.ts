@@ -1,5 +1,5 @@
 import { InternalError, pickStatus, type AdmissionError } from "../errors.ts";
-import type { Decision } from "../policy/decision.ts";
+import type { Decision } from "../policy/review.ts";
 import type { AdmissionVersion } from "./review.ts";
 
 /** What a handler decided: the policy's decision. */

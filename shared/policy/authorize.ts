@@ -1,14 +1,13 @@
 import { asAdmissionError, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
-import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, truncate } from "./checks.ts";
+import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { compareCredSpecContents } from "./contents.ts";
-import { decide, type Decision } from "./decision.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type AccessFacts, type LoadedFacts, type LoadPlan, type Requester, type Subject } from "./facts.ts";
 import { readPodGmsa, toReference, type GmsaReference, type PodGmsa } from "./references.ts";
-import { isEphemeralContainersUpdate, otherKindWarning, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
 import { checkUpdate } from "./update.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
-import { listRunAsUserWarnings } from "./warnings.ts";
+
 
 /** What authorize judges once the facts are in. */
 interface Judgement {

@@ -7,10 +7,10 @@ import {
   TooManyReferencesError,
   type AdmissionError,
 } from "../errors.ts";
-import { isJson } from "./contents.ts";
-import { findDuplicateKey, type DuplicateKeyScan } from "./duplicate-keys.ts";
+import { findDuplicateKey } from "./duplicate-keys.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference } from "./references.ts";
+import type { OptionsPlace } from "./walk.ts";
 
 /** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {
@@ -49,21 +49,20 @@ export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
     const where = { place: ref.label, ...(ref.name === undefined ? {} : { credSpecName: ref.name }) };
+    // The scan agrees with JSON.parse on what is JSON (its tests hold it to that), so one pass answers both.
+    const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
     if (ref.contents !== undefined && ref.name === undefined) {
       errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
-    } else if (ref.contents !== undefined && !contentsShape(ref.contents).json) {
+    } else if (scan?.kind === "invalid") {
       errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, { where }));
-    } else if (ref.contents !== undefined) {
-      const { scan } = contentsShape(ref.contents);
-      if (scan?.kind === "duplicate") {
-        errors.push(
-          new DuplicateCredSpecKeyError(
-            `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
-            { where },
-          ),
-        );
-      }
-    } else if (ref.name !== undefined) {
+    } else if (scan?.kind === "duplicate") {
+      errors.push(
+        new DuplicateCredSpecKeyError(
+          `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
+          { where },
+        ),
+      );
+    } else if (ref.contents === undefined && ref.name !== undefined) {
       errors.push(
         new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, { where }),
       );
@@ -84,7 +83,24 @@ export function truncate(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** Whether contents are JSON, and if so the strict scan for a repeated key. */
-function contentsShape(contents: string): { json: boolean; scan?: DuplicateKeyScan } {
-  return isJson(contents) ? { json: true, scan: findDuplicateKey(contents) } : { json: false };
+/** The only accounts that use the GMSA identity on the network (the windowsOptions KEP). */
+const NETWORK_IDENTITY_USERS = new Set(["nt authority\\system", "nt authority\\network service"]);
+
+/**
+ * Warnings for containers that have a GMSA but run as an account that will not use it on the network:
+ * `runAsUserName` explicitly set (on the container, or inherited from the pod) to anything else. `places` is
+ * the pod's walk, pod first.
+ */
+export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[] {
+  const [podPlace, ...containers] = places;
+  const warnings: string[] = [];
+  for (const place of containers) {
+    const name = place.options?.gmsaCredentialSpecName ?? podPlace?.options?.gmsaCredentialSpecName;
+    const user = place.options?.runAsUserName ?? podPlace?.options?.runAsUserName;
+    if (name === undefined || user === undefined || NETWORK_IDENTITY_USERS.has(user.toLowerCase())) continue;
+    warnings.push(
+      `${place.label} uses GMSA credspec "${name}" but runs as "${truncate(user, 40)}"; only NT AUTHORITY\\SYSTEM and NT AUTHORITY\\NETWORK SERVICE use the GMSA identity on the network`,
+    );
+  }
+  return warnings;
 }

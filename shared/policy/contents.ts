@@ -34,16 +34,6 @@ export function sameJson(a: string, b: string): boolean {
   }
 }
 
-/** True when `text` parses as JSON. */
-export function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function collectDifferences(a: unknown, b: unknown, path: string, out: string[]): void {
   if (out.length >= MAX_KEYS_REPORTED) return;
   if (isObject(a) && isObject(b)) {

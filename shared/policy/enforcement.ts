@@ -5,8 +5,7 @@
  * https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response
  */
 import { pickStatus, type AdmissionError } from "../errors.ts";
-import type { Decision } from "./decision.ts";
-import type { EnforcementMode } from "./review.ts";
+import type { Decision, EnforcementMode } from "./review.ts";
 
 /** Audit annotation keys, before the API server prefixes them with the webhook's name. */
 export const AUDIT_KEYS = {

@@ -1,13 +1,11 @@
+import fastJsonPatch from "fast-json-patch";
 import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
-import { decide, type Decision } from "./decision.ts";
 import { findDuplicateKey } from "./duplicate-keys.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
-import { createRandomHostname, HOSTNAME_LENGTH } from "./hostname.ts";
-import { buildPodPatch } from "./patch.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 import { readPodGmsa, toReference, type AnnotatedPlace } from "./references.ts";
-import { isEphemeralContainersUpdate, otherKindWarning, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
@@ -19,6 +17,23 @@ export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
  * larger patch could never be stored, and building it would cost the webhook memory and time.
  */
 export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const LETTERS_AND_DIGITS = `${LETTERS}0123456789`;
+
+/** NetBIOS names are at most 15 characters. */
+export const HOSTNAME_LENGTH = 15;
+
+/**
+ * A random, lowercase, NetBIOS-safe hostname from `bytes` (at least 15 of them): a letter, then letters and
+ * digits, so it is never all digits and has no hyphen at either end. The caller supplies the randomness.
+ */
+export function createRandomHostname(bytes: Uint8Array): string {
+  if (bytes.length < HOSTNAME_LENGTH) throw new RangeError(`need ${HOSTNAME_LENGTH} random bytes, got ${bytes.length}`);
+  let name = LETTERS[(bytes[0] ?? 0) % LETTERS.length] ?? "a";
+  for (let i = 1; i < HOSTNAME_LENGTH; i++) name += LETTERS_AND_DIGITS[(bytes[i] ?? 0) % LETTERS_AND_DIGITS.length] ?? "a";
+  return name;
+}
 
 /** What expand needs loaded, and what it already knows. */
 export interface ExpandPlan {
@@ -92,7 +107,9 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   const errors = contents.errors();
   if (errors.length > 0) return decide(errors);
   if (plan.load.randomBytes > 0) (out.spec ??= {}).hostname = createRandomHostname(facts.randomBytes);
-  return { allowed: true, patch: buildPodPatch(plan.pod, out) };
+  // Computed by comparison, so missing `securityContext` / `windowsOptions` parents become `add` operations of whole
+  // objects and the patch applies to the pod the API server holds.
+  return { allowed: true, patch: fastJsonPatch.compare(plan.pod, out) };
 }
 
 function decided(decision: Decision): ExpandPlan {

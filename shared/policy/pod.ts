@@ -8,14 +8,3 @@ import type { ContainerSchema, PodSchema, WindowsOptionsSchema } from "../admiss
 export type Pod = z.output<typeof PodSchema>;
 export type Container = z.output<typeof ContainerSchema>;
 export type WindowsOptions = z.output<typeof WindowsOptionsSchema>;
-
-/** The three lists of containers, in the order denials name them. */
-export const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
-export type ContainerList = (typeof CONTAINER_LISTS)[number];
-
-/** How a denial names a container of each list. */
-export const CONTAINER_LABELS: Record<ContainerList, string> = {
-  containers: "container",
-  initContainers: "init container",
-  ephemeralContainers: "ephemeral container",
-};

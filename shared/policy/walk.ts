@@ -1,4 +1,14 @@
-import { CONTAINER_LABELS, CONTAINER_LISTS, type Pod, type WindowsOptions } from "./pod.ts";
+import type { Pod, WindowsOptions } from "./pod.ts";
+
+/** The three lists of containers, in the order denials name them. */
+const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
+
+/** How a denial names a container of each list. */
+const CONTAINER_LABELS: Record<(typeof CONTAINER_LISTS)[number], string> = {
+  containers: "container",
+  initContainers: "init container",
+  ephemeralContainers: "ephemeral container",
+};
 
 /**
  * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's.

@@ -2,7 +2,7 @@
 import fastJsonPatch from "fast-json-patch";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import type { AdmissionVersion } from "../../shared/admission/review.ts";
-import type { PatchOperation } from "../../shared/policy/patch.ts";
+import type { PatchOperation } from "../../shared/policy/review.ts";
 import type { Pod } from "../../shared/policy/pod.ts";
 import { WEBAPP1 } from "./fake-gmsa-client.ts";
 
