@@ -49,7 +49,7 @@ export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
     const where = { place: ref.label, ...(ref.name === undefined ? {} : { credSpecName: ref.name }) };
-    // The scan agrees with JSON.parse on what is JSON (its tests hold it to that), so one pass answers both.
+    // The scan parses the contents first: `invalid` means they are not JSON.
     const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
     if (ref.contents !== undefined && ref.name === undefined) {
       errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
