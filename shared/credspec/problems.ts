@@ -13,8 +13,3 @@ export interface CredSpecProblem {
 export function formatCredSpecProblem(problem: CredSpecProblem): string {
   return `${problem.path === "" ? "(document)" : problem.path}: ${problem.message}`;
 }
-
-/** Joins a JSON path and an object key: `joinPath("", "A") === "A"`, `joinPath("A", "B") === "A.B"`. */
-export function joinPath(path: string, key: string): string {
-  return path === "" ? key : `${path}.${key}`;
-}

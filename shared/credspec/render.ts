@@ -1,5 +1,5 @@
 import { isDns1123Subdomain } from "../policy/names.ts";
-import type { CredSpecDocument } from "./document.ts";
+import type { CredSpecDocument } from "./validate.ts";
 import { isRbacName, type ServiceAccountRef } from "./names.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
 
