@@ -54,8 +54,8 @@ function joinMessages(errors: AdmissionError[], uid: string): string {
     // Our own bugs and credential failures get a generic text: their message may hold internals (plugin stderr,
     // token paths, issuer URLs, account ids); the uid finds the log line, which has the detail.
     let text = error.message;
-    if (error.code === "ERR_INTERNAL") text = describeInternal(error, uid);
-    else if (error.code === "ERR_CREDENTIALS") text = describeCredentials(error, uid);
+    if (error.code === "ERR_INTERNAL") text = describeHidden(error, uid, "internal error in the GMSA webhook");
+    else if (error.code === "ERR_CREDENTIALS") text = describeHidden(error, uid, "the GMSA webhook could not authenticate to the API server", ", so it fails closed");
     const room = MAX_MESSAGE_LENGTH - 40 - length;
     if (text.length > room) {
       // One long message (thousands of containers named) is cut, not dropped: the reader still learns what failed.
@@ -71,18 +71,11 @@ function joinMessages(errors: AdmissionError[], uid: string): string {
   return parts.join("; ");
 }
 
-/** Where our own bug struck and how to find its log line; never its message, which may quote input or internals. */
-function describeInternal(error: AdmissionError, uid: string): string {
+/** What failed, where, and where its detail is logged; never the detail, which may quote input or internals. */
+function describeHidden(error: AdmissionError, uid: string, what: string, after = ""): string {
   const place = error.where === undefined ? "" : `${error.where.place}: `;
   const credspec = error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
-  return `${place}internal error in the GMSA webhook${credspec} (its log has the cause under request uid ${uid.slice(0, 64)})`;
-}
-
-/** A credential failure as the pod author sees it: what failed and where its detail is, never the detail. */
-function describeCredentials(error: AdmissionError, uid: string): string {
-  const place = error.where === undefined ? "" : `${error.where.place}: `;
-  const credspec = error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
-  return `${place}the GMSA webhook could not authenticate to the API server${credspec}, so it fails closed (its log has the cause under request uid ${uid.slice(0, 64)})`;
+  return `${place}${what}${credspec}${after} (its log has the cause under request uid ${uid.slice(0, 64)})`;
 }
 
 function capWarnings(warnings: string[]): string[] {

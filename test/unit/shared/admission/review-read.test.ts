@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readReview } from "../../../../shared/admission/request.ts";
-import { parseAdmissionReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
+import { parseAdmissionReview, readReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
