@@ -9,9 +9,7 @@ const CLOCK_TOLERANCE_S = 30;
 const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
 
 /**
- * A verifier of caller JWTs (jose `jwtVerify`): signature by an allowed algorithm, `iss`, `aud`, `exp` (required)
- * and `nbf` within the clock tolerance, `sub` when restricted. `now` is the clock, in ms since the epoch. The
- * options were checked by callerAuth.
+ * A verifier of caller JWTs (jose `jwtVerify`) for options callerAuth has checked; `now` in ms since the epoch.
  * @throws on an invalid inline JWKS.
  */
 export function createJwtVerifier(options: JwtCallerOptions, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {

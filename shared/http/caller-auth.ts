@@ -1,7 +1,4 @@
-/**
- * Caller authentication as Hono middleware, checked from headers, the path or the TLS connection only: before the
- * body is read or any API call is made. What each mode protects against: docs/security.md.
- */
+/** Caller authentication as Hono middleware, before the body is read (the modes: docs/security.md). */
 import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { JSONWebKeySet } from "jose";
@@ -53,15 +50,14 @@ export type CallerAuthOptions =
   /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */
   | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
 
-/** The client certificate of the connection, as the Node server saw it (functions/node/client-certificate.ts). */
+/**
+ * The client certificate of the connection, as the Node server saw it: sent at all, verified against the CA (else
+ * OpenSSL's `error`, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`), and its subject's CN values.
+ */
 export interface ClientCertificate {
-  /** Whether the client sent a certificate at all. */
   presented: boolean;
-  /** Whether it chains to the configured CA and is within its validity period. */
   authorized: boolean;
-  /** OpenSSL's reason when not authorized, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`. */
   error: string | undefined;
-  /** The subject's CN values. */
   commonNames: string[];
 }
 
@@ -79,9 +75,7 @@ export interface CallerAuthDeps {
 
 /**
  * The middleware of `options.mode`: 401 when the caller is not authenticated, 403 when authenticated but not an
- * allowed caller (JWT subject, certificate name), 503 when a remote JWKS cannot be had. Options are checked here, once.
- * Bearer tokens go through hono/bearer-auth (constant-time); JWTs through jose with our claim rules; in `path` mode
- * the secret is the route's `:secret` parameter.
+ * allowed caller (JWT subject, certificate name), 503 when a remote JWKS cannot be had.
  * @throws TypeError on options that cannot work (no tokens, short path secret, `mtls` without a certificate reader,
  *   unsafe JWT algorithms).
  */
@@ -107,8 +101,7 @@ function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareH
   const source = options.keys.kind === "secret" ? "a shared secret" : "a key set";
   if (bad.length > 0) throw new TypeError(`jwt caller auth with ${source} cannot accept ${bad.join(", ")}`);
   if (options.issuer === "" || options.audience.length === 0) throw new TypeError("jwt caller auth needs an issuer and an audience");
-  // jose is loaded at setup, not per request, and only where this mode is configured (a chunk of its own in the
-  // Node-based bundles).
+  // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
   const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
   verifier.catch(() => undefined);
   return async (c, next) => {

@@ -8,17 +8,16 @@ import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, t
 import { checkUpdate } from "./update.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
-
 /** What authorize judges once the facts are in. */
 interface Judgement {
   refs: GmsaReference[];
-  /** The distinct credspecs judged, each loaded once; named in the audit annotations (with those of any refusal). */
+  /** The distinct credspecs judged, each loaded once. */
   names: Set<string>;
   /** Refusals known without any fact; nothing is loaded then. */
   errors: AdmissionError[];
-  /** The pod's service account: its `use`, the credspecs and the inlined contents are judged. */
+  /** Set when the credspecs, the inlined contents and the service account's `use` are judged. */
   serviceAccount?: Extract<Subject, { serviceAccount: string }>;
-  /** The requester (REVIEW_REQUESTING_USER): their `use` in `namespace` is judged. */
+  /** Set when the requester's `use` in `namespace` is judged (REVIEW_REQUESTING_USER). */
   user?: Requester;
   namespace: string;
   warnings: string[];
@@ -34,11 +33,9 @@ export interface AuthorizePlan {
 }
 
 /**
- * Plans the validating webhook's decision. UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
+ * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
  * need an existing credspec the service account (and, per REVIEW_REQUESTING_USER, the requester) may `use`, with
- * equal inlined contents. A new ephemeral container without GMSA settings of its own runs under the pod's (the
- * kubelet applies the pod-level windowsOptions to every container), so it is judged as if it named them. With
- * `always`, whoever updates a pod that names credspecs must be allowed to `use` them.
+ * equal inlined contents.
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>): AuthorizePlan => {
@@ -87,9 +84,8 @@ function withRequester(judgement: Partial<Judgement>, user: Requester | undefine
 }
 
 /**
- * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (the
- * kubelet takes both GMSA fields from the pod unless the container sets either: pkg/securitycontext,
- * DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
+ * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (kubelet
+ * pkg/securitycontext, DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
  */
 function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace) => boolean): GmsaReference[] {
   const inherited = places.find((place) => place.scope === "pod")?.options;
@@ -114,11 +110,7 @@ function loadPlanOf({ names, serviceAccount, user, namespace }: Judgement): Load
   };
 }
 
-/**
- * Judges the planned references against the loaded facts: every credspec must exist with contents, the service
- * account (and the requester, when planned) must be allowed to `use` it, and inlined contents must equal it
- * (compared only once access is granted). Then ENFORCEMENT and the audit annotations.
- */
+/** Judges the planned references against the loaded facts, then applies ENFORCEMENT and the audit annotations. */
 export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
   const { judgement } = plan;

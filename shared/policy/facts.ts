@@ -45,10 +45,7 @@ export interface LoadedFacts {
 /** A plan that loads nothing. */
 export const NOTHING_TO_LOAD: LoadPlan = { credspecs: new Set(), access: [], randomBytes: 0 };
 
-/**
- * Re-issues a fact-loading error for the places that named the credspec, keeping its class (so code and
- * status stay the I/O layer's) and prefixing where it matters.
- */
+/** A fact-loading error told at the places that named the credspec; its class, code and status are kept. */
 export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {
   const place = labels.join(", ");
   return error.withContext(place, { place, credSpecName });

@@ -1,7 +1,4 @@
-/**
- * The one pod type: the output of the zod schema that checks a review's pod (shared/admission/pod-schema.ts), so the
- * type and the check cannot drift. Field names are Kubernetes' own; every other field passes through untouched.
- */
+/** The pod types: the output of the zod schema that checks a review's pod, so the type and the check cannot drift. */
 import type * as z from "zod/mini";
 import type { ContainerSchema, PodSchema, WindowsOptionsSchema } from "../admission/pod-schema.ts";
 

@@ -1,13 +1,9 @@
-import type { Operation } from "fast-json-patch";
+import type { Operation as PatchOperation } from "fast-json-patch";
 import type { AdmissionError } from "../errors.ts";
 import type { Requester } from "./facts.ts";
 import type { Pod } from "./pod.ts";
 
-/**
- * REVIEW_REQUESTING_USER: whose `use` of a credspec authorize reviews besides the pod's service account's: nobody
- * (`off`, the incumbent), the user who adds an ephemeral container (`ephemeral`), or the user of every pod
- * create, update and ephemeral container that names a credspec (`always`).
- */
+/** REVIEW_REQUESTING_USER: whose `use` authorize reviews besides the service account's (docs/configuration.md). */
 export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
 export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
 
@@ -33,18 +29,9 @@ interface PodChangeFacts {
 }
 
 /** A CREATE of a Pod. */
-export interface PodCreate extends PodChangeFacts {
-  operation: "CREATE";
-}
-
-/** An UPDATE of a Pod or of one of its subresources. */
-export interface PodUpdate extends PodChangeFacts {
-  operation: "UPDATE";
-  /** `ephemeralcontainers` for `kubectl debug`: its new ephemeral containers are judged like a create. */
-  subResource: string | undefined;
-  /** The pod before the update. */
-  oldPod: Pod;
-}
+export type PodCreate = PodChangeFacts & { operation: "CREATE" };
+/** An UPDATE of a Pod or of a subresource (`ephemeralcontainers` for `kubectl debug`), with the pod before it. */
+export type PodUpdate = PodChangeFacts & { operation: "UPDATE"; subResource: string | undefined; oldPod: Pod };
 
 /** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
 export type PodChange = PodCreate | PodUpdate;
@@ -70,13 +57,9 @@ export function isEphemeralContainersUpdate(review: PodChange): review is PodUpd
   return review.operation === "UPDATE" && review.subResource === "ephemeralcontainers";
 }
 
-/** One RFC 6902 operation. */
-export type PatchOperation = Operation;
-
 /**
- * What the policy decided about one review: allowed (expand: with the patch that inlines the credspecs) or denied
- * with every refusal, each carrying its status code and place. `auditAnnotations` are bare keys: the API server
- * prefixes each with the webhook's name.
+ * What the policy decided: allowed (expand: with the patch that inlines the credspecs) or denied with every refusal.
+ * `auditAnnotations` are bare keys: the API server prefixes each with the webhook's name.
  */
 export type Decision =
   | { allowed: true; patch?: PatchOperation[]; warnings?: string[]; auditAnnotations?: Record<string, string> }
