@@ -1,7 +1,4 @@
-/**
- * The GMSACredentialSpec resource as the API server serves it (the CRD of kubernetes-sigs/windows-gmsa,
- * infra/crd/gmsacredentialspecs.yaml): named once for the kube client, the access reviews and the rendered RBAC.
- */
+/** The GMSACredentialSpec resource (infra/crd/gmsacredentialspecs.yaml), named once for every layer. */
 
 /** API group of the CRD. */
 export const CREDSPEC_GROUP = "windows.k8s.io";

@@ -93,7 +93,7 @@ function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace
   for (const place of places.filter(isNew)) {
     if (hasGmsaSettings(place.options)) refs.push(toReference(place));
     else if (hasGmsaSettings(inherited)) {
-      refs.push({ label: `${place.label} (pod-level GMSA)`, source: "field", name: inherited?.gmsaCredentialSpecName, contents: inherited?.gmsaCredentialSpec });
+      refs.push({ label: `${place.label} (pod-level GMSA)`, name: inherited?.gmsaCredentialSpecName, contents: inherited?.gmsaCredentialSpec });
     }
   }
   return refs;

@@ -25,9 +25,8 @@ export function checkNames(refs: GmsaReference[]): AdmissionError[] {
 }
 
 /**
- * At most this many distinct credspec names in one pod: bounds what one review costs (a fetch and one or two access
- * reviews per name). A constant, not a setting: pods name one or two gMSAs, and the ValidatingAdmissionPolicy of
- * infra/policy is rendered with the same number.
+ * At most this many distinct credspec names in one pod: bounds what one review costs. A constant, not a setting:
+ * pods name one or two gMSAs, and infra/policy's ValidatingAdmissionPolicy is rendered with the same number.
  */
 export const MAX_CREDSPECS_PER_POD = 16;
 
@@ -42,8 +41,8 @@ export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[
 }
 
 /**
- * The checks authorize makes without any fact from the API server: contents need a name, contents must be
- * JSON without a repeated object key, a name needs contents (expand fills them; their absence means expand did not run).
+ * Authorize's checks without facts: contents need a name and must be JSON without a repeated key; a name needs
+ * contents (expand fills them, so their absence means expand did not run).
  */
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
@@ -87,9 +86,8 @@ export function truncate(text: string, max = 80): string {
 const NETWORK_IDENTITY_USERS = new Set(["nt authority\\system", "nt authority\\network service"]);
 
 /**
- * Warnings for containers that have a GMSA but run as an account that will not use it on the network:
- * `runAsUserName` explicitly set (on the container, or inherited from the pod) to anything else. `places` is
- * the pod's walk, pod first.
+ * Warnings for containers with a GMSA whose `runAsUserName` (their own or the pod's) is an account that will not use
+ * it on the network. `places` is the pod's walk, pod first.
  */
 export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[] {
   const [podPlace, ...containers] = places;

@@ -8,7 +8,6 @@ import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts
 export interface GmsaReference {
   /** For denials: `pod`, `container "web"`, `annotation "pod.alpha.windows.kubernetes.io/..."`. */
   label: string;
-  source: "field" | "annotation";
   name: string | undefined;
   contents: string | undefined;
 }
@@ -38,14 +37,14 @@ export function readPodGmsa(pod: Pod): PodGmsa {
   const annotations = listAnnotationReferences(pod);
   const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
   for (const ann of annotations) {
-    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, source: "annotation", name: ann.name, contents: ann.contents });
+    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, name: ann.name, contents: ann.contents });
   }
   return { pod, places, refs, ...matchAnnotationsToPlaces(annotations, places) };
 }
 
 /** The reference a field place holds. */
 export function toReference(place: OptionsPlace): GmsaReference {
-  return { label: place.label, source: "field", name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
+  return { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
 }
 
 /**

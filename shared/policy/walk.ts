@@ -11,20 +11,16 @@ const CONTAINER_LABELS: Record<(typeof CONTAINER_LISTS)[number], string> = {
 };
 
 /**
- * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's.
- * This is the single traversal every rule uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but
- * covering init and ephemeral containers from the start).
+ * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's, with its label
+ * for denials (`pod`, `container "web"`) and the JSON path of its `windowsOptions`. The single traversal every rule
+ * uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but covering init and ephemeral containers too).
  */
 export interface OptionsPlace {
-  /** "pod", or the list the container is in. */
   scope: "pod" | (typeof CONTAINER_LISTS)[number];
-  /** Container name; absent for the pod. */
+  /** Absent for the pod. */
   containerName?: string;
-  /** Human label for denials: `pod`, `container "web"`, `init container "setup"`. */
   label: string;
-  /** JSON path segments of the `windowsOptions` object, e.g. ["spec","containers","0","securityContext","windowsOptions"]. */
   path: string[];
-  /** The current windowsOptions (possibly absent). */
   options: WindowsOptions | undefined;
 }
 
@@ -52,10 +48,7 @@ export function hasGmsaSettings(options: WindowsOptions | undefined): boolean {
   return options?.gmsaCredentialSpecName !== undefined || options?.gmsaCredentialSpec !== undefined;
 }
 
-/**
- * For UPDATEs of the `pods/ephemeralcontainers` subresource: true for the ephemeral containers that the
- * old pod did not have (they are judged like a create; existing ones cannot change).
- */
+/** For UPDATEs of `pods/ephemeralcontainers`: true for the ephemeral containers the old pod did not have. */
 export function isNewEphemeralContainer(oldPod: Pod): (place: OptionsPlace) => boolean {
   const existing = new Set((oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
   return (place) => place.scope === "ephemeralContainers" && !existing.has(place.containerName ?? "");

@@ -16,7 +16,7 @@ import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 const listRunAsUserWarnings = (pod: Pod) => listWarnings(listOptionsPlaces(pod));
 
 function ref(label: string, name: string | undefined, contents: string | undefined): GmsaReference {
-  return { label, source: "field", name, contents };
+  return { label, name, contents };
 }
 
 describe("checkNames", () => {
