@@ -4,17 +4,52 @@ import type { Requester } from "../policy/facts.ts";
 import type { Pod } from "../policy/pod.ts";
 import type { ReviewFacts } from "../policy/review.ts";
 import "../zod-english.ts";
-import { PodSchema } from "./pod-schema.ts";
 
 /** AdmissionReview versions we accept and answer in (the reply uses the request's version). */
 const ADMISSION_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 export type AdmissionVersion = (typeof ADMISSION_VERSIONS)[number];
 
-const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
+// Decoded JSON has no undefined values: exactOptional keeps the parsed pod's optional fields free of `| undefined`.
+/** A container's or the pod's `securityContext.windowsOptions`: the fields the GMSA rules read, typed. */
+export const WindowsOptionsSchema = z.looseObject({
+  gmsaCredentialSpecName: z.exactOptional(z.string()),
+  gmsaCredentialSpec: z.exactOptional(z.string()),
+  runAsUserName: z.exactOptional(z.string()),
+  hostProcess: z.exactOptional(z.boolean()),
+});
+const SecurityContextSchema = z.looseObject({ windowsOptions: z.exactOptional(WindowsOptionsSchema) });
+
+/** A container, init container or ephemeral container. */
+export const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.exactOptional(SecurityContextSchema) });
+
+/**
+ * The pod fields the GMSA rules read (core/v1 PodSpec, SecurityContext, WindowsSecurityContextOptions), type-checked;
+ * every other field passes through unchanged.
+ */
+export const PodSchema = z.looseObject({
+  metadata: z.exactOptional(
+    z.looseObject({
+      name: z.exactOptional(z.string()),
+      generateName: z.exactOptional(z.string()),
+      namespace: z.exactOptional(z.string()),
+      annotations: z.exactOptional(z.record(z.string(), z.string())),
+    }),
+  ),
+  spec: z.exactOptional(
+    z.looseObject({
+      serviceAccountName: z.exactOptional(z.string()),
+      hostname: z.exactOptional(z.string()),
+      securityContext: z.exactOptional(SecurityContextSchema),
+      containers: z.exactOptional(z.array(ContainerSchema)),
+      initContainers: z.exactOptional(z.array(ContainerSchema)),
+      ephemeralContainers: z.exactOptional(z.array(ContainerSchema)),
+    }),
+  ),
+});
 
 const AdmissionRequestSchema = z.looseObject({
   uid: z.string().check(z.minLength(1), z.maxLength(256)),
-  kind: GroupVersionKind,
+  kind: z.object({ group: z.string(), version: z.string(), kind: z.string() }),
   subResource: z.optional(z.string()),
   name: z.optional(z.string()),
   namespace: z.optional(z.string()),
@@ -41,10 +76,7 @@ const AdmissionReviewSchema = z.looseObject({
 });
 
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
-export interface AdmissionReviewRequest {
-  apiVersion: AdmissionVersion;
-  request: AdmissionRequest;
-}
+export type AdmissionReviewRequest = Pick<z.infer<typeof AdmissionReviewSchema>, "apiVersion" | "request">;
 
 type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: string };
 

@@ -1,8 +1,5 @@
 /** How inlined contents compare with the resource's `credspec`. */
-export type ContentsComparison =
-  | { kind: "equal" }
-  | { kind: "not-json" }
-  | { kind: "different"; differingKeys: string[] };
+export type ContentsComparison = { kind: "equal" } | { kind: "not-json" } | { kind: "different"; differingKeys: string[] };
 
 const MAX_KEYS_REPORTED = 8;
 

@@ -12,9 +12,8 @@ import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./w
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
 
 /**
- * At most this many characters of contents are inlined into one pod, counted per place (a credspec named by
- * a thousand containers counts a thousand times): the API server's default request limit is 3 MiB, so a
- * larger patch could never be stored, and building it would cost the webhook memory and time.
+ * At most this many characters of contents are inlined into one pod, counted per place: the API server's default
+ * request limit is 3 MiB, so a larger patch could never be stored, and building it would cost memory and time.
  */
 export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
 
@@ -24,10 +23,7 @@ const LETTERS_AND_DIGITS = `${LETTERS}0123456789`;
 /** NetBIOS names are at most 15 characters. */
 export const HOSTNAME_LENGTH = 15;
 
-/**
- * A random, lowercase, NetBIOS-safe hostname from `bytes` (at least 15 of them): a letter, then letters and
- * digits, so it is never all digits and has no hyphen at either end. The caller supplies the randomness.
- */
+/** A random NetBIOS-safe hostname from 15 `bytes`: a letter, then lowercase letters and digits (never all digits). */
 export function createRandomHostname(bytes: Uint8Array): string {
   if (bytes.length < HOSTNAME_LENGTH) throw new RangeError(`need ${HOSTNAME_LENGTH} random bytes, got ${bytes.length}`);
   let name = LETTERS[(bytes[0] ?? 0) % LETTERS.length] ?? "a";
@@ -38,9 +34,8 @@ export function createRandomHostname(bytes: Uint8Array): string {
 /** What expand needs loaded, and what it already knows. */
 export interface ExpandPlan {
   load: LoadPlan;
-  /** Set when the decision needs nothing loaded. */
+  /** Set when the decision needs nothing loaded; then there is nothing to fill. */
   decided?: Decision;
-  /** The pod, its places to fill and the annotation pairs to expand (none when `decided`). */
   pod: Pod;
   places: OptionsPlace[];
   pairs: AnnotatedPlace[];
@@ -77,9 +72,8 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
 }
 
 /**
- * Inlines `JSON.stringify(credspec)` wherever a name has no contents; never overwrites contents already set
- * (authorize judges those). Alpha annotations get their contents annotation filled and their fields set. A
- * random hostname is set when the plan asked for random bytes. Returns the patch, or every refusal.
+ * Inlines `JSON.stringify(credspec)` wherever a name has no contents, never over contents already set (authorize
+ * judges those); fills alpha annotations and their fields; sets the random hostname the plan asked bytes for.
  */
 export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
