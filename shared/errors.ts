@@ -115,6 +115,11 @@ export class CredentialsError extends failure("ERR_CREDENTIALS") {}
 /** Our own bug. The message sent out is generic; the cause is logged by request uid only. */
 export class InternalError extends failure("ERR_INTERNAL") {}
 
+/** The options that place a failure at `place`, naming the credspec when there is one. */
+export function at(place: string, credSpecName?: string): AdmissionErrorOptions {
+  return { where: credSpecName === undefined ? { place } : { place, credSpecName } };
+}
+
 /** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */
 export function asAdmissionError(error: unknown): AdmissionError {
   return error instanceof AdmissionError ? error : new InternalError("internal error", { cause: error });

@@ -1,4 +1,4 @@
-import { asAdmissionError, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
+import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
 import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { compareCredSpecContents } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
@@ -151,11 +151,7 @@ function judgeReferences({ refs, names, serviceAccount, user }: Judgement, facts
       const comparison = compareCredSpecContents(ref.contents, credspec.value);
       if (comparison.kind === "equal") continue;
       const keys = comparison.kind === "different" ? ` (differing keys: ${comparison.differingKeys.join(", ")})` : "";
-      errors.push(
-        new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, {
-          where: { place: ref.label, credSpecName: name },
-        }),
-      );
+      errors.push(new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, at(ref.label, name)));
     }
   }
   return errors;
@@ -168,9 +164,6 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
   if (!fact.ok) return [errorAtPlaces(fact.error, labels, name)];
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
-  return [
-    new CredSpecNotAllowedError(`${labels.join(", ")}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, {
-      where: { place: labels.join(", "), credSpecName: name },
-    }),
-  ];
+  const place = labels.join(", ");
+  return [new CredSpecNotAllowedError(`${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, at(place, name))];
 }

@@ -1,4 +1,5 @@
 import {
+  at,
   ContentsNotJsonError,
   ContentsWithoutNameError,
   DuplicateCredSpecKeyError,
@@ -14,14 +15,9 @@ import type { OptionsPlace } from "./walk.ts";
 
 /** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {
-  return refs
-    .filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name))
-    .map(
-      (ref) =>
-        new InvalidCredSpecNameError(`${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`, {
-          where: { place: ref.label },
-        }),
-    );
+  const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
+  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
+  return invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
 }
 
 /**
@@ -33,11 +29,8 @@ export const MAX_CREDSPECS_PER_POD = 16;
 /** Refuses a pod naming more than {@link MAX_CREDSPECS_PER_POD} distinct credspecs (422). */
 export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[] {
   if (names.size <= MAX_CREDSPECS_PER_POD) return [];
-  return [
-    new TooManyReferencesError(`the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`, {
-      where: { place: "pod" },
-    }),
-  ];
+  const message = `the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
+  return [new TooManyReferencesError(message, at("pod"))];
 }
 
 /**
@@ -47,24 +40,18 @@ export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
-    const where = { place: ref.label, ...(ref.name === undefined ? {} : { credSpecName: ref.name }) };
+    const where = at(ref.label, ref.name);
     // The scan parses the contents first: `invalid` means they are not JSON.
     const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
     if (ref.contents !== undefined && ref.name === undefined) {
-      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
+      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, where));
     } else if (scan?.kind === "invalid") {
-      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, { where }));
+      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, where));
     } else if (scan?.kind === "duplicate") {
-      errors.push(
-        new DuplicateCredSpecKeyError(
-          `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
-          { where },
-        ),
-      );
+      const key = JSON.stringify(truncate(scan.path, 160));
+      errors.push(new DuplicateCredSpecKeyError(`${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${key}; each key may appear once per object`, where));
     } else if (ref.contents === undefined && ref.name !== undefined) {
-      errors.push(
-        new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, { where }),
-      );
+      errors.push(new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, where));
     }
   }
   return errors;

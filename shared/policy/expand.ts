@@ -1,5 +1,5 @@
 import fastJsonPatch from "fast-json-patch";
-import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
+import { at, ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
 import { findDuplicateKey } from "./duplicate-keys.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
@@ -132,24 +132,16 @@ function createContentsSource(facts: LoadedFacts) {
       inlinedLength += json.text.length;
       if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return json.text;
       if (inlinedLength - json.text.length <= MAX_INLINED_CONTENTS_PER_POD) {
-        errors.push(
-          new ContentsTooLargeError(
-            `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`,
-            { where: { place: "pod" } },
-          ),
-        );
+        const message = `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`;
+        errors.push(new ContentsTooLargeError(message, at("pod")));
       }
       return undefined;
     },
     errors(): AdmissionError[] {
       for (const [name, labels] of tooLarge) {
         const where = labels.join(", ");
-        errors.push(
-          new ContentsTooLargeError(
-            `${where}: credspec "${name}" is ${texts.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`,
-            { where: { place: where, credSpecName: name } },
-          ),
-        );
+        const message = `${where}: credspec "${name}" is ${texts.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`;
+        errors.push(new ContentsTooLargeError(message, at(where, name)));
       }
       for (const [name, labels] of failed) {
         const fact = facts.credspecs.get(name);

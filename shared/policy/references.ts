@@ -1,4 +1,4 @@
-import { AnnotationConflictError, UnknownContainerError, type AdmissionError } from "../errors.ts";
+import { AnnotationConflictError, at, UnknownContainerError, type AdmissionError } from "../errors.ts";
 import { listAnnotationReferences, type AnnotationReference } from "./annotations.ts";
 import { sameJson } from "./contents.ts";
 import type { Pod } from "./pod.ts";
@@ -63,29 +63,19 @@ function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: Op
     const place = byName.get(annotation.containerName);
     const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
     if (place === undefined) {
-      errors.push(
-        new UnknownContainerError(`annotation "${key}" names container "${annotation.containerName}", which the pod does not have`, {
-          where: { place: `annotation "${key}"` },
-        }),
-      );
+      errors.push(new UnknownContainerError(`annotation "${key}" names container "${annotation.containerName}", which the pod does not have`, at(`annotation "${key}"`)));
       continue;
     }
     const fieldName = place.options?.gmsaCredentialSpecName;
     if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
-      errors.push(
-        new AnnotationConflictError(`annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`, {
-          where: { place: place.label, credSpecName: annotation.name },
-        }),
-      );
+      const message = `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
+      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
       continue;
     }
     const fieldContents = place.options?.gmsaCredentialSpec;
     if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
-      errors.push(
-        new AnnotationConflictError(`annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`, {
-          where: { place: place.label, ...(annotation.name === undefined ? {} : { credSpecName: annotation.name }) },
-        }),
-      );
+      const message = `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`;
+      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
       continue;
     }
     pairs.push({ annotation, place });

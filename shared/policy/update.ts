@@ -1,4 +1,4 @@
-import { GmsaChangedError, type AdmissionError } from "../errors.ts";
+import { at, GmsaChangedError, type AdmissionError } from "../errors.ts";
 import { isGmsaAnnotationKey } from "./annotations.ts";
 import type { GmsaReference as Setting, PodGmsa } from "./references.ts";
 import { hasGmsaSettings, type OptionsPlace } from "./walk.ts";
@@ -18,11 +18,7 @@ export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPl
     if (change === undefined) continue;
     const label = (is ?? was)?.label ?? key;
     const name = is?.name ?? was?.name;
-    errors.push(
-      new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, {
-        where: { place: label, ...(name === undefined ? {} : { credSpecName: name }) },
-      }),
-    );
+    errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, name)));
   }
   return errors;
 }
