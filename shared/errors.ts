@@ -87,10 +87,7 @@ export class CredSpecNotAllowedError extends failure("ERR_CREDSPEC_NOT_ALLOWED")
 export class ContentsWithoutNameError extends failure("ERR_CONTENTS_WITHOUT_NAME") {}
 /** `gmsaCredentialSpec` is not valid JSON (422). */
 export class ContentsNotJsonError extends failure("ERR_CONTENTS_NOT_JSON") {}
-/**
- * Contents (field or alpha annotation) write one object key twice at some depth (422): JSON.parse keeps the last,
- * so the contents could compare equal to the credspec while the node reads the other.
- */
+/** Contents repeat an object key (422): JSON.parse keeps the last, the node may read the other. */
 export class DuplicateCredSpecKeyError extends failure("ERR_DUPLICATE_CREDSPEC_KEY") {}
 /** Inlined contents differ from the named resource (422). */
 export class ContentsMismatchError extends failure("ERR_CONTENTS_MISMATCH") {}

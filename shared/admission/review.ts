@@ -121,9 +121,8 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
 }
 
 /**
- * The pod in `request.object` (or `oldObject`). Container names must be unique across containers, init and
- * ephemeral containers, as the API server's validation requires: the GMSA rules name places by container
- * name, and a webhook may see a pod before that validation has run.
+ * The pod in `request.object` (or `oldObject`), with container names unique across all three lists: the rules name
+ * places by container name, and a webhook may see a pod before the API server's validation has run.
  * @throws InvalidReviewError (400) naming the bad field or the repeated name.
  */
 function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {

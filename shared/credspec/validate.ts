@@ -23,10 +23,7 @@ function text(format?: { test: (value: string) => boolean; message: string }) {
 
 const guid = (message: string) => text({ test: (value) => GUID.test(value), message });
 
-/**
- * The credential spec JSON that Windows' `New-CredentialSpec` writes, as the GMSA KEP's example and the
- * GMSACredentialSpec CRD (kubernetes-sigs/windows-gmsa `deploy/gmsa-crd.yml`) have it.
- */
+/** The credential spec JSON of the GMSA KEP's example and the windows-gmsa CRD (`deploy/gmsa-crd.yml`). */
 const CredSpecSchema = object({
   CmsPlugins: z
     .array(z.string({ error: typeMessage }), { error: typeMessage })
@@ -58,17 +55,14 @@ const CredSpecSchema = object({
 /** The credential spec JSON that Windows' `New-CredentialSpec` writes, as far as this tool checks it. */
 export type CredSpecDocument = z.output<typeof CredSpecSchema>;
 
-/**
- * Outcome of {@link validateCredSpecDocument}. `problems` is empty exactly when `ok`; `warnings` never block.
- * Both name fields only, never values.
- */
+/** Outcome of {@link validateCredSpecDocument}: `problems` is empty exactly when `ok`; `warnings` never block. */
 export type CredSpecValidation =
   | { ok: true; document: CredSpecDocument; problems: CredSpecProblem[]; warnings: CredSpecProblem[] }
   | { ok: false; problems: CredSpecProblem[]; warnings: CredSpecProblem[] };
 
 /**
- * Checks a parsed credential spec against {@link CredSpecSchema}, reporting every problem together rather than the
- * first. Unknown fields are warnings: the CRD's structural schema prunes them, so they would not reach a pod.
+ * Checks a parsed credential spec, reporting every problem together. Unknown fields are warnings: the CRD's
+ * structural schema prunes them, so they would not reach a pod.
  */
 export function validateCredSpecDocument(json: unknown): CredSpecValidation {
   const result = CredSpecSchema.safeParse(json);

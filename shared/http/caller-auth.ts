@@ -74,10 +74,9 @@ export interface CallerAuthDeps {
 }
 
 /**
- * The middleware of `options.mode`: 401 when the caller is not authenticated, 403 when authenticated but not an
- * allowed caller (JWT subject, certificate name), 503 when a remote JWKS cannot be had.
- * @throws TypeError on options that cannot work (no tokens, short path secret, `mtls` without a certificate reader,
- *   unsafe JWT algorithms).
+ * The middleware of `options.mode`: 401 unauthenticated, 403 not an allowed caller (JWT subject, certificate name),
+ * 503 when a remote JWKS cannot be had.
+ * @throws TypeError on options that cannot work (no tokens, short path secret, no certificate reader, unsafe algorithms).
  */
 export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
   switch (options.mode) {

@@ -23,10 +23,7 @@ export function startDeadline(timeout: string | undefined): { signal: AbortSigna
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
-/**
- * Middleware of the review routes: starts the review's deadline from `?timeout=` (before the body is read: the API
- * server's timeout runs from when it sent the request), sets it as `c.var.signal`, and clears it once answered.
- */
+/** Middleware of the review routes: the review's deadline as `c.var.signal`, started before the body is read. */
 export function reviewDeadline(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deadline = startDeadline(c.req.query("timeout"));

@@ -1,8 +1,6 @@
 /**
- * A scan of JSON text for an object key written twice in one object. `JSON.parse` keeps the last of repeated keys
- * silently, so contents that compare equal to a credspec could still hand the node a second, different value:
- * authorize refuses them (issue 14, section 2). Keys count as the same after unescaping (`"a\u0062"` and `"ab"`).
- * The scan is iterative, so nesting depth costs heap, never the call stack.
+ * A scan of JSON text for an object key written twice in one object: `JSON.parse` keeps the last silently, so the node
+ * could read a value other than the one compared (issue 14, section 2). Keys compare unescaped; depth costs heap only.
  */
 
 /** What a scan found: the first repeated key as a dotted path (`a.b[0].c`), none, or text that is not JSON. */

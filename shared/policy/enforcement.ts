@@ -35,10 +35,7 @@ export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<stri
   };
 }
 
-/**
- * `403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1"); …`: codes and places only. Messages stay
- * out: a 500's may hold internals, and places and names are what an operator needs to find the pod's problem.
- */
+/** `403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1"); …`: no messages, a 500's may hold internals. */
 function summarize(errors: AdmissionError[]): string {
   const parts = errors.map((e) => {
     const place = e.where === undefined ? "" : ` at ${e.where.place}`;

@@ -47,10 +47,7 @@ export function toReference(place: OptionsPlace): GmsaReference {
   return { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
 }
 
-/**
- * Pairs each annotation with its field place. Annotations naming a container the pod does not have, and
- * annotations that contradict their field, come back as errors (422).
- */
+/** Pairs each annotation with its field place; one naming an absent container or contradicting its field is an error (422). */
 function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: OptionsPlace[]): Pick<PodGmsa, "pairs" | "annotationErrors"> {
   const byName = new Map<string | undefined, OptionsPlace>();
   for (const place of places) {
