@@ -6,3 +6,8 @@ import { config } from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
 config(en());
+
+/** An issue's path as our messages write it, `spec.containers[0].name`; "" for the root. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  return path.map((segment) => (typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`)).join("").replace(/^\./, "");
+}

@@ -3,7 +3,7 @@ import { asAdmissionError, InvalidReviewError } from "../errors.ts";
 import type { Requester } from "../policy/facts.ts";
 import type { Pod } from "../policy/pod.ts";
 import type { ReviewFacts } from "../policy/review.ts";
-import "../zod-english.ts";
+import { formatIssuePath } from "../zod-english.ts";
 
 /** AdmissionReview versions we accept and answer in (the reply uses the request's version). */
 const ADMISSION_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
@@ -97,8 +97,7 @@ export function parsePod(object: unknown, field: "object" | "oldObject"): ParseR
 function describeIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return "invalid";
-  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");
-  return `${path === "" ? "(root)" : path}: ${issue.message}`.slice(0, 300);
+  return `${formatIssuePath(issue.path) || "(root)"}: ${issue.message}`.slice(0, 300);
 }
 
 /**

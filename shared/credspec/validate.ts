@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
-import "../zod-english.ts";
+import { formatIssuePath } from "../zod-english.ts";
 import type { CredSpecProblem } from "./problems.ts";
 
 const DOMAIN_SID = /^S-1-5-21-(\d{1,10})-(\d{1,10})-(\d{1,10})$/;
@@ -71,10 +71,10 @@ export function validateCredSpecDocument(json: unknown): CredSpecValidation {
   // zod reports an object's unknown keys after its fields: outer objects first, as the document reads.
   const unknown = issues.filter(isUnknown).sort((a, b) => a.path.length - b.path.length);
   const message = "is not in the GMSACredentialSpec schema; the API server drops unknown fields";
-  const warnings = unknown.flatMap((issue) => issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), message })));
+  const warnings = unknown.flatMap((issue) => issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message })));
   const problems = issues
     .filter((issue) => !isUnknown(issue))
-    .map((issue) => ({ path: formatPath(issue.path), message: `${issue.message}${caseHint(json, issue)}` }));
+    .map((issue) => ({ path: formatIssuePath(issue.path), message: `${issue.message}${caseHint(json, issue)}` }));
   if (result.success) problems.push(...checkDocument(result.data));
   if (problems.length > 0) return { ok: false, problems, warnings };
   return { ok: true, document: json as CredSpecDocument, problems, warnings };
@@ -104,11 +104,6 @@ function caseHint(json: unknown, issue: z.core.$ZodIssue): string {
   const parent = issue.path.slice(0, -1).reduce<unknown>((node, segment) => (node as Record<PropertyKey, unknown>)[segment], json);
   const nearly = Object.keys(parent as object).find((other) => other.toLowerCase() === key.toLowerCase());
   return nearly === undefined ? "" : ` (found "${nearly}"; field names are case-sensitive)`;
-}
-
-/** `ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope`; "" for the document itself. */
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.map((segment) => (typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`)).join("").replace(/^\./, "");
 }
 
 /** A domain SID has three 32-bit sub-authorities after S-1-5-21 (MS-DTYP 2.4.2, well-known SID structures). */
