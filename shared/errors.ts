@@ -1,7 +1,6 @@
 /**
- * Every admission failure, jose-style: one base class with a stable `code`, one class per failure. `status` travels
- * as the AdmissionReview's `response.status.code` (the status-code table of docs/security.md); `where` names the
- * offending place so one denial can list every container at fault. Imports nothing.
+ * Every admission failure, jose-style: one class per failure with a stable `code`, its `status` (docs/security.md,
+ * Status codes) and `where` it sits, so one denial can list every container at fault. Imports nothing.
  */
 
 /** Each failure's status code. Where it differs from the Go reference, the failure's class says so. */

@@ -78,20 +78,11 @@ const AdmissionReviewSchema = z.looseObject({
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 export type AdmissionReviewRequest = Pick<z.infer<typeof AdmissionReviewSchema>, "apiVersion" | "request">;
 
-type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: string };
-
 /** Checks the envelope of a decoded AdmissionReview; `problem` says which field was wrong. */
-export function parseAdmissionReview(body: unknown): ParseResult<AdmissionReviewRequest> {
+export function parseAdmissionReview(body: unknown): { ok: true; value: AdmissionReviewRequest } | { ok: false; problem: string } {
   const result = AdmissionReviewSchema.safeParse(body);
   if (!result.success) return { ok: false, problem: describeIssue(result.error) };
   return { ok: true, value: { apiVersion: result.data.apiVersion, request: result.data.request } };
-}
-
-/** Checks that `object` is a pod whose GMSA fields have the right types; `field` names where it was wrong. */
-export function parsePod(object: unknown, field: "object" | "oldObject"): ParseResult<Pod> {
-  const result = PodSchema.safeParse(object);
-  if (!result.success) return { ok: false, problem: `request.${field}: ${describeIssue(result.error)}` };
-  return { ok: true, value: result.data };
 }
 
 function describeIssue(error: z.core.$ZodError): string {
@@ -127,16 +118,16 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
 function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {
   const value = request[field];
   if (value === undefined || value === null) throw new InvalidReviewError(`request.${field} is missing`);
-  const result = parsePod(value, field);
-  if (!result.ok) throw new InvalidReviewError(result.problem);
+  const result = PodSchema.safeParse(value);
+  if (!result.success) throw new InvalidReviewError(`request.${field}: ${describeIssue(result.error)}`);
   const names = new Set<string>();
   for (const list of ["containers", "initContainers", "ephemeralContainers"] as const) {
-    for (const { name } of result.value.spec?.[list] ?? []) {
+    for (const { name } of result.data.spec?.[list] ?? []) {
       if (names.has(name)) throw new InvalidReviewError(`request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`);
       names.add(name);
     }
   }
-  return result.value;
+  return result.data;
 }
 
 /** The request's userInfo, when it names a user. */

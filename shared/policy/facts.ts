@@ -3,9 +3,6 @@ import type { AdmissionError } from "../errors.ts";
 /** One fact loaded for a review: its value, or the error that kept it from us. */
 export type Fact<T> = { ok: true; value: T } | { ok: false; error: AdmissionError };
 
-/** Each named credspec's `credspec` field; every name the plan asked for is present. */
-export type CredSpecFacts = ReadonlyMap<string, Fact<unknown>>;
-
 /** An authorizer's answer to "may this subject `use` this credspec?". */
 export interface AccessAnswer {
   allowed: boolean;
@@ -37,7 +34,8 @@ export interface LoadPlan {
 
 /** What was loaded for a {@link LoadPlan}: `access[i]` answers `plan.access[i]`. */
 export interface LoadedFacts {
-  credspecs: CredSpecFacts;
+  /** Each named credspec's `credspec` field; every name the plan asked for is present. */
+  credspecs: ReadonlyMap<string, Fact<unknown>>;
   access: readonly AccessFacts[];
   randomBytes: Uint8Array;
 }

@@ -1,14 +1,8 @@
 import type { Pod, WindowsOptions } from "./pod.ts";
 
-/** The three lists of containers, in the order denials name them. */
-const CONTAINER_LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
-
-/** How a denial names a container of each list. */
-const CONTAINER_LABELS: Record<(typeof CONTAINER_LISTS)[number], string> = {
-  containers: "container",
-  initContainers: "init container",
-  ephemeralContainers: "ephemeral container",
-};
+/** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
+const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
+type ContainerList = keyof typeof CONTAINER_LABELS;
 
 /**
  * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's, with its label
@@ -16,7 +10,7 @@ const CONTAINER_LABELS: Record<(typeof CONTAINER_LISTS)[number], string> = {
  * uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but covering init and ephemeral containers too).
  */
 export interface OptionsPlace {
-  scope: "pod" | (typeof CONTAINER_LISTS)[number];
+  scope: "pod" | ContainerList;
   /** Absent for the pod. */
   containerName?: string;
   label: string;
@@ -29,7 +23,7 @@ export function listOptionsPlaces(pod: Pod): OptionsPlace[] {
   const places: OptionsPlace[] = [
     { scope: "pod", label: "pod", path: ["spec", "securityContext", "windowsOptions"], options: pod.spec?.securityContext?.windowsOptions },
   ];
-  for (const list of CONTAINER_LISTS) {
+  for (const list of Object.keys(CONTAINER_LABELS) as ContainerList[]) {
     (pod.spec?.[list] ?? []).forEach((container, index) => {
       places.push({
         scope: list,
