@@ -59,11 +59,12 @@ const AdmissionRequestSchema = z.looseObject({
   dryRun: z.optional(z.boolean()),
   /** Who sent the request, as the API server authenticated them (REVIEW_REQUESTING_USER reviews their `use`). */
   userInfo: z.optional(
-    z.looseObject({
-      username: z.optional(z.string()),
-      uid: z.optional(z.string()),
-      groups: z.optional(z.array(z.string())),
-      extra: z.optional(z.record(z.string(), z.array(z.string()))),
+    // Strict about what it keeps: the requester goes into access reviews as parsed.
+    z.object({
+      username: z.exactOptional(z.string()),
+      uid: z.exactOptional(z.string()),
+      groups: z.exactOptional(z.array(z.string())),
+      extra: z.exactOptional(z.record(z.string(), z.array(z.string()))),
     }),
   ),
 });
@@ -131,12 +132,6 @@ function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod 
 }
 
 /** The request's userInfo, when it names a user. */
-function readRequester({ userInfo: info }: AdmissionRequest): Requester | undefined {
-  if (info?.username === undefined || info.username === "") return undefined;
-  return {
-    username: info.username,
-    ...(info.uid === undefined ? {} : { uid: info.uid }),
-    ...(info.groups === undefined ? {} : { groups: info.groups }),
-    ...(info.extra === undefined ? {} : { extra: info.extra }),
-  };
+function readRequester({ userInfo }: AdmissionRequest): Requester | undefined {
+  return userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
 }
