@@ -49,7 +49,8 @@ export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
       errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, where));
     } else if (scan?.kind === "duplicate") {
       const key = JSON.stringify(truncate(scan.path, 160));
-      errors.push(new DuplicateCredSpecKeyError(`${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${key}; each key may appear once per object`, where));
+      const message = `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${key}; each key may appear once per object`;
+      errors.push(new DuplicateCredSpecKeyError(message, where));
     } else if (ref.contents === undefined && ref.name !== undefined) {
       errors.push(new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, where));
     }

@@ -57,7 +57,8 @@ function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: Op
     const place = byName.get(annotation.containerName);
     const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
     if (place === undefined) {
-      errors.push(new UnknownContainerError(`annotation "${key}" names container "${annotation.containerName}", which the pod does not have`, at(`annotation "${key}"`)));
+      const label = `annotation "${key}"`;
+      errors.push(new UnknownContainerError(`${label} names container "${annotation.containerName}", which the pod does not have`, at(label)));
       continue;
     }
     const fieldName = place.options?.gmsaCredentialSpecName;
