@@ -1,24 +1,12 @@
 /** Waiting that always ends by the caller's deadline, whatever the awaited work does. */
 
-/** Options of {@link awaitWithin}. */
-export interface AwaitWithinOptions {
-  /**
-   * After an abort, wait one turn of the event loop before rejecting with `onAbort()`, so work that honours the
-   * same signal rejects first, with an error that names what it waited for. Default false: reject at once.
-   */
-  graceTurn?: boolean;
-}
-
 /**
  * Resolves or rejects as `promise` does, or rejects with `onAbort()` once `signal` aborts (at once if it already
- * has). The work behind `promise` is not cancelled: a shared exec run keeps going for the next caller.
+ * has). The work behind `promise` is not cancelled: a shared exec run keeps going for the next caller. With
+ * `graceTurn`, an abort waits one turn of the event loop, so work that honours the same signal rejects first, with
+ * an error that names what it waited for.
  */
-export function awaitWithin<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  onAbort: () => Error,
-  options: AwaitWithinOptions = {},
-): Promise<T> {
+export function awaitWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error, options: { graceTurn?: boolean } = {}): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) {
     // The abandoned promise may still reject later; nobody else may be listening.

@@ -1,40 +1,39 @@
 /**
- * Every admission failure, jose-style: one base class with a stable `code`, one subclass per failure.
- * `status` travels as the AdmissionReview's `response.status.code` (the status-code table of docs/security.md);
- * `where` names the offending place so one denial can list every container at fault. Imports nothing.
+ * Every admission failure, jose-style: one class per failure with a stable `code`, its `status` (docs/security.md,
+ * Status codes) and `where` it sits, so one denial can list every container at fault. Imports nothing.
  */
 
-export type AdmissionErrorCode =
-  | "ERR_INVALID_REVIEW"
-  | "ERR_INVALID_CREDSPEC_NAME"
-  | "ERR_CREDSPEC_NOT_FOUND"
-  | "ERR_CREDSPEC_WITHOUT_CONTENTS"
-  | "ERR_CREDSPEC_NOT_ALLOWED"
-  | "ERR_CONTENTS_WITHOUT_NAME"
-  | "ERR_CONTENTS_NOT_JSON"
-  | "ERR_DUPLICATE_CREDSPEC_KEY"
-  | "ERR_CONTENTS_MISMATCH"
-  | "ERR_NAME_WITHOUT_CONTENTS"
-  | "ERR_ANNOTATION_CONFLICT"
-  | "ERR_UNKNOWN_CONTAINER"
-  | "ERR_CONTENTS_TOO_LARGE"
-  | "ERR_TOO_MANY_REFERENCES"
-  | "ERR_GMSA_CHANGED"
-  | "ERR_KUBE_API"
-  | "ERR_DEADLINE_EXCEEDED"
-  | "ERR_CREDENTIALS"
-  | "ERR_INTERNAL";
+/** Each failure's status code. Where it differs from the Go reference, the failure's class says so. */
+const STATUS = {
+  ERR_INVALID_REVIEW: 400,
+  ERR_INVALID_CREDSPEC_NAME: 422,
+  ERR_CREDSPEC_NOT_FOUND: 422,
+  ERR_CREDSPEC_WITHOUT_CONTENTS: 422,
+  ERR_CREDSPEC_NOT_ALLOWED: 403,
+  ERR_CONTENTS_WITHOUT_NAME: 422,
+  ERR_CONTENTS_NOT_JSON: 422,
+  ERR_DUPLICATE_CREDSPEC_KEY: 422,
+  ERR_CONTENTS_MISMATCH: 422,
+  ERR_NAME_WITHOUT_CONTENTS: 422,
+  ERR_ANNOTATION_CONFLICT: 422,
+  ERR_UNKNOWN_CONTAINER: 422,
+  ERR_CONTENTS_TOO_LARGE: 422,
+  ERR_TOO_MANY_REFERENCES: 422,
+  ERR_GMSA_CHANGED: 400,
+  ERR_KUBE_API: 500,
+  ERR_DEADLINE_EXCEEDED: 500,
+  ERR_CREDENTIALS: 500,
+  ERR_INTERNAL: 500,
+} as const;
+
+/** The stable code of a failure; `switch (error.code)` narrows. */
+export type AdmissionErrorCode = keyof typeof STATUS;
 
 /** Where a failure sits: a human label ("container \"web\"", "pod", "annotation \"k\"") and the credspec, if any. */
-export interface Where {
-  place: string;
-  credSpecName?: string;
-}
+export type Where = { place: string; credSpecName?: string };
 
-export interface AdmissionErrorOptions {
-  where?: Where;
-  cause?: unknown;
-}
+/** A failure's place and cause, both optional. */
+export type AdmissionErrorOptions = { where?: Where; cause?: unknown };
 
 /** Base class; never thrown directly. */
 export class AdmissionError extends Error {
@@ -54,127 +53,62 @@ export class AdmissionError extends Error {
    * this error as its cause.
    */
   withContext(context: string, where?: Where): this {
-    // Every subclass keeps the base constructor, so its own constructor rebuilds it.
+    // Every failure class keeps the base constructor, so its own constructor rebuilds it.
     const ErrorClass = this.constructor as new (message: string, options: AdmissionErrorOptions) => this;
     return new ErrorClass(`${context}: ${this.message}`, where === undefined ? { cause: this } : { where, cause: this });
   }
 }
 
+/** The base of one failure's class: `code`, and its status from the table. */
+function failure<C extends AdmissionErrorCode>(code: C) {
+  return class extends AdmissionError {
+    override readonly code: C = code;
+    override readonly status: number = STATUS[code];
+  };
+}
+
 /** The AdmissionReview itself is malformed in a place we must read (400). */
-export class InvalidReviewError extends AdmissionError {
-  override readonly code = "ERR_INVALID_REVIEW";
-  override readonly status = 400;
-}
-
+export class InvalidReviewError extends failure("ERR_INVALID_REVIEW") {}
 /** A credspec name that is not a DNS-1123 subdomain; refused before any API call (422). */
-export class InvalidCredSpecNameError extends AdmissionError {
-  override readonly code = "ERR_INVALID_CREDSPEC_NAME";
-  override readonly status = 422;
-}
-
+export class InvalidCredSpecNameError extends failure("ERR_INVALID_CREDSPEC_NAME") {}
 /** The named GMSACredentialSpec does not exist (422; the Go reference says 404). */
-export class CredSpecNotFoundError extends AdmissionError {
-  override readonly code = "ERR_CREDSPEC_NOT_FOUND";
-  override readonly status = 422;
-}
-
+export class CredSpecNotFoundError extends failure("ERR_CREDSPEC_NOT_FOUND") {}
 /** The GMSACredentialSpec exists but has no `credspec` field (422; the Go reference says 417). */
-export class CredSpecWithoutContentsError extends AdmissionError {
-  override readonly code = "ERR_CREDSPEC_WITHOUT_CONTENTS";
-  override readonly status = 422;
-}
-
+export class CredSpecWithoutContentsError extends failure("ERR_CREDSPEC_WITHOUT_CONTENTS") {}
 /** The pod's service account may not `use` the credspec (403). */
-export class CredSpecNotAllowedError extends AdmissionError {
-  override readonly code = "ERR_CREDSPEC_NOT_ALLOWED";
-  override readonly status = 403;
-}
-
+export class CredSpecNotAllowedError extends failure("ERR_CREDSPEC_NOT_ALLOWED") {}
 /** `gmsaCredentialSpec` is set where no `gmsaCredentialSpecName` is (422). */
-export class ContentsWithoutNameError extends AdmissionError {
-  override readonly code = "ERR_CONTENTS_WITHOUT_NAME";
-  override readonly status = 422;
-}
-
+export class ContentsWithoutNameError extends failure("ERR_CONTENTS_WITHOUT_NAME") {}
 /** `gmsaCredentialSpec` is not valid JSON (422). */
-export class ContentsNotJsonError extends AdmissionError {
-  override readonly code = "ERR_CONTENTS_NOT_JSON";
-  override readonly status = 422;
-}
-
-/**
- * `gmsaCredentialSpec` (or the alpha contents annotation) writes one object key twice at some depth (422): JSON.parse
- * keeps the last, so the contents could compare equal to the credspec while the node reads the other.
- */
-export class DuplicateCredSpecKeyError extends AdmissionError {
-  override readonly code = "ERR_DUPLICATE_CREDSPEC_KEY";
-  override readonly status = 422;
-}
-
+export class ContentsNotJsonError extends failure("ERR_CONTENTS_NOT_JSON") {}
+/** Contents repeat an object key (422): JSON.parse keeps the last, the node may read the other. */
+export class DuplicateCredSpecKeyError extends failure("ERR_DUPLICATE_CREDSPEC_KEY") {}
 /** Inlined contents differ from the named resource (422). */
-export class ContentsMismatchError extends AdmissionError {
-  override readonly code = "ERR_CONTENTS_MISMATCH";
-  override readonly status = 422;
-}
-
+export class ContentsMismatchError extends failure("ERR_CONTENTS_MISMATCH") {}
 /** A name whose contents were never inlined: expand did not run (422). */
-export class NameWithoutContentsError extends AdmissionError {
-  override readonly code = "ERR_NAME_WITHOUT_CONTENTS";
-  override readonly status = 422;
-}
-
+export class NameWithoutContentsError extends failure("ERR_NAME_WITHOUT_CONTENTS") {}
 /** An alpha annotation disagrees with the matching field (422). */
-export class AnnotationConflictError extends AdmissionError {
-  override readonly code = "ERR_ANNOTATION_CONFLICT";
-  override readonly status = 422;
-}
-
+export class AnnotationConflictError extends failure("ERR_ANNOTATION_CONFLICT") {}
 /** A container-level alpha annotation names a container the pod does not have (422). */
-export class UnknownContainerError extends AdmissionError {
-  override readonly code = "ERR_UNKNOWN_CONTAINER";
-  override readonly status = 422;
-}
-
+export class UnknownContainerError extends failure("ERR_UNKNOWN_CONTAINER") {}
 /** Inlined contents would exceed the API server's limit for `gmsaCredentialSpec` (422). */
-export class ContentsTooLargeError extends AdmissionError {
-  override readonly code = "ERR_CONTENTS_TOO_LARGE";
-  override readonly status = 422;
-}
-
+export class ContentsTooLargeError extends failure("ERR_CONTENTS_TOO_LARGE") {}
 /** More GMSA references in one pod than a review may cost (422). */
-export class TooManyReferencesError extends AdmissionError {
-  override readonly code = "ERR_TOO_MANY_REFERENCES";
-  override readonly status = 422;
-}
-
+export class TooManyReferencesError extends failure("ERR_TOO_MANY_REFERENCES") {}
 /** A GMSA name or contents changed, appeared or disappeared on UPDATE (400; the Go reference says 403). */
-export class GmsaChangedError extends AdmissionError {
-  override readonly code = "ERR_GMSA_CHANGED";
-  override readonly status = 400;
-}
-
+export class GmsaChangedError extends failure("ERR_GMSA_CHANGED") {}
 /** The API server failed, refused us or could not be reached: fail closed (500). */
-export class KubeApiError extends AdmissionError {
-  override readonly code = "ERR_KUBE_API";
-  override readonly status = 500;
-}
-
+export class KubeApiError extends failure("ERR_KUBE_API") {}
 /** The review's deadline passed before the facts were in: fail closed (500). */
-export class DeadlineExceededError extends AdmissionError {
-  override readonly code = "ERR_DEADLINE_EXCEEDED";
-  override readonly status = 500;
-}
-
+export class DeadlineExceededError extends failure("ERR_DEADLINE_EXCEEDED") {}
 /** No credential for the API server could be had (exec plugin failed, token unreadable): fail closed (500). */
-export class CredentialsError extends AdmissionError {
-  override readonly code = "ERR_CREDENTIALS";
-  override readonly status = 500;
-}
-
+export class CredentialsError extends failure("ERR_CREDENTIALS") {}
 /** Our own bug. The message sent out is generic; the cause is logged by request uid only. */
-export class InternalError extends AdmissionError {
-  override readonly code = "ERR_INTERNAL";
-  override readonly status = 500;
+export class InternalError extends failure("ERR_INTERNAL") {}
+
+/** The options that place a failure at `place`, naming the credspec when there is one. */
+export function at(place: string, credSpecName?: string): AdmissionErrorOptions {
+  return { where: credSpecName === undefined ? { place } : { place, credSpecName } };
 }
 
 /** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */

@@ -1,7 +1,6 @@
 /**
- * What the Kubernetes client and the credential caches report about their work, for metrics (the Node server binds
- * this to Prometheus in functions/node/) and for each review's log line (every runtime). Label values are fixed
- * sets: nothing here carries a name from a review.
+ * What the Kubernetes client and the credential caches report, for metrics (Prometheus on the Node server) and each
+ * review's log line. Label values are fixed sets: nothing here carries a name from a review.
  */
 
 /** The verb of an API call, as the API server's own metrics name it. */

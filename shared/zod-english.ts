@@ -1,10 +1,13 @@
 /**
- * English messages for our zod schemas. They use zod/mini, whose functional API lets bundlers keep only
- * what is used (the Worker bundle is 20 KiB smaller gzipped than with classic zod: test/bench/RESULTS.md),
- * but which loads no locale: without this, every problem would read "Invalid input". Imported for its
- * effect by each file that declares a schema; zod keeps one global configuration.
+ * English messages for our zod/mini schemas (mini keeps the Worker bundle 20 KiB smaller gzipped, test/bench/RESULTS.md,
+ * but loads no locale: every problem would read "Invalid input"). Imported for its effect by each schema's file.
  */
 import { config } from "zod/mini";
 import en from "zod/v4/locales/en.js";
 
 config(en());
+
+/** An issue's path as our messages write it, `spec.containers[0].name`; "" for the root. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  return path.map((segment) => (typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`)).join("").replace(/^\./, "");
+}

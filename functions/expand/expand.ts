@@ -1,6 +1,5 @@
-import { readReview } from "../../shared/admission/request.ts";
 import type { AdmissionOutcome } from "../../shared/admission/response.ts";
-import type { AdmissionReviewRequest } from "../../shared/admission/review.ts";
+import { readReview, type AdmissionReviewRequest } from "../../shared/admission/review.ts";
 import { decideExpand, planExpand } from "../../shared/policy/expand.ts";
 import { loadFacts } from "../load-facts.ts";
 import type { ReviewContext } from "../review-context.ts";

@@ -1,5 +1,5 @@
 import { InternalError, pickStatus, type AdmissionError } from "../errors.ts";
-import type { Decision } from "../policy/decision.ts";
+import type { Decision } from "../policy/review.ts";
 import type { AdmissionVersion } from "./review.ts";
 
 /** What a handler decided: the policy's decision. */
@@ -54,8 +54,8 @@ function joinMessages(errors: AdmissionError[], uid: string): string {
     // Our own bugs and credential failures get a generic text: their message may hold internals (plugin stderr,
     // token paths, issuer URLs, account ids); the uid finds the log line, which has the detail.
     let text = error.message;
-    if (error.code === "ERR_INTERNAL") text = describeInternal(error, uid);
-    else if (error.code === "ERR_CREDENTIALS") text = describeCredentials(error, uid);
+    if (error.code === "ERR_INTERNAL") text = describeHidden(error, uid, "internal error in the GMSA webhook");
+    else if (error.code === "ERR_CREDENTIALS") text = describeHidden(error, uid, "the GMSA webhook could not authenticate to the API server", ", so it fails closed");
     const room = MAX_MESSAGE_LENGTH - 40 - length;
     if (text.length > room) {
       // One long message (thousands of containers named) is cut, not dropped: the reader still learns what failed.
@@ -71,18 +71,11 @@ function joinMessages(errors: AdmissionError[], uid: string): string {
   return parts.join("; ");
 }
 
-/** Where our own bug struck and how to find its log line; never its message, which may quote input or internals. */
-function describeInternal(error: AdmissionError, uid: string): string {
+/** What failed, where, and where its detail is logged; never the detail, which may quote input or internals. */
+function describeHidden(error: AdmissionError, uid: string, what: string, after = ""): string {
   const place = error.where === undefined ? "" : `${error.where.place}: `;
   const credspec = error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
-  return `${place}internal error in the GMSA webhook${credspec} (its log has the cause under request uid ${uid.slice(0, 64)})`;
-}
-
-/** A credential failure as the pod author sees it: what failed and where its detail is, never the detail. */
-function describeCredentials(error: AdmissionError, uid: string): string {
-  const place = error.where === undefined ? "" : `${error.where.place}: `;
-  const credspec = error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
-  return `${place}the GMSA webhook could not authenticate to the API server${credspec}, so it fails closed (its log has the cause under request uid ${uid.slice(0, 64)})`;
+  return `${place}${what}${credspec}${after} (its log has the cause under request uid ${uid.slice(0, 64)})`;
 }
 
 function capWarnings(warnings: string[]): string[] {
@@ -97,15 +90,11 @@ function capWarnings(warnings: string[]): string[] {
   return out;
 }
 
-/**
- * A character outside printable ASCII. Text without one is its own UTF-8, which `btoa` takes as it is (JSON text
- * has no raw control characters: JSON.stringify escapes them).
- */
+/** Text without a character outside printable ASCII is its own UTF-8, which `btoa` takes as it is. */
 const NOT_PRINTABLE_ASCII = /[^ -~]/;
 
 function encodeBase64(text: string): string {
-  // A patch is JSON, almost always ASCII: then the round trip through UTF-8 bytes below is not needed, and it cost
-  // about 3% of a warm expand review's CPU on the Node server.
+  // A patch is almost always ASCII; the round trip through UTF-8 bytes cost 3% of a warm expand review's CPU.
   if (!NOT_PRINTABLE_ASCII.test(text)) return btoa(text);
   const bytes = new TextEncoder().encode(text);
   let binary = "";

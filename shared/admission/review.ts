@@ -1,17 +1,55 @@
 import * as z from "zod/mini";
-import "../zod-english.ts";
+import { asAdmissionError, InvalidReviewError } from "../errors.ts";
+import type { Requester } from "../policy/facts.ts";
 import type { Pod } from "../policy/pod.ts";
-import { PodSchema } from "./pod-schema.ts";
+import type { ReviewFacts } from "../policy/review.ts";
+import { formatIssuePath } from "../zod-english.ts";
 
 /** AdmissionReview versions we accept and answer in (the reply uses the request's version). */
-export const ADMISSION_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
+const ADMISSION_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 export type AdmissionVersion = (typeof ADMISSION_VERSIONS)[number];
 
-const GroupVersionKind = z.object({ group: z.string(), version: z.string(), kind: z.string() });
+// Decoded JSON has no undefined values: exactOptional keeps the parsed pod's optional fields free of `| undefined`.
+/** A container's or the pod's `securityContext.windowsOptions`: the fields the GMSA rules read, typed. */
+export const WindowsOptionsSchema = z.looseObject({
+  gmsaCredentialSpecName: z.exactOptional(z.string()),
+  gmsaCredentialSpec: z.exactOptional(z.string()),
+  runAsUserName: z.exactOptional(z.string()),
+  hostProcess: z.exactOptional(z.boolean()),
+});
+const SecurityContextSchema = z.looseObject({ windowsOptions: z.exactOptional(WindowsOptionsSchema) });
+
+/** A container, init container or ephemeral container. */
+export const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.exactOptional(SecurityContextSchema) });
+
+/**
+ * The pod fields the GMSA rules read (core/v1 PodSpec, SecurityContext, WindowsSecurityContextOptions), type-checked;
+ * every other field passes through unchanged.
+ */
+export const PodSchema = z.looseObject({
+  metadata: z.exactOptional(
+    z.looseObject({
+      name: z.exactOptional(z.string()),
+      generateName: z.exactOptional(z.string()),
+      namespace: z.exactOptional(z.string()),
+      annotations: z.exactOptional(z.record(z.string(), z.string())),
+    }),
+  ),
+  spec: z.exactOptional(
+    z.looseObject({
+      serviceAccountName: z.exactOptional(z.string()),
+      hostname: z.exactOptional(z.string()),
+      securityContext: z.exactOptional(SecurityContextSchema),
+      containers: z.exactOptional(z.array(ContainerSchema)),
+      initContainers: z.exactOptional(z.array(ContainerSchema)),
+      ephemeralContainers: z.exactOptional(z.array(ContainerSchema)),
+    }),
+  ),
+});
 
 const AdmissionRequestSchema = z.looseObject({
   uid: z.string().check(z.minLength(1), z.maxLength(256)),
-  kind: GroupVersionKind,
+  kind: z.object({ group: z.string(), version: z.string(), kind: z.string() }),
   subResource: z.optional(z.string()),
   name: z.optional(z.string()),
   namespace: z.optional(z.string()),
@@ -21,47 +59,79 @@ const AdmissionRequestSchema = z.looseObject({
   dryRun: z.optional(z.boolean()),
   /** Who sent the request, as the API server authenticated them (REVIEW_REQUESTING_USER reviews their `use`). */
   userInfo: z.optional(
-    z.looseObject({
-      username: z.optional(z.string()),
-      uid: z.optional(z.string()),
-      groups: z.optional(z.array(z.string())),
-      extra: z.optional(z.record(z.string(), z.array(z.string()))),
+    // Strict about what it keeps: the requester goes into access reviews as parsed.
+    z.object({
+      username: z.exactOptional(z.string()),
+      uid: z.exactOptional(z.string()),
+      groups: z.exactOptional(z.array(z.string())),
+      extra: z.exactOptional(z.record(z.string(), z.array(z.string()))),
     }),
   ),
 });
 
 /** The envelope of an AdmissionReview. */
-export const AdmissionReviewSchema = z.looseObject({
+const AdmissionReviewSchema = z.looseObject({
   apiVersion: z.enum(ADMISSION_VERSIONS),
   kind: z.literal("AdmissionReview"),
   request: AdmissionRequestSchema,
 });
 
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
-export interface AdmissionReviewRequest {
-  apiVersion: AdmissionVersion;
-  request: AdmissionRequest;
-}
-
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; problem: string };
+export type AdmissionReviewRequest = Pick<z.infer<typeof AdmissionReviewSchema>, "apiVersion" | "request">;
 
 /** Checks the envelope of a decoded AdmissionReview; `problem` says which field was wrong. */
-export function parseAdmissionReview(body: unknown): ParseResult<AdmissionReviewRequest> {
+export function parseAdmissionReview(body: unknown): { ok: true; value: AdmissionReviewRequest } | { ok: false; problem: string } {
   const result = AdmissionReviewSchema.safeParse(body);
   if (!result.success) return { ok: false, problem: describeIssue(result.error) };
   return { ok: true, value: { apiVersion: result.data.apiVersion, request: result.data.request } };
 }
 
-/** Checks that `object` is a pod whose GMSA fields have the right types; `field` names where it was wrong. */
-export function parsePod(object: unknown, field: "object" | "oldObject"): ParseResult<Pod> {
-  const result = PodSchema.safeParse(object);
-  if (!result.success) return { ok: false, problem: `request.${field}: ${describeIssue(result.error)}` };
-  return { ok: true, value: result.data };
-}
-
 function describeIssue(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (issue === undefined) return "invalid";
-  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");
-  return `${path === "" ? "(root)" : path}: ${issue.message}`.slice(0, 300);
+  return `${formatIssuePath(issue.path) || "(root)"}: ${issue.message}`.slice(0, 300);
+}
+
+/**
+ * What the policy reads from an admission request: the kind, the operation, the pods (checked by their schema),
+ * the namespace and the requester. A review whose pod cannot be read comes back as `invalid` (400).
+ */
+export function readReview(request: AdmissionRequest): ReviewFacts {
+  const { group, version, kind } = request.kind;
+  if (group !== "" || kind !== "Pod") return { object: "other", group, version, kind };
+  const { operation } = request;
+  if (operation === "DELETE" || operation === "CONNECT") return { object: "pod", operation };
+  try {
+    const pod = readPod(request, "object");
+    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester: readRequester(request) } as const;
+    if (operation === "CREATE") return { ...common, operation };
+    return { ...common, operation, subResource: request.subResource, oldPod: readPod(request, "oldObject") };
+  } catch (error) {
+    return { object: "invalid", error: asAdmissionError(error) };
+  }
+}
+
+/**
+ * The pod in `request.object` (or `oldObject`), with container names unique across all three lists: the rules name
+ * places by container name, and a webhook may see a pod before the API server's validation has run.
+ * @throws InvalidReviewError (400) naming the bad field or the repeated name.
+ */
+function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {
+  const value = request[field];
+  if (value === undefined || value === null) throw new InvalidReviewError(`request.${field} is missing`);
+  const result = PodSchema.safeParse(value);
+  if (!result.success) throw new InvalidReviewError(`request.${field}: ${describeIssue(result.error)}`);
+  const names = new Set<string>();
+  for (const list of ["containers", "initContainers", "ephemeralContainers"] as const) {
+    for (const { name } of result.data.spec?.[list] ?? []) {
+      if (names.has(name)) throw new InvalidReviewError(`request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`);
+      names.add(name);
+    }
+  }
+  return result.data;
+}
+
+/** The request's userInfo, when it names a user. */
+function readRequester({ userInfo }: AdmissionRequest): Requester | undefined {
+  return userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
 }

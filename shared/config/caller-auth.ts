@@ -1,6 +1,5 @@
 /** The caller-auth section of the configuration: CALLER_AUTH and the CALLER_AUTH_* variables of its mode. */
-import { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../http/caller-auth-jwt-options.ts";
-import { CALLER_AUTH_MODES, type CallerAuthMode, type CallerAuthOptions } from "../http/caller-auth.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS, CALLER_AUTH_MODES, SYMMETRIC_JWT_ALGORITHMS, type CallerAuthMode, type CallerAuthOptions, type JwtKeySource } from "../http/caller-auth.ts";
 import type { Reader } from "./reader.ts";
 import { DEFAULT_SECRET_JWT_ALGORITHM, type VariableName } from "./variables.ts";
 

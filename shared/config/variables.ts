@@ -7,7 +7,7 @@
  */
 import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth-jwt-options.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth.ts";
 import { LOG_LEVELS } from "../log.ts";
 import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
 

@@ -1,15 +1,9 @@
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 
 /** A service account named on the command line as `namespace:name`. */
-export interface ServiceAccountRef {
-  namespace: string;
-  name: string;
-}
+export type ServiceAccountRef = { namespace: string; name: string };
 
-/**
- * Parses `namespace:name` into a service account reference, or undefined when either part is not a valid
- * Kubernetes name (namespace: DNS-1123 label; service account: DNS-1123 subdomain).
- */
+/** Parses `namespace:name`; undefined unless both are valid names (DNS-1123 label, DNS-1123 subdomain). */
 export function parseServiceAccountRef(text: string): ServiceAccountRef | undefined {
   const [namespace, name, ...rest] = text.split(":");
   if (namespace === undefined || name === undefined || rest.length > 0) return undefined;
@@ -17,18 +11,14 @@ export function parseServiceAccountRef(text: string): ServiceAccountRef | undefi
   return { namespace, name };
 }
 
-/**
- * True when `name` can name a ClusterRole or RoleBinding: RBAC accepts any non-empty path segment name
- * (Kubernetes `ValidateRBACName`, apimachinery `IsValidPathSegmentName`: not `.` or `..`, no `/` or `%`).
- */
+/** True when `name` can name a ClusterRole or RoleBinding (Kubernetes `ValidateRBACName`: a path segment name). */
 export function isRbacName(name: string): boolean {
   return name !== "" && name !== "." && name !== ".." && !/[/%]/.test(name);
 }
 
 /**
- * Turns a gMSA account name into a GMSACredentialSpec name: lowercase, characters outside `[a-z0-9.-]` become `-`,
- * each dot-separated label trimmed of leading and trailing `-`, empty labels dropped. Undefined when nothing valid
- * is left (the caller then needs an explicit name).
+ * Turns a gMSA account name into a GMSACredentialSpec name (lowercase, other characters `-`, labels trimmed of `-`,
+ * empty labels dropped); undefined when nothing valid is left.
  */
 export function deriveCredSpecName(accountName: string): string | undefined {
   const name = accountName

@@ -4,12 +4,9 @@ import type { CredSpecProblem } from "./problems.ts";
 export type CredSpecParseResult = { ok: true; value: unknown } | { ok: false; problems: CredSpecProblem[] };
 
 /**
- * Decodes and parses the bytes of a credential spec file. UTF-8 is expected (with or without a byte order mark);
- * UTF-16 with a byte order mark is accepted too, since Windows PowerShell 5.1 writes that with `>` and `Out-File`.
- *
- * Problems never quote the input: V8's JSON syntax errors include a slice of the text (for example
- * `Unexpected token 'h', "hunter2" is not valid JSON`), which could be a `PluginInput` credential. Only the line and
- * column are kept from them.
+ * Decodes and parses a credential spec file: UTF-8 (with or without a byte order mark), or UTF-16 with one, which
+ * Windows PowerShell 5.1 writes with `>` and `Out-File`. Problems never quote the input: V8's JSON syntax errors
+ * include a slice of the text, which could be a `PluginInput` credential, so only the line and column are kept.
  */
 export function parseCredSpecJson(bytes: Uint8Array): CredSpecParseResult {
   const text = decodeText(bytes);

@@ -1,5 +1,5 @@
 import { isDns1123Subdomain } from "../policy/names.ts";
-import type { CredSpecDocument } from "./document.ts";
+import type { CredSpecDocument } from "./validate.ts";
 import { isRbacName, type ServiceAccountRef } from "./names.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
 
@@ -24,11 +24,9 @@ export interface KubeObject {
 const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 
 /**
- * Builds what the GMSA KEP has the cluster admin write by hand: the cluster-scoped GMSACredentialSpec holding the
- * credential spec under `credspec`, a ClusterRole allowing `use` of that one resource, and for each service account
- * a RoleBinding in its namespace (the authorize webhook checks `use` with a LocalSubjectAccessReview there,
- * docs/security.md, Access reviews). Repeated service accounts are bound once. The document is copied as given, key order kept.
- *
+ * Builds what the GMSA KEP has the cluster admin write by hand: the GMSACredentialSpec (the document as given, key
+ * order kept), a ClusterRole allowing `use` of it, and a RoleBinding per distinct service account in its namespace
+ * (where authorize's LocalSubjectAccessReview checks `use`: docs/security.md, Access reviews).
  * @throws TypeError when `name` is not a DNS-1123 subdomain or `roleName` is not a valid RBAC name.
  */
 export function buildCredSpecResources(document: CredSpecDocument, options: CredSpecResourceOptions): KubeObject[] {
@@ -48,7 +46,8 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
     metadata: { name: roleName },
     rules: [{ apiGroups: [CREDSPEC_GROUP], resources: [CREDSPEC_RESOURCE], verbs: [CREDSPEC_USE_VERB], resourceNames: [name] }],
   };
-  return [credSpec, role, ...uniqueServiceAccounts(options.serviceAccounts ?? []).map((sa) => bind(roleName, sa))];
+  const serviceAccounts = new Map((options.serviceAccounts ?? []).map((sa) => [`${sa.namespace}:${sa.name}`, sa]));
+  return [credSpec, role, ...[...serviceAccounts.values()].map((sa) => bind(roleName, sa))];
 }
 
 function bind(roleName: string, serviceAccount: ServiceAccountRef): KubeObject {
@@ -59,10 +58,4 @@ function bind(roleName: string, serviceAccount: ServiceAccountRef): KubeObject {
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
     subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }],
   };
-}
-
-function uniqueServiceAccounts(serviceAccounts: readonly ServiceAccountRef[]): ServiceAccountRef[] {
-  const seen = new Map<string, ServiceAccountRef>();
-  for (const sa of serviceAccounts) seen.set(`${sa.namespace}:${sa.name}`, sa);
-  return [...seen.values()];
 }

@@ -1,23 +1,18 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
-import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions, type JwtKeySource } from "./caller-auth-jwt-options.ts";
-
-export { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS } from "./caller-auth-jwt-options.ts";
-export type { CallerCheck, JwtCallerOptions, JwtKeySource } from "./caller-auth-jwt-options.ts";
+// Types only: caller-auth.ts loads this file (and jose) only where CALLER_AUTH=jwt.
+import type { CallerCheck, JwtCallerOptions, JwtKeySource } from "./caller-auth.ts";
 
 /** Leeway for `exp` and `nbf`, in seconds: clocks of the API server and of the function may differ a little. */
-export const CLOCK_TOLERANCE_S = 30;
+const CLOCK_TOLERANCE_S = 30;
 
 /** Failures of the key set itself, not of the token: the caller may be fine, we cannot tell (503). */
 const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
 
 /**
- * A verifier of caller JWTs (jose `jwtVerify`): signature by an allowed algorithm, `iss`, `aud`, `exp` (required)
- * and `nbf` within the clock tolerance, `sub` when restricted. `now` is the clock, in ms since the epoch.
- * @throws TypeError on options that would weaken verification (no algorithms, `none`, HS* with a key set,
- *   asymmetric algorithms with a secret, an invalid inline JWKS).
+ * A verifier of caller JWTs (jose `jwtVerify`) for options callerAuth has checked; `now` in ms since the epoch.
+ * @throws on an invalid inline JWKS.
  */
 export function createJwtVerifier(options: JwtCallerOptions, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
-  checkJwtCallerOptions(options);
   const key = createKey(options.keys);
   const subjects = new Set(options.subjects);
   const fixed = {

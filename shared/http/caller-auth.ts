@@ -1,19 +1,44 @@
-/**
- * Caller authentication as Hono middleware, checked from headers, the path or the TLS connection only: before the
- * body is read or any API call is made. What each mode protects against: docs/security.md.
- */
+/** Caller authentication as Hono middleware, before the body is read (the modes: docs/security.md). */
 import type { Context, MiddlewareHandler } from "hono";
 import { timingSafeEqual } from "hono/utils/buffer";
+import type { JSONWebKeySet } from "jose";
 import type { Logger } from "../log.ts";
 import { bearerTokens, compareTokensAsIs, refuseCaller } from "./bearer-tokens.ts";
-import { checkJwtCallerOptions, type CallerCheck, type JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 import type { AppEnv } from "./env.ts";
-
-export type { CallerCheck, JwtCallerOptions } from "./caller-auth-jwt-options.ts";
 
 /** The caller authentication modes (docs/security.md, The modes). */
 export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as const;
 export type CallerAuthMode = (typeof CALLER_AUTH_MODES)[number];
+
+/** Signature algorithms with a public key: the default, so no shared secret is needed to verify. */
+export const ASYMMETRIC_JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+/** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
+export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
+
+/** Where the verification keys come from. */
+export type JwtKeySource =
+  /** Fetched with jose's `createRemoteJWKSet` and its defaults: 5 s timeout, cached, refetched on an unknown `kid` at most every 30 s. */
+  | { kind: "jwks-url"; url: string }
+  /** Given inline (public keys only). */
+  | { kind: "jwks"; jwks: JSONWebKeySet }
+  /** A shared HMAC secret, for HS* algorithms only. */
+  | { kind: "secret"; secret: string };
+
+/** JWT caller auth: the claims required and the keys that verify them. */
+export interface JwtCallerOptions {
+  /** Required `iss`. */
+  issuer: string;
+  /** `aud` must contain at least one of these. */
+  audience: readonly string[];
+  /** When non-empty, `sub` must be one of these (needed when the issuer mints tokens for many subjects). */
+  subjects: readonly string[];
+  /** Accepted `alg` values; never `none`; HS* only with a secret, asymmetric ones only with a key set. */
+  algorithms: readonly string[];
+  keys: JwtKeySource;
+}
+
+/** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
+export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
 
 /** How callers prove who they are, as parsed from CALLER_AUTH and CALLER_AUTH_* (shared/config/caller-auth.ts). */
 export type CallerAuthOptions =
@@ -25,17 +50,11 @@ export type CallerAuthOptions =
   /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */
   | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
 
-/** The client certificate of the connection, as the Node server saw it (functions/node/client-certificate.ts). */
-export interface ClientCertificate {
-  /** Whether the client sent a certificate at all. */
-  presented: boolean;
-  /** Whether it chains to the configured CA and is within its validity period. */
-  authorized: boolean;
-  /** OpenSSL's reason when not authorized, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`. */
-  error: string | undefined;
-  /** The subject's CN values. */
-  commonNames: string[];
-}
+/**
+ * The client certificate of the connection, as the Node server saw it: sent at all, verified against the CA (else
+ * OpenSSL's `error`, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`), and its subject's CN values.
+ */
+export type ClientCertificate = { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] };
 
 /** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
 export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;
@@ -50,12 +69,9 @@ export interface CallerAuthDeps {
 }
 
 /**
- * The middleware of `options.mode`: 401 when the caller is not authenticated, 403 when authenticated but not an
- * allowed caller (JWT subject, certificate name), 503 when a remote JWKS cannot be had. Options are checked here, once.
- * Bearer tokens go through hono/bearer-auth (constant-time); JWTs through jose with our claim rules; in `path` mode
- * the secret is the route's `:secret` parameter.
- * @throws TypeError on options that cannot work (no tokens, short path secret, `mtls` without a certificate reader,
- *   unsafe JWT algorithms).
+ * The middleware of `options.mode`: 401 unauthenticated, 403 not an allowed caller (JWT subject, certificate name),
+ * 503 when a remote JWKS cannot be had.
+ * @throws TypeError on options that cannot work (no tokens, short path secret, no certificate reader, unsafe algorithms).
  */
 export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
   switch (options.mode) {
@@ -73,9 +89,13 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
 }
 
 function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
-  checkJwtCallerOptions(options);
-  // jose is loaded at setup, not per request, and only where this mode is configured (a chunk of its own in the
-  // Node-based bundles).
+  const allowed = new Set<string>(options.keys.kind === "secret" ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS);
+  const bad = options.algorithms.filter((alg) => !allowed.has(alg));
+  if (options.algorithms.length === 0) throw new TypeError("jwt caller auth needs at least one algorithm");
+  const source = options.keys.kind === "secret" ? "a shared secret" : "a key set";
+  if (bad.length > 0) throw new TypeError(`jwt caller auth with ${source} cannot accept ${bad.join(", ")}`);
+  if (options.issuer === "" || options.audience.length === 0) throw new TypeError("jwt caller auth needs an issuer and an audience");
+  // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
   const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
   verifier.catch(() => undefined);
   return async (c, next) => {

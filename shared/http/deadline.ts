@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env.ts";
 
 /** The API server's default webhook timeout (`timeoutSeconds` unset): used when a request has no `?timeout=`. */
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** Kubernetes caps a webhook's `timeoutSeconds` at 30; a longer `?timeout=` is not the API server's. */
 export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
@@ -10,18 +10,11 @@ export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m)/g;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
-/** A review's deadline: `signal` aborts when its time is up; `clear` once the review is answered. */
-export interface Deadline {
-  signal: AbortSignal;
-  clear(): void;
-}
-
 /**
- * The API server appends `?timeout=<duration>` to the webhook URL (its `timeoutSeconds`). We answer before it gives
- * up: the budget is the timeout (at most 30 s, {@link DEFAULT_WEBHOOK_TIMEOUT_MS} without one) less a margin (a fifth,
- * at most one second) for the reply to travel.
+ * A review's deadline from the `?timeout=<duration>` the API server appends (its `timeoutSeconds`): `signal` aborts
+ * when the {@link reviewBudgetMs} is up; `clear` once the review is answered.
  */
-export function startDeadline(timeout: string | undefined): Deadline {
+export function startDeadline(timeout: string | undefined): { signal: AbortSignal; clear(): void } {
   // Clamped: timers fire at once on delays past 2^31 - 1 ms.
   const timeoutMs = Math.min(parseGoDuration(timeout) ?? DEFAULT_WEBHOOK_TIMEOUT_MS, MAX_WEBHOOK_TIMEOUT_MS);
   // Not AbortSignal.timeout: its timer cannot be cleared, so every answered review would keep a live timer for up to 29 s.
@@ -30,10 +23,7 @@ export function startDeadline(timeout: string | undefined): Deadline {
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
-/**
- * Middleware of the review routes: starts the review's deadline from `?timeout=` (before the body is read: the API
- * server's timeout runs from when it sent the request), sets it as `c.var.signal`, and clears it once answered.
- */
+/** Middleware of the review routes: the review's deadline as `c.var.signal`, started before the body is read. */
 export function reviewDeadline(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const deadline = startDeadline(c.req.query("timeout"));
@@ -46,7 +36,7 @@ export function reviewDeadline(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The time a review may take, in ms, for a webhook timeout of `timeoutMs`. */
+/** The time a review may take, in ms: the webhook timeout less a fifth, at most one second, for the reply to travel. */
 export function reviewBudgetMs(timeoutMs: number): number {
   return Math.max(50, timeoutMs - Math.min(1000, timeoutMs / 5));
 }

@@ -4,11 +4,9 @@ import type { Logger } from "../log.ts";
 import type { AppEnv } from "./env.ts";
 
 /**
- * The app's error handler. HTTP-level failures only (the request is not a usable review): an HTTPException keeps its
- * ready Response (a caller-auth refusal with its challenge header) or answers `{"error": message}` with its status;
- * anything else is a logged 500 with a generic body. Admission outcomes never come through here. The log names the
- * method and the path's first segment only: in CALLER_AUTH=path mode the second segment is the secret, and an error's
- * message may quote input, so only its name is logged.
+ * The app's error handler, for requests that are not a usable review: an HTTPException sends its ready Response or
+ * `{"error": message}` with its status; anything else is a logged 500 with a generic body. The log has the error's
+ * name (its message may quote input) and the path's first segment (in CALLER_AUTH=path mode the second is a secret).
  */
 export function createErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {

@@ -1,9 +1,6 @@
 import type { Pod } from "./pod.ts";
 
-/**
- * The legacy alpha annotations of the GMSA KEP. Today's kubelet ignores them; expand turns them into fields
- * (the GMSA KEP).
- */
+/** The legacy alpha annotations of the GMSA KEP: today's kubelet ignores them, expand turns them into fields. */
 export const POD_NAME_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 export const POD_CONTENTS_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
 const CONTAINER_SUFFIX = ".container.alpha.windows.kubernetes.io/";

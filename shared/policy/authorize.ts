@@ -1,25 +1,23 @@
-import { asAdmissionError, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
-import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, truncate } from "./checks.ts";
+import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
+import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { compareCredSpecContents } from "./contents.ts";
-import { decide, type Decision } from "./decision.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type AccessFacts, type LoadedFacts, type LoadPlan, type Requester, type Subject } from "./facts.ts";
 import { readPodGmsa, toReference, type GmsaReference, type PodGmsa } from "./references.ts";
-import { isEphemeralContainersUpdate, otherKindWarning, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
 import { checkUpdate } from "./update.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
-import { listRunAsUserWarnings } from "./warnings.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {
   refs: GmsaReference[];
-  /** The distinct credspecs judged, each loaded once; named in the audit annotations (with those of any refusal). */
+  /** The distinct credspecs judged, each loaded once. */
   names: Set<string>;
   /** Refusals known without any fact; nothing is loaded then. */
   errors: AdmissionError[];
-  /** The pod's service account: its `use`, the credspecs and the inlined contents are judged. */
+  /** Set when the credspecs, the inlined contents and the service account's `use` are judged. */
   serviceAccount?: Extract<Subject, { serviceAccount: string }>;
-  /** The requester (REVIEW_REQUESTING_USER): their `use` in `namespace` is judged. */
+  /** Set when the requester's `use` in `namespace` is judged (REVIEW_REQUESTING_USER). */
   user?: Requester;
   namespace: string;
   warnings: string[];
@@ -35,11 +33,9 @@ export interface AuthorizePlan {
 }
 
 /**
- * Plans the validating webhook's decision. UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
+ * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
  * need an existing credspec the service account (and, per REVIEW_REQUESTING_USER, the requester) may `use`, with
- * equal inlined contents. A new ephemeral container without GMSA settings of its own runs under the pod's (the
- * kubelet applies the pod-level windowsOptions to every container), so it is judged as if it named them. With
- * `always`, whoever updates a pod that names credspecs must be allowed to `use` them.
+ * equal inlined contents.
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>): AuthorizePlan => {
@@ -88,9 +84,8 @@ function withRequester(judgement: Partial<Judgement>, user: Requester | undefine
 }
 
 /**
- * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (the
- * kubelet takes both GMSA fields from the pod unless the container sets either: pkg/securitycontext,
- * DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
+ * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (kubelet
+ * pkg/securitycontext, DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
  */
 function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace) => boolean): GmsaReference[] {
   const inherited = places.find((place) => place.scope === "pod")?.options;
@@ -98,7 +93,7 @@ function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace
   for (const place of places.filter(isNew)) {
     if (hasGmsaSettings(place.options)) refs.push(toReference(place));
     else if (hasGmsaSettings(inherited)) {
-      refs.push({ label: `${place.label} (pod-level GMSA)`, source: "field", name: inherited?.gmsaCredentialSpecName, contents: inherited?.gmsaCredentialSpec });
+      refs.push({ label: `${place.label} (pod-level GMSA)`, name: inherited?.gmsaCredentialSpecName, contents: inherited?.gmsaCredentialSpec });
     }
   }
   return refs;
@@ -115,11 +110,7 @@ function loadPlanOf({ names, serviceAccount, user, namespace }: Judgement): Load
   };
 }
 
-/**
- * Judges the planned references against the loaded facts: every credspec must exist with contents, the service
- * account (and the requester, when planned) must be allowed to `use` it, and inlined contents must equal it
- * (compared only once access is granted). Then ENFORCEMENT and the audit annotations.
- */
+/** Judges the planned references against the loaded facts, then applies ENFORCEMENT and the audit annotations. */
 export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
   const { judgement } = plan;
@@ -160,11 +151,7 @@ function judgeReferences({ refs, names, serviceAccount, user }: Judgement, facts
       const comparison = compareCredSpecContents(ref.contents, credspec.value);
       if (comparison.kind === "equal") continue;
       const keys = comparison.kind === "different" ? ` (differing keys: ${comparison.differingKeys.join(", ")})` : "";
-      errors.push(
-        new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, {
-          where: { place: ref.label, credSpecName: name },
-        }),
-      );
+      errors.push(new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, at(ref.label, name)));
     }
   }
   return errors;
@@ -177,9 +164,6 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
   if (!fact.ok) return [errorAtPlaces(fact.error, labels, name)];
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
-  return [
-    new CredSpecNotAllowedError(`${labels.join(", ")}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, {
-      where: { place: labels.join(", "), credSpecName: name },
-    }),
-  ];
+  const place = labels.join(", ");
+  return [new CredSpecNotAllowedError(`${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, at(place, name))];
 }

@@ -1,4 +1,5 @@
 import {
+  at,
   ContentsNotJsonError,
   ContentsWithoutNameError,
   DuplicateCredSpecKeyError,
@@ -7,66 +8,51 @@ import {
   TooManyReferencesError,
   type AdmissionError,
 } from "../errors.ts";
-import { isJson } from "./contents.ts";
-import { findDuplicateKey, type DuplicateKeyScan } from "./duplicate-keys.ts";
+import { findDuplicateKey } from "./duplicate-keys.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference } from "./references.ts";
+import type { OptionsPlace } from "./walk.ts";
 
 /** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {
-  return refs
-    .filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name))
-    .map(
-      (ref) =>
-        new InvalidCredSpecNameError(`${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`, {
-          where: { place: ref.label },
-        }),
-    );
+  const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
+  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
+  return invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
 }
 
 /**
- * At most this many distinct credspec names in one pod: bounds what one review costs (a fetch and one or two access
- * reviews per name). A constant, not a setting: pods name one or two gMSAs, and the ValidatingAdmissionPolicy of
- * infra/policy is rendered with the same number.
+ * At most this many distinct credspec names in one pod: bounds what one review costs. A constant, not a setting:
+ * pods name one or two gMSAs, and infra/policy's ValidatingAdmissionPolicy is rendered with the same number.
  */
 export const MAX_CREDSPECS_PER_POD = 16;
 
 /** Refuses a pod naming more than {@link MAX_CREDSPECS_PER_POD} distinct credspecs (422). */
 export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[] {
   if (names.size <= MAX_CREDSPECS_PER_POD) return [];
-  return [
-    new TooManyReferencesError(`the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`, {
-      where: { place: "pod" },
-    }),
-  ];
+  const message = `the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
+  return [new TooManyReferencesError(message, at("pod"))];
 }
 
 /**
- * The checks authorize makes without any fact from the API server: contents need a name, contents must be
- * JSON without a repeated object key, a name needs contents (expand fills them; their absence means expand did not run).
+ * Authorize's checks without facts: contents need a name and must be JSON without a repeated key; a name needs
+ * contents (expand fills them, so their absence means expand did not run).
  */
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
-    const where = { place: ref.label, ...(ref.name === undefined ? {} : { credSpecName: ref.name }) };
+    const where = at(ref.label, ref.name);
+    // The scan parses the contents first: `invalid` means they are not JSON.
+    const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
     if (ref.contents !== undefined && ref.name === undefined) {
-      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, { where }));
-    } else if (ref.contents !== undefined && !contentsShape(ref.contents).json) {
-      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, { where }));
-    } else if (ref.contents !== undefined) {
-      const { scan } = contentsShape(ref.contents);
-      if (scan?.kind === "duplicate") {
-        errors.push(
-          new DuplicateCredSpecKeyError(
-            `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
-            { where },
-          ),
-        );
-      }
-    } else if (ref.name !== undefined) {
-      errors.push(
-        new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, { where }),
-      );
+      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, where));
+    } else if (scan?.kind === "invalid") {
+      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, where));
+    } else if (scan?.kind === "duplicate") {
+      const key = JSON.stringify(truncate(scan.path, 160));
+      const message = `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${key}; each key may appear once per object`;
+      errors.push(new DuplicateCredSpecKeyError(message, where));
+    } else if (ref.contents === undefined && ref.name !== undefined) {
+      errors.push(new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, where));
     }
   }
   return errors;
@@ -84,7 +70,23 @@ export function truncate(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** Whether contents are JSON, and if so the strict scan for a repeated key. */
-function contentsShape(contents: string): { json: boolean; scan?: DuplicateKeyScan } {
-  return isJson(contents) ? { json: true, scan: findDuplicateKey(contents) } : { json: false };
+/** The only accounts that use the GMSA identity on the network (the windowsOptions KEP). */
+const NETWORK_IDENTITY_USERS = new Set(["nt authority\\system", "nt authority\\network service"]);
+
+/**
+ * Warnings for containers with a GMSA whose `runAsUserName` (their own or the pod's) is an account that will not use
+ * it on the network. `places` is the pod's walk, pod first.
+ */
+export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[] {
+  const [podPlace, ...containers] = places;
+  const warnings: string[] = [];
+  for (const place of containers) {
+    const name = place.options?.gmsaCredentialSpecName ?? podPlace?.options?.gmsaCredentialSpecName;
+    const user = place.options?.runAsUserName ?? podPlace?.options?.runAsUserName;
+    if (name === undefined || user === undefined || NETWORK_IDENTITY_USERS.has(user.toLowerCase())) continue;
+    warnings.push(
+      `${place.label} uses GMSA credspec "${name}" but runs as "${truncate(user, 40)}"; only NT AUTHORITY\\SYSTEM and NT AUTHORITY\\NETWORK SERVICE use the GMSA identity on the network`,
+    );
+  }
+  return warnings;
 }

@@ -1,8 +1,5 @@
 /** How inlined contents compare with the resource's `credspec`. */
-export type ContentsComparison =
-  | { kind: "equal" }
-  | { kind: "not-json" }
-  | { kind: "different"; differingKeys: string[] };
+export type ContentsComparison = { kind: "equal" } | { kind: "not-json" } | { kind: "different"; differingKeys: string[] };
 
 const MAX_KEYS_REPORTED = 8;
 
@@ -29,16 +26,6 @@ export function sameJson(a: string, b: string): boolean {
   if (a === b) return true;
   try {
     return compareCredSpecContents(a, JSON.parse(b)).kind === "equal";
-  } catch {
-    return false;
-  }
-}
-
-/** True when `text` parses as JSON. */
-export function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
   } catch {
     return false;
   }

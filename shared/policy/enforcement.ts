@@ -1,32 +1,23 @@
 /**
  * ENFORCEMENT (authorize only) and the audit annotations every pod decision carries. The API server prefixes each
- * key with the webhook's name (`authorize.gmsa-webhooks.windows.k8s.io/would-deny`), so our keys are bare names
- * (a qualified name's name part: at most 63 characters, no `/`), and values are strings.
+ * key with the webhook's name, so our keys are bare names (at most 63 characters, no `/`).
  * https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response
  */
 import { pickStatus, type AdmissionError } from "../errors.ts";
-import type { Decision } from "./decision.ts";
-import type { EnforcementMode } from "./review.ts";
+import type { Decision, EnforcementMode } from "./review.ts";
 
-/** Audit annotation keys, before the API server prefixes them with the webhook's name. */
-export const AUDIT_KEYS = {
-  /** `allowed`, `denied`, or (ENFORCEMENT=warn) `would-deny`. */
-  decision: "decision",
-  /** The distinct credspec names judged, comma-separated and sorted: names only, never contents; absent if none. */
-  credspecs: "credspecs",
-  /** The distinct error codes of a denial (or would-be denial). */
-  codes: "codes",
-  /** ENFORCEMENT=warn: the status, codes and places of the denial that was not enforced. */
-  wouldDeny: "would-deny",
-} as const;
+/**
+ * Audit annotation keys: `decision` (`allowed`, `denied` or `would-deny`), `credspecs` (the names judged, sorted; never
+ * contents), `codes` (of a denial) and, with ENFORCEMENT=warn, `would-deny` (status, codes and places not enforced).
+ */
+export const AUDIT_KEYS = { decision: "decision", credspecs: "credspecs", codes: "codes", wouldDeny: "would-deny" } as const;
 
 /** Longest audit annotation value we send: they are kept in every audit event of the request. */
 export const MAX_AUDIT_VALUE_LENGTH = 1024;
 
 /**
- * Adds the audit annotations to a pod decision and, with `warn`, turns a denial into an allow whose warning and
- * `would-deny` annotation say what would have been denied. Warn mode never blocks, our own failures (500)
- * included: it runs beside an enforcing webhook (windows-gmsa) that still judges every pod.
+ * Adds the audit annotations to a pod decision and, with `warn`, turns a denial into an allow that says what would
+ * have been denied. Warn mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
  */
 export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
   const names = new Set(credSpecNames);
@@ -44,10 +35,7 @@ export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<stri
   };
 }
 
-/**
- * `403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1"); …`: codes and places only. Messages stay
- * out: a 500's may hold internals, and places and names are what an operator needs to find the pod's problem.
- */
+/** `403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1"); …`: no messages, a 500's may hold internals. */
 function summarize(errors: AdmissionError[]): string {
   const parts = errors.map((e) => {
     const place = e.where === undefined ? "" : ` at ${e.where.place}`;

@@ -1,31 +1,41 @@
-import { ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
+import fastJsonPatch from "fast-json-patch";
+import { at, ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
-import { decide, type Decision } from "./decision.ts";
 import { findDuplicateKey } from "./duplicate-keys.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
-import { createRandomHostname, HOSTNAME_LENGTH } from "./hostname.ts";
-import { buildPodPatch } from "./patch.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 import { readPodGmsa, toReference, type AnnotatedPlace } from "./references.ts";
-import { isEphemeralContainersUpdate, otherKindWarning, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
 
 /**
- * At most this many characters of contents are inlined into one pod, counted per place (a credspec named by
- * a thousand containers counts a thousand times): the API server's default request limit is 3 MiB, so a
- * larger patch could never be stored, and building it would cost the webhook memory and time.
+ * At most this many characters of contents are inlined into one pod, counted per place: the API server's default
+ * request limit is 3 MiB, so a larger patch could never be stored, and building it would cost memory and time.
  */
 export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const LETTERS_AND_DIGITS = `${LETTERS}0123456789`;
+
+/** NetBIOS names are at most 15 characters. */
+export const HOSTNAME_LENGTH = 15;
+
+/** A random NetBIOS-safe hostname from 15 `bytes`: a letter, then lowercase letters and digits (never all digits). */
+export function createRandomHostname(bytes: Uint8Array): string {
+  if (bytes.length < HOSTNAME_LENGTH) throw new RangeError(`need ${HOSTNAME_LENGTH} random bytes, got ${bytes.length}`);
+  let name = LETTERS[(bytes[0] ?? 0) % LETTERS.length] ?? "a";
+  for (let i = 1; i < HOSTNAME_LENGTH; i++) name += LETTERS_AND_DIGITS[(bytes[i] ?? 0) % LETTERS_AND_DIGITS.length] ?? "a";
+  return name;
+}
 
 /** What expand needs loaded, and what it already knows. */
 export interface ExpandPlan {
   load: LoadPlan;
-  /** Set when the decision needs nothing loaded. */
+  /** Set when the decision needs nothing loaded; then there is nothing to fill. */
   decided?: Decision;
-  /** The pod, its places to fill and the annotation pairs to expand (none when `decided`). */
   pod: Pod;
   places: OptionsPlace[];
   pairs: AnnotatedPlace[];
@@ -62,9 +72,8 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
 }
 
 /**
- * Inlines `JSON.stringify(credspec)` wherever a name has no contents; never overwrites contents already set
- * (authorize judges those). Alpha annotations get their contents annotation filled and their fields set. A
- * random hostname is set when the plan asked for random bytes. Returns the patch, or every refusal.
+ * Inlines `JSON.stringify(credspec)` wherever a name has no contents, never over contents already set (authorize
+ * judges those); fills alpha annotations and their fields; sets the random hostname the plan asked bytes for.
  */
 export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
@@ -92,7 +101,9 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   const errors = contents.errors();
   if (errors.length > 0) return decide(errors);
   if (plan.load.randomBytes > 0) (out.spec ??= {}).hostname = createRandomHostname(facts.randomBytes);
-  return { allowed: true, patch: buildPodPatch(plan.pod, out) };
+  // Computed by comparison, so missing `securityContext` / `windowsOptions` parents become `add` operations of whole
+  // objects and the patch applies to the pod the API server holds.
+  return { allowed: true, patch: fastJsonPatch.compare(plan.pod, out) };
 }
 
 function decided(decision: Decision): ExpandPlan {
@@ -121,24 +132,16 @@ function createContentsSource(facts: LoadedFacts) {
       inlinedLength += json.text.length;
       if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return json.text;
       if (inlinedLength - json.text.length <= MAX_INLINED_CONTENTS_PER_POD) {
-        errors.push(
-          new ContentsTooLargeError(
-            `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`,
-            { where: { place: "pod" } },
-          ),
-        );
+        const message = `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`;
+        errors.push(new ContentsTooLargeError(message, at("pod")));
       }
       return undefined;
     },
     errors(): AdmissionError[] {
       for (const [name, labels] of tooLarge) {
         const where = labels.join(", ");
-        errors.push(
-          new ContentsTooLargeError(
-            `${where}: credspec "${name}" is ${texts.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`,
-            { where: { place: where, credSpecName: name } },
-          ),
-        );
+        const message = `${where}: credspec "${name}" is ${texts.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`;
+        errors.push(new ContentsTooLargeError(message, at(where, name)));
       }
       for (const [name, labels] of failed) {
         const fact = facts.credspecs.get(name);

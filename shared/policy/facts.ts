@@ -3,9 +3,6 @@ import type { AdmissionError } from "../errors.ts";
 /** One fact loaded for a review: its value, or the error that kept it from us. */
 export type Fact<T> = { ok: true; value: T } | { ok: false; error: AdmissionError };
 
-/** Each named credspec's `credspec` field; every name the plan asked for is present. */
-export type CredSpecFacts = ReadonlyMap<string, Fact<unknown>>;
-
 /** An authorizer's answer to "may this subject `use` this credspec?". */
 export interface AccessAnswer {
   allowed: boolean;
@@ -37,7 +34,8 @@ export interface LoadPlan {
 
 /** What was loaded for a {@link LoadPlan}: `access[i]` answers `plan.access[i]`. */
 export interface LoadedFacts {
-  credspecs: CredSpecFacts;
+  /** Each named credspec's `credspec` field; every name the plan asked for is present. */
+  credspecs: ReadonlyMap<string, Fact<unknown>>;
   access: readonly AccessFacts[];
   randomBytes: Uint8Array;
 }
@@ -45,10 +43,7 @@ export interface LoadedFacts {
 /** A plan that loads nothing. */
 export const NOTHING_TO_LOAD: LoadPlan = { credspecs: new Set(), access: [], randomBytes: 0 };
 
-/**
- * Re-issues a fact-loading error for the places that named the credspec, keeping its class (so code and
- * status stay the I/O layer's) and prefixing where it matters.
- */
+/** A fact-loading error told at the places that named the credspec; its class, code and status are kept. */
 export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {
   const place = labels.join(", ");
   return error.withContext(place, { place, credSpecName });

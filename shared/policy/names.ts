@@ -1,9 +1,4 @@
-/**
- * Kubernetes object name rules (apimachinery `validation.IsDNS1123Subdomain` / `IsDNS1123Label`), stated once for
- * every layer: here because shared/policy may import only its own files, and the kube client, the credspec tools
- * and the CLI may all import from shared/policy.
- */
-
+/** Kubernetes name rules (apimachinery `IsDNS1123Subdomain` / `IsDNS1123Label`), here so every layer may import them. */
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const MAX_LABEL_LENGTH = 63;
@@ -14,10 +9,7 @@ export function isDns1123Label(name: string): boolean {
   return name.length <= MAX_LABEL_LENGTH && DNS1123_LABEL.test(name);
 }
 
-/**
- * A DNS-1123 subdomain: at most 253 characters of dot-separated labels (GMSACredentialSpecs, which are
- * cluster-scoped, and service accounts).
- */
+/** A DNS-1123 subdomain: at most 253 characters of dot-separated labels (GMSACredentialSpecs, service accounts). */
 export function isDns1123Subdomain(name: string): boolean {
   return name.length <= MAX_SUBDOMAIN_LENGTH && DNS1123_SUBDOMAIN.test(name);
 }

@@ -1,4 +1,4 @@
-import { AnnotationConflictError, UnknownContainerError, type AdmissionError } from "../errors.ts";
+import { AnnotationConflictError, at, UnknownContainerError, type AdmissionError } from "../errors.ts";
 import { listAnnotationReferences, type AnnotationReference } from "./annotations.ts";
 import { sameJson } from "./contents.ts";
 import type { Pod } from "./pod.ts";
@@ -8,16 +8,12 @@ import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts
 export interface GmsaReference {
   /** For denials: `pod`, `container "web"`, `annotation "pod.alpha.windows.kubernetes.io/..."`. */
   label: string;
-  source: "field" | "annotation";
   name: string | undefined;
   contents: string | undefined;
 }
 
 /** An alpha annotation pair together with the field place it speaks for. */
-export interface AnnotatedPlace {
-  annotation: AnnotationReference;
-  place: OptionsPlace;
-}
+export type AnnotatedPlace = { annotation: AnnotationReference; place: OptionsPlace };
 
 /** Everything the GMSA rules read from one pod, from one walk of it. */
 export interface PodGmsa {
@@ -38,20 +34,17 @@ export function readPodGmsa(pod: Pod): PodGmsa {
   const annotations = listAnnotationReferences(pod);
   const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
   for (const ann of annotations) {
-    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, source: "annotation", name: ann.name, contents: ann.contents });
+    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, name: ann.name, contents: ann.contents });
   }
   return { pod, places, refs, ...matchAnnotationsToPlaces(annotations, places) };
 }
 
 /** The reference a field place holds. */
 export function toReference(place: OptionsPlace): GmsaReference {
-  return { label: place.label, source: "field", name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
+  return { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
 }
 
-/**
- * Pairs each annotation with its field place. Annotations naming a container the pod does not have, and
- * annotations that contradict their field, come back as errors (422).
- */
+/** Pairs each annotation with its field place; one naming an absent container or contradicting its field is an error (422). */
 function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: OptionsPlace[]): Pick<PodGmsa, "pairs" | "annotationErrors"> {
   const byName = new Map<string | undefined, OptionsPlace>();
   for (const place of places) {
@@ -64,29 +57,20 @@ function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: Op
     const place = byName.get(annotation.containerName);
     const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
     if (place === undefined) {
-      errors.push(
-        new UnknownContainerError(`annotation "${key}" names container "${annotation.containerName}", which the pod does not have`, {
-          where: { place: `annotation "${key}"` },
-        }),
-      );
+      const label = `annotation "${key}"`;
+      errors.push(new UnknownContainerError(`${label} names container "${annotation.containerName}", which the pod does not have`, at(label)));
       continue;
     }
     const fieldName = place.options?.gmsaCredentialSpecName;
     if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
-      errors.push(
-        new AnnotationConflictError(`annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`, {
-          where: { place: place.label, credSpecName: annotation.name },
-        }),
-      );
+      const message = `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
+      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
       continue;
     }
     const fieldContents = place.options?.gmsaCredentialSpec;
     if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
-      errors.push(
-        new AnnotationConflictError(`annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`, {
-          where: { place: place.label, ...(annotation.name === undefined ? {} : { credSpecName: annotation.name }) },
-        }),
-      );
+      const message = `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`;
+      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
       continue;
     }
     pairs.push({ annotation, place });

@@ -1,12 +1,9 @@
+import type { Operation as PatchOperation } from "fast-json-patch";
 import type { AdmissionError } from "../errors.ts";
 import type { Requester } from "./facts.ts";
 import type { Pod } from "./pod.ts";
 
-/**
- * REVIEW_REQUESTING_USER: whose `use` of a credspec authorize reviews besides the pod's service account's: nobody
- * (`off`, the incumbent), the user who adds an ephemeral container (`ephemeral`), or the user of every pod
- * create, update and ephemeral container that names a credspec (`always`).
- */
+/** REVIEW_REQUESTING_USER: whose `use` authorize reviews besides the service account's (docs/configuration.md). */
 export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
 export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
 
@@ -32,18 +29,9 @@ interface PodChangeFacts {
 }
 
 /** A CREATE of a Pod. */
-export interface PodCreate extends PodChangeFacts {
-  operation: "CREATE";
-}
-
-/** An UPDATE of a Pod or of one of its subresources. */
-export interface PodUpdate extends PodChangeFacts {
-  operation: "UPDATE";
-  /** `ephemeralcontainers` for `kubectl debug`: its new ephemeral containers are judged like a create. */
-  subResource: string | undefined;
-  /** The pod before the update. */
-  oldPod: Pod;
-}
+export type PodCreate = PodChangeFacts & { operation: "CREATE" };
+/** An UPDATE of a Pod or of a subresource (`ephemeralcontainers` for `kubectl debug`), with the pod before it. */
+export type PodUpdate = PodChangeFacts & { operation: "UPDATE"; subResource: string | undefined; oldPod: Pod };
 
 /** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
 export type PodChange = PodCreate | PodUpdate;
@@ -67,4 +55,18 @@ export function otherKindWarning({ group, version, kind }: { group: string; vers
 /** True for an UPDATE of the `pods/ephemeralcontainers` subresource (`kubectl debug`). */
 export function isEphemeralContainersUpdate(review: PodChange): review is PodUpdate {
   return review.operation === "UPDATE" && review.subResource === "ephemeralcontainers";
+}
+
+/**
+ * What the policy decided: allowed (expand: with the patch that inlines the credspecs) or denied with every refusal.
+ * `auditAnnotations` are bare keys: the API server prefixes each with the webhook's name.
+ */
+export type Decision =
+  | { allowed: true; patch?: PatchOperation[]; warnings?: string[]; auditAnnotations?: Record<string, string> }
+  | { allowed: false; errors: AdmissionError[]; warnings?: string[]; auditAnnotations?: Record<string, string> };
+
+/** Allowed with `warnings` (left out when none), or denied with `errors` when there are any. */
+export function decide(errors: AdmissionError[], warnings: string[] = []): Decision {
+  const warned = warnings.length === 0 ? {} : { warnings };
+  return errors.length === 0 ? { allowed: true, ...warned } : { allowed: false, errors, ...warned };
 }

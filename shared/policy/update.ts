@@ -1,18 +1,11 @@
-import { GmsaChangedError, type AdmissionError } from "../errors.ts";
+import { at, GmsaChangedError, type AdmissionError } from "../errors.ts";
 import { isGmsaAnnotationKey } from "./annotations.ts";
-import type { PodGmsa } from "./references.ts";
+import type { GmsaReference as Setting, PodGmsa } from "./references.ts";
 import { hasGmsaSettings, type OptionsPlace } from "./walk.ts";
-
-interface Setting {
-  label: string;
-  name: string | undefined;
-  contents: string | undefined;
-}
 
 /**
  * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or
- * disappear on the pod, any container or in the alpha annotations. `isNew` picks the ephemeral containers added
- * through the subresource, which are judged like a create instead.
+ * disappear on the pod, a container or an alpha annotation. `isNew` picks the ephemeral containers judged as created.
  */
 export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
   const before = settingsOf(old, () => false);
@@ -25,11 +18,7 @@ export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPl
     if (change === undefined) continue;
     const label = (is ?? was)?.label ?? key;
     const name = is?.name ?? was?.name;
-    errors.push(
-      new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, {
-        where: { place: label, ...(name === undefined ? {} : { credSpecName: name }) },
-      }),
-    );
+    errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, name)));
   }
   return errors;
 }

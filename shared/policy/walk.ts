@@ -1,20 +1,20 @@
-import { CONTAINER_LABELS, CONTAINER_LISTS, type Pod, type WindowsOptions } from "./pod.ts";
+import type { Pod, WindowsOptions } from "./pod.ts";
+
+/** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
+const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
+type ContainerList = keyof typeof CONTAINER_LABELS;
 
 /**
- * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's.
- * This is the single traversal every rule uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but
- * covering init and ephemeral containers from the start).
+ * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's, with its label
+ * for denials (`pod`, `container "web"`) and the JSON path of its `windowsOptions`. The single traversal every rule
+ * uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but covering init and ephemeral containers too).
  */
 export interface OptionsPlace {
-  /** "pod", or the list the container is in. */
-  scope: "pod" | (typeof CONTAINER_LISTS)[number];
-  /** Container name; absent for the pod. */
+  scope: "pod" | ContainerList;
+  /** Absent for the pod. */
   containerName?: string;
-  /** Human label for denials: `pod`, `container "web"`, `init container "setup"`. */
   label: string;
-  /** JSON path segments of the `windowsOptions` object, e.g. ["spec","containers","0","securityContext","windowsOptions"]. */
   path: string[];
-  /** The current windowsOptions (possibly absent). */
   options: WindowsOptions | undefined;
 }
 
@@ -23,7 +23,7 @@ export function listOptionsPlaces(pod: Pod): OptionsPlace[] {
   const places: OptionsPlace[] = [
     { scope: "pod", label: "pod", path: ["spec", "securityContext", "windowsOptions"], options: pod.spec?.securityContext?.windowsOptions },
   ];
-  for (const list of CONTAINER_LISTS) {
+  for (const list of Object.keys(CONTAINER_LABELS) as ContainerList[]) {
     (pod.spec?.[list] ?? []).forEach((container, index) => {
       places.push({
         scope: list,
@@ -42,10 +42,7 @@ export function hasGmsaSettings(options: WindowsOptions | undefined): boolean {
   return options?.gmsaCredentialSpecName !== undefined || options?.gmsaCredentialSpec !== undefined;
 }
 
-/**
- * For UPDATEs of the `pods/ephemeralcontainers` subresource: true for the ephemeral containers that the
- * old pod did not have (they are judged like a create; existing ones cannot change).
- */
+/** For UPDATEs of `pods/ephemeralcontainers`: true for the ephemeral containers the old pod did not have. */
 export function isNewEphemeralContainer(oldPod: Pod): (place: OptionsPlace) => boolean {
   const existing = new Set((oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
   return (place) => place.scope === "ephemeralContainers" && !existing.has(place.containerName ?? "");

@@ -2,7 +2,6 @@
 import fastJsonPatch from "fast-json-patch";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import type { AdmissionVersion } from "../../shared/admission/review.ts";
-import type { PatchOperation } from "../../shared/policy/patch.ts";
 import type { Pod } from "../../shared/policy/pod.ts";
 import { WEBAPP1 } from "./fake-gmsa-client.ts";
 
@@ -73,11 +72,11 @@ export function gmsaReview(uid = "uid-1"): string {
 }
 
 /** The RFC 6902 operations of a reply (empty when it carries no patch). */
-export function decodePatch(reply: AdmissionReviewResponse): PatchOperation[] {
+export function decodePatch(reply: AdmissionReviewResponse): fastJsonPatch.Operation[] {
   if (reply.response.patch === undefined) return [];
   const binary = atob(reply.response.patch);
   const text = new TextDecoder().decode(Uint8Array.from(binary, (ch) => ch.charCodeAt(0)));
-  return JSON.parse(text) as PatchOperation[];
+  return JSON.parse(text) as fastJsonPatch.Operation[];
 }
 
 /** `pod` after the reply's patch, applied with validation as the API server would (the input is not changed). */

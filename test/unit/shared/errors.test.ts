@@ -62,3 +62,10 @@ describe("asAdmissionError", () => {
     expect(errors.asAdmissionError("a string").code).toBe("ERR_INTERNAL");
   });
 });
+
+describe("at", () => {
+  it("places a failure, naming the credspec only when there is one", () => {
+    expect(errors.at("pod", "webapp1")).toStrictEqual({ where: { place: "pod", credSpecName: "webapp1" } });
+    expect(errors.at('container "web"')).toStrictEqual({ where: { place: 'container "web"' } });
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { KubeApiError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
-import { createRandomHostname } from "../../../../shared/policy/hostname.ts";
+import { createRandomHostname } from "../../../../shared/policy/expand.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
 import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../../support/app.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";

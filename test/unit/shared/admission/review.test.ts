@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseAdmissionReview, parsePod } from "../../../../shared/admission/review.ts";
+import { parseAdmissionReview, readReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
 import { buildPod } from "../../../support/pods.ts";
-import { buildReview } from "../../../support/reviews.ts";
+import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
 describe("parseAdmissionReview", () => {
   it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)("accepts an %s review and keeps unknown fields", (apiVersion) => {
@@ -36,11 +36,71 @@ function request(): Record<string, unknown> {
   return buildReview(buildPod()).request as Record<string, unknown>;
 }
 
-describe("parsePod", () => {
+function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionRequest {
+  const result = parseAdmissionReview(buildReview(object, options));
+  if (!result.ok) throw new Error(result.problem);
+  return result.value.request;
+}
+
+describe("readReview", () => {
+  it("reads a create: the pod, the namespace and the requester", () => {
+    const pod = buildPod({ name: "new" });
+    const userInfo = { username: "alice", uid: "u-1", groups: ["devs"], extra: { scopes: ["debug"] } };
+    expect(readReview(requestOf(pod, { namespace: "team-a", userInfo }))).toEqual({
+      object: "pod",
+      operation: "CREATE",
+      namespace: "team-a",
+      pod,
+      requester: userInfo,
+    });
+  });
+
+  it("reads an update: both pods and the subresource", () => {
+    const review = readReview(requestOf(buildPod({ name: "new" }), { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: buildPod({ name: "old" }) }));
+    expect(review).toMatchObject({ operation: "UPDATE", subResource: "ephemeralcontainers", pod: { metadata: { name: "new" } }, oldPod: { metadata: { name: "old" } } });
+  });
+
+  it("takes the namespace from the request, else the pod, else default; and no requester without a username", () => {
+    const request = requestOf(buildPod({ namespace: "from-pod" }), { userInfo: { username: "" } });
+    expect(readReview({ ...request, namespace: undefined })).toMatchObject({ namespace: "from-pod", requester: undefined });
+    expect(readReview({ ...request, namespace: undefined, object: { spec: {} } })).toMatchObject({ namespace: "default" });
+  });
+
+  it.each([
+    { what: "a missing object", request: () => requestOf(null), problem: "request.object is missing" },
+    { what: "a missing oldObject on UPDATE", request: () => requestOf(buildPod(), { operation: "UPDATE" }), problem: "request.oldObject is missing" },
+    { what: "a malformed pod", request: () => requestOf({ spec: { containers: "x" } }), problem: "request.object: spec.containers" },
+    {
+      what: "a container name used twice",
+      request: () => requestOf(buildPod({ containers: [{ name: "app" }], initContainers: [{ name: "app" }] })),
+      problem: 'container name "app" is used more than once',
+    },
+  ])("reads $what as an invalid review (400) naming the field", ({ request, problem }) => {
+    const review = readReview(request());
+    expect(review.object).toBe("invalid");
+    if (review.object !== "invalid") return;
+    expect([review.error.code, review.error.status]).toEqual(["ERR_INVALID_REVIEW", 400]);
+    expect(review.error.message).toContain(problem);
+  });
+
+  it.each([
+    [{ group: "apps", version: "v1", kind: "Deployment" }],
+    [{ group: "apps", version: "v1", kind: "Pod" }],
+    [{ group: "", version: "v1", kind: "ConfigMap" }],
+  ])("reads any kind but a core Pod as other (%j), without reading the object", (kind) => {
+    expect(readReview(requestOf("not a pod", { kind }))).toEqual({ object: "other", ...kind });
+  });
+
+  it.each(["DELETE", "CONNECT"] as const)("reads %s without reading the object", (operation) => {
+    expect(readReview(requestOf(null, { operation }))).toEqual({ object: "pod", operation });
+  });
+});
+
+describe("readReview: the pod's schema", () => {
   it("accepts a pod and passes every other field through", () => {
     const pod = buildPod({ containers: [{ name: "app", ports: [{ containerPort: 80 }] }] });
-    const result = parsePod(pod, "object");
-    expect(result).toEqual({ ok: true, value: pod });
+    const review = readReview(requestOf(pod));
+    expect(review.object === "pod" && review.operation === "CREATE" && review.pod).toEqual(pod);
   });
 
   it.each([
@@ -48,10 +108,10 @@ describe("parsePod", () => {
     { what: "a container without name", pod: { spec: { containers: [{}] } } },
     { what: "containers that are not a list", pod: { spec: { containers: {} } } },
     { what: "a non-string annotation", pod: { metadata: { annotations: { a: 1 } } } },
-  ])("refuses $what, naming request.object or request.oldObject", ({ pod }) => {
-    const asObject = parsePod(pod, "object");
-    const asOldObject = parsePod(pod, "oldObject");
-    expect(!asObject.ok && asObject.problem).toMatch(/^request\.object: /);
-    expect(!asOldObject.ok && asOldObject.problem).toMatch(/^request\.oldObject: /);
+  ])("refuses $what (400), naming request.object or request.oldObject", ({ pod }) => {
+    const asObject = readReview(requestOf(pod));
+    const asOldObject = readReview(requestOf(buildPod(), { operation: "UPDATE", oldObject: pod }));
+    expect(asObject.object === "invalid" && [asObject.error.status, asObject.error.message]).toEqual([400, expect.stringMatching(/^request\.object: /)]);
+    expect(asOldObject.object === "invalid" && asOldObject.error.message).toMatch(/^request\.oldObject: /);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig, type Bindings, type ConfigResult } from "../../../../shared/config/index.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/http/caller-auth-jwt.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/http/caller-auth.ts";
 
 const TOKEN = "tok-0123456789abcdef";
 const PATH_SECRET = "Zk3v-9qX_2mR.7tY~4bN-8cW_1eL.5gH~0jP";

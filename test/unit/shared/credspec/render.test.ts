@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CredSpecDocument } from "../../../../shared/credspec/document.ts";
+import type { CredSpecDocument } from "../../../../shared/credspec/validate.ts";
 import { buildCredSpecResources } from "../../../../shared/credspec/render.ts";
 import { loadCredSpecFixture, printAndParse } from "../../../support/credspec-fixtures.ts";
 

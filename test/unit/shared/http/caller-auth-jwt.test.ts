@@ -4,7 +4,7 @@ import { exportJWK, exportSPKI, generateKeyPair, SignJWT, type CryptoKey, type J
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerAuth, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
 import { silentLogger } from "../../../../shared/log.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../../../../shared/http/caller-auth-jwt.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../../../../shared/http/caller-auth.ts";
 import { createCallerAuthTestApp, NOW_MS } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post } from "../../../support/requests.ts";

@@ -2,9 +2,8 @@ import { describe, expect, it } from "vitest";
 import { CredSpecNotFoundError, InvalidReviewError, KubeApiError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
 import { decideAuthorize, planAuthorize } from "../../../../shared/policy/authorize.ts";
-import type { Decision } from "../../../../shared/policy/decision.ts";
 import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
-import type { PolicySettings, ReviewFacts } from "../../../../shared/policy/review.ts";
+import type { Decision, PolicySettings, ReviewFacts } from "../../../../shared/policy/review.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 import { ALICE, create, expectDenied, load, update, type World } from "./review-facts.ts";
 

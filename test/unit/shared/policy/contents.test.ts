@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareCredSpecContents, isJson, sameJson } from "../../../../shared/policy/contents.ts";
+import { compareCredSpecContents, sameJson } from "../../../../shared/policy/contents.ts";
 import { WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 describe("compareCredSpecContents", () => {
@@ -55,16 +55,5 @@ describe("sameJson", () => {
     expect(sameJson("{", '{"a":1}')).toBe(false);
     expect(sameJson('{"a":1}', "{")).toBe(false);
     expect(sameJson("{", "{")).toBe(true);
-  });
-});
-
-describe("isJson", () => {
-  it.each([
-    ["{}", true],
-    ['"text"', true],
-    ["", false],
-    ["{'a':1}", false],
-  ])("isJson(%j) is %s", (text, expected) => {
-    expect(isJson(text)).toBe(expected);
   });
 });

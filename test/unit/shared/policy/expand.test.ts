@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { CredSpecNotFoundError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/annotations.ts";
-import type { Decision } from "../../../../shared/policy/decision.ts";
-import { decideExpand, MAX_CREDSPEC_CONTENTS_BYTES, MAX_INLINED_CONTENTS_PER_POD, planExpand } from "../../../../shared/policy/expand.ts";
-import { createRandomHostname } from "../../../../shared/policy/hostname.ts";
+import { createRandomHostname, decideExpand, MAX_CREDSPEC_CONTENTS_BYTES, MAX_INLINED_CONTENTS_PER_POD, planExpand } from "../../../../shared/policy/expand.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { ReviewFacts } from "../../../../shared/policy/review.ts";
+import type { Decision, ReviewFacts } from "../../../../shared/policy/review.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
 import { create, expectDenied, load, patched, update, type World } from "./review-facts.ts";
 

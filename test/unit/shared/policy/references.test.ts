@@ -6,7 +6,7 @@ import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../.
 describe("readPodGmsa: refs", () => {
   it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" });
-    expect(readPodGmsa(pod).refs).toEqual([{ label, source: "field", name: "webapp1", contents: "{}" }]);
+    expect(readPodGmsa(pod).refs).toEqual([{ label, name: "webapp1", contents: "{}" }]);
   });
 
   it("lists fields before annotations and labels an annotation by its name key, else its contents key", () => {
@@ -15,9 +15,9 @@ describe("readPodGmsa: refs", () => {
       annotations: { [POD_NAME_ANNOTATION]: "webapp1", [annotationKeys("app").contentsKey]: "{}" },
     });
     expect(readPodGmsa(pod).refs).toEqual([
-      { label: 'container "app"', source: "field", name: "webapp1", contents: undefined },
-      { label: `annotation "${POD_NAME_ANNOTATION}"`, source: "annotation", name: "webapp1", contents: undefined },
-      { label: `annotation "${annotationKeys("app").contentsKey}"`, source: "annotation", name: undefined, contents: "{}" },
+      { label: 'container "app"', name: "webapp1", contents: undefined },
+      { label: `annotation "${POD_NAME_ANNOTATION}"`, name: "webapp1", contents: undefined },
+      { label: `annotation "${annotationKeys("app").contentsKey}"`, name: undefined, contents: "{}" },
     ]);
   });
 

@@ -2,10 +2,9 @@
 import fastJsonPatch from "fast-json-patch";
 import { expect } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import type { Decision } from "../../../../shared/policy/decision.ts";
 import type { AccessAnswer, Fact, LoadedFacts, LoadPlan, Requester } from "../../../../shared/policy/facts.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { PodCreate, PodUpdate } from "../../../../shared/policy/review.ts";
+import type { Decision, PodCreate, PodUpdate } from "../../../../shared/policy/review.ts";
 
 export const ALICE: Requester = { username: "alice", groups: ["devs"] };
 

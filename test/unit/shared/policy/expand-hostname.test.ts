@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRandomHostname, HOSTNAME_LENGTH } from "../../../../shared/policy/hostname.ts";
+import { createRandomHostname, HOSTNAME_LENGTH } from "../../../../shared/policy/expand.ts";
 
 describe("createRandomHostname", () => {
   it("is 15 lowercase letters and digits, a letter first, never all digits, for any bytes", () => {
