@@ -30,10 +30,15 @@ const STATUS = {
 export type AdmissionErrorCode = keyof typeof STATUS;
 
 /** Where a failure sits: a human label ("container \"web\"", "pod", "annotation \"k\"") and the credspec, if any. */
-export type Where = { place: string; credSpecName?: string };
+export interface Where {
+  place: string;
+  credSpecName?: string;
+}
 
-/** A failure's place and cause, both optional. */
-export type AdmissionErrorOptions = { where?: Where; cause?: unknown };
+export interface AdmissionErrorOptions {
+  where?: Where;
+  cause?: unknown;
+}
 
 /** Base class; never thrown directly. */
 export class AdmissionError extends Error {

@@ -1,7 +1,10 @@
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 
 /** A service account named on the command line as `namespace:name`. */
-export type ServiceAccountRef = { namespace: string; name: string };
+export interface ServiceAccountRef {
+  namespace: string;
+  name: string;
+}
 
 /** Parses `namespace:name`; undefined unless both are valid names (DNS-1123 label, DNS-1123 subdomain). */
 export function parseServiceAccountRef(text: string): ServiceAccountRef | undefined {

@@ -54,7 +54,12 @@ export type CallerAuthOptions =
  * The client certificate of the connection, as the Node server saw it: sent at all, verified against the CA (else
  * OpenSSL's `error`, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`), and its subject's CN values.
  */
-export type ClientCertificate = { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] };
+export interface ClientCertificate {
+  presented: boolean;
+  authorized: boolean;
+  error: string | undefined;
+  commonNames: string[];
+}
 
 /** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
 export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;

@@ -13,7 +13,10 @@ export interface GmsaReference {
 }
 
 /** An alpha annotation pair together with the field place it speaks for. */
-export type AnnotatedPlace = { annotation: AnnotationReference; place: OptionsPlace };
+export interface AnnotatedPlace {
+  annotation: AnnotationReference;
+  place: OptionsPlace;
+}
 
 /** Everything the GMSA rules read from one pod, from one walk of it. */
 export interface PodGmsa {
