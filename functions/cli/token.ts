@@ -64,7 +64,7 @@ export function parseTokenArgs(argv: readonly string[]): ArgsResult<TokenArgs> {
  */
 function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: Env, deps: TokenCommandDeps): TokenSource | { problems: string[] } {
   const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
-  const { settings, problems } = readCloudTokenSettings({ ...env, ...variables }, provider, { flags });
+  const { settings, problems } = readCloudTokenSettings({ ...env, ...variables }, provider, flags);
   if (settings === undefined || problems.length > 0) return { problems };
   return createCloudTokenSource(settings, { shareInFlight: true, now: deps.now, fetch: deps.fetch });
 }

@@ -42,6 +42,9 @@ export interface CredentialCacheOptions {
   onRefresh?: RefreshObserver | undefined;
 }
 
+/** What a refreshing source passes through to its cache: decided by the runtime (Node, Workers, the CLI). */
+export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" | "now" | "onRefresh">;
+
 const MIN_AUTO_SKEW_MS = 5_000;
 const MAX_AUTO_SKEW_MS = 60_000;
 /** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */

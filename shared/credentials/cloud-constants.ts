@@ -23,10 +23,3 @@ export const GCP_METADATA_HOST = "metadata.google.internal";
 export const GCP_METADATA_HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 /** `default` or a service account's email. */
 export const GCP_SERVICE_ACCOUNT_PATTERN = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
-
-/**
- * How long a token endpoint source (aks, gke) waits for its endpoint. Both endpoints are local to the host and
- * answer in milliseconds; a review waiting for one is bounded by its own deadline anyway, and a refresh shared by
- * several reviews by this.
- */
-export const TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;

@@ -153,20 +153,5 @@ export function createExecTokenSource(options: ExecTokenSourceOptions): ExecToke
     }
   }
 
-  const cache = createCredentialCache({
-    load,
-    describe,
-    shareInFlight: options.shareInFlight,
-    now: options.now,
-    refreshSkewMs: options.refreshSkewMs,
-    backoffInitialMs: options.backoffInitialMs,
-    backoffMaxMs: options.backoffMaxMs,
-    onRefresh: options.onRefresh,
-  });
-  return {
-    getCredential: (callOptions) => cache.getCredential(callOptions),
-    invalidate: (credential) => cache.invalidate(credential),
-    accepted: (credential) => cache.accepted?.(credential),
-    counters: () => ({ ...counters }),
-  };
+  return { ...createCredentialCache({ ...options, load, describe }), counters: () => ({ ...counters }) };
 }

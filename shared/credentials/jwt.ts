@@ -4,9 +4,8 @@
  * discovery document and JWKS built here.
  */
 import { SignJWT, calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from "jose";
-import { createCredentialCache } from "./cache.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import type { RefreshObserver } from "../observer.ts";
 
 /** The signing key and its naming. */
 export interface JwtKeyOptions {
@@ -22,7 +21,7 @@ export interface JwtKeyOptions {
  * Lifetime of a minted token: short, so a leaked token is soon useless, yet minted only every few minutes (it is
  * replaced a minute before it expires), and below the caps JWT authenticators' claim validation rules commonly set.
  */
-export const JWT_LIFETIME_MS = 600_000;
+const JWT_LIFETIME_MS = 600_000;
 
 /** The JWT_* settings: the key, and the claims the cluster's JWT authenticator checks. */
 export interface JwtSettings extends JwtKeyOptions {
@@ -35,14 +34,9 @@ export interface JwtSettings extends JwtKeyOptions {
 }
 
 /** Options of {@link createJwtTokenSource}. */
-export interface JwtTokenSourceOptions extends JwtSettings {
+interface JwtTokenSourceOptions extends JwtSettings, CacheSharingOptions {
   /** Token lifetime. Default {@link JWT_LIFETIME_MS}; tests shorten it. */
   lifetimeMs?: number;
-  /** See {@link CredentialCacheOptions.shareInFlight}; false on Workers. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  /** See {@link CredentialCacheOptions.onRefresh}. */
-  onRefresh?: RefreshObserver | undefined;
 }
 
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
@@ -58,7 +52,7 @@ export function resolveJwtAlg(options: JwtKeyOptions): string {
 }
 
 /** Imports the private key for signing. @throws jose errors or SyntaxError for an unusable key. */
-export async function importJwtSigningKey(options: JwtKeyOptions): Promise<CryptoKey | Uint8Array> {
+async function importJwtSigningKey(options: JwtKeyOptions): Promise<CryptoKey | Uint8Array> {
   const alg = resolveJwtAlg(options);
   const jwk = parseJwkText(options.privateKey);
   return jwk === undefined ? importPKCS8(options.privateKey, alg, { extractable: true }) : importJWK(jwk, alg);
@@ -122,11 +116,5 @@ export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSourc
     return { token, expirationTimestamp: new Date(exp * 1000).toISOString() };
   }
 
-  return createCredentialCache({
-    load,
-    describe: `JWT issuer "${options.issuer}"`,
-    shareInFlight: options.shareInFlight,
-    now,
-    onRefresh: options.onRefresh,
-  });
+  return createCredentialCache({ ...options, load, describe: `JWT issuer "${options.issuer}"` });
 }

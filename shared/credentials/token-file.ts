@@ -4,12 +4,11 @@
  */
 import { decodeJwt } from "jose";
 import { CredentialsError } from "../errors.ts";
-import { createCredentialCache } from "./cache.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import type { RefreshObserver } from "../observer.ts";
 
 /** Options of {@link createTokenFileSource}. */
-export interface TokenFileSourceOptions {
+interface TokenFileSourceOptions extends CacheSharingOptions {
   path: string;
   /** Reads the whole file as text. */
   readText: (path: string) => Promise<string>;
@@ -18,11 +17,6 @@ export interface TokenFileSourceOptions {
    * token at 80% of its lifetime). Default 60000. A JWT's own `exp` shortens it.
    */
   reReadMs?: number;
-  /** See {@link CredentialCacheOptions.shareInFlight}. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  /** See {@link CredentialCacheOptions.onRefresh}. */
-  onRefresh?: RefreshObserver | undefined;
 }
 
 /** The token's `exp` in epoch ms, when the token is a JWT that has one. */
@@ -55,5 +49,5 @@ export function createTokenFileSource(options: TokenFileSourceOptions): TokenSou
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }
 
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
+  return createCredentialCache({ ...options, load, describe });
 }
