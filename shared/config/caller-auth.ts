@@ -30,7 +30,7 @@ const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = 
 
 /**
  * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, recording every problem with the reader.
- * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is runtime.ts's.
+ * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is index.ts's.
  */
 export function readCallerAuth(read: Reader): CallerAuthOptions {
   const { problems } = read;

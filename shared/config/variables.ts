@@ -18,13 +18,12 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 
-/** A whole number within bounds; without `default` unset means "decided elsewhere" (then `documented` says how). */
+/** A whole number within bounds. */
 export interface IntegerVariable {
   kind: "integer";
-  default?: number;
+  default: number;
   min: number;
   max?: number;
-  documented?: string;
 }
 
 /**
@@ -53,7 +52,7 @@ export type Variable =
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
 const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
 const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
-const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
+const integer = (fallback: number, min: number, max?: number): IntegerVariable =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
 /** Name -> kind, default and bounds. docs/configuration.md has a row for each. */
@@ -136,8 +135,6 @@ export function withoutPluginSecrets(env: Record<string, string | undefined>): R
 }
 type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
 export type IntegerName = NamesOf<"integer">;
-/** Integer variables that have a default: what a factory may take its own default from. */
-export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] extends { default: number } ? N : never }[IntegerName];
 /** Text variables that have a default. */
 export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
 
@@ -147,8 +144,6 @@ export function documentedDefault(name: VariableName): string {
   switch (variable.kind) {
     case "text":
       return variable.documented;
-    case "integer":
-      return variable.default === undefined ? (variable.documented ?? "") : `\`${variable.default}\``;
     case "list":
       return `\`${variable.default.join(",")}\``;
     default:

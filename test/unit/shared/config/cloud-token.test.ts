@@ -102,7 +102,7 @@ describe("CLOUD_TOKEN", () => {
   });
 
   it("reports its problems with every other section's at start-up", () => {
-    const parsed = parseConfig({ CALLER_AUTH: "bearer", CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "c", AWS_REGION: "eu-west-1", AWS_SECRET_ACCESS_KEY: AWS.AWS_SECRET_ACCESS_KEY }, { runtime: "lambda" });
+    const parsed = parseConfig({ CALLER_AUTH: "bearer", CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "c", AWS_REGION: "eu-west-1", AWS_SECRET_ACCESS_KEY: AWS.AWS_SECRET_ACCESS_KEY }, "lambda");
     expect(parsed).toEqual({
       ok: false,
       problems: [
