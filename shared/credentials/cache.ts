@@ -10,10 +10,7 @@ import type { Credential, GetCredentialOptions, TokenSource } from "./token-sour
 
 /** Options of {@link createCredentialCache}. */
 export interface CredentialCacheOptions {
-  /**
-   * Fetches a fresh credential. It receives the caller's signal only when `shareInFlight` is false; a shared
-   * load must end on its own (the exec source has its own timeout).
-   */
+  /** Fetches a fresh credential; given the caller's signal only when `shareInFlight` is false (a shared load ends on its own). */
   load: (signal: AbortSignal | undefined) => Promise<Credential>;
   /** Names the source in error messages, e.g. `exec plugin "aws"`. Never a secret. */
   describe: string;
@@ -29,10 +26,7 @@ export interface CredentialCacheOptions {
    * question; a clock stepped back at worst keeps it until the API server refuses it (401), which refreshes it.
    */
   now?: (() => number) | undefined;
-  /**
-   * Refresh this long before `expirationTimestamp`. Default: 10% of the credential's lifetime, at least 5 s and at
-   * most 60 s. Either way never more than half the lifetime, so short-lived credentials are still reused.
-   */
+  /** Refresh this long before expiry. Default: 10% of the lifetime within 5 s to 60 s; never more than half the lifetime. */
   refreshSkewMs?: number | undefined;
   /** First pause after a failed load, doubled per consecutive failure. Default 1000. */
   backoffInitialMs?: number | undefined;
@@ -131,17 +125,14 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
           }))
         : refresh(signal);
       const waited = awaitWithin(pending, signal, deadlineError);
-      if (tally === undefined) return waited;
-      return waited.then(
-        (credential) => {
-          tally.tokenRefresh = "success";
-          return credential;
-        },
-        (error: unknown) => {
-          tally.tokenRefresh = "failure";
-          throw error;
-        },
-      );
+      if (tally !== undefined) {
+        // Registered before the caller's own handlers: the tally is set by the time the caller resumes.
+        void waited.then(
+          () => void (tally.tokenRefresh = "success"),
+          () => void (tally.tokenRefresh = "failure"),
+        );
+      }
+      return waited;
     },
     invalidate(credential: Credential): void {
       if (cached?.credential !== credential) return;

@@ -5,22 +5,11 @@
  */
 import type { CallTally } from "../observer.ts";
 
-/** A bearer token for the `Authorization` header. */
-export interface TokenCredential {
-  token: string;
-  /** RFC 3339; absent means "valid until the API server answers 401". */
-  expirationTimestamp?: string;
-}
-
-/** A PEM client certificate and key presented during the TLS handshake. */
-export interface CertificateCredential {
-  clientCertificateData: string;
-  clientKeyData: string;
-  /** RFC 3339; absent means "valid until the API server answers 401". */
-  expirationTimestamp?: string;
-}
-
-export type Credential = TokenCredential | CertificateCredential;
+/**
+ * A bearer token for the `Authorization` header, or a PEM client certificate and key presented during the TLS
+ * handshake. `expirationTimestamp` is RFC 3339; absent means "valid until the API server answers 401".
+ */
+export type Credential = ({ token: string } | { clientCertificateData: string; clientKeyData: string }) & { expirationTimestamp?: string };
 
 /** Per-call options of {@link TokenSource.getCredential}. */
 export interface GetCredentialOptions {
@@ -50,7 +39,7 @@ export interface TokenSource {
 }
 
 /** True for a bearer-token credential. */
-export function isTokenCredential(credential: Credential): credential is TokenCredential {
+export function isTokenCredential(credential: Credential): credential is Credential & { token: string } {
   return "token" in credential;
 }
 
