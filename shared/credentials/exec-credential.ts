@@ -45,7 +45,7 @@ export interface ExecRunCounters {
 
 /** Options of {@link createExecTokenSource}; the cache's pass through (`shareInFlight`: true on Node). */
 export interface ExecTokenSourceOptions
-  extends Pick<CredentialCacheOptions, "shareInFlight" | "now" | "refreshSkewMs" | "backoffInitialMs" | "backoffMaxMs" | "onRefresh"> {
+  extends Omit<CredentialCacheOptions, "load" | "describe"> {
   exec: ExecConfig;
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;

@@ -51,13 +51,6 @@ export function resolveJwtAlg(options: JwtKeyOptions): string {
   return options.alg ?? parseJwkText(options.privateKey)?.alg ?? "RS256";
 }
 
-/** Imports the private key for signing. @throws jose errors or SyntaxError for an unusable key. */
-async function importJwtSigningKey(options: JwtKeyOptions): Promise<CryptoKey | Uint8Array> {
-  const alg = resolveJwtAlg(options);
-  const jwk = parseJwkText(options.privateKey);
-  return jwk === undefined ? importPKCS8(options.privateKey, alg, { extractable: true }) : importJWK(jwk, alg);
-}
-
 /** The public JWK of the signing key (private members removed), with `kid`, `alg` and `use: "sig"`. */
 export async function buildPublicJwk(options: JwtKeyOptions): Promise<JWK> {
   const alg = resolveJwtAlg(options);
@@ -101,7 +94,8 @@ export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSourc
   let keyId = options.keyId;
 
   async function load(): Promise<Credential> {
-    key ??= await importJwtSigningKey(options);
+    const jwk = parseJwkText(options.privateKey);
+    key ??= jwk === undefined ? await importPKCS8(options.privateKey, alg) : await importJWK(jwk, alg);
     keyId ??= (await buildPublicJwk(options)).kid;
     const iat = Math.floor(now() / 1000);
     const exp = iat + Math.floor(lifetimeMs / 1000);
