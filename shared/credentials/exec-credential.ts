@@ -56,11 +56,6 @@ export interface ExecTokenSourceOptions
   timeoutMs?: number;
 }
 
-/** A token source backed by an exec plugin, with its run counters. */
-export interface ExecTokenSource extends TokenSource {
-  counters(): ExecRunCounters;
-}
-
 const STDERR_TAIL_CHARS = 400;
 
 /** The last few hundred characters of stderr, on one line, for an error message. */
@@ -112,7 +107,7 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
  * A {@link TokenSource} that runs the plugin when the cache needs a credential.
  * @throws TypeError when `exec.interactiveMode` is `Always` (also refused by validateExecConfig).
  */
-export function createExecTokenSource(options: ExecTokenSourceOptions): ExecTokenSource {
+export function createExecTokenSource(options: ExecTokenSourceOptions): TokenSource & { counters(): ExecRunCounters } {
   const { exec, cluster, runPlugin, baseEnv } = options;
   const timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
   if ((exec.interactiveMode as string) === "Always") {

@@ -26,8 +26,8 @@ export interface TokenSourceCapabilities {
 
 /** The token sources the configuration turns on beside the kubeconfig (KubeSettings has both). */
 export interface ConfiguredTokenSources {
-  jwt?: JwtSettings;
-  cloudToken?: CloudTokenSettings;
+  jwt?: JwtSettings | undefined;
+  cloudToken?: CloudTokenSettings | undefined;
 }
 
 /** Why a runtime cannot reach a cloud source's endpoint (Workers: no loopback, no link-local address). eks has none. */
