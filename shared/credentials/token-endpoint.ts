@@ -1,17 +1,12 @@
 /**
- * One GET to a local token endpoint (Azure's managed identity endpoint, Google's metadata server) with a
- * timeout, answered by a JSON object. Failures say which step went wrong and never repeat the request's secret
- * header or the answer's body, either of which may hold a credential.
+ * One GET with a timeout to a local token endpoint (Azure's managed identity endpoint, Google's metadata server). Failures
+ * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
 import { CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
-/**
- * How long a token endpoint source (aks, gke) waits for its endpoint. Both endpoints are local to the host and
- * answer in milliseconds; a review waiting for one is bounded by its own deadline anyway, and a refresh shared by
- * several reviews by this.
- */
+/** Both endpoints are local and answer in milliseconds; a review is bounded by its deadline, a shared refresh by this. */
 const TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;
 
 /** The endpoint a source GETs. */
@@ -82,42 +77,37 @@ async function fetchTokenJson(
   signal: AbortSignal | undefined,
 ): Promise<Record<string, unknown>> {
   const { describe } = endpoint;
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), timeoutMs);
-  const combined = signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  let text: string;
   try {
-    let response: Response;
-    let text: string;
-    try {
-      // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
-      response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
-      if (timeout.signal.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
-      throw new CredentialsError(`${describe} could not be reached (${transportDetail(error)})`);
-    }
-    if (!response.ok) {
-      const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
-      throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
-    }
-    const expected = endpoint.responseHeader;
-    if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
-      throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
-    }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
-    }
-    return body as Record<string, unknown>;
-  } finally {
-    clearTimeout(timer);
+    // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
+    text = await response.text();
+  } catch (error) {
+    if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
+    if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
+    throw new CredentialsError(`${describe} could not be reached (${transportDetail(error)})`);
   }
+  if (!response.ok) {
+    const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
+    throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
+  }
+  const expected = endpoint.responseHeader;
+  if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
+    throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
+  }
+  return body as Record<string, unknown>;
 }
 
 /** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
