@@ -1,8 +1,7 @@
 /**
- * EKS tokens without the AWS CLI: the `k8s-aws-v1.` token that `aws eks get-token` prints, a SigV4-presigned
- * `sts:GetCallerIdentity` URL whose signed `x-k8s-aws-id` header names the cluster. The API server's authenticator
- * (aws-iam-authenticator) calls that URL and maps the caller's IAM ARN to a Kubernetes user. Signing is local Web
- * Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike; no request is made here.
+ * EKS tokens without the AWS CLI: the `k8s-aws-v1.` token of `aws eks get-token`, a SigV4-presigned `sts:GetCallerIdentity`
+ * URL whose signed `x-k8s-aws-id` header names the cluster; aws-iam-authenticator calls it and maps the caller's IAM
+ * ARN to a user. Signing is local Web Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike.
  */
 import { AwsV4Signer } from "aws4fetch";
 import { CredentialsError } from "../errors.ts";
@@ -30,10 +29,7 @@ export interface EksTokenOptions {
 export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
 /** Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it. */
 const PRESIGN_EXPIRES_SECONDS = 60;
-/**
- * aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, so
- * clients refresh a minute early. We report the same.
- */
+/** aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, as we do. */
 const TOKEN_LIFETIME_MS = 14 * 60_000;
 const CLUSTER_HEADER = "x-k8s-aws-id";
 
@@ -56,17 +52,7 @@ function amzDate(epochMs: number): string {
 
 // The order botocore writes a presigned STS URL in, so our token is byte for byte what `aws eks get-token` prints
 // for the same instant. The signature does not depend on it (SigV4 sorts the canonical query).
-const QUERY_ORDER = [
-  "Action",
-  "Version",
-  "X-Amz-Algorithm",
-  "X-Amz-Credential",
-  "X-Amz-Date",
-  "X-Amz-Expires",
-  "X-Amz-SignedHeaders",
-  "X-Amz-Security-Token",
-  "X-Amz-Signature",
-];
+const QUERY_ORDER = ["Action", "Version", "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Security-Token", "X-Amz-Signature"];
 
 /** RFC 3986 percent-encoding (all but A-Z a-z 0-9 - _ . ~), as botocore and SigV4 encode query values. */
 function encodeRfc3986(text: string): string {
@@ -80,11 +66,9 @@ function botocoreOrder(signed: URL): string {
   return `${signed.origin}${signed.pathname}?${query}`;
 }
 
-/** Base64url without padding, as `aws eks get-token` encodes the URL. */
-function base64Url(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+/** Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded). */
+function base64Url(url: string): string {
+  return btoa(url).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /**
