@@ -1,7 +1,6 @@
 /**
- * AKS tokens without kubelogin: an Entra ID access token for the AKS server application, from the managed identity
- * endpoint that App Service and Azure Functions give every app with an identity (`IDENTITY_ENDPOINT`,
- * `IDENTITY_HEADER`). This is what `kubelogin convert-kubeconfig -l msi` ends with, minus the binary.
+ * AKS tokens without kubelogin (`kubelogin convert-kubeconfig -l msi`): an Entra ID token for the AKS server app from
+ * the managed identity endpoint App Service and Azure Functions give an app with an identity.
  * https://learn.microsoft.com/azure/app-service/overview-managed-identity#rest-endpoint-reference
  */
 import { CredentialsError } from "../errors.ts";

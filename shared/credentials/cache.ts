@@ -1,7 +1,7 @@
 /**
- * The cache every refreshing credential source sits behind: reuse until `expirationTimestamp` minus a refresh
- * skew (without a timestamp: until a 401), single-flight refreshes where sharing is safe, and exponential backoff
- * after failures, and after fresh credentials refused twice in a row, so a broken source is not hammered.
+ * The cache behind every refreshing credential source: reuse until expiry minus a skew (without one: until a 401),
+ * single-flight refreshes where sharing is safe, and backoff after failures and after fresh credentials refused
+ * twice in a row, so a broken source is not hammered.
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
@@ -15,15 +15,13 @@ export interface CredentialCacheOptions {
   /** Names the source in error messages, e.g. `exec plugin "aws"`. Never a secret. */
   describe: string;
   /**
-   * True on Node: concurrent callers await one load. False on Workers, where a request must not await a promise
-   * another request created (panva/jose#355, #509): each caller that misses loads on its own and only settled
-   * credentials are shared. Set by the adapter, never sniffed.
+   * True on Node: concurrent callers await one load. False on Workers, where a request must not await another
+   * request's promise (panva/jose#355, #509): only settled credentials are shared. Set by the adapter, never sniffed.
    */
   shareInFlight: boolean;
   /**
-   * Clock in epoch milliseconds. Default `Date.now`. A wall clock on purpose, unlike the kube client's caches:
-   * `expirationTimestamp` is a wall-clock time, set by the issuer, so when a credential is due is a wall-clock
-   * question; a clock stepped back at worst keeps it until the API server refuses it (401), which refreshes it.
+   * Clock in epoch ms. Default `Date.now`: a wall clock on purpose, as `expirationTimestamp` is one; a clock stepped
+   * back at worst keeps a credential until the API server refuses it (401), which refreshes it.
    */
   now?: (() => number) | undefined;
   /** Refresh this long before expiry. Default: 10% of the lifetime within 5 s to 60 s; never more than half the lifetime. */
@@ -58,10 +56,7 @@ export function computeRefreshAt(
   return expiresAt - Math.min(skew, lifetime / 2);
 }
 
-/**
- * Wraps `load` into a {@link TokenSource}.
- * @throws TypeError for a negative skew or backoff.
- */
+/** Wraps `load` into a {@link TokenSource}. @throws TypeError for a negative skew or backoff. */
 export function createCredentialCache(options: CredentialCacheOptions): TokenSource {
   const { load, describe, shareInFlight } = options;
   const now = options.now ?? Date.now;

@@ -1,8 +1,4 @@
-/**
- * Names and bounds of the cloud token sources that configuration parsing checks against, apart from the sources
- * themselves (eks.ts with aws4fetch, azure-managed-identity.ts, gcp-metadata.ts), which load only where
- * CLOUD_TOKEN chooses one.
- */
+/** Names and bounds of the cloud token sources for configuration parsing, apart from the sources (loaded only when chosen). */
 
 /** The clouds whose own identity can be a token source (CLOUD_TOKEN, `gmsa-webhooks token <kind>`). */
 export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const;

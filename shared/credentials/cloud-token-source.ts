@@ -1,7 +1,4 @@
-/**
- * The token source of a CLOUD_TOKEN setting (or of `gmsa-webhooks token <kind>`): one place that turns the
- * configuration of each cloud into its source, for the Node runtimes, Workers and the CLI alike.
- */
+/** The token source of a CLOUD_TOKEN setting or `gmsa-webhooks token <kind>`, for every runtime and the CLI alike. */
 import { createAzureManagedIdentityTokenSource, type AzureManagedIdentityTokenSourceOptions } from "./azure-managed-identity.ts";
 import { createEksTokenSource, type EksTokenOptions } from "./eks.ts";
 import { createGcpMetadataTokenSource, type GcpMetadataTokenSourceOptions } from "./gcp-metadata.ts";

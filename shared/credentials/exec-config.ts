@@ -101,9 +101,8 @@ export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | und
 }
 
 /**
- * The plugin's environment: `baseEnv`, then the config's `env`, then `KUBERNETES_EXEC_INFO`. `baseEnv` is the
- * process's as the entry hands it down, already without our own secrets and caller-authentication settings
- * (the configuration's `withoutPluginSecrets`).
+ * The plugin's environment: `baseEnv` (the process's, already without our secrets: `withoutPluginSecrets`), then
+ * the config's `env`, then `KUBERNETES_EXEC_INFO`.
  */
 export function buildPluginEnv(
   config: ExecConfig,

@@ -1,7 +1,6 @@
 /**
- * Credentials from a kubeconfig exec plugin (KEP-541) with client-go's semantics and what it lacks: checked
- * output, a timeout, counters, backoff and (through the cache) single-flight refresh. The spawn itself is
- * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
+ * Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, plus checked output, a timeout,
+ * counters, backoff and single-flight refresh. The spawn is injected: only Node provides a {@link RunPlugin}.
  */
 import * as z from "zod/mini";
 import "../zod-english.ts";
@@ -11,9 +10,8 @@ import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-co
 import type { Credential, TokenSource } from "./token-source.ts";
 
 /**
- * How long a plugin may run before it is killed. A review waiting for it is denied at its own deadline first (a few
- * seconds); this is longer, so a slow first run (an SSO round trip, a cold cloud CLI) can still finish and serve the
- * next reviews, and short enough that a hung plugin does not hold a process for long.
+ * How long a plugin may run before it is killed: longer than a review's deadline, so a slow first run (SSO, a cold
+ * cloud CLI) can still serve the next reviews, short enough that a hung plugin does not hold a process for long.
  */
 export const EXEC_TIMEOUT_MS = 15_000;
 

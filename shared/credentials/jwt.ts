@@ -1,7 +1,6 @@
 /**
- * Short-lived JWTs minted with jose, for runtimes that cannot spawn an exec plugin (Workers). The cluster trusts
- * the issuer through a structured JWT authenticator (AuthenticationConfiguration `jwt[]`), which reads the
- * discovery document and JWKS built here.
+ * Short-lived JWTs minted with jose, for runtimes that cannot spawn an exec plugin (Workers). The cluster trusts the
+ * issuer through a JWT authenticator (AuthenticationConfiguration `jwt[]`) reading the discovery and JWKS built here.
  */
 import { SignJWT, calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from "jose";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
@@ -17,10 +16,7 @@ export interface JwtKeyOptions {
   keyId?: string | undefined;
 }
 
-/**
- * Lifetime of a minted token: short, so a leaked token is soon useless, yet minted only every few minutes (it is
- * replaced a minute before it expires), and below the caps JWT authenticators' claim validation rules commonly set.
- */
+/** Short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set; minted every few minutes. */
 const JWT_LIFETIME_MS = 600_000;
 
 /** The JWT_* settings: the key, and the claims the cluster's JWT authenticator checks. */

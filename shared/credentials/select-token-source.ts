@@ -1,7 +1,4 @@
-/**
- * Which credential a kubeconfig context, the JWT_* settings and CLOUD_TOKEN give, on a runtime that can do some
- * things and not others: one rule for every runtime. The runtime builds the concrete token source from the choice.
- */
+/** Which credential a kubeconfig context, JWT_* and CLOUD_TOKEN give on a runtime: one rule for every runtime. */
 import type { KubeTarget, KubeUserAuth } from "../kubeconfig/kube-target.ts";
 import type { CloudTokenKind } from "./cloud-constants.ts";
 import type { CloudTokenSettings } from "./cloud-token-source.ts";

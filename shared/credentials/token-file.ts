@@ -1,7 +1,4 @@
-/**
- * A bearer token read from a file and re-read before it goes stale: the in-cluster projected service-account
- * token (which the kubelet rotates) and kubeconfig `tokenFile`. The read itself is injected (Node: fs).
- */
+/** A bearer token file re-read before it goes stale (the kubelet rotates projected tokens), the read injected (Node: fs). */
 import { decodeJwt } from "jose";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
@@ -12,10 +9,7 @@ interface TokenFileSourceOptions extends CacheSharingOptions {
   path: string;
   /** Reads the whole file as text. */
   readText: (path: string) => Promise<string>;
-  /**
-   * Re-read at least this often, as client-go does for in-cluster tokens (the kubelet replaces a projected
-   * token at 80% of its lifetime). Default 60000. A JWT's own `exp` shortens it.
-   */
+  /** Re-read at least this often, as client-go does for in-cluster tokens. Default 60000; a JWT's `exp` shortens it. */
   reReadMs?: number;
 }
 
