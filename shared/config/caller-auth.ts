@@ -2,7 +2,7 @@
 import { ASYMMETRIC_JWT_ALGORITHMS, SYMMETRIC_JWT_ALGORITHMS, type JwtKeySource } from "../http/caller-auth-jwt-options.ts";
 import { CALLER_AUTH_MODES, type CallerAuthMode, type CallerAuthOptions } from "../http/caller-auth.ts";
 import type { Reader } from "./reader.ts";
-import { DEFAULT_SECRET_JWT_ALGORITHM, type VariableName } from "./variables.ts";
+import { DEFAULT_SECRET_JWT_ALGORITHM, VARIABLES, type VariableName } from "./variables.ts";
 
 /** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
 const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -15,15 +15,7 @@ const MIN_JWT_SECRET_LENGTH = 32;
 /** The variables each mode reads; setting one that the chosen mode ignores is reported (a protection not in force). */
 const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = {
   bearer: ["CALLER_AUTH_TOKENS"],
-  jwt: [
-    "CALLER_AUTH_JWT_ISSUER",
-    "CALLER_AUTH_JWT_AUDIENCE",
-    "CALLER_AUTH_JWT_SUBJECTS",
-    "CALLER_AUTH_JWT_JWKS_URL",
-    "CALLER_AUTH_JWT_JWKS",
-    "CALLER_AUTH_JWT_SECRET",
-    "CALLER_AUTH_JWT_ALGORITHMS",
-  ],
+  jwt: (Object.keys(VARIABLES) as VariableName[]).filter((name) => name.startsWith("CALLER_AUTH_JWT_")),
   path: ["CALLER_AUTH_PATH_SECRET"],
   mtls: ["CALLER_AUTH_CLIENT_CA_FILE", "CALLER_AUTH_CLIENT_NAMES"],
 };

@@ -1,16 +1,8 @@
 /**
- * The cloud token section: CLOUD_TOKEN picks one of the clouds' token sources (eks, aks, gke) and each reads its own
- * variables. `gmsa-webhooks token` reads the same variables with {@link readCloudTokenSettings}, its flags laid over
- * them, so each name and default has one home (variables.ts). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
+ * The cloud token section: CLOUD_TOKEN picks the eks, aks or gke source, each with its own variables, which
+ * `gmsa-webhooks token` reads too (its flags laid over them). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
  */
-import {
-  AWS_REGION_PATTERN,
-  CLOUD_TOKENS,
-  EKS_CLUSTER_NAME_PATTERN,
-  GCP_METADATA_HOST_PATTERN,
-  GCP_SERVICE_ACCOUNT_PATTERN,
-  type CloudTokenKind,
-} from "../credentials/cloud-constants.ts";
+import { AWS_REGION_PATTERN, CLOUD_TOKENS, EKS_CLUSTER_NAME_PATTERN, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN, type CloudTokenKind } from "../credentials/cloud-constants.ts";
 import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
@@ -19,9 +11,8 @@ export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/cloud-constant
 export type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 
 /**
- * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed:
- * what the platforms and the clouds' own libraries set or read (AWS_*, IDENTITY_*, AZURE_CLIENT_ID,
- * GCE_METADATA_HOST), which are there whether or not a source is chosen, and which exec plugins inherit.
+ * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed: what
+ * the platforms set (AWS_*, IDENTITY_*, AZURE_CLIENT_ID, GCE_METADATA_HOST), there whether a source is chosen or not.
  */
 const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   eks: ["EKS_CLUSTER_NAME", "EKS_REGION"],
@@ -118,9 +109,8 @@ export function readCloudTokenSettings(
 }
 
 /**
- * Reads CLOUD_TOKEN and the variables of the chosen source, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`)
- * with the reader; a variable only another source reads, set beside it (or without CLOUD_TOKEN), is a problem too.
- * Whether the kubeconfig user and the runtime allow the source is select-token-source.ts's.
+ * Reads CLOUD_TOKEN and its source's variables, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`), also for a
+ * variable only another source reads. Whether the kubeconfig user and the runtime allow it is select-token-source.ts's.
  */
 export function readCloudToken(read: Reader): CloudTokenSettings | undefined {
   const selected = read.optional("CLOUD_TOKEN");

@@ -1,7 +1,4 @@
-/**
- * The configuration: every variable (variables.ts) read by one reader (reader.ts) into one frozen Config, with every
- * problem of every section (app, caller auth, Kubernetes client, runtime rules) reported together.
- */
+/** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
 import type { CallerAuthOptions } from "../http/caller-auth.ts";
 import { LOG_LEVELS, type LogLevel } from "../log.ts";
 import { ENFORCEMENT_MODES, REQUESTING_USER_MODES, type EnforcementMode, type RequestingUserMode } from "../policy/review.ts";

@@ -5,8 +5,7 @@ export type Bindings = Record<string, string | undefined>;
 
 /**
  * Reads typed values with the bounds and defaults of variables.ts, recording a problem (and returning the default)
- * for each bad one. Every message has one shape: `NAME must <rule>, not "<value>"`; a secret's value is never
- * quoted.
+ * for each bad one, as `NAME must <rule>, not "<value>"`; a secret's value is never quoted.
  */
 export class Reader {
   readonly env: Bindings;

@@ -1,9 +1,7 @@
 /**
  * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
- * bounds, once. Only the entries read it (through reader.ts) and hand values down; a default that a module also
- * needs is the module's own named constant, taken from there. test/unit/shared/config/configuration-doc.test.ts
- * checks the table of docs/configuration.md against this one. Internal tuning (timeouts, cache sizes, token lifetimes) is not
- * here: each is a constant beside the code it tunes.
+ * bounds, once; only the entries read them (reader.ts). configuration-doc.test.ts checks docs/configuration.md
+ * against this table. Internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
  */
 import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
@@ -26,19 +24,13 @@ export interface IntegerVariable {
   max?: number;
 }
 
-/**
- * Free text, read as given; `documented` is the default column of docs/configuration.md (the `default` in backticks
- * when there is one). `secret` values never reach a message.
- */
+/** Free text; `documented` is the default column of docs/configuration.md. `secret` values never reach a message. */
 export interface TextVariable {
   kind: "text";
   documented: string;
   default?: string;
   secret?: boolean;
-  /**
-   * Set by the platform for the workload's own identity (Lambda's AWS keys, App Service's identity header): secret in
-   * messages, but an exec plugin such as `aws eks get-token` needs it, so plugins inherit it.
-   */
+  /** The platform's identity for the workload (Lambda's AWS keys): secret, yet plugins such as `aws eks get-token` inherit it. */
   platform?: boolean;
 }
 
@@ -118,10 +110,8 @@ export const VARIABLES = {
 export type VariableName = keyof typeof VARIABLES;
 
 /**
- * Variables an exec plugin never inherits from the function's environment: every `secret` one (caller secrets,
- * JWT_PRIVATE_KEY, a kubeconfig given inline) and every caller-authentication setting, none of which a credential
- * plugin has any use for. The platform's own identity (`platform`) is passed on: it is what a plugin such as
- * `aws eks get-token` signs with. A kubeconfig's own `exec.env` may still set any of them, explicitly.
+ * Variables an exec plugin never inherits: every `secret` one but the platform's identity (which plugins sign with)
+ * and every caller-authentication setting. A kubeconfig's own `exec.env` may still set any of them, explicitly.
  */
 export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
   Object.entries(VARIABLES as Record<string, Variable>)
