@@ -1,11 +1,10 @@
 /** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
-import type { CallerAuthOptions } from "../http/caller-auth.ts";
-import { LOG_LEVELS, type LogLevel } from "../log.ts";
-import { ENFORCEMENT_MODES, REQUESTING_USER_MODES, type EnforcementMode, type RequestingUserMode } from "../policy/review.ts";
+import { LOG_LEVELS } from "../log.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
 import { readCallerAuth, readMetricsTokens } from "./caller-auth.ts";
-import { readKubeSettings, type KubeSettings } from "./kube.ts";
+import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
-import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
+import { FUNCTION_NAMES } from "./variables.ts";
 
 export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
@@ -16,25 +15,7 @@ export { FUNCTION_NAMES, VARIABLES, withoutPluginSecrets, type FunctionName, typ
 export type Runtime = "node" | "workers" | "lambda" | "azure";
 
 /** Everything the functions read from their environment, parsed once at start-up. */
-export interface Config {
-  runtime: Runtime;
-  functions: FunctionName[];
-  port: number;
-  /** Node server: address to listen on; undefined means every interface. */
-  host: string | undefined;
-  tlsCertFile: string | undefined;
-  tlsKeyFile: string | undefined;
-  /** Node server: after SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
-  shutdownDelaySeconds: number;
-  callerAuth: CallerAuthOptions;
-  /** Bearer tokens GET /metrics requires (METRICS_TOKENS); empty: /metrics is open. */
-  metricsTokens: string[];
-  randomHostname: boolean;
-  logLevel: LogLevel;
-  requestingUser: RequestingUserMode;
-  enforcement: EnforcementMode;
-  kube: Readonly<KubeSettings>;
-}
+export type Config = ReturnType<typeof readSettings>;
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
 
@@ -55,6 +36,28 @@ export class KubeConfigurationError extends ConfigurationError {
   constructor(problems: readonly string[]) {
     super(problems, "Kubernetes client configuration");
   }
+}
+
+function readSettings(read: Reader, runtime: Runtime) {
+  return {
+    runtime,
+    functions: read.list("FUNCTIONS", FUNCTION_NAMES),
+    port: read.integer("PORT"),
+    /** Node server: address to listen on; undefined means every interface. */
+    host: read.optional("HOST"),
+    tlsCertFile: read.optional("TLS_CERT_FILE"),
+    tlsKeyFile: read.optional("TLS_KEY_FILE"),
+    /** Node server: after SIGTERM, keep serving this long with /readyz at 503 before closing. */
+    shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
+    callerAuth: readCallerAuth(read),
+    /** Bearer tokens GET /metrics requires; empty: /metrics is open. */
+    metricsTokens: readMetricsTokens(read),
+    randomHostname: read.boolean("RANDOM_HOSTNAME"),
+    logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
+    requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
+    enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
+    kube: readKubeSettings(read),
+  };
 }
 
 /** The runtimes' names, for messages. */
@@ -106,22 +109,7 @@ function callerAuthOnRuntime(config: Config): string | undefined {
 export function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigResult {
   const problems: string[] = [];
   const read = new Reader(env, problems);
-  const config: Config = {
-    runtime,
-    functions: read.list("FUNCTIONS", FUNCTION_NAMES),
-    port: read.integer("PORT"),
-    host: read.optional("HOST"),
-    tlsCertFile: read.optional("TLS_CERT_FILE"),
-    tlsKeyFile: read.optional("TLS_KEY_FILE"),
-    shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
-    callerAuth: readCallerAuth(read),
-    metricsTokens: readMetricsTokens(read),
-    randomHostname: read.boolean("RANDOM_HOSTNAME"),
-    logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
-    requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
-    enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
-    kube: readKubeSettings(read),
-  };
+  const config = readSettings(read, runtime);
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
   }
