@@ -52,9 +52,8 @@ function parseCredSpecArgs(argv: readonly string[]): ArgsResult<CredSpecArgs> {
 }
 
 /**
- * `gmsa-webhooks credspec`: reads a credential spec, validates it and prints the GMSACredentialSpec, ClusterRole and
- * RoleBindings. Resolves to the exit status (EXIT_OK, EXIT_INVALID, EXIT_USAGE). Only the printed resources on stdout
- * contain credential spec values; stderr names fields and never shows values (PluginInput may hold a secret).
+ * `gmsa-webhooks credspec`: validates a credential spec and prints its GMSACredentialSpec, ClusterRole and RoleBindings;
+ * resolves to the exit status. Only stdout holds credential spec values; stderr names fields (PluginInput may hold a secret).
  */
 export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCredSpecArgs(argv);

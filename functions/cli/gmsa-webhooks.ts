@@ -1,13 +1,9 @@
 #!/usr/bin/env node
 /**
- * The `gmsa-webhooks` command (package.json `bin`), run as `npx gmsa-webhooks credspec ...` or
- * `npm run credspec -- ...`.
- *
- * This file is the bin itself, TypeScript with a node shebang: Node 24 strips the types of `.ts` files it runs
- * (on by default since Node 23.6), and npx and npm scripts put `node_modules/.bin` first on PATH, where the `node`
- * dev dependency provides v24 (docs/development.md, Toolchain). An older `node` on PATH fails with ERR_UNKNOWN_FILE_EXTENSION.
- * Node strips types only outside node_modules, so this bin serves a checkout of this repository, not an installed
- * copy of the package (which is private).
+ * The `gmsa-webhooks` command (package.json `bin`): `npx gmsa-webhooks credspec ...` or `npm run credspec -- ...`.
+ * TypeScript with a node shebang: Node 24, which npx and npm scripts find first on PATH (docs/development.md,
+ * Toolchain), strips the types; an older `node` fails with ERR_UNKNOWN_FILE_EXTENSION. Node strips types only outside
+ * node_modules, so this bin serves a checkout of this repository, not an installed copy of the (private) package.
  */
 import { runCredSpecCommand } from "./credspec.ts";
 import { createProcessIo, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";

@@ -21,11 +21,7 @@ export const EXIT_USAGE = 2;
 /** A command's parsed arguments, or every usage problem found. */
 export type ArgsResult<A> = { ok: true; args: A } | { ok: false; errors: string[] };
 
-/**
- * `node:util` parseArgs of a command's arguments (after the command word) in strict mode with positionals, or its
- * usage error as a message.
- * @throws whatever parseArgs throws that is not a usage error (our bug).
- */
+/** `node:util` parseArgs of a command's arguments in strict mode, or its usage error. @throws anything else (our bug). */
 export function parseStrictArgs<O extends ParseArgsOptionsConfig>(argv: readonly string[], options: O) {
   try {
     return { ok: true as const, parsed: parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) };
@@ -38,10 +34,7 @@ export function parseStrictArgs<O extends ParseArgsOptionsConfig>(argv: readonly
   }
 }
 
-/**
- * What every command answers before its own work: the usage errors of a wrong command line (EXIT_USAGE, on stderr
- * with a pointer to --help), or its help (EXIT_OK, on stdout).
- */
+/** Answers a wrong command line (EXIT_USAGE: its errors and a pointer to --help on stderr) or --help (EXIT_OK, stdout). */
 export function answerUsage(command: string, parsed: ArgsResult<{ help: boolean }>, usage: string, io: CliIo): number {
   if (parsed.ok) {
     io.stdout(usage);

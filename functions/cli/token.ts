@@ -58,10 +58,7 @@ export function parseTokenArgs(argv: readonly string[]): ArgsResult<TokenArgs> {
   return errors.length > 0 ? { ok: false, errors } : { ok: true, args: { help: false, provider, variables } };
 }
 
-/**
- * The source for `provider`, read with the functions' own configuration module (the variables and defaults of
- * CLOUD_TOKEN) from the environment with the flags' `variables` laid over it, or every problem found (never a secret).
- */
+/** The source for `provider`, read as CLOUD_TOKEN's from the environment with the flags laid over it, or every problem. */
 function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: Env, deps: TokenCommandDeps): TokenSource | { problems: string[] } {
   const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
   const { settings, problems } = readCloudTokenSettings({ ...env, ...variables }, provider, flags);
