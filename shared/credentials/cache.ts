@@ -43,11 +43,7 @@ const MAX_AUTO_SKEW_MS = 60_000;
 const FRESH_REJECTION_MS = 60_000;
 
 /** When a credential obtained at `obtainedAt` must be replaced, in epoch ms (Infinity without an expiry). */
-export function computeRefreshAt(
-  expirationTimestamp: string | undefined,
-  obtainedAt: number,
-  refreshSkewMs?: number,
-): number {
+export function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: number, refreshSkewMs?: number): number {
   if (expirationTimestamp === undefined) return Number.POSITIVE_INFINITY;
   const expiresAt = Date.parse(expirationTimestamp);
   const lifetime = expiresAt - obtainedAt;

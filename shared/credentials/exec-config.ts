@@ -104,11 +104,7 @@ export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | und
  * The plugin's environment: `baseEnv` (the process's, already without our secrets: `withoutPluginSecrets`), then
  * the config's `env`, then `KUBERNETES_EXEC_INFO`.
  */
-export function buildPluginEnv(
-  config: ExecConfig,
-  cluster: ExecClusterInfo | undefined,
-  baseEnv: Record<string, string | undefined>,
-): Record<string, string> {
+export function buildPluginEnv(config: ExecConfig, cluster: ExecClusterInfo | undefined, baseEnv: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(baseEnv)) if (value !== undefined) env[name] = value;
   for (const { name, value } of config.env) env[name] = value;

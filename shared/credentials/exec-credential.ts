@@ -34,16 +34,10 @@ export type RunPlugin = (
 ) => Promise<PluginRunResult>;
 
 /** Plugin runs by outcome since start-up. `pluginError` covers non-zero exits, spawn errors and bad output. */
-export interface ExecRunCounters {
-  success: number;
-  pluginError: number;
-  notFound: number;
-  timeout: number;
-}
+export type ExecRunCounters = Record<"success" | "pluginError" | "notFound" | "timeout", number>;
 
 /** Options of {@link createExecTokenSource}; the cache's pass through (`shareInFlight`: true on Node). */
-export interface ExecTokenSourceOptions
-  extends Omit<CredentialCacheOptions, "load" | "describe"> {
+export interface ExecTokenSourceOptions extends Omit<CredentialCacheOptions, "load" | "describe"> {
   exec: ExecConfig;
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;
