@@ -1,18 +1,12 @@
 import { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type VariableName } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
-import { EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
+import { EXEC_API_V1, EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
 import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import { answerUsage, EXIT_INVALID, EXIT_OK, parseStrictArgs, type ArgsResult, type CliIo } from "./io.ts";
 import { TOKEN_USAGE } from "./usage.ts";
 
 const PREFIX = "gmsa-webhooks token";
-
-/** What tests replace; the bin uses the global fetch and clock. */
-interface TokenCommandDeps {
-  fetch?: typeof fetch;
-  now?: () => number;
-}
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Variables = Partial<Record<VariableName, string>>;
@@ -59,20 +53,20 @@ export function parseTokenArgs(argv: readonly string[]): ArgsResult<TokenArgs> {
 }
 
 /** The source for `provider`, read as CLOUD_TOKEN's from the environment with the flags laid over it, or every problem. */
-function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: Env, deps: TokenCommandDeps): TokenSource | { problems: string[] } {
+function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: Env): TokenSource | { problems: string[] } {
   const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
   const { settings, problems } = readCloudTokenSettings({ ...env, ...variables }, provider, flags);
   if (settings === undefined || problems.length > 0) return { problems };
-  return createCloudTokenSource(settings, { shareInFlight: true, now: deps.now, fetch: deps.fetch });
+  return createCloudTokenSource(settings, { shareInFlight: true });
 }
 
 /** The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1. */
 export function requestedExecApiVersion(env: Env): ExecApiVersion {
   try {
     const info = JSON.parse(env["KUBERNETES_EXEC_INFO"] ?? "") as { apiVersion?: unknown };
-    return EXEC_API_VERSIONS.find((version) => version === info.apiVersion) ?? "client.authentication.k8s.io/v1";
+    return EXEC_API_VERSIONS.find((version) => version === info.apiVersion) ?? EXEC_API_V1;
   } catch {
-    return "client.authentication.k8s.io/v1";
+    return EXEC_API_V1;
   }
 }
 
@@ -92,13 +86,13 @@ function describeFailure(error: unknown): string {
  * Resolves to EXIT_OK, EXIT_INVALID (1: no credentials, or the cloud refused) or EXIT_USAGE (2). The token goes
  * to stdout only; stderr never holds a key, token or session token.
  */
-export async function runTokenCommand(argv: readonly string[], io: CliIo, deps: TokenCommandDeps = {}): Promise<number> {
+export async function runTokenCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseTokenArgs(argv);
   if (!parsed.ok || parsed.args.help) return answerUsage("token", parsed, TOKEN_USAGE, io);
   const { provider, variables } = parsed.args;
   const prefix = `${PREFIX} ${provider}`;
   try {
-    const source = buildTokenSource(provider, variables, io.env, deps);
+    const source = buildTokenSource(provider, variables, io.env);
     if ("problems" in source) {
       for (const problem of source.problems) io.stderr(`${prefix}: ${problem}\n`);
       return EXIT_INVALID;

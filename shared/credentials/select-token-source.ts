@@ -4,19 +4,16 @@ import type { CloudTokenKind } from "./cloud-constants.ts";
 import type { CloudTokenSettings } from "./cloud-token-source.ts";
 import type { JwtSettings } from "./jwt.ts";
 
-/** What a runtime can do towards the API server. */
+/**
+ * What a runtime (named in problems: "Workers") can do towards the API server: spawn exec plugins, read a token file,
+ * present a client certificate, call without a credential (a warning, not a refusal), reach which CLOUD_TOKEN sources.
+ */
 export interface TokenSourceCapabilities {
-  /** Named in problems ("Workers"). */
   runtime: string;
-  /** Spawn kubeconfig exec plugins. */
   exec: boolean;
-  /** Read (and re-read) a token file. */
   tokenFile: boolean;
-  /** Present a client certificate on its connections. */
   clientCertificate: boolean;
-  /** Call the API server without a credential (a warning) rather than refuse to start. */
   anonymous: boolean;
-  /** The CLOUD_TOKEN sources whose endpoint the runtime can reach. */
   cloudTokens: readonly CloudTokenKind[];
 }
 
