@@ -123,20 +123,8 @@ export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
 export function withoutPluginSecrets(env: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
 }
+
 type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
 export type IntegerName = NamesOf<"integer">;
 /** Text variables that have a default. */
 export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
-
-/** What the default column of docs/configuration.md says for `name`: the value in backticks, or the table's description. */
-export function documentedDefault(name: VariableName): string {
-  const variable: Variable = VARIABLES[name];
-  switch (variable.kind) {
-    case "text":
-      return variable.documented;
-    case "list":
-      return `\`${variable.default.join(",")}\``;
-    default:
-      return `\`${String(variable.default)}\``;
-  }
-}
