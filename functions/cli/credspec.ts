@@ -1,19 +1,59 @@
-import { formatKubeObjects } from "../../shared/credspec/format.ts";
-import { deriveCredSpecName } from "../../shared/credspec/names.ts";
+import { formatKubeObjects, OUTPUT_FORMATS, type OutputFormat } from "../../shared/credspec/format.ts";
+import { deriveCredSpecName, isRbacName, parseServiceAccountRef, type ServiceAccountRef } from "../../shared/credspec/names.ts";
 import { parseCredSpecJson } from "../../shared/credspec/parse.ts";
 import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credspec/problems.ts";
 import { buildCredSpecResources } from "../../shared/credspec/render.ts";
 import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
-import { parseCredSpecArgs } from "./credspec-args.ts";
-import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
+import { isDns1123Subdomain } from "../../shared/policy/names.ts";
+import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, parseStrictArgs, type ArgsResult, type CliIo } from "./io.ts";
 import { CREDSPEC_USAGE } from "./usage.ts";
 
 const PREFIX = "gmsa-webhooks credspec";
 
+/** The `credspec` command line, checked. `input` is a file path or `-` for stdin. */
+type CredSpecArgs =
+  | { help: true }
+  | { help: false; input: string; name: string | undefined; roleName: string | undefined; serviceAccounts: ServiceAccountRef[]; output: OutputFormat };
+
+/** Parses and checks `credspec` arguments (after the command word) in strict mode. */
+function parseCredSpecArgs(argv: readonly string[]): ArgsResult<CredSpecArgs> {
+  const result = parseStrictArgs(argv, {
+    name: { type: "string" },
+    "role-name": { type: "string" },
+    "service-account": { type: "string", multiple: true },
+    output: { type: "string", short: "o", default: "yaml" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (!result.ok) return result;
+  const { values, positionals } = result.parsed;
+  if (values.help) return { ok: true, args: { help: true } };
+  const errors: string[] = [];
+  if (positionals.length !== 1) {
+    errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
+  }
+  const { name, output } = values;
+  const roleName = values["role-name"];
+  if (name !== undefined && !isDns1123Subdomain(name)) {
+    errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
+  }
+  if (roleName !== undefined && !isRbacName(roleName)) {
+    errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
+  }
+  const serviceAccounts: ServiceAccountRef[] = [];
+  for (const text of values["service-account"] ?? []) {
+    const ref = parseServiceAccountRef(text);
+    if (ref === undefined) errors.push(`--service-account ${JSON.stringify(text)} is not namespace:name`);
+    else serviceAccounts.push(ref);
+  }
+  const format = OUTPUT_FORMATS.find((candidate) => candidate === output);
+  if (format === undefined) errors.push(`--output must be one of ${OUTPUT_FORMATS.join(", ")}`);
+  if (errors.length > 0 || format === undefined) return { ok: false, errors };
+  return { ok: true, args: { help: false, input: positionals[0] ?? "-", name, roleName, serviceAccounts, output: format } };
+}
+
 /**
- * `gmsa-webhooks credspec`: reads a credential spec, validates it and prints the GMSACredentialSpec, ClusterRole and
- * RoleBindings. Resolves to the exit status (EXIT_OK, EXIT_INVALID, EXIT_USAGE). Only the printed resources on stdout
- * contain credential spec values; stderr names fields and never shows values (PluginInput may hold a secret).
+ * `gmsa-webhooks credspec`: validates a credential spec and prints its GMSACredentialSpec, ClusterRole and RoleBindings;
+ * resolves to the exit status. Only stdout holds credential spec values; stderr names fields (PluginInput may hold a secret).
  */
 export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCredSpecArgs(argv);

@@ -1,15 +1,25 @@
 #!/usr/bin/env node
 /**
- * The `gmsa-webhooks` command (package.json `bin`), run as `npx gmsa-webhooks credspec ...` or
- * `npm run credspec -- ...`.
- *
- * This file is the bin itself, TypeScript with a node shebang: Node 24 strips the types of `.ts` files it runs
- * (on by default since Node 23.6), and npx and npm scripts put `node_modules/.bin` first on PATH, where the `node`
- * dev dependency provides v24 (docs/development.md, Toolchain). An older `node` on PATH fails with ERR_UNKNOWN_FILE_EXTENSION.
- * Node strips types only outside node_modules, so this bin serves a checkout of this repository, not an installed
- * copy of the package (which is private).
+ * The `gmsa-webhooks` command (package.json `bin`): `npx gmsa-webhooks credspec ...` or `npm run credspec -- ...`.
+ * TypeScript with a node shebang: Node 24, which npx and npm scripts find first on PATH (docs/development.md,
+ * Toolchain), strips the types; an older `node` fails with ERR_UNKNOWN_FILE_EXTENSION. Node strips types only outside
+ * node_modules, so this bin serves a checkout of this repository, not an installed copy of the (private) package.
  */
-import { runCli } from "./main.ts";
-import { createProcessIo } from "./io.ts";
+import { runCredSpecCommand } from "./credspec.ts";
+import { createProcessIo, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
+import { runTokenCommand } from "./token.ts";
+import { MAIN_USAGE } from "./usage.ts";
+
+/** Dispatches `gmsa-webhooks <command> ...` and resolves to the exit status. */
+async function runCli([command, ...rest]: readonly string[], io: CliIo): Promise<number> {
+  if (command === "credspec") return runCredSpecCommand(rest, io);
+  if (command === "token") return runTokenCommand(rest, io);
+  if (command === "--help" || command === "-h" || command === "help") {
+    io.stdout(MAIN_USAGE);
+    return EXIT_OK;
+  }
+  io.stderr(command === undefined ? MAIN_USAGE : `gmsa-webhooks: unknown command ${JSON.stringify(command)}\n${MAIN_USAGE}`);
+  return EXIT_USAGE;
+}
 
 process.exitCode = await runCli(process.argv.slice(2), createProcessIo());

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 
 /** What a command needs from the process; tests pass fakes. */
 export interface CliIo {
@@ -17,16 +18,24 @@ export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
 
-/**
- * What every command answers before its own work: the usage errors of a wrong command line (EXIT_USAGE, on stderr
- * with a pointer to --help), or its help (EXIT_OK, on stdout).
- */
-export function answerUsage(
-  command: string,
-  parsed: { ok: false; errors: readonly string[] } | { ok: true; args: { help: boolean } },
-  usage: string,
-  io: CliIo,
-): number {
+/** A command's parsed arguments, or every usage problem found. */
+export type ArgsResult<A> = { ok: true; args: A } | { ok: false; errors: string[] };
+
+/** `node:util` parseArgs of a command's arguments in strict mode, or its usage error. @throws anything else (our bug). */
+export function parseStrictArgs<O extends ParseArgsOptionsConfig>(argv: readonly string[], options: O) {
+  try {
+    return { ok: true as const, parsed: parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) };
+  } catch (err) {
+    // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
+    if (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) {
+      return { ok: false as const, errors: [err.message] };
+    }
+    throw err;
+  }
+}
+
+/** Answers a wrong command line (EXIT_USAGE: its errors and a pointer to --help on stderr) or --help (EXIT_OK, stdout). */
+export function answerUsage(command: string, parsed: ArgsResult<{ help: boolean }>, usage: string, io: CliIo): number {
   if (parsed.ok) {
     io.stdout(usage);
     return EXIT_OK;

@@ -1,57 +1,72 @@
-import { readCloudTokenSettings, type VariableName } from "../../shared/config/index.ts";
+import { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type VariableName } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
-import { EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
+import { EXEC_API_V1, EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
 import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
-import { answerUsage, EXIT_INVALID, EXIT_OK, type CliIo } from "./io.ts";
-import { parseTokenArgs, type TokenArgs } from "./token-args.ts";
+import { answerUsage, EXIT_INVALID, EXIT_OK, parseStrictArgs, type ArgsResult, type CliIo } from "./io.ts";
 import { TOKEN_USAGE } from "./usage.ts";
 
 const PREFIX = "gmsa-webhooks token";
 
-/** What tests replace; the bin uses the global fetch and clock. */
-export interface TokenCommandDeps {
-  fetch?: typeof fetch;
-  now?: () => number;
-}
-
 type Env = Readonly<Record<string, string | undefined>>;
+type Variables = Partial<Record<VariableName, string>>;
 
-/** The provider's flags by the variable each stands for, with the value given (undefined: not given). */
-function flagValues(args: Exclude<TokenArgs, { help: true }>): Partial<Record<VariableName, [flag: string, value: string | undefined]>> {
-  switch (args.provider) {
-    case "eks":
-      return { EKS_CLUSTER_NAME: ["--cluster", args.cluster], EKS_REGION: ["--region", args.region] };
-    case "aks":
-      return { AKS_CLIENT_ID: ["--client-id", args.clientId], AKS_SERVER_ID: ["--server-id", args.serverId] };
-    case "gke":
-      return {};
+/** Each provider's flags, by the CLOUD_TOKEN variable each stands for (a flag given replaces it). */
+const PROVIDER_FLAGS: Record<CloudTokenKind, Record<string, VariableName>> = {
+  eks: { cluster: "EKS_CLUSTER_NAME", region: "EKS_REGION" },
+  aks: { "client-id": "AKS_CLIENT_ID", "server-id": "AKS_SERVER_ID" },
+  gke: {},
+};
+
+/** The `token` command line, checked: the provider and the variables its flags set (the environment fills the rest). */
+export type TokenArgs = { help: true } | { help: false; provider: CloudTokenKind; variables: Variables };
+
+/** Parses and checks `token` arguments (after the command word) in strict mode. */
+export function parseTokenArgs(argv: readonly string[]): ArgsResult<TokenArgs> {
+  const result = parseStrictArgs(argv, {
+    cluster: { type: "string" },
+    region: { type: "string" },
+    "client-id": { type: "string" },
+    "server-id": { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  });
+  if (!result.ok) return result;
+  const { values, positionals } = result.parsed;
+  if (values.help) return { ok: true, args: { help: true } };
+  const provider = CLOUD_TOKENS.find((candidate) => candidate === positionals[0]);
+  if (positionals.length !== 1 || provider === undefined) {
+    const providers = CLOUD_TOKENS.join(", ");
+    const got = positionals.map((word) => JSON.stringify(word)).join(" ");
+    return { ok: false, errors: [positionals.length === 0 ? `missing provider: one of ${providers}` : `expected one provider (${providers}), got ${got}`] };
   }
+  const errors: string[] = [];
+  const variables: Variables = {};
+  for (const [flag, value] of Object.entries(values)) {
+    if (typeof value !== "string") continue;
+    const name = PROVIDER_FLAGS[provider][flag];
+    if (name === undefined) errors.push(`--${flag} does not apply to ${provider}`);
+    else if (value === "") errors.push(`--${flag} is empty`);
+    else variables[name] = value;
+  }
+  if (provider === "eks" && values.cluster === undefined) errors.push("eks needs --cluster <name>");
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, args: { help: false, provider, variables } };
 }
 
-/**
- * The source for `args`, read with the functions' own configuration module (the variables and defaults of
- * CLOUD_TOKEN) from the environment with the flags given laid over it, or every problem found (never a secret).
- */
-function buildTokenSource(args: Exclude<TokenArgs, { help: true }>, env: Env, deps: TokenCommandDeps): TokenSource | { problems: string[] } {
-  const bindings: Record<string, string | undefined> = { ...env };
-  const flags: Partial<Record<VariableName, string>> = {};
-  for (const [name, [flag, value]] of Object.entries(flagValues(args)) as [VariableName, [string, string | undefined]][]) {
-    flags[name] = flag;
-    if (value !== undefined) bindings[name] = value;
-  }
-  const { settings, problems } = readCloudTokenSettings(bindings, args.provider, { flags });
+/** The source for `provider`, read as CLOUD_TOKEN's from the environment with the flags laid over it, or every problem. */
+function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: Env): TokenSource | { problems: string[] } {
+  const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
+  const { settings, problems } = readCloudTokenSettings({ ...env, ...variables }, provider, flags);
   if (settings === undefined || problems.length > 0) return { problems };
-  return createCloudTokenSource(settings, { shareInFlight: true, now: deps.now, fetch: deps.fetch });
+  return createCloudTokenSource(settings, { shareInFlight: true });
 }
 
 /** The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1. */
 export function requestedExecApiVersion(env: Env): ExecApiVersion {
   try {
     const info = JSON.parse(env["KUBERNETES_EXEC_INFO"] ?? "") as { apiVersion?: unknown };
-    return EXEC_API_VERSIONS.find((version) => version === info.apiVersion) ?? "client.authentication.k8s.io/v1";
+    return EXEC_API_VERSIONS.find((version) => version === info.apiVersion) ?? EXEC_API_V1;
   } catch {
-    return "client.authentication.k8s.io/v1";
+    return EXEC_API_V1;
   }
 }
 
@@ -71,13 +86,13 @@ function describeFailure(error: unknown): string {
  * Resolves to EXIT_OK, EXIT_INVALID (1: no credentials, or the cloud refused) or EXIT_USAGE (2). The token goes
  * to stdout only; stderr never holds a key, token or session token.
  */
-export async function runTokenCommand(argv: readonly string[], io: CliIo, deps: TokenCommandDeps = {}): Promise<number> {
+export async function runTokenCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseTokenArgs(argv);
   if (!parsed.ok || parsed.args.help) return answerUsage("token", parsed, TOKEN_USAGE, io);
-  const { args } = parsed;
-  const prefix = `${PREFIX} ${args.provider}`;
+  const { provider, variables } = parsed.args;
+  const prefix = `${PREFIX} ${provider}`;
   try {
-    const source = buildTokenSource(args, io.env, deps);
+    const source = buildTokenSource(provider, variables, io.env);
     if ("problems" in source) {
       for (const problem of source.problems) io.stderr(`${prefix}: ${problem}\n`);
       return EXIT_INVALID;

@@ -1,42 +1,33 @@
 /** The caller-auth section of the configuration: CALLER_AUTH and the CALLER_AUTH_* variables of its mode. */
 import { ASYMMETRIC_JWT_ALGORITHMS, CALLER_AUTH_MODES, SYMMETRIC_JWT_ALGORITHMS, type CallerAuthMode, type CallerAuthOptions, type JwtKeySource } from "../http/caller-auth.ts";
 import type { Reader } from "./reader.ts";
-import { DEFAULT_SECRET_JWT_ALGORITHM, type VariableName } from "./variables.ts";
+import { DEFAULT_SECRET_JWT_ALGORITHM, VARIABLES, type VariableName } from "./variables.ts";
 
 /** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
 const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** A path secret uses URL-unreserved characters only (RFC 3986 section 2.3): no encoding can disguise it. */
 const PATH_SECRET_CHARS = /^[A-Za-z0-9\-._~]+$/;
-export const MIN_TOKEN_LENGTH = 16;
-export const MIN_PATH_SECRET_LENGTH = 32;
-export const MIN_JWT_SECRET_LENGTH = 32;
+const MIN_TOKEN_LENGTH = 16;
+const MIN_PATH_SECRET_LENGTH = 32;
+const MIN_JWT_SECRET_LENGTH = 32;
 
 /** The variables each mode reads; setting one that the chosen mode ignores is reported (a protection not in force). */
 const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = {
   bearer: ["CALLER_AUTH_TOKENS"],
-  jwt: [
-    "CALLER_AUTH_JWT_ISSUER",
-    "CALLER_AUTH_JWT_AUDIENCE",
-    "CALLER_AUTH_JWT_SUBJECTS",
-    "CALLER_AUTH_JWT_JWKS_URL",
-    "CALLER_AUTH_JWT_JWKS",
-    "CALLER_AUTH_JWT_SECRET",
-    "CALLER_AUTH_JWT_ALGORITHMS",
-  ],
+  jwt: (Object.keys(VARIABLES) as VariableName[]).filter((name) => name.startsWith("CALLER_AUTH_JWT_")),
   path: ["CALLER_AUTH_PATH_SECRET"],
   mtls: ["CALLER_AUTH_CLIENT_CA_FILE", "CALLER_AUTH_CLIENT_NAMES"],
 };
 
 /**
  * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, recording every problem with the reader.
- * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is runtime.ts's.
+ * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is index.ts's.
  */
 export function readCallerAuth(read: Reader): CallerAuthOptions {
-  const { problems } = read;
   const mode = read.optional("CALLER_AUTH");
   const modes = CALLER_AUTH_MODES.join(", ");
   if (mode === undefined) {
-    problems.push(`CALLER_AUTH is not set: choose how callers authenticate (${modes}); "none" is for local runs only`);
+    read.problems.push(`CALLER_AUTH is not set: choose how callers authenticate (${modes}); "none" is for local runs only`);
     return { mode: "none" };
   }
   if (!(CALLER_AUTH_MODES as readonly string[]).includes(mode)) {
@@ -45,27 +36,36 @@ export function readCallerAuth(read: Reader): CallerAuthOptions {
   }
   for (const [other, names] of Object.entries(MODE_VARIABLES)) {
     if (other === mode) continue;
-    for (const name of names) if (read.optional(name) !== undefined) problems.push(`${name} is set but CALLER_AUTH is "${mode}": unset it`);
+    for (const name of names) if (read.optional(name) !== undefined) read.problems.push(`${name} is set but CALLER_AUTH is "${mode}": unset it`);
   }
-  switch (mode as CallerAuthMode) {
-    case "none":
-      return { mode: "none" };
-    case "bearer":
-      return readBearer(read, problems);
-    case "jwt":
-      return readJwt(read, problems);
-    case "path":
-      return readPath(read, problems);
-    case "mtls":
-      return readMtls(read, problems);
-  }
+  return MODE_READERS[mode as CallerAuthMode](read);
 }
 
-function readBearer(read: Reader, problems: string[]): CallerAuthOptions {
-  const tokens = readTokens(read, "CALLER_AUTH_TOKENS");
-  if (tokens.length === 0) problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
-  return { mode: "bearer", tokens };
-}
+const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> = {
+  none: () => ({ mode: "none" }),
+  bearer: (read) => {
+    const tokens = readTokens(read, "CALLER_AUTH_TOKENS");
+    if (tokens.length === 0) read.problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
+    return { mode: "bearer", tokens };
+  },
+  jwt: readJwt,
+  path: (read) => {
+    const secrets = read.items("CALLER_AUTH_PATH_SECRET");
+    const rule = `at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
+    if (secrets.length === 0) read.problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
+    secrets.forEach((secret, i) => {
+      if (secret.length < MIN_PATH_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
+        read.problems.push(`CALLER_AUTH_PATH_SECRET: secret ${i + 1} must be ${rule} (it has ${secret.length} characters)`);
+      }
+    });
+    return { mode: "path", secrets };
+  },
+  mtls: (read) => {
+    const clientCaFile = read.optional("CALLER_AUTH_CLIENT_CA_FILE") ?? "";
+    if (clientCaFile === "") read.problems.push("CALLER_AUTH=mtls needs CALLER_AUTH_CLIENT_CA_FILE (PEM file of the CA that signs callers' certificates)");
+    return { mode: "mtls", clientCaFile, clientNames: read.items("CALLER_AUTH_CLIENT_NAMES") };
+  },
+};
 
 /**
  * METRICS_TOKENS: the bearer tokens GET /metrics requires, comma-separated (old,new while rotating); none, and
@@ -86,36 +86,19 @@ function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS")
   return tokens;
 }
 
-function readPath(read: Reader, problems: string[]): CallerAuthOptions {
-  const secrets = read.items("CALLER_AUTH_PATH_SECRET");
-  const rule = `at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
-  if (secrets.length === 0) problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
-  secrets.forEach((secret, i) => {
-    if (secret.length < MIN_PATH_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
-      problems.push(`CALLER_AUTH_PATH_SECRET: secret ${i + 1} must be ${rule} (it has ${secret.length} characters)`);
-    }
-  });
-  return { mode: "path", secrets };
-}
-
-function readMtls(read: Reader, problems: string[]): CallerAuthOptions {
-  const clientCaFile = read.optional("CALLER_AUTH_CLIENT_CA_FILE") ?? "";
-  if (clientCaFile === "") problems.push("CALLER_AUTH=mtls needs CALLER_AUTH_CLIENT_CA_FILE (PEM file of the CA that signs callers' certificates)");
-  return { mode: "mtls", clientCaFile, clientNames: read.items("CALLER_AUTH_CLIENT_NAMES") };
-}
-
-function readJwt(read: Reader, problems: string[]): CallerAuthOptions {
+function readJwt(read: Reader): CallerAuthOptions {
+  const { problems } = read;
   const issuer = read.optional("CALLER_AUTH_JWT_ISSUER") ?? "";
   const audience = read.items("CALLER_AUTH_JWT_AUDIENCE");
   if (issuer === "") problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_ISSUER (the required iss claim)");
   if (audience.length === 0) problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_AUDIENCE (comma-separated; aud must hold one)");
-  const keys = readJwtKeys(read, problems);
-  const allowed: readonly string[] = keys?.kind === "secret" ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
+  const keys = readJwtKeys(read);
+  const secret = keys?.kind === "secret";
+  const allowed: readonly string[] = secret ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
   const listed = read.optional("CALLER_AUTH_JWT_ALGORITHMS");
-  const algorithms = listed === undefined ? (keys?.kind === "secret" ? [DEFAULT_SECRET_JWT_ALGORITHM] : [...ASYMMETRIC_JWT_ALGORITHMS]) : read.items("CALLER_AUTH_JWT_ALGORITHMS");
-  const bad = algorithms.filter((alg) => !allowed.includes(alg));
-  if (bad.length > 0 || algorithms.length === 0) {
-    const hint = keys?.kind === "secret" ? "with CALLER_AUTH_JWT_SECRET" : "with a key set (HS* needs CALLER_AUTH_JWT_SECRET; none is never accepted)";
+  const algorithms = listed === undefined ? (secret ? [DEFAULT_SECRET_JWT_ALGORITHM] : [...ASYMMETRIC_JWT_ALGORITHMS]) : read.items("CALLER_AUTH_JWT_ALGORITHMS");
+  if (algorithms.length === 0 || algorithms.some((alg) => !allowed.includes(alg))) {
+    const hint = secret ? "with CALLER_AUTH_JWT_SECRET" : "with a key set (HS* needs CALLER_AUTH_JWT_SECRET; none is never accepted)";
     read.problem("CALLER_AUTH_JWT_ALGORITHMS", `must list some of ${allowed.join(", ")} ${hint}`, listed ?? "");
   }
   return {
@@ -128,23 +111,22 @@ function readJwt(read: Reader, problems: string[]): CallerAuthOptions {
   };
 }
 
-function readJwtKeys(read: Reader, problems: string[]): JwtKeySource | undefined {
+function readJwtKeys(read: Reader): JwtKeySource | undefined {
   const url = read.optional("CALLER_AUTH_JWT_JWKS_URL");
   const inline = read.optional("CALLER_AUTH_JWT_JWKS");
   const secret = read.optional("CALLER_AUTH_JWT_SECRET");
-  const given = [url, inline, secret].filter((v) => v !== undefined).length;
-  if (given !== 1) {
-    problems.push("CALLER_AUTH=jwt needs exactly one of CALLER_AUTH_JWT_JWKS_URL, CALLER_AUTH_JWT_JWKS or CALLER_AUTH_JWT_SECRET");
+  if ([url, inline, secret].filter((v) => v !== undefined).length !== 1) {
+    read.problems.push("CALLER_AUTH=jwt needs exactly one of CALLER_AUTH_JWT_JWKS_URL, CALLER_AUTH_JWT_JWKS or CALLER_AUTH_JWT_SECRET");
     return undefined;
   }
   if (url !== undefined) {
     const problem = checkJwksUrl(url);
-    if (problem !== undefined) problems.push(`CALLER_AUTH_JWT_JWKS_URL ${problem}`);
+    if (problem !== undefined) read.problems.push(`CALLER_AUTH_JWT_JWKS_URL ${problem}`);
     return { kind: "jwks-url", url };
   }
   if (inline !== undefined) {
     const parsed = parseJwks(inline);
-    if (typeof parsed === "string") problems.push(`CALLER_AUTH_JWT_JWKS ${parsed}`);
+    if (typeof parsed === "string") read.problems.push(`CALLER_AUTH_JWT_JWKS ${parsed}`);
     return { kind: "jwks", jwks: typeof parsed === "string" ? { keys: [] } : parsed };
   }
   if ((secret ?? "").length < MIN_JWT_SECRET_LENGTH) {

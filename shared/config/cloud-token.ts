@@ -1,18 +1,9 @@
 /**
- * The cloud token section: CLOUD_TOKEN picks one of the clouds' token sources (eks, aks, gke) and each reads its own
- * variables. `gmsa-webhooks token` reads the same variables with {@link readCloudTokenSettings}, its flags laid over
- * them, so each name and default has one home (variables.ts). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
+ * The cloud token section: CLOUD_TOKEN picks the eks, aks or gke source, each with its own variables, which
+ * `gmsa-webhooks token` reads too (its flags laid over them). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
  */
-import {
-  AWS_REGION_PATTERN,
-  CLOUD_TOKENS,
-  EKS_CLUSTER_NAME_PATTERN,
-  GCP_METADATA_HOST_PATTERN,
-  GCP_SERVICE_ACCOUNT_PATTERN,
-  type CloudTokenKind,
-} from "../credentials/cloud-constants.ts";
-import type { AksTokenSettings, CloudTokenSettings, EksTokenSettings, GkeTokenSettings } from "../credentials/cloud-token-source.ts";
-import type { AwsCredentials } from "../credentials/eks.ts";
+import { AWS_REGION_PATTERN, CLOUD_TOKENS, EKS_CLUSTER_NAME_PATTERN, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN, type CloudTokenKind } from "../credentials/cloud-constants.ts";
+import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
 
@@ -20,9 +11,8 @@ export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/cloud-constant
 export type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 
 /**
- * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed:
- * what the platforms and the clouds' own libraries set or read (AWS_*, IDENTITY_*, AZURE_CLIENT_ID,
- * GCE_METADATA_HOST), which are there whether or not a source is chosen, and which exec plugins inherit.
+ * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed: what
+ * the platforms set (AWS_*, IDENTITY_*, AZURE_CLIENT_ID, GCE_METADATA_HOST), there whether a source is chosen or not.
  */
 const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   eks: ["EKS_CLUSTER_NAME", "EKS_REGION"],
@@ -30,19 +20,13 @@ const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   gke: ["GKE_SERVICE_ACCOUNT"],
 };
 
-/** Options of {@link readCloudTokenSettings}. */
-export interface CloudTokenReadOptions {
-  /** How messages name a variable the caller sets another way (the CLI's `--region` for EKS_REGION). */
-  flags?: Partial<Record<VariableName, string>>;
-}
+/** How messages name a variable: by the flag that set it (the CLI's `--region` for EKS_REGION), else by itself. */
+type Label = (name: VariableName) => string;
 
 /** The first of `names` that is set, with its value. */
 function firstSet(read: Reader, names: readonly VariableName[]): [VariableName, string] | undefined {
-  for (const name of names) {
-    const value = read.optional(name);
-    if (value !== undefined) return [name, value];
-  }
-  return undefined;
+  const name = names.find((candidate) => read.optional(candidate) !== undefined);
+  return name === undefined ? undefined : [name, read.optional(name) ?? ""];
 }
 
 /** "A and B not set" for the names that are unset, or undefined when all are set. */
@@ -51,7 +35,7 @@ function unsetNames(read: Reader, names: readonly VariableName[]): string | unde
   return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
 }
 
-function readEks(read: Reader, label: (name: VariableName) => string, flags: CloudTokenReadOptions["flags"]): EksTokenSettings | undefined {
+function readEks(read: Reader, label: Label): CloudTokenSettings | undefined {
   const { problems } = read;
   const cluster = read.optional("EKS_CLUSTER_NAME");
   if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
@@ -60,8 +44,8 @@ function readEks(read: Reader, label: (name: VariableName) => string, flags: Clo
   }
   const region = firstSet(read, ["EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"]);
   if (region === undefined) {
-    const flag = flags?.EKS_REGION;
-    problems.push(`no AWS region: ${flag === undefined ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
+    const flag = label("EKS_REGION");
+    problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
   } else if (!AWS_REGION_PATTERN.test(region[1])) {
     problems.push(`${label(region[0])} ${JSON.stringify(region[1])} is not an AWS region name (like eu-west-1)`);
   }
@@ -69,9 +53,8 @@ function readEks(read: Reader, label: (name: VariableName) => string, flags: Clo
   if (keys !== undefined) problems.push(`no AWS credentials in the environment: ${keys} (only static keys are read, as Lambda provides them)`);
   const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
   const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
-  const sessionToken = read.optional("AWS_SESSION_TOKEN");
   if (cluster === undefined || region === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined;
-  const credentials: AwsCredentials = sessionToken === undefined ? { accessKeyId, secretAccessKey } : { accessKeyId, secretAccessKey, sessionToken };
+  const credentials = { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") };
   return { kind: "eks", cluster, region: region[1], credentials };
 }
 
@@ -83,22 +66,21 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function readAks(read: Reader): AksTokenSettings | undefined {
-  const { problems } = read;
+function readAks(read: Reader): CloudTokenSettings | undefined {
   const unset = unsetNames(read, ["IDENTITY_ENDPOINT", "IDENTITY_HEADER"]);
   if (unset !== undefined) {
-    problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
+    read.problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
   }
   const endpoint = read.optional("IDENTITY_ENDPOINT");
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) problems.push(`IDENTITY_ENDPOINT ${JSON.stringify(endpoint)} is not an http(s) URL`);
+  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`IDENTITY_ENDPOINT ${JSON.stringify(endpoint)} is not an http(s) URL`);
   const identityHeader = read.optional("IDENTITY_HEADER");
   const clientId = firstSet(read, ["AKS_CLIENT_ID", "AZURE_CLIENT_ID"])?.[1];
   const resource = read.text("AKS_SERVER_ID");
   if (endpoint === undefined || identityHeader === undefined) return undefined;
-  return clientId === undefined ? { kind: "aks", endpoint, identityHeader, resource } : { kind: "aks", endpoint, identityHeader, clientId, resource };
+  return { kind: "aks", endpoint, identityHeader, clientId, resource };
 }
 
-function readGke(read: Reader, label: (name: VariableName) => string): GkeTokenSettings {
+function readGke(read: Reader, label: Label): CloudTokenSettings {
   const host = read.text("GCE_METADATA_HOST");
   if (!GCP_METADATA_HOST_PATTERN.test(host)) read.problems.push(`GCE_METADATA_HOST ${JSON.stringify(host)} is not host or host:port`);
   const serviceAccount = read.text("GKE_SERVICE_ACCOUNT");
@@ -109,32 +91,26 @@ function readGke(read: Reader, label: (name: VariableName) => string): GkeTokenS
 }
 
 /**
- * Reads the variables of the `kind` source from `env`.
+ * Reads the variables of the `kind` source from `env`; `flags` names the variables the caller sets another way (the
+ * CLI's `--region` for EKS_REGION), for messages.
  * @returns the settings (undefined when a required variable is missing) and every problem found, each a sentence
  *   that names the variable (or its flag) and never a secret's value.
  */
 export function readCloudTokenSettings(
   env: Bindings,
   kind: CloudTokenKind,
-  options: CloudTokenReadOptions = {},
+  flags: Partial<Record<VariableName, string>> = {},
 ): { settings: CloudTokenSettings | undefined; problems: string[] } {
   const problems: string[] = [];
   const read = new Reader(env, problems);
-  const label = (name: VariableName): string => options.flags?.[name] ?? name;
-  switch (kind) {
-    case "eks":
-      return { settings: readEks(read, label, options.flags), problems };
-    case "aks":
-      return { settings: readAks(read), problems };
-    case "gke":
-      return { settings: readGke(read, label), problems };
-  }
+  const label: Label = (name) => flags[name] ?? name;
+  const settings = kind === "eks" ? readEks(read, label) : kind === "aks" ? readAks(read) : readGke(read, label);
+  return { settings, problems };
 }
 
 /**
- * Reads CLOUD_TOKEN and the variables of the chosen source, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`)
- * with the reader; a variable only another source reads, set beside it (or without CLOUD_TOKEN), is a problem too.
- * Whether the kubeconfig user and the runtime allow the source is select-token-source.ts's.
+ * Reads CLOUD_TOKEN and its source's variables, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`), also for a
+ * variable only another source reads. Whether the kubeconfig user and the runtime allow it is select-token-source.ts's.
  */
 export function readCloudToken(read: Reader): CloudTokenSettings | undefined {
   const selected = read.optional("CLOUD_TOKEN");

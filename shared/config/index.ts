@@ -1,71 +1,56 @@
-/**
- * The configuration: every variable (variables.ts) read by one reader (reader.ts) into one frozen Config, with every
- * problem of every section (app, caller auth, Kubernetes client, runtime rules) reported together.
- */
-import type { CallerAuthOptions } from "../http/caller-auth.ts";
-import { LOG_LEVELS, type LogLevel } from "../log.ts";
+/** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
+import { LOG_LEVELS } from "../log.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
 import { readCallerAuth, readMetricsTokens } from "./caller-auth.ts";
-import { readKubeSettings, type KubeSettings } from "./kube.ts";
+import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
-import { runtimeProblems, type Runtime } from "./runtime.ts";
-import { ENFORCEMENT_MODES, REQUESTING_USER_MODES, type EnforcementMode, type RequestingUserMode } from "../policy/review.ts";
-import { FUNCTION_NAMES, type FunctionName } from "./variables.ts";
-
-import { ConfigurationError } from "./configuration-error.ts";
+import { FUNCTION_NAMES } from "./variables.ts";
 
 export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
-export { ConfigurationError, KubeConfigurationError } from "./configuration-error.ts";
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
-export type { Runtime } from "./runtime.ts";
 export { FUNCTION_NAMES, VARIABLES, withoutPluginSecrets, type FunctionName, type VariableName } from "./variables.ts";
 
+/** Where the functions run. */
+export type Runtime = "node" | "workers" | "lambda" | "azure";
+
 /** Everything the functions read from their environment, parsed once at start-up. */
-export interface Config {
-  runtime: Runtime;
-  functions: FunctionName[];
-  port: number;
-  /** Node server: address to listen on; undefined means every interface. */
-  host: string | undefined;
-  tlsCertFile: string | undefined;
-  tlsKeyFile: string | undefined;
-  /** Node server: after SIGTERM, keep serving this long with /readyz at 503 before closing (SHUTDOWN_DELAY_SECONDS). */
-  shutdownDelaySeconds: number;
-  callerAuth: CallerAuthOptions;
-  /** Bearer tokens GET /metrics requires (METRICS_TOKENS); empty: /metrics is open. */
-  metricsTokens: string[];
-  randomHostname: boolean;
-  logLevel: LogLevel;
-  requestingUser: RequestingUserMode;
-  enforcement: EnforcementMode;
-  kube: Readonly<KubeSettings>;
-}
+export type Config = ReturnType<typeof readSettings>;
 
 export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
 
-/** Options of {@link parseConfig}. */
-export interface ParseConfigOptions {
-  /** Where the functions run; some settings exist on one runtime only (runtime.ts). Default "node". */
-  runtime?: Runtime;
+/** A start-up failure: the configuration cannot give a working function. Not an admission outcome. */
+export class ConfigurationError extends Error {
+  /** Every problem found, each a full sentence naming the setting. */
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[], heading = "configuration") {
+    super(`${heading}:\n- ${problems.join("\n- ")}`);
+    this.name = new.target.name;
+    this.problems = problems;
+  }
 }
 
-/**
- * Parses the environment into a frozen Config, reporting every problem together (never only the first).
- * Variable names, defaults and bounds are in variables.ts and tabled in docs/configuration.md.
- */
-export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): ConfigResult {
-  const runtime = options.runtime ?? "node";
-  const problems: string[] = [];
-  const read = new Reader(env, problems);
-  const config: Config = {
+/** A start-up failure: the kubeconfig or settings cannot give a working client. Not an admission outcome. */
+export class KubeConfigurationError extends ConfigurationError {
+  constructor(problems: readonly string[]) {
+    super(problems, "Kubernetes client configuration");
+  }
+}
+
+function readSettings(read: Reader, runtime: Runtime) {
+  return {
     runtime,
     functions: read.list("FUNCTIONS", FUNCTION_NAMES),
     port: read.integer("PORT"),
+    /** Node server: address to listen on; undefined means every interface. */
     host: read.optional("HOST"),
     tlsCertFile: read.optional("TLS_CERT_FILE"),
     tlsKeyFile: read.optional("TLS_KEY_FILE"),
+    /** Node server: after SIGTERM, keep serving this long with /readyz at 503 before closing. */
     shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
     callerAuth: readCallerAuth(read),
+    /** Bearer tokens GET /metrics requires; empty: /metrics is open. */
     metricsTokens: readMetricsTokens(read),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
@@ -73,12 +58,64 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
     enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
     kube: readKubeSettings(read),
   };
+}
+
+/** The runtimes' names, for messages. */
+const RUNTIME_NAMES: Record<Runtime, string> = { node: "the Node server", workers: "Cloudflare Workers", lambda: "AWS Lambda", azure: "Azure Functions" };
+
+/** Addresses only this machine can reach: the one place where no caller authentication is acceptable. */
+function isLoopback(host: string | undefined): boolean {
+  return host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
+}
+
+/** What the caller-auth mode needs of the runtime: none only on a loopback Node server, mtls only where TLS ends in the function. */
+function callerAuthOnRuntime(config: Config): string | undefined {
+  const { runtime, host } = config;
+  const { mode } = config.callerAuth;
+  if (mode === "none" && (runtime !== "node" || !isLoopback(host))) {
+    const where =
+      runtime === "node"
+        ? `the Node server listens on ${host === undefined ? "every interface (HOST is unset)" : `"${host}"`}`
+        : `${RUNTIME_NAMES[runtime]} is reachable from the network`;
+    return (
+      `CALLER_AUTH=none lets anyone who reaches the function in, and ${where}: none is accepted only by the Node ` +
+      `server listening on loopback (HOST=127.0.0.1, ::1 or localhost); choose ${runtime === "node" ? "bearer, jwt, path or mtls" : "bearer, jwt or path"}`
+    );
+  }
+  if (mode !== "mtls") return undefined;
+  // Off the Node server, TLS ends before the function, which therefore never sees a client certificate.
+  if (runtime === "workers") {
+    return (
+      "CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare, so client certificates are " +
+      "configured there (API Shield mTLS, https://developers.cloudflare.com/api-shield/security/mtls/, enforced by a WAF " +
+      "rule on cf.tls_client_auth.cert_verified); choose bearer or jwt here"
+    );
+  }
+  if (runtime !== "node") {
+    return (
+      "CALLER_AUTH=mtls needs the Node server (npm start, infra/node): on a function platform TLS ends at the platform's " +
+      "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
+    );
+  }
+  if (config.tlsCertFile === undefined || config.tlsKeyFile === undefined) return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
+  return undefined;
+}
+
+/**
+ * Parses the environment into a frozen Config, reporting every problem together (never only the first). `runtime`
+ * (default "node") decides what some settings may be. Variable names, defaults and bounds are in variables.ts and
+ * tabled in docs/configuration.md.
+ */
+export function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigResult {
+  const problems: string[] = [];
+  const read = new Reader(env, problems);
+  const config = readSettings(read, runtime);
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
   }
-  // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: no rule judges it.
-  const placeholders = new Set(read.optional("CALLER_AUTH") === config.callerAuth.mode ? [] : ["CALLER_AUTH"]);
-  problems.push(...runtimeProblems(config, runtime, placeholders));
+  // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: it is not judged.
+  const runtimeProblem = read.optional("CALLER_AUTH") === config.callerAuth.mode ? callerAuthOnRuntime(config) : undefined;
+  if (runtimeProblem !== undefined) problems.push(runtimeProblem);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
 }
 
@@ -87,7 +124,7 @@ export function parseConfig(env: Bindings, options: ParseConfigOptions = {}): Co
  * @throws ConfigurationError listing every problem.
  */
 export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
-  const parsed = parseConfig(env, { runtime });
+  const parsed = parseConfig(env, runtime);
   if (!parsed.ok) throw new ConfigurationError(parsed.problems);
   return parsed.config;
 }

@@ -12,24 +12,23 @@ export type { JwtSettings } from "../credentials/jwt.ts";
 /** Typed, frozen settings. */
 export interface KubeSettings {
   /** Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML. Secret on Workers. */
-  kubeconfig?: string;
-  kubeContext?: string;
+  kubeconfig?: string | undefined;
+  kubeContext?: string | undefined;
   /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
-  inCluster?: { host: string; port: string };
+  inCluster?: { host: string; port: string } | undefined;
   /** How long credspec contents are reused; 0: not at all. */
   credSpecCacheTtlMs: number;
   /** How long an allowed access review is reused; 0: not at all. */
   accessCacheTtlMs: number;
-  jwt?: JwtSettings;
+  jwt?: JwtSettings | undefined;
   /** CLOUD_TOKEN and its source's variables. */
-  cloudToken?: CloudTokenSettings;
+  cloudToken?: CloudTokenSettings | undefined;
 }
 
-function jwt(read: Reader): JwtSettings | undefined {
+function readJwt(read: Reader): JwtSettings | undefined {
   const { problems } = read;
   const names = ["JWT_PRIVATE_KEY", "JWT_ISSUER", "JWT_SUBJECT", "JWT_AUDIENCE"] as const;
-  const optional = ["JWT_ALG", "JWT_KEY_ID"] as const;
-  const given = [...names, ...optional].filter((name) => read.optional(name) !== undefined);
+  const given = ([...names, "JWT_ALG", "JWT_KEY_ID"] as const).filter((name) => read.optional(name) !== undefined);
   if (given.length === 0) return undefined;
   const missing = names.filter((name) => read.optional(name) === undefined);
   if (missing.length > 0) problems.push(`${missing.join(", ")} must be set too when ${given.join(", ")} is set`);
@@ -41,13 +40,14 @@ function jwt(read: Reader): JwtSettings | undefined {
   }
   const issuer = read.optional("JWT_ISSUER") ?? "";
   if (issuer !== "" && !/^https:\/\/[^\s]+$/.test(issuer)) problems.push("JWT_ISSUER must be an https URL, as Kubernetes JWT authenticators require");
-  const audience = read.items("JWT_AUDIENCE");
-  const settings: JwtSettings = { privateKey, issuer, subject: read.optional("JWT_SUBJECT") ?? "", audience };
-  const alg = read.optional("JWT_ALG");
-  if (alg !== undefined) settings.alg = alg;
-  const keyId = read.optional("JWT_KEY_ID");
-  if (keyId !== undefined) settings.keyId = keyId;
-  return settings;
+  return {
+    privateKey,
+    issuer,
+    subject: read.optional("JWT_SUBJECT") ?? "",
+    audience: read.items("JWT_AUDIENCE"),
+    alg: read.optional("JWT_ALG"),
+    keyId: read.optional("JWT_KEY_ID"),
+  };
 }
 
 function isPrivateJwk(value: string): boolean {
@@ -61,23 +61,18 @@ function isPrivateJwk(value: string): boolean {
 
 /** Reads the Kubernetes client's variables; problems go to the reader, unusable values fall back to defaults. */
 export function readKubeSettings(read: Reader): Readonly<KubeSettings> {
-  const settings: KubeSettings = {
-    credSpecCacheTtlMs: read.integer("CREDSPEC_CACHE_TTL_MS"),
-    accessCacheTtlMs: read.integer("ACCESS_CACHE_TTL_MS"),
-  };
-  // KUBECONFIG is kept as given: only the runtime knows whether it is a path list or YAML.
-  const kubeconfig = read.raw("KUBECONFIG");
-  if (kubeconfig !== undefined) settings.kubeconfig = kubeconfig;
-  const kubeContext = read.optional("KUBE_CONTEXT");
-  if (kubeContext !== undefined) settings.kubeContext = kubeContext;
   const host = read.optional("KUBERNETES_SERVICE_HOST");
   const port = read.optional("KUBERNETES_SERVICE_PORT");
-  if (host !== undefined && port !== undefined) settings.inCluster = { host, port };
-  const jwtSettings = jwt(read);
-  if (jwtSettings !== undefined) settings.jwt = jwtSettings;
-  const cloudToken = readCloudToken(read);
-  if (cloudToken !== undefined) settings.cloudToken = cloudToken;
-  return Object.freeze(settings);
+  return Object.freeze({
+    credSpecCacheTtlMs: read.integer("CREDSPEC_CACHE_TTL_MS"),
+    accessCacheTtlMs: read.integer("ACCESS_CACHE_TTL_MS"),
+    // KUBECONFIG is kept as given: only the runtime knows whether it is a path list or YAML.
+    kubeconfig: read.raw("KUBECONFIG"),
+    kubeContext: read.optional("KUBE_CONTEXT"),
+    inCluster: host !== undefined && port !== undefined ? { host, port } : undefined,
+    jwt: readJwt(read),
+    cloudToken: readCloudToken(read),
+  });
 }
 
 /** The Kubernetes client's section alone (tests of the clients build their settings with it). */

@@ -1,12 +1,11 @@
-import { VARIABLES, type DefaultedIntegerName, type DefaultedTextName, type IntegerName, type VariableName } from "./variables.ts";
+import { VARIABLES, type DefaultedTextName, type IntegerName, type IntegerVariable, type VariableName } from "./variables.ts";
 
 /** Environment variables (Node) or Worker vars/secrets, all strings. */
 export type Bindings = Record<string, string | undefined>;
 
 /**
  * Reads typed values with the bounds and defaults of variables.ts, recording a problem (and returning the default)
- * for each bad one. Every message has one shape: `NAME must <rule>, not "<value>"`; a secret's value is never
- * quoted.
+ * for each bad one, as `NAME must <rule>, not "<value>"`; a secret's value is never quoted.
  */
 export class Reader {
   readonly env: Bindings;
@@ -40,23 +39,14 @@ export class Reader {
   }
 
   /** The integer within the variable's bounds, else its default (a problem recorded when the value was bad). */
-  integer(name: DefaultedIntegerName): number {
-    return this.optionalInteger(name) ?? VARIABLES[name].default;
-  }
-
-  /** The integer within the variable's bounds, or undefined when unset or bad (a problem recorded). */
-  optionalInteger(name: IntegerName): number | undefined {
-    const variable = VARIABLES[name];
+  integer(name: IntegerName): number {
+    const { default: fallback, min, max }: IntegerVariable = VARIABLES[name];
     const text = this.optional(name);
-    if (text === undefined) return undefined;
+    if (text === undefined) return fallback;
     const value = Number(text);
-    const max = "max" in variable ? variable.max : undefined;
-    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < variable.min || (max !== undefined && value > max)) {
-      const range = max === undefined ? `of at least ${variable.min}` : `from ${variable.min} to ${max}`;
-      this.problem(name, `must be an integer ${range}`, text);
-      return undefined;
-    }
-    return value;
+    if (/^-?\d+$/.test(text) && Number.isSafeInteger(value) && value >= min && (max === undefined || value <= max)) return value;
+    this.problem(name, `must be an integer ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`, text);
+    return fallback;
   }
 
   boolean(name: "RANDOM_HOSTNAME"): boolean {

@@ -1,9 +1,7 @@
 /**
  * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
- * bounds, once. Only the entries read it (through reader.ts) and hand values down; a default that a module also
- * needs is the module's own named constant, taken from there. test/unit/shared/config/configuration-doc.test.ts
- * checks the table of docs/configuration.md against this one. Internal tuning (timeouts, cache sizes, token lifetimes) is not
- * here: each is a constant beside the code it tunes.
+ * bounds, once; only the entries read them (reader.ts). configuration-doc.test.ts checks docs/configuration.md
+ * against this table. Internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
  */
 import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
@@ -18,28 +16,21 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 
-/** A whole number within bounds; without `default` unset means "decided elsewhere" (then `documented` says how). */
+/** A whole number within bounds. */
 export interface IntegerVariable {
   kind: "integer";
-  default?: number;
+  default: number;
   min: number;
   max?: number;
-  documented?: string;
 }
 
-/**
- * Free text, read as given; `documented` is the default column of docs/configuration.md (the `default` in backticks
- * when there is one). `secret` values never reach a message.
- */
+/** Free text; `documented` is the default column of docs/configuration.md. `secret` values never reach a message. */
 export interface TextVariable {
   kind: "text";
   documented: string;
   default?: string;
   secret?: boolean;
-  /**
-   * Set by the platform for the workload's own identity (Lambda's AWS keys, App Service's identity header): secret in
-   * messages, but an exec plugin such as `aws eks get-token` needs it, so plugins inherit it.
-   */
+  /** The platform's identity for the workload (Lambda's AWS keys): secret, yet plugins such as `aws eks get-token` inherit it. */
   platform?: boolean;
 }
 
@@ -53,7 +44,7 @@ export type Variable =
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
 const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
 const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
-const integer = (fallback: number, min: number, max?: number): IntegerVariable & { default: number } =>
+const integer = (fallback: number, min: number, max?: number): IntegerVariable =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
 /** Name -> kind, default and bounds. docs/configuration.md has a row for each. */
@@ -119,10 +110,8 @@ export const VARIABLES = {
 export type VariableName = keyof typeof VARIABLES;
 
 /**
- * Variables an exec plugin never inherits from the function's environment: every `secret` one (caller secrets,
- * JWT_PRIVATE_KEY, a kubeconfig given inline) and every caller-authentication setting, none of which a credential
- * plugin has any use for. The platform's own identity (`platform`) is passed on: it is what a plugin such as
- * `aws eks get-token` signs with. A kubeconfig's own `exec.env` may still set any of them, explicitly.
+ * Variables an exec plugin never inherits: every `secret` one but the platform's identity (which plugins sign with)
+ * and every caller-authentication setting. A kubeconfig's own `exec.env` may still set any of them, explicitly.
  */
 export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
   Object.entries(VARIABLES as Record<string, Variable>)
@@ -134,24 +123,8 @@ export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
 export function withoutPluginSecrets(env: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
 }
+
 type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
 export type IntegerName = NamesOf<"integer">;
-/** Integer variables that have a default: what a factory may take its own default from. */
-export type DefaultedIntegerName = { [N in IntegerName]: (typeof VARIABLES)[N] extends { default: number } ? N : never }[IntegerName];
 /** Text variables that have a default. */
 export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
-
-/** What the default column of docs/configuration.md says for `name`: the value in backticks, or the table's description. */
-export function documentedDefault(name: VariableName): string {
-  const variable: Variable = VARIABLES[name];
-  switch (variable.kind) {
-    case "text":
-      return variable.documented;
-    case "integer":
-      return variable.default === undefined ? (variable.documented ?? "") : `\`${variable.default}\``;
-    case "list":
-      return `\`${variable.default.join(",")}\``;
-    default:
-      return `\`${String(variable.default)}\``;
-  }
-}

@@ -1,7 +1,6 @@
 /**
- * AKS tokens without kubelogin: an Entra ID access token for the AKS server application, from the managed identity
- * endpoint that App Service and Azure Functions give every app with an identity (`IDENTITY_ENDPOINT`,
- * `IDENTITY_HEADER`). This is what `kubelogin convert-kubeconfig -l msi` ends with, minus the binary.
+ * AKS tokens without kubelogin (`kubelogin convert-kubeconfig -l msi`): an Entra ID token for the AKS server app from
+ * the managed identity endpoint App Service and Azure Functions give an app with an identity.
  * https://learn.microsoft.com/azure/app-service/overview-managed-identity#rest-endpoint-reference
  */
 import { CredentialsError } from "../errors.ts";
@@ -10,7 +9,7 @@ import type { TokenSource } from "./token-source.ts";
 import { AKS_SERVER_APP_ID } from "./cloud-constants.ts";
 
 /** The endpoint version that takes `X-IDENTITY-HEADER` and `client_id` (the 2017 one took `secret`, `clientid`). */
-export const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
+const APP_SERVICE_MSI_API_VERSION = "2019-08-01";
 
 /** Options of {@link createAzureManagedIdentityTokenSource}. */
 export interface AzureManagedIdentityTokenSourceOptions extends TokenEndpointSourceOptions {
@@ -35,15 +34,6 @@ function parseExpiresOn(value: unknown): number {
   return Number(text) * 1000;
 }
 
-/** The request URL: endpoint + resource, api-version and (for a user-assigned identity) client_id. */
-export function buildAzureManagedIdentityUrl(options: Pick<AzureManagedIdentityTokenSourceOptions, "endpoint" | "clientId" | "resource">): URL {
-  const url = new URL(options.endpoint);
-  url.searchParams.set("resource", options.resource ?? AKS_SERVER_APP_ID);
-  url.searchParams.set("api-version", APP_SERVICE_MSI_API_VERSION);
-  if (options.clientId !== undefined) url.searchParams.set("client_id", options.clientId);
-  return url;
-}
-
 /**
  * A {@link TokenSource} over the managed identity endpoint, cached until `expires_on` less the refresh skew.
  * @throws TypeError for an endpoint that is not an http(s) URL, an empty header or client id, or a bad timeout.
@@ -51,10 +41,13 @@ export function buildAzureManagedIdentityUrl(options: Pick<AzureManagedIdentityT
 export function createAzureManagedIdentityTokenSource(options: AzureManagedIdentityTokenSourceOptions): TokenSource {
   let url: URL;
   try {
-    url = buildAzureManagedIdentityUrl(options);
+    url = new URL(options.endpoint);
   } catch {
     throw new TypeError("the managed identity endpoint is not a URL");
   }
+  url.searchParams.set("resource", options.resource ?? AKS_SERVER_APP_ID);
+  url.searchParams.set("api-version", APP_SERVICE_MSI_API_VERSION);
+  if (options.clientId !== undefined) url.searchParams.set("client_id", options.clientId);
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new TypeError("the managed identity endpoint must be an http(s) URL");
   if (options.identityHeader === "") throw new TypeError("the managed identity header is empty");
   if (options.clientId === "") throw new TypeError("the managed identity client id is empty (leave it out for the system-assigned identity)");

@@ -1,7 +1,7 @@
 /**
- * The cache every refreshing credential source sits behind: reuse until `expirationTimestamp` minus a refresh
- * skew (without a timestamp: until a 401), single-flight refreshes where sharing is safe, and exponential backoff
- * after failures, and after fresh credentials refused twice in a row, so a broken source is not hammered.
+ * The cache behind every refreshing credential source: reuse until expiry minus a skew (without one: until a 401),
+ * single-flight refreshes where sharing is safe, and backoff after failures and after fresh credentials refused
+ * twice in a row, so a broken source is not hammered.
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
@@ -10,29 +10,21 @@ import type { Credential, GetCredentialOptions, TokenSource } from "./token-sour
 
 /** Options of {@link createCredentialCache}. */
 export interface CredentialCacheOptions {
-  /**
-   * Fetches a fresh credential. It receives the caller's signal only when `shareInFlight` is false; a shared
-   * load must end on its own (the exec source has its own timeout).
-   */
+  /** Fetches a fresh credential; given the caller's signal only when `shareInFlight` is false (a shared load ends on its own). */
   load: (signal: AbortSignal | undefined) => Promise<Credential>;
   /** Names the source in error messages, e.g. `exec plugin "aws"`. Never a secret. */
   describe: string;
   /**
-   * True on Node: concurrent callers await one load. False on Workers, where a request must not await a promise
-   * another request created (panva/jose#355, #509): each caller that misses loads on its own and only settled
-   * credentials are shared. Set by the adapter, never sniffed.
+   * True on Node: concurrent callers await one load. False on Workers, where a request must not await another
+   * request's promise (panva/jose#355, #509): only settled credentials are shared. Set by the adapter, never sniffed.
    */
   shareInFlight: boolean;
   /**
-   * Clock in epoch milliseconds. Default `Date.now`. A wall clock on purpose, unlike the kube client's caches:
-   * `expirationTimestamp` is a wall-clock time, set by the issuer, so when a credential is due is a wall-clock
-   * question; a clock stepped back at worst keeps it until the API server refuses it (401), which refreshes it.
+   * Clock in epoch ms. Default `Date.now`: a wall clock on purpose, as `expirationTimestamp` is one; a clock stepped
+   * back at worst keeps a credential until the API server refuses it (401), which refreshes it.
    */
   now?: (() => number) | undefined;
-  /**
-   * Refresh this long before `expirationTimestamp`. Default: 10% of the credential's lifetime, at least 5 s and at
-   * most 60 s. Either way never more than half the lifetime, so short-lived credentials are still reused.
-   */
+  /** Refresh this long before expiry. Default: 10% of the lifetime within 5 s to 60 s; never more than half the lifetime. */
   refreshSkewMs?: number | undefined;
   /** First pause after a failed load, doubled per consecutive failure. Default 1000. */
   backoffInitialMs?: number | undefined;
@@ -42,17 +34,16 @@ export interface CredentialCacheOptions {
   onRefresh?: RefreshObserver | undefined;
 }
 
+/** What a refreshing source passes through to its cache: decided by the runtime (Node, Workers, the CLI). */
+export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" | "now" | "onRefresh">;
+
 const MIN_AUTO_SKEW_MS = 5_000;
 const MAX_AUTO_SKEW_MS = 60_000;
 /** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
 const FRESH_REJECTION_MS = 60_000;
 
 /** When a credential obtained at `obtainedAt` must be replaced, in epoch ms (Infinity without an expiry). */
-export function computeRefreshAt(
-  expirationTimestamp: string | undefined,
-  obtainedAt: number,
-  refreshSkewMs?: number,
-): number {
+export function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: number, refreshSkewMs?: number): number {
   if (expirationTimestamp === undefined) return Number.POSITIVE_INFINITY;
   const expiresAt = Date.parse(expirationTimestamp);
   const lifetime = expiresAt - obtainedAt;
@@ -61,10 +52,7 @@ export function computeRefreshAt(
   return expiresAt - Math.min(skew, lifetime / 2);
 }
 
-/**
- * Wraps `load` into a {@link TokenSource}.
- * @throws TypeError for a negative skew or backoff.
- */
+/** Wraps `load` into a {@link TokenSource}. @throws TypeError for a negative skew or backoff. */
 export function createCredentialCache(options: CredentialCacheOptions): TokenSource {
   const { load, describe, shareInFlight } = options;
   const now = options.now ?? Date.now;
@@ -128,17 +116,14 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
           }))
         : refresh(signal);
       const waited = awaitWithin(pending, signal, deadlineError);
-      if (tally === undefined) return waited;
-      return waited.then(
-        (credential) => {
-          tally.tokenRefresh = "success";
-          return credential;
-        },
-        (error: unknown) => {
-          tally.tokenRefresh = "failure";
-          throw error;
-        },
-      );
+      if (tally !== undefined) {
+        // Registered before the caller's own handlers: the tally is set by the time the caller resumes.
+        void waited.then(
+          () => void (tally.tokenRefresh = "success"),
+          () => void (tally.tokenRefresh = "failure"),
+        );
+      }
+      return waited;
     },
     invalidate(credential: Credential): void {
       if (cached?.credential !== credential) return;

@@ -1,8 +1,4 @@
-/**
- * Names and bounds of the cloud token sources that configuration parsing checks against, apart from the sources
- * themselves (eks.ts with aws4fetch, azure-managed-identity.ts, gcp-metadata.ts), which load only where
- * CLOUD_TOKEN chooses one.
- */
+/** Names and bounds of the cloud token sources for configuration parsing, apart from the sources (loaded only when chosen). */
 
 /** The clouds whose own identity can be a token source (CLOUD_TOKEN, `gmsa-webhooks token <kind>`). */
 export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const;
@@ -23,10 +19,3 @@ export const GCP_METADATA_HOST = "metadata.google.internal";
 export const GCP_METADATA_HOST_PATTERN = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 /** `default` or a service account's email. */
 export const GCP_SERVICE_ACCOUNT_PATTERN = /^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/;
-
-/**
- * How long a token endpoint source (aks, gke) waits for its endpoint. Both endpoints are local to the host and
- * answer in milliseconds; a review waiting for one is bounded by its own deadline anyway, and a refresh shared by
- * several reviews by this.
- */
-export const TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;

@@ -1,14 +1,12 @@
 /**
- * EKS tokens without the AWS CLI: the `k8s-aws-v1.` token that `aws eks get-token` prints, a SigV4-presigned
- * `sts:GetCallerIdentity` URL whose signed `x-k8s-aws-id` header names the cluster. The API server's authenticator
- * (aws-iam-authenticator) calls that URL and maps the caller's IAM ARN to a Kubernetes user. Signing is local Web
- * Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike; no request is made here.
+ * EKS tokens without the AWS CLI: the `k8s-aws-v1.` token of `aws eks get-token`, a SigV4-presigned `sts:GetCallerIdentity`
+ * URL whose signed `x-k8s-aws-id` header names the cluster; aws-iam-authenticator calls it and maps the caller's IAM
+ * ARN to a user. Signing is local Web Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike.
  */
 import { AwsV4Signer } from "aws4fetch";
 import { CredentialsError } from "../errors.ts";
-import { createCredentialCache } from "./cache.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import type { RefreshObserver } from "../observer.ts";
 import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN } from "./cloud-constants.ts";
 
 /** The static AWS credentials Lambda puts in its environment (AWS_ACCESS_KEY_ID, ...). */
@@ -19,7 +17,7 @@ export interface AwsCredentials {
   sessionToken?: string | undefined;
 }
 
-/** What {@link presignEksToken} needs. */
+/** What {@link presignEksToken} needs; with the cache's options, what {@link createEksTokenSource} needs. */
 export interface EksTokenOptions {
   /** The EKS cluster name (or an Outposts local cluster's id): the signed `x-k8s-aws-id` header. */
   cluster: string;
@@ -28,41 +26,15 @@ export interface EksTokenOptions {
   credentials: AwsCredentials;
 }
 
-/** Options of {@link createEksTokenSource}. */
-export interface EksTokenSourceOptions extends EksTokenOptions {
-  /** See {@link CredentialCacheOptions.shareInFlight}: true on Node, false on Workers. */
-  shareInFlight: boolean;
-  /** Clock in epoch milliseconds. Default `Date.now`. */
-  now?: (() => number) | undefined;
-  /** See {@link CredentialCacheOptions.onRefresh}. */
-  onRefresh?: RefreshObserver | undefined;
-}
-
-/** A presigned token, its URL (holds the signature and session token: never log it) and reported expiry. */
-export interface EksToken {
-  token: string;
-  url: string;
-  /** RFC 3339, 14 minutes after signing. */
-  expirationTimestamp: string;
-}
-
 export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
 /** Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it. */
-export const EKS_PRESIGN_EXPIRES_SECONDS = 60;
-/**
- * aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, so
- * clients refresh a minute early. We report the same.
- */
-export const EKS_TOKEN_LIFETIME_MS = 14 * 60_000;
+const PRESIGN_EXPIRES_SECONDS = 60;
+/** aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, as we do. */
+const TOKEN_LIFETIME_MS = 14 * 60_000;
 const CLUSTER_HEADER = "x-k8s-aws-id";
 
-/** The regional STS host of `region` (China's partition has its own domain). */
-export function stsHost(region: string): string {
-  return `sts.${region}.${region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com"}`;
-}
-
-/** Checks {@link EksTokenOptions} up front. @throws TypeError naming the option, never its value when secret. */
-export function checkEksTokenOptions(options: EksTokenOptions): void {
+/** @throws TypeError naming the option, never its value when secret. */
+function checkEksTokenOptions(options: EksTokenOptions): void {
   if (!EKS_CLUSTER_NAME_PATTERN.test(options.cluster)) {
     throw new TypeError(`cluster ${JSON.stringify(options.cluster)} is not an EKS cluster name (letters, digits, '-', '_'; at most 100)`);
   }
@@ -80,17 +52,7 @@ function amzDate(epochMs: number): string {
 
 // The order botocore writes a presigned STS URL in, so our token is byte for byte what `aws eks get-token` prints
 // for the same instant. The signature does not depend on it (SigV4 sorts the canonical query).
-const QUERY_ORDER = [
-  "Action",
-  "Version",
-  "X-Amz-Algorithm",
-  "X-Amz-Credential",
-  "X-Amz-Date",
-  "X-Amz-Expires",
-  "X-Amz-SignedHeaders",
-  "X-Amz-Security-Token",
-  "X-Amz-Signature",
-];
+const QUERY_ORDER = ["Action", "Version", "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Security-Token", "X-Amz-Signature"];
 
 /** RFC 3986 percent-encoding (all but A-Z a-z 0-9 - _ . ~), as botocore and SigV4 encode query values. */
 function encodeRfc3986(text: string): string {
@@ -104,25 +66,26 @@ function botocoreOrder(signed: URL): string {
   return `${signed.origin}${signed.pathname}?${query}`;
 }
 
-/** Base64url without padding, as `aws eks get-token` encodes the URL. */
-function base64Url(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+/** Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded). */
+function base64Url(url: string): string {
+  return btoa(url).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 /**
  * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds count: SigV4 dates have no
- * milliseconds). Pure but for Web Crypto; makes no request.
- * @throws TypeError for options {@link checkEksTokenOptions} refuses.
+ * milliseconds). Pure but for Web Crypto; makes no request. `url` holds the signature and session token: never
+ * log it. The token expires 14 minutes after signing.
+ * @throws TypeError for a bad cluster name, region or empty credential.
  */
-export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<EksToken> {
+export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; url: string; expirationTimestamp: string }> {
   checkEksTokenOptions(options);
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
-  const url = new URL(`https://${stsHost(options.region)}/`);
+  // The regional STS endpoint; China's partition has its own domain.
+  const domain = options.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
+  const url = new URL(`https://sts.${options.region}.${domain}/`);
   url.searchParams.set("Action", "GetCallerIdentity");
   url.searchParams.set("Version", "2011-06-15");
-  url.searchParams.set("X-Amz-Expires", String(EKS_PRESIGN_EXPIRES_SECONDS));
+  url.searchParams.set("X-Amz-Expires", String(PRESIGN_EXPIRES_SECONDS));
   const signer = new AwsV4Signer({
     method: "GET",
     url: url.toString(),
@@ -137,15 +100,15 @@ export async function presignEksToken(options: EksTokenOptions, epochMs: number)
     signQuery: true,
   });
   const signed = botocoreOrder((await signer.sign()).url);
-  const expiresAt = Math.floor(epochMs / 1000) * 1000 + EKS_TOKEN_LIFETIME_MS;
+  const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
   return { token: `${EKS_TOKEN_PREFIX}${base64Url(signed)}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
 }
 
 /**
  * A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes.
- * @throws TypeError for options {@link checkEksTokenOptions} refuses.
+ * @throws TypeError as {@link presignEksToken}.
  */
-export function createEksTokenSource(options: EksTokenSourceOptions): TokenSource {
+export function createEksTokenSource(options: EksTokenOptions & CacheSharingOptions): TokenSource {
   checkEksTokenOptions(options);
   const now = options.now ?? Date.now;
   const describe = `EKS token for cluster "${options.cluster}"`;
@@ -160,5 +123,5 @@ export function createEksTokenSource(options: EksTokenSourceOptions): TokenSourc
     }
   }
 
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
+  return createCredentialCache({ ...options, load, describe });
 }

@@ -63,24 +63,10 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
   if (apiVersion === undefined) {
     problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
   }
-  let interactiveMode: ExecConfig["interactiveMode"] = "IfAvailable";
-  switch (exec.interactiveMode ?? "") {
-    case "Never":
-      interactiveMode = "Never";
-      break;
-    case "IfAvailable":
-      break;
-    case "":
-      if (apiVersion === EXEC_API_V1) {
-        problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
-      }
-      break;
-    case "Always":
-      problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);
-      break;
-    default:
-      problems.push(`${where}.exec.interactiveMode must be Never, IfAvailable or Always`);
-  }
+  const mode = exec.interactiveMode ?? "";
+  if (mode === "" && apiVersion === EXEC_API_V1) problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
+  if (mode === "Always") problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);
+  else if (!["", "Never", "IfAvailable"].includes(mode)) problems.push(`${where}.exec.interactiveMode must be Never, IfAvailable or Always`);
   if (apiVersion === undefined || problems.length > 0) return { problems };
   const config: ExecConfig = {
     apiVersion,
@@ -88,11 +74,9 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
     args: exec.args ?? [],
     env: (exec.env ?? []).map(({ name, value }) => ({ name, value: value ?? "" })),
     provideClusterInfo: exec.provideClusterInfo ?? false,
-    interactiveMode,
+    interactiveMode: mode === "Never" ? "Never" : "IfAvailable",
+    ...(exec.installHint ? { installHint: exec.installHint } : {}),
   };
-  if (exec.installHint !== undefined && exec.installHint !== null && exec.installHint !== "") {
-    config.installHint = exec.installHint;
-  }
   return { config, problems };
 }
 
@@ -117,20 +101,12 @@ export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | und
 }
 
 /**
- * The plugin's environment: `baseEnv`, then the config's `env`, then `KUBERNETES_EXEC_INFO`. `baseEnv` is the
- * process's as the entry hands it down, already without our own secrets and caller-authentication settings
- * (the configuration's `withoutPluginSecrets`).
+ * The plugin's environment: `baseEnv` (the process's, already without our secrets: `withoutPluginSecrets`), then
+ * the config's `env`, then `KUBERNETES_EXEC_INFO`.
  */
-export function buildPluginEnv(
-  config: ExecConfig,
-  cluster: ExecClusterInfo | undefined,
-  baseEnv: Record<string, string | undefined>,
-): Record<string, string> {
+export function buildPluginEnv(config: ExecConfig, cluster: ExecClusterInfo | undefined, baseEnv: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(baseEnv)) {
-    if (value !== undefined) env[name] = value;
-  }
+  for (const [name, value] of Object.entries(baseEnv)) if (value !== undefined) env[name] = value;
   for (const { name, value } of config.env) env[name] = value;
-  env["KUBERNETES_EXEC_INFO"] = JSON.stringify(buildExecInfo(config, cluster));
-  return env;
+  return { ...env, KUBERNETES_EXEC_INFO: JSON.stringify(buildExecInfo(config, cluster)) };
 }

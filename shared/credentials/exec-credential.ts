@@ -1,7 +1,6 @@
 /**
- * Credentials from a kubeconfig exec plugin (KEP-541) with client-go's semantics and what it lacks: checked
- * output, a timeout, counters, backoff and (through the cache) single-flight refresh. The spawn itself is
- * injected, so this file runs anywhere; only Node can provide a {@link RunPlugin}.
+ * Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, plus checked output, a timeout,
+ * counters, backoff and single-flight refresh. The spawn is injected: only Node provides a {@link RunPlugin}.
  */
 import * as z from "zod/mini";
 import "../zod-english.ts";
@@ -11,9 +10,8 @@ import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-co
 import type { Credential, TokenSource } from "./token-source.ts";
 
 /**
- * How long a plugin may run before it is killed. A review waiting for it is denied at its own deadline first (a few
- * seconds); this is longer, so a slow first run (an SSO round trip, a cold cloud CLI) can still finish and serve the
- * next reviews, and short enough that a hung plugin does not hold a process for long.
+ * How long a plugin may run before it is killed: longer than a review's deadline, so a slow first run (SSO, a cold
+ * cloud CLI) can still serve the next reviews, short enough that a hung plugin does not hold a process for long.
  */
 export const EXEC_TIMEOUT_MS = 15_000;
 
@@ -36,16 +34,10 @@ export type RunPlugin = (
 ) => Promise<PluginRunResult>;
 
 /** Plugin runs by outcome since start-up. `pluginError` covers non-zero exits, spawn errors and bad output. */
-export interface ExecRunCounters {
-  success: number;
-  pluginError: number;
-  notFound: number;
-  timeout: number;
-}
+export type ExecRunCounters = Record<"success" | "pluginError" | "notFound" | "timeout", number>;
 
 /** Options of {@link createExecTokenSource}; the cache's pass through (`shareInFlight`: true on Node). */
-export interface ExecTokenSourceOptions
-  extends Pick<CredentialCacheOptions, "shareInFlight" | "now" | "refreshSkewMs" | "backoffInitialMs" | "backoffMaxMs" | "onRefresh"> {
+export interface ExecTokenSourceOptions extends Omit<CredentialCacheOptions, "load" | "describe"> {
   exec: ExecConfig;
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;
@@ -54,11 +46,6 @@ export interface ExecTokenSourceOptions
   baseEnv: Record<string, string | undefined>;
   /** Kill the plugin after this long. Default {@link EXEC_TIMEOUT_MS}; tests shorten it. */
   timeoutMs?: number;
-}
-
-/** A token source backed by an exec plugin, with its run counters. */
-export interface ExecTokenSource extends TokenSource {
-  counters(): ExecRunCounters;
 }
 
 const STDERR_TAIL_CHARS = 400;
@@ -112,7 +99,7 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
  * A {@link TokenSource} that runs the plugin when the cache needs a credential.
  * @throws TypeError when `exec.interactiveMode` is `Always` (also refused by validateExecConfig).
  */
-export function createExecTokenSource(options: ExecTokenSourceOptions): ExecTokenSource {
+export function createExecTokenSource(options: ExecTokenSourceOptions): TokenSource & { counters(): ExecRunCounters } {
   const { exec, cluster, runPlugin, baseEnv } = options;
   const timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
   if ((exec.interactiveMode as string) === "Always") {
@@ -153,20 +140,5 @@ export function createExecTokenSource(options: ExecTokenSourceOptions): ExecToke
     }
   }
 
-  const cache = createCredentialCache({
-    load,
-    describe,
-    shareInFlight: options.shareInFlight,
-    now: options.now,
-    refreshSkewMs: options.refreshSkewMs,
-    backoffInitialMs: options.backoffInitialMs,
-    backoffMaxMs: options.backoffMaxMs,
-    onRefresh: options.onRefresh,
-  });
-  return {
-    getCredential: (callOptions) => cache.getCredential(callOptions),
-    invalidate: (credential) => cache.invalidate(credential),
-    accepted: (credential) => cache.accepted?.(credential),
-    counters: () => ({ ...counters }),
-  };
+  return { ...createCredentialCache({ ...options, load, describe }), counters: () => ({ ...counters }) };
 }

@@ -1,7 +1,6 @@
 /**
- * GKE tokens without gke-gcloud-auth-plugin: the service account's OAuth access token from the metadata server
- * that GKE, Cloud Run, Cloud Functions and Compute Engine provide. GKE's API server accepts it as a bearer token
- * and maps the service account's email to a Kubernetes user.
+ * GKE tokens without gke-gcloud-auth-plugin: the service account's access token from the metadata server of GKE,
+ * Cloud Run, Cloud Functions and Compute Engine, which GKE maps by email to a user.
  * https://cloud.google.com/compute/docs/access/authenticate-workloads#applications
  */
 import { CredentialsError } from "../errors.ts";
@@ -29,10 +28,7 @@ export function buildGcpMetadataTokenUrl(options: Pick<GcpMetadataTokenSourceOpt
   return new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${account}/token`);
 }
 
-/**
- * A {@link TokenSource} over the metadata server, cached until `expires_in` from the answer less the refresh skew.
- * @throws TypeError for a bad host, service account or timeout.
- */
+/** A {@link TokenSource} over the metadata server, cached until `expires_in` less the skew. @throws TypeError for bad options. */
 export function createGcpMetadataTokenSource(options: GcpMetadataTokenSourceOptions): TokenSource {
   const endpoint = {
     url: buildGcpMetadataTokenUrl(options),

@@ -1,12 +1,10 @@
 /**
- * Short-lived JWTs minted with jose, for runtimes that cannot spawn an exec plugin (Workers). The cluster trusts
- * the issuer through a structured JWT authenticator (AuthenticationConfiguration `jwt[]`), which reads the
- * discovery document and JWKS built here.
+ * Short-lived JWTs minted with jose, for runtimes that cannot spawn an exec plugin (Workers). The cluster trusts the
+ * issuer through a JWT authenticator (AuthenticationConfiguration `jwt[]`) reading the discovery and JWKS built here.
  */
 import { SignJWT, calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from "jose";
-import { createCredentialCache } from "./cache.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import type { RefreshObserver } from "../observer.ts";
 
 /** The signing key and its naming. */
 export interface JwtKeyOptions {
@@ -18,11 +16,8 @@ export interface JwtKeyOptions {
   keyId?: string | undefined;
 }
 
-/**
- * Lifetime of a minted token: short, so a leaked token is soon useless, yet minted only every few minutes (it is
- * replaced a minute before it expires), and below the caps JWT authenticators' claim validation rules commonly set.
- */
-export const JWT_LIFETIME_MS = 600_000;
+/** Short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set; minted every few minutes. */
+const JWT_LIFETIME_MS = 600_000;
 
 /** The JWT_* settings: the key, and the claims the cluster's JWT authenticator checks. */
 export interface JwtSettings extends JwtKeyOptions {
@@ -35,14 +30,9 @@ export interface JwtSettings extends JwtKeyOptions {
 }
 
 /** Options of {@link createJwtTokenSource}. */
-export interface JwtTokenSourceOptions extends JwtSettings {
+interface JwtTokenSourceOptions extends JwtSettings, CacheSharingOptions {
   /** Token lifetime. Default {@link JWT_LIFETIME_MS}; tests shorten it. */
   lifetimeMs?: number;
-  /** See {@link CredentialCacheOptions.shareInFlight}; false on Workers. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  /** See {@link CredentialCacheOptions.onRefresh}. */
-  onRefresh?: RefreshObserver | undefined;
 }
 
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
@@ -55,13 +45,6 @@ function parseJwkText(privateKey: string): JWK | undefined {
 /** The algorithm a key signs with: explicit, else the JWK's, else RS256. */
 export function resolveJwtAlg(options: JwtKeyOptions): string {
   return options.alg ?? parseJwkText(options.privateKey)?.alg ?? "RS256";
-}
-
-/** Imports the private key for signing. @throws jose errors or SyntaxError for an unusable key. */
-export async function importJwtSigningKey(options: JwtKeyOptions): Promise<CryptoKey | Uint8Array> {
-  const alg = resolveJwtAlg(options);
-  const jwk = parseJwkText(options.privateKey);
-  return jwk === undefined ? importPKCS8(options.privateKey, alg, { extractable: true }) : importJWK(jwk, alg);
 }
 
 /** The public JWK of the signing key (private members removed), with `kid`, `alg` and `use: "sig"`. */
@@ -107,7 +90,8 @@ export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSourc
   let keyId = options.keyId;
 
   async function load(): Promise<Credential> {
-    key ??= await importJwtSigningKey(options);
+    const jwk = parseJwkText(options.privateKey);
+    key ??= jwk === undefined ? await importPKCS8(options.privateKey, alg) : await importJWK(jwk, alg);
     keyId ??= (await buildPublicJwk(options)).kid;
     const iat = Math.floor(now() / 1000);
     const exp = iat + Math.floor(lifetimeMs / 1000);
@@ -122,11 +106,5 @@ export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSourc
     return { token, expirationTimestamp: new Date(exp * 1000).toISOString() };
   }
 
-  return createCredentialCache({
-    load,
-    describe: `JWT issuer "${options.issuer}"`,
-    shareInFlight: options.shareInFlight,
-    now,
-    onRefresh: options.onRefresh,
-  });
+  return createCredentialCache({ ...options, load, describe: `JWT issuer "${options.issuer}"` });
 }

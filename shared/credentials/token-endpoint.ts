@@ -1,40 +1,31 @@
 /**
- * One GET to a local token endpoint (Azure's managed identity endpoint, Google's metadata server) with a
- * timeout, answered by a JSON object. Failures say which step went wrong and never repeat the request's secret
- * header or the answer's body, either of which may hold a credential.
+ * One GET with a timeout to a local token endpoint (Azure's managed identity endpoint, Google's metadata server). Failures
+ * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
 import { CredentialsError, DeadlineExceededError } from "../errors.ts";
-import type { RefreshObserver } from "../observer.ts";
-import { createCredentialCache } from "./cache.ts";
-import { TOKEN_ENDPOINT_TIMEOUT_MS } from "./cloud-constants.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
-/** What {@link fetchTokenJson} needs. */
-interface TokenEndpointRequest {
+/** Both endpoints are local and answer in milliseconds; a review is bounded by its deadline, a shared refresh by this. */
+const TOKEN_ENDPOINT_TIMEOUT_MS = 5_000;
+
+/** The endpoint a source GETs. */
+interface TokenEndpoint {
   url: URL;
   /** Sent as is; their values never appear in errors. */
   headers: Record<string, string>;
   /** Names the source in errors, e.g. `Azure managed identity endpoint`. Never a secret. */
   describe: string;
-  fetch: typeof fetch;
-  timeoutMs: number;
-  /** The caller's deadline, on top of `timeoutMs`. */
-  signal?: AbortSignal | undefined;
   /** A header a genuine answer carries (Google's `Metadata-Flavor: Google`); a 2xx without it is refused. */
   responseHeader?: { name: string; value: string };
 }
 
 /** What every token endpoint source (Azure managed identity, Google metadata server) takes besides its own settings. */
-export interface TokenEndpointSourceOptions {
-  /** Give up on the endpoint after this long, 1 to 60000. Default {@link TOKEN_ENDPOINT_TIMEOUT_MS}. */
+export interface TokenEndpointSourceOptions extends CacheSharingOptions {
+  /** Give up on the endpoint after this long, 1 to 60000. Default 5000. */
   timeoutMs?: number;
   /** Default: the global fetch. */
   fetch?: typeof fetch | undefined;
-  /** As `shareInFlight` of the credential cache (cache.ts): true on Node, false on Workers. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  /** See {@link CredentialCacheOptions.onRefresh}. */
-  onRefresh?: RefreshObserver | undefined;
 }
 
 /**
@@ -44,7 +35,7 @@ export interface TokenEndpointSourceOptions {
  */
 export function createTokenEndpointSource(
   options: TokenEndpointSourceOptions,
-  endpoint: Pick<TokenEndpointRequest, "url" | "headers" | "describe" | "responseHeader">,
+  endpoint: TokenEndpoint,
   read: (body: Record<string, unknown>, requestedAt: number) => Credential,
 ): TokenSource {
   const timeoutMs = options.timeoutMs ?? TOKEN_ENDPOINT_TIMEOUT_MS;
@@ -55,10 +46,9 @@ export function createTokenEndpointSource(
   const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
   async function load(signal: AbortSignal | undefined): Promise<Credential> {
     const requestedAt = now();
-    return read(await fetchTokenJson({ ...endpoint, fetch: fetchFunction, timeoutMs, signal }), requestedAt);
+    return read(await fetchTokenJson(endpoint, fetchFunction, timeoutMs, signal), requestedAt);
   }
-  const { describe } = endpoint;
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
+  return createCredentialCache({ ...options, load, describe: endpoint.describe });
 }
 
 // OAuth-style error codes ("invalid_request") and short service codes are safe to repeat; nothing longer.
@@ -76,48 +66,48 @@ function errorCode(text: string): string {
 }
 
 /**
- * GETs `request.url` and parses the answer as a JSON object.
+ * GETs `endpoint.url` and parses the answer as a JSON object; `signal` is the caller's deadline, on top of `timeoutMs`.
  * @throws DeadlineExceededError when the caller's signal aborts, CredentialsError for a timeout, a transport
  * error, a non-2xx answer or an answer that is not a JSON object.
  */
-async function fetchTokenJson(request: TokenEndpointRequest): Promise<Record<string, unknown>> {
-  const { describe, signal } = request;
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), request.timeoutMs);
-  const combined = signal === undefined ? timeout.signal : AbortSignal.any([signal, timeout.signal]);
+async function fetchTokenJson(
+  endpoint: TokenEndpoint,
+  fetchFunction: typeof fetch,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, unknown>> {
+  const { describe } = endpoint;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  let text: string;
   try {
-    let response: Response;
-    let text: string;
-    try {
-      // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
-      response = await request.fetch(request.url, { method: "GET", headers: request.headers, signal: combined, redirect: "manual" });
-      text = await response.text();
-    } catch (error) {
-      if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
-      if (timeout.signal.aborted) throw new CredentialsError(`${describe} did not answer within ${request.timeoutMs} ms`);
-      throw new CredentialsError(`${describe} could not be reached (${transportDetail(error)})`);
-    }
-    if (!response.ok) {
-      const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
-      throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
-    }
-    const expected = request.responseHeader;
-    if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
-      throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
-    }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
-    }
-    return body as Record<string, unknown>;
-  } finally {
-    clearTimeout(timer);
+    // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
+    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+    response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
+    text = await response.text();
+  } catch (error) {
+    if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
+    if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
+    throw new CredentialsError(`${describe} could not be reached (${transportDetail(error)})`);
   }
+  if (!response.ok) {
+    const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
+    throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
+  }
+  const expected = endpoint.responseHeader;
+  if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
+    throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
+  }
+  return body as Record<string, unknown>;
 }
 
 /** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */

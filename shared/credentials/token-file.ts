@@ -1,28 +1,16 @@
-/**
- * A bearer token read from a file and re-read before it goes stale: the in-cluster projected service-account
- * token (which the kubelet rotates) and kubeconfig `tokenFile`. The read itself is injected (Node: fs).
- */
+/** A bearer token file re-read before it goes stale (the kubelet rotates projected tokens), the read injected (Node: fs). */
 import { decodeJwt } from "jose";
 import { CredentialsError } from "../errors.ts";
-import { createCredentialCache } from "./cache.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import type { RefreshObserver } from "../observer.ts";
 
 /** Options of {@link createTokenFileSource}. */
-export interface TokenFileSourceOptions {
+interface TokenFileSourceOptions extends CacheSharingOptions {
   path: string;
   /** Reads the whole file as text. */
   readText: (path: string) => Promise<string>;
-  /**
-   * Re-read at least this often, as client-go does for in-cluster tokens (the kubelet replaces a projected
-   * token at 80% of its lifetime). Default 60000. A JWT's own `exp` shortens it.
-   */
+  /** Re-read at least this often, as client-go does for in-cluster tokens. Default 60000; a JWT's `exp` shortens it. */
   reReadMs?: number;
-  /** See {@link CredentialCacheOptions.shareInFlight}. */
-  shareInFlight: boolean;
-  now?: (() => number) | undefined;
-  /** See {@link CredentialCacheOptions.onRefresh}. */
-  onRefresh?: RefreshObserver | undefined;
 }
 
 /** The token's `exp` in epoch ms, when the token is a JWT that has one. */
@@ -55,5 +43,5 @@ export function createTokenFileSource(options: TokenFileSourceOptions): TokenSou
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }
 
-  return createCredentialCache({ load, describe, shareInFlight: options.shareInFlight, now, onRefresh: options.onRefresh });
+  return createCredentialCache({ ...options, load, describe });
 }

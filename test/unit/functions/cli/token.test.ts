@@ -1,8 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTokenArgs } from "../../../../functions/cli/token-args.ts";
-import { requestedExecApiVersion } from "../../../../functions/cli/token.ts";
+import { parseTokenArgs, requestedExecApiVersion } from "../../../../functions/cli/token.ts";
 import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";
@@ -185,13 +184,13 @@ describe("gmsa-webhooks token usage", () => {
 });
 
 describe("parseTokenArgs and requestedExecApiVersion", () => {
-  it("parses each provider's options", () => {
+  it("parses each provider's options into the variables they stand for", () => {
     expect(parseTokenArgs(["eks", "--cluster", "c", "--region", "eu-west-1"])).toEqual({
       ok: true,
-      args: { help: false, provider: "eks", cluster: "c", region: "eu-west-1" },
+      args: { help: false, provider: "eks", variables: { EKS_CLUSTER_NAME: "c", EKS_REGION: "eu-west-1" } },
     });
-    expect(parseTokenArgs(["aks", "--server-id", "s"])).toEqual({ ok: true, args: { help: false, provider: "aks", clientId: undefined, serverId: "s" } });
-    expect(parseTokenArgs(["gke"])).toEqual({ ok: true, args: { help: false, provider: "gke" } });
+    expect(parseTokenArgs(["aks", "--server-id", "s"])).toEqual({ ok: true, args: { help: false, provider: "aks", variables: { AKS_SERVER_ID: "s" } } });
+    expect(parseTokenArgs(["gke"])).toEqual({ ok: true, args: { help: false, provider: "gke", variables: {} } });
     expect(parseTokenArgs(["aks", "--client-id", ""])).toEqual({ ok: false, errors: ["--client-id is empty"] });
   });
 

@@ -102,7 +102,7 @@ describe("CLOUD_TOKEN", () => {
   });
 
   it("reports its problems with every other section's at start-up", () => {
-    const parsed = parseConfig({ CALLER_AUTH: "bearer", CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "c", AWS_REGION: "eu-west-1", AWS_SECRET_ACCESS_KEY: AWS.AWS_SECRET_ACCESS_KEY }, { runtime: "lambda" });
+    const parsed = parseConfig({ CALLER_AUTH: "bearer", CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "c", AWS_REGION: "eu-west-1", AWS_SECRET_ACCESS_KEY: AWS.AWS_SECRET_ACCESS_KEY }, "lambda");
     expect(parsed).toEqual({
       ok: false,
       problems: [
@@ -116,7 +116,7 @@ describe("CLOUD_TOKEN", () => {
 describe("readCloudTokenSettings (shared with gmsa-webhooks token)", () => {
   it("names a variable by the flag the caller sets it with", () => {
     const flags = { EKS_CLUSTER_NAME: "--cluster", EKS_REGION: "--region" };
-    expect(readCloudTokenSettings({ ...AWS, EKS_CLUSTER_NAME: "a b" }, "eks", { flags }).problems).toEqual([
+    expect(readCloudTokenSettings({ ...AWS, EKS_CLUSTER_NAME: "a b" }, "eks", flags).problems).toEqual([
       `--cluster "a b" is not an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)`,
       "no AWS region: pass --region or set AWS_REGION",
     ]);

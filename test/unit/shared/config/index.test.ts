@@ -60,7 +60,7 @@ describe("parseConfig", () => {
     ["lambda", "AWS Lambda"],
     ["azure", "Azure Functions"],
   ] as const)("refuses none on %s, whatever HOST says", (runtime, name) => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, { runtime }));
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, runtime));
     expect(problems).toEqual([
       `CALLER_AUTH=none lets anyone who reaches the function in, and ${name} is reachable from the network: none is accepted only by the Node server listening on loopback (HOST=127.0.0.1, ::1 or localhost); choose bearer, jwt or path`,
     ]);
@@ -224,7 +224,7 @@ describe("parseConfig: CALLER_AUTH=mtls", () => {
   });
 
   it("is a start-up error on Workers, pointing to Cloudflare's mTLS", () => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem" }, { runtime: "workers" }));
+    const problems = problemsOf(parseConfig({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem" }, "workers"));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare/);
     expect(problems[0]).toContain("https://developers.cloudflare.com/api-shield/security/mtls/");

@@ -21,7 +21,7 @@ describe("selectTokenSource", () => {
     ["an exec plugin", { kind: "exec", exec: exec as never }, { kind: "exec", exec }],
     ["a token", { kind: "token", token: "t" }, { kind: "token", token: "t" }],
     ["a token file", { kind: "tokenFile", tokenFile: "/t" }, { kind: "tokenFile", tokenFile: "/t" }],
-    ["a client certificate", { kind: "clientCertificate", certificateData: "c", keyData: "k" }, { kind: "clientCertificate" }],
+    ["a client certificate", { kind: "clientCertificate", certificateData: "c", keyData: "k" }, { kind: "clientCertificate", certificateData: "c", keyData: "k" }],
   ])("takes the user's %s where the runtime can use it", (_name, auth, choice) => {
     expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [], warnings: [] });
   });
