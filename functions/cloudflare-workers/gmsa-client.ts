@@ -1,8 +1,8 @@
 /**
  * The Workers wiring: the kubeconfig YAML comes from the KUBECONFIG secret, the credential is a static token or
- * (better) the JWT token source or CLOUD_TOKEN=eks, and requests go through the global fetch. That fetch trusts public CAs only and
- * has no SNI override, proxy or client certificate, so the API server must be reached through an endpoint with
- * a publicly trusted certificate (docs/configuration.md); kubeconfig settings Workers cannot honour are start-up errors.
+ * (better) the JWT token source or CLOUD_TOKEN=eks, and requests go through the global fetch. That fetch trusts
+ * public CAs only and has no SNI override, proxy or client certificate (docs/configuration.md): kubeconfig settings
+ * Workers cannot honour are start-up errors.
  */
 import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
@@ -10,28 +10,10 @@ import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../shared/credentials/select-token-source.ts";
 import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClient } from "../../shared/kube/client.ts";
-import { createPlainKubeFetch } from "../../shared/kube/transport.ts";
 import { selectKubeTarget, type KubeTarget } from "../../shared/kubeconfig/kube-target.ts";
 import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
 
-/** Options of {@link createWorkerGmsaClient}. */
-export interface WorkerGmsaClientOptions {
-  /** Default: the global fetch. Tests pass one that reaches a local server. */
-  fetch?: typeof fetch;
-  /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
-  now?: () => number;
-  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
-  monotonicNow?: () => number;
-}
-
-/** The client and the start-up warnings the adapter should log once. */
-export interface WorkerGmsaClient {
-  client: KubeGmsaClient;
-  warnings: string[];
-}
-
-function checkCluster(target: KubeTarget, problems: string[], warnings: string[]): void {
-  const { cluster } = target;
+function checkCluster({ cluster }: KubeTarget, problems: string[], warnings: string[]): void {
   const where = `kubeconfig cluster "${cluster.name}"`;
   if (cluster.certificateAuthority) problems.push(`${where}: certificate-authority files cannot be read on Workers`);
   if (cluster.certificateAuthorityData) {
@@ -56,9 +38,9 @@ const WORKER_CAPABILITIES: TokenSourceCapabilities = {
   cloudTokens: ["eks"],
 };
 
-function buildTokenSource(choice: TokenSourceChoice, now: (() => number) | undefined): TokenSource | undefined {
+function buildTokenSource(choice: TokenSourceChoice): TokenSource | undefined {
   // A request must not await another request's promise on Workers (panva/jose#355, #509).
-  const common = { shareInFlight: false, now };
+  const common = { shareInFlight: false };
   switch (choice.kind) {
     case "token":
       return createStaticTokenSource({ token: choice.token });
@@ -73,10 +55,11 @@ function buildTokenSource(choice: TokenSourceChoice, now: (() => number) | undef
 }
 
 /**
- * Builds the Workers client once per isolate.
+ * Builds the Workers client once per isolate, and the start-up warnings to log once. `fetch`: default the global
+ * one; tests pass one that reaches a local server.
  * @throws KubeConfigurationError listing every problem with the KUBECONFIG secret, KUBE_CONTEXT, JWT_* and CLOUD_TOKEN.
  */
-export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGmsaClientOptions = {}): WorkerGmsaClient {
+export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?: typeof fetch } = {}): { client: KubeGmsaClient; warnings: string[] } {
   const warnings: string[] = [];
   if (settings.kubeconfig === undefined) {
     throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
@@ -90,16 +73,14 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
   problems.push(...selected.problems);
   warnings.push(...selected.warnings);
   if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
-  const tokenSource = buildTokenSource(selected.choice, options.now);
   const client = createKubeGmsaClient({
     server: target.cluster.server,
-    fetch: createPlainKubeFetch(options.fetch ?? ((input, init) => fetch(input, init))),
-    tokenSource,
+    // Our requests always ask for `redirect: "manual"`; the global fetch needs calling unbound.
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    tokenSource: buildTokenSource(selected.choice),
     disableCompression: target.cluster.disableCompression,
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,
-    now: options.now,
-    monotonicNow: options.monotonicNow,
     shareInFlight: false,
   });
   return { client, warnings };

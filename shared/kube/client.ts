@@ -4,7 +4,7 @@
  * concurrent misses of one key share one API call.
  */
 import { LRUCache } from "lru-cache";
-import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
+import { reviewCredSpecAccess } from "./access-reviews.ts";
 import { readCredSpecContents } from "./credspecs.ts";
 import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
@@ -49,18 +49,8 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   shareInFlight?: boolean | undefined;
 }
 
-/** Hits and misses of one cache since start-up, and the entries it holds. */
-export interface CacheStats {
-  hits: number;
-  misses: number;
-  size: number;
-}
-
-/** Cache counters of a {@link KubeGmsaClient}. */
-export interface KubeClientStats {
-  credSpecCache: CacheStats;
-  accessCache: CacheStats;
-}
+/** Hits and misses of each cache since start-up, and the entries it holds. */
+export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
 
 /** A {@link GmsaClient} with cache counters. */
 export interface KubeGmsaClient extends GmsaClient {
@@ -95,7 +85,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     }
     return value;
   }
-  const statsOf = (cache: { size: number } | undefined, which: CacheName): CacheStats => ({ ...counts[which], size: cache?.size ?? 0 });
+  const statsOf = (cache: { size: number } | undefined, which: CacheName) => ({ ...counts[which], size: cache?.size ?? 0 });
 
   // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
   // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline
@@ -134,7 +124,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
-    canUserUseCredSpec: (query, call) => reviewUserCredSpecAccess(request, query, call),
+    canUserUseCredSpec: (query, call) => reviewCredSpecAccess(request, query, call),
     stats: () => ({ credSpecCache: statsOf(credSpecs, "credspec"), accessCache: statsOf(access, "access") }),
   };
 }

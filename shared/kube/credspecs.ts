@@ -3,8 +3,7 @@ import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts
 import { CredSpecNotFoundError, CredSpecWithoutContentsError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
 import { isDns1123Subdomain } from "../policy/names.ts";
 import type { CallOptions } from "./gmsa-client.ts";
-import type { KubeRequester } from "./request.ts";
-import { errorFromAnswer, readStatus } from "./status-errors.ts";
+import { errorFromAnswer, readStatus, type KubeRequester } from "./request.ts";
 
 /** The path of one cluster-scoped GMSACredentialSpec. */
 export function credSpecPath(name: string): string {
@@ -22,7 +21,7 @@ export async function readCredSpecContents(request: KubeRequester, name: string,
   if (!isDns1123Subdomain(name)) {
     throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
   }
-  const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, signal: call.signal, tally: call.tally });
+  const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, ...call });
   if (answer.status === 404) {
     const status = readStatus(answer.body);
     // A NotFound Status without details.name is about the path, not the object: the CRD is not served.

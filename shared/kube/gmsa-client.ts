@@ -4,7 +4,7 @@
  * lives beside this file.
  */
 import type { CallTally } from "../observer.ts";
-import type { Requester } from "../policy/facts.ts";
+import type { AccessAnswer, Subject } from "../policy/facts.ts";
 
 /** Per-call options: every call honours the review's deadline. */
 export interface CallOptions {
@@ -13,26 +13,14 @@ export interface CallOptions {
   tally?: CallTally | undefined;
 }
 
-/** May `serviceAccount` in `namespace` `use` the GMSACredentialSpec `credSpecName`? */
-export interface AccessQuery {
-  namespace: string;
-  /** Never empty: the caller already turned "" into "default". */
-  serviceAccount: string;
-  credSpecName: string;
-}
+/** May `serviceAccount` (never empty: "" is already "default") in `namespace` `use` the GMSACredentialSpec? */
+export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credSpecName: string };
 
 /** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
-export interface UserAccessQuery {
-  namespace: string;
-  user: Requester;
-  credSpecName: string;
-}
+export type UserAccessQuery = Extract<Subject, { user: unknown }> & { credSpecName: string };
 
-export interface AccessDecision {
-  allowed: boolean;
-  /** The authorizer's reason or evaluation error, for the denial message; may be empty. */
-  reason: string;
-}
+/** The authorizer's answer. */
+export type AccessDecision = AccessAnswer;
 
 export interface GmsaClient {
   /**
@@ -46,9 +34,6 @@ export interface GmsaClient {
    * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
    */
   canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessDecision>;
-  /**
-   * The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim.
-   * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
-   */
+  /** The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim. */
   canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessDecision>;
 }

@@ -10,7 +10,7 @@ import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/conf
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
-import type { KubeFetch } from "../../shared/kube/transport.ts";
+import type { KubeFetch } from "../../shared/kube/request.ts";
 import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
