@@ -5,7 +5,7 @@ import type { ClientCertificateReader, CallerAuthOptions } from "../shared/http/
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { createReviewCounters, type MetricsExposition, type ReviewRecorder } from "./metrics.ts";
 import type { ReviewRouteDeps } from "./review-route.ts";
-import { VERSION } from "./version.ts";
+import pkg from "../package.json" with { type: "json" };
 
 export interface AppDeps extends ReviewRouteDeps {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
@@ -44,7 +44,7 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
   return {
     ...runtime,
     functions: config.functions,
-    version: VERSION,
+    version: pkg.version,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     counters: runtime.counters ?? createReviewCounters(),

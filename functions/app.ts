@@ -1,7 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import type { FunctionName } from "../shared/config/index.ts";
 import { bearerTokens } from "../shared/http/bearer-tokens.ts";
 import { callerAuth } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
@@ -9,18 +8,15 @@ import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { authorizeReview } from "./authorize/authorize.ts";
-import { expandReview } from "./expand/expand.ts";
 import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
-import { createReviewHandler, type ReviewHandler } from "./review-route.ts";
+import { REVIEW_HANDLERS } from "./review-handlers.ts";
+import { createReviewHandler } from "./review-route.ts";
 
 /**
  * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
  * (`object` and `oldObject` of an UPDATE) plus the review around them; a larger body is not a review it sent.
  */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
-
-const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };
 
 /**
  * The whole HTTP surface as one Hono app, the same on every runtime (each reaches it through Hono's adapter for it):
@@ -53,7 +49,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
-    const handler = createReviewHandler(fn, HANDLERS[fn], deps);
+    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
     app.all(`/${fn}`, ...checks, handler);
     // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
     if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);

@@ -1,5 +1,5 @@
 import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
-import { parseAdmissionReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
+import { parseAdmissionReview } from "../shared/admission/review.ts";
 import { asAdmissionError, InternalError } from "../shared/errors.ts";
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -8,14 +8,12 @@ import type { Logger } from "../shared/log.ts";
 import { createCallTally } from "../shared/observer.ts";
 import type { FunctionName } from "../shared/config/index.ts";
 import type { ReviewRecorder } from "./metrics.ts";
-import type { ReviewContext } from "./review-context.ts";
+import type { ReviewContext, ReviewHandler } from "./review-handlers.ts";
 
 /** Longest name from the review logged as is (Kubernetes names are at most 253 characters). */
 const MAX_LOGGED_NAME = 253;
 /** Longest credential failure detail logged. */
 const MAX_LOGGED_DETAIL = 1024;
-
-export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
 
 export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
   logger: Logger;

@@ -10,7 +10,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
-import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/transport.ts";
+import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
 
 /** Options of {@link createHttpsKubeFetch}. */
 export interface KeepAliveFetchOptions {

@@ -9,7 +9,7 @@ import path from "node:path";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
-import type { ClientCertificate } from "../../../shared/kube/transport.ts";
+import type { ClientCertificate } from "../../../shared/kube/request.ts";
 
 /** The standard mount of a pod's service account. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";

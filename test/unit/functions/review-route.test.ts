@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { createReviewCounters } from "../../../functions/metrics.ts";
-import { createReviewHandler, type ReviewHandler } from "../../../functions/review-route.ts";
+import type { ReviewHandler } from "../../../functions/review-handlers.ts";
+import { createReviewHandler } from "../../../functions/review-route.ts";
 import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { CredentialsError, CredSpecNotAllowedError, KubeApiError } from "../../../shared/errors.ts";

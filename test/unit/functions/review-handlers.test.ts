@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadFacts, untilDeadline } from "../../../functions/load-facts.ts";
+import { loadFacts, untilDeadline } from "../../../functions/review-handlers.ts";
 import { DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
 import type { LoadPlan } from "../../../shared/policy/facts.ts";
