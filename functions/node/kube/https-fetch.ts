@@ -1,13 +1,11 @@
 /**
  * The {@link KubeFetch} of every Node-based target (the Node server, AWS Lambda, Azure Functions): node:https with a
- * keep-alive Agent trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and presenting
- * the client certificate. An exec plugin may issue a new client certificate per refresh, so each certificate gets its
- * own Agent and old ones are closed once their requests finish. Node's own HTTP client costs no bundle bytes, no
- * WebAssembly compile and no heap at start, where undici was most of each bundle, its load time and about 10 MiB of
- * idle memory. Node's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
- * CONNECT tunnel (`proxyEnv`, Node 24.5 and later).
+ * keep-alive Agent trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and `proxy-url`
+ * (the Agent's own CONNECT tunnel, `proxyEnv`, Node 24.5 and later) and presenting the client certificate. Node's
+ * global fetch cannot trust a private CA, and undici was most of each bundle, its load time and about 10 MiB of idle
+ * memory; Node's own HTTP client costs none of that.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
@@ -26,8 +24,6 @@ export interface KeepAliveFetchOptions {
   clientCertificate?: ClientCertificate | undefined;
   /** Connections per origin. Default 16. */
   connections?: number;
-  /** How long an idle connection stays open. Default 60000. */
-  keepAliveTimeoutMs?: number;
 }
 
 /** The fetch and the connection pools (Agents) behind it. */
@@ -37,7 +33,10 @@ export interface KeepAliveFetch {
   close(): Promise<void>;
 }
 
-/** Agents kept for past client certificates while their requests drain. */
+/**
+ * Agents kept for past client certificates while their requests drain: an exec plugin may issue a new certificate
+ * per refresh, and each certificate gets its own Agent.
+ */
 const MAX_AGENTS = 2;
 
 /** Statuses whose answer has no body (Fetch standard, "null body status"). */
@@ -47,17 +46,6 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 function retire(agent: HttpAgent): void {
   agent.on("free", (socket: Socket) => socket.destroy());
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
-}
-
-/** The answer's header `name` as fetch's Headers give it: every field of that name, joined by ", "; else null. */
-function readHeader(message: IncomingMessage, name: string): string | null {
-  const raw = message.rawHeaders;
-  const wanted = name.toLowerCase();
-  let value: string | null = null;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === wanted) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
-  }
-  return value;
 }
 
 /** Why `signal` aborted, as fetch rejects with it (a DOMException AbortError or TimeoutError). */
@@ -93,8 +81,8 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         ...proxyEnv,
         keepAlive: true,
         maxSockets: options.connections ?? 16,
-        // Idle sockets close after this (the Agent's socket timeout applies to free sockets).
-        timeout: options.keepAliveTimeoutMs ?? 60_000,
+        // Idle sockets close after a minute (the Agent's socket timeout applies to free sockets).
+        timeout: 60_000,
         ...(options.ca === undefined ? {} : { ca: options.ca }),
         ...(certificate === undefined ? {} : { cert: certificate.certificate, key: certificate.key }),
         rejectUnauthorized: options.insecureSkipTlsVerify !== true,
@@ -142,7 +130,9 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         res.once("end", () => {
           const status = res.statusCode ?? 0;
           const text = NULL_BODY_STATUSES.has(status) ? "" : Buffer.concat(chunks).toString("utf8");
-          resolve({ status, headers: { get: (name) => readHeader(res, name) }, text: () => Promise.resolve(text) });
+          // As fetch's Headers give it: every field of that name, joined by ", ".
+          const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
+          resolve({ status, headers: { get }, text: () => Promise.resolve(text) });
         });
       });
       req.end(init.body);

@@ -3,7 +3,7 @@
  * skipped), else ~/.kube/config, else the in-cluster service account. Files the kubeconfig points at (CA, client
  * certificate and key) are read here, once; token files are re-read by their token source.
  */
-import { readFile } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
@@ -30,20 +30,14 @@ export interface NodeKubeTarget {
   warnings: string[];
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
+/** The file's text; undefined when it does not exist (`missing`) or, with a problem, cannot be read. */
+async function readText(file: string, what: string, problems: string[], missing?: () => void): Promise<string | undefined> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-async function readText(file: string, what: string, problems: string[]): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    problems.push(`${what} "${file}" cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT" && missing !== undefined) missing();
+    else problems.push(`${what} "${file}" cannot be read (${code ?? "error"})`);
     return undefined;
   }
 }
@@ -51,15 +45,9 @@ async function readText(file: string, what: string, problems: string[]): Promise
 async function loadFiles(files: string[], problems: string[], warnings: string[]): Promise<Kubeconfig | undefined> {
   const configs: Kubeconfig[] = [];
   for (const file of files) {
-    const text = await readIfExists(file).catch((error: NodeJS.ErrnoException) => {
-      problems.push(`kubeconfig "${file}" cannot be read (${error.code ?? "error"})`);
-      return undefined;
-    });
-    if (text === undefined) {
-      // kubectl skips missing files of a KUBECONFIG list too.
-      warnings.push(`kubeconfig "${file}" does not exist; skipped`);
-      continue;
-    }
+    // kubectl skips missing files of a KUBECONFIG list too.
+    const text = await readText(file, "kubeconfig", problems, () => warnings.push(`kubeconfig "${file}" does not exist; skipped`));
+    if (text === undefined) continue;
     const folder = path.dirname(path.resolve(file));
     const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry: string) => path.resolve(folder, entry) });
     problems.push(...parsed.problems);
@@ -85,6 +73,8 @@ function inClusterTarget(host: string, port: string, serviceAccountDir: string):
   };
 }
 
+const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
@@ -97,7 +87,7 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNo
   const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   const files = settings.kubeconfig?.split(path.delimiter).filter((file) => file !== "") ?? [];
   const defaultFile = path.join(options.homeDir ?? homedir(), ".kube", "config");
-  const useDefault = files.length === 0 && (await readIfExists(defaultFile)) !== undefined;
+  const useDefault = files.length === 0 && (await exists(defaultFile));
   let target: KubeTarget | undefined;
   if (files.length > 0 || useDefault) {
     const config = await loadFiles(files.length > 0 ? files : [defaultFile], problems, warnings);
@@ -110,7 +100,7 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNo
   } else if (settings.inCluster !== undefined) {
     if (settings.kubeContext !== undefined) warnings.push("KUBE_CONTEXT is ignored in-cluster (no kubeconfig)");
     target = inClusterTarget(settings.inCluster.host, settings.inCluster.port, serviceAccountDir);
-    if ((await readIfExists(path.join(serviceAccountDir, "token"))) === undefined) {
+    if (!(await exists(path.join(serviceAccountDir, "token")))) {
       problems.push(`in-cluster: no service account token in ${serviceAccountDir} (automountServiceAccountToken off?)`);
     }
   } else {
