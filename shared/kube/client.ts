@@ -6,9 +6,9 @@
 import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
 import { readCredSpecContents } from "./credspecs.ts";
-import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
+import type { AccessDecision, CallOptions, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
-import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
+import type { CacheName, KubeObserver } from "../observer.ts";
 import { awaitWithin } from "../deadline.ts";
 import { DeadlineExceededError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
@@ -70,53 +70,45 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
   });
   const access = createCache<AccessDecision>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
   const counts = { credspec: { hits: 0, misses: 0 }, access: { hits: 0, misses: 0 } };
-
-  const { observer } = options;
-  /** A cache lookup, counted for metrics and the review's tally. */
-  function lookUp<V extends NonNullable<unknown>>(cache: LRUCache<string, V> | undefined, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
-    const value = cache?.get(key);
-    const hit = value !== undefined;
-    observer?.cacheRequest(which, hit);
-    if (hit) counts[which].hits++;
-    else counts[which].misses++;
-    if (tally !== undefined) {
-      if (hit) tally.cacheHits++;
-      else tally.cacheMisses++;
-    }
-    return value;
-  }
+  const inFlight = { credspec: new Map<string, Promise<unknown>>(), access: new Map<string, Promise<unknown>>() };
   const statsOf = (cache: { size: number } | undefined, which: CacheName) => ({ ...counts[which], size: cache?.size ?? 0 });
 
-  // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
-  // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline
-  // of the review that started it, so a call that hangs holds no later review past it, and that review keeps the
-  // call's own error; one that joins also stops waiting at its own deadline.
-  const credSpecCalls = new Map<string, Promise<unknown>>();
-  const accessCalls = new Map<string, Promise<AccessDecision>>();
-  function shared<V>(calls: Map<string, Promise<V>>, key: string, signal: AbortSignal, what: string, load: () => Promise<V>): Promise<V> {
+  /**
+   * The cached value, counted for metrics and the review's tally, else `load()`. On Node, reviews in flight that
+   * miss the same key join one call (a cold start or an expiry under load would otherwise send one per review, and
+   * keep a connection per call open afterwards). The call runs within the deadline of the review that started it,
+   * so a call that hangs holds no later review past it, and that review keeps the call's own error; one that joins
+   * also stops waiting at its own deadline.
+   */
+  async function cached<V extends NonNullable<unknown>>(which: CacheName, cache: LRUCache<string, V> | undefined, key: string, call: CallOptions, what: string, load: () => Promise<V>): Promise<V> {
+    const value = cache?.get(key);
+    const hit = value !== undefined;
+    options.observer?.cacheRequest(which, hit);
+    counts[which][hit ? "hits" : "misses"]++;
+    if (call.tally !== undefined) call.tally[hit ? "cacheHits" : "cacheMisses"]++;
+    if (hit) return value;
     if (options.shareInFlight !== true) return load();
+    const calls = inFlight[which] as Map<string, Promise<V>>;
     const running = calls.get(key);
-    if (running !== undefined) return awaitWithin(running, signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
+    if (running !== undefined) return awaitWithin(running, call.signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
     const started = load().finally(() => calls.delete(key));
     calls.set(key, started);
     return started;
   }
 
   return {
-    async getCredSpecContents(name, call) {
-      const cached = lookUp(credSpecs, "credspec", name, call.tally);
-      if (cached !== undefined) return cached;
-      return shared(credSpecCalls, name, call.signal, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
+    getCredSpecContents: (name, call) =>
+      cached("credspec", credSpecs, name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
         const contents = deepFreeze(await readCredSpecContents(request, name, call));
-        if (contents !== null && contents !== undefined) credSpecs?.set(name, contents);
+        credSpecs?.set(name, contents);
         return contents;
-      });
-    },
-    async canUseCredSpec(query, call) {
-      const key = accessKey(query);
-      const cached = lookUp(access, "access", key, call.tally);
-      if (cached !== undefined) return cached;
-      return shared(accessCalls, key, call.signal, `reviewing whether service account "${query.namespace}/${query.serviceAccount}" may use GMSACredentialSpec "${query.credSpecName}"`, async () => {
+      }),
+    canUseCredSpec(query, call) {
+      const { namespace, serviceAccount, credSpecName } = query;
+      // Names cannot contain "/", so the key is unambiguous.
+      const key = `${namespace}/${serviceAccount}/${credSpecName}`;
+      const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
+      return cached("access", access, key, call, what, async () => {
         const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
         if (decision.allowed) access?.set(key, decision);
         return decision;
@@ -143,11 +135,6 @@ function createCache<V extends NonNullable<unknown>>(
   if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new TypeError("cache TTLs must be non-negative integers of ms");
   if (ttlMs === 0) return undefined;
   return new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now === undefined ? {} : { perf: { now } }) });
-}
-
-/** Names cannot contain "/", so the key is unambiguous. */
-function accessKey(query: AccessQuery): string {
-  return `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
 }
 
 /** UTF-8 length of the value as compact JSON: what the policy's size limit measures. */

@@ -16,7 +16,7 @@ export function credSpecPath(name: string): string {
  *   CredSpecNotFoundError (422), CredSpecWithoutContentsError (422), KubeApiError / CredentialsError /
  *   DeadlineExceededError (500).
  */
-export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<unknown> {
+export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
   if (!isDns1123Subdomain(name)) {
     throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
