@@ -2,13 +2,31 @@
  * Azure Functions (Node programming model v4): HttpRequest -> fetch Request -> the same Hono app as every other
  * target -> HttpResponseInit. Deps are built once per worker process.
  */
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import type { HttpMethod, HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import type { Hono } from "hono";
 import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { misconfiguredApp } from "../misconfigured.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
+
+/**
+ * The HTTP functions the Azure app registers, one per route of the Hono app: function name -> route template (no
+ * leading slash: host.json removes the default `api/` prefix). The review routes end in an optional catch-all, which
+ * also matches nothing: CALLER_AUTH=path serves them at `/<name>/<secret>`. `authLevel: "anonymous"`: callers
+ * authenticate with our own CALLER_AUTH, not Functions keys (a webhook URL cannot carry `?code=`).
+ */
+export const AZURE_ROUTES = {
+  expand: "expand/{*rest}",
+  authorize: "authorize/{*rest}",
+  metrics: "metrics",
+  healthz: "healthz",
+  readyz: "readyz",
+  version: "version",
+} as const;
+
+/** Every method the host knows, so that the app, not the host, answers 405 and 404 as on the other targets. */
+export const AZURE_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 /** An Azure Functions HTTP handler. */
 export type AzureHttpHandler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
