@@ -17,15 +17,9 @@ import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 export const DEFAULT_CREDSPEC_CACHE_TTL_MS = 30_000;
 /** How long an allowed access review is reused when the configuration says nothing (ACCESS_CACHE_TTL_MS). */
 export const DEFAULT_ACCESS_CACHE_TTL_MS = 10_000;
-/**
- * Entries per cache. Within one TTL a cluster reviews far fewer distinct credspecs or (namespace, service account,
- * credspec) triples; the bound only keeps a flood of distinct names from growing the heap, least recently used first.
- */
+/** Entries per cache: only keeps a flood of distinct names from growing the heap, least recently used first. */
 export const CACHE_MAX_ENTRIES = 1_000;
-/**
- * Bytes of credspec contents (as compact JSON) held in all. A credspec is typically about 1 KiB, so this holds the
- * whole working set, while a few thousand large ones cannot take a replica's memory (a 128 MiB container).
- */
+/** Bytes of credspec contents (compact JSON) held in all: thousands of typical 1 KiB ones, not a replica's memory. */
 export const CREDSPEC_CACHE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
@@ -34,17 +28,13 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   credSpecCacheTtlMs?: number | undefined;
   /** How long an allowed decision is reused (denials never are); 0 switches it off. Default {@link DEFAULT_ACCESS_CACHE_TTL_MS}. */
   accessCacheTtlMs?: number | undefined;
-  /**
-   * Monotonic clock in ms for the caches' TTLs. Default `performance.now()`: a wall clock stepped back (NTP, a VM
-   * resumed) would keep entries, allowed access answers among them, past their TTL.
-   */
+  /** Clock for the caches' TTLs. Default `performance.now()`: a wall clock stepped back would keep entries past their TTL. */
   monotonicNow?: (() => number) | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
   /**
-   * True on Node: reviews in flight that miss the same key await one call. False on Workers, where a request must
-   * not await a promise another request created (as for credentials: shared/credentials/cache.ts). Set by the
-   * adapter, never sniffed. Default false.
+   * True on Node: reviews in flight that miss the same key await one call. False (the default) on Workers, where a
+   * request must not await a promise another request created. Set by the adapter, never sniffed.
    */
   shareInFlight?: boolean | undefined;
 }
@@ -60,9 +50,8 @@ export interface KubeGmsaClient extends GmsaClient {
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
-  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, and no handler can
-  // change what the next review sees. Contents over the size a pod may carry are never kept: the policy refuses them
-  // anyway, and they would crowd out the others.
+  // Kept parsed and deeply frozen, so no handler can change what the next review sees; never contents over the size a
+  // pod may carry (the policy refuses them anyway).
   const credSpecs = createCache<NonNullable<unknown>>(options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options.monotonicNow, {
     maxSize: CREDSPEC_CACHE_MAX_BYTES,
     maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
@@ -122,9 +111,8 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
 }
 
 /**
- * A least-recently-used cache of at most {@link CACHE_MAX_ENTRIES} entries that expire `ttlMs` after they are set, by
- * `now` (default `performance.now()`); none when `ttlMs` is 0. `ttlResolution: 0` reads the clock on every lookup
- * rather than arming a timer, which a Worker may not do outside a request.
+ * An LRU cache whose entries expire `ttlMs` after they are set; none when `ttlMs` is 0. `ttlResolution: 0` reads the
+ * clock on every lookup rather than arming a timer, which a Worker may not do outside a request.
  * @throws TypeError when `ttlMs` is negative or not an integer.
  */
 function createCache<V extends NonNullable<unknown>>(
@@ -142,7 +130,7 @@ function jsonBytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-/** Freezes a parsed JSON value and everything in it; returns it. */
+/** Freezes a parsed JSON value and everything in it. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);

@@ -16,9 +16,8 @@ import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import type { CallOptions } from "./gmsa-client.ts";
 
 /**
- * Upper bound of one API call, retries included, on top of the review's own deadline. The review's deadline (from
- * the API server's `?timeout=`) usually ends first; this bounds what has none (a call shared by several reviews)
- * at half the default webhook timeout (10 s), so a stalled API server cannot hold connections and reviews longer.
+ * Upper bound of one API call, retries included, on top of the review's own deadline (which usually ends first):
+ * half the default webhook timeout, for what has none (a call shared by several reviews).
  */
 export const KUBE_REQUEST_TIMEOUT_MS = 5_000;
 
@@ -32,17 +31,12 @@ export interface ClientCertificate {
 export interface KubeRequestInit {
   method: string;
   headers?: Record<string, string>;
-  /** JSON text. */
   body?: string;
   signal?: AbortSignal;
   redirect?: "manual";
 }
 
-/**
- * What the client reads of an answer: a fetch Response has it, and the node:https transport gives it without
- * building one (a web Response and Headers load Node's bundled undici: about 5 MiB of memory and, in a Lambda cold
- * start, its compile time).
- */
+/** What the client reads of an answer: a fetch Response, or the node:https transport's answer without building one. */
 export interface KubeResponse {
   status: number;
   headers: { get(name: string): string | null };
@@ -63,7 +57,7 @@ export interface KubeRequesterOptions {
   fetch: KubeFetch;
   /** Absent: anonymous requests. */
   tokenSource?: TokenSource | undefined;
-  /** Upper bound per call, on top of the caller's signal. Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
+  /** Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
   requestTimeoutMs?: number;
   /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
   retryDelayMs?: number;
@@ -86,7 +80,7 @@ export interface KubeRequest extends CallOptions {
   what: string;
 }
 
-/** The final answer: any HTTP status; `body` is the parsed JSON or undefined when there was none. */
+/** The final answer: any HTTP status; `body` is the parsed JSON, if any. */
 export interface KubeAnswer {
   status: number;
   body: unknown;
@@ -129,18 +123,14 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         credential === undefined || isTokenCredential(credential)
           ? undefined
           : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
-      let answer: KubeAnswer;
-      let retryAfter: string | null;
-      let location: string | null;
+      let response: KubeResponse;
+      let text: string;
       const startedAt = performance.now();
       try {
         const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
         if (body !== undefined) init.body = JSON.stringify(body);
-        const response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
-        retryAfter = response.headers.get("Retry-After");
-        location = response.headers.get("Location");
-        const text = await response.text();
-        answer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
+        response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
+        text = await response.text();
       } catch (error) {
         attempted(deadline.aborted ? "timeout" : "error", startedAt);
         if (deadline.aborted) throw deadlineError();
@@ -151,11 +141,12 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
+      const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       attempted(answer.status, startedAt);
       if (answer.status >= 300 && answer.status < 400) {
         // Where it pointed goes to the log only (the cause); the pod's author learns the status.
         throw new KubeApiError(`${what}: API server answered ${answer.status}, a redirect, which is never followed`, {
-          cause: { httpStatus: answer.status, location },
+          cause: { httpStatus: answer.status, location: response.headers.get("Location") },
         });
       }
       if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
@@ -169,7 +160,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       }
       // 429 and 5xx are worth one more try (docs/security.md, Fail closed).
       if (method === "GET" && !retried && (answer.status === 429 || answer.status >= 500)) {
-        const delay = retryAfterMs(retryAfter, answer.body, now()) ?? retryDelayMs;
+        const delay = retryAfterMs(response.headers.get("Retry-After"), answer.body, now()) ?? retryDelayMs;
         if (now() + delay < deadlineAt && (await sleep(delay, deadline))) {
           retried = true;
           continue;

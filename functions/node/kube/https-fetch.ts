@@ -9,17 +9,12 @@ import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
+import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
 
-/** Options of {@link createHttpsKubeFetch}. */
-export interface KeepAliveFetchOptions {
+/** Options of {@link createHttpsKubeFetch}: the cluster's TLS settings as the kubeconfig gives them, and more. */
+export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecureSkipTlsVerify" | "tlsServerName" | "proxyUrl">> {
   /** PEM bundle to trust instead of Node's default roots. */
   ca?: string | undefined;
-  /** kubeconfig `insecure-skip-tls-verify`: accept any server certificate. */
-  insecureSkipTlsVerify?: boolean;
-  /** kubeconfig `tls-server-name`: SNI and the name the certificate must carry. */
-  tlsServerName?: string | undefined;
-  /** kubeconfig `proxy-url` (http or https): requests tunnel through it with CONNECT. */
-  proxyUrl?: string | undefined;
   /** A client certificate for every request (kubeconfig); per-request ones come with each call. */
   clientCertificate?: ClientCertificate | undefined;
   /** Connections per origin. Default 16. */
@@ -42,7 +37,6 @@ const MAX_AGENTS = 2;
 /** Statuses whose answer has no body (Fetch standard, "null body status"). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** Closes `agent`'s idle sockets now and each busy one once its request is done. */
 function retire(agent: HttpAgent): void {
   agent.on("free", (socket: Socket) => socket.destroy());
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
