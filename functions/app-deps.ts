@@ -4,7 +4,7 @@
 import type { ClientCertificateReader, CallerAuthOptions } from "../shared/http/caller-auth.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { createReviewCounters, type MetricsExposition, type ReviewRecorder } from "./metrics.ts";
-import type { ReviewRouteDeps } from "./review-route.ts";
+import type { ReviewRouteDeps } from "./review-handlers.ts";
 import pkg from "../package.json" with { type: "json" };
 
 export interface AppDeps extends ReviewRouteDeps {

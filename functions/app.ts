@@ -9,8 +9,7 @@ import { createErrorHandler } from "../shared/http/on-error.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
 import type { AppDeps } from "./app-deps.ts";
 import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
-import { REVIEW_HANDLERS } from "./review-handlers.ts";
-import { createReviewHandler } from "./review-route.ts";
+import { createReviewHandler, REVIEW_HANDLERS } from "./review-handlers.ts";
 
 /**
  * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
