@@ -12,7 +12,7 @@ import type { Config, FunctionName } from "../shared/config/index.ts";
 import { awaitWithin } from "../shared/deadline.ts";
 import { asAdmissionError, DeadlineExceededError, InternalError } from "../shared/errors.ts";
 import type { AppEnv } from "../shared/http/env.ts";
-import type { CallOptions, GmsaClient } from "../shared/kube/gmsa-client.ts";
+import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
 import type { Logger } from "../shared/log.ts";
 import { createCallTally, type CallTally } from "../shared/observer.ts";
 import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";

@@ -5,7 +5,7 @@ import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { AccessDecision, AccessQuery, CallOptions, UserAccessQuery } from "./gmsa-client.ts";
+import type { AccessDecision, AccessQuery, CallOptions, UserAccessQuery } from "./client.ts";
 import { errorFromAnswer, type KubeRequester } from "./request.ts";
 
 /**

@@ -1,17 +1,50 @@
 /**
- * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of allowed
- * access reviews (never of denials or errors; docs/configuration.md, Caches and their staleness). On Node,
- * concurrent misses of one key share one API call.
+ * The narrow seam between the handlers and the Kubernetes API, {@link GmsaClient}: the two facts the GMSA rules need
+ * (after windows-gmsa's `kubeClientInterface`; unit tests pass an in-memory fake). And the real one: fetch-based,
+ * with optional short-lived caches of credspec contents and of allowed access reviews (never of denials or errors;
+ * docs/configuration.md, Caches and their staleness). On Node, concurrent misses of one key share one API call.
  */
 import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
 import { readCredSpecContents } from "./credspecs.ts";
-import type { AccessDecision, CallOptions, GmsaClient } from "./gmsa-client.ts";
 import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
-import type { CacheName, KubeObserver } from "../observer.ts";
+import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
+import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
 import { DeadlineExceededError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
+
+/** Per-call options: every call honours the review's deadline. */
+export interface CallOptions {
+  signal: AbortSignal;
+  /** What the review's calls did, for its log line. */
+  tally?: CallTally | undefined;
+}
+
+/** May `serviceAccount` (never empty: "" is already "default") in `namespace` `use` the GMSACredentialSpec? */
+export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credSpecName: string };
+
+/** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
+export type UserAccessQuery = Extract<Subject, { user: unknown }> & { credSpecName: string };
+
+/** The authorizer's answer. */
+export type AccessDecision = AccessAnswer;
+
+export interface GmsaClient {
+  /**
+   * The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`.
+   * @throws CredSpecNotFoundError when it does not exist, CredSpecWithoutContentsError when it has no `credspec`,
+   *   KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
+   */
+  getCredSpecContents(name: string, options: CallOptions): Promise<unknown>;
+  /**
+   * A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews).
+   * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
+   */
+  canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessDecision>;
+  /** The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim. */
+  canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessDecision>;
+}
 
 /** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
 export const DEFAULT_CREDSPEC_CACHE_TTL_MS = 30_000;

@@ -2,7 +2,7 @@
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { CredSpecNotFoundError, CredSpecWithoutContentsError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
 import { isDns1123Subdomain } from "../policy/names.ts";
-import type { CallOptions } from "./gmsa-client.ts";
+import type { CallOptions } from "./client.ts";
 import { errorFromAnswer, readStatus, type KubeRequester } from "./request.ts";
 
 /** The path of one cluster-scoped GMSACredentialSpec. */

@@ -13,7 +13,7 @@ import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
-import type { CallOptions } from "./gmsa-client.ts";
+import type { CallOptions } from "./client.ts";
 
 /**
  * Upper bound of one API call, retries included, on top of the review's own deadline (which usually ends first):

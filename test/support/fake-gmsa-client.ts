@@ -4,7 +4,7 @@
  * failure or hang injection.
  */
 import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../shared/errors.ts";
-import type { AccessDecision, AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/gmsa-client.ts";
+import type { AccessDecision, AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/client.ts";
 
 /** Stands for a GMSACredentialSpec that exists but has no `credspec` field. */
 export const WITHOUT_CONTENTS: unique symbol = Symbol("without contents");

@@ -5,7 +5,7 @@ import { createReviewHandler, loadFacts, untilDeadline, type ReviewHandler } fro
 import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { CredentialsError, CredSpecNotAllowedError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
-import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { createJsonLogger } from "../../../shared/log.ts";
 import type { LoadPlan } from "../../../shared/policy/facts.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
