@@ -7,15 +7,62 @@ import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
-import type { AppDeps } from "./app-deps.ts";
-import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
-import { createReviewHandler, REVIEW_HANDLERS } from "./review-handlers.ts";
+import type { Config, FunctionName } from "../shared/config/index.ts";
+import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
+import pkg from "../package.json" with { type: "json" };
+import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
+import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
 /**
  * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
  * (`object` and `oldObject` of an UPDATE) plus the review around them; a larger body is not a review it sent.
  */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** What the app is built from: the configuration and what each runtime brings. */
+export interface AppDeps extends ReviewRouteDeps {
+  /** The functions this deployment serves: both on the Node server, one per Worker. */
+  functions: readonly FunctionName[];
+  version: string;
+  /** Caller authentication (docs/security.md, "Who may call the functions"), checked before the body is read. */
+  callerAuth: CallerAuthOptions;
+  /** METRICS_TOKENS: bearer tokens GET /metrics requires; empty, /metrics is open. */
+  metricsTokens: readonly string[];
+  /** `mtls`: reads each request's client certificate. Only the Node server can (functions/node/client-certificate.ts). */
+  clientCertificate?: ClientCertificateReader;
+  /** Extra counters for the JSON /metrics (exec plugin runs, caches), merged with the review counters. */
+  extraMetrics?: () => Record<string, number>;
+  /**
+   * What GET /metrics answers: the Node server passes its Prometheus registry's text. Absent: the JSON snapshot of
+   * `counters` (when they keep one) and `extraMetrics`.
+   */
+  exposition?: () => Promise<MetricsExposition>;
+  /** False once the process is shutting down: /readyz answers 503 so the endpoint is taken out of the Service. */
+  ready?: () => boolean;
+}
+
+/**
+ * What a runtime brings besides the configuration: its kube client, logger and platform specifics; `counters`
+ * replaces the JSON review counters (the Node server's Prometheus registry).
+ */
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificate" | "extraMetrics" | "exposition" | "ready"> & {
+  counters?: ReviewRecorder;
+};
+
+/** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
+export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
+  return {
+    ...runtime,
+    functions: config.functions,
+    version: pkg.version,
+    now: () => Date.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    counters: runtime.counters ?? createReviewCounters(),
+    settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
+    callerAuth: config.callerAuth,
+    metricsTokens: config.metricsTokens,
+  };
+}
 
 /**
  * The whole HTTP surface as one Hono app, the same on every runtime (each reaches it through Hono's adapter for it):

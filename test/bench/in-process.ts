@@ -4,8 +4,7 @@
  * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
  * parse + decide + respond (+ cache lookups and their copies).
  */
-import { createApp } from "../../functions/app.ts";
-import { configuredDeps } from "../../functions/app-deps.ts";
+import { configuredDeps, createApp } from "../../functions/app.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";

@@ -1,6 +1,5 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
-import { createApp } from "../../functions/app.ts";
-import type { AppDeps } from "../../functions/app-deps.ts";
+import { createApp, type AppDeps } from "../../functions/app.ts";
 import { createReviewCounters, type ReviewCounters } from "../../functions/metrics.ts";
 import type { ReviewSettings } from "../../functions/review-handlers.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
