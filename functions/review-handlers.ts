@@ -30,7 +30,7 @@ export interface ReviewContext {
   randomBytes: (length: number) => Uint8Array;
   /** Aborts when the review's time is up. */
   signal: AbortSignal;
-  /** What this review's API calls did, for its log line (absent in tests that do not look). */
+  /** What this review's API calls did, for its log line. */
   tally?: CallTally;
 }
 
@@ -85,17 +85,15 @@ async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (
 }
 
 /**
- * Settles no later than the deadline (plus one turn of the event loop), even if the client ignores the signal,
- * so the API server always gets our answer before it gives up on us. A client that honours the signal rejects
- * within that turn, with an error that names the call and what it waited for; the generic error is for one that does not.
+ * Settles no later than the deadline plus one turn of the event loop (in which a client that honours the signal
+ * rejects with its own, more precise error), so the API server always gets our answer before it gives up on us.
  */
 export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return awaitWithin(work, signal, () => new DeadlineExceededError("the review's deadline passed before the API server answered"), { graceTurn: true });
 }
 
-/** Longest name from the review logged as is (Kubernetes names are at most 253 characters). */
+/** Longest name from the review (Kubernetes names are at most 253 characters) and credential detail logged as is. */
 const MAX_LOGGED_NAME = 253;
-/** Longest credential failure detail logged. */
 const MAX_LOGGED_DETAIL = 1024;
 
 export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
@@ -106,10 +104,9 @@ export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
 }
 
 /**
- * The Hono handler of one function's review route, behind the HTTP checks (functions/app.ts): read the body (400 when
- * it cannot be read), parse it (400 when it is not an AdmissionReview), call the handler within the review's deadline
- * (`c.var.signal`), write one log line, count, answer 200 with the AdmissionReview. Handler errors become denials
- * (fail closed); only bodies that are not a usable review get HTTP errors.
+ * The Hono handler of one function's review route, behind the HTTP checks (functions/app.ts): a body that is not an
+ * AdmissionReview is a 400; else the handler runs within the review's deadline (`c.var.signal`), its errors become
+ * denials (fail closed), and the answer is a 200 with the AdmissionReview, logged in one line and counted.
  */
 export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
   return async (c) => {
@@ -171,7 +168,6 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
 function clip(text: string | undefined, max = MAX_LOGGED_NAME): string | undefined {
   return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
 }
-
 
 /**
  * For our own bugs, the name of the underlying error (never its message: it may quote input), looking through

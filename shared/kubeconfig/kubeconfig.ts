@@ -81,12 +81,6 @@ export interface ParseKubeconfigOptions {
   resolvePath?: (path: string) => string;
 }
 
-/** A kubeconfig, or every problem found, each naming its source. */
-export interface KubeconfigResult {
-  config?: Kubeconfig;
-  problems: string[];
-}
-
 /** A path kubectl resolves against the kubeconfig's folder: `exec.command` only when it names a path, not a PATH lookup. */
 function resolveUserPaths(user: RawUser, resolvePath: (path: string) => string): RawUser {
   const resolved: RawUser = { ...user };
@@ -105,7 +99,7 @@ function resolveUserPaths(user: RawUser, resolvePath: (path: string) => string):
  * Parses one kubeconfig (YAML or JSON). An empty document is an empty kubeconfig, as for kubectl.
  * @returns the config, or every problem found, each naming `options.source` and never the file's content.
  */
-export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): KubeconfigResult {
+export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): { config?: Kubeconfig; problems: string[] } {
   const { source, resolvePath } = options;
   const read = readKubeconfigYaml(text);
   if ("problem" in read) return { problems: [`${source}: ${read.problem}`] };
@@ -148,13 +142,7 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
   return merged;
 }
 
-/** The document (null for an empty one), or why it cannot be read; never the text itself, which may hold secrets. */
-type KubeconfigYaml = { document: unknown } | { problem: string };
-
-/**
- * go-yaml reads NEL, LS and PS as line breaks (YAML 1.1), the `yaml` package does not (YAML 1.2 section 5.4): rather
- * than guess, refuse them.
- */
+/** go-yaml reads NEL, LS and PS as line breaks (YAML 1.1), `yaml` does not (YAML 1.2 section 5.4): refused. */
 const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/;
 
 /**
@@ -166,12 +154,11 @@ function goYamlTags(tags: Tags): Tags {
 }
 
 /**
- * Reads one kubeconfig document as kubectl does. client-go decodes kubeconfigs with go-yaml v2 (through
- * sigs.k8s.io/yaml), a YAML 1.1 reader, so `yaml` reads them as YAML 1.1 too: merge keys (`<<`) are honoured, and
- * `yes`/`no`/`on`/`off` are booleans, which the schema then refuses where kubectl would too. Where the two readers
- * are known to differ otherwise, the text is refused or read as go-yaml reads it. JSON is YAML and is read the same way.
+ * The document (null for an empty one), read as client-go reads it: go-yaml v2, a YAML 1.1 reader, so merge keys are
+ * honoured and `yes`/`no`/`on`/`off` are booleans (which the schema refuses where kubectl would too); where the two
+ * readers are known to differ otherwise, as go-yaml or refused. Or why it cannot be read, never quoting the text.
  */
-function readKubeconfigYaml(text: string): KubeconfigYaml {
+function readKubeconfigYaml(text: string): { document: unknown } | { problem: string } {
   if (OTHER_LINE_BREAKS.test(text)) {
     return { problem: "holds a NEL, LS or PS character, which kubectl reads as a line break; escape it in a double-quoted string" };
   }

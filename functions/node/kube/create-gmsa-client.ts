@@ -112,7 +112,7 @@ async function buildTokenSource(
  * @throws KubeConfigurationError with every problem found.
  */
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
-  const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
+  const loaded = await loadNodeKubeTarget(settings, options);
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
   const { tokenSource, counters: execCounters, close: closeSource } = await buildTokenSource(selected.choice, loaded, options);

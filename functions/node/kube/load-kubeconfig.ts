@@ -14,12 +14,6 @@ import type { ClientCertificate } from "../../../shared/kube/request.ts";
 /** The standard mount of a pod's service account. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** Options of {@link loadNodeKubeTarget}; the defaults are the real machine's. */
-export interface LoadNodeKubeTargetOptions {
-  homeDir?: string | undefined;
-  serviceAccountDir?: string | undefined;
-}
-
 /** A target with its files read. */
 export interface NodeKubeTarget {
   target: KubeTarget;
@@ -78,10 +72,11 @@ const exists = (file: string): Promise<boolean> => access(file).then(() => true,
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
- * Finds and resolves the cluster and user, reading CA and client certificate files.
+ * Finds and resolves the cluster and user, reading CA and client certificate files. `options` (for tests): default
+ * the real machine's home and service account folders.
  * @throws KubeConfigurationError with every problem found.
  */
-export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNodeKubeTargetOptions = {}): Promise<NodeKubeTarget> {
+export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}): Promise<NodeKubeTarget> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
