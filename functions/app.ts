@@ -88,7 +88,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metricsAuth: MiddlewareHandler<AppEnv> =
     deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
   app.get("/metrics", metricsAuth, async (c) => {
-    if (deps.exposition === undefined) return c.json({ ...snapshotOf(deps.counters), ...deps.extraMetrics?.() });
+    if (deps.exposition === undefined) {
+      const counters: Partial<ReviewCounters> = deps.counters;
+      return c.json({ ...counters.snapshot?.(), ...deps.extraMetrics?.() });
+    }
     const { contentType, body } = await deps.exposition();
     return c.body(body, 200, { "content-type": contentType });
   });
@@ -139,7 +142,3 @@ const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new HTTPException(400, { message: "the request body could not be read" });
   }
 };
-
-function snapshotOf(counters: ReviewRecorder | ReviewCounters): Record<string, number> {
-  return "snapshot" in counters ? counters.snapshot() : {};
-}

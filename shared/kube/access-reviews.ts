@@ -5,7 +5,8 @@ import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { AccessDecision, AccessQuery, CallOptions, UserAccessQuery } from "./client.ts";
+import type { AccessQuery, CallOptions, UserAccessQuery } from "./client.ts";
+import type { AccessAnswer } from "../policy/facts.ts";
 import { errorFromAnswer, type KubeRequester } from "./request.ts";
 
 /**
@@ -48,7 +49,7 @@ const reviewAnswer = z.object({
  *   (they go into the URL and the review) or an empty username; KubeApiError / CredentialsError /
  *   DeadlineExceededError (500) when the API server cannot answer.
  */
-export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery | UserAccessQuery, call: CallOptions): Promise<AccessDecision> {
+export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery | UserAccessQuery, call: CallOptions): Promise<AccessAnswer> {
   const { namespace, credSpecName } = query;
   if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
   if (!isDns1123Subdomain(credSpecName)) {

@@ -27,9 +27,6 @@ export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credS
 /** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
 export type UserAccessQuery = Extract<Subject, { user: unknown }> & { credSpecName: string };
 
-/** The authorizer's answer. */
-export type AccessDecision = AccessAnswer;
-
 export interface GmsaClient {
   /**
    * The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`.
@@ -41,9 +38,9 @@ export interface GmsaClient {
    * A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews).
    * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
    */
-  canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessDecision>;
+  canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessAnswer>;
   /** The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim. */
-  canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessDecision>;
+  canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessAnswer>;
 }
 
 /** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
@@ -65,10 +62,7 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   monotonicNow?: (() => number) | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
-  /**
-   * True on Node: reviews in flight that miss the same key await one call. False (the default) on Workers, where a
-   * request must not await a promise another request created. Set by the adapter, never sniffed.
-   */
+  /** True on Node: misses of one key in flight await one call. Never on Workers, where a request must not await another's promise. */
   shareInFlight?: boolean | undefined;
 }
 
@@ -90,7 +84,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
     sizeCalculation: jsonBytes,
   });
-  const access = createCache<AccessDecision>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
+  const access = createCache<AccessAnswer>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
   const counts = { credspec: { hits: 0, misses: 0 }, access: { hits: 0, misses: 0 } };
   const inFlight = { credspec: new Map<string, Promise<unknown>>(), access: new Map<string, Promise<unknown>>() };
   const statsOf = (cache: { size: number } | undefined, which: CacheName) => ({ ...counts[which], size: cache?.size ?? 0 });

@@ -1,11 +1,9 @@
 /**
  * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
  * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows
- * (docs/configuration.md, Talking to the Kubernetes API). Answers come back as status and parsed body; callers map
- * failures with {@link errorFromAnswer}, from the HTTP status and the Status `reason`, never from message text
- * (windows-gmsa's `isNotFoundError` matched "not found" in the message, which any wording change breaks).
- * A redirect is never followed: it is refused like an error answer, since whatever the next hop says did not come
- * from the API server we trust (and it would receive our credential).
+ * (docs/configuration.md, Talking to the Kubernetes API). Callers map failures with {@link errorFromAnswer}, from
+ * the HTTP status and the Status `reason`, never from message text. A redirect is refused, never followed: the next
+ * hop is not the API server we trust (and would receive our credential).
  */
 import * as z from "zod/mini";
 import "../zod-english.ts";

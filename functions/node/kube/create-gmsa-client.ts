@@ -36,9 +36,7 @@ export interface NodeGmsaClientOptions {
 export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 
 /** Counters for a metrics endpoint or logs. `execRuns` only when the credential comes from an exec plugin. */
-export interface KubeCounters extends KubeClientStats {
-  execRuns?: ExecRunCounters;
-}
+export type KubeCounters = KubeClientStats & { execRuns?: ExecRunCounters };
 
 /** What the Node adapter keeps for the life of the process. */
 export interface NodeGmsaClient {
