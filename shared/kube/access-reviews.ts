@@ -35,12 +35,7 @@ export function buildLocalSubjectAccessReview(query: AccessQuery | UserAccessQue
 }
 
 const reviewAnswer = z.object({
-  status: z.object({
-    allowed: z.boolean(),
-    denied: z.optional(z.boolean()),
-    reason: z.optional(z.string()),
-    evaluationError: z.optional(z.string()),
-  }),
+  status: z.object({ allowed: z.boolean(), denied: z.optional(z.boolean()), reason: z.optional(z.string()), evaluationError: z.optional(z.string()) }),
 });
 
 /**

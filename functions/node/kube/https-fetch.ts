@@ -48,12 +48,6 @@ function abortReason(signal: AbortSignal): Error {
   return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
 }
 
-/** Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5. */
-function supportsAgentProxy(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  return major > 24 || (major === 24 && minor >= 5);
-}
-
 /**
  * Builds the fetch over node:https (node:http for an `http://` server). It resolves once the whole body has
  * arrived, so the caller's signal bounds a stalled body as well as a silent server; failures reject with a TypeError
@@ -61,7 +55,9 @@ function supportsAgentProxy(version = process.versions.node): boolean {
  * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
  */
 export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
-  if (options.proxyUrl !== undefined && !supportsAgentProxy()) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
+  // Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5.
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5))) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
   const agents = new Map<string, HttpAgent>();

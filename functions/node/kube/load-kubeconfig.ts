@@ -82,10 +82,10 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: { home
   const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   const files = settings.kubeconfig?.split(path.delimiter).filter((file) => file !== "") ?? [];
   const defaultFile = path.join(options.homeDir ?? homedir(), ".kube", "config");
-  const useDefault = files.length === 0 && (await exists(defaultFile));
+  if (files.length === 0 && (await exists(defaultFile))) files.push(defaultFile);
   let target: KubeTarget | undefined;
-  if (files.length > 0 || useDefault) {
-    const config = await loadFiles(files.length > 0 ? files : [defaultFile], problems, warnings);
+  if (files.length > 0) {
+    const config = await loadFiles(files, problems, warnings);
     if (config === undefined && problems.length === 0) problems.push(`none of the KUBECONFIG files exist: ${files.join(", ")}`);
     if (config !== undefined) {
       const selected = selectKubeTarget(config, settings.kubeContext);

@@ -107,9 +107,7 @@ const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
       else if (killedFor === "output") finish({ outcome: "spawn-error", message: `stdout exceeded ${MAX_STDOUT_BYTES} bytes` });
       else finish({ outcome: "exited", exitCode, stdout: Buffer.concat(stdout).toString("utf8"), stderr: stderrText });
     };
-    child.on("exit", (exitCode) => {
-      timers.push(setTimeout(() => done(exitCode), CLOSE_GRACE_MS));
-    });
+    child.on("exit", (exitCode) => timers.push(setTimeout(() => done(exitCode), CLOSE_GRACE_MS)));
     child.on("close", (exitCode) => done(exitCode));
     timers.push(setTimeout(() => kill("timeout"), timeoutMs));
     if (signal?.aborted === true) kill("timeout");
