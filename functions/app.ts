@@ -7,7 +7,7 @@ import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
-import type { Config, FunctionName } from "../shared/config/index.ts";
+import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
 import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
@@ -142,3 +142,20 @@ const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     throw new HTTPException(400, { message: "the request body could not be read" });
   }
 };
+
+/** The body of every answer while the configuration is broken; it names no setting and no secret. */
+export const MISCONFIGURED_BODY = { error: "gmsa-webhooks is misconfigured; see the function's logs" } as const;
+
+/**
+ * What Workers, Lambda and Azure serve when building their app threw `error`: they have no start-up to refuse the
+ * way `npm start` exits, so a {@link ConfigurationError} is reported once through `report` (default console.error,
+ * the platform's log) and every request answers 503, which the API server treats as a failed call (the webhook's
+ * failurePolicy applies). Anything else is rethrown.
+ */
+export function misconfiguredApp(error: unknown, report: (message: string) => void = console.error): Hono<AppEnv> {
+  if (!(error instanceof ConfigurationError)) throw error;
+  report(`gmsa-webhooks is misconfigured. ${error.message}`);
+  const app = new Hono<AppEnv>();
+  app.all("*", (c) => c.json(MISCONFIGURED_BODY, 503));
+  return app;
+}

@@ -6,8 +6,7 @@ import type { HttpHandler, HttpMethod, HttpRequest, HttpResponseInit } from "@az
 import type { Hono } from "hono";
 import type { Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
-import { createApp } from "../app.ts";
-import { misconfiguredApp } from "../misconfigured.ts";
+import { createApp, misconfiguredApp } from "../app.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
 
 /**
