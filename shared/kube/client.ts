@@ -78,11 +78,11 @@ export interface KubeGmsaClient extends GmsaClient {
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
   // Kept parsed and deeply frozen, so no handler can change what the next review sees; never contents over the size a
-  // pod may carry (the policy refuses them anyway).
+  // pod may carry (the policy refuses them anyway), measured as the policy measures it: UTF-8 bytes of compact JSON.
   const credSpecs = createCache<NonNullable<unknown>>(options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options.monotonicNow, {
     maxSize: CREDSPEC_CACHE_MAX_BYTES,
     maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
-    sizeCalculation: jsonBytes,
+    sizeCalculation: (value) => new TextEncoder().encode(JSON.stringify(value)).length,
   });
   const access = createCache<AccessAnswer>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
   const counts = { credspec: { hits: 0, misses: 0 }, access: { hits: 0, misses: 0 } };
@@ -142,19 +142,10 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
  * clock on every lookup rather than arming a timer, which a Worker may not do outside a request.
  * @throws TypeError when `ttlMs` is negative or not an integer.
  */
-function createCache<V extends NonNullable<unknown>>(
-  ttlMs: number,
-  now: (() => number) | undefined,
-  bytes: Pick<LRUCache.Options<string, V, unknown>, "maxSize" | "maxEntrySize" | "sizeCalculation"> = {},
-): LRUCache<string, V> | undefined {
+function createCache<V extends NonNullable<unknown>>(ttlMs: number, now: (() => number) | undefined, bytes: Partial<LRUCache.Options<string, V, unknown>> = {}): LRUCache<string, V> | undefined {
   if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new TypeError("cache TTLs must be non-negative integers of ms");
   if (ttlMs === 0) return undefined;
   return new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now === undefined ? {} : { perf: { now } }) });
-}
-
-/** UTF-8 length of the value as compact JSON: what the policy's size limit measures. */
-function jsonBytes(value: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
 /** Freezes a parsed JSON value and everything in it. */
