@@ -15,10 +15,7 @@ export interface ReviewCounters extends ReviewRecorder {
 }
 
 /** What GET /metrics answers: a body and its content type. */
-export interface MetricsExposition {
-  contentType: string;
-  body: string;
-}
+export type MetricsExposition = { contentType: string; body: string };
 
 export function createReviewCounters(): ReviewCounters {
   const counts = new Map<string, number>();

@@ -3,15 +3,17 @@
  * (after windows-gmsa's `kubeClientInterface`; unit tests pass an in-memory fake). And the real one: fetch-based,
  * with optional short-lived caches of credspec contents and of allowed access reviews (never of denials or errors;
  * docs/configuration.md, Caches and their staleness). On Node, concurrent misses of one key share one API call.
+ * GMSACredentialSpecs are the CRD from kubernetes-sigs/windows-gmsa, `windows.k8s.io/v1`.
  */
 import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
-import { readCredSpecContents } from "./credspecs.ts";
-import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
+import { createKubeRequester, errorFromAnswer, readStatus, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
 import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
-import { DeadlineExceededError } from "../errors.ts";
+import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
+import { CredSpecNotFoundError, CredSpecWithoutContentsError, DeadlineExceededError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
+import { isDns1123Subdomain } from "../policy/names.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 
 /** Per-call options: every call honours the review's deadline. */
@@ -135,6 +137,39 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     canUserUseCredSpec: (query, call) => reviewCredSpecAccess(request, query, call),
     stats: () => ({ credSpecCache: statsOf(credSpecs, "credspec"), accessCache: statsOf(access, "access") }),
   };
+}
+
+/** The path of one cluster-scoped GMSACredentialSpec. */
+export function credSpecPath(name: string): string {
+  return `/apis/${CREDSPEC_API_VERSION}/${CREDSPEC_RESOURCE}/${encodeURIComponent(name)}`;
+}
+
+/**
+ * GETs the GMSACredentialSpec `name` and returns its `credspec` field as parsed JSON.
+ * @throws InvalidCredSpecNameError before any call for a name that is not a DNS-1123 subdomain,
+ *   CredSpecNotFoundError (422), CredSpecWithoutContentsError (422), KubeApiError / CredentialsError /
+ *   DeadlineExceededError (500).
+ */
+export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
+  const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
+  if (!isDns1123Subdomain(name)) {
+    throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
+  }
+  const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, ...call });
+  if (answer.status === 404) {
+    const status = readStatus(answer.body);
+    // A NotFound Status without details.name is about the path, not the object: the CRD is not served.
+    if (status?.reason === "NotFound" && status.details?.name === undefined) {
+      throw new KubeApiError(`${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`);
+    }
+    throw new CredSpecNotFoundError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`);
+  }
+  if (answer.status !== 200) throw errorFromAnswer(what, answer.status, answer.body);
+  const contents = (answer.body as { credspec?: unknown } | null)?.credspec;
+  if (contents === undefined || contents === null) {
+    throw new CredSpecWithoutContentsError(`GMSACredentialSpec ${JSON.stringify(name)} has no credspec field`);
+  }
+  return contents;
 }
 
 /**

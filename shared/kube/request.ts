@@ -79,10 +79,7 @@ export interface KubeRequest extends CallOptions {
 }
 
 /** The final answer: any HTTP status; `body` is the parsed JSON, if any. */
-export interface KubeAnswer {
-  status: number;
-  body: unknown;
-}
+export type KubeAnswer = { status: number; body: unknown };
 
 export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
 
