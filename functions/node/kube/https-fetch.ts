@@ -34,9 +34,6 @@ export interface KeepAliveFetch {
  */
 const MAX_AGENTS = 2;
 
-/** Statuses whose answer has no body (Fetch standard, "null body status"). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
 function retire(agent: HttpAgent): void {
   agent.on("free", (socket: Socket) => socket.destroy());
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
@@ -94,10 +91,6 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   const fetch: KubeFetch = (url, init, clientCertificate) =>
     new Promise<KubeResponse>((resolve, reject) => {
       const { signal } = init;
-      if (signal?.aborted === true) {
-        reject(abortReason(signal));
-        return;
-      }
       const plain = url.startsWith("http:");
       if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
       const req = (plain ? httpRequest : httpsRequest)(url, {
@@ -118,11 +111,10 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         res.once("error", fail);
         res.once("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
         res.once("end", () => {
-          const status = res.statusCode ?? 0;
-          const text = NULL_BODY_STATUSES.has(status) ? "" : Buffer.concat(chunks).toString("utf8");
+          const text = Buffer.concat(chunks).toString("utf8");
           // As fetch's Headers give it: every field of that name, joined by ", ".
           const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
-          resolve({ status, headers: { get }, text: () => Promise.resolve(text) });
+          resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) });
         });
       });
       req.end(init.body);
