@@ -100,7 +100,8 @@ function resolveUserPaths(user: RawUser, resolvePath: (path: string) => string):
  * @returns the config, or every problem found, each naming `options.source` and never the file's content.
  */
 export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): { config?: Kubeconfig; problems: string[] } {
-  const { source, resolvePath } = options;
+  const { source } = options;
+  const resolvePath = options.resolvePath ?? ((entry: string) => entry);
   const read = readKubeconfigYaml(text);
   if ("problem" in read) return { problems: [`${source}: ${read.problem}`] };
   const parsed = kubeconfigSchema.safeParse(read.document ?? {});
@@ -109,15 +110,10 @@ export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): 
   }
   const config: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
   for (const { name, cluster } of parsed.data.clusters ?? []) {
-    const entry: RawCluster = { ...(cluster ?? {}) };
-    const ca = entry["certificate-authority"];
-    if (ca && resolvePath) entry["certificate-authority"] = resolvePath(ca);
-    config.clusters.set(name, { cluster: entry, source });
+    const ca = cluster?.["certificate-authority"];
+    config.clusters.set(name, { cluster: { ...cluster, ...(ca ? { "certificate-authority": resolvePath(ca) } : {}) }, source });
   }
-  for (const { name, user } of parsed.data.users ?? []) {
-    const entry = resolvePath ? resolveUserPaths(user ?? {}, resolvePath) : { ...(user ?? {}) };
-    config.users.set(name, { user: entry, source });
-  }
+  for (const { name, user } of parsed.data.users ?? []) config.users.set(name, { user: resolveUserPaths(user ?? {}, resolvePath), source });
   for (const { name, context } of parsed.data.contexts ?? []) {
     config.contexts.set(name, { context: context ?? {}, source });
   }

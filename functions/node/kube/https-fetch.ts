@@ -21,12 +21,8 @@ export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecu
   connections?: number;
 }
 
-/** The fetch and the connection pools (Agents) behind it. */
-export interface KeepAliveFetch {
-  fetch: KubeFetch;
-  /** Closes every pool: idle sockets now, busy ones once their request is done. */
-  close(): Promise<void>;
-}
+/** The fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done. */
+export type KeepAliveFetch = { fetch: KubeFetch; close(): Promise<void> };
 
 /**
  * Agents kept for past client certificates while their requests drain: an exec plugin may issue a new certificate
