@@ -53,9 +53,7 @@ function buildTokenSource(choice: TokenSourceChoice): TokenSource | undefined {
  */
 export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?: typeof fetch } = {}): { client: KubeGmsaClient; warnings: string[] } {
   const warnings: string[] = [];
-  if (settings.kubeconfig === undefined) {
-    throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
-  }
+  if (settings.kubeconfig === undefined) throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
   const parsed = parseKubeconfig(settings.kubeconfig, { source: "the KUBECONFIG secret" });
   if (parsed.config === undefined) throw new KubeConfigurationError(parsed.problems);
   const { target, problems } = selectKubeTarget(parsed.config, settings.kubeContext);
