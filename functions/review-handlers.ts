@@ -36,10 +36,7 @@ export interface ReviewContext {
 
 export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
 
-/**
- * expand (mutating): each credspec loaded once; authorize (validating): each credspec and each subject's access
- * once, decided with ENFORCEMENT and the audit annotations.
- */
+/** expand (mutating) and authorize (validating, with ENFORCEMENT and the audit annotations). */
 export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = {
   async expand({ request }, ctx) {
     const plan = planExpand(readReview(request), ctx.settings);

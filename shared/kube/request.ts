@@ -43,8 +43,7 @@ export interface KubeResponse {
 
 /**
  * The one I/O seam of the client: fetch, plus the client certificate the request must present (exec plugins may
- * issue one per refresh). Node-based targets build it on node:https (`functions/node/kube/https-fetch.ts`); Workers
- * use the global fetch, which trusts only public CAs and cannot present a client certificate.
+ * issue one per refresh): node:https on Node-based targets (`functions/node/kube/https-fetch.ts`), fetch on Workers.
  */
 export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?: ClientCertificate) => Promise<KubeResponse>;
 

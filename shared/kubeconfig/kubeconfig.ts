@@ -8,10 +8,7 @@ import { parseDocument, type Tags, type YAMLError } from "yaml";
 import * as z from "zod/mini";
 import "../zod-english.ts";
 
-/**
- * client-go refuses a name given twice in any named list ("duplicate name ... in list") rather than let one entry
- * win: clusters, users, contexts and each `extensions`.
- */
+/** client-go refuses a name given twice in any named list ("duplicate name ... in list") rather than let one win. */
 function uniqueNames(payload: z.core.ParsePayload<{ name: string }[]>): void {
   const seen = new Set<string>();
   for (const { name } of payload.value) {

@@ -1,9 +1,8 @@
 /**
- * The {@link KubeFetch} of every Node-based target (the Node server, AWS Lambda, Azure Functions): node:https with a
- * keep-alive Agent trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and `proxy-url`
- * (the Agent's own CONNECT tunnel, `proxyEnv`, Node 24.5 and later) and presenting the client certificate. Node's
- * global fetch cannot trust a private CA, and undici was most of each bundle, its load time and about 10 MiB of idle
- * memory; Node's own HTTP client costs none of that.
+ * The {@link KubeFetch} of every Node-based target: node:https with a keep-alive Agent trusting the kubeconfig CA
+ * (only it, as kubectl does), honouring `tls-server-name` and `proxy-url` (the Agent's CONNECT tunnel) and presenting
+ * the client certificate. Node's global fetch cannot trust a private CA, and undici was most of each bundle, its load
+ * time and about 10 MiB of idle memory.
  */
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";

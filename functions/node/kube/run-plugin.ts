@@ -1,7 +1,6 @@
 /**
- * The Node half of the exec provider: find the plugin as client-go does, then spawn it asynchronously with an
- * argument array (no shell), no stdin, the given environment, in its own process group so a timeout kills it and
- * everything it started.
+ * The Node half of the exec provider: find the plugin as client-go does, then spawn it with an argument array (no
+ * shell), no stdin, the given environment, in its own process group so a timeout kills all it started.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:fs";
