@@ -1,18 +1,17 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import type { FunctionName } from "../shared/config/index.ts";
 import { bearerTokens } from "../shared/http/bearer-tokens.ts";
 import { callerAuth } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
-import type { AppDeps } from "./app-deps.ts";
-import { authorizeReview } from "./authorize/authorize.ts";
-import { expandReview } from "./expand/expand.ts";
-import type { ReviewCounters, ReviewRecorder } from "./metrics.ts";
-import { createReviewHandler, type ReviewHandler } from "./review-route.ts";
+import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
+import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
+import pkg from "../package.json" with { type: "json" };
+import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
+import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
 /**
  * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
@@ -20,7 +19,50 @@ import { createReviewHandler, type ReviewHandler } from "./review-route.ts";
  */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
-const HANDLERS: Record<FunctionName, ReviewHandler> = { expand: expandReview, authorize: authorizeReview };
+/** What the app is built from: the configuration and what each runtime brings. */
+export interface AppDeps extends ReviewRouteDeps {
+  /** The functions this deployment serves: both on the Node server, one per Worker. */
+  functions: readonly FunctionName[];
+  version: string;
+  /** Caller authentication (docs/security.md, "Who may call the functions"), checked before the body is read. */
+  callerAuth: CallerAuthOptions;
+  /** METRICS_TOKENS: bearer tokens GET /metrics requires; empty, /metrics is open. */
+  metricsTokens: readonly string[];
+  /** `mtls`: reads each request's client certificate. Only the Node server can (functions/node/client-certificate.ts). */
+  clientCertificate?: ClientCertificateReader;
+  /** Extra counters for the JSON /metrics (exec plugin runs, caches), merged with the review counters. */
+  extraMetrics?: () => Record<string, number>;
+  /**
+   * What GET /metrics answers: the Node server passes its Prometheus registry's text. Absent: the JSON snapshot of
+   * `counters` (when they keep one) and `extraMetrics`.
+   */
+  exposition?: () => Promise<MetricsExposition>;
+  /** False once the process is shutting down: /readyz answers 503 so the endpoint is taken out of the Service. */
+  ready?: () => boolean;
+}
+
+/**
+ * What a runtime brings besides the configuration: its kube client, logger and platform specifics; `counters`
+ * replaces the JSON review counters (the Node server's Prometheus registry).
+ */
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificate" | "extraMetrics" | "exposition" | "ready"> & {
+  counters?: ReviewRecorder;
+};
+
+/** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
+export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
+  return {
+    ...runtime,
+    functions: config.functions,
+    version: pkg.version,
+    now: () => Date.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    counters: runtime.counters ?? createReviewCounters(),
+    settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
+    callerAuth: config.callerAuth,
+    metricsTokens: config.metricsTokens,
+  };
+}
 
 /**
  * The whole HTTP surface as one Hono app, the same on every runtime (each reaches it through Hono's adapter for it):
@@ -46,14 +88,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metricsAuth: MiddlewareHandler<AppEnv> =
     deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
   app.get("/metrics", metricsAuth, async (c) => {
-    if (deps.exposition === undefined) return c.json({ ...snapshotOf(deps.counters), ...deps.extraMetrics?.() });
+    if (deps.exposition === undefined) {
+      const counters: Partial<ReviewCounters> = deps.counters;
+      return c.json({ ...counters.snapshot?.(), ...deps.extraMetrics?.() });
+    }
     const { contentType, body } = await deps.exposition();
     return c.body(body, 200, { "content-type": contentType });
   });
 
   const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
-    const handler = createReviewHandler(fn, HANDLERS[fn], deps);
+    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
     app.all(`/${fn}`, ...checks, handler);
     // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
     if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
@@ -98,6 +143,19 @@ const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
-function snapshotOf(counters: ReviewRecorder | ReviewCounters): Record<string, number> {
-  return "snapshot" in counters ? counters.snapshot() : {};
+/** The body of every answer while the configuration is broken; it names no setting and no secret. */
+export const MISCONFIGURED_BODY = { error: "gmsa-webhooks is misconfigured; see the function's logs" } as const;
+
+/**
+ * What Workers, Lambda and Azure serve when building their app threw `error`: they have no start-up to refuse the
+ * way `npm start` exits, so a {@link ConfigurationError} is reported once through `report` (default console.error,
+ * the platform's log) and every request answers 503, which the API server treats as a failed call (the webhook's
+ * failurePolicy applies). Anything else is rethrown.
+ */
+export function misconfiguredApp(error: unknown, report: (message: string) => void = console.error): Hono<AppEnv> {
+  if (!(error instanceof ConfigurationError)) throw error;
+  report(`gmsa-webhooks is misconfigured. ${error.message}`);
+  const app = new Hono<AppEnv>();
+  app.all("*", (c) => c.json(MISCONFIGURED_BODY, 503));
+  return app;
 }

@@ -2,11 +2,7 @@ import type { FunctionName } from "../shared/config/index.ts";
 
 /** Told of every review's outcome, once, after the reply is built; must be cheap (it runs per review). */
 export interface ReviewRecorder {
-  /**
-   * @param code the denial's `status.code` (undefined when allowed)
-   * @param operation the review's `request.operation` (CREATE, UPDATE, DELETE, CONNECT)
-   * @param durationMs from the body read to the reply
-   */
+  /** `code`: the denial's `status.code`; `operation`: the review's; `durationMs`: from the body read to the reply. */
   record(fn: FunctionName, allowed: boolean, code: number | undefined, operation?: string, durationMs?: number): void;
 }
 
@@ -19,10 +15,7 @@ export interface ReviewCounters extends ReviewRecorder {
 }
 
 /** What GET /metrics answers: a body and its content type. */
-export interface MetricsExposition {
-  contentType: string;
-  body: string;
-}
+export type MetricsExposition = { contentType: string; body: string };
 
 export function createReviewCounters(): ReviewCounters {
   const counts = new Map<string, number>();

@@ -4,8 +4,7 @@
  */
 import { handle, type APIGatewayProxyResult, type LambdaContext, type LambdaEvent } from "hono/aws-lambda";
 import type { Bindings } from "../../shared/config/index.ts";
-import { createApp } from "../app.ts";
-import { misconfiguredApp } from "../misconfigured.ts";
+import { createApp, misconfiguredApp } from "../app.ts";
 import { buildNodeDeps, type NodeDepsOptions } from "../node/deps.ts";
 
 /** A Lambda handler for API Gateway v1/v2, Function URL and ALB events. */
@@ -14,7 +13,7 @@ export type LambdaHandler = (event: LambdaEvent, context?: LambdaContext) => Pro
 /**
  * Starts building the app from `env` at once (during the Lambda init phase when called at module load) and returns
  * the handler, which awaits that one build. A configuration problem is logged once to `options.error` (default
- * console.error) and every request answers 503 (functions/misconfigured.ts); any other build failure fails each
+ * console.error) and every request answers 503 (misconfiguredApp in functions/app.ts); any other build failure fails each
  * invocation.
  */
 export function createLambdaHandler(env: Bindings, options: NodeDepsOptions & { error?: (message: string) => void } = {}): LambdaHandler {

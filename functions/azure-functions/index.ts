@@ -3,8 +3,7 @@
  * registers one anonymous HTTP function per route, all served by one app built once per worker process.
  */
 import { app } from "@azure/functions";
-import { createAzureHandler } from "./handler.ts";
-import { AZURE_METHODS, AZURE_ROUTES } from "./routes.ts";
+import { AZURE_METHODS, AZURE_ROUTES, createAzureHandler } from "./handler.ts";
 
 const handler = createAzureHandler(process.env);
 

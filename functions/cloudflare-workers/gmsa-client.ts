@@ -1,8 +1,8 @@
 /**
  * The Workers wiring: the kubeconfig YAML comes from the KUBECONFIG secret, the credential is a static token or
- * (better) the JWT token source or CLOUD_TOKEN=eks, and requests go through the global fetch. That fetch trusts public CAs only and
- * has no SNI override, proxy or client certificate, so the API server must be reached through an endpoint with
- * a publicly trusted certificate (docs/configuration.md); kubeconfig settings Workers cannot honour are start-up errors.
+ * (better) the JWT token source or CLOUD_TOKEN=eks, and requests go through the global fetch. That fetch trusts
+ * public CAs only and has no SNI override, proxy or client certificate (docs/configuration.md): kubeconfig settings
+ * Workers cannot honour are start-up errors.
  */
 import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
@@ -10,28 +10,10 @@ import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../shared/credentials/select-token-source.ts";
 import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClient } from "../../shared/kube/client.ts";
-import { createPlainKubeFetch } from "../../shared/kube/transport.ts";
 import { selectKubeTarget, type KubeTarget } from "../../shared/kubeconfig/kube-target.ts";
 import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
 
-/** Options of {@link createWorkerGmsaClient}. */
-export interface WorkerGmsaClientOptions {
-  /** Default: the global fetch. Tests pass one that reaches a local server. */
-  fetch?: typeof fetch;
-  /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
-  now?: () => number;
-  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
-  monotonicNow?: () => number;
-}
-
-/** The client and the start-up warnings the adapter should log once. */
-export interface WorkerGmsaClient {
-  client: KubeGmsaClient;
-  warnings: string[];
-}
-
-function checkCluster(target: KubeTarget, problems: string[], warnings: string[]): void {
-  const { cluster } = target;
+function checkCluster({ cluster }: KubeTarget, problems: string[], warnings: string[]): void {
   const where = `kubeconfig cluster "${cluster.name}"`;
   if (cluster.certificateAuthority) problems.push(`${where}: certificate-authority files cannot be read on Workers`);
   if (cluster.certificateAuthorityData) {
@@ -47,25 +29,17 @@ function checkCluster(target: KubeTarget, problems: string[], warnings: string[]
  * What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. Of the
  * cloud sources only eks, which signs locally: a Worker reaches neither a loopback nor a link-local endpoint.
  */
-const WORKER_CAPABILITIES: TokenSourceCapabilities = {
-  runtime: "Workers",
-  exec: false,
-  tokenFile: false,
-  clientCertificate: false,
-  anonymous: false,
-  cloudTokens: ["eks"],
-};
+const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false, cloudTokens: ["eks"] };
 
-function buildTokenSource(choice: TokenSourceChoice, now: (() => number) | undefined): TokenSource | undefined {
-  // A request must not await another request's promise on Workers (panva/jose#355, #509).
-  const common = { shareInFlight: false, now };
+function buildTokenSource(choice: TokenSourceChoice): TokenSource | undefined {
+  // A request must not await another request's promise on Workers (panva/jose#355, #509): shareInFlight false.
   switch (choice.kind) {
     case "token":
       return createStaticTokenSource({ token: choice.token });
     case "jwt":
-      return createJwtTokenSource({ ...choice.jwt, ...common });
+      return createJwtTokenSource({ ...choice.jwt, shareInFlight: false });
     case "cloud":
-      return createCloudTokenSource(choice.cloudToken, common);
+      return createCloudTokenSource(choice.cloudToken, { shareInFlight: false });
     default:
       // Refused by WORKER_CAPABILITIES.
       return undefined;
@@ -73,14 +47,13 @@ function buildTokenSource(choice: TokenSourceChoice, now: (() => number) | undef
 }
 
 /**
- * Builds the Workers client once per isolate.
+ * Builds the Workers client once per isolate, and the start-up warnings to log once. `fetch`: default the global
+ * one; tests pass one that reaches a local server.
  * @throws KubeConfigurationError listing every problem with the KUBECONFIG secret, KUBE_CONTEXT, JWT_* and CLOUD_TOKEN.
  */
-export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGmsaClientOptions = {}): WorkerGmsaClient {
+export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?: typeof fetch } = {}): { client: KubeGmsaClient; warnings: string[] } {
   const warnings: string[] = [];
-  if (settings.kubeconfig === undefined) {
-    throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
-  }
+  if (settings.kubeconfig === undefined) throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
   const parsed = parseKubeconfig(settings.kubeconfig, { source: "the KUBECONFIG secret" });
   if (parsed.config === undefined) throw new KubeConfigurationError(parsed.problems);
   const { target, problems } = selectKubeTarget(parsed.config, settings.kubeContext);
@@ -90,16 +63,14 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: WorkerGm
   problems.push(...selected.problems);
   warnings.push(...selected.warnings);
   if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
-  const tokenSource = buildTokenSource(selected.choice, options.now);
   const client = createKubeGmsaClient({
     server: target.cluster.server,
-    fetch: createPlainKubeFetch(options.fetch ?? ((input, init) => fetch(input, init))),
-    tokenSource,
+    // Our requests always ask for `redirect: "manual"`; the global fetch needs calling unbound.
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    tokenSource: buildTokenSource(selected.choice),
     disableCompression: target.cluster.disableCompression,
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,
-    now: options.now,
-    monotonicNow: options.monotonicNow,
     shareInFlight: false,
   });
   return { client, warnings };

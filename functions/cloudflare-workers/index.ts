@@ -6,10 +6,8 @@ import type { Hono } from "hono";
 import { readConfig, type Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createJsonLogger } from "../../shared/log.ts";
-import { createApp } from "../app.ts";
-import { configuredDeps } from "../app-deps.ts";
+import { configuredDeps, createApp, misconfiguredApp } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
-import { misconfiguredApp } from "../misconfigured.ts";
 import { createWorkerGmsaClient } from "./gmsa-client.ts";
 
 let app: Hono<AppEnv> | undefined;

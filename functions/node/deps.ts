@@ -5,7 +5,7 @@
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import { createJsonLogger } from "../../shared/log.ts";
-import { configuredDeps, type AppDeps } from "../app-deps.ts";
+import { configuredDeps, type AppDeps } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.

@@ -18,7 +18,7 @@
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { credSpecPath } from "../../shared/kube/credspecs.ts";
+import { credSpecPath } from "../../shared/kube/client.ts";
 import { applyBaseInfra, loadManifest } from "./apply.ts";
 import { ensureBinaries } from "./build.ts";
 import { adminEndpoint, startCluster, type LocalCluster, type LocalClusterInfo } from "./cluster.ts";

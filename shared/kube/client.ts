@@ -1,31 +1,57 @@
 /**
- * The real {@link GmsaClient}: fetch-based, with optional short-lived caches of credspec contents and of allowed
- * access reviews (never of denials or errors; docs/configuration.md, Caches and their staleness). On Node,
- * concurrent misses of one key share one API call.
+ * The narrow seam between the handlers and the Kubernetes API, {@link GmsaClient}: the two facts the GMSA rules need
+ * (after windows-gmsa's `kubeClientInterface`; unit tests pass an in-memory fake). And the real one: fetch-based,
+ * with optional short-lived caches of credspec contents and of allowed access reviews (never of denials or errors;
+ * docs/configuration.md, Caches and their staleness). On Node, concurrent misses of one key share one API call.
+ * GMSACredentialSpecs are the CRD from kubernetes-sigs/windows-gmsa, `windows.k8s.io/v1`.
  */
 import { LRUCache } from "lru-cache";
-import { reviewCredSpecAccess, reviewUserCredSpecAccess } from "./access-reviews.ts";
-import { readCredSpecContents } from "./credspecs.ts";
-import type { AccessDecision, AccessQuery, GmsaClient } from "./gmsa-client.ts";
-import { createKubeRequester, type KubeRequesterOptions } from "./request.ts";
+import { reviewCredSpecAccess } from "./access-reviews.ts";
+import { createKubeRequester, errorFromAnswer, readStatus, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
 import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
+import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
-import { DeadlineExceededError } from "../errors.ts";
+import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
+import { CredSpecNotFoundError, CredSpecWithoutContentsError, DeadlineExceededError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
+import { isDns1123Subdomain } from "../policy/names.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
+
+/** Per-call options: every call honours the review's deadline. */
+export interface CallOptions {
+  signal: AbortSignal;
+  /** What the review's calls did, for its log line. */
+  tally?: CallTally | undefined;
+}
+
+/** May `serviceAccount` (never empty: "" is already "default") in `namespace` `use` the GMSACredentialSpec? */
+export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credSpecName: string };
+
+/** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
+export type UserAccessQuery = Extract<Subject, { user: unknown }> & { credSpecName: string };
+
+export interface GmsaClient {
+  /**
+   * The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`.
+   * @throws CredSpecNotFoundError when it does not exist, CredSpecWithoutContentsError when it has no `credspec`,
+   *   KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
+   */
+  getCredSpecContents(name: string, options: CallOptions): Promise<unknown>;
+  /**
+   * A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews).
+   * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
+   */
+  canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessAnswer>;
+  /** The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim. */
+  canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessAnswer>;
+}
 
 /** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
 export const DEFAULT_CREDSPEC_CACHE_TTL_MS = 30_000;
 /** How long an allowed access review is reused when the configuration says nothing (ACCESS_CACHE_TTL_MS). */
 export const DEFAULT_ACCESS_CACHE_TTL_MS = 10_000;
-/**
- * Entries per cache. Within one TTL a cluster reviews far fewer distinct credspecs or (namespace, service account,
- * credspec) triples; the bound only keeps a flood of distinct names from growing the heap, least recently used first.
- */
+/** Entries per cache: only keeps a flood of distinct names from growing the heap, least recently used first. */
 export const CACHE_MAX_ENTRIES = 1_000;
-/**
- * Bytes of credspec contents (as compact JSON) held in all. A credspec is typically about 1 KiB, so this holds the
- * whole working set, while a few thousand large ones cannot take a replica's memory (a 128 MiB container).
- */
+/** Bytes of credspec contents (compact JSON) held in all: thousands of typical 1 KiB ones, not a replica's memory. */
 export const CREDSPEC_CACHE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link createKubeGmsaClient}: the requester's, plus the caches. */
@@ -34,33 +60,16 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   credSpecCacheTtlMs?: number | undefined;
   /** How long an allowed decision is reused (denials never are); 0 switches it off. Default {@link DEFAULT_ACCESS_CACHE_TTL_MS}. */
   accessCacheTtlMs?: number | undefined;
-  /**
-   * Monotonic clock in ms for the caches' TTLs. Default `performance.now()`: a wall clock stepped back (NTP, a VM
-   * resumed) would keep entries, allowed access answers among them, past their TTL.
-   */
+  /** Clock for the caches' TTLs. Default `performance.now()`: a wall clock stepped back would keep entries past their TTL. */
   monotonicNow?: (() => number) | undefined;
   /** Told of every API call attempt and cache lookup (metrics). */
   observer?: KubeObserver | undefined;
-  /**
-   * True on Node: reviews in flight that miss the same key await one call. False on Workers, where a request must
-   * not await a promise another request created (as for credentials: shared/credentials/cache.ts). Set by the
-   * adapter, never sniffed. Default false.
-   */
+  /** True on Node: misses of one key in flight await one call. Never on Workers, where a request must not await another's promise. */
   shareInFlight?: boolean | undefined;
 }
 
-/** Hits and misses of one cache since start-up, and the entries it holds. */
-export interface CacheStats {
-  hits: number;
-  misses: number;
-  size: number;
-}
-
-/** Cache counters of a {@link KubeGmsaClient}. */
-export interface KubeClientStats {
-  credSpecCache: CacheStats;
-  accessCache: CacheStats;
-}
+/** Hits and misses of each cache since start-up, and the entries it holds. */
+export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
 
 /** A {@link GmsaClient} with cache counters. */
 export interface KubeGmsaClient extends GmsaClient {
@@ -70,63 +79,54 @@ export interface KubeGmsaClient extends GmsaClient {
 /** Builds the client. @throws TypeError for invalid cache settings. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
-  // Contents are kept parsed and deeply frozen: every review of one name gets the same object, and no handler can
-  // change what the next review sees. Contents over the size a pod may carry are never kept: the policy refuses them
-  // anyway, and they would crowd out the others.
+  // Kept parsed and deeply frozen, so no handler can change what the next review sees; never contents over the size a
+  // pod may carry (the policy refuses them anyway), measured as the policy measures it: UTF-8 bytes of compact JSON.
   const credSpecs = createCache<NonNullable<unknown>>(options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options.monotonicNow, {
     maxSize: CREDSPEC_CACHE_MAX_BYTES,
     maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
-    sizeCalculation: jsonBytes,
+    sizeCalculation: (value) => new TextEncoder().encode(JSON.stringify(value)).length,
   });
-  const access = createCache<AccessDecision>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
+  const access = createCache<AccessAnswer>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
   const counts = { credspec: { hits: 0, misses: 0 }, access: { hits: 0, misses: 0 } };
+  const inFlight = { credspec: new Map<string, Promise<unknown>>(), access: new Map<string, Promise<unknown>>() };
+  const statsOf = (cache: { size: number } | undefined, which: CacheName) => ({ ...counts[which], size: cache?.size ?? 0 });
 
-  const { observer } = options;
-  /** A cache lookup, counted for metrics and the review's tally. */
-  function lookUp<V extends NonNullable<unknown>>(cache: LRUCache<string, V> | undefined, which: CacheName, key: string, tally: CallTally | undefined): V | undefined {
+  /**
+   * The cached value, counted for metrics and the review's tally, else `load()`. On Node, reviews in flight that
+   * miss the same key join one call (a cold start or an expiry under load would otherwise send one per review, and
+   * keep a connection per call open afterwards). The call runs within the deadline of the review that started it,
+   * so a call that hangs holds no later review past it, and that review keeps the call's own error; one that joins
+   * also stops waiting at its own deadline.
+   */
+  async function cached<V extends NonNullable<unknown>>(which: CacheName, cache: LRUCache<string, V> | undefined, key: string, call: CallOptions, what: string, load: () => Promise<V>): Promise<V> {
     const value = cache?.get(key);
     const hit = value !== undefined;
-    observer?.cacheRequest(which, hit);
-    if (hit) counts[which].hits++;
-    else counts[which].misses++;
-    if (tally !== undefined) {
-      if (hit) tally.cacheHits++;
-      else tally.cacheMisses++;
-    }
-    return value;
-  }
-  const statsOf = (cache: { size: number } | undefined, which: CacheName): CacheStats => ({ ...counts[which], size: cache?.size ?? 0 });
-
-  // On Node, reviews in flight that miss the same key join one call (a cold start or an expiry under load would
-  // otherwise send one per review, and keep a connection per call open afterwards). The call runs within the deadline
-  // of the review that started it, so a call that hangs holds no later review past it, and that review keeps the
-  // call's own error; one that joins also stops waiting at its own deadline.
-  const credSpecCalls = new Map<string, Promise<unknown>>();
-  const accessCalls = new Map<string, Promise<AccessDecision>>();
-  function shared<V>(calls: Map<string, Promise<V>>, key: string, signal: AbortSignal, what: string, load: () => Promise<V>): Promise<V> {
+    options.observer?.cacheRequest(which, hit);
+    counts[which][hit ? "hits" : "misses"]++;
+    if (call.tally !== undefined) call.tally[hit ? "cacheHits" : "cacheMisses"]++;
+    if (hit) return value;
     if (options.shareInFlight !== true) return load();
+    const calls = inFlight[which] as Map<string, Promise<V>>;
     const running = calls.get(key);
-    if (running !== undefined) return awaitWithin(running, signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
+    if (running !== undefined) return awaitWithin(running, call.signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
     const started = load().finally(() => calls.delete(key));
     calls.set(key, started);
     return started;
   }
 
   return {
-    async getCredSpecContents(name, call) {
-      const cached = lookUp(credSpecs, "credspec", name, call.tally);
-      if (cached !== undefined) return cached;
-      return shared(credSpecCalls, name, call.signal, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
+    getCredSpecContents: (name, call) =>
+      cached("credspec", credSpecs, name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
         const contents = deepFreeze(await readCredSpecContents(request, name, call));
-        if (contents !== null && contents !== undefined) credSpecs?.set(name, contents);
+        credSpecs?.set(name, contents);
         return contents;
-      });
-    },
-    async canUseCredSpec(query, call) {
-      const key = accessKey(query);
-      const cached = lookUp(access, "access", key, call.tally);
-      if (cached !== undefined) return cached;
-      return shared(accessCalls, key, call.signal, `reviewing whether service account "${query.namespace}/${query.serviceAccount}" may use GMSACredentialSpec "${query.credSpecName}"`, async () => {
+      }),
+    canUseCredSpec(query, call) {
+      const { namespace, serviceAccount, credSpecName } = query;
+      // Names cannot contain "/", so the key is unambiguous.
+      const key = `${namespace}/${serviceAccount}/${credSpecName}`;
+      const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
+      return cached("access", access, key, call, what, async () => {
         const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
         if (decision.allowed) access?.set(key, decision);
         return decision;
@@ -134,38 +134,56 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
-    canUserUseCredSpec: (query, call) => reviewUserCredSpecAccess(request, query, call),
+    canUserUseCredSpec: (query, call) => reviewCredSpecAccess(request, query, call),
     stats: () => ({ credSpecCache: statsOf(credSpecs, "credspec"), accessCache: statsOf(access, "access") }),
   };
 }
 
+/** The path of one cluster-scoped GMSACredentialSpec. */
+export function credSpecPath(name: string): string {
+  return `/apis/${CREDSPEC_API_VERSION}/${CREDSPEC_RESOURCE}/${encodeURIComponent(name)}`;
+}
+
 /**
- * A least-recently-used cache of at most {@link CACHE_MAX_ENTRIES} entries that expire `ttlMs` after they are set, by
- * `now` (default `performance.now()`); none when `ttlMs` is 0. `ttlResolution: 0` reads the clock on every lookup
- * rather than arming a timer, which a Worker may not do outside a request.
+ * GETs the GMSACredentialSpec `name` and returns its `credspec` field as parsed JSON.
+ * @throws InvalidCredSpecNameError before any call for a name that is not a DNS-1123 subdomain,
+ *   CredSpecNotFoundError (422), CredSpecWithoutContentsError (422), KubeApiError / CredentialsError /
+ *   DeadlineExceededError (500).
+ */
+export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
+  const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
+  if (!isDns1123Subdomain(name)) {
+    throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
+  }
+  const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, ...call });
+  if (answer.status === 404) {
+    const status = readStatus(answer.body);
+    // A NotFound Status without details.name is about the path, not the object: the CRD is not served.
+    if (status?.reason === "NotFound" && status.details?.name === undefined) {
+      throw new KubeApiError(`${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`);
+    }
+    throw new CredSpecNotFoundError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`);
+  }
+  if (answer.status !== 200) throw errorFromAnswer(what, answer.status, answer.body);
+  const contents = (answer.body as { credspec?: unknown } | null)?.credspec;
+  if (contents === undefined || contents === null) {
+    throw new CredSpecWithoutContentsError(`GMSACredentialSpec ${JSON.stringify(name)} has no credspec field`);
+  }
+  return contents;
+}
+
+/**
+ * An LRU cache whose entries expire `ttlMs` after they are set; none when `ttlMs` is 0. `ttlResolution: 0` reads the
+ * clock on every lookup rather than arming a timer, which a Worker may not do outside a request.
  * @throws TypeError when `ttlMs` is negative or not an integer.
  */
-function createCache<V extends NonNullable<unknown>>(
-  ttlMs: number,
-  now: (() => number) | undefined,
-  bytes: Pick<LRUCache.Options<string, V, unknown>, "maxSize" | "maxEntrySize" | "sizeCalculation"> = {},
-): LRUCache<string, V> | undefined {
+function createCache<V extends NonNullable<unknown>>(ttlMs: number, now: (() => number) | undefined, bytes: Partial<LRUCache.Options<string, V, unknown>> = {}): LRUCache<string, V> | undefined {
   if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new TypeError("cache TTLs must be non-negative integers of ms");
   if (ttlMs === 0) return undefined;
   return new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now === undefined ? {} : { perf: { now } }) });
 }
 
-/** Names cannot contain "/", so the key is unambiguous. */
-function accessKey(query: AccessQuery): string {
-  return `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
-}
-
-/** UTF-8 length of the value as compact JSON: what the policy's size limit measures. */
-function jsonBytes(value: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(value)).length;
-}
-
-/** Freezes a parsed JSON value and everything in it; returns it. */
+/** Freezes a parsed JSON value and everything in it. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);

@@ -1,24 +1,51 @@
 /**
  * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
  * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows
- * (docs/configuration.md, Talking to the Kubernetes API). Answers come back as status and parsed body; callers map
- * failures with status-errors.ts.
- * A redirect is never followed: it is refused like an error answer, since whatever the next hop says did not come
- * from the API server we trust (and it would receive our credential).
+ * (docs/configuration.md, Talking to the Kubernetes API). Callers map failures with {@link errorFromAnswer}, from
+ * the HTTP status and the Status `reason`, never from message text. A redirect is refused, never followed: the next
+ * hop is not the API server we trust (and would receive our credential).
  */
+import * as z from "zod/mini";
+import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
-import type { CallTally, KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
-import { isRetryableStatus, readStatus } from "./status-errors.ts";
-import type { KubeFetch, KubeRequestInit } from "./transport.ts";
+import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
+import type { CallOptions } from "./client.ts";
 
 /**
- * Upper bound of one API call, retries included, on top of the review's own deadline. The review's deadline (from
- * the API server's `?timeout=`) usually ends first; this bounds what has none (a call shared by several reviews)
- * at half the default webhook timeout (10 s), so a stalled API server cannot hold connections and reviews longer.
+ * Upper bound of one API call, retries included, on top of the review's own deadline (which usually ends first):
+ * half the default webhook timeout, for what has none (a call shared by several reviews).
  */
 export const KUBE_REQUEST_TIMEOUT_MS = 5_000;
+
+/** A PEM client certificate and its PEM key, for the TLS handshake. */
+export interface ClientCertificate {
+  certificate: string;
+  key: string;
+}
+
+/** What the client sends: a fetch RequestInit narrowed to what its calls use. A 3xx is never followed. */
+export interface KubeRequestInit {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  redirect?: "manual";
+}
+
+/** What the client reads of an answer: a fetch Response, or the node:https transport's answer without building one. */
+export interface KubeResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/**
+ * The one I/O seam of the client: fetch, plus the client certificate the request must present (exec plugins may
+ * issue one per refresh): node:https on Node-based targets (`functions/node/kube/https-fetch.ts`), fetch on Workers.
+ */
+export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?: ClientCertificate) => Promise<KubeResponse>;
 
 /** Options of {@link createKubeRequester}. */
 export interface KubeRequesterOptions {
@@ -27,7 +54,7 @@ export interface KubeRequesterOptions {
   fetch: KubeFetch;
   /** Absent: anonymous requests. */
   tokenSource?: TokenSource | undefined;
-  /** Upper bound per call, on top of the caller's signal. Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
+  /** Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
   requestTimeoutMs?: number;
   /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
   retryDelayMs?: number;
@@ -39,8 +66,8 @@ export interface KubeRequesterOptions {
   observer?: KubeObserver | undefined;
 }
 
-/** One call. `what` names it in errors: `reading GMSACredentialSpec "x"`. */
-export interface KubeRequest {
+/** One call within the review's deadline. `what` names it in errors: `reading GMSACredentialSpec "x"`. */
+export interface KubeRequest extends CallOptions {
   method: "GET" | "POST";
   /** Absolute path, already encoded. */
   path: string;
@@ -48,52 +75,20 @@ export interface KubeRequest {
   resource: KubeResource;
   body?: unknown;
   what: string;
-  signal: AbortSignal;
-  /** The review's tally: one `kubeRequests` per attempt, and the credential refresh it waited for. */
-  tally?: CallTally | undefined;
 }
 
-/** The final answer: any HTTP status; `body` is the parsed JSON or undefined when there was none. */
-export interface KubeAnswer {
-  status: number;
-  body: unknown;
-}
+/** The final answer: any HTTP status; `body` is the parsed JSON, if any. */
+export type KubeAnswer = { status: number; body: unknown };
 
 export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
-
-/** Same class, message prefixed with what we were doing. */
-function inContext(what: string, error: unknown): AdmissionError {
-  if (error instanceof AdmissionError) return error.withContext(what);
-  return new CredentialsError(`${what}: no credential`, { cause: error });
-}
-
-/** Retry-After (seconds or HTTP date), else the Status `details.retryAfterSeconds`, in ms. */
-function retryAfterMs(header: string | null, body: unknown, now: number): number | undefined {
-  if (header !== null && header.trim() !== "") {
-    const seconds = Number(header);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(header);
-    if (Number.isFinite(date)) return Math.max(0, date - now);
-  }
-  const seconds = readStatus(body)?.details?.retryAfterSeconds;
-  return typeof seconds === "number" ? seconds * 1000 : undefined;
-}
-
-/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
-function transportDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  return error instanceof Error ? error.name : "unknown error";
-}
 
 /** Builds the requester all kube calls go through. */
 export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
   const base = options.server.replace(/\/+$/, "");
-  const { tokenSource } = options;
+  const { tokenSource, observer } = options;
   const timeoutMs = options.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS;
   const retryDelayMs = options.retryDelayMs ?? 200;
   const now = options.now ?? Date.now;
-  const { observer } = options;
 
   return async ({ method, path, resource, body, what, signal, tally }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
@@ -112,7 +107,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       try {
         credential = await tokenSource?.getCredential({ signal: deadline, tally });
       } catch (error) {
-        throw inContext(what, error);
+        throw error instanceof AdmissionError ? error.withContext(what) : new CredentialsError(`${what}: no credential`, { cause: error });
       }
       const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "gmsa-webhooks" };
       if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -122,18 +117,14 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         credential === undefined || isTokenCredential(credential)
           ? undefined
           : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
-      let answer: KubeAnswer;
-      let retryAfter: string | null;
-      let location: string | null;
+      let response: KubeResponse;
+      let text: string;
       const startedAt = performance.now();
       try {
         const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
         if (body !== undefined) init.body = JSON.stringify(body);
-        const response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
-        retryAfter = response.headers.get("Retry-After");
-        location = response.headers.get("Location");
-        const text = await response.text();
-        answer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
+        response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
+        text = await response.text();
       } catch (error) {
         attempted(deadline.aborted ? "timeout" : "error", startedAt);
         if (deadline.aborted) throw deadlineError();
@@ -144,11 +135,12 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
       }
+      const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       attempted(answer.status, startedAt);
       if (answer.status >= 300 && answer.status < 400) {
         // Where it pointed goes to the log only (the cause); the pod's author learns the status.
         throw new KubeApiError(`${what}: API server answered ${answer.status}, a redirect, which is never followed`, {
-          cause: { httpStatus: answer.status, location },
+          cause: { httpStatus: answer.status, location: response.headers.get("Location") },
         });
       }
       if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
@@ -160,8 +152,9 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           continue;
         }
       }
-      if (method === "GET" && !retried && isRetryableStatus(answer.status)) {
-        const delay = retryAfterMs(retryAfter, answer.body, now()) ?? retryDelayMs;
+      // 429 and 5xx are worth one more try (docs/security.md, Fail closed).
+      if (method === "GET" && !retried && (answer.status === 429 || answer.status >= 500)) {
+        const delay = retryAfterMs(response.headers.get("Retry-After"), answer.body, now()) ?? retryDelayMs;
         if (now() + delay < deadlineAt && (await sleep(delay, deadline))) {
           retried = true;
           continue;
@@ -173,6 +166,52 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       return answer;
     }
   };
+}
+
+/** The parts of a metav1.Status we read. */
+const kubeStatus = z.object({
+  kind: z.literal("Status"),
+  reason: z.optional(z.string()),
+  message: z.optional(z.string()),
+  details: z.optional(z.object({ name: z.optional(z.string()), retryAfterSeconds: z.optional(z.number()) })),
+});
+
+/** The body as a metav1.Status, if it is one. */
+export function readStatus(body: unknown): z.infer<typeof kubeStatus> | undefined {
+  const parsed = kubeStatus.safeParse(body);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The error for a final non-success answer to `what` ("reading GMSACredentialSpec \"x\""). The Status message
+ * goes into `cause` for logs, not into the message that reaches the pod's author.
+ */
+export function errorFromAnswer(what: string, httpStatus: number, body: unknown): AdmissionError {
+  const status = readStatus(body);
+  const answer = status?.reason ? `${httpStatus} ${status.reason}` : `${httpStatus}`;
+  const cause = { httpStatus, reason: status?.reason, message: status?.message };
+  if (httpStatus === 401) return new CredentialsError(`${what}: API server answered ${answer}: it rejected our credential`, { cause });
+  if (httpStatus === 403) return new KubeApiError(`${what}: API server answered ${answer}: check this function's RBAC`, { cause });
+  return new KubeApiError(`${what}: API server answered ${answer}`, { cause });
+}
+
+/** Retry-After (seconds or HTTP date), else the Status `details.retryAfterSeconds`, in ms. */
+function retryAfterMs(header: string | null, body: unknown, now: number): number | undefined {
+  if (header !== null && header.trim() !== "") {
+    const seconds = Number(header);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(header);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  const seconds = readStatus(body)?.details?.retryAfterSeconds;
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
+function transportDetail(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === "string") return cause.code;
+  return error instanceof Error ? error.name : "unknown error";
 }
 
 /** JSON, or undefined for a body that is not (HTML from a proxy, plain-text 404s). */

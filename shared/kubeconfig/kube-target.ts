@@ -10,12 +10,12 @@ export interface KubeCluster {
   name: string;
   /** As written in the kubeconfig; may carry a path prefix (proxies). */
   server: string;
-  certificateAuthority?: string;
+  certificateAuthority?: string | undefined;
   /** Base64 of a PEM bundle, whitespace removed. */
-  certificateAuthorityData?: string;
-  tlsServerName?: string;
+  certificateAuthorityData?: string | undefined;
+  tlsServerName?: string | undefined;
   insecureSkipTlsVerify: boolean;
-  proxyUrl?: string;
+  proxyUrl?: string | undefined;
   disableCompression: boolean;
   /** The `client.authentication.k8s.io/exec` extension, passed to exec plugins. */
   execExtension?: unknown;
@@ -28,10 +28,10 @@ export type KubeUserAuth =
   | { kind: "tokenFile"; tokenFile: string }
   | {
       kind: "clientCertificate";
-      certificateFile?: string;
-      certificateData?: string;
-      keyFile?: string;
-      keyData?: string;
+      certificateFile?: string | undefined;
+      certificateData?: string | undefined;
+      keyFile?: string | undefined;
+      keyData?: string | undefined;
     }
   | { kind: "exec"; exec: ExecConfig };
 
@@ -42,11 +42,13 @@ export interface KubeTarget {
   auth: KubeUserAuth;
 }
 
-/** Normalized base64, or undefined when `value` is not base64. */
-function normalizeBase64(value: string): string | undefined {
+/** `value` as normalized base64; a problem when it is not base64. */
+function readBase64(value: string | null | undefined, where: string, problems: string[]): string | undefined {
+  if (!value) return undefined;
   try {
     return btoa(atob(value.replace(/\s+/g, "")));
   } catch {
+    problems.push(`${where} is not base64`);
     return undefined;
   }
 }
@@ -60,28 +62,23 @@ function resolveCluster(name: string, raw: RawCluster, where: string, problems: 
     problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
   }
   if (url && url.protocol !== "https:" && url.protocol !== "http:") problems.push(`${where}.server must be https or http`);
-  const cluster: KubeCluster = {
-    name,
-    server,
-    insecureSkipTlsVerify: raw["insecure-skip-tls-verify"] === true,
-    disableCompression: raw["disable-compression"] === true,
-  };
   const caFile = raw["certificate-authority"];
   const caData = raw["certificate-authority-data"];
   if (caFile && caData) problems.push(`${where}: certificate-authority and certificate-authority-data are both set`);
-  if (caFile) cluster.certificateAuthority = caFile;
-  if (caData) {
-    const normalized = normalizeBase64(caData);
-    if (normalized === undefined) problems.push(`${where}.certificate-authority-data is not base64`);
-    else cluster.certificateAuthorityData = normalized;
-  }
+  const cluster: KubeCluster = {
+    name,
+    server,
+    certificateAuthority: caFile || undefined,
+    certificateAuthorityData: readBase64(caData, `${where}.certificate-authority-data`, problems),
+    tlsServerName: raw["tls-server-name"] || undefined,
+    insecureSkipTlsVerify: raw["insecure-skip-tls-verify"] === true,
+    proxyUrl: raw["proxy-url"] || undefined,
+    disableCompression: raw["disable-compression"] === true,
+    execExtension: raw.extensions?.find((entry) => entry.name === EXEC_CLUSTER_EXTENSION)?.extension,
+  };
   if (cluster.insecureSkipTlsVerify && (caFile || caData)) {
     problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
   }
-  if (raw["tls-server-name"]) cluster.tlsServerName = raw["tls-server-name"];
-  if (raw["proxy-url"]) cluster.proxyUrl = raw["proxy-url"];
-  const extension = raw.extensions?.find((entry) => entry.name === EXEC_CLUSTER_EXTENSION);
-  if (extension !== undefined) cluster.execExtension = extension.extension;
   return url ? cluster : undefined;
 }
 
@@ -98,19 +95,13 @@ function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserA
     if (cert.file && cert.data) problems.push(`${where}: client-certificate and client-certificate-data are both set`);
     if (key.file && key.data) problems.push(`${where}: client-key and client-key-data are both set`);
     if (!(cert.file || cert.data) || !(key.file || key.data)) problems.push(`${where}: a client certificate needs its key`);
-    const auth: KubeUserAuth = { kind: "clientCertificate" };
-    if (cert.file) auth.certificateFile = cert.file;
-    if (key.file) auth.keyFile = key.file;
-    for (const [field, value, target] of [
-      ["client-certificate-data", cert.data, "certificateData"],
-      ["client-key-data", key.data, "keyData"],
-    ] as const) {
-      if (!value) continue;
-      const normalized = normalizeBase64(value);
-      if (normalized === undefined) problems.push(`${where}.${field} is not base64`);
-      else auth[target] = normalized;
-    }
-    ways.push(auth);
+    ways.push({
+      kind: "clientCertificate",
+      certificateFile: cert.file || undefined,
+      certificateData: readBase64(cert.data, `${where}.client-certificate-data`, problems),
+      keyFile: key.file || undefined,
+      keyData: readBase64(key.data, `${where}.client-key-data`, problems),
+    });
   }
   if (raw.exec !== undefined && raw.exec !== null) {
     const { config, problems: execProblems } = validateExecConfig(raw.exec, where);

@@ -4,13 +4,12 @@
  * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
  * parse + decide + respond (+ cache lookups and their copies).
  */
-import { createApp } from "../../functions/app.ts";
-import { configuredDeps } from "../../functions/app-deps.ts";
+import { configuredDeps, createApp } from "../../functions/app.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
-import type { KubeFetch } from "../../shared/kube/transport.ts";
+import type { KubeFetch } from "../../shared/kube/request.ts";
 import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";

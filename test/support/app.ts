@@ -1,8 +1,7 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
-import { createApp } from "../../functions/app.ts";
-import type { AppDeps } from "../../functions/app-deps.ts";
+import { createApp, type AppDeps } from "../../functions/app.ts";
 import { createReviewCounters, type ReviewCounters } from "../../functions/metrics.ts";
-import type { ReviewSettings } from "../../functions/review-context.ts";
+import type { ReviewSettings } from "../../functions/review-handlers.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
 import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "../../shared/log.ts";

@@ -1,5 +1,5 @@
 /** An in-memory KubeFetch that records calls and answers from a script. */
-import type { KubeFetch } from "../../shared/kube/transport.ts";
+import type { KubeFetch } from "../../shared/kube/request.ts";
 
 export interface FakeCall {
   url: string;

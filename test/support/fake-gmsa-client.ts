@@ -4,7 +4,8 @@
  * failure or hang injection.
  */
 import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../shared/errors.ts";
-import type { AccessDecision, AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/gmsa-client.ts";
+import type { AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/client.ts";
+import type { AccessAnswer } from "../../shared/policy/facts.ts";
 
 /** Stands for a GMSACredentialSpec that exists but has no `credspec` field. */
 export const WITHOUT_CONTENTS: unique symbol = Symbol("without contents");
@@ -75,7 +76,7 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       if (value === WITHOUT_CONTENTS) throw new CredSpecWithoutContentsError(`GMSACredentialSpec "${name}" has no credspec`);
       return structuredClone(value);
     },
-    async canUseCredSpec(query, callOptions): Promise<AccessDecision> {
+    async canUseCredSpec(query, callOptions): Promise<AccessAnswer> {
       accessQueries.push({ ...query });
       await settle("canUseCredSpec", query.credSpecName, callOptions);
       const allowed = (options.allowed ?? []).some(
@@ -83,7 +84,7 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       );
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
-    async canUserUseCredSpec(query, callOptions): Promise<AccessDecision> {
+    async canUserUseCredSpec(query, callOptions): Promise<AccessAnswer> {
       userAccessQueries.push(structuredClone(query));
       await settle("canUserUseCredSpec", query.credSpecName, callOptions);
       const allowed = (options.allowedUsers ?? []).some(

@@ -10,18 +10,13 @@ import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudT
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
-import { createHttpsKubeFetch, type KeepAliveFetchOptions } from "./https-fetch.ts";
+import { createHttpsKubeFetch } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 
-/** Where start-up warnings go (insecure-skip-tls-verify, skipped files). */
-export interface KubeLogger {
-  warn(message: string): void;
-}
-
-/** Options of {@link createNodeGmsaClient}; everything but `logger` is for tests. */
+/** Options of {@link createNodeGmsaClient}; `logger` and the observers are the Node adapter's, the rest for tests. */
 export interface NodeGmsaClientOptions {
-  /** Default: console. */
-  logger?: KubeLogger;
+  /** Where start-up warnings go (insecure-skip-tls-verify, skipped files). Default: console. */
+  logger?: { warn(message: string): void };
   /** The environment exec plugins inherit, less our secrets. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
@@ -31,8 +26,6 @@ export interface NodeGmsaClientOptions {
   serviceAccountDir?: string;
   /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
-  /** Monotonic clock for the caches' TTLs. Default `performance.now()`. */
-  monotonicNow?: () => number;
   /** Told of every API call attempt and cache lookup (the Node server's Prometheus metrics). */
   observer?: KubeObserver;
   /** The refresh observer for the credential source in use (the Node server's Prometheus metrics). */
@@ -43,9 +36,7 @@ export interface NodeGmsaClientOptions {
 export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 
 /** Counters for a metrics endpoint or logs. `execRuns` only when the credential comes from an exec plugin. */
-export interface KubeCounters extends KubeClientStats {
-  execRuns?: ExecRunCounters;
-}
+export type KubeCounters = KubeClientStats & { execRuns?: ExecRunCounters };
 
 /** What the Node adapter keeps for the life of the process. */
 export interface NodeGmsaClient {
@@ -56,23 +47,18 @@ export interface NodeGmsaClient {
 }
 
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
-const NODE_CAPABILITIES: TokenSourceCapabilities = {
-  runtime: "Node",
-  exec: true,
-  tokenFile: true,
-  clientCertificate: true,
-  anonymous: true,
-  cloudTokens: CLOUD_TOKENS,
-};
+const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: CLOUD_TOKENS };
+
+/** The sources that refresh; a static token or client certificate never does. */
+const REFRESH_SOURCES: Partial<Record<TokenSourceChoice["kind"], TokenRefreshSource>> = { exec: "exec", tokenFile: "token_file", jwt: "jwt" };
 
 /** The token source `choice` names. Each kind but a static token is imported when chosen, so a bundle loads only its own. */
 async function buildTokenSource(
   choice: TokenSourceChoice,
-  loaded: NodeKubeTarget,
+  { target, caPem }: NodeKubeTarget,
   options: NodeGmsaClientOptions,
 ): Promise<{ tokenSource?: TokenSource; counters?: () => ExecRunCounters; close?: () => void }> {
-  const { target, caPem } = loaded;
-  const source = refreshSourceOf(choice);
+  const source = choice.kind === "cloud" ? choice.cloudToken.kind : REFRESH_SOURCES[choice.kind];
   const onRefresh = source === undefined ? undefined : options.refreshObserver?.(source);
   const common = { shareInFlight: true, now: options.now, onRefresh };
   switch (choice.kind) {
@@ -112,42 +98,18 @@ async function buildTokenSource(
   }
 }
 
-function refreshSourceOf(choice: TokenSourceChoice): TokenRefreshSource | undefined {
-  switch (choice.kind) {
-    case "exec":
-      return "exec";
-    case "tokenFile":
-      return "token_file";
-    case "jwt":
-      return "jwt";
-    case "cloud":
-      return choice.cloudToken.kind;
-    default:
-      // A static token or client certificate is never refreshed.
-      return undefined;
-  }
-}
-
 /**
  * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
  * @throws KubeConfigurationError with every problem found.
  */
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
-  const logger = options.logger ?? console;
-  const loaded = await loadNodeKubeTarget(settings, { homeDir: options.homeDir, serviceAccountDir: options.serviceAccountDir });
+  const loaded = await loadNodeKubeTarget(settings, options);
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
   const { tokenSource, counters: execCounters, close: closeSource } = await buildTokenSource(selected.choice, loaded, options);
-  for (const warning of [...loaded.warnings, ...selected.warnings]) logger.warn(warning);
+  for (const warning of [...loaded.warnings, ...selected.warnings]) (options.logger ?? console).warn(warning);
   const { cluster } = loaded.target;
-  const transportOptions: KeepAliveFetchOptions = {
-    ca: loaded.caPem,
-    insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
-    tlsServerName: cluster.tlsServerName,
-    proxyUrl: cluster.proxyUrl,
-    clientCertificate: loaded.clientCertificate,
-  };
-  const transport = createHttpsKubeFetch(transportOptions);
+  const transport = createHttpsKubeFetch({ ...cluster, ca: loaded.caPem, clientCertificate: loaded.clientCertificate });
   const client = createKubeGmsaClient({
     server: cluster.server,
     fetch: transport.fetch,
@@ -156,7 +118,6 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,
     now: options.now,
-    monotonicNow: options.monotonicNow,
     observer: options.observer,
     shareInFlight: true,
   });

@@ -1,75 +1,43 @@
 /**
- * The {@link KubeFetch} of every Node-based target (the Node server, AWS Lambda, Azure Functions): node:https with a
- * keep-alive Agent trusting the kubeconfig CA (only it, as kubectl does), honouring `tls-server-name` and presenting
- * the client certificate. An exec plugin may issue a new client certificate per refresh, so each certificate gets its
- * own Agent and old ones are closed once their requests finish. Node's own HTTP client costs no bundle bytes, no
- * WebAssembly compile and no heap at start, where undici was most of each bundle, its load time and about 10 MiB of
- * idle memory. Node's global fetch cannot trust a private CA. A kubeconfig `proxy-url` uses the Agent's own
- * CONNECT tunnel (`proxyEnv`, Node 24.5 and later).
+ * The {@link KubeFetch} of every Node-based target: node:https with a keep-alive Agent trusting the kubeconfig CA
+ * (only it, as kubectl does), honouring `tls-server-name` and `proxy-url` (the Agent's CONNECT tunnel) and presenting
+ * the client certificate. Node's global fetch cannot trust a private CA, and undici was most of each bundle, its load
+ * time and about 10 MiB of idle memory.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
-import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/transport.ts";
+import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
+import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
 
-/** Options of {@link createHttpsKubeFetch}. */
-export interface KeepAliveFetchOptions {
+/** Options of {@link createHttpsKubeFetch}: the cluster's TLS settings as the kubeconfig gives them, and more. */
+export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecureSkipTlsVerify" | "tlsServerName" | "proxyUrl">> {
   /** PEM bundle to trust instead of Node's default roots. */
   ca?: string | undefined;
-  /** kubeconfig `insecure-skip-tls-verify`: accept any server certificate. */
-  insecureSkipTlsVerify?: boolean;
-  /** kubeconfig `tls-server-name`: SNI and the name the certificate must carry. */
-  tlsServerName?: string | undefined;
-  /** kubeconfig `proxy-url` (http or https): requests tunnel through it with CONNECT. */
-  proxyUrl?: string | undefined;
   /** A client certificate for every request (kubeconfig); per-request ones come with each call. */
   clientCertificate?: ClientCertificate | undefined;
   /** Connections per origin. Default 16. */
   connections?: number;
-  /** How long an idle connection stays open. Default 60000. */
-  keepAliveTimeoutMs?: number;
 }
 
-/** The fetch and the connection pools (Agents) behind it. */
-export interface KeepAliveFetch {
-  fetch: KubeFetch;
-  /** Closes every pool: idle sockets now, busy ones once their request is done. */
-  close(): Promise<void>;
-}
+/** The fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done. */
+export type KeepAliveFetch = { fetch: KubeFetch; close(): Promise<void> };
 
-/** Agents kept for past client certificates while their requests drain. */
+/**
+ * Agents kept for past client certificates while their requests drain: an exec plugin may issue a new certificate
+ * per refresh, and each certificate gets its own Agent.
+ */
 const MAX_AGENTS = 2;
 
-/** Statuses whose answer has no body (Fetch standard, "null body status"). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-/** Closes `agent`'s idle sockets now and each busy one once its request is done. */
 function retire(agent: HttpAgent): void {
   agent.on("free", (socket: Socket) => socket.destroy());
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
-}
-
-/** The answer's header `name` as fetch's Headers give it: every field of that name, joined by ", "; else null. */
-function readHeader(message: IncomingMessage, name: string): string | null {
-  const raw = message.rawHeaders;
-  const wanted = name.toLowerCase();
-  let value: string | null = null;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === wanted) value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
-  }
-  return value;
 }
 
 /** Why `signal` aborted, as fetch rejects with it (a DOMException AbortError or TimeoutError). */
 function abortReason(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
-}
-
-/** Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5. */
-function supportsAgentProxy(version = process.versions.node): boolean {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  return major > 24 || (major === 24 && minor >= 5);
 }
 
 /**
@@ -79,7 +47,9 @@ function supportsAgentProxy(version = process.versions.node): boolean {
  * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
  */
 export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
-  if (options.proxyUrl !== undefined && !supportsAgentProxy()) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
+  // Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5.
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5))) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
   const agents = new Map<string, HttpAgent>();
@@ -93,8 +63,8 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         ...proxyEnv,
         keepAlive: true,
         maxSockets: options.connections ?? 16,
-        // Idle sockets close after this (the Agent's socket timeout applies to free sockets).
-        timeout: options.keepAliveTimeoutMs ?? 60_000,
+        // Idle sockets close after a minute (the Agent's socket timeout applies to free sockets).
+        timeout: 60_000,
         ...(options.ca === undefined ? {} : { ca: options.ca }),
         ...(certificate === undefined ? {} : { cert: certificate.certificate, key: certificate.key }),
         rejectUnauthorized: options.insecureSkipTlsVerify !== true,
@@ -116,10 +86,6 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   const fetch: KubeFetch = (url, init, clientCertificate) =>
     new Promise<KubeResponse>((resolve, reject) => {
       const { signal } = init;
-      if (signal?.aborted === true) {
-        reject(abortReason(signal));
-        return;
-      }
       const plain = url.startsWith("http:");
       if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
       const req = (plain ? httpRequest : httpsRequest)(url, {
@@ -140,9 +106,10 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         res.once("error", fail);
         res.once("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
         res.once("end", () => {
-          const status = res.statusCode ?? 0;
-          const text = NULL_BODY_STATUSES.has(status) ? "" : Buffer.concat(chunks).toString("utf8");
-          resolve({ status, headers: { get: (name) => readHeader(res, name) }, text: () => Promise.resolve(text) });
+          const text = Buffer.concat(chunks).toString("utf8");
+          // As fetch's Headers give it: every field of that name, joined by ", ".
+          const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
+          resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) });
         });
       });
       req.end(init.body);

@@ -3,22 +3,16 @@
  * skipped), else ~/.kube/config, else the in-cluster service account. Files the kubeconfig points at (CA, client
  * certificate and key) are read here, once; token files are re-read by their token source.
  */
-import { readFile } from "node:fs/promises";
+import { access, readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { KubeConfigurationError, type KubeSettings } from "../../../shared/config/index.ts";
 import { selectKubeTarget, type KubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { mergeKubeconfigs, parseKubeconfig, type Kubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
-import type { ClientCertificate } from "../../../shared/kube/transport.ts";
+import type { ClientCertificate } from "../../../shared/kube/request.ts";
 
 /** The standard mount of a pod's service account. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
-
-/** Options of {@link loadNodeKubeTarget}; the defaults are the real machine's. */
-export interface LoadNodeKubeTargetOptions {
-  homeDir?: string | undefined;
-  serviceAccountDir?: string | undefined;
-}
 
 /** A target with its files read. */
 export interface NodeKubeTarget {
@@ -30,20 +24,14 @@ export interface NodeKubeTarget {
   warnings: string[];
 }
 
-async function readIfExists(file: string): Promise<string | undefined> {
+/** The file's text; undefined when it does not exist (`missing`) or, with a problem, cannot be read. */
+async function readText(file: string, what: string, problems: string[], missing?: () => void): Promise<string | undefined> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-async function readText(file: string, what: string, problems: string[]): Promise<string | undefined> {
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    problems.push(`${what} "${file}" cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT" && missing !== undefined) missing();
+    else problems.push(`${what} "${file}" cannot be read (${code ?? "error"})`);
     return undefined;
   }
 }
@@ -51,15 +39,9 @@ async function readText(file: string, what: string, problems: string[]): Promise
 async function loadFiles(files: string[], problems: string[], warnings: string[]): Promise<Kubeconfig | undefined> {
   const configs: Kubeconfig[] = [];
   for (const file of files) {
-    const text = await readIfExists(file).catch((error: NodeJS.ErrnoException) => {
-      problems.push(`kubeconfig "${file}" cannot be read (${error.code ?? "error"})`);
-      return undefined;
-    });
-    if (text === undefined) {
-      // kubectl skips missing files of a KUBECONFIG list too.
-      warnings.push(`kubeconfig "${file}" does not exist; skipped`);
-      continue;
-    }
+    // kubectl skips missing files of a KUBECONFIG list too.
+    const text = await readText(file, "kubeconfig", problems, () => warnings.push(`kubeconfig "${file}" does not exist; skipped`));
+    if (text === undefined) continue;
     const folder = path.dirname(path.resolve(file));
     const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry: string) => path.resolve(folder, entry) });
     problems.push(...parsed.problems);
@@ -85,22 +67,25 @@ function inClusterTarget(host: string, port: string, serviceAccountDir: string):
   };
 }
 
+const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
+
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
- * Finds and resolves the cluster and user, reading CA and client certificate files.
+ * Finds and resolves the cluster and user, reading CA and client certificate files. `options` (for tests): default
+ * the real machine's home and service account folders.
  * @throws KubeConfigurationError with every problem found.
  */
-export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNodeKubeTargetOptions = {}): Promise<NodeKubeTarget> {
+export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}): Promise<NodeKubeTarget> {
   const problems: string[] = [];
   const warnings: string[] = [];
   const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
   const files = settings.kubeconfig?.split(path.delimiter).filter((file) => file !== "") ?? [];
   const defaultFile = path.join(options.homeDir ?? homedir(), ".kube", "config");
-  const useDefault = files.length === 0 && (await readIfExists(defaultFile)) !== undefined;
+  if (files.length === 0 && (await exists(defaultFile))) files.push(defaultFile);
   let target: KubeTarget | undefined;
-  if (files.length > 0 || useDefault) {
-    const config = await loadFiles(files.length > 0 ? files : [defaultFile], problems, warnings);
+  if (files.length > 0) {
+    const config = await loadFiles(files, problems, warnings);
     if (config === undefined && problems.length === 0) problems.push(`none of the KUBECONFIG files exist: ${files.join(", ")}`);
     if (config !== undefined) {
       const selected = selectKubeTarget(config, settings.kubeContext);
@@ -110,7 +95,7 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: LoadNo
   } else if (settings.inCluster !== undefined) {
     if (settings.kubeContext !== undefined) warnings.push("KUBE_CONTEXT is ignored in-cluster (no kubeconfig)");
     target = inClusterTarget(settings.inCluster.host, settings.inCluster.port, serviceAccountDir);
-    if ((await readIfExists(path.join(serviceAccountDir, "token"))) === undefined) {
+    if (!(await exists(path.join(serviceAccountDir, "token")))) {
       problems.push(`in-cluster: no service account token in ${serviceAccountDir} (automountServiceAccountToken off?)`);
     }
   } else {

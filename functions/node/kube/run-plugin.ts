@@ -1,10 +1,12 @@
 /**
- * The Node half of the exec provider: spawn the plugin asynchronously with an argument array (no shell), no
- * stdin, the given environment, in its own process group so a timeout kills it and everything it started.
+ * The Node half of the exec provider: find the plugin as client-go does, then spawn it with an argument array (no
+ * shell), no stdin, the given environment, in its own process group so a timeout kills all it started.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import path from "node:path";
 import type { PluginRunResult, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
-import { lookPath } from "./look-path.ts";
 
 /** ExecCredentials are a few KiB; more than this is a broken plugin, not a credential. */
 const MAX_STDOUT_BYTES = 1024 * 1024;
@@ -30,15 +32,6 @@ function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** Plugins still running; their groups are detached, so they would outlive us unless killed on exit. */
 const running = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function track(child: ChildProcess): void {
-  running.add(child);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once("exit", killRunningPlugins);
-  }
-}
 
 /**
  * SIGKILLs every plugin process group still running. Runs by itself on process `exit` (so a graceful shutdown
@@ -47,6 +40,7 @@ function track(child: ChildProcess): void {
 export function killRunningPlugins(): void {
   for (const child of running) killTree(child, "SIGKILL");
 }
+process.once("exit", killRunningPlugins);
 
 /** Spawns `file`, already found. */
 const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
@@ -65,7 +59,7 @@ const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
       resolve({ outcome: "spawn-error", message: (error as NodeJS.ErrnoException).code ?? (error as Error).name });
       return;
     }
-    track(child);
+    running.add(child);
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let stderr = Buffer.alloc(0);
@@ -112,25 +106,64 @@ const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
       else if (killedFor === "output") finish({ outcome: "spawn-error", message: `stdout exceeded ${MAX_STDOUT_BYTES} bytes` });
       else finish({ outcome: "exited", exitCode, stdout: Buffer.concat(stdout).toString("utf8"), stderr: stderrText });
     };
-    child.on("exit", (exitCode) => {
-      timers.push(setTimeout(() => done(exitCode), CLOSE_GRACE_MS));
-    });
+    child.on("exit", (exitCode) => timers.push(setTimeout(() => done(exitCode), CLOSE_GRACE_MS)));
     child.on("close", (exitCode) => done(exitCode));
     timers.push(setTimeout(() => kill("timeout"), timeoutMs));
     if (signal?.aborted === true) kill("timeout");
     else signal?.addEventListener("abort", onAbort, { once: true });
   });
 
-/**
- * Node's {@link RunPlugin}. The command is found through this process's PATH, as client-go finds it, not through the
- * `PATH` in `env` (look-path.ts).
- */
+/** Node's {@link RunPlugin}: the command found by {@link lookPath}, then spawned. */
 export const runPlugin: RunPlugin = async (command, args, env, options) => {
   const found = await lookPath(command);
-  if ("outcome" in found) {
-    return found.outcome === "not-found"
-      ? found
-      : { outcome: "spawn-error", message: `found as ${found.file} through a relative PATH entry, which client-go refuses too` };
-  }
-  return spawnPlugin(found.file, args, env, options);
+  return "file" in found ? spawnPlugin(found.file, args, env, options) : found;
 };
+
+async function isExecutable(file: string, windows: boolean): Promise<boolean> {
+  try {
+    if (!(await stat(file)).isFile()) return false;
+    // Windows has no execute bit: a regular file with one of PATHEXT's extensions runs.
+    if (!windows) await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves `command` as Go's `exec.LookPath` does. Go's `exec.Command` resolves a bare name through the PATH of the
+ * process that runs the plugin, never through the `PATH` the kubeconfig's `exec.env` sets for it (Node's `spawn`
+ * would search the child's). A name with a path separator is used as it is (kubeconfig.ts has already resolved a
+ * relative one against the kubeconfig's folder). An empty or relative PATH entry that holds a bare name is refused
+ * (`exec.ErrDot` since Go 1.19), not run from the current directory.
+ */
+async function lookPath(command: string): Promise<{ file: string } | PluginRunResult> {
+  const windows = process.platform === "win32";
+  const paths = windows ? path.win32 : path.posix;
+  const extensions = windows
+    ? (process.env["PATHEXT"] ?? ".com;.exe;.bat;.cmd").split(";").filter((ext) => ext !== "").map((ext) => ext.toLowerCase())
+    : [];
+  // Windows: the name as given when it already ends in a runnable extension, then the name with each extension.
+  const names = windows
+    ? [...(extensions.includes(paths.extname(command).toLowerCase()) ? [command] : []), ...extensions.map((ext) => command + ext)]
+    : [command];
+  const hasSeparator = windows ? /[\\/:]/.test(command) : command.includes("/");
+  if (hasSeparator) {
+    // As it is, so that spawn reports what is wrong with it (missing: not-found; not executable: EACCES).
+    if (windows) for (const name of names) if (await isExecutable(name, windows)) return { file: name };
+    return { file: command };
+  }
+  const searchPath = process.env["PATH"] ?? "";
+  if (searchPath === "") return { outcome: "not-found" };
+  for (const entry of searchPath.split(windows ? ";" : ":")) {
+    // Shell semantics: an empty entry is the current directory.
+    const dir = entry === "" ? "." : entry;
+    for (const name of names) {
+      const file = paths.join(dir, name);
+      if (!(await isExecutable(file, windows))) continue;
+      if (paths.isAbsolute(file)) return { file };
+      return { outcome: "spawn-error", message: `found as ${file} through a relative PATH entry, which client-go refuses too` };
+    }
+  }
+  return { outcome: "not-found" };
+}

@@ -1,7 +1,7 @@
 /** Inputs the fuzzer and the load probes found, pinned as plain cases. */
 import { describe, expect, it } from "vitest";
 import { CredSpecNotFoundError, KubeApiError } from "../../../shared/errors.ts";
-import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { silentLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import { createTestApp } from "../../support/app.ts";

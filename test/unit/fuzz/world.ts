@@ -8,7 +8,7 @@ import {
   DeadlineExceededError,
   KubeApiError,
 } from "../../../shared/errors.ts";
-import type { GmsaClient } from "../../../shared/kube/gmsa-client.ts";
+import type { GmsaClient } from "../../../shared/kube/client.ts";
 
 /** Every credspec's contents carry a marker, so a test can prove contents never reach a log. */
 export const CONTENTS_MARKER = "CREDSPEC-CONTENTS-MARKER";

@@ -1,9 +1,10 @@
 import { HttpRequest, InvocationContext, type HttpResponseInit } from "@azure/functions";
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
-import { MISCONFIGURED_BODY } from "../../../../functions/misconfigured.ts";
+import { AZURE_ROUTES, createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
+import { MISCONFIGURED_BODY } from "../../../../functions/app.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../../support/serverless-env.ts";
@@ -102,5 +103,23 @@ describe("createAzureHandler", () => {
     const { call, errors } = await azure({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined });
     expect((await call(reviewRequest("expand"))).status).toBe(503);
     expect(errors.join("\n")).toContain("CALLER_AUTH=none lets anyone who reaches the function in, and Azure Functions is reachable");
+  });
+});
+
+/** The first path segment of a path or an Azure route template. */
+const base = (path: string): string => path.replace(/^\//, "").split("/")[0] ?? "";
+
+describe("AZURE_ROUTES", () => {
+  it.each([
+    { mode: "none", callerAuth: { mode: "none" } as const },
+    { mode: "path", callerAuth: { mode: "path", secrets: ["s".repeat(48)] } as const },
+  ])("registers every route the app declares with CALLER_AUTH=$mode, so none is left to the host's 404", ({ callerAuth }) => {
+    const { app } = createCallerAuthTestApp(callerAuth);
+    const served = new Set(app.routes.map((route) => base(route.path)));
+    expect([...served].sort()).toEqual(Object.values(AZURE_ROUTES).map(base).sort());
+  });
+
+  it("lets the review routes carry a path secret segment", () => {
+    for (const name of ["expand", "authorize"] as const) expect(AZURE_ROUTES[name]).toMatch(/^[a-z]+\/\{\*\w+\}$/);
   });
 });

@@ -1,7 +1,7 @@
 import type * as AzureFunctions from "@azure/functions";
 import { HttpRequest, InvocationContext, type HttpFunctionOptions } from "@azure/functions";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AZURE_ROUTES } from "../../../../functions/azure-functions/routes.ts";
+import { AZURE_ROUTES } from "../../../../functions/azure-functions/handler.ts";
 import { serverlessEnv } from "../../../support/serverless-env.ts";
 
 const registered = vi.hoisted(() => new Map<string, HttpFunctionOptions>());

@@ -10,7 +10,6 @@ import {
   type AdmissionError,
 } from "../../../../shared/errors.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
-import { createPlainKubeFetch } from "../../../../shared/kube/transport.ts";
 import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const SERVER = "https://kube.example:6443/";
@@ -203,7 +202,7 @@ describe("redirects", () => {
       asked.push(init?.redirect);
       return Promise.resolve(init?.redirect === "manual" ? redirect(302) : json(200, lure));
     };
-    const client = createKubeGmsaClient({ server: SERVER, fetch: createPlainKubeFetch(following), tokenSource: countingTokens(), credSpecCacheTtlMs: 0, accessCacheTtlMs: 0 });
+    const client = createKubeGmsaClient({ server: SERVER, fetch: following, tokenSource: countingTokens(), credSpecCacheTtlMs: 0, accessCacheTtlMs: 0 });
     const review = await failure(client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()));
     expect(review.message).toContain("API server answered 302, a redirect");
     await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow(/answered 302, a redirect/);

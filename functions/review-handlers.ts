@@ -1,0 +1,176 @@
+/**
+ * The review routes: the Hono handler around each function (body, AdmissionReview, log line, counters) and the two
+ * functions, which read in four steps: parse the review, plan (shared/policy), load the facts the plan names,
+ * decide (shared/policy). Loading is the only I/O.
+ */
+import type { Handler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
+import { parseAdmissionReview, readReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
+import type { Config, FunctionName } from "../shared/config/index.ts";
+import { awaitWithin } from "../shared/deadline.ts";
+import { asAdmissionError, DeadlineExceededError, InternalError } from "../shared/errors.ts";
+import type { AppEnv } from "../shared/http/env.ts";
+import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
+import type { Logger } from "../shared/log.ts";
+import { createCallTally, type CallTally } from "../shared/observer.ts";
+import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
+import { decideExpand, planExpand } from "../shared/policy/expand.ts";
+import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
+import type { ReviewRecorder } from "./metrics.ts";
+
+/** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
+export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
+
+/** What a review handler gets besides the review: facts, randomness and the deadline. */
+export interface ReviewContext {
+  gmsa: GmsaClient;
+  settings: ReviewSettings;
+  randomBytes: (length: number) => Uint8Array;
+  /** Aborts when the review's time is up. */
+  signal: AbortSignal;
+  /** What this review's API calls did, for its log line. */
+  tally?: CallTally;
+}
+
+export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
+
+/** expand (mutating) and authorize (validating, with ENFORCEMENT and the audit annotations). */
+export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = {
+  async expand({ request }, ctx) {
+    const plan = planExpand(readReview(request), ctx.settings);
+    return decideExpand(plan, await loadFacts(plan.load, ctx));
+  },
+  async authorize({ request }, ctx) {
+    const plan = planAuthorize(readReview(request), ctx.settings);
+    return decideAuthorize(plan, await loadFacts(plan.load, ctx));
+  },
+};
+
+/**
+ * Loads what a plan names through the client: each credspec once, each (subject, credspec) once, all concurrently
+ * and within the review's deadline. Failures become facts, not exceptions, so the policy names every place at fault.
+ */
+export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally" | "randomBytes">): Promise<LoadedFacts> {
+  const call: CallOptions = { signal: ctx.signal, tally: ctx.tally };
+  const credspecs = loadEach(plan.credspecs, ctx.signal, (name) => ctx.gmsa.getCredSpecContents(name, call));
+  const access = plan.access.map(({ subject, names }) =>
+    loadEach(names, ctx.signal, (credSpecName) =>
+      "user" in subject ? ctx.gmsa.canUserUseCredSpec({ ...subject, credSpecName }, call) : ctx.gmsa.canUseCredSpec({ ...subject, credSpecName }, call),
+    ),
+  );
+  return {
+    credspecs: await credspecs,
+    access: await Promise.all(access),
+    randomBytes: plan.randomBytes > 0 ? ctx.randomBytes(plan.randomBytes) : new Uint8Array(0),
+  };
+}
+
+/** The fact of each name, loaded concurrently. */
+async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
+  const loaded = await Promise.all(
+    [...names].map(async (name): Promise<[string, Fact<T>]> => {
+      try {
+        return [name, { ok: true, value: await untilDeadline(load(name), signal) }];
+      } catch (error) {
+        return [name, { ok: false, error: asAdmissionError(error) }];
+      }
+    }),
+  );
+  return new Map(loaded);
+}
+
+/**
+ * Settles no later than the deadline plus one turn of the event loop (in which a client that honours the signal
+ * rejects with its own, more precise error), so the API server always gets our answer before it gives up on us.
+ */
+export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return awaitWithin(work, signal, () => new DeadlineExceededError("the review's deadline passed before the API server answered"), { graceTurn: true });
+}
+
+/** Longest name from the review (Kubernetes names are at most 253 characters) and credential detail logged as is. */
+const MAX_LOGGED_NAME = 253;
+const MAX_LOGGED_DETAIL = 1024;
+
+export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
+  logger: Logger;
+  now: () => number;
+  /** Told of every review's outcome: the JSON counters, or the Node server's Prometheus registry. */
+  counters: ReviewRecorder;
+}
+
+/**
+ * The Hono handler of one function's review route, behind the HTTP checks (functions/app.ts): a body that is not an
+ * AdmissionReview is a 400; else the handler runs within the review's deadline (`c.var.signal`), its errors become
+ * denials (fail closed), and the answer is a 200 with the AdmissionReview, logged in one line and counted.
+ */
+export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
+  return async (c) => {
+    const started = deps.now();
+    let text: string;
+    try {
+      text = await c.req.text();
+    } catch {
+      throw new HTTPException(400, { message: "the request body could not be read" });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new HTTPException(400, { message: "request body is not valid JSON" });
+    }
+    const parsed = parseAdmissionReview(body);
+    if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
+    const { apiVersion, request } = parsed.value;
+
+    const tally = createCallTally();
+    let outcome: AdmissionOutcome;
+    try {
+      outcome = await handle(parsed.value, { ...deps, signal: c.var.signal, tally });
+    } catch (error) {
+      outcome = { allowed: false, errors: [asAdmissionError(error)] };
+    }
+    const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
+    const code = reply.response.status?.code;
+    const durationMs = deps.now() - started;
+    deps.counters.record(fn, outcome.allowed, code, request.operation, durationMs);
+    deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
+      function: fn,
+      uid: request.uid,
+      kind: clip(request.kind.kind),
+      subResource: clip(request.subResource),
+      namespace: clip(request.namespace),
+      name: clip(request.name),
+      operation: request.operation,
+      dryRun: request.dryRun,
+      allowed: outcome.allowed,
+      code,
+      errors: outcome.allowed ? undefined : [...new Set(outcome.errors.map((e) => e.code))].join(","),
+      cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
+      // The detail of a credential failure (plugin stderr, install hint, token file, issuer, account): the reply only
+      // names the uid, so this line is where the operator reads it.
+      credentials: outcome.allowed ? undefined : clip(outcome.errors.find((e) => e.code === "ERR_CREDENTIALS")?.message, MAX_LOGGED_DETAIL),
+      durationMs,
+      kubeRequests: tally.kubeRequests,
+      cacheHits: tally.cacheHits,
+      cacheMisses: tally.cacheMisses,
+      tokenRefresh: tally.tokenRefresh,
+    });
+    return c.json(reply);
+  };
+}
+
+/** Names from the review are user input of any length: one log line stays short. */
+function clip(text: string | undefined, max = MAX_LOGGED_NAME): string | undefined {
+  return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/**
+ * For our own bugs, the name of the underlying error (never its message: it may quote input), looking through
+ * the InternalErrors that wrap it (asAdmissionError, then errorAtPlaces for each place).
+ */
+function firstInternalCause(errors: { code: string; cause?: unknown }[]): string | undefined {
+  let cause = errors.find((e) => e.code === "ERR_INTERNAL")?.cause;
+  while (cause instanceof InternalError) cause = cause.cause;
+  return cause instanceof Error ? cause.name : undefined;
+}
