@@ -359,7 +359,7 @@ describe("one source with the kustomize bases", () => {
 
 describe("values the chart refuses, with a message", () => {
   const cases: [string, unknown, RegExp][] = [
-    ["no image in inCluster mode", { ...IN_CLUSTER, image: undefined }, /image\.repository: the image built from infra\/node\/Dockerfile/],
+    ["no image in inCluster mode", { ...IN_CLUSTER, image: undefined }, /image\.repository: the image built by npm run image/],
     ["no bearer tokens", { ...IN_CLUSTER, callerAuth: { mode: "bearer" } }, /callerAuth\.expand: expand's bearer tokens is required/],
     ["no URL in external mode", { mode: "external", external: { expand: { url: "https://x.example.com" } } }, /external\.authorize\.url: .* is required in external mode/],
     ["a URL with the function's path", { mode: "external", external: { expand: { url: "https://x.example.com/expand/" }, authorize: { url: "https://x.example.com" } } }, /external\.expand\.url: .* must be an https URL/],
