@@ -17,7 +17,7 @@ import { ensureBinaries, ensureHelm } from "./build.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "./cluster.ts";
 import { kubeRequest } from "./kube-request.ts";
 import { ensureNodeBinaries } from "./node-binaries.ts";
-import { apiserverNodeFlags, POD_CIDR } from "./node-config.ts";
+import { apiserverNodeFlags, NODE_TOLERATION, POD_CIDR } from "./node-config.ts";
 import { assertNoLiveNode } from "./node-host.ts";
 import { startNode, type LocalNode } from "./node.ts";
 import { issueClientCertificate } from "./pki.ts";
@@ -55,7 +55,7 @@ async function nodeApiserverArgs(ca: Parameters<typeof issueClientCertificate>[0
 
 /**
  * Chart values for an install on the local node: the imported image, never pulled (the chart installs the CRD); bearer caller auth with the
- * token the API server sends; the NetworkPolicy's control plane is the node's bridge, where the API server's
+ * token the API server sends; the node's taint tolerated; the NetworkPolicy's control plane is the node's bridge, where the API server's
  * connections to pods come from (nothing enforces it: the bridge plugin has no policy support).
  */
 export function localNodeValues(image: ImageInfo, callerToken: string): Record<string, unknown> {
@@ -64,6 +64,7 @@ export function localNodeValues(image: ImageInfo, callerToken: string): Record<s
     image: { repository, tag, imagePullPolicy: "Never" },
     callerAuth: { mode: "bearer", expand: callerToken, authorize: callerToken },
     networkPolicy: { controlPlaneCIDRs: [POD_CIDR] },
+    tolerations: [NODE_TOLERATION],
   };
 }
 

@@ -16,6 +16,13 @@ export const POD_CIDR = "10.244.0.0/24";
  * kubelet's serving certificate names it).
  */
 export const NODE_IP = "10.244.0.1";
+/**
+ * The node's taint: only pods that tolerate it (the chart's, with {@link NODE_TOLERATION}) run here. The e2e tier's
+ * other pods (Windows images, admission tests) stay Pending rather than make the kubelet try a registry.
+ */
+export const NODE_TAINT = { key: "gmsa-webhooks.local/node", value: "chart", effect: "NoSchedule" } as const;
+/** The toleration of {@link NODE_TAINT}, for the chart's `tolerations`. */
+export const NODE_TOLERATION = { ...NODE_TAINT, operator: "Equal" } as const;
 /** The image containerd runs pod sandboxes from (pause-image.ts), imported before the kubelet starts. */
 export const PAUSE_IMAGE = "gmsa-webhooks.local/pause:1";
 /** containerd's namespace for the CRI: what `ctr -n` names to see the kubelet's images and containers. */
@@ -158,6 +165,7 @@ export function kubeletFlags(paths: NodePaths, kubeconfig: string): string[] {
     `--root-dir=${paths.kubeletRoot}`,
     `--hostname-override=${NODE_NAME}`,
     `--node-ip=${NODE_IP}`,
+    `--register-with-taints=${NODE_TAINT.key}=${NODE_TAINT.value}:${NODE_TAINT.effect}`,
     "--v=1",
   ];
 }
