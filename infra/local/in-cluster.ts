@@ -16,6 +16,7 @@ import { applyObjects, loadManifest } from "./apply.ts";
 import { ensureBinaries, ensureHelm } from "./build.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "./cluster.ts";
 import { kubeRequest } from "./kube-request.ts";
+import { defaultKubeRelease } from "./kube-versions.ts";
 import { ensureNodeBinaries } from "./node-binaries.ts";
 import { apiserverNodeFlags, NODE_TOLERATION, POD_CIDR } from "./node-config.ts";
 import { assertNoLiveNode } from "./node-host.ts";
@@ -124,7 +125,9 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
   const progress = options.progress ?? ((): void => undefined);
   assertNoLiveNode();
   progress("checking kube-apiserver, etcd, Helm and the node's binaries (built from source on first use: minutes)");
-  const binaries = await ensureBinaries();
+  // The node is built from the default release only: a kubelet newer than its API server is outside the version
+  // skew Kubernetes supports, so KUBE_VERSION does not apply here.
+  const binaries = await ensureBinaries(defaultKubeRelease().version);
   const helm = await ensureHelm();
   const nodeBinaries = await ensureNodeBinaries();
   progress("checking the image (npm run image)");
