@@ -6,7 +6,7 @@
  * start after a crash all run the same code. Needs root, as the kubelet does.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { NODE_BRIDGE, NODE_IP, NODE_NAME, POD_CIDR } from "./node-config.ts";
 import { KUBERNETES_SERVICE_IP } from "./server-flags.ts";
@@ -27,6 +27,20 @@ interface HostState {
   createdPaths: string[];
   /** Network namespaces (`/run/netns/<name>`) that existed before. */
   netnsBefore: string[];
+  /** Our containerd's shim binary (real path): only its processes are killed. */
+  shim: string;
+  /** `iptables-save` of each table before the node started: rules and chains found there are left alone. */
+  iptables: Record<string, string>;
+}
+
+const TABLES = ["filter", "nat", "mangle"];
+
+function iptablesSave(table: string): string {
+  try {
+    return sh("iptables-save", ["-t", table]);
+  } catch {
+    return "";
+  }
 }
 
 function sh(command: string, args: string[], input?: string): string {
@@ -101,8 +115,14 @@ export function acquireNodeLock(dir: string): void {
  * the bridge with the node's address, and routes pods' connections to the `kubernetes` Service's ClusterIP to the API
  * server on loopback (one DNAT rule standing in for kube-proxy; the bridge allows it with `route_localnet`).
  */
-export function prepareNodeHost(dir: string, apiserverPort: number): void {
+export function prepareNodeHost(dir: string, apiserverPort: number, containerdDir: string): void {
+  const foreign = existsSync(join(CGROUP_ROOT, "memory", "kubepods")) ? cgroupPids(join(CGROUP_ROOT, "memory", "kubepods")) : [];
+  if (foreign.length > 0) {
+    throw new Error(`another kubelet's pods run on this machine (${foreign.length} processes in the kubepods cgroup): the local node would share its cgroups and iptables chains; stop it first`);
+  }
   const state: HostState = {
+    shim: realpathSync(join(containerdDir, "containerd-shim-runc-v2")),
+    iptables: Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table)])),
     sysctls: Object.fromEntries(SYSCTLS.map((name) => [name, readFileSync(`/proc/sys/${name}`, "utf8").trim()])),
     createdPaths: FIXED_PATHS.filter((path) => !existsSync(path)),
     netnsBefore: netnsNames(),
@@ -145,13 +165,14 @@ function removeCgroup(path: string): void {
   }
 }
 
-/** containerd shims started from our binaries (each leads its own process group, outside ours). */
-function shimPids(): number[] {
+/** containerd shims started from our binary `shim` (each leads its own process group, outside ours). */
+function shimPids(shim: string | undefined): number[] {
+  if (shim === undefined) return [];
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readlinkSync(`/proc/${entry}/exe`).endsWith("/containerd-shim-runc-v2")) pids.push(Number(entry));
+      if (readlinkSync(`/proc/${entry}/exe`) === shim) pids.push(Number(entry));
     } catch {
       // Gone, or a kernel thread.
     }
@@ -168,20 +189,22 @@ function mountsUnder(prefixes: string[]): string[] {
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }
 
-/** Deletes the iptables rules and chains of the kubelet (KUBE-*) and the CNI plugins (CNI-*), and our DNAT rule. */
-function cleanIptables(): void {
-  for (const table of ["filter", "nat", "mangle"]) {
-    let saved: string;
-    try {
-      saved = sh("iptables-save", ["-t", table]);
-    } catch {
-      return;
-    }
-    const ours = (chain: string): boolean => /^(KUBE-|CNI-)/.test(chain);
+/**
+ * Deletes the iptables rules and chains the kubelet (KUBE-*) and the CNI plugins (CNI-*) added, and our DNAT rule:
+ * what `before` (the tables' state when the node started) does not hold.
+ */
+function cleanIptables(before: Record<string, string>): void {
+  for (const table of TABLES) {
+    const saved = iptablesSave(table);
+    if (saved === "") continue;
+    const old = before[table] ?? "";
+    const oldChains = new Set([...old.matchAll(/^:(\S+) /gm)].map((match) => match[1]!));
+    const oldRules = new Set(old.split("\n"));
+    const ours = (chain: string): boolean => /^(KUBE-|CNI-)/.test(chain) && !oldChains.has(chain);
     const chains = [...saved.matchAll(/^:(\S+) /gm)].map((match) => match[1]!).filter(ours);
     const rules = saved
       .split("\n")
-      .filter((line) => line.startsWith("-A "))
+      .filter((line) => line.startsWith("-A ") && !oldRules.has(line))
       .filter((line) => {
         const [, chain = ""] = line.split(" ");
         const target = / -j (\S+)/.exec(line)?.[1] ?? "";
@@ -215,7 +238,7 @@ export function cleanNodeHost(dir: string): void {
   }
   const controllers = existsSync(CGROUP_ROOT) ? readdirSync(CGROUP_ROOT).filter((name) => existsSync(join(CGROUP_ROOT, name, "kubepods"))) : [];
   for (let round = 0; round < 3; round++) {
-    const pids = new Set([...controllers.flatMap((name) => cgroupPids(join(CGROUP_ROOT, name, "kubepods"))), ...shimPids()]);
+    const pids = new Set([...controllers.flatMap((name) => cgroupPids(join(CGROUP_ROOT, name, "kubepods"))), ...shimPids(state?.shim)]);
     if (pids.size === 0) break;
     for (const pid of pids) {
       try {
@@ -232,7 +255,8 @@ export function cleanNodeHost(dir: string): void {
   }
   for (const name of newNetns) rmSync(`/run/netns/${name}`, { force: true });
   trySh("ip", ["link", "del", NODE_BRIDGE]);
-  cleanIptables();
+  // Without the saved state (a run that died before saving it) there is nothing of ours to tell apart: only our rule.
+  cleanIptables(state?.iptables ?? Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table).replace(/^.*gmsa-webhooks-node.*$/gm, "")])));
   for (const name of controllers) removeCgroup(join(CGROUP_ROOT, name, "kubepods"));
   for (const [name, value] of Object.entries(state?.sysctls ?? {})) {
     try {

@@ -104,7 +104,7 @@ export async function startNode(cluster: LocalCluster, options: StartNodeOptions
     acquireNodeLock(dir);
     locked = true;
     recordCleanupCommand(target, [nodeBinary(), fileURLToPath(new URL("./node-host.ts", import.meta.url)), "clean", dir]);
-    prepareNodeHost(dir, Number(new URL(cluster.server).port));
+    prepareNodeHost(dir, Number(new URL(cluster.server).port), binaries.containerdDir);
 
     const ca = { certFile: cluster.caFile, keyFile: join(cluster.dir, "ca.key"), certPem: cluster.caPem };
     await mkdir(join(dir, "certs"));
