@@ -12,7 +12,7 @@ import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { REPO_ROOT } from "../repo-root.ts";
 import { APISERVER_MODULE_DIR, resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";
@@ -20,11 +20,12 @@ import { tailFile } from "./processes.ts";
 
 const run = promisify(execFile);
 
-/** Repository root: this file is infra/local/build.ts. */
-const BIN_DIR = join(REPO_ROOT, ".cache", "bin");
+/** Where the built binaries live (shared by every checkout that links it). */
+export const BIN_DIR = join(REPO_ROOT, ".cache", "bin");
 
-interface Target {
-  /** The binary's file name in `.cache/bin`. */
+/** One binary to build from a pinned Go module. */
+export interface Target {
+  /** The binary's path in `.cache/bin`: a file name, or `folder/name` for tools kept together (containerd, CNI). */
   name: string;
   /** Module folder holding go.mod, go.sum and (unless `pkg` names a tool of the module) main.go. */
   moduleDir: string;
@@ -36,13 +37,15 @@ interface Target {
   pinned: string;
   /** `-X` linker settings for a pinned version, e.g. `v1.36.3`. */
   versionVariables(version: string): string[];
+  /** Environment of `go build` on top of ours, e.g. `CGO_ENABLED=0` for a static binary. */
+  env?: Record<string, string>;
 }
 
 /**
  * Kubernetes' own build stamps its version into these variables (hack/lib/version.sh); a plain
  * `go build` would report `v0.0.0-master` from /version, which clients and tests read.
  */
-function kubernetesVersionVariables(version: string): string[] {
+export function kubernetesVersionVariables(version: string): string[] {
   const [major, minor] = version.replace(/^v/, "").split(".");
   return ["k8s.io/component-base/version", "k8s.io/client-go/pkg/version"].flatMap((pkg) => [
     `-X ${pkg}.gitVersion=${version}`,
@@ -94,7 +97,8 @@ const HELM: Target = {
 function buildFlags(target: Target, version: string): string[] {
   const ldflags = ["-s", "-w", ...target.versionVariables(version)].join(" ");
   const modFile = target.modFile ? [`-modfile=${target.modFile.mod}`] : [];
-  return ["-trimpath", "-buildvcs=false", ...modFile, `-ldflags=${ldflags}`];
+  const env = Object.entries(target.env ?? {}).map(([name, value]) => `${name}=${value}`);
+  return ["-trimpath", "-buildvcs=false", ...modFile, `-ldflags=${ldflags}`, ...env];
 }
 
 /** Paths of the built binaries. */
@@ -126,7 +130,8 @@ async function inputHash(target: Target, goVersion: string, flags: string[]): Pr
   return hash.digest("hex");
 }
 
-async function pinnedVersion(target: Target): Promise<string> {
+/** The version of `target.pinned` that its module file requires. */
+export async function pinnedVersion(target: Target): Promise<string> {
   const goMod = await readFile(join(target.moduleDir, target.modFile?.mod ?? "go.mod"), "utf8");
   const escaped = target.pinned.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   return new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(\\S+)`, "m").exec(goMod)?.[1] ?? "(unknown version)";
@@ -135,10 +140,12 @@ async function pinnedVersion(target: Target): Promise<string> {
 /** Runs `go build` for one target; go's output goes to a log file whose tail is shown on failure. */
 async function goBuild(target: Target, flags: string[], output: string): Promise<void> {
   const logFile = join(BIN_DIR, `${target.name}.build.log`);
+  await mkdir(dirname(logFile), { recursive: true });
   const logStream = createWriteStream(logFile);
   const started = Date.now();
-  const child = spawn("go", ["build", ...flags, "-o", output, target.pkg], {
+  const child = spawn("go", ["build", ...flags.filter((flag) => flag.startsWith("-")), "-o", output, target.pkg], {
     cwd: target.moduleDir,
+    env: { ...process.env, ...target.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout.pipe(logStream, { end: false });
@@ -161,7 +168,12 @@ async function goBuild(target: Target, flags: string[], output: string): Promise
   }
 }
 
-async function ensureBinary(target: Target, goVersion: string): Promise<string> {
+/**
+ * Returns the path of `target` in `.cache/bin`, building it first when it is missing or its stamp (a hash of the
+ * module files, the Go toolchain and the flags) differs. `goVersion` is {@link prepareBuild}'s answer.
+ * @throws Error when the build fails (with the tail of its log).
+ */
+export async function ensureBinary(target: Target, goVersion: string): Promise<string> {
   const binary = join(BIN_DIR, target.name);
   const stampFile = `${binary}.stamp`;
   const version = await pinnedVersion(target);
@@ -213,7 +225,7 @@ export async function ensureHelm(): Promise<string> {
 }
 
 /** Creates `.cache/bin` and returns the Go toolchain's identity (part of every stamp). */
-async function prepareBuild(): Promise<string> {
+export async function prepareBuild(): Promise<string> {
   await mkdir(BIN_DIR, { recursive: true });
   return run("go", ["env", "GOVERSION", "GOOS", "GOARCH"]).then(
     ({ stdout }) => stdout.trim().replace(/\s+/g, " "),

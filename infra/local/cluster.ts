@@ -13,6 +13,7 @@ import {
   createCertificateAuthority,
   createServiceAccountKeys,
   issueServingCertificate,
+  type CertificateAuthority,
   type CertificatePair,
 } from "./pki.ts";
 import {
@@ -93,8 +94,11 @@ export interface StartClusterOptions {
   binaries?: LocalBinaries;
   /** Kubernetes version to build when `binaries` is not given (`1.30`); default `KUBE_VERSION`, then the newest pinned. */
   kubeVersion?: string;
-  /** Appended to kube-apiserver's flags (later flags win), e.g. `--authentication-config=...`. */
-  extraApiserverArgs?: string[];
+  /**
+   * Appended to kube-apiserver's flags (later flags win), e.g. `--authentication-config=...`; a function gets the
+   * cluster's CA and folder first, for flags naming files made from them (the local node's kubelet client certificate).
+   */
+  extraApiserverArgs?: string[] | ((ca: CertificateAuthority, dir: string) => Promise<string[]>);
   /** How long to wait for etcd and `/readyz`; default 120000 (start-up takes about 4 s on 2 cores). */
   readyTimeoutMs?: number;
   /**
@@ -212,7 +216,8 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       options.webhookCallerToken === undefined
         ? []
         : (await writeWebhookCallerAuth(dir, options.webhookCallerToken)).apiserverArgs;
-    const apiserverArgs = [...apiserverFlagList, ...callerAuthArgs, ...(options.extraApiserverArgs ?? [])];
+    const extraArgs = typeof options.extraApiserverArgs === "function" ? await options.extraApiserverArgs(ca, dir) : (options.extraApiserverArgs ?? []);
+    const apiserverArgs = [...apiserverFlagList, ...callerAuthArgs, ...extraArgs];
     launches.set("kube-apiserver", { command: binaries.apiserver, args: apiserverArgs, logFile: apiserverLogFile });
     const apiserver = await startProcess("kube-apiserver", binaries.apiserver, apiserverArgs, apiserverLogFile);
     processes.push(apiserver);

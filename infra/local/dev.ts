@@ -11,32 +11,31 @@
  * `--kube-version 1.30` (or `KUBE_VERSION=1.30`): runs that Kubernetes version's kube-apiserver instead of the newest
  * pinned one (kube-versions.ts lists them), built beside the others on first use.
  *
+ * `--in-cluster`: the chart on a real node instead (dev-in-cluster.ts): kubelet, containerd, the production image,
+ * `helm install` in inCluster mode; needs root.
+ *
  * `--check` (or `GMSA_DEV_CHECK=1`): the same start-up, then creates infra/samples/pod.yaml once
  * (what the printed command does), prints the result and exits 0 when the credspec was inlined, 1
  * otherwise, after cleaning up. `LOG_LEVEL` is passed on to the functions.
  */
-import { isDeepStrictEqual, parseArgs } from "node:util";
-import { relative } from "node:path";
-import { fileURLToPath } from "node:url";
-import { credSpecPath } from "../../shared/kube/client.ts";
-import { applyBaseInfra, loadManifest } from "./apply.ts";
+import { parseArgs } from "node:util";
+import { applyBaseInfra } from "./apply.ts";
 import { ensureBinaries } from "./build.ts";
-import { adminEndpoint, startCluster, type LocalCluster, type LocalClusterInfo } from "./cluster.ts";
-import { kubeRequest, kubeRequestOk } from "./kube-request.ts";
+import { startCluster, type LocalCluster, type LocalClusterInfo } from "./cluster.ts";
+import { runInClusterDev } from "./dev-in-cluster.ts";
+import { exampleCommand, runExample } from "./dev-example.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime, type FunctionsStack } from "./stack.ts";
 import { createCallerToken } from "./webhook-caller-auth.ts";
-
-const SAMPLE_POD = fileURLToPath(new URL("../samples/pod.yaml", import.meta.url));
-const JSONPATH = "{.spec.securityContext.windowsOptions.gmsaCredentialSpec}";
 
 function progress(message: string): void {
   process.stderr.write(`[dev] ${message}\n`);
 }
 
-function readOptions(): { runtime: FunctionsRuntime; check: boolean; kubeVersion: string | undefined } {
+function readOptions(): { runtime: FunctionsRuntime; check: boolean; kubeVersion: string | undefined; inCluster: boolean } {
   const { values } = parseArgs({
     options: {
       worker: { type: "boolean", default: false },
+      "in-cluster": { type: "boolean", default: false },
       check: { type: "boolean", default: false },
       "kube-version": { type: "string" },
     },
@@ -50,39 +49,8 @@ function readOptions(): { runtime: FunctionsRuntime; check: boolean; kubeVersion
     runtime,
     check: values.check || process.env.GMSA_DEV_CHECK === "1",
     kubeVersion: values["kube-version"] ?? process.env.KUBE_VERSION,
+    inCluster: values["in-cluster"],
   };
-}
-
-/** The one command printed: create the sample pod, show its inlined credspec. */
-function exampleCommand(cluster: LocalClusterInfo): string {
-  const podFile = relative(process.cwd(), SAMPLE_POD);
-  return `KUBECONFIG=${cluster.adminKubeconfig} kubectl create -f ${podFile} -o jsonpath='${JSONPATH}'`;
-}
-
-interface ExampleResult {
-  ok: boolean;
-  podName: string;
-  contents: string | undefined;
-  detail: string;
-}
-
-/** What {@link exampleCommand} does, through the API: creates the sample pod, compares its contents with webapp01. */
-async function runExample(cluster: LocalClusterInfo): Promise<ExampleResult> {
-  const [pod] = await loadManifest("samples/pod.yaml");
-  const namespace = pod?.metadata.namespace ?? "default";
-  const created = await kubeRequest<{ metadata?: { name?: string }; spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpecName?: string; gmsaCredentialSpec?: string } } }; message?: string }>(
-    adminEndpoint(cluster),
-    `/api/v1/namespaces/${namespace}/pods`,
-    { method: "POST", body: pod },
-  );
-  const podName = created.body.metadata?.name ?? "(not created)";
-  if (created.status !== 201) return { ok: false, podName, contents: undefined, detail: `HTTP ${created.status}: ${created.body.message ?? ""}` };
-  const options = created.body.spec?.securityContext?.windowsOptions;
-  const name = options?.gmsaCredentialSpecName ?? "";
-  const stored = await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), credSpecPath(name));
-  const contents = options?.gmsaCredentialSpec;
-  const ok = contents !== undefined && isDeepStrictEqual(JSON.parse(contents), stored.credspec);
-  return { ok, podName, contents, detail: ok ? `equals GMSACredentialSpec ${name}` : `does not equal GMSACredentialSpec ${name}` };
 }
 
 function printReady(cluster: LocalClusterInfo, stack: FunctionsStack, seconds: string): void {
@@ -108,7 +76,8 @@ Ctrl-C stops everything and deletes ${cluster.dir}.`);
 }
 
 async function main(): Promise<number> {
-  const { runtime, check, kubeVersion } = readOptions();
+  const { runtime, check, kubeVersion, inCluster } = readOptions();
+  if (inCluster) return runInClusterDev(check);
   let cluster: LocalCluster | undefined;
   let stack: FunctionsStack | undefined;
   const stopAll = async (): Promise<void> => {

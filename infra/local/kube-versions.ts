@@ -97,11 +97,6 @@ export const KUBE_FEATURES = {
    * read the same JWT authenticator as `v1beta1`.
    */
   authenticationConfigurationV1: "1.34",
-  /**
-   * kube-apiserver resolves a Service it calls (webhooks by service reference, `--enable-aggregator-routing`) from
-   * its EndpointSlices (kubernetes/kubernetes#129837); before, from its Endpoints object.
-   */
-  serviceResolutionFromEndpointSlices: "1.33",
 } as const;
 
 /** The `--authentication-config` file's apiVersion for a server of `version`. */

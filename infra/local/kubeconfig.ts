@@ -4,8 +4,11 @@
 import { writeFile } from "node:fs/promises";
 import { stringify } from "yaml";
 
-/** The `user` entry of a kubeconfig: a static token or an exec plugin (client-go field names). */
-export type KubeconfigUser = { token: string } | { exec: Record<string, unknown> };
+/** The `user` entry of a kubeconfig: a static token, an exec plugin or a client certificate (client-go field names). */
+export type KubeconfigUser =
+  | { token: string }
+  | { exec: Record<string, unknown> }
+  | { "client-certificate": string; "client-key": string };
 
 /** Options for {@link writeKubeconfig}. */
 export interface WriteKubeconfigOptions {

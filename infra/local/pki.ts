@@ -116,6 +116,32 @@ export async function issueServingCertificate(
 }
 
 /**
+ * Issues a TLS client certificate signed by `ca` for user `commonName` in `organization` (the groups Kubernetes
+ * reads from O), written to `dir/<baseName>.crt` and `.key`.
+ * @throws Error when openssl fails.
+ */
+export async function issueClientCertificate(
+  ca: CertificateAuthority,
+  dir: string,
+  baseName: string,
+  commonName: string,
+  organization: string,
+): Promise<CertificatePair> {
+  const certFile = join(dir, `${baseName}.crt`);
+  const keyFile = join(dir, `${baseName}.key`);
+  const csrFile = join(dir, `${baseName}.csr`);
+  const extFile = join(dir, `${baseName}.ext`);
+  await generateKey(keyFile);
+  await writeFile(extFile, "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n");
+  await openssl(["req", "-new", "-key", keyFile, "-subj", `/O=${organization}/CN=${commonName}`, "-out", csrFile]);
+  await openssl([
+    ...["x509", "-req", "-in", csrFile, "-CA", ca.certFile, "-CAkey", ca.keyFile, "-days", VALIDITY_DAYS],
+    ...["-set_serial", serial(), "-extfile", extFile, "-out", certFile],
+  ]);
+  return { certFile, keyFile, certPem: await readFile(certFile, "utf8"), keyPem: await readFile(keyFile, "utf8") };
+}
+
+/**
  * Writes the service-account token signing key pair (`sa.key`, `sa.pub`): RSA, because every
  * JWT verifier (and kube-apiserver's own default algorithm, RS256) handles it.
  */

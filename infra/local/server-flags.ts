@@ -27,8 +27,8 @@ export function etcdFlags({ dataDir, clientUrl, peerUrl }: EtcdFlagsOptions): st
 
 /**
  * The ClusterIP of the `kubernetes` Service: the first address of `--service-cluster-ip-range`, and what the kubelet
- * puts in a pod's `KUBERNETES_SERVICE_HOST`. The API server's certificate names it, so a server started as a pod
- * (pod-sandbox.ts) verifies the API server as it would in a cluster.
+ * puts in a pod's `KUBERNETES_SERVICE_HOST`. The API server's certificate names it, so a pod of the local node
+ * (node.ts, which routes it to the API server) verifies the API server as it would in a cluster.
  */
 export const KUBERNETES_SERVICE_IP = "10.96.0.1";
 
@@ -80,10 +80,10 @@ export function apiserverFlags(o: ApiserverFlagsOptions): string[] {
     `--service-account-signing-key-file=${o.serviceAccountPrivateKeyFile}`,
     "--service-cluster-ip-range=10.96.0.0/16",
     // The `kubernetes` Service's Endpoints may not be loopback: without this the API server
-    // logs a failed sync every 10 s. Nothing here routes to that Service anyway.
+    // logs a failed sync every 10 s. The local node routes the Service's ClusterIP itself (node-host.ts).
     "--endpoint-reconciler-type=none",
     // Webhooks registered by service reference are called at the Service's EndpointSlice addresses, not at its
-    // ClusterIP: no kube-proxy runs here, and the tests point a slice at a server in a network namespace.
+    // ClusterIP: no kube-proxy runs here; the local node's endpoint slices name its pods' addresses.
     "--enable-aggregator-routing=true",
     // Defaults already include these; naming them keeps the tests' premise visible.
     "--enable-admission-plugins=NamespaceLifecycle,ServiceAccount,MutatingAdmissionWebhook,ValidatingAdmissionWebhook",

@@ -1,5 +1,5 @@
 /**
- * The V8 flags the Node server runs with in production (`npm start`, the Dockerfile's CMD, the chart's command), so
+ * The V8 flags the Node server runs with in production (`npm start`, the image's command, the chart's command), so
  * that a replica fits a 128 MiB container. Without them V8 sizes its heap from the machine's memory (an old-space
  * limit of about 4 GiB on a 24 GiB machine) and grows it lazily: RSS climbed to 330-395 MiB under load while the live
  * heap stayed near 17 MB (test/bench/RESULTS.md, section G).
@@ -13,7 +13,7 @@
  *   of the default found the compilers' scratch memory peaking at 9 MB). A review that arrives during a compile, at
  *   warm-up, waits for it.
  *
- * `npm start` and the Dockerfile's CMD pass them on the command line, where they win over NODE_OPTIONS: to change
+ * `npm start` and the image (infra/node/image.ts) pass them on the command line, where they win over NODE_OPTIONS: to change
  * them, run `node` with other values (in a pod: the container's `command`). test/unit/infra/heap-limits.test.ts
  * keeps both in step with this constant.
  */

@@ -1,7 +1,7 @@
 /**
  * The Node processes section G measures, freshly started so that their idle memory can be read: our servers as
  * production runs them (one esbuild bundle of functions/node/index.ts with the heap limits of `npm start` and the
- * Dockerfile), one process per function started by the local stack; and the do-nothing HTTPS webhook of section F
+ * image), one process per function started by the local stack; and the do-nothing HTTPS webhook of section F
  * (test/bench/minimal-webhook.ts), the floor of what any Node HTTPS webhook costs.
  */
 import { mkdtemp, rm } from "node:fs/promises";

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { POD_NETWORK_CIDR } from "../../infra/local/pod-network.ts";
+import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 
@@ -269,7 +269,7 @@ describe("helm template: inCluster mode", () => {
     expect(policies.map((p) => p.metadata.name)).toEqual([FULLNAME]);
     const [{ spec }] = policies as [(typeof policies)[number]];
     expect(spec.policyTypes).toEqual(["Ingress"]);
-    expect(spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: POD_NETWORK_CIDR } }], ports: HTTPS_PORT }]);
+    expect(spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: POD_CIDR } }], ports: HTTPS_PORT }]);
     for (const fn of FUNCTIONS) {
       const labels = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
       expect(labels).toMatchObject(spec.podSelector.matchLabels);
@@ -421,7 +421,7 @@ describe("one source with the kustomize bases", () => {
 
 describe("values the chart refuses, with a message", () => {
   const cases: [string, unknown, RegExp][] = [
-    ["no image in inCluster mode", { ...IN_CLUSTER, image: undefined }, /image\.repository: the image built from infra\/node\/Dockerfile/],
+    ["no image in inCluster mode", { ...IN_CLUSTER, image: undefined }, /image\.repository: the image built by npm run image/],
     ["no bearer tokens", { ...IN_CLUSTER, callerAuth: { mode: "bearer" } }, /callerAuth\.expand: expand's bearer tokens is required/],
     ["no URL in external mode", { mode: "external", external: { expand: { url: "https://x.example.com" } } }, /external\.authorize\.url: .* is required in external mode/],
     ["a URL with the function's path", { mode: "external", external: { expand: { url: "https://x.example.com/expand/" }, authorize: { url: "https://x.example.com" } } }, /external\.expand\.url: .* must be an https URL/],

@@ -1,119 +1,201 @@
 /**
- * `helm install` of infra/helm/gmsa-webhooks in inCluster mode (certificates generated at install, bearer caller
- * auth) into the local cluster, with the chart's workloads really serving: each function's Deployment, as the API
- * server stores it, runs as a pod in a network namespace (support/deployment-pod.ts: its env, its Secret volumes,
- * a token of its ServiceAccount, its user and read-only root), the chart's Service gets an EndpointSlice naming
- * that pod, and kube-apiserver (`--enable-aggregator-routing`) calls the functions through the chart's Services,
- * trusting the caBundle the chart generated. Needs root for the network namespaces, as CI has.
+ * The chart as an operator installs it, on a real node: a cluster of this file's own with kube-controller-manager,
+ * kube-scheduler and one node (kubelet, containerd, runc, CNI: infra/local/node.ts) running the production image
+ * (`npm run image`), `helm install` in inCluster mode with the project's Helm, and the API server calling the
+ * functions' pods through the chart's Services. One node serves every test here (one node per machine; starting it
+ * takes about 10 s). Needs root, as the kubelet does and CI has.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-files.ts";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { POD_NETWORK_CIDR } from "../../infra/local/pod-network.ts";
-import { pointServiceAtPod, runDeploymentPod, type DeploymentPod } from "./support/deployment-pod.ts";
-import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 import {
-  createOptedOutNamespace,
-  defineAdmissionTests,
-  FUNCTIONS,
-  deleteNamespace,
-  gmsaPod,
-  OPTED_OUT_NAMESPACE,
-  waitForGmsaWebhooks,
-  webhookConfigurationPaths,
-} from "./support/install-checks.ts";
-import { createPod, deletePods } from "./support/pods.ts";
+  applySamples,
+  installChart,
+  localNodeValues,
+  startInClusterStack,
+  waitForDeployments,
+  type InClusterStack,
+} from "../../infra/local/in-cluster.ts";
+import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { POD_CIDR } from "../../infra/local/node-config.ts";
+import { issueServingCertificate } from "../../infra/local/pki.ts";
+import { createOptedOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
+import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
+import { createPod } from "./support/pods.ts";
 
-const cluster = inject("cluster");
-const callerToken = inject("callerToken");
-const admin = adminEndpoint(cluster);
 const GROUP = "helm-in-cluster";
 const NAMESPACE = "gmsa-helm-in-cluster";
 const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
-const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
-// The CRD is already there (applyBaseInfra, owned by another field manager): the chart must not take it over.
-const VALUES = { ...inClusterTestValues(callerToken), crd: { install: false } };
+/** The release installed with a TLS Secret of the operator's, after the first is uninstalled. */
+const SECRET_NAMESPACE = "gmsa-helm-secret";
+const SECRET_RELEASE = "gws";
+const SECRET_FULLNAME = `${SECRET_RELEASE}-gmsa-webhooks`;
+const MEMORY_LIMIT = 128 * 2 ** 20;
 
-let helm: HelmRunner;
-const pods = new Map<string, DeploymentPod>();
+let stack: InClusterStack;
+let values: Record<string, unknown>;
 
-function helmArgs(command: "install" | "upgrade"): string[] {
-  return [command, RELEASE, CHART_DIR, "-n", NAMESPACE, ...(command === "install" ? ["--create-namespace"] : [])];
-}
+const admin = () => adminEndpoint(stack.cluster);
 
 async function tlsSecret(): Promise<Record<string, string>> {
-  return (await kubeRequestOk<{ data: Record<string, string> }>(admin, `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`)).data;
+  return (await kubeRequestOk<{ data: Record<string, string> }>(admin(), `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`)).data;
 }
 
-async function caBundles(): Promise<string[]> {
-  const configurations = await Promise.all(WEBHOOK_CONFIGURATIONS.map((path) => kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin, path)));
-  return configurations.flatMap((configuration) => configuration.webhooks.map((webhook) => webhook.clientConfig.caBundle));
+interface PodInfo {
+  metadata: { name: string; labels?: Record<string, string> };
+  status?: { conditions?: { type: string; status: string }[]; containerStatuses?: { restartCount: number; ready: boolean; started?: boolean }[] };
+}
+
+async function functionPods(namespace: string, fullname: string, fn: string): Promise<PodInfo[]> {
+  const selector = encodeURIComponent(`app.kubernetes.io/component=${fn}`);
+  const pods = await kubeRequestOk<{ items: PodInfo[] }>(admin(), `/api/v1/namespaces/${namespace}/pods?labelSelector=${selector}`);
+  return pods.items.filter((pod) => pod.metadata.name.startsWith(`${fullname}-${fn}-`));
 }
 
 beforeAll(async () => {
-  await applyBaseInfra(cluster);
-  await createOptedOutNamespace(cluster);
-  helm = await createHelmRunner(inject("helm"));
-  const installed = await helm.run(helmArgs("install"), { values: VALUES, kubeconfig: cluster.adminKubeconfig });
-  expect(installed.code, installed.stderr).toBe(0);
-  for (const fn of FUNCTIONS) {
-    const pod = await runDeploymentPod(cluster, NAMESPACE, `${FULLNAME}-${fn}`, cluster.dir);
-    pods.set(fn, pod);
-    await pointServiceAtPod(cluster, NAMESPACE, `${FULLNAME}-${fn}`, pod);
-  }
-  await waitForGmsaWebhooks(cluster, GROUP);
-});
+  stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[helm-in-cluster] ${message}\n`) });
+  values = localNodeValues(stack.image, stack.callerToken);
+  await installChart(stack, RELEASE, NAMESPACE, values);
+  await applySamples(stack.cluster);
+  await createOptedOutNamespace(stack.cluster);
+  await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+  await waitForGmsaWebhooks(stack.cluster, GROUP);
+}, 600_000);
 
 afterAll(async () => {
-  await helm?.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
-  await Promise.all([...pods.values()].map((pod) => pod.sandbox.stop()));
-  await deletePods(cluster, GROUP);
-  for (const namespace of [NAMESPACE, OPTED_OUT_NAMESPACE]) await deleteNamespace(cluster, namespace);
-  await helm?.close();
-});
+  await stack?.stop();
+}, 120_000);
 
-describe("helm install, inCluster mode: the API server calls the functions through the chart's Services", () => {
-  it("registers both webhooks by service reference to the chart's Services, and runs each function as its Deployment says", async () => {
+describe("helm install on a real node, certificates generated at install", () => {
+  it("runs two Ready replicas per function from the imported image and registers both webhooks by service reference", async () => {
+    for (const fn of FUNCTIONS) {
+      const pods = await functionPods(NAMESPACE, FULLNAME, fn);
+      expect(pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"))).toHaveLength(2);
+    }
     const configurations = await Promise.all(
-      WEBHOOK_CONFIGURATIONS.map((path) => kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: { name: string } } }[] }>(admin, path)),
+      webhookConfigurationPaths(FULLNAME).map((path) => kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: { name: string } } }[] }>(admin(), path)),
     );
     expect(configurations.map((c) => c.webhooks.map((w) => w.clientConfig.service?.name))).toEqual(FUNCTIONS.map((fn) => [`${FULLNAME}-${fn}`]));
-    expect(configurations.flatMap((c) => c.webhooks.map((w) => w.clientConfig.url))).toEqual([undefined, undefined]);
-    for (const fn of FUNCTIONS) {
-      const env = pods.get(fn)!.env;
-      expect(env["FUNCTIONS"]).toBe(fn);
-      expect(env["CALLER_AUTH"]).toBe("bearer");
-      expect(env["CALLER_AUTH_TOKENS"]).toBe(callerToken);
-      expect(env["KUBECONFIG"]).toBeUndefined();
+    const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(admin(), `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`);
+    expect(policy.spec.ingress.map((rule) => rule.from)).toEqual([[{ ipBlock: { cidr: POD_CIDR } }]]);
+  });
+
+  describe("admission through the pods", () => {
+    // Created lazily: the cluster exists only once beforeAll ran.
+    const lazyCluster = new Proxy({} as InClusterStack["cluster"], { get: (_, key) => stack.cluster[key as keyof InClusterStack["cluster"]] });
+    defineAdmissionTests(lazyCluster, GROUP, () => ({
+      expand: podLogFiles(stack.node.dir, NAMESPACE, `${FULLNAME}-expand-`),
+      authorize: podLogFiles(stack.node.dir, NAMESPACE, `${FULLNAME}-authorize-`),
+    }));
+  });
+
+  it("runs each server as uid 1000 with no capabilities, no new privileges, a seccomp filter and a read-only root", () => {
+    const servers = podServerProcesses();
+    expect(servers).toHaveLength(4);
+    for (const server of servers) {
+      expect(server.uids).toEqual([1000, 1000, 1000, 1000]);
+      expect(BigInt(`0x${server.capEff}`)).toBe(0n);
+      expect(server.noNewPrivs).toBe(1);
+      expect(server.seccomp).toBe(2);
+      expect(server.rootOptions).toContain("ro");
     }
   });
 
-  it("installs the default NetworkPolicy admitting the API server's range (the sandboxes have no CNI to enforce it)", async () => {
-    const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(admin, `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`);
-    expect(policy.spec.ingress.map((rule) => rule.from)).toEqual([[{ ipBlock: { cidr: POD_NETWORK_CIDR } }]]);
-  });
+  it("holds each server to a 128 MiB memory cgroup that 400 reviews under load do not reach", async () => {
+    const servers = podServerProcesses();
+    for (const server of servers) expect(readMemoryCgroup(server.memoryCgroup, "memory.limit_in_bytes")).toBe(MEMORY_LIMIT);
+    let next = 0;
+    const failures: number[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < 400) {
+          next++;
+          const created = await createPod(stack.cluster, gmsaPod(GROUP, `load-${next}`, "gmsa-app"), { dryRun: true });
+          if (created.status !== 201) failures.push(created.status);
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+    for (const server of servers) {
+      expect(readMemoryCgroup(server.memoryCgroup, "memory.failcnt")).toBe(0);
+      expect(readMemoryCgroup(server.memoryCgroup, "memory.max_usage_in_bytes")).toBeLessThan(MEMORY_LIMIT);
+    }
+    for (const fn of FUNCTIONS) {
+      for (const pod of await functionPods(NAMESPACE, FULLNAME, fn)) expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+    }
+  }, 180_000);
 
-  defineAdmissionTests(cluster, GROUP, () => ({ expand: pods.get("expand")!.server.logFile, authorize: pods.get("authorize")!.server.logFile }));
-
-  it("helm upgrade keeps the generated certificate and CA, and the running pods are still trusted", async () => {
-    const [secretBefore, bundlesBefore] = [await tlsSecret(), await caBundles()];
-    const upgraded = await helm.run(helmArgs("upgrade"), { values: { ...VALUES, replicaCount: 3 }, kubeconfig: cluster.adminKubeconfig });
-    expect(upgraded.code, upgraded.stderr).toBe(0);
-    expect(await tlsSecret()).toEqual(secretBefore);
-    expect(await caBundles()).toEqual(bundlesBefore);
-    const deployment = await kubeRequestOk<{ spec: { replicas: number } }>(admin, `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-expand`);
-    expect(deployment.spec.replicas).toBe(3);
-    const created = await createPod(cluster, gmsaPod(GROUP, "after-upgrade", "gmsa-app"));
+  it("keeps a replica that fails its readiness probe out of service while the others serve, and the certificate across upgrades", async () => {
+    const secretBefore = await tlsSecret();
+    const before = new Set((await functionPods(NAMESPACE, FULLNAME, "expand")).map((pod) => pod.metadata.name));
+    const broken = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { ...values, probes: { readiness: { path: "/not-ready" } } });
+    expect(broken.code, broken.stderr).toBe(0);
+    // The rollout's surge pod starts and passes its startup probe (/healthz); its readiness probe answers 404.
+    let surge: PodInfo | undefined;
+    for (let attempt = 0; attempt < 120 && surge === undefined; attempt++) {
+      await sleep(500);
+      surge = (await functionPods(NAMESPACE, FULLNAME, "expand")).find((pod) => !before.has(pod.metadata.name) && pod.status?.containerStatuses?.[0]?.started === true);
+    }
+    expect(surge, "the upgrade's new expand pod, started").toBeDefined();
+    // Readiness is probed every 5 s: a few periods in which it would have turned Ready.
+    await sleep(12_000);
+    const pods = await functionPods(NAMESPACE, FULLNAME, "expand");
+    const ready = pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+    expect(ready.map((pod) => pod.metadata.name)).not.toContain(surge!.metadata.name);
+    expect(ready).toHaveLength(2);
+    const slices = await kubeRequestOk<{ items: { endpoints?: { targetRef?: { name: string }; conditions?: { ready?: boolean } }[] }[] }>(
+      admin(),
+      `/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices?labelSelector=${encodeURIComponent(`kubernetes.io/service-name=${FULLNAME}-expand`)}`,
+    );
+    const readyEndpoints = slices.items.flatMap((slice) => slice.endpoints ?? []).filter((e) => e.conditions?.ready).map((e) => e.targetRef?.name);
+    expect(readyEndpoints).not.toContain(surge!.metadata.name);
+    const created = await createPod(stack.cluster, gmsaPod(GROUP, "during-broken-rollout", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
-  });
+
+    const fixed = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], values);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+    expect(await tlsSecret()).toEqual(secretBefore);
+    const after = await createPod(stack.cluster, gmsaPod(GROUP, "after-upgrade", "gmsa-app"));
+    expect(after.status, JSON.stringify(after.body)).toBe(201);
+  }, 240_000);
 
   it("helm uninstall removes both webhook configurations", async () => {
-    const uninstalled = await helm.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
+    const uninstalled = await stack.runHelm(["uninstall", RELEASE, "-n", NAMESPACE]);
     expect(uninstalled.code, uninstalled.stderr).toBe(0);
-    for (const path of WEBHOOK_CONFIGURATIONS) expect((await kubeRequest(admin, path)).status).toBe(404);
+    for (const path of webhookConfigurationPaths(FULLNAME)) expect((await kubeRequest(admin(), path)).status).toBe(404);
   });
+});
+
+describe("helm install on a real node with a TLS Secret the operator provides", () => {
+  it("serves with that certificate, trusted through the caBundle given", async () => {
+    const { cluster } = stack;
+    const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
+    const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
+    const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, "provided-secret", hosts);
+    await kubeRequestOk(admin(), "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: SECRET_NAMESPACE } } });
+    await kubeRequestOk(admin(), `/api/v1/namespaces/${SECRET_NAMESPACE}/secrets`, {
+      method: "POST",
+      body: {
+        apiVersion: "v1",
+        kind: "Secret",
+        type: "kubernetes.io/tls",
+        metadata: { name: "operator-tls" },
+        data: { "tls.crt": Buffer.from(pair.certPem).toString("base64"), "tls.key": Buffer.from(pair.keyPem).toString("base64") },
+      },
+    });
+    const caBundle = Buffer.from(cluster.caPem).toString("base64");
+    const withSecret = { ...values, crd: { install: false }, certificates: { secretName: "operator-tls", caBundle } };
+    const installed = await stack.runHelm(["install", SECRET_RELEASE, CHART_DIR, "-n", SECRET_NAMESPACE], withSecret);
+    expect(installed.code, installed.stderr).toBe(0);
+    await waitForDeployments(cluster, SECRET_NAMESPACE, SECRET_FULLNAME, 2);
+    await waitForGmsaWebhooks(cluster, GROUP);
+    const created = await createPod(cluster, gmsaPod(GROUP, "with-provided-secret", "gmsa-app"));
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
+    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin(), webhookConfigurationPaths(SECRET_FULLNAME)[0]!);
+    expect(configuration.webhooks.map((w) => w.clientConfig.caBundle)).toEqual([caBundle]);
+  }, 240_000);
 });

@@ -5,7 +5,7 @@
  * end. The memory bound is generous on purpose: it can only trip on a real leak, not on GC noise.
  *
  * The servers run with the production heap limits (infra/node/heap-limits.ts: a 64 MiB old space, 2 MiB
- * semi-spaces), as `npm start` and the Dockerfile do, so that a leak ends in an out-of-memory crash, which fails
+ * semi-spaces), as `npm start` and the image do, so that a leak ends in an out-of-memory crash, which fails
  * every later review, instead of hiding in V8's lazily grown heap. With the default limit (about 4 GiB on a 24 GiB
  * machine) RSS climbed 40 MiB per 4,000 reviews for 30,000 reviews before levelling off near 350 MiB, while heap
  * snapshots at 8,000 and 32,000 reviews held the same 17.5 MB.

@@ -12,7 +12,7 @@ import { parseAllDocuments } from "yaml";
 import { CHART_DIR } from "../../../infra/helm/chart-files.ts";
 import type { KubeObject } from "../../../infra/local/apply.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
-import { POD_NETWORK_CIDR } from "../../../infra/local/pod-network.ts";
+import { POD_CIDR } from "../../../infra/local/node-config.ts";
 import type { FunctionsStack } from "../../../infra/local/stack.ts";
 
 const run = promisify(execFile);
@@ -78,16 +78,16 @@ export async function createHelmRunner(helmPath: string): Promise<HelmRunner> {
 }
 
 /**
- * Values for an in-cluster test install: bearer caller auth with the given token for both functions,
- * certificates generated at install, an image name that no test pulls (the local cluster runs no kubelet), and the
- * NetworkPolicy's control plane: the API server runs on the host and reaches each pod sandbox from the host side of
- * its veth pair (infra/local/pod-network.ts). The sandboxes have no CNI, so nothing enforces the policy here.
+ * Values for rendering an in-cluster install (helm template): bearer caller auth with the given token for both
+ * functions, certificates generated at install, an image name that no test pulls, and the NetworkPolicy's control
+ * plane: the local node's pod network, where the API server's connections to pods come from (infra/local/node-config.ts).
+ * Installs on the real node use `localNodeValues` (infra/local/in-cluster.ts).
  */
 export function inClusterTestValues(callerToken: string): Record<string, unknown> {
   return {
     image: { repository: "registry.invalid/gmsa-webhooks" },
     callerAuth: { mode: "bearer", expand: callerToken, authorize: callerToken },
-    networkPolicy: { controlPlaneCIDRs: [POD_NETWORK_CIDR] },
+    networkPolicy: { controlPlaneCIDRs: [POD_CIDR] },
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * What every install of the webhooks must do when the real API server admits pods, whichever way the functions
- * are reached (the chart's Service in a network namespace, or URLs on loopback): the tests the Helm install files
+ * are reached (the chart's Service in front of pods on the local node, or URLs on loopback): the tests the Helm install files
  * share, and the setup and cleanup around them. Pods use the samples (infra/samples: `default/gmsa-app` may use
  * webapp01, `default/default` nothing).
  */
@@ -26,12 +26,13 @@ export function webhookConfigurationPaths(fullname: string): string[] {
 /** Namespace labelled with the opt-out of kubernetes-sigs/windows-gmsa, with a service account `gmsa-app`. */
 export const OPTED_OUT_NAMESPACE = "gmsa-helm-opted-out";
 
-/** Where each function logs one JSON line per review. */
-export type ReviewLogs = Record<"expand" | "authorize", string>;
+/** Where each function logs one JSON line per review: one file, or one per replica. */
+export type ReviewLogs = Record<"expand" | "authorize", string | string[]>;
 
 /** Reviews logged so far by each function (`"msg":"review"` lines). */
 export async function countReviews(logs: ReviewLogs): Promise<Record<"expand" | "authorize", number>> {
-  const count = async (file: string) => (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.includes('"msg":"review"')).length;
+  const countOne = async (file: string) => (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.includes('"msg":"review"')).length;
+  const count = async (files: string | string[]) => (await Promise.all([files].flat().map(countOne))).reduce((sum, n) => sum + n, 0);
   const read = async () => ({ expand: await count(logs.expand), authorize: await count(logs.authorize) });
   // A review's log line leaves the server after its answer (one write per event-loop turn) and reaches the file
   // through the parent's pipe: count once two reads 300 ms apart agree, so a line still on its way is not missed.

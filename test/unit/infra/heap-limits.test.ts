@@ -1,13 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
+import { imageConfig } from "../../../infra/node/image.ts";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 
 describe("the Node server's heap limits", () => {
-  it("are on the Dockerfile's CMD", async () => {
-    const dockerfile = await readFile(`${REPO_ROOT}/infra/node/Dockerfile`, "utf8");
-    const cmd = /^CMD (.*)$/m.exec(dockerfile)?.[1];
-    expect(JSON.parse(cmd ?? "[]")).toEqual(expect.arrayContaining(NODE_SERVER_OPTIONS.split(" ")));
+  it("are on the image's command", () => {
+    expect(imageConfig("0.0.0").Cmd).toEqual(["node", ...NODE_SERVER_OPTIONS.split(" "), "dist/node/server.mjs"]);
   });
 
   it("are on npm start's command line", async () => {

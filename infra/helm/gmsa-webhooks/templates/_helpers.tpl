@@ -114,7 +114,7 @@ tlsKey: {{ $cert.Key | b64enc }}
 
 {{/* The image reference. */}}
 {{- define "gmsa-webhooks.image" -}}
-{{- $repository := .Values.image.repository | required "image.repository: the image built from infra/node/Dockerfile and pushed to your registry (no image is published)" -}}
+{{- $repository := .Values.image.repository | required "image.repository: the image built by npm run image and pushed to your registry (no image is published)" -}}
 {{- if .Values.image.digest -}}
 {{- printf "%s@%s" $repository .Values.image.digest -}}
 {{- else -}}

@@ -1,0 +1,76 @@
+/**
+ * `npm run dev -- --in-cluster`: the chart as an operator installs it, on a real node of the local cluster
+ * (in-cluster.ts): `helm install` in inCluster mode with the production image, both functions with two Ready
+ * replicas behind their Services, the webhooks registered by service reference. Prints the example; Ctrl-C stops the
+ * node and the cluster and undoes every host change. `--check` creates the example pod once and exits 0 or 1.
+ */
+import { exampleCommand, runExample } from "./dev-example.ts";
+import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "./in-cluster.ts";
+
+/** The release and namespace `npm run dev -- --in-cluster` installs. */
+const RELEASE = "gmsa-webhooks";
+const NAMESPACE = "gmsa-in-cluster";
+
+function progress(message: string): void {
+  process.stderr.write(`[dev] ${message}\n`);
+}
+
+function printReady(stack: InClusterStack, seconds: string): void {
+  const { cluster, node, image } = stack;
+  console.log(`
+gmsa-webhooks: local cluster with a node ready in ${seconds} s; the chart runs both functions in the cluster.
+
+  API server  ${cluster.server} (Kubernetes ${cluster.kubeVersion})
+  kubeconfig  ${cluster.adminKubeconfig}
+  node        ${node.name} (kubelet + containerd), image ${image.name} ${image.digest}
+  chart       helm release ${RELEASE} in namespace ${NAMESPACE}, two replicas per function
+
+Create the example pod (infra/samples/pod.yaml: service account gmsa-app, credspec webapp01) and show
+the credspec the webhooks inlined:
+
+  ${exampleCommand(cluster)}
+
+Pods and their logs:
+  KUBECONFIG=${cluster.adminKubeconfig} kubectl -n ${NAMESPACE} get pods -o wide
+  KUBECONFIG=${cluster.adminKubeconfig} kubectl -n ${NAMESPACE} logs deploy/${RELEASE}-expand
+Node logs: ${node.dir}/{kubelet,containerd,kube-scheduler,kube-controller-manager}.log
+
+Ctrl-C stops everything, undoes the node's host changes and deletes ${cluster.dir} and ${node.dir}.`);
+}
+
+/** Runs the in-cluster local cluster until a signal (or once with `check`); resolves with the exit code. */
+export async function runInClusterDev(check: boolean): Promise<number> {
+  let stack: InClusterStack | undefined;
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      progress(`${signal}: stopping the node and the cluster…`);
+      void (stack?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
+    });
+  }
+  const started = Date.now();
+  try {
+    stack = await startInClusterStack({ progress });
+    progress(`helm install ${RELEASE} (inCluster mode, image ${stack.image.name})`);
+    await installChart(stack, RELEASE, NAMESPACE, localNodeValues(stack.image, stack.callerToken));
+    progress("applying infra/samples: the service account gmsa-app and the credspecs it may use");
+    await applySamples(stack.cluster);
+    progress("waiting until both functions have two Ready replicas");
+    await waitForDeployments(stack.cluster, NAMESPACE, RELEASE, 2);
+    printReady(stack, ((Date.now() - started) / 1000).toFixed(1));
+    if (!check) {
+      setInterval(() => undefined, 1 << 30);
+      return await new Promise<number>(() => undefined);
+    }
+    progress("--check: creating infra/samples/pod.yaml once");
+    const result = await runExample(stack.cluster);
+    console.log(`\ncheck: pod ${result.podName}: gmsaCredentialSpec ${result.detail}\n${result.contents ?? "(none)"}`);
+    console.log(result.ok ? "check passed" : "check FAILED");
+    await stack.stop();
+    progress(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return result.ok ? 0 : 1;
+  } catch (error) {
+    console.error(`npm run dev -- --in-cluster failed: ${error instanceof Error ? error.message : String(error)}`);
+    await stack?.stop();
+    return 1;
+  }
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { cniConfList, containerdConfig, kubeletConfig, kubeletFlags, NODE_IP, nodePaths } from "../../../infra/local/node-config.ts";
+
+const paths = nodePaths("/node");
+const files = { caFile: "/ca.crt", servingCertFile: "/kubelet.crt", servingKeyFile: "/kubelet.key" };
+
+describe("the local node's configuration", () => {
+  it("runs the kubelet on cgroup v1 with the cgroupfs driver, as containerd's runc does", () => {
+    expect(kubeletConfig(paths, files)).toMatchObject({ failCgroupV1: false, cgroupDriver: "cgroupfs" });
+    expect(containerdConfig(paths, "/cni", "/usr/sbin/runc")).toMatch(/SystemdCgroup = false/);
+  });
+
+  it("keeps containerd from lowering oom_score_adj (no CAP_SYS_RESOURCE here) and uses Debian's runc", () => {
+    const config = containerdConfig(paths, "/cni", "/usr/sbin/runc");
+    expect(config).toMatch(/^\s*restrict_oom_score_adj = true$/m);
+    expect(config).toMatch(/BinaryName = "\/usr\/sbin\/runc"/);
+  });
+
+  it("serves the kubelet on the node's non-loopback address, with its certificate, and no anonymous access", () => {
+    expect(NODE_IP).not.toMatch(/^127\./);
+    expect(kubeletConfig(paths, files)).toMatchObject({ address: NODE_IP, tlsCertFile: "/kubelet.crt", authentication: { anonymous: { enabled: false } } });
+    expect(kubeletFlags(paths, "/kubeconfig")).toContain(`--node-ip=${NODE_IP}`);
+  });
+
+  it("keeps every path the kubelet and containerd write under the node's folder", () => {
+    const config = JSON.stringify([kubeletConfig(paths, files), cniConfList(paths)]) + containerdConfig(paths, "/cni", "/runc");
+    for (const path of config.match(/"\/[^"]*"/g) ?? []) {
+      expect(path).toMatch(/^"\/(node|cni|runc|ca\.crt|kubelet\.(crt|key)|etc\/resolv\.conf)/);
+    }
+  });
+});
