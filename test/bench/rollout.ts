@@ -136,12 +136,16 @@ async function runPhases(cluster: LocalClusterInfo, audit: AuditLog, floor: Mini
       const durationMs = performance.now() - phaseStarted;
       const calls = sumCalls(await audit.countSince(offset), pair.users);
       const verdicts = countVerdicts(run.measured, window);
-      const floorErrors = run.floor.filter((o) => o.result !== "admitted").length;
+      const firstError = run.measured.find((o) => o.result === "error");
+      const floorFailed = run.floor.filter((o) => o.result !== "admitted");
+      const floorErrors = floorFailed.length;
       phases.push({ phase, ...run, durationMs, calls, verdicts, floorErrors });
       options.log(
         `H: ${pair.server} (${pair.settings}) ${phase}: ${pods} creates in ${(durationMs / 1000).toFixed(1)} s, ` +
           `${calls.credspecReads} reads + ${calls.accessReviews} access reviews, ${verdicts.right} right, ${verdicts.stale} stale, ${verdicts.wrong} wrong, ${verdicts.error} errors` +
-          `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}`,
+          `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}` +
+          `${firstError === undefined ? "" : `; first error: HTTP ${firstError.status}: ${firstError.message ?? ""}`}` +
+          `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
       );
     }
     return { server: pair.server, reference: pair.reference, settings: pair.settings, phases, durationMs: performance.now() - started };
