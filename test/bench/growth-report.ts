@@ -47,7 +47,7 @@ export function printGrowth(steps: readonly GrowthStep[]): void {
     ],
     growthRows(steps),
     "The credspecs and their RBAC are in the API server and the functions call it as in production; the reviews go straight to each function " +
-      "over HTTPS (concurrency 16), not through pod creates, so that a step of 20,000 takes seconds. Each step starts both servers fresh " +
+      "over HTTPS (concurrency 16), not through pod creates (20,000 creates a step would take many minutes). Each step starts both servers fresh " +
       "(the production bundle and heap limits) with caches at their default bounds (1,000 entries each; TTLs 30 s and 10 s); " +
       "pods name the pairs in a seeded random order, every pair at least once. Container limit: 128 MiB.",
   );

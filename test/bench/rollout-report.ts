@@ -64,7 +64,7 @@ export function printRollout(runs: readonly RolloutRun[], concurrency: number): 
       "stale is the old answer inside one cache TTL (and 2 s of grace) after the change, which the caches allow (docs/configuration.md, Caches).",
   );
   printTable(
-    "H. The change half-way through the last phase: decisions of the pods it touches (50 of each 1,000)",
+    "H. The change half-way through the last phase: decisions of the pods it touches (one pod in 20 each)",
     ["webhooks", "caches / limiter", "change", "creates after it", "stale", "last stale sent at (s after the change)", "right once a TTL had passed"],
     changeRows(runs),
   );
