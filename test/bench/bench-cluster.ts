@@ -60,7 +60,9 @@ export async function startBenchCluster(log: (line: string) => void): Promise<Be
       binaries,
       webhookCallerToken: createCallerToken(),
       // Later flags win: our policy replaces the local cluster's pods-only one.
-      extraApiserverArgs: [`--audit-policy-file=${policyFile}`],
+      // Rotation would lose the calls being counted (audit.ts): kube-apiserver rotates at 100 MB by default, which
+      // the rollout's creates and the growth's calls pass.
+      extraApiserverArgs: [`--audit-policy-file=${policyFile}`, "--audit-log-maxsize=4096"],
     });
   } catch (error) {
     await rm(policyDir, { recursive: true, force: true });

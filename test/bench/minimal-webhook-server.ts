@@ -32,6 +32,9 @@ function serve(port: number, certFile: string, keyFile: string, patch: string): 
       );
     });
   });
+  // As functions/node/server.ts: Node's default (5 s) closes idle connections that kube-apiserver may be writing a
+  // review to at that moment, and the create fails ("broken pipe").
+  server.keepAliveTimeout = 10_000;
   server.listen(port, "127.0.0.1");
   process.once("SIGTERM", () => server.close(() => process.exit(0)));
 }

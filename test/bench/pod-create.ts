@@ -51,7 +51,7 @@ export async function startPodCreateFloor(cluster: LocalClusterInfo): Promise<Mi
 }
 
 /** The label whose value sends a bench pod to one webhook pair. */
-const PAIR_LABEL = "bench.gmsa-webhooks/pair";
+export const PAIR_LABEL = "bench.gmsa-webhooks/pair";
 
 /** A webhook pair to register: its configurations (infra/webhooks/ as rendered for it), and how to see it called. */
 export interface BenchWebhooks {
@@ -100,7 +100,7 @@ export async function comparePodCreates(cluster: LocalClusterInfo, floor: BenchW
 }
 
 /** The configurations renamed for `pair` and selecting only pods labelled with it. */
-function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
+export function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
   return objects.map((object) => ({
     ...object,
     metadata: { ...object.metadata, name: `${object.metadata.name}-bench-${pair}` },
@@ -118,7 +118,7 @@ function labelled(pod: KubeObject, pair: string | undefined): KubeObject {
 }
 
 /** Applies a pair's configurations and waits until the API server calls them for pods labelled with it. */
-async function register(cluster: LocalClusterInfo, pair: string, objects: KubeObject[], authorizeReviews?: () => Promise<number>): Promise<void> {
+export async function register(cluster: LocalClusterInfo, pair: string, objects: KubeObject[], authorizeReviews?: () => Promise<number>): Promise<void> {
   await applyObjects(adminEndpoint(cluster), objects);
   await waitUntilWebhooksCalled(cluster, { labels: { [PAIR_LABEL]: pair }, ...(authorizeReviews === undefined ? {} : { authorizeReviews }) });
 }

@@ -138,7 +138,7 @@ async function measureCells(targets: readonly MeasuredTarget[], credspecs: Reado
 }
 
 /** Our webhook configurations pointing at the reference's paths. */
-async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
+export async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
   const objects = await renderWebhooks({ expandUrl: reference.baseUrl, authorizeUrl: reference.baseUrl, caBundlePem: cluster.caPem });
   for (const object of objects) {
     const fn: FunctionName = object.kind === "MutatingWebhookConfiguration" ? "expand" : "authorize";

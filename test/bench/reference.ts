@@ -29,6 +29,17 @@ import type { MeasuredTarget } from "./measured-target.ts";
 export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
 /** The reference's service account, in the functions' namespace. */
 const SERVICE_ACCOUNT = "gmsa-reference";
+/** The user the reference calls the API server as, for counting its calls in the audit log. */
+export const REFERENCE_USER = `system:serviceaccount:${FUNCTIONS_NAMESPACE}:${SERVICE_ACCOUNT}`;
+
+/** client-go's client-side rate limit (the reference's `QPS` and `BURST` variables). */
+export interface ReferenceLimiter {
+  qps: number;
+  burst: number;
+}
+
+/** Raised so far that the limiter is not what is measured; its chart's defaults are QPS 30, burst 50. */
+export const RAISED_LIMITER: ReferenceLimiter = { qps: 1000, burst: 2000 };
 /** The reference's paths for our two functions. */
 export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate", authorize: "/validate" };
 /** client-go's fixed in-cluster path, under /run (/var/run is a link to it). */
@@ -76,11 +87,11 @@ async function mintToken(cluster: LocalClusterInfo): Promise<string> {
 
 /**
  * Starts the reference at `bin` against `cluster` (which must have the base infra applied) and waits
- * for its `/health`. Its log is at `logFile` until `stop()`, which removes its folder (teardown on exit
- * and signals as for the stack).
+ * for its `/health`, its client-side limiter at `limiter` (default {@link RAISED_LIMITER}). Its log is at
+ * `logFile` until `stop()`, which removes its folder (teardown on exit and signals as for the stack).
  * @throws Error with the tail of its log when it does not start.
  */
-export async function startReference(cluster: LocalClusterInfo, bin: string): Promise<RunningReference> {
+export async function startReference(cluster: LocalClusterInfo, bin: string, limiter: ReferenceLimiter = RAISED_LIMITER): Promise<RunningReference> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-reference-"));
   let child: ManagedProcess | undefined;
   const { target, teardown: stop } = createTeardown(dir, async () => {
@@ -105,9 +116,9 @@ export async function startReference(cluster: LocalClusterInfo, bin: string): Pr
       TLS_CRT: serving.certFile,
       TLS_KEY: serving.keyFile,
       HTTPS_PORT: String(port),
-      // client-go's default limiter (5 QPS, burst 10) would be what is measured.
-      QPS: "1000",
-      BURST: "2000",
+      // Without them client-go's own default limiter (5 QPS, burst 10) would be what is measured.
+      QPS: String(limiter.qps),
+      BURST: String(limiter.burst),
       // Its default, debug, logs every request and response body.
       LOG_LEVEL: "info",
     };

@@ -13,6 +13,10 @@
  *   side in B, F and G (reference.ts; nothing here fetches or builds it), and the budgets relative to it judged.
  *
  * Options: `--quick` (small counts, to check the harness), `--no-cluster` (section A only).
+ *
+ * Run only when asked by name, instead of A to G (asked-sections.ts): `rollout` (H, a rollout of 1,000 pods through
+ * kube-apiserver, cold, warm and across a change; with the Go reference at two limiters when GMSA_REF_BIN is set) and
+ * `growth` (I, API calls and memory against the distinct credspecs pods name), e.g. `npm run bench -- rollout growth`.
  */
 import "./quiet-env.ts";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -48,6 +52,7 @@ import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigu
 import { startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
+import { runAskedSections } from "./asked-sections.ts";
 
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
@@ -71,6 +76,14 @@ console.log(
   `\n${startedAt}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ` +
     `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${load()}`,
 );
+
+const asked = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
+if (asked.length > 0) {
+  const unexpected = await runAskedSections(asked, { quick, referenceBin: process.env["GMSA_REF_BIN"] || undefined, log });
+  console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
+  if (unexpected > 0) console.error(`\n${unexpected} decisions were wrong or creates and reviews failed (see the tables)`);
+  process.exit(unexpected > 0 ? 1 : 0);
+}
 
 log("A: in-process reviews");
 const inProcess = await measureInProcess({ rounds: SETTINGS.rounds, iterations: SETTINGS.iterations, warmup: SETTINGS.warmup });

@@ -1,0 +1,178 @@
+/**
+ * Section I, cost as work grows (`npm run bench -- growth`): API calls and resident memory of our Node servers (the
+ * production bundle and heap limits, started fresh at each step, caches at their default bounds) against the
+ * distinct credspecs and service accounts pods name (growth-plan.ts). The credspecs and the RBAC are really in the
+ * API server and the functions call it as in production; the reviews are sent straight to each function over HTTPS,
+ * as section B does, because 20,000 pod creates per step through the API server would take minutes each.
+ */
+import { Pool } from "undici";
+import { applyObjects, objectPath } from "../../infra/local/apply.ts";
+import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import { readProcessMemory } from "../e2e/support/process-memory.ts";
+import { buildReview } from "../support/reviews.ts";
+import type { ReviewCalls } from "./api-calls.ts";
+import { functionCalls, openAuditLog } from "./audit.ts";
+import { GROWTH_NAMESPACE, growthCredSpec, growthCredSpecName, growthCredSpecObject, growthGrantObjects, growthPairOrder, growthServiceAccount, growthServiceAccounts } from "./growth-plan.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+import { startNodeTargets } from "./node-targets.ts";
+import { acceptsAllowed } from "./reviews.ts";
+
+/** Concurrent reviews in flight to a function, as section B's middle row. */
+const GROWTH_CONCURRENCY = 16;
+/** Concurrent creates of credspecs while setting up. */
+const SETUP_CONCURRENCY = 32;
+
+/** One function's memory over a step, in bytes. */
+export interface StepMemory {
+  idleBytes: number;
+  afterBytes: number;
+  /** VmHWM: the most it held at any moment. */
+  peakBytes: number;
+}
+
+export interface GrowthStep {
+  credspecs: number;
+  serviceAccounts: number;
+  /** Reviews sent to each function. */
+  reviews: number;
+  calls: Record<FunctionName, ReviewCalls>;
+  memory: Record<FunctionName, StepMemory>;
+  errors: number;
+  firstError?: string;
+  durationMs: number;
+}
+
+export interface GrowthOptions {
+  steps: readonly number[];
+  reviewsPerStep: number;
+  log: (line: string) => void;
+}
+
+/** Creates credspecs `from` to `to` - 1 (an existing one is fine). */
+async function createCredSpecs(cluster: LocalClusterInfo, from: number, to: number): Promise<void> {
+  const pool = new Pool(cluster.server, { connections: SETUP_CONCURRENCY, connect: { ca: cluster.caPem } });
+  const path = objectPath(growthCredSpecObject(0)).replace(/\/[^/]+$/, "");
+  let next = from;
+  try {
+    await Promise.all(
+      Array.from({ length: SETUP_CONCURRENCY }, async () => {
+        while (next < to) {
+          const i = next++;
+          const response = await pool.request({
+            path,
+            method: "POST",
+            headers: { authorization: `Bearer ${cluster.adminToken}`, "content-type": "application/json", accept: "application/json" },
+            body: JSON.stringify(growthCredSpecObject(i)),
+          });
+          const text = await response.body.text();
+          if (response.statusCode !== 201 && response.statusCode !== 409) throw new Error(`creating ${growthCredSpecName(i)}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
+/** The review of a pod naming pair `i`: expand gets the name, authorize the name and the contents expand inlines. */
+function reviewOf(fn: FunctionName, i: number, uid: number): string {
+  const windowsOptions = { gmsaCredentialSpecName: growthCredSpecName(i), ...(fn === "authorize" ? { gmsaCredentialSpec: JSON.stringify(growthCredSpec(i)) } : {}) };
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name: `growth-${uid}`, namespace: GROWTH_NAMESPACE },
+    spec: { serviceAccountName: growthServiceAccount(i), securityContext: { windowsOptions }, containers: [{ name: "app", image: "mcr.microsoft.com/windows/servercore:ltsc2022" }] },
+  };
+  return JSON.stringify(buildReview(pod, { uid: `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`, namespace: GROWTH_NAMESPACE }));
+}
+
+/** Sends the reviews of `order` to one function; returns the unexpected answers. */
+async function sendReviews(target: MeasuredTarget, order: Uint32Array): Promise<{ errors: number; firstError?: string }> {
+  const url = new URL(target.url);
+  const pool = new Pool(url.origin, { connections: GROWTH_CONCURRENCY, pipelining: 1, connect: { ca: target.ca } });
+  const accept = acceptsAllowed(target.fn);
+  let errors = 0;
+  let firstError: string | undefined;
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: GROWTH_CONCURRENCY }, async () => {
+        while (next < order.length) {
+          const j = next++;
+          try {
+            const response = await pool.request({
+              path: `${url.pathname}${url.search}`,
+              method: "POST",
+              headers: { "content-type": "application/json", ...target.headers },
+              body: reviewOf(target.fn, order[j]!, j),
+            });
+            const text = await response.body.text();
+            if (!accept(response.statusCode, text)) {
+              errors++;
+              firstError ??= `${target.fn}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`;
+            }
+          } catch (error) {
+            errors++;
+            firstError ??= `${target.fn}: ${error instanceof Error ? error.message : String(error)}`;
+          }
+        }
+      }),
+    );
+    return { errors, ...(firstError === undefined ? {} : { firstError }) };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** Section I: each step on freshly started servers, the credspecs created as the steps need them. */
+export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOptions): Promise<GrowthStep[]> {
+  const audit = openAuditLog(cluster.auditLogFile);
+  const steps: GrowthStep[] = [];
+  let created = 0;
+  for (const credspecs of options.steps) {
+    const setupStarted = performance.now();
+    await createCredSpecs(cluster, created, credspecs);
+    created = Math.max(created, credspecs);
+    await applyObjects(adminEndpoint(cluster), growthGrantObjects(credspecs));
+    options.log(`I: ${credspecs} credspecs and their grant in the API server in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+    const node = await startNodeTargets(cluster);
+    try {
+      const started = performance.now();
+      const order = growthPairOrder(credspecs, options.reviewsPerStep);
+      const calls = {} as Record<FunctionName, ReviewCalls>;
+      const memory = {} as Record<FunctionName, StepMemory>;
+      let errors = 0;
+      let firstError: string | undefined;
+      for (const fn of FUNCTION_NAMES) {
+        const target = node.targets.find((t) => t.fn === fn)!;
+        const idle = await readProcessMemory(target.pid);
+        const offset = await audit.mark();
+        const sent = await sendReviews(target, order);
+        calls[fn] = functionCalls(await audit.countSince(offset), fn);
+        const after = await readProcessMemory(target.pid);
+        memory[fn] = { idleBytes: idle.rssBytes, afterBytes: after.rssBytes, peakBytes: after.peakRssBytes };
+        errors += sent.errors;
+        firstError ??= sent.firstError;
+      }
+      const step: GrowthStep = {
+        credspecs,
+        serviceAccounts: growthServiceAccounts(credspecs),
+        reviews: options.reviewsPerStep,
+        calls,
+        memory,
+        errors,
+        ...(firstError === undefined ? {} : { firstError }),
+        durationMs: performance.now() - started,
+      };
+      steps.push(step);
+      options.log(
+        `I: ${credspecs} credspecs: expand ${calls.expand.credspecReads} reads, authorize ${calls.authorize.credspecReads} reads + ${calls.authorize.accessReviews} access reviews, ` +
+          `RSS ${(memory.expand.afterBytes / 2 ** 20).toFixed(1)} / ${(memory.authorize.afterBytes / 2 ** 20).toFixed(1)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
+      );
+    } finally {
+      await node.stop();
+    }
+  }
+  return steps;
+}

@@ -1,0 +1,199 @@
+/**
+ * Section H, a rollout through kube-apiserver (`npm run bench -- rollout`): 1,000 pods (rollout-plan.ts) created at
+ * concurrency 50 with each webhook pair registered beside the do-nothing floor, in three phases on one pair of
+ * freshly started servers: caches cold, then warm, then with a credspec edited and a grant revoked half-way (the
+ * second half spread over the longer cache TTL and 10 s more, so that creates are sent after every TTL has passed).
+ * Each phase reports what the pair adds to a create over the floor's, the API calls the servers made (audit log),
+ * errors, and whether every decision was right (rollout-verdict.ts). Our Node functions run at their default TTLs;
+ * the Go reference, when `GMSA_REF_BIN` is set, at its chart's client-side limiter and with it raised.
+ */
+import { applyObjects, objectPath } from "../../infra/local/apply.ts";
+import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { startFunctions } from "../../infra/local/stack.ts";
+import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
+import { functionUsers, openAuditLog, type AuditLog, type CallCounts } from "./audit.ts";
+import type { MinimalWebhook } from "./minimal-webhook.ts";
+import { benchWebhooksOf, forPair, PAIR_LABEL, register, type BenchWebhooks } from "./pod-create.ts";
+import { referenceWebhooks } from "./reference-phase.ts";
+import { REFERENCE_SERVER_NAME, REFERENCE_USER, startReference, type ReferenceLimiter } from "./reference.ts";
+import { sendCreates, type CreateRun, type PairLabels } from "./rollout-creates.ts";
+import { EDITED_CREDSPEC, REVOKED_CREDSPEC, ROLLOUT_PODS, rolloutCredSpecObject, rolloutGrant, rolloutObjects } from "./rollout-plan.ts";
+import { countVerdicts, type ChangeWindow, type CreateOutcome, type VerdictCounts } from "./rollout-verdict.ts";
+
+export const ROLLOUT_CONCURRENCY = 50;
+/** Added to each TTL before a decision must show the change: RBAC's informer, reads answered across the change. */
+const GRACE_MS = 2000;
+/** Past the longer TTL, the second half of the last phase goes on for this long. */
+const TAIL_PAST_TTL_MS = 10_000;
+
+export type RolloutPhaseName = "cold" | "warm" | "change";
+
+/** API-server calls the servers of a pair made. */
+export interface PairCalls {
+  credspecReads: number;
+  accessReviews: number;
+}
+
+export interface RolloutPhase {
+  phase: RolloutPhaseName;
+  measured: CreateOutcome[];
+  floor: CreateOutcome[];
+  durationMs: number;
+  calls: PairCalls;
+  verdicts: VerdictCounts;
+  /** The floor's creates not admitted: it admits every pod, so each is an error. */
+  floorErrors: number;
+}
+
+/** One pair's three phases. */
+export interface RolloutRun {
+  server: string;
+  /** The Go reference: its errors are figures (its limiter may time requests out), not a broken run. */
+  reference: boolean;
+  /** Its caches or its limiter, as the tables show it. */
+  settings: string;
+  phases: RolloutPhase[];
+  durationMs: number;
+}
+
+export interface RolloutOptions {
+  /** The floor pair, running. */
+  floor: MinimalWebhook;
+  /** A built windows-gmsa admission-webhook (GMSA_REF_BIN), run at each of `limiters`. */
+  referenceBin?: string;
+  limiters: readonly ReferenceLimiter[];
+  /** Fewer pods, to check the harness (`--quick`). */
+  pods?: number;
+  log: (line: string) => void;
+}
+
+/** The objects of the rollout: applied once, before any pair. */
+export async function applyRolloutObjects(cluster: LocalClusterInfo): Promise<void> {
+  await applyObjects(adminEndpoint(cluster), rolloutObjects());
+}
+
+function sumCalls(counts: CallCounts, users: readonly string[]): PairCalls {
+  const sum = (call: string) => users.reduce((total, user) => total + (counts.get(user)?.get(call) ?? 0), 0);
+  return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
+}
+
+function merge(a: CreateRun, b: CreateRun): CreateRun {
+  return { measured: [...a.measured, ...b.measured], floor: [...a.floor, ...b.floor] };
+}
+
+interface PairUnderTest {
+  server: string;
+  reference: boolean;
+  settings: string;
+  webhooks: BenchWebhooks;
+  /** The identities its calls are logged under. */
+  users: readonly string[];
+  accessTtlMs: number;
+  credspecTtlMs: number;
+}
+
+/** Edits the credspec and revokes the grant; returns when both writes are done. */
+async function makeChange(cluster: LocalClusterInfo): Promise<void> {
+  const admin = adminEndpoint(cluster);
+  await applyObjects(admin, [rolloutCredSpecObject(EDITED_CREDSPEC, true)]);
+  await kubeRequestOk(admin, objectPath(rolloutGrant(REVOKED_CREDSPEC)), { method: "DELETE" });
+}
+
+async function undoChange(cluster: LocalClusterInfo): Promise<void> {
+  await applyObjects(adminEndpoint(cluster), [rolloutCredSpecObject(EDITED_CREDSPEC, false), rolloutGrant(REVOKED_CREDSPEC)]);
+}
+
+/** Registers the floor and the pair, runs the three phases, unregisters both and undoes the change. */
+async function runPhases(cluster: LocalClusterInfo, audit: AuditLog, floor: MinimalWebhook, pair: PairUnderTest, options: RolloutOptions): Promise<RolloutRun> {
+  const pods = options.pods ?? ROLLOUT_PODS;
+  const labels: PairLabels = { floor: { [PAIR_LABEL]: "rollout-floor" }, measured: { [PAIR_LABEL]: "rollout-measured" } };
+  const floorWebhooks = await benchWebhooksOf(cluster, floor);
+  const registered = [forPair(floorWebhooks.objects, "rollout-floor"), forPair(pair.webhooks.objects, "rollout-measured")];
+  const started = performance.now();
+  try {
+    await register(cluster, "rollout-floor", registered[0]!, floorWebhooks.authorizeReviews);
+    await register(cluster, "rollout-measured", registered[1]!, pair.webhooks.authorizeReviews);
+    const phases: RolloutPhase[] = [];
+    for (const phase of ["cold", "warm", "change"] as const) {
+      const offset = await audit.mark();
+      const phaseStarted = performance.now();
+      let run: CreateRun;
+      let window: ChangeWindow | undefined;
+      if (phase !== "change") {
+        run = await sendCreates(cluster, labels, { from: 0, to: pods, concurrency: ROLLOUT_CONCURRENCY });
+      } else {
+        const half = Math.floor(pods / 2);
+        const first = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
+        const startedMs = performance.now();
+        await makeChange(cluster);
+        const doneMs = performance.now();
+        window = { startedMs, doneMs, accessTtlMs: pair.accessTtlMs, credspecTtlMs: pair.credspecTtlMs, graceMs: GRACE_MS };
+        const spreadMs = Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
+        run = merge(first, await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }));
+      }
+      const durationMs = performance.now() - phaseStarted;
+      const calls = sumCalls(await audit.countSince(offset), pair.users);
+      const verdicts = countVerdicts(run.measured, window);
+      const firstError = run.measured.find((o) => o.result === "error");
+      const floorFailed = run.floor.filter((o) => o.result !== "admitted");
+      const floorErrors = floorFailed.length;
+      phases.push({ phase, ...run, durationMs, calls, verdicts, floorErrors });
+      options.log(
+        `H: ${pair.server} (${pair.settings}) ${phase}: ${pods} creates in ${(durationMs / 1000).toFixed(1)} s, ` +
+          `${calls.credspecReads} reads + ${calls.accessReviews} access reviews, ${verdicts.right} right, ${verdicts.stale} stale, ${verdicts.wrong} wrong, ${verdicts.error} errors` +
+          `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}` +
+          `${firstError === undefined ? "" : `; first error: HTTP ${firstError.status}: ${firstError.message ?? ""}`}` +
+          `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
+      );
+    }
+    return { server: pair.server, reference: pair.reference, settings: pair.settings, phases, durationMs: performance.now() - started };
+  } finally {
+    const admin = adminEndpoint(cluster);
+    for (const object of registered.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+    await undoChange(cluster);
+  }
+}
+
+/** Section H: our Node functions, then the reference at each limiter when `referenceBin` is set. */
+export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOptions): Promise<RolloutRun[]> {
+  const audit = openAuditLog(cluster.auditLogFile);
+  const runs: RolloutRun[] = [];
+  const stack = await startFunctions(cluster, { runtime: "node" });
+  try {
+    runs.push(
+      await runPhases(cluster, audit, options.floor, {
+        server: "gmsa-webhooks node",
+        reference: false,
+        settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
+        webhooks: await benchWebhooksOf(cluster, stack),
+        users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
+        accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
+        credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
+      }, options),
+    );
+  } finally {
+    await stack.stop();
+  }
+  if (options.referenceBin === undefined) return runs;
+  for (const limiter of options.limiters) {
+    const reference = await startReference(cluster, options.referenceBin, limiter);
+    try {
+      runs.push(
+        await runPhases(cluster, audit, options.floor, {
+          server: REFERENCE_SERVER_NAME,
+          reference: true,
+          settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
+          webhooks: { objects: await referenceWebhooks(cluster, reference) },
+          users: [REFERENCE_USER],
+          accessTtlMs: 0,
+          credspecTtlMs: 0,
+        }, options),
+      );
+    } finally {
+      await reference.stop();
+    }
+  }
+  return runs;
+}
