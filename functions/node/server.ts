@@ -24,8 +24,12 @@ const HEADERS_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
-/** An idle kept-alive connection closes after this: long enough for a burst of pod creates to reuse it. */
-const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/**
+ * An idle kept-alive connection closes after this: longer than kube-apiserver keeps one (Go's 90 s idle timeout), so
+ * the API server always closes first and never writes a review to a connection we are closing ("broken pipe", a
+ * failed create under failurePolicy Fail).
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 /**
  * Connections beyond this are closed as soon as they are accepted: far more than API servers open, few enough to keep
  * a replica in its memory when every one is stalled.

@@ -32,9 +32,9 @@ function serve(port: number, certFile: string, keyFile: string, patch: string): 
       );
     });
   });
-  // As functions/node/server.ts: Node's default (5 s) closes idle connections that kube-apiserver may be writing a
-  // review to at that moment, and the create fails ("broken pipe").
-  server.keepAliveTimeout = 10_000;
+  // As functions/node/server.ts: past kube-apiserver's 90 s, so it never writes a review to a connection being closed
+  // (Node's default, 5 s, fails such creates with "broken pipe").
+  server.keepAliveTimeout = 120_000;
   server.listen(port, "127.0.0.1");
   process.once("SIGTERM", () => server.close(() => process.exit(0)));
 }

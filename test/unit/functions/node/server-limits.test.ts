@@ -63,6 +63,6 @@ describe("the Node server's connection limits", () => {
     expect(plain.server.maxConnections).toBe(512);
     expect(plain.server.headersTimeout).toBe(5_000);
     expect(plain.server.requestTimeout).toBe(30_000);
-    expect(plain.server.keepAliveTimeout).toBe(10_000);
+    expect(plain.server.keepAliveTimeout).toBe(120_000);
   });
 });
