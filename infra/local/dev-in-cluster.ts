@@ -38,8 +38,11 @@ Node logs: ${node.dir}/{kubelet,containerd,kube-scheduler,kube-controller-manage
 Ctrl-C stops everything, undoes the node's host changes and deletes ${cluster.dir} and ${node.dir}.`);
 }
 
-/** Runs the in-cluster local cluster until a signal (or once with `check`); resolves with the exit code. */
-export async function runInClusterDev(check: boolean): Promise<number> {
+/**
+ * Runs the in-cluster local cluster of `kubeVersion` (`1.30`; default the newest pinned) until a signal (or once with
+ * `check`); resolves with the exit code.
+ */
+export async function runInClusterDev(check: boolean, kubeVersion?: string): Promise<number> {
   let stack: InClusterStack | undefined;
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(signal, () => {
@@ -49,7 +52,7 @@ export async function runInClusterDev(check: boolean): Promise<number> {
   }
   const started = Date.now();
   try {
-    stack = await startInClusterStack({ progress });
+    stack = await startInClusterStack({ progress, ...(kubeVersion === undefined ? {} : { kubeVersion }) });
     progress(`helm install ${RELEASE} (inCluster mode, image ${stack.image.name})`);
     await installChart(stack, RELEASE, NAMESPACE, localNodeValues(stack.image, stack.callerToken));
     progress("applying infra/samples: the service account gmsa-app and the credspecs it may use");

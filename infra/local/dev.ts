@@ -9,7 +9,8 @@
  * everything and deletes every temporary file.
  *
  * `--kube-version 1.30` (or `KUBE_VERSION=1.30`): runs that Kubernetes version's kube-apiserver instead of the newest
- * pinned one (kube-versions.ts lists them), built beside the others on first use.
+ * pinned one (kube-versions.ts lists them), built beside the others on first use; with `--in-cluster`, the node's
+ * kubelet, kube-scheduler and kube-controller-manager too.
  *
  * `--in-cluster`: the chart on a real node instead (dev-in-cluster.ts): kubelet, containerd, the production image,
  * `helm install` in inCluster mode; needs root.
@@ -77,7 +78,7 @@ Ctrl-C stops everything and deletes ${cluster.dir}.`);
 
 async function main(): Promise<number> {
   const { runtime, check, kubeVersion, inCluster } = readOptions();
-  if (inCluster) return runInClusterDev(check);
+  if (inCluster) return runInClusterDev(check, kubeVersion);
   let cluster: LocalCluster | undefined;
   let stack: FunctionsStack | undefined;
   const stopAll = async (): Promise<void> => {

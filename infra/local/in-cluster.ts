@@ -16,7 +16,6 @@ import { applyObjects, loadManifest } from "./apply.ts";
 import { ensureBinaries, ensureHelm } from "./build.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "./cluster.ts";
 import { kubeRequest } from "./kube-request.ts";
-import { defaultKubeRelease } from "./kube-versions.ts";
 import { ensureNodeBinaries } from "./node-binaries.ts";
 import { apiserverNodeFlags, NODE_TOLERATION, POD_CIDR } from "./node-config.ts";
 import { assertNoLiveNode } from "./node-host.ts";
@@ -46,6 +45,11 @@ export interface InClusterStack {
 export interface StartInClusterOptions {
   /** Called with each step, for progress output. */
   progress?: (message: string) => void;
+  /**
+   * The Kubernetes version of the API server and the node alike (`1.30`; kube-versions.ts); default `KUBE_VERSION`,
+   * then the newest pinned. Both are built from the same release: a kubelet must not be newer than its API server.
+   */
+  kubeVersion?: string;
 }
 
 /** Flags for the API server to reach and verify the node's kubelet, with a client certificate made for it. */
@@ -125,11 +129,10 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
   const progress = options.progress ?? ((): void => undefined);
   assertNoLiveNode();
   progress("checking kube-apiserver, etcd, Helm and the node's binaries (built from source on first use: minutes)");
-  // The node is built from the default release only: a kubelet newer than its API server is outside the version
-  // skew Kubernetes supports, so KUBE_VERSION does not apply here.
-  const binaries = await ensureBinaries(defaultKubeRelease().version);
+  const kubeVersion = options.kubeVersion ?? process.env.KUBE_VERSION;
+  const binaries = await ensureBinaries(kubeVersion);
   const helm = await ensureHelm();
-  const nodeBinaries = await ensureNodeBinaries();
+  const nodeBinaries = await ensureNodeBinaries(kubeVersion);
   progress("checking the image (npm run image)");
   const image = await ensureImage();
   const callerToken = createCallerToken();

@@ -23,7 +23,11 @@ export interface KubeRelease {
   sumFile: string;
 }
 
-function minorOf(version: string): string {
+/**
+ * The minor version of `version` (`v1.30.14`, `1.30`): `1.30`.
+ * @throws TypeError when it is not a Kubernetes version.
+ */
+export function minorOf(version: string): string {
   const match = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(version.trim());
   if (!match) throw new TypeError(`not a Kubernetes version: "${version}" (expected e.g. 1.30 or v1.30.14)`);
   return `${match[1]}.${match[2]}`;
@@ -97,6 +101,11 @@ export const KUBE_FEATURES = {
    * read the same JWT authenticator as `v1beta1`.
    */
   authenticationConfigurationV1: "1.34",
+  /**
+   * The kubelet's `failCgroupV1` setting (KubeletConfiguration v1beta1, 1.31 on). From 1.35 the kubelet refuses cgroup
+   * v1 unless it is `false`; 1.30 knows no such field and runs on cgroup v1 as it is.
+   */
+  kubeletFailCgroupV1: "1.31",
 } as const;
 
 /** The `--authentication-config` file's apiVersion for a server of `version`. */

@@ -1,8 +1,10 @@
 /**
  * The binaries of the local node (`npm run dev -- --in-cluster`, the e2e tier's in-cluster tests), built from pinned
  * Go modules into `.cache/bin` like kube-apiserver (build.ts), once, and rebuilt only when their inputs change:
- * - kubelet, kube-scheduler, kube-controller-manager: tools of infra/local/kube-components/go.mod, which must pin the
- *   same k8s.io/kubernetes release as the API server (infra/local/apiserver/go.mod);
+ * - kubelet, kube-scheduler, kube-controller-manager: tools of infra/local/kube-components, one module file per
+ *   Kubernetes version as for the API server (`go.mod` the default, `kube-1.30.mod` the floor), each pinning the same
+ *   k8s.io/kubernetes release as the API server's file of that name (a kubelet must not be newer than its API
+ *   server), into `.cache/bin/kubelet-<version>` and so on;
  * - containerd v2, its runc shim and `ctr`: infra/local/containerd/go.mod, into `.cache/bin/containerd-<version>/`
  *   (that folder goes first on containerd's PATH, so it starts its own shim);
  * - the CNI plugins bridge, host-local, loopback and portmap: infra/local/cni/go.mod, into `.cache/bin/cni-<version>/`;
@@ -10,15 +12,15 @@
  * - runc from Debian (`apt-get install runc`), with iptables, which the kubelet and portmap need.
  * About 11 minutes from an empty Go cache on 2 cores, 4 with the API server's packages compiled; nothing once built.
  *
- * CLI: `node infra/local/node-binaries.ts` prints the paths as JSON.
+ * CLI: `node infra/local/node-binaries.ts [--kube-version 1.30]` prints the paths as JSON.
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { REPO_ROOT } from "../repo-root.ts";
 import { aptInstall } from "./apt.ts";
 import { BIN_DIR, ensureBinary, kubernetesVersionVariables, pinnedVersion, prepareBuild, type Target } from "./build.ts";
-import { defaultKubeRelease } from "./kube-versions.ts";
+import { resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";
 
 const run = promisify(execFile);
 
@@ -43,10 +45,11 @@ const KUBE_COMPONENTS_DIR = join(REPO_ROOT, "infra", "local", "kube-components")
 const CONTAINERD_DIR = join(REPO_ROOT, "infra", "local", "containerd");
 const CNI_DIR = join(REPO_ROOT, "infra", "local", "cni");
 
-function kubeComponent(command: string, version: string): Target {
+function kubeComponent(command: string, release: KubeRelease): Target {
   return {
-    name: `${command}-${version}`,
+    name: `${command}-${release.version}`,
     moduleDir: KUBE_COMPONENTS_DIR,
+    ...(release.modFile === "go.mod" ? {} : { modFile: { mod: release.modFile, sum: release.sumFile } }),
     pkg: `k8s.io/kubernetes/cmd/${command}`,
     pinned: "k8s.io/kubernetes",
     versionVariables: kubernetesVersionVariables,
@@ -98,17 +101,19 @@ async function ensureDebianTools(): Promise<string> {
 }
 
 /**
- * Builds (or finds built) every program of the local node and returns their paths. Each build runs alone: `go
- * build` already uses every core.
- * @throws Error when kube-components pins another Kubernetes than the API server, when a build fails, or when
- * runc or iptables is missing and cannot be installed.
+ * Builds (or finds built) every program of the local node for the Kubernetes version asked for (`1.30`, `v1.30.14`;
+ * default `KUBE_VERSION`, then the newest pinned: kube-versions.ts) and returns their paths. Each build runs alone:
+ * `go build` already uses every core.
+ * @throws TypeError when the version is not pinned; Error when kube-components pins another Kubernetes than the API
+ * server for that version, when a build fails, or when runc or iptables is missing and cannot be installed.
  */
-export async function ensureNodeBinaries(): Promise<NodeBinaries> {
-  const kubeVersion = defaultKubeRelease().version;
-  const pinned = await pinnedVersion(kubeComponent("kubelet", kubeVersion));
+export async function ensureNodeBinaries(requested = process.env.KUBE_VERSION): Promise<NodeBinaries> {
+  const release = resolveKubeRelease(requested);
+  const kubeVersion = release.version;
+  const pinned = await pinnedVersion(kubeComponent("kubelet", release));
   if (pinned !== kubeVersion) {
     throw new Error(
-      `infra/local/kube-components/go.mod pins k8s.io/kubernetes ${pinned} but the API server is ${kubeVersion}: pin the same release in both`,
+      `infra/local/kube-components/${release.modFile} pins k8s.io/kubernetes ${pinned} but infra/local/apiserver/${release.modFile} pins ${kubeVersion}: pin the same release in both`,
     );
   }
   const goVersion = await prepareBuild();
@@ -116,9 +121,9 @@ export async function ensureNodeBinaries(): Promise<NodeBinaries> {
   const cniVersion = await pinnedVersion(cniPlugin("main/bridge", ""));
   const build = (target: Target): Promise<string> => ensureBinary(target, goVersion);
 
-  const kubelet = await build(kubeComponent("kubelet", kubeVersion));
-  const scheduler = await build(kubeComponent("kube-scheduler", kubeVersion));
-  const controllerManager = await build(kubeComponent("kube-controller-manager", kubeVersion));
+  const kubelet = await build(kubeComponent("kubelet", release));
+  const scheduler = await build(kubeComponent("kube-scheduler", release));
+  const controllerManager = await build(kubeComponent("kube-controller-manager", release));
   for (const command of ["containerd", "containerd-shim-runc-v2", "ctr"]) await build(containerdTool(command, containerdVersion));
   for (const plugin of ["main/bridge", "ipam/host-local", "main/loopback", "meta/portmap"]) await build(cniPlugin(plugin, cniVersion));
   const pause = await build(PAUSE);
@@ -137,7 +142,8 @@ export async function ensureNodeBinaries(): Promise<NodeBinaries> {
 
 if (import.meta.main) {
   const started = Date.now();
-  const binaries = await ensureNodeBinaries();
+  const { values } = parseArgs({ options: { "kube-version": { type: "string" } } });
+  const binaries = await ensureNodeBinaries(values["kube-version"] ?? process.env.KUBE_VERSION);
   process.stderr.write(`[build] node ready in ${Math.round((Date.now() - started) / 1000)} s\n`);
   console.log(JSON.stringify(binaries, null, 2));
 }

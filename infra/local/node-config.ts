@@ -4,6 +4,7 @@
  * ("A real node") says why each setting is there.
  */
 import { join } from "node:path";
+import { KUBE_FEATURES, kubeAtLeast } from "./kube-versions.ts";
 
 /** The node's name, as `kubectl get nodes` shows it. */
 export const NODE_NAME = "gmsa-node";
@@ -123,13 +124,16 @@ export interface KubeletFiles {
   servingKeyFile: string;
 }
 
-/** The kubelet's configuration file (KubeletConfiguration v1beta1). */
-export function kubeletConfig(paths: NodePaths, files: KubeletFiles): unknown {
+/**
+ * The kubelet's configuration file (KubeletConfiguration v1beta1) for a kubelet of `kubeVersion` (`v1.30.14`): only
+ * the fields that version knows.
+ */
+export function kubeletConfig(paths: NodePaths, files: KubeletFiles, kubeVersion: string): unknown {
   return {
     apiVersion: "kubelet.config.k8s.io/v1beta1",
     kind: "KubeletConfiguration",
     // These machines have cgroup v1, which the kubelet refuses by default from 1.35 on (KEP-5573).
-    failCgroupV1: false,
+    ...(kubeAtLeast(kubeVersion, KUBE_FEATURES.kubeletFailCgroupV1) ? { failCgroupV1: false } : {}),
     cgroupDriver: "cgroupfs",
     containerRuntimeEndpoint: `unix://${paths.containerdSocket}`,
     address: NODE_IP,

@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { adminEndpoint, type LocalCluster } from "./cluster.ts";
 import { kubeRequest } from "./kube-request.ts";
+import { kubeAtLeast, minorOf } from "./kube-versions.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import type { NodeBinaries } from "./node-binaries.ts";
 import {
@@ -77,6 +78,12 @@ async function nodeReady(cluster: LocalCluster): Promise<boolean> {
  */
 export async function startNode(cluster: LocalCluster, options: StartNodeOptions): Promise<LocalNode> {
   const { binaries } = options;
+  // A kubelet newer than its API server is outside Kubernetes' version skew policy (1.37's fails against 1.30).
+  if (!kubeAtLeast(cluster.kubeVersion, minorOf(binaries.kubeVersion))) {
+    throw new Error(
+      `the node's kubelet is ${binaries.kubeVersion} but the API server is ${cluster.kubeVersion}: build the node for the API server's version (ensureNodeBinaries(KUBE_VERSION))`,
+    );
+  }
   const dir = await mkdtemp(join(tmpdir(), "gmsa-node-"));
   const paths = nodePaths(dir);
   const processes: ManagedProcess[] = [];
@@ -123,7 +130,7 @@ export async function startNode(cluster: LocalCluster, options: StartNodeOptions
     await writeFile(paths.containerdConfig, containerdConfig(paths, binaries.cniDir, binaries.runc));
     await writeFile(
       paths.kubeletConfig,
-      JSON.stringify(kubeletConfig(paths, { caFile: cluster.caFile, servingCertFile: serving.certFile, servingKeyFile: serving.keyFile }), null, 2),
+      JSON.stringify(kubeletConfig(paths, { caFile: cluster.caFile, servingCertFile: serving.certFile, servingKeyFile: serving.keyFile }, binaries.kubeVersion), null, 2),
     );
 
     // containerd starts the shim it finds first on PATH: v2's own, never another one on the machine.

@@ -5,12 +5,11 @@
  * Test files get its {@link LocalClusterInfo} with `inject("cluster")`, and the bearer token the API
  * server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
  * `cluster.webhookCallerToken`), and the path of the `helm` binary built from infra/local/helm with
- * `inject("helm")`. On the default release it also builds the local node's binaries and the image
+ * `inject("helm")`. It also builds the local node's binaries of the same version and the image
  * (helm-in-cluster.test.ts starts its own cluster with a node).
  */
 import type { TestProject } from "vitest/node";
 import { ensureBinaries, ensureHelm } from "../../infra/local/build.ts";
-import { defaultKubeRelease } from "../../infra/local/kube-versions.ts";
 import { ensureNodeBinaries } from "../../infra/local/node-binaries.ts";
 import { ensureImage } from "../../infra/node/image.ts";
 import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
@@ -28,11 +27,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const binaries = await ensureBinaries();
   const helm = await ensureHelm();
   // The real node's programs and the image (helm-in-cluster.test.ts), built here, before any test's timeout runs:
-  // minutes on a fresh machine, nothing once cached. The node runs the default release only (version skew).
-  if (binaries.kubeVersion === defaultKubeRelease().version) {
-    await ensureNodeBinaries();
-    await ensureImage();
-  }
+  // minutes on a fresh machine, nothing once cached. The node is of the API server's version (version skew).
+  await ensureNodeBinaries(binaries.kubeVersion);
+  await ensureImage();
   const started = Date.now();
   const callerToken = createCallerToken();
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });

@@ -3,7 +3,8 @@
  * kube-scheduler and one node (kubelet, containerd, runc, CNI: infra/local/node.ts) running the production image
  * (`npm run image`), `helm install` in inCluster mode with the project's Helm, and the API server calling the
  * functions' pods through the chart's Services. One node serves every test here (one node per machine; starting it
- * takes about 10 s). Needs root, as the kubelet does and CI has.
+ * takes about 10 s). API server and node are of `KUBE_VERSION` (the e2e tier: the newest pinned; e2e-floor: 1.30).
+ * Needs root, as the kubelet does and CI has.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +19,8 @@ import {
 } from "../../infra/local/in-cluster.ts";
 import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { POD_CIDR } from "../../infra/local/node-config.ts";
+import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
+import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
 import { issueServingCertificate } from "../../infra/local/pki.ts";
 import { createOptedOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
@@ -69,6 +71,12 @@ afterAll(async () => {
 }, 120_000);
 
 describe("helm install on a real node, certificates generated at install", () => {
+  it("runs the node's kubelet of the API server's own version (KUBE_VERSION picks both)", async () => {
+    const node = await kubeRequestOk<{ status: { nodeInfo: { kubeletVersion: string } } }>(admin(), `/api/v1/nodes/${NODE_NAME}`);
+    expect(node.status.nodeInfo.kubeletVersion).toBe(stack.cluster.kubeVersion);
+    expect(stack.cluster.kubeVersion).toBe(resolveKubeRelease(process.env.KUBE_VERSION).version);
+  });
+
   it("runs two Ready replicas per function from the imported image and registers both webhooks by service reference", async () => {
     for (const fn of FUNCTIONS) {
       const pods = await functionPods(NAMESPACE, FULLNAME, fn);

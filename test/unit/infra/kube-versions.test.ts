@@ -8,6 +8,7 @@ import {
   floorKubeRelease,
   kubeAtLeast,
   kubeReleases,
+  minorOf,
   resolveKubeRelease,
 } from "../../../infra/local/kube-versions.ts";
 
@@ -21,16 +22,17 @@ describe("pinned Kubernetes releases", () => {
     expect(floorKubeRelease()).toBe(releases.at(-1));
   });
 
-  it("pin every staging module at the release's v0 twin, in each module file", () => {
-    for (const release of kubeReleases()) {
-      const text = readFileSync(join(APISERVER_MODULE_DIR, release.modFile), "utf8");
+  it("pin every staging module at the release's v0 twin, in each module file of the API server and the node", () => {
+    const nodeModuleDir = join(APISERVER_MODULE_DIR, "..", "kube-components");
+    for (const [dir, release] of kubeReleases().flatMap((r) => [[APISERVER_MODULE_DIR, r] as const, [nodeModuleDir, r] as const])) {
+      const text = readFileSync(join(dir, release.modFile), "utf8");
       const staging = `v0.${release.version.slice("v1.".length)}`;
       const replaced = [...text.matchAll(/^\s+(k8s\.io\/\S+) => (\S+) (\S+)$/gm)];
       expect(replaced.length, release.modFile).toBeGreaterThan(20);
       for (const [, from, to, version] of replaced) {
         expect([to, version], `${release.modFile}: ${from}`).toEqual([from, staging]);
       }
-      expect(readFileSync(join(APISERVER_MODULE_DIR, release.sumFile), "utf8")).toContain(`k8s.io/kubernetes ${release.version} `);
+      expect(readFileSync(join(dir, release.sumFile), "utf8")).toContain(`k8s.io/kubernetes ${release.version} `);
     }
   });
 });
@@ -58,6 +60,12 @@ describe("resolveKubeRelease", () => {
 });
 
 describe("features by version", () => {
+  it("reads the minor of a release or a minor, and refuses what is not a version", () => {
+    expect(minorOf("v1.30.14")).toBe("1.30");
+    expect(minorOf("1.37")).toBe("1.37");
+    expect(() => minorOf("latest")).toThrow(/not a Kubernetes version: "latest"/);
+  });
+
   it("compares minors numerically (1.100 is after 1.37)", () => {
     expect(kubeAtLeast("v1.30.14", "1.30")).toBe(true);
     expect(kubeAtLeast("v1.30.14", "1.33")).toBe(false);

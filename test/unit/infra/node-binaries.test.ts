@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { defaultKubeRelease } from "../../../infra/local/kube-versions.ts";
+import { kubeReleases } from "../../../infra/local/kube-versions.ts";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 
 async function required(moduleFile: string, module: string): Promise<string | undefined> {
@@ -9,9 +9,13 @@ async function required(moduleFile: string, module: string): Promise<string | un
 }
 
 describe("the local node's Go modules", () => {
-  it("pin the API server's k8s.io/kubernetes release for kubelet, kube-scheduler and kube-controller-manager", async () => {
-    expect(await required("kube-components/go.mod", "k8s.io/kubernetes")).toBe(defaultKubeRelease().version);
-  });
+  it.each(kubeReleases().map((release) => [release.modFile, release.version]))(
+    "pin the API server's k8s.io/kubernetes release for kubelet, kube-scheduler and kube-controller-manager (%s: %s)",
+    async (modFile, version) => {
+      expect(await required(`apiserver/${modFile}`, "k8s.io/kubernetes")).toBe(version);
+      expect(await required(`kube-components/${modFile}`, "k8s.io/kubernetes")).toBe(version);
+    },
+  );
 
   it("build containerd v2 (Debian's 1.6 is too old for the kubelet)", async () => {
     expect(await required("containerd/go.mod", "github.com/containerd/containerd/v2")).toMatch(/^v2\./);

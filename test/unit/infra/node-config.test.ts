@@ -6,8 +6,14 @@ const files = { caFile: "/ca.crt", servingCertFile: "/kubelet.crt", servingKeyFi
 
 describe("the local node's configuration", () => {
   it("runs the kubelet on cgroup v1 with the cgroupfs driver, as containerd's runc does", () => {
-    expect(kubeletConfig(paths, files)).toMatchObject({ failCgroupV1: false, cgroupDriver: "cgroupfs" });
+    expect(kubeletConfig(paths, files, "v1.37.2")).toMatchObject({ failCgroupV1: false, cgroupDriver: "cgroupfs" });
     expect(containerdConfig(paths, "/cni", "/usr/sbin/runc")).toMatch(/SystemdCgroup = false/);
+  });
+
+  it("sets failCgroupV1 only for kubelets that know it (1.31 on): 1.30's would not read it", () => {
+    expect(kubeletConfig(paths, files, "v1.30.14")).not.toHaveProperty("failCgroupV1");
+    expect(kubeletConfig(paths, files, "v1.30.14")).toMatchObject({ cgroupDriver: "cgroupfs" });
+    expect(kubeletConfig(paths, files, "v1.31.0")).toMatchObject({ failCgroupV1: false });
   });
 
   it("keeps containerd from lowering oom_score_adj (no CAP_SYS_RESOURCE here) and uses Debian's runc", () => {
@@ -18,12 +24,12 @@ describe("the local node's configuration", () => {
 
   it("serves the kubelet on the node's non-loopback address, with its certificate, and no anonymous access", () => {
     expect(NODE_IP).not.toMatch(/^127\./);
-    expect(kubeletConfig(paths, files)).toMatchObject({ address: NODE_IP, tlsCertFile: "/kubelet.crt", authentication: { anonymous: { enabled: false } } });
+    expect(kubeletConfig(paths, files, "v1.37.2")).toMatchObject({ address: NODE_IP, tlsCertFile: "/kubelet.crt", authentication: { anonymous: { enabled: false } } });
     expect(kubeletFlags(paths, "/kubeconfig")).toContain(`--node-ip=${NODE_IP}`);
   });
 
   it("keeps every path the kubelet and containerd write under the node's folder", () => {
-    const config = JSON.stringify([kubeletConfig(paths, files), cniConfList(paths)]) + containerdConfig(paths, "/cni", "/runc");
+    const config = JSON.stringify([kubeletConfig(paths, files, "v1.37.2"), cniConfList(paths)]) + containerdConfig(paths, "/cni", "/runc");
     for (const path of config.match(/"\/[^"]*"/g) ?? []) {
       expect(path).toMatch(/^"\/(node|cni|runc|ca\.crt|kubelet\.(crt|key)|etc\/resolv\.conf)/);
     }
