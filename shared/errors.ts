@@ -129,3 +129,10 @@ export function pickStatus(errors: readonly AdmissionError[]): number {
   const codes = new Set(errors.map((e) => e.status));
   return STATUS_PRECEDENCE.find((code) => codes.has(code)) ?? errors[0]?.status ?? 500;
 }
+
+/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
+export function transportDetail(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === "string") return cause.code;
+  return error instanceof Error ? error.name : "unknown error";
+}

@@ -2,7 +2,7 @@
  * One GET with a timeout to a local token endpoint (Azure's managed identity endpoint, Google's metadata server). Failures
  * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
-import { CredentialsError, DeadlineExceededError } from "../errors.ts";
+import { CredentialsError, DeadlineExceededError, transportDetail } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -108,13 +108,6 @@ async function fetchTokenJson(
     throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
   }
   return body as Record<string, unknown>;
-}
-
-/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
-function transportDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  return error instanceof Error ? error.name : "unknown error";
 }
 
 /** The named string field of a token answer. @throws CredentialsError naming the field (never its value). */

@@ -9,7 +9,7 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
-import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
+import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, transportDetail } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import type { CallOptions } from "./client.ts";
 
@@ -205,13 +205,6 @@ function retryAfterMs(header: string | null, body: unknown, now: number): number
   }
   const seconds = readStatus(body)?.details?.retryAfterSeconds;
   return seconds === undefined ? undefined : seconds * 1000;
-}
-
-/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
-function transportDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  return error instanceof Error ? error.name : "unknown error";
 }
 
 /** JSON, or undefined for a body that is not (HTML from a proxy, plain-text 404s). */
