@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { createSecureContext, type TLSSocket } from "node:tls";
+import { shortErrorCode } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
 /** The files a server's TLS context comes from. */
@@ -68,13 +69,6 @@ function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
   return a.cert.equals(b.cert) && a.key.equals(b.key) && sameCa(a, b);
 }
 
-/** The short code of an error (OpenSSL's `ERR_OSSL_...`, `ENOENT`): its message may quote file contents. */
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.name : "unknown error";
-}
-
 /**
  * Watches the folders of `files` and installs a changed, valid pair on `server`. `initial` is what the server
  * was started with.
@@ -94,7 +88,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     try {
       next = await readTlsMaterial(files);
     } catch (error) {
-      logger.log("error", "TLS files unreadable; keeping the current certificate", { error: errorCode(error) });
+      logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
     if (sameMaterial(current, next)) return;
@@ -105,7 +99,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
       described = describeCertificate(next.cert);
       server.setSecureContext(next);
     } catch (error) {
-      logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: errorCode(error) });
+      logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
     const caChanged = !sameCa(current, next);
@@ -128,7 +122,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
   const folders = new Set([files.certFile, files.keyFile, ...(files.caFile === undefined ? [] : [files.caFile])].map((file) => dirname(file)));
   const watchers: FSWatcher[] = [...folders].map((folder) => {
     const watcher = watch(folder, { persistent: false }, schedule);
-    watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: errorCode(error) }));
+    watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }));
     return watcher;
   });
   return {

@@ -68,15 +68,11 @@ const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> 
 };
 
 /**
- * METRICS_TOKENS: the bearer tokens GET /metrics requires, comma-separated (old,new while rotating); none, and
- * /metrics is open. Apart from the admission credential, so a scraper that holds one cannot send reviews.
+ * Comma-separated bearer tokens (old,new while rotating), each long enough and sendable as configured (a problem
+ * recorded for each that is not): CALLER_AUTH_TOKENS, and METRICS_TOKENS, apart from the admission credential so a
+ * scraper that holds one cannot send reviews.
  */
-export function readMetricsTokens(read: Reader): string[] {
-  return readTokens(read, "METRICS_TOKENS");
-}
-
-/** Comma-separated bearer tokens, each long enough and sendable as configured (a problem recorded for each that is not). */
-function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
+export function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
   const tokens = read.items(name);
   tokens.forEach((token, i) => {
     if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {

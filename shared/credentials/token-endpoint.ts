@@ -2,7 +2,7 @@
  * One GET with a timeout to a local token endpoint (Azure's managed identity endpoint, Google's metadata server). Failures
  * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
-import { CredentialsError, DeadlineExceededError, transportDetail } from "../errors.ts";
+import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -88,7 +88,7 @@ async function fetchTokenJson(
   } catch (error) {
     if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
     if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
-    throw new CredentialsError(`${describe} could not be reached (${transportDetail(error)})`);
+    throw new CredentialsError(`${describe} could not be reached (${shortErrorCode(error)})`);
   }
   if (!response.ok) {
     const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;

@@ -9,7 +9,7 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
-import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, transportDetail } from "../errors.ts";
+import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, shortErrorCode } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import type { CallOptions } from "./client.ts";
 
@@ -133,7 +133,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           continue;
         }
         if (deadline.aborted) throw deadlineError();
-        throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
+        throw new KubeApiError(`${what}: API server unreachable (${shortErrorCode(error)})`, { cause: error });
       }
       const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       attempted(answer.status, startedAt);
