@@ -44,11 +44,44 @@ export function createTokenEndpointSource(
   }
   const now = options.now ?? Date.now;
   const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+  const { describe } = endpoint;
+  // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in a DeadlineExceededError, everything else
+  // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in a CredentialsError.
   async function load(signal: AbortSignal | undefined): Promise<Credential> {
     const requestedAt = now();
-    return read(await fetchTokenJson(endpoint, fetchFunction, timeoutMs, signal), requestedAt);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
+      const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
+      if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
+      throw new CredentialsError(`${describe} could not be reached (${shortErrorCode(error)})`);
+    }
+    if (!response.ok) {
+      const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
+      throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
+    }
+    const expected = endpoint.responseHeader;
+    if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
+      throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
+    }
+    return read(body as Record<string, unknown>, requestedAt);
   }
-  return createCredentialCache({ ...options, load, describe: endpoint.describe });
+  return createCredentialCache({ ...options, load, describe });
 }
 
 // OAuth-style error codes ("invalid_request") and short service codes are safe to repeat; nothing longer.
@@ -63,51 +96,6 @@ function errorCode(text: string): string {
   } catch {
     return "";
   }
-}
-
-/**
- * GETs `endpoint.url` and parses the answer as a JSON object; `signal` is the caller's deadline, on top of `timeoutMs`.
- * @throws DeadlineExceededError when the caller's signal aborts, CredentialsError for a timeout, a transport
- * error, a non-2xx answer or an answer that is not a JSON object.
- */
-async function fetchTokenJson(
-  endpoint: TokenEndpoint,
-  fetchFunction: typeof fetch,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<Record<string, unknown>> {
-  const { describe } = endpoint;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let response: Response;
-  let text: string;
-  try {
-    // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
-    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-    response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
-    text = await response.text();
-  } catch (error) {
-    if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
-    if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
-    throw new CredentialsError(`${describe} could not be reached (${shortErrorCode(error)})`);
-  }
-  if (!response.ok) {
-    const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
-    throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
-  }
-  const expected = endpoint.responseHeader;
-  if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
-    throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
-  }
-  return body as Record<string, unknown>;
 }
 
 /** The named string field of a token answer. @throws CredentialsError naming the field (never its value). */
