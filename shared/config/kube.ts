@@ -3,6 +3,7 @@
  * (cloud-token.ts). Values that may be secrets are never echoed.
  */
 import type { JwtSettings } from "../credentials/jwt.ts";
+import { parseJson } from "../json.ts";
 import { readCloudToken } from "./cloud-token.ts";
 import { Reader, type Bindings } from "./reader.ts";
 
@@ -37,12 +38,8 @@ function readJwt(read: Reader): JwtSettings | undefined {
 }
 
 function isPrivateJwk(value: string): boolean {
-  try {
-    const jwk = JSON.parse(value) as unknown;
-    return typeof jwk === "object" && jwk !== null && typeof (jwk as { d?: unknown }).d === "string";
-  } catch {
-    return false;
-  }
+  const jwk = parseJson(value);
+  return typeof jwk === "object" && jwk !== null && typeof (jwk as { d?: unknown }).d === "string";
 }
 
 /** Reads the Kubernetes client's variables; problems go to the reader, unusable values fall back to defaults. */

@@ -3,6 +3,7 @@
  * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
 import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
+import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -70,12 +71,8 @@ export function createTokenEndpointSource(
     if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
       throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
-    }
+    const body = parseJson(text);
+    if (body === undefined) throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
     }
@@ -89,13 +86,9 @@ const SAFE_ERROR_CODE = /^[\w.-]{1,64}$/;
 
 /** The `error` code of an error answer, when it has a short, harmless one. */
 function errorCode(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: unknown };
-    const code = typeof body.error === "object" && body.error !== null ? (body.error as { code?: unknown }).code : body.error;
-    return typeof code === "string" && SAFE_ERROR_CODE.test(code) ? ` (error "${code}")` : "";
-  } catch {
-    return "";
-  }
+  const error = (parseJson(text) as { error?: unknown } | null | undefined)?.error;
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : error;
+  return typeof code === "string" && SAFE_ERROR_CODE.test(code) ? ` (error "${code}")` : "";
 }
 
 /** The named string field of a token answer. @throws CredentialsError naming the field (never its value). */

@@ -11,6 +11,7 @@ import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, shortErrorCode } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
+import { parseJson } from "../json.ts";
 import type { CallOptions } from "./client.ts";
 
 /**
@@ -205,13 +206,4 @@ function retryAfterMs(header: string | null, body: unknown, now: number): number
   }
   const seconds = readStatus(body)?.details?.retryAfterSeconds;
   return seconds === undefined ? undefined : seconds * 1000;
-}
-
-/** JSON, or undefined for a body that is not (HTML from a proxy, plain-text 404s). */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
