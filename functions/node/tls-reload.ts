@@ -38,12 +38,8 @@ export interface TlsMaterial {
 /** A server whose context can be replaced, and whose connections can be followed (node:https). */
 export type ReloadableServer = Pick<HttpsServer, "setSecureContext" | "on" | "off" | "prependListener">;
 
-/** Options of {@link watchTlsFiles}. */
-export interface TlsReloadOptions {
-  logger: Logger;
-  /** Wait this long after the last change before reading (a swap is several events). Default 250. */
-  debounceMs?: number;
-}
+/** Wait this long after the last change before reading: a swap is several events. */
+const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
 export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
@@ -74,9 +70,7 @@ function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
  * was started with.
  * @returns `close`, which stops watching.
  */
-export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial: TlsMaterial, options: TlsReloadOptions): { close(): void } {
-  const { logger } = options;
-  const debounceMs = options.debounceMs ?? 250;
+export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
@@ -116,7 +110,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     timer = setTimeout(() => {
       // One reload at a time, in order: a later swap must win over an earlier one.
       reloading = reloading.then(reload);
-    }, debounceMs);
+    }, DEBOUNCE_MS);
     timer.unref();
   };
   const folders = new Set([files.certFile, files.keyFile, ...(files.caFile === undefined ? [] : [files.caFile])].map((file) => dirname(file)));
