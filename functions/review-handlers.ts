@@ -11,6 +11,7 @@ import type { Config, FunctionName } from "../shared/config/index.ts";
 import { awaitWithin } from "../shared/deadline.ts";
 import { asAdmissionError, DeadlineExceededError, InternalError } from "../shared/errors.ts";
 import type { AppEnv } from "../shared/http/env.ts";
+import { parseJson } from "../shared/json.ts";
 import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
 import type { Logger } from "../shared/log.ts";
 import { createCallTally, type CallTally } from "../shared/observer.ts";
@@ -113,12 +114,8 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     } catch {
       throw new HTTPException(400, { message: "the request body could not be read" });
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new HTTPException(400, { message: "request body is not valid JSON" });
-    }
+    const body = parseJson(text);
+    if (body === undefined) throw new HTTPException(400, { message: "request body is not valid JSON" });
     const parsed = parseAdmissionReview(body);
     if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
     const { apiVersion, request } = parsed.value;

@@ -129,3 +129,14 @@ export function pickStatus(errors: readonly AdmissionError[]): number {
   const codes = new Set(errors.map((e) => e.status));
   return STATUS_PRECEDENCE.find((code) => codes.has(code)) ?? errors[0]?.status ?? 500;
 }
+
+/**
+ * The short code of an error, for messages and logs: its own `code` (Node's `ENOENT`, OpenSSL's `ERR_OSSL_...`), else
+ * its cause's (undici puts a fetch failure's there), else its name. Never its message, which may quote a header or a file.
+ */
+export function shortErrorCode(error: unknown): string {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof code === "string") return code;
+  if (typeof cause?.code === "string") return cause.code;
+  return error instanceof Error ? error.name : "unknown error";
+}

@@ -3,6 +3,7 @@ import { createCloudTokenSource } from "../../shared/credentials/cloud-token-sou
 import { EXEC_API_V1, EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
 import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
+import { parseJson } from "../../shared/json.ts";
 import { answerUsage, EXIT_INVALID, EXIT_OK, parseStrictArgs, type ArgsResult, type CliIo } from "./io.ts";
 import { TOKEN_USAGE } from "./usage.ts";
 
@@ -62,12 +63,8 @@ function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: E
 
 /** The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1. */
 export function requestedExecApiVersion(env: Env): ExecApiVersion {
-  try {
-    const info = JSON.parse(env["KUBERNETES_EXEC_INFO"] ?? "") as { apiVersion?: unknown };
-    return EXEC_API_VERSIONS.find((version) => version === info.apiVersion) ?? EXEC_API_V1;
-  } catch {
-    return EXEC_API_V1;
-  }
+  const info = parseJson(env["KUBERNETES_EXEC_INFO"] ?? "") as { apiVersion?: unknown } | null | undefined;
+  return EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
 }
 
 /** Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it. */

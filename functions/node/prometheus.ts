@@ -11,7 +11,7 @@ import type { MetricsExposition, ReviewRecorder } from "../metrics.ts";
 import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
 
 /** Prefix of every metric of ours. */
-export const METRIC_PREFIX = "gmsa_webhooks_";
+const METRIC_PREFIX = "gmsa_webhooks_";
 
 /**
  * Review latency buckets in seconds: the API server's own webhook buckets (5 ms, 25 ms, 100 ms, 0.5 s, 1 s, 2.5 s,
@@ -20,15 +20,13 @@ export const METRIC_PREFIX = "gmsa_webhooks_";
  */
 export const REVIEW_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** API call latency buckets in seconds (client-go's request latency range, to KUBE_REQUEST_TIMEOUT_MS's bound). */
-export const KUBE_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const KUBE_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The operations an AdmissionReview names; anything else is counted as `other`, so a label keeps a fixed set. */
 const OPERATIONS = new Set(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
 
 /** What the Node wiring binds (functions/node/deps.ts) and the app serves. */
 export interface PrometheusMetrics {
-  /** The registry /metrics answers: ours and prom-client's default metrics. */
-  registry: Registry;
   /** The reviews counter and latency histogram. */
   reviews: ReviewRecorder;
   /** API calls and cache lookups of the Kubernetes client. */
@@ -40,7 +38,7 @@ export interface PrometheusMetrics {
    * @throws Error when called twice for these metrics (the registry refuses a name twice).
    */
   collectKubeCounters(read: () => KubeCounters): void;
-  /** The registry's text exposition (format 0.0.4). */
+  /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
   exposition(): Promise<MetricsExposition>;
 }
 
@@ -133,7 +131,6 @@ export function createPrometheusMetrics(): PrometheusMetrics {
   };
 
   return {
-    registry,
     reviews,
     kube,
     tokenRefreshes: (source) => (outcome) => refreshesTotal.inc({ source, outcome }),

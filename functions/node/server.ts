@@ -86,7 +86,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
   };
   const { server, port, tls } = await serveApp(app, serveOptions);
   const files = tlsFilesOf(serveOptions);
-  const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, { logger });
+  const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, logger);
   logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
   let closing: Promise<void> | undefined;
   const stop = (): Promise<void> =>

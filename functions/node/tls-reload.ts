@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Server as HttpsServer } from "node:https";
 import type { Socket } from "node:net";
 import { createSecureContext, type TLSSocket } from "node:tls";
+import { shortErrorCode } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
 /** The files a server's TLS context comes from. */
@@ -37,12 +38,8 @@ export interface TlsMaterial {
 /** A server whose context can be replaced, and whose connections can be followed (node:https). */
 export type ReloadableServer = Pick<HttpsServer, "setSecureContext" | "on" | "off" | "prependListener">;
 
-/** Options of {@link watchTlsFiles}. */
-export interface TlsReloadOptions {
-  logger: Logger;
-  /** Wait this long after the last change before reading (a swap is several events). Default 250. */
-  debounceMs?: number;
-}
+/** Wait this long after the last change before reading: a swap is several events. */
+const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
 export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
@@ -68,21 +65,12 @@ function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
   return a.cert.equals(b.cert) && a.key.equals(b.key) && sameCa(a, b);
 }
 
-/** The short code of an error (OpenSSL's `ERR_OSSL_...`, `ENOENT`): its message may quote file contents. */
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  if (typeof code === "string") return code;
-  return error instanceof Error ? error.name : "unknown error";
-}
-
 /**
  * Watches the folders of `files` and installs a changed, valid pair on `server`. `initial` is what the server
  * was started with.
  * @returns `close`, which stops watching.
  */
-export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial: TlsMaterial, options: TlsReloadOptions): { close(): void } {
-  const { logger } = options;
-  const debounceMs = options.debounceMs ?? 250;
+export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
@@ -94,7 +82,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     try {
       next = await readTlsMaterial(files);
     } catch (error) {
-      logger.log("error", "TLS files unreadable; keeping the current certificate", { error: errorCode(error) });
+      logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
     if (sameMaterial(current, next)) return;
@@ -105,7 +93,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
       described = describeCertificate(next.cert);
       server.setSecureContext(next);
     } catch (error) {
-      logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: errorCode(error) });
+      logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
     const caChanged = !sameCa(current, next);
@@ -122,13 +110,13 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     timer = setTimeout(() => {
       // One reload at a time, in order: a later swap must win over an earlier one.
       reloading = reloading.then(reload);
-    }, debounceMs);
+    }, DEBOUNCE_MS);
     timer.unref();
   };
   const folders = new Set([files.certFile, files.keyFile, ...(files.caFile === undefined ? [] : [files.caFile])].map((file) => dirname(file)));
   const watchers: FSWatcher[] = [...folders].map((folder) => {
     const watcher = watch(folder, { persistent: false }, schedule);
-    watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: errorCode(error) }));
+    watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }));
     return watcher;
   });
   return {

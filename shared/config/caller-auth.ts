@@ -1,6 +1,7 @@
 /** The caller-auth section of the configuration: CALLER_AUTH and the CALLER_AUTH_* variables of its mode. */
 import { ASYMMETRIC_JWT_ALGORITHMS, CALLER_AUTH_MODES, SYMMETRIC_JWT_ALGORITHMS, type CallerAuthMode, type CallerAuthOptions, type JwtKeySource } from "../http/caller-auth.ts";
 import type { Reader } from "./reader.ts";
+import { parseJson } from "../json.ts";
 import { DEFAULT_SECRET_JWT_ALGORITHM, VARIABLES, type VariableName } from "./variables.ts";
 
 /** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
@@ -68,15 +69,11 @@ const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> 
 };
 
 /**
- * METRICS_TOKENS: the bearer tokens GET /metrics requires, comma-separated (old,new while rotating); none, and
- * /metrics is open. Apart from the admission credential, so a scraper that holds one cannot send reviews.
+ * Comma-separated bearer tokens (old,new while rotating), each long enough and sendable as configured (a problem
+ * recorded for each that is not): CALLER_AUTH_TOKENS, and METRICS_TOKENS, apart from the admission credential so a
+ * scraper that holds one cannot send reviews.
  */
-export function readMetricsTokens(read: Reader): string[] {
-  return readTokens(read, "METRICS_TOKENS");
-}
-
-/** Comma-separated bearer tokens, each long enough and sendable as configured (a problem recorded for each that is not). */
-function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
+export function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
   const tokens = read.items(name);
   tokens.forEach((token, i) => {
     if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {
@@ -150,12 +147,8 @@ function checkJwksUrl(text: string): string | undefined {
 
 /** A JWKS of public keys: `{"keys":[{"kty":...}, ...]}`; private (`d`) and symmetric (`oct`) keys are refused. */
 function parseJwks(text: string): { keys: { kty: string; [member: string]: unknown }[] } | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return "is not JSON";
-  }
+  const value = parseJson(text);
+  if (value === undefined) return "is not JSON";
   const keys = typeof value === "object" && value !== null ? (value as { keys?: unknown }).keys : undefined;
   if (!Array.isArray(keys) || keys.length === 0) return 'must be a JSON Web Key Set: {"keys":[...]} with at least one key';
   for (const [i, key] of keys.entries()) {

@@ -1,7 +1,7 @@
 /** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
 import { LOG_LEVELS } from "../log.ts";
 import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
-import { readCallerAuth, readMetricsTokens } from "./caller-auth.ts";
+import { readCallerAuth, readTokens } from "./caller-auth.ts";
 import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import { FUNCTION_NAMES } from "./variables.ts";
@@ -51,7 +51,7 @@ function readSettings(read: Reader, runtime: Runtime) {
     shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
     callerAuth: readCallerAuth(read),
     /** Bearer tokens GET /metrics requires; empty: /metrics is open. */
-    metricsTokens: readMetricsTokens(read),
+    metricsTokens: readTokens(read, "METRICS_TOKENS"),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
     logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
     requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),

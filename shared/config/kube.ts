@@ -2,28 +2,15 @@
  * The Kubernetes client's variables: kubeconfig, cache lifetimes, the JWT token source and the clouds' token sources
  * (cloud-token.ts). Values that may be secrets are never echoed.
  */
-import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import type { JwtSettings } from "../credentials/jwt.ts";
+import { parseJson } from "../json.ts";
 import { readCloudToken } from "./cloud-token.ts";
 import { Reader, type Bindings } from "./reader.ts";
 
 export type { JwtSettings } from "../credentials/jwt.ts";
 
-/** Typed, frozen settings. */
-export interface KubeSettings {
-  /** Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML. Secret on Workers. */
-  kubeconfig?: string | undefined;
-  kubeContext?: string | undefined;
-  /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
-  inCluster?: { host: string; port: string } | undefined;
-  /** How long credspec contents are reused; 0: not at all. */
-  credSpecCacheTtlMs: number;
-  /** How long an allowed access review is reused; 0: not at all. */
-  accessCacheTtlMs: number;
-  jwt?: JwtSettings | undefined;
-  /** CLOUD_TOKEN and its source's variables. */
-  cloudToken?: CloudTokenSettings | undefined;
-}
+/** Typed, frozen settings: what {@link readKubeSettings} reads. */
+export type KubeSettings = ReturnType<typeof readKubeSettings>;
 
 function readJwt(read: Reader): JwtSettings | undefined {
   const { problems } = read;
@@ -51,32 +38,35 @@ function readJwt(read: Reader): JwtSettings | undefined {
 }
 
 function isPrivateJwk(value: string): boolean {
-  try {
-    const jwk = JSON.parse(value) as unknown;
-    return typeof jwk === "object" && jwk !== null && typeof (jwk as { d?: unknown }).d === "string";
-  } catch {
-    return false;
-  }
+  const jwk = parseJson(value);
+  return typeof jwk === "object" && jwk !== null && typeof (jwk as { d?: unknown }).d === "string";
 }
 
 /** Reads the Kubernetes client's variables; problems go to the reader, unusable values fall back to defaults. */
-export function readKubeSettings(read: Reader): Readonly<KubeSettings> {
+export function readKubeSettings(read: Reader) {
   const host = read.optional("KUBERNETES_SERVICE_HOST");
   const port = read.optional("KUBERNETES_SERVICE_PORT");
   return Object.freeze({
+    /** How long credspec contents are reused; 0: not at all. */
     credSpecCacheTtlMs: read.integer("CREDSPEC_CACHE_TTL_MS"),
+    /** How long an allowed access review is reused; 0: not at all. */
     accessCacheTtlMs: read.integer("ACCESS_CACHE_TTL_MS"),
-    // KUBECONFIG is kept as given: only the runtime knows whether it is a path list or YAML.
+    /**
+     * Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML. Secret on Workers.
+     * Kept as given: only the runtime knows which it is.
+     */
     kubeconfig: read.raw("KUBECONFIG"),
     kubeContext: read.optional("KUBE_CONTEXT"),
+    /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
     inCluster: host !== undefined && port !== undefined ? { host, port } : undefined,
     jwt: readJwt(read),
+    /** CLOUD_TOKEN and its source's variables. */
     cloudToken: readCloudToken(read),
   });
 }
 
 /** The Kubernetes client's section alone (tests of the clients build their settings with it). */
-export function parseKubeSettings(env: Bindings): { settings: Readonly<KubeSettings>; problems: string[] } {
+export function parseKubeSettings(env: Bindings): { settings: KubeSettings; problems: string[] } {
   const problems: string[] = [];
   return { settings: readKubeSettings(new Reader(env, problems)), problems };
 }

@@ -27,15 +27,18 @@ export interface ExecConfig {
   interactiveMode: "Never" | "IfAvailable";
 }
 
-/** The cluster as the plugin sees it in `spec.cluster` when `provideClusterInfo` is true. */
+/**
+ * The cluster as the plugin sees it in `spec.cluster` when `provideClusterInfo` is true: client-go's
+ * `clientauthentication` Cluster, its `omitempty` fields left out when empty or false.
+ */
 export interface ExecClusterInfo {
   server: string;
-  tlsServerName?: string;
-  insecureSkipTlsVerify?: boolean;
+  "tls-server-name"?: string;
+  "insecure-skip-tls-verify"?: true;
   /** Base64 of the PEM bundle, as in the kubeconfig (from `certificate-authority` files too). */
-  certificateAuthorityData?: string;
-  proxyUrl?: string;
-  disableCompression?: boolean;
+  "certificate-authority-data"?: string;
+  "proxy-url"?: string;
+  "disable-compression"?: true;
   /** The `client.authentication.k8s.io/exec` cluster extension, verbatim. */
   config?: unknown;
 }
@@ -80,23 +83,9 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
   return { config, problems };
 }
 
-/**
- * The `KUBERNETES_EXEC_INFO` object: never interactive; `spec.cluster` only with `provideClusterInfo`. Keys and
- * omissions follow client-go's `clientauthentication` types (`omitempty` fields left out when empty or false).
- */
+/** The `KUBERNETES_EXEC_INFO` object, as client-go's `clientauthentication` types: never interactive; `spec.cluster` only with `provideClusterInfo`. */
 export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | undefined): Record<string, unknown> {
-  const spec: Record<string, unknown> = {};
-  if (config.provideClusterInfo && cluster !== undefined) {
-    const info: Record<string, unknown> = { server: cluster.server };
-    if (cluster.tlsServerName) info["tls-server-name"] = cluster.tlsServerName;
-    if (cluster.insecureSkipTlsVerify === true) info["insecure-skip-tls-verify"] = true;
-    if (cluster.certificateAuthorityData) info["certificate-authority-data"] = cluster.certificateAuthorityData;
-    if (cluster.proxyUrl) info["proxy-url"] = cluster.proxyUrl;
-    if (cluster.disableCompression === true) info["disable-compression"] = true;
-    if (cluster.config !== undefined && cluster.config !== null) info["config"] = cluster.config;
-    spec["cluster"] = info;
-  }
-  spec["interactive"] = false;
+  const spec = config.provideClusterInfo && cluster !== undefined ? { cluster, interactive: false } : { interactive: false };
   return { kind: "ExecCredential", apiVersion: config.apiVersion, spec };
 }
 

@@ -5,6 +5,7 @@
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
+import { parseJson } from "../json.ts";
 import { createCredentialCache, type CredentialCacheOptions } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
@@ -64,12 +65,8 @@ const rfc3339 = z.iso.datetime({ offset: true });
  * @returns the credential, or a message that never repeats what stdout held.
  */
 export function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
-  let json: unknown;
-  try {
-    json = JSON.parse(stdout);
-  } catch {
-    return { problem: "stdout is not JSON" };
-  }
+  const json = parseJson(stdout);
+  if (json === undefined) return { problem: "stdout is not JSON" };
   const parsed = z
     .object({
       apiVersion: z.literal(apiVersion),

@@ -2,7 +2,8 @@
  * One GET with a timeout to a local token endpoint (Azure's managed identity endpoint, Google's metadata server). Failures
  * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
-import { CredentialsError, DeadlineExceededError } from "../errors.ts";
+import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
+import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -44,11 +45,40 @@ export function createTokenEndpointSource(
   }
   const now = options.now ?? Date.now;
   const fetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
+  const { describe } = endpoint;
+  // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in a DeadlineExceededError, everything else
+  // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in a CredentialsError.
   async function load(signal: AbortSignal | undefined): Promise<Credential> {
     const requestedAt = now();
-    return read(await fetchTokenJson(endpoint, fetchFunction, timeoutMs, signal), requestedAt);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
+      const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
+      if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
+      throw new CredentialsError(`${describe} could not be reached (${shortErrorCode(error)})`);
+    }
+    if (!response.ok) {
+      const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
+      throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
+    }
+    const expected = endpoint.responseHeader;
+    if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
+      throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
+    }
+    const body = parseJson(text);
+    if (body === undefined) throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
+    }
+    return read(body as Record<string, unknown>, requestedAt);
   }
-  return createCredentialCache({ ...options, load, describe: endpoint.describe });
+  return createCredentialCache({ ...options, load, describe });
 }
 
 // OAuth-style error codes ("invalid_request") and short service codes are safe to repeat; nothing longer.
@@ -56,65 +86,9 @@ const SAFE_ERROR_CODE = /^[\w.-]{1,64}$/;
 
 /** The `error` code of an error answer, when it has a short, harmless one. */
 function errorCode(text: string): string {
-  try {
-    const body = JSON.parse(text) as { error?: unknown };
-    const code = typeof body.error === "object" && body.error !== null ? (body.error as { code?: unknown }).code : body.error;
-    return typeof code === "string" && SAFE_ERROR_CODE.test(code) ? ` (error "${code}")` : "";
-  } catch {
-    return "";
-  }
-}
-
-/**
- * GETs `endpoint.url` and parses the answer as a JSON object; `signal` is the caller's deadline, on top of `timeoutMs`.
- * @throws DeadlineExceededError when the caller's signal aborts, CredentialsError for a timeout, a transport
- * error, a non-2xx answer or an answer that is not a JSON object.
- */
-async function fetchTokenJson(
-  endpoint: TokenEndpoint,
-  fetchFunction: typeof fetch,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<Record<string, unknown>> {
-  const { describe } = endpoint;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let response: Response;
-  let text: string;
-  try {
-    // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
-    const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
-    response = await fetchFunction(endpoint.url, { method: "GET", headers: endpoint.headers, signal: combined, redirect: "manual" });
-    text = await response.text();
-  } catch (error) {
-    if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
-    if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
-    throw new CredentialsError(`${describe} could not be reached (${transportDetail(error)})`);
-  }
-  if (!response.ok) {
-    const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
-    throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
-  }
-  const expected = endpoint.responseHeader;
-  if (expected !== undefined && response.headers.get(expected.name) !== expected.value) {
-    throw new CredentialsError(`${describe} answered without the ${expected.name}: ${expected.value} header (not the real endpoint?)`);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
-  }
-  return body as Record<string, unknown>;
-}
-
-/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
-function transportDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  return error instanceof Error ? error.name : "unknown error";
+  const error = (parseJson(text) as { error?: unknown } | null | undefined)?.error;
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : error;
+  return typeof code === "string" && SAFE_ERROR_CODE.test(code) ? ` (error "${code}")` : "";
 }
 
 /** The named string field of a token answer. @throws CredentialsError naming the field (never its value). */

@@ -9,9 +9,10 @@ interface TokenFileSourceOptions extends CacheSharingOptions {
   path: string;
   /** Reads the whole file as text. */
   readText: (path: string) => Promise<string>;
-  /** Re-read at least this often, as client-go does for in-cluster tokens. Default 60000; a JWT's `exp` shortens it. */
-  reReadMs?: number;
 }
+
+/** Re-read at least this often, as client-go does for in-cluster tokens; a JWT's `exp` shortens it. */
+const RE_READ_MS = 60_000;
 
 /** The token's `exp` in epoch ms, when the token is a JWT that has one. */
 function jwtExpiry(token: string): number | undefined {
@@ -27,7 +28,6 @@ function jwtExpiry(token: string): number | undefined {
 export function createTokenFileSource(options: TokenFileSourceOptions): TokenSource {
   const { path, readText } = options;
   const now = options.now ?? Date.now;
-  const reReadMs = options.reReadMs ?? 60_000;
   const describe = `token file "${path}"`;
 
   async function load(): Promise<Credential> {
@@ -39,7 +39,7 @@ export function createTokenFileSource(options: TokenFileSourceOptions): TokenSou
     }
     const token = text.trim();
     if (token === "") throw new CredentialsError(`${describe} is empty`);
-    const expiresAt = Math.min(now() + reReadMs, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
+    const expiresAt = Math.min(now() + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }
 

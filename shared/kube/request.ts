@@ -9,8 +9,9 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
-import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
+import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, shortErrorCode } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
+import { parseJson } from "../json.ts";
 import type { CallOptions } from "./client.ts";
 
 /**
@@ -133,7 +134,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           continue;
         }
         if (deadline.aborted) throw deadlineError();
-        throw new KubeApiError(`${what}: API server unreachable (${transportDetail(error)})`, { cause: error });
+        throw new KubeApiError(`${what}: API server unreachable (${shortErrorCode(error)})`, { cause: error });
       }
       const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
       attempted(answer.status, startedAt);
@@ -205,20 +206,4 @@ function retryAfterMs(header: string | null, body: unknown, now: number): number
   }
   const seconds = readStatus(body)?.details?.retryAfterSeconds;
   return seconds === undefined ? undefined : seconds * 1000;
-}
-
-/** The short code of a fetch failure (undici puts it on `cause`), never a message that could carry a header. */
-function transportDetail(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === "string") return cause.code;
-  return error instanceof Error ? error.name : "unknown error";
-}
-
-/** JSON, or undefined for a body that is not (HTML from a proxy, plain-text 404s). */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

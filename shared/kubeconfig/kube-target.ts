@@ -138,11 +138,11 @@ export function selectKubeTarget(config: Kubeconfig, contextName?: string): { ta
 /** What an exec plugin sees of `cluster` (`certificateAuthorityData` passed in when it came from a file). */
 export function toExecClusterInfo(cluster: KubeCluster, certificateAuthorityData = cluster.certificateAuthorityData): ExecClusterInfo {
   const info: ExecClusterInfo = { server: cluster.server };
-  if (cluster.tlsServerName) info.tlsServerName = cluster.tlsServerName;
-  if (cluster.insecureSkipTlsVerify) info.insecureSkipTlsVerify = true;
-  if (certificateAuthorityData) info.certificateAuthorityData = certificateAuthorityData;
-  if (cluster.proxyUrl) info.proxyUrl = cluster.proxyUrl;
-  if (cluster.disableCompression) info.disableCompression = true;
-  if (cluster.execExtension !== undefined) info.config = cluster.execExtension;
+  if (cluster.tlsServerName) info["tls-server-name"] = cluster.tlsServerName;
+  if (cluster.insecureSkipTlsVerify) info["insecure-skip-tls-verify"] = true;
+  if (certificateAuthorityData) info["certificate-authority-data"] = certificateAuthorityData;
+  if (cluster.proxyUrl) info["proxy-url"] = cluster.proxyUrl;
+  if (cluster.disableCompression) info["disable-compression"] = true;
+  if (cluster.execExtension !== undefined && cluster.execExtension !== null) info.config = cluster.execExtension;
   return info;
 }

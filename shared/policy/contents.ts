@@ -1,3 +1,5 @@
+import { parseJson } from "../json.ts";
+
 /** How inlined contents compare with the resource's `credspec`. */
 export type ContentsComparison = { kind: "equal" } | { kind: "not-json" } | { kind: "different"; differingKeys: string[] };
 
@@ -10,12 +12,8 @@ const MAX_KEYS_REPORTED = 8;
 export function compareCredSpecContents(inlined: string, credspec: unknown): ContentsComparison {
   // Byte-equal fast path: expand writes JSON.stringify(credspec), so an untouched pod matches without a parse.
   if (inlined === JSON.stringify(credspec)) return { kind: "equal" };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(inlined);
-  } catch {
-    return { kind: "not-json" };
-  }
+  const parsed = parseJson(inlined);
+  if (parsed === undefined) return { kind: "not-json" };
   const differingKeys: string[] = [];
   collectDifferences(parsed, credspec, "", differingKeys);
   return differingKeys.length === 0 ? { kind: "equal" } : { kind: "different", differingKeys };
@@ -24,11 +22,8 @@ export function compareCredSpecContents(inlined: string, credspec: unknown): Con
 /** True when two JSON texts hold equal values (false when either is not JSON). */
 export function sameJson(a: string, b: string): boolean {
   if (a === b) return true;
-  try {
-    return compareCredSpecContents(a, JSON.parse(b)).kind === "equal";
-  } catch {
-    return false;
-  }
+  const parsed = parseJson(b);
+  return parsed !== undefined && compareCredSpecContents(a, parsed).kind === "equal";
 }
 
 function collectDifferences(a: unknown, b: unknown, path: string, out: string[]): void {

@@ -2,6 +2,7 @@
  * A scan of JSON text for an object key written twice in one object: `JSON.parse` keeps the last silently, so the node
  * could read a value other than the one compared (issue 14, section 2). Keys compare unescaped; depth costs heap only.
  */
+import { parseJson } from "../json.ts";
 
 /** What a scan found: the first repeated key as a dotted path (`a.b[0].c`), none, or text that is not JSON. */
 export type DuplicateKeyScan = { kind: "unique" } | { kind: "duplicate"; path: string } | { kind: "invalid" };
@@ -13,11 +14,7 @@ const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]/g;
 
 /** Finds the first object key repeated within one object, at any depth of `text`. */
 export function findDuplicateKey(text: string): DuplicateKeyScan {
-  try {
-    JSON.parse(text);
-  } catch {
-    return { kind: "invalid" };
-  }
+  if (parseJson(text) === undefined) return { kind: "invalid" };
   const stack: Frame[] = [];
   let path = "";
   let expectKey = false;

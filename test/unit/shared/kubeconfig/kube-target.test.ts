@@ -43,6 +43,19 @@ describe("selectKubeTarget", () => {
     expect(toExecClusterInfo(target!.cluster)).toEqual({ server: "https://k", config: { audience: "x" } });
   });
 
+  it("gives exec plugins the cluster in client-go's keys, leaving out empty and false fields as its omitempty does", () => {
+    const cluster = { name: "c", server: "https://k", tlsServerName: "", insecureSkipTlsVerify: true, disableCompression: false, execExtension: null };
+    expect(toExecClusterInfo(cluster)).toEqual({ server: "https://k", "insecure-skip-tls-verify": true });
+    const full = { ...cluster, tlsServerName: "kube.internal", insecureSkipTlsVerify: false, proxyUrl: "http://proxy:3128", disableCompression: true };
+    expect(toExecClusterInfo(full, "Q0E=")).toEqual({
+      server: "https://k",
+      "tls-server-name": "kube.internal",
+      "certificate-authority-data": "Q0E=",
+      "proxy-url": "http://proxy:3128",
+      "disable-compression": true,
+    });
+  });
+
   it("reports every problem of the context together", () => {
     const { target, problems } = select(
       base(
