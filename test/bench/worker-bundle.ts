@@ -3,6 +3,7 @@
  * workerd (through Miniflare, in this process) takes from start to the first `/healthz` answer. The first
  * request to an isolate also builds the app (config, kube client), so it is timed apart from the second.
  */
+import { generateKeyPairSync } from "node:crypto";
 import { dirname, join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
@@ -42,15 +43,21 @@ export interface WorkerStartup {
 
 /** Bindings that make a complete configuration; no request below reaches the API server. */
 function startupBindings(): Record<string, string> {
+  // As infra/cloudflare/kubeconfig.example.yaml: a user without a credential, given one by wrangler.toml's JWT source.
   const kubeconfig = [
     "apiVersion: v1",
     "kind: Config",
     'clusters: [{name: local, cluster: {server: "https://127.0.0.1:9"}}]',
-    "users: [{name: gmsa, user: {token: bench-token}}]",
+    "users: [{name: gmsa, user: {}}]",
     "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
     "current-context: local",
   ].join("\n");
-  return { KUBECONFIG: kubeconfig, CALLER_AUTH_TOKENS: "bench-caller-token-0123456789abcdef" };
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return {
+    KUBECONFIG: kubeconfig,
+    JWT_PRIVATE_KEY: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    CALLER_AUTH_TOKENS: "bench-caller-token-0123456789abcdef",
+  };
 }
 
 /** Starts workerd `runs` times for the bundle of `fn` and times each start and its first two requests. */
