@@ -1,6 +1,7 @@
 /**
- * `npm run dev -- --check` (and `-- --worker --check`) end to end, as CI would run it: its own cluster and
- * functions, the example pod created once, exit 0, and nothing left behind. (The shared cluster is not used.)
+ * `npm run dev -- --check` (and `-- --worker --check`, `-- --in-cluster --check`) end to end, as CI would run it: its
+ * own cluster and functions, the example pod created once, exit 0, and nothing left behind. (The shared cluster is not
+ * used.)
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -33,4 +34,16 @@ describe("npm run dev -- --check", () => {
     expect(dir).toBeDefined();
     expect(existsSync(dir!)).toBe(false);
   }, 120_000);
+
+  it("--in-cluster: the chart on a real node, two Ready replicas per function, inlines the example pod's credspec and removes the node", async () => {
+    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--in-cluster", "--check"], { cwd: REPO_ROOT, timeout: 290_000 });
+    expect(stdout).toMatch(/local cluster with a node ready in [\d.]+ s; the chart runs both functions in the cluster/);
+    expect(stdout).toContain("two replicas per function");
+    expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
+    expect(stdout).toContain("check passed");
+    const dirs = /deletes (\S+) and (\S+)\.$/m.exec(stdout);
+    expect(dirs).not.toBeNull();
+    expect(existsSync(dirs![1]!)).toBe(false);
+    expect(existsSync(dirs![2]!)).toBe(false);
+  }, 300_000);
 });
