@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { isAlive } from "./processes.ts";
 import { NODE_BRIDGE, NODE_IP, NODE_NAME, POD_CIDR } from "./node-config.ts";
 import { KUBERNETES_SERVICE_IP } from "./server-flags.ts";
 
@@ -52,15 +53,6 @@ function trySh(command: string, args: string[], input?: string): void {
     sh(command, args, input);
   } catch {
     // Already undone (or never done): cleaning must go on with the rest.
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -74,6 +74,16 @@ export async function stopProcess(process: ManagedProcess, graceMs = 5000): Prom
   }
 }
 
+/** Whether a process exists (EPERM: it does, but belongs to someone else). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Signals a whole process group, ignoring groups that are already gone (ESRCH). */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {

@@ -7,18 +7,8 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { signalGroup } from "./processes.ts";
+import { isAlive, signalGroup } from "./processes.ts";
 import { COMMANDS_FILE, PGID_FILE, runCleanupCommandsSync } from "./teardown.ts";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM means it exists but belongs to someone else: still alive.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function readProcessGroups(dir: string): number[] {
   try {
