@@ -65,8 +65,12 @@ export type Decision =
   | { allowed: true; patch?: PatchOperation[]; warnings?: string[]; auditAnnotations?: Record<string, string> }
   | { allowed: false; errors: AdmissionError[]; warnings?: string[]; auditAnnotations?: Record<string, string> };
 
-/** Allowed with `warnings` (left out when none), or denied with `errors` when there are any. */
+/**
+ * Allowed with `warnings` (left out when none), or denied with `errors` when there are any, each sentence once: the
+ * service account's and the requester's access reviews of one credspec can fail with the same API error.
+ */
 export function decide(errors: AdmissionError[], warnings: string[] = []): Decision {
   const warned = warnings.length === 0 ? {} : { warnings };
-  return errors.length === 0 ? { allowed: true, ...warned } : { allowed: false, errors, ...warned };
+  const distinct = errors.filter((error, i) => errors.findIndex((other) => other.message === error.message) === i);
+  return distinct.length === 0 ? { allowed: true, ...warned } : { allowed: false, errors: distinct, ...warned };
 }

@@ -239,6 +239,13 @@ describe("authorize: the requesting user", () => {
     expectDenied(authorize(create(pod), { ...cluster, userAccess: { webapp1: true } }, { requestingUser: "always" }), [["ERR_CONTENTS_MISMATCH", 422]]);
   });
 
+  it("always: says once what failed when the service account's and the requester's reviews fail alike (500)", () => {
+    const failed = new KubeApiError("access review failed: API server unreachable");
+    const world = { ...cluster, access: { webapp1: failed }, userAccess: { webapp1: failed } };
+    const decision = authorize(create(podWithGmsaAt("container", expanded1)), world, { requestingUser: "always" });
+    expectDenied(decision, [["ERR_KUBE_API", 500]], "access review failed");
+  });
+
   it("ephemeral: never reviews the requester of a create", () => {
     const plan = planAuthorize(create(podWithGmsaAt("container", expanded1)), { ...deny, requestingUser: "ephemeral" });
     expect(plan.load.access.map((a) => a.subject)).toEqual([{ namespace: "ns1", serviceAccount: "sa1" }]);
