@@ -42,6 +42,9 @@ export interface FrugalFigures {
   roundRssBytes: number[];
   /** Peak VmRSS (VmHWM) after the last round. */
   peakRssBytes: number;
+  /** The file-backed part of VmRSS (RssFile) at idle and after the last round. */
+  idleFileBackedBytes: number;
+  fileBackedBytes: number;
   /** Server user+system CPU per review of each round, in µs. */
   roundCpuMicrosPerReview: number[];
   /** Reviews per second of each round (closed loop: contention shows here, not in the CPU figure). */
@@ -61,7 +64,7 @@ export async function measureFrugal(targets: readonly MeasuredTarget[], options:
   const rounds = options.rounds ?? 3;
   const concurrency = options.concurrency ?? 16;
   const settleMs = options.settleMs ?? 500;
-  const idle = await Promise.all(targets.map(async (t) => (await readProcessMemory(t.pid)).rssBytes));
+  const idle = await Promise.all(targets.map((t) => readProcessMemory(t.pid)));
   const figures: FrugalFigures[] = [];
   for (const [index, target] of targets.entries()) {
     const load = {
@@ -77,9 +80,11 @@ export async function measureFrugal(targets: readonly MeasuredTarget[], options:
     const result: FrugalFigures = {
       server: target.server,
       fn: target.fn,
-      idleRssBytes: idle[index]!,
+      idleRssBytes: idle[index]!.rssBytes,
       roundRssBytes: [],
       peakRssBytes: 0,
+      idleFileBackedBytes: idle[index]!.fileBackedBytes,
+      fileBackedBytes: 0,
       roundCpuMicrosPerReview: [],
       roundPerSecond: [],
       reviews: 0,
@@ -98,6 +103,7 @@ export async function measureFrugal(targets: readonly MeasuredTarget[], options:
       const memory = await readProcessMemory(target.pid);
       result.roundRssBytes.push(memory.rssBytes);
       result.peakRssBytes = memory.peakRssBytes;
+      result.fileBackedBytes = memory.fileBackedBytes;
       options.log?.(
         `${target.server} ${target.fn} round ${round + 1}: ${run.requests} reviews, ${run.perSecond.toFixed(0)}/s, ` +
           `CPU ${result.roundCpuMicrosPerReview.at(-1)!.toFixed(0)} µs/review, RSS ${mib(memory.rssBytes)} MiB, errors ${run.errors}`,
@@ -136,19 +142,30 @@ export function printFrugal(figures: readonly FrugalFigures[], options: { review
   const rounds = Math.max(0, ...figures.map((f) => f.roundRssBytes.length));
   printTable(
     `G. Server memory and CPU per review (HTTPS, concurrency ${options.concurrency ?? 16}, ${rounds} rounds x ${options.reviewsPerRound} reviews, 1-container pod)`,
-    ["server", "function", "idle RSS MiB", ...Array.from({ length: rounds }, (_, i) => `RSS after round ${i + 1} MiB`), "peak RSS MiB", "CPU µs/review", "reviews/s", "errors"],
+    [
+      "server",
+      "function",
+      "idle RSS MiB",
+      ...Array.from({ length: rounds }, (_, i) => `RSS after round ${i + 1} MiB`),
+      "peak RSS MiB",
+      "file-backed MiB, idle → last",
+      "CPU µs/review",
+      "reviews/s",
+      "errors",
+    ],
     figures.map((f) => [
       f.server,
       f.fn,
       mib(f.idleRssBytes),
       ...f.roundRssBytes.map(mib),
       mib(f.peakRssBytes),
+      `${mib(f.idleFileBackedBytes)} → ${mib(f.fileBackedBytes)}`,
       `${fixed(cpuMicrosPerReview(f))} (${f.roundCpuMicrosPerReview.map((v) => fixed(v)).join(", ")})`,
       fixed(f.roundPerSecond.reduce((s, v) => s + v, 0) / f.roundPerSecond.length),
       f.errors,
     ]),
     options.note ??
-      "Idle: a freshly started server before any review. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
+      "Idle: a freshly started server before any review. File-backed: the part of RSS that is pages of the executable and other mapped files (clean, shared, given back under pressure), not the process's own allocations. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
   );
   const servers = [...new Set(figures.map((f) => f.server))];
   if (servers.length < 2) return;

@@ -44,10 +44,15 @@ export function findServerPid(baseUrl: string): Promise<number> {
   return findListeningPid(Number(new URL(baseUrl).port));
 }
 
-/** Resident memory of a process, in bytes: now (VmRSS) and its peak so far (VmHWM). */
+/**
+ * Resident memory of a process, in bytes: now (VmRSS), its peak so far (VmHWM), and the part of VmRSS that is pages
+ * of mapped files (RssFile: the executable's code and data as far as it ran, clean and shared with every process
+ * mapping the same file) rather than the process's own allocations.
+ */
 export interface ProcessMemory {
   rssBytes: number;
   peakRssBytes: number;
+  fileBackedBytes: number;
 }
 
 /**
@@ -61,5 +66,5 @@ export async function readProcessMemory(pid: number): Promise<ProcessMemory> {
     if (kib === undefined) throw new Error(`no ${name} for pid ${pid}`);
     return Number(kib) * 1024;
   };
-  return { rssBytes: field("VmRSS"), peakRssBytes: field("VmHWM") };
+  return { rssBytes: field("VmRSS"), peakRssBytes: field("VmHWM"), fileBackedBytes: field("RssFile") };
 }
