@@ -33,7 +33,7 @@ function splitCommand(argv: readonly string[]): { command?: string | undefined; 
 }
 
 /** Dispatches `gmsa-webhooks <command> ...` and resolves to the exit status. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const { command, rest } = splitCommand(argv);
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run !== undefined) return run(rest, io);
@@ -47,8 +47,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 /** `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa), else `gmsa-webhooks`. */
-export function programName(invokedAs: string | undefined): string {
+function programName(invokedAs: string | undefined): string {
   return path.basename(invokedAs ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks";
 }
 
-if (import.meta.main) process.exitCode = await runCli(process.argv.slice(2), createProcessIo(programName(process.argv[1])));
+process.exitCode = await runCli(process.argv.slice(2), createProcessIo(programName(process.argv[1])));
