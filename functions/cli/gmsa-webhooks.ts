@@ -8,20 +8,21 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CLUSTER_OPTIONS } from "./cluster.ts";
+import { CLUSTER_OPTIONS } from "./cluster-flags.ts";
 import { runCredSpecCommand } from "./credspec.ts";
-import { runExplainCommand } from "./explain.ts";
 import { createProcessIo, EXIT_OK, EXIT_USAGE, programOf, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 import { MAIN_USAGE } from "./usage.ts";
-import { runWhoCanUseCommand } from "./who-can-use.ts";
 
-/** Every command by name: each parses its own arguments and resolves to its exit status. */
+/**
+ * Every command by name: each parses its own arguments and resolves to its exit status. The cluster commands load
+ * the kube client when run, so that `token`, which kubectl runs at every credential refresh, starts quickly.
+ */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
   token: runTokenCommand,
-  "who-can-use": runWhoCanUseCommand,
-  explain: runExplainCommand,
+  "who-can-use": async (argv, io) => (await import("./who-can-use.ts")).runWhoCanUseCommand(argv, io),
+  explain: async (argv, io) => (await import("./explain.ts")).runExplainCommand(argv, io),
 };
 
 /** The command and its arguments; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
