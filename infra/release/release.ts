@@ -58,6 +58,12 @@ function log(message: string): void {
   process.stderr.write(`[release] ${message}\n`);
 }
 
+/** `file` relative to the repository when inside it, else as it is. */
+function shortPath(file: string): string {
+  const relative = path.relative(REPO_ROOT, file);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}
+
 /** Runs one of the repository's build scripts with this Node. */
 async function runScript(script: string): Promise<void> {
   await run(process.execPath, [path.join(REPO_ROOT, script)], { cwd: REPO_ROOT });
@@ -120,7 +126,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
 
     const files = (await readdir(dir)).sort();
     await writeChecksums(dir, files);
-    log(`${files.length} artifacts and SHA256SUMS in ${path.relative(REPO_ROOT, dir) || dir}`);
+    log(`${files.length} artifacts and SHA256SUMS in ${shortPath(dir)}`);
     return { version, dir, imageDigest: image.digest, files: [...files, "SHA256SUMS"] };
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -136,5 +142,5 @@ if (import.meta.main) {
     ...(values["image-repository"] === undefined ? {} : { imageRepository: values["image-repository"] }),
     ...(values.out === undefined ? {} : { outDir: values.out }),
   });
-  console.log(JSON.stringify({ ...release, dir: path.relative(REPO_ROOT, release.dir) || release.dir }, null, 2));
+  console.log(JSON.stringify({ ...release, dir: shortPath(release.dir) }, null, 2));
 }
