@@ -1,9 +1,11 @@
 /**
  * `npm run release` (infra/release/release.ts) as the release workflow runs it, into a temporary folder, with the
  * image and Helm the global setup built (cached, not rebuilt): every artifact is there and SHA256SUMS verifies; the
- * chart package renders with the published image pinned by digest and installs (`--dry-run=server`) against the
- * local API server; the CLI bundle and the kubectl plugin run with Node 24 alone; the image's app layer holds the
- * CLI; the function packages hold what their platforms load.
+ * chart package renders with the published image pinned by digest; the CLI bundle and the kubectl plugin run with
+ * Node 24 alone; the image's app layer holds the CLI; the function packages hold what their platforms load. Then
+ * the workflow's publishing, without its login and signatures, to a registry on loopback: skopeo pushes the image
+ * under the digest the chart pins, `helm push` the chart, and `helm install oci://...` (`--dry-run=server` against
+ * the local API server) runs the published image, as docs/release.md tells an operator.
  */
 import { execFile } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
@@ -14,11 +16,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildRelease, type Release } from "../../infra/release/release.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import { startLocalRegistry, type LocalRegistry } from "./support/registry.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
-const REPOSITORY = "registry.example.com/gmsa-webhooks";
+const NAMESPACE = "gmsa-release-test";
 
+let registry: LocalRegistry;
+let repository: string;
 let release: Release;
 let helm: HelmRunner;
 const version = (JSON.parse(await readFile("package.json", "utf8")) as { version: string }).version;
@@ -30,13 +35,23 @@ async function zipEntries(file: string): Promise<string[]> {
   return stdout.trim().split("\n");
 }
 
+/** The in-cluster test values without an image: the chart's default is the one under test. */
+function valuesWithoutImage(): Record<string, unknown> {
+  const { image: _image, ...values } = inClusterTestValues("t".repeat(32));
+  return values;
+}
+
 beforeAll(async () => {
-  release = await buildRelease({ outDir: path.join(await tempDir("release-e2e-"), "out"), imageRepository: REPOSITORY });
+  const work = await tempDir("release-e2e-");
+  registry = await startLocalRegistry(work);
+  repository = `${registry.host}/gmsa-webhooks`;
+  release = await buildRelease({ outDir: path.join(work, "out"), imageRepository: repository });
   helm = await createHelmRunner(inject("helm"));
 }, 300_000);
 
 afterAll(async () => {
   await helm?.close();
+  await registry?.close();
 });
 
 describe("npm run release", () => {
@@ -64,24 +79,14 @@ describe("npm run release", () => {
     const result = await helm.run(["show", "chart", artifact(`gmsa-webhooks-${version}.tgz`)]);
     expect(result.stdout).toMatch(new RegExp(`^version: ${version.replaceAll(".", "\\.")}$`, "m"));
     expect(result.stdout).toMatch(new RegExp(`^appVersion: ${version.replaceAll(".", "\\.")}$`, "m"));
-    const { image: _ignored, ...values } = inClusterTestValues("t".repeat(32));
-    const rendered = await helm.run(["template", "gw", artifact(`gmsa-webhooks-${version}.tgz`), "-n", "gmsa-release-test"], { values });
+    const rendered = await helm.run(["template", "gw", artifact(`gmsa-webhooks-${version}.tgz`), "-n", NAMESPACE], { values: valuesWithoutImage() });
     expect(rendered.stderr).toBe("");
     const images = parseAllDocuments(rendered.stdout)
       .map((document) => document.toJS() as { kind?: string; spec?: { template: { spec: { containers: { image: string }[] } } } } | null)
       .filter((object) => object?.kind === "Deployment")
       .flatMap((object) => object!.spec!.template.spec.containers.map((container) => container.image));
     expect(images.length).toBeGreaterThan(0);
-    for (const image of images) expect(image).toBe(`${REPOSITORY}@${release.imageDigest}`);
-  });
-
-  it("installs the chart package against the API server (--dry-run=server)", async () => {
-    const { image: _ignored, ...values } = inClusterTestValues("t".repeat(32));
-    const args = ["install", "gw", artifact(`gmsa-webhooks-${version}.tgz`), "-n", "gmsa-release-test", "--dry-run=server"];
-    const result = await helm.run(args, { values, kubeconfig: cluster.adminKubeconfig });
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain("STATUS: pending-install");
+    for (const image of images) expect(image).toBe(`${repository}@${release.imageDigest}`);
   });
 
   it("bundles the CLI into one file that Node 24 runs without node_modules: --help and token --help", async () => {
@@ -131,4 +136,27 @@ describe("npm run release", () => {
       expect(map).not.toContain(process.cwd());
     }
   });
+});
+
+describe("publishing as the release workflow does, to a registry on loopback", () => {
+  it("pushes the image archive with skopeo under the digest the chart pins", async () => {
+    const digestFile = path.join(release.dir, "..", "image.digest");
+    const archive = `oci-archive:${artifact(`gmsa-webhooks-${version}.oci.tar`)}`;
+    await run("skopeo", ["copy", "--dest-tls-verify=false", "--digestfile", digestFile, archive, `docker://${repository}:${version}`]);
+    expect(await readFile(digestFile, "utf8")).toBe(release.imageDigest);
+    const { stdout } = await run("skopeo", ["inspect", "--tls-verify=false", `docker://${repository}:${version}`]);
+    expect((JSON.parse(stdout) as { Digest: string }).Digest).toBe(release.imageDigest);
+  }, 120_000);
+
+  it("pushes the chart with helm push and installs it from oci:// with the published image (--dry-run=server)", async () => {
+    const pushed = await helm.run(["push", artifact(`gmsa-webhooks-${version}.tgz`), `oci://${registry.host}/charts`, "--plain-http"]);
+    expect(pushed.code).toBe(0);
+    expect(`${pushed.stdout}${pushed.stderr}`).toMatch(/^Digest: sha256:[0-9a-f]{64}$/m);
+    const install = ["install", "gmsa-webhooks", `oci://${registry.host}/charts/gmsa-webhooks`, "--version", version, "--plain-http"];
+    const result = await helm.run([...install, "-n", NAMESPACE, "--dry-run=server"], { values: valuesWithoutImage(), kubeconfig: cluster.adminKubeconfig });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("STATUS: pending-install");
+    expect(result.stdout).toContain(`image: ${repository}@${release.imageDigest}`);
+  }, 120_000);
 });
