@@ -137,10 +137,15 @@ if (import.meta.main) {
   const { values } = parseArgs({
     options: { tag: { type: "string" }, "image-repository": { type: "string" }, out: { type: "string" } },
   });
-  const release = await buildRelease({
-    ...(values.tag === undefined ? {} : { tag: values.tag }),
-    ...(values["image-repository"] === undefined ? {} : { imageRepository: values["image-repository"] }),
-    ...(values.out === undefined ? {} : { outDir: values.out }),
-  });
-  console.log(JSON.stringify({ ...release, dir: shortPath(release.dir) }, null, 2));
+  try {
+    const release = await buildRelease({
+      ...(values.tag === undefined ? {} : { tag: values.tag }),
+      ...(values["image-repository"] === undefined ? {} : { imageRepository: values["image-repository"] }),
+      ...(values.out === undefined ? {} : { outDir: values.out }),
+    });
+    console.log(JSON.stringify({ ...release, dir: shortPath(release.dir) }, null, 2));
+  } catch (error) {
+    console.error(`npm run release: ${(error as Error).message}`);
+    process.exitCode = 1;
+  }
 }
