@@ -73,6 +73,12 @@ describe("the release workflow", () => {
     expect(result.output).toContain("packagez");
   });
 
+  it("pins every action by commit", () => {
+    const uses = Object.values(workflow.jobs).flatMap((job) => job.steps.flatMap((step) => (step.uses === undefined ? [] : [step.uses])));
+    expect(uses.length).toBeGreaterThan(0);
+    for (const action of uses) expect(action).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
+  });
+
   it("runs only for v* tags", () => {
     expect(workflow.on).toEqual({ push: { tags: ["v*"] } });
   });
