@@ -21,7 +21,7 @@ const range = rootPackage.devDependencies[AZURE_PACKAGE];
 if (range === undefined) throw new Error(`${AZURE_PACKAGE} is not a devDependency in package.json`);
 
 const bundle = await buildNodeTarget("azure", OUT);
-const cliBytes = await bundleCli(OUT);
+const cli = await bundleCli(OUT);
 await copyFile(path.join(REPO_ROOT, "functions/azure-functions/host.json"), path.join(REPO_ROOT, OUT, "host.json"));
 const appPackage = {
   name: "gmsa-webhooks-azure-functions",
@@ -33,4 +33,4 @@ const appPackage = {
   dependencies: { [AZURE_PACKAGE]: range },
 };
 await writeFile(path.join(REPO_ROOT, OUT, "package.json"), `${JSON.stringify(appPackage, null, 2)}\n`);
-console.log(`${OUT}/: ${describeBundle(bundle)}, ${CLI_BUNDLE} ${(cliBytes / 1024).toFixed(1)} KiB, host.json, package.json (then: cd ${OUT} && npm install --omit=dev)`);
+console.log(`${OUT}/: ${describeBundle(bundle)}, ${CLI_BUNDLE} ${(cli.bytes / 1024).toFixed(1)} KiB, host.json, package.json (then: cd ${OUT} && npm install --omit=dev)`);

@@ -1,14 +1,15 @@
 /**
  * `npm run build:node` (and `prestart`, with `--if-needed`): bundles the Node server, functions/node/index.ts, to
  * dist/node/server.mjs with its chunks and source maps, which `npm start` and the container image run (the maps
- * are read only under `NODE_OPTIONS=--enable-source-maps`). Takes well under a second and no network. `--if-needed` skips the build when the
+ * are read only under `NODE_OPTIONS=--enable-source-maps`), and the CLI beside it, dist/node/gmsa-webhooks.mjs, which
+ * the image carries for `token eks|aks|gke` (a kubeconfig's exec plugin) and the operator commands. Takes well under a second and no network. `--if-needed` skips the build when the
  * bundle is newer than every file that went into it (the last build lists them in .cache/build/, so that dist/node/
  * holds nothing but what the image copies).
  */
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { REPO_ROOT } from "../repo-root.ts";
-import { buildNodeTarget, describeBundle } from "./bundle-function.ts";
+import { buildNodeTarget, bundleCli, CLI_BUNDLE, describeBundle } from "./bundle-function.ts";
 
 const OUT = "dist/node";
 const ENTRY = "server.mjs";
@@ -44,6 +45,9 @@ async function isStale(): Promise<boolean> {
 
 if (process.argv.includes("--if-needed") && !(await isStale())) process.exit(0);
 const bundle = await buildNodeTarget("server", OUT);
+// After the server: its build empties the folder.
+const cli = await bundleCli(OUT);
+const inputs = new Set([...Object.keys(bundle.metafile.inputs), ...cli.inputs]);
 await mkdir(path.dirname(INPUTS), { recursive: true });
-await writeFile(INPUTS, `${JSON.stringify(Object.keys(bundle.metafile.inputs).sort())}\n`);
-console.error(`${OUT}/${describeBundle(bundle)}`);
+await writeFile(INPUTS, `${JSON.stringify([...inputs].sort())}\n`);
+console.error(`${OUT}/${describeBundle(bundle)}; ${OUT}/${CLI_BUNDLE}: ${(cli.bytes / 1024).toFixed(1)} KiB`);

@@ -150,12 +150,13 @@ export const CLI_BUNDLE = "gmsa-webhooks.mjs";
 /**
  * Bundles the `gmsa-webhooks` CLI into `<outDir>/gmsa-webhooks.mjs`, one file, executable (it keeps the
  * `#!/usr/bin/env node` line), so a kubeconfig beside it can name `./gmsa-webhooks.mjs` as its exec command:
- * `token eks|aks|gke` then runs on a platform that has Node and nothing else (Lambda's nodejs24.x, Azure Functions).
- * @returns the bundle's size in bytes.
+ * `token eks|aks|gke` then runs on a platform that has Node and nothing else (Lambda's nodejs24.x, Azure Functions,
+ * the container image as `node /app/dist/node/gmsa-webhooks.mjs`).
+ * @returns the bundle's size in bytes and the source files that went into it (for staleness checks).
  */
-export async function bundleCli(outDir: string): Promise<number> {
+export async function bundleCli(outDir: string): Promise<{ bytes: number; inputs: string[] }> {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), CLI_BUNDLE);
-  await build({ ...ESBUILD_COMMON, entryPoints: ["functions/cli/gmsa-webhooks.ts"], outfile });
+  const result = await build({ ...ESBUILD_COMMON, entryPoints: ["functions/cli/gmsa-webhooks.ts"], outfile, metafile: true });
   await chmod(outfile, 0o755);
-  return (await stat(outfile)).size;
+  return { bytes: (await stat(outfile)).size, inputs: Object.keys(result.metafile.inputs) };
 }

@@ -5,7 +5,8 @@
  *   (chosen by `ldd`, copied from this machine's Debian packages with their copyright files), CA certificates, and
  *   an `/etc/passwd` whose only user besides root is `node` (uid 1000, as in the official Node images). No shell, no
  *   package manager.
- * - app: the bundle `infra/node/build.ts` makes, `/app/dist/node/`, owned by root and read-only to uid 1000.
+ * - app: the bundles `infra/node/build.ts` makes, `/app/dist/node/`, owned by root and read-only to uid 1000: the
+ *   server and the CLI (`node /app/dist/node/gmsa-webhooks.mjs token eks|aks|gke`, a kubeconfig's exec plugin).
  * The configuration runs `node` with the heap limits of heap-limits.ts as uid 1000 in `/app`; nothing is written to
  * the root file system, so it runs with `readOnlyRootFilesystem: true`.
  *
@@ -111,7 +112,7 @@ async function stageRuntime(root: string, libraries: string[]): Promise<void> {
   await chmod(path.join(root, "tmp"), 0o1777);
 }
 
-/** Stages the app layer: the bundle under /app/dist/node. */
+/** Stages the app layer: the server's and the CLI's bundles under /app/dist/node. */
 async function stageApp(root: string): Promise<void> {
   const from = path.join(REPO_ROOT, "dist", "node");
   for (const file of (await readdir(from)).sort()) {

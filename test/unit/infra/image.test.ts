@@ -74,18 +74,40 @@ describe("the production image", () => {
     expect(config.rootfs.diff_ids).toEqual(digests.map((digest) => `sha256:${digest}`));
   });
 
+  it("carries the CLI beside the server in its app layer", async () => {
+    const { stdout } = await run("tar", ["-tzf", layers.at(-1)!], { maxBuffer: 16 * 2 ** 20 });
+    const names = stdout.trim().split("\n").map((name) => name.replace(/^\.\//, ""));
+    expect(names).toContain("app/dist/node/server.mjs");
+    expect(names).toContain("app/dist/node/gmsa-webhooks.mjs");
+  });
+
   it.runIf(process.getuid?.() === 0)("starts Node as uid 1000 on its read-only root", async () => {
-    const rootfs = path.join(work, "rootfs");
-    await run("mkdir", [rootfs]);
-    for (const layer of layers) await run("tar", ["-xzf", layer, "-C", rootfs]);
     const script = "process.stdout.write(JSON.stringify({ uid: process.getuid(), version: process.version }))";
-    // A private mount namespace whose root is the unpacked image, remounted read-only, then Node as 1000.
-    const { stdout } = await run("unshare", [
-      "--mount", "--fork", "sh", "-c",
-      `mount --bind '${rootfs}' '${rootfs}' && mount -o remount,bind,ro '${rootfs}' && exec chroot --userspec=1000:1000 '${rootfs}' /usr/local/bin/node -e '${script}'`,
-    ]);
-    const started = JSON.parse(stdout) as { uid: number; version: string };
+    const started = JSON.parse(await runInImage(["-e", script])) as { uid: number; version: string };
     expect(started.uid).toBe(1000);
     expect(started.version).toMatch(/^v24\./);
   }, 60_000);
+
+  it.runIf(process.getuid?.() === 0)("runs the CLI's exec plugin help with the image's Node", async () => {
+    const help = await runInImage(["/app/dist/node/gmsa-webhooks.mjs", "token", "--help"]);
+    expect(help).toMatch(/^Usage: gmsa-webhooks token <eks \| aks \| gke>/);
+  }, 60_000);
 });
+
+let rootfs: string | undefined;
+
+/** Runs the image's Node with `args` as uid 1000 in a private mount namespace whose root is the image, read-only. */
+async function runInImage(args: string[]): Promise<string> {
+  if (rootfs === undefined) {
+    const folder = path.join(work, "rootfs");
+    await run("mkdir", [folder]);
+    for (const layer of layers) await run("tar", ["-xzf", layer, "-C", folder]);
+    rootfs = folder;
+  }
+  const quoted = args.map((arg) => `'${arg}'`).join(" ");
+  const { stdout } = await run("unshare", [
+    "--mount", "--fork", "sh", "-c",
+    `mount --bind '${rootfs}' '${rootfs}' && mount -o remount,bind,ro '${rootfs}' && exec chroot --userspec=1000:1000 '${rootfs}' /usr/local/bin/node ${quoted}`,
+  ]);
+  return stdout;
+}

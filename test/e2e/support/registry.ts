@@ -1,0 +1,47 @@
+/**
+ * An OCI registry on loopback for publishing tests: Debian's docker-registry (the CNCF distribution registry, the one
+ * Helm's documentation uses) with in-memory storage and plain HTTP, and Debian's skopeo, the tool the release
+ * workflow pushes the image with. Both are installed on first use (as root, like the tests' other Debian oracles).
+ */
+import { access, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { aptInstall } from "../../../infra/local/apt.ts";
+import { freePort, startProcess, stopProcess, tailFile, waitFor } from "../../../infra/local/processes.ts";
+
+/** A running registry; `close()` stops it and its contents are gone. */
+export interface LocalRegistry {
+  /** `127.0.0.1:<port>`, the registry part of image and chart references. */
+  host: string;
+  close(): Promise<void>;
+}
+
+/** Whether `command` is on PATH. */
+async function onPath(command: string): Promise<boolean> {
+  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
+    if (await access(path.join(dir, command)).then(() => true, () => false)) return true;
+  }
+  return false;
+}
+
+/**
+ * Starts a registry on a free loopback port, with its config and log in `workDir`, installing docker-registry and
+ * skopeo first when they are missing.
+ * @throws Error with the registry's log when it does not answer `/v2/` within 20 s.
+ */
+export async function startLocalRegistry(workDir: string): Promise<LocalRegistry> {
+  for (const [command, pkg] of [["docker-registry", "docker-registry"], ["skopeo", "skopeo"]] as const) {
+    if (!(await onPath(command))) await aptInstall(pkg);
+  }
+  const host = `127.0.0.1:${await freePort()}`;
+  const config = path.join(workDir, "registry.yml");
+  await writeFile(config, `version: 0.1\nlog: { level: error }\nstorage: { inmemory: {} }\nhttp: { addr: "${host}" }\n`);
+  const logFile = path.join(workDir, "registry.log");
+  const registry = await startProcess("docker-registry", "docker-registry", ["serve", config], logFile);
+  try {
+    await waitFor("the registry's /v2/", 20_000, [registry], async () => (await fetch(`http://${host}/v2/`)).ok);
+  } catch (error) {
+    await stopProcess(registry);
+    throw new Error(`${(error as Error).message}\n${await tailFile(logFile)}`, { cause: error });
+  }
+  return { host, close: () => stopProcess(registry) };
+}

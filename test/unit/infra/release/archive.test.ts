@@ -1,0 +1,70 @@
+/**
+ * The release's archives and checksums (infra/release/archive.ts): the same files give the same bytes whenever they
+ * are written, modes survive, and SHA256SUMS is what `sha256sum -c` checks.
+ */
+import { execFile } from "node:child_process";
+import { chmod, mkdir, readFile, utimes, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { tarGzFolder, writeChecksums, zipFolder } from "../../../../infra/release/archive.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
+
+const run = promisify(execFile);
+
+/** A folder with a nested file and an executable, dated `date`. */
+async function makeFolder(date: Date): Promise<string> {
+  const folder = await tempDir("release-archive-");
+  await mkdir(path.join(folder, "sub"));
+  await writeFile(path.join(folder, "b.txt"), "b\n");
+  await writeFile(path.join(folder, "sub", "a.txt"), "a\n");
+  await writeFile(path.join(folder, "tool"), "#!/bin/sh\n");
+  await chmod(path.join(folder, "tool"), 0o755);
+  for (const file of ["b.txt", "sub/a.txt", "tool"]) await utimes(path.join(folder, file), date, date);
+  return folder;
+}
+
+describe("zipFolder", () => {
+  it("writes the same bytes for the same files whatever their dates", async () => {
+    const out = await tempDir();
+    await zipFolder(await makeFolder(new Date("2020-05-01T10:00:00Z")), path.join(out, "one.zip"));
+    await zipFolder(await makeFolder(new Date("2024-09-09T23:59:00Z")), path.join(out, "two.zip"));
+    expect(await readFile(path.join(out, "one.zip"))).toEqual(await readFile(path.join(out, "two.zip")));
+  });
+
+  it("lists the files sorted, dated 2000-01-01, with the executable kept executable", async () => {
+    const zip = path.join(await tempDir(), "x.zip");
+    await zipFolder(await makeFolder(new Date()), zip);
+    const { stdout } = await run("zipinfo", ["-T", zip]);
+    const lines = stdout.split("\n").filter((line) => /^[-d]r/.test(line));
+    expect(lines.map((line) => line.split(/\s+/).at(-1))).toEqual(["b.txt", "sub/a.txt", "tool"]);
+    for (const line of lines) expect(line).toContain("20000101.000000");
+    expect(lines[2]).toMatch(/^-rwxr-xr-x/);
+  });
+});
+
+describe("tarGzFolder", () => {
+  it("writes the same bytes for the same files, owned by root", async () => {
+    const out = await tempDir();
+    await tarGzFolder(await makeFolder(new Date("2020-05-01T10:00:00Z")), path.join(out, "one.tar.gz"));
+    await tarGzFolder(await makeFolder(new Date("2024-09-09T23:59:00Z")), path.join(out, "two.tar.gz"));
+    expect(await readFile(path.join(out, "one.tar.gz"))).toEqual(await readFile(path.join(out, "two.tar.gz")));
+    const { stdout } = await run("tar", ["-tzvf", path.join(out, "one.tar.gz")]);
+    expect(stdout.trim().split("\n").map((line) => line.split(/\s+/).slice(1, 2)[0])).toEqual(["0/0", "0/0", "0/0"]);
+  });
+});
+
+describe("writeChecksums", () => {
+  it("writes what sha256sum -c verifies, and fails it when a file changes", async () => {
+    const folder = await makeFolder(new Date());
+    await writeChecksums(folder, ["tool", "b.txt"]);
+    expect((await readFile(path.join(folder, "SHA256SUMS"), "utf8")).split("\n")[0]).toMatch(/^[0-9a-f]{64} {2}b\.txt$/);
+    await run("sha256sum", ["-c", "SHA256SUMS"], { cwd: folder });
+    await writeFile(path.join(folder, "tool"), "changed\n");
+    const failed = await run("sha256sum", ["-c", "SHA256SUMS"], { cwd: folder }).then(
+      () => "",
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(failed).toContain("tool: FAILED");
+  });
+});
