@@ -3,10 +3,11 @@
  * (expressions, action inputs, job permissions, shell), and it asks for no more than it uses, publishes what
  * `npm run release` built for the pushed tag, and signs what it pushes. The steps that need no registry run here in
  * bash as Actions runs them (`bash -eo pipefail`), with `gh` replaced by a recorder: the names derived from the tag
- * and owner, and the GitHub release with CHANGELOG.md's section as its notes. Publishing itself:
+ * and owner, the krew manifest, and the GitHub release with CHANGELOG.md's section as its notes. Publishing itself:
  * test/e2e/release.test.ts.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -23,6 +24,10 @@ interface Workflow {
   on: { push: { tags: string[]; branches?: string[] } };
   permissions: Record<string, string>;
   jobs: Record<string, { permissions: Record<string, string>; steps: { name?: string; run?: string; uses?: string }[] }>;
+}
+
+interface KrewPlugin {
+  spec: { version: string; platforms: { uri: string; sha256: string }[] };
 }
 
 let actionlint: string;
@@ -113,6 +118,19 @@ describe("the release workflow", () => {
       "dir=dist/release/1.2.3",
       "image=ghcr.io/example-org/gmsa-webhooks",
       "charts=ghcr.io/example-org/charts",
+    ]);
+  });
+
+  it("renders the krew manifest for the release's kubectl-gmsa archive, its URL and checksum", async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "kubectl-gmsa-1.2.3.tar.gz"), "archive");
+    await runStep("Krew manifest", { VERSION: "1.2.3", DIR: dir, GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY: "example-org/gmsa-webhooks" });
+    const manifest = parse(await readFile(path.join(dir, "kubectl-gmsa.krew.yaml"), "utf8")) as KrewPlugin;
+    const sum = createHash("sha256").update("archive").digest("hex");
+    expect(manifest.spec.version).toBe("v1.2.3");
+    expect(manifest.spec.platforms.map((p) => [p.uri, p.sha256])).toContainEqual([
+      "https://github.com/example-org/gmsa-webhooks/releases/download/v1.2.3/kubectl-gmsa-1.2.3.tar.gz",
+      sum,
     ]);
   });
 
