@@ -17,6 +17,7 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
 import type { DoctorCluster, Finding } from "../../functions/cli/doctor/findings.ts";
+import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
 const cluster = inject("cluster");
@@ -81,6 +82,7 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
 
   it("passes every check, both dry-run probes with the time each took", async () => {
     const findings = await expectHealthy();
+    console.log(`[doctor] ${runtime} functions:\n${formatFindingsText(findings)}`);
     const byCheck = new Map(findings.map((f) => [f.check, f]));
     for (const check of ["crd", "webhooks/expand", "webhooks/authorize", "certificates/expand", "certificates/authorize", "readyz/expand", "readyz/authorize", "rbac/expand", "rbac/authorize"]) {
       expect(byCheck.get(check)?.status, show(findings)).toMatch(/pass|warn/);

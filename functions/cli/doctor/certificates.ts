@@ -37,7 +37,7 @@ function expiry(check: string, what: string, validTo: string, now: number, fix: 
   const end = Date.parse(validTo);
   if (end <= now) return finding(check, "fail", `${what} expired on ${new Date(end).toISOString()}`, fix);
   const days = Math.floor((end - now) / DAY_MS);
-  if (days < RENEWAL_WINDOW_DAYS) return finding(check, "warn", `${what} expires in ${days} days (${new Date(end).toISOString()}), inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
+  if (days < RENEWAL_WINDOW_DAYS) return finding(check, "warn", `${what} expires in ${days} ${days === 1 ? "day" : "days"} (${new Date(end).toISOString()}), inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
   return undefined;
 }
 

@@ -26,7 +26,8 @@ export function isAksCluster(nodes: readonly NodeObject[]): boolean {
 export function checkWindowsNodes(nodes: readonly NodeObject[]): Finding {
   const windows = nodes.filter((n) => n.metadata.labels?.[OS_LABEL] === "windows").length;
   if (windows > 0) return finding("nodes", "pass", `${windows} of ${nodes.length} nodes run Windows`);
-  return finding("nodes", "warn", `none of the ${nodes.length} nodes runs Windows: GMSA pods cannot start`, "add a Windows node pool");
+  const none = nodes.length === 0 ? "the cluster has no node" : `none of the ${nodes.length} nodes runs Windows`;
+  return finding("nodes", "warn", `${none}: GMSA pods cannot start`, "add a Windows node pool");
 }
 
 interface Term {
@@ -85,6 +86,7 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     const message = `the service account of ${refused.length} running GMSA pods may no longer use its credspec, so their replacements are refused (403): ${listed(refused)}`;
     findings.push(finding("pods/use", "fail", message, `grant "use" again (a RoleBinding to a ClusterRole with verb use on the credspec), or change the pods`));
   }
-  if (findings.length === 0) findings.push(finding("pods", "pass", `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`));
+  if (findings.length > 0) return findings;
+  return [finding("pods", "pass", gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`)];
   return findings;
 }
