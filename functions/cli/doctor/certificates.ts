@@ -139,7 +139,7 @@ export async function checkReadyz(cluster: DoctorCluster, { fn, configName, webh
     if (service !== undefined) {
       where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
       const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
-      const response = await cluster.request({ path });
+      const response = await cluster.request({ method: "GET", path });
       answer = { status: response.status, body: typeof response.body === "string" ? response.body : statusMessage(response.body) };
     } else {
       const base = new URL(url!);

@@ -69,10 +69,10 @@ export function checkCredSpecs(items: readonly CredSpecObject[]): { findings: Fi
 
 /** GETs the CRD and the credspecs and checks both. */
 export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; wellFormed: string[]; all: string[] }> {
-  const crd = await cluster.request({ path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
+  const crd = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
   const findings = checkCrd(crd.status, crd.body);
   if (crd.status !== 200) return { findings, wellFormed: [], all: [] };
-  const list = await cluster.request({ path: `/apis/${CREDSPEC_GROUP}/v1/${CREDSPEC_RESOURCE}` });
+  const list = await cluster.request({ method: "GET", path: `/apis/${CREDSPEC_GROUP}/v1/${CREDSPEC_RESOURCE}` });
   if (list.status !== 200) {
     findings.push(finding("credspec", "fail", `GET ${CREDSPEC_RESOURCE} answered ${list.status}: ${statusMessage(list.body)}`));
     return { findings, wellFormed: [], all: [] };

@@ -18,7 +18,7 @@ export interface Finding {
 
 /** A request to the API server, relative to its URL. */
 export interface ClusterRequest {
-  method?: "GET" | "POST";
+  method: "GET" | "POST";
   path: string;
   query?: Record<string, string>;
   body?: unknown;
@@ -43,7 +43,7 @@ export function finding(check: string, status: FindingStatus, message: string, f
 
 /** The `items` of a list response, or the error finding when the list could not be read. */
 export async function listItems<T>(cluster: DoctorCluster, check: string, path: string): Promise<{ items: T[] } | { error: Finding }> {
-  const response = await cluster.request({ path });
+  const response = await cluster.request({ method: "GET", path });
   if (response.status === 200) return { items: ((response.body as { items?: T[] }).items ?? []) };
   return { error: finding(check, "fail", `GET ${path} answered ${response.status}: ${statusMessage(response.body)}`, readAccessFix) };
 }

@@ -40,7 +40,7 @@ interface ServiceAccount {
 
 /** Each function's identity from the cluster's ServiceAccounts (the chart's, then infra/rbac's), where there is one. */
 export async function findIdentities(cluster: DoctorCluster): Promise<Partial<Record<FunctionName, Identity>>> {
-  const response = await cluster.request({ path: "/api/v1/serviceaccounts", query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" } });
+  const response = await cluster.request({ method: "GET", path: "/api/v1/serviceaccounts", query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" } });
   const labelled = response.status === 200 ? ((response.body as { items?: ServiceAccount[] }).items ?? []) : [];
   const identities: Partial<Record<FunctionName, Identity>> = {};
   for (const fn of FUNCTION_NAMES) {
@@ -49,7 +49,7 @@ export async function findIdentities(cluster: DoctorCluster): Promise<Partial<Re
       identities[fn] = serviceAccountIdentity(chart.metadata.namespace, chart.metadata.name);
       continue;
     }
-    const base = await cluster.request({ path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` });
+    const base = await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` });
     if (base.status === 200) identities[fn] = serviceAccountIdentity("gmsa-webhooks", `gmsa-${fn}`);
   }
   return identities;

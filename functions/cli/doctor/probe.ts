@@ -54,7 +54,7 @@ export async function findProbeSubjects(cluster: DoctorCluster, credspecs: reado
     candidates = [given.allowed];
   } else {
     const lists = await Promise.all(
-      ["/apis/rbac.authorization.k8s.io/v1/rolebindings", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"].map((path) => cluster.request({ path })),
+      ["/apis/rbac.authorization.k8s.io/v1/rolebindings", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"].map((path) => cluster.request({ method: "GET", path })),
     );
     const bindings = lists.flatMap((r) => (r.status === 200 ? ((r.body as { items?: Binding[] }).items ?? []) : []));
     const seen = new Set<string>();
@@ -85,7 +85,7 @@ export async function findProbeSubjects(cluster: DoctorCluster, credspecs: reado
 }
 
 async function findRefused(cluster: DoctorCluster, namespace: string, credspec: string): Promise<ServiceAccountName | undefined> {
-  const response = await cluster.request({ path: `/api/v1/namespaces/${namespace}/serviceaccounts` });
+  const response = await cluster.request({ method: "GET", path: `/api/v1/namespaces/${namespace}/serviceaccounts` });
   const names = ((response.body as { items?: { metadata: { name: string } }[] }).items ?? []).map((sa) => sa.metadata.name);
   // The API server's ServiceAccount admission refuses a pod naming an account that does not exist, before any webhook.
   const ordered = [...names.filter((n) => n === "default"), ...names.filter((n) => n !== "default")].slice(0, 10);
