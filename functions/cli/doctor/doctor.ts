@@ -3,12 +3,13 @@
  * probe after an earlier failure is reported as a skip: the earlier failure explains it, so each fault is named once.
  */
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
+import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
 import { checkCaBundle, checkReadyz, checkUrlCertificate } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import { finding, listItems, type DoctorCluster, type Finding } from "./findings.ts";
 import { checkIdentities, findIdentities, parseIdentity, type Identity } from "./identities.ts";
 import { checkGmsaPods, checkWindowsNodes, isAksCluster, type NodeObject } from "./nodes.ts";
-import { findProbeSubjects, runProbes, type ServiceAccountName } from "./probe.ts";
+import { findProbeSubjects, runProbes } from "./probe.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
 /** What the operator may tell the doctor instead of letting it look. */
@@ -16,7 +17,7 @@ export interface DoctorOptions {
   /** The credspec the end-to-end probes name. */
   credspec?: string;
   /** A service account that may use it (the probe expecting expand to inline). */
-  serviceAccount?: ServiceAccountName;
+  serviceAccount?: ServiceAccountRef;
   /** The functions' identities (user names) when they are not the chart's or infra/rbac's ServiceAccounts. */
   identities?: Partial<Record<FunctionName, string>>;
   /** Milliseconds since the epoch, for certificate expiry; default now. */

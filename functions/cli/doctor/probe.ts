@@ -4,30 +4,25 @@
  * (authorize must refuse it with 403), each timed. The API server's own webhook call errors (x509, connection) and
  * a function's refused API calls are named as what they are.
  */
+import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
 import { buildLocalSubjectAccessReview } from "../../../shared/kube/access-reviews.ts";
 import { EXPECTED_WEBHOOKS } from "./expected-webhooks.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import type { FoundWebhook } from "./webhooks.ts";
 
-/** A service account in a namespace. */
-export interface ServiceAccountName {
-  namespace: string;
-  name: string;
-}
-
 /** What the probes use: given with flags, or found by {@link findProbeSubjects}. */
 export interface ProbeSubjects {
   credspec: string;
-  allowed: ServiceAccountName;
+  allowed: ServiceAccountRef;
   /** Undefined when no service account of `allowed`'s namespace is refused `use` (nothing to probe). */
-  refused: ServiceAccountName | undefined;
+  refused: ServiceAccountRef | undefined;
 }
 
 /** Access reviews spent looking for subjects, at most. */
 const MAX_REVIEWS = 60;
 
 /** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends. */
-export async function mayUse(cluster: DoctorCluster, sa: ServiceAccountName, credspec: string): Promise<{ allowed: boolean; reason: string }> {
+export async function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<{ allowed: boolean; reason: string }> {
   const body = buildLocalSubjectAccessReview({ namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec });
   const response = await cluster.request({ method: "POST", path: `/apis/authorization.k8s.io/v1/namespaces/${sa.namespace}/localsubjectaccessreviews`, body });
   if (response.status !== 201 && response.status !== 200) throw new Error(`a LocalSubjectAccessReview answered ${response.status}: ${statusMessage(response.body)}`);
@@ -49,7 +44,7 @@ export async function findProbeSubjects(cluster: DoctorCluster, credspecs: reado
   const check = "end-to-end/may-use";
   const names = given.credspec === undefined ? credspecs : [given.credspec];
   if (names.length === 0) return finding(check, "skip", "no GMSACredentialSpec exists to probe with");
-  let candidates: ServiceAccountName[];
+  let candidates: ServiceAccountRef[];
   if (given.allowed !== undefined) {
     candidates = [given.allowed];
   } else {
@@ -84,7 +79,7 @@ export async function findProbeSubjects(cluster: DoctorCluster, credspecs: reado
   return finding(check, given.allowed === undefined ? "warn" : "fail", `no ${given.allowed === undefined ? "service account bound by a RoleBinding or ClusterRoleBinding" : "given service account"} may use ${what}: nothing to probe with`, "name one with --service-account");
 }
 
-async function findRefused(cluster: DoctorCluster, namespace: string, credspec: string): Promise<ServiceAccountName | undefined> {
+async function findRefused(cluster: DoctorCluster, namespace: string, credspec: string): Promise<ServiceAccountRef | undefined> {
   const response = await cluster.request({ method: "GET", path: `/api/v1/namespaces/${namespace}/serviceaccounts` });
   const names = ((response.body as { items?: { metadata: { name: string } }[] }).items ?? []).map((sa) => sa.metadata.name);
   // The API server's ServiceAccount admission refuses a pod naming an account that does not exist, before any webhook.
@@ -96,7 +91,7 @@ async function findRefused(cluster: DoctorCluster, namespace: string, credspec: 
 }
 
 /** The probe pod: a Windows pod naming the credspec, for a dry run only. */
-export function buildProbePod(sa: ServiceAccountName, credspec: string): object {
+export function buildProbePod(sa: ServiceAccountRef, credspec: string): object {
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -129,7 +124,7 @@ export function explainWebhookCallError(message: string, found: readonly FoundWe
   return `the API server could not call ${hook.fn} (${hook.configName}): ${message.slice(message.indexOf("failed calling webhook")).slice(0, 300)}`;
 }
 
-async function dryRunCreate(cluster: DoctorCluster, sa: ServiceAccountName, credspec: string) {
+async function dryRunCreate(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string) {
   const started = performance.now();
   const response = await cluster.request({ method: "POST", path: `/api/v1/namespaces/${sa.namespace}/pods`, query: { dryRun: "All" }, body: buildProbePod(sa, credspec) });
   return { response, ms: Math.round(performance.now() - started) };
@@ -139,7 +134,7 @@ async function dryRunCreate(cluster: DoctorCluster, sa: ServiceAccountName, cred
 export async function runProbes(cluster: DoctorCluster, subjects: ProbeSubjects, found: readonly FoundWebhook[]): Promise<Finding[]> {
   const { credspec, allowed, refused } = subjects;
   const findings: Finding[] = [];
-  const describe = (sa: ServiceAccountName) => `service account ${sa.namespace}/${sa.name}`;
+  const describe = (sa: ServiceAccountRef) => `service account ${sa.namespace}/${sa.name}`;
   const may = await dryRunCreate(cluster, allowed, credspec);
   const inlined = (may.response.body as { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec;
   const mayMessage = statusMessage(may.response.body);

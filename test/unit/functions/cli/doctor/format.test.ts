@@ -1,6 +1,5 @@
-import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
-import { formatFindingsData, formatFindingsText, summarize } from "../../../../../functions/cli/doctor/format.ts";
+import { buildDoctorReport, formatFindingsText, summarize } from "../../../../../functions/cli/doctor/format.ts";
 import type { Finding } from "../../../../../functions/cli/doctor/findings.ts";
 
 const findings: Finding[] = [
@@ -25,10 +24,18 @@ describe("the doctor's report", () => {
     );
   });
 
-  it("gives the findings and their counts as JSON or YAML", () => {
-    const expected = { findings, summary: { pass: 1, warn: 1, fail: 1, skip: 0 } };
-    expect(JSON.parse(formatFindingsData(findings, "json"))).toEqual(expected);
-    expect(parse(formatFindingsData(findings, "yaml"))).toEqual(expected);
+  it("paints only the status tags", () => {
+    const paint = { ok: (t: string) => `<ok>${t}`, bad: (t: string) => `<bad>${t}`, warn: (t: string) => `<warn>${t}` };
+    expect(formatFindingsText(findings, paint).split("\n").slice(0, 4)).toEqual([
+      "<ok>ok   crd                 served",
+      "<bad>FAIL webhooks/authorize  missing",
+      "                         fix: apply it",
+      "<warn>warn nodes               no Windows node",
+    ]);
+  });
+
+  it("gives the findings and their counts as data for -o json|yaml", () => {
+    expect(buildDoctorReport(findings)).toEqual({ findings, summary: { pass: 1, warn: 1, fail: 1, skip: 0 } });
     expect(summarize([])).toEqual({ pass: 0, warn: 0, fail: 0, skip: 0 });
   });
 });
