@@ -12,12 +12,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import type { DoctorCluster, Finding } from "../../functions/cli/doctor/findings.ts";
+import type { Finding } from "../../functions/cli/doctor/findings.ts";
 import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
+import { doctorClusterOf } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
 const cluster = inject("cluster");
@@ -26,14 +27,7 @@ const run = promisify(execFile);
 const MUTATING = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/gmsa-webhooks-expand";
 const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gmsa-webhooks-authorize";
 
-/** The doctor's view of the cluster: the admin user, as an operator's kubeconfig would give. */
-const doctorCluster: DoctorCluster = {
-  async request({ method = "GET", path, query, body }) {
-    const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
-    const response = await kubeRequest(admin, `${path}${search}`, { method, ...(body === undefined ? {} : { body }) });
-    return { status: response.status, body: response.body, warnings: [] };
-  },
-};
+const doctorCluster = doctorClusterOf(admin);
 
 const failures = (findings: Finding[]) => findings.filter((f) => f.status === "fail");
 const show = (findings: Finding[]) => findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");

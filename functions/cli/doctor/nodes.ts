@@ -26,7 +26,7 @@ export function isAksCluster(nodes: readonly NodeObject[]): boolean {
 export function checkWindowsNodes(nodes: readonly NodeObject[]): Finding {
   const windows = nodes.filter((n) => n.metadata.labels?.[OS_LABEL] === "windows").length;
   if (windows > 0) return finding("nodes", "pass", `${windows} of ${nodes.length} nodes run Windows`);
-  const none = nodes.length === 0 ? "the cluster has no node" : `none of the ${nodes.length} nodes runs Windows`;
+  const none = nodes.length === 0 ? "the cluster has no node" : nodes.length === 1 ? "its only node does not run Windows" : `none of the ${nodes.length} nodes runs Windows`;
   return finding("nodes", "warn", `${none}: GMSA pods cannot start`, "add a Windows node pool");
 }
 
