@@ -25,6 +25,9 @@ import { issueServingCertificate } from "../../infra/local/pki.ts";
 import { createOptedOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
+import { doctorClusterOf } from "./support/doctor.ts";
+import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
+import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
 
 const GROUP = "helm-in-cluster";
 const NAMESPACE = "gmsa-helm-in-cluster";
@@ -88,6 +91,19 @@ describe("helm install on a real node, certificates generated at install", () =>
     expect(configurations.map((c) => c.webhooks.map((w) => w.clientConfig.service?.name))).toEqual(FUNCTIONS.map((fn) => [`${FULLNAME}-${fn}`]));
     const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(admin(), `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`);
     expect(policy.spec.ingress.map((rule) => rule.from)).toEqual([[{ ipBlock: { cidr: POD_CIDR } }]]);
+  });
+
+  it("passes kubectl gmsa doctor on the chart's install: service references, the probes through the pods", async () => {
+    const findings = await runDoctor(doctorClusterOf(admin()));
+    const report = formatFindingsText(findings);
+    expect(findings.filter((f) => f.status === "fail"), report).toEqual([]);
+    for (const fn of FUNCTIONS) {
+      expect(findings.find((f) => f.check === `readyz/${fn}`)?.message, report).toMatch(/through the API server's service proxy answered 200/);
+      expect(findings.find((f) => f.check === `rbac/${fn}`)?.message, report).toMatch(new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`));
+    }
+    expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, report).toBe("pass");
+    expect(findings.find((f) => f.check === "end-to-end/may-not-use")?.status, report).toBe("pass");
+    process.stderr.write(`[helm-in-cluster] doctor:\n${report}`);
   });
 
   describe("admission through the pods", () => {
