@@ -7,7 +7,9 @@
  * Needs root, as the kubelet does and CI has.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import {
   applySamples,
@@ -21,7 +23,7 @@ import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
-import { issueServingCertificate } from "../../infra/local/pki.ts";
+import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
 import { createOptedOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
@@ -104,6 +106,32 @@ describe("helm install on a real node, certificates generated at install", () =>
     expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, report).toBe("pass");
     expect(findings.find((f) => f.check === "end-to-end/may-not-use")?.status, report).toBe("pass");
     process.stderr.write(`[helm-in-cluster] doctor:\n${report}`);
+  });
+
+  it("names a caBundle of another CA on a service reference from the API server's own x509 error, and only that", async () => {
+    const [expandPath] = webhookConfigurationPaths(FULLNAME);
+    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin(), expandPath!);
+    const original = configuration.webhooks[0]!.clientConfig.caBundle;
+    const other = await createCertificateAuthority(await mkdtemp(join(stack.cluster.dir, "other-ca-")), "another CA");
+    const setCaBundle = (caBundle: string) =>
+      kubeRequestOk(admin(), expandPath!, { method: "PATCH", contentType: "application/json-patch+json", body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: caBundle }] });
+    await setCaBundle(Buffer.from(other.certPem).toString("base64"));
+    try {
+      // The admission plugin sees the change through its informer: poll until the probe meets the new caBundle.
+      await vi.waitFor(
+        async () => {
+          const findings = await runDoctor(doctorClusterOf(admin()));
+          const failed = findings.filter((f) => f.status === "fail");
+          // Both probes meet it: expand is called for the pod authorize should refuse too.
+          expect(failed.map((f) => f.check), formatFindingsText(findings)).toEqual(["end-to-end/may-use", "end-to-end/may-not-use"]);
+          for (const f of failed) expect(f.message).toMatch(new RegExp(`the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `));
+        },
+        { timeout: 30_000, interval: 500 },
+      );
+    } finally {
+      await setCaBundle(original);
+      await waitForGmsaWebhooks(stack.cluster, GROUP);
+    }
   });
 
   describe("admission through the pods", () => {
