@@ -5,10 +5,9 @@ import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credsp
 import { buildCredSpecResources } from "../../shared/credspec/render.ts";
 import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
 import { isDns1123Subdomain } from "../../shared/policy/names.ts";
-import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, parseStrictArgs, type ArgsResult, type CliIo } from "./io.ts";
+import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
 import { CREDSPEC_USAGE } from "./usage.ts";
 
-const PREFIX = "gmsa-webhooks credspec";
 
 /** The `credspec` command line, checked. `input` is a file path or `-` for stdin. */
 type CredSpecArgs =
@@ -66,14 +65,14 @@ export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Pr
     bytes = args.input === "-" ? await io.readStdin() : await io.readFile(args.input);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    io.stderr(`${PREFIX}: cannot read ${source}${typeof code === "string" ? ` (${code})` : ""}\n`);
+    io.stderr(`${programOf(io)} credspec: cannot read ${source}${typeof code === "string" ? ` (${code})` : ""}\n`);
     return EXIT_USAGE;
   }
 
   const json = parseCredSpecJson(bytes);
   if (!json.ok) return reportProblems(io, source, json.problems);
   const result = validateCredSpecDocument(json.value);
-  for (const warning of result.warnings) io.stderr(`${PREFIX}: ${source}: warning: ${formatCredSpecProblem(warning)}\n`);
+  for (const warning of result.warnings) io.stderr(`${programOf(io)} credspec: ${source}: warning: ${formatCredSpecProblem(warning)}\n`);
   if (!result.ok) return reportProblems(io, source, result.problems);
 
   // Validation guarantees at least one account.
@@ -94,7 +93,7 @@ export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Pr
 
 function reportProblems(io: CliIo, source: string, problems: readonly CredSpecProblem[]): number {
   const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  io.stderr(`${PREFIX}: ${source}: invalid credential spec, ${count}:\n`);
+  io.stderr(`${programOf(io)} credspec: ${source}: invalid credential spec, ${count}:\n`);
   for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
   return EXIT_INVALID;
 }

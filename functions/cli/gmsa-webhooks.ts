@@ -1,25 +1,50 @@
 #!/usr/bin/env node
 /**
- * The `gmsa-webhooks` command (package.json `bin`): `npx gmsa-webhooks credspec ...` or `npm run credspec -- ...`.
- * TypeScript with a node shebang: Node 24, which npx and npm scripts find first on PATH (docs/development.md,
- * Toolchain), strips the types; an older `node` fails with ERR_UNKNOWN_FILE_EXTENSION. Node strips types only outside
- * node_modules, so this bin serves a checkout of this repository, not an installed copy of the (private) package.
+ * The `gmsa-webhooks` command, and `kubectl gmsa` (package.json `bin`: kubectl-gmsa is the same file; kubectl runs
+ * any `kubectl-gmsa` on PATH as `kubectl gmsa`). TypeScript with a node shebang: Node 24, which npx and npm scripts
+ * find first on PATH (docs/development.md, Toolchain), strips the types; an older `node` fails with
+ * ERR_UNKNOWN_FILE_EXTENSION. Node strips types only outside node_modules, so this bin serves a checkout of this
+ * repository, not an installed copy of the (private) package.
  */
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { CLUSTER_OPTIONS } from "./cluster.ts";
 import { runCredSpecCommand } from "./credspec.ts";
-import { createProcessIo, EXIT_OK, EXIT_USAGE, type CliIo } from "./io.ts";
+import { createProcessIo, EXIT_OK, EXIT_USAGE, programOf, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 import { MAIN_USAGE } from "./usage.ts";
 
+/** Every command by name: each parses its own arguments and resolves to its exit status. */
+const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
+  credspec: runCredSpecCommand,
+  token: runTokenCommand,
+};
+
+/** The command and its arguments; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
+function splitCommand(argv: readonly string[]): { command?: string | undefined; rest: string[] } {
+  const { tokens } = parseArgs({ args: [...argv], options: CLUSTER_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const first = tokens.find((token) => token.kind === "positional" || token.kind === "option-terminator");
+  if (first?.kind !== "positional") return { command: argv[0], rest: argv.slice(1) };
+  return { command: first.value, rest: argv.filter((_, index) => index !== first.index) };
+}
+
 /** Dispatches `gmsa-webhooks <command> ...` and resolves to the exit status. */
-async function runCli([command, ...rest]: readonly string[], io: CliIo): Promise<number> {
-  if (command === "credspec") return runCredSpecCommand(rest, io);
-  if (command === "token") return runTokenCommand(rest, io);
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const { command, rest } = splitCommand(argv);
+  const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (run !== undefined) return run(rest, io);
   if (command === "--help" || command === "-h" || command === "help") {
-    io.stdout(MAIN_USAGE);
+    io.stdout(usageFor(MAIN_USAGE, io));
     return EXIT_OK;
   }
-  io.stderr(command === undefined ? MAIN_USAGE : `gmsa-webhooks: unknown command ${JSON.stringify(command)}\n${MAIN_USAGE}`);
+  const problem = command === undefined ? "" : `${programOf(io)}: unknown command ${JSON.stringify(command)}\n`;
+  io.stderr(`${problem}${usageFor(MAIN_USAGE, io)}`);
   return EXIT_USAGE;
 }
 
-process.exitCode = await runCli(process.argv.slice(2), createProcessIo());
+/** `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa), else `gmsa-webhooks`. */
+export function programName(invokedAs: string | undefined): string {
+  return path.basename(invokedAs ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks";
+}
+
+if (import.meta.main) process.exitCode = await runCli(process.argv.slice(2), createProcessIo(programName(process.argv[1])));

@@ -11,9 +11,13 @@ export interface CliIo {
   readStdin(): Promise<Uint8Array>;
   /** The process environment (the `token` command reads cloud credentials from it). */
   env: Readonly<Record<string, string | undefined>>;
+  /** The program as invoked, for usage and errors: `kubectl gmsa` when run as kubectl-gmsa. Default `gmsa-webhooks`. */
+  program?: string;
+  /** True when standard output is a terminal (colour, with NO_COLOR unset). */
+  stdoutIsTty?: boolean;
 }
 
-/** Exit statuses of every command: 0 done, 1 the input is invalid, 2 the command line is wrong or unreadable. */
+/** Exit statuses of every command: 0 all well, 1 something wrong (invalid input, a finding, a denial), 2 usage. */
 export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
@@ -34,20 +38,30 @@ export function parseStrictArgs<O extends ParseArgsOptionsConfig>(argv: readonly
   }
 }
 
+/** The program's name as invoked. */
+export const programOf = (io: CliIo): string => io.program ?? "gmsa-webhooks";
+
+/** A usage text written for `gmsa-webhooks`, naming the program as invoked (examples in it keep their words). */
+export function usageFor(usage: string, io: CliIo): string {
+  return usage.replace(/^Usage: gmsa-webhooks\b/m, `Usage: ${programOf(io)}`).replaceAll("Run 'gmsa-webhooks ", `Run '${programOf(io)} `);
+}
+
 /** Answers a wrong command line (EXIT_USAGE: its errors and a pointer to --help on stderr) or --help (EXIT_OK, stdout). */
 export function answerUsage(command: string, parsed: ArgsResult<{ help: boolean }>, usage: string, io: CliIo): number {
   if (parsed.ok) {
-    io.stdout(usage);
+    io.stdout(usageFor(usage, io));
     return EXIT_OK;
   }
-  for (const error of parsed.errors) io.stderr(`gmsa-webhooks ${command}: ${error}\n`);
-  io.stderr(`Run 'gmsa-webhooks ${command} --help' for usage.\n`);
+  for (const error of parsed.errors) io.stderr(`${programOf(io)} ${command}: ${error}\n`);
+  io.stderr(`Run '${programOf(io)} ${command} --help' for usage.\n`);
   return EXIT_USAGE;
 }
 
-/** The real process: standard streams, the file system and the environment. */
-export function createProcessIo(): CliIo {
+/** The real process: standard streams, the file system and the environment; `program` as invoked. */
+export function createProcessIo(program?: string): CliIo {
   return {
+    ...(program === undefined ? {} : { program }),
+    stdoutIsTty: process.stdout.isTTY,
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     readFile: async (path) => new Uint8Array(await readFile(path)),

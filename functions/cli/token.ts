@@ -4,10 +4,9 @@ import { EXEC_API_V1, EXEC_API_VERSIONS, type ExecApiVersion } from "../../share
 import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import { parseJson } from "../../shared/json.ts";
-import { answerUsage, EXIT_INVALID, EXIT_OK, parseStrictArgs, type ArgsResult, type CliIo } from "./io.ts";
+import { answerUsage, EXIT_INVALID, EXIT_OK, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
 import { TOKEN_USAGE } from "./usage.ts";
 
-const PREFIX = "gmsa-webhooks token";
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Variables = Partial<Record<VariableName, string>>;
@@ -87,7 +86,7 @@ export async function runTokenCommand(argv: readonly string[], io: CliIo): Promi
   const parsed = parseTokenArgs(argv);
   if (!parsed.ok || parsed.args.help) return answerUsage("token", parsed, TOKEN_USAGE, io);
   const { provider, variables } = parsed.args;
-  const prefix = `${PREFIX} ${provider}`;
+  const prefix = `${programOf(io)} token ${provider}`;
   try {
     const source = buildTokenSource(provider, variables, io.env);
     if ("problems" in source) {

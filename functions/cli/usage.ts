@@ -1,11 +1,30 @@
-/** `gmsa-webhooks --help`. */
+/** `gmsa-webhooks --help` (as `kubectl gmsa --help`, the program's name as invoked). */
 export const MAIN_USAGE = `Usage: gmsa-webhooks <command> [options]
 
 Commands:
-  credspec   turn New-CredentialSpec JSON into a GMSACredentialSpec and the RBAC to use it
-  token      print an ExecCredential with an EKS, AKS or GKE token (a kubeconfig exec plugin)
+  credspec      turn New-CredentialSpec JSON into a GMSACredentialSpec and the RBAC to use it
+  token         print an ExecCredential with an EKS, AKS or GKE token (a kubeconfig exec plugin)
+
+Cluster commands (read-only: GETs, access reviews and dry runs; docs/kubectl-gmsa.md):
 
 Run 'gmsa-webhooks <command> --help' for a command's options.
+Installed as kubectl-gmsa on PATH, this is 'kubectl gmsa'.
+`;
+
+/** The global flags of every cluster command, for their usage texts. */
+export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's):
+  --kubeconfig <file>     the kubeconfig (default: KUBECONFIG, a path list merged as
+                          kubectl merges it, else ~/.kube/config, else in-cluster)
+  --context <name>        the kubeconfig context (default: current-context)
+  -n, --namespace <ns>    the namespace (default: the context's, else "default")
+  --as <user>             impersonate this user for the dry runs
+  --as-group <group>      impersonate this group too; repeatable; needs --as
+  -o, --output json|yaml  print for scripts (default: text; colour only on a terminal
+                          with NO_COLOR unset)
+  -h, --help              show this help
+
+Exit status: 0 all well, 1 something wrong (a finding, a denial, an unreachable
+cluster), 2 usage error. Tokens are never printed; a path in the server URL is masked.
 `;
 
 /** `gmsa-webhooks credspec --help`. */

@@ -78,8 +78,8 @@ export interface KubeRequest extends CallOptions {
   what: string;
 }
 
-/** The final answer: any HTTP status; `body` is the parsed JSON, if any. */
-export type KubeAnswer = { status: number; body: unknown };
+/** The final answer: any HTTP status; `body` is the parsed JSON, if any; `headers` for the CLI (dry runs' Warning). */
+export type KubeAnswer = { status: number; body: unknown; headers?: KubeResponse["headers"] };
 
 export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
 
@@ -136,7 +136,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${shortErrorCode(error)})`, { cause: error });
       }
-      const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text) };
+      const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text), headers: response.headers };
       attempted(answer.status, startedAt);
       if (answer.status >= 300 && answer.status < 400) {
         // Where it pointed goes to the log only (the cause); the pod's author learns the status.

@@ -38,6 +38,8 @@ export type KubeUserAuth =
 /** What a context resolves to. */
 export interface KubeTarget {
   contextName: string;
+  /** The context's default namespace, for the CLI as kubectl reads it (the functions never use one). */
+  namespace?: string | undefined;
   cluster: KubeCluster;
   auth: KubeUserAuth;
 }
@@ -132,7 +134,7 @@ export function selectKubeTarget(config: Kubeconfig, contextName?: string): { ta
   if (userName !== "" && rawUser === undefined) problems.push(`kubeconfig: context "${name}" names user "${userName}", which is not defined`);
   const auth = rawUser === undefined ? { kind: "none" as const } : resolveUser(rawUser.user, `${rawUser.source}: user "${userName}"`, problems);
   if (problems.length > 0 || cluster === undefined) return { problems };
-  return { target: { contextName: name, cluster, auth }, problems };
+  return { target: { contextName: name, namespace: context.context.namespace || undefined, cluster, auth }, problems };
 }
 
 /** What an exec plugin sees of `cluster` (`certificateAuthorityData` passed in when it came from a file). */

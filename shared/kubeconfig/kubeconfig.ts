@@ -47,7 +47,7 @@ const userSchema = z.looseObject({
   extensions: extensionsSchema,
 });
 
-const contextSchema = z.looseObject({ cluster: z.nullish(z.string()), user: z.nullish(z.string()), extensions: extensionsSchema });
+const contextSchema = z.looseObject({ cluster: z.nullish(z.string()), user: z.nullish(z.string()), namespace: z.nullish(z.string()), extensions: extensionsSchema });
 
 const kubeconfigSchema = z.looseObject({
   clusters: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), cluster: z.nullish(clusterSchema) })).check(uniqueNames)),

@@ -7,6 +7,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;
+  /** Name, value, name, value...: a header sent on several lines stays several. */
+  rawHeaders: string[];
   body: string;
   /** CN of the client certificate, when one was presented. */
   clientCn?: string;
@@ -75,6 +77,7 @@ export async function startKubeServer(options: KubeServerOptions): Promise<KubeS
         method: req.method ?? "",
         path: req.url ?? "",
         headers: req.headers,
+        rawHeaders: req.rawHeaders,
         body: Buffer.concat(chunks).toString("utf8"),
         ...(peer?.subject?.CN === undefined ? {} : { clientCn: String(peer.subject.CN) }),
       };

@@ -98,16 +98,36 @@ async function buildTokenSource(
   }
 }
 
+/** The kubeconfig's target with its files read, and the token source for its user. */
+export interface NodeKubeCredentials {
+  loaded: NodeKubeTarget;
+  tokenSource?: TokenSource | undefined;
+  execCounters?: (() => ExecRunCounters) | undefined;
+  /** Start-up warnings (insecure-skip-tls-verify, skipped files, anonymous requests), for the caller to show. */
+  warnings: string[];
+  /** Kills running exec plugins. */
+  close: () => void;
+}
+
+/**
+ * Loads the kubeconfig (or in-cluster) and builds its token source: what the Node server and the CLI share.
+ * @throws KubeConfigurationError with every problem found.
+ */
+export async function loadNodeKubeCredentials(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeKubeCredentials> {
+  const loaded = await loadNodeKubeTarget(settings, options);
+  const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
+  if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
+  const { tokenSource, counters: execCounters, close } = await buildTokenSource(selected.choice, loaded, options);
+  return { loaded, tokenSource, execCounters, warnings: [...loaded.warnings, ...selected.warnings], close: () => close?.() };
+}
+
 /**
  * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
  * @throws KubeConfigurationError with every problem found.
  */
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
-  const loaded = await loadNodeKubeTarget(settings, options);
-  const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
-  if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
-  const { tokenSource, counters: execCounters, close: closeSource } = await buildTokenSource(selected.choice, loaded, options);
-  for (const warning of [...loaded.warnings, ...selected.warnings]) (options.logger ?? console).warn(warning);
+  const { loaded, tokenSource, execCounters, warnings, close: closeSource } = await loadNodeKubeCredentials(settings, options);
+  for (const warning of warnings) (options.logger ?? console).warn(warning);
   const { cluster } = loaded.target;
   const transport = createHttpsKubeFetch({ ...cluster, ca: loaded.caPem, clientCertificate: loaded.clientCertificate });
   const client = createKubeGmsaClient({
@@ -125,7 +145,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
     client,
     counters: () => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
     close: () => {
-      closeSource?.();
+      closeSource();
       return transport.close();
     },
   };

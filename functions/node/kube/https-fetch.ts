@@ -16,6 +16,8 @@ export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecu
   ca?: string | undefined;
   /** A client certificate for every request (kubeconfig); per-request ones come with each call. */
   clientCertificate?: ClientCertificate | undefined;
+  /** Sent with every request, an array as one line per value (the CLI's Impersonate-User and Impersonate-Group). */
+  headers?: Record<string, string | string[]>;
   /** Connections per origin. Default 16. */
   connections?: number;
 }
@@ -90,7 +92,7 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
       if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
       const req = (plain ? httpRequest : httpsRequest)(url, {
         method: init.method,
-        ...(init.headers === undefined ? {} : { headers: init.headers }),
+        headers: { ...options.headers, ...init.headers },
         agent: plain ? plainAgent : agentFor(clientCertificate ?? options.clientCertificate),
         ...(signal === undefined ? {} : { signal }),
       });

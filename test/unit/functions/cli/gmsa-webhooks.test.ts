@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../../infra/repo-root.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
 import { PLUGIN_INPUT_MARKER, loadCredSpecFixture, parseYamlDocuments, readCredSpecFixtureBytes } from "../../../support/credspec-fixtures.ts";
 
 // Runs the real bin in a child process with this Node (24: it strips the .ts types), as npx would.
@@ -114,7 +116,33 @@ describe("gmsa-webhooks credspec (the bin)", () => {
 
   it("is the package.json bin, with a node shebang", () => {
     const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
-    expect(pkg.bin).toEqual({ "gmsa-webhooks": BIN });
+    expect(pkg.bin).toEqual({ "gmsa-webhooks": BIN, "kubectl-gmsa": BIN });
     expect(readFileSync(path.join(REPO_ROOT, BIN), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+});
+
+describe("kubectl-gmsa (the same bin, as kubectl runs a plugin)", () => {
+  async function runAsPlugin(args: string[]): Promise<Run> {
+    // kubectl runs the kubectl-gmsa it finds on PATH by that name; a symlink keeps the name, as npm's bin links do.
+    const dir = await tempDir();
+    await symlink(path.join(REPO_ROOT, BIN), path.join(dir, "kubectl-gmsa"));
+    return new Promise((resolve) => {
+      execFile(process.execPath, [path.join(dir, "kubectl-gmsa"), ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, stdout, stderr });
+      });
+    });
+  }
+
+  it("names itself `kubectl gmsa` in help and errors", async () => {
+    expect((await runAsPlugin(["--help"])).stdout).toMatch(/^Usage: kubectl gmsa <command>[^]*Run 'kubectl gmsa <command> --help'/);
+    const wrong = await runAsPlugin(["credspec", "--nmae", "x"]);
+    expect(wrong).toMatchObject({ code: 2, stdout: "" });
+    expect(wrong.stderr).toMatch(/^kubectl gmsa credspec: Unknown option '--nmae'[^]*Run 'kubectl gmsa credspec --help' for usage\./);
+  });
+
+  it("takes cluster flags before the command, as `kubectl gmsa --context c <command>`", async () => {
+    const run = await runAsPlugin(["-o", "json", "nope"]);
+    expect(run).toMatchObject({ code: 2, stdout: "" });
+    expect(run.stderr).toMatch(/^kubectl gmsa: unknown command "nope"/);
   });
 });

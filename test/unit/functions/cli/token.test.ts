@@ -179,7 +179,7 @@ describe("gmsa-webhooks token usage", () => {
     const run = await runBin(["token", "--help"], {});
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^Usage: gmsa-webhooks token <eks \| aks \| gke> \[options\]/);
-    expect((await runBin(["--help"], {})).stdout).toMatch(/token {6}print an ExecCredential/);
+    expect((await runBin(["--help"], {})).stdout).toMatch(/token {9}print an ExecCredential/);
   });
 });
 

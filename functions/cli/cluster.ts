@@ -1,0 +1,232 @@
+/**
+ * The cluster commands' shared half: their global flags (kubectl's names and defaults) and the connection they make,
+ * built from the Node server's own kube plumbing (kubeconfig rules, exec plugins and token sources, node:https), so
+ * the CLI reaches a cluster exactly as the functions would. Read-only by design: GETs, access reviews and dry runs.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { ParseArgsOptionsConfig } from "node:util";
+import { ConfigurationError, parseKubeSettings } from "../../shared/config/index.ts";
+import { redactPath } from "../../shared/http/on-error.ts";
+import { createKubeRequester, type KubeRequester } from "../../shared/kube/request.ts";
+import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
+import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
+import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
+import { answerUsage, EXIT_INVALID, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
+
+/** The flags every cluster command takes, as kubectl spells them. */
+export const CLUSTER_OPTIONS = {
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  namespace: { type: "string", short: "n" },
+  as: { type: "string" },
+  "as-group": { type: "string", multiple: true },
+  output: { type: "string", short: "o" },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** How results are printed: human text (the default), or `-o json|yaml` for scripts. */
+export type OutputFormat = "text" | "json" | "yaml";
+
+/** The global flags, checked. */
+export interface ClusterFlags {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  namespace?: string | undefined;
+  /** `--as`: the user the dry runs impersonate (and, in explain, the person asked about). */
+  as?: string | undefined;
+  asGroups: string[];
+  output: OutputFormat;
+  help: boolean;
+}
+
+/** A cluster command's parsed command line: the global flags, its own option values and its positionals. */
+export interface ClusterArgs<O extends ParseArgsOptionsConfig> {
+  flags: ClusterFlags;
+  values: Record<keyof O, unknown>;
+  positionals: string[];
+}
+
+/**
+ * Parses a cluster command's arguments: {@link CLUSTER_OPTIONS} plus its `own` options, once, strictly.
+ * @returns the flags, or every usage problem (EXIT_USAGE).
+ */
+export function parseClusterArgs<O extends ParseArgsOptionsConfig>(argv: readonly string[], own: O): ArgsResult<ClusterArgs<O>> {
+  const parsed = parseStrictArgs(argv, { ...CLUSTER_OPTIONS, ...own });
+  if (!parsed.ok) return parsed;
+  const values = parsed.parsed.values as Record<string, unknown>;
+  const errors: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = values[name] as string | undefined;
+    if (value === "") errors.push(`--${name} must not be empty`);
+    return value;
+  };
+  const output = (values.output as string | undefined) ?? "text";
+  if (output !== "text" && output !== "json" && output !== "yaml") errors.push(`-o/--output must be json or yaml, got ${JSON.stringify(output)}`);
+  const asGroups = (values["as-group"] as string[] | undefined) ?? [];
+  const as = text("as");
+  // kubectl refuses the same: groups alone would impersonate nobody.
+  if (asGroups.length > 0 && as === undefined) errors.push("--as-group needs --as (the user to impersonate)");
+  const flags: ClusterFlags = {
+    kubeconfig: text("kubeconfig"),
+    context: text("context"),
+    namespace: text("namespace"),
+    as,
+    asGroups,
+    output: output as OutputFormat,
+    help: values.help === true,
+  };
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, args: { flags, values: values as Record<keyof O, unknown>, positionals: parsed.parsed.positionals } };
+}
+
+/** One request to the API server: an absolute path, query parameters, a JSON body for POST. */
+export interface ClusterRequest {
+  method: "GET" | "POST";
+  path: string;
+  query?: Record<string, string> | undefined;
+  body?: unknown;
+  /**
+   * Send it as the kubeconfig's user even when `--as` is given: access reviews the person could not create
+   * themselves. Default false: `--as` impersonates, as kubectl's does.
+   */
+  asCaller?: boolean | undefined;
+}
+
+/** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
+export interface ClusterAnswer {
+  status: number;
+  body: unknown;
+  warnings: string[];
+}
+
+/** A connection to the cluster the flags select. */
+export interface ClusterConnection {
+  /** @throws KubeApiError / CredentialsError / DeadlineExceededError when the API server cannot answer. */
+  request(request: ClusterRequest): Promise<ClusterAnswer>;
+  /** The kubeconfig user's requester, for shared/kube's calls (access reviews). */
+  requester: KubeRequester;
+  /** The API server's URL for display: any path after its first segment masked (it may be a secret). */
+  server: string;
+  /** The context's name. */
+  context: string;
+  /** `-n`, else the context's namespace, else the pod's own in-cluster, else `default`: as kubectl picks it. */
+  namespace: string;
+  /** Kills running exec plugins and closes the connections. */
+  close(): Promise<void>;
+}
+
+/** A command's answer can take a webhook's whole timeout (up to 30 s) plus the API server's own work. */
+const CLI_REQUEST_TIMEOUT_MS = 40_000;
+
+/** `https://host/k8s/clusters/c-1` as `https://host/k8s/…`: no user info, query or path secret. */
+export function maskServer(server: string): string {
+  try {
+    const url = new URL(server);
+    return `${url.origin}${url.pathname === "/" ? "" : redactPath(url.pathname)}`;
+  } catch {
+    return "(not a URL)";
+  }
+}
+
+/** The texts of `Warning: 299 - "text"` headers (RFC 7234 warn-text; several may arrive joined by ", "). */
+export function parseWarnings(header: string | null): string[] {
+  if (header === null) return [];
+  return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
+}
+
+/** Never aborts by itself: the requester adds the deadline. */
+const NO_SIGNAL = new AbortController().signal;
+
+/**
+ * Connects to the cluster the flags select, as kubectl would: `--kubeconfig`, else KUBECONFIG (a path list, merged),
+ * else ~/.kube/config, else in-cluster; `--context`, else current-context. Kubeconfig warnings go to stderr.
+ * @throws KubeConfigurationError naming every problem with the kubeconfig or its user's credential.
+ */
+export async function connectCluster(flags: ClusterFlags, io: CliIo): Promise<ClusterConnection> {
+  const { env } = io;
+  const { settings } = parseKubeSettings({
+    KUBECONFIG: flags.kubeconfig ?? env.KUBECONFIG,
+    KUBE_CONTEXT: flags.context,
+    KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST,
+    KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT,
+  });
+  const credentials = await loadNodeKubeCredentials(settings, { baseEnv: env, ...(env.HOME ? { homeDir: env.HOME } : {}) });
+  for (const warning of credentials.warnings) io.stderr(`${programOf(io)}: warning: ${warning}\n`);
+  const { target, caPem, clientCertificate } = credentials.loaded;
+  const { cluster } = target;
+  const impersonation = flags.as === undefined ? undefined : { "Impersonate-User": flags.as, "Impersonate-Group": flags.asGroups };
+  const transports = [undefined, impersonation].map((headers) =>
+    createHttpsKubeFetch({ ...cluster, ca: caPem, clientCertificate, connections: 4, ...(headers === undefined ? {} : { headers }) }),
+  );
+  const [caller, person] = transports.map((transport) =>
+    createKubeRequester({
+      server: cluster.server,
+      fetch: transport.fetch,
+      tokenSource: credentials.tokenSource,
+      disableCompression: cluster.disableCompression,
+      requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS,
+    }),
+  ) as [KubeRequester, KubeRequester];
+  let namespace = flags.namespace ?? target.namespace;
+  if (namespace === undefined && target.contextName === "in-cluster") {
+    namespace = (await readFile(path.join(SERVICE_ACCOUNT_DIR, "namespace"), "utf8").catch(() => "")).trim() || undefined;
+  }
+  return {
+    async request({ method, path: apiPath, query, body, asCaller }) {
+      const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
+      // `resource` is a metrics label; the CLI has no observer.
+      const answer = await (asCaller === true ? caller : person)({
+        method,
+        path: `${apiPath}${search}`,
+        resource: "gmsacredentialspecs",
+        body,
+        what: `${method} ${apiPath}`,
+        signal: NO_SIGNAL,
+      });
+      return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning") ?? null) };
+    },
+    requester: caller,
+    server: maskServer(cluster.server),
+    context: target.contextName,
+    namespace: namespace ?? "default",
+    async close() {
+      credentials.close();
+      await Promise.all(transports.map((transport) => transport.close()));
+    },
+  };
+}
+
+/** What a cluster command declares: its own options, its usage text, and its work once connected. */
+export interface ClusterCommand<O extends ParseArgsOptionsConfig> {
+  name: string;
+  options: O;
+  usage: string;
+  /** Checks the positionals and values beyond the flags; returns usage errors (EXIT_USAGE). */
+  check?: (args: ClusterArgs<O>) => string[];
+  /** Resolves to the exit status. Errors it throws are printed, as EXIT_INVALID. */
+  run(args: ClusterArgs<O>, connection: ClusterConnection): Promise<number>;
+}
+
+/**
+ * Runs a cluster command: parses its flags once, answers --help and usage errors (exit 2), connects, runs, and
+ * turns a kubeconfig problem or an API server that cannot answer into its message on stderr and exit 1.
+ */
+export async function runClusterCommand<O extends ParseArgsOptionsConfig>(command: ClusterCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseClusterArgs(argv, command.options);
+  if (!parsed.ok) return answerUsage(command.name, parsed, command.usage, io);
+  if (parsed.args.flags.help) return answerUsage(command.name, { ok: true, args: { help: true } }, command.usage, io);
+  const errors = command.check?.(parsed.args) ?? [];
+  if (errors.length > 0) return answerUsage(command.name, { ok: false, errors }, command.usage, io);
+  let connection: ClusterConnection | undefined;
+  try {
+    connection = await connectCluster(parsed.args.flags, io);
+    return await command.run(parsed.args, connection);
+  } catch (error) {
+    const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+    for (const problem of problems) io.stderr(`${programOf(io)} ${command.name}: ${problem}\n`);
+    return EXIT_INVALID;
+  } finally {
+    await connection?.close();
+  }
+}

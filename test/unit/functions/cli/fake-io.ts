@@ -1,0 +1,23 @@
+/** An in-memory CliIo for the cluster commands' tests: captured output, files by path, the environment given. */
+import type { CliIo } from "../../../../functions/cli/io.ts";
+
+export type FakeIo = CliIo & { out: string; err: string };
+
+export function fakeIo(options: { env?: Record<string, string>; files?: Record<string, string>; stdin?: string; program?: string; tty?: boolean } = {}): FakeIo {
+  const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
+  const io: FakeIo = {
+    out: "",
+    err: "",
+    stdout: (text) => void (io.out += text),
+    stderr: (text) => void (io.err += text),
+    readFile: (path) => {
+      const text = options.files?.[path];
+      return text === undefined ? Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" })) : Promise.resolve(encode(text));
+    },
+    readStdin: () => Promise.resolve(encode(options.stdin ?? "")),
+    env: options.env ?? {},
+    ...(options.program === undefined ? {} : { program: options.program }),
+    stdoutIsTty: options.tty === true,
+  };
+  return io;
+}
