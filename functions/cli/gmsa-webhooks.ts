@@ -10,6 +10,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { CLUSTER_OPTIONS } from "./cluster.ts";
 import { runCredSpecCommand } from "./credspec.ts";
+import { runDoctorCommand } from "./doctor/command.ts";
 import { createProcessIo, EXIT_OK, EXIT_USAGE, programOf, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 import { MAIN_USAGE } from "./usage.ts";
@@ -17,6 +18,7 @@ import { MAIN_USAGE } from "./usage.ts";
 /** Every command by name: each parses its own arguments and resolves to its exit status. */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
+  doctor: runDoctorCommand,
   token: runTokenCommand,
 };
 

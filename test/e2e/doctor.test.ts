@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -14,6 +14,7 @@ import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObj
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
+import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
 import type { Finding } from "../../functions/cli/doctor/findings.ts";
@@ -90,6 +91,53 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
     expect(may?.ms).toBeGreaterThan(0);
     // The local CA lasts two days: inside the renewal window, a warning and not a failure.
     expect(byCheck.get("certificates/expand")?.message).toMatch(/renewal window|from where doctor runs/);
+  });
+});
+
+/** `kubectl gmsa doctor` as an operator runs it: the real bin, named kubectl-gmsa, with the admin kubeconfig. */
+async function runDoctorBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const bin = join(scratch, "kubectl-gmsa");
+  await symlink(join(REPO_ROOT, "functions/cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+  try {
+    const { stdout, stderr } = await run(process.execPath, [bin, "doctor", "--kubeconfig", cluster.adminKubeconfig, ...args], { cwd: REPO_ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    if (typeof failed.code !== "number") throw error;
+    return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+describe("kubectl gmsa doctor, the bin", () => {
+  let stack: FunctionsStack;
+  beforeAll(async () => {
+    stack = await startFunctions(cluster, { runtime: "node" });
+    await applyFunctionsWebhooks(cluster, stack);
+  }, 180_000);
+  afterAll(async () => stack?.stop());
+
+  it("exits 0 on a healthy install and prints the findings as JSON with -o json", async () => {
+    const result = await runDoctorBin(["-o", "json"]);
+    expect(result.code, result.stderr + result.stdout).toBe(0);
+    const report = JSON.parse(result.stdout) as { findings: Finding[]; summary: Record<string, number> };
+    expect(report.summary.fail).toBe(0);
+    expect(report.findings.find((f) => f.check === "end-to-end/may-use")?.status).toBe("pass");
+  });
+
+  it("exits 1 with one line per check naming the fault, in text without colour when not on a terminal", async () => {
+    await kubeRequestOk(admin, VALIDATING, { method: "DELETE" });
+    try {
+      const result = await runDoctorBin([]);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toMatch(/^FAIL webhooks\/authorize +no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/m);
+      expect(result.stdout).toMatch(/^ +fix: apply infra\/webhooks/m);
+      expect(result.stdout).toMatch(/^1 failed, \d+ warnings, \d+ passed, \d+ skipped$/m);
+      expect(result.stdout).not.toContain("\u001b[");
+    } finally {
+      await applyFunctionsWebhooks(cluster, stack);
+    }
   });
 });
 

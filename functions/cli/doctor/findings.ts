@@ -22,6 +22,8 @@ export interface ClusterRequest {
   path: string;
   query?: Record<string, string>;
   body?: unknown;
+  /** Send it as the kubeconfig's user even under `--as`: access reviews, which the person may not create. */
+  asCaller?: boolean;
 }
 
 /** The API server's answer; `body` is parsed JSON (or text), `warnings` the Warning headers' texts. */

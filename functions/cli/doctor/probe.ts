@@ -24,7 +24,7 @@ const MAX_REVIEWS = 60;
 /** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends. */
 export async function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<{ allowed: boolean; reason: string }> {
   const body = buildLocalSubjectAccessReview({ namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec });
-  const response = await cluster.request({ method: "POST", path: `/apis/authorization.k8s.io/v1/namespaces/${sa.namespace}/localsubjectaccessreviews`, body });
+  const response = await cluster.request({ method: "POST", path: `/apis/authorization.k8s.io/v1/namespaces/${sa.namespace}/localsubjectaccessreviews`, body, asCaller: true });
   if (response.status !== 201 && response.status !== 200) throw new Error(`a LocalSubjectAccessReview answered ${response.status}: ${statusMessage(response.body)}`);
   const status = (response.body as { status?: { allowed?: boolean; denied?: boolean; reason?: string } }).status ?? {};
   return { allowed: status.allowed === true && status.denied !== true, reason: status.reason ?? "" };
