@@ -26,6 +26,8 @@ Options:
   --expand-identity <user>       the user expand authenticates as, when it is not the
   --authorize-identity <user>    chart's or infra/rbac's ServiceAccount (serverless)
 
+-n limits the probes' search to that namespace.
+
 ${CLUSTER_FLAGS_USAGE}
 Example:
   kubectl gmsa doctor
@@ -39,13 +41,14 @@ const OPTIONS = {
 } as const;
 
 /** The doctor's options from its flags (already checked). */
-function doctorOptions(values: Record<keyof typeof OPTIONS, unknown>): DoctorOptions {
+function doctorOptions(values: Record<keyof typeof OPTIONS, unknown>, namespace: string | undefined): DoctorOptions {
   const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
   const identities = Object.fromEntries(FUNCTION_NAMES.flatMap((fn) => (text(`${fn}-identity`) === undefined ? [] : [[fn, text(`${fn}-identity`)!]])));
   const sa = text("service-account");
   return {
     ...(text("credspec") === undefined ? {} : { credspec: text("credspec")! }),
     ...(sa === undefined ? {} : { serviceAccount: parseServiceAccountRef(sa)! }),
+    ...(namespace === undefined ? {} : { namespace }),
     identities,
   };
 }
@@ -65,7 +68,7 @@ const doctorCommand = (io: CliIo): ClusterCommand<typeof OPTIONS> => ({
     return errors;
   },
   async run({ flags, values }, connection) {
-    const findings = await runDoctor(connection, doctorOptions(values));
+    const findings = await runDoctor(connection, doctorOptions(values, flags.namespace));
     printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
     return findings.some((f) => f.status === "fail") ? EXIT_INVALID : EXIT_OK;
   },

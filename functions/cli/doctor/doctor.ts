@@ -16,6 +16,8 @@ import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhook
 export interface DoctorOptions {
   /** The credspec the end-to-end probes name. */
   credspec?: string;
+  /** The namespace to probe in (`-n`); default wherever a bound service account may use a credspec. */
+  namespace?: string;
   /** A service account that may use it (the probe expecting expand to inline). */
   serviceAccount?: ServiceAccountRef;
   /** The functions' identities (user names) when they are not the chart's or infra/rbac's ServiceAccounts. */
@@ -60,6 +62,7 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   const subjects = await findProbeSubjects(cluster, ordered, {
     ...(options.credspec === undefined ? {} : { credspec: options.credspec }),
     ...(options.serviceAccount === undefined ? {} : { allowed: options.serviceAccount }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
   });
   const probes = "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found);
   for (const probe of probes) {

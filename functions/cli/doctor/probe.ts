@@ -37,10 +37,14 @@ interface Binding {
 
 /**
  * Finds a credspec and a service account that may use it among the ServiceAccount subjects of RoleBindings and
- * ClusterRoleBindings (checked with access reviews), and a service account of the same namespace that may not
- * (`default` first). `credspecs` are tried in order: well-formed ones first.
+ * ClusterRoleBindings (checked with access reviews; only in `given.namespace` when set), and a service account of the
+ * same namespace that may not (`default` first). `credspecs` are tried in order: well-formed ones first.
  */
-export async function findProbeSubjects(cluster: DoctorCluster, credspecs: readonly string[], given: Partial<ProbeSubjects>): Promise<ProbeSubjects | Finding> {
+export async function findProbeSubjects(
+  cluster: DoctorCluster,
+  credspecs: readonly string[],
+  given: Partial<ProbeSubjects> & { namespace?: string },
+): Promise<ProbeSubjects | Finding> {
   const check = "end-to-end/may-use";
   const names = given.credspec === undefined ? credspecs : [given.credspec];
   if (names.length === 0) return finding(check, "skip", "no GMSACredentialSpec exists to probe with");
@@ -57,6 +61,7 @@ export async function findProbeSubjects(cluster: DoctorCluster, credspecs: reado
       (b.subjects ?? []).flatMap((s) => {
         const namespace = s.namespace ?? b.metadata.namespace;
         if (s.kind !== "ServiceAccount" || namespace === undefined || seen.has(`${namespace}/${s.name}`)) return [];
+        if (given.namespace !== undefined && namespace !== given.namespace) return [];
         seen.add(`${namespace}/${s.name}`);
         return [{ namespace, name: s.name }];
       }),

@@ -60,6 +60,11 @@ describe("the end-to-end probes", () => {
     expect(subjects).toEqual({ credspec: "w2", allowed: { namespace: "web", name: "app" }, refused: { namespace: "web", name: "default" } });
   });
 
+  it("look only in the namespace given with -n, and warn when nothing there may use a credspec", async () => {
+    const result = await findProbeSubjects(fakeCluster(["web/app/w1"], () => inlined), ["w1"], { namespace: "other" });
+    expect(result).toMatchObject({ status: "warn", message: "no service account bound by a RoleBinding or ClusterRoleBinding may use w1: nothing to probe with" });
+  });
+
   it("fail a service account given with a flag that may not use the credspec", async () => {
     const result = await findProbeSubjects(fakeCluster([], () => inlined), ["w1"], { allowed: { namespace: "web", name: "app" } });
     expect(result).toMatchObject({ status: "fail", message: "service account web/app may not use w1" });
