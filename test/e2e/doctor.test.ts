@@ -2,6 +2,7 @@
  * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/webhooks): it
  * passes on a healthy install, with the Node functions and with the Worker builds; then, for each fault injected, it
  * fails naming that fault and only that fault (every failing line is about it), and passes again once it is undone.
+ * It runs on a cluster of its own (see beforeAll).
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
@@ -9,26 +10,26 @@ import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
+import { kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import type { Finding } from "../../functions/cli/doctor/findings.ts";
+import type { DoctorCluster, Finding } from "../../functions/cli/doctor/findings.ts";
 import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
 import { doctorClusterOf } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
-const cluster = inject("cluster");
-const admin = adminEndpoint(cluster);
+let cluster: LocalCluster;
+let admin: KubeEndpoint;
+let doctorCluster: DoctorCluster;
 const run = promisify(execFile);
 const MUTATING = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/gmsa-webhooks-expand";
 const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gmsa-webhooks-authorize";
-
-const doctorCluster = doctorClusterOf(admin);
 
 const failures = (findings: Finding[]) => findings.filter((f) => f.status === "fail");
 const show = (findings: Finding[]) => findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
@@ -58,12 +59,18 @@ const setCaBundle = (path: string, pem: string) =>
 
 let scratch: string;
 
+// A cluster of this file's own: the doctor reads every credspec, pod and webhook configuration, so what other files
+// leave on the shared cluster would be findings here.
 beforeAll(async () => {
+  cluster = await startCluster({ webhookCallerToken: createCallerToken() });
+  admin = adminEndpoint(cluster);
+  doctorCluster = doctorClusterOf(admin);
   await applyBaseInfra(cluster);
   scratch = await mkdtemp(join(tmpdir(), "gmsa-doctor-e2e-"));
 });
 
 afterAll(async () => {
+  await cluster?.stop();
   await rm(scratch, { recursive: true, force: true });
 });
 
