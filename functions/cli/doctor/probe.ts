@@ -6,7 +6,7 @@
  */
 import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
 import { buildLocalSubjectAccessReview } from "../../../shared/kube/access-reviews.ts";
-import { EXPECTED_WEBHOOKS } from "./expected-webhooks.ts";
+import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from "./expected-webhooks.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import type { FoundWebhook } from "./webhooks.ts";
 
@@ -30,6 +30,10 @@ export async function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, cred
   return { allowed: status.allowed === true && status.denied !== true, reason: status.reason ?? "" };
 }
 
+interface Namespace {
+  metadata: { name: string; labels?: Record<string, string> };
+}
+
 interface Binding {
   metadata: { namespace?: string };
   subjects?: { kind: string; name: string; namespace?: string }[];
@@ -37,7 +41,8 @@ interface Binding {
 
 /**
  * Finds a credspec and a service account that may use it among the ServiceAccount subjects of RoleBindings and
- * ClusterRoleBindings (checked with access reviews; only in `given.namespace` when set), and a service account of the
+ * ClusterRoleBindings (checked with access reviews; only in `given.namespace` when set, never in a namespace opted
+ * out with windows.k8s.io/disabled), and a service account of the
  * same namespace that may not (`default` first). `credspecs` are tried in order: well-formed ones first.
  */
 export async function findProbeSubjects(
@@ -52,16 +57,24 @@ export async function findProbeSubjects(
   if (given.allowed !== undefined) {
     candidates = [given.allowed];
   } else {
-    const lists = await Promise.all(
-      ["/apis/rbac.authorization.k8s.io/v1/rolebindings", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"].map((path) => cluster.request({ method: "GET", path })),
+    const [namespaces, ...lists] = await Promise.all(
+      ["/api/v1/namespaces", "/apis/rbac.authorization.k8s.io/v1/rolebindings", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"].map((path) =>
+        cluster.request({ method: "GET", path }),
+      ),
     );
     const bindings = lists.flatMap((r) => (r.status === 200 ? ((r.body as { items?: Binding[] }).items ?? []) : []));
+    // Namespaces opted out of the webhooks (the shipped namespaceSelector) would show nothing.
+    const optedOut = new Set(
+      (namespaces!.status === 200 ? ((namespaces!.body as { items?: Namespace[] }).items ?? []) : [])
+        .filter((n) => n.metadata.labels?.[OPT_OUT_EXPRESSION.key] === "true")
+        .map((n) => n.metadata.name),
+    );
     const seen = new Set<string>();
     candidates = bindings.flatMap((b) =>
       (b.subjects ?? []).flatMap((s) => {
         const namespace = s.namespace ?? b.metadata.namespace;
         if (s.kind !== "ServiceAccount" || namespace === undefined || seen.has(`${namespace}/${s.name}`)) return [];
-        if (given.namespace !== undefined && namespace !== given.namespace) return [];
+        if ((given.namespace !== undefined && namespace !== given.namespace) || optedOut.has(namespace)) return [];
         seen.add(`${namespace}/${s.name}`);
         return [{ namespace, name: s.name }];
       }),
