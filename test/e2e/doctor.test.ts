@@ -18,7 +18,7 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
+import { runDoctor, type DoctorOptions } from "../../functions/cli/doctor/doctor.ts";
 import type { DoctorCluster, Finding } from "../../functions/cli/doctor/findings.ts";
 import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
 import { doctorClusterOf } from "./support/doctor.ts";
@@ -35,8 +35,8 @@ const failures = (findings: Finding[]) => findings.filter((f) => f.status === "f
 const show = (findings: Finding[]) => findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
 
 /** Runs the doctor and expects it to pass (warnings allowed). */
-async function expectHealthy(): Promise<Finding[]> {
-  const findings = await runDoctor(doctorCluster);
+async function expectHealthy(options: DoctorOptions = {}): Promise<Finding[]> {
+  const findings = await runDoctor(doctorCluster, options);
   expect(failures(findings), show(findings)).toEqual([]);
   return findings;
 }
@@ -82,8 +82,11 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
   }, 180_000);
   afterAll(async () => stack?.stop());
 
+  // The Workers authenticate with JWTs as users of infra/local/jwt-rbac.yaml, which doctor is told (serverless).
+  const identities = runtime === "worker" ? { expand: "gmsa-webhooks:gmsa-webhooks-expand", authorize: "gmsa-webhooks:gmsa-webhooks-authorize" } : undefined;
+
   it("passes every check, both dry-run probes with the time each took", async () => {
-    const findings = await expectHealthy();
+    const findings = await expectHealthy(identities === undefined ? {} : { identities });
     console.log(`[doctor] ${runtime} functions:\n${formatFindingsText(findings)}`);
     const byCheck = new Map(findings.map((f) => [f.check, f]));
     for (const check of ["crd", "webhooks/expand", "webhooks/authorize", "certificates/expand", "certificates/authorize", "readyz/expand", "readyz/authorize", "rbac/expand", "rbac/authorize"]) {
@@ -98,6 +101,8 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
     expect(may?.ms).toBeGreaterThan(0);
     // The local CA lasts two days: inside the renewal window, a warning and not a failure.
     expect(byCheck.get("certificates/expand")?.message).toMatch(/renewal window|from where doctor runs/);
+    const user = identities?.authorize ?? "system:serviceaccount:gmsa-webhooks:gmsa-authorize";
+    expect(byCheck.get("rbac/authorize")?.message).toBe(`authorize's identity ${user} may get gmsacredentialspecs and create localsubjectaccessreviews`);
   });
 });
 
