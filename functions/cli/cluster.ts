@@ -8,7 +8,8 @@ import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
 import { ConfigurationError, parseKubeSettings } from "../../shared/config/index.ts";
 import { redactPath } from "../../shared/http/on-error.ts";
-import { createKubeRequester, type KubeRequester } from "../../shared/kube/request.ts";
+import type { CallOptions } from "../../shared/kube/client.ts";
+import { createKubeRequester, readStatus, type KubeRequester } from "../../shared/kube/request.ts";
 import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
 import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
@@ -104,7 +105,7 @@ export interface ClusterAnswer {
 export interface ClusterConnection {
   /** @throws KubeApiError / CredentialsError / DeadlineExceededError when the API server cannot answer. */
   request(request: ClusterRequest): Promise<ClusterAnswer>;
-  /** The kubeconfig user's requester, for shared/kube's calls (access reviews). */
+  /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */
   requester: KubeRequester;
   /** The API server's URL for display: any path after its first segment masked (it may be a secret). */
   server: string;
@@ -135,8 +136,8 @@ export function parseWarnings(header: string | null): string[] {
   return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
 }
 
-/** Never aborts by itself: the requester adds the deadline. */
-const NO_SIGNAL = new AbortController().signal;
+/** The call options of shared/kube's calls from the CLI: no deadline but the requester's own. */
+export const CLI_CALL: CallOptions = { signal: new AbortController().signal };
 
 /**
  * Connects to the cluster the flags select, as kubectl would: `--kubeconfig`, else KUBECONFIG (a path list, merged),
@@ -182,7 +183,7 @@ export async function connectCluster(flags: ClusterFlags, io: CliIo): Promise<Cl
         resource: "gmsacredentialspecs",
         body,
         what: `${method} ${apiPath}`,
-        signal: NO_SIGNAL,
+        ...CLI_CALL,
       });
       return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning") ?? null) };
     },
@@ -205,7 +206,7 @@ export interface ClusterCommand<O extends ParseArgsOptionsConfig> {
   /** Checks the positionals and values beyond the flags; returns usage errors (EXIT_USAGE). */
   check?: (args: ClusterArgs<O>) => string[];
   /** Resolves to the exit status. Errors it throws are printed, as EXIT_INVALID. */
-  run(args: ClusterArgs<O>, connection: ClusterConnection): Promise<number>;
+  run(args: ClusterArgs<O>, connection: ClusterConnection, io: CliIo): Promise<number>;
 }
 
 /**
@@ -221,7 +222,7 @@ export async function runClusterCommand<O extends ParseArgsOptionsConfig>(comman
   let connection: ClusterConnection | undefined;
   try {
     connection = await connectCluster(parsed.args.flags, io);
-    return await command.run(parsed.args, connection);
+    return await command.run(parsed.args, connection, io);
   } catch (error) {
     const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
     for (const problem of problems) io.stderr(`${programOf(io)} ${command.name}: ${problem}\n`);
@@ -229,4 +230,42 @@ export async function runClusterCommand<O extends ParseArgsOptionsConfig>(comman
   } finally {
     await connection?.close();
   }
+}
+
+/**
+ * Throws unless the answer is a 2xx, naming what was asked, the status and the API server's own message.
+ * @throws Error `${what}: the API server answered 403 Forbidden: <its message>`.
+ */
+export function expectSuccess(answer: ClusterAnswer, what: string): void {
+  if (answer.status >= 200 && answer.status < 300) return;
+  const status = readStatus(answer.body);
+  throw new Error(`${what}: the API server answered ${answer.status}${status?.reason ? ` ${status.reason}` : ""}${status?.message ? `: ${status.message}` : ""}`);
+}
+
+/** `items` of every page of a list (`limit` and `continue`, as kubectl pages), or the first failure. */
+export async function listAll(connection: ClusterConnection, apiPath: string, what: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  let next: string | undefined;
+  do {
+    const answer = await connection.request({ method: "GET", path: apiPath, query: { limit: "500", ...(next ? { continue: next } : {}) } });
+    expectSuccess(answer, what);
+    const page = answer.body as { items?: unknown[]; metadata?: { continue?: string } };
+    items.push(...(page.items ?? []));
+    next = page.metadata?.continue || undefined;
+  } while (next !== undefined);
+  return items;
+}
+
+/** `work` on each item, at most `limit` at a time, results in the items' order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }

@@ -11,15 +11,19 @@ import { parseArgs } from "node:util";
 import { CLUSTER_OPTIONS } from "./cluster.ts";
 import { runCredSpecCommand } from "./credspec.ts";
 import { runDoctorCommand } from "./doctor/command.ts";
+import { runExplainCommand } from "./explain.ts";
 import { createProcessIo, EXIT_OK, EXIT_USAGE, programOf, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 import { MAIN_USAGE } from "./usage.ts";
+import { runWhoCanUseCommand } from "./who-can-use.ts";
 
 /** Every command by name: each parses its own arguments and resolves to its exit status. */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
   doctor: runDoctorCommand,
   token: runTokenCommand,
+  "who-can-use": runWhoCanUseCommand,
+  explain: runExplainCommand,
 };
 
 /** The command and its arguments; cluster flags may come first (`kubectl gmsa --context c explain ...`). */

@@ -7,6 +7,8 @@ Commands:
 
 Cluster commands (read-only: GETs, access reviews and dry runs; docs/kubectl-gmsa.md):
   doctor        check that an install works: one line per check, what is wrong, how to fix it
+  who-can-use   the service accounts that may use a GMSACredentialSpec
+  explain       what the webhooks would do with a pod, and why
 
 Run 'gmsa-webhooks <command> --help' for a command's options.
 Installed as kubectl-gmsa on PATH, this is 'kubectl gmsa'.
@@ -93,4 +95,47 @@ Example kubeconfig user:
     command: npx
     args: [gmsa-webhooks, token, eks, --cluster, my-cluster]
     interactiveMode: Never
+`;
+
+/** `gmsa-webhooks who-can-use --help`. */
+export const WHO_CAN_USE_USAGE = `Usage: gmsa-webhooks who-can-use <credspec> [-n <namespace> | -A] [cluster flags]
+
+Lists the service accounts that may "use" the GMSACredentialSpec <credspec>: every
+service account of the namespace (or of all namespaces, -A) is asked of the API
+server with the LocalSubjectAccessReview the authorize webhook sends. The answer
+holds for every authorizer the cluster runs (RBAC, webhook authorizers, ...), unlike
+reading Roles and bindings by hand.
+
+Options:
+  -A, --all-namespaces    ask about the service accounts of every namespace
+
+${CLUSTER_FLAGS_USAGE}
+Output: one line per service account that may use it, with the authorizer's reason;
+-o json|yaml prints a list of {namespace, name, reason}. An unknown credspec exits 1.
+
+Example:
+  kubectl gmsa who-can-use webapp1 -n web
+`;
+
+/** `gmsa-webhooks explain --help`. */
+export const EXPLAIN_USAGE = `Usage: gmsa-webhooks explain -f <pod.yaml | -> [--as <user> [--as-group <group>]...] [cluster flags]
+
+Explains what the GMSA webhooks would do with a Pod, without creating it. For each
+GMSACredentialSpec the pod names (pod, containers, init and ephemeral containers,
+alpha annotations):
+  - whether the pod's service account may "use" it, and whether the person may
+    (--as, else you): the access reviews the authorize webhook sends;
+  - what the expand webhook would inline (the credspec's contents; PluginInput hidden).
+Then the webhooks' verdict: a server-side dry run (dryRun=All) of the create, as the
+person (impersonated with --as), with the API server's exact message and warnings.
+
+Options:
+  -f, --filename <file>   the Pod, YAML or JSON; - reads stdin
+
+${CLUSTER_FLAGS_USAGE}
+Exit status here: 0 the dry run admits the pod, 1 it is refused (or a call failed).
+The access reviews are sent as your kubeconfig user: they ask about someone else.
+
+Example:
+  kubectl gmsa explain -f pod.yaml --as jane@contoso.com
 `;

@@ -1,0 +1,193 @@
+/**
+ * `kubectl gmsa explain -f pod.yaml [--as user]`: what the webhooks would do with a pod, and why. The credspecs the
+ * pod names come from the policy's own walk (pod, containers, init and ephemeral containers, alpha annotations); for
+ * each, the access reviews authorize sends (the pod's service account, and the person) and the contents expand
+ * reads; then the webhooks' actual verdict from a server-side dry run, as the person, with its message and warnings.
+ */
+import { parseAllDocuments } from "yaml";
+import { PodSchema } from "../../shared/admission/review.ts";
+import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
+import { readCredSpecContents } from "../../shared/kube/client.ts";
+import { readStatus } from "../../shared/kube/request.ts";
+import type { AccessAnswer, Requester } from "../../shared/policy/facts.ts";
+import type { Pod } from "../../shared/policy/pod.ts";
+import { readPodGmsa } from "../../shared/policy/references.ts";
+import { CLI_CALL, runClusterCommand, type ClusterCommand, type ClusterConnection } from "./cluster.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, programOf, type CliIo } from "./io.ts";
+import { printResult, type Paint } from "./output.ts";
+import { EXPLAIN_USAGE } from "./usage.ts";
+
+/** A fact asked of the API server: its answer, or why there is none. */
+type Asked<T> = T | { error: string };
+
+/** What explain found for one credspec the pod names. */
+export interface CredSpecFindings {
+  name: string;
+  /** Where the pod names it: `pod`, `container "web"`, `annotation "..."`. */
+  places: string[];
+  serviceAccount: Asked<AccessAnswer>;
+  person: Asked<AccessAnswer>;
+  /** What expand inlines: its size in bytes and the contents, PluginInput hidden. */
+  inlines: Asked<{ bytes: number; contents: unknown }>;
+}
+
+/** The whole explanation, as `-o json|yaml` prints it. */
+export interface Explanation {
+  pod: { namespace: string; name: string; serviceAccount: string };
+  /** Whom the reviews ask about and the dry run runs as: `--as`, else the kubeconfig's user. */
+  person: Asked<Requester>;
+  credSpecs: CredSpecFindings[];
+  /** Places that carry contents but no name (authorize refuses those). */
+  contentsWithoutName: string[];
+  dryRun: { admitted: boolean; status: number; message?: string; warnings: string[] };
+}
+
+const asked = async <T>(work: () => Promise<T>): Promise<Asked<T>> => {
+  try {
+    return await work();
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+};
+
+/** A copy with every `PluginInput` value hidden: it may hold a credential or point at one. */
+function hidePluginInput(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(hidePluginInput);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === "PluginInput" ? "(hidden)" : hidePluginInput(inner)]));
+}
+
+/** The one Pod in `text` (YAML or JSON), or why it is not one. */
+export function readPodDocument(text: string): { pod: Pod } | { error: string } {
+  const documents = parseAllDocuments(text).filter((document) => document.contents !== null);
+  if (documents.length !== 1) return { error: `expected one Pod, found ${documents.length} documents` };
+  const [document] = documents;
+  if (document === undefined || document.errors.length > 0) return { error: `not YAML: ${document?.errors[0]?.message ?? "empty"}` };
+  const object = document.toJS() as { kind?: unknown } | null;
+  if (object?.kind !== "Pod") return { error: `expected kind Pod, got ${JSON.stringify(object?.kind ?? null)} (explain reads Pods)` };
+  const parsed = PodSchema.safeParse(object);
+  if (!parsed.success) return { error: `not a valid Pod: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}` };
+  return { pod: parsed.data };
+}
+
+/** The kubeconfig user as the API server sees them (SelfSubjectReview), for the reviews about "the person". */
+async function whoAmI(connection: ClusterConnection): Promise<Requester> {
+  const answer = await connection.request({
+    method: "POST",
+    path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+    asCaller: true,
+  });
+  const user = (answer.body as { status?: { userInfo?: Requester } } | undefined)?.status?.userInfo;
+  if (answer.status !== 201 || user?.username === undefined) throw new Error(`SelfSubjectReview answered ${answer.status}: ${readStatus(answer.body)?.message ?? "no userInfo"}`);
+  return user;
+}
+
+/** Asks everything about `pod` in `namespace`. */
+async function explain(pod: Pod, namespace: string, person: Asked<Requester>, connection: ClusterConnection): Promise<Explanation> {
+  const serviceAccount = pod.spec?.serviceAccountName || "default";
+  const { refs } = readPodGmsa(pod);
+  const places = new Map<string, string[]>();
+  for (const ref of refs) if (ref.name !== undefined) places.set(ref.name, [...(places.get(ref.name) ?? []), ref.label]);
+  const credSpecs = await Promise.all(
+    [...places].map(async ([name, labels]): Promise<CredSpecFindings> => {
+      const [saAnswer, personAnswer, inlines] = await Promise.all([
+        asked(() => reviewCredSpecAccess(connection.requester, { namespace, serviceAccount, credSpecName: name }, CLI_CALL)),
+        asked(() => {
+          if ("error" in person) throw new Error(person.error);
+          return reviewCredSpecAccess(connection.requester, { namespace, user: person, credSpecName: name }, CLI_CALL);
+        }),
+        asked(async () => {
+          const contents = await readCredSpecContents(connection.requester, name, CLI_CALL);
+          return { bytes: new TextEncoder().encode(JSON.stringify(contents)).length, contents: hidePluginInput(contents) };
+        }),
+      ]);
+      return { name, places: labels, serviceAccount: saAnswer, person: personAnswer, inlines };
+    }),
+  );
+  const answer = await connection.request({
+    method: "POST",
+    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
+    query: { dryRun: "All" },
+    body: { ...pod, metadata: { ...pod.metadata, namespace } },
+  });
+  const admitted = answer.status >= 200 && answer.status < 300;
+  const message = admitted ? undefined : (readStatus(answer.body)?.message ?? `HTTP ${answer.status}`);
+  return {
+    pod: { namespace, name: pod.metadata?.name ?? pod.metadata?.generateName ?? "", serviceAccount },
+    person,
+    credSpecs,
+    contentsWithoutName: refs.filter((ref) => ref.name === undefined).map((ref) => ref.label),
+    dryRun: { admitted, status: answer.status, ...(message === undefined ? {} : { message }), warnings: answer.warnings },
+  };
+}
+
+function describeAccess(who: string, answer: Asked<AccessAnswer>, paint: Paint): string {
+  if ("error" in answer) return `    ${who} may use it: ${paint.warn("unknown")}: ${answer.error}\n`;
+  const verdict = answer.allowed ? paint.ok("yes") : paint.bad("no");
+  return `    ${who} may use it: ${verdict}${answer.reason ? `  (${answer.reason})` : ""}\n`;
+}
+
+/** The explanation for people. */
+export function formatExplanation(explanation: Explanation, paint: Paint): string {
+  const { pod, person, credSpecs, contentsWithoutName, dryRun } = explanation;
+  const personName = "error" in person ? "you" : person.username;
+  let text = `Pod ${paint.bold(`${pod.namespace}/${pod.name}`)}, service account ${pod.namespace}/${pod.serviceAccount}\n`;
+  if ("error" in person) text += `  who you are is unknown (${person.error})\n`;
+  if (credSpecs.length === 0 && contentsWithoutName.length === 0) text += "  names no GMSACredentialSpec: the webhooks leave it as it is\n";
+  for (const found of credSpecs) {
+    text += `  GMSACredentialSpec "${found.name}" (${found.places.join(", ")})\n`;
+    text += describeAccess(`service account ${pod.namespace}/${pod.serviceAccount}`, found.serviceAccount, paint);
+    text += describeAccess(personName, found.person, paint);
+    text += "error" in found.inlines
+      ? `    expand inlines: ${paint.bad("nothing")}: ${found.inlines.error}\n`
+      : `    expand inlines ${found.inlines.bytes} bytes: ${JSON.stringify(found.inlines.contents)}\n`;
+  }
+  for (const label of contentsWithoutName) text += `  ${label}: credential spec contents without a name\n`;
+  const verdict = dryRun.admitted ? paint.ok(`admitted (${dryRun.status})`) : paint.bad(`refused (${dryRun.status})`);
+  text += `Dry run as ${personName}: ${verdict}\n`;
+  if (dryRun.message !== undefined) text += `  ${dryRun.message}\n`;
+  for (const warning of dryRun.warnings) text += `  ${paint.warn("warning")}: ${warning}\n`;
+  return text;
+}
+
+type ExplainOptions = { filename: { type: "string"; short: "f" } };
+
+const command: ClusterCommand<ExplainOptions> = {
+  name: "explain",
+  options: { filename: { type: "string", short: "f" } },
+  usage: EXPLAIN_USAGE,
+  check: ({ positionals, values }) => [
+    ...(typeof values.filename === "string" && values.filename !== "" ? [] : ["-f <file | -> is required"]),
+    ...(positionals.length === 0 ? [] : [`unexpected argument ${JSON.stringify(positionals[0])}`]),
+  ],
+  async run({ values, flags }, connection, io) {
+    const file = values.filename as string;
+    const fail = (problem: string): number => {
+      io.stderr(`${programOf(io)} explain: ${file === "-" ? "stdin" : file}: ${problem}\n`);
+      return EXIT_USAGE;
+    };
+    let text: string;
+    try {
+      text = new TextDecoder().decode(file === "-" ? await io.readStdin() : await io.readFile(file));
+    } catch (error) {
+      return fail(`cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+    const read = readPodDocument(text);
+    if ("error" in read) return fail(read.error);
+    const podNamespace = read.pod.metadata?.namespace;
+    if (podNamespace !== undefined && flags.namespace !== undefined && podNamespace !== flags.namespace) {
+      return fail(`the Pod's namespace "${podNamespace}" does not match -n "${flags.namespace}"`);
+    }
+    const person: Asked<Requester> =
+      flags.as === undefined ? await asked(() => whoAmI(connection)) : { username: flags.as, groups: [...flags.asGroups, "system:authenticated"] };
+    const explanation = await explain(read.pod, podNamespace ?? connection.namespace, person, connection);
+    printResult(io, flags.output, explanation, (paint) => formatExplanation(explanation, paint));
+    return explanation.dryRun.admitted ? EXIT_OK : EXIT_INVALID;
+  },
+};
+
+/** Runs `explain`: exit 0 when the dry run admits the pod, 1 when it is refused or a call fails, 2 usage. */
+export function runExplainCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  return runClusterCommand(command, argv, io);
+}
