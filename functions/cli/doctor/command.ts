@@ -53,8 +53,7 @@ function doctorOptions(values: Record<keyof typeof OPTIONS, unknown>, namespace:
   };
 }
 
-/** The command, printing to `io`. */
-const doctorCommand = (io: CliIo): ClusterCommand<typeof OPTIONS> => ({
+const DOCTOR: ClusterCommand<typeof OPTIONS> = {
   name: "doctor",
   options: OPTIONS,
   usage: DOCTOR_USAGE,
@@ -67,14 +66,14 @@ const doctorCommand = (io: CliIo): ClusterCommand<typeof OPTIONS> => ({
     for (const fn of FUNCTION_NAMES) if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
     return errors;
   },
-  async run({ flags, values }, connection) {
+  async run({ flags, values }, connection, io) {
     const findings = await runDoctor(connection, doctorOptions(values, flags.namespace));
     printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
     return findings.some((f) => f.status === "fail") ? EXIT_INVALID : EXIT_OK;
   },
-});
+};
 
 /** `gmsa-webhooks doctor ...` / `kubectl gmsa doctor ...`: resolves to the exit status (0 well, 1 a failure, 2 usage). */
 export function runDoctorCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return runClusterCommand(doctorCommand(io), argv, io);
+  return runClusterCommand(DOCTOR, argv, io);
 }
