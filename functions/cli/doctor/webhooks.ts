@@ -52,6 +52,8 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
   }
   if (webhook["timeoutSeconds"] !== expected.timeoutSeconds) differ("timeoutSeconds", "warn", `is ${String(webhook["timeoutSeconds"])}, not ${expected.timeoutSeconds}`);
   if (webhook["sideEffects"] !== expected.sideEffects) differ("sideEffects", "fail", "is not None: dry-run requests are refused");
+  const versions = (webhook["admissionReviewVersions"] ?? []) as unknown[];
+  if (!versions.includes("v1") && !versions.includes("v1beta1")) differ("admissionReviewVersions", "fail", "names neither v1 nor v1beta1, the versions the functions answer");
   if (expected.reinvocationPolicy !== undefined && webhook["reinvocationPolicy"] !== expected.reinvocationPolicy) {
     differ("reinvocationPolicy", "warn", `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`);
   }

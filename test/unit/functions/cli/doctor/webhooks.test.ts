@@ -36,6 +36,8 @@ describe("webhook configurations", () => {
     ["the opt-out selector", { namespaceSelector: {} }, "fail", /namespaceSelector lacks the opt-out/],
     ["a narrower selector", { namespaceSelector: { matchExpressions: [EXPECTED_WEBHOOKS.expand.webhook.namespaceSelector.matchExpressions[0], { key: "pilot", operator: "Exists" }] } }, "warn", /more than the opt-out/],
     ["reinvocationPolicy", { reinvocationPolicy: "Never" }, "warn", /reinvocationPolicy is not IfNeeded/],
+    ["admissionReviewVersions", { admissionReviewVersions: ["v2"] }, "fail", /admissionReviewVersions names neither v1 nor v1beta1/],
+    ["sideEffects", { sideEffects: "Unknown" }, "fail", /sideEffects is not None/],
   ])("reports %s that differs from what we ship", (_what, change, status, message) => {
     const lists = { ...shipped(), mutating: [config("expand", "gmsa-webhooks-expand", change)] };
     const [only, ...rest] = failed(lists);
