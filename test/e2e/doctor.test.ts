@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
+import { kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
@@ -21,7 +21,7 @@ import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { runDoctor, type DoctorOptions } from "../../functions/cli/doctor/doctor.ts";
 import type { DoctorCluster, Finding } from "../../functions/cli/doctor/findings.ts";
 import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
-import { doctorClusterOf } from "./support/doctor.ts";
+import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
 let cluster: LocalCluster;
@@ -131,32 +131,22 @@ describe("kubectl gmsa doctor, the bin", () => {
   afterAll(async () => stack?.stop());
 
   it("passes for an operator bound only to the roles docs/doctor.md names (infra/rbac/kubectl-gmsa-*.yaml)", async () => {
-    const user = "doctor-operator";
-    const roles = [...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")), ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml"))];
-    const bind = (role: string, namespace?: string): KubeObject => ({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: namespace === undefined ? "ClusterRoleBinding" : "RoleBinding",
-      metadata: { name: `${role.replace(":", "-")}-${user}`, ...(namespace === undefined ? {} : { namespace }) },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
-    });
-    const bindings = [bind("gmsa-webhooks:kubectl-gmsa-reader"), bind("gmsa-webhooks:kubectl-gmsa-doctor"), bind("gmsa-webhooks:kubectl-gmsa-dry-run", "default")];
-    const asOperator = doctorClusterOf(admin, { "Impersonate-User": user, "Impersonate-Group": "system:authenticated" });
+    const unbound = doctorClusterOf(admin, { "Impersonate-User": "doctor-operator", "Impersonate-Group": "system:authenticated" });
     // Unbound, the operator may read nothing: doctor says so (and the requests really are the operator's).
-    expect(show(failures(await runDoctor(asOperator)))).toMatch(/answered 403/);
-    await applyObjects(admin, [...roles, ...bindings]);
+    expect(show(failures(await runDoctor(unbound)))).toMatch(/answered 403/);
+    const operator = await bindDoctorOperator(admin, "doctor-operator", { probe: "default" });
     try {
       // The RBAC authorizer learns of new bindings through its informers.
       await vi.waitFor(
         async () => {
-          const findings = await runDoctor(asOperator);
+          const findings = await runDoctor(operator.cluster);
           expect(failures(findings), show(findings)).toEqual([]);
           expect(findings.filter((f) => f.status === "skip"), show(findings)).toEqual([]);
         },
         { timeout: 15_000, interval: 500 },
       );
     } finally {
-      for (const object of [...bindings, ...roles]) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+      await operator.remove();
     }
   });
 
