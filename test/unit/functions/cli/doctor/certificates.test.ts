@@ -94,6 +94,13 @@ describe("a URL's certificate, from where doctor runs", () => {
   });
 });
 
+it("warns, not fails, when doctor cannot reach a URL: the API server may", async () => {
+  const [result] = await checkUrlCertificate(hook({ url: "https://127.0.0.1:1/expand", caBundle: b64(ca.certPem) }), Date.now());
+  expectFinding(result, "warn", /https:\/\/127\.0\.0\.1:1\/expand cannot be reached from where doctor runs/);
+  const cluster = { request: () => Promise.reject(new Error("not used for a URL")) };
+  expectFinding(await checkReadyz(cluster, hook({ url: "https://127.0.0.1:1/expand" })), "warn", /\/readyz could not be read from https:\/\/127\.0\.0\.1:1\/readyz from where doctor runs/);
+});
+
 describe("readyz", () => {
   const cluster = { request: () => Promise.reject(new Error("not used for a URL")) };
   it("reads /readyz beside the review path, and fails with the function's reason", async () => {
