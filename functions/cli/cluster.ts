@@ -6,6 +6,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
+import { parseClusterArgs, type ClusterArgs, type ClusterFlags } from "./cluster-flags.ts";
 import { ConfigurationError, parseKubeSettings } from "../../shared/config/index.ts";
 import { redactPath } from "../../shared/http/on-error.ts";
 import type { CallOptions } from "../../shared/kube/client.ts";
@@ -13,73 +14,9 @@ import { createKubeRequester, readStatus, type KubeRequester } from "../../share
 import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
 import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
-import { answerUsage, EXIT_INVALID, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
+import { answerUsage, EXIT_INVALID, programOf, type CliIo } from "./io.ts";
 
-/** The flags every cluster command takes, as kubectl spells them. */
-export const CLUSTER_OPTIONS = {
-  kubeconfig: { type: "string" },
-  context: { type: "string" },
-  namespace: { type: "string", short: "n" },
-  as: { type: "string" },
-  "as-group": { type: "string", multiple: true },
-  output: { type: "string", short: "o" },
-  help: { type: "boolean", short: "h" },
-} as const satisfies ParseArgsOptionsConfig;
-
-/** How results are printed: human text (the default), or `-o json|yaml` for scripts. */
-export type OutputFormat = "text" | "json" | "yaml";
-
-/** The global flags, checked. */
-export interface ClusterFlags {
-  kubeconfig?: string | undefined;
-  context?: string | undefined;
-  namespace?: string | undefined;
-  /** `--as`: the user the dry runs impersonate (and, in explain, the person asked about). */
-  as?: string | undefined;
-  asGroups: string[];
-  output: OutputFormat;
-  help: boolean;
-}
-
-/** A cluster command's parsed command line: the global flags, its own option values and its positionals. */
-export interface ClusterArgs<O extends ParseArgsOptionsConfig> {
-  flags: ClusterFlags;
-  values: Record<keyof O, unknown>;
-  positionals: string[];
-}
-
-/**
- * Parses a cluster command's arguments: {@link CLUSTER_OPTIONS} plus its `own` options, once, strictly.
- * @returns the flags, or every usage problem (EXIT_USAGE).
- */
-export function parseClusterArgs<O extends ParseArgsOptionsConfig>(argv: readonly string[], own: O): ArgsResult<ClusterArgs<O>> {
-  const parsed = parseStrictArgs(argv, { ...CLUSTER_OPTIONS, ...own });
-  if (!parsed.ok) return parsed;
-  const values = parsed.parsed.values as Record<string, unknown>;
-  const errors: string[] = [];
-  const text = (name: string): string | undefined => {
-    const value = values[name] as string | undefined;
-    if (value === "") errors.push(`--${name} must not be empty`);
-    return value;
-  };
-  const output = (values.output as string | undefined) ?? "text";
-  if (output !== "text" && output !== "json" && output !== "yaml") errors.push(`-o/--output must be json or yaml, got ${JSON.stringify(output)}`);
-  const asGroups = (values["as-group"] as string[] | undefined) ?? [];
-  const as = text("as");
-  // kubectl refuses the same: groups alone would impersonate nobody.
-  if (asGroups.length > 0 && as === undefined) errors.push("--as-group needs --as (the user to impersonate)");
-  const flags: ClusterFlags = {
-    kubeconfig: text("kubeconfig"),
-    context: text("context"),
-    namespace: text("namespace"),
-    as,
-    asGroups,
-    output: output as OutputFormat,
-    help: values.help === true,
-  };
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, args: { flags, values: values as Record<keyof O, unknown>, positionals: parsed.parsed.positionals } };
-}
+export { CLUSTER_OPTIONS, parseClusterArgs, type ClusterArgs, type ClusterFlags, type OutputFormat } from "./cluster-flags.ts";
 
 /** One request to the API server: an absolute path, query parameters, a JSON body for POST. */
 export interface ClusterRequest {

@@ -8,22 +8,22 @@
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CLUSTER_OPTIONS } from "./cluster.ts";
+import { CLUSTER_OPTIONS } from "./cluster-flags.ts";
 import { runCredSpecCommand } from "./credspec.ts";
-import { runDoctorCommand } from "./doctor/command.ts";
-import { runExplainCommand } from "./explain.ts";
 import { createProcessIo, EXIT_OK, EXIT_USAGE, programOf, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 import { MAIN_USAGE } from "./usage.ts";
-import { runWhoCanUseCommand } from "./who-can-use.ts";
 
-/** Every command by name: each parses its own arguments and resolves to its exit status. */
+/**
+ * Every command by name: each parses its own arguments and resolves to its exit status. The cluster commands load
+ * the kube client when run, so that `token`, which kubectl runs at every credential refresh, starts quickly.
+ */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
-  doctor: runDoctorCommand,
+  doctor: async (argv, io) => (await import("./doctor/command.ts")).runDoctorCommand(argv, io),
   token: runTokenCommand,
-  "who-can-use": runWhoCanUseCommand,
-  explain: runExplainCommand,
+  "who-can-use": async (argv, io) => (await import("./who-can-use.ts")).runWhoCanUseCommand(argv, io),
+  explain: async (argv, io) => (await import("./explain.ts")).runExplainCommand(argv, io),
 };
 
 /** The command and its arguments; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
@@ -35,7 +35,7 @@ function splitCommand(argv: readonly string[]): { command?: string | undefined; 
 }
 
 /** Dispatches `gmsa-webhooks <command> ...` and resolves to the exit status. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const { command, rest } = splitCommand(argv);
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run !== undefined) return run(rest, io);
@@ -49,8 +49,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 /** `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa), else `gmsa-webhooks`. */
-export function programName(invokedAs: string | undefined): string {
+function programName(invokedAs: string | undefined): string {
   return path.basename(invokedAs ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks";
 }
 
-if (import.meta.main) process.exitCode = await runCli(process.argv.slice(2), createProcessIo(programName(process.argv[1])));
+process.exitCode = await runCli(process.argv.slice(2), createProcessIo(programName(process.argv[1])));

@@ -20,7 +20,8 @@ export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's):
                           kubectl merges it, else ~/.kube/config, else in-cluster)
   --context <name>        the kubeconfig context (default: current-context)
   -n, --namespace <ns>    the namespace (default: the context's, else "default")
-  --as <user>             impersonate this user for the dry runs
+  --as <user>             impersonate this user, as kubectl does (access reviews
+                          are still sent as you: they ask about someone else)
   --as-group <group>      impersonate this group too; repeatable; needs --as
   -o, --output json|yaml  print for scripts (default: text; colour only on a terminal
                           with NO_COLOR unset)
