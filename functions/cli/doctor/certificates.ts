@@ -37,8 +37,9 @@ function expiry(check: string, what: string, validTo: string, now: number, fix: 
   const end = Date.parse(validTo);
   if (end <= now) return finding(check, "fail", `${what} expired on ${new Date(end).toISOString()}`, fix);
   const days = Math.floor((end - now) / DAY_MS);
-  if (days < RENEWAL_WINDOW_DAYS) return finding(check, "warn", `${what} expires in ${days} ${days === 1 ? "day" : "days"} (${new Date(end).toISOString()}), inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
-  return undefined;
+  if (days >= RENEWAL_WINDOW_DAYS) return undefined;
+  const when = `${days} ${days === 1 ? "day" : "days"} (${new Date(end).toISOString()})`;
+  return finding(check, "warn", `${what} expires in ${when}, inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
 }
 
 /** Checks a webhook's caBundle: present where needed, parseable, not expired nor about to. */
@@ -52,8 +53,11 @@ export function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: nu
   }
   const certificates = parseCaBundle(caBundle);
   if (certificates === undefined) return [finding(check, "fail", `the caBundle of ${configName} holds no PEM certificate`, fix)];
-  const problems = certificates.flatMap((cert) => expiry(check, `the caBundle of ${configName} (${cert.subject.replaceAll("\n", ", ")})`, cert.validTo, now, fix) ?? []);
-  return problems.length > 0 ? problems : [finding(check, "pass", `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`)];
+  const problems = certificates.flatMap(
+    (cert) => expiry(check, `the caBundle of ${configName} (${cert.subject.replaceAll("\n", ", ")})`, cert.validTo, now, fix) ?? [],
+  );
+  if (problems.length > 0) return problems;
+  return [finding(check, "pass", `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`)];
 }
 
 /** What a TLS handshake with the caBundle as the only CA showed. */
@@ -156,5 +160,6 @@ export async function checkReadyz(cluster: DoctorCluster, { fn, configName, webh
   }
   if (answer.status === 200) return finding(check, "pass", `${fn}: /readyz of ${where} answered 200`);
   const reason = answer.body.trim().slice(0, 300);
-  return finding(check, "fail", `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`, `read the function's log; docs/operations.md says what each reason means`);
+  const message = `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`;
+  return finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means");
 }

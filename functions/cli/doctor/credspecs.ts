@@ -26,7 +26,9 @@ export function checkCrd(status: number, body: unknown): Finding[] {
   const crd = body as Crd;
   const findings: Finding[] = [];
   const established = crd.status?.conditions?.find((c) => c.type === "Established");
-  if (established?.status !== "True") findings.push(finding(check, "fail", `${CRD_NAME} is not Established${established?.message ? `: ${established.message}` : ""}`, fix));
+  if (established?.status !== "True") {
+    findings.push(finding(check, "fail", `${CRD_NAME} is not Established${established?.message ? `: ${established.message}` : ""}`, fix));
+  }
   const served = (crd.spec?.versions ?? []).filter((v) => v.served === true).map((v) => v.name);
   const unserved = SERVED_VERSIONS.filter((v) => !served.includes(v));
   if (unserved.length > 0) {

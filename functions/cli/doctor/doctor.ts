@@ -50,7 +50,9 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
     findings.push(await checkReadyz(cluster, found));
   }
 
-  const given = Object.fromEntries(Object.entries(options.identities ?? {}).map(([fn, user]) => [fn, parseIdentity(user)])) as Partial<Record<FunctionName, Identity>>;
+  const given: Partial<Record<FunctionName, Identity>> = Object.fromEntries(
+    Object.entries(options.identities ?? {}).map(([fn, user]) => [fn, parseIdentity(user)]),
+  );
   const found = FUNCTION_NAMES.every((fn) => given[fn] !== undefined) ? {} : await findIdentities(cluster);
   findings.push(...(await checkIdentities(cluster, { ...found, ...given })));
 

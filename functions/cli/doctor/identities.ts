@@ -62,15 +62,18 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
     const check = `rbac/${fn}`;
     const identity = identities[fn];
     if (identity === undefined) {
-      findings.push(finding(check, "skip", `${fn}'s identity is unknown (no ServiceAccount of the chart or infra/rbac)`, `name it with --${fn}-identity (docs/doctor.md)`));
+      const message = `${fn}'s identity is unknown (no ServiceAccount of the chart or infra/rbac)`;
+      findings.push(finding(check, "skip", message, `name it with --${fn}-identity (docs/doctor.md)`));
       continue;
     }
     const missing: string[] = [];
     for (const access of REQUIRED_ACCESS[fn]) {
-      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user: identity.user, groups: identity.groups, resourceAttributes: access } };
+      const spec = { user: identity.user, groups: identity.groups, resourceAttributes: access };
+      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec };
       const response = await cluster.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, asCaller: true });
       if (response.status !== 201 && response.status !== 200) {
-        findings.push(finding(check, "fail", `a SubjectAccessReview for ${identity.user} answered ${response.status}: ${statusMessage(response.body)}`, "doctor needs create on subjectaccessreviews (docs/doctor.md)"));
+        const message = `a SubjectAccessReview for ${identity.user} answered ${response.status}: ${statusMessage(response.body)}`;
+        findings.push(finding(check, "fail", message, "doctor needs create on subjectaccessreviews (docs/doctor.md)"));
         continue;
       }
       const status = (response.body as { status?: { allowed?: boolean; denied?: boolean } }).status;

@@ -19,14 +19,17 @@ export interface NodeObject {
 
 /** AKS nodes carry kubernetes.azure.com labels and azure:// provider ids. */
 export function isAksCluster(nodes: readonly NodeObject[]): boolean {
-  return nodes.some((n) => n.spec?.providerID?.startsWith("azure://") === true || Object.keys(n.metadata.labels ?? {}).some((k) => k.startsWith("kubernetes.azure.com/")));
+  return nodes.some(
+    (n) => n.spec?.providerID?.startsWith("azure://") === true || Object.keys(n.metadata.labels ?? {}).some((k) => k.startsWith("kubernetes.azure.com/")),
+  );
 }
 
 /** Windows nodes present, or a warning. */
 export function checkWindowsNodes(nodes: readonly NodeObject[]): Finding {
   const windows = nodes.filter((n) => n.metadata.labels?.[OS_LABEL] === "windows").length;
   if (windows > 0) return finding("nodes", "pass", `${windows} of ${nodes.length} nodes run Windows`);
-  const none = nodes.length === 0 ? "the cluster has no node" : nodes.length === 1 ? "its only node does not run Windows" : `none of the ${nodes.length} nodes runs Windows`;
+  const none =
+    nodes.length === 0 ? "the cluster has no node" : nodes.length === 1 ? "its only node does not run Windows" : `none of the ${nodes.length} nodes runs Windows`;
   return finding("nodes", "warn", `${none}: GMSA pods cannot start`, "add a Windows node pool");
 }
 
@@ -83,10 +86,13 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     }
   }
   if (refused.length > 0) {
-    const message = `the service account of ${refused.length} running GMSA pods may no longer use its credspec, so their replacements are refused (403): ${listed(refused)}`;
+    const message =
+      `the service account of ${refused.length} running GMSA pods may no longer use its credspec, ` +
+      `so their replacements are refused (403): ${listed(refused)}`;
     findings.push(finding("pods/use", "fail", message, `grant "use" again (a RoleBinding to a ClusterRole with verb use on the credspec), or change the pods`));
   }
   if (findings.length > 0) return findings;
-  return [finding("pods", "pass", gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`)];
+  const message = gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`;
+  return [finding("pods", "pass", message)];
   return findings;
 }

@@ -24,7 +24,8 @@ const MAX_REVIEWS = 60;
 /** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends. */
 export async function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<{ allowed: boolean; reason: string }> {
   const body = buildLocalSubjectAccessReview({ namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec });
-  const response = await cluster.request({ method: "POST", path: `/apis/authorization.k8s.io/v1/namespaces/${sa.namespace}/localsubjectaccessreviews`, body, asCaller: true });
+  const path = `/apis/authorization.k8s.io/v1/namespaces/${sa.namespace}/localsubjectaccessreviews`;
+  const response = await cluster.request({ method: "POST", path, body, asCaller: true });
   if (response.status !== 201 && response.status !== 200) throw new Error(`a LocalSubjectAccessReview answered ${response.status}: ${statusMessage(response.body)}`);
   const status = (response.body as { status?: { allowed?: boolean; denied?: boolean; reason?: string } }).status ?? {};
   return { allowed: status.allowed === true && status.denied !== true, reason: status.reason ?? "" };
@@ -83,7 +84,10 @@ export async function findProbeSubjects(
   let reviews = 0;
   for (const credspec of names) {
     for (const sa of candidates) {
-      if (++reviews > MAX_REVIEWS) return finding(check, "skip", `no service account found that may use ${names.join(", ")} within ${MAX_REVIEWS} access reviews`, "name one with --service-account");
+      if (++reviews > MAX_REVIEWS) {
+        const message = `no service account found that may use ${names.join(", ")} within ${MAX_REVIEWS} access reviews`;
+        return finding(check, "skip", message, "name one with --service-account");
+      }
       const answer = await mayUse(cluster, sa, credspec);
       if (!answer.allowed && given.allowed !== undefined && names.length === 1) {
         const message = `service account ${sa.namespace}/${sa.name} may not use ${credspec}${answer.reason === "" ? "" : ` (${answer.reason})`}`;
@@ -94,7 +98,8 @@ export async function findProbeSubjects(
     }
   }
   const what = names.length === 1 ? names[0] : "any GMSACredentialSpec";
-  return finding(check, given.allowed === undefined ? "warn" : "fail", `no ${given.allowed === undefined ? "service account bound by a RoleBinding or ClusterRoleBinding" : "given service account"} may use ${what}: nothing to probe with`, "name one with --service-account");
+  const who = given.allowed === undefined ? "service account bound by a RoleBinding or ClusterRoleBinding" : "given service account";
+  return finding(check, given.allowed === undefined ? "warn" : "fail", `no ${who} may use ${what}: nothing to probe with`, "name one with --service-account");
 }
 
 async function findRefused(cluster: DoctorCluster, namespace: string, credspec: string): Promise<ServiceAccountRef | undefined> {
@@ -129,14 +134,17 @@ export function explainWebhookCallError(message: string, found: readonly FoundWe
   if (hook === undefined) return undefined;
   // The function's own API call refused (docs/security.md, Status codes): it runs without a credential, or as another.
   if (/denied the request: .*API server answered 40[13]/.test(message)) {
-    return `${hook.fn} has no working credential for the API server, or the API server refuses it (${message.slice(message.indexOf("denied the request: ") + 20).slice(0, 300)})`;
+    const denial = message.slice(message.indexOf("denied the request: ") + 20).slice(0, 300);
+    return `${hook.fn} has no working credential for the API server, or the API server refuses it (${denial})`;
   }
   if (!message.includes("failed calling webhook")) return undefined;
   const served = hook.webhook.clientConfig?.service === undefined ? "its URL" : "the Service";
   const x509 = /x509: (.*)$/m.exec(message)?.[1];
   if (x509 !== undefined) {
     if (/expired/.test(x509)) return `the certificate ${served} of ${hook.fn} serves, or the CA in the caBundle of ${hook.configName}, has expired (x509: ${x509})`;
-    if (/not (valid for|.* valid for)|doesn't contain|valid for/.test(x509)) return `the certificate ${served} of ${hook.fn} serves does not name the host the API server calls (x509: ${x509})`;
+    if (/valid for|doesn't contain/.test(x509)) {
+      return `the certificate ${served} of ${hook.fn} serves does not name the host the API server calls (x509: ${x509})`;
+    }
     return `the caBundle of ${hook.configName} does not verify the certificate ${served} of ${hook.fn} serves (x509: ${x509})`;
   }
   return `the API server could not call ${hook.fn} (${hook.configName}): ${message.slice(message.indexOf("failed calling webhook")).slice(0, 300)}`;
@@ -144,7 +152,8 @@ export function explainWebhookCallError(message: string, found: readonly FoundWe
 
 async function dryRunCreate(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string) {
   const started = performance.now();
-  const response = await cluster.request({ method: "POST", path: `/api/v1/namespaces/${sa.namespace}/pods`, query: { dryRun: "All" }, body: buildProbePod(sa, credspec) });
+  const path = `/api/v1/namespaces/${sa.namespace}/pods`;
+  const response = await cluster.request({ method: "POST", path, query: { dryRun: "All" }, body: buildProbePod(sa, credspec) });
   return { response, ms: Math.round(performance.now() - started) };
 }
 
@@ -152,18 +161,20 @@ async function dryRunCreate(cluster: DoctorCluster, sa: ServiceAccountRef, creds
 export async function runProbes(cluster: DoctorCluster, subjects: ProbeSubjects, found: readonly FoundWebhook[]): Promise<Finding[]> {
   const { credspec, allowed, refused } = subjects;
   const findings: Finding[] = [];
-  const describe = (sa: ServiceAccountRef) => `service account ${sa.namespace}/${sa.name}`;
+  const describe = (sa: ServiceAccountRef) => `a dry-run pod of service account ${sa.namespace}/${sa.name} naming ${credspec}`;
+  const seeAbove = "see the checks above and the functions' logs";
   const may = await dryRunCreate(cluster, allowed, credspec);
-  const inlined = (may.response.body as { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec;
+  type ProbePod = { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } };
+  const inlined = (may.response.body as ProbePod).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec;
   const mayMessage = statusMessage(may.response.body);
   if (may.response.status === 201 && inlined !== undefined) {
-    findings.push({ ...finding("end-to-end/may-use", "pass", `a dry-run pod of ${describe(allowed)} naming ${credspec} came back with the contents inlined in ${may.ms} ms`), ms: may.ms });
+    findings.push({ ...finding("end-to-end/may-use", "pass", `${describe(allowed)} came back with the contents inlined in ${may.ms} ms`), ms: may.ms });
   } else {
     const why =
       may.response.status === 201
         ? "was admitted without the contents inlined: expand did not run"
         : `was refused (${may.response.status}): ${explainWebhookCallError(mayMessage, found) ?? mayMessage}`;
-    findings.push({ ...finding("end-to-end/may-use", "fail", `a dry-run pod of ${describe(allowed)} naming ${credspec} ${why}`, "see the checks above and the functions' logs"), ms: may.ms });
+    findings.push({ ...finding("end-to-end/may-use", "fail", `${describe(allowed)} ${why}`, seeAbove), ms: may.ms });
   }
   if (refused === undefined) {
     findings.push(finding("end-to-end/may-not-use", "skip", `every service account of namespace ${allowed.namespace} may use ${credspec}: no refusal to probe`));
@@ -173,13 +184,13 @@ export async function runProbes(cluster: DoctorCluster, subjects: ProbeSubjects,
   const notMessage = statusMessage(mayNot.response.body);
   const byAuthorize = notMessage.includes(EXPECTED_WEBHOOKS.authorize.webhook.name);
   if (mayNot.response.status === 403 && byAuthorize) {
-    findings.push({ ...finding("end-to-end/may-not-use", "pass", `a dry-run pod of ${describe(refused)} naming ${credspec} was refused with 403 by authorize in ${mayNot.ms} ms`), ms: mayNot.ms });
+    findings.push({ ...finding("end-to-end/may-not-use", "pass", `${describe(refused)} was refused with 403 by authorize in ${mayNot.ms} ms`), ms: mayNot.ms });
   } else {
     const why =
       mayNot.response.status === 201
         ? "was admitted: authorize did not refuse it"
         : `was refused with ${mayNot.response.status} instead of authorize's 403: ${explainWebhookCallError(notMessage, found) ?? notMessage}`;
-    findings.push({ ...finding("end-to-end/may-not-use", "fail", `a dry-run pod of ${describe(refused)} naming ${credspec} ${why}`, "see the checks above and the functions' logs"), ms: mayNot.ms });
+    findings.push({ ...finding("end-to-end/may-not-use", "fail", `${describe(refused)} ${why}`, seeAbove), ms: mayNot.ms });
   }
   return findings;
 }

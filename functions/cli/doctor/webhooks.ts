@@ -41,7 +41,9 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
   const findings: Finding[] = [];
   const differ = (field: string, status: "fail" | "warn", why: string) =>
     findings.push(finding(check, status, `${where}: ${field} ${why}`, FIX_APPLY));
-  if (!isDeepStrictEqual(webhook["rules"], expected.rules)) differ("rules", "fail", "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)");
+  if (!isDeepStrictEqual(webhook["rules"], expected.rules)) {
+    differ("rules", "fail", "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)");
+  }
   const conditions = (webhook["matchConditions"] ?? []) as { name?: string; expression?: string }[];
   const sameConditions =
     conditions.length === expected.matchConditions.length &&
@@ -50,10 +52,14 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
   if (webhook["failurePolicy"] !== expected.failurePolicy) {
     differ("failurePolicy", "warn", `is ${String(webhook["failurePolicy"])}, not Fail: GMSA pods are admitted unchecked while the function is down`);
   }
-  if (webhook["timeoutSeconds"] !== expected.timeoutSeconds) differ("timeoutSeconds", "warn", `is ${String(webhook["timeoutSeconds"])}, not ${expected.timeoutSeconds}`);
+  if (webhook["timeoutSeconds"] !== expected.timeoutSeconds) {
+    differ("timeoutSeconds", "warn", `is ${String(webhook["timeoutSeconds"])}, not ${expected.timeoutSeconds}`);
+  }
   if (webhook["sideEffects"] !== expected.sideEffects) differ("sideEffects", "fail", "is not None: dry-run requests are refused");
   const versions = (webhook["admissionReviewVersions"] ?? []) as unknown[];
-  if (!versions.includes("v1") && !versions.includes("v1beta1")) differ("admissionReviewVersions", "fail", "names neither v1 nor v1beta1, the versions the functions answer");
+  if (!versions.includes("v1") && !versions.includes("v1beta1")) {
+    differ("admissionReviewVersions", "fail", "names neither v1 nor v1beta1, the versions the functions answer");
+  }
   if (expected.reinvocationPolicy !== undefined && webhook["reinvocationPolicy"] !== expected.reinvocationPolicy) {
     differ("reinvocationPolicy", "warn", `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`);
   }
@@ -95,10 +101,15 @@ export function checkWebhookConfigurations(
       const differences = compareWebhook(fn, config.metadata.name, webhook);
       findings.push(...differences);
       if (isAks && config.metadata.annotations?.[AKS_OPT_OUT_ANNOTATION] !== "true") {
-        const message = `${kind} ${config.metadata.name} lacks ${AKS_OPT_OUT_ANNOTATION}: "true" on AKS: its Admissions Enforcer excludes kube-system and AKS's namespaces`;
-        findings.push(finding(check, "warn", message, `kubectl annotate ${kind.toLowerCase()} ${config.metadata.name} ${AKS_OPT_OUT_ANNOTATION}=true (the chart's webhooks.aksAdmissionsEnforcerOptOut)`));
+        const name = config.metadata.name;
+        const message = `${kind} ${name} lacks ${AKS_OPT_OUT_ANNOTATION}: "true" on AKS: its Admissions Enforcer excludes kube-system and AKS's namespaces`;
+        const fix = `kubectl annotate ${kind.toLowerCase()} ${name} ${AKS_OPT_OUT_ANNOTATION}=true (the chart's webhooks.aksAdmissionsEnforcerOptOut)`;
+        findings.push(finding(check, "warn", message, fix));
       }
-      if (differences.length === 0) findings.push(finding(check, "pass", `${kind} ${config.metadata.name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped`));
+      if (differences.length === 0) {
+        const message = `${kind} ${config.metadata.name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped`;
+        findings.push(finding(check, "pass", message));
+      }
     }
   }
   return { findings, found };
