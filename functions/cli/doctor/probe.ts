@@ -132,8 +132,8 @@ export function buildProbePod(sa: ServiceAccountRef, credspec: string): object {
 export function explainWebhookCallError(message: string, found: readonly FoundWebhook[]): string | undefined {
   const hook = found.find((f) => message.includes(`"${EXPECTED_WEBHOOKS[f.fn].webhook.name}"`));
   if (hook === undefined) return undefined;
-  // The function's own API call refused (docs/security.md, Status codes): it runs without a credential, or as another.
-  if (/denied the request: .*API server answered 40[13]/.test(message)) {
+  // The function's own API calls fail for its credential (docs/security.md, Status codes): none, refused, or another's.
+  if (/denied the request: .*(API server answered 40[13]|could not authenticate to the API server)/.test(message)) {
     const denial = message.slice(message.indexOf("denied the request: ") + 20).slice(0, 300);
     return `${hook.fn} has no working credential for the API server, or the API server refuses it (${denial})`;
   }

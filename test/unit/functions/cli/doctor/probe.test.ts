@@ -20,6 +20,11 @@ describe("the API server's webhook call errors, named", () => {
       'admission webhook "expand.gmsa-webhooks.windows.k8s.io" denied the request: pod: reading GMSACredentialSpec "w": API server answered 403 Forbidden: check this function\'s RBAC',
       /^expand has no working credential for the API server, or the API server refuses it/,
     ],
+    [
+      "a function whose exec plugin fails",
+      'admission webhook "authorize.gmsa-webhooks.windows.k8s.io" denied the request: the GMSA webhook could not authenticate to the API server, so it fails closed (review uid 1)',
+      /^authorize has no working credential for the API server/,
+    ],
   ])("%s", (_what, message, expected) => {
     expect(explainWebhookCallError(message, found)).toMatch(expected);
   });
