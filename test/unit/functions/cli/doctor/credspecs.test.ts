@@ -59,9 +59,9 @@ describe("credspecs", () => {
     expect(result.findings[1]?.message).toMatch(/bytes as compact JSON; a pod's gmsaCredentialSpec holds at most 65536/);
   });
 
-  it("warns about unknown fields (the API server drops them) and about no credspec at all", () => {
+  it("warns about unknown fields (stored, so inlined into pods) and about no credspec at all", () => {
     expect(checkCredSpecs([{ metadata: { name: "extra" }, credspec: { ...WELL_FORMED, Extra: 1 } }]).findings.map((f) => [f.status, f.message])).toEqual([
-      ["warn", expect.stringMatching(/credspec\.Extra: is not in the GMSACredentialSpec schema/) as unknown],
+      ["warn", expect.stringMatching(/credspec\.Extra: is not a field of the credential spec schema; pods get it inlined/) as unknown],
     ]);
     expect(checkCredSpecs([]).findings.map((f) => f.status)).toEqual(["warn"]);
   });
