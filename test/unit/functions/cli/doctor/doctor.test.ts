@@ -2,11 +2,16 @@ import { describe, expect, it } from "vitest";
 import { runDoctor } from "../../../../../functions/cli/doctor/doctor.ts";
 import type { ClusterRequest, ClusterResponse } from "../../../../../functions/cli/doctor/findings.ts";
 
-/** An API server with the CRD, no node, no webhook configuration, no binding: every list empty. */
-function emptyCluster(requests: ClusterRequest[]) {
+/**
+ * An API server with the CRD, no node, no webhook configuration, no binding: every list empty, every access review
+ * allowed; `answer` may answer a request first.
+ */
+function emptyCluster(requests: ClusterRequest[], answer: (request: ClusterRequest) => unknown = () => undefined) {
   return {
     request(request: ClusterRequest): Promise<ClusterResponse> {
       requests.push(request);
+      const given = answer(request);
+      if (given !== undefined) return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
       if (request.path.includes("/customresourcedefinitions/")) {
         const crd = { spec: { versions: [{ name: "v1", served: true }, { name: "v1alpha1", served: true }] }, status: { conditions: [{ type: "Established", status: "True" }] } };
         return Promise.resolve({ status: 200, body: crd, warnings: [] });
@@ -26,6 +31,23 @@ describe("runDoctor", () => {
     expect(findings.filter((f) => f.status === "skip").map((f) => f.check)).toEqual(["rbac/expand", "rbac/authorize", "end-to-end/may-use", "end-to-end"]);
     // Reads, access reviews and dry runs only.
     expect(requests.filter((r) => r.method === "POST" && !r.path.endsWith("accessreviews") && r.query?.["dryRun"] !== "All")).toEqual([]);
+  });
+
+  it("reports a failing probe after an earlier failure as a skip that says so: each fault is named once", async () => {
+    const credspec = { metadata: { name: "w1" }, credspec: { CmsPlugins: [] } };
+    const binding = { metadata: { namespace: "web" }, subjects: [{ kind: "ServiceAccount", name: "app" }] };
+    const cluster = emptyCluster([], ({ path }) => {
+      if (path === "/apis/windows.k8s.io/v1/gmsacredentialspecs") return { items: [credspec] };
+      if (path === "/apis/rbac.authorization.k8s.io/v1/rolebindings") return { items: [binding] };
+      // Admitted without contents: expand did not run (no webhook is registered).
+      if (path === "/api/v1/namespaces/web/pods") return { spec: {} };
+      return undefined;
+    });
+    const findings = await runDoctor(cluster);
+    expect([...new Set(findings.filter((f) => f.status === "fail").map((f) => f.check))]).toEqual(["credspec/w1", "webhooks/expand", "webhooks/authorize"]);
+    const probe = findings.find((f) => f.check === "end-to-end/may-use");
+    expect(probe?.status).toBe("skip");
+    expect(probe?.message).toBe("a dry-run pod of service account web/app naming w1 was admitted without the contents inlined: expand did not run (follows from the failures above)");
   });
 
   it("checks the identities named with flags instead of looking for ServiceAccounts", async () => {
