@@ -6,6 +6,7 @@ Commands:
   token         print an ExecCredential with an EKS, AKS or GKE token (a kubeconfig exec plugin)
 
 Cluster commands (read-only: GETs, access reviews and dry runs; docs/kubectl-gmsa.md):
+  doctor        check that an install works: one line per check, what is wrong, how to fix it
   who-can-use   the service accounts that may use a GMSACredentialSpec
   explain       what the webhooks would do with a pod, and why
 

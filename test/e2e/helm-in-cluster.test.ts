@@ -7,7 +7,9 @@
  * Needs root, as the kubelet does and CI has.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtemp } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import {
   applySamples,
@@ -21,10 +23,13 @@ import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
-import { issueServingCertificate } from "../../infra/local/pki.ts";
+import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
 import { createOptedOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
+import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
+import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
+import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
 
 const GROUP = "helm-in-cluster";
 const NAMESPACE = "gmsa-helm-in-cluster";
@@ -88,6 +93,56 @@ describe("helm install on a real node, certificates generated at install", () =>
     expect(configurations.map((c) => c.webhooks.map((w) => w.clientConfig.service?.name))).toEqual(FUNCTIONS.map((fn) => [`${FULLNAME}-${fn}`]));
     const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(admin(), `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`);
     expect(policy.spec.ingress.map((rule) => rule.from)).toEqual([[{ ipBlock: { cidr: POD_CIDR } }]]);
+  });
+
+  it("passes kubectl gmsa doctor on the chart's install, run by an operator bound to doctor's roles alone", async () => {
+    const operator = await bindDoctorOperator(admin(), "doctor-operator", { probe: "default", functions: NAMESPACE });
+    try {
+      // The RBAC authorizer learns of new bindings through its informers.
+      await vi.waitFor(
+        async () => {
+          const findings = await runDoctor(operator.cluster);
+          const report = formatFindingsText(findings);
+          expect(findings.filter((f) => f.status === "fail"), report).toEqual([]);
+          for (const fn of FUNCTIONS) {
+            expect(findings.find((f) => f.check === `readyz/${fn}`)?.message, report).toMatch(/through the API server's service proxy answered 200/);
+            expect(findings.find((f) => f.check === `rbac/${fn}`)?.message, report).toMatch(new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`));
+          }
+          expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, report).toBe("pass");
+          expect(findings.find((f) => f.check === "end-to-end/may-not-use")?.status, report).toBe("pass");
+          process.stderr.write(`[helm-in-cluster] doctor:\n${report}`);
+        },
+        { timeout: 15_000, interval: 500 },
+      );
+    } finally {
+      await operator.remove();
+    }
+  });
+
+  it("names a caBundle of another CA on a service reference from the API server's own x509 error, and only that", async () => {
+    const [expandPath] = webhookConfigurationPaths(FULLNAME);
+    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin(), expandPath!);
+    const original = configuration.webhooks[0]!.clientConfig.caBundle;
+    const other = await createCertificateAuthority(await mkdtemp(join(stack.cluster.dir, "other-ca-")), "another CA");
+    const setCaBundle = (caBundle: string) =>
+      kubeRequestOk(admin(), expandPath!, { method: "PATCH", contentType: "application/json-patch+json", body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: caBundle }] });
+    await setCaBundle(Buffer.from(other.certPem).toString("base64"));
+    try {
+      // The admission plugin sees the change through its informer: poll until the probe meets the new caBundle.
+      await vi.waitFor(
+        async () => {
+          const findings = await runDoctor(doctorClusterOf(admin()));
+          const failed = findings.filter((f) => f.status === "fail");
+          // Both probes meet it: expand is called for the pod authorize should refuse too.
+          expect(failed.map((f) => f.check), formatFindingsText(findings)).toEqual(["end-to-end/may-use", "end-to-end/may-not-use"]);
+          for (const f of failed) expect(f.message).toMatch(new RegExp(`the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `));
+        },
+        { timeout: 30_000, interval: 500 },
+      );
+    } finally {
+      await setCaBundle(original);
+      await waitForGmsaWebhooks(stack.cluster, GROUP);
+    }
   });
 
   describe("admission through the pods", () => {

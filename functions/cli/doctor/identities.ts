@@ -1,0 +1,90 @@
+/**
+ * The functions' own identities have their RBAC: expand may `get` credspecs; authorize may too and may `create`
+ * localsubjectaccessreviews (docs/security.md). Identities come from flags, else from the chart's ServiceAccounts
+ * (label app.kubernetes.io/component), else from infra/rbac's gmsa-webhooks/gmsa-<fn>; serverless identities (a JWT
+ * username, an IAM role's group) must be named with flags.
+ */
+import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
+import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../../../shared/credspec/resource.ts";
+import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
+
+/** A user name and its groups, as the API server authenticates a function. */
+export interface Identity {
+  user: string;
+  groups: string[];
+}
+
+/** What each function must be allowed, cluster-wide. */
+export const REQUIRED_ACCESS: Record<FunctionName, { verb: string; group: string; resource: string }[]> = {
+  expand: [{ verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE }],
+  authorize: [
+    { verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE },
+    { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" },
+  ],
+};
+
+/** The identity of a service account, with the groups the API server gives it. */
+export function serviceAccountIdentity(namespace: string, name: string): Identity {
+  return { user: `system:serviceaccount:${namespace}:${name}`, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"] };
+}
+
+/** A `--<fn>-identity` value: `system:serviceaccount:ns:name` gets its groups; any other user name only system:authenticated. */
+export function parseIdentity(user: string): Identity {
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+  return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountIdentity(sa[1]!, sa[2]!);
+}
+
+interface ServiceAccount {
+  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+}
+
+/** Each function's identity from the cluster's ServiceAccounts (the chart's, then infra/rbac's), where there is one. */
+export async function findIdentities(cluster: DoctorCluster): Promise<Partial<Record<FunctionName, Identity>>> {
+  const response = await cluster.request({ method: "GET", path: "/api/v1/serviceaccounts", query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" } });
+  const labelled = response.status === 200 ? ((response.body as { items?: ServiceAccount[] }).items ?? []) : [];
+  const identities: Partial<Record<FunctionName, Identity>> = {};
+  for (const fn of FUNCTION_NAMES) {
+    const chart = labelled.find((sa) => sa.metadata.labels?.["app.kubernetes.io/component"] === fn);
+    if (chart !== undefined) {
+      identities[fn] = serviceAccountIdentity(chart.metadata.namespace, chart.metadata.name);
+      continue;
+    }
+    const base = await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` });
+    if (base.status === 200) identities[fn] = serviceAccountIdentity("gmsa-webhooks", `gmsa-${fn}`);
+  }
+  return identities;
+}
+
+/** SubjectAccessReviews (cluster-wide) for each required permission of each known identity. */
+export async function checkIdentities(cluster: DoctorCluster, identities: Partial<Record<FunctionName, Identity>>): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const fn of FUNCTION_NAMES) {
+    const check = `rbac/${fn}`;
+    const identity = identities[fn];
+    if (identity === undefined) {
+      const message = `${fn}'s identity is unknown (no ServiceAccount of the chart or infra/rbac)`;
+      findings.push(finding(check, "skip", message, `name it with --${fn}-identity (docs/doctor.md)`));
+      continue;
+    }
+    const missing: string[] = [];
+    for (const access of REQUIRED_ACCESS[fn]) {
+      const spec = { user: identity.user, groups: identity.groups, resourceAttributes: access };
+      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec };
+      const response = await cluster.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, asCaller: true });
+      if (response.status !== 201 && response.status !== 200) {
+        const message = `a SubjectAccessReview for ${identity.user} answered ${response.status}: ${statusMessage(response.body)}`;
+        findings.push(finding(check, "fail", message, "doctor needs create on subjectaccessreviews (docs/doctor.md)"));
+        continue;
+      }
+      const status = (response.body as { status?: { allowed?: boolean; denied?: boolean } }).status;
+      if (status?.allowed !== true || status.denied === true) missing.push(`${access.verb} ${access.resource}.${access.group}`);
+    }
+    if (missing.length > 0) {
+      const message = `${fn}'s identity ${identity.user} may not ${missing.join(", ")} in every namespace: its RBAC is missing`;
+      findings.push(finding(check, "fail", message, `apply infra/rbac/${fn}.yaml (or the chart's rbac) binding ClusterRole gmsa-webhooks:${fn} to it`));
+    } else {
+      findings.push(finding(check, "pass", `${fn}'s identity ${identity.user} may ${REQUIRED_ACCESS[fn].map((a) => `${a.verb} ${a.resource}`).join(" and ")}`));
+    }
+  }
+  return findings;
+}

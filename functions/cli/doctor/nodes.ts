@@ -1,0 +1,98 @@
+/**
+ * Where GMSA pods can run: Windows nodes present (a warning where there are none), GMSA pods that could land on a
+ * Linux node (no kubernetes.io/os: windows nodeSelector or required affinity), and GMSA pods whose service account
+ * may no longer use a credspec they name (a replacement of the pod would be refused with 403).
+ */
+import { PodSchema } from "../../../shared/admission/review.ts";
+import { readPodGmsa } from "../../../shared/policy/references.ts";
+import { finding, type DoctorCluster, type Finding } from "./findings.ts";
+import { mayUse } from "./probe.ts";
+
+const OS_LABEL = "kubernetes.io/os";
+const MAX_NAMED = 10;
+
+/** A node as listed (labels and provider id). */
+export interface NodeObject {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec?: { providerID?: string };
+}
+
+/** AKS nodes carry kubernetes.azure.com labels and azure:// provider ids. */
+export function isAksCluster(nodes: readonly NodeObject[]): boolean {
+  return nodes.some(
+    (n) => n.spec?.providerID?.startsWith("azure://") === true || Object.keys(n.metadata.labels ?? {}).some((k) => k.startsWith("kubernetes.azure.com/")),
+  );
+}
+
+/** Windows nodes present, or a warning. */
+export function checkWindowsNodes(nodes: readonly NodeObject[]): Finding {
+  const windows = nodes.filter((n) => n.metadata.labels?.[OS_LABEL] === "windows").length;
+  if (windows > 0) return finding("nodes", "pass", `${windows} of ${nodes.length} nodes run Windows`);
+  const none =
+    nodes.length === 0 ? "the cluster has no node" : nodes.length === 1 ? "its only node does not run Windows" : `none of the ${nodes.length} nodes runs Windows`;
+  return finding("nodes", "warn", `${none}: GMSA pods cannot start`, "add a Windows node pool");
+}
+
+interface Term {
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+interface PodObject {
+  metadata: { name: string; namespace: string };
+  spec: {
+    serviceAccountName?: string;
+    nodeSelector?: Record<string, string>;
+    affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: Term[] } } };
+  };
+}
+
+/** True when the pod can only be scheduled on Windows nodes. */
+export function isPinnedToWindows(pod: PodObject): boolean {
+  if (pod.spec.nodeSelector?.[OS_LABEL] === "windows") return true;
+  const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  return (
+    terms.length > 0 &&
+    terms.every((t) => (t.matchExpressions ?? []).some((e) => e.key === OS_LABEL && e.operator === "In" && e.values?.length === 1 && e.values[0] === "windows"))
+  );
+}
+
+/** The credspec names a pod refers to, or none when it has no GMSA reference (or does not parse). */
+export function credSpecNamesOf(pod: unknown): string[] {
+  const parsed = PodSchema.safeParse(pod);
+  if (!parsed.success) return [];
+  return [...new Set(readPodGmsa(parsed.data).refs.flatMap((r) => (r.name === undefined ? [] : [r.name])))];
+}
+
+const label = (pod: PodObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+const listed = (names: string[]) => names.slice(0, MAX_NAMED).join(", ") + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : "");
+
+/** The pod checks: Linux placement (pure) and each service account's `use` of what its pod names (access reviews). */
+export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[]): Promise<Finding[]> {
+  const gmsa = pods.map((pod) => ({ pod, names: credSpecNamesOf(pod) })).filter((p) => p.names.length > 0);
+  const findings: Finding[] = [];
+  const loose = gmsa.filter((p) => !isPinnedToWindows(p.pod)).map((p) => label(p.pod));
+  if (loose.length > 0) {
+    const message = `${loose.length} GMSA pods could land on a Linux node (no ${OS_LABEL}: windows nodeSelector or required affinity): ${listed(loose)}`;
+    findings.push(finding("pods/placement", "warn", message, `add nodeSelector ${OS_LABEL}: windows to their templates`));
+  }
+  const refused: string[] = [];
+  const answers = new Map<string, Promise<boolean>>();
+  for (const { pod, names } of gmsa) {
+    const sa = { namespace: pod.metadata.namespace, name: pod.spec.serviceAccountName ?? "default" };
+    for (const credspec of names) {
+      const key = `${sa.namespace}/${sa.name}/${credspec}`;
+      if (!answers.has(key)) answers.set(key, mayUse(cluster, sa, credspec).then((a) => a.allowed));
+      if (!(await answers.get(key)!)) refused.push(`pod ${label(pod)} (service account ${sa.name}, credspec ${credspec})`);
+    }
+  }
+  if (refused.length > 0) {
+    const message =
+      `the service account of ${refused.length} running GMSA pods may no longer use its credspec, ` +
+      `so their replacements are refused (403): ${listed(refused)}`;
+    findings.push(finding("pods/use", "fail", message, `grant "use" again (a RoleBinding to a ClusterRole with verb use on the credspec), or change the pods`));
+  }
+  if (findings.length > 0) return findings;
+  const message = gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`;
+  return [finding("pods", "pass", message)];
+  return findings;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { checkCrd, checkCredSpecs } from "../../../../../functions/cli/doctor/credspecs.ts";
+
+const WELL_FORMED = {
+  CmsPlugins: ["ActiveDirectory"],
+  DomainJoinConfig: {
+    Sid: "S-1-5-21-702590844-1001920913-2680819671",
+    MachineAccountName: "webapp01",
+    Guid: "56d9b6d4-9b6f-4f7e-a2c9-5e1d1b1e3c9a",
+    DnsTreeName: "contoso.com",
+    DnsName: "contoso.com",
+    NetBiosName: "CONTOSO",
+  },
+  ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "webapp01", Scope: "contoso.com" }] },
+};
+
+const crd = (served: string[], established = "True") => ({
+  spec: { versions: ["v1", "v1alpha1"].map((name) => ({ name, served: served.includes(name) })) },
+  status: { conditions: [{ type: "Established", status: established }] },
+});
+
+describe("the CRD", () => {
+  it("passes when Established and serving v1 and v1alpha1", () => {
+    expect(checkCrd(200, crd(["v1", "v1alpha1"])).map((f) => f.status)).toEqual(["pass"]);
+  });
+  it("fails when missing, not Established, or not serving v1alpha1", () => {
+    expect(checkCrd(404, {})[0]?.message).toMatch(/gmsacredentialspecs\.windows\.k8s\.io is not installed/);
+    expect(checkCrd(200, crd(["v1", "v1alpha1"], "False"))[0]?.message).toMatch(/is not Established/);
+    expect(checkCrd(200, crd(["v1"]))[0]?.message).toMatch(/does not serve v1alpha1 \(serves v1\)/);
+  });
+});
+
+describe("credspecs", () => {
+  it("passes a well-formed credspec and lists it as one to probe with", () => {
+    const result = checkCredSpecs([{ metadata: { name: "webapp01" }, credspec: WELL_FORMED }]);
+    expect(result.findings.map((f) => f.status)).toEqual(["pass"]);
+    expect(result.wellFormed).toEqual(["webapp01"]);
+  });
+
+  it("fails each problem naming the credspec and the field, never the value", () => {
+    const credspec = { ...WELL_FORMED, DomainJoinConfig: { ...WELL_FORMED.DomainJoinConfig, Guid: "secret-looking-value", Sid: undefined } };
+    const result = checkCredSpecs([{ metadata: { name: "bad" }, credspec }]);
+    expect(result.wellFormed).toEqual([]);
+    const messages = result.findings.map((f) => `${f.status} ${f.check} ${f.message}`);
+    expect(messages).toEqual([
+      expect.stringMatching(/^fail credspec\/bad GMSACredentialSpec bad: credspec\.DomainJoinConfig\.Sid: is required/) as unknown,
+      expect.stringMatching(/^fail credspec\/bad GMSACredentialSpec bad: credspec\.DomainJoinConfig\.Guid: must be a GUID/) as unknown,
+    ]);
+    expect(messages.join()).not.toContain("secret-looking-value");
+  });
+
+  it("fails a credspec without a credspec field, and one over 64 KiB", () => {
+    const big = { ...WELL_FORMED, ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "x".repeat(70_000), Scope: "contoso.com" }] } };
+    const result = checkCredSpecs([{ metadata: { name: "empty" } }, { metadata: { name: "big" }, credspec: big }]);
+    expect(result.findings.map((f) => [f.check, f.status])).toEqual([
+      ["credspec/empty", "fail"],
+      ["credspec/big", "fail"],
+    ]);
+    expect(result.findings[1]?.message).toMatch(/bytes as compact JSON; a pod's gmsaCredentialSpec holds at most 65536/);
+  });
+
+  it("warns about unknown fields (stored, so inlined into pods) and about no credspec at all", () => {
+    expect(checkCredSpecs([{ metadata: { name: "extra" }, credspec: { ...WELL_FORMED, Extra: 1 } }]).findings.map((f) => [f.status, f.message])).toEqual([
+      ["warn", expect.stringMatching(/credspec\.Extra: is not a field of the credential spec schema; pods get it inlined/) as unknown],
+    ]);
+    expect(checkCredSpecs([]).findings.map((f) => f.status)).toEqual(["warn"]);
+  });
+});

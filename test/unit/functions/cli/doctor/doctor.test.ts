@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { runDoctor } from "../../../../../functions/cli/doctor/doctor.ts";
+import type { ClusterRequest, ClusterResponse } from "../../../../../functions/cli/doctor/findings.ts";
+
+/**
+ * An API server with the CRD, no node, no webhook configuration, no binding: every list empty, every access review
+ * allowed; `answer` may answer a request first.
+ */
+function emptyCluster(requests: ClusterRequest[], answer: (request: ClusterRequest) => unknown = () => undefined) {
+  return {
+    request(request: ClusterRequest): Promise<ClusterResponse> {
+      requests.push(request);
+      const given = answer(request);
+      if (given !== undefined) return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
+      if (request.path.includes("/customresourcedefinitions/")) {
+        const crd = { spec: { versions: [{ name: "v1", served: true }, { name: "v1alpha1", served: true }] }, status: { conditions: [{ type: "Established", status: "True" }] } };
+        return Promise.resolve({ status: 200, body: crd, warnings: [] });
+      }
+      if (request.method === "POST" && request.path.endsWith("subjectaccessreviews")) return Promise.resolve({ status: 201, body: { status: { allowed: true } }, warnings: [] });
+      if (request.path.startsWith("/api/v1/namespaces/gmsa-webhooks/serviceaccounts/")) return Promise.resolve({ status: 404, body: {}, warnings: [] });
+      return Promise.resolve({ status: 200, body: { items: [] }, warnings: [] });
+    },
+  };
+}
+
+describe("runDoctor", () => {
+  it("fails both unregistered webhooks, skips what it cannot know, and sends no write", async () => {
+    const requests: ClusterRequest[] = [];
+    const findings = await runDoctor(emptyCluster(requests));
+    expect(findings.filter((f) => f.status === "fail").map((f) => f.check)).toEqual(["webhooks/expand", "webhooks/authorize"]);
+    expect(findings.filter((f) => f.status === "skip").map((f) => f.check)).toEqual(["rbac/expand", "rbac/authorize", "end-to-end/may-use", "end-to-end"]);
+    // Reads, access reviews and dry runs only.
+    expect(requests.filter((r) => r.method === "POST" && !r.path.endsWith("accessreviews") && r.query?.["dryRun"] !== "All")).toEqual([]);
+  });
+
+  it("reports a failing probe after an earlier failure as a skip that says so: each fault is named once", async () => {
+    const credspec = { metadata: { name: "w1" }, credspec: { CmsPlugins: [] } };
+    const binding = { metadata: { namespace: "web" }, subjects: [{ kind: "ServiceAccount", name: "app" }] };
+    const cluster = emptyCluster([], ({ path }) => {
+      if (path === "/apis/windows.k8s.io/v1/gmsacredentialspecs") return { items: [credspec] };
+      if (path === "/apis/rbac.authorization.k8s.io/v1/rolebindings") return { items: [binding] };
+      // Admitted without contents: expand did not run (no webhook is registered).
+      if (path === "/api/v1/namespaces/web/pods") return { spec: {} };
+      return undefined;
+    });
+    const findings = await runDoctor(cluster);
+    expect([...new Set(findings.filter((f) => f.status === "fail").map((f) => f.check))]).toEqual(["credspec/w1", "webhooks/expand", "webhooks/authorize"]);
+    const probe = findings.find((f) => f.check === "end-to-end/may-use");
+    expect(probe?.status).toBe("skip");
+    expect(probe?.message).toBe("a dry-run pod of service account web/app naming w1 was admitted without the contents inlined: expand did not run (follows from the failures above)");
+  });
+
+  it("checks the identities named with flags instead of looking for ServiceAccounts", async () => {
+    const requests: ClusterRequest[] = [];
+    const findings = await runDoctor(emptyCluster(requests), { identities: { expand: "worker-expand", authorize: "system:serviceaccount:fn:authorize" } });
+    expect(findings.filter((f) => f.check.startsWith("rbac/")).map((f) => f.message)).toEqual([
+      "expand's identity worker-expand may get gmsacredentialspecs",
+      "authorize's identity system:serviceaccount:fn:authorize may get gmsacredentialspecs and create localsubjectaccessreviews",
+    ]);
+    expect(requests.some((r) => r.path.includes("serviceaccounts/gmsa-"))).toBe(false);
+  });
+});

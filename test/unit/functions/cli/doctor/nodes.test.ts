@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import type { ClusterRequest } from "../../../../../functions/cli/doctor/findings.ts";
+import { checkGmsaPods, checkWindowsNodes, credSpecNamesOf, isAksCluster, isPinnedToWindows } from "../../../../../functions/cli/doctor/nodes.ts";
+
+const node = (name: string, labels: Record<string, string>, providerID?: string) => ({ metadata: { name, labels }, ...(providerID ? { spec: { providerID } } : {}) });
+
+type TestPod = Parameters<typeof checkGmsaPods>[1][number];
+const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): TestPod =>
+  ({ metadata: { name, namespace: "web", ...(annotations ? { annotations } : {}) }, spec: { containers: [{ name: "app", image: "i" }], ...spec } }) as TestPod;
+const gmsa = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } };
+const windows = { nodeSelector: { "kubernetes.io/os": "windows" } };
+
+/** A cluster whose access reviews allow only `allowed` (`<ns>/<sa>/<credspec>`). */
+function reviews(allowed: string[]) {
+  return {
+    request: ({ body }: ClusterRequest) => {
+      const spec = (body as { spec: { user: string; resourceAttributes: { namespace: string; name: string } } }).spec;
+      const key = `${spec.resourceAttributes.namespace}/${spec.user.split(":").at(-1)}/${spec.resourceAttributes.name}`;
+      return Promise.resolve({ status: 201, body: { status: { allowed: allowed.includes(key) } }, warnings: [] });
+    },
+  };
+}
+
+describe("nodes", () => {
+  it("warns when no node runs Windows, passes when one does", () => {
+    expect(checkWindowsNodes([node("l", { "kubernetes.io/os": "linux" })]).status).toBe("warn");
+    expect(checkWindowsNodes([node("l", { "kubernetes.io/os": "linux" }), node("w", { "kubernetes.io/os": "windows" })])).toMatchObject({ status: "pass", message: "1 of 2 nodes run Windows" });
+  });
+  it("recognises AKS by its node labels or provider ids", () => {
+    expect(isAksCluster([node("a", { "kubernetes.azure.com/cluster": "x" })])).toBe(true);
+    expect(isAksCluster([node("a", {}, "azure:///subscriptions/s/vm")])).toBe(true);
+    expect(isAksCluster([node("e", {}, "aws:///eu-west-1a/i-1")])).toBe(false);
+  });
+});
+
+describe("GMSA pods", () => {
+  it("finds credspec names in fields and alpha annotations, none in other pods", () => {
+    expect(credSpecNamesOf(pod("p", gmsa))).toEqual(["webapp01"]);
+    expect(credSpecNamesOf(pod("a", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp02" }))).toEqual(["webapp02"]);
+    expect(credSpecNamesOf(pod("n", {}))).toEqual([]);
+  });
+
+  it("treats a nodeSelector or a required affinity on kubernetes.io/os=windows as pinned", () => {
+    expect(isPinnedToWindows(pod("p", windows))).toBe(true);
+    const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/os", operator: "In", values: ["windows"] }] }] } } };
+    expect(isPinnedToWindows(pod("p", { affinity }))).toBe(true);
+    expect(isPinnedToWindows(pod("p", {}))).toBe(false);
+  });
+
+  it("warns naming GMSA pods that could land on Linux, and passes pinned ones", async () => {
+    const findings = await checkGmsaPods(reviews(["web/default/webapp01"]), [pod("loose", gmsa), pod("pinned", { ...gmsa, ...windows }), pod("plain", {})]);
+    expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/placement", "warn"]]);
+    expect(findings[0]?.message).toMatch(/1 GMSA pods could land on a Linux node .*: web\/loose$/);
+  });
+
+  it("fails naming a pod whose service account may no longer use its credspec", async () => {
+    const findings = await checkGmsaPods(reviews([]), [pod("web-1", { ...gmsa, ...windows, serviceAccountName: "app" })]);
+    expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/use", "fail"]]);
+    expect(findings[0]?.message).toMatch(/pod web\/web-1 \(service account app, credspec webapp01\)/);
+  });
+});

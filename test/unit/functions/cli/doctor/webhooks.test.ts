@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { EXPECTED_WEBHOOKS } from "../../../../../functions/cli/doctor/expected-webhooks.ts";
+import { checkWebhookConfigurations, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
+
+/** A configuration as shipped, under `name`, with `change` applied to its webhook. */
+function config(fn: "expand" | "authorize", name: string, change: Record<string, unknown> = {}, annotations?: Record<string, string>): WebhookConfiguration {
+  const webhook = { ...structuredClone(EXPECTED_WEBHOOKS[fn].webhook), clientConfig: { url: `https://f.example/${fn}` }, ...change };
+  return { metadata: { name, ...(annotations ? { annotations } : {}) }, webhooks: [webhook] };
+}
+
+const shipped = () => ({ mutating: [config("expand", "gmsa-webhooks-expand")], validating: [config("authorize", "gmsa-webhooks-authorize")] });
+const failed = (lists: ReturnType<typeof shipped>, isAks = false) => checkWebhookConfigurations(lists, isAks).findings.filter((f) => f.status !== "pass");
+
+describe("webhook configurations", () => {
+  it("passes both as shipped, and finds them under the chart's names too", () => {
+    expect(failed(shipped())).toEqual([]);
+    const chart = { mutating: [config("expand", "my-release-gmsa-webhooks-expand")], validating: [config("authorize", "my-release-gmsa-webhooks-authorize")] };
+    const result = checkWebhookConfigurations(chart, false);
+    expect(result.findings.every((f) => f.status === "pass")).toBe(true);
+    expect(result.found.map((f) => f.configName)).toEqual(["my-release-gmsa-webhooks-expand", "my-release-gmsa-webhooks-authorize"]);
+  });
+
+  it("fails a missing configuration, naming the kind and webhook", () => {
+    const lists = { ...shipped(), validating: [] };
+    const [only, ...rest] = failed(lists);
+    expect(rest).toEqual([]);
+    expect([only?.check, only?.status]).toEqual(["webhooks/authorize", "fail"]);
+    expect(only?.message).toMatch(/no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks/);
+  });
+
+  it.each([
+    ["rules", { rules: [] }, "fail", /rules differ/],
+    ["matchConditions", { matchConditions: [] }, "fail", /matchConditions differ/],
+    ["failurePolicy", { failurePolicy: "Ignore" }, "warn", /failurePolicy is Ignore/],
+    ["timeoutSeconds", { timeoutSeconds: 30 }, "warn", /timeoutSeconds is 30/],
+    ["the opt-out selector", { namespaceSelector: {} }, "fail", /namespaceSelector lacks the opt-out/],
+    ["a narrower selector", { namespaceSelector: { matchExpressions: [EXPECTED_WEBHOOKS.expand.webhook.namespaceSelector.matchExpressions[0], { key: "pilot", operator: "Exists" }] } }, "warn", /more than the opt-out/],
+    ["reinvocationPolicy", { reinvocationPolicy: "Never" }, "warn", /reinvocationPolicy is not IfNeeded/],
+    ["admissionReviewVersions", { admissionReviewVersions: ["v2"] }, "fail", /admissionReviewVersions names neither v1 nor v1beta1/],
+    ["sideEffects", { sideEffects: "Unknown" }, "fail", /sideEffects is not None/],
+  ])("reports %s that differs from what we ship", (_what, change, status, message) => {
+    const lists = { ...shipped(), mutating: [config("expand", "gmsa-webhooks-expand", change)] };
+    const [only, ...rest] = failed(lists);
+    expect(rest).toEqual([]);
+    expect([only?.check, only?.status]).toEqual(["webhooks/expand", status]);
+    expect(only?.message).toMatch(message);
+  });
+
+  it("ignores white space changes in the CEL expression (re-indented by YAML tools)", () => {
+    const expression = EXPECTED_WEBHOOKS.expand.webhook.matchConditions[0]!.expression.replace(/\n\s*/g, " ");
+    const lists = { ...shipped(), mutating: [config("expand", "gmsa-webhooks-expand", { matchConditions: [{ name: "has-gmsa-reference", expression }] })] };
+    expect(failed(lists)).toEqual([]);
+  });
+
+  it("warns on AKS about a configuration without the Admissions Enforcer opt-out, only there", () => {
+    const [expand, authorize, ...rest] = failed(shipped(), true);
+    expect(rest).toEqual([]);
+    expect(expand?.message).toMatch(/MutatingWebhookConfiguration gmsa-webhooks-expand lacks admissions\.enforcer\/disabled/);
+    expect(authorize?.message).toMatch(/ValidatingWebhookConfiguration gmsa-webhooks-authorize lacks/);
+    const annotated = { mutating: [config("expand", "e", {}, { "admissions.enforcer/disabled": "true" })], validating: [config("authorize", "a", {}, { "admissions.enforcer/disabled": "true" })] };
+    expect(failed(annotated, true)).toEqual([]);
+  });
+});
