@@ -5,7 +5,10 @@
  * a function's refused API calls are named as what they are.
  */
 import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
-import { buildLocalSubjectAccessReview } from "../../../shared/kube/access-reviews.ts";
+import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
+import type { KubeRequester } from "../../../shared/kube/request.ts";
+import type { AccessAnswer } from "../../../shared/policy/facts.ts";
+import { CLI_CALL } from "../cluster.ts";
 import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from "./expected-webhooks.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import type { FoundWebhook } from "./webhooks.ts";
@@ -21,14 +24,10 @@ export interface ProbeSubjects {
 /** Access reviews spent looking for subjects, at most. */
 const MAX_REVIEWS = 60;
 
-/** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends. */
-export async function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<{ allowed: boolean; reason: string }> {
-  const body = buildLocalSubjectAccessReview({ namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec });
-  const path = `/apis/authorization.k8s.io/v1/namespaces/${sa.namespace}/localsubjectaccessreviews`;
-  const response = await cluster.request({ method: "POST", path, body, asCaller: true });
-  if (response.status !== 201 && response.status !== 200) throw new Error(`a LocalSubjectAccessReview answered ${response.status}: ${statusMessage(response.body)}`);
-  const status = (response.body as { status?: { allowed?: boolean; denied?: boolean; reason?: string } }).status ?? {};
-  return { allowed: status.allowed === true && status.denied !== true, reason: status.reason ?? "" };
+/** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends, as the kubeconfig's user. */
+export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<AccessAnswer> {
+  const asCaller: KubeRequester = ({ method, path, body }) => cluster.request({ method, path, body, asCaller: true });
+  return reviewCredSpecAccess(asCaller, { namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec }, CLI_CALL);
 }
 
 interface Namespace {
