@@ -28,6 +28,8 @@ export interface RunFigures {
   reference?: ReferenceFigures | undefined;
   /** `*.ts` lines under functions/ and shared/ (source-lines.ts). */
   sourceLines?: number;
+  /** Of which the CLI's (functions/cli). */
+  cliSourceLines?: number;
 }
 
 /** Section G's server CPU per warm review of `server`'s `fn`, µs. */

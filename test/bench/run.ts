@@ -44,7 +44,7 @@ import {
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeBudgets, printBudgets } from "./budgets.ts";
 import { judgeChecks, printChecks } from "./checks.ts";
-import { countSourceLines } from "./source-lines.ts";
+import { CLI_FOLDER, countSourceLines } from "./source-lines.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
 import { printReference } from "./reference-report.ts";
@@ -198,7 +198,7 @@ if (withCluster) {
   if (reference !== undefined) printReference(phases, reference);
 }
 
-const figures = { bundles, coldStarts, phases, frugal, reference, sourceLines: await countSourceLines() };
+const figures = { bundles, coldStarts, phases, frugal, reference, sourceLines: await countSourceLines(), cliSourceLines: await countSourceLines(undefined, [CLI_FOLDER]) };
 if (withCluster && !quick) {
   const chart = new URL("../../docs/performance.svg", import.meta.url);
   await writeChart(chart, chartFiguresOf({ ...figures, startedAt }));

@@ -8,10 +8,13 @@ export const SOURCE_FOLDERS = ["functions", "shared"] as const;
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
+/** The operator's CLI (`gmsa-webhooks`, `kubectl gmsa`), counted in the total and shown apart from the webhooks. */
+export const CLI_FOLDER = "functions/cli";
+
 /** Newline-terminated lines (as `wc -l` counts them) of every `*.ts` file under the folders. */
-export async function countSourceLines(root = ROOT): Promise<number> {
+export async function countSourceLines(root = ROOT, folders: readonly string[] = SOURCE_FOLDERS): Promise<number> {
   let lines = 0;
-  for (const folder of SOURCE_FOLDERS) {
+  for (const folder of folders) {
     for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
       const text = await readFile(join(entry.parentPath, entry.name), "utf8");
