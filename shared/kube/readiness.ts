@@ -55,6 +55,7 @@ const reviewAnswer = z.object({ status: z.object({ allowed: z.boolean(), denied:
 /** Builds the check: a good answer is kept for {@link READY_CACHE_MS}; a bad one is never kept. */
 export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {
   const now = options.monotonicNow ?? (() => performance.now());
+  // Both functions share one GET_CREDSPECS object, so serving both asks it once.
   const needs = [...new Set(options.functions.flatMap((fn) => FUNCTION_NEEDS[fn]))];
   let readyUntil = -Infinity;
   let running: Promise<Readiness> | undefined;
@@ -75,7 +76,7 @@ export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessC
   };
 }
 
-/** One SelfSubjectAccessReview for `need`, as a readiness answer; never throws. */
+/** One SelfSubjectAccessReview for `need`, as a readiness answer. @throws only what is not an AdmissionError (a bug). */
 async function reviewNeed(request: KubeRequester, { verb, group, resource }: Need, signal: AbortSignal): Promise<Readiness> {
   const permission = `${verb} ${resource}.${group}`;
   const what = `checking readiness: may this function ${permission}`;
