@@ -11,6 +11,7 @@ import { ConfigurationError, type Config, type FunctionName } from "../shared/co
 import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import pkg from "../package.json" with { type: "json" };
 import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
+import type { ReadinessCheck } from "../shared/kube/readiness.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
 /**
@@ -39,13 +40,15 @@ export interface AppDeps extends ReviewRouteDeps {
   exposition?: () => Promise<MetricsExposition>;
   /** False once the process is shutting down: /readyz answers 503 so the endpoint is taken out of the Service. */
   ready?: () => boolean;
+  /** Whether the functions can work against the API server (shared/kube/readiness.ts): /readyz answers 503 when not. */
+  readiness: ReadinessCheck;
 }
 
 /**
  * What a runtime brings besides the configuration: its kube client, logger and platform specifics; `counters`
  * replaces the JSON review counters (the Node server's Prometheus registry).
  */
-export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificate" | "extraMetrics" | "exposition" | "ready"> & {
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificate" | "extraMetrics" | "exposition" | "ready" | "readiness"> & {
   counters?: ReviewRecorder;
 };
 
@@ -70,7 +73,9 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
  *   `/<name>/:secret`): caller auth (401/403/503, before anything else), POST only (405 with `Allow: POST`), a JSON
  *   content type (415), the body limit (413, chunked bodies too), then the review (400 when the body is not an
  *   AdmissionReview, else 200 with the admission answer) within the deadline of `?timeout=`;
- * - `GET /healthz`, `GET /readyz` (503 once the process is shutting down), `GET /version`: open;
+ * - `GET /healthz` (the process answers), `GET /readyz` (503 once the process is shutting down, or while the API
+ *   server does not accept the function's credential or RBAC: the body says what is missing, the log why),
+ *   `GET /version`: open;
  * - `GET /metrics`: open, or behind `deps.metricsTokens` (METRICS_TOKENS) when set, never behind the admission
  *   credential: the runtime's exposition (Prometheus text on the Node server), else the JSON counters.
  * Anything else is a 404; our own failures a logged 500 (shared/http/on-error.ts). Adapters build `deps` and call this
@@ -83,7 +88,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => c.json({ error: "not found" }, 404));
 
   app.get("/healthz", (c) => c.text("ok"));
-  app.get("/readyz", (c) => (deps.ready?.() === false ? c.text("shutting down", 503) : c.text("ok")));
+  app.get("/readyz", async (c) => {
+    if (deps.ready?.() === false) return c.text("shutting down", 503);
+    const readiness = await deps.readiness();
+    if (readiness.ready) return c.text("ok");
+    deps.logger.log("warn", "not ready", { reason: readiness.reason, detail: readiness.detail });
+    return c.text(`not ready: ${readiness.reason}`, 503);
+  });
   app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));
   const metricsAuth: MiddlewareHandler<AppEnv> =
     deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");

@@ -5,8 +5,8 @@
 
 /** The verb of an API call, as the API server's own metrics name it. */
 export type KubeVerb = "get" | "create";
-/** The only two resources the functions call. */
-export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews";
+/** The resources the functions call: two for reviews, one for readiness. */
+export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews" | "selfsubjectaccessreviews";
 /** The HTTP status of one attempt, or why it had none: `error` (transport), `timeout` (the deadline passed). */
 export type KubeCallCode = number | "error" | "timeout";
 /** The client's two caches (docs/configuration.md, Caches and their staleness). */

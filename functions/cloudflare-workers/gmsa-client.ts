@@ -29,7 +29,7 @@ function checkCluster({ cluster }: KubeTarget, problems: string[], warnings: str
  * What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. Of the
  * cloud sources only eks, which signs locally: a Worker reaches neither a loopback nor a link-local endpoint.
  */
-const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false, cloudTokens: ["eks"] };
+const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, cloudTokens: ["eks"] };
 
 function buildTokenSource(choice: TokenSourceChoice): TokenSource | undefined {
   // A request must not await another request's promise on Workers (panva/jose#355, #509): shareInFlight false.

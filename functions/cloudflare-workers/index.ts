@@ -5,6 +5,7 @@
 import type { Hono } from "hono";
 import { readConfig, type Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
+import { createReadinessCheck } from "../../shared/kube/readiness.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, createApp, misconfiguredApp } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
@@ -19,7 +20,9 @@ function build(env: Bindings): Hono<AppEnv> {
     const logger = createJsonLogger({ level: config.logLevel, write: (line) => console.log(line) });
     const gmsa = createWorkerGmsaClient(config.kube);
     for (const warning of gmsa.warnings) logger.log("warn", warning);
-    return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, extraMetrics: () => flattenCounters(gmsa.client.stats()) }));
+    // Not shared in flight: a request must not await a promise another request made.
+    const readiness = createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: false });
+    return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, readiness, extraMetrics: () => flattenCounters(gmsa.client.stats()) }));
   } catch (error) {
     // Logged here, once per isolate; every request then answers 503 until the configuration is fixed.
     return misconfiguredApp(error);

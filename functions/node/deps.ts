@@ -5,6 +5,7 @@
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import { createJsonLogger } from "../../shared/log.ts";
+import { createReadinessCheck } from "../../shared/kube/readiness.ts";
 import { configuredDeps, type AppDeps } from "../app.ts";
 import { flattenCounters } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
@@ -58,6 +59,7 @@ export async function buildNodeDeps(
       : { counters: prometheus.reviews, exposition: () => prometheus.exposition() }),
     ...(options.clientCertificate === undefined ? {} : { clientCertificate: options.clientCertificate }),
     ...(options.ready === undefined ? {} : { ready: options.ready }),
+    readiness: createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: true }),
   });
   return { config, deps, close: () => gmsa.close() };
 }

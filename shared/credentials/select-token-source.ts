@@ -6,14 +6,14 @@ import type { JwtSettings } from "./jwt.ts";
 
 /**
  * What a runtime (named in problems: "Workers") can do towards the API server: spawn exec plugins, read a token file,
- * present a client certificate, call without a credential (a warning, not a refusal), reach which CLOUD_TOKEN sources.
+ * present a client certificate, reach which CLOUD_TOKEN sources. No runtime calls without a credential: a function
+ * the API server takes for anonymous cannot work (docs/upgrading.md).
  */
 export interface TokenSourceCapabilities {
   runtime: string;
   exec: boolean;
   tokenFile: boolean;
   clientCertificate: boolean;
-  anonymous: boolean;
   cloudTokens: readonly CloudTokenKind[];
 }
 
@@ -29,12 +29,11 @@ const UNREACHABLE: Partial<Record<CloudTokenKind, string>> = {
   gke: "the metadata server answers only inside Google's runtimes",
 };
 
-/** The credential to build: the user's own, or JWT_*, CLOUD_TOKEN or none; `clientCertificate` and `anonymous` need no token source. */
+/** The credential to build: the user's own, or JWT_* or CLOUD_TOKEN; `clientCertificate` needs no token source. */
 export type TokenSourceChoice =
   | Exclude<KubeUserAuth, { kind: "none" }>
   | { kind: "jwt"; jwt: JwtSettings }
-  | { kind: "cloud"; cloudToken: CloudTokenSettings }
-  | { kind: "anonymous" };
+  | { kind: "cloud"; cloudToken: CloudTokenSettings };
 
 /** Why a runtime without the capability cannot use the user's credential, and what to use instead. */
 const UNUSABLE: Record<"exec" | "tokenFile" | "clientCertificate", (runtime: string) => string> = {
@@ -74,10 +73,6 @@ export function selectTokenSource(
     else problems.push(`${where}: ${UNUSABLE[auth.kind](can.runtime)}`);
   } else if (jwt !== undefined) choice = { kind: "jwt", jwt };
   else if (cloudToken !== undefined) choice = { kind: "cloud", cloudToken };
-  else if (!can.anonymous) problems.push(`${where}: no credential; set JWT_* or give the user a token`);
-  else {
-    warnings.push(`${where} has no credential: requests are anonymous`);
-    choice = { kind: "anonymous" };
-  }
+  else problems.push(`${where}: no credential; give the user one, or set JWT_* or CLOUD_TOKEN`);
   return { choice: problems.length > 0 ? undefined : choice, problems, warnings };
 }

@@ -71,9 +71,10 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
 /** Hits and misses of each cache since start-up, and the entries it holds. */
 export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
 
-/** A {@link GmsaClient} with cache counters. */
+/** A {@link GmsaClient} with cache counters, and its requester for the readiness check (./readiness.ts). */
 export interface KubeGmsaClient extends GmsaClient {
   stats(): KubeClientStats;
+  request: KubeRequester;
 }
 
 /** Builds the client. @throws TypeError for invalid cache settings. */
@@ -135,6 +136,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
     canUserUseCredSpec: (query, call) => reviewCredSpecAccess(request, query, call),
+    request,
     stats: () => ({ credSpecCache: statsOf(credSpecs, "credspec"), accessCache: statsOf(access, "access") }),
   };
 }

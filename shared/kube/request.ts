@@ -53,7 +53,7 @@ export interface KubeRequesterOptions {
   /** The kubeconfig `server`; a trailing slash is dropped. */
   server: string;
   fetch: KubeFetch;
-  /** Absent: anonymous requests. */
+  /** Absent: the client certificate of the transport is the credential. */
   tokenSource?: TokenSource | undefined;
   /** Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
   requestTimeoutMs?: number;

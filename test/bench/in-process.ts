@@ -65,7 +65,7 @@ function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
   const memory = createMemoryKubeFetch(credspecs);
   const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
   const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-  const app = createApp(configuredDeps(config, { gmsa, logger, extraMetrics: () => ({}) }));
+  const app = createApp(configuredDeps(config, { gmsa, logger, readiness: () => Promise.resolve({ ready: true }), extraMetrics: () => ({}) }));
   return { app, apiCalls: memory.calls };
 }
 

@@ -71,6 +71,13 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
     await stack?.stop();
   });
 
+  it("answers /readyz 200: each function's identity is accepted and has the RBAC it needs", async () => {
+    for (const base of [stack.expandBaseUrl, stack.authorizeBaseUrl]) {
+      const response = await kubeRequest({ server: base, caPem: cluster.caPem }, "/readyz");
+      expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: "ok" });
+    }
+  });
+
   it("answers 401 to a caller without the API server's bearer token", async () => {
     for (const base of [stack.expandBaseUrl, stack.authorizeBaseUrl]) {
       const path = base === stack.expandBaseUrl ? "/expand" : "/authorize";

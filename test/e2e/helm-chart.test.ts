@@ -19,6 +19,7 @@ import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import { READINESS_TIMEOUT_MS } from "../../shared/kube/readiness.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
@@ -55,7 +56,7 @@ interface PodSpec {
     env: { name: string; value?: string; valueFrom?: unknown }[];
     securityContext: Record<string, unknown>;
     resources: unknown;
-    readinessProbe: { httpGet: { path: string } };
+    readinessProbe: { httpGet: { path: string }; timeoutSeconds?: number };
     livenessProbe: { httpGet: { path: string } };
   }[];
   volumes: { name: string; secret?: { secretName: string } }[];
@@ -200,6 +201,8 @@ describe("helm template: inCluster mode", () => {
       expect(container!.resources).toEqual({ requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "128Mi" } });
       expect(container!.livenessProbe.httpGet.path).toBe("/healthz");
       expect(container!.readinessProbe.httpGet.path).toBe("/readyz");
+      // Above the readiness check's own limit, so the probe reads its 503 and reason rather than timing out.
+      expect(container!.readinessProbe.timeoutSeconds! * 1000).toBeGreaterThan(READINESS_TIMEOUT_MS);
       const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value ?? e.valueFrom]));
       expect(env).toMatchObject({ FUNCTIONS: fn, CALLER_AUTH: "bearer" });
       // The image's command with its production heap limits, so the chart's default cannot drift from the image's.

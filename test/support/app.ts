@@ -33,6 +33,7 @@ export function createTestApp(options: TestAppOptions = {}) {
     counters: createReviewCounters(),
     gmsa: createFakeGmsaClient(),
     randomBytes: fixedRandomBytes,
+    readiness: () => Promise.resolve({ ready: true }),
     ...rest,
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny", ...settings },
   };

@@ -47,7 +47,7 @@ export interface NodeGmsaClient {
 }
 
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
-const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: CLOUD_TOKENS };
+const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: CLOUD_TOKENS };
 
 /** The sources that refresh; a static token or client certificate never does. */
 const REFRESH_SOURCES: Partial<Record<TokenSourceChoice["kind"], TokenRefreshSource>> = { exec: "exec", tokenFile: "token_file", jwt: "jwt" };
@@ -93,7 +93,6 @@ async function buildTokenSource(
       return { tokenSource: createCloudTokenSource(choice.cloudToken, common) };
     }
     case "clientCertificate":
-    case "anonymous":
       return {};
   }
 }

@@ -221,6 +221,16 @@ describe("createApp", () => {
     expect(await res.text()).toBe("shutting down");
   });
 
+  it("answers /readyz 503 naming what is missing while the readiness check fails, and logs why in full (/healthz stays 200)", async () => {
+    const detail = "checking readiness: may this function get gmsacredentialspecs.windows.k8s.io: API server answered 401";
+    const { app, logs } = createTestApp({ readiness: () => Promise.resolve({ ready: false, reason: "the API server refused our credential", detail }) });
+    const res = await app.request("/readyz");
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe("not ready: the API server refused our credential");
+    expect(logs()).toContainEqual(expect.objectContaining({ level: "warn", msg: "not ready", reason: "the API server refused our credential", detail }));
+    expect((await app.request("/healthz")).status).toBe(200);
+  });
+
   it("serves counters of reviews and extra metrics on /metrics", async () => {
     const { app } = createTestApp({ extraMetrics: () => ({ exec_runs_total: 3 }) });
     await postReview(app, "expand", buildReview(buildPod()));

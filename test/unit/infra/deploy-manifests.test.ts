@@ -99,7 +99,7 @@ describe.each([
     expect(target?.auth.kind).toBe("none");
     const { settings, problems } = parseKubeSettings(env);
     expect(problems).toEqual([]);
-    const node = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: ["eks", "aks", "gke"] } as const;
+    const node = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: ["eks", "aks", "gke"] } as const;
     expect(selectTokenSource(target!, settings, node).choice).toEqual({ kind: "cloud", cloudToken: settings.cloudToken });
     expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
   });

@@ -98,7 +98,7 @@ describe("createWorkerGmsaClient", () => {
   it("needs the KUBECONFIG secret and a credential", () => {
     expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({}).settings))).toEqual(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
     const anonymous = parseKubeSettings({ KUBECONFIG: kubeconfig("") }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual(['kubeconfig context "c": no credential; set JWT_* or give the user a token']);
+    expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual(['kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN']);
   });
 
   it("signs requests with CLOUD_TOKEN=eks, and refuses aks and gke, whose endpoints a Worker cannot reach", async () => {

@@ -226,7 +226,7 @@ describe("GET /metrics on the Node server", () => {
   it("takes no label value from a review: the distinctive pod's names appear nowhere", () => {
     for (const value of Object.values(DISTINCT)) expect(text).not.toContain(value);
     const labelValues = new Set(families.filter((f) => f.name.startsWith("gmsa_webhooks_")).flatMap((f) => f.samples.flatMap((s) => Object.values(s.labels))));
-    const allowed = /^(expand|authorize|CREATE|UPDATE|DELETE|CONNECT|other|allowed|denied|\d{3}|error|timeout|get|create|gmsacredentialspecs|localsubjectaccessreviews|exec|token_file|jwt|eks|aks|gke|success|failure|credspec|access|hit|miss|[+]Inf|[\d.e+-]+)$/;
+    const allowed = /^(expand|authorize|CREATE|UPDATE|DELETE|CONNECT|other|allowed|denied|\d{3}|error|timeout|get|create|gmsacredentialspecs|localsubjectaccessreviews|selfsubjectaccessreviews|exec|token_file|jwt|eks|aks|gke|success|failure|credspec|access|hit|miss|[+]Inf|[\d.e+-]+)$/;
     for (const value of labelValues) expect(value).toMatch(allowed);
   });
 

@@ -62,15 +62,20 @@ function call(port: number, method: string, route: string, agent?: Agent): { req
 }
 
 async function get(port: number, route: string): Promise<number> {
+  return (await getText(port, route)).status;
+}
+
+async function getText(port: number, route: string): Promise<{ status: number; text: string }> {
   const { req, done } = call(port, "GET", route);
   req.end();
-  return (await done).status;
+  return done;
 }
 
 describe("npm start on SIGTERM", () => {
   it("answers /readyz 503 at once, serves through the delay, finishes the review in flight and exits 0", async () => {
     const { port, exited, stdout } = await startServer();
-    expect(await get(port, "/readyz")).toBe(200);
+    // Nothing answers at the kubeconfig's server, so the readiness check fails; shutting down is said apart from it.
+    expect(await getText(port, "/readyz")).toEqual({ status: 503, text: "not ready: API server unreachable" });
 
     // A review whose upload is still going on when the server stops accepting, on a kept-alive connection.
     const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -81,9 +86,9 @@ describe("npm start on SIGTERM", () => {
     const signalledAt = Date.now();
     child?.kill("SIGTERM");
     // The signal is handled on the server's next turn.
-    let ready = 200;
-    while (ready === 200 && Date.now() - signalledAt < 500) ready = await get(port, "/readyz");
-    expect(ready).toBe(503);
+    let ready = await getText(port, "/readyz");
+    while (ready.text !== "shutting down" && Date.now() - signalledAt < 500) ready = await getText(port, "/readyz");
+    expect(ready).toEqual({ status: 503, text: "shutting down" });
     expect(Date.now() - signalledAt).toBeLessThan(500);
 
     // Still serving during the delay: a new review on a new connection.

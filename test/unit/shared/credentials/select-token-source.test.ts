@@ -4,8 +4,8 @@ import type { JwtSettings } from "../../../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities } from "../../../../shared/credentials/select-token-source.ts";
 import type { KubeTarget, KubeUserAuth } from "../../../../shared/kubeconfig/kube-target.ts";
 
-const everything: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, anonymous: true, cloudTokens: ["eks", "aks", "gke"] };
-const fetchOnly: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, anonymous: false, cloudTokens: ["eks"] };
+const everything: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: ["eks", "aks", "gke"] };
+const fetchOnly: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, cloudTokens: ["eks"] };
 const jwt: JwtSettings = { privateKey: "k", issuer: "https://i", subject: "s", audience: ["a"] };
 const eks: CloudTokenSettings = { kind: "eks", cluster: "prod", region: "eu-west-1", credentials: { accessKeyId: "AKID", secretAccessKey: "secret" } };
 const aks: CloudTokenSettings = { kind: "aks", endpoint: "http://127.0.0.1:41741/msi/token", identityHeader: "h", resource: "r" };
@@ -26,16 +26,15 @@ describe("selectTokenSource", () => {
     expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [], warnings: [] });
   });
 
-  it("uses JWT_* when the user has no credential, and warns of anonymous requests without it where allowed", () => {
+  it("uses JWT_* when the user has no credential, and refuses no credential at all on every runtime", () => {
     expect(selectTokenSource(target({ kind: "none" }), { jwt }, fetchOnly)).toEqual({ choice: { kind: "jwt", jwt }, problems: [], warnings: [] });
-    expect(selectTokenSource(target({ kind: "none" }), {}, everything)).toEqual({
-      choice: { kind: "anonymous" },
-      problems: [],
-      warnings: ['kubeconfig context "c" has no credential: requests are anonymous'],
-    });
-    expect(selectTokenSource(target({ kind: "none" }), {}, fetchOnly).problems).toEqual([
-      'kubeconfig context "c": no credential; set JWT_* or give the user a token',
-    ]);
+    for (const can of [everything, fetchOnly]) {
+      expect(selectTokenSource(target({ kind: "none" }), {}, can)).toEqual({
+        choice: undefined,
+        problems: ['kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN'],
+        warnings: [],
+      });
+    }
   });
 
   it("refuses what the runtime cannot do, naming the runtime, and a credential beside JWT_*", () => {

@@ -1,0 +1,108 @@
+/**
+ * Whether this deployment can do its job against the API server (docs/operations.md, Readiness): it has a
+ * credential, the API server accepts it, and the identity may do what its functions need. One
+ * SelfSubjectAccessReview per need, which every authenticated user may create.
+ */
+import * as z from "zod/mini";
+import "../zod-english.ts";
+import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
+import { AdmissionError, CredentialsError } from "../errors.ts";
+import type { FunctionName } from "../config/variables.ts";
+import type { KubeRequester } from "./request.ts";
+
+
+/** One permission a function needs, as SelfSubjectAccessReview resourceAttributes. */
+interface Need {
+  verb: string;
+  group: string;
+  resource: string;
+}
+
+const GET_CREDSPECS: Need = { verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE };
+/** What each function calls (docs/security.md, RBAC): authorize also reviews the pod's service account. */
+export const FUNCTION_NEEDS: Record<FunctionName, readonly Need[]> = {
+  expand: [GET_CREDSPECS],
+  authorize: [GET_CREDSPECS, { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" }],
+};
+
+/** Ready, or why not: `reason` is short and safe for the answer; `detail` goes to our log only. */
+export type Readiness = { ready: true } | { ready: false; reason: string; detail: string };
+
+/** Answers whether the deployment is ready; cheap to call often. */
+export type ReadinessCheck = () => Promise<Readiness>;
+
+/**
+ * How long a good answer is reused: the kubelet's probes and load balancers' health checks cost no API call within
+ * it. Short against a revoked credential or RBAC: a failing function leaves the endpoints within this.
+ */
+export const READY_CACHE_MS = 10_000;
+/** One check gives up after this; below the chart's readiness probe timeout (5 s), so the answer names why. */
+export const READINESS_TIMEOUT_MS = 4_000;
+
+/** Options of {@link createReadinessCheck}. */
+export interface ReadinessCheckOptions {
+  /** The requester the reviews use: the same credential, transport and deadline handling. */
+  request: KubeRequester;
+  functions: readonly FunctionName[];
+  /** True on Node: concurrent probes await one check. Never on Workers (a request must not await another's promise). */
+  shareInFlight: boolean;
+  /** Clock for the cache. Default `performance.now()`. */
+  monotonicNow?: (() => number) | undefined;
+}
+
+const reviewAnswer = z.object({ status: z.object({ allowed: z.boolean(), denied: z.optional(z.boolean()) }) });
+
+/** Builds the check: a good answer is kept for {@link READY_CACHE_MS}; a bad one is never kept. */
+export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {
+  const now = options.monotonicNow ?? (() => performance.now());
+  // Both functions share one GET_CREDSPECS object, so serving both asks it once.
+  const needs = [...new Set(options.functions.flatMap((fn) => FUNCTION_NEEDS[fn]))];
+  let readyUntil = -Infinity;
+  let running: Promise<Readiness> | undefined;
+
+  const check = async (): Promise<Readiness> => {
+    const signal = AbortSignal.timeout(READINESS_TIMEOUT_MS);
+    const answers = await Promise.all(needs.map((need) => reviewNeed(options.request, need, signal)));
+    const missing = answers.find((answer) => !answer.ready) ?? { ready: true };
+    if (missing.ready) readyUntil = now() + READY_CACHE_MS;
+    return missing;
+  };
+
+  return () => {
+    if (now() < readyUntil) return Promise.resolve({ ready: true });
+    if (!options.shareInFlight) return check();
+    running ??= check().finally(() => (running = undefined));
+    return running;
+  };
+}
+
+/** One SelfSubjectAccessReview for `need`, as a readiness answer. @throws only what is not an AdmissionError (a bug). */
+async function reviewNeed(request: KubeRequester, { verb, group, resource }: Need, signal: AbortSignal): Promise<Readiness> {
+  const permission = `${verb} ${resource}.${group}`;
+  const what = `checking readiness: may this function ${permission}`;
+  try {
+    const answer = await request({
+      method: "POST",
+      path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+      resource: "selfsubjectaccessreviews",
+      body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb, group, resource } } },
+      what,
+      signal,
+    });
+    const detail = `${what}: API server answered ${answer.status}`;
+    if (answer.status === 401) return { ready: false, reason: "the API server refused our credential", detail };
+    // Every authenticated user may create a SelfSubjectAccessReview: a 403 means the API server took us for anonymous.
+    if (answer.status === 403) return { ready: false, reason: "the API server did not authenticate this function", detail };
+    if (answer.status !== 201 && answer.status !== 200) return { ready: false, reason: `the API server answered ${answer.status}`, detail };
+    const parsed = reviewAnswer.safeParse(answer.body);
+    if (!parsed.success) return { ready: false, reason: "the API server's answer has no status.allowed", detail };
+    const { allowed, denied } = parsed.data.status;
+    if (allowed && denied !== true) return { ready: true };
+    return { ready: false, reason: `this function's identity lacks RBAC: ${permission}`, detail: `${what}: not allowed` };
+  } catch (error) {
+    // The message says what failed and why (plugin stderr, token file, ECONNREFUSED), as a review's log line does.
+    if (error instanceof CredentialsError) return { ready: false, reason: "no credential for the API server", detail: error.message };
+    if (error instanceof AdmissionError) return { ready: false, reason: "API server unreachable", detail: error.message };
+    throw error;
+  }
+}

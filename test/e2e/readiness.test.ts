@@ -1,0 +1,120 @@
+/**
+ * `GET /readyz` against the real kube-apiserver (docs/operations.md, Readiness): the app as the Node runtimes build
+ * it (functions/node/deps.ts), with kubeconfigs whose credential is good, missing, refused, or whose RBAC is removed
+ * while it runs. A service account of its own, bound to authorize's ClusterRole, so no other test's identity changes.
+ */
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, applyObjects, objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { FUNCTIONS_NAMESPACE } from "../../infra/local/exec-plugin.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { writeKubeconfig, type KubeconfigUser } from "../../infra/local/kubeconfig.ts";
+import { createApp, misconfiguredApp, MISCONFIGURED_BODY } from "../../functions/app.ts";
+import { buildNodeDeps } from "../../functions/node/deps.ts";
+import { READY_CACHE_MS } from "../../shared/kube/readiness.ts";
+
+const cluster = inject("cluster");
+const ACCOUNT = "e2e-readyz";
+const binding: KubeObject = {
+  apiVersion: "rbac.authorization.k8s.io/v1",
+  kind: "ClusterRoleBinding",
+  metadata: { name: ACCOUNT },
+  roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-webhooks:authorize" },
+  subjects: [{ kind: "ServiceAccount", name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE }],
+};
+let token: string;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  const account: KubeObject = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE } };
+  await applyObjects(adminEndpoint(cluster), [account, binding]);
+  const minted = await kubeRequestOk<{ status: { token: string } }>(
+    adminEndpoint(cluster),
+    `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${ACCOUNT}/token`,
+    { method: "POST", body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } } },
+  );
+  token = minted.status.token;
+});
+
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+  await kubeRequest(adminEndpoint(cluster), objectPath(binding), { method: "DELETE" });
+});
+
+/**
+ * The authorize function's app as the Node runtimes build it, with a kubeconfig for `user` (any client-go user
+ * entry, none included); its log lines kept.
+ */
+async function startAuthorize(name: string, user: Record<string, string>) {
+  const path = join(cluster.dir, `readyz-${name}.kubeconfig`);
+  await writeKubeconfig({ path, server: cluster.server, caPem: cluster.caPem, name, user: user as KubeconfigUser });
+  const lines: string[] = [];
+  const env = { KUBECONFIG: path, FUNCTIONS: "authorize", CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: "caller-token-for-readyz-e2e-0123" };
+  const { deps, close } = await buildNodeDeps(env, "node", { write: (line) => lines.push(line) });
+  closers.push(close);
+  const app = createApp(deps);
+  return {
+    readyz: async () => {
+      const response = await app.request("/readyz");
+      return { status: response.status, body: await response.text() };
+    },
+    logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    /** The `detail` of the last "not ready" log line. */
+    notReadyDetail: () => String(lines.map((line) => JSON.parse(line) as Record<string, unknown>).findLast((l) => l["msg"] === "not ready")?.["detail"]),
+  };
+}
+
+describe("GET /readyz through the real API server", () => {
+  it("answers 200 with a credential the API server accepts and the RBAC authorize needs", async () => {
+    const fn = await startAuthorize("good", { token });
+    expect(await fn.readyz()).toEqual({ status: 200, body: "ok" });
+  });
+
+  it("refuses to start without a credential; Lambda, Azure and Workers then answer /readyz 503 and log why", async () => {
+    const error = await startAuthorize("none", {}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(String(error)).toContain("no credential; give the user one, or set JWT_* or CLOUD_TOKEN");
+    const reported: string[] = [];
+    const response = await misconfiguredApp(error, (message) => reported.push(message)).request("/readyz");
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual(MISCONFIGURED_BODY);
+    expect(reported.join("\n")).toContain("no credential");
+  });
+
+  it("answers 503 naming no credential when the credential source gives none (an unreadable token file)", async () => {
+    const tokenFile = join(cluster.dir, "readyz-empty.token");
+    await writeFile(tokenFile, "");
+    const fn = await startAuthorize("empty-token-file", { tokenFile });
+    expect(await fn.readyz()).toEqual({ status: 503, body: "not ready: no credential for the API server" });
+    expect(fn.notReadyDetail()).toContain(`token file "${tokenFile}" is empty`);
+  });
+
+  it("answers 503 naming a refused credential (401), never showing the token", async () => {
+    const bad = "not-a-token-the-api-server-knows";
+    const fn = await startAuthorize("refused", { token: bad });
+    const answer = await fn.readyz();
+    expect(answer).toEqual({ status: 503, body: "not ready: the API server refused our credential" });
+    expect(fn.notReadyDetail()).toContain("answered 401");
+    expect(JSON.stringify(fn.logs())).not.toContain(bad);
+  });
+
+  it("answers 503 naming the missing permission once the identity's RBAC is removed, within the cache's 10 s", async () => {
+    const fn = await startAuthorize("rbac-removed", { token });
+    expect((await fn.readyz()).status).toBe(200);
+    await kubeRequestOk(adminEndpoint(cluster), objectPath(binding), { method: "DELETE" });
+    const removedAt = Date.now();
+    let answer = await fn.readyz();
+    while (answer.status === 200 && Date.now() - removedAt < READY_CACHE_MS + 5_000) {
+      await sleep(500);
+      answer = await fn.readyz();
+    }
+    expect(answer).toEqual({ status: 503, body: "not ready: this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io" });
+    expect(Date.now() - removedAt).toBeLessThan(READY_CACHE_MS + 5_000);
+  }, 30_000);
+});

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../shared/errors.ts";
+import { createReadinessCheck, READY_CACHE_MS } from "../../../../shared/kube/readiness.ts";
+import type { KubeAnswer, KubeRequest, KubeRequester } from "../../../../shared/kube/request.ts";
+
+type Attributes = { verb: string; group: string; resource: string };
+
+/** A requester that answers each SelfSubjectAccessReview with `answer(attributes)`, and keeps what was asked. */
+function fakeRequester(answer: (attributes: Attributes) => KubeAnswer | Promise<KubeAnswer>) {
+  const asked: KubeRequest[] = [];
+  const request: KubeRequester = async (req) => {
+    asked.push(req);
+    return answer((req.body as { spec: { resourceAttributes: Attributes } }).spec.resourceAttributes);
+  };
+  return { request, asked };
+}
+
+const allowed = (allowedValue: boolean, extra: Record<string, unknown> = {}): KubeAnswer => ({ status: 201, body: { status: { allowed: allowedValue, ...extra } } });
+
+describe("createReadinessCheck", () => {
+  it("asks one SelfSubjectAccessReview per need of the functions served, and is ready when all are allowed", async () => {
+    const { request, asked } = fakeRequester(() => allowed(true));
+    const check = createReadinessCheck({ request, functions: ["expand", "authorize"], shareInFlight: true });
+    expect(await check()).toEqual({ ready: true });
+    expect(asked.map((r) => [r.method, r.path, r.resource])).toEqual([
+      ["POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "selfsubjectaccessreviews"],
+      ["POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "selfsubjectaccessreviews"],
+    ]);
+    expect(asked.map((r) => r.body)).toEqual([
+      { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "get", group: "windows.k8s.io", resource: "gmsacredentialspecs" } } },
+      {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SelfSubjectAccessReview",
+        spec: { resourceAttributes: { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" } },
+      },
+    ]);
+  });
+
+  it("asks expand alone only for get on credspecs", async () => {
+    const { request, asked } = fakeRequester(() => allowed(true));
+    await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })();
+    expect(asked).toHaveLength(1);
+  });
+
+  it.each([
+    ["a refused credential (401)", () => ({ status: 401, body: undefined }), "the API server refused our credential"],
+    ["an anonymous caller (403 on the review)", () => ({ status: 403, body: undefined }), "the API server did not authenticate this function"],
+    ["a 500", () => ({ status: 500, body: undefined }), "the API server answered 500"],
+    ["an answer without status.allowed", () => ({ status: 201, body: {} }), "the API server's answer has no status.allowed"],
+  ])("is not ready on %s", async (_name, answer: () => KubeAnswer, reason) => {
+    const { request } = fakeRequester(answer);
+    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toMatchObject({ ready: false, reason });
+  });
+
+  it("names the permission the identity lacks, also when allowed is overruled by denied", async () => {
+    const { request } = fakeRequester((a) => allowed(a.resource !== "localsubjectaccessreviews"));
+    expect(await createReadinessCheck({ request, functions: ["authorize"], shareInFlight: true })()).toEqual({
+      ready: false,
+      reason: "this function's identity lacks RBAC: create localsubjectaccessreviews.authorization.k8s.io",
+      detail: "checking readiness: may this function create localsubjectaccessreviews.authorization.k8s.io: not allowed",
+    });
+    const denied = fakeRequester(() => allowed(true, { denied: true }));
+    expect(await createReadinessCheck({ request: denied.request, functions: ["expand"], shareInFlight: true })()).toMatchObject({
+      reason: "this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io",
+    });
+  });
+
+  it.each([
+    ["no credential", new CredentialsError("token file /var/run/x: ENOENT"), "no credential for the API server"],
+    ["an unreachable API server", new KubeApiError("x: API server unreachable (ECONNREFUSED)"), "API server unreachable"],
+    ["no answer within the deadline", new DeadlineExceededError("x: no answer"), "API server unreachable"],
+  ])("is not ready with %s, the log detail keeping the error's message", async (_name, error, reason) => {
+    const { request } = fakeRequester(() => Promise.reject(error));
+    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toEqual({ ready: false, reason, detail: error.message });
+  });
+
+  it(`reuses a good answer for ${READY_CACHE_MS} ms and never a bad one`, async () => {
+    let clock = 0;
+    let answer = allowed(true);
+    const { request, asked } = fakeRequester(() => answer);
+    const check = createReadinessCheck({ request, functions: ["expand"], shareInFlight: true, monotonicNow: () => clock });
+    await check();
+    clock = READY_CACHE_MS - 1;
+    expect(await check()).toEqual({ ready: true });
+    expect(asked).toHaveLength(1);
+    clock = READY_CACHE_MS;
+    answer = { status: 401, body: undefined };
+    expect((await check()).ready).toBe(false);
+    expect((await check()).ready).toBe(false);
+    expect(asked).toHaveLength(3);
+  });
+
+  it("shares one check in flight on Node, and none on Workers", async () => {
+    for (const shareInFlight of [true, false]) {
+      let release = (): void => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const { request, asked } = fakeRequester(async () => {
+        await gate;
+        return allowed(true);
+      });
+      const check = createReadinessCheck({ request, functions: ["expand"], shareInFlight });
+      const both = Promise.all([check(), check()]);
+      release();
+      expect(await both).toEqual([{ ready: true }, { ready: true }]);
+      expect(asked).toHaveLength(shareInFlight ? 1 : 2);
+    }
+  });
+});
