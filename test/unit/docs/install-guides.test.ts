@@ -129,7 +129,7 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     expect(authorize).not.toContain("REPLACE-");
   });
 
-  it("answers Function URL events: /healthz 200, a review at /expand/<secret> allowed, at /expand refused (401)", async () => {
+  it("answers Function URL events: /healthz 200, /readyz 503 naming why, a review at /expand/<secret> allowed, at /expand refused (401)", async () => {
     const outdir = path.join(dir, "dist/aws-lambda");
     const bundle = await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outdir });
     // The example kubeconfig with the cluster CA filled in, as the guide's step 1 says.
@@ -140,7 +140,8 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     await pki.cleanup();
     const review = JSON.stringify(buildReview(buildPod(), { uid: "uid-guide" }));
     const post = (p: string) => functionUrlEvent({ method: "POST", path: `${p}?timeout=10s`, headers: { "content-type": "application/json" }, body: review });
-    const events = [functionUrlEvent({ method: "GET", path: "/healthz" }), post(`/expand/${secret}`), post("/expand")];
+    const get = (p: string) => functionUrlEvent({ method: "GET", path: p });
+    const events = [get("/healthz"), get("/readyz"), post(`/expand/${secret}`), post("/expand")];
     const script = path.join(dir, "invoke.mjs");
     await writeFile(
       script,
@@ -152,8 +153,10 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     const lambda = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret-for-tests", AWS_SESSION_TOKEN: "session" };
     const env = { ...variables, ...lambda, KUBECONFIG: kubeconfig, PATH: process.env["PATH"] };
     const { stderr } = await run(process.execPath, [script], { cwd: dir, env });
-    const [healthz, allowed, refused] = JSON.parse(stderr.slice(stderr.lastIndexOf("[{"))) as { statusCode: number; body: string }[];
+    const [healthz, readyz, allowed, refused] = JSON.parse(stderr.slice(stderr.lastIndexOf("[{"))) as { statusCode: number; body: string }[];
     expect(healthz).toMatchObject({ statusCode: 200, body: "ok" });
+    // The example's EKS endpoint does not resolve here: configured, alive, and not ready, saying why.
+    expect(readyz).toMatchObject({ statusCode: 503, body: "not ready: API server unreachable" });
     expect(allowed!.statusCode).toBe(200);
     expect(JSON.parse(allowed!.body)).toMatchObject({ response: { uid: "uid-guide", allowed: true } });
     expect(refused!.statusCode).toBe(401);
