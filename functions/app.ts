@@ -88,11 +88,18 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => c.json({ error: "not found" }, 404));
 
   app.get("/healthz", (c) => c.text("ok"));
+  // Probes come every few seconds: the log says when readiness changes, not each time it is asked.
+  let lastDetail: string | undefined;
   app.get("/readyz", async (c) => {
     if (deps.ready?.() === false) return c.text("shutting down", 503);
     const readiness = await deps.readiness();
-    if (readiness.ready) return c.text("ok");
-    deps.logger.log("warn", "not ready", { reason: readiness.reason, detail: readiness.detail });
+    if (readiness.ready) {
+      if (lastDetail !== undefined) deps.logger.log("info", "ready");
+      lastDetail = undefined;
+      return c.text("ok");
+    }
+    if (readiness.detail !== lastDetail) deps.logger.log("warn", "not ready", { reason: readiness.reason, detail: readiness.detail });
+    lastDetail = readiness.detail;
     return c.text(`not ready: ${readiness.reason}`, 503);
   });
   app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));

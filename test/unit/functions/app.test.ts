@@ -7,6 +7,7 @@ import { createFakeGmsaClient } from "../../support/fake-gmsa-client.ts";
 import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 import { applyReplyPatch, buildReview, type ReviewOptions } from "../../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
+import type { Readiness } from "../../../shared/kube/readiness.ts";
 
 const json = { "content-type": "application/json" };
 /** The audit annotations of an allowed authorize that judged credspec "webapp1". */
@@ -229,6 +230,18 @@ describe("createApp", () => {
     expect(await res.text()).toBe("not ready: the API server refused our credential");
     expect(logs()).toContainEqual(expect.objectContaining({ level: "warn", msg: "not ready", reason: "the API server refused our credential", detail }));
     expect((await app.request("/healthz")).status).toBe(200);
+  });
+
+  it("logs readiness when it changes, not at every probe", async () => {
+    let answer: Readiness = { ready: false, reason: "API server unreachable", detail: "connect ECONNREFUSED" };
+    const { app, logs } = createTestApp({ readiness: () => Promise.resolve(answer) });
+    const probe = async () => (await app.request("/readyz")).status;
+    expect([await probe(), await probe(), await probe()]).toEqual([503, 503, 503]);
+    answer = { ready: true };
+    expect([await probe(), await probe()]).toEqual([200, 200]);
+    answer = { ready: false, reason: "API server unreachable", detail: "connect ECONNREFUSED" };
+    expect(await probe()).toBe(503);
+    expect(logs().filter((line) => /ready/.test(String(line.msg))).map((line) => line.msg)).toEqual(["not ready", "ready", "not ready"]);
   });
 
   it("serves counters of reviews and extra metrics on /metrics", async () => {
