@@ -10,7 +10,6 @@ import { AdmissionError, CredentialsError } from "../errors.ts";
 import type { FunctionName } from "../config/variables.ts";
 import type { KubeRequester } from "./request.ts";
 
-
 /** One permission a function needs, as SelfSubjectAccessReview resourceAttributes. */
 interface Need {
   verb: string;
