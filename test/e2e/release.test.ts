@@ -152,7 +152,8 @@ describe("publishing as the release workflow does, to a registry on loopback", (
     const pushed = await helm.run(["push", artifact(`gmsa-webhooks-${version}.tgz`), `oci://${registry.host}/charts`, "--plain-http"]);
     expect(pushed.code).toBe(0);
     expect(`${pushed.stdout}${pushed.stderr}`).toMatch(/^Digest: sha256:[0-9a-f]{64}$/m);
-    const install = ["install", "gmsa-webhooks", `oci://${registry.host}/charts/gmsa-webhooks`, "--version", version, "--plain-http"];
+    // Not the docs' release name: the shared cluster already holds infra/rbac's ClusterRoles of that name.
+    const install = ["install", "gmsa-release", `oci://${registry.host}/charts/gmsa-webhooks`, "--version", version, "--plain-http"];
     const result = await helm.run([...install, "-n", NAMESPACE, "--dry-run=server"], { values: valuesWithoutImage(), kubeconfig: cluster.adminKubeconfig });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
