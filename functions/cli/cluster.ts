@@ -180,7 +180,7 @@ export function expectSuccess(answer: ClusterAnswer, what: string): void {
 }
 
 /** `items` of every page of a list (`limit` and `continue`, as kubectl pages), or the first failure. */
-export async function listAll(connection: ClusterConnection, apiPath: string, what: string): Promise<unknown[]> {
+export async function listAll(connection: Pick<ClusterConnection, "request">, apiPath: string, what: string): Promise<unknown[]> {
   const items: unknown[] = [];
   let next: string | undefined;
   do {

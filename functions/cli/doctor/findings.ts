@@ -1,4 +1,5 @@
 /** What every doctor check returns, and the read-only view of the cluster the checks are given. */
+import { listAll, type ClusterAnswer, type ClusterConnection, type ClusterRequest } from "../cluster.ts";
 
 /** `pass` and `warn` keep the exit status 0; any `fail` makes it 1; `skip` says what could not be checked and why. */
 export type FindingStatus = "pass" | "warn" | "fail" | "skip";
@@ -16,38 +17,25 @@ export interface Finding {
   ms?: number;
 }
 
-/** A request to the API server, relative to its URL. */
-export interface ClusterRequest {
-  method: "GET" | "POST";
-  path: string;
-  query?: Record<string, string>;
-  body?: unknown;
-  /** Send it as the kubeconfig's user even under `--as`: access reviews, which the person may not create. */
-  asCaller?: boolean;
-}
-
+export type { ClusterRequest };
 /** The API server's answer; `body` is parsed JSON (or text), `warnings` the Warning headers' texts. */
-export interface ClusterResponse {
-  status: number;
-  body: unknown;
-  warnings: string[];
-}
+export type ClusterResponse = ClusterAnswer;
 
-/** The cluster as the doctor sees it: requests as the operator's kubeconfig user (GETs, reviews, dry runs only). */
-export interface DoctorCluster {
-  request(request: ClusterRequest): Promise<ClusterResponse>;
-}
+/** The cluster as the doctor sees it (the CLI's connection): GETs, reviews and dry runs only. */
+export type DoctorCluster = Pick<ClusterConnection, "request">;
 
 /** Builds a finding; `fix` only when given. */
 export function finding(check: string, status: FindingStatus, message: string, fix?: string): Finding {
   return fix === undefined ? { check, status, message } : { check, status, message, fix };
 }
 
-/** The `items` of a list response, or the error finding when the list could not be read. */
+/** The `items` of every page of a list, or the error finding when the list could not be read. */
 export async function listItems<T>(cluster: DoctorCluster, check: string, path: string): Promise<{ items: T[] } | { error: Finding }> {
-  const response = await cluster.request({ method: "GET", path });
-  if (response.status === 200) return { items: ((response.body as { items?: T[] }).items ?? []) };
-  return { error: finding(check, "fail", `GET ${path} answered ${response.status}: ${statusMessage(response.body)}`, readAccessFix) };
+  try {
+    return { items: (await listAll(cluster, path, `GET ${path}`)) as T[] };
+  } catch (error) {
+    return { error: finding(check, "fail", (error as Error).message, readAccessFix) };
+  }
 }
 
 /** The message of a Kubernetes Status body (or the start of a text body). */
