@@ -9,6 +9,11 @@ import type { AccessQuery, CallOptions, UserAccessQuery } from "./client.ts";
 import type { AccessAnswer } from "../policy/facts.ts";
 import { errorFromAnswer, type KubeRequester } from "./request.ts";
 
+/** A service account as the API server authenticates it: its user name and the groups every service account gets. */
+export function serviceAccountSubject(namespace: string, name: string): { user: string; groups: string[] } {
+  return { user: `system:serviceaccount:${namespace}:${name}`, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"] };
+}
+
 /**
  * The LocalSubjectAccessReview asking whether the service account, or the requesting user as the API server saw
  * them (user, uid, groups and extra verbatim), may `use` the credspec.
@@ -20,8 +25,7 @@ export function buildLocalSubjectAccessReview(query: AccessQuery | UserAccessQue
     const { username, ...rest } = query.user;
     subject = { user: username, ...rest };
   } else {
-    const groups = ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"];
-    subject = { user: `system:serviceaccount:${namespace}:${query.serviceAccount}`, groups };
+    subject = serviceAccountSubject(namespace, query.serviceAccount);
   }
   return {
     apiVersion: "authorization.k8s.io/v1",
@@ -34,7 +38,8 @@ export function buildLocalSubjectAccessReview(query: AccessQuery | UserAccessQue
   };
 }
 
-const reviewAnswer = z.object({
+/** The verdict of any access review (Local-, Self-, SubjectAccessReview): allowed only if `allowed` and not `denied`. */
+export const accessReviewAnswer = z.object({
   status: z.object({ allowed: z.boolean(), denied: z.optional(z.boolean()), reason: z.optional(z.string()), evaluationError: z.optional(z.string()) }),
 });
 
@@ -70,7 +75,7 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
     ...call,
   });
   if (answer.status !== 200 && answer.status !== 201) throw errorFromAnswer(what, answer.status, answer.body);
-  const parsed = reviewAnswer.safeParse(answer.body);
+  const parsed = accessReviewAnswer.safeParse(answer.body);
   if (!parsed.success) throw new KubeApiError(`${what}: the API server's answer has no status.allowed`);
   const { allowed, denied, reason, evaluationError } = parsed.data.status;
   return { allowed: allowed && denied !== true, reason: reason || evaluationError || "" };

@@ -3,11 +3,10 @@
  * credential, the API server accepts it, and the identity may do what its functions need. One
  * SelfSubjectAccessReview per need, which every authenticated user may create.
  */
-import * as z from "zod/mini";
-import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError, CredentialsError } from "../errors.ts";
 import type { FunctionName } from "../config/variables.ts";
+import { accessReviewAnswer } from "./access-reviews.ts";
 import type { KubeRequester } from "./request.ts";
 
 /** One permission a function needs, as SelfSubjectAccessReview resourceAttributes. */
@@ -48,8 +47,6 @@ export interface ReadinessCheckOptions {
   /** Clock for the cache. Default `performance.now()`. */
   monotonicNow?: (() => number) | undefined;
 }
-
-const reviewAnswer = z.object({ status: z.object({ allowed: z.boolean(), denied: z.optional(z.boolean()) }) });
 
 /** Builds the check: a good answer is kept for {@link READY_CACHE_MS}; a bad one is never kept. */
 export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {
@@ -93,7 +90,7 @@ async function reviewNeed(request: KubeRequester, { verb, group, resource }: Nee
     // Every authenticated user may create a SelfSubjectAccessReview: a 403 means the API server took us for anonymous.
     if (answer.status === 403) return { ready: false, reason: "the API server did not authenticate this function", detail };
     if (answer.status !== 201 && answer.status !== 200) return { ready: false, reason: `the API server answered ${answer.status}`, detail };
-    const parsed = reviewAnswer.safeParse(answer.body);
+    const parsed = accessReviewAnswer.safeParse(answer.body);
     if (!parsed.success) return { ready: false, reason: "the API server's answer has no status.allowed", detail };
     const { allowed, denied } = parsed.data.status;
     if (allowed && denied !== true) return { ready: true };

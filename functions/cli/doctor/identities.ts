@@ -5,7 +5,8 @@
  * username, an IAM role's group) must be named with flags.
  */
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../../../shared/credspec/resource.ts";
+import { accessReviewAnswer, serviceAccountSubject } from "../../../shared/kube/access-reviews.ts";
+import { FUNCTION_NEEDS } from "../../../shared/kube/readiness.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 /** A user name and its groups, as the API server authenticates a function. */
@@ -14,24 +15,10 @@ export interface Identity {
   groups: string[];
 }
 
-/** What each function must be allowed, cluster-wide. */
-export const REQUIRED_ACCESS: Record<FunctionName, { verb: string; group: string; resource: string }[]> = {
-  expand: [{ verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE }],
-  authorize: [
-    { verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE },
-    { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" },
-  ],
-};
-
-/** The identity of a service account, with the groups the API server gives it. */
-export function serviceAccountIdentity(namespace: string, name: string): Identity {
-  return { user: `system:serviceaccount:${namespace}:${name}`, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"] };
-}
-
 /** A `--<fn>-identity` value: `system:serviceaccount:ns:name` gets its groups; any other user name only system:authenticated. */
 export function parseIdentity(user: string): Identity {
   const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
-  return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountIdentity(sa[1]!, sa[2]!);
+  return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountSubject(sa[1]!, sa[2]!);
 }
 
 interface ServiceAccount {
@@ -46,11 +33,11 @@ export async function findIdentities(cluster: DoctorCluster): Promise<Partial<Re
   for (const fn of FUNCTION_NAMES) {
     const chart = labelled.find((sa) => sa.metadata.labels?.["app.kubernetes.io/component"] === fn);
     if (chart !== undefined) {
-      identities[fn] = serviceAccountIdentity(chart.metadata.namespace, chart.metadata.name);
+      identities[fn] = serviceAccountSubject(chart.metadata.namespace, chart.metadata.name);
       continue;
     }
     const base = await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` });
-    if (base.status === 200) identities[fn] = serviceAccountIdentity("gmsa-webhooks", `gmsa-${fn}`);
+    if (base.status === 200) identities[fn] = serviceAccountSubject("gmsa-webhooks", `gmsa-${fn}`);
   }
   return identities;
 }
@@ -67,7 +54,7 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
       continue;
     }
     const missing: string[] = [];
-    for (const access of REQUIRED_ACCESS[fn]) {
+    for (const access of FUNCTION_NEEDS[fn]) {
       const spec = { user: identity.user, groups: identity.groups, resourceAttributes: access };
       const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec };
       const response = await cluster.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, asCaller: true });
@@ -76,14 +63,14 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
         findings.push(finding(check, "fail", message, "doctor needs create on subjectaccessreviews (docs/doctor.md)"));
         continue;
       }
-      const status = (response.body as { status?: { allowed?: boolean; denied?: boolean } }).status;
-      if (status?.allowed !== true || status.denied === true) missing.push(`${access.verb} ${access.resource}.${access.group}`);
+      const verdict = accessReviewAnswer.safeParse(response.body);
+      if (!verdict.success || !verdict.data.status.allowed || verdict.data.status.denied === true) missing.push(`${access.verb} ${access.resource}.${access.group}`);
     }
     if (missing.length > 0) {
       const message = `${fn}'s identity ${identity.user} may not ${missing.join(", ")} in every namespace: its RBAC is missing`;
       findings.push(finding(check, "fail", message, `apply infra/rbac/${fn}.yaml (or the chart's rbac) binding ClusterRole gmsa-webhooks:${fn} to it`));
     } else {
-      findings.push(finding(check, "pass", `${fn}'s identity ${identity.user} may ${REQUIRED_ACCESS[fn].map((a) => `${a.verb} ${a.resource}`).join(" and ")}`));
+      findings.push(finding(check, "pass", `${fn}'s identity ${identity.user} may ${FUNCTION_NEEDS[fn].map((a) => `${a.verb} ${a.resource}`).join(" and ")}`));
     }
   }
   return findings;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterRequest, ClusterResponse } from "../../../../../functions/cli/doctor/findings.ts";
-import { checkIdentities, findIdentities, parseIdentity, serviceAccountIdentity } from "../../../../../functions/cli/doctor/identities.ts";
+import { checkIdentities, findIdentities, parseIdentity } from "../../../../../functions/cli/doctor/identities.ts";
+import { serviceAccountSubject } from "../../../../../shared/kube/access-reviews.ts";
 
 const answer = (status: number, body: unknown): Promise<ClusterResponse> => Promise.resolve({ status, body, warnings: [] });
 
@@ -12,8 +13,8 @@ describe("the functions' identities", () => {
         path === "/api/v1/serviceaccounts" ? answer(200, { items: labelled }) : answer(path.endsWith("/gmsa-authorize") ? 200 : 404, {}),
     };
     expect(await findIdentities(cluster)).toEqual({
-      expand: serviceAccountIdentity("gwi", "gwi-gmsa-webhooks-expand"),
-      authorize: serviceAccountIdentity("gmsa-webhooks", "gmsa-authorize"),
+      expand: serviceAccountSubject("gwi", "gwi-gmsa-webhooks-expand"),
+      authorize: serviceAccountSubject("gmsa-webhooks", "gmsa-authorize"),
     });
   });
 
@@ -31,7 +32,7 @@ describe("the functions' identities", () => {
         return answer(201, { status: { allowed: attributes.verb === "get" } });
       },
     };
-    const findings = await checkIdentities(cluster, { authorize: serviceAccountIdentity("gmsa-webhooks", "gmsa-authorize") });
+    const findings = await checkIdentities(cluster, { authorize: serviceAccountSubject("gmsa-webhooks", "gmsa-authorize") });
     expect(findings.map((f) => [f.check, f.status])).toEqual([
       ["rbac/expand", "skip"],
       ["rbac/authorize", "fail"],
