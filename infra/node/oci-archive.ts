@@ -58,7 +58,6 @@ export interface OciArchiveResult {
  */
 const REPRODUCIBLE_TAR = [
   "--sort=name",
-  "--mtime=@0",
   "--owner=0",
   "--group=0",
   "--numeric-owner",
@@ -66,8 +65,9 @@ const REPRODUCIBLE_TAR = [
   "--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime",
 ];
 
-async function tarFolder(folder: string, output: string, entries = ["."]): Promise<void> {
-  await run("tar", [...REPRODUCIBLE_TAR, "-cf", output, "-C", folder, ...entries]);
+/** Tars `entries` of `folder` into `output` reproducibly, every entry dated `mtime` (seconds since the epoch). */
+export async function tarFolder(folder: string, output: string, entries = ["."], mtime = 0): Promise<void> {
+  await run("tar", [...REPRODUCIBLE_TAR, `--mtime=@${mtime}`, "-cf", output, "-C", folder, ...entries]);
 }
 
 function sha256(data: Buffer): string {

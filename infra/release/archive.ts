@@ -9,6 +9,8 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
+import { tarFolder } from "../node/oci-archive.ts";
 
 const run = promisify(execFile);
 /** 2000-01-01T00:00:00Z, every entry's date. */
@@ -45,14 +47,12 @@ export async function zipFolder(folder: string, output: string): Promise<void> {
   await child;
 }
 
-/** Writes `folder`'s files as a gzip tar at `output`, reproducibly (GNU tar and gzip -n). */
+/** Writes `folder`'s files as a gzip tar at `output`, reproducibly (the image layers' tar; gzip without name or date). */
 export async function tarGzFolder(folder: string, output: string): Promise<void> {
-  const files = await listFiles(folder);
-  const tar = [
-    "--sort=name", `--mtime=@${ENTRY_DATE.getTime() / 1000}`, "--owner=0", "--group=0", "--numeric-owner",
-    "--format=pax", "--pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime",
-  ];
-  await run("sh", ["-c", 'tar "$@" | gzip -n -9 > "$0"', output, ...tar, "-cf", "-", "-C", folder, ...files]);
+  const tar = `${output}.tar`;
+  await tarFolder(folder, tar, await listFiles(folder), ENTRY_DATE.getTime() / 1000);
+  await writeFile(output, gzipSync(await readFile(tar), { level: 9 }));
+  await rm(tar, { force: true });
 }
 
 /** `<sha256>  <name>` for each file (sorted by name), the format `sha256sum -c` reads. */
