@@ -4,16 +4,13 @@
  * imported, and installs infra/helm/gmsa-webhooks in `inCluster` mode with the project's Helm, then waits until both
  * functions have their replicas Ready behind their Services.
  */
-import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import { CHART_DIR } from "../helm/chart-files.ts";
 import { ensureImage, type ImageInfo } from "../node/image.ts";
 import { applyObjects, loadManifest } from "./apply.ts";
 import { ensureBinaries, ensureHelm } from "./build.ts";
+import { createHelmRunner, type HelmResult } from "./helm-runner.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "./cluster.ts";
 import { kubeRequest } from "./kube-request.ts";
 import { ensureNodeBinaries } from "./node-binaries.ts";
@@ -23,7 +20,6 @@ import { startNode, type LocalNode } from "./node.ts";
 import { issueClientCertificate } from "./pki.ts";
 import { createCallerToken } from "./webhook-caller-auth.ts";
 
-const run = promisify(execFile);
 
 /** The two functions, each a Deployment of the chart. */
 export const IN_CLUSTER_FUNCTIONS = ["expand", "authorize"] as const;
@@ -37,7 +33,7 @@ export interface InClusterStack {
   /** The token the API server sends the functions (`callerAuth.mode: bearer`). */
   callerToken: string;
   /** Runs the project's Helm with its own HELM_*_HOME and the admin kubeconfig; `values` go in as a file. */
-  runHelm(args: string[], values?: unknown): Promise<{ code: number; stdout: string; stderr: string }>;
+  runHelm(args: string[], values?: unknown): Promise<HelmResult>;
   stop(): Promise<void>;
 }
 
@@ -139,11 +135,11 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
   progress(`starting etcd and kube-apiserver ${binaries.kubeVersion}`);
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken, extraApiserverArgs: nodeApiserverArgs });
   let node: LocalNode | undefined;
-  const helmHome = await mkdtemp(join(tmpdir(), "gmsa-helm-"));
+  const helmRunner = await createHelmRunner(helm);
   const stop = async (): Promise<void> => {
     await node?.stop();
     await cluster.stop();
-    await rm(helmHome, { recursive: true, force: true });
+    await helmRunner.close();
   };
   try {
     progress("starting the node: containerd, kubelet, kube-controller-manager, kube-scheduler");
@@ -152,24 +148,8 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
     await stop();
     throw error;
   }
-  let valuesFiles = 0;
-  const helmEnv = { PATH: process.env.PATH ?? "", HOME: helmHome, HELM_CACHE_HOME: join(helmHome, "cache"), HELM_CONFIG_HOME: join(helmHome, "config"), HELM_DATA_HOME: join(helmHome, "data") };
-  const runHelm = async (args: string[], values?: unknown): Promise<{ code: number; stdout: string; stderr: string }> => {
-    const extra = ["--kubeconfig", cluster.adminKubeconfig];
-    if (values !== undefined) {
-      const file = join(helmHome, `values-${++valuesFiles}.yaml`);
-      await writeFile(file, JSON.stringify(values));
-      extra.push("-f", file);
-    }
-    try {
-      const { stdout, stderr } = await run(helm, [...args, ...extra], { env: helmEnv, maxBuffer: 32 * 2 ** 20 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code?: number | string; stdout?: string; stderr?: string };
-      if (typeof failed.code !== "number") throw error;
-      return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
-    }
-  };
+  const runHelm = (args: string[], values?: unknown): Promise<HelmResult> =>
+    helmRunner.run(args, { ...(values === undefined ? {} : { values }), kubeconfig: cluster.adminKubeconfig });
   return { cluster, node: node, image, helm, callerToken, runHelm, stop };
 }
 

@@ -6,16 +6,14 @@
  * Helm is the project's own (infra/local/build.ts builds it from infra/local/helm/go.mod), run with its cache,
  * config and data folders in a temporary folder.
  */
-import { execFile } from "node:child_process";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { isMap, isScalar, parseDocument } from "yaml";
 import { CHART_DIR } from "../helm/chart-files.ts";
+import { createHelmRunner } from "../local/helm-runner.ts";
 import { dateFiles } from "./archive.ts";
 
-const run = promisify(execFile);
 
 /** What {@link packageChart} packages. */
 export interface PackageChartOptions {
@@ -27,19 +25,6 @@ export interface PackageChartOptions {
   outDir: string;
   /** The published image: the chart's default `image.repository` and `image.digest`. Default: left empty. */
   image?: { repository: string; digest: string };
-}
-
-/** Runs `helm` with `args` and its home folders inside `home`. */
-export async function runHelm(helm: string, args: string[], home: string): Promise<string> {
-  const env = {
-    PATH: process.env["PATH"] ?? "",
-    HOME: home,
-    HELM_CACHE_HOME: path.join(home, "cache"),
-    HELM_CONFIG_HOME: path.join(home, "config"),
-    HELM_DATA_HOME: path.join(home, "data"),
-  };
-  const { stdout } = await run(helm, args, { env, maxBuffer: 32 * 1024 * 1024 });
-  return stdout;
 }
 
 /** Sets the image's repository and digest in the values file `file`, keeping its comments. */
@@ -68,10 +53,9 @@ export async function packageChart(options: PackageChartOptions): Promise<string
     if (options.image !== undefined) await setImageDefaults(path.join(chart, "values.yaml"), options.image);
     await dateFiles(chart);
     const args = ["package", chart, "--version", options.version, "--app-version", options.version, "--destination", options.outDir];
-    await runHelm(options.helm, args, path.join(work, "home")).catch((error: unknown) => {
-      const { stderr = "" } = error as { stderr?: string };
-      throw new Error(`helm package failed: ${stderr}`, { cause: error });
-    });
+    const helm = await createHelmRunner(options.helm);
+    const packaged = await helm.run(args).finally(() => helm.close());
+    if (packaged.code !== 0) throw new Error(`helm package failed: ${packaged.stderr}`);
     return path.join(options.outDir, `gmsa-webhooks-${options.version}.tgz`);
   } finally {
     await rm(work, { recursive: true, force: true });

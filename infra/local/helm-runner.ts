@@ -1,0 +1,59 @@
+/**
+ * Runs the project's `helm` (infra/local/build.ts builds it) with Helm's cache, config and data folders in a
+ * temporary folder of its own, so no run reads or writes the developer's Helm repositories or plugins, and with
+ * values given as objects (written as files: JSON is YAML).
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/** What a helm run printed; `code` is 0 on success. */
+export interface HelmResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A helm binary with its own HELM_*_HOME folders; `close()` removes them. */
+export interface HelmRunner {
+  /** Runs helm with `args` (an argument array, never a shell string); resolves with the exit code too. */
+  run(args: string[], options?: { values?: unknown; kubeconfig?: string }): Promise<HelmResult>;
+  close(): Promise<void>;
+}
+
+/** Creates a {@link HelmRunner} for the binary at `helmPath`. */
+export async function createHelmRunner(helmPath: string): Promise<HelmRunner> {
+  const home = await mkdtemp(join(tmpdir(), "gmsa-helm-"));
+  const env = {
+    PATH: process.env["PATH"] ?? "",
+    HOME: home,
+    HELM_CACHE_HOME: join(home, "cache"),
+    HELM_CONFIG_HOME: join(home, "config"),
+    HELM_DATA_HOME: join(home, "data"),
+  };
+  let files = 0;
+  return {
+    async run(args, options = {}) {
+      const extra: string[] = [];
+      if (options.values !== undefined) {
+        const file = join(home, `values-${++files}.yaml`);
+        await writeFile(file, JSON.stringify(options.values));
+        extra.push("-f", file);
+      }
+      if (options.kubeconfig !== undefined) extra.push("--kubeconfig", options.kubeconfig);
+      try {
+        const { stdout, stderr } = await run(helmPath, [...args, ...extra], { env, maxBuffer: 32 * 1024 * 1024 });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code?: number | string; stdout?: string; stderr?: string };
+        if (typeof failed.code !== "number") throw error;
+        return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+      }
+    },
+    close: () => rm(home, { recursive: true, force: true }),
+  };
+}
