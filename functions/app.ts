@@ -21,7 +21,7 @@ import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./re
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** What the app is built from: the configuration and what each runtime brings. */
-export interface AppDeps extends ReviewRouteDeps {
+export interface AppDeps extends Omit<ReviewRouteDeps, "allowedLevel"> {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
   functions: readonly FunctionName[];
   version: string;
@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
-    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
+    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], { ...deps, allowedLevel: deps.exposition === undefined ? "info" : "debug" });
     app.all(`/${fn}`, ...checks, handler);
     // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
     if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
