@@ -1,8 +1,6 @@
 /**
- * The cluster commands' shared half: their global flags (kubectl's names and defaults), how they print, and the
- * connection they make, built from the Node server's own kube plumbing (kubeconfig rules, exec plugins and token
- * sources, node:https), so the CLI reaches a cluster exactly as the functions would. Read-only by design: GETs,
- * access reviews and dry runs.
+ * The cluster commands' shared half: their global flags, how they print, and their connection, built from the Node
+ * server's own kube plumbing so the CLI reaches a cluster as the functions would. Read-only: GETs, reviews, dry runs.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -17,15 +15,11 @@ import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
 import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandSpec } from "./io.ts";
 
 /** The global flags of every cluster command, for their usage texts. */
-export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's):
-  --kubeconfig <file>     default: KUBECONFIG (a path list, merged as kubectl does),
-                          else ~/.kube/config, else in-cluster
-  --context <name>        default: current-context
-  -n, --namespace <ns>    default: the context's, else "default"
+export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's, with its defaults; docs/kubectl-gmsa.md):
+  --kubeconfig <file>, --context <name>, -n/--namespace <ns>
   --as <user>             impersonate this user (access reviews are still sent as you)
   --as-group <group>      impersonate this group too; repeatable; needs --as
-  -o, --output json|yaml  print for scripts (default: text, coloured only on a terminal
-                          with NO_COLOR unset)
+  -o, --output json|yaml  print for scripts (default: text, coloured on a terminal unless NO_COLOR)
   -h, --help              show this help
 
 Exit status: 0 all well, 1 something wrong (a finding, a denial, an unreachable
@@ -56,11 +50,7 @@ export interface ClusterRequest {
 }
 
 /** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
-export interface ClusterAnswer {
-  status: number;
-  body: unknown;
-  warnings: string[];
-}
+export type ClusterAnswer = Awaited<ReturnType<ClusterConnection["request"]>>;
 
 /** A connection to the cluster the flags select. */
 export type ClusterConnection = Awaited<ReturnType<typeof connectCluster>>;
@@ -108,7 +98,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
   }
   return {
     /** @throws KubeApiError / CredentialsError / DeadlineExceededError when the API server cannot answer. */
-    async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest): Promise<ClusterAnswer> {
+    async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
       const what = `${method} ${apiPath}`;

@@ -19,20 +19,11 @@ type Asked<T> = T | { error: string };
 /** The whole explanation, as `-o json|yaml` prints it. */
 export type Explanation = Awaited<ReturnType<typeof explain>>;
 
-const asked = async <T>(work: () => Promise<T>): Promise<Asked<T>> => {
-  try {
-    return await work();
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
-};
+const asked = <T>(work: () => Promise<T>): Promise<Asked<T>> =>
+  Promise.resolve().then(work).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
 
 /** A copy with every `PluginInput` value hidden: it may hold a credential or point at one. */
-function hidePluginInput(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(hidePluginInput);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === "PluginInput" ? "(hidden)" : hidePluginInput(inner)]));
-}
+const hidePluginInput = (contents: unknown): unknown => JSON.parse(JSON.stringify(contents, (key, value: unknown) => (key === "PluginInput" ? "(hidden)" : value)));
 
 /** The one Pod in `text` (YAML or JSON), or why it is not one. */
 export function readPodDocument(text: string): { pod: Pod } | { error: string } {
@@ -49,12 +40,8 @@ export function readPodDocument(text: string): { pod: Pod } | { error: string } 
 
 /** The kubeconfig user as the API server sees them (SelfSubjectReview), for the reviews about "the person". */
 async function whoAmI(connection: ClusterConnection): Promise<Requester> {
-  const answer = await connection.request({
-    method: "POST",
-    path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-    body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
-    asCaller: true,
-  });
+  const body = { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" };
+  const answer = await connection.request({ method: "POST", path: "/apis/authentication.k8s.io/v1/selfsubjectreviews", body, asCaller: true });
   expectSuccess(answer, "SelfSubjectReview");
   const user = (answer.body as { status?: { userInfo?: Requester } } | undefined)?.status?.userInfo;
   if (user?.username === undefined) throw new Error("SelfSubjectReview: no userInfo");
@@ -68,30 +55,22 @@ async function whoAmI(connection: ClusterConnection): Promise<Requester> {
 async function explain(pod: Pod, namespace: string, person: Asked<Requester>, connection: ClusterConnection) {
   const serviceAccount = pod.spec?.serviceAccountName || "default";
   const { refs } = readPodGmsa(pod);
-  const places = new Map<string, string[]>();
-  for (const ref of refs) if (ref.name !== undefined) places.set(ref.name, [...(places.get(ref.name) ?? []), ref.label]);
+  const places = Map.groupBy(refs.flatMap(({ name, label }) => (name === undefined ? [] : [{ name, label }])), (ref) => ref.name);
   const credSpecs = await Promise.all(
-    [...places].map(async ([name, labels]) => {
+    [...places].map(async ([name, named]) => {
       const [saAnswer, personAnswer, inlines] = await Promise.all([
         asked(() => reviewCredSpecAccess(connection.requester, { namespace, serviceAccount, credSpecName: name }, CLI_CALL)),
-        asked(() => {
-          if ("error" in person) throw new Error(person.error);
-          return reviewCredSpecAccess(connection.requester, { namespace, user: person, credSpecName: name }, CLI_CALL);
-        }),
+        "error" in person ? person : asked(() => reviewCredSpecAccess(connection.requester, { namespace, user: person, credSpecName: name }, CLI_CALL)),
         asked(async () => {
           const contents = await readCredSpecContents(connection.requester, name, CLI_CALL);
           return { bytes: new TextEncoder().encode(JSON.stringify(contents)).length, contents: hidePluginInput(contents) };
         }),
       ]);
-      return { name, places: labels, serviceAccount: saAnswer, person: personAnswer, inlines };
+      return { name, places: named.map((ref) => ref.label), serviceAccount: saAnswer, person: personAnswer, inlines };
     }),
   );
-  const answer = await connection.request({
-    method: "POST",
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
-    query: { dryRun: "All" },
-    body: { ...pod, metadata: { ...pod.metadata, namespace } },
-  });
+  const body = { ...pod, metadata: { ...pod.metadata, namespace } };
+  const answer = await connection.request({ method: "POST", path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, query: { dryRun: "All" }, body });
   const admitted = answer.status >= 200 && answer.status < 300;
   const message = admitted ? undefined : (readStatus(answer.body)?.message ?? `HTTP ${answer.status}`);
   return {

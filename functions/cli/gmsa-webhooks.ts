@@ -37,17 +37,11 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<n
   explain: async (argv, io) => (await import("./explain.ts")).runExplainCommand(argv, io),
 };
 
-/** The command and its arguments; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
-function splitCommand(argv: readonly string[]): { command?: string | undefined; rest: string[] } {
+/** Dispatches `gmsa-webhooks <command> ...`; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
+async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const { tokens } = parseArgs({ args: [...argv], options: CLUSTER_OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const first = tokens.find((token) => token.kind === "positional" || token.kind === "option-terminator");
-  if (first?.kind !== "positional") return { command: argv[0], rest: argv.slice(1) };
-  return { command: first.value, rest: argv.filter((_, index) => index !== first.index) };
-}
-
-/** Dispatches `gmsa-webhooks <command> ...` and resolves to the exit status. */
-async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const { command, rest } = splitCommand(argv);
+  const [command, rest] = first?.kind === "positional" ? [first.value, argv.filter((_, index) => index !== first.index)] : [argv[0], argv.slice(1)];
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run !== undefined) return run(rest, io);
   if (command === "--help" || command === "-h" || command === "help") {

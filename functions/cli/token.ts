@@ -1,6 +1,6 @@
 import { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type VariableName } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
-import { EXEC_API_V1, EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
+import { EXEC_API_V1, EXEC_API_VERSIONS } from "../../shared/credentials/exec-config.ts";
 import { isTokenCredential } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import { parseJson } from "../../shared/json.ts";
@@ -73,23 +73,6 @@ client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, -
   check: (line) => readProvider(line).errors,
 };
 
-/** The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1. */
-function requestedExecApiVersion(env: CliIo["env"]): ExecApiVersion {
-  const info = parseJson(env["KUBERNETES_EXEC_INFO"] ?? "") as { apiVersion?: unknown } | null | undefined;
-  return EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
-}
-
-/** Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it. */
-function rfc3339Seconds(timestamp: string): string {
-  return new Date(Math.floor(Date.parse(timestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
-}
-
-/** A failure's message when it is ours (written never to hold a secret); otherwise only its kind. */
-function describeFailure(error: unknown): string {
-  if (error instanceof AdmissionError || error instanceof TypeError) return error.message;
-  return `unexpected failure (${error instanceof Error ? error.name : typeof error})`;
-}
-
 /**
  * `gmsa-webhooks token eks|aks|gke`: a kubeconfig exec plugin printing an ExecCredential with a cloud token.
  * Resolves to EXIT_OK, EXIT_INVALID (1: no credentials, or the cloud refused) or EXIT_USAGE (2). The token goes
@@ -113,15 +96,17 @@ export async function runTokenCommand(argv: readonly string[], io: CliIo): Promi
     if (!isTokenCredential(credential) || credential.expirationTimestamp === undefined) {
       throw new TypeError("the source returned no token with an expiry");
     }
-    const execCredential = {
-      apiVersion: requestedExecApiVersion(io.env),
-      kind: "ExecCredential",
-      status: { expirationTimestamp: rfc3339Seconds(credential.expirationTimestamp), token: credential.token },
-    };
-    io.stdout(`${JSON.stringify(execCredential)}\n`);
+    // The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1.
+    const info = parseJson(io.env.KUBERNETES_EXEC_INFO ?? "") as { apiVersion?: unknown } | null | undefined;
+    const apiVersion = EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
+    // Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it.
+    const expirationTimestamp = new Date(Math.floor(Date.parse(credential.expirationTimestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
+    io.stdout(`${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { expirationTimestamp, token: credential.token } })}\n`);
     return EXIT_OK;
   } catch (error) {
-    io.stderr(`${prefix}: ${describeFailure(error)}\n`);
+    // Our own errors' messages are written never to hold a secret; of anything else, only its kind.
+    const ours = error instanceof AdmissionError || error instanceof TypeError;
+    io.stderr(`${prefix}: ${ours ? error.message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`}\n`);
     return EXIT_INVALID;
   }
 }
