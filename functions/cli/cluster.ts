@@ -33,11 +33,7 @@ export type OutputFormat = "text" | "json" | "yaml";
 export type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
 
 /** A cluster command's parsed command line: the global flags, its own option values and its positionals. */
-export interface ClusterArgs<O extends ParseArgsOptionsConfig> {
-  flags: ClusterFlags;
-  values: Record<keyof O, unknown>;
-  positionals: string[];
-}
+export type ClusterArgs<O extends ParseArgsOptionsConfig> = { flags: ClusterFlags; values: Record<keyof O, unknown>; positionals: string[] };
 
 /** One request to the API server: an absolute path, query parameters, a JSON body for POST. */
 export interface ClusterRequest {
