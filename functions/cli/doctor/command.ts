@@ -2,10 +2,8 @@
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 import { parseServiceAccountRef } from "../../../shared/credspec/names.ts";
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
-import { runClusterCommand, type ClusterCommand } from "../cluster.ts";
+import { CLUSTER_FLAGS_USAGE, printResult, runClusterCommand, type ClusterCommand } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";
-import { printResult } from "../output.ts";
-import { CLUSTER_FLAGS_USAGE } from "../usage.ts";
 import { runDoctor, type DoctorOptions } from "./doctor.ts";
 import { buildDoctorReport, formatFindingsText } from "./format.ts";
 
