@@ -1,12 +1,12 @@
 /**
  * Certificates and readiness of each registered function. The caBundle is parsed here; for a URL the doctor connects
- * itself (node:tls, the caBundle as the only CA), which says what it sees from where it runs, not what the API server
- * sees. For a service reference the API server verifies what the Service serves: the end-to-end probe (probe.ts)
- * names those x509 failures; here the function's /readyz is read through the API server's service proxy.
+ * itself (the caBundle as the only CA), which says what it sees from where it runs, not what the API server sees.
+ * For a service reference the API server verifies what the Service serves: the end-to-end probe (probe.ts) names
+ * those x509 failures; here the function's /readyz is read through the API server's service proxy.
  */
 import { X509Certificate } from "node:crypto";
 import { request } from "node:https";
-import { checkServerIdentity, connect, type PeerCertificate } from "node:tls";
+import { checkServerIdentity, type PeerCertificate, type TLSSocket } from "node:tls";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import type { FoundWebhook } from "./webhooks.ts";
 
@@ -60,74 +60,29 @@ export function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: nu
   return [finding(check, "pass", `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`)];
 }
 
-/** What a TLS handshake with the caBundle as the only CA showed. */
-interface HandshakeResult {
-  authorizationError?: string;
-  identityError?: string;
-  peer?: PeerCertificate;
+/** An answer over TLS, with the handshake's verdicts (read, not enforced, so that each fault is named). */
+interface TlsAnswer {
+  status: number;
+  body: string;
+  authorizationError: string | undefined;
+  identityError: string | undefined;
+  peer: PeerCertificate;
 }
 
-function handshake(url: URL, caPem: string | undefined): Promise<HandshakeResult> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const isIp = /^[\d.]+$|:/.test(host);
+/** GET `url` trusting `caPem` alone (the system roots when undefined), on a connection of its own. */
+function getOverTls(url: URL, caPem?: string): Promise<TlsAnswer> {
+  let identityError: string | undefined;
+  // Kept apart from authorizationError, which would otherwise hold only the error's code.
+  const checkIdentity = (host: string, cert: PeerCertificate) => void (identityError = checkServerIdentity(host, cert)?.message);
+  const options = { agent: false, rejectUnauthorized: false, checkServerIdentity: checkIdentity, timeout: TIMEOUT_MS, ...(caPem ? { ca: caPem } : {}) };
   return new Promise((resolve, reject) => {
-    const socket = connect({
-      host,
-      port: Number(url.port || 443),
-      ...(isIp ? {} : { servername: host }),
-      ...(caPem === undefined ? {} : { ca: caPem }),
-      // The verdict is read below so that each fault is named; nothing is sent on this connection.
-      rejectUnauthorized: false,
-      timeout: TIMEOUT_MS,
-    });
-    socket.once("timeout", () => socket.destroy(new Error(`no TLS handshake within ${TIMEOUT_MS} ms`)));
-    socket.once("error", reject);
-    socket.once("secureConnect", () => {
-      const peer = socket.getPeerCertificate();
-      const identityError = checkServerIdentity(host, peer)?.message;
-      const error = socket.authorizationError === null ? undefined : String(socket.authorizationError);
-      socket.end();
-      resolve({ ...(error === undefined ? {} : { authorizationError: error }), ...(identityError === undefined ? {} : { identityError }), peer });
-    });
-  });
-}
-
-/** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */
-export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, now: number): Promise<Finding[]> {
-  const check = `certificates/${fn}`;
-  const url = new URL(webhook.clientConfig!.url!);
-  const shown = maskUrl(url.origin + url.pathname, fn);
-  const caBundle = webhook.clientConfig?.caBundle;
-  const caPem = caBundle === undefined || caBundle === "" ? undefined : Buffer.from(caBundle, "base64").toString("utf8");
-  const fix = `serve a certificate for ${url.hostname} signed by the CA in the caBundle of ${configName}`;
-  let result: HandshakeResult;
-  try {
-    result = await handshake(url, caPem);
-  } catch (error) {
-    // The API server may reach what doctor cannot (another network): the end-to-end probes have the last word.
-    const message = `${shown} cannot be reached from where doctor runs: ${(error as Error).message}`;
-    return [finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches")];
-  }
-  const from = "from where doctor runs";
-  if (result.authorizationError === "CERT_HAS_EXPIRED") {
-    return [finding(check, "fail", `${shown} ${from}: a certificate of the chain (or the caBundle's CA) has expired`, fix)];
-  }
-  if (result.authorizationError !== undefined) {
-    return [finding(check, "fail", `${shown} ${from}: the caBundle of ${configName} does not verify the certificate it serves (${result.authorizationError})`, fix)];
-  }
-  if (result.identityError !== undefined) return [finding(check, "fail", `${shown} ${from}: ${result.identityError}`, fix)];
-  const leafExpiry = result.peer?.valid_to === undefined ? undefined : expiry(check, `${shown} ${from}: the certificate it serves`, result.peer.valid_to, now, fix);
-  return [leafExpiry ?? finding(check, "pass", `${shown} ${from}: the chain verifies with the caBundle and names ${url.hostname}`)];
-}
-
-/** GET of an open endpoint; the certificate is judged by checkUrlCertificate, so that each fault is named once. */
-function getText(url: URL): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { rejectUnauthorized: false, timeout: TIMEOUT_MS }, (res) => {
-      let body = "";
+    const req = request(url, options, (res) => {
+      const socket = res.socket as TLSSocket;
+      const authorizationError = socket.authorizationError === null ? undefined : String(socket.authorizationError);
+      const answer = { status: res.statusCode ?? 0, body: "", authorizationError, identityError, peer: socket.getPeerCertificate() };
       res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.once("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("data", (chunk: string) => (answer.body += chunk));
+      res.once("end", () => resolve(answer));
     });
     req.once("timeout", () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     req.once("error", reject);
@@ -135,31 +90,59 @@ function getText(url: URL): Promise<{ status: number; body: string }> {
   });
 }
 
+/** The /readyz beside a function's URL (before the path secret, if any). */
+function readyzUrl(url: string, fn: string): URL {
+  const base = new URL(url);
+  base.pathname = base.pathname.slice(0, base.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
+  return base;
+}
+
+/** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */
+export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, now: number): Promise<Finding[]> {
+  const check = `certificates/${fn}`;
+  const url = new URL(webhook.clientConfig!.url!);
+  const shown = `${maskUrl(url.origin + url.pathname, fn)} from where doctor runs`;
+  const caBundle = webhook.clientConfig?.caBundle;
+  const fix = `serve a certificate for ${url.hostname} signed by the CA in the caBundle of ${configName}`;
+  let answer: TlsAnswer;
+  try {
+    answer = await getOverTls(readyzUrl(url.href, fn), caBundle && Buffer.from(caBundle, "base64").toString("utf8"));
+  } catch (error) {
+    // The API server may reach what doctor cannot (another network): the end-to-end probes have the last word.
+    const message = `${maskUrl(url.origin + url.pathname, fn)} cannot be reached from where doctor runs: ${(error as Error).message}`;
+    return [finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches")];
+  }
+  if (answer.authorizationError === "CERT_HAS_EXPIRED") {
+    return [finding(check, "fail", `${shown}: a certificate of the chain (or the caBundle's CA) has expired`, fix)];
+  }
+  if (answer.authorizationError !== undefined) {
+    return [finding(check, "fail", `${shown}: the caBundle of ${configName} does not verify the certificate it serves (${answer.authorizationError})`, fix)];
+  }
+  if (answer.identityError !== undefined) return [finding(check, "fail", `${shown}: ${answer.identityError}`, fix)];
+  const leafExpiry = expiry(check, `${shown}: the certificate it serves`, answer.peer.valid_to, now, fix);
+  return [leafExpiry ?? finding(check, "pass", `${shown}: the chain verifies with the caBundle and names ${url.hostname}`)];
+}
+
 /** GET /readyz of a function: directly for a URL, through the API server's service proxy for a service reference. */
 export async function checkReadyz(cluster: DoctorCluster, { fn, configName, webhook }: FoundWebhook): Promise<Finding> {
   const check = `readyz/${fn}`;
   const { url, service } = webhook.clientConfig ?? {};
-  let answer: { status: number; body: string };
-  let where: string;
+  const readyz = service ? `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz` : readyzUrl(url!, fn);
+  const where =
+    typeof readyz === "string"
+      ? `service ${service!.namespace}/${service!.name} through the API server's service proxy`
+      : `${readyz.origin}${readyz.pathname} from where doctor runs`;
+  let answer: { status: number; body: unknown };
   try {
-    if (service !== undefined) {
-      where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
-      const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
-      const response = await cluster.request({ method: "GET", path });
-      answer = { status: response.status, body: typeof response.body === "string" ? response.body : statusMessage(response.body) };
-    } else {
-      const base = new URL(url!);
-      base.pathname = base.pathname.slice(0, base.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
-      where = `${base.origin}${base.pathname} from where doctor runs`;
-      answer = await getText(base);
-    }
+    // The certificate is judged by checkUrlCertificate, so that each fault is named once.
+    answer = typeof readyz === "string" ? await cluster.request({ method: "GET", path: readyz }) : await getOverTls(readyz);
   } catch (error) {
     // A URL doctor cannot reach may still be reached by the API server: the end-to-end probes decide.
     const status = service === undefined ? "warn" : "fail";
-    return finding(check, status, `${fn} (${configName}): /readyz could not be read from ${where!}: ${(error as Error).message}`, "check that the function runs");
+    return finding(check, status, `${fn} (${configName}): /readyz could not be read from ${where}: ${(error as Error).message}`, "check that the function runs");
   }
   if (answer.status === 200) return finding(check, "pass", `${fn}: /readyz of ${where} answered 200`);
-  const reason = answer.body.trim().slice(0, 300);
+  const reason = statusMessage(answer.body).trim().slice(0, 300);
   const message = `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`;
   return finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means");
 }

@@ -7,7 +7,7 @@
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../../../shared/credspec/resource.ts";
 import { formatCredSpecProblem } from "../../../shared/credspec/problems.ts";
 import { validateCredSpecDocument } from "../../../shared/credspec/validate.ts";
-import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
+import { finding, listItems, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 const CRD_NAME = `${CREDSPEC_RESOURCE}.${CREDSPEC_GROUP}`;
 const SERVED_VERSIONS = ["v1", "v1alpha1"];
@@ -72,17 +72,14 @@ export function checkCredSpecs(items: readonly CredSpecObject[]): { findings: Fi
   return { findings, wellFormed };
 }
 
-/** GETs the CRD and the credspecs and checks both. */
-export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; wellFormed: string[]; all: string[] }> {
+/** GETs the CRD and the credspecs and checks both; `names` are every credspec's, the well-formed ones first. */
+export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; names: string[] }> {
   const crd = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
   const findings = checkCrd(crd.status, crd.body);
-  if (crd.status !== 200) return { findings, wellFormed: [], all: [] };
-  const list = await cluster.request({ method: "GET", path: `/apis/${CREDSPEC_GROUP}/v1/${CREDSPEC_RESOURCE}` });
-  if (list.status !== 200) {
-    findings.push(finding("credspec", "fail", `GET ${CREDSPEC_RESOURCE} answered ${list.status}: ${statusMessage(list.body)}`));
-    return { findings, wellFormed: [], all: [] };
-  }
-  const items = (list.body as { items?: CredSpecObject[] }).items ?? [];
-  const checked = checkCredSpecs(items);
-  return { findings: [...findings, ...checked.findings], wellFormed: checked.wellFormed, all: items.map((i) => i.metadata.name) };
+  if (crd.status !== 200) return { findings, names: [] };
+  const list = await listItems<CredSpecObject>(cluster, "credspec", `/apis/${CREDSPEC_GROUP}/v1/${CREDSPEC_RESOURCE}`);
+  if ("error" in list) return { findings: [...findings, list.error], names: [] };
+  const { findings: checked, wellFormed } = checkCredSpecs(list.items);
+  const names = [...wellFormed, ...list.items.map((i) => i.metadata.name).filter((n) => !wellFormed.includes(n))];
+  return { findings: [...findings, ...checked], names };
 }

@@ -10,10 +10,7 @@ import { FUNCTION_NEEDS } from "../../../shared/kube/readiness.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 /** A user name and its groups, as the API server authenticates a function. */
-export interface Identity {
-  user: string;
-  groups: string[];
-}
+type Identity = ReturnType<typeof serviceAccountSubject>;
 
 /** A `--<fn>-identity` value: `system:serviceaccount:ns:name` gets its groups; any other user name only system:authenticated. */
 export function parseIdentity(user: string): Identity {
@@ -25,19 +22,21 @@ interface ServiceAccount {
   metadata: { name: string; namespace: string; labels?: Record<string, string> };
 }
 
-/** Each function's identity from the cluster's ServiceAccounts (the chart's, then infra/rbac's), where there is one. */
-export async function findIdentities(cluster: DoctorCluster): Promise<Partial<Record<FunctionName, Identity>>> {
+/** Each function's identity: the user name `given` for it, else the chart's ServiceAccount, else infra/rbac's, if any. */
+export async function findIdentities(cluster: DoctorCluster, given: Partial<Record<FunctionName, string | undefined>> = {}) {
+  const identities: Partial<Record<FunctionName, Identity>> = {};
+  for (const fn of FUNCTION_NAMES) if (given[fn] !== undefined) identities[fn] = parseIdentity(given[fn]);
+  const wanted = FUNCTION_NAMES.filter((fn) => identities[fn] === undefined);
+  if (wanted.length === 0) return identities;
   const response = await cluster.request({ method: "GET", path: "/api/v1/serviceaccounts", query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" } });
   const labelled = response.status === 200 ? ((response.body as { items?: ServiceAccount[] }).items ?? []) : [];
-  const identities: Partial<Record<FunctionName, Identity>> = {};
-  for (const fn of FUNCTION_NAMES) {
+  for (const fn of wanted) {
     const chart = labelled.find((sa) => sa.metadata.labels?.["app.kubernetes.io/component"] === fn);
     if (chart !== undefined) {
       identities[fn] = serviceAccountSubject(chart.metadata.namespace, chart.metadata.name);
-      continue;
+    } else if ((await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` })).status === 200) {
+      identities[fn] = serviceAccountSubject("gmsa-webhooks", `gmsa-${fn}`);
     }
-    const base = await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` });
-    if (base.status === 200) identities[fn] = serviceAccountSubject("gmsa-webhooks", `gmsa-${fn}`);
   }
   return identities;
 }
