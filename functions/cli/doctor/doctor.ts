@@ -17,17 +17,16 @@ import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "
 import { findProbeSubjects, runProbes } from "./probe.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
-/** What the operator may tell the doctor instead of letting it look. */
+/**
+ * What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options): the credspec the probes
+ * name, the namespace to find their service accounts in, one that may use the credspec, the functions' user names;
+ * `now` (ms since the epoch, for certificate expiry) defaults to now.
+ */
 export interface DoctorOptions {
-  /** The credspec the end-to-end probes name. */
   credspec?: string | undefined;
-  /** The namespace to probe in (`-n`); default wherever a bound service account may use a credspec. */
   namespace?: string | undefined;
-  /** A service account that may use it (the probe expecting expand to inline). */
   serviceAccount?: ServiceAccountRef | undefined;
-  /** The functions' identities (user names) when they are not the chart's or infra/rbac's ServiceAccounts. */
   identities?: Partial<Record<FunctionName, string | undefined>>;
-  /** Milliseconds since the epoch, for certificate expiry; default now. */
   now?: number;
 }
 
@@ -36,7 +35,6 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   const now = options.now ?? Date.now();
   const credspecs = await checkCrdAndCredSpecs(cluster);
   const findings = [...credspecs.findings];
-
   const nodes = await listItems<V1Node>(cluster, "nodes", "/api/v1/nodes");
   findings.push("error" in nodes ? nodes.error : checkWindowsNodes(nodes.items));
 
@@ -51,11 +49,9 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
     if (found.webhook.clientConfig?.url !== undefined) findings.push(...(await checkUrlCertificate(found, now)));
     findings.push(await checkReadyz(cluster, found));
   }
-
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
   findings.push(...("error" in pods ? [pods.error] : await checkGmsaPods(cluster, pods.items)));
-
   const earlierFailure = findings.some((f) => f.status === "fail");
   const subjects = await findProbeSubjects(cluster, credspecs.names, options);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {

@@ -4,16 +4,16 @@ import { listAll, type ClusterConnection, type Paint } from "../cluster.ts";
 /** `pass` and `warn` keep the exit status 0; any `fail` makes it 1; `skip` says what could not be checked and why. */
 export type FindingStatus = "pass" | "warn" | "fail" | "skip";
 
-/** One line of the doctor's report. Messages never hold a secret (a path secret in a URL is masked). */
+/**
+ * One line of the doctor's report: the check family and subject (`credspec/webapp01`), what was found naming the
+ * object and field (never a secret: a path secret in a URL is masked), how to fix it, and for the end-to-end probes
+ * how long the API server took.
+ */
 export interface Finding {
-  /** The check family and subject, e.g. `webhooks/expand`, `credspec/webapp01`. */
   check: string;
   status: FindingStatus;
-  /** What was found, naming the object and field. */
   message: string;
-  /** How to fix it (fail and warn). */
   fix?: string;
-  /** How long the check's own API call took, where that is the point (the end-to-end probes). */
   ms?: number;
 }
 
@@ -58,7 +58,7 @@ export function buildDoctorReport(findings: readonly Finding[]): { findings: rea
   return { findings, summary: summarize(findings) };
 }
 
-const TAGS: Record<FindingStatus, [tag: string, colour?: "ok" | "bad" | "warn"]> = { pass: ["ok  ", "ok"], warn: ["warn", "warn"], fail: ["FAIL", "bad"], skip: ["skip"] };
+const TAGS: Record<FindingStatus, [string, ("ok" | "bad" | "warn")?]> = { pass: ["ok  ", "ok"], warn: ["warn", "warn"], fail: ["FAIL", "bad"], skip: ["skip"] };
 
 /** Text: `FAIL check  message`, the fix indented below, and a closing count; `paint` colours only the tags. */
 export function formatFindingsText(findings: readonly Finding[], paint?: Pick<Paint, "ok" | "bad" | "warn">): string {

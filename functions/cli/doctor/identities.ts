@@ -1,8 +1,6 @@
 /**
- * The functions' own identities have their RBAC: expand may `get` credspecs; authorize may too and may `create`
- * localsubjectaccessreviews (docs/security.md). Identities come from flags, else from the chart's ServiceAccounts
- * (label app.kubernetes.io/component), else from infra/rbac's gmsa-webhooks/gmsa-<fn>; serverless identities (a JWT
- * username, an IAM role's group) must be named with flags.
+ * The functions' own identities have their RBAC (docs/security.md). Serverless identities (a JWT username, an IAM
+ * role's group) have no ServiceAccount to find: the operator names them with flags.
  */
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { accessReviewAnswer, serviceAccountSubject } from "../../../shared/kube/access-reviews.ts";
@@ -18,9 +16,7 @@ export function parseIdentity(user: string): Identity {
   return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountSubject(sa[1]!, sa[2]!);
 }
 
-interface ServiceAccount {
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
-}
+type ServiceAccount = { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
 
 /** Each function's identity: the user name `given` for it, else the chart's ServiceAccount, else infra/rbac's, if any. */
 export async function findIdentities(cluster: DoctorCluster, given: Partial<Record<FunctionName, string | undefined>> = {}) {
@@ -54,8 +50,7 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
     }
     const missing: string[] = [];
     for (const access of FUNCTION_NEEDS[fn]) {
-      const spec = { user: identity.user, groups: identity.groups, resourceAttributes: access };
-      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec };
+      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { ...identity, resourceAttributes: access } };
       const response = await cluster.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, asCaller: true });
       if (response.status !== 201 && response.status !== 200) {
         const message = `a SubjectAccessReview for ${identity.user} answered ${response.status}: ${statusMessage(response.body)}`;

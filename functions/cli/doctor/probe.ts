@@ -1,9 +1,8 @@
 /**
- * End to end from the API server: server-side dry-run creates (`dryRun=All`: admission runs, nothing is stored) of a
- * probe pod whose service account may use a credspec (expand must inline it) and of one whose service account may not
- * (authorize must refuse it with 403), each timed. The API server's own webhook call errors (x509, connection) and
- * a function's refused API calls are named as what they are.
+ * End to end from the API server: timed dry-run creates (`dryRun=All`: admission runs, nothing is stored) of a pod
+ * whose service account may use a credspec (expand must inline it) and of one whose may not (authorize must refuse it).
  */
+import type { V1Namespace, V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
 import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
 import type { AccessAnswer } from "../../../shared/policy/facts.ts";
@@ -32,18 +31,16 @@ export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: 
 
 /** The ServiceAccount subjects of RoleBindings and ClusterRoleBindings, in `only` when set, outside opted-out namespaces. */
 async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | undefined): Promise<ServiceAccountRef[]> {
-  type Binding = { metadata: { namespace?: string }; subjects?: { kind: string; name: string; namespace?: string }[] };
-  const rbac = "/apis/rbac.authorization.k8s.io/v1";
-  const [namespaces, roleBindings, clusterRoleBindings] = await Promise.all([
-    listOrNone<{ metadata: { name: string; labels?: Record<string, string> } }>(cluster, "/api/v1/namespaces"),
-    listOrNone<Binding>(cluster, `${rbac}/rolebindings`),
-    listOrNone<Binding>(cluster, `${rbac}/clusterrolebindings`),
+  const [namespaces, ...bindings] = await Promise.all([
+    listOrNone<V1Namespace>(cluster, "/api/v1/namespaces"),
+    listOrNone<V1RoleBinding>(cluster, "/apis/rbac.authorization.k8s.io/v1/rolebindings"),
+    listOrNone<V1RoleBinding>(cluster, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"),
   ]);
   // Namespaces opted out of the webhooks (the shipped namespaceSelector) would show nothing.
-  const optedOut = new Set(namespaces.filter((n) => n.metadata.labels?.[OPT_OUT_EXPRESSION.key] === "true").map((n) => n.metadata.name));
+  const optedOut = new Set(namespaces.filter((n) => n.metadata?.labels?.[OPT_OUT_EXPRESSION.key] === "true").map((n) => n.metadata?.name));
   const found = new Map<string, ServiceAccountRef>();
-  for (const binding of [...roleBindings, ...clusterRoleBindings]) {
-    for (const { kind, name, namespace = binding.metadata.namespace } of binding.subjects ?? []) {
+  for (const binding of bindings.flat()) {
+    for (const { kind, name, namespace = binding.metadata?.namespace } of binding.subjects ?? []) {
       if (kind !== "ServiceAccount" || namespace === undefined || optedOut.has(namespace) || (only !== undefined && namespace !== only)) continue;
       found.set(`${namespace}/${name}`, { namespace, name });
     }
@@ -84,7 +81,7 @@ export async function findProbeSubjects(
 }
 
 async function findRefused(cluster: DoctorCluster, namespace: string, credspec: string): Promise<ServiceAccountRef | undefined> {
-  const names = (await listOrNone<{ metadata: { name: string } }>(cluster, `/api/v1/namespaces/${namespace}/serviceaccounts`)).map((sa) => sa.metadata.name);
+  const names = (await listOrNone<V1ServiceAccount>(cluster, `/api/v1/namespaces/${namespace}/serviceaccounts`)).flatMap((sa) => sa.metadata?.name ?? []);
   // The API server's ServiceAccount admission refuses a pod naming an account that does not exist, before any webhook.
   for (const name of [...names.filter((n) => n === "default"), ...names.filter((n) => n !== "default")].slice(0, 10)) {
     if (!(await mayUse(cluster, { namespace, name }, credspec)).allowed) return { namespace, name };
@@ -123,7 +120,7 @@ async function probe(
   expected: string,
   fault: (answer: ClusterAnswer, message: string) => string | undefined,
 ): Promise<Finding> {
-  const pod = {
+  const pod: V1Pod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { generateName: "gmsa-doctor-probe-", namespace: sa.namespace, labels: { "app.kubernetes.io/name": "gmsa-doctor-probe" } },
@@ -148,8 +145,8 @@ export async function runProbes(cluster: DoctorCluster, { credspec, allowed, ref
   const explain = (message: string) => explainWebhookCallError(message, found) ?? message;
   const may = await probe(cluster, "end-to-end/may-use", allowed, credspec, "came back with the contents inlined", ({ status, body }, message) => {
     if (status !== 201) return `was refused (${status}): ${explain(message)}`;
-    const inlined = (body as { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } } }).spec?.securityContext?.windowsOptions;
-    return inlined?.gmsaCredentialSpec === undefined ? "was admitted without the contents inlined: expand did not run" : undefined;
+    const inlined = (body as V1Pod).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined;
+    return inlined ? undefined : "was admitted without the contents inlined: expand did not run";
   });
   if (refused === undefined) {
     return [may, finding("end-to-end/may-not-use", "skip", `every service account of namespace ${allowed.namespace} may use ${credspec}: no refusal to probe`)];
