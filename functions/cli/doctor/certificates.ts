@@ -10,7 +10,7 @@ import { finding, statusMessage, type DoctorCluster, type Finding } from "./find
 import type { FoundWebhook } from "./webhooks.ts";
 
 /** Certificates expiring sooner than this are warned about. */
-export const RENEWAL_WINDOW_DAYS = 30;
+const RENEWAL_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 const TIMEOUT_MS = 5000;
 
@@ -102,11 +102,13 @@ export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebh
   }
   const shown = `${maskUrl(origin + pathname, fn)} from where doctor runs`;
   const { authorizationError, identityError } = answer;
-  if (authorizationError === "CERT_HAS_EXPIRED") return [finding(check, "fail", `${shown}: a certificate of the chain (or the caBundle's CA) has expired`, fix)];
-  if (authorizationError) {
-    return [finding(check, "fail", `${shown}: the caBundle of ${configName} does not verify the certificate it serves (${authorizationError})`, fix)];
-  }
-  if (identityError) return [finding(check, "fail", `${shown}: ${identityError}`, fix)];
+  const fault =
+    authorizationError === "CERT_HAS_EXPIRED"
+      ? "a certificate of the chain (or the caBundle's CA) has expired"
+      : authorizationError
+        ? `the caBundle of ${configName} does not verify the certificate it serves (${authorizationError})`
+        : identityError;
+  if (fault) return [finding(check, "fail", `${shown}: ${fault}`, fix)];
   const leafExpiry = expiry(check, `${shown}: the certificate it serves`, answer.peer.valid_to, now, fix);
   return [leafExpiry ?? finding(check, "pass", `${shown}: the chain verifies with the caBundle and names ${hostname}`)];
 }
@@ -119,7 +121,8 @@ export async function checkReadyz(cluster: DoctorCluster, { fn, configName, webh
   let read: Promise<{ status: number; body: unknown }>;
   if (service) {
     where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
-    read = cluster.request({ method: "GET", path: `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz` });
+    const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
+    read = cluster.request({ method: "GET", path });
   } else {
     const readyz = readyzUrl(url!, fn);
     where = `${readyz.origin}${readyz.pathname} from where doctor runs`;

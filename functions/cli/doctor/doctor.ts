@@ -63,7 +63,7 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
 }
 
 /** `gmsa-webhooks doctor --help`. */
-export const DOCTOR_USAGE = `Usage: gmsa-webhooks doctor [options]
+const DOCTOR_USAGE = `Usage: gmsa-webhooks doctor [options]
 
 Checks that an install works, read-only (GETs, access reviews, dry runs): the CRD,
 both webhook configurations, their certificates, the functions' /readyz and RBAC,
@@ -86,12 +86,8 @@ Example:
   kubectl gmsa doctor
 `;
 
-const OPTIONS = {
-  credspec: { type: "string" },
-  "service-account": { type: "string" },
-  "expand-identity": { type: "string" },
-  "authorize-identity": { type: "string" },
-} as const;
+const TEXT = { type: "string" } as const;
+const OPTIONS = { credspec: TEXT, "service-account": TEXT, "expand-identity": TEXT, "authorize-identity": TEXT };
 
 const DOCTOR: ClusterCommand<typeof OPTIONS> = {
   name: "doctor",

@@ -66,7 +66,9 @@ export async function findProbeSubjects(
   let reviews = 0;
   for (const credspec of names) {
     for (const sa of candidates) {
-      if (++reviews > MAX_REVIEWS) return finding(check, "skip", `no service account found that may use ${names.join(", ")} within ${MAX_REVIEWS} access reviews`, fix);
+      if (++reviews > MAX_REVIEWS) {
+        return finding(check, "skip", `no service account found that may use ${names.join(", ")} within ${MAX_REVIEWS} access reviews`, fix);
+      }
       const { allowed, reason } = await mayUse(cluster, sa, credspec);
       if (allowed) return { credspec, allowed: sa, refused: await findRefused(cluster, sa.namespace, credspec) };
       if (given.serviceAccount !== undefined && names.length === 1) {

@@ -6,20 +6,13 @@ import { AKS_OPT_OUT_ANNOTATION, EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from ".
 import { finding, type Finding } from "./findings.ts";
 
 /** One webhook entry of a configuration, as listed (a mutating one holds every field a validating one has). */
-export type Webhook = Partial<V1MutatingWebhook> & { name: string };
+type Webhook = Partial<V1MutatingWebhook> & { name: string };
 
 /** A webhook configuration as listed by the API server (the fields the doctor reads). */
-export interface WebhookConfiguration {
-  metadata: { name: string; annotations?: Record<string, string> };
-  webhooks?: Webhook[];
-}
+export type WebhookConfiguration = { metadata: { name: string; annotations?: Record<string, string> }; webhooks?: Webhook[] };
 
 /** A function's webhook, where the doctor found it. */
-export interface FoundWebhook {
-  fn: FunctionName;
-  configName: string;
-  webhook: Webhook;
-}
+export type FoundWebhook = { fn: FunctionName; configName: string; webhook: Webhook };
 
 const FIX_APPLY = "apply infra/webhooks (or an overlay of it) again, or `helm upgrade` the chart";
 
@@ -64,10 +57,7 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
  * Admissions Enforcer opt-out annotation.
  * @returns the findings, and the webhooks found (for the certificate and readiness checks).
  */
-export function checkWebhookConfigurations(
-  lists: { mutating: WebhookConfiguration[]; validating: WebhookConfiguration[] },
-  isAks: boolean,
-): { findings: Finding[]; found: FoundWebhook[] } {
+export function checkWebhookConfigurations(lists: Record<"mutating" | "validating", WebhookConfiguration[]>, isAks: boolean) {
   const findings: Finding[] = [];
   const found: FoundWebhook[] = [];
   for (const fn of FUNCTION_NAMES) {
