@@ -1,7 +1,6 @@
 /**
- * The GMSACredentialSpec CRD installed and served (v1 and v1alpha1), and every credspec well formed by the checks of
- * `gmsa-webhooks credspec` (shared/credspec/validate.ts). A stored credspec cannot repeat a key (the API server
- * re-encodes what it stores), so the duplicate-key rule only concerns contents inlined into pods.
+ * The CRD served, and every credspec well formed by `gmsa-webhooks credspec`'s checks. A stored credspec cannot repeat
+ * a key (the API server re-encodes what it stores): the duplicate-key rule only concerns contents inlined into pods.
  */
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../../../shared/credspec/resource.ts";

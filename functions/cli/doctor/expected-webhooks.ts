@@ -1,7 +1,6 @@
 /**
- * The webhook configurations as this project ships them (infra/webhooks/*.yaml, which the Helm chart renders too),
- * less `clientConfig`: what the doctor expects to find. test/unit/functions/cli/doctor/expected-webhooks.test.ts holds
- * them equal to both files and to `helm template`, so they cannot drift.
+ * The webhook configurations as infra/webhooks/*.yaml and the chart ship them, less `clientConfig`; a unit test
+ * (expected-webhooks.test.ts) holds this copy equal to both, so they cannot drift.
  */
 import type { FunctionName } from "../../../shared/config/index.ts";
 

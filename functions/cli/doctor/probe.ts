@@ -100,17 +100,14 @@ export function explainWebhookCallError(message: string, found: readonly FoundWe
     const denial = message.slice(message.indexOf("denied the request: ") + 20).slice(0, 300);
     return `${hook.fn} has no working credential for the API server, or the API server refuses it (${denial})`;
   }
-  if (!message.includes("failed calling webhook")) return undefined;
-  const served = hook.webhook.clientConfig?.service === undefined ? "its URL" : "the Service";
+  const failed = message.indexOf("failed calling webhook");
+  if (failed === -1) return undefined;
   const x509 = /x509: (.*)$/m.exec(message)?.[1];
-  if (x509 !== undefined) {
-    if (/expired/.test(x509)) return `the certificate ${served} of ${hook.fn} serves, or the CA in the caBundle of ${hook.configName}, has expired (x509: ${x509})`;
-    if (/valid for|doesn't contain/.test(x509)) {
-      return `the certificate ${served} of ${hook.fn} serves does not name the host the API server calls (x509: ${x509})`;
-    }
-    return `the caBundle of ${hook.configName} does not verify the certificate ${served} of ${hook.fn} serves (x509: ${x509})`;
-  }
-  return `the API server could not call ${hook.fn} (${hook.configName}): ${message.slice(message.indexOf("failed calling webhook")).slice(0, 300)}`;
+  if (x509 === undefined) return `the API server could not call ${hook.fn} (${hook.configName}): ${message.slice(failed, failed + 300)}`;
+  const cert = `the certificate ${hook.webhook.clientConfig?.service === undefined ? "its URL" : "the Service"} of ${hook.fn} serves`;
+  if (/expired/.test(x509)) return `${cert}, or the CA in the caBundle of ${hook.configName}, has expired (x509: ${x509})`;
+  if (/valid for|doesn't contain/.test(x509)) return `${cert} does not name the host the API server calls (x509: ${x509})`;
+  return `the caBundle of ${hook.configName} does not verify ${cert} (x509: ${x509})`;
 }
 
 /** One dry-run create of a Windows pod of `sa` naming `credspec`, timed; `fault` says what is wrong with the answer, if anything. */
