@@ -22,34 +22,28 @@ const squashed = ({ name, expression }: { name: string; expression: string }) =>
 /** Compares one webhook entry field by field with what we ship: each difference is one finding. */
 function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook): Finding[] {
   const { kind, webhook: expected } = EXPECTED_WEBHOOKS[fn];
-  const findings: Finding[] = [];
-  const differ = (field: string, status: "fail" | "warn", why: string) =>
-    findings.push(finding(`webhooks/${fn}`, status, `${kind} ${configName}: ${field} ${why}`, FIX_APPLY));
-  if (!isDeepStrictEqual(webhook.rules, expected.rules)) {
-    differ("rules", "fail", "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)");
-  }
-  if (!isDeepStrictEqual(webhook.matchConditions?.map(squashed), expected.matchConditions.map(squashed))) {
-    differ("matchConditions", "fail", "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed");
-  }
-  if (webhook.failurePolicy !== expected.failurePolicy) {
-    differ("failurePolicy", "warn", `is ${webhook.failurePolicy}, not Fail: GMSA pods are admitted unchecked while the function is down`);
-  }
-  if (webhook.timeoutSeconds !== expected.timeoutSeconds) differ("timeoutSeconds", "warn", `is ${webhook.timeoutSeconds}, not ${expected.timeoutSeconds}`);
-  if (webhook.sideEffects !== expected.sideEffects) differ("sideEffects", "fail", "is not None: dry-run requests are refused");
-  const versions = webhook.admissionReviewVersions ?? [];
-  if (!versions.includes("v1") && !versions.includes("v1beta1")) {
-    differ("admissionReviewVersions", "fail", "names neither v1 nor v1beta1, the versions the functions answer");
-  }
-  if (expected.reinvocationPolicy !== undefined && webhook.reinvocationPolicy !== expected.reinvocationPolicy) {
-    differ("reinvocationPolicy", "warn", `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`);
-  }
+  const sameRules = isDeepStrictEqual(webhook.rules, expected.rules);
+  const sameConditions = isDeepStrictEqual(webhook.matchConditions?.map(squashed), expected.matchConditions.map(squashed));
+  const answered = webhook.admissionReviewVersions?.some((v) => v === "v1" || v === "v1beta1") === true;
+  const failsClosed = webhook.failurePolicy === expected.failurePolicy;
+  const reinvoked = expected.reinvocationPolicy === undefined || webhook.reinvocationPolicy === expected.reinvocationPolicy;
   const expressions = webhook.namespaceSelector?.matchExpressions ?? [];
-  if (!expressions.some((e) => isDeepStrictEqual(e, OPT_OUT_EXPRESSION))) {
-    differ("namespaceSelector", "fail", 'lacks the opt-out windows.k8s.io/disabled NotIn ["true"]');
-  } else if (expressions.length > 1 || webhook.namespaceSelector?.matchLabels !== undefined) {
-    differ("namespaceSelector", "warn", "has more than the opt-out: GMSA pods in the namespaces it leaves out are not checked");
-  }
-  return findings;
+  const optOut = expressions.some((e) => isDeepStrictEqual(e, OPT_OUT_EXPRESSION));
+  const narrower = expressions.length > 1 || webhook.namespaceSelector?.matchLabels !== undefined;
+  const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
+    ["rules", "fail", !sameRules, "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)"],
+    ["matchConditions", "fail", !sameConditions, "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed"],
+    ["failurePolicy", "warn", !failsClosed, `is ${webhook.failurePolicy}, not Fail: GMSA pods are admitted unchecked while the function is down`],
+    ["timeoutSeconds", "warn", webhook.timeoutSeconds !== expected.timeoutSeconds, `is ${webhook.timeoutSeconds}, not ${expected.timeoutSeconds}`],
+    ["sideEffects", "fail", webhook.sideEffects !== expected.sideEffects, "is not None: dry-run requests are refused"],
+    ["admissionReviewVersions", "fail", !answered, "names neither v1 nor v1beta1, the versions the functions answer"],
+    ["reinvocationPolicy", "warn", !reinvoked, `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`],
+    ["namespaceSelector", "fail", !optOut, 'lacks the opt-out windows.k8s.io/disabled NotIn ["true"]'],
+    ["namespaceSelector", "warn", optOut && narrower, "has more than the opt-out: GMSA pods in the namespaces it leaves out are not checked"],
+  ];
+  return differences
+    .filter(([, , differs]) => differs)
+    .map(([field, status, , why]) => finding(`webhooks/${fn}`, status, `${kind} ${configName}: ${field} ${why}`, FIX_APPLY));
 }
 
 /**
