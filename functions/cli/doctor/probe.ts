@@ -110,15 +110,11 @@ export function explainWebhookCallError(message: string, found: readonly FoundWe
   return `the caBundle of ${hook.configName} does not verify ${cert} (x509: ${x509})`;
 }
 
-/** One dry-run create of a Windows pod of `sa` naming `credspec`, timed; `fault` says what is wrong with the answer, if anything. */
-async function probe(
-  cluster: DoctorCluster,
-  check: string,
-  sa: ServiceAccountRef,
-  credspec: string,
-  expected: string,
-  fault: (answer: ClusterAnswer, message: string) => string | undefined,
-): Promise<Finding> {
+/** What is wrong with a probe's answer (given the message of its Status), or undefined when it is as expected. */
+type Fault = (answer: ClusterAnswer, message: string) => string | undefined;
+
+/** One dry-run create of a Windows pod of `sa` naming `credspec`, timed and judged by `fault`. */
+async function probe(cluster: DoctorCluster, check: string, sa: ServiceAccountRef, credspec: string, expected: string, fault: Fault): Promise<Finding> {
   const pod: V1Pod = {
     apiVersion: "v1",
     kind: "Pod",
