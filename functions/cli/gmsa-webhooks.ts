@@ -31,7 +31,7 @@ Installed as kubectl-gmsa on PATH, this is 'kubectl gmsa'.
  */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
-  doctor: async (argv, io) => (await import("./doctor/command.ts")).runDoctorCommand(argv, io),
+  doctor: async (argv, io) => (await import("./doctor/doctor.ts")).runDoctorCommand(argv, io),
   token: runTokenCommand,
   "who-can-use": async (argv, io) => (await import("./who-can-use.ts")).runWhoCanUseCommand(argv, io),
   explain: async (argv, io) => (await import("./explain.ts")).runExplainCommand(argv, io),

@@ -29,7 +29,7 @@ import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/nod
 import { createPod } from "./support/pods.ts";
 import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
 import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
+import { formatFindingsText } from "../../functions/cli/doctor/findings.ts";
 
 const GROUP = "helm-in-cluster";
 const NAMESPACE = "gmsa-helm-in-cluster";
