@@ -1,9 +1,10 @@
 /** Caller authentication as Hono middleware, before the body is read (the modes: docs/security.md). */
 import type { Context, MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { JSONWebKeySet } from "jose";
 import type { Logger } from "../log.ts";
-import { bearerTokens, compareTokensAsIs, refuseCaller } from "./bearer-tokens.ts";
 import type { AppEnv } from "./env.ts";
 
 /** The caller authentication modes (docs/security.md, The modes). */
@@ -15,14 +16,11 @@ export const ASYMMETRIC_JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "P
 /** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
 export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 
-/** Where the verification keys come from. */
-export type JwtKeySource =
-  /** Fetched with jose's `createRemoteJWKSet` and its defaults: 5 s timeout, cached, refetched on an unknown `kid` at most every 30 s. */
-  | { kind: "jwks-url"; url: string }
-  /** Given inline (public keys only). */
-  | { kind: "jwks"; jwks: JSONWebKeySet }
-  /** A shared HMAC secret, for HS* algorithms only. */
-  | { kind: "secret"; secret: string };
+/**
+ * Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet` with its defaults), an inline JWKS
+ * of public keys, or a shared HMAC secret (HS* only).
+ */
+export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
 
 /** JWT caller auth: the claims required and the keys that verify them. */
 export interface JwtCallerOptions {
@@ -32,7 +30,7 @@ export interface JwtCallerOptions {
   audience: readonly string[];
   /** When non-empty, `sub` must be one of these (needed when the issuer mints tokens for many subjects). */
   subjects: readonly string[];
-  /** Accepted `alg` values; never `none`; HS* only with a secret, asymmetric ones only with a key set. */
+  /** Accepted `alg` values; HS* only with a secret, asymmetric ones only with a key set. */
   algorithms: readonly string[];
   keys: JwtKeySource;
 }
@@ -64,12 +62,13 @@ export interface ClientCertificate {
 /** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
 export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;
 
+/**
+ * The `logger` of refusals (mode and reason, never the credential), the clock of JWT `exp` / `nbf` (epoch ms), and the
+ * reader of client certificates, which only the Node server has (it terminates TLS).
+ */
 export interface CallerAuthDeps {
-  /** Refusals are logged with the mode and a reason code: never the token, the path or the certificate. */
   logger: Logger;
-  /** The clock for JWT `exp` / `nbf`, in ms since the epoch. */
   now?: () => number;
-  /** `mtls`: the connection's client certificate. Only the Node server, which terminates TLS itself, has one. */
   clientCertificate?: ClientCertificateReader;
 }
 
@@ -103,18 +102,14 @@ function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareH
   // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
   const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
   verifier.catch(() => undefined);
-  return async (c, next) => {
-    const token = /^Bearer +([^\s]+) *$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const result: CallerCheck =
-      token === undefined
-        ? { ok: false, status: 401, reason: "no bearer token" }
-        : await verifier.then(
-            (verify) => verify(token),
-            (): CallerCheck => ({ ok: false, status: 503, reason: "jwt verifier unavailable" }),
-          );
-    if (!result.ok) refuseCaller(deps.logger, "jwt", result.status, result.reason);
-    await next();
-  };
+  return bearer(deps.logger, "jwt", {
+    verifyToken: async (token) => {
+      const unavailable: CallerCheck = { ok: false, status: 503, reason: "jwt verifier unavailable" };
+      const result = await verifier.then((verify) => verify(token), () => unavailable);
+      if (!result.ok) refuseCaller(deps.logger, "jwt", result.status, result.reason);
+      return true;
+    },
+  });
 }
 
 function pathSecret(secrets: readonly string[], logger: Logger): MiddlewareHandler<AppEnv> {
@@ -134,19 +129,57 @@ function clientCertificateCaller(clientNames: readonly string[], deps: CallerAut
   const read = deps.clientCertificate;
   if (read === undefined) throw new TypeError("mtls caller auth needs the Node server (on Cloudflare Workers, configure mTLS at Cloudflare)");
   const names = new Set(clientNames);
+  // TLS verified the certificate against the configured CA; here we only read the verdict and the name.
   return async (c, next) => {
-    const result = checkClientCertificate(read(c), names);
-    if (!result.ok) refuseCaller(deps.logger, "mtls", result.status, result.reason);
+    const cert = read(c);
+    if (cert === undefined || !cert.presented) refuseCaller(deps.logger, "mtls", 401, "no client certificate");
+    if (!cert.authorized) refuseCaller(deps.logger, "mtls", 401, cert.error ?? "client certificate not verified");
+    if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) refuseCaller(deps.logger, "mtls", 403, "client certificate name not allowed");
     await next();
   };
 }
 
-/** The certificate was verified by TLS against the configured CA; here we only read the verdict and the name. */
-export function checkClientCertificate(cert: ClientCertificate | undefined, names: ReadonlySet<string>): CallerCheck {
-  if (cert === undefined || !cert.presented) return { ok: false, status: 401, reason: "no client certificate" };
-  if (!cert.authorized) return { ok: false, status: 401, reason: cert.error ?? "client certificate not verified" };
-  if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) {
-    return { ok: false, status: 403, reason: "client certificate name not allowed" };
-  }
-  return { ok: true };
+/** The challenge of a 401 where a bearer token is expected (RFC 6750 section 3). */
+const CHALLENGE = 'Bearer realm="gmsa-webhooks"';
+const REFUSALS = { 401: "unauthenticated caller", 403: "caller not allowed", 503: "cannot verify the caller now" } as const;
+
+/**
+ * Logs the refusal (never the credential) and throws `{"error": ...}` with the status as an HTTPException the error
+ * handler sends as it is: with the Bearer challenge on a 401 of a bearer mode, Retry-After on a 503.
+ */
+function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, reason: string): never {
+  logger.log("warn", "caller not authenticated", { mode, status, reason });
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (status === 401 && (mode === "bearer" || mode === "jwt" || mode === "metrics")) headers["www-authenticate"] = CHALLENGE;
+  if (status === 503) headers["retry-after"] = "5";
+  throw new HTTPException(status, { res: new Response(JSON.stringify({ error: REFUSALS[status] }), { status, headers }) });
+}
+
+/**
+ * The `hashFunction` for Hono's `timingSafeEqual`: the token as it is. Hono compares the strings in constant time
+ * anyway, so its default SHA-256 digests add no protection, while on Node they were the largest share of a warm
+ * review's CPU.
+ */
+const compareTokensAsIs = (token: string): string => token;
+
+/** hono/bearer-auth with our refusals: every failure is a 401 (a malformed header too, where hono answers 400). */
+function bearer(logger: Logger, mode: string, check: { token: string[] } | { verifyToken: (token: string) => Promise<boolean> }): MiddlewareHandler<AppEnv> {
+  const refused = (reason: string) => ({ wwwAuthenticateHeader: CHALLENGE, message: () => refuseCaller(logger, mode, 401, reason) });
+  return bearerAuth({
+    ...check,
+    hashFunction: compareTokensAsIs,
+    noAuthenticationHeader: refused("no bearer token"),
+    invalidAuthenticationHeader: refused("malformed bearer token"),
+    invalidToken: refused("unknown bearer token"),
+  });
+}
+
+/**
+ * hono/bearer-auth for `tokens` (several while one replaces another), refusals logged with `mode` (CALLER_AUTH or
+ * METRICS_TOKENS).
+ * @throws TypeError when `tokens` is empty or holds an empty token.
+ */
+export function bearerTokens(tokens: readonly string[], logger: Logger, mode: "bearer" | "metrics"): MiddlewareHandler<AppEnv> {
+  if (tokens.length === 0 || tokens.some((t) => t.length === 0)) throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
+  return bearer(logger, mode, { token: [...tokens] });
 }
