@@ -180,7 +180,9 @@ describe("caller auth: mtls verdicts", () => {
   it("refuses no certificate and an unverified one (401), a verified one with another name (403)", async () => {
     expect((await verdict(undefined)).status).toBe(401);
     expect((await verdict({ ...cert, presented: false, authorized: false })).status).toBe(401);
-    expect(await verdict({ ...cert, authorized: false, error: "CERT_HAS_EXPIRED" })).toMatchObject({ status: 401, logged: expect.stringContaining('"reason":"CERT_HAS_EXPIRED"') });
+    const expired = await verdict({ ...cert, authorized: false, error: "CERT_HAS_EXPIRED" });
+    expect(expired.status).toBe(401);
+    expect(expired.logged).toContain('"reason":"CERT_HAS_EXPIRED"');
     expect((await verdict({ ...cert, commonNames: ["intruder"] })).status).toBe(403);
   });
 
