@@ -52,12 +52,7 @@ export type CallerAuthOptions =
  * The client certificate of the connection, as the Node server saw it: sent at all, verified against the CA (else
  * OpenSSL's `error`, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`), and its subject's CN values.
  */
-export interface ClientCertificate {
-  presented: boolean;
-  authorized: boolean;
-  error: string | undefined;
-  commonNames: string[];
-}
+export type ClientCertificate = { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] };
 
 /** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
 export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;
@@ -102,14 +97,13 @@ function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareH
   // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
   const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
   verifier.catch(() => undefined);
-  return bearer(deps.logger, "jwt", {
-    verifyToken: async (token) => {
-      const unavailable: CallerCheck = { ok: false, status: 503, reason: "jwt verifier unavailable" };
-      const result = await verifier.then((verify) => verify(token), () => unavailable);
-      if (!result.ok) refuseCaller(deps.logger, "jwt", result.status, result.reason);
-      return true;
-    },
-  });
+  const verifyToken = async (token: string): Promise<boolean> => {
+    const unavailable: CallerCheck = { ok: false, status: 503, reason: "jwt verifier unavailable" };
+    const result = await verifier.then((verify) => verify(token), () => unavailable);
+    if (!result.ok) refuseCaller(deps.logger, "jwt", result.status, result.reason);
+    return true;
+  };
+  return bearerTokens(verifyToken, deps.logger, "jwt");
 }
 
 function pathSecret(secrets: readonly string[], logger: Logger): MiddlewareHandler<AppEnv> {
@@ -143,10 +137,7 @@ function clientCertificateCaller(clientNames: readonly string[], deps: CallerAut
 const CHALLENGE = 'Bearer realm="gmsa-webhooks"';
 const REFUSALS = { 401: "unauthenticated caller", 403: "caller not allowed", 503: "cannot verify the caller now" } as const;
 
-/**
- * Logs the refusal (never the credential) and throws `{"error": ...}` with the status as an HTTPException the error
- * handler sends as it is: with the Bearer challenge on a 401 of a bearer mode, Retry-After on a 503.
- */
+/** Logs the refusal (never the credential) and throws it as the HTTPException the error handler sends as it is. */
 function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, reason: string): never {
   logger.log("warn", "caller not authenticated", { mode, status, reason });
   const headers: Record<string, string> = { "content-type": "application/json" };
@@ -156,30 +147,24 @@ function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, rea
 }
 
 /**
- * The `hashFunction` for Hono's `timingSafeEqual`: the token as it is. Hono compares the strings in constant time
- * anyway, so its default SHA-256 digests add no protection, while on Node they were the largest share of a warm
- * review's CPU.
+ * The `hashFunction` for Hono's `timingSafeEqual`: the token as it is. Hono compares in constant time anyway; its
+ * default SHA-256 digests added no protection and were the largest share of a warm review's CPU on Node.
  */
 const compareTokensAsIs = (token: string): string => token;
 
-/** hono/bearer-auth with our refusals: every failure is a 401 (a malformed header too, where hono answers 400). */
-function bearer(logger: Logger, mode: string, check: { token: string[] } | { verifyToken: (token: string) => Promise<boolean> }): MiddlewareHandler<AppEnv> {
-  const refused = (reason: string) => ({ wwwAuthenticateHeader: CHALLENGE, message: () => refuseCaller(logger, mode, 401, reason) });
+/**
+ * hono/bearer-auth with our refusals, logged with `mode`: every failure is a 401 (a malformed header too, where hono
+ * answers 400). `tokens` are the accepted ones (several while one replaces another), or a verifier that refuses itself.
+ * @throws TypeError when `tokens` is empty or holds an empty token.
+ */
+export function bearerTokens(tokens: readonly string[] | ((token: string) => Promise<boolean>), logger: Logger, mode: "bearer" | "jwt" | "metrics"): MiddlewareHandler<AppEnv> {
+  if (typeof tokens !== "function" && (tokens.length === 0 || tokens.some((t) => t.length === 0))) throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
+  const refused = (reason: string) => ({ message: () => refuseCaller(logger, mode, 401, reason) });
   return bearerAuth({
-    ...check,
+    ...(typeof tokens === "function" ? { verifyToken: tokens } : { token: [...tokens] }),
     hashFunction: compareTokensAsIs,
     noAuthenticationHeader: refused("no bearer token"),
     invalidAuthenticationHeader: refused("malformed bearer token"),
     invalidToken: refused("unknown bearer token"),
   });
-}
-
-/**
- * hono/bearer-auth for `tokens` (several while one replaces another), refusals logged with `mode` (CALLER_AUTH or
- * METRICS_TOKENS).
- * @throws TypeError when `tokens` is empty or holds an empty token.
- */
-export function bearerTokens(tokens: readonly string[], logger: Logger, mode: "bearer" | "metrics"): MiddlewareHandler<AppEnv> {
-  if (tokens.length === 0 || tokens.some((t) => t.length === 0)) throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
-  return bearer(logger, mode, { token: [...tokens] });
 }
