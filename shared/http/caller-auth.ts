@@ -157,8 +157,14 @@ const compareTokensAsIs = (token: string): string => token;
  * answers 400). `tokens` are the accepted ones (several while one replaces another), or a verifier that refuses itself.
  * @throws TypeError when `tokens` is empty or holds an empty token.
  */
-export function bearerTokens(tokens: readonly string[] | ((token: string) => Promise<boolean>), logger: Logger, mode: "bearer" | "jwt" | "metrics"): MiddlewareHandler<AppEnv> {
-  if (typeof tokens !== "function" && (tokens.length === 0 || tokens.some((t) => t.length === 0))) throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
+export function bearerTokens(
+  tokens: readonly string[] | ((token: string) => Promise<boolean>),
+  logger: Logger,
+  mode: "bearer" | "jwt" | "metrics",
+): MiddlewareHandler<AppEnv> {
+  if (typeof tokens !== "function" && (tokens.length === 0 || tokens.some((t) => t.length === 0))) {
+    throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
+  }
   const refused = (reason: string) => ({ message: () => refuseCaller(logger, mode, 401, reason) });
   return bearerAuth({
     ...(typeof tokens === "function" ? { verifyToken: tokens } : { token: [...tokens] }),

@@ -1,8 +1,4 @@
-/**
- * {@link GmsaClient}, the seam between the handlers and the Kubernetes API (after windows-gmsa's
- * `kubeClientInterface`), and the real one, with short-lived caches of credspec contents and of allowed access
- * reviews, never of denials or errors (docs/configuration.md, Caches and their staleness).
- */
+/** The seam between the handlers and the Kubernetes API, and the real client with its caches (docs/configuration.md, Caches and their staleness). */
 import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
 import { createKubeRequester, errorFromAnswer, readStatus, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
@@ -100,10 +96,8 @@ export function credSpecPath(name: string): string {
 }
 
 /**
- * GETs the GMSACredentialSpec `name` and returns its `credspec` field as parsed JSON.
- * @throws InvalidCredSpecNameError before any call for a name that is not a DNS-1123 subdomain,
- *   CredSpecNotFoundError (422), CredSpecWithoutContentsError (422), KubeApiError / CredentialsError /
- *   DeadlineExceededError (500).
+ * The `credspec` field of the GMSACredentialSpec `name`, parsed. @throws InvalidCredSpecNameError before any call,
+ * CredSpecNotFoundError, CredSpecWithoutContentsError (422); KubeApiError, CredentialsError, DeadlineExceededError (500).
  */
 export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
@@ -128,15 +122,20 @@ export async function readCredSpecContents(request: KubeRequester, name: string,
 }
 
 /**
- * An LRU cache whose entries expire `ttlMs` after they are set (none at 0), holding what `load` gives if `keep`s it,
- * its lookups counted for metrics and the review's tally. `ttlResolution: 0` reads the clock on every lookup rather
- * than arming a timer, which a Worker may not do outside a request. With `shareInFlight` (Node), reviews that miss
- * one key join one call (a cold start or an expiry under load would otherwise send one per review); it runs within
- * the deadline of the review that started it, and one that joins stops waiting at its own.
+ * An LRU cache (none at TTL 0) of what `load` gives and `keep` keeps, its lookups counted. `ttlResolution: 0` reads the
+ * clock per lookup: a Worker may not arm a timer outside a request. With `shareInFlight` (Node), reviews that miss one
+ * key join the call the first started (a cold start would otherwise send one per review), each waiting to its own deadline.
  */
-function createCache<V extends NonNullable<unknown>>(which: CacheName, ttlMs: number, options: KubeGmsaClientOptions, bytes: Partial<LRUCache.Options<string, V, unknown>>, keep = (_value: V) => true) {
+function createCache<V extends NonNullable<unknown>>(
+  which: CacheName,
+  ttlMs: number,
+  options: KubeGmsaClientOptions,
+  bytes: Partial<LRUCache.Options<string, V, unknown>>,
+  keep = (_value: V) => true,
+) {
   const { monotonicNow: now, observer } = options;
-  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now === undefined ? {} : { perf: { now } }) });
+  const clock = now === undefined ? {} : { perf: { now } };
+  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...clock });
   const counts = { hits: 0, misses: 0 };
   const inFlight = new Map<string, Promise<V>>();
   const loadAndKeep = async (key: string, load: () => Promise<V>): Promise<V> => {
@@ -148,13 +147,15 @@ function createCache<V extends NonNullable<unknown>>(which: CacheName, ttlMs: nu
     stats: () => ({ ...counts, size: lru?.size ?? 0 }),
     async get(key: string, call: CallOptions, what: string, load: () => Promise<V>): Promise<V> {
       const value = lru?.get(key);
-      observer?.cacheRequest(which, value !== undefined);
-      counts[value === undefined ? "misses" : "hits"]++;
-      if (call.tally !== undefined) call.tally[value === undefined ? "cacheMisses" : "cacheHits"]++;
-      if (value !== undefined) return value;
+      const hit = value !== undefined;
+      observer?.cacheRequest(which, hit);
+      counts[hit ? "hits" : "misses"]++;
+      if (call.tally !== undefined) call.tally[hit ? "cacheHits" : "cacheMisses"]++;
+      if (hit) return value;
       if (options.shareInFlight !== true) return loadAndKeep(key, load);
       const running = inFlight.get(key);
-      if (running !== undefined) return awaitWithin(running, call.signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
+      const deadlineError = () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
+      if (running !== undefined) return awaitWithin(running, call.signal, deadlineError);
       const started = loadAndKeep(key, load).finally(() => inFlight.delete(key));
       inFlight.set(key, started);
       return started;

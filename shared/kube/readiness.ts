@@ -1,8 +1,4 @@
-/**
- * Whether this deployment can do its job against the API server (docs/operations.md, Readiness): it has a
- * credential, the API server accepts it, and the identity may do what its functions need. One
- * SelfSubjectAccessReview per need, which every authenticated user may create.
- */
+/** Whether the API server accepts this deployment's credential and its RBAC has what its functions need (docs/operations.md, Readiness). */
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError, CredentialsError } from "../errors.ts";
 import type { FunctionName } from "../config/variables.ts";

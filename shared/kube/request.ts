@@ -24,10 +24,7 @@ export type KubeRequestInit = { method: string; headers?: Record<string, string>
 /** What the client reads of an answer: a fetch Response, or the node:https transport's answer without building one. */
 export type KubeResponse = Pick<Response, "status" | "text"> & { headers: Pick<Headers, "get"> };
 
-/**
- * fetch plus the client certificate the request must present (exec plugins may issue one per refresh): node:https on
- * Node-based targets (`functions/node/kube/https-fetch.ts`), fetch on Workers.
- */
+/** fetch, with the client certificate to present (exec plugins may issue one per refresh) on Node's node:https. */
 export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?: ClientCertificate) => Promise<KubeResponse>;
 
 /** Options of {@link createKubeRequester}. */
@@ -45,7 +42,6 @@ export interface KubeRequesterOptions {
   disableCompression?: boolean;
   /** Clock in epoch ms, for Retry-After. Default `Date.now`. */
   now?: (() => number) | undefined;
-  /** Told of every attempt (metrics). */
   observer?: KubeObserver | undefined;
 }
 
@@ -153,10 +149,7 @@ export function readStatus(body: unknown): z.infer<typeof kubeStatus> | undefine
   return parsed.success ? parsed.data : undefined;
 }
 
-/**
- * The error for a final non-success answer to `what`, from the status and the Status `reason`. The Status message
- * goes into `cause` for logs, not into the message that reaches the pod's author.
- */
+/** The error for a final non-success answer to `what`; the Status message goes into `cause`, for logs only. */
 export function errorFromAnswer(what: string, httpStatus: number, body: unknown): AdmissionError {
   const status = readStatus(body);
   const answer = `${what}: API server answered ${httpStatus}${status?.reason ? ` ${status.reason}` : ""}`;
