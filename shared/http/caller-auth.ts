@@ -22,18 +22,11 @@ export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
  */
 export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
 
-/** JWT caller auth: the claims required and the keys that verify them. */
-export interface JwtCallerOptions {
-  /** Required `iss`. */
-  issuer: string;
-  /** `aud` must contain at least one of these. */
-  audience: readonly string[];
-  /** When non-empty, `sub` must be one of these (needed when the issuer mints tokens for many subjects). */
-  subjects: readonly string[];
-  /** Accepted `alg` values; HS* only with a secret, asymmetric ones only with a key set. */
-  algorithms: readonly string[];
-  keys: JwtKeySource;
-}
+/**
+ * JWT caller auth: `iss` must be `issuer`, `aud` hold one of `audience`, `sub` be one of `subjects` when there are
+ * any (an issuer may mint tokens for many subjects), and `alg` one of `algorithms` (HS* only with a secret).
+ */
+export type JwtCallerOptions = { issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource };
 
 /** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
 export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
@@ -61,11 +54,7 @@ export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate 
  * The `logger` of refusals (mode and reason, never the credential), the clock of JWT `exp` / `nbf` (epoch ms), and the
  * reader of client certificates, which only the Node server has (it terminates TLS).
  */
-export interface CallerAuthDeps {
-  logger: Logger;
-  now?: () => number;
-  clientCertificate?: ClientCertificateReader;
-}
+export type CallerAuthDeps = { logger: Logger; now?: () => number; clientCertificate?: ClientCertificateReader };
 
 /**
  * The middleware of `options.mode`: 401 unauthenticated, 403 not an allowed caller (JWT subject, certificate name),

@@ -11,10 +11,7 @@ import { isDns1123Subdomain } from "../policy/names.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 
 /** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
-export interface CallOptions {
-  signal: AbortSignal;
-  tally?: CallTally | undefined;
-}
+export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined };
 
 /** May `serviceAccount` (never empty: "" is already "default") in `namespace` `use` the GMSACredentialSpec? */
 export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credSpecName: string };
@@ -57,10 +54,7 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
 export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
 
 /** A {@link GmsaClient} with cache counters, and its requester for the readiness check. */
-export interface KubeGmsaClient extends GmsaClient {
-  stats(): KubeClientStats;
-  request: KubeRequester;
-}
+export type KubeGmsaClient = GmsaClient & { stats(): KubeClientStats; request: KubeRequester };
 
 /** Builds the client. @throws TypeError (lru-cache's) for a TTL that is not a non-negative integer. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {

@@ -46,13 +46,7 @@ export interface KubeRequesterOptions {
 }
 
 /** One call. `path` is absolute and encoded; `resource` labels metrics; `what` names it in errors. */
-export interface KubeRequest extends CallOptions {
-  method: "GET" | "POST";
-  path: string;
-  resource: KubeResource;
-  body?: unknown;
-  what: string;
-}
+export type KubeRequest = CallOptions & { method: "GET" | "POST"; path: string; resource: KubeResource; body?: unknown; what: string };
 
 /** The final answer: any HTTP status; `body` is the parsed JSON, if any; `headers` for the CLI (dry runs' Warning). */
 export type KubeAnswer = { status: number; body: unknown; headers?: KubeResponse["headers"] };

@@ -22,12 +22,7 @@ export type KubeUserAuth =
   | { kind: "exec"; exec: ExecConfig };
 
 /** What a context resolves to; `namespace` is the context's default, for the CLI as kubectl reads it. */
-export interface KubeTarget {
-  contextName: string;
-  namespace?: string | undefined;
-  cluster: KubeCluster;
-  auth: KubeUserAuth;
-}
+export type KubeTarget = { contextName: string; namespace?: string | undefined; cluster: KubeCluster; auth: KubeUserAuth };
 
 /** `value` as normalized base64; a problem when it is not base64. */
 function readBase64(value: string | null | undefined, where: string, problems: string[]): string | undefined {
