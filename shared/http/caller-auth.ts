@@ -77,11 +77,11 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
 }
 
 function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
-  const allowed = new Set<string>(options.keys.kind === "secret" ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS);
-  const bad = options.algorithms.filter((alg) => !allowed.has(alg));
-  if (options.algorithms.length === 0) throw new TypeError("jwt caller auth needs at least one algorithm");
-  const source = options.keys.kind === "secret" ? "a shared secret" : "a key set";
-  if (bad.length > 0) throw new TypeError(`jwt caller auth with ${source} cannot accept ${bad.join(", ")}`);
+  const secret = options.keys.kind === "secret";
+  const allowed: readonly string[] = secret ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
+  if (options.algorithms.length === 0 || options.algorithms.some((alg) => !allowed.includes(alg))) {
+    throw new TypeError(`jwt caller auth with ${secret ? "a shared secret" : "a key set"} accepts some of ${allowed.join(", ")} only`);
+  }
   if (options.issuer === "" || options.audience.length === 0) throw new TypeError("jwt caller auth needs an issuer and an audience");
   // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
   const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
