@@ -37,8 +37,13 @@ function readBase64(value: string | null | undefined, where: string, problems: s
 
 function resolveCluster(name: string, raw: RawCluster, where: string, problems: string[]): KubeCluster {
   const server = raw.server ?? "";
-  if (!URL.canParse(server)) problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
-  else if (!["https:", "http:"].includes(new URL(server).protocol)) problems.push(`${where}.server must be https or http`);
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(server).protocol;
+  } catch {
+    problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
+  }
+  if (protocol !== undefined && protocol !== "https:" && protocol !== "http:") problems.push(`${where}.server must be https or http`);
   const caFile = raw["certificate-authority"];
   const caData = raw["certificate-authority-data"];
   if (caFile && caData) problems.push(`${where}: certificate-authority and certificate-authority-data are both set`);
