@@ -1,12 +1,10 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens } from "../shared/http/bearer-tokens.ts";
-import { callerAuth } from "../shared/http/caller-auth.ts";
+import { bearerTokens, callerAuth } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
-import { isJsonContentType } from "../shared/http/request-checks.ts";
 import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
 import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -129,8 +127,9 @@ const postOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** JSON, parameters such as a proxy's `charset=utf-8` allowed. */
 const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!isJsonContentType(c.req.header("content-type"))) throw new HTTPException(415, { message: "content type must be application/json" });
+  if (c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() !== "application/json") throw new HTTPException(415, { message: "content type must be application/json" });
   await next();
 };
 
