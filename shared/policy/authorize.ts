@@ -3,10 +3,9 @@ import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, lis
 import { compareCredSpecContents } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type AccessFacts, type LoadedFacts, type LoadPlan, type Requester, type Subject } from "./facts.ts";
-import { readPodGmsa, toReference, type GmsaReference, type PodGmsa } from "./references.ts";
+import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
 import { checkUpdate } from "./update.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {

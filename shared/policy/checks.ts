@@ -8,10 +8,9 @@ import {
   TooManyReferencesError,
   type AdmissionError,
 } from "../errors.ts";
-import { findDuplicateKey } from "./duplicate-keys.ts";
+import { findDuplicateKey } from "./contents.ts";
 import { isDns1123Subdomain } from "./names.ts";
-import type { GmsaReference } from "./references.ts";
-import type { OptionsPlace } from "./walk.ts";
+import type { GmsaReference, OptionsPlace } from "./references.ts";
 
 /** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {

@@ -1,12 +1,11 @@
 import fastJsonPatch from "fast-json-patch";
 import { at, ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
-import { findDuplicateKey } from "./duplicate-keys.ts";
+import { findDuplicateKey } from "./contents.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
-import { readPodGmsa, toReference, type AnnotatedPlace } from "./references.ts";
+import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
 import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;

@@ -1,7 +1,5 @@
 import { at, GmsaChangedError, type AdmissionError } from "../errors.ts";
-import { isGmsaAnnotationKey } from "./annotations.ts";
-import type { GmsaReference as Setting, PodGmsa } from "./references.ts";
-import { hasGmsaSettings, type OptionsPlace } from "./walk.ts";
+import { hasGmsaSettings, isGmsaAnnotationKey, type GmsaReference as Setting, type OptionsPlace, type PodGmsa } from "./references.ts";
 
 /**
  * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or

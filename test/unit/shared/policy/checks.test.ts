@@ -10,10 +10,10 @@ import {
 } from "../../../../shared/policy/checks.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
 import type { GmsaReference } from "../../../../shared/policy/references.ts";
-import { listOptionsPlaces } from "../../../../shared/policy/walk.ts";
+import { readPodGmsa } from "../../../../shared/policy/references.ts";
 import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 
-const listRunAsUserWarnings = (pod: Pod) => listWarnings(listOptionsPlaces(pod));
+const listRunAsUserWarnings = (pod: Pod) => listWarnings(readPodGmsa(pod).places);
 
 function ref(label: string, name: string | undefined, contents: string | undefined): GmsaReference {
   return { label, name, contents };
