@@ -1,13 +1,4 @@
-import {
-  at,
-  ContentsNotJsonError,
-  ContentsWithoutNameError,
-  DuplicateCredSpecKeyError,
-  InvalidCredSpecNameError,
-  NameWithoutContentsError,
-  TooManyReferencesError,
-  type AdmissionError,
-} from "../errors.ts";
+import { AdmissionError, at, InvalidCredSpecNameError, type AdmissionErrorCode } from "../errors.ts";
 import { findDuplicateKey } from "./contents.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference, OptionsPlace } from "./references.ts";
@@ -29,7 +20,7 @@ export const MAX_CREDSPECS_PER_POD = 16;
 export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[] {
   if (names.size <= MAX_CREDSPECS_PER_POD) return [];
   const message = `the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
-  return [new TooManyReferencesError(message, at("pod"))];
+  return [new AdmissionError(message, { code: "ERR_TOO_MANY_REFERENCES", ...at("pod") })];
 }
 
 /**
@@ -39,19 +30,15 @@ export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
-    const where = at(ref.label, ref.name);
+    const refuse = (code: AdmissionErrorCode, problem: string) => errors.push(new AdmissionError(`${ref.label}: ${problem}`, { code, ...at(ref.label, ref.name) }));
     // The scan parses the contents first: `invalid` means they are not JSON.
     const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
-    if (ref.contents !== undefined && ref.name === undefined) {
-      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, where));
-    } else if (scan?.kind === "invalid") {
-      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, where));
-    } else if (scan?.kind === "duplicate") {
-      const key = JSON.stringify(truncate(scan.path, 160));
-      const message = `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${key}; each key may appear once per object`;
-      errors.push(new DuplicateCredSpecKeyError(message, where));
+    if (ref.contents !== undefined && ref.name === undefined) refuse("ERR_CONTENTS_WITHOUT_NAME", "GMSA credspec contents are set without a credspec name");
+    else if (scan?.kind === "invalid") refuse("ERR_CONTENTS_NOT_JSON", `GMSA credspec contents for "${ref.name}" are not valid JSON`);
+    else if (scan?.kind === "duplicate") {
+      refuse("ERR_DUPLICATE_CREDSPEC_KEY", `GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`);
     } else if (ref.contents === undefined && ref.name !== undefined) {
-      errors.push(new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, where));
+      refuse("ERR_NAME_WITHOUT_CONTENTS", `credspec "${ref.name}" was never inlined (is the expand webhook installed?)`);
     }
   }
   return errors;

@@ -1,5 +1,5 @@
 import fastJsonPatch from "fast-json-patch";
-import { at, ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
+import { AdmissionError, at, InternalError } from "../errors.ts";
 import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
@@ -107,13 +107,13 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) texts.set(name, text);
     else {
       const message = `${place}: credspec "${name}" is ${bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`;
-      errors.push(new ContentsTooLargeError(message, at(place, name)));
+      errors.push(new AdmissionError(message, { code: "ERR_CONTENTS_TOO_LARGE", ...at(place, name) }));
     }
   }
   // Each place gets its own copy in the patch: bound the sum, not only each credspec.
   if (fills.reduce((sum, fill) => sum + (texts.get(fill.name)?.length ?? 0), 0) > MAX_INLINED_CONTENTS_PER_POD) {
     const message = `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`;
-    errors.push(new ContentsTooLargeError(message, at("pod")));
+    errors.push(new AdmissionError(message, { code: "ERR_CONTENTS_TOO_LARGE", ...at("pod") }));
   }
   if (errors.length > 0) return decide(errors);
 

@@ -1,4 +1,4 @@
-import { AnnotationConflictError, at, UnknownContainerError, type AdmissionError } from "../errors.ts";
+import { AdmissionError, at } from "../errors.ts";
 import { sameJson } from "./contents.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 
@@ -150,17 +150,17 @@ function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: Op
     const place = byName.get(annotation.containerName);
     if (place === undefined) {
       const label = `annotation "${annotation.name === undefined ? annotation.contentsKey : annotation.nameKey}"`;
-      errors.push(new UnknownContainerError(`${label} names container "${annotation.containerName}", which the pod does not have`, at(label)));
+      errors.push(new AdmissionError(`${label} names container "${annotation.containerName}", which the pod does not have`, { code: "ERR_UNKNOWN_CONTAINER", ...at(label) }));
       continue;
     }
     const fieldName = place.options?.gmsaCredentialSpecName;
     const fieldContents = place.options?.gmsaCredentialSpec;
     if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
       const message = `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
-      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
+      errors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
     } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
       const message = `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`;
-      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
+      errors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
     } else {
       pairs.push({ annotation, place });
     }
