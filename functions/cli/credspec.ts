@@ -1,9 +1,14 @@
-import { formatKubeObjects, OUTPUT_FORMATS, type OutputFormat } from "../../shared/credspec/format.ts";
-import { deriveCredSpecName, isRbacName, parseServiceAccountRef, type ServiceAccountRef } from "../../shared/credspec/names.ts";
-import { parseCredSpecJson } from "../../shared/credspec/parse.ts";
-import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credspec/problems.ts";
-import { buildCredSpecResources } from "../../shared/credspec/render.ts";
-import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
+import {
+  buildCredSpecResources,
+  deriveCredSpecName,
+  formatKubeObjects,
+  isRbacName,
+  OUTPUT_FORMATS,
+  parseServiceAccountRef,
+  type OutputFormat,
+  type ServiceAccountRef,
+} from "../../shared/credspec/render.ts";
+import { formatCredSpecProblem, parseCredSpecJson, validateCredSpecDocument, type CredSpecProblem } from "../../shared/credspec/validate.ts";
 import { isDns1123Subdomain } from "../../shared/policy/names.ts";
 import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
 import { CREDSPEC_USAGE } from "./usage.ts";

@@ -1,7 +1,40 @@
-import { isDns1123Subdomain } from "../policy/names.ts";
+import { stringify } from "yaml";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 import type { CredSpecDocument } from "./validate.ts";
-import { isRbacName, type ServiceAccountRef } from "./names.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
+
+/** A service account named on the command line as `namespace:name`. */
+export interface ServiceAccountRef {
+  namespace: string;
+  name: string;
+}
+
+/** Parses `namespace:name`; undefined unless both are valid names (DNS-1123 label, DNS-1123 subdomain). */
+export function parseServiceAccountRef(text: string): ServiceAccountRef | undefined {
+  const [namespace, name, ...rest] = text.split(":");
+  if (namespace === undefined || name === undefined || rest.length > 0) return undefined;
+  if (!isDns1123Label(namespace) || !isDns1123Subdomain(name)) return undefined;
+  return { namespace, name };
+}
+
+/** True when `name` can name a ClusterRole or RoleBinding (Kubernetes `ValidateRBACName`: a path segment name). */
+export function isRbacName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !/[/%]/.test(name);
+}
+
+/**
+ * Turns a gMSA account name into a GMSACredentialSpec name (lowercase, other characters `-`, labels trimmed of `-`,
+ * empty labels dropped); undefined when nothing valid is left.
+ */
+export function deriveCredSpecName(accountName: string): string | undefined {
+  const name = accountName
+    .toLowerCase()
+    .split(".")
+    .map((label) => label.replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, ""))
+    .filter((label) => label !== "")
+    .join(".");
+  return isDns1123Subdomain(name) ? name : undefined;
+}
 
 /** Options of {@link buildCredSpecResources}. */
 export interface CredSpecResourceOptions {
@@ -58,4 +91,19 @@ function bind(roleName: string, serviceAccount: ServiceAccountRef): KubeObject {
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
     subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }],
   };
+}
+
+/** Output formats of {@link formatKubeObjects}. */
+export const OUTPUT_FORMATS = ["yaml", "json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/**
+ * Serializes objects for `kubectl apply -f -`: YAML as one document per object separated by `---`, or JSON as a
+ * `v1` `List` (kubectl's form for several objects in one JSON file). Ends with a newline.
+ */
+export function formatKubeObjects(objects: readonly KubeObject[], format: OutputFormat): string {
+  if (format === "json") return `${JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }, null, 2)}\n`;
+  // YAML 1.1 quoting: kubectl reads YAML 1.1, where plain `yes`, `on` or `1:20` are not strings, while the yaml
+  // package defaults to 1.2 and would leave them unquoted. Quoting them keeps every credspec string a string.
+  return objects.map((object) => stringify(object, { version: "1.1" })).join("---\n");
 }

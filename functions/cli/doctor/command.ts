@@ -1,6 +1,6 @@
 /** `kubectl gmsa doctor`: every check of docs/doctor.md against the cluster the flags select; exit 0 well, 1 a failure. */
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
-import { parseServiceAccountRef } from "../../../shared/credspec/names.ts";
+import { parseServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
 import { runClusterCommand, type ClusterCommand } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";

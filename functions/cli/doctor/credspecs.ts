@@ -5,8 +5,7 @@
  * stores, so the duplicate-key rule only concerns contents inlined into pods, which authorize refuses.
  */
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../../../shared/credspec/resource.ts";
-import { formatCredSpecProblem } from "../../../shared/credspec/problems.ts";
-import { validateCredSpecDocument } from "../../../shared/credspec/validate.ts";
+import { formatCredSpecProblem, validateCredSpecDocument } from "../../../shared/credspec/validate.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 const CRD_NAME = `${CREDSPEC_RESOURCE}.${CREDSPEC_GROUP}`;

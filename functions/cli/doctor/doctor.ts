@@ -3,7 +3,7 @@
  * probe after an earlier failure is reported as a skip: the earlier failure explains it, so each fault is named once.
  */
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
+import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { checkCaBundle, checkReadyz, checkUrlCertificate } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import { finding, listItems, type DoctorCluster, type Finding } from "./findings.ts";

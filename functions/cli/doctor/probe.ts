@@ -4,7 +4,7 @@
  * (authorize must refuse it with 403), each timed. The API server's own webhook call errors (x509, connection) and
  * a function's refused API calls are named as what they are.
  */
-import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
+import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
 import type { KubeRequester } from "../../../shared/kube/request.ts";
 import type { AccessAnswer } from "../../../shared/policy/facts.ts";
