@@ -1,5 +1,5 @@
 import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
-import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
+import { checkContentsShape, checkNames, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { compareCredSpecContents } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
@@ -69,7 +69,7 @@ function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"
   }
   const refs = isNew ? newContainerReferences(now, isNew) : now.refs;
   const names = distinctNames(refs);
-  const errors = [...checkNames(refs), ...(isNew ? [] : now.annotationErrors), ...checkContentsShape(refs), ...checkReferenceCount(names)];
+  const errors = [...checkNames(refs), ...(isNew ? [] : now.annotationErrors), ...checkContentsShape(refs)];
   if (errors.length > 0) return { errors };
   const warnings = listRunAsUserWarnings(now.places);
   if (names.size === 0) return { warnings };

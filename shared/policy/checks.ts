@@ -3,24 +3,23 @@ import { findDuplicateKey } from "./contents.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import type { GmsaReference, OptionsPlace } from "./references.ts";
 
-/** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
-export function checkNames(refs: GmsaReference[]): AdmissionError[] {
-  const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
-  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
-  return invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
-}
-
 /**
  * At most this many distinct credspec names in one pod: bounds what one review costs. A constant, not a setting:
  * pods name one or two gMSAs, and infra/policy's ValidatingAdmissionPolicy is rendered with the same number.
  */
 export const MAX_CREDSPECS_PER_POD = 16;
 
-/** Refuses a pod naming more than {@link MAX_CREDSPECS_PER_POD} distinct credspecs (422). */
-export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[] {
-  if (names.size <= MAX_CREDSPECS_PER_POD) return [];
-  const message = `the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
-  return [new AdmissionError(message, { code: "ERR_TOO_MANY_REFERENCES", ...at("pod") })];
+/** Refuses, before any API call (422), names that are not DNS-1123 subdomains and more than {@link MAX_CREDSPECS_PER_POD} names. */
+export function checkNames(refs: GmsaReference[]): AdmissionError[] {
+  const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
+  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
+  const errors: AdmissionError[] = invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
+  const count = distinctNames(refs).size;
+  if (count > MAX_CREDSPECS_PER_POD) {
+    const message = `the pod names ${count} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
+    errors.push(new AdmissionError(message, { code: "ERR_TOO_MANY_REFERENCES", ...at("pod") }));
+  }
+  return errors;
 }
 
 /**

@@ -1,6 +1,6 @@
 import fastJsonPatch from "fast-json-patch";
 import { AdmissionError, at, InternalError } from "../errors.ts";
-import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
+import { checkNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
 import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
@@ -57,7 +57,7 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
   const places = isNew ? gmsa.places.filter(isNew) : gmsa.places;
   const pairs = isNew ? [] : gmsa.pairs;
   const refs = isNew ? places.filter((p) => hasGmsaSettings(p.options)).map(toReference) : gmsa.refs;
-  const errors = [...checkNames(refs), ...(isNew ? [] : gmsa.annotationErrors), ...checkReferenceCount(distinctNames(refs))];
+  const errors = [...checkNames(refs), ...(isNew ? [] : gmsa.annotationErrors)];
   if (errors.length > 0) return decided({ allowed: false, errors });
 
   const hostname = settings.randomHostname && !isNew && gmsa.refs.length > 0 && !review.pod.spec?.hostname;
