@@ -111,12 +111,34 @@ export interface PodGmsa {
 /** Walks `pod` once for every GMSA rule. */
 export function readPodGmsa(pod: Pod): PodGmsa {
   const places = listOptionsPlaces(pod);
-  const annotations = listAnnotationReferences(pod);
   const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
-  for (const ann of annotations) {
-    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, name: ann.name, contents: ann.contents });
+  const byContainer = new Map<string | undefined, OptionsPlace>();
+  for (const place of places) if (!byContainer.has(place.containerName)) byContainer.set(place.containerName, place);
+  const pairs: AnnotatedPlace[] = [];
+  const annotationErrors: AdmissionError[] = [];
+  const annotations = pod.metadata?.annotations ?? {};
+  for (const containerName of listAnnotatedContainers(annotations)) {
+    const keys = annotationKeys(containerName);
+    const annotation = { ...(containerName === undefined ? {} : { containerName }), ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
+    const label = `annotation "${annotation.name === undefined ? keys.contentsKey : keys.nameKey}"`;
+    refs.push({ label, name: annotation.name, contents: annotation.contents });
+    const place = byContainer.get(containerName);
+    const fieldName = place?.options?.gmsaCredentialSpecName;
+    const fieldContents = place?.options?.gmsaCredentialSpec;
+    if (place === undefined) {
+      const message = `${label} names container "${containerName}", which the pod does not have`;
+      annotationErrors.push(new AdmissionError(message, { code: "ERR_UNKNOWN_CONTAINER", ...at(label) }));
+    } else if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
+      const message = `annotation "${keys.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
+      annotationErrors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
+    } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
+      const message = `annotation "${keys.contentsKey}" and ${place.label} carry different credspec contents`;
+      annotationErrors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
+    } else {
+      pairs.push({ annotation, place });
+    }
   }
-  return { pod, places, refs, ...matchAnnotationsToPlaces(annotations, places) };
+  return { pod, places, refs, pairs, annotationErrors };
 }
 
 /** The reference a field place holds. */
@@ -124,46 +146,13 @@ export function toReference(place: OptionsPlace): GmsaReference {
   return { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
 }
 
-/** Every pod- and container-level annotation pair present on the pod, pod first, keys in sorted order. */
-function listAnnotationReferences(pod: Pod): AnnotationReference[] {
-  const annotations = pod.metadata?.annotations ?? {};
-  let podLevel = false;
-  const containers = new Set<string>();
+/** Whom the alpha annotations speak for: the pod (undefined) first, then containers in sorted key order. */
+function listAnnotatedContainers(annotations: Record<string, string>): (string | undefined)[] {
+  const owners = new Set<string | undefined>();
   for (const key of Object.keys(annotations).sort()) {
     if (!isGmsaAnnotationKey(key)) continue;
-    if (key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION) podLevel = true;
-    else containers.add(key.slice(0, key.indexOf(CONTAINER_SUFFIX)));
+    if (key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION) owners.add(undefined);
+    else owners.add(key.slice(0, key.indexOf(CONTAINER_SUFFIX)));
   }
-  return [...(podLevel ? [undefined] : []), ...containers].map((containerName) => {
-    const keys = annotationKeys(containerName);
-    return { ...(containerName === undefined ? {} : { containerName }), ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
-  });
-}
-
-/** Pairs each annotation with its field place; one naming an absent container or contradicting its field is an error (422). */
-function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: OptionsPlace[]): Pick<PodGmsa, "pairs" | "annotationErrors"> {
-  const byName = new Map<string | undefined, OptionsPlace>();
-  for (const place of places) if (!byName.has(place.containerName)) byName.set(place.containerName, place);
-  const pairs: AnnotatedPlace[] = [];
-  const errors: AdmissionError[] = [];
-  for (const annotation of annotations) {
-    const place = byName.get(annotation.containerName);
-    if (place === undefined) {
-      const label = `annotation "${annotation.name === undefined ? annotation.contentsKey : annotation.nameKey}"`;
-      errors.push(new AdmissionError(`${label} names container "${annotation.containerName}", which the pod does not have`, { code: "ERR_UNKNOWN_CONTAINER", ...at(label) }));
-      continue;
-    }
-    const fieldName = place.options?.gmsaCredentialSpecName;
-    const fieldContents = place.options?.gmsaCredentialSpec;
-    if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
-      const message = `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
-      errors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
-    } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
-      const message = `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`;
-      errors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
-    } else {
-      pairs.push({ annotation, place });
-    }
-  }
-  return { pairs, annotationErrors: errors };
+  return owners.has(undefined) ? [undefined, ...[...owners].filter((owner) => owner !== undefined)] : [...owners];
 }
