@@ -36,13 +36,13 @@ export function deriveCredSpecName(accountName: string): string | undefined {
   return isDns1123Subdomain(name) ? name : undefined;
 }
 
-/** Options of {@link buildCredSpecResources}. */
+/**
+ * Options of {@link buildCredSpecResources}: the GMSACredentialSpec's `name` (a DNS-1123 subdomain), the ClusterRole
+ * that grants `use` (default `<name>-use`), and the service accounts bound to it, one RoleBinding each (default none).
+ */
 export interface CredSpecResourceOptions {
-  /** `metadata.name` of the GMSACredentialSpec: a DNS-1123 subdomain of at most 253 characters. */
   name: string;
-  /** Name of the ClusterRole that grants `use`. Default: `<name>-use`. */
   roleName?: string | undefined;
-  /** Service accounts to bind to the ClusterRole, one RoleBinding each in its namespace. Default: none. */
   serviceAccounts?: readonly ServiceAccountRef[] | undefined;
 }
 
@@ -67,12 +67,7 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
   const roleName = options.roleName ?? `${name}-use`;
   if (!isDns1123Subdomain(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
   if (!isRbacName(roleName)) throw new TypeError("roleName must be a valid RBAC object name");
-  const credSpec: KubeObject = {
-    apiVersion: CREDSPEC_API_VERSION,
-    kind: CREDSPEC_KIND,
-    metadata: { name },
-    credspec: structuredClone(document),
-  };
+  const credSpec: KubeObject = { apiVersion: CREDSPEC_API_VERSION, kind: CREDSPEC_KIND, metadata: { name }, credspec: structuredClone(document) };
   const role: KubeObject = {
     apiVersion: RBAC_API_VERSION,
     kind: "ClusterRole",
@@ -80,17 +75,14 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
     rules: [{ apiGroups: [CREDSPEC_GROUP], resources: [CREDSPEC_RESOURCE], verbs: [CREDSPEC_USE_VERB], resourceNames: [name] }],
   };
   const serviceAccounts = new Map((options.serviceAccounts ?? []).map((sa) => [`${sa.namespace}:${sa.name}`, sa]));
-  return [credSpec, role, ...[...serviceAccounts.values()].map((sa) => bind(roleName, sa))];
-}
-
-function bind(roleName: string, serviceAccount: ServiceAccountRef): KubeObject {
-  return {
+  const bindings = [...serviceAccounts.values()].map(({ namespace, name: account }) => ({
     apiVersion: RBAC_API_VERSION,
     kind: "RoleBinding",
-    metadata: { name: `${roleName}-${serviceAccount.name}`, namespace: serviceAccount.namespace },
+    metadata: { name: `${roleName}-${account}`, namespace },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
-    subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }],
-  };
+    subjects: [{ kind: "ServiceAccount", name: account, namespace }],
+  }));
+  return [credSpec, role, ...bindings];
 }
 
 /** Output formats of {@link formatKubeObjects}. */
