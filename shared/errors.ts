@@ -1,11 +1,8 @@
 /**
- * Every admission failure, jose-style: one class per failure with a stable `code`, its `status` (docs/security.md,
- * Status codes) and `where` it sits, so one denial can list every container at fault. Imports nothing.
- */
-
-/**
- * Each failure's status code. Where it differs from the Go reference, the failure's class or comment says so. The
- * refusals only the GMSA rules make have no class of their own: they are `new AdmissionError(message, { code })`.
+ * Every admission failure, jose-style: a stable `code`, its `status` (docs/security.md, Status codes) and `where` it
+ * sits, so one denial can list every container at fault. Failures that cross layers have a class each (its comment
+ * names where the status differs from the Go reference); the refusals only the GMSA rules make are
+ * `new AdmissionError(message, { code })`. Imports nothing.
  */
 const STATUS = {
   ERR_INVALID_REVIEW: 400,
@@ -60,9 +57,8 @@ export class AdmissionError extends Error {
   }
 
   /**
-   * The same failure told from further out: a new error of this error's class (so its code and status stay those
-   * of the layer that failed), with the message `${context}: ${message}`, the given `where` (default none) and
-   * this error as its cause.
+   * The same failure told from further out: a new error of this error's class, code and status, with the message
+   * `${context}: ${message}`, the given `where` (default none) and this error as its cause.
    */
   withContext(context: string, where?: Where): this {
     // Every failure class keeps the base constructor, so its own constructor rebuilds it.
@@ -114,7 +110,6 @@ export function asAdmissionError(error: unknown): AdmissionError {
 
 /** When errors of several kinds meet, the reply carries the most telling code: failure, then authorization. */
 const STATUS_PRECEDENCE = [500, 403, 400, 422];
-
 /** The status code a set of errors answers with (500 for none). */
 export function pickStatus(errors: readonly AdmissionError[]): number {
   const codes = new Set(errors.map((e) => e.status));

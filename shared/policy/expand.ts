@@ -30,14 +30,12 @@ export function createRandomHostname(bytes: Uint8Array): string {
   return name;
 }
 
-/** What expand needs loaded, and what it already knows. */
+/** What expand needs loaded, and what it already knows: a decision made without facts, or the pod's places to fill. */
 export interface ExpandPlan {
   load: LoadPlan;
-  /** Set when the decision needs nothing loaded; then there is nothing to fill. */
   decided?: Decision;
   pod: Pod;
-  places: OptionsPlace[];
-  pairs: AnnotatedPlace[];
+  fills: Fill[];
 }
 
 /**
@@ -61,8 +59,16 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
   if (errors.length > 0) return decided({ allowed: false, errors });
 
   const hostname = settings.randomHostname && !isNew && gmsa.refs.length > 0 && !review.pod.spec?.hostname;
-  const names = new Set(listFills(places, pairs).map((fill) => fill.name));
-  return { load: { credspecs: names, access: [], randomBytes: hostname ? HOSTNAME_LENGTH : 0 }, pod: review.pod, places, pairs };
+  const fills: Fill[] = [];
+  for (const place of places) {
+    const name = place.options?.gmsaCredentialSpecName;
+    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) fills.push({ name, label: place.label, place });
+  }
+  for (const { annotation, place } of pairs) {
+    if (annotation.name !== undefined) fills.push({ name: annotation.name, label: `annotation "${annotation.nameKey}"`, place, annotation });
+  }
+  const credspecs = new Set(fills.map((fill) => fill.name));
+  return { load: { credspecs, access: [], randomBytes: hostname ? HOSTNAME_LENGTH : 0 }, pod: review.pod, fills };
 }
 
 /** One place expand fills: a field naming a credspec without contents, or an alpha annotation pair naming one. */
@@ -73,25 +79,13 @@ interface Fill {
   annotation?: AnnotatedPlace["annotation"];
 }
 
-function listFills(places: OptionsPlace[], pairs: AnnotatedPlace[]): Fill[] {
-  const fills: Fill[] = [];
-  for (const place of places) {
-    const name = place.options?.gmsaCredentialSpecName;
-    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) fills.push({ name, label: place.label, place });
-  }
-  for (const { annotation, place } of pairs) {
-    if (annotation.name !== undefined) fills.push({ name: annotation.name, label: `annotation "${annotation.nameKey}"`, place, annotation });
-  }
-  return fills;
-}
-
 /**
  * Inlines `JSON.stringify(credspec)` wherever a name has no contents, never over contents already set (authorize
  * judges those); fills alpha annotations and their fields; sets the random hostname the plan asked bytes for.
  */
 export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
-  const fills = listFills(plan.places, plan.pairs);
+  const { fills } = plan;
   const texts = new Map<string, string>();
   const errors: AdmissionError[] = [];
   for (const name of new Set(fills.map((fill) => fill.name))) {
@@ -139,7 +133,7 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
 }
 
 function decided(decision: Decision): ExpandPlan {
-  return { load: NOTHING_TO_LOAD, decided: decision, pod: {}, places: [], pairs: [] };
+  return { load: NOTHING_TO_LOAD, decided: decision, pod: {}, fills: [] };
 }
 
 /** The windowsOptions object at `path` in `pod`, creating missing parents. */

@@ -1,5 +1,5 @@
 import { at, GmsaChangedError, type AdmissionError } from "../errors.ts";
-import { hasGmsaSettings, isGmsaAnnotationKey, type GmsaReference as Setting, type OptionsPlace, type PodGmsa } from "./references.ts";
+import { hasGmsaSettings, isGmsaAnnotationKey, toReference, type GmsaReference as Setting, type OptionsPlace, type PodGmsa } from "./references.ts";
 
 /**
  * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or
@@ -28,11 +28,7 @@ function describeChange(was: Setting | undefined, now: Setting | undefined): str
     else if (now?.name === undefined) changes.push(`credspec name "${was.name}" removed`);
     else changes.push(`credspec name changed from "${was.name}" to "${now.name}"`);
   }
-  if (was?.contents !== now?.contents) {
-    if (was?.contents === undefined) changes.push("contents added");
-    else if (now?.contents === undefined) changes.push("contents removed");
-    else changes.push("contents changed");
-  }
+  if (was?.contents !== now?.contents) changes.push(`contents ${was?.contents === undefined ? "added" : now?.contents === undefined ? "removed" : "changed"}`);
   return changes.length === 0 ? undefined : changes.join(", ");
 }
 
@@ -40,7 +36,7 @@ function settingsOf({ pod, places }: PodGmsa, skip: (place: OptionsPlace) => boo
   const settings = new Map<string, Setting>();
   for (const place of places) {
     if (!hasGmsaSettings(place.options) || skip(place)) continue;
-    settings.set(place.label, { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec });
+    settings.set(place.label, toReference(place));
   }
   for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
     if (!isGmsaAnnotationKey(key)) continue;
