@@ -76,14 +76,15 @@ const AdmissionReviewSchema = z.looseObject({
   request: AdmissionRequestSchema,
 });
 
+/** An admission request, as its schema checked it. */
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
-export type AdmissionReviewRequest = Pick<z.infer<typeof AdmissionReviewSchema>, "apiVersion" | "request">;
+/** An AdmissionReview, as its schema checked it. */
+export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewSchema>;
 
 /** Checks the envelope of a decoded AdmissionReview; `problem` says which field was wrong. */
 export function parseAdmissionReview(body: unknown): { ok: true; value: AdmissionReviewRequest } | { ok: false; problem: string } {
   const result = AdmissionReviewSchema.safeParse(body);
-  if (!result.success) return { ok: false, problem: describeIssue(result.error) };
-  return { ok: true, value: { apiVersion: result.data.apiVersion, request: result.data.request } };
+  return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssue(result.error) };
 }
 
 function describeIssue(error: z.core.$ZodError): string {

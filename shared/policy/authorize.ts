@@ -1,6 +1,6 @@
 import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
 import { checkContentsShape, checkNames, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
-import { compareCredSpecContents } from "./contents.ts";
+import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
@@ -131,9 +131,9 @@ function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFact
     if (denials.length > 0) continue;
     for (const ref of refs) {
       if (ref.name !== name || ref.contents === undefined) continue;
-      const comparison = compareCredSpecContents(ref.contents, credspec.value);
-      if (comparison.kind === "equal") continue;
-      const keys = comparison.kind === "different" ? ` (differing keys: ${comparison.differingKeys.join(", ")})` : "";
+      const differing = listDifferingKeys(ref.contents, credspec.value);
+      if (differing?.length === 0) continue;
+      const keys = differing === undefined ? "" : ` (differing keys: ${differing.join(", ")})`;
       errors.push(new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, at(ref.label, name)));
     }
   }

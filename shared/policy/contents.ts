@@ -1,29 +1,27 @@
 import { parseJson } from "../json.ts";
 
-/** How inlined contents compare with the resource's `credspec`. */
-type ContentsComparison = { kind: "equal" } | { kind: "not-json" } | { kind: "different"; differingKeys: string[] };
-
 const MAX_KEYS_REPORTED = 8;
 
 /**
- * Deep JSON equality of inlined contents and a credspec: key order does not matter, types do, arrays keep
- * their order. Mismatches report the differing keys as dotted paths, never values (contents can be sensitive).
+ * Deep JSON comparison of inlined contents and a credspec: key order does not matter, types do, arrays keep their
+ * order. Returns the differing keys as dotted paths, never values (contents can be sensitive): none when equal,
+ * undefined when `inlined` is not JSON.
  */
-export function compareCredSpecContents(inlined: string, credspec: unknown): ContentsComparison {
+export function listDifferingKeys(inlined: string, credspec: unknown): string[] | undefined {
   // Byte-equal fast path: expand writes JSON.stringify(credspec), so an untouched pod matches without a parse.
-  if (inlined === JSON.stringify(credspec)) return { kind: "equal" };
+  if (inlined === JSON.stringify(credspec)) return [];
   const parsed = parseJson(inlined);
-  if (parsed === undefined) return { kind: "not-json" };
+  if (parsed === undefined) return undefined;
   const differingKeys: string[] = [];
   collectDifferences(parsed, credspec, "", differingKeys);
-  return differingKeys.length === 0 ? { kind: "equal" } : { kind: "different", differingKeys };
+  return differingKeys;
 }
 
 /** True when two JSON texts hold equal values (false when either is not JSON). */
 export function sameJson(a: string, b: string): boolean {
   if (a === b) return true;
   const parsed = parseJson(b);
-  return parsed !== undefined && compareCredSpecContents(a, parsed).kind === "equal";
+  return parsed !== undefined && listDifferingKeys(a, parsed)?.length === 0;
 }
 
 function collectDifferences(a: unknown, b: unknown, path: string, out: string[]): void {
