@@ -66,6 +66,7 @@ export type Decision =
  */
 export function decide(errors: AdmissionError[], warnings: string[] = []): Decision {
   const warned = warnings.length === 0 ? {} : { warnings };
-  const distinct = errors.filter((error, i) => errors.findIndex((other) => other.message === error.message) === i);
+  const seen = new Set<string>();
+  const distinct = errors.filter((error) => !seen.has(error.message) && seen.add(error.message));
   return distinct.length === 0 ? { allowed: true, ...warned } : { allowed: false, errors: distinct, ...warned };
 }
