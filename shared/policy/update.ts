@@ -9,14 +9,11 @@ export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPl
   const before = settingsOf(old, () => false);
   const after = settingsOf(now, isNew);
   const errors: AdmissionError[] = [];
-  for (const key of new Set([...before.keys(), ...after.keys()])) {
-    const was = before.get(key);
-    const is = after.get(key);
+  for (const label of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(label);
+    const is = after.get(label);
     const change = describeChange(was, is);
-    if (change === undefined) continue;
-    const label = (is ?? was)?.label ?? key;
-    const name = is?.name ?? was?.name;
-    errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, name)));
+    if (change !== undefined) errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, is?.name ?? was?.name)));
   }
   return errors;
 }
@@ -33,11 +30,8 @@ function describeChange(was: Setting | undefined, now: Setting | undefined): str
 }
 
 function settingsOf({ pod, places }: PodGmsa, skip: (place: OptionsPlace) => boolean): Map<string, Setting> {
-  const settings = new Map<string, Setting>();
-  for (const place of places) {
-    if (!hasGmsaSettings(place.options) || skip(place)) continue;
-    settings.set(place.label, toReference(place));
-  }
+  const kept = places.filter((place) => hasGmsaSettings(place.options) && !skip(place));
+  const settings = new Map(kept.map((place): [string, Setting] => [place.label, toReference(place)]));
   for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
     if (!isGmsaAnnotationKey(key)) continue;
     const label = `annotation "${key}"`;
