@@ -1,6 +1,5 @@
 import * as z from "zod/mini";
 import { asAdmissionError, InvalidReviewError } from "../errors.ts";
-import type { Requester } from "../policy/facts.ts";
 import type { Pod } from "../policy/pod.ts";
 import type { ReviewFacts } from "../policy/review.ts";
 import { formatIssuePath } from "../zod-english.ts";
@@ -104,7 +103,9 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
   if (operation === "DELETE" || operation === "CONNECT") return { object: "pod", operation };
   try {
     const pod = readPod(request, "object");
-    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester: readRequester(request) } as const;
+    const { userInfo } = request;
+    const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
+    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester } as const;
     if (operation === "CREATE") return { ...common, operation };
     return { ...common, operation, subResource: request.subResource, oldPod: readPod(request, "oldObject") };
   } catch (error) {
@@ -130,9 +131,4 @@ function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod 
     }
   }
   return result.data;
-}
-
-/** The request's userInfo, when it names a user. */
-function readRequester({ userInfo }: AdmissionRequest): Requester | undefined {
-  return userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
 }
