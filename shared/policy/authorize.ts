@@ -1,11 +1,10 @@
 import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
-import { checkContentsShape, checkNames, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
+import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
-import { checkUpdate } from "./update.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {

@@ -1,7 +1,7 @@
-import { AdmissionError, at, InvalidCredSpecNameError, type AdmissionErrorCode } from "../errors.ts";
+import { AdmissionError, at, GmsaChangedError, InvalidCredSpecNameError, type AdmissionErrorCode } from "../errors.ts";
 import { findDuplicateKey } from "./contents.ts";
 import { isDns1123Subdomain } from "./names.ts";
-import type { GmsaReference, OptionsPlace } from "./references.ts";
+import { hasGmsaSettings, isGmsaAnnotationKey, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 
 /**
  * At most this many distinct credspec names in one pod: bounds what one review costs. A constant, not a setting:
@@ -74,4 +74,44 @@ export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[]
     );
   }
   return warnings;
+}
+
+/**
+ * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or
+ * disappear on the pod, a container or an alpha annotation. `isNew` picks the ephemeral containers judged as created.
+ */
+export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
+  const before = settingsOf(old, () => false);
+  const after = settingsOf(now, isNew);
+  const errors: AdmissionError[] = [];
+  for (const label of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(label);
+    const is = after.get(label);
+    const change = describeChange(was, is);
+    if (change !== undefined) errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, is?.name ?? was?.name)));
+  }
+  return errors;
+}
+
+function describeChange(was: GmsaReference | undefined, now: GmsaReference | undefined): string | undefined {
+  const changes: string[] = [];
+  if (was?.name !== now?.name) {
+    if (was?.name === undefined) changes.push(`credspec name "${now?.name}" added`);
+    else if (now?.name === undefined) changes.push(`credspec name "${was.name}" removed`);
+    else changes.push(`credspec name changed from "${was.name}" to "${now.name}"`);
+  }
+  if (was?.contents !== now?.contents) changes.push(`contents ${was?.contents === undefined ? "added" : now?.contents === undefined ? "removed" : "changed"}`);
+  return changes.length === 0 ? undefined : changes.join(", ");
+}
+
+function settingsOf({ pod, places }: PodGmsa, skip: (place: OptionsPlace) => boolean): Map<string, GmsaReference> {
+  const kept = places.filter((place) => hasGmsaSettings(place.options) && !skip(place));
+  const settings = new Map(kept.map((place): [string, GmsaReference] => [place.label, toReference(place)]));
+  for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
+    if (!isGmsaAnnotationKey(key)) continue;
+    const label = `annotation "${key}"`;
+    const isName = key.endsWith("-name");
+    settings.set(label, { label, name: isName ? value : undefined, contents: isName ? undefined : value });
+  }
+  return settings;
 }
