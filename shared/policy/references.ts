@@ -57,9 +57,8 @@ const CONTAINER_SUFFIX = ".container.alpha.windows.kubernetes.io/";
 const NAME_KEY = "gmsa-credential-spec-name";
 const CONTENTS_KEY = "gmsa-credential-spec";
 
-/** One alpha annotation pair: for the pod or for the container `containerName`. */
+/** One alpha annotation pair, for the pod or a container: its keys and values. */
 export interface AnnotationReference {
-  containerName?: string;
   nameKey: string;
   contentsKey: string;
   name: string | undefined;
@@ -73,9 +72,11 @@ export function annotationKeys(containerName?: string): { nameKey: string; conte
   return { nameKey: prefix + NAME_KEY, contentsKey: prefix + CONTENTS_KEY };
 }
 
+const isPodAnnotationKey = (key: string) => key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION;
+
 /** True for any key of the GMSA alpha annotation family, pod- or container-level. */
 export function isGmsaAnnotationKey(key: string): boolean {
-  if (key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION) return true;
+  if (isPodAnnotationKey(key)) return true;
   const at = key.indexOf(CONTAINER_SUFFIX);
   const rest = key.slice(at + CONTAINER_SUFFIX.length);
   return at > 0 && (rest === NAME_KEY || rest === CONTENTS_KEY);
@@ -119,7 +120,7 @@ export function readPodGmsa(pod: Pod): PodGmsa {
   const annotations = pod.metadata?.annotations ?? {};
   for (const containerName of listAnnotatedContainers(annotations)) {
     const keys = annotationKeys(containerName);
-    const annotation = { ...(containerName === undefined ? {} : { containerName }), ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
+    const annotation: AnnotationReference = { ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
     const label = `annotation "${annotation.name === undefined ? keys.contentsKey : keys.nameKey}"`;
     refs.push({ label, name: annotation.name, contents: annotation.contents });
     const place = byContainer.get(containerName);
@@ -148,11 +149,7 @@ export function toReference(place: OptionsPlace): GmsaReference {
 
 /** Whom the alpha annotations speak for: the pod (undefined) first, then containers in sorted key order. */
 function listAnnotatedContainers(annotations: Record<string, string>): (string | undefined)[] {
-  const owners = new Set<string | undefined>();
-  for (const key of Object.keys(annotations).sort()) {
-    if (!isGmsaAnnotationKey(key)) continue;
-    if (key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION) owners.add(undefined);
-    else owners.add(key.slice(0, key.indexOf(CONTAINER_SUFFIX)));
-  }
-  return owners.has(undefined) ? [undefined, ...[...owners].filter((owner) => owner !== undefined)] : [...owners];
+  const keys = Object.keys(annotations).filter(isGmsaAnnotationKey).sort();
+  const containers = new Set(keys.filter((key) => !isPodAnnotationKey(key)).map((key) => key.slice(0, key.indexOf(CONTAINER_SUFFIX))));
+  return [...(keys.some(isPodAnnotationKey) ? [undefined] : []), ...containers];
 }
