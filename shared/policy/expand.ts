@@ -2,7 +2,7 @@ import fastJsonPatch from "fast-json-patch";
 import { AdmissionError, at, InternalError } from "../errors.ts";
 import { checkNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
-import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
+import { errorAtPlaces, type LoadedFacts, type LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
 import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
@@ -133,7 +133,7 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
 }
 
 function decided(decision: Decision): ExpandPlan {
-  return { load: NOTHING_TO_LOAD, decided: decision, pod: {}, fills: [] };
+  return { load: { credspecs: new Set(), access: [], randomBytes: 0 }, decided: decision, pod: {}, fills: [] };
 }
 
 /** The windowsOptions object at `path` in `pod`, creating missing parents. */

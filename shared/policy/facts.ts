@@ -37,9 +37,6 @@ export interface LoadedFacts {
   randomBytes: Uint8Array;
 }
 
-/** A plan that loads nothing. */
-export const NOTHING_TO_LOAD: LoadPlan = { credspecs: new Set(), access: [], randomBytes: 0 };
-
 /** A fact-loading error told at the places that named the credspec; its class, code and status are kept. */
 export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {
   const place = labels.join(", ");
