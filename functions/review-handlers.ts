@@ -5,7 +5,7 @@
  */
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { buildAdmissionResponse, type AdmissionOutcome } from "../shared/admission/response.ts";
+import { buildAdmissionResponse } from "../shared/admission/response.ts";
 import { parseAdmissionReview, readReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { awaitWithin } from "../shared/deadline.ts";
@@ -18,6 +18,7 @@ import { createCallTally, type CallTally } from "../shared/observer.ts";
 import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
 import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
+import type { Decision } from "../shared/policy/review.ts";
 import type { ReviewRecorder } from "./metrics.ts";
 
 /** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
@@ -34,7 +35,7 @@ export interface ReviewContext {
   tally?: CallTally;
 }
 
-export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<AdmissionOutcome>;
+export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<Decision>;
 
 /** expand (mutating) and authorize (validating, with ENFORCEMENT and the audit annotations). */
 export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = {
@@ -127,7 +128,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     const { apiVersion, request } = parsed.value;
 
     const tally = createCallTally();
-    let outcome: AdmissionOutcome;
+    let outcome: Decision;
     try {
       outcome = await handle(parsed.value, { ...deps, signal: c.var.signal, tally });
     } catch (error) {

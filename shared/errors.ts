@@ -1,24 +1,24 @@
 /**
- * Every admission failure, jose-style: one class per failure with a stable `code`, its `status` (docs/security.md,
- * Status codes) and `where` it sits, so one denial can list every container at fault. Imports nothing.
+ * Every admission failure, jose-style: a stable `code`, its `status` (docs/security.md, Status codes) and `where` it
+ * sits, so one denial can list every container at fault. Failures that cross layers have a class each (its comment
+ * names where the status differs from the Go reference); the refusals only the GMSA rules make are
+ * `new AdmissionError(message, { code })`. Imports nothing.
  */
-
-/** Each failure's status code. Where it differs from the Go reference, the failure's class says so. */
 const STATUS = {
   ERR_INVALID_REVIEW: 400,
   ERR_INVALID_CREDSPEC_NAME: 422,
   ERR_CREDSPEC_NOT_FOUND: 422,
   ERR_CREDSPEC_WITHOUT_CONTENTS: 422,
   ERR_CREDSPEC_NOT_ALLOWED: 403,
-  ERR_CONTENTS_WITHOUT_NAME: 422,
+  ERR_CONTENTS_WITHOUT_NAME: 422, // `gmsaCredentialSpec` is set where no `gmsaCredentialSpecName` is
   ERR_CONTENTS_NOT_JSON: 422,
-  ERR_DUPLICATE_CREDSPEC_KEY: 422,
+  ERR_DUPLICATE_CREDSPEC_KEY: 422, // JSON.parse keeps the last of a repeated key, the node may read the other
   ERR_CONTENTS_MISMATCH: 422,
-  ERR_NAME_WITHOUT_CONTENTS: 422,
-  ERR_ANNOTATION_CONFLICT: 422,
-  ERR_UNKNOWN_CONTAINER: 422,
-  ERR_CONTENTS_TOO_LARGE: 422,
-  ERR_TOO_MANY_REFERENCES: 422,
+  ERR_NAME_WITHOUT_CONTENTS: 422, // expand did not run
+  ERR_ANNOTATION_CONFLICT: 422, // an alpha annotation disagrees with its field
+  ERR_UNKNOWN_CONTAINER: 422, // an alpha annotation names a container the pod does not have
+  ERR_CONTENTS_TOO_LARGE: 422, // over the API server's limit for `gmsaCredentialSpec`, or for a whole pod
+  ERR_TOO_MANY_REFERENCES: 422, // more distinct credspecs in one pod than a review may cost
   ERR_GMSA_CHANGED: 400,
   ERR_KUBE_API: 500,
   ERR_DEADLINE_EXCEEDED: 500,
@@ -36,31 +36,34 @@ export interface Where {
 }
 
 export interface AdmissionErrorOptions {
+  /** The failure, for the base class (default ERR_INTERNAL); each subclass fixes its own. */
+  code?: AdmissionErrorCode;
   where?: Where;
   cause?: unknown;
 }
 
-/** Base class; never thrown directly. */
+/** Base class: thrown for the refusals without a class of their own, with their `code`. */
 export class AdmissionError extends Error {
-  readonly code: AdmissionErrorCode = "ERR_INTERNAL";
-  readonly status: number = 500;
+  readonly code: AdmissionErrorCode;
+  readonly status: number;
   readonly where: Where | undefined;
 
   constructor(message: string, options: AdmissionErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.code = options.code ?? "ERR_INTERNAL";
+    this.status = STATUS[this.code];
     this.where = options.where;
   }
 
   /**
-   * The same failure told from further out: a new error of this error's class (so its code and status stay those
-   * of the layer that failed), with the message `${context}: ${message}`, the given `where` (default none) and
-   * this error as its cause.
+   * The same failure told from further out: a new error of this error's class, code and status, with the message
+   * `${context}: ${message}`, the given `where` (default none) and this error as its cause.
    */
   withContext(context: string, where?: Where): this {
     // Every failure class keeps the base constructor, so its own constructor rebuilds it.
     const ErrorClass = this.constructor as new (message: string, options: AdmissionErrorOptions) => this;
-    return new ErrorClass(`${context}: ${this.message}`, where === undefined ? { cause: this } : { where, cause: this });
+    return new ErrorClass(`${context}: ${this.message}`, { code: this.code, ...(where === undefined ? {} : { where }), cause: this });
   }
 }
 
@@ -82,24 +85,8 @@ export class CredSpecNotFoundError extends failure("ERR_CREDSPEC_NOT_FOUND") {}
 export class CredSpecWithoutContentsError extends failure("ERR_CREDSPEC_WITHOUT_CONTENTS") {}
 /** The pod's service account may not `use` the credspec (403). */
 export class CredSpecNotAllowedError extends failure("ERR_CREDSPEC_NOT_ALLOWED") {}
-/** `gmsaCredentialSpec` is set where no `gmsaCredentialSpecName` is (422). */
-export class ContentsWithoutNameError extends failure("ERR_CONTENTS_WITHOUT_NAME") {}
-/** `gmsaCredentialSpec` is not valid JSON (422). */
-export class ContentsNotJsonError extends failure("ERR_CONTENTS_NOT_JSON") {}
-/** Contents repeat an object key (422): JSON.parse keeps the last, the node may read the other. */
-export class DuplicateCredSpecKeyError extends failure("ERR_DUPLICATE_CREDSPEC_KEY") {}
 /** Inlined contents differ from the named resource (422). */
 export class ContentsMismatchError extends failure("ERR_CONTENTS_MISMATCH") {}
-/** A name whose contents were never inlined: expand did not run (422). */
-export class NameWithoutContentsError extends failure("ERR_NAME_WITHOUT_CONTENTS") {}
-/** An alpha annotation disagrees with the matching field (422). */
-export class AnnotationConflictError extends failure("ERR_ANNOTATION_CONFLICT") {}
-/** A container-level alpha annotation names a container the pod does not have (422). */
-export class UnknownContainerError extends failure("ERR_UNKNOWN_CONTAINER") {}
-/** Inlined contents would exceed the API server's limit for `gmsaCredentialSpec` (422). */
-export class ContentsTooLargeError extends failure("ERR_CONTENTS_TOO_LARGE") {}
-/** More GMSA references in one pod than a review may cost (422). */
-export class TooManyReferencesError extends failure("ERR_TOO_MANY_REFERENCES") {}
 /** A GMSA name or contents changed, appeared or disappeared on UPDATE (400; the Go reference says 403). */
 export class GmsaChangedError extends failure("ERR_GMSA_CHANGED") {}
 /** The API server failed, refused us or could not be reached: fail closed (500). */
@@ -123,7 +110,6 @@ export function asAdmissionError(error: unknown): AdmissionError {
 
 /** When errors of several kinds meet, the reply carries the most telling code: failure, then authorization. */
 const STATUS_PRECEDENCE = [500, 403, 400, 422];
-
 /** The status code a set of errors answers with (500 for none). */
 export function pickStatus(errors: readonly AdmissionError[]): number {
   const codes = new Set(errors.map((e) => e.status));

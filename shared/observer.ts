@@ -3,8 +3,6 @@
  * review's log line. Label values are fixed sets: nothing here carries a name from a review.
  */
 
-/** The verb of an API call, as the API server's own metrics name it. */
-export type KubeVerb = "get" | "create";
 /** The resources the functions call: two for reviews, one for readiness. */
 export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews" | "selfsubjectaccessreviews";
 /** The HTTP status of one attempt, or why it had none: `error` (transport), `timeout` (the deadline passed). */
@@ -16,8 +14,8 @@ export type RefreshOutcome = "success" | "failure";
 
 /** Process-wide observations of the Kubernetes client; every method must be cheap (it runs per call). */
 export interface KubeObserver {
-  /** One HTTP attempt to the API server ended (retries are attempts of their own). */
-  kubeRequest(verb: KubeVerb, resource: KubeResource, code: KubeCallCode, seconds: number): void;
+  /** One HTTP attempt to the API server ended (retries are attempts of their own); `verb` as the API server's metrics name it. */
+  kubeRequest(verb: "get" | "create", resource: KubeResource, code: KubeCallCode, seconds: number): void;
   /** One cache lookup (a switched-off cache misses every time). */
   cacheRequest(cache: CacheName, hit: boolean): void;
 }

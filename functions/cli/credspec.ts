@@ -1,9 +1,12 @@
-import { formatKubeObjects, OUTPUT_FORMATS } from "../../shared/credspec/format.ts";
-import { deriveCredSpecName, isRbacName, parseServiceAccountRef } from "../../shared/credspec/names.ts";
-import { parseCredSpecJson } from "../../shared/credspec/parse.ts";
-import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credspec/problems.ts";
-import { buildCredSpecResources } from "../../shared/credspec/render.ts";
-import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
+import {
+  buildCredSpecResources,
+  deriveCredSpecName,
+  formatKubeObjects,
+  isRbacName,
+  OUTPUT_FORMATS,
+  parseServiceAccountRef,
+} from "../../shared/credspec/render.ts";
+import { formatCredSpecProblem, parseCredSpecJson, validateCredSpecDocument, type CredSpecProblem } from "../../shared/credspec/validate.ts";
 import { isDns1123Subdomain } from "../../shared/policy/names.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readCommandLine, readInput, type CliIo, type CommandSpec } from "./io.ts";
 

@@ -2,9 +2,7 @@ import { InternalError, pickStatus, type AdmissionError } from "../errors.ts";
 import type { Decision } from "../policy/review.ts";
 import type { AdmissionVersion } from "./review.ts";
 
-/** What a handler decided: the policy's decision. */
-export type AdmissionOutcome = Decision;
-
+/** The AdmissionReview we answer with. */
 export interface AdmissionReviewResponse {
   apiVersion: AdmissionVersion;
   kind: "AdmissionReview";
@@ -28,7 +26,7 @@ export const MAX_WARNINGS_TOTAL = 4096;
 const REASONS: Record<number, string> = { 400: "BadRequest", 403: "Forbidden", 422: "Invalid", 500: "InternalError" };
 
 /** Turns an outcome into the AdmissionReview reply: uid echoed, request's apiVersion, patch only when non-empty. */
-export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string, outcome: AdmissionOutcome): AdmissionReviewResponse {
+export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string, outcome: Decision): AdmissionReviewResponse {
   const response: AdmissionReviewResponse["response"] = { uid, allowed: outcome.allowed };
   if (outcome.allowed && outcome.patch !== undefined && outcome.patch.length > 0) {
     response.patch = encodeBase64(JSON.stringify(outcome.patch));
@@ -41,9 +39,7 @@ export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string
   }
   const warnings = capWarnings(outcome.warnings ?? []);
   if (warnings.length > 0) response.warnings = warnings;
-  if (outcome.auditAnnotations !== undefined && Object.keys(outcome.auditAnnotations).length > 0) {
-    response.auditAnnotations = { ...outcome.auditAnnotations };
-  }
+  if (Object.keys(outcome.auditAnnotations ?? {}).length > 0) response.auditAnnotations = { ...outcome.auditAnnotations };
   return { apiVersion, kind: "AdmissionReview", response };
 }
 

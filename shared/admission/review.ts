@@ -1,6 +1,5 @@
 import * as z from "zod/mini";
 import { asAdmissionError, InvalidReviewError } from "../errors.ts";
-import type { Requester } from "../policy/facts.ts";
 import type { Pod } from "../policy/pod.ts";
 import type { ReviewFacts } from "../policy/review.ts";
 import { formatIssuePath } from "../zod-english.ts";
@@ -76,14 +75,15 @@ const AdmissionReviewSchema = z.looseObject({
   request: AdmissionRequestSchema,
 });
 
+/** An admission request, as its schema checked it. */
 export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
-export type AdmissionReviewRequest = Pick<z.infer<typeof AdmissionReviewSchema>, "apiVersion" | "request">;
+/** An AdmissionReview, as its schema checked it. */
+export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewSchema>;
 
 /** Checks the envelope of a decoded AdmissionReview; `problem` says which field was wrong. */
 export function parseAdmissionReview(body: unknown): { ok: true; value: AdmissionReviewRequest } | { ok: false; problem: string } {
   const result = AdmissionReviewSchema.safeParse(body);
-  if (!result.success) return { ok: false, problem: describeIssue(result.error) };
-  return { ok: true, value: { apiVersion: result.data.apiVersion, request: result.data.request } };
+  return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssue(result.error) };
 }
 
 function describeIssue(error: z.core.$ZodError): string {
@@ -103,7 +103,9 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
   if (operation === "DELETE" || operation === "CONNECT") return { object: "pod", operation };
   try {
     const pod = readPod(request, "object");
-    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester: readRequester(request) } as const;
+    const { userInfo } = request;
+    const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
+    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester } as const;
     if (operation === "CREATE") return { ...common, operation };
     return { ...common, operation, subResource: request.subResource, oldPod: readPod(request, "oldObject") };
   } catch (error) {
@@ -129,9 +131,4 @@ function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod 
     }
   }
   return result.data;
-}
-
-/** The request's userInfo, when it names a user. */
-function readRequester({ userInfo }: AdmissionRequest): Requester | undefined {
-  return userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
 }

@@ -1,15 +1,48 @@
-import { isDns1123Subdomain } from "../policy/names.ts";
+import { stringify } from "yaml";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 import type { CredSpecDocument } from "./validate.ts";
-import { isRbacName, type ServiceAccountRef } from "./names.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
 
-/** Options of {@link buildCredSpecResources}. */
-export interface CredSpecResourceOptions {
-  /** `metadata.name` of the GMSACredentialSpec: a DNS-1123 subdomain of at most 253 characters. */
+/** A service account named on the command line as `namespace:name`. */
+export interface ServiceAccountRef {
+  namespace: string;
   name: string;
-  /** Name of the ClusterRole that grants `use`. Default: `<name>-use`. */
+}
+
+/** Parses `namespace:name`; undefined unless both are valid names (DNS-1123 label, DNS-1123 subdomain). */
+export function parseServiceAccountRef(text: string): ServiceAccountRef | undefined {
+  const [namespace, name, ...rest] = text.split(":");
+  if (namespace === undefined || name === undefined || rest.length > 0) return undefined;
+  if (!isDns1123Label(namespace) || !isDns1123Subdomain(name)) return undefined;
+  return { namespace, name };
+}
+
+/** True when `name` can name a ClusterRole or RoleBinding (Kubernetes `ValidateRBACName`: a path segment name). */
+export function isRbacName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !/[/%]/.test(name);
+}
+
+/**
+ * Turns a gMSA account name into a GMSACredentialSpec name (lowercase, other characters `-`, labels trimmed of `-`,
+ * empty labels dropped); undefined when nothing valid is left.
+ */
+export function deriveCredSpecName(accountName: string): string | undefined {
+  const name = accountName
+    .toLowerCase()
+    .split(".")
+    .map((label) => label.replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, ""))
+    .filter((label) => label !== "")
+    .join(".");
+  return isDns1123Subdomain(name) ? name : undefined;
+}
+
+/**
+ * Options of {@link buildCredSpecResources}: the GMSACredentialSpec's `name` (a DNS-1123 subdomain), the ClusterRole
+ * that grants `use` (default `<name>-use`), and the service accounts bound to it, one RoleBinding each (default none).
+ */
+export interface CredSpecResourceOptions {
+  name: string;
   roleName?: string | undefined;
-  /** Service accounts to bind to the ClusterRole, one RoleBinding each in its namespace. Default: none. */
   serviceAccounts?: readonly ServiceAccountRef[] | undefined;
 }
 
@@ -34,12 +67,7 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
   const roleName = options.roleName ?? `${name}-use`;
   if (!isDns1123Subdomain(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
   if (!isRbacName(roleName)) throw new TypeError("roleName must be a valid RBAC object name");
-  const credSpec: KubeObject = {
-    apiVersion: CREDSPEC_API_VERSION,
-    kind: CREDSPEC_KIND,
-    metadata: { name },
-    credspec: structuredClone(document),
-  };
+  const credSpec: KubeObject = { apiVersion: CREDSPEC_API_VERSION, kind: CREDSPEC_KIND, metadata: { name }, credspec: structuredClone(document) };
   const role: KubeObject = {
     apiVersion: RBAC_API_VERSION,
     kind: "ClusterRole",
@@ -47,15 +75,27 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
     rules: [{ apiGroups: [CREDSPEC_GROUP], resources: [CREDSPEC_RESOURCE], verbs: [CREDSPEC_USE_VERB], resourceNames: [name] }],
   };
   const serviceAccounts = new Map((options.serviceAccounts ?? []).map((sa) => [`${sa.namespace}:${sa.name}`, sa]));
-  return [credSpec, role, ...[...serviceAccounts.values()].map((sa) => bind(roleName, sa))];
-}
-
-function bind(roleName: string, serviceAccount: ServiceAccountRef): KubeObject {
-  return {
+  const bindings = [...serviceAccounts.values()].map(({ namespace, name: account }) => ({
     apiVersion: RBAC_API_VERSION,
     kind: "RoleBinding",
-    metadata: { name: `${roleName}-${serviceAccount.name}`, namespace: serviceAccount.namespace },
+    metadata: { name: `${roleName}-${account}`, namespace },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: roleName },
-    subjects: [{ kind: "ServiceAccount", name: serviceAccount.name, namespace: serviceAccount.namespace }],
-  };
+    subjects: [{ kind: "ServiceAccount", name: account, namespace }],
+  }));
+  return [credSpec, role, ...bindings];
+}
+
+/** Output formats of {@link formatKubeObjects}. */
+export const OUTPUT_FORMATS = ["yaml", "json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/**
+ * Serializes objects for `kubectl apply -f -`: YAML as one document per object separated by `---`, or JSON as a
+ * `v1` `List` (kubectl's form for several objects in one JSON file). Ends with a newline.
+ */
+export function formatKubeObjects(objects: readonly KubeObject[], format: OutputFormat): string {
+  if (format === "json") return `${JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }, null, 2)}\n`;
+  // YAML 1.1 quoting: kubectl reads YAML 1.1, where plain `yes`, `on` or `1:20` are not strings, while the yaml
+  // package defaults to 1.2 and would leave them unquoted. Quoting them keeps every credspec string a string.
+  return objects.map((object) => stringify(object, { version: "1.1" })).join("---\n");
 }

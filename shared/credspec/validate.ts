@@ -1,7 +1,20 @@
 import * as z from "zod/mini";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 import { formatIssuePath } from "../zod-english.ts";
-import type { CredSpecProblem } from "./problems.ts";
+
+/**
+ * One finding about a credential spec document at a JSON path (`ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope`,
+ * "" for the document). Messages never hold the values found: `PluginInput` may hold credentials.
+ */
+export interface CredSpecProblem {
+  path: string;
+  message: string;
+}
+
+/** Renders a problem as one line, `path: message`, with `(document)` for the root. */
+export function formatCredSpecProblem(problem: CredSpecProblem): string {
+  return `${problem.path === "" ? "(document)" : problem.path}: ${problem.message}`;
+}
 
 const DOMAIN_SID = /^S-1-5-21-(\d{1,10})-(\d{1,10})-(\d{1,10})$/;
 const GUID = /^(?:\{[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})$/i;
@@ -117,4 +130,30 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * Decodes and parses a credential spec file: UTF-8 (with or without a byte order mark), or UTF-16 with one, which
+ * Windows PowerShell 5.1 writes with `>` and `Out-File`. Problems never quote the input: V8's JSON syntax errors
+ * include a slice of the text, which could be a `PluginInput` credential, so only the line and column are kept.
+ */
+export function parseCredSpecJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; problems: CredSpecProblem[] } {
+  const fail = (message: string) => ({ ok: false as const, problems: [{ path: "", message: `input ${message}` }] });
+  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
+  let text: string;
+  try {
+    // fatal: reject malformed input instead of inserting U+FFFD; the decoder drops a leading byte order mark.
+    text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    return fail("is not UTF-8 or UTF-16 text");
+  }
+  if (text.trim() === "") return fail("is empty; expected the JSON that New-CredentialSpec writes");
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    const where = err instanceof SyntaxError ? /\(line \d+ column \d+\)/.exec(err.message)?.[0] : undefined;
+    // UTF-16 without a byte order mark decodes as UTF-8 with a NUL after every ASCII character.
+    const hint = text.includes("\0") ? "; it looks like UTF-16 without a byte order mark, save it as UTF-8" : "";
+    return fail(`is not valid JSON${where === undefined ? "" : ` ${where}`}${hint}`);
+  }
 }

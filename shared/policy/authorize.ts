@@ -1,12 +1,10 @@
 import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
-import { checkContentsShape, checkNames, checkReferenceCount, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
-import { compareCredSpecContents } from "./contents.ts";
+import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
+import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
-import { errorAtPlaces, NOTHING_TO_LOAD, type AccessFacts, type LoadedFacts, type LoadPlan, type Requester, type Subject } from "./facts.ts";
-import { readPodGmsa, toReference, type GmsaReference, type PodGmsa } from "./references.ts";
+import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
+import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
-import { checkUpdate } from "./update.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {
@@ -15,11 +13,8 @@ interface Judgement {
   names: Set<string>;
   /** Refusals known without any fact; nothing is loaded then. */
   errors: AdmissionError[];
-  /** Set when the credspecs, the inlined contents and the service account's `use` are judged. */
-  serviceAccount?: Extract<Subject, { serviceAccount: string }>;
-  /** Set when the requester's `use` in `namespace` is judged (REVIEW_REQUESTING_USER). */
-  user?: Requester;
-  namespace: string;
+  /** Whose `use` of every name is reviewed. With the service account, the credspecs and the contents are judged too. */
+  subjects: Subject[];
   warnings: string[];
 }
 
@@ -38,13 +33,19 @@ export interface AuthorizePlan {
  * equal inlined contents.
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
-  const plan = (judgement: Partial<Judgement>): AuthorizePlan => {
-    const full: Judgement = { refs: [], names: new Set(), errors: [], warnings: [], namespace: "", ...judgement };
-    return { load: full.errors.length > 0 ? NOTHING_TO_LOAD : loadPlanOf(full), enforcement: settings.enforcement, judgement: full };
+  const plan = (judgement: Partial<Judgement>, decided?: Decision): AuthorizePlan => {
+    const full: Judgement = { refs: [], names: new Set(), errors: [], subjects: [], warnings: [], ...judgement };
+    const hasServiceAccount = full.subjects.some((subject) => "serviceAccount" in subject);
+    const load: LoadPlan = {
+      credspecs: hasServiceAccount && full.errors.length === 0 ? full.names : new Set(),
+      access: full.errors.length > 0 ? [] : full.subjects.map((subject) => ({ subject, names: full.names })),
+      randomBytes: 0,
+    };
+    return { load, enforcement: settings.enforcement, judgement: full, ...(decided === undefined ? {} : { decided }) };
   };
-  if (review.object === "other") return { ...plan({}), decided: { allowed: true, warnings: [otherKindWarning(review)] } };
+  if (review.object === "other") return plan({}, { allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return plan({ errors: [review.error] });
-  if (review.operation === "DELETE" || review.operation === "CONNECT") return { ...plan({}), decided: { allowed: true } };
+  if (review.operation === "DELETE" || review.operation === "CONNECT") return plan({}, { allowed: true });
   try {
     return plan(judgePodChange(review, settings.requestingUser));
   } catch (error) {
@@ -62,25 +63,23 @@ function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"
     // Settings unchanged: the service account was judged at create. With `always`, the requester must `use` them.
     if (isNew === undefined) {
       const names = distinctNames(now.refs);
-      if (mode !== "always" || names.size === 0) return { names };
-      return withRequester({ refs: now.refs, names, namespace: review.namespace }, review.requester);
+      return mode !== "always" || names.size === 0 ? { names } : withRequester({ refs: now.refs, names }, review);
     }
   }
   const refs = isNew ? newContainerReferences(now, isNew) : now.refs;
   const names = distinctNames(refs);
-  const errors = [...checkNames(refs), ...(isNew ? [] : now.annotationErrors), ...checkContentsShape(refs), ...checkReferenceCount(names)];
+  const errors = [...checkNames(refs), ...(isNew ? [] : now.annotationErrors), ...checkContentsShape(refs)];
   if (errors.length > 0) return { errors };
   const warnings = listRunAsUserWarnings(now.places);
   if (names.size === 0) return { warnings };
-  const serviceAccount = { namespace: review.namespace, serviceAccount: review.pod.spec?.serviceAccountName || "default" };
-  const judgement = { refs, names, warnings, serviceAccount, namespace: review.namespace };
-  return mode === "always" || (mode === "ephemeral" && isNew) ? withRequester(judgement, review.requester) : judgement;
+  const judgement = { refs, names, warnings, subjects: [{ namespace: review.namespace, serviceAccount: review.pod.spec?.serviceAccountName || "default" }] };
+  return mode === "always" || (mode === "ephemeral" && isNew) ? withRequester(judgement, review) : judgement;
 }
 
-/** The API server always sends the requester: a review without one is malformed (400). */
-function withRequester(judgement: Partial<Judgement>, user: Requester | undefined): Partial<Judgement> {
-  if (user === undefined) return { ...judgement, errors: [new InvalidReviewError("request.userInfo.username is missing")] };
-  return { ...judgement, user };
+/** Adds the requester's review. The API server always sends the requester: a review without one is malformed (400). */
+function withRequester(judgement: Partial<Judgement>, { requester, namespace }: PodChange): Partial<Judgement> {
+  if (requester === undefined) return { ...judgement, errors: [new InvalidReviewError("request.userInfo.username is missing")] };
+  return { ...judgement, subjects: [...(judgement.subjects ?? []), { namespace, user: requester }] };
 }
 
 /**
@@ -99,17 +98,6 @@ function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace
   return refs;
 }
 
-function loadPlanOf({ names, serviceAccount, user, namespace }: Judgement): LoadPlan {
-  return {
-    credspecs: serviceAccount === undefined ? new Set() : names,
-    access: [
-      ...(serviceAccount === undefined ? [] : [{ subject: serviceAccount, names }]),
-      ...(user === undefined ? [] : [{ subject: { namespace, user }, names }]),
-    ],
-    randomBytes: 0,
-  };
-}
-
 /** Judges the planned references against the loaded facts, then applies ENFORCEMENT and the audit annotations. */
 export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
@@ -124,19 +112,13 @@ export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decisi
   return applyEnforcement(decision, judgement.names, plan.enforcement);
 }
 
-function judgeReferences({ refs, names, serviceAccount, user }: Judgement, facts: LoadedFacts): AdmissionError[] {
-  const [accessFacts, userFacts] = serviceAccount === undefined ? [undefined, facts.access[0]] : [facts.access[0], facts.access[1]];
+function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFacts): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const name of names) {
     const labels = refs.filter((ref) => ref.name === name).map((ref) => ref.label);
-    const userErrors = user === undefined ? [] : checkAccess(userFacts, name, labels, `user ${JSON.stringify(truncate(user.username, 253))}`);
-    if (serviceAccount === undefined) {
-      errors.push(...userErrors);
-      continue;
-    }
-    const who = `service account "${serviceAccount.serviceAccount}" in namespace "${serviceAccount.namespace}"`;
-    const accessErrors = checkAccess(accessFacts, name, labels, who);
-    errors.push(...accessErrors, ...userErrors);
+    const denials = subjects.flatMap((subject, i) => checkAccess(facts.access[i], name, labels, subject));
+    errors.push(...denials);
+    if (!subjects.some((subject) => "serviceAccount" in subject)) continue;
     const credspec = facts.credspecs.get(name);
     if (credspec === undefined) throw new Error(`credspec "${name}" was not loaded`);
     if (!credspec.ok) {
@@ -145,20 +127,24 @@ function judgeReferences({ refs, names, serviceAccount, user }: Judgement, facts
     }
     // Contents are compared only for a credspec the service account (and, when reviewed, the requester) may
     // use: the differing keys of any other would let a pod author confirm guessed values one by one.
-    if (accessErrors.length > 0 || userErrors.length > 0) continue;
+    if (denials.length > 0) continue;
     for (const ref of refs) {
       if (ref.name !== name || ref.contents === undefined) continue;
-      const comparison = compareCredSpecContents(ref.contents, credspec.value);
-      if (comparison.kind === "equal") continue;
-      const keys = comparison.kind === "different" ? ` (differing keys: ${comparison.differingKeys.join(", ")})` : "";
+      const differing = listDifferingKeys(ref.contents, credspec.value);
+      if (differing?.length === 0) continue;
+      const keys = differing === undefined ? "" : ` (differing keys: ${differing.join(", ")})`;
       errors.push(new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, at(ref.label, name)));
     }
   }
   return errors;
 }
 
-/** `who`'s refusals for credspec `name`, named at `labels` (empty: allowed). */
-function checkAccess(access: AccessFacts | undefined, name: string, labels: string[], who: string): AdmissionError[] {
+/** `subject`'s refusals for credspec `name`, named at `labels` (empty: allowed). */
+function checkAccess(access: AccessFacts | undefined, name: string, labels: string[], subject: Subject): AdmissionError[] {
+  const who =
+    "user" in subject
+      ? `user ${JSON.stringify(truncate(subject.user.username, 253))}`
+      : `service account "${subject.serviceAccount}" in namespace "${subject.namespace}"`;
   const fact = access?.get(name);
   if (fact === undefined) throw new Error(`access to credspec "${name}" was not loaded for ${who}`);
   if (!fact.ok) return [errorAtPlaces(fact.error, labels, name)];

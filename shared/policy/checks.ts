@@ -1,24 +1,7 @@
-import {
-  at,
-  ContentsNotJsonError,
-  ContentsWithoutNameError,
-  DuplicateCredSpecKeyError,
-  InvalidCredSpecNameError,
-  NameWithoutContentsError,
-  TooManyReferencesError,
-  type AdmissionError,
-} from "../errors.ts";
-import { findDuplicateKey } from "./duplicate-keys.ts";
+import { AdmissionError, at, GmsaChangedError, InvalidCredSpecNameError, type AdmissionErrorCode } from "../errors.ts";
+import { findDuplicateKey } from "./contents.ts";
 import { isDns1123Subdomain } from "./names.ts";
-import type { GmsaReference } from "./references.ts";
-import type { OptionsPlace } from "./walk.ts";
-
-/** Refuses names that are not DNS-1123 subdomains (422), before any API call. */
-export function checkNames(refs: GmsaReference[]): AdmissionError[] {
-  const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
-  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
-  return invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
-}
+import { hasGmsaSettings, isGmsaAnnotationKey, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 
 /**
  * At most this many distinct credspec names in one pod: bounds what one review costs. A constant, not a setting:
@@ -26,11 +9,17 @@ export function checkNames(refs: GmsaReference[]): AdmissionError[] {
  */
 export const MAX_CREDSPECS_PER_POD = 16;
 
-/** Refuses a pod naming more than {@link MAX_CREDSPECS_PER_POD} distinct credspecs (422). */
-export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[] {
-  if (names.size <= MAX_CREDSPECS_PER_POD) return [];
-  const message = `the pod names ${names.size} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
-  return [new TooManyReferencesError(message, at("pod"))];
+/** Refuses, before any API call (422), names that are not DNS-1123 subdomains and more than {@link MAX_CREDSPECS_PER_POD} names. */
+export function checkNames(refs: GmsaReference[]): AdmissionError[] {
+  const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
+  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
+  const errors: AdmissionError[] = invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
+  const count = distinctNames(refs).size;
+  if (count > MAX_CREDSPECS_PER_POD) {
+    const message = `the pod names ${count} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
+    errors.push(new AdmissionError(message, { code: "ERR_TOO_MANY_REFERENCES", ...at("pod") }));
+  }
+  return errors;
 }
 
 /**
@@ -40,19 +29,15 @@ export function checkReferenceCount(names: ReadonlySet<string>): AdmissionError[
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
-    const where = at(ref.label, ref.name);
+    const refuse = (code: AdmissionErrorCode, problem: string) => errors.push(new AdmissionError(`${ref.label}: ${problem}`, { code, ...at(ref.label, ref.name) }));
     // The scan parses the contents first: `invalid` means they are not JSON.
     const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
-    if (ref.contents !== undefined && ref.name === undefined) {
-      errors.push(new ContentsWithoutNameError(`${ref.label}: GMSA credspec contents are set without a credspec name`, where));
-    } else if (scan?.kind === "invalid") {
-      errors.push(new ContentsNotJsonError(`${ref.label}: GMSA credspec contents for "${ref.name}" are not valid JSON`, where));
-    } else if (scan?.kind === "duplicate") {
-      const key = JSON.stringify(truncate(scan.path, 160));
-      const message = `${ref.label}: GMSA credspec contents for "${ref.name}" repeat the key ${key}; each key may appear once per object`;
-      errors.push(new DuplicateCredSpecKeyError(message, where));
+    if (ref.contents !== undefined && ref.name === undefined) refuse("ERR_CONTENTS_WITHOUT_NAME", "GMSA credspec contents are set without a credspec name");
+    else if (scan?.kind === "invalid") refuse("ERR_CONTENTS_NOT_JSON", `GMSA credspec contents for "${ref.name}" are not valid JSON`);
+    else if (scan?.kind === "duplicate") {
+      refuse("ERR_DUPLICATE_CREDSPEC_KEY", `GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`);
     } else if (ref.contents === undefined && ref.name !== undefined) {
-      errors.push(new NameWithoutContentsError(`${ref.label}: credspec "${ref.name}" was never inlined (is the expand webhook installed?)`, where));
+      refuse("ERR_NAME_WITHOUT_CONTENTS", `credspec "${ref.name}" was never inlined (is the expand webhook installed?)`);
     }
   }
   return errors;
@@ -89,4 +74,44 @@ export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[]
     );
   }
   return warnings;
+}
+
+/**
+ * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or
+ * disappear on the pod, a container or an alpha annotation. `isNew` picks the ephemeral containers judged as created.
+ */
+export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
+  const before = settingsOf(old, () => false);
+  const after = settingsOf(now, isNew);
+  const errors: AdmissionError[] = [];
+  for (const label of new Set([...before.keys(), ...after.keys()])) {
+    const was = before.get(label);
+    const is = after.get(label);
+    const change = describeChange(was, is);
+    if (change !== undefined) errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, is?.name ?? was?.name)));
+  }
+  return errors;
+}
+
+function describeChange(was: GmsaReference | undefined, now: GmsaReference | undefined): string | undefined {
+  const changes: string[] = [];
+  if (was?.name !== now?.name) {
+    if (was?.name === undefined) changes.push(`credspec name "${now?.name}" added`);
+    else if (now?.name === undefined) changes.push(`credspec name "${was.name}" removed`);
+    else changes.push(`credspec name changed from "${was.name}" to "${now.name}"`);
+  }
+  if (was?.contents !== now?.contents) changes.push(`contents ${was?.contents === undefined ? "added" : now?.contents === undefined ? "removed" : "changed"}`);
+  return changes.length === 0 ? undefined : changes.join(", ");
+}
+
+function settingsOf({ pod, places }: PodGmsa, skip: (place: OptionsPlace) => boolean): Map<string, GmsaReference> {
+  const kept = places.filter((place) => hasGmsaSettings(place.options) && !skip(place));
+  const settings = new Map(kept.map((place): [string, GmsaReference] => [place.label, toReference(place)]));
+  for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
+    if (!isGmsaAnnotationKey(key)) continue;
+    const label = `annotation "${key}"`;
+    const isName = key.endsWith("-name");
+    settings.set(label, { label, name: isName ? value : undefined, contents: isName ? undefined : value });
+  }
+  return settings;
 }

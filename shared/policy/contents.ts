@@ -1,29 +1,27 @@
 import { parseJson } from "../json.ts";
 
-/** How inlined contents compare with the resource's `credspec`. */
-export type ContentsComparison = { kind: "equal" } | { kind: "not-json" } | { kind: "different"; differingKeys: string[] };
-
 const MAX_KEYS_REPORTED = 8;
 
 /**
- * Deep JSON equality of inlined contents and a credspec: key order does not matter, types do, arrays keep
- * their order. Mismatches report the differing keys as dotted paths, never values (contents can be sensitive).
+ * Deep JSON comparison of inlined contents and a credspec: key order does not matter, types do, arrays keep their
+ * order. Returns the differing keys as dotted paths, never values (contents can be sensitive): none when equal,
+ * undefined when `inlined` is not JSON.
  */
-export function compareCredSpecContents(inlined: string, credspec: unknown): ContentsComparison {
+export function listDifferingKeys(inlined: string, credspec: unknown): string[] | undefined {
   // Byte-equal fast path: expand writes JSON.stringify(credspec), so an untouched pod matches without a parse.
-  if (inlined === JSON.stringify(credspec)) return { kind: "equal" };
+  if (inlined === JSON.stringify(credspec)) return [];
   const parsed = parseJson(inlined);
-  if (parsed === undefined) return { kind: "not-json" };
+  if (parsed === undefined) return undefined;
   const differingKeys: string[] = [];
   collectDifferences(parsed, credspec, "", differingKeys);
-  return differingKeys.length === 0 ? { kind: "equal" } : { kind: "different", differingKeys };
+  return differingKeys;
 }
 
 /** True when two JSON texts hold equal values (false when either is not JSON). */
 export function sameJson(a: string, b: string): boolean {
   if (a === b) return true;
   const parsed = parseJson(b);
-  return parsed !== undefined && compareCredSpecContents(a, parsed).kind === "equal";
+  return parsed !== undefined && listDifferingKeys(a, parsed)?.length === 0;
 }
 
 function collectDifferences(a: unknown, b: unknown, path: string, out: string[]): void {
@@ -51,4 +49,47 @@ function collectDifferences(a: unknown, b: unknown, path: string, out: string[])
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What a scan found: the first repeated key as a dotted path (`a.b[0].c`), none, or text that is not JSON. */
+type DuplicateKeyScan = { kind: "unique" } | { kind: "duplicate"; path: string } | { kind: "invalid" };
+
+type Frame = { kind: "object"; path: string; keys: Set<string> } | { kind: "array"; path: string; index: number };
+
+/** A string or a structural character: in valid JSON, numbers, literals and white space lie between them. */
+const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]/g;
+
+/**
+ * Finds the first object key repeated within one object, at any depth of `text`: `JSON.parse` keeps the last silently,
+ * so the node could read a value other than the one compared. Keys compare unescaped; depth costs heap only.
+ */
+export function findDuplicateKey(text: string): DuplicateKeyScan {
+  if (parseJson(text) === undefined) return { kind: "invalid" };
+  const stack: Frame[] = [];
+  let path = "";
+  let expectKey = false;
+  for (const [token] of text.matchAll(TOKEN)) {
+    const top = stack.at(-1);
+    if (token === "{") {
+      stack.push({ kind: "object", path, keys: new Set() });
+      expectKey = true;
+    } else if (token === "[") {
+      stack.push({ kind: "array", path, index: 0 });
+      path = `${path}[0]`;
+    } else if (token === "}" || token === "]") {
+      stack.pop();
+    } else if (token === "," && top?.kind === "object") {
+      expectKey = true;
+    } else if (token === "," && top?.kind === "array") {
+      top.index++;
+      path = `${top.path}[${top.index}]`;
+    } else if (expectKey && top?.kind === "object") {
+      const key = JSON.parse(token) as string;
+      path = top.path === "" ? key : `${top.path}.${key}`;
+      if (top.keys.has(key)) return { kind: "duplicate", path };
+      top.keys.add(key);
+      expectKey = false;
+    }
+  }
+  return { kind: "unique" };
 }

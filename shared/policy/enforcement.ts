@@ -1,16 +1,5 @@
-/**
- * ENFORCEMENT (authorize only) and the audit annotations every pod decision carries. The API server prefixes each
- * key with the webhook's name, so our keys are bare names (at most 63 characters, no `/`).
- * https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response
- */
 import { pickStatus, type AdmissionError } from "../errors.ts";
 import type { Decision, EnforcementMode } from "./review.ts";
-
-/**
- * Audit annotation keys: `decision` (`allowed`, `denied` or `would-deny`), `credspecs` (the names judged, sorted; never
- * contents), `codes` (of a denial) and, with ENFORCEMENT=warn, `would-deny` (status, codes and places not enforced).
- */
-export const AUDIT_KEYS = { decision: "decision", credspecs: "credspecs", codes: "codes", wouldDeny: "would-deny" } as const;
 
 /** Longest audit annotation value we send: they are kept in every audit event of the request. */
 export const MAX_AUDIT_VALUE_LENGTH = 1024;
@@ -18,20 +7,22 @@ export const MAX_AUDIT_VALUE_LENGTH = 1024;
 /**
  * Adds the audit annotations to a pod decision and, with `warn`, turns a denial into an allow that says what would
  * have been denied. Warn mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
+ * Keys: `decision` (`allowed`, `denied` or `would-deny`), `credspecs` (the names judged, sorted; never contents),
+ * `codes` (of a denial) and, in warn mode, `would-deny` (status, codes and places). The API server prefixes each key
+ * with the webhook's name, so ours are bare names (kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response).
  */
 export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
   const names = new Set(credSpecNames);
   if (!outcome.allowed) for (const error of outcome.errors) if (error.where?.credSpecName !== undefined) names.add(error.where.credSpecName);
-  const annotations: Record<string, string> = names.size === 0 ? {} : { [AUDIT_KEYS.credspecs]: cap([...names].sort().join(",")) };
-  if (outcome.allowed) return { ...outcome, auditAnnotations: { [AUDIT_KEYS.decision]: "allowed", ...annotations } };
-
-  annotations[AUDIT_KEYS.codes] = cap([...new Set(outcome.errors.map((e) => e.code))].join(","));
-  if (mode === "deny") return { ...outcome, auditAnnotations: { [AUDIT_KEYS.decision]: "denied", ...annotations } };
+  const annotations: Record<string, string> = names.size === 0 ? {} : { credspecs: cap([...names].sort().join(",")) };
+  if (outcome.allowed) return { ...outcome, auditAnnotations: { decision: "allowed", ...annotations } };
+  annotations.codes = cap([...new Set(outcome.errors.map((e) => e.code))].join(","));
+  if (mode === "deny") return { ...outcome, auditAnnotations: { decision: "denied", ...annotations } };
   const summary = summarize(outcome.errors);
   return {
     allowed: true,
     warnings: [`ENFORCEMENT=warn: gmsa-webhooks would deny this request: ${summary}`, ...(outcome.warnings ?? [])],
-    auditAnnotations: { [AUDIT_KEYS.decision]: "would-deny", ...annotations, [AUDIT_KEYS.wouldDeny]: cap(summary) },
+    auditAnnotations: { decision: "would-deny", ...annotations, "would-deny": cap(summary) },
   };
 }
 

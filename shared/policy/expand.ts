@@ -1,12 +1,11 @@
 import fastJsonPatch from "fast-json-patch";
-import { at, ContentsTooLargeError, InternalError, type AdmissionError } from "../errors.ts";
-import { checkNames, checkReferenceCount, distinctNames } from "./checks.ts";
-import { findDuplicateKey } from "./duplicate-keys.ts";
-import { errorAtPlaces, NOTHING_TO_LOAD, type LoadedFacts, type LoadPlan } from "./facts.ts";
+import { AdmissionError, at, InternalError } from "../errors.ts";
+import { checkNames } from "./checks.ts";
+import { findDuplicateKey } from "./contents.ts";
+import { errorAtPlaces, type LoadedFacts, type LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
-import { readPodGmsa, toReference, type AnnotatedPlace } from "./references.ts";
+import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
 import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, type OptionsPlace } from "./walk.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
@@ -31,14 +30,12 @@ export function createRandomHostname(bytes: Uint8Array): string {
   return name;
 }
 
-/** What expand needs loaded, and what it already knows. */
+/** What expand needs loaded, and what it already knows: a decision made without facts, or the pod's places to fill. */
 export interface ExpandPlan {
   load: LoadPlan;
-  /** Set when the decision needs nothing loaded; then there is nothing to fill. */
   decided?: Decision;
   pod: Pod;
-  places: OptionsPlace[];
-  pairs: AnnotatedPlace[];
+  fills: Fill[];
 }
 
 /**
@@ -58,17 +55,28 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
   const places = isNew ? gmsa.places.filter(isNew) : gmsa.places;
   const pairs = isNew ? [] : gmsa.pairs;
   const refs = isNew ? places.filter((p) => hasGmsaSettings(p.options)).map(toReference) : gmsa.refs;
-  const errors = [...checkNames(refs), ...(isNew ? [] : gmsa.annotationErrors), ...checkReferenceCount(distinctNames(refs))];
+  const errors = [...checkNames(refs), ...(isNew ? [] : gmsa.annotationErrors)];
   if (errors.length > 0) return decided({ allowed: false, errors });
 
-  const names = new Set<string>();
+  const hostname = settings.randomHostname && !isNew && gmsa.refs.length > 0 && !review.pod.spec?.hostname;
+  const fills: Fill[] = [];
   for (const place of places) {
     const name = place.options?.gmsaCredentialSpecName;
-    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) names.add(name);
+    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) fills.push({ name, label: place.label, place });
   }
-  for (const { annotation } of pairs) if (annotation.name !== undefined) names.add(annotation.name);
-  const hostname = settings.randomHostname && !isNew && gmsa.refs.length > 0 && !review.pod.spec?.hostname;
-  return { load: { credspecs: names, access: [], randomBytes: hostname ? HOSTNAME_LENGTH : 0 }, pod: review.pod, places, pairs };
+  for (const { annotation, place } of pairs) {
+    if (annotation.name !== undefined) fills.push({ name: annotation.name, label: `annotation "${annotation.nameKey}"`, place, annotation });
+  }
+  const credspecs = new Set(fills.map((fill) => fill.name));
+  return { load: { credspecs, access: [], randomBytes: hostname ? HOSTNAME_LENGTH : 0 }, pod: review.pod, fills };
+}
+
+/** One place expand fills: a field naming a credspec without contents, or an alpha annotation pair naming one. */
+interface Fill {
+  name: string;
+  label: string;
+  place: OptionsPlace;
+  annotation?: AnnotatedPlace["annotation"];
 }
 
 /**
@@ -77,29 +85,47 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
  */
 export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
+  const { fills } = plan;
+  const texts = new Map<string, string>();
+  const errors: AdmissionError[] = [];
+  for (const name of new Set(fills.map((fill) => fill.name))) {
+    const place = fills.flatMap((fill) => (fill.name === name ? [fill.label] : [])).join(", ");
+    const fact = facts.credspecs.get(name);
+    // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
+    if (fact?.ok !== true) {
+      errors.push(errorAtPlaces(fact?.error ?? new InternalError(`facts for credspec "${name}" were not loaded`), [place], name));
+      continue;
+    }
+    const text = JSON.stringify(fact.value);
+    const bytes = new TextEncoder().encode(text).length;
+    if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) texts.set(name, text);
+    else {
+      const message = `${place}: credspec "${name}" is ${bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`;
+      errors.push(new AdmissionError(message, { code: "ERR_CONTENTS_TOO_LARGE", ...at(place, name) }));
+    }
+  }
+  // Each place gets its own copy in the patch: bound the sum, not only each credspec.
+  if (fills.reduce((sum, fill) => sum + (texts.get(fill.name)?.length ?? 0), 0) > MAX_INLINED_CONTENTS_PER_POD) {
+    const message = `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`;
+    errors.push(new AdmissionError(message, { code: "ERR_CONTENTS_TOO_LARGE", ...at("pod") }));
+  }
+  if (errors.length > 0) return decide(errors);
+
   // The pod came from JSON, so a JSON round trip copies it exactly.
   const out = JSON.parse(JSON.stringify(plan.pod)) as Pod;
-  const contents = createContentsSource(facts);
-  for (const place of plan.places) {
-    const name = place.options?.gmsaCredentialSpecName;
-    if (name === undefined || place.options?.gmsaCredentialSpec !== undefined) continue;
-    const text = contents.get(name, place.label);
-    if (text !== undefined) windowsOptionsAt(out, place.path).gmsaCredentialSpec = text;
-  }
-  for (const { annotation, place } of plan.pairs) {
-    if (annotation.name === undefined) continue;
-    const text = contents.get(annotation.name, `annotation "${annotation.nameKey}"`);
-    if (text === undefined) continue;
-    const annotations = ((out.metadata ??= {}).annotations ??= {});
-    annotations[annotation.contentsKey] ??= text;
+  for (const { name, place, annotation } of fills) {
+    const text = texts.get(name) ?? "";
     const options = windowsOptionsAt(out, place.path);
-    options.gmsaCredentialSpecName ??= annotation.name;
+    if (annotation === undefined) {
+      options.gmsaCredentialSpec = text;
+      continue;
+    }
+    ((out.metadata ??= {}).annotations ??= {})[annotation.contentsKey] ??= text;
+    options.gmsaCredentialSpecName ??= name;
     // Contents that repeat a key are never copied into the field: authorize refuses them on the annotation.
     const given = annotation.contents !== undefined && findDuplicateKey(annotation.contents).kind === "unique" ? annotation.contents : undefined;
     options.gmsaCredentialSpec ??= given ?? text;
   }
-  const errors = contents.errors();
-  if (errors.length > 0) return decide(errors);
   if (plan.load.randomBytes > 0) (out.spec ??= {}).hostname = createRandomHostname(facts.randomBytes);
   // Computed by comparison, so missing `securityContext` / `windowsOptions` parents become `add` operations of whole
   // objects and the patch applies to the pod the API server holds.
@@ -107,56 +133,7 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
 }
 
 function decided(decision: Decision): ExpandPlan {
-  return { load: NOTHING_TO_LOAD, decided: decision, pod: {}, places: [], pairs: [] };
-}
-
-/** Hands out each credspec's JSON for a place, and gathers what could not be inlined, by credspec, naming the places. */
-function createContentsSource(facts: LoadedFacts) {
-  const failed = new Map<string, string[]>();
-  const tooLarge = new Map<string, string[]>();
-  const texts = new Map<string, { text: string; bytes: number }>();
-  const errors: AdmissionError[] = [];
-  let inlinedLength = 0;
-  return {
-    get(name: string, label: string): string | undefined {
-      const fact = facts.credspecs.get(name);
-      if (fact === undefined || !fact.ok) return addLabel(failed, name, label);
-      let json = texts.get(name);
-      if (json === undefined) {
-        const text = JSON.stringify(fact.value);
-        json = { text, bytes: new TextEncoder().encode(text).length };
-        texts.set(name, json);
-      }
-      if (json.bytes > MAX_CREDSPEC_CONTENTS_BYTES) return addLabel(tooLarge, name, label);
-      // Each place gets its own copy in the patch: bound the sum, not only each credspec.
-      inlinedLength += json.text.length;
-      if (inlinedLength <= MAX_INLINED_CONTENTS_PER_POD) return json.text;
-      if (inlinedLength - json.text.length <= MAX_INLINED_CONTENTS_PER_POD) {
-        const message = `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`;
-        errors.push(new ContentsTooLargeError(message, at("pod")));
-      }
-      return undefined;
-    },
-    errors(): AdmissionError[] {
-      for (const [name, labels] of tooLarge) {
-        const where = labels.join(", ");
-        const message = `${where}: credspec "${name}" is ${texts.get(name)?.bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`;
-        errors.push(new ContentsTooLargeError(message, at(where, name)));
-      }
-      for (const [name, labels] of failed) {
-        const fact = facts.credspecs.get(name);
-        // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
-        errors.push(errorAtPlaces(fact?.ok === false ? fact.error : new InternalError(`facts for credspec "${name}" were not loaded`), labels, name));
-      }
-      return errors;
-    },
-  };
-}
-
-function addLabel(labelsByName: Map<string, string[]>, name: string, label: string): undefined {
-  const labels = labelsByName.get(name);
-  if (labels === undefined) labelsByName.set(name, [label]);
-  else labels.push(label);
+  return { load: { credspecs: new Set(), access: [], randomBytes: 0 }, decided: decision, pod: {}, fills: [] };
 }
 
 /** The windowsOptions object at `path` in `pod`, creating missing parents. */

@@ -3,10 +3,9 @@ import type { AdmissionError } from "../errors.ts";
 /** One fact loaded for a review: its value, or the error that kept it from us. */
 export type Fact<T> = { ok: true; value: T } | { ok: false; error: AdmissionError };
 
-/** An authorizer's answer to "may this subject `use` this credspec?". */
+/** An authorizer's answer to "may this subject `use` this credspec?"; `reason` (may be empty) is for the denial. */
 export interface AccessAnswer {
   allowed: boolean;
-  /** The authorizer's reason or evaluation error, for the denial message; may be empty. */
   reason: string;
 }
 
@@ -24,24 +23,19 @@ export interface Requester {
 /** Whose `use` of a credspec is reviewed: the pod's service account ("" already made "default") or the requester. */
 export type Subject = { namespace: string; serviceAccount: string } | { namespace: string; user: Requester };
 
-/** What a decision needs loaded: each credspec once, each (subject, credspec) once, and random bytes. */
+/** What a decision needs loaded: each credspec once, each (subject, credspec) once, and `randomBytes` (0 for none). */
 export interface LoadPlan {
   credspecs: ReadonlySet<string>;
   access: readonly { subject: Subject; names: ReadonlySet<string> }[];
-  /** How many random bytes the decision needs (the random hostname); 0 for none. */
   randomBytes: number;
 }
 
-/** What was loaded for a {@link LoadPlan}: `access[i]` answers `plan.access[i]`. */
+/** What was loaded for a {@link LoadPlan}: every credspec it names (its `credspec` field), `access[i]` for `plan.access[i]`. */
 export interface LoadedFacts {
-  /** Each named credspec's `credspec` field; every name the plan asked for is present. */
   credspecs: ReadonlyMap<string, Fact<unknown>>;
   access: readonly AccessFacts[];
   randomBytes: Uint8Array;
 }
-
-/** A plan that loads nothing. */
-export const NOTHING_TO_LOAD: LoadPlan = { credspecs: new Set(), access: [], randomBytes: 0 };
 
 /** A fact-loading error told at the places that named the credspec; its class, code and status are kept. */
 export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {

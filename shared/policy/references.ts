@@ -1,8 +1,86 @@
-import { AnnotationConflictError, at, UnknownContainerError, type AdmissionError } from "../errors.ts";
-import { listAnnotationReferences, type AnnotationReference } from "./annotations.ts";
+import { AdmissionError, at } from "../errors.ts";
 import { sameJson } from "./contents.ts";
-import type { Pod } from "./pod.ts";
-import { hasGmsaSettings, listOptionsPlaces, type OptionsPlace } from "./walk.ts";
+import type { Pod, WindowsOptions } from "./pod.ts";
+
+/** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
+const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
+type ContainerList = keyof typeof CONTAINER_LABELS;
+
+/**
+ * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's, with its label
+ * for denials (`pod`, `container "web"`) and the JSON path of its `windowsOptions`. The single traversal every rule
+ * uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but covering init and ephemeral containers too).
+ */
+export interface OptionsPlace {
+  scope: "pod" | ContainerList;
+  /** Absent for the pod. */
+  containerName?: string;
+  label: string;
+  path: string[];
+  options: WindowsOptions | undefined;
+}
+
+/** Every place of the pod: the pod first, then containers, init containers and ephemeral containers in order. */
+function listOptionsPlaces(pod: Pod): OptionsPlace[] {
+  const places: OptionsPlace[] = [
+    { scope: "pod", label: "pod", path: ["spec", "securityContext", "windowsOptions"], options: pod.spec?.securityContext?.windowsOptions },
+  ];
+  for (const list of Object.keys(CONTAINER_LABELS) as ContainerList[]) {
+    (pod.spec?.[list] ?? []).forEach((container, index) => {
+      places.push({
+        scope: list,
+        containerName: container.name,
+        label: `${CONTAINER_LABELS[list]} "${container.name}"`,
+        path: ["spec", list, String(index), "securityContext", "windowsOptions"],
+        options: container.securityContext?.windowsOptions,
+      });
+    });
+  }
+  return places;
+}
+
+/** True when a place names a credspec or carries contents. */
+export function hasGmsaSettings(options: WindowsOptions | undefined): boolean {
+  return options?.gmsaCredentialSpecName !== undefined || options?.gmsaCredentialSpec !== undefined;
+}
+
+/** For UPDATEs of `pods/ephemeralcontainers`: true for the ephemeral containers the old pod did not have. */
+export function isNewEphemeralContainer(oldPod: Pod): (place: OptionsPlace) => boolean {
+  const existing = new Set((oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
+  return (place) => place.scope === "ephemeralContainers" && !existing.has(place.containerName ?? "");
+}
+
+// The legacy alpha annotations of the GMSA KEP: today's kubelet ignores them, expand turns them into fields.
+const POD_NAME_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
+const POD_CONTENTS_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
+const CONTAINER_SUFFIX = ".container.alpha.windows.kubernetes.io/";
+const NAME_KEY = "gmsa-credential-spec-name";
+const CONTENTS_KEY = "gmsa-credential-spec";
+
+/** One alpha annotation pair, for the pod or a container: its keys and values. */
+export interface AnnotationReference {
+  nameKey: string;
+  contentsKey: string;
+  name: string | undefined;
+  contents: string | undefined;
+}
+
+/** The alpha annotation keys for the pod (no container) or a container. */
+export function annotationKeys(containerName?: string): { nameKey: string; contentsKey: string } {
+  if (containerName === undefined) return { nameKey: POD_NAME_ANNOTATION, contentsKey: POD_CONTENTS_ANNOTATION };
+  const prefix = `${containerName}${CONTAINER_SUFFIX}`;
+  return { nameKey: prefix + NAME_KEY, contentsKey: prefix + CONTENTS_KEY };
+}
+
+const isPodAnnotationKey = (key: string) => key === POD_NAME_ANNOTATION || key === POD_CONTENTS_ANNOTATION;
+
+/** True for any key of the GMSA alpha annotation family, pod- or container-level. */
+export function isGmsaAnnotationKey(key: string): boolean {
+  if (isPodAnnotationKey(key)) return true;
+  const at = key.indexOf(CONTAINER_SUFFIX);
+  const rest = key.slice(at + CONTAINER_SUFFIX.length);
+  return at > 0 && (rest === NAME_KEY || rest === CONTENTS_KEY);
+}
 
 /** A GMSA name and/or contents at one place, from a field or an alpha annotation. */
 export interface GmsaReference {
@@ -34,12 +112,34 @@ export interface PodGmsa {
 /** Walks `pod` once for every GMSA rule. */
 export function readPodGmsa(pod: Pod): PodGmsa {
   const places = listOptionsPlaces(pod);
-  const annotations = listAnnotationReferences(pod);
   const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
-  for (const ann of annotations) {
-    refs.push({ label: `annotation "${ann.name === undefined ? ann.contentsKey : ann.nameKey}"`, name: ann.name, contents: ann.contents });
+  const byContainer = new Map<string | undefined, OptionsPlace>();
+  for (const place of places) if (!byContainer.has(place.containerName)) byContainer.set(place.containerName, place);
+  const pairs: AnnotatedPlace[] = [];
+  const annotationErrors: AdmissionError[] = [];
+  const annotations = pod.metadata?.annotations ?? {};
+  for (const containerName of listAnnotatedContainers(annotations)) {
+    const keys = annotationKeys(containerName);
+    const annotation: AnnotationReference = { ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
+    const label = `annotation "${annotation.name === undefined ? keys.contentsKey : keys.nameKey}"`;
+    refs.push({ label, name: annotation.name, contents: annotation.contents });
+    const place = byContainer.get(containerName);
+    const fieldName = place?.options?.gmsaCredentialSpecName;
+    const fieldContents = place?.options?.gmsaCredentialSpec;
+    if (place === undefined) {
+      const message = `${label} names container "${containerName}", which the pod does not have`;
+      annotationErrors.push(new AdmissionError(message, { code: "ERR_UNKNOWN_CONTAINER", ...at(label) }));
+    } else if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
+      const message = `annotation "${keys.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
+      annotationErrors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
+    } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
+      const message = `annotation "${keys.contentsKey}" and ${place.label} carry different credspec contents`;
+      annotationErrors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
+    } else {
+      pairs.push({ annotation, place });
+    }
   }
-  return { pod, places, refs, ...matchAnnotationsToPlaces(annotations, places) };
+  return { pod, places, refs, pairs, annotationErrors };
 }
 
 /** The reference a field place holds. */
@@ -47,36 +147,9 @@ export function toReference(place: OptionsPlace): GmsaReference {
   return { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
 }
 
-/** Pairs each annotation with its field place; one naming an absent container or contradicting its field is an error (422). */
-function matchAnnotationsToPlaces(annotations: AnnotationReference[], places: OptionsPlace[]): Pick<PodGmsa, "pairs" | "annotationErrors"> {
-  const byName = new Map<string | undefined, OptionsPlace>();
-  for (const place of places) {
-    const key = place.scope === "pod" ? undefined : place.containerName;
-    if (!byName.has(key)) byName.set(key, place);
-  }
-  const pairs: AnnotatedPlace[] = [];
-  const errors: AdmissionError[] = [];
-  for (const annotation of annotations) {
-    const place = byName.get(annotation.containerName);
-    const key = annotation.name === undefined ? annotation.contentsKey : annotation.nameKey;
-    if (place === undefined) {
-      const label = `annotation "${key}"`;
-      errors.push(new UnknownContainerError(`${label} names container "${annotation.containerName}", which the pod does not have`, at(label)));
-      continue;
-    }
-    const fieldName = place.options?.gmsaCredentialSpecName;
-    if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
-      const message = `annotation "${annotation.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
-      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
-      continue;
-    }
-    const fieldContents = place.options?.gmsaCredentialSpec;
-    if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
-      const message = `annotation "${annotation.contentsKey}" and ${place.label} carry different credspec contents`;
-      errors.push(new AnnotationConflictError(message, at(place.label, annotation.name)));
-      continue;
-    }
-    pairs.push({ annotation, place });
-  }
-  return { pairs, annotationErrors: errors };
+/** Whom the alpha annotations speak for: the pod (undefined) first, then containers in sorted key order. */
+function listAnnotatedContainers(annotations: Record<string, string>): (string | undefined)[] {
+  const keys = Object.keys(annotations).filter(isGmsaAnnotationKey).sort();
+  const containers = new Set(keys.filter((key) => !isPodAnnotationKey(key)).map((key) => key.slice(0, key.indexOf(CONTAINER_SUFFIX))));
+  return [...(keys.some(isPodAnnotationKey) ? [undefined] : []), ...containers];
 }

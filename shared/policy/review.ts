@@ -6,7 +6,6 @@ import type { Pod } from "./pod.ts";
 /** REVIEW_REQUESTING_USER: whose `use` authorize reviews besides the service account's (docs/configuration.md). */
 export const REQUESTING_USER_MODES = ["off", "ephemeral", "always"] as const;
 export type RequestingUserMode = (typeof REQUESTING_USER_MODES)[number];
-
 /** ENFORCEMENT: authorize denies (`deny`) or allows with a warning and an audit annotation (`warn`, shadow mode). */
 export const ENFORCEMENT_MODES = ["deny", "warn"] as const;
 export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
@@ -19,32 +18,28 @@ export interface PolicySettings {
   enforcement: EnforcementMode;
 }
 
-interface PodChangeFacts {
+/** A CREATE of a Pod in `namespace` (the request's, else the pod's, else "default") by `requester`, if named. */
+export interface PodCreate {
   object: "pod";
-  /** The request's namespace, else the pod's, else "default". */
+  operation: "CREATE";
   namespace: string;
   pod: Pod;
-  /** Who sent the request; absent when the review names no user. */
   requester: Requester | undefined;
 }
-
-/** A CREATE of a Pod. */
-export type PodCreate = PodChangeFacts & { operation: "CREATE" };
 /** An UPDATE of a Pod or of a subresource (`ephemeralcontainers` for `kubectl debug`), with the pod before it. */
-export type PodUpdate = PodChangeFacts & { operation: "UPDATE"; subResource: string | undefined; oldPod: Pod };
-
+export type PodUpdate = Omit<PodCreate, "operation"> & { operation: "UPDATE"; subResource: string | undefined; oldPod: Pod };
 /** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
 export type PodChange = PodCreate | PodUpdate;
 
-/** What a review is about, as the policy reads it. */
+/**
+ * What a review is about, as the policy reads it: a pod change; a DELETE or CONNECT (no GMSA rule); any kind but a
+ * core Pod (allowed unchanged, with a warning); or a review whose pod cannot be read (400).
+ */
 export type ReviewFacts =
   | PodChange
-  /** DELETE and CONNECT need no GMSA rule. */
   | { object: "pod"; operation: "DELETE" }
   | { object: "pod"; operation: "CONNECT" }
-  /** Any kind but a core Pod: allowed unchanged, with a warning. */
   | { object: "other"; group: string; version: string; kind: string }
-  /** A review whose pod cannot be read (400). */
   | { object: "invalid"; error: AdmissionError };
 
 /** The warning for a review about anything but a Pod: allowed unchanged. */
@@ -71,6 +66,7 @@ export type Decision =
  */
 export function decide(errors: AdmissionError[], warnings: string[] = []): Decision {
   const warned = warnings.length === 0 ? {} : { warnings };
-  const distinct = errors.filter((error, i) => errors.findIndex((other) => other.message === error.message) === i);
+  const seen = new Set<string>();
+  const distinct = errors.filter((error) => !seen.has(error.message) && seen.add(error.message));
   return distinct.length === 0 ? { allowed: true, ...warned } : { allowed: false, errors: distinct, ...warned };
 }

@@ -5,7 +5,7 @@
  */
 import type { V1Node } from "@kubernetes/client-node";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/credspec/names.ts";
+import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
 import { CLUSTER_FLAGS_USAGE, printResult, runClusterCommand, type ClusterCommand } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES } from "../../../functions/app.ts";
 import { createTestApp, postReview } from "../../support/app.ts";
-import { annotationKeys } from "../../../shared/policy/annotations.ts";
+import { annotationKeys } from "../../../shared/policy/references.ts";
 import type { Pod } from "../../../shared/policy/pod.ts";
 import { createFakeGmsaClient } from "../../support/fake-gmsa-client.ts";
 import { buildPod, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../support/pods.ts";

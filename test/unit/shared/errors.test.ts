@@ -7,15 +7,7 @@ const expected: [new (message: string, options?: errors.AdmissionErrorOptions) =
   [errors.CredSpecNotFoundError, "ERR_CREDSPEC_NOT_FOUND", 422],
   [errors.CredSpecWithoutContentsError, "ERR_CREDSPEC_WITHOUT_CONTENTS", 422],
   [errors.CredSpecNotAllowedError, "ERR_CREDSPEC_NOT_ALLOWED", 403],
-  [errors.ContentsWithoutNameError, "ERR_CONTENTS_WITHOUT_NAME", 422],
-  [errors.ContentsNotJsonError, "ERR_CONTENTS_NOT_JSON", 422],
-  [errors.DuplicateCredSpecKeyError, "ERR_DUPLICATE_CREDSPEC_KEY", 422],
   [errors.ContentsMismatchError, "ERR_CONTENTS_MISMATCH", 422],
-  [errors.NameWithoutContentsError, "ERR_NAME_WITHOUT_CONTENTS", 422],
-  [errors.AnnotationConflictError, "ERR_ANNOTATION_CONFLICT", 422],
-  [errors.UnknownContainerError, "ERR_UNKNOWN_CONTAINER", 422],
-  [errors.ContentsTooLargeError, "ERR_CONTENTS_TOO_LARGE", 422],
-  [errors.TooManyReferencesError, "ERR_TOO_MANY_REFERENCES", 422],
   [errors.GmsaChangedError, "ERR_GMSA_CHANGED", 400],
   [errors.KubeApiError, "ERR_KUBE_API", 500],
   [errors.DeadlineExceededError, "ERR_DEADLINE_EXCEEDED", 500],
@@ -31,6 +23,21 @@ describe("AdmissionError subclasses", () => {
     expect([error.name, error.code, error.status, error.message]).toEqual([ErrorClass.name, code, status, "message"]);
     expect(error.where).toEqual({ place: "pod", credSpecName: "webapp1" });
     expect(error.cause).toBe(cause);
+  });
+
+  it.each([
+    ["ERR_CONTENTS_WITHOUT_NAME", 422],
+    ["ERR_CONTENTS_NOT_JSON", 422],
+    ["ERR_DUPLICATE_CREDSPEC_KEY", 422],
+    ["ERR_NAME_WITHOUT_CONTENTS", 422],
+    ["ERR_ANNOTATION_CONFLICT", 422],
+    ["ERR_UNKNOWN_CONTAINER", 422],
+    ["ERR_CONTENTS_TOO_LARGE", 422],
+    ["ERR_TOO_MANY_REFERENCES", 422],
+  ] as const)("the base class carries the refusal %s with its status %d", (code, status) => {
+    const error = new errors.AdmissionError("message", { code, where: { place: "pod" } });
+    expect([error.name, error.code, error.status]).toEqual(["AdmissionError", code, status]);
+    expect(error.withContext("outer")).toMatchObject({ name: "AdmissionError", code, status, message: "outer: message" });
   });
 
   it("has no cause and no where when given none", () => {

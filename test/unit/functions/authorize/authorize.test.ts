@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { KubeApiError } from "../../../../shared/errors.ts";
 import type { AccessQuery } from "../../../../shared/kube/client.ts";
-import { annotationKeys } from "../../../../shared/policy/annotations.ts";
+import { annotationKeys } from "../../../../shared/policy/references.ts";
 import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
 import { createTestApp, postReview, type TestAppOptions } from "../../../support/app.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { KubeApiError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/annotations.ts";
+import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { createRandomHostname } from "../../../../shared/policy/expand.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
 import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../../support/app.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CredSpecNotFoundError, InvalidReviewError, KubeApiError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/annotations.ts";
+import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { decideAuthorize, planAuthorize } from "../../../../shared/policy/authorize.ts";
 import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
 import type { Decision, PolicySettings, ReviewFacts } from "../../../../shared/policy/review.ts";

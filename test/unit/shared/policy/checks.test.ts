@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import {
   checkContentsShape,
   checkNames,
-  checkReferenceCount,
   distinctNames,
   listRunAsUserWarnings as listWarnings,
   MAX_CREDSPECS_PER_POD,
@@ -10,10 +9,10 @@ import {
 } from "../../../../shared/policy/checks.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
 import type { GmsaReference } from "../../../../shared/policy/references.ts";
-import { listOptionsPlaces } from "../../../../shared/policy/walk.ts";
+import { readPodGmsa } from "../../../../shared/policy/references.ts";
 import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 
-const listRunAsUserWarnings = (pod: Pod) => listWarnings(listOptionsPlaces(pod));
+const listRunAsUserWarnings = (pod: Pod) => listWarnings(readPodGmsa(pod).places);
 
 function ref(label: string, name: string | undefined, contents: string | undefined): GmsaReference {
   return { label, name, contents };
@@ -85,11 +84,11 @@ describe("checkContentsShape", () => {
   });
 });
 
-describe("checkReferenceCount", () => {
-  it(`accepts up to ${MAX_CREDSPECS_PER_POD} and refuses more (422)`, () => {
-    const names = (n: number) => new Set(Array.from({ length: n }, (_, i) => `name-${i}`));
-    expect(checkReferenceCount(names(MAX_CREDSPECS_PER_POD))).toEqual([]);
-    const errors = checkReferenceCount(names(MAX_CREDSPECS_PER_POD + 1));
+describe("checkNames: how many", () => {
+  it(`accepts up to ${MAX_CREDSPECS_PER_POD} distinct names and refuses more (422)`, () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => ref(`container "c${i}"`, `name-${i}`, undefined));
+    expect(checkNames([...names(MAX_CREDSPECS_PER_POD), ref("pod", "name-0", undefined)])).toEqual([]);
+    const errors = checkNames(names(MAX_CREDSPECS_PER_POD + 1));
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_TOO_MANY_REFERENCES", 422]]);
     expect(errors[0]?.message).toContain(`${MAX_CREDSPECS_PER_POD + 1} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD}`);
   });

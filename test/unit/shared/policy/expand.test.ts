@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CredSpecNotFoundError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/annotations.ts";
+import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { createRandomHostname, decideExpand, MAX_CREDSPEC_CONTENTS_BYTES, MAX_INLINED_CONTENTS_PER_POD, planExpand } from "../../../../shared/policy/expand.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
 import type { Decision, ReviewFacts } from "../../../../shared/policy/review.ts";

@@ -1,7 +1,113 @@
 import { describe, expect, it } from "vitest";
-import { annotationKeys, POD_CONTENTS_ANNOTATION, POD_NAME_ANNOTATION } from "../../../../shared/policy/annotations.ts";
-import { readPodGmsa } from "../../../../shared/policy/references.ts";
+import { annotationKeys, hasGmsaSettings, isGmsaAnnotationKey, isNewEphemeralContainer, readPodGmsa } from "../../../../shared/policy/references.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
+
+const { nameKey: POD_NAME_ANNOTATION, contentsKey: POD_CONTENTS_ANNOTATION } = annotationKeys();
+
+describe("readPodGmsa: places", () => {
+  it("lists the pod, then containers, init containers and ephemeral containers, with labels and paths", () => {
+    const pod = buildPod({
+      windowsOptions: { gmsaCredentialSpecName: "p" },
+      containers: [{ name: "app" }, { name: "sidecar", windowsOptions: { gmsaCredentialSpecName: "s" } }],
+      initContainers: [{ name: "setup" }],
+      ephemeralContainers: [{ name: "debugger" }],
+    });
+    expect(readPodGmsa(pod).places.map(({ scope, label, containerName, path }) => ({ scope, label, containerName, path: path.join("/") }))).toEqual([
+      { scope: "pod", label: "pod", containerName: undefined, path: "spec/securityContext/windowsOptions" },
+      { scope: "containers", label: 'container "app"', containerName: "app", path: "spec/containers/0/securityContext/windowsOptions" },
+      { scope: "containers", label: 'container "sidecar"', containerName: "sidecar", path: "spec/containers/1/securityContext/windowsOptions" },
+      { scope: "initContainers", label: 'init container "setup"', containerName: "setup", path: "spec/initContainers/0/securityContext/windowsOptions" },
+      {
+        scope: "ephemeralContainers",
+        label: 'ephemeral container "debugger"',
+        containerName: "debugger",
+        path: "spec/ephemeralContainers/0/securityContext/windowsOptions",
+      },
+    ]);
+    const places = readPodGmsa(pod).places;
+    expect(places[0]?.options).toEqual({ gmsaCredentialSpecName: "p" });
+    expect(places[1]?.options).toBeUndefined();
+    expect(places[2]?.options).toEqual({ gmsaCredentialSpecName: "s" });
+  });
+
+  it("lists only the pod for a pod without spec", () => {
+    expect(readPodGmsa({}).places.map((p) => p.label)).toEqual(["pod"]);
+  });
+});
+
+describe("hasGmsaSettings", () => {
+  it.each([
+    [undefined, false],
+    [{}, false],
+    [{ runAsUserName: "x" }, false],
+    [{ gmsaCredentialSpecName: "a" }, true],
+    [{ gmsaCredentialSpec: "{}" }, true],
+    [{ gmsaCredentialSpecName: "", gmsaCredentialSpec: "" }, true],
+  ])("hasGmsaSettings(%j) is %s", (options, expected) => {
+    expect(hasGmsaSettings(options)).toBe(expected);
+  });
+});
+
+describe("isNewEphemeralContainer", () => {
+  it("is true only for ephemeral containers the old pod did not have", () => {
+    const oldPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }] });
+    const newPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }, { name: "debugger-2" }] });
+    const isNew = isNewEphemeralContainer(oldPod);
+    expect(readPodGmsa(newPod).places.filter(isNew).map((p) => p.label)).toEqual(['ephemeral container "debugger-2"']);
+  });
+});
+
+describe("annotationKeys", () => {
+  it("gives the pod-level keys without a container and the container-level keys with one", () => {
+    expect(annotationKeys()).toEqual({
+      nameKey: "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name",
+      contentsKey: "pod.alpha.windows.kubernetes.io/gmsa-credential-spec",
+    });
+    expect(annotationKeys("app")).toEqual({
+      nameKey: "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name",
+      contentsKey: "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec",
+    });
+  });
+});
+
+describe("isGmsaAnnotationKey", () => {
+  it.each([
+    [POD_NAME_ANNOTATION, true],
+    [POD_CONTENTS_ANNOTATION, true],
+    ["app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name", true],
+    ["app.container.alpha.windows.kubernetes.io/gmsa-credential-spec", true],
+    [".container.alpha.windows.kubernetes.io/gmsa-credential-spec", false],
+    ["app.container.alpha.windows.kubernetes.io/other", false],
+    ["pod.alpha.windows.kubernetes.io/other", false],
+    ["example.com/gmsa-credential-spec-name", false],
+  ])("isGmsaAnnotationKey(%j) is %s", (key, expected) => {
+    expect(isGmsaAnnotationKey(key)).toBe(expected);
+  });
+});
+
+describe("readPodGmsa: annotation refs", () => {
+  it("pairs name and contents per pod and per container, pod first, ignoring other annotations", () => {
+    const pod = buildPod({
+      annotations: {
+        "web.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp2",
+        [POD_NAME_ANNOTATION]: "webapp1",
+        [POD_CONTENTS_ANNOTATION]: "{}",
+        "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}",
+        "example.com/other": "x",
+      },
+    });
+    expect(readPodGmsa(pod).refs).toEqual([
+      { label: `annotation "${POD_NAME_ANNOTATION}"`, name: "webapp1", contents: "{}" },
+      { label: `annotation "${annotationKeys("app").contentsKey}"`, name: undefined, contents: "{}" },
+      { label: `annotation "${annotationKeys("web").nameKey}"`, name: "webapp2", contents: undefined },
+    ]);
+  });
+
+  it("is empty for a pod without annotations", () => {
+    expect(readPodGmsa(buildPod()).refs).toEqual([]);
+  });
+});
+
 
 describe("readPodGmsa: refs", () => {
   it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findDuplicateKey } from "../../../../shared/policy/duplicate-keys.ts";
+import { findDuplicateKey } from "../../../../shared/policy/contents.ts";
 
 describe("findDuplicateKey", () => {
   it.each([
