@@ -2,13 +2,15 @@
  * The cloud token section: CLOUD_TOKEN picks the eks, aks or gke source, each with its own variables, which
  * `gmsa-webhooks token` reads too (its flags laid over them). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
  */
-import { AWS_REGION_PATTERN, CLOUD_TOKENS, EKS_CLUSTER_NAME_PATTERN, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN, type CloudTokenKind } from "../credentials/cloud-constants.ts";
 import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
 
-export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/cloud-constants.ts";
 export type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
+
+/** The clouds whose own identity can be a token source (CLOUD_TOKEN, `gmsa-webhooks token <kind>`). */
+export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const satisfies readonly CloudTokenSettings["kind"][];
+export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];
 
 /**
  * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed: what
@@ -20,44 +22,6 @@ const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   gke: ["GKE_SERVICE_ACCOUNT"],
 };
 
-/** How messages name a variable: by the flag that set it (the CLI's `--region` for EKS_REGION), else by itself. */
-type Label = (name: VariableName) => string;
-
-/** The first of `names` that is set, with its value. */
-function firstSet(read: Reader, names: readonly VariableName[]): [VariableName, string] | undefined {
-  const name = names.find((candidate) => read.optional(candidate) !== undefined);
-  return name === undefined ? undefined : [name, read.optional(name) ?? ""];
-}
-
-/** "A and B not set" for the names that are unset, or undefined when all are set. */
-function unsetNames(read: Reader, names: readonly VariableName[]): string | undefined {
-  const unset = names.filter((name) => read.optional(name) === undefined);
-  return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
-}
-
-function readEks(read: Reader, label: Label): CloudTokenSettings | undefined {
-  const { problems } = read;
-  const cluster = read.optional("EKS_CLUSTER_NAME");
-  if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
-  else if (!EKS_CLUSTER_NAME_PATTERN.test(cluster)) {
-    problems.push(`${label("EKS_CLUSTER_NAME")} ${JSON.stringify(cluster)} is not an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)`);
-  }
-  const region = firstSet(read, ["EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"]);
-  if (region === undefined) {
-    const flag = label("EKS_REGION");
-    problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
-  } else if (!AWS_REGION_PATTERN.test(region[1])) {
-    problems.push(`${label(region[0])} ${JSON.stringify(region[1])} is not an AWS region name (like eu-west-1)`);
-  }
-  const keys = unsetNames(read, ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
-  if (keys !== undefined) problems.push(`no AWS credentials in the environment: ${keys} (only static keys are read, as Lambda provides them)`);
-  const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
-  const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
-  if (cluster === undefined || region === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined;
-  const credentials = { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") };
-  return { kind: "eks", cluster, region: region[1], credentials };
-}
-
 function isHttpUrl(text: string): boolean {
   try {
     return ["http:", "https:"].includes(new URL(text).protocol);
@@ -66,29 +30,78 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function readAks(read: Reader): CloudTokenSettings | undefined {
-  const unset = unsetNames(read, ["IDENTITY_ENDPOINT", "IDENTITY_HEADER"]);
-  if (unset !== undefined) {
-    read.problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
-  }
-  const endpoint = read.optional("IDENTITY_ENDPOINT");
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`IDENTITY_ENDPOINT ${JSON.stringify(endpoint)} is not an http(s) URL`);
-  const identityHeader = read.optional("IDENTITY_HEADER");
-  const clientId = firstSet(read, ["AKS_CLIENT_ID", "AZURE_CLIENT_ID"])?.[1];
-  const resource = read.text("AKS_SERVER_ID");
-  if (endpoint === undefined || identityHeader === undefined) return undefined;
-  return { kind: "aks", endpoint, identityHeader, clientId, resource };
+const AWS_REGION: [RegExp, string] = [/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS region name (like eu-west-1)"];
+
+/** What a value must be, as it becomes part of a URL (the AWS region of a host name), and how a problem says so. */
+const FORMATS: Partial<Record<VariableName, [{ test: (value: string) => boolean }, string]>> = {
+  // Outposts cluster ids (UUIDs) fit too.
+  EKS_CLUSTER_NAME: [/^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/, "an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)"],
+  EKS_REGION: AWS_REGION,
+  AWS_REGION,
+  AWS_DEFAULT_REGION: AWS_REGION,
+  IDENTITY_ENDPOINT: [{ test: isHttpUrl }, "an http(s) URL"],
+  GCE_METADATA_HOST: [/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/, "host or host:port"],
+  GKE_SERVICE_ACCOUNT: [/^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/, "default or a service account's email"],
+};
+
+/** Reads one source's variables, naming each in problems by `label` (the CLI's flag, else the variable itself). */
+function createCloudReader(read: Reader, label: (name: VariableName) => string) {
+  /** `value`, a problem recorded when it does not have `name`'s format. */
+  const checked = (name: VariableName, value: string): string => {
+    const [format, rule] = FORMATS[name] ?? [{ test: () => true }, ""];
+    if (!format.test(value)) read.problems.push(`${label(name)} ${JSON.stringify(value)} is not ${rule}`);
+    return value;
+  };
+  return {
+    read,
+    label,
+    checked,
+    /** The first of `names` that is set, checked. */
+    first: (names: readonly VariableName[]): string | undefined => {
+      const name = names.find((candidate) => read.optional(candidate) !== undefined);
+      return name === undefined ? undefined : checked(name, read.optional(name) ?? "");
+    },
+    /** "A and B not set" for the names that are unset, or undefined when all are set. */
+    unset: (names: readonly VariableName[]): string | undefined => {
+      const unset = names.filter((name) => read.optional(name) === undefined);
+      return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
+    },
+  };
 }
 
-function readGke(read: Reader, label: Label): CloudTokenSettings {
-  const host = read.text("GCE_METADATA_HOST");
-  if (!GCP_METADATA_HOST_PATTERN.test(host)) read.problems.push(`GCE_METADATA_HOST ${JSON.stringify(host)} is not host or host:port`);
-  const serviceAccount = read.text("GKE_SERVICE_ACCOUNT");
-  if (!GCP_SERVICE_ACCOUNT_PATTERN.test(serviceAccount)) {
-    read.problems.push(`${label("GKE_SERVICE_ACCOUNT")} ${JSON.stringify(serviceAccount)} is not default or a service account's email`);
-  }
-  return { kind: "gke", host, serviceAccount };
-}
+const SOURCE_READERS: Record<CloudTokenKind, (cloud: ReturnType<typeof createCloudReader>) => CloudTokenSettings | undefined> = {
+  eks: (cloud) => {
+    const { read, label } = cloud;
+    const cluster = cloud.first(["EKS_CLUSTER_NAME"]);
+    if (cluster === undefined) read.problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
+    const region = cloud.first(["EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"]);
+    const flag = label("EKS_REGION");
+    if (region === undefined) read.problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
+    const keys = cloud.unset(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
+    if (keys !== undefined) read.problems.push(`no AWS credentials in the environment: ${keys} (only static keys are read, as Lambda provides them)`);
+    const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
+    const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
+    if (cluster === undefined || region === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined;
+    return { kind: "eks", cluster, region, credentials: { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") } };
+  },
+  aks: (cloud) => {
+    const { read } = cloud;
+    const unset = cloud.unset(["IDENTITY_ENDPOINT", "IDENTITY_HEADER"]);
+    if (unset !== undefined) {
+      read.problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
+    }
+    const endpoint = cloud.first(["IDENTITY_ENDPOINT"]);
+    const identityHeader = read.optional("IDENTITY_HEADER");
+    const clientId = cloud.first(["AKS_CLIENT_ID", "AZURE_CLIENT_ID"]);
+    if (endpoint === undefined || identityHeader === undefined) return undefined;
+    return { kind: "aks", endpoint, identityHeader, clientId, resource: read.text("AKS_SERVER_ID") };
+  },
+  gke: (cloud) => ({
+    kind: "gke",
+    host: cloud.checked("GCE_METADATA_HOST", cloud.read.text("GCE_METADATA_HOST")),
+    serviceAccount: cloud.checked("GKE_SERVICE_ACCOUNT", cloud.read.text("GKE_SERVICE_ACCOUNT")),
+  }),
+};
 
 /**
  * Reads the variables of the `kind` source from `env`; `flags` names the variables the caller sets another way (the
@@ -102,9 +115,7 @@ export function readCloudTokenSettings(
   flags: Partial<Record<VariableName, string>> = {},
 ): { settings: CloudTokenSettings | undefined; problems: string[] } {
   const problems: string[] = [];
-  const read = new Reader(env, problems);
-  const label: Label = (name) => flags[name] ?? name;
-  const settings = kind === "eks" ? readEks(read, label) : kind === "aks" ? readAks(read) : readGke(read, label);
+  const settings = SOURCE_READERS[kind](createCloudReader(new Reader(env, problems), (name) => flags[name] ?? name));
   return { settings, problems };
 }
 

@@ -3,7 +3,6 @@
  * bounds, once; only the entries read them (reader.ts). configuration-doc.test.ts checks docs/configuration.md
  * against this table. Internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
  */
-import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth.ts";
 import { LOG_LEVELS } from "../log.ts";
@@ -102,8 +101,10 @@ export const VARIABLES = {
   IDENTITY_HEADER: platformSecret("set by App Service and Azure Functions"),
   AKS_CLIENT_ID: text("`AZURE_CLIENT_ID`, else the system-assigned identity"),
   AZURE_CLIENT_ID: text("the system-assigned identity"),
-  AKS_SERVER_ID: textDefault(AKS_SERVER_APP_ID),
-  GCE_METADATA_HOST: textDefault(GCP_METADATA_HOST),
+  // "Azure Kubernetes Service AAD Server": the audience every AKS cluster with Entra ID accepts.
+  AKS_SERVER_ID: textDefault("6dae42f8-4368-4678-94ff-3960e28e3630"),
+  // Where Google's runtimes serve their metadata; Google's client libraries read GCE_METADATA_HOST too.
+  GCE_METADATA_HOST: textDefault("metadata.google.internal"),
   GKE_SERVICE_ACCOUNT: textDefault("default"),
 } as const satisfies Record<string, Variable>;
 

@@ -1,6 +1,5 @@
 /** Which credential a kubeconfig context, JWT_* and CLOUD_TOKEN give on a runtime: one rule for every runtime. */
 import type { KubeTarget, KubeUserAuth } from "../kubeconfig/kube-target.ts";
-import type { CloudTokenKind } from "./cloud-constants.ts";
 import type { CloudTokenSettings } from "./cloud-token-source.ts";
 import type { JwtSettings } from "./jwt.ts";
 
@@ -14,7 +13,7 @@ export interface TokenSourceCapabilities {
   exec: boolean;
   tokenFile: boolean;
   clientCertificate: boolean;
-  cloudTokens: readonly CloudTokenKind[];
+  cloudTokens: readonly CloudTokenSettings["kind"][];
 }
 
 /** The token sources the configuration turns on beside the kubeconfig (KubeSettings has both). */
@@ -24,7 +23,7 @@ export interface ConfiguredTokenSources {
 }
 
 /** Why a runtime cannot reach a cloud source's endpoint (Workers: no loopback, no link-local address). eks has none. */
-const UNREACHABLE: Partial<Record<CloudTokenKind, string>> = {
+const UNREACHABLE: Partial<Record<CloudTokenSettings["kind"], string>> = {
   aks: "the managed identity endpoint is a local address of the App Service or Azure Functions host",
   gke: "the metadata server answers only inside Google's runtimes",
 };
@@ -46,18 +45,17 @@ const UNUSABLE: Record<"exec" | "tokenFile" | "clientCertificate", (runtime: str
 /**
  * The credential of `target`'s user or, when the user has none, the one source the configuration turns on
  * (JWT_* or CLOUD_TOKEN); both, or either beside a user credential, is a problem ("keep one").
- * @returns the choice (undefined when there is a problem) with every problem and warning found.
+ * @returns the choice (undefined when there is a problem) with every problem found.
  */
 export function selectTokenSource(
   target: KubeTarget,
   configured: ConfiguredTokenSources,
   can: TokenSourceCapabilities,
-): { choice: TokenSourceChoice | undefined; problems: string[]; warnings: string[] } {
+): { choice: TokenSourceChoice | undefined; problems: string[] } {
   const { auth } = target;
   const { jwt, cloudToken } = configured;
   const where = `kubeconfig context "${target.contextName}"`;
   const problems: string[] = [];
-  const warnings: string[] = [];
   if (jwt !== undefined && auth.kind !== "none") problems.push(`${where}: the user has a credential of its own and JWT_* is set too; keep one`);
   if (cloudToken !== undefined && auth.kind !== "none") {
     problems.push(`${where}: the user has a credential of its own and CLOUD_TOKEN=${cloudToken.kind} is set too; keep one`);
@@ -74,5 +72,5 @@ export function selectTokenSource(
   } else if (jwt !== undefined) choice = { kind: "jwt", jwt };
   else if (cloudToken !== undefined) choice = { kind: "cloud", cloudToken };
   else problems.push(`${where}: no credential; give the user one, or set JWT_* or CLOUD_TOKEN`);
-  return { choice: problems.length > 0 ? undefined : choice, problems, warnings };
+  return { choice: problems.length > 0 ? undefined : choice, problems };
 }
