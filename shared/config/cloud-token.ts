@@ -44,65 +44,6 @@ const FORMATS: Partial<Record<VariableName, [{ test: (value: string) => boolean 
   GKE_SERVICE_ACCOUNT: [/^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/, "default or a service account's email"],
 };
 
-/** Reads one source's variables, naming each in problems by `label` (the CLI's flag, else the variable itself). */
-function createCloudReader(read: Reader, label: (name: VariableName) => string) {
-  /** `value`, a problem recorded when it does not have `name`'s format. */
-  const checked = (name: VariableName, value: string): string => {
-    const [format, rule] = FORMATS[name] ?? [{ test: () => true }, ""];
-    if (!format.test(value)) read.problems.push(`${label(name)} ${JSON.stringify(value)} is not ${rule}`);
-    return value;
-  };
-  return {
-    read,
-    label,
-    checked,
-    /** The first of `names` that is set, checked. */
-    first: (names: readonly VariableName[]): string | undefined => {
-      const name = names.find((candidate) => read.optional(candidate) !== undefined);
-      return name === undefined ? undefined : checked(name, read.optional(name) ?? "");
-    },
-    /** "A and B not set" for the names that are unset, or undefined when all are set. */
-    unset: (names: readonly VariableName[]): string | undefined => {
-      const unset = names.filter((name) => read.optional(name) === undefined);
-      return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
-    },
-  };
-}
-
-const SOURCE_READERS: Record<CloudTokenKind, (cloud: ReturnType<typeof createCloudReader>) => CloudTokenSettings | undefined> = {
-  eks: (cloud) => {
-    const { read, label } = cloud;
-    const cluster = cloud.first(["EKS_CLUSTER_NAME"]);
-    if (cluster === undefined) read.problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
-    const region = cloud.first(["EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"]);
-    const flag = label("EKS_REGION");
-    if (region === undefined) read.problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
-    const keys = cloud.unset(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
-    if (keys !== undefined) read.problems.push(`no AWS credentials in the environment: ${keys} (only static keys are read, as Lambda provides them)`);
-    const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
-    const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
-    if (cluster === undefined || region === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined;
-    return { kind: "eks", cluster, region, credentials: { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") } };
-  },
-  aks: (cloud) => {
-    const { read } = cloud;
-    const unset = cloud.unset(["IDENTITY_ENDPOINT", "IDENTITY_HEADER"]);
-    if (unset !== undefined) {
-      read.problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
-    }
-    const endpoint = cloud.first(["IDENTITY_ENDPOINT"]);
-    const identityHeader = read.optional("IDENTITY_HEADER");
-    const clientId = cloud.first(["AKS_CLIENT_ID", "AZURE_CLIENT_ID"]);
-    if (endpoint === undefined || identityHeader === undefined) return undefined;
-    return { kind: "aks", endpoint, identityHeader, clientId, resource: read.text("AKS_SERVER_ID") };
-  },
-  gke: (cloud) => ({
-    kind: "gke",
-    host: cloud.checked("GCE_METADATA_HOST", cloud.read.text("GCE_METADATA_HOST")),
-    serviceAccount: cloud.checked("GKE_SERVICE_ACCOUNT", cloud.read.text("GKE_SERVICE_ACCOUNT")),
-  }),
-};
-
 /**
  * Reads the variables of the `kind` source from `env`; `flags` names the variables the caller sets another way (the
  * CLI's `--region` for EKS_REGION), for messages.
@@ -115,7 +56,47 @@ export function readCloudTokenSettings(
   flags: Partial<Record<VariableName, string>> = {},
 ): { settings: CloudTokenSettings | undefined; problems: string[] } {
   const problems: string[] = [];
-  const settings = SOURCE_READERS[kind](createCloudReader(new Reader(env, problems), (name) => flags[name] ?? name));
+  const read = new Reader(env, problems);
+  const label = (name: VariableName): string => flags[name] ?? name;
+  /** The first of `names` that is set, a problem recorded when it lacks its format. */
+  const first = (...names: VariableName[]): string | undefined => {
+    for (const name of names) {
+      const value = read.optional(name);
+      if (value === undefined) continue;
+      const [format, rule] = FORMATS[name] ?? [];
+      if (format !== undefined && !format.test(value)) problems.push(`${label(name)} ${JSON.stringify(value)} is not ${rule}`);
+      return value;
+    }
+    return undefined;
+  };
+  /** Records `problem` with "A and B not set" for those of `names` that are unset. */
+  const requireSet = (names: VariableName[], problem: (unset: string) => string): void => {
+    const unset = names.filter((name) => read.optional(name) === undefined);
+    if (unset.length > 0) problems.push(problem(`${unset.join(" and ")} not set`));
+  };
+  let settings: CloudTokenSettings | undefined;
+  if (kind === "eks") {
+    const cluster = first("EKS_CLUSTER_NAME");
+    if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
+    const region = first("EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION");
+    const flag = label("EKS_REGION");
+    if (region === undefined) problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
+    requireSet(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"], (unset) => `no AWS credentials in the environment: ${unset} (only static keys are read, as Lambda provides them)`);
+    const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
+    const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
+    if (cluster !== undefined && region !== undefined && accessKeyId !== undefined && secretAccessKey !== undefined) {
+      settings = { kind, cluster, region, credentials: { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") } };
+    }
+  } else if (kind === "aks") {
+    requireSet(["IDENTITY_ENDPOINT", "IDENTITY_HEADER"], (unset) => `no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
+    const endpoint = first("IDENTITY_ENDPOINT");
+    const identityHeader = read.optional("IDENTITY_HEADER");
+    const clientId = first("AKS_CLIENT_ID", "AZURE_CLIENT_ID");
+    if (endpoint !== undefined && identityHeader !== undefined) settings = { kind, endpoint, identityHeader, clientId, resource: read.text("AKS_SERVER_ID") };
+  } else {
+    const host = first("GCE_METADATA_HOST") ?? read.text("GCE_METADATA_HOST");
+    settings = { kind, host, serviceAccount: first("GKE_SERVICE_ACCOUNT") ?? read.text("GKE_SERVICE_ACCOUNT") };
+  }
   return { settings, problems };
 }
 

@@ -92,16 +92,10 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
   return { problem: "status has neither a token nor a client certificate and key" };
 }
 
-/**
- * A {@link TokenSource} that runs the plugin when the cache needs a credential.
- * @throws TypeError when `exec.interactiveMode` is `Always` (also refused by validateExecConfig).
- */
+/** A {@link TokenSource} that runs the plugin when the cache needs a credential. */
 export function createExecTokenSource(options: ExecTokenSourceOptions): TokenSource & { counters(): ExecRunCounters } {
   const { exec, cluster, runPlugin, baseEnv } = options;
   const timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
-  if ((exec.interactiveMode as string) === "Always") {
-    throw new TypeError("exec interactiveMode Always needs a terminal, which a webhook never has");
-  }
   const describe = `exec plugin "${exec.command}"`;
   const counters: ExecRunCounters = { success: 0, pluginError: 0, notFound: 0, timeout: 0 };
 
