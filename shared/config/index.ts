@@ -1,10 +1,7 @@
 /** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
-import { LOG_LEVELS } from "../log.ts";
-import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
 import { readCallerAuth, readTokens } from "./caller-auth.ts";
 import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
-import { FUNCTION_NAMES } from "./variables.ts";
 
 export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
@@ -41,7 +38,7 @@ export class KubeConfigurationError extends ConfigurationError {
 function readSettings(read: Reader, runtime: Runtime) {
   return {
     runtime,
-    functions: read.list("FUNCTIONS", FUNCTION_NAMES),
+    functions: read.list("FUNCTIONS"),
     port: read.integer("PORT"),
     /** Node server: address to listen on; undefined means every interface. */
     host: read.optional("HOST"),
@@ -53,9 +50,9 @@ function readSettings(read: Reader, runtime: Runtime) {
     /** Bearer tokens GET /metrics requires; empty: /metrics is open. */
     metricsTokens: readTokens(read, "METRICS_TOKENS"),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
-    logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
-    requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
-    enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
+    logLevel: read.oneOf("LOG_LEVEL"),
+    requestingUser: read.oneOf("REVIEW_REQUESTING_USER"),
+    enforcement: read.oneOf("ENFORCEMENT"),
     kube: readKubeSettings(read),
   };
 }

@@ -15,30 +15,19 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 
-/** A whole number within bounds. */
-export interface IntegerVariable {
-  kind: "integer";
-  default: number;
-  min: number;
-  max?: number;
-}
-
-/** Free text; `documented` is the default column of docs/configuration.md. `secret` values never reach a message. */
-export interface TextVariable {
-  kind: "text";
-  documented: string;
-  default?: string;
-  secret?: boolean;
-  /** The platform's identity for the workload (Lambda's AWS keys): secret, yet plugins such as `aws eks get-token` inherit it. */
-  platform?: boolean;
-}
-
+/**
+ * A variable's kind, default and bounds. Text: `documented` is the default column of docs/configuration.md; `secret`
+ * values never reach a message; `platform` marks the workload's identity (Lambda's AWS keys): secret, yet plugins
+ * such as `aws eks get-token` inherit it.
+ */
 export type Variable =
-  | IntegerVariable
-  | TextVariable
+  | { kind: "integer"; default: number; min: number; max?: number }
+  | { kind: "text"; documented: string; default?: string; secret?: boolean; platform?: boolean }
   | { kind: "boolean"; default: boolean }
   | { kind: "oneOf"; values: readonly string[]; default: string }
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
+type TextVariable = Extract<Variable, { kind: "text" }>;
+type IntegerVariable = Extract<Variable, { kind: "integer" }>;
 
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
 const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
@@ -125,7 +114,5 @@ export function withoutPluginSecrets(env: Record<string, string | undefined>): R
   return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
 }
 
-type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
-export type IntegerName = NamesOf<"integer">;
 /** Text variables that have a default. */
-export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
+export type DefaultedTextName = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: "text"; default: string } ? N : never }[VariableName];
