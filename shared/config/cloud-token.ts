@@ -6,8 +6,6 @@ import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
 
-export type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
-
 /** The clouds whose own identity can be a token source (CLOUD_TOKEN, `gmsa-webhooks token <kind>`). */
 export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const satisfies readonly CloudTokenSettings["kind"][];
 export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];

@@ -1,7 +1,6 @@
 /**
- * The cache behind every refreshing credential source: reuse until expiry minus a skew (without one: until a 401),
- * single-flight refreshes where sharing is safe, and backoff after failures and after fresh credentials refused
- * twice in a row, so a broken source is not hammered.
+ * The cache behind every refreshing credential source: reuse until expiry minus a skew (else until a 401), single-flight
+ * refreshes where sharing is safe, backoff after failures and after fresh credentials refused twice in a row.
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
@@ -33,8 +32,6 @@ export interface CredentialCacheOptions {
 /** What a refreshing source passes through to its cache: decided by the runtime (Node, Workers, the CLI). */
 export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" | "now" | "onRefresh">;
 
-const MIN_AUTO_SKEW_MS = 5_000;
-const MAX_AUTO_SKEW_MS = 60_000;
 /** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
 const FRESH_REJECTION_MS = 60_000;
 
@@ -44,7 +41,7 @@ export function computeRefreshAt(expirationTimestamp: string | undefined, obtain
   const expiresAt = Date.parse(expirationTimestamp);
   const lifetime = expiresAt - obtainedAt;
   if (!Number.isFinite(expiresAt) || lifetime <= 0) return obtainedAt;
-  const skew = refreshSkewMs ?? Math.min(MAX_AUTO_SKEW_MS, Math.max(MIN_AUTO_SKEW_MS, lifetime / 10));
+  const skew = refreshSkewMs ?? Math.min(60_000, Math.max(5_000, lifetime / 10));
   return expiresAt - Math.min(skew, lifetime / 2);
 }
 

@@ -52,9 +52,8 @@ function base64Url(url: string): string {
 }
 
 /**
- * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds count: SigV4 dates have no
- * milliseconds). Pure but for Web Crypto; makes no request. `url` holds the signature and session token: never
- * log it. The token expires 14 minutes after signing.
+ * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds), with
+ * Web Crypto only. `url` holds the signature and session token: never log it.
  */
 export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; url: string; expirationTimestamp: string }> {
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;

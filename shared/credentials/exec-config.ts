@@ -1,7 +1,4 @@
-/**
- * The kubeconfig `user.exec` block (KEP-541) and what a plugin gets to see: its environment and the
- * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
- */
+/** The kubeconfig `user.exec` block (KEP-541) and the environment and `KUBERNETES_EXEC_INFO` a plugin sees, as client-go builds them. */
 import * as z from "zod/mini";
 import "../zod-english.ts";
 

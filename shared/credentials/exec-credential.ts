@@ -1,7 +1,4 @@
-/**
- * Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, plus checked output, a timeout,
- * counters, backoff and single-flight refresh. The spawn is injected: only Node provides a {@link RunPlugin}.
- */
+/** Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, output checked; only Node has a {@link RunPlugin}. */
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";

@@ -59,10 +59,7 @@ export async function buildJwks(options: JwtKeyOptions): Promise<{ keys: JWK[] }
   return { keys: [await buildPublicJwk(options)] };
 }
 
-/**
- * The OpenID discovery document (`/.well-known/openid-configuration`) for `issuer`. `jwksUri` defaults to
- * `<issuer>/openid/v1/jwks`, the path kube-apiserver itself serves.
- */
+/** The OpenID discovery document for `issuer`; `jwksUri` defaults to `<issuer>/openid/v1/jwks`, as kube-apiserver serves it. */
 export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string; alg?: string }): Record<string, unknown> {
   return {
     issuer: options.issuer,

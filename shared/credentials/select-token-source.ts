@@ -16,12 +16,6 @@ export interface TokenSourceCapabilities {
   cloudTokens: readonly CloudTokenSettings["kind"][];
 }
 
-/** The token sources the configuration turns on beside the kubeconfig (KubeSettings has both). */
-export interface ConfiguredTokenSources {
-  jwt?: JwtSettings | undefined;
-  cloudToken?: CloudTokenSettings | undefined;
-}
-
 /** Why a runtime cannot reach a cloud source's endpoint (Workers: no loopback, no link-local address). eks has none. */
 const UNREACHABLE: Partial<Record<CloudTokenSettings["kind"], string>> = {
   aks: "the managed identity endpoint is a local address of the App Service or Azure Functions host",
@@ -49,7 +43,7 @@ const UNUSABLE: Record<"exec" | "tokenFile" | "clientCertificate", (runtime: str
  */
 export function selectTokenSource(
   target: KubeTarget,
-  configured: ConfiguredTokenSources,
+  configured: { jwt?: JwtSettings | undefined; cloudToken?: CloudTokenSettings | undefined },
   can: TokenSourceCapabilities,
 ): { choice: TokenSourceChoice | undefined; problems: string[] } {
   const { auth } = target;
