@@ -3,6 +3,7 @@
  * CLI: eks presigns locally (eks.ts); aks and gke GET a local token endpoint. Endpoint failures say which step went
  * wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
+import * as z from "zod/mini";
 import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
 import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
@@ -23,15 +24,18 @@ export interface CloudTokenSourceOptions extends CacheSharingOptions {
   timeoutMs?: number | undefined;
 }
 
-/** A local token endpoint: its URL, headers (never in errors), name for errors and reading of a JSON answer. */
-interface TokenEndpoint {
+/** A local token endpoint: its URL, headers (never in errors), name for errors, and the answer's fields a credential needs. */
+interface TokenEndpoint<T> {
   url: URL;
   headers: Record<string, string>;
   describe: string;
   /** A header a genuine answer carries (Google's `Metadata-Flavor: Google`); a 2xx without it is refused. */
   responseHeader?: [name: string, value: string];
-  read: (body: Record<string, unknown>, requestedAt: number) => Credential;
+  answer: z.ZodMiniType<T>;
+  credential: (answer: T, requestedAt: number) => Credential;
 }
+
+const accessToken = z.string().check(z.minLength(1));
 
 /** The source for `settings`, cached until its expiry less the refresh skew. */
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
@@ -39,63 +43,49 @@ export function createCloudTokenSource(settings: CloudTokenSettings, options: Cl
     case "eks":
       return createEksTokenSource({ ...options, ...settings });
     case "aks":
-      return createTokenEndpointSource(azureManagedIdentity(settings), options);
+      return azureManagedIdentity(settings, options);
     case "gke":
-      return createTokenEndpointSource(gcpMetadata(settings), options);
+      return gcpMetadata(settings, options);
   }
 }
 
 /** AKS tokens without kubelogin: an Entra ID token for the AKS server app from App Service's managed identity endpoint. */
-function azureManagedIdentity(settings: Extract<CloudTokenSettings, { kind: "aks" }>): TokenEndpoint {
-  const describe = "Azure managed identity endpoint";
+function azureManagedIdentity(settings: Extract<CloudTokenSettings, { kind: "aks" }>, options: CloudTokenSourceOptions): TokenSource {
   const url = new URL(settings.endpoint);
   url.searchParams.set("resource", settings.resource);
   // The version that takes X-IDENTITY-HEADER and client_id (2017's took secret and clientid).
   url.searchParams.set("api-version", "2019-08-01");
   if (settings.clientId !== undefined) url.searchParams.set("client_id", settings.clientId);
-  const headers = { "X-IDENTITY-HEADER": settings.identityHeader, Accept: "application/json" };
-  return {
+  return createTokenEndpointSource(options, {
     url,
-    headers,
-    describe,
-    read: (body) => {
-      // Epoch seconds: a string in the 2019 API, a number in others.
-      const expiresOn = typeof body["expires_on"] === "number" ? String(body["expires_on"]) : body["expires_on"];
-      if (typeof expiresOn !== "string" || !/^\d{1,12}$/.test(expiresOn)) {
-        throw new CredentialsError(`${describe} answered without expires_on in epoch seconds`);
-      }
-      return { token: requireString(body, "access_token", describe), expirationTimestamp: new Date(Number(expiresOn) * 1000).toISOString() };
-    },
-  };
+    headers: { "X-IDENTITY-HEADER": settings.identityHeader, Accept: "application/json" },
+    describe: "Azure managed identity endpoint",
+    // expires_on: epoch seconds, a string in the 2019 API, a number in others.
+    answer: z.object({ access_token: accessToken, expires_on: z.union([z.string().check(z.regex(/^\d{1,12}$/)), z.int().check(z.minimum(0))]) }),
+    credential: (answer) => ({ token: answer.access_token, expirationTimestamp: new Date(Number(answer.expires_on) * 1000).toISOString() }),
+  });
 }
 
 /** GKE tokens without gke-gcloud-auth-plugin: the service account's access token from Google's metadata server. */
-function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kind: "gke" }>): TokenEndpoint {
-  const describe = "Google metadata server";
-  return {
+function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kind: "gke" }>, options: CloudTokenSourceOptions): TokenSource {
+  return createTokenEndpointSource(options, {
     // Plain http on purpose: the metadata server is link-local and serves no TLS.
     url: new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${serviceAccount}/token`),
     headers: { "Metadata-Flavor": "Google", Accept: "application/json" },
     // As Google's gcp-metadata library checks: a proxy or captive portal answering in its place lacks it.
     responseHeader: ["Metadata-Flavor", "Google"],
-    describe,
-    read: (body, requestedAt) => {
-      const token = requireString(body, "access_token", describe);
-      const tokenType = body["token_type"];
-      if (tokenType !== undefined && (typeof tokenType !== "string" || tokenType.toLowerCase() !== "bearer")) {
-        throw new CredentialsError(`${describe} answered a token_type other than Bearer`);
-      }
-      const expiresIn = body["expires_in"];
-      if (typeof expiresIn !== "number" || !Number.isFinite(expiresIn) || expiresIn <= 0) {
-        throw new CredentialsError(`${describe} answered without a positive expires_in`);
-      }
-      // Counted from the request, not the answer: the server's clock started before ours stopped.
-      return { token, expirationTimestamp: new Date(requestedAt + expiresIn * 1000).toISOString() };
-    },
-  };
+    describe: "Google metadata server",
+    answer: z.object({
+      access_token: accessToken,
+      expires_in: z.number().check(z.positive()),
+      token_type: z.optional(z.string().check(z.regex(/^bearer$/i))),
+    }),
+    // Counted from the request, not the answer: the server's clock started before ours stopped.
+    credential: (answer, requestedAt) => ({ token: answer.access_token, expirationTimestamp: new Date(requestedAt + answer.expires_in * 1000).toISOString() }),
+  });
 }
 
-function createTokenEndpointSource(endpoint: TokenEndpoint, options: CloudTokenSourceOptions): TokenSource {
+function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint: TokenEndpoint<T>): TokenSource {
   const { url, headers, describe, responseHeader } = endpoint;
   const timeoutMs = options.timeoutMs ?? 5_000;
   const now = options.now ?? Date.now;
@@ -125,10 +115,11 @@ function createTokenEndpointSource(endpoint: TokenEndpoint, options: CloudTokenS
     }
     const body = parseJson(text);
     if (body === undefined) throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
-    }
-    return endpoint.read(body as Record<string, unknown>, requestedAt);
+    const parsed = endpoint.answer.safeParse(body);
+    if (parsed.success) return endpoint.credential(parsed.data, requestedAt);
+    const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")))];
+    if (fields.includes("")) throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
+    throw new CredentialsError(`${describe} answered without a valid ${fields.join(", ")}`);
   }
   return createCredentialCache({ ...options, load, describe });
 }
@@ -138,11 +129,4 @@ function errorCode(text: string): string {
   const error = (parseJson(text) as { error?: unknown } | null | undefined)?.error;
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : error;
   return typeof code === "string" && /^[\w.-]{1,64}$/.test(code) ? ` (error "${code}")` : "";
-}
-
-/** The named string field of a token answer. @throws CredentialsError naming the field (never its value). */
-function requireString(body: Record<string, unknown>, field: string, describe: string): string {
-  const value = body[field];
-  if (typeof value !== "string" || value === "") throw new CredentialsError(`${describe} answered without ${field}`);
-  return value;
 }

@@ -94,9 +94,9 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
     ["a 400 OAuth error", { status: 400, body: { error: "invalid_resource", error_description: `no ${ACCESS_TOKEN}` } }, /HTTP 400 Bad Request \(error "invalid_resource"\)/],
     ["a body that is not JSON", { status: 200, body: `{"access_token": "${ACCESS_TOKEN}"` }, /HTTP 200 with a body that is not JSON/],
     ["a JSON array", { status: 200, body: [ACCESS_TOKEN] }, /JSON that is not an object/],
-    ["no access_token", { status: 200, body: { expires_on: "1893459600" } }, /answered without access_token$/],
-    ["no expires_on", { status: 200, body: { access_token: ACCESS_TOKEN } }, /without expires_on in epoch seconds/],
-    ["a date for expires_on", { status: 200, body: { access_token: ACCESS_TOKEN, expires_on: "1/1/2030 1:00:00 AM +00:00" } }, /without expires_on in epoch seconds/],
+    ["no access_token", { status: 200, body: { expires_on: "1893459600" } }, /answered without a valid access_token$/],
+    ["no expires_on", { status: 200, body: { access_token: ACCESS_TOKEN } }, /answered without a valid expires_on$/],
+    ["a date for expires_on", { status: 200, body: { access_token: ACCESS_TOKEN, expires_on: "1/1/2030 1:00:00 AM +00:00" } }, /answered without a valid expires_on$/],
     ["an expired token", issued(T0 / 1000 - 1), /returned a credential that has already expired/],
     ["a redirect (never followed with the header)", { status: 302, headers: { Location: "http://127.0.0.2:9/steal" } }, /refused: HTTP 302/],
   ])("refuses %s with a CredentialsError that names it and holds no secret", async (_, answer, message) => {
@@ -184,10 +184,10 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
     ["a 500 that echoes a token", { status: 500, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN } }, /refused: HTTP 500 Internal Server Error$/],
     ["an answer without Metadata-Flavor: Google", { ...issuedByGoogle(3599), headers: {} }, /without the Metadata-Flavor: Google header/],
     ["a body that is not JSON", { status: 200, headers: GOOGLE, body: `access_token=${GOOGLE_TOKEN}` }, /HTTP 200 with a body that is not JSON/],
-    ["no access_token", { status: 200, headers: GOOGLE, body: { expires_in: 3599, token_type: "Bearer" } }, /answered without access_token$/],
-    ["no expires_in", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, token_type: "Bearer" } }, /without a positive expires_in/],
-    ["expires_in as text", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: "3599" } }, /without a positive expires_in/],
-    ["another token_type", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" } }, /token_type other than Bearer/],
+    ["no access_token", { status: 200, headers: GOOGLE, body: { expires_in: 3599, token_type: "Bearer" } }, /answered without a valid access_token$/],
+    ["no expires_in", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, token_type: "Bearer" } }, /answered without a valid expires_in$/],
+    ["expires_in as text", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: "3599" } }, /answered without a valid expires_in$/],
+    ["another token_type", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" } }, /answered without a valid token_type$/],
   ])("refuses %s with a CredentialsError that names it and holds no token", async (_, answer, message) => {
     const { source } = createSource(() => answer, gke());
     await expectRefusal(source.getCredential(), message, [GOOGLE_TOKEN]);
