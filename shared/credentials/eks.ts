@@ -19,16 +19,8 @@ export interface EksTokenOptions {
 }
 
 export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
-/** Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it. */
-const PRESIGN_EXPIRES_SECONDS = 60;
 /** aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, as we do. */
 const TOKEN_LIFETIME_MS = 14 * 60_000;
-const CLUSTER_HEADER = "x-k8s-aws-id";
-
-/** `YYYYMMDDTHHMMSSZ`, SigV4's X-Amz-Date. */
-function amzDate(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, "");
-}
 
 // The order botocore writes a presigned STS URL in, so our token is byte for byte what `aws eks get-token` prints
 // for the same instant. The signature does not depend on it (SigV4 sorts the canonical query).
@@ -46,11 +38,6 @@ function botocoreOrder(signed: URL): string {
   return `${signed.origin}${signed.pathname}?${query}`;
 }
 
-/** Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded). */
-function base64Url(url: string): string {
-  return btoa(url).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /**
  * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds), with
  * Web Crypto only. `url` holds the signature and session token: never log it.
@@ -62,23 +49,27 @@ export async function presignEksToken(options: EksTokenOptions, epochMs: number)
   const url = new URL(`https://sts.${options.region}.${domain}/`);
   url.searchParams.set("Action", "GetCallerIdentity");
   url.searchParams.set("Version", "2011-06-15");
-  url.searchParams.set("X-Amz-Expires", String(PRESIGN_EXPIRES_SECONDS));
+  // Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it.
+  url.searchParams.set("X-Amz-Expires", "60");
   const signer = new AwsV4Signer({
     method: "GET",
     url: url.toString(),
     // Every header given is signed: X-Amz-SignedHeaders becomes host;x-k8s-aws-id, as the authenticator requires.
-    headers: { [CLUSTER_HEADER]: options.cluster },
+    headers: { "x-k8s-aws-id": options.cluster },
     accessKeyId,
     secretAccessKey,
     ...(sessionToken === undefined ? {} : { sessionToken }),
     service: "sts",
     region: options.region,
-    datetime: amzDate(epochMs),
+    // YYYYMMDDTHHMMSSZ
+    datetime: new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, ""),
     signQuery: true,
   });
   const signed = botocoreOrder((await signer.sign()).url);
   const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
-  return { token: `${EKS_TOKEN_PREFIX}${base64Url(signed)}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
+  // Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded).
+  const encoded = btoa(signed).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return { token: `${EKS_TOKEN_PREFIX}${encoded}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
 }
 
 /** A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes. */
@@ -88,8 +79,8 @@ export function createEksTokenSource(options: EksTokenOptions & CacheSharingOpti
 
   async function load(): Promise<Credential> {
     try {
-      const { token, expirationTimestamp } = await presignEksToken(options, now());
-      return { token, expirationTimestamp };
+      const { url: _, ...credential } = await presignEksToken(options, now());
+      return credential;
     } catch (error) {
       // Web Crypto failures carry no key material; say which step failed, not what was signed.
       throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
