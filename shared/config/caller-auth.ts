@@ -4,12 +4,14 @@ import type { Reader } from "./reader.ts";
 import { parseJson } from "../json.ts";
 import { DEFAULT_SECRET_JWT_ALGORITHM, VARIABLES, type VariableName } from "./variables.ts";
 
-/** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
-const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
-/** A path secret uses URL-unreserved characters only (RFC 3986 section 2.3): no encoding can disguise it. */
-const PATH_SECRET_CHARS = /^[A-Za-z0-9\-._~]+$/;
-const MIN_TOKEN_LENGTH = 16;
-const MIN_SECRET_LENGTH = 32;
+/** How long and of which characters each comma-separated secret must be. */
+const SECRET_RULES = {
+  // Bearer tokens: RFC 6750 `b64token`, so they can be sent as configured.
+  token: { min: 16, chars: /^[A-Za-z0-9\-._~+/]+=*$/, rule: "at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then =)" },
+  // Path secrets: URL-unreserved characters only (RFC 3986 section 2.3), so no encoding can disguise them.
+  secret: { min: 32, chars: /^[A-Za-z0-9\-._~]+$/, rule: "at least 32 characters of A-Z a-z 0-9 - . _ ~" },
+};
+const MIN_JWT_SECRET_LENGTH = 32;
 
 /** The variables each mode reads; setting one that the chosen mode ignores is reported (a protection not in force). */
 const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = {
@@ -41,20 +43,16 @@ export function readCallerAuth(read: Reader): CallerAuthOptions {
 const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> = {
   none: () => ({ mode: "none" }),
   bearer: (read) => {
-    const tokens = readTokens(read, "CALLER_AUTH_TOKENS");
+    const tokens = readSecrets(read, "CALLER_AUTH_TOKENS");
     if (tokens.length === 0) read.problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
     return { mode: "bearer", tokens };
   },
   jwt: readJwt,
   path: (read) => {
-    const secrets = read.items("CALLER_AUTH_PATH_SECRET");
-    const rule = `at least ${MIN_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
-    if (secrets.length === 0) read.problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
-    secrets.forEach((secret, i) => {
-      if (secret.length < MIN_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
-        read.problems.push(`CALLER_AUTH_PATH_SECRET: secret ${i + 1} must be ${rule} (it has ${secret.length} characters)`);
-      }
-    });
+    const secrets = readSecrets(read, "CALLER_AUTH_PATH_SECRET");
+    if (secrets.length === 0) {
+      read.problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${SECRET_RULES.secret.rule} (two, comma-separated, while rotating)`);
+    }
     return { mode: "path", secrets };
   },
   mtls: (read) => {
@@ -64,15 +62,15 @@ const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> 
   },
 };
 
-/** Comma-separated bearer tokens (old,new while rotating), each long and sendable: CALLER_AUTH_TOKENS, or METRICS_TOKENS (a scraper's, never the admission one). */
-export function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
-  const tokens = read.items(name);
-  tokens.forEach((token, i) => {
-    if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {
-      read.problems.push(`${name}: token ${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (then =)`);
-    }
+/** Comma-separated secrets (old,new while rotating), each checked: bearer tokens (METRICS_TOKENS: a scraper's, never the admission one), path secrets. */
+export function readSecrets(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS" | "CALLER_AUTH_PATH_SECRET"): string[] {
+  const kind = name === "CALLER_AUTH_PATH_SECRET" ? "secret" : "token";
+  const { min, chars, rule } = SECRET_RULES[kind];
+  const values = read.items(name);
+  values.forEach((value, i) => {
+    if (value.length < min || !chars.test(value)) read.problems.push(`${name}: ${kind} ${i + 1} must be ${rule} (it has ${value.length} characters)`);
   });
-  return tokens;
+  return values;
 }
 
 function readJwt(read: Reader): CallerAuthOptions {
@@ -126,8 +124,8 @@ function readJwtKeys(read: Reader): JwtKeySource | undefined {
     if (typeof parsed === "string") read.problems.push(`CALLER_AUTH_JWT_JWKS ${parsed}`);
     return { kind: "jwks", jwks: typeof parsed === "string" ? { keys: [] } : parsed };
   }
-  if ((secret ?? "").length < MIN_SECRET_LENGTH) {
-    read.problem("CALLER_AUTH_JWT_SECRET", `must be at least ${MIN_SECRET_LENGTH} characters`, secret ?? "");
+  if ((secret ?? "").length < MIN_JWT_SECRET_LENGTH) {
+    read.problem("CALLER_AUTH_JWT_SECRET", `must be at least ${MIN_JWT_SECRET_LENGTH} characters`, secret ?? "");
   }
   return { kind: "secret", secret: secret ?? "" };
 }

@@ -1,5 +1,5 @@
 /** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
-import { readCallerAuth, readTokens } from "./caller-auth.ts";
+import { readCallerAuth, readSecrets } from "./caller-auth.ts";
 import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 
@@ -48,7 +48,7 @@ function readSettings(read: Reader, runtime: Runtime) {
     shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
     callerAuth: readCallerAuth(read),
     /** Bearer tokens GET /metrics requires; empty: /metrics is open. */
-    metricsTokens: readTokens(read, "METRICS_TOKENS"),
+    metricsTokens: readSecrets(read, "METRICS_TOKENS"),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
     logLevel: read.oneOf("LOG_LEVEL"),
     requestingUser: read.oneOf("REVIEW_REQUESTING_USER"),
