@@ -47,8 +47,8 @@ export function readKubeSettings(read: Reader) {
     credSpecCacheTtlMs: read.integer("CREDSPEC_CACHE_TTL_MS"),
     /** How long an allowed access review is reused; 0: not at all. */
     accessCacheTtlMs: read.integer("ACCESS_CACHE_TTL_MS"),
-    /** Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML, a secret. Kept as given. */
-    kubeconfig: read.raw("KUBECONFIG"),
+    /** Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML, a secret, whitespace kept. */
+    kubeconfig: read.optional("KUBECONFIG") === undefined ? undefined : read.env["KUBECONFIG"],
     kubeContext: read.optional("KUBE_CONTEXT"),
     /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
     inCluster: host !== undefined && port !== undefined ? { host, port } : undefined,

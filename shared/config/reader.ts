@@ -31,11 +31,6 @@ export class Reader {
     return this.optional(name) ?? VARIABLES[name].default;
   }
 
-  /** The value as given (a kubeconfig YAML keeps its whitespace), or undefined when unset or blank. */
-  raw(name: VariableName): string | undefined {
-    return this.optional(name) === undefined ? undefined : this.env[name];
-  }
-
   /** A comma-separated list, items trimmed, empty items dropped. */
   items(name: VariableName): string[] {
     return (this.optional(name) ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");

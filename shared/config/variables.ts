@@ -1,7 +1,6 @@
 /**
- * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
- * bounds, once; only the entries read them (reader.ts). configuration-doc.test.ts checks docs/configuration.md
- * against this table. Internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
+ * Every environment variable (Node environment, Worker vars and secrets) with its default and bounds, once, as
+ * docs/configuration.md tables them; internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
  */
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth.ts";
