@@ -1,12 +1,10 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens } from "../shared/http/bearer-tokens.ts";
-import { callerAuth } from "../shared/http/caller-auth.ts";
+import { bearerTokens, callerAuth } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
-import { isJsonContentType } from "../shared/http/request-checks.ts";
 import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
 import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -21,7 +19,7 @@ import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./re
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** What the app is built from: the configuration and what each runtime brings. */
-export interface AppDeps extends ReviewRouteDeps {
+export interface AppDeps extends Omit<ReviewRouteDeps, "allowedLevel"> {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
   functions: readonly FunctionName[];
   version: string;
@@ -116,7 +114,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
-    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
+    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], { ...deps, allowedLevel: deps.exposition === undefined ? "info" : "debug" });
     app.all(`/${fn}`, ...checks, handler);
     // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
     if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
@@ -129,8 +127,9 @@ const postOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** JSON, parameters such as a proxy's `charset=utf-8` allowed. */
 const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!isJsonContentType(c.req.header("content-type"))) throw new HTTPException(415, { message: "content type must be application/json" });
+  if (c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() !== "application/json") throw new HTTPException(415, { message: "content type must be application/json" });
   await next();
 };
 
