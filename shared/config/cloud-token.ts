@@ -1,7 +1,4 @@
-/**
- * The cloud token section: CLOUD_TOKEN picks the eks, aks or gke source, each with its own variables, which
- * `gmsa-webhooks token` reads too (its flags laid over them). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
- */
+/** CLOUD_TOKEN's eks, aks or gke source and its variables, read by `gmsa-webhooks token` too; secrets are never echoed. */
 import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
@@ -10,10 +7,7 @@ import type { VariableName } from "./variables.ts";
 export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const satisfies readonly CloudTokenSettings["kind"][];
 export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];
 
-/**
- * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed: what
- * the platforms set (AWS_*, IDENTITY_*, AZURE_CLIENT_ID, GCE_METADATA_HOST), there whether a source is chosen or not.
- */
+/** The variables only we read per source (not the platforms' own, set anyway): setting one the chosen source ignores is a problem. */
 const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   eks: ["EKS_CLUSTER_NAME", "EKS_REGION"],
   aks: ["AKS_CLIENT_ID", "AKS_SERVER_ID"],
@@ -43,10 +37,8 @@ const FORMATS: Partial<Record<VariableName, [{ test: (value: string) => boolean 
 };
 
 /**
- * Reads the variables of the `kind` source from `env`; `flags` names the variables the caller sets another way (the
- * CLI's `--region` for EKS_REGION), for messages.
- * @returns the settings (undefined when a required variable is missing) and every problem found, each a sentence
- *   that names the variable (or its flag) and never a secret's value.
+ * Reads the `kind` source's variables from `env`, naming in problems by its flag a variable in `flags` (the CLI's
+ * `--region` for EKS_REGION). The settings are undefined when a required variable is missing.
  */
 export function readCloudTokenSettings(
   env: Bindings,
@@ -98,10 +90,7 @@ export function readCloudTokenSettings(
   return { settings, problems };
 }
 
-/**
- * Reads CLOUD_TOKEN and its source's variables, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`), also for a
- * variable only another source reads. Whether the kubeconfig user and the runtime allow it is select-token-source.ts's.
- */
+/** Reads CLOUD_TOKEN and its source's variables, problems prefixed `CLOUD_TOKEN=<kind>:`; select-token-source.ts judges the runtime. */
 export function readCloudToken(read: Reader): CloudTokenSettings | undefined {
   const selected = read.optional("CLOUD_TOKEN");
   const kind = CLOUD_TOKENS.find((candidate) => candidate === selected);

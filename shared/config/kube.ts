@@ -1,7 +1,4 @@
-/**
- * The Kubernetes client's variables: kubeconfig, cache lifetimes, the JWT token source and the clouds' token sources
- * (cloud-token.ts). Values that may be secrets are never echoed.
- */
+/** The Kubernetes client's variables: kubeconfig, cache lifetimes, JWT_* and CLOUD_TOKEN; secrets are never echoed. */
 import type { JwtSettings } from "../credentials/jwt.ts";
 import { parseJson } from "../json.ts";
 import { readCloudToken } from "./cloud-token.ts";

@@ -7,10 +7,7 @@ type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIAB
 /** The values a oneOf or list variable may take. */
 type ValueOf<N extends NamesOf<"oneOf" | "list">> = (typeof VARIABLES)[N]["values"][number];
 
-/**
- * Reads typed values with the bounds and defaults of variables.ts, recording a problem (and returning the default)
- * for each bad one, as `NAME must <rule>, not "<value>"`; a secret's value is never quoted.
- */
+/** Reads typed values with variables.ts' bounds and defaults; a bad one is a problem (`NAME must <rule>, not "<value>"`) and its default. */
 export class Reader {
   readonly env: Bindings;
   readonly problems: string[];

@@ -15,9 +15,8 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 
 /**
- * A variable's kind, default and bounds. Text: `documented` is the default column of docs/configuration.md; `secret`
- * values never reach a message; `platform` marks the workload's identity (Lambda's AWS keys): secret, yet plugins
- * such as `aws eks get-token` inherit it.
+ * A variable's kind, default and bounds. Text: `documented` is docs/configuration.md's default column; `secret` values
+ * never reach a message; `platform`: the workload's identity (Lambda's AWS keys), which plugins still inherit.
  */
 export type Variable =
   | { kind: "integer"; default: number; min: number; max?: number }
@@ -98,10 +97,7 @@ export const VARIABLES = {
 
 export type VariableName = keyof typeof VARIABLES;
 
-/**
- * Variables an exec plugin never inherits: every `secret` one but the platform's identity (which plugins sign with)
- * and every caller-authentication setting. A kubeconfig's own `exec.env` may still set any of them, explicitly.
- */
+/** What an exec plugin never inherits (unless the kubeconfig's `exec.env` sets it): secrets but the platform's, and caller auth. */
 export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
   Object.entries(VARIABLES as Record<string, Variable>)
     .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))

@@ -1,7 +1,6 @@
 /**
- * The clouds' own identities as token sources (CLOUD_TOKEN, `gmsa-webhooks token <kind>`), for every runtime and the
- * CLI: eks presigns locally (eks.ts); aks and gke GET a local token endpoint. Endpoint failures say which step went
- * wrong, never repeating the secret header or the answer's body (either may hold a credential).
+ * The clouds' own identities as token sources: eks presigns locally (eks.ts), aks and gke GET a local endpoint. Failures
+ * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
 import * as z from "zod/mini";
 import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";

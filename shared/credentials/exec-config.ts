@@ -77,9 +77,8 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
 }
 
 /**
- * The plugin's environment: `baseEnv` (the process's, already without our secrets: `withoutPluginSecrets`), then the
- * config's `env`, then `KUBERNETES_EXEC_INFO` as client-go builds it: never interactive; `spec.cluster` only with
- * `provideClusterInfo`.
+ * The plugin's environment: `baseEnv` (already `withoutPluginSecrets`), the config's `env`, then `KUBERNETES_EXEC_INFO`
+ * as client-go builds it: never interactive; `spec.cluster` only with `provideClusterInfo`.
  */
 export function buildPluginEnv(config: ExecConfig, cluster: ExecClusterInfo | undefined, baseEnv: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};

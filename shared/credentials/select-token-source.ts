@@ -4,9 +4,8 @@ import type { CloudTokenSettings } from "./cloud-token-source.ts";
 import type { JwtSettings } from "./jwt.ts";
 
 /**
- * What a runtime (named in problems: "Workers") can do towards the API server: spawn exec plugins, read a token file,
- * present a client certificate, reach which CLOUD_TOKEN sources. No runtime calls without a credential: a function
- * the API server takes for anonymous cannot work (docs/upgrading.md).
+ * What a runtime (named in problems) can do towards the API server. None calls without a credential: a function the
+ * API server takes for anonymous cannot work (docs/upgrading.md).
  */
 export interface TokenSourceCapabilities {
   runtime: string;
@@ -36,11 +35,7 @@ const UNUSABLE: Record<"exec" | "tokenFile" | "clientCertificate", (runtime: str
   clientCertificate: (runtime) => `client certificates cannot be presented on ${runtime}; use token or JWT_*`,
 };
 
-/**
- * The credential of `target`'s user or, when the user has none, the one source the configuration turns on
- * (JWT_* or CLOUD_TOKEN); both, or either beside a user credential, is a problem ("keep one").
- * @returns the choice (undefined when there is a problem) with every problem found.
- */
+/** The credential of `target`'s user, else the one of JWT_* or CLOUD_TOKEN (two at once is a problem); no choice with a problem. */
 export function selectTokenSource(
   target: KubeTarget,
   configured: { jwt?: JwtSettings | undefined; cloudToken?: CloudTokenSettings | undefined },
