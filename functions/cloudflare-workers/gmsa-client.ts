@@ -61,7 +61,6 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?
   checkCluster(target, problems, warnings);
   const selected = selectTokenSource(target, settings, WORKER_CAPABILITIES);
   problems.push(...selected.problems);
-  warnings.push(...selected.warnings);
   if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
   const client = createKubeGmsaClient({
     server: target.cluster.server,

@@ -4,12 +4,13 @@ import type { Reader } from "./reader.ts";
 import { parseJson } from "../json.ts";
 import { DEFAULT_SECRET_JWT_ALGORITHM, VARIABLES, type VariableName } from "./variables.ts";
 
-/** Characters a bearer token may have (RFC 6750 `b64token`), so it can be sent as configured. */
-const TOKEN_CHARS = /^[A-Za-z0-9\-._~+/]+=*$/;
-/** A path secret uses URL-unreserved characters only (RFC 3986 section 2.3): no encoding can disguise it. */
-const PATH_SECRET_CHARS = /^[A-Za-z0-9\-._~]+$/;
-const MIN_TOKEN_LENGTH = 16;
-const MIN_PATH_SECRET_LENGTH = 32;
+/** How long and of which characters each comma-separated secret must be. */
+const SECRET_RULES = {
+  // Bearer tokens: RFC 6750 `b64token`, so they can be sent as configured.
+  token: { min: 16, chars: /^[A-Za-z0-9\-._~+/]+=*$/, rule: "at least 16 characters of A-Z a-z 0-9 - . _ ~ + / (then =)" },
+  // Path secrets: URL-unreserved characters only (RFC 3986 section 2.3), so no encoding can disguise them.
+  secret: { min: 32, chars: /^[A-Za-z0-9\-._~]+$/, rule: "at least 32 characters of A-Z a-z 0-9 - . _ ~" },
+};
 const MIN_JWT_SECRET_LENGTH = 32;
 
 /** The variables each mode reads; setting one that the chosen mode ignores is reported (a protection not in force). */
@@ -20,10 +21,7 @@ const MODE_VARIABLES: Record<Exclude<CallerAuthMode, "none">, VariableName[]> = 
   mtls: ["CALLER_AUTH_CLIENT_CA_FILE", "CALLER_AUTH_CLIENT_NAMES"],
 };
 
-/**
- * Reads CALLER_AUTH and the CALLER_AUTH_* variables of the chosen mode, recording every problem with the reader.
- * Secret values never appear in a problem. What a runtime cannot do (mtls off the Node server) is index.ts's.
- */
+/** Reads CALLER_AUTH and its mode's variables; problems (never a secret's value) go to the reader; index.ts judges the runtime. */
 export function readCallerAuth(read: Reader): CallerAuthOptions {
   const mode = read.optional("CALLER_AUTH");
   const modes = CALLER_AUTH_MODES.join(", ");
@@ -45,20 +43,16 @@ export function readCallerAuth(read: Reader): CallerAuthOptions {
 const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> = {
   none: () => ({ mode: "none" }),
   bearer: (read) => {
-    const tokens = readTokens(read, "CALLER_AUTH_TOKENS");
+    const tokens = readSecrets(read, "CALLER_AUTH_TOKENS");
     if (tokens.length === 0) read.problems.push("CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)");
     return { mode: "bearer", tokens };
   },
   jwt: readJwt,
   path: (read) => {
-    const secrets = read.items("CALLER_AUTH_PATH_SECRET");
-    const rule = `at least ${MIN_PATH_SECRET_LENGTH} characters of A-Z a-z 0-9 - . _ ~`;
-    if (secrets.length === 0) read.problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${rule} (two, comma-separated, while rotating)`);
-    secrets.forEach((secret, i) => {
-      if (secret.length < MIN_PATH_SECRET_LENGTH || !PATH_SECRET_CHARS.test(secret)) {
-        read.problems.push(`CALLER_AUTH_PATH_SECRET: secret ${i + 1} must be ${rule} (it has ${secret.length} characters)`);
-      }
-    });
+    const secrets = readSecrets(read, "CALLER_AUTH_PATH_SECRET");
+    if (secrets.length === 0) {
+      read.problems.push(`CALLER_AUTH=path needs CALLER_AUTH_PATH_SECRET: ${SECRET_RULES.secret.rule} (two, comma-separated, while rotating)`);
+    }
     return { mode: "path", secrets };
   },
   mtls: (read) => {
@@ -68,27 +62,22 @@ const MODE_READERS: Record<CallerAuthMode, (read: Reader) => CallerAuthOptions> 
   },
 };
 
-/**
- * Comma-separated bearer tokens (old,new while rotating), each long enough and sendable as configured (a problem
- * recorded for each that is not): CALLER_AUTH_TOKENS, and METRICS_TOKENS, apart from the admission credential so a
- * scraper that holds one cannot send reviews.
- */
-export function readTokens(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS"): string[] {
-  const tokens = read.items(name);
-  tokens.forEach((token, i) => {
-    if (token.length < MIN_TOKEN_LENGTH || !TOKEN_CHARS.test(token)) {
-      read.problems.push(`${name}: token ${i + 1} must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (then =)`);
-    }
+/** Comma-separated secrets (old,new while rotating), each checked: bearer tokens (METRICS_TOKENS: a scraper's, never the admission one), path secrets. */
+export function readSecrets(read: Reader, name: "CALLER_AUTH_TOKENS" | "METRICS_TOKENS" | "CALLER_AUTH_PATH_SECRET"): string[] {
+  const kind = name === "CALLER_AUTH_PATH_SECRET" ? "secret" : "token";
+  const { min, chars, rule } = SECRET_RULES[kind];
+  const values = read.items(name);
+  values.forEach((value, i) => {
+    if (value.length < min || !chars.test(value)) read.problems.push(`${name}: ${kind} ${i + 1} must be ${rule} (it has ${value.length} characters)`);
   });
-  return tokens;
+  return values;
 }
 
 function readJwt(read: Reader): CallerAuthOptions {
-  const { problems } = read;
   const issuer = read.optional("CALLER_AUTH_JWT_ISSUER") ?? "";
   const audience = read.items("CALLER_AUTH_JWT_AUDIENCE");
-  if (issuer === "") problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_ISSUER (the required iss claim)");
-  if (audience.length === 0) problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_AUDIENCE (comma-separated; aud must hold one)");
+  if (issuer === "") read.problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_ISSUER (the required iss claim)");
+  if (audience.length === 0) read.problems.push("CALLER_AUTH=jwt needs CALLER_AUTH_JWT_AUDIENCE (comma-separated; aud must hold one)");
   const keys = readJwtKeys(read);
   const secret = keys?.kind === "secret";
   const allowed: readonly string[] = secret ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
@@ -117,8 +106,17 @@ function readJwtKeys(read: Reader): JwtKeySource | undefined {
     return undefined;
   }
   if (url !== undefined) {
-    const problem = checkJwksUrl(url);
-    if (problem !== undefined) read.problems.push(`CALLER_AUTH_JWT_JWKS_URL ${problem}`);
+    // https, or http to a loopback host (tests, a sidecar): a JWKS fetched in clear could be swapped on the way.
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      read.problems.push("CALLER_AUTH_JWT_JWKS_URL is not a URL");
+    }
+    const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(parsed?.hostname ?? "");
+    if (parsed !== undefined && parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback)) {
+      read.problems.push("CALLER_AUTH_JWT_JWKS_URL must be an https URL (http only for localhost)");
+    }
     return { kind: "jwks-url", url };
   }
   if (inline !== undefined) {
@@ -130,19 +128,6 @@ function readJwtKeys(read: Reader): JwtKeySource | undefined {
     read.problem("CALLER_AUTH_JWT_SECRET", `must be at least ${MIN_JWT_SECRET_LENGTH} characters`, secret ?? "");
   }
   return { kind: "secret", secret: secret ?? "" };
-}
-
-/** https, or http to a loopback host (tests, a sidecar): a JWKS fetched in clear could be swapped on the way. */
-function checkJwksUrl(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return "is not a URL";
-  }
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
-  if (url.protocol === "https:" || (url.protocol === "http:" && loopback)) return undefined;
-  return "must be an https URL (http only for localhost)";
 }
 
 /** A JWKS of public keys: `{"keys":[{"kty":...}, ...]}`; private (`d`) and symmetric (`oct`) keys are refused. */

@@ -1,62 +1,18 @@
-/**
- * The cloud token section: CLOUD_TOKEN picks the eks, aks or gke source, each with its own variables, which
- * `gmsa-webhooks token` reads too (its flags laid over them). Secrets (AWS keys, IDENTITY_HEADER) are never echoed.
- */
-import { AWS_REGION_PATTERN, CLOUD_TOKENS, EKS_CLUSTER_NAME_PATTERN, GCP_METADATA_HOST_PATTERN, GCP_SERVICE_ACCOUNT_PATTERN, type CloudTokenKind } from "../credentials/cloud-constants.ts";
+/** CLOUD_TOKEN's eks, aks or gke source and its variables, read by `gmsa-webhooks token` too; secrets are never echoed. */
 import type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { VariableName } from "./variables.ts";
 
-export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/cloud-constants.ts";
-export type { CloudTokenSettings } from "../credentials/cloud-token-source.ts";
+/** The clouds whose own identity can be a token source (CLOUD_TOKEN, `gmsa-webhooks token <kind>`). */
+export const CLOUD_TOKENS = ["eks", "aks", "gke"] as const satisfies readonly CloudTokenSettings["kind"][];
+export type CloudTokenKind = (typeof CLOUD_TOKENS)[number];
 
-/**
- * The variables only we read for each source; setting one the chosen source ignores is a problem. Not listed: what
- * the platforms set (AWS_*, IDENTITY_*, AZURE_CLIENT_ID, GCE_METADATA_HOST), there whether a source is chosen or not.
- */
+/** The variables only we read per source (not the platforms' own, set anyway): setting one the chosen source ignores is a problem. */
 const OWN_VARIABLES: Record<CloudTokenKind, readonly VariableName[]> = {
   eks: ["EKS_CLUSTER_NAME", "EKS_REGION"],
   aks: ["AKS_CLIENT_ID", "AKS_SERVER_ID"],
   gke: ["GKE_SERVICE_ACCOUNT"],
 };
-
-/** How messages name a variable: by the flag that set it (the CLI's `--region` for EKS_REGION), else by itself. */
-type Label = (name: VariableName) => string;
-
-/** The first of `names` that is set, with its value. */
-function firstSet(read: Reader, names: readonly VariableName[]): [VariableName, string] | undefined {
-  const name = names.find((candidate) => read.optional(candidate) !== undefined);
-  return name === undefined ? undefined : [name, read.optional(name) ?? ""];
-}
-
-/** "A and B not set" for the names that are unset, or undefined when all are set. */
-function unsetNames(read: Reader, names: readonly VariableName[]): string | undefined {
-  const unset = names.filter((name) => read.optional(name) === undefined);
-  return unset.length === 0 ? undefined : `${unset.join(" and ")} not set`;
-}
-
-function readEks(read: Reader, label: Label): CloudTokenSettings | undefined {
-  const { problems } = read;
-  const cluster = read.optional("EKS_CLUSTER_NAME");
-  if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
-  else if (!EKS_CLUSTER_NAME_PATTERN.test(cluster)) {
-    problems.push(`${label("EKS_CLUSTER_NAME")} ${JSON.stringify(cluster)} is not an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)`);
-  }
-  const region = firstSet(read, ["EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION"]);
-  if (region === undefined) {
-    const flag = label("EKS_REGION");
-    problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
-  } else if (!AWS_REGION_PATTERN.test(region[1])) {
-    problems.push(`${label(region[0])} ${JSON.stringify(region[1])} is not an AWS region name (like eu-west-1)`);
-  }
-  const keys = unsetNames(read, ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]);
-  if (keys !== undefined) problems.push(`no AWS credentials in the environment: ${keys} (only static keys are read, as Lambda provides them)`);
-  const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
-  const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
-  if (cluster === undefined || region === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined;
-  const credentials = { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") };
-  return { kind: "eks", cluster, region: region[1], credentials };
-}
 
 function isHttpUrl(text: string): boolean {
   try {
@@ -66,35 +22,23 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-function readAks(read: Reader): CloudTokenSettings | undefined {
-  const unset = unsetNames(read, ["IDENTITY_ENDPOINT", "IDENTITY_HEADER"]);
-  if (unset !== undefined) {
-    read.problems.push(`no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
-  }
-  const endpoint = read.optional("IDENTITY_ENDPOINT");
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) read.problems.push(`IDENTITY_ENDPOINT ${JSON.stringify(endpoint)} is not an http(s) URL`);
-  const identityHeader = read.optional("IDENTITY_HEADER");
-  const clientId = firstSet(read, ["AKS_CLIENT_ID", "AZURE_CLIENT_ID"])?.[1];
-  const resource = read.text("AKS_SERVER_ID");
-  if (endpoint === undefined || identityHeader === undefined) return undefined;
-  return { kind: "aks", endpoint, identityHeader, clientId, resource };
-}
+const AWS_REGION: [RegExp, string] = [/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS region name (like eu-west-1)"];
 
-function readGke(read: Reader, label: Label): CloudTokenSettings {
-  const host = read.text("GCE_METADATA_HOST");
-  if (!GCP_METADATA_HOST_PATTERN.test(host)) read.problems.push(`GCE_METADATA_HOST ${JSON.stringify(host)} is not host or host:port`);
-  const serviceAccount = read.text("GKE_SERVICE_ACCOUNT");
-  if (!GCP_SERVICE_ACCOUNT_PATTERN.test(serviceAccount)) {
-    read.problems.push(`${label("GKE_SERVICE_ACCOUNT")} ${JSON.stringify(serviceAccount)} is not default or a service account's email`);
-  }
-  return { kind: "gke", host, serviceAccount };
-}
+/** What a value must be, as it becomes part of a URL (the AWS region of a host name), and how a problem says so. */
+const FORMATS: Partial<Record<VariableName, [{ test: (value: string) => boolean }, string]>> = {
+  // Outposts cluster ids (UUIDs) fit too.
+  EKS_CLUSTER_NAME: [/^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/, "an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)"],
+  EKS_REGION: AWS_REGION,
+  AWS_REGION,
+  AWS_DEFAULT_REGION: AWS_REGION,
+  IDENTITY_ENDPOINT: [{ test: isHttpUrl }, "an http(s) URL"],
+  GCE_METADATA_HOST: [/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/, "host or host:port"],
+  GKE_SERVICE_ACCOUNT: [/^(?:default|[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+)$/, "default or a service account's email"],
+};
 
 /**
- * Reads the variables of the `kind` source from `env`; `flags` names the variables the caller sets another way (the
- * CLI's `--region` for EKS_REGION), for messages.
- * @returns the settings (undefined when a required variable is missing) and every problem found, each a sentence
- *   that names the variable (or its flag) and never a secret's value.
+ * Reads the `kind` source's variables from `env`, naming in problems by its flag a variable in `flags` (the CLI's
+ * `--region` for EKS_REGION). The settings are undefined when a required variable is missing.
  */
 export function readCloudTokenSettings(
   env: Bindings,
@@ -103,15 +47,50 @@ export function readCloudTokenSettings(
 ): { settings: CloudTokenSettings | undefined; problems: string[] } {
   const problems: string[] = [];
   const read = new Reader(env, problems);
-  const label: Label = (name) => flags[name] ?? name;
-  const settings = kind === "eks" ? readEks(read, label) : kind === "aks" ? readAks(read) : readGke(read, label);
+  const label = (name: VariableName): string => flags[name] ?? name;
+  /** The first of `names` that is set, a problem recorded when it lacks its format. */
+  const first = (...names: VariableName[]): string | undefined => {
+    for (const name of names) {
+      const value = read.optional(name);
+      if (value === undefined) continue;
+      const [format, rule] = FORMATS[name] ?? [];
+      if (format !== undefined && !format.test(value)) problems.push(`${label(name)} ${JSON.stringify(value)} is not ${rule}`);
+      return value;
+    }
+    return undefined;
+  };
+  /** Records `problem` with "A and B not set" for those of `names` that are unset. */
+  const requireSet = (names: VariableName[], problem: (unset: string) => string): void => {
+    const unset = names.filter((name) => read.optional(name) === undefined);
+    if (unset.length > 0) problems.push(problem(`${unset.join(" and ")} not set`));
+  };
+  let settings: CloudTokenSettings | undefined;
+  if (kind === "eks") {
+    const cluster = first("EKS_CLUSTER_NAME");
+    if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
+    const region = first("EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION");
+    const flag = label("EKS_REGION");
+    if (region === undefined) problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
+    requireSet(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"], (unset) => `no AWS credentials in the environment: ${unset} (only static keys are read, as Lambda provides them)`);
+    const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
+    const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
+    if (cluster !== undefined && region !== undefined && accessKeyId !== undefined && secretAccessKey !== undefined) {
+      settings = { kind, cluster, region, credentials: { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") } };
+    }
+  } else if (kind === "aks") {
+    requireSet(["IDENTITY_ENDPOINT", "IDENTITY_HEADER"], (unset) => `no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
+    const endpoint = first("IDENTITY_ENDPOINT");
+    const identityHeader = read.optional("IDENTITY_HEADER");
+    const clientId = first("AKS_CLIENT_ID", "AZURE_CLIENT_ID");
+    if (endpoint !== undefined && identityHeader !== undefined) settings = { kind, endpoint, identityHeader, clientId, resource: read.text("AKS_SERVER_ID") };
+  } else {
+    const host = first("GCE_METADATA_HOST") ?? read.text("GCE_METADATA_HOST");
+    settings = { kind, host, serviceAccount: first("GKE_SERVICE_ACCOUNT") ?? read.text("GKE_SERVICE_ACCOUNT") };
+  }
   return { settings, problems };
 }
 
-/**
- * Reads CLOUD_TOKEN and its source's variables, recording every problem (prefixed `CLOUD_TOKEN=<kind>:`), also for a
- * variable only another source reads. Whether the kubeconfig user and the runtime allow it is select-token-source.ts's.
- */
+/** Reads CLOUD_TOKEN and its source's variables, problems prefixed `CLOUD_TOKEN=<kind>:`; select-token-source.ts judges the runtime. */
 export function readCloudToken(read: Reader): CloudTokenSettings | undefined {
   const selected = read.optional("CLOUD_TOKEN");
   const kind = CLOUD_TOKENS.find((candidate) => candidate === selected);

@@ -1,10 +1,7 @@
 /** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
-import { LOG_LEVELS } from "../log.ts";
-import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
-import { readCallerAuth, readTokens } from "./caller-auth.ts";
+import { readCallerAuth, readSecrets } from "./caller-auth.ts";
 import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
-import { FUNCTION_NAMES } from "./variables.ts";
 
 export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
@@ -21,7 +18,7 @@ export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false;
 
 /** A start-up failure: the configuration cannot give a working function. Not an admission outcome. */
 export class ConfigurationError extends Error {
-  /** Every problem found, each a full sentence naming the setting. */
+  /** Every problem found, each a sentence naming the setting. */
   readonly problems: readonly string[];
 
   constructor(problems: readonly string[], heading = "configuration") {
@@ -41,7 +38,7 @@ export class KubeConfigurationError extends ConfigurationError {
 function readSettings(read: Reader, runtime: Runtime) {
   return {
     runtime,
-    functions: read.list("FUNCTIONS", FUNCTION_NAMES),
+    functions: read.list("FUNCTIONS"),
     port: read.integer("PORT"),
     /** Node server: address to listen on; undefined means every interface. */
     host: read.optional("HOST"),
@@ -51,11 +48,11 @@ function readSettings(read: Reader, runtime: Runtime) {
     shutdownDelaySeconds: read.integer("SHUTDOWN_DELAY_SECONDS"),
     callerAuth: readCallerAuth(read),
     /** Bearer tokens GET /metrics requires; empty: /metrics is open. */
-    metricsTokens: readTokens(read, "METRICS_TOKENS"),
+    metricsTokens: readSecrets(read, "METRICS_TOKENS"),
     randomHostname: read.boolean("RANDOM_HOSTNAME"),
-    logLevel: read.oneOf("LOG_LEVEL", LOG_LEVELS),
-    requestingUser: read.oneOf("REVIEW_REQUESTING_USER", REQUESTING_USER_MODES),
-    enforcement: read.oneOf("ENFORCEMENT", ENFORCEMENT_MODES),
+    logLevel: read.oneOf("LOG_LEVEL"),
+    requestingUser: read.oneOf("REVIEW_REQUESTING_USER"),
+    enforcement: read.oneOf("ENFORCEMENT"),
     kube: readKubeSettings(read),
   };
 }
@@ -63,16 +60,13 @@ function readSettings(read: Reader, runtime: Runtime) {
 /** The runtimes' names, for messages. */
 const RUNTIME_NAMES: Record<Runtime, string> = { node: "the Node server", workers: "Cloudflare Workers", lambda: "AWS Lambda", azure: "Azure Functions" };
 
-/** Addresses only this machine can reach: the one place where no caller authentication is acceptable. */
-function isLoopback(host: string | undefined): boolean {
-  return host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
-}
-
 /** What the caller-auth mode needs of the runtime: none only on a loopback Node server, mtls only where TLS ends in the function. */
 function callerAuthOnRuntime(config: Config): string | undefined {
   const { runtime, host } = config;
   const { mode } = config.callerAuth;
-  if (mode === "none" && (runtime !== "node" || !isLoopback(host))) {
+  // Addresses only this machine can reach: the one place where no caller authentication is acceptable.
+  const loopback = host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
+  if (mode === "none" && (runtime !== "node" || !loopback)) {
     const where =
       runtime === "node"
         ? `the Node server listens on ${host === undefined ? "every interface (HOST is unset)" : `"${host}"`}`
@@ -101,11 +95,7 @@ function callerAuthOnRuntime(config: Config): string | undefined {
   return undefined;
 }
 
-/**
- * Parses the environment into a frozen Config, reporting every problem together (never only the first). `runtime`
- * (default "node") decides what some settings may be. Variable names, defaults and bounds are in variables.ts and
- * tabled in docs/configuration.md.
- */
+/** Parses the environment into a frozen Config, reporting every problem together; `runtime` decides what some settings may be. */
 export function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigResult {
   const problems: string[] = [];
   const read = new Reader(env, problems);
@@ -119,10 +109,7 @@ export function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigRes
   return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
 }
 
-/**
- * {@link parseConfig}, throwing instead of returning problems.
- * @throws ConfigurationError listing every problem.
- */
+/** {@link parseConfig}, throwing a ConfigurationError that lists every problem instead of returning them. */
 export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
   const parsed = parseConfig(env, runtime);
   if (!parsed.ok) throw new ConfigurationError(parsed.problems);

@@ -1,7 +1,4 @@
-/**
- * The Kubernetes client's variables: kubeconfig, cache lifetimes, the JWT token source and the clouds' token sources
- * (cloud-token.ts). Values that may be secrets are never echoed.
- */
+/** The Kubernetes client's variables: kubeconfig, cache lifetimes, JWT_* and CLOUD_TOKEN; secrets are never echoed. */
 import type { JwtSettings } from "../credentials/jwt.ts";
 import { parseJson } from "../json.ts";
 import { readCloudToken } from "./cloud-token.ts";
@@ -9,7 +6,7 @@ import { Reader, type Bindings } from "./reader.ts";
 
 export type { JwtSettings } from "../credentials/jwt.ts";
 
-/** Typed, frozen settings: what {@link readKubeSettings} reads. */
+/** What {@link readKubeSettings} reads. */
 export type KubeSettings = ReturnType<typeof readKubeSettings>;
 
 function readJwt(read: Reader): JwtSettings | undefined {
@@ -20,9 +17,10 @@ function readJwt(read: Reader): JwtSettings | undefined {
   const missing = names.filter((name) => read.optional(name) === undefined);
   if (missing.length > 0) problems.push(`${missing.join(", ")} must be set too when ${given.join(", ")} is set`);
   const privateKey = read.optional("JWT_PRIVATE_KEY") ?? "";
+  const jwk = parseJson(privateKey) as { d?: unknown } | null | undefined;
   if (privateKey.includes("-----BEGIN RSA PRIVATE KEY-----") || privateKey.includes("-----BEGIN EC PRIVATE KEY-----")) {
     problems.push("JWT_PRIVATE_KEY must be PKCS8 (-----BEGIN PRIVATE KEY-----); convert with openssl pkcs8 -topk8 -nocrypt");
-  } else if (privateKey !== "" && !privateKey.includes("-----BEGIN PRIVATE KEY-----") && !isPrivateJwk(privateKey)) {
+  } else if (privateKey !== "" && !privateKey.includes("-----BEGIN PRIVATE KEY-----") && typeof jwk?.d !== "string") {
     problems.push("JWT_PRIVATE_KEY must be a PKCS8 PEM or a private JWK (JSON with \"d\")");
   }
   const issuer = read.optional("JWT_ISSUER") ?? "";
@@ -37,11 +35,6 @@ function readJwt(read: Reader): JwtSettings | undefined {
   };
 }
 
-function isPrivateJwk(value: string): boolean {
-  const jwk = parseJson(value);
-  return typeof jwk === "object" && jwk !== null && typeof (jwk as { d?: unknown }).d === "string";
-}
-
 /** Reads the Kubernetes client's variables; problems go to the reader, unusable values fall back to defaults. */
 export function readKubeSettings(read: Reader) {
   const host = read.optional("KUBERNETES_SERVICE_HOST");
@@ -51,11 +44,8 @@ export function readKubeSettings(read: Reader) {
     credSpecCacheTtlMs: read.integer("CREDSPEC_CACHE_TTL_MS"),
     /** How long an allowed access review is reused; 0: not at all. */
     accessCacheTtlMs: read.integer("ACCESS_CACHE_TTL_MS"),
-    /**
-     * Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML. Secret on Workers.
-     * Kept as given: only the runtime knows which it is.
-     */
-    kubeconfig: read.raw("KUBECONFIG"),
+    /** Node: a path list (`:` or `;` separated as the platform does); Workers: the kubeconfig YAML, a secret, whitespace kept. */
+    kubeconfig: read.optional("KUBECONFIG") === undefined ? undefined : read.env["KUBECONFIG"],
     kubeContext: read.optional("KUBE_CONTEXT"),
     /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
     inCluster: host !== undefined && port !== undefined ? { host, port } : undefined,

@@ -1,12 +1,13 @@
-import { VARIABLES, type DefaultedTextName, type IntegerName, type IntegerVariable, type VariableName } from "./variables.ts";
+import { VARIABLES, type DefaultedTextName, type Variable, type VariableName } from "./variables.ts";
 
 /** Environment variables (Node) or Worker vars/secrets, all strings. */
 export type Bindings = Record<string, string | undefined>;
 
-/**
- * Reads typed values with the bounds and defaults of variables.ts, recording a problem (and returning the default)
- * for each bad one, as `NAME must <rule>, not "<value>"`; a secret's value is never quoted.
- */
+type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
+/** The values a oneOf or list variable may take. */
+type ValueOf<N extends NamesOf<"oneOf" | "list">> = (typeof VARIABLES)[N]["values"][number];
+
+/** Reads typed values with variables.ts' bounds and defaults; a bad one is a problem (`NAME must <rule>, not "<value>"`) and its default. */
 export class Reader {
   readonly env: Bindings;
   readonly problems: string[];
@@ -27,20 +28,14 @@ export class Reader {
     return this.optional(name) ?? VARIABLES[name].default;
   }
 
-  /** The value as given (a kubeconfig YAML keeps its whitespace), or undefined when unset or blank. */
-  raw(name: VariableName): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === "" ? undefined : value;
-  }
-
   /** A comma-separated list, items trimmed, empty items dropped. */
   items(name: VariableName): string[] {
     return (this.optional(name) ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
   }
 
-  /** The integer within the variable's bounds, else its default (a problem recorded when the value was bad). */
-  integer(name: IntegerName): number {
-    const { default: fallback, min, max }: IntegerVariable = VARIABLES[name];
+  /** The integer within the variable's bounds, else its default. */
+  integer(name: NamesOf<"integer">): number {
+    const { default: fallback, min, max }: Extract<Variable, { kind: "integer" }> = VARIABLES[name];
     const text = this.optional(name);
     if (text === undefined) return fallback;
     const value = Number(text);
@@ -49,7 +44,7 @@ export class Reader {
     return fallback;
   }
 
-  boolean(name: "RANDOM_HOSTNAME"): boolean {
+  boolean(name: NamesOf<"boolean">): boolean {
     const text = this.optional(name)?.toLowerCase();
     if (text === undefined) return VARIABLES[name].default;
     if (text === "true" || text === "false") return text === "true";
@@ -57,31 +52,28 @@ export class Reader {
     return VARIABLES[name].default;
   }
 
-  oneOf<T extends string>(name: "LOG_LEVEL" | "REVIEW_REQUESTING_USER" | "ENFORCEMENT", allowed: readonly T[]): T {
-    const text = this.optional(name);
-    const fallback = VARIABLES[name].default as T;
-    if (text === undefined) return fallback;
-    if ((allowed as readonly string[]).includes(text)) return text as T;
-    this.problem(name, `must be one of ${allowed.join(", ")}`, text);
-    return fallback;
+  /** One of the variable's values, else its default. */
+  oneOf<N extends NamesOf<"oneOf">>(name: N): ValueOf<N> {
+    const { values, default: fallback }: { values: readonly string[]; default: string } = VARIABLES[name];
+    const text = this.optional(name) ?? fallback;
+    if (values.includes(text)) return text as ValueOf<N>;
+    this.problem(name, `must be one of ${values.join(", ")}`, text);
+    return fallback as ValueOf<N>;
   }
 
-  list<T extends string>(name: "FUNCTIONS", allowed: readonly T[]): T[] {
+  /** Some of the variable's values, once each, else its default. */
+  list<N extends NamesOf<"list">>(name: N): ValueOf<N>[] {
+    const { values, default: fallback }: { values: readonly string[]; default: readonly string[] } = VARIABLES[name];
     const text = this.optional(name);
-    const fallback = [...VARIABLES[name].default] as T[];
-    if (text === undefined) return fallback;
-    const items = this.items(name);
-    const bad = items.filter((s) => !(allowed as readonly string[]).includes(s));
-    if (bad.length > 0 || items.length === 0) {
-      this.problem(name, `must list some of ${allowed.join(", ")}`, text);
-      return fallback;
-    }
-    return [...new Set(items)] as T[];
+    const items = text === undefined ? fallback : this.items(name);
+    if (items.length > 0 && items.every((item) => values.includes(item))) return [...new Set(items)] as ValueOf<N>[];
+    this.problem(name, `must list some of ${values.join(", ")}`, text ?? "");
+    return [...fallback] as ValueOf<N>[];
   }
 
   /** Records `NAME <requirement>, not "<value>"`; without the value for a secret variable. */
   problem(name: VariableName, requirement: string, value: string): void {
-    const variable = VARIABLES[name];
+    const variable: Variable = VARIABLES[name];
     const secret = variable.kind === "text" && variable.secret === true;
     this.problems.push(secret ? `${name} ${requirement}` : `${name} ${requirement}, not ${JSON.stringify(value)}`);
   }

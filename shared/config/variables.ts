@@ -1,9 +1,7 @@
 /**
- * Every environment variable the functions read (Node environment, Worker vars and secrets), with its default and
- * bounds, once; only the entries read them (reader.ts). configuration-doc.test.ts checks docs/configuration.md
- * against this table. Internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
+ * Every environment variable (Node environment, Worker vars and secrets) with its default and bounds, once, as
+ * docs/configuration.md tables them; internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
  */
-import { AKS_SERVER_APP_ID, GCP_METADATA_HOST } from "../credentials/cloud-constants.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth.ts";
 import { LOG_LEVELS } from "../log.ts";
@@ -16,30 +14,18 @@ export type FunctionName = (typeof FUNCTION_NAMES)[number];
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 
-/** A whole number within bounds. */
-export interface IntegerVariable {
-  kind: "integer";
-  default: number;
-  min: number;
-  max?: number;
-}
-
-/** Free text; `documented` is the default column of docs/configuration.md. `secret` values never reach a message. */
-export interface TextVariable {
-  kind: "text";
-  documented: string;
-  default?: string;
-  secret?: boolean;
-  /** The platform's identity for the workload (Lambda's AWS keys): secret, yet plugins such as `aws eks get-token` inherit it. */
-  platform?: boolean;
-}
-
+/**
+ * A variable's kind, default and bounds. Text: `documented` is docs/configuration.md's default column; `secret` values
+ * never reach a message; `platform`: the workload's identity (Lambda's AWS keys), which plugins still inherit.
+ */
 export type Variable =
-  | IntegerVariable
-  | TextVariable
+  | { kind: "integer"; default: number; min: number; max?: number }
+  | { kind: "text"; documented: string; default?: string; secret?: boolean; platform?: boolean }
   | { kind: "boolean"; default: boolean }
   | { kind: "oneOf"; values: readonly string[]; default: string }
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
+type TextVariable = Extract<Variable, { kind: "text" }>;
+type IntegerVariable = Extract<Variable, { kind: "integer" }>;
 
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
 const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
@@ -102,17 +88,16 @@ export const VARIABLES = {
   IDENTITY_HEADER: platformSecret("set by App Service and Azure Functions"),
   AKS_CLIENT_ID: text("`AZURE_CLIENT_ID`, else the system-assigned identity"),
   AZURE_CLIENT_ID: text("the system-assigned identity"),
-  AKS_SERVER_ID: textDefault(AKS_SERVER_APP_ID),
-  GCE_METADATA_HOST: textDefault(GCP_METADATA_HOST),
+  // "Azure Kubernetes Service AAD Server": the audience every AKS cluster with Entra ID accepts.
+  AKS_SERVER_ID: textDefault("6dae42f8-4368-4678-94ff-3960e28e3630"),
+  // Where Google's runtimes serve their metadata; Google's client libraries read GCE_METADATA_HOST too.
+  GCE_METADATA_HOST: textDefault("metadata.google.internal"),
   GKE_SERVICE_ACCOUNT: textDefault("default"),
 } as const satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;
 
-/**
- * Variables an exec plugin never inherits: every `secret` one but the platform's identity (which plugins sign with)
- * and every caller-authentication setting. A kubeconfig's own `exec.env` may still set any of them, explicitly.
- */
+/** What an exec plugin never inherits (unless the kubeconfig's `exec.env` sets it): secrets but the platform's, and caller auth. */
 export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
   Object.entries(VARIABLES as Record<string, Variable>)
     .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
@@ -124,7 +109,5 @@ export function withoutPluginSecrets(env: Record<string, string | undefined>): R
   return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
 }
 
-type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
-export type IntegerName = NamesOf<"integer">;
 /** Text variables that have a default. */
-export type DefaultedTextName = { [N in NamesOf<"text">]: (typeof VARIABLES)[N] extends { default: string } ? N : never }[NamesOf<"text">];
+export type DefaultedTextName = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: "text"; default: string } ? N : never }[VariableName];

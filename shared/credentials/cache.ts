@@ -1,7 +1,6 @@
 /**
- * The cache behind every refreshing credential source: reuse until expiry minus a skew (without one: until a 401),
- * single-flight refreshes where sharing is safe, and backoff after failures and after fresh credentials refused
- * twice in a row, so a broken source is not hammered.
+ * The cache behind every refreshing credential source: reuse until expiry minus a skew (else until a 401), single-flight
+ * refreshes where sharing is safe, backoff after failures and after fresh credentials refused twice in a row.
  */
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
@@ -19,16 +18,12 @@ export interface CredentialCacheOptions {
    * request's promise (panva/jose#355, #509): only settled credentials are shared. Set by the adapter, never sniffed.
    */
   shareInFlight: boolean;
-  /**
-   * Clock in epoch ms. Default `Date.now`: a wall clock on purpose, as `expirationTimestamp` is one; a clock stepped
-   * back at worst keeps a credential until the API server refuses it (401), which refreshes it.
-   */
+  /** Epoch ms. Default `Date.now`, a wall clock as `expirationTimestamp` is: one stepped back only delays a refresh to the 401. */
   now?: (() => number) | undefined;
   /** Refresh this long before expiry. Default: 10% of the lifetime within 5 s to 60 s; never more than half the lifetime. */
   refreshSkewMs?: number | undefined;
-  /** First pause after a failed load, doubled per consecutive failure. Default 1000. */
+  /** First pause after a failed load (default 1000), doubled per consecutive failure up to `backoffMaxMs` (default 30000). */
   backoffInitialMs?: number | undefined;
-  /** Longest pause after failed loads. Default 30000. */
   backoffMaxMs?: number | undefined;
   /** Told how each refresh ended (metrics); a caller that gave up on its own load (Workers) is not a refresh. */
   onRefresh?: RefreshObserver | undefined;
@@ -37,8 +32,6 @@ export interface CredentialCacheOptions {
 /** What a refreshing source passes through to its cache: decided by the runtime (Node, Workers, the CLI). */
 export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" | "now" | "onRefresh">;
 
-const MIN_AUTO_SKEW_MS = 5_000;
-const MAX_AUTO_SKEW_MS = 60_000;
 /** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
 const FRESH_REJECTION_MS = 60_000;
 
@@ -48,21 +41,16 @@ export function computeRefreshAt(expirationTimestamp: string | undefined, obtain
   const expiresAt = Date.parse(expirationTimestamp);
   const lifetime = expiresAt - obtainedAt;
   if (!Number.isFinite(expiresAt) || lifetime <= 0) return obtainedAt;
-  const skew = refreshSkewMs ?? Math.min(MAX_AUTO_SKEW_MS, Math.max(MIN_AUTO_SKEW_MS, lifetime / 10));
+  const skew = refreshSkewMs ?? Math.min(60_000, Math.max(5_000, lifetime / 10));
   return expiresAt - Math.min(skew, lifetime / 2);
 }
 
-/** Wraps `load` into a {@link TokenSource}. @throws TypeError for a negative skew or backoff. */
+/** Wraps `load` into a {@link TokenSource}. */
 export function createCredentialCache(options: CredentialCacheOptions): TokenSource {
   const { load, describe, shareInFlight } = options;
   const now = options.now ?? Date.now;
   const backoffInitialMs = options.backoffInitialMs ?? 1_000;
   const backoffMaxMs = options.backoffMaxMs ?? 30_000;
-  for (const [name, value] of Object.entries({ refreshSkewMs: options.refreshSkewMs, backoffInitialMs, backoffMaxMs })) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) {
-      throw new TypeError(`${name} must be a non-negative number`);
-    }
-  }
 
   let cached: { credential: Credential; refreshAt: number; obtainedAt: number } | undefined;
   let inFlight: Promise<Credential> | undefined;

@@ -1,30 +1,131 @@
-/** The token source of a CLOUD_TOKEN setting or `gmsa-webhooks token <kind>`, for every runtime and the CLI alike. */
-import { createAzureManagedIdentityTokenSource, type AzureManagedIdentityTokenSourceOptions } from "./azure-managed-identity.ts";
-import { createEksTokenSource, type EksTokenOptions } from "./eks.ts";
-import { createGcpMetadataTokenSource, type GcpMetadataTokenSourceOptions } from "./gcp-metadata.ts";
-import type { TokenEndpointSourceOptions } from "./token-endpoint.ts";
-import type { TokenSource } from "./token-source.ts";
-
-/** An EKS token presigned from the AWS credentials in the environment (what Lambda provides). */
-export type EksTokenSettings = { kind: "eks" } & EksTokenOptions;
-/** An Entra ID token from the App Service / Azure Functions managed identity endpoint. */
-export type AksTokenSettings = { kind: "aks" } & Pick<AzureManagedIdentityTokenSourceOptions, "endpoint" | "identityHeader" | "clientId" | "resource">;
-/** A service account's access token from Google's metadata server. */
-export type GkeTokenSettings = { kind: "gke" } & Pick<GcpMetadataTokenSourceOptions, "host" | "serviceAccount">;
-/** One cloud's token source, as CLOUD_TOKEN and its variables (or `gmsa-webhooks token <kind>`) chose it. */
-export type CloudTokenSettings = EksTokenSettings | AksTokenSettings | GkeTokenSettings;
-
 /**
- * The source for `settings`, with what the runtime decides in `options` (eks signs locally and fetches nothing).
- * @throws TypeError for settings its factory refuses (the configuration module checks them first).
+ * The clouds' own identities as token sources: eks presigns locally (eks.ts), aks and gke GET a local endpoint. Failures
+ * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
-export function createCloudTokenSource(settings: CloudTokenSettings, options: Omit<TokenEndpointSourceOptions, "timeoutMs">): TokenSource {
+import * as z from "zod/mini";
+import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
+import { parseJson } from "../json.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
+import { createEksTokenSource, type EksTokenOptions } from "./eks.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
+
+/** One cloud's token source, as shared/config read (and checked) it from CLOUD_TOKEN's variables or the CLI's flags. */
+export type CloudTokenSettings =
+  | ({ kind: "eks" } & EksTokenOptions)
+  // https://learn.microsoft.com/azure/app-service/overview-managed-identity#rest-endpoint-reference
+  | { kind: "aks"; endpoint: string; identityHeader: string; clientId?: string | undefined; resource: string }
+  // https://cloud.google.com/compute/docs/access/authenticate-workloads#applications
+  | { kind: "gke"; host: string; serviceAccount: string };
+
+/** What the runtime decides for a cloud source. */
+export interface CloudTokenSourceOptions extends CacheSharingOptions {
+  /** Give up on a token endpoint after this long. Default 5000: both are local and answer in milliseconds. */
+  timeoutMs?: number | undefined;
+}
+
+/** A local token endpoint: its URL, headers (never in errors), name for errors, and the answer's fields a credential needs. */
+interface TokenEndpoint<T> {
+  url: URL;
+  headers: Record<string, string>;
+  describe: string;
+  /** A header a genuine answer carries (Google's `Metadata-Flavor: Google`); a 2xx without it is refused. */
+  responseHeader?: [name: string, value: string];
+  answer: z.ZodMiniType<T>;
+  credential: (answer: T, requestedAt: number) => Credential;
+}
+
+const accessToken = z.string().check(z.minLength(1));
+
+/** The source for `settings`, cached until its expiry less the refresh skew. */
+export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
   switch (settings.kind) {
     case "eks":
       return createEksTokenSource({ ...options, ...settings });
     case "aks":
-      return createAzureManagedIdentityTokenSource({ ...options, ...settings });
+      return azureManagedIdentity(settings, options);
     case "gke":
-      return createGcpMetadataTokenSource({ ...options, ...settings });
+      return gcpMetadata(settings, options);
   }
+}
+
+/** AKS tokens without kubelogin: an Entra ID token for the AKS server app from App Service's managed identity endpoint. */
+function azureManagedIdentity(settings: Extract<CloudTokenSettings, { kind: "aks" }>, options: CloudTokenSourceOptions): TokenSource {
+  const url = new URL(settings.endpoint);
+  url.searchParams.set("resource", settings.resource);
+  // The version that takes X-IDENTITY-HEADER and client_id (2017's took secret and clientid).
+  url.searchParams.set("api-version", "2019-08-01");
+  if (settings.clientId !== undefined) url.searchParams.set("client_id", settings.clientId);
+  return createTokenEndpointSource(options, {
+    url,
+    headers: { "X-IDENTITY-HEADER": settings.identityHeader, Accept: "application/json" },
+    describe: "Azure managed identity endpoint",
+    // expires_on: epoch seconds, a string in the 2019 API, a number in others.
+    answer: z.object({ access_token: accessToken, expires_on: z.union([z.string().check(z.regex(/^\d{1,12}$/)), z.int().check(z.minimum(0))]) }),
+    credential: (answer) => ({ token: answer.access_token, expirationTimestamp: new Date(Number(answer.expires_on) * 1000).toISOString() }),
+  });
+}
+
+/** GKE tokens without gke-gcloud-auth-plugin: the service account's access token from Google's metadata server. */
+function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kind: "gke" }>, options: CloudTokenSourceOptions): TokenSource {
+  return createTokenEndpointSource(options, {
+    // Plain http on purpose: the metadata server is link-local and serves no TLS.
+    url: new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${serviceAccount}/token`),
+    headers: { "Metadata-Flavor": "Google", Accept: "application/json" },
+    // As Google's gcp-metadata library checks: a proxy or captive portal answering in its place lacks it.
+    responseHeader: ["Metadata-Flavor", "Google"],
+    describe: "Google metadata server",
+    answer: z.object({
+      access_token: accessToken,
+      expires_in: z.number().check(z.positive()),
+      token_type: z.optional(z.string().check(z.regex(/^bearer$/i))),
+    }),
+    // Counted from the request, not the answer: the server's clock started before ours stopped.
+    credential: (answer, requestedAt) => ({ token: answer.access_token, expirationTimestamp: new Date(requestedAt + answer.expires_in * 1000).toISOString() }),
+  });
+}
+
+function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint: TokenEndpoint<T>): TokenSource {
+  const { url, headers, describe, responseHeader } = endpoint;
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const now = options.now ?? Date.now;
+  // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in a DeadlineExceededError, everything else
+  // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in a CredentialsError.
+  async function load(signal: AbortSignal | undefined): Promise<Credential> {
+    const requestedAt = now();
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      // Never follow a redirect: it would carry the secret header elsewhere. A 3xx is a refusal like any non-2xx.
+      const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+      response = await fetch(url, { method: "GET", headers, signal: combined, redirect: "manual" });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
+      if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
+      throw new CredentialsError(`${describe} could not be reached (${shortErrorCode(error)})`);
+    }
+    if (!response.ok) {
+      const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
+      throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
+    }
+    if (responseHeader !== undefined && response.headers.get(responseHeader[0]) !== responseHeader[1]) {
+      throw new CredentialsError(`${describe} answered without the ${responseHeader.join(": ")} header (not the real endpoint?)`);
+    }
+    const body = parseJson(text);
+    if (body === undefined) throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
+    const parsed = endpoint.answer.safeParse(body);
+    if (parsed.success) return endpoint.credential(parsed.data, requestedAt);
+    const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")))];
+    if (fields.includes("")) throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
+    throw new CredentialsError(`${describe} answered without a valid ${fields.join(", ")}`);
+  }
+  return createCredentialCache({ ...options, load, describe });
+}
+
+/** The `error` code of an error answer when it is short and harmless (OAuth's `invalid_request`); nothing longer. */
+function errorCode(text: string): string {
+  const error = (parseJson(text) as { error?: unknown } | null | undefined)?.error;
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : error;
+  return typeof code === "string" && /^[\w.-]{1,64}$/.test(code) ? ` (error "${code}")` : "";
 }

@@ -7,48 +7,20 @@ import { AwsV4Signer } from "aws4fetch";
 import { CredentialsError } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
-import { AWS_REGION_PATTERN, EKS_CLUSTER_NAME_PATTERN } from "./cloud-constants.ts";
 
-/** The static AWS credentials Lambda puts in its environment (AWS_ACCESS_KEY_ID, ...). */
-export interface AwsCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  /** Present for temporary credentials (Lambda's execution role, assumed roles). */
-  sessionToken?: string | undefined;
-}
-
-/** What {@link presignEksToken} needs; with the cache's options, what {@link createEksTokenSource} needs. */
+/** What {@link presignEksToken} needs (shared/config checks it); with the cache's options, {@link createEksTokenSource}. */
 export interface EksTokenOptions {
   /** The EKS cluster name (or an Outposts local cluster's id): the signed `x-k8s-aws-id` header. */
   cluster: string;
-  /** The STS region, e.g. `eu-west-1` (AWS_REGION, else AWS_DEFAULT_REGION): the regional endpoint is used. */
+  /** The STS region, e.g. `eu-west-1`: the regional endpoint is used. */
   region: string;
-  credentials: AwsCredentials;
+  /** The static AWS credentials Lambda puts in its environment; `sessionToken` for temporary ones. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
 }
 
 export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
-/** Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it. */
-const PRESIGN_EXPIRES_SECONDS = 60;
 /** aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, as we do. */
 const TOKEN_LIFETIME_MS = 14 * 60_000;
-const CLUSTER_HEADER = "x-k8s-aws-id";
-
-/** @throws TypeError naming the option, never its value when secret. */
-function checkEksTokenOptions(options: EksTokenOptions): void {
-  if (!EKS_CLUSTER_NAME_PATTERN.test(options.cluster)) {
-    throw new TypeError(`cluster ${JSON.stringify(options.cluster)} is not an EKS cluster name (letters, digits, '-', '_'; at most 100)`);
-  }
-  if (!AWS_REGION_PATTERN.test(options.region)) throw new TypeError(`region ${JSON.stringify(options.region)} is not an AWS region name`);
-  const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
-  if (accessKeyId === "") throw new TypeError("the AWS access key id is empty");
-  if (secretAccessKey === "") throw new TypeError("the AWS secret access key is empty");
-  if (sessionToken === "") throw new TypeError("the AWS session token is empty (leave it out for long-term keys)");
-}
-
-/** `YYYYMMDDTHHMMSSZ`, SigV4's X-Amz-Date. */
-function amzDate(epochMs: number): string {
-  return new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, "");
-}
 
 // The order botocore writes a presigned STS URL in, so our token is byte for byte what `aws eks get-token` prints
 // for the same instant. The signature does not depend on it (SigV4 sorts the canonical query).
@@ -66,57 +38,49 @@ function botocoreOrder(signed: URL): string {
   return `${signed.origin}${signed.pathname}?${query}`;
 }
 
-/** Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded). */
-function base64Url(url: string): string {
-  return btoa(url).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /**
- * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds count: SigV4 dates have no
- * milliseconds). Pure but for Web Crypto; makes no request. `url` holds the signature and session token: never
- * log it. The token expires 14 minutes after signing.
- * @throws TypeError for a bad cluster name, region or empty credential.
+ * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds), with
+ * Web Crypto only. `url` holds the signature and session token: never log it.
  */
 export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; url: string; expirationTimestamp: string }> {
-  checkEksTokenOptions(options);
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
   // The regional STS endpoint; China's partition has its own domain.
   const domain = options.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
   const url = new URL(`https://sts.${options.region}.${domain}/`);
   url.searchParams.set("Action", "GetCallerIdentity");
   url.searchParams.set("Version", "2011-06-15");
-  url.searchParams.set("X-Amz-Expires", String(PRESIGN_EXPIRES_SECONDS));
+  // Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it.
+  url.searchParams.set("X-Amz-Expires", "60");
   const signer = new AwsV4Signer({
     method: "GET",
     url: url.toString(),
     // Every header given is signed: X-Amz-SignedHeaders becomes host;x-k8s-aws-id, as the authenticator requires.
-    headers: { [CLUSTER_HEADER]: options.cluster },
+    headers: { "x-k8s-aws-id": options.cluster },
     accessKeyId,
     secretAccessKey,
     ...(sessionToken === undefined ? {} : { sessionToken }),
     service: "sts",
     region: options.region,
-    datetime: amzDate(epochMs),
+    // YYYYMMDDTHHMMSSZ
+    datetime: new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, ""),
     signQuery: true,
   });
   const signed = botocoreOrder((await signer.sign()).url);
   const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
-  return { token: `${EKS_TOKEN_PREFIX}${base64Url(signed)}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
+  // Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded).
+  const encoded = btoa(signed).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return { token: `${EKS_TOKEN_PREFIX}${encoded}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
 }
 
-/**
- * A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes.
- * @throws TypeError as {@link presignEksToken}.
- */
+/** A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes. */
 export function createEksTokenSource(options: EksTokenOptions & CacheSharingOptions): TokenSource {
-  checkEksTokenOptions(options);
   const now = options.now ?? Date.now;
   const describe = `EKS token for cluster "${options.cluster}"`;
 
   async function load(): Promise<Credential> {
     try {
-      const { token, expirationTimestamp } = await presignEksToken(options, now());
-      return { token, expirationTimestamp };
+      const { url: _, ...credential } = await presignEksToken(options, now());
+      return credential;
     } catch (error) {
       // Web Crypto failures carry no key material; say which step failed, not what was signed.
       throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);

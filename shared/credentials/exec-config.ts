@@ -1,13 +1,9 @@
-/**
- * The kubeconfig `user.exec` block (KEP-541) and what a plugin gets to see: its environment and the
- * `KUBERNETES_EXEC_INFO` ExecCredential, built as client-go builds them.
- */
+/** The kubeconfig `user.exec` block (KEP-541) and the environment and `KUBERNETES_EXEC_INFO` a plugin sees, as client-go builds them. */
 import * as z from "zod/mini";
 import "../zod-english.ts";
 
 /** The ExecCredential version client-go prefers: the one our kubeconfigs ask plugins for. */
 export const EXEC_API_V1 = "client.authentication.k8s.io/v1";
-
 /** The two ExecCredential versions client-go still speaks (v1alpha1 was removed in Kubernetes 1.24). */
 export const EXEC_API_VERSIONS = [EXEC_API_V1, "client.authentication.k8s.io/v1beta1"] as const;
 export type ExecApiVersion = (typeof EXEC_API_VERSIONS)[number];
@@ -27,10 +23,7 @@ export interface ExecConfig {
   interactiveMode: "Never" | "IfAvailable";
 }
 
-/**
- * The cluster as the plugin sees it in `spec.cluster` when `provideClusterInfo` is true: client-go's
- * `clientauthentication` Cluster, its `omitempty` fields left out when empty or false.
- */
+/** `spec.cluster` with `provideClusterInfo`: client-go's `clientauthentication` Cluster, `omitempty` fields left out. */
 export interface ExecClusterInfo {
   server: string;
   "tls-server-name"?: string;
@@ -83,19 +76,14 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
   return { config, problems };
 }
 
-/** The `KUBERNETES_EXEC_INFO` object, as client-go's `clientauthentication` types: never interactive; `spec.cluster` only with `provideClusterInfo`. */
-export function buildExecInfo(config: ExecConfig, cluster: ExecClusterInfo | undefined): Record<string, unknown> {
-  const spec = config.provideClusterInfo && cluster !== undefined ? { cluster, interactive: false } : { interactive: false };
-  return { kind: "ExecCredential", apiVersion: config.apiVersion, spec };
-}
-
 /**
- * The plugin's environment: `baseEnv` (the process's, already without our secrets: `withoutPluginSecrets`), then
- * the config's `env`, then `KUBERNETES_EXEC_INFO`.
+ * The plugin's environment: `baseEnv` (already `withoutPluginSecrets`), the config's `env`, then `KUBERNETES_EXEC_INFO`
+ * as client-go builds it: never interactive; `spec.cluster` only with `provideClusterInfo`.
  */
 export function buildPluginEnv(config: ExecConfig, cluster: ExecClusterInfo | undefined, baseEnv: Record<string, string | undefined>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(baseEnv)) if (value !== undefined) env[name] = value;
   for (const { name, value } of config.env) env[name] = value;
-  return { ...env, KUBERNETES_EXEC_INFO: JSON.stringify(buildExecInfo(config, cluster)) };
+  const spec = config.provideClusterInfo && cluster !== undefined ? { cluster, interactive: false } : { interactive: false };
+  return { ...env, KUBERNETES_EXEC_INFO: JSON.stringify({ kind: "ExecCredential", apiVersion: config.apiVersion, spec }) };
 }

@@ -1,7 +1,4 @@
-/**
- * Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, plus checked output, a timeout,
- * counters, backoff and single-flight refresh. The spawn is injected: only Node provides a {@link RunPlugin}.
- */
+/** Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, output checked; only Node has a {@link RunPlugin}. */
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
@@ -10,10 +7,7 @@ import { createCredentialCache, type CredentialCacheOptions } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
-/**
- * How long a plugin may run before it is killed: longer than a review's deadline, so a slow first run (SSO, a cold
- * cloud CLI) can still serve the next reviews, short enough that a hung plugin does not hold a process for long.
- */
+/** How long a plugin may run: past a review's deadline, so a slow first run (SSO, a cold CLI) still serves the next reviews. */
 export const EXEC_TIMEOUT_MS = 15_000;
 
 /** How one plugin run ended. `stdout` holds the credential: never log it or put it in an error. */
@@ -49,21 +43,16 @@ export interface ExecTokenSourceOptions extends Omit<CredentialCacheOptions, "lo
   timeoutMs?: number;
 }
 
-const STDERR_TAIL_CHARS = 400;
-
-/** The last few hundred characters of stderr, on one line, for an error message. */
+/** The last 400 characters of stderr, on one line, for an error message. */
 function tail(stderr: string): string {
   const text = stderr.replace(/\s+/g, " ").trim();
   if (text === "") return "";
-  return `: ${text.length > STDERR_TAIL_CHARS ? `...${text.slice(-STDERR_TAIL_CHARS)}` : text}`;
+  return `: ${text.length > 400 ? `...${text.slice(-400)}` : text}`;
 }
 
 const rfc3339 = z.iso.datetime({ offset: true });
 
-/**
- * Parses a plugin's stdout as the ExecCredential `apiVersion` the kubeconfig asked for.
- * @returns the credential, or a message that never repeats what stdout held.
- */
+/** Parses a plugin's stdout as the ExecCredential `apiVersion` asked for; a problem never repeats what stdout held. */
 export function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
   const json = parseJson(stdout);
   if (json === undefined) return { problem: "stdout is not JSON" };
@@ -92,49 +81,35 @@ export function parseExecCredential(stdout: string, apiVersion: string): Credent
   return { problem: "status has neither a token nor a client certificate and key" };
 }
 
-/**
- * A {@link TokenSource} that runs the plugin when the cache needs a credential.
- * @throws TypeError when `exec.interactiveMode` is `Always` (also refused by validateExecConfig).
- */
+/** A {@link TokenSource} that runs the plugin when the cache needs a credential. */
 export function createExecTokenSource(options: ExecTokenSourceOptions): TokenSource & { counters(): ExecRunCounters } {
   const { exec, cluster, runPlugin, baseEnv } = options;
   const timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
-  if ((exec.interactiveMode as string) === "Always") {
-    throw new TypeError("exec interactiveMode Always needs a terminal, which a webhook never has");
-  }
   const describe = `exec plugin "${exec.command}"`;
   const counters: ExecRunCounters = { success: 0, pluginError: 0, notFound: 0, timeout: 0 };
 
-  async function load(signal: AbortSignal | undefined): Promise<Credential> {
-    const env = buildPluginEnv(exec, cluster, baseEnv);
-    const result = await runPlugin(exec.command, exec.args, env, { timeoutMs, signal });
+  /** The counter a run counts under, with its credential or what went wrong. */
+  function judge(result: PluginRunResult): [keyof ExecRunCounters, Credential | string] {
     switch (result.outcome) {
-      case "not-found": {
-        counters.notFound++;
-        const hint = exec.installHint === undefined ? "" : `\n\n${exec.installHint}`;
-        throw new CredentialsError(`${describe} not found (is it installed and on PATH?)${hint}`);
-      }
+      case "not-found":
+        return ["notFound", `not found (is it installed and on PATH?)${exec.installHint === undefined ? "" : `\n\n${exec.installHint}`}`];
       case "timeout":
-        counters.timeout++;
-        throw new CredentialsError(`${describe} timed out after ${timeoutMs} ms and was killed${tail(result.stderr)}`);
+        return ["timeout", `timed out after ${timeoutMs} ms and was killed${tail(result.stderr)}`];
       case "spawn-error":
-        counters.pluginError++;
-        throw new CredentialsError(`${describe} could not be started: ${result.message}`);
+        return ["pluginError", `could not be started: ${result.message}`];
       case "exited": {
-        if (result.exitCode !== 0) {
-          counters.pluginError++;
-          const code = result.exitCode === null ? "a signal" : `code ${result.exitCode}`;
-          throw new CredentialsError(`${describe} exited with ${code}${tail(result.stderr)}`);
-        }
+        if (result.exitCode !== 0) return ["pluginError", `exited with ${result.exitCode === null ? "a signal" : `code ${result.exitCode}`}${tail(result.stderr)}`];
         const credential = parseExecCredential(result.stdout, exec.apiVersion);
-        if ("problem" in credential) {
-          counters.pluginError++;
-          throw new CredentialsError(`${describe} printed an invalid ExecCredential: ${credential.problem}`);
-        }
-        counters.success++;
-        return credential;
+        return "problem" in credential ? ["pluginError", `printed an invalid ExecCredential: ${credential.problem}`] : ["success", credential];
       }
     }
+  }
+
+  async function load(signal: AbortSignal | undefined): Promise<Credential> {
+    const [counter, outcome] = judge(await runPlugin(exec.command, exec.args, buildPluginEnv(exec, cluster, baseEnv), { timeoutMs, signal }));
+    counters[counter]++;
+    if (typeof outcome === "string") throw new CredentialsError(`${describe} ${outcome}`);
+    return outcome;
   }
 
   return { ...createCredentialCache({ ...options, load, describe }), counters: () => ({ ...counters }) };

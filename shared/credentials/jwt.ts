@@ -16,9 +16,6 @@ export interface JwtKeyOptions {
   keyId?: string | undefined;
 }
 
-/** Short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set; minted every few minutes. */
-const JWT_LIFETIME_MS = 600_000;
-
 /** The JWT_* settings: the key, and the claims the cluster's JWT authenticator checks. */
 export interface JwtSettings extends JwtKeyOptions {
   /** `iss`: the authenticator's `issuer.url`. */
@@ -31,7 +28,7 @@ export interface JwtSettings extends JwtKeyOptions {
 
 /** Options of {@link createJwtTokenSource}. */
 interface JwtTokenSourceOptions extends JwtSettings, CacheSharingOptions {
-  /** Token lifetime. Default {@link JWT_LIFETIME_MS}; tests shorten it. */
+  /** Token lifetime, at least a second. Default 10 minutes: short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set. */
   lifetimeMs?: number;
 }
 
@@ -62,10 +59,7 @@ export async function buildJwks(options: JwtKeyOptions): Promise<{ keys: JWK[] }
   return { keys: [await buildPublicJwk(options)] };
 }
 
-/**
- * The OpenID discovery document (`/.well-known/openid-configuration`) for `issuer`. `jwksUri` defaults to
- * `<issuer>/openid/v1/jwks`, the path kube-apiserver itself serves.
- */
+/** The OpenID discovery document for `issuer`; `jwksUri` defaults to `<issuer>/openid/v1/jwks`, as kube-apiserver serves it. */
 export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string; alg?: string }): Record<string, unknown> {
   return {
     issuer: options.issuer,
@@ -76,13 +70,9 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
   };
 }
 
-/**
- * A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry.
- * @throws TypeError for a lifetime that is not a positive whole number of seconds or more.
- */
+/** A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry. */
 export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSource {
-  const lifetimeMs = options.lifetimeMs ?? JWT_LIFETIME_MS;
-  if (!Number.isFinite(lifetimeMs) || lifetimeMs < 1000) throw new TypeError("lifetimeMs must be at least 1000");
+  const lifetimeMs = options.lifetimeMs ?? 600_000;
   const now = options.now ?? Date.now;
   const alg = resolveJwtAlg(options);
   // Only a settled key is shared, never the promise of one (see shareInFlight).

@@ -1,30 +1,22 @@
 /** Which credential a kubeconfig context, JWT_* and CLOUD_TOKEN give on a runtime: one rule for every runtime. */
 import type { KubeTarget, KubeUserAuth } from "../kubeconfig/kube-target.ts";
-import type { CloudTokenKind } from "./cloud-constants.ts";
 import type { CloudTokenSettings } from "./cloud-token-source.ts";
 import type { JwtSettings } from "./jwt.ts";
 
 /**
- * What a runtime (named in problems: "Workers") can do towards the API server: spawn exec plugins, read a token file,
- * present a client certificate, reach which CLOUD_TOKEN sources. No runtime calls without a credential: a function
- * the API server takes for anonymous cannot work (docs/upgrading.md).
+ * What a runtime (named in problems) can do towards the API server. None calls without a credential: a function the
+ * API server takes for anonymous cannot work (docs/upgrading.md).
  */
 export interface TokenSourceCapabilities {
   runtime: string;
   exec: boolean;
   tokenFile: boolean;
   clientCertificate: boolean;
-  cloudTokens: readonly CloudTokenKind[];
-}
-
-/** The token sources the configuration turns on beside the kubeconfig (KubeSettings has both). */
-export interface ConfiguredTokenSources {
-  jwt?: JwtSettings | undefined;
-  cloudToken?: CloudTokenSettings | undefined;
+  cloudTokens: readonly CloudTokenSettings["kind"][];
 }
 
 /** Why a runtime cannot reach a cloud source's endpoint (Workers: no loopback, no link-local address). eks has none. */
-const UNREACHABLE: Partial<Record<CloudTokenKind, string>> = {
+const UNREACHABLE: Partial<Record<CloudTokenSettings["kind"], string>> = {
   aks: "the managed identity endpoint is a local address of the App Service or Azure Functions host",
   gke: "the metadata server answers only inside Google's runtimes",
 };
@@ -43,21 +35,16 @@ const UNUSABLE: Record<"exec" | "tokenFile" | "clientCertificate", (runtime: str
   clientCertificate: (runtime) => `client certificates cannot be presented on ${runtime}; use token or JWT_*`,
 };
 
-/**
- * The credential of `target`'s user or, when the user has none, the one source the configuration turns on
- * (JWT_* or CLOUD_TOKEN); both, or either beside a user credential, is a problem ("keep one").
- * @returns the choice (undefined when there is a problem) with every problem and warning found.
- */
+/** The credential of `target`'s user, else the one of JWT_* or CLOUD_TOKEN (two at once is a problem); no choice with a problem. */
 export function selectTokenSource(
   target: KubeTarget,
-  configured: ConfiguredTokenSources,
+  configured: { jwt?: JwtSettings | undefined; cloudToken?: CloudTokenSettings | undefined },
   can: TokenSourceCapabilities,
-): { choice: TokenSourceChoice | undefined; problems: string[]; warnings: string[] } {
+): { choice: TokenSourceChoice | undefined; problems: string[] } {
   const { auth } = target;
   const { jwt, cloudToken } = configured;
   const where = `kubeconfig context "${target.contextName}"`;
   const problems: string[] = [];
-  const warnings: string[] = [];
   if (jwt !== undefined && auth.kind !== "none") problems.push(`${where}: the user has a credential of its own and JWT_* is set too; keep one`);
   if (cloudToken !== undefined && auth.kind !== "none") {
     problems.push(`${where}: the user has a credential of its own and CLOUD_TOKEN=${cloudToken.kind} is set too; keep one`);
@@ -74,5 +61,5 @@ export function selectTokenSource(
   } else if (jwt !== undefined) choice = { kind: "jwt", jwt };
   else if (cloudToken !== undefined) choice = { kind: "cloud", cloudToken };
   else problems.push(`${where}: no credential; give the user one, or set JWT_* or CLOUD_TOKEN`);
-  return { choice: problems.length > 0 ? undefined : choice, problems, warnings };
+  return { choice: problems.length > 0 ? undefined : choice, problems };
 }

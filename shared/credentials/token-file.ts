@@ -4,13 +4,6 @@ import { CredentialsError } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
-/** Options of {@link createTokenFileSource}. */
-interface TokenFileSourceOptions extends CacheSharingOptions {
-  path: string;
-  /** Reads the whole file as text. */
-  readText: (path: string) => Promise<string>;
-}
-
 /** Re-read at least this often, as client-go does for in-cluster tokens; a JWT's `exp` shortens it. */
 const RE_READ_MS = 60_000;
 
@@ -24,8 +17,8 @@ function jwtExpiry(token: string): number | undefined {
   }
 }
 
-/** A {@link TokenSource} over a token file; a 401 forces a re-read. */
-export function createTokenFileSource(options: TokenFileSourceOptions): TokenSource {
+/** A {@link TokenSource} over the file at `path`, read whole by `readText`; a 401 forces a re-read. */
+export function createTokenFileSource(options: CacheSharingOptions & { path: string; readText: (path: string) => Promise<string> }): TokenSource {
   const { path, readText } = options;
   const now = options.now ?? Date.now;
   const describe = `token file "${path}"`;

@@ -18,16 +18,13 @@ import { startWorker } from "./support/worker.ts";
 // A Worker whose fetch runs one source per request: POST {kind, options, epochMs}.
 const ENTRY = `
 import { presignEksToken } from "./shared/credentials/eks.ts";
-import { createAzureManagedIdentityTokenSource } from "./shared/credentials/azure-managed-identity.ts";
-import { createGcpMetadataTokenSource } from "./shared/credentials/gcp-metadata.ts";
+import { createCloudTokenSource } from "./shared/credentials/cloud-token-source.ts";
 export default {
   async fetch(request) {
     const { kind, options, epochMs } = await request.json();
     try {
       if (kind === "eks") return Response.json(await presignEksToken(options, epochMs));
-      const source = kind === "aks"
-        ? createAzureManagedIdentityTokenSource({ ...options, shareInFlight: false })
-        : createGcpMetadataTokenSource({ ...options, shareInFlight: false });
+      const source = createCloudTokenSource({ kind, ...options }, { shareInFlight: false });
       return Response.json(await source.getCredential());
     } catch (error) {
       return Response.json({ error: error.name, message: error.message }, { status: 500 });
@@ -80,16 +77,16 @@ describe("cloud token sources in workerd", () => {
       request.url.pathname === "/msi/token"
         ? { status: 200, body: { access_token: "azure-token", expires_on: String(expiresOn) } }
         : { status: 200, headers: { "Metadata-Flavor": "Google" }, body: { access_token: "google-token", expires_in: 3599, token_type: "Bearer" } };
-    const aks = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h" } });
+    const aks = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" } });
     expect(aks.json).toEqual({ token: "azure-token", expirationTimestamp: new Date(expiresOn * 1000).toISOString() });
-    const gke = await runInWorker({ kind: "gke", options: { host: server.host } });
+    const gke = await runInWorker({ kind: "gke", options: { host: server.host, serviceAccount: "default" } });
     expect(gke.json).toMatchObject({ token: "google-token" });
     expect(server.requests.map((request) => request.headers["x-identity-header"] ?? request.headers["metadata-flavor"])).toEqual(["h", "Google"]);
   });
 
   it("refuses a redirect in workerd too, naming the status", async () => {
     server.script = () => ({ status: 307, headers: { Location: "http://127.0.0.1:1/elsewhere" } });
-    const { status, json } = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h" } });
+    const { status, json } = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" } });
     expect(status).toBe(500);
     expect(json).toEqual({ error: "CredentialsError", message: "Azure managed identity endpoint refused: HTTP 307 Temporary Redirect" });
   });

@@ -117,7 +117,7 @@ export async function loadNodeKubeCredentials(settings: KubeSettings, options: N
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
   const { tokenSource, counters: execCounters, close } = await buildTokenSource(selected.choice, loaded, options);
-  return { loaded, tokenSource, execCounters, warnings: [...loaded.warnings, ...selected.warnings], close: () => close?.() };
+  return { loaded, tokenSource, execCounters, warnings: loaded.warnings, close: () => close?.() };
 }
 
 /**

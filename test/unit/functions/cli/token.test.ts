@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTokenCommand } from "../../../../functions/cli/token.ts";
-import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
+import { VARIABLES } from "../../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";
 import { fakeIo } from "./fake-io.ts";
@@ -116,7 +116,7 @@ describe("gmsa-webhooks token aks (the bin)", () => {
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.url.pathname).toBe("/msi/token");
     expect(Object.fromEntries(server.requests[0]?.url.searchParams ?? [])).toEqual({
-      resource: AKS_SERVER_APP_ID,
+      resource: VARIABLES.AKS_SERVER_ID.default,
       "api-version": "2019-08-01",
       client_id: "client-1",
     });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig, parseKubeSettings, readCloudTokenSettings } from "../../../../shared/config/index.ts";
-import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
+import { parseConfig, parseKubeSettings, readCloudTokenSettings, VARIABLES } from "../../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 
 // Fake secrets: no problem may hold them.
@@ -40,7 +39,7 @@ describe("CLOUD_TOKEN", () => {
     expect(parseKubeSettings({ CLOUD_TOKEN: "aks", ...AZURE }).settings.cloudToken).toEqual({
       kind: "aks",
       ...{ endpoint: AZURE.IDENTITY_ENDPOINT, identityHeader: IDENTITY_HEADER },
-      resource: AKS_SERVER_APP_ID,
+      resource: VARIABLES.AKS_SERVER_ID.default,
     });
     const env = { CLOUD_TOKEN: "aks", ...AZURE, AZURE_CLIENT_ID: "azure", AKS_CLIENT_ID: "aks", AKS_SERVER_ID: "api://custom" };
     expect(parseKubeSettings(env)).toMatchObject({ settings: { cloudToken: { clientId: "aks", resource: "api://custom" } }, problems: [] });

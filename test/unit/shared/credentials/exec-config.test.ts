@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
 import { VARIABLES, WITHHELD_FROM_PLUGINS, withoutPluginSecrets } from "../../../../shared/config/variables.ts";
-import { buildExecInfo, buildPluginEnv, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../../../../shared/credentials/exec-config.ts";
+import { buildPluginEnv, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { createExecTokenSource } from "../../../../shared/credentials/exec-credential.ts";
 import { pluginPath } from "../../../support/exec-plugins.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
@@ -48,6 +48,8 @@ describe("validateExecConfig", () => {
 });
 
 describe("KUBERNETES_EXEC_INFO", () => {
+  const buildExecInfo = (config: ExecConfig, info: ExecClusterInfo | undefined): unknown =>
+    JSON.parse(buildPluginEnv(config, info, {})["KUBERNETES_EXEC_INFO"] ?? "");
   const base: Omit<ExecConfig, "provideClusterInfo"> = { apiVersion: V1, command: "p", args: [], env: [], interactiveMode: "Never" };
 
   it("without provideClusterInfo holds only the kind, apiVersion and interactive: false", () => {

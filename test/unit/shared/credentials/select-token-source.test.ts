@@ -23,16 +23,15 @@ describe("selectTokenSource", () => {
     ["a token file", { kind: "tokenFile", tokenFile: "/t" }, { kind: "tokenFile", tokenFile: "/t" }],
     ["a client certificate", { kind: "clientCertificate", certificateData: "c", keyData: "k" }, { kind: "clientCertificate", certificateData: "c", keyData: "k" }],
   ])("takes the user's %s where the runtime can use it", (_name, auth, choice) => {
-    expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [], warnings: [] });
+    expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [] });
   });
 
   it("uses JWT_* when the user has no credential, and refuses no credential at all on every runtime", () => {
-    expect(selectTokenSource(target({ kind: "none" }), { jwt }, fetchOnly)).toEqual({ choice: { kind: "jwt", jwt }, problems: [], warnings: [] });
+    expect(selectTokenSource(target({ kind: "none" }), { jwt }, fetchOnly)).toEqual({ choice: { kind: "jwt", jwt }, problems: [] });
     for (const can of [everything, fetchOnly]) {
       expect(selectTokenSource(target({ kind: "none" }), {}, can)).toEqual({
         choice: undefined,
         problems: ['kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN'],
-        warnings: [],
       });
     }
   });
@@ -46,7 +45,7 @@ describe("selectTokenSource", () => {
   });
 
   it.each([eks, aks, gke])("uses CLOUD_TOKEN=$kind on Node when the user has no credential", (cloudToken) => {
-    expect(selectTokenSource(target({ kind: "none" }), { cloudToken }, everything)).toEqual({ choice: { kind: "cloud", cloudToken }, problems: [], warnings: [] });
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken }, everything)).toEqual({ choice: { kind: "cloud", cloudToken }, problems: [] });
   });
 
   it("uses CLOUD_TOKEN=eks on Workers, and refuses aks and gke there, naming the endpoint it cannot reach", () => {
@@ -54,7 +53,6 @@ describe("selectTokenSource", () => {
     expect(selectTokenSource(target({ kind: "none" }), { cloudToken: aks }, fetchOnly)).toEqual({
       choice: undefined,
       problems: ["CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint is a local address of the App Service or Azure Functions host; set JWT_* or give the user a token"],
-      warnings: [],
     });
     expect(selectTokenSource(target({ kind: "none" }), { cloudToken: gke }, fetchOnly).problems).toEqual([
       "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
@@ -65,7 +63,6 @@ describe("selectTokenSource", () => {
     expect(selectTokenSource(target({ kind: "token", token: "t" }), { cloudToken: eks }, everything)).toEqual({
       choice: undefined,
       problems: ['kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=eks is set too; keep one'],
-      warnings: [],
     });
     expect(selectTokenSource(target({ kind: "exec", exec: exec as never }), { cloudToken: gke }, everything).problems).toEqual([
       'kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
@@ -73,7 +70,6 @@ describe("selectTokenSource", () => {
     expect(selectTokenSource(target({ kind: "none" }), { jwt, cloudToken: eks }, fetchOnly)).toEqual({
       choice: undefined,
       problems: ["JWT_* and CLOUD_TOKEN=eks are both set; keep one"],
-      warnings: [],
     });
   });
 });
