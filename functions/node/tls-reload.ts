@@ -20,11 +20,10 @@ import { createSecureContext, type TLSSocket } from "node:tls";
 import { shortErrorCode } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
-/** The files a server's TLS context comes from. */
+/** The files a server's TLS context comes from; `caFile`: CALLER_AUTH=mtls's CA of accepted client certificates. */
 export interface TlsFiles {
   certFile: string;
   keyFile: string;
-  /** CALLER_AUTH=mtls: the CA of accepted client certificates. */
   caFile?: string | undefined;
 }
 
@@ -35,42 +34,19 @@ export interface TlsMaterial {
   ca?: Buffer;
 }
 
-/** A server whose context can be replaced, and whose connections can be followed (node:https). */
-export type ReloadableServer = Pick<HttpsServer, "setSecureContext" | "on" | "off" | "prependListener">;
-
 /** Wait this long after the last change before reading: a swap is several events. */
 const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
 export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
-  const [cert, key, ca] = await Promise.all([
-    readFile(files.certFile),
-    readFile(files.keyFile),
-    files.caFile === undefined ? undefined : readFile(files.caFile),
-  ]);
+  const [cert, key, ca] = await Promise.all([readFile(files.certFile), readFile(files.keyFile), files.caFile === undefined ? undefined : readFile(files.caFile)]);
   return ca === undefined ? { cert, key } : { cert, key, ca };
 }
 
-/** What the log may say about a certificate: never the key, never the PEM. */
-function describeCertificate(cert: Buffer): { serial: string; notAfter: string; fingerprint256: string } {
-  const x509 = new X509Certificate(cert);
-  return { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 };
-}
+const sameBuffer = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
 
-function sameCa(a: TlsMaterial, b: TlsMaterial): boolean {
-  return a.ca === undefined ? b.ca === undefined : b.ca !== undefined && a.ca.equals(b.ca);
-}
-
-function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
-  return a.cert.equals(b.cert) && a.key.equals(b.key) && sameCa(a, b);
-}
-
-/**
- * Watches the folders of `files` and installs a changed, valid pair on `server`. `initial` is what the server
- * was started with.
- * @returns `close`, which stops watching.
- */
-export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
+/** Watches the folders of `files` and installs a changed, valid pair on `server`, started with `initial`. */
+export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
@@ -85,20 +61,21 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
       logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
-    if (sameMaterial(current, next)) return;
-    let described: ReturnType<typeof describeCertificate>;
+    const caChanged = !sameBuffer(current.ca, next.ca);
+    if (!caChanged && current.cert.equals(next.cert) && current.key.equals(next.key)) return;
+    let x509: X509Certificate;
     try {
       // Throws for a key that does not match the certificate, or PEM that does not parse.
       createSecureContext(next);
-      described = describeCertificate(next.cert);
+      x509 = new X509Certificate(next.cert);
       server.setSecureContext(next);
     } catch (error) {
       logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
-    const caChanged = !sameCa(current, next);
     current = next;
-    logger.log("info", "TLS certificate reloaded", described);
+    // Never the key, never the PEM.
+    logger.log("info", "TLS certificate reloaded", { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 });
     if (caChanged && connections !== undefined) {
       const closing = connections.closeEarlierCa();
       logger.log("info", "client CA changed; closing the connections accepted under the previous one", { connections: closing });
@@ -113,7 +90,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     }, DEBOUNCE_MS);
     timer.unref();
   };
-  const folders = new Set([files.certFile, files.keyFile, ...(files.caFile === undefined ? [] : [files.caFile])].map((file) => dirname(file)));
+  const folders = new Set([files.certFile, files.keyFile, files.caFile].flatMap((file) => (file === undefined ? [] : [dirname(file)])));
   const watchers: FSWatcher[] = [...folders].map((folder) => {
     const watcher = watch(folder, { persistent: false }, schedule);
     watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }));
@@ -129,10 +106,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
 }
 
 /** One TLS connection: the client CA generation it was accepted under, the responses it is still writing. */
-interface Connection {
-  generation: number;
-  inFlight: Set<ServerResponse>;
-}
+type Connection = { generation: number; inFlight: Set<ServerResponse> };
 
 /**
  * Follows the server's TLS connections by the client CA generation they were accepted under. A socket's context
@@ -140,7 +114,7 @@ interface Connection {
  * finishes with it; the TLS socket ('secureConnection', then each request's socket) is matched to its raw socket by
  * remote address and port, unique among open connections.
  */
-function followConnections(server: ReloadableServer): { closeEarlierCa(): number; stop(): void } {
+function followConnections(server: HttpsServer): { closeEarlierCa(): number; stop(): void } {
   let generation = 0;
   const acceptedUnder = new Map<string, number>();
   const connections = new Map<TLSSocket, Connection>();
