@@ -1,7 +1,6 @@
 /**
  * The review routes: the Hono handler around each function (body, AdmissionReview, log line, counters) and the two
- * functions, which read in four steps: parse the review, plan (shared/policy), load the facts the plan names,
- * decide (shared/policy). Loading is the only I/O.
+ * functions: parse the review, plan (shared/policy), load the facts the plan names (the only I/O), decide.
  */
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -23,14 +22,12 @@ import type { ReviewRecorder } from "./metrics.ts";
 /** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
 export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
 
-/** What a review handler gets besides the review: facts, randomness and the deadline. */
+/** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
 export interface ReviewContext {
   gmsa: GmsaClient;
   settings: ReviewSettings;
   randomBytes: (length: number) => Uint8Array;
-  /** Aborts when the review's time is up. */
   signal: AbortSignal;
-  /** What this review's API calls did, for its log line. */
   tally?: CallTally;
 }
 
@@ -69,10 +66,13 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
 
 /** The fact of each name, loaded concurrently. */
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
+  const deadlinePassed = () => new DeadlineExceededError("the review's deadline passed before the API server answered");
   const loaded = await Promise.all(
     [...names].map(async (name): Promise<[string, Fact<T>]> => {
       try {
-        return [name, { ok: true, value: await untilDeadline(load(name), signal) }];
+        // No later than the deadline plus one turn of the event loop, in which a client that honours the signal
+        // rejects with its own, more precise error: the API server always gets our answer before it gives up on us.
+        return [name, { ok: true, value: await awaitWithin(load(name), signal, deadlinePassed, { graceTurn: true }) }];
       } catch (error) {
         return [name, { ok: false, error: asAdmissionError(error) }];
       }
@@ -81,29 +81,17 @@ async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (
   return new Map(loaded);
 }
 
-/**
- * Settles no later than the deadline plus one turn of the event loop (in which a client that honours the signal
- * rejects with its own, more precise error), so the API server always gets our answer before it gives up on us.
- */
-export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return awaitWithin(work, signal, () => new DeadlineExceededError("the review's deadline passed before the API server answered"), { graceTurn: true });
-}
-
 /** Longest name from the review (Kubernetes names are at most 253 characters) and credential detail logged as is. */
 const MAX_LOGGED_NAME = 253;
 const MAX_LOGGED_DETAIL = 1024;
 
-export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
-  logger: Logger;
-  now: () => number;
-  /** Told of every review's outcome: the JSON counters, or the Node server's Prometheus registry. */
-  counters: ReviewRecorder;
-}
+/** `counters`: the JSON counters, or the Node server's Prometheus registry. */
+export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; now: () => number; counters: ReviewRecorder };
 
 /**
- * The Hono handler of one function's review route, behind the HTTP checks (functions/app.ts): a body that is not an
- * AdmissionReview is a 400; else the handler runs within the review's deadline (`c.var.signal`), its errors become
- * denials (fail closed), and the answer is a 200 with the AdmissionReview, logged in one line and counted.
+ * The Hono handler of one function's review route, behind app.ts's HTTP checks: a body that is not an AdmissionReview
+ * is a 400; else `handle` runs within `c.var.signal`, its errors become denials (fail closed), and the answer is a 200
+ * with the AdmissionReview, logged in one line and counted.
  */
 export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
   return async (c) => {
@@ -148,10 +136,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
       // names the uid, so this line is where the operator reads it.
       credentials: outcome.allowed ? undefined : clip(outcome.errors.find((e) => e.code === "ERR_CREDENTIALS")?.message, MAX_LOGGED_DETAIL),
       durationMs,
-      kubeRequests: tally.kubeRequests,
-      cacheHits: tally.cacheHits,
-      cacheMisses: tally.cacheMisses,
-      tokenRefresh: tally.tokenRefresh,
+      ...tally,
     });
     return c.json(reply);
   };
@@ -162,10 +147,7 @@ function clip(text: string | undefined, max = MAX_LOGGED_NAME): string | undefin
   return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/**
- * For our own bugs, the name of the underlying error (never its message: it may quote input), looking through
- * the InternalErrors that wrap it (asAdmissionError, then errorAtPlaces for each place).
- */
+/** For our own bugs, the name (never the message: it may quote input) of the error under the InternalErrors. */
 function firstInternalCause(errors: { code: string; cause?: unknown }[]): string | undefined {
   let cause = errors.find((e) => e.code === "ERR_INTERNAL")?.cause;
   while (cause instanceof InternalError) cause = cause.cause;
