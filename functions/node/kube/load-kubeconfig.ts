@@ -14,12 +14,10 @@ import type { ClientCertificate } from "../../../shared/kube/request.ts";
 /** The standard mount of a pod's service account. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** A target with its files read. */
+/** A target with its files read: `certificate-authority(-data)`, `client-certificate(-data)` and `client-key(-data)`. */
 export interface NodeKubeTarget {
   target: KubeTarget;
-  /** PEM bundle from `certificate-authority(-data)`. */
   caPem?: string | undefined;
-  /** From `client-certificate(-data)` and `client-key(-data)`. */
   clientCertificate?: ClientCertificate;
   warnings: string[];
 }
@@ -68,12 +66,11 @@ function inClusterTarget(host: string, port: string, serviceAccountDir: string):
 }
 
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
-
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
- * Finds and resolves the cluster and user, reading CA and client certificate files. `options` (for tests): default
- * the real machine's home and service account folders.
+ * Finds and resolves the cluster and user, reading CA and client certificate files. `options`: default the machine's
+ * home and service account folders.
  * @throws KubeConfigurationError with every problem found.
  */
 export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}): Promise<NodeKubeTarget> {
