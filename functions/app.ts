@@ -101,7 +101,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return c.body(body, 200, { "content-type": contentType });
   });
 
-  const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
+  const checks = [callerAuth(deps.callerAuth, deps), postJsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
     const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
     app.all(`/${fn}`, ...checks, handler);
@@ -111,12 +111,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-const postOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+const postJsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== "POST") return c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" });
-  await next();
-};
-
-const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isJsonContentType(c.req.header("content-type"))) throw new HTTPException(415, { message: "content type must be application/json" });
   await next();
 };

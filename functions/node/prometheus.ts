@@ -29,44 +29,36 @@ export function createPrometheusMetrics() {
   const registry = new Registry();
   const common = { registers: [registry] };
   const prefixed = (name: string) => `gmsa_webhooks_${name}`;
-  const reviewsTotal = new Counter({
-    ...common,
-    name: prefixed("reviews_total"),
-    help: "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
-    labelNames: ["function", "operation", "decision", "code"] as const,
-  });
-  const reviewSeconds = new Histogram({
-    ...common,
-    name: prefixed("review_duration_seconds"),
-    help: "Time from reading an AdmissionReview to its reply, in seconds.",
-    labelNames: ["function"] as const,
-    buckets: REVIEW_BUCKETS_SECONDS,
-  });
-  const kubeTotal = new Counter({
-    ...common,
-    name: prefixed("kube_requests_total"),
-    help: "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
-    labelNames: ["verb", "resource", "code"] as const,
-  });
-  const kubeSeconds = new Histogram({
-    ...common,
-    name: prefixed("kube_request_duration_seconds"),
-    help: "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
-    labelNames: ["verb", "resource"] as const,
-    buckets: KUBE_BUCKETS_SECONDS,
-  });
-  const refreshesTotal = new Counter({
-    ...common,
-    name: prefixed("token_refreshes_total"),
-    help: "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
-    labelNames: ["source", "outcome"] as const,
-  });
-  const cacheTotal = new Counter({
-    ...common,
-    name: prefixed("cache_requests_total"),
-    help: "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
-    labelNames: ["cache", "result"] as const,
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ ...common, name: prefixed(name), help, labelNames });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram({ ...common, name: prefixed(name), help, labelNames, buckets });
+  const reviewsTotal = counter(
+    "reviews_total",
+    "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
+    ["function", "operation", "decision", "code"],
+  );
+  const reviewSeconds = histogram("review_duration_seconds", "Time from reading an AdmissionReview to its reply, in seconds.", ["function"], REVIEW_BUCKETS_SECONDS);
+  const kubeTotal = counter(
+    "kube_requests_total",
+    "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
+    ["verb", "resource", "code"],
+  );
+  const kubeSeconds = histogram(
+    "kube_request_duration_seconds",
+    "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
+    ["verb", "resource"],
+    KUBE_BUCKETS_SECONDS,
+  );
+  const refreshesTotal = counter(
+    "token_refreshes_total",
+    "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
+    ["source", "outcome"],
+  );
+  const cacheTotal = counter(
+    "cache_requests_total",
+    "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
+    ["cache", "result"],
+  );
   collectDefaultMetrics({ register: registry });
 
   return {

@@ -41,24 +41,17 @@ const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */
 const DRAIN_SWEEP_MS = 50;
 
-export interface RunningServer {
-  port: number;
-  /** The listening server: the same object before and after a certificate reload. */
-  server: Server | HttpsServer;
-  /** Stops at once: stops accepting, closes idle connections, waits for in-flight requests, closes the kube client. */
-  close(): Promise<void>;
-  /**
-   * Graceful shutdown (SIGTERM): /readyz answers 503 at once, requests are still served for `delayMs` (default
-   * SHUTDOWN_DELAY_SECONDS) so the endpoint leaves the Service first, then {@link close}.
-   */
-  shutdown(delayMs?: number): Promise<void>;
-}
+/** A started server; `server` is the same object before and after a certificate reload. */
+export type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 /**
  * Builds the app from `env` and listens on PORT, over HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set.
+ * @returns the port and server; `close`, which stops accepting, waits for in-flight requests and closes the kube client;
+ *   `shutdown` (SIGTERM), which makes /readyz answer 503 at once and serves `delayMs` (default SHUTDOWN_DELAY_SECONDS)
+ *   longer, so the endpoint leaves the Service first, then closes.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout) {
   let ready = true;
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     write,
@@ -92,7 +85,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     port,
     server,
     close: stop,
-    shutdown: async (delayMs = config.shutdownDelaySeconds * 1000) => {
+    shutdown: async (delayMs = config.shutdownDelaySeconds * 1000): Promise<void> => {
       if (ready) logger.log("info", "shutting down", { delayMs });
       ready = false;
       await new Promise((resolve) => setTimeout(resolve, delayMs));
