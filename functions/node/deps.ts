@@ -1,7 +1,4 @@
-/**
- * The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): environment -> config -> kube client
- * (kubeconfig, exec plugin, keep-alive pool) -> the deps of createApp. Called once per process.
- */
+/** The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): env -> config -> kube client -> createApp's deps. */
 import type { Hono } from "hono";
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
@@ -14,15 +11,14 @@ import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
 
-/** Options of {@link buildNodeDeps}. */
+/**
+ * Options of {@link buildNodeDeps}: `write` takes JSON log lines (default stdout); the rest only the Node server has:
+ * the client certificate (it terminates TLS), Prometheus metrics, and `ready`, false once it is shutting down.
+ */
 export interface NodeDepsOptions {
-  /** Where JSON log lines go. Default: stdout, one line each. */
   write?: (line: string) => void;
-  /** CALLER_AUTH=mtls: only the Node server, which terminates TLS itself, can read the client certificate. */
   clientCertificate?: ClientCertificateReader;
-  /** The Node server's Prometheus metrics, then served on /metrics; Lambda and Azure Functions keep the JSON counters. */
   prometheus?: PrometheusMetrics;
-  /** /readyz answers 503 once this is false (the Node server's graceful shutdown). */
   ready?: () => boolean;
 }
 

@@ -15,12 +15,8 @@ import { buildNodeDeps, writeStdout } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
-/*
- * Limits against clients that hold connections without finishing a request (slow-loris): each stalled TLS connection
- * costs about 90 KiB (test/e2e/stalled-connections.test.ts: 512 of them take a production replica from 71 to about
- * 118 MiB, under its 128 MiB limit; without the limits 1,200 took it to 155 MiB). The API server sends a whole review
- * at once, so honest callers never come near them. Why these values: docs/security.md.
- */
+// Limits against slow-loris clients; a stalled TLS connection costs about 90 KiB (test/e2e/stalled-connections.test.ts).
+// The API server sends a whole review at once, so it never comes near them. Why these values: docs/security.md.
 /** A TLS handshake must finish within this (Node's default: 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
 /** The request line and headers must arrive within this (Node's default: 60 s). */
@@ -29,10 +25,7 @@ const HEADERS_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
-/**
- * Longer than kube-apiserver keeps an idle connection (Go's 90 s), so the API server always closes first and never
- * writes a review to a connection we are closing ("broken pipe", a failed create under failurePolicy Fail).
- */
+/** Longer than kube-apiserver keeps an idle connection (Go's 90 s): it closes first, never writing to a closing one. */
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 /** Far more connections than API servers open, few enough to keep a replica in its memory when every one is stalled. */
 const MAX_CONNECTIONS = 512;
@@ -94,11 +87,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
   };
 }
 
-/**
- * Stops accepting, lets in-flight requests finish and closes every keep-alive connection as soon as it is idle
- * (requests that arrive meanwhile are answered with `Connection: close`); after {@link DRAIN_LIMIT_MS} the rest are
- * closed.
- */
+/** Stops accepting and closes each keep-alive connection once idle (`Connection: close` meanwhile); after {@link DRAIN_LIMIT_MS}, all. */
 async function drainServer(server: Server | HttpsServer): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {

@@ -1,13 +1,11 @@
 /**
- * Certificate reload for the Node server: when TLS_CERT_FILE, TLS_KEY_FILE or the mTLS client CA change (a
- * Kubernetes Secret volume swaps its `..data` symlink; cert-manager renews), the new pair is read, checked and
- * installed with `server.setSecureContext`, without a restart: connections already open keep their context and their
- * in-flight requests; new handshakes get the new certificate. A pair that does not load keeps the old one.
+ * Certificate reload without a restart: when TLS_CERT_FILE, TLS_KEY_FILE or the mTLS client CA change (a Secret volume
+ * swaps its `..data` symlink; cert-manager renews), a pair that loads is installed with `server.setSecureContext`;
+ * open connections keep their context, new handshakes get the new one.
  *
- * A connection's client certificate is verified once, at its handshake, against the CA of its context. So when the
- * client CA changes, connections accepted under an earlier CA are closed: idle ones at once, busy ones as soon as
- * the requests they were serving are answered (with `Connection: close`); a request that arrives on one after the
- * change is not served. Otherwise a client of a CA no longer trusted stays authorized as long as it keeps sending.
+ * A client certificate is verified once, at the handshake. So when the client CA changes, connections accepted under
+ * the earlier CA are closed (idle ones at once, busy ones once answered, with `Connection: close`) and a request that
+ * arrives on one is not served: else a client of a CA no longer trusted stays authorized as long as it keeps sending.
  */
 import { watch, type FSWatcher } from "node:fs";
 import { readFile } from "node:fs/promises";

@@ -1,7 +1,4 @@
-/**
- * The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch ->
- * the shared kube client. Built once per process by the Node adapter.
- */
+/** The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch -> client. */
 import { readFile } from "node:fs/promises";
 import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
