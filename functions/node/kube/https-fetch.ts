@@ -45,7 +45,7 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
   const agents = new Map<string, HttpAgent>();
-  let plainAgent: HttpAgent | undefined;
+  const plainAgent = new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
 
   function agentFor(certificate: ClientCertificate | undefined): HttpAgent {
     const key = certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`;
@@ -79,7 +79,6 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
     new Promise<KubeResponse>((resolve, reject) => {
       const { signal } = init;
       const plain = url.startsWith("http:");
-      if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
       const req = (plain ? httpRequest : httpsRequest)(url, {
         method: init.method,
         headers: { ...options.headers, ...init.headers },
@@ -112,9 +111,8 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   return {
     fetch,
     close() {
-      for (const agent of [...agents.values(), ...(plainAgent === undefined ? [] : [plainAgent])]) retire(agent);
+      for (const agent of [plainAgent, ...agents.values()]) retire(agent);
       agents.clear();
-      plainAgent = undefined;
       return Promise.resolve();
     },
   };
