@@ -9,7 +9,6 @@ import { createErrorHandler } from "../shared/http/on-error.ts";
 import { isJsonContentType } from "../shared/http/request-checks.ts";
 import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
 import pkg from "../package.json" with { type: "json" };
-import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
 import type { ReadinessCheck } from "../shared/kube/readiness.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
@@ -29,20 +28,14 @@ export interface AppDeps extends ReviewRouteDeps {
   metricsTokens: readonly string[];
   /** CALLER_AUTH=mtls: reads each request's client certificate (only the Node server can). */
   clientCertificate?: ClientCertificateReader;
-  /** Extra counters for the JSON /metrics (exec plugin runs, caches), merged with the review counters. */
-  extraMetrics?: () => Record<string, number>;
-  /** What GET /metrics answers (the Node server's Prometheus text); absent, the JSON counters and `extraMetrics`. */
-  exposition?: () => Promise<MetricsExposition>;
   /** False once the process is shutting down: /readyz answers 503 so the endpoint leaves the Service. */
   ready?: () => boolean;
   /** Whether the functions can work against the API server: /readyz answers 503 when not. */
   readiness: ReadinessCheck;
 }
 
-/** What a runtime brings besides the configuration; `counters` replaces the JSON review counters (Prometheus). */
-export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificate" | "extraMetrics" | "exposition" | "ready" | "readiness"> & {
-  counters?: ReviewRecorder;
-};
+/** What a runtime brings besides the configuration. */
+export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">;
 
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
 export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
@@ -52,7 +45,6 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
     version: pkg.version,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
-    counters: runtime.counters ?? createReviewCounters(),
     settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
     callerAuth: config.callerAuth,
     metricsTokens: config.metricsTokens,
@@ -93,11 +85,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metricsAuth: MiddlewareHandler<AppEnv> =
     deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
   app.get("/metrics", metricsAuth, async (c) => {
-    if (deps.exposition === undefined) {
-      const counters: Partial<ReviewCounters> = deps.counters;
-      return c.json({ ...counters.snapshot?.(), ...deps.extraMetrics?.() });
-    }
-    const { contentType, body } = await deps.exposition();
+    const { contentType, body } = await deps.metrics.exposition();
     return c.body(body, 200, { "content-type": contentType });
   });
 

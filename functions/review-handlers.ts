@@ -17,7 +17,7 @@ import { createCallTally, type CallTally } from "../shared/observer.ts";
 import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
 import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
-import type { ReviewRecorder } from "./metrics.ts";
+import type { AppMetrics } from "./metrics.ts";
 
 /** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
 export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
@@ -85,8 +85,8 @@ async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (
 const MAX_LOGGED_NAME = 253;
 const MAX_LOGGED_DETAIL = 1024;
 
-/** `counters`: the JSON counters, or the Node server's Prometheus registry. */
-export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; now: () => number; counters: ReviewRecorder };
+/** `metrics`: the JSON counters, or the Node server's Prometheus registry. */
+export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; now: () => number; metrics: AppMetrics };
 
 /**
  * The Hono handler of one function's review route, behind app.ts's HTTP checks: a body that is not an AdmissionReview
@@ -118,7 +118,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
     const code = reply.response.status?.code;
     const durationMs = deps.now() - started;
-    deps.counters.record(fn, outcome.allowed, code, request.operation, durationMs);
+    deps.metrics.reviews.record(fn, outcome.allowed, code, request.operation, durationMs);
     deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
       function: fn,
       uid: request.uid,

@@ -6,7 +6,7 @@ import type { AppEnv } from "../../shared/http/env.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { createReadinessCheck } from "../../shared/kube/readiness.ts";
 import { configuredDeps, createApp, misconfiguredApp, type AppDeps } from "../app.ts";
-import { flattenCounters } from "../metrics.ts";
+import { createJsonMetrics } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
@@ -49,7 +49,7 @@ export async function buildNodeDeps(
   const deps = configuredDeps(config, {
     gmsa: gmsa.client,
     logger,
-    ...(prometheus ? { counters: prometheus.reviews, exposition: prometheus.exposition } : { extraMetrics: () => flattenCounters(gmsa.counters()) }),
+    metrics: prometheus ?? createJsonMetrics(gmsa.counters),
     ...(clientCertificate && { clientCertificate }),
     ...(ready && { ready }),
     readiness: createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: true }),

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createReviewCounters } from "../../../functions/metrics.ts";
+import { createJsonMetrics } from "../../../functions/metrics.ts";
 import { createReviewHandler, loadFacts, type ReviewHandler } from "../../../functions/review-handlers.ts";
 import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
@@ -15,14 +15,14 @@ import { buildReview } from "../../support/reviews.ts";
 function setup(handle: ReviewHandler) {
   const lines: string[] = [];
   let clock = 1000;
-  const counters = createReviewCounters();
+  const metrics = createJsonMetrics();
   const respond = createReviewHandler("expand", handle, {
     gmsa: createFakeGmsaClient(),
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: createJsonLogger({ level: "debug", write: (l) => lines.push(l), now: () => 0 }),
     now: () => (clock += 7),
-    counters,
+    metrics,
   });
   const app = new Hono<AppEnv>().post(
     "/expand",
@@ -38,7 +38,7 @@ function setup(handle: ReviewHandler) {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     return (await res.json()) as AdmissionReviewResponse;
   };
-  return { send, lines, counters };
+  return { send, lines, metrics };
 }
 
 describe("createReviewHandler", () => {
@@ -70,7 +70,7 @@ describe("createReviewHandler", () => {
   });
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {
-    const { send, lines, counters } = setup(() =>
+    const { send, lines, metrics } = setup(() =>
       Promise.resolve({ allowed: false, errors: [new CredSpecNotAllowedError("x"), new KubeApiError("y")] }),
     );
     const pod = buildPod({ containers: [{ name: "app", env: [{ name: "PASSWORD", value: "hunter2" }] }] });
@@ -96,7 +96,7 @@ describe("createReviewHandler", () => {
       cacheMisses: 0,
     });
     expect(lines[0]).not.toContain("hunter2");
-    expect(counters.snapshot()).toEqual({ expand_reviews_total: 1, expand_denied_500_total: 1 });
+    expect(metrics.snapshot()).toEqual({ expand_reviews_total: 1, expand_denied_500_total: 1 });
   });
 });
 
