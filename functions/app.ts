@@ -12,10 +12,7 @@ import pkg from "../package.json" with { type: "json" };
 import type { ReadinessCheck } from "../shared/kube/readiness.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
-/**
- * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
- * (`object` and `oldObject` of an UPDATE) plus the review around them; a larger body is not a review it sent.
- */
+/** Largest body accepted: an UPDATE's two objects of etcd's 1.5 MiB limit and the review around them, with room. */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** What the app is built from: the configuration and what each runtime brings. */

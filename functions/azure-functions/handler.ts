@@ -7,19 +7,11 @@ import type { Bindings } from "../../shared/config/index.ts";
 import { buildServerlessApp } from "../node/deps.ts";
 
 /**
- * The HTTP functions the Azure app registers, one per route of the Hono app: function name -> route template (no
- * leading slash: host.json removes the default `api/` prefix). The review routes end in an optional catch-all, which
- * also matches nothing: CALLER_AUTH=path serves them at `/<name>/<secret>`. `authLevel: "anonymous"`: callers
- * authenticate with our own CALLER_AUTH, not Functions keys (a webhook URL cannot carry `?code=`).
+ * The HTTP functions the Azure app registers, one per route of the Hono app: name -> route template (host.json removes
+ * the `api/` prefix). The review routes' optional catch-all serves CALLER_AUTH=path's `/<name>/<secret>`. Anonymous:
+ * callers authenticate with CALLER_AUTH, not Functions keys (a webhook URL cannot carry `?code=`).
  */
-export const AZURE_ROUTES = {
-  expand: "expand/{*rest}",
-  authorize: "authorize/{*rest}",
-  metrics: "metrics",
-  healthz: "healthz",
-  readyz: "readyz",
-  version: "version",
-} as const;
+export const AZURE_ROUTES = { expand: "expand/{*rest}", authorize: "authorize/{*rest}", metrics: "metrics", healthz: "healthz", readyz: "readyz", version: "version" } as const;
 
 /** Every method the host knows, so that the app, not the host, answers 405 and 404 as on the other targets. */
 export const AZURE_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];

@@ -1,7 +1,4 @@
-/**
- * The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> createApp, once per isolate.
- * Each wrangler environment serves one function (FUNCTIONS), with its own secrets and identity.
- */
+/** The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> createApp, once per isolate. */
 import type { Hono } from "hono";
 import { readConfig, type Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";

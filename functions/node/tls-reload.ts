@@ -107,10 +107,8 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
 type Connection = { generation: number; inFlight: Set<ServerResponse> };
 
 /**
- * Follows the server's TLS connections by the client CA generation they were accepted under. A socket's context
- * is fixed when its TCP connection is accepted ('connection', the raw socket), and a handshake under way at a change
- * finishes with it; the TLS socket ('secureConnection', then each request's socket) is matched to its raw socket by
- * remote address and port, unique among open connections.
+ * Follows TLS connections by the client CA generation they were accepted under: a socket's context is fixed when its
+ * TCP connection is accepted ('connection'), so the TLS socket is matched to its raw one by remote address and port.
  */
 function followConnections(server: HttpsServer): { closeEarlierCa(): number; stop(): void } {
   let generation = 0;
