@@ -119,7 +119,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     const code = reply.response.status?.code;
     const durationMs = deps.now() - started;
     deps.metrics.reviews.record(fn, outcome.allowed, code, request.operation, durationMs);
-    deps.logger.log(outcome.allowed ? "info" : "warn", "review", {
+    deps.logger.log(outcome.allowed ? deps.metrics.allowedLevel : "warn", "review", {
       function: fn,
       uid: request.uid,
       kind: clip(request.kind.kind),

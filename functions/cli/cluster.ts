@@ -1,22 +1,39 @@
 /**
- * The cluster commands' shared half: their global flags (kubectl's names and defaults) and the connection they make,
- * built from the Node server's own kube plumbing (kubeconfig rules, exec plugins and token sources, node:https), so
- * the CLI reaches a cluster exactly as the functions would. Read-only by design: GETs, access reviews and dry runs.
+ * The cluster commands' shared half: their global flags, how they print, and their connection, built from the Node
+ * server's own kube plumbing so the CLI reaches a cluster as the functions would. Read-only: GETs, reviews, dry runs.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
-import { parseClusterArgs, type ClusterArgs, type ClusterFlags } from "./cluster-flags.ts";
+import { stringify } from "yaml";
 import { ConfigurationError, parseKubeSettings } from "../../shared/config/index.ts";
-import { redactPath } from "../../shared/http/on-error.ts";
 import type { CallOptions } from "../../shared/kube/client.ts";
-import { createKubeRequester, readStatus, type KubeRequester } from "../../shared/kube/request.ts";
+import { createKubeRequester, readStatus } from "../../shared/kube/request.ts";
 import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
 import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
-import { answerUsage, EXIT_INVALID, programOf, type CliIo } from "./io.ts";
+import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandSpec } from "./io.ts";
 
-export { CLUSTER_OPTIONS, parseClusterArgs, type ClusterArgs, type ClusterFlags, type OutputFormat } from "./cluster-flags.ts";
+/** The global flags of every cluster command, for their usage texts. */
+export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's, with its defaults; docs/kubectl-gmsa.md):
+  --kubeconfig <file>, --context <name>, -n/--namespace <ns>
+  --as <user>             impersonate this user (access reviews are still sent as you)
+  --as-group <group>      impersonate this group too; repeatable; needs --as
+  -o, --output json|yaml  print for scripts (default: text, coloured on a terminal unless NO_COLOR)
+  -h, --help              show this help
+
+Exit status: 0 all well, 1 something wrong (a finding, a denial, an unreachable
+cluster), 2 usage error. Tokens are never printed.
+`;
+
+/** How results are printed: human text (the default), or `-o json|yaml` for scripts. */
+export type OutputFormat = "text" | "json" | "yaml";
+
+/** The global flags, checked; `as` is the user the dry runs impersonate (and, in explain, the person asked about). */
+export type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
+
+/** A cluster command's parsed command line: the global flags, its own option values and its positionals. */
+export type ClusterArgs<O extends ParseArgsOptionsConfig> = { flags: ClusterFlags; values: Record<keyof O, unknown>; positionals: string[] };
 
 /** One request to the API server: an absolute path, query parameters, a JSON body for POST. */
 export interface ClusterRequest {
@@ -24,51 +41,21 @@ export interface ClusterRequest {
   path: string;
   query?: Record<string, string> | undefined;
   body?: unknown;
-  /**
-   * Send it as the kubeconfig's user even when `--as` is given: access reviews the person could not create
-   * themselves. Default false: `--as` impersonates, as kubectl's does.
-   */
+  /** Send it as the kubeconfig's user even with `--as`: access reviews the person could not create themselves. */
   asCaller?: boolean | undefined;
 }
 
 /** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
-export interface ClusterAnswer {
-  status: number;
-  body: unknown;
-  warnings: string[];
-}
+export type ClusterAnswer = Awaited<ReturnType<ClusterConnection["request"]>>;
 
 /** A connection to the cluster the flags select. */
-export interface ClusterConnection {
-  /** @throws KubeApiError / CredentialsError / DeadlineExceededError when the API server cannot answer. */
-  request(request: ClusterRequest): Promise<ClusterAnswer>;
-  /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */
-  requester: KubeRequester;
-  /** The API server's URL for display: any path after its first segment masked (it may be a secret). */
-  server: string;
-  /** The context's name. */
-  context: string;
-  /** `-n`, else the context's namespace, else the pod's own in-cluster, else `default`: as kubectl picks it. */
-  namespace: string;
-  /** Kills running exec plugins and closes the connections. */
-  close(): Promise<void>;
-}
+export type ClusterConnection = Awaited<ReturnType<typeof connectCluster>>;
 
 /** A command's answer can take a webhook's whole timeout (up to 30 s) plus the API server's own work. */
 const CLI_REQUEST_TIMEOUT_MS = 40_000;
 
-/** `https://host/k8s/clusters/c-1` as `https://host/k8s/…`: no user info, query or path secret. */
-export function maskServer(server: string): string {
-  try {
-    const url = new URL(server);
-    return `${url.origin}${url.pathname === "/" ? "" : redactPath(url.pathname)}`;
-  } catch {
-    return "(not a URL)";
-  }
-}
-
 /** The texts of `Warning: 299 - "text"` headers (RFC 7234 warn-text; several may arrive joined by ", "). */
-export function parseWarnings(header: string | null): string[] {
+function parseWarnings(header: string | null): string[] {
   if (header === null) return [];
   return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
 }
@@ -81,7 +68,7 @@ export const CLI_CALL: CallOptions = { signal: new AbortController().signal };
  * else ~/.kube/config, else in-cluster; `--context`, else current-context. Kubeconfig warnings go to stderr.
  * @throws KubeConfigurationError naming every problem with the kubeconfig or its user's credential.
  */
-export async function connectCluster(flags: ClusterFlags, io: CliIo): Promise<ClusterConnection> {
+async function connectCluster(flags: ClusterFlags, io: CliIo) {
   const { env } = io;
   const { settings } = parseKubeSettings({
     KUBECONFIG: flags.kubeconfig ?? env.KUBECONFIG,
@@ -90,89 +77,92 @@ export async function connectCluster(flags: ClusterFlags, io: CliIo): Promise<Cl
     KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT,
   });
   const credentials = await loadNodeKubeCredentials(settings, { baseEnv: env, ...(env.HOME ? { homeDir: env.HOME } : {}) });
-  for (const warning of credentials.warnings) io.stderr(`${programOf(io)}: warning: ${warning}\n`);
+  for (const warning of credentials.warnings) io.stderr(`${io.program}: warning: ${warning}\n`);
   const { target, caPem, clientCertificate } = credentials.loaded;
   const { cluster } = target;
-  const impersonation = flags.as === undefined ? undefined : { "Impersonate-User": flags.as, "Impersonate-Group": flags.asGroups };
-  const transports = [undefined, impersonation].map((headers) =>
-    createHttpsKubeFetch({ ...cluster, ca: caPem, clientCertificate, connections: 4, ...(headers === undefined ? {} : { headers }) }),
-  );
-  const [caller, person] = transports.map((transport) =>
-    createKubeRequester({
-      server: cluster.server,
-      fetch: transport.fetch,
-      tokenSource: credentials.tokenSource,
-      disableCompression: cluster.disableCompression,
-      requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS,
-    }),
-  ) as [KubeRequester, KubeRequester];
+  const connect = (headers: Record<string, string | string[]> = {}) => {
+    const transport = createHttpsKubeFetch({ ...cluster, ca: caPem, clientCertificate, connections: 4, headers });
+    const { tokenSource } = credentials;
+    const requester = createKubeRequester({ server: cluster.server, fetch: transport.fetch, tokenSource, disableCompression: cluster.disableCompression, requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS });
+    return { transport, requester };
+  };
+  const caller = connect();
+  const person = flags.as === undefined ? caller : connect({ "Impersonate-User": flags.as, "Impersonate-Group": flags.asGroups });
   let namespace = flags.namespace ?? target.namespace;
   if (namespace === undefined && target.contextName === "in-cluster") {
     namespace = (await readFile(path.join(SERVICE_ACCOUNT_DIR, "namespace"), "utf8").catch(() => "")).trim() || undefined;
   }
   return {
-    async request({ method, path: apiPath, query, body, asCaller }) {
+    /** @throws KubeApiError / CredentialsError / DeadlineExceededError when the API server cannot answer. */
+    async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
-      const answer = await (asCaller === true ? caller : person)({
-        method,
-        path: `${apiPath}${search}`,
-        resource: "gmsacredentialspecs",
-        body,
-        what: `${method} ${apiPath}`,
-        ...CLI_CALL,
-      });
+      const what = `${method} ${apiPath}`;
+      const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what, ...CLI_CALL });
       return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning") ?? null) };
     },
-    requester: caller,
-    server: maskServer(cluster.server),
-    context: target.contextName,
+    /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */
+    requester: caller.requester,
+    /** `-n`, else the context's namespace, else the pod's own in-cluster, else `default`: as kubectl picks it. */
     namespace: namespace ?? "default",
+    /** Kills running exec plugins and closes the connections. */
     async close() {
       credentials.close();
-      await Promise.all(transports.map((transport) => transport.close()));
+      await Promise.all([...new Set([caller, person])].map(({ transport }) => transport.close()));
     },
   };
 }
 
 /** What a cluster command declares: its own options, its usage text, and its work once connected. */
-export interface ClusterCommand<O extends ParseArgsOptionsConfig> {
-  name: string;
-  options: O;
-  usage: string;
+export interface ClusterCommand<O extends ParseArgsOptionsConfig> extends Omit<CommandSpec<O>, "check"> {
   /** Checks the positionals and values beyond the flags; returns usage errors (EXIT_USAGE). */
   check?: (args: ClusterArgs<O>) => string[];
   /** Resolves to the exit status. Errors it throws are printed, as EXIT_INVALID. */
   run(args: ClusterArgs<O>, connection: ClusterConnection, io: CliIo): Promise<number>;
 }
 
+/** The global flags of a parsed command line, and what is wrong with them (kubectl refuses the same). */
+function readClusterFlags(values: Record<string, unknown>) {
+  const text = (name: keyof typeof CLUSTER_OPTIONS) => values[name] as string | undefined;
+  const errors = (["kubeconfig", "context", "namespace", "as"] as const).filter((name) => text(name) === "").map((name) => `--${name} must not be empty`);
+  const output = text("output") ?? "text";
+  if (output !== "text" && output !== "json" && output !== "yaml") errors.push(`-o/--output must be json or yaml, got ${JSON.stringify(output)}`);
+  const asGroups = (values["as-group"] as string[] | undefined) ?? [];
+  // Groups alone would impersonate nobody.
+  if (asGroups.length > 0 && text("as") === undefined) errors.push("--as-group needs --as (the user to impersonate)");
+  const flags = { kubeconfig: text("kubeconfig"), context: text("context"), namespace: text("namespace"), as: text("as"), asGroups, output: output as OutputFormat };
+  return { flags, errors };
+}
+
 /**
- * Runs a cluster command: parses its flags once, answers --help and usage errors (exit 2), connects, runs, and
- * turns a kubeconfig problem or an API server that cannot answer into its message on stderr and exit 1.
+ * Runs a cluster command: reads its command line once ({@link CLUSTER_OPTIONS} and its own; --help and usage errors
+ * exit 0 and 2), connects, runs, and turns a kubeconfig problem or an API server that cannot answer into its message
+ * on stderr and exit 1.
  */
 export async function runClusterCommand<O extends ParseArgsOptionsConfig>(command: ClusterCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseClusterArgs(argv, command.options);
-  if (!parsed.ok) return answerUsage(command.name, parsed, command.usage, io);
-  if (parsed.args.flags.help) return answerUsage(command.name, { ok: true, args: { help: true } }, command.usage, io);
-  const errors = command.check?.(parsed.args) ?? [];
-  if (errors.length > 0) return answerUsage(command.name, { ok: false, errors }, command.usage, io);
+  const argsOf = ({ values, positionals }: { values: Record<string, unknown>; positionals: string[] }) => {
+    const { flags, errors } = readClusterFlags(values);
+    const args: ClusterArgs<O> = { flags, values: values as Record<keyof O, unknown>, positionals };
+    return { args, errors: [...errors, ...(command.check?.(args) ?? [])] };
+  };
+  const options = { ...CLUSTER_OPTIONS, ...command.options };
+  const line = readCommandLine({ name: command.name, usage: command.usage, options, check: (parsed) => argsOf(parsed).errors }, argv, io);
+  if (typeof line === "number") return line;
   let connection: ClusterConnection | undefined;
   try {
-    connection = await connectCluster(parsed.args.flags, io);
-    return await command.run(parsed.args, connection, io);
+    const { args } = argsOf(line);
+    connection = await connectCluster(args.flags, io);
+    return await command.run(args, connection, io);
   } catch (error) {
     const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
-    for (const problem of problems) io.stderr(`${programOf(io)} ${command.name}: ${problem}\n`);
+    for (const problem of problems) io.stderr(`${io.program} ${command.name}: ${problem}\n`);
     return EXIT_INVALID;
   } finally {
     await connection?.close();
   }
 }
 
-/**
- * Throws unless the answer is a 2xx, naming what was asked, the status and the API server's own message.
- * @throws Error `${what}: the API server answered 403 Forbidden: <its message>`.
- */
+/** @throws Error `${what}: the API server answered 403 Forbidden: <its message>` unless the answer is a 2xx. */
 export function expectSuccess(answer: ClusterAnswer, what: string): void {
   if (answer.status >= 200 && answer.status < 300) return;
   const status = readStatus(answer.body);
@@ -193,16 +183,13 @@ export async function listAll(connection: Pick<ClusterConnection, "request">, ap
   return items;
 }
 
-/** `work` on each item, at most `limit` at a time, results in the items' order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
+/** Paints text for a terminal; every function is the identity when colour is off. */
+export type Paint = Record<"ok" | "bad" | "warn" | "bold", (text: string) => string>;
+
+/** Prints `data` as JSON or YAML, or `text(paint)` for people: colour only on a terminal with NO_COLOR unset (no-color.org). */
+export function printResult(io: CliIo, format: OutputFormat, data: unknown, text: (paint: Paint) => string): void {
+  if (format !== "text") return io.stdout(format === "json" ? `${JSON.stringify(data, null, 2)}\n` : stringify(data));
+  const colour = io.stdoutIsTty === true && io.env.NO_COLOR === undefined;
+  const ansi = (code: number) => (colour ? (painted: string) => `\u001b[${code}m${painted}\u001b[0m` : (plain: string) => plain);
+  io.stdout(text({ ok: ansi(32), bad: ansi(31), warn: ansi(33), bold: ansi(1) }));
 }

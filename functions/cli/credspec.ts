@@ -1,99 +1,92 @@
-import { formatKubeObjects, OUTPUT_FORMATS, type OutputFormat } from "../../shared/credspec/format.ts";
-import { deriveCredSpecName, isRbacName, parseServiceAccountRef, type ServiceAccountRef } from "../../shared/credspec/names.ts";
+import { formatKubeObjects, OUTPUT_FORMATS } from "../../shared/credspec/format.ts";
+import { deriveCredSpecName, isRbacName, parseServiceAccountRef } from "../../shared/credspec/names.ts";
 import { parseCredSpecJson } from "../../shared/credspec/parse.ts";
 import { formatCredSpecProblem, type CredSpecProblem } from "../../shared/credspec/problems.ts";
 import { buildCredSpecResources } from "../../shared/credspec/render.ts";
 import { validateCredSpecDocument } from "../../shared/credspec/validate.ts";
 import { isDns1123Subdomain } from "../../shared/policy/names.ts";
-import { answerUsage, EXIT_INVALID, EXIT_OK, EXIT_USAGE, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
-import { CREDSPEC_USAGE } from "./usage.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readCommandLine, readInput, type CliIo, type CommandSpec } from "./io.ts";
 
+const OPTIONS = {
+  name: { type: "string" },
+  "role-name": { type: "string" },
+  "service-account": { type: "string", multiple: true },
+  output: { type: "string", short: "o", default: "yaml" },
+} as const;
 
-/** The `credspec` command line, checked. `input` is a file path or `-` for stdin. */
-type CredSpecArgs =
-  | { help: true }
-  | { help: false; input: string; name: string | undefined; roleName: string | undefined; serviceAccounts: ServiceAccountRef[]; output: OutputFormat };
+const COMMAND: CommandSpec<typeof OPTIONS> = {
+  name: "credspec",
+  options: OPTIONS,
+  usage: `Usage: gmsa-webhooks credspec [options] <file | ->
 
-/** Parses and checks `credspec` arguments (after the command word) in strict mode. */
-function parseCredSpecArgs(argv: readonly string[]): ArgsResult<CredSpecArgs> {
-  const result = parseStrictArgs(argv, {
-    name: { type: "string" },
-    "role-name": { type: "string" },
-    "service-account": { type: "string", multiple: true },
-    output: { type: "string", short: "o", default: "yaml" },
-    help: { type: "boolean", short: "h", default: false },
-  });
-  if (!result.ok) return result;
-  const { values, positionals } = result.parsed;
-  if (values.help) return { ok: true, args: { help: true } };
-  const errors: string[] = [];
-  if (positionals.length !== 1) {
-    errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
-  }
-  const { name, output } = values;
-  const roleName = values["role-name"];
-  if (name !== undefined && !isDns1123Subdomain(name)) {
-    errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
-  }
-  if (roleName !== undefined && !isRbacName(roleName)) {
-    errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
-  }
-  const serviceAccounts: ServiceAccountRef[] = [];
-  for (const text of values["service-account"] ?? []) {
-    const ref = parseServiceAccountRef(text);
-    if (ref === undefined) errors.push(`--service-account ${JSON.stringify(text)} is not namespace:name`);
-    else serviceAccounts.push(ref);
-  }
-  const format = OUTPUT_FORMATS.find((candidate) => candidate === output);
-  if (format === undefined) errors.push(`--output must be one of ${OUTPUT_FORMATS.join(", ")}`);
-  if (errors.length > 0 || format === undefined) return { ok: false, errors };
-  return { ok: true, args: { help: false, input: positionals[0] ?? "-", name, roleName, serviceAccounts, output: format } };
-}
+Checks the credential spec JSON that Windows' New-CredentialSpec writes (UTF-8, or
+UTF-16 with BOM; - reads stdin) and prints, for kubectl apply -f -, a GMSACredentialSpec
+holding it, a ClusterRole that allows "use" of it, and a RoleBinding for each
+--service-account. Every problem is reported on stderr by its JSON path.
+
+Options:
+  --name <name>                 GMSACredentialSpec name, a DNS-1123 subdomain
+                                (default: the first gMSA account name, lowercased)
+  --role-name <name>            ClusterRole name (default: <name>-use)
+  --service-account <ns:name>   bind it to service account <name> of namespace <ns>; repeatable
+  -o, --output yaml|json        output format (default: yaml; json prints a v1 List)
+  -h, --help                    show this help
+
+Exit status: 0 printed, 1 invalid credential spec, 2 usage error or unreadable file.
+
+Example:
+  npx gmsa-webhooks credspec webapp1.json --service-account web:webapp1 | kubectl apply -f -
+`,
+  check({ values, positionals }) {
+    const errors: string[] = [];
+    if (positionals.length !== 1) errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
+    const { name, output } = values;
+    const roleName = values["role-name"];
+    if (name !== undefined && !isDns1123Subdomain(name)) errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
+    if (roleName !== undefined && !isRbacName(roleName)) errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
+    for (const text of values["service-account"] ?? []) {
+      if (parseServiceAccountRef(text) === undefined) errors.push(`--service-account ${JSON.stringify(text)} is not namespace:name`);
+    }
+    if (!OUTPUT_FORMATS.some((format) => format === output)) errors.push(`--output must be one of ${OUTPUT_FORMATS.join(", ")}`);
+    return errors;
+  },
+};
 
 /**
  * `gmsa-webhooks credspec`: validates a credential spec and prints its GMSACredentialSpec, ClusterRole and RoleBindings;
  * resolves to the exit status. Only stdout holds credential spec values; stderr names fields (PluginInput may hold a secret).
  */
 export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseCredSpecArgs(argv);
-  if (!parsed.ok || parsed.args.help) return answerUsage("credspec", parsed, CREDSPEC_USAGE, io);
-  const { args } = parsed;
-
-  const source = args.input === "-" ? "stdin" : args.input;
-  let bytes: Uint8Array;
-  try {
-    bytes = args.input === "-" ? await io.readStdin() : await io.readFile(args.input);
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    io.stderr(`${programOf(io)} credspec: cannot read ${source}${typeof code === "string" ? ` (${code})` : ""}\n`);
+  const line = readCommandLine(COMMAND, argv, io);
+  if (typeof line === "number") return line;
+  const { values, positionals: [input = "-"] } = line;
+  const source = input === "-" ? "stdin" : input;
+  const prefix = `${io.program} credspec: ${source}`;
+  const bytes = await readInput(io, input);
+  if (typeof bytes === "string") {
+    io.stderr(`${prefix}: ${bytes}\n`);
     return EXIT_USAGE;
   }
+  const reportProblems = (problems: readonly CredSpecProblem[]): number => {
+    io.stderr(`${prefix}: invalid credential spec, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:\n`);
+    for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
+    return EXIT_INVALID;
+  };
 
   const json = parseCredSpecJson(bytes);
-  if (!json.ok) return reportProblems(io, source, json.problems);
+  if (!json.ok) return reportProblems(json.problems);
   const result = validateCredSpecDocument(json.value);
-  for (const warning of result.warnings) io.stderr(`${programOf(io)} credspec: ${source}: warning: ${formatCredSpecProblem(warning)}\n`);
-  if (!result.ok) return reportProblems(io, source, result.problems);
+  for (const warning of result.warnings) io.stderr(`${prefix}: warning: ${formatCredSpecProblem(warning)}\n`);
+  if (!result.ok) return reportProblems(result.problems);
 
   // Validation guarantees at least one account.
   const [firstAccount] = result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts;
-  const name = args.name ?? deriveCredSpecName(firstAccount?.Name ?? "");
+  const name = values.name ?? deriveCredSpecName(firstAccount?.Name ?? "");
   if (name === undefined) {
-    const path = "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name";
-    return reportProblems(io, source, [{ path, message: "leaves no valid resource name once lowercased; pass --name" }]);
+    return reportProblems([{ path: "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name", message: "leaves no valid resource name once lowercased; pass --name" }]);
   }
-  const objects = buildCredSpecResources(result.document, {
-    name,
-    roleName: args.roleName,
-    serviceAccounts: args.serviceAccounts,
-  });
-  io.stdout(formatKubeObjects(objects, args.output));
+  const serviceAccounts = (values["service-account"] ?? []).flatMap((text) => parseServiceAccountRef(text) ?? []);
+  const objects = buildCredSpecResources(result.document, { name, roleName: values["role-name"], serviceAccounts });
+  io.stdout(formatKubeObjects(objects, OUTPUT_FORMATS.find((format) => format === values.output) ?? "yaml"));
   return EXIT_OK;
-}
-
-function reportProblems(io: CliIo, source: string, problems: readonly CredSpecProblem[]): number {
-  const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
-  io.stderr(`${programOf(io)} credspec: ${source}: invalid credential spec, ${count}:\n`);
-  for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
-  return EXIT_INVALID;
 }

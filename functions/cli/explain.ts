@@ -1,8 +1,6 @@
 /**
- * `kubectl gmsa explain -f pod.yaml [--as user]`: what the webhooks would do with a pod, and why. The credspecs the
- * pod names come from the policy's own walk (pod, containers, init and ephemeral containers, alpha annotations); for
- * each, the access reviews authorize sends (the pod's service account, and the person) and the contents expand
- * reads; then the webhooks' actual verdict from a server-side dry run, as the person, with its message and warnings.
+ * `kubectl gmsa explain -f pod.yaml [--as user]`: what the webhooks would do with a pod, and why, from the policy's
+ * own walk of the pod, the calls authorize and expand make, and a server-side dry run for the verdict.
  */
 import { parseAllDocuments } from "yaml";
 import { PodSchema } from "../../shared/admission/review.ts";
@@ -12,50 +10,20 @@ import { readStatus } from "../../shared/kube/request.ts";
 import type { AccessAnswer, Requester } from "../../shared/policy/facts.ts";
 import type { Pod } from "../../shared/policy/pod.ts";
 import { readPodGmsa } from "../../shared/policy/references.ts";
-import { CLI_CALL, runClusterCommand, type ClusterCommand, type ClusterConnection } from "./cluster.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, programOf, type CliIo } from "./io.ts";
-import { printResult, type Paint } from "./output.ts";
-import { EXPLAIN_USAGE } from "./usage.ts";
+import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, printResult, runClusterCommand, type ClusterCommand, type ClusterConnection, type Paint } from "./cluster.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput, type CliIo } from "./io.ts";
 
 /** A fact asked of the API server: its answer, or why there is none. */
 type Asked<T> = T | { error: string };
 
-/** What explain found for one credspec the pod names. */
-export interface CredSpecFindings {
-  name: string;
-  /** Where the pod names it: `pod`, `container "web"`, `annotation "..."`. */
-  places: string[];
-  serviceAccount: Asked<AccessAnswer>;
-  person: Asked<AccessAnswer>;
-  /** What expand inlines: its size in bytes and the contents, PluginInput hidden. */
-  inlines: Asked<{ bytes: number; contents: unknown }>;
-}
-
 /** The whole explanation, as `-o json|yaml` prints it. */
-export interface Explanation {
-  pod: { namespace: string; name: string; serviceAccount: string };
-  /** Whom the reviews ask about and the dry run runs as: `--as`, else the kubeconfig's user. */
-  person: Asked<Requester>;
-  credSpecs: CredSpecFindings[];
-  /** Places that carry contents but no name (authorize refuses those). */
-  contentsWithoutName: string[];
-  dryRun: { admitted: boolean; status: number; message?: string; warnings: string[] };
-}
+export type Explanation = Awaited<ReturnType<typeof explain>>;
 
-const asked = async <T>(work: () => Promise<T>): Promise<Asked<T>> => {
-  try {
-    return await work();
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
-  }
-};
+const asked = <T>(work: () => Promise<T>): Promise<Asked<T>> =>
+  Promise.resolve().then(work).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
 
 /** A copy with every `PluginInput` value hidden: it may hold a credential or point at one. */
-function hidePluginInput(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(hidePluginInput);
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === "PluginInput" ? "(hidden)" : hidePluginInput(inner)]));
-}
+const hidePluginInput = (contents: unknown): unknown => JSON.parse(JSON.stringify(contents, (key, value: unknown) => (key === "PluginInput" ? "(hidden)" : value)));
 
 /** The one Pod in `text` (YAML or JSON), or why it is not one. */
 export function readPodDocument(text: string): { pod: Pod } | { error: string } {
@@ -72,45 +40,37 @@ export function readPodDocument(text: string): { pod: Pod } | { error: string } 
 
 /** The kubeconfig user as the API server sees them (SelfSubjectReview), for the reviews about "the person". */
 async function whoAmI(connection: ClusterConnection): Promise<Requester> {
-  const answer = await connection.request({
-    method: "POST",
-    path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-    body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
-    asCaller: true,
-  });
+  const body = { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" };
+  const answer = await connection.request({ method: "POST", path: "/apis/authentication.k8s.io/v1/selfsubjectreviews", body, asCaller: true });
+  expectSuccess(answer, "SelfSubjectReview");
   const user = (answer.body as { status?: { userInfo?: Requester } } | undefined)?.status?.userInfo;
-  if (answer.status !== 201 || user?.username === undefined) throw new Error(`SelfSubjectReview answered ${answer.status}: ${readStatus(answer.body)?.message ?? "no userInfo"}`);
+  if (user?.username === undefined) throw new Error("SelfSubjectReview: no userInfo");
   return user;
 }
 
-/** Asks everything about `pod` in `namespace`. */
-async function explain(pod: Pod, namespace: string, person: Asked<Requester>, connection: ClusterConnection): Promise<Explanation> {
+/**
+ * Asks everything about `pod` in `namespace`: per credspec it names, where (`pod`, `container "web"`, ...), the two
+ * reviews and what expand inlines (size in bytes, PluginInput hidden); `contentsWithoutName`: places authorize refuses.
+ */
+async function explain(pod: Pod, namespace: string, person: Asked<Requester>, connection: ClusterConnection) {
   const serviceAccount = pod.spec?.serviceAccountName || "default";
   const { refs } = readPodGmsa(pod);
-  const places = new Map<string, string[]>();
-  for (const ref of refs) if (ref.name !== undefined) places.set(ref.name, [...(places.get(ref.name) ?? []), ref.label]);
+  const places = Map.groupBy(refs.flatMap(({ name, label }) => (name === undefined ? [] : [{ name, label }])), (ref) => ref.name);
   const credSpecs = await Promise.all(
-    [...places].map(async ([name, labels]): Promise<CredSpecFindings> => {
+    [...places].map(async ([name, named]) => {
       const [saAnswer, personAnswer, inlines] = await Promise.all([
         asked(() => reviewCredSpecAccess(connection.requester, { namespace, serviceAccount, credSpecName: name }, CLI_CALL)),
-        asked(() => {
-          if ("error" in person) throw new Error(person.error);
-          return reviewCredSpecAccess(connection.requester, { namespace, user: person, credSpecName: name }, CLI_CALL);
-        }),
+        "error" in person ? person : asked(() => reviewCredSpecAccess(connection.requester, { namespace, user: person, credSpecName: name }, CLI_CALL)),
         asked(async () => {
           const contents = await readCredSpecContents(connection.requester, name, CLI_CALL);
           return { bytes: new TextEncoder().encode(JSON.stringify(contents)).length, contents: hidePluginInput(contents) };
         }),
       ]);
-      return { name, places: labels, serviceAccount: saAnswer, person: personAnswer, inlines };
+      return { name, places: named.map((ref) => ref.label), serviceAccount: saAnswer, person: personAnswer, inlines };
     }),
   );
-  const answer = await connection.request({
-    method: "POST",
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
-    query: { dryRun: "All" },
-    body: { ...pod, metadata: { ...pod.metadata, namespace } },
-  });
+  const body = { ...pod, metadata: { ...pod.metadata, namespace } };
+  const answer = await connection.request({ method: "POST", path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, query: { dryRun: "All" }, body });
   const admitted = answer.status >= 200 && answer.status < 300;
   const message = admitted ? undefined : (readStatus(answer.body)?.message ?? `HTTP ${answer.status}`);
   return {
@@ -151,12 +111,27 @@ export function formatExplanation(explanation: Explanation, paint: Paint): strin
   return text;
 }
 
-type ExplainOptions = { filename: { type: "string"; short: "f" } };
+const OPTIONS = { filename: { type: "string", short: "f" } } as const;
 
-const command: ClusterCommand<ExplainOptions> = {
+const command: ClusterCommand<typeof OPTIONS> = {
   name: "explain",
-  options: { filename: { type: "string", short: "f" } },
-  usage: EXPLAIN_USAGE,
+  options: OPTIONS,
+  usage: `Usage: gmsa-webhooks explain -f <pod.yaml | -> [cluster flags]
+
+What the GMSA webhooks would do with a Pod, without creating it: for each
+GMSACredentialSpec it names (pod, containers, alpha annotations), whether its service
+account and the person (--as, else you) may "use" it, as authorize asks, and what
+expand would inline (PluginInput hidden); then the verdict of a server-side dry run
+of the create as the person, with the API server's message and warnings.
+
+Options:
+  -f, --filename <file>   the Pod, YAML or JSON; - reads stdin
+
+${CLUSTER_FLAGS_USAGE}Here 0 means the dry run admits the pod, 1 that it is refused (or a call failed).
+
+Example:
+  kubectl gmsa explain -f pod.yaml --as jane@contoso.com
+`,
   check: ({ positionals, values }) => [
     ...(typeof values.filename === "string" && values.filename !== "" ? [] : ["-f <file | -> is required"]),
     ...(positionals.length === 0 ? [] : [`unexpected argument ${JSON.stringify(positionals[0])}`]),
@@ -164,16 +139,12 @@ const command: ClusterCommand<ExplainOptions> = {
   async run({ values, flags }, connection, io) {
     const file = values.filename as string;
     const fail = (problem: string): number => {
-      io.stderr(`${programOf(io)} explain: ${file === "-" ? "stdin" : file}: ${problem}\n`);
+      io.stderr(`${io.program} explain: ${file === "-" ? "stdin" : file}: ${problem}\n`);
       return EXIT_USAGE;
     };
-    let text: string;
-    try {
-      text = new TextDecoder().decode(file === "-" ? await io.readStdin() : await io.readFile(file));
-    } catch (error) {
-      return fail(`cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`);
-    }
-    const read = readPodDocument(text);
+    const bytes = await readInput(io, file);
+    if (typeof bytes === "string") return fail(bytes);
+    const read = readPodDocument(new TextDecoder().decode(bytes));
     if ("error" in read) return fail(read.error);
     const podNamespace = read.pod.metadata?.namespace;
     if (podNamespace !== undefined && flags.namespace !== undefined && podNamespace !== flags.namespace) {

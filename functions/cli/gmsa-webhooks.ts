@@ -1,18 +1,29 @@
 #!/usr/bin/env node
 /**
- * The `gmsa-webhooks` command, and `kubectl gmsa` (package.json `bin`: kubectl-gmsa is the same file; kubectl runs
- * any `kubectl-gmsa` on PATH as `kubectl gmsa`). TypeScript with a node shebang: Node 24, which npx and npm scripts
- * find first on PATH (docs/development.md, Toolchain), strips the types; an older `node` fails with
- * ERR_UNKNOWN_FILE_EXTENSION. Node strips types only outside node_modules, so this bin serves a checkout of this
- * repository, not an installed copy of the (private) package.
+ * The `gmsa-webhooks` command, and `kubectl gmsa` as kubectl-gmsa (package.json `bin`). TypeScript with a node
+ * shebang: Node 24 (first on PATH under npx and npm scripts) strips the types, an older `node` fails with
+ * ERR_UNKNOWN_FILE_EXTENSION, and only outside node_modules: this bin serves a checkout, not an installed package.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CLUSTER_OPTIONS } from "./cluster-flags.ts";
 import { runCredSpecCommand } from "./credspec.ts";
-import { createProcessIo, EXIT_OK, EXIT_USAGE, programOf, usageFor, type CliIo } from "./io.ts";
+import { CLUSTER_OPTIONS, createProcessIo, EXIT_OK, EXIT_USAGE, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
-import { MAIN_USAGE } from "./usage.ts";
+
+const MAIN_USAGE = `Usage: gmsa-webhooks <command> [options]
+
+Commands:
+  credspec      turn New-CredentialSpec JSON into a GMSACredentialSpec and the RBAC to use it
+  token         print an ExecCredential with an EKS, AKS or GKE token (a kubeconfig exec plugin)
+
+Cluster commands (read-only: GETs, access reviews and dry runs; docs/kubectl-gmsa.md):
+  doctor        check that an install works: one line per check, what is wrong, how to fix it
+  who-can-use   the service accounts that may use a GMSACredentialSpec
+  explain       what the webhooks would do with a pod, and why
+
+Run 'gmsa-webhooks <command> --help' for a command's options.
+Installed as kubectl-gmsa on PATH, this is 'kubectl gmsa'.
+`;
 
 /**
  * Every command by name: each parses its own arguments and resolves to its exit status. The cluster commands load
@@ -20,37 +31,28 @@ import { MAIN_USAGE } from "./usage.ts";
  */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
-  doctor: async (argv, io) => (await import("./doctor/command.ts")).runDoctorCommand(argv, io),
+  doctor: async (argv, io) => (await import("./doctor/doctor.ts")).runDoctorCommand(argv, io),
   token: runTokenCommand,
   "who-can-use": async (argv, io) => (await import("./who-can-use.ts")).runWhoCanUseCommand(argv, io),
   explain: async (argv, io) => (await import("./explain.ts")).runExplainCommand(argv, io),
 };
 
-/** The command and its arguments; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
-function splitCommand(argv: readonly string[]): { command?: string | undefined; rest: string[] } {
+/** Dispatches `gmsa-webhooks <command> ...`; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
+async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const { tokens } = parseArgs({ args: [...argv], options: CLUSTER_OPTIONS, strict: false, allowPositionals: true, tokens: true });
   const first = tokens.find((token) => token.kind === "positional" || token.kind === "option-terminator");
-  if (first?.kind !== "positional") return { command: argv[0], rest: argv.slice(1) };
-  return { command: first.value, rest: argv.filter((_, index) => index !== first.index) };
-}
-
-/** Dispatches `gmsa-webhooks <command> ...` and resolves to the exit status. */
-async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const { command, rest } = splitCommand(argv);
+  const [command, rest] = first?.kind === "positional" ? [first.value, argv.filter((_, index) => index !== first.index)] : [argv[0], argv.slice(1)];
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run !== undefined) return run(rest, io);
   if (command === "--help" || command === "-h" || command === "help") {
     io.stdout(usageFor(MAIN_USAGE, io));
     return EXIT_OK;
   }
-  const problem = command === undefined ? "" : `${programOf(io)}: unknown command ${JSON.stringify(command)}\n`;
+  const problem = command === undefined ? "" : `${io.program}: unknown command ${JSON.stringify(command)}\n`;
   io.stderr(`${problem}${usageFor(MAIN_USAGE, io)}`);
   return EXIT_USAGE;
 }
 
-/** `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa), else `gmsa-webhooks`. */
-function programName(invokedAs: string | undefined): string {
-  return path.basename(invokedAs ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks";
-}
-
-process.exitCode = await runCli(process.argv.slice(2), createProcessIo(programName(process.argv[1])));
+// `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa).
+const program = path.basename(process.argv[1] ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks";
+process.exitCode = await runCli(process.argv.slice(2), createProcessIo(program));

@@ -1,4 +1,6 @@
+/** What every command shares: the process it talks to, its exit statuses, and the reading of its command line. */
 import { readFile } from "node:fs/promises";
+import { buffer } from "node:stream/consumers";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 
 /** What a command needs from the process; tests pass fakes. */
@@ -9,10 +11,10 @@ export interface CliIo {
   stderr(text: string): void;
   readFile(path: string): Promise<Uint8Array>;
   readStdin(): Promise<Uint8Array>;
-  /** The process environment (the `token` command reads cloud credentials from it). */
+  /** The process environment (cloud credentials, KUBECONFIG, NO_COLOR). */
   env: Readonly<Record<string, string | undefined>>;
-  /** The program as invoked, for usage and errors: `kubectl gmsa` when run as kubectl-gmsa. Default `gmsa-webhooks`. */
-  program?: string;
+  /** The program as invoked, for usage and errors: `kubectl gmsa` when run as kubectl-gmsa, else `gmsa-webhooks`. */
+  program: string;
   /** True when standard output is a terminal (colour, with NO_COLOR unset). */
   stdoutIsTty?: boolean;
 }
@@ -22,54 +24,80 @@ export const EXIT_OK = 0;
 export const EXIT_INVALID = 1;
 export const EXIT_USAGE = 2;
 
-/** A command's parsed arguments, or every usage problem found. */
-export type ArgsResult<A> = { ok: true; args: A } | { ok: false; errors: string[] };
+/** The flags every cluster command takes, as kubectl spells them; here so that the entry reads them without the kube client. */
+export const CLUSTER_OPTIONS = {
+  kubeconfig: { type: "string" },
+  context: { type: "string" },
+  namespace: { type: "string", short: "n" },
+  as: { type: "string" },
+  "as-group": { type: "string", multiple: true },
+  output: { type: "string", short: "o" },
+} as const satisfies ParseArgsOptionsConfig;
 
-/** `node:util` parseArgs of a command's arguments in strict mode, or its usage error. @throws anything else (our bug). */
-export function parseStrictArgs<O extends ParseArgsOptionsConfig>(argv: readonly string[], options: O) {
-  try {
-    return { ok: true as const, parsed: parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) };
-  } catch (err) {
-    // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
-    if (err instanceof TypeError && String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) {
-      return { ok: false as const, errors: [err.message] };
-    }
-    throw err;
-  }
+const HELP = { help: { type: "boolean", short: "h" } } as const;
+
+type StrictConfig<O extends ParseArgsOptionsConfig> = { args: string[]; options: O & typeof HELP; allowPositionals: true; strict: true };
+
+/** A command line as node:util parseArgs reads it in strict mode, `-h/--help` included. */
+export type CommandLine<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<StrictConfig<O>>>;
+
+/** What a command declares of its command line: its options, its usage text, and its checks beyond parseArgs'. */
+export interface CommandSpec<O extends ParseArgsOptionsConfig> {
+  name: string;
+  options: O;
+  usage: string;
+  /** The usage problems of a parsed command line, all of them. */
+  check?: (line: CommandLine<O>) => string[];
 }
-
-/** The program's name as invoked. */
-export const programOf = (io: CliIo): string => io.program ?? "gmsa-webhooks";
 
 /** A usage text written for `gmsa-webhooks`, naming the program as invoked (examples in it keep their words). */
 export function usageFor(usage: string, io: CliIo): string {
-  return usage.replace(/^Usage: gmsa-webhooks\b/m, `Usage: ${programOf(io)}`).replaceAll("Run 'gmsa-webhooks ", `Run '${programOf(io)} `);
+  return usage.replace(/^Usage: gmsa-webhooks\b/m, `Usage: ${io.program}`).replaceAll("Run 'gmsa-webhooks ", `Run '${io.program} `);
 }
 
-/** Answers a wrong command line (EXIT_USAGE: its errors and a pointer to --help on stderr) or --help (EXIT_OK, stdout). */
-export function answerUsage(command: string, parsed: ArgsResult<{ help: boolean }>, usage: string, io: CliIo): number {
-  if (parsed.ok) {
-    io.stdout(usageFor(usage, io));
-    return EXIT_OK;
+/**
+ * Reads a command's arguments strictly, once. Answers `--help` itself (usage on stdout, exit 0), and a wrong command
+ * line (every problem and a pointer to --help on stderr, exit 2): then it returns the exit status instead.
+ */
+export function readCommandLine<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: readonly string[], io: CliIo): CommandLine<O> | number {
+  let line: CommandLine<O> | undefined;
+  let errors: string[];
+  try {
+    line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
+    if ((line.values as { help?: boolean }).help === true) {
+      io.stdout(usageFor(spec.usage, io));
+      return EXIT_OK;
+    }
+    errors = spec.check?.(line) ?? [];
+  } catch (error) {
+    // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
+    if (!String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) throw error;
+    errors = [(error as Error).message];
   }
-  for (const error of parsed.errors) io.stderr(`${programOf(io)} ${command}: ${error}\n`);
-  io.stderr(`Run '${programOf(io)} ${command} --help' for usage.\n`);
+  if (errors.length === 0 && line !== undefined) return line;
+  for (const error of errors) io.stderr(`${io.program} ${spec.name}: ${error}\n`);
+  io.stderr(`Run '${io.program} ${spec.name} --help' for usage.\n`);
   return EXIT_USAGE;
 }
 
+/** What `file` holds (stdin for `-`), or why not: `cannot be read (ENOENT)`. */
+export async function readInput(io: CliIo, file: string): Promise<Uint8Array | string> {
+  try {
+    return file === "-" ? await io.readStdin() : await io.readFile(file);
+  } catch (error) {
+    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
+  }
+}
+
 /** The real process: standard streams, the file system and the environment; `program` as invoked. */
-export function createProcessIo(program?: string): CliIo {
+export function createProcessIo(program: string): CliIo {
   return {
-    ...(program === undefined ? {} : { program }),
+    program,
     stdoutIsTty: process.stdout.isTTY,
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
     readFile: async (path) => new Uint8Array(await readFile(path)),
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return new Uint8Array(Buffer.concat(chunks));
-    },
+    readStdin: async () => new Uint8Array(await buffer(process.stdin)),
     env: process.env,
   };
 }

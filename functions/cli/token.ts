@@ -1,14 +1,11 @@
 import { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type VariableName } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
-import { EXEC_API_V1, EXEC_API_VERSIONS, type ExecApiVersion } from "../../shared/credentials/exec-config.ts";
-import { isTokenCredential, type TokenSource } from "../../shared/credentials/token-source.ts";
+import { EXEC_API_V1, EXEC_API_VERSIONS } from "../../shared/credentials/exec-config.ts";
+import { isTokenCredential } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import { parseJson } from "../../shared/json.ts";
-import { answerUsage, EXIT_INVALID, EXIT_OK, parseStrictArgs, programOf, type ArgsResult, type CliIo } from "./io.ts";
-import { TOKEN_USAGE } from "./usage.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readCommandLine, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";
 
-
-type Env = Readonly<Record<string, string | undefined>>;
 type Variables = Partial<Record<VariableName, string>>;
 
 /** Each provider's flags, by the CLOUD_TOKEN variable each stands for (a flag given replaces it). */
@@ -18,29 +15,23 @@ const PROVIDER_FLAGS: Record<CloudTokenKind, Record<string, VariableName>> = {
   gke: {},
 };
 
-/** The `token` command line, checked: the provider and the variables its flags set (the environment fills the rest). */
-export type TokenArgs = { help: true } | { help: false; provider: CloudTokenKind; variables: Variables };
+const OPTIONS = {
+  cluster: { type: "string" },
+  region: { type: "string" },
+  "client-id": { type: "string" },
+  "server-id": { type: "string" },
+} as const;
 
-/** Parses and checks `token` arguments (after the command word) in strict mode. */
-export function parseTokenArgs(argv: readonly string[]): ArgsResult<TokenArgs> {
-  const result = parseStrictArgs(argv, {
-    cluster: { type: "string" },
-    region: { type: "string" },
-    "client-id": { type: "string" },
-    "server-id": { type: "string" },
-    help: { type: "boolean", short: "h", default: false },
-  });
-  if (!result.ok) return result;
-  const { values, positionals } = result.parsed;
-  if (values.help) return { ok: true, args: { help: true } };
+/** The provider a command line names and the variables its flags set (the environment fills the rest), or why not. */
+function readProvider({ values, positionals }: CommandLine<typeof OPTIONS>): { provider?: CloudTokenKind; variables: Variables; errors: string[] } {
   const provider = CLOUD_TOKENS.find((candidate) => candidate === positionals[0]);
+  const variables: Variables = {};
   if (positionals.length !== 1 || provider === undefined) {
     const providers = CLOUD_TOKENS.join(", ");
     const got = positionals.map((word) => JSON.stringify(word)).join(" ");
-    return { ok: false, errors: [positionals.length === 0 ? `missing provider: one of ${providers}` : `expected one provider (${providers}), got ${got}`] };
+    return { variables, errors: [positionals.length === 0 ? `missing provider: one of ${providers}` : `expected one provider (${providers}), got ${got}`] };
   }
   const errors: string[] = [];
-  const variables: Variables = {};
   for (const [flag, value] of Object.entries(values)) {
     if (typeof value !== "string") continue;
     const name = PROVIDER_FLAGS[provider][flag];
@@ -49,33 +40,38 @@ export function parseTokenArgs(argv: readonly string[]): ArgsResult<TokenArgs> {
     else variables[name] = value;
   }
   if (provider === "eks" && values.cluster === undefined) errors.push("eks needs --cluster <name>");
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, args: { help: false, provider, variables } };
+  return { provider, variables, errors };
 }
 
-/** The source for `provider`, read as CLOUD_TOKEN's from the environment with the flags laid over it, or every problem. */
-function buildTokenSource(provider: CloudTokenKind, variables: Variables, env: Env): TokenSource | { problems: string[] } {
-  const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
-  const { settings, problems } = readCloudTokenSettings({ ...env, ...variables }, provider, flags);
-  if (settings === undefined || problems.length > 0) return { problems };
-  return createCloudTokenSource(settings, { shareInFlight: true });
-}
+const COMMAND: CommandSpec<typeof OPTIONS> = {
+  name: "token",
+  options: OPTIONS,
+  usage: `Usage: gmsa-webhooks token <eks | aks | gke> [options]
 
-/** The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1. */
-export function requestedExecApiVersion(env: Env): ExecApiVersion {
-  const info = parseJson(env["KUBERNETES_EXEC_INFO"] ?? "") as { apiVersion?: unknown } | null | undefined;
-  return EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
-}
+A kubeconfig exec plugin without the clouds' helper binaries: prints an ExecCredential
+(v1, or the version KUBERNETES_EXEC_INFO asks for) with a token for the cluster, read
+from the environment as the functions read CLOUD_TOKEN's (docs/configuration.md):
+  eks   a k8s-aws-v1. token valid 14 minutes, from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+        AWS_SESSION_TOKEN and AWS_REGION or AWS_DEFAULT_REGION (no profiles or SSO)
+  aks   an Entra ID token from the managed identity endpoint (IDENTITY_ENDPOINT, IDENTITY_HEADER)
+  gke   the service account's token from the metadata server (GCE_METADATA_HOST, GKE_SERVICE_ACCOUNT)
 
-/** Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it. */
-function rfc3339Seconds(timestamp: string): string {
-  return new Date(Math.floor(Date.parse(timestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
-}
+Options (each replaces the variable it stands for):
+  --cluster <name>      eks: the EKS cluster name (required; EKS_CLUSTER_NAME)
+  --region <region>     eks: the STS region (EKS_REGION; default AWS_REGION, then AWS_DEFAULT_REGION)
+  --client-id <id>      aks: a user-assigned identity (AKS_CLIENT_ID; default AZURE_CLIENT_ID, else
+                        the system-assigned one)
+  --server-id <id>      aks: the audience (AKS_SERVER_ID; default 6dae42f8-4368-4678-94ff-3960e28e3630)
+  -h, --help            show this help
 
-/** A failure's message when it is ours (written never to hold a secret); otherwise only its kind. */
-function describeFailure(error: unknown): string {
-  if (error instanceof AdmissionError || error instanceof TypeError) return error.message;
-  return `unexpected failure (${error instanceof Error ? error.name : typeof error})`;
-}
+Exit status: 0 printed, 1 no credentials or the cloud refused (aks, gke: after 5 seconds),
+2 usage error. Errors go to stderr and never show a key or token.
+
+Example kubeconfig user (docs/configuration.md): exec with apiVersion
+client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, --cluster, my-cluster].
+`,
+  check: (line) => readProvider(line).errors,
+};
 
 /**
  * `gmsa-webhooks token eks|aks|gke`: a kubeconfig exec plugin printing an ExecCredential with a cloud token.
@@ -83,29 +79,34 @@ function describeFailure(error: unknown): string {
  * to stdout only; stderr never holds a key, token or session token.
  */
 export async function runTokenCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseTokenArgs(argv);
-  if (!parsed.ok || parsed.args.help) return answerUsage("token", parsed, TOKEN_USAGE, io);
-  const { provider, variables } = parsed.args;
-  const prefix = `${programOf(io)} token ${provider}`;
+  const line = readCommandLine(COMMAND, argv, io);
+  if (typeof line === "number") return line;
+  const { provider, variables } = readProvider(line);
+  if (provider === undefined) return EXIT_USAGE; // unreachable: the check has refused it
+  const prefix = `${io.program} token ${provider}`;
   try {
-    const source = buildTokenSource(provider, variables, io.env);
-    if ("problems" in source) {
-      for (const problem of source.problems) io.stderr(`${prefix}: ${problem}\n`);
+    // The CLOUD_TOKEN variables from the environment with the flags laid over them; problems name the flag.
+    const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
+    const { settings, problems } = readCloudTokenSettings({ ...io.env, ...variables }, provider, flags);
+    if (settings === undefined || problems.length > 0) {
+      for (const problem of problems) io.stderr(`${prefix}: ${problem}\n`);
       return EXIT_INVALID;
     }
-    const credential = await source.getCredential();
+    const credential = await createCloudTokenSource(settings, { shareInFlight: true }).getCredential();
     if (!isTokenCredential(credential) || credential.expirationTimestamp === undefined) {
       throw new TypeError("the source returned no token with an expiry");
     }
-    const execCredential = {
-      apiVersion: requestedExecApiVersion(io.env),
-      kind: "ExecCredential",
-      status: { expirationTimestamp: rfc3339Seconds(credential.expirationTimestamp), token: credential.token },
-    };
-    io.stdout(`${JSON.stringify(execCredential)}\n`);
+    // The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1.
+    const info = parseJson(io.env.KUBERNETES_EXEC_INFO ?? "") as { apiVersion?: unknown } | null | undefined;
+    const apiVersion = EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
+    // Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it.
+    const expirationTimestamp = new Date(Math.floor(Date.parse(credential.expirationTimestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
+    io.stdout(`${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { expirationTimestamp, token: credential.token } })}\n`);
     return EXIT_OK;
   } catch (error) {
-    io.stderr(`${prefix}: ${describeFailure(error)}\n`);
+    // Our own errors' messages are written never to hold a secret; of anything else, only its kind.
+    const ours = error instanceof AdmissionError || error instanceof TypeError;
+    io.stderr(`${prefix}: ${ours ? error.message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`}\n`);
     return EXIT_INVALID;
   }
 }

@@ -1,29 +1,31 @@
-/**
- * `kubectl gmsa who-can-use CREDSPEC [-n NS | -A]`: the service accounts that may `use` a GMSACredentialSpec, each
- * asked of the API server with the same LocalSubjectAccessReview authorize sends, so the answer holds for every
- * authorizer the cluster runs (RBAC, webhooks, ...), not only for the RBAC objects one could read by hand.
- */
+/** `kubectl gmsa who-can-use CREDSPEC [-n NS | -A]`: the service accounts that may `use` a GMSACredentialSpec. */
 import { credSpecPath } from "../../shared/kube/client.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
-import { CLI_CALL, expectSuccess, listAll, mapLimit, runClusterCommand, type ClusterCommand } from "./cluster.ts";
+import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, listAll, printResult, runClusterCommand, type ClusterCommand } from "./cluster.ts";
 import { EXIT_OK, type CliIo } from "./io.ts";
-import { printResult } from "./output.ts";
-import { WHO_CAN_USE_USAGE } from "./usage.ts";
 
 /** Access reviews in flight at once: quick for a few hundred service accounts, gentle on the API server. */
 const REVIEWS_IN_PARALLEL = 8;
 
-/** One service account that may use the credspec, and the authorizer's reason. */
-export interface Allowed {
-  namespace: string;
-  name: string;
-  reason: string;
-}
+const OPTIONS = { "all-namespaces": { type: "boolean", short: "A" } } as const;
 
-const command: ClusterCommand<{ "all-namespaces": { type: "boolean"; short: "A" } }> = {
+const command: ClusterCommand<typeof OPTIONS> = {
   name: "who-can-use",
-  options: { "all-namespaces": { type: "boolean", short: "A" } },
-  usage: WHO_CAN_USE_USAGE,
+  options: OPTIONS,
+  usage: `Usage: gmsa-webhooks who-can-use <credspec> [-n <namespace> | -A] [cluster flags]
+
+The service accounts that may "use" the GMSACredentialSpec <credspec>, one line each
+with the authorizer's reason (-o json|yaml: a list of {namespace, name, reason}), each
+asked with the LocalSubjectAccessReview authorize sends: the answer holds for every
+authorizer the cluster runs, not only RBAC. An unknown credspec exits 1.
+
+Options:
+  -A, --all-namespaces    ask about the service accounts of every namespace
+
+${CLUSTER_FLAGS_USAGE}
+Example:
+  kubectl gmsa who-can-use webapp1 -n web
+`,
   check: ({ positionals, values, flags }) => [
     ...(positionals.length === 1 ? [] : [`expected one GMSACredentialSpec name, got ${positionals.length}`]),
     ...(values["all-namespaces"] === true && flags.namespace !== undefined ? ["-A and -n exclude each other"] : []),
@@ -35,13 +37,15 @@ const command: ClusterCommand<{ "all-namespaces": { type: "boolean"; short: "A" 
     const all = values["all-namespaces"] === true;
     const where = all ? "/api/v1/serviceaccounts" : `/api/v1/namespaces/${encodeURIComponent(connection.namespace)}/serviceaccounts`;
     const accounts = (await listAll(connection, where, "listing service accounts")) as { metadata: { namespace: string; name: string } }[];
-    const answers = await mapLimit(accounts, REVIEWS_IN_PARALLEL, ({ metadata: { namespace, name } }) =>
-      reviewCredSpecAccess(connection.requester, { namespace, serviceAccount: name, credSpecName: credSpec }, CLI_CALL),
-    );
-    const allowed: Allowed[] = accounts.flatMap(({ metadata: { namespace, name } }, index) => {
-      const answer = answers[index];
-      return answer?.allowed === true ? [{ namespace, name, reason: answer.reason }] : [];
-    });
+    // Each service account that may use it, with the authorizer's reason.
+    const allowed: { namespace: string; name: string; reason: string }[] = [];
+    for (let start = 0; start < accounts.length; start += REVIEWS_IN_PARALLEL) {
+      const batch = accounts.slice(start, start + REVIEWS_IN_PARALLEL).map(async ({ metadata: { namespace, name } }) => {
+        const answer = await reviewCredSpecAccess(connection.requester, { namespace, serviceAccount: name, credSpecName: credSpec }, CLI_CALL);
+        return answer.allowed ? [{ namespace, name, reason: answer.reason }] : [];
+      });
+      allowed.push(...(await Promise.all(batch)).flat());
+    }
     printResult(io, flags.output, allowed, (paint) => {
       const scope = all ? "any namespace" : `namespace "${connection.namespace}"`;
       if (allowed.length === 0) return `No service account in ${scope} may use GMSACredentialSpec "${credSpec}" (${accounts.length} asked).\n`;

@@ -107,6 +107,8 @@ export function createPrometheusMetrics() {
         },
       });
     },
+    /** Allowed reviews log at debug: these metrics count them. */
+    allowedLevel: "debug" as const,
     /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
     exposition: async (): Promise<MetricsExposition> => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };

@@ -100,7 +100,8 @@ async function main(): Promise<number> {
     progress("applying infra/: CRD, RBAC, sample credspecs");
     await applyBaseInfra(cluster);
     progress(`starting expand and authorize (${runtime})`);
-    const env: Record<string, string> = process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {};
+    // Every review in the log by default: the Node server writes allowed ones at debug.
+    const env: Record<string, string> = { LOG_LEVEL: process.env.LOG_LEVEL ?? "debug" };
     stack = await startFunctions(cluster, { runtime, dir: cluster.dir, env });
     progress("registering infra/webhooks/ and waiting until the API server calls both functions");
     await applyFunctionsWebhooks(cluster, stack);

@@ -19,8 +19,7 @@ import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { runDoctor, type DoctorOptions } from "../../functions/cli/doctor/doctor.ts";
-import type { DoctorCluster, Finding } from "../../functions/cli/doctor/findings.ts";
-import { formatFindingsText } from "../../functions/cli/doctor/format.ts";
+import { formatFindingsText, type DoctorCluster, type Finding } from "../../functions/cli/doctor/findings.ts";
 import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 

@@ -49,7 +49,8 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   for (const path of BASE_BINDINGS) await kubeRequestOk(admin, path, { method: "DELETE" });
   await createOptedOutNamespace(cluster);
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir });
+  // The admission tests count the review lines, which allowed reviews write at debug.
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { LOG_LEVEL: "debug" } });
   helm = await createHelmRunner(inject("helm"));
   // The documented install as is: the CRD applyBaseInfra put there is not the release's, so the chart leaves it alone.
   const values = externalTestValues(cluster.caPem, stack);

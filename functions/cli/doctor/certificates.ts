@@ -1,17 +1,16 @@
 /**
- * Certificates and readiness of each registered function. The caBundle is parsed here; for a URL the doctor connects
- * itself (node:tls, the caBundle as the only CA), which says what it sees from where it runs, not what the API server
- * sees. For a service reference the API server verifies what the Service serves: the end-to-end probe (probe.ts)
- * names those x509 failures; here the function's /readyz is read through the API server's service proxy.
+ * Certificates and readiness of each registered function. For a URL the doctor connects itself, with the caBundle as
+ * the only CA: that shows what it sees from where it runs, not what the API server sees. For a service reference the
+ * API server verifies the Service's certificate (the end-to-end probes name those x509 failures) and proxies /readyz.
  */
 import { X509Certificate } from "node:crypto";
 import { request } from "node:https";
-import { checkServerIdentity, connect, type PeerCertificate } from "node:tls";
+import { checkServerIdentity, type PeerCertificate, type TLSSocket } from "node:tls";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import type { FoundWebhook } from "./webhooks.ts";
 
 /** Certificates expiring sooner than this are warned about. */
-export const RENEWAL_WINDOW_DAYS = 30;
+const RENEWAL_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 const TIMEOUT_MS = 5000;
 
@@ -22,11 +21,9 @@ export function maskUrl(url: string, fn: string): string {
 
 /** The certificates of a base64 caBundle, or undefined when it holds none that parse. */
 export function parseCaBundle(caBundle: string): X509Certificate[] | undefined {
-  const pem = Buffer.from(caBundle, "base64").toString("utf8");
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = Buffer.from(caBundle, "base64").toString("utf8").match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
   try {
-    const certificates = blocks.map((block) => new X509Certificate(block));
-    return certificates.length === 0 ? undefined : certificates;
+    return blocks?.map((block) => new X509Certificate(block));
   } catch {
     return undefined;
   }
@@ -34,11 +31,11 @@ export function parseCaBundle(caBundle: string): X509Certificate[] | undefined {
 
 /** Expired: fail; inside the renewal window: warn; else undefined. */
 function expiry(check: string, what: string, validTo: string, now: number, fix: string): Finding | undefined {
-  const end = Date.parse(validTo);
-  if (end <= now) return finding(check, "fail", `${what} expired on ${new Date(end).toISOString()}`, fix);
-  const days = Math.floor((end - now) / DAY_MS);
+  const end = new Date(validTo);
+  if (end.getTime() <= now) return finding(check, "fail", `${what} expired on ${end.toISOString()}`, fix);
+  const days = Math.floor((end.getTime() - now) / DAY_MS);
   if (days >= RENEWAL_WINDOW_DAYS) return undefined;
-  const when = `${days} ${days === 1 ? "day" : "days"} (${new Date(end).toISOString()})`;
+  const when = `${days} ${days === 1 ? "day" : "days"} (${end.toISOString()})`;
   return finding(check, "warn", `${what} expires in ${when}, inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
 }
 
@@ -47,10 +44,10 @@ export function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: nu
   const check = `certificates/${fn}`;
   const caBundle = webhook.clientConfig?.caBundle;
   const fix = `put the current CA's base64 PEM into the caBundle of ${configName} (docs/operations.md, Certificates)`;
-  if (caBundle === undefined || caBundle === "") {
-    if (webhook.clientConfig?.url !== undefined) return [finding(check, "pass", `${configName}: no caBundle, the API server trusts its system roots for the URL`)];
-    return [finding(check, "fail", `${configName}: no caBundle for a service reference: the API server cannot verify the Service`, fix)];
+  if (!caBundle && webhook.clientConfig?.url !== undefined) {
+    return [finding(check, "pass", `${configName}: no caBundle, the API server trusts its system roots for the URL`)];
   }
+  if (!caBundle) return [finding(check, "fail", `${configName}: no caBundle for a service reference: the API server cannot verify the Service`, fix)];
   const certificates = parseCaBundle(caBundle);
   if (certificates === undefined) return [finding(check, "fail", `the caBundle of ${configName} holds no PEM certificate`, fix)];
   const problems = certificates.flatMap(
@@ -60,74 +57,30 @@ export function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: nu
   return [finding(check, "pass", `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`)];
 }
 
-/** What a TLS handshake with the caBundle as the only CA showed. */
-interface HandshakeResult {
-  authorizationError?: string;
-  identityError?: string;
-  peer?: PeerCertificate;
+/** The /readyz beside a function's URL (before any path secret). */
+function readyzUrl(url: string, fn: string): URL {
+  const readyz = new URL(url);
+  readyz.pathname = readyz.pathname.slice(0, readyz.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
+  return readyz;
 }
 
-function handshake(url: URL, caPem: string | undefined): Promise<HandshakeResult> {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const isIp = /^[\d.]+$|:/.test(host);
+type TlsAnswer = { status: number; body: string; authorizationError?: string; identityError?: string; peer: PeerCertificate };
+
+/** GET `url` trusting `caPem` alone (else the system roots); the handshake's verdicts are read, not enforced. */
+function getOverTls(url: URL, caPem?: string): Promise<TlsAnswer> {
+  let identityError: string | undefined;
+  // Checked apart, or authorizationError would hold only the code of a name mismatch, not the names.
+  const checkIdentity = (host: string, cert: PeerCertificate) => void (identityError = checkServerIdentity(host, cert)?.message);
+  const options = { agent: false, rejectUnauthorized: false, checkServerIdentity: checkIdentity, timeout: TIMEOUT_MS, ...(caPem ? { ca: caPem } : {}) };
   return new Promise((resolve, reject) => {
-    const socket = connect({
-      host,
-      port: Number(url.port || 443),
-      ...(isIp ? {} : { servername: host }),
-      ...(caPem === undefined ? {} : { ca: caPem }),
-      // The verdict is read below so that each fault is named; nothing is sent on this connection.
-      rejectUnauthorized: false,
-      timeout: TIMEOUT_MS,
-    });
-    socket.once("timeout", () => socket.destroy(new Error(`no TLS handshake within ${TIMEOUT_MS} ms`)));
-    socket.once("error", reject);
-    socket.once("secureConnect", () => {
-      const peer = socket.getPeerCertificate();
-      const identityError = checkServerIdentity(host, peer)?.message;
-      const error = socket.authorizationError === null ? undefined : String(socket.authorizationError);
-      socket.end();
-      resolve({ ...(error === undefined ? {} : { authorizationError: error }), ...(identityError === undefined ? {} : { identityError }), peer });
-    });
-  });
-}
-
-/** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */
-export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, now: number): Promise<Finding[]> {
-  const check = `certificates/${fn}`;
-  const url = new URL(webhook.clientConfig!.url!);
-  const shown = maskUrl(url.origin + url.pathname, fn);
-  const caBundle = webhook.clientConfig?.caBundle;
-  const caPem = caBundle === undefined || caBundle === "" ? undefined : Buffer.from(caBundle, "base64").toString("utf8");
-  const fix = `serve a certificate for ${url.hostname} signed by the CA in the caBundle of ${configName}`;
-  let result: HandshakeResult;
-  try {
-    result = await handshake(url, caPem);
-  } catch (error) {
-    // The API server may reach what doctor cannot (another network): the end-to-end probes have the last word.
-    const message = `${shown} cannot be reached from where doctor runs: ${(error as Error).message}`;
-    return [finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches")];
-  }
-  const from = "from where doctor runs";
-  if (result.authorizationError === "CERT_HAS_EXPIRED") {
-    return [finding(check, "fail", `${shown} ${from}: a certificate of the chain (or the caBundle's CA) has expired`, fix)];
-  }
-  if (result.authorizationError !== undefined) {
-    return [finding(check, "fail", `${shown} ${from}: the caBundle of ${configName} does not verify the certificate it serves (${result.authorizationError})`, fix)];
-  }
-  if (result.identityError !== undefined) return [finding(check, "fail", `${shown} ${from}: ${result.identityError}`, fix)];
-  const leafExpiry = result.peer?.valid_to === undefined ? undefined : expiry(check, `${shown} ${from}: the certificate it serves`, result.peer.valid_to, now, fix);
-  return [leafExpiry ?? finding(check, "pass", `${shown} ${from}: the chain verifies with the caBundle and names ${url.hostname}`)];
-}
-
-/** GET of an open endpoint; the certificate is judged by checkUrlCertificate, so that each fault is named once. */
-function getText(url: URL): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { rejectUnauthorized: false, timeout: TIMEOUT_MS }, (res) => {
-      let body = "";
+    const req = request(url, options, (res) => {
+      const socket = res.socket as TLSSocket;
+      const answer: TlsAnswer = { status: res.statusCode ?? 0, body: "", peer: socket.getPeerCertificate() };
+      if (socket.authorizationError) answer.authorizationError = String(socket.authorizationError);
+      if (identityError) answer.identityError = identityError;
       res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (body += chunk));
-      res.once("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("data", (chunk: string) => (answer.body += chunk));
+      res.once("end", () => resolve(answer));
     });
     req.once("timeout", () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     req.once("error", reject);
@@ -135,31 +88,55 @@ function getText(url: URL): Promise<{ status: number; body: string }> {
   });
 }
 
+/** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */
+export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, now: number): Promise<Finding[]> {
+  const check = `certificates/${fn}`;
+  const { url, caBundle } = webhook.clientConfig as { url: string; caBundle?: string };
+  const { hostname, origin, pathname } = new URL(url);
+  const fix = `serve a certificate for ${hostname} signed by the CA in the caBundle of ${configName}`;
+  const answer = await getOverTls(readyzUrl(url, fn), caBundle && Buffer.from(caBundle, "base64").toString("utf8")).catch((error: Error) => error);
+  if (answer instanceof Error) {
+    // The API server may reach what doctor cannot (another network): the end-to-end probes have the last word.
+    const message = `${maskUrl(origin + pathname, fn)} cannot be reached from where doctor runs: ${answer.message}`;
+    return [finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches")];
+  }
+  const shown = `${maskUrl(origin + pathname, fn)} from where doctor runs`;
+  const { authorizationError, identityError } = answer;
+  const fault =
+    authorizationError === "CERT_HAS_EXPIRED"
+      ? "a certificate of the chain (or the caBundle's CA) has expired"
+      : authorizationError
+        ? `the caBundle of ${configName} does not verify the certificate it serves (${authorizationError})`
+        : identityError;
+  if (fault) return [finding(check, "fail", `${shown}: ${fault}`, fix)];
+  const leafExpiry = expiry(check, `${shown}: the certificate it serves`, answer.peer.valid_to, now, fix);
+  return [leafExpiry ?? finding(check, "pass", `${shown}: the chain verifies with the caBundle and names ${hostname}`)];
+}
+
 /** GET /readyz of a function: directly for a URL, through the API server's service proxy for a service reference. */
 export async function checkReadyz(cluster: DoctorCluster, { fn, configName, webhook }: FoundWebhook): Promise<Finding> {
   const check = `readyz/${fn}`;
   const { url, service } = webhook.clientConfig ?? {};
-  let answer: { status: number; body: string };
   let where: string;
-  try {
-    if (service !== undefined) {
-      where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
-      const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
-      const response = await cluster.request({ method: "GET", path });
-      answer = { status: response.status, body: typeof response.body === "string" ? response.body : statusMessage(response.body) };
-    } else {
-      const base = new URL(url!);
-      base.pathname = base.pathname.slice(0, base.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
-      where = `${base.origin}${base.pathname} from where doctor runs`;
-      answer = await getText(base);
-    }
-  } catch (error) {
+  let read: Promise<{ status: number; body: unknown }>;
+  if (service) {
+    where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
+    const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
+    read = cluster.request({ method: "GET", path });
+  } else {
+    const readyz = readyzUrl(url!, fn);
+    where = `${readyz.origin}${readyz.pathname} from where doctor runs`;
+    // The certificate is judged by checkUrlCertificate, so that each fault is named once.
+    read = getOverTls(readyz);
+  }
+  const answer = await read.catch((error: Error) => error);
+  if (answer instanceof Error) {
     // A URL doctor cannot reach may still be reached by the API server: the end-to-end probes decide.
-    const status = service === undefined ? "warn" : "fail";
-    return finding(check, status, `${fn} (${configName}): /readyz could not be read from ${where!}: ${(error as Error).message}`, "check that the function runs");
+    const message = `${fn} (${configName}): /readyz could not be read from ${where}: ${answer.message}`;
+    return finding(check, service ? "fail" : "warn", message, "check that the function runs");
   }
   if (answer.status === 200) return finding(check, "pass", `${fn}: /readyz of ${where} answered 200`);
-  const reason = answer.body.trim().slice(0, 300);
+  const reason = statusMessage(answer.body).trim();
   const message = `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`;
   return finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means");
 }

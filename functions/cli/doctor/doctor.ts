@@ -1,76 +1,122 @@
 /**
- * `kubectl gmsa doctor`: every check in order, read-only (GETs, access reviews, dry runs). A failing end-to-end
- * probe after an earlier failure is reported as a skip: the earlier failure explains it, so each fault is named once.
+ * `kubectl gmsa doctor`: every check of docs/doctor.md in order, read-only (GETs, access reviews, dry runs), against
+ * the cluster the flags select; exit 0 well, 1 a failure. A failing end-to-end probe after an earlier failure is
+ * reported as a skip: the earlier failure explains it, so each fault is named once.
  */
+import type { V1Node } from "@kubernetes/client-node";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import type { ServiceAccountRef } from "../../../shared/credspec/names.ts";
+import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/credspec/names.ts";
+import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
+import { CLUSTER_FLAGS_USAGE, printResult, runClusterCommand, type ClusterCommand } from "../cluster.ts";
+import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";
 import { checkCaBundle, checkReadyz, checkUrlCertificate } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
-import { finding, listItems, type DoctorCluster, type Finding } from "./findings.ts";
-import { checkIdentities, findIdentities, parseIdentity, type Identity } from "./identities.ts";
-import { checkGmsaPods, checkWindowsNodes, isAksCluster, type NodeObject } from "./nodes.ts";
+import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorCluster, type Finding } from "./findings.ts";
+import { checkIdentities, findIdentities } from "./identities.ts";
+import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "./nodes.ts";
 import { findProbeSubjects, runProbes } from "./probe.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
-/** What the operator may tell the doctor instead of letting it look. */
+/**
+ * What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options): the credspec the probes
+ * name, the namespace to find their service accounts in, one that may use the credspec, the functions' user names;
+ * `now` (ms since the epoch, for certificate expiry) defaults to now.
+ */
 export interface DoctorOptions {
-  /** The credspec the end-to-end probes name. */
-  credspec?: string;
-  /** The namespace to probe in (`-n`); default wherever a bound service account may use a credspec. */
-  namespace?: string;
-  /** A service account that may use it (the probe expecting expand to inline). */
-  serviceAccount?: ServiceAccountRef;
-  /** The functions' identities (user names) when they are not the chart's or infra/rbac's ServiceAccounts. */
-  identities?: Partial<Record<FunctionName, string>>;
-  /** Milliseconds since the epoch, for certificate expiry; default now. */
+  credspec?: string | undefined;
+  namespace?: string | undefined;
+  serviceAccount?: ServiceAccountRef | undefined;
+  identities?: Partial<Record<FunctionName, string | undefined>>;
   now?: number;
 }
 
 /** Runs every check; the exit status is 1 when any finding is `fail`. */
 export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions = {}): Promise<Finding[]> {
   const now = options.now ?? Date.now();
-  const findings: Finding[] = [];
   const credspecs = await checkCrdAndCredSpecs(cluster);
-  findings.push(...credspecs.findings);
-
-  const nodes = await listItems<NodeObject>(cluster, "nodes", "/api/v1/nodes");
+  const findings = [...credspecs.findings];
+  const nodes = await listItems<V1Node>(cluster, "nodes", "/api/v1/nodes");
   findings.push("error" in nodes ? nodes.error : checkWindowsNodes(nodes.items));
-  const isAks = "items" in nodes && isAksCluster(nodes.items);
 
-  const list = (plural: string) => listItems<WebhookConfiguration>(cluster, "webhooks", `/apis/admissionregistration.k8s.io/v1/${plural}`);
-  const [mutating, validating] = await Promise.all([list("mutatingwebhookconfigurations"), list("validatingwebhookconfigurations")]);
+  const list = (kind: string) => listItems<WebhookConfiguration>(cluster, "webhooks", `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations`);
+  const [mutating, validating] = await Promise.all([list("mutating"), list("validating")]);
   if ("error" in mutating) return [...findings, mutating.error];
   if ("error" in validating) return [...findings, validating.error];
-  const webhooks = checkWebhookConfigurations({ mutating: mutating.items, validating: validating.items }, isAks);
+  const webhooks = checkWebhookConfigurations({ mutating: mutating.items, validating: validating.items }, "items" in nodes && isAksCluster(nodes.items));
   findings.push(...webhooks.findings);
-
   for (const found of webhooks.found) {
     findings.push(...checkCaBundle(found, now));
     if (found.webhook.clientConfig?.url !== undefined) findings.push(...(await checkUrlCertificate(found, now)));
     findings.push(await checkReadyz(cluster, found));
   }
-
-  const given: Partial<Record<FunctionName, Identity>> = Object.fromEntries(
-    Object.entries(options.identities ?? {}).map(([fn, user]) => [fn, parseIdentity(user)]),
-  );
-  const found = FUNCTION_NAMES.every((fn) => given[fn] !== undefined) ? {} : await findIdentities(cluster);
-  findings.push(...(await checkIdentities(cluster, { ...found, ...given })));
-
-  const pods = await listItems<Parameters<typeof checkGmsaPods>[1][number]>(cluster, "pods", "/api/v1/pods");
+  findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
+  const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
   findings.push(...("error" in pods ? [pods.error] : await checkGmsaPods(cluster, pods.items)));
-
   const earlierFailure = findings.some((f) => f.status === "fail");
-  const ordered = [...credspecs.wellFormed, ...credspecs.all.filter((n) => !credspecs.wellFormed.includes(n))];
-  const subjects = await findProbeSubjects(cluster, ordered, {
-    ...(options.credspec === undefined ? {} : { credspec: options.credspec }),
-    ...(options.serviceAccount === undefined ? {} : { allowed: options.serviceAccount }),
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-  });
-  const probes = "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found);
-  for (const probe of probes) {
+  const subjects = await findProbeSubjects(cluster, credspecs.names, options);
+  for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
     const inconclusive = earlierFailure && probe.status === "fail";
     findings.push(inconclusive ? { ...probe, status: "skip", message: `${probe.message} (follows from the failures above)` } : probe);
   }
   if (webhooks.found.length === 0) findings.push(finding("end-to-end", "skip", "no webhook of ours is registered"));
   return findings;
+}
+
+/** `gmsa-webhooks doctor --help`. */
+const DOCTOR_USAGE = `Usage: gmsa-webhooks doctor [options]
+
+Checks that an install works, read-only (GETs, access reviews, dry runs): the CRD,
+both webhook configurations, their certificates, the functions' /readyz and RBAC,
+every credspec, Windows nodes and GMSA pods, and two dry-run pod creates through
+the API server (one expanded, one refused with 403). One line per check, with
+what is wrong and how to fix it (docs/doctor.md).
+
+Options:
+  --credspec <name>              the credspec the dry-run probes name (default: one a
+                                 bound service account may use)
+  --service-account <ns:name>    a service account that may use it (default: found
+                                 through RoleBindings and access reviews)
+  --expand-identity <user>       the user expand authenticates as, when it is not the
+  --authorize-identity <user>    chart's or infra/rbac's ServiceAccount (serverless)
+
+-n limits the probes' search to that namespace.
+
+${CLUSTER_FLAGS_USAGE}
+Example:
+  kubectl gmsa doctor
+`;
+
+const TEXT = { type: "string" } as const;
+const OPTIONS = { credspec: TEXT, "service-account": TEXT, "expand-identity": TEXT, "authorize-identity": TEXT };
+
+const DOCTOR: ClusterCommand<typeof OPTIONS> = {
+  name: "doctor",
+  options: OPTIONS,
+  usage: DOCTOR_USAGE,
+  check({ values, positionals }) {
+    const errors = positionals.map((p) => `unexpected argument ${JSON.stringify(p)}`);
+    const credspec = values.credspec as string | undefined;
+    if (credspec !== undefined && !isDns1123Subdomain(credspec)) errors.push(`--credspec ${JSON.stringify(credspec)} is not a DNS-1123 subdomain`);
+    const sa = values["service-account"] as string | undefined;
+    if (sa !== undefined && parseServiceAccountRef(sa) === undefined) errors.push(`--service-account ${JSON.stringify(sa)} is not <namespace>:<name>`);
+    for (const fn of FUNCTION_NAMES) if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
+    return errors;
+  },
+  async run({ flags, values }, connection, io) {
+    const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
+    const sa = text("service-account");
+    const findings = await runDoctor(connection, {
+      credspec: text("credspec"),
+      serviceAccount: sa === undefined ? undefined : parseServiceAccountRef(sa),
+      namespace: flags.namespace,
+      identities: { expand: text("expand-identity"), authorize: text("authorize-identity") },
+    });
+    printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
+    return findings.some((f) => f.status === "fail") ? EXIT_INVALID : EXIT_OK;
+  },
+};
+
+/** `gmsa-webhooks doctor ...` / `kubectl gmsa doctor ...`: resolves to the exit status (0 well, 1 a failure, 2 usage). */
+export function runDoctorCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  return runClusterCommand(DOCTOR, argv, io);
 }

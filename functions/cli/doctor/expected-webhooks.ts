@@ -1,7 +1,6 @@
 /**
- * The webhook configurations as this project ships them (infra/webhooks/*.yaml, which the Helm chart renders too),
- * less `clientConfig`: what the doctor expects to find. test/unit/functions/cli/doctor/expected-webhooks.test.ts holds
- * them equal to both files and to `helm template`, so they cannot drift.
+ * The webhook configurations as infra/webhooks/*.yaml and the chart ship them, less `clientConfig`; a unit test
+ * (expected-webhooks.test.ts) holds this copy equal to both, so they cannot drift.
  */
 import type { FunctionName } from "../../../shared/config/index.ts";
 
@@ -42,24 +41,14 @@ const common = {
   admissionReviewVersions: ["v1"],
 };
 
-/** One function's webhook configuration: its kind, shipped name, and the webhook entry without clientConfig. */
-export interface ExpectedWebhook {
-  kind: "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration";
-  /** The name infra/webhooks uses; the chart's is `<fullname>-<fn>`, so the doctor finds both by webhook name. */
-  configName: string;
-  webhook: typeof common & { name: string; reinvocationPolicy?: string };
+/** One function's configuration: its kind, the name infra/webhooks gives it, and its webhook less clientConfig. */
+function expected(fn: FunctionName, kind: `${"Mutating" | "Validating"}WebhookConfiguration`, extra?: { reinvocationPolicy: string }) {
+  // The chart names configurations `<fullname>-<fn>`, so the doctor finds both by webhook name.
+  return { kind, configName: `gmsa-webhooks-${fn}`, webhook: { name: `${fn}.gmsa-webhooks.windows.k8s.io`, ...common, ...extra } };
 }
 
 /** What the doctor expects of each function's webhook configuration. */
-export const EXPECTED_WEBHOOKS: Record<FunctionName, ExpectedWebhook> = {
-  expand: {
-    kind: "MutatingWebhookConfiguration",
-    configName: "gmsa-webhooks-expand",
-    webhook: { name: "expand.gmsa-webhooks.windows.k8s.io", ...common, reinvocationPolicy: "IfNeeded" },
-  },
-  authorize: {
-    kind: "ValidatingWebhookConfiguration",
-    configName: "gmsa-webhooks-authorize",
-    webhook: { name: "authorize.gmsa-webhooks.windows.k8s.io", ...common },
-  },
+export const EXPECTED_WEBHOOKS: Record<FunctionName, ReturnType<typeof expected>> = {
+  expand: expected("expand", "MutatingWebhookConfiguration", { reinvocationPolicy: "IfNeeded" }),
+  authorize: expected("authorize", "ValidatingWebhookConfiguration"),
 };

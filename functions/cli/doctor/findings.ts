@@ -1,25 +1,21 @@
-/** What every doctor check returns, and the read-only view of the cluster the checks are given. */
-import { listAll, type ClusterAnswer, type ClusterConnection, type ClusterRequest } from "../cluster.ts";
+/** What every doctor check returns, the read-only view of the cluster the checks are given, and the report. */
+import { listAll, type ClusterConnection, type Paint } from "../cluster.ts";
 
 /** `pass` and `warn` keep the exit status 0; any `fail` makes it 1; `skip` says what could not be checked and why. */
 export type FindingStatus = "pass" | "warn" | "fail" | "skip";
 
-/** One line of the doctor's report. Messages never hold a secret (a path secret in a URL is masked). */
+/**
+ * One line of the doctor's report: the check family and subject (`credspec/webapp01`), what was found naming the
+ * object and field (never a secret: a path secret in a URL is masked), how to fix it, and for the end-to-end probes
+ * how long the API server took.
+ */
 export interface Finding {
-  /** The check family and subject, e.g. `webhooks/expand`, `credspec/webapp01`. */
   check: string;
   status: FindingStatus;
-  /** What was found, naming the object and field. */
   message: string;
-  /** How to fix it (fail and warn). */
   fix?: string;
-  /** How long the check's own API call took, where that is the point (the end-to-end probes). */
   ms?: number;
 }
-
-export type { ClusterRequest };
-/** The API server's answer; `body` is parsed JSON (or text), `warnings` the Warning headers' texts. */
-export type ClusterResponse = ClusterAnswer;
 
 /** The cluster as the doctor sees it (the CLI's connection): GETs, reviews and dry runs only. */
 export type DoctorCluster = Pick<ClusterConnection, "request">;
@@ -34,15 +30,44 @@ export async function listItems<T>(cluster: DoctorCluster, check: string, path: 
   try {
     return { items: (await listAll(cluster, path, `GET ${path}`)) as T[] };
   } catch (error) {
-    return { error: finding(check, "fail", (error as Error).message, readAccessFix) };
+    return { error: finding(check, "fail", (error as Error).message, "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)") };
   }
+}
+
+/** The `items` of every page of a list, or none when it could not be read (what is looked for is then not found). */
+export async function listOrNone<T>(cluster: DoctorCluster, path: string): Promise<T[]> {
+  return (await listAll(cluster, path, `GET ${path}`).catch(() => [])) as T[];
 }
 
 /** The message of a Kubernetes Status body (or the start of a text body). */
 export function statusMessage(body: unknown): string {
   if (typeof body === "string") return body.slice(0, 300);
   const message = (body as { message?: unknown } | null)?.message;
-  return typeof message === "string" ? message : JSON.stringify(body)?.slice(0, 300) ?? "";
+  return typeof message === "string" ? message : (JSON.stringify(body)?.slice(0, 300) ?? "");
 }
 
-const readAccessFix = "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)";
+/** The counts of each status. */
+export function summarize(findings: readonly Finding[]): Record<FindingStatus, number> {
+  const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
+  for (const f of findings) counts[f.status]++;
+  return counts;
+}
+
+/** What `-o json|yaml` prints: `{ findings, summary }`. */
+export function buildDoctorReport(findings: readonly Finding[]): { findings: readonly Finding[]; summary: Record<FindingStatus, number> } {
+  return { findings, summary: summarize(findings) };
+}
+
+const TAGS: Record<FindingStatus, [string, ("ok" | "bad" | "warn")?]> = { pass: ["ok  ", "ok"], warn: ["warn", "warn"], fail: ["FAIL", "bad"], skip: ["skip"] };
+
+/** Text: `FAIL check  message`, the fix indented below, and a closing count; `paint` colours only the tags. */
+export function formatFindingsText(findings: readonly Finding[], paint?: Pick<Paint, "ok" | "bad" | "warn">): string {
+  const width = Math.max(0, ...findings.map((f) => f.check.length));
+  const lines = findings.flatMap((f) => {
+    const [tag, colour] = TAGS[f.status];
+    const line = `${colour === undefined || paint === undefined ? tag : paint[colour](tag)} ${f.check.padEnd(width)}  ${f.message}`;
+    return f.fix !== undefined && f.status !== "pass" ? [line, `     ${" ".repeat(width)}  fix: ${f.fix}`] : [line];
+  });
+  const c = summarize(findings);
+  return `${lines.join("\n")}\n\n${c.fail} failed, ${c.warn} warnings, ${c.pass} passed, ${c.skip} skipped\n`;
+}

@@ -1,8 +1,6 @@
 /**
- * The functions' own identities have their RBAC: expand may `get` credspecs; authorize may too and may `create`
- * localsubjectaccessreviews (docs/security.md). Identities come from flags, else from the chart's ServiceAccounts
- * (label app.kubernetes.io/component), else from infra/rbac's gmsa-webhooks/gmsa-<fn>; serverless identities (a JWT
- * username, an IAM role's group) must be named with flags.
+ * The functions' own identities have their RBAC (docs/security.md). Serverless identities (a JWT username, an IAM
+ * role's group) have no ServiceAccount to find: the operator names them with flags.
  */
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { accessReviewAnswer, serviceAccountSubject } from "../../../shared/kube/access-reviews.ts";
@@ -10,10 +8,7 @@ import { FUNCTION_NEEDS } from "../../../shared/kube/readiness.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 /** A user name and its groups, as the API server authenticates a function. */
-export interface Identity {
-  user: string;
-  groups: string[];
-}
+type Identity = ReturnType<typeof serviceAccountSubject>;
 
 /** A `--<fn>-identity` value: `system:serviceaccount:ns:name` gets its groups; any other user name only system:authenticated. */
 export function parseIdentity(user: string): Identity {
@@ -21,23 +16,23 @@ export function parseIdentity(user: string): Identity {
   return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountSubject(sa[1]!, sa[2]!);
 }
 
-interface ServiceAccount {
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
-}
+type ServiceAccount = { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
 
-/** Each function's identity from the cluster's ServiceAccounts (the chart's, then infra/rbac's), where there is one. */
-export async function findIdentities(cluster: DoctorCluster): Promise<Partial<Record<FunctionName, Identity>>> {
+/** Each function's identity: the user name `given` for it, else the chart's ServiceAccount, else infra/rbac's, if any. */
+export async function findIdentities(cluster: DoctorCluster, given: Partial<Record<FunctionName, string | undefined>> = {}) {
+  const identities: Partial<Record<FunctionName, Identity>> = {};
+  for (const fn of FUNCTION_NAMES) if (given[fn] !== undefined) identities[fn] = parseIdentity(given[fn]);
+  const wanted = FUNCTION_NAMES.filter((fn) => identities[fn] === undefined);
+  if (wanted.length === 0) return identities;
   const response = await cluster.request({ method: "GET", path: "/api/v1/serviceaccounts", query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" } });
   const labelled = response.status === 200 ? ((response.body as { items?: ServiceAccount[] }).items ?? []) : [];
-  const identities: Partial<Record<FunctionName, Identity>> = {};
-  for (const fn of FUNCTION_NAMES) {
+  for (const fn of wanted) {
     const chart = labelled.find((sa) => sa.metadata.labels?.["app.kubernetes.io/component"] === fn);
     if (chart !== undefined) {
       identities[fn] = serviceAccountSubject(chart.metadata.namespace, chart.metadata.name);
-      continue;
+    } else if ((await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` })).status === 200) {
+      identities[fn] = serviceAccountSubject("gmsa-webhooks", `gmsa-${fn}`);
     }
-    const base = await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` });
-    if (base.status === 200) identities[fn] = serviceAccountSubject("gmsa-webhooks", `gmsa-${fn}`);
   }
   return identities;
 }
@@ -55,8 +50,7 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
     }
     const missing: string[] = [];
     for (const access of FUNCTION_NEEDS[fn]) {
-      const spec = { user: identity.user, groups: identity.groups, resourceAttributes: access };
-      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec };
+      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { ...identity, resourceAttributes: access } };
       const response = await cluster.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, asCaller: true });
       if (response.status !== 201 && response.status !== 200) {
         const message = `a SubjectAccessReview for ${identity.user} answered ${response.status}: ${statusMessage(response.body)}`;

@@ -1,8 +1,6 @@
-/**
- * Where GMSA pods can run: Windows nodes present (a warning where there are none), GMSA pods that could land on a
- * Linux node (no kubernetes.io/os: windows nodeSelector or required affinity), and GMSA pods whose service account
- * may no longer use a credspec they name (a replacement of the pod would be refused with 403).
- */
+/** Where GMSA pods run: Windows nodes present, GMSA pods pinned to them, and their service accounts still allowed `use`. */
+import type { V1Node, V1NodeSelectorRequirement, V1Pod } from "@kubernetes/client-node";
+import { isDeepStrictEqual } from "node:util";
 import { PodSchema } from "../../../shared/admission/review.ts";
 import { readPodGmsa } from "../../../shared/policy/references.ts";
 import { finding, type DoctorCluster, type Finding } from "./findings.ts";
@@ -11,49 +9,30 @@ import { mayUse } from "./probe.ts";
 const OS_LABEL = "kubernetes.io/os";
 const MAX_NAMED = 10;
 
-/** A node as listed (labels and provider id). */
-export interface NodeObject {
-  metadata: { name: string; labels?: Record<string, string> };
-  spec?: { providerID?: string };
-}
-
 /** AKS nodes carry kubernetes.azure.com labels and azure:// provider ids. */
-export function isAksCluster(nodes: readonly NodeObject[]): boolean {
+export function isAksCluster(nodes: readonly V1Node[]): boolean {
   return nodes.some(
-    (n) => n.spec?.providerID?.startsWith("azure://") === true || Object.keys(n.metadata.labels ?? {}).some((k) => k.startsWith("kubernetes.azure.com/")),
+    (n) => n.spec?.providerID?.startsWith("azure://") === true || Object.keys(n.metadata?.labels ?? {}).some((k) => k.startsWith("kubernetes.azure.com/")),
   );
 }
 
 /** Windows nodes present, or a warning. */
-export function checkWindowsNodes(nodes: readonly NodeObject[]): Finding {
-  const windows = nodes.filter((n) => n.metadata.labels?.[OS_LABEL] === "windows").length;
+export function checkWindowsNodes(nodes: readonly V1Node[]): Finding {
+  const windows = nodes.filter((n) => n.metadata?.labels?.[OS_LABEL] === "windows").length;
   if (windows > 0) return finding("nodes", "pass", `${windows} of ${nodes.length} nodes run Windows`);
   const none =
     nodes.length === 0 ? "the cluster has no node" : nodes.length === 1 ? "its only node does not run Windows" : `none of the ${nodes.length} nodes runs Windows`;
   return finding("nodes", "warn", `${none}: GMSA pods cannot start`, "add a Windows node pool");
 }
 
-interface Term {
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
+/** A pod as listed: it has a name and a namespace. */
+export type PodObject = V1Pod & { metadata: { name: string; namespace: string } };
 
-interface PodObject {
-  metadata: { name: string; namespace: string };
-  spec: {
-    serviceAccountName?: string;
-    nodeSelector?: Record<string, string>;
-    affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: Term[] } } };
-  };
-}
-
-/** True when the pod can only be scheduled on Windows nodes. */
+/** True when the pod can only be scheduled on Windows nodes: a nodeSelector, or every required term, says so. */
 export function isPinnedToWindows(pod: PodObject): boolean {
-  if (pod.spec.nodeSelector?.[OS_LABEL] === "windows") return true;
-  const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
-  return (
-    terms.length > 0 &&
-    terms.every((t) => (t.matchExpressions ?? []).some((e) => e.key === OS_LABEL && e.operator === "In" && e.values?.length === 1 && e.values[0] === "windows"))
-  );
+  const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+  const windowsOnly = (e: V1NodeSelectorRequirement) => e.key === OS_LABEL && e.operator === "In" && isDeepStrictEqual(e.values, ["windows"]);
+  return pod.spec?.nodeSelector?.[OS_LABEL] === "windows" || (terms.length > 0 && terms.every((t) => t.matchExpressions?.some(windowsOnly)));
 }
 
 /** The credspec names a pod refers to, or none when it has no GMSA reference (or does not parse). */
@@ -76,9 +55,10 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     findings.push(finding("pods/placement", "warn", message, `add nodeSelector ${OS_LABEL}: windows to their templates`));
   }
   const refused: string[] = [];
+  // One access review per service account and credspec, however many pods share them.
   const answers = new Map<string, Promise<boolean>>();
   for (const { pod, names } of gmsa) {
-    const sa = { namespace: pod.metadata.namespace, name: pod.spec.serviceAccountName ?? "default" };
+    const sa = { namespace: pod.metadata.namespace, name: pod.spec?.serviceAccountName ?? "default" };
     for (const credspec of names) {
       const key = `${sa.namespace}/${sa.name}/${credspec}`;
       if (!answers.has(key)) answers.set(key, mayUse(cluster, sa, credspec).then((a) => a.allowed));
@@ -86,13 +66,11 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     }
   }
   if (refused.length > 0) {
-    const message =
-      `the service account of ${refused.length} running GMSA pods may no longer use its credspec, ` +
-      `so their replacements are refused (403): ${listed(refused)}`;
-    findings.push(finding("pods/use", "fail", message, `grant "use" again (a RoleBinding to a ClusterRole with verb use on the credspec), or change the pods`));
+    const message = `the service account of ${refused.length} running GMSA pods may no longer use its credspec, so their replacements are refused (403)`;
+    const fix = `grant "use" again (a RoleBinding to a ClusterRole with verb use on the credspec), or change the pods`;
+    findings.push(finding("pods/use", "fail", `${message}: ${listed(refused)}`, fix));
   }
   if (findings.length > 0) return findings;
   const message = gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`;
   return [finding("pods", "pass", message)];
-  return findings;
 }

@@ -1,75 +1,49 @@
 /** Both webhook configurations present, found by webhook name (URL installs and the chart's alike), as we ship them. */
+import type { V1MutatingWebhook } from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { AKS_OPT_OUT_ANNOTATION, EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from "./expected-webhooks.ts";
 import { finding, type Finding } from "./findings.ts";
 
-/** A webhook configuration as listed by the API server (the fields the doctor reads). */
-export interface WebhookConfiguration {
-  metadata: { name: string; annotations?: Record<string, string> };
-  webhooks?: Webhook[];
-}
+/** One webhook entry of a configuration, as listed (a mutating one holds every field a validating one has). */
+type Webhook = Partial<V1MutatingWebhook> & { name: string };
 
-/** One webhook entry of a configuration. */
-export interface Webhook {
-  name: string;
-  clientConfig?: {
-    url?: string;
-    caBundle?: string;
-    service?: { namespace: string; name: string; port?: number; path?: string };
-  };
-  [field: string]: unknown;
-}
+/** A webhook configuration as listed by the API server (the fields the doctor reads). */
+export type WebhookConfiguration = { metadata: { name: string; annotations?: Record<string, string> }; webhooks?: Webhook[] };
 
 /** A function's webhook, where the doctor found it. */
-export interface FoundWebhook {
-  fn: FunctionName;
-  configName: string;
-  webhook: Webhook;
-}
+export type FoundWebhook = { fn: FunctionName; configName: string; webhook: Webhook };
 
 const FIX_APPLY = "apply infra/webhooks (or an overlay of it) again, or `helm upgrade` the chart";
 
 /** Differences in white space only do not matter in a CEL expression (YAML tools re-indent block scalars). */
-const squash = (text: unknown) => (typeof text === "string" ? text.replace(/\s+/g, " ").trim() : text);
+const squashed = ({ name, expression }: { name: string; expression: string }) => ({ name, expression: expression.replace(/\s+/g, " ").trim() });
 
 /** Compares one webhook entry field by field with what we ship: each difference is one finding. */
 function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook): Finding[] {
-  const expected = EXPECTED_WEBHOOKS[fn].webhook;
-  const check = `webhooks/${fn}`;
-  const where = `${EXPECTED_WEBHOOKS[fn].kind} ${configName}`;
-  const findings: Finding[] = [];
-  const differ = (field: string, status: "fail" | "warn", why: string) =>
-    findings.push(finding(check, status, `${where}: ${field} ${why}`, FIX_APPLY));
-  if (!isDeepStrictEqual(webhook["rules"], expected.rules)) {
-    differ("rules", "fail", "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)");
-  }
-  const conditions = (webhook["matchConditions"] ?? []) as { name?: string; expression?: string }[];
-  const sameConditions =
-    conditions.length === expected.matchConditions.length &&
-    conditions.every((c, i) => c.name === expected.matchConditions[i]!.name && squash(c.expression) === squash(expected.matchConditions[i]!.expression));
-  if (!sameConditions) differ("matchConditions", "fail", "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed");
-  if (webhook["failurePolicy"] !== expected.failurePolicy) {
-    differ("failurePolicy", "warn", `is ${String(webhook["failurePolicy"])}, not Fail: GMSA pods are admitted unchecked while the function is down`);
-  }
-  if (webhook["timeoutSeconds"] !== expected.timeoutSeconds) {
-    differ("timeoutSeconds", "warn", `is ${String(webhook["timeoutSeconds"])}, not ${expected.timeoutSeconds}`);
-  }
-  if (webhook["sideEffects"] !== expected.sideEffects) differ("sideEffects", "fail", "is not None: dry-run requests are refused");
-  const versions = (webhook["admissionReviewVersions"] ?? []) as unknown[];
-  if (!versions.includes("v1") && !versions.includes("v1beta1")) {
-    differ("admissionReviewVersions", "fail", "names neither v1 nor v1beta1, the versions the functions answer");
-  }
-  if (expected.reinvocationPolicy !== undefined && webhook["reinvocationPolicy"] !== expected.reinvocationPolicy) {
-    differ("reinvocationPolicy", "warn", `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`);
-  }
-  const expressions = ((webhook["namespaceSelector"] as { matchExpressions?: unknown[] } | undefined)?.matchExpressions ?? []);
-  if (!expressions.some((e) => isDeepStrictEqual(e, OPT_OUT_EXPRESSION))) {
-    differ("namespaceSelector", "fail", 'lacks the opt-out windows.k8s.io/disabled NotIn ["true"]');
-  } else if (expressions.length > 1 || (webhook["namespaceSelector"] as { matchLabels?: unknown }).matchLabels !== undefined) {
-    differ("namespaceSelector", "warn", "has more than the opt-out: GMSA pods in the namespaces it leaves out are not checked");
-  }
-  return findings;
+  const { kind, webhook: expected } = EXPECTED_WEBHOOKS[fn];
+  const sameRules = isDeepStrictEqual(webhook.rules, expected.rules);
+  const sameConditions = isDeepStrictEqual(webhook.matchConditions?.map(squashed), expected.matchConditions.map(squashed));
+  const answered = webhook.admissionReviewVersions?.some((v) => v === "v1" || v === "v1beta1") === true;
+  const failsClosed = webhook.failurePolicy === expected.failurePolicy;
+  const reinvoked = expected.reinvocationPolicy === undefined || webhook.reinvocationPolicy === expected.reinvocationPolicy;
+  const expressions = webhook.namespaceSelector?.matchExpressions ?? [];
+  const optOut = expressions.some((e) => isDeepStrictEqual(e, OPT_OUT_EXPRESSION));
+  const narrower = expressions.length > 1 || webhook.namespaceSelector?.matchLabels !== undefined;
+  const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
+    ["rules", "fail", !sameRules, "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)"],
+    ["matchConditions", "fail", !sameConditions, "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed"],
+    ["failurePolicy", "warn", !failsClosed, `is ${webhook.failurePolicy}, not Fail: GMSA pods are admitted unchecked while the function is down`],
+    ["timeoutSeconds", "warn", webhook.timeoutSeconds !== expected.timeoutSeconds, `is ${webhook.timeoutSeconds}, not ${expected.timeoutSeconds}`],
+    ["sideEffects", "fail", webhook.sideEffects !== expected.sideEffects, "is not None: dry-run requests are refused"],
+    ["admissionReviewVersions", "fail", !answered, "names neither v1 nor v1beta1, the versions the functions answer"],
+    ["reinvocationPolicy", "warn", !reinvoked, `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`],
+    ["namespaceSelector", "fail", !optOut, 'lacks the opt-out windows.k8s.io/disabled NotIn ["true"]'],
+    ["namespaceSelector", "warn", optOut && narrower, "has more than the opt-out: GMSA pods in the namespaces it leaves out are not checked"],
+  ];
+  return differences
+    .filter(([, , differs]) => differs)
+    .map(([field, status, , why]) => finding(`webhooks/${fn}`, status, `${kind} ${configName}: ${field} ${why}`, FIX_APPLY));
 }
 
 /**
@@ -77,10 +51,7 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
  * Admissions Enforcer opt-out annotation.
  * @returns the findings, and the webhooks found (for the certificate and readiness checks).
  */
-export function checkWebhookConfigurations(
-  lists: { mutating: WebhookConfiguration[]; validating: WebhookConfiguration[] },
-  isAks: boolean,
-): { findings: Finding[]; found: FoundWebhook[] } {
+export function checkWebhookConfigurations(lists: Record<"mutating" | "validating", WebhookConfiguration[]>, isAks: boolean) {
   const findings: Finding[] = [];
   const found: FoundWebhook[] = [];
   for (const fn of FUNCTION_NAMES) {
@@ -90,25 +61,22 @@ export function checkWebhookConfigurations(
     const check = `webhooks/${fn}`;
     if (matches.length === 0) {
       findings.push(finding(check, "fail", `no ${kind} holds webhook ${expected.name}: ${fn} is not registered, GMSA pods go unchecked`, FIX_APPLY));
-      continue;
-    }
-    if (matches.length > 1) {
+    } else if (matches.length > 1) {
       const names = matches.map((m) => m.config.metadata.name).join(", ");
       findings.push(finding(check, "warn", `${matches.length} ${kind}s hold webhook ${expected.name} (${names}): every pod is sent to each`, "delete all but one"));
     }
     for (const { config, webhook } of matches) {
-      found.push({ fn, configName: config.metadata.name, webhook });
-      const differences = compareWebhook(fn, config.metadata.name, webhook);
+      const name = config.metadata.name;
+      found.push({ fn, configName: name, webhook });
+      const differences = compareWebhook(fn, name, webhook);
       findings.push(...differences);
       if (isAks && config.metadata.annotations?.[AKS_OPT_OUT_ANNOTATION] !== "true") {
-        const name = config.metadata.name;
         const message = `${kind} ${name} lacks ${AKS_OPT_OUT_ANNOTATION}: "true" on AKS: its Admissions Enforcer excludes kube-system and AKS's namespaces`;
         const fix = `kubectl annotate ${kind.toLowerCase()} ${name} ${AKS_OPT_OUT_ANNOTATION}=true (the chart's webhooks.aksAdmissionsEnforcerOptOut)`;
         findings.push(finding(check, "warn", message, fix));
       }
       if (differences.length === 0) {
-        const message = `${kind} ${config.metadata.name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped`;
-        findings.push(finding(check, "pass", message));
+        findings.push(finding(check, "pass", `${kind} ${name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped`));
       }
     }
   }

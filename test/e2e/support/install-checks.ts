@@ -26,7 +26,7 @@ export function webhookConfigurationPaths(fullname: string): string[] {
 /** Namespace labelled with the opt-out of kubernetes-sigs/windows-gmsa, with a service account `gmsa-app`. */
 export const OPTED_OUT_NAMESPACE = "gmsa-helm-opted-out";
 
-/** Where each function logs one JSON line per review: one file, or one per replica. */
+/** Where each function logs one JSON line per review (at `LOG_LEVEL=debug` for allowed ones): one file, or one per replica. */
 export type ReviewLogs = Record<"expand" | "authorize", string | string[]>;
 
 /** Reviews logged so far by each function (`"msg":"review"` lines). */

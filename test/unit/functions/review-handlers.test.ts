@@ -6,13 +6,13 @@ import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { CredentialsError, CredSpecNotAllowedError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
-import { createJsonLogger } from "../../../shared/log.ts";
+import { createJsonLogger, type LogLevel } from "../../../shared/log.ts";
 import type { LoadPlan } from "../../../shared/policy/facts.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
 import { buildPod, WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 
-function setup(handle: ReviewHandler) {
+function setup(handle: ReviewHandler, level: LogLevel = "debug", allowedLevel: LogLevel = "info") {
   const lines: string[] = [];
   let clock = 1000;
   const metrics = createJsonMetrics();
@@ -20,9 +20,9 @@ function setup(handle: ReviewHandler) {
     gmsa: createFakeGmsaClient(),
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
-    logger: createJsonLogger({ level: "debug", write: (l) => lines.push(l), now: () => 0 }),
+    logger: createJsonLogger({ level, write: (l) => lines.push(l), now: () => 0 }),
     now: () => (clock += 7),
-    metrics,
+    metrics: { ...metrics, allowedLevel },
   });
   const app = new Hono<AppEnv>().post(
     "/expand",
@@ -67,6 +67,21 @@ describe("createReviewHandler", () => {
     expect(reply.response.status?.message).toContain("uid-9");
     expect(JSON.stringify(reply)).not.toContain("kubelogin");
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ uid: "uid-9", errors: "ERR_CREDENTIALS", credentials: detail });
+  });
+
+  it("logs an allowed review at the level it is given and a refused one at warn, so info beside Prometheus shows refusals only", async () => {
+    const allowed = setup(() => Promise.resolve({ allowed: true }), "info", "debug");
+    await allowed.send(buildReview(buildPod(), { uid: "uid-ok" }));
+    expect(allowed.lines).toEqual([]);
+    const refused = setup(() => Promise.resolve({ allowed: false, errors: [new CredSpecNotAllowedError("x")] }), "info", "debug");
+    await refused.send(buildReview(buildPod(), { uid: "uid-no" }));
+    expect(refused.lines.map((l) => JSON.parse(l) as unknown)).toEqual([expect.objectContaining({ level: "warn", msg: "review", uid: "uid-no" })]);
+    const debug = setup(() => Promise.resolve({ allowed: true }), "debug", "debug");
+    await debug.send(buildReview(buildPod(), { uid: "uid-ok" }));
+    expect(JSON.parse(debug.lines[0]!)).toMatchObject({ level: "debug", msg: "review", uid: "uid-ok", allowed: true });
+    const serverless = setup(() => Promise.resolve({ allowed: true }), "info", "info");
+    await serverless.send(buildReview(buildPod(), { uid: "uid-ok" }));
+    expect(JSON.parse(serverless.lines[0]!)).toMatchObject({ level: "info", msg: "review", uid: "uid-ok", allowed: true });
   });
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {

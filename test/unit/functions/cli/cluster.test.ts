@@ -1,72 +1,71 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectCluster, maskServer, parseClusterArgs, parseWarnings, runClusterCommand, type ClusterFlags } from "../../../../functions/cli/cluster.ts";
+import { printResult, runClusterCommand, type ClusterArgs, type ClusterConnection } from "../../../../functions/cli/cluster.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../functions/cli/io.ts";
-import { paintFor } from "../../../../functions/cli/output.ts";
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
-import { fakeIo } from "./fake-io.ts";
+import { fakeIo, type FakeIo } from "./fake-io.ts";
 
-const flags = (more: Partial<ClusterFlags> = {}): ClusterFlags => ({ asGroups: [], output: "text", help: false, ...more });
+const ALL_NAMESPACES = { "all-namespaces": { type: "boolean", short: "A" } } as const;
 
-describe("parseClusterArgs", () => {
-  it("reads kubectl's flags, short and long, with -o text by default", () => {
-    const parsed = parseClusterArgs(["--kubeconfig", "k", "--context", "c", "-n", "web", "--as", "jane", "--as-group", "a", "--as-group", "b", "x"], {});
-    expect(parsed.ok && [parsed.args.flags, parsed.args.positionals]).toEqual([
-      { kubeconfig: "k", context: "c", namespace: "web", as: "jane", asGroups: ["a", "b"], output: "text", help: false },
-      ["x"],
-    ]);
+/** Runs a cluster command that only hands back what it was given (and, connected, `work`'s result). */
+async function probe<T>(argv: string[], io: FakeIo, work?: (connection: ClusterConnection) => Promise<T>) {
+  let seen: { args: ClusterArgs<typeof ALL_NAMESPACES>; result: T | undefined } | undefined;
+  const run = async (args: ClusterArgs<typeof ALL_NAMESPACES>, connection: ClusterConnection) => {
+    seen = { args, result: await work?.(connection) };
+    return EXIT_OK;
+  };
+  const code = await runClusterCommand({ name: "probe", options: ALL_NAMESPACES, usage: "Usage: gmsa-webhooks probe\n", run }, argv, io);
+  return { code, ...seen };
+}
+
+describe("the cluster flags", () => {
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    const dir = await tempDir();
+    await writeFile(path.join(dir, "config"), JSON.stringify({ "current-context": "c", clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }], users: [{ name: "u", user: { token: "t" } }], contexts: [{ name: "c", context: { cluster: "c", user: "u" } }] }));
+    env = { KUBECONFIG: path.join(dir, "config"), HOME: dir };
   });
 
-  it("takes the command's own options beside the flags", () => {
-    const parsed = parseClusterArgs(["-o", "yaml", "-A"], { "all-namespaces": { type: "boolean", short: "A" } });
-    expect(parsed.ok && [parsed.args.flags.output, parsed.args.values["all-namespaces"]]).toEqual(["yaml", true]);
+  it("reads kubectl's flags, short and long, with -o text by default, and the command's own options beside them", async () => {
+    const argv = ["--kubeconfig", env.KUBECONFIG ?? "", "--context", "c", "-n", "web", "--as", "jane", "--as-group", "a", "--as-group", "b", "-A", "x"];
+    const { code, args } = await probe(argv, fakeIo({ env }));
+    expect(code).toBe(EXIT_OK);
+    expect(args && [args.flags, args.values["all-namespaces"], args.positionals]).toEqual([
+      { kubeconfig: env.KUBECONFIG, context: "c", namespace: "web", as: "jane", asGroups: ["a", "b"], output: "text" },
+      true,
+      ["x"],
+    ]);
+    expect((await probe(["-o", "yaml"], fakeIo({ env }))).args?.flags.output).toBe("yaml");
   });
 
   it.each([
     [["-o", "wide"], '-o/--output must be json or yaml, got "wide"'],
     [["--as-group", "g"], "--as-group needs --as (the user to impersonate)"],
     [["--as", ""], "--as must not be empty"],
-  ])("refuses %j: %s", (argv, error) => {
-    expect(parseClusterArgs(argv, {})).toEqual({ ok: false, errors: [error] });
-  });
-
-  it("refuses an unknown flag, naming it", () => {
-    const parsed = parseClusterArgs(["--bogus"], {});
-    expect(parsed.ok ? [] : parsed.errors).toEqual([expect.stringContaining("'--bogus'")]);
+    [["--bogus"], "Unknown option '--bogus'"],
+  ])("refuses %j: %s (2)", async (argv, error) => {
+    const io = fakeIo({ env });
+    expect((await probe(argv, io)).code).toBe(EXIT_USAGE);
+    expect(io.err).toContain(`gmsa-webhooks probe: ${error}`);
   });
 });
 
-describe("maskServer", () => {
-  it.each([
-    ["https://10.0.0.1:6443", "https://10.0.0.1:6443"],
-    ["https://10.0.0.1:6443/", "https://10.0.0.1:6443"],
-    ["https://rancher.example/k8s/clusters/c-secret123", "https://rancher.example/k8s/…"],
-    ["https://user:pass@host/?token=t", "https://host"],
-    ["not a url", "(not a URL)"],
-  ])("%s -> %s", (server, shown) => {
-    expect(maskServer(server)).toBe(shown);
-  });
-});
-
-describe("parseWarnings", () => {
-  it("reads each warn-text of one or several joined Warning headers, unescaping quotes", () => {
-    expect(parseWarnings('299 - "first, with a comma", 299 - "say \\"hi\\""')).toEqual(["first, with a comma", 'say "hi"']);
-    expect(parseWarnings(null)).toEqual([]);
-  });
-});
-
-describe("paintFor", () => {
+describe("printResult", () => {
   it("colours only on a terminal with NO_COLOR unset", () => {
-    expect(paintFor(fakeIo({ tty: true })).bad("x")).toBe("\u001b[31mx\u001b[0m");
-    expect(paintFor(fakeIo({ tty: false })).bad("x")).toBe("x");
-    expect(paintFor(fakeIo({ tty: true, env: { NO_COLOR: "1" } })).bad("x")).toBe("x");
+    const printed = (io: FakeIo) => {
+      printResult(io, "text", {}, (paint) => paint.bad("x"));
+      return io.out;
+    };
+    expect(printed(fakeIo({ tty: true }))).toBe("\u001b[31mx\u001b[0m");
+    expect(printed(fakeIo({ tty: false }))).toBe("x");
+    expect(printed(fakeIo({ tty: true, env: { NO_COLOR: "1" } }))).toBe("x");
   });
 });
 
-describe("connectCluster", () => {
+describe("the connection", () => {
   let pki: TestPki;
   let server: KubeServer;
   let dir: string;
@@ -75,7 +74,7 @@ describe("connectCluster", () => {
     pki = await createTestPki();
     server = await startKubeServer({
       ...pki.server,
-      script: () => ({ status: 201, body: { kind: "Pod" }, headers: { Warning: '299 - "gmsa: inlined"' } }),
+      script: () => ({ status: 201, body: { kind: "Pod" }, headers: { Warning: '299 - "first, with a comma", 299 - "say \\"hi\\""' } }),
     });
     dir = await tempDir();
     await writeFile(path.join(dir, "ca.crt"), pki.caPem);
@@ -107,33 +106,35 @@ describe("connectCluster", () => {
 
   const env = () => ({ KUBECONFIG: `${path.join(dir, "a")}${path.delimiter}${path.join(dir, "b")}`, HOME: dir });
 
+  /** The namespace a command is given, and the path its request reaches the test server with. */
+  async function connected(argv: string[]) {
+    const { result } = await probe(argv, fakeIo({ env: env() }), async (connection) => {
+      await connection.request({ method: "GET", path: "/api" });
+      return { namespace: connection.namespace, path: server.requests.at(-1)?.path };
+    });
+    return result;
+  }
+
   it("merges a KUBECONFIG list: current-context and its namespace from the first file", async () => {
-    const connection = await connectCluster(flags(), fakeIo({ env: env() }));
-    expect([connection.context, connection.namespace, connection.server]).toEqual(["first", "web", server.url]);
-    await connection.close();
+    expect(await connected([])).toEqual({ namespace: "web", path: "/api" });
   });
 
-  it("--context picks another context (namespace default, path secret masked); -n wins over the context's", async () => {
-    const second = await connectCluster(flags({ context: "second" }), fakeIo({ env: env() }));
-    expect([second.namespace, second.server]).toEqual(["default", `${server.url}/k8s/…`]);
-    await second.close();
-    const first = await connectCluster(flags({ namespace: "batch" }), fakeIo({ env: env() }));
-    expect(first.namespace).toBe("batch");
-    await first.close();
+  it("--context picks another context (namespace default); -n wins over the context's", async () => {
+    expect(await connected(["--context", "second"])).toEqual({ namespace: "default", path: "/k8s/clusters/c-secret/api" });
+    expect(await connected(["-n", "batch"])).toEqual({ namespace: "batch", path: "/api" });
   });
 
   it("--kubeconfig replaces KUBECONFIG", async () => {
-    const connection = await connectCluster(flags({ kubeconfig: path.join(dir, "b") }), fakeIo({ env: env() }));
-    expect(connection.context).toBe("second");
-    await connection.close();
+    expect(await connected(["--kubeconfig", path.join(dir, "b")])).toEqual({ namespace: "default", path: "/k8s/clusters/c-secret/api" });
   });
 
-  it("impersonates --as and each --as-group on its own header line, except for asCaller, and returns the warnings", async () => {
-    const connection = await connectCluster(flags({ as: "jane", asGroups: ["devs", "ops"] }), fakeIo({ env: env() }));
-    const answer = await connection.request({ method: "POST", path: "/api/v1/namespaces/web/pods", query: { dryRun: "All" }, body: { kind: "Pod" } });
-    expect(answer).toEqual({ status: 201, body: { kind: "Pod" }, warnings: ["gmsa: inlined"] });
-    await connection.request({ method: "GET", path: "/api", asCaller: true });
-    await connection.close();
+  it("impersonates --as and each --as-group on its own header line, except for asCaller, and returns each warning", async () => {
+    const { result: answer } = await probe(["--as", "jane", "--as-group", "devs", "--as-group", "ops"], fakeIo({ env: env() }), async (connection) => {
+      const dryRun = await connection.request({ method: "POST", path: "/api/v1/namespaces/web/pods", query: { dryRun: "All" }, body: { kind: "Pod" } });
+      await connection.request({ method: "GET", path: "/api", asCaller: true });
+      return dryRun;
+    });
+    expect(answer).toEqual({ status: 201, body: { kind: "Pod" }, warnings: ["first, with a comma", 'say "hi"'] });
     const [person, caller] = server.requests.slice(-2);
     expect(person?.path).toBe("/api/v1/namespaces/web/pods?dryRun=All");
     expect(person?.headers).toMatchObject({ "impersonate-user": "jane", authorization: "Bearer secret-token-a" });
@@ -144,8 +145,7 @@ describe("connectCluster", () => {
 
   it("a cluster command prints every kubeconfig problem and exits 1, without the token", async () => {
     const io = fakeIo({ env: env(), program: "kubectl gmsa" });
-    const run = () => Promise.resolve(EXIT_OK);
-    expect(await runClusterCommand({ name: "probe", options: {}, usage: "Usage: gmsa-webhooks probe\n", run }, ["--context", "nope"], io)).toBe(EXIT_INVALID);
+    expect((await probe(["--context", "nope"], io)).code).toBe(EXIT_INVALID);
     expect(io.err).toBe('kubectl gmsa probe: kubeconfig: context "nope" is not defined\n');
   });
 });

@@ -18,6 +18,7 @@ function fakeIo(files: Record<string, unknown>, stdin?: string): CliIo & { out: 
     },
     readStdin: () => Promise.resolve(new TextEncoder().encode(stdin ?? "")),
     env: {},
+    program: "gmsa-webhooks",
   };
   return io;
 }
@@ -54,7 +55,7 @@ describe("runCredSpecCommand", () => {
   it("reports an unreadable file by its error code (2)", async () => {
     const io = fakeIo({});
     expect(await runCredSpecCommand(["secret.json"], io)).toBe(EXIT_USAGE);
-    expect(io.err).toBe("gmsa-webhooks credspec: cannot read secret.json (EACCES)\n");
+    expect(io.err).toBe("gmsa-webhooks credspec: secret.json: cannot be read (EACCES)\n");
   });
 
   it("reports every usage problem together (2)", async () => {

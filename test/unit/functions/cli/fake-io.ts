@@ -16,7 +16,7 @@ export function fakeIo(options: { env?: Record<string, string>; files?: Record<s
     },
     readStdin: () => Promise.resolve(encode(options.stdin ?? "")),
     env: options.env ?? {},
-    ...(options.program === undefined ? {} : { program: options.program }),
+    program: options.program ?? "gmsa-webhooks",
     stdoutIsTty: options.tty === true,
   };
   return io;

@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseTokenArgs, requestedExecApiVersion } from "../../../../functions/cli/token.ts";
+import { runTokenCommand } from "../../../../functions/cli/token.ts";
 import { AKS_SERVER_APP_ID } from "../../../../shared/credentials/cloud-constants.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";
+import { fakeIo } from "./fake-io.ts";
 
 // Runs the real bin in a child process with this Node, as a kubeconfig's `command: npx` would, with only the
 // environment each test gives it.
@@ -183,21 +184,24 @@ describe("gmsa-webhooks token usage", () => {
   });
 });
 
-describe("parseTokenArgs and requestedExecApiVersion", () => {
-  it("parses each provider's options into the variables they stand for", () => {
-    expect(parseTokenArgs(["eks", "--cluster", "c", "--region", "eu-west-1"])).toEqual({
-      ok: true,
-      args: { help: false, provider: "eks", variables: { EKS_CLUSTER_NAME: "c", EKS_REGION: "eu-west-1" } },
-    });
-    expect(parseTokenArgs(["aks", "--server-id", "s"])).toEqual({ ok: true, args: { help: false, provider: "aks", variables: { AKS_SERVER_ID: "s" } } });
-    expect(parseTokenArgs(["gke"])).toEqual({ ok: true, args: { help: false, provider: "gke", variables: {} } });
-    expect(parseTokenArgs(["aks", "--client-id", ""])).toEqual({ ok: false, errors: ["--client-id is empty"] });
+describe("runTokenCommand", () => {
+  const run = async (argv: string[], env: Record<string, string> = {}) => {
+    const io = fakeIo({ env: { ...AWS_ENV, ...env } });
+    return { code: await runTokenCommand(argv, io), out: io.out, err: io.err };
+  };
+
+  it("refuses an empty flag (2)", async () => {
+    expect(await run(["aks", "--client-id", ""])).toEqual({ code: 2, out: "", err: "gmsa-webhooks token: --client-id is empty\nRun 'gmsa-webhooks token --help' for usage.\n" });
   });
 
-  it("answers v1 unless KUBERNETES_EXEC_INFO asks for a version client-go speaks", () => {
-    expect(requestedExecApiVersion({})).toBe("client.authentication.k8s.io/v1");
-    expect(requestedExecApiVersion({ KUBERNETES_EXEC_INFO: "not json" })).toBe("client.authentication.k8s.io/v1");
-    expect(requestedExecApiVersion({ KUBERNETES_EXEC_INFO: '{"apiVersion":"client.authentication.k8s.io/v1alpha1"}' })).toBe("client.authentication.k8s.io/v1");
-    expect(requestedExecApiVersion({ KUBERNETES_EXEC_INFO: '{"apiVersion":"client.authentication.k8s.io/v1beta1"}' })).toBe("client.authentication.k8s.io/v1beta1");
+  it.each([
+    [undefined, "client.authentication.k8s.io/v1"],
+    ["not json", "client.authentication.k8s.io/v1"],
+    ['{"apiVersion":"client.authentication.k8s.io/v1alpha1"}', "client.authentication.k8s.io/v1"],
+    ['{"apiVersion":"client.authentication.k8s.io/v1beta1"}', "client.authentication.k8s.io/v1beta1"],
+  ])("answers with the version KUBERNETES_EXEC_INFO %j asks for if client-go speaks it, else v1", async (info, apiVersion) => {
+    const { code, out } = await run(["eks", "--cluster", "c", "--region", "eu-west-1"], info === undefined ? {} : { KUBERNETES_EXEC_INFO: info });
+    expect(code).toBe(0);
+    expect((JSON.parse(out) as ExecCredential).apiVersion).toBe(apiVersion);
   });
 });

@@ -90,6 +90,8 @@ beforeAll(async () => {
       CALLER_AUTH: "bearer",
       CALLER_AUTH_TOKENS: CALLER_TOKEN,
       METRICS_TOKENS: SCRAPE_TOKEN,
+      // Allowed reviews log their line at debug.
+      LOG_LEVEL: "debug",
       KUBECONFIG: file("kubeconfig"),
       TLS_CERT_FILE: file("tls.crt"),
       TLS_KEY_FILE: file("tls.key"),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { runDoctor } from "../../../../../functions/cli/doctor/doctor.ts";
-import type { ClusterRequest, ClusterResponse } from "../../../../../functions/cli/doctor/findings.ts";
+import type { ClusterAnswer, ClusterRequest } from "../../../../../functions/cli/cluster.ts";
+import { runDoctor, runDoctorCommand } from "../../../../../functions/cli/doctor/doctor.ts";
+import { EXIT_OK, EXIT_USAGE } from "../../../../../functions/cli/io.ts";
+import { fakeIo } from "../fake-io.ts";
 
 /**
  * An API server with the CRD, no node, no webhook configuration, no binding: every list empty, every access review
@@ -8,7 +10,7 @@ import type { ClusterRequest, ClusterResponse } from "../../../../../functions/c
  */
 function emptyCluster(requests: ClusterRequest[], answer: (request: ClusterRequest) => unknown = () => undefined) {
   return {
-    request(request: ClusterRequest): Promise<ClusterResponse> {
+    request(request: ClusterRequest): Promise<ClusterAnswer> {
       requests.push(request);
       const given = answer(request);
       if (given !== undefined) return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
@@ -58,5 +60,27 @@ describe("runDoctor", () => {
       "authorize's identity system:serviceaccount:fn:authorize may get gmsacredentialspecs and create localsubjectaccessreviews",
     ]);
     expect(requests.some((r) => r.path.includes("serviceaccounts/gmsa-"))).toBe(false);
+  });
+});
+
+describe("kubectl gmsa doctor's command line", () => {
+  it("prints its usage with --help, naming the program as invoked (exit 0)", async () => {
+    const io = fakeIo({ program: "kubectl gmsa" });
+    expect(await runDoctorCommand(["--help"], io)).toBe(EXIT_OK);
+    expect(io.out).toMatch(/^Usage: kubectl gmsa doctor \[options\]/);
+    expect(io.out).toMatch(/--service-account <ns:name>/);
+  });
+
+  it.each([
+    [["--service-account", "web"], /--service-account "web" is not <namespace>:<name>/],
+    [["--credspec", "Not_A_Name"], /--credspec "Not_A_Name" is not a DNS-1123 subdomain/],
+    [["--expand-identity", ""], /--expand-identity must not be empty/],
+    [["extra"], /unexpected argument "extra"/],
+    [["-o", "table"], /-o\/--output must be json or yaml/],
+  ])("refuses %j before connecting (exit 2)", async (argv, message) => {
+    const io = fakeIo();
+    expect(await runDoctorCommand(argv, io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(message);
+    expect(io.err).toMatch(/Run 'gmsa-webhooks doctor --help' for usage/);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { ClusterRequest, ClusterResponse } from "../../../../../functions/cli/doctor/findings.ts";
+import type { ClusterRequest, ClusterAnswer } from "../../../../../functions/cli/cluster.ts";
 import { checkIdentities, findIdentities, parseIdentity } from "../../../../../functions/cli/doctor/identities.ts";
 import { serviceAccountSubject } from "../../../../../shared/kube/access-reviews.ts";
 
-const answer = (status: number, body: unknown): Promise<ClusterResponse> => Promise.resolve({ status, body, warnings: [] });
+const answer = (status: number, body: unknown): Promise<ClusterAnswer> => Promise.resolve({ status, body, warnings: [] });
 
 describe("the functions' identities", () => {
   it("are the chart's labelled ServiceAccounts, else infra/rbac's gmsa-webhooks/gmsa-<fn>", async () => {

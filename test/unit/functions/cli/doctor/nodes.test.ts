@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import type { ClusterRequest } from "../../../../../functions/cli/doctor/findings.ts";
+import type { ClusterRequest } from "../../../../../functions/cli/cluster.ts";
 import { checkGmsaPods, checkWindowsNodes, credSpecNamesOf, isAksCluster, isPinnedToWindows } from "../../../../../functions/cli/doctor/nodes.ts";
 
 const node = (name: string, labels: Record<string, string>, providerID?: string) => ({ metadata: { name, labels }, ...(providerID ? { spec: { providerID } } : {}) });
 
 type TestPod = Parameters<typeof checkGmsaPods>[1][number];
 const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): TestPod =>
-  ({ metadata: { name, namespace: "web", ...(annotations ? { annotations } : {}) }, spec: { containers: [{ name: "app", image: "i" }], ...spec } }) as TestPod;
+  ({ metadata: { name, namespace: "web", ...(annotations ? { annotations } : {}) }, spec: { containers: [{ name: "app", image: "i" }], ...spec } });
 const gmsa = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } };
 const windows = { nodeSelector: { "kubernetes.io/os": "windows" } };
 

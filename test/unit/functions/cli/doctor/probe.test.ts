@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ClusterRequest, ClusterResponse } from "../../../../../functions/cli/doctor/findings.ts";
+import type { ClusterRequest, ClusterAnswer } from "../../../../../functions/cli/cluster.ts";
 import { explainWebhookCallError, findProbeSubjects, runProbes } from "../../../../../functions/cli/doctor/probe.ts";
 import type { FoundWebhook } from "../../../../../functions/cli/doctor/webhooks.ts";
 
@@ -36,9 +36,9 @@ describe("the API server's webhook call errors, named", () => {
 });
 
 /** A fake API server: access reviews allow `allowed` (`ns/sa/credspec`), dry-run creates answer `create(sa)`. */
-function fakeCluster(allowed: string[], create: (sa: string) => ClusterResponse, requests: ClusterRequest[] = []) {
+function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, requests: ClusterRequest[] = []) {
   return {
-    request(request: ClusterRequest): Promise<ClusterResponse> {
+    request(request: ClusterRequest): Promise<ClusterAnswer> {
       requests.push(request);
       const body = request.body as { spec?: { user?: string; serviceAccountName?: string; resourceAttributes?: { namespace: string; name: string } } };
       if (request.path.endsWith("/localsubjectaccessreviews")) {
@@ -78,7 +78,7 @@ describe("the end-to-end probes", () => {
   });
 
   it("fail a service account given with a flag that may not use the credspec", async () => {
-    const result = await findProbeSubjects(fakeCluster([], () => inlined), ["w1"], { allowed: { namespace: "web", name: "app" } });
+    const result = await findProbeSubjects(fakeCluster([], () => inlined), ["w1"], { serviceAccount: { namespace: "web", name: "app" } });
     expect(result).toMatchObject({ status: "fail", message: "service account web/app may not use w1" });
   });
 

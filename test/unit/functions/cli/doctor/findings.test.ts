@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildDoctorReport, formatFindingsText, summarize } from "../../../../../functions/cli/doctor/format.ts";
-import type { Finding } from "../../../../../functions/cli/doctor/findings.ts";
+import { buildDoctorReport, formatFindingsText, summarize, type Finding } from "../../../../../functions/cli/doctor/findings.ts";
 
 const findings: Finding[] = [
   { check: "crd", status: "pass", message: "served" },
