@@ -32,7 +32,7 @@ export interface AppDeps extends ReviewRouteDeps {
 }
 
 /** What a runtime brings besides the configuration. */
-export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">;
+type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">;
 
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
 export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {

@@ -23,7 +23,7 @@ import type { AppMetrics } from "./metrics.ts";
 export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
 
 /** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
-export interface ReviewContext {
+interface ReviewContext {
   gmsa: GmsaClient;
   settings: ReviewSettings;
   randomBytes: (length: number) => Uint8Array;

@@ -15,7 +15,7 @@ import type { PrometheusMetrics } from "./prometheus.ts";
  * Options of {@link buildNodeDeps}: `write` takes JSON log lines (default stdout); the rest only the Node server has:
  * the client certificate (it terminates TLS), Prometheus metrics, and `ready`, false once it is shutting down.
  */
-export interface NodeDepsOptions {
+interface NodeDepsOptions {
   write?: (line: string) => void;
   clientCertificate?: ClientCertificateReader;
   prometheus?: PrometheusMetrics;
