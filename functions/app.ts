@@ -1,12 +1,10 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens } from "../shared/http/bearer-tokens.ts";
-import { callerAuth, type CallerAuthOptions, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
+import { bearerTokens, callerAuth, type CallerAuthOptions, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
-import { isJsonContentType } from "../shared/http/request-checks.ts";
 import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
 import pkg from "../package.json" with { type: "json" };
 import type { ReadinessCheck } from "../shared/kube/readiness.ts";
@@ -98,7 +96,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
 const postJsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== "POST") return c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" });
-  if (!isJsonContentType(c.req.header("content-type"))) throw new HTTPException(415, { message: "content type must be application/json" });
+  // JSON, parameters such as a proxy's `charset=utf-8` allowed.
+  if (c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() !== "application/json") throw new HTTPException(415, { message: "content type must be application/json" });
   await next();
 };
 

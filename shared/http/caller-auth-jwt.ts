@@ -1,6 +1,6 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey, type JWTVerifyOptions } from "jose";
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from "jose";
 // Types only: caller-auth.ts loads this file (and jose) only where CALLER_AUTH=jwt.
-import type { CallerCheck, JwtCallerOptions, JwtKeySource } from "./caller-auth.ts";
+import type { CallerCheck, JwtCallerOptions } from "./caller-auth.ts";
 
 /** Leeway for `exp` and `nbf`, in seconds: clocks of the API server and of the function may differ a little. */
 const CLOCK_TOLERANCE_S = 30;
@@ -13,7 +13,13 @@ const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_J
  * @throws on an invalid inline JWKS.
  */
 export function createJwtVerifier(options: JwtCallerOptions, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
-  const key = createKey(options.keys);
+  const { keys } = options;
+  const key =
+    keys.kind === "secret"
+      ? new TextEncoder().encode(keys.secret)
+      : keys.kind === "jwks"
+        ? createLocalJWKSet(keys.jwks)
+        : createRemoteJWKSet(new URL(keys.url));
   const subjects = new Set(options.subjects);
   const fixed = {
     algorithms: [...options.algorithms],
@@ -44,15 +50,4 @@ function describeFailure(error: unknown): CallerCheck {
   // Claim failures name the claim (never its value): "ERR_JWT_CLAIM_VALIDATION_FAILED aud".
   const claim = error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTExpired ? ` ${error.claim}` : "";
   return { ok: false, status: 401, reason: `${error.code}${claim}` };
-}
-
-function createKey(keys: JwtKeySource): Uint8Array | JWTVerifyGetKey {
-  switch (keys.kind) {
-    case "secret":
-      return new TextEncoder().encode(keys.secret);
-    case "jwks":
-      return createLocalJWKSet(keys.jwks);
-    case "jwks-url":
-      return createRemoteJWKSet(new URL(keys.url));
-  }
 }

@@ -1,9 +1,10 @@
 /** Caller authentication as Hono middleware, before the body is read (the modes: docs/security.md). */
 import type { Context, MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "hono/utils/buffer";
 import type { JSONWebKeySet } from "jose";
 import type { Logger } from "../log.ts";
-import { bearerTokens, compareTokensAsIs, refuseCaller } from "./bearer-tokens.ts";
 import type { AppEnv } from "./env.ts";
 
 /** The caller authentication modes (docs/security.md, The modes). */
@@ -15,27 +16,17 @@ export const ASYMMETRIC_JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "P
 /** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
 export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 
-/** Where the verification keys come from. */
-export type JwtKeySource =
-  /** Fetched with jose's `createRemoteJWKSet` and its defaults: 5 s timeout, cached, refetched on an unknown `kid` at most every 30 s. */
-  | { kind: "jwks-url"; url: string }
-  /** Given inline (public keys only). */
-  | { kind: "jwks"; jwks: JSONWebKeySet }
-  /** A shared HMAC secret, for HS* algorithms only. */
-  | { kind: "secret"; secret: string };
+/**
+ * Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet` with its defaults), an inline JWKS
+ * of public keys, or a shared HMAC secret (HS* only).
+ */
+export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
 
-/** JWT caller auth: the claims required and the keys that verify them. */
-export interface JwtCallerOptions {
-  /** Required `iss`. */
-  issuer: string;
-  /** `aud` must contain at least one of these. */
-  audience: readonly string[];
-  /** When non-empty, `sub` must be one of these (needed when the issuer mints tokens for many subjects). */
-  subjects: readonly string[];
-  /** Accepted `alg` values; never `none`; HS* only with a secret, asymmetric ones only with a key set. */
-  algorithms: readonly string[];
-  keys: JwtKeySource;
-}
+/**
+ * JWT caller auth: `iss` must be `issuer`, `aud` hold one of `audience`, `sub` be one of `subjects` when there are
+ * any (an issuer may mint tokens for many subjects), and `alg` one of `algorithms` (HS* only with a secret).
+ */
+export type JwtCallerOptions = { issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource };
 
 /** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
 export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
@@ -54,24 +45,16 @@ export type CallerAuthOptions =
  * The client certificate of the connection, as the Node server saw it: sent at all, verified against the CA (else
  * OpenSSL's `error`, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`), and its subject's CN values.
  */
-export interface ClientCertificate {
-  presented: boolean;
-  authorized: boolean;
-  error: string | undefined;
-  commonNames: string[];
-}
+export type ClientCertificate = { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] };
 
 /** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
 export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;
 
-export interface CallerAuthDeps {
-  /** Refusals are logged with the mode and a reason code: never the token, the path or the certificate. */
-  logger: Logger;
-  /** The clock for JWT `exp` / `nbf`, in ms since the epoch. */
-  now?: () => number;
-  /** `mtls`: the connection's client certificate. Only the Node server, which terminates TLS itself, has one. */
-  clientCertificate?: ClientCertificateReader;
-}
+/**
+ * The `logger` of refusals (mode and reason, never the credential), the clock of JWT `exp` / `nbf` (epoch ms), and the
+ * reader of client certificates, which only the Node server has (it terminates TLS).
+ */
+export type CallerAuthDeps = { logger: Logger; now?: () => number; clientCertificate?: ClientCertificateReader };
 
 /**
  * The middleware of `options.mode`: 401 unauthenticated, 403 not an allowed caller (JWT subject, certificate name),
@@ -94,27 +77,22 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
 }
 
 function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
-  const allowed = new Set<string>(options.keys.kind === "secret" ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS);
-  const bad = options.algorithms.filter((alg) => !allowed.has(alg));
-  if (options.algorithms.length === 0) throw new TypeError("jwt caller auth needs at least one algorithm");
-  const source = options.keys.kind === "secret" ? "a shared secret" : "a key set";
-  if (bad.length > 0) throw new TypeError(`jwt caller auth with ${source} cannot accept ${bad.join(", ")}`);
+  const secret = options.keys.kind === "secret";
+  const allowed: readonly string[] = secret ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
+  if (options.algorithms.length === 0 || options.algorithms.some((alg) => !allowed.includes(alg))) {
+    throw new TypeError(`jwt caller auth with ${secret ? "a shared secret" : "a key set"} accepts some of ${allowed.join(", ")} only`);
+  }
   if (options.issuer === "" || options.audience.length === 0) throw new TypeError("jwt caller auth needs an issuer and an audience");
   // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
   const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
   verifier.catch(() => undefined);
-  return async (c, next) => {
-    const token = /^Bearer +([^\s]+) *$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const result: CallerCheck =
-      token === undefined
-        ? { ok: false, status: 401, reason: "no bearer token" }
-        : await verifier.then(
-            (verify) => verify(token),
-            (): CallerCheck => ({ ok: false, status: 503, reason: "jwt verifier unavailable" }),
-          );
+  const verifyToken = async (token: string): Promise<boolean> => {
+    const unavailable: CallerCheck = { ok: false, status: 503, reason: "jwt verifier unavailable" };
+    const result = await verifier.then((verify) => verify(token), () => unavailable);
     if (!result.ok) refuseCaller(deps.logger, "jwt", result.status, result.reason);
-    await next();
+    return true;
   };
+  return bearerTokens(verifyToken, deps.logger, "jwt");
 }
 
 function pathSecret(secrets: readonly string[], logger: Logger): MiddlewareHandler<AppEnv> {
@@ -134,19 +112,54 @@ function clientCertificateCaller(clientNames: readonly string[], deps: CallerAut
   const read = deps.clientCertificate;
   if (read === undefined) throw new TypeError("mtls caller auth needs the Node server (on Cloudflare Workers, configure mTLS at Cloudflare)");
   const names = new Set(clientNames);
+  // TLS verified the certificate against the configured CA; here we only read the verdict and the name.
   return async (c, next) => {
-    const result = checkClientCertificate(read(c), names);
-    if (!result.ok) refuseCaller(deps.logger, "mtls", result.status, result.reason);
+    const cert = read(c);
+    if (cert === undefined || !cert.presented) refuseCaller(deps.logger, "mtls", 401, "no client certificate");
+    if (!cert.authorized) refuseCaller(deps.logger, "mtls", 401, cert.error ?? "client certificate not verified");
+    if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) refuseCaller(deps.logger, "mtls", 403, "client certificate name not allowed");
     await next();
   };
 }
 
-/** The certificate was verified by TLS against the configured CA; here we only read the verdict and the name. */
-export function checkClientCertificate(cert: ClientCertificate | undefined, names: ReadonlySet<string>): CallerCheck {
-  if (cert === undefined || !cert.presented) return { ok: false, status: 401, reason: "no client certificate" };
-  if (!cert.authorized) return { ok: false, status: 401, reason: cert.error ?? "client certificate not verified" };
-  if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) {
-    return { ok: false, status: 403, reason: "client certificate name not allowed" };
+/** The challenge of a 401 where a bearer token is expected (RFC 6750 section 3). */
+const CHALLENGE = 'Bearer realm="gmsa-webhooks"';
+const REFUSALS = { 401: "unauthenticated caller", 403: "caller not allowed", 503: "cannot verify the caller now" } as const;
+
+/** Logs the refusal (never the credential) and throws it as the HTTPException the error handler sends as it is. */
+function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, reason: string): never {
+  logger.log("warn", "caller not authenticated", { mode, status, reason });
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (status === 401 && (mode === "bearer" || mode === "jwt" || mode === "metrics")) headers["www-authenticate"] = CHALLENGE;
+  if (status === 503) headers["retry-after"] = "5";
+  throw new HTTPException(status, { res: new Response(JSON.stringify({ error: REFUSALS[status] }), { status, headers }) });
+}
+
+/**
+ * The `hashFunction` for Hono's `timingSafeEqual`: the token as it is. Hono compares in constant time anyway; its
+ * default SHA-256 digests added no protection and were the largest share of a warm review's CPU on Node.
+ */
+const compareTokensAsIs = (token: string): string => token;
+
+/**
+ * hono/bearer-auth with our refusals, logged with `mode`: every failure is a 401 (a malformed header too, where hono
+ * answers 400). `tokens` are the accepted ones (several while one replaces another), or a verifier that refuses itself.
+ * @throws TypeError when `tokens` is empty or holds an empty token.
+ */
+export function bearerTokens(
+  tokens: readonly string[] | ((token: string) => Promise<boolean>),
+  logger: Logger,
+  mode: "bearer" | "jwt" | "metrics",
+): MiddlewareHandler<AppEnv> {
+  if (typeof tokens !== "function" && (tokens.length === 0 || tokens.some((t) => t.length === 0))) {
+    throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
   }
-  return { ok: true };
+  const refused = (reason: string) => ({ message: () => refuseCaller(logger, mode, 401, reason) });
+  return bearerAuth({
+    ...(typeof tokens === "function" ? { verifyToken: tokens } : { token: [...tokens] }),
+    hashFunction: compareTokensAsIs,
+    noAuthenticationHeader: refused("no bearer token"),
+    invalidAuthenticationHeader: refused("malformed bearer token"),
+    invalidToken: refused("unknown bearer token"),
+  });
 }

@@ -7,8 +7,8 @@ const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 /** Kubernetes caps a webhook's `timeoutSeconds` at 30; a longer `?timeout=` is not the API server's. */
 export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
 
-const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m)/g;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+/** A Go duration of minutes, seconds and milliseconds, as the API server prints `timeoutSeconds` ("10s", "1m30s", "500ms"). */
+const GO_DURATION = /^(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$/;
 
 /**
  * A review's deadline from the `?timeout=<duration>` the API server appends (its `timeoutSeconds`): `signal` aborts
@@ -41,15 +41,10 @@ export function reviewBudgetMs(timeoutMs: number): number {
   return Math.max(50, timeoutMs - Math.min(1000, timeoutMs / 5));
 }
 
-/** Parses Go durations as the API server prints them ("10s", "1m30s", "500ms"); undefined when absent or odd. */
+/** A {@link GO_DURATION} in ms; undefined when absent, zero or odd. */
 export function parseGoDuration(text: string | undefined): number | undefined {
-  if (text === undefined || text.length > 32) return undefined;
-  let total = 0;
-  let consumed = 0;
-  for (const match of text.matchAll(DURATION_PART)) {
-    if (match.index !== consumed) return undefined;
-    total += Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? 0);
-    consumed += match[0].length;
-  }
-  return consumed === text.length && total > 0 ? total : undefined;
+  const match = text === undefined || text.length > 32 ? null : GO_DURATION.exec(text);
+  const [minutes = 0, seconds = 0, ms = 0] = match?.slice(1).map((part) => Number(part ?? 0)) ?? [];
+  const total = minutes * 60_000 + seconds * 1000 + ms;
+  return total > 0 ? total : undefined;
 }

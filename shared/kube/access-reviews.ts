@@ -38,13 +38,21 @@ export function buildLocalSubjectAccessReview(query: AccessQuery | UserAccessQue
   };
 }
 
-/** The verdict of any access review (Local-, Self-, SubjectAccessReview): allowed only if `allowed` and not `denied`. */
+/** The answer of any access review (Local-, Self-, SubjectAccessReview). */
 export const accessReviewAnswer = z.object({
   status: z.object({ allowed: z.boolean(), denied: z.optional(z.boolean()), reason: z.optional(z.string()), evaluationError: z.optional(z.string()) }),
 });
 
+/** An access review's verdict: allowed only if `allowed` and not `denied`; undefined when it has no status.allowed. */
+export function readAccessVerdict(body: unknown): AccessAnswer | undefined {
+  const parsed = accessReviewAnswer.safeParse(body);
+  if (!parsed.success) return undefined;
+  const { allowed, denied, reason, evaluationError } = parsed.data.status;
+  return { allowed: allowed && denied !== true, reason: reason || evaluationError || "" };
+}
+
 /**
- * Creates the review in the pod's namespace and reads its verdict: allowed only if `allowed` and not `denied`.
+ * Creates the review in the pod's namespace and reads its verdict.
  * @throws InvalidReviewError / InvalidCredSpecNameError before any call for names that cannot be Kubernetes names
  *   (they go into the URL and the review) or an empty username; KubeApiError / CredentialsError /
  *   DeadlineExceededError (500) when the API server cannot answer.
@@ -75,8 +83,7 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
     ...call,
   });
   if (answer.status !== 200 && answer.status !== 201) throw errorFromAnswer(what, answer.status, answer.body);
-  const parsed = accessReviewAnswer.safeParse(answer.body);
-  if (!parsed.success) throw new KubeApiError(`${what}: the API server's answer has no status.allowed`);
-  const { allowed, denied, reason, evaluationError } = parsed.data.status;
-  return { allowed: allowed && denied !== true, reason: reason || evaluationError || "" };
+  const verdict = readAccessVerdict(answer.body);
+  if (verdict === undefined) throw new KubeApiError(`${what}: the API server's answer has no status.allowed`);
+  return verdict;
 }

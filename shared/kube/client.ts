@@ -1,14 +1,8 @@
-/**
- * The narrow seam between the handlers and the Kubernetes API, {@link GmsaClient}: the two facts the GMSA rules need
- * (after windows-gmsa's `kubeClientInterface`; unit tests pass an in-memory fake). And the real one: fetch-based,
- * with optional short-lived caches of credspec contents and of allowed access reviews (never of denials or errors;
- * docs/configuration.md, Caches and their staleness). On Node, concurrent misses of one key share one API call.
- * GMSACredentialSpecs are the CRD from kubernetes-sigs/windows-gmsa, `windows.k8s.io/v1`.
- */
+/** The seam between the handlers and the Kubernetes API, and the real client with its caches (docs/configuration.md, Caches and their staleness). */
 import { LRUCache } from "lru-cache";
 import { reviewCredSpecAccess } from "./access-reviews.ts";
 import { createKubeRequester, errorFromAnswer, readStatus, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
-import type { CacheName, CallTally, KubeObserver } from "../observer.ts";
+import type { CacheName, CallTally } from "../observer.ts";
 import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
@@ -16,12 +10,8 @@ import { CredSpecNotFoundError, CredSpecWithoutContentsError, DeadlineExceededEr
 import { isDns1123Subdomain } from "../policy/names.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 
-/** Per-call options: every call honours the review's deadline. */
-export interface CallOptions {
-  signal: AbortSignal;
-  /** What the review's calls did, for its log line. */
-  tally?: CallTally | undefined;
-}
+/** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
+export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined };
 
 /** May `serviceAccount` (never empty: "" is already "default") in `namespace` `use` the GMSACredentialSpec? */
 export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credSpecName: string };
@@ -29,19 +19,13 @@ export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credS
 /** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
 export type UserAccessQuery = Extract<Subject, { user: unknown }> & { credSpecName: string };
 
+/** The two facts the GMSA rules need; unit tests pass an in-memory fake. Each throws as {@link readCredSpecContents} and {@link reviewCredSpecAccess}. */
 export interface GmsaClient {
-  /**
-   * The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`.
-   * @throws CredSpecNotFoundError when it does not exist, CredSpecWithoutContentsError when it has no `credspec`,
-   *   KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
-   */
+  /** The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`. */
   getCredSpecContents(name: string, options: CallOptions): Promise<unknown>;
-  /**
-   * A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews).
-   * @throws KubeApiError / DeadlineExceededError / CredentialsError when the API server cannot answer.
-   */
+  /** A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews). */
   canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessAnswer>;
-  /** The same review for the requesting user (REVIEW_REQUESTING_USER): spec.user, uid, groups and extra verbatim. */
+  /** The same review for the requesting user (REVIEW_REQUESTING_USER). */
   canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessAnswer>;
 }
 
@@ -62,8 +46,6 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   accessCacheTtlMs?: number | undefined;
   /** Clock for the caches' TTLs. Default `performance.now()`: a wall clock stepped back would keep entries past their TTL. */
   monotonicNow?: (() => number) | undefined;
-  /** Told of every API call attempt and cache lookup (metrics). */
-  observer?: KubeObserver | undefined;
   /** True on Node: misses of one key in flight await one call. Never on Workers, where a request must not await another's promise. */
   shareInFlight?: boolean | undefined;
 }
@@ -71,73 +53,34 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
 /** Hits and misses of each cache since start-up, and the entries it holds. */
 export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
 
-/** A {@link GmsaClient} with cache counters, and its requester for the readiness check (./readiness.ts). */
-export interface KubeGmsaClient extends GmsaClient {
-  stats(): KubeClientStats;
-  request: KubeRequester;
-}
+/** A {@link GmsaClient} with cache counters, and its requester for the readiness check. */
+export type KubeGmsaClient = GmsaClient & { stats(): KubeClientStats; request: KubeRequester };
 
-/** Builds the client. @throws TypeError for invalid cache settings. */
+/** Builds the client. @throws TypeError (lru-cache's) for a TTL that is not a non-negative integer. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
   // Kept parsed and deeply frozen, so no handler can change what the next review sees; never contents over the size a
   // pod may carry (the policy refuses them anyway), measured as the policy measures it: UTF-8 bytes of compact JSON.
-  const credSpecs = createCache<NonNullable<unknown>>(options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options.monotonicNow, {
+  const credSpecs = createCache<NonNullable<unknown>>("credspec", options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options, {
     maxSize: CREDSPEC_CACHE_MAX_BYTES,
     maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
     sizeCalculation: (value) => new TextEncoder().encode(JSON.stringify(value)).length,
   });
-  const access = createCache<AccessAnswer>(options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options.monotonicNow);
-  const counts = { credspec: { hits: 0, misses: 0 }, access: { hits: 0, misses: 0 } };
-  const inFlight = { credspec: new Map<string, Promise<unknown>>(), access: new Map<string, Promise<unknown>>() };
-  const statsOf = (cache: { size: number } | undefined, which: CacheName) => ({ ...counts[which], size: cache?.size ?? 0 });
-
-  /**
-   * The cached value, counted for metrics and the review's tally, else `load()`. On Node, reviews in flight that
-   * miss the same key join one call (a cold start or an expiry under load would otherwise send one per review, and
-   * keep a connection per call open afterwards). The call runs within the deadline of the review that started it,
-   * so a call that hangs holds no later review past it, and that review keeps the call's own error; one that joins
-   * also stops waiting at its own deadline.
-   */
-  async function cached<V extends NonNullable<unknown>>(which: CacheName, cache: LRUCache<string, V> | undefined, key: string, call: CallOptions, what: string, load: () => Promise<V>): Promise<V> {
-    const value = cache?.get(key);
-    const hit = value !== undefined;
-    options.observer?.cacheRequest(which, hit);
-    counts[which][hit ? "hits" : "misses"]++;
-    if (call.tally !== undefined) call.tally[hit ? "cacheHits" : "cacheMisses"]++;
-    if (hit) return value;
-    if (options.shareInFlight !== true) return load();
-    const calls = inFlight[which] as Map<string, Promise<V>>;
-    const running = calls.get(key);
-    if (running !== undefined) return awaitWithin(running, call.signal, () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`));
-    const started = load().finally(() => calls.delete(key));
-    calls.set(key, started);
-    return started;
-  }
-
+  const access = createCache<AccessAnswer>("access", options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options, {}, (decision) => decision.allowed);
   return {
     getCredSpecContents: (name, call) =>
-      cached("credspec", credSpecs, name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => {
-        const contents = deepFreeze(await readCredSpecContents(request, name, call));
-        credSpecs?.set(name, contents);
-        return contents;
-      }),
+      credSpecs.get(name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => deepFreeze(await readCredSpecContents(request, name, call))),
     canUseCredSpec(query, call) {
       const { namespace, serviceAccount, credSpecName } = query;
       // Names cannot contain "/", so the key is unambiguous.
-      const key = `${namespace}/${serviceAccount}/${credSpecName}`;
       const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
-      return cached("access", access, key, call, what, async () => {
-        const decision = Object.freeze(await reviewCredSpecAccess(request, query, call));
-        if (decision.allowed) access?.set(key, decision);
-        return decision;
-      });
+      return access.get(`${namespace}/${serviceAccount}/${credSpecName}`, call, what, async () => Object.freeze(await reviewCredSpecAccess(request, query, call)));
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
     canUserUseCredSpec: (query, call) => reviewCredSpecAccess(request, query, call),
     request,
-    stats: () => ({ credSpecCache: statsOf(credSpecs, "credspec"), accessCache: statsOf(access, "access") }),
+    stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };
 }
 
@@ -147,10 +90,8 @@ export function credSpecPath(name: string): string {
 }
 
 /**
- * GETs the GMSACredentialSpec `name` and returns its `credspec` field as parsed JSON.
- * @throws InvalidCredSpecNameError before any call for a name that is not a DNS-1123 subdomain,
- *   CredSpecNotFoundError (422), CredSpecWithoutContentsError (422), KubeApiError / CredentialsError /
- *   DeadlineExceededError (500).
+ * The `credspec` field of the GMSACredentialSpec `name`, parsed. @throws InvalidCredSpecNameError before any call,
+ * CredSpecNotFoundError, CredSpecWithoutContentsError (422); KubeApiError, CredentialsError, DeadlineExceededError (500).
  */
 export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
@@ -175,14 +116,45 @@ export async function readCredSpecContents(request: KubeRequester, name: string,
 }
 
 /**
- * An LRU cache whose entries expire `ttlMs` after they are set; none when `ttlMs` is 0. `ttlResolution: 0` reads the
- * clock on every lookup rather than arming a timer, which a Worker may not do outside a request.
- * @throws TypeError when `ttlMs` is negative or not an integer.
+ * An LRU cache (none at TTL 0) of what `load` gives and `keep` keeps, its lookups counted. `ttlResolution: 0` reads the
+ * clock per lookup: a Worker may not arm a timer outside a request. With `shareInFlight` (Node), reviews that miss one
+ * key join the call the first started (a cold start would otherwise send one per review), each waiting to its own deadline.
  */
-function createCache<V extends NonNullable<unknown>>(ttlMs: number, now: (() => number) | undefined, bytes: Partial<LRUCache.Options<string, V, unknown>> = {}): LRUCache<string, V> | undefined {
-  if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new TypeError("cache TTLs must be non-negative integers of ms");
-  if (ttlMs === 0) return undefined;
-  return new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now === undefined ? {} : { perf: { now } }) });
+function createCache<V extends NonNullable<unknown>>(
+  which: CacheName,
+  ttlMs: number,
+  options: KubeGmsaClientOptions,
+  bytes: Partial<LRUCache.Options<string, V, unknown>>,
+  keep = (_value: V) => true,
+) {
+  const { monotonicNow: now, observer } = options;
+  const clock = now === undefined ? {} : { perf: { now } };
+  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...clock });
+  const counts = { hits: 0, misses: 0 };
+  const inFlight = new Map<string, Promise<V>>();
+  const loadAndKeep = async (key: string, load: () => Promise<V>): Promise<V> => {
+    const value = await load();
+    if (keep(value)) lru?.set(key, value);
+    return value;
+  };
+  return {
+    stats: () => ({ ...counts, size: lru?.size ?? 0 }),
+    async get(key: string, call: CallOptions, what: string, load: () => Promise<V>): Promise<V> {
+      const value = lru?.get(key);
+      const hit = value !== undefined;
+      observer?.cacheRequest(which, hit);
+      counts[hit ? "hits" : "misses"]++;
+      if (call.tally !== undefined) call.tally[hit ? "cacheHits" : "cacheMisses"]++;
+      if (hit) return value;
+      if (options.shareInFlight !== true) return loadAndKeep(key, load);
+      const running = inFlight.get(key);
+      const deadlineError = () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
+      if (running !== undefined) return awaitWithin(running, call.signal, deadlineError);
+      const started = loadAndKeep(key, load).finally(() => inFlight.delete(key));
+      inFlight.set(key, started);
+      return started;
+    },
+  };
 }
 
 /** Freezes a parsed JSON value and everything in it. */

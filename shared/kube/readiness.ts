@@ -1,20 +1,12 @@
-/**
- * Whether this deployment can do its job against the API server (docs/operations.md, Readiness): it has a
- * credential, the API server accepts it, and the identity may do what its functions need. One
- * SelfSubjectAccessReview per need, which every authenticated user may create.
- */
+/** Whether the API server accepts this deployment's credential and its RBAC has what its functions need (docs/operations.md, Readiness). */
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError, CredentialsError } from "../errors.ts";
 import type { FunctionName } from "../config/variables.ts";
-import { accessReviewAnswer } from "./access-reviews.ts";
+import { readAccessVerdict } from "./access-reviews.ts";
 import type { KubeRequester } from "./request.ts";
 
 /** One permission a function needs, as SelfSubjectAccessReview resourceAttributes. */
-interface Need {
-  verb: string;
-  group: string;
-  resource: string;
-}
+type Need = { verb: string; group: string; resource: string };
 
 const GET_CREDSPECS: Need = { verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE };
 /** What each function calls (docs/security.md, RBAC): authorize also reviews the pod's service account. */
@@ -29,24 +21,16 @@ export type Readiness = { ready: true } | { ready: false; reason: string; detail
 /** Answers whether the deployment is ready; cheap to call often. */
 export type ReadinessCheck = () => Promise<Readiness>;
 
-/**
- * How long a good answer is reused: the kubelet's probes and load balancers' health checks cost no API call within
- * it. Short against a revoked credential or RBAC: a failing function leaves the endpoints within this.
- */
+/** How long a good answer is reused: probes cost no API call within it, and a revoked credential or RBAC shows soon. */
 export const READY_CACHE_MS = 10_000;
 /** One check gives up after this; below the chart's readiness probe timeout (5 s), so the answer names why. */
 export const READINESS_TIMEOUT_MS = 4_000;
 
-/** Options of {@link createReadinessCheck}. */
-export interface ReadinessCheckOptions {
-  /** The requester the reviews use: the same credential, transport and deadline handling. */
-  request: KubeRequester;
-  functions: readonly FunctionName[];
-  /** True on Node: concurrent probes await one check. Never on Workers (a request must not await another's promise). */
-  shareInFlight: boolean;
-  /** Clock for the cache. Default `performance.now()`. */
-  monotonicNow?: (() => number) | undefined;
-}
+/**
+ * Options of {@link createReadinessCheck}: the client's own `request` (its credential, transport and deadlines);
+ * `shareInFlight` on Node only (a Workers request must not await another's promise); `monotonicNow` for the cache.
+ */
+export type ReadinessCheckOptions = { request: KubeRequester; functions: readonly FunctionName[]; shareInFlight: boolean; monotonicNow?: (() => number) | undefined };
 
 /** Builds the check: a good answer is kept for {@link READY_CACHE_MS}; a bad one is never kept. */
 export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {
@@ -73,32 +57,31 @@ export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessC
 }
 
 /** One SelfSubjectAccessReview for `need`, as a readiness answer. @throws only what is not an AdmissionError (a bug). */
-async function reviewNeed(request: KubeRequester, { verb, group, resource }: Need, signal: AbortSignal): Promise<Readiness> {
-  const permission = `${verb} ${resource}.${group}`;
+async function reviewNeed(request: KubeRequester, resourceAttributes: Need, signal: AbortSignal): Promise<Readiness> {
+  const permission = `${resourceAttributes.verb} ${resourceAttributes.resource}.${resourceAttributes.group}`;
   const what = `checking readiness: may this function ${permission}`;
+  const notReady = (reason: string, detail: string): Readiness => ({ ready: false, reason, detail });
   try {
     const answer = await request({
       method: "POST",
       path: "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
       resource: "selfsubjectaccessreviews",
-      body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb, group, resource } } },
+      body: { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes } },
       what,
       signal,
     });
     const detail = `${what}: API server answered ${answer.status}`;
-    if (answer.status === 401) return { ready: false, reason: "the API server refused our credential", detail };
+    if (answer.status === 401) return notReady("the API server refused our credential", detail);
     // Every authenticated user may create a SelfSubjectAccessReview: a 403 means the API server took us for anonymous.
-    if (answer.status === 403) return { ready: false, reason: "the API server did not authenticate this function", detail };
-    if (answer.status !== 201 && answer.status !== 200) return { ready: false, reason: `the API server answered ${answer.status}`, detail };
-    const parsed = accessReviewAnswer.safeParse(answer.body);
-    if (!parsed.success) return { ready: false, reason: "the API server's answer has no status.allowed", detail };
-    const { allowed, denied } = parsed.data.status;
-    if (allowed && denied !== true) return { ready: true };
-    return { ready: false, reason: `this function's identity lacks RBAC: ${permission}`, detail: `${what}: not allowed` };
+    if (answer.status === 403) return notReady("the API server did not authenticate this function", detail);
+    if (answer.status !== 201 && answer.status !== 200) return notReady(`the API server answered ${answer.status}`, detail);
+    const verdict = readAccessVerdict(answer.body);
+    if (verdict === undefined) return notReady("the API server's answer has no status.allowed", detail);
+    return verdict.allowed ? { ready: true } : notReady(`this function's identity lacks RBAC: ${permission}`, `${what}: not allowed`);
   } catch (error) {
     // The message says what failed and why (plugin stderr, token file, ECONNREFUSED), as a review's log line does.
-    if (error instanceof CredentialsError) return { ready: false, reason: "no credential for the API server", detail: error.message };
-    if (error instanceof AdmissionError) return { ready: false, reason: "API server unreachable", detail: error.message };
+    if (error instanceof CredentialsError) return notReady("no credential for the API server", error.message);
+    if (error instanceof AdmissionError) return notReady("API server unreachable", error.message);
     throw error;
   }
 }

@@ -1,51 +1,30 @@
 /**
- * One API call with everything around it: the credential, the deadline, one retry after a 401 with a fresh
- * credential, and one retry of a GET after a transport error, 429 or 5xx while the deadline allows
- * (docs/configuration.md, Talking to the Kubernetes API). Callers map failures with {@link errorFromAnswer}, from
- * the HTTP status and the Status `reason`, never from message text. A redirect is refused, never followed: the next
- * hop is not the API server we trust (and would receive our credential).
+ * One API call with the credential, the deadline, one retry after a 401 with a fresh credential, and one retry of a
+ * GET after a transport error, 429 or 5xx (docs/configuration.md, Talking to the Kubernetes API). A redirect is
+ * refused, never followed: the next hop is not the API server we trust (and would receive our credential).
  */
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
-import { isTokenCredential, type Credential, type TokenSource } from "../credentials/token-source.ts";
+import { isTokenCredential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, shortErrorCode } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { parseJson } from "../json.ts";
 import type { CallOptions } from "./client.ts";
 
-/**
- * Upper bound of one API call, retries included, on top of the review's own deadline (which usually ends first):
- * half the default webhook timeout, for what has none (a call shared by several reviews).
- */
+/** Upper bound of one call, retries included, for what has no review deadline: half the default webhook timeout. */
 export const KUBE_REQUEST_TIMEOUT_MS = 5_000;
 
 /** A PEM client certificate and its PEM key, for the TLS handshake. */
-export interface ClientCertificate {
-  certificate: string;
-  key: string;
-}
+export type ClientCertificate = { certificate: string; key: string };
 
-/** What the client sends: a fetch RequestInit narrowed to what its calls use. A 3xx is never followed. */
-export interface KubeRequestInit {
-  method: string;
-  headers?: Record<string, string>;
-  body?: string;
-  signal?: AbortSignal;
-  redirect?: "manual";
-}
+/** What the client sends: a fetch RequestInit narrowed to what its calls use. */
+export type KubeRequestInit = { method: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; redirect?: "manual" };
 
 /** What the client reads of an answer: a fetch Response, or the node:https transport's answer without building one. */
-export interface KubeResponse {
-  status: number;
-  headers: { get(name: string): string | null };
-  text(): Promise<string>;
-}
+export type KubeResponse = Pick<Response, "status" | "text"> & { headers: Pick<Headers, "get"> };
 
-/**
- * The one I/O seam of the client: fetch, plus the client certificate the request must present (exec plugins may
- * issue one per refresh): node:https on Node-based targets (`functions/node/kube/https-fetch.ts`), fetch on Workers.
- */
+/** fetch, with the client certificate to present (exec plugins may issue one per refresh) on Node's node:https. */
 export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?: ClientCertificate) => Promise<KubeResponse>;
 
 /** Options of {@link createKubeRequester}. */
@@ -55,7 +34,7 @@ export interface KubeRequesterOptions {
   fetch: KubeFetch;
   /** Absent: the client certificate of the transport is the credential. */
   tokenSource?: TokenSource | undefined;
-  /** Default {@link KUBE_REQUEST_TIMEOUT_MS}; tests shorten it. */
+  /** Default {@link KUBE_REQUEST_TIMEOUT_MS}. */
   requestTimeoutMs?: number;
   /** Pause before retrying a GET when the server gave no Retry-After. Default 200. */
   retryDelayMs?: number;
@@ -63,20 +42,11 @@ export interface KubeRequesterOptions {
   disableCompression?: boolean;
   /** Clock in epoch ms, for Retry-After. Default `Date.now`. */
   now?: (() => number) | undefined;
-  /** Told of every attempt (metrics). */
   observer?: KubeObserver | undefined;
 }
 
-/** One call within the review's deadline. `what` names it in errors: `reading GMSACredentialSpec "x"`. */
-export interface KubeRequest extends CallOptions {
-  method: "GET" | "POST";
-  /** Absolute path, already encoded. */
-  path: string;
-  /** The resource the path names, for metrics (the path itself holds names from the review). */
-  resource: KubeResource;
-  body?: unknown;
-  what: string;
-}
+/** One call. `path` is absolute and encoded; `resource` labels metrics; `what` names it in errors. */
+export type KubeRequest = CallOptions & { method: "GET" | "POST"; path: string; resource: KubeResource; body?: unknown; what: string };
 
 /** The final answer: any HTTP status; `body` is the parsed JSON, if any; `headers` for the CLI (dry runs' Warning). */
 export type KubeAnswer = { status: number; body: unknown; headers?: KubeResponse["headers"] };
@@ -93,46 +63,43 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
 
   return async ({ method, path, resource, body, what, signal, tally }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    const deadlineAt = now() + timeoutMs;
+    const deadlineError = () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
     const attempted = (code: KubeCallCode, startedAt: number): void => {
       if (tally !== undefined) tally.kubeRequests++;
       observer?.kubeRequest(method === "GET" ? "get" : "create", resource, code, (performance.now() - startedAt) / 1000);
     };
-    const deadlineAt = now() + timeoutMs;
-    const deadlineError = (): DeadlineExceededError =>
-      new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
     let refreshed = false;
     let retried = false;
+    /** A GET is tried once more, after `delayMs`, if that still ends within the deadline. */
+    const retryAfter = async (delayMs: number): Promise<boolean> => {
+      if (method !== "GET" || retried || now() + delayMs >= deadlineAt) return false;
+      retried = true;
+      return sleep(delayMs, deadline);
+    };
     for (;;) {
       if (deadline.aborted) throw deadlineError();
-      let credential: Credential | undefined;
-      try {
-        credential = await tokenSource?.getCredential({ signal: deadline, tally });
-      } catch (error) {
+      const credential = await tokenSource?.getCredential({ signal: deadline, tally }).catch((error: unknown) => {
         throw error instanceof AdmissionError ? error.withContext(what) : new CredentialsError(`${what}: no credential`, { cause: error });
-      }
+      });
       const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "gmsa-webhooks" };
       if (body !== undefined) headers["Content-Type"] = "application/json";
       if (options.disableCompression === true) headers["Accept-Encoding"] = "identity";
+      let clientCertificate: ClientCertificate | undefined;
       if (credential !== undefined && isTokenCredential(credential)) headers["Authorization"] = `Bearer ${credential.token}`;
-      const clientCertificate =
-        credential === undefined || isTokenCredential(credential)
-          ? undefined
-          : { certificate: credential.clientCertificateData, key: credential.clientKeyData };
+      else if (credential !== undefined) clientCertificate = { certificate: credential.clientCertificateData, key: credential.clientKeyData };
+      const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
+      if (body !== undefined) init.body = JSON.stringify(body);
       let response: KubeResponse;
       let text: string;
       const startedAt = performance.now();
       try {
-        const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
-        if (body !== undefined) init.body = JSON.stringify(body);
         response = await awaitWithin(options.fetch(`${base}${path}`, init, clientCertificate), deadline, deadlineError);
         text = await response.text();
       } catch (error) {
         attempted(deadline.aborted ? "timeout" : "error", startedAt);
         if (deadline.aborted) throw deadlineError();
-        if (method === "GET" && !retried && (await sleep(retryDelayMs, deadline))) {
-          retried = true;
-          continue;
-        }
+        if (await retryAfter(retryDelayMs)) continue;
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${shortErrorCode(error)})`, { cause: error });
       }
@@ -144,7 +111,8 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           cause: { httpStatus: answer.status, location: response.headers.get("Location") },
         });
       }
-      if (credential !== undefined && answer.status >= 200 && answer.status < 300) tokenSource?.accepted?.(credential);
+      const ok = answer.status >= 200 && answer.status < 300;
+      if (credential !== undefined && ok) tokenSource?.accepted?.(credential);
       if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
         // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.
         tokenSource.invalidate(credential);
@@ -154,16 +122,8 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         }
       }
       // 429 and 5xx are worth one more try (docs/security.md, Fail closed).
-      if (method === "GET" && !retried && (answer.status === 429 || answer.status >= 500)) {
-        const delay = retryAfterMs(response.headers.get("Retry-After"), answer.body, now()) ?? retryDelayMs;
-        if (now() + delay < deadlineAt && (await sleep(delay, deadline))) {
-          retried = true;
-          continue;
-        }
-      }
-      if (answer.status >= 200 && answer.status < 300 && answer.body === undefined) {
-        throw new KubeApiError(`${what}: API server answered ${answer.status} without a JSON body`);
-      }
+      if ((answer.status === 429 || answer.status >= 500) && (await retryAfter(retryAfterMs(response, answer.body, now()) ?? retryDelayMs))) continue;
+      if (ok && answer.body === undefined) throw new KubeApiError(`${what}: API server answered ${answer.status} without a JSON body`);
       return answer;
     }
   };
@@ -183,22 +143,19 @@ export function readStatus(body: unknown): z.infer<typeof kubeStatus> | undefine
   return parsed.success ? parsed.data : undefined;
 }
 
-/**
- * The error for a final non-success answer to `what` ("reading GMSACredentialSpec \"x\""). The Status message
- * goes into `cause` for logs, not into the message that reaches the pod's author.
- */
+/** The error for a final non-success answer to `what`; the Status message goes into `cause`, for logs only. */
 export function errorFromAnswer(what: string, httpStatus: number, body: unknown): AdmissionError {
   const status = readStatus(body);
-  const answer = status?.reason ? `${httpStatus} ${status.reason}` : `${httpStatus}`;
+  const answer = `${what}: API server answered ${httpStatus}${status?.reason ? ` ${status.reason}` : ""}`;
   const cause = { httpStatus, reason: status?.reason, message: status?.message };
-  if (httpStatus === 401) return new CredentialsError(`${what}: API server answered ${answer}: it rejected our credential`, { cause });
-  if (httpStatus === 403) return new KubeApiError(`${what}: API server answered ${answer}: check this function's RBAC`, { cause });
-  return new KubeApiError(`${what}: API server answered ${answer}`, { cause });
+  if (httpStatus === 401) return new CredentialsError(`${answer}: it rejected our credential`, { cause });
+  return new KubeApiError(httpStatus === 403 ? `${answer}: check this function's RBAC` : answer, { cause });
 }
 
 /** Retry-After (seconds or HTTP date), else the Status `details.retryAfterSeconds`, in ms. */
-function retryAfterMs(header: string | null, body: unknown, now: number): number | undefined {
-  if (header !== null && header.trim() !== "") {
+function retryAfterMs(response: KubeResponse, body: unknown, now: number): number | undefined {
+  const header = response.headers.get("Retry-After")?.trim();
+  if (header) {
     const seconds = Number(header);
     if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
     const date = Date.parse(header);

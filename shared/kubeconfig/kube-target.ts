@@ -5,44 +5,24 @@
 import { EXEC_CLUSTER_EXTENSION, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../credentials/exec-config.ts";
 import type { Kubeconfig, RawCluster, RawUser } from "./kubeconfig.ts";
 
-/** The API server to talk to. File paths are already absolute on Node. */
-export interface KubeCluster {
-  name: string;
-  /** As written in the kubeconfig; may carry a path prefix (proxies). */
-  server: string;
-  certificateAuthority?: string | undefined;
-  /** Base64 of a PEM bundle, whitespace removed. */
-  certificateAuthorityData?: string | undefined;
-  tlsServerName?: string | undefined;
-  insecureSkipTlsVerify: boolean;
-  proxyUrl?: string | undefined;
-  disableCompression: boolean;
-  /** The `client.authentication.k8s.io/exec` extension, passed to exec plugins. */
-  execExtension?: unknown;
-}
+/**
+ * The API server to talk to: `server` as written (it may carry a path prefix), file paths already absolute on Node,
+ * `certificateAuthorityData` base64 without whitespace, `execExtension` the `client.authentication.k8s.io/exec` one.
+ */
+export type KubeCluster = { name: string; server: string; insecureSkipTlsVerify: boolean; disableCompression: boolean; execExtension?: unknown } & Partial<
+  Record<"certificateAuthority" | "certificateAuthorityData" | "tlsServerName" | "proxyUrl", string | undefined>
+>;
 
 /** How the user authenticates: exactly one way, or none (the adapter may supply one, e.g. the JWT source). */
 export type KubeUserAuth =
   | { kind: "none" }
   | { kind: "token"; token: string }
   | { kind: "tokenFile"; tokenFile: string }
-  | {
-      kind: "clientCertificate";
-      certificateFile?: string | undefined;
-      certificateData?: string | undefined;
-      keyFile?: string | undefined;
-      keyData?: string | undefined;
-    }
+  | { kind: "clientCertificate"; certificateFile?: string | undefined; certificateData?: string | undefined; keyFile?: string | undefined; keyData?: string | undefined }
   | { kind: "exec"; exec: ExecConfig };
 
-/** What a context resolves to. */
-export interface KubeTarget {
-  contextName: string;
-  /** The context's default namespace, for the CLI as kubectl reads it (the functions never use one). */
-  namespace?: string | undefined;
-  cluster: KubeCluster;
-  auth: KubeUserAuth;
-}
+/** What a context resolves to; `namespace` is the context's default, for the CLI as kubectl reads it. */
+export type KubeTarget = { contextName: string; namespace?: string | undefined; cluster: KubeCluster; auth: KubeUserAuth };
 
 /** `value` as normalized base64; a problem when it is not base64. */
 function readBase64(value: string | null | undefined, where: string, problems: string[]): string | undefined {
@@ -55,33 +35,31 @@ function readBase64(value: string | null | undefined, where: string, problems: s
   }
 }
 
-function resolveCluster(name: string, raw: RawCluster, where: string, problems: string[]): KubeCluster | undefined {
+function resolveCluster(name: string, raw: RawCluster, where: string, problems: string[]): KubeCluster {
   const server = raw.server ?? "";
-  let url: URL | undefined;
+  let protocol: string | undefined;
   try {
-    url = new URL(server);
+    protocol = new URL(server).protocol;
   } catch {
     problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
   }
-  if (url && url.protocol !== "https:" && url.protocol !== "http:") problems.push(`${where}.server must be https or http`);
+  if (protocol !== undefined && protocol !== "https:" && protocol !== "http:") problems.push(`${where}.server must be https or http`);
   const caFile = raw["certificate-authority"];
   const caData = raw["certificate-authority-data"];
   if (caFile && caData) problems.push(`${where}: certificate-authority and certificate-authority-data are both set`);
-  const cluster: KubeCluster = {
+  const insecureSkipTlsVerify = raw["insecure-skip-tls-verify"] === true;
+  if (insecureSkipTlsVerify && (caFile || caData)) problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
+  return {
     name,
     server,
     certificateAuthority: caFile || undefined,
     certificateAuthorityData: readBase64(caData, `${where}.certificate-authority-data`, problems),
     tlsServerName: raw["tls-server-name"] || undefined,
-    insecureSkipTlsVerify: raw["insecure-skip-tls-verify"] === true,
+    insecureSkipTlsVerify,
     proxyUrl: raw["proxy-url"] || undefined,
     disableCompression: raw["disable-compression"] === true,
     execExtension: raw.extensions?.find((entry) => entry.name === EXEC_CLUSTER_EXTENSION)?.extension,
   };
-  if (cluster.insecureSkipTlsVerify && (caFile || caData)) {
-    problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
-  }
-  return url ? cluster : undefined;
 }
 
 function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserAuth {
@@ -114,10 +92,7 @@ function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserA
   return ways[0] ?? { kind: "none" };
 }
 
-/**
- * Resolves `contextName` (default: `current-context`) to its cluster and user.
- * @returns the target, or every problem found.
- */
+/** Resolves `contextName` (default: `current-context`) to its cluster and user, or every problem found. */
 export function selectKubeTarget(config: Kubeconfig, contextName?: string): { target?: KubeTarget; problems: string[] } {
   const name = contextName || config.currentContext;
   if (!name) return { problems: ["kubeconfig: no current-context is set and KUBE_CONTEXT is empty"] };
@@ -126,9 +101,8 @@ export function selectKubeTarget(config: Kubeconfig, contextName?: string): { ta
   const problems: string[] = [];
   const clusterName = context.context.cluster ?? "";
   const rawCluster = config.clusters.get(clusterName);
-  let cluster: KubeCluster | undefined;
   if (rawCluster === undefined) problems.push(`kubeconfig: context "${name}" names cluster "${clusterName}", which is not defined`);
-  else cluster = resolveCluster(clusterName, rawCluster.cluster, `${rawCluster.source}: cluster "${clusterName}"`, problems);
+  const cluster = rawCluster && resolveCluster(clusterName, rawCluster.cluster, `${rawCluster.source}: cluster "${clusterName}"`, problems);
   const userName = context.context.user ?? "";
   const rawUser = userName === "" ? undefined : config.users.get(userName);
   if (userName !== "" && rawUser === undefined) problems.push(`kubeconfig: context "${name}" names user "${userName}", which is not defined`);

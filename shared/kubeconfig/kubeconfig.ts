@@ -1,10 +1,8 @@
 /**
  * kubeconfig files as kubectl reads them (k8s.io/client-go/tools/clientcmd), YAML or JSON, in Web APIs only (the
- * Workers build gets the text from a secret): the text read as YAML 1.1, the schema checked, a repeated name in one
- * list refused, relative paths resolved against the file's folder, and a `KUBECONFIG` list merged where the first
- * file to set a name or `current-context` wins.
+ * Workers build gets the text from a secret).
  */
-import { parseDocument, type Tags, type YAMLError } from "yaml";
+import { parseDocument, type Tags } from "yaml";
 import * as z from "zod/mini";
 import "../zod-english.ts";
 
@@ -19,43 +17,46 @@ function uniqueNames(payload: z.core.ParsePayload<{ name: string }[]>): void {
   }
 }
 
-const extensionsSchema = z.nullish(z.array(z.object({ name: z.string(), extension: z.unknown() })).check(uniqueNames));
+const text = z.nullish(z.string());
+const flag = z.nullish(z.boolean());
+const name = z.string().check(z.minLength(1));
+const extensions = z.nullish(z.array(z.object({ name: z.string(), extension: z.unknown() })).check(uniqueNames));
 
 const clusterSchema = z.looseObject({
-  server: z.nullish(z.string()),
-  "certificate-authority": z.nullish(z.string()),
-  "certificate-authority-data": z.nullish(z.string()),
-  "tls-server-name": z.nullish(z.string()),
-  "insecure-skip-tls-verify": z.nullish(z.boolean()),
-  "proxy-url": z.nullish(z.string()),
-  "disable-compression": z.nullish(z.boolean()),
-  extensions: extensionsSchema,
+  server: text,
+  "certificate-authority": text,
+  "certificate-authority-data": text,
+  "tls-server-name": text,
+  "insecure-skip-tls-verify": flag,
+  "proxy-url": text,
+  "disable-compression": flag,
+  extensions,
 });
 
 const userSchema = z.looseObject({
-  token: z.nullish(z.string()),
-  tokenFile: z.nullish(z.string()),
-  "client-certificate": z.nullish(z.string()),
-  "client-certificate-data": z.nullish(z.string()),
-  "client-key": z.nullish(z.string()),
-  "client-key-data": z.nullish(z.string()),
+  token: text,
+  tokenFile: text,
+  "client-certificate": text,
+  "client-certificate-data": text,
+  "client-key": text,
+  "client-key-data": text,
   exec: z.optional(z.unknown()),
   "auth-provider": z.optional(z.unknown()),
-  username: z.nullish(z.string()),
-  password: z.nullish(z.string()),
-  as: z.nullish(z.string()),
-  extensions: extensionsSchema,
+  username: text,
+  password: text,
+  as: text,
+  extensions,
 });
 
-const contextSchema = z.looseObject({ cluster: z.nullish(z.string()), user: z.nullish(z.string()), namespace: z.nullish(z.string()), extensions: extensionsSchema });
+const contextSchema = z.looseObject({ cluster: text, user: text, namespace: text, extensions });
 
 const kubeconfigSchema = z.looseObject({
-  clusters: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), cluster: z.nullish(clusterSchema) })).check(uniqueNames)),
-  users: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), user: z.nullish(userSchema) })).check(uniqueNames)),
-  contexts: z.nullish(z.array(z.object({ name: z.string().check(z.minLength(1)), context: z.nullish(contextSchema) })).check(uniqueNames)),
-  "current-context": z.nullish(z.string()),
-  preferences: z.nullish(z.looseObject({ extensions: extensionsSchema })),
-  extensions: extensionsSchema,
+  clusters: z.nullish(z.array(z.object({ name, cluster: z.nullish(clusterSchema) })).check(uniqueNames)),
+  users: z.nullish(z.array(z.object({ name, user: z.nullish(userSchema) })).check(uniqueNames)),
+  contexts: z.nullish(z.array(z.object({ name, context: z.nullish(contextSchema) })).check(uniqueNames)),
+  "current-context": text,
+  preferences: z.nullish(z.looseObject({ extensions })),
+  extensions,
 });
 
 export type RawCluster = z.infer<typeof clusterSchema>;
@@ -70,26 +71,24 @@ export interface Kubeconfig {
   currentContext?: string | undefined;
 }
 
-/** Options of {@link parseKubeconfig}. */
+/** `source` names the file in problems ("the KUBECONFIG secret", a path); `resolvePath` makes relative paths relative to its folder (Node). */
 export interface ParseKubeconfigOptions {
-  /** Names the file in problems ("the KUBECONFIG secret", a path). */
   source: string;
-  /** Turns a relative path into one relative to the file's folder (Node). Without it, paths stay as written. */
   resolvePath?: (path: string) => string;
 }
 
-/** A path kubectl resolves against the kubeconfig's folder: `exec.command` only when it names a path, not a PATH lookup. */
-function resolveUserPaths(user: RawUser, resolvePath: (path: string) => string): RawUser {
-  const resolved: RawUser = { ...user };
-  for (const key of ["tokenFile", "client-certificate", "client-key"] as const) {
+/** `entry` with the paths kubectl resolves against the kubeconfig's folder resolved: `exec.command` only when it names a path, not a PATH lookup. */
+function resolvePaths<T extends RawCluster | RawUser>(entry: T, resolvePath: (path: string) => string): T {
+  const resolved: Record<string, unknown> = { ...entry };
+  for (const key of ["certificate-authority", "tokenFile", "client-certificate", "client-key"]) {
     const value = resolved[key];
-    if (value) resolved[key] = resolvePath(value);
+    if (typeof value === "string" && value !== "") resolved[key] = resolvePath(value);
   }
   const exec = resolved.exec as { command?: unknown } | null | undefined;
   if (exec && typeof exec.command === "string" && /[/\\]/.test(exec.command)) {
     resolved.exec = { ...exec, command: resolvePath(exec.command) };
   }
-  return resolved;
+  return resolved as T;
 }
 
 /**
@@ -105,17 +104,13 @@ export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): 
   if (!parsed.success) {
     return { problems: parsed.error.issues.map((issue) => `${source}: ${issue.path.join(".") || "document"}: ${issue.message}`) };
   }
-  const config: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
-  for (const { name, cluster } of parsed.data.clusters ?? []) {
-    const ca = cluster?.["certificate-authority"];
-    config.clusters.set(name, { cluster: { ...cluster, ...(ca ? { "certificate-authority": resolvePath(ca) } : {}) }, source });
-  }
-  for (const { name, user } of parsed.data.users ?? []) config.users.set(name, { user: resolveUserPaths(user ?? {}, resolvePath), source });
-  for (const { name, context } of parsed.data.contexts ?? []) {
-    config.contexts.set(name, { context: context ?? {}, source });
-  }
-  const current = parsed.data["current-context"];
-  if (current) config.currentContext = current;
+  const { clusters, users, contexts } = parsed.data;
+  const config: Kubeconfig = {
+    clusters: new Map(clusters?.map(({ name, cluster }) => [name, { cluster: resolvePaths(cluster ?? {}, resolvePath), source }])),
+    users: new Map(users?.map(({ name, user }) => [name, { user: resolvePaths(user ?? {}, resolvePath), source }])),
+    contexts: new Map(contexts?.map(({ name, context }) => [name, { context: context ?? {}, source }])),
+  };
+  if (parsed.data["current-context"]) config.currentContext = parsed.data["current-context"];
   return { config, problems: [] };
 }
 
@@ -158,7 +153,9 @@ function readKubeconfigYaml(text: string): { document: unknown } | { problem: st
   // A lone CR is a line break to go-yaml as to YAML 1.2, but the `yaml` package keeps a trailing one in the value.
   const document = parseDocument(text.replace(/\r\n?/g, "\n"), { version: "1.1", merge: true, customTags: goYamlTags });
   const [error] = [...document.errors, ...document.warnings];
-  if (error !== undefined) return { problem: `not valid YAML (${describe(error)})` };
+  // Its code and where, not its message: that quotes the offending line, which may hold a token.
+  const at = error?.linePos?.[0];
+  if (error !== undefined) return { problem: `not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ""})` };
   // go-yaml v2 refuses any other %YAML directive ("found incompatible YAML document").
   if (document.directives?.yaml.version !== "1.1") return { problem: "declares a YAML version other than 1.1, which kubectl refuses" };
   try {
@@ -167,10 +164,4 @@ function readKubeconfigYaml(text: string): { document: unknown } | { problem: st
     // A merge key that names no mapping, or too many aliases: the messages are the library's own, without content.
     return { problem: `not valid YAML (${(error as Error).message})` };
   }
-}
-
-/** The error's code and where it is, not its message: that quotes the offending line, which may hold a token. */
-function describe(error: YAMLError): string {
-  const at = error.linePos?.[0];
-  return at === undefined ? error.code : `${error.code} at line ${at.line}, column ${at.col}`;
 }

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { callerAuth, checkClientCertificate, type CallerAuthOptions } from "../../../../shared/http/caller-auth.ts";
+import { callerAuth, type CallerAuthDeps, type CallerAuthOptions, type ClientCertificate } from "../../../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../../shared/http/on-error.ts";
-import { silentLogger } from "../../../../shared/log.ts";
+import { createJsonLogger, silentLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post, watchedBody } from "../../../support/requests.ts";
@@ -163,23 +163,27 @@ describe("caller auth: path", () => {
 });
 
 describe("caller auth: mtls verdicts", () => {
-  const names = new Set(["kube-apiserver"]);
-  const cert = { presented: true, authorized: true, error: undefined, commonNames: ["kube-apiserver"] };
+  const cert: ClientCertificate = { presented: true, authorized: true, error: undefined, commonNames: ["kube-apiserver"] };
+  /** The status of a request whose connection presented `presented`, and the reasons logged. */
+  async function verdict(presented: ClientCertificate | undefined, clientNames = ["kube-apiserver"]) {
+    const lines: string[] = [];
+    const logger = createJsonLogger({ level: "debug", write: (line) => lines.push(line) });
+    const res = await app({ mode: "mtls", clientCaFile: "ca.pem", clientNames }, { logger, clientCertificate: () => presented }).request("/", { method: "POST" });
+    return { status: res.status, logged: lines.join("\n") };
+  }
 
-  it("accepts a verified certificate with an allowed name", () => {
-    expect(checkClientCertificate(cert, names)).toEqual({ ok: true });
-    expect(checkClientCertificate({ ...cert, commonNames: ["anyone"] }, new Set())).toEqual({ ok: true });
+  it("accepts a verified certificate with an allowed name", async () => {
+    expect((await verdict(cert)).status).toBe(200);
+    expect((await verdict({ ...cert, commonNames: ["anyone"] }, [])).status).toBe(200);
   });
 
-  it("refuses no certificate and an unverified one (401), a verified one with another name (403)", () => {
-    expect(checkClientCertificate(undefined, names)).toMatchObject({ ok: false, status: 401 });
-    expect(checkClientCertificate({ ...cert, presented: false, authorized: false }, names)).toMatchObject({ status: 401 });
-    expect(checkClientCertificate({ ...cert, authorized: false, error: "CERT_HAS_EXPIRED" }, names)).toEqual({
-      ok: false,
-      status: 401,
-      reason: "CERT_HAS_EXPIRED",
-    });
-    expect(checkClientCertificate({ ...cert, commonNames: ["intruder"] }, names)).toMatchObject({ ok: false, status: 403 });
+  it("refuses no certificate and an unverified one (401), a verified one with another name (403)", async () => {
+    expect((await verdict(undefined)).status).toBe(401);
+    expect((await verdict({ ...cert, presented: false, authorized: false })).status).toBe(401);
+    const expired = await verdict({ ...cert, authorized: false, error: "CERT_HAS_EXPIRED" });
+    expect(expired.status).toBe(401);
+    expect(expired.logged).toContain('"reason":"CERT_HAS_EXPIRED"');
+    expect((await verdict({ ...cert, commonNames: ["intruder"] })).status).toBe(403);
   });
 
   it("refuses mtls without a certificate reader at setup: Workers cannot see client certificates (TypeError)", () => {
@@ -189,10 +193,10 @@ describe("caller auth: mtls verdicts", () => {
 });
 
 // The middleware alone, in front of an answer that lets the caller in.
-function app(options: CallerAuthOptions) {
+function app(options: CallerAuthOptions, deps: CallerAuthDeps = { logger: silentLogger }) {
   const hono = new Hono<AppEnv>();
   hono.onError(createErrorHandler(silentLogger));
-  return hono.post("/", callerAuth(options, { logger: silentLogger }), (c) => c.text("in"));
+  return hono.post("/", callerAuth(options, deps), (c) => c.text("in"));
 }
 
 describe("callerAuth", () => {

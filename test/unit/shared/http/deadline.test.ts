@@ -1,21 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_WEBHOOK_TIMEOUT_MS, parseGoDuration, reviewBudgetMs, startDeadline } from "../../../../shared/http/deadline.ts";
 
-describe("parseGoDuration", () => {
-  it.each([
-    ["10s", 10_000],
-    ["1m30s", 90_000],
-    ["500ms", 500],
-    ["1.5s", 1500],
-  ])("reads %s as %i ms", (text, ms) => {
-    expect(parseGoDuration(text)).toBe(ms);
-  });
-
-  it.each([undefined, "", "10", "s", "-5s", "1h", "10s ", "0s", "9".repeat(40) + "s"])("gives undefined for %j", (text) => {
-    expect(parseGoDuration(text)).toBeUndefined();
-  });
-});
-
 describe("startDeadline limits", () => {
   it("clamps a ?timeout= past Kubernetes' 30 s maximum instead of failing (AbortSignal.timeout's range)", async () => {
     const deadline = startDeadline("9999999999s");
@@ -44,7 +29,7 @@ describe("parseGoDuration", () => {
     expect(parseGoDuration(text)).toBe(ms);
   });
 
-  it.each([undefined, "", "10", "s", "10x", "-1s", "0s", " 10s", "10s ", "10 s", "1m30", "ten seconds", "1".repeat(40) + "s", "1e3s"])(
+  it.each([undefined, "", "10", "s", "10x", "-1s", "0s", " 10s", "10s ", "10 s", "1m30", "1h", "ten seconds", "1".repeat(40) + "s", "1e3s"])(
     "refuses %j",
     (text) => {
       expect(parseGoDuration(text)).toBeUndefined();
