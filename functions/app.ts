@@ -1,54 +1,36 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens, callerAuth } from "../shared/http/caller-auth.ts";
+import { bearerTokens, callerAuth, type CallerAuthOptions, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
-import type { CallerAuthOptions, ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import pkg from "../package.json" with { type: "json" };
-import { createReviewCounters, type MetricsExposition, type ReviewCounters, type ReviewRecorder } from "./metrics.ts";
 import type { ReadinessCheck } from "../shared/kube/readiness.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
-/**
- * Largest request body accepted, in bytes. The API server sends at most two objects of etcd's 1.5 MiB request limit
- * (`object` and `oldObject` of an UPDATE) plus the review around them; a larger body is not a review it sent.
- */
+/** Largest body accepted: an UPDATE's two objects of etcd's 1.5 MiB limit and the review around them, with room. */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** What the app is built from: the configuration and what each runtime brings. */
-export interface AppDeps extends Omit<ReviewRouteDeps, "allowedLevel"> {
+export interface AppDeps extends ReviewRouteDeps {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
   functions: readonly FunctionName[];
   version: string;
-  /** Caller authentication (docs/security.md, "Who may call the functions"), checked before the body is read. */
   callerAuth: CallerAuthOptions;
   /** METRICS_TOKENS: bearer tokens GET /metrics requires; empty, /metrics is open. */
   metricsTokens: readonly string[];
-  /** `mtls`: reads each request's client certificate. Only the Node server can (functions/node/client-certificate.ts). */
+  /** CALLER_AUTH=mtls: reads each request's client certificate (only the Node server can). */
   clientCertificate?: ClientCertificateReader;
-  /** Extra counters for the JSON /metrics (exec plugin runs, caches), merged with the review counters. */
-  extraMetrics?: () => Record<string, number>;
-  /**
-   * What GET /metrics answers: the Node server passes its Prometheus registry's text. Absent: the JSON snapshot of
-   * `counters` (when they keep one) and `extraMetrics`.
-   */
-  exposition?: () => Promise<MetricsExposition>;
-  /** False once the process is shutting down: /readyz answers 503 so the endpoint is taken out of the Service. */
+  /** False once the process is shutting down: /readyz answers 503 so the endpoint leaves the Service. */
   ready?: () => boolean;
-  /** Whether the functions can work against the API server (shared/kube/readiness.ts): /readyz answers 503 when not. */
+  /** Whether the functions can work against the API server: /readyz answers 503 when not. */
   readiness: ReadinessCheck;
 }
 
-/**
- * What a runtime brings besides the configuration: its kube client, logger and platform specifics; `counters`
- * replaces the JSON review counters (the Node server's Prometheus registry).
- */
-export type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "clientCertificate" | "extraMetrics" | "exposition" | "ready" | "readiness"> & {
-  counters?: ReviewRecorder;
-};
+/** What a runtime brings besides the configuration. */
+type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">;
 
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
 export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
@@ -58,7 +40,6 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
     version: pkg.version,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
-    counters: runtime.counters ?? createReviewCounters(),
     settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
     callerAuth: config.callerAuth,
     metricsTokens: config.metricsTokens,
@@ -66,18 +47,13 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
 }
 
 /**
- * The whole HTTP surface as one Hono app, the same on every runtime (each reaches it through Hono's adapter for it):
- * - `POST /expand`, `POST /authorize` (the functions in `deps.functions`; with CALLER_AUTH=path at
- *   `/<name>/:secret`): caller auth (401/403/503, before anything else), POST only (405 with `Allow: POST`), a JSON
- *   content type (415), the body limit (413, chunked bodies too), then the review (400 when the body is not an
- *   AdmissionReview, else 200 with the admission answer) within the deadline of `?timeout=`;
- * - `GET /healthz` (the process answers), `GET /readyz` (503 once the process is shutting down, or while the API
- *   server does not accept the function's credential or RBAC: the body says what is missing, the log why),
- *   `GET /version`: open;
- * - `GET /metrics`: open, or behind `deps.metricsTokens` (METRICS_TOKENS) when set, never behind the admission
- *   credential: the runtime's exposition (Prometheus text on the Node server), else the JSON counters.
- * Anything else is a 404; our own failures a logged 500 (shared/http/on-error.ts). Adapters build `deps` and call this
- * once per process or isolate.
+ * The whole HTTP surface as one Hono app, the same on every runtime, built once per process or isolate:
+ * - `POST /expand`, `POST /authorize` (CALLER_AUTH=path: `/<name>/:secret`): caller auth (401/403/503), POST only
+ *   (405), a JSON content type (415), the body limit (413), then the review (400 when not an AdmissionReview, else 200)
+ *   within the deadline of `?timeout=`;
+ * - `GET /healthz`, `GET /readyz` (503 while shutting down or while the API server refuses the function's credential
+ *   or RBAC), `GET /version`: open; `GET /metrics`: open or behind METRICS_TOKENS, never the admission credential.
+ * Anything else is a 404; our own failures a logged 500.
  * @throws TypeError when the caller auth or metrics options cannot work.
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -86,7 +62,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => c.json({ error: "not found" }, 404));
 
   app.get("/healthz", (c) => c.text("ok"));
-  // Probes come every few seconds: the log says when readiness changes, not each time it is asked.
+  // Probes come every few seconds: log when readiness changes, not each time it is asked.
   let lastDetail: string | undefined;
   app.get("/readyz", async (c) => {
     if (deps.ready?.() === false) return c.text("shutting down", 503);
@@ -104,17 +80,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metricsAuth: MiddlewareHandler<AppEnv> =
     deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
   app.get("/metrics", metricsAuth, async (c) => {
-    if (deps.exposition === undefined) {
-      const counters: Partial<ReviewCounters> = deps.counters;
-      return c.json({ ...counters.snapshot?.(), ...deps.extraMetrics?.() });
-    }
-    const { contentType, body } = await deps.exposition();
+    const { contentType, body } = await deps.metrics.exposition();
     return c.body(body, 200, { "content-type": contentType });
   });
 
-  const checks = [callerAuth(deps.callerAuth, deps), postOnly, jsonOnly, reviewDeadline(), reviewBody] as const;
+  const checks = [callerAuth(deps.callerAuth, deps), postJsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
-    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], { ...deps, allowedLevel: deps.exposition === undefined ? "info" : "debug" });
+    const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
     app.all(`/${fn}`, ...checks, handler);
     // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
     if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
@@ -122,13 +94,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   return app;
 }
 
-const postOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+const postJsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== "POST") return c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" });
-  await next();
-};
-
-/** JSON, parameters such as a proxy's `charset=utf-8` allowed. */
-const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  // JSON, parameters such as a proxy's `charset=utf-8` allowed.
   if (c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() !== "application/json") throw new HTTPException(415, { message: "content type must be application/json" });
   await next();
 };
@@ -141,10 +109,9 @@ const limitBody = bodyLimit({
 });
 
 /**
- * hono/body-limit; a body that breaks off while it counts one without a length (the caller went away) is a 400. A
- * declared length (without Transfer-Encoding, as the API server sends reviews) is judged from the header, as
- * body-limit judges it, without entering body-limit: it reads `c.req.raw.body` first, which on @hono/node-server
- * builds a web Request and body stream per request where `c.req.text()` would read the socket directly.
+ * hono/body-limit; a body without a length that breaks off while counted (the caller went away) is a 400. A declared
+ * length (as the API server sends reviews) is judged from the header without entering body-limit, whose read of
+ * `c.req.raw.body` builds a web Request per request on @hono/node-server where `c.req.text()` reads the socket.
  */
 const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const declared = c.req.header("content-length");
@@ -164,10 +131,9 @@ const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
 export const MISCONFIGURED_BODY = { error: "gmsa-webhooks is misconfigured; see the function's logs" } as const;
 
 /**
- * What Workers, Lambda and Azure serve when building their app threw `error`: they have no start-up to refuse the
- * way `npm start` exits, so a {@link ConfigurationError} is reported once through `report` (default console.error,
- * the platform's log) and every request answers 503, which the API server treats as a failed call (the webhook's
- * failurePolicy applies). Anything else is rethrown.
+ * What Workers, Lambda and Azure serve when building their app threw: with no start-up to refuse as `npm start` does,
+ * a {@link ConfigurationError} is reported once (default console.error) and every request answers 503, a failed call
+ * to the API server (the webhook's failurePolicy applies). Anything else is rethrown.
  */
 export function misconfiguredApp(error: unknown, report: (message: string) => void = console.error): Hono<AppEnv> {
   if (!(error instanceof ConfigurationError)) throw error;

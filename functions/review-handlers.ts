@@ -1,7 +1,6 @@
 /**
  * The review routes: the Hono handler around each function (body, AdmissionReview, log line, counters) and the two
- * functions, which read in four steps: parse the review, plan (shared/policy), load the facts the plan names,
- * decide (shared/policy). Loading is the only I/O.
+ * functions: parse the review, plan (shared/policy), load the facts the plan names (the only I/O), decide.
  */
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -13,25 +12,23 @@ import { asAdmissionError, DeadlineExceededError, InternalError } from "../share
 import type { AppEnv } from "../shared/http/env.ts";
 import { parseJson } from "../shared/json.ts";
 import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
-import type { Logger, LogLevel } from "../shared/log.ts";
+import type { Logger } from "../shared/log.ts";
 import { createCallTally, type CallTally } from "../shared/observer.ts";
 import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
 import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
 import type { Decision } from "../shared/policy/review.ts";
-import type { ReviewRecorder } from "./metrics.ts";
+import type { AppMetrics } from "./metrics.ts";
 
 /** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
 export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
 
-/** What a review handler gets besides the review: facts, randomness and the deadline. */
-export interface ReviewContext {
+/** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
+interface ReviewContext {
   gmsa: GmsaClient;
   settings: ReviewSettings;
   randomBytes: (length: number) => Uint8Array;
-  /** Aborts when the review's time is up. */
   signal: AbortSignal;
-  /** What this review's API calls did, for its log line. */
   tally?: CallTally;
 }
 
@@ -70,10 +67,13 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
 
 /** The fact of each name, loaded concurrently. */
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
+  const deadlinePassed = () => new DeadlineExceededError("the review's deadline passed before the API server answered");
   const loaded = await Promise.all(
     [...names].map(async (name): Promise<[string, Fact<T>]> => {
       try {
-        return [name, { ok: true, value: await untilDeadline(load(name), signal) }];
+        // No later than the deadline plus one turn of the event loop, in which a client that honours the signal
+        // rejects with its own, more precise error: the API server always gets our answer before it gives up on us.
+        return [name, { ok: true, value: await awaitWithin(load(name), signal, deadlinePassed, { graceTurn: true }) }];
       } catch (error) {
         return [name, { ok: false, error: asAdmissionError(error) }];
       }
@@ -82,35 +82,17 @@ async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (
   return new Map(loaded);
 }
 
-/**
- * Settles no later than the deadline plus one turn of the event loop (in which a client that honours the signal
- * rejects with its own, more precise error), so the API server always gets our answer before it gives up on us.
- */
-export function untilDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return awaitWithin(work, signal, () => new DeadlineExceededError("the review's deadline passed before the API server answered"), { graceTurn: true });
-}
-
 /** Longest name from the review (Kubernetes names are at most 253 characters) and credential detail logged as is. */
 const MAX_LOGGED_NAME = 253;
 const MAX_LOGGED_DETAIL = 1024;
 
-export interface ReviewRouteDeps extends Omit<ReviewContext, "signal"> {
-  logger: Logger;
-  now: () => number;
-  /** Told of every review's outcome: the JSON counters, or the Node server's Prometheus registry. */
-  counters: ReviewRecorder;
-  /**
-   * The level of an allowed review's line: `debug` beside Prometheus metrics, which count the same facts (and the
-   * line costs a tenth of a review's CPU); `info` on the serverless runtimes, whose metrics are their log lines.
-   * Refusals and failures are `warn` everywhere.
-   */
-  allowedLevel: LogLevel;
-}
+/** `metrics`: the JSON counters, or the Node server's Prometheus registry. */
+export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; now: () => number; metrics: AppMetrics };
 
 /**
- * The Hono handler of one function's review route, behind the HTTP checks (functions/app.ts): a body that is not an
- * AdmissionReview is a 400; else the handler runs within the review's deadline (`c.var.signal`), its errors become
- * denials (fail closed), and the answer is a 200 with the AdmissionReview, logged in one line and counted.
+ * The Hono handler of one function's review route, behind app.ts's HTTP checks: a body that is not an AdmissionReview
+ * is a 400; else `handle` runs within `c.var.signal`, its errors become denials (fail closed), and the answer is a 200
+ * with the AdmissionReview, logged in one line and counted.
  */
 export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
   return async (c) => {
@@ -137,8 +119,8 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     const reply = buildAdmissionResponse(apiVersion, request.uid, outcome);
     const code = reply.response.status?.code;
     const durationMs = deps.now() - started;
-    deps.counters.record(fn, outcome.allowed, code, request.operation, durationMs);
-    deps.logger.log(outcome.allowed ? deps.allowedLevel : "warn", "review", {
+    deps.metrics.reviews.record(fn, outcome.allowed, code, request.operation, durationMs);
+    deps.logger.log(outcome.allowed ? deps.metrics.allowedLevel : "warn", "review", {
       function: fn,
       uid: request.uid,
       kind: clip(request.kind.kind),
@@ -155,10 +137,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
       // names the uid, so this line is where the operator reads it.
       credentials: outcome.allowed ? undefined : clip(outcome.errors.find((e) => e.code === "ERR_CREDENTIALS")?.message, MAX_LOGGED_DETAIL),
       durationMs,
-      kubeRequests: tally.kubeRequests,
-      cacheHits: tally.cacheHits,
-      cacheMisses: tally.cacheMisses,
-      tokenRefresh: tally.tokenRefresh,
+      ...tally,
     });
     return c.json(reply);
   };
@@ -169,10 +148,7 @@ function clip(text: string | undefined, max = MAX_LOGGED_NAME): string | undefin
   return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/**
- * For our own bugs, the name of the underlying error (never its message: it may quote input), looking through
- * the InternalErrors that wrap it (asAdmissionError, then errorAtPlaces for each place).
- */
+/** For our own bugs, the name (never the message: it may quote input) of the error under the InternalErrors. */
 function firstInternalCause(errors: { code: string; cause?: unknown }[]): string | undefined {
   let cause = errors.find((e) => e.code === "ERR_INTERNAL")?.cause;
   while (cause instanceof InternalError) cause = cause.cause;

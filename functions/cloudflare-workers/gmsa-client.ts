@@ -10,20 +10,8 @@ import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../shared/credentials/select-token-source.ts";
 import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClient } from "../../shared/kube/client.ts";
-import { selectKubeTarget, type KubeTarget } from "../../shared/kubeconfig/kube-target.ts";
+import { selectKubeTarget } from "../../shared/kubeconfig/kube-target.ts";
 import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
-
-function checkCluster({ cluster }: KubeTarget, problems: string[], warnings: string[]): void {
-  const where = `kubeconfig cluster "${cluster.name}"`;
-  if (cluster.certificateAuthority) problems.push(`${where}: certificate-authority files cannot be read on Workers`);
-  if (cluster.certificateAuthorityData) {
-    warnings.push(`${where}: certificate-authority-data is ignored on Workers; the server needs a publicly trusted certificate`);
-  }
-  if (cluster.insecureSkipTlsVerify) problems.push(`${where}: insecure-skip-tls-verify cannot be honoured by Workers' fetch`);
-  if (cluster.tlsServerName) problems.push(`${where}: tls-server-name cannot be honoured by Workers' fetch`);
-  if (cluster.proxyUrl) problems.push(`${where}: proxy-url cannot be honoured by Workers' fetch`);
-  if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
-}
 
 /**
  * What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. Of the
@@ -31,8 +19,8 @@ function checkCluster({ cluster }: KubeTarget, problems: string[], warnings: str
  */
 const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, cloudTokens: ["eks"] };
 
+/** A request must not await another request's promise on Workers (panva/jose#355, #509): shareInFlight false. */
 function buildTokenSource(choice: TokenSourceChoice): TokenSource | undefined {
-  // A request must not await another request's promise on Workers (panva/jose#355, #509): shareInFlight false.
   switch (choice.kind) {
     case "token":
       return createStaticTokenSource({ token: choice.token });
@@ -58,16 +46,25 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?
   if (parsed.config === undefined) throw new KubeConfigurationError(parsed.problems);
   const { target, problems } = selectKubeTarget(parsed.config, settings.kubeContext);
   if (target === undefined) throw new KubeConfigurationError(problems);
-  checkCluster(target, problems, warnings);
+  const { cluster } = target;
+  const where = `kubeconfig cluster "${cluster.name}"`;
+  if (cluster.certificateAuthority) problems.push(`${where}: certificate-authority files cannot be read on Workers`);
+  if (cluster.certificateAuthorityData) {
+    warnings.push(`${where}: certificate-authority-data is ignored on Workers; the server needs a publicly trusted certificate`);
+  }
+  if (cluster.insecureSkipTlsVerify) problems.push(`${where}: insecure-skip-tls-verify cannot be honoured by Workers' fetch`);
+  if (cluster.tlsServerName) problems.push(`${where}: tls-server-name cannot be honoured by Workers' fetch`);
+  if (cluster.proxyUrl) problems.push(`${where}: proxy-url cannot be honoured by Workers' fetch`);
+  if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
   const selected = selectTokenSource(target, settings, WORKER_CAPABILITIES);
   problems.push(...selected.problems);
   if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
   const client = createKubeGmsaClient({
-    server: target.cluster.server,
+    server: cluster.server,
     // Our requests always ask for `redirect: "manual"`; the global fetch needs calling unbound.
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     tokenSource: buildTokenSource(selected.choice),
-    disableCompression: target.cluster.disableCompression,
+    disableCompression: cluster.disableCompression,
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,
     shareInFlight: false,

@@ -1,14 +1,11 @@
-/**
- * The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> createApp, once per isolate.
- * Each wrangler environment serves one function (FUNCTIONS), with its own secrets and identity.
- */
+/** The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> createApp, once per isolate. */
 import type { Hono } from "hono";
 import { readConfig, type Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createReadinessCheck } from "../../shared/kube/readiness.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { configuredDeps, createApp, misconfiguredApp } from "../app.ts";
-import { flattenCounters } from "../metrics.ts";
+import { createJsonMetrics } from "../metrics.ts";
 import { createWorkerGmsaClient } from "./gmsa-client.ts";
 
 let app: Hono<AppEnv> | undefined;
@@ -22,7 +19,7 @@ function build(env: Bindings): Hono<AppEnv> {
     for (const warning of gmsa.warnings) logger.log("warn", warning);
     // Not shared in flight: a request must not await a promise another request made.
     const readiness = createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: false });
-    return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, readiness, extraMetrics: () => flattenCounters(gmsa.client.stats()) }));
+    return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, readiness, metrics: createJsonMetrics(() => gmsa.client.stats()) }));
   } catch (error) {
     // Logged here, once per isolate; every request then answers 503 until the configuration is fixed.
     return misconfiguredApp(error);

@@ -1,29 +1,24 @@
-/**
- * The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): environment -> config -> kube client
- * (kubeconfig, exec plugin, keep-alive pool) -> the deps of createApp. Called once per process.
- */
+/** The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): env -> config -> kube client -> createApp's deps. */
+import type { Hono } from "hono";
 import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
+import type { AppEnv } from "../../shared/http/env.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { createReadinessCheck } from "../../shared/kube/readiness.ts";
-import { configuredDeps, type AppDeps } from "../app.ts";
-import { flattenCounters } from "../metrics.ts";
+import { configuredDeps, createApp, misconfiguredApp, type AppDeps } from "../app.ts";
+import { createJsonMetrics } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
 import type { PrometheusMetrics } from "./prometheus.ts";
 
-/** Options of {@link buildNodeDeps}. */
-export interface NodeDepsOptions {
-  /** Where JSON log lines go. Default: stdout, one line each. */
+/**
+ * Options of {@link buildNodeDeps}: `write` takes JSON log lines (default stdout); the rest only the Node server has:
+ * the client certificate (it terminates TLS), Prometheus metrics, and `ready`, false once it is shutting down.
+ */
+interface NodeDepsOptions {
   write?: (line: string) => void;
-  /** The connection's client certificate, for CALLER_AUTH=mtls: only the Node server, which terminates TLS itself. */
   clientCertificate?: ClientCertificateReader;
-  /**
-   * The Node server's Prometheus metrics (./prometheus.ts), bound to the reviews, the kube client and the
-   * credential source; /metrics then answers their text. Lambda and Azure Functions keep the JSON counters.
-   */
   prometheus?: PrometheusMetrics;
-  /** /readyz answers 503 once this is false (the Node server's graceful shutdown). */
   ready?: () => boolean;
 }
 
@@ -33,7 +28,7 @@ export function writeStdout(line: string): void {
 }
 
 /**
- * Parses `env` for `runtime` (every problem reported together), loads the kubeconfig and builds the kube client.
+ * Parses `env` for `runtime`, loads the kubeconfig and builds the kube client.
  * @returns the config, the deps of createApp, and `close`, which kills running exec plugins and closes the API
  *   server connections (after in-flight requests).
  * @throws ConfigurationError (or its KubeConfigurationError subclass) listing every configuration problem.
@@ -45,21 +40,35 @@ export async function buildNodeDeps(
 ): Promise<{ config: Readonly<Config>; deps: AppDeps; close: () => Promise<void> }> {
   const config = readConfig(env, runtime);
   const logger = createJsonLogger({ level: config.logLevel, write: options.write ?? writeStdout });
-  const { prometheus } = options;
+  const { prometheus, clientCertificate, ready } = options;
   const gmsa = await createNodeGmsaClient(config.kube, {
     logger: { warn: (message) => logger.log("warn", message) },
-    ...(prometheus === undefined ? {} : { observer: prometheus.kube, refreshObserver: (source) => prometheus.tokenRefreshes(source) }),
+    ...(prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes }),
   });
-  prometheus?.collectKubeCounters(() => gmsa.counters());
+  prometheus?.collectKubeCounters(gmsa.counters);
   const deps = configuredDeps(config, {
     gmsa: gmsa.client,
     logger,
-    ...(prometheus === undefined
-      ? { extraMetrics: () => flattenCounters(gmsa.counters()) }
-      : { counters: prometheus.reviews, exposition: () => prometheus.exposition() }),
-    ...(options.clientCertificate === undefined ? {} : { clientCertificate: options.clientCertificate }),
-    ...(options.ready === undefined ? {} : { ready: options.ready }),
+    metrics: prometheus ?? createJsonMetrics(gmsa.counters),
+    ...(clientCertificate && { clientCertificate }),
+    ...(ready && { ready }),
     readiness: createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: true }),
   });
-  return { config, deps, close: () => gmsa.close() };
+  return { config, deps, close: gmsa.close };
+}
+
+/**
+ * Lambda's and Azure's app, built from `env` at once (during their init phase). A configuration problem is reported
+ * once to `options.error` (default console.error) and every request answers 503 ({@link misconfiguredApp}); any
+ * other build failure fails each invocation that awaits the app.
+ */
+export function buildServerlessApp(
+  env: Bindings,
+  runtime: "lambda" | "azure",
+  options: NodeDepsOptions & { error?: (message: string) => void } = {},
+): Promise<Hono<AppEnv>> {
+  const app = buildNodeDeps(env, runtime, options).then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error));
+  // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
+  app.catch(() => undefined);
+  return app;
 }

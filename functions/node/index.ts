@@ -1,7 +1,6 @@
 /**
- * `npm start`: the Node HTTP(S) server for both functions (containers, VMs, in-cluster, local dev).
- * Reads process.env once, builds everything once, serves until SIGTERM (graceful: /readyz 503, SHUTDOWN_DELAY_SECONDS
- * of serving, then in-flight reviews finish) or SIGINT (Ctrl-C: no delay). Exits 0 either way.
+ * `npm start`: the Node HTTP(S) server for both functions, built once from process.env. Serves until SIGTERM (graceful:
+ * /readyz 503, SHUTDOWN_DELAY_SECONDS of serving, in-flight reviews finish) or SIGINT (no delay); exits 0 either way.
  */
 import { ConfigurationError } from "../../shared/config/index.ts";
 import { startNodeServer } from "./server.ts";

@@ -1,17 +1,13 @@
 /**
- * The Node server's Prometheus metrics on prom-client: the review recorder, the Kubernetes client's observer, the
- * credential refresh observers, the client's counters read at scrape time, and prom-client's default process and
- * Node.js metrics. Only functions/node/server.ts imports this file, so none of it reaches the Worker, Lambda and
- * Azure bundles. Every label value comes from a fixed set (docs/operations.md, Metrics); nothing from a review becomes a label.
+ * The Node server's Prometheus metrics on prom-client: reviews, the Kubernetes client's calls and caches, credential
+ * refreshes, exec plugin runs, and prom-client's default process and Node.js metrics. Only functions/node/server.ts
+ * imports this file, so none of it reaches the Worker, Lambda and Azure bundles. Every label value comes from a fixed
+ * set (docs/operations.md, Metrics); nothing from a review becomes a label.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { FunctionName } from "../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../shared/observer.ts";
 import type { MetricsExposition, ReviewRecorder } from "../metrics.ts";
 import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
-
-/** Prefix of every metric of ours. */
-const METRIC_PREFIX = "gmsa_webhooks_";
 
 /**
  * Review latency buckets in seconds: the API server's own webhook buckets (5 ms, 25 ms, 100 ms, 0.5 s, 1 s, 2.5 s,
@@ -20,123 +16,100 @@ const METRIC_PREFIX = "gmsa_webhooks_";
  */
 export const REVIEW_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** API call latency buckets in seconds (client-go's request latency range, to KUBE_REQUEST_TIMEOUT_MS's bound). */
-const KUBE_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const KUBE_BUCKETS_SECONDS = REVIEW_BUCKETS_SECONDS.slice(0, -1);
 
 /** The operations an AdmissionReview names; anything else is counted as `other`, so a label keeps a fixed set. */
 const OPERATIONS = new Set(["CREATE", "UPDATE", "DELETE", "CONNECT"]);
 
 /** What the Node wiring binds (functions/node/deps.ts) and the app serves. */
-export interface PrometheusMetrics {
-  /** The reviews counter and latency histogram. */
-  reviews: ReviewRecorder;
-  /** API calls and cache lookups of the Kubernetes client. */
-  kube: KubeObserver;
-  /** The refresh observer of one credential source. */
-  tokenRefreshes(source: TokenRefreshSource): RefreshObserver;
-  /**
-   * Exec plugin runs and cache sizes, read from the client's counters at scrape time.
-   * @throws Error when called twice for these metrics (the registry refuses a name twice).
-   */
-  collectKubeCounters(read: () => KubeCounters): void;
-  /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
-  exposition(): Promise<MetricsExposition>;
-}
+export type PrometheusMetrics = ReturnType<typeof createPrometheusMetrics>;
 
 /** Creates the metrics in a registry of their own, with no sample of ours until something is counted. */
-export function createPrometheusMetrics(): PrometheusMetrics {
+export function createPrometheusMetrics() {
   const registry = new Registry();
-  const registers = [registry];
-  const reviewsTotal = new Counter({
-    name: `${METRIC_PREFIX}reviews_total`,
-    help: "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
-    labelNames: ["function", "operation", "decision", "code"] as const,
-    registers,
-  });
-  const reviewSeconds = new Histogram({
-    name: `${METRIC_PREFIX}review_duration_seconds`,
-    help: "Time from reading an AdmissionReview to its reply, in seconds.",
-    labelNames: ["function"] as const,
-    buckets: REVIEW_BUCKETS_SECONDS,
-    registers,
-  });
-  const kubeTotal = new Counter({
-    name: `${METRIC_PREFIX}kube_requests_total`,
-    help: "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
-    labelNames: ["verb", "resource", "code"] as const,
-    registers,
-  });
-  const kubeSeconds = new Histogram({
-    name: `${METRIC_PREFIX}kube_request_duration_seconds`,
-    help: "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
-    labelNames: ["verb", "resource"] as const,
-    buckets: KUBE_BUCKETS_SECONDS,
-    registers,
-  });
-  const refreshesTotal = new Counter({
-    name: `${METRIC_PREFIX}token_refreshes_total`,
-    help: "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
-    labelNames: ["source", "outcome"] as const,
-    registers,
-  });
-  const cacheTotal = new Counter({
-    name: `${METRIC_PREFIX}cache_requests_total`,
-    help: "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
-    labelNames: ["cache", "result"] as const,
-    registers,
-  });
+  const common = { registers: [registry] };
+  const prefixed = (name: string) => `gmsa_webhooks_${name}`;
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ ...common, name: prefixed(name), help, labelNames });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+    new Histogram({ ...common, name: prefixed(name), help, labelNames, buckets });
+  const reviewsTotal = counter(
+    "reviews_total",
+    "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
+    ["function", "operation", "decision", "code"],
+  );
+  const reviewSeconds = histogram("review_duration_seconds", "Time from reading an AdmissionReview to its reply, in seconds.", ["function"], REVIEW_BUCKETS_SECONDS);
+  const kubeTotal = counter(
+    "kube_requests_total",
+    "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
+    ["verb", "resource", "code"],
+  );
+  const kubeSeconds = histogram(
+    "kube_request_duration_seconds",
+    "Duration of one HTTP attempt to the Kubernetes API server, in seconds.",
+    ["verb", "resource"],
+    KUBE_BUCKETS_SECONDS,
+  );
+  const refreshesTotal = counter(
+    "token_refreshes_total",
+    "Credential refreshes towards the API server, by source and outcome (concurrent callers sharing one refresh count once).",
+    ["source", "outcome"],
+  );
+  const cacheTotal = counter(
+    "cache_requests_total",
+    "Lookups in the credspec and access-review caches, by result (a switched-off cache misses every time).",
+    ["cache", "result"],
+  );
   collectDefaultMetrics({ register: registry });
 
-  const reviews: ReviewRecorder = {
-    record(fn: FunctionName, allowed, code, operation = "other", durationMs) {
-      // Allowed reviews carry no status code: they count as 200.
-      const status = code ?? (allowed ? 200 : 500);
-      reviewsTotal.inc({ function: fn, operation: OPERATIONS.has(operation) ? operation : "other", decision: allowed ? "allowed" : "denied", code: String(status) });
-      if (durationMs !== undefined) reviewSeconds.observe({ function: fn }, durationMs / 1000);
-    },
-  };
-
-  const kube: KubeObserver = {
-    kubeRequest(verb, resource, code, seconds) {
-      kubeTotal.inc({ verb, resource, code: String(code) });
-      kubeSeconds.observe({ verb, resource }, seconds);
-    },
-    cacheRequest(cache, hit) {
-      cacheTotal.inc({ cache, result: hit ? "hit" : "miss" });
-    },
-  };
-
-  const collectKubeCounters = (read: () => KubeCounters): void => {
-    new Counter({
-      name: `${METRIC_PREFIX}exec_plugin_runs_total`,
-      help: "Runs of the kubeconfig exec plugin, by outcome.",
-      labelNames: ["outcome"] as const,
-      registers,
-      // The client keeps the totals; each scrape copies them.
-      collect() {
-        this.reset();
-        for (const [outcome, count] of Object.entries<number>({ ...read().execRuns })) this.inc({ outcome }, count);
-      },
-    });
-    new Gauge({
-      name: `${METRIC_PREFIX}cache_entries`,
-      help: "Entries held by the credspec and access-review caches.",
-      labelNames: ["cache"] as const,
-      registers,
-      collect() {
-        const counters = read();
-        this.set({ cache: "credspec" }, counters.credSpecCache.size);
-        this.set({ cache: "access" }, counters.accessCache.size);
-      },
-    });
-  };
-
   return {
-    reviews,
-    kube,
-    tokenRefreshes: (source) => (outcome) => refreshesTotal.inc({ source, outcome }),
-    collectKubeCounters,
-    async exposition() {
-      return { contentType: registry.contentType, body: await registry.metrics() };
+    /** The reviews counter and latency histogram; an allowed review carries no status code and counts as 200. */
+    reviews: {
+      record(fn, allowed, code, operation = "other", durationMs) {
+        const decision = allowed ? "allowed" : "denied";
+        reviewsTotal.inc({ function: fn, operation: OPERATIONS.has(operation) ? operation : "other", decision, code: String(code ?? (allowed ? 200 : 500)) });
+        if (durationMs !== undefined) reviewSeconds.observe({ function: fn }, durationMs / 1000);
+      },
+    } satisfies ReviewRecorder,
+    /** API calls and cache lookups of the Kubernetes client. */
+    kube: {
+      kubeRequest(verb, resource, code, seconds) {
+        kubeTotal.inc({ verb, resource, code: String(code) });
+        kubeSeconds.observe({ verb, resource }, seconds);
+      },
+      cacheRequest: (cache, hit) => cacheTotal.inc({ cache, result: hit ? "hit" : "miss" }),
+    } satisfies KubeObserver,
+    /** The refresh observer of one credential source. */
+    tokenRefreshes: (source: TokenRefreshSource): RefreshObserver => (outcome) => refreshesTotal.inc({ source, outcome }),
+    /**
+     * Exec plugin runs and cache sizes, copied from the client's counters at each scrape.
+     * @throws Error when called twice for these metrics (the registry refuses a name twice).
+     */
+    collectKubeCounters(read: () => KubeCounters): void {
+      new Counter({
+        ...common,
+        name: prefixed("exec_plugin_runs_total"),
+        help: "Runs of the kubeconfig exec plugin, by outcome.",
+        labelNames: ["outcome"] as const,
+        collect() {
+          this.reset();
+          for (const [outcome, count] of Object.entries<number>({ ...read().execRuns })) this.inc({ outcome }, count);
+        },
+      });
+      new Gauge({
+        ...common,
+        name: prefixed("cache_entries"),
+        help: "Entries held by the credspec and access-review caches.",
+        labelNames: ["cache"] as const,
+        collect() {
+          const { credSpecCache, accessCache } = read();
+          this.set({ cache: "credspec" }, credSpecCache.size);
+          this.set({ cache: "access" }, accessCache.size);
+        },
+      });
     },
+    /** Allowed reviews log at debug: these metrics count them. */
+    allowedLevel: "debug" as const,
+    /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
+    exposition: async (): Promise<MetricsExposition> => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

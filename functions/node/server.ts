@@ -1,21 +1,22 @@
-import { createAdaptorServer } from "@hono/node-server";
+/**
+ * `npm start`'s server: deps -> createApp, served by @hono/node-server over HTTP(S) with the limits below, certificate
+ * reload (tls-reload.ts), the caller's client certificate for CALLER_AUTH=mtls, and graceful shutdown.
+ */
+import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { IncomingMessage, Server, ServerOptions as HttpServerOptions, ServerResponse } from "node:http";
-import { createServer as createHttpsServer, type Server as HttpsServer, type ServerOptions as HttpsServerOptions } from "node:https";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import { TLSSocket } from "node:tls";
 import type { Bindings } from "../../shared/config/index.ts";
+import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
-import { readClientCertificate } from "./client-certificate.ts";
 import { buildNodeDeps, writeStdout } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
-/*
- * Limits against clients that hold connections without finishing a request (slow-loris): each stalled TLS connection
- * costs about 90 KiB (test/e2e/stalled-connections.test.ts: 512 of them take a production replica from 71 to about
- * 118 MiB, under its 128 MiB limit; without the limits 1,200 took it to 155 MiB). The API server sends a whole review
- * at once, so honest callers never come near them. Why these values: docs/security.md.
- */
+// Limits against slow-loris clients; a stalled TLS connection costs about 90 KiB (test/e2e/stalled-connections.test.ts).
+// The API server sends a whole review at once, so it never comes near them. Why these values: docs/security.md.
 /** A TLS handshake must finish within this (Node's default: 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
 /** The request line and headers must arrive within this (Node's default: 60 s). */
@@ -24,46 +25,26 @@ const HEADERS_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
-/**
- * An idle kept-alive connection closes after this: longer than kube-apiserver keeps one (Go's 90 s idle timeout), so
- * the API server always closes first and never writes a review to a connection we are closing ("broken pipe", a
- * failed create under failurePolicy Fail).
- */
+/** Longer than kube-apiserver keeps an idle connection (Go's 90 s): it closes first, never writing to a closing one. */
 const KEEP_ALIVE_TIMEOUT_MS = 120_000;
-/**
- * Connections beyond this are closed as soon as they are accepted: far more than API servers open, few enough to keep
- * a replica in its memory when every one is stalled.
- */
+/** Far more connections than API servers open, few enough to keep a replica in its memory when every one is stalled. */
 const MAX_CONNECTIONS = 512;
-
-/**
- * Longest wait for in-flight reviews once the server stops accepting: the longest webhook timeout the API server
- * allows (30 s). Connections still open then are closed.
- */
+/** Longest wait for in-flight reviews when stopping: the longest webhook timeout (30 s); then the rest are closed. */
 const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */
 const DRAIN_SWEEP_MS = 50;
 
-export interface RunningServer {
-  port: number;
-  /** The listening server: the same object before and after a certificate reload. */
-  server: Server | HttpsServer;
-  /** Stops at once: stops accepting, closes idle connections, waits for in-flight requests, closes the kube client. */
-  close(): Promise<void>;
-  /**
-   * Graceful shutdown (SIGTERM): /readyz answers 503 at once, requests are still served for `delayMs` (default
-   * SHUTDOWN_DELAY_SECONDS) so the endpoint leaves the Service first, then {@link close}.
-   */
-  shutdown(delayMs?: number): Promise<void>;
-}
+/** A started server; `server` is the same object before and after a certificate reload. */
+export type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 /**
- * `npm start`'s work: env -> config -> deps ({@link buildNodeDeps}) -> createApp, then listens on PORT, over HTTPS
- * when TLS_CERT_FILE/TLS_KEY_FILE are set.
+ * Builds the app from `env` and listens on PORT, over HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set.
+ * @returns the port and server; `close`, which stops accepting, waits for in-flight requests and closes the kube client;
+ *   `shutdown` (SIGTERM), which makes /readyz answer 503 at once and serves `delayMs` (default SHUTDOWN_DELAY_SECONDS)
+ *   longer, so the endpoint leaves the Service first, then closes.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout): Promise<RunningServer> {
-  // The server terminates TLS itself, so it can read the caller's client certificate (CALLER_AUTH=mtls).
+export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout) {
   let ready = true;
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     write,
@@ -71,23 +52,19 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
   });
-  const app = createApp(deps);
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
   const onUnhandledRejection = (reason: unknown): void =>
     logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
   process.on("unhandledRejection", onUnhandledRejection);
-  const serveOptions: ServeOptions = {
-    port: config.port,
-    ...(config.host === undefined ? {} : { hostname: config.host }),
-    tlsCertFile: config.tlsCertFile,
-    tlsKeyFile: config.tlsKeyFile,
-    clientCaFile: config.callerAuth.mode === "mtls" ? config.callerAuth.clientCaFile : undefined,
-  };
-  const { server, port, tls } = await serveApp(app, serveOptions);
-  const files = tlsFilesOf(serveOptions);
-  const reloader = files === undefined || tls === undefined || !("setSecureContext" in server) ? undefined : watchTlsFiles(server, files, tls, logger);
-  logger.log("info", "listening", { port, tls: config.tlsCertFile !== undefined, functions: config.functions.join(",") });
+  const { tlsCertFile: certFile, tlsKeyFile: keyFile, callerAuth } = config;
+  const files: TlsFiles | undefined =
+    certFile === undefined || keyFile === undefined
+      ? undefined
+      : { certFile, keyFile, caFile: callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined };
+  const { server, port, tls } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls: files });
+  const reloader = files !== undefined && tls !== undefined && "setSecureContext" in server ? watchTlsFiles(server, files, tls, logger) : undefined;
+  logger.log("info", "listening", { port, tls: files !== undefined, functions: config.functions.join(",") });
   let closing: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (closing ??= (async () => {
@@ -101,7 +78,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     port,
     server,
     close: stop,
-    shutdown: async (delayMs = config.shutdownDelaySeconds * 1000) => {
+    shutdown: async (delayMs = config.shutdownDelaySeconds * 1000): Promise<void> => {
       if (ready) logger.log("info", "shutting down", { delayMs });
       ready = false;
       await new Promise((resolve) => setTimeout(resolve, delayMs));
@@ -110,11 +87,7 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
   };
 }
 
-/**
- * Stops accepting, lets in-flight requests finish and closes every keep-alive connection as soon as it is idle
- * (requests that arrive meanwhile are answered with `Connection: close`); after {@link DRAIN_LIMIT_MS} the rest are
- * closed.
- */
+/** Stops accepting and closes each keep-alive connection once idle (`Connection: close` meanwhile); after {@link DRAIN_LIMIT_MS}, all. */
 async function drainServer(server: Server | HttpsServer): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
@@ -131,44 +104,32 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
   }
 }
 
-function tlsFilesOf(options: ServeOptions): TlsFiles | undefined {
-  if (options.tlsCertFile === undefined || options.tlsKeyFile === undefined) return undefined;
-  return { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile, caFile: options.clientCaFile };
-}
-
-export interface ServeOptions {
-  port: number;
-  /** HTTPS when both are given (the API server only calls webhooks over HTTPS). */
-  tlsCertFile?: string | undefined;
-  tlsKeyFile?: string | undefined;
-  /**
-   * CALLER_AUTH=mtls: PEM file of the CA whose client certificates are accepted. Needs HTTPS. The server asks
-   * for a certificate and verifies it, but keeps connections without one (`rejectUnauthorized: false`): the
-   * app's caller auth answers those with a clean 401, and /healthz stays reachable for probes.
-   */
-  clientCaFile?: string | undefined;
-  hostname?: string;
-}
-
 /**
- * Serves `app` over HTTP(S) through @hono/node-server, with the limits above; resolves once listening, with the bound
- * port and the TLS files' contents it started with. Handlers reach the connection through `c.env.incoming`.
- * @throws TypeError when client certificates are asked for without TLS.
+ * Serves `app` through @hono/node-server with the limits above, over HTTPS when `tls` is given (the API server only
+ * calls webhooks over HTTPS); resolves once listening, with the bound port and the TLS files' contents it started
+ * with. With a client CA (`tls.caFile`) the server asks for a certificate and verifies it but keeps connections
+ * without one (`rejectUnauthorized: false`): caller auth answers those with a clean 401, and /healthz stays reachable.
  */
-export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
-  const files = tlsFilesOf(options);
-  if (files === undefined && options.clientCaFile !== undefined) throw new TypeError("client certificates (mtls) need TLS_CERT_FILE and TLS_KEY_FILE");
-  const tls = files === undefined ? undefined : await readTlsMaterial(files);
+export async function serveApp(
+  app: Hono<AppEnv>,
+  options: { port: number; hostname?: string | undefined; tls?: TlsFiles | undefined },
+): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
+  const tls = options.tls === undefined ? undefined : await readTlsMaterial(options.tls);
   const limits: HttpServerOptions = {
     headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
   };
+  const clientCa = tls?.ca === undefined ? {} : { requestCert: true, rejectUnauthorized: false };
   const server = (
     tls === undefined
       ? createAdaptorServer({ fetch: app.fetch, serverOptions: limits })
-      : createAdaptorServer({ fetch: app.fetch, createServer: createHttpsServer, serverOptions: { ...limits, ...httpsOptionsOf(tls) } })
+      : createAdaptorServer({
+          fetch: app.fetch,
+          createServer: createHttpsServer,
+          serverOptions: { ...limits, ...tls, ...clientCa, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+        })
   ) as Server | HttpsServer;
   server.maxConnections = MAX_CONNECTIONS;
   return new Promise((resolve, reject) => {
@@ -181,7 +142,24 @@ export async function serveApp(app: Hono<AppEnv>, options: ServeOptions): Promis
   });
 }
 
-function httpsOptionsOf({ cert, key, ca }: TlsMaterial): HttpsServerOptions {
-  const base = { cert, key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS };
-  return ca === undefined ? base : { ...base, ca, requestCert: true, rejectUnauthorized: false };
+/** The client certificate of a request's TLS connection, from the adapter's `c.env.incoming`; undefined over plain HTTP. */
+export const readClientCertificate: ClientCertificateReader = (c) => {
+  const socket = (c.env as Partial<HttpBindings>).incoming?.socket;
+  if (!(socket instanceof TLSSocket)) return undefined;
+  const cert = socket.getPeerCertificate();
+  const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;
+  const cn: unknown = presented ? (cert.subject as { CN?: unknown } | undefined)?.CN : undefined;
+  const error = socket.authorizationError as unknown;
+  return {
+    presented,
+    authorized: socket.authorized,
+    error: error === undefined || error === null ? undefined : describeError(error),
+    commonNames: [cn].flat().filter((name): name is string => typeof name === "string"),
+  };
+};
+
+/** OpenSSL's code (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), never the certificate's contents. */
+function describeError(error: unknown): string {
+  if (error instanceof Error) return (error as { code?: unknown }).code?.toString() ?? error.name;
+  return String(error).slice(0, 80);
 }

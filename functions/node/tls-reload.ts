@@ -1,13 +1,11 @@
 /**
- * Certificate reload for the Node server: when TLS_CERT_FILE, TLS_KEY_FILE or the mTLS client CA change (a
- * Kubernetes Secret volume swaps its `..data` symlink; cert-manager renews), the new pair is read, checked and
- * installed with `server.setSecureContext`, without a restart: connections already open keep their context and their
- * in-flight requests; new handshakes get the new certificate. A pair that does not load keeps the old one.
+ * Certificate reload without a restart: when TLS_CERT_FILE, TLS_KEY_FILE or the mTLS client CA change (a Secret volume
+ * swaps its `..data` symlink; cert-manager renews), a pair that loads is installed with `server.setSecureContext`;
+ * open connections keep their context, new handshakes get the new one.
  *
- * A connection's client certificate is verified once, at its handshake, against the CA of its context. So when the
- * client CA changes, connections accepted under an earlier CA are closed: idle ones at once, busy ones as soon as
- * the requests they were serving are answered (with `Connection: close`); a request that arrives on one after the
- * change is not served. Otherwise a client of a CA no longer trusted stays authorized as long as it keeps sending.
+ * A client certificate is verified once, at the handshake. So when the client CA changes, connections accepted under
+ * the earlier CA are closed (idle ones at once, busy ones once answered, with `Connection: close`) and a request that
+ * arrives on one is not served: else a client of a CA no longer trusted stays authorized as long as it keeps sending.
  */
 import { watch, type FSWatcher } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -20,11 +18,10 @@ import { createSecureContext, type TLSSocket } from "node:tls";
 import { shortErrorCode } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
-/** The files a server's TLS context comes from. */
+/** The files a server's TLS context comes from; `caFile`: CALLER_AUTH=mtls's CA of accepted client certificates. */
 export interface TlsFiles {
   certFile: string;
   keyFile: string;
-  /** CALLER_AUTH=mtls: the CA of accepted client certificates. */
   caFile?: string | undefined;
 }
 
@@ -35,42 +32,19 @@ export interface TlsMaterial {
   ca?: Buffer;
 }
 
-/** A server whose context can be replaced, and whose connections can be followed (node:https). */
-export type ReloadableServer = Pick<HttpsServer, "setSecureContext" | "on" | "off" | "prependListener">;
-
 /** Wait this long after the last change before reading: a swap is several events. */
 const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
 export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
-  const [cert, key, ca] = await Promise.all([
-    readFile(files.certFile),
-    readFile(files.keyFile),
-    files.caFile === undefined ? undefined : readFile(files.caFile),
-  ]);
+  const [cert, key, ca] = await Promise.all([readFile(files.certFile), readFile(files.keyFile), files.caFile === undefined ? undefined : readFile(files.caFile)]);
   return ca === undefined ? { cert, key } : { cert, key, ca };
 }
 
-/** What the log may say about a certificate: never the key, never the PEM. */
-function describeCertificate(cert: Buffer): { serial: string; notAfter: string; fingerprint256: string } {
-  const x509 = new X509Certificate(cert);
-  return { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 };
-}
+const sameBuffer = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
 
-function sameCa(a: TlsMaterial, b: TlsMaterial): boolean {
-  return a.ca === undefined ? b.ca === undefined : b.ca !== undefined && a.ca.equals(b.ca);
-}
-
-function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
-  return a.cert.equals(b.cert) && a.key.equals(b.key) && sameCa(a, b);
-}
-
-/**
- * Watches the folders of `files` and installs a changed, valid pair on `server`. `initial` is what the server
- * was started with.
- * @returns `close`, which stops watching.
- */
-export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
+/** Watches the folders of `files` and installs a changed, valid pair on `server`, started with `initial`. */
+export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
@@ -85,20 +59,21 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
       logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
-    if (sameMaterial(current, next)) return;
-    let described: ReturnType<typeof describeCertificate>;
+    const caChanged = !sameBuffer(current.ca, next.ca);
+    if (!caChanged && current.cert.equals(next.cert) && current.key.equals(next.key)) return;
+    let x509: X509Certificate;
     try {
       // Throws for a key that does not match the certificate, or PEM that does not parse.
       createSecureContext(next);
-      described = describeCertificate(next.cert);
+      x509 = new X509Certificate(next.cert);
       server.setSecureContext(next);
     } catch (error) {
       logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: shortErrorCode(error) });
       return;
     }
-    const caChanged = !sameCa(current, next);
     current = next;
-    logger.log("info", "TLS certificate reloaded", described);
+    // Never the key, never the PEM.
+    logger.log("info", "TLS certificate reloaded", { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 });
     if (caChanged && connections !== undefined) {
       const closing = connections.closeEarlierCa();
       logger.log("info", "client CA changed; closing the connections accepted under the previous one", { connections: closing });
@@ -113,7 +88,7 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
     }, DEBOUNCE_MS);
     timer.unref();
   };
-  const folders = new Set([files.certFile, files.keyFile, ...(files.caFile === undefined ? [] : [files.caFile])].map((file) => dirname(file)));
+  const folders = new Set([files.certFile, files.keyFile, files.caFile].flatMap((file) => (file === undefined ? [] : [dirname(file)])));
   const watchers: FSWatcher[] = [...folders].map((folder) => {
     const watcher = watch(folder, { persistent: false }, schedule);
     watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }));
@@ -129,18 +104,13 @@ export function watchTlsFiles(server: ReloadableServer, files: TlsFiles, initial
 }
 
 /** One TLS connection: the client CA generation it was accepted under, the responses it is still writing. */
-interface Connection {
-  generation: number;
-  inFlight: Set<ServerResponse>;
-}
+type Connection = { generation: number; inFlight: Set<ServerResponse> };
 
 /**
- * Follows the server's TLS connections by the client CA generation they were accepted under. A socket's context
- * is fixed when its TCP connection is accepted ('connection', the raw socket), and a handshake under way at a change
- * finishes with it; the TLS socket ('secureConnection', then each request's socket) is matched to its raw socket by
- * remote address and port, unique among open connections.
+ * Follows TLS connections by the client CA generation they were accepted under: a socket's context is fixed when its
+ * TCP connection is accepted ('connection'), so the TLS socket is matched to its raw one by remote address and port.
  */
-function followConnections(server: ReloadableServer): { closeEarlierCa(): number; stop(): void } {
+function followConnections(server: HttpsServer): { closeEarlierCa(): number; stop(): void } {
   let generation = 0;
   const acceptedUnder = new Map<string, number>();
   const connections = new Map<TLSSocket, Connection>();

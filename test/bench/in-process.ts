@@ -5,6 +5,7 @@
  * parse + decide + respond (+ cache lookups and their copies).
  */
 import { configuredDeps, createApp } from "../../functions/app.ts";
+import { createJsonMetrics } from "../../functions/metrics.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
@@ -65,7 +66,7 @@ function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
   const memory = createMemoryKubeFetch(credspecs);
   const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
   const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-  const app = createApp(configuredDeps(config, { gmsa, logger, readiness: () => Promise.resolve({ ready: true }), extraMetrics: () => ({}) }));
+  const app = createApp(configuredDeps(config, { gmsa, logger, readiness: () => Promise.resolve({ ready: true }), metrics: createJsonMetrics() }));
   return { app, apiCalls: memory.calls };
 }
 

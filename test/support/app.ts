@@ -1,6 +1,6 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
 import { createApp, type AppDeps } from "../../functions/app.ts";
-import { createReviewCounters, type ReviewCounters } from "../../functions/metrics.ts";
+import { createJsonMetrics } from "../../functions/metrics.ts";
 import type { ReviewSettings } from "../../functions/review-handlers.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
@@ -8,10 +8,10 @@ import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "..
 import { createCountingClient, createFakeGmsaClient } from "./fake-gmsa-client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
-export interface TestAppOptions extends Partial<Omit<AppDeps, "settings" | "counters">> {
+export interface TestAppOptions extends Partial<Omit<AppDeps, "settings" | "metrics">> {
   settings?: Partial<ReviewSettings>;
-  /** JSON counters, so tests can read their snapshot. */
-  counters?: ReviewCounters;
+  /** JSON metrics, so tests can read their snapshot. */
+  metrics?: ReturnType<typeof createJsonMetrics>;
 }
 
 /** Deterministic "random" bytes, so the hostname a test sees is always the same. */
@@ -23,14 +23,14 @@ export function fixedRandomBytes(length: number): Uint8Array {
 export function createTestApp(options: TestAppOptions = {}) {
   const lines: string[] = [];
   const { settings, ...rest } = options;
-  const deps: AppDeps & { counters: ReviewCounters } = {
+  const deps: AppDeps & { metrics: ReturnType<typeof createJsonMetrics> } = {
     functions: FUNCTION_NAMES,
     version: "0.0.0-test",
     callerAuth: { mode: "none" },
     metricsTokens: [],
     logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
     now: () => 0,
-    counters: createReviewCounters(),
+    metrics: createJsonMetrics(),
     gmsa: createFakeGmsaClient(),
     randomBytes: fixedRandomBytes,
     readiness: () => Promise.resolve({ ready: true }),

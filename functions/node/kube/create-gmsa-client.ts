@@ -1,50 +1,40 @@
-/**
- * The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch ->
- * {@link KubeGmsaClient}. Built once per process by the Node adapter.
- */
+/** The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch -> client. */
 import { readFile } from "node:fs/promises";
 import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
 import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
-import { createKubeGmsaClient, type KubeClientStats, type KubeGmsaClient } from "../../../shared/kube/client.ts";
+import { createKubeGmsaClient, type KubeClientStats } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createHttpsKubeFetch } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 
-/** Options of {@link createNodeGmsaClient}; `logger` and the observers are the Node adapter's, the rest for tests. */
+/** Options of {@link createNodeGmsaClient}: `logger` and the observers (Prometheus) are the Node adapter's, the rest for tests and the CLI. */
 export interface NodeGmsaClientOptions {
   /** Where start-up warnings go (insecure-skip-tls-verify, skipped files). Default: console. */
   logger?: { warn(message: string): void };
   /** The environment exec plugins inherit, less our secrets. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
-  /** Kill an exec plugin after this long. Default: the exec source's own `EXEC_TIMEOUT_MS`. */
+  /** Default: the exec source's own `EXEC_TIMEOUT_MS`. */
   execTimeoutMs?: number;
   homeDir?: string;
   serviceAccountDir?: string;
   /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
-  /** Told of every API call attempt and cache lookup (the Node server's Prometheus metrics). */
   observer?: KubeObserver;
-  /** The refresh observer for the credential source in use (the Node server's Prometheus metrics). */
   refreshObserver?: (source: TokenRefreshSource) => RefreshObserver;
 }
 
 /** The `source` label of a refreshing credential: which kind of source, never its command or path. */
 export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 
-/** Counters for a metrics endpoint or logs. `execRuns` only when the credential comes from an exec plugin. */
+/** Counters for /metrics; `execRuns` only when the credential comes from an exec plugin. */
 export type KubeCounters = KubeClientStats & { execRuns?: ExecRunCounters };
 
 /** What the Node adapter keeps for the life of the process. */
-export interface NodeGmsaClient {
-  client: KubeGmsaClient;
-  counters(): KubeCounters;
-  /** Kills running exec plugins and closes the connection pools (after in-flight requests). */
-  close(): Promise<void>;
-}
+export type NodeGmsaClient = Awaited<ReturnType<typeof createNodeGmsaClient>>;
 
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
 const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: CLOUD_TOKENS };
@@ -97,22 +87,13 @@ async function buildTokenSource(
   }
 }
 
-/** The kubeconfig's target with its files read, and the token source for its user. */
-export interface NodeKubeCredentials {
-  loaded: NodeKubeTarget;
-  tokenSource?: TokenSource | undefined;
-  execCounters?: (() => ExecRunCounters) | undefined;
-  /** Start-up warnings (insecure-skip-tls-verify, skipped files, anonymous requests), for the caller to show. */
-  warnings: string[];
-  /** Kills running exec plugins. */
-  close: () => void;
-}
-
 /**
  * Loads the kubeconfig (or in-cluster) and builds its token source: what the Node server and the CLI share.
+ * @returns the target with its files read, the token source, start-up warnings for the caller to show, and `close`,
+ *   which kills running exec plugins.
  * @throws KubeConfigurationError with every problem found.
  */
-export async function loadNodeKubeCredentials(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeKubeCredentials> {
+export async function loadNodeKubeCredentials(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
   const loaded = await loadNodeKubeTarget(settings, options);
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
@@ -122,9 +103,11 @@ export async function loadNodeKubeCredentials(settings: KubeSettings, options: N
 
 /**
  * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
+ * @returns the client, its counters, and `close`, which kills running exec plugins and closes the connection pools
+ *   (after in-flight requests).
  * @throws KubeConfigurationError with every problem found.
  */
-export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}): Promise<NodeGmsaClient> {
+export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
   const { loaded, tokenSource, execCounters, warnings, close: closeSource } = await loadNodeKubeCredentials(settings, options);
   for (const warning of warnings) (options.logger ?? console).warn(warning);
   const { cluster } = loaded.target;
@@ -142,8 +125,8 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
   });
   return {
     client,
-    counters: () => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
-    close: () => {
+    counters: (): KubeCounters => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
+    close: (): Promise<void> => {
       closeSource();
       return transport.close();
     },

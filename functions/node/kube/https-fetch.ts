@@ -10,25 +10,22 @@ import type { Socket } from "node:net";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
 import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
 
-/** Options of {@link createHttpsKubeFetch}: the cluster's TLS settings as the kubeconfig gives them, and more. */
+/**
+ * Options of {@link createHttpsKubeFetch}: the cluster's TLS settings as the kubeconfig gives them; `ca` replaces
+ * Node's default roots; `clientCertificate` is the kubeconfig's (per-request ones come with each call); `headers` go
+ * with every request, an array as one line per value (the CLI's impersonation); `connections` per origin, default 16.
+ */
 export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecureSkipTlsVerify" | "tlsServerName" | "proxyUrl">> {
-  /** PEM bundle to trust instead of Node's default roots. */
   ca?: string | undefined;
-  /** A client certificate for every request (kubeconfig); per-request ones come with each call. */
   clientCertificate?: ClientCertificate | undefined;
-  /** Sent with every request, an array as one line per value (the CLI's Impersonate-User and Impersonate-Group). */
   headers?: Record<string, string | string[]>;
-  /** Connections per origin. Default 16. */
   connections?: number;
 }
 
 /** The fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done. */
 export type KeepAliveFetch = { fetch: KubeFetch; close(): Promise<void> };
 
-/**
- * Agents kept for past client certificates while their requests drain: an exec plugin may issue a new certificate
- * per refresh, and each certificate gets its own Agent.
- */
+/** Agents kept while their requests drain: an exec plugin may issue a new client certificate, with its own Agent, per refresh. */
 const MAX_AGENTS = 2;
 
 function retire(agent: HttpAgent): void {
@@ -36,16 +33,9 @@ function retire(agent: HttpAgent): void {
   for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }
 
-/** Why `signal` aborted, as fetch rejects with it (a DOMException AbortError or TimeoutError). */
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError");
-}
-
 /**
  * Builds the fetch over node:https (node:http for an `http://` server). It resolves once the whole body has
- * arrived, so the caller's signal bounds a stalled body as well as a silent server; failures reject with a TypeError
- * whose `cause` carries Node's error `code`, as fetch does.
+ * arrived, so the caller's signal bounds a stalled body as well as a silent server; failures reject as fetch's do.
  * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
  */
 export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
@@ -55,7 +45,7 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
   const agents = new Map<string, HttpAgent>();
-  let plainAgent: HttpAgent | undefined;
+  const plainAgent = new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
 
   function agentFor(certificate: ClientCertificate | undefined): HttpAgent {
     const key = certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`;
@@ -89,7 +79,6 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
     new Promise<KubeResponse>((resolve, reject) => {
       const { signal } = init;
       const plain = url.startsWith("http:");
-      if (plain) plainAgent ??= new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
       const req = (plain ? httpRequest : httpsRequest)(url, {
         method: init.method,
         headers: { ...options.headers, ...init.headers },
@@ -97,9 +86,11 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         ...(signal === undefined ? {} : { signal }),
       });
       const fail = (error: unknown): void => {
-        // An abort rejects with the signal's reason, as fetch does; anything else is a network error.
-        if (signal?.aborted === true) reject(abortReason(signal));
-        else reject(new TypeError("fetch failed", { cause: error }));
+        // As fetch: an abort rejects with the signal's reason (AbortError, TimeoutError); anything else is a TypeError
+        // whose `cause` carries Node's error `code`.
+        const reason: unknown = signal?.reason;
+        if (signal?.aborted !== true) reject(new TypeError("fetch failed", { cause: error }));
+        else reject(reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError"));
       };
       req.once("error", fail);
       req.once("response", (res) => {
@@ -120,9 +111,8 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   return {
     fetch,
     close() {
-      for (const agent of [...agents.values(), ...(plainAgent === undefined ? [] : [plainAgent])]) retire(agent);
+      for (const agent of [plainAgent, ...agents.values()]) retire(agent);
       agents.clear();
-      plainAgent = undefined;
       return Promise.resolve();
     },
   };

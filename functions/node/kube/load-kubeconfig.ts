@@ -14,12 +14,10 @@ import type { ClientCertificate } from "../../../shared/kube/request.ts";
 /** The standard mount of a pod's service account. */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** A target with its files read. */
+/** A target with its files read: `certificate-authority(-data)`, `client-certificate(-data)` and `client-key(-data)`. */
 export interface NodeKubeTarget {
   target: KubeTarget;
-  /** PEM bundle from `certificate-authority(-data)`. */
   caPem?: string | undefined;
-  /** From `client-certificate(-data)` and `client-key(-data)`. */
   clientCertificate?: ClientCertificate;
   warnings: string[];
 }
@@ -51,29 +49,12 @@ async function loadFiles(files: string[], problems: string[], warnings: string[]
   return configs.length === 0 || problems.length > 0 ? undefined : mergeKubeconfigs(configs);
 }
 
-function inClusterTarget(host: string, port: string, serviceAccountDir: string): KubeTarget {
-  // Only an IPv6 address has a colon.
-  const hostPart = host.includes(":") ? `[${host}]` : host;
-  return {
-    contextName: "in-cluster",
-    cluster: {
-      name: "in-cluster",
-      server: `https://${hostPart}:${port}`,
-      certificateAuthority: path.join(serviceAccountDir, "ca.crt"),
-      insecureSkipTlsVerify: false,
-      disableCompression: false,
-    },
-    auth: { kind: "tokenFile", tokenFile: path.join(serviceAccountDir, "token") },
-  };
-}
-
 const exists = (file: string): Promise<boolean> => access(file).then(() => true, () => false);
-
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
- * Finds and resolves the cluster and user, reading CA and client certificate files. `options` (for tests): default
- * the real machine's home and service account folders.
+ * Finds and resolves the cluster and user, reading CA and client certificate files. `options`: default the machine's
+ * home and service account folders.
  * @throws KubeConfigurationError with every problem found.
  */
 export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}): Promise<NodeKubeTarget> {
@@ -94,7 +75,12 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: { home
     }
   } else if (settings.inCluster !== undefined) {
     if (settings.kubeContext !== undefined) warnings.push("KUBE_CONTEXT is ignored in-cluster (no kubeconfig)");
-    target = inClusterTarget(settings.inCluster.host, settings.inCluster.port, serviceAccountDir);
+    const { host, port } = settings.inCluster;
+    // Only an IPv6 address has a colon.
+    const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+    const certificateAuthority = path.join(serviceAccountDir, "ca.crt");
+    const cluster = { name: "in-cluster", server, certificateAuthority, insecureSkipTlsVerify: false, disableCompression: false };
+    target = { contextName: "in-cluster", cluster, auth: { kind: "tokenFile", tokenFile: path.join(serviceAccountDir, "token") } };
     if (!(await exists(path.join(serviceAccountDir, "token")))) {
       problems.push(`in-cluster: no service account token in ${serviceAccountDir} (automountServiceAccountToken off?)`);
     }
@@ -104,16 +90,13 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: { home
   if (target === undefined) throw new KubeConfigurationError(problems);
 
   const { cluster, auth } = target;
+  const where = `kubeconfig cluster "${cluster.name}"`;
   const result: NodeKubeTarget = { target, warnings };
-  if (cluster.proxyUrl && !/^https?:\/\//i.test(cluster.proxyUrl)) {
-    problems.push(`kubeconfig cluster "${cluster.name}": proxy-url must be http:// or https:// (socks5 is not supported)`);
-  }
+  if (cluster.proxyUrl && !/^https?:\/\//i.test(cluster.proxyUrl)) problems.push(`${where}: proxy-url must be http:// or https:// (socks5 is not supported)`);
   if (cluster.certificateAuthorityData) result.caPem = fromBase64(cluster.certificateAuthorityData);
   if (cluster.certificateAuthority) result.caPem = await readText(cluster.certificateAuthority, "certificate-authority", problems);
-  if (cluster.insecureSkipTlsVerify) {
-    warnings.push(`kubeconfig cluster "${cluster.name}": insecure-skip-tls-verify is set: the API server's certificate is NOT verified`);
-  }
-  if (cluster.server.startsWith("http:")) warnings.push(`kubeconfig cluster "${cluster.name}": server is plain http; tokens travel unencrypted`);
+  if (cluster.insecureSkipTlsVerify) warnings.push(`${where}: insecure-skip-tls-verify is set: the API server's certificate is NOT verified`);
+  if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
   if (auth.kind === "clientCertificate") {
     const certificate = auth.certificateData ? fromBase64(auth.certificateData) : await readText(auth.certificateFile ?? "", "client-certificate", problems);
     const key = auth.keyData ? fromBase64(auth.keyData) : await readText(auth.keyFile ?? "", "client-key", problems);

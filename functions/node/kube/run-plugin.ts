@@ -8,12 +8,12 @@ import { access, stat } from "node:fs/promises";
 import path from "node:path";
 import type { PluginRunResult, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 
-/** ExecCredentials are a few KiB; more than this is a broken plugin, not a credential. */
+/** ExecCredentials are a few KiB; more is a broken plugin, not a credential. Of stderr only the tail is kept. */
 const MAX_STDOUT_BYTES = 1024 * 1024;
 const STDERR_TAIL_BYTES = 4096;
 /** SIGTERM first so a plugin can release its own token-cache locks, then SIGKILL. */
 const KILL_GRACE_MS = 500;
-/** After the plugin exits, how long to wait for its stdio to close (a leftover child may hold it open). */
+/** How long to wait for stdio to close after the plugin exits (a leftover child may hold it open). */
 const CLOSE_GRACE_MS = 250;
 
 /** Signals the whole process group (POSIX); on Windows, taskkill /T ends the tree. */
@@ -33,10 +33,7 @@ function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
 /** Plugins still running; their groups are detached, so they would outlive us unless killed on exit. */
 const running = new Set<ChildProcess>();
 
-/**
- * SIGKILLs every plugin process group still running. Runs by itself on process `exit` (so a graceful shutdown
- * leaves no orphans); the Node client's `close()` calls it too.
- */
+/** SIGKILLs every plugin process group still running: on process `exit` (no orphans) and the Node client's `close()`. */
 export function killRunningPlugins(): void {
   for (const child of running) killTree(child, "SIGKILL");
 }
@@ -131,11 +128,10 @@ async function isExecutable(file: string, windows: boolean): Promise<boolean> {
 }
 
 /**
- * Resolves `command` as Go's `exec.LookPath` does. Go's `exec.Command` resolves a bare name through the PATH of the
- * process that runs the plugin, never through the `PATH` the kubeconfig's `exec.env` sets for it (Node's `spawn`
- * would search the child's). A name with a path separator is used as it is (kubeconfig.ts has already resolved a
- * relative one against the kubeconfig's folder). An empty or relative PATH entry that holds a bare name is refused
- * (`exec.ErrDot` since Go 1.19), not run from the current directory.
+ * Resolves `command` as Go's `exec.LookPath` does: a bare name through our own PATH, never the one the kubeconfig's
+ * `exec.env` sets (Node's `spawn` would search the child's); a name with a separator as it is (kubeconfig.ts resolved
+ * a relative one against the kubeconfig's folder); a bare name found through an empty or relative PATH entry is
+ * refused (`exec.ErrDot` since Go 1.19).
  */
 async function lookPath(command: string): Promise<{ file: string } | PluginRunResult> {
   const windows = process.platform === "win32";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES } from "../../../functions/app.ts";
+import { createJsonMetrics } from "../../../functions/metrics.ts";
 import { createTestApp, postReview } from "../../support/app.ts";
 import { annotationKeys } from "../../../shared/policy/references.ts";
 import type { Pod } from "../../../shared/policy/pod.ts";
@@ -102,7 +103,7 @@ describe("createApp", () => {
     const res = await app.request(req);
     expect(res.status).toBe(413);
     expect(sent).toBe(9);
-    expect(deps.counters.snapshot()).toEqual({});
+    expect(deps.metrics.snapshot()).toEqual({});
   });
 
   it("answers 400 when the body breaks off (the caller went away)", async () => {
@@ -140,7 +141,7 @@ describe("createApp", () => {
     const { app, deps } = createTestApp();
     const res = await app.request("/authorize", post(body));
     expect(res.status).toBe(400);
-    expect(deps.counters.snapshot()).toEqual({});
+    expect(deps.metrics.snapshot()).toEqual({});
   });
 
   describe("bearer caller auth", () => {
@@ -159,7 +160,7 @@ describe("createApp", () => {
         expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
       }
       expect(gmsa.callCount()).toBe(0);
-      expect(deps.counters.snapshot()).toEqual({});
+      expect(deps.metrics.snapshot()).toEqual({});
     });
 
     it("refuses a garbage body with 401, not 400 or 415: the body is never read", async () => {
@@ -245,9 +246,10 @@ describe("createApp", () => {
   });
 
   it("serves counters of reviews and extra metrics on /metrics", async () => {
-    const { app } = createTestApp({ extraMetrics: () => ({ exec_runs_total: 3 }) });
+    const { app } = createTestApp({ metrics: createJsonMetrics(() => ({ exec: { runs_total: 3 } })) });
     await postReview(app, "expand", buildReview(buildPod()));
     const res = await app.request("/metrics");
+    expect(res.headers.get("content-type")).toBe("application/json");
     expect(await res.json()).toEqual({ expand_reviews_total: 1, expand_allowed_total: 1, exec_runs_total: 3 });
   });
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { createReviewCounters } from "../../../functions/metrics.ts";
+import { createJsonMetrics } from "../../../functions/metrics.ts";
 
-describe("createReviewCounters", () => {
+describe("createJsonMetrics", () => {
   it("counts reviews by function and outcome", () => {
-    const counters = createReviewCounters();
-    counters.record("expand", true, undefined);
-    counters.record("authorize", false, 403);
-    counters.record("authorize", false, 403);
-    counters.record("authorize", false, undefined);
-    expect(counters.snapshot()).toEqual({
+    const metrics = createJsonMetrics();
+    metrics.reviews.record("expand", true, undefined);
+    metrics.reviews.record("authorize", false, 403);
+    metrics.reviews.record("authorize", false, 403);
+    metrics.reviews.record("authorize", false, undefined);
+    expect(metrics.snapshot()).toEqual({
       expand_reviews_total: 1,
       expand_allowed_total: 1,
       authorize_reviews_total: 3,

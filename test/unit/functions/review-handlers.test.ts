@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { createReviewCounters } from "../../../functions/metrics.ts";
-import { createReviewHandler, loadFacts, untilDeadline, type ReviewHandler } from "../../../functions/review-handlers.ts";
+import { createJsonMetrics } from "../../../functions/metrics.ts";
+import { createReviewHandler, loadFacts, type ReviewHandler } from "../../../functions/review-handlers.ts";
 import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
 import { CredentialsError, CredSpecNotAllowedError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
@@ -15,15 +15,14 @@ import { buildReview } from "../../support/reviews.ts";
 function setup(handle: ReviewHandler, level: LogLevel = "debug", allowedLevel: LogLevel = "info") {
   const lines: string[] = [];
   let clock = 1000;
-  const counters = createReviewCounters();
+  const metrics = createJsonMetrics();
   const respond = createReviewHandler("expand", handle, {
     gmsa: createFakeGmsaClient(),
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
     logger: createJsonLogger({ level, write: (l) => lines.push(l), now: () => 0 }),
     now: () => (clock += 7),
-    counters,
-    allowedLevel,
+    metrics: { ...metrics, allowedLevel },
   });
   const app = new Hono<AppEnv>().post(
     "/expand",
@@ -39,7 +38,7 @@ function setup(handle: ReviewHandler, level: LogLevel = "debug", allowedLevel: L
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     return (await res.json()) as AdmissionReviewResponse;
   };
-  return { send, lines, counters };
+  return { send, lines, metrics };
 }
 
 describe("createReviewHandler", () => {
@@ -86,7 +85,7 @@ describe("createReviewHandler", () => {
   });
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {
-    const { send, lines, counters } = setup(() =>
+    const { send, lines, metrics } = setup(() =>
       Promise.resolve({ allowed: false, errors: [new CredSpecNotAllowedError("x"), new KubeApiError("y")] }),
     );
     const pod = buildPod({ containers: [{ name: "app", env: [{ name: "PASSWORD", value: "hunter2" }] }] });
@@ -112,7 +111,7 @@ describe("createReviewHandler", () => {
       cacheMisses: 0,
     });
     expect(lines[0]).not.toContain("hunter2");
-    expect(counters.snapshot()).toEqual({ expand_reviews_total: 1, expand_denied_500_total: 1 });
+    expect(metrics.snapshot()).toEqual({ expand_reviews_total: 1, expand_denied_500_total: 1 });
   });
 });
 
@@ -176,35 +175,27 @@ describe("loadFacts", () => {
     expect(gmsa.callCount()).toBe(0);
   });
 
-  it("turns a call that outlives the deadline into a fact (500)", async () => {
+  it("turns a call that outlives the deadline into a fact (500), even if it never settles", async () => {
+    const started = Date.now();
     const hanging: GmsaClient = { ...createFakeGmsaClient(), getCredSpecContents: () => new Promise(() => {}) };
     const facts = await loadFacts(plan(["a"]), contextOf(hanging, AbortSignal.timeout(20)));
     expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", status: 500 } });
-  });
-});
-
-describe("untilDeadline", () => {
-  it("settles with the work when it is in time", async () => {
-    await expect(untilDeadline(Promise.resolve(1), never)).resolves.toBe(1);
-    await expect(untilDeadline(Promise.reject(new KubeApiError("x")), never)).rejects.toBeInstanceOf(KubeApiError);
-  });
-
-  it("rejects with DeadlineExceededError (500) when the deadline passes first, even if the work never settles", async () => {
-    const started = Date.now();
-    const error = await untilDeadline(new Promise(() => {}), AbortSignal.timeout(50)).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED", status: 500 });
     expect(Date.now() - started).toBeLessThan(500);
   });
 
-  it("lets a client that honours the signal reject with its own error, which names what it waited for", async () => {
+  it("lets a client that honours the signal fail with its own error, which names what it waited for", async () => {
+    const message = 'reading GMSACredentialSpec "x": exec plugin "p": no credential before the deadline';
     const signal = AbortSignal.timeout(20);
-    const work = new Promise((_resolve, reject) => {
-      signal.addEventListener("abort", () => reject(new DeadlineExceededError('reading GMSACredentialSpec "x": exec plugin "p": no credential before the deadline')));
-    });
-    await expect(untilDeadline(work, signal)).rejects.toThrow('reading GMSACredentialSpec "x": exec plugin "p": no credential before the deadline');
+    const honouring: GmsaClient = {
+      ...createFakeGmsaClient(),
+      getCredSpecContents: () => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new DeadlineExceededError(message)))),
+    };
+    const facts = await loadFacts(plan(["a"]), contextOf(honouring, signal));
+    expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", message } });
   });
 
-  it("rejects at once when the deadline has already passed", async () => {
-    await expect(untilDeadline(Promise.resolve(1), AbortSignal.abort())).rejects.toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
+  it("fails every call at once when the deadline has already passed", async () => {
+    const facts = await loadFacts(plan(["webapp1"]), contextOf(createFakeGmsaClient(), AbortSignal.abort()));
+    expect(facts.credspecs.get("webapp1")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED" } });
   });
 });

@@ -38,7 +38,7 @@ describe("the Node server's connection limits", () => {
     const dir = await tempDir("gmsa-limits-");
     const pki = await createTestPki();
     await Promise.all([writeFile(path.join(dir, "tls.crt"), pki.server.cert), writeFile(path.join(dir, "tls.key"), pki.server.key)]);
-    tls = await serveApp(app, { port: 0, hostname: "127.0.0.1", tlsCertFile: path.join(dir, "tls.crt"), tlsKeyFile: path.join(dir, "tls.key") });
+    tls = await serveApp(app, { port: 0, hostname: "127.0.0.1", tls: { certFile: path.join(dir, "tls.crt"), keyFile: path.join(dir, "tls.key") } });
   });
   afterAll(async () => {
     for (const served of [plain, tls]) await new Promise<void>((resolve) => served.server.close(() => resolve()));

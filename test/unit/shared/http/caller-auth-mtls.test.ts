@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readClientCertificate } from "../../../../functions/node/client-certificate.ts";
-import { serveApp } from "../../../../functions/node/server.ts";
+import { readClientCertificate, serveApp } from "../../../../functions/node/server.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 
@@ -83,9 +82,7 @@ beforeAll(async () => {
   ({ server, port } = await serveApp(app, {
     port: 0,
     hostname: "127.0.0.1",
-    tlsCertFile: join(dir, "server.pem"),
-    tlsKeyFile: join(dir, "server.key"),
-    clientCaFile,
+    tls: { certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key"), caFile: clientCaFile },
   }));
 }, 30_000);
 
@@ -116,12 +113,5 @@ describe("caller auth: mtls through the Node HTTPS server", () => {
     expect(await call("/healthz")).toBe(200);
     expect(await call("/version")).toBe(200);
     expect(await call("/metrics")).toBe(200);
-  });
-});
-
-describe("serveApp", () => {
-  it("refuses client certificates without TLS (TypeError)", async () => {
-    const { app } = createCallerAuthTestApp({ mode: "none" });
-    await expect(serveApp(app, { port: 0, clientCaFile: "ca.pem" })).rejects.toThrow(TypeError);
   });
 });

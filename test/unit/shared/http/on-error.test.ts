@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
+import { createJsonMetrics } from "../../../../functions/metrics.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler, redactPath } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../../shared/log.ts";
@@ -28,11 +29,13 @@ describe("error handler", () => {
     const { app, logger } = createCallerAuthTestApp(
       { mode: "path", secrets: [SECRET] },
       {
-        counters: {
-          record() {
-            throw new RangeError(`counter overflow at /authorize/${SECRET}`);
+        metrics: {
+          ...createJsonMetrics(),
+          reviews: {
+            record() {
+              throw new RangeError(`counter overflow at /authorize/${SECRET}`);
+            },
           },
-          snapshot: () => ({}),
         },
       },
     );
