@@ -103,16 +103,27 @@ export async function tailFile(file: string, lines = 40): Promise<string> {
   }
 }
 
-/** A TCP port free on 127.0.0.1 right now (the caller binds it soon after). */
+/**
+ * Ports this process has handed out: the kernel may offer one again before its caller binds it (two functions
+ * started back to back once got the same port), so none is handed out twice.
+ */
+const handedOut = new Set<number>();
+
+/** A TCP port free on 127.0.0.1 right now and not handed out before (the caller binds it soon after). */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 /**
