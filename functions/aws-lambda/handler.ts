@@ -11,6 +11,9 @@ export function createLambdaHandler(
   env: Bindings,
   options?: Parameters<typeof buildServerlessApp>[2],
 ): (event: LambdaEvent, context?: LambdaContext) => Promise<APIGatewayProxyResult> {
-  const app = buildServerlessApp(env, "lambda", options);
-  return async (event, context) => handle(await app)(event, context);
+  // hono/aws-lambda's handler is made once with the app, not per invocation.
+  const ready = buildServerlessApp(env, "lambda", options).then((app) => handle(app));
+  // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
+  ready.catch(() => undefined);
+  return async (event, context) => (await ready)(event, context);
 }
