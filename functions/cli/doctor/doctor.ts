@@ -9,7 +9,7 @@ import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
 import { CLUSTER_FLAGS_USAGE, printResult, runClusterCommand, type ClusterCommand } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";
-import { checkCaBundle, checkReadyz, checkUrlCertificate } from "./certificates.ts";
+import { checkFunction } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorCluster, type Finding } from "./findings.ts";
 import { checkIdentities, findIdentities } from "./identities.ts";
@@ -44,11 +44,7 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   if ("error" in validating) return [...findings, validating.error];
   const webhooks = checkWebhookConfigurations({ mutating: mutating.items, validating: validating.items }, "items" in nodes && isAksCluster(nodes.items));
   findings.push(...webhooks.findings);
-  for (const found of webhooks.found) {
-    findings.push(...checkCaBundle(found, now));
-    if (found.webhook.clientConfig?.url !== undefined) findings.push(...(await checkUrlCertificate(found, now)));
-    findings.push(await checkReadyz(cluster, found));
-  }
+  for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, now)));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
   findings.push(...("error" in pods ? [pods.error] : await checkGmsaPods(cluster, pods.items)));
