@@ -8,9 +8,8 @@ import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
 import type { AccessAnswer } from "../../../shared/policy/facts.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";
 import type { DoctorOptions } from "./doctor.ts";
-import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from "./expected-webhooks.ts";
 import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
-import type { FoundWebhook } from "./webhooks.ts";
+import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION, type FoundWebhook } from "./webhooks.ts";
 
 /** What the probes use: given with flags, or found by {@link findProbeSubjects}. */
 export interface ProbeSubjects {
