@@ -36,18 +36,18 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   const credspecs = await checkCrdAndCredSpecs(cluster);
   const findings = [...credspecs.findings];
   const nodes = await listItems<V1Node>(cluster, "nodes", "/api/v1/nodes");
-  findings.push("error" in nodes ? nodes.error : checkWindowsNodes(nodes.items));
+  findings.push(Array.isArray(nodes) ? checkWindowsNodes(nodes) : nodes);
 
   const list = (kind: string) => listItems<WebhookConfiguration>(cluster, "webhooks", `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations`);
   const [mutating, validating] = await Promise.all([list("mutating"), list("validating")]);
-  if ("error" in mutating) return [...findings, mutating.error];
-  if ("error" in validating) return [...findings, validating.error];
-  const webhooks = checkWebhookConfigurations({ mutating: mutating.items, validating: validating.items }, "items" in nodes && isAksCluster(nodes.items));
+  if (!Array.isArray(mutating)) return [...findings, mutating];
+  if (!Array.isArray(validating)) return [...findings, validating];
+  const webhooks = checkWebhookConfigurations({ mutating, validating }, Array.isArray(nodes) && isAksCluster(nodes));
   findings.push(...webhooks.findings);
   for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, now)));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
-  findings.push(...("error" in pods ? [pods.error] : await checkGmsaPods(cluster, pods.items)));
+  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods) : [pods]));
   const earlierFailure = findings.some((f) => f.status === "fail");
   const subjects = await findProbeSubjects(cluster, credspecs.names, options);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
