@@ -11,13 +11,8 @@ import type { DoctorOptions } from "./doctor.ts";
 import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION, type FoundWebhook } from "./webhooks.ts";
 
-/** What the probes use: given with flags, or found by {@link findProbeSubjects}. */
-export interface ProbeSubjects {
-  credspec: string;
-  allowed: ServiceAccountRef;
-  /** Undefined when no service account of `allowed`'s namespace is refused `use` (nothing to probe). */
-  refused: ServiceAccountRef | undefined;
-}
+/** What the probes use; `refused` is undefined when every service account of `allowed`'s namespace may use `credspec`. */
+type ProbeSubjects = { credspec: string; allowed: ServiceAccountRef; refused: ServiceAccountRef | undefined };
 
 /** Access reviews spent looking for subjects, at most. */
 const MAX_REVIEWS = 60;
@@ -48,15 +43,10 @@ async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | u
 }
 
 /**
- * Finds a credspec and a service account that may use it: the one given, else one of {@link findBoundServiceAccounts}
- * (checked with access reviews), and a service account of the same namespace that may not (`default` first).
- * `credspecs` are tried in order: well-formed ones first.
+ * The probes' credspec (the one given, else the first of `credspecs` that works) and service accounts: one that may use
+ * it (the one given, else one bound by a RoleBinding), and one of its namespace that may not (`default` first).
  */
-export async function findProbeSubjects(
-  cluster: DoctorCluster,
-  credspecs: readonly string[],
-  given: Pick<DoctorOptions, "credspec" | "serviceAccount" | "namespace">,
-): Promise<ProbeSubjects | Finding> {
+export async function findProbeSubjects(cluster: DoctorCluster, credspecs: readonly string[], given: DoctorOptions): Promise<ProbeSubjects | Finding> {
   const check = "end-to-end/may-use";
   const names = given.credspec === undefined ? credspecs : [given.credspec];
   if (names.length === 0) return finding(check, "skip", "no GMSACredentialSpec exists to probe with");
