@@ -97,10 +97,7 @@ function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, answer: 
   return leafExpiry ?? finding(check, "pass", `${where}: the chain verifies with the caBundle and names ${hostname}`);
 }
 
-/**
- * A registered function's certificates and its /readyz: for a URL one GET from where doctor runs, which also shows the
- * certificate it serves; for a service reference through the API server's service proxy.
- */
+/** A function's caBundle; for a URL, from one GET from where doctor runs, the certificate it serves; its /readyz. */
 export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook, now: number): Promise<Finding[]> {
   const { fn, configName, webhook } = found;
   const { url, service, caBundle } = webhook.clientConfig ?? {};

@@ -36,10 +36,7 @@ export function checkCredSpecs(items: readonly CredSpecObject[]): { findings: Fi
   return { findings, wellFormed };
 }
 
-/**
- * GETs the CRD (present, Established, serving both versions) and the credspecs, and checks both; `names` are every
- * credspec's, the well-formed ones first.
- */
+/** The CRD (present, Established, serving both versions) and every credspec; `names` has the well-formed ones first. */
 export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; names: string[] }> {
   const { status, body } = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
   const fix = "apply infra/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";

@@ -17,10 +17,7 @@ import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "
 import { findProbeSubjects, runProbes } from "./probe.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
-/**
- * What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options): the credspec the probes
- * name, the namespace to find their service accounts in, one that may use the credspec, the functions' user names.
- */
+/** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
 export interface DoctorOptions {
   credspec?: string | undefined;
   namespace?: string | undefined;

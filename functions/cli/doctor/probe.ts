@@ -42,10 +42,7 @@ async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | u
   return [...found.values()];
 }
 
-/**
- * The probes' credspec (the one given, else the first of `credspecs` that works) and service accounts: one that may use
- * it (the one given, else one bound by a RoleBinding), and one of its namespace that may not (`default` first).
- */
+/** The probes' credspec and service account: as given, else the first credspec a bound one may use; and one of its namespace that may not. */
 export async function findProbeSubjects(cluster: DoctorCluster, credspecs: readonly string[], given: DoctorOptions): Promise<ProbeSubjects | Finding> {
   const check = "end-to-end/may-use";
   const names = given.credspec === undefined ? credspecs : [given.credspec];

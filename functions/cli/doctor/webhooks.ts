@@ -27,7 +27,7 @@ const HAS_GMSA_REFERENCE = `[object, oldObject].exists(o, o != null && (
 export const OPT_OUT_EXPRESSION = { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] };
 
 /** The annotation that keeps AKS's Admissions Enforcer from rewriting the namespaceSelector. */
-export const AKS_OPT_OUT_ANNOTATION = "admissions.enforcer/disabled";
+const AKS_OPT_OUT_ANNOTATION = "admissions.enforcer/disabled";
 
 /** One function's configuration: its kind, the name infra/webhooks gives it, and its webhook less clientConfig. */
 function expected(fn: FunctionName, kind: `${"Mutating" | "Validating"}WebhookConfiguration`, extra?: { reinvocationPolicy: string }) {
@@ -97,9 +97,8 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
 }
 
 /**
- * Finds each function's webhook by its name in the listed configurations and checks it; on AKS (`isAks`) also the
- * Admissions Enforcer opt-out annotation.
- * @returns the findings, and the webhooks found (for the certificate and readiness checks).
+ * Finds each function's webhook by name in the listed configurations and checks it (on AKS, also the Admissions
+ * Enforcer opt-out annotation); the webhooks `found` feed the certificate and readiness checks.
  */
 export function checkWebhookConfigurations(lists: Record<"mutating" | "validating", WebhookConfiguration[]>, isAks: boolean) {
   const findings: Finding[] = [];
