@@ -5,7 +5,6 @@
 import type { V1Namespace, V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
 import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
-import type { AccessAnswer } from "../../../shared/policy/facts.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";
 import type { DoctorOptions } from "./doctor.ts";
 import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
@@ -18,7 +17,7 @@ type ProbeSubjects = { credspec: string; allowed: ServiceAccountRef; refused: Se
 const MAX_REVIEWS = 60;
 
 /** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends, as the kubeconfig's user. */
-export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<AccessAnswer> {
+export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string) {
   const query = { namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec };
   return reviewCredSpecAccess(({ method, path, body }) => cluster.request({ method, path, body, asCaller: true }), query, CLI_CALL);
 }
