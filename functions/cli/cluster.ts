@@ -1,18 +1,15 @@
-/**
- * The cluster commands' shared half: their global flags, how they print, and their connection, built from the Node
- * server's own kube plumbing so the CLI reaches a cluster as the functions would. Read-only: GETs, reviews, dry runs.
- */
+/** What the cluster commands share: their global flags, printing, and a read-only connection built from the Node server's kube plumbing. */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
 import { stringify } from "yaml";
 import { ConfigurationError, parseKubeSettings } from "../../shared/config/index.ts";
 import type { CallOptions } from "../../shared/kube/client.ts";
-import { createKubeRequester, readStatus } from "../../shared/kube/request.ts";
+import { createKubeRequester, readStatus, type KubeRequest } from "../../shared/kube/request.ts";
 import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
 import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
-import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandSpec } from "./io.ts";
+import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";
 
 /** The global flags of every cluster command, for their usage texts. */
 export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's, with its defaults; docs/kubectl-gmsa.md):
@@ -26,24 +23,13 @@ Exit status: 0 all well, 1 something wrong (a finding, a denial, an unreachable
 cluster), 2 usage error. Tokens are never printed.
 `;
 
-/** How results are printed: human text (the default), or `-o json|yaml` for scripts. */
-export type OutputFormat = "text" | "json" | "yaml";
+type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
 
-/** The global flags, checked; `as` is the user the dry runs impersonate (and, in explain, the person asked about). */
-export type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
+/** A cluster command's parsed command line, with its global flags checked. */
+export type ClusterArgs<O extends ParseArgsOptionsConfig> = CommandLine<typeof CLUSTER_OPTIONS & O> & { flags: ClusterFlags };
 
-/** A cluster command's parsed command line: the global flags, its own option values and its positionals. */
-export type ClusterArgs<O extends ParseArgsOptionsConfig> = { flags: ClusterFlags; values: Record<keyof O, unknown>; positionals: string[] };
-
-/** One request to the API server: an absolute path, query parameters, a JSON body for POST. */
-export interface ClusterRequest {
-  method: "GET" | "POST";
-  path: string;
-  query?: Record<string, string> | undefined;
-  body?: unknown;
-  /** Send it as the kubeconfig's user even with `--as`: access reviews the person could not create themselves. */
-  asCaller?: boolean | undefined;
-}
+/** One request to the API server; `asCaller` sends it as the kubeconfig's user even with `--as` (reviews the person could not create). */
+export type ClusterRequest = Pick<KubeRequest, "method" | "path" | "body"> & { query?: Record<string, string>; asCaller?: boolean };
 
 /** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
 export type ClusterAnswer = Awaited<ReturnType<ClusterConnection["request"]>>;
@@ -64,8 +50,8 @@ function parseWarnings(header: string | null): string[] {
 export const CLI_CALL: CallOptions = { signal: new AbortController().signal };
 
 /**
- * Connects to the cluster the flags select, as kubectl would: `--kubeconfig`, else KUBECONFIG (a path list, merged),
- * else ~/.kube/config, else in-cluster; `--context`, else current-context. Kubeconfig warnings go to stderr.
+ * Connects as kubectl would: `--kubeconfig`, else KUBECONFIG (a path list, merged), else ~/.kube/config, else
+ * in-cluster; `--context`, else current-context. Kubeconfig warnings go to stderr.
  * @throws KubeConfigurationError naming every problem with the kubeconfig or its user's credential.
  */
 async function connectCluster(flags: ClusterFlags, io: CliIo) {
@@ -97,8 +83,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
     async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
-      const what = `${method} ${apiPath}`;
-      const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what, ...CLI_CALL });
+      const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what: `${method} ${apiPath}`, ...CLI_CALL });
       return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning") ?? null) };
     },
     /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */
@@ -140,13 +125,12 @@ function readClusterFlags(values: Record<string, unknown>) {
  * on stderr and exit 1.
  */
 export async function runClusterCommand<O extends ParseArgsOptionsConfig>(command: ClusterCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
-  const argsOf = ({ values, positionals }: { values: Record<string, unknown>; positionals: string[] }) => {
-    const { flags, errors } = readClusterFlags(values);
-    const args: ClusterArgs<O> = { flags, values: values as Record<keyof O, unknown>, positionals };
+  const argsOf = (line: CommandLine<typeof CLUSTER_OPTIONS & O>) => {
+    const { flags, errors } = readClusterFlags(line.values);
+    const args = { ...line, flags };
     return { args, errors: [...errors, ...(command.check?.(args) ?? [])] };
   };
-  const options = { ...CLUSTER_OPTIONS, ...command.options };
-  const line = readCommandLine({ name: command.name, usage: command.usage, options, check: (parsed) => argsOf(parsed).errors }, argv, io);
+  const line = readCommandLine({ ...command, options: { ...CLUSTER_OPTIONS, ...command.options }, check: (parsed) => argsOf(parsed).errors }, argv, io);
   if (typeof line === "number") return line;
   let connection: ClusterConnection | undefined;
   try {
@@ -185,6 +169,8 @@ export async function listAll(connection: Pick<ClusterConnection, "request">, ap
 
 /** Paints text for a terminal; every function is the identity when colour is off. */
 export type Paint = Record<"ok" | "bad" | "warn" | "bold", (text: string) => string>;
+
+type OutputFormat = "text" | "json" | "yaml";
 
 /** Prints `data` as JSON or YAML, or `text(paint)` for people: colour only on a terminal with NO_COLOR unset (no-color.org). */
 export function printResult(io: CliIo, format: OutputFormat, data: unknown, text: (paint: Paint) => string): void {

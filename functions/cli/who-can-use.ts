@@ -56,6 +56,4 @@ Example:
 };
 
 /** Runs `who-can-use`: exit 0 with the list (possibly empty), 1 for an unknown credspec or a failed call, 2 usage. */
-export function runWhoCanUseCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return runClusterCommand(command, argv, io);
-}
+export const runWhoCanUseCommand = (argv: readonly string[], io: CliIo): Promise<number> => runClusterCommand(command, argv, io);
