@@ -41,9 +41,8 @@ export type ClusterConnection = Awaited<ReturnType<typeof connectCluster>>;
 const CLI_REQUEST_TIMEOUT_MS = 40_000;
 
 /** The texts of `Warning: 299 - "text"` headers (RFC 7234 warn-text; several may arrive joined by ", "). */
-function parseWarnings(header: string | null): string[] {
-  if (header === null) return [];
-  return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
+function parseWarnings(header: string | null | undefined): string[] {
+  return [...(header ?? "").matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
 }
 
 /** The call options of shared/kube's calls from the CLI: no deadline but the requester's own. */
@@ -68,8 +67,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
   const { cluster } = target;
   const connect = (headers: Record<string, string | string[]> = {}) => {
     const transport = createHttpsKubeFetch({ ...cluster, ca: caPem, clientCertificate, connections: 4, headers });
-    const { tokenSource } = credentials;
-    const requester = createKubeRequester({ server: cluster.server, fetch: transport.fetch, tokenSource, disableCompression: cluster.disableCompression, requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS });
+    const requester = createKubeRequester({ ...cluster, fetch: transport.fetch, tokenSource: credentials.tokenSource, requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS });
     return { transport, requester };
   };
   const caller = connect();
@@ -84,13 +82,12 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
       const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what: `${method} ${apiPath}`, ...CLI_CALL });
-      return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning") ?? null) };
+      return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning")) };
     },
     /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */
     requester: caller.requester,
     /** `-n`, else the context's namespace, else the pod's own in-cluster, else `default`: as kubectl picks it. */
     namespace: namespace ?? "default",
-    /** Kills running exec plugins and closes the connections. */
     async close() {
       credentials.close();
       await Promise.all([...new Set([caller, person])].map(({ transport }) => transport.close()));
@@ -120,9 +117,8 @@ function readClusterFlags(values: Record<string, unknown>) {
 }
 
 /**
- * Runs a cluster command: reads its command line once ({@link CLUSTER_OPTIONS} and its own; --help and usage errors
- * exit 0 and 2), connects, runs, and turns a kubeconfig problem or an API server that cannot answer into its message
- * on stderr and exit 1.
+ * Runs a cluster command: reads its command line ({@link CLUSTER_OPTIONS} and its own), connects, runs; a kubeconfig
+ * problem or an API server that cannot answer becomes its message on stderr and exit 1.
  */
 export async function runClusterCommand<O extends ParseArgsOptionsConfig>(command: ClusterCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
   const argsOf = (line: CommandLine<typeof CLUSTER_OPTIONS & O>) => {

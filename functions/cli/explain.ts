@@ -1,7 +1,4 @@
-/**
- * `kubectl gmsa explain -f pod.yaml [--as user]`: what the webhooks would do with a pod, and why, from the policy's
- * own walk of the pod, the calls authorize and expand make, and a server-side dry run for the verdict.
- */
+/** `kubectl gmsa explain`, from the policy's own walk of the pod, the calls authorize and expand make, and a dry run. */
 import { parseAllDocuments } from "yaml";
 import { PodSchema } from "../../shared/admission/review.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
@@ -81,23 +78,19 @@ async function explain(pod: Pod, namespace: string, person: Asked<Requester>, co
   };
 }
 
-function describeAccess(who: string, answer: Asked<AccessAnswer>, paint: Paint): string {
-  if ("error" in answer) return `    ${who} may use it: ${paint.warn("unknown")}: ${answer.error}\n`;
-  const verdict = answer.allowed ? paint.ok("yes") : paint.bad("no");
-  return `    ${who} may use it: ${verdict}${answer.reason ? `  (${answer.reason})` : ""}\n`;
-}
-
-/** The explanation for people. */
-function formatExplanation(explanation: Explanation, paint: Paint): string {
-  const { pod, person, credSpecs, contentsWithoutName, dryRun } = explanation;
+function formatExplanation({ pod, person, credSpecs, contentsWithoutName, dryRun }: Explanation, paint: Paint): string {
   const personName = "error" in person ? "you" : person.username;
+  const describeAccess = (who: string, answer: Asked<AccessAnswer>): string => {
+    if ("error" in answer) return `    ${who} may use it: ${paint.warn("unknown")}: ${answer.error}\n`;
+    return `    ${who} may use it: ${answer.allowed ? paint.ok("yes") : paint.bad("no")}${answer.reason ? `  (${answer.reason})` : ""}\n`;
+  };
   let text = `Pod ${paint.bold(`${pod.namespace}/${pod.name}`)}, service account ${pod.namespace}/${pod.serviceAccount}\n`;
   if ("error" in person) text += `  who you are is unknown (${person.error})\n`;
   if (credSpecs.length === 0 && contentsWithoutName.length === 0) text += "  names no GMSACredentialSpec: the webhooks leave it as it is\n";
   for (const found of credSpecs) {
     text += `  GMSACredentialSpec "${found.name}" (${found.places.join(", ")})\n`;
-    text += describeAccess(`service account ${pod.namespace}/${pod.serviceAccount}`, found.serviceAccount, paint);
-    text += describeAccess(personName, found.person, paint);
+    text += describeAccess(`service account ${pod.namespace}/${pod.serviceAccount}`, found.serviceAccount);
+    text += describeAccess(personName, found.person);
     text += "error" in found.inlines
       ? `    expand inlines: ${paint.bad("nothing")}: ${found.inlines.error}\n`
       : `    expand inlines ${found.inlines.bytes} bytes: ${JSON.stringify(found.inlines.contents)}\n`;

@@ -95,15 +95,15 @@ const DOCTOR: ClusterCommand<typeof OPTIONS> = {
   usage: DOCTOR_USAGE,
   check({ values, positionals }) {
     const errors = positionals.map((p) => `unexpected argument ${JSON.stringify(p)}`);
-    const credspec = values.credspec as string | undefined;
+    const credspec = values.credspec;
     if (credspec !== undefined && !isDns1123Subdomain(credspec)) errors.push(`--credspec ${JSON.stringify(credspec)} is not a DNS-1123 subdomain`);
-    const sa = values["service-account"] as string | undefined;
+    const sa = values["service-account"];
     if (sa !== undefined && parseServiceAccountRef(sa) === undefined) errors.push(`--service-account ${JSON.stringify(sa)} is not <namespace>:<name>`);
     for (const fn of FUNCTION_NAMES) if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
     return errors;
   },
   async run({ flags, values }, connection, io) {
-    const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
+    const text = (name: keyof typeof OPTIONS) => values[name];
     const sa = text("service-account");
     const findings = await runDoctor(connection, {
       credspec: text("credspec"),
