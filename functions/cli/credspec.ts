@@ -43,8 +43,7 @@ Example:
   check({ values, positionals }) {
     const errors: string[] = [];
     if (positionals.length !== 1) errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
-    const { name, output } = values;
-    const roleName = values["role-name"];
+    const { name, output, "role-name": roleName } = values;
     if (name !== undefined && !isDns1123Subdomain(name)) errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
     if (roleName !== undefined && !isRbacName(roleName)) errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
     for (const text of values["service-account"] ?? []) {

@@ -55,8 +55,7 @@ from the environment as the functions read CLOUD_TOKEN's (docs/configuration.md)
 Options (each replaces the variable it stands for):
   --cluster <name>      eks: the EKS cluster name (required; EKS_CLUSTER_NAME)
   --region <region>     eks: the STS region (EKS_REGION; default AWS_REGION, then AWS_DEFAULT_REGION)
-  --client-id <id>      aks: a user-assigned identity (AKS_CLIENT_ID; default AZURE_CLIENT_ID, else
-                        the system-assigned one)
+  --client-id <id>      aks: user-assigned identity (AKS_CLIENT_ID; default AZURE_CLIENT_ID, else system-assigned)
   --server-id <id>      aks: the audience (AKS_SERVER_ID; default 6dae42f8-4368-4678-94ff-3960e28e3630)
   -h, --help            show this help
 
