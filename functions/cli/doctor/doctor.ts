@@ -78,7 +78,6 @@ Example:
 
 const TEXT = { type: "string" } as const;
 const OPTIONS = { credspec: TEXT, "service-account": TEXT, "expand-identity": TEXT, "authorize-identity": TEXT };
-type Values = Record<keyof typeof OPTIONS, string | undefined>;
 
 const DOCTOR: ClusterCommand<typeof OPTIONS> = {
   name: "doctor",
@@ -86,14 +85,14 @@ const DOCTOR: ClusterCommand<typeof OPTIONS> = {
   usage: DOCTOR_USAGE,
   check({ values, positionals }) {
     const errors = positionals.map((p) => `unexpected argument ${JSON.stringify(p)}`);
-    const { credspec, "service-account": sa } = values as Values;
+    const { credspec, "service-account": sa } = values;
     if (credspec !== undefined && !isDns1123Subdomain(credspec)) errors.push(`--credspec ${JSON.stringify(credspec)} is not a DNS-1123 subdomain`);
     if (sa !== undefined && parseServiceAccountRef(sa) === undefined) errors.push(`--service-account ${JSON.stringify(sa)} is not <namespace>:<name>`);
     for (const fn of FUNCTION_NAMES) if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
     return errors;
   },
   async run({ flags, values }, connection, io) {
-    const { credspec, "service-account": sa, "expand-identity": expand, "authorize-identity": authorize } = values as Values;
+    const { credspec, "service-account": sa, "expand-identity": expand, "authorize-identity": authorize } = values;
     const serviceAccount = sa === undefined ? undefined : parseServiceAccountRef(sa);
     const findings = await runDoctor(connection, { credspec, serviceAccount, namespace: flags.namespace, identities: { expand, authorize } });
     printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
