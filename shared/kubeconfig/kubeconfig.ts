@@ -1,7 +1,4 @@
-/**
- * kubeconfig files as kubectl reads them (k8s.io/client-go/tools/clientcmd), YAML or JSON, in Web APIs only (the
- * Workers build gets the text from a secret).
- */
+/** kubeconfig files as kubectl reads them (client-go/tools/clientcmd), YAML or JSON, in Web APIs only (Workers get it from a secret). */
 import { parseDocument, type Tags } from "yaml";
 import * as z from "zod/mini";
 import "../zod-english.ts";
@@ -61,20 +58,13 @@ const kubeconfigSchema = z.looseObject({
 
 export type RawCluster = z.infer<typeof clusterSchema>;
 export type RawUser = z.infer<typeof userSchema>;
-export type RawContext = z.infer<typeof contextSchema>;
 
 /** One parsed (or merged) kubeconfig; entries keep the file they came from, for messages. */
 export interface Kubeconfig {
   clusters: Map<string, { cluster: RawCluster; source: string }>;
   users: Map<string, { user: RawUser; source: string }>;
-  contexts: Map<string, { context: RawContext; source: string }>;
+  contexts: Map<string, { context: z.infer<typeof contextSchema>; source: string }>;
   currentContext?: string | undefined;
-}
-
-/** `source` names the file in problems ("the KUBECONFIG secret", a path); `resolvePath` makes relative paths relative to its folder (Node). */
-export interface ParseKubeconfigOptions {
-  source: string;
-  resolvePath?: (path: string) => string;
 }
 
 /** `entry` with the paths kubectl resolves against the kubeconfig's folder resolved: `exec.command` only when it names a path, not a PATH lookup. */
@@ -92,12 +82,12 @@ function resolvePaths<T extends RawCluster | RawUser>(entry: T, resolvePath: (pa
 }
 
 /**
- * Parses one kubeconfig (YAML or JSON). An empty document is an empty kubeconfig, as for kubectl.
- * @returns the config, or every problem found, each naming `options.source` and never the file's content.
+ * Parses one kubeconfig (YAML or JSON); an empty document is an empty kubeconfig, as for kubectl. `source` names the
+ * file in problems ("the KUBECONFIG secret", a path); `resolvePath` makes relative paths relative to its folder (Node).
+ * @returns the config, or every problem found, each naming `source` and never the file's content.
  */
-export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): { config?: Kubeconfig; problems: string[] } {
-  const { source } = options;
-  const resolvePath = options.resolvePath ?? ((entry: string) => entry);
+export function parseKubeconfig(text: string, options: { source: string; resolvePath?: (path: string) => string }): { config?: Kubeconfig; problems: string[] } {
+  const { source, resolvePath = (path: string) => path } = options;
   const read = readKubeconfigYaml(text);
   if ("problem" in read) return { problems: [`${source}: ${read.problem}`] };
   const parsed = kubeconfigSchema.safeParse(read.document ?? {});
