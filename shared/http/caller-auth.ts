@@ -60,11 +60,11 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
       return bearerTokens(options.tokens, logger, "bearer");
     case "jwt": {
       // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
-      const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
-      verifier.catch(() => undefined);
-      const unavailable: CallerCheck = { ok: false, status: 503, reason: "jwt verifier unavailable" };
+      const verifier = import("./caller-auth-jwt.ts")
+        .then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now))
+        .catch(() => (): Promise<CallerCheck> => Promise.resolve({ ok: false, status: 503, reason: "jwt verifier unavailable" }));
       const verifyToken = async (token: string): Promise<boolean> => {
-        const result = await verifier.then((verify) => verify(token), () => unavailable);
+        const result = await (await verifier)(token);
         if (!result.ok) refuseCaller(logger, "jwt", result.status, result.reason);
         return true;
       };

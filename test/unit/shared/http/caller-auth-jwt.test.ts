@@ -152,6 +152,14 @@ describe("caller auth: jwt with a shared secret", () => {
   });
 });
 
+describe("caller auth: jwt without a verifier", () => {
+  it("answers 503 when the verifier cannot be made (a key set jose refuses)", async () => {
+    const { status, logged } = await call(jwtAuth({ kind: "jwks", jwks: { keys: "none" } as never }), await sign(rs));
+    expect(status).toBe(503);
+    expect(logged).toContain("jwt verifier unavailable");
+  });
+});
+
 describe("caller auth: jwt with a JWKS URL", () => {
   let server: Server;
   let url: string;
