@@ -1,6 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from "jose";
 // Types only: caller-auth.ts loads this file (and jose) only where CALLER_AUTH=jwt.
-import type { CallerCheck, JwtCallerOptions } from "./caller-auth.ts";
+import type { CallerAuthOptions, CallerCheck } from "./caller-auth.ts";
 
 /** Leeway for `exp` and `nbf`, in seconds: clocks of the API server and of the function may differ a little. */
 const CLOCK_TOLERANCE_S = 30;
@@ -9,7 +9,7 @@ const CLOCK_TOLERANCE_S = 30;
 const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
 
 /** A verifier of caller JWTs (jose `jwtVerify`) for options config has checked; `now` in ms since the epoch. @throws on an invalid inline JWKS. */
-export function createJwtVerifier(options: JwtCallerOptions, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
+export function createJwtVerifier(options: Extract<CallerAuthOptions, { mode: "jwt" }>, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
   const { keys } = options;
   const key =
     keys.kind === "secret"

@@ -19,12 +19,6 @@ export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 /** Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet`), an inline JWKS of public keys, or an HMAC secret. */
 export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
 
-/**
- * JWT caller auth: `iss` must be `issuer`, `aud` hold one of `audience`, `sub` be one of `subjects` when there are
- * any (an issuer may mint tokens for many subjects), and `alg` one of `algorithms` (HS* only with a secret).
- */
-export type JwtCallerOptions = { issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource };
-
 /** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
 export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
 
@@ -32,17 +26,15 @@ export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; r
 export type CallerAuthOptions =
   | { mode: "none" }
   | { mode: "bearer"; tokens: readonly string[] }
-  | ({ mode: "jwt" } & JwtCallerOptions)
+  /** `iss` must be `issuer`, `aud` hold one of `audience`, `sub` one of `subjects` if any (an issuer mints for many), `alg` one of `algorithms`. */
+  | { mode: "jwt"; issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource }
   /** The functions answer at `/<function>/<secret>` only; two secrets while one replaces the other. */
   | { mode: "path"; secrets: readonly string[] }
   /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */
   | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
 
 /** The connection's client certificate as the Node server saw it: sent, verified against the CA (else OpenSSL's `error`), its CNs. */
-export type ClientCertificate = { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] };
-
-/** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
-export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;
+export type ClientCertificateReader = (c: Context<AppEnv>) => { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] } | undefined;
 
 /** The `logger` of refusals (never the credential), the clock of JWT `exp` / `nbf` (epoch ms), the Node server's certificate reader. */
 export type CallerAuthDeps = { logger: Logger; now?: () => number; clientCertificate?: ClientCertificateReader };

@@ -11,19 +11,20 @@ const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
 const GO_DURATION = /^(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?$/;
 
 /**
- * Middleware of the review routes: `c.var.signal` aborts, from before the body is read, when the {@link reviewBudgetMs}
- * of the `?timeout=<duration>` the API server appends (its `timeoutSeconds`; absent, zero or odd: its default) is up.
+ * Middleware of the review routes: `c.var.signal` aborts, from before the body is read, when the review's budget of the
+ * `?timeout=<duration>` the API server appends (its `timeoutSeconds`; absent, zero or odd: its default) is up: the
+ * timeout less a fifth, at most one second, for the reply to travel, and at least 50 ms.
  */
 export function reviewDeadline(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const timeout = c.req.query("timeout");
     const match = timeout === undefined || timeout.length > 32 ? null : GO_DURATION.exec(timeout);
     const [minutes = 0, seconds = 0, ms = 0] = match?.slice(1).map((part) => Number(part ?? 0)) ?? [];
-    const timeoutMs = minutes * 60_000 + seconds * 1000 + ms || DEFAULT_WEBHOOK_TIMEOUT_MS;
-    // Not AbortSignal.timeout: its timer cannot be cleared, so every answered review would keep a live timer for up to
-    // 29 s. Clamped: timers fire at once on delays past 2^31 - 1 ms.
+    // Clamped: timers fire at once on delays past 2^31 - 1 ms.
+    const timeoutMs = Math.min(minutes * 60_000 + seconds * 1000 + ms || DEFAULT_WEBHOOK_TIMEOUT_MS, MAX_WEBHOOK_TIMEOUT_MS);
+    const budgetMs = Math.max(50, timeoutMs - Math.min(1000, timeoutMs / 5));
+    // Not AbortSignal.timeout: its timer cannot be cleared and would outlive each answered review by up to 29 s.
     const controller = new AbortController();
-    const budgetMs = reviewBudgetMs(Math.min(timeoutMs, MAX_WEBHOOK_TIMEOUT_MS));
     const timer = setTimeout(() => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")), budgetMs);
     c.set("signal", controller.signal);
     try {
@@ -32,9 +33,4 @@ export function reviewDeadline(): MiddlewareHandler<AppEnv> {
       clearTimeout(timer);
     }
   };
-}
-
-/** The time a review may take, in ms: the webhook timeout less a fifth, at most one second, for the reply to travel. */
-export function reviewBudgetMs(timeoutMs: number): number {
-  return Math.max(50, timeoutMs - Math.min(1000, timeoutMs / 5));
 }

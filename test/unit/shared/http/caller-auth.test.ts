@@ -1,12 +1,14 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { callerAuth, type CallerAuthDeps, type CallerAuthOptions, type ClientCertificate } from "../../../../shared/http/caller-auth.ts";
+import { callerAuth, type CallerAuthDeps, type CallerAuthOptions, type ClientCertificateReader } from "../../../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger, silentLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post, watchedBody } from "../../../support/requests.ts";
+
+type ClientCertificate = NonNullable<ReturnType<ClientCertificateReader>>;
 
 const TOKEN = "tok-0123456789abcdef0123456789";
 const OTHER_TOKEN = "tok-fedcba9876543210fedcba9876";
