@@ -100,16 +100,10 @@ function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, rea
   throw new HTTPException(status, { res: new Response(JSON.stringify({ error: REFUSALS[status] }), { status, headers }) });
 }
 
-/**
- * The `hashFunction` for Hono's `timingSafeEqual`: the token as it is. Hono compares in constant time anyway; its
- * default SHA-256 digests added no protection and were the largest share of a warm review's CPU on Node.
- */
+/** Hono's `timingSafeEqual` compares in constant time anyway: its default SHA-256 `hashFunction` protected nothing and was most of a warm review's CPU on Node. */
 const compareTokensAsIs = (token: string): string => token;
 
-/**
- * hono/bearer-auth with our refusals, logged with `mode`: every failure is a 401 (a malformed header too, where hono
- * answers 400). `tokens` are the accepted ones (several while one replaces another), or a verifier that refuses itself.
- */
+/** hono/bearer-auth with our refusals, logged with `mode`: all 401, a malformed header too (hono says 400); `tokens`, or a verifier that refuses itself. */
 export function bearerTokens(
   tokens: readonly string[] | ((token: string) => Promise<boolean>),
   logger: Logger,

@@ -124,8 +124,7 @@ function createCache<V extends NonNullable<unknown>>(
   keep = (_value: V) => true,
 ) {
   const { monotonicNow: now, observer } = options;
-  const clock = now === undefined ? {} : { perf: { now } };
-  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...clock });
+  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now && { perf: { now } }) });
   const counts = { hits: 0, misses: 0 };
   const inFlight = new Map<string, Promise<V>>();
   const loadAndKeep = async (key: string, load: () => Promise<V>): Promise<V> => {

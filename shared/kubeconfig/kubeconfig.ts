@@ -104,10 +104,7 @@ export function parseKubeconfig(text: string, options: { source: string; resolve
   return { config, problems: [] };
 }
 
-/**
- * Merges kubeconfigs in `KUBECONFIG` order as client-go's loading rules do: the first file to define a name wins it
- * whole (entries are not merged field by field), and the first non-empty `current-context` wins.
- */
+/** Merges in `KUBECONFIG` order as client-go does: the first file to define a name wins it whole, the first non-empty `current-context` wins. */
 export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
   const merged: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
   for (const config of configs) {
@@ -123,10 +120,7 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
 /** go-yaml reads NEL, LS and PS as line breaks (YAML 1.1), `yaml` does not (YAML 1.2 section 5.4): refused. */
 const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/;
 
-/**
- * YAML 1.1 as go-yaml v2 resolves it: a timestamp stays a string (go-yaml keeps it one for an untyped value, which is
- * what sigs.k8s.io/yaml decodes into) and `1:30` is not a base-60 number.
- */
+/** YAML 1.1 as go-yaml v2 resolves it into the untyped values sigs.k8s.io/yaml decodes: a timestamp stays a string, `1:30` is no base-60 number. */
 function goYamlTags(tags: Tags): Tags {
   return tags.filter((tag) => typeof tag === "string" || (tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME"));
 }
