@@ -54,7 +54,6 @@ export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
  * - `GET /healthz`, `GET /readyz` (503 while shutting down or while the API server refuses the function's credential
  *   or RBAC), `GET /version`: open; `GET /metrics`: open or behind METRICS_TOKENS, never the admission credential.
  * Anything else is a 404; our own failures a logged 500.
- * @throws TypeError when the caller auth or metrics options cannot work.
  */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

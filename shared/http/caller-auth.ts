@@ -16,17 +16,8 @@ export const ASYMMETRIC_JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "P
 /** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
 export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 
-/**
- * Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet` with its defaults), an inline JWKS
- * of public keys, or a shared HMAC secret (HS* only).
- */
+/** Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet`), an inline JWKS of public keys, or an HMAC secret. */
 export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
-
-/**
- * JWT caller auth: `iss` must be `issuer`, `aud` hold one of `audience`, `sub` be one of `subjects` when there are
- * any (an issuer may mint tokens for many subjects), and `alg` one of `algorithms` (HS* only with a secret).
- */
-export type JwtCallerOptions = { issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource };
 
 /** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
 export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
@@ -35,91 +26,65 @@ export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; r
 export type CallerAuthOptions =
   | { mode: "none" }
   | { mode: "bearer"; tokens: readonly string[] }
-  | ({ mode: "jwt" } & JwtCallerOptions)
+  /** `iss` must be `issuer`, `aud` hold one of `audience`, `sub` one of `subjects` if any (an issuer mints for many), `alg` one of `algorithms`. */
+  | { mode: "jwt"; issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource }
   /** The functions answer at `/<function>/<secret>` only; two secrets while one replaces the other. */
   | { mode: "path"; secrets: readonly string[] }
   /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */
   | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
 
-/**
- * The client certificate of the connection, as the Node server saw it: sent at all, verified against the CA (else
- * OpenSSL's `error`, e.g. `UNABLE_TO_VERIFY_LEAF_SIGNATURE`), and its subject's CN values.
- */
-export type ClientCertificate = { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] };
+/** The connection's client certificate as the Node server saw it: sent, verified against the CA (else OpenSSL's `error`), its CNs. */
+export type ClientCertificateReader = (c: Context<AppEnv>) => { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] } | undefined;
 
-/** Reads a request's client certificate from the platform's bindings (undefined when it cannot tell). */
-export type ClientCertificateReader = (c: Context<AppEnv>) => ClientCertificate | undefined;
-
-/**
- * The `logger` of refusals (mode and reason, never the credential), the clock of JWT `exp` / `nbf` (epoch ms), and the
- * reader of client certificates, which only the Node server has (it terminates TLS).
- */
+/** The `logger` of refusals (never the credential), the clock of JWT `exp` / `nbf` (epoch ms), the Node server's certificate reader. */
 export type CallerAuthDeps = { logger: Logger; now?: () => number; clientCertificate?: ClientCertificateReader };
 
 /**
- * The middleware of `options.mode`: 401 unauthenticated, 403 not an allowed caller (JWT subject, certificate name),
- * 503 when a remote JWKS cannot be had.
- * @throws TypeError on options that cannot work (no tokens, short path secret, no certificate reader, unsafe algorithms).
+ * The middleware of `options.mode`, for options shared/config has checked: 401 unauthenticated, 403 not an allowed
+ * caller (JWT subject, certificate name), 503 when a remote JWKS cannot be had.
  */
 export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
+  const { logger } = deps;
   switch (options.mode) {
     case "none":
       return (_c, next) => next();
     case "bearer":
-      return bearerTokens(options.tokens, deps.logger, "bearer");
-    case "jwt":
-      return jwtCaller(options, deps);
+      return bearerTokens(options.tokens, logger, "bearer");
+    case "jwt": {
+      // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
+      const verifier = import("./caller-auth-jwt.ts")
+        .then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now))
+        .catch(() => (): Promise<CallerCheck> => Promise.resolve({ ok: false, status: 503, reason: "jwt verifier unavailable" }));
+      const verifyToken = async (token: string): Promise<boolean> => {
+        const result = await (await verifier)(token);
+        if (!result.ok) refuseCaller(logger, "jwt", result.status, result.reason);
+        return true;
+      };
+      return bearerTokens(verifyToken, logger, "jwt");
+    }
     case "path":
-      return pathSecret(options.secrets, deps.logger);
-    case "mtls":
-      return clientCertificateCaller(options.clientNames, deps);
+      return async (c, next) => {
+        const presented = c.req.param("secret");
+        if (presented === undefined) refuseCaller(logger, "path", 401, "no path secret");
+        // Every secret is compared in full, so the time taken does not tell which one matched.
+        let found = false;
+        for (const secret of options.secrets) found = (await timingSafeEqual(secret, presented, compareTokensAsIs)) || found;
+        if (!found) refuseCaller(logger, "path", 401, "wrong path secret");
+        await next();
+      };
+    case "mtls": {
+      const names = new Set(options.clientNames);
+      // TLS verified the certificate against the configured CA; here we only read the verdict and the name. Without a
+      // reader (config allows mtls on the Node server only, which has one) no certificate is seen: every caller is refused.
+      return async (c, next) => {
+        const cert = deps.clientCertificate?.(c);
+        if (cert === undefined || !cert.presented) refuseCaller(logger, "mtls", 401, "no client certificate");
+        if (!cert.authorized) refuseCaller(logger, "mtls", 401, cert.error ?? "client certificate not verified");
+        if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) refuseCaller(logger, "mtls", 403, "client certificate name not allowed");
+        await next();
+      };
+    }
   }
-}
-
-function jwtCaller(options: JwtCallerOptions, deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
-  const secret = options.keys.kind === "secret";
-  const allowed: readonly string[] = secret ? SYMMETRIC_JWT_ALGORITHMS : ASYMMETRIC_JWT_ALGORITHMS;
-  if (options.algorithms.length === 0 || options.algorithms.some((alg) => !allowed.includes(alg))) {
-    throw new TypeError(`jwt caller auth with ${secret ? "a shared secret" : "a key set"} accepts some of ${allowed.join(", ")} only`);
-  }
-  if (options.issuer === "" || options.audience.length === 0) throw new TypeError("jwt caller auth needs an issuer and an audience");
-  // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
-  const verifier = import("./caller-auth-jwt.ts").then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now));
-  verifier.catch(() => undefined);
-  const verifyToken = async (token: string): Promise<boolean> => {
-    const unavailable: CallerCheck = { ok: false, status: 503, reason: "jwt verifier unavailable" };
-    const result = await verifier.then((verify) => verify(token), () => unavailable);
-    if (!result.ok) refuseCaller(deps.logger, "jwt", result.status, result.reason);
-    return true;
-  };
-  return bearerTokens(verifyToken, deps.logger, "jwt");
-}
-
-function pathSecret(secrets: readonly string[], logger: Logger): MiddlewareHandler<AppEnv> {
-  if (secrets.length === 0 || secrets.some((s) => s.length < 32)) throw new TypeError("path caller auth needs secrets of at least 32 characters");
-  return async (c, next) => {
-    const presented = c.req.param("secret");
-    if (presented === undefined) refuseCaller(logger, "path", 401, "no path secret");
-    // Every secret is compared in full, so the time taken does not tell which one matched.
-    let found = false;
-    for (const secret of secrets) found = (await timingSafeEqual(secret, presented, compareTokensAsIs)) || found;
-    if (!found) refuseCaller(logger, "path", 401, "wrong path secret");
-    await next();
-  };
-}
-
-function clientCertificateCaller(clientNames: readonly string[], deps: CallerAuthDeps): MiddlewareHandler<AppEnv> {
-  const read = deps.clientCertificate;
-  if (read === undefined) throw new TypeError("mtls caller auth needs the Node server (on Cloudflare Workers, configure mTLS at Cloudflare)");
-  const names = new Set(clientNames);
-  // TLS verified the certificate against the configured CA; here we only read the verdict and the name.
-  return async (c, next) => {
-    const cert = read(c);
-    if (cert === undefined || !cert.presented) refuseCaller(deps.logger, "mtls", 401, "no client certificate");
-    if (!cert.authorized) refuseCaller(deps.logger, "mtls", 401, cert.error ?? "client certificate not verified");
-    if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) refuseCaller(deps.logger, "mtls", 403, "client certificate name not allowed");
-    await next();
-  };
 }
 
 /** The challenge of a 401 where a bearer token is expected (RFC 6750 section 3). */
@@ -135,25 +100,15 @@ function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, rea
   throw new HTTPException(status, { res: new Response(JSON.stringify({ error: REFUSALS[status] }), { status, headers }) });
 }
 
-/**
- * The `hashFunction` for Hono's `timingSafeEqual`: the token as it is. Hono compares in constant time anyway; its
- * default SHA-256 digests added no protection and were the largest share of a warm review's CPU on Node.
- */
+/** Hono's `timingSafeEqual` compares in constant time anyway: its default SHA-256 `hashFunction` protected nothing and was most of a warm review's CPU on Node. */
 const compareTokensAsIs = (token: string): string => token;
 
-/**
- * hono/bearer-auth with our refusals, logged with `mode`: every failure is a 401 (a malformed header too, where hono
- * answers 400). `tokens` are the accepted ones (several while one replaces another), or a verifier that refuses itself.
- * @throws TypeError when `tokens` is empty or holds an empty token.
- */
+/** hono/bearer-auth with our refusals, logged with `mode`: all 401, a malformed header too (hono says 400); `tokens`, or a verifier that refuses itself. */
 export function bearerTokens(
   tokens: readonly string[] | ((token: string) => Promise<boolean>),
   logger: Logger,
   mode: "bearer" | "jwt" | "metrics",
 ): MiddlewareHandler<AppEnv> {
-  if (typeof tokens !== "function" && (tokens.length === 0 || tokens.some((t) => t.length === 0))) {
-    throw new TypeError(`${mode} bearer auth needs at least one non-empty token`);
-  }
   const refused = (reason: string) => ({ message: () => refuseCaller(logger, mode, 401, reason) });
   return bearerAuth({
     ...(typeof tokens === "function" ? { verifyToken: tokens } : { token: [...tokens] }),

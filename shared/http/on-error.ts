@@ -11,14 +11,9 @@ import type { AppEnv } from "./env.ts";
 export function createErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {
     if (err instanceof HTTPException) return err.res === undefined ? c.json({ error: err.message }, err.status) : err.getResponse();
-    logger.log("error", "unhandled error", { method: c.req.method, path: redactPath(c.req.path), error: err.name });
+    const first = /^\/[^/]{0,32}/.exec(c.req.path)?.[0] ?? "/";
+    const path = c.req.path.length > first.length ? `${first}/…` : first;
+    logger.log("error", "unhandled error", { method: c.req.method, path, error: err.name });
     return c.json({ error: "internal error" }, 500);
   };
-}
-
-/** `/expand/<anything>` becomes `/expand/…`: the first segment (at most 32 characters) and no more. */
-export function redactPath(path: string): string {
-  const match = /^\/[^/]{0,32}/.exec(path);
-  const first = match?.[0] ?? "/";
-  return path.length > first.length ? `${first}/…` : first;
 }

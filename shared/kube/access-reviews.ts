@@ -51,6 +51,12 @@ export function readAccessVerdict(body: unknown): AccessAnswer | undefined {
   return { allowed: allowed && denied !== true, reason: reason || evaluationError || "" };
 }
 
+/** Names the review in errors and logs: whose use of which credspec (a username cut to the length of a Kubernetes name). */
+export function describeAccessReview(query: AccessQuery | UserAccessQuery): string {
+  const who = "user" in query ? `user ${JSON.stringify(query.user.username.slice(0, 253))}` : `service account "${query.namespace}/${query.serviceAccount}"`;
+  return `reviewing whether ${who} may use GMSACredentialSpec "${query.credSpecName}"`;
+}
+
 /**
  * Creates the review in the pod's namespace and reads its verdict.
  * @throws InvalidReviewError / InvalidCredSpecNameError before any call for names that cannot be Kubernetes names
@@ -58,22 +64,14 @@ export function readAccessVerdict(body: unknown): AccessAnswer | undefined {
  *   DeadlineExceededError (500) when the API server cannot answer.
  */
 export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery | UserAccessQuery, call: CallOptions): Promise<AccessAnswer> {
-  const { namespace, credSpecName } = query;
+  const { namespace } = query;
   if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
-  if (!isDns1123Subdomain(credSpecName)) {
-    throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(credSpecName)} is not a DNS-1123 subdomain`);
+  checkCredSpecName(query.credSpecName);
+  if ("user" in query && query.user.username === "") throw new InvalidReviewError("the review's userInfo has no username");
+  if ("serviceAccount" in query && !isDns1123Subdomain(query.serviceAccount)) {
+    throw new InvalidReviewError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`);
   }
-  let who: string;
-  if ("user" in query) {
-    if (query.user.username === "") throw new InvalidReviewError("the review's userInfo has no username");
-    who = `user ${JSON.stringify(query.user.username.slice(0, 253))}`;
-  } else {
-    if (!isDns1123Subdomain(query.serviceAccount)) {
-      throw new InvalidReviewError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`);
-    }
-    who = `service account "${namespace}/${query.serviceAccount}"`;
-  }
-  const what = `reviewing whether ${who} may use GMSACredentialSpec "${credSpecName}"`;
+  const what = describeAccessReview(query);
   const answer = await request({
     method: "POST",
     path: `/apis/authorization.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/localsubjectaccessreviews`,
@@ -86,4 +84,9 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
   const verdict = readAccessVerdict(answer.body);
   if (verdict === undefined) throw new KubeApiError(`${what}: the API server's answer has no status.allowed`);
   return verdict;
+}
+
+/** @throws InvalidCredSpecNameError for a name no GMSACredentialSpec can have (it goes into a URL or a review). */
+export function checkCredSpecName(name: string): void {
+  if (!isDns1123Subdomain(name)) throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
 }

@@ -1,13 +1,12 @@
 /** The seam between the handlers and the Kubernetes API, and the real client with its caches (docs/configuration.md, Caches and their staleness). */
 import { LRUCache } from "lru-cache";
-import { reviewCredSpecAccess } from "./access-reviews.ts";
+import { checkCredSpecName, describeAccessReview, reviewCredSpecAccess } from "./access-reviews.ts";
 import { createKubeRequester, errorFromAnswer, readStatus, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
 import type { CacheName, CallTally } from "../observer.ts";
 import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
-import { CredSpecNotFoundError, CredSpecWithoutContentsError, DeadlineExceededError, InvalidCredSpecNameError, KubeApiError } from "../errors.ts";
-import { isDns1123Subdomain } from "../policy/names.ts";
+import { CredSpecNotFoundError, CredSpecWithoutContentsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 
 /** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
@@ -71,10 +70,9 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     getCredSpecContents: (name, call) =>
       credSpecs.get(name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => deepFreeze(await readCredSpecContents(request, name, call))),
     canUseCredSpec(query, call) {
-      const { namespace, serviceAccount, credSpecName } = query;
       // Names cannot contain "/", so the key is unambiguous.
-      const what = `reviewing whether service account "${namespace}/${serviceAccount}" may use GMSACredentialSpec "${credSpecName}"`;
-      return access.get(`${namespace}/${serviceAccount}/${credSpecName}`, call, what, async () => Object.freeze(await reviewCredSpecAccess(request, query, call)));
+      const key = `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
+      return access.get(key, call, describeAccessReview(query), async () => Object.freeze(await reviewCredSpecAccess(request, query, call)));
     },
     // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
     // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
@@ -95,9 +93,7 @@ export function credSpecPath(name: string): string {
  */
 export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
-  if (!isDns1123Subdomain(name)) {
-    throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
-  }
+  checkCredSpecName(name);
   const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, ...call });
   if (answer.status === 404) {
     const status = readStatus(answer.body);
@@ -128,8 +124,7 @@ function createCache<V extends NonNullable<unknown>>(
   keep = (_value: V) => true,
 ) {
   const { monotonicNow: now, observer } = options;
-  const clock = now === undefined ? {} : { perf: { now } };
-  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...clock });
+  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now && { perf: { now } }) });
   const counts = { hits: 0, misses: 0 };
   const inFlight = new Map<string, Promise<V>>();
   const loadAndKeep = async (key: string, load: () => Promise<V>): Promise<V> => {

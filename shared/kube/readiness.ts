@@ -26,11 +26,8 @@ export const READY_CACHE_MS = 10_000;
 /** One check gives up after this; below the chart's readiness probe timeout (5 s), so the answer names why. */
 export const READINESS_TIMEOUT_MS = 4_000;
 
-/**
- * Options of {@link createReadinessCheck}: the client's own `request` (its credential, transport and deadlines);
- * `shareInFlight` on Node only (a Workers request must not await another's promise); `monotonicNow` for the cache.
- */
-export type ReadinessCheckOptions = { request: KubeRequester; functions: readonly FunctionName[]; shareInFlight: boolean; monotonicNow?: (() => number) | undefined };
+/** The client's own `request` (its credential, transport, deadlines); `shareInFlight` on Node only (a Workers request must not await another's). */
+type ReadinessCheckOptions = { request: KubeRequester; functions: readonly FunctionName[]; shareInFlight: boolean; monotonicNow?: (() => number) | undefined };
 
 /** Builds the check: a good answer is kept for {@link READY_CACHE_MS}; a bad one is never kept. */
 export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {

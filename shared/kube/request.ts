@@ -56,10 +56,7 @@ export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
 /** Builds the requester all kube calls go through. */
 export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
   const base = options.server.replace(/\/+$/, "");
-  const { tokenSource, observer } = options;
-  const timeoutMs = options.requestTimeoutMs ?? KUBE_REQUEST_TIMEOUT_MS;
-  const retryDelayMs = options.retryDelayMs ?? 200;
-  const now = options.now ?? Date.now;
+  const { tokenSource, observer, requestTimeoutMs: timeoutMs = KUBE_REQUEST_TIMEOUT_MS, retryDelayMs = 200, now = Date.now } = options;
 
   return async ({ method, path, resource, body, what, signal, tally }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
@@ -98,8 +95,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         text = await response.text();
       } catch (error) {
         attempted(deadline.aborted ? "timeout" : "error", startedAt);
-        if (deadline.aborted) throw deadlineError();
-        if (await retryAfter(retryDelayMs)) continue;
+        if (!deadline.aborted && (await retryAfter(retryDelayMs))) continue;
         if (deadline.aborted) throw deadlineError();
         throw new KubeApiError(`${what}: API server unreachable (${shortErrorCode(error)})`, { cause: error });
       }

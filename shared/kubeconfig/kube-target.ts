@@ -1,7 +1,4 @@
-/**
- * The cluster and credentials one kubeconfig context points at, checked the way client-go's kubeconfig
- * validation checks them, with what we do not support named as problems rather than silently ignored.
- */
+/** The cluster and credentials a kubeconfig context points at, checked as client-go checks them; what we do not support is a problem. */
 import { EXEC_CLUSTER_EXTENSION, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../credentials/exec-config.ts";
 import type { Kubeconfig, RawCluster, RawUser } from "./kubeconfig.ts";
 
@@ -24,14 +21,18 @@ export type KubeUserAuth =
 /** What a context resolves to; `namespace` is the context's default, for the CLI as kubectl reads it. */
 export type KubeTarget = { contextName: string; namespace?: string | undefined; cluster: KubeCluster; auth: KubeUserAuth };
 
-/** `value` as normalized base64; a problem when it is not base64. */
-function readBase64(value: string | null | undefined, where: string, problems: string[]): string | undefined {
-  if (!value) return undefined;
+type FileOrData = "certificate-authority" | "client-certificate" | "client-key";
+
+/** `name`, a file, or `name`-data, normalized base64; a problem when both are set or the data is not base64. */
+function readFileOrData(raw: { [key in FileOrData | `${FileOrData}-data`]?: string | null | undefined }, name: FileOrData, where: string, problems: string[]) {
+  const file = raw[name] || undefined;
+  const data = raw[`${name}-data`] || undefined;
+  if (file && data) problems.push(`${where}: ${name} and ${name}-data are both set`);
   try {
-    return btoa(atob(value.replace(/\s+/g, "")));
+    return { file, data: data && btoa(atob(data.replace(/\s+/g, ""))), given: Boolean(file || data) };
   } catch {
-    problems.push(`${where} is not base64`);
-    return undefined;
+    problems.push(`${where}.${name}-data is not base64`);
+    return { file, data: undefined, given: true };
   }
 }
 
@@ -44,16 +45,14 @@ function resolveCluster(name: string, raw: RawCluster, where: string, problems: 
     problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
   }
   if (protocol !== undefined && protocol !== "https:" && protocol !== "http:") problems.push(`${where}.server must be https or http`);
-  const caFile = raw["certificate-authority"];
-  const caData = raw["certificate-authority-data"];
-  if (caFile && caData) problems.push(`${where}: certificate-authority and certificate-authority-data are both set`);
+  const ca = readFileOrData(raw, "certificate-authority", where, problems);
   const insecureSkipTlsVerify = raw["insecure-skip-tls-verify"] === true;
-  if (insecureSkipTlsVerify && (caFile || caData)) problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
+  if (insecureSkipTlsVerify && ca.given) problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
   return {
     name,
     server,
-    certificateAuthority: caFile || undefined,
-    certificateAuthorityData: readBase64(caData, `${where}.certificate-authority-data`, problems),
+    certificateAuthority: ca.file,
+    certificateAuthorityData: ca.data,
     tlsServerName: raw["tls-server-name"] || undefined,
     insecureSkipTlsVerify,
     proxyUrl: raw["proxy-url"] || undefined,
@@ -69,19 +68,11 @@ function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserA
   const ways: KubeUserAuth[] = [];
   if (raw.token) ways.push({ kind: "token", token: raw.token });
   else if (raw.tokenFile) ways.push({ kind: "tokenFile", tokenFile: raw.tokenFile });
-  const cert = { file: raw["client-certificate"], data: raw["client-certificate-data"] };
-  const key = { file: raw["client-key"], data: raw["client-key-data"] };
-  if (cert.file || cert.data || key.file || key.data) {
-    if (cert.file && cert.data) problems.push(`${where}: client-certificate and client-certificate-data are both set`);
-    if (key.file && key.data) problems.push(`${where}: client-key and client-key-data are both set`);
-    if (!(cert.file || cert.data) || !(key.file || key.data)) problems.push(`${where}: a client certificate needs its key`);
-    ways.push({
-      kind: "clientCertificate",
-      certificateFile: cert.file || undefined,
-      certificateData: readBase64(cert.data, `${where}.client-certificate-data`, problems),
-      keyFile: key.file || undefined,
-      keyData: readBase64(key.data, `${where}.client-key-data`, problems),
-    });
+  const cert = readFileOrData(raw, "client-certificate", where, problems);
+  const key = readFileOrData(raw, "client-key", where, problems);
+  if (cert.given || key.given) {
+    if (!cert.given || !key.given) problems.push(`${where}: a client certificate needs its key`);
+    ways.push({ kind: "clientCertificate", certificateFile: cert.file, certificateData: cert.data, keyFile: key.file, keyData: key.data });
   }
   if (raw.exec !== undefined && raw.exec !== null) {
     const { config, problems: execProblems } = validateExecConfig(raw.exec, where);

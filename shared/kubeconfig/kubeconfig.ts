@@ -1,7 +1,4 @@
-/**
- * kubeconfig files as kubectl reads them (k8s.io/client-go/tools/clientcmd), YAML or JSON, in Web APIs only (the
- * Workers build gets the text from a secret).
- */
+/** kubeconfig files as kubectl reads them (client-go/tools/clientcmd), YAML or JSON, in Web APIs only (Workers get it from a secret). */
 import { parseDocument, type Tags } from "yaml";
 import * as z from "zod/mini";
 import "../zod-english.ts";
@@ -61,20 +58,13 @@ const kubeconfigSchema = z.looseObject({
 
 export type RawCluster = z.infer<typeof clusterSchema>;
 export type RawUser = z.infer<typeof userSchema>;
-export type RawContext = z.infer<typeof contextSchema>;
 
 /** One parsed (or merged) kubeconfig; entries keep the file they came from, for messages. */
 export interface Kubeconfig {
   clusters: Map<string, { cluster: RawCluster; source: string }>;
   users: Map<string, { user: RawUser; source: string }>;
-  contexts: Map<string, { context: RawContext; source: string }>;
+  contexts: Map<string, { context: z.infer<typeof contextSchema>; source: string }>;
   currentContext?: string | undefined;
-}
-
-/** `source` names the file in problems ("the KUBECONFIG secret", a path); `resolvePath` makes relative paths relative to its folder (Node). */
-export interface ParseKubeconfigOptions {
-  source: string;
-  resolvePath?: (path: string) => string;
 }
 
 /** `entry` with the paths kubectl resolves against the kubeconfig's folder resolved: `exec.command` only when it names a path, not a PATH lookup. */
@@ -92,12 +82,12 @@ function resolvePaths<T extends RawCluster | RawUser>(entry: T, resolvePath: (pa
 }
 
 /**
- * Parses one kubeconfig (YAML or JSON). An empty document is an empty kubeconfig, as for kubectl.
- * @returns the config, or every problem found, each naming `options.source` and never the file's content.
+ * Parses one kubeconfig (YAML or JSON); an empty document is an empty kubeconfig, as for kubectl. `source` names the
+ * file in problems ("the KUBECONFIG secret", a path); `resolvePath` makes relative paths relative to its folder (Node).
+ * @returns the config, or every problem found, each naming `source` and never the file's content.
  */
-export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): { config?: Kubeconfig; problems: string[] } {
-  const { source } = options;
-  const resolvePath = options.resolvePath ?? ((entry: string) => entry);
+export function parseKubeconfig(text: string, options: { source: string; resolvePath?: (path: string) => string }): { config?: Kubeconfig; problems: string[] } {
+  const { source, resolvePath = (path: string) => path } = options;
   const read = readKubeconfigYaml(text);
   if ("problem" in read) return { problems: [`${source}: ${read.problem}`] };
   const parsed = kubeconfigSchema.safeParse(read.document ?? {});
@@ -114,10 +104,7 @@ export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): 
   return { config, problems: [] };
 }
 
-/**
- * Merges kubeconfigs in `KUBECONFIG` order as client-go's loading rules do: the first file to define a name wins it
- * whole (entries are not merged field by field), and the first non-empty `current-context` wins.
- */
+/** Merges in `KUBECONFIG` order as client-go does: the first file to define a name wins it whole, the first non-empty `current-context` wins. */
 export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
   const merged: Kubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
   for (const config of configs) {
@@ -133,10 +120,7 @@ export function mergeKubeconfigs(configs: readonly Kubeconfig[]): Kubeconfig {
 /** go-yaml reads NEL, LS and PS as line breaks (YAML 1.1), `yaml` does not (YAML 1.2 section 5.4): refused. */
 const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/;
 
-/**
- * YAML 1.1 as go-yaml v2 resolves it: a timestamp stays a string (go-yaml keeps it one for an untyped value, which is
- * what sigs.k8s.io/yaml decodes into) and `1:30` is not a base-60 number.
- */
+/** YAML 1.1 as go-yaml v2 resolves it into the untyped values sigs.k8s.io/yaml decodes: a timestamp stays a string, `1:30` is no base-60 number. */
 function goYamlTags(tags: Tags): Tags {
   return tags.filter((tag) => typeof tag === "string" || (tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME"));
 }

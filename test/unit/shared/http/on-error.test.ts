@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { describe, expect, it } from "vitest";
 import { createJsonMetrics } from "../../../../functions/metrics.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
-import { createErrorHandler, redactPath } from "../../../../shared/http/on-error.ts";
+import { createErrorHandler } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
@@ -11,16 +11,17 @@ import { post } from "../../../support/requests.ts";
 
 const SECRET = "another-secret-path-segment-0123456789";
 
-describe("redactPath", () => {
+describe("the logged path", () => {
   it.each([
     ["/", "/"],
     ["/expand", "/expand"],
     [`/expand/${SECRET}`, "/expand/…"],
     ["/expand/", "/expand/…"],
     [`/${"x".repeat(40)}`, `/${"x".repeat(32)}/…`],
-    ["", "/"],
-  ])("%s is logged as %s", (path, logged) => {
-    expect(redactPath(path)).toBe(logged);
+  ])("%s is logged as %s", async (path, logged) => {
+    const { app, lines } = setup(new TypeError("boom"));
+    await app.request(path);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ path: logged });
   });
 });
 
@@ -62,7 +63,7 @@ function setup(error: Error) {
   const lines: string[] = [];
   const app = new Hono<AppEnv>();
   app.onError(createErrorHandler(createJsonLogger({ level: "debug", write: (l) => lines.push(l) })));
-  app.get("/boom", () => {
+  app.get("*", () => {
     throw error;
   });
   return { app, lines };

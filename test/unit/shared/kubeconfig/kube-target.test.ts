@@ -71,8 +71,8 @@ describe("selectKubeTarget", () => {
       'kc: user "u".auth-provider is not supported; use an exec plugin',
       'kc: user "u": basic authentication is not supported',
       'kc: user "u".as: impersonation is not supported',
-      'kc: user "u": a client certificate needs its key',
       'kc: user "u".client-certificate-data is not base64',
+      'kc: user "u": a client certificate needs its key',
       'kc: user "u".exec.interactiveMode Always needs a terminal, which a webhook never has',
       'kc: user "u": set one of token/tokenFile, client certificate or exec, not several',
     ]);
