@@ -17,11 +17,8 @@ export type CloudTokenSettings =
   // https://cloud.google.com/compute/docs/access/authenticate-workloads#applications
   | { kind: "gke"; host: string; serviceAccount: string };
 
-/** What the runtime decides for a cloud source. */
-export interface CloudTokenSourceOptions extends CacheSharingOptions {
-  /** Give up on a token endpoint after this long. Default 5000: both are local and answer in milliseconds. */
-  timeoutMs?: number | undefined;
-}
+/** What the runtime decides; `timeoutMs` (default 5000: both endpoints are local and answer in milliseconds) is for tests. */
+type CloudTokenSourceOptions = CacheSharingOptions & { timeoutMs?: number };
 
 /** A local token endpoint: its URL, headers (never in errors), name for errors, and the answer's fields a credential needs. */
 interface TokenEndpoint<T> {

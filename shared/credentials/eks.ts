@@ -18,7 +18,6 @@ export interface EksTokenOptions {
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
 }
 
-export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
 /** aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, as we do. */
 const TOKEN_LIFETIME_MS = 14 * 60_000;
 
@@ -69,7 +68,7 @@ export async function presignEksToken(options: EksTokenOptions, epochMs: number)
   const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
   // Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded).
   const encoded = btoa(signed).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return { token: `${EKS_TOKEN_PREFIX}${encoded}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
+  return { token: `k8s-aws-v1.${encoded}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
 }
 
 /** A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes. */

@@ -12,7 +12,6 @@ describe("computeRefreshAt", () => {
     expect(computeRefreshAt(at(300_000), T0)).toBe(T0 + 300_000 - 30_000);
     expect(computeRefreshAt(at(20_000), T0)).toBe(T0 + 20_000 - 5_000);
     expect(computeRefreshAt(at(4_000), T0)).toBe(T0 + 2_000);
-    expect(computeRefreshAt(at(3600_000), T0, 10_000)).toBe(T0 + 3600_000 - 10_000);
   });
 
   it("never refreshes a credential without expiry, and at once one already expired", () => {
@@ -66,8 +65,6 @@ describe("createCredentialCache after 401s", () => {
       describe: "plugin",
       shareInFlight: true,
       now: () => clock,
-      backoffInitialMs: 1_000,
-      backoffMaxMs: 8_000,
       load: () => Promise.resolve({ token: `t${++loads}` }),
     });
     return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };

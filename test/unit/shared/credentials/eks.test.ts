@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureDebianAwsCli, type DebianAwsCli } from "../../../../infra/local/awscli.ts";
 import {
   createEksTokenSource,
-  EKS_TOKEN_PREFIX,
   presignEksToken,
   type EksTokenOptions,
 } from "../../../../shared/credentials/eks.ts";
@@ -42,8 +41,8 @@ afterAll(() => rm(home, { recursive: true, force: true }));
 
 /** Decodes a `k8s-aws-v1.` token back to its presigned URL. */
 function decodeToken(token: string): URL {
-  expect(token.startsWith(EKS_TOKEN_PREFIX)).toBe(true);
-  const encoded = token.slice(EKS_TOKEN_PREFIX.length);
+  expect(token.startsWith("k8s-aws-v1.")).toBe(true);
+  const encoded = token.slice("k8s-aws-v1.".length);
   expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
   return new URL(Buffer.from(encoded, "base64url").toString("utf8"));
 }
