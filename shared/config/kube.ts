@@ -4,8 +4,6 @@ import { parseJson } from "../json.ts";
 import { readCloudToken } from "./cloud-token.ts";
 import { Reader, type Bindings } from "./reader.ts";
 
-export type { JwtSettings } from "../credentials/jwt.ts";
-
 /** What {@link readKubeSettings} reads. */
 export type KubeSettings = ReturnType<typeof readKubeSettings>;
 

@@ -97,17 +97,13 @@ export const VARIABLES = {
 
 export type VariableName = keyof typeof VARIABLES;
 
-/** What an exec plugin never inherits (unless the kubeconfig's `exec.env` sets it): secrets but the platform's, and caller auth. */
-export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
-  Object.entries(VARIABLES as Record<string, Variable>)
-    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
-    .map(([name]) => name),
-);
-
-/** `env` without {@link WITHHELD_FROM_PLUGINS}: what an exec plugin inherits. */
+/** `env` without what an exec plugin never inherits (unless the kubeconfig's `exec.env` sets it): secrets but the platform's, and caller auth. */
 export function withoutPluginSecrets(env: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
 }
 
-/** Text variables that have a default. */
-export type DefaultedTextName = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: "text"; default: string } ? N : never }[VariableName];
+const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
+  Object.entries(VARIABLES as Record<string, Variable>)
+    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
+    .map(([name]) => name),
+);

@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
 import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
-import { createEksTokenSource, type EksTokenOptions } from "./eks.ts";
+import { presignEksToken, type EksTokenOptions } from "./eks.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
 /** One cloud's token source, as shared/config read (and checked) it from CLOUD_TOKEN's variables or the CLI's flags. */
@@ -36,8 +36,16 @@ const accessToken = z.string().check(z.minLength(1));
 /** The source for `settings`, cached until its expiry less the refresh skew. */
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
   switch (settings.kind) {
-    case "eks":
-      return createEksTokenSource({ ...options, ...settings });
+    case "eks": {
+      const now = options.now ?? Date.now;
+      const describe = `EKS token for cluster "${settings.cluster}"`;
+      const load = (): Promise<Credential> =>
+        presignEksToken(settings, now()).catch((error: unknown) => {
+          // Web Crypto failures carry no key material; say which step failed, not what was signed.
+          throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
+        });
+      return createCredentialCache({ ...options, load, describe });
+    }
     case "aks":
       return azureManagedIdentity(settings, options);
     case "gke":

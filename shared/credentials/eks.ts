@@ -4,11 +4,8 @@
  * ARN to a user. Signing is local Web Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike.
  */
 import { AwsV4Signer } from "aws4fetch";
-import { CredentialsError } from "../errors.ts";
-import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
-import type { Credential, TokenSource } from "./token-source.ts";
 
-/** What {@link presignEksToken} needs (shared/config checks it); with the cache's options, {@link createEksTokenSource}. */
+/** What {@link presignEksToken} needs (shared/config checks it). */
 export interface EksTokenOptions {
   /** The EKS cluster name (or an Outposts local cluster's id): the signed `x-k8s-aws-id` header. */
   cluster: string;
@@ -37,11 +34,8 @@ function botocoreOrder(signed: URL): string {
   return `${signed.origin}${signed.pathname}?${query}`;
 }
 
-/**
- * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds), with
- * Web Crypto only. `url` holds the signature and session token: never log it.
- */
-export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; url: string; expirationTimestamp: string }> {
+/** Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds). */
+export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; expirationTimestamp: string }> {
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
   // The regional STS endpoint; China's partition has its own domain.
   const domain = options.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
@@ -68,23 +62,5 @@ export async function presignEksToken(options: EksTokenOptions, epochMs: number)
   const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
   // Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded).
   const encoded = btoa(signed).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return { token: `k8s-aws-v1.${encoded}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
-}
-
-/** A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes. */
-export function createEksTokenSource(options: EksTokenOptions & CacheSharingOptions): TokenSource {
-  const now = options.now ?? Date.now;
-  const describe = `EKS token for cluster "${options.cluster}"`;
-
-  async function load(): Promise<Credential> {
-    try {
-      const { url: _, ...credential } = await presignEksToken(options, now());
-      return credential;
-    } catch (error) {
-      // Web Crypto failures carry no key material; say which step failed, not what was signed.
-      throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
-    }
-  }
-
-  return createCredentialCache({ ...options, load, describe });
+  return { token: `k8s-aws-v1.${encoded}`, expirationTimestamp: new Date(expiresAt).toISOString() };
 }

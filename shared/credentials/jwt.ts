@@ -26,12 +26,6 @@ export interface JwtSettings extends JwtKeyOptions {
   audience: string | string[];
 }
 
-/** Options of {@link createJwtTokenSource}. */
-interface JwtTokenSourceOptions extends JwtSettings, CacheSharingOptions {
-  /** Token lifetime, at least a second. Default 10 minutes: short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set. */
-  lifetimeMs?: number;
-}
-
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 
 function parseJwkText(privateKey: string): JWK | undefined {
@@ -70,8 +64,11 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
   };
 }
 
-/** A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry. */
-export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSource {
+/**
+ * A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry. `lifetimeMs`, at least a second, defaults
+ * to 10 minutes: short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set.
+ */
+export function createJwtTokenSource(options: JwtSettings & CacheSharingOptions & { lifetimeMs?: number }): TokenSource {
   const lifetimeMs = options.lifetimeMs ?? 600_000;
   const now = options.now ?? Date.now;
   const alg = resolveJwtAlg(options);
