@@ -9,8 +9,8 @@ import type { Credential, TokenSource } from "./token-source.ts";
 
 /** Options of {@link createCredentialCache}. */
 export interface CredentialCacheOptions {
-  /** Fetches a fresh credential; given the caller's signal only when `shareInFlight` is false (a shared load ends on its own). */
-  load: (signal: AbortSignal | undefined) => Promise<Credential>;
+  /** Fetches a fresh credential at `requestedAt` (epoch ms of `now`); given the caller's signal only when `shareInFlight` is false (a shared load ends on its own). */
+  load: (signal: AbortSignal | undefined, requestedAt: number) => Promise<Credential>;
   /** Names the source in error messages, e.g. `exec plugin "aws"`. Never a secret. */
   describe: string;
   /**
@@ -61,7 +61,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
 
   async function refresh(signal: AbortSignal | undefined): Promise<Credential> {
     try {
-      const credential = await load(signal);
+      const credential = await load(signal, now());
       const obtainedAt = now();
       const refreshAt = computeRefreshAt(credential.expirationTimestamp, obtainedAt);
       if (refreshAt <= obtainedAt) {

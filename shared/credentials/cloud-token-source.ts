@@ -37,10 +37,9 @@ const accessToken = z.string().check(z.minLength(1));
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
   switch (settings.kind) {
     case "eks": {
-      const now = options.now ?? Date.now;
       const describe = `EKS token for cluster "${settings.cluster}"`;
-      const load = (): Promise<Credential> =>
-        presignEksToken(settings, now()).catch((error: unknown) => {
+      const load = (_: unknown, requestedAt: number): Promise<Credential> =>
+        presignEksToken(settings, requestedAt).catch((error: unknown) => {
           // Web Crypto failures carry no key material; say which step failed, not what was signed.
           throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
         });
@@ -92,11 +91,9 @@ function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kin
 function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint: TokenEndpoint<T>): TokenSource {
   const { url, headers, describe, responseHeader } = endpoint;
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const now = options.now ?? Date.now;
   // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in a DeadlineExceededError, everything else
   // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in a CredentialsError.
-  async function load(signal: AbortSignal | undefined): Promise<Credential> {
-    const requestedAt = now();
+  async function load(signal: AbortSignal | undefined, requestedAt: number): Promise<Credential> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
     let text: string;

@@ -27,26 +27,15 @@ function encodeRfc3986(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** `signed`'s query in {@link QUERY_ORDER}. */
-function botocoreOrder(signed: URL): string {
-  const params = [...signed.searchParams].sort(([a], [b]) => QUERY_ORDER.indexOf(a) - QUERY_ORDER.indexOf(b));
-  const query = params.map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`).join("&");
-  return `${signed.origin}${signed.pathname}?${query}`;
-}
-
 /** Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds). */
 export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; expirationTimestamp: string }> {
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
   // The regional STS endpoint; China's partition has its own domain.
   const domain = options.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
-  const url = new URL(`https://sts.${options.region}.${domain}/`);
-  url.searchParams.set("Action", "GetCallerIdentity");
-  url.searchParams.set("Version", "2011-06-15");
-  // Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it.
-  url.searchParams.set("X-Amz-Expires", "60");
   const signer = new AwsV4Signer({
     method: "GET",
-    url: url.toString(),
+    // X-Amz-Expires: seconds the presigned URL is valid for STS, as `aws eks get-token` signs it.
+    url: `https://sts.${options.region}.${domain}/?Action=GetCallerIdentity&Version=2011-06-15&X-Amz-Expires=60`,
     // Every header given is signed: X-Amz-SignedHeaders becomes host;x-k8s-aws-id, as the authenticator requires.
     headers: { "x-k8s-aws-id": options.cluster },
     accessKeyId,
@@ -58,7 +47,10 @@ export async function presignEksToken(options: EksTokenOptions, epochMs: number)
     datetime: new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, ""),
     signQuery: true,
   });
-  const signed = botocoreOrder((await signer.sign()).url);
+  const { origin, pathname, searchParams } = (await signer.sign()).url;
+  const params = [...searchParams].sort(([a], [b]) => QUERY_ORDER.indexOf(a) - QUERY_ORDER.indexOf(b));
+  const query = params.map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`).join("&");
+  const signed = `${origin}${pathname}?${query}`;
   const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
   // Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded).
   const encoded = btoa(signed).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

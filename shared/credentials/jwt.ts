@@ -70,17 +70,16 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
  */
 export function createJwtTokenSource(options: JwtSettings & CacheSharingOptions & { lifetimeMs?: number }): TokenSource {
   const lifetimeMs = options.lifetimeMs ?? 600_000;
-  const now = options.now ?? Date.now;
   const alg = resolveJwtAlg(options);
   // Only a settled key is shared, never the promise of one (see shareInFlight).
   let key: CryptoKey | Uint8Array | undefined;
   let keyId = options.keyId;
 
-  async function load(): Promise<Credential> {
+  async function load(_: unknown, requestedAt: number): Promise<Credential> {
     const jwk = parseJwkText(options.privateKey);
     key ??= jwk === undefined ? await importPKCS8(options.privateKey, alg) : await importJWK(jwk, alg);
     keyId ??= (await buildPublicJwk(options)).kid;
-    const iat = Math.floor(now() / 1000);
+    const iat = Math.floor(requestedAt / 1000);
     const exp = iat + Math.floor(lifetimeMs / 1000);
     const token = await new SignJWT({})
       .setProtectedHeader({ alg, typ: "JWT", ...(keyId === undefined ? {} : { kid: keyId }) })

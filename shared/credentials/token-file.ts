@@ -20,10 +20,9 @@ function jwtExpiry(token: string): number | undefined {
 /** A {@link TokenSource} over the file at `path`, read whole by `readText`; a 401 forces a re-read. */
 export function createTokenFileSource(options: CacheSharingOptions & { path: string; readText: (path: string) => Promise<string> }): TokenSource {
   const { path, readText } = options;
-  const now = options.now ?? Date.now;
   const describe = `token file "${path}"`;
 
-  async function load(): Promise<Credential> {
+  async function load(_: unknown, requestedAt: number): Promise<Credential> {
     let text: string;
     try {
       text = await readText(path);
@@ -32,7 +31,7 @@ export function createTokenFileSource(options: CacheSharingOptions & { path: str
     }
     const token = text.trim();
     if (token === "") throw new CredentialsError(`${describe} is empty`);
-    const expiresAt = Math.min(now() + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
+    const expiresAt = Math.min(requestedAt + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }
 
