@@ -48,7 +48,6 @@ export function readKubeSettings(read: Reader) {
     /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
     inCluster: host !== undefined && port !== undefined ? { host, port } : undefined,
     jwt: readJwt(read),
-    /** CLOUD_TOKEN and its source's variables. */
     cloudToken: readCloudToken(read),
   });
 }

@@ -25,12 +25,11 @@ export type Variable =
   | { kind: "oneOf"; values: readonly string[]; default: string }
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
 type TextVariable = Extract<Variable, { kind: "text" }>;
-type IntegerVariable = Extract<Variable, { kind: "integer" }>;
 
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
 const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
 const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
-const integer = (fallback: number, min: number, max?: number): IntegerVariable =>
+const integer = (fallback: number, min: number, max?: number): Extract<Variable, { kind: "integer" }> =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
 /** Name -> kind, default and bounds. docs/configuration.md has a row for each. */

@@ -55,9 +55,7 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
   const exec = parsed.data;
   const problems: string[] = [];
   const apiVersion = EXEC_API_VERSIONS.find((version) => version === exec.apiVersion);
-  if (apiVersion === undefined) {
-    problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
-  }
+  if (apiVersion === undefined) problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
   const mode = exec.interactiveMode ?? "";
   if (mode === "" && apiVersion === EXEC_API_V1) problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
   if (mode === "Always") problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);
