@@ -34,7 +34,7 @@ const FRESH_REJECTION_MS = 60_000;
 const backoffMs = (count: number): number => Math.min(30_000, 1_000 * 2 ** (count - 1));
 
 /** When a credential obtained at `obtainedAt` must be replaced (epoch ms; Infinity without expiry): a tenth of its lifetime, 5 s to 60 s, at most half, before expiry. */
-export function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: number): number {
+function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: number): number {
   if (expirationTimestamp === undefined) return Number.POSITIVE_INFINITY;
   const expiresAt = Date.parse(expirationTimestamp);
   const lifetime = expiresAt - obtainedAt;
