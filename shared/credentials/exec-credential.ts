@@ -53,7 +53,7 @@ function tail(stderr: string): string {
 const rfc3339 = z.iso.datetime({ offset: true });
 
 /** Parses a plugin's stdout as the ExecCredential `apiVersion` asked for; a problem never repeats what stdout held. */
-export function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
+function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
   const json = parseJson(stdout);
   if (json === undefined) return { problem: "stdout is not JSON" };
   const parsed = z

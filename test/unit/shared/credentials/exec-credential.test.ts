@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
-import { createExecTokenSource, parseExecCredential, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
+import { createExecTokenSource, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
 import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
 import { eventually, isAlive, pluginPath, runCount } from "../../../support/exec-plugins.ts";
@@ -172,14 +172,21 @@ describe("exec token source: failures", () => {
   });
 });
 
-describe("parseExecCredential", () => {
-  it("accepts a certificate pair and RFC 3339 timestamps with offsets", () => {
+describe("the ExecCredential a plugin prints", () => {
+  /** The credential of a plugin that exits 0 after printing `output`. */
+  function credentialOf(output: unknown): Promise<unknown> {
+    const stdout = JSON.stringify(output);
+    const printed: ExecTokenSourceOptions["runPlugin"] = () => Promise.resolve({ outcome: "exited", exitCode: 0, stdout, stderr: "" });
+    return source(exec("token"), { runPlugin: printed }).getCredential();
+  }
+
+  it("accepts a certificate pair and RFC 3339 timestamps with offsets", async () => {
     const output = { apiVersion: V1, kind: "ExecCredential", status: { clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" } };
-    expect(parseExecCredential(JSON.stringify(output), V1)).toEqual({ clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" });
+    expect(await credentialOf(output)).toEqual({ clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" });
   });
 
-  it("requires the configured apiVersion, not just any known one", () => {
+  it("requires the configured apiVersion, not just any known one", async () => {
     const output = { apiVersion: "client.authentication.k8s.io/v1beta1", kind: "ExecCredential", status: { token: "t" } };
-    expect(parseExecCredential(JSON.stringify(output), V1)).toHaveProperty("problem");
+    await expect(credentialOf(output)).rejects.toThrow(/printed an invalid ExecCredential: wrong or missing apiVersion/);
   });
 });
