@@ -59,9 +59,7 @@ function readSettings(read: Reader, runtime: Runtime) {
 const RUNTIME_NAMES: Record<Runtime, string> = { node: "the Node server", workers: "Cloudflare Workers", lambda: "AWS Lambda", azure: "Azure Functions" };
 
 /** What the caller-auth mode needs of the runtime: none only on a loopback Node server, mtls only where TLS ends in the function. */
-function callerAuthOnRuntime(config: Config): string | undefined {
-  const { runtime, host } = config;
-  const { mode } = config.callerAuth;
+function callerAuthOnRuntime({ runtime, host, tlsCertFile, tlsKeyFile, callerAuth: { mode } }: Config): string | undefined {
   // Addresses only this machine can reach: the one place where no caller authentication is acceptable.
   const loopback = host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
   if (mode === "none" && (runtime !== "node" || !loopback)) {
@@ -89,7 +87,7 @@ function callerAuthOnRuntime(config: Config): string | undefined {
       "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
     );
   }
-  if (config.tlsCertFile === undefined || config.tlsKeyFile === undefined) return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
+  if (tlsCertFile === undefined || tlsKeyFile === undefined) return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
   return undefined;
 }
 
