@@ -83,14 +83,12 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
   }
 
   return {
-    getCredential({ signal, tally } = {}): Promise<Credential> {
+    async getCredential({ signal, tally } = {}): Promise<Credential> {
       const time = now();
-      if (cached !== undefined && time < cached.refreshAt) return Promise.resolve(cached.credential);
+      if (cached !== undefined && time < cached.refreshAt) return cached.credential;
       if (failure !== undefined && time < failure.retryAt) {
         const seconds = Math.ceil((failure.retryAt - time) / 1000);
-        return Promise.reject(
-          new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error }),
-        );
+        throw new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error });
       }
       const pending = shareInFlight
         ? (inFlight ??= refresh(undefined).finally(() => {
