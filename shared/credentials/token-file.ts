@@ -23,12 +23,9 @@ export function createTokenFileSource(options: CacheSharingOptions & { path: str
   const describe = `token file "${path}"`;
 
   async function load(_: unknown, requestedAt: number): Promise<Credential> {
-    let text: string;
-    try {
-      text = await readText(path);
-    } catch (error) {
+    const text = await readText(path).catch((error: unknown) => {
       throw new CredentialsError(`${describe} could not be read`, { cause: error });
-    }
+    });
     const token = text.trim();
     if (token === "") throw new CredentialsError(`${describe} is empty`);
     const expiresAt = Math.min(requestedAt + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
