@@ -14,8 +14,6 @@ export type Runtime = "node" | "workers" | "lambda" | "azure";
 /** Everything the functions read from their environment, parsed once at start-up. */
 export type Config = ReturnType<typeof readSettings>;
 
-export type ConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
-
 /** A start-up failure: the configuration cannot give a working function. Not an admission outcome. */
 export class ConfigurationError extends Error {
   /** Every problem found, each a sentence naming the setting. */
@@ -61,9 +59,7 @@ function readSettings(read: Reader, runtime: Runtime) {
 const RUNTIME_NAMES: Record<Runtime, string> = { node: "the Node server", workers: "Cloudflare Workers", lambda: "AWS Lambda", azure: "Azure Functions" };
 
 /** What the caller-auth mode needs of the runtime: none only on a loopback Node server, mtls only where TLS ends in the function. */
-function callerAuthOnRuntime(config: Config): string | undefined {
-  const { runtime, host } = config;
-  const { mode } = config.callerAuth;
+function callerAuthOnRuntime({ runtime, host, tlsCertFile, tlsKeyFile, callerAuth: { mode } }: Config): string | undefined {
   // Addresses only this machine can reach: the one place where no caller authentication is acceptable.
   const loopback = host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
   if (mode === "none" && (runtime !== "node" || !loopback)) {
@@ -91,12 +87,12 @@ function callerAuthOnRuntime(config: Config): string | undefined {
       "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
     );
   }
-  if (config.tlsCertFile === undefined || config.tlsKeyFile === undefined) return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
+  if (tlsCertFile === undefined || tlsKeyFile === undefined) return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
   return undefined;
 }
 
-/** Parses the environment into a frozen Config, reporting every problem together; `runtime` decides what some settings may be. */
-export function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigResult {
+/** Parses the environment into a frozen Config; `runtime` decides what some settings may be. @throws ConfigurationError listing every problem. */
+export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
   const problems: string[] = [];
   const read = new Reader(env, problems);
   const config = readSettings(read, runtime);
@@ -106,12 +102,6 @@ export function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigRes
   // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: it is not judged.
   const runtimeProblem = read.optional("CALLER_AUTH") === config.callerAuth.mode ? callerAuthOnRuntime(config) : undefined;
   if (runtimeProblem !== undefined) problems.push(runtimeProblem);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, config: Object.freeze(config) };
-}
-
-/** {@link parseConfig}, throwing a ConfigurationError that lists every problem instead of returning them. */
-export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
-  const parsed = parseConfig(env, runtime);
-  if (!parsed.ok) throw new ConfigurationError(parsed.problems);
-  return parsed.config;
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return Object.freeze(config);
 }

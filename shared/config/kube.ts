@@ -4,8 +4,6 @@ import { parseJson } from "../json.ts";
 import { readCloudToken } from "./cloud-token.ts";
 import { Reader, type Bindings } from "./reader.ts";
 
-export type { JwtSettings } from "../credentials/jwt.ts";
-
 /** What {@link readKubeSettings} reads. */
 export type KubeSettings = ReturnType<typeof readKubeSettings>;
 
@@ -50,7 +48,6 @@ export function readKubeSettings(read: Reader) {
     /** Set when KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are (inside a pod). */
     inCluster: host !== undefined && port !== undefined ? { host, port } : undefined,
     jwt: readJwt(read),
-    /** CLOUD_TOKEN and its source's variables. */
     cloudToken: readCloudToken(read),
   });
 }

@@ -1,11 +1,11 @@
-import { VARIABLES, type DefaultedTextName, type Variable, type VariableName } from "./variables.ts";
+import { VARIABLES, type Variable, type VariableName } from "./variables.ts";
 
 /** Environment variables (Node) or Worker vars/secrets, all strings. */
 export type Bindings = Record<string, string | undefined>;
 
-type NamesOf<K extends Variable["kind"]> = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: K } ? N : never }[VariableName];
+type NamesOf<Shape> = { [N in VariableName]: (typeof VARIABLES)[N] extends Shape ? N : never }[VariableName];
 /** The values a oneOf or list variable may take. */
-type ValueOf<N extends NamesOf<"oneOf" | "list">> = (typeof VARIABLES)[N]["values"][number];
+type ValueOf<N extends NamesOf<{ kind: "oneOf" | "list" }>> = (typeof VARIABLES)[N]["values"][number];
 
 /** Reads typed values with variables.ts' bounds and defaults; a bad one is a problem (`NAME must <rule>, not "<value>"`) and its default. */
 export class Reader {
@@ -24,7 +24,7 @@ export class Reader {
   }
 
   /** The value, trimmed, or the variable's default when unset or blank. */
-  text(name: DefaultedTextName): string {
+  text(name: NamesOf<{ kind: "text"; default: string }>): string {
     return this.optional(name) ?? VARIABLES[name].default;
   }
 
@@ -34,7 +34,7 @@ export class Reader {
   }
 
   /** The integer within the variable's bounds, else its default. */
-  integer(name: NamesOf<"integer">): number {
+  integer(name: NamesOf<{ kind: "integer" }>): number {
     const { default: fallback, min, max }: Extract<Variable, { kind: "integer" }> = VARIABLES[name];
     const text = this.optional(name);
     if (text === undefined) return fallback;
@@ -44,7 +44,7 @@ export class Reader {
     return fallback;
   }
 
-  boolean(name: NamesOf<"boolean">): boolean {
+  boolean(name: NamesOf<{ kind: "boolean" }>): boolean {
     const text = this.optional(name)?.toLowerCase();
     if (text === undefined) return VARIABLES[name].default;
     if (text === "true" || text === "false") return text === "true";
@@ -53,7 +53,7 @@ export class Reader {
   }
 
   /** One of the variable's values, else its default. */
-  oneOf<N extends NamesOf<"oneOf">>(name: N): ValueOf<N> {
+  oneOf<N extends NamesOf<{ kind: "oneOf" }>>(name: N): ValueOf<N> {
     const { values, default: fallback }: { values: readonly string[]; default: string } = VARIABLES[name];
     const text = this.optional(name) ?? fallback;
     if (values.includes(text)) return text as ValueOf<N>;
@@ -62,7 +62,7 @@ export class Reader {
   }
 
   /** Some of the variable's values, once each, else its default. */
-  list<N extends NamesOf<"list">>(name: N): ValueOf<N>[] {
+  list<N extends NamesOf<{ kind: "list" }>>(name: N): ValueOf<N>[] {
     const { values, default: fallback }: { values: readonly string[]; default: readonly string[] } = VARIABLES[name];
     const text = this.optional(name);
     const items = text === undefined ? fallback : this.items(name);

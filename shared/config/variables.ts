@@ -25,12 +25,11 @@ export type Variable =
   | { kind: "oneOf"; values: readonly string[]; default: string }
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
 type TextVariable = Extract<Variable, { kind: "text" }>;
-type IntegerVariable = Extract<Variable, { kind: "integer" }>;
 
 const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
 const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
 const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
-const integer = (fallback: number, min: number, max?: number): IntegerVariable =>
+const integer = (fallback: number, min: number, max?: number): Extract<Variable, { kind: "integer" }> =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
 /** Name -> kind, default and bounds. docs/configuration.md has a row for each. */
@@ -97,17 +96,13 @@ export const VARIABLES = {
 
 export type VariableName = keyof typeof VARIABLES;
 
-/** What an exec plugin never inherits (unless the kubeconfig's `exec.env` sets it): secrets but the platform's, and caller auth. */
-export const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
-  Object.entries(VARIABLES as Record<string, Variable>)
-    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
-    .map(([name]) => name),
-);
-
-/** `env` without {@link WITHHELD_FROM_PLUGINS}: what an exec plugin inherits. */
+/** `env` without what an exec plugin never inherits (unless the kubeconfig's `exec.env` sets it): secrets but the platform's, and caller auth. */
 export function withoutPluginSecrets(env: Record<string, string | undefined>): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !WITHHELD_FROM_PLUGINS.has(name)));
 }
 
-/** Text variables that have a default. */
-export type DefaultedTextName = { [N in VariableName]: (typeof VARIABLES)[N] extends { kind: "text"; default: string } ? N : never }[VariableName];
+const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
+  Object.entries(VARIABLES as Record<string, Variable>)
+    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
+    .map(([name]) => name),
+);

@@ -5,12 +5,12 @@
 import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
 import type { RefreshObserver } from "../observer.ts";
-import type { Credential, GetCredentialOptions, TokenSource } from "./token-source.ts";
+import type { Credential, TokenSource } from "./token-source.ts";
 
 /** Options of {@link createCredentialCache}. */
 export interface CredentialCacheOptions {
-  /** Fetches a fresh credential; given the caller's signal only when `shareInFlight` is false (a shared load ends on its own). */
-  load: (signal: AbortSignal | undefined) => Promise<Credential>;
+  /** Fetches a fresh credential at `requestedAt` (epoch ms of `now`); given the caller's signal only when `shareInFlight` is false (a shared load ends on its own). */
+  load: (signal: AbortSignal | undefined, requestedAt: number) => Promise<Credential>;
   /** Names the source in error messages, e.g. `exec plugin "aws"`. Never a secret. */
   describe: string;
   /**
@@ -20,11 +20,6 @@ export interface CredentialCacheOptions {
   shareInFlight: boolean;
   /** Epoch ms. Default `Date.now`, a wall clock as `expirationTimestamp` is: one stepped back only delays a refresh to the 401. */
   now?: (() => number) | undefined;
-  /** Refresh this long before expiry. Default: 10% of the lifetime within 5 s to 60 s; never more than half the lifetime. */
-  refreshSkewMs?: number | undefined;
-  /** First pause after a failed load (default 1000), doubled per consecutive failure up to `backoffMaxMs` (default 30000). */
-  backoffInitialMs?: number | undefined;
-  backoffMaxMs?: number | undefined;
   /** Told how each refresh ended (metrics); a caller that gave up on its own load (Workers) is not a refresh. */
   onRefresh?: RefreshObserver | undefined;
 }
@@ -35,13 +30,16 @@ export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" |
 /** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
 const FRESH_REJECTION_MS = 60_000;
 
-/** When a credential obtained at `obtainedAt` must be replaced, in epoch ms (Infinity without an expiry). */
-export function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: number, refreshSkewMs?: number): number {
+/** The pause after the `count`th failure in a row: 1 s, doubled each time, at most 30 s. */
+const backoffMs = (count: number): number => Math.min(30_000, 1_000 * 2 ** (count - 1));
+
+/** When a credential obtained at `obtainedAt` must be replaced (epoch ms; Infinity without expiry): a tenth of its lifetime, 5 s to 60 s, at most half, before expiry. */
+function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: number): number {
   if (expirationTimestamp === undefined) return Number.POSITIVE_INFINITY;
   const expiresAt = Date.parse(expirationTimestamp);
   const lifetime = expiresAt - obtainedAt;
   if (!Number.isFinite(expiresAt) || lifetime <= 0) return obtainedAt;
-  const skew = refreshSkewMs ?? Math.min(60_000, Math.max(5_000, lifetime / 10));
+  const skew = Math.min(60_000, Math.max(5_000, lifetime / 10));
   return expiresAt - Math.min(skew, lifetime / 2);
 }
 
@@ -49,8 +47,6 @@ export function computeRefreshAt(expirationTimestamp: string | undefined, obtain
 export function createCredentialCache(options: CredentialCacheOptions): TokenSource {
   const { load, describe, shareInFlight } = options;
   const now = options.now ?? Date.now;
-  const backoffInitialMs = options.backoffInitialMs ?? 1_000;
-  const backoffMaxMs = options.backoffMaxMs ?? 30_000;
 
   let cached: { credential: Credential; refreshAt: number; obtainedAt: number } | undefined;
   let inFlight: Promise<Credential> | undefined;
@@ -65,9 +61,9 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
 
   async function refresh(signal: AbortSignal | undefined): Promise<Credential> {
     try {
-      const credential = await load(signal);
+      const credential = await load(signal, now());
       const obtainedAt = now();
-      const refreshAt = computeRefreshAt(credential.expirationTimestamp, obtainedAt, options.refreshSkewMs);
+      const refreshAt = computeRefreshAt(credential.expirationTimestamp, obtainedAt);
       if (refreshAt <= obtainedAt) {
         throw new CredentialsError(`${describe} returned a credential that has already expired`);
       }
@@ -79,24 +75,20 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       // The caller gave up (Workers: its own load): not the source's fault, so no backoff.
       if (signal?.aborted === true) throw deadlineError();
       const count = (failure?.count ?? 0) + 1;
-      const pause = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (count - 1));
       const wrapped = error instanceof AdmissionError ? error : new CredentialsError(`${describe} failed`, { cause: error });
-      failure = { count, retryAt: now() + pause, error: wrapped };
+      failure = { count, retryAt: now() + backoffMs(count), error: wrapped };
       options.onRefresh?.("failure");
       throw wrapped;
     }
   }
 
   return {
-    getCredential(callOptions: GetCredentialOptions = {}): Promise<Credential> {
-      const { signal, tally } = callOptions;
+    async getCredential({ signal, tally } = {}): Promise<Credential> {
       const time = now();
-      if (cached !== undefined && time < cached.refreshAt) return Promise.resolve(cached.credential);
+      if (cached !== undefined && time < cached.refreshAt) return cached.credential;
       if (failure !== undefined && time < failure.retryAt) {
         const seconds = Math.ceil((failure.retryAt - time) / 1000);
-        return Promise.reject(
-          new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error }),
-        );
+        throw new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error });
       }
       const pending = shareInFlight
         ? (inFlight ??= refresh(undefined).finally(() => {
@@ -120,9 +112,8 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       cached = undefined;
       // The first refusal gets an immediate refresh (the request's one retry); repeated ones back off.
       if (freshRejections >= 2) {
-        const pause = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (freshRejections - 2));
         const error = new CredentialsError(`${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`);
-        failure = { count: freshRejections - 1, retryAt: time + pause, error };
+        failure = { count: freshRejections - 1, retryAt: time + backoffMs(freshRejections - 1), error };
       }
     },
     accepted(credential: Credential): void {

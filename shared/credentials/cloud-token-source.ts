@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
 import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
-import { createEksTokenSource, type EksTokenOptions } from "./eks.ts";
+import { presignEksToken, type EksTokenOptions } from "./eks.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
 /** One cloud's token source, as shared/config read (and checked) it from CLOUD_TOKEN's variables or the CLI's flags. */
@@ -17,11 +17,8 @@ export type CloudTokenSettings =
   // https://cloud.google.com/compute/docs/access/authenticate-workloads#applications
   | { kind: "gke"; host: string; serviceAccount: string };
 
-/** What the runtime decides for a cloud source. */
-export interface CloudTokenSourceOptions extends CacheSharingOptions {
-  /** Give up on a token endpoint after this long. Default 5000: both are local and answer in milliseconds. */
-  timeoutMs?: number | undefined;
-}
+/** What the runtime decides; `timeoutMs` (default 5000: both endpoints are local and answer in milliseconds) is for tests. */
+type CloudTokenSourceOptions = CacheSharingOptions & { timeoutMs?: number };
 
 /** A local token endpoint: its URL, headers (never in errors), name for errors, and the answer's fields a credential needs. */
 interface TokenEndpoint<T> {
@@ -39,8 +36,15 @@ const accessToken = z.string().check(z.minLength(1));
 /** The source for `settings`, cached until its expiry less the refresh skew. */
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
   switch (settings.kind) {
-    case "eks":
-      return createEksTokenSource({ ...options, ...settings });
+    case "eks": {
+      const describe = `EKS token for cluster "${settings.cluster}"`;
+      const load = (_: unknown, requestedAt: number): Promise<Credential> =>
+        presignEksToken(settings, requestedAt).catch((error: unknown) => {
+          // Web Crypto failures carry no key material; say which step failed, not what was signed.
+          throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
+        });
+      return createCredentialCache({ ...options, load, describe });
+    }
     case "aks":
       return azureManagedIdentity(settings, options);
     case "gke":
@@ -87,11 +91,9 @@ function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kin
 function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint: TokenEndpoint<T>): TokenSource {
   const { url, headers, describe, responseHeader } = endpoint;
   const timeoutMs = options.timeoutMs ?? 5_000;
-  const now = options.now ?? Date.now;
   // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in a DeadlineExceededError, everything else
   // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in a CredentialsError.
-  async function load(signal: AbortSignal | undefined): Promise<Credential> {
-    const requestedAt = now();
+  async function load(signal: AbortSignal | undefined, requestedAt: number): Promise<Credential> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
     let text: string;

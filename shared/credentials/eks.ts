@@ -4,11 +4,8 @@
  * ARN to a user. Signing is local Web Crypto (aws4fetch), so this runs on Lambda, Node and Workers alike.
  */
 import { AwsV4Signer } from "aws4fetch";
-import { CredentialsError } from "../errors.ts";
-import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
-import type { Credential, TokenSource } from "./token-source.ts";
 
-/** What {@link presignEksToken} needs (shared/config checks it); with the cache's options, {@link createEksTokenSource}. */
+/** What {@link presignEksToken} needs (shared/config checks it). */
 export interface EksTokenOptions {
   /** The EKS cluster name (or an Outposts local cluster's id): the signed `x-k8s-aws-id` header. */
   cluster: string;
@@ -18,7 +15,6 @@ export interface EksTokenOptions {
   credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string | undefined };
 }
 
-export const EKS_TOKEN_PREFIX = "k8s-aws-v1.";
 /** aws-iam-authenticator accepts a token for 15 minutes after its X-Amz-Date; `aws eks get-token` reports 14, as we do. */
 const TOKEN_LIFETIME_MS = 14 * 60_000;
 
@@ -31,29 +27,15 @@ function encodeRfc3986(text: string): string {
   return encodeURIComponent(text).replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
-/** `signed`'s query in {@link QUERY_ORDER}. */
-function botocoreOrder(signed: URL): string {
-  const params = [...signed.searchParams].sort(([a], [b]) => QUERY_ORDER.indexOf(a) - QUERY_ORDER.indexOf(b));
-  const query = params.map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`).join("&");
-  return `${signed.origin}${signed.pathname}?${query}`;
-}
-
-/**
- * Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds), with
- * Web Crypto only. `url` holds the signature and session token: never log it.
- */
-export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; url: string; expirationTimestamp: string }> {
+/** Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds). */
+export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; expirationTimestamp: string }> {
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
   // The regional STS endpoint; China's partition has its own domain.
   const domain = options.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
-  const url = new URL(`https://sts.${options.region}.${domain}/`);
-  url.searchParams.set("Action", "GetCallerIdentity");
-  url.searchParams.set("Version", "2011-06-15");
-  // Seconds the presigned URL is valid for STS, as `aws eks get-token` signs it.
-  url.searchParams.set("X-Amz-Expires", "60");
   const signer = new AwsV4Signer({
     method: "GET",
-    url: url.toString(),
+    // X-Amz-Expires: seconds the presigned URL is valid for STS, as `aws eks get-token` signs it.
+    url: `https://sts.${options.region}.${domain}/?Action=GetCallerIdentity&Version=2011-06-15&X-Amz-Expires=60`,
     // Every header given is signed: X-Amz-SignedHeaders becomes host;x-k8s-aws-id, as the authenticator requires.
     headers: { "x-k8s-aws-id": options.cluster },
     accessKeyId,
@@ -65,27 +47,12 @@ export async function presignEksToken(options: EksTokenOptions, epochMs: number)
     datetime: new Date(epochMs).toISOString().replace(/[:-]|\.\d{3}/g, ""),
     signQuery: true,
   });
-  const signed = botocoreOrder((await signer.sign()).url);
+  const { origin, pathname, searchParams } = (await signer.sign()).url;
+  const params = [...searchParams].sort(([a], [b]) => QUERY_ORDER.indexOf(a) - QUERY_ORDER.indexOf(b));
+  const query = params.map(([name, value]) => `${encodeRfc3986(name)}=${encodeRfc3986(value)}`).join("&");
+  const signed = `${origin}${pathname}?${query}`;
   const expiresAt = Math.floor(epochMs / 1000) * 1000 + TOKEN_LIFETIME_MS;
   // Base64url without padding, as `aws eks get-token` encodes the URL (ASCII: a URL is percent-encoded).
   const encoded = btoa(signed).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  return { token: `${EKS_TOKEN_PREFIX}${encoded}`, url: signed, expirationTimestamp: new Date(expiresAt).toISOString() };
-}
-
-/** A {@link TokenSource} that presigns a fresh EKS token whenever the cached one nears its 14 minutes. */
-export function createEksTokenSource(options: EksTokenOptions & CacheSharingOptions): TokenSource {
-  const now = options.now ?? Date.now;
-  const describe = `EKS token for cluster "${options.cluster}"`;
-
-  async function load(): Promise<Credential> {
-    try {
-      const { url: _, ...credential } = await presignEksToken(options, now());
-      return credential;
-    } catch (error) {
-      // Web Crypto failures carry no key material; say which step failed, not what was signed.
-      throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
-    }
-  }
-
-  return createCredentialCache({ ...options, load, describe });
+  return { token: `k8s-aws-v1.${encoded}`, expirationTimestamp: new Date(expiresAt).toISOString() };
 }

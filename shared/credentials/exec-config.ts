@@ -6,14 +6,13 @@ import "../zod-english.ts";
 export const EXEC_API_V1 = "client.authentication.k8s.io/v1";
 /** The two ExecCredential versions client-go still speaks (v1alpha1 was removed in Kubernetes 1.24). */
 export const EXEC_API_VERSIONS = [EXEC_API_V1, "client.authentication.k8s.io/v1beta1"] as const;
-export type ExecApiVersion = (typeof EXEC_API_VERSIONS)[number];
 
 /** The cluster extension whose `extension` becomes `spec.cluster.config` of the ExecCredential. */
 export const EXEC_CLUSTER_EXTENSION = "client.authentication.k8s.io/exec";
 
 /** A validated `user.exec` block. */
 export interface ExecConfig {
-  apiVersion: ExecApiVersion;
+  apiVersion: (typeof EXEC_API_VERSIONS)[number];
   command: string;
   args: string[];
   env: { name: string; value: string }[];
@@ -56,9 +55,7 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
   const exec = parsed.data;
   const problems: string[] = [];
   const apiVersion = EXEC_API_VERSIONS.find((version) => version === exec.apiVersion);
-  if (apiVersion === undefined) {
-    problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
-  }
+  if (apiVersion === undefined) problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
   const mode = exec.interactiveMode ?? "";
   if (mode === "" && apiVersion === EXEC_API_V1) problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
   if (mode === "Always") problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);

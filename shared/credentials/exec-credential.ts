@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CredentialsError } from "../errors.ts";
 import { parseJson } from "../json.ts";
-import { createCredentialCache, type CredentialCacheOptions } from "./cache.ts";
+import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -32,7 +32,7 @@ export type RunPlugin = (
 export type ExecRunCounters = Record<"success" | "pluginError" | "notFound" | "timeout", number>;
 
 /** Options of {@link createExecTokenSource}; the cache's pass through (`shareInFlight`: true on Node). */
-export interface ExecTokenSourceOptions extends Omit<CredentialCacheOptions, "load" | "describe"> {
+export interface ExecTokenSourceOptions extends CacheSharingOptions {
   exec: ExecConfig;
   /** The cluster, passed to the plugin when `exec.provideClusterInfo` is true. */
   cluster?: ExecClusterInfo;
@@ -53,7 +53,7 @@ function tail(stderr: string): string {
 const rfc3339 = z.iso.datetime({ offset: true });
 
 /** Parses a plugin's stdout as the ExecCredential `apiVersion` asked for; a problem never repeats what stdout held. */
-export function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
+function parseExecCredential(stdout: string, apiVersion: string): Credential | { problem: string } {
   const json = parseJson(stdout);
   if (json === undefined) return { problem: "stdout is not JSON" };
   const parsed = z

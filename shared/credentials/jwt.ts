@@ -26,12 +26,6 @@ export interface JwtSettings extends JwtKeyOptions {
   audience: string | string[];
 }
 
-/** Options of {@link createJwtTokenSource}. */
-interface JwtTokenSourceOptions extends JwtSettings, CacheSharingOptions {
-  /** Token lifetime, at least a second. Default 10 minutes: short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set. */
-  lifetimeMs?: number;
-}
-
 const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
 
 function parseJwkText(privateKey: string): JWK | undefined {
@@ -70,20 +64,22 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
   };
 }
 
-/** A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry. */
-export function createJwtTokenSource(options: JwtTokenSourceOptions): TokenSource {
+/**
+ * A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry. `lifetimeMs`, at least a second, defaults
+ * to 10 minutes: short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set.
+ */
+export function createJwtTokenSource(options: JwtSettings & CacheSharingOptions & { lifetimeMs?: number }): TokenSource {
   const lifetimeMs = options.lifetimeMs ?? 600_000;
-  const now = options.now ?? Date.now;
   const alg = resolveJwtAlg(options);
   // Only a settled key is shared, never the promise of one (see shareInFlight).
   let key: CryptoKey | Uint8Array | undefined;
   let keyId = options.keyId;
 
-  async function load(): Promise<Credential> {
+  async function load(_: unknown, requestedAt: number): Promise<Credential> {
     const jwk = parseJwkText(options.privateKey);
     key ??= jwk === undefined ? await importPKCS8(options.privateKey, alg) : await importJWK(jwk, alg);
     keyId ??= (await buildPublicJwk(options)).kid;
-    const iat = Math.floor(now() / 1000);
+    const iat = Math.floor(requestedAt / 1000);
     const exp = iat + Math.floor(lifetimeMs / 1000);
     const token = await new SignJWT({})
       .setProtectedHeader({ alg, typ: "JWT", ...(keyId === undefined ? {} : { kid: keyId }) })

@@ -20,19 +20,15 @@ function jwtExpiry(token: string): number | undefined {
 /** A {@link TokenSource} over the file at `path`, read whole by `readText`; a 401 forces a re-read. */
 export function createTokenFileSource(options: CacheSharingOptions & { path: string; readText: (path: string) => Promise<string> }): TokenSource {
   const { path, readText } = options;
-  const now = options.now ?? Date.now;
   const describe = `token file "${path}"`;
 
-  async function load(): Promise<Credential> {
-    let text: string;
-    try {
-      text = await readText(path);
-    } catch (error) {
+  async function load(_: unknown, requestedAt: number): Promise<Credential> {
+    const text = await readText(path).catch((error: unknown) => {
       throw new CredentialsError(`${describe} could not be read`, { cause: error });
-    }
+    });
     const token = text.trim();
     if (token === "") throw new CredentialsError(`${describe} is empty`);
-    const expiresAt = Math.min(now() + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
+    const expiresAt = Math.min(requestedAt + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }
 

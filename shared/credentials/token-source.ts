@@ -4,18 +4,10 @@ import type { CallTally } from "../observer.ts";
 /** A bearer token or a PEM client certificate and key, as in the ExecCredential `status`; no expiry: valid until a 401. */
 export type Credential = ({ token: string } | { clientCertificateData: string; clientKeyData: string }) & { expirationTimestamp?: string };
 
-/** Per-call options of {@link TokenSource.getCredential}. */
-export interface GetCredentialOptions {
-  /** The caller's deadline: waiting stops when it aborts, with a DeadlineExceededError. */
-  signal?: AbortSignal;
-  /** The review's tally: `tokenRefresh` is set when this call waited for a refresh. */
-  tally?: Pick<CallTally, "tokenRefresh"> | undefined;
-}
-
 /** Where the client gets its credential from; implementations cache and refresh as they see fit. */
 export interface TokenSource {
-  /** A credential not about to expire. @throws CredentialsError, or DeadlineExceededError when `signal` aborts first. */
-  getCredential(options?: GetCredentialOptions): Promise<Credential>;
+  /** A credential not about to expire (`tally.tokenRefresh` set if it waited for one). @throws CredentialsError, or DeadlineExceededError when `signal` aborts first. */
+  getCredential(options?: { signal?: AbortSignal; tally?: Pick<CallTally, "tokenRefresh"> | undefined }): Promise<Credential>;
   /** The API server answered 401 to `credential`: forget it if it is still the cached one (else nothing). */
   invalidate(credential: Credential): void;
   /** A 2xx answer to `credential`: tells one that worked and was then revoked from a source issuing bad ones. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig, parseKubeSettings, readCloudTokenSettings, VARIABLES } from "../../../../shared/config/index.ts";
+import { parseKubeSettings, readConfig, readCloudTokenSettings, VARIABLES } from "../../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 
 // Fake secrets: no problem may hold them.
@@ -101,14 +101,15 @@ describe("CLOUD_TOKEN", () => {
   });
 
   it("reports its problems with every other section's at start-up", () => {
-    const parsed = parseConfig({ CALLER_AUTH: "bearer", CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "c", AWS_REGION: "eu-west-1", AWS_SECRET_ACCESS_KEY: AWS.AWS_SECRET_ACCESS_KEY }, "lambda");
-    expect(parsed).toEqual({
-      ok: false,
-      problems: [
-        "CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)",
-        "CLOUD_TOKEN=eks: no AWS credentials in the environment: AWS_ACCESS_KEY_ID not set (only static keys are read, as Lambda provides them)",
-      ],
-    });
+    const env = { CALLER_AUTH: "bearer", CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "c", AWS_REGION: "eu-west-1", AWS_SECRET_ACCESS_KEY: AWS.AWS_SECRET_ACCESS_KEY };
+    expect(() => readConfig(env, "lambda")).toThrow(
+      expect.objectContaining({
+        problems: [
+          "CALLER_AUTH=bearer needs CALLER_AUTH_TOKENS (comma-separated accepted tokens)",
+          "CLOUD_TOKEN=eks: no AWS credentials in the environment: AWS_ACCESS_KEY_ID not set (only static keys are read, as Lambda provides them)",
+        ],
+      }),
+    );
   });
 });
 

@@ -1,12 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig, type Bindings, type ConfigResult } from "../../../../shared/config/index.ts";
+import { ConfigurationError, readConfig, type Bindings, type Config, type Runtime } from "../../../../shared/config/index.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/http/caller-auth.ts";
 
 const TOKEN = "tok-0123456789abcdef";
 const PATH_SECRET = "Zk3v-9qX_2mR.7tY~4bN-8cW_1eL.5gH~0jP";
 const RSA_JWK = { kty: "RSA", n: "sXch", e: "AQAB", kid: "k1" };
 
-function problemsOf(result: ConfigResult): string[] {
+type ConfigResult = { ok: true; config: Config } | { ok: false; problems: readonly string[] };
+
+/** readConfig's Config, or the problems of the ConfigurationError it throws. */
+function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigResult {
+  try {
+    return { ok: true, config: readConfig(env, runtime) };
+  } catch (error) {
+    if (error instanceof ConfigurationError) return { ok: false, problems: error.problems };
+    throw error;
+  }
+}
+
+function problemsOf(result: ConfigResult): readonly string[] {
   return result.ok ? [] : result.problems;
 }
 
@@ -16,7 +28,7 @@ function callerAuthOf(env: Bindings) {
   return result.config.callerAuth;
 }
 
-describe("parseConfig", () => {
+describe("readConfig", () => {
   it("reports every problem together, never only the first", () => {
     const problems = problemsOf(
       parseConfig({ PORT: "http", LOG_LEVEL: "loud", RANDOM_HOSTNAME: "yes", TLS_CERT_FILE: "cert.pem", FUNCTIONS: "mutate" }),
@@ -74,7 +86,7 @@ describe("parseConfig", () => {
   });
 });
 
-describe("parseConfig: CALLER_AUTH=bearer", () => {
+describe("readConfig: CALLER_AUTH=bearer", () => {
   it("reads comma-separated tokens", () => {
     expect(callerAuthOf({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: ` ${TOKEN} , ${TOKEN}2,` })).toEqual({
       mode: "bearer",
@@ -97,7 +109,7 @@ describe("parseConfig: CALLER_AUTH=bearer", () => {
   });
 });
 
-describe("parseConfig: METRICS_TOKENS", () => {
+describe("readConfig: METRICS_TOKENS", () => {
   const env = { CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: TOKEN };
 
   it("is empty by default (/metrics open) and reads comma-separated tokens", () => {
@@ -114,7 +126,7 @@ describe("parseConfig: METRICS_TOKENS", () => {
   });
 });
 
-describe("parseConfig: CALLER_AUTH=path", () => {
+describe("readConfig: CALLER_AUTH=path", () => {
   it("reads the secret, or two while rotating", () => {
     expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: PATH_SECRET })).toEqual({ mode: "path", secrets: [PATH_SECRET] });
     expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET}, ${PATH_SECRET}2` })).toEqual({
@@ -141,7 +153,7 @@ describe("parseConfig: CALLER_AUTH=path", () => {
   });
 });
 
-describe("parseConfig: CALLER_AUTH=jwt", () => {
+describe("readConfig: CALLER_AUTH=jwt", () => {
   const base = { CALLER_AUTH: "jwt", CALLER_AUTH_JWT_ISSUER: "https://issuer.example", CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks, other" };
 
   it("reads a JWKS URL with asymmetric algorithms by default", () => {
@@ -207,7 +219,7 @@ describe("parseConfig: CALLER_AUTH=jwt", () => {
   });
 });
 
-describe("parseConfig: CALLER_AUTH=mtls", () => {
+describe("readConfig: CALLER_AUTH=mtls", () => {
   const tls = { TLS_CERT_FILE: "server.pem", TLS_KEY_FILE: "server-key.pem" };
 
   it("reads the CA file and the allowed names", () => {

@@ -1,23 +1,43 @@
 import { describe, expect, it } from "vitest";
-import { computeRefreshAt, createCredentialCache } from "../../../../shared/credentials/cache.ts";
+import { createCredentialCache } from "../../../../shared/credentials/cache.ts";
 import type { Credential } from "../../../../shared/credentials/token-source.ts";
 import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
 
-describe("computeRefreshAt", () => {
-  it("refreshes 10% before expiry, at least 5 s and at most 60 s before, never past half the lifetime", () => {
-    expect(computeRefreshAt(at(3600_000), T0)).toBe(T0 + 3600_000 - 60_000);
-    expect(computeRefreshAt(at(300_000), T0)).toBe(T0 + 300_000 - 30_000);
-    expect(computeRefreshAt(at(20_000), T0)).toBe(T0 + 20_000 - 5_000);
-    expect(computeRefreshAt(at(4_000), T0)).toBe(T0 + 2_000);
-    expect(computeRefreshAt(at(3600_000), T0, 10_000)).toBe(T0 + 3600_000 - 10_000);
+/** How many loads a cache whose credentials live `lifetimeMs` (none: no expiry) has run once its clock reaches each of `times`. */
+async function loadsAt(lifetimeMs: number | undefined, times: number[]): Promise<number[]> {
+  let clock = T0;
+  let loads = 0;
+  const cache = createCredentialCache({
+    describe: "s",
+    shareInFlight: true,
+    now: () => clock,
+    load: () => Promise.resolve({ token: `t${++loads}`, ...(lifetimeMs === undefined ? {} : { expirationTimestamp: new Date(clock + lifetimeMs).toISOString() }) }),
+  });
+  await cache.getCredential();
+  const seen: number[] = [];
+  for (const time of times) {
+    clock = T0 + time;
+    await cache.getCredential();
+    seen.push(loads);
+  }
+  return seen;
+}
+
+describe("createCredentialCache refresh time", () => {
+  it("refreshes 10% before expiry, at least 5 s and at most 60 s before, never past half the lifetime", async () => {
+    expect(await loadsAt(3600_000, [3600_000 - 60_001, 3600_000 - 60_000])).toEqual([1, 2]);
+    expect(await loadsAt(300_000, [300_000 - 30_001, 300_000 - 30_000])).toEqual([1, 2]);
+    expect(await loadsAt(20_000, [20_000 - 5_001, 20_000 - 5_000])).toEqual([1, 2]);
+    expect(await loadsAt(4_000, [1_999, 2_000])).toEqual([1, 2]);
   });
 
-  it("never refreshes a credential without expiry, and at once one already expired", () => {
-    expect(computeRefreshAt(undefined, T0)).toBe(Number.POSITIVE_INFINITY);
-    expect(computeRefreshAt(at(-1), T0)).toBe(T0);
+  it("never refreshes a credential without expiry, and refuses one already expired", async () => {
+    expect(await loadsAt(undefined, [365 * 24 * 3600_000])).toEqual([1]);
+    const cache = createCredentialCache({ describe: "s", shareInFlight: true, now: () => T0, load: () => Promise.resolve({ token: "t", expirationTimestamp: at(-1) }) });
+    await expect(cache.getCredential()).rejects.toThrow("s returned a credential that has already expired");
   });
 });
 
@@ -66,8 +86,6 @@ describe("createCredentialCache after 401s", () => {
       describe: "plugin",
       shareInFlight: true,
       now: () => clock,
-      backoffInitialMs: 1_000,
-      backoffMaxMs: 8_000,
       load: () => Promise.resolve({ token: `t${++loads}` }),
     });
     return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };

@@ -10,12 +10,8 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureDebianAwsCli, type DebianAwsCli } from "../../../../infra/local/awscli.ts";
-import {
-  createEksTokenSource,
-  EKS_TOKEN_PREFIX,
-  presignEksToken,
-  type EksTokenOptions,
-} from "../../../../shared/credentials/eks.ts";
+import { createCloudTokenSource } from "../../../../shared/credentials/cloud-token-source.ts";
+import { presignEksToken, type EksTokenOptions } from "../../../../shared/credentials/eks.ts";
 import { expectRefusal } from "../../../support/no-secrets.ts";
 
 const run = promisify(execFile);
@@ -42,8 +38,8 @@ afterAll(() => rm(home, { recursive: true, force: true }));
 
 /** Decodes a `k8s-aws-v1.` token back to its presigned URL. */
 function decodeToken(token: string): URL {
-  expect(token.startsWith(EKS_TOKEN_PREFIX)).toBe(true);
-  const encoded = token.slice(EKS_TOKEN_PREFIX.length);
+  expect(token.startsWith("k8s-aws-v1.")).toBe(true);
+  const encoded = token.slice("k8s-aws-v1.".length);
   expect(encoded).toMatch(/^[A-Za-z0-9_-]+$/);
   return new URL(Buffer.from(encoded, "base64url").toString("utf8"));
 }
@@ -132,17 +128,17 @@ describe("presignEksToken against Debian's awscli", () => {
 
 describe("presignEksToken", () => {
   it("uses China's STS domain for cn- regions", async () => {
-    const { url } = await presignEksToken({ cluster: "c", region: "cn-north-1", credentials: CREDENTIALS }, Date.now());
-    expect(new URL(url).host).toBe("sts.cn-north-1.amazonaws.com.cn");
+    const { token } = await presignEksToken({ cluster: "c", region: "cn-north-1", credentials: CREDENTIALS }, Date.now());
+    expect(decodeToken(token).host).toBe("sts.cn-north-1.amazonaws.com.cn");
   });
 });
 
-describe("createEksTokenSource", () => {
+describe("createCloudTokenSource for eks", () => {
   const T0 = Date.parse("2030-01-01T00:00:00Z");
 
   it("presigns once and reuses the token until a minute before its 14 minutes are up", async () => {
     const clock = { now: T0 };
-    const source = createEksTokenSource({ cluster: "gmsa-prod", region: "eu-west-1", credentials: CREDENTIALS, shareInFlight: true, now: () => clock.now });
+    const source = createCloudTokenSource({ kind: "eks", cluster: "gmsa-prod", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: true, now: () => clock.now });
     const first = await source.getCredential();
     expect(first).toEqual({ token: expect.stringMatching(/^k8s-aws-v1\./) as unknown, expirationTimestamp: "2030-01-01T00:14:00.000Z" });
     expect(decodeToken((first as { token: string }).token).searchParams.get("X-Amz-Date")).toBe("20300101T000000Z");
@@ -155,7 +151,7 @@ describe("createEksTokenSource", () => {
   });
 
   it("presigns per caller on Workers (settled tokens only) and shares them once settled", async () => {
-    const source = createEksTokenSource({ cluster: "c", region: "eu-west-1", credentials: CREDENTIALS, shareInFlight: false, now: () => T0 });
+    const source = createCloudTokenSource({ kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: false, now: () => T0 });
     const [a, b] = await Promise.all([source.getCredential(), source.getCredential()]);
     expect(a).toEqual(b);
     // Either concurrent presign may settle last and be the one kept; a later caller gets that object, not a new one.
@@ -165,7 +161,7 @@ describe("createEksTokenSource", () => {
   it("reports a signing failure as a CredentialsError without the keys", async () => {
     const spy = vi.spyOn(crypto.subtle, "importKey").mockRejectedValue(new Error(`bad key ${CREDENTIALS.secretAccessKey}`));
     try {
-      const source = createEksTokenSource({ cluster: "c", region: "eu-west-1", credentials: CREDENTIALS, shareInFlight: true });
+      const source = createCloudTokenSource({ kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: true });
       await expectRefusal(source.getCredential(), /^EKS token for cluster "c": signing failed \(Error\)$/, SECRETS);
     } finally {
       spy.mockRestore();

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
-import { createExecTokenSource, parseExecCredential, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
+import { createExecTokenSource, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
 import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
 import { eventually, isAlive, pluginPath, runCount } from "../../../support/exec-plugins.ts";
@@ -59,13 +59,6 @@ describe("exec token source: caching", () => {
     expect(tokens.counters()).toEqual({ success: 2, pluginError: 0, notFound: 0, timeout: 0 });
   });
 
-  it("honours a configured refresh skew", async () => {
-    const tokens = source(exec("token", { EXPIRES_IN_MS: "600000" }), { refreshSkewMs: 120_000 });
-    await tokens.getCredential();
-    clock += 600_000 - 119_000;
-    expect(await tokens.getCredential()).toMatchObject({ token: "token-2" });
-  });
-
   it("keeps a token without expirationTimestamp until it is invalidated after a 401", async () => {
     const tokens = source(exec("token"));
     const first = await tokens.getCredential();
@@ -105,7 +98,7 @@ describe("exec token source: failures", () => {
   });
 
   it("backs off after failures instead of running the plugin in a hot loop", async () => {
-    const tokens = source(exec("fail"), { backoffInitialMs: 1_000, backoffMaxMs: 4_000 });
+    const tokens = source(exec("fail"));
     for (let i = 0; i < 20; i++) await failure(tokens.getCredential());
     expect(runCount(countFile)).toBe(1);
     expect((await failure(tokens.getCredential())).message).toMatch(/not retried for another 1s/);
@@ -118,11 +111,15 @@ describe("exec token source: failures", () => {
     expect(runCount(countFile)).toBe(2);
     clock += 1;
     await failure(tokens.getCredential());
-    clock += 4_000;
-    await failure(tokens.getCredential());
-    clock += 4_000;
-    await failure(tokens.getCredential());
-    expect(runCount(countFile)).toBe(5);
+    expect(runCount(countFile)).toBe(3);
+    // Doubled per failure up to 30 s: 4, 8, 16, then 30 and 30 again.
+    for (const pause of [4_000, 8_000, 16_000, 30_000, 30_000]) {
+      clock += pause - 1;
+      await failure(tokens.getCredential());
+      clock += 1;
+      await failure(tokens.getCredential());
+    }
+    expect(runCount(countFile)).toBe(8);
   });
 
   it("shows the installHint when the command is missing", async () => {
@@ -175,14 +172,21 @@ describe("exec token source: failures", () => {
   });
 });
 
-describe("parseExecCredential", () => {
-  it("accepts a certificate pair and RFC 3339 timestamps with offsets", () => {
+describe("the ExecCredential a plugin prints", () => {
+  /** The credential of a plugin that exits 0 after printing `output`. */
+  function credentialOf(output: unknown): Promise<unknown> {
+    const stdout = JSON.stringify(output);
+    const printed: ExecTokenSourceOptions["runPlugin"] = () => Promise.resolve({ outcome: "exited", exitCode: 0, stdout, stderr: "" });
+    return source(exec("token"), { runPlugin: printed }).getCredential();
+  }
+
+  it("accepts a certificate pair and RFC 3339 timestamps with offsets", async () => {
     const output = { apiVersion: V1, kind: "ExecCredential", status: { clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" } };
-    expect(parseExecCredential(JSON.stringify(output), V1)).toEqual({ clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" });
+    expect(await credentialOf(output)).toEqual({ clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" });
   });
 
-  it("requires the configured apiVersion, not just any known one", () => {
+  it("requires the configured apiVersion, not just any known one", async () => {
     const output = { apiVersion: "client.authentication.k8s.io/v1beta1", kind: "ExecCredential", status: { token: "t" } };
-    expect(parseExecCredential(JSON.stringify(output), V1)).toHaveProperty("problem");
+    await expect(credentialOf(output)).rejects.toThrow(/printed an invalid ExecCredential: wrong or missing apiVersion/);
   });
 });
