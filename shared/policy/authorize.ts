@@ -1,4 +1,4 @@
-import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
+import { asAdmissionError, createRefusal, InvalidReviewError, type AdmissionError } from "../errors.ts";
 import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
@@ -28,9 +28,8 @@ export interface AuthorizePlan {
 }
 
 /**
- * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
- * need an existing credspec the service account (and, per REVIEW_REQUESTING_USER, the requester) may `use`, with
- * equal inlined contents.
+ * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers need
+ * an existing credspec, equal inlined contents, and `use` by the service account (and per REVIEW_REQUESTING_USER the requester).
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>, decided?: Decision): AuthorizePlan => {
@@ -82,10 +81,7 @@ function withRequester(judgement: Partial<Judgement>, { requester, namespace }: 
   return { ...judgement, subjects: [...(judgement.subjects ?? []), { namespace, user: requester }] };
 }
 
-/**
- * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (kubelet
- * pkg/securitycontext, DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
- */
+/** New ephemeral containers without GMSA settings run under the pod's (kubelet DetermineEffectiveSecurityContext). */
 function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace) => boolean): GmsaReference[] {
   const inherited = places.find((place) => place.scope === "pod")?.options;
   const refs: GmsaReference[] = [];
@@ -133,7 +129,8 @@ function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFact
       const differing = listDifferingKeys(ref.contents, credspec.value);
       if (differing?.length === 0) continue;
       const keys = differing === undefined ? "" : ` (differing keys: ${differing.join(", ")})`;
-      errors.push(new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, at(ref.label, name)));
+      const message = `${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`;
+      errors.push(createRefusal("ERR_CONTENTS_MISMATCH", message, ref.label, name));
     }
   }
   return errors;
@@ -151,5 +148,5 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
   const place = labels.join(", ");
-  return [new CredSpecNotAllowedError(`${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, at(place, name))];
+  return [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", `${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, place, name)];
 }

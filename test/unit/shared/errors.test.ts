@@ -6,9 +6,6 @@ const expected: [new (message: string, options?: errors.AdmissionErrorOptions) =
   [errors.InvalidCredSpecNameError, "ERR_INVALID_CREDSPEC_NAME", 422],
   [errors.CredSpecNotFoundError, "ERR_CREDSPEC_NOT_FOUND", 422],
   [errors.CredSpecWithoutContentsError, "ERR_CREDSPEC_WITHOUT_CONTENTS", 422],
-  [errors.CredSpecNotAllowedError, "ERR_CREDSPEC_NOT_ALLOWED", 403],
-  [errors.ContentsMismatchError, "ERR_CONTENTS_MISMATCH", 422],
-  [errors.GmsaChangedError, "ERR_GMSA_CHANGED", 400],
   [errors.KubeApiError, "ERR_KUBE_API", 500],
   [errors.DeadlineExceededError, "ERR_DEADLINE_EXCEEDED", 500],
   [errors.CredentialsError, "ERR_CREDENTIALS", 500],
@@ -26,6 +23,9 @@ describe("AdmissionError subclasses", () => {
   });
 
   it.each([
+    ["ERR_CREDSPEC_NOT_ALLOWED", 403],
+    ["ERR_CONTENTS_MISMATCH", 422],
+    ["ERR_GMSA_CHANGED", 400],
     ["ERR_CONTENTS_WITHOUT_NAME", 422],
     ["ERR_CONTENTS_NOT_JSON", 422],
     ["ERR_DUPLICATE_CREDSPEC_KEY", 422],
@@ -70,9 +70,11 @@ describe("asAdmissionError", () => {
   });
 });
 
-describe("at", () => {
-  it("places a failure, naming the credspec only when there is one", () => {
-    expect(errors.at("pod", "webapp1")).toStrictEqual({ where: { place: "pod", credSpecName: "webapp1" } });
-    expect(errors.at('container "web"')).toStrictEqual({ where: { place: 'container "web"' } });
+describe("createRefusal", () => {
+  it("places a refusal, naming the credspec only when there is one", () => {
+    const named = errors.createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "m", "pod", "webapp1");
+    expect([named.name, named.code, named.status, named.message]).toEqual(["AdmissionError", "ERR_CREDSPEC_NOT_ALLOWED", 403, "m"]);
+    expect(named.where).toStrictEqual({ place: "pod", credSpecName: "webapp1" });
+    expect(errors.createRefusal("ERR_GMSA_CHANGED", "m", 'container "web"').where).toStrictEqual({ place: 'container "web"' });
   });
 });
