@@ -106,8 +106,8 @@ export function pickStatus(errors: readonly AdmissionError[]): number {
 }
 
 /**
- * The short code of an error, for messages and logs: its own `code` (Node's `ENOENT`, OpenSSL's `ERR_OSSL_...`), else
- * its cause's (undici puts a fetch failure's there), else its name. Never its message, which may quote a header or a file.
+ * An error's own `code` (`ENOENT`, `ERR_OSSL_...`), else its cause's (undici puts a fetch failure's there), else its
+ * name; never its message, which may quote a header or a file.
  */
 export function shortErrorCode(error: unknown): string {
   const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };

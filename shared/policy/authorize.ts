@@ -3,8 +3,8 @@ import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUs
 import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
-import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
+import { decide, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {
@@ -54,9 +54,8 @@ export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings
 
 function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"]): Partial<Judgement> {
   const now = readPodGmsa(review.pod);
-  let isNew: ((place: OptionsPlace) => boolean) | undefined;
+  const isNew = findNewEphemeralContainers(review);
   if (review.operation === "UPDATE") {
-    isNew = isEphemeralContainersUpdate(review) ? isNewEphemeralContainer(review.oldPod) : undefined;
     const changes = checkUpdate(readPodGmsa(review.oldPod), now, isNew);
     if (changes.length > 0) return { errors: changes };
     // Settings unchanged: the service account was judged at create. With `always`, the requester must `use` them.

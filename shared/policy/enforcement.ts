@@ -5,11 +5,9 @@ import type { Decision, EnforcementMode } from "./review.ts";
 export const MAX_AUDIT_VALUE_LENGTH = 1024;
 
 /**
- * Adds the audit annotations to a pod decision and, with `warn`, turns a denial into an allow that says what would
- * have been denied. Warn mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
- * Keys: `decision` (`allowed`, `denied` or `would-deny`), `credspecs` (the names judged, sorted; never contents),
- * `codes` (of a denial) and, in warn mode, `would-deny` (status, codes and places). The API server prefixes each key
- * with the webhook's name, so ours are bare names (kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response).
+ * Adds the audit annotations (`decision`: allowed, denied or would-deny; `credspecs`: the sorted names, never contents;
+ * a denial's `codes`; `would-deny`: status, codes and places) and, with `warn`, allows a denial with a warning. Warn
+ * mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
  */
 export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
   const names = new Set(credSpecNames);

@@ -4,8 +4,8 @@ import { checkNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
 import { errorAtPlaces, type LoadedFacts, type LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
-import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
+import { decide, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
@@ -42,10 +42,10 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
   if (review.object === "other") return decided({ allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return decided({ allowed: false, errors: [review.error] });
   if (review.operation === "DELETE" || review.operation === "CONNECT") return decided({ allowed: true });
-  if (review.operation !== "CREATE" && !isEphemeralContainersUpdate(review)) return decided({ allowed: true });
+  const isNew = findNewEphemeralContainers(review);
+  if (review.operation !== "CREATE" && isNew === undefined) return decided({ allowed: true });
 
   const gmsa = readPodGmsa(review.pod);
-  const isNew = isEphemeralContainersUpdate(review) ? isNewEphemeralContainer(review.oldPod) : undefined;
   // Ephemeral containers are added through the subresource alone: the annotations were judged with the pod.
   const places = isNew ? gmsa.places.filter(isNew) : gmsa.places;
   const pairs = isNew ? [] : gmsa.pairs;

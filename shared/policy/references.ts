@@ -1,6 +1,7 @@
 import { createRefusal, type AdmissionError } from "../errors.ts";
 import { sameJson } from "./contents.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
+import type { PodChange } from "./review.ts";
 
 /** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
 const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
@@ -43,9 +44,10 @@ export function hasGmsaSettings(options: WindowsOptions | undefined): boolean {
   return options?.gmsaCredentialSpecName !== undefined || options?.gmsaCredentialSpec !== undefined;
 }
 
-/** For UPDATEs of `pods/ephemeralcontainers`: true for the ephemeral containers the old pod did not have. */
-export function isNewEphemeralContainer(oldPod: Pod): (place: OptionsPlace) => boolean {
-  const existing = new Set((oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
+/** For an UPDATE of `pods/ephemeralcontainers` (`kubectl debug`), a test for the containers the old pod lacked. */
+export function findNewEphemeralContainers(review: PodChange): ((place: OptionsPlace) => boolean) | undefined {
+  if (review.operation !== "UPDATE" || review.subResource !== "ephemeralcontainers") return undefined;
+  const existing = new Set((review.oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
   return (place) => place.scope === "ephemeralContainers" && !existing.has(place.containerName ?? "");
 }
 

@@ -44,11 +44,6 @@ export function otherKindWarning({ group, version, kind }: { group: string; vers
   return `gmsa-webhooks only reviews core/v1 Pods; ${group === "" ? "core" : group}/${version} ${kind} was allowed unchanged (check the webhook's rules)`;
 }
 
-/** True for an UPDATE of the `pods/ephemeralcontainers` subresource (`kubectl debug`). */
-export function isEphemeralContainersUpdate(review: PodChange): review is PodUpdate {
-  return review.operation === "UPDATE" && review.subResource === "ephemeralcontainers";
-}
-
 /** Allowed (expand: with its patch) or denied with every refusal; the API server prefixes the bare audit keys. */
 export type Decision =
   | { allowed: true; patch?: PatchOperation[]; warnings?: string[]; auditAnnotations?: Record<string, string> }
