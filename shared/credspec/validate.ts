@@ -18,10 +18,11 @@ const GUID = /^(?:\{[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\}|[0-9a-f]{8}(?:
 const TYPE_NAMES: Record<string, string> = { object: "a JSON object", array: "an array", string: "a string" };
 
 /** A missing field, or one of the wrong type; messages name the JSON type found, never the value. */
-function typeMessage(issue: { code?: string; expected?: string; input?: unknown }): string | undefined {
-  if (issue.code !== "invalid_type") return undefined;
-  if (issue.input === undefined) return "is required";
-  return `must be ${TYPE_NAMES[issue.expected ?? ""] ?? issue.expected}, got ${describe(issue.input)}`;
+function typeMessage({ code, expected, input }: { code?: string; expected?: string; input?: unknown }): string | undefined {
+  if (code !== "invalid_type") return undefined;
+  if (input === undefined) return "is required";
+  const found = input === null ? "null" : Array.isArray(input) ? "an array" : typeof input === "object" ? "an object" : `a ${typeof input}`;
+  return `must be ${TYPE_NAMES[expected ?? ""] ?? expected}, got ${found}`;
 }
 
 const object = <S extends z.core.$ZodLooseShape>(shape: S) => z.strictObject(shape, { error: typeMessage });
@@ -116,12 +117,6 @@ function caseHint(json: unknown, issue: z.core.$ZodIssue): string {
 function isDomainSid(sid: string): boolean {
   const match = DOMAIN_SID.exec(sid);
   return match !== null && match.slice(1).every((n) => Number(n) <= 0xffff_ffff);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 /**

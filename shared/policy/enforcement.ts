@@ -1,8 +1,10 @@
 import { pickStatus, type AdmissionError } from "../errors.ts";
+import { truncate } from "./checks.ts";
 import type { Decision, EnforcementMode } from "./review.ts";
 
 /** Longest audit annotation value we send: they are kept in every audit event of the request. */
 export const MAX_AUDIT_VALUE_LENGTH = 1024;
+const cap = (text: string) => truncate(text, MAX_AUDIT_VALUE_LENGTH - 1);
 
 /**
  * Adds the audit annotations (`decision`: allowed, denied or would-deny; `credspecs`: the sorted names, never contents;
@@ -32,8 +34,4 @@ function summarize(errors: AdmissionError[]): string {
     return `${e.code}${place}${credspec}`;
   });
   return `${pickStatus(errors)} ${[...new Set(parts)].join("; ")}`;
-}
-
-function cap(text: string): string {
-  return text.length <= MAX_AUDIT_VALUE_LENGTH ? text : `${text.slice(0, MAX_AUDIT_VALUE_LENGTH - 1)}…`;
 }

@@ -106,8 +106,7 @@ export interface PodGmsa {
 export function readPodGmsa(pod: Pod): PodGmsa {
   const places = listOptionsPlaces(pod);
   const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
-  const byContainer = new Map<string | undefined, OptionsPlace>();
-  for (const place of places) if (!byContainer.has(place.containerName)) byContainer.set(place.containerName, place);
+  const byContainer = new Map(places.map((place) => [place.containerName, place]));
   const pairs: AnnotatedPlace[] = [];
   const annotationErrors: AdmissionError[] = [];
   const annotations = pod.metadata?.annotations ?? {};
