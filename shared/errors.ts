@@ -54,11 +54,15 @@ export class AdmissionError extends Error {
     this.where = options.where;
   }
 
-  /** The same failure (class, code, status) told from further out: `${context}: ${message}`, at `where`, caused by this. */
-  withContext(context: string, where?: Where): this {
+  /**
+   * The same failure (class, code, status) told from further out, `${context}: ${message}`, caused by this; with
+   * `credSpecName`, `context` is the place where it sits.
+   */
+  withContext(context: string, credSpecName?: string): this {
     // Every failure class keeps the base constructor, so its own constructor rebuilds it.
     const ErrorClass = this.constructor as new (message: string, options: AdmissionErrorOptions) => this;
-    return new ErrorClass(`${context}: ${this.message}`, { code: this.code, ...(where === undefined ? {} : { where }), cause: this });
+    const where = credSpecName === undefined ? {} : { where: { place: context, credSpecName } };
+    return new ErrorClass(`${context}: ${this.message}`, { code: this.code, ...where, cause: this });
   }
 }
 

@@ -2,7 +2,7 @@ import { asAdmissionError, createRefusal, InvalidReviewError, type AdmissionErro
 import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
-import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
+import type { AccessFacts, LoadedFacts, LoadPlan, Subject } from "./facts.ts";
 import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 import { decide, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
 
@@ -117,7 +117,7 @@ function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFact
     const credspec = facts.credspecs.get(name);
     if (credspec === undefined) throw new Error(`credspec "${name}" was not loaded`);
     if (!credspec.ok) {
-      errors.push(errorAtPlaces(credspec.error, labels, name));
+      errors.push(credspec.error.withContext(labels.join(", "), name));
       continue;
     }
     // Contents are compared only for a credspec the service account (and, when reviewed, the requester) may
@@ -143,9 +143,9 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
       : `service account "${subject.serviceAccount}" in namespace "${subject.namespace}"`;
   const fact = access?.get(name);
   if (fact === undefined) throw new Error(`access to credspec "${name}" was not loaded for ${who}`);
-  if (!fact.ok) return [errorAtPlaces(fact.error, labels, name)];
+  const place = labels.join(", ");
+  if (!fact.ok) return [fact.error.withContext(place, name)];
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
-  const place = labels.join(", ");
   return [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", `${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, place, name)];
 }

@@ -2,7 +2,7 @@ import fastJsonPatch from "fast-json-patch";
 import { createRefusal, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
-import { errorAtPlaces, type LoadedFacts, type LoadPlan } from "./facts.ts";
+import type { LoadedFacts, LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
 import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
 import { decide, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
@@ -88,7 +88,7 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     const fact = facts.credspecs.get(name);
     // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
     if (fact?.ok !== true) {
-      errors.push(errorAtPlaces(fact?.error ?? new InternalError(`facts for credspec "${name}" were not loaded`), [place], name));
+      errors.push((fact?.error ?? new InternalError(`facts for credspec "${name}" were not loaded`)).withContext(place, name));
       continue;
     }
     const text = JSON.stringify(fact.value);

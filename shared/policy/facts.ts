@@ -32,9 +32,3 @@ export interface LoadedFacts {
   access: readonly AccessFacts[];
   randomBytes: Uint8Array;
 }
-
-/** A fact-loading error told at the places that named the credspec; its class, code and status are kept. */
-export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {
-  const place = labels.join(", ");
-  return error.withContext(place, { place, credSpecName });
-}

@@ -50,13 +50,19 @@ describe("AdmissionError subclasses", () => {
 describe("withContext", () => {
   it("keeps the class, code and status, prefixes the message, and chains the original as cause", () => {
     const original = new errors.CredSpecNotFoundError("not found", { where: { place: "pod" } });
-    const placed = original.withContext('container "web"', { place: 'container "web"', credSpecName: "webapp1" });
+    const placed = original.withContext('container "web"', "webapp1");
     expect(placed).toBeInstanceOf(errors.CredSpecNotFoundError);
     expect([placed.name, placed.code, placed.status, placed.message]).toEqual(["CredSpecNotFoundError", "ERR_CREDSPEC_NOT_FOUND", 422, 'container "web": not found']);
     expect(placed.where).toEqual({ place: 'container "web"', credSpecName: "webapp1" });
     expect(placed.cause).toBe(original);
     const unplaced = original.withContext("reading x");
     expect([unplaced.message, unplaced.where, unplaced.cause]).toEqual(["reading x: not found", undefined, original]);
+  });
+
+  it("keeps a KubeApiError a 500 when told at the places that named the credspec", () => {
+    const error = new errors.KubeApiError("the API server answered 503").withContext('pod, container "app"', "webapp1");
+    expect([error.name, error.code, error.status, error.message]).toEqual(["KubeApiError", "ERR_KUBE_API", 500, 'pod, container "app": the API server answered 503']);
+    expect(error.where).toEqual({ place: 'pod, container "app"', credSpecName: "webapp1" });
   });
 });
 

@@ -28,7 +28,7 @@ describe("buildAdmissionResponse", () => {
 
   it("tells a credential failure as a generic 500 naming the uid, never its detail (plugin stderr, paths, ARNs)", () => {
     const detail = 'exec plugin "/opt/bin/aws" exited with code 255: arn:aws:iam::123456789012:role/gmsa, token file /var/run/secrets/t';
-    const error = new CredentialsError(detail).withContext('reading GMSACredentialSpec "webapp1"', { place: "pod", credSpecName: "webapp1" });
+    const error = new CredentialsError(detail).withContext('reading GMSACredentialSpec "webapp1"').withContext("pod", "webapp1");
     const status = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [error] }).response.status;
     expect(status).toMatchObject({ code: 500, reason: "InternalError" });
     expect(status?.message).toBe(
