@@ -54,10 +54,7 @@ export class AdmissionError extends Error {
     this.where = options.where;
   }
 
-  /**
-   * The same failure (class, code, status) told from further out, `${context}: ${message}`, caused by this; with
-   * `credSpecName`, `context` is the place where it sits.
-   */
+  /** The same failure (class, code, status) told from further out, caused by this; with `credSpecName`, at place `context`. */
   withContext(context: string, credSpecName?: string): this {
     // Every failure class keeps the base constructor, so its own constructor rebuilds it.
     const ErrorClass = this.constructor as new (message: string, options: AdmissionErrorOptions) => this;

@@ -131,13 +131,9 @@ function decided(decision: Decision): ExpandPlan {
   return { load: { credspecs: new Set(), access: [], randomBytes: 0 }, decided: decision, pod: {}, fills: [] };
 }
 
-/** Creates missing parents. */
+/** Creates missing parents: the pod's schema admits only objects or nothing along the path. */
 function windowsOptionsAt(pod: Pod, path: string[]): WindowsOptions {
   let node = pod as Record<string, unknown>;
-  for (const key of path) {
-    const next = node[key];
-    if (typeof next === "object" && next !== null) node = next as Record<string, unknown>;
-    else node = node[key] = {};
-  }
+  for (const key of path) node = (node[key] ??= {}) as Record<string, unknown>;
   return node;
 }
