@@ -1,6 +1,6 @@
 /**
  * Every admission failure, jose-style: a stable `code`, its `status` (docs/security.md, Status codes) and `where` it
- * sits. Failures raised outside shared/policy have a class each; the GMSA rules' refusals are `new AdmissionError(message, { code })`.
+ * sits. Failures raised outside shared/policy have a class each; the GMSA rules' refusals are `createRefusal(code, …)`.
  */
 const STATUS = {
   ERR_INVALID_REVIEW: 400,

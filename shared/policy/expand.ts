@@ -10,7 +10,7 @@ import { decide, otherKindWarning, type Decision, type PolicySettings, type Revi
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
 
-/** At most this many characters of contents inlined into one pod, summed over places: the API server's request limit. */
+/** At most this many characters inlined into one pod, summed over places: the API server's 3 MiB request limit. */
 export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
