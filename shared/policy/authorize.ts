@@ -19,12 +19,11 @@ interface Judgement {
 }
 
 /** What authorize needs loaded, and what it already knows. */
-export interface AuthorizePlan {
+interface AuthorizePlan extends Judgement {
   load: LoadPlan;
   enforcement: PolicySettings["enforcement"];
   /** A decision made without the policy's rules for pods (other kinds, DELETE, CONNECT): no audit annotations. */
   decided?: Decision;
-  judgement: Judgement;
 }
 
 /**
@@ -40,7 +39,7 @@ export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings
       access: full.errors.length > 0 ? [] : full.subjects.map((subject) => ({ subject, names: full.names })),
       randomBytes: 0,
     };
-    return { load, enforcement: settings.enforcement, judgement: full, ...(decided === undefined ? {} : { decided }) };
+    return { ...full, load, enforcement: settings.enforcement, ...(decided === undefined ? {} : { decided }) };
   };
   if (review.object === "other") return plan({}, { allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return plan({ errors: [review.error] });
@@ -96,15 +95,14 @@ function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace
 /** Judges the planned references against the loaded facts, then applies ENFORCEMENT and the audit annotations. */
 export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
-  const { judgement } = plan;
   let decision: Decision;
   try {
-    decision = decide(judgement.errors.length > 0 ? judgement.errors : judgeReferences(judgement, facts), judgement.warnings);
+    decision = decide(plan.errors.length > 0 ? plan.errors : judgeReferences(plan, facts), plan.warnings);
   } catch (error) {
     // Our own bug is judged like a denial, so warn mode never blocks it either.
     decision = { allowed: false, errors: [asAdmissionError(error)] };
   }
-  return applyEnforcement(decision, judgement.names, plan.enforcement);
+  return applyEnforcement(decision, plan.names, plan.enforcement);
 }
 
 function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFacts): AdmissionError[] {

@@ -27,7 +27,7 @@ export function createRandomHostname(bytes: Uint8Array): string {
 }
 
 /** What expand needs loaded, and what it already knows: a decision made without facts, or the pod's places to fill. */
-export interface ExpandPlan {
+interface ExpandPlan {
   load: LoadPlan;
   decided?: Decision;
   pod: Pod;
