@@ -1,18 +1,15 @@
-/**
- * The cluster commands' shared half: their global flags, how they print, and their connection, built from the Node
- * server's own kube plumbing so the CLI reaches a cluster as the functions would. Read-only: GETs, reviews, dry runs.
- */
+/** What the cluster commands share: their global flags, printing, and a read-only connection built from the Node server's kube plumbing. */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
 import { stringify } from "yaml";
 import { ConfigurationError, parseKubeSettings } from "../../shared/config/index.ts";
 import type { CallOptions } from "../../shared/kube/client.ts";
-import { createKubeRequester, readStatus } from "../../shared/kube/request.ts";
+import { createKubeRequester, readStatus, type KubeRequest } from "../../shared/kube/request.ts";
 import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
 import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
-import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandSpec } from "./io.ts";
+import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";
 
 /** The global flags of every cluster command, for their usage texts. */
 export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's, with its defaults; docs/kubectl-gmsa.md):
@@ -26,24 +23,13 @@ Exit status: 0 all well, 1 something wrong (a finding, a denial, an unreachable
 cluster), 2 usage error. Tokens are never printed.
 `;
 
-/** How results are printed: human text (the default), or `-o json|yaml` for scripts. */
-export type OutputFormat = "text" | "json" | "yaml";
+type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
 
-/** The global flags, checked; `as` is the user the dry runs impersonate (and, in explain, the person asked about). */
-export type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
+/** A cluster command's parsed command line, with its global flags checked. */
+export type ClusterArgs<O extends ParseArgsOptionsConfig> = CommandLine<typeof CLUSTER_OPTIONS & O> & { flags: ClusterFlags };
 
-/** A cluster command's parsed command line: the global flags, its own option values and its positionals. */
-export type ClusterArgs<O extends ParseArgsOptionsConfig> = { flags: ClusterFlags; values: Record<keyof O, unknown>; positionals: string[] };
-
-/** One request to the API server: an absolute path, query parameters, a JSON body for POST. */
-export interface ClusterRequest {
-  method: "GET" | "POST";
-  path: string;
-  query?: Record<string, string> | undefined;
-  body?: unknown;
-  /** Send it as the kubeconfig's user even with `--as`: access reviews the person could not create themselves. */
-  asCaller?: boolean | undefined;
-}
+/** One request to the API server; `asCaller` sends it as the kubeconfig's user even with `--as` (reviews the person could not create). */
+export type ClusterRequest = Pick<KubeRequest, "method" | "path" | "body"> & { query?: Record<string, string>; asCaller?: boolean };
 
 /** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
 export type ClusterAnswer = Awaited<ReturnType<ClusterConnection["request"]>>;
@@ -55,17 +41,16 @@ export type ClusterConnection = Awaited<ReturnType<typeof connectCluster>>;
 const CLI_REQUEST_TIMEOUT_MS = 40_000;
 
 /** The texts of `Warning: 299 - "text"` headers (RFC 7234 warn-text; several may arrive joined by ", "). */
-function parseWarnings(header: string | null): string[] {
-  if (header === null) return [];
-  return [...header.matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
+function parseWarnings(header: string | null | undefined): string[] {
+  return [...(header ?? "").matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
 }
 
 /** The call options of shared/kube's calls from the CLI: no deadline but the requester's own. */
 export const CLI_CALL: CallOptions = { signal: new AbortController().signal };
 
 /**
- * Connects to the cluster the flags select, as kubectl would: `--kubeconfig`, else KUBECONFIG (a path list, merged),
- * else ~/.kube/config, else in-cluster; `--context`, else current-context. Kubeconfig warnings go to stderr.
+ * Connects as kubectl would: `--kubeconfig`, else KUBECONFIG (a path list, merged), else ~/.kube/config, else
+ * in-cluster; `--context`, else current-context. Kubeconfig warnings go to stderr.
  * @throws KubeConfigurationError naming every problem with the kubeconfig or its user's credential.
  */
 async function connectCluster(flags: ClusterFlags, io: CliIo) {
@@ -82,8 +67,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
   const { cluster } = target;
   const connect = (headers: Record<string, string | string[]> = {}) => {
     const transport = createHttpsKubeFetch({ ...cluster, ca: caPem, clientCertificate, connections: 4, headers });
-    const { tokenSource } = credentials;
-    const requester = createKubeRequester({ server: cluster.server, fetch: transport.fetch, tokenSource, disableCompression: cluster.disableCompression, requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS });
+    const requester = createKubeRequester({ ...cluster, fetch: transport.fetch, tokenSource: credentials.tokenSource, requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS });
     return { transport, requester };
   };
   const caller = connect();
@@ -97,15 +81,13 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
     async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
-      const what = `${method} ${apiPath}`;
-      const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what, ...CLI_CALL });
-      return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning") ?? null) };
+      const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what: `${method} ${apiPath}`, ...CLI_CALL });
+      return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning")) };
     },
     /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */
     requester: caller.requester,
     /** `-n`, else the context's namespace, else the pod's own in-cluster, else `default`: as kubectl picks it. */
     namespace: namespace ?? "default",
-    /** Kills running exec plugins and closes the connections. */
     async close() {
       credentials.close();
       await Promise.all([...new Set([caller, person])].map(({ transport }) => transport.close()));
@@ -135,18 +117,16 @@ function readClusterFlags(values: Record<string, unknown>) {
 }
 
 /**
- * Runs a cluster command: reads its command line once ({@link CLUSTER_OPTIONS} and its own; --help and usage errors
- * exit 0 and 2), connects, runs, and turns a kubeconfig problem or an API server that cannot answer into its message
- * on stderr and exit 1.
+ * Runs a cluster command: reads its command line ({@link CLUSTER_OPTIONS} and its own), connects, runs; a kubeconfig
+ * problem or an API server that cannot answer becomes its message on stderr and exit 1.
  */
 export async function runClusterCommand<O extends ParseArgsOptionsConfig>(command: ClusterCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
-  const argsOf = ({ values, positionals }: { values: Record<string, unknown>; positionals: string[] }) => {
-    const { flags, errors } = readClusterFlags(values);
-    const args: ClusterArgs<O> = { flags, values: values as Record<keyof O, unknown>, positionals };
+  const argsOf = (line: CommandLine<typeof CLUSTER_OPTIONS & O>) => {
+    const { flags, errors } = readClusterFlags(line.values);
+    const args = { ...line, flags };
     return { args, errors: [...errors, ...(command.check?.(args) ?? [])] };
   };
-  const options = { ...CLUSTER_OPTIONS, ...command.options };
-  const line = readCommandLine({ name: command.name, usage: command.usage, options, check: (parsed) => argsOf(parsed).errors }, argv, io);
+  const line = readCommandLine({ ...command, options: { ...CLUSTER_OPTIONS, ...command.options }, check: (parsed) => argsOf(parsed).errors }, argv, io);
   if (typeof line === "number") return line;
   let connection: ClusterConnection | undefined;
   try {
@@ -185,6 +165,8 @@ export async function listAll(connection: Pick<ClusterConnection, "request">, ap
 
 /** Paints text for a terminal; every function is the identity when colour is off. */
 export type Paint = Record<"ok" | "bad" | "warn" | "bold", (text: string) => string>;
+
+type OutputFormat = "text" | "json" | "yaml";
 
 /** Prints `data` as JSON or YAML, or `text(paint)` for people: colour only on a terminal with NO_COLOR unset (no-color.org). */
 export function printResult(io: CliIo, format: OutputFormat, data: unknown, text: (paint: Paint) => string): void {

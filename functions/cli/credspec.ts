@@ -43,8 +43,7 @@ Example:
   check({ values, positionals }) {
     const errors: string[] = [];
     if (positionals.length !== 1) errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
-    const { name, output } = values;
-    const roleName = values["role-name"];
+    const { name, output, "role-name": roleName } = values;
     if (name !== undefined && !isDns1123Subdomain(name)) errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
     if (roleName !== undefined && !isRbacName(roleName)) errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
     for (const text of values["service-account"] ?? []) {
@@ -55,16 +54,12 @@ Example:
   },
 };
 
-/**
- * `gmsa-webhooks credspec`: validates a credential spec and prints its GMSACredentialSpec, ClusterRole and RoleBindings;
- * resolves to the exit status. Only stdout holds credential spec values; stderr names fields (PluginInput may hold a secret).
- */
+/** Runs `credspec`, resolving to the exit status. Only stdout holds credential spec values: stderr names fields, as PluginInput may hold a secret. */
 export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const line = readCommandLine(COMMAND, argv, io);
   if (typeof line === "number") return line;
   const { values, positionals: [input = "-"] } = line;
-  const source = input === "-" ? "stdin" : input;
-  const prefix = `${io.program} credspec: ${source}`;
+  const prefix = `${io.program} credspec: ${input === "-" ? "stdin" : input}`;
   const bytes = await readInput(io, input);
   if (typeof bytes === "string") {
     io.stderr(`${prefix}: ${bytes}\n`);
@@ -83,8 +78,7 @@ export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Pr
   if (!result.ok) return reportProblems(result.problems);
 
   // Validation guarantees at least one account.
-  const [firstAccount] = result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts;
-  const name = values.name ?? deriveCredSpecName(firstAccount?.Name ?? "");
+  const name = values.name ?? deriveCredSpecName(result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts[0]?.Name ?? "");
   if (name === undefined) {
     return reportProblems([{ path: "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name", message: "leaves no valid resource name once lowercased; pass --name" }]);
   }

@@ -1,7 +1,4 @@
-/**
- * `kubectl gmsa explain -f pod.yaml [--as user]`: what the webhooks would do with a pod, and why, from the policy's
- * own walk of the pod, the calls authorize and expand make, and a server-side dry run for the verdict.
- */
+/** `kubectl gmsa explain`, from the policy's own walk of the pod, the calls authorize and expand make, and a dry run. */
 import { parseAllDocuments } from "yaml";
 import { PodSchema } from "../../shared/admission/review.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
@@ -16,8 +13,7 @@ import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput, type CliIo } from "./io.t
 /** A fact asked of the API server: its answer, or why there is none. */
 type Asked<T> = T | { error: string };
 
-/** The whole explanation, as `-o json|yaml` prints it. */
-export type Explanation = Awaited<ReturnType<typeof explain>>;
+type Explanation = Awaited<ReturnType<typeof explain>>;
 
 const asked = <T>(work: () => Promise<T>): Promise<Asked<T>> =>
   Promise.resolve().then(work).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
@@ -26,7 +22,7 @@ const asked = <T>(work: () => Promise<T>): Promise<Asked<T>> =>
 const hidePluginInput = (contents: unknown): unknown => JSON.parse(JSON.stringify(contents, (key, value: unknown) => (key === "PluginInput" ? "(hidden)" : value)));
 
 /** The one Pod in `text` (YAML or JSON), or why it is not one. */
-export function readPodDocument(text: string): { pod: Pod } | { error: string } {
+function readPodDocument(text: string): { pod: Pod } | { error: string } {
   const documents = parseAllDocuments(text).filter((document) => document.contents !== null);
   if (documents.length !== 1) return { error: `expected one Pod, found ${documents.length} documents` };
   const [document] = documents;
@@ -82,23 +78,19 @@ async function explain(pod: Pod, namespace: string, person: Asked<Requester>, co
   };
 }
 
-function describeAccess(who: string, answer: Asked<AccessAnswer>, paint: Paint): string {
-  if ("error" in answer) return `    ${who} may use it: ${paint.warn("unknown")}: ${answer.error}\n`;
-  const verdict = answer.allowed ? paint.ok("yes") : paint.bad("no");
-  return `    ${who} may use it: ${verdict}${answer.reason ? `  (${answer.reason})` : ""}\n`;
-}
-
-/** The explanation for people. */
-export function formatExplanation(explanation: Explanation, paint: Paint): string {
-  const { pod, person, credSpecs, contentsWithoutName, dryRun } = explanation;
+function formatExplanation({ pod, person, credSpecs, contentsWithoutName, dryRun }: Explanation, paint: Paint): string {
   const personName = "error" in person ? "you" : person.username;
+  const describeAccess = (who: string, answer: Asked<AccessAnswer>): string => {
+    if ("error" in answer) return `    ${who} may use it: ${paint.warn("unknown")}: ${answer.error}\n`;
+    return `    ${who} may use it: ${answer.allowed ? paint.ok("yes") : paint.bad("no")}${answer.reason ? `  (${answer.reason})` : ""}\n`;
+  };
   let text = `Pod ${paint.bold(`${pod.namespace}/${pod.name}`)}, service account ${pod.namespace}/${pod.serviceAccount}\n`;
   if ("error" in person) text += `  who you are is unknown (${person.error})\n`;
   if (credSpecs.length === 0 && contentsWithoutName.length === 0) text += "  names no GMSACredentialSpec: the webhooks leave it as it is\n";
   for (const found of credSpecs) {
     text += `  GMSACredentialSpec "${found.name}" (${found.places.join(", ")})\n`;
-    text += describeAccess(`service account ${pod.namespace}/${pod.serviceAccount}`, found.serviceAccount, paint);
-    text += describeAccess(personName, found.person, paint);
+    text += describeAccess(`service account ${pod.namespace}/${pod.serviceAccount}`, found.serviceAccount);
+    text += describeAccess(personName, found.person);
     text += "error" in found.inlines
       ? `    expand inlines: ${paint.bad("nothing")}: ${found.inlines.error}\n`
       : `    expand inlines ${found.inlines.bytes} bytes: ${JSON.stringify(found.inlines.contents)}\n`;
@@ -119,10 +111,9 @@ const command: ClusterCommand<typeof OPTIONS> = {
   usage: `Usage: gmsa-webhooks explain -f <pod.yaml | -> [cluster flags]
 
 What the GMSA webhooks would do with a Pod, without creating it: for each
-GMSACredentialSpec it names (pod, containers, alpha annotations), whether its service
-account and the person (--as, else you) may "use" it, as authorize asks, and what
-expand would inline (PluginInput hidden); then the verdict of a server-side dry run
-of the create as the person, with the API server's message and warnings.
+GMSACredentialSpec it names, whether its service account and the person (--as, else
+you) may "use" it as authorize asks, what expand would inline (PluginInput hidden),
+and the verdict of a server-side dry run of the create as the person.
 
 Options:
   -f, --filename <file>   the Pod, YAML or JSON; - reads stdin
@@ -133,7 +124,7 @@ Example:
   kubectl gmsa explain -f pod.yaml --as jane@contoso.com
 `,
   check: ({ positionals, values }) => [
-    ...(typeof values.filename === "string" && values.filename !== "" ? [] : ["-f <file | -> is required"]),
+    ...(values.filename ? [] : ["-f <file | -> is required"]),
     ...(positionals.length === 0 ? [] : [`unexpected argument ${JSON.stringify(positionals[0])}`]),
   ],
   async run({ values, flags }, connection, io) {
@@ -159,6 +150,4 @@ Example:
 };
 
 /** Runs `explain`: exit 0 when the dry run admits the pod, 1 when it is refused or a call fails, 2 usage. */
-export function runExplainCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return runClusterCommand(command, argv, io);
-}
+export const runExplainCommand = (argv: readonly string[], io: CliIo): Promise<number> => runClusterCommand(command, argv, io);

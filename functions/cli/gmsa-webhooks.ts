@@ -4,10 +4,12 @@
  * shebang: Node 24 (first on PATH under npx and npm scripts) strips the types, an older `node` fails with
  * ERR_UNKNOWN_FILE_EXTENSION, and only outside node_modules: this bin serves a checkout, not an installed package.
  */
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { buffer } from "node:stream/consumers";
 import { parseArgs } from "node:util";
 import { runCredSpecCommand } from "./credspec.ts";
-import { CLUSTER_OPTIONS, createProcessIo, EXIT_OK, EXIT_USAGE, usageFor, type CliIo } from "./io.ts";
+import { CLUSTER_OPTIONS, EXIT_OK, EXIT_USAGE, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 
 const MAIN_USAGE = `Usage: gmsa-webhooks <command> [options]
@@ -53,6 +55,14 @@ async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   return EXIT_USAGE;
 }
 
-// `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa).
-const program = path.basename(process.argv[1] ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks";
-process.exitCode = await runCli(process.argv.slice(2), createProcessIo(program));
+const io: CliIo = {
+  // `kubectl gmsa` when run as kubectl's plugin (kubectl-gmsa, or the krew archive's kubectl-gmsa).
+  program: path.basename(process.argv[1] ?? "").startsWith("kubectl-gmsa") ? "kubectl gmsa" : "gmsa-webhooks",
+  stdoutIsTty: process.stdout.isTTY,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  readFile: async (file) => new Uint8Array(await readFile(file)),
+  readStdin: async () => new Uint8Array(await buffer(process.stdin)),
+  env: process.env,
+};
+process.exitCode = await runCli(process.argv.slice(2), io);

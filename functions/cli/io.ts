@@ -1,13 +1,10 @@
 /** What every command shares: the process it talks to, its exit statuses, and the reading of its command line. */
-import { readFile } from "node:fs/promises";
-import { buffer } from "node:stream/consumers";
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 
 /** What a command needs from the process; tests pass fakes. */
 export interface CliIo {
-  /** Writes to standard output (results only). */
+  /** Results only; usage, problems and warnings go to stderr. */
   stdout(text: string): void;
-  /** Writes to standard error (usage, problems, warnings). */
   stderr(text: string): void;
   readFile(path: string): Promise<Uint8Array>;
   readStdin(): Promise<Uint8Array>;
@@ -60,21 +57,20 @@ export function usageFor(usage: string, io: CliIo): string {
  * line (every problem and a pointer to --help on stderr, exit 2): then it returns the exit status instead.
  */
 export function readCommandLine<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: readonly string[], io: CliIo): CommandLine<O> | number {
-  let line: CommandLine<O> | undefined;
   let errors: string[];
   try {
-    line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
+    const line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
     if ((line.values as { help?: boolean }).help === true) {
       io.stdout(usageFor(spec.usage, io));
       return EXIT_OK;
     }
     errors = spec.check?.(line) ?? [];
+    if (errors.length === 0) return line;
   } catch (error) {
     // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
     if (!String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) throw error;
     errors = [(error as Error).message];
   }
-  if (errors.length === 0 && line !== undefined) return line;
   for (const error of errors) io.stderr(`${io.program} ${spec.name}: ${error}\n`);
   io.stderr(`Run '${io.program} ${spec.name} --help' for usage.\n`);
   return EXIT_USAGE;
@@ -87,17 +83,4 @@ export async function readInput(io: CliIo, file: string): Promise<Uint8Array | s
   } catch (error) {
     return `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
   }
-}
-
-/** The real process: standard streams, the file system and the environment; `program` as invoked. */
-export function createProcessIo(program: string): CliIo {
-  return {
-    program,
-    stdoutIsTty: process.stdout.isTTY,
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
-    readFile: async (path) => new Uint8Array(await readFile(path)),
-    readStdin: async () => new Uint8Array(await buffer(process.stdin)),
-    env: process.env,
-  };
 }

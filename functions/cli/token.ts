@@ -8,19 +8,15 @@ import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readCommandLine, type CliIo, type Co
 
 type Variables = Partial<Record<VariableName, string>>;
 
-/** Each provider's flags, by the CLOUD_TOKEN variable each stands for (a flag given replaces it). */
+const TEXT = { type: "string" } as const;
+const OPTIONS = { cluster: TEXT, region: TEXT, "client-id": TEXT, "server-id": TEXT };
+
+/** Each provider's flags, and the CLOUD_TOKEN variable each replaces. */
 const PROVIDER_FLAGS: Record<CloudTokenKind, Record<string, VariableName>> = {
   eks: { cluster: "EKS_CLUSTER_NAME", region: "EKS_REGION" },
   aks: { "client-id": "AKS_CLIENT_ID", "server-id": "AKS_SERVER_ID" },
   gke: {},
 };
-
-const OPTIONS = {
-  cluster: { type: "string" },
-  region: { type: "string" },
-  "client-id": { type: "string" },
-  "server-id": { type: "string" },
-} as const;
 
 /** The provider a command line names and the variables its flags set (the environment fills the rest), or why not. */
 function readProvider({ values, positionals }: CommandLine<typeof OPTIONS>): { provider?: CloudTokenKind; variables: Variables; errors: string[] } {
@@ -59,8 +55,7 @@ from the environment as the functions read CLOUD_TOKEN's (docs/configuration.md)
 Options (each replaces the variable it stands for):
   --cluster <name>      eks: the EKS cluster name (required; EKS_CLUSTER_NAME)
   --region <region>     eks: the STS region (EKS_REGION; default AWS_REGION, then AWS_DEFAULT_REGION)
-  --client-id <id>      aks: a user-assigned identity (AKS_CLIENT_ID; default AZURE_CLIENT_ID, else
-                        the system-assigned one)
+  --client-id <id>      aks: user-assigned identity (AKS_CLIENT_ID; default AZURE_CLIENT_ID, else system-assigned)
   --server-id <id>      aks: the audience (AKS_SERVER_ID; default 6dae42f8-4368-4678-94ff-3960e28e3630)
   -h, --help            show this help
 
@@ -73,11 +68,7 @@ client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, -
   check: (line) => readProvider(line).errors,
 };
 
-/**
- * `gmsa-webhooks token eks|aks|gke`: a kubeconfig exec plugin printing an ExecCredential with a cloud token.
- * Resolves to EXIT_OK, EXIT_INVALID (1: no credentials, or the cloud refused) or EXIT_USAGE (2). The token goes
- * to stdout only; stderr never holds a key, token or session token.
- */
+/** `gmsa-webhooks token eks|aks|gke`: resolves to the exit status. The token goes to stdout only; stderr never holds a key or token. */
 export async function runTokenCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const line = readCommandLine(COMMAND, argv, io);
   if (typeof line === "number") return line;

@@ -1,4 +1,3 @@
-/** `kubectl gmsa who-can-use CREDSPEC [-n NS | -A]`: the service accounts that may `use` a GMSACredentialSpec. */
 import { credSpecPath } from "../../shared/kube/client.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
 import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, listAll, printResult, runClusterCommand, type ClusterCommand } from "./cluster.ts";
@@ -22,10 +21,7 @@ authorizer the cluster runs, not only RBAC. An unknown credspec exits 1.
 Options:
   -A, --all-namespaces    ask about the service accounts of every namespace
 
-${CLUSTER_FLAGS_USAGE}
-Example:
-  kubectl gmsa who-can-use webapp1 -n web
-`,
+${CLUSTER_FLAGS_USAGE}`,
   check: ({ positionals, values, flags }) => [
     ...(positionals.length === 1 ? [] : [`expected one GMSACredentialSpec name, got ${positionals.length}`]),
     ...(values["all-namespaces"] === true && flags.namespace !== undefined ? ["-A and -n exclude each other"] : []),
@@ -37,7 +33,6 @@ Example:
     const all = values["all-namespaces"] === true;
     const where = all ? "/api/v1/serviceaccounts" : `/api/v1/namespaces/${encodeURIComponent(connection.namespace)}/serviceaccounts`;
     const accounts = (await listAll(connection, where, "listing service accounts")) as { metadata: { namespace: string; name: string } }[];
-    // Each service account that may use it, with the authorizer's reason.
     const allowed: { namespace: string; name: string; reason: string }[] = [];
     for (let start = 0; start < accounts.length; start += REVIEWS_IN_PARALLEL) {
       const batch = accounts.slice(start, start + REVIEWS_IN_PARALLEL).map(async ({ metadata: { namespace, name } }) => {
@@ -56,6 +51,4 @@ Example:
 };
 
 /** Runs `who-can-use`: exit 0 with the list (possibly empty), 1 for an unknown credspec or a failed call, 2 usage. */
-export function runWhoCanUseCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return runClusterCommand(command, argv, io);
-}
+export const runWhoCanUseCommand = (argv: readonly string[], io: CliIo): Promise<number> => runClusterCommand(command, argv, io);

@@ -14,13 +14,15 @@ import { applyBaseInfra, applyObjects, deleteWebhooks, loadManifest, objectPath,
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import type { Explanation } from "../../functions/cli/explain.ts";
 import { buildPod, container, readCredSpec, type Pod, type Status } from "./support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const NAMESPACE = "gmsa-kubectl";
 const CREDSPEC = "webapp01";
+
+/** The fields of explain's `-o json` this test reads (docs/kubectl-gmsa.md, explain). */
+type Explanation = { pod: unknown; credSpecs: { name: string; places: string[]; serviceAccount: unknown; person: unknown }[]; dryRun: unknown };
 
 const rbac = (kind: "Role" | "ClusterRole", name: string, rules: object[]): KubeObject => ({
   apiVersion: "rbac.authorization.k8s.io/v1",

@@ -6,28 +6,13 @@
 import { X509Certificate } from "node:crypto";
 import { request } from "node:https";
 import { checkServerIdentity, type PeerCertificate, type TLSSocket } from "node:tls";
+import type { ClusterAnswer } from "../cluster.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 import type { FoundWebhook } from "./webhooks.ts";
 
-/** Certificates expiring sooner than this are warned about. */
 const RENEWAL_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 const TIMEOUT_MS = 5000;
-
-/** The URL with a path secret (anything after /expand or /authorize) masked. */
-export function maskUrl(url: string, fn: string): string {
-  return url.replace(new RegExp(`(/${fn})/[^?#]+`), "$1/***");
-}
-
-/** The certificates of a base64 caBundle, or undefined when it holds none that parse. */
-export function parseCaBundle(caBundle: string): X509Certificate[] | undefined {
-  const blocks = Buffer.from(caBundle, "base64").toString("utf8").match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  try {
-    return blocks?.map((block) => new X509Certificate(block));
-  } catch {
-    return undefined;
-  }
-}
 
 /** Expired: fail; inside the renewal window: warn; else undefined. */
 function expiry(check: string, what: string, validTo: string, now: number, fix: string): Finding | undefined {
@@ -39,8 +24,8 @@ function expiry(check: string, what: string, validTo: string, now: number, fix: 
   return finding(check, "warn", `${what} expires in ${when}, inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
 }
 
-/** Checks a webhook's caBundle: present where needed, parseable, not expired nor about to. */
-export function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: number): Finding[] {
+/** A webhook's caBundle: present where needed, PEM certificates that parse, none expired nor about to. */
+function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: number): Finding[] {
   const check = `certificates/${fn}`;
   const caBundle = webhook.clientConfig?.caBundle;
   const fix = `put the current CA's base64 PEM into the caBundle of ${configName} (docs/operations.md, Certificates)`;
@@ -48,20 +33,19 @@ export function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: nu
     return [finding(check, "pass", `${configName}: no caBundle, the API server trusts its system roots for the URL`)];
   }
   if (!caBundle) return [finding(check, "fail", `${configName}: no caBundle for a service reference: the API server cannot verify the Service`, fix)];
-  const certificates = parseCaBundle(caBundle);
+  const pem = Buffer.from(caBundle, "base64").toString("utf8");
+  let certificates: X509Certificate[] | undefined;
+  try {
+    certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)?.map((block) => new X509Certificate(block));
+  } catch {
+    // A block that does not parse makes the whole bundle unusable.
+  }
   if (certificates === undefined) return [finding(check, "fail", `the caBundle of ${configName} holds no PEM certificate`, fix)];
   const problems = certificates.flatMap(
     (cert) => expiry(check, `the caBundle of ${configName} (${cert.subject.replaceAll("\n", ", ")})`, cert.validTo, now, fix) ?? [],
   );
   if (problems.length > 0) return problems;
   return [finding(check, "pass", `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`)];
-}
-
-/** The /readyz beside a function's URL (before any path secret). */
-function readyzUrl(url: string, fn: string): URL {
-  const readyz = new URL(url);
-  readyz.pathname = readyz.pathname.slice(0, readyz.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
-  return readyz;
 }
 
 type TlsAnswer = { status: number; body: string; authorizationError?: string; identityError?: string; peer: PeerCertificate };
@@ -89,18 +73,18 @@ function getOverTls(url: URL, caPem?: string): Promise<TlsAnswer> {
 }
 
 /** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */
-export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, now: number): Promise<Finding[]> {
+function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, answer: TlsAnswer | Error, now: number): Finding {
   const check = `certificates/${fn}`;
-  const { url, caBundle } = webhook.clientConfig as { url: string; caBundle?: string };
-  const { hostname, origin, pathname } = new URL(url);
-  const fix = `serve a certificate for ${hostname} signed by the CA in the caBundle of ${configName}`;
-  const answer = await getOverTls(readyzUrl(url, fn), caBundle && Buffer.from(caBundle, "base64").toString("utf8")).catch((error: Error) => error);
+  const { hostname, origin, pathname } = new URL(webhook.clientConfig!.url!);
+  // A path secret (anything after /expand or /authorize) is masked.
+  const shown = `${origin}${pathname.replace(new RegExp(`(/${fn})/.+`), "$1/***")}`;
   if (answer instanceof Error) {
     // The API server may reach what doctor cannot (another network): the end-to-end probes have the last word.
-    const message = `${maskUrl(origin + pathname, fn)} cannot be reached from where doctor runs: ${answer.message}`;
-    return [finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches")];
+    const message = `${shown} cannot be reached from where doctor runs: ${answer.message}`;
+    return finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches");
   }
-  const shown = `${maskUrl(origin + pathname, fn)} from where doctor runs`;
+  const where = `${shown} from where doctor runs`;
+  const fix = `serve a certificate for ${hostname} signed by the CA in the caBundle of ${configName}`;
   const { authorizationError, identityError } = answer;
   const fault =
     authorizationError === "CERT_HAS_EXPIRED"
@@ -108,35 +92,38 @@ export async function checkUrlCertificate({ fn, configName, webhook }: FoundWebh
       : authorizationError
         ? `the caBundle of ${configName} does not verify the certificate it serves (${authorizationError})`
         : identityError;
-  if (fault) return [finding(check, "fail", `${shown}: ${fault}`, fix)];
-  const leafExpiry = expiry(check, `${shown}: the certificate it serves`, answer.peer.valid_to, now, fix);
-  return [leafExpiry ?? finding(check, "pass", `${shown}: the chain verifies with the caBundle and names ${hostname}`)];
+  if (fault) return finding(check, "fail", `${where}: ${fault}`, fix);
+  const leafExpiry = expiry(check, `${where}: the certificate it serves`, answer.peer.valid_to, now, fix);
+  return leafExpiry ?? finding(check, "pass", `${where}: the chain verifies with the caBundle and names ${hostname}`);
 }
 
-/** GET /readyz of a function: directly for a URL, through the API server's service proxy for a service reference. */
-export async function checkReadyz(cluster: DoctorCluster, { fn, configName, webhook }: FoundWebhook): Promise<Finding> {
-  const check = `readyz/${fn}`;
-  const { url, service } = webhook.clientConfig ?? {};
+/** A function's caBundle; for a URL, from one GET from where doctor runs, the certificate it serves; its /readyz. */
+export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook, now: number): Promise<Finding[]> {
+  const { fn, configName, webhook } = found;
+  const { url, service, caBundle } = webhook.clientConfig ?? {};
+  const findings = checkCaBundle(found, now);
   let where: string;
-  let read: Promise<{ status: number; body: unknown }>;
+  let answer: ClusterAnswer | TlsAnswer | Error;
   if (service) {
     where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
     const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
-    read = cluster.request({ method: "GET", path });
+    answer = await cluster.request({ method: "GET", path }).catch((error: Error) => error);
   } else {
-    const readyz = readyzUrl(url!, fn);
+    const readyz = new URL(url!);
+    // Beside the review path, before any path secret.
+    readyz.pathname = readyz.pathname.slice(0, readyz.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
     where = `${readyz.origin}${readyz.pathname} from where doctor runs`;
-    // The certificate is judged by checkUrlCertificate, so that each fault is named once.
-    read = getOverTls(readyz);
+    answer = await getOverTls(readyz, caBundle && Buffer.from(caBundle, "base64").toString("utf8")).catch((error: Error) => error);
+    findings.push(checkUrlCertificate(found, answer, now));
   }
-  const answer = await read.catch((error: Error) => error);
+  const check = `readyz/${fn}`;
   if (answer instanceof Error) {
     // A URL doctor cannot reach may still be reached by the API server: the end-to-end probes decide.
     const message = `${fn} (${configName}): /readyz could not be read from ${where}: ${answer.message}`;
-    return finding(check, service ? "fail" : "warn", message, "check that the function runs");
+    return [...findings, finding(check, service ? "fail" : "warn", message, "check that the function runs")];
   }
-  if (answer.status === 200) return finding(check, "pass", `${fn}: /readyz of ${where} answered 200`);
+  if (answer.status === 200) return [...findings, finding(check, "pass", `${fn}: /readyz of ${where} answered 200`)];
   const reason = statusMessage(answer.body).trim();
   const message = `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`;
-  return finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means");
+  return [...findings, finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means")];
 }

@@ -10,22 +10,6 @@ import { finding, listItems, statusMessage, type DoctorCluster, type Finding } f
 const CRD_NAME = `${CREDSPEC_RESOURCE}.${CREDSPEC_GROUP}`;
 const SERVED_VERSIONS = ["v1", "v1alpha1"];
 
-/** Checks the CRD object: present, Established, serving both versions. */
-export function checkCrd(status: number, body: unknown): Finding[] {
-  const fix = "apply infra/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";
-  const fail = (message: string) => finding("crd", "fail", message, fix);
-  if (status === 404) return [fail(`CustomResourceDefinition ${CRD_NAME} is not installed`)];
-  if (status !== 200) return [finding("crd", "fail", `GET CustomResourceDefinition ${CRD_NAME} answered ${status}: ${statusMessage(body)}`)];
-  const crd = body as V1CustomResourceDefinition;
-  const findings: Finding[] = [];
-  const established = crd.status?.conditions?.find((c) => c.type === "Established");
-  if (established?.status !== "True") findings.push(fail(`${CRD_NAME} is not Established${established?.message ? `: ${established.message}` : ""}`));
-  const served = (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name);
-  const unserved = SERVED_VERSIONS.filter((v) => !served.includes(v));
-  if (unserved.length > 0) findings.push(fail(`${CRD_NAME} does not serve ${unserved.join(" and ")} (serves ${served.join(", ") || "nothing"})`));
-  return findings.length > 0 ? findings : [finding("crd", "pass", `${CRD_NAME} is Established and serves ${SERVED_VERSIONS.join(" and ")}`)];
-}
-
 type CredSpecObject = { metadata: { name: string }; credspec?: unknown };
 
 /** Validates each credspec, naming it and the field; `wellFormed` names those without problems, in order. */
@@ -52,14 +36,25 @@ export function checkCredSpecs(items: readonly CredSpecObject[]): { findings: Fi
   return { findings, wellFormed };
 }
 
-/** GETs the CRD and the credspecs and checks both; `names` are every credspec's, the well-formed ones first. */
+/** The CRD (present, Established, serving both versions) and every credspec; `names` has the well-formed ones first. */
 export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; names: string[] }> {
-  const crd = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
-  const findings = checkCrd(crd.status, crd.body);
-  if (crd.status !== 200) return { findings, names: [] };
+  const { status, body } = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
+  const fix = "apply infra/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";
+  const fail = (message: string) => finding("crd", "fail", message, fix);
+  if (status === 404) return { findings: [fail(`CustomResourceDefinition ${CRD_NAME} is not installed`)], names: [] };
+  const other = `GET CustomResourceDefinition ${CRD_NAME} answered ${status}: ${statusMessage(body)}`;
+  if (status !== 200) return { findings: [finding("crd", "fail", other)], names: [] };
+  const crd = body as V1CustomResourceDefinition;
+  const findings: Finding[] = [];
+  const established = crd.status?.conditions?.find((c) => c.type === "Established");
+  if (established?.status !== "True") findings.push(fail(`${CRD_NAME} is not Established${established?.message ? `: ${established.message}` : ""}`));
+  const served = (crd.spec?.versions ?? []).filter((v) => v.served).map((v) => v.name);
+  const unserved = SERVED_VERSIONS.filter((v) => !served.includes(v));
+  if (unserved.length > 0) findings.push(fail(`${CRD_NAME} does not serve ${unserved.join(" and ")} (serves ${served.join(", ") || "nothing"})`));
+  if (findings.length === 0) findings.push(finding("crd", "pass", `${CRD_NAME} is Established and serves ${SERVED_VERSIONS.join(" and ")}`));
   const list = await listItems<CredSpecObject>(cluster, "credspec", `/apis/${CREDSPEC_GROUP}/v1/${CREDSPEC_RESOURCE}`);
-  if ("error" in list) return { findings: [...findings, list.error], names: [] };
-  const { findings: checked, wellFormed } = checkCredSpecs(list.items);
-  const names = [...wellFormed, ...list.items.map((i) => i.metadata.name).filter((n) => !wellFormed.includes(n))];
+  if (!Array.isArray(list)) return { findings: [...findings, list], names: [] };
+  const { findings: checked, wellFormed } = checkCredSpecs(list);
+  const names = [...wellFormed, ...list.map((i) => i.metadata.name).filter((n) => !wellFormed.includes(n))];
   return { findings: [...findings, ...checked], names };
 }

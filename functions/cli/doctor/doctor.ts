@@ -9,7 +9,7 @@ import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
 import { CLUSTER_FLAGS_USAGE, printResult, runClusterCommand, type ClusterCommand } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";
-import { checkCaBundle, checkReadyz, checkUrlCertificate } from "./certificates.ts";
+import { checkFunction } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorCluster, type Finding } from "./findings.ts";
 import { checkIdentities, findIdentities } from "./identities.ts";
@@ -17,41 +17,31 @@ import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "
 import { findProbeSubjects, runProbes } from "./probe.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
-/**
- * What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options): the credspec the probes
- * name, the namespace to find their service accounts in, one that may use the credspec, the functions' user names;
- * `now` (ms since the epoch, for certificate expiry) defaults to now.
- */
+/** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
 export interface DoctorOptions {
   credspec?: string | undefined;
   namespace?: string | undefined;
   serviceAccount?: ServiceAccountRef | undefined;
   identities?: Partial<Record<FunctionName, string | undefined>>;
-  now?: number;
 }
 
 /** Runs every check; the exit status is 1 when any finding is `fail`. */
 export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions = {}): Promise<Finding[]> {
-  const now = options.now ?? Date.now();
   const credspecs = await checkCrdAndCredSpecs(cluster);
   const findings = [...credspecs.findings];
   const nodes = await listItems<V1Node>(cluster, "nodes", "/api/v1/nodes");
-  findings.push("error" in nodes ? nodes.error : checkWindowsNodes(nodes.items));
+  findings.push(Array.isArray(nodes) ? checkWindowsNodes(nodes) : nodes);
 
   const list = (kind: string) => listItems<WebhookConfiguration>(cluster, "webhooks", `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations`);
   const [mutating, validating] = await Promise.all([list("mutating"), list("validating")]);
-  if ("error" in mutating) return [...findings, mutating.error];
-  if ("error" in validating) return [...findings, validating.error];
-  const webhooks = checkWebhookConfigurations({ mutating: mutating.items, validating: validating.items }, "items" in nodes && isAksCluster(nodes.items));
+  if (!Array.isArray(mutating)) return [...findings, mutating];
+  if (!Array.isArray(validating)) return [...findings, validating];
+  const webhooks = checkWebhookConfigurations({ mutating, validating }, Array.isArray(nodes) && isAksCluster(nodes));
   findings.push(...webhooks.findings);
-  for (const found of webhooks.found) {
-    findings.push(...checkCaBundle(found, now));
-    if (found.webhook.clientConfig?.url !== undefined) findings.push(...(await checkUrlCertificate(found, now)));
-    findings.push(await checkReadyz(cluster, found));
-  }
+  for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, Date.now())));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
-  findings.push(...("error" in pods ? [pods.error] : await checkGmsaPods(cluster, pods.items)));
+  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods) : [pods]));
   const earlierFailure = findings.some((f) => f.status === "fail");
   const subjects = await findProbeSubjects(cluster, credspecs.names, options);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
@@ -95,22 +85,16 @@ const DOCTOR: ClusterCommand<typeof OPTIONS> = {
   usage: DOCTOR_USAGE,
   check({ values, positionals }) {
     const errors = positionals.map((p) => `unexpected argument ${JSON.stringify(p)}`);
-    const credspec = values.credspec as string | undefined;
+    const { credspec, "service-account": sa } = values;
     if (credspec !== undefined && !isDns1123Subdomain(credspec)) errors.push(`--credspec ${JSON.stringify(credspec)} is not a DNS-1123 subdomain`);
-    const sa = values["service-account"] as string | undefined;
     if (sa !== undefined && parseServiceAccountRef(sa) === undefined) errors.push(`--service-account ${JSON.stringify(sa)} is not <namespace>:<name>`);
     for (const fn of FUNCTION_NAMES) if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
     return errors;
   },
   async run({ flags, values }, connection, io) {
-    const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
-    const sa = text("service-account");
-    const findings = await runDoctor(connection, {
-      credspec: text("credspec"),
-      serviceAccount: sa === undefined ? undefined : parseServiceAccountRef(sa),
-      namespace: flags.namespace,
-      identities: { expand: text("expand-identity"), authorize: text("authorize-identity") },
-    });
+    const { credspec, "service-account": sa, "expand-identity": expand, "authorize-identity": authorize } = values;
+    const serviceAccount = sa === undefined ? undefined : parseServiceAccountRef(sa);
+    const findings = await runDoctor(connection, { credspec, serviceAccount, namespace: flags.namespace, identities: { expand, authorize } });
     printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
     return findings.some((f) => f.status === "fail") ? EXIT_INVALID : EXIT_OK;
   },

@@ -1,17 +1,14 @@
 /** What every doctor check returns, the read-only view of the cluster the checks are given, and the report. */
 import { listAll, type ClusterConnection, type Paint } from "../cluster.ts";
 
-/** `pass` and `warn` keep the exit status 0; any `fail` makes it 1; `skip` says what could not be checked and why. */
-export type FindingStatus = "pass" | "warn" | "fail" | "skip";
-
 /**
  * One line of the doctor's report: the check family and subject (`credspec/webapp01`), what was found naming the
  * object and field (never a secret: a path secret in a URL is masked), how to fix it, and for the end-to-end probes
- * how long the API server took.
+ * how long the API server took. `pass` and `warn` keep the exit status 0, a `fail` makes it 1, a `skip` says why.
  */
 export interface Finding {
   check: string;
-  status: FindingStatus;
+  status: "pass" | "warn" | "fail" | "skip";
   message: string;
   fix?: string;
   ms?: number;
@@ -21,17 +18,14 @@ export interface Finding {
 export type DoctorCluster = Pick<ClusterConnection, "request">;
 
 /** Builds a finding; `fix` only when given. */
-export function finding(check: string, status: FindingStatus, message: string, fix?: string): Finding {
+export function finding(check: string, status: Finding["status"], message: string, fix?: string): Finding {
   return fix === undefined ? { check, status, message } : { check, status, message, fix };
 }
 
-/** The `items` of every page of a list, or the error finding when the list could not be read. */
-export async function listItems<T>(cluster: DoctorCluster, check: string, path: string): Promise<{ items: T[] } | { error: Finding }> {
-  try {
-    return { items: (await listAll(cluster, path, `GET ${path}`)) as T[] };
-  } catch (error) {
-    return { error: finding(check, "fail", (error as Error).message, "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)") };
-  }
+/** The `items` of every page of a list, or the failure when the list could not be read. */
+export function listItems<T>(cluster: DoctorCluster, check: string, path: string): Promise<T[] | Finding> {
+  const fix = "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)";
+  return (listAll(cluster, path, `GET ${path}`) as Promise<T[]>).catch((error: Error) => finding(check, "fail", error.message, fix));
 }
 
 /** The `items` of every page of a list, or none when it could not be read (what is looked for is then not found). */
@@ -46,19 +40,14 @@ export function statusMessage(body: unknown): string {
   return typeof message === "string" ? message : (JSON.stringify(body)?.slice(0, 300) ?? "");
 }
 
-/** The counts of each status. */
-export function summarize(findings: readonly Finding[]): Record<FindingStatus, number> {
-  const counts = { pass: 0, warn: 0, fail: 0, skip: 0 };
-  for (const f of findings) counts[f.status]++;
-  return counts;
+/** What `-o json|yaml` prints: the findings and the count of each status. */
+export function buildDoctorReport(findings: readonly Finding[]): { findings: readonly Finding[]; summary: Record<Finding["status"], number> } {
+  const summary = { pass: 0, warn: 0, fail: 0, skip: 0 };
+  for (const f of findings) summary[f.status]++;
+  return { findings, summary };
 }
 
-/** What `-o json|yaml` prints: `{ findings, summary }`. */
-export function buildDoctorReport(findings: readonly Finding[]): { findings: readonly Finding[]; summary: Record<FindingStatus, number> } {
-  return { findings, summary: summarize(findings) };
-}
-
-const TAGS: Record<FindingStatus, [string, ("ok" | "bad" | "warn")?]> = { pass: ["ok  ", "ok"], warn: ["warn", "warn"], fail: ["FAIL", "bad"], skip: ["skip"] };
+const TAGS = { pass: ["ok  ", "ok"], warn: ["warn", "warn"], fail: ["FAIL", "bad"], skip: ["skip", undefined] } as const;
 
 /** Text: `FAIL check  message`, the fix indented below, and a closing count; `paint` colours only the tags. */
 export function formatFindingsText(findings: readonly Finding[], paint?: Pick<Paint, "ok" | "bad" | "warn">): string {
@@ -68,6 +57,6 @@ export function formatFindingsText(findings: readonly Finding[], paint?: Pick<Pa
     const line = `${colour === undefined || paint === undefined ? tag : paint[colour](tag)} ${f.check.padEnd(width)}  ${f.message}`;
     return f.fix !== undefined && f.status !== "pass" ? [line, `     ${" ".repeat(width)}  fix: ${f.fix}`] : [line];
   });
-  const c = summarize(findings);
+  const c = buildDoctorReport(findings).summary;
   return `${lines.join("\n")}\n\n${c.fail} failed, ${c.warn} warnings, ${c.pass} passed, ${c.skip} skipped\n`;
 }

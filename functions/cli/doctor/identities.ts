@@ -3,7 +3,7 @@
  * role's group) have no ServiceAccount to find: the operator names them with flags.
  */
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import { accessReviewAnswer, serviceAccountSubject } from "../../../shared/kube/access-reviews.ts";
+import { readAccessVerdict, serviceAccountSubject } from "../../../shared/kube/access-reviews.ts";
 import { FUNCTION_NEEDS } from "../../../shared/kube/readiness.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
@@ -11,7 +11,7 @@ import { finding, statusMessage, type DoctorCluster, type Finding } from "./find
 type Identity = ReturnType<typeof serviceAccountSubject>;
 
 /** A `--<fn>-identity` value: `system:serviceaccount:ns:name` gets its groups; any other user name only system:authenticated. */
-export function parseIdentity(user: string): Identity {
+function parseIdentity(user: string): Identity {
   const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
   return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountSubject(sa[1]!, sa[2]!);
 }
@@ -57,8 +57,7 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
         findings.push(finding(check, "fail", message, "doctor needs create on subjectaccessreviews (docs/doctor.md)"));
         continue;
       }
-      const verdict = accessReviewAnswer.safeParse(response.body);
-      if (!verdict.success || !verdict.data.status.allowed || verdict.data.status.denied === true) missing.push(`${access.verb} ${access.resource}.${access.group}`);
+      if (readAccessVerdict(response.body)?.allowed !== true) missing.push(`${access.verb} ${access.resource}.${access.group}`);
     }
     if (missing.length > 0) {
       const message = `${fn}'s identity ${identity.user} may not ${missing.join(", ")} in every namespace: its RBAC is missing`;

@@ -19,9 +19,9 @@ export function isAksCluster(nodes: readonly V1Node[]): boolean {
 /** Windows nodes present, or a warning. */
 export function checkWindowsNodes(nodes: readonly V1Node[]): Finding {
   const windows = nodes.filter((n) => n.metadata?.labels?.[OS_LABEL] === "windows").length;
-  if (windows > 0) return finding("nodes", "pass", `${windows} of ${nodes.length} nodes run Windows`);
-  const none =
-    nodes.length === 0 ? "the cluster has no node" : nodes.length === 1 ? "its only node does not run Windows" : `none of the ${nodes.length} nodes runs Windows`;
+  const count = nodes.length;
+  if (windows > 0) return finding("nodes", "pass", `${windows} of ${count} nodes run Windows`);
+  const none = count === 0 ? "the cluster has no node" : count === 1 ? "its only node does not run Windows" : `none of the ${count} nodes runs Windows`;
   return finding("nodes", "warn", `${none}: GMSA pods cannot start`, "add a Windows node pool");
 }
 
@@ -29,17 +29,10 @@ export function checkWindowsNodes(nodes: readonly V1Node[]): Finding {
 export type PodObject = V1Pod & { metadata: { name: string; namespace: string } };
 
 /** True when the pod can only be scheduled on Windows nodes: a nodeSelector, or every required term, says so. */
-export function isPinnedToWindows(pod: PodObject): boolean {
+function isPinnedToWindows(pod: PodObject): boolean {
   const terms = pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
   const windowsOnly = (e: V1NodeSelectorRequirement) => e.key === OS_LABEL && e.operator === "In" && isDeepStrictEqual(e.values, ["windows"]);
   return pod.spec?.nodeSelector?.[OS_LABEL] === "windows" || (terms.length > 0 && terms.every((t) => t.matchExpressions?.some(windowsOnly)));
-}
-
-/** The credspec names a pod refers to, or none when it has no GMSA reference (or does not parse). */
-export function credSpecNamesOf(pod: unknown): string[] {
-  const parsed = PodSchema.safeParse(pod);
-  if (!parsed.success) return [];
-  return [...new Set(readPodGmsa(parsed.data).refs.flatMap((r) => (r.name === undefined ? [] : [r.name])))];
 }
 
 const label = (pod: PodObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -47,7 +40,12 @@ const listed = (names: string[]) => names.slice(0, MAX_NAMED).join(", ") + (name
 
 /** The pod checks: Linux placement (pure) and each service account's `use` of what its pod names (access reviews). */
 export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[]): Promise<Finding[]> {
-  const gmsa = pods.map((pod) => ({ pod, names: credSpecNamesOf(pod) })).filter((p) => p.names.length > 0);
+  const gmsa = pods.flatMap((pod) => {
+    // Read as the webhooks read it: a pod that does not parse names no credspec they would see.
+    const parsed = PodSchema.safeParse(pod);
+    const names = new Set(parsed.success ? readPodGmsa(parsed.data).refs.flatMap((r) => r.name ?? []) : []);
+    return names.size > 0 ? [{ pod, names: [...names] }] : [];
+  });
   const findings: Finding[] = [];
   const loose = gmsa.filter((p) => !isPinnedToWindows(p.pod)).map((p) => label(p.pod));
   if (loose.length > 0) {

@@ -5,26 +5,19 @@
 import type { V1Namespace, V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
 import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
-import type { AccessAnswer } from "../../../shared/policy/facts.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";
 import type { DoctorOptions } from "./doctor.ts";
-import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from "./expected-webhooks.ts";
 import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
-import type { FoundWebhook } from "./webhooks.ts";
+import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION, type FoundWebhook } from "./webhooks.ts";
 
-/** What the probes use: given with flags, or found by {@link findProbeSubjects}. */
-export interface ProbeSubjects {
-  credspec: string;
-  allowed: ServiceAccountRef;
-  /** Undefined when no service account of `allowed`'s namespace is refused `use` (nothing to probe). */
-  refused: ServiceAccountRef | undefined;
-}
+/** What the probes use; `refused` is undefined when every service account of `allowed`'s namespace may use `credspec`. */
+type ProbeSubjects = { credspec: string; allowed: ServiceAccountRef; refused: ServiceAccountRef | undefined };
 
 /** Access reviews spent looking for subjects, at most. */
 const MAX_REVIEWS = 60;
 
 /** May `sa` use `credspec`? The same LocalSubjectAccessReview authorize sends, as the kubeconfig's user. */
-export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string): Promise<AccessAnswer> {
+export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: string) {
   const query = { namespace: sa.namespace, serviceAccount: sa.name, credSpecName: credspec };
   return reviewCredSpecAccess(({ method, path, body }) => cluster.request({ method, path, body, asCaller: true }), query, CLI_CALL);
 }
@@ -48,16 +41,8 @@ async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | u
   return [...found.values()];
 }
 
-/**
- * Finds a credspec and a service account that may use it: the one given, else one of {@link findBoundServiceAccounts}
- * (checked with access reviews), and a service account of the same namespace that may not (`default` first).
- * `credspecs` are tried in order: well-formed ones first.
- */
-export async function findProbeSubjects(
-  cluster: DoctorCluster,
-  credspecs: readonly string[],
-  given: Pick<DoctorOptions, "credspec" | "serviceAccount" | "namespace">,
-): Promise<ProbeSubjects | Finding> {
+/** The probes' credspec and service account: as given, else the first credspec a bound one may use; and one of its namespace that may not. */
+export async function findProbeSubjects(cluster: DoctorCluster, credspecs: readonly string[], given: DoctorOptions): Promise<ProbeSubjects | Finding> {
   const check = "end-to-end/may-use";
   const names = given.credspec === undefined ? credspecs : [given.credspec];
   if (names.length === 0) return finding(check, "skip", "no GMSACredentialSpec exists to probe with");

@@ -1,9 +1,59 @@
-/** Both webhook configurations present, found by webhook name (URL installs and the chart's alike), as we ship them. */
+/**
+ * Both webhook configurations present, found by webhook name (URL installs and the chart's alike), as we ship them:
+ * infra/webhooks/*.yaml and the chart, less `clientConfig`, copied below; a unit test holds the copy equal to both.
+ */
 import type { V1MutatingWebhook } from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import { AKS_OPT_OUT_ANNOTATION, EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION } from "./expected-webhooks.ts";
 import { finding, type Finding } from "./findings.ts";
+
+/** The CEL expression that sends only pods mentioning a GMSA, now or before an update. */
+const HAS_GMSA_REFERENCE = `[object, oldObject].exists(o, o != null && (
+  (has(o.metadata.annotations) && o.metadata.annotations.exists(k,
+    k.endsWith("gmsa-credential-spec-name") || k.endsWith("gmsa-credential-spec"))) ||
+  (has(o.spec.securityContext) && has(o.spec.securityContext.windowsOptions) &&
+    (has(o.spec.securityContext.windowsOptions.gmsaCredentialSpecName) ||
+     has(o.spec.securityContext.windowsOptions.gmsaCredentialSpec))) ||
+  [has(o.spec.containers) ? o.spec.containers : [],
+   has(o.spec.initContainers) ? o.spec.initContainers : [],
+   has(o.spec.ephemeralContainers) ? o.spec.ephemeralContainers : []
+  ].exists(list, list.exists(c,
+    has(c.securityContext) && has(c.securityContext.windowsOptions) &&
+    (has(c.securityContext.windowsOptions.gmsaCredentialSpecName) ||
+     has(c.securityContext.windowsOptions.gmsaCredentialSpec))))))
+`;
+
+/** The opt-out of kubernetes-sigs/windows-gmsa: every namespace but those labelled `windows.k8s.io/disabled: "true"`. */
+export const OPT_OUT_EXPRESSION = { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] };
+
+/** The annotation that keeps AKS's Admissions Enforcer from rewriting the namespaceSelector. */
+const AKS_OPT_OUT_ANNOTATION = "admissions.enforcer/disabled";
+
+/** One function's configuration: its kind, the name infra/webhooks gives it, and its webhook less clientConfig. */
+function expected(fn: FunctionName, kind: `${"Mutating" | "Validating"}WebhookConfiguration`, extra?: { reinvocationPolicy: string }) {
+  const webhook = {
+    name: `${fn}.gmsa-webhooks.windows.k8s.io`,
+    rules: [
+      { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"], scope: "Namespaced" },
+      { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+    ],
+    namespaceSelector: { matchExpressions: [OPT_OUT_EXPRESSION] },
+    matchConditions: [{ name: "has-gmsa-reference", expression: HAS_GMSA_REFERENCE }],
+    failurePolicy: "Fail",
+    sideEffects: "None",
+    timeoutSeconds: 10,
+    admissionReviewVersions: ["v1"],
+    ...extra,
+  };
+  // The chart names configurations `<fullname>-<fn>`, so the doctor finds both by webhook name.
+  return { kind, configName: `gmsa-webhooks-${fn}`, webhook };
+}
+
+/** What the doctor expects of each function's webhook configuration. */
+export const EXPECTED_WEBHOOKS: Record<FunctionName, ReturnType<typeof expected>> = {
+  expand: expected("expand", "MutatingWebhookConfiguration", { reinvocationPolicy: "IfNeeded" }),
+  authorize: expected("authorize", "ValidatingWebhookConfiguration"),
+};
 
 /** One webhook entry of a configuration, as listed (a mutating one holds every field a validating one has). */
 type Webhook = Partial<V1MutatingWebhook> & { name: string };
@@ -19,7 +69,7 @@ const FIX_APPLY = "apply infra/webhooks (or an overlay of it) again, or `helm up
 /** Differences in white space only do not matter in a CEL expression (YAML tools re-indent block scalars). */
 const squashed = ({ name, expression }: { name: string; expression: string }) => ({ name, expression: expression.replace(/\s+/g, " ").trim() });
 
-/** Compares one webhook entry field by field with what we ship: each difference is one finding. */
+/** Each difference from what we ship is one finding. */
 function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook): Finding[] {
   const { kind, webhook: expected } = EXPECTED_WEBHOOKS[fn];
   const sameRules = isDeepStrictEqual(webhook.rules, expected.rules);
@@ -47,9 +97,8 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
 }
 
 /**
- * Finds each function's webhook by its name in the listed configurations and checks it; on AKS (`isAks`) also the
- * Admissions Enforcer opt-out annotation.
- * @returns the findings, and the webhooks found (for the certificate and readiness checks).
+ * Finds each function's webhook by name in the listed configurations and checks it (on AKS, also the Admissions
+ * Enforcer opt-out annotation); the webhooks `found` feed the certificate and readiness checks.
  */
 export function checkWebhookConfigurations(lists: Record<"mutating" | "validating", WebhookConfiguration[]>, isAks: boolean) {
   const findings: Finding[] = [];
@@ -63,7 +112,8 @@ export function checkWebhookConfigurations(lists: Record<"mutating" | "validatin
       findings.push(finding(check, "fail", `no ${kind} holds webhook ${expected.name}: ${fn} is not registered, GMSA pods go unchecked`, FIX_APPLY));
     } else if (matches.length > 1) {
       const names = matches.map((m) => m.config.metadata.name).join(", ");
-      findings.push(finding(check, "warn", `${matches.length} ${kind}s hold webhook ${expected.name} (${names}): every pod is sent to each`, "delete all but one"));
+      const message = `${matches.length} ${kind}s hold webhook ${expected.name} (${names}): every pod is sent to each`;
+      findings.push(finding(check, "warn", message, "delete all but one"));
     }
     for (const { config, webhook } of matches) {
       const name = config.metadata.name;

@@ -2,7 +2,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { formatExplanation, readPodDocument, runExplainCommand, type Explanation } from "../../../../functions/cli/explain.ts";
+import { runExplainCommand } from "../../../../functions/cli/explain.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../functions/cli/io.ts";
 import { runWhoCanUseCommand } from "../../../../functions/cli/who-can-use.ts";
 import { startKubeServer, type KubeServer, type RecordedRequest, type ScriptedAnswer } from "../../../support/kube-server.ts";
@@ -19,6 +19,7 @@ let env: Record<string, string>;
 /** Who may use what, by LocalSubjectAccessReview user; the dry run's answer. */
 let allowed: Set<string>;
 let dryRun: ScriptedAnswer;
+let whoAmI: ScriptedAnswer;
 
 function answer(request: RecordedRequest): ScriptedAnswer {
   const url = new URL(request.path, "https://x");
@@ -33,7 +34,7 @@ function answer(request: RecordedRequest): ScriptedAnswer {
     const user = (JSON.parse(request.body) as { spec: { user: string } }).spec.user;
     return { status: 201, body: { status: { allowed: allowed.has(user), reason: allowed.has(user) ? "RBAC: allowed" : "" } } };
   }
-  if (url.pathname === "/apis/authentication.k8s.io/v1/selfsubjectreviews") return { status: 201, body: { status: { userInfo: { username: "admin", groups: ["system:masters"] } } } };
+  if (url.pathname === "/apis/authentication.k8s.io/v1/selfsubjectreviews") return whoAmI;
   if (url.pathname === "/api/v1/namespaces/web/pods" && url.searchParams.get("dryRun") === "All") return dryRun;
   return { status: 500, body: {} };
 }
@@ -57,6 +58,7 @@ beforeAll(async () => {
 beforeEach(() => {
   allowed = new Set(["system:serviceaccount:web:a", "system:serviceaccount:web:c", "admin"]);
   dryRun = { status: 201, body: { kind: "Pod" }, headers: { Warning: '299 - "gmsa: pod inlined"' } };
+  whoAmI = { status: 201, body: { status: { userInfo: { username: "admin", groups: ["system:masters"] } } } };
 });
 afterAll(async () => {
   await server.close();
@@ -135,43 +137,41 @@ describe("explain", () => {
     expect(await runExplainCommand(argv, io)).toBe(EXIT_USAGE);
     expect(io.err).toBe(`gmsa-webhooks explain: ${message}\n`);
   });
-});
 
-describe("readPodDocument", () => {
   it.each([
-    ["kind: Pod\nmetadata: {name: p}\n---\nkind: Pod\n", "expected one Pod, found 2 documents"],
-    ["kind: Deployment\n", 'expected kind Pod, got "Deployment" (explain reads Pods)'],
-    ["kind: Pod\nspec: {containers: [{}]}\n", expect.stringMatching(/^not a valid Pod: spec\.containers\.0\.name: /) as unknown as string],
-    ["kind: Pod\n  bad: [", expect.stringMatching(/^not YAML: /) as unknown as string],
-  ])("refuses %j", (text, error) => {
-    expect(readPodDocument(text)).toEqual({ error });
+    ["kind: Pod\nmetadata: {name: p}\n---\nkind: Pod\n", /: expected one Pod, found 2 documents\n$/],
+    ["kind: Deployment\n", /: expected kind Pod, got "Deployment" \(explain reads Pods\)\n$/],
+    ["kind: Pod\nspec: {containers: [{}]}\n", /: not a valid Pod: spec\.containers\.0\.name: /],
+    ["kind: Pod\n  bad: [", /: not YAML: /],
+  ])("exits 2 for a file that is not one Pod: %j", async (text, message) => {
+    const io = fakeIo({ env, files: { "pod.yaml": text } });
+    expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(message);
   });
 
-  it("reads a Pod in YAML", () => {
-    expect(readPodDocument("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")).toEqual({ pod: { apiVersion: "v1", kind: "Pod", metadata: { name: "p" } } });
+  it("reads a Pod in YAML; one naming no credspec is left as it is (0)", async () => {
+    const io = fakeIo({ env, files: { "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n" } });
+    expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_OK);
+    expect(io.out).toMatch(/^Pod web\/p, service account web\/default\n {2}names no GMSACredentialSpec: the webhooks leave it as it is\nDry run as admin: admitted/);
   });
-});
 
-describe("formatExplanation", () => {
-  const explanation: Explanation = {
-    pod: { namespace: "web", name: "p", serviceAccount: "a" },
-    person: { error: "SelfSubjectReview answered 403: forbidden" },
-    credSpecs: [{ name: "webapp01", places: ["pod", 'container "app"'], serviceAccount: { allowed: true, reason: "" }, person: { error: "unknown person" }, inlines: { error: 'GMSACredentialSpec "webapp01" has no credspec field' } }],
-    contentsWithoutName: ['container "init"'],
-    dryRun: { admitted: true, status: 201, warnings: [] },
-  };
-
-  it("says what it could not learn, each place, and the verdict", () => {
-    const plain = { ok: (t: string) => t, bad: (t: string) => t, warn: (t: string) => t, bold: (t: string) => t };
-    expect(formatExplanation(explanation, plain)).toBe(
+  it("says what it could not learn, each place, and the verdict", async () => {
+    whoAmI = { status: 403, body: { kind: "Status", reason: "Forbidden", message: "forbidden" } };
+    dryRun = { status: 201, body: { kind: "Pod" } };
+    const init = { name: "init", securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } };
+    const spec = { ...POD.spec, securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp09" } }, initContainers: [init] };
+    const io = fakeIo({ env, stdin: JSON.stringify({ ...POD, spec }) });
+    expect(await runExplainCommand(["-f", "-"], io)).toBe(EXIT_OK);
+    const unknown = "SelfSubjectReview: the API server answered 403 Forbidden: forbidden";
+    expect(io.out).toBe(
       [
         "Pod web/p, service account web/a",
-        "  who you are is unknown (SelfSubjectReview answered 403: forbidden)",
-        '  GMSACredentialSpec "webapp01" (pod, container "app")',
-        "    service account web/a may use it: yes",
-        "    you may use it: unknown: unknown person",
-        '    expand inlines: nothing: GMSACredentialSpec "webapp01" has no credspec field',
-        '  container "init": credential spec contents without a name',
+        `  who you are is unknown (${unknown})`,
+        '  GMSACredentialSpec "webapp09" (pod)',
+        "    service account web/a may use it: yes  (RBAC: allowed)",
+        `    you may use it: unknown: ${unknown}`,
+        '    expand inlines: nothing: GMSACredentialSpec "webapp09" does not exist',
+        '  init container "init": credential spec contents without a name',
         "Dry run as you: admitted (201)",
         "",
       ].join("\n"),

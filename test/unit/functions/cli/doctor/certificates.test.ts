@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import { tmpdir } from "node:os";
@@ -6,8 +7,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificateAuthority, issueServingCertificate, type CertificateAuthority, type CertificatePair } from "../../../../../infra/local/pki.ts";
-import { checkCaBundle, checkReadyz, checkUrlCertificate, maskUrl, parseCaBundle } from "../../../../../functions/cli/doctor/certificates.ts";
-import type { Finding } from "../../../../../functions/cli/doctor/findings.ts";
+import { checkFunction } from "../../../../../functions/cli/doctor/certificates.ts";
+import type { DoctorCluster, Finding } from "../../../../../functions/cli/doctor/findings.ts";
 import type { FoundWebhook } from "../../../../../functions/cli/doctor/webhooks.ts";
 
 const DAY = 86_400_000;
@@ -22,6 +23,16 @@ const hook = (clientConfig: NonNullable<FoundWebhook["webhook"]["clientConfig"]>
   configName: "gmsa-webhooks-expand",
   webhook: { name: "expand.gmsa-webhooks.windows.k8s.io", clientConfig },
 });
+const service = (caBundle?: string) => hook({ service: { namespace: "ns", name: "svc" }, ...(caBundle === undefined ? {} : { caBundle }) });
+/** An API server whose service proxy answers /readyz with 200. */
+const proxy = { request: () => Promise.resolve({ status: 200, body: "ok", warnings: [] }) };
+const noProxy = { request: () => Promise.reject(new Error("not used for a URL")) };
+/** The certificate findings of one function; for a URL the last is about the certificate it serves. */
+async function certificates(found: FoundWebhook, now: number): Promise<Finding[]> {
+  return (await checkFunction(found.webhook.clientConfig?.url ? noProxy : proxy, found, now)).filter((f) => f.check === "certificates/expand");
+}
+const urlCertificate = async (found: FoundWebhook, now: number) => (await certificates(found, now)).at(-1);
+const readyz = async (cluster: DoctorCluster, found: FoundWebhook) => (await checkFunction(cluster, found, Date.now())).find((f) => f.check === "readyz/expand")!;
 
 let dir: string;
 let ca: CertificateAuthority;
@@ -49,38 +60,39 @@ afterAll(async () => {
 });
 
 describe("caBundle", () => {
-  it("parses every certificate of a base64 PEM bundle, and nothing else", () => {
-    expect(parseCaBundle(b64(ca.certPem + other.certPem))).toHaveLength(2);
-    expect(parseCaBundle(b64("not a certificate"))).toBeUndefined();
+  it("reads every certificate of a base64 PEM bundle, and nothing else", async () => {
+    // Both expired by then: one finding for each certificate.
+    expect((await certificates(service(b64(ca.certPem + other.certPem)), Date.parse("2999-01-01"))).map((f) => f.status)).toEqual(["fail", "fail"]);
+    expectFinding((await certificates(service(b64("not a certificate")), 0))[0], "fail", /holds no PEM certificate/);
   });
 
-  it("passes a valid CA, warns inside the 30-day renewal window, fails once expired", () => {
-    const validTo = Date.parse(parseCaBundle(b64(ca.certPem))![0]!.validTo);
-    const found = hook({ url: `${base}/expand`, caBundle: b64(ca.certPem) });
-    expect(checkCaBundle(found, validTo - 40 * DAY)[0]?.status).toBe("pass");
-    expectFinding(checkCaBundle(found, validTo - 10 * DAY)[0], "warn", /expires in 10 days.*renewal window/);
-    expectFinding(checkCaBundle(found, validTo + 1000)[0], "fail", /the caBundle of gmsa-webhooks-expand .* expired on/);
+  it("passes a valid CA, warns inside the 30-day renewal window, fails once expired", async () => {
+    const validTo = Date.parse(new X509Certificate(ca.certPem).validTo);
+    const found = service(b64(ca.certPem));
+    expect((await certificates(found, validTo - 40 * DAY))[0]?.status).toBe("pass");
+    expectFinding((await certificates(found, validTo - 10 * DAY))[0], "warn", /expires in 10 days.*renewal window/);
+    expectFinding((await certificates(found, validTo + 1000))[0], "fail", /the caBundle of gmsa-webhooks-expand .* expired on/);
   });
 
-  it("fails a service reference without a caBundle, passes a URL without one (system roots)", () => {
-    expect(checkCaBundle(hook({ service: { namespace: "ns", name: "svc" } }), 0)[0]?.status).toBe("fail");
-    expect(checkCaBundle(hook({ url: "https://example.com/expand" }), 0)[0]?.status).toBe("pass");
+  it("fails a service reference without a caBundle, passes a URL without one (system roots)", async () => {
+    expect((await certificates(service(), 0))[0]?.status).toBe("fail");
+    expect((await certificates(hook({ url: "https://127.0.0.1:1/expand" }), 0))[0]?.status).toBe("pass");
   });
 });
 
 describe("a URL's certificate, from where doctor runs", () => {
   it("passes when the chain verifies with the caBundle and the name matches", async () => {
-    const [result] = await checkUrlCertificate(hook({ url: `${base}/expand`, caBundle: b64(ca.certPem) }), Date.now() - 400 * DAY);
+    const result = await urlCertificate(hook({ url: `${base}/expand`, caBundle: b64(ca.certPem) }), Date.now() - 400 * DAY);
     expectFinding(result, "pass", /from where doctor runs: the chain verifies/);
   });
 
   it("fails a caBundle of another CA, naming the webhook configuration", async () => {
-    const [result] = await checkUrlCertificate(hook({ url: `${base}/expand`, caBundle: b64(other.certPem) }), Date.now());
+    const result = await urlCertificate(hook({ url: `${base}/expand`, caBundle: b64(other.certPem) }), Date.now());
     expectFinding(result, "fail", /the caBundle of gmsa-webhooks-expand does not verify the certificate it serves/);
   });
 
   it("fails a certificate that does not name the host", async () => {
-    const [result] = await checkUrlCertificate(hook({ url: base.replace("localhost", "127.0.0.1") + "/expand", caBundle: b64(ca.certPem) }), Date.now());
+    const result = await urlCertificate(hook({ url: base.replace("localhost", "127.0.0.1") + "/expand", caBundle: b64(ca.certPem) }), Date.now());
     expectFinding(result, "fail", /127\.0\.0\.1/);
   });
 
@@ -89,38 +101,37 @@ describe("a URL's certificate, from where doctor runs", () => {
     await run("openssl", ["req", "-new", "-key", ca.keyFile, "-subj", "/CN=doctor test CA", "-out", join(dir, "old.csr")]);
     await run("openssl", ["x509", "-req", "-in", join(dir, "old.csr"), "-signkey", ca.keyFile, "-days", "0", "-out", join(dir, "old.crt")]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const [result] = await checkUrlCertificate(hook({ url: `${base}/expand`, caBundle: b64(await readFile(join(dir, "old.crt"), "utf8")) }), Date.now());
+    const result = await urlCertificate(hook({ url: `${base}/expand`, caBundle: b64(await readFile(join(dir, "old.crt"), "utf8")) }), Date.now());
     expectFinding(result, "fail", /expired/);
   });
 });
 
 it("warns, not fails, when doctor cannot reach a URL: the API server may", async () => {
-  const [result] = await checkUrlCertificate(hook({ url: "https://127.0.0.1:1/expand", caBundle: b64(ca.certPem) }), Date.now());
+  const result = await urlCertificate(hook({ url: "https://127.0.0.1:1/expand", caBundle: b64(ca.certPem) }), Date.now());
   expectFinding(result, "warn", /https:\/\/127\.0\.0\.1:1\/expand cannot be reached from where doctor runs/);
-  const cluster = { request: () => Promise.reject(new Error("not used for a URL")) };
-  expectFinding(await checkReadyz(cluster, hook({ url: "https://127.0.0.1:1/expand" })), "warn", /\/readyz could not be read from https:\/\/127\.0\.0\.1:1\/readyz from where doctor runs/);
+  expectFinding(await readyz(noProxy, hook({ url: "https://127.0.0.1:1/expand" })), "warn", /\/readyz could not be read from https:\/\/127\.0\.0\.1:1\/readyz from where doctor runs/);
 });
 
 describe("readyz", () => {
-  const cluster = { request: () => Promise.reject(new Error("not used for a URL")) };
   it("reads /readyz beside the review path, and fails with the function's reason", async () => {
     readyStatus = 200;
-    expect(await checkReadyz(cluster, hook({ url: `${base}/expand/s3cret-path`, caBundle: b64(ca.certPem) }))).toMatchObject({ status: "pass" });
+    expect(await readyz(noProxy, hook({ url: `${base}/expand/s3cret-path`, caBundle: b64(ca.certPem) }))).toMatchObject({ status: "pass" });
     readyStatus = 503;
-    const result = await checkReadyz(cluster, hook({ url: `${base}/expand/s3cret-path` }));
+    const result = await readyz(noProxy, hook({ url: `${base}/expand/s3cret-path` }));
     expectFinding(result, "fail", /expand is not ready: .* answered 503: no credential for the API server/);
     expect(result.message).not.toContain("s3cret");
   });
 
   it("reads a service reference's /readyz through the API server's service proxy", async () => {
     const paths: string[] = [];
-    const proxy = { request: ({ path }: { path: string }) => (paths.push(path), Promise.resolve({ status: 200, body: "ok", warnings: [] })) };
-    expect(await checkReadyz(proxy, hook({ service: { namespace: "gmsa", name: "gmsa-webhooks-expand", port: 8443 } }))).toMatchObject({ status: "pass" });
+    const recording = { request: ({ path }: { path: string }) => (paths.push(path), proxy.request()) };
+    expect(await readyz(recording, hook({ service: { namespace: "gmsa", name: "gmsa-webhooks-expand", port: 8443 } }))).toMatchObject({ status: "pass" });
     expect(paths).toEqual(["/api/v1/namespaces/gmsa/services/https:gmsa-webhooks-expand:8443/proxy/readyz"]);
   });
 });
 
-it("masks a path secret in a URL", () => {
-  expect(maskUrl("https://h.example/expand/abcdef", "expand")).toBe("https://h.example/expand/***");
-  expect(maskUrl("https://h.example/expand", "expand")).toBe("https://h.example/expand");
+it("masks a path secret in a URL", async () => {
+  const result = await urlCertificate(hook({ url: `${base}/expand/abcdef`, caBundle: b64(ca.certPem) }), Date.now() - 400 * DAY);
+  expect(result?.message).toContain(`${base}/expand/*** from where doctor runs`);
+  expect(result?.message).not.toContain("abcdef");
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkCrd, checkCredSpecs } from "../../../../../functions/cli/doctor/credspecs.ts";
+import type { ClusterRequest } from "../../../../../functions/cli/cluster.ts";
+import { checkCrdAndCredSpecs, checkCredSpecs } from "../../../../../functions/cli/doctor/credspecs.ts";
 
 const WELL_FORMED = {
   CmsPlugins: ["ActiveDirectory"],
@@ -19,14 +20,22 @@ const crd = (served: string[], established = "True") => ({
   status: { conditions: [{ type: "Established", status: established }] },
 });
 
+/** The CRD findings for an API server whose CRD GET answers `status` and `body`, with no credspec. */
+async function checkCrd(status: number, body: unknown) {
+  const cluster = {
+    request: ({ path }: ClusterRequest) => Promise.resolve(path.includes("/customresourcedefinitions/") ? { status, body, warnings: [] } : { status: 200, body: { items: [] }, warnings: [] }),
+  };
+  return (await checkCrdAndCredSpecs(cluster)).findings.filter((f) => f.check === "crd");
+}
+
 describe("the CRD", () => {
-  it("passes when Established and serving v1 and v1alpha1", () => {
-    expect(checkCrd(200, crd(["v1", "v1alpha1"])).map((f) => f.status)).toEqual(["pass"]);
+  it("passes when Established and serving v1 and v1alpha1", async () => {
+    expect((await checkCrd(200, crd(["v1", "v1alpha1"]))).map((f) => f.status)).toEqual(["pass"]);
   });
-  it("fails when missing, not Established, or not serving v1alpha1", () => {
-    expect(checkCrd(404, {})[0]?.message).toMatch(/gmsacredentialspecs\.windows\.k8s\.io is not installed/);
-    expect(checkCrd(200, crd(["v1", "v1alpha1"], "False"))[0]?.message).toMatch(/is not Established/);
-    expect(checkCrd(200, crd(["v1"]))[0]?.message).toMatch(/does not serve v1alpha1 \(serves v1\)/);
+  it("fails when missing, not Established, or not serving v1alpha1", async () => {
+    expect((await checkCrd(404, {}))[0]?.message).toMatch(/gmsacredentialspecs\.windows\.k8s\.io is not installed/);
+    expect((await checkCrd(200, crd(["v1", "v1alpha1"], "False")))[0]?.message).toMatch(/is not Established/);
+    expect((await checkCrd(200, crd(["v1"])))[0]?.message).toMatch(/does not serve v1alpha1 \(serves v1\)/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildDoctorReport, formatFindingsText, summarize, type Finding } from "../../../../../functions/cli/doctor/findings.ts";
+import { buildDoctorReport, formatFindingsText, type Finding } from "../../../../../functions/cli/doctor/findings.ts";
 
 const findings: Finding[] = [
   { check: "crd", status: "pass", message: "served" },
@@ -35,6 +35,6 @@ describe("the doctor's report", () => {
 
   it("gives the findings and their counts as data for -o json|yaml", () => {
     expect(buildDoctorReport(findings)).toEqual({ findings, summary: { pass: 1, warn: 1, fail: 1, skip: 0 } });
-    expect(summarize([])).toEqual({ pass: 0, warn: 0, fail: 0, skip: 0 });
+    expect(buildDoctorReport([]).summary).toEqual({ pass: 0, warn: 0, fail: 0, skip: 0 });
   });
 });

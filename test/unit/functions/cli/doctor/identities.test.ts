@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterRequest, ClusterAnswer } from "../../../../../functions/cli/cluster.ts";
-import { checkIdentities, findIdentities, parseIdentity } from "../../../../../functions/cli/doctor/identities.ts";
+import { checkIdentities, findIdentities } from "../../../../../functions/cli/doctor/identities.ts";
 import { serviceAccountSubject } from "../../../../../shared/kube/access-reviews.ts";
 
 const answer = (status: number, body: unknown): Promise<ClusterAnswer> => Promise.resolve({ status, body, warnings: [] });
@@ -18,9 +18,11 @@ describe("the functions' identities", () => {
     });
   });
 
-  it("given as user names: a service account's gets its groups, any other user system:authenticated", () => {
-    expect(parseIdentity("system:serviceaccount:fn:expand").groups).toEqual(["system:serviceaccounts", "system:serviceaccounts:fn", "system:authenticated"]);
-    expect(parseIdentity("gmsa-webhooks:expand")).toEqual({ user: "gmsa-webhooks:expand", groups: ["system:authenticated"] });
+  it("given as user names: a service account's gets its groups, any other user system:authenticated", async () => {
+    const unused = { request: () => Promise.reject(new Error("nothing to look for")) };
+    const identities = await findIdentities(unused, { expand: "system:serviceaccount:fn:expand", authorize: "gmsa-webhooks:authorize" });
+    expect(identities.expand?.groups).toEqual(["system:serviceaccounts", "system:serviceaccounts:fn", "system:authenticated"]);
+    expect(identities.authorize).toEqual({ user: "gmsa-webhooks:authorize", groups: ["system:authenticated"] });
   });
 
   it("fail naming what is missing, cluster-wide, and skip an identity nobody named", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterRequest } from "../../../../../functions/cli/cluster.ts";
-import { checkGmsaPods, checkWindowsNodes, credSpecNamesOf, isAksCluster, isPinnedToWindows } from "../../../../../functions/cli/doctor/nodes.ts";
+import { checkGmsaPods, checkWindowsNodes, isAksCluster } from "../../../../../functions/cli/doctor/nodes.ts";
 
 const node = (name: string, labels: Record<string, string>, providerID?: string) => ({ metadata: { name, labels }, ...(providerID ? { spec: { providerID } } : {}) });
 
@@ -34,17 +34,18 @@ describe("nodes", () => {
 });
 
 describe("GMSA pods", () => {
-  it("finds credspec names in fields and alpha annotations, none in other pods", () => {
-    expect(credSpecNamesOf(pod("p", gmsa))).toEqual(["webapp01"]);
-    expect(credSpecNamesOf(pod("a", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp02" }))).toEqual(["webapp02"]);
-    expect(credSpecNamesOf(pod("n", {}))).toEqual([]);
+  it("finds credspec names in fields and alpha annotations, none in other pods", async () => {
+    const annotated = pod("a", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp02" });
+    const findings = await checkGmsaPods(reviews(["web/default/webapp01"]), [pod("p", gmsa), annotated, pod("n", {})]);
+    expect(findings.map((f) => f.check)).toEqual(["pods/placement", "pods/use"]);
+    expect(findings[0]?.message).toMatch(/^2 GMSA pods could land on a Linux node .*: web\/p, web\/a$/);
+    expect(findings[1]?.message).toMatch(/: pod web\/a \(service account default, credspec webapp02\)$/);
   });
 
-  it("treats a nodeSelector or a required affinity on kubernetes.io/os=windows as pinned", () => {
-    expect(isPinnedToWindows(pod("p", windows))).toBe(true);
+  it("treats a nodeSelector or a required affinity on kubernetes.io/os=windows as pinned", async () => {
     const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/os", operator: "In", values: ["windows"] }] }] } } };
-    expect(isPinnedToWindows(pod("p", { affinity }))).toBe(true);
-    expect(isPinnedToWindows(pod("p", {}))).toBe(false);
+    const findings = await checkGmsaPods(reviews(["web/default/webapp01"]), [pod("s", { ...gmsa, ...windows }), pod("f", { ...gmsa, affinity }), pod("p", gmsa)]);
+    expect(findings.map((f) => [f.check, f.message.replace(/ \(.*\)/, "")])).toEqual([["pods/placement", "1 GMSA pods could land on a Linux node: web/p"]]);
   });
 
   it("warns naming GMSA pods that could land on Linux, and passes pinned ones", async () => {

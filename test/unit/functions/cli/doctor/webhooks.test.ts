@@ -1,6 +1,12 @@
-import { describe, expect, it } from "vitest";
-import { EXPECTED_WEBHOOKS } from "../../../../../functions/cli/doctor/expected-webhooks.ts";
-import { checkWebhookConfigurations, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { promisify } from "node:util";
+import { parse, parseAllDocuments } from "yaml";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureHelm } from "../../../../../infra/local/build.ts";
+import { CHART_DIR } from "../../../../../infra/helm/chart-files.ts";
+import { checkWebhookConfigurations, EXPECTED_WEBHOOKS, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 
 /** A configuration as shipped, under `name`, with `change` applied to its webhook. */
 function config(fn: "expand" | "authorize", name: string, change: Record<string, unknown> = {}, annotations?: Record<string, string>): WebhookConfiguration {
@@ -59,5 +65,40 @@ describe("webhook configurations", () => {
     expect(authorize?.message).toMatch(/ValidatingWebhookConfiguration gmsa-webhooks-authorize lacks/);
     const annotated = { mutating: [config("expand", "e", {}, { "admissions.enforcer/disabled": "true" })], validating: [config("authorize", "a", {}, { "admissions.enforcer/disabled": "true" })] };
     expect(failed(annotated, true)).toEqual([]);
+  });
+});
+
+interface Rendered {
+  kind: string;
+  metadata: { name: string };
+  webhooks?: ({ clientConfig?: unknown } & Record<string, unknown>)[];
+}
+
+const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: { clientConfig?: unknown } & Record<string, unknown>) => rest;
+
+// What the doctor expects is what we ship, so neither can change without the doctor: infra/webhooks/*.yaml (less
+// clientConfig) and the webhooks `helm template` renders from the chart with its default values.
+describe("the doctor's expected webhook configurations", () => {
+  it.each(FUNCTION_NAMES)("equal infra/webhooks/%s.yaml", async (fn) => {
+    const file = parse(await readFile(new URL(`../../../../../infra/webhooks/${fn}.yaml`, import.meta.url), "utf8")) as Rendered;
+    expect(file.kind).toBe(EXPECTED_WEBHOOKS[fn].kind);
+    expect(file.metadata.name).toBe(EXPECTED_WEBHOOKS[fn].configName);
+    expect(file.webhooks?.map(withoutClientConfig)).toEqual([EXPECTED_WEBHOOKS[fn].webhook]);
+  });
+
+  describe("equal helm template's output", () => {
+    let rendered: Rendered[];
+    beforeAll(async () => {
+      const helm = await ensureHelm();
+      const values = ["--set", "callerAuth.expand=t", "--set", "callerAuth.authorize=t", "--set-json", 'networkPolicy.controlPlaneCIDRs=["10.0.0.0/8"]', "--set", "image.repository=registry.invalid/gmsa-webhooks"];
+      const { stdout } = await promisify(execFile)(helm, ["template", "gmsa-webhooks", CHART_DIR, "-n", "gmsa-webhooks", ...values], { maxBuffer: 16 * 1024 * 1024 });
+      rendered = parseAllDocuments(stdout).map((d) => d.toJS() as Rendered).filter((o) => o?.kind?.endsWith("WebhookConfiguration"));
+    }, 300_000);
+
+    it.each(FUNCTION_NAMES)("for %s, under the URL install's name", (fn) => {
+      const config = rendered.find((o) => o.kind === EXPECTED_WEBHOOKS[fn].kind);
+      expect(config?.metadata.name).toBe(EXPECTED_WEBHOOKS[fn].configName);
+      expect(config?.webhooks?.map(withoutClientConfig)).toEqual([EXPECTED_WEBHOOKS[fn].webhook]);
+    });
   });
 });
