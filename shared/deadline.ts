@@ -1,10 +1,7 @@
-/** Waiting that always ends by the caller's deadline, whatever the awaited work does. */
-
 /**
- * Resolves or rejects as `promise` does, or rejects with `onAbort()` once `signal` aborts (at once if it already
- * has). The work behind `promise` is not cancelled: a shared exec run keeps going for the next caller. With
- * `graceTurn`, an abort waits one turn of the event loop, so work that honours the same signal rejects first, with
- * an error that names what it waited for.
+ * Settles as `promise` does, or rejects with `onAbort()` once `signal` aborts, without cancelling the work (a shared
+ * exec run keeps going for the next caller). With `graceTurn`, an abort waits one event-loop turn, so work that
+ * honours the same signal rejects first, with an error that names what it waited for.
  */
 export function awaitWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error, options: { graceTurn?: boolean } = {}): Promise<T> {
   if (signal === undefined) return promise;

@@ -1,25 +1,23 @@
 /**
  * Every admission failure, jose-style: a stable `code`, its `status` (docs/security.md, Status codes) and `where` it
- * sits, so one denial can list every container at fault. Failures that cross layers have a class each (its comment
- * names where the status differs from the Go reference); the refusals only the GMSA rules make are
- * `new AdmissionError(message, { code })`. Imports nothing.
+ * sits. Failures raised outside shared/policy have a class each; the GMSA rules' refusals are `createRefusal(code, …)`.
  */
 const STATUS = {
   ERR_INVALID_REVIEW: 400,
   ERR_INVALID_CREDSPEC_NAME: 422,
-  ERR_CREDSPEC_NOT_FOUND: 422,
-  ERR_CREDSPEC_WITHOUT_CONTENTS: 422,
-  ERR_CREDSPEC_NOT_ALLOWED: 403,
+  ERR_CREDSPEC_NOT_FOUND: 422, // the Go reference says 404
+  ERR_CREDSPEC_WITHOUT_CONTENTS: 422, // the Go reference says 417
+  ERR_CREDSPEC_NOT_ALLOWED: 403, // a subject may not `use` the credspec
   ERR_CONTENTS_WITHOUT_NAME: 422, // `gmsaCredentialSpec` is set where no `gmsaCredentialSpecName` is
   ERR_CONTENTS_NOT_JSON: 422,
   ERR_DUPLICATE_CREDSPEC_KEY: 422, // JSON.parse keeps the last of a repeated key, the node may read the other
-  ERR_CONTENTS_MISMATCH: 422,
+  ERR_CONTENTS_MISMATCH: 422, // inlined contents differ from the named resource
   ERR_NAME_WITHOUT_CONTENTS: 422, // expand did not run
   ERR_ANNOTATION_CONFLICT: 422, // an alpha annotation disagrees with its field
   ERR_UNKNOWN_CONTAINER: 422, // an alpha annotation names a container the pod does not have
   ERR_CONTENTS_TOO_LARGE: 422, // over the API server's limit for `gmsaCredentialSpec`, or for a whole pod
   ERR_TOO_MANY_REFERENCES: 422, // more distinct credspecs in one pod than a review may cost
-  ERR_GMSA_CHANGED: 400,
+  ERR_GMSA_CHANGED: 400, // on UPDATE; the Go reference says 403
   ERR_KUBE_API: 500,
   ERR_DEADLINE_EXCEEDED: 500,
   ERR_CREDENTIALS: 500,
@@ -56,14 +54,12 @@ export class AdmissionError extends Error {
     this.where = options.where;
   }
 
-  /**
-   * The same failure told from further out: a new error of this error's class, code and status, with the message
-   * `${context}: ${message}`, the given `where` (default none) and this error as its cause.
-   */
-  withContext(context: string, where?: Where): this {
+  /** The same failure (class, code, status) told from further out, caused by this; with `credSpecName`, at place `context`. */
+  withContext(context: string, credSpecName?: string): this {
     // Every failure class keeps the base constructor, so its own constructor rebuilds it.
     const ErrorClass = this.constructor as new (message: string, options: AdmissionErrorOptions) => this;
-    return new ErrorClass(`${context}: ${this.message}`, { code: this.code, ...(where === undefined ? {} : { where }), cause: this });
+    const where = credSpecName === undefined ? {} : { where: { place: context, credSpecName } };
+    return new ErrorClass(`${context}: ${this.message}`, { code: this.code, ...where, cause: this });
   }
 }
 
@@ -79,16 +75,10 @@ function failure<C extends AdmissionErrorCode>(code: C) {
 export class InvalidReviewError extends failure("ERR_INVALID_REVIEW") {}
 /** A credspec name that is not a DNS-1123 subdomain; refused before any API call (422). */
 export class InvalidCredSpecNameError extends failure("ERR_INVALID_CREDSPEC_NAME") {}
-/** The named GMSACredentialSpec does not exist (422; the Go reference says 404). */
+/** The named GMSACredentialSpec does not exist (422). */
 export class CredSpecNotFoundError extends failure("ERR_CREDSPEC_NOT_FOUND") {}
-/** The GMSACredentialSpec exists but has no `credspec` field (422; the Go reference says 417). */
+/** The GMSACredentialSpec exists but has no `credspec` field (422). */
 export class CredSpecWithoutContentsError extends failure("ERR_CREDSPEC_WITHOUT_CONTENTS") {}
-/** The pod's service account may not `use` the credspec (403). */
-export class CredSpecNotAllowedError extends failure("ERR_CREDSPEC_NOT_ALLOWED") {}
-/** Inlined contents differ from the named resource (422). */
-export class ContentsMismatchError extends failure("ERR_CONTENTS_MISMATCH") {}
-/** A GMSA name or contents changed, appeared or disappeared on UPDATE (400; the Go reference says 403). */
-export class GmsaChangedError extends failure("ERR_GMSA_CHANGED") {}
 /** The API server failed, refused us or could not be reached: fail closed (500). */
 export class KubeApiError extends failure("ERR_KUBE_API") {}
 /** The review's deadline passed before the facts were in: fail closed (500). */
@@ -98,9 +88,9 @@ export class CredentialsError extends failure("ERR_CREDENTIALS") {}
 /** Our own bug. The message sent out is generic; the cause is logged by request uid only. */
 export class InternalError extends failure("ERR_INTERNAL") {}
 
-/** The options that place a failure at `place`, naming the credspec when there is one. */
-export function at(place: string, credSpecName?: string): AdmissionErrorOptions {
-  return { where: credSpecName === undefined ? { place } : { place, credSpecName } };
+/** A GMSA rule's refusal with its `code`, at `place`, naming the credspec when there is one. */
+export function createRefusal(code: AdmissionErrorCode, message: string, place: string, credSpecName?: string): AdmissionError {
+  return new AdmissionError(message, { code, where: credSpecName === undefined ? { place } : { place, credSpecName } });
 }
 
 /** Anything thrown that is not ours is our bug: fail closed with a generic InternalError (500). */
@@ -117,8 +107,8 @@ export function pickStatus(errors: readonly AdmissionError[]): number {
 }
 
 /**
- * The short code of an error, for messages and logs: its own `code` (Node's `ENOENT`, OpenSSL's `ERR_OSSL_...`), else
- * its cause's (undici puts a fetch failure's there), else its name. Never its message, which may quote a header or a file.
+ * An error's own `code` (`ENOENT`, `ERR_OSSL_...`), else its cause's (undici puts a fetch failure's there), else its
+ * name; never its message, which may quote a header or a file.
  */
 export function shortErrorCode(error: unknown): string {
   const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };

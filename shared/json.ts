@@ -1,7 +1,4 @@
-/**
- * `text` parsed as JSON, or undefined when it is not JSON (HTML from a proxy, a plain-text 404, a PEM key). JSON
- * itself never decodes to undefined, so the two cannot be confused.
- */
+/** `text` parsed as JSON, or undefined (which JSON never decodes to) when it is not JSON: HTML from a proxy, a PEM key. */
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

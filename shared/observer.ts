@@ -1,7 +1,5 @@
-/**
- * What the Kubernetes client and the credential caches report, for metrics (Prometheus on the Node server) and each
- * review's log line. Label values are fixed sets: nothing here carries a name from a review.
- */
+// What the Kubernetes client and credential caches report, for metrics and each review's log line. Label values are
+// fixed sets: nothing here carries a name from a review.
 
 /** The resources the functions call: two for reviews, one for readiness. */
 export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews" | "selfsubjectaccessreviews";
@@ -32,7 +30,7 @@ export interface CallTally {
   tokenRefresh?: RefreshOutcome;
 }
 
-/** A tally with every count at zero. */
+/** A tally at zero. */
 export function createCallTally(): CallTally {
   return { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
 }

@@ -1,7 +1,5 @@
-/**
- * English messages for our zod/mini schemas (mini keeps the Worker bundle 20 KiB smaller gzipped, test/bench/RESULTS.md,
- * but loads no locale: every problem would read "Invalid input"). Imported for its effect by each schema's file.
- */
+// English messages for our zod/mini schemas: mini keeps the Worker bundle 20 KiB smaller gzipped (test/bench/RESULTS.md)
+// but loads no locale, so every problem would read "Invalid input". Each schema's file imports this for its effect.
 import { config } from "zod/mini";
 import en from "zod/v4/locales/en.js";
 

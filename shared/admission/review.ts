@@ -21,10 +21,7 @@ const SecurityContextSchema = z.looseObject({ windowsOptions: z.exactOptional(Wi
 /** A container, init container or ephemeral container. */
 export const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.exactOptional(SecurityContextSchema) });
 
-/**
- * The pod fields the GMSA rules read (core/v1 PodSpec, SecurityContext, WindowsSecurityContextOptions), type-checked;
- * every other field passes through unchanged.
- */
+/** The pod fields the GMSA rules read, type-checked; every other field passes through unchanged. */
 export const PodSchema = z.looseObject({
   metadata: z.exactOptional(
     z.looseObject({
@@ -56,9 +53,8 @@ const AdmissionRequestSchema = z.looseObject({
   object: z.optional(z.unknown()),
   oldObject: z.optional(z.unknown()),
   dryRun: z.optional(z.boolean()),
-  /** Who sent the request, as the API server authenticated them (REVIEW_REQUESTING_USER reviews their `use`). */
+  // Strict about what it keeps: the requester goes into access reviews as parsed (REVIEW_REQUESTING_USER).
   userInfo: z.optional(
-    // Strict about what it keeps: the requester goes into access reviews as parsed.
     z.object({
       username: z.exactOptional(z.string()),
       uid: z.exactOptional(z.string()),
@@ -68,7 +64,6 @@ const AdmissionRequestSchema = z.looseObject({
   ),
 });
 
-/** The envelope of an AdmissionReview. */
 const AdmissionReviewSchema = z.looseObject({
   apiVersion: z.enum(ADMISSION_VERSIONS),
   kind: z.literal("AdmissionReview"),
@@ -92,10 +87,7 @@ function describeIssue(error: z.core.$ZodError): string {
   return `${formatIssuePath(issue.path) || "(root)"}: ${issue.message}`.slice(0, 300);
 }
 
-/**
- * What the policy reads from an admission request: the kind, the operation, the pods (checked by their schema),
- * the namespace and the requester. A review whose pod cannot be read comes back as `invalid` (400).
- */
+/** What the policy reads from an admission request; a review whose pod cannot be read comes back `invalid` (400). */
 export function readReview(request: AdmissionRequest): ReviewFacts {
   const { group, version, kind } = request.kind;
   if (group !== "" || kind !== "Pod") return { object: "other", group, version, kind };
@@ -114,9 +106,8 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
 }
 
 /**
- * The pod in `request.object` (or `oldObject`), with container names unique across all three lists: the rules name
- * places by container name, and a webhook may see a pod before the API server's validation has run.
- * @throws InvalidReviewError (400) naming the bad field or the repeated name.
+ * Container names must be unique across all three lists: the rules name places by container name, and a webhook may
+ * see a pod before the API server's validation has run.
  */
 function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {
   const value = request[field];

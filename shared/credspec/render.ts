@@ -22,10 +22,7 @@ export function isRbacName(name: string): boolean {
   return name !== "" && name !== "." && name !== ".." && !/[/%]/.test(name);
 }
 
-/**
- * Turns a gMSA account name into a GMSACredentialSpec name (lowercase, other characters `-`, labels trimmed of `-`,
- * empty labels dropped); undefined when nothing valid is left.
- */
+/** A gMSA account name as a GMSACredentialSpec name (lowercased, labels of [a-z0-9-]); undefined when nothing valid is left. */
 export function deriveCredSpecName(accountName: string): string | undefined {
   const name = accountName
     .toLowerCase()
@@ -34,16 +31,6 @@ export function deriveCredSpecName(accountName: string): string | undefined {
     .filter((label) => label !== "")
     .join(".");
   return isDns1123Subdomain(name) ? name : undefined;
-}
-
-/**
- * Options of {@link buildCredSpecResources}: the GMSACredentialSpec's `name` (a DNS-1123 subdomain), the ClusterRole
- * that grants `use` (default `<name>-use`), and the service accounts bound to it, one RoleBinding each (default none).
- */
-export interface CredSpecResourceOptions {
-  name: string;
-  roleName?: string | undefined;
-  serviceAccounts?: readonly ServiceAccountRef[] | undefined;
 }
 
 /** A Kubernetes object as this tool prints it. */
@@ -57,16 +44,14 @@ export interface KubeObject {
 const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 
 /**
- * Builds what the GMSA KEP has the cluster admin write by hand: the GMSACredentialSpec (the document as given, key
- * order kept), a ClusterRole allowing `use` of it, and a RoleBinding per distinct service account in its namespace
- * (where authorize's LocalSubjectAccessReview checks `use`: docs/security.md, Access reviews).
- * @throws TypeError when `name` is not a DNS-1123 subdomain or `roleName` is not a valid RBAC name.
+ * Builds what the GMSA KEP has the cluster admin write by hand: the GMSACredentialSpec `name` (the document as given,
+ * key order kept), a ClusterRole `roleName` allowing `use` of it, and a RoleBinding per distinct service account in its
+ * namespace (where authorize's LocalSubjectAccessReview checks `use`). The caller has checked the names.
  */
-export function buildCredSpecResources(document: CredSpecDocument, options: CredSpecResourceOptions): KubeObject[] {
-  const { name } = options;
-  const roleName = options.roleName ?? `${name}-use`;
-  if (!isDns1123Subdomain(name)) throw new TypeError("name must be a DNS-1123 subdomain of at most 253 characters");
-  if (!isRbacName(roleName)) throw new TypeError("roleName must be a valid RBAC object name");
+export function buildCredSpecResources(
+  document: CredSpecDocument,
+  { name, roleName = `${name}-use`, serviceAccounts = [] }: { name: string; roleName?: string | undefined; serviceAccounts?: readonly ServiceAccountRef[] },
+): KubeObject[] {
   const credSpec: KubeObject = { apiVersion: CREDSPEC_API_VERSION, kind: CREDSPEC_KIND, metadata: { name }, credspec: structuredClone(document) };
   const role: KubeObject = {
     apiVersion: RBAC_API_VERSION,
@@ -74,8 +59,8 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
     metadata: { name: roleName },
     rules: [{ apiGroups: [CREDSPEC_GROUP], resources: [CREDSPEC_RESOURCE], verbs: [CREDSPEC_USE_VERB], resourceNames: [name] }],
   };
-  const serviceAccounts = new Map((options.serviceAccounts ?? []).map((sa) => [`${sa.namespace}:${sa.name}`, sa]));
-  const bindings = [...serviceAccounts.values()].map(({ namespace, name: account }) => ({
+  const distinct = new Map(serviceAccounts.map((sa) => [`${sa.namespace}:${sa.name}`, sa]));
+  const bindings = [...distinct.values()].map(({ namespace, name: account }) => ({
     apiVersion: RBAC_API_VERSION,
     kind: "RoleBinding",
     metadata: { name: `${roleName}-${account}`, namespace },
@@ -89,10 +74,7 @@ export function buildCredSpecResources(document: CredSpecDocument, options: Cred
 export const OUTPUT_FORMATS = ["yaml", "json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-/**
- * Serializes objects for `kubectl apply -f -`: YAML as one document per object separated by `---`, or JSON as a
- * `v1` `List` (kubectl's form for several objects in one JSON file). Ends with a newline.
- */
+/** Serializes objects for `kubectl apply -f -`: YAML documents separated by `---`, or JSON as a `v1` `List`. */
 export function formatKubeObjects(objects: readonly KubeObject[], format: OutputFormat): string {
   if (format === "json") return `${JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }, null, 2)}\n`;
   // YAML 1.1 quoting: kubectl reads YAML 1.1, where plain `yes`, `on` or `1:20` are not strings, while the yaml

@@ -2,10 +2,7 @@ import * as z from "zod/mini";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 import { formatIssuePath } from "../zod-english.ts";
 
-/**
- * One finding about a credential spec document at a JSON path (`ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope`,
- * "" for the document). Messages never hold the values found: `PluginInput` may hold credentials.
- */
+/** A finding at a JSON path ("" for the document); never the value found: `PluginInput` may hold credentials. */
 export interface CredSpecProblem {
   path: string;
   message: string;
@@ -21,10 +18,11 @@ const GUID = /^(?:\{[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\}|[0-9a-f]{8}(?:
 const TYPE_NAMES: Record<string, string> = { object: "a JSON object", array: "an array", string: "a string" };
 
 /** A missing field, or one of the wrong type; messages name the JSON type found, never the value. */
-function typeMessage(issue: { code?: string; expected?: string; input?: unknown }): string | undefined {
-  if (issue.code !== "invalid_type") return undefined;
-  if (issue.input === undefined) return "is required";
-  return `must be ${TYPE_NAMES[issue.expected ?? ""] ?? issue.expected}, got ${describe(issue.input)}`;
+function typeMessage({ code, expected, input }: { code?: string; expected?: string; input?: unknown }): string | undefined {
+  if (code !== "invalid_type") return undefined;
+  if (input === undefined) return "is required";
+  const found = input === null ? "null" : Array.isArray(input) ? "an array" : typeof input === "object" ? "an object" : `a ${typeof input}`;
+  return `must be ${TYPE_NAMES[expected ?? ""] ?? expected}, got ${found}`;
 }
 
 const object = <S extends z.core.$ZodLooseShape>(shape: S) => z.strictObject(shape, { error: typeMessage });
@@ -68,15 +66,12 @@ const CredSpecSchema = object({
 /** The credential spec JSON that Windows' `New-CredentialSpec` writes, as far as this tool checks it. */
 export type CredSpecDocument = z.output<typeof CredSpecSchema>;
 
-/** Outcome of {@link validateCredSpecDocument}: `problems` is empty exactly when `ok`; `warnings` never block. */
+/** `problems` is empty exactly when `ok`; `warnings` never block. */
 export type CredSpecValidation =
   | { ok: true; document: CredSpecDocument; problems: CredSpecProblem[]; warnings: CredSpecProblem[] }
   | { ok: false; problems: CredSpecProblem[]; warnings: CredSpecProblem[] };
 
-/**
- * Checks a parsed credential spec, reporting every problem together. Unknown fields are warnings: the CRD's
- * structural schema prunes them, so they would not reach a pod.
- */
+/** Checks a parsed credential spec, every problem together; unknown fields are warnings (the CRD's schema prunes them). */
 export function validateCredSpecDocument(json: unknown): CredSpecValidation {
   const result = CredSpecSchema.safeParse(json);
   const issues = result.error?.issues ?? [];
@@ -93,7 +88,6 @@ export function validateCredSpecDocument(json: unknown): CredSpecValidation {
   return { ok: true, document: json as CredSpecDocument, problems, warnings };
 }
 
-/** The checks across fields, once the document has its shape. */
 function checkDocument(document: CredSpecDocument): CredSpecProblem[] {
   const problems: CredSpecProblem[] = [];
   // Domain and NetBIOS names compare case-insensitively; New-CredentialSpec writes one entry for each.
@@ -125,17 +119,9 @@ function isDomainSid(sid: string): boolean {
   return match !== null && match.slice(1).every((n) => Number(n) <= 0xffff_ffff);
 }
 
-/** The JSON type of a value, for messages that must not show the value itself. */
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
 /**
- * Decodes and parses a credential spec file: UTF-8 (with or without a byte order mark), or UTF-16 with one, which
- * Windows PowerShell 5.1 writes with `>` and `Out-File`. Problems never quote the input: V8's JSON syntax errors
- * include a slice of the text, which could be a `PluginInput` credential, so only the line and column are kept.
+ * Decodes and parses a credential spec file: UTF-8 (with or without a byte order mark), or UTF-16 with one (Windows
+ * PowerShell 5.1's `>`). Only a syntax error's line and column are kept: V8 quotes the text, which may be a credential.
  */
 export function parseCredSpecJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; problems: CredSpecProblem[] } {
   const fail = (message: string) => ({ ok: false as const, problems: [{ path: "", message: `input ${message}` }] });

@@ -1,10 +1,10 @@
-import { asAdmissionError, at, ContentsMismatchError, CredSpecNotAllowedError, InvalidReviewError, type AdmissionError } from "../errors.ts";
+import { asAdmissionError, createRefusal, InvalidReviewError, type AdmissionError } from "../errors.ts";
 import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
-import { errorAtPlaces, type AccessFacts, type LoadedFacts, type LoadPlan, type Subject } from "./facts.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
-import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
+import type { AccessFacts, LoadedFacts, LoadPlan, Subject } from "./facts.ts";
+import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
+import { decide, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {
@@ -19,18 +19,16 @@ interface Judgement {
 }
 
 /** What authorize needs loaded, and what it already knows. */
-export interface AuthorizePlan {
+interface AuthorizePlan extends Judgement {
   load: LoadPlan;
   enforcement: PolicySettings["enforcement"];
   /** A decision made without the policy's rules for pods (other kinds, DELETE, CONNECT): no audit annotations. */
   decided?: Decision;
-  judgement: Judgement;
 }
 
 /**
- * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers
- * need an existing credspec the service account (and, per REVIEW_REQUESTING_USER, the requester) may `use`, with
- * equal inlined contents.
+ * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers need
+ * an existing credspec, equal inlined contents, and `use` by the service account (and per REVIEW_REQUESTING_USER the requester).
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>, decided?: Decision): AuthorizePlan => {
@@ -41,7 +39,7 @@ export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings
       access: full.errors.length > 0 ? [] : full.subjects.map((subject) => ({ subject, names: full.names })),
       randomBytes: 0,
     };
-    return { load, enforcement: settings.enforcement, judgement: full, ...(decided === undefined ? {} : { decided }) };
+    return { ...full, load, enforcement: settings.enforcement, ...(decided === undefined ? {} : { decided }) };
   };
   if (review.object === "other") return plan({}, { allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return plan({ errors: [review.error] });
@@ -55,9 +53,8 @@ export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings
 
 function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"]): Partial<Judgement> {
   const now = readPodGmsa(review.pod);
-  let isNew: ((place: OptionsPlace) => boolean) | undefined;
+  const isNew = findNewEphemeralContainers(review);
   if (review.operation === "UPDATE") {
-    isNew = isEphemeralContainersUpdate(review) ? isNewEphemeralContainer(review.oldPod) : undefined;
     const changes = checkUpdate(readPodGmsa(review.oldPod), now, isNew);
     if (changes.length > 0) return { errors: changes };
     // Settings unchanged: the service account was judged at create. With `always`, the requester must `use` them.
@@ -82,10 +79,7 @@ function withRequester(judgement: Partial<Judgement>, { requester, namespace }: 
   return { ...judgement, subjects: [...(judgement.subjects ?? []), { namespace, user: requester }] };
 }
 
-/**
- * The references of the new ephemeral containers. One without GMSA settings of its own runs under the pod's (kubelet
- * pkg/securitycontext, DetermineEffectiveSecurityContext), so it is judged as naming the pod's.
- */
+/** New ephemeral containers without GMSA settings run under the pod's (kubelet DetermineEffectiveSecurityContext). */
 function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace) => boolean): GmsaReference[] {
   const inherited = places.find((place) => place.scope === "pod")?.options;
   const refs: GmsaReference[] = [];
@@ -101,15 +95,14 @@ function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace
 /** Judges the planned references against the loaded facts, then applies ENFORCEMENT and the audit annotations. */
 export function decideAuthorize(plan: AuthorizePlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
-  const { judgement } = plan;
   let decision: Decision;
   try {
-    decision = decide(judgement.errors.length > 0 ? judgement.errors : judgeReferences(judgement, facts), judgement.warnings);
+    decision = decide(plan.errors.length > 0 ? plan.errors : judgeReferences(plan, facts), plan.warnings);
   } catch (error) {
     // Our own bug is judged like a denial, so warn mode never blocks it either.
     decision = { allowed: false, errors: [asAdmissionError(error)] };
   }
-  return applyEnforcement(decision, judgement.names, plan.enforcement);
+  return applyEnforcement(decision, plan.names, plan.enforcement);
 }
 
 function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFacts): AdmissionError[] {
@@ -122,7 +115,7 @@ function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFact
     const credspec = facts.credspecs.get(name);
     if (credspec === undefined) throw new Error(`credspec "${name}" was not loaded`);
     if (!credspec.ok) {
-      errors.push(errorAtPlaces(credspec.error, labels, name));
+      errors.push(credspec.error.withContext(labels.join(", "), name));
       continue;
     }
     // Contents are compared only for a credspec the service account (and, when reviewed, the requester) may
@@ -133,7 +126,8 @@ function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFact
       const differing = listDifferingKeys(ref.contents, credspec.value);
       if (differing?.length === 0) continue;
       const keys = differing === undefined ? "" : ` (differing keys: ${differing.join(", ")})`;
-      errors.push(new ContentsMismatchError(`${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`, at(ref.label, name)));
+      const message = `${ref.label}: GMSA credspec contents differ from GMSACredentialSpec "${name}"${keys}`;
+      errors.push(createRefusal("ERR_CONTENTS_MISMATCH", message, ref.label, name));
     }
   }
   return errors;
@@ -147,9 +141,9 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
       : `service account "${subject.serviceAccount}" in namespace "${subject.namespace}"`;
   const fact = access?.get(name);
   if (fact === undefined) throw new Error(`access to credspec "${name}" was not loaded for ${who}`);
-  if (!fact.ok) return [errorAtPlaces(fact.error, labels, name)];
+  const place = labels.join(", ");
+  if (!fact.ok) return [fact.error.withContext(place, name)];
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
-  const place = labels.join(", ");
-  return [new CredSpecNotAllowedError(`${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, at(place, name))];
+  return [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", `${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, place, name)];
 }

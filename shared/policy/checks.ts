@@ -1,35 +1,27 @@
-import { AdmissionError, at, GmsaChangedError, InvalidCredSpecNameError, type AdmissionErrorCode } from "../errors.ts";
+import { createRefusal, type AdmissionError, type AdmissionErrorCode } from "../errors.ts";
 import { findDuplicateKey } from "./contents.ts";
 import { isDns1123Subdomain } from "./names.ts";
 import { hasGmsaSettings, isGmsaAnnotationKey, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
 
-/**
- * At most this many distinct credspec names in one pod: bounds what one review costs. A constant, not a setting:
- * pods name one or two gMSAs, and infra/policy's ValidatingAdmissionPolicy is rendered with the same number.
- */
+/** At most this many distinct credspecs in one pod, to bound a review's cost; infra/policy renders the same number. */
 export const MAX_CREDSPECS_PER_POD = 16;
 
 /** Refuses, before any API call (422), names that are not DNS-1123 subdomains and more than {@link MAX_CREDSPECS_PER_POD} names. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {
   const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
   const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
-  const errors: AdmissionError[] = invalid.map((ref) => new InvalidCredSpecNameError(describe(ref), at(ref.label)));
+  const errors = invalid.map((ref) => createRefusal("ERR_INVALID_CREDSPEC_NAME", describe(ref), ref.label));
   const count = distinctNames(refs).size;
-  if (count > MAX_CREDSPECS_PER_POD) {
-    const message = `the pod names ${count} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
-    errors.push(new AdmissionError(message, { code: "ERR_TOO_MANY_REFERENCES", ...at("pod") }));
-  }
+  const message = `the pod names ${count} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
+  if (count > MAX_CREDSPECS_PER_POD) errors.push(createRefusal("ERR_TOO_MANY_REFERENCES", message, "pod"));
   return errors;
 }
 
-/**
- * Authorize's checks without facts: contents need a name and must be JSON without a repeated key; a name needs
- * contents (expand fills them, so their absence means expand did not run).
- */
+/** Authorize's checks without facts: contents need a name and must be JSON without a repeated key; a name needs contents. */
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
-    const refuse = (code: AdmissionErrorCode, problem: string) => errors.push(new AdmissionError(`${ref.label}: ${problem}`, { code, ...at(ref.label, ref.name) }));
+    const refuse = (code: AdmissionErrorCode, problem: string) => errors.push(createRefusal(code, `${ref.label}: ${problem}`, ref.label, ref.name));
     // The scan parses the contents first: `invalid` means they are not JSON.
     const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
     if (ref.contents !== undefined && ref.name === undefined) refuse("ERR_CONTENTS_WITHOUT_NAME", "GMSA credspec contents are set without a credspec name");
@@ -58,10 +50,7 @@ export function truncate(text: string, max = 80): string {
 /** The only accounts that use the GMSA identity on the network (the windowsOptions KEP). */
 const NETWORK_IDENTITY_USERS = new Set(["nt authority\\system", "nt authority\\network service"]);
 
-/**
- * Warnings for containers with a GMSA whose `runAsUserName` (their own or the pod's) is an account that will not use
- * it on the network. `places` is the pod's walk, pod first.
- */
+/** Warnings for containers whose `runAsUserName` (own or the pod's) will not use their GMSA on the network. */
 export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[] {
   const [podPlace, ...containers] = places;
   const warnings: string[] = [];
@@ -76,10 +65,7 @@ export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[]
   return warnings;
 }
 
-/**
- * GMSA settings can never change on UPDATE (400, docs/security.md): no name or contents may change, appear or
- * disappear on the pod, a container or an alpha annotation. `isNew` picks the ephemeral containers judged as created.
- */
+/** Refuses (400) GMSA names or contents changed, added or removed on UPDATE; `isNew` ephemeral containers are judged as created. */
 export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
   const before = settingsOf(old, () => false);
   const after = settingsOf(now, isNew);
@@ -88,7 +74,7 @@ export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPl
     const was = before.get(label);
     const is = after.get(label);
     const change = describeChange(was, is);
-    if (change !== undefined) errors.push(new GmsaChangedError(`${label}: GMSA settings cannot change on update (${change})`, at(label, is?.name ?? was?.name)));
+    if (change !== undefined) errors.push(createRefusal("ERR_GMSA_CHANGED", `${label}: GMSA settings cannot change on update (${change})`, label, is?.name ?? was?.name));
   }
   return errors;
 }

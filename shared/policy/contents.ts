@@ -3,9 +3,8 @@ import { parseJson } from "../json.ts";
 const MAX_KEYS_REPORTED = 8;
 
 /**
- * Deep JSON comparison of inlined contents and a credspec: key order does not matter, types do, arrays keep their
- * order. Returns the differing keys as dotted paths, never values (contents can be sensitive): none when equal,
- * undefined when `inlined` is not JSON.
+ * The keys (dotted paths, never values: contents can be sensitive) where inlined contents and a credspec differ, key
+ * order aside; none when equal, undefined when `inlined` is not JSON.
  */
 export function listDifferingKeys(inlined: string, credspec: unknown): string[] | undefined {
   // Byte-equal fast path: expand writes JSON.stringify(credspec), so an untouched pod matches without a parse.
@@ -60,8 +59,8 @@ type Frame = { kind: "object"; path: string; keys: Set<string> } | { kind: "arra
 const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]/g;
 
 /**
- * Finds the first object key repeated within one object, at any depth of `text`: `JSON.parse` keeps the last silently,
- * so the node could read a value other than the one compared. Keys compare unescaped; depth costs heap only.
+ * The first key repeated within one object, at any depth: `JSON.parse` keeps the last silently, so the node could read
+ * a value other than the one compared. Keys compare unescaped; depth costs heap only.
  */
 export function findDuplicateKey(text: string): DuplicateKeyScan {
   if (parseJson(text) === undefined) return { kind: "invalid" };

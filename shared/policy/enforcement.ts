@@ -1,15 +1,15 @@
 import { pickStatus, type AdmissionError } from "../errors.ts";
+import { truncate } from "./checks.ts";
 import type { Decision, EnforcementMode } from "./review.ts";
 
 /** Longest audit annotation value we send: they are kept in every audit event of the request. */
 export const MAX_AUDIT_VALUE_LENGTH = 1024;
+const cap = (text: string) => truncate(text, MAX_AUDIT_VALUE_LENGTH - 1);
 
 /**
- * Adds the audit annotations to a pod decision and, with `warn`, turns a denial into an allow that says what would
- * have been denied. Warn mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
- * Keys: `decision` (`allowed`, `denied` or `would-deny`), `credspecs` (the names judged, sorted; never contents),
- * `codes` (of a denial) and, in warn mode, `would-deny` (status, codes and places). The API server prefixes each key
- * with the webhook's name, so ours are bare names (kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response).
+ * Adds the audit annotations (`decision`: allowed, denied or would-deny; `credspecs`: the sorted names, never contents;
+ * a denial's `codes`; `would-deny`: status, codes and places) and, with `warn`, allows a denial with a warning. Warn
+ * mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
  */
 export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
   const names = new Set(credSpecNames);
@@ -34,8 +34,4 @@ function summarize(errors: AdmissionError[]): string {
     return `${e.code}${place}${credspec}`;
   });
   return `${pickStatus(errors)} ${[...new Set(parts)].join("; ")}`;
-}
-
-function cap(text: string): string {
-  return text.length <= MAX_AUDIT_VALUE_LENGTH ? text : `${text.slice(0, MAX_AUDIT_VALUE_LENGTH - 1)}…`;
 }

@@ -1,19 +1,16 @@
 import fastJsonPatch from "fast-json-patch";
-import { AdmissionError, at, InternalError } from "../errors.ts";
+import { createRefusal, InternalError, type AdmissionError } from "../errors.ts";
 import { checkNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
-import { errorAtPlaces, type LoadedFacts, type LoadPlan } from "./facts.ts";
+import type { LoadedFacts, LoadPlan } from "./facts.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
-import { hasGmsaSettings, isNewEphemeralContainer, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
-import { decide, isEphemeralContainersUpdate, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
+import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
+import { decide, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
 
-/**
- * At most this many characters of contents are inlined into one pod, counted per place: the API server's default
- * request limit is 3 MiB, so a larger patch could never be stored, and building it would cost memory and time.
- */
+/** At most this many characters inlined into one pod, summed over places: the API server's 3 MiB request limit. */
 export const MAX_INLINED_CONTENTS_PER_POD = 3 * 1024 * 1024;
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -24,14 +21,13 @@ export const HOSTNAME_LENGTH = 15;
 
 /** A random NetBIOS-safe hostname from 15 `bytes`: a letter, then lowercase letters and digits (never all digits). */
 export function createRandomHostname(bytes: Uint8Array): string {
-  if (bytes.length < HOSTNAME_LENGTH) throw new RangeError(`need ${HOSTNAME_LENGTH} random bytes, got ${bytes.length}`);
   let name = LETTERS[(bytes[0] ?? 0) % LETTERS.length] ?? "a";
   for (let i = 1; i < HOSTNAME_LENGTH; i++) name += LETTERS_AND_DIGITS[(bytes[i] ?? 0) % LETTERS_AND_DIGITS.length] ?? "a";
   return name;
 }
 
 /** What expand needs loaded, and what it already knows: a decision made without facts, or the pod's places to fill. */
-export interface ExpandPlan {
+interface ExpandPlan {
   load: LoadPlan;
   decided?: Decision;
   pod: Pod;
@@ -39,18 +35,17 @@ export interface ExpandPlan {
 }
 
 /**
- * Plans the mutating webhook's decision: only a CREATE and the new ephemeral containers of an UPDATE of
- * `pods/ephemeralcontainers` change. Names that are not DNS-1123 subdomains, alpha annotations that conflict with
- * their fields or name absent containers, and too many credspecs are refused here, before any API call (422).
+ * Plans the mutating webhook's decision: only a CREATE and the new ephemeral containers of `pods/ephemeralcontainers`
+ * change. Invalid names, conflicting alpha annotations and too many credspecs are refused before any API call (422).
  */
 export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "randomHostname">): ExpandPlan {
   if (review.object === "other") return decided({ allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return decided({ allowed: false, errors: [review.error] });
   if (review.operation === "DELETE" || review.operation === "CONNECT") return decided({ allowed: true });
-  if (review.operation !== "CREATE" && !isEphemeralContainersUpdate(review)) return decided({ allowed: true });
+  const isNew = findNewEphemeralContainers(review);
+  if (review.operation !== "CREATE" && isNew === undefined) return decided({ allowed: true });
 
   const gmsa = readPodGmsa(review.pod);
-  const isNew = isEphemeralContainersUpdate(review) ? isNewEphemeralContainer(review.oldPod) : undefined;
   // Ephemeral containers are added through the subresource alone: the annotations were judged with the pod.
   const places = isNew ? gmsa.places.filter(isNew) : gmsa.places;
   const pairs = isNew ? [] : gmsa.pairs;
@@ -80,8 +75,8 @@ interface Fill {
 }
 
 /**
- * Inlines `JSON.stringify(credspec)` wherever a name has no contents, never over contents already set (authorize
- * judges those); fills alpha annotations and their fields; sets the random hostname the plan asked bytes for.
+ * Inlines `JSON.stringify(credspec)` wherever a name has no contents (never over contents: authorize judges those),
+ * fills alpha annotations and their fields, and sets the random hostname the plan asked bytes for.
  */
 export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
   if (plan.decided !== undefined) return plan.decided;
@@ -93,7 +88,7 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     const fact = facts.credspecs.get(name);
     // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
     if (fact?.ok !== true) {
-      errors.push(errorAtPlaces(fact?.error ?? new InternalError(`facts for credspec "${name}" were not loaded`), [place], name));
+      errors.push((fact?.error ?? new InternalError(`facts for credspec "${name}" were not loaded`)).withContext(place, name));
       continue;
     }
     const text = JSON.stringify(fact.value);
@@ -101,13 +96,13 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     if (bytes <= MAX_CREDSPEC_CONTENTS_BYTES) texts.set(name, text);
     else {
       const message = `${place}: credspec "${name}" is ${bytes} bytes as JSON; the API server accepts at most ${MAX_CREDSPEC_CONTENTS_BYTES}`;
-      errors.push(new AdmissionError(message, { code: "ERR_CONTENTS_TOO_LARGE", ...at(place, name) }));
+      errors.push(createRefusal("ERR_CONTENTS_TOO_LARGE", message, place, name));
     }
   }
   // Each place gets its own copy in the patch: bound the sum, not only each credspec.
   if (fills.reduce((sum, fill) => sum + (texts.get(fill.name)?.length ?? 0), 0) > MAX_INLINED_CONTENTS_PER_POD) {
     const message = `inlining the credspecs the pod names would add more than ${MAX_INLINED_CONTENTS_PER_POD} characters to it; the API server cannot store such a pod`;
-    errors.push(new AdmissionError(message, { code: "ERR_CONTENTS_TOO_LARGE", ...at("pod") }));
+    errors.push(createRefusal("ERR_CONTENTS_TOO_LARGE", message, "pod"));
   }
   if (errors.length > 0) return decide(errors);
 
@@ -136,13 +131,9 @@ function decided(decision: Decision): ExpandPlan {
   return { load: { credspecs: new Set(), access: [], randomBytes: 0 }, decided: decision, pod: {}, fills: [] };
 }
 
-/** The windowsOptions object at `path` in `pod`, creating missing parents. */
+/** Creates missing parents: the pod's schema admits only objects or nothing along the path. */
 function windowsOptionsAt(pod: Pod, path: string[]): WindowsOptions {
   let node = pod as Record<string, unknown>;
-  for (const key of path) {
-    const next = node[key];
-    if (typeof next === "object" && next !== null) node = next as Record<string, unknown>;
-    else node = node[key] = {};
-  }
+  for (const key of path) node = (node[key] ??= {}) as Record<string, unknown>;
   return node;
 }

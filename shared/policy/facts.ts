@@ -1,3 +1,4 @@
+import type { AdmissionRequest } from "../admission/review.ts";
 import type { AdmissionError } from "../errors.ts";
 
 /** One fact loaded for a review: its value, or the error that kept it from us. */
@@ -13,12 +14,7 @@ export interface AccessAnswer {
 export type AccessFacts = ReadonlyMap<string, Fact<AccessAnswer>>;
 
 /** The user who sent the admission request: its `userInfo`, as the API server authenticated them. */
-export interface Requester {
-  username: string;
-  uid?: string;
-  groups?: string[];
-  extra?: Record<string, string[]>;
-}
+export type Requester = NonNullable<AdmissionRequest["userInfo"]> & { username: string };
 
 /** Whose `use` of a credspec is reviewed: the pod's service account ("" already made "default") or the requester. */
 export type Subject = { namespace: string; serviceAccount: string } | { namespace: string; user: Requester };
@@ -35,10 +31,4 @@ export interface LoadedFacts {
   credspecs: ReadonlyMap<string, Fact<unknown>>;
   access: readonly AccessFacts[];
   randomBytes: Uint8Array;
-}
-
-/** A fact-loading error told at the places that named the credspec; its class, code and status are kept. */
-export function errorAtPlaces(error: AdmissionError, labels: string[], credSpecName: string): AdmissionError {
-  const place = labels.join(", ");
-  return error.withContext(place, { place, credSpecName });
 }

@@ -1,15 +1,15 @@
-import { AdmissionError, at } from "../errors.ts";
+import { createRefusal, type AdmissionError } from "../errors.ts";
 import { sameJson } from "./contents.ts";
 import type { Pod, WindowsOptions } from "./pod.ts";
+import type { PodChange } from "./review.ts";
 
 /** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
 const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
 type ContainerList = keyof typeof CONTAINER_LABELS;
 
 /**
- * One place that can hold GMSA settings: the pod's `securityContext.windowsOptions` or a container's, with its label
- * for denials (`pod`, `container "web"`) and the JSON path of its `windowsOptions`. The single traversal every rule
- * uses (windows-gmsa's `iterateOverWindowsSecurityOptions`, but covering init and ephemeral containers too).
+ * The pod's or a container's `securityContext.windowsOptions`, its label for denials (`pod`, `container "web"`) and
+ * JSON path: windows-gmsa's `iterateOverWindowsSecurityOptions`, covering init and ephemeral containers too.
  */
 export interface OptionsPlace {
   scope: "pod" | ContainerList;
@@ -44,9 +44,10 @@ export function hasGmsaSettings(options: WindowsOptions | undefined): boolean {
   return options?.gmsaCredentialSpecName !== undefined || options?.gmsaCredentialSpec !== undefined;
 }
 
-/** For UPDATEs of `pods/ephemeralcontainers`: true for the ephemeral containers the old pod did not have. */
-export function isNewEphemeralContainer(oldPod: Pod): (place: OptionsPlace) => boolean {
-  const existing = new Set((oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
+/** For an UPDATE of `pods/ephemeralcontainers` (`kubectl debug`), a test for the containers the old pod lacked. */
+export function findNewEphemeralContainers(review: PodChange): ((place: OptionsPlace) => boolean) | undefined {
+  if (review.operation !== "UPDATE" || review.subResource !== "ephemeralcontainers") return undefined;
+  const existing = new Set((review.oldPod.spec?.ephemeralContainers ?? []).map((c) => c.name));
   return (place) => place.scope === "ephemeralContainers" && !existing.has(place.containerName ?? "");
 }
 
@@ -56,14 +57,6 @@ const POD_CONTENTS_ANNOTATION = "pod.alpha.windows.kubernetes.io/gmsa-credential
 const CONTAINER_SUFFIX = ".container.alpha.windows.kubernetes.io/";
 const NAME_KEY = "gmsa-credential-spec-name";
 const CONTENTS_KEY = "gmsa-credential-spec";
-
-/** One alpha annotation pair, for the pod or a container: its keys and values. */
-export interface AnnotationReference {
-  nameKey: string;
-  contentsKey: string;
-  name: string | undefined;
-  contents: string | undefined;
-}
 
 /** The alpha annotation keys for the pod (no container) or a container. */
 export function annotationKeys(containerName?: string): { nameKey: string; contentsKey: string } {
@@ -90,16 +83,16 @@ export interface GmsaReference {
   contents: string | undefined;
 }
 
-/** An alpha annotation pair together with the field place it speaks for. */
+/** An alpha annotation pair (pod or container), its keys and values, with the field place it speaks for. */
 export interface AnnotatedPlace {
-  annotation: AnnotationReference;
+  annotation: { nameKey: string; contentsKey: string; name: string | undefined; contents: string | undefined };
   place: OptionsPlace;
 }
 
 /** Everything the GMSA rules read from one pod, from one walk of it. */
 export interface PodGmsa {
   pod: Pod;
-  /** Every place, pod first (see {@link listOptionsPlaces}). */
+  /** Every place, pod first. */
   places: OptionsPlace[];
   /** Every reference: places with GMSA settings (pod, containers, init, ephemeral), then the alpha annotations. */
   refs: GmsaReference[];
@@ -113,31 +106,29 @@ export interface PodGmsa {
 export function readPodGmsa(pod: Pod): PodGmsa {
   const places = listOptionsPlaces(pod);
   const refs = places.filter((place) => hasGmsaSettings(place.options)).map(toReference);
-  const byContainer = new Map<string | undefined, OptionsPlace>();
-  for (const place of places) if (!byContainer.has(place.containerName)) byContainer.set(place.containerName, place);
+  const byContainer = new Map(places.map((place) => [place.containerName, place]));
   const pairs: AnnotatedPlace[] = [];
   const annotationErrors: AdmissionError[] = [];
   const annotations = pod.metadata?.annotations ?? {};
   for (const containerName of listAnnotatedContainers(annotations)) {
     const keys = annotationKeys(containerName);
-    const annotation: AnnotationReference = { ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
+    const annotation = { ...keys, name: annotations[keys.nameKey], contents: annotations[keys.contentsKey] };
     const label = `annotation "${annotation.name === undefined ? keys.contentsKey : keys.nameKey}"`;
     refs.push({ label, name: annotation.name, contents: annotation.contents });
     const place = byContainer.get(containerName);
-    const fieldName = place?.options?.gmsaCredentialSpecName;
-    const fieldContents = place?.options?.gmsaCredentialSpec;
     if (place === undefined) {
-      const message = `${label} names container "${containerName}", which the pod does not have`;
-      annotationErrors.push(new AdmissionError(message, { code: "ERR_UNKNOWN_CONTAINER", ...at(label) }));
-    } else if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
-      const message = `annotation "${keys.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
-      annotationErrors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
-    } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
-      const message = `annotation "${keys.contentsKey}" and ${place.label} carry different credspec contents`;
-      annotationErrors.push(new AdmissionError(message, { code: "ERR_ANNOTATION_CONFLICT", ...at(place.label, annotation.name) }));
-    } else {
-      pairs.push({ annotation, place });
+      annotationErrors.push(createRefusal("ERR_UNKNOWN_CONTAINER", `${label} names container "${containerName}", which the pod does not have`, label));
+      continue;
     }
+    const { gmsaCredentialSpecName: fieldName, gmsaCredentialSpec: fieldContents } = place.options ?? {};
+    let conflict: string | undefined;
+    if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
+      conflict = `annotation "${keys.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
+    } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
+      conflict = `annotation "${keys.contentsKey}" and ${place.label} carry different credspec contents`;
+    }
+    if (conflict === undefined) pairs.push({ annotation, place });
+    else annotationErrors.push(createRefusal("ERR_ANNOTATION_CONFLICT", conflict, place.label, annotation.name));
   }
   return { pod, places, refs, pairs, annotationErrors };
 }

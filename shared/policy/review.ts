@@ -31,10 +31,7 @@ export type PodUpdate = Omit<PodCreate, "operation"> & { operation: "UPDATE"; su
 /** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
 export type PodChange = PodCreate | PodUpdate;
 
-/**
- * What a review is about, as the policy reads it: a pod change; a DELETE or CONNECT (no GMSA rule); any kind but a
- * core Pod (allowed unchanged, with a warning); or a review whose pod cannot be read (400).
- */
+/** What a review is about: a pod change, a DELETE or CONNECT, any kind but a core Pod, or an unreadable pod (400). */
 export type ReviewFacts =
   | PodChange
   | { object: "pod"; operation: "DELETE" }
@@ -47,23 +44,12 @@ export function otherKindWarning({ group, version, kind }: { group: string; vers
   return `gmsa-webhooks only reviews core/v1 Pods; ${group === "" ? "core" : group}/${version} ${kind} was allowed unchanged (check the webhook's rules)`;
 }
 
-/** True for an UPDATE of the `pods/ephemeralcontainers` subresource (`kubectl debug`). */
-export function isEphemeralContainersUpdate(review: PodChange): review is PodUpdate {
-  return review.operation === "UPDATE" && review.subResource === "ephemeralcontainers";
-}
-
-/**
- * What the policy decided: allowed (expand: with the patch that inlines the credspecs) or denied with every refusal.
- * `auditAnnotations` are bare keys: the API server prefixes each with the webhook's name.
- */
+/** Allowed (expand: with its patch) or denied with every refusal; the API server prefixes the bare audit keys. */
 export type Decision =
   | { allowed: true; patch?: PatchOperation[]; warnings?: string[]; auditAnnotations?: Record<string, string> }
   | { allowed: false; errors: AdmissionError[]; warnings?: string[]; auditAnnotations?: Record<string, string> };
 
-/**
- * Allowed with `warnings` (left out when none), or denied with `errors` when there are any, each sentence once: the
- * service account's and the requester's access reviews of one credspec can fail with the same API error.
- */
+/** Denied with `errors` when any, each sentence once (two subjects' reviews can fail alike), else allowed; with `warnings`. */
 export function decide(errors: AdmissionError[], warnings: string[] = []): Decision {
   const warned = warnings.length === 0 ? {} : { warnings };
   const seen = new Set<string>();

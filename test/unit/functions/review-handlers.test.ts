@@ -4,7 +4,7 @@ import { createJsonMetrics } from "../../../functions/metrics.ts";
 import { createReviewHandler, loadFacts, type ReviewHandler } from "../../../functions/review-handlers.ts";
 import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import { CredentialsError, CredSpecNotAllowedError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
+import { createRefusal, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { createJsonLogger, type LogLevel } from "../../../shared/log.ts";
 import type { LoadPlan } from "../../../shared/policy/facts.ts";
@@ -73,7 +73,7 @@ describe("createReviewHandler", () => {
     const allowed = setup(() => Promise.resolve({ allowed: true }), "info", "debug");
     await allowed.send(buildReview(buildPod(), { uid: "uid-ok" }));
     expect(allowed.lines).toEqual([]);
-    const refused = setup(() => Promise.resolve({ allowed: false, errors: [new CredSpecNotAllowedError("x")] }), "info", "debug");
+    const refused = setup(() => Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod")] }), "info", "debug");
     await refused.send(buildReview(buildPod(), { uid: "uid-no" }));
     expect(refused.lines.map((l) => JSON.parse(l) as unknown)).toEqual([expect.objectContaining({ level: "warn", msg: "review", uid: "uid-no" })]);
     const debug = setup(() => Promise.resolve({ allowed: true }), "debug", "debug");
@@ -86,7 +86,7 @@ describe("createReviewHandler", () => {
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {
     const { send, lines, metrics } = setup(() =>
-      Promise.resolve({ allowed: false, errors: [new CredSpecNotAllowedError("x"), new KubeApiError("y")] }),
+      Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod"), new KubeApiError("y")] }),
     );
     const pod = buildPod({ containers: [{ name: "app", env: [{ name: "PASSWORD", value: "hunter2" }] }] });
     await send(buildReview(pod, { uid: "uid-1", dryRun: true }));

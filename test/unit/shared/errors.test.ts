@@ -6,9 +6,6 @@ const expected: [new (message: string, options?: errors.AdmissionErrorOptions) =
   [errors.InvalidCredSpecNameError, "ERR_INVALID_CREDSPEC_NAME", 422],
   [errors.CredSpecNotFoundError, "ERR_CREDSPEC_NOT_FOUND", 422],
   [errors.CredSpecWithoutContentsError, "ERR_CREDSPEC_WITHOUT_CONTENTS", 422],
-  [errors.CredSpecNotAllowedError, "ERR_CREDSPEC_NOT_ALLOWED", 403],
-  [errors.ContentsMismatchError, "ERR_CONTENTS_MISMATCH", 422],
-  [errors.GmsaChangedError, "ERR_GMSA_CHANGED", 400],
   [errors.KubeApiError, "ERR_KUBE_API", 500],
   [errors.DeadlineExceededError, "ERR_DEADLINE_EXCEEDED", 500],
   [errors.CredentialsError, "ERR_CREDENTIALS", 500],
@@ -26,6 +23,9 @@ describe("AdmissionError subclasses", () => {
   });
 
   it.each([
+    ["ERR_CREDSPEC_NOT_ALLOWED", 403],
+    ["ERR_CONTENTS_MISMATCH", 422],
+    ["ERR_GMSA_CHANGED", 400],
     ["ERR_CONTENTS_WITHOUT_NAME", 422],
     ["ERR_CONTENTS_NOT_JSON", 422],
     ["ERR_DUPLICATE_CREDSPEC_KEY", 422],
@@ -50,13 +50,19 @@ describe("AdmissionError subclasses", () => {
 describe("withContext", () => {
   it("keeps the class, code and status, prefixes the message, and chains the original as cause", () => {
     const original = new errors.CredSpecNotFoundError("not found", { where: { place: "pod" } });
-    const placed = original.withContext('container "web"', { place: 'container "web"', credSpecName: "webapp1" });
+    const placed = original.withContext('container "web"', "webapp1");
     expect(placed).toBeInstanceOf(errors.CredSpecNotFoundError);
     expect([placed.name, placed.code, placed.status, placed.message]).toEqual(["CredSpecNotFoundError", "ERR_CREDSPEC_NOT_FOUND", 422, 'container "web": not found']);
     expect(placed.where).toEqual({ place: 'container "web"', credSpecName: "webapp1" });
     expect(placed.cause).toBe(original);
     const unplaced = original.withContext("reading x");
     expect([unplaced.message, unplaced.where, unplaced.cause]).toEqual(["reading x: not found", undefined, original]);
+  });
+
+  it("keeps a KubeApiError a 500 when told at the places that named the credspec", () => {
+    const error = new errors.KubeApiError("the API server answered 503").withContext('pod, container "app"', "webapp1");
+    expect([error.name, error.code, error.status, error.message]).toEqual(["KubeApiError", "ERR_KUBE_API", 500, 'pod, container "app": the API server answered 503']);
+    expect(error.where).toEqual({ place: 'pod, container "app"', credSpecName: "webapp1" });
   });
 });
 
@@ -70,9 +76,11 @@ describe("asAdmissionError", () => {
   });
 });
 
-describe("at", () => {
-  it("places a failure, naming the credspec only when there is one", () => {
-    expect(errors.at("pod", "webapp1")).toStrictEqual({ where: { place: "pod", credSpecName: "webapp1" } });
-    expect(errors.at('container "web"')).toStrictEqual({ where: { place: 'container "web"' } });
+describe("createRefusal", () => {
+  it("places a refusal, naming the credspec only when there is one", () => {
+    const named = errors.createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "m", "pod", "webapp1");
+    expect([named.name, named.code, named.status, named.message]).toEqual(["AdmissionError", "ERR_CREDSPEC_NOT_ALLOWED", 403, "m"]);
+    expect(named.where).toStrictEqual({ place: "pod", credSpecName: "webapp1" });
+    expect(errors.createRefusal("ERR_GMSA_CHANGED", "m", 'container "web"').where).toStrictEqual({ place: 'container "web"' });
   });
 });

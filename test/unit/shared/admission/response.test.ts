@@ -6,11 +6,9 @@ import {
   MAX_WARNINGS_TOTAL,
 } from "../../../../shared/admission/response.ts";
 import {
-  ContentsMismatchError,
+  createRefusal,
   CredentialsError,
-  CredSpecNotAllowedError,
   CredSpecNotFoundError,
-  GmsaChangedError,
   InternalError,
   KubeApiError,
   pickStatus,
@@ -30,7 +28,7 @@ describe("buildAdmissionResponse", () => {
 
   it("tells a credential failure as a generic 500 naming the uid, never its detail (plugin stderr, paths, ARNs)", () => {
     const detail = 'exec plugin "/opt/bin/aws" exited with code 255: arn:aws:iam::123456789012:role/gmsa, token file /var/run/secrets/t';
-    const error = new CredentialsError(detail).withContext('reading GMSACredentialSpec "webapp1"', { place: "pod", credSpecName: "webapp1" });
+    const error = new CredentialsError(detail).withContext('reading GMSACredentialSpec "webapp1"').withContext("pod", "webapp1");
     const status = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [error] }).response.status;
     expect(status).toMatchObject({ code: 500, reason: "InternalError" });
     expect(status?.message).toBe(
@@ -62,7 +60,7 @@ describe("buildAdmissionResponse", () => {
   it("denies with status Failure, the code, its reason and every message", () => {
     const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, {
       allowed: false,
-      errors: [new CredSpecNotAllowedError('pod: may not use "a"'), new CredSpecNotAllowedError('container "app": may not use "b"')],
+      errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", 'pod: may not use "a"', "pod"), createRefusal("ERR_CREDSPEC_NOT_ALLOWED", 'container "app": may not use "b"', "pod")],
     });
     expect(reply.response).toEqual({
       uid,
@@ -128,9 +126,9 @@ describe("buildAdmissionResponse", () => {
 
 describe("pickStatus", () => {
   const e500 = new KubeApiError("api");
-  const e403 = new CredSpecNotAllowedError("rbac");
-  const e400 = new GmsaChangedError("changed");
-  const e422 = new ContentsMismatchError("mismatch");
+  const e403 = createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "rbac", "pod");
+  const e400 = createRefusal("ERR_GMSA_CHANGED", "changed", "pod");
+  const e422 = createRefusal("ERR_CONTENTS_MISMATCH", "mismatch", "pod");
   it.each([
     [[e422, e400, e403, e500], 500],
     [[e422, e403], 403],

@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { buildAdmissionResponse } from "../../../../shared/admission/response.ts";
-import { ContentsMismatchError, CredSpecNotAllowedError, InternalError } from "../../../../shared/errors.ts";
+import { createRefusal, InternalError } from "../../../../shared/errors.ts";
 import { applyEnforcement, MAX_AUDIT_VALUE_LENGTH } from "../../../../shared/policy/enforcement.ts";
 
-const notAllowed = new CredSpecNotAllowedError('container "app": service account "sa1" in namespace "ns1" is not allowed to use GMSACredentialSpec "webapp1"', {
-  where: { place: 'container "app"', credSpecName: "webapp1" },
-});
+const notAllowed = createRefusal(
+  "ERR_CREDSPEC_NOT_ALLOWED",
+  'container "app": service account "sa1" in namespace "ns1" is not allowed to use GMSACredentialSpec "webapp1"',
+  'container "app"',
+  "webapp1",
+);
 const QUALIFIED_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 describe("applyEnforcement", () => {
@@ -28,9 +31,7 @@ describe("applyEnforcement", () => {
 
   it("warn: never blocks, our own failures (500) included, and never quotes their message or the contents' keys", () => {
     const bug = new InternalError("token abc leaked in a stack");
-    const mismatch = new ContentsMismatchError('container "app": GMSA credspec contents differ (differing keys: Secret.Key)', {
-      where: { place: 'container "app"', credSpecName: "webapp1" },
-    });
+    const mismatch = createRefusal("ERR_CONTENTS_MISMATCH", 'container "app": GMSA credspec contents differ (differing keys: Secret.Key)', 'container "app"', "webapp1");
     const outcome = applyEnforcement({ allowed: false, errors: [bug, mismatch] }, ["webapp1"], "warn");
     expect(outcome.allowed).toBe(true);
     const text = JSON.stringify(outcome);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { annotationKeys, hasGmsaSettings, isGmsaAnnotationKey, isNewEphemeralContainer, readPodGmsa } from "../../../../shared/policy/references.ts";
+import { annotationKeys, findNewEphemeralContainers, hasGmsaSettings, isGmsaAnnotationKey, readPodGmsa } from "../../../../shared/policy/references.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 const { nameKey: POD_NAME_ANNOTATION, contentsKey: POD_CONTENTS_ANNOTATION } = annotationKeys();
@@ -48,12 +48,19 @@ describe("hasGmsaSettings", () => {
   });
 });
 
-describe("isNewEphemeralContainer", () => {
+describe("findNewEphemeralContainers", () => {
+  const oldPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }] });
+  const pod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }, { name: "debugger-2" }] });
+  const update = { object: "pod", operation: "UPDATE", namespace: "default", pod, oldPod, requester: undefined } as const;
+
   it("is true only for ephemeral containers the old pod did not have", () => {
-    const oldPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }] });
-    const newPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }, { name: "debugger-2" }] });
-    const isNew = isNewEphemeralContainer(oldPod);
-    expect(readPodGmsa(newPod).places.filter(isNew).map((p) => p.label)).toEqual(['ephemeral container "debugger-2"']);
+    const isNew = findNewEphemeralContainers({ ...update, subResource: "ephemeralcontainers" });
+    expect(readPodGmsa(pod).places.filter(isNew ?? (() => false)).map((p) => p.label)).toEqual(['ephemeral container "debugger-2"']);
+  });
+
+  it("is undefined for a CREATE and for any other UPDATE", () => {
+    expect(findNewEphemeralContainers({ ...update, subResource: undefined })).toBeUndefined();
+    expect(findNewEphemeralContainers({ object: "pod", operation: "CREATE", namespace: "default", pod, requester: undefined })).toBeUndefined();
   });
 });
 
