@@ -8,7 +8,7 @@ import { buildAdmissionResponse } from "../shared/admission/response.ts";
 import { parseAdmissionReview, readReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { awaitWithin } from "../shared/deadline.ts";
-import { asAdmissionError, DeadlineExceededError, InternalError } from "../shared/errors.ts";
+import { AdmissionError, asAdmissionError } from "../shared/errors.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { parseJson } from "../shared/json.ts";
 import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
@@ -67,7 +67,7 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
 
 /** The fact of each name, loaded concurrently. */
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
-  const deadlinePassed = () => new DeadlineExceededError("the review's deadline passed before the API server answered");
+  const deadlinePassed = () => new AdmissionError("the review's deadline passed before the API server answered", { code: "ERR_DEADLINE_EXCEEDED" });
   const loaded = await Promise.all(
     [...names].map(async (name): Promise<[string, Fact<T>]> => {
       try {
@@ -148,9 +148,9 @@ function clip(text: string | undefined, max = MAX_LOGGED_NAME): string | undefin
   return text === undefined || text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** For our own bugs, the name (never the message: it may quote input) of the error under the InternalErrors. */
+/** For our own bugs, the name (never the message: it may quote input) of the error under the ERR_INTERNAL ones. */
 function firstInternalCause(errors: { code: string; cause?: unknown }[]): string | undefined {
   let cause = errors.find((e) => e.code === "ERR_INTERNAL")?.cause;
-  while (cause instanceof InternalError) cause = cause.cause;
+  while (cause instanceof AdmissionError && cause.code === "ERR_INTERNAL") cause = cause.cause;
   return cause instanceof Error ? cause.name : undefined;
 }

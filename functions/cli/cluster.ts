@@ -77,7 +77,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
     namespace = (await readFile(path.join(SERVICE_ACCOUNT_DIR, "namespace"), "utf8").catch(() => "")).trim() || undefined;
   }
   return {
-    /** @throws KubeApiError / CredentialsError / DeadlineExceededError when the API server cannot answer. */
+    /** @throws AdmissionError ERR_KUBE_API / ERR_CREDENTIALS / ERR_DEADLINE_EXCEEDED when the API server cannot answer. */
     async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.

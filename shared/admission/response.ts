@@ -1,4 +1,4 @@
-import { InternalError, pickStatus, type AdmissionError } from "../errors.ts";
+import { AdmissionError, pickStatus } from "../errors.ts";
 import type { Decision } from "../policy/review.ts";
 import type { AdmissionVersion } from "./review.ts";
 
@@ -33,7 +33,7 @@ export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string
     response.patchType = "JSONPatch";
   }
   if (!outcome.allowed) {
-    const errors = outcome.errors.length > 0 ? outcome.errors : [new InternalError("denied without a reason")];
+    const errors = outcome.errors.length > 0 ? outcome.errors : [new AdmissionError("denied without a reason", { code: "ERR_INTERNAL" })];
     const code = pickStatus(errors);
     response.status = { status: "Failure", code, reason: REASONS[code] ?? "Invalid", message: joinMessages(errors, uid) };
   }

@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { asAdmissionError, InvalidReviewError } from "../errors.ts";
+import { AdmissionError, asAdmissionError } from "../errors.ts";
 import type { Pod } from "../policy/pod.ts";
 import type { ReviewFacts } from "../policy/review.ts";
 import { formatIssuePath } from "../zod-english.ts";
@@ -111,13 +111,13 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
  */
 function readPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {
   const value = request[field];
-  if (value === undefined || value === null) throw new InvalidReviewError(`request.${field} is missing`);
+  if (value === undefined || value === null) throw new AdmissionError(`request.${field} is missing`, { code: "ERR_INVALID_REVIEW" });
   const result = PodSchema.safeParse(value);
-  if (!result.success) throw new InvalidReviewError(`request.${field}: ${describeIssue(result.error)}`);
+  if (!result.success) throw new AdmissionError(`request.${field}: ${describeIssue(result.error)}`, { code: "ERR_INVALID_REVIEW" });
   const names = new Set<string>();
   for (const list of ["containers", "initContainers", "ephemeralContainers"] as const) {
     for (const { name } of result.data.spec?.[list] ?? []) {
-      if (names.has(name)) throw new InvalidReviewError(`request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`);
+      if (names.has(name)) throw new AdmissionError(`request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`, { code: "ERR_INVALID_REVIEW" });
       names.add(name);
     }
   }

@@ -2,7 +2,7 @@
  * The cache behind every refreshing credential source: reuse until expiry minus a skew (else until a 401), single-flight
  * refreshes where sharing is safe, backoff after failures and after fresh credentials refused twice in a row.
  */
-import { AdmissionError, CredentialsError, DeadlineExceededError } from "../errors.ts";
+import { AdmissionError } from "../errors.ts";
 import { awaitWithin } from "../deadline.ts";
 import type { RefreshObserver } from "../observer.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
@@ -57,7 +57,10 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
 
   // A credential failure like any other (issue 14, section 3): the pod author gets the generic 500, the log the source.
   const deadlineError = (): Error =>
-    new CredentialsError(`${describe}: no credential before the deadline`, { cause: new DeadlineExceededError("the review's deadline passed") });
+    new AdmissionError(`${describe}: no credential before the deadline`, {
+      code: "ERR_CREDENTIALS",
+      cause: new AdmissionError("the review's deadline passed", { code: "ERR_DEADLINE_EXCEEDED" }),
+    });
 
   async function refresh(signal: AbortSignal | undefined): Promise<Credential> {
     try {
@@ -65,7 +68,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       const obtainedAt = now();
       const refreshAt = computeRefreshAt(credential.expirationTimestamp, obtainedAt);
       if (refreshAt <= obtainedAt) {
-        throw new CredentialsError(`${describe} returned a credential that has already expired`);
+        throw new AdmissionError(`${describe} returned a credential that has already expired`, { code: "ERR_CREDENTIALS" });
       }
       cached = { credential, refreshAt, obtainedAt };
       failure = undefined;
@@ -75,7 +78,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       // The caller gave up (Workers: its own load): not the source's fault, so no backoff.
       if (signal?.aborted === true) throw deadlineError();
       const count = (failure?.count ?? 0) + 1;
-      const wrapped = error instanceof AdmissionError ? error : new CredentialsError(`${describe} failed`, { cause: error });
+      const wrapped = error instanceof AdmissionError ? error : new AdmissionError(`${describe} failed`, { code: "ERR_CREDENTIALS", cause: error });
       failure = { count, retryAt: now() + backoffMs(count), error: wrapped };
       options.onRefresh?.("failure");
       throw wrapped;
@@ -88,7 +91,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       if (cached !== undefined && time < cached.refreshAt) return cached.credential;
       if (failure !== undefined && time < failure.retryAt) {
         const seconds = Math.ceil((failure.retryAt - time) / 1000);
-        throw new CredentialsError(`${failure.error.message} (not retried for another ${seconds}s)`, { cause: failure.error });
+        throw new AdmissionError(`${failure.error.message} (not retried for another ${seconds}s)`, { code: "ERR_CREDENTIALS", cause: failure.error });
       }
       const pending = shareInFlight
         ? (inFlight ??= refresh(undefined).finally(() => {
@@ -112,7 +115,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       cached = undefined;
       // The first refusal gets an immediate refresh (the request's one retry); repeated ones back off.
       if (freshRejections >= 2) {
-        const error = new CredentialsError(`${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`);
+        const error = new AdmissionError(`${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`, { code: "ERR_CREDENTIALS" });
         failure = { count: freshRejections - 1, retryAt: time + backoffMs(freshRejections - 1), error };
       }
     },

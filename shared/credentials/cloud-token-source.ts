@@ -3,7 +3,7 @@
  * say which step went wrong, never repeating the secret header or the answer's body (either may hold a credential).
  */
 import * as z from "zod/mini";
-import { CredentialsError, DeadlineExceededError, shortErrorCode } from "../errors.ts";
+import { AdmissionError, shortErrorCode } from "../errors.ts";
 import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import { presignEksToken, type EksTokenOptions } from "./eks.ts";
@@ -41,7 +41,7 @@ export function createCloudTokenSource(settings: CloudTokenSettings, options: Cl
       const load = (_: unknown, requestedAt: number): Promise<Credential> =>
         presignEksToken(settings, requestedAt).catch((error: unknown) => {
           // Web Crypto failures carry no key material; say which step failed, not what was signed.
-          throw new CredentialsError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`);
+          throw new AdmissionError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`, { code: "ERR_CREDENTIALS" });
         });
       return createCredentialCache({ ...options, load, describe });
     }
@@ -91,8 +91,8 @@ function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kin
 function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint: TokenEndpoint<T>): TokenSource {
   const { url, headers, describe, responseHeader } = endpoint;
   const timeoutMs = options.timeoutMs ?? 5_000;
-  // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in a DeadlineExceededError, everything else
-  // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in a CredentialsError.
+  // `signal` is the caller's deadline, on top of `timeoutMs`: it ends in ERR_DEADLINE_EXCEEDED, everything else
+  // (a timeout, a transport error, a non-2xx answer, an answer that is not a JSON object) in ERR_CREDENTIALS.
   async function load(signal: AbortSignal | undefined, requestedAt: number): Promise<Credential> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
@@ -103,24 +103,24 @@ function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint
       response = await fetch(url, { method: "GET", headers, signal: combined, redirect: "manual" });
       text = await response.text();
     } catch (error) {
-      if (signal?.aborted === true) throw new DeadlineExceededError(`${describe}: no token before the deadline`);
-      if (timeout.aborted) throw new CredentialsError(`${describe} did not answer within ${timeoutMs} ms`);
-      throw new CredentialsError(`${describe} could not be reached (${shortErrorCode(error)})`);
+      if (signal?.aborted === true) throw new AdmissionError(`${describe}: no token before the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
+      if (timeout.aborted) throw new AdmissionError(`${describe} did not answer within ${timeoutMs} ms`, { code: "ERR_CREDENTIALS" });
+      throw new AdmissionError(`${describe} could not be reached (${shortErrorCode(error)})`, { code: "ERR_CREDENTIALS" });
     }
     if (!response.ok) {
       const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
-      throw new CredentialsError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`);
+      throw new AdmissionError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`, { code: "ERR_CREDENTIALS" });
     }
     if (responseHeader !== undefined && response.headers.get(responseHeader[0]) !== responseHeader[1]) {
-      throw new CredentialsError(`${describe} answered without the ${responseHeader.join(": ")} header (not the real endpoint?)`);
+      throw new AdmissionError(`${describe} answered without the ${responseHeader.join(": ")} header (not the real endpoint?)`, { code: "ERR_CREDENTIALS" });
     }
     const body = parseJson(text);
-    if (body === undefined) throw new CredentialsError(`${describe} answered HTTP ${response.status} with a body that is not JSON`);
+    if (body === undefined) throw new AdmissionError(`${describe} answered HTTP ${response.status} with a body that is not JSON`, { code: "ERR_CREDENTIALS" });
     const parsed = endpoint.answer.safeParse(body);
     if (parsed.success) return endpoint.credential(parsed.data, requestedAt);
     const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")))];
-    if (fields.includes("")) throw new CredentialsError(`${describe} answered HTTP ${response.status} with JSON that is not an object`);
-    throw new CredentialsError(`${describe} answered without a valid ${fields.join(", ")}`);
+    if (fields.includes("")) throw new AdmissionError(`${describe} answered HTTP ${response.status} with JSON that is not an object`, { code: "ERR_CREDENTIALS" });
+    throw new AdmissionError(`${describe} answered without a valid ${fields.join(", ")}`, { code: "ERR_CREDENTIALS" });
   }
   return createCredentialCache({ ...options, load, describe });
 }

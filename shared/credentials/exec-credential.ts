@@ -1,7 +1,7 @@
 /** Credentials from a kubeconfig exec plugin (KEP-541) as client-go runs them, output checked; only Node has a {@link RunPlugin}. */
 import * as z from "zod/mini";
 import "../zod-english.ts";
-import { CredentialsError } from "../errors.ts";
+import { AdmissionError } from "../errors.ts";
 import { parseJson } from "../json.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import { buildPluginEnv, type ExecClusterInfo, type ExecConfig } from "./exec-config.ts";
@@ -108,7 +108,7 @@ export function createExecTokenSource(options: ExecTokenSourceOptions): TokenSou
   async function load(signal: AbortSignal | undefined): Promise<Credential> {
     const [counter, outcome] = judge(await runPlugin(exec.command, exec.args, buildPluginEnv(exec, cluster, baseEnv), { timeoutMs, signal }));
     counters[counter]++;
-    if (typeof outcome === "string") throw new CredentialsError(`${describe} ${outcome}`);
+    if (typeof outcome === "string") throw new AdmissionError(`${describe} ${outcome}`, { code: "ERR_CREDENTIALS" });
     return outcome;
   }
 

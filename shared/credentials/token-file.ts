@@ -1,6 +1,6 @@
 /** A bearer token file re-read before it goes stale (the kubelet rotates projected tokens), the read injected (Node: fs). */
 import { decodeJwt } from "jose";
-import { CredentialsError } from "../errors.ts";
+import { AdmissionError } from "../errors.ts";
 import { createCredentialCache, type CacheSharingOptions } from "./cache.ts";
 import type { Credential, TokenSource } from "./token-source.ts";
 
@@ -24,10 +24,10 @@ export function createTokenFileSource(options: CacheSharingOptions & { path: str
 
   async function load(_: unknown, requestedAt: number): Promise<Credential> {
     const text = await readText(path).catch((error: unknown) => {
-      throw new CredentialsError(`${describe} could not be read`, { cause: error });
+      throw new AdmissionError(`${describe} could not be read`, { code: "ERR_CREDENTIALS", cause: error });
     });
     const token = text.trim();
-    if (token === "") throw new CredentialsError(`${describe} is empty`);
+    if (token === "") throw new AdmissionError(`${describe} is empty`, { code: "ERR_CREDENTIALS" });
     const expiresAt = Math.min(requestedAt + RE_READ_MS, jwtExpiry(token) ?? Number.POSITIVE_INFINITY);
     return { token, expirationTimestamp: new Date(expiresAt).toISOString() };
   }

@@ -6,7 +6,7 @@ export type Credential = ({ token: string } | { clientCertificateData: string; c
 
 /** Where the client gets its credential from; implementations cache and refresh as they see fit. */
 export interface TokenSource {
-  /** A credential not about to expire (`tally.tokenRefresh` set if it waited for one). @throws CredentialsError, or DeadlineExceededError when `signal` aborts first. */
+  /** A credential not about to expire (`tally.tokenRefresh` set if it waited for one). @throws AdmissionError ERR_CREDENTIALS, or ERR_DEADLINE_EXCEEDED when `signal` aborts first. */
   getCredential(options?: { signal?: AbortSignal; tally?: Pick<CallTally, "tokenRefresh"> | undefined }): Promise<Credential>;
   /** The API server answered 401 to `credential`: forget it if it is still the cached one (else nothing). */
   invalidate(credential: Credential): void;

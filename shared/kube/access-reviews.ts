@@ -3,7 +3,7 @@ import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
-import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../errors.ts";
+import { AdmissionError } from "../errors.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
 import type { AccessQuery, CallOptions, UserAccessQuery } from "./client.ts";
 import type { AccessAnswer } from "../policy/facts.ts";
@@ -59,17 +59,17 @@ export function describeAccessReview(query: AccessQuery | UserAccessQuery): stri
 
 /**
  * Creates the review in the pod's namespace and reads its verdict.
- * @throws InvalidReviewError / InvalidCredSpecNameError before any call for names that cannot be Kubernetes names
- *   (they go into the URL and the review) or an empty username; KubeApiError / CredentialsError /
- *   DeadlineExceededError (500) when the API server cannot answer.
+ * @throws AdmissionError ERR_INVALID_REVIEW / ERR_INVALID_CREDSPEC_NAME before any call for names that cannot be
+ *   Kubernetes names (they go into the URL and the review) or an empty username; ERR_KUBE_API / ERR_CREDENTIALS /
+ *   ERR_DEADLINE_EXCEEDED (500) when the API server cannot answer.
  */
 export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery | UserAccessQuery, call: CallOptions): Promise<AccessAnswer> {
   const { namespace } = query;
-  if (!isDns1123Label(namespace)) throw new InvalidReviewError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  if (!isDns1123Label(namespace)) throw new AdmissionError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`, { code: "ERR_INVALID_REVIEW" });
   checkCredSpecName(query.credSpecName);
-  if ("user" in query && query.user.username === "") throw new InvalidReviewError("the review's userInfo has no username");
+  if ("user" in query && query.user.username === "") throw new AdmissionError("the review's userInfo has no username", { code: "ERR_INVALID_REVIEW" });
   if ("serviceAccount" in query && !isDns1123Subdomain(query.serviceAccount)) {
-    throw new InvalidReviewError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`);
+    throw new AdmissionError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`, { code: "ERR_INVALID_REVIEW" });
   }
   const what = describeAccessReview(query);
   const answer = await request({
@@ -82,11 +82,11 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
   });
   if (answer.status !== 200 && answer.status !== 201) throw errorFromAnswer(what, answer.status, answer.body);
   const verdict = readAccessVerdict(answer.body);
-  if (verdict === undefined) throw new KubeApiError(`${what}: the API server's answer has no status.allowed`);
+  if (verdict === undefined) throw new AdmissionError(`${what}: the API server's answer has no status.allowed`, { code: "ERR_KUBE_API" });
   return verdict;
 }
 
-/** @throws InvalidCredSpecNameError for a name no GMSACredentialSpec can have (it goes into a URL or a review). */
+/** @throws AdmissionError ERR_INVALID_CREDSPEC_NAME for a name no GMSACredentialSpec can have (it goes into a URL or a review). */
 export function checkCredSpecName(name: string): void {
-  if (!isDns1123Subdomain(name)) throw new InvalidCredSpecNameError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
+  if (!isDns1123Subdomain(name)) throw new AdmissionError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`, { code: "ERR_INVALID_CREDSPEC_NAME" });
 }

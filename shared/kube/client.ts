@@ -6,7 +6,7 @@ import type { CacheName, CallTally } from "../observer.ts";
 import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
-import { CredSpecNotFoundError, CredSpecWithoutContentsError, DeadlineExceededError, KubeApiError } from "../errors.ts";
+import { AdmissionError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 
 /** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
@@ -88,8 +88,9 @@ export function credSpecPath(name: string): string {
 }
 
 /**
- * The `credspec` field of the GMSACredentialSpec `name`, parsed. @throws InvalidCredSpecNameError before any call,
- * CredSpecNotFoundError, CredSpecWithoutContentsError (422); KubeApiError, CredentialsError, DeadlineExceededError (500).
+ * The `credspec` field of the GMSACredentialSpec `name`, parsed. @throws AdmissionError ERR_INVALID_CREDSPEC_NAME
+ * before any call, ERR_CREDSPEC_NOT_FOUND, ERR_CREDSPEC_WITHOUT_CONTENTS (422); ERR_KUBE_API, ERR_CREDENTIALS,
+ * ERR_DEADLINE_EXCEEDED (500).
  */
 export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
@@ -99,14 +100,14 @@ export async function readCredSpecContents(request: KubeRequester, name: string,
     const status = readStatus(answer.body);
     // A NotFound Status without details.name is about the path, not the object: the CRD is not served.
     if (status?.reason === "NotFound" && status.details?.name === undefined) {
-      throw new KubeApiError(`${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`);
+      throw new AdmissionError(`${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`, { code: "ERR_KUBE_API" });
     }
-    throw new CredSpecNotFoundError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`);
+    throw new AdmissionError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" });
   }
   if (answer.status !== 200) throw errorFromAnswer(what, answer.status, answer.body);
   const contents = (answer.body as { credspec?: unknown } | null)?.credspec;
   if (contents === undefined || contents === null) {
-    throw new CredSpecWithoutContentsError(`GMSACredentialSpec ${JSON.stringify(name)} has no credspec field`);
+    throw new AdmissionError(`GMSACredentialSpec ${JSON.stringify(name)} has no credspec field`, { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
   }
   return contents;
 }
@@ -143,7 +144,7 @@ function createCache<V extends NonNullable<unknown>>(
       if (hit) return value;
       if (options.shareInFlight !== true) return loadAndKeep(key, load);
       const running = inFlight.get(key);
-      const deadlineError = () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
+      const deadlineError = () => new AdmissionError(`${what}: no answer from the API server within the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
       if (running !== undefined) return awaitWithin(running, call.signal, deadlineError);
       const started = loadAndKeep(key, load).finally(() => inFlight.delete(key));
       inFlight.set(key, started);

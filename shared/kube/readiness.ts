@@ -1,6 +1,6 @@
 /** Whether the API server accepts this deployment's credential and its RBAC has what its functions need (docs/operations.md, Readiness). */
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
-import { AdmissionError, CredentialsError } from "../errors.ts";
+import { AdmissionError } from "../errors.ts";
 import type { FunctionName } from "../config/variables.ts";
 import { readAccessVerdict } from "./access-reviews.ts";
 import type { KubeRequester } from "./request.ts";
@@ -77,8 +77,9 @@ async function reviewNeed(request: KubeRequester, resourceAttributes: Need, sign
     return verdict.allowed ? { ready: true } : notReady(`this function's identity lacks RBAC: ${permission}`, `${what}: not allowed`);
   } catch (error) {
     // The message says what failed and why (plugin stderr, token file, ECONNREFUSED), as a review's log line does.
-    if (error instanceof CredentialsError) return notReady("no credential for the API server", error.message);
-    if (error instanceof AdmissionError) return notReady("API server unreachable", error.message);
+    if (error instanceof AdmissionError) {
+      return notReady(error.code === "ERR_CREDENTIALS" ? "no credential for the API server" : "API server unreachable", error.message);
+    }
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type TokenSource } from "../credentials/token-source.ts";
-import { AdmissionError, CredentialsError, DeadlineExceededError, KubeApiError, shortErrorCode } from "../errors.ts";
+import { AdmissionError, shortErrorCode } from "../errors.ts";
 import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { parseJson } from "../json.ts";
 import type { CallOptions } from "./client.ts";
@@ -61,7 +61,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
   return async ({ method, path, resource, body, what, signal, tally }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const deadlineAt = now() + timeoutMs;
-    const deadlineError = () => new DeadlineExceededError(`${what}: no answer from the API server within the deadline`);
+    const deadlineError = () => new AdmissionError(`${what}: no answer from the API server within the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
     const attempted = (code: KubeCallCode, startedAt: number): void => {
       if (tally !== undefined) tally.kubeRequests++;
       observer?.kubeRequest(method === "GET" ? "get" : "create", resource, code, (performance.now() - startedAt) / 1000);
@@ -77,7 +77,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
     for (;;) {
       if (deadline.aborted) throw deadlineError();
       const credential = await tokenSource?.getCredential({ signal: deadline, tally }).catch((error: unknown) => {
-        throw error instanceof AdmissionError ? error.withContext(what) : new CredentialsError(`${what}: no credential`, { cause: error });
+        throw error instanceof AdmissionError ? error.withContext(what) : new AdmissionError(`${what}: no credential`, { code: "ERR_CREDENTIALS", cause: error });
       });
       const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "gmsa-webhooks" };
       if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -97,13 +97,14 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         attempted(deadline.aborted ? "timeout" : "error", startedAt);
         if (!deadline.aborted && (await retryAfter(retryDelayMs))) continue;
         if (deadline.aborted) throw deadlineError();
-        throw new KubeApiError(`${what}: API server unreachable (${shortErrorCode(error)})`, { cause: error });
+        throw new AdmissionError(`${what}: API server unreachable (${shortErrorCode(error)})`, { code: "ERR_KUBE_API", cause: error });
       }
       const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text), headers: response.headers };
       attempted(answer.status, startedAt);
       if (answer.status >= 300 && answer.status < 400) {
         // Where it pointed goes to the log only (the cause); the pod's author learns the status.
-        throw new KubeApiError(`${what}: API server answered ${answer.status}, a redirect, which is never followed`, {
+        throw new AdmissionError(`${what}: API server answered ${answer.status}, a redirect, which is never followed`, {
+          code: "ERR_KUBE_API",
           cause: { httpStatus: answer.status, location: response.headers.get("Location") },
         });
       }
@@ -119,7 +120,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
       }
       // 429 and 5xx are worth one more try (docs/security.md, Fail closed).
       if ((answer.status === 429 || answer.status >= 500) && (await retryAfter(retryAfterMs(response, answer.body, now()) ?? retryDelayMs))) continue;
-      if (ok && answer.body === undefined) throw new KubeApiError(`${what}: API server answered ${answer.status} without a JSON body`);
+      if (ok && answer.body === undefined) throw new AdmissionError(`${what}: API server answered ${answer.status} without a JSON body`, { code: "ERR_KUBE_API" });
       return answer;
     }
   };
@@ -144,8 +145,8 @@ export function errorFromAnswer(what: string, httpStatus: number, body: unknown)
   const status = readStatus(body);
   const answer = `${what}: API server answered ${httpStatus}${status?.reason ? ` ${status.reason}` : ""}`;
   const cause = { httpStatus, reason: status?.reason, message: status?.message };
-  if (httpStatus === 401) return new CredentialsError(`${answer}: it rejected our credential`, { cause });
-  return new KubeApiError(httpStatus === 403 ? `${answer}: check this function's RBAC` : answer, { cause });
+  if (httpStatus === 401) return new AdmissionError(`${answer}: it rejected our credential`, { code: "ERR_CREDENTIALS", cause });
+  return new AdmissionError(httpStatus === 403 ? `${answer}: check this function's RBAC` : answer, { code: "ERR_KUBE_API", cause });
 }
 
 /** Retry-After (seconds or HTTP date), else the Status `details.retryAfterSeconds`, in ms. */

@@ -1,4 +1,4 @@
-import { asAdmissionError, createRefusal, InvalidReviewError, type AdmissionError } from "../errors.ts";
+import { AdmissionError, asAdmissionError, createRefusal } from "../errors.ts";
 import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { listDifferingKeys } from "./contents.ts";
 import { applyEnforcement } from "./enforcement.ts";
@@ -75,7 +75,7 @@ function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"
 
 /** Adds the requester's review. The API server always sends the requester: a review without one is malformed (400). */
 function withRequester(judgement: Partial<Judgement>, { requester, namespace }: PodChange): Partial<Judgement> {
-  if (requester === undefined) return { ...judgement, errors: [new InvalidReviewError("request.userInfo.username is missing")] };
+  if (requester === undefined) return { ...judgement, errors: [new AdmissionError("request.userInfo.username is missing", { code: "ERR_INVALID_REVIEW" })] };
   return { ...judgement, subjects: [...(judgement.subjects ?? []), { namespace, user: requester }] };
 }
 

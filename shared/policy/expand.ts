@@ -1,5 +1,5 @@
 import fastJsonPatch from "fast-json-patch";
-import { createRefusal, InternalError, type AdmissionError } from "../errors.ts";
+import { AdmissionError, createRefusal } from "../errors.ts";
 import { checkNames } from "./checks.ts";
 import { findDuplicateKey } from "./contents.ts";
 import type { LoadedFacts, LoadPlan } from "./facts.ts";
@@ -88,7 +88,7 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     const fact = facts.credspecs.get(name);
     // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
     if (fact?.ok !== true) {
-      errors.push((fact?.error ?? new InternalError(`facts for credspec "${name}" were not loaded`)).withContext(place, name));
+      errors.push((fact?.error ?? new AdmissionError(`facts for credspec "${name}" were not loaded`, { code: "ERR_INTERNAL" })).withContext(place, name));
       continue;
     }
     const text = JSON.stringify(fact.value);

@@ -3,7 +3,7 @@
  * allowed (service account, namespace, credspec) triples, call counters per name, and optional delay,
  * failure or hang injection.
  */
-import { CredSpecNotFoundError, CredSpecWithoutContentsError } from "../../shared/errors.ts";
+import { AdmissionError } from "../../shared/errors.ts";
 import type { AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/client.ts";
 import type { AccessAnswer } from "../../shared/policy/facts.ts";
 
@@ -71,9 +71,9 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
     async getCredSpecContents(name, callOptions): Promise<unknown> {
       contentsCalls.set(name, (contentsCalls.get(name) ?? 0) + 1);
       await settle("getCredSpecContents", name, callOptions);
-      if (!credspecs.has(name)) throw new CredSpecNotFoundError(`GMSACredentialSpec "${name}" not found`);
+      if (!credspecs.has(name)) throw new AdmissionError(`GMSACredentialSpec "${name}" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" });
       const value = credspecs.get(name);
-      if (value === WITHOUT_CONTENTS) throw new CredSpecWithoutContentsError(`GMSACredentialSpec "${name}" has no credspec`);
+      if (value === WITHOUT_CONTENTS) throw new AdmissionError(`GMSACredentialSpec "${name}" has no credspec`, { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
       return structuredClone(value);
     },
     async canUseCredSpec(query, callOptions): Promise<AccessAnswer> {

@@ -1,6 +1,6 @@
 /** Assertions that failures name their cause and never carry a secret. */
 import { expect } from "vitest";
-import { CredentialsError } from "../../shared/errors.ts";
+import type { AdmissionError } from "../../shared/errors.ts";
 
 /** Every text an error could reach a log with: message, stack, own fields and its cause's. */
 function errorTexts(error: unknown): string {
@@ -48,14 +48,14 @@ export async function responseText(response: AnyResponse): Promise<string> {
   return [...headers, "", await response.text()].join("\n");
 }
 
-/** Awaits a rejection with a CredentialsError whose message matches `message` and that holds none of `secrets`. */
-export async function expectRefusal(promise: Promise<unknown>, message: RegExp, secrets: readonly string[]): Promise<CredentialsError> {
+/** Awaits a rejection with ERR_CREDENTIALS whose message matches `message` and that holds none of `secrets`. */
+export async function expectRefusal(promise: Promise<unknown>, message: RegExp, secrets: readonly string[]): Promise<AdmissionError> {
   const error = await promise.then(
     () => expect.unreachable("resolved"),
     (caught: unknown) => caught,
   );
-  expect(error).toBeInstanceOf(CredentialsError);
+  expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
   expect((error as Error).message).toMatch(message);
   expectNoSecrets(errorTexts(error), secrets);
-  return error as CredentialsError;
+  return error as AdmissionError;
 }

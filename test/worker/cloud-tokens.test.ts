@@ -27,7 +27,7 @@ export default {
       const source = createCloudTokenSource({ kind, ...options }, { shareInFlight: false });
       return Response.json(await source.getCredential());
     } catch (error) {
-      return Response.json({ error: error.name, message: error.message }, { status: 500 });
+      return Response.json({ code: error.code, message: error.message }, { status: 500 });
     }
   },
 };
@@ -88,7 +88,7 @@ describe("cloud token sources in workerd", () => {
     server.script = () => ({ status: 307, headers: { Location: "http://127.0.0.1:1/elsewhere" } });
     const { status, json } = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" } });
     expect(status).toBe(500);
-    expect(json).toEqual({ error: "CredentialsError", message: "Azure managed identity endpoint refused: HTTP 307 Temporary Redirect" });
+    expect(json).toEqual({ code: "ERR_CREDENTIALS", message: "Azure managed identity endpoint refused: HTTP 307 Temporary Redirect" });
   });
 });
 

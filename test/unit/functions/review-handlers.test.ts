@@ -4,7 +4,7 @@ import { createJsonMetrics } from "../../../functions/metrics.ts";
 import { createReviewHandler, loadFacts, type ReviewHandler } from "../../../functions/review-handlers.ts";
 import type { AppEnv } from "../../../shared/http/env.ts";
 import type { AdmissionReviewResponse } from "../../../shared/admission/response.ts";
-import { createRefusal, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../shared/errors.ts";
+import { AdmissionError, createRefusal } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { createJsonLogger, type LogLevel } from "../../../shared/log.ts";
 import type { LoadPlan } from "../../../shared/policy/facts.ts";
@@ -60,7 +60,7 @@ describe("createReviewHandler", () => {
 
   it("answers a credential failure with the uid only, and logs its detail on the review's line", async () => {
     const detail = 'exec plugin "/opt/bin/kubelogin" exited with code 1: AADSTS700016 tenant 0000-1111';
-    const { send, lines } = setup(() => Promise.reject(new CredentialsError(detail)));
+    const { send, lines } = setup(() => Promise.reject(new AdmissionError(detail, { code: "ERR_CREDENTIALS" })));
     const reply = await send(buildReview(buildPod(), { uid: "uid-9" }));
     expect(reply.response).toMatchObject({ uid: "uid-9", allowed: false, status: { code: 500, reason: "InternalError" } });
     expect(reply.response.status?.message).toContain("could not authenticate to the API server");
@@ -86,7 +86,7 @@ describe("createReviewHandler", () => {
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {
     const { send, lines, metrics } = setup(() =>
-      Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod"), new KubeApiError("y")] }),
+      Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod"), new AdmissionError("y", { code: "ERR_KUBE_API" })] }),
     );
     const pod = buildPod({ containers: [{ name: "app", env: [{ name: "PASSWORD", value: "hunter2" }] }] });
     await send(buildReview(pod, { uid: "uid-1", dryRun: true }));
@@ -131,7 +131,7 @@ describe("loadFacts", () => {
   it("loads each credspec once and turns failures into facts", async () => {
     const gmsa = createFakeGmsaClient({
       credspecs: { webapp1: WEBAPP1_CREDSPEC, empty: WITHOUT_CONTENTS },
-      fail: (_call, name) => (name === "broken" ? new KubeApiError("503") : undefined),
+      fail: (_call, name) => (name === "broken" ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined),
     });
     const facts = await loadFacts(plan(["webapp1", "missing", "empty", "broken"]), contextOf(gmsa));
     expect(facts.credspecs.get("webapp1")).toEqual({ ok: true, value: WEBAPP1_CREDSPEC });
@@ -188,7 +188,7 @@ describe("loadFacts", () => {
     const signal = AbortSignal.timeout(20);
     const honouring: GmsaClient = {
       ...createFakeGmsaClient(),
-      getCredSpecContents: () => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new DeadlineExceededError(message)))),
+      getCredSpecContents: () => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new AdmissionError(message, { code: "ERR_DEADLINE_EXCEEDED" })))),
     };
     const facts = await loadFacts(plan(["a"]), contextOf(honouring, signal));
     expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", message } });

@@ -1,6 +1,6 @@
 /** Inputs the fuzzer and the load probes found, pinned as plain cases. */
 import { describe, expect, it } from "vitest";
-import { CredSpecNotFoundError, KubeApiError } from "../../../shared/errors.ts";
+import { AdmissionError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { silentLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
@@ -19,7 +19,7 @@ function createRegressionApp(gmsa?: GmsaClient) {
     gmsa: gmsa ?? {
       getCredSpecContents: (name) =>
         name === "missing"
-          ? Promise.reject(new CredSpecNotFoundError(`GMSACredentialSpec "${name}" does not exist`))
+          ? Promise.reject(new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }))
           : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
       canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
@@ -107,7 +107,7 @@ describe("regressions", () => {
   it("fails closed: an API server failure is a 500 denial that says so", async () => {
     const down: GmsaClient = {
       getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
-      canUseCredSpec: () => Promise.reject(new KubeApiError("the API server answered 503 Service Unavailable")),
+      canUseCredSpec: () => Promise.reject(new AdmissionError("the API server answered 503 Service Unavailable", { code: "ERR_KUBE_API" })),
       canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };

@@ -2,12 +2,7 @@
  * The fuzzed cluster's ground truth: which credspecs exist, which service accounts may use them, and which
  * lookups fail. The fake GmsaClient answers from it; the oracle judges from it, with its own code.
  */
-import {
-  CredSpecNotFoundError,
-  CredSpecWithoutContentsError,
-  DeadlineExceededError,
-  KubeApiError,
-} from "../../../shared/errors.ts";
+import { AdmissionError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
 
 /** Every credspec's contents carry a marker, so a test can prove contents never reach a log. */
@@ -75,22 +70,22 @@ export function createFakeGmsaClient(): GmsaClient & { calls: number } {
       await Promise.resolve();
       switch (name) {
         case "no-contents":
-          throw new CredSpecWithoutContentsError(`GMSACredentialSpec "${name}" has no credspec field`);
+          throw new AdmissionError(`GMSACredentialSpec "${name}" has no credspec field`, { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
         case "flaky":
-          throw new KubeApiError("the API server answered 503");
+          throw new AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" });
         case "buggy":
           throw new TypeError("cannot read properties of undefined");
         case "late":
-          throw new DeadlineExceededError("the review's deadline passed");
+          throw new AdmissionError("the review's deadline passed", { code: "ERR_DEADLINE_EXCEEDED" });
       }
       const contents = CREDSPECS.get(name);
-      if (contents === undefined) throw new CredSpecNotFoundError(`GMSACredentialSpec "${name}" does not exist`);
+      if (contents === undefined) throw new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" });
       return structuredClone(contents);
     },
     async canUseCredSpec(query: { namespace: string; serviceAccount: string; credSpecName: string }) {
       client.calls++;
       await Promise.resolve();
-      if (query.credSpecName === "access-flaky") throw new KubeApiError("the API server answered 500");
+      if (query.credSpecName === "access-flaky") throw new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
       if (query.credSpecName === "access-buggy") return Promise.reject(new RangeError("boom"));
       const allowed = isAllowed(query.namespace, query.serviceAccount, query.credSpecName);
       return { allowed, reason: allowed ? "" : `RBAC: ${query.serviceAccount} may not use ${query.credSpecName}` };

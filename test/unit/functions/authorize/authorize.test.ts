@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
-import { KubeApiError } from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import type { AccessQuery } from "../../../../shared/kube/client.ts";
 import { annotationKeys } from "../../../../shared/policy/references.ts";
 import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
@@ -125,12 +125,12 @@ describe("authorize", () => {
     });
 
     it.each([
-      ["a KubeApiError", new KubeApiError("LocalSubjectAccessReview failed: 503 ServiceUnavailable")],
+      ["ERR_KUBE_API", new AdmissionError("LocalSubjectAccessReview failed: 503 ServiceUnavailable", { code: "ERR_KUBE_API" })],
       ["a plain Error", new Error("socket hang up near token abc")],
     ])("fails closed on %s from the client (500), never leaking a plain Error's message", async (_what, error) => {
       const { reply, rawLogs } = await authorize(podWithGmsaAt(kind, expanded1), {}, { fail: (call) => (call === "canUseCredSpec" ? error : undefined) });
       expectDenied(reply, 500);
-      if (!(error instanceof KubeApiError)) {
+      if (!(error instanceof AdmissionError)) {
         expect(reply.response.status?.message).not.toContain("hang up");
         expect(rawLogs()).not.toContain("hang up");
       }
@@ -232,7 +232,7 @@ describe("authorize", () => {
       {},
       {
         allowed: [...allow],
-        fail: (_c, name) => (name === "broken" ? new KubeApiError("503") : undefined),
+        fail: (_c, name) => (name === "broken" ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined),
       },
     );
     expectDenied(reply, code, 'container "b"');

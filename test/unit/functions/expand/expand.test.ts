@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
-import { KubeApiError } from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { createRandomHostname } from "../../../../shared/policy/expand.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
@@ -104,12 +104,12 @@ describe("expand", () => {
     });
 
     it.each([
-      ["a KubeApiError", new KubeApiError("the API server answered 503 ServiceUnavailable")],
+      ["ERR_KUBE_API", new AdmissionError("the API server answered 503 ServiceUnavailable", { code: "ERR_KUBE_API" })],
       ["a plain Error", new Error("ECONNRESET talking to https://10.0.0.1:6443 with token abc")],
     ])("fails closed on %s from the client (500), never leaking a plain Error's message", async (_what, error) => {
       const { reply, rawLogs } = await expand(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }), {}, { fail: () => error });
       expectDenied(reply, 500);
-      if (!(error instanceof KubeApiError)) {
+      if (!(error instanceof AdmissionError)) {
         expect(reply.response.status?.message).not.toContain("ECONNRESET");
         expect(rawLogs()).not.toContain("ECONNRESET");
       }
@@ -201,7 +201,7 @@ describe("expand", () => {
         { name: "b", windowsOptions: { gmsaCredentialSpecName: "broken" } },
       ],
     });
-    const { reply } = await expand(input, {}, { fail: (_c, name) => (name === "broken" ? new KubeApiError("503") : undefined) });
+    const { reply } = await expand(input, {}, { fail: (_c, name) => (name === "broken" ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined) });
     expectDenied(reply, 500, 'container "a"', 'container "b"');
   });
 

@@ -5,15 +5,7 @@ import {
   MAX_WARNING_LENGTH,
   MAX_WARNINGS_TOTAL,
 } from "../../../../shared/admission/response.ts";
-import {
-  createRefusal,
-  CredentialsError,
-  CredSpecNotFoundError,
-  InternalError,
-  KubeApiError,
-  pickStatus,
-  type AdmissionError,
-} from "../../../../shared/errors.ts";
+import { AdmissionError, createRefusal, pickStatus } from "../../../../shared/errors.ts";
 
 const uid = "705ab4f5-6393-11e8-b7cc-42010a800002";
 
@@ -28,7 +20,7 @@ describe("buildAdmissionResponse", () => {
 
   it("tells a credential failure as a generic 500 naming the uid, never its detail (plugin stderr, paths, ARNs)", () => {
     const detail = 'exec plugin "/opt/bin/aws" exited with code 255: arn:aws:iam::123456789012:role/gmsa, token file /var/run/secrets/t';
-    const error = new CredentialsError(detail).withContext('reading GMSACredentialSpec "webapp1"').withContext("pod", "webapp1");
+    const error = new AdmissionError(detail, { code: "ERR_CREDENTIALS" }).withContext('reading GMSACredentialSpec "webapp1"').withContext("pod", "webapp1");
     const status = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [error] }).response.status;
     expect(status).toMatchObject({ code: 500, reason: "InternalError" });
     expect(status?.message).toBe(
@@ -70,7 +62,7 @@ describe("buildAdmissionResponse", () => {
   });
 
   it("never carries a patch on a denial", () => {
-    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new CredSpecNotFoundError("x")] });
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new AdmissionError("x", { code: "ERR_CREDSPEC_NOT_FOUND" })] });
     expect(reply.response).not.toHaveProperty("patch");
   });
 
@@ -81,14 +73,14 @@ describe("buildAdmissionResponse", () => {
   it("replaces the message of our own bugs with a generic text", () => {
     const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, {
       allowed: false,
-      errors: [new InternalError("TypeError: cannot read secret of undefined")],
+      errors: [new AdmissionError("TypeError: cannot read secret of undefined", { code: "ERR_INTERNAL" })],
     });
     expect(reply.response.status).toMatchObject({ code: 500, reason: "InternalError" });
     expect(reply.response.status?.message).not.toContain("secret");
   });
 
   it("caps the message and says how many were left out", () => {
-    const errors = Array.from({ length: 100 }, (_, i) => new CredSpecNotFoundError(`container "c${i}": GMSACredentialSpec "${"x".repeat(50)}" not found`));
+    const errors = Array.from({ length: 100 }, (_, i) => new AdmissionError(`container "c${i}": GMSACredentialSpec "${"x".repeat(50)}" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" }));
     const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors }).response.status?.message ?? "";
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(message).toMatch(/… and \d+ more$/);
@@ -97,7 +89,7 @@ describe("buildAdmissionResponse", () => {
 
   it("keeps the start of a single message longer than the cap, so it still names the place", () => {
     const labels = Array.from({ length: 200 }, (_, i) => `container "container-${i}"`).join(", ");
-    const long = new CredSpecNotFoundError(`${labels}: GMSACredentialSpec "webapp1" not found`);
+    const long = new AdmissionError(`${labels}: GMSACredentialSpec "webapp1" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" });
     const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long] }).response.status?.message ?? "";
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(message).toContain('container "container-0"');
@@ -119,13 +111,13 @@ describe("buildAdmissionResponse", () => {
 
   it("leaves warnings out when there are none, and keeps them on denials", () => {
     expect(buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, warnings: [] }).response).not.toHaveProperty("warnings");
-    const denied = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new KubeApiError("x")], warnings: ["w"] });
+    const denied = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new AdmissionError("x", { code: "ERR_KUBE_API" })], warnings: ["w"] });
     expect(denied.response.warnings).toEqual(["w"]);
   });
 });
 
 describe("pickStatus", () => {
-  const e500 = new KubeApiError("api");
+  const e500 = new AdmissionError("api", { code: "ERR_KUBE_API" });
   const e403 = createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "rbac", "pod");
   const e400 = createRefusal("ERR_GMSA_CHANGED", "changed", "pod");
   const e422 = createRefusal("ERR_CONTENTS_MISMATCH", "mismatch", "pod");

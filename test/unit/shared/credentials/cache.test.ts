@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createCredentialCache } from "../../../../shared/credentials/cache.ts";
 import type { Credential } from "../../../../shared/credentials/token-source.ts";
-import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
@@ -42,9 +41,9 @@ describe("createCredentialCache refresh time", () => {
 });
 
 describe("createCredentialCache", () => {
-  it("turns unknown load failures into a CredentialsError naming the source", async () => {
+  it("turns unknown load failures into ERR_CREDENTIALS naming the source", async () => {
     const cache = createCredentialCache({ load: () => Promise.reject(new Error("boom")), describe: "test source", shareInFlight: true });
-    await expect(cache.getCredential()).rejects.toThrow(new CredentialsError("test source failed"));
+    await expect(cache.getCredential()).rejects.toMatchObject({ code: "ERR_CREDENTIALS", message: "test source failed" });
   });
 
   it("does not back off when only the caller gave up (Workers mode)", async () => {
@@ -60,8 +59,8 @@ describe("createCredentialCache", () => {
         }),
     });
     const late = await cache.getCredential({ signal: AbortSignal.timeout(20) }).catch((error: unknown) => error);
-    expect(late).toBeInstanceOf(CredentialsError);
-    expect((late as Error).cause).toBeInstanceOf(DeadlineExceededError);
+    expect(late).toMatchObject({ code: "ERR_CREDENTIALS" });
+    expect((late as Error).cause).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     await expect(cache.getCredential()).resolves.toEqual({ token: "t" });
     expect(loads).toBe(2);
   });

@@ -99,7 +99,7 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
     ["a date for expires_on", { status: 200, body: { access_token: ACCESS_TOKEN, expires_on: "1/1/2030 1:00:00 AM +00:00" } }, /answered without a valid expires_on$/],
     ["an expired token", issued(T0 / 1000 - 1), /returned a credential that has already expired/],
     ["a redirect (never followed with the header)", { status: 302, headers: { Location: "http://127.0.0.2:9/steal" } }, /refused: HTTP 302/],
-  ])("refuses %s with a CredentialsError that names it and holds no secret", async (_, answer, message) => {
+  ])("refuses %s with ERR_CREDENTIALS that names it and holds no secret", async (_, answer, message) => {
     const { source } = createSource(() => answer, aks());
     await expectRefusal(source.getCredential(), message, SECRETS);
     expect(server.requests).toHaveLength(1);
@@ -188,7 +188,7 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
     ["no expires_in", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, token_type: "Bearer" } }, /answered without a valid expires_in$/],
     ["expires_in as text", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: "3599" } }, /answered without a valid expires_in$/],
     ["another token_type", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" } }, /answered without a valid token_type$/],
-  ])("refuses %s with a CredentialsError that names it and holds no token", async (_, answer, message) => {
+  ])("refuses %s with ERR_CREDENTIALS that names it and holds no token", async (_, answer, message) => {
     const { source } = createSource(() => answer, gke());
     await expectRefusal(source.getCredential(), message, [GOOGLE_TOKEN]);
     expect(server.requests).toHaveLength(1);

@@ -158,7 +158,7 @@ describe("createCloudTokenSource for eks", () => {
     expect([a, b]).toContain(await source.getCredential());
   });
 
-  it("reports a signing failure as a CredentialsError without the keys", async () => {
+  it("reports a signing failure as ERR_CREDENTIALS without the keys", async () => {
     const spy = vi.spyOn(crypto.subtle, "importKey").mockRejectedValue(new Error(`bad key ${CREDENTIALS.secretAccessKey}`));
     try {
       const source = createCloudTokenSource({ kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: true });

@@ -4,7 +4,6 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
 import { createExecTokenSource, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
 import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
-import { CredentialsError, DeadlineExceededError } from "../../../../shared/errors.ts";
 import { eventually, isAlive, pluginPath, runCount } from "../../../support/exec-plugins.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
@@ -90,7 +89,7 @@ describe("exec token source: failures", () => {
   it("names command, exit code and stderr tail, never stdout", async () => {
     const tokens = source(exec("fail"));
     const error = await failure(tokens.getCredential());
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toContain(`exec plugin "${process.execPath}" exited with code 3`);
     expect(error.message).toContain("the identity provider said no");
     expect(error.message).not.toContain("secret-stdout-token");
@@ -126,7 +125,7 @@ describe("exec token source: failures", () => {
     const config = { ...exec("token", {}, { installHint: "Install kubelogin: brew install int128/kubelogin/kubelogin" }), command: "/nonexistent/kubelogin" };
     const tokens = source(config);
     const error = await failure(tokens.getCredential());
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toContain('exec plugin "/nonexistent/kubelogin" not found');
     expect(error.message).toContain("brew install int128/kubelogin/kubelogin");
     expect(tokens.counters()).toEqual({ success: 0, pluginError: 0, notFound: 1, timeout: 0 });
@@ -136,7 +135,7 @@ describe("exec token source: failures", () => {
     const pidFile = path.join(dir, "child.pid");
     const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 2_000 });
     const error = await failure(tokens.getCredential());
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toMatch(/timed out after 2000 ms and was killed: waiting for the identity provider/);
     expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
     expect(tokens.counters().timeout).toBe(1);
@@ -147,8 +146,8 @@ describe("exec token source: failures", () => {
     const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 3_000 });
     const started = Date.now();
     const error = await failure(tokens.getCredential({ signal: AbortSignal.timeout(300) }));
-    expect(error).toBeInstanceOf(CredentialsError);
-    expect(error.cause).toBeInstanceOf(DeadlineExceededError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
+    expect(error.cause).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     expect(Date.now() - started).toBeLessThan(1_500);
     // The shared run still ends by its own timeout.
     expect(await eventually(() => tokens.counters().timeout === 1, 6_000)).toBe(true);
@@ -165,7 +164,7 @@ describe("exec token source: failures", () => {
   ])("refuses %s output without repeating stdout", async (mode, expected) => {
     const tokens = source(exec("bad-output", {}, { args: [mode] }));
     const error = await failure(tokens.getCredential());
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toMatch(expected);
     expect(error.message).not.toContain("leaked-secret");
     expect(JSON.stringify(error)).not.toContain("leaked-secret");

@@ -1,7 +1,6 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTokenFileSource } from "../../../../shared/credentials/token-file.ts";
-import { CredentialsError } from "../../../../shared/errors.ts";
 
 describe("createTokenFileSource", () => {
   it("re-reads the file every minute by default, so a rotated token is picked up", async () => {
@@ -31,9 +30,9 @@ describe("createTokenFileSource", () => {
     expect(await source.getCredential()).toEqual({ token: jwt, expirationTimestamp: new Date(clock + 30_000).toISOString() });
   });
 
-  it("fails with a CredentialsError naming the file when it cannot be read or is empty", async () => {
+  it("fails with ERR_CREDENTIALS naming the file when it cannot be read or is empty", async () => {
     const missing = createTokenFileSource({ path: "/nope", readText: () => Promise.reject(new Error("ENOENT")), shareInFlight: true });
-    await expect(missing.getCredential()).rejects.toThrow(new CredentialsError('token file "/nope" could not be read'));
+    await expect(missing.getCredential()).rejects.toMatchObject({ code: "ERR_CREDENTIALS", message: 'token file "/nope" could not be read' });
     const empty = createTokenFileSource({ path: "/empty", readText: () => Promise.resolve(" \n"), shareInFlight: true });
     await expect(empty.getCredential()).rejects.toThrow('token file "/empty" is empty');
   });

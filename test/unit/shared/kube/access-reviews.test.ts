@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
-import { InvalidCredSpecNameError, InvalidReviewError, KubeApiError } from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../shared/kube/access-reviews.ts";
 import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
 import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
@@ -55,24 +55,24 @@ describe("canUseCredSpec", () => {
     expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: false, reason: "webhook authorizer timed out" });
   });
 
-  it("does not retry a failed POST on 5xx and maps it to KubeApiError", async () => {
+  it("does not retry a failed POST on 5xx and maps it to ERR_KUBE_API", async () => {
     const { client, calls } = setup(() => status(503, "ServiceUnavailable"));
     await expect(client.canUseCredSpec(query, call())).rejects.toThrow(
-      new KubeApiError('reviewing whether service account "shop/web" may use GMSACredentialSpec "webapp01": API server answered 503 ServiceUnavailable'),
+      new AdmissionError('reviewing whether service account "shop/web" may use GMSACredentialSpec "webapp01": API server answered 503 ServiceUnavailable', { code: "ERR_KUBE_API" }),
     );
     expect(calls).toHaveLength(1);
   });
 
   it("refuses an answer without status.allowed", async () => {
     const { client } = setup(() => json(201, { kind: "LocalSubjectAccessReview" }));
-    await expect(client.canUseCredSpec(query, call())).rejects.toBeInstanceOf(KubeApiError);
+    await expect(client.canUseCredSpec(query, call())).rejects.toMatchObject({ code: "ERR_KUBE_API" });
   });
 
   it("validates namespace, service account and credspec names before any call", async () => {
     const { client, calls } = setup(() => verdict({ allowed: true }));
-    await expect(client.canUseCredSpec({ ...query, namespace: "Shop/../x" }, call())).rejects.toBeInstanceOf(InvalidReviewError);
-    await expect(client.canUseCredSpec({ ...query, serviceAccount: "a b" }, call())).rejects.toBeInstanceOf(InvalidReviewError);
-    await expect(client.canUseCredSpec({ ...query, credSpecName: "X" }, call())).rejects.toBeInstanceOf(InvalidCredSpecNameError);
+    await expect(client.canUseCredSpec({ ...query, namespace: "Shop/../x" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
+    await expect(client.canUseCredSpec({ ...query, serviceAccount: "a b" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
+    await expect(client.canUseCredSpec({ ...query, credSpecName: "X" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_CREDSPEC_NAME" });
     expect(calls).toHaveLength(0);
   });
 });
@@ -118,9 +118,9 @@ describe("canUserUseCredSpec", () => {
 
   it("refuses an empty username or impossible names before any call", async () => {
     const { client, calls } = setup(() => json(201, { status: { allowed: true } }));
-    await expect(client.canUserUseCredSpec({ ...userQuery, user: { username: "" } }, call())).rejects.toBeInstanceOf(InvalidReviewError);
-    await expect(client.canUserUseCredSpec({ ...userQuery, namespace: "a/b" }, call())).rejects.toBeInstanceOf(InvalidReviewError);
-    await expect(client.canUserUseCredSpec({ ...userQuery, credSpecName: "X" }, call())).rejects.toBeInstanceOf(InvalidCredSpecNameError);
+    await expect(client.canUserUseCredSpec({ ...userQuery, user: { username: "" } }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
+    await expect(client.canUserUseCredSpec({ ...userQuery, namespace: "a/b" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
+    await expect(client.canUserUseCredSpec({ ...userQuery, credSpecName: "X" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_CREDSPEC_NAME" });
     expect(calls).toHaveLength(0);
   });
 });

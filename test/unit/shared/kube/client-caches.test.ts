@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { CredSpecNotFoundError, DeadlineExceededError } from "../../../../shared/errors.ts";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import { CACHE_MAX_ENTRIES, CREDSPEC_CACHE_MAX_BYTES, createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
@@ -100,8 +99,8 @@ describe("credspec contents cache", () => {
 
   it("does not cache a missing credspec", async () => {
     const { client, calls } = setup({}, { found: false });
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     expect(calls).toHaveLength(2);
   });
 
@@ -198,9 +197,9 @@ describe("concurrent misses of one key", () => {
     const { client, calls, release } = gated(() => status(404, "NotFound", { name: "webapp01" }));
     const reads = [client.getCredSpecContents("webapp01", call()), client.getCredSpecContents("webapp01", call())];
     release();
-    for (const read of reads) await expect(read).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    for (const read of reads) await expect(read).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     expect(calls).toHaveLength(1);
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     expect(calls).toHaveLength(2);
   });
 
@@ -210,7 +209,7 @@ describe("concurrent misses of one key", () => {
     const joined = new AbortController();
     const joining = client.getCredSpecContents("webapp01", { signal: joined.signal });
     joined.abort();
-    await expect(joining).rejects.toBeInstanceOf(DeadlineExceededError);
+    await expect(joining).rejects.toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     await expect(joining).rejects.toThrow(/GMSACredentialSpec "webapp01": no answer from the API server within the deadline/);
     release();
     expect(await started).toEqual({ n: 1 });

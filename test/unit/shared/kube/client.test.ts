@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Credential, TokenSource } from "../../../../shared/credentials/token-source.ts";
-import {
-  CredSpecNotFoundError,
-  CredSpecWithoutContentsError,
-  CredentialsError,
-  DeadlineExceededError,
-  InvalidCredSpecNameError,
-  KubeApiError,
-  type AdmissionError,
-} from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
 import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
@@ -62,32 +54,32 @@ describe("getCredSpecContents", () => {
     expect(calls[0]?.headers.get("Accept")).toBe("application/json");
   });
 
-  it("maps a NotFound for the object to CredSpecNotFoundError (422)", async () => {
+  it("maps a NotFound for the object to ERR_CREDSPEC_NOT_FOUND (422)", async () => {
     const { client } = setup(() => status(404, "NotFound", { name: "missing", group: "windows.k8s.io", kind: "gmsacredentialspecs" }));
     const error = await failure(client.getCredSpecContents("missing", call()));
-    expect(error).toBeInstanceOf(CredSpecNotFoundError);
+    expect(error).toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     expect(error.status).toBe(422);
     expect(error.message).toContain('"missing"');
   });
 
-  it("maps a NotFound for the path (CRD not installed) to KubeApiError (500)", async () => {
+  it("maps a NotFound for the path (CRD not installed) to ERR_KUBE_API (500)", async () => {
     const { client } = setup(() => status(404, "NotFound"));
     const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.message).toMatch(/is the CRD installed/);
   });
 
-  it("maps a resource without credspec to CredSpecWithoutContentsError (422)", async () => {
+  it("maps a resource without credspec to ERR_CREDSPEC_WITHOUT_CONTENTS (422)", async () => {
     const { client } = setup(() => json(200, { kind: "GMSACredentialSpec", metadata: { name: "empty" } }));
     const error = await failure(client.getCredSpecContents("empty", call()));
-    expect(error).toBeInstanceOf(CredSpecWithoutContentsError);
+    expect(error).toMatchObject({ code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
     expect(error.status).toBe(422);
   });
 
-  it("maps 403 to KubeApiError (500) that says what failed and points at RBAC", async () => {
+  it("maps 403 to ERR_KUBE_API (500) that says what failed and points at RBAC", async () => {
     const { client, calls } = setup(() => status(403, "Forbidden"));
     const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.status).toBe(500);
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server answered 403 Forbidden: check this function\'s RBAC');
     expect(calls).toHaveLength(1);
@@ -126,7 +118,7 @@ describe("getCredSpecContents", () => {
       throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
     });
     const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toBeInstanceOf(KubeApiError);
+    expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server unreachable (ECONNREFUSED)');
     expect(calls).toHaveLength(2);
   });
@@ -140,10 +132,10 @@ describe("getCredSpecContents", () => {
     expect(tokens.loads).toBe(2);
   });
 
-  it("fails with CredentialsError when the fresh credential is refused too", async () => {
+  it("fails with ERR_CREDENTIALS when the fresh credential is refused too", async () => {
     const { client, calls, tokens } = setup(() => status(401, "Unauthorized"));
     const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(calls).toHaveLength(2);
     expect(tokens.invalidations).toBe(2);
   });
@@ -152,28 +144,28 @@ describe("getCredSpecContents", () => {
     const { client } = setup(() => "hang");
     const started = Date.now();
     const error = await failure(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(200) }));
-    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it("answers by its own request timeout when the fetch ignores the signal", async () => {
     const { client } = setup(() => new Promise<Response>(() => undefined), { requestTimeoutMs: 200 });
     const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
   });
 
   it("puts what failed in front of credential errors", async () => {
-    const tokenSource: TokenSource = { getCredential: () => Promise.reject(new CredentialsError('exec plugin "aws" exited with code 1')), invalidate: () => undefined };
+    const tokenSource: TokenSource = { getCredential: () => Promise.reject(new AdmissionError('exec plugin "aws" exited with code 1', { code: "ERR_CREDENTIALS" })), invalidate: () => undefined };
     const { client, calls } = setup(() => json(200, {}), { tokenSource });
     const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": exec plugin "aws" exited with code 1');
     expect(calls).toHaveLength(0);
   });
 
   it.each(["UPPER", "a/b", "../secrets", "", "a".repeat(254)])("refuses the name %j before any call", async (name) => {
     const { client, calls } = setup(() => json(200, { credspec }));
-    expect(await failure(client.getCredSpecContents(name, call()))).toBeInstanceOf(InvalidCredSpecNameError);
+    expect(await failure(client.getCredSpecContents(name, call()))).toMatchObject({ code: "ERR_INVALID_CREDSPEC_NAME" });
     expect(calls).toHaveLength(0);
   });
 });
@@ -185,12 +177,12 @@ describe("redirects", () => {
   it.each([301, 302, 303, 307, 308])("refuses a %i from the API server, naming the status, without following or retrying it (500)", async (code) => {
     const { client, calls } = setup(() => redirect(code));
     const read = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(read).toBeInstanceOf(KubeApiError);
+    expect(read).toMatchObject({ code: "ERR_KUBE_API" });
     expect(read.status).toBe(500);
     expect(read.message).toBe(`reading GMSACredentialSpec "webapp01": API server answered ${code}, a redirect, which is never followed`);
     expect(read.cause).toMatchObject({ httpStatus: code, location: "https://elsewhere.example/allowed" });
     const review = await failure(client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()));
-    expect(review).toBeInstanceOf(KubeApiError);
+    expect(review).toMatchObject({ code: "ERR_KUBE_API" });
     expect(review.message).toContain(`API server answered ${code}, a redirect`);
     expect(calls).toHaveLength(2);
   });

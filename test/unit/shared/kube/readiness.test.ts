@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import { createReadinessCheck, READY_CACHE_MS } from "../../../../shared/kube/readiness.ts";
 import type { KubeAnswer, KubeRequest, KubeRequester } from "../../../../shared/kube/request.ts";
 
@@ -66,9 +66,9 @@ describe("createReadinessCheck", () => {
   });
 
   it.each([
-    ["no credential", new CredentialsError("token file /var/run/x: ENOENT"), "no credential for the API server"],
-    ["an unreachable API server", new KubeApiError("x: API server unreachable (ECONNREFUSED)"), "API server unreachable"],
-    ["no answer within the deadline", new DeadlineExceededError("x: no answer"), "API server unreachable"],
+    ["no credential", new AdmissionError("token file /var/run/x: ENOENT", { code: "ERR_CREDENTIALS" }), "no credential for the API server"],
+    ["an unreachable API server", new AdmissionError("x: API server unreachable (ECONNREFUSED)", { code: "ERR_KUBE_API" }), "API server unreachable"],
+    ["no answer within the deadline", new AdmissionError("x: no answer", { code: "ERR_DEADLINE_EXCEEDED" }), "API server unreachable"],
   ])("is not ready with %s, the log detail keeping the error's message", async (_name, error, reason) => {
     const { request } = fakeRequester(() => Promise.reject(error));
     expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toEqual({ ready: false, reason, detail: error.message });

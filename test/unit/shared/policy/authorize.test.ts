@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CredSpecNotFoundError, InvalidReviewError, KubeApiError } from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { decideAuthorize, planAuthorize } from "../../../../shared/policy/authorize.ts";
 import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
@@ -38,14 +38,14 @@ describe("authorize: pod creates", () => {
   });
 
   it.each(PLACES)("denies an unknown credspec on the $kind with the loader's code (422)", ({ kind, label }) => {
-    const decision = authorize(create(podWithGmsaAt(kind, expanded1)), { ...cluster, credspecs: { webapp1: new CredSpecNotFoundError("not found") } });
+    const decision = authorize(create(podWithGmsaAt(kind, expanded1)), { ...cluster, credspecs: { webapp1: new AdmissionError("not found", { code: "ERR_CREDSPEC_NOT_FOUND" }) } });
     expectDenied(decision, [["ERR_CREDSPEC_NOT_FOUND", 422]], label, "not found");
   });
 
   it.each(PLACES)("never compares contents on the $kind for a credspec the service account may not use (403)", ({ kind }) => {
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) });
     expectDenied(authorize(create(pod), { ...cluster, access: { webapp1: false } }), [["ERR_CREDSPEC_NOT_ALLOWED", 403]]);
-    const failed = authorize(create(pod), { ...cluster, access: { webapp1: new KubeApiError("review failed") } });
+    const failed = authorize(create(pod), { ...cluster, access: { webapp1: new AdmissionError("review failed", { code: "ERR_KUBE_API" }) } });
     expectDenied(failed, [["ERR_KUBE_API", 500]]);
     expect(JSON.stringify(failed)).not.toContain("MachineAccountName");
   });
@@ -80,7 +80,7 @@ describe("authorize: pod creates", () => {
 
   it("names every place sharing a credspec in one refusal, and answers both the access refusal and the missing credspec", () => {
     const pod = buildPod({ windowsOptions: expanded1, containers: [{ name: "app", windowsOptions: expanded1 }], initContainers: [{ name: "setup", windowsOptions: expanded1 }] });
-    const decision = authorize(create(pod), { credspecs: { webapp1: new CredSpecNotFoundError("not found") }, access: { webapp1: false } });
+    const decision = authorize(create(pod), { credspecs: { webapp1: new AdmissionError("not found", { code: "ERR_CREDSPEC_NOT_FOUND" }) }, access: { webapp1: false } });
     expectDenied(decision, [["ERR_CREDSPEC_NOT_ALLOWED", 403], ["ERR_CREDSPEC_NOT_FOUND", 422]]);
     expect(decision.allowed ? undefined : decision.errors[0]?.where?.place).toBe('pod, container "app", init container "setup"');
   });
@@ -240,7 +240,7 @@ describe("authorize: the requesting user", () => {
   });
 
   it("always: says once what failed when the service account's and the requester's reviews fail alike (500)", () => {
-    const failed = new KubeApiError("access review failed: API server unreachable");
+    const failed = new AdmissionError("access review failed: API server unreachable", { code: "ERR_KUBE_API" });
     const world = { ...cluster, access: { webapp1: failed }, userAccess: { webapp1: failed } };
     const decision = authorize(create(podWithGmsaAt("container", expanded1)), world, { requestingUser: "always" });
     expectDenied(decision, [["ERR_KUBE_API", 500]], "access review failed");
@@ -270,7 +270,7 @@ describe("authorize: what is not a pod create or update", () => {
   });
 
   it("refuses a review whose pod cannot be read with its error (400), annotated", () => {
-    const decision = authorize({ object: "invalid", error: new InvalidReviewError("request.object is missing") }, {});
+    const decision = authorize({ object: "invalid", error: new AdmissionError("request.object is missing", { code: "ERR_INVALID_REVIEW" }) }, {});
     expectDenied(decision, [["ERR_INVALID_REVIEW", 400]], "request.object is missing");
     expect(decision.auditAnnotations).toEqual({ decision: "denied", codes: "ERR_INVALID_REVIEW" });
   });

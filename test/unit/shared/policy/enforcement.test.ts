@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildAdmissionResponse } from "../../../../shared/admission/response.ts";
-import { createRefusal, InternalError } from "../../../../shared/errors.ts";
+import { AdmissionError, createRefusal } from "../../../../shared/errors.ts";
 import { applyEnforcement, MAX_AUDIT_VALUE_LENGTH } from "../../../../shared/policy/enforcement.ts";
 
 const notAllowed = createRefusal(
@@ -30,7 +30,7 @@ describe("applyEnforcement", () => {
   });
 
   it("warn: never blocks, our own failures (500) included, and never quotes their message or the contents' keys", () => {
-    const bug = new InternalError("token abc leaked in a stack");
+    const bug = new AdmissionError("token abc leaked in a stack", { code: "ERR_INTERNAL" });
     const mismatch = createRefusal("ERR_CONTENTS_MISMATCH", 'container "app": GMSA credspec contents differ (differing keys: Secret.Key)', 'container "app"', "webapp1");
     const outcome = applyEnforcement({ allowed: false, errors: [bug, mismatch] }, ["webapp1"], "warn");
     expect(outcome.allowed).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CredSpecNotFoundError } from "../../../../shared/errors.ts";
+import { AdmissionError } from "../../../../shared/errors.ts";
 import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { createRandomHostname, decideExpand, MAX_CREDSPEC_CONTENTS_BYTES, MAX_INLINED_CONTENTS_PER_POD, planExpand } from "../../../../shared/policy/expand.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
@@ -37,7 +37,7 @@ describe("expand: pod creates", () => {
   });
 
   it.each(PLACES)("refuses an unknown credspec on the $kind with the loader's code (422), naming place and credspec", ({ kind, label }) => {
-    const decision = expand(create(podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing" })), { credspecs: { missing: new CredSpecNotFoundError(`GMSACredentialSpec "missing" not found`) } });
+    const decision = expand(create(podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing" })), { credspecs: { missing: new AdmissionError(`GMSACredentialSpec "missing" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" }) } });
     expectDenied(decision, [["ERR_CREDSPEC_NOT_FOUND", 422]], label, '"missing"');
   });
 
@@ -91,7 +91,7 @@ describe("expand: pod creates", () => {
 
   it("names every place sharing a credspec that is too large in one refusal, and names every place of an unknown one", () => {
     const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "big" }, containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "big" } }], initContainers: [{ name: "setup", windowsOptions: { gmsaCredentialSpecName: "gone" } }, { name: "s2", windowsOptions: { gmsaCredentialSpecName: "gone" } }] });
-    const decision = expand(create(pod), { credspecs: { big: { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) }, gone: new CredSpecNotFoundError("not found") } });
+    const decision = expand(create(pod), { credspecs: { big: { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) }, gone: new AdmissionError("not found", { code: "ERR_CREDSPEC_NOT_FOUND" }) } });
     expect(decision.allowed ? [] : decision.errors.map((e) => e.where)).toEqual([
       { place: 'pod, container "app"', credSpecName: "big" },
       { place: 'init container "setup", init container "s2"', credSpecName: "gone" },

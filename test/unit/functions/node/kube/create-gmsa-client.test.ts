@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createNodeGmsaClient, type NodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
-import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../../shared/errors.ts";
+import type { AdmissionError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
 import { startKubeServer, type KubeServer, type Script } from "../../../../support/kube-server.ts";
@@ -66,7 +66,7 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     server.script = () => ({ status: 401, body: { kind: "Status", reason: "Unauthorized" } });
     const { client, runs } = await nodeClient(server, "token", {});
     for (let i = 0; i < 10; i++) {
-      await expect(client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredentialsError);
+      await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDENTIALS" });
     }
     expect(runs()).toBe(2);
   });
@@ -85,9 +85,9 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     const { client } = await nodeClient(server, "hang-with-child", { PID_FILE: path.join(dir, "pid") }, { execTimeoutMs: 2000 });
     const started = Date.now();
     const error = await client.getCredSpecContents("webapp01", call(300)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CredentialsError);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     // The request's context wraps the token source's error, whose cause is the deadline.
-    expect(((error as Error).cause as Error).cause).toBeInstanceOf(DeadlineExceededError);
+    expect(((error as Error).cause as Error).cause).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     expect((error as Error).message).toMatch(/^reading GMSACredentialSpec "webapp01": exec plugin .* no credential before the deadline$/);
     expect(Date.now() - started).toBeLessThan(1_500);
   });
@@ -106,11 +106,11 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     expect(Object.keys(seen).filter((name) => name.startsWith("CALLER_AUTH") || name === "JWT_PRIVATE_KEY")).toEqual([]);
   });
 
-  it("fails closed with CredentialsError when the plugin fails", async () => {
+  it("fails closed with ERR_CREDENTIALS when the plugin fails", async () => {
     const { client, counters } = await nodeClient(server, "fail", {});
     const error = await client.getCredSpecContents("webapp01", call()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CredentialsError);
-    expect((error as CredentialsError).status).toBe(500);
+    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
+    expect((error as AdmissionError).status).toBe(500);
     expect(counters().execRuns?.pluginError).toBe(1);
   });
 
@@ -156,9 +156,9 @@ contexts: [{ name: t, context: { cluster: c, user: u } }]
       return answers[name]?.(index) ?? ok(request, 0);
     };
     const client = await staticClient();
-    await expect(client.getCredSpecContents("missing", call())).rejects.toBeInstanceOf(CredSpecNotFoundError);
+    await expect(client.getCredSpecContents("missing", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     await expect(client.getCredSpecContents("forbidden", call())).rejects.toThrow(/403 Forbidden/);
-    await expect(client.getCredSpecContents("broken", call())).rejects.toThrow(new KubeApiError('reading GMSACredentialSpec "broken": API server answered 500 InternalError'));
+    await expect(client.getCredSpecContents("broken", call())).rejects.toMatchObject({ code: "ERR_KUBE_API", message: 'reading GMSACredentialSpec "broken": API server answered 500 InternalError' });
     expect(perName.get("broken")).toBe(2);
     expect(await client.getCredSpecContents("busy", call())).toEqual({ ok: true });
     expect(perName.get("busy")).toBe(2);
@@ -186,7 +186,7 @@ describe("createNodeGmsaClient in a pod", () => {
     let clock = Date.now();
     const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa, now: () => clock });
     clients.push(client);
-    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toBeInstanceOf(CredentialsError);
+    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDENTIALS" });
     await writeFile(path.join(sa, "token"), "sa-2\n");
     // The file was re-read once and refused again, so the source backs off for a second.
     await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toThrow(/not retried for another 1s/);
