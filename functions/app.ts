@@ -29,11 +29,8 @@ export interface AppDeps extends ReviewRouteDeps {
   readiness: ReadinessCheck;
 }
 
-/** What a runtime brings besides the configuration. */
-type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">;
-
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
-export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
+export function configuredDeps(config: Config, runtime: Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">): AppDeps {
   return {
     ...runtime,
     functions: config.functions,
@@ -127,9 +124,6 @@ const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
-/** The body of every answer while the configuration is broken; it names no setting and no secret. */
-export const MISCONFIGURED_BODY = { error: "gmsa-webhooks is misconfigured; see the function's logs" } as const;
-
 /**
  * What Workers, Lambda and Azure serve when building their app threw: with no start-up to refuse as `npm start` does,
  * a {@link ConfigurationError} is reported once (default console.error) and every request answers 503, a failed call
@@ -139,6 +133,7 @@ export function misconfiguredApp(error: unknown, report: (message: string) => vo
   if (!(error instanceof ConfigurationError)) throw error;
   report(`gmsa-webhooks is misconfigured. ${error.message}`);
   const app = new Hono<AppEnv>();
-  app.all("*", (c) => c.json(MISCONFIGURED_BODY, 503));
+  // Names no setting and no secret.
+  app.all("*", (c) => c.json({ error: "gmsa-webhooks is misconfigured; see the function's logs" }, 503));
   return app;
 }

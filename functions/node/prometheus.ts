@@ -6,7 +6,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { KubeObserver, RefreshObserver } from "../../shared/observer.ts";
-import type { MetricsExposition, ReviewRecorder } from "../metrics.ts";
+import type { AppMetrics } from "../metrics.ts";
 import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
 
 /**
@@ -69,7 +69,7 @@ export function createPrometheusMetrics() {
         reviewsTotal.inc({ function: fn, operation: OPERATIONS.has(operation) ? operation : "other", decision, code: String(code ?? (allowed ? 200 : 500)) });
         if (durationMs !== undefined) reviewSeconds.observe({ function: fn }, durationMs / 1000);
       },
-    } satisfies ReviewRecorder,
+    } satisfies AppMetrics["reviews"],
     /** API calls and cache lookups of the Kubernetes client. */
     kube: {
       kubeRequest(verb, resource, code, seconds) {
@@ -110,6 +110,6 @@ export function createPrometheusMetrics() {
     /** Allowed reviews log at debug: these metrics count them. */
     allowedLevel: "debug" as const,
     /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
-    exposition: async (): Promise<MetricsExposition> => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    exposition: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

@@ -5,13 +5,14 @@
 import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { IncomingMessage, Server, ServerOptions as HttpServerOptions, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { TLSSocket } from "node:tls";
 import type { Bindings } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
-import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
@@ -34,9 +35,6 @@ const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */
 const DRAIN_SWEEP_MS = 50;
 
-/** A started server; `server` is the same object before and after a certificate reload. */
-export type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
-
 /**
  * Builds the app from `env` and listens on PORT, over HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set.
  * @returns the port and server; `close`, which stops accepting, waits for in-flight requests and closes the kube client;
@@ -44,10 +42,10 @@ export type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
  *   longer, so the endpoint leaves the Service first, then closes.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout) {
+export async function startNodeServer(env: Bindings, write?: (line: string) => void) {
   let ready = true;
   const { config, deps, close } = await buildNodeDeps(env, "node", {
-    write,
+    ...(write && { write }),
     clientCertificate: readClientCertificate,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
@@ -62,8 +60,9 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     certFile === undefined || keyFile === undefined
       ? undefined
       : { certFile, keyFile, caFile: callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined };
-  const { server, port, tls } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls: files });
-  const reloader = files !== undefined && tls !== undefined && "setSecureContext" in server ? watchTlsFiles(server, files, tls, logger) : undefined;
+  const tls = files && (await readTlsMaterial(files));
+  const { server, port } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls });
+  const reloader = files && tls && watchTlsFiles(server as HttpsServer, files, tls, logger);
   logger.log("info", "listening", { port, tls: files !== undefined, functions: config.functions.join(",") });
   let closing: Promise<void> | undefined;
   const stop = (): Promise<void> =>
@@ -106,15 +105,12 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
 
 /**
  * Serves `app` through @hono/node-server with the limits above, over HTTPS when `tls` is given (the API server only
- * calls webhooks over HTTPS); resolves once listening, with the bound port and the TLS files' contents it started
- * with. With a client CA (`tls.caFile`) the server asks for a certificate and verifies it but keeps connections
- * without one (`rejectUnauthorized: false`): caller auth answers those with a clean 401, and /healthz stays reachable.
+ * calls webhooks over HTTPS); resolves once listening, with the bound port. With a client CA (`tls.ca`) the server asks
+ * for a certificate and verifies it but keeps connections without one (`rejectUnauthorized: false`): caller auth
+ * answers those with a clean 401, and /healthz stays reachable.
  */
-export async function serveApp(
-  app: Hono<AppEnv>,
-  options: { port: number; hostname?: string | undefined; tls?: TlsFiles | undefined },
-): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
-  const tls = options.tls === undefined ? undefined : await readTlsMaterial(options.tls);
+export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined }) {
+  const { tls } = options;
   const limits: HttpServerOptions = {
     headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -132,14 +128,11 @@ export async function serveApp(
         })
   ) as Server | HttpsServer;
   server.maxConnections = MAX_CONNECTIONS;
-  return new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.hostname, () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : options.port;
-      resolve(tls === undefined ? { server, port } : { server, port, tls });
-    });
+    server.listen(options.port, options.hostname, resolve);
   });
+  return { server, port: (server.address() as AddressInfo).port };
 }
 
 /** The client certificate of a request's TLS connection, from the adapter's `c.env.incoming`; undefined over plain HTTP. */
@@ -149,17 +142,12 @@ export const readClientCertificate: ClientCertificateReader = (c) => {
   const cert = socket.getPeerCertificate();
   const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;
   const cn: unknown = presented ? (cert.subject as { CN?: unknown } | undefined)?.CN : undefined;
+  // Node sets OpenSSL's code here (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), though typed as an Error: never the certificate.
   const error = socket.authorizationError as unknown;
   return {
     presented,
     authorized: socket.authorized,
-    error: error === undefined || error === null ? undefined : describeError(error),
+    error: typeof error === "string" ? error : undefined,
     commonNames: [cn].flat().filter((name): name is string => typeof name === "string"),
   };
 };
-
-/** OpenSSL's code (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), never the certificate's contents. */
-function describeError(error: unknown): string {
-  if (error instanceof Error) return (error as { code?: unknown }).code?.toString() ?? error.name;
-  return String(error).slice(0, 80);
-}

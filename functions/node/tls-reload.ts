@@ -19,26 +19,18 @@ import { shortErrorCode } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
 /** The files a server's TLS context comes from; `caFile`: CALLER_AUTH=mtls's CA of accepted client certificates. */
-export interface TlsFiles {
-  certFile: string;
-  keyFile: string;
-  caFile?: string | undefined;
-}
+export type TlsFiles = { certFile: string; keyFile: string; caFile?: string | undefined };
 
 /** The contents of {@link TlsFiles}. */
-export interface TlsMaterial {
-  cert: Buffer;
-  key: Buffer;
-  ca?: Buffer;
-}
+export type TlsMaterial = Awaited<ReturnType<typeof readTlsMaterial>>;
 
 /** Wait this long after the last change before reading: a swap is several events. */
 const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
-export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
+export async function readTlsMaterial(files: TlsFiles) {
   const [cert, key, ca] = await Promise.all([readFile(files.certFile), readFile(files.keyFile), files.caFile === undefined ? undefined : readFile(files.caFile)]);
-  return ca === undefined ? { cert, key } : { cert, key, ca };
+  return { cert, key, ...(ca && { ca }) };
 }
 
 const sameBuffer = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
