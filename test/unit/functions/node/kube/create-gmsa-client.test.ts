@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNodeGmsaClient, type NodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
+import { createNodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
 import { CredSpecNotFoundError, CredentialsError, DeadlineExceededError, KubeApiError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
@@ -14,7 +14,7 @@ import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 let pki: TestPki;
 let server: KubeServer;
 let mtls: KubeServer;
-const clients: NodeGmsaClient[] = [];
+const clients: Awaited<ReturnType<typeof createNodeGmsaClient>>[] = [];
 const ok: Script = () => ({ status: 200, body: { credspec: { ok: true } } });
 const call = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms) });
 
