@@ -17,7 +17,6 @@ export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 export interface AppDeps extends ReviewRouteDeps {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
   functions: readonly FunctionName[];
-  version: string;
   callerAuth: CallerAuthOptions;
   /** METRICS_TOKENS: bearer tokens GET /metrics requires; empty, /metrics is open. */
   metricsTokens: readonly string[];
@@ -34,7 +33,6 @@ export function configuredDeps(config: Config, runtime: Pick<AppDeps, "gmsa" | "
   return {
     ...runtime,
     functions: config.functions,
-    version: pkg.version,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
@@ -73,7 +71,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     lastDetail = readiness.detail;
     return c.text(`not ready: ${readiness.reason}`, 503);
   });
-  app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));
+  app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: pkg.version, functions: deps.functions }));
   const metricsAuth: MiddlewareHandler<AppEnv> =
     deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
   app.get("/metrics", metricsAuth, async (c) => {

@@ -20,13 +20,11 @@ import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
 import type { Decision } from "../shared/policy/review.ts";
 import type { AppMetrics } from "./metrics.ts";
 
-/** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
-export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
-
 /** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
 interface ReviewContext {
   gmsa: GmsaClient;
-  settings: ReviewSettings;
+  /** The switches of the GMSA rules: RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT. */
+  settings: Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
   randomBytes: (length: number) => Uint8Array;
   signal: AbortSignal;
   tally?: CallTally;
