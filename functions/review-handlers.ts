@@ -95,12 +95,9 @@ export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; 
 export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
   return async (c) => {
     const started = deps.now();
-    let text: string;
-    try {
-      text = await c.req.text();
-    } catch {
+    const text = await c.req.text().catch(() => {
       throw new HTTPException(400, { message: "the request body could not be read" });
-    }
+    });
     const body = parseJson(text);
     if (body === undefined) throw new HTTPException(400, { message: "request body is not valid JSON" });
     const parsed = parseAdmissionReview(body);

@@ -7,6 +7,7 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
+import { LRUCache } from "lru-cache";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
 import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
 
@@ -22,9 +23,6 @@ export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecu
   connections?: number;
 }
 
-/** The fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done. */
-export type KeepAliveFetch = { fetch: KubeFetch; close(): Promise<void> };
-
 /** Agents kept while their requests drain: an exec plugin may issue a new client certificate, with its own Agent, per refresh. */
 const MAX_AGENTS = 2;
 
@@ -36,15 +34,17 @@ function retire(agent: HttpAgent): void {
 /**
  * Builds the fetch over node:https (node:http for an `http://` server). It resolves once the whole body has
  * arrived, so the caller's signal bounds a stalled body as well as a silent server; failures reject as fetch's do.
+ * @returns the fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done.
  * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
  */
-export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
+export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fetch: KubeFetch; close(): Promise<void> } {
   // Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5.
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
   if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5))) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
-  const agents = new Map<string, HttpAgent>();
+  // Retiring an Agent (evicted or closed) lets its busy sockets finish.
+  const agents = new LRUCache<string, HttpAgent>({ max: MAX_AGENTS, dispose: retire });
   const plainAgent = new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
 
   function agentFor(certificate: ClientCertificate | undefined): HttpAgent {
@@ -64,11 +64,6 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
       });
       agents.set(key, agent);
-      while (agents.size > MAX_AGENTS) {
-        const [oldestKey, oldest] = agents.entries().next().value as [string, HttpAgent];
-        agents.delete(oldestKey);
-        retire(oldest);
-      }
     }
     return agent;
   }
@@ -111,7 +106,7 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   return {
     fetch,
     close() {
-      for (const agent of [plainAgent, ...agents.values()]) retire(agent);
+      retire(plainAgent);
       agents.clear();
       return Promise.resolve();
     },
