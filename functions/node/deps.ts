@@ -26,10 +26,8 @@ export async function buildNodeDeps(env: Bindings, runtime: Exclude<Runtime, "wo
   const config = readConfig(env, runtime);
   const { write = (line: string) => process.stdout.write(`${line}\n`), prometheus, ...runtimeDeps } = options;
   const logger = createJsonLogger({ level: config.logLevel, write });
-  const gmsa = await createNodeGmsaClient(config.kube, {
-    logger: { warn: (message) => logger.log("warn", message) },
-    ...(prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes }),
-  });
+  const gmsa = await createNodeGmsaClient(config.kube, prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes });
+  for (const warning of gmsa.warnings) logger.log("warn", warning);
   prometheus?.collectKubeCounters(gmsa.counters);
   const deps = configuredDeps(config, {
     ...runtimeDeps,

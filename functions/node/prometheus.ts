@@ -1,8 +1,7 @@
 /**
  * The Node server's Prometheus metrics on prom-client: reviews, the Kubernetes client's calls and caches, credential
- * refreshes, exec plugin runs, and prom-client's default process and Node.js metrics. Only functions/node/server.ts
- * imports this file, so none of it reaches the Worker, Lambda and Azure bundles. Every label value comes from a fixed
- * set (docs/operations.md, Metrics); nothing from a review becomes a label.
+ * refreshes, exec plugin runs, and prom-client's default process and Node.js metrics. Every label value comes from a
+ * fixed set (docs/operations.md, Metrics); nothing from a review becomes a label.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { KubeObserver, RefreshObserver } from "../../shared/observer.ts";
@@ -70,7 +69,6 @@ export function createPrometheusMetrics() {
         if (durationMs !== undefined) reviewSeconds.observe({ function: fn }, durationMs / 1000);
       },
     } satisfies AppMetrics["reviews"],
-    /** API calls and cache lookups of the Kubernetes client. */
     kube: {
       kubeRequest(verb, resource, code, seconds) {
         kubeTotal.inc({ verb, resource, code: String(code) });
@@ -78,7 +76,6 @@ export function createPrometheusMetrics() {
       },
       cacheRequest: (cache, hit) => cacheTotal.inc({ cache, result: hit ? "hit" : "miss" }),
     } satisfies KubeObserver,
-    /** The refresh observer of one credential source. */
     tokenRefreshes: (source: TokenRefreshSource): RefreshObserver => (outcome) => refreshesTotal.inc({ source, outcome }),
     /**
      * Exec plugin runs and cache sizes, copied from the client's counters at each scrape.
@@ -107,7 +104,6 @@ export function createPrometheusMetrics() {
         },
       });
     },
-    /** Allowed reviews log at debug: these metrics count them. */
     allowedLevel: "debug" as const,
     /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
     exposition: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),

@@ -92,15 +92,12 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     res.shouldKeepAlive = false;
   });
-  server.closeIdleConnections();
+  // server.close() closed the idle ones; the sweep closes the others as they finish.
   const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
   const limit = setTimeout(() => server.closeAllConnections(), DRAIN_LIMIT_MS);
-  try {
-    await closed;
-  } finally {
-    clearInterval(sweep);
-    clearTimeout(limit);
-  }
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(limit);
 }
 
 /**

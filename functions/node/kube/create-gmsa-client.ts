@@ -10,10 +10,8 @@ import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createHttpsKubeFetch } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 
-/** Options of {@link createNodeGmsaClient}: `logger` and the observers (Prometheus) are the Node adapter's, the rest for tests and the CLI. */
+/** Options of {@link createNodeGmsaClient}: the observers (Prometheus) are the Node adapter's, the rest for tests and the CLI. */
 export type NodeGmsaClientOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
-  /** Where start-up warnings go (insecure-skip-tls-verify, skipped files). Default: console. */
-  logger?: { warn(message: string): void };
   /** The environment exec plugins inherit, less our secrets. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
@@ -96,13 +94,12 @@ export async function loadNodeKubeCredentials(settings: KubeSettings, options: N
 
 /**
  * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
- * @returns the client, its counters, and `close`, which kills running exec plugins and closes the connection pools
- *   (after in-flight requests).
+ * @returns the client, its counters, start-up warnings to log (insecure-skip-tls-verify, skipped files), and `close`,
+ *   which kills running exec plugins and closes the connection pools (after in-flight requests).
  * @throws KubeConfigurationError with every problem found.
  */
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
   const { loaded, tokenSource, execCounters, warnings, close: closeSource } = await loadNodeKubeCredentials(settings, options);
-  for (const warning of warnings) (options.logger ?? console).warn(warning);
   const { cluster } = loaded.target;
   const transport = createHttpsKubeFetch({ ...cluster, ca: loaded.caPem, clientCertificate: loaded.clientCertificate });
   const client = createKubeGmsaClient({
@@ -118,6 +115,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
   });
   return {
     client,
+    warnings,
     counters: (): KubeCounters => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
     close: (): Promise<void> => {
       closeSource();

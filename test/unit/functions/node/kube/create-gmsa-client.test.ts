@@ -46,7 +46,7 @@ async function nodeClient(target: KubeServer, plugin: string, env: Record<string
   };
   await writeFile(path.join(dir, "config"), JSON.stringify(kubeconfig));
   const { settings } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" });
-  const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined }, ...options });
+  const client = await createNodeGmsaClient(settings, options);
   clients.push(client);
   return { ...client, runs: () => runCount(countFile) };
 }
@@ -216,7 +216,7 @@ contexts: [{ name: t, context: { cluster: c, user: u } }]
     await writeFile(path.join(dir, "config"), kubeconfig);
     const { settings, problems } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0", ...env });
     expect(problems).toEqual([]);
-    const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined } });
+    const client = await createNodeGmsaClient(settings);
     clients.push(client);
     return client.client;
   }
