@@ -18,8 +18,8 @@ export const AZURE_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELE
  * the app never reads c.env, so none is passed). The request body stays a stream so caller auth and the body limit run
  * first; our answers are small, so the response body is buffered.
  */
-export function createAzureHandler(env: Bindings, options?: Parameters<typeof buildServerlessApp>[2]): HttpHandler {
-  const ready = buildServerlessApp(env, "azure", options);
+export function createAzureHandler(env: Bindings, options?: Parameters<typeof buildServerlessApp>[3]): HttpHandler {
+  const ready = buildServerlessApp(env, "azure", (app) => app, options);
   return async (request) => {
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
     const init: RequestInit = { method: request.method, headers: request.headers, ...(hasBody ? { body: request.body, duplex: "half" } : {}) };

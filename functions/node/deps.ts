@@ -40,17 +40,20 @@ export async function buildNodeDeps(env: Bindings, runtime: Exclude<Runtime, "wo
 }
 
 /**
- * Lambda's and Azure's app, built from `env` at once (during their init phase). A configuration problem is reported
- * once to `options.error` (default console.error) and every request answers 503 ({@link misconfiguredApp}); any
- * other build failure fails each invocation that awaits the app.
+ * Lambda's and Azure's handler: `serve` over the app built from `env` at once (during their init phase), so both are
+ * made once. A configuration problem is reported once to `options.error` (default console.error) and every request
+ * answers 503 ({@link misconfiguredApp}); any other build failure fails each invocation that awaits the handler.
  */
-export function buildServerlessApp(
+export function buildServerlessApp<T>(
   env: Bindings,
   runtime: "lambda" | "azure",
+  serve: (app: Hono<AppEnv>) => T,
   options: NodeDepsOptions & { error?: (message: string) => void } = {},
-): Promise<Hono<AppEnv>> {
-  const app = buildNodeDeps(env, runtime, options).then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error));
+): Promise<T> {
+  const served = buildNodeDeps(env, runtime, options)
+    .then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error))
+    .then(serve);
   // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
-  app.catch(() => undefined);
-  return app;
+  served.catch(() => undefined);
+  return served;
 }
