@@ -7,7 +7,7 @@
  * the earlier CA are closed (idle ones at once, busy ones once answered, with `Connection: close`) and a request that
  * arrives on one is not served: else a client of a CA no longer trusted stays authorized as long as it keeps sending.
  */
-import { watch, type FSWatcher } from "node:fs";
+import { watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { X509Certificate } from "node:crypto";
@@ -81,11 +81,9 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
     timer.unref();
   };
   const folders = new Set([files.certFile, files.keyFile, files.caFile].flatMap((file) => (file === undefined ? [] : [dirname(file)])));
-  const watchers: FSWatcher[] = [...folders].map((folder) => {
-    const watcher = watch(folder, { persistent: false }, schedule);
-    watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }));
-    return watcher;
-  });
+  const watchers = [...folders].map((folder) =>
+    watch(folder, { persistent: false }, schedule).on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) })),
+  );
   return {
     close() {
       clearTimeout(timer);

@@ -7,6 +7,7 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
+import { text as readText } from "node:stream/consumers";
 import { LRUCache } from "lru-cache";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
 import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
@@ -89,16 +90,10 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
       };
       req.once("error", fail);
       req.once("response", (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("error", fail);
-        res.once("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
-        res.once("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          // As fetch's Headers give it: every field of that name, joined by ", ".
-          const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
-          resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) });
-        });
+        // As fetch's Headers give it: every field of that name, joined by ", ".
+        const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
+        // A response cut short fails with Node's ECONNRESET.
+        readText(res).then((text) => resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) }), fail);
       });
       req.end(init.body);
     });
