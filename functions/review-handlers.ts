@@ -63,7 +63,6 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
   };
 }
 
-/** The fact of each name, loaded concurrently. */
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
   const deadlinePassed = () => new DeadlineExceededError("the review's deadline passed before the API server answered");
   const loaded = await Promise.all(

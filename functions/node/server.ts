@@ -114,14 +114,13 @@ export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostn
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
   };
-  const clientCa = tls?.ca === undefined ? {} : { requestCert: true, rejectUnauthorized: false };
   const server = (
     tls === undefined
       ? createAdaptorServer({ fetch: app.fetch, serverOptions: limits })
       : createAdaptorServer({
           fetch: app.fetch,
           createServer: createHttpsServer,
-          serverOptions: { ...limits, ...tls, ...clientCa, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+          serverOptions: { ...limits, ...tls, ...(tls.ca && { requestCert: true, rejectUnauthorized: false }), handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
         })
   ) as Server | HttpsServer;
   server.maxConnections = MAX_CONNECTIONS;

@@ -44,13 +44,10 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
   const connections = files.caFile === undefined ? undefined : followConnections(server);
 
   async function reload(): Promise<void> {
-    let next: TlsMaterial;
-    try {
-      next = await readTlsMaterial(files);
-    } catch (error) {
+    const next = await readTlsMaterial(files).catch((error: unknown) => {
       logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
-      return;
-    }
+    });
+    if (next === undefined) return;
     const caChanged = !sameBuffer(current.ca, next.ca);
     if (!caChanged && current.cert.equals(next.cert) && current.key.equals(next.key)) return;
     let x509: X509Certificate;

@@ -1,7 +1,7 @@
 /** The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch -> client. */
 import { readFile } from "node:fs/promises";
 import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
-import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
+import { createStaticTokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
 import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
@@ -36,11 +36,7 @@ const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true
  * The token source `choice` names; a static token or client certificate never refreshes. Each kind but a static token
  * is imported when chosen, so a bundle loads only its own.
  */
-async function buildTokenSource(
-  choice: TokenSourceChoice,
-  { target, caPem }: NodeKubeTarget,
-  options: NodeGmsaClientOptions,
-): Promise<{ tokenSource?: TokenSource; counters?: () => ExecRunCounters; close?: () => void }> {
+async function buildTokenSource(choice: TokenSourceChoice, { target, caPem }: NodeKubeTarget, options: NodeGmsaClientOptions) {
   const common = (source: TokenRefreshSource) => ({ shareInFlight: true, now: options.now, onRefresh: options.refreshObserver?.(source) });
   switch (choice.kind) {
     case "exec": {

@@ -84,9 +84,8 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
       const fail = (error: unknown): void => {
         // As fetch: an abort rejects with the signal's reason (AbortError, TimeoutError); anything else is a TypeError
         // whose `cause` carries Node's error `code`.
-        const reason: unknown = signal?.reason;
         if (signal?.aborted !== true) reject(new TypeError("fetch failed", { cause: error }));
-        else reject(reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError"));
+        else reject(signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError"));
       };
       req.once("error", fail);
       req.once("response", (res) => {
