@@ -44,15 +44,13 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
   if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5))) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
-  // Retiring an Agent (evicted or closed) lets its busy sockets finish.
-  const agents = new LRUCache<string, HttpAgent>({ max: MAX_AGENTS, dispose: retire });
   const plainAgent = new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
-
-  function agentFor(certificate: ClientCertificate | undefined): HttpAgent {
-    const key = certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`;
-    let agent = agents.get(key);
-    if (agent === undefined) {
-      agent = new HttpsAgent({
+  // One Agent per client certificate, made on first use; retiring one (evicted or closed) lets its busy sockets finish.
+  const agents = new LRUCache<string, HttpAgent, ClientCertificate | undefined>({
+    max: MAX_AGENTS,
+    dispose: retire,
+    memoMethod: (_key, _stale, { context: certificate }) =>
+      new HttpsAgent({
         ...proxyEnv,
         keepAlive: true,
         maxSockets: options.connections ?? 16,
@@ -63,11 +61,10 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
         rejectUnauthorized: options.insecureSkipTlsVerify !== true,
         // SNI and the name checked against the certificate (tls.connect checks `servername` when given).
         ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
-      });
-      agents.set(key, agent);
-    }
-    return agent;
-  }
+      }),
+  });
+  const agentFor = (certificate: ClientCertificate | undefined): HttpAgent =>
+    agents.memo(certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`, { context: certificate });
 
   if (options.clientCertificate !== undefined) agentFor(options.clientCertificate);
 
