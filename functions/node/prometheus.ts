@@ -77,10 +77,7 @@ export function createPrometheusMetrics() {
       cacheRequest: (cache, hit) => cacheTotal.inc({ cache, result: hit ? "hit" : "miss" }),
     } satisfies KubeObserver,
     tokenRefreshes: (source: TokenRefreshSource): RefreshObserver => (outcome) => refreshesTotal.inc({ source, outcome }),
-    /**
-     * Exec plugin runs and cache sizes, copied from the client's counters at each scrape.
-     * @throws Error when called twice for these metrics (the registry refuses a name twice).
-     */
+    /** Exec plugin runs and cache sizes, read from the client at each scrape. @throws Error when called twice (names repeat). */
     collectKubeCounters(read: () => KubeCounters): void {
       new Counter({
         ...common,

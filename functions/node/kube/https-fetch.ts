@@ -66,8 +66,6 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
   const agentFor = (certificate: ClientCertificate | undefined): HttpAgent =>
     agents.memo(certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`, { context: certificate });
 
-  if (options.clientCertificate !== undefined) agentFor(options.clientCertificate);
-
   const fetch: KubeFetch = (url, init, clientCertificate) =>
     new Promise<KubeResponse>((resolve, reject) => {
       const { signal } = init;

@@ -48,9 +48,8 @@ const exists = (file: string): Promise<boolean> => access(file).then(() => true,
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
- * Finds and resolves the cluster and user, reading CA and client certificate files. `options`: default the machine's
- * home and service account folders.
- * @throws KubeConfigurationError with every problem found.
+ * Finds and resolves the cluster and user, reading CA and client certificate files; `options` default to the machine's
+ * home and service account folders. @throws KubeConfigurationError with every problem found.
  */
 export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}) {
   const problems: string[] = [];
