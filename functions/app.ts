@@ -72,9 +72,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return c.text(`not ready: ${readiness.reason}`, 503);
   });
   app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: pkg.version, functions: deps.functions }));
-  const metricsAuth: MiddlewareHandler<AppEnv> =
-    deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
-  app.get("/metrics", metricsAuth, async (c) => {
+  if (deps.metricsTokens.length > 0) app.get("/metrics", bearerTokens(deps.metricsTokens, deps.logger, "metrics"));
+  app.get("/metrics", async (c) => {
     const { contentType, body } = await deps.metrics.exposition();
     return c.body(body, 200, { "content-type": contentType });
   });
