@@ -24,7 +24,6 @@ export function createAzureHandler(env: Bindings, options?: Parameters<typeof bu
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
     const init: RequestInit = { method: request.method, headers: request.headers, ...(hasBody ? { body: request.body, duplex: "half" } : {}) };
     const response = await (await ready).fetch(new Request(request.url, init));
-    const body = response.body === null ? undefined : new Uint8Array(await response.arrayBuffer());
-    return { status: response.status, headers: response.headers, ...(body === undefined ? {} : { body }) };
+    return { status: response.status, headers: response.headers, ...(response.body !== null && { body: new Uint8Array(await response.arrayBuffer()) }) };
   };
 }

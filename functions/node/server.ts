@@ -14,7 +14,7 @@ import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
-import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
+import { readTlsMaterial, watchTlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
 // Limits against slow-loris clients; a stalled TLS connection costs about 90 KiB (test/e2e/stalled-connections.test.ts).
 // The API server sends a whole review at once, so it never comes near them. Why these values: docs/security.md.
@@ -56,10 +56,8 @@ export async function startNodeServer(env: Bindings, write?: (line: string) => v
     logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
   process.on("unhandledRejection", onUnhandledRejection);
   const { tlsCertFile: certFile, tlsKeyFile: keyFile, callerAuth } = config;
-  const files: TlsFiles | undefined =
-    certFile === undefined || keyFile === undefined
-      ? undefined
-      : { certFile, keyFile, caFile: callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined };
+  const caFile = callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined;
+  const files = certFile && keyFile ? { certFile, keyFile, caFile } : undefined;
   const tls = files && (await readTlsMaterial(files));
   const { server, port } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls });
   const reloader = files && tls && watchTlsFiles(server as HttpsServer, files, tls, logger);
