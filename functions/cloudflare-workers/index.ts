@@ -25,14 +25,10 @@ function build(env: Bindings): Hono<AppEnv> {
   }
 }
 
-/** Only string vars and secrets are read; other bindings are ignored. */
-function stringBindings(env: Record<string, unknown>): Bindings {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-}
-
 export default {
   fetch(request, env, ctx) {
-    app ??= build(stringBindings(env));
+    // Only string vars and secrets are read; other bindings are ignored.
+    app ??= build(Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string")));
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Record<string, unknown>>;
