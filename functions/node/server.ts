@@ -18,16 +18,18 @@ import { readTlsMaterial, watchTlsFiles, type TlsMaterial } from "./tls-reload.t
 
 // Limits against slow-loris clients; a stalled TLS connection costs about 90 KiB (test/e2e/stalled-connections.test.ts).
 // The API server sends a whole review at once, so it never comes near them. Why these values: docs/security.md.
+const LIMITS = {
+  /** The request line and headers must arrive within this many ms (Node's default: 60 s). */
+  headersTimeout: 5_000,
+  /** The whole request, body included: the longest webhook timeout the API server allows (30 s). */
+  requestTimeout: 30_000,
+  /** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
+  connectionsCheckingInterval: 1_000,
+  /** Longer than kube-apiserver keeps an idle connection (Go's 90 s): it closes first, never writing to a closing one. */
+  keepAliveTimeout: 120_000,
+} satisfies HttpServerOptions;
 /** A TLS handshake must finish within this (Node's default: 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
-/** The request line and headers must arrive within this (Node's default: 60 s). */
-const HEADERS_TIMEOUT_MS = 5_000;
-/** The whole request, body included, within this: the longest webhook timeout the API server allows (30 s). */
-const REQUEST_TIMEOUT_MS = 30_000;
-/** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
-const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
-/** Longer than kube-apiserver keeps an idle connection (Go's 90 s): it closes first, never writing to a closing one. */
-const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 /** Far more connections than API servers open, few enough to keep a replica in its memory when every one is stalled. */
 const MAX_CONNECTIONS = 512;
 /** Longest wait for in-flight reviews when stopping: the longest webhook timeout (30 s); then the rest are closed. */
@@ -106,19 +108,13 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
  */
 export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined }) {
   const { tls } = options;
-  const limits: HttpServerOptions = {
-    headersTimeout: HEADERS_TIMEOUT_MS,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
-  };
   const server = (
     tls === undefined
-      ? createAdaptorServer({ fetch: app.fetch, serverOptions: limits })
+      ? createAdaptorServer({ fetch: app.fetch, serverOptions: LIMITS })
       : createAdaptorServer({
           fetch: app.fetch,
           createServer: createHttpsServer,
-          serverOptions: { ...limits, ...tls, ...(tls.ca && { requestCert: true, rejectUnauthorized: false }), handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+          serverOptions: { ...LIMITS, ...tls, ...(tls.ca && { requestCert: true, rejectUnauthorized: false }), handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
         })
   ) as Server | HttpsServer;
   server.maxConnections = MAX_CONNECTIONS;
