@@ -17,7 +17,6 @@ export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 export interface AppDeps extends ReviewRouteDeps {
   /** The functions this deployment serves: both on the Node server, one per Worker. */
   functions: readonly FunctionName[];
-  version: string;
   callerAuth: CallerAuthOptions;
   /** METRICS_TOKENS: bearer tokens GET /metrics requires; empty, /metrics is open. */
   metricsTokens: readonly string[];
@@ -29,15 +28,11 @@ export interface AppDeps extends ReviewRouteDeps {
   readiness: ReadinessCheck;
 }
 
-/** What a runtime brings besides the configuration. */
-type RuntimeDeps = Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">;
-
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
-export function configuredDeps(config: Config, runtime: RuntimeDeps): AppDeps {
+export function configuredDeps(config: Config, runtime: Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">): AppDeps {
   return {
     ...runtime,
     functions: config.functions,
-    version: pkg.version,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
@@ -75,10 +70,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     lastDetail = readiness.detail;
     return c.text(`not ready: ${readiness.reason}`, 503);
   });
-  app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: deps.version, functions: deps.functions }));
-  const metricsAuth: MiddlewareHandler<AppEnv> =
-    deps.metricsTokens.length === 0 ? (_c, next) => next() : bearerTokens(deps.metricsTokens, deps.logger, "metrics");
-  app.get("/metrics", metricsAuth, async (c) => {
+  app.get("/version", (c) => c.json({ name: "gmsa-webhooks", version: pkg.version, functions: deps.functions }));
+  if (deps.metricsTokens.length > 0) app.get("/metrics", bearerTokens(deps.metricsTokens, deps.logger, "metrics"));
+  app.get("/metrics", async (c) => {
     const { contentType, body } = await deps.metrics.exposition();
     return c.body(body, 200, { "content-type": contentType });
   });
@@ -126,9 +120,6 @@ const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
 };
 
-/** The body of every answer while the configuration is broken; it names no setting and no secret. */
-export const MISCONFIGURED_BODY = { error: "gmsa-webhooks is misconfigured; see the function's logs" } as const;
-
 /**
  * What Workers, Lambda and Azure serve when building their app threw: with no start-up to refuse as `npm start` does,
  * a {@link ConfigurationError} is reported once (default console.error) and every request answers 503, a failed call
@@ -138,6 +129,7 @@ export function misconfiguredApp(error: unknown, report: (message: string) => vo
   if (!(error instanceof ConfigurationError)) throw error;
   report(`gmsa-webhooks is misconfigured. ${error.message}`);
   const app = new Hono<AppEnv>();
-  app.all("*", (c) => c.json(MISCONFIGURED_BODY, 503));
+  // Names no setting and no secret.
+  app.all("*", (c) => c.json({ error: "gmsa-webhooks is misconfigured; see the function's logs" }, 503));
   return app;
 }

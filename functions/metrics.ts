@@ -1,19 +1,14 @@
 import type { FunctionName } from "../shared/config/index.ts";
 import type { LogLevel } from "../shared/log.ts";
 
-/** Told of every review's outcome, once, after the reply is built; must be cheap (it runs per review). */
-export interface ReviewRecorder {
-  /** `code`: the denial's `status.code`; `operation`: the review's; `durationMs`: from the body read to the reply. */
-  record(fn: FunctionName, allowed: boolean, code: number | undefined, operation?: string, durationMs?: number): void;
-}
-
-/** What GET /metrics answers: a body and its content type. */
-export type MetricsExposition = { contentType: string; body: string };
-
 /** A runtime's metrics: what each review is recorded in, and what GET /metrics answers. */
 export interface AppMetrics {
-  reviews: ReviewRecorder;
-  exposition(): Promise<MetricsExposition>;
+  /**
+   * Told of every review's outcome once, after the reply is built; must be cheap. `code`: the denial's `status.code`;
+   * `operation`: the review's; `durationMs`: from the body read to the reply.
+   */
+  reviews: { record(fn: FunctionName, allowed: boolean, code: number | undefined, operation?: string, durationMs?: number): void };
+  exposition(): Promise<{ contentType: string; body: string }>;
   /**
    * The level of an allowed review's line: `debug` beside metrics that count the same facts (Prometheus; the line
    * costs a tenth of a review's CPU), `info` where the log lines are the metrics. Refusals are `warn` everywhere.

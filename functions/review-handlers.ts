@@ -20,13 +20,11 @@ import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
 import type { Decision } from "../shared/policy/review.ts";
 import type { AppMetrics } from "./metrics.ts";
 
-/** The switches of the GMSA rules (RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT), from the configuration. */
-export type ReviewSettings = Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
-
 /** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
 interface ReviewContext {
   gmsa: GmsaClient;
-  settings: ReviewSettings;
+  /** The switches of the GMSA rules: RANDOM_HOSTNAME, REVIEW_REQUESTING_USER, ENFORCEMENT. */
+  settings: Pick<Config, "randomHostname" | "requestingUser" | "enforcement">;
   randomBytes: (length: number) => Uint8Array;
   signal: AbortSignal;
   tally?: CallTally;
@@ -65,7 +63,6 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
   };
 }
 
-/** The fact of each name, loaded concurrently. */
 async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
   const deadlinePassed = () => new AdmissionError("the review's deadline passed before the API server answered", { code: "ERR_DEADLINE_EXCEEDED" });
   const loaded = await Promise.all(
@@ -97,12 +94,9 @@ export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; 
 export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, deps: ReviewRouteDeps): Handler<AppEnv> {
   return async (c) => {
     const started = deps.now();
-    let text: string;
-    try {
-      text = await c.req.text();
-    } catch {
+    const text = await c.req.text().catch(() => {
       throw new HTTPException(400, { message: "the request body could not be read" });
-    }
+    });
     const body = parseJson(text);
     if (body === undefined) throw new HTTPException(400, { message: "request body is not valid JSON" });
     const parsed = parseAdmissionReview(body);

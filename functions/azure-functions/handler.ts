@@ -1,7 +1,4 @@
-/**
- * Azure Functions (Node programming model v4): HttpRequest -> fetch Request -> the same Hono app as every other
- * target -> HttpResponseInit; the app never reads c.env, so none is passed. The app is built once per worker process.
- */
+/** Azure Functions (Node programming model v4): HttpRequest -> fetch Request -> the one Hono app -> HttpResponseInit. */
 import type { HttpHandler, HttpMethod } from "@azure/functions";
 import type { Bindings } from "../../shared/config/index.ts";
 import { buildServerlessApp } from "../node/deps.ts";
@@ -17,16 +14,16 @@ export const AZURE_ROUTES = { expand: "expand/{*rest}", authorize: "authorize/{*
 export const AZURE_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 /**
- * The handler of every route, over the app {@link buildServerlessApp} starts building at once. The request body stays
- * a stream so caller auth and the body limit run first; our answers are small, so the response body is buffered.
+ * The handler of every route, over the app {@link buildServerlessApp} starts building at once (once per worker process;
+ * the app never reads c.env, so none is passed). The request body stays a stream so caller auth and the body limit run
+ * first; our answers are small, so the response body is buffered.
  */
-export function createAzureHandler(env: Bindings, options?: Parameters<typeof buildServerlessApp>[2]): HttpHandler {
-  const ready = buildServerlessApp(env, "azure", options);
+export function createAzureHandler(env: Bindings, options?: Parameters<typeof buildServerlessApp>[3]): HttpHandler {
+  const ready = buildServerlessApp(env, "azure", (app) => app, options);
   return async (request) => {
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
     const init: RequestInit = { method: request.method, headers: request.headers, ...(hasBody ? { body: request.body, duplex: "half" } : {}) };
     const response = await (await ready).fetch(new Request(request.url, init));
-    const body = response.body === null ? undefined : new Uint8Array(await response.arrayBuffer());
-    return { status: response.status, headers: response.headers, ...(body === undefined ? {} : { body }) };
+    return { status: response.status, headers: response.headers, ...(response.body !== null && { body: new Uint8Array(await response.arrayBuffer()) }) };
   };
 }

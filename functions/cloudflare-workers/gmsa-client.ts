@@ -7,7 +7,7 @@
 import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
 import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
-import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../shared/credentials/select-token-source.ts";
+import { selectTokenSource, type TokenSourceCapabilities } from "../../shared/credentials/select-token-source.ts";
 import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient, type KubeGmsaClient } from "../../shared/kube/client.ts";
 import { selectKubeTarget } from "../../shared/kubeconfig/kube-target.ts";
@@ -18,21 +18,6 @@ import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
  * cloud sources only eks, which signs locally: a Worker reaches neither a loopback nor a link-local endpoint.
  */
 const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, cloudTokens: ["eks"] };
-
-/** A request must not await another request's promise on Workers (panva/jose#355, #509): shareInFlight false. */
-function buildTokenSource(choice: TokenSourceChoice): TokenSource | undefined {
-  switch (choice.kind) {
-    case "token":
-      return createStaticTokenSource({ token: choice.token });
-    case "jwt":
-      return createJwtTokenSource({ ...choice.jwt, shareInFlight: false });
-    case "cloud":
-      return createCloudTokenSource(choice.cloudToken, { shareInFlight: false });
-    default:
-      // Refused by WORKER_CAPABILITIES.
-      return undefined;
-  }
-}
 
 /**
  * Builds the Workers client once per isolate, and the start-up warnings to log once. `fetch`: default the global
@@ -58,12 +43,19 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?
   if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
   const selected = selectTokenSource(target, settings, WORKER_CAPABILITIES);
   problems.push(...selected.problems);
-  if (problems.length > 0 || selected.choice === undefined) throw new KubeConfigurationError(problems);
+  const { choice } = selected;
+  if (problems.length > 0 || choice === undefined) throw new KubeConfigurationError(problems);
+  // A request must not await another request's promise on Workers (panva/jose#355, #509): shareInFlight false. Exec,
+  // token files and client certificates were refused by WORKER_CAPABILITIES.
+  let tokenSource: TokenSource | undefined;
+  if (choice.kind === "token") tokenSource = createStaticTokenSource(choice);
+  else if (choice.kind === "jwt") tokenSource = createJwtTokenSource({ ...choice.jwt, shareInFlight: false });
+  else if (choice.kind === "cloud") tokenSource = createCloudTokenSource(choice.cloudToken, { shareInFlight: false });
   const client = createKubeGmsaClient({
     server: cluster.server,
     // Our requests always ask for `redirect: "manual"`; the global fetch needs calling unbound.
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
-    tokenSource: buildTokenSource(selected.choice),
+    tokenSource,
     disableCompression: cluster.disableCompression,
     credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
     accessCacheTtlMs: settings.accessCacheTtlMs,

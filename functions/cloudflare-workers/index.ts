@@ -10,14 +10,13 @@ import { createWorkerGmsaClient } from "./gmsa-client.ts";
 
 let app: Hono<AppEnv> | undefined;
 
-/** Synchronous: a request must not await a promise another request made (workerd). */
+/** Synchronous, nothing shared in flight: a request must not await a promise another request made (workerd). */
 function build(env: Bindings): Hono<AppEnv> {
   try {
     const config = readConfig(env, "workers");
     const logger = createJsonLogger({ level: config.logLevel, write: (line) => console.log(line) });
     const gmsa = createWorkerGmsaClient(config.kube);
     for (const warning of gmsa.warnings) logger.log("warn", warning);
-    // Not shared in flight: a request must not await a promise another request made.
     const readiness = createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: false });
     return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, readiness, metrics: createJsonMetrics(() => gmsa.client.stats()) }));
   } catch (error) {
@@ -26,14 +25,10 @@ function build(env: Bindings): Hono<AppEnv> {
   }
 }
 
-/** Only string vars and secrets are read; other bindings are ignored. */
-function stringBindings(env: Record<string, unknown>): Bindings {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-}
-
 export default {
   fetch(request, env, ctx) {
-    app ??= build(stringBindings(env));
+    // Only string vars and secrets are read; other bindings are ignored.
+    app ??= build(Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string")));
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Record<string, unknown>>;

@@ -1,7 +1,6 @@
 /** The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): env -> config -> kube client -> createApp's deps. */
 import type { Hono } from "hono";
-import { readConfig, type Bindings, type Config, type Runtime } from "../../shared/config/index.ts";
-import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
+import { readConfig, type Bindings, type Runtime } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import { createReadinessCheck } from "../../shared/kube/readiness.ts";
@@ -15,17 +14,7 @@ import type { PrometheusMetrics } from "./prometheus.ts";
  * Options of {@link buildNodeDeps}: `write` takes JSON log lines (default stdout); the rest only the Node server has:
  * the client certificate (it terminates TLS), Prometheus metrics, and `ready`, false once it is shutting down.
  */
-interface NodeDepsOptions {
-  write?: (line: string) => void;
-  clientCertificate?: ClientCertificateReader;
-  prometheus?: PrometheusMetrics;
-  ready?: () => boolean;
-}
-
-/** Writes one log line to stdout. */
-export function writeStdout(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
+type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready">> & { write?: (line: string) => void; prometheus?: PrometheusMetrics };
 
 /**
  * Parses `env` for `runtime`, loads the kubeconfig and builds the kube client.
@@ -33,42 +22,38 @@ export function writeStdout(line: string): void {
  *   server connections (after in-flight requests).
  * @throws ConfigurationError (or its KubeConfigurationError subclass) listing every configuration problem.
  */
-export async function buildNodeDeps(
-  env: Bindings,
-  runtime: Exclude<Runtime, "workers">,
-  options: NodeDepsOptions = {},
-): Promise<{ config: Readonly<Config>; deps: AppDeps; close: () => Promise<void> }> {
+export async function buildNodeDeps(env: Bindings, runtime: Exclude<Runtime, "workers">, options: NodeDepsOptions = {}) {
   const config = readConfig(env, runtime);
-  const logger = createJsonLogger({ level: config.logLevel, write: options.write ?? writeStdout });
-  const { prometheus, clientCertificate, ready } = options;
-  const gmsa = await createNodeGmsaClient(config.kube, {
-    logger: { warn: (message) => logger.log("warn", message) },
-    ...(prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes }),
-  });
+  const { write = (line: string) => process.stdout.write(`${line}\n`), prometheus, ...runtimeDeps } = options;
+  const logger = createJsonLogger({ level: config.logLevel, write });
+  const gmsa = await createNodeGmsaClient(config.kube, prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes });
+  for (const warning of gmsa.warnings) logger.log("warn", warning);
   prometheus?.collectKubeCounters(gmsa.counters);
   const deps = configuredDeps(config, {
+    ...runtimeDeps,
     gmsa: gmsa.client,
     logger,
     metrics: prometheus ?? createJsonMetrics(gmsa.counters),
-    ...(clientCertificate && { clientCertificate }),
-    ...(ready && { ready }),
     readiness: createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: true }),
   });
   return { config, deps, close: gmsa.close };
 }
 
 /**
- * Lambda's and Azure's app, built from `env` at once (during their init phase). A configuration problem is reported
- * once to `options.error` (default console.error) and every request answers 503 ({@link misconfiguredApp}); any
- * other build failure fails each invocation that awaits the app.
+ * Lambda's and Azure's handler: `serve` over the app built from `env` at once (during their init phase), so both are
+ * made once. A configuration problem is reported once to `options.error` (default console.error) and every request
+ * answers 503 ({@link misconfiguredApp}); any other build failure fails each invocation that awaits the handler.
  */
-export function buildServerlessApp(
+export function buildServerlessApp<T>(
   env: Bindings,
   runtime: "lambda" | "azure",
+  serve: (app: Hono<AppEnv>) => T,
   options: NodeDepsOptions & { error?: (message: string) => void } = {},
-): Promise<Hono<AppEnv>> {
-  const app = buildNodeDeps(env, runtime, options).then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error));
+): Promise<T> {
+  const served = buildNodeDeps(env, runtime, options)
+    .then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error))
+    .then(serve);
   // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
-  app.catch(() => undefined);
-  return app;
+  served.catch(() => undefined);
+  return served;
 }

@@ -1,12 +1,11 @@
 /**
  * The Node server's Prometheus metrics on prom-client: reviews, the Kubernetes client's calls and caches, credential
- * refreshes, exec plugin runs, and prom-client's default process and Node.js metrics. Only functions/node/server.ts
- * imports this file, so none of it reaches the Worker, Lambda and Azure bundles. Every label value comes from a fixed
- * set (docs/operations.md, Metrics); nothing from a review becomes a label.
+ * refreshes, exec plugin runs, and prom-client's default process and Node.js metrics. Every label value comes from a
+ * fixed set (docs/operations.md, Metrics); nothing from a review becomes a label.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { KubeObserver, RefreshObserver } from "../../shared/observer.ts";
-import type { MetricsExposition, ReviewRecorder } from "../metrics.ts";
+import type { AppMetrics } from "../metrics.ts";
 import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
 
 /**
@@ -69,8 +68,7 @@ export function createPrometheusMetrics() {
         reviewsTotal.inc({ function: fn, operation: OPERATIONS.has(operation) ? operation : "other", decision, code: String(code ?? (allowed ? 200 : 500)) });
         if (durationMs !== undefined) reviewSeconds.observe({ function: fn }, durationMs / 1000);
       },
-    } satisfies ReviewRecorder,
-    /** API calls and cache lookups of the Kubernetes client. */
+    } satisfies AppMetrics["reviews"],
     kube: {
       kubeRequest(verb, resource, code, seconds) {
         kubeTotal.inc({ verb, resource, code: String(code) });
@@ -78,12 +76,8 @@ export function createPrometheusMetrics() {
       },
       cacheRequest: (cache, hit) => cacheTotal.inc({ cache, result: hit ? "hit" : "miss" }),
     } satisfies KubeObserver,
-    /** The refresh observer of one credential source. */
     tokenRefreshes: (source: TokenRefreshSource): RefreshObserver => (outcome) => refreshesTotal.inc({ source, outcome }),
-    /**
-     * Exec plugin runs and cache sizes, copied from the client's counters at each scrape.
-     * @throws Error when called twice for these metrics (the registry refuses a name twice).
-     */
+    /** Exec plugin runs and cache sizes, read from the client at each scrape. @throws Error when called twice (names repeat). */
     collectKubeCounters(read: () => KubeCounters): void {
       new Counter({
         ...common,
@@ -107,9 +101,8 @@ export function createPrometheusMetrics() {
         },
       });
     },
-    /** Allowed reviews log at debug: these metrics count them. */
     allowedLevel: "debug" as const,
     /** What /metrics answers: the text exposition (format 0.0.4) of ours and prom-client's default metrics. */
-    exposition: async (): Promise<MetricsExposition> => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    exposition: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
   };
 }

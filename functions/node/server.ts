@@ -5,37 +5,37 @@
 import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { IncomingMessage, Server, ServerOptions as HttpServerOptions, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { TLSSocket } from "node:tls";
 import type { Bindings } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
-import { buildNodeDeps, writeStdout } from "./deps.ts";
+import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
-import { readTlsMaterial, watchTlsFiles, type TlsFiles, type TlsMaterial } from "./tls-reload.ts";
+import { readTlsMaterial, watchTlsFiles, type TlsMaterial } from "./tls-reload.ts";
 
 // Limits against slow-loris clients; a stalled TLS connection costs about 90 KiB (test/e2e/stalled-connections.test.ts).
 // The API server sends a whole review at once, so it never comes near them. Why these values: docs/security.md.
+const LIMITS = {
+  /** The request line and headers must arrive within this many ms (Node's default: 60 s). */
+  headersTimeout: 5_000,
+  /** The whole request, body included: the longest webhook timeout the API server allows (30 s). */
+  requestTimeout: 30_000,
+  /** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
+  connectionsCheckingInterval: 1_000,
+  /** Longer than kube-apiserver keeps an idle connection (Go's 90 s): it closes first, never writing to a closing one. */
+  keepAliveTimeout: 120_000,
+} satisfies HttpServerOptions;
 /** A TLS handshake must finish within this (Node's default: 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
-/** The request line and headers must arrive within this (Node's default: 60 s). */
-const HEADERS_TIMEOUT_MS = 5_000;
-/** The whole request, body included, within this: the longest webhook timeout the API server allows (30 s). */
-const REQUEST_TIMEOUT_MS = 30_000;
-/** How often Node checks the two timeouts above (its default, 30 s, would let a stalled connection live that long more). */
-const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
-/** Longer than kube-apiserver keeps an idle connection (Go's 90 s): it closes first, never writing to a closing one. */
-const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 /** Far more connections than API servers open, few enough to keep a replica in its memory when every one is stalled. */
 const MAX_CONNECTIONS = 512;
 /** Longest wait for in-flight reviews when stopping: the longest webhook timeout (30 s); then the rest are closed. */
 const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */
 const DRAIN_SWEEP_MS = 50;
-
-/** A started server; `server` is the same object before and after a certificate reload. */
-export type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 /**
  * Builds the app from `env` and listens on PORT, over HTTPS when TLS_CERT_FILE/TLS_KEY_FILE are set.
@@ -44,10 +44,10 @@ export type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
  *   longer, so the endpoint leaves the Service first, then closes.
  * @throws ConfigurationError listing every configuration problem.
  */
-export async function startNodeServer(env: Bindings, write: (line: string) => void = writeStdout) {
+export async function startNodeServer(env: Bindings, write?: (line: string) => void) {
   let ready = true;
   const { config, deps, close } = await buildNodeDeps(env, "node", {
-    write,
+    ...(write && { write }),
     clientCertificate: readClientCertificate,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
@@ -58,12 +58,11 @@ export async function startNodeServer(env: Bindings, write: (line: string) => vo
     logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
   process.on("unhandledRejection", onUnhandledRejection);
   const { tlsCertFile: certFile, tlsKeyFile: keyFile, callerAuth } = config;
-  const files: TlsFiles | undefined =
-    certFile === undefined || keyFile === undefined
-      ? undefined
-      : { certFile, keyFile, caFile: callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined };
-  const { server, port, tls } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls: files });
-  const reloader = files !== undefined && tls !== undefined && "setSecureContext" in server ? watchTlsFiles(server, files, tls, logger) : undefined;
+  const caFile = callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined;
+  const files = certFile && keyFile ? { certFile, keyFile, caFile } : undefined;
+  const tls = files && (await readTlsMaterial(files));
+  const { server, port } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls });
+  const reloader = files && tls && watchTlsFiles(server as HttpsServer, files, tls, logger);
   logger.log("info", "listening", { port, tls: files !== undefined, functions: config.functions.join(",") });
   let closing: Promise<void> | undefined;
   const stop = (): Promise<void> =>
@@ -93,53 +92,37 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
   server.prependListener("request", (_req: IncomingMessage, res: ServerResponse) => {
     res.shouldKeepAlive = false;
   });
-  server.closeIdleConnections();
+  // server.close() closed the idle ones; the sweep closes the others as they finish.
   const sweep = setInterval(() => server.closeIdleConnections(), DRAIN_SWEEP_MS);
   const limit = setTimeout(() => server.closeAllConnections(), DRAIN_LIMIT_MS);
-  try {
-    await closed;
-  } finally {
-    clearInterval(sweep);
-    clearTimeout(limit);
-  }
+  await closed;
+  clearInterval(sweep);
+  clearTimeout(limit);
 }
 
 /**
  * Serves `app` through @hono/node-server with the limits above, over HTTPS when `tls` is given (the API server only
- * calls webhooks over HTTPS); resolves once listening, with the bound port and the TLS files' contents it started
- * with. With a client CA (`tls.caFile`) the server asks for a certificate and verifies it but keeps connections
- * without one (`rejectUnauthorized: false`): caller auth answers those with a clean 401, and /healthz stays reachable.
+ * calls webhooks over HTTPS); resolves once listening, with the bound port. With a client CA (`tls.ca`) the server asks
+ * for a certificate and verifies it but keeps connections without one (`rejectUnauthorized: false`): caller auth
+ * answers those with a clean 401, and /healthz stays reachable.
  */
-export async function serveApp(
-  app: Hono<AppEnv>,
-  options: { port: number; hostname?: string | undefined; tls?: TlsFiles | undefined },
-): Promise<{ server: Server | HttpsServer; port: number; tls?: TlsMaterial }> {
-  const tls = options.tls === undefined ? undefined : await readTlsMaterial(options.tls);
-  const limits: HttpServerOptions = {
-    headersTimeout: HEADERS_TIMEOUT_MS,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
-  };
-  const clientCa = tls?.ca === undefined ? {} : { requestCert: true, rejectUnauthorized: false };
+export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined }) {
+  const { tls } = options;
   const server = (
     tls === undefined
-      ? createAdaptorServer({ fetch: app.fetch, serverOptions: limits })
+      ? createAdaptorServer({ fetch: app.fetch, serverOptions: LIMITS })
       : createAdaptorServer({
           fetch: app.fetch,
           createServer: createHttpsServer,
-          serverOptions: { ...limits, ...tls, ...clientCa, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+          serverOptions: { ...LIMITS, ...tls, ...(tls.ca && { requestCert: true, rejectUnauthorized: false }), handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
         })
   ) as Server | HttpsServer;
   server.maxConnections = MAX_CONNECTIONS;
-  return new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port, options.hostname, () => {
-      const address = server.address();
-      const port = typeof address === "object" && address !== null ? address.port : options.port;
-      resolve(tls === undefined ? { server, port } : { server, port, tls });
-    });
+    server.listen(options.port, options.hostname, resolve);
   });
+  return { server, port: (server.address() as AddressInfo).port };
 }
 
 /** The client certificate of a request's TLS connection, from the adapter's `c.env.incoming`; undefined over plain HTTP. */
@@ -149,17 +132,12 @@ export const readClientCertificate: ClientCertificateReader = (c) => {
   const cert = socket.getPeerCertificate();
   const presented = typeof cert === "object" && cert !== null && Object.keys(cert).length > 0;
   const cn: unknown = presented ? (cert.subject as { CN?: unknown } | undefined)?.CN : undefined;
+  // Node sets OpenSSL's code here (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), though typed as an Error: never the certificate.
   const error = socket.authorizationError as unknown;
   return {
     presented,
     authorized: socket.authorized,
-    error: error === undefined || error === null ? undefined : describeError(error),
+    error: typeof error === "string" ? error : undefined,
     commonNames: [cn].flat().filter((name): name is string => typeof name === "string"),
   };
 };
-
-/** OpenSSL's code (`UNABLE_TO_VERIFY_LEAF_SIGNATURE`), never the certificate's contents. */
-function describeError(error: unknown): string {
-  if (error instanceof Error) return (error as { code?: unknown }).code?.toString() ?? error.name;
-  return String(error).slice(0, 80);
-}

@@ -7,7 +7,7 @@
  * the earlier CA are closed (idle ones at once, busy ones once answered, with `Connection: close`) and a request that
  * arrives on one is not served: else a client of a CA no longer trusted stays authorized as long as it keeps sending.
  */
-import { watch, type FSWatcher } from "node:fs";
+import { watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { X509Certificate } from "node:crypto";
@@ -19,26 +19,18 @@ import { shortErrorCode } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 
 /** The files a server's TLS context comes from; `caFile`: CALLER_AUTH=mtls's CA of accepted client certificates. */
-export interface TlsFiles {
-  certFile: string;
-  keyFile: string;
-  caFile?: string | undefined;
-}
+export type TlsFiles = { certFile: string; keyFile: string; caFile?: string | undefined };
 
 /** The contents of {@link TlsFiles}. */
-export interface TlsMaterial {
-  cert: Buffer;
-  key: Buffer;
-  ca?: Buffer;
-}
+export type TlsMaterial = Awaited<ReturnType<typeof readTlsMaterial>>;
 
 /** Wait this long after the last change before reading: a swap is several events. */
 const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
-export async function readTlsMaterial(files: TlsFiles): Promise<TlsMaterial> {
+export async function readTlsMaterial(files: TlsFiles) {
   const [cert, key, ca] = await Promise.all([readFile(files.certFile), readFile(files.keyFile), files.caFile === undefined ? undefined : readFile(files.caFile)]);
-  return ca === undefined ? { cert, key } : { cert, key, ca };
+  return { cert, key, ...(ca && { ca }) };
 }
 
 const sameBuffer = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
@@ -52,13 +44,10 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
   const connections = files.caFile === undefined ? undefined : followConnections(server);
 
   async function reload(): Promise<void> {
-    let next: TlsMaterial;
-    try {
-      next = await readTlsMaterial(files);
-    } catch (error) {
+    const next = await readTlsMaterial(files).catch((error: unknown) => {
       logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
-      return;
-    }
+    });
+    if (next === undefined) return;
     const caChanged = !sameBuffer(current.ca, next.ca);
     if (!caChanged && current.cert.equals(next.cert) && current.key.equals(next.key)) return;
     let x509: X509Certificate;
@@ -89,11 +78,9 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
     timer.unref();
   };
   const folders = new Set([files.certFile, files.keyFile, files.caFile].flatMap((file) => (file === undefined ? [] : [dirname(file)])));
-  const watchers: FSWatcher[] = [...folders].map((folder) => {
-    const watcher = watch(folder, { persistent: false }, schedule);
-    watcher.on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }));
-    return watcher;
-  });
+  const watchers = [...folders].map((folder) =>
+    watch(folder, { persistent: false }, schedule).on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) })),
+  );
   return {
     close() {
       clearTimeout(timer);

@@ -1,7 +1,6 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
 import { createApp, type AppDeps } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
-import type { ReviewSettings } from "../../functions/review-handlers.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
 import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
 import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "../../shared/log.ts";
@@ -9,7 +8,7 @@ import { createCountingClient, createFakeGmsaClient } from "./fake-gmsa-client.t
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 export interface TestAppOptions extends Partial<Omit<AppDeps, "settings" | "metrics">> {
-  settings?: Partial<ReviewSettings>;
+  settings?: Partial<AppDeps["settings"]>;
   /** JSON metrics, so tests can read their snapshot. */
   metrics?: ReturnType<typeof createJsonMetrics>;
 }
@@ -25,7 +24,6 @@ export function createTestApp(options: TestAppOptions = {}) {
   const { settings, ...rest } = options;
   const deps: AppDeps & { metrics: ReturnType<typeof createJsonMetrics> } = {
     functions: FUNCTION_NAMES,
-    version: "0.0.0-test",
     callerAuth: { mode: "none" },
     metricsTokens: [],
     logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
@@ -77,7 +75,6 @@ export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides
   const logger = createMemoryLogger();
   const gmsa = createCountingClient();
   const { app, deps } = createTestApp({
-    version: "test",
     callerAuth,
     gmsa,
     randomBytes: (n) => new Uint8Array(n),

@@ -1,7 +1,7 @@
 /** The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch -> client. */
 import { readFile } from "node:fs/promises";
 import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
-import { createStaticTokenSource, type TokenSource } from "../../../shared/credentials/token-source.ts";
+import { createStaticTokenSource } from "../../../shared/credentials/token-source.ts";
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
 import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
@@ -10,22 +10,18 @@ import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createHttpsKubeFetch } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 
-/** Options of {@link createNodeGmsaClient}: `logger` and the observers (Prometheus) are the Node adapter's, the rest for tests and the CLI. */
-export interface NodeGmsaClientOptions {
-  /** Where start-up warnings go (insecure-skip-tls-verify, skipped files). Default: console. */
-  logger?: { warn(message: string): void };
+/** Options of {@link createNodeGmsaClient}: the observers (Prometheus) are the Node adapter's, the rest for tests and the CLI. */
+export type NodeGmsaClientOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
   /** The environment exec plugins inherit, less our secrets. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
   /** Default: the exec source's own `EXEC_TIMEOUT_MS`. */
   execTimeoutMs?: number;
-  homeDir?: string;
-  serviceAccountDir?: string;
   /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
   observer?: KubeObserver;
   refreshObserver?: (source: TokenRefreshSource) => RefreshObserver;
-}
+};
 
 /** The `source` label of a refreshing credential: which kind of source, never its command or path. */
 export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
@@ -33,24 +29,15 @@ export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 /** Counters for /metrics; `execRuns` only when the credential comes from an exec plugin. */
 export type KubeCounters = KubeClientStats & { execRuns?: ExecRunCounters };
 
-/** What the Node adapter keeps for the life of the process. */
-export type NodeGmsaClient = Awaited<ReturnType<typeof createNodeGmsaClient>>;
-
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
 const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: CLOUD_TOKENS };
 
-/** The sources that refresh; a static token or client certificate never does. */
-const REFRESH_SOURCES: Partial<Record<TokenSourceChoice["kind"], TokenRefreshSource>> = { exec: "exec", tokenFile: "token_file", jwt: "jwt" };
-
-/** The token source `choice` names. Each kind but a static token is imported when chosen, so a bundle loads only its own. */
-async function buildTokenSource(
-  choice: TokenSourceChoice,
-  { target, caPem }: NodeKubeTarget,
-  options: NodeGmsaClientOptions,
-): Promise<{ tokenSource?: TokenSource; counters?: () => ExecRunCounters; close?: () => void }> {
-  const source = choice.kind === "cloud" ? choice.cloudToken.kind : REFRESH_SOURCES[choice.kind];
-  const onRefresh = source === undefined ? undefined : options.refreshObserver?.(source);
-  const common = { shareInFlight: true, now: options.now, onRefresh };
+/**
+ * The token source `choice` names; a static token or client certificate never refreshes. Each kind but a static token
+ * is imported when chosen, so a bundle loads only its own.
+ */
+async function buildTokenSource(choice: TokenSourceChoice, { target, caPem }: NodeKubeTarget, options: NodeGmsaClientOptions) {
+  const common = (source: TokenRefreshSource) => ({ shareInFlight: true, now: options.now, onRefresh: options.refreshObserver?.(source) });
   switch (choice.kind) {
     case "exec": {
       const [{ createExecTokenSource }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([
@@ -59,7 +46,7 @@ async function buildTokenSource(
       ]);
       const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
       const exec = createExecTokenSource({
-        ...common,
+        ...common("exec"),
         exec: choice.exec,
         cluster: toExecClusterInfo(target.cluster, caData),
         runPlugin: options.runPlugin ?? spawnPlugin,
@@ -72,15 +59,15 @@ async function buildTokenSource(
       return { tokenSource: createStaticTokenSource({ token: choice.token }) };
     case "tokenFile": {
       const { createTokenFileSource } = await import("../../../shared/credentials/token-file.ts");
-      return { tokenSource: createTokenFileSource({ ...common, path: choice.tokenFile, readText: (file) => readFile(file, "utf8") }) };
+      return { tokenSource: createTokenFileSource({ ...common("token_file"), path: choice.tokenFile, readText: (file) => readFile(file, "utf8") }) };
     }
     case "jwt": {
       const { createJwtTokenSource } = await import("../../../shared/credentials/jwt.ts");
-      return { tokenSource: createJwtTokenSource({ ...common, ...choice.jwt }) };
+      return { tokenSource: createJwtTokenSource({ ...common("jwt"), ...choice.jwt }) };
     }
     case "cloud": {
       const { createCloudTokenSource } = await import("../../../shared/credentials/cloud-token-source.ts");
-      return { tokenSource: createCloudTokenSource(choice.cloudToken, common) };
+      return { tokenSource: createCloudTokenSource(choice.cloudToken, common(choice.cloudToken.kind)) };
     }
     case "clientCertificate":
       return {};
@@ -103,13 +90,12 @@ export async function loadNodeKubeCredentials(settings: KubeSettings, options: N
 
 /**
  * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
- * @returns the client, its counters, and `close`, which kills running exec plugins and closes the connection pools
- *   (after in-flight requests).
+ * @returns the client, its counters, start-up warnings to log (insecure-skip-tls-verify, skipped files), and `close`,
+ *   which kills running exec plugins and closes the connection pools (after in-flight requests).
  * @throws KubeConfigurationError with every problem found.
  */
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
   const { loaded, tokenSource, execCounters, warnings, close: closeSource } = await loadNodeKubeCredentials(settings, options);
-  for (const warning of warnings) (options.logger ?? console).warn(warning);
   const { cluster } = loaded.target;
   const transport = createHttpsKubeFetch({ ...cluster, ca: loaded.caPem, clientCertificate: loaded.clientCertificate });
   const client = createKubeGmsaClient({
@@ -125,6 +111,7 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
   });
   return {
     client,
+    warnings,
     counters: (): KubeCounters => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
     close: (): Promise<void> => {
       closeSource();

@@ -7,6 +7,8 @@
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
+import { text as readText } from "node:stream/consumers";
+import { LRUCache } from "lru-cache";
 import type { ClientCertificate, KubeFetch, KubeResponse } from "../../../shared/kube/request.ts";
 import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
 
@@ -22,9 +24,6 @@ export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecu
   connections?: number;
 }
 
-/** The fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done. */
-export type KeepAliveFetch = { fetch: KubeFetch; close(): Promise<void> };
-
 /** Agents kept while their requests drain: an exec plugin may issue a new client certificate, with its own Agent, per refresh. */
 const MAX_AGENTS = 2;
 
@@ -36,22 +35,22 @@ function retire(agent: HttpAgent): void {
 /**
  * Builds the fetch over node:https (node:http for an `http://` server). It resolves once the whole body has
  * arrived, so the caller's signal bounds a stalled body as well as a silent server; failures reject as fetch's do.
+ * @returns the fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done.
  * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
  */
-export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
+export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fetch: KubeFetch; close(): Promise<void> } {
   // Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5.
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
   if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5))) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
   const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
-  const agents = new Map<string, HttpAgent>();
   const plainAgent = new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
-
-  function agentFor(certificate: ClientCertificate | undefined): HttpAgent {
-    const key = certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`;
-    let agent = agents.get(key);
-    if (agent === undefined) {
-      agent = new HttpsAgent({
+  // One Agent per client certificate, made on first use; retiring one (evicted or closed) lets its busy sockets finish.
+  const agents = new LRUCache<string, HttpAgent, ClientCertificate | undefined>({
+    max: MAX_AGENTS,
+    dispose: retire,
+    memoMethod: (_key, _stale, { context: certificate }) =>
+      new HttpsAgent({
         ...proxyEnv,
         keepAlive: true,
         maxSockets: options.connections ?? 16,
@@ -62,18 +61,10 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
         rejectUnauthorized: options.insecureSkipTlsVerify !== true,
         // SNI and the name checked against the certificate (tls.connect checks `servername` when given).
         ...(options.tlsServerName === undefined ? {} : { servername: options.tlsServerName }),
-      });
-      agents.set(key, agent);
-      while (agents.size > MAX_AGENTS) {
-        const [oldestKey, oldest] = agents.entries().next().value as [string, HttpAgent];
-        agents.delete(oldestKey);
-        retire(oldest);
-      }
-    }
-    return agent;
-  }
-
-  if (options.clientCertificate !== undefined) agentFor(options.clientCertificate);
+      }),
+  });
+  const agentFor = (certificate: ClientCertificate | undefined): HttpAgent =>
+    agents.memo(certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`, { context: certificate });
 
   const fetch: KubeFetch = (url, init, clientCertificate) =>
     new Promise<KubeResponse>((resolve, reject) => {
@@ -88,22 +79,15 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
       const fail = (error: unknown): void => {
         // As fetch: an abort rejects with the signal's reason (AbortError, TimeoutError); anything else is a TypeError
         // whose `cause` carries Node's error `code`.
-        const reason: unknown = signal?.reason;
         if (signal?.aborted !== true) reject(new TypeError("fetch failed", { cause: error }));
-        else reject(reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError"));
+        else reject(signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError"));
       };
       req.once("error", fail);
       req.once("response", (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.once("error", fail);
-        res.once("aborted", () => fail(Object.assign(new Error("response aborted"), { code: "ECONNRESET" })));
-        res.once("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          // As fetch's Headers give it: every field of that name, joined by ", ".
-          const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
-          resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) });
-        });
+        // As fetch's Headers give it: every field of that name, joined by ", ".
+        const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
+        // A response cut short fails with Node's ECONNRESET.
+        readText(res).then((text) => resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) }), fail);
       });
       req.end(init.body);
     });
@@ -111,7 +95,7 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): KeepA
   return {
     fetch,
     close() {
-      for (const agent of [plainAgent, ...agents.values()]) retire(agent);
+      retire(plainAgent);
       agents.clear();
       return Promise.resolve();
     },

@@ -15,12 +15,7 @@ import type { ClientCertificate } from "../../../shared/kube/request.ts";
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /** A target with its files read: `certificate-authority(-data)`, `client-certificate(-data)` and `client-key(-data)`. */
-export interface NodeKubeTarget {
-  target: KubeTarget;
-  caPem?: string | undefined;
-  clientCertificate?: ClientCertificate;
-  warnings: string[];
-}
+export type NodeKubeTarget = Awaited<ReturnType<typeof loadNodeKubeTarget>>;
 
 /** The file's text; undefined when it does not exist (`missing`) or, with a problem, cannot be read. */
 async function readText(file: string, what: string, problems: string[], missing?: () => void): Promise<string | undefined> {
@@ -53,11 +48,10 @@ const exists = (file: string): Promise<boolean> => access(file).then(() => true,
 const fromBase64 = (data: string): string => Buffer.from(data, "base64").toString("utf8");
 
 /**
- * Finds and resolves the cluster and user, reading CA and client certificate files. `options`: default the machine's
- * home and service account folders.
- * @throws KubeConfigurationError with every problem found.
+ * Finds and resolves the cluster and user, reading CA and client certificate files; `options` default to the machine's
+ * home and service account folders. @throws KubeConfigurationError with every problem found.
  */
-export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}): Promise<NodeKubeTarget> {
+export async function loadNodeKubeTarget(settings: KubeSettings, options: { homeDir?: string; serviceAccountDir?: string } = {}) {
   const problems: string[] = [];
   const warnings: string[] = [];
   const serviceAccountDir = options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
@@ -91,17 +85,17 @@ export async function loadNodeKubeTarget(settings: KubeSettings, options: { home
 
   const { cluster, auth } = target;
   const where = `kubeconfig cluster "${cluster.name}"`;
-  const result: NodeKubeTarget = { target, warnings };
   if (cluster.proxyUrl && !/^https?:\/\//i.test(cluster.proxyUrl)) problems.push(`${where}: proxy-url must be http:// or https:// (socks5 is not supported)`);
-  if (cluster.certificateAuthorityData) result.caPem = fromBase64(cluster.certificateAuthorityData);
-  if (cluster.certificateAuthority) result.caPem = await readText(cluster.certificateAuthority, "certificate-authority", problems);
+  let caPem = cluster.certificateAuthorityData ? fromBase64(cluster.certificateAuthorityData) : undefined;
+  if (cluster.certificateAuthority) caPem = await readText(cluster.certificateAuthority, "certificate-authority", problems);
   if (cluster.insecureSkipTlsVerify) warnings.push(`${where}: insecure-skip-tls-verify is set: the API server's certificate is NOT verified`);
   if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);
+  let clientCertificate: ClientCertificate | undefined;
   if (auth.kind === "clientCertificate") {
     const certificate = auth.certificateData ? fromBase64(auth.certificateData) : await readText(auth.certificateFile ?? "", "client-certificate", problems);
     const key = auth.keyData ? fromBase64(auth.keyData) : await readText(auth.keyFile ?? "", "client-key", problems);
-    if (certificate !== undefined && key !== undefined) result.clientCertificate = { certificate, key };
+    if (certificate !== undefined && key !== undefined) clientCertificate = { certificate, key };
   }
   if (problems.length > 0) throw new KubeConfigurationError(problems);
-  return result;
+  return { target, caPem, clientCertificate, warnings };
 }

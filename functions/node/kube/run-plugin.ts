@@ -39,7 +39,6 @@ export function killRunningPlugins(): void {
 }
 process.once("exit", killRunningPlugins);
 
-/** Spawns `file`, already found. */
 const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
   new Promise<PluginRunResult>((resolve) => {
     let child: ChildProcess;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import pkg from "../../../package.json" with { type: "json" };
 import { BODY_LIMIT_BYTES } from "../../../functions/app.ts";
 import { createJsonMetrics } from "../../../functions/metrics.ts";
 import { createTestApp, postReview } from "../../support/app.ts";
@@ -29,7 +30,7 @@ describe("createApp", () => {
   it("answers GET /version with the name, version and functions", async () => {
     const res = await createTestApp({ functions: ["authorize"] }).app.request("/version");
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ name: "gmsa-webhooks", version: "0.0.0-test", functions: ["authorize"] });
+    expect(await res.json()).toEqual({ name: "gmsa-webhooks", version: pkg.version, functions: ["authorize"] });
   });
 
   it.each(["/", "/expand/extra", "/validate", "/healthz/x", "/EXPAND"])("answers an unknown path %j with 404", async (path) => {

@@ -28,7 +28,6 @@ export function createFuzzApp() {
   const gmsa = createFakeGmsaClient();
   let counter = 0;
   const { app } = createTestApp({
-    version: "fuzz",
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },
     gmsa,
     settings: { randomHostname: true },

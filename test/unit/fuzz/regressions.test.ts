@@ -15,7 +15,6 @@ const BIG = { CmsPlugins: ["ActiveDirectory"], Pad: "p".repeat(60_000) };
 
 function createRegressionApp(gmsa?: GmsaClient) {
   return createTestApp({
-    version: "test",
     gmsa: gmsa ?? {
       getCredSpecContents: (name) =>
         name === "missing"

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyResult, LambdaContext } from "hono/aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createLambdaHandler } from "../../../../functions/aws-lambda/handler.ts";
-import { MISCONFIGURED_BODY } from "../../../../functions/app.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
@@ -105,7 +104,7 @@ describe("createLambdaHandler", () => {
     for (const event of [reviewEvent(functionUrlEvent, "expand"), restApiEvent({ method: "GET", path: "/healthz" })]) {
       const result = await handler(event, lambdaContext);
       expect(result.statusCode).toBe(503);
-      expect(JSON.parse(result.body)).toEqual(MISCONFIGURED_BODY);
+      expect(JSON.parse(result.body)).toEqual({ error: "gmsa-webhooks is misconfigured; see the function's logs" });
     }
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("CALLER_AUTH_TOKENS");

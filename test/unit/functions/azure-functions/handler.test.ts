@@ -2,7 +2,6 @@ import { HttpRequest, InvocationContext, type HttpResponseInit } from "@azure/fu
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { AZURE_ROUTES, createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
-import { MISCONFIGURED_BODY } from "../../../../functions/app.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { buildPod } from "../../../support/pods.ts";
@@ -92,7 +91,7 @@ describe("createAzureHandler", () => {
     for (const req of [reviewRequest("expand"), request("GET", "/healthz")]) {
       const response = await call(req);
       expect(response.status).toBe(503);
-      expect(JSON.parse(text(response))).toEqual(MISCONFIGURED_BODY);
+      expect(JSON.parse(text(response))).toEqual({ error: "gmsa-webhooks is misconfigured; see the function's logs" });
     }
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("CALLER_AUTH is not set");

@@ -7,7 +7,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
+import { startNodeServer } from "../../../../functions/node/server.ts";
 import { createPrometheusMetrics, REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
 import type { ExecRunCounters } from "../../../../shared/credentials/exec-credential.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
@@ -17,6 +17,8 @@ import { parseMetrics, samplesOf, sumOf, type ParsedFamily } from "../../../supp
 import { buildReview } from "../../../support/reviews.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
+
+type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 const CALLER_TOKEN = "metrics-test-caller-token-0123456789";
 /** METRICS_TOKENS: the scrape credential, apart from the admission one. */

@@ -7,9 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveApp } from "../../../../functions/node/server.ts";
 import { createTestApp } from "../../../support/app.ts";
 import { createTestPki } from "../../../support/test-pki.ts";
-import { tempDir } from "../../../support/temp-dir.ts";
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
 
 type Served = Awaited<ReturnType<typeof serveApp>>;
 
@@ -35,10 +32,8 @@ describe("the Node server's connection limits", () => {
   beforeAll(async () => {
     const { app } = createTestApp();
     plain = await serveApp(app, { port: 0, hostname: "127.0.0.1" });
-    const dir = await tempDir("gmsa-limits-");
-    const pki = await createTestPki();
-    await Promise.all([writeFile(path.join(dir, "tls.crt"), pki.server.cert), writeFile(path.join(dir, "tls.key"), pki.server.key)]);
-    tls = await serveApp(app, { port: 0, hostname: "127.0.0.1", tls: { certFile: path.join(dir, "tls.crt"), keyFile: path.join(dir, "tls.key") } });
+    const { server } = await createTestPki();
+    tls = await serveApp(app, { port: 0, hostname: "127.0.0.1", tls: { cert: Buffer.from(server.cert), key: Buffer.from(server.key) } });
   });
   afterAll(async () => {
     for (const served of [plain, tls]) await new Promise<void>((resolve) => served.server.close(() => resolve()));

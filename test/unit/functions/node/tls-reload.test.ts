@@ -10,12 +10,14 @@ import { Agent, request as httpsRequest } from "node:https";
 import path from "node:path";
 import { connect, type TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startNodeServer, type RunningServer } from "../../../../functions/node/server.ts";
+import { startNodeServer } from "../../../../functions/node/server.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { serverlessEnv } from "../../../support/serverless-env.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
+
+type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 let pki: TestPki;
 let dir: string;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readClientCertificate, serveApp } from "../../../../functions/node/server.ts";
+import { readTlsMaterial } from "../../../../functions/node/tls-reload.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 
@@ -82,7 +83,7 @@ beforeAll(async () => {
   ({ server, port } = await serveApp(app, {
     port: 0,
     hostname: "127.0.0.1",
-    tls: { certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key"), caFile: clientCaFile },
+    tls: await readTlsMaterial({ certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key"), caFile: clientCaFile }),
   }));
 }, 30_000);
 

@@ -8,7 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
-import { startNodeServer, type RunningServer } from "../../../../../functions/node/server.ts";
+import { startNodeServer } from "../../../../../functions/node/server.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/response.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
 import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
@@ -18,6 +18,8 @@ import { buildPod, WEBAPP1_CREDSPEC } from "../../../../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../../../../support/reviews.ts";
 import { CREDSPEC_NAME, startFaultServer, type FaultServer } from "./fault-server.ts";
 import { parseMetrics, samplesOf } from "../../../../support/prometheus.ts";
+
+type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 /** The webhook timeout the API server would append, and the review budget it gives (a fifth less). */
 export const WEBHOOK_TIMEOUT = "2s";

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNodeGmsaClient, type NodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
+import { createNodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
 import type { AdmissionError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
@@ -14,7 +14,7 @@ import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 let pki: TestPki;
 let server: KubeServer;
 let mtls: KubeServer;
-const clients: NodeGmsaClient[] = [];
+const clients: Awaited<ReturnType<typeof createNodeGmsaClient>>[] = [];
 const ok: Script = () => ({ status: 200, body: { credspec: { ok: true } } });
 const call = (ms = 10_000) => ({ signal: AbortSignal.timeout(ms) });
 
@@ -46,7 +46,7 @@ async function nodeClient(target: KubeServer, plugin: string, env: Record<string
   };
   await writeFile(path.join(dir, "config"), JSON.stringify(kubeconfig));
   const { settings } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" });
-  const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined }, ...options });
+  const client = await createNodeGmsaClient(settings, options);
   clients.push(client);
   return { ...client, runs: () => runCount(countFile) };
 }
@@ -216,7 +216,7 @@ contexts: [{ name: t, context: { cluster: c, user: u } }]
     await writeFile(path.join(dir, "config"), kubeconfig);
     const { settings, problems } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0", ...env });
     expect(problems).toEqual([]);
-    const client = await createNodeGmsaClient(settings, { logger: { warn: () => undefined } });
+    const client = await createNodeGmsaClient(settings);
     clients.push(client);
     return client.client;
   }

@@ -3,7 +3,7 @@
  * servers, a CONNECT proxy and throw-away certificates.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KeepAliveFetch, KeepAliveFetchOptions } from "../../../../../functions/node/kube/https-fetch.ts";
+import type { createHttpsKubeFetch, KeepAliveFetchOptions } from "../../../../../functions/node/kube/https-fetch.ts";
 import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
 import { startConnectProxy } from "../../../../support/connect-proxy.ts";
 import { startKubeServer, type KubeServer } from "../../../../support/kube-server.ts";
@@ -16,7 +16,7 @@ export interface KubeTransportSuiteOptions {
 }
 
 /** Runs the transport suite for `create` under the title `name`. */
-export function describeKubeTransport(name: string, create: (options: KeepAliveFetchOptions) => KeepAliveFetch, suite: KubeTransportSuiteOptions): void {
+export function describeKubeTransport(name: string, create: (options: KeepAliveFetchOptions) => ReturnType<typeof createHttpsKubeFetch>, suite: KubeTransportSuiteOptions): void {
   let pki: TestPki;
   let server: KubeServer;
   let internal: KubeServer;
