@@ -1,11 +1,11 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens, callerAuth, type CallerAuthOptions, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
+import { bearerTokens, callerAuth, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
 import { reviewDeadline } from "../shared/http/deadline.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
-import { ConfigurationError, type Config, type FunctionName } from "../shared/config/index.ts";
+import { ConfigurationError, type Config } from "../shared/config/index.ts";
 import pkg from "../package.json" with { type: "json" };
 import type { ReadinessCheck } from "../shared/kube/readiness.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
@@ -13,13 +13,11 @@ import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./re
 /** Largest body accepted: an UPDATE's two objects of etcd's 1.5 MiB limit and the review around them, with room. */
 export const BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
-/** What the app is built from: the configuration and what each runtime brings. */
-export interface AppDeps extends ReviewRouteDeps {
-  /** The functions this deployment serves: both on the Node server, one per Worker. */
-  functions: readonly FunctionName[];
-  callerAuth: CallerAuthOptions;
-  /** METRICS_TOKENS: bearer tokens GET /metrics requires; empty, /metrics is open. */
-  metricsTokens: readonly string[];
+/**
+ * What the app is built from: the configuration (FUNCTIONS: both on the Node server, one per Worker; CALLER_AUTH;
+ * METRICS_TOKENS) and what each runtime brings.
+ */
+export interface AppDeps extends ReviewRouteDeps, Pick<Config, "functions" | "callerAuth" | "metricsTokens"> {
   /** CALLER_AUTH=mtls: reads each request's client certificate (only the Node server can). */
   clientCertificate?: ClientCertificateReader;
   /** False once the process is shutting down: /readyz answers 503 so the endpoint leaves the Service. */
@@ -103,15 +101,12 @@ const limitBody = bodyLimit({
 
 /**
  * hono/body-limit; a body without a length that breaks off while counted (the caller went away) is a 400. A declared
- * length (as the API server sends reviews) is judged from the header without entering body-limit, whose read of
- * `c.req.raw.body` builds a web Request per request on @hono/node-server where `c.req.text()` reads the socket.
+ * length within the limit (as the API server sends reviews) skips body-limit, whose read of `c.req.raw.body` builds a
+ * web Request per request on @hono/node-server where `c.req.text()` reads the socket; one over it gets its 413.
  */
 const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const declared = c.req.header("content-length");
-  if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
-    if (Number.parseInt(declared, 10) > BODY_LIMIT_BYTES) return limitBody(c, next);
-    return next();
-  }
+  const declared = c.req.header("transfer-encoding") === undefined ? c.req.header("content-length") : undefined;
+  if (declared !== undefined && !(Number.parseInt(declared, 10) > BODY_LIMIT_BYTES)) return next();
   try {
     await limitBody(c, next);
   } catch (error) {

@@ -17,7 +17,7 @@ import { createCallTally, type CallTally } from "../shared/observer.ts";
 import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
 import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
-import type { Decision } from "../shared/policy/review.ts";
+import type { Decision, ReviewFacts } from "../shared/policy/review.ts";
 import type { AppMetrics } from "./metrics.ts";
 
 /** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
@@ -33,16 +33,14 @@ interface ReviewContext {
 export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<Decision>;
 
 /** expand (mutating) and authorize (validating, with ENFORCEMENT and the audit annotations). */
-export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = {
-  async expand({ request }, ctx) {
-    const plan = planExpand(readReview(request), ctx.settings);
-    return decideExpand(plan, await loadFacts(plan.load, ctx));
-  },
-  async authorize({ request }, ctx) {
-    const plan = planAuthorize(readReview(request), ctx.settings);
-    return decideAuthorize(plan, await loadFacts(plan.load, ctx));
-  },
-};
+export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = { expand: reviewHandler(planExpand, decideExpand), authorize: reviewHandler(planAuthorize, decideAuthorize) };
+
+function reviewHandler<P extends { load: LoadPlan }>(plan: (review: ReviewFacts, settings: ReviewContext["settings"]) => P, decide: (plan: P, facts: LoadedFacts) => Decision): ReviewHandler {
+  return async ({ request }, ctx) => {
+    const planned = plan(readReview(request), ctx.settings);
+    return decide(planned, await loadFacts(planned.load, ctx));
+  };
+}
 
 /**
  * Loads what a plan names through the client: each credspec once, each (subject, credspec) once, all concurrently

@@ -33,8 +33,6 @@ export async function readTlsMaterial(files: TlsFiles) {
   return { cert, key, ...(ca && { ca }) };
 }
 
-const sameBuffer = (a: Buffer | undefined, b: Buffer | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && a.equals(b));
-
 /** Watches the folders of `files` and installs a changed, valid pair on `server`, started with `initial`. */
 export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
   let current = initial;
@@ -48,7 +46,7 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
       logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
     });
     if (next === undefined) return;
-    const caChanged = !sameBuffer(current.ca, next.ca);
+    const caChanged = current.ca === undefined || next.ca === undefined ? current.ca !== next.ca : !current.ca.equals(next.ca);
     if (!caChanged && current.cert.equals(next.cert) && current.key.equals(next.key)) return;
     let x509: X509Certificate;
     try {

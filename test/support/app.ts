@@ -23,7 +23,7 @@ export function createTestApp(options: TestAppOptions = {}) {
   const lines: string[] = [];
   const { settings, ...rest } = options;
   const deps: AppDeps & { metrics: ReturnType<typeof createJsonMetrics> } = {
-    functions: FUNCTION_NAMES,
+    functions: [...FUNCTION_NAMES],
     callerAuth: { mode: "none" },
     metricsTokens: [],
     logger: createJsonLogger({ level: "debug", write: (line) => lines.push(line), now: () => 0 }),
