@@ -81,10 +81,6 @@ export function command<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>):
 }
 
 /** What `file` holds (stdin for `-`), or why not: `cannot be read (ENOENT)`. */
-export async function readInput(io: CliIo, file: string): Promise<Uint8Array | string> {
-  try {
-    return await io.read(file);
-  } catch (error) {
-    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
-  }
+export function readInput(io: CliIo, file: string): Promise<Uint8Array | string> {
+  return io.read(file).catch((error: NodeJS.ErrnoException) => `cannot be read (${error.code ?? "error"})`);
 }
