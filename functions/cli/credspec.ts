@@ -55,11 +55,8 @@ Example:
   },
   async run({ values, positionals: [input = "-"] }, io) {
     const prefix = `${io.program} credspec: ${input === "-" ? "stdin" : input}`;
-    const bytes = await readInput(io, input);
-    if (typeof bytes === "string") {
-      io.stderr(`${prefix}: ${bytes}\n`);
-      return EXIT_USAGE;
-    }
+    const bytes = await readInput(io, "credspec", input);
+    if (bytes === undefined) return EXIT_USAGE;
     const reportProblems = (problems: readonly CredSpecProblem[]): number => {
       io.stderr(`${prefix}: invalid credential spec, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:\n`);
       for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);

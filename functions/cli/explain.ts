@@ -7,7 +7,7 @@ import { readStatus } from "../../shared/kube/request.ts";
 import type { AccessAnswer, Requester } from "../../shared/policy/facts.ts";
 import type { Pod } from "../../shared/policy/pod.ts";
 import { readPodGmsa } from "../../shared/policy/references.ts";
-import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, printResult, clusterCommand, type ClusterConnection, type Paint } from "./cluster.ts";
+import { CLI_CALL, clusterCommand, CLUSTER_FLAGS_USAGE, expectSuccess, printResult, type ClusterConnection, type Paint } from "./cluster.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
 
 /** A fact asked of the API server: its answer, or why there is none. */
@@ -134,8 +134,8 @@ Example:
       io.stderr(`${io.program} explain: ${file === "-" ? "stdin" : file}: ${problem}\n`);
       return EXIT_USAGE;
     };
-    const bytes = await readInput(io, file);
-    if (typeof bytes === "string") return fail(bytes);
+    const bytes = await readInput(io, "explain", file);
+    if (bytes === undefined) return EXIT_USAGE;
     const read = readPodDocument(new TextDecoder().decode(bytes));
     if ("error" in read) return fail(read.error);
     const podNamespace = read.pod.metadata?.namespace;

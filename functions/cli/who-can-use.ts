@@ -1,6 +1,6 @@
 import { credSpecPath } from "../../shared/kube/client.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
-import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, listAll, printResult, clusterCommand } from "./cluster.ts";
+import { CLI_CALL, clusterCommand, CLUSTER_FLAGS_USAGE, expectSuccess, listAll, printResult } from "./cluster.ts";
 import { EXIT_OK } from "./io.ts";
 
 /** Access reviews in flight at once: quick for a few hundred service accounts, gentle on the API server. */
