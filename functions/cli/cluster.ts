@@ -9,7 +9,7 @@ import { createKubeRequester, readStatus, type KubeRequest } from "../../shared/
 import { loadNodeKubeCredentials } from "../node/kube/create-gmsa-client.ts";
 import { createHttpsKubeFetch } from "../node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../node/kube/load-kubeconfig.ts";
-import { CLUSTER_OPTIONS, EXIT_INVALID, readCommandLine, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";
+import { CLUSTER_OPTIONS, command, EXIT_INVALID, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";
 
 /** The global flags of every cluster command, for their usage texts. */
 export const CLUSTER_FLAGS_USAGE = `Cluster flags (as kubectl's, with its defaults; docs/kubectl-gmsa.md):
@@ -96,7 +96,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
 }
 
 /** What a cluster command declares: its own options, its usage text, and its work once connected. */
-export interface ClusterCommand<O extends ParseArgsOptionsConfig> extends Omit<CommandSpec<O>, "check"> {
+export interface ClusterCommand<O extends ParseArgsOptionsConfig> extends Omit<CommandSpec<O>, "check" | "run"> {
   /** Checks the positionals and values beyond the flags; returns usage errors (EXIT_USAGE). */
   check?: (args: ClusterArgs<O>) => string[];
   /** Resolves to the exit status. Errors it throws are printed, as EXIT_INVALID. */
@@ -117,29 +117,30 @@ function readClusterFlags(values: Record<string, unknown>) {
 }
 
 /**
- * Runs a cluster command: reads its command line ({@link CLUSTER_OPTIONS} and its own), connects, runs; a kubeconfig
- * problem or an API server that cannot answer becomes its message on stderr and exit 1.
+ * The runner of a cluster command: reads its command line ({@link CLUSTER_OPTIONS} and its own), connects, runs; a
+ * kubeconfig problem or an API server that cannot answer becomes its message on stderr and exit 1.
  */
-export async function runClusterCommand<O extends ParseArgsOptionsConfig>(command: ClusterCommand<O>, argv: readonly string[], io: CliIo): Promise<number> {
+export function clusterCommand<O extends ParseArgsOptionsConfig>(cluster: ClusterCommand<O>): (argv: readonly string[], io: CliIo) => Promise<number> {
   const argsOf = (line: CommandLine<typeof CLUSTER_OPTIONS & O>) => {
     const { flags, errors } = readClusterFlags(line.values);
     const args = { ...line, flags };
-    return { args, errors: [...errors, ...(command.check?.(args) ?? [])] };
+    return { args, errors: [...errors, ...(cluster.check?.(args) ?? [])] };
   };
-  const line = readCommandLine({ ...command, options: { ...CLUSTER_OPTIONS, ...command.options }, check: (parsed) => argsOf(parsed).errors }, argv, io);
-  if (typeof line === "number") return line;
-  let connection: ClusterConnection | undefined;
-  try {
-    const { args } = argsOf(line);
-    connection = await connectCluster(args.flags, io);
-    return await command.run(args, connection, io);
-  } catch (error) {
-    const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
-    for (const problem of problems) io.stderr(`${io.program} ${command.name}: ${problem}\n`);
-    return EXIT_INVALID;
-  } finally {
-    await connection?.close();
-  }
+  const run = async (line: CommandLine<typeof CLUSTER_OPTIONS & O>, io: CliIo): Promise<number> => {
+    let connection: ClusterConnection | undefined;
+    try {
+      const { args } = argsOf(line);
+      connection = await connectCluster(args.flags, io);
+      return await cluster.run(args, connection, io);
+    } catch (error) {
+      const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+      for (const problem of problems) io.stderr(`${io.program} ${cluster.name}: ${problem}\n`);
+      return EXIT_INVALID;
+    } finally {
+      await connection?.close();
+    }
+  };
+  return command({ ...cluster, options: { ...CLUSTER_OPTIONS, ...cluster.options }, check: (parsed) => argsOf(parsed).errors, run });
 }
 
 /** @throws Error `${what}: the API server answered 403 Forbidden: <its message>` unless the answer is a 2xx. */

@@ -8,7 +8,7 @@ import {
 } from "../../shared/credspec/render.ts";
 import { formatCredSpecProblem, parseCredSpecJson, validateCredSpecDocument, type CredSpecProblem } from "../../shared/credspec/validate.ts";
 import { isDns1123Subdomain } from "../../shared/policy/names.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readCommandLine, readInput, type CliIo, type CommandSpec } from "./io.ts";
+import { command, EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
 
 const OPTIONS = {
   name: { type: "string" },
@@ -17,7 +17,8 @@ const OPTIONS = {
   output: { type: "string", short: "o", default: "yaml" },
 } as const;
 
-const COMMAND: CommandSpec<typeof OPTIONS> = {
+/** Runs `credspec`, resolving to the exit status. Only stdout holds credential spec values: stderr names fields, as PluginInput may hold a secret. */
+export const runCredSpecCommand = command({
   name: "credspec",
   options: OPTIONS,
   usage: `Usage: gmsa-webhooks credspec [options] <file | ->
@@ -52,38 +53,30 @@ Example:
     if (!OUTPUT_FORMATS.some((format) => format === output)) errors.push(`--output must be one of ${OUTPUT_FORMATS.join(", ")}`);
     return errors;
   },
-};
+  async run({ values, positionals: [input = "-"] }, io) {
+    const prefix = `${io.program} credspec: ${input === "-" ? "stdin" : input}`;
+    const bytes = await readInput(io, "credspec", input);
+    if (bytes === undefined) return EXIT_USAGE;
+    const reportProblems = (problems: readonly CredSpecProblem[]): number => {
+      io.stderr(`${prefix}: invalid credential spec, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:\n`);
+      for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
+      return EXIT_INVALID;
+    };
 
-/** Runs `credspec`, resolving to the exit status. Only stdout holds credential spec values: stderr names fields, as PluginInput may hold a secret. */
-export async function runCredSpecCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = readCommandLine(COMMAND, argv, io);
-  if (typeof line === "number") return line;
-  const { values, positionals: [input = "-"] } = line;
-  const prefix = `${io.program} credspec: ${input === "-" ? "stdin" : input}`;
-  const bytes = await readInput(io, input);
-  if (typeof bytes === "string") {
-    io.stderr(`${prefix}: ${bytes}\n`);
-    return EXIT_USAGE;
-  }
-  const reportProblems = (problems: readonly CredSpecProblem[]): number => {
-    io.stderr(`${prefix}: invalid credential spec, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:\n`);
-    for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
-    return EXIT_INVALID;
-  };
+    const json = parseCredSpecJson(bytes);
+    if (!json.ok) return reportProblems(json.problems);
+    const result = validateCredSpecDocument(json.value);
+    for (const warning of result.warnings) io.stderr(`${prefix}: warning: ${formatCredSpecProblem(warning)}\n`);
+    if (!result.ok) return reportProblems(result.problems);
 
-  const json = parseCredSpecJson(bytes);
-  if (!json.ok) return reportProblems(json.problems);
-  const result = validateCredSpecDocument(json.value);
-  for (const warning of result.warnings) io.stderr(`${prefix}: warning: ${formatCredSpecProblem(warning)}\n`);
-  if (!result.ok) return reportProblems(result.problems);
-
-  // Validation guarantees at least one account.
-  const name = values.name ?? deriveCredSpecName(result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts[0]?.Name ?? "");
-  if (name === undefined) {
-    return reportProblems([{ path: "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name", message: "leaves no valid resource name once lowercased; pass --name" }]);
-  }
-  const serviceAccounts = (values["service-account"] ?? []).flatMap((text) => parseServiceAccountRef(text) ?? []);
-  const objects = buildCredSpecResources(result.document, { name, roleName: values["role-name"], serviceAccounts });
-  io.stdout(formatKubeObjects(objects, OUTPUT_FORMATS.find((format) => format === values.output) ?? "yaml"));
-  return EXIT_OK;
-}
+    // Validation guarantees at least one account.
+    const name = values.name ?? deriveCredSpecName(result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts[0]?.Name ?? "");
+    if (name === undefined) {
+      return reportProblems([{ path: "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name", message: "leaves no valid resource name once lowercased; pass --name" }]);
+    }
+    const serviceAccounts = (values["service-account"] ?? []).flatMap((text) => parseServiceAccountRef(text) ?? []);
+    const objects = buildCredSpecResources(result.document, { name, roleName: values["role-name"], serviceAccounts });
+    io.stdout(formatKubeObjects(objects, OUTPUT_FORMATS.find((format) => format === values.output) ?? "yaml"));
+    return EXIT_OK;
+  },
+});

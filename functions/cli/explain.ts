@@ -7,8 +7,8 @@ import { readStatus } from "../../shared/kube/request.ts";
 import type { AccessAnswer, Requester } from "../../shared/policy/facts.ts";
 import type { Pod } from "../../shared/policy/pod.ts";
 import { readPodGmsa } from "../../shared/policy/references.ts";
-import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, printResult, runClusterCommand, type ClusterCommand, type ClusterConnection, type Paint } from "./cluster.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput, type CliIo } from "./io.ts";
+import { CLI_CALL, clusterCommand, CLUSTER_FLAGS_USAGE, expectSuccess, printResult, type ClusterConnection, type Paint } from "./cluster.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
 
 /** A fact asked of the API server: its answer, or why there is none. */
 type Asked<T> = T | { error: string };
@@ -105,7 +105,8 @@ function formatExplanation({ pod, person, credSpecs, contentsWithoutName, dryRun
 
 const OPTIONS = { filename: { type: "string", short: "f" } } as const;
 
-const command: ClusterCommand<typeof OPTIONS> = {
+/** Runs `explain`: exit 0 when the dry run admits the pod, 1 when it is refused or a call fails, 2 usage. */
+export const runExplainCommand = clusterCommand({
   name: "explain",
   options: OPTIONS,
   usage: `Usage: gmsa-webhooks explain -f <pod.yaml | -> [cluster flags]
@@ -133,8 +134,8 @@ Example:
       io.stderr(`${io.program} explain: ${file === "-" ? "stdin" : file}: ${problem}\n`);
       return EXIT_USAGE;
     };
-    const bytes = await readInput(io, file);
-    if (typeof bytes === "string") return fail(bytes);
+    const bytes = await readInput(io, "explain", file);
+    if (bytes === undefined) return EXIT_USAGE;
     const read = readPodDocument(new TextDecoder().decode(bytes));
     if ("error" in read) return fail(read.error);
     const podNamespace = read.pod.metadata?.namespace;
@@ -147,7 +148,4 @@ Example:
     printResult(io, flags.output, explanation, (paint) => formatExplanation(explanation, paint));
     return explanation.dryRun.admitted ? EXIT_OK : EXIT_INVALID;
   },
-};
-
-/** Runs `explain`: exit 0 when the dry run admits the pod, 1 when it is refused or a call fails, 2 usage. */
-export const runExplainCommand = (argv: readonly string[], io: CliIo): Promise<number> => runClusterCommand(command, argv, io);
+});

@@ -61,8 +61,7 @@ const io: CliIo = {
   stdoutIsTty: process.stdout.isTTY,
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
-  readFile: async (file) => new Uint8Array(await readFile(file)),
-  readStdin: async () => new Uint8Array(await buffer(process.stdin)),
+  read: async (file) => new Uint8Array(file === "-" ? await buffer(process.stdin) : await readFile(file)),
   env: process.env,
 };
 process.exitCode = await runCli(process.argv.slice(2), io);

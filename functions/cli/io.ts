@@ -6,8 +6,8 @@ export interface CliIo {
   /** Results only; usage, problems and warnings go to stderr. */
   stdout(text: string): void;
   stderr(text: string): void;
-  readFile(path: string): Promise<Uint8Array>;
-  readStdin(): Promise<Uint8Array>;
+  /** The bytes of `file`; `-` is stdin. */
+  read(file: string): Promise<Uint8Array>;
   /** The process environment (cloud credentials, KUBECONFIG, NO_COLOR). */
   env: Readonly<Record<string, string | undefined>>;
   /** The program as invoked, for usage and errors: `kubectl gmsa` when run as kubectl-gmsa, else `gmsa-webhooks`. */
@@ -38,13 +38,15 @@ type StrictConfig<O extends ParseArgsOptionsConfig> = { args: string[]; options:
 /** A command line as node:util parseArgs reads it in strict mode, `-h/--help` included. */
 export type CommandLine<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<StrictConfig<O>>>;
 
-/** What a command declares of its command line: its options, its usage text, and its checks beyond parseArgs'. */
+/** What a command declares: its options, its usage text, its checks beyond parseArgs', and its work. */
 export interface CommandSpec<O extends ParseArgsOptionsConfig> {
   name: string;
   options: O;
   usage: string;
   /** The usage problems of a parsed command line, all of them. */
   check?: (line: CommandLine<O>) => string[];
+  /** Runs on a command line without usage problems; resolves to the exit status. */
+  run(line: CommandLine<O>, io: CliIo): Promise<number>;
 }
 
 /** A usage text written for `gmsa-webhooks`, naming the program as invoked (examples in it keep their words). */
@@ -53,34 +55,32 @@ export function usageFor(usage: string, io: CliIo): string {
 }
 
 /**
- * Reads a command's arguments strictly, once. Answers `--help` itself (usage on stdout, exit 0), and a wrong command
- * line (every problem and a pointer to --help on stderr, exit 2): then it returns the exit status instead.
+ * The runner of a command, resolving to its exit status. It reads the arguments strictly, once, and answers `--help`
+ * itself (usage on stdout, exit 0) and a wrong command line (every problem and a pointer to --help on stderr, exit 2).
  */
-export function readCommandLine<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>, argv: readonly string[], io: CliIo): CommandLine<O> | number {
-  let errors: string[];
-  try {
-    const line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
-    if ((line.values as { help?: boolean }).help === true) {
-      io.stdout(usageFor(spec.usage, io));
-      return EXIT_OK;
+export function command<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>): (argv: readonly string[], io: CliIo) => Promise<number> {
+  return async (argv, io) => {
+    let errors: string[];
+    try {
+      const line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
+      if ((line.values as { help?: boolean }).help === true) {
+        io.stdout(usageFor(spec.usage, io));
+        return EXIT_OK;
+      }
+      errors = spec.check?.(line) ?? [];
+      if (errors.length === 0) return await spec.run(line, io);
+    } catch (error) {
+      // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
+      if (!String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) throw error;
+      errors = [(error as Error).message];
     }
-    errors = spec.check?.(line) ?? [];
-    if (errors.length === 0) return line;
-  } catch (error) {
-    // parseArgs throws a TypeError with an ERR_PARSE_ARGS_* code and a message naming the offending argument.
-    if (!String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS_")) throw error;
-    errors = [(error as Error).message];
-  }
-  for (const error of errors) io.stderr(`${io.program} ${spec.name}: ${error}\n`);
-  io.stderr(`Run '${io.program} ${spec.name} --help' for usage.\n`);
-  return EXIT_USAGE;
+    for (const error of errors) io.stderr(`${io.program} ${spec.name}: ${error}\n`);
+    io.stderr(`Run '${io.program} ${spec.name} --help' for usage.\n`);
+    return EXIT_USAGE;
+  };
 }
 
-/** What `file` holds (stdin for `-`), or why not: `cannot be read (ENOENT)`. */
-export async function readInput(io: CliIo, file: string): Promise<Uint8Array | string> {
-  try {
-    return file === "-" ? await io.readStdin() : await io.readFile(file);
-  } catch (error) {
-    return `cannot be read (${(error as NodeJS.ErrnoException).code ?? "error"})`;
-  }
+/** What `file` holds (stdin for `-`), or undefined once `<program> <command>: <file>: cannot be read (ENOENT)` is on stderr. */
+export function readInput(io: CliIo, command: string, file: string): Promise<Uint8Array | undefined> {
+  return io.read(file).catch((error: NodeJS.ErrnoException) => void io.stderr(`${io.program} ${command}: ${file === "-" ? "stdin" : file}: cannot be read (${error.code ?? "error"})\n`));
 }

@@ -4,7 +4,7 @@ import { EXEC_API_V1, EXEC_API_VERSIONS } from "../../shared/credentials/exec-co
 import { isTokenCredential } from "../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import { parseJson } from "../../shared/json.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readCommandLine, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";
+import { command, EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CommandLine } from "./io.ts";
 
 type Variables = Partial<Record<VariableName, string>>;
 
@@ -39,7 +39,8 @@ function readProvider({ values, positionals }: CommandLine<typeof OPTIONS>): { p
   return { provider, variables, errors };
 }
 
-const COMMAND: CommandSpec<typeof OPTIONS> = {
+/** `gmsa-webhooks token eks|aks|gke`: resolves to the exit status. The token goes to stdout only; stderr never holds a key or token. */
+export const runTokenCommand = command({
   name: "token",
   options: OPTIONS,
   usage: `Usage: gmsa-webhooks token <eks | aks | gke> [options]
@@ -66,38 +67,34 @@ Example kubeconfig user (docs/configuration.md): exec with apiVersion
 client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, --cluster, my-cluster].
 `,
   check: (line) => readProvider(line).errors,
-};
-
-/** `gmsa-webhooks token eks|aks|gke`: resolves to the exit status. The token goes to stdout only; stderr never holds a key or token. */
-export async function runTokenCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = readCommandLine(COMMAND, argv, io);
-  if (typeof line === "number") return line;
-  const { provider, variables } = readProvider(line);
-  if (provider === undefined) return EXIT_USAGE; // unreachable: the check has refused it
-  const prefix = `${io.program} token ${provider}`;
-  try {
-    // The CLOUD_TOKEN variables from the environment with the flags laid over them; problems name the flag.
-    const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
-    const { settings, problems } = readCloudTokenSettings({ ...io.env, ...variables }, provider, flags);
-    if (settings === undefined || problems.length > 0) {
-      for (const problem of problems) io.stderr(`${prefix}: ${problem}\n`);
+  async run(line, io) {
+    const { provider, variables } = readProvider(line);
+    if (provider === undefined) return EXIT_USAGE; // unreachable: the check has refused it
+    const prefix = `${io.program} token ${provider}`;
+    try {
+      // The CLOUD_TOKEN variables from the environment with the flags laid over them; problems name the flag.
+      const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
+      const { settings, problems } = readCloudTokenSettings({ ...io.env, ...variables }, provider, flags);
+      if (settings === undefined || problems.length > 0) {
+        for (const problem of problems) io.stderr(`${prefix}: ${problem}\n`);
+        return EXIT_INVALID;
+      }
+      const credential = await createCloudTokenSource(settings, { shareInFlight: true }).getCredential();
+      if (!isTokenCredential(credential) || credential.expirationTimestamp === undefined) {
+        throw new TypeError("the source returned no token with an expiry");
+      }
+      // The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1.
+      const info = parseJson(io.env.KUBERNETES_EXEC_INFO ?? "") as { apiVersion?: unknown } | null | undefined;
+      const apiVersion = EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
+      // Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it.
+      const expirationTimestamp = new Date(Math.floor(Date.parse(credential.expirationTimestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
+      io.stdout(`${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { expirationTimestamp, token: credential.token } })}\n`);
+      return EXIT_OK;
+    } catch (error) {
+      // Our own errors' messages are written never to hold a secret; of anything else, only its kind.
+      const ours = error instanceof AdmissionError || error instanceof TypeError;
+      io.stderr(`${prefix}: ${ours ? error.message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`}\n`);
       return EXIT_INVALID;
     }
-    const credential = await createCloudTokenSource(settings, { shareInFlight: true }).getCredential();
-    if (!isTokenCredential(credential) || credential.expirationTimestamp === undefined) {
-      throw new TypeError("the source returned no token with an expiry");
-    }
-    // The apiVersion kubectl asked for in KUBERNETES_EXEC_INFO (client-go refuses any other), else v1.
-    const info = parseJson(io.env.KUBERNETES_EXEC_INFO ?? "") as { apiVersion?: unknown } | null | undefined;
-    const apiVersion = EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
-    // Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it.
-    const expirationTimestamp = new Date(Math.floor(Date.parse(credential.expirationTimestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
-    io.stdout(`${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { expirationTimestamp, token: credential.token } })}\n`);
-    return EXIT_OK;
-  } catch (error) {
-    // Our own errors' messages are written never to hold a secret; of anything else, only its kind.
-    const ours = error instanceof AdmissionError || error instanceof TypeError;
-    io.stderr(`${prefix}: ${ours ? error.message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`}\n`);
-    return EXIT_INVALID;
-  }
-}
+  },
+});

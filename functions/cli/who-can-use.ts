@@ -1,14 +1,15 @@
 import { credSpecPath } from "../../shared/kube/client.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
-import { CLI_CALL, CLUSTER_FLAGS_USAGE, expectSuccess, listAll, printResult, runClusterCommand, type ClusterCommand } from "./cluster.ts";
-import { EXIT_OK, type CliIo } from "./io.ts";
+import { CLI_CALL, clusterCommand, CLUSTER_FLAGS_USAGE, expectSuccess, listAll, printResult } from "./cluster.ts";
+import { EXIT_OK } from "./io.ts";
 
 /** Access reviews in flight at once: quick for a few hundred service accounts, gentle on the API server. */
 const REVIEWS_IN_PARALLEL = 8;
 
 const OPTIONS = { "all-namespaces": { type: "boolean", short: "A" } } as const;
 
-const command: ClusterCommand<typeof OPTIONS> = {
+/** Runs `who-can-use`: exit 0 with the list (possibly empty), 1 for an unknown credspec or a failed call, 2 usage. */
+export const runWhoCanUseCommand = clusterCommand({
   name: "who-can-use",
   options: OPTIONS,
   usage: `Usage: gmsa-webhooks who-can-use <credspec> [-n <namespace> | -A] [cluster flags]
@@ -48,7 +49,4 @@ ${CLUSTER_FLAGS_USAGE}`,
     });
     return EXIT_OK;
   },
-};
-
-/** Runs `who-can-use`: exit 0 with the list (possibly empty), 1 for an unknown credspec or a failed call, 2 usage. */
-export const runWhoCanUseCommand = (argv: readonly string[], io: CliIo): Promise<number> => runClusterCommand(command, argv, io);
+});

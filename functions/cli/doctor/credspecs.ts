@@ -12,31 +12,7 @@ const SERVED_VERSIONS = ["v1", "v1alpha1"];
 
 type CredSpecObject = { metadata: { name: string }; credspec?: unknown };
 
-/** Validates each credspec, naming it and the field; `wellFormed` names those without problems, in order. */
-export function checkCredSpecs(items: readonly CredSpecObject[]): { findings: Finding[]; wellFormed: string[] } {
-  const findings: Finding[] = [];
-  const wellFormed: string[] = [];
-  for (const { metadata: { name }, credspec } of items) {
-    const check = `credspec/${name}`;
-    const fix = `fix it from New-CredentialSpec's output: npx gmsa-webhooks credspec <file> --name ${name} | kubectl apply -f -`;
-    if (credspec === undefined) {
-      findings.push(finding(check, "fail", `GMSACredentialSpec ${name} has no credspec field: pods naming it are refused (422)`, fix));
-      continue;
-    }
-    const result = validateCredSpecDocument(credspec);
-    for (const problem of result.problems) findings.push(finding(check, "fail", `GMSACredentialSpec ${name}: credspec.${formatCredSpecProblem(problem)}`, fix));
-    // The shared warning speaks of a manifest still to apply; here the field was stored, so pods get it inlined.
-    for (const { path } of result.warnings) {
-      findings.push(finding(check, "warn", `GMSACredentialSpec ${name}: credspec.${path}: is not a field of the credential spec schema; pods get it inlined`));
-    }
-    if (result.ok) wellFormed.push(name);
-    if (result.ok && result.warnings.length === 0) findings.push(finding(check, "pass", `GMSACredentialSpec ${name} is well formed`));
-  }
-  if (items.length === 0) findings.push(finding("credspec", "warn", "no GMSACredentialSpec exists yet", "create one: npx gmsa-webhooks credspec --help"));
-  return { findings, wellFormed };
-}
-
-/** The CRD (present, Established, serving both versions) and every credspec; `names` has the well-formed ones first. */
+/** The CRD (present, Established, serving both versions) and every credspec, problems by name and field; `names`: well-formed first. */
 export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; names: string[] }> {
   const { status, body } = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
   const fix = "apply infra/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";
@@ -54,7 +30,24 @@ export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ fi
   if (findings.length === 0) findings.push(finding("crd", "pass", `${CRD_NAME} is Established and serves ${SERVED_VERSIONS.join(" and ")}`));
   const list = await listItems<CredSpecObject>(cluster, "credspec", `/apis/${CREDSPEC_GROUP}/v1/${CREDSPEC_RESOURCE}`);
   if (!Array.isArray(list)) return { findings: [...findings, list], names: [] };
-  const { findings: checked, wellFormed } = checkCredSpecs(list);
+  const wellFormed: string[] = [];
+  for (const { metadata: { name }, credspec } of list) {
+    const check = `credspec/${name}`;
+    const fix = `fix it from New-CredentialSpec's output: npx gmsa-webhooks credspec <file> --name ${name} | kubectl apply -f -`;
+    if (credspec === undefined) {
+      findings.push(finding(check, "fail", `GMSACredentialSpec ${name} has no credspec field: pods naming it are refused (422)`, fix));
+      continue;
+    }
+    const result = validateCredSpecDocument(credspec);
+    for (const problem of result.problems) findings.push(finding(check, "fail", `GMSACredentialSpec ${name}: credspec.${formatCredSpecProblem(problem)}`, fix));
+    // The shared warning speaks of a manifest still to apply; here the field was stored, so pods get it inlined.
+    for (const { path } of result.warnings) {
+      findings.push(finding(check, "warn", `GMSACredentialSpec ${name}: credspec.${path}: is not a field of the credential spec schema; pods get it inlined`));
+    }
+    if (result.ok) wellFormed.push(name);
+    if (result.ok && result.warnings.length === 0) findings.push(finding(check, "pass", `GMSACredentialSpec ${name} is well formed`));
+  }
+  if (list.length === 0) findings.push(finding("credspec", "warn", "no GMSACredentialSpec exists yet", "create one: npx gmsa-webhooks credspec --help"));
   const names = [...wellFormed, ...list.map((i) => i.metadata.name).filter((n) => !wellFormed.includes(n))];
-  return { findings: [...findings, ...checked], names };
+  return { findings, names };
 }

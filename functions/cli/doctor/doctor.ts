@@ -7,8 +7,8 @@ import type { V1Node } from "@kubernetes/client-node";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
-import { CLUSTER_FLAGS_USAGE, printResult, runClusterCommand, type ClusterCommand } from "../cluster.ts";
-import { EXIT_INVALID, EXIT_OK, type CliIo } from "../io.ts";
+import { clusterCommand, CLUSTER_FLAGS_USAGE, printResult } from "../cluster.ts";
+import { EXIT_INVALID, EXIT_OK } from "../io.ts";
 import { checkFunction } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorCluster, type Finding } from "./findings.ts";
@@ -79,7 +79,8 @@ Example:
 const TEXT = { type: "string" } as const;
 const OPTIONS = { credspec: TEXT, "service-account": TEXT, "expand-identity": TEXT, "authorize-identity": TEXT };
 
-const DOCTOR: ClusterCommand<typeof OPTIONS> = {
+/** `gmsa-webhooks doctor ...` / `kubectl gmsa doctor ...`: resolves to the exit status (0 well, 1 a failure, 2 usage). */
+export const runDoctorCommand = clusterCommand({
   name: "doctor",
   options: OPTIONS,
   usage: DOCTOR_USAGE,
@@ -98,9 +99,4 @@ const DOCTOR: ClusterCommand<typeof OPTIONS> = {
     printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
     return findings.some((f) => f.status === "fail") ? EXIT_INVALID : EXIT_OK;
   },
-};
-
-/** `gmsa-webhooks doctor ...` / `kubectl gmsa doctor ...`: resolves to the exit status (0 well, 1 a failure, 2 usage). */
-export function runDoctorCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return runClusterCommand(DOCTOR, argv, io);
-}
+});

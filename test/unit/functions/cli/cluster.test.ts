@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { printResult, runClusterCommand, type ClusterArgs, type ClusterConnection } from "../../../../functions/cli/cluster.ts";
+import { clusterCommand, printResult, type ClusterArgs, type ClusterConnection } from "../../../../functions/cli/cluster.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../functions/cli/io.ts";
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
@@ -17,7 +17,7 @@ async function probe<T>(argv: string[], io: FakeIo, work?: (connection: ClusterC
     seen = { args, result: await work?.(connection) };
     return EXIT_OK;
   };
-  const code = await runClusterCommand({ name: "probe", options: ALL_NAMESPACES, usage: "Usage: gmsa-webhooks probe\n", run }, argv, io);
+  const code = await clusterCommand({ name: "probe", options: ALL_NAMESPACES, usage: "Usage: gmsa-webhooks probe\n", run })(argv, io);
   return { code, ...seen };
 }
 
@@ -150,7 +150,7 @@ describe("the connection", () => {
   });
 });
 
-describe("runClusterCommand", () => {
+describe("clusterCommand", () => {
   const command = {
     name: "probe",
     options: {},
@@ -161,13 +161,13 @@ describe("runClusterCommand", () => {
 
   it("answers --help on stdout with the program as invoked (0)", async () => {
     const io = fakeIo({ program: "kubectl gmsa" });
-    expect(await runClusterCommand(command, ["--help"], io)).toBe(EXIT_OK);
+    expect(await clusterCommand(command)(["--help"], io)).toBe(EXIT_OK);
     expect(io.out).toBe("Usage: kubectl gmsa probe\n");
   });
 
   it.each([[["-o", "xml", "n"]], [[]], [["--nope", "n"]]])("exits 2 for %j, saying why and where to look", async (argv) => {
     const io = fakeIo({ program: "kubectl gmsa" });
-    expect(await runClusterCommand(command, argv, io)).toBe(EXIT_USAGE);
+    expect(await clusterCommand(command)(argv, io)).toBe(EXIT_USAGE);
     expect(io.err).toMatch(/^kubectl gmsa probe: .+\nRun 'kubectl gmsa probe --help' for usage\.\n$/);
   });
 });

@@ -12,11 +12,11 @@ function fakeIo(files: Record<string, unknown>, stdin?: string): CliIo & { out: 
     err: "",
     stdout: (text: string) => void (io.out += text),
     stderr: (text: string) => void (io.err += text),
-    readFile: (path: string) => {
+    read: (path: string) => {
+      if (path === "-") return Promise.resolve(new TextEncoder().encode(stdin ?? ""));
       if (!(path in files)) return Promise.reject(Object.assign(new Error(`EACCES: ${path}`), { code: "EACCES" }));
       return Promise.resolve(new TextEncoder().encode(JSON.stringify(files[path])));
     },
-    readStdin: () => Promise.resolve(new TextEncoder().encode(stdin ?? "")),
     env: {},
     program: "gmsa-webhooks",
   };

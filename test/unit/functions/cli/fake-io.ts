@@ -10,11 +10,10 @@ export function fakeIo(options: { env?: Record<string, string>; files?: Record<s
     err: "",
     stdout: (text) => void (io.out += text),
     stderr: (text) => void (io.err += text),
-    readFile: (path) => {
-      const text = options.files?.[path];
+    read: (path) => {
+      const text = path === "-" ? (options.stdin ?? "") : options.files?.[path];
       return text === undefined ? Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" })) : Promise.resolve(encode(text));
     },
-    readStdin: () => Promise.resolve(encode(options.stdin ?? "")),
     env: options.env ?? {},
     program: options.program ?? "gmsa-webhooks",
     stdoutIsTty: options.tty === true,
