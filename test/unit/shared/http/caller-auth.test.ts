@@ -141,7 +141,6 @@ describe("caller auth: path", () => {
       gmsa: {
         getCredSpecContents: () => Promise.reject(new TypeError("boom")),
         canUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
-        canUserUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
       },
     });
     await app.request(`/expand/${SECRET}`, post(gmsaReview()));
