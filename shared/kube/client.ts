@@ -44,11 +44,8 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   shareInFlight?: boolean | undefined;
 }
 
-/** Hits and misses of each cache since start-up, and the entries it holds. */
-export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
-
-/** A {@link GmsaClient} with cache counters, and its requester for the readiness check. */
-export type KubeGmsaClient = GmsaClient & { stats(): KubeClientStats; request: KubeRequester };
+/** A {@link GmsaClient} with each cache's hits and misses since start-up and the entries it holds, and its requester for the readiness check. */
+export type KubeGmsaClient = GmsaClient & { stats(): Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>; request: KubeRequester };
 
 /** Builds the client. @throws TypeError (lru-cache's) for a TTL that is not a non-negative integer. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
