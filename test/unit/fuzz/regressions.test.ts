@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
-import { silentLogger } from "../../../shared/log.ts";
+import { createJsonLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import { createTestApp } from "../../support/app.ts";
 import type { Reply } from "./contract.ts";
@@ -24,7 +24,7 @@ function createRegressionApp(gmsa?: GmsaClient) {
     },
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
-    logger: silentLogger,
+    logger: createJsonLogger({ level: "error", write: () => undefined }),
   }).app;
 }
 
