@@ -60,14 +60,13 @@ export function describeAccessReview(query: AccessQuery): string {
 /**
  * Creates the review in the pod's namespace and reads its verdict.
  * @throws AdmissionError ERR_INVALID_REVIEW / ERR_INVALID_CREDSPEC_NAME before any call for names that cannot be
- *   Kubernetes names (they go into the URL and the review) or an empty username; ERR_KUBE_API / ERR_CREDENTIALS /
- *   ERR_DEADLINE_EXCEEDED (500) when the API server cannot answer.
+ *   Kubernetes names (they go into the URL and the review); ERR_KUBE_API / ERR_CREDENTIALS / ERR_DEADLINE_EXCEEDED
+ *   (500) when the API server cannot answer. A requester always has a username: readReview keeps none without one.
  */
 export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, call: CallOptions): Promise<AccessAnswer> {
   const { namespace } = query;
   if (!isDns1123Label(namespace)) throw new AdmissionError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`, { code: "ERR_INVALID_REVIEW" });
   checkCredSpecName(query.credSpecName);
-  if ("user" in query && query.user.username === "") throw new AdmissionError("the review's userInfo has no username", { code: "ERR_INVALID_REVIEW" });
   if ("serviceAccount" in query && !isDns1123Subdomain(query.serviceAccount)) {
     throw new AdmissionError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`, { code: "ERR_INVALID_REVIEW" });
   }
