@@ -50,9 +50,7 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
   const call: CallOptions = { signal: ctx.signal, tally: ctx.tally };
   const credspecs = loadEach(plan.credspecs, ctx.signal, (name) => ctx.gmsa.getCredSpecContents(name, call));
   const access = plan.access.map(({ subject, names }) =>
-    loadEach(names, ctx.signal, (credSpecName) =>
-      "user" in subject ? ctx.gmsa.canUserUseCredSpec({ ...subject, credSpecName }, call) : ctx.gmsa.canUseCredSpec({ ...subject, credSpecName }, call),
-    ),
+    loadEach(names, ctx.signal, (credSpecName) => ctx.gmsa.canUseCredSpec({ ...subject, credSpecName }, call)),
   );
   return {
     credspecs: await credspecs,

@@ -33,12 +33,6 @@ export interface Where {
   credSpecName?: string;
 }
 
-export interface AdmissionErrorOptions {
-  code: AdmissionErrorCode;
-  where?: Where;
-  cause?: unknown;
-}
-
 /** An admission failure: its `code` decides its `status`; tell failures apart by `code`, never by message. */
 export class AdmissionError extends Error {
   override readonly name = "AdmissionError";
@@ -46,7 +40,7 @@ export class AdmissionError extends Error {
   readonly status: number;
   readonly where: Where | undefined;
 
-  constructor(message: string, options: AdmissionErrorOptions) {
+  constructor(message: string, options: { code: AdmissionErrorCode; where?: Where; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = options.code;
     this.status = STATUS[this.code];

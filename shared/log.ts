@@ -20,6 +20,3 @@ export function createJsonLogger(options: { level: LogLevel; write: (line: strin
     },
   };
 }
-
-/** A logger that drops everything (tests). */
-export const silentLogger: Logger = { log() {} };

@@ -5,7 +5,7 @@ import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { AccessQuery, CallOptions, UserAccessQuery } from "./client.ts";
+import type { AccessQuery, CallOptions } from "./client.ts";
 import type { AccessAnswer } from "../policy/facts.ts";
 import { errorFromAnswer, type KubeRequester } from "./request.ts";
 
@@ -18,7 +18,7 @@ export function serviceAccountSubject(namespace: string, name: string): { user: 
  * The LocalSubjectAccessReview asking whether the service account, or the requesting user as the API server saw
  * them (user, uid, groups and extra verbatim), may `use` the credspec.
  */
-export function buildLocalSubjectAccessReview(query: AccessQuery | UserAccessQuery): V1LocalSubjectAccessReview {
+export function buildLocalSubjectAccessReview(query: AccessQuery): V1LocalSubjectAccessReview {
   const { namespace, credSpecName } = query;
   let subject: Pick<NonNullable<V1LocalSubjectAccessReview["spec"]>, "user" | "uid" | "groups" | "extra">;
   if ("user" in query) {
@@ -52,7 +52,7 @@ export function readAccessVerdict(body: unknown): AccessAnswer | undefined {
 }
 
 /** Names the review in errors and logs: whose use of which credspec (a username cut to the length of a Kubernetes name). */
-export function describeAccessReview(query: AccessQuery | UserAccessQuery): string {
+export function describeAccessReview(query: AccessQuery): string {
   const who = "user" in query ? `user ${JSON.stringify(query.user.username.slice(0, 253))}` : `service account "${query.namespace}/${query.serviceAccount}"`;
   return `reviewing whether ${who} may use GMSACredentialSpec "${query.credSpecName}"`;
 }
@@ -60,14 +60,13 @@ export function describeAccessReview(query: AccessQuery | UserAccessQuery): stri
 /**
  * Creates the review in the pod's namespace and reads its verdict.
  * @throws AdmissionError ERR_INVALID_REVIEW / ERR_INVALID_CREDSPEC_NAME before any call for names that cannot be
- *   Kubernetes names (they go into the URL and the review) or an empty username; ERR_KUBE_API / ERR_CREDENTIALS /
- *   ERR_DEADLINE_EXCEEDED (500) when the API server cannot answer.
+ *   Kubernetes names (they go into the URL and the review); ERR_KUBE_API / ERR_CREDENTIALS / ERR_DEADLINE_EXCEEDED
+ *   (500) when the API server cannot answer. A requester always has a username: readReview keeps none without one.
  */
-export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery | UserAccessQuery, call: CallOptions): Promise<AccessAnswer> {
+export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, call: CallOptions): Promise<AccessAnswer> {
   const { namespace } = query;
   if (!isDns1123Label(namespace)) throw new AdmissionError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`, { code: "ERR_INVALID_REVIEW" });
   checkCredSpecName(query.credSpecName);
-  if ("user" in query && query.user.username === "") throw new AdmissionError("the review's userInfo has no username", { code: "ERR_INVALID_REVIEW" });
   if ("serviceAccount" in query && !isDns1123Subdomain(query.serviceAccount)) {
     throw new AdmissionError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`, { code: "ERR_INVALID_REVIEW" });
   }

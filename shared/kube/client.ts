@@ -12,20 +12,15 @@ import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
 /** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
 export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined };
 
-/** May `serviceAccount` (never empty: "" is already "default") in `namespace` `use` the GMSACredentialSpec? */
-export type AccessQuery = Extract<Subject, { serviceAccount: string }> & { credSpecName: string };
-
-/** May the requesting `user` `use` the GMSACredentialSpec `credSpecName` in `namespace`? */
-export type UserAccessQuery = Extract<Subject, { user: unknown }> & { credSpecName: string };
+/** May the pod's `serviceAccount` (never empty: "" is already "default") or the requesting `user` in `namespace` `use` the GMSACredentialSpec? */
+export type AccessQuery = Subject & { credSpecName: string };
 
 /** The two facts the GMSA rules need; unit tests pass an in-memory fake. Each throws as {@link readCredSpecContents} and {@link reviewCredSpecAccess}. */
 export interface GmsaClient {
   /** The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`. */
   getCredSpecContents(name: string, options: CallOptions): Promise<unknown>;
-  /** A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews). */
+  /** A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews; the user: REVIEW_REQUESTING_USER). */
   canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessAnswer>;
-  /** The same review for the requesting user (REVIEW_REQUESTING_USER). */
-  canUserUseCredSpec(query: UserAccessQuery, options: CallOptions): Promise<AccessAnswer>;
 }
 
 /** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
@@ -49,11 +44,8 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
   shareInFlight?: boolean | undefined;
 }
 
-/** Hits and misses of each cache since start-up, and the entries it holds. */
-export type KubeClientStats = Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
-
-/** A {@link GmsaClient} with cache counters, and its requester for the readiness check. */
-export type KubeGmsaClient = GmsaClient & { stats(): KubeClientStats; request: KubeRequester };
+/** A {@link GmsaClient} with each cache's hits and misses since start-up and the entries it holds, and its requester for the readiness check. */
+export type KubeGmsaClient = GmsaClient & { stats(): Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>; request: KubeRequester };
 
 /** Builds the client. @throws TypeError (lru-cache's) for a TTL that is not a non-negative integer. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
@@ -70,13 +62,13 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
     getCredSpecContents: (name, call) =>
       credSpecs.get(name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => deepFreeze(await readCredSpecContents(request, name, call))),
     canUseCredSpec(query, call) {
+      // Never cached for a user: their identity carries groups and extra (scopes, session ids) that change per
+      // login, so a key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
+      if ("user" in query) return reviewCredSpecAccess(request, query, call);
       // Names cannot contain "/", so the key is unambiguous.
       const key = `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
       return access.get(key, call, describeAccessReview(query), async () => Object.freeze(await reviewCredSpecAccess(request, query, call)));
     },
-    // Never cached: a user's identity carries groups and extra (scopes, session ids) that change per login, so a
-    // key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
-    canUserUseCredSpec: (query, call) => reviewCredSpecAccess(request, query, call),
     request,
     stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };

@@ -4,8 +4,11 @@
  * failure or hang injection.
  */
 import { AdmissionError } from "../../shared/errors.ts";
-import type { AccessQuery, CallOptions, GmsaClient, UserAccessQuery } from "../../shared/kube/client.ts";
+import type { AccessQuery, CallOptions, GmsaClient } from "../../shared/kube/client.ts";
 import type { AccessAnswer } from "../../shared/policy/facts.ts";
+
+type ServiceAccountQuery = Extract<AccessQuery, { serviceAccount: string }>;
+type UserAccessQuery = Extract<AccessQuery, { user: unknown }>;
 
 /** Stands for a GMSACredentialSpec that exists but has no `credspec` field. */
 export const WITHOUT_CONTENTS: unique symbol = Symbol("without contents");
@@ -14,7 +17,7 @@ export interface FakeGmsaClientOptions {
   /** The `credspec` field of each GMSACredentialSpec, by name; WITHOUT_CONTENTS for one that has none. */
   credspecs?: Record<string, unknown>;
   /** Who may `use` what. */
-  allowed?: AccessQuery[];
+  allowed?: ServiceAccountQuery[];
   /** Which requesting users may `use` what (by username, namespace and credspec). */
   allowedUsers?: { namespace: string; username: string; credSpecName: string }[];
   /** The authorizer's reason on a refusal. */
@@ -27,13 +30,14 @@ export interface FakeGmsaClientOptions {
   hang?: boolean;
 }
 
+/** The call a failure is injected into; `canUserUseCredSpec` is canUseCredSpec asked for a requesting user. */
 type FakeCall = "getCredSpecContents" | "canUseCredSpec" | "canUserUseCredSpec";
 
 export interface FakeGmsaClient extends GmsaClient {
   /** getCredSpecContents calls per credspec name. */
   readonly contentsCalls: Map<string, number>;
   /** Every access query, in call order. */
-  readonly accessQueries: AccessQuery[];
+  readonly accessQueries: ServiceAccountQuery[];
   /** Every requesting-user access query, in call order. */
   readonly userAccessQueries: UserAccessQuery[];
   /** All calls of both kinds. */
@@ -45,7 +49,7 @@ export interface FakeGmsaClient extends GmsaClient {
 export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeGmsaClient {
   const credspecs = new Map(Object.entries(options.credspecs ?? {}));
   const contentsCalls = new Map<string, number>();
-  const accessQueries: AccessQuery[] = [];
+  const accessQueries: ServiceAccountQuery[] = [];
   const userAccessQueries: UserAccessQuery[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
@@ -77,19 +81,17 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       return structuredClone(value);
     },
     async canUseCredSpec(query, callOptions): Promise<AccessAnswer> {
-      accessQueries.push({ ...query });
-      await settle("canUseCredSpec", query.credSpecName, callOptions);
-      const allowed = (options.allowed ?? []).some(
-        (a) => a.namespace === query.namespace && a.serviceAccount === query.serviceAccount && a.credSpecName === query.credSpecName,
-      );
-      return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
-    },
-    async canUserUseCredSpec(query, callOptions): Promise<AccessAnswer> {
-      userAccessQueries.push(structuredClone(query));
-      await settle("canUserUseCredSpec", query.credSpecName, callOptions);
-      const allowed = (options.allowedUsers ?? []).some(
-        (a) => a.namespace === query.namespace && a.username === query.user.username && a.credSpecName === query.credSpecName,
-      );
+      if ("user" in query) {
+        userAccessQueries.push(structuredClone(query));
+        await settle("canUserUseCredSpec", query.credSpecName, callOptions);
+      } else {
+        accessQueries.push({ ...query });
+        await settle("canUseCredSpec", query.credSpecName, callOptions);
+      }
+      const allowed =
+        "user" in query
+          ? (options.allowedUsers ?? []).some((a) => a.namespace === query.namespace && a.username === query.user.username && a.credSpecName === query.credSpecName)
+          : (options.allowed ?? []).some((a) => a.namespace === query.namespace && a.serviceAccount === query.serviceAccount && a.credSpecName === query.credSpecName);
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
   };
@@ -110,10 +112,6 @@ export function createCountingClient(): GmsaClient & { calls: number } {
       return Promise.resolve(WEBAPP1);
     },
     canUseCredSpec() {
-      client.calls++;
-      return Promise.resolve({ allowed: true, reason: "" });
-    },
-    canUserUseCredSpec() {
       client.calls++;
       return Promise.resolve({ allowed: true, reason: "" });
     },

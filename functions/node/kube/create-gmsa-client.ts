@@ -5,7 +5,7 @@ import { createStaticTokenSource } from "../../../shared/credentials/token-sourc
 import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
 import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
-import { createKubeGmsaClient, type KubeClientStats } from "../../../shared/kube/client.ts";
+import { createKubeGmsaClient, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
 import { createHttpsKubeFetch } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
@@ -27,7 +27,7 @@ export type NodeGmsaClientOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
 export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 
 /** Counters for /metrics; `execRuns` only when the credential comes from an exec plugin. */
-export type KubeCounters = KubeClientStats & { execRuns?: ExecRunCounters };
+export type KubeCounters = ReturnType<KubeGmsaClient["stats"]> & { execRuns?: ExecRunCounters };
 
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
 const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: CLOUD_TOKENS };

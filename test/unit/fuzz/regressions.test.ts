@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
-import { silentLogger } from "../../../shared/log.ts";
+import { createJsonLogger } from "../../../shared/log.ts";
 import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import { createTestApp } from "../../support/app.ts";
 import type { Reply } from "./contract.ts";
@@ -21,11 +21,10 @@ function createRegressionApp(gmsa?: GmsaClient) {
           ? Promise.reject(new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }))
           : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
-      canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     },
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
-    logger: silentLogger,
+    logger: createJsonLogger({ level: "error", write: () => undefined }),
   }).app;
 }
 
@@ -90,7 +89,6 @@ describe("regressions", () => {
     const buggy: GmsaClient = {
       getCredSpecContents: () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
-      canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     for (const fn of FUNCTION_NAMES) {
@@ -107,7 +105,6 @@ describe("regressions", () => {
     const down: GmsaClient = {
       getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.reject(new AdmissionError("the API server answered 503 Service Unavailable", { code: "ERR_KUBE_API" })),
-      canUserUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     const response = await send("authorize", { operation: "CREATE", object }, down);

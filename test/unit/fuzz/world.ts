@@ -3,7 +3,7 @@
  * lookups fail. The fake GmsaClient answers from it; the oracle judges from it, with its own code.
  */
 import { AdmissionError } from "../../../shared/errors.ts";
-import type { GmsaClient } from "../../../shared/kube/client.ts";
+import type { AccessQuery, GmsaClient } from "../../../shared/kube/client.ts";
 
 /** Every credspec's contents carry a marker, so a test can prove contents never reach a log. */
 export const CONTENTS_MARKER = "CREDSPEC-CONTENTS-MARKER";
@@ -82,17 +82,15 @@ export function createFakeGmsaClient(): GmsaClient & { calls: number } {
       if (contents === undefined) throw new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" });
       return structuredClone(contents);
     },
-    async canUseCredSpec(query: { namespace: string; serviceAccount: string; credSpecName: string }) {
+    async canUseCredSpec(query: AccessQuery) {
+      // The fuzzed app runs with REVIEW_REQUESTING_USER=off: a requester review would be a bug.
+      if ("user" in query) return Promise.reject(new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off"));
       client.calls++;
       await Promise.resolve();
       if (query.credSpecName === "access-flaky") throw new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
       if (query.credSpecName === "access-buggy") return Promise.reject(new RangeError("boom"));
       const allowed = isAllowed(query.namespace, query.serviceAccount, query.credSpecName);
       return { allowed, reason: allowed ? "" : `RBAC: ${query.serviceAccount} may not use ${query.credSpecName}` };
-    },
-    // The fuzzed app runs with REVIEW_REQUESTING_USER=off: a requester review would be a bug.
-    canUserUseCredSpec() {
-      return Promise.reject(new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off"));
     },
   };
   return client;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import type { AccessQuery } from "../../../../shared/kube/client.ts";
 import { annotationKeys } from "../../../../shared/policy/references.ts";
 import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
 import { createTestApp, postReview, type TestAppOptions } from "../../../support/app.ts";
@@ -10,7 +9,7 @@ import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CRE
 import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
 const credspecs = { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS };
-const sa1 = (credSpecName: string): AccessQuery => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName });
+const sa1 = (credSpecName: string) => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName });
 const allowed = [sa1("webapp1"), sa1("webapp2"), sa1("empty")];
 const expanded1: WindowsOptions = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 const expanded2: WindowsOptions = { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) };

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { callerAuth, type CallerAuthDeps, type CallerAuthOptions, type ClientCertificateReader } from "../../../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../../shared/http/on-error.ts";
-import { createJsonLogger, silentLogger } from "../../../../shared/log.ts";
+import { createJsonLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post, watchedBody } from "../../../support/requests.ts";
@@ -141,7 +141,6 @@ describe("caller auth: path", () => {
       gmsa: {
         getCredSpecContents: () => Promise.reject(new TypeError("boom")),
         canUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
-        canUserUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
       },
     });
     await app.request(`/expand/${SECRET}`, post(gmsaReview()));
@@ -185,6 +184,8 @@ describe("caller auth: mtls verdicts", () => {
 });
 
 // The middleware alone, in front of an answer that lets the caller in.
+const silentLogger = createJsonLogger({ level: "error", write: () => undefined });
+
 function app(options: CallerAuthOptions, deps: CallerAuthDeps = { logger: silentLogger }) {
   const hono = new Hono<AppEnv>();
   hono.onError(createErrorHandler(silentLogger));

@@ -77,7 +77,7 @@ describe("canUseCredSpec", () => {
   });
 });
 
-describe("canUserUseCredSpec", () => {
+describe("canUseCredSpec for the requesting user", () => {
   const user = { username: "alice@example.com", uid: "42", groups: ["devs", "system:authenticated"], extra: { scopes: ["a", "b"] } };
   const userQuery = { namespace: "shop", user, credSpecName: "webapp01" };
 
@@ -88,7 +88,7 @@ describe("canUserUseCredSpec", () => {
       fetch: createFakeFetch(() => json(201, { status: { allowed: true } })).fetch,
       tokenSource: createStaticTokenSource({ token: "t" }),
     });
-    expect(await client.canUserUseCredSpec(userQuery, call())).toEqual({ allowed: true, reason: "" });
+    expect(await client.canUseCredSpec(userQuery, call())).toEqual({ allowed: true, reason: "" });
     expect(calls[0]?.url).toBe("https://kube.example/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews");
     expect(calls[0]?.body).toEqual({
       apiVersion: "authorization.k8s.io/v1",
@@ -102,25 +102,24 @@ describe("canUserUseCredSpec", () => {
         resourceAttributes: { namespace: "shop", verb: "use", group: "windows.k8s.io", resource: "gmsacredentialspecs", name: "webapp01" },
       },
     });
-    await cached.canUserUseCredSpec(userQuery, call());
-    await cached.canUserUseCredSpec(userQuery, call());
+    await cached.canUseCredSpec(userQuery, call());
+    await cached.canUseCredSpec(userQuery, call());
     expect(cached.stats().accessCache.size).toBe(0);
   });
 
   it("sends only the fields userInfo has, and reads denials as for service accounts", async () => {
     const { client, calls } = setup(() => json(201, { status: { allowed: false, reason: "RBAC: no" } }));
-    expect(await client.canUserUseCredSpec({ ...userQuery, user: { username: "bob" } }, call())).toEqual({ allowed: false, reason: "RBAC: no" });
+    expect(await client.canUseCredSpec({ ...userQuery, user: { username: "bob" } }, call())).toEqual({ allowed: false, reason: "RBAC: no" });
     expect((calls[0]?.body as { spec: unknown }).spec).toEqual({
       user: "bob",
       resourceAttributes: { namespace: "shop", verb: "use", group: "windows.k8s.io", resource: "gmsacredentialspecs", name: "webapp01" },
     });
   });
 
-  it("refuses an empty username or impossible names before any call", async () => {
+  it("refuses impossible names before any call", async () => {
     const { client, calls } = setup(() => json(201, { status: { allowed: true } }));
-    await expect(client.canUserUseCredSpec({ ...userQuery, user: { username: "" } }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
-    await expect(client.canUserUseCredSpec({ ...userQuery, namespace: "a/b" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
-    await expect(client.canUserUseCredSpec({ ...userQuery, credSpecName: "X" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_CREDSPEC_NAME" });
+    await expect(client.canUseCredSpec({ ...userQuery, namespace: "a/b" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_REVIEW" });
+    await expect(client.canUseCredSpec({ ...userQuery, credSpecName: "X" }, call())).rejects.toMatchObject({ code: "ERR_INVALID_CREDSPEC_NAME" });
     expect(calls).toHaveLength(0);
   });
 });
