@@ -33,9 +33,15 @@ interface ReviewContext {
 export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext) => Promise<Decision>;
 
 /** expand (mutating) and authorize (validating, with ENFORCEMENT and the audit annotations). */
-export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = { expand: reviewHandler(planExpand, decideExpand), authorize: reviewHandler(planAuthorize, decideAuthorize) };
+export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = {
+  expand: reviewHandler(planExpand, decideExpand),
+  authorize: reviewHandler(planAuthorize, decideAuthorize),
+};
 
-function reviewHandler<P extends { load: LoadPlan }>(plan: (review: ReviewFacts, settings: ReviewContext["settings"]) => P, decide: (plan: P, facts: LoadedFacts) => Decision): ReviewHandler {
+function reviewHandler<P extends { load: LoadPlan }>(
+  plan: (review: ReviewFacts, settings: ReviewContext["settings"]) => P,
+  decide: (plan: P, facts: LoadedFacts) => Decision,
+): ReviewHandler {
   return async ({ request }, ctx) => {
     const planned = plan(readReview(request), ctx.settings);
     return decide(planned, await loadFacts(planned.load, ctx));

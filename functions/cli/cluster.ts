@@ -81,7 +81,14 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
     async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
-      const answer = await (asCaller === true ? caller : person).requester({ method, path: `${apiPath}${search}`, resource: "gmsacredentialspecs", body, what: `${method} ${apiPath}`, ...CLI_CALL });
+      const answer = await (asCaller === true ? caller : person).requester({
+        method,
+        path: `${apiPath}${search}`,
+        resource: "gmsacredentialspecs",
+        body,
+        what: `${method} ${apiPath}`,
+        ...CLI_CALL,
+      });
       return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning")) };
     },
     /** The kubeconfig user's requester (never impersonating), for shared/kube's calls: access reviews, credspec reads. */

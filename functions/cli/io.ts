@@ -82,5 +82,8 @@ export function command<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>):
 
 /** What `file` holds (stdin for `-`), or undefined once `<program> <command>: <file>: cannot be read (ENOENT)` is on stderr. */
 export function readInput(io: CliIo, command: string, file: string): Promise<Uint8Array | undefined> {
-  return io.read(file).catch((error: NodeJS.ErrnoException) => void io.stderr(`${io.program} ${command}: ${file === "-" ? "stdin" : file}: cannot be read (${error.code ?? "error"})\n`));
+  return io.read(file).catch((error: NodeJS.ErrnoException) => {
+    io.stderr(`${io.program} ${command}: ${file === "-" ? "stdin" : file}: cannot be read (${error.code ?? "error"})\n`);
+    return undefined;
+  });
 }

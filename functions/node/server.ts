@@ -109,7 +109,11 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
 export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined }) {
   const { tls } = options;
   const https = tls && { ...tls, ...(tls.ca && { requestCert: true, rejectUnauthorized: false }), handshakeTimeout: HANDSHAKE_TIMEOUT_MS };
-  const server = createAdaptorServer({ fetch: app.fetch, ...(https && { createServer: createHttpsServer }), serverOptions: { ...LIMITS, ...https } }) as Server | HttpsServer;
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    ...(https && { createServer: createHttpsServer }),
+    serverOptions: { ...LIMITS, ...https },
+  }) as Server | HttpsServer;
   server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
