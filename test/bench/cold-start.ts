@@ -25,7 +25,8 @@ const CALLER_TOKEN = "bench-cold-start-caller-token-0123456789";
 /** Cold-start figures in milliseconds over several fresh processes. */
 export interface ColdStart {
   target: NodeTarget;
-  sourceMaps: boolean;
+  /** How the process ran: as deployed, with source maps, or with Node's fetch implementation loaded before the timer. */
+  setup: ColdStartSetup;
   importMs: Summary;
   firstAnswerMs: Summary;
   totalMs: Summary;
@@ -65,10 +66,27 @@ function childScript(bundle: string, event: unknown): string {
   ].join("\n");
 }
 
+/**
+ * The setups the bench runs. `fetch preloaded` is informational, never a budget: its process touches the fetch
+ * globals before the timer starts, so its difference to `as deployed` is what loading Node's fetch implementation
+ * (undici) costs the cold start. Hono's web Request and Response need it, and an ES module import of `node:http`
+ * loads it too, so a deployed function always pays it.
+ */
+export type ColdStartSetup = "as deployed" | "source maps on" | "fetch preloaded";
+
+const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
+  "as deployed": [],
+  // NODE_OPTIONS=--enable-source-maps, for debugging (infra/aws/README.md).
+  "source maps on": ["--enable-source-maps"],
+  "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
+};
+
 /** Options of {@link measureLambdaColdStart}. */
 export interface ColdStartOptions {
   runs: number;
-  /** Arguments of each process. Default none, as infra/aws/README.md deploys it (source maps off). */
+  /** Default `as deployed`: no arguments, as infra/aws/README.md deploys it (source maps off). */
+  setup?: ColdStartSetup;
+  /** Arguments before the setup's, e.g. `--cpu-prof --cpu-prof-dir=...` to see where a cold start goes. */
   nodeArgs?: readonly string[];
 }
 
@@ -98,12 +116,11 @@ function standInKubeconfig(server: string, caPem: string): string {
 }
 
 /**
- * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in
- * (add `--cpu-prof --cpu-prof-dir=...` to `nodeArgs` to see where a cold start goes).
+ * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in.
  * @throws when an answer is not the expected allow.
  */
 export async function measureLambdaColdStart(bundle: string, options: ColdStartOptions): Promise<ColdStart> {
-  const { runs, nodeArgs = [] } = options;
+  const { runs, setup = "as deployed", nodeArgs = [] } = options;
   const pki = await createTestPki();
   const name = benchCredSpecName(0);
   const credspec = benchCredSpec(0);
@@ -132,7 +149,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     const answers: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const { stdout } = await run(process.execPath, [...nodeArgs, script], { cwd: dir, env });
+      const { stdout } = await run(process.execPath, [...nodeArgs, ...SETUP_ARGS[setup], script], { cwd: dir, env });
       const figures = JSON.parse(stdout) as ColdStartRun;
       const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
       if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
@@ -146,7 +163,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     if (calls !== 2) throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
     return {
       target: "lambda",
-      sourceMaps: nodeArgs.includes("--enable-source-maps"),
+      setup,
       importMs: summarize(imports),
       firstAnswerMs: summarize(answers),
       totalMs: summarize(imports.map((ms, i) => ms + answers[i]!)),
@@ -159,21 +176,21 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
   }
 }
 
-/**
- * The cold starts the bench runs: as infra/aws/README.md deploys it (source maps off), and with source maps on
- * (NODE_OPTIONS=--enable-source-maps, for debugging).
- */
+/** The cold starts the bench runs, one per {@link ColdStartSetup}. */
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
-  return [await measureLambdaColdStart(bundle, { runs }), await measureLambdaColdStart(bundle, { runs, nodeArgs: ["--enable-source-maps"] })];
+  const results: ColdStart[] = [];
+  for (const setup of Object.keys(SETUP_ARGS) as ColdStartSetup[]) results.push(await measureLambdaColdStart(bundle, { runs, setup }));
+  return results;
 }
 
 export function printColdStarts(results: readonly ColdStart[], runs: number): void {
   const cell = (summary: Summary) => `${fixed(summary.p50, 1)} (max ${fixed(summary.max, 1)})`;
   printTable(
     `A. Lambda cold start: a fresh node process imports the bundle and answers one authorize review (ms, median and max of ${runs})`,
-    ["source maps", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
-    results.map((r) => [r.sourceMaps ? "on" : "off", cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
+    ["setup", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],
+    results.map((r) => [r.setup, cell(r.importMs), cell(r.firstAnswerMs), cell(r.totalMs), cell(r.totalCpuMs)]),
     "The API server is a local HTTPS stand-in (credspec read, access review); Node's own boot is not counted. " +
-      "CPU: user+system of all threads, less noisy than wall time on a shared machine.",
+      "CPU: user+system of all threads, less noisy than wall time on a shared machine. " +
+      "`fetch preloaded` loads Node's fetch implementation before the timer: the difference is what loading it costs.",
   );
 }

@@ -77,7 +77,7 @@ export function reviewsPerRound(run: RunFigures): { rounds: number; reviews: num
 
 /** The Lambda cold start as deployed (source maps off), ms. */
 export function lambdaColdStart(run: RunFigures): ColdStart | undefined {
-  return run.coldStarts.find((c) => !c.sourceMaps);
+  return run.coldStarts.find((c) => c.setup === "as deployed");
 }
 
 /** The largest Worker bundle, gzipped, KiB. */
