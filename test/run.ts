@@ -1,14 +1,23 @@
 /**
- * `npm test`: lint, type-check, then every vitest tier (unit, worker, e2e on the newest pinned Kubernetes,
- * e2e-floor: the files that touch version-dependent API server features on the oldest), and a closing
- * `N passed, N failed` line that counts each check and each test. Exits non-zero when anything failed.
- * `npm test -- e2e-floor` (or any tier names) runs only those tiers.
+ * `npm test`: lint, type-check, then every vitest tier of test/tiers.ts (unit, tools, worker, e2e on the newest
+ * pinned Kubernetes, e2e-floor on the oldest), and a closing `N passed, N failed` line that counts each check and
+ * each test. Exits non-zero when anything failed.
+ *
+ * What the selected tiers need (Go builds, Debian packages, the image: test/prepare.ts) starts building in the
+ * background at once, so it overlaps lint, the type-check and the tiers that need less; each tier waits for its own
+ * steps before vitest starts, and a step that cannot be done fails its tier once, naming the command to run by hand.
+ * Two lanes run side by side: the cluster tiers (e2e, then e2e-floor) and the rest (lint, type-check, unit, tools,
+ * worker), the second's output printed a command at a time.
+ *
+ * `npm test -- tools e2e-floor` runs those tiers; `npm test -- test/e2e/policy.test.ts` runs that file in its tier
+ * and prepares only what it needs. Either way lint and the type-check are left out.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { floorKubeRelease } from "../infra/local/kube-versions.ts";
+import { startPreparing, waitFor } from "./prepare.ts";
+import { filesOf, selectTiers, stepsOf, type SelectedTier, type Tier } from "./tiers.ts";
 
 interface Tally {
   passed: number;
@@ -16,58 +25,38 @@ interface Tally {
   skipped: number;
 }
 
-interface Tier {
-  name: string;
-  config: string;
-  /** Test files to run; default: the config's whole `include`. */
-  files?: string[];
-  env?: Record<string, string>;
-}
+const started = Date.now();
+const elapsed = (): string => `${Math.round((Date.now() - started) / 1000)} s`;
 
 /**
- * The e2e files whose subject changed across the supported Kubernetes versions: webhook registration and
- * `matchConditions`, the ValidatingAdmissionPolicy companion, the JWT authenticator, ephemeral containers, and
- * webhooks called by service reference through a real node (helm-in-cluster.test.ts, whose kubelet, scheduler and
- * controller-manager are built from the same release as the API server). A test a version cannot run is named
- * "needs Kubernetes >= 1.xx" and counted as skipped.
+ * Runs a command. With `buffer`, its output is held and printed in one piece when it ends, so a lane that runs beside
+ * another does not interleave its lines with it.
  */
-const FLOOR_FILES = [
-  "test/e2e/webhook-config.test.ts",
-  "test/e2e/policy.test.ts",
-  "test/e2e/worker-jwt.test.ts",
-  "test/e2e/authorization-modes.test.ts",
-  "test/e2e/helm-in-cluster.test.ts",
-];
-
-const tiers: Tier[] = [
-  { name: "unit", config: "test/unit/vitest.config.ts" },
-  { name: "worker", config: "test/worker/vitest.config.ts" },
-  { name: "e2e", config: "test/e2e/vitest.config.ts" },
-  { name: "e2e-floor", config: "test/e2e/vitest.config.ts", files: FLOOR_FILES, env: { KUBE_VERSION: floorKubeRelease().version } },
-];
-const only = process.argv.slice(2);
-
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+function run(command: string, args: string[], env: Record<string, string> = {}, buffer = false): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "inherit", env: { ...process.env, ...env } });
+    const child = spawn(command, args, { stdio: buffer ? ["ignore", "pipe", "pipe"] : "inherit", env: { ...process.env, ...env } });
+    const chunks: Buffer[] = [];
+    child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.on("error", () => resolve(127));
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on("close", (code, signal) => {
+      if (buffer) process.stdout.write(Buffer.concat(chunks));
+      resolve(code ?? (signal ? 128 : 1));
+    });
   });
 }
 
-async function check(name: string, command: string, args: string[], tally: Tally): Promise<void> {
-  console.log(`\n=== ${name}`);
-  const code = await run(command, args);
+async function check(name: string, command: string, args: string[], tally: Tally, buffer: boolean): Promise<void> {
+  const code = await run(command, args, {}, buffer);
   if (code === 0) tally.passed++;
   else tally.failed++;
-  console.log(`=== ${name}: ${code === 0 ? "passed" : `failed (exit ${code})`}`);
+  console.log(`=== ${name}: ${code === 0 ? "passed" : `failed (exit ${code})`} (${elapsed()} since the start)`);
 }
 
-async function vitestTier(tier: Tier, dir: string, tally: Tally): Promise<void> {
-  console.log(`\n=== vitest ${tier.name}${tier.env?.KUBE_VERSION ? ` (Kubernetes ${tier.env.KUBE_VERSION})` : ""}`);
+async function vitestTier(tier: Tier, files: string[] | undefined, dir: string, tally: Tally, buffer: boolean): Promise<void> {
   const out = join(dir, `${tier.name}.json`);
-  const args = ["run", "--config", tier.config, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...(tier.files ?? [])];
-  const code = await run("vitest", args, tier.env);
+  const args = ["run", "--config", tier.config, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...(files ?? filesOf(tier))];
+  const code = await run("vitest", args, tier.env, buffer);
   try {
     const report = JSON.parse(await readFile(out, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTotalTests: number };
     tally.passed += report.numPassedTests;
@@ -81,16 +70,51 @@ async function vitestTier(tier: Tier, dir: string, tally: Tally): Promise<void> 
   }
 }
 
-const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
-const dir = await mkdtemp(join(tmpdir(), "gmsa-test-"));
-try {
-  if (only.length === 0) {
-    await check("lint", "eslint", ["."], tally);
-    await check("typecheck", "npm", ["run", "--silent", "typecheck"], tally);
+/** The tiers and files the arguments select: tier names, or test files (each run in the tier of its folder). */
+/** Waits for what `tier` needs, then runs it; a tier whose steps failed counts one failure and does not run. */
+async function runTier({ tier, files }: SelectedTier, buffer: boolean): Promise<void> {
+  const label = `vitest ${tier.name}${tier.env?.KUBE_VERSION ? ` (Kubernetes ${tier.env.KUBE_VERSION})` : ""}`;
+  const errors = await waitFor(preparing, stepsOf(tier, files ?? filesOf(tier)));
+  if (errors.length > 0) {
+    tally.failed++;
+    console.log(`\n=== ${label}: not run, what it needs could not be prepared:\n${errors.map((error) => error.message).join("\n")}`);
+    return;
   }
-  for (const tier of tiers) if (only.length === 0 || only.includes(tier.name)) await vitestTier(tier, dir, tally);
+  console.log(`\n=== ${label} starts (${elapsed()} since the start, load ${loadavg()[0]!.toFixed(2)})`);
+  const before = Date.now();
+  await vitestTier(tier, files, dir, tally, buffer);
+  console.log(`=== ${label}: ${Math.round((Date.now() - before) / 1000)} s (${elapsed()} since the start)`);
+}
+
+const args = process.argv.slice(2);
+const selected = selectTiers(args);
+const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
+const steps = selected.flatMap(({ tier, files }) => stepsOf(tier, files ?? filesOf(tier)));
+console.log(`=== preparing in the background: ${[...new Set(steps.map((step) => step.title))].join("; ") || "nothing"} (load ${loadavg()[0]!.toFixed(2)})`);
+const preparing = startPreparing(steps, { started });
+const dir = await mkdtemp(join(tmpdir(), "gmsa-test-"));
+// Two lanes side by side: the cluster tiers (mostly waiting on their API servers, tokens and nodes) and everything
+// else, whose output is held per command while a cluster tier prints.
+const clusterLane = selected.filter(({ tier }) => tier.cluster);
+const checksLane = selected.filter(({ tier }) => !tier.cluster);
+const buffer = clusterLane.length > 0;
+try {
+  await Promise.all([
+    (async () => {
+      if (args.length === 0) {
+        console.log("\n=== lint and typecheck start");
+        await check("lint", "eslint", ["."], tally, buffer);
+        await check("typecheck", "npm", ["run", "--silent", "typecheck"], tally, buffer);
+      }
+      for (const tier of checksLane) await runTier(tier, buffer);
+    })(),
+    (async () => {
+      for (const tier of clusterLane) await runTier(tier, false);
+    })(),
+  ]);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
+console.log(`\n=== all in ${elapsed()}, load ${loadavg().map((load) => load.toFixed(2)).join(" ")}`);
 console.log(`\n${tally.passed} passed, ${tally.failed} failed${tally.skipped > 0 ? `, ${tally.skipped} skipped` : ""}`);
 process.exitCode = tally.failed === 0 ? 0 : 1;

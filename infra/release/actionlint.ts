@@ -2,7 +2,7 @@
  * actionlint (github.com/rhysd/actionlint), the linter of GitHub Actions workflows, built from the Go module that
  * infra/release/actionlint/go.mod pins into `.cache/bin/actionlint`, once, the way infra/local/build.ts builds
  * Helm (a stamp of the module files and the Go toolchain; about a minute from an empty Go cache on 2 cores, a
- * stat afterwards). The lint tier runs it over `.github/workflows/` (test/unit/infra/release/workflow.test.ts).
+ * stat afterwards). The tools tier runs it over `.github/workflows/` (test/tools/infra/release/workflow.test.ts).
  *
  * CLI: `node infra/release/actionlint.ts [files...]` lints the workflows (all of them by default) and exits with
  * actionlint's code.

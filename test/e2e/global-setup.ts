@@ -1,35 +1,34 @@
 /**
- * Builds (once) and starts the local cluster for all e2e files, and stops it afterwards: kube-apiserver of
- * `KUBE_VERSION` (e.g. `1.30`), default the newest pinned release (infra/local/kube-versions.ts); tests read
- * it as `inject("cluster").kubeVersion`.
- * Test files get its {@link LocalClusterInfo} with `inject("cluster")`, and the bearer token the API
- * server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
- * `cluster.webhookCallerToken`), and the path of the `helm` binary built from infra/local/helm with
- * `inject("helm")`. It also builds the local node's binaries of the same version and the image
- * (helm-in-cluster.test.ts starts its own cluster with a node).
+ * Prepares what the selected e2e files need (test/tiers.ts: kube-apiserver and etcd of `KUBE_VERSION`, default the
+ * newest pinned release, and for some files the node, Helm, the image or Debian's tools), before any test's clock
+ * runs; `npm test` has usually prepared them already, and then this is a stamp check. Then it starts the local cluster
+ * for all e2e files and stops it afterwards.
+ * Test files get its {@link LocalClusterInfo} with `inject("cluster")` (`kubeVersion` is the server's), the bearer
+ * token the API server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
+ * `cluster.webhookCallerToken`), and, when a selected file needs it, the path of the `helm` built from
+ * infra/local/helm with `inject("helm")`.
  */
 import type { TestProject } from "vitest/node";
 import { ensureBinaries, ensureHelm } from "../../infra/local/build.ts";
-import { ensureNodeBinaries } from "../../infra/local/node-binaries.ts";
-import { ensureImage } from "../../infra/node/image.ts";
 import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
+import { prepare, STEPS } from "../prepare.ts";
+import { selectedFiles, tierNamed } from "../tiers.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {
     cluster: LocalClusterInfo;
     callerToken: string;
+    /** Empty when no selected file needs Helm. */
     helm: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const binaries = await ensureBinaries();
-  const helm = await ensureHelm();
-  // The real node's programs and the image (helm-in-cluster.test.ts), built here, before any test's timeout runs:
-  // minutes on a fresh machine, nothing once cached. The node is of the API server's version (version skew).
-  await ensureNodeBinaries(binaries.kubeVersion);
-  await ensureImage();
+  const steps = tierNamed("e2e").needs(await selectedFiles(project), process.env.KUBE_VERSION);
+  await prepare(steps);
+  const binaries = await ensureBinaries(process.env.KUBE_VERSION);
+  const helm = steps.includes(STEPS.helm) ? await ensureHelm() : "";
   const started = Date.now();
   const callerToken = createCallerToken();
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });

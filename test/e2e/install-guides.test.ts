@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
-import { readRepoFile, shellBlockWith } from "../unit/docs/guide-text.ts";
+import { readRepoFile, shellBlockWith } from "../support/guide-text.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");

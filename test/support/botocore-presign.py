@@ -1,6 +1,6 @@
 """Presigns the EKS token request with Debian awscli's botocore at a given X-Amz-Date; prints the URL.
 
-An independent SigV4 implementation for test/unit/shared/credentials/eks.test.ts. Input on stdin, one JSON object:
+An independent SigV4 implementation for test/tools/shared/credentials/eks.test.ts. Input on stdin, one JSON object:
 accessKeyId, secretAccessKey, sessionToken (or null), region, cluster, amzDate (YYYYMMDDTHHMMSSZ). Run with
 Debian's /usr/bin/python3 and the awscli package's folder first on sys.path (argv[1]).
 """

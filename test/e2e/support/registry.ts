@@ -5,7 +5,6 @@
  */
 import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { aptInstall } from "../../../infra/local/apt.ts";
 import { freePort, startProcess, stopProcess, tailFile, waitFor } from "../../../infra/local/processes.ts";
 
 /** A running registry; `close()` stops it and its contents are gone. */
@@ -24,13 +23,13 @@ async function onPath(command: string): Promise<boolean> {
 }
 
 /**
- * Starts a registry on a free loopback port, with its config and log in `workDir`, installing docker-registry and
- * skopeo first when they are missing.
+ * Starts a registry on a free loopback port, with its config and log in `workDir`. docker-registry and skopeo are
+ * Debian's, installed before the tier starts (test/tiers.ts, the `registry` step).
  * @throws Error with the registry's log when it does not answer `/v2/` within 20 s.
  */
 export async function startLocalRegistry(workDir: string): Promise<LocalRegistry> {
   for (const [command, pkg] of [["docker-registry", "docker-registry"], ["skopeo", "skopeo"]] as const) {
-    if (!(await onPath(command))) await aptInstall(pkg);
+    if (!(await onPath(command))) throw new Error(`${command} is not on PATH: apt-get install -y ${pkg} (test/tiers.ts prepares it for this file)`);
   }
   const host = `127.0.0.1:${await freePort()}`;
   const config = path.join(workDir, "registry.yml");

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ClusterAnswer, ClusterRequest } from "../../../../../functions/cli/cluster.ts";
 import { runDoctor, runDoctorCommand } from "../../../../../functions/cli/doctor/doctor.ts";
 import { EXIT_OK, EXIT_USAGE } from "../../../../../functions/cli/io.ts";
-import { fakeIo } from "../fake-io.ts";
+import { fakeIo } from "../../../../support/fake-io.ts";
 
 /**
  * An API server with the CRD, no node, no webhook configuration, no binding: every list empty, every access review

@@ -6,7 +6,7 @@ import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../functions/cli/io.
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
-import { fakeIo, type FakeIo } from "./fake-io.ts";
+import { fakeIo, type FakeIo } from "../../../support/fake-io.ts";
 
 const ALL_NAMESPACES = { "all-namespaces": { type: "boolean", short: "A" } } as const;
 

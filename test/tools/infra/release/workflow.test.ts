@@ -13,7 +13,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { actionlintArgs, ensureActionlint } from "../../../../infra/release/actionlint.ts";
+import { actionlintArgs } from "../../../../infra/release/actionlint.ts";
+import { preparedProgram } from "../../../support/prepared.ts";
 import { REPO_ROOT } from "../../../../infra/repo-root.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
@@ -35,11 +36,10 @@ let workflow: Workflow;
 let script: string;
 
 beforeAll(async () => {
-  // Built once into .cache/bin (seconds with a warm Go cache), a stat afterwards.
-  actionlint = await ensureActionlint();
+  actionlint = preparedProgram("actionlint");
   workflow = parse(await readFile(WORKFLOW, "utf8")) as Workflow;
   script = Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? "")).join("\n");
-}, 300_000);
+});
 
 /** Runs the step named `name` as Actions does, in the repository, with `env` over a minimal environment. */
 async function runStep(name: string, env: Record<string, string>): Promise<string> {

@@ -12,15 +12,14 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { bundleNodeFunction } from "../../../infra/node/bundle-function.ts";
-import { aptInstall } from "../../../infra/local/apt.ts";
-import { ensureDebianAwsCli } from "../../../infra/local/awscli.ts";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 import { functionUrlEvent } from "../../support/lambda-events.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { createTestPki } from "../../support/test-pki.ts";
-import { awsCommands, readRepoFile, shellBlockWith } from "./guide-text.ts";
+import { awsCommands, readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
+import { preparedAwsCli } from "../../support/prepared.ts";
 
 const run = promisify(execFile);
 const LAMBDA_GUIDE = "docs/install-aws-lambda.md";
@@ -75,7 +74,7 @@ async function synopsisFlags(python: string, pythonPath: string, commands: strin
 
 describe("the aws commands of the guides", () => {
   it("exist with every flag they pass in the CLI's own help, or are newer than it and within the stated minimum", async () => {
-    const { python, pythonPath } = await ensureDebianAwsCli();
+    const { python, pythonPath } = preparedAwsCli();
     const lambdaGuide = await readRepoFile(LAMBDA_GUIDE);
     const minimum = /\| AWS CLI v2 \| \*\*(\d+\.\d+\.\d+)\*\* \|/.exec(lambdaGuide)?.[1];
     expect(minimum, `${LAMBDA_GUIDE} states the AWS CLI minimum`).toBeDefined();
@@ -203,8 +202,6 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
     const dir = await tempDir("gmsa-issuer-guide-");
     const keys = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "openssl genpkey");
     const merge = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "jq -s");
-    // The guide names jq as a prerequisite; a machine without it gets Debian's.
-    await run("jq", ["--version"]).catch(() => aptInstall("jq"));
     // `npm run jwt-issuer --` is package.json's name for this script; the folder is not a checkout.
     const script = `${keys}\n${merge}`.replaceAll("npm run --silent jwt-issuer --", `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`);
     expect(script).not.toContain("npm run");

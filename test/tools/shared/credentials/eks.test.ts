@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ensureDebianAwsCli, type DebianAwsCli } from "../../../../infra/local/awscli.ts";
+import type { DebianAwsCli } from "../../../../infra/local/awscli.ts";
+import { preparedAwsCli } from "../../../support/prepared.ts";
 import { createCloudTokenSource } from "../../../../shared/credentials/cloud-token-source.ts";
 import { presignEksToken, type EksTokenOptions } from "../../../../shared/credentials/eks.ts";
 import { expectRefusal } from "../../../support/no-secrets.ts";
@@ -29,11 +30,11 @@ let cli: DebianAwsCli;
 let home: string;
 
 beforeAll(async () => {
-  cli = await ensureDebianAwsCli();
+  cli = preparedAwsCli();
   home = await mkdtemp(join(tmpdir(), "gmsa-aws-"));
   // Empty config and credentials files: only the environment speaks.
   await writeFile(join(home, "empty"), "");
-}, 900_000);
+});
 afterAll(() => rm(home, { recursive: true, force: true }));
 
 /** Decodes a `k8s-aws-v1.` token back to its presigned URL. */

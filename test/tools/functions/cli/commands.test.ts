@@ -8,7 +8,7 @@ import { runWhoCanUseCommand } from "../../../../functions/cli/who-can-use.ts";
 import { startKubeServer, type KubeServer, type RecordedRequest, type ScriptedAnswer } from "../../../support/kube-server.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
-import { fakeIo } from "./fake-io.ts";
+import { fakeIo } from "../../../support/fake-io.ts";
 
 const SECRET_INPUT = "contoso.com:gmsaccg:do-not-print";
 const CONTENTS = { CmsPlugins: ["ActiveDirectory"], ActiveDirectoryConfig: { HostAccountConfig: { PluginInput: SECRET_INPUT } } };

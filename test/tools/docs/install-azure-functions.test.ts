@@ -16,7 +16,7 @@ import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { createTestPki } from "../../support/test-pki.ts";
-import { readRepoFile, shellBlockWith } from "./guide-text.ts";
+import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 
 const run = promisify(execFile);
 const GUIDE = "docs/install-azure-functions.md";

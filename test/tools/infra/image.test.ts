@@ -10,7 +10,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
-import { ensureImage, type ImageInfo } from "../../../infra/node/image.ts";
+import type { ImageInfo } from "../../../infra/node/image.ts";
+import { preparedImage } from "../../support/prepared.ts";
 
 const run = promisify(execFile);
 
@@ -28,7 +29,7 @@ let config: { config: { User: string; Cmd: string[]; WorkingDir: string }; rootf
 const blob = (digest: string): string => path.join(layout, "blobs", "sha256", digest.replace("sha256:", ""));
 
 beforeAll(async () => {
-  image = await ensureImage();
+  image = preparedImage();
   work = await mkdtemp(path.join(tmpdir(), "image-test-"));
   layout = path.join(work, "layout");
   await run("mkdir", [layout]);
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const manifest = JSON.parse(await readFile(blob(index.manifests[0]!.digest), "utf8")) as { config: Descriptor; layers: Descriptor[] };
   config = JSON.parse(await readFile(blob(manifest.config.digest), "utf8")) as typeof config;
   layers = manifest.layers.map((layer) => blob(layer.digest));
-}, 120_000);
+});
 
 afterAll(async () => {
   if (work !== undefined) await rm(work, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { REPO_ROOT } from "../../../infra/repo-root.ts";
 import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-import { readRepoFile, shellBlockWith } from "./guide-text.ts";
+import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 
 const run = promisify(execFile);
 const GUIDE = "docs/install-container.md";

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureHelm } from "../../../../../infra/local/build.ts";
+import { preparedProgram } from "../../../../support/prepared.ts";
 import { CHART_DIR } from "../../../../../infra/helm/chart-files.ts";
 import { checkWebhookConfigurations, EXPECTED_WEBHOOKS, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
 import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
@@ -89,11 +89,11 @@ describe("the doctor's expected webhook configurations", () => {
   describe("equal helm template's output", () => {
     let rendered: Rendered[];
     beforeAll(async () => {
-      const helm = await ensureHelm();
+      const helm = preparedProgram("helm");
       const values = ["--set", "callerAuth.expand=t", "--set", "callerAuth.authorize=t", "--set-json", 'networkPolicy.controlPlaneCIDRs=["10.0.0.0/8"]', "--set", "image.repository=registry.invalid/gmsa-webhooks"];
       const { stdout } = await promisify(execFile)(helm, ["template", "gmsa-webhooks", CHART_DIR, "-n", "gmsa-webhooks", ...values], { maxBuffer: 16 * 1024 * 1024 });
       rendered = parseAllDocuments(stdout).map((d) => d.toJS() as Rendered).filter((o) => o?.kind?.endsWith("WebhookConfiguration"));
-    }, 300_000);
+    });
 
     it.each(FUNCTION_NAMES)("for %s, under the URL install's name", (fn) => {
       const config = rendered.find((o) => o.kind === EXPECTED_WEBHOOKS[fn].kind);

@@ -5,7 +5,7 @@ import { runTokenCommand } from "../../../../functions/cli/token.ts";
 import { VARIABLES } from "../../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";
-import { fakeIo } from "./fake-io.ts";
+import { fakeIo } from "../../../support/fake-io.ts";
 
 // Runs the real bin in a child process with this Node, as a kubeconfig's `command: npx` would, with only the
 // environment each test gives it.

@@ -1,0 +1,111 @@
+/**
+ * The path a new contributor or a new CI machine takes, timed: a fresh clone of the committed `HEAD`, then
+ * `npm ci`, `npm test` (as CI runs it: `CI=true`, no stdin) and a separate first `npm run dev -- --check`, each
+ * phase with its time and the machine's load before and after, and what `npm test` printed of its own phases
+ * (each preparation step, each tier).
+ *
+ * Cold (the default): `GOCACHE` and `GOMODCACHE` point at new empty folders and the clone has no `.cache`, so every
+ * Go module is downloaded and every package compiled. `--remove-debian-packages` first purges the Debian packages
+ * the project's scripts install (as root), so they are installed again as on a new machine.
+ * `--warm`: the machine's own Go caches, and the clone's `.cache` linked to this checkout's (the binaries built).
+ *
+ * CLI: `node test/bench/cold-path.ts [--warm] [--remove-debian-packages] [--keep]`; the log of every phase is kept
+ * in the printed folder when `--keep` is given or a phase failed. Copy the table into test/bench/RESULTS.md.
+ */
+import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { cpus, loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { REPO_ROOT } from "../../infra/repo-root.ts";
+
+/** What the project's own scripts install from Debian (test/prepare.ts, infra/local/node-binaries.ts). */
+const PROJECT_DEBIAN_PACKAGES = ["awscli", "python3-prometheus-client", "docker-registry", "skopeo", "runc", "iptables"];
+
+interface Phase {
+  name: string;
+  seconds: number;
+  loadBefore: string;
+  loadAfter: string;
+  code: number;
+}
+
+const load = (): string => loadavg().map((value) => value.toFixed(2)).join(" ");
+
+function log(message: string): void {
+  process.stderr.write(`[cold-path] ${message}\n`);
+}
+
+/** Runs `command` with `args` in `cwd`, its output appended to `logFile`; resolves with the exit code. */
+function runLogged(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, logFile: string): Promise<number> {
+  return new Promise((resolve) => {
+    const out = createWriteStream(logFile, { flags: "a" });
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    child.once("error", () => out.end(() => resolve(127)));
+    child.once("close", (code) => out.end(() => resolve(code ?? 1)));
+  });
+}
+
+async function timed(name: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, logFile: string): Promise<Phase> {
+  const loadBefore = load();
+  log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
+  const started = Date.now();
+  const code = await runLogged(command, args, cwd, env, logFile);
+  const phase = { name, seconds: Math.round((Date.now() - started) / 1000), loadBefore, loadAfter: load(), code };
+  log(`${name}: exit ${code} in ${phase.seconds} s (load ${phase.loadAfter})`);
+  return phase;
+}
+
+const { values } = parseArgs({
+  options: {
+    warm: { type: "boolean", default: false },
+    "remove-debian-packages": { type: "boolean", default: false },
+    keep: { type: "boolean", default: false },
+  },
+});
+
+const work = await mkdtemp(path.join(tmpdir(), "gmsa-cold-path-"));
+const clone = path.join(work, "repo");
+const env: NodeJS.ProcessEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+// npm's own variables and PATH entries from an `npm run` that may have started us point into this checkout.
+for (const name of Object.keys(env)) if (name.startsWith("npm_")) delete env[name];
+env.PATH = (env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.startsWith(REPO_ROOT)).join(path.delimiter);
+if (!values.warm) {
+  env.GOCACHE = path.join(work, "go-build");
+  env.GOMODCACHE = path.join(work, "go-mod");
+  await mkdir(env.GOCACHE);
+  await mkdir(env.GOMODCACHE);
+}
+
+const phases: Phase[] = [];
+const logFile = (name: string): string => path.join(work, `${name}.log`);
+if (values["remove-debian-packages"]) {
+  phases.push(await timed("remove Debian packages", "apt-get", ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES], work, env, logFile("apt")));
+  phases.push(await timed("apt autoremove", "apt-get", ["autoremove", "--purge", "-y", "-q"], work, env, logFile("apt")));
+}
+phases.push(await timed("git clone", "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone], work, env, logFile("clone")));
+if (values.warm) await symlink(path.join(REPO_ROOT, ".cache"), path.join(clone, ".cache"));
+phases.push(await timed("npm ci", "npm", ["ci", "--no-audit", "--no-fund"], clone, env, logFile("npm-ci")));
+phases.push(await timed("npm test", "npm", ["test"], clone, env, logFile("npm-test")));
+phases.push(await timed("npm run dev -- --check", "npm", ["run", "dev", "--", "--check"], clone, env, logFile("dev")));
+
+const testLog = await readFile(logFile("npm-test"), "utf8");
+const own = testLog.split("\n").filter((line) => /^\[prepare\]|^=== (vitest|lint|typecheck|all)|^\d+ passed, \d+ failed/.test(line));
+const kind = values.warm ? "warm (the machine's Go caches, this checkout's .cache)" : "cold (empty GOCACHE and GOMODCACHE, no .cache)";
+const total = phases.reduce((sum, phase) => sum + phase.seconds, 0);
+console.log(`\n### ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${kind}, ${cpus().length} cores`);
+console.log(`\n| phase | time | load before | load after | exit |\n| --- | ---: | --- | --- | ---: |`);
+for (const phase of phases) console.log(`| ${phase.name} | ${phase.seconds} s | ${phase.loadBefore} | ${phase.loadAfter} | ${phase.code} |`);
+console.log(`| all | ${total} s (${(total / 60).toFixed(1)} min) | | | |`);
+console.log(`\nWhat npm test printed of its phases:\n\n\`\`\`\n${own.join("\n")}\n\`\`\``);
+
+const failed = phases.some((phase) => phase.code !== 0);
+if (failed || values.keep) {
+  log(`logs kept in ${work}`);
+} else {
+  await rm(work, { recursive: true, force: true });
+}
+process.exitCode = failed ? 1 : 0;
