@@ -20,12 +20,17 @@ export interface CredentialCacheOptions {
   shareInFlight: boolean;
   /** Epoch ms. Default `Date.now`, a wall clock as `expirationTimestamp` is: one stepped back only delays a refresh to the 401. */
   now?: (() => number) | undefined;
+  /**
+   * Monotonic ms for the backoff and the fresh-refusal window, which measure intervals: a wall clock stepped back
+   * must not hold credentials back for as long as the step. Default `performance.now`.
+   */
+  monotonic?: (() => number) | undefined;
   /** Told how each refresh ended (metrics); a caller that gave up on its own load (Workers) is not a refresh. */
   onRefresh?: RefreshObserver | undefined;
 }
 
 /** What a refreshing source passes through to its cache: decided by the runtime (Node, Workers, the CLI). */
-export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" | "now" | "onRefresh">;
+export type CacheSharingOptions = Pick<CredentialCacheOptions, "shareInFlight" | "now" | "monotonic" | "onRefresh">;
 
 /** A credential refused (401) this soon after it was issued counts as a bad one, not a revoked one. */
 const FRESH_REJECTION_MS = 60_000;
@@ -47,7 +52,9 @@ function computeRefreshAt(expirationTimestamp: string | undefined, obtainedAt: n
 export function createCredentialCache(options: CredentialCacheOptions): TokenSource {
   const { load, describe, shareInFlight } = options;
   const now = options.now ?? Date.now;
+  const monotonic = options.monotonic ?? ((): number => performance.now());
 
+  // refreshAt is wall-clock (from expirationTimestamp); obtainedAt and retryAt are monotonic.
   let cached: { credential: Credential; refreshAt: number; obtainedAt: number } | undefined;
   let inFlight: Promise<Credential> | undefined;
   let failure: { count: number; retryAt: number; error: AdmissionError } | undefined;
@@ -65,12 +72,12 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
   async function refresh(signal: AbortSignal | undefined): Promise<Credential> {
     try {
       const credential = await load(signal, now());
-      const obtainedAt = now();
-      const refreshAt = computeRefreshAt(credential.expirationTimestamp, obtainedAt);
-      if (refreshAt <= obtainedAt) {
+      const wallNow = now();
+      const refreshAt = computeRefreshAt(credential.expirationTimestamp, wallNow);
+      if (refreshAt <= wallNow) {
         throw new AdmissionError(`${describe} returned a credential that has already expired`, { code: "ERR_CREDENTIALS" });
       }
-      cached = { credential, refreshAt, obtainedAt };
+      cached = { credential, refreshAt, obtainedAt: monotonic() };
       failure = undefined;
       options.onRefresh?.("success");
       return credential;
@@ -79,7 +86,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       if (signal?.aborted === true) throw deadlineError();
       const count = (failure?.count ?? 0) + 1;
       const wrapped = error instanceof AdmissionError ? error : new AdmissionError(`${describe} failed`, { code: "ERR_CREDENTIALS", cause: error });
-      failure = { count, retryAt: now() + backoffMs(count), error: wrapped };
+      failure = { count, retryAt: monotonic() + backoffMs(count), error: wrapped };
       options.onRefresh?.("failure");
       throw wrapped;
     }
@@ -87,8 +94,8 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
 
   return {
     async getCredential({ signal, tally } = {}): Promise<Credential> {
-      const time = now();
-      if (cached !== undefined && time < cached.refreshAt) return cached.credential;
+      if (cached !== undefined && now() < cached.refreshAt) return cached.credential;
+      const time = monotonic();
       if (failure !== undefined && time < failure.retryAt) {
         const seconds = Math.ceil((failure.retryAt - time) / 1000);
         throw new AdmissionError(`${failure.error.message} (not retried for another ${seconds}s)`, { code: "ERR_CREDENTIALS", cause: failure.error });
@@ -110,7 +117,7 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
     },
     invalidate(credential: Credential): void {
       if (cached?.credential !== credential) return;
-      const time = now();
+      const time = monotonic();
       freshRejections = time - cached.obtainedAt < FRESH_REJECTION_MS ? freshRejections + 1 : 1;
       cached = undefined;
       // The first refusal gets an immediate refresh (the request's one retry); repeated ones back off.

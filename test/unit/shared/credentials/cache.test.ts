@@ -85,6 +85,7 @@ describe("createCredentialCache after 401s", () => {
       describe: "plugin",
       shareInFlight: true,
       now: () => clock,
+      monotonic: () => clock,
       load: () => Promise.resolve({ token: `t${++loads}` }),
     });
     return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };
@@ -125,5 +126,41 @@ describe("createCredentialCache after 401s", () => {
     cache.invalidate(second);
     await expect(cache.getCredential()).resolves.toEqual({ token: "t3" });
     expect(loads()).toBe(3);
+  });
+});
+
+describe("createCredentialCache's backoff on a stepped wall clock", () => {
+  it("retries a failed source after the backoff's second of monotonic time, though the wall clock stepped back an hour", async () => {
+    let wall = T0;
+    let elapsed = 0;
+    let loads = 0;
+    const cache = createCredentialCache({
+      describe: "plugin",
+      shareInFlight: true,
+      now: () => wall,
+      monotonic: () => elapsed,
+      load: () => (++loads === 1 ? Promise.reject(new Error("unreachable")) : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() })),
+    });
+    await expect(cache.getCredential()).rejects.toThrow("plugin failed");
+    wall -= 3600_000;
+    await expect(cache.getCredential()).rejects.toThrow(/not retried for another 1s/);
+    elapsed += 1_000;
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t", expirationTimestamp: at(0) });
+    expect(loads).toBe(2);
+  });
+
+  it("counts a refusal soon after issue as fresh by monotonic time, whatever the wall clock did", async () => {
+    let wall = T0;
+    let elapsed = 0;
+    let loads = 0;
+    const cache = createCredentialCache({ describe: "plugin", shareInFlight: true, now: () => wall, monotonic: () => elapsed, load: () => Promise.resolve({ token: `t${++loads}` }) });
+    cache.invalidate(await cache.getCredential());
+    const second = await cache.getCredential();
+    // A wall clock stepped forward two hours: still 1 s after the credential was obtained.
+    wall += 7200_000;
+    elapsed += 1_000;
+    cache.invalidate(second);
+    await expect(cache.getCredential()).rejects.toThrow(/2 credentials in a row that the API server refused/);
+    expect(loads).toBe(2);
   });
 });
