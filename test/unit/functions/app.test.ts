@@ -73,6 +73,17 @@ describe("createApp", () => {
     expect(pulled).toBe(false);
   });
 
+  it.each(["abc", "12abc", "-1", "1e3", " "])("refuses a Content-Length of %j with 400, reading nothing", async (length) => {
+    const { app, deps } = createTestApp();
+    let pulled = false;
+    const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
+    const res = await app.request("/expand", post(body, { ...json, "content-length": length }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: "Content-Length is not a decimal number" });
+    expect(pulled).toBe(false);
+    expect(deps.metrics.snapshot()).toEqual({});
+  });
+
   it("reads a review with a declared length without touching the request's body stream", async () => {
     // On @hono/node-server, reading `body` builds a web Request and stream for the request; `text()` reads the socket.
     const { app } = createTestApp();
