@@ -49,6 +49,32 @@ export interface CommandSpec<O extends ParseArgsOptionsConfig> {
   run(line: CommandLine<O>, io: CliIo): Promise<number>;
 }
 
+/** A path secret of a path-mode URL: what follows `/expand/` or `/authorize/` up to a query, quote or space. */
+const PATH_SECRET = /(\/(?:expand|authorize))\/[^\s"'?#<>]+/g;
+
+/** The colours {@link printResult} paints with; any other escape sequence is escaped like any control character. */
+const OWN_COLOUR = "\u001b\\[(?:0|1|31|32|33)m";
+const CONTROL = new RegExp(`(${OWN_COLOUR})|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f]`, "g");
+
+/**
+ * What may reach a terminal of text that holds what the cluster or a file said: path secrets masked (`/expand/***`),
+ * and every control character but newline and tab written as `\xNN`, so a crafted container name or message
+ * cannot move the cursor or rewrite the screen. With `colour`, the five colour codes of {@link printResult} stay.
+ */
+export function safeText(text: string, colour: boolean): string {
+  return text
+    .replace(PATH_SECRET, "$1/***")
+    .replace(CONTROL, (match: string, own: string | undefined) =>
+      own !== undefined && colour ? match : [...match].map((char) => (char < " " || char >= "\u007f" ? `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}` : char)).join(""),
+    );
+}
+
+/** `io` writing through {@link safeText}: every command's output, whatever it interpolates. */
+function safeIo(io: CliIo): CliIo {
+  const colour = io.stdoutIsTty === true && io.env.NO_COLOR === undefined;
+  return { ...io, stdout: (text) => io.stdout(safeText(text, colour)), stderr: (text) => io.stderr(safeText(text, false)) };
+}
+
 /** A usage text written for `gmsa-webhooks`, naming the program as invoked (examples in it keep their words). */
 export function usageFor(usage: string, io: CliIo): string {
   return usage.replace(/^Usage: gmsa-webhooks\b/m, `Usage: ${io.program}`).replaceAll("Run 'gmsa-webhooks ", `Run '${io.program} `);
@@ -57,9 +83,11 @@ export function usageFor(usage: string, io: CliIo): string {
 /**
  * The runner of a command, resolving to its exit status. It reads the arguments strictly, once, and answers `--help`
  * itself (usage on stdout, exit 0) and a wrong command line (every problem and a pointer to --help on stderr, exit 2).
+ * Everything the command writes goes through {@link safeText}.
  */
 export function command<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>): (argv: readonly string[], io: CliIo) => Promise<number> {
-  return async (argv, io) => {
+  return async (argv, rawIo) => {
+    const io = safeIo(rawIo);
     let errors: string[];
     try {
       const line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
