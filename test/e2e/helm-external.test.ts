@@ -4,7 +4,7 @@
  * caBundle, bearer caller auth from the API server's admission configuration, and the functions' identities bound
  * by the chart's RBAC alone (the kustomize base's bindings are removed for the duration). No workload is created.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { applyBaseInfra } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
@@ -17,11 +17,12 @@ import {
   defineAdmissionTests,
   deleteNamespace,
   FUNCTIONS,
+  gmsaPod,
   OPTED_OUT_NAMESPACE,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
 } from "./support/install-checks.ts";
-import { deletePods } from "./support/pods.ts";
+import { createPod, deletePods, parsed, readCredSpec } from "./support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -99,6 +100,37 @@ describe("helm install, external mode: the API server calls the functions by URL
   });
 
   defineAdmissionTests(cluster, GROUP, () => stack.logFiles);
+
+  it("shadow mode never blocks: with ENFORCEMENT=warn a GMSA pod is admitted while authorize is unreachable, refused otherwise", async () => {
+    const installed = externalTestValues(cluster.caPem, stack) as { external: Record<string, unknown> & { authorize: Record<string, unknown> } };
+    // Nothing listens on port 1: the API server's calls to authorize are refused at once.
+    const unreachable = { ...installed.external, authorize: { ...installed.external.authorize, url: "https://127.0.0.1:1" } };
+    const upgrade = async (values: unknown) => {
+      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { values, kubeconfig: cluster.adminKubeconfig });
+      expect(upgraded.code, upgraded.stderr).toBe(0);
+    };
+    // The API server reloads webhook configurations within moments: wait until a dry-run create shows `status`.
+    const createdAs = (status: number) =>
+      vi.waitFor(
+        async () => {
+          const created = await createPod(cluster, gmsaPod(GROUP, "shadow", "gmsa-app"), { dryRun: true });
+          expect(created.status, JSON.stringify(created.body)).toBe(status);
+          return created;
+        },
+        { timeout: 30_000, interval: 250 },
+      );
+    try {
+      await upgrade({ ...installed, external: unreachable });
+      expect((await createdAs(500)).body.message).toMatch(/failed calling webhook "authorize\.gmsa-webhooks/);
+      await upgrade({ ...installed, external: unreachable, authorize: { env: { ENFORCEMENT: "warn" } } });
+      const admitted = await createdAs(201);
+      // expand still ran: the contents are inlined.
+      expect(parsed(admitted.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(await readCredSpec(cluster, "webapp01"));
+    } finally {
+      await upgrade(installed);
+      await waitForGmsaWebhooks(cluster, GROUP);
+    }
+  });
 
   it("helm uninstall removes both webhook configurations", async () => {
     const uninstalled = await helm.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });

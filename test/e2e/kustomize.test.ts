@@ -26,6 +26,8 @@ const INFRA = fileURLToPath(new URL("../../infra/", import.meta.url));
 const COPIED = ["crd", "rbac", "webhooks", "samples", "policy", "overlays"];
 /** An overlay of infra/overlays/ as they stand with the optional ValidatingAdmissionPolicy added (infra/policy/README.md). */
 const WITH_POLICY = "overlays/with-policy";
+/** An overlay plus components/shadow-mode, as infra/overlays/README.md says to run authorize with ENFORCEMENT=warn. */
+const WITH_SHADOW_MODE = "overlays/with-shadow-mode";
 
 /** What each overlay promises (`host`: the target's host shape, any for custom domains; `aks`: its cluster is AKS); a folder of
  * infra/overlays/ missing here fails "covers every overlay folder". */
@@ -121,7 +123,12 @@ beforeAll(async () => {
     join(dir, WITH_POLICY, "kustomization.yaml"),
     "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../node-in-cluster\n  - ../../policy\n",
   );
-  for (const path of ["crd", "rbac", "webhooks", "samples", "policy", WITH_POLICY, ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
+  await mkdir(join(dir, WITH_SHADOW_MODE));
+  await writeFile(
+    join(dir, WITH_SHADOW_MODE, "kustomization.yaml"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../node-in-cluster\ncomponents:\n  - ../components/shadow-mode\n",
+  );
+  for (const path of ["crd", "rbac", "webhooks", "samples", "policy", WITH_POLICY, WITH_SHADOW_MODE, ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
     rendered.set(path, await kustomize(path));
   }
   // The CRD must exist for sample credspecs, and the namespace for the ServiceAccounts.
@@ -159,6 +166,18 @@ describe("kustomize overlays (infra/overlays)", () => {
       "ValidatingAdmissionPolicyBinding/gmsa-webhooks.windows.k8s.io",
     ].sort());
     await dryRunApply(objects);
+  });
+
+  it("shadow mode: authorize fails open and says so in its annotation; everything else as the overlay renders it", async () => {
+    const plain = rendered.get("overlays/node-in-cluster")!;
+    const shadow = rendered.get(WITH_SHADOW_MODE)!;
+    const authorize = find(shadow, WEBHOOK_KIND.authorize, "gmsa-webhooks-authorize");
+    expect(authorize.metadata.annotations).toEqual({ "gmsa-webhooks.windows.k8s.io/enforcement": "warn" });
+    expect(webhookOf(shadow, "authorize")).toEqual({ ...webhookOf(plain, "authorize"), failurePolicy: "Ignore" });
+    expect(webhookOf(shadow, "expand").failurePolicy).toBe("Fail");
+    const withoutAuthorize = (objects: KubeObject[]) => objects.filter((o) => o.metadata.name !== "gmsa-webhooks-authorize");
+    expect(withoutAuthorize(shadow)).toEqual(withoutAuthorize(plain));
+    await dryRunApply(shadow);
   });
 
   it("covers every overlay folder", async () => {

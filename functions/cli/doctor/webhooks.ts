@@ -29,6 +29,12 @@ export const OPT_OUT_EXPRESSION = { key: "windows.k8s.io/disabled", operator: "N
 /** The annotation that keeps AKS's Admissions Enforcer from rewriting the namespaceSelector. */
 const AKS_OPT_OUT_ANNOTATION = "admissions.enforcer/disabled";
 
+/**
+ * Set to `warn` on authorize's configuration by the chart (authorize.env.ENFORCEMENT=warn) and by the overlays'
+ * components/shadow-mode: authorize runs in shadow mode, where failurePolicy Ignore is intended (it never blocks).
+ */
+export const SHADOW_MODE_ANNOTATION = "gmsa-webhooks.windows.k8s.io/enforcement";
+
 /** One function's configuration: its kind, the name infra/webhooks gives it, and its webhook less clientConfig. */
 function expected(fn: FunctionName, kind: `${"Mutating" | "Validating"}WebhookConfiguration`, extra?: { reinvocationPolicy: string }) {
   const webhook = {
@@ -69,13 +75,14 @@ const FIX_APPLY = "apply infra/webhooks (or an overlay of it) again, or `helm up
 /** Differences in white space only do not matter in a CEL expression (YAML tools re-indent block scalars). */
 const squashed = ({ name, expression }: { name: string; expression: string }) => ({ name, expression: expression.replace(/\s+/g, " ").trim() });
 
-/** Each difference from what we ship is one finding. */
-function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook): Finding[] {
+/** Each difference from what we ship is one finding; `shadow`: authorize in shadow mode, whose failurePolicy is Ignore. */
+function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, shadow: boolean): Finding[] {
   const { kind, webhook: expected } = EXPECTED_WEBHOOKS[fn];
   const sameRules = isDeepStrictEqual(webhook.rules, expected.rules);
   const sameConditions = isDeepStrictEqual(webhook.matchConditions?.map(squashed), expected.matchConditions.map(squashed));
   const answered = webhook.admissionReviewVersions?.some((v) => v === "v1" || v === "v1beta1") === true;
   const failsClosed = webhook.failurePolicy === expected.failurePolicy;
+  const failsOpen = webhook.failurePolicy === "Ignore";
   const reinvoked = expected.reinvocationPolicy === undefined || webhook.reinvocationPolicy === expected.reinvocationPolicy;
   const expressions = webhook.namespaceSelector?.matchExpressions ?? [];
   const optOut = expressions.some((e) => isDeepStrictEqual(e, OPT_OUT_EXPRESSION));
@@ -83,7 +90,8 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook):
   const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
     ["rules", "fail", !sameRules, "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)"],
     ["matchConditions", "fail", !sameConditions, "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed"],
-    ["failurePolicy", "warn", !failsClosed, `is ${webhook.failurePolicy}, not Fail: GMSA pods are admitted unchecked while the function is down`],
+    ["failurePolicy", "warn", !shadow && !failsClosed, `is ${webhook.failurePolicy}, not Fail: GMSA pods are admitted unchecked while the function is down`],
+    ["failurePolicy", "warn", shadow && !failsOpen, `is ${webhook.failurePolicy} in shadow mode (${SHADOW_MODE_ANNOTATION}: warn): pods are refused while authorize is down, though shadow mode should never block; set it to Ignore`],
     ["timeoutSeconds", "warn", webhook.timeoutSeconds !== expected.timeoutSeconds, `is ${webhook.timeoutSeconds}, not ${expected.timeoutSeconds}`],
     ["sideEffects", "fail", webhook.sideEffects !== expected.sideEffects, "is not None: dry-run requests are refused"],
     ["admissionReviewVersions", "fail", !answered, "names neither v1 nor v1beta1, the versions the functions answer"],
@@ -118,7 +126,8 @@ export function checkWebhookConfigurations(lists: Record<"mutating" | "validatin
     for (const { config, webhook } of matches) {
       const name = config.metadata.name;
       found.push({ fn, configName: name, webhook });
-      const differences = compareWebhook(fn, name, webhook);
+      const shadow = fn === "authorize" && config.metadata.annotations?.[SHADOW_MODE_ANNOTATION] === "warn";
+      const differences = compareWebhook(fn, name, webhook, shadow);
       findings.push(...differences);
       if (isAks && config.metadata.annotations?.[AKS_OPT_OUT_ANNOTATION] !== "true") {
         const message = `${kind} ${name} lacks ${AKS_OPT_OUT_ANNOTATION}: "true" on AKS: its Admissions Enforcer excludes kube-system and AKS's namespaces`;
@@ -126,7 +135,8 @@ export function checkWebhookConfigurations(lists: Record<"mutating" | "validatin
         findings.push(finding(check, "warn", message, fix));
       }
       if (differences.length === 0) {
-        findings.push(finding(check, "pass", `${kind} ${name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped`));
+        const mode = shadow ? " for shadow mode (ENFORCEMENT=warn: failurePolicy Ignore, so it never blocks; switch to deny to enforce)" : "";
+        findings.push(finding(check, "pass", `${kind} ${name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped${mode}`));
       }
     }
   }

@@ -56,12 +56,21 @@ app.kubernetes.io/component: {{ .fn }}
 {{- printf "/%s" .fn -}}{{- if $secret }}/{{ $secret }}{{- end -}}
 {{- end -}}
 
+{{/* "true" when authorize runs in shadow mode: ENFORCEMENT=warn in authorize.env, else in env. */}}
+{{- define "gmsa-webhooks.shadowMode" -}}
+{{- $enforcement := default .Values.env.ENFORCEMENT .Values.authorize.env.ENFORCEMENT -}}
+{{- if eq (toString $enforcement) "warn" }}true{{ end -}}
+{{- end -}}
+
 {{/* Everything of one webhook but clientConfig, from the shared file files/webhooks/<fn>.yaml (also the
-kustomize base infra/webhooks), with the chart's overrides. Call with (dict "root" $ "fn" "expand"). */}}
+kustomize base infra/webhooks), with the chart's overrides. In shadow mode authorize's failurePolicy is Ignore
+unless webhooks.failurePolicy says otherwise: shadow mode never blocks, not even while authorize is down.
+Call with (dict "root" $ "fn" "expand"). */}}
 {{- define "gmsa-webhooks.webhook" -}}
 {{- $file := fromYaml (.root.Files.Get (printf "files/webhooks/%s.yaml" .fn)) -}}
 {{- $webhook := omit (first $file.webhooks) "clientConfig" -}}
 {{- $values := .root.Values.webhooks -}}
+{{- if and (eq .fn "authorize") (include "gmsa-webhooks.shadowMode" .root) }}{{ $_ := set $webhook "failurePolicy" "Ignore" }}{{ end -}}
 {{- if not (kindIs "invalid" $values.failurePolicy) }}{{ $_ := set $webhook "failurePolicy" $values.failurePolicy }}{{ end -}}
 {{- if not (kindIs "invalid" $values.timeoutSeconds) }}{{ $_ := set $webhook "timeoutSeconds" $values.timeoutSeconds }}{{ end -}}
 {{- $expressions := concat $webhook.namespaceSelector.matchExpressions $values.extraNamespaceSelectorExpressions -}}

@@ -5,7 +5,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preparedProgram } from "../../../../support/prepared.ts";
 import { CHART_DIR } from "../../../../../infra/helm/chart-files.ts";
-import { checkWebhookConfigurations, EXPECTED_WEBHOOKS, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
+import { checkWebhookConfigurations, EXPECTED_WEBHOOKS, SHADOW_MODE_ANNOTATION, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
 import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 
 /** A configuration as shipped, under `name`, with `change` applied to its webhook. */
@@ -58,6 +58,20 @@ describe("webhook configurations", () => {
     expect(failed(lists)).toEqual([]);
   });
 
+  it("passes authorize's failurePolicy Ignore in shadow mode, naming the mode, and warns of Fail there", () => {
+    const lists = (failurePolicy: string) => ({ ...shipped(), validating: [config("authorize", "a", { failurePolicy }, { [SHADOW_MODE_ANNOTATION]: "warn" })] });
+    const result = checkWebhookConfigurations(lists("Ignore"), false);
+    expect(result.findings.filter((f) => f.status !== "pass")).toEqual([]);
+    expect(result.findings.find((f) => f.check === "webhooks/authorize")?.message).toMatch(/as shipped for shadow mode \(ENFORCEMENT=warn: failurePolicy Ignore/);
+    const [blocking, ...rest] = failed(lists("Fail"));
+    expect(rest).toEqual([]);
+    expect([blocking?.check, blocking?.status]).toEqual(["webhooks/authorize", "warn"]);
+    expect(blocking?.message).toMatch(/failurePolicy is Fail in shadow mode/);
+    // Only authorize has a shadow mode: the annotation on expand changes nothing.
+    const expand = { ...shipped(), mutating: [config("expand", "e", { failurePolicy: "Ignore" }, { [SHADOW_MODE_ANNOTATION]: "warn" })] };
+    expect(failed(expand).map((f) => f.message)).toEqual([expect.stringMatching(/failurePolicy is Ignore, not Fail/)]);
+  });
+
   it("warns on AKS about a configuration without the Admissions Enforcer opt-out, only there", () => {
     const [expand, authorize, ...rest] = failed(shipped(), true);
     expect(rest).toEqual([]);
@@ -99,6 +113,20 @@ describe("the doctor's expected webhook configurations", () => {
       const config = rendered.find((o) => o.kind === EXPECTED_WEBHOOKS[fn].kind);
       expect(config?.metadata.name).toBe(EXPECTED_WEBHOOKS[fn].configName);
       expect(config?.webhooks?.map(withoutClientConfig)).toEqual([EXPECTED_WEBHOOKS[fn].webhook]);
+    });
+
+    it("with authorize.env.ENFORCEMENT=warn: authorize fails open, annotated, and the doctor passes it as shadow mode", async () => {
+      const values = ["--set", "callerAuth.expand=t", "--set", "callerAuth.authorize=t", "--set-json", 'networkPolicy.controlPlaneCIDRs=["10.0.0.0/8"]', "--set", "image.repository=r.invalid/g", "--set", "authorize.env.ENFORCEMENT=warn"];
+      const { stdout } = await promisify(execFile)(preparedProgram("helm"), ["template", "gmsa-webhooks", CHART_DIR, ...values], { maxBuffer: 16 * 1024 * 1024 });
+      const configs = parseAllDocuments(stdout).map((d) => d.toJS() as WebhookConfiguration & { kind: string }).filter((o) => o?.kind?.endsWith("WebhookConfiguration"));
+      const lists = { mutating: configs.filter((c) => c.kind.startsWith("Mutating")), validating: configs.filter((c) => c.kind.startsWith("Validating")) };
+      expect(lists.validating[0]?.metadata.annotations?.[SHADOW_MODE_ANNOTATION]).toBe("warn");
+      expect(lists.mutating[0]?.metadata.annotations?.[SHADOW_MODE_ANNOTATION]).toBeUndefined();
+      expect(lists.validating[0]?.webhooks?.map((w) => w.failurePolicy)).toEqual(["Ignore"]);
+      expect(lists.mutating[0]?.webhooks?.map((w) => w.failurePolicy)).toEqual(["Fail"]);
+      const findings = checkWebhookConfigurations(lists, false).findings;
+      expect(findings.filter((f) => f.status !== "pass")).toEqual([]);
+      expect(findings.map((f) => f.message).join("\n")).toContain("shadow mode");
     });
   });
 });
