@@ -4,8 +4,9 @@
  * - `gmsa-webhooks-<v>.oci.tar`: the container image (infra/node/image.ts), server and CLI;
  * - `gmsa-webhooks-<v>.tgz`: the Helm chart package (`helm push` takes it to an OCI registry);
  * - `gmsa-webhooks-aws-lambda-<v>.zip` and `gmsa-webhooks-azure-functions-<v>.zip`: the function packages that
- *   `npm run build:lambda` and `npm run build:azure` write, the Azure one with `@azure/functions` installed; each
- *   lacks only the operator's kubeconfig;
+ *   `npm run build:lambda` and `npm run build:azure` write, the Azure one with `@azure/functions` installed by
+ *   `npm ci` from the package-lock.json the build cuts from the repository's; each lacks only the operator's
+ *   kubeconfig;
  * - `gmsa-webhooks-worker-<expand|authorize>-<v>.zip`: each Worker as `wrangler deploy --env <fn>` uploads it
  *   (worker.ts);
  * - `gmsa-webhooks-cli-<v>.mjs`: the CLI, one file for Node 24, and `kubectl-gmsa-<v>.tar.gz`, the same file named
@@ -71,7 +72,7 @@ async function runScript(script: string): Promise<void> {
 
 /**
  * Builds every artifact into the output folder and writes `SHA256SUMS`. Reuses the image and Helm caches; about a
- * minute on 2 cores with both warm (the Azure package's `npm install` needs the npm registry).
+ * minute on 2 cores with both warm (the Azure package's `npm ci` needs the npm registry or npm's cache).
  * @throws Error naming every problem of a tagged release, or the step that failed.
  */
 export async function buildRelease(options: ReleaseOptions = {}): Promise<Release> {
@@ -110,11 +111,12 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     await cp(path.join(REPO_ROOT, "dist", "aws-lambda"), lambda, { recursive: true });
     await zipFolder(lambda, path.join(dir, `gmsa-webhooks-aws-lambda-${version}.zip`));
 
-    log("Azure Functions package (npm install --omit=dev)");
+    log("Azure Functions package (npm ci --omit=dev)");
     await runScript("infra/azure/build.ts");
     const azure = path.join(work, "azure-functions");
     await cp(path.join(REPO_ROOT, "dist", "azure-functions"), azure, { recursive: true });
-    await run("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--no-package-lock", "--ignore-scripts"], { cwd: azure });
+    // From the package's lock: the versions and hashes of the repository's, not the registry's newest in a range.
+    await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: azure });
     await zipFolder(azure, path.join(dir, `gmsa-webhooks-azure-functions-${version}.zip`));
 
     for (const env of WORKER_ENVS) {

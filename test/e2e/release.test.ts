@@ -124,7 +124,7 @@ describe("npm run release", () => {
     expect(lambda).toEqual(expect.arrayContaining(["index.mjs", "gmsa-webhooks.mjs"]));
     expect(lambda.filter((entry) => entry.startsWith("node_modules/"))).toEqual([]);
     const azure = await zipEntries(artifact(`gmsa-webhooks-azure-functions-${version}.zip`));
-    expect(azure).toEqual(expect.arrayContaining(["index.mjs", "gmsa-webhooks.mjs", "host.json", "package.json", "node_modules/@azure/functions/package.json"]));
+    expect(azure).toEqual(expect.arrayContaining(["index.mjs", "gmsa-webhooks.mjs", "host.json", "package.json", "package-lock.json", "node_modules/@azure/functions/package.json"]));
   });
 
   it("zips each Worker as wrangler deploy uploads it, with no build path or time in it", async () => {

@@ -1,9 +1,11 @@
 /**
  * The release workflow (.github/workflows/release.yml), which only maintainers run: actionlint finds nothing in it
- * (expressions, action inputs, job permissions, shell), and it asks for no more than it uses, publishes what
- * `npm run release` built for the pushed tag, and signs what it pushes. The steps that need no registry run here in
- * bash as Actions runs them (`bash -eo pipefail`), with `gh` replaced by a recorder: the names derived from the tag
- * and owner, the krew manifest, and the GitHub release with CHANGELOG.md's section as its notes. Publishing itself:
+ * (expressions, action inputs, job permissions, shell), and it asks for no more than it uses: the job that runs npm
+ * and the build reads only, and the job that holds the write permissions runs no npm, gets the build's files as
+ * artifacts and checks them before its first push. It publishes what `npm run release` built for the pushed tag and
+ * signs what it pushes. The steps that need no registry run here in bash as Actions runs them (`bash -eo pipefail`),
+ * with `gh` and `skopeo` replaced by stand-ins: the names derived from the tag and owner, CHANGELOG.md's section as
+ * the notes, the krew manifest, the checks before publishing, and the GitHub release. Publishing itself:
  * test/e2e/release.test.ts.
  */
 import { execFile } from "node:child_process";
@@ -14,6 +16,7 @@ import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { actionlintArgs } from "../../../../infra/release/actionlint.ts";
+import { writeChecksums } from "../../../../infra/release/archive.ts";
 import { preparedProgram } from "../../../support/prepared.ts";
 import { REPO_ROOT } from "../../../../infra/repo-root.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
@@ -21,10 +24,23 @@ import { tempDir } from "../../../support/temp-dir.ts";
 const run = promisify(execFile);
 const WORKFLOW = path.join(REPO_ROOT, ".github", "workflows", "release.yml");
 
+interface Step {
+  name?: string;
+  run?: string;
+  uses?: string;
+  with?: Record<string, string>;
+}
+
+interface Job {
+  needs?: string | string[];
+  permissions: Record<string, string>;
+  steps: Step[];
+}
+
 interface Workflow {
   on: { push: { tags: string[]; branches?: string[] } };
   permissions: Record<string, string>;
-  jobs: Record<string, { permissions: Record<string, string>; steps: { name?: string; run?: string; uses?: string }[] }>;
+  jobs: Record<string, Job>;
 }
 
 interface KrewPlugin {
@@ -38,8 +54,22 @@ let script: string;
 beforeAll(async () => {
   actionlint = preparedProgram("actionlint");
   workflow = parse(await readFile(WORKFLOW, "utf8")) as Workflow;
-  script = Object.values(workflow.jobs).flatMap((job) => job.steps.map((step) => step.run ?? "")).join("\n");
+  script = Object.values(workflow.jobs).map(runs).join("\n");
 });
+
+/** The run scripts of `job`, one after another. */
+function runs(job: Job): string {
+  return job.steps.map((step) => step.run ?? "").join("\n");
+}
+
+/** A folder on `PATH` with a stand-in `name` that runs `body` (sh). */
+async function standIn(dir: string, name: string, body: string): Promise<string> {
+  const bin = path.join(dir, "bin");
+  await mkdir(bin, { recursive: true });
+  await writeFile(path.join(bin, name), `#!/bin/sh\n${body}\n`);
+  await chmod(path.join(bin, name), 0o755);
+  return `${bin}:${process.env["PATH"] ?? ""}`;
+}
 
 /** Runs the step named `name` as Actions does, in the repository, with `env` over a minimal environment. */
 async function runStep(name: string, env: Record<string, string>): Promise<string> {
@@ -88,22 +118,51 @@ describe("the release workflow", () => {
     expect(workflow.on).toEqual({ push: { tags: ["v*"] } });
   });
 
-  it("grants nothing by default and the job only contents, packages and id-token write", () => {
+  it("grants nothing by default, the build job only contents: read, and the publish job the writes it uses", () => {
     expect(workflow.permissions).toEqual({});
-    for (const job of Object.values(workflow.jobs)) {
-      expect(job.permissions).toEqual({ contents: "write", packages: "write", "id-token": "write" });
-    }
+    expect(Object.keys(workflow.jobs).sort()).toEqual(["build", "publish"]);
+    expect(workflow.jobs["build"]!.permissions).toEqual({ contents: "read" });
+    expect(workflow.jobs["publish"]!.permissions).toEqual({ contents: "write", packages: "write", "id-token": "write" });
   });
 
-  it("builds with npm run release for the pushed tag and checks the checksums", () => {
-    expect(script).toContain('npm run --silent release -- --tag "$GITHUB_REF_NAME"');
-    expect(script).toContain("sha256sum -c SHA256SUMS");
+  it("builds with npm ci and npm run release for the pushed tag in the read-only job, and uploads what it built", () => {
+    const build = workflow.jobs["build"]!;
+    expect(runs(build)).toContain("npm ci ");
+    expect(runs(build)).toContain('npm run --silent release -- --tag "$GITHUB_REF_NAME"');
+    const uploads = build.steps.filter((step) => step.uses?.startsWith("actions/upload-artifact@") === true).map((step) => step.with?.["name"]);
+    expect(uploads).toEqual(["release", "release-notes"]);
+    expect(build.steps.find((step) => step.with?.["name"] === "release")?.with?.["path"]).toBe("${{ steps.names.outputs.dir }}");
+  });
+
+  it("publishes after the build from its artifacts alone: no npm, no Node, no repository code", () => {
+    const publish = workflow.jobs["publish"]!;
+    expect(publish.needs).toBe("build");
+    expect(publish.steps.filter((step) => /\bnpm\b|\bnpx\b|\bnode\b/.test(step.run ?? ""))).toEqual([]);
+    expect(publish.steps.filter((step) => step.uses?.startsWith("actions/setup-node@") === true)).toEqual([]);
+    const downloads = publish.steps.filter((step) => step.uses?.startsWith("actions/download-artifact@") === true).map((step) => step.with?.["name"]);
+    expect(downloads).toEqual(["release", "release-notes"]);
+    // Its checkout is Helm's module files only, which the Go toolchain reads and no step runs.
+    const checkouts = publish.steps.filter((step) => step.uses?.startsWith("actions/checkout@") === true);
+    expect(checkouts.map((step) => step.with)).toEqual([{ "persist-credentials": false, "sparse-checkout": "infra/local/helm", "sparse-checkout-cone-mode": false }]);
+  });
+
+  it("checks the checksums and the CHANGELOG section before the first push", () => {
+    const publish = workflow.jobs["publish"]!.steps;
+    const firstPush = publish.findIndex((step) => /skopeo copy|helm push|cosign sign|gh release/.test(step.run ?? ""));
+    const verify = publish.findIndex((step) => step.run?.includes("sha256sum -c SHA256SUMS") === true);
+    expect(firstPush).toBeGreaterThan(-1);
+    expect(verify).toBeGreaterThan(-1);
+    expect(verify).toBeLessThan(firstPush);
+    expect(publish.slice(0, verify).filter((step) => step.uses?.startsWith("actions/download-artifact@") === true)).toHaveLength(2);
+    // A missing section fails the build job, so publishing never starts.
+    expect(runs(workflow.jobs["build"]!)).toContain("CHANGELOG.md has no section");
+    expect(runs(workflow.jobs["publish"]!)).not.toContain("CHANGELOG.md");
   });
 
   it("pushes the image and the chart, signs both and the checksums, and attaches the files", () => {
     expect(script).toMatch(/skopeo copy .*oci-archive:.*\.oci\.tar/);
     expect(script).toMatch(/helm push .*\.tgz/);
-    expect(script).toContain('cosign sign --yes "$IMAGE@$expected"');
+    expect(script).toContain('cosign sign --yes "$IMAGE@$IMAGE_DIGEST"');
     expect(script).toContain('cosign sign --yes "$CHARTS/gmsa-webhooks@$digest"');
     expect(script).toContain("cosign sign-blob");
     expect(script).toMatch(/gh release create .*--verify-tag/s);
@@ -136,17 +195,16 @@ describe("the release workflow", () => {
 
   it("creates the GitHub release from the tag with every file and CHANGELOG.md's section as notes", async () => {
     const temp = await tempDir();
-    const bin = path.join(temp, "bin");
     const dir = path.join(temp, "release");
-    await mkdir(bin);
     await mkdir(dir);
     for (const file of ["a.zip", "SHA256SUMS"]) await writeFile(path.join(dir, file), file);
     // gh's stand-in records its arguments, one per line, and the notes file it was given.
-    await writeFile(path.join(bin, "gh"), `#!/bin/sh\nprintf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/notes"\n`);
-    await chmod(path.join(bin, "gh"), 0o755);
+    const PATH = await standIn(temp, "gh", `printf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/gh.notes"`);
     const version = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    // The build job writes the notes, the publish job gets them as an artifact in the same place.
+    await runStep("Release notes", { VERSION: version.version, RUNNER_TEMP: temp });
     await runStep("GitHub release", {
-      PATH: `${bin}:${process.env["PATH"] ?? ""}`,
+      PATH,
       GH_TOKEN: "unused",
       VERSION: version.version,
       DIR: dir,
@@ -158,7 +216,7 @@ describe("the release workflow", () => {
     expect(args.slice(0, 5)).toEqual(["release", "create", `v${version.version}`, "--repo", "example-org/gmsa-webhooks"]);
     expect(args).toContain("--verify-tag");
     expect(args.slice(-2)).toEqual([path.join(dir, "SHA256SUMS"), path.join(dir, "a.zip")]);
-    const notes = await readFile(path.join(temp, "notes"), "utf8");
+    const notes = await readFile(path.join(temp, "gh.notes"), "utf8");
     const changelog = await readFile(path.join(REPO_ROOT, "CHANGELOG.md"), "utf8");
     const section = changelog.slice(changelog.indexOf(`## [${version.version}]`));
     expect(section).toContain(notes.trim().split("\n")[0]!);
@@ -166,9 +224,43 @@ describe("the release workflow", () => {
     expect(notes).not.toMatch(/^\[[^\]]+\]: /m);
   });
 
-  it("fails the GitHub release when CHANGELOG.md has no section for the version", async () => {
+  it("fails the build job's release notes when CHANGELOG.md has no section for the version", async () => {
     const temp = await tempDir();
-    const env = { VERSION: "99.0.0", DIR: temp, RUNNER_TEMP: temp, GITHUB_REF_NAME: "v99.0.0", GITHUB_REPOSITORY: "o/r", GH_TOKEN: "unused" };
-    await expect(runStep("GitHub release", env)).rejects.toMatchObject({ stdout: expect.stringContaining("no section ## [99.0.0]") as unknown });
+    const env = { VERSION: "99.0.0", RUNNER_TEMP: temp };
+    await expect(runStep("Release notes", env)).rejects.toMatchObject({ stdout: expect.stringContaining("no section ## [99.0.0]") as unknown });
+  });
+
+  describe("the publish job's checks before its first push", () => {
+    const DIGEST = `sha256:${"d".repeat(64)}`;
+
+    /** A downloaded release: a file, the image archive and their SHA256SUMS; the notes beside it; skopeo that reports `digest`. */
+    async function downloaded(digest: string): Promise<{ dir: string; env: Record<string, string> }> {
+      const temp = await tempDir();
+      const dir = path.join(temp, "release");
+      await mkdir(dir);
+      await mkdir(path.join(temp, "notes"));
+      await writeFile(path.join(temp, "notes", "notes.md"), "### Added\n");
+      for (const file of ["a.zip", "gmsa-webhooks-1.2.3.oci.tar"]) await writeFile(path.join(dir, file), file);
+      await writeChecksums(dir, ["a.zip", "gmsa-webhooks-1.2.3.oci.tar"]);
+      const PATH = await standIn(temp, "skopeo", `test "$1 $2 $3" = "inspect --format {{.Digest}}" && test "$4" = "oci-archive:${dir}/gmsa-webhooks-1.2.3.oci.tar" && echo ${digest}`);
+      return { dir, env: { PATH, VERSION: "1.2.3", DIR: dir, RUNNER_TEMP: temp, IMAGE_DIGEST: DIGEST } };
+    }
+
+    it("pass when every checksum matches and the image archive holds the digest the chart pins", async () => {
+      const { env } = await downloaded(DIGEST);
+      const output = await runStep("Verify the checksums", env);
+      expect(output).toContain("a.zip: OK");
+    });
+
+    it("fail when a downloaded file differs from SHA256SUMS", async () => {
+      const { dir, env } = await downloaded(DIGEST);
+      await writeFile(path.join(dir, "a.zip"), "changed");
+      await expect(runStep("Verify the checksums", env)).rejects.toMatchObject({ stdout: expect.stringContaining("a.zip: FAILED") as unknown });
+    });
+
+    it("fail when the image archive holds another digest than the chart pins", async () => {
+      const { env } = await downloaded(`sha256:${"e".repeat(64)}`);
+      await expect(runStep("Verify the checksums", env)).rejects.toMatchObject({ stdout: expect.stringContaining(`the chart pins ${DIGEST}`) as unknown });
+    });
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * The Azure Functions package as `npm run build:azure` writes it (infra/azure/build.ts), which the release zips after
+ * `npm ci --omit=dev`: its package.json pins @azure/functions to the version of the repository's package-lock.json,
+ * and its package-lock.json holds that version and every package it needs as the repository's lock does, which npm
+ * accepts as it is (an offline `npm ci --dry-run` with an empty cache: nothing to resolve, nothing to fetch).
+ */
+import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildAzure } from "../../../../infra/azure/build.ts";
+import type { PackageLock } from "../../../../infra/azure/lockfile.ts";
+import { REPO_ROOT } from "../../../../infra/repo-root.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
+
+const run = promisify(execFile);
+const AZURE = "node_modules/@azure/functions";
+
+let out: string;
+let repoLock: PackageLock;
+let appPackage: { dependencies: Record<string, string> };
+let appLock: PackageLock;
+
+beforeAll(async () => {
+  out = path.join(await tempDir("gmsa-azure-package-"), "azure-functions");
+  await buildAzure(out);
+  repoLock = JSON.parse(await readFile(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as PackageLock;
+  appPackage = JSON.parse(await readFile(path.join(out, "package.json"), "utf8")) as typeof appPackage;
+  appLock = JSON.parse(await readFile(path.join(out, "package-lock.json"), "utf8")) as PackageLock;
+});
+
+describe("the Azure Functions package", () => {
+  it("pins @azure/functions in package.json and package-lock.json to the repository lock's version", () => {
+    const version = repoLock.packages[AZURE]!.version!;
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(appPackage.dependencies).toEqual({ "@azure/functions": version });
+    expect(appLock.packages[""]!.dependencies).toEqual({ "@azure/functions": version });
+    expect(appLock.packages[AZURE]).toMatchObject({ version, integrity: repoLock.packages[AZURE]!.integrity });
+  });
+
+  it("locks every package @azure/functions needs at the repository lock's version and hash, none of them dev", () => {
+    const folders = Object.keys(appLock.packages).filter((folder) => folder !== "");
+    expect(folders.length).toBeGreaterThan(1);
+    for (const folder of folders) {
+      const entry = appLock.packages[folder]!;
+      expect(entry.integrity).toMatch(/^sha512-/);
+      expect(entry).toMatchObject({ version: repoLock.packages[folder]!.version, integrity: repoLock.packages[folder]!.integrity });
+      expect(entry.dev).toBeUndefined();
+    }
+    for (const dependency of Object.keys(repoLock.packages[AZURE]!.dependencies ?? {})) {
+      expect(folders.some((folder) => folder.endsWith(`node_modules/${dependency}`))).toBe(true);
+    }
+  });
+
+  it("is what npm ci takes as it is: nothing to resolve or fetch", async () => {
+    const cache = await tempDir("gmsa-npm-cache-");
+    const { stdout } = await run("npm", ["ci", "--omit=dev", "--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--cache", cache], {
+      cwd: out,
+    });
+    expect(stdout).toContain(`add @azure/functions ${appLock.packages[AZURE]!.version!}`);
+  });
+});
