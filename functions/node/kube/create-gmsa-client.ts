@@ -19,6 +19,8 @@ export type NodeGmsaClientOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
   execTimeoutMs?: number;
   /** Wall clock for credentials (expirationTimestamp) and Retry-After. Default `Date.now`. */
   now?: () => number;
+  /** Monotonic clock for the credentials' backoff. Default `performance.now`. */
+  monotonic?: () => number;
   observer?: KubeObserver;
   refreshObserver?: (source: TokenRefreshSource) => RefreshObserver;
 };
@@ -37,7 +39,7 @@ const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true
  * is imported when chosen, so a bundle loads only its own.
  */
 async function buildTokenSource(choice: TokenSourceChoice, { target, caPem }: NodeKubeTarget, options: NodeGmsaClientOptions) {
-  const common = (source: TokenRefreshSource) => ({ shareInFlight: true, now: options.now, onRefresh: options.refreshObserver?.(source) });
+  const common = (source: TokenRefreshSource) => ({ shareInFlight: true, now: options.now, monotonic: options.monotonic, onRefresh: options.refreshObserver?.(source) });
   switch (choice.kind) {
     case "exec": {
       const [{ createExecTokenSource }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([

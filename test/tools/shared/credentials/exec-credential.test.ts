@@ -32,7 +32,7 @@ function exec(script: string, env: Record<string, string> = {}, extra: Partial<E
 }
 
 function source(config: ExecConfig, options: Partial<ExecTokenSourceOptions> = {}) {
-  return createExecTokenSource({ exec: config, runPlugin, baseEnv: {}, shareInFlight: true, now, timeoutMs: 10_000, ...options });
+  return createExecTokenSource({ exec: config, runPlugin, baseEnv: {}, shareInFlight: true, now, monotonic: now, timeoutMs: 10_000, ...options });
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {

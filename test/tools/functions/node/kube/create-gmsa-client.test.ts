@@ -184,7 +184,7 @@ describe("createNodeGmsaClient in a pod", () => {
     server.script = (request) => (request.headers.authorization === "Bearer sa-2" ? ok(request, 0) : { status: 401 });
     const { settings } = parseKubeSettings({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(server.port) });
     let clock = Date.now();
-    const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa, now: () => clock });
+    const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa, now: () => clock, monotonic: () => clock });
     clients.push(client);
     await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDENTIALS" });
     await writeFile(path.join(sa, "token"), "sa-2\n");
