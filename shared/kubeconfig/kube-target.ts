@@ -66,6 +66,8 @@ function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserA
   if (raw.username || raw.password) problems.push(`${where}: basic authentication is not supported`);
   if (raw.as) problems.push(`${where}.as: impersonation is not supported`);
   const ways: KubeUserAuth[] = [];
+  // kubectl reads the file and uses the token only while the file cannot be read, which hides a stale or missing file.
+  if (raw.token && raw.tokenFile) problems.push(`${where}: token and tokenFile are both set; keep one`);
   if (raw.token) ways.push({ kind: "token", token: raw.token });
   else if (raw.tokenFile) ways.push({ kind: "tokenFile", tokenFile: raw.tokenFile });
   const cert = readFileOrData(raw, "client-certificate", where, problems);

@@ -78,6 +78,12 @@ describe("selectKubeTarget", () => {
     ]);
   });
 
+  it("refuses token and tokenFile together, which kubectl would read as the file with the token as a fallback", () => {
+    const { target, problems } = select(base("token: a, tokenFile: /var/run/token"));
+    expect(target).toBeUndefined();
+    expect(problems).toEqual(['kc: user "u": token and tokenFile are both set; keep one']);
+  });
+
   it("names missing contexts, clusters and users", () => {
     expect(select("current-context: x").problems).toEqual(['kubeconfig: context "x" is not defined']);
     expect(select("").problems).toEqual(["kubeconfig: no current-context is set and KUBE_CONTEXT is empty"]);
