@@ -29,7 +29,7 @@ type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
 export type ClusterArgs<O extends ParseArgsOptionsConfig> = CommandLine<typeof CLUSTER_OPTIONS & O> & { flags: ClusterFlags };
 
 /** One request to the API server; `asCaller` sends it as the kubeconfig's user even with `--as` (reviews the person could not create). */
-export type ClusterRequest = Pick<KubeRequest, "method" | "path" | "body"> & { query?: Record<string, string>; asCaller?: boolean };
+export type ClusterRequest = Pick<KubeRequest, "method" | "path" | "body" | "text"> & { query?: Record<string, string>; asCaller?: boolean };
 
 /** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
 export type ClusterAnswer = Awaited<ReturnType<ClusterConnection["request"]>>;
@@ -78,7 +78,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
   }
   return {
     /** @throws AdmissionError ERR_KUBE_API / ERR_CREDENTIALS / ERR_DEADLINE_EXCEEDED when the API server cannot answer. */
-    async request({ method, path: apiPath, query, body, asCaller }: ClusterRequest) {
+    async request({ method, path: apiPath, query, body, asCaller, text }: ClusterRequest) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
       // `resource` is a metrics label; the CLI has no observer.
       const answer = await (asCaller === true ? caller : person).requester({
@@ -87,6 +87,7 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
         resource: "gmsacredentialspecs",
         body,
         what: `${method} ${apiPath}`,
+        ...(text === true ? { text } : {}),
         ...CLI_CALL,
       });
       return { status: answer.status, body: answer.body, warnings: parseWarnings(answer.headers?.get("Warning")) };

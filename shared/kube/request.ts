@@ -45,10 +45,17 @@ export interface KubeRequesterOptions {
   observer?: KubeObserver | undefined;
 }
 
-/** One call. `path` is absolute and encoded; `resource` labels metrics; `what` names it in errors. */
-export type KubeRequest = CallOptions & { method: "GET" | "POST"; path: string; resource: KubeResource; body?: unknown; what: string };
+/**
+ * One call. `path` is absolute and encoded; `resource` labels metrics; `what` names it in errors. `text`: a success
+ * answers plain text (a function's `/readyz` through the API server's service proxy answers `ok`, or `not ready: ...`),
+ * kept as it came; every other call needs a JSON body on success.
+ */
+export type KubeRequest = CallOptions & { method: "GET" | "POST"; path: string; resource: KubeResource; body?: unknown; what: string; text?: boolean };
 
-/** The final answer: any HTTP status; `body` is the parsed JSON, if any; `headers` for the CLI (dry runs' Warning). */
+/**
+ * The final answer: any HTTP status; `body` is the parsed JSON, if any (with `text`, the text where it is not JSON);
+ * `headers` for the CLI (dry runs' Warning).
+ */
 export type KubeAnswer = { status: number; body: unknown; headers?: KubeResponse["headers"] };
 
 export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
@@ -58,7 +65,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
   const base = options.server.replace(/\/+$/, "");
   const { tokenSource, observer, requestTimeoutMs: timeoutMs = KUBE_REQUEST_TIMEOUT_MS, retryDelayMs = 200, now = Date.now } = options;
 
-  return async ({ method, path, resource, body, what, signal, tally }) => {
+  return async ({ method, path, resource, body, what, signal, tally, text: textAnswer = false }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const deadlineAt = now() + timeoutMs;
     const deadlineError = () => new AdmissionError(`${what}: no answer from the API server within the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
@@ -99,7 +106,10 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         if (deadline.aborted) throw deadlineError();
         throw new AdmissionError(`${what}: API server unreachable (${shortErrorCode(error)})`, { code: "ERR_KUBE_API", cause: error });
       }
-      const answer: KubeAnswer = { status: response.status, body: text === "" ? undefined : parseJson(text), headers: response.headers };
+      const success = response.status >= 200 && response.status < 300;
+      // With `text`, the API server's own errors are still JSON Status; the function's refusals are its text.
+      const parsedBody = text === "" ? undefined : textAnswer ? (success ? text : (parseJson(text) ?? text)) : parseJson(text);
+      const answer: KubeAnswer = { status: response.status, body: parsedBody, headers: response.headers };
       attempted(answer.status, startedAt);
       if (answer.status >= 300 && answer.status < 400) {
         // Where it pointed goes to the log only (the cause); the pod's author learns the status.
@@ -108,7 +118,7 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
           cause: { httpStatus: answer.status, location: response.headers.get("Location") },
         });
       }
-      const ok = answer.status >= 200 && answer.status < 300;
+      const ok = success;
       if (credential !== undefined && ok) tokenSource?.accepted?.(credential);
       if (answer.status === 401 && credential !== undefined && tokenSource !== undefined) {
         // Even after the one retry: the credential is known bad, and repeated refusals make the source back off.

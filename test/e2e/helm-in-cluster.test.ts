@@ -6,11 +6,14 @@
  * takes about 10 s). API server and node are of `KUBE_VERSION` (the e2e tier: the newest pinned; e2e-floor: 1.30).
  * Needs root, as the kubelet does and CI has.
  */
+import { execFile } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { REPO_ROOT } from "../../infra/repo-root.ts";
 import {
   applySamples,
   installChart,
@@ -32,6 +35,7 @@ import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
 import { formatFindingsText } from "../../functions/cli/doctor/findings.ts";
 
 const GROUP = "helm-in-cluster";
+const CLI = "functions/cli/gmsa-webhooks.ts";
 const NAMESPACE = "gmsa-helm-in-cluster";
 const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
@@ -118,6 +122,20 @@ describe("helm install on a real node, certificates generated at install", () =>
     } finally {
       await operator.remove();
     }
+  });
+
+  it("passes the real `gmsa-webhooks doctor` (the CLI as operators run it, its own kube client), exit 0", async () => {
+    // Through the CLI's own requester: /readyz answers text through the service proxy, which it must read as such.
+    const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
+      execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", stack.cluster.adminKubeconfig, "-o", "json"], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
+        resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
+      );
+    });
+    const report = JSON.parse(stdout) as { findings: { check: string; status: string; message: string }[] };
+    const text = report.findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
+    expect(report.findings.filter((f) => f.status === "fail"), text).toEqual([]);
+    for (const fn of FUNCTIONS) expect(report.findings.find((f) => f.check === `readyz/${fn}`)?.status, text).toBe("pass");
+    expect(code, text).toBe(0);
   });
 
   it("names a caBundle of another CA on a service reference from the API server's own x509 error, and only that", async () => {

@@ -107,7 +107,8 @@ export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook,
   if (service) {
     where = `service ${service.namespace}/${service.name} through the API server's service proxy`;
     const path = `/api/v1/namespaces/${service.namespace}/services/https:${service.name}:${service.port ?? 443}/proxy/readyz`;
-    answer = await cluster.request({ method: "GET", path }).catch((error: Error) => error);
+    // The function answers `ok` (text), not JSON.
+    answer = await cluster.request({ method: "GET", path, text: true }).catch((error: Error) => error);
   } else {
     const readyz = new URL(url!);
     // Beside the review path, before any path secret.
