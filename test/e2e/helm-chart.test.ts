@@ -249,6 +249,21 @@ describe("helm template: inCluster mode", () => {
     }
   });
 
+  it("rolls a function's pods when its caller credential in the chart's Secret changes, and only that function's", async () => {
+    const annotation = (objects: KubeObject[], fn: Fn) =>
+      (find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.["checksum/caller-auth"];
+    const before = rendered.get("inCluster, generated certificates, bearer")!;
+    const rotated = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, callerAuth: { mode: "bearer", expand: "t".repeat(32), authorize: `${"t".repeat(32)},${"n".repeat(32)}` } });
+    expect(annotation(before, "expand")).toMatch(/^[0-9a-f]{64}$/);
+    expect(annotation(rotated, "expand")).toBe(annotation(before, "expand"));
+    expect(annotation(rotated, "authorize")).not.toBe(annotation(before, "authorize"));
+    // The hash is one-way: the token itself is nowhere in the Deployment.
+    expect(JSON.stringify(find(rotated, "Deployment", `${FULLNAME}-authorize`))).not.toContain("n".repeat(32));
+    // Your own Secret: the chart cannot see it change, so it adds nothing (docs say to restart the rollout).
+    const yours = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, callerAuth: { mode: "bearer", existingSecret: "mine" } });
+    for (const fn of FUNCTIONS) expect(annotation(yours, fn)).toBeUndefined();
+  });
+
   it("leaves the webhook configurations unannotated with webhooks.aksAdmissionsEnforcerOptOut false", async () => {
     const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } });
     for (const fn of FUNCTIONS) expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata).not.toHaveProperty("annotations");
