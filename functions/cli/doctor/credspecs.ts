@@ -12,8 +12,11 @@ const SERVED_VERSIONS = ["v1", "v1alpha1"];
 
 type CredSpecObject = { metadata: { name: string }; credspec?: unknown };
 
-/** The CRD (present, Established, serving both versions) and every credspec, problems by name and field; `names`: well-formed first. */
-export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; names: string[] }> {
+/**
+ * The CRD (present, Established, serving both versions) and every credspec, problems by name and field; `names`:
+ * well-formed first; `existing`: every credspec's name, when the list could be read.
+ */
+export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ findings: Finding[]; names: string[]; existing?: ReadonlySet<string> }> {
   const { status, body } = await cluster.request({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}` });
   const fix = "apply infra/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";
   const fail = (message: string) => finding("crd", "fail", message, fix);
@@ -49,5 +52,5 @@ export async function checkCrdAndCredSpecs(cluster: DoctorCluster): Promise<{ fi
   }
   if (list.length === 0) findings.push(finding("credspec", "warn", "no GMSACredentialSpec exists yet", "create one: npx gmsa-webhooks credspec --help"));
   const names = [...wellFormed, ...list.map((i) => i.metadata.name).filter((n) => !wellFormed.includes(n))];
-  return { findings, names };
+  return { findings, names, existing: new Set(names) };
 }

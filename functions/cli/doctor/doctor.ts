@@ -41,7 +41,7 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, Date.now())));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
-  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods) : [pods]));
+  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, credspecs.existing) : [pods]));
   const earlierFailure = findings.some((f) => f.status === "fail");
   const subjects = await findProbeSubjects(cluster, credspecs.names, options);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {

@@ -38,8 +38,11 @@ function isPinnedToWindows(pod: PodObject): boolean {
 const label = (pod: PodObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const listed = (names: string[]) => names.slice(0, MAX_NAMED).join(", ") + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : "");
 
-/** The pod checks: Linux placement (pure) and each service account's `use` of what its pod names (access reviews). */
-export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[]): Promise<Finding[]> {
+/**
+ * The pod checks: Linux placement (pure), every credspec a pod names exists (when `existing`, every credspec's name,
+ * could be read), and each service account's `use` of the ones that do (access reviews).
+ */
+export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], existing?: ReadonlySet<string>): Promise<Finding[]> {
   const gmsa = pods.flatMap((pod) => {
     // Read as the webhooks read it: a pod that does not parse names no credspec they would see.
     const parsed = PodSchema.safeParse(pod);
@@ -52,12 +55,19 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     const message = `${loose.length} GMSA pods could land on a Linux node (no ${OS_LABEL}: windows nodeSelector or required affinity): ${listed(loose)}`;
     findings.push(finding("pods/placement", "warn", message, `add nodeSelector ${OS_LABEL}: windows to their templates`));
   }
+  const missing = gmsa.flatMap(({ pod, names }) => names.filter((name) => existing !== undefined && !existing.has(name)).map((name) => `pod ${label(pod)} (credspec ${name})`));
+  if (missing.length > 0) {
+    const message = `${missing.length} running GMSA pods name a GMSACredentialSpec that does not exist, so their replacements are refused (422)`;
+    const fix = "create the credspec again (npx gmsa-webhooks credspec --help), or change the pods; when moving from windows-gmsa, docs/migration.md";
+    findings.push(finding("pods/credspecs", "fail", `${message}: ${listed(missing)}`, fix));
+  }
   const refused: string[] = [];
   // One access review per service account and credspec, however many pods share them.
   const answers = new Map<string, Promise<boolean>>();
   for (const { pod, names } of gmsa) {
     const sa = { namespace: pod.metadata.namespace, name: pod.spec?.serviceAccountName ?? "default" };
-    for (const credspec of names) {
+    // A missing credspec is named above: whether its name may be used says nothing.
+    for (const credspec of names.filter((name) => existing === undefined || existing.has(name))) {
       const key = `${sa.namespace}/${sa.name}/${credspec}`;
       if (!answers.has(key)) answers.set(key, mayUse(cluster, sa, credspec).then((a) => a.allowed));
       if (!(await answers.get(key)!)) refused.push(`pod ${label(pod)} (service account ${sa.name}, credspec ${credspec})`);
@@ -69,6 +79,6 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     findings.push(finding("pods/use", "fail", `${message}: ${listed(refused)}`, fix));
   }
   if (findings.length > 0) return findings;
-  const message = gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each service account may use its credspecs`;
+  const message = gmsa.length === 0 ? "no GMSA pod runs yet" : `${gmsa.length} GMSA pods: each pinned to Windows, each credspec present, each service account may use its credspecs`;
   return [finding("pods", "pass", message)];
 }

@@ -54,6 +54,20 @@ describe("GMSA pods", () => {
     expect(findings[0]?.message).toMatch(/1 GMSA pods could land on a Linux node .*: web\/loose$/);
   });
 
+  it("fails naming each pod that names a credspec that does not exist, and reviews no use of it", async () => {
+    const requests: string[] = [];
+    const cluster = { request: (request: ClusterRequest) => (requests.push(request.path), reviews(["web/default/webapp01"]).request(request)) };
+    const gone = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "retired" } } };
+    const findings = await checkGmsaPods(cluster, [pod("ok", { ...gmsa, ...windows }), pod("old-1", { ...gone, ...windows }), pod("old-2", { ...gone, ...windows })], new Set(["webapp01"]));
+    expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/credspecs", "fail"]]);
+    expect(findings[0]?.message).toBe(
+      "2 running GMSA pods name a GMSACredentialSpec that does not exist, so their replacements are refused (422): pod web/old-1 (credspec retired), pod web/old-2 (credspec retired)",
+    );
+    expect(requests).toHaveLength(1);
+    // Without the list of credspecs (the CRD could not be read), nothing is called missing.
+    expect((await checkGmsaPods(reviews(["web/default/retired"]), [pod("old-1", { ...gone, ...windows })])).map((f) => f.status)).toEqual(["pass"]);
+  });
+
   it("fails naming a pod whose service account may no longer use its credspec", async () => {
     const findings = await checkGmsaPods(reviews([]), [pod("web-1", { ...gmsa, ...windows, serviceAccountName: "app" })]);
     expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/use", "fail"]]);
