@@ -87,7 +87,13 @@ async function runTier({ tier, files }: SelectedTier, buffer: boolean): Promise<
 }
 
 const args = process.argv.slice(2);
-const selected = selectTiers(args);
+let selected: SelectedTier[];
+try {
+  selected = selectTiers(args);
+} catch (error) {
+  console.error(`npm test: ${(error as Error).message}`);
+  process.exit(2);
+}
 const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
 const steps = selected.flatMap(({ tier, files }) => stepsOf(tier, files ?? filesOf(tier)));
 console.log(`=== preparing in the background: ${[...new Set(steps.map((step) => step.title))].join("; ") || "nothing"} (load ${loadavg()[0]!.toFixed(2)})`);
