@@ -14,7 +14,7 @@ import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorCluster, type Finding } from "./findings.ts";
 import { checkIdentities, findIdentities } from "./identities.ts";
 import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "./nodes.ts";
-import { findProbeSubjects, runProbes } from "./probe.ts";
+import { findProbeSubjects, optedOutNamespaces, runProbes } from "./probe.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
 /** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
@@ -41,7 +41,7 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, Date.now())));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
-  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, credspecs.existing) : [pods]));
+  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, { existing: credspecs.existing, optedOut: await optedOutNamespaces(cluster) }) : [pods]));
   const earlierFailure = findings.some((f) => f.status === "fail");
   const subjects = await findProbeSubjects(cluster, credspecs.names, options);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {

@@ -22,6 +22,17 @@ export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: 
   return reviewCredSpecAccess(({ method, path, body }) => cluster.request({ method, path, body, asCaller: true }), query, CLI_CALL);
 }
 
+/** The names of the namespaces labelled out of the webhooks (the shipped namespaceSelector's opt-out). */
+function optedOutOf(namespaces: readonly V1Namespace[]): Set<string | undefined> {
+  return new Set(namespaces.filter((n) => n.metadata?.labels?.[OPT_OUT_EXPRESSION.key] === "true").map((n) => n.metadata?.name));
+}
+
+/** The opted-out namespaces of the cluster; none when they cannot be listed. */
+export async function optedOutNamespaces(cluster: DoctorCluster): Promise<ReadonlySet<string>> {
+  const names = optedOutOf(await listOrNone<V1Namespace>(cluster, "/api/v1/namespaces"));
+  return new Set([...names].filter((name): name is string => name !== undefined));
+}
+
 /** The ServiceAccount subjects of RoleBindings and ClusterRoleBindings, in `only` when set, outside opted-out namespaces. */
 async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | undefined): Promise<ServiceAccountRef[]> {
   const [namespaces, ...bindings] = await Promise.all([
@@ -30,7 +41,7 @@ async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | u
     listOrNone<V1RoleBinding>(cluster, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"),
   ]);
   // Namespaces opted out of the webhooks (the shipped namespaceSelector) would show nothing.
-  const optedOut = new Set(namespaces.filter((n) => n.metadata?.labels?.[OPT_OUT_EXPRESSION.key] === "true").map((n) => n.metadata?.name));
+  const optedOut = optedOutOf(namespaces);
   const found = new Map<string, ServiceAccountRef>();
   for (const binding of bindings.flat()) {
     for (const { kind, name, namespace = binding.metadata?.namespace } of binding.subjects ?? []) {

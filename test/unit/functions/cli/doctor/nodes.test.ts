@@ -58,7 +58,7 @@ describe("GMSA pods", () => {
     const requests: string[] = [];
     const cluster = { request: (request: ClusterRequest) => (requests.push(request.path), reviews(["web/default/webapp01"]).request(request)) };
     const gone = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "retired" } } };
-    const findings = await checkGmsaPods(cluster, [pod("ok", { ...gmsa, ...windows }), pod("old-1", { ...gone, ...windows }), pod("old-2", { ...gone, ...windows })], new Set(["webapp01"]));
+    const findings = await checkGmsaPods(cluster, [pod("ok", { ...gmsa, ...windows }), pod("old-1", { ...gone, ...windows }), pod("old-2", { ...gone, ...windows })], { existing: new Set(["webapp01"]) });
     expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/credspecs", "fail"]]);
     expect(findings[0]?.message).toBe(
       "2 running GMSA pods name a GMSACredentialSpec that does not exist, so their replacements are refused (422): pod web/old-1 (credspec retired), pod web/old-2 (credspec retired)",
@@ -66,6 +66,11 @@ describe("GMSA pods", () => {
     expect(requests).toHaveLength(1);
     // Without the list of credspecs (the CRD could not be read), nothing is called missing.
     expect((await checkGmsaPods(reviews(["web/default/retired"]), [pod("old-1", { ...gone, ...windows })])).map((f) => f.status)).toEqual(["pass"]);
+  });
+
+  it("leaves out pods of opted-out namespaces, which the webhooks never review", async () => {
+    const findings = await checkGmsaPods(reviews([]), [pod("web-1", { ...gmsa, ...windows, serviceAccountName: "app" })], { existing: new Set(), optedOut: new Set(["web"]) });
+    expect(findings).toEqual([expect.objectContaining({ check: "pods", status: "pass", message: "no GMSA pod runs yet" })]);
   });
 
   it("fails naming a pod whose service account may no longer use its credspec", async () => {
