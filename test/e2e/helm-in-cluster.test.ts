@@ -36,6 +36,17 @@ import { formatFindingsText } from "../../functions/cli/doctor/findings.ts";
 
 const GROUP = "helm-in-cluster";
 const CLI = "functions/cli/gmsa-webhooks.ts";
+
+/** `gmsa-webhooks doctor -o json` as an operator runs it, with the cluster's admin kubeconfig: findings and exit code. */
+async function runDoctorCli() {
+  const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
+    execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", stack.cluster.adminKubeconfig, "-o", "json"], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
+      resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
+    );
+  });
+  const { findings } = JSON.parse(stdout) as { findings: { check: string; status: string; message: string; fix?: string }[] };
+  return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
+}
 const NAMESPACE = "gmsa-helm-in-cluster";
 const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
@@ -126,15 +137,9 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("passes the real `gmsa-webhooks doctor` (the CLI as operators run it, its own kube client), exit 0", async () => {
     // Through the CLI's own requester: /readyz answers text through the service proxy, which it must read as such.
-    const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-      execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", stack.cluster.adminKubeconfig, "-o", "json"], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
-        resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
-      );
-    });
-    const report = JSON.parse(stdout) as { findings: { check: string; status: string; message: string }[] };
-    const text = report.findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
-    expect(report.findings.filter((f) => f.status === "fail"), text).toEqual([]);
-    for (const fn of FUNCTIONS) expect(report.findings.find((f) => f.check === `readyz/${fn}`)?.status, text).toBe("pass");
+    const { findings, text, code } = await runDoctorCli();
+    expect(findings.filter((f) => f.status === "fail"), text).toEqual([]);
+    for (const fn of FUNCTIONS) expect(findings.find((f) => f.check === `readyz/${fn}`)?.status, text).toBe("pass");
     expect(code, text).toBe(0);
   });
 
@@ -242,6 +247,29 @@ describe("helm install on a real node, certificates generated at install", () =>
     expect(await tlsSecret()).toEqual(secretBefore);
     const after = await createPod(stack.cluster, gmsaPod(GROUP, "after-upgrade", "gmsa-app"));
     expect(after.status, JSON.stringify(after.body)).toBe(201);
+  }, 240_000);
+
+  it("names authorize scaled to 0 replicas, once, with the command that scales it up (the real CLI, exit 1)", async () => {
+    const deployment = `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-authorize`;
+    const scale = (replicas: number) => kubeRequestOk(admin(), deployment, { method: "PATCH", contentType: "application/merge-patch+json", body: { spec: { replicas } } });
+    await scale(0);
+    try {
+      // Until its pods are gone the proxy may still reach one: poll until doctor sees what an operator would.
+      await vi.waitFor(
+        async () => {
+          const { findings, text, code } = await runDoctorCli();
+          const failed = findings.filter((f) => f.status === "fail");
+          expect(failed.map((f) => f.check), text).toEqual(["readyz/authorize"]);
+          expect(failed[0]?.message, text).toContain(`Deployment ${NAMESPACE}/${FULLNAME}-authorize is scaled to 0 replicas`);
+          expect(failed[0]?.fix, text).toBe(`kubectl scale deployment -n ${NAMESPACE} ${FULLNAME}-authorize --replicas=2`);
+          expect(code, text).toBe(1);
+        },
+        { timeout: 60_000, interval: 2_000 },
+      );
+    } finally {
+      await scale(2);
+      await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+    }
   }, 240_000);
 
   it("helm uninstall removes both webhook configurations", async () => {

@@ -97,6 +97,26 @@ function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, answer: 
   return leafExpiry ?? finding(check, "pass", `${where}: the chain verifies with the caBundle and names ${hostname}`);
 }
 
+/**
+ * Why a Service's function cannot answer, from the Deployment the chart names like the Service: scaled to 0, or no
+ * replica Ready. Undefined when there is no such Deployment, doctor may not read it, or its replicas are Ready.
+ */
+async function explainDeployment(cluster: DoctorCluster, service: { namespace: string; name: string }): Promise<{ message: string; fix: string } | undefined> {
+  const path = `/apis/apps/v1/namespaces/${service.namespace}/deployments/${service.name}`;
+  const answer = await cluster.request({ method: "GET", path }).catch(() => undefined);
+  if (answer?.status !== 200) return undefined;
+  const { spec, status } = answer.body as { spec?: { replicas?: number }; status?: { readyReplicas?: number } };
+  const name = `Deployment ${service.namespace}/${service.name}`;
+  if (spec?.replicas === 0) {
+    return { message: `${name} is scaled to 0 replicas: no pod answers, so every GMSA pod is refused`, fix: `kubectl scale deployment -n ${service.namespace} ${service.name} --replicas=2` };
+  }
+  if ((status?.readyReplicas ?? 0) === 0) {
+    const fix = `kubectl describe deployment -n ${service.namespace} ${service.name}, then kubectl logs -n ${service.namespace} deploy/${service.name}`;
+    return { message: `none of the ${spec?.replicas ?? 1} replicas of ${name} is Ready`, fix };
+  }
+  return undefined;
+}
+
 /** A function's caBundle; for a URL, from one GET from where doctor runs, the certificate it serves; its /readyz. */
 export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook, now: number): Promise<Finding[]> {
   const { fn, configName, webhook } = found;
@@ -124,6 +144,8 @@ export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook,
     return [...findings, finding(check, service ? "fail" : "warn", message, "check that the function runs")];
   }
   if (answer.status === 200) return [...findings, finding(check, "pass", `${fn}: /readyz of ${where} answered 200`)];
+  const workload = service && (await explainDeployment(cluster, service));
+  if (workload) return [...findings, finding(check, "fail", `${fn} (${configName}): ${workload.message}`, workload.fix)];
   const reason = statusMessage(answer.body).trim();
   const message = `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`;
   return [...findings, finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means")];

@@ -128,6 +128,37 @@ describe("readyz", () => {
     expect(await readyz(recording, hook({ service: { namespace: "gmsa", name: "gmsa-webhooks-expand", port: 8443 } }))).toMatchObject({ status: "pass" });
     expect(paths).toEqual(["/api/v1/namespaces/gmsa/services/https:gmsa-webhooks-expand:8443/proxy/readyz"]);
   });
+
+  describe("says why a service reference's function does not answer, from its Deployment", () => {
+    const ref = hook({ service: { namespace: "gmsa", name: "gmsa-webhooks-expand", port: 8443 } });
+    /** The proxy's 503 with no endpoints, and `deployment` (or a status) for the Deployment of the Service's name. */
+    const cluster = (deployment: unknown, status = 200) => ({
+      request: ({ path }: { path: string }) =>
+        Promise.resolve(
+          path.startsWith("/apis/apps/v1/namespaces/gmsa/deployments/gmsa-webhooks-expand")
+            ? { status, body: deployment, warnings: [] }
+            : { status: 503, body: { kind: "Status", message: 'no endpoints available for service "gmsa-webhooks-expand"' }, warnings: [] },
+        ),
+    });
+
+    it("scaled to 0 replicas: names it and how to scale it up", async () => {
+      const result = await readyz(cluster({ spec: { replicas: 0 }, status: {} }), ref);
+      expectFinding(result, "fail", /^expand \(gmsa-webhooks-expand\): Deployment gmsa\/gmsa-webhooks-expand is scaled to 0 replicas/);
+      expect(result.fix).toBe("kubectl scale deployment -n gmsa gmsa-webhooks-expand --replicas=2");
+    });
+
+    it("no replica Ready: names how many there are and where to look", async () => {
+      const result = await readyz(cluster({ spec: { replicas: 2 }, status: { replicas: 2, readyReplicas: 0 } }), ref);
+      expectFinding(result, "fail", /none of the 2 replicas of Deployment gmsa\/gmsa-webhooks-expand is Ready/);
+      expect(result.fix).toMatch(/kubectl logs -n gmsa deploy\/gmsa-webhooks-expand/);
+    });
+
+    it("without a readable Deployment, or with Ready replicas, the proxy's own answer", async () => {
+      for (const c of [cluster(undefined, 404), cluster(undefined, 403), cluster({ spec: { replicas: 2 }, status: { readyReplicas: 1 } })]) {
+        expectFinding(await readyz(c, ref), "fail", /expand is not ready: .* answered 503: no endpoints available/);
+      }
+    });
+  });
 });
 
 it("masks a path secret in a URL", async () => {
