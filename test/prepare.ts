@@ -7,7 +7,7 @@
  * clock. Each step prints one line when it ends, with its elapsed time; a step that fails says so once, with the
  * command that does it by hand.
  *
- * CLI: `node test/prepare.ts [tier ...]` prepares what those tiers need (all of them by default).
+ * By hand: `npm test -- --prepare-only [tier ...]` prepares what those tiers need (all of them by default).
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";

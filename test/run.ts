@@ -10,7 +10,8 @@
  * worker), the second's output printed a command at a time.
  *
  * `npm test -- tools e2e-floor` runs those tiers; `npm test -- test/e2e/policy.test.ts` runs that file in its tier
- * and prepares only what it needs. Either way lint and the type-check are left out.
+ * and prepares only what it needs. Either way lint and the type-check are left out. `npm test -- --prepare-only
+ * [tier|file ...]` prepares what those need and runs nothing.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -86,7 +87,8 @@ async function runTier({ tier, files }: SelectedTier, buffer: boolean): Promise<
   console.log(`=== ${label}: ${Math.round((Date.now() - before) / 1000)} s (${elapsed()} since the start)`);
 }
 
-const args = process.argv.slice(2);
+const prepareOnly = process.argv[2] === "--prepare-only";
+const args = process.argv.slice(prepareOnly ? 3 : 2);
 let selected: SelectedTier[];
 try {
   selected = selectTiers(args);
@@ -98,6 +100,11 @@ const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
 const steps = selected.flatMap(({ tier, files }) => stepsOf(tier, files ?? filesOf(tier)));
 console.log(`=== preparing in the background: ${[...new Set(steps.map((step) => step.title))].join("; ") || "nothing"} (load ${loadavg()[0]!.toFixed(2)})`);
 const preparing = startPreparing(steps, { started });
+if (prepareOnly) {
+  const errors = await waitFor(preparing, steps);
+  for (const error of errors) console.error(error.message);
+  process.exit(errors.length === 0 ? 0 : 1);
+}
 const dir = await mkdtemp(join(tmpdir(), "gmsa-test-"));
 // Two lanes side by side: the cluster tiers (mostly waiting on their API servers, tokens and nodes) and everything
 // else, whose output is held per command while a cluster tier prints.
