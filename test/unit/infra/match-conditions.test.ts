@@ -1,0 +1,101 @@
+/**
+ * The `has-gmsa-reference` match condition decides which pods the API server sends to the webhooks (and to the
+ * optional ValidatingAdmissionPolicy): a pod it wrongly leaves out is never reviewed. Every copy of it is evaluated
+ * here by a CEL implementation against one table of pods, so a change to any copy fails in the fast tier;
+ * test/e2e/webhook-config.test.ts sends the same kind of pods through a real API server.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { run, type CelInput } from "@bufbuild/cel";
+import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { EXPECTED_WEBHOOKS } from "../../../functions/cli/doctor/webhooks.ts";
+import { REPO_ROOT } from "../../../infra/repo-root.ts";
+
+interface Condition {
+  name: string;
+  expression: string;
+}
+
+const MANIFESTS = [
+  "infra/webhooks/expand.yaml",
+  "infra/webhooks/authorize.yaml",
+  "infra/helm/gmsa-webhooks/files/webhooks/expand.yaml",
+  "infra/helm/gmsa-webhooks/files/webhooks/authorize.yaml",
+  "infra/policy/policy.yaml",
+  "infra/helm/gmsa-webhooks/files/policy/policy.yaml",
+];
+
+function conditionsIn(file: string): Condition[] {
+  const text = readFileSync(join(REPO_ROOT, file), "utf8");
+  return parseAllDocuments(text).flatMap((doc) => {
+    const object = doc.toJS() as { webhooks?: { matchConditions?: Condition[] }[]; spec?: { matchConditions?: Condition[] } } | null;
+    return [...(object?.webhooks ?? []).flatMap((w) => w.matchConditions ?? []), ...(object?.spec?.matchConditions ?? [])];
+  });
+}
+
+const copies: [string, string][] = [
+  ...MANIFESTS.flatMap((file) =>
+    conditionsIn(file)
+      .filter((c) => c.name === "has-gmsa-reference")
+      .map((c): [string, string] => [file, c.expression]),
+  ),
+  ...Object.entries(EXPECTED_WEBHOOKS).map(([fn, config]): [string, string] => [`the doctor's ${fn}`, config.webhook.matchConditions[0]!.expression]),
+];
+
+type Json = null | string | boolean | number | Json[] | { [key: string]: Json };
+
+/** CEL sees a Kubernetes object as maps and lists, as the API server hands it over. */
+function toCel(value: Json): CelInput {
+  if (Array.isArray(value)) return value.map(toCel);
+  if (value !== null && typeof value === "object") return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
+  return value;
+}
+
+const named = { windowsOptions: { gmsaCredentialSpecName: "webapp01" } };
+const inlined = { windowsOptions: { gmsaCredentialSpec: "{}" } };
+const other = { windowsOptions: { runAsUserName: "ContainerUser", hostProcess: false } };
+const pod = (spec: Record<string, Json>, annotations?: Record<string, string>): Json => ({
+  metadata: { name: "p", ...(annotations ? { annotations } : {}) },
+  spec: { containers: [{ name: "app", image: "i" }], ...spec },
+});
+const container = (securityContext: Json) => [{ name: "c", image: "i", securityContext }];
+
+const SENT: [string, Json, Json][] = [
+  ["pod name", pod({ securityContext: named }), null],
+  ["pod contents", pod({ securityContext: inlined }), null],
+  ["container name", pod({ containers: container(named) }), null],
+  ["container contents", pod({ containers: container(inlined) }), null],
+  ["init container name", pod({ initContainers: container(named) }), null],
+  ["init container contents", pod({ initContainers: container(inlined) }), null],
+  ["ephemeral container name", pod({ ephemeralContainers: container(named) }), null],
+  ["ephemeral container contents", pod({ ephemeralContainers: container(inlined) }), null],
+  ["pod annotation name", pod({}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }), null],
+  ["pod annotation contents", pod({}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" }), null],
+  ["container annotation name", pod({}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }), null],
+  ["a removal on update (old object only)", pod({}), pod({ containers: container(named) })],
+  ["a DELETE (old object only)", null, pod({ securityContext: named })],
+];
+
+const NOT_SENT: [string, Json, Json][] = [
+  ["no windowsOptions", pod({}), null],
+  ["windowsOptions without GMSA", pod({ securityContext: other, containers: container(other), initContainers: container(other) }), null],
+  ["unrelated annotations", pod({}, { "example.com/gmsa": "x", "kubectl.kubernetes.io/restartedAt": "now" }), null],
+  ["an update of a pod without GMSA", pod({}), pod({ securityContext: other })],
+];
+
+describe.each(copies)("has-gmsa-reference in %s", (_where, expression) => {
+  const matches = (object: Json, oldObject: Json) => run(expression, { object: toCel(object), oldObject: toCel(oldObject) });
+  it.each(SENT)("sends a pod with a GMSA setting: %s", (_name, object, oldObject) => {
+    expect(matches(object, oldObject)).toBe(true);
+  });
+  it.each(NOT_SENT)("leaves out a pod without one: %s", (_name, object, oldObject) => {
+    expect(matches(object, oldObject)).toBe(false);
+  });
+});
+
+describe("has-gmsa-reference copies", () => {
+  it("are all found: both webhooks, the policy, each in the kustomize base and the chart, and the doctor's", () => {
+    expect(copies.map(([where]) => where)).toHaveLength(MANIFESTS.length + Object.keys(EXPECTED_WEBHOOKS).length);
+  });
+});
