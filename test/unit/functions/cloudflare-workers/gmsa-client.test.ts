@@ -1,5 +1,5 @@
 import { createLocalJWKSet, exportPKCS8, generateKeyPair, jwtVerify } from "jose";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildJwks } from "../../../../shared/credentials/jwt.ts";
 import { KubeConfigurationError } from "../../../../shared/config/index.ts";
 import { createWorkerGmsaClient } from "../../../../functions/cloudflare-workers/gmsa-client.ts";
@@ -28,6 +28,22 @@ function problemsOf(build: () => unknown): readonly string[] {
 }
 
 describe("createWorkerGmsaClient", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("never follows a redirect with the platform's fetch: the token would go elsewhere, and the answer would be trusted", async () => {
+    // A platform fetch follows redirects unless told otherwise; here following yields contents a lure chose.
+    const asked: (string | undefined)[] = [];
+    vi.stubGlobal("fetch", (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      asked.push(init?.redirect);
+      return Promise.resolve(
+        init?.redirect === "manual" ? new Response(null, { status: 302, headers: { Location: "https://lure.example/" } }) : Response.json({ credspec: { lure: true } }),
+      );
+    });
+    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings);
+    await expect(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(/answered 302, a redirect, which is never followed/);
+    expect(asked).toEqual(["manual"]);
+  });
+
   it("signs requests with a short-lived JWT the published JWKS verifies", async () => {
     const env = { KUBECONFIG: kubeconfig(""), JWT_PRIVATE_KEY: privateKey, JWT_ISSUER: "https://issuer.example", JWT_SUBJECT: "gmsa", JWT_AUDIENCE: "kube" };
     const seen: string[] = [];
