@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { readConfig } from "../../../../shared/config/index.ts";
 import type { EnforcementMode } from "../../../../shared/policy/review.ts";
 import { createTestApp, postReview } from "../../../support/app.ts";
 import { createFakeGmsaClient } from "../../../support/fake-gmsa-client.ts";
@@ -22,6 +23,13 @@ describe("authorize with ENFORCEMENT", () => {
     expect(response.status?.code).toBe(mode === "deny" ? 403 : undefined);
     expect(response.auditAnnotations).toMatchObject({ decision: mode === "deny" ? "denied" : "would-deny", credspecs: "webapp1" });
     if (mode === "warn") expect(response.warnings?.[0]).toContain("ERR_CREDSPEC_NOT_ALLOWED");
+  });
+
+  it("unset, it denies: a deployment that names no ENFORCEMENT enforces", async () => {
+    const { enforcement } = readConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, "node");
+    const response = await send(enforcement);
+    expect(response.allowed).toBe(false);
+    expect(response.status?.code).toBe(403);
   });
 
   it("warn: allows a review that fails closed in deny mode (500)", async () => {
