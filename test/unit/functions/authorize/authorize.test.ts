@@ -7,6 +7,7 @@ import { createTestApp, postReview, type TestAppOptions } from "../../../support
 import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
+import { expectDenied } from "../../../support/replies.ts";
 
 const credspecs = { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS };
 const sa1 = (credSpecName: string) => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName });
@@ -36,12 +37,6 @@ async function authorize(pod: Pod | null, review: ReviewOptions = {}, client: Fa
 function expectAllowed(reply: AdmissionReviewResponse): void {
   expect(reply.response.status).toBeUndefined();
   expect(reply.response.allowed).toBe(true);
-}
-
-function expectDenied(reply: AdmissionReviewResponse, code: number, ...mentions: string[]): void {
-  expect(reply.response.allowed).toBe(false);
-  expect(reply.response.status?.code).toBe(code);
-  for (const text of mentions) expect(reply.response.status?.message).toContain(text);
 }
 
 describe("authorize", () => {

@@ -8,6 +8,7 @@ import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from
 import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
 import { applyReplyPatch, buildReview, decodePatch, type ReviewOptions } from "../../../support/reviews.ts";
+import { expectDenied } from "../../../support/replies.ts";
 
 const credspecs = { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS };
 
@@ -31,12 +32,6 @@ async function expand(pod: Pod, review: ReviewOptions = {}, client: FakeGmsaClie
   if (reply.response.patch === undefined) expect(reply.response).not.toHaveProperty("patchType");
   else expect(reply.response.patchType).toBe("JSONPatch");
   return { reply, pod: applyReplyPatch(pod, reply), gmsa, rawLogs: test.rawLogs };
-}
-
-function expectDenied(reply: AdmissionReviewResponse, code: number, ...mentions: string[]): void {
-  expect(reply.response.allowed).toBe(false);
-  expect(reply.response.status?.code).toBe(code);
-  for (const text of mentions) expect(reply.response.status?.message).toContain(text);
 }
 
 describe("expand", () => {
