@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import { createMemoryLogger, createTestApp } from "../../support/app.ts";
 import { buildInlinedGmsaReview } from "../../support/reviews.ts";
 import { checkReply } from "./contract.ts";
-import { CONTENTS_MARKER, CREDSPECS, createFakeGmsaClient } from "./world.ts";
+import { CONTENTS_MARKER, CREDSPECS, createWorldClient } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
 
@@ -25,7 +25,7 @@ export function fuzzParameters(runs: number): { numRuns: number; seed?: number }
 export function createFuzzApp() {
   const logger = createMemoryLogger();
   const { lines } = logger;
-  const gmsa = createFakeGmsaClient();
+  const gmsa = createWorldClient();
   let counter = 0;
   const { app } = createTestApp({
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },

@@ -3,7 +3,7 @@
  * lookups fail. The fake GmsaClient answers from it; the oracle judges from it, with its own code.
  */
 import { AdmissionError } from "../../../shared/errors.ts";
-import type { AccessQuery, GmsaClient } from "../../../shared/kube/client.ts";
+import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClient } from "../../support/fake-gmsa-client.ts";
 
 /** Every credspec's contents carry a marker, so a test can prove contents never reach a log. */
 export const CONTENTS_MARKER = "CREDSPEC-CONTENTS-MARKER";
@@ -61,37 +61,25 @@ export function isAllowed(namespace: string, serviceAccount: string, name: strin
   return name !== "access-flaky" && name !== "access-buggy" && ALLOWED.has(`${namespace}/${serviceAccount}/${name}`);
 }
 
-/** The fake client, with call counts. Failures: not found, no contents, API errors, our own bugs, a deadline. */
-export function createFakeGmsaClient(): GmsaClient & { calls: number } {
-  const client = {
-    calls: 0,
-    async getCredSpecContents(name: string): Promise<unknown> {
-      client.calls++;
-      await Promise.resolve();
-      switch (name) {
-        case "no-contents":
-          throw new AdmissionError(`GMSACredentialSpec "${name}" has no credspec field`, { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
-        case "flaky":
-          throw new AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" });
-        case "buggy":
-          throw new TypeError("cannot read properties of undefined");
-        case "late":
-          throw new AdmissionError("the review's deadline passed", { code: "ERR_DEADLINE_EXCEEDED" });
-      }
-      const contents = CREDSPECS.get(name);
-      if (contents === undefined) throw new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" });
-      return structuredClone(contents);
-    },
-    async canUseCredSpec(query: AccessQuery) {
+/** The fake client, answering from this world. Failures: not found, no contents, API errors, our own bugs, a deadline. */
+export function createWorldClient(): FakeGmsaClient {
+  return createFakeGmsaClient({
+    credspecs: { ...Object.fromEntries(CREDSPECS), "no-contents": WITHOUT_CONTENTS },
+    allowed: [...ALLOWED].map((triple) => {
+      const [namespace, serviceAccount, credSpecName] = triple.split("/") as [string, string, string];
+      return { namespace, serviceAccount, credSpecName };
+    }),
+    denyReason: "RBAC: not allowed",
+    fail: (call, name) => {
       // The fuzzed app runs with REVIEW_REQUESTING_USER=off: a requester review would be a bug.
-      if ("user" in query) return Promise.reject(new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off"));
-      client.calls++;
-      await Promise.resolve();
-      if (query.credSpecName === "access-flaky") throw new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
-      if (query.credSpecName === "access-buggy") return Promise.reject(new RangeError("boom"));
-      const allowed = isAllowed(query.namespace, query.serviceAccount, query.credSpecName);
-      return { allowed, reason: allowed ? "" : `RBAC: ${query.serviceAccount} may not use ${query.credSpecName}` };
+      if (call === "canUserUseCredSpec") return new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off");
+      if (call === "canUseCredSpec") {
+        if (name === "access-flaky") return new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
+        return name === "access-buggy" ? new RangeError("boom") : undefined;
+      }
+      if (name === "flaky") return new AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" });
+      if (name === "buggy") return new TypeError("cannot read properties of undefined");
+      return name === "late" ? new AdmissionError("the review's deadline passed", { code: "ERR_DEADLINE_EXCEEDED" }) : undefined;
     },
-  };
-  return client;
+  });
 }
