@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import fastJsonPatch from "fast-json-patch";
 import { afterAll, describe, expect, it } from "vitest";
-import { authorizableReview, byteNoise, encode, expandableReview, mutation, review } from "./arbitraries.ts";
+import { authorizableReview, byteNoise, encode, ephemeralChangeReview, expandableReview, mutation, review } from "./arbitraries.ts";
 import { checkReply, decodeSent } from "./contract.ts";
 import { createFuzzApp, expectStillServing, fuzzParameters, MAX_CREDSPEC_NAMES, SCALE } from "./harness.ts";
 import { holdsGmsaSettings, mustRefuse } from "./oracle.ts";
@@ -19,8 +19,11 @@ function inputOf(reviews: typeof review) {
 }
 
 const input = inputOf(review);
-/** Half of authorize's reviews are ones an allowed service account sends, so many are allowed and judged. */
-const authorizeInput = inputOf(fc.oneof(review, authorizableReview));
+/**
+ * Half of authorize's reviews are ones an allowed service account sends, so many are allowed and judged; some of those
+ * change an existing ephemeral container's GMSA through `pods/ephemeralcontainers`.
+ */
+const authorizeInput = inputOf(fc.oneof({ weight: 3, arbitrary: review }, { weight: 4, arbitrary: authorizableReview }, { weight: 1, arbitrary: ephemeralChangeReview }));
 
 const tally = { allowed: 0, denied: 0, http: 0 };
 

@@ -5,7 +5,7 @@
  * huge strings) and of the encoded bytes (invalid UTF-8).
  */
 import fc from "fast-check";
-import { ALLOWED, CREDSPECS, FAILING_NAMES, NAMESPACES, SERVICE_ACCOUNTS } from "./world.ts";
+import { ALLOWED, ALLOWED_USERS, CREDSPECS, FAILING_NAMES, NAMESPACES, SERVICE_ACCOUNTS, USERS } from "./world.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -42,6 +42,39 @@ export function contentsFor(name: string): fc.Arbitrary<string> {
     { weight: 1, arbitrary: fc.constantFrom("{", "", "null", "[]", '{"__proto__":{"CmsPlugins":[]}}', `${JSON.stringify(own)} `) },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
     { weight: 2, arbitrary: repeatedKey(own) },
+    { weight: 3, arbitrary: looselyEqual(own) },
+  );
+}
+
+/**
+ * The credspec's text rewritten: the same JSON value in another spelling (`1.0`, `25e-1`, `-0`, escapes, trailing
+ * white space), or close to it but not equal (a number as a string, `{}` for `[]`, a key's case, data after the
+ * value, a prefix of the text). The oracle decides which must be refused.
+ */
+export function looselyEqual(own: unknown): fc.Arbitrary<string> {
+  const text = JSON.stringify(own);
+  const edits: ((t: string) => string)[] = [
+    (t) => t.replace('"Numbers":[1,', '"Numbers":[1.0,'),
+    (t) => t.replace("2.5,", "25e-1,"),
+    (t) => t.replace("1e+21", "1000000000000000000000"),
+    (t) => t.replace("1e+21", "1E21"),
+    (t) => t.replace(",0,", ",-0.0,"),
+    (t) => t.replace('"ActiveDirectory"', '"\\u0041ctiveDirectory"'),
+    (t) => `${t}\n\t `,
+    (t) => t.replace('"Numbers":[1,', '"Numbers":["1",'),
+    (t) => t.replace("2.5,", "2.51,"),
+    (t) => t.replace('"Empty":{}', '"Empty":[]'),
+    (t) => t.replace('"Empty":{}', '"Empty":null'),
+    (t) => t.replace('"CmsPlugins"', '"cmsPlugins"'),
+    (t) => t.replace(',"Empty":{}', ""),
+    (t) => `${t}x`,
+    (t) => `${t}{}`,
+    (t) => `${t},`,
+    (t) => `${t}${t}`,
+  ];
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...edits).map((edit) => edit(text)) },
+    { weight: 1, arbitrary: fc.nat(text.length - 1).map((end) => text.slice(0, end)) },
   );
 }
 
@@ -190,10 +223,12 @@ export const review: fc.Arbitrary<Obj> = fc
     old: pod,
     update: updateOf,
     dryRun: fc.boolean(),
+    userInfo: fc.option(fc.record({ username: fc.constantFrom(...USERS, ""), groups: fc.constant<Json[]>(["system:authenticated"]) }, { requiredKeys: [] }), { nil: undefined }),
   })
-  .map(({ apiVersion, uid, kind, operation, namespace, old, update, dryRun }) => {
+  .map(({ apiVersion, uid, kind, operation, namespace, old, update, dryRun, userInfo }) => {
     const request: Obj = { uid, kind, operation, dryRun, name: "web" };
     if (namespace !== undefined) request.namespace = namespace;
+    if (userInfo !== undefined) request.userInfo = userInfo;
     if (operation === "UPDATE") {
       const { object, subResource } = update(old);
       Object.assign(request, { object, oldObject: old, ...(subResource === undefined ? {} : { subResource }) });
@@ -342,11 +377,79 @@ function mostlyEqualContents(name: string): fc.Arbitrary<string> {
  * Mixed into authorize's input so that many reviews are allowed and the oracle judges them at the boundary.
  */
 export const authorizableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namespace, serviceAccountName, name]) =>
-    fc.tuple(review, podWith({ names: fc.constant(name), contents: mostlyEqualContents, paired: true }), fc.nat(3)).map(([value, object, keepAnnotations]) => {
-      if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
-      if (isObj(object.metadata)) object.metadata.namespace = namespace;
-      (object.spec as Obj).serviceAccountName = serviceAccountName;
-      const { oldObject: _old, subResource: _sub, ...request } = value.request as Obj;
-      return { ...value, request: { ...request, kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace, object } };
-    }),
+    fc
+      .tuple(review, podWith({ names: fc.constant(name), contents: mostlyEqualContents, paired: true }), fc.nat(3), requesterFor(namespace, name), fc.nat(9))
+      .map(([value, object, keepAnnotations, userInfo, ghost]) => {
+        if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
+        if (isObj(object.metadata)) object.metadata.namespace = namespace;
+        if (ghost === 0) annotateAbsentContainer(object, name);
+        (object.spec as Obj).serviceAccountName = serviceAccountName;
+        const { oldObject: _old, subResource: _sub, userInfo: _user, ...request } = value.request as Obj;
+        return { ...value, request: { ...request, kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace, object, ...userInfo } };
+      }),
   );
+
+/** A requester allowed to use `name` in `namespace` in two of three cases (when the world has one), else any. */
+function requesterFor(namespace: string, name: string): fc.Arbitrary<{ userInfo?: Obj }> {
+  const allowed = USERS.filter((user) => ALLOWED_USERS.has(`${namespace}/${user}/${name}`));
+  const any = fc.option(fc.constantFrom(...USERS), { nil: undefined }).map((user) => (user === undefined ? {} : { userInfo: { username: user } }));
+  if (allowed.length === 0) return any;
+  return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...allowed).map((user) => ({ userInfo: { username: user } })) }, { weight: 1, arbitrary: any });
+}
+
+/**
+ * Adds an alpha name annotation (`name`, agreeing with the fields) for a container the pod does not have: an otherwise
+ * allowed pod that authorize must refuse (422).
+ */
+function annotateAbsentContainer(object: Obj, name: string): void {
+  const spec = object.spec as Obj;
+  const present = new Set(["containers", "initContainers", "ephemeralContainers"].flatMap((list) => ((spec[list] as Obj[] | undefined) ?? []).map((c) => c.name)));
+  const absent = [...CONTAINER_NAMES, "ghost"].find((c) => !present.has(c)) ?? "ghost";
+  const metadata = isObj(object.metadata) ? object.metadata : (object.metadata = {});
+  const annotations = isObj(metadata.annotations) ? metadata.annotations : (metadata.annotations = {});
+  setChild(annotations, `${absent}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, name);
+}
+
+/**
+ * UPDATEs of `pods/ephemeralcontainers` that change an existing ephemeral container's GMSA setting (add, remove, rename,
+ * respell the contents), sometimes beside a new ephemeral container: the old pod is one an allowed service account
+ * may run, so only the change is wrong (400).
+ */
+export const ephemeralChangeReview: fc.Arbitrary<Obj> = fc
+  .tuple(
+    authorizableReview,
+    fc.constantFrom("add", "remove", "rename", "respell", "none"),
+    fc.constantFrom(...KNOWN),
+    fc.boolean(),
+    fc.array(container, { maxLength: 1 }),
+  )
+  .map(([value, change, other, withOwn, added]) => {
+    const request = value.request as Obj;
+    const old = structuredClone(request.object as Obj);
+    const spec = old.spec as Obj;
+    // The credspec the pod's service account may use: the one its first container names, else the pod's.
+    const first = ((spec.containers as Obj[])[0]?.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined;
+    const podOptions = (spec.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined;
+    const named = first?.gmsaCredentialSpecName ?? podOptions?.gmsaCredentialSpecName;
+    const credSpecName = typeof named === "string" ? named : "webapp1";
+    const contents = JSON.stringify(CREDSPECS.get(credSpecName));
+    const gmsa = { gmsaCredentialSpecName: credSpecName, gmsaCredentialSpec: contents };
+    const existing: Obj[] = [{ name: "debug-old", ...(withOwn ? { securityContext: { windowsOptions: gmsa } } : {}) }];
+    spec.ephemeralContainers = [...((spec.ephemeralContainers as Obj[] | undefined) ?? []).filter((c) => c.name !== "debug-old"), ...existing];
+    const object = structuredClone(old);
+    const target = (object.spec as Obj).ephemeralContainers as Obj[];
+    const changed = target[target.length - 1] as Obj;
+    const options: Obj =
+      change === "add" || (change !== "none" && !withOwn)
+        ? gmsa
+        : change === "remove"
+          ? {}
+          : change === "rename"
+            ? { ...gmsa, gmsaCredentialSpecName: other, gmsaCredentialSpec: JSON.stringify(CREDSPECS.get(other)) }
+            : change === "respell"
+              ? { ...gmsa, gmsaCredentialSpec: JSON.stringify(CREDSPECS.get(credSpecName), null, 1) }
+              : (((changed.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined) ?? {});
+    changed.securityContext = { windowsOptions: options };
+    (object.spec as Obj).ephemeralContainers = [...target, ...added];
+    return { ...value, request: { ...request, operation: "UPDATE", subResource: "ephemeralcontainers", object, oldObject: old } };
+  });

@@ -3,9 +3,37 @@
  * (docs/security.md, Status codes) or one of the documented HTTP errors with a JSON body.
  */
 import fastJsonPatch from "fast-json-patch";
-import { CONTENTS_MARKER } from "./world.ts";
+import { mayNameDifferingKeys } from "./oracle.ts";
+import { CONTENTS_MARKER, CREDSPECS } from "./world.ts";
 
 const MARKERS = new RegExp(`${CONTENTS_MARKER}-\\w+`, "g");
+
+/** The world's credspec values (strings of 4 or more characters, numbers' texts) and key paths (`a.b`, `a[0]`, `a.b[0].c`). */
+const SECRETS = (() => {
+  const values = new Set<string>();
+  const paths = new Set<string>();
+  const walk = (value: unknown, path: string) => {
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (typeof value === "object" && value !== null) {
+      for (const [key, child] of Object.entries(value)) walk(child, path === "" ? key : `${path}.${key}`);
+    } else if (typeof value === "string" && value.length >= 4) values.add(value);
+    if (path.includes(".") || path.includes("[")) paths.add(path);
+  };
+  for (const credspec of CREDSPECS.values()) walk(credspec, "");
+  return { values: [...values], paths: [...paths], keys: [...new Set([...paths].flatMap((p) => p.split(/[.[\]]/)).filter((k) => k.length >= 4 && !/^\d+$/.test(k)))] };
+})();
+
+/**
+ * Why `message` (a 403: the subject may not use the credspec) tells something of a credspec's contents the request did
+ * not send: one of its values, or (with `checkKeys`) a key path or a key as a word of its own; undefined when it does not.
+ */
+export function describeLeak(message: string, sentText: string, checkKeys: boolean): string | undefined {
+  for (const value of SECRETS.values) if (message.includes(value) && !sentText.includes(value)) return `value ${JSON.stringify(value)}`;
+  if (!checkKeys) return undefined;
+  for (const path of SECRETS.paths) if (message.includes(path)) return `key path ${path}`;
+  for (const key of SECRETS.keys) if (new RegExp(`(^|[^A-Za-z0-9_])${key}($|[^A-Za-z0-9_])`).test(message)) return `key ${key}`;
+  return undefined;
+}
 
 export const HTTP_ERRORS = new Set([400, 401, 404, 405, 413, 415]);
 export const DENIAL_CODES = new Set([400, 403, 422, 500]);
@@ -72,6 +100,10 @@ export async function checkReply(fn: "expand" | "authorize", sent: Uint8Array, r
   // A denial may quote the caller's own (capped) input, never a credspec the caller did not send.
   const sentText = new TextDecoder().decode(sent);
   for (const [marker] of text.matchAll(MARKERS)) if (!sentText.includes(marker)) fail(`reply leaks credspec contents (${marker})`);
+  // A 403 says nothing of how the pod's contents differ from a credspec its subject may not use (keys of one it may
+  // use are named when its contents differ too: the message lists every refusal).
+  const leak = r.status?.code === 403 ? describeLeak(r.status.message, sentText, !mayNameDifferingKeys(review)) : undefined;
+  if (leak !== undefined) fail(`a 403 tells the credspec's ${leak}`);
   const warnings = r.warnings ?? [];
   if (warnings.some((w) => typeof w !== "string" || w.length > 256) || warnings.join("").length > 4096) fail("warnings over the limits");
   if (r.patch !== undefined) {

@@ -6,6 +6,7 @@ import { checkReply } from "./contract.ts";
 import { CONTENTS_MARKER, CREDSPECS, createWorldClient } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
+import type { EnforcementMode, RequestingUserMode } from "../../../shared/policy/review.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
 /** The policy's limit on distinct credspecs in one pod, for the oracle. */
@@ -22,15 +23,21 @@ export function fuzzParameters(runs: number): { numRuns: number; seed?: number }
   return { numRuns: Math.max(1, Math.round(runs * SCALE)), ...(seed === undefined ? {} : { seed }) };
 }
 
-export function createFuzzApp() {
+/** The switches an app under fuzzing runs with; the default is REVIEW_REQUESTING_USER=off, ENFORCEMENT=deny. */
+export interface FuzzSettings {
+  requestingUser?: RequestingUserMode;
+  enforcement?: EnforcementMode;
+}
+
+export function createFuzzApp({ requestingUser = "off", enforcement = "deny" }: FuzzSettings = {}) {
   const logger = createMemoryLogger();
   const { lines } = logger;
-  const gmsa = createWorldClient();
+  const gmsa = createWorldClient({ reviewsRequester: requestingUser !== "off" });
   let counter = 0;
   const { app } = createTestApp({
     callerAuth: { mode: "path", secrets: [PATH_SECRET] },
     gmsa,
-    settings: { randomHostname: true },
+    settings: { randomHostname: true, requestingUser, enforcement },
     randomBytes: (n) => Uint8Array.from({ length: n }, (_, i) => (counter++ * 31 + i * 7) % 256),
     logger,
     now: () => 0,
@@ -63,9 +70,11 @@ export function createFuzzApp() {
   };
 }
 
-/** A review both functions allow: credspec "webapp1" inlined, its service account allowed. */
+/** A review both functions allow: credspec "webapp1" inlined, its service account and requester allowed. */
 export function goodReview(uid: string): Uint8Array {
   const review = buildInlinedGmsaReview({ uid, namespace: "team-a", serviceAccountName: "web", credSpecName: "webapp1", contents: CREDSPECS.get("webapp1") });
+  // A requester who may use webapp1 too, for the apps that review the requesting user.
+  (review.request as Record<string, unknown>).userInfo = { username: "alice" };
   return new TextEncoder().encode(JSON.stringify(review));
 }
 

@@ -4,7 +4,7 @@
  * nothing inherited) and answers with the first reason found, or undefined when refusing is not required.
  * Where the design allows by intent (kinds other than Pod, DELETE, CONNECT) it never requires a refusal.
  */
-import { isAllowed, knownContents } from "./world.ts";
+import { isAllowed, isUserAllowed, knownContents } from "./world.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -31,6 +31,18 @@ interface Container {
 
 export interface OracleOptions {
   maxCredSpecNames: number;
+  /**
+   * REVIEW_REQUESTING_USER (default `off`): with `ephemeral` the requester must be allowed to use what new ephemeral
+   * containers name or inherit; with `always` also everything a pod create names, and every name of an updated pod.
+   */
+  requestingUser?: "off" | "ephemeral" | "always";
+}
+
+/** Whose `use` a judged reference needs: the pod's service account, and the requester when reviewed (undefined: none named). */
+interface Subject {
+  namespace: string;
+  serviceAccount: string;
+  requester?: { username: string | undefined } | undefined;
 }
 
 /**
@@ -70,18 +82,83 @@ function judge(review: unknown, options: OracleOptions): string | undefined {
   const pod = asObj(field(req, "object") ?? null, "object");
   const subject = subjectOf(req, pod);
 
-  if (operation === "CREATE") return judgeCreate(pod, subject, options, undefined);
+  const mode = options.requestingUser ?? "off";
+  // The requester is read only when reviewed: with `off` the app ignores it.
+  const requester = mode === "off" ? undefined : { username: requesterOf(req) };
+
+  if (operation === "CREATE") return judgeCreate(pod, mode === "always" ? { ...subject, requester } : subject, options, undefined);
   const old = asObj(field(req, "oldObject") ?? null, "oldObject");
   const ephemeral = field(req, "subResource") === "ephemeralcontainers";
   const oldEphemeral = new Set(readContainers(old).filter((c) => c.list === "ephemeralContainers").map((c) => c.name));
   const isNew = (c: Container) => ephemeral && c.list === "ephemeralContainers" && !oldEphemeral.has(c.name);
   const change = compareSettings(old, pod, isNew);
   if (change !== undefined) return change;
-  return ephemeral ? judgeCreate(pod, subject, options, isNew) : undefined;
+  if (ephemeral) return judgeCreate(pod, { ...subject, requester }, options, isNew);
+  // An update that leaves GMSA settings alone: with `always`, the requester must be allowed every (valid) name.
+  if (mode !== "always" || requester === undefined) return undefined;
+  for (const name of namesOf(pod)) {
+    const problem = judgeRequester(requester, subject.namespace, name, "updated pod");
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** The requester's username as the API server sends it; empty means none. */
+function requesterOf(req: Obj): string | undefined {
+  const userInfo = field(req, "userInfo");
+  if (userInfo === undefined) return undefined;
+  const username = field(asObj(userInfo, "userInfo"), "username");
+  if (username !== undefined && typeof username !== "string") throw new Unreadable("userInfo.username");
+  return username === "" ? undefined : username;
+}
+
+/** Why the requester may not use `name` (none named, or not allowed), or undefined. */
+function judgeRequester(requester: { username: string | undefined }, namespace: string, name: string, where: string): string | undefined {
+  if (requester.username === undefined) return `${where}: ${name} needs a requesting user, none was sent`;
+  return isUserAllowed(namespace, requester.username, name) ? undefined : `${where}: requester ${requester.username} may not use ${name}`;
+}
+
+/** Every syntactically valid credspec name the pod holds (fields and name annotations). */
+function namesOf(pod: Obj): Set<string> {
+  const names = new Set<string>();
+  for (const { name } of referencesOf(pod)) if (name !== undefined && isDnsSubdomain(name)) names.add(name);
+  return names;
+}
+
+/** Every reference of the pod: pod, containers of each list, alpha annotations (a pair per target). */
+function referencesOf(pod: Obj): Ref[] {
+  const refs = [refOf("pod", podOptions(pod)), ...readContainers(pod).map((c) => refOf(`${c.list} ${c.name}`, c.options))];
+  for (const [target, entry] of annotationsByTarget(pod)) refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
+  return refs;
+}
+
+/**
+ * True when a denial of `review` may rightly name differing keys: some reference names a credspec its service account
+ * may use, with contents that differ from it. Otherwise no denial may describe any credspec's contents. True too for a
+ * review the oracle cannot read (nothing is claimed then).
+ */
+export function mayNameDifferingKeys(review: unknown): boolean {
+  try {
+    const req = asObj(field(asObj(review, "review"), "request") ?? null, "request");
+    const pod = asObj(field(req, "object") ?? null, "object");
+    const { namespace, serviceAccount } = subjectOf(req, pod);
+    return referencesOf(pod).some(({ name, contents }) => {
+      const expected = name === undefined ? undefined : knownContents(name);
+      if (name === undefined || contents === undefined || expected === undefined || !isAllowed(namespace, serviceAccount, name)) return false;
+      return !jsonEqualsValue(contents, expected);
+    });
+  } catch {
+    return true;
+  }
+}
+
+/** A DNS-1123 subdomain (Kubernetes' rule for object names), written here from the Kubernetes docs. */
+function isDnsSubdomain(name: string): boolean {
+  return name.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
 }
 
 /** The create rules, for every reference (or only the new ephemeral containers' fields). */
-function judgeCreate(pod: Obj, subject: { namespace: string; serviceAccount: string }, options: OracleOptions, only?: (c: Container) => boolean) {
+function judgeCreate(pod: Obj, subject: Subject, options: OracleOptions, only?: (c: Container) => boolean) {
   const containers = readContainers(pod);
   const refs: Ref[] = [];
   const podRef = refOf("pod", podOptions(pod));
@@ -107,6 +184,10 @@ function judgeCreate(pod: Obj, subject: { namespace: string; serviceAccount: str
     const expected = knownContents(ref.name);
     if (expected === undefined) return `${ref.where}: credspec ${ref.name} unknown or unreadable`;
     if (!isAllowed(subject.namespace, subject.serviceAccount, ref.name)) return `${ref.where}: ${ref.name} not allowed`;
+    if (subject.requester !== undefined) {
+      const problem = judgeRequester(subject.requester, subject.namespace, ref.name, ref.where);
+      if (problem !== undefined) return problem;
+    }
     if (!jsonEqualsValue(ref.contents, expected)) return `${ref.where}: contents differ from ${ref.name}`;
   }
   if (names.size > options.maxCredSpecNames) return "too many credspecs";
@@ -115,6 +196,25 @@ function judgeCreate(pod: Obj, subject: { namespace: string; serviceAccount: str
 
 /** Alpha annotations: each is a reference; it must name a container the pod has and agree with its field. */
 function judgeAnnotations(pod: Obj, containers: Container[], refs: Ref[]): string | undefined {
+  const byContainer = annotationsByTarget(pod);
+  for (const [target, entry] of byContainer) {
+    refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
+    const matching = target === undefined ? [undefined] : containers.filter((c) => c.name === target);
+    if (matching.length === 0) return `annotation for unknown container ${target}`;
+    if (matching.length > 1) continue;
+    const options = target === undefined ? podOptions(pod) : matching[0]?.options;
+    const fieldName = stringField(options, "gmsaCredentialSpecName");
+    const fieldContents = stringField(options, "gmsaCredentialSpec");
+    if (entry.name !== undefined && fieldName !== undefined && entry.name !== fieldName) return `annotation name conflicts at ${target ?? "pod"}`;
+    if (entry.contents !== undefined && fieldContents !== undefined && !jsonTextsEqual(entry.contents, fieldContents)) {
+      return `annotation contents conflict at ${target ?? "pod"}`;
+    }
+  }
+  return undefined;
+}
+
+/** The alpha annotations' name and contents for the pod (undefined) and each container they name. */
+function annotationsByTarget(pod: Obj): Map<string | undefined, { name?: string; contents?: string }> {
   const annotations = readAnnotations(pod);
   const byContainer = new Map<string | undefined, { name?: string; contents?: string }>();
   for (const [key, value] of Object.entries(annotations)) {
@@ -134,20 +234,7 @@ function judgeAnnotations(pod: Obj, containers: Container[], refs: Ref[]): strin
     else entry.contents = value;
     byContainer.set(target, entry);
   }
-  for (const [target, entry] of byContainer) {
-    refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
-    const matching = target === undefined ? [undefined] : containers.filter((c) => c.name === target);
-    if (matching.length === 0) return `annotation for unknown container ${target}`;
-    if (matching.length > 1) continue;
-    const options = target === undefined ? podOptions(pod) : matching[0]?.options;
-    const fieldName = stringField(options, "gmsaCredentialSpecName");
-    const fieldContents = stringField(options, "gmsaCredentialSpec");
-    if (entry.name !== undefined && fieldName !== undefined && entry.name !== fieldName) return `annotation name conflicts at ${target ?? "pod"}`;
-    if (entry.contents !== undefined && fieldContents !== undefined && !jsonTextsEqual(entry.contents, fieldContents)) {
-      return `annotation contents conflict at ${target ?? "pod"}`;
-    }
-  }
-  return undefined;
+  return byContainer;
 }
 
 /** UPDATE: every GMSA setting (pod, each container list and name as a multiset, annotations) must be unchanged. */
@@ -176,7 +263,7 @@ function settingsOf(pod: Obj, skip: (c: Container) => boolean): Map<string, stri
   return settings;
 }
 
-function subjectOf(req: Obj, pod: Obj): { namespace: string; serviceAccount: string } {
+function subjectOf(req: Obj, pod: Obj): Subject {
   const spec = objField(pod, "spec");
   const sa = spec === undefined ? undefined : field(spec, "serviceAccountName");
   const metadataNamespace = objField(pod, "metadata") === undefined ? undefined : field(objField(pod, "metadata") ?? {}, "namespace");

@@ -48,6 +48,12 @@ export const ALLOWED = new Set([
   "team-a/web/access-buggy",
 ]);
 
+/** `namespace/username/credspec` triples the authorizer allows a requesting user (REVIEW_REQUESTING_USER). */
+export const ALLOWED_USERS = new Set(["team-a/alice/webapp1", "team-a/alice/shared", "team-b/alice/db.gmsa", "team-b/bob/shared", "team-a/bob/access-flaky"]);
+
+/** Requesting users: two people, a controller, and one nobody allowed anything. */
+export const USERS = ["alice", "bob", "system:serviceaccount:kube-system:replicaset-controller", "mallory"] as const;
+
 export const NAMESPACES = ["team-a", "team-b", "default"] as const;
 export const SERVICE_ACCOUNTS = ["web", "db", "default"] as const;
 
@@ -61,18 +67,29 @@ export function isAllowed(namespace: string, serviceAccount: string, name: strin
   return name !== "access-flaky" && name !== "access-buggy" && ALLOWED.has(`${namespace}/${serviceAccount}/${name}`);
 }
 
-/** The fake client, answering from this world. Failures: not found, no contents, API errors, our own bugs, a deadline. */
-export function createWorldClient(): FakeGmsaClient {
+/** Whether the authorizer allows the requesting user `username` in `namespace` to use `name`. */
+export function isUserAllowed(namespace: string, username: string, name: string): boolean {
+  return ALLOWED_USERS.has(`${namespace}/${username}/${name}`);
+}
+
+/**
+ * The fake client, answering from this world. Failures: not found, no contents, API errors, our own bugs, a deadline.
+ * With `reviewsRequester` false (the app runs with REVIEW_REQUESTING_USER=off), a requester review is a bug.
+ */
+export function createWorldClient({ reviewsRequester = false }: { reviewsRequester?: boolean } = {}): FakeGmsaClient {
   return createFakeGmsaClient({
     credspecs: { ...Object.fromEntries(CREDSPECS), "no-contents": WITHOUT_CONTENTS },
     allowed: [...ALLOWED].map((triple) => {
       const [namespace, serviceAccount, credSpecName] = triple.split("/") as [string, string, string];
       return { namespace, serviceAccount, credSpecName };
     }),
+    allowedUsers: [...ALLOWED_USERS].map((triple) => {
+      const [namespace, username, credSpecName] = triple.split("/") as [string, string, string];
+      return { namespace, username, credSpecName };
+    }),
     denyReason: "RBAC: not allowed",
     fail: (call, name) => {
-      // The fuzzed app runs with REVIEW_REQUESTING_USER=off: a requester review would be a bug.
-      if (call === "canUserUseCredSpec") return new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off");
+      if (call === "canUserUseCredSpec") return reviewsRequester ? undefined : new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off");
       if (call === "canUseCredSpec") {
         if (name === "access-flaky") return new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
         return name === "access-buggy" ? new RangeError("boom") : undefined;

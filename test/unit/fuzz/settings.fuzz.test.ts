@@ -1,0 +1,97 @@
+/**
+ * The settings the default fuzz app runs without: REVIEW_REQUESTING_USER (`ephemeral`, `always`), judged by the oracle
+ * for that mode, and ENFORCEMENT=warn, judged against the same review sent to an app in deny mode.
+ */
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { authorizableReview, byteNoise, encode, ephemeralChangeReview, mutation, review } from "./arbitraries.ts";
+import { checkReply, decodeSent, type Reply } from "./contract.ts";
+import { createFuzzApp, expectStillServing, fuzzParameters, MAX_CREDSPEC_NAMES, SCALE } from "./harness.ts";
+import { holdsGmsaSettings, mustRefuse } from "./oracle.ts";
+
+const apps = {
+  ephemeral: createFuzzApp({ requestingUser: "ephemeral" }),
+  always: createFuzzApp({ requestingUser: "always" }),
+  deny: createFuzzApp(),
+  warn: createFuzzApp({ enforcement: "warn" }),
+};
+const timeout = 120_000 * SCALE;
+
+const input = fc.record({
+  review: fc.oneof({ weight: 2, arbitrary: review }, { weight: 3, arbitrary: authorizableReview }, { weight: 1, arbitrary: ephemeralChangeReview }),
+  mutations: fc.oneof({ weight: 4, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 2 }) }),
+  noise: fc.oneof({ weight: 19, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: byteNoise }),
+});
+
+/** Per mode: cases, and allowed reviews of pods holding GMSA settings that the oracle judged (see admission.fuzz.test.ts). */
+const reach = { ephemeral: { cases: 0, reached: 0 }, always: { cases: 0, reached: 0 }, warn: { cases: 0, wouldDeny: 0 } };
+const FLOOR = 0.1;
+
+afterAll(() => {
+  const { ephemeral, always, warn } = reach;
+  console.log(
+    `fuzz: requesting user: oracle judged ${ephemeral.reached} of ${ephemeral.cases} (ephemeral) and ${always.reached} of ${always.cases} (always) allowed with GMSA settings; warn allowed ${warn.wouldDeny} of ${warn.cases} that deny refused`,
+  );
+});
+
+/** The warnings of a reply that say the request would be denied, by status code. */
+function wouldDenyWarnings(reply: Reply, code: number): string[] {
+  return (reply.response.warnings ?? []).filter((w) => /would deny/i.test(w) && w.includes(String(code)));
+}
+
+describe("fuzz: settings", () => {
+  it("with REVIEW_REQUESTING_USER=ephemeral or always, authorize never allows what the requester may not use", async () => {
+    await fc.assert(
+      fc.asyncProperty(input, fc.constantFrom("ephemeral" as const, "always" as const), async ({ review: value, mutations, noise }, mode) => {
+        const fuzz = apps[mode];
+        const body = encode(value, mutations, noise);
+        const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
+        reach[mode].cases++;
+        if (checked.reply?.response.allowed === true) {
+          if (holdsGmsaSettings(decodeSent(body))) reach[mode].reached++;
+          const reason = mustRefuse(decodeSent(body), { maxCredSpecNames: MAX_CREDSPEC_NAMES, requestingUser: mode });
+          if (reason !== undefined) throw new Error(`authorize (REVIEW_REQUESTING_USER=${mode}) allowed a review it must refuse: ${reason}`);
+        }
+        fuzz.checkLogs();
+      }),
+      fuzzParameters(2000),
+    );
+    for (const mode of ["ephemeral", "always"] as const) {
+      if (reach[mode].cases >= 100) expect(reach[mode].reached / reach[mode].cases, `${mode}: cases that reached the oracle`).toBeGreaterThanOrEqual(FLOOR);
+      await expectStillServing(apps[mode]);
+    }
+  }, timeout);
+
+  it("with ENFORCEMENT=warn, authorize allows with a warning whatever deny refuses, never blocks, and expand is unchanged", async () => {
+    await fc.assert(
+      fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
+        const body = encode(value, mutations, noise);
+        const denied = await checkReply("authorize", body, await apps.deny.review("authorize", body));
+        const warned = await checkReply("authorize", body, await apps.warn.review("authorize", body));
+        reach.warn.cases++;
+        expect(warned.http, "the HTTP status").toBe(denied.http);
+        if (warned.reply !== undefined && denied.reply !== undefined) {
+          expect(warned.reply.response.allowed, "warn mode never blocks").toBe(true);
+          const reason = mustRefuse(decodeSent(body), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
+          const status = denied.reply.response.status;
+          if (!denied.reply.response.allowed && status !== undefined) {
+            reach.warn.wouldDeny++;
+            expect(wouldDenyWarnings(warned.reply, status.code), `a warning that deny would refuse (${status.code})`).toHaveLength(1);
+          } else {
+            if (reason !== undefined) throw new Error(`authorize in deny mode allowed a review it must refuse: ${reason}`);
+            expect(warned.reply.response.warnings ?? [], "the same warnings as deny mode").toEqual(denied.reply.response.warnings ?? []);
+          }
+          if (reason !== undefined) expect(wouldDenyWarnings(warned.reply, status?.code ?? 0), `the oracle refuses: ${reason}`).toHaveLength(1);
+        }
+        // Expand ignores ENFORCEMENT: both apps answer alike (their random bytes run in step).
+        const expandDeny = await apps.deny.review("expand", body);
+        const expandWarn = await apps.warn.review("expand", body);
+        expect(await expandWarn.text(), "expand's answer in warn mode").toBe(await expandDeny.text());
+        apps.deny.checkLogs();
+        apps.warn.checkLogs();
+      }),
+      fuzzParameters(1000),
+    );
+    await expectStillServing(apps.warn);
+  }, timeout);
+});
