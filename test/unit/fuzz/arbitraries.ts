@@ -398,8 +398,8 @@ function requesterFor(namespace: string, name: string): fc.Arbitrary<{ userInfo?
 }
 
 /**
- * Adds an alpha name annotation (`name`, agreeing with the fields) for a container the pod does not have: an otherwise
- * allowed pod that authorize must refuse (422).
+ * Adds alpha annotations (name `name` and its contents, agreeing with the fields) for a container the pod does not
+ * have: an otherwise allowed pod that authorize must refuse (422).
  */
 function annotateAbsentContainer(object: Obj, name: string): void {
   const spec = object.spec as Obj;
@@ -408,6 +408,8 @@ function annotateAbsentContainer(object: Obj, name: string): void {
   const metadata = isObj(object.metadata) ? object.metadata : (object.metadata = {});
   const annotations = isObj(metadata.annotations) ? metadata.annotations : (metadata.annotations = {});
   setChild(annotations, `${absent}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, name);
+  // With its contents, as expand leaves them: else the pair is refused as a name without contents whatever the container.
+  setChild(annotations, `${absent}.container.alpha.windows.kubernetes.io/gmsa-credential-spec`, JSON.stringify(CREDSPECS.get(name)));
 }
 
 /**
