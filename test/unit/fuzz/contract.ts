@@ -48,6 +48,7 @@ export interface Reply {
     patch?: string;
     patchType?: string;
     warnings?: string[];
+    auditAnnotations?: Record<string, string>;
   };
 }
 

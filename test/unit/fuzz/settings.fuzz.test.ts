@@ -77,9 +77,16 @@ describe("fuzz: settings", () => {
           if (!denied.reply.response.allowed && status !== undefined) {
             reach.warn.wouldDeny++;
             expect(wouldDenyWarnings(warned.reply, status.code), `a warning that deny would refuse (${status.code})`).toHaveLength(1);
+            // The audit log says what deny mode would have done (only pods get annotations; other refusals are pods').
+            if (denied.reply.response.auditAnnotations !== undefined) {
+              const audit = warned.reply.response.auditAnnotations;
+              expect(audit?.decision, "the audit annotation decision").toBe("would-deny");
+              expect(audit?.["would-deny"], "the would-deny audit annotation").toContain(String(status.code));
+            }
           } else {
             if (reason !== undefined) throw new Error(`authorize in deny mode allowed a review it must refuse: ${reason}`);
             expect(warned.reply.response.warnings ?? [], "the same warnings as deny mode").toEqual(denied.reply.response.warnings ?? []);
+            expect(warned.reply.response.auditAnnotations, "the same audit annotations as deny mode").toEqual(denied.reply.response.auditAnnotations);
           }
           if (reason !== undefined) expect(wouldDenyWarnings(warned.reply, status?.code ?? 0), `the oracle refuses: ${reason}`).toHaveLength(1);
         }
