@@ -39,6 +39,35 @@ const gmsa = (name: string, contents?: string) => ({
   securityContext: { windowsOptions: { gmsaCredentialSpecName: name, ...(contents === undefined ? {} : { gmsaCredentialSpec: contents }) } },
 });
 
+describe("the oracle's rules, pinned", () => {
+  const review = (contents: string, userInfo?: { username: string }) => ({
+    request: {
+      kind: { group: "", kind: "Pod" },
+      operation: "CREATE",
+      namespace: "team-a",
+      ...(userInfo === undefined ? {} : { userInfo }),
+      object: { spec: { serviceAccountName: "web", containers: [{ name: "web", ...gmsa("webapp1", contents) }] } },
+    },
+  });
+
+  it("accepts the credspec's value respelled (1.0, 25e-1, escapes, white space) and refuses what only looks alike", () => {
+    for (const text of [WEBAPP1.replace("[1,", "[1.0,"), WEBAPP1.replace("2.5,", "25e-1,"), WEBAPP1.replace('"ActiveDirectory"', '"\\u0041ctiveDirectory"'), `${WEBAPP1}\n`]) {
+      expect(mustRefuse(review(text), { maxCredSpecNames: 16 }), text).toBeUndefined();
+    }
+    for (const text of [WEBAPP1.replace("[1,", '["1",'), WEBAPP1.replace('"Empty":{}', '"Empty":[]'), `${WEBAPP1}x`, `${WEBAPP1}{}`, WEBAPP1.slice(0, -1)]) {
+      expect(mustRefuse(review(text), { maxCredSpecNames: 16 }), text).toMatch(/contents differ from webapp1/);
+    }
+  });
+
+  it("with REVIEW_REQUESTING_USER=always, refuses a create whose requester is missing or may not use the credspec", () => {
+    const always = { maxCredSpecNames: 16, requestingUser: "always" } as const;
+    expect(mustRefuse(review(WEBAPP1, { username: "alice" }), always)).toBeUndefined();
+    expect(mustRefuse(review(WEBAPP1, { username: "mallory" }), always)).toMatch(/requester mallory may not use webapp1/);
+    expect(mustRefuse(review(WEBAPP1), always)).toMatch(/needs a requesting user/);
+    expect(mustRefuse(review(WEBAPP1, { username: "mallory" }), { maxCredSpecNames: 16, requestingUser: "ephemeral" })).toBeUndefined();
+  });
+});
+
 describe("regressions", () => {
   it("denies contents whose first copy of a repeated key names another gMSA (422), and the oracle requires it", async () => {
     const smuggled = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other"}]},${WEBAPP1.slice(1)}`;
