@@ -5,7 +5,8 @@
  * header, or never start the handshake, for SUSTAIN_MS, every one it closes or refuses replaced. Meanwhile GMSA pods
  * are created through the API server and must be expanded and authorized (the first while the 512-connection cap is
  * full), each server's resident memory must stay under a 128 MiB container limit, the server must hold no more than
- * its cap and refuse the rest at once, and close every stalled connection within 20 s of opening it. Prints the figures
+ * its cap and turn the rest away at once, and close every stalled connection within 20 s of opening it. Nothing is
+ * judged until the attacker holds a full cap (a busy machine slows the attacker too). Prints the figures
  * (docs/security.md, "Limits on what one request can cost").
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -32,8 +33,14 @@ const RSS_LIMIT_BYTES = 128 * 1024 * 1024;
 /** Every stalled connection must be closed by the server within this of opening. */
 const CLOSE_WITHIN_MS = 20_000;
 const RSS_SAMPLE_MS = 100;
-/** The attacker keeps refilling the slots the server frees for this long (over two headers timeouts). */
+/** Once it holds a full cap, the attacker keeps refilling the slots the server frees for this long (over two headers timeouts). */
 const SUSTAIN_MS = 15_000;
+/** The attacker must hold a full cap within this, on a busy machine too, before anything is judged. */
+const FILL_WITHIN_MS = 60_000;
+/** Source addresses per server: 60 connections each, under the server's 64 per source. */
+const SOURCES = 20;
+/** Closed this soon after opening: turned away by the cap, not by a timeout (the first, for headers, is 5 s). */
+const TURNED_AWAY_WITHIN_MS = 4_000;
 /**
  * Between pod creates. The first needs a new connection while the cap is full (the API server has none open to the
  * webhooks registered here); `STALL_REVIEW_PAUSE_MS=11000` (over the 10 s keep-alive timeout) makes every one need one.
@@ -114,7 +121,7 @@ function sampleRss(pids: Record<FunctionName, number>): { stop(): Promise<Record
 }
 
 describe("the Node server under stalled connections (slow-loris), called by kube-apiserver", () => {
-  it(`closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`, { timeout: 120_000 }, async () => {
+  it(`closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`, { timeout: FILL_WITHIN_MS + 120_000 }, async () => {
     const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
     const pids = { expand: await findServerPid(baseUrl("expand")), authorize: await findServerPid(baseUrl("authorize")) };
     const idle = { expand: (await readProcessMemory(pids.expand)).rssBytes, authorize: (await readProcessMemory(pids.authorize)).rssBytes };
@@ -123,14 +130,18 @@ describe("the Node server under stalled connections (slow-loris), called by kube
     const stalls: Stall[] = [];
     let reviews: ReturnType<typeof createPodsUntilStopped> | undefined;
     try {
-      stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), { count: STALLED_PER_SERVER, noHandshakeEvery: NO_HANDSHAKE_EVERY, sustainMs: SUSTAIN_MS })));
+      const options = { count: STALLED_PER_SERVER, noHandshakeEvery: NO_HANDSHAKE_EVERY, sources: SOURCES, sustainMs: FILL_WITHIN_MS + SUSTAIN_MS };
+      stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), options)));
       // Reviews start once both servers hold as many stalled connections as their cap allows (the API server has no
       // connection open to them yet: it must get a new one in), and run until the last stalled one is closed.
-      const fullBy = performance.now() + 15_000;
+      const fullBy = performance.now() + FILL_WITHIN_MS;
       while (stalls.some((stall) => heldNow(stall) < MAX_CONNECTIONS - 8) && performance.now() < fullBy) await sleep(20);
       const fullMs = performance.now() - began;
+      for (const [i, stall] of stalls.entries()) expect(stall.mostHeld, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before anything is judged`).toBeGreaterThanOrEqual(MAX_CONNECTIONS - 8);
+      const sustained = setTimeout(() => stalls.forEach((stall) => stall.stopSustaining()), SUSTAIN_MS);
       reviews = createPodsUntilStopped();
       await Promise.all(stalls.map((stall) => stall.opened));
+      clearTimeout(sustained);
       const openedMs = performance.now() - began;
       const lastClosed = await Promise.all(stalls.map((stall) => stall.allClosed(CLOSE_WITHIN_MS + 5_000)));
       const { answered, failed, slowestMs } = await reviews.stop();
@@ -146,7 +157,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
           held: held.length,
           heldNoHandshake: held.filter((c) => c.kind === "no-handshake").length,
           mostHeld: stalls[i]!.mostHeld,
-          refused: connections.length - held.length,
+          turnedAway: connections.filter((c) => !c.held || (c.closedAfterMs ?? Number.POSITIVE_INFINITY) < TURNED_AWAY_WITHIN_MS).length,
           longestHeldMs: longest,
           lastClosedMs: lastClosed[i],
           idleMiB: idle[fn] / MIB,
@@ -158,7 +169,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
           figures
             .map(
               (f) =>
-                `${f.fn}: ${f.held} held (${f.heldNoHandshake} without handshake, at most ${f.mostHeld} at once), ${f.refused} refused at once, longest held ` +
+                `${f.fn}: ${f.held} held (${f.heldNoHandshake} without handshake, at most ${f.mostHeld} at once), ${f.turnedAway} turned away at once, longest held ` +
                 `${(f.longestHeldMs / 1000).toFixed(1)} s, last closed ` +
                 (f.lastClosedMs === undefined ? "never" : `${((f.lastClosedMs - openedMs) / 1000).toFixed(1)} s after the last was opened`) +
                 `, RSS idle ${f.idleMiB.toFixed(1)} MiB peak ${f.peakMiB.toFixed(1)} MiB`,
@@ -173,12 +184,11 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         expect(f.lastClosedMs, `${f.fn}: every stalled connection closed`).toBeDefined();
         expect(f.longestHeldMs, `${f.fn}: longest held`).toBeLessThan(CLOSE_WITHIN_MS);
         expect(f.peakMiB * MIB, `${f.fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
-        // The cap: the server holds no more than 512 at once and refuses the rest at once. Seen from this side, which
-        // learns of thousands of closes some event-loop turns late, up to 557 in runs on a loaded 2-core machine;
-        // without a cap all 1,200.
+        // The cap: the server holds no more than 512 at once and turns the rest away at once (refused, or closing an
+        // older unproven one). Seen from this side, which learns of thousands of closes some event-loop turns late, up
+        // to 557 in runs on a loaded 2-core machine; without a cap all 1,200.
         expect(f.mostHeld, `${f.fn}: most held at once`).toBeLessThanOrEqual(MAX_CONNECTIONS * 1.25);
-        expect(f.mostHeld, `${f.fn}: most held at once`).toBeGreaterThan(MAX_CONNECTIONS / 2);
-        expect(f.refused, `${f.fn}: refused at once`).toBeGreaterThan(0);
+        expect(f.turnedAway, `${f.fn}: turned away at once`).toBeGreaterThan(0);
       }
     } finally {
       await reviews?.stop();
