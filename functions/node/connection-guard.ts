@@ -1,10 +1,10 @@
 /**
  * Connection slots go to callers that proved themselves (docs/security.md, "Limits on what one request can cost").
  * A connection is unproven until it carries a request whose caller authentication passed; until then each answer on it
- * says `Connection: close`, it lives at most `unprovenLifetimeMs`, and one source address holds at most `perSource`
- * unproven connections. When all `maxConnections` slots are taken, a new connection takes the slot of the oldest
- * unproven one of the source holding the most, so the API server always gets a connection; it is refused only when
- * every slot is proven.
+ * says `Connection: close`, it lives at most `unprovenLifetimeMs`, one source address holds at most `perSource`
+ * unproven connections, and all sources together `maxUnproven`. When those or all `maxConnections` slots are taken, a
+ * new connection takes the slot of the oldest unproven one of the source holding the most, so the API server always
+ * gets a connection; it is refused only when every slot is proven.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
@@ -13,6 +13,8 @@ import type { Socket } from "node:net";
 export interface ConnectionGuardOptions {
   /** Connections held at once, proven or not. */
   maxConnections: number;
+  /** Unproven connections held at once, from every source. */
+  maxUnproven: number;
   /** Unproven connections held at once from one source address. */
   perSource: number;
   /** An unproven connection is closed this many ms after it was accepted. */
@@ -44,7 +46,8 @@ export interface ConnectionGuardCounts {
  *   answer keep the connection alive; `counts`.
  */
 export function guardConnections(server: Server, options: ConnectionGuardOptions) {
-  const { maxConnections, perSource, unprovenLifetimeMs } = options;
+  const { maxConnections, maxUnproven, perSource, unprovenLifetimeMs } = options;
+  let unprovenCount = 0;
   // Keyed by the peer's address and port, which the raw socket and, over TLS, the TLSSocket a request arrives on share.
   const slots = new Map<string, Slot>();
   /** Unproven slots per source, oldest first (a Set keeps insertion order). */
@@ -57,7 +60,9 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
   const settle = (slot: Slot): void => {
     clearTimeout(slot.timer);
     const group = unproven.get(slot.source);
-    if (group?.delete(slot) && group.size === 0) unproven.delete(slot.source);
+    if (!group?.delete(slot)) return;
+    unprovenCount--;
+    if (group.size === 0) unproven.delete(slot.source);
   };
   const forget = (slot: Slot): void => {
     settle(slot);
@@ -80,7 +85,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     const source = socket.remoteAddress ?? "";
     const group = unproven.get(source);
     if (group !== undefined && group.size >= perSource) close(group.values().next().value!, "evicted");
-    else if (slots.size >= maxConnections) {
+    else if (slots.size >= maxConnections || unprovenCount >= maxUnproven) {
       const victim = largestGroupOldest();
       if (victim === undefined) {
         counts.refused++;
@@ -93,6 +98,7 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
     slot.timer.unref();
     slots.set(slot.key, slot);
     unproven.set(source, (unproven.get(source) ?? new Set()).add(slot));
+    unprovenCount++;
     socket.once("close", () => forget(slot));
   });
 

@@ -33,10 +33,11 @@ const LIMITS = {
 const HANDSHAKE_TIMEOUT_MS = 5_000;
 /**
  * Connection slots (connection-guard.ts). 512: far more connections than API servers open, few enough to keep a replica
- * in its memory when every one is stalled. 64 per source: one address cannot hold more than an eighth of them
- * unproven. 10 s: the API server sends its review as soon as it connects, so it proves its connection at once.
+ * in its memory when every one is stalled. 256 unproven: an attacker replacing them as fast as it can keeps the
+ * replica well under its memory limit (docs/security.md). 64 per source: one address holds at most a quarter of those.
+ * 10 s: the API server sends its review as soon as it connects, so it proves its connection at once.
  */
-const CONNECTION_GUARD = { maxConnections: 512, perSource: 64, unprovenLifetimeMs: 10_000 } satisfies ConnectionGuardOptions;
+const CONNECTION_GUARD = { maxConnections: 512, maxUnproven: 256, perSource: 64, unprovenLifetimeMs: 10_000 } satisfies ConnectionGuardOptions;
 /** Longest wait for in-flight reviews when stopping: the longest webhook timeout (30 s); then the rest are closed. */
 const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */

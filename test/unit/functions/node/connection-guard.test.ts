@@ -20,13 +20,13 @@ afterEach(async () => {
 });
 
 /** A server whose `/review` proves its connection (as caller auth does) and whose other paths do not. */
-async function serve(maxConnections: number, perSource: number) {
+async function serve(maxConnections: number, perSource: number, maxUnproven = maxConnections) {
   const proven: { guard?: ReturnType<typeof guardConnections> } = {};
   server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     if (req.url === "/review") proven.guard?.prove(req, res);
     res.end("ok");
   });
-  const guard = (proven.guard = guardConnections(server, { maxConnections, perSource, unprovenLifetimeMs: LIFETIME_MS }));
+  const guard = (proven.guard = guardConnections(server, { maxConnections, maxUnproven, perSource, unprovenLifetimeMs: LIFETIME_MS }));
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return { port: (server.address() as AddressInfo).port, counts: guard.counts };
 }
@@ -105,6 +105,17 @@ describe("guardConnections", () => {
     expect(attacker.map((c) => c.state.closed)).toEqual([true, false, false]);
     expect(proven.state.closed).toBe(false);
     expect(await newcomer.ask("/review")).toMatch(/^connection: keep-alive/im);
+    expect(counts.evicted).toBe(1);
+  });
+
+  it("holds at most maxUnproven unproven connections, proven ones beside them", async () => {
+    const { port, counts } = await serve(8, 4, 2);
+    const proven = await open(port, 5);
+    await proven.ask("/review");
+    const attacker = [await open(port, 2), await open(port, 3)];
+    const newcomer = await open(port, 4);
+    await settle();
+    expect([...attacker.map((c) => c.state.closed), proven.state.closed, newcomer.state.closed]).toEqual([true, false, false, false]);
     expect(counts.evicted).toBe(1);
   });
 
