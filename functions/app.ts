@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { bearerTokens, callerAuth, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
@@ -24,10 +24,15 @@ export interface AppDeps extends ReviewRouteDeps, Pick<Config, "functions" | "ca
   ready?: () => boolean;
   /** Whether the functions can work against the API server: /readyz answers 503 when not. */
   readiness: ReadinessCheck;
+  /**
+   * Called once a review request's caller authentication passed, before its body is read: the Node server keeps that
+   * connection alive, and answers every other with `Connection: close` (functions/node/connection-guard.ts).
+   */
+  onCallerAuthenticated?: (c: Context<AppEnv>) => void;
 }
 
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
-export function configuredDeps(config: Config, runtime: Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness">): AppDeps {
+export function configuredDeps(config: Config, runtime: Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness" | "onCallerAuthenticated">): AppDeps {
   return {
     ...runtime,
     functions: config.functions,
@@ -75,7 +80,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return c.body(body, 200, { "content-type": contentType });
   });
 
-  const checks = [callerAuth(deps.callerAuth, deps), postJsonOnly, reviewDeadline(), reviewBody] as const;
+  const { onCallerAuthenticated } = deps;
+  const authenticated: MiddlewareHandler<AppEnv> = async (c, next) => {
+    onCallerAuthenticated?.(c);
+    await next();
+  };
+  const checks = [callerAuth(deps.callerAuth, deps), authenticated, postJsonOnly, reviewDeadline(), reviewBody] as const;
   for (const fn of deps.functions) {
     const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
     app.all(`/${fn}`, ...checks, handler);

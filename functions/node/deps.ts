@@ -12,9 +12,10 @@ import type { PrometheusMetrics } from "./prometheus.ts";
 
 /**
  * Options of {@link buildNodeDeps}: `write` takes JSON log lines (default stdout); the rest only the Node server has:
- * the client certificate (it terminates TLS), Prometheus metrics, and `ready`, false once it is shutting down.
+ * the client certificate (it terminates TLS), Prometheus metrics, `ready`, false once it is shutting down, and
+ * `onCallerAuthenticated` (its connection guard).
  */
-type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready">> & { write?: (line: string) => void; prometheus?: PrometheusMetrics };
+type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready" | "onCallerAuthenticated">> & { write?: (line: string) => void; prometheus?: PrometheusMetrics };
 
 /**
  * Parses `env` for `runtime`, loads the kubeconfig and builds the kube client.

@@ -3,7 +3,7 @@
  * reload (tls-reload.ts), the caller's client certificate for CALLER_AUTH=mtls, and graceful shutdown.
  */
 import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { IncomingMessage, Server, ServerOptions as HttpServerOptions, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
@@ -12,6 +12,7 @@ import type { Bindings } from "../../shared/config/index.ts";
 import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
+import { guardConnections, type ConnectionGuardOptions } from "./connection-guard.ts";
 import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
 import { readTlsMaterial, watchTlsFiles, type TlsMaterial } from "./tls-reload.ts";
@@ -30,8 +31,13 @@ const LIMITS = {
 } satisfies HttpServerOptions;
 /** A TLS handshake must finish within this (Node's default: 120 s). */
 const HANDSHAKE_TIMEOUT_MS = 5_000;
-/** Far more connections than API servers open, few enough to keep a replica in its memory when every one is stalled. */
-const MAX_CONNECTIONS = 512;
+/**
+ * Connection slots (connection-guard.ts). 512: far more connections than API servers open, few enough to keep a replica
+ * in its memory when every one is stalled. 256 unproven: an attacker replacing them as fast as it can keeps the
+ * replica well under its memory limit (docs/security.md). 64 per source: one address holds at most a quarter of those.
+ * 10 s: the API server sends its review as soon as it connects, so it proves its connection at once.
+ */
+const CONNECTION_GUARD = { maxConnections: 512, maxUnproven: 256, perSource: 64, unprovenLifetimeMs: 10_000 } satisfies ConnectionGuardOptions;
 /** Longest wait for in-flight reviews when stopping: the longest webhook timeout (30 s); then the rest are closed. */
 const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */
@@ -46,11 +52,14 @@ const DRAIN_SWEEP_MS = 50;
  */
 export async function startNodeServer(env: Bindings, write?: (line: string) => void) {
   let ready = true;
+  // Set once the server exists, which is built after the app; no request arrives before.
+  const connections: { prove?: (c: Context<AppEnv>) => void } = {};
   const { config, deps, close } = await buildNodeDeps(env, "node", {
     ...(write && { write }),
     clientCertificate: readClientCertificate,
     prometheus: createPrometheusMetrics(),
     ready: () => ready,
+    onCallerAuthenticated: (c) => connections.prove?.(c),
   });
   const { logger } = deps;
   // A stray rejection must not take the process down with every in-flight review (fail closed, keep serving).
@@ -61,7 +70,8 @@ export async function startNodeServer(env: Bindings, write?: (line: string) => v
   const caFile = callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined;
   const files = certFile && keyFile ? { certFile, keyFile, caFile } : undefined;
   const tls = files && (await readTlsMaterial(files));
-  const { server, port } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls });
+  const { server, port, proveCaller } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls });
+  connections.prove = proveCaller;
   const reloader = files && tls && watchTlsFiles(server as HttpsServer, files, tls, logger);
   logger.log("info", "listening", { port, tls: files !== undefined, functions: config.functions.join(",") });
   let closing: Promise<void> | undefined;
@@ -102,9 +112,10 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
 
 /**
  * Serves `app` through @hono/node-server with the limits above, over HTTPS when `tls` is given (the API server only
- * calls webhooks over HTTPS); resolves once listening, with the bound port. With a client CA (`tls.ca`) the server asks
- * for a certificate and verifies it but keeps connections without one (`rejectUnauthorized: false`): caller auth
- * answers those with a clean 401, and /healthz stays reachable.
+ * calls webhooks over HTTPS); resolves once listening, with the bound port and `proveCaller`, the app's
+ * `onCallerAuthenticated` (connection-guard.ts). With a client CA (`tls.ca`) the server asks for a certificate and
+ * verifies it but keeps connections without one (`rejectUnauthorized: false`): caller auth answers those with a clean
+ * 401, and /healthz stays reachable.
  */
 export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined }) {
   const { tls } = options;
@@ -114,12 +125,16 @@ export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostn
     ...(https && { createServer: createHttpsServer }),
     serverOptions: { ...LIMITS, ...https },
   }) as Server | HttpsServer;
-  server.maxConnections = MAX_CONNECTIONS;
+  const guard = guardConnections(server, CONNECTION_GUARD);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, resolve);
   });
-  return { server, port: (server.address() as AddressInfo).port };
+  const proveCaller = (c: Context<AppEnv>): void => {
+    const { incoming, outgoing } = c.env as Partial<HttpBindings>;
+    if (incoming && outgoing) guard.prove(incoming, outgoing);
+  };
+  return { server, port: (server.address() as AddressInfo).port, proveCaller, connectionCounts: guard.counts };
 }
 
 /** The client certificate of a request's TLS connection, from the adapter's `c.env.incoming`; undefined over plain HTTP. */

@@ -3,9 +3,10 @@
  * production runs them (the esbuild bundle of functions/node/index.ts with the heap limits of `npm start`), registered
  * as the cluster's webhooks. Each server is kept under STALLED_PER_SERVER connections that finish TLS and send half a
  * header, or never start the handshake, for SUSTAIN_MS, every one it closes or refuses replaced. Meanwhile GMSA pods
- * are created through the API server and must be expanded and authorized (the first while the 512-connection cap is
+ * are created through the API server and must be expanded and authorized (the first while the cap is
  * full), each server's resident memory must stay under a 128 MiB container limit, the server must hold no more than
- * its cap and refuse the rest at once, and close every stalled connection within 20 s of opening it. Prints the figures
+ * its cap, and close every stalled connection within 20 s of opening it. Nothing is
+ * judged until the attacker holds a full cap (a busy machine slows the attacker too). Prints the figures
  * (docs/security.md, "Limits on what one request can cost").
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -32,15 +33,19 @@ const RSS_LIMIT_BYTES = 128 * 1024 * 1024;
 /** Every stalled connection must be closed by the server within this of opening. */
 const CLOSE_WITHIN_MS = 20_000;
 const RSS_SAMPLE_MS = 100;
-/** The attacker keeps refilling the slots the server frees for this long (over two headers timeouts). */
+/** Once it holds a full cap, the attacker keeps refilling the slots the server frees for this long (over two headers timeouts). */
 const SUSTAIN_MS = 15_000;
+/** The attacker must hold a full cap within this, on a busy machine too, before anything is judged. */
+const FILL_WITHIN_MS = 60_000;
+/** Source addresses per server: 60 connections each, under the server's 64 per source. */
+const SOURCES = 20;
 /**
  * Between pod creates. The first needs a new connection while the cap is full (the API server has none open to the
  * webhooks registered here); `STALL_REVIEW_PAUSE_MS=11000` (over the 10 s keep-alive timeout) makes every one need one.
  */
 const REVIEW_PAUSE_MS = Number(process.env["STALL_REVIEW_PAUSE_MS"] ?? 100);
-/** The server's connection cap (functions/node/server.ts). */
-const MAX_CONNECTIONS = 512;
+/** The server's cap of connections without an authenticated review, all of the attacker's (functions/node/server.ts). */
+const UNPROVEN_CAP = 256;
 const MIB = 1024 * 1024;
 
 let stack: FunctionsStack;
@@ -63,9 +68,6 @@ afterAll(async () => {
   await stack?.stop();
   if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true });
 });
-
-/** Connections the server holds now. */
-const heldNow = (stall: Stall) => stall.connections.filter((c) => c.held && c.closedAfterMs === undefined).length;
 
 /** Creates GMSA pods one after another until `stop()`; each must be stored with webapp01's contents inlined. */
 function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed: string[]; slowestMs: number }> } {
@@ -114,7 +116,7 @@ function sampleRss(pids: Record<FunctionName, number>): { stop(): Promise<Record
 }
 
 describe("the Node server under stalled connections (slow-loris), called by kube-apiserver", () => {
-  it(`closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`, { timeout: 120_000 }, async () => {
+  it(`closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`, { timeout: FILL_WITHIN_MS + 120_000 }, async () => {
     const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
     const pids = { expand: await findServerPid(baseUrl("expand")), authorize: await findServerPid(baseUrl("authorize")) };
     const idle = { expand: (await readProcessMemory(pids.expand)).rssBytes, authorize: (await readProcessMemory(pids.authorize)).rssBytes };
@@ -123,14 +125,20 @@ describe("the Node server under stalled connections (slow-loris), called by kube
     const stalls: Stall[] = [];
     let reviews: ReturnType<typeof createPodsUntilStopped> | undefined;
     try {
-      stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), { count: STALLED_PER_SERVER, noHandshakeEvery: NO_HANDSHAKE_EVERY, sustainMs: SUSTAIN_MS })));
+      const options = { count: STALLED_PER_SERVER, noHandshakeEvery: NO_HANDSHAKE_EVERY, sources: SOURCES, sustainMs: FILL_WITHIN_MS + SUSTAIN_MS };
+      stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), options)));
       // Reviews start once both servers hold as many stalled connections as their cap allows (the API server has no
       // connection open to them yet: it must get a new one in), and run until the last stalled one is closed.
-      const fullBy = performance.now() + 15_000;
-      while (stalls.some((stall) => heldNow(stall) < MAX_CONNECTIONS - 8) && performance.now() < fullBy) await sleep(20);
+      const fullBy = performance.now() + FILL_WITHIN_MS;
+      // Held at once as the attacker counts it: with the server replacing unproven connections, the count at any one
+      // sample moves around the cap.
+      while (stalls.some((stall) => stall.mostHeld < UNPROVEN_CAP - 8) && performance.now() < fullBy) await sleep(20);
       const fullMs = performance.now() - began;
+      for (const [i, stall] of stalls.entries()) expect(stall.mostHeld, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before anything is judged`).toBeGreaterThanOrEqual(UNPROVEN_CAP - 8);
+      const sustained = setTimeout(() => stalls.forEach((stall) => stall.stopSustaining()), SUSTAIN_MS);
       reviews = createPodsUntilStopped();
       await Promise.all(stalls.map((stall) => stall.opened));
+      clearTimeout(sustained);
       const openedMs = performance.now() - began;
       const lastClosed = await Promise.all(stalls.map((stall) => stall.allClosed(CLOSE_WITHIN_MS + 5_000)));
       const { answered, failed, slowestMs } = await reviews.stop();
@@ -173,12 +181,10 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         expect(f.lastClosedMs, `${f.fn}: every stalled connection closed`).toBeDefined();
         expect(f.longestHeldMs, `${f.fn}: longest held`).toBeLessThan(CLOSE_WITHIN_MS);
         expect(f.peakMiB * MIB, `${f.fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
-        // The cap: the server holds no more than 512 at once and refuses the rest at once. Seen from this side, which
-        // learns of thousands of closes some event-loop turns late, up to 557 in runs on a loaded 2-core machine;
-        // without a cap all 1,200.
-        expect(f.mostHeld, `${f.fn}: most held at once`).toBeLessThanOrEqual(MAX_CONNECTIONS * 1.25);
-        expect(f.mostHeld, `${f.fn}: most held at once`).toBeGreaterThan(MAX_CONNECTIONS / 2);
-        expect(f.refused, `${f.fn}: refused at once`).toBeGreaterThan(0);
+        // The cap, judged once the attacker held it full (above): the server holds no more than 256 unproven at once,
+        // closing an older one for each newcomer. Seen from this side, which learns of closes some event-loop turns
+        // late, up to 283 in runs on a loaded 2-core machine; without a cap all 1,200.
+        expect(f.mostHeld, `${f.fn}: most held at once`).toBeLessThanOrEqual(UNPROVEN_CAP * 1.25);
       }
     } finally {
       await reviews?.stop();

@@ -1,6 +1,7 @@
 /**
  * Slow-loris clients for the end-to-end tests: connections that finish their TLS handshake and send half a request
- * header, or that never start the handshake, and then wait for the server to close them. Loopback only.
+ * header, or that never start the handshake, and then wait for the server to close them. Loopback only, from source
+ * addresses 127.0.0.2 onwards: 127.0.0.1 is the API server's own, and the server bounds what one source holds.
  */
 import { connect as connectTcp } from "node:net";
 import { connect as connectTls } from "node:tls";
@@ -20,6 +21,8 @@ export interface Stall {
   connections: StalledConnection[];
   /** Resolves once all `count` are open (held) or refused, and the sustained phase is over. */
   opened: Promise<void>;
+  /** Ends the sustained phase now. */
+  stopSustaining(): void;
   /** The most the server held open at once. */
   readonly mostHeld: number;
   /** Resolves once every connection is closed, or after `limitMs`; the last close, in ms since the stall began. */
@@ -42,6 +45,8 @@ export interface StallOptions {
   count: number;
   /** Every this many, one is a bare TCP connection that never sends a byte. */
   noHandshakeEvery: number;
+  /** Source addresses to spread the connections over, 127.0.0.2 onwards. */
+  sources: number;
   /**
    * After the first `count`, keep `count` open until this many ms after the first: each one the server closes or
    * refuses is replaced (after a pause of {@link RETRY_PAUSE_MS} when refused), as an attacker refilling the slots the
@@ -57,8 +62,9 @@ const RETRY_PAUSE_MS = 50;
  * Opens stalled connections to `127.0.0.1:port`: TLS connections that send {@link HALF_HEADER}, and bare TCP ones,
  * {@link OPENING_CONCURRENCY} at a time.
  */
-export function openStalledConnections(port: number, { count, noHandshakeEvery, sustainMs = 0 }: StallOptions): Stall {
+export function openStalledConnections(port: number, { count, noHandshakeEvery, sources, sustainMs = 0 }: StallOptions): Stall {
   const began = performance.now();
+  let sustainUntil = began + sustainMs;
   const connections: StalledConnection[] = [];
   const sockets: { destroy(): void }[] = [];
   const closes: Promise<void>[] = [];
@@ -73,10 +79,13 @@ export function openStalledConnections(port: number, { count, noHandshakeEvery, 
       const record: StalledConnection = { kind, held: false };
       connections.push(record);
       const opened = performance.now();
+      // The source address is chosen on the TCP socket (tls.connect's options do not declare it).
+      const tcp = connectTcp({ host: "127.0.0.1", port, localAddress: `127.0.0.${2 + (index % sources)}` });
+      tcp.on("error", () => undefined);
       const socket =
         kind === "no-handshake"
-          ? connectTcp({ host: "127.0.0.1", port })
-          : connectTls({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+          ? tcp
+          : connectTls({ socket: tcp, rejectUnauthorized: false }, () => {
               record.held = true;
               countHeld();
               socket.write(HALF_HEADER);
@@ -113,7 +122,7 @@ export function openStalledConnections(port: number, { count, noHandshakeEvery, 
   const opened = Promise.all(
     Array.from({ length: OPENING_CONCURRENCY }, async () => {
       while (next < count) await open(next++);
-      while (performance.now() - began < sustainMs) {
+      while (performance.now() < sustainUntil) {
         // At most `count` open at once: refill only what the server closed or refused.
         if (openNow() >= count) {
           await pause();
@@ -129,6 +138,9 @@ export function openStalledConnections(port: number, { count, noHandshakeEvery, 
   return {
     connections,
     opened,
+    stopSustaining() {
+      sustainUntil = 0;
+    },
     get mostHeld() {
       return mostHeld;
     },

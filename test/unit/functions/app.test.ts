@@ -188,6 +188,16 @@ describe("createApp", () => {
       expect(gmsa.callCount()).toBe(2);
     });
 
+    it("calls onCallerAuthenticated for a review whose caller passed, never for a refused one or an open route", async () => {
+      let calls = 0;
+      const { app } = createTestApp({ callerAuth: { mode: "bearer", tokens: ["s3cret-token"] }, onCallerAuthenticated: () => void calls++ });
+      expect((await app.request("/authorize", post(JSON.stringify(buildReview(gmsaPod)), { ...json, authorization: "Bearer wrong" }))).status).toBe(401);
+      for (const path of ["/healthz", "/version", "/metrics", "/nothing"]) await app.request(path);
+      expect(calls).toBe(0);
+      await postReview(app, "expand", buildReview(gmsaPod), { headers: { authorization: "Bearer s3cret-token" } });
+      expect(calls).toBe(1);
+    });
+
     it("keeps /healthz, /version and /metrics open: the admission token is for the API server only", async () => {
       const { app } = setup();
       expect((await app.request("/healthz")).status).toBe(200);

@@ -1,0 +1,141 @@
+/**
+ * Connection slots held by idle keep-alive connections (issue 37, M1), through the real kube-apiserver: both functions
+ * run as production runs them (the bundle, `npm start`'s heap flags), registered as the cluster's webhooks. An attacker
+ * with no credential holds more connections than the server's cap from several loopback addresses, each after one
+ * `GET /healthz`, and refills every one the server closes. Once it has the cap full, GMSA pods are created through the
+ * API server, six at once, for CREATE_MS: none may be refused, and each server's resident memory must stay under a
+ * 128 MiB container limit. Prints the figures (docs/security.md, "Limits on what one request can cost").
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, deleteWebhooks } from "../../infra/local/apply.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
+import { buildPod, createPod, deletePods, parsed, readCredSpec } from "./support/pods.ts";
+import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
+
+const cluster = inject("cluster");
+const GROUP = "connection-slots";
+/** The server's connection cap (functions/node/server.ts). */
+const MAX_CONNECTIONS = 512;
+/** Per server: 10 source addresses of 60 connections, more than the cap. */
+const SOURCES = 10;
+const PER_SOURCE = 60;
+/** Pod creates run this long while the attack holds the cap: past the API server's own 90 s idle timeout. */
+const CREATE_MS = Number(process.env["SLOTS_CREATE_MS"] ?? 150_000);
+/** Creates sent at once, each round, as the review saw them (6 parallel GMSA pod creates). */
+const PARALLEL_CREATES = 6;
+const ROUND_PAUSE_MS = 1_000;
+/** The attacker must have the cap full within this, on a busy machine too, before anything is judged. */
+const FILL_WITHIN_MS = 60_000;
+/** The container limit of the chart's default resources. */
+const RSS_LIMIT_BYTES = 128 * 1024 * 1024;
+const RSS_SAMPLE_MS = 100;
+const MIB = 1024 * 1024;
+
+let stack: FunctionsStack;
+let bundleDir: string;
+let webapp01: unknown;
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  webapp01 = await readCredSpec(cluster, "webapp01");
+  bundleDir = await mkdtemp(join(cluster.dir, "gmsa-slots-bundle-"));
+  const entry = join(bundleDir, (await buildNodeTarget("server", bundleDir)).entry);
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, nodeEntry: entry, nodeArgs: NODE_SERVER_OPTIONS.split(" ") });
+  await applyFunctionsWebhooks(cluster, stack);
+}, 180_000);
+
+afterAll(async () => {
+  await deleteWebhooks(cluster);
+  await deletePods(cluster, GROUP);
+  await stack?.stop();
+  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true });
+});
+
+/** Creates GMSA pods PARALLEL_CREATES at a time for `forMs`; each must be stored with webapp01's contents inlined. */
+async function createPodsFor(forMs: number): Promise<{ answered: number; refused: string[]; slowestMs: number }> {
+  const ends = performance.now() + forMs;
+  let answered = 0;
+  let slowestMs = 0;
+  const refused: string[] = [];
+  for (let round = 0; performance.now() < ends; round++) {
+    await Promise.all(
+      Array.from({ length: PARALLEL_CREATES }, async (_, i) => {
+        const pod = buildPod(GROUP, `slots-${round}-${i}`, { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+        const sent = performance.now();
+        const created = await createPod(cluster, pod);
+        slowestMs = Math.max(slowestMs, performance.now() - sent);
+        const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
+        if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
+        else refused.push(`round ${round} pod ${i} at ${((performance.now() + forMs - ends) / 1000).toFixed(0)} s: ${created.status} ${created.body.message ?? ""}`);
+      }),
+    );
+    await sleep(ROUND_PAUSE_MS);
+  }
+  return { answered, refused, slowestMs };
+}
+
+/** Samples each server's VmRSS until `stop()`; the peaks. */
+function sampleRss(pids: Record<FunctionName, number>): { stop(): Promise<Record<FunctionName, number>> } {
+  const peak: Record<FunctionName, number> = { expand: 0, authorize: 0 };
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (const fn of FUNCTION_NAMES) peak[fn] = Math.max(peak[fn], (await readProcessMemory(pids[fn])).rssBytes);
+      await sleep(RSS_SAMPLE_MS);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return peak;
+    },
+  };
+}
+
+describe("the Node server's connection slots under idle keep-alive connections, called by kube-apiserver", () => {
+  it(`refuses no GMSA pod create while an attacker holds the ${MAX_CONNECTIONS}-connection cap with idle keep-alives, under 128 MiB`, { timeout: CREATE_MS + FILL_WITHIN_MS + 60_000 }, async () => {
+    const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
+    const pids = { expand: await findServerPid(baseUrl("expand")), authorize: await findServerPid(baseUrl("authorize")) };
+    const idleRss = { expand: (await readProcessMemory(pids.expand)).rssBytes, authorize: (await readProcessMemory(pids.authorize)).rssBytes };
+    const rss = sampleRss(pids);
+    const attacks: IdleAttack[] = [];
+    try {
+      const durationMs = FILL_WITHIN_MS + CREATE_MS + 5_000;
+      attacks.push(...FUNCTION_NAMES.map((fn) => holdIdleConnections(Number(new URL(baseUrl(fn)).port), { sources: SOURCES, perSource: PER_SOURCE, durationMs })));
+      // Judge the server only once the attacker presents a full cap to each (on a busy machine it takes longer).
+      const began = performance.now();
+      while (attacks.some((a) => a.mostOpen < MAX_CONNECTIONS) && performance.now() - began < FILL_WITHIN_MS) await sleep(50);
+      const fullMs = performance.now() - began;
+      const filled = attacks.map((a) => a.mostOpen);
+      for (const [i, most] of filled.entries()) expect(most, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before the creates`).toBeGreaterThanOrEqual(MAX_CONNECTIONS);
+
+      const { answered, refused, slowestMs } = await createPodsFor(CREATE_MS);
+      const peak = await rss.stop();
+      console.log(
+        `[slots] attacker ${SOURCES}x${PER_SOURCE} per server, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +
+          FUNCTION_NAMES.map((fn, i) => {
+            const a = attacks[i]!;
+            return `${fn}: at most ${a.mostOpen} open and ${a.mostIdle} idle at once, ${a.opened} opened, ${a.toldToClose} told to close, RSS idle ${(idleRss[fn] / MIB).toFixed(1)} MiB peak ${(peak[fn] / MIB).toFixed(1)} MiB`;
+          }).join("; ") +
+          `; pod creates over ${(CREATE_MS / 1000).toFixed(0)} s: ${answered} answered (slowest ${slowestMs.toFixed(0)} ms), ${refused.length} refused` +
+          (refused.length > 0 ? ` (first: ${refused[0]})` : ""),
+      );
+
+      expect(refused).toEqual([]);
+      expect(answered).toBeGreaterThanOrEqual(PARALLEL_CREATES);
+      for (const fn of FUNCTION_NAMES) expect(peak[fn], `${fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
+    } finally {
+      for (const attack of attacks) attack.stop();
+      await rss.stop();
+      await Promise.all(attacks.map((a) => a.done));
+    }
+  });
+});
