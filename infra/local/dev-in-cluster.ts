@@ -6,6 +6,7 @@
  */
 import { exampleCommand, runExample } from "./dev-example.ts";
 import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "./in-cluster.ts";
+import { watchParent } from "./parent-watch.ts";
 
 /** The release and namespace `npm run dev -- --in-cluster` installs. */
 const RELEASE = "gmsa-webhooks";
@@ -50,6 +51,8 @@ export async function runInClusterDev(check: boolean, kubeVersion?: string): Pro
       void (stack?.stop() ?? Promise.resolve()).finally(() => process.exit(0));
     });
   }
+  // The same stop as a signal when npm is gone without passing one on (parent-watch.ts).
+  watchParent(() => process.kill(process.pid, "SIGTERM"));
   const started = Date.now();
   try {
     stack = await startInClusterStack({ progress, ...(kubeVersion === undefined ? {} : { kubeVersion }) });

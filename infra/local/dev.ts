@@ -27,6 +27,7 @@ import { runInClusterDev } from "./dev-in-cluster.ts";
 import { exampleCommand, runExample } from "./dev-example.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsRuntime, type FunctionsStack } from "./stack.ts";
 import { createCallerToken } from "./webhook-caller-auth.ts";
+import { watchParent } from "./parent-watch.ts";
 
 function progress(message: string): void {
   process.stderr.write(`[dev] ${message}\n`);
@@ -91,6 +92,8 @@ async function main(): Promise<number> {
       void stopAll().finally(() => process.exit(0));
     });
   }
+  // The same stop as a signal when npm is gone without passing one on (parent-watch.ts).
+  watchParent(() => process.kill(process.pid, "SIGTERM"));
   try {
     progress("checking kube-apiserver and etcd (built from source on first use: about 5 minutes)");
     const binaries = await ensureBinaries(kubeVersion);

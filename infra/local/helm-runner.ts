@@ -4,6 +4,7 @@
  * values given as objects (written as files: JSON is YAML).
  */
 import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,14 +36,20 @@ export async function createHelmRunner(helmPath: string): Promise<HelmRunner> {
     HELM_CONFIG_HOME: join(home, "config"),
     HELM_DATA_HOME: join(home, "data"),
   };
+  // A signal that ends the process before close() (Ctrl-C while the node starts) still removes the folder.
+  const removeHome = (): void => rmSync(home, { recursive: true, force: true });
+  process.once("exit", removeHome);
   let files = 0;
   return {
     async run(args, options = {}) {
       const extra: string[] = [];
+      let valuesFile: string | undefined;
       if (options.values !== undefined) {
-        const file = join(home, `values-${++files}.yaml`);
-        await writeFile(file, JSON.stringify(options.values));
-        extra.push("-f", file);
+        valuesFile = join(home, `values-${++files}.yaml`);
+        // Owner-only, and deleted as soon as helm has read it: the values hold the caller token, and a
+        // Ctrl-C between here and close() must not leave it on disk.
+        await writeFile(valuesFile, JSON.stringify(options.values), { mode: 0o600 });
+        extra.push("-f", valuesFile);
       }
       if (options.kubeconfig !== undefined) extra.push("--kubeconfig", options.kubeconfig);
       try {
@@ -52,8 +59,13 @@ export async function createHelmRunner(helmPath: string): Promise<HelmRunner> {
         const failed = error as { code?: number | string; stdout?: string; stderr?: string };
         if (typeof failed.code !== "number") throw error;
         return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+      } finally {
+        if (valuesFile !== undefined) await rm(valuesFile, { force: true });
       }
     },
-    close: () => rm(home, { recursive: true, force: true }),
+    async close() {
+      process.removeListener("exit", removeHome);
+      await rm(home, { recursive: true, force: true });
+    },
   };
 }

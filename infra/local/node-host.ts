@@ -32,13 +32,17 @@ interface HostState {
   shim: string;
   /** `iptables-save` of each table before the node started: rules and chains found there are left alone. */
   iptables: Record<string, string>;
+  /** The same for `ip6tables-save`: the kubelet adds its KUBE-* chains to both families. Absent in older states. */
+  ip6tables?: Record<string, string>;
 }
+
+type IptablesFamily = "iptables" | "ip6tables";
 
 const TABLES = ["filter", "nat", "mangle"];
 
-function iptablesSave(table: string): string {
+function iptablesSave(table: string, family: IptablesFamily = "iptables"): string {
   try {
-    return sh("iptables-save", ["-t", table]);
+    return sh(`${family}-save`, ["-t", table]);
   } catch {
     return "";
   }
@@ -115,6 +119,7 @@ export function prepareNodeHost(dir: string, apiserverPort: number, containerdDi
   const state: HostState = {
     shim: realpathSync(join(containerdDir, "containerd-shim-runc-v2")),
     iptables: Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table)])),
+    ip6tables: Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table, "ip6tables")])),
     sysctls: Object.fromEntries(SYSCTLS.map((name) => [name, readFileSync(`/proc/sys/${name}`, "utf8").trim()])),
     createdPaths: FIXED_PATHS.filter((path) => !existsSync(path)),
     netnsBefore: netnsNames(),
@@ -185,9 +190,9 @@ function mountsUnder(prefixes: string[]): string[] {
  * Deletes the iptables rules and chains the kubelet (KUBE-*) and the CNI plugins (CNI-*) added, and our DNAT rule:
  * what `before` (the tables' state when the node started) does not hold.
  */
-function cleanIptables(before: Record<string, string>): void {
+function cleanIptables(before: Record<string, string>, family: IptablesFamily = "iptables"): void {
   for (const table of TABLES) {
-    const saved = iptablesSave(table);
+    const saved = iptablesSave(table, family);
     if (saved === "") continue;
     const old = before[table] ?? "";
     const oldChains = new Set([...old.matchAll(/^:(\S+) /gm)].map((match) => match[1]!));
@@ -211,7 +216,7 @@ function cleanIptables(before: Record<string, string>): void {
       "COMMIT",
       "",
     ].join("\n");
-    trySh("iptables-restore", ["--noflush"], script);
+    trySh(`${family}-restore`, ["--noflush"], script);
   }
 }
 
@@ -249,6 +254,8 @@ export function cleanNodeHost(dir: string): void {
   trySh("ip", ["link", "del", NODE_BRIDGE]);
   // Without the saved state (a run that died before saving it) there is nothing of ours to tell apart: only our rule.
   cleanIptables(state?.iptables ?? Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table).replace(/^.*gmsa-webhooks-node.*$/gm, "")])));
+  // No saved ip6tables state (none saved, or a state from before it was saved): leave IPv6 as it is.
+  if (state?.ip6tables !== undefined) cleanIptables(state.ip6tables, "ip6tables");
   for (const name of controllers) removeCgroup(join(CGROUP_ROOT, name, "kubepods"));
   for (const [name, value] of Object.entries(state?.sysctls ?? {})) {
     try {

@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { PLUGIN_INPUT_MARKER, loadCredSpecFixture, parseYamlDocuments, readCredS
 // Runs the real bin in a child process with this Node (24: it strips the .ts types), as npx would.
 const BIN = "functions/cli/gmsa-webhooks.ts";
 const FIXTURES = "test/support/fixtures/credspec";
+const OLD_NODE = existsSync("/usr/bin/node") ? "/usr/bin/node" : undefined;
 const NON_DOMAIN_JOINED = `${FIXTURES}/webapp1-non-domain-joined.json`;
 
 interface Run {
@@ -121,13 +122,13 @@ describe("gmsa-webhooks credspec (the bin)", () => {
   });
 });
 
-describe("kubectl-gmsa (the same bin, as kubectl runs a plugin)", () => {
-  async function runAsPlugin(args: string[]): Promise<Run> {
+describe("kubectl-gmsa (the documented link to functions/cli/entry.mjs, as kubectl runs a plugin)", () => {
+  async function runAsPlugin(args: string[], node = process.execPath): Promise<Run> {
     // kubectl runs the kubectl-gmsa it finds on PATH by that name; a symlink keeps the name, as npm's bin links do.
     const dir = await tempDir();
-    await symlink(path.join(REPO_ROOT, BIN), path.join(dir, "kubectl-gmsa"));
+    await symlink(path.join(REPO_ROOT, "functions/cli/entry.mjs"), path.join(dir, "kubectl-gmsa"));
     return new Promise((resolve) => {
-      execFile(process.execPath, [path.join(dir, "kubectl-gmsa"), ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
+      execFile(node, [path.join(dir, "kubectl-gmsa"), ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
         resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, stdout, stderr });
       });
     });
@@ -144,5 +145,13 @@ describe("kubectl-gmsa (the same bin, as kubectl runs a plugin)", () => {
     const run = await runAsPlugin(["-o", "json", "nope"]);
     expect(run).toMatchObject({ code: 2, stdout: "" });
     expect(run.stderr).toMatch(/^kubectl gmsa: unknown command "nope"/);
+  });
+
+  // The machines this project runs on ship an older system Node (Debian's), the one a link run outside npm finds.
+  const oldNode = OLD_NODE !== undefined && Number(/^v(\d+)/.exec(execFileSync(OLD_NODE, ["--version"], { encoding: "utf8" }))?.[1]) < 24;
+  it.skipIf(!oldNode)("on a Node older than 24 says so in one line and exits 1, with no stack trace", async () => {
+    const run = await runAsPlugin(["--help"], OLD_NODE);
+    expect(run).toMatchObject({ code: 1, stdout: "" });
+    expect(run.stderr).toMatch(/^kubectl-gmsa: needs Node 24 or later, found v\d+\.\d+\.\d+ at \S+; put the project's Node first on PATH .*\n$/);
   });
 });
