@@ -41,6 +41,7 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   findings.push(...webhooks.findings);
   for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, Date.now())));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
+  skipReadinessOfUnboundFunctions(findings);
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
   const context = { existing: credspecs.existing, optedOut: await optedOutNamespaces(cluster), templates: await listPodTemplates(cluster) };
   findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, context) : [pods]));
@@ -54,6 +55,18 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   }
   if (webhooks.found.length === 0) findings.push(finding("end-to-end", "skip", "no webhook of ours is registered"));
   return findings;
+}
+
+/**
+ * A function without its RBAC is not Ready (its /readyz asks the API server), so `rbac/FN` names the fault and a
+ * failing `readyz/FN` becomes a skip saying so; a Deployment scaled to 0 is a fault of its own and stays.
+ */
+function skipReadinessOfUnboundFunctions(findings: Finding[]): void {
+  for (const fn of FUNCTION_NAMES) {
+    if (!findings.some((f) => f.check === `rbac/${fn}` && f.status === "fail")) continue;
+    const index = findings.findIndex((f) => f.check === `readyz/${fn}` && f.status === "fail" && !f.message.includes("scaled to 0"));
+    if (index !== -1) findings[index] = { ...findings[index]!, status: "skip", message: `${findings[index]!.message} (follows from rbac/${fn} below)` };
+  }
 }
 
 /** `gmsa-webhooks doctor --help`. */
