@@ -74,8 +74,8 @@ const DOCTOR_USAGE = `Usage: gmsa-webhooks doctor [options]
 
 Checks that an install works, read-only (GETs, access reviews, dry runs): the CRD,
 both webhook configurations, their certificates, the functions' /readyz and RBAC,
-every credspec, Windows nodes and GMSA pods, and two dry-run pod creates through
-the API server (one expanded, one refused with 403). One line per check, with
+every credspec, Windows nodes, GMSA pods and the pod templates of workloads, and
+two dry-run pod creates through the API server (one expanded, one refused with 403). One line per check, with
 what is wrong and how to fix it (docs/doctor.md).
 
 Options:
