@@ -2,9 +2,13 @@
  * `npm run dev -- --in-cluster`: the chart as an operator installs it, on a real node of the local cluster
  * (in-cluster.ts): `helm install` in inCluster mode with the production image, both functions with two Ready
  * replicas behind their Services, the webhooks registered by service reference. Prints the example; Ctrl-C stops the
- * node and the cluster and undoes every host change. `--check` creates the example pod once and exits 0 or 1.
+ * node and the cluster and undoes every host change. `--check` runs `gmsa-webhooks doctor` and creates the example pod
+ * once, and exits 0 when both pass, else 1.
  */
+import { execFile } from "node:child_process";
+import { REPO_ROOT } from "../repo-root.ts";
 import { exampleCommand, runExample } from "./dev-example.ts";
+import { nodeBinary } from "./node-binary.ts";
 import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "./in-cluster.ts";
 import { watchParent } from "./parent-watch.ts";
 
@@ -14,6 +18,18 @@ const NAMESPACE = "gmsa-in-cluster";
 
 function progress(message: string): void {
   process.stderr.write(`[dev] ${message}\n`);
+}
+
+/** The real `gmsa-webhooks doctor` against the install, as an operator runs it; its report goes to stdout. */
+function runDoctorCli(kubeconfig: string): Promise<number> {
+  return new Promise((resolve) => {
+    const args = ["functions/cli/gmsa-webhooks.ts", "doctor", "--kubeconfig", kubeconfig];
+    execFile(nodeBinary(), args, { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
+      process.stdout.write(stdout);
+      process.stderr.write(stderr);
+      resolve(error === null ? 0 : typeof error.code === "number" ? error.code : 1);
+    });
+  });
 }
 
 function printReady(stack: InClusterStack, seconds: string): void {
@@ -30,6 +46,9 @@ Create the example pod (infra/samples/pod.yaml: service account gmsa-app, credsp
 the credspec the webhooks inlined:
 
   ${exampleCommand(cluster)}
+
+Check the install (docs/doctor.md):
+  npx gmsa-webhooks doctor --kubeconfig ${cluster.adminKubeconfig}
 
 Pods and their logs:
   KUBECONFIG=${cluster.adminKubeconfig} kubectl -n ${NAMESPACE} get pods -o wide
@@ -67,13 +86,17 @@ export async function runInClusterDev(check: boolean, kubeVersion?: string): Pro
       setInterval(() => undefined, 1 << 30);
       return await new Promise<number>(() => undefined);
     }
+    progress("--check: gmsa-webhooks doctor on the install");
+    const doctor = await runDoctorCli(stack.cluster.adminKubeconfig);
+    console.log(`doctor: exit ${doctor}`);
     progress("--check: creating infra/samples/pod.yaml once");
     const result = await runExample(stack.cluster);
     console.log(`\ncheck: pod ${result.podName}: gmsaCredentialSpec ${result.detail}\n${result.contents ?? "(none)"}`);
-    console.log(result.ok ? "check passed" : "check FAILED");
+    const ok = result.ok && doctor === 0;
+    console.log(ok ? "check passed" : "check FAILED");
     await stack.stop();
     progress(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return result.ok ? 0 : 1;
+    return ok ? 0 : 1;
   } catch (error) {
     console.error(`npm run dev -- --in-cluster failed: ${error instanceof Error ? error.message : String(error)}`);
     await stack?.stop();

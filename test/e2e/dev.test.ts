@@ -1,6 +1,6 @@
 /**
- * `npm run dev -- --check` (and `-- --worker --check`, `-- --in-cluster --check`) end to end, as CI would run it: its
- * own cluster and functions, the example pod created once, exit 0, and nothing left behind. (The shared cluster is not
+ * `npm run dev -- --check` (and `-- --worker --check`, `-- --in-cluster --check`, which runs doctor too) end to end,
+ * as CI would run it: its own cluster and functions, the example pod created once, exit 0, and nothing left behind. (The shared cluster is not
  * used.)
  */
 import { execFile } from "node:child_process";
@@ -39,6 +39,9 @@ describe("npm run dev -- --check", () => {
     const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--in-cluster", "--check"], { cwd: REPO_ROOT, timeout: 290_000 });
     expect(stdout).toMatch(/local cluster with a node ready in [\d.]+ s; the chart runs both functions in the cluster/);
     expect(stdout).toContain("two replicas per function");
+    // The real CLI's doctor on the chart's install: every check passes (the one Linux node is a warning).
+    expect(stdout).toMatch(/^0 failed, \d+ warnings, \d+ passed, 0 skipped$/m);
+    expect(stdout).toContain("doctor: exit 0");
     expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
     expect(stdout).toContain("check passed");
     const dirs = /deletes (\S+) and (\S+)\.$/m.exec(stdout);

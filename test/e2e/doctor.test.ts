@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObject } from "../../infra/local/apply.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
-import { kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
+import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
@@ -46,12 +46,16 @@ async function expectHealthy(options: DoctorOptions = {}): Promise<Finding[]> {
   return findings;
 }
 
-/** Runs the doctor and expects at least one failure, every one of them matching `fault`. */
-async function expectOnly(fault: RegExp): Promise<Finding[]> {
-  const findings = await runDoctor(doctorCluster);
+/**
+ * Runs the real `kubectl-gmsa doctor -o json` and expects exit 1 with exactly `count` failures (one per broken object),
+ * each matching `fault`: each fault is named once, by the CLI as operators run it.
+ */
+async function expectOnly(fault: RegExp, count = 1): Promise<Finding[]> {
+  const result = await runDoctorBin(["-o", "json"]);
+  const { findings } = JSON.parse(result.stdout) as { findings: Finding[] };
   const failed = failures(findings);
-  expect(failed.length, show(findings)).toBeGreaterThan(0);
-  for (const f of failed) expect(`${f.check}: ${f.message}`, show(findings)).toMatch(fault);
+  expect(failed.map((f) => `${f.check}: ${f.message}`), show(findings)).toEqual(Array.from({ length: count }, (): unknown => expect.stringMatching(fault)));
+  expect(result.code, show(findings)).toBe(1);
   return findings;
 }
 
@@ -238,22 +242,20 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await expectHealthy();
   });
 
-  it("a malformed credspec, named with its field", async () => {
+  it("a credspec without Sid, named with its field", async () => {
     const malformed: KubeObject = {
       apiVersion: "windows.k8s.io/v1",
       kind: "GMSACredentialSpec",
       metadata: { name: "doctor-malformed" },
       credspec: {
         CmsPlugins: ["ActiveDirectory"],
-        DomainJoinConfig: { MachineAccountName: "m", Guid: "not-a-guid", DnsTreeName: "contoso.com", DnsName: "contoso.com", NetBiosName: "CONTOSO" },
+        DomainJoinConfig: { MachineAccountName: "m", Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e", DnsTreeName: "contoso.com", DnsName: "contoso.com", NetBiosName: "CONTOSO" },
         ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
       },
     };
     await applyObjects(admin, [malformed]);
     try {
-      const findings = await expectOnly(/^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.(Sid|Guid)/);
-      expect(show(findings)).toMatch(/credspec\.DomainJoinConfig\.Sid: is required/);
-      expect(show(findings)).toMatch(/credspec\.DomainJoinConfig\.Guid: must be a GUID/);
+      await expectOnly(/^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/);
     } finally {
       await kubeRequestOk(admin, "/apis/windows.k8s.io/v1/gmsacredentialspecs/doctor-malformed", { method: "DELETE" });
     }
@@ -278,13 +280,77 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await expectHealthy();
   });
 
+  it("authorize's failurePolicy Ignore in enforce mode (kubectl patch), with a fix that works on Helm 4", async () => {
+    await jsonPatch(VALIDATING, [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }]);
+    try {
+      const findings = await expectOnly(/^webhooks\/authorize: ValidatingWebhookConfiguration gmsa-webhooks-authorize: failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/);
+      expect(failures(findings)[0]?.fix).toContain("helm upgrade --force-conflicts");
+    } finally {
+      await restoreWebhooks();
+    }
+    await expectHealthy();
+  });
+
+  it("a running pod and a Deployment's pod template naming a credspec that does not exist", async () => {
+    // Created while no webhook is registered, as pods made before an install (or a deleted credspec) are.
+    await kubeRequestOk(admin, VALIDATING, { method: "DELETE" });
+    await kubeRequestOk(admin, MUTATING, { method: "DELETE" });
+    const missing = { gmsaCredentialSpecName: "doctor-missing" };
+    const windows = { nodeSelector: { "kubernetes.io/os": "windows" } };
+    const pod = buildPod("doctor", "doctor-orphan", { windowsOptions: missing, spec: windows });
+    const deployments = "/apis/apps/v1/namespaces/default/deployments";
+    try {
+      expect((await createPod(cluster, pod)).status).toBe(201);
+      await restoreWebhooks();
+      // Deployments are not reviewed (the webhooks take pods): only their pods would be refused.
+      await kubeRequestOk(admin, deployments, {
+        method: "POST",
+        body: {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          metadata: { name: "doctor-web" },
+          spec: {
+            replicas: 1,
+            selector: { matchLabels: { app: "doctor-web" } },
+            template: { metadata: { labels: { app: "doctor-web" } }, spec: { ...windows, securityContext: { windowsOptions: missing }, containers: [{ name: "web", image: "i" }] } },
+          },
+        },
+      });
+      await expectOnly(/^pods\/credspecs: 2 running GMSA pods or pod templates name a GMSACredentialSpec that does not exist.*: pod default\/doctor-orphan \(credspec doctor-missing\), Deployment default\/doctor-web \(credspec doctor-missing\)$/);
+    } finally {
+      await restoreWebhooks();
+      await kubeRequest(admin, `${deployments}/doctor-web`, { method: "DELETE" });
+      await deletePods(cluster, "doctor");
+    }
+    await expectHealthy();
+  });
+
+  it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
+    await stack.stop();
+    // The API server still sends the cluster's caller token; the functions now accept only another.
+    const rotated = await startFunctions(cluster, { runtime: "node", env: { CALLER_AUTH_TOKENS: createCallerToken() } });
+    try {
+      await applyWebhooks(cluster, { expandUrl: rotated.expandBaseUrl, authorizeUrl: rotated.authorizeBaseUrl, caBundlePem: cluster.caPem });
+      await vi.waitFor(async () => {
+        const findings = await expectOnly(/^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/);
+        expect(failures(findings)[0]?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+      }, { timeout: 15_000, interval: 1_000 });
+    } finally {
+      await rotated.stop();
+      stack = await startFunctions(cluster, { runtime: "node" });
+      await restoreWebhooks();
+    }
+    await expectHealthy();
+  }, 180_000);
+
   it("functions with no credential for the API server (their exec plugin cannot mint one)", async () => {
     await stack.stop();
     const broken = await startFunctions(cluster, { runtime: "node", pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") } });
     try {
       await applyWebhooks(cluster, { expandUrl: broken.expandBaseUrl, authorizeUrl: broken.authorizeBaseUrl, caBundlePem: cluster.caPem });
       // Named by the functions' /readyz where it checks the credential, else by the probes' fail-closed denials.
-      await expectOnly(/^(readyz\/\w+: \w+ is not ready: .*credential|end-to-end\/[\w-]+: .* has no working credential for the API server)/);
+      // Both functions are broken: one line each.
+      await expectOnly(/^readyz\/\w+: \w+ is not ready: .*no credential for the API server/, 2);
     } finally {
       await broken.stop();
       stack = await startFunctions(cluster, { runtime: "node" });

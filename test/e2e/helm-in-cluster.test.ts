@@ -30,22 +30,58 @@ import { createCertificateAuthority, issueServingCertificate } from "../../infra
 import { createOptedOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
-import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
+import { bindDoctorOperator } from "./support/doctor.ts";
+import { expectSampleShape } from "./support/doctor-samples.ts";
+import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
 import { formatFindingsText } from "../../functions/cli/doctor/findings.ts";
 
 const GROUP = "helm-in-cluster";
 const CLI = "functions/cli/gmsa-webhooks.ts";
 
-/** `gmsa-webhooks doctor -o json` as an operator runs it, with the cluster's admin kubeconfig: findings and exit code. */
-async function runDoctorCli() {
-  const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve) => {
-    execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", stack.cluster.adminKubeconfig, "-o", "json"], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
+/** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig and no colour: output and exit code. */
+function runDoctorBin(args: string[]): Promise<{ stdout: string; code: number | null }> {
+  return new Promise((resolve) => {
+    execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", stack.cluster.adminKubeconfig, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
       resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
     );
   });
+}
+
+/** `gmsa-webhooks doctor -o json`: findings, exit code, and the findings as lines for assertion messages. */
+async function runDoctorCli() {
+  const { stdout, code } = await runDoctorBin(["-o", "json"]);
   const { findings } = JSON.parse(stdout) as { findings: { check: string; status: string; message: string; fix?: string }[] };
   return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
+}
+
+/** Polls the real CLI until it exits 1 with one failure only, of `check`, matching `fault`; returns that finding. */
+async function expectOnlyFault(check: string, fault: RegExp, timeoutMs = 30_000) {
+  let failed: { check: string; message: string; fix?: string } | undefined;
+  // The API server's admission plugins see webhook and RBAC changes through informers: poll.
+  await vi.waitFor(
+    async () => {
+      const { findings, text, code } = await runDoctorCli();
+      const failures = findings.filter((f) => f.status === "fail");
+      expect(failures.map((f) => f.check), text).toEqual([check]);
+      expect(failures[0]?.message, text).toMatch(fault);
+      expect(code, text).toBe(1);
+      failed = failures[0];
+    },
+    { timeout: timeoutMs, interval: 2_000 },
+  );
+  return failed!;
+}
+
+/** Polls the real CLI until it exits 0. */
+async function expectHealthy(timeoutMs = 60_000) {
+  await vi.waitFor(
+    async () => {
+      const { text, code } = await runDoctorCli();
+      expect(code, text).toBe(0);
+    },
+    { timeout: timeoutMs, interval: 2_000 },
+  );
 }
 const NAMESPACE = "gmsa-helm-in-cluster";
 const RELEASE = "gwi";
@@ -143,6 +179,14 @@ describe("helm install on a real node, certificates generated at install", () =>
     expect(code, text).toBe(0);
   });
 
+  it("prints what the samples of README.md and docs/doctor.md show, modulo numbers", async () => {
+    const { stdout, code } = await runDoctorBin([]);
+    expect(code, stdout).toBe(0);
+    process.stderr.write(`[helm-in-cluster] doctor, text:\n${stdout}`);
+    await expectSampleShape("README.md", stdout);
+    await expectSampleShape("docs/doctor.md", stdout);
+  });
+
   it("names a caBundle of another CA on a service reference from the API server's own x509 error, and only that", async () => {
     const [expandPath] = webhookConfigurationPaths(FULLNAME);
     const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin(), expandPath!);
@@ -152,17 +196,8 @@ describe("helm install on a real node, certificates generated at install", () =>
       kubeRequestOk(admin(), expandPath!, { method: "PATCH", contentType: "application/json-patch+json", body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: caBundle }] });
     await setCaBundle(Buffer.from(other.certPem).toString("base64"));
     try {
-      // The admission plugin sees the change through its informer: poll until the probe meets the new caBundle.
-      await vi.waitFor(
-        async () => {
-          const findings = await runDoctor(doctorClusterOf(admin()));
-          const failed = findings.filter((f) => f.status === "fail");
-          // Both probes meet it: expand is called for the pod authorize should refuse too.
-          expect(failed.map((f) => f.check), formatFindingsText(findings)).toEqual(["end-to-end/may-use", "end-to-end/may-not-use"]);
-          for (const f of failed) expect(f.message).toMatch(new RegExp(`the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `));
-        },
-        { timeout: 30_000, interval: 500 },
-      );
+      // Both probes meet it (expand is called for the pod authorize should refuse too): the first names it.
+      await expectOnlyFault("end-to-end/may-use", new RegExp(`the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `));
     } finally {
       await setCaBundle(original);
       await waitForGmsaWebhooks(stack.cluster, GROUP);
@@ -248,6 +283,78 @@ describe("helm install on a real node, certificates generated at install", () =>
     const after = await createPod(stack.cluster, gmsaPod(GROUP, "after-upgrade", "gmsa-app"));
     expect(after.status, JSON.stringify(after.body)).toBe(201);
   }, 240_000);
+
+  it("names authorize's failurePolicy Ignore in enforce mode (kubectl patch), which `helm upgrade --force-conflicts` undoes on Helm 4", async () => {
+    const [, authorizePath] = webhookConfigurationPaths(FULLNAME);
+    await kubeRequestOk(admin(), authorizePath!, { method: "PATCH", contentType: "application/json-patch+json", body: [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }] });
+    const failed = await expectOnlyFault("webhooks/authorize", /failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/);
+    expect(failed.fix).toContain("helm upgrade --force-conflicts");
+    // The fix as doctor gives it, on the project's Helm 4.
+    const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], values);
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+    await expectHealthy();
+  }, 240_000);
+
+  it("names a credspec without Sid, authorize's binding deleted and a Deployment naming a missing credspec, one line each", async () => {
+    const credspec = "/apis/windows.k8s.io/v1/gmsacredentialspecs/doctor-no-sid";
+    await kubeRequestOk(admin(), "/apis/windows.k8s.io/v1/gmsacredentialspecs", {
+      method: "POST",
+      body: {
+        apiVersion: "windows.k8s.io/v1",
+        kind: "GMSACredentialSpec",
+        metadata: { name: "doctor-no-sid" },
+        credspec: {
+          CmsPlugins: ["ActiveDirectory"],
+          DomainJoinConfig: { MachineAccountName: "m", Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e", DnsTreeName: "contoso.com", DnsName: "contoso.com", NetBiosName: "CONTOSO" },
+          ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
+        },
+      },
+    });
+    try {
+      await expectOnlyFault("credspec/doctor-no-sid", /credspec\.DomainJoinConfig\.Sid: is required/);
+    } finally {
+      await kubeRequestOk(admin(), credspec, { method: "DELETE" });
+    }
+
+    const binding = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}:authorize`;
+    const saved = await kubeRequestOk<Record<string, unknown> & { metadata: Record<string, unknown> }>(admin(), binding);
+    await kubeRequestOk(admin(), binding, { method: "DELETE" });
+    try {
+      await expectOnlyFault("rbac/authorize", /authorize's identity .* may not/);
+    } finally {
+      const { name, labels, annotations } = saved.metadata;
+      await kubeRequestOk(admin(), "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { method: "POST", body: { ...saved, metadata: { name, labels, annotations } } });
+    }
+
+    // The controllers make its ReplicaSet, whose pods the webhooks refuse (422): only the template names it.
+    const deployments = "/apis/apps/v1/namespaces/default/deployments";
+    const template = { metadata: { labels: { app: "doctor-web" } }, spec: { nodeSelector: { "kubernetes.io/os": "windows" }, securityContext: { windowsOptions: { gmsaCredentialSpecName: "doctor-missing" } }, containers: [{ name: "web", image: "i" }] } };
+    await kubeRequestOk(admin(), deployments, { method: "POST", body: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "doctor-web" }, spec: { replicas: 1, selector: { matchLabels: { app: "doctor-web" } }, template } } });
+    try {
+      await expectOnlyFault("pods/credspecs", /: Deployment default\/doctor-web \(credspec doctor-missing\)$/);
+    } finally {
+      await kubeRequestOk(admin(), `${deployments}/doctor-web`, { method: "DELETE" });
+    }
+    await expectHealthy();
+  }, 240_000);
+
+  it("names a caller token authorize's pods no longer accept (rotated on their side only) once, with its fix", async () => {
+    // The API server keeps sending the install's token; authorize's pods roll to accept only another.
+    const rotated = { ...values, callerAuth: { ...(values.callerAuth as Record<string, unknown>), authorize: createCallerToken() } };
+    const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], rotated);
+    expect(upgraded.code, upgraded.stderr).toBe(0);
+    try {
+      await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+      const failed = await expectOnlyFault("end-to-end/may-use", /authorize refuses the caller credential the API server sends \(401\)/, 90_000);
+      expect(failed.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+    } finally {
+      const restored = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], values);
+      expect(restored.code, restored.stderr).toBe(0);
+      await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+    }
+    await expectHealthy(90_000);
+  }, 300_000);
 
   it("names authorize scaled to 0 replicas, once, with the command that scales it up (the real CLI, exit 1)", async () => {
     const deployment = `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-authorize`;

@@ -135,7 +135,9 @@ export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook,
     readyz.pathname = readyz.pathname.slice(0, readyz.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
     where = `${readyz.origin}${readyz.pathname} from where doctor runs`;
     answer = await getOverTls(readyz, caBundle && Buffer.from(caBundle, "base64").toString("utf8")).catch((error: Error) => error);
-    findings.push(checkUrlCertificate(found, answer, now));
+    const served = checkUrlCertificate(found, answer, now);
+    // A caBundle that failed (expired, no PEM) fails the chain too: that is the same fault, named once.
+    if (served.status !== "fail" || !findings.some((f) => f.status === "fail")) findings.push(served);
   }
   const check = `readyz/${fn}`;
   if (answer instanceof Error) {

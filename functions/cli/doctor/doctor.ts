@@ -1,7 +1,7 @@
 /**
  * `kubectl gmsa doctor`: every check of docs/doctor.md in order, read-only (GETs, access reviews, dry runs), against
- * the cluster the flags select; exit 0 well, 1 a failure. A failing end-to-end probe after an earlier failure is
- * reported as a skip: the earlier failure explains it, so each fault is named once.
+ * the cluster the flags select; exit 0 well, 1 a failure. A failing end-to-end probe after an earlier failure (an
+ * earlier probe's included) is reported as a skip: the earlier failure explains it, so each fault is named once.
  */
 import type { V1Node } from "@kubernetes/client-node";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
@@ -15,6 +15,7 @@ import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorC
 import { checkIdentities, findIdentities } from "./identities.ts";
 import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "./nodes.ts";
 import { findProbeSubjects, optedOutNamespaces, runProbes } from "./probe.ts";
+import { listPodTemplates } from "./templates.ts";
 import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
 
 /** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
@@ -40,16 +41,32 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   findings.push(...webhooks.findings);
   for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, Date.now())));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
+  skipReadinessOfUnboundFunctions(findings);
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
-  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, { existing: credspecs.existing, optedOut: await optedOutNamespaces(cluster) }) : [pods]));
-  const earlierFailure = findings.some((f) => f.status === "fail");
+  const context = { existing: credspecs.existing, optedOut: await optedOutNamespaces(cluster), templates: await listPodTemplates(cluster) };
+  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, context) : [pods]));
+  let earlierFailure = findings.some((f) => f.status === "fail");
   const subjects = await findProbeSubjects(cluster, credspecs.names, options);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
+    // A failing may-use probe explains a failing may-not-use one too: both pods meet the same webhooks.
     const inconclusive = earlierFailure && probe.status === "fail";
     findings.push(inconclusive ? { ...probe, status: "skip", message: `${probe.message} (follows from the failures above)` } : probe);
+    earlierFailure ||= probe.status === "fail";
   }
   if (webhooks.found.length === 0) findings.push(finding("end-to-end", "skip", "no webhook of ours is registered"));
   return findings;
+}
+
+/**
+ * A function without its RBAC is not Ready (its /readyz asks the API server), so `rbac/FN` names the fault and a
+ * failing `readyz/FN` becomes a skip saying so; a Deployment scaled to 0 is a fault of its own and stays.
+ */
+function skipReadinessOfUnboundFunctions(findings: Finding[]): void {
+  for (const fn of FUNCTION_NAMES) {
+    if (!findings.some((f) => f.check === `rbac/${fn}` && f.status === "fail")) continue;
+    const index = findings.findIndex((f) => f.check === `readyz/${fn}` && f.status === "fail" && !f.message.includes("scaled to 0"));
+    if (index !== -1) findings[index] = { ...findings[index]!, status: "skip", message: `${findings[index]!.message} (follows from rbac/${fn} below)` };
+  }
 }
 
 /** `gmsa-webhooks doctor --help`. */
@@ -57,8 +74,8 @@ const DOCTOR_USAGE = `Usage: gmsa-webhooks doctor [options]
 
 Checks that an install works, read-only (GETs, access reviews, dry runs): the CRD,
 both webhook configurations, their certificates, the functions' /readyz and RBAC,
-every credspec, Windows nodes and GMSA pods, and two dry-run pod creates through
-the API server (one expanded, one refused with 403). One line per check, with
+every credspec, Windows nodes, GMSA pods and the pod templates of workloads, and
+two dry-run pod creates through the API server (one expanded, one refused with 403). One line per check, with
 what is wrong and how to fix it (docs/doctor.md).
 
 Options:

@@ -5,6 +5,7 @@ import { PodSchema } from "../../../shared/admission/review.ts";
 import { readPodGmsa } from "../../../shared/policy/references.ts";
 import { finding, type DoctorCluster, type Finding } from "./findings.ts";
 import { mayUse } from "./probe.ts";
+import type { PodTemplate } from "./templates.ts";
 
 const OS_LABEL = "kubernetes.io/os";
 const MAX_NAMED = 10;
@@ -38,23 +39,28 @@ function isPinnedToWindows(pod: PodObject): boolean {
 const label = (pod: PodObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const listed = (names: string[]) => names.slice(0, MAX_NAMED).join(", ") + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : "");
 
-/** What the pod checks know of the cluster: every credspec's name (when it could be read), the opted-out namespaces. */
+/** What the pod checks know of the cluster: every credspec's name (when it could be read), the opted-out namespaces, the workloads' pod templates. */
 export interface PodCheckContext {
   existing?: ReadonlySet<string> | undefined;
   optedOut?: ReadonlySet<string> | undefined;
+  templates?: readonly PodTemplate[] | undefined;
+}
+
+/** The credspec names a pod (or pod template) holds, read as the webhooks read it: one that does not parse holds none they would see. */
+function credspecNames(pod: unknown): string[] {
+  const parsed = PodSchema.safeParse(pod);
+  return [...new Set(parsed.success ? readPodGmsa(parsed.data).refs.flatMap((r) => r.name ?? []) : [])];
 }
 
 /**
  * The pod checks: Linux placement (pure), every credspec a pod names exists, and each service account's `use` of
  * the ones that do (access reviews). Pods of opted-out namespaces are left out: the webhooks never review them.
  */
-export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], { existing, optedOut }: PodCheckContext = {}): Promise<Finding[]> {
+export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], { existing, optedOut, templates = [] }: PodCheckContext = {}): Promise<Finding[]> {
   const reviewed = pods.filter((pod) => !optedOut?.has(pod.metadata.namespace));
   const gmsa = reviewed.flatMap((pod) => {
-    // Read as the webhooks read it: a pod that does not parse names no credspec they would see.
-    const parsed = PodSchema.safeParse(pod);
-    const names = new Set(parsed.success ? readPodGmsa(parsed.data).refs.flatMap((r) => r.name ?? []) : []);
-    return names.size > 0 ? [{ pod, names: [...names] }] : [];
+    const names = credspecNames(pod);
+    return names.length > 0 ? [{ pod, names }] : [];
   });
   const findings: Finding[] = [];
   const loose = gmsa.filter((p) => !isPinnedToWindows(p.pod)).map((p) => label(p.pod));
@@ -62,9 +68,14 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
     const message = `${loose.length} GMSA pods could land on a Linux node (no ${OS_LABEL}: windows nodeSelector or required affinity): ${listed(loose)}`;
     findings.push(finding("pods/placement", "warn", message, `add nodeSelector ${OS_LABEL}: windows to their templates`));
   }
-  const missing = gmsa.flatMap(({ pod, names }) => names.filter((name) => existing !== undefined && !existing.has(name)).map((name) => `pod ${label(pod)} (credspec ${name})`));
+  const absent = (name: string) => existing !== undefined && !existing.has(name);
+  // A template's next pods are refused as a running pod's replacements are.
+  const templated = templates.filter((t) => !optedOut?.has(t.namespace)).map((t) => ({ what: t.label, names: credspecNames(t.pod) }));
+  const missing = [...gmsa.map(({ pod, names }) => ({ what: `pod ${label(pod)}`, names })), ...templated].flatMap(({ what, names }) =>
+    names.filter(absent).map((name) => `${what} (credspec ${name})`),
+  );
   if (missing.length > 0) {
-    const message = `${missing.length} running GMSA pods name a GMSACredentialSpec that does not exist, so their replacements are refused (422)`;
+    const message = `${missing.length} running GMSA pods or pod templates name a GMSACredentialSpec that does not exist, so their new pods are refused (422)`;
     const fix = "create the credspec again (npx gmsa-webhooks credspec --help), or change the pods; when moving from windows-gmsa, docs/migration.md";
     findings.push(finding("pods/credspecs", "fail", `${message}: ${listed(missing)}`, fix));
   }

@@ -87,27 +87,40 @@ async function findRefused(cluster: DoctorCluster, namespace: string, credspec: 
   return undefined;
 }
 
+/** A fault named from the API server's words, and its fix when it has one of its own. */
+export type NamedFault = { message: string; fix?: string };
+
+/** The fix of a caller credential the functions refuse: the two sides of docs/operations.md's rotation disagree. */
+const CALLER_FIX =
+  "make the credential the API server sends (the admission kubeconfig's token, or the path in the webhook URL) one the functions accept " +
+  "(CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET; the chart's callerAuth values, then `helm upgrade --force-conflicts` on Helm 4): " +
+  "docs/operations.md, Rotating the caller credential";
+
 /** Names the fault behind an API server's "failed calling webhook" message, or undefined for any other message. */
-export function explainWebhookCallError(message: string, found: readonly FoundWebhook[]): string | undefined {
+export function explainWebhookCallError(message: string, found: readonly FoundWebhook[]): NamedFault | undefined {
   const hook = found.find((f) => message.includes(`"${EXPECTED_WEBHOOKS[f.fn].webhook.name}"`));
   if (hook === undefined) return undefined;
   // The function's own API calls fail for its credential (docs/security.md, Status codes): none, refused, or another's.
   if (/denied the request: .*(API server answered 40[13]|could not authenticate to the API server)/.test(message)) {
     const denial = message.slice(message.indexOf("denied the request: ") + 20).slice(0, 300);
-    return `${hook.fn} has no working credential for the API server, or the API server refuses it (${denial})`;
+    return { message: `${hook.fn} has no working credential for the API server, or the API server refuses it (${denial})` };
   }
   const failed = message.indexOf("failed calling webhook");
   if (failed === -1) return undefined;
+  // client-go's words for a 401 (the function refused the API server as a caller), as after a one-sided rotation.
+  if (/provide credentials|\bUnauthorized\b|\b401\b/.test(message.slice(failed))) {
+    return { message: `${hook.fn} refuses the caller credential the API server sends (401): the caller secret was rotated on one side only`, fix: CALLER_FIX };
+  }
   const x509 = /x509: (.*)$/m.exec(message)?.[1];
-  if (x509 === undefined) return `the API server could not call ${hook.fn} (${hook.configName}): ${message.slice(failed, failed + 300)}`;
+  if (x509 === undefined) return { message: `the API server could not call ${hook.fn} (${hook.configName}): ${message.slice(failed, failed + 300)}` };
   const cert = `the certificate ${hook.webhook.clientConfig?.service === undefined ? "its URL" : "the Service"} of ${hook.fn} serves`;
-  if (/expired/.test(x509)) return `${cert}, or the CA in the caBundle of ${hook.configName}, has expired (x509: ${x509})`;
-  if (/valid for|doesn't contain/.test(x509)) return `${cert} does not name the host the API server calls (x509: ${x509})`;
-  return `the caBundle of ${hook.configName} does not verify ${cert} (x509: ${x509})`;
+  if (/expired/.test(x509)) return { message: `${cert}, or the CA in the caBundle of ${hook.configName}, has expired (x509: ${x509})` };
+  if (/valid for|doesn't contain/.test(x509)) return { message: `${cert} does not name the host the API server calls (x509: ${x509})` };
+  return { message: `the caBundle of ${hook.configName} does not verify ${cert} (x509: ${x509})` };
 }
 
 /** What is wrong with a probe's answer (given the message of its Status), or undefined when it is as expected. */
-type Fault = (answer: ClusterAnswer, message: string) => string | undefined;
+type Fault = (answer: ClusterAnswer, message: string) => NamedFault | undefined;
 
 /** One dry-run create of a Windows pod of `sa` naming `credspec`, timed and judged by `fault`. */
 async function probe(cluster: DoctorCluster, check: string, sa: ServiceAccountRef, credspec: string, expected: string, fault: Fault): Promise<Finding> {
@@ -128,24 +141,27 @@ async function probe(cluster: DoctorCluster, check: string, sa: ServiceAccountRe
   const what = `a dry-run pod of service account ${sa.namespace}/${sa.name} naming ${credspec}`;
   const why = fault(answer, statusMessage(answer.body));
   if (why === undefined) return { ...finding(check, "pass", `${what} ${expected} in ${ms} ms`), ms };
-  return { ...finding(check, "fail", `${what} ${why}`, "see the checks above and the functions' logs"), ms };
+  return { ...finding(check, "fail", `${what} ${why.message}`, why.fix ?? "see the checks above and the functions' logs"), ms };
 }
 
 /** The two dry-run creates, each as one finding with the time it took. */
 export async function runProbes(cluster: DoctorCluster, { credspec, allowed, refused }: ProbeSubjects, found: readonly FoundWebhook[]): Promise<Finding[]> {
-  const explain = (message: string) => explainWebhookCallError(message, found) ?? message;
+  const explain = (prefix: string, message: string): NamedFault => {
+    const named = explainWebhookCallError(message, found) ?? { message };
+    return { ...named, message: `${prefix}: ${named.message}` };
+  };
   const may = await probe(cluster, "end-to-end/may-use", allowed, credspec, "came back with the contents inlined", ({ status, body }, message) => {
-    if (status !== 201) return `was refused (${status}): ${explain(message)}`;
+    if (status !== 201) return explain(`was refused (${status})`, message);
     const inlined = (body as V1Pod).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined;
-    return inlined ? undefined : "was admitted without the contents inlined: expand did not run";
+    return inlined ? undefined : { message: "was admitted without the contents inlined: expand did not run" };
   });
   if (refused === undefined) {
     return [may, finding("end-to-end/may-not-use", "skip", `every service account of namespace ${allowed.namespace} may use ${credspec}: no refusal to probe`)];
   }
   const mayNot = await probe(cluster, "end-to-end/may-not-use", refused, credspec, "was refused with 403 by authorize", ({ status }, message) => {
-    if (status === 201) return "was admitted: authorize did not refuse it";
+    if (status === 201) return { message: "was admitted: authorize did not refuse it" };
     if (status === 403 && message.includes(EXPECTED_WEBHOOKS.authorize.webhook.name)) return undefined;
-    return `was refused with ${status} instead of authorize's 403: ${explain(message)}`;
+    return explain(`was refused with ${status} instead of authorize's 403`, message);
   });
   return [may, mayNot];
 }

@@ -70,7 +70,11 @@ export type WebhookConfiguration = { metadata: { name: string; annotations?: Rec
 /** A function's webhook, where the doctor found it. */
 export type FoundWebhook = { fn: FunctionName; configName: string; webhook: Webhook };
 
-const FIX_APPLY = "apply infra/webhooks (or an overlay of it) again, or `helm upgrade` the chart";
+/**
+ * Helm 4 applies server-side: a field another manager changed (`kubectl patch`, `kubectl edit`) is a conflict that
+ * fails `helm upgrade` until `--force-conflicts` (a Helm 4 flag) takes it back.
+ */
+const FIX_APPLY = "apply infra/webhooks (or an overlay of it) again, or `helm upgrade --force-conflicts` the release (Helm 4)";
 
 /** Differences in white space only do not matter in a CEL expression (YAML tools re-indent block scalars). */
 const squashed = ({ name, expression }: { name: string; expression: string }) => ({ name, expression: expression.replace(/\s+/g, " ").trim() });
@@ -90,7 +94,8 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
   const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
     ["rules", "fail", !sameRules, "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)"],
     ["matchConditions", "fail", !sameConditions, "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed"],
-    ["failurePolicy", "warn", !shadow && !failsClosed, `is ${webhook.failurePolicy}, not Fail: GMSA pods are admitted unchecked while the function is down`],
+    // Enforcing authorize that fails open admits unchecked pods; expand failing open leaves them to authorize's 422.
+    ["failurePolicy", fn === "authorize" ? "fail" : "warn", !shadow && !failsClosed, `is ${webhook.failurePolicy}, not Fail: ${fn === "authorize" ? "GMSA pods are admitted unchecked while authorize is down (ENFORCEMENT=warn is shadow mode's place for Ignore)" : "GMSA pods are refused by authorize (422) rather than expanded while expand is down"}`],
     ["failurePolicy", "warn", shadow && !failsOpen, `is ${webhook.failurePolicy} in shadow mode (${SHADOW_MODE_ANNOTATION}: warn): pods are refused while authorize is down, though shadow mode should never block; set it to Ignore`],
     ["timeoutSeconds", "warn", webhook.timeoutSeconds !== expected.timeoutSeconds, `is ${webhook.timeoutSeconds}, not ${expected.timeoutSeconds}`],
     ["sideEffects", "fail", webhook.sideEffects !== expected.sideEffects, "is not None: dry-run requests are refused"],

@@ -52,6 +52,16 @@ describe("webhook configurations", () => {
     expect(only?.message).toMatch(message);
   });
 
+  it("fails authorize's failurePolicy Ignore in enforce mode, with a fix that works on Helm 4 after a kubectl patch", () => {
+    const lists = { ...shipped(), validating: [config("authorize", "gmsa-webhooks-authorize", { failurePolicy: "Ignore" })] };
+    const [only, ...rest] = failed(lists);
+    expect(rest).toEqual([]);
+    expect([only?.check, only?.status]).toEqual(["webhooks/authorize", "fail"]);
+    expect(only?.message).toMatch(/failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked while authorize is down/);
+    // Helm 4 applies server-side: the field kubectl patch changed is another manager's until forced.
+    expect(only?.fix).toContain("helm upgrade --force-conflicts");
+  });
+
   it("ignores white space changes in the CEL expression (re-indented by YAML tools)", () => {
     const expression = EXPECTED_WEBHOOKS.expand.webhook.matchConditions[0]!.expression.replace(/\n\s*/g, " ");
     const lists = { ...shipped(), mutating: [config("expand", "gmsa-webhooks-expand", { matchConditions: [{ name: "has-gmsa-reference", expression }] })] };

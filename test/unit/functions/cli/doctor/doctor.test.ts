@@ -52,6 +52,26 @@ describe("runDoctor", () => {
     expect(probe?.message).toBe("a dry-run pod of service account web/app naming w1 was admitted without the contents inlined: expand did not run (follows from the failures above)");
   });
 
+  it("reports a function's failing /readyz as a skip when its RBAC is missing, which names the fault once", async () => {
+    const hook = (fn: string) => ({ metadata: { name: `gmsa-webhooks-${fn}` }, webhooks: [{ name: `${fn}.gmsa-webhooks.windows.k8s.io`, clientConfig: { service: { namespace: "g", name: fn } } }] });
+    const base = emptyCluster([], ({ method, path, body }) => {
+      if (path.endsWith("/mutatingwebhookconfigurations")) return { items: [hook("expand")] };
+      if (path.endsWith("/validatingwebhookconfigurations")) return { items: [hook("authorize")] };
+      if (method === "POST" && path.endsWith("/subjectaccessreviews") && JSON.stringify(body).includes("authorize")) return { status: { allowed: false } };
+      return undefined;
+    });
+    // authorize's /readyz asks the API server, which refuses it: 503.
+    const cluster = {
+      request: (request: ClusterRequest) =>
+        request.path.includes("https:authorize:") ? Promise.resolve({ status: 503, body: "not ready: RBAC", warnings: [] }) : base.request(request),
+    };
+    const findings = await runDoctor(cluster, { identities: { expand: "e", authorize: "system:serviceaccount:g:authorize" } });
+    expect(findings.find((f) => f.check === "rbac/authorize")?.status).toBe("fail");
+    const readyz = findings.find((f) => f.check === "readyz/authorize");
+    expect(readyz?.status).toBe("skip");
+    expect(readyz?.message).toMatch(/\(follows from rbac\/authorize below\)$/);
+  });
+
   it("checks the identities named with flags instead of looking for ServiceAccounts", async () => {
     const requests: ClusterRequest[] = [];
     const findings = await runDoctor(emptyCluster(requests), { identities: { expand: "worker-expand", authorize: "system:serviceaccount:fn:authorize" } });

@@ -61,7 +61,7 @@ describe("GMSA pods", () => {
     const findings = await checkGmsaPods(cluster, [pod("ok", { ...gmsa, ...windows }), pod("old-1", { ...gone, ...windows }), pod("old-2", { ...gone, ...windows })], { existing: new Set(["webapp01"]) });
     expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/credspecs", "fail"]]);
     expect(findings[0]?.message).toBe(
-      "2 running GMSA pods name a GMSACredentialSpec that does not exist, so their replacements are refused (422): pod web/old-1 (credspec retired), pod web/old-2 (credspec retired)",
+      "2 running GMSA pods or pod templates name a GMSACredentialSpec that does not exist, so their new pods are refused (422): pod web/old-1 (credspec retired), pod web/old-2 (credspec retired)",
     );
     expect(requests).toHaveLength(1);
     // Without the list of credspecs (the CRD could not be read), nothing is called missing.

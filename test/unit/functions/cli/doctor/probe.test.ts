@@ -26,7 +26,13 @@ describe("the API server's webhook call errors, named", () => {
       /^authorize has no working credential for the API server/,
     ],
   ])("%s", (_what, message, expected) => {
-    expect(explainWebhookCallError(message, found)).toMatch(expected);
+    expect(explainWebhookCallError(message, found)?.message).toMatch(expected);
+  });
+
+  it("names a caller credential the functions refuse (401, a one-sided rotation) with the fix of its own", () => {
+    const named = explainWebhookCallError(callError("authorize", "the server has asked for the client to provide credentials"), found);
+    expect(named?.message).toMatch(/^authorize refuses the caller credential the API server sends \(401\)/);
+    expect(named?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET.*helm upgrade --force-conflicts.*Rotating the caller credential/);
   });
 
   it("leaves a denial of the policy (or another webhook's error) alone", () => {
