@@ -91,12 +91,13 @@ function describeIssue(error: z.core.$ZodError): string {
 export function readReview(request: AdmissionRequest): ReviewFacts {
   const { group, version, kind } = request.kind;
   if (group !== "" || kind !== "Pod") return { object: "other", group, version, kind };
-  const { operation } = request;
-  if (operation === "DELETE" || operation === "CONNECT") return { object: "pod", operation };
+  const { operation, userInfo } = request;
+  const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
+  if (operation === "DELETE") return { object: "pod", operation };
+  // The object of a CONNECT is PodExecOptions or PodAttachOptions: the pod is named by the request alone.
+  if (operation === "CONNECT") return { object: "pod", operation, subResource: request.subResource, namespace: request.namespace ?? "", name: request.name ?? "", requester };
   try {
     const pod = readPod(request, "object");
-    const { userInfo } = request;
-    const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
     const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester } as const;
     if (operation === "CREATE") return { ...common, operation };
     return { ...common, operation, subResource: request.subResource, oldPod: readPod(request, "oldObject") };

@@ -92,6 +92,8 @@ export function createFakeGmsaClient(): GmsaClient & { calls: number } {
       const allowed = isAllowed(query.namespace, query.serviceAccount, query.credSpecName);
       return { allowed, reason: allowed ? "" : `RBAC: ${query.serviceAccount} may not use ${query.credSpecName}` };
     },
+    // With REVIEW_REQUESTING_USER=off no exec or attach reads its pod: a read would be a bug.
+    getPod: () => Promise.reject(new RangeError("a pod was read with REVIEW_REQUESTING_USER=off")),
   };
   return client;
 }
