@@ -15,7 +15,8 @@ const execOptions = { apiVersion: "v1", kind: "PodExecOptions", container: "app"
 async function connect(mode: RequestingUserMode, subResource: string, client: FakeGmsaClientOptions = {}) {
   const gmsa = createFakeGmsaClient({ pods: { "ns1/web": gmsaPod }, ...client });
   const { app } = createTestApp({ gmsa, settings: { requestingUser: mode } });
-  const review = buildReview(execOptions, { operation: "CONNECT", subResource, namespace: "ns1", userInfo: alice });
+  const kind = { group: "", version: "v1", kind: subResource === "exec" ? "PodExecOptions" : "PodAttachOptions" };
+  const review = buildReview(execOptions, { operation: "CONNECT", subResource, kind, namespace: "ns1", userInfo: alice });
   return { reply: await postReview(app, "authorize", review), gmsa };
 }
 

@@ -98,7 +98,8 @@ describe("readReview", () => {
   it("reads a CONNECT as the pod it names, the subresource and the requester; its object (PodExecOptions) is not the pod", () => {
     const userInfo = { username: "alice", groups: ["devs"] };
     const options = { apiVersion: "v1", kind: "PodExecOptions", command: ["cmd"], container: "app" };
-    expect(readReview(requestOf(options, { operation: "CONNECT", subResource: "exec", userInfo }))).toEqual({
+    const kind = { group: "", version: "v1", kind: "PodExecOptions" };
+    expect(readReview(requestOf(options, { operation: "CONNECT", subResource: "exec", kind, userInfo }))).toEqual({
       object: "pod",
       operation: "CONNECT",
       subResource: "exec",
