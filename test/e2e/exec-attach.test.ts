@@ -106,3 +106,14 @@ describe("REVIEW_REQUESTING_USER=off (the default)", () => {
     expect(allowed.body.message).toMatch(PAST_ADMISSION);
   });
 });
+
+describe("while authorize is down", () => {
+  it("refuses an exec to a user (fail closed) but sends none of system:masters, whom every access review allows", async () => {
+    await stack?.stop();
+    stack = undefined;
+    const user = await connectAs(OPERATOR, "plain", "exec");
+    expect(user.body.message).toContain('failed calling webhook "authorize.gmsa-webhooks.windows.k8s.io"');
+    const { body } = await kubeRequest<Status>(admin, `${PODS}/gmsa/exec?command=cmd&stdout=true`, { method: "POST" });
+    expect(body.message).toMatch(PAST_ADMISSION);
+  });
+});

@@ -7,8 +7,9 @@ import { isDeepStrictEqual } from "node:util";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { finding, type Finding } from "./findings.ts";
 
-/** The CEL expression that sends only pods mentioning a GMSA, now or before an update, and every exec or attach. */
-const HAS_GMSA_REFERENCE = `request.operation == "CONNECT" ||
+/** The CEL expression that sends only pods mentioning a GMSA, now or before an update, and exec or attach but by system:masters. */
+const HAS_GMSA_REFERENCE = `request.operation == "CONNECT" ?
+!(has(request.userInfo.groups) && "system:masters" in request.userInfo.groups) :
 [object, oldObject].exists(o, o != null && (
   (has(o.metadata.annotations) && o.metadata.annotations.exists(k,
     k.endsWith("gmsa-credential-spec-name") || k.endsWith("gmsa-credential-spec"))) ||
