@@ -15,7 +15,9 @@ import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
 import type { Logger } from "../shared/log.ts";
 import { createCallTally, type CallTally } from "../shared/observer.ts";
 import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
+import { planPodRead } from "../shared/policy/connect.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
+import type { Pod } from "../shared/policy/pod.ts";
 import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
 import type { Decision, ReviewFacts } from "../shared/policy/review.ts";
 import type { AppMetrics } from "./metrics.ts";
@@ -35,17 +37,28 @@ export type ReviewHandler = (review: AdmissionReviewRequest, ctx: ReviewContext)
 /** expand (mutating) and authorize (validating, with ENFORCEMENT and the audit annotations). */
 export const REVIEW_HANDLERS: Record<FunctionName, ReviewHandler> = {
   expand: reviewHandler(planExpand, decideExpand),
-  authorize: reviewHandler(planAuthorize, decideAuthorize),
+  authorize: reviewHandler(planAuthorize, decideAuthorize, planPodRead),
 };
 
 function reviewHandler<P extends { load: LoadPlan }>(
   plan: (review: ReviewFacts, settings: ReviewContext["settings"]) => P,
   decide: (plan: P, facts: LoadedFacts) => Decision,
+  podToRead: typeof planPodRead = () => undefined,
 ): ReviewHandler {
   return async ({ request }, ctx) => {
-    const planned = plan(readReview(request), ctx.settings);
+    const review = readReview(request);
+    // A CONNECT names its pod without carrying it: the pod is a fact the plan itself needs.
+    const target = podToRead(review, ctx.settings);
+    const withPod = target === undefined || review.object !== "pod" || review.operation !== "CONNECT" ? review : { ...review, pod: await loadPod(target, ctx) };
+    const planned = plan(withPod, ctx.settings);
     return decide(planned, await loadFacts(planned.load, ctx));
   };
+}
+
+/** Reads the pod an exec or attach goes into, within the review's deadline; a failure is a fact (the policy refuses). */
+async function loadPod({ namespace, name }: { namespace: string; name: string }, ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally">): Promise<Fact<Pod>> {
+  const loaded = await loadEach([name], ctx.signal, () => ctx.gmsa.getPod(namespace, name, { signal: ctx.signal, tally: ctx.tally }));
+  return loaded.get(name) ?? { ok: false, error: new AdmissionError(`pod "${name}" was not read`, { code: "ERR_INTERNAL" }) };
 }
 
 /**

@@ -1,8 +1,8 @@
 // What the Kubernetes client and credential caches report, for metrics and each review's log line. Label values are
 // fixed sets: nothing here carries a name from a review.
 
-/** The resources the functions call: two for reviews, one for readiness. */
-export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews" | "selfsubjectaccessreviews";
+/** The resources the functions call: three for reviews (pods: the target of an exec or attach), one for readiness. */
+export type KubeResource = "gmsacredentialspecs" | "localsubjectaccessreviews" | "pods" | "selfsubjectaccessreviews";
 /** The HTTP status of one attempt, or why it had none: `error` (transport), `timeout` (the deadline passed). */
 export type KubeCallCode = number | "error" | "timeout";
 /** The client's two caches (docs/configuration.md, Caches and their staleness). */

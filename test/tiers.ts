@@ -65,7 +65,7 @@ export const E2E_NEEDS: Record<string, E2eNeed[]> = {
 
 /**
  * The e2e files whose subject changed across the supported Kubernetes versions: webhook registration and
- * `matchConditions`, the ValidatingAdmissionPolicy companion, the JWT authenticator, ephemeral containers, and
+ * `matchConditions` (a CONNECT's object is not a pod), the ValidatingAdmissionPolicy companion, the JWT authenticator, ephemeral containers, and
  * webhooks called by service reference through a real node (helm-in-cluster.test.ts, whose kubelet, scheduler and
  * controller-manager are built from the same release as the API server). A test a version cannot run is named
  * "needs Kubernetes >= 1.xx" and counted as skipped.
@@ -75,6 +75,7 @@ export const FLOOR_FILES = [
   "test/e2e/policy.test.ts",
   "test/e2e/worker-jwt.test.ts",
   "test/e2e/authorization-modes.test.ts",
+  "test/e2e/exec-attach.test.ts",
   "test/e2e/helm-in-cluster.test.ts",
 ];
 

@@ -46,6 +46,7 @@ export const PodSchema = z.looseObject({
 const AdmissionRequestSchema = z.looseObject({
   uid: z.string().check(z.minLength(1), z.maxLength(256)),
   kind: z.object({ group: z.string(), version: z.string(), kind: z.string() }),
+  resource: z.optional(z.object({ group: z.string(), version: z.string(), resource: z.string() })),
   subResource: z.optional(z.string()),
   name: z.optional(z.string()),
   namespace: z.optional(z.string()),
@@ -89,14 +90,17 @@ function describeIssue(error: z.core.$ZodError): string {
 
 /** What the policy reads from an admission request; a review whose pod cannot be read comes back `invalid` (400). */
 export function readReview(request: AdmissionRequest): ReviewFacts {
+  const { operation, userInfo, resource } = request;
+  const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
+  // A CONNECT's kind and object are its options (PodExecOptions, PodAttachOptions): the request names the pod.
+  const connect = { object: "pod", operation: "CONNECT", subResource: request.subResource, namespace: request.namespace ?? "", name: request.name ?? "", requester } as const;
+  if (operation === "CONNECT" && resource?.group === "" && resource.resource === "pods") return connect;
   const { group, version, kind } = request.kind;
   if (group !== "" || kind !== "Pod") return { object: "other", group, version, kind };
-  const { operation } = request;
-  if (operation === "DELETE" || operation === "CONNECT") return { object: "pod", operation };
+  if (operation === "DELETE") return { object: "pod", operation };
+  if (operation === "CONNECT") return connect;
   try {
     const pod = readPod(request, "object");
-    const { userInfo } = request;
-    const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
     const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester } as const;
     if (operation === "CREATE") return { ...common, operation };
     return { ...common, operation, subResource: request.subResource, oldPod: readPod(request, "oldObject") };

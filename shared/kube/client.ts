@@ -8,6 +8,8 @@ import { awaitWithin } from "../deadline.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
+import type { Pod } from "../policy/pod.ts";
+import { readPod } from "./pods.ts";
 
 /** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
 export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined };
@@ -15,12 +17,14 @@ export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined }
 /** May the pod's `serviceAccount` (never empty: "" is already "default") or the requesting `user` in `namespace` `use` the GMSACredentialSpec? */
 export type AccessQuery = Subject & { credSpecName: string };
 
-/** The two facts the GMSA rules need; unit tests pass an in-memory fake. Each throws as {@link readCredSpecContents} and {@link reviewCredSpecAccess}. */
+/** The facts the GMSA rules need; unit tests pass an in-memory fake. Each throws as {@link readCredSpecContents} and {@link reviewCredSpecAccess}. */
 export interface GmsaClient {
   /** The parsed `credspec` field of the cluster-scoped GMSACredentialSpec `name`. */
   getCredSpecContents(name: string, options: CallOptions): Promise<unknown>;
   /** A LocalSubjectAccessReview for verb `use` on the credspec (docs/security.md, Access reviews; the user: REVIEW_REQUESTING_USER). */
   canUseCredSpec(query: AccessQuery, options: CallOptions): Promise<AccessAnswer>;
+  /** The pod an exec or attach goes into (REVIEW_REQUESTING_USER), read as {@link readPod} reads it. */
+  getPod(namespace: string, name: string, options: CallOptions): Promise<Pod>;
 }
 
 /** How long credspec contents are reused when the configuration says nothing (CREDSPEC_CACHE_TTL_MS). */
@@ -69,6 +73,7 @@ export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaCl
       const key = `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
       return access.get(key, call, describeAccessReview(query), async () => Object.freeze(await reviewCredSpecAccess(request, query, call)));
     },
+    getPod: (namespace, name, call) => readPod(request, namespace, name, call),
     request,
     stats: () => ({ credSpecCache: credSpecs.stats(), accessCache: access.stats() }),
   };

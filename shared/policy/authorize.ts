@@ -1,6 +1,7 @@
 import { AdmissionError, asAdmissionError, createRefusal } from "../errors.ts";
 import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
 import { listDifferingKeys } from "./contents.ts";
+import { judgeConnect, reviewsConnect } from "./connect.ts";
 import { applyEnforcement } from "./enforcement.ts";
 import type { AccessFacts, LoadedFacts, LoadPlan, Subject } from "./facts.ts";
 import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
@@ -22,13 +23,14 @@ interface Judgement {
 interface AuthorizePlan extends Judgement {
   load: LoadPlan;
   enforcement: PolicySettings["enforcement"];
-  /** A decision made without the policy's rules for pods (other kinds, DELETE, CONNECT): no audit annotations. */
+  /** A decision made without the policy's rules for pods (other kinds, DELETE, CONNECTs not reviewed): no audit annotations. */
   decided?: Decision;
 }
 
 /**
  * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers need
- * an existing credspec, equal inlined contents, and `use` by the service account (and per REVIEW_REQUESTING_USER the requester).
+ * an existing credspec, equal inlined contents, and `use` by the service account (and per REVIEW_REQUESTING_USER the requester);
+ * per REVIEW_REQUESTING_USER, an exec or attach needs the requester's `use` of the pod's credspecs (connect.ts).
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>, decided?: Decision): AuthorizePlan => {
@@ -43,9 +45,10 @@ export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings
   };
   if (review.object === "other") return plan({}, { allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return plan({ errors: [review.error] });
-  if (review.operation === "DELETE" || review.operation === "CONNECT") return plan({}, { allowed: true });
+  if (review.operation === "DELETE") return plan({}, { allowed: true });
+  if (review.operation === "CONNECT" && !reviewsConnect(review, settings.requestingUser)) return plan({}, { allowed: true });
   try {
-    return plan(judgePodChange(review, settings.requestingUser));
+    return plan(review.operation === "CONNECT" ? judgeConnect(review) : judgePodChange(review, settings.requestingUser));
   } catch (error) {
     return plan({ errors: [asAdmissionError(error)] });
   }

@@ -1,6 +1,6 @@
 import type { Operation as PatchOperation } from "fast-json-patch";
 import type { AdmissionError } from "../errors.ts";
-import type { Requester } from "./facts.ts";
+import type { Fact, Requester } from "./facts.ts";
 import type { Pod } from "./pod.ts";
 
 /** REVIEW_REQUESTING_USER: whose `use` authorize reviews besides the service account's (docs/configuration.md). */
@@ -31,11 +31,25 @@ export type PodUpdate = Omit<PodCreate, "operation"> & { operation: "UPDATE"; su
 /** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
 export type PodChange = PodCreate | PodUpdate;
 
+/**
+ * A CONNECT to pod `name` (`exec`, `attach`, `portforward`, `proxy`): the request's object is the options
+ * (PodExecOptions), never the pod, so `pod` is the pod as authorize read it, when the policy asked for it.
+ */
+export interface PodConnect {
+  object: "pod";
+  operation: "CONNECT";
+  subResource: string | undefined;
+  namespace: string;
+  name: string;
+  requester: Requester | undefined;
+  pod?: Fact<Pod>;
+}
+
 /** What a review is about: a pod change, a DELETE or CONNECT, any kind but a core Pod, or an unreadable pod (400). */
 export type ReviewFacts =
   | PodChange
   | { object: "pod"; operation: "DELETE" }
-  | { object: "pod"; operation: "CONNECT" }
+  | PodConnect
   | { object: "other"; group: string; version: string; kind: string }
   | { object: "invalid"; error: AdmissionError };
 

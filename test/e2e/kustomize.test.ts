@@ -44,7 +44,9 @@ const FUNCTIONS: Fn[] = [...FUNCTION_NAMES];
 
 const GET_CREDSPECS = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] };
 const CREATE_LSAR = { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] };
-const RULES: Record<Fn, unknown[]> = { expand: [GET_CREDSPECS], authorize: [GET_CREDSPECS, CREATE_LSAR] };
+/** The pod an exec or attach goes into (REVIEW_REQUESTING_USER). */
+const GET_PODS = { apiGroups: [""], resources: ["pods"], verbs: ["get"] };
+const RULES: Record<Fn, unknown[]> = { expand: [GET_CREDSPECS], authorize: [GET_CREDSPECS, CREATE_LSAR, GET_PODS] };
 const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration", authorize: "ValidatingWebhookConfiguration" };
 
 interface Webhook {

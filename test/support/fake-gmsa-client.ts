@@ -6,6 +6,7 @@
 import { AdmissionError } from "../../shared/errors.ts";
 import type { AccessQuery, CallOptions, GmsaClient } from "../../shared/kube/client.ts";
 import type { AccessAnswer } from "../../shared/policy/facts.ts";
+import type { Pod } from "../../shared/policy/pod.ts";
 
 type ServiceAccountQuery = Extract<AccessQuery, { serviceAccount: string }>;
 type UserAccessQuery = Extract<AccessQuery, { user: unknown }>;
@@ -18,6 +19,8 @@ export interface FakeGmsaClientOptions {
   credspecs?: Record<string, unknown>;
   /** Who may `use` what. */
   allowed?: ServiceAccountQuery[];
+  /** Pods by "namespace/name", for the target of an exec or attach; any other is not found (ERR_KUBE_API). */
+  pods?: Record<string, Pod>;
   /** Which requesting users may `use` what (by username, namespace and credspec). */
   allowedUsers?: { namespace: string; username: string; credSpecName: string }[];
   /** The authorizer's reason on a refusal. */
@@ -31,13 +34,15 @@ export interface FakeGmsaClientOptions {
 }
 
 /** The call a failure is injected into; `canUserUseCredSpec` is canUseCredSpec asked for a requesting user. */
-type FakeCall = "getCredSpecContents" | "canUseCredSpec" | "canUserUseCredSpec";
+type FakeCall = "getCredSpecContents" | "canUseCredSpec" | "canUserUseCredSpec" | "getPod";
 
 export interface FakeGmsaClient extends GmsaClient {
   /** getCredSpecContents calls per credspec name. */
   readonly contentsCalls: Map<string, number>;
   /** Every access query, in call order. */
   readonly accessQueries: ServiceAccountQuery[];
+  /** Every pod read ("namespace/name"), in call order. */
+  readonly podReads: string[];
   /** Every requesting-user access query, in call order. */
   readonly userAccessQueries: UserAccessQuery[];
   /** All calls of both kinds. */
@@ -51,6 +56,7 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
   const contentsCalls = new Map<string, number>();
   const accessQueries: ServiceAccountQuery[] = [];
   const userAccessQueries: UserAccessQuery[] = [];
+  const podReads: string[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
 
@@ -70,7 +76,8 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
     contentsCalls,
     accessQueries,
     userAccessQueries,
-    callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length + userAccessQueries.length,
+    podReads,
+    callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length + userAccessQueries.length + podReads.length,
     maxInFlight: () => maxInFlight,
     async getCredSpecContents(name, callOptions): Promise<unknown> {
       contentsCalls.set(name, (contentsCalls.get(name) ?? 0) + 1);
@@ -94,6 +101,14 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
           : (options.allowed ?? []).some((a) => a.namespace === query.namespace && a.serviceAccount === query.serviceAccount && a.credSpecName === query.credSpecName);
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
+    async getPod(namespace, name, callOptions): Promise<Pod> {
+      const key = `${namespace}/${name}`;
+      podReads.push(key);
+      await settle("getPod", key, callOptions);
+      const pod = options.pods?.[key];
+      if (pod === undefined) throw new AdmissionError(`reading pod "${key}": API server answered 404 NotFound`, { code: "ERR_KUBE_API" });
+      return structuredClone(pod);
+    },
   };
 }
 
@@ -114,6 +129,10 @@ export function createCountingClient(): GmsaClient & { calls: number } {
     canUseCredSpec() {
       client.calls++;
       return Promise.resolve({ allowed: true, reason: "" });
+    },
+    getPod(): Promise<Pod> {
+      client.calls++;
+      return Promise.resolve({ spec: { containers: [{ name: "web" }] } });
     },
   };
   return client;

@@ -7,8 +7,10 @@ import { isDeepStrictEqual } from "node:util";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { finding, type Finding } from "./findings.ts";
 
-/** The CEL expression that sends only pods mentioning a GMSA, now or before an update. */
-const HAS_GMSA_REFERENCE = `[object, oldObject].exists(o, o != null && (
+/** The CEL expression that sends only pods mentioning a GMSA, now or before an update, and exec or attach but by system:masters. */
+const HAS_GMSA_REFERENCE = `request.operation == "CONNECT" ?
+!(has(request.userInfo.groups) && "system:masters" in request.userInfo.groups) :
+[object, oldObject].exists(o, o != null && (
   (has(o.metadata.annotations) && o.metadata.annotations.exists(k,
     k.endsWith("gmsa-credential-spec-name") || k.endsWith("gmsa-credential-spec"))) ||
   (has(o.spec.securityContext) && has(o.spec.securityContext.windowsOptions) &&
@@ -42,6 +44,7 @@ function expected(fn: FunctionName, kind: `${"Mutating" | "Validating"}WebhookCo
     rules: [
       { apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"], scope: "Namespaced" },
       { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
+      ...(fn === "authorize" ? [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CONNECT"], resources: ["pods/exec", "pods/attach"], scope: "Namespaced" }] : []),
     ],
     namespaceSelector: { matchExpressions: [OPT_OUT_EXPRESSION] },
     matchConditions: [{ name: "has-gmsa-reference", expression: HAS_GMSA_REFERENCE }],

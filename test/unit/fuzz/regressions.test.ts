@@ -21,6 +21,7 @@ function createRegressionApp(gmsa?: GmsaClient) {
           ? Promise.reject(new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }))
           : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+      getPod: () => Promise.reject(new RangeError("the fuzzed app runs with REVIEW_REQUESTING_USER=off: no pod is read")),
     },
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
@@ -118,6 +119,7 @@ describe("regressions", () => {
     const buggy: GmsaClient = {
       getCredSpecContents: () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
+      getPod: () => Promise.reject(new RangeError("no pod is read")),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     for (const fn of FUNCTION_NAMES) {
@@ -134,6 +136,7 @@ describe("regressions", () => {
     const down: GmsaClient = {
       getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.reject(new AdmissionError("the API server answered 503 Service Unavailable", { code: "ERR_KUBE_API" })),
+      getPod: () => Promise.reject(new RangeError("no pod is read")),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     const response = await send("authorize", { operation: "CREATE", object }, down);

@@ -90,6 +90,7 @@ export function createWorldClient({ reviewsRequester = false }: { reviewsRequest
     denyReason: "RBAC: not allowed",
     fail: (call, name) => {
       if (call === "canUserUseCredSpec") return reviewsRequester ? undefined : new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off");
+      if (call === "getPod") return reviewsRequester ? undefined : new RangeError("a pod was read with REVIEW_REQUESTING_USER=off");
       if (call === "canUseCredSpec") {
         if (name === "access-flaky") return new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
         return name === "access-buggy" ? new RangeError("boom") : undefined;

@@ -91,8 +91,22 @@ describe("readReview", () => {
     expect(readReview(requestOf("not a pod", { kind }))).toEqual({ object: "other", ...kind });
   });
 
-  it.each(["DELETE", "CONNECT"] as const)("reads %s without reading the object", (operation) => {
-    expect(readReview(requestOf(null, { operation }))).toEqual({ object: "pod", operation });
+  it("reads DELETE without reading the object", () => {
+    expect(readReview(requestOf(null, { operation: "DELETE" }))).toEqual({ object: "pod", operation: "DELETE" });
+  });
+
+  it("reads a CONNECT as the pod it names, the subresource and the requester; its object (PodExecOptions) is not the pod", () => {
+    const userInfo = { username: "alice", groups: ["devs"] };
+    const options = { apiVersion: "v1", kind: "PodExecOptions", command: ["cmd"], container: "app" };
+    const kind = { group: "", version: "v1", kind: "PodExecOptions" };
+    expect(readReview(requestOf(options, { operation: "CONNECT", subResource: "exec", kind, userInfo }))).toEqual({
+      object: "pod",
+      operation: "CONNECT",
+      subResource: "exec",
+      namespace: "ns1",
+      name: "web",
+      requester: userInfo,
+    });
   });
 });
 

@@ -141,6 +141,7 @@ describe("caller auth: path", () => {
       gmsa: {
         getCredSpecContents: () => Promise.reject(new TypeError("boom")),
         canUseCredSpec: () => Promise.resolve({ allowed: false, reason: "no" }),
+        getPod: () => Promise.reject(new TypeError("boom")),
       },
     });
     await app.request(`/expand/${SECRET}`, post(gmsaReview()));

@@ -5,7 +5,7 @@ import { decideAuthorize, planAuthorize } from "../../../../shared/policy/author
 import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
 import type { Decision, PolicySettings, ReviewFacts } from "../../../../shared/policy/review.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
-import { ALICE, create, expectDenied, load, update, type World } from "./review-facts.ts";
+import { ALICE, CONNECT_EXEC, create, expectDenied, load, update, type World } from "./review-facts.ts";
 
 const expanded1 = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 const expanded2 = { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) };
@@ -258,8 +258,8 @@ describe("authorize: the requesting user", () => {
 });
 
 describe("authorize: what is not a pod create or update", () => {
-  it.each(["DELETE", "CONNECT"] as const)("allows %s without loading anything or annotating", (operation) => {
-    const plan = planAuthorize({ object: "pod", operation }, deny);
+  it.each([{ object: "pod", operation: "DELETE" }, CONNECT_EXEC] as const)("allows $operation without loading anything or annotating", (review) => {
+    const plan = planAuthorize(review, deny);
     expect(plan.load.access).toEqual([]);
     expect(decideAuthorize(plan, load(plan.load, {}))).toEqual({ allowed: true });
   });

@@ -5,7 +5,7 @@ import { createRandomHostname, decideExpand, MAX_CREDSPEC_CONTENTS_BYTES, MAX_IN
 import type { Pod } from "../../../../shared/policy/pod.ts";
 import type { Decision, ReviewFacts } from "../../../../shared/policy/review.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
-import { create, expectDenied, load, patched, update, type World } from "./review-facts.ts";
+import { CONNECT_EXEC, create, expectDenied, load, patched, update, type World } from "./review-facts.ts";
 
 const cluster: World = { credspecs: { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC } };
 const expanded1 = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
@@ -178,8 +178,8 @@ describe("expand: ephemeral containers (UPDATE of pods/ephemeralcontainers)", ()
 });
 
 describe("expand: what is not a pod create", () => {
-  it.each(["DELETE", "CONNECT"] as const)("allows %s unchanged", (operation) => {
-    expect(expand({ object: "pod", operation }, {})).toEqual({ allowed: true });
+  it.each([{ object: "pod", operation: "DELETE" }, CONNECT_EXEC] as const)("allows $operation unchanged", (review) => {
+    expect(expand(review, {})).toEqual({ allowed: true });
   });
 
   it("allows an update of the pod itself unchanged, without loading anything", () => {

@@ -4,7 +4,7 @@ import { expect } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
 import type { AccessAnswer, Fact, LoadedFacts, LoadPlan, Requester } from "../../../../shared/policy/facts.ts";
 import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { Decision, PodCreate, PodUpdate } from "../../../../shared/policy/review.ts";
+import type { Decision, PodConnect, PodCreate, PodUpdate } from "../../../../shared/policy/review.ts";
 
 export const ALICE: Requester = { username: "alice", groups: ["devs"] };
 
@@ -17,6 +17,15 @@ export function create(pod: Pod, requester: Requester | null = ALICE): PodCreate
 export function update(oldPod: Pod, pod: Pod, subResource?: string, requester: Requester | null = ALICE): PodUpdate {
   return { object: "pod", operation: "UPDATE", subResource, namespace: "ns1", pod, oldPod, requester: requester ?? undefined };
 }
+
+/** A CONNECT to `subResource` of pod "web" in "ns1" by `requester`, with the pod as authorize read it (undefined: not read). */
+export function connect(subResource: string, pod?: Pod | AdmissionError, requester: Requester | null = ALICE): PodConnect {
+  const read = pod === undefined ? {} : { pod: pod instanceof AdmissionError ? { ok: false as const, error: pod } : { ok: true as const, value: pod } };
+  return { object: "pod", operation: "CONNECT", subResource, namespace: "ns1", name: "web", requester: requester ?? undefined, ...read };
+}
+
+/** An exec into pod "web" whose pod was not read: what authorize sees with REVIEW_REQUESTING_USER=off. */
+export const CONNECT_EXEC = connect("exec");
 
 /** What the fake cluster holds: credspecs, and who may use which (a boolean, or the error the review fails with). */
 export interface World {

@@ -1,0 +1,119 @@
+/**
+ * exec and attach under REVIEW_REQUESTING_USER through the real API server (issue 37, L5): admission runs before the
+ * API server reaches a kubelet, so a refusal is the webhook's 403, and a request allowed past admission fails after it,
+ * on the pod having no node (these pods are never scheduled). The user is impersonated by the admin.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { kubeRequest } from "../../infra/local/kube-request.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { buildPod, createPod, deletePods, PODS, type Status } from "./support/pods.ts";
+
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const GROUP = "exec-attach";
+/** May exec into and attach to pods in `default`, and nothing about credspecs. */
+const OPERATOR = "operator@example.com";
+/** The same, and may `use` webapp01. */
+const GMSA_OPERATOR = "gmsa-operator@example.com";
+/** What the API server answers a CONNECT that passed admission, for a pod without a node. */
+const PAST_ADMISSION = /does not have a host assigned/;
+
+/** POSTs `pods/<pod>/<subResource>` as `user`; the answer's Status. */
+async function connectAs(user: string, pod: string, subResource: "exec" | "attach"): Promise<{ status: number; body: Status }> {
+  const query = subResource === "exec" ? "command=cmd&stdout=true" : "stdout=true";
+  const { status, body } = await kubeRequest<Status>(admin, `${PODS}/${pod}/${subResource}?${query}`, {
+    method: "POST",
+    headers: { "Impersonate-User": user, "Impersonate-Group": "system:authenticated" },
+  });
+  return { status, body };
+}
+
+let stack: FunctionsStack | undefined;
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  const rule = { apiGroup: "rbac.authorization.k8s.io", kind: "User" };
+  await applyObjects(admin, [
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: "exec-operator", namespace: "default" },
+      rules: [{ apiGroups: [""], resources: ["pods/exec", "pods/attach"], verbs: ["create", "get"] }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "exec-operator", namespace: "default" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "exec-operator" },
+      subjects: [{ ...rule, name: OPERATOR }, { ...rule, name: GMSA_OPERATOR }],
+    },
+    {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "gmsa-operator-uses-webapp01", namespace: "default" },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
+      subjects: [{ ...rule, name: GMSA_OPERATOR }],
+    },
+  ]);
+  // A pod whose service account may use webapp01, named at the pod level, and one without any GMSA setting.
+  expect((await createPod(cluster, buildPod(GROUP, "gmsa", { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } }))).status).toBe(201);
+  expect((await createPod(cluster, buildPod(GROUP, "plain"))).status).toBe(201);
+});
+
+
+afterAll(async () => {
+  await deletePods(cluster, GROUP);
+  await deleteWebhooks(cluster);
+  await stack?.stop();
+});
+
+async function restartFunctions(mode: string): Promise<void> {
+  await stack?.stop();
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { REVIEW_REQUESTING_USER: mode } });
+  await applyFunctionsWebhooks(cluster, stack);
+}
+
+describe.each(["exec", "attach"] as const)("REVIEW_REQUESTING_USER=ephemeral: pods/%s", (subResource) => {
+  beforeAll(async () => {
+    if (stack === undefined) await restartFunctions("ephemeral");
+  });
+
+  it("is refused into a GMSA pod to a user without `use` of its credspec (403), naming the user and the credspec", async () => {
+    const refused = await connectAs(OPERATOR, "gmsa", subResource);
+    expect(refused.body.message).toContain(`pods/${subResource} into pod: user "${OPERATOR}" is not allowed to use GMSACredentialSpec "webapp01"`);
+    expect(refused.status).toBe(403);
+  });
+
+  it("lets a user with `use` past admission", async () => {
+    const allowed = await connectAs(GMSA_OPERATOR, "gmsa", subResource);
+    expect(allowed.body.message).not.toContain("admission webhook");
+    expect(allowed.body.message).toMatch(PAST_ADMISSION);
+  });
+
+  it("leaves a pod without GMSA settings alone", async () => {
+    const allowed = await connectAs(OPERATOR, "plain", subResource);
+    expect(allowed.body.message).not.toContain("admission webhook");
+    expect(allowed.body.message).toMatch(PAST_ADMISSION);
+  });
+});
+
+describe("REVIEW_REQUESTING_USER=off (the default)", () => {
+  it("lets any user who may exec past admission, as windows-gmsa does", async () => {
+    await restartFunctions("off");
+    const allowed = await connectAs(OPERATOR, "gmsa", "exec");
+    expect(allowed.body.message).toMatch(PAST_ADMISSION);
+  });
+});
+
+describe("while authorize is down", () => {
+  it("refuses an exec to a user (fail closed) but sends none of system:masters, whom every access review allows", async () => {
+    await stack?.stop();
+    stack = undefined;
+    const user = await connectAs(OPERATOR, "plain", "exec");
+    expect(user.body.message).toContain('failed calling webhook "authorize.gmsa-webhooks.windows.k8s.io"');
+    const { body } = await kubeRequest<Status>(admin, `${PODS}/gmsa/exec?command=cmd&stdout=true`, { method: "POST" });
+    expect(body.message).toMatch(PAST_ADMISSION);
+  });
+});
