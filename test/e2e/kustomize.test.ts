@@ -234,12 +234,12 @@ describe("kustomize overlays (infra/overlays)", () => {
       }
     });
 
-    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the opted-out, ephemeral containers", (fn) => {
+    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the exempt, ephemeral containers", (fn) => {
       const webhook = webhookOf(objects(), fn);
       expect(webhook).toMatchObject({ failurePolicy: "Fail", sideEffects: "None", timeoutSeconds: 10, admissionReviewVersions: ["v1"] });
       expect(webhook.matchConditions?.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
-      // kube-system is enforced too (issue 14): only windows-gmsa's opt-out label excludes a namespace.
-      expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] }] });
+      // Exempt by name only (issue 37): windows-gmsa's opt-out label could be set by whoever creates a namespace.
+      expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }] });
       expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["CREATE", "UPDATE"], resources: ["pods"] }));
       expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"] }));
       if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");

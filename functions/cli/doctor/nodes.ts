@@ -38,18 +38,18 @@ function isPinnedToWindows(pod: PodObject): boolean {
 const label = (pod: PodObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const listed = (names: string[]) => names.slice(0, MAX_NAMED).join(", ") + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : "");
 
-/** What the pod checks know of the cluster: every credspec's name (when it could be read), the opted-out namespaces. */
+/** What the pod checks know of the cluster: every credspec's name (when it could be read), the namespaces the webhooks exempt. */
 export interface PodCheckContext {
   existing?: ReadonlySet<string> | undefined;
-  optedOut?: ReadonlySet<string> | undefined;
+  exempt?: ReadonlySet<string> | undefined;
 }
 
 /**
  * The pod checks: Linux placement (pure), every credspec a pod names exists, and each service account's `use` of
- * the ones that do (access reviews). Pods of opted-out namespaces are left out: the webhooks never review them.
+ * the ones that do (access reviews). Pods of exempt namespaces are left out: the webhooks never review them.
  */
-export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], { existing, optedOut }: PodCheckContext = {}): Promise<Finding[]> {
-  const reviewed = pods.filter((pod) => !optedOut?.has(pod.metadata.namespace));
+export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], { existing, exempt }: PodCheckContext = {}): Promise<Finding[]> {
+  const reviewed = pods.filter((pod) => !exempt?.has(pod.metadata.namespace));
   const gmsa = reviewed.flatMap((pod) => {
     // Read as the webhooks read it: a pod that does not parse names no credspec they would see.
     const parsed = PodSchema.safeParse(pod);

@@ -52,9 +52,6 @@ function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, r
         ];
         return Promise.resolve({ status: 200, body: { items: request.path.includes("cluster") ? [] : items }, warnings: [] });
       }
-      if (request.path === "/api/v1/namespaces") {
-        return Promise.resolve({ status: 200, body: { items: [{ metadata: { name: "web" } }, { metadata: { name: "off", labels: { "windows.k8s.io/disabled": "true" } } }] }, warnings: [] });
-      }
       if (request.path.endsWith("/serviceaccounts")) return Promise.resolve({ status: 200, body: { items: [{ metadata: { name: "app" } }, { metadata: { name: "default" } }] }, warnings: [] });
       if (request.path.endsWith("/pods")) return Promise.resolve(create(body.spec!.serviceAccountName!));
       return Promise.resolve({ status: 404, body: {}, warnings: [] });
@@ -66,9 +63,9 @@ const inlined = { status: 201, body: { spec: { securityContext: { windowsOptions
 const refusedByAuthorize = { status: 403, body: { message: 'admission webhook "authorize.gmsa-webhooks.windows.k8s.io" denied the request: may not use' }, warnings: [] };
 
 describe("the end-to-end probes", () => {
-  it("find a bound service account that may use a credspec, outside opted-out namespaces, and the namespace's default that may not", async () => {
-    // off/app may use w2 too, but its namespace is opted out of the webhooks: a probe there would show nothing.
-    const subjects = await findProbeSubjects(fakeCluster(["off/app/w2", "web/app/w2"], () => inlined), ["w1", "w2"], {});
+  it("find a bound service account that may use a credspec, outside exempt namespaces, and the namespace's default that may not", async () => {
+    // off/app may use w2 too, but the webhooks exempt its namespace: a probe there would show nothing.
+    const subjects = await findProbeSubjects(fakeCluster(["off/app/w2", "web/app/w2"], () => inlined), ["w1", "w2"], {}, new Set(["off"]));
     expect(subjects).toEqual({ credspec: "w2", allowed: { namespace: "web", name: "app" }, refused: { namespace: "web", name: "default" } });
   });
 
