@@ -5,6 +5,7 @@
 import type { V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
 import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../../../shared/policy/names.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";
 import type { DoctorOptions } from "./doctor.ts";
 import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
@@ -22,7 +23,11 @@ export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: 
   return reviewCredSpecAccess(({ method, path, body }) => cluster.request({ method, path, body, asCaller: true }), query, CLI_CALL);
 }
 
-/** The ServiceAccount subjects of RoleBindings and ClusterRoleBindings, in `only` when set, outside `exempt` (the webhooks never see those namespaces). */
+/**
+ * The ServiceAccount subjects of RoleBindings and ClusterRoleBindings, in `only` when set, outside `exempt` (the
+ * webhooks never see those namespaces). RBAC does not check a subject's namespace, and nothing that names no possible
+ * service account can be probed, so such subjects are passed over rather than asked about (the review would throw).
+ */
 async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | undefined, exempt: ReadonlySet<string>): Promise<ServiceAccountRef[]> {
   const bindings = await Promise.all([
     listOrNone<V1RoleBinding>(cluster, "/apis/rbac.authorization.k8s.io/v1/rolebindings"),
@@ -32,6 +37,7 @@ async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | u
   for (const binding of bindings.flat()) {
     for (const { kind, name, namespace = binding.metadata?.namespace } of binding.subjects ?? []) {
       if (kind !== "ServiceAccount" || namespace === undefined || exempt.has(namespace) || (only !== undefined && namespace !== only)) continue;
+      if (!isDns1123Label(namespace) || !isDns1123Subdomain(name)) continue;
       found.set(`${namespace}/${name}`, { namespace, name });
     }
   }
