@@ -25,7 +25,7 @@ const HAS_GMSA_REFERENCE = `[object, oldObject].exists(o, o != null && (
 
 /**
  * The key the webhooks exempt namespaces by: the API server sets it to the namespace's name, so a namespace creator
- * cannot exempt their own namespace (docs/security.md, Namespaces). The values are the operator's list.
+ * cannot exempt their own namespace (docs/security.md, Which namespaces are enforced). The values are the operator's list.
  */
 export const EXEMPTION_KEY = "kubernetes.io/metadata.name";
 
