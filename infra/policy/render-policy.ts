@@ -112,12 +112,12 @@ spec:
         apiVersions: ["v1"]
         operations: ["UPDATE"]
         resources: ["pods/ephemeralcontainers"]
-    # The webhooks' opt-out, so that one label switches every GMSA check of a namespace off.
+    # The webhooks' exemption (infra/webhooks/): the same namespaces are judged by both.
     namespaceSelector:
       matchExpressions:
-        - key: windows.k8s.io/disabled
+        - key: kubernetes.io/metadata.name
           operator: NotIn
-          values: ["true"]
+          values: ["kube-system"]
   # The webhooks' expression (infra/webhooks/): pods without any GMSA setting cost nothing.
   matchConditions:
     - name: has-gmsa-reference

@@ -343,6 +343,36 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await expectHealthy();
   }, 180_000);
 
+  it('a namespace created with windows.k8s.io/disabled: "true" warns with the fix; a binding subject in no possible namespace is passed over', async () => {
+    const namespace = "/api/v1/namespaces/doctor-old-opt-out";
+    const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/doctor-odd-subject";
+    await applyObjects(admin, [
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "doctor-old-opt-out", labels: { "windows.k8s.io/disabled": "true" } } },
+      // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
+      {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: "doctor-odd-subject" },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
+        subjects: [{ kind: "ServiceAccount", name: "app", namespace: "Not_A_Namespace" }],
+      },
+    ]);
+    try {
+      const findings = await expectHealthy();
+      const label = findings.find((f) => f.check === "namespaces/opt-out-label");
+      expect([label?.status, label?.message], show(findings)).toEqual(["warn", expect.stringMatching(/review GMSA pods in doctor-old-opt-out$/)]);
+      expect(label?.fix).toMatch(/^kubectl label namespace doctor-old-opt-out windows\.k8s\.io\/disabled-;/);
+      expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, show(findings)).toBe("pass");
+      // A credspec nobody may use makes doctor ask about every bound subject, the odd one included.
+      const nobody = await runDoctor(doctorCluster, { credspec: "doctor-nobody" });
+      const probe = nobody.find((f) => f.check === "end-to-end/may-use");
+      expect([probe?.status, probe?.message], show(nobody)).toEqual(["warn", expect.stringMatching(/may use doctor-nobody: nothing to probe with/)]);
+    } finally {
+      await kubeRequestOk(admin, binding, { method: "DELETE" });
+      await kubeRequestOk(admin, namespace, { method: "DELETE" });
+    }
+  });
+
   it("functions with no credential for the API server (their exec plugin cannot mint one)", async () => {
     await stack.stop();
     const broken = await startFunctions(cluster, { runtime: "node", pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") } });

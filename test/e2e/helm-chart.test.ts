@@ -418,11 +418,13 @@ describe("one source with the kustomize bases", () => {
     expect(ofKind(rendered.get("external, path")!, "ValidatingAdmissionPolicy")).toEqual([]);
   });
 
-  it("changes only what its values say: more namespace expressions, the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
+  it("changes only what its values say: exempt namespaces, more namespace expressions, the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
     const objects = await helm.template(RELEASE, NAMESPACE, {
       ...IN_CLUSTER,
       crd: { install: false },
+      policy: { install: true },
       webhooks: {
+        exemptNamespaces: ["kube-system", "legacy"],
         excludeReleaseNamespace: true,
         failurePolicy: "Ignore",
         timeoutSeconds: 5,
@@ -431,10 +433,16 @@ describe("one source with the kustomize bases", () => {
     });
     const webhook = webhookOf(objects, "authorize");
     expect(webhook.namespaceSelector.matchExpressions).toEqual([
-      { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] },
+      { key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "legacy"] },
       { key: "pilot", operator: "In", values: ["true"] },
       { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [NAMESPACE] },
     ]);
+    // The policy judges the same namespaces as the webhooks.
+    const [policy] = ofKind(objects, "ValidatingAdmissionPolicy") as unknown as { spec: { matchConstraints: { namespaceSelector: unknown } } }[];
+    expect(policy?.spec.matchConstraints.namespaceSelector).toEqual(webhook.namespaceSelector);
+    // No exempt namespace: the expression goes (NotIn needs values), every namespace is enforced.
+    const none = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { exemptNamespaces: [] } });
+    expect(webhookOf(none, "expand").namespaceSelector).toEqual({});
     expect(webhook).toMatchObject({ failurePolicy: "Ignore", timeoutSeconds: 5 });
     expect(ofKind(objects, "CustomResourceDefinition")).toEqual([]);
   });
@@ -458,6 +466,7 @@ describe("values the chart refuses, with a message", () => {
     ["a control-plane address without its prefix length (schema)", { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["10.0.0.1"] } }, /at '\/networkPolicy\/controlPlaneCIDRs\/0': '10\.0\.0\.1' does not match pattern/],
     ["a variable the chart sets, in env", { ...IN_CLUSTER, authorize: { env: { CALLER_AUTH_TOKENS: "x" } } }, /env: CALLER_AUTH_TOKENS is set by the chart/],
     ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
+    ["an exempt namespace that is not a namespace name (schema)", { ...IN_CLUSTER, webhooks: { exemptNamespaces: ["Kube_System"] } }, /at '\/webhooks\/exemptNamespaces\/0': 'Kube_System' does not match pattern/],
     ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],
     ["callerAuth none (schema)", { ...IN_CLUSTER, callerAuth: { mode: "none" } }, /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/],
     ["a windows-gmsa value we do not have (schema)", { ...IN_CLUSTER, containerPort: "443" }, /additional properties 'containerPort' not allowed/],

@@ -13,12 +13,12 @@ import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import {
-  createOptedOutNamespace,
+  createOldOptOutNamespace,
   defineAdmissionTests,
   deleteNamespace,
   FUNCTIONS,
   gmsaPod,
-  OPTED_OUT_NAMESPACE,
+  OLD_OPT_OUT_NAMESPACE,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
 } from "./support/install-checks.ts";
@@ -49,7 +49,7 @@ let stack: FunctionsStack;
 beforeAll(async () => {
   await applyBaseInfra(cluster);
   for (const path of BASE_BINDINGS) await kubeRequestOk(admin, path, { method: "DELETE" });
-  await createOptedOutNamespace(cluster);
+  await createOldOptOutNamespace(cluster);
   // The admission tests count the review lines, which allowed reviews write at debug.
   stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { LOG_LEVEL: "debug" } });
   helm = await createHelmRunner(inject("helm"));
@@ -64,7 +64,7 @@ afterAll(async () => {
   await helm?.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
   await stack?.stop();
   await deletePods(cluster, GROUP);
-  for (const namespace of [NAMESPACE, OPTED_OUT_NAMESPACE]) await deleteNamespace(cluster, namespace);
+  for (const namespace of [NAMESPACE, OLD_OPT_OUT_NAMESPACE]) await deleteNamespace(cluster, namespace);
   await applyBaseInfra(cluster);
   await helm?.close();
 });

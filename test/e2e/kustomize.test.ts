@@ -28,6 +28,8 @@ const COPIED = ["crd", "rbac", "webhooks", "samples", "policy", "overlays"];
 const WITH_POLICY = "overlays/with-policy";
 /** An overlay plus components/shadow-mode, as infra/overlays/README.md says to run authorize with ENFORCEMENT=warn. */
 const WITH_SHADOW_MODE = "overlays/with-shadow-mode";
+/** An overlay with the policy plus components/exempt-namespaces, its lists edited as the component's comment says. */
+const WITH_EXEMPT = "overlays/with-exempt-namespaces";
 
 /** What each overlay promises (`host`: the target's host shape, any for custom domains; `aks`: its cluster is AKS); a folder of
  * infra/overlays/ missing here fails "covers every overlay folder". */
@@ -130,7 +132,14 @@ beforeAll(async () => {
     join(dir, WITH_SHADOW_MODE, "kustomization.yaml"),
     "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../node-in-cluster\ncomponents:\n  - ../components/shadow-mode\n",
   );
-  for (const path of ["crd", "rbac", "webhooks", "samples", "policy", WITH_POLICY, WITH_SHADOW_MODE, ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
+  await mkdir(join(dir, WITH_EXEMPT));
+  await writeFile(
+    join(dir, WITH_EXEMPT, "kustomization.yaml"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../with-policy\ncomponents:\n  - ../components/exempt-namespaces\n",
+  );
+  const component = join(dir, "overlays", "components", "exempt-namespaces", "kustomization.yaml");
+  await writeFile(component, (await readFile(component, "utf8")).replaceAll("value: [kube-system]", "value: [kube-system, legacy]"));
+  for (const path of ["crd", "rbac", "webhooks", "samples", "policy", WITH_POLICY, WITH_SHADOW_MODE, WITH_EXEMPT, ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
     rendered.set(path, await kustomize(path));
   }
   // The CRD must exist for sample credspecs, and the namespace for the ServiceAccounts.
@@ -180,6 +189,18 @@ describe("kustomize overlays (infra/overlays)", () => {
     const withoutAuthorize = (objects: KubeObject[]) => objects.filter((o) => o.metadata.name !== "gmsa-webhooks-authorize");
     expect(withoutAuthorize(shadow)).toEqual(withoutAuthorize(plain));
     await dryRunApply(shadow);
+  });
+
+  it("components/exempt-namespaces sets the names the webhooks and the policy exempt, nothing else", async () => {
+    const exempt = rendered.get(WITH_EXEMPT)!;
+    const plain = rendered.get(WITH_POLICY)!;
+    const selector = { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "legacy"] }] };
+    for (const fn of FUNCTIONS) expect(webhookOf(exempt, fn)).toEqual({ ...webhookOf(plain, fn), namespaceSelector: selector });
+    const policy = find(exempt, "ValidatingAdmissionPolicy", "gmsa-webhooks.windows.k8s.io") as unknown as { spec: { matchConstraints: { namespaceSelector: unknown } } };
+    expect(policy.spec.matchConstraints.namespaceSelector).toEqual(selector);
+    const others = (objects: KubeObject[]) => objects.filter((o) => !/WebhookConfiguration$|^ValidatingAdmissionPolicy$/.test(o.kind));
+    expect(others(exempt)).toEqual(others(plain));
+    await dryRunApply(exempt);
   });
 
   it("covers every overlay folder", async () => {
@@ -236,12 +257,12 @@ describe("kustomize overlays (infra/overlays)", () => {
       }
     });
 
-    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the opted-out, ephemeral containers", (fn) => {
+    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the exempt, ephemeral containers", (fn) => {
       const webhook = webhookOf(objects(), fn);
       expect(webhook).toMatchObject({ failurePolicy: "Fail", sideEffects: "None", timeoutSeconds: 10, admissionReviewVersions: ["v1"] });
       expect(webhook.matchConditions?.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
-      // kube-system is enforced too (issue 14): only windows-gmsa's opt-out label excludes a namespace.
-      expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] }] });
+      // Exempt by name only (issue 37): windows-gmsa's opt-out label could be set by whoever creates a namespace.
+      expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }] });
       expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["CREATE", "UPDATE"], resources: ["pods"] }));
       expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"] }));
       if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");

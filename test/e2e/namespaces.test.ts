@@ -1,9 +1,11 @@
 /**
  * Which namespaces the webhooks of infra/webhooks/ enforce, through the real API server and the Node
- * functions (issue 14, section 4): every namespace, kube-system included, but those labelled
- * `windows.k8s.io/disabled: "true"` (the opt-out of kubernetes-sigs/windows-gmsa). The CEL
- * matchConditions keep pods without GMSA settings away, so system pods never depend on the functions.
- * Pods are created with server-side dry-run (the webhooks run, nothing is stored).
+ * functions: every namespace but those the operator exempts by name (`kubernetes.io/metadata.name`,
+ * kube-system as shipped). A namespace labelled `windows.k8s.io/disabled: "true"` (the opt-out of
+ * kubernetes-sigs/windows-gmsa) is enforced: whoever creates a namespace can set that label, so honouring it
+ * let them opt their own namespace out (issue 37, L2). The CEL matchConditions keep pods without GMSA
+ * settings away, so system pods never depend on the functions. Pods are created with server-side dry-run
+ * (the webhooks run, nothing is stored).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { applyBaseInfra, applyObjects, deleteWebhooks, type KubeObject } from "../../infra/local/apply.ts";
@@ -14,7 +16,7 @@ import { buildPod, container, parsed, readCredSpec, type Pod, type Status } from
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
-const OPTED_OUT = "gmsa-opted-out";
+const OLD_LABEL = "gmsa-old-opt-out";
 const SERVICE_ACCOUNT = "gmsa-system";
 const GROUP = "namespaces";
 
@@ -38,9 +40,10 @@ async function reviewCounts() {
 beforeAll(async () => {
   await applyBaseInfra(cluster);
   const objects: KubeObject[] = [
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: OPTED_OUT, labels: { "windows.k8s.io/disabled": "true" } } },
+    // As a namespace creator would make it, to opt their own namespace out.
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: OLD_LABEL, labels: { "windows.k8s.io/disabled": "true" } } },
     // No controller manager runs: the service accounts the pods name must be created by hand.
-    ...["kube-system", OPTED_OUT].map((namespace) => ({
+    ...["kube-system", OLD_LABEL].map((namespace) => ({
       apiVersion: "v1",
       kind: "ServiceAccount",
       metadata: { name: SERVICE_ACCOUNT, namespace },
@@ -54,13 +57,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await deleteWebhooks(cluster);
-  await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings/${SERVICE_ACCOUNT}-uses-webapp01`, { method: "DELETE" });
+  await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/namespaces/${OLD_LABEL}/rolebindings/${SERVICE_ACCOUNT}-uses-webapp01`, { method: "DELETE" });
   await stack?.stop();
 });
 
 describe("namespaces the webhooks enforce", () => {
-  it("reviews a GMSA pod in kube-system: 403 without `use`, expanded once granted", async () => {
-    const refused = await dryRunCreate("kube-system", gmsaPod("system-refused"));
+  it('reviews a GMSA pod in a namespace labelled windows.k8s.io/disabled: "true": 403 without `use`, expanded once granted', async () => {
+    const refused = await dryRunCreate(OLD_LABEL, gmsaPod("old-label-refused"));
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/service account "gmsa-system".*"webapp01"/);
 
@@ -68,33 +71,33 @@ describe("namespaces the webhooks enforce", () => {
       {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "RoleBinding",
-        metadata: { name: `${SERVICE_ACCOUNT}-uses-webapp01`, namespace: "kube-system" },
+        metadata: { name: `${SERVICE_ACCOUNT}-uses-webapp01`, namespace: OLD_LABEL },
         roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-        subjects: [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: "kube-system" }],
+        subjects: [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: OLD_LABEL }],
       },
     ]);
-    const allowed = await dryRunCreate("kube-system", gmsaPod("system-allowed"));
+    const allowed = await dryRunCreate(OLD_LABEL, gmsaPod("old-label-allowed"));
     expect(allowed.status).toBe(201);
     expect(parsed(allowed.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(webapp01);
   });
 
-  it("never sends a kube-system pod without GMSA settings to either function", async () => {
+  it("never sends a GMSA pod in an exempt namespace, kube-system as shipped (left as written)", async () => {
+    const before = await reviewCounts();
+    const created = await dryRunCreate("kube-system", gmsaPod("exempt"));
+    expect(created.status).toBe(201);
+    expect(created.body.spec?.securityContext?.windowsOptions).toEqual({ gmsaCredentialSpecName: "webapp01" });
+    expect(await reviewCounts()).toEqual(before);
+  });
+
+  it("never sends a pod without GMSA settings to either function", async () => {
     const before = await reviewCounts();
     const systemPod = buildPod(GROUP, "kube-proxy-like", {
       serviceAccountName: SERVICE_ACCOUNT,
       containers: [container("proxy", { runAsUserName: "NT AUTHORITY\\SYSTEM", hostProcess: true })],
-      spec: { hostNetwork: true, priorityClassName: "system-node-critical" },
+      spec: { hostNetwork: true },
     });
-    const created = await dryRunCreate("kube-system", systemPod);
+    const created = await dryRunCreate(OLD_LABEL, systemPod);
     expect(created.status).toBe(201);
-    expect(await reviewCounts()).toEqual(before);
-  });
-
-  it('never sends a GMSA pod in a namespace labelled windows.k8s.io/disabled: "true" (left as written)', async () => {
-    const before = await reviewCounts();
-    const created = await dryRunCreate(OPTED_OUT, gmsaPod("opted-out"));
-    expect(created.status).toBe(201);
-    expect(created.body.spec?.securityContext?.windowsOptions).toEqual({ gmsaCredentialSpecName: "webapp01" });
     expect(await reviewCounts()).toEqual(before);
   });
 });

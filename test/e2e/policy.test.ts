@@ -15,7 +15,7 @@ const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const GROUP = "policy";
 const NAMESPACE = "gmsa-policy";
-const OPTED_OUT = "gmsa-policy-opted-out";
+const OLD_LABEL = "gmsa-policy-old-opt-out";
 const TEST_LABEL = "gmsa-webhooks.local/policy-e2e";
 const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 const POD_CONTENTS = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
@@ -59,9 +59,9 @@ beforeAll(async () => {
   const serviceAccount = (name: string, ns: string): KubeObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } });
   await applyObjects(admin, [
     namespace(NAMESPACE, { [TEST_LABEL]: "true" }),
-    namespace(OPTED_OUT, { [TEST_LABEL]: "true", "windows.k8s.io/disabled": "true" }),
+    namespace(OLD_LABEL, { [TEST_LABEL]: "true", "windows.k8s.io/disabled": "true" }),
     // No controller manager runs: service accounts are created by hand.
-    ...[NAMESPACE, OPTED_OUT].flatMap((ns) => [serviceAccount("default", ns), serviceAccount("gmsa-app", ns)]),
+    ...[NAMESPACE, OLD_LABEL].flatMap((ns) => [serviceAccount("default", ns), serviceAccount("gmsa-app", ns)]),
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
@@ -191,8 +191,8 @@ describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", 
     expectDenied(await create(pod("too-many", { containers })), 422, `more than ${DEFAULT_MAX_CREDSPECS} distinct`);
   });
 
-  it('does not judge a namespace labelled windows.k8s.io/disabled: "true"', async () => {
-    const created = await create(pod("opted-out", { windowsOptions: named("webapp02") }), { namespace: OPTED_OUT });
-    expect(created.status).toBe(201);
+  it('judges a namespace labelled windows.k8s.io/disabled: "true", which any namespace creator can set (403)', async () => {
+    const created = await create(pod("old-label", { windowsOptions: named("webapp02") }), { namespace: OLD_LABEL });
+    expectDenied(created, 403, 'service account "gmsa-app" may not use GMSACredentialSpec "webapp02"');
   });
 });

@@ -3,7 +3,7 @@
  * the cluster the flags select; exit 0 well, 1 a failure. A failing end-to-end probe after an earlier failure (an
  * earlier probe's included) is reported as a skip: the earlier failure explains it, so each fault is named once.
  */
-import type { V1Node } from "@kubernetes/client-node";
+import type { V1Namespace, V1Node } from "@kubernetes/client-node";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
@@ -11,12 +11,13 @@ import { clusterCommand, CLUSTER_FLAGS_USAGE, printResult } from "../cluster.ts"
 import { EXIT_INVALID, EXIT_OK } from "../io.ts";
 import { checkFunction } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
-import { buildDoctorReport, finding, formatFindingsText, listItems, type DoctorCluster, type Finding } from "./findings.ts";
+import { buildDoctorReport, finding, formatFindingsText, listItems, listOrNone, type DoctorCluster, type Finding } from "./findings.ts";
 import { checkIdentities, findIdentities } from "./identities.ts";
 import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "./nodes.ts";
-import { findProbeSubjects, optedOutNamespaces, runProbes } from "./probe.ts";
+import { checkOldOptOutLabel } from "./namespaces.ts";
+import { findProbeSubjects, runProbes } from "./probe.ts";
 import { listPodTemplates } from "./templates.ts";
-import { checkWebhookConfigurations, type WebhookConfiguration } from "./webhooks.ts";
+import { checkWebhookConfigurations, exemptNamespaces, type WebhookConfiguration } from "./webhooks.ts";
 
 /** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
 export interface DoctorOptions {
@@ -42,11 +43,13 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   for (const found of webhooks.found) findings.push(...(await checkFunction(cluster, found, Date.now())));
   findings.push(...(await checkIdentities(cluster, await findIdentities(cluster, options.identities))));
   skipReadinessOfUnboundFunctions(findings);
+  findings.push(...checkOldOptOutLabel(await listOrNone<V1Namespace>(cluster, "/api/v1/namespaces")));
+  const exempt = exemptNamespaces(webhooks.found);
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
-  const context = { existing: credspecs.existing, optedOut: await optedOutNamespaces(cluster), templates: await listPodTemplates(cluster) };
+  const context = { existing: credspecs.existing, exempt, templates: await listPodTemplates(cluster) };
   findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, context) : [pods]));
   let earlierFailure = findings.some((f) => f.status === "fail");
-  const subjects = await findProbeSubjects(cluster, credspecs.names, options);
+  const subjects = await findProbeSubjects(cluster, credspecs.names, options, exempt);
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
     // A failing may-use probe explains a failing may-not-use one too: both pods meet the same webhooks.
     const inconclusive = earlierFailure && probe.status === "fail";

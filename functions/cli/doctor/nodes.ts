@@ -39,10 +39,10 @@ function isPinnedToWindows(pod: PodObject): boolean {
 const label = (pod: PodObject) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const listed = (names: string[]) => names.slice(0, MAX_NAMED).join(", ") + (names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : "");
 
-/** What the pod checks know of the cluster: every credspec's name (when it could be read), the opted-out namespaces, the workloads' pod templates. */
+/** What the pod checks know of the cluster: every credspec's name (when it could be read), the namespaces the webhooks exempt, the workloads' pod templates. */
 export interface PodCheckContext {
   existing?: ReadonlySet<string> | undefined;
-  optedOut?: ReadonlySet<string> | undefined;
+  exempt?: ReadonlySet<string> | undefined;
   templates?: readonly PodTemplate[] | undefined;
 }
 
@@ -54,10 +54,10 @@ function credspecNames(pod: unknown): string[] {
 
 /**
  * The pod checks: Linux placement (pure), every credspec a pod names exists, and each service account's `use` of
- * the ones that do (access reviews). Pods of opted-out namespaces are left out: the webhooks never review them.
+ * the ones that do (access reviews). Pods of exempt namespaces are left out: the webhooks never review them.
  */
-export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], { existing, optedOut, templates = [] }: PodCheckContext = {}): Promise<Finding[]> {
-  const reviewed = pods.filter((pod) => !optedOut?.has(pod.metadata.namespace));
+export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodObject[], { existing, exempt, templates = [] }: PodCheckContext = {}): Promise<Finding[]> {
+  const reviewed = pods.filter((pod) => !exempt?.has(pod.metadata.namespace));
   const gmsa = reviewed.flatMap((pod) => {
     const names = credspecNames(pod);
     return names.length > 0 ? [{ pod, names }] : [];
@@ -70,7 +70,7 @@ export async function checkGmsaPods(cluster: DoctorCluster, pods: readonly PodOb
   }
   const absent = (name: string) => existing !== undefined && !existing.has(name);
   // A template's next pods are refused as a running pod's replacements are.
-  const templated = templates.filter((t) => !optedOut?.has(t.namespace)).map((t) => ({ what: t.label, names: credspecNames(t.pod) }));
+  const templated = templates.filter((t) => !exempt?.has(t.namespace)).map((t) => ({ what: t.label, names: credspecNames(t.pod) }));
   const missing = [...gmsa.map(({ pod, names }) => ({ what: `pod ${label(pod)}`, names })), ...templated].flatMap(({ what, names }) =>
     names.filter(absent).map((name) => `${what} (credspec ${name})`),
   );

@@ -2,13 +2,14 @@
  * End to end from the API server: timed dry-run creates (`dryRun=All`: admission runs, nothing is stored) of a pod
  * whose service account may use a credspec (expand must inline it) and of one whose may not (authorize must refuse it).
  */
-import type { V1Namespace, V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
+import type { V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
 import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../../../shared/policy/names.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";
 import type { DoctorOptions } from "./doctor.ts";
 import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
-import { EXPECTED_WEBHOOKS, OPT_OUT_EXPRESSION, type FoundWebhook } from "./webhooks.ts";
+import { EXPECTED_WEBHOOKS, type FoundWebhook } from "./webhooks.ts";
 
 /** What the probes use; `refused` is undefined when every service account of `allowed`'s namespace may use `credspec`. */
 type ProbeSubjects = { credspec: string; allowed: ServiceAccountRef; refused: ServiceAccountRef | undefined };
@@ -22,30 +23,21 @@ export function mayUse(cluster: DoctorCluster, sa: ServiceAccountRef, credspec: 
   return reviewCredSpecAccess(({ method, path, body }) => cluster.request({ method, path, body, asCaller: true }), query, CLI_CALL);
 }
 
-/** The names of the namespaces labelled out of the webhooks (the shipped namespaceSelector's opt-out). */
-function optedOutOf(namespaces: readonly V1Namespace[]): Set<string | undefined> {
-  return new Set(namespaces.filter((n) => n.metadata?.labels?.[OPT_OUT_EXPRESSION.key] === "true").map((n) => n.metadata?.name));
-}
-
-/** The opted-out namespaces of the cluster; none when they cannot be listed. */
-export async function optedOutNamespaces(cluster: DoctorCluster): Promise<ReadonlySet<string>> {
-  const names = optedOutOf(await listOrNone<V1Namespace>(cluster, "/api/v1/namespaces"));
-  return new Set([...names].filter((name): name is string => name !== undefined));
-}
-
-/** The ServiceAccount subjects of RoleBindings and ClusterRoleBindings, in `only` when set, outside opted-out namespaces. */
-async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | undefined): Promise<ServiceAccountRef[]> {
-  const [namespaces, ...bindings] = await Promise.all([
-    listOrNone<V1Namespace>(cluster, "/api/v1/namespaces"),
+/**
+ * The ServiceAccount subjects of RoleBindings and ClusterRoleBindings, in `only` when set, outside `exempt` (the
+ * webhooks never see those namespaces). RBAC does not check a subject's namespace, and nothing that names no possible
+ * service account can be probed, so such subjects are passed over rather than asked about (the review would throw).
+ */
+async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | undefined, exempt: ReadonlySet<string>): Promise<ServiceAccountRef[]> {
+  const bindings = await Promise.all([
     listOrNone<V1RoleBinding>(cluster, "/apis/rbac.authorization.k8s.io/v1/rolebindings"),
     listOrNone<V1RoleBinding>(cluster, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings"),
   ]);
-  // Namespaces opted out of the webhooks (the shipped namespaceSelector) would show nothing.
-  const optedOut = optedOutOf(namespaces);
   const found = new Map<string, ServiceAccountRef>();
   for (const binding of bindings.flat()) {
     for (const { kind, name, namespace = binding.metadata?.namespace } of binding.subjects ?? []) {
-      if (kind !== "ServiceAccount" || namespace === undefined || optedOut.has(namespace) || (only !== undefined && namespace !== only)) continue;
+      if (kind !== "ServiceAccount" || namespace === undefined || exempt.has(namespace) || (only !== undefined && namespace !== only)) continue;
+      if (!isDns1123Label(namespace) || !isDns1123Subdomain(name)) continue;
       found.set(`${namespace}/${name}`, { namespace, name });
     }
   }
@@ -53,11 +45,16 @@ async function findBoundServiceAccounts(cluster: DoctorCluster, only: string | u
 }
 
 /** The probes' credspec and service account: as given, else the first credspec a bound one may use; and one of its namespace that may not. */
-export async function findProbeSubjects(cluster: DoctorCluster, credspecs: readonly string[], given: DoctorOptions): Promise<ProbeSubjects | Finding> {
+export async function findProbeSubjects(
+  cluster: DoctorCluster,
+  credspecs: readonly string[],
+  given: DoctorOptions,
+  exempt: ReadonlySet<string> = new Set(),
+): Promise<ProbeSubjects | Finding> {
   const check = "end-to-end/may-use";
   const names = given.credspec === undefined ? credspecs : [given.credspec];
   if (names.length === 0) return finding(check, "skip", "no GMSACredentialSpec exists to probe with");
-  const candidates = given.serviceAccount === undefined ? await findBoundServiceAccounts(cluster, given.namespace) : [given.serviceAccount];
+  const candidates = given.serviceAccount === undefined ? await findBoundServiceAccounts(cluster, given.namespace, exempt) : [given.serviceAccount];
   const fix = "name one with --service-account";
   let reviews = 0;
   for (const credspec of names) {

@@ -25,8 +25,17 @@ const HAS_GMSA_REFERENCE = `request.operation == "CONNECT" ?
      has(c.securityContext.windowsOptions.gmsaCredentialSpec))))))
 `;
 
-/** The opt-out of kubernetes-sigs/windows-gmsa: every namespace but those labelled `windows.k8s.io/disabled: "true"`. */
-export const OPT_OUT_EXPRESSION = { key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] };
+/**
+ * The key the webhooks exempt namespaces by: the API server sets it to the namespace's name, so a namespace creator
+ * cannot exempt their own namespace (docs/security.md, Which namespaces are enforced). The values are the operator's list.
+ */
+export const EXEMPTION_KEY = "kubernetes.io/metadata.name";
+
+/** The exemption as shipped: every namespace but kube-system. */
+const EXEMPTION_EXPRESSION = { key: EXEMPTION_KEY, operator: "NotIn", values: ["kube-system"] };
+
+/** The opt-out label of kubernetes-sigs/windows-gmsa, which any namespace creator can set: no longer honoured. */
+export const OLD_OPT_OUT_LABEL = "windows.k8s.io/disabled";
 
 /** The annotation that keeps AKS's Admissions Enforcer from rewriting the namespaceSelector. */
 const AKS_OPT_OUT_ANNOTATION = "admissions.enforcer/disabled";
@@ -46,7 +55,7 @@ function expected(fn: FunctionName, kind: `${"Mutating" | "Validating"}WebhookCo
       { apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"], scope: "Namespaced" },
       ...(fn === "authorize" ? [{ apiGroups: [""], apiVersions: ["v1"], operations: ["CONNECT"], resources: ["pods/exec", "pods/attach"], scope: "Namespaced" }] : []),
     ],
-    namespaceSelector: { matchExpressions: [OPT_OUT_EXPRESSION] },
+    namespaceSelector: { matchExpressions: [EXEMPTION_EXPRESSION] },
     matchConditions: [{ name: "has-gmsa-reference", expression: HAS_GMSA_REFERENCE }],
     failurePolicy: "Fail",
     sideEffects: "None",
@@ -92,8 +101,9 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
   const failsOpen = webhook.failurePolicy === "Ignore";
   const reinvoked = expected.reinvocationPolicy === undefined || webhook.reinvocationPolicy === expected.reinvocationPolicy;
   const expressions = webhook.namespaceSelector?.matchExpressions ?? [];
-  const optOut = expressions.some((e) => isDeepStrictEqual(e, OPT_OUT_EXPRESSION));
-  const narrower = expressions.length > 1 || webhook.namespaceSelector?.matchLabels !== undefined;
+  const labels = webhook.namespaceSelector?.matchLabels ?? {};
+  const selfService = expressions.some((e) => e.key === OLD_OPT_OUT_LABEL) || OLD_OPT_OUT_LABEL in labels;
+  const narrower = expressions.some((e) => e.key !== EXEMPTION_KEY || e.operator !== "NotIn") || Object.keys(labels).length > 0;
   const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
     ["rules", "fail", !sameRules, "differ from the shipped rules (pods CREATE/UPDATE, pods/ephemeralcontainers UPDATE)"],
     ["matchConditions", "fail", !sameConditions, "differ from has-gmsa-reference as shipped: non-GMSA pods may be sent, or GMSA pods missed"],
@@ -104,12 +114,18 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
     ["sideEffects", "fail", webhook.sideEffects !== expected.sideEffects, "is not None: dry-run requests are refused"],
     ["admissionReviewVersions", "fail", !answered, "names neither v1 nor v1beta1, the versions the functions answer"],
     ["reinvocationPolicy", "warn", !reinvoked, `is not ${expected.reinvocationPolicy}: a GMSA name added by a later webhook is not expanded`],
-    ["namespaceSelector", "fail", !optOut, 'lacks the opt-out windows.k8s.io/disabled NotIn ["true"]'],
-    ["namespaceSelector", "warn", optOut && narrower, "has more than the opt-out: GMSA pods in the namespaces it leaves out are not checked"],
+    ["namespaceSelector", "fail", selfService, `honours ${OLD_OPT_OUT_LABEL}, which whoever creates a namespace can set: they can opt their own namespace out`],
+    ["namespaceSelector", "warn", !selfService && narrower, `has more than the exemption ${EXEMPTION_KEY} NotIn: GMSA pods in the namespaces it leaves out are not checked`],
   ];
   return differences
     .filter(([, , differs]) => differs)
     .map(([field, status, , why]) => finding(`webhooks/${fn}`, status, `${kind} ${configName}: ${field} ${why}`, FIX_APPLY));
+}
+
+/** The namespaces some found webhook exempts by name (`kubernetes.io/metadata.name NotIn`): it never reviews their pods. */
+export function exemptNamespaces(found: readonly FoundWebhook[]): ReadonlySet<string> {
+  const expressions = found.flatMap((f) => f.webhook.namespaceSelector?.matchExpressions ?? []);
+  return new Set(expressions.filter((e) => e.key === EXEMPTION_KEY && e.operator === "NotIn").flatMap((e) => e.values ?? []));
 }
 
 /**

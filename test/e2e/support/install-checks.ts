@@ -24,7 +24,7 @@ export function webhookConfigurationPaths(fullname: string): string[] {
 }
 
 /** Namespace labelled with the opt-out of kubernetes-sigs/windows-gmsa, with a service account `gmsa-app`. */
-export const OPTED_OUT_NAMESPACE = "gmsa-helm-opted-out";
+export const OLD_OPT_OUT_NAMESPACE = "gmsa-helm-old-opt-out";
 
 /** Where each function logs one JSON line per review (at `LOG_LEVEL=debug` for allowed ones): one file, or one per replica. */
 export type ReviewLogs = Record<"expand" | "authorize", string | string[]>;
@@ -75,11 +75,14 @@ export async function waitForGmsaWebhooks(cluster: LocalClusterInfo, group: stri
   );
 }
 
-/** Creates {@link OPTED_OUT_NAMESPACE} (labelled `windows.k8s.io/disabled: "true"`) and its `gmsa-app`. */
-export async function createOptedOutNamespace(cluster: LocalClusterInfo): Promise<void> {
+/**
+ * Creates {@link OLD_OPT_OUT_NAMESPACE} as a namespace creator could, labelled `windows.k8s.io/disabled: "true"` (the
+ * opt-out of kubernetes-sigs/windows-gmsa, not honoured), and its `gmsa-app`, which may use no credspec.
+ */
+export async function createOldOptOutNamespace(cluster: LocalClusterInfo): Promise<void> {
   await applyObjects(adminEndpoint(cluster), [
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: OPTED_OUT_NAMESPACE, labels: { "windows.k8s.io/disabled": "true" } } },
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gmsa-app", namespace: OPTED_OUT_NAMESPACE } },
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: OLD_OPT_OUT_NAMESPACE, labels: { "windows.k8s.io/disabled": "true" } } },
+    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gmsa-app", namespace: OLD_OPT_OUT_NAMESPACE } },
   ]);
 }
 
@@ -147,11 +150,9 @@ export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, l
     expect(await countReviews(logs())).toEqual(before);
   });
 
-  it('skips a namespace labelled windows.k8s.io/disabled: "true": the pod is admitted as written, unreviewed', async () => {
-    const before = await countReviews(logs());
-    const created = await createPodIn(cluster, OPTED_OUT_NAMESPACE, gmsaPod(group, "opted-out", "gmsa-app"));
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeUndefined();
-    expect(await countReviews(logs())).toEqual(before);
+  it('reviews a namespace labelled windows.k8s.io/disabled: "true", which its creator could set: 403 without `use`', async () => {
+    const created = await createPodIn(cluster, OLD_OPT_OUT_NAMESPACE, gmsaPod(group, "old-opt-out", "gmsa-app"));
+    expect(created.status, JSON.stringify(created.body)).toBe(403);
+    expect(created.body.message).toMatch(/authorize\.gmsa-webhooks\.windows\.k8s\.io.*service account "gmsa-app"/s);
   });
 }

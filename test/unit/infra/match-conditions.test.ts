@@ -84,13 +84,29 @@ const NOT_SENT: [string, Json, Json][] = [
   ["an update of a pod without GMSA", pod({}), pod({ securityContext: other })],
 ];
 
+/** The request as the API server binds it: the operation follows from which objects a case carries. */
+const requestFor = (object: Json, oldObject: Json): Json => ({
+  operation: object === null ? "DELETE" : oldObject === null ? "CREATE" : "UPDATE",
+  userInfo: { username: "alice", groups: ["system:authenticated"] },
+});
+
+/** An exec (attach is alike; only authorize registers them): its object is the options, not the pod, so only the requester can decide. */
+const connect = (groups: string[] | undefined): Json => ({ operation: "CONNECT", userInfo: { username: "alice", ...(groups ? { groups } : {}) } });
+const EXEC_OPTIONS: Json = { kind: "PodExecOptions", apiVersion: "v1", command: ["cmd"], stdin: true };
+
 describe.each(copies)("has-gmsa-reference in %s", (_where, expression) => {
-  const matches = (object: Json, oldObject: Json) => run(expression, { object: toCel(object), oldObject: toCel(oldObject) });
+  const matches = (object: Json, oldObject: Json, request = requestFor(object, oldObject)) =>
+    run(expression, { object: toCel(object), oldObject: toCel(oldObject), request: toCel(request) });
   it.each(SENT)("sends a pod with a GMSA setting: %s", (_name, object, oldObject) => {
     expect(matches(object, oldObject)).toBe(true);
   });
   it.each(NOT_SENT)("leaves out a pod without one: %s", (_name, object, oldObject) => {
     expect(matches(object, oldObject)).toBe(false);
+  });
+  it("sends an exec or attach, but not one by a member of system:masters", () => {
+    expect(matches(EXEC_OPTIONS, null, connect(["system:authenticated"]))).toBe(true);
+    expect(matches(EXEC_OPTIONS, null, connect(undefined))).toBe(true);
+    expect(matches(EXEC_OPTIONS, null, connect(["system:authenticated", "system:masters"]))).toBe(false);
   });
 });
 

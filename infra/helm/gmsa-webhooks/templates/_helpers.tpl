@@ -73,12 +73,26 @@ Call with (dict "root" $ "fn" "expand"). */}}
 {{- if and (eq .fn "authorize") (include "gmsa-webhooks.shadowMode" .root) }}{{ $_ := set $webhook "failurePolicy" "Ignore" }}{{ end -}}
 {{- if not (kindIs "invalid" $values.failurePolicy) }}{{ $_ := set $webhook "failurePolicy" $values.failurePolicy }}{{ end -}}
 {{- if not (kindIs "invalid" $values.timeoutSeconds) }}{{ $_ := set $webhook "timeoutSeconds" $values.timeoutSeconds }}{{ end -}}
-{{- $expressions := concat $webhook.namespaceSelector.matchExpressions $values.extraNamespaceSelectorExpressions -}}
+{{- $_ := set $webhook "namespaceSelector" (include "gmsa-webhooks.namespaceSelector" (dict "root" .root "file" $file) | fromYaml) -}}
+{{- toYaml $webhook -}}
+{{- end -}}
+
+{{/* The namespaceSelector of the webhooks (and of the optional policy): the shared file's, with its exemption
+(kubernetes.io/metadata.name NotIn, a name no namespace creator can choose) set to webhooks.exemptNamespaces and
+dropped when that is empty (NotIn needs values), then the chart's additions. Call with (dict "root" $ "file" $file),
+$file one parsed files/webhooks/<fn>.yaml. */}}
+{{- define "gmsa-webhooks.namespaceSelector" -}}
+{{- $values := .root.Values.webhooks -}}
+{{- $expressions := list -}}
+{{- range (first .file.webhooks).namespaceSelector.matchExpressions -}}
+{{- if ne .key "kubernetes.io/metadata.name" }}{{ $expressions = append $expressions . }}
+{{- else if $values.exemptNamespaces }}{{ $expressions = append $expressions (merge (dict "values" $values.exemptNamespaces) .) }}{{ end -}}
+{{- end -}}
+{{- $expressions = concat $expressions $values.extraNamespaceSelectorExpressions -}}
 {{- if $values.excludeReleaseNamespace -}}
 {{- $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" (list .root.Release.Namespace)) -}}
 {{- end -}}
-{{- $_ := set $webhook "namespaceSelector" (dict "matchExpressions" $expressions) -}}
-{{- toYaml $webhook -}}
+{{- if $expressions }}{{ toYaml (dict "matchExpressions" $expressions) }}{{ else }}{}{{ end -}}
 {{- end -}}
 
 {{/* The metadata.name of one webhook configuration in the shared file. */}}

@@ -5,7 +5,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preparedProgram } from "../../../../support/prepared.ts";
 import { CHART_DIR } from "../../../../../infra/helm/chart-files.ts";
-import { checkWebhookConfigurations, EXPECTED_WEBHOOKS, SHADOW_MODE_ANNOTATION, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
+import { checkWebhookConfigurations, EXPECTED_WEBHOOKS, exemptNamespaces, SHADOW_MODE_ANNOTATION, type WebhookConfiguration } from "../../../../../functions/cli/doctor/webhooks.ts";
 import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 
 /** A configuration as shipped, under `name`, with `change` applied to its webhook. */
@@ -39,8 +39,9 @@ describe("webhook configurations", () => {
     ["matchConditions", { matchConditions: [] }, "fail", /matchConditions differ/],
     ["failurePolicy", { failurePolicy: "Ignore" }, "warn", /failurePolicy is Ignore/],
     ["timeoutSeconds", { timeoutSeconds: 30 }, "warn", /timeoutSeconds is 30/],
-    ["the opt-out selector", { namespaceSelector: {} }, "fail", /namespaceSelector lacks the opt-out/],
-    ["a narrower selector", { namespaceSelector: { matchExpressions: [EXPECTED_WEBHOOKS.expand.webhook.namespaceSelector.matchExpressions[0], { key: "pilot", operator: "Exists" }] } }, "warn", /more than the opt-out/],
+    ["the self-service opt-out", { namespaceSelector: { matchExpressions: [{ key: "windows.k8s.io/disabled", operator: "NotIn", values: ["true"] }] } }, "fail", /namespaceSelector honours windows\.k8s\.io\/disabled, which whoever creates a namespace can set/],
+    ["the self-service opt-out as a label", { namespaceSelector: { matchLabels: { "windows.k8s.io/disabled": "false" } } }, "fail", /namespaceSelector honours windows\.k8s\.io\/disabled/],
+    ["a narrower selector", { namespaceSelector: { matchExpressions: [EXPECTED_WEBHOOKS.expand.webhook.namespaceSelector.matchExpressions[0], { key: "pilot", operator: "Exists" }] } }, "warn", /more than the exemption kubernetes\.io\/metadata\.name NotIn/],
     ["reinvocationPolicy", { reinvocationPolicy: "Never" }, "warn", /reinvocationPolicy is not IfNeeded/],
     ["admissionReviewVersions", { admissionReviewVersions: ["v2"] }, "fail", /admissionReviewVersions names neither v1 nor v1beta1/],
     ["sideEffects", { sideEffects: "Unknown" }, "fail", /sideEffects is not None/],
@@ -60,6 +61,14 @@ describe("webhook configurations", () => {
     expect(only?.message).toMatch(/failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked while authorize is down/);
     // Helm 4 applies server-side: the field kubectl patch changed is another manager's until forced.
     expect(only?.fix).toContain("helm upgrade --force-conflicts");
+  });
+
+  it("passes the operator's own exempt list, or none, and names the namespaces it exempts", () => {
+    const exempt = (values: string[]) => ({ namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values }] } });
+    const lists = { mutating: [config("expand", "e", exempt(["kube-system", "legacy"]))], validating: [config("authorize", "a", { namespaceSelector: {} })] };
+    const result = checkWebhookConfigurations(lists, false);
+    expect(result.findings.filter((f) => f.status !== "pass")).toEqual([]);
+    expect([...exemptNamespaces(result.found)]).toEqual(["kube-system", "legacy"]);
   });
 
   it("ignores white space changes in the CEL expression (re-indented by YAML tools)", () => {

@@ -68,8 +68,8 @@ describe("GMSA pods", () => {
     expect((await checkGmsaPods(reviews(["web/default/retired"]), [pod("old-1", { ...gone, ...windows })])).map((f) => f.status)).toEqual(["pass"]);
   });
 
-  it("leaves out pods of opted-out namespaces, which the webhooks never review", async () => {
-    const findings = await checkGmsaPods(reviews([]), [pod("web-1", { ...gmsa, ...windows, serviceAccountName: "app" })], { existing: new Set(), optedOut: new Set(["web"]) });
+  it("leaves out pods of exempt namespaces, which the webhooks never review", async () => {
+    const findings = await checkGmsaPods(reviews([]), [pod("web-1", { ...gmsa, ...windows, serviceAccountName: "app" })], { existing: new Set(), exempt: new Set(["web"]) });
     expect(findings).toEqual([expect.objectContaining({ check: "pods", status: "pass", message: "no GMSA pod runs yet" })]);
   });
 

@@ -37,9 +37,9 @@ describe("pod templates", () => {
     expect(requests).toHaveLength(6);
   });
 
-  it("fails naming each template whose credspec does not exist, outside opted-out namespaces, with no GMSA pod running", async () => {
+  it("fails naming each template whose credspec does not exist, outside exempt namespaces, with no GMSA pod running", async () => {
     const templates = await listPodTemplates(cluster([]));
-    const findings = await checkGmsaPods(cluster([]), [], { existing: new Set(["webapp01"]), optedOut: new Set(["off"]), templates });
+    const findings = await checkGmsaPods(cluster([]), [], { existing: new Set(["webapp01"]), exempt: new Set(["off"]), templates });
     expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/credspecs", "fail"]]);
     expect(findings[0]?.message).toMatch(
       /^3 running GMSA pods or pod templates name a GMSACredentialSpec that does not exist, so their new pods are refused \(422\): Deployment web\/web \(credspec gone-d\), StatefulSet web\/db \(credspec gone-s\), CronJob web\/nightly \(credspec gone-c\)$/,
