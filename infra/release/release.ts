@@ -77,7 +77,7 @@ async function runScript(script: string): Promise<void> {
  * does not answer.
  * @throws Error naming the registry when the cache lacks a package and the registry cannot give it.
  */
-async function npmCiAzure(dir: string): Promise<void> {
+export async function npmCiAzure(dir: string): Promise<void> {
   // --loglevel: under `npm run --silent` the child npm inherits silence, and its error code is what tells ENOTCACHED.
   const args = ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
   const stderrOf = (error: unknown): string => {
@@ -92,7 +92,7 @@ async function npmCiAzure(dir: string): Promise<void> {
   }
   log("npm's cache lacks packages of @azure/functions: fetching them from the npm registry");
   try {
-    await run("npm", [...args, "--prefer-offline", "--fetch-retries=1", "--fetch-timeout=30000"], { cwd: dir });
+    await run("npm", [...args, "--prefer-offline", "--fetch-retries=1", "--fetch-retry-mintimeout=2000", "--fetch-timeout=30000"], { cwd: dir });
   } catch (error) {
     const tail = stderrOf(error).split("\n").slice(-3).join("\n");
     throw new Error(`the Azure package's npm ci needs the npm registry (or npm's cache holding @azure/functions and its dependencies, as after npm ci):\n${tail}`, { cause: error });
