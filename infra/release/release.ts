@@ -71,8 +71,37 @@ async function runScript(script: string): Promise<void> {
 }
 
 /**
+ * `npm ci` of the Azure package, from the package's lock: the versions and hashes of the repository's, not the
+ * registry's newest in a range. From npm's cache alone when it holds them (a second, no network); else it says that
+ * it needs the registry and fetches with short timeouts, because npm's defaults wait minutes for a registry that
+ * does not answer.
+ * @throws Error naming the registry when the cache lacks a package and the registry cannot give it.
+ */
+export async function npmCiAzure(dir: string): Promise<void> {
+  // --loglevel: under `npm run --silent` the child npm inherits silence, and its error code is what tells ENOTCACHED.
+  const args = ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+  const stderrOf = (error: unknown): string => {
+    const { stderr } = error as { stderr?: unknown };
+    return (typeof stderr === "string" && stderr !== "" ? stderr : (error as Error).message).trim();
+  };
+  try {
+    await run("npm", [...args, "--offline"], { cwd: dir });
+    return;
+  } catch (error) {
+    if (!stderrOf(error).includes("ENOTCACHED")) throw new Error(`the Azure package's npm ci failed:\n${stderrOf(error)}`, { cause: error });
+  }
+  log("npm's cache lacks packages of @azure/functions: fetching them from the npm registry");
+  try {
+    await run("npm", [...args, "--prefer-offline", "--fetch-retries=1", "--fetch-retry-mintimeout=2000", "--fetch-timeout=30000"], { cwd: dir });
+  } catch (error) {
+    const tail = stderrOf(error).split("\n").slice(-3).join("\n");
+    throw new Error(`the Azure package's npm ci needs the npm registry (or npm's cache holding @azure/functions and its dependencies, as after npm ci):\n${tail}`, { cause: error });
+  }
+}
+
+/**
  * Builds every artifact into the output folder and writes `SHA256SUMS`. Reuses the image and Helm caches; about a
- * minute on 2 cores with both warm (the Azure package's `npm ci` needs the npm registry or npm's cache).
+ * minute on 2 cores with both warm (the Azure package's `npm ci` takes npm's cache, or the npm registry).
  * @throws Error naming every problem of a tagged release, or the step that failed.
  */
 export async function buildRelease(options: ReleaseOptions = {}): Promise<Release> {
@@ -115,8 +144,7 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     await runScript("infra/azure/build.ts");
     const azure = path.join(work, "azure-functions");
     await cp(path.join(REPO_ROOT, "dist", "azure-functions"), azure, { recursive: true });
-    // From the package's lock: the versions and hashes of the repository's, not the registry's newest in a range.
-    await run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: azure });
+    await npmCiAzure(azure);
     await zipFolder(azure, path.join(dir, `gmsa-webhooks-azure-functions-${version}.zip`));
 
     for (const env of WORKER_ENVS) {

@@ -1,11 +1,14 @@
 /**
  * The release's version and the checks a tagged release must pass: the tag names package.json's version, and the
  * working tree holds no change that the tag does not (the artifacts must be what the tag's commit builds).
+ *
+ * CLI: `node infra/release/version.ts --tag v<version>` runs those checks alone and exits 1 naming every problem: the
+ * release workflow's first check, before it installs or builds anything (`npm run release -- --tag` repeats it).
  */
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { REPO_ROOT } from "../repo-root.ts";
 
 const run = promisify(execFile);
@@ -38,4 +41,12 @@ export function checkTag(tag: string, version: string, dirty: string): string[] 
 export async function gitStatus(): Promise<string> {
   const { stdout } = await run("git", ["status", "--porcelain"], { cwd: REPO_ROOT });
   return stdout;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { tag: { type: "string" } } });
+  if (values.tag === undefined) throw new Error("usage: node infra/release/version.ts --tag v<version>");
+  const problems = checkTag(values.tag, await readPackageVersion(), await gitStatus());
+  for (const problem of problems) console.error(`cannot release ${values.tag}: ${problem}`);
+  process.exitCode = problems.length > 0 ? 1 : 0;
 }

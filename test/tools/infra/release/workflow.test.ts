@@ -5,7 +5,8 @@
  * artifacts and checks them before its first push. It publishes what `npm run release` built for the pushed tag and
  * signs what it pushes. The steps that need no registry run here in bash as Actions runs them (`bash -eo pipefail`),
  * with `gh` and `skopeo` replaced by stand-ins: the names derived from the tag and owner, CHANGELOG.md's section as
- * the notes, the krew manifest, the checks before publishing, and the GitHub release. Publishing itself:
+ * the notes (from a CHANGELOG.md made here), the tag check, the krew manifest, the checks before publishing, and
+ * the GitHub release; the checks all come in the build job, before npm ci. Publishing itself:
  * test/e2e/release.test.ts.
  */
 import { execFile } from "node:child_process";
@@ -29,6 +30,7 @@ interface Step {
   run?: string;
   uses?: string;
   with?: Record<string, string>;
+  env?: Record<string, string>;
 }
 
 interface Job {
@@ -71,15 +73,37 @@ async function standIn(dir: string, name: string, body: string): Promise<string>
   return `${bin}:${process.env["PATH"] ?? ""}`;
 }
 
-/** Runs the step named `name` as Actions does, in the repository, with `env` over a minimal environment. */
-async function runStep(name: string, env: Record<string, string>): Promise<string> {
+/** Runs the step named `name` as Actions does, in `cwd` (the repository), with `env` over a minimal environment. */
+async function runStep(name: string, env: Record<string, string>, cwd = REPO_ROOT): Promise<string> {
   const step = Object.values(workflow.jobs).flatMap((job) => job.steps).find((candidate) => candidate.name === name);
   if (step?.run === undefined) throw new Error(`no step ${name} with a run script`);
   const { stdout } = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run], {
-    cwd: REPO_ROOT,
+    cwd,
     env: { PATH: process.env["PATH"] ?? "", ...env },
   });
   return stdout;
+}
+
+/** A CHANGELOG.md of a released 1.2.3, as a maintainer leaves it before tagging. */
+const RELEASED = `# Changelog
+
+## [Unreleased]
+
+## [1.2.3] - 2026-01-02
+
+### Added
+
+- The webhooks.
+
+[Unreleased]: ../../compare/v1.2.3...HEAD
+[1.2.3]: ../../releases/tag/v1.2.3
+`;
+
+/** A folder holding `text` as CHANGELOG.md, to run a step in. */
+async function changelogOf(text: string): Promise<string> {
+  const dir = await tempDir();
+  await writeFile(path.join(dir, "CHANGELOG.md"), text);
+  return dir;
 }
 
 /** actionlint's exit code and output for `files`. */
@@ -146,6 +170,34 @@ describe("the release workflow", () => {
     expect(checkouts.map((step) => step.with)).toEqual([{ "persist-credentials": false, "sparse-checkout": "infra/local/helm", "sparse-checkout-cone-mode": false }]);
   });
 
+  it("runs every check in the build job before npm ci and the build: the tag, the CHANGELOG section, the Node release, the lint", () => {
+    const steps = workflow.jobs["build"]!.steps;
+    const at = (pattern: RegExp): number => steps.findIndex((step) => pattern.test(step.run ?? ""));
+    const install = at(/^npm ci /);
+    const build = at(/npm run --silent release/);
+    expect(at(/node infra\/release\/version\.ts --tag "\$GITHUB_REF_NAME"/)).toBeGreaterThan(-1);
+    expect(at(/node infra\/release\/version\.ts/)).toBeLessThan(install);
+    expect(at(/CHANGELOG\.md has no section/)).toBeLessThan(install);
+    expect(at(/node infra\/node\/node-release\.ts --official/)).toBeLessThan(install);
+    expect(at(/node infra\/release\/actionlint\.ts \.github\/workflows\/release\.yml/)).toBeLessThan(build);
+    expect(at(/node infra\/release\/actionlint\.ts/)).toBeGreaterThan(install);
+  });
+
+  it("checks the Node.js project's release: the pinned keyring's hash, then the signature, then the tarball and bin/node", () => {
+    const step = workflow.jobs["build"]!.steps.find((candidate) => candidate.name === "Node release")!;
+    const env = step.env ?? {};
+    expect(env["KEYRING_URL"]).toMatch(/^https:\/\/raw\.githubusercontent\.com\/nodejs\/release-keys\/[0-9a-f]{40}\/gpg\/pubring\.kbx$/);
+    expect(env["KEYRING_SHA256"]).toMatch(/^[0-9a-f]{64}$/);
+    const script = step.run!;
+    const order = ["sha256sum -c", "SHASUMS256.txt.sig", "gpgv --keyring", "node infra/node/node-release.ts --official"].map((text) => script.indexOf(text));
+    expect(order.every((index) => index > -1)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it("fails the tag check when the tag does not name package.json's version", async () => {
+    await expect(runStep("Tag", { GITHUB_REF_NAME: "v99.0.0" })).rejects.toMatchObject({ stderr: expect.stringContaining("does not name package.json's version") as unknown });
+  });
+
   it("checks the checksums and the CHANGELOG section before the first push", () => {
     const publish = workflow.jobs["publish"]!.steps;
     const firstPush = publish.findIndex((step) => /skopeo copy|helm push|cosign sign|gh release/.test(step.run ?? ""));
@@ -200,9 +252,9 @@ describe("the release workflow", () => {
     for (const file of ["a.zip", "SHA256SUMS"]) await writeFile(path.join(dir, file), file);
     // gh's stand-in records its arguments, one per line, and the notes file it was given.
     const PATH = await standIn(temp, "gh", `printf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/gh.notes"`);
-    const version = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const version = { version: "1.2.3" };
     // The build job writes the notes, the publish job gets them as an artifact in the same place.
-    await runStep("Release notes", { VERSION: version.version, RUNNER_TEMP: temp });
+    await runStep("Release notes", { VERSION: version.version, RUNNER_TEMP: temp }, await changelogOf(RELEASED));
     await runStep("GitHub release", {
       PATH,
       GH_TOKEN: "unused",
@@ -217,9 +269,7 @@ describe("the release workflow", () => {
     expect(args).toContain("--verify-tag");
     expect(args.slice(-2)).toEqual([path.join(dir, "SHA256SUMS"), path.join(dir, "a.zip")]);
     const notes = await readFile(path.join(temp, "gh.notes"), "utf8");
-    const changelog = await readFile(path.join(REPO_ROOT, "CHANGELOG.md"), "utf8");
-    const section = changelog.slice(changelog.indexOf(`## [${version.version}]`));
-    expect(section).toContain(notes.trim().split("\n")[0]!);
+    expect(notes.trim()).toBe("### Added\n\n- The webhooks.");
     expect(notes).not.toContain("## [");
     expect(notes).not.toMatch(/^\[[^\]]+\]: /m);
   });
@@ -228,6 +278,12 @@ describe("the release workflow", () => {
     const temp = await tempDir();
     const env = { VERSION: "99.0.0", RUNNER_TEMP: temp };
     await expect(runStep("Release notes", env)).rejects.toMatchObject({ stdout: expect.stringContaining("no section ## [99.0.0]") as unknown });
+  });
+
+  it("fails the build job's release notes while the version's section is not dated (\"- Unreleased\")", async () => {
+    const env = { VERSION: "1.2.3", RUNNER_TEMP: await tempDir() };
+    const undated = RELEASED.replace("## [1.2.3] - 2026-01-02", "## [1.2.3] - Unreleased");
+    await expect(runStep("Release notes", env, await changelogOf(undated))).rejects.toMatchObject({ stdout: expect.stringContaining("no section ## [1.2.3] - <yyyy-mm-dd>") as unknown });
   });
 
   describe("the publish job's checks before its first push", () => {
