@@ -60,6 +60,7 @@ export const E2E_NEEDS: Record<string, E2eNeed[]> = {
   "test/e2e/helm-chart.test.ts": [STEPS.helm],
   "test/e2e/helm-external.test.ts": [STEPS.helm],
   "test/e2e/incumbent-crd.test.ts": [STEPS.helm],
+  "test/e2e/migration.test.ts": [STEPS.helm],
   "test/e2e/release.test.ts": [STEPS.helm, STEPS.image, STEPS.registry, STEPS.shellTools],
 };
 

@@ -1,0 +1,139 @@
+/**
+ * docs/migration.md's switch from the windows-gmsa chart, step by step, with pods created throughout. The incumbent
+ * is test/e2e/fixtures/incumbent-chart (its CRD from crds/, v1alpha1 stored; webapp01 from `credential.enabled`, a
+ * release object that its `helm uninstall` deletes). Ours runs in external mode (the functions on loopback), and a
+ * dry-run GMSA pod is created every 0.5 s during each step and for 3 s after it: not one may be refused. The step
+ * that makes this hold is the adoption: webapp01 is given our release's ownership metadata before the incumbent is
+ * uninstalled, and Helm deletes only objects that name the release being uninstalled.
+ */
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
+import { deleteNamespace, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import { startPodStream } from "./support/pod-stream.ts";
+
+const cluster = inject("cluster");
+const admin = adminEndpoint(cluster);
+const GROUP = "migration";
+const NAMESPACE = "gmsa-migration";
+const INCUMBENT = { release: "gmsa", namespace: "gmsa-incumbent" };
+const RELEASE = "gwm";
+const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
+const WEBAPP01 = "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01";
+const FIXTURES = fileURLToPath(new URL("fixtures/", import.meta.url));
+
+let dir = "";
+let chart = "";
+let stack: FunctionsStack;
+let helm: HelmRunner;
+let credspec: unknown;
+
+/** Runs `step` with pods created throughout it and for 3 s after; @returns how many were admitted and refused. */
+async function withPods(step: () => Promise<void>): Promise<{ admitted: number; refused: unknown[] }> {
+  const stream = startPodStream(cluster, GROUP);
+  const settled = await step().then(() => new Promise((resolve) => setTimeout(resolve, 3_000)), (error: unknown) => error);
+  const counts = await stream.stop();
+  console.log(`${expect.getState().currentTestName}: ${counts.admitted} admitted, ${counts.refused.length} refused`);
+  if (settled instanceof Error) throw settled;
+  return counts;
+}
+
+/** Deletes the CRD, and with it every credspec, and waits until it is gone. */
+async function deleteCrd(): Promise<void> {
+  await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
+  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), { timeout: 60_000, interval: 250 });
+}
+
+async function helmOk(args: string[], values?: Record<string, unknown>): Promise<string> {
+  const result = await helm.run(args, { ...(values ? { values } : {}), kubeconfig: cluster.adminKubeconfig });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout;
+}
+
+const ourValues = (authorizeEnv: Record<string, string>) => ({
+  ...externalTestValues(cluster.caPem, stack),
+  authorize: { env: authorizeEnv },
+  credentialSpecs: [{ name: "webapp01", credspec, serviceAccounts: [{ namespace: "default", name: "gmsa-app" }] }],
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "gmsa-migration-"));
+  chart = join(dir, "incumbent-chart");
+  await cp(join(FIXTURES, "incumbent-chart"), chart, { recursive: true });
+  await cp(join(FIXTURES, "windows-gmsa-crd.yaml"), join(chart, "crds", "gmsacredentialspecs.yaml"));
+  helm = await createHelmRunner(inject("helm"));
+  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" } });
+  const samples = await loadManifest("samples/credspecs.yaml");
+  credspec = (samples.find((o) => o.metadata.name === "webapp01") as unknown as { credspec: unknown }).credspec;
+  // The cluster as the incumbent leaves it: its CRD and credspec, its webhooks alone (the base's RBAC for gmsa-app stays).
+  await applyBaseInfra(cluster);
+  await deleteWebhooks(cluster);
+  await deleteCrd();
+  const webhook = { caBundle: Buffer.from(cluster.caPem).toString("base64"), expandUrl: stack.expandBaseUrl, authorizeUrl: stack.authorizeBaseUrl };
+  await helmOk(["install", INCUMBENT.release, chart, "-n", INCUMBENT.namespace, "--create-namespace"], { credential: { enabled: true, name: "webapp01", credspec }, webhook });
+  await waitForGmsaWebhooks(cluster, GROUP);
+}, 180_000);
+
+afterAll(async () => {
+  await helm?.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
+  await helm?.run(["uninstall", INCUMBENT.release, "-n", INCUMBENT.namespace], { kubeconfig: cluster.adminKubeconfig });
+  await deleteNamespace(cluster, NAMESPACE);
+  await deleteNamespace(cluster, INCUMBENT.namespace);
+  await stack?.stop();
+  await helm?.close();
+  // The other files expect our CRD and samples, as applyBaseInfra leaves them.
+  await deleteCrd();
+  await applyBaseInfra(cluster);
+  if (dir !== "") await rm(dir, { recursive: true, force: true });
+});
+
+describe("the switch from the windows-gmsa chart in docs/migration.md, pods created throughout", () => {
+  it("1. installs ours beside the incumbent in shadow mode, leaving webapp01 to the incumbent: 0 refused", async () => {
+    const counts = await withPods(async () => {
+      await helmOk(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], ourValues({ ENFORCEMENT: "warn" }));
+    });
+    expect(counts.refused).toEqual([]);
+    expect(counts.admitted).toBeGreaterThan(0);
+    const { metadata } = await kubeRequestOk<{ metadata: { annotations?: Record<string, string> } }>(admin, WEBAPP01);
+    expect(metadata.annotations?.["meta.helm.sh/release-name"]).toBe(INCUMBENT.release);
+  });
+
+  it("2. adopts webapp01 into our release and enforces: 0 refused", async () => {
+    const counts = await withPods(async () => {
+      await kubeRequestOk(admin, WEBAPP01, {
+        method: "PATCH",
+        contentType: "application/merge-patch+json",
+        body: {
+          metadata: {
+            labels: { "app.kubernetes.io/managed-by": "Helm" },
+            annotations: { "meta.helm.sh/release-name": RELEASE, "meta.helm.sh/release-namespace": NAMESPACE },
+          },
+        },
+      });
+      await helmOk(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], ourValues({}));
+    });
+    expect(counts.refused).toEqual([]);
+    expect(counts.admitted).toBeGreaterThan(0);
+    const { metadata } = await kubeRequestOk<{ metadata: { labels?: Record<string, string> } }>(admin, WEBAPP01);
+    expect(metadata.labels?.["app.kubernetes.io/instance"]).toBe(RELEASE);
+  });
+
+  it("3. helm uninstall of the incumbent keeps webapp01 and removes its webhooks: 0 refused", async () => {
+    const counts = await withPods(async () => {
+      await helmOk(["uninstall", INCUMBENT.release, "-n", INCUMBENT.namespace, "--wait"]);
+    });
+    expect(counts.refused).toEqual([]);
+    expect(counts.admitted).toBeGreaterThan(0);
+    expect((await kubeRequestOk<{ credspec: unknown }>(admin, WEBAPP01)).credspec).toEqual(credspec);
+    const incumbentWebhook = `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${INCUMBENT.release}-webhook`;
+    expect((await kubeRequest(admin, incumbentWebhook)).status).toBe(404);
+  });
+});
