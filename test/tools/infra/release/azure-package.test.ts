@@ -55,7 +55,9 @@ describe("the Azure Functions package", () => {
 
   it("is what npm ci takes as it is: nothing to resolve or fetch", async () => {
     const cache = await tempDir("gmsa-npm-cache-");
-    const { stdout } = await run("npm", ["ci", "--omit=dev", "--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--cache", cache], {
+    // --loglevel: under `npm run -s`, npm_config_loglevel=silent would hide the dry run's list.
+    const flags = ["--omit=dev", "--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=notice", "--cache", cache];
+    const { stdout } = await run("npm", ["ci", ...flags], {
       cwd: out,
     });
     expect(stdout).toContain(`add @azure/functions ${appLock.packages[AZURE]!.version!}`);
