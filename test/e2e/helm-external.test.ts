@@ -13,7 +13,6 @@ import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import {
-  createOldOptOutNamespace,
   defineAdmissionTests,
   deleteNamespace,
   FUNCTIONS,
@@ -49,7 +48,6 @@ let stack: FunctionsStack;
 beforeAll(async () => {
   await applyBaseInfra(cluster);
   for (const path of BASE_BINDINGS) await kubeRequestOk(admin, path, { method: "DELETE" });
-  await createOldOptOutNamespace(cluster);
   // The admission tests count the review lines, which allowed reviews write at debug.
   stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { LOG_LEVEL: "debug" } });
   helm = await createHelmRunner(inject("helm"));

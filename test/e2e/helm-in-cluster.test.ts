@@ -27,7 +27,7 @@ import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
 import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
-import { createOldOptOutNamespace, defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
+import { defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
 import { bindDoctorOperator } from "./support/doctor.ts";
@@ -118,7 +118,6 @@ beforeAll(async () => {
   values = { ...localNodeValues(stack.image, stack.callerToken), env: { LOG_LEVEL: "debug" } };
   await installChart(stack, RELEASE, NAMESPACE, values);
   await applySamples(stack.cluster);
-  await createOldOptOutNamespace(stack.cluster);
   await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
   await waitForGmsaWebhooks(stack.cluster, GROUP);
 }, 600_000);
