@@ -55,6 +55,7 @@ const IN_CLUSTER: E2eNeed[] = ["node", STEPS.helm, STEPS.image];
 
 export const E2E_NEEDS: Record<string, E2eNeed[]> = {
   "test/e2e/availability.test.ts": IN_CLUSTER,
+  "test/e2e/caller-rotation.test.ts": IN_CLUSTER,
   "test/e2e/dev.test.ts": IN_CLUSTER,
   "test/e2e/helm-in-cluster.test.ts": IN_CLUSTER,
   "test/e2e/helm-chart.test.ts": [STEPS.helm],

@@ -1,0 +1,99 @@
+/**
+ * docs/operations.md's rotation of the caller credential, on a real node, with pods created throughout: the chart
+ * in inCluster mode with `callerAuth.mode: path` (the webhook URL carries the secret, so the API server's side
+ * changes with the same `helm upgrade`; bearer's side is the API server's admission kubeconfig, read at its start).
+ * Three upgrades: both accepted, old first; both, new first (the webhooks switch); the new alone. Each rolls both
+ * Deployments through the `checksum/caller-auth` annotation, no restart by hand; a dry-run GMSA pod is created every
+ * 0.5 s during each and for 3 s after it, and none may be refused.
+ */
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "../../infra/local/in-cluster.ts";
+import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
+import { startPodStream } from "./support/pod-stream.ts";
+
+const GROUP = "caller-rotation";
+const NAMESPACE = "gmsa-caller-rotation";
+const RELEASE = "gwr";
+const FULLNAME = `${RELEASE}-gmsa-webhooks`;
+const OLD = randomBytes(24).toString("hex");
+const NEW = randomBytes(24).toString("hex");
+
+let stack: InClusterStack;
+
+const valuesWith = (secret: string) => ({
+  ...localNodeValues(stack.image, stack.callerToken),
+  callerAuth: { mode: "path", expand: secret, authorize: secret },
+});
+
+/** The path each webhook configuration calls. */
+async function webhookPaths(): Promise<string[]> {
+  const configurations = await Promise.all(
+    webhookConfigurationPaths(FULLNAME).map((path) => kubeRequestOk<{ webhooks: { clientConfig: { service: { path: string } } }[] }>(adminEndpoint(stack.cluster), path)),
+  );
+  return configurations.map((c) => c.webhooks[0]!.clientConfig.service.path);
+}
+
+/** Each function's Deployment generation: a change of its pod template (the checksum annotation) raises it. */
+async function generations(): Promise<number[]> {
+  const admin = adminEndpoint(stack.cluster);
+  const deployments = await Promise.all(
+    ["expand", "authorize"].map((fn) => kubeRequestOk<{ metadata: { generation: number } }>(admin, `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-${fn}`)),
+  );
+  return deployments.map((d) => d.metadata.generation);
+}
+
+/**
+ * `helm upgrade --wait` to `secret`, with pods created throughout and for 3 s after; expects both Deployments rolled
+ * by the upgrade itself (no restart by hand). @returns the counts.
+ */
+async function rotateStep(secret: string) {
+  const before = await generations();
+  const stream = startPodStream(stack.cluster, GROUP);
+  const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--wait", "--timeout", "5m"], valuesWith(secret));
+  await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2).catch((error: unknown) => error);
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const counts = await stream.stop();
+  console.log(`${expect.getState().currentTestName}: ${counts.admitted} admitted, ${counts.refused.length} refused`);
+  expect(upgraded.code, upgraded.stderr).toBe(0);
+  const after = await generations();
+  expect(after.map((generation, i) => generation > before[i]!), `generations ${before.join(",")} -> ${after.join(",")}`).toEqual([true, true]);
+  return counts;
+}
+
+beforeAll(async () => {
+  stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[caller-rotation] ${message}\n`) });
+  await installChart(stack, RELEASE, NAMESPACE, valuesWith(OLD));
+  await applySamples(stack.cluster);
+  await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
+  await waitForGmsaWebhooks(stack.cluster, GROUP);
+}, 600_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 120_000);
+
+describe("rotating the path secret in three helm upgrades (docs/operations.md), pods created throughout", () => {
+  it("1. both accepted, old first: the pods roll, the webhooks keep the old path; 0 refused", async () => {
+    const counts = await rotateStep(`${OLD},${NEW}`);
+    expect(counts.refused).toEqual([]);
+    expect(counts.admitted).toBeGreaterThan(0);
+    expect(await webhookPaths()).toEqual([`/expand/${OLD}`, `/authorize/${OLD}`]);
+  }, 360_000);
+
+  it("2. both accepted, new first: the webhooks switch to the new path; 0 refused", async () => {
+    const counts = await rotateStep(`${NEW},${OLD}`);
+    expect(counts.refused).toEqual([]);
+    expect(counts.admitted).toBeGreaterThan(0);
+    expect(await webhookPaths()).toEqual([`/expand/${NEW}`, `/authorize/${NEW}`]);
+  }, 360_000);
+
+  it("3. the new alone: the pods roll again and the old is refused by none of the API server's calls; 0 refused", async () => {
+    const counts = await rotateStep(NEW);
+    expect(counts.refused).toEqual([]);
+    expect(counts.admitted).toBeGreaterThan(0);
+  }, 360_000);
+});
