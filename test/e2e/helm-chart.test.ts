@@ -470,9 +470,28 @@ describe("values the chart refuses, with a message", () => {
     ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],
     ["callerAuth none (schema)", { ...IN_CLUSTER, callerAuth: { mode: "none" } }, /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/],
     ["a windows-gmsa value we do not have (schema)", { ...IN_CLUSTER, containerPort: "443" }, /additional properties 'containerPort' not allowed/],
+    [
+      "windows-gmsa's certReload default, false (reloading is always on)",
+      { ...IN_CLUSTER, certificates: { certReload: { enabled: false } } },
+      /certificates\.certReload\.enabled: false is kubernetes-sigs\/windows-gmsa's value .* always reloads renewed certificate files.* Remove certificates\.certReload from your values/,
+    ],
+    ...["sigwindowstools/k8s-gmsa-webhook", "registry.k8s.io/gmsa-webhook/k8s-gmsa-webhook"].map((repository): [string, unknown, RegExp] => [
+      `windows-gmsa's image ${repository}`,
+      { ...IN_CLUSTER, image: { repository, tag: "v0.12.1" } },
+      new RegExp(`image\\.repository: ${repository.replaceAll(".", "\\.")} is kubernetes-sigs/windows-gmsa's webhook image .* crash-loop; set image\\.repository to this chart's gmsa-webhooks image`),
+    ]),
   ];
   it.each(cases)("%s", async (_name, values, message) => {
     expect(await refusal(values)).toMatch(message);
+  });
+
+  it("accepts what windows-gmsa's values can mean here: certReload.enabled true, an image whose name only resembles windows-gmsa's", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      certificates: { certReload: { enabled: true } },
+      image: { repository: "registry.example.com/k8s-gmsa-webhooks" },
+    });
+    expect(podOf(objects, "expand").containers[0]!.image).toMatch(/^registry\.example\.com\/k8s-gmsa-webhooks:/);
   });
 });
 
