@@ -144,6 +144,14 @@ async function refusal(values: unknown): Promise<string> {
   return result.stderr;
 }
 
+/** The NOTES of `helm install --dry-run=client` with these values (client-side: no cluster, so no lookup). */
+async function installNotes(values: unknown): Promise<string> {
+  const chart = fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url));
+  const result = await helm.run(["install", RELEASE, chart, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], { values });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.slice(result.stdout.indexOf("\nNOTES:\n"));
+}
+
 beforeAll(async () => {
   helm = await createHelmRunner(inject("helm"));
   for (const [name, values] of Object.entries(VALUE_SETS)) rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
@@ -213,6 +221,13 @@ describe("helm template: inCluster mode", () => {
       expect(replicas).toBe(2);
       expect(find(objects(), "PodDisruptionBudget", `${FULLNAME}-${fn}`).spec).toMatchObject({ minAvailable: 1 });
     }
+  });
+
+  it("says in its notes that helm uninstall keeps the generated certificate's Secret, with the command that deletes it", async () => {
+    const deleteCommand = `kubectl -n ${NAMESPACE} delete secret ${FULLNAME}-tls`;
+    expect(await installNotes(IN_CLUSTER)).toMatch(new RegExp(`helm uninstall keeps it[^]*\n  ${deleteCommand}$`, "m"));
+    // cert-manager writes its own Secret: the chart generates nothing to keep.
+    expect(await installNotes({ ...IN_CLUSTER, certificates: { certManager: { enabled: true } } })).not.toContain("delete secret");
   });
 
   it("with cert-manager: a Certificate for the Services, inject-ca-from on both webhooks, no caBundle, no generated Secret", () => {
