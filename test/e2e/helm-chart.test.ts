@@ -144,6 +144,14 @@ async function refusal(values: unknown): Promise<string> {
   return result.stderr;
 }
 
+/** The NOTES of `helm install --dry-run=client` with these values (client-side: no cluster, so no lookup). */
+async function installNotes(values: unknown): Promise<string> {
+  const chart = fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url));
+  const result = await helm.run(["install", RELEASE, chart, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], { values });
+  expect(result.code, result.stderr).toBe(0);
+  return result.stdout.slice(result.stdout.indexOf("\nNOTES:\n"));
+}
+
 beforeAll(async () => {
   helm = await createHelmRunner(inject("helm"));
   for (const [name, values] of Object.entries(VALUE_SETS)) rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
@@ -213,6 +221,13 @@ describe("helm template: inCluster mode", () => {
       expect(replicas).toBe(2);
       expect(find(objects(), "PodDisruptionBudget", `${FULLNAME}-${fn}`).spec).toMatchObject({ minAvailable: 1 });
     }
+  });
+
+  it("says in its notes that helm uninstall keeps the generated certificate's Secret, with the command that deletes it", async () => {
+    const deleteCommand = `kubectl -n ${NAMESPACE} delete secret ${FULLNAME}-tls`;
+    expect(await installNotes(IN_CLUSTER)).toMatch(new RegExp(`helm uninstall keeps it[^]*\n  ${deleteCommand}$`, "m"));
+    // cert-manager writes its own Secret: the chart generates nothing to keep.
+    expect(await installNotes({ ...IN_CLUSTER, certificates: { certManager: { enabled: true } } })).not.toContain("delete secret");
   });
 
   it("with cert-manager: a Certificate for the Services, inject-ca-from on both webhooks, no caBundle, no generated Secret", () => {
@@ -470,9 +485,28 @@ describe("values the chart refuses, with a message", () => {
     ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],
     ["callerAuth none (schema)", { ...IN_CLUSTER, callerAuth: { mode: "none" } }, /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/],
     ["a windows-gmsa value we do not have (schema)", { ...IN_CLUSTER, containerPort: "443" }, /additional properties 'containerPort' not allowed/],
+    [
+      "windows-gmsa's certReload default, false (reloading is always on)",
+      { ...IN_CLUSTER, certificates: { certReload: { enabled: false } } },
+      /certificates\.certReload\.enabled: false is kubernetes-sigs\/windows-gmsa's value .* always reloads renewed certificate files.* Remove certificates\.certReload from your values/,
+    ],
+    ...["sigwindowstools/k8s-gmsa-webhook", "registry.k8s.io/gmsa-webhook/k8s-gmsa-webhook"].map((repository): [string, unknown, RegExp] => [
+      `windows-gmsa's image ${repository}`,
+      { ...IN_CLUSTER, image: { repository, tag: "v0.12.1" } },
+      new RegExp(`image\\.repository: ${repository.replaceAll(".", "\\.")} is kubernetes-sigs/windows-gmsa's webhook image .* crash-loop; set image\\.repository to this chart's gmsa-webhooks image`),
+    ]),
   ];
   it.each(cases)("%s", async (_name, values, message) => {
     expect(await refusal(values)).toMatch(message);
+  });
+
+  it("accepts what windows-gmsa's values can mean here: certReload.enabled true, an image whose name only resembles windows-gmsa's", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      certificates: { certReload: { enabled: true } },
+      image: { repository: "registry.example.com/k8s-gmsa-webhooks" },
+    });
+    expect(podOf(objects, "expand").containers[0]!.image).toMatch(/^registry\.example\.com\/k8s-gmsa-webhooks:/);
   });
 });
 

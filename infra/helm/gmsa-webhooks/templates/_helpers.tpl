@@ -110,6 +110,15 @@ $file one parsed files/webhooks/<fn>.yaml. */}}
 {{- end -}}
 {{- end -}}
 
+{{/* Refuses certificates.certReload.enabled false, the default of kubernetes-sigs/windows-gmsa's chart, with a
+message: the schema alone could only say "value must be true". Reloading has no off switch here. */}}
+{{- define "gmsa-webhooks.checkCertReload" -}}
+{{- $reload := .Values.certificates.certReload | default dict -}}
+{{- if and (hasKey $reload "enabled") (eq (toString $reload.enabled) "false") -}}
+{{- fail "certificates.certReload.enabled: false is kubernetes-sigs/windows-gmsa's value (its chart's default), which this chart cannot honour: its Node server always reloads renewed certificate files, without a restart (docs/operations.md#certificate-reload). Remove certificates.certReload from your values" -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The generated CA and serving certificate: the existing Secret's, read back on upgrade (lookup), else new.
 Returns YAML with caBundle, tlsCrt, tlsKey (base64). Names: both Services, short and fully qualified. */}}
 {{- define "gmsa-webhooks.selfSigned" -}}
@@ -135,9 +144,14 @@ tlsKey: {{ $cert.Key | b64enc }}
 {{- end -}}
 {{- end -}}
 
-{{/* The image reference. */}}
+{{/* The image reference. windows-gmsa's image (kubernetes-sigs/windows-gmsa: sigwindowstools/k8s-gmsa-webhook,
+registry.k8s.io/gmsa-webhook/k8s-gmsa-webhook, and mirrors of either) is refused: a reused windows-gmsa values file
+names it, and it holds no Node server for the pods' command, so they would crash-loop. */}}
 {{- define "gmsa-webhooks.image" -}}
 {{- $repository := .Values.image.repository | required "image.repository: the image built by npm run image and pushed to your registry (no image is published)" -}}
+{{- if regexMatch "(^|/)[a-z0-9._-]*k8s-gmsa-webhook$" $repository -}}
+{{- fail (printf "image.repository: %s is kubernetes-sigs/windows-gmsa's webhook image (from its chart's values), which has no Node server for this chart's pods to start (node dist/node/server.mjs), so they crash-loop; set image.repository to this chart's gmsa-webhooks image, built with npm run image and pushed to your registry (docs/image.md), and drop windows-gmsa's image.tag (the default is the chart's appVersion)" $repository) -}}
+{{- end -}}
 {{- if .Values.image.digest -}}
 {{- printf "%s@%s" $repository .Values.image.digest -}}
 {{- else -}}
