@@ -1,7 +1,7 @@
 /**
  * The function zips the install guides build: their packaging lines, run twice as an update runs them, write a zip
- * that holds the second build's files only; the Azure guide names its zip as the release names the package
- * (infra/release/release.ts), also in its rollback.
+ * that holds the second build's files only (no chunk of the first); the Azure guide names its zip as the release
+ * names the package (infra/release/release.ts), also in its rollback.
  */
 import { execFile } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -32,6 +32,23 @@ async function writeBuild(folder: string, files: Record<string, string>): Promis
 async function zipEntries(zip: string): Promise<string[]> {
   return (await run("unzip", ["-Z1", zip])).stdout.split("\n").filter((line) => line !== "").sort();
 }
+
+describe("docs/install-aws-lambda.md: the package", () => {
+  it("is written anew by install and update alike: an earlier build's chunks are not in it", async () => {
+    const lines = await packagingLines("docs/install-aws-lambda.md", /zip -qr/);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toBe(lines[0]);
+    const dir = await tempDir("gmsa-lambda-zip-");
+    await writeFile(path.join(dir, "kubeconfig.yaml"), "apiVersion: v1\n");
+    const folder = path.join(dir, "dist/aws-lambda");
+    await writeBuild(folder, { "index.mjs": "1", "chunk-OLD.mjs": "1" });
+    await run("bash", ["-euo", "pipefail", "-c", lines[0]!], { cwd: dir });
+    // npm run build:lambda empties the folder; the next build's chunks have other names.
+    await writeBuild(folder, { "index.mjs": "2", "chunk-NEW.mjs": "2" });
+    await run("bash", ["-euo", "pipefail", "-c", lines[1]!], { cwd: dir });
+    expect(await zipEntries(path.join(dir, "dist/gmsa-lambda.zip"))).toEqual(["chunk-NEW.mjs", "index.mjs", "kubeconfig.yaml"]);
+  });
+});
 
 describe("docs/install-azure-functions.md: the package", () => {
   const GUIDE = "docs/install-azure-functions.md";
