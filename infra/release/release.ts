@@ -34,6 +34,14 @@ import { buildReleaseWorker } from "./worker.ts";
 
 const run = promisify(execFile);
 
+/**
+ * The file name of a function package of the release, `gmsa-webhooks-<platform>-<version>.zip`;
+ * docs/install-azure-functions.md names the zip it builds the same way.
+ */
+export function functionPackageName(platform: "aws-lambda" | "azure-functions", version: string): string {
+  return `gmsa-webhooks-${platform}-${version}.zip`;
+}
+
 /** Options of {@link buildRelease}. */
 export interface ReleaseOptions {
   /** The tag being released, `v<version>`; checked with the working tree when given. */
@@ -138,14 +146,14 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     await runScript("infra/aws/build.ts");
     const lambda = path.join(work, "aws-lambda");
     await cp(path.join(REPO_ROOT, "dist", "aws-lambda"), lambda, { recursive: true });
-    await zipFolder(lambda, path.join(dir, `gmsa-webhooks-aws-lambda-${version}.zip`));
+    await zipFolder(lambda, path.join(dir, functionPackageName("aws-lambda", version)));
 
     log("Azure Functions package (npm ci --omit=dev)");
     await runScript("infra/azure/build.ts");
     const azure = path.join(work, "azure-functions");
     await cp(path.join(REPO_ROOT, "dist", "azure-functions"), azure, { recursive: true });
     await npmCiAzure(azure);
-    await zipFolder(azure, path.join(dir, `gmsa-webhooks-azure-functions-${version}.zip`));
+    await zipFolder(azure, path.join(dir, functionPackageName("azure-functions", version)));
 
     for (const env of WORKER_ENVS) {
       log(`Worker ${env} (wrangler deploy --dry-run)`);

@@ -9,12 +9,14 @@
  *       writes a token valid for --ttl seconds, atomically (temporary file, then rename), mode 0600
  *
  * Run `mint` from cron or a systemd timer well within the lifetime (every 5 minutes for 15-minute tokens): the
- * API server re-reads the token file about once a minute. The key id is the key's JWK thumbprint.
+ * API server re-reads the token file about once a minute. The key id is the key's JWK thumbprint. `--key` (keygen)
+ * and `--out` create their folder when it is missing, mode 0700 (secret-file.ts).
  */
-import { chmod, readFile, rename, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { exportPKCS8, generateKeyPair, importPKCS8, SignJWT } from "jose";
 import { buildJwks, buildPublicJwk } from "../../../shared/credentials/jwt.ts";
+import { writeSecretFile } from "./secret-file.ts";
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -33,13 +35,6 @@ function required(name: "key" | "issuer" | "audience" | "out"): string {
   const value = values[name];
   if (value === undefined || value === "") throw new Error(`--${name} is required`);
   return value;
-}
-
-async function writeSecretFile(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await chmod(temporary, 0o600);
-  await rename(temporary, path);
 }
 
 const alg = values.alg;

@@ -1,11 +1,12 @@
 /**
- * docs/install-container.md as an operator follows it: the guide's CA and certificate commands run as written, and
- * the server bundle, configured with infra/standalone/gmsa-webhooks.env.example, serves HTTPS that a client
- * trusting only that CA accepts for the URL's host; the example kubeconfig and systemd unit agree with the server.
+ * docs/install-container.md as an operator follows it: steps 1 to 3 run as written create /etc/gmsa-webhooks and put
+ * every file where the settings, kubeconfigs and systemd unit read it, and the server bundle started with the placed
+ * settings serves HTTPS that a client trusting only the guide's CA accepts for the URL's host; the example kubeconfig
+ * and systemd unit agree with the server.
  */
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { request } from "node:https";
 import path from "node:path";
@@ -38,24 +39,66 @@ async function getTrusting(port: number, pathname: string, ca: string, servernam
   return { status: res.statusCode!, body };
 }
 
+/** `/etc/gmsa-webhooks` as the guide names it; the test runs the guide with it inside a temporary folder. */
+const ETC = "/etc/gmsa-webhooks";
+
+/**
+ * Stand-ins for what needs root or a cluster: `sudo` runs the command as this user, with `useradd` skipped and
+ * install's owner and group options dropped (only root may set them); `kubectl create token <sa>` prints a token.
+ */
+const STAND_INS = {
+  sudo: '#!/bin/bash\n[ "$1" = useradd ] && exit 0\nargs=()\nwhile [ $# -gt 0 ]; do case "$1" in -o|-g) shift 2;; *) args+=("$1"); shift;; esac; done\nexec "${args[@]}"\n',
+  kubectl: '#!/bin/sh\necho "token-for-$3"\n',
+};
+
+/** The `sh` blocks of steps 1 to 3 that make the CA, the folders and every file in them, in the guide's order. */
+const SETUP_MARKERS = ["install -d", "-keyout ca-key.pem", `${ETC}/tls/tls.key`, "kubectl create token", "gmsa-webhooks.env.example"];
+
 describe(GUIDE, () => {
-  it("serves /healthz over HTTPS with the guide's certificate, to a client trusting only the guide's CA, for the URL's host", async () => {
+  it("creates the folders and puts every file where the placed settings, kubeconfigs and systemd unit read it", async () => {
     const dir = await tempDir("gmsa-container-guide-");
-    await run("bash", ["-euo", "pipefail", "-c", shellBlockWith(await readRepoFile(GUIDE), "-keyout ca-key.pem")], { cwd: dir });
+    const etc = path.join(dir, ETC);
+    const atRoot = (text: string) => text.replaceAll(ETC, etc);
+    await mkdir(path.join(dir, "bin"));
+    for (const [name, script] of Object.entries(STAND_INS)) await writeFile(path.join(dir, "bin", name), script, { mode: 0o755 });
+    await mkdir(path.join(dir, "infra/standalone"), { recursive: true });
+    for (const file of ["infra/standalone/kubeconfig.example.yaml", "infra/standalone/gmsa-webhooks.env.example"]) {
+      await writeFile(path.join(dir, file), atRoot(await readRepoFile(file)));
+    }
+    const guide = await readRepoFile(GUIDE);
+    const script = SETUP_MARKERS.map((marker) => atRoot(shellBlockWith(guide, marker))).join("\n");
+    await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir, env: { PATH: `${path.join(dir, "bin")}:${process.env["PATH"]}` } });
+
+    const mode = async (file: string) => (await stat(path.join(etc, file))).mode & 0o777;
+    expect(await mode(".")).toBe(0o755);
+    for (const folder of ["tls", "expand", "authorize"]) expect(await mode(folder), folder).toBe(0o750);
+    expect(await mode("tls/tls.crt")).toBe(0o644);
+    expect(await mode("tls/tls.key")).toBe(0o640);
+    const unit = await readRepoFile("infra/standalone/gmsa-webhooks@.service");
+    for (const [fn, port] of [["expand", "8443"], ["authorize", "8444"]] as const) {
+      for (const [file, expected] of [["kubeconfig.yaml", 0o640], ["token", 0o640], ["gmsa-webhooks.env", 0o644], ["caller-secrets.env", 0o600]] as const) {
+        expect(await mode(`${fn}/${file}`), `${fn}/${file}`).toBe(expected);
+      }
+      const settings = parseEnvFile(await readFile(path.join(etc, fn, "gmsa-webhooks.env"), "utf8"));
+      expect(settings).toMatchObject({ FUNCTIONS: fn, PORT: port, KUBECONFIG: `${etc}/${fn}/kubeconfig.yaml` });
+      for (const name of ["TLS_CERT_FILE", "TLS_KEY_FILE", "KUBECONFIG"]) await expect(stat(settings[name]!), `${fn}: ${name}`).resolves.toBeDefined();
+      const kubeconfig = parseKubeconfig(await readFile(settings["KUBECONFIG"]!, "utf8"), { source: `${fn}/kubeconfig.yaml` });
+      const auth = selectKubeTarget(kubeconfig.config!).target?.auth;
+      expect(auth).toEqual({ kind: "tokenFile", tokenFile: `${etc}/${fn}/token` });
+      expect(await readFile(`${etc}/${fn}/token`, "utf8")).toBe(`token-for-gmsa-${fn}\n`);
+      expect(await readFile(path.join(etc, fn, "caller-secrets.env"), "utf8")).toMatch(/^CALLER_AUTH_TOKENS=[A-Za-z0-9+/=]{44}\n$/);
+      for (const [, file] of unit.matchAll(/^EnvironmentFile=(\S+)$/gm)) await expect(stat(atRoot(file!.replace("%i", fn)))).resolves.toBeDefined();
+    }
+
+    // The server as the unit starts it, with the placed expand settings (on a free loopback port), the cluster's CA
+    // put in its kubeconfig as step 2 says.
     const ca = await readFile(path.join(dir, "ca.pem"), "utf8");
+    const kubeconfigFile = path.join(etc, "expand/kubeconfig.yaml");
+    await writeFile(kubeconfigFile, (await readFile(kubeconfigFile, "utf8")).replace(/certificate-authority-data: \S+/, `certificate-authority-data: ${Buffer.from(ca).toString("base64")}`));
     await buildNodeTarget("server", path.join(dir, "dist", "node"));
-    // The example settings with this folder's files in place of /etc/gmsa-webhooks, and a free loopback port.
-    const example = await readRepoFile("infra/standalone/kubeconfig.example.yaml");
-    await writeFile(path.join(dir, "token"), "token-for-the-container-guide-test\n");
-    await writeFile(path.join(dir, "kubeconfig.yaml"), example.replace(/tokenFile: \S+/, `tokenFile: ${path.join(dir, "token")}`).replace(/certificate-authority-data: \S+/, `certificate-authority-data: ${Buffer.from(ca).toString("base64")}`));
-    const settings = parseEnvFile(await readRepoFile("infra/standalone/gmsa-webhooks.env.example"));
-    expect(settings).toMatchObject({ FUNCTIONS: "expand", CALLER_AUTH: "bearer" });
     const env = {
-      ...settings,
-      TLS_CERT_FILE: path.join(dir, "tls.crt"),
-      TLS_KEY_FILE: path.join(dir, "tls.key"),
-      KUBECONFIG: path.join(dir, "kubeconfig.yaml"),
-      CALLER_AUTH_TOKENS: "caller-token-for-the-container-guide",
+      ...parseEnvFile(await readFile(path.join(etc, "expand/gmsa-webhooks.env"), "utf8")),
+      ...parseEnvFile(await readFile(path.join(etc, "expand/caller-secrets.env"), "utf8")),
       HOST: "127.0.0.1",
       PORT: "0",
       PATH: process.env["PATH"],
