@@ -3,8 +3,7 @@ import { PodSchema } from "../admission/review.ts";
 import { AdmissionError } from "../errors.ts";
 import type { Pod } from "../policy/pod.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { CallOptions } from "./client.ts";
-import { errorFromAnswer, type KubeRequester } from "./request.ts";
+import { errorFromAnswer, type CallOptions, type KubeRequester } from "./request.ts";
 
 /**
  * Reads pod `name` in `namespace` with the function's own identity (`get` on `pods`, docs/security.md). Never cached:
