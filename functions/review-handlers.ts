@@ -4,8 +4,9 @@
  */
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { buildAdmissionResponse } from "../shared/admission/response.ts";
-import { parseAdmissionReview, readReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
+import { buildAdmissionResponse, parseAdmissionReview, type AdmissionReviewRequest, type Decision, type Pod } from "../shared/admission/review.ts";
+import { decideAuthorize, planAuthorize, planPodRead } from "../shared/policy/authorize.ts";
+import { readReview, type Fact, type LoadedFacts, type LoadPlan, type ReviewFacts } from "../shared/policy/facts.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { awaitWithin } from "../shared/deadline.ts";
 import { AdmissionError, asAdmissionError } from "../shared/errors.ts";
@@ -15,12 +16,7 @@ import type { GmsaClient } from "../shared/kube/client.ts";
 import type { CallOptions } from "../shared/kube/request.ts";
 import type { Logger } from "../shared/log.ts";
 import { createCallTally, type CallTally } from "../shared/observer.ts";
-import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
-import { planPodRead } from "../shared/policy/connect.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
-import type { Pod } from "../shared/policy/pod.ts";
-import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
-import type { Decision, ReviewFacts } from "../shared/policy/review.ts";
 import type { AppMetrics } from "./metrics.ts";
 
 /** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */

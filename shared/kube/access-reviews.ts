@@ -4,7 +4,7 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
-import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/checks.ts";
 import type { AccessAnswer, Subject } from "../policy/facts.ts";
 import { errorFromAnswer, type CallOptions, type KubeRequester } from "./request.ts";
 

@@ -3,12 +3,12 @@ import { LRUCache } from "lru-cache";
 import { checkCredSpecName, describeAccessReview, reviewCredSpecAccess, type AccessQuery } from "./access-reviews.ts";
 import { createKubeRequester, errorFromAnswer, readStatus, type CallOptions, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
 import type { CacheName } from "../observer.ts";
+import type { Pod } from "../admission/review.ts";
 import type { AccessAnswer } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
-import type { Pod } from "../policy/pod.ts";
 import { readPod } from "./pods.ts";
 
 /** The facts the GMSA rules need; unit tests pass an in-memory fake. Each throws as {@link readCredSpecContents} and {@link reviewCredSpecAccess}. */
