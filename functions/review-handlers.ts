@@ -15,7 +15,7 @@ import { parseJson } from "../shared/json.ts";
 import type { GmsaClient } from "../shared/kube/client.ts";
 import type { CallOptions } from "../shared/kube/request.ts";
 import type { Logger } from "../shared/log.ts";
-import { createCallTally, type CallTally } from "../shared/observer.ts";
+import type { CallTally } from "../shared/observer.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
 import type { AppMetrics } from "./metrics.ts";
 
@@ -115,7 +115,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
     const { apiVersion, request } = parsed.value;
 
-    const tally = createCallTally();
+    const tally: CallTally = { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
     let outcome: Decision;
     try {
       outcome = await handle(parsed.value, { ...deps, signal: c.var.signal, tally });
