@@ -4,22 +4,19 @@
  */
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { buildAdmissionResponse } from "../shared/admission/response.ts";
-import { parseAdmissionReview, readReview, type AdmissionReviewRequest } from "../shared/admission/review.ts";
+import { buildAdmissionResponse, parseAdmissionReview, type AdmissionReviewRequest, type Decision, type Pod } from "../shared/admission/review.ts";
+import { decideAuthorize, planAuthorize, planPodRead } from "../shared/policy/authorize.ts";
+import { readReview, type Fact, type LoadedFacts, type LoadPlan, type ReviewFacts } from "../shared/policy/facts.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
 import { awaitWithin } from "../shared/deadline.ts";
 import { AdmissionError, asAdmissionError } from "../shared/errors.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { parseJson } from "../shared/json.ts";
-import type { CallOptions, GmsaClient } from "../shared/kube/client.ts";
+import type { GmsaClient } from "../shared/kube/client.ts";
+import type { CallOptions } from "../shared/kube/request.ts";
 import type { Logger } from "../shared/log.ts";
-import { createCallTally, type CallTally } from "../shared/observer.ts";
-import { decideAuthorize, planAuthorize } from "../shared/policy/authorize.ts";
-import { planPodRead } from "../shared/policy/connect.ts";
+import type { CallTally } from "../shared/observer.ts";
 import { decideExpand, planExpand } from "../shared/policy/expand.ts";
-import type { Pod } from "../shared/policy/pod.ts";
-import type { Fact, LoadedFacts, LoadPlan } from "../shared/policy/facts.ts";
-import type { Decision, ReviewFacts } from "../shared/policy/review.ts";
 import type { AppMetrics } from "./metrics.ts";
 
 /** What a review handler gets besides the review; `signal` aborts when the review's time is up, `tally` counts its calls. */
@@ -118,7 +115,7 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
     if (!parsed.ok) throw new HTTPException(400, { message: `not an AdmissionReview: ${parsed.problem}` });
     const { apiVersion, request } = parsed.value;
 
-    const tally = createCallTally();
+    const tally: CallTally = { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
     let outcome: Decision;
     try {
       outcome = await handle(parsed.value, { ...deps, signal: c.var.signal, tally });

@@ -29,8 +29,3 @@ export interface CallTally {
   /** Set when a call of this review waited for a credential refresh (its own or one it shared). */
   tokenRefresh?: RefreshOutcome;
 }
-
-/** A tally at zero. */
-export function createCallTally(): CallTally {
-  return { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
-}

@@ -7,7 +7,7 @@ import {
   parseServiceAccountRef,
 } from "../../shared/credspec/render.ts";
 import { formatCredSpecProblem, parseCredSpecJson, validateCredSpecDocument, type CredSpecProblem } from "../../shared/credspec/validate.ts";
-import { isDns1123Subdomain } from "../../shared/policy/names.ts";
+import { isDns1123Subdomain } from "../../shared/policy/checks.ts";
 import { command, EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
 
 const OPTIONS = {

@@ -1,12 +1,11 @@
 /** `kubectl gmsa explain`, from the policy's own walk of the pod, the calls authorize and expand make, and a dry run. */
 import { parseAllDocuments } from "yaml";
-import { PodSchema } from "../../shared/admission/review.ts";
+import { PodSchema, type Pod } from "../../shared/admission/review.ts";
+import type { AccessAnswer, Requester } from "../../shared/policy/facts.ts";
+import { readPodGmsa } from "../../shared/policy/pod-gmsa.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
 import { readCredSpecContents } from "../../shared/kube/client.ts";
 import { readStatus } from "../../shared/kube/request.ts";
-import type { AccessAnswer, Requester } from "../../shared/policy/facts.ts";
-import type { Pod } from "../../shared/policy/pod.ts";
-import { readPodGmsa } from "../../shared/policy/references.ts";
 import { CLI_CALL, clusterCommand, CLUSTER_FLAGS_USAGE, expectSuccess, printResult, type ClusterConnection, type Paint } from "./cluster.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
 

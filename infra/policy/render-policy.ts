@@ -59,7 +59,7 @@ function settingsOf(o: string): string {
   ].join(" +\n");
 }
 
-/** The alpha annotation keys of shared/policy/references.ts, names and contents, pod and container level. */
+/** The alpha annotation keys of shared/policy/pod-gmsa.ts, names and contents, pod and container level. */
 const isGmsaAnnotationKey = (k: string) =>
   `${k} in ['pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name', 'pod.alpha.windows.kubernetes.io/gmsa-credential-spec'] || ` +
   `${k}.endsWith('.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name') || ` +

@@ -1,5 +1,6 @@
 /** The caller-auth section of the configuration: CALLER_AUTH and the CALLER_AUTH_* variables of its mode. */
-import { ASYMMETRIC_JWT_ALGORITHMS, CALLER_AUTH_MODES, SYMMETRIC_JWT_ALGORITHMS, type CallerAuthMode, type CallerAuthOptions, type JwtKeySource } from "../http/caller-auth.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS, CALLER_AUTH_MODES, SYMMETRIC_JWT_ALGORITHMS, type CallerAuthMode, type CallerAuthOptions } from "../http/caller-auth.ts";
+import type { JwtKeySource } from "../http/caller-auth-jwt.ts";
 import type { Reader } from "./reader.ts";
 import { parseJson } from "../json.ts";
 import { DEFAULT_SECRET_JWT_ALGORITHM, VARIABLES, type VariableName } from "./variables.ts";

@@ -5,7 +5,7 @@
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth.ts";
 import { LOG_LEVELS } from "../log.ts";
-import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/review.ts";
+import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/facts.ts";
 
 /** The functions a deployment can serve (docs/security.md, Least privilege per function); each Worker environment is named after one. */
 export const FUNCTION_NAMES = ["expand", "authorize"] as const;

@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/checks.ts";
 import type { CredSpecDocument } from "./validate.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
 

@@ -1,6 +1,14 @@
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTVerifyOptions } from "jose";
-// Types only: caller-auth.ts loads this file (and jose) only where CALLER_AUTH=jwt.
-import type { CallerAuthOptions, CallerCheck } from "./caller-auth.ts";
+// caller-auth.ts loads this file (and jose) only where CALLER_AUTH=jwt, and imports only its types statically.
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTVerifyOptions } from "jose";
+
+/** Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet`), an inline JWKS of public keys, or an HMAC secret. */
+export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
+
+/** CALLER_AUTH=jwt: `iss` must be `issuer`, `aud` hold one of `audience`, `sub` one of `subjects` if any (an issuer mints for many), `alg` one of `algorithms`. */
+export type JwtCallerAuthOptions = { mode: "jwt"; issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource };
+
+/** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
+export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
 
 /** Leeway for `exp` and `nbf`, in seconds: clocks of the API server and of the function may differ a little. */
 const CLOCK_TOLERANCE_S = 30;
@@ -9,7 +17,7 @@ const CLOCK_TOLERANCE_S = 30;
 const KEY_SET_FAILURES = new Set(["ERR_JWKS_TIMEOUT", "ERR_JWKS_INVALID", "ERR_JOSE_GENERIC"]);
 
 /** A verifier of caller JWTs (jose `jwtVerify`) for options config has checked; `now` in ms since the epoch. @throws on an invalid inline JWKS. */
-export function createJwtVerifier(options: Extract<CallerAuthOptions, { mode: "jwt" }>, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
+export function createJwtVerifier(options: JwtCallerAuthOptions, now: () => number = Date.now): (token: string) => Promise<CallerCheck> {
   const { keys } = options;
   const key =
     keys.kind === "secret"

@@ -3,8 +3,9 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "hono/utils/buffer";
-import type { JSONWebKeySet } from "jose";
 import type { Logger } from "../log.ts";
+// Types only: the verifier itself (and jose) is loaded only where CALLER_AUTH=jwt.
+import type { CallerCheck, JwtCallerAuthOptions } from "./caller-auth-jwt.ts";
 import type { AppEnv } from "./env.ts";
 
 /** The caller authentication modes (docs/security.md, The modes). */
@@ -16,18 +17,11 @@ export const ASYMMETRIC_JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "P
 /** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
 export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 
-/** Where the verification keys come from: a JWKS URL (jose's `createRemoteJWKSet`), an inline JWKS of public keys, or an HMAC secret. */
-export type JwtKeySource = { kind: "jwks-url"; url: string } | { kind: "jwks"; jwks: JSONWebKeySet } | { kind: "secret"; secret: string };
-
-/** The outcome of checking one caller: 401 not authenticated, 403 authenticated but not allowed, 503 cannot tell. */
-export type CallerCheck = { ok: true } | { ok: false; status: 401 | 403 | 503; reason: string };
-
 /** How callers prove who they are, as parsed from CALLER_AUTH and CALLER_AUTH_* (shared/config/caller-auth.ts). */
 export type CallerAuthOptions =
   | { mode: "none" }
   | { mode: "bearer"; tokens: readonly string[] }
-  /** `iss` must be `issuer`, `aud` hold one of `audience`, `sub` one of `subjects` if any (an issuer mints for many), `alg` one of `algorithms`. */
-  | { mode: "jwt"; issuer: string; audience: readonly string[]; subjects: readonly string[]; algorithms: readonly string[]; keys: JwtKeySource }
+  | JwtCallerAuthOptions
   /** The functions answer at `/<function>/<secret>` only; two secrets while one replaces the other. */
   | { mode: "path"; secrets: readonly string[] }
   /** Node server only: the TLS layer verifies the certificate against `clientCaFile` (functions/node/server.ts). */

@@ -4,10 +4,12 @@ import * as z from "zod/mini";
 import "../zod-english.ts";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
-import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { AccessQuery, CallOptions } from "./client.ts";
-import type { AccessAnswer } from "../policy/facts.ts";
-import { errorFromAnswer, type KubeRequester } from "./request.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/checks.ts";
+import type { AccessAnswer, Subject } from "../policy/facts.ts";
+import { errorFromAnswer, type CallOptions, type KubeRequester } from "./request.ts";
+
+/** May the pod's `serviceAccount` (never empty: "" is already "default") or the requesting `user` in `namespace` `use` the GMSACredentialSpec? */
+export type AccessQuery = Subject & { credSpecName: string };
 
 /** A service account as the API server authenticates it: its user name and the groups every service account gets. */
 export function serviceAccountSubject(namespace: string, name: string): { user: string; groups: string[] } {

@@ -1,21 +1,15 @@
 /** The seam between the handlers and the Kubernetes API, and the real client with its caches (docs/configuration.md, Caches and their staleness). */
 import { LRUCache } from "lru-cache";
-import { checkCredSpecName, describeAccessReview, reviewCredSpecAccess } from "./access-reviews.ts";
-import { createKubeRequester, errorFromAnswer, readStatus, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
-import type { CacheName, CallTally } from "../observer.ts";
-import type { AccessAnswer, Subject } from "../policy/facts.ts";
+import { checkCredSpecName, describeAccessReview, reviewCredSpecAccess, type AccessQuery } from "./access-reviews.ts";
+import { createKubeRequester, errorFromAnswer, readStatus, type CallOptions, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
+import type { CacheName } from "../observer.ts";
+import type { Pod } from "../admission/review.ts";
+import type { AccessAnswer } from "../policy/facts.ts";
 import { awaitWithin } from "../deadline.ts";
 import { CREDSPEC_API_VERSION, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
-import type { Pod } from "../policy/pod.ts";
 import { readPod } from "./pods.ts";
-
-/** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
-export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined };
-
-/** May the pod's `serviceAccount` (never empty: "" is already "default") or the requesting `user` in `namespace` `use` the GMSACredentialSpec? */
-export type AccessQuery = Subject & { credSpecName: string };
 
 /** The facts the GMSA rules need; unit tests pass an in-memory fake. Each throws as {@link readCredSpecContents} and {@link reviewCredSpecAccess}. */
 export interface GmsaClient {

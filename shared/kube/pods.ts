@@ -1,10 +1,8 @@
 /** The pod an exec or attach goes into: a CONNECT's admission request names it but does not carry it. */
-import { PodSchema } from "../admission/review.ts";
+import { PodSchema, type Pod } from "../admission/review.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../policy/checks.ts";
 import { AdmissionError } from "../errors.ts";
-import type { Pod } from "../policy/pod.ts";
-import { isDns1123Label, isDns1123Subdomain } from "../policy/names.ts";
-import type { CallOptions } from "./client.ts";
-import { errorFromAnswer, type KubeRequester } from "./request.ts";
+import { errorFromAnswer, type CallOptions, type KubeRequester } from "./request.ts";
 
 /**
  * Reads pod `name` in `namespace` with the function's own identity (`get` on `pods`, docs/security.md). Never cached:

@@ -8,9 +8,11 @@ import "../zod-english.ts";
 import { awaitWithin, sleep } from "../deadline.ts";
 import { isTokenCredential, type TokenSource } from "../credentials/token-source.ts";
 import { AdmissionError, shortErrorCode } from "../errors.ts";
-import type { KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
+import type { CallTally, KubeCallCode, KubeObserver, KubeResource } from "../observer.ts";
 import { parseJson } from "../json.ts";
-import type { CallOptions } from "./client.ts";
+
+/** Per-call options: every call honours the review's deadline; `tally` counts for the review's log line. */
+export type CallOptions = { signal: AbortSignal; tally?: CallTally | undefined };
 
 /** Upper bound of one call, retries included, for what has no review deadline: half the default webhook timeout. */
 export const KUBE_REQUEST_TIMEOUT_MS = 5_000;

@@ -1,11 +1,13 @@
-import { AdmissionError, asAdmissionError, createRefusal } from "../errors.ts";
-import { checkContentsShape, checkNames, checkUpdate, distinctNames, listRunAsUserWarnings, truncate } from "./checks.ts";
-import { listDifferingKeys } from "./contents.ts";
-import { judgeConnect, reviewsConnect } from "./connect.ts";
-import { applyEnforcement } from "./enforcement.ts";
-import type { AccessFacts, LoadedFacts, LoadPlan, Subject } from "./facts.ts";
-import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
-import { decide, otherKindWarning, type Decision, type PodChange, type PolicySettings, type ReviewFacts } from "./review.ts";
+/**
+ * authorize's rules: what to load for a review and the decision once the facts are in (access, existing credspecs,
+ * equal contents); exec and attach under REVIEW_REQUESTING_USER; ENFORCEMENT and the audit annotations.
+ */
+import type { Decision } from "../admission/review.ts";
+import { AdmissionError, asAdmissionError, createRefusal, pickStatus } from "../errors.ts";
+import { checkContentsShape, checkNames, decide, distinctNames, listRunAsUserWarnings, otherKindWarning, truncate } from "./checks.ts";
+import type { AccessFacts, EnforcementMode, LoadedFacts, LoadPlan, PodChange, PodConnect, PolicySettings, ReviewFacts, Subject } from "./facts.ts";
+import { findNewEphemeralContainers, hasGmsaSettings, listDifferingKeys, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./pod-gmsa.ts";
+import { checkUpdate } from "./update.ts";
 
 /** What authorize judges once the facts are in. */
 interface Judgement {
@@ -30,7 +32,7 @@ interface AuthorizePlan extends Judgement {
 /**
  * Plans the validating webhook's decision: UPDATEs may not touch GMSA settings; CREATEs and new ephemeral containers need
  * an existing credspec, equal inlined contents, and `use` by the service account (and per REVIEW_REQUESTING_USER the requester);
- * per REVIEW_REQUESTING_USER, an exec or attach needs the requester's `use` of the pod's credspecs (connect.ts).
+ * per REVIEW_REQUESTING_USER, an exec or attach needs the requester's `use` of the pod's credspecs (judgeConnect).
  */
 export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>, decided?: Decision): AuthorizePlan => {
@@ -149,4 +151,75 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
   return [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", `${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, place, name)];
+}
+
+// exec and attach under REVIEW_REQUESTING_USER: both run code in a running pod's containers, as the pod's gMSA, as an
+// ephemeral container does, so the user who asks must be allowed to `use` every credspec the pod names
+// (docs/security.md, The requesting user). The request carries PodExecOptions or PodAttachOptions, not the pod:
+// authorize reads the pod first (planPodRead) and judges it (judgeConnect).
+
+/** The CONNECT subresources that run code in a container; `portforward` and `proxy` only reach its ports. */
+export const CODE_RUNNING_SUBRESOURCES: readonly string[] = ["exec", "attach"];
+
+/** Whether the requester of this CONNECT is reviewed: exec or attach, with REVIEW_REQUESTING_USER `ephemeral` or `always`. */
+export function reviewsConnect(review: PodConnect, mode: PolicySettings["requestingUser"]): boolean {
+  return mode !== "off" && CODE_RUNNING_SUBRESOURCES.includes(review.subResource ?? "");
+}
+
+/** The pod to read before authorize can plan this review, if any: the target of a reviewed exec or attach. */
+export function planPodRead(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser">): { namespace: string; name: string } | undefined {
+  if (review.object !== "pod" || review.operation !== "CONNECT" || !reviewsConnect(review, settings.requestingUser)) return undefined;
+  return { namespace: review.namespace, name: review.name };
+}
+
+/**
+ * What authorize judges for a reviewed exec or attach: the requester's `use` of each credspec the pod names, at any
+ * level (with a shared process namespace one container reaches another's processes). A pod that could not be read
+ * is a refusal (fail closed). @throws Error when the pod was not loaded (our bug: a 500).
+ */
+export function judgeConnect(review: PodConnect): { refs?: GmsaReference[]; names?: Set<string>; errors?: AdmissionError[]; subjects?: Subject[] } {
+  if (review.pod === undefined) throw new Error(`pod "${review.namespace}/${review.name}" was not loaded for ${review.subResource ?? "CONNECT"}`);
+  if (!review.pod.ok) return { errors: [review.pod.error] };
+  const via = `pods/${review.subResource ?? ""}`;
+  const refs = readPodGmsa(review.pod.value).refs.map((ref) => ({ ...ref, label: `${via} into ${ref.label}` }));
+  const names = distinctNames(refs);
+  if (names.size === 0) return {};
+  const invalid = checkNames(refs);
+  if (invalid.length > 0) return { errors: invalid };
+  if (review.requester === undefined) return { errors: [new AdmissionError("request.userInfo.username is missing", { code: "ERR_INVALID_REVIEW" })] };
+  return { refs, names, subjects: [{ namespace: review.namespace, user: review.requester }] };
+}
+
+/** Longest audit annotation value we send: they are kept in every audit event of the request. */
+export const MAX_AUDIT_VALUE_LENGTH = 1024;
+const cap = (text: string) => truncate(text, MAX_AUDIT_VALUE_LENGTH - 1);
+
+/**
+ * Adds the audit annotations (`decision`: allowed, denied or would-deny; `credspecs`: the sorted names, never contents;
+ * a denial's `codes`; `would-deny`: status, codes and places) and, with `warn`, allows a denial with a warning. Warn
+ * mode never blocks, our own failures (500) included: an enforcing webhook runs beside it.
+ */
+export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
+  const names = new Set(credSpecNames);
+  if (!outcome.allowed) for (const error of outcome.errors) if (error.where?.credSpecName !== undefined) names.add(error.where.credSpecName);
+  const annotations: Record<string, string> = names.size === 0 ? {} : { credspecs: cap([...names].sort().join(",")) };
+  if (outcome.allowed) return { ...outcome, auditAnnotations: { decision: "allowed", ...annotations } };
+  annotations.codes = cap([...new Set(outcome.errors.map((e) => e.code))].join(","));
+  if (mode === "deny") return { ...outcome, auditAnnotations: { decision: "denied", ...annotations } };
+  const summary = summarize(outcome.errors);
+  return {
+    allowed: true,
+    warnings: [`ENFORCEMENT=warn: gmsa-webhooks would deny this request: ${summary}`, ...(outcome.warnings ?? [])],
+    auditAnnotations: { decision: "would-deny", ...annotations, "would-deny": cap(summary) },
+  };
+}
+
+/** `403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1"); …`: no messages, a 500's may hold internals. */
+function summarize(errors: AdmissionError[]): string {
+  const parts = errors.map((e) => {
+    const place = e.where === undefined ? "" : ` at ${e.where.place}`;
+    const credspec = e.where?.credSpecName === undefined ? "" : ` (credspec "${e.where.credSpecName}")`;
+    return `${e.code}${place}${credspec}`;
+  });
+  return `${pickStatus(errors)} ${[...new Set(parts)].join("; ")}`;
 }

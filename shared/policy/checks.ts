@@ -1,7 +1,25 @@
+/**
+ * The GMSA rules both functions apply before any fact is loaded: Kubernetes names, the shape of inlined contents
+ * (JSON, no repeated key), `runAsUserName` warnings; and how refusals become a Decision.
+ */
+import type { Decision } from "../admission/review.ts";
 import { createRefusal, type AdmissionError, type AdmissionErrorCode } from "../errors.ts";
-import { findDuplicateKey } from "./contents.ts";
-import { isDns1123Subdomain } from "./names.ts";
-import { hasGmsaSettings, isGmsaAnnotationKey, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./references.ts";
+import { parseJson } from "../json.ts";
+import type { GmsaReference, OptionsPlace } from "./pod-gmsa.ts";
+
+// Kubernetes name rules (apimachinery `IsDNS1123Subdomain` / `IsDNS1123Label`), here so every layer may import them.
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A DNS-1123 label: at most 63 lowercase alphanumerics or '-', starting and ending alphanumeric (namespaces). */
+export function isDns1123Label(name: string): boolean {
+  return name.length <= 63 && DNS1123_LABEL.test(name);
+}
+
+/** A DNS-1123 subdomain: at most 253 characters of dot-separated labels (GMSACredentialSpecs, service accounts). */
+export function isDns1123Subdomain(name: string): boolean {
+  return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
+}
 
 /** At most this many distinct credspecs in one pod, to bound a review's cost; infra/policy renders the same number. */
 export const MAX_CREDSPECS_PER_POD = 16;
@@ -65,39 +83,58 @@ export function listRunAsUserWarnings(places: readonly OptionsPlace[]): string[]
   return warnings;
 }
 
-/** Refuses (400) GMSA names or contents changed, added or removed on UPDATE; `isNew` ephemeral containers are judged as created. */
-export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
-  const before = settingsOf(old, () => false);
-  const after = settingsOf(now, isNew);
-  const errors: AdmissionError[] = [];
-  for (const label of new Set([...before.keys(), ...after.keys()])) {
-    const was = before.get(label);
-    const is = after.get(label);
-    const change = describeChange(was, is);
-    if (change !== undefined) errors.push(createRefusal("ERR_GMSA_CHANGED", `${label}: GMSA settings cannot change on update (${change})`, label, is?.name ?? was?.name));
+/** What a scan found: the first repeated key as a dotted path (`a.b[0].c`), none, or text that is not JSON. */
+type DuplicateKeyScan = { kind: "unique" } | { kind: "duplicate"; path: string } | { kind: "invalid" };
+
+type Frame = { kind: "object"; path: string; keys: Set<string> } | { kind: "array"; path: string; index: number };
+
+/** A string or a structural character: in valid JSON, numbers, literals and white space lie between them. */
+const TOKEN = /"[^"\\]*(?:\\.[^"\\]*)*"|[{}[\]:,]/g;
+
+/**
+ * The first key repeated within one object, at any depth: `JSON.parse` keeps the last silently, so the node could read
+ * a value other than the one compared. Keys compare unescaped; depth costs heap only.
+ */
+export function findDuplicateKey(text: string): DuplicateKeyScan {
+  if (parseJson(text) === undefined) return { kind: "invalid" };
+  const stack: Frame[] = [];
+  let path = "";
+  let expectKey = false;
+  for (const [token] of text.matchAll(TOKEN)) {
+    const top = stack.at(-1);
+    if (token === "{") {
+      stack.push({ kind: "object", path, keys: new Set() });
+      expectKey = true;
+    } else if (token === "[") {
+      stack.push({ kind: "array", path, index: 0 });
+      path = `${path}[0]`;
+    } else if (token === "}" || token === "]") {
+      stack.pop();
+    } else if (token === "," && top?.kind === "object") {
+      expectKey = true;
+    } else if (token === "," && top?.kind === "array") {
+      top.index++;
+      path = `${top.path}[${top.index}]`;
+    } else if (expectKey && top?.kind === "object") {
+      const key = JSON.parse(token) as string;
+      path = top.path === "" ? key : `${top.path}.${key}`;
+      if (top.keys.has(key)) return { kind: "duplicate", path };
+      top.keys.add(key);
+      expectKey = false;
+    }
   }
-  return errors;
+  return { kind: "unique" };
 }
 
-function describeChange(was: GmsaReference | undefined, now: GmsaReference | undefined): string | undefined {
-  const changes: string[] = [];
-  if (was?.name !== now?.name) {
-    if (was?.name === undefined) changes.push(`credspec name "${now?.name}" added`);
-    else if (now?.name === undefined) changes.push(`credspec name "${was.name}" removed`);
-    else changes.push(`credspec name changed from "${was.name}" to "${now.name}"`);
-  }
-  if (was?.contents !== now?.contents) changes.push(`contents ${was?.contents === undefined ? "added" : now?.contents === undefined ? "removed" : "changed"}`);
-  return changes.length === 0 ? undefined : changes.join(", ");
+/** The warning for a review about anything but a Pod: allowed unchanged. */
+export function otherKindWarning({ group, version, kind }: { group: string; version: string; kind: string }): string {
+  return `gmsa-webhooks only reviews core/v1 Pods; ${group === "" ? "core" : group}/${version} ${kind} was allowed unchanged (check the webhook's rules)`;
 }
 
-function settingsOf({ pod, places }: PodGmsa, skip: (place: OptionsPlace) => boolean): Map<string, GmsaReference> {
-  const kept = places.filter((place) => hasGmsaSettings(place.options) && !skip(place));
-  const settings = new Map(kept.map((place): [string, GmsaReference] => [place.label, toReference(place)]));
-  for (const [key, value] of Object.entries(pod.metadata?.annotations ?? {})) {
-    if (!isGmsaAnnotationKey(key)) continue;
-    const label = `annotation "${key}"`;
-    const isName = key.endsWith("-name");
-    settings.set(label, { label, name: isName ? value : undefined, contents: isName ? undefined : value });
-  }
-  return settings;
+/** Denied with `errors` when any, each sentence once (two subjects' reviews can fail alike), else allowed; with `warnings`. */
+export function decide(errors: AdmissionError[], warnings: string[] = []): Decision {
+  const warned = warnings.length === 0 ? {} : { warnings };
+  const seen = new Set<string>();
+  const distinct = errors.filter((error) => !seen.has(error.message) && seen.add(error.message));
+  return distinct.length === 0 ? { allowed: true, ...warned } : { allowed: false, errors: distinct, ...warned };
 }

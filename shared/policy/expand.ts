@@ -1,11 +1,9 @@
 import fastJsonPatch from "fast-json-patch";
 import { AdmissionError, createRefusal } from "../errors.ts";
-import { checkNames } from "./checks.ts";
-import { findDuplicateKey } from "./contents.ts";
-import type { LoadedFacts, LoadPlan } from "./facts.ts";
-import type { Pod, WindowsOptions } from "./pod.ts";
-import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./references.ts";
-import { decide, otherKindWarning, type Decision, type PolicySettings, type ReviewFacts } from "./review.ts";
+import type { Decision, Pod, WindowsOptions } from "../admission/review.ts";
+import { checkNames, decide, findDuplicateKey, otherKindWarning } from "./checks.ts";
+import type { LoadedFacts, LoadPlan, PolicySettings, ReviewFacts } from "./facts.ts";
+import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./pod-gmsa.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;

@@ -5,7 +5,7 @@
  * is visible and the two pods never share a cache entry. Expand gets the names only; authorize gets the
  * pod as expand left it (names and inlined contents).
  */
-import type { Container, Pod } from "../../shared/policy/pod.ts";
+import type { Container, Pod } from "../../shared/admission/review.ts";
 import { buildReview } from "../support/reviews.ts";
 
 export const BENCH_NAMESPACE = "default";

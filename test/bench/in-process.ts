@@ -12,7 +12,7 @@ import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
 import { applyReplyPatch } from "../support/reviews.ts";
-import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { summarize, type Summary } from "./percentiles.ts";
 

@@ -18,8 +18,8 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { runDoctor, type DoctorOptions } from "../../functions/cli/doctor/doctor.ts";
-import { formatFindingsText, type DoctorCluster, type Finding } from "../../functions/cli/doctor/findings.ts";
+import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
+import { formatFindingsText, type DoctorCluster, type DoctorOptions, type Finding } from "../../functions/cli/doctor/findings.ts";
 import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 

@@ -17,7 +17,7 @@ import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { stopProcess, waitFor } from "../../infra/local/processes.ts";
 import type { StartedFunction } from "../../infra/local/stack-common.ts";
 import { bundleWorker, startWorkerFunction, workerJwtBindings } from "../../infra/local/stack-worker.ts";
-import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import type { TokenSource } from "../../shared/credentials/token-source.ts";
 import { buildReview } from "../support/reviews.ts";

@@ -1,7 +1,7 @@
 /** A test app around `createApp` with fake dependencies, and a helper to post a review to it. */
 import { createApp, type AppDeps } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
-import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
 import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "../../shared/log.ts";
 import { createCountingClient, createFakeGmsaClient } from "./fake-gmsa-client.ts";

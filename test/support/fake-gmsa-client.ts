@@ -4,9 +4,11 @@
  * failure or hang injection.
  */
 import { AdmissionError } from "../../shared/errors.ts";
-import type { AccessQuery, CallOptions, GmsaClient } from "../../shared/kube/client.ts";
+import type { AccessQuery } from "../../shared/kube/access-reviews.ts";
+import type { GmsaClient } from "../../shared/kube/client.ts";
+import type { CallOptions } from "../../shared/kube/request.ts";
+import type { Pod } from "../../shared/admission/review.ts";
 import type { AccessAnswer } from "../../shared/policy/facts.ts";
-import type { Pod } from "../../shared/policy/pod.ts";
 
 type ServiceAccountQuery = Extract<AccessQuery, { serviceAccount: string }>;
 type UserAccessQuery = Extract<AccessQuery, { user: unknown }>;

@@ -3,7 +3,7 @@
  * the GMSA setting on the pod, a container or an init container (every rule runs at each place:
  * docs/development.md, Tests).
  */
-import type { Container, Pod, WindowsOptions } from "../../shared/policy/pod.ts";
+import type { Container, Pod, WindowsOptions } from "../../shared/admission/review.ts";
 
 /** A credspec as `New-CredentialSpec` writes it. */
 export const WEBAPP1_CREDSPEC = {

@@ -1,8 +1,6 @@
 /** AdmissionReview builders and reply readers for handler tests. */
 import fastJsonPatch from "fast-json-patch";
-import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
-import type { AdmissionVersion } from "../../shared/admission/review.ts";
-import type { Pod } from "../../shared/policy/pod.ts";
+import type { AdmissionReviewResponse, AdmissionVersion, Pod } from "../../shared/admission/review.ts";
 import { WEBAPP1 } from "./fake-gmsa-client.ts";
 
 export interface ReviewOptions {

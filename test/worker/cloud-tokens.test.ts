@@ -11,7 +11,7 @@ import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../support/reviews.ts";
 import { createTestPki } from "../support/test-pki.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../support/token-endpoint-server.ts";
-import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import { startFakeApiServer } from "./support/fake-api-server.ts";
 import { startWorker } from "./support/worker.ts";
 

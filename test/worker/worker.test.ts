@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AdmissionReviewResponse } from "../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import { buildJwks } from "../../shared/credentials/jwt.ts";
 import { expectNoSecretFragments, responseText } from "../support/no-secrets.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";

@@ -4,28 +4,20 @@
  * earlier probe's included) is reported as a skip: the earlier failure explains it, so each fault is named once.
  */
 import type { V1Namespace, V1Node } from "@kubernetes/client-node";
-import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
-import { parseServiceAccountRef, type ServiceAccountRef } from "../../../shared/credspec/render.ts";
-import { isDns1123Subdomain } from "../../../shared/policy/names.ts";
+import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
+import { parseServiceAccountRef } from "../../../shared/credspec/render.ts";
+import { isDns1123Subdomain } from "../../../shared/policy/checks.ts";
 import { clusterCommand, CLUSTER_FLAGS_USAGE, printResult } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK } from "../io.ts";
 import { checkFunction } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
-import { buildDoctorReport, finding, formatFindingsText, listItems, listOrNone, type DoctorCluster, type Finding } from "./findings.ts";
+import { buildDoctorReport, finding, formatFindingsText, listItems, listOrNone, type DoctorCluster, type DoctorOptions, type Finding } from "./findings.ts";
 import { checkIdentities, findIdentities } from "./identities.ts";
 import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "./nodes.ts";
 import { checkOldOptOutLabel } from "./namespaces.ts";
 import { findProbeSubjects, runProbes } from "./probe.ts";
 import { listPodTemplates } from "./templates.ts";
 import { checkWebhookConfigurations, exemptNamespaces, type WebhookConfiguration } from "./webhooks.ts";
-
-/** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
-export interface DoctorOptions {
-  credspec?: string | undefined;
-  namespace?: string | undefined;
-  serviceAccount?: ServiceAccountRef | undefined;
-  identities?: Partial<Record<FunctionName, string | undefined>>;
-}
 
 /** Runs every check; the exit status is 1 when any finding is `fail`. */
 export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions = {}): Promise<Finding[]> {

@@ -1,4 +1,6 @@
-/** What every doctor check returns, the read-only view of the cluster the checks are given, and the report. */
+/** What every doctor check returns, the read-only view of the cluster the checks are given, what the operator may tell them, and the report. */
+import type { FunctionName } from "../../../shared/config/index.ts";
+import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { listAll, type ClusterConnection, type Paint } from "../cluster.ts";
 
 /**
@@ -16,6 +18,14 @@ export interface Finding {
 
 /** The cluster as the doctor sees it (the CLI's connection): GETs, reviews and dry runs only. */
 export type DoctorCluster = Pick<ClusterConnection, "request">;
+
+/** What the operator may tell the doctor instead of letting it look (docs/doctor.md, Options). */
+export interface DoctorOptions {
+  credspec?: string | undefined;
+  namespace?: string | undefined;
+  serviceAccount?: ServiceAccountRef | undefined;
+  identities?: Partial<Record<FunctionName, string | undefined>>;
+}
 
 /** Builds a finding; `fix` only when given. */
 export function finding(check: string, status: Finding["status"], message: string, fix?: string): Finding {

@@ -2,7 +2,7 @@
 import type { V1Node, V1NodeSelectorRequirement, V1Pod } from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
 import { PodSchema } from "../../../shared/admission/review.ts";
-import { readPodGmsa } from "../../../shared/policy/references.ts";
+import { readPodGmsa } from "../../../shared/policy/pod-gmsa.ts";
 import { finding, type DoctorCluster, type Finding } from "./findings.ts";
 import { mayUse } from "./probe.ts";
 import type { PodTemplate } from "./templates.ts";

@@ -5,10 +5,9 @@
 import type { V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
 import type { ServiceAccountRef } from "../../../shared/credspec/render.ts";
 import { reviewCredSpecAccess } from "../../../shared/kube/access-reviews.ts";
-import { isDns1123Label, isDns1123Subdomain } from "../../../shared/policy/names.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../../../shared/policy/checks.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";
-import type { DoctorOptions } from "./doctor.ts";
-import { finding, listOrNone, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
+import { finding, listOrNone, statusMessage, type DoctorCluster, type DoctorOptions, type Finding } from "./findings.ts";
 import { EXPECTED_WEBHOOKS, type FoundWebhook } from "./webhooks.ts";
 
 /** What the probes use; `refused` is undefined when every service account of `allowed`'s namespace may use `credspec`. */

@@ -3,7 +3,7 @@
  * is judged: the kinds of pod create through the API server, the kinds of review sent straight to the
  * functions, the class of each answer and whether it could ever be right.
  */
-import type { Pod } from "../../../shared/policy/pod.ts";
+import type { Pod } from "../../../shared/admission/review.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { buildPod, container } from "./pods.ts";
 

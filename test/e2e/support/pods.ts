@@ -5,7 +5,7 @@
 import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
 import { adminEndpoint } from "../../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
-import type { Container, Pod, WindowsOptions } from "../../../shared/policy/pod.ts";
+import type { Container, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
 
 export type { Container, Pod, WindowsOptions };
 

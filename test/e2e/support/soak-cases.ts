@@ -2,7 +2,7 @@
  * The soak test's mix of inputs: each case is one kind of review with the only right answer to it,
  * checked on every reply (HTTP status, allowed, status code, a patch or none, the uid echoed).
  */
-import type { Pod } from "../../../shared/policy/pod.ts";
+import type { Pod } from "../../../shared/admission/review.ts";
 import { buildPod, container } from "./pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";

@@ -6,7 +6,7 @@ import { checkReply } from "./contract.ts";
 import { CONTENTS_MARKER, CREDSPECS, createWorldClient } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
-import type { EnforcementMode, RequestingUserMode } from "../../../shared/policy/review.ts";
+import type { EnforcementMode, RequestingUserMode } from "../../../shared/policy/facts.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
 /** The policy's limit on distinct credspecs in one pod, for the oracle. */

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeServer } from "../../../../functions/node/server.ts";
 import { createPrometheusMetrics, REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
 import type { ExecRunCounters } from "../../../../shared/credentials/exec-credential.ts";
-import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../../../shared/admission/review.ts";
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 import { parseMetrics, samplesOf, sumOf, type ParsedFamily } from "../../../support/prometheus.ts";

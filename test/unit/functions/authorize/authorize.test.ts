@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../../shared/admission/review.ts";
+import { annotationKeys } from "../../../../shared/policy/pod-gmsa.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/references.ts";
-import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
 import { createTestApp, postReview, type TestAppOptions } from "../../../support/app.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";

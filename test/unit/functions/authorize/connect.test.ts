@@ -1,7 +1,7 @@
 /** authorize with REVIEW_REQUESTING_USER on exec and attach: the pod is read, then the requester's `use` reviewed. */
 import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import type { RequestingUserMode } from "../../../../shared/policy/review.ts";
+import type { RequestingUserMode } from "../../../../shared/policy/facts.ts";
 import { createTestApp, postReview } from "../../../support/app.ts";
 import { createFakeGmsaClient, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";

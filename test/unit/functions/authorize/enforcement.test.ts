@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readConfig } from "../../../../shared/config/index.ts";
-import type { EnforcementMode } from "../../../../shared/policy/review.ts";
+import type { EnforcementMode } from "../../../../shared/policy/facts.ts";
 import { createTestApp, postReview } from "../../../support/app.ts";
 import { createFakeGmsaClient } from "../../../support/fake-gmsa-client.ts";
 import { inlined, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";

@@ -1,7 +1,7 @@
 /** authorize with REVIEW_REQUESTING_USER: the requester's `use` is reviewed besides the service account's. */
 import { describe, expect, it } from "vitest";
-import type { RequestingUserMode } from "../../../../shared/policy/review.ts";
-import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
+import type { Pod, WindowsOptions } from "../../../../shared/admission/review.ts";
+import type { RequestingUserMode } from "../../../../shared/policy/facts.ts";
 import { createTestApp, postReview } from "../../../support/app.ts";
 import { createFakeGmsaClient, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";

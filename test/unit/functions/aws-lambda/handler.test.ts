@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResult, LambdaContext } from "hono/aws-lambda";
 import { describe, expect, it } from "vitest";
 import { createLambdaHandler } from "../../../../functions/aws-lambda/handler.ts";
-import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../../../shared/admission/review.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../../support/serverless-env.ts";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../../../shared/admission/review.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { CALLER_TOKEN, serverlessEnv } from "../../../support/serverless-env.ts";

@@ -2,7 +2,7 @@ import { HttpRequest, InvocationContext, type HttpResponseInit } from "@azure/fu
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { AZURE_ROUTES, createAzureHandler } from "../../../../functions/azure-functions/handler.ts";
-import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../../../shared/admission/review.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AdmissionReviewResponse } from "../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse, Pod } from "../../../../shared/admission/review.ts";
+import { annotationKeys } from "../../../../shared/policy/pod-gmsa.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/references.ts";
 import { createRandomHostname } from "../../../../shared/policy/expand.ts";
-import type { Pod } from "../../../../shared/policy/pod.ts";
 import { createTestApp, fixedRandomBytes, postReview, type TestAppOptions } from "../../../support/app.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";

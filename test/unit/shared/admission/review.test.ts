@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseAdmissionReview, readReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
+import { parseAdmissionReview, type AdmissionRequest } from "../../../../shared/admission/review.ts";
+import { readReview } from "../../../../shared/policy/facts.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 
@@ -41,74 +42,6 @@ function requestOf(object: unknown, options: ReviewOptions = {}): AdmissionReque
   if (!result.ok) throw new Error(result.problem);
   return result.value.request;
 }
-
-describe("readReview", () => {
-  it("reads a create: the pod, the namespace and the requester", () => {
-    const pod = buildPod({ name: "new" });
-    const userInfo = { username: "alice", uid: "u-1", groups: ["devs"], extra: { scopes: ["debug"] } };
-    expect(readReview(requestOf(pod, { namespace: "team-a", userInfo }))).toEqual({
-      object: "pod",
-      operation: "CREATE",
-      namespace: "team-a",
-      pod,
-      requester: userInfo,
-    });
-  });
-
-  it("reads an update: both pods and the subresource", () => {
-    const review = readReview(requestOf(buildPod({ name: "new" }), { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: buildPod({ name: "old" }) }));
-    expect(review).toMatchObject({ operation: "UPDATE", subResource: "ephemeralcontainers", pod: { metadata: { name: "new" } }, oldPod: { metadata: { name: "old" } } });
-  });
-
-  it("takes the namespace from the request, else the pod, else default; and no requester without a username", () => {
-    const request = requestOf(buildPod({ namespace: "from-pod" }), { userInfo: { username: "" } });
-    expect(readReview({ ...request, namespace: undefined })).toMatchObject({ namespace: "from-pod", requester: undefined });
-    expect(readReview({ ...request, namespace: undefined, object: { spec: {} } })).toMatchObject({ namespace: "default" });
-  });
-
-  it.each([
-    { what: "a missing object", request: () => requestOf(null), problem: "request.object is missing" },
-    { what: "a missing oldObject on UPDATE", request: () => requestOf(buildPod(), { operation: "UPDATE" }), problem: "request.oldObject is missing" },
-    { what: "a malformed pod", request: () => requestOf({ spec: { containers: "x" } }), problem: "request.object: spec.containers" },
-    {
-      what: "a container name used twice",
-      request: () => requestOf(buildPod({ containers: [{ name: "app" }], initContainers: [{ name: "app" }] })),
-      problem: 'container name "app" is used more than once',
-    },
-  ])("reads $what as an invalid review (400) naming the field", ({ request, problem }) => {
-    const review = readReview(request());
-    expect(review.object).toBe("invalid");
-    if (review.object !== "invalid") return;
-    expect([review.error.code, review.error.status]).toEqual(["ERR_INVALID_REVIEW", 400]);
-    expect(review.error.message).toContain(problem);
-  });
-
-  it.each([
-    [{ group: "apps", version: "v1", kind: "Deployment" }],
-    [{ group: "apps", version: "v1", kind: "Pod" }],
-    [{ group: "", version: "v1", kind: "ConfigMap" }],
-  ])("reads any kind but a core Pod as other (%j), without reading the object", (kind) => {
-    expect(readReview(requestOf("not a pod", { kind }))).toEqual({ object: "other", ...kind });
-  });
-
-  it("reads DELETE without reading the object", () => {
-    expect(readReview(requestOf(null, { operation: "DELETE" }))).toEqual({ object: "pod", operation: "DELETE" });
-  });
-
-  it("reads a CONNECT as the pod it names, the subresource and the requester; its object (PodExecOptions) is not the pod", () => {
-    const userInfo = { username: "alice", groups: ["devs"] };
-    const options = { apiVersion: "v1", kind: "PodExecOptions", command: ["cmd"], container: "app" };
-    const kind = { group: "", version: "v1", kind: "PodExecOptions" };
-    expect(readReview(requestOf(options, { operation: "CONNECT", subResource: "exec", kind, userInfo }))).toEqual({
-      object: "pod",
-      operation: "CONNECT",
-      subResource: "exec",
-      namespace: "ns1",
-      name: "web",
-      requester: userInfo,
-    });
-  });
-});
 
 describe("readReview: the pod's schema", () => {
   it("accepts a pod and passes every other field through", () => {

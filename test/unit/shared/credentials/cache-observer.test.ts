@@ -2,7 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { createCredentialCache } from "../../../../shared/credentials/cache.ts";
 import type { Credential } from "../../../../shared/credentials/token-source.ts";
-import { createCallTally, type RefreshOutcome } from "../../../../shared/observer.ts";
+import type { CallTally, RefreshOutcome } from "../../../../shared/observer.ts";
+
+/** A tally at zero, as the review handler starts one. */
+const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
 
 describe("createCredentialCache onRefresh", () => {
   it("counts a refresh shared by concurrent callers once, and marks each caller's tally", async () => {

@@ -5,8 +5,11 @@
 import { describe, expect, it } from "vitest";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
-import { createCallTally, type CacheName, type KubeCallCode, type KubeObserver } from "../../../../shared/observer.ts";
+import type { CacheName, CallTally, KubeCallCode, KubeObserver } from "../../../../shared/observer.ts";
 import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+
+/** A tally at zero, as the review handler starts one. */
+const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
 
 function setup(script: FakeScript) {
   const attempts: [string, string, KubeCallCode][] = [];

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/references.ts";
+import type { Decision, WindowsOptions } from "../../../../shared/admission/review.ts";
 import { decideAuthorize, planAuthorize } from "../../../../shared/policy/authorize.ts";
-import type { WindowsOptions } from "../../../../shared/policy/pod.ts";
-import type { Decision, PolicySettings, ReviewFacts } from "../../../../shared/policy/review.ts";
+import type { PolicySettings, ReviewFacts } from "../../../../shared/policy/facts.ts";
+import { annotationKeys } from "../../../../shared/policy/pod-gmsa.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 import { ALICE, CONNECT_EXEC, create, expectDenied, load, update, type World } from "./review-facts.ts";
 

@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  checkContentsShape,
-  checkNames,
-  distinctNames,
-  listRunAsUserWarnings as listWarnings,
-  MAX_CREDSPECS_PER_POD,
-  truncate,
-} from "../../../../shared/policy/checks.ts";
-import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { GmsaReference } from "../../../../shared/policy/references.ts";
-import { readPodGmsa } from "../../../../shared/policy/references.ts";
+import type { Pod } from "../../../../shared/admission/review.ts";
+import { checkContentsShape, checkNames, distinctNames, listRunAsUserWarnings as listWarnings, MAX_CREDSPECS_PER_POD, truncate } from "../../../../shared/policy/checks.ts";
+import { readPodGmsa, type GmsaReference } from "../../../../shared/policy/pod-gmsa.ts";
 import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 
 const listRunAsUserWarnings = (pod: Pod) => listWarnings(readPodGmsa(pod).places);

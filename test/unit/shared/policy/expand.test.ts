@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import { annotationKeys } from "../../../../shared/policy/references.ts";
+import type { Decision, Pod } from "../../../../shared/admission/review.ts";
+import type { ReviewFacts } from "../../../../shared/policy/facts.ts";
+import { annotationKeys } from "../../../../shared/policy/pod-gmsa.ts";
 import { createRandomHostname, decideExpand, MAX_CREDSPEC_CONTENTS_BYTES, MAX_INLINED_CONTENTS_PER_POD, planExpand } from "../../../../shared/policy/expand.ts";
-import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { Decision, ReviewFacts } from "../../../../shared/policy/review.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC, windowsOptionsAt } from "../../../support/pods.ts";
 import { CONNECT_EXEC, create, expectDenied, load, patched, update, type World } from "./review-facts.ts";
 

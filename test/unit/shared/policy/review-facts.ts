@@ -2,9 +2,8 @@
 import fastJsonPatch from "fast-json-patch";
 import { expect } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import type { AccessAnswer, Fact, LoadedFacts, LoadPlan, Requester } from "../../../../shared/policy/facts.ts";
-import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { Decision, PodConnect, PodCreate, PodUpdate } from "../../../../shared/policy/review.ts";
+import type { Decision, Pod } from "../../../../shared/admission/review.ts";
+import type { AccessAnswer, Fact, LoadedFacts, LoadPlan, PodConnect, PodCreate, PodUpdate, Requester } from "../../../../shared/policy/facts.ts";
 
 export const ALICE: Requester = { username: "alice", groups: ["devs"] };
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startNodeServer } from "../../../../../functions/node/server.ts";
-import type { AdmissionReviewResponse } from "../../../../../shared/admission/response.ts";
+import type { AdmissionReviewResponse } from "../../../../../shared/admission/review.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
 import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { buildAdmissionResponse } from "../../../../shared/admission/response.ts";
+import { buildAdmissionResponse } from "../../../../shared/admission/review.ts";
+import { applyEnforcement, MAX_AUDIT_VALUE_LENGTH } from "../../../../shared/policy/authorize.ts";
 import { AdmissionError, createRefusal } from "../../../../shared/errors.ts";
-import { applyEnforcement, MAX_AUDIT_VALUE_LENGTH } from "../../../../shared/policy/enforcement.ts";
 
 const notAllowed = createRefusal(
   "ERR_CREDSPEC_NOT_ALLOWED",

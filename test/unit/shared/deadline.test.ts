@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { reviewDeadline } from "../../../../shared/http/deadline.ts";
-import type { AppEnv } from "../../../../shared/http/env.ts";
+import { reviewDeadline } from "../../../shared/deadline.ts";
+import type { AppEnv } from "../../../shared/http/env.ts";
 
 /** The review deadline's signal for a request with `query`, and the request's answer once the handler resolves. */
 function deadlineOf(query: string, answer: (signal: AbortSignal) => Promise<void> = () => Promise.resolve()) {

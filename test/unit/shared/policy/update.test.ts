@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Pod, WindowsOptions } from "../../../../shared/policy/pod.ts";
-import { annotationKeys, readPodGmsa, type OptionsPlace } from "../../../../shared/policy/references.ts";
-import { checkUpdate as checkUpdateOf } from "../../../../shared/policy/checks.ts";
+import type { Pod, WindowsOptions } from "../../../../shared/admission/review.ts";
+import { annotationKeys, readPodGmsa, type OptionsPlace } from "../../../../shared/policy/pod-gmsa.ts";
+import { checkUpdate as checkUpdateOf } from "../../../../shared/policy/update.ts";
 
 const checkUpdate = (before: Pod, after: Pod, isNew?: (place: OptionsPlace) => boolean) => checkUpdateOf(readPodGmsa(before), readPodGmsa(after), isNew);
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";

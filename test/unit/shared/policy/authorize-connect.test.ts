@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
-import { decideAuthorize, planAuthorize } from "../../../../shared/policy/authorize.ts";
-import { planPodRead } from "../../../../shared/policy/connect.ts";
-import type { Pod } from "../../../../shared/policy/pod.ts";
-import type { PolicySettings } from "../../../../shared/policy/review.ts";
+import type { Pod } from "../../../../shared/admission/review.ts";
+import { decideAuthorize, planAuthorize, planPodRead } from "../../../../shared/policy/authorize.ts";
+import type { PolicySettings } from "../../../../shared/policy/facts.ts";
 import { podWithGmsaAt, PLACES } from "../../../support/pods.ts";
 import { ALICE, connect, expectDenied, load, type World } from "./review-facts.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDns1123Label, isDns1123Subdomain } from "../../../../shared/policy/names.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../../../../shared/policy/checks.ts";
 
 describe("isDns1123Subdomain", () => {
   it.each(["webapp1", "a", "web-app.contoso", "0abc", "a".repeat(253), `${"a".repeat(63)}.${"b".repeat(63)}`])("accepts %j", (name) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { annotationKeys, findNewEphemeralContainers, hasGmsaSettings, isGmsaAnnotationKey, readPodGmsa } from "../../../../shared/policy/references.ts";
+import { annotationKeys, findNewEphemeralContainers, hasGmsaSettings, isGmsaAnnotationKey, readPodGmsa } from "../../../../shared/policy/pod-gmsa.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 const { nameKey: POD_NAME_ANNOTATION, contentsKey: POD_CONTENTS_ANNOTATION } = annotationKeys();

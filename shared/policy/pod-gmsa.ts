@@ -1,7 +1,11 @@
+/**
+ * A pod's GMSA settings, from one walk of it: every place (pod, containers, init and ephemeral containers), the
+ * alpha annotations, the references they make, and how inlined contents compare with a credspec's.
+ */
+import { parseJson } from "../json.ts";
 import { createRefusal, type AdmissionError } from "../errors.ts";
-import { sameJson } from "./contents.ts";
-import type { Pod, WindowsOptions } from "./pod.ts";
-import type { PodChange } from "./review.ts";
+import type { Pod, WindowsOptions } from "../admission/review.ts";
+import type { PodChange } from "./facts.ts";
 
 /** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
 const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
@@ -143,4 +147,54 @@ function listAnnotatedContainers(annotations: Record<string, string>): (string |
   const keys = Object.keys(annotations).filter(isGmsaAnnotationKey).sort();
   const containers = new Set(keys.filter((key) => !isPodAnnotationKey(key)).map((key) => key.slice(0, key.indexOf(CONTAINER_SUFFIX))));
   return [...(keys.some(isPodAnnotationKey) ? [undefined] : []), ...containers];
+}
+
+const MAX_KEYS_REPORTED = 8;
+
+/**
+ * The keys (dotted paths, never values: contents can be sensitive) where inlined contents and a credspec differ, key
+ * order aside; none when equal, undefined when `inlined` is not JSON.
+ */
+export function listDifferingKeys(inlined: string, credspec: unknown): string[] | undefined {
+  // Byte-equal fast path: expand writes JSON.stringify(credspec), so an untouched pod matches without a parse.
+  if (inlined === JSON.stringify(credspec)) return [];
+  const parsed = parseJson(inlined);
+  if (parsed === undefined) return undefined;
+  const differingKeys: string[] = [];
+  collectDifferences(parsed, credspec, "", differingKeys);
+  return differingKeys;
+}
+
+/** True when two JSON texts hold equal values (false when either is not JSON). */
+export function sameJson(a: string, b: string): boolean {
+  if (a === b) return true;
+  const parsed = parseJson(b);
+  return parsed !== undefined && listDifferingKeys(a, parsed)?.length === 0;
+}
+
+function collectDifferences(a: unknown, b: unknown, path: string, out: string[]): void {
+  if (out.length >= MAX_KEYS_REPORTED) return;
+  if (isObject(a) && isObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of [...keys].sort()) {
+      const child = path === "" ? key : `${path}.${key}`;
+      if (!Object.hasOwn(a, key) || !Object.hasOwn(b, key)) out.push(child);
+      else collectDifferences(a[key], b[key], child, out);
+      if (out.length >= MAX_KEYS_REPORTED) return;
+    }
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) {
+      out.push(path === "" ? "(root)" : path);
+      return;
+    }
+    a.forEach((item, i) => collectDifferences(item, b[i], `${path}[${i}]`, out));
+    return;
+  }
+  if (a !== b) out.push(path === "" ? "(root)" : path);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { listDifferingKeys, sameJson } from "../../../../shared/policy/contents.ts";
+import { listDifferingKeys, sameJson } from "../../../../shared/policy/pod-gmsa.ts";
 import { WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 describe("listDifferingKeys", () => {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildAdmissionResponse,
-  MAX_MESSAGE_LENGTH,
-  MAX_WARNING_LENGTH,
-  MAX_WARNINGS_TOTAL,
-} from "../../../../shared/admission/response.ts";
+import { buildAdmissionResponse, MAX_MESSAGE_LENGTH, MAX_WARNING_LENGTH, MAX_WARNINGS_TOTAL } from "../../../../shared/admission/review.ts";
 import { AdmissionError, createRefusal, pickStatus } from "../../../../shared/errors.ts";
 
 const uid = "705ab4f5-6393-11e8-b7cc-42010a800002";

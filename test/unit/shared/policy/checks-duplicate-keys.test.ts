@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findDuplicateKey } from "../../../../shared/policy/contents.ts";
+import { findDuplicateKey } from "../../../../shared/policy/checks.ts";
 
 describe("findDuplicateKey", () => {
   it.each([

@@ -1,0 +1,73 @@
+/**
+ * How many of our source files one warm review runs code in (issue 36): the production app (createApp with
+ * configuredDeps, bearer caller auth, the JSON logger writing nowhere) over the in-memory fake GmsaClient, one review
+ * to warm up, then V8 precise coverage (call counts, node:inspector) over a second, identical review. A file counts
+ * when a function of it ran during that second review. Run: `node test/bench/review-files.ts`.
+ */
+import { Session } from "node:inspector/promises";
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FunctionName } from "../../shared/config/index.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The folders whose files are counted, relative to the repository root. */
+const COUNTED = ["functions/", "shared/"];
+const CALLER_TOKEN = "bench-caller-token-0123456789abcdef";
+
+const session = new Session();
+session.connect();
+await session.post("Profiler.enable");
+// Started before the app's modules load, so every function of theirs has a call counter from its first call.
+await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
+
+const { configuredDeps, createApp } = await import("../../functions/app.ts");
+const { createJsonMetrics } = await import("../../functions/metrics.ts");
+const { readConfig } = await import("../../shared/config/index.ts");
+const { createJsonLogger } = await import("../../shared/log.ts");
+const { createFakeGmsaClient } = await import("../support/fake-gmsa-client.ts");
+const { applyReplyPatch } = await import("../support/reviews.ts");
+const { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } = await import("./bench-pods.ts");
+
+const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
+const credSpecName = benchCredSpecName(0);
+const gmsa = createFakeGmsaClient({
+  credspecs: { [credSpecName]: benchCredSpec(0) },
+  allowed: [{ namespace: BENCH_NAMESPACE, serviceAccount: BENCH_SERVICE_ACCOUNT, credSpecName }],
+});
+const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
+const app = createApp(configuredDeps(config, { gmsa, logger, readiness: () => Promise.resolve({ ready: true }), metrics: createJsonMetrics() }));
+
+async function review(fn: FunctionName, body: string): Promise<{ response: { allowed: boolean; patch?: string } }> {
+  const res = await app.fetch(
+    new Request(`https://gmsa.local/${fn}?timeout=10s`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` }, body }),
+  );
+  const reply = (await res.json()) as { response: { allowed: boolean; patch?: string } };
+  if (res.status !== 200 || !reply.response.allowed) throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+  return reply;
+}
+
+/** Our files with a function that ran since the last take (each take resets the counters). */
+async function takeFilesRun(): Promise<string[]> {
+  const { result } = await session.post("Profiler.takePreciseCoverage");
+  const files = result
+    .filter((script) => script.url.startsWith("file://") && script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
+    .map((script) => relative(ROOT, fileURLToPath(script.url)))
+    .filter((file) => COUNTED.some((folder) => file.startsWith(folder)));
+  return [...new Set(files)].sort();
+}
+
+const pod = buildBenchPod(1);
+const expandBody = reviewBody(pod);
+const authorizeBody = reviewBody(applyReplyPatch(pod, (await review("expand", expandBody)) as Parameters<typeof applyReplyPatch>[1]));
+for (const [fn, body] of [
+  ["authorize", authorizeBody],
+  ["expand", expandBody],
+] as const) {
+  await review(fn, body);
+  await takeFilesRun();
+  await review(fn, body);
+  const files = await takeFilesRun();
+  console.log(`files a warm ${fn} review crosses: ${files.length} (${files.join(", ")})`);
+}
+await session.post("Profiler.stopPreciseCoverage");
+session.disconnect();
