@@ -18,14 +18,12 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import { formatFindingsText, type DoctorCluster, type DoctorOptions, type Finding } from "../../functions/cli/doctor/findings.ts";
-import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
+import { formatFindingsText, type Finding } from "../../functions/cli/doctor/findings.ts";
+import { createDoctorOperator } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
 let cluster: LocalCluster;
 let admin: KubeEndpoint;
-let doctorCluster: DoctorCluster;
 const run = promisify(execFile);
 const MUTATING = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/gmsa-webhooks-expand";
 const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gmsa-webhooks-authorize";
@@ -33,13 +31,22 @@ const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfi
 const failures = (findings: Finding[]) => findings.filter((f) => f.status === "fail");
 const show = (findings: Finding[]) => findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
 
-/** Runs the doctor until it passes (warnings allowed): a fault undone reaches the API server's informers in a moment. */
-async function expectHealthy(options: DoctorOptions = {}): Promise<Finding[]> {
+/** The real `kubectl-gmsa doctor -o json` with `args` (as the admin unless a kubeconfig is given): findings and exit code. */
+async function runDoctorJson(args: string[] = [], kubeconfig?: string): Promise<{ findings: Finding[]; code: number }> {
+  const result = await runDoctorBin(["-o", "json", ...args], kubeconfig);
+  const { findings } = JSON.parse(result.stdout) as { findings: Finding[] };
+  return { findings, code: result.code };
+}
+
+/** Runs the doctor until it passes (warnings allowed, exit 0): a fault undone reaches the API server's informers in a moment. */
+async function expectHealthy(args: string[] = [], kubeconfig?: string): Promise<Finding[]> {
   let findings: Finding[] = [];
   await vi.waitFor(
     async () => {
-      findings = await runDoctor(doctorCluster, options);
+      const result = await runDoctorJson(args, kubeconfig);
+      findings = result.findings;
       expect(failures(findings), show(findings)).toEqual([]);
+      expect(result.code, show(findings)).toBe(0);
     },
     { timeout: 15_000, interval: 500 },
   );
@@ -51,8 +58,8 @@ async function expectHealthy(options: DoctorOptions = {}): Promise<Finding[]> {
  * each matching `fault`: each fault is named once, by the CLI as operators run it.
  */
 async function expectOnly(fault: RegExp, count = 1): Promise<Finding[]> {
-  const result = await runDoctorBin(["-o", "json"]);
-  const { findings } = JSON.parse(result.stdout) as { findings: Finding[] };
+  const result = await runDoctorJson();
+  const findings = result.findings;
   const failed = failures(findings);
   expect(failed.map((f) => `${f.check}: ${f.message}`), show(findings)).toEqual(Array.from({ length: count }, (): unknown => expect.stringMatching(fault)));
   expect(result.code, show(findings)).toBe(1);
@@ -73,7 +80,6 @@ let scratch: string;
 beforeAll(async () => {
   cluster = await startCluster({ webhookCallerToken: createCallerToken() });
   admin = adminEndpoint(cluster);
-  doctorCluster = doctorClusterOf(admin);
   await applyBaseInfra(cluster);
   scratch = await mkdtemp(join(tmpdir(), "gmsa-doctor-e2e-"));
 });
@@ -93,9 +99,10 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
 
   // The Workers authenticate with JWTs as users of infra/local/jwt-rbac.yaml, which doctor is told (serverless).
   const identities = runtime === "worker" ? { expand: "gmsa-webhooks:gmsa-webhooks-expand", authorize: "gmsa-webhooks:gmsa-webhooks-authorize" } : undefined;
+  const identityFlags = identities === undefined ? [] : ["--expand-identity", identities.expand, "--authorize-identity", identities.authorize];
 
   it("passes every check, both dry-run probes with the time each took", async () => {
-    const findings = await expectHealthy(identities === undefined ? {} : { identities });
+    const findings = await expectHealthy(identityFlags);
     console.log(`[doctor] ${runtime} functions:\n${formatFindingsText(findings)}`);
     const byCheck = new Map(findings.map((f) => [f.check, f]));
     for (const check of ["crd", "webhooks/expand", "webhooks/authorize", "certificates/expand", "certificates/authorize", "readyz/expand", "readyz/authorize", "rbac/expand", "rbac/authorize"]) {
@@ -115,14 +122,14 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
   });
 });
 
-/** `kubectl gmsa doctor` as an operator runs it: the real bin, named kubectl-gmsa, with the admin kubeconfig. */
-async function runDoctorBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `kubectl gmsa doctor` as an operator runs it: the real bin, named kubectl-gmsa, with the admin kubeconfig unless given one. */
+async function runDoctorBin(args: string[], kubeconfig = cluster.adminKubeconfig): Promise<{ code: number; stdout: string; stderr: string }> {
   const bin = join(scratch, "kubectl-gmsa");
   await symlink(join(REPO_ROOT, "functions/cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
   });
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, "doctor", "--kubeconfig", cluster.adminKubeconfig, ...args], { cwd: REPO_ROOT });
+    const { stdout, stderr } = await run(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -140,20 +147,16 @@ describe("kubectl gmsa doctor, the bin", () => {
   afterAll(async () => stack?.stop());
 
   it("passes for an operator bound only to the roles docs/doctor.md names (infra/rbac/kubectl-gmsa-*.yaml)", async () => {
-    const unbound = doctorClusterOf(admin, { "Impersonate-User": "doctor-operator", "Impersonate-Group": "system:authenticated" });
-    // Unbound, the operator may read nothing: doctor says so (and the requests really are the operator's).
-    expect(show(failures(await runDoctor(unbound)))).toMatch(/answered 403/);
-    const operator = await bindDoctorOperator(admin, "doctor-operator", { probe: "default" });
+    const operator = await createDoctorOperator(cluster, "doctor-operator");
     try {
+      // Unbound, the operator may read nothing: doctor says so (and the requests really are the operator's).
+      const unbound = await runDoctorJson([], operator.kubeconfig);
+      expect(show(failures(unbound.findings))).toMatch(/answered 403/);
+      expect(unbound.code).toBe(1);
+      await operator.bind({ probe: "default" });
       // The RBAC authorizer learns of new bindings through its informers.
-      await vi.waitFor(
-        async () => {
-          const findings = await runDoctor(operator.cluster);
-          expect(failures(findings), show(findings)).toEqual([]);
-          expect(findings.filter((f) => f.status === "skip"), show(findings)).toEqual([]);
-        },
-        { timeout: 15_000, interval: 500 },
-      );
+      const findings = await expectHealthy([], operator.kubeconfig);
+      expect(findings.filter((f) => f.status === "skip"), show(findings)).toEqual([]);
     } finally {
       await operator.remove();
     }
@@ -364,7 +367,7 @@ describe("doctor names each injected fault, and only that fault (Node functions)
       expect(label?.fix).toMatch(/^kubectl label namespace doctor-old-opt-out windows\.k8s\.io\/disabled-;/);
       expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, show(findings)).toBe("pass");
       // A credspec nobody may use makes doctor ask about every bound subject, the odd one included.
-      const nobody = await runDoctor(doctorCluster, { credspec: "doctor-nobody" });
+      const nobody = (await runDoctorJson(["--credspec", "doctor-nobody"])).findings;
       const probe = nobody.find((f) => f.check === "end-to-end/may-use");
       expect([probe?.status, probe?.message], show(nobody)).toEqual(["warn", expect.stringMatching(/may use doctor-nobody: nothing to probe with/)]);
     } finally {

@@ -30,27 +30,25 @@ import { createCertificateAuthority, issueServingCertificate } from "../../infra
 import { defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
-import { bindDoctorOperator } from "./support/doctor.ts";
+import { createDoctorOperator } from "./support/doctor.ts";
 import { expectSampleShape } from "./support/doctor-samples.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import { formatFindingsText } from "../../functions/cli/doctor/findings.ts";
 
 const GROUP = "helm-in-cluster";
 const CLI = "functions/cli/gmsa-webhooks.ts";
 
-/** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig and no colour: output and exit code. */
-function runDoctorBin(args: string[]): Promise<{ stdout: string; code: number | null }> {
+/** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig unless given one, and no colour: output and exit code. */
+function runDoctorBin(args: string[], kubeconfig = stack.cluster.adminKubeconfig): Promise<{ stdout: string; code: number | null }> {
   return new Promise((resolve) => {
-    execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", stack.cluster.adminKubeconfig, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
+    execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
       resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
     );
   });
 }
 
 /** `gmsa-webhooks doctor -o json`: findings, exit code, and the findings as lines for assertion messages. */
-async function runDoctorCli() {
-  const { stdout, code } = await runDoctorBin(["-o", "json"]);
+async function runDoctorCli(kubeconfig?: string) {
+  const { stdout, code } = await runDoctorBin(["-o", "json"], kubeconfig);
   const { findings } = JSON.parse(stdout) as { findings: { check: string; status: string; message: string; fix?: string }[] };
   return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
 }
@@ -147,14 +145,15 @@ describe("helm install on a real node, certificates generated at install", () =>
   });
 
   it("passes kubectl gmsa doctor on the chart's install, run by an operator bound to doctor's roles alone", async () => {
-    const operator = await bindDoctorOperator(admin(), "doctor-operator", { probe: "default", functions: NAMESPACE });
+    const operator = await createDoctorOperator(stack.cluster, "doctor-operator");
+    await operator.bind({ probe: "default", functions: NAMESPACE });
     try {
       // The RBAC authorizer learns of new bindings through its informers.
       await vi.waitFor(
         async () => {
-          const findings = await runDoctor(operator.cluster);
-          const report = formatFindingsText(findings);
+          const { findings, text: report, code } = await runDoctorCli(operator.kubeconfig);
           expect(findings.filter((f) => f.status === "fail"), report).toEqual([]);
+          expect(code, report).toBe(0);
           for (const fn of FUNCTIONS) {
             expect(findings.find((f) => f.check === `readyz/${fn}`)?.message, report).toMatch(/through the API server's service proxy answered 200/);
             expect(findings.find((f) => f.check === `rbac/${fn}`)?.message, report).toMatch(new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`));

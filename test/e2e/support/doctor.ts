@@ -1,18 +1,13 @@
-/** The doctor's view of a local cluster for e2e tests, as the admin or as an operator bound to doctor's roles. */
-import type { DoctorCluster } from "../../../functions/cli/doctor/findings.ts";
+/**
+ * An operator of `kubectl gmsa doctor` for e2e tests: a ServiceAccount of its own with a token the API server issued,
+ * in a kubeconfig the real CLI is run with, so every request (access reviews included) is the operator's, not the
+ * admin's impersonating it.
+ */
+import { join } from "node:path";
 import { applyObjects, loadManifest, objectPath, type KubeObject } from "../../../infra/local/apply.ts";
-import { kubeRequest, type KubeEndpoint } from "../../../infra/local/kube-request.ts";
-
-/** A {@link DoctorCluster} over infra/local/kube-request.ts; `headers` on every request (e.g. `Impersonate-User`). */
-export function doctorClusterOf(endpoint: KubeEndpoint, headers?: Record<string, string>): DoctorCluster {
-  return {
-    async request({ method, path, query, body }) {
-      const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
-      const response = await kubeRequest(endpoint, `${path}${search}`, { method, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
-      return { status: response.status, body: response.body, warnings: [] };
-    },
-  };
-}
+import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
+import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
+import { writeKubeconfig } from "../../../infra/local/kubeconfig.ts";
 
 /** Where an operator's namespaced roles are bound. */
 export interface OperatorNamespaces {
@@ -22,31 +17,52 @@ export interface OperatorNamespaces {
   functions?: string;
 }
 
+/** Where the operator's ServiceAccount lives. */
+const OPERATOR_NAMESPACE = "default";
+
 /**
- * Applies the roles docs/doctor.md names (infra/rbac/kubectl-gmsa-reader.yaml and kubectl-gmsa-doctor.yaml) bound to
- * `user` alone, as docs/doctor.md says to bind them.
- * @returns the doctor's view as that user (the admin impersonating it), and `remove()`, which deletes what it applied.
+ * Creates the ServiceAccount `name` and a kubeconfig holding a one-hour token of it; `bind` applies the roles
+ * docs/doctor.md names (infra/rbac/kubectl-gmsa-reader.yaml and kubectl-gmsa-doctor.yaml), bound to it alone as
+ * docs/doctor.md says to bind them; `remove` deletes what was applied, the ServiceAccount included.
  */
-export async function bindDoctorOperator(admin: KubeEndpoint, user: string, namespaces: OperatorNamespaces) {
-  const roles = [...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")), ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml"))];
-  const bind = (role: string, namespace?: string): KubeObject => ({
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: namespace === undefined ? "ClusterRoleBinding" : "RoleBinding",
-    metadata: { name: `${role.replace(":", "-")}-${user}`, ...(namespace === undefined ? {} : { namespace }) },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-    subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: user }],
+export async function createDoctorOperator(cluster: LocalClusterInfo, name: string) {
+  const admin = adminEndpoint(cluster);
+  const account: KubeObject = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: OPERATOR_NAMESPACE } };
+  await applyObjects(admin, [account]);
+  const issued = await kubeRequestOk<{ status: { token: string } }>(admin, `${objectPath(account)}/token`, {
+    method: "POST",
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
   });
-  const bindings = [
-    bind("gmsa-webhooks:kubectl-gmsa-reader"),
-    bind("gmsa-webhooks:kubectl-gmsa-doctor"),
-    bind("gmsa-webhooks:kubectl-gmsa-dry-run", namespaces.probe),
-    ...(namespaces.functions === undefined ? [] : [bind("gmsa-webhooks:kubectl-gmsa-doctor-proxy", namespaces.functions)]),
-  ];
-  await applyObjects(admin, [...roles, ...bindings]);
+  const kubeconfig = await writeKubeconfig({
+    path: join(cluster.dir, `${name}.kubeconfig`),
+    server: cluster.server,
+    caPem: cluster.caPem,
+    name,
+    user: { token: issued.status.token },
+  });
+  const applied: KubeObject[] = [];
   return {
-    cluster: doctorClusterOf(admin, { "Impersonate-User": user, "Impersonate-Group": "system:authenticated" }),
-    async remove() {
-      for (const object of [...bindings, ...roles]) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+    kubeconfig,
+    async bind(namespaces: OperatorNamespaces): Promise<void> {
+      const roles = [...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")), ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml"))];
+      const bind = (role: string, namespace?: string): KubeObject => ({
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: namespace === undefined ? "ClusterRoleBinding" : "RoleBinding",
+        metadata: { name: `${role.replace(":", "-")}-${name}`, ...(namespace === undefined ? {} : { namespace }) },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
+        subjects: [{ kind: "ServiceAccount", name, namespace: OPERATOR_NAMESPACE }],
+      });
+      const bindings = [
+        bind("gmsa-webhooks:kubectl-gmsa-reader"),
+        bind("gmsa-webhooks:kubectl-gmsa-doctor"),
+        bind("gmsa-webhooks:kubectl-gmsa-dry-run", namespaces.probe),
+        ...(namespaces.functions === undefined ? [] : [bind("gmsa-webhooks:kubectl-gmsa-doctor-proxy", namespaces.functions)]),
+      ];
+      await applyObjects(admin, [...roles, ...bindings]);
+      applied.push(...bindings, ...roles);
+    },
+    async remove(): Promise<void> {
+      for (const object of [...applied, account]) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
     },
   };
 }
