@@ -8,7 +8,11 @@ export function doctorClusterOf(endpoint: KubeEndpoint, headers?: Record<string,
   return {
     async request({ method, path, query, body }) {
       const search = query === undefined ? "" : `?${new URLSearchParams(query).toString()}`;
-      const response = await kubeRequest(endpoint, `${path}${search}`, { method, ...(body === undefined ? {} : { body }), ...(headers === undefined ? {} : { headers }) });
+      const response = await kubeRequest(endpoint, `${path}${search}`, {
+        method,
+        ...(body === undefined ? {} : { body }),
+        ...(headers === undefined ? {} : { headers }),
+      });
       return { status: response.status, body: response.body, warnings: [] };
     },
   };
@@ -28,7 +32,10 @@ export interface OperatorNamespaces {
  * @returns the doctor's view as that user (the admin impersonating it), and `remove()`, which deletes what it applied.
  */
 export async function bindDoctorOperator(admin: KubeEndpoint, user: string, namespaces: OperatorNamespaces) {
-  const roles = [...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")), ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml"))];
+  const roles = [
+    ...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")),
+    ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml")),
+  ];
   const bind = (role: string, namespace?: string): KubeObject => ({
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: namespace === undefined ? "ClusterRoleBinding" : "RoleBinding",
@@ -40,7 +47,9 @@ export async function bindDoctorOperator(admin: KubeEndpoint, user: string, name
     bind("gmsa-webhooks:kubectl-gmsa-reader"),
     bind("gmsa-webhooks:kubectl-gmsa-doctor"),
     bind("gmsa-webhooks:kubectl-gmsa-dry-run", namespaces.probe),
-    ...(namespaces.functions === undefined ? [] : [bind("gmsa-webhooks:kubectl-gmsa-doctor-proxy", namespaces.functions)]),
+    ...(namespaces.functions === undefined
+      ? []
+      : [bind("gmsa-webhooks:kubectl-gmsa-doctor-proxy", namespaces.functions)]),
   ];
   await applyObjects(admin, [...roles, ...bindings]);
   return {
