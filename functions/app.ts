@@ -32,13 +32,23 @@ export interface AppDeps extends ReviewRouteDeps, Pick<Config, "functions" | "ca
 }
 
 /** The deps of createApp from the configuration and what the runtime built: the same on every runtime. */
-export function configuredDeps(config: Config, runtime: Pick<AppDeps, "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness" | "onCallerAuthenticated">): AppDeps {
+export function configuredDeps(
+  config: Config,
+  runtime: Pick<
+    AppDeps,
+    "gmsa" | "logger" | "metrics" | "clientCertificate" | "ready" | "readiness" | "onCallerAuthenticated"
+  >,
+): AppDeps {
   return {
     ...runtime,
     functions: config.functions,
     now: () => Date.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
-    settings: { randomHostname: config.randomHostname, requestingUser: config.requestingUser, enforcement: config.enforcement },
+    settings: {
+      randomHostname: config.randomHostname,
+      requestingUser: config.requestingUser,
+      enforcement: config.enforcement,
+    },
     callerAuth: config.callerAuth,
     metricsTokens: config.metricsTokens,
   };
@@ -69,7 +79,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       lastDetail = undefined;
       return c.text("ok");
     }
-    if (readiness.detail !== lastDetail) deps.logger.log("warn", "not ready", { reason: readiness.reason, detail: readiness.detail });
+    if (readiness.detail !== lastDetail)
+      deps.logger.log("warn", "not ready", { reason: readiness.reason, detail: readiness.detail });
     lastDetail = readiness.detail;
     return c.text(`not ready: ${readiness.reason}`, 503);
   });
@@ -85,7 +96,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     onCallerAuthenticated?.(c);
     await next();
   };
-  const checks = [callerAuth(deps.callerAuth, deps), authenticated, postJsonOnly, reviewDeadline(), reviewBody] as const;
+  const checks = [
+    callerAuth(deps.callerAuth, deps),
+    authenticated,
+    postJsonOnly,
+    reviewDeadline(),
+    reviewBody,
+  ] as const;
   for (const fn of deps.functions) {
     const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
     app.all(`/${fn}`, ...checks, handler);
@@ -98,7 +115,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 const postJsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.method !== "POST") return c.json({ error: "method not allowed; use POST" }, 405, { allow: "POST" });
   // JSON, parameters such as a proxy's `charset=utf-8` allowed.
-  if (c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() !== "application/json") throw new HTTPException(415, { message: "content type must be application/json" });
+  if (c.req.header("content-type")?.split(";")[0]?.trim().toLowerCase() !== "application/json")
+    throw new HTTPException(415, { message: "content type must be application/json" });
   await next();
 };
 
@@ -118,7 +136,8 @@ const limitBody = bodyLimit({
  */
 const reviewBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const declared = c.req.header("transfer-encoding") === undefined ? c.req.header("content-length") : undefined;
-  if (declared !== undefined && !/^\d+$/.test(declared)) throw new HTTPException(400, { message: "Content-Length is not a decimal number" });
+  if (declared !== undefined && !/^\d+$/.test(declared))
+    throw new HTTPException(400, { message: "Content-Length is not a decimal number" });
   if (declared !== undefined && Number(declared) <= BODY_LIMIT_BYTES) return next();
   try {
     await limitBody(c, next);

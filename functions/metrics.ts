@@ -7,7 +7,9 @@ export interface AppMetrics {
    * Told of every review's outcome once, after the reply is built; must be cheap. `code`: the denial's `status.code`;
    * `operation`: the review's; `durationMs`: from the body read to the reply.
    */
-  reviews: { record(fn: FunctionName, allowed: boolean, code: number | undefined, operation?: string, durationMs?: number): void };
+  reviews: {
+    record(fn: FunctionName, allowed: boolean, code: number | undefined, operation?: string, durationMs?: number): void;
+  };
   exposition(): Promise<{ contentType: string; body: string }>;
   /**
    * The level of an allowed review's line: `debug` beside metrics that count the same facts (Prometheus; the line
@@ -21,7 +23,9 @@ export interface AppMetrics {
  * every review's facts): reviews by function and outcome, and `extra`'s nested counters (kube client caches, exec
  * plugin runs) flattened into `a_b_c` keys.
  */
-export function createJsonMetrics(extra: () => object = () => ({})): AppMetrics & { snapshot(): Record<string, number> } {
+export function createJsonMetrics(
+  extra: () => object = () => ({}),
+): AppMetrics & { snapshot(): Record<string, number> } {
   const counts = new Map<string, number>();
   const snapshot = () => ({ ...Object.fromEntries(counts), ...flattenCounters(extra()) });
   return {

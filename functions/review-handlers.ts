@@ -4,7 +4,13 @@
  */
 import type { Handler } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { buildAdmissionResponse, parseAdmissionReview, type AdmissionReviewRequest, type Decision, type Pod } from "../shared/admission/review.ts";
+import {
+  buildAdmissionResponse,
+  parseAdmissionReview,
+  type AdmissionReviewRequest,
+  type Decision,
+  type Pod,
+} from "../shared/admission/review.ts";
 import { decideAuthorize, planAuthorize, planPodRead } from "../shared/policy/authorize.ts";
 import { readReview, type Fact, type LoadedFacts, type LoadPlan, type ReviewFacts } from "../shared/policy/facts.ts";
 import type { Config, FunctionName } from "../shared/config/index.ts";
@@ -46,23 +52,36 @@ function reviewHandler<P extends { load: LoadPlan }>(
     const review = readReview(request);
     // A CONNECT names its pod without carrying it: the pod is a fact the plan itself needs.
     const target = podToRead(review, ctx.settings);
-    const withPod = target === undefined || review.object !== "pod" || review.operation !== "CONNECT" ? review : { ...review, pod: await loadPod(target, ctx) };
+    const withPod =
+      target === undefined || review.object !== "pod" || review.operation !== "CONNECT"
+        ? review
+        : { ...review, pod: await loadPod(target, ctx) };
     const planned = plan(withPod, ctx.settings);
     return decide(planned, await loadFacts(planned.load, ctx));
   };
 }
 
 /** Reads the pod an exec or attach goes into, within the review's deadline; a failure is a fact (the policy refuses). */
-async function loadPod({ namespace, name }: { namespace: string; name: string }, ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally">): Promise<Fact<Pod>> {
-  const loaded = await loadEach([name], ctx.signal, () => ctx.gmsa.getPod(namespace, name, { signal: ctx.signal, tally: ctx.tally }));
-  return loaded.get(name) ?? { ok: false, error: new AdmissionError(`pod "${name}" was not read`, { code: "ERR_INTERNAL" }) };
+async function loadPod(
+  { namespace, name }: { namespace: string; name: string },
+  ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally">,
+): Promise<Fact<Pod>> {
+  const loaded = await loadEach([name], ctx.signal, () =>
+    ctx.gmsa.getPod(namespace, name, { signal: ctx.signal, tally: ctx.tally }),
+  );
+  return (
+    loaded.get(name) ?? { ok: false, error: new AdmissionError(`pod "${name}" was not read`, { code: "ERR_INTERNAL" }) }
+  );
 }
 
 /**
  * Loads what a plan names through the client: each credspec once, each (subject, credspec) once, all concurrently
  * and within the review's deadline. Failures become facts, not exceptions, so the policy names every place at fault.
  */
-export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally" | "randomBytes">): Promise<LoadedFacts> {
+export async function loadFacts(
+  plan: LoadPlan,
+  ctx: Pick<ReviewContext, "gmsa" | "signal" | "tally" | "randomBytes">,
+): Promise<LoadedFacts> {
   const call: CallOptions = { signal: ctx.signal, tally: ctx.tally };
   const credspecs = loadEach(plan.credspecs, ctx.signal, (name) => ctx.gmsa.getCredSpecContents(name, call));
   const access = plan.access.map(({ subject, names }) =>
@@ -75,8 +94,15 @@ export async function loadFacts(plan: LoadPlan, ctx: Pick<ReviewContext, "gmsa" 
   };
 }
 
-async function loadEach<T>(names: Iterable<string>, signal: AbortSignal, load: (name: string) => Promise<T>): Promise<Map<string, Fact<T>>> {
-  const deadlinePassed = () => new AdmissionError("the review's deadline passed before the API server answered", { code: "ERR_DEADLINE_EXCEEDED" });
+async function loadEach<T>(
+  names: Iterable<string>,
+  signal: AbortSignal,
+  load: (name: string) => Promise<T>,
+): Promise<Map<string, Fact<T>>> {
+  const deadlinePassed = () =>
+    new AdmissionError("the review's deadline passed before the API server answered", {
+      code: "ERR_DEADLINE_EXCEEDED",
+    });
   const loaded = await Promise.all(
     [...names].map(async (name): Promise<[string, Fact<T>]> => {
       try {
@@ -96,7 +122,11 @@ const MAX_LOGGED_NAME = 253;
 const MAX_LOGGED_DETAIL = 1024;
 
 /** `metrics`: the JSON counters, or the Node server's Prometheus registry. */
-export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & { logger: Logger; now: () => number; metrics: AppMetrics };
+export type ReviewRouteDeps = Omit<ReviewContext, "signal"> & {
+  logger: Logger;
+  now: () => number;
+  metrics: AppMetrics;
+};
 
 /**
  * The Hono handler of one function's review route, behind app.ts's HTTP checks: a body that is not an AdmissionReview
@@ -141,7 +171,9 @@ export function createReviewHandler(fn: FunctionName, handle: ReviewHandler, dep
       cause: outcome.allowed ? undefined : firstInternalCause(outcome.errors),
       // The detail of a credential failure (plugin stderr, install hint, token file, issuer, account): the reply only
       // names the uid, so this line is where the operator reads it.
-      credentials: outcome.allowed ? undefined : clip(outcome.errors.find((e) => e.code === "ERR_CREDENTIALS")?.message, MAX_LOGGED_DETAIL),
+      credentials: outcome.allowed
+        ? undefined
+        : clip(outcome.errors.find((e) => e.code === "ERR_CREDENTIALS")?.message, MAX_LOGGED_DETAIL),
       durationMs,
       ...tally,
     });

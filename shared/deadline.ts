@@ -25,11 +25,17 @@ export function reviewDeadline(): MiddlewareHandler<AppEnv> {
     const match = timeout === undefined || timeout.length > 32 ? null : GO_DURATION.exec(timeout);
     const [minutes = 0, seconds = 0, ms = 0] = match?.slice(1).map((part) => Number(part ?? 0)) ?? [];
     // Clamped: timers fire at once on delays past 2^31 - 1 ms.
-    const timeoutMs = Math.min(minutes * 60_000 + seconds * 1000 + ms || DEFAULT_WEBHOOK_TIMEOUT_MS, MAX_WEBHOOK_TIMEOUT_MS);
+    const timeoutMs = Math.min(
+      minutes * 60_000 + seconds * 1000 + ms || DEFAULT_WEBHOOK_TIMEOUT_MS,
+      MAX_WEBHOOK_TIMEOUT_MS,
+    );
     const budgetMs = Math.max(50, timeoutMs - Math.min(1000, timeoutMs / 5));
     // Not AbortSignal.timeout: its timer cannot be cleared and would outlive each answered review by up to 29 s.
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")), budgetMs);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException("the review's deadline passed", "TimeoutError")),
+      budgetMs,
+    );
     c.set("signal", controller.signal);
     try {
       await next();
@@ -44,7 +50,12 @@ export function reviewDeadline(): MiddlewareHandler<AppEnv> {
  * exec run keeps going for the next caller). With `graceTurn`, an abort waits one event-loop turn, so work that
  * honours the same signal rejects first, with an error that names what it waited for.
  */
-export function awaitWithin<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort: () => Error, options: { graceTurn?: boolean } = {}): Promise<T> {
+export function awaitWithin<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  onAbort: () => Error,
+  options: { graceTurn?: boolean } = {},
+): Promise<T> {
   if (signal === undefined) return promise;
   if (signal.aborted) {
     // The abandoned promise may still reject later; nobody else may be listening.

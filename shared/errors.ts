@@ -55,13 +55,20 @@ export class AdmissionError extends Error {
 }
 
 /** A GMSA rule's refusal with its `code`, at `place`, naming the credspec when there is one. */
-export function createRefusal(code: AdmissionErrorCode, message: string, place: string, credSpecName?: string): AdmissionError {
+export function createRefusal(
+  code: AdmissionErrorCode,
+  message: string,
+  place: string,
+  credSpecName?: string,
+): AdmissionError {
   return new AdmissionError(message, { code, where: credSpecName === undefined ? { place } : { place, credSpecName } });
 }
 
 /** Anything thrown that is not ours is our bug: fail closed with a generic ERR_INTERNAL (500). */
 export function asAdmissionError(error: unknown): AdmissionError {
-  return error instanceof AdmissionError ? error : new AdmissionError("internal error", { code: "ERR_INTERNAL", cause: error });
+  return error instanceof AdmissionError
+    ? error
+    : new AdmissionError("internal error", { code: "ERR_INTERNAL", cause: error });
 }
 
 /** When errors of several kinds meet, the reply carries the most telling code: failure, then authorization. */

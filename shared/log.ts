@@ -10,7 +10,11 @@ export interface Logger {
 }
 
 /** A logger that writes one JSON object per line through `write`, stamped by `now`. */
-export function createJsonLogger(options: { level: LogLevel; write: (line: string) => void; now?: () => number }): Logger {
+export function createJsonLogger(options: {
+  level: LogLevel;
+  write: (line: string) => void;
+  now?: () => number;
+}): Logger {
   const min = LOG_LEVELS.indexOf(options.level);
   const now = options.now ?? Date.now;
   return {

@@ -7,5 +7,8 @@ config(en());
 
 /** An issue's path as our messages write it, `spec.containers[0].name`; "" for the root. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
-  return path.map((segment) => (typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`)).join("").replace(/^\./, "");
+  return path
+    .map((segment) => (typeof segment === "number" ? `[${segment}]` : `.${String(segment)}`))
+    .join("")
+    .replace(/^\./, "");
 }

@@ -62,7 +62,13 @@ export function nodeStep(version?: string): Step {
   };
 }
 
-const HELM: Step = { id: "helm", title: "Helm", byHand: "node infra/local/build.ts --helm", lane: "build", run: ensureHelm };
+const HELM: Step = {
+  id: "helm",
+  title: "Helm",
+  byHand: "node infra/local/build.ts --helm",
+  lane: "build",
+  run: ensureHelm,
+};
 const ACTIONLINT: Step = {
   id: "actionlint",
   title: "actionlint",
@@ -72,7 +78,13 @@ const ACTIONLINT: Step = {
 };
 const IMAGE: Step = { id: "image", title: "the image", byHand: "npm run image", lane: "build", run: ensureImage };
 
-const AWSCLI: Step = { id: "awscli", title: "Debian's awscli", byHand: "apt-get install -y awscli", lane: "apt", run: ensureDebianAwsCli };
+const AWSCLI: Step = {
+  id: "awscli",
+  title: "Debian's awscli",
+  byHand: "apt-get install -y awscli",
+  lane: "apt",
+  run: ensureDebianAwsCli,
+};
 const PROMETHEUS_PARSER: Step = {
   id: "prometheus-parser",
   title: "Debian's Prometheus parser",
@@ -142,7 +154,10 @@ export interface PrepareOptions {
  * Starts `steps` (deduplicated by id, in the order given, each lane in turn) and returns a promise per step id.
  * The returned promises never reject unhandled: await {@link waitFor} for the ones a tier needs.
  */
-export function startPreparing(steps: Step[], { started = Date.now(), quietUnderMs = 0 }: PrepareOptions = {}): Preparing {
+export function startPreparing(
+  steps: Step[],
+  { started = Date.now(), quietUnderMs = 0 }: PrepareOptions = {},
+): Preparing {
   const unique = [...new Map(steps.map((step) => [step.id, step])).values()];
   const preparing: Preparing = new Map();
   const tails: Record<Step["lane"], Promise<unknown>> = { build: Promise.resolve(), apt: Promise.resolve() };
@@ -155,7 +170,8 @@ export function startPreparing(steps: Step[], { started = Date.now(), quietUnder
         log(`${step.title}: FAILED after ${seconds(begun)} (${seconds(started)} since the start)`);
         throw new PrepareError(step, error);
       }
-      if (Date.now() - begun >= quietUnderMs) log(`${step.title}: ready in ${seconds(begun)} (${seconds(started)} since the start)`);
+      if (Date.now() - begun >= quietUnderMs)
+        log(`${step.title}: ready in ${seconds(begun)} (${seconds(started)} since the start)`);
     });
     // A failed step does not stop the ones after it in its lane: other tiers may not need it.
     tails[step.lane] = done.catch(() => undefined);
@@ -170,7 +186,9 @@ export function startPreparing(steps: Step[], { started = Date.now(), quietUnder
  * everything is ready.
  */
 export async function waitFor(preparing: Preparing, steps: Step[]): Promise<PrepareError[]> {
-  const results = await Promise.allSettled(steps.map((step) => preparing.get(step.id) ?? Promise.reject(new Error(`${step.id} was never started`))));
+  const results = await Promise.allSettled(
+    steps.map((step) => preparing.get(step.id) ?? Promise.reject(new Error(`${step.id} was never started`))),
+  );
   return results.flatMap((result) => (result.status === "rejected" ? [result.reason as PrepareError] : []));
 }
 

@@ -35,7 +35,10 @@ const elapsed = (): string => `${Math.round((Date.now() - started) / 1000)} s`;
  */
 function run(command: string, args: string[], env: Record<string, string> = {}, buffer = false): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: buffer ? ["ignore", "pipe", "pipe"] : "inherit", env: { ...process.env, ...env } });
+    const child = spawn(command, args, {
+      stdio: buffer ? ["ignore", "pipe", "pipe"] : "inherit",
+      env: { ...process.env, ...env },
+    });
     const chunks: Buffer[] = [];
     child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -54,12 +57,31 @@ async function check(name: string, command: string, args: string[], tally: Tally
   console.log(`=== ${name}: ${code === 0 ? "passed" : `failed (exit ${code})`} (${elapsed()} since the start)`);
 }
 
-async function vitestTier(tier: Tier, files: string[] | undefined, dir: string, tally: Tally, buffer: boolean): Promise<void> {
+async function vitestTier(
+  tier: Tier,
+  files: string[] | undefined,
+  dir: string,
+  tally: Tally,
+  buffer: boolean,
+): Promise<void> {
   const out = join(dir, `${tier.name}.json`);
-  const args = ["run", "--config", tier.config, "--reporter=default", "--reporter=json", `--outputFile=${out}`, ...(files ?? filesOf(tier))];
+  const args = [
+    "run",
+    "--config",
+    tier.config,
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile=${out}`,
+    ...(files ?? filesOf(tier)),
+  ];
   const code = await run("vitest", args, tier.env, buffer);
   try {
-    const report = JSON.parse(await readFile(out, "utf8")) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTotalTests: number };
+    const report = JSON.parse(await readFile(out, "utf8")) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      numPendingTests: number;
+      numTotalTests: number;
+    };
     tally.passed += report.numPassedTests;
     tally.failed += report.numFailedTests;
     tally.skipped += report.numPendingTests;
@@ -78,7 +100,9 @@ async function runTier({ tier, files }: SelectedTier, buffer: boolean): Promise<
   const errors = await waitFor(preparing, stepsOf(tier, files ?? filesOf(tier)));
   if (errors.length > 0) {
     tally.failed++;
-    console.log(`\n=== ${label}: not run, what it needs could not be prepared:\n${errors.map((error) => error.message).join("\n")}`);
+    console.log(
+      `\n=== ${label}: not run, what it needs could not be prepared:\n${errors.map((error) => error.message).join("\n")}`,
+    );
     return;
   }
   console.log(`\n=== ${label} starts (${elapsed()} since the start, load ${loadavg()[0]!.toFixed(2)})`);
@@ -98,7 +122,9 @@ try {
 }
 const tally: Tally = { passed: 0, failed: 0, skipped: 0 };
 const steps = selected.flatMap(({ tier, files }) => stepsOf(tier, files ?? filesOf(tier)));
-console.log(`=== preparing in the background: ${[...new Set(steps.map((step) => step.title))].join("; ") || "nothing"} (load ${loadavg()[0]!.toFixed(2)})`);
+console.log(
+  `=== preparing in the background: ${[...new Set(steps.map((step) => step.title))].join("; ") || "nothing"} (load ${loadavg()[0]!.toFixed(2)})`,
+);
 const preparing = startPreparing(steps, { started });
 if (prepareOnly) {
   const errors = await waitFor(preparing, steps);
@@ -116,7 +142,7 @@ try {
     (async () => {
       if (args.length === 0) {
         console.log("\n=== lint and typecheck start");
-        await check("lint", "eslint", ["."], tally, buffer);
+        await check("lint", "npm", ["run", "--silent", "lint"], tally, buffer);
         await check("typecheck", "npm", ["run", "--silent", "typecheck"], tally, buffer);
       }
       for (const tier of checksLane) await runTier(tier, buffer);
@@ -128,6 +154,10 @@ try {
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
-console.log(`\n=== all in ${elapsed()}, load ${loadavg().map((load) => load.toFixed(2)).join(" ")}`);
+console.log(
+  `\n=== all in ${elapsed()}, load ${loadavg()
+    .map((load) => load.toFixed(2))
+    .join(" ")}`,
+);
 console.log(`\n${tally.passed} passed, ${tally.failed} failed${tally.skipped > 0 ? `, ${tally.skipped} skipped` : ""}`);
 process.exitCode = tally.failed === 0 ? 0 : 1;

@@ -155,7 +155,9 @@ export function selectTiers(args: string[]): SelectedTier[] {
   const tierOf = (file: string): Tier | undefined => TIERS.find((tier) => file.startsWith(`${tier.folder}/`));
   const unknown = args.filter((arg) => !TIERS.some((tier) => tier.name === arg) && tierOf(arg) === undefined);
   if (unknown.length > 0) {
-    throw new Error(`not a tier or a test file of one: ${unknown.join(", ")} (tiers: ${TIERS.map((tier) => tier.name).join(", ")})`);
+    throw new Error(
+      `not a tier or a test file of one: ${unknown.join(", ")} (tiers: ${TIERS.map((tier) => tier.name).join(", ")})`,
+    );
   }
   return TIERS.flatMap((tier) => {
     if (args.includes(tier.name)) return [{ tier }];

@@ -8,7 +8,14 @@ import { buildServerlessApp } from "../node/deps.ts";
  * the `api/` prefix). The review routes' optional catch-all serves CALLER_AUTH=path's `/<name>/<secret>`. Anonymous:
  * callers authenticate with CALLER_AUTH, not Functions keys (a webhook URL cannot carry `?code=`).
  */
-export const AZURE_ROUTES = { expand: "expand/{*rest}", authorize: "authorize/{*rest}", metrics: "metrics", healthz: "healthz", readyz: "readyz", version: "version" } as const;
+export const AZURE_ROUTES = {
+  expand: "expand/{*rest}",
+  authorize: "authorize/{*rest}",
+  metrics: "metrics",
+  healthz: "healthz",
+  readyz: "readyz",
+  version: "version",
+} as const;
 
 /** Every method the host knows, so that the app, not the host, answers 405 and 404 as on the other targets. */
 export const AZURE_METHODS: HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
@@ -22,8 +29,16 @@ export function createAzureHandler(env: Bindings, options?: Parameters<typeof bu
   const ready = buildServerlessApp(env, "azure", (app) => app, options);
   return async (request) => {
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
-    const init: RequestInit = { method: request.method, headers: request.headers, ...(hasBody ? { body: request.body, duplex: "half" } : {}) };
+    const init: RequestInit = {
+      method: request.method,
+      headers: request.headers,
+      ...(hasBody ? { body: request.body, duplex: "half" } : {}),
+    };
     const response = await (await ready).fetch(new Request(request.url, init));
-    return { status: response.status, headers: response.headers, ...(response.body !== null && { body: new Uint8Array(await response.arrayBuffer()) }) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      ...(response.body !== null && { body: new Uint8Array(await response.arrayBuffer()) }),
+    };
   };
 }

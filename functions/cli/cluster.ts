@@ -25,10 +25,15 @@ cluster), 2 usage error. Tokens are never printed.
 type ClusterFlags = ReturnType<typeof readClusterFlags>["flags"];
 
 /** A cluster command's parsed command line, with its global flags checked. */
-export type ClusterArgs<O extends ParseArgsOptionsConfig> = CommandLine<typeof CLUSTER_OPTIONS & O> & { flags: ClusterFlags };
+export type ClusterArgs<O extends ParseArgsOptionsConfig> = CommandLine<typeof CLUSTER_OPTIONS & O> & {
+  flags: ClusterFlags;
+};
 
 /** One request to the API server; `asCaller` sends it as the kubeconfig's user even with `--as` (reviews the person could not create). */
-export type ClusterRequest = Pick<KubeRequest, "method" | "path" | "body" | "text"> & { query?: Record<string, string>; asCaller?: boolean };
+export type ClusterRequest = Pick<KubeRequest, "method" | "path" | "body" | "text"> & {
+  query?: Record<string, string>;
+  asCaller?: boolean;
+};
 
 /** The answer: any HTTP status, the parsed JSON body, and the API server's warnings (a dry run's admission warnings). */
 export type ClusterAnswer = Awaited<ReturnType<ClusterConnection["request"]>>;
@@ -41,7 +46,9 @@ const CLI_REQUEST_TIMEOUT_MS = 40_000;
 
 /** The texts of `Warning: 299 - "text"` headers (RFC 7234 warn-text; several may arrive joined by ", "). */
 function parseWarnings(header: string | null | undefined): string[] {
-  return [...(header ?? "").matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) => (match[1] ?? "").replace(/\\(.)/g, "$1"));
+  return [...(header ?? "").matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) =>
+    (match[1] ?? "").replace(/\\(.)/g, "$1"),
+  );
 }
 
 /** The call options of shared/kube's calls from the CLI: no deadline but the requester's own. */
@@ -60,20 +67,30 @@ async function connectCluster(flags: ClusterFlags, io: CliIo) {
     KUBERNETES_SERVICE_HOST: env.KUBERNETES_SERVICE_HOST,
     KUBERNETES_SERVICE_PORT: env.KUBERNETES_SERVICE_PORT,
   });
-  const credentials = await loadNodeKubeCredentials(settings, { baseEnv: env, ...(env.HOME ? { homeDir: env.HOME } : {}) });
+  const credentials = await loadNodeKubeCredentials(settings, {
+    baseEnv: env,
+    ...(env.HOME ? { homeDir: env.HOME } : {}),
+  });
   for (const warning of credentials.warnings) io.stderr(`${io.program}: warning: ${warning}\n`);
   const { target, caPem, clientCertificate } = credentials.loaded;
   const { cluster } = target;
   const connect = (headers: Record<string, string | string[]> = {}) => {
     const transport = createHttpsKubeFetch({ ...cluster, ca: caPem, clientCertificate, connections: 4, headers });
-    const requester = createKubeRequester({ ...cluster, fetch: transport.fetch, tokenSource: credentials.tokenSource, requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS });
+    const requester = createKubeRequester({
+      ...cluster,
+      fetch: transport.fetch,
+      tokenSource: credentials.tokenSource,
+      requestTimeoutMs: CLI_REQUEST_TIMEOUT_MS,
+    });
     return { transport, requester };
   };
   const caller = connect();
-  const person = flags.as === undefined ? caller : connect({ "Impersonate-User": flags.as, "Impersonate-Group": flags.asGroups });
+  const person =
+    flags.as === undefined ? caller : connect({ "Impersonate-User": flags.as, "Impersonate-Group": flags.asGroups });
   let namespace = flags.namespace ?? target.namespace;
   if (namespace === undefined && target.contextName === "in-cluster") {
-    namespace = (await readFile(path.join(SERVICE_ACCOUNT_DIR, "namespace"), "utf8").catch(() => "")).trim() || undefined;
+    namespace =
+      (await readFile(path.join(SERVICE_ACCOUNT_DIR, "namespace"), "utf8").catch(() => "")).trim() || undefined;
   }
   return {
     /** @throws AdmissionError ERR_KUBE_API / ERR_CREDENTIALS / ERR_DEADLINE_EXCEEDED when the API server cannot answer. */
@@ -113,13 +130,23 @@ export interface ClusterCommand<O extends ParseArgsOptionsConfig> extends Omit<C
 /** The global flags of a parsed command line, and what is wrong with them (kubectl refuses the same). */
 function readClusterFlags(values: Record<string, unknown>) {
   const text = (name: keyof typeof CLUSTER_OPTIONS) => values[name] as string | undefined;
-  const errors = (["kubeconfig", "context", "namespace", "as"] as const).filter((name) => text(name) === "").map((name) => `--${name} must not be empty`);
+  const errors = (["kubeconfig", "context", "namespace", "as"] as const)
+    .filter((name) => text(name) === "")
+    .map((name) => `--${name} must not be empty`);
   const output = text("output") ?? "text";
-  if (output !== "text" && output !== "json" && output !== "yaml") errors.push(`-o/--output must be json or yaml, got ${JSON.stringify(output)}`);
+  if (output !== "text" && output !== "json" && output !== "yaml")
+    errors.push(`-o/--output must be json or yaml, got ${JSON.stringify(output)}`);
   const asGroups = (values["as-group"] as string[] | undefined) ?? [];
   // Groups alone would impersonate nobody.
   if (asGroups.length > 0 && text("as") === undefined) errors.push("--as-group needs --as (the user to impersonate)");
-  const flags = { kubeconfig: text("kubeconfig"), context: text("context"), namespace: text("namespace"), as: text("as"), asGroups, output: output as OutputFormat };
+  const flags = {
+    kubeconfig: text("kubeconfig"),
+    context: text("context"),
+    namespace: text("namespace"),
+    as: text("as"),
+    asGroups,
+    output: output as OutputFormat,
+  };
   return { flags, errors };
 }
 
@@ -127,7 +154,9 @@ function readClusterFlags(values: Record<string, unknown>) {
  * The runner of a cluster command: reads its command line ({@link CLUSTER_OPTIONS} and its own), connects, runs; a
  * kubeconfig problem or an API server that cannot answer becomes its message on stderr and exit 1.
  */
-export function clusterCommand<O extends ParseArgsOptionsConfig>(cluster: ClusterCommand<O>): (argv: readonly string[], io: CliIo) => Promise<number> {
+export function clusterCommand<O extends ParseArgsOptionsConfig>(
+  cluster: ClusterCommand<O>,
+): (argv: readonly string[], io: CliIo) => Promise<number> {
   const argsOf = (line: CommandLine<typeof CLUSTER_OPTIONS & O>) => {
     const { flags, errors } = readClusterFlags(line.values);
     const args = { ...line, flags };
@@ -140,29 +169,45 @@ export function clusterCommand<O extends ParseArgsOptionsConfig>(cluster: Cluste
       connection = await connectCluster(args.flags, io);
       return await cluster.run(args, connection, io);
     } catch (error) {
-      const problems = error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
+      const problems =
+        error instanceof ConfigurationError ? error.problems : [error instanceof Error ? error.message : String(error)];
       for (const problem of problems) io.stderr(`${io.program} ${cluster.name}: ${problem}\n`);
       return EXIT_INVALID;
     } finally {
       await connection?.close();
     }
   };
-  return command({ ...cluster, options: { ...CLUSTER_OPTIONS, ...cluster.options }, check: (parsed) => argsOf(parsed).errors, run });
+  return command({
+    ...cluster,
+    options: { ...CLUSTER_OPTIONS, ...cluster.options },
+    check: (parsed) => argsOf(parsed).errors,
+    run,
+  });
 }
 
 /** @throws Error `${what}: the API server answered 403 Forbidden: <its message>` unless the answer is a 2xx. */
 export function expectSuccess(answer: ClusterAnswer, what: string): void {
   if (answer.status >= 200 && answer.status < 300) return;
   const status = readStatus(answer.body);
-  throw new Error(`${what}: the API server answered ${answer.status}${status?.reason ? ` ${status.reason}` : ""}${status?.message ? `: ${status.message}` : ""}`);
+  throw new Error(
+    `${what}: the API server answered ${answer.status}${status?.reason ? ` ${status.reason}` : ""}${status?.message ? `: ${status.message}` : ""}`,
+  );
 }
 
 /** `items` of every page of a list (`limit` and `continue`, as kubectl pages), or the first failure. */
-export async function listAll(connection: Pick<ClusterConnection, "request">, apiPath: string, what: string): Promise<unknown[]> {
+export async function listAll(
+  connection: Pick<ClusterConnection, "request">,
+  apiPath: string,
+  what: string,
+): Promise<unknown[]> {
   const items: unknown[] = [];
   let next: string | undefined;
   do {
-    const answer = await connection.request({ method: "GET", path: apiPath, query: { limit: "500", ...(next ? { continue: next } : {}) } });
+    const answer = await connection.request({
+      method: "GET",
+      path: apiPath,
+      query: { limit: "500", ...(next ? { continue: next } : {}) },
+    });
     expectSuccess(answer, what);
     const page = answer.body as { items?: unknown[]; metadata?: { continue?: string } };
     items.push(...(page.items ?? []));
@@ -180,6 +225,7 @@ type OutputFormat = "text" | "json" | "yaml";
 export function printResult(io: CliIo, format: OutputFormat, data: unknown, text: (paint: Paint) => string): void {
   if (format !== "text") return io.stdout(format === "json" ? `${JSON.stringify(data, null, 2)}\n` : stringify(data));
   const colour = io.stdoutIsTty === true && io.env.NO_COLOR === undefined;
-  const ansi = (code: number) => (colour ? (painted: string) => `\u001b[${code}m${painted}\u001b[0m` : (plain: string) => plain);
+  const ansi = (code: number) =>
+    colour ? (painted: string) => `\u001b[${code}m${painted}\u001b[0m` : (plain: string) => plain;
   io.stdout(text({ ok: ansi(32), bad: ansi(31), warn: ansi(33), bold: ansi(1) }));
 }

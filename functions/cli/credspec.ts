@@ -6,7 +6,12 @@ import {
   OUTPUT_FORMATS,
   parseServiceAccountRef,
 } from "../../shared/credspec/render.ts";
-import { formatCredSpecProblem, parseCredSpecJson, validateCredSpecDocument, type CredSpecProblem } from "../../shared/credspec/validate.ts";
+import {
+  formatCredSpecProblem,
+  parseCredSpecJson,
+  validateCredSpecDocument,
+  type CredSpecProblem,
+} from "../../shared/credspec/validate.ts";
 import { isDns1123Subdomain } from "../../shared/policy/checks.ts";
 import { command, EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
 
@@ -43,14 +48,19 @@ Example:
 `,
   check({ values, positionals }) {
     const errors: string[] = [];
-    if (positionals.length !== 1) errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
+    if (positionals.length !== 1)
+      errors.push(positionals.length === 0 ? "missing input: a file, or - for stdin" : "expected one input file");
     const { name, output, "role-name": roleName } = values;
-    if (name !== undefined && !isDns1123Subdomain(name)) errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
-    if (roleName !== undefined && !isRbacName(roleName)) errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
+    if (name !== undefined && !isDns1123Subdomain(name))
+      errors.push(`--name ${JSON.stringify(name)} is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')`);
+    if (roleName !== undefined && !isRbacName(roleName))
+      errors.push(`--role-name ${JSON.stringify(roleName)} is not a valid object name`);
     for (const text of values["service-account"] ?? []) {
-      if (parseServiceAccountRef(text) === undefined) errors.push(`--service-account ${JSON.stringify(text)} is not namespace:name`);
+      if (parseServiceAccountRef(text) === undefined)
+        errors.push(`--service-account ${JSON.stringify(text)} is not namespace:name`);
     }
-    if (!OUTPUT_FORMATS.some((format) => format === output)) errors.push(`--output must be one of ${OUTPUT_FORMATS.join(", ")}`);
+    if (!OUTPUT_FORMATS.some((format) => format === output))
+      errors.push(`--output must be one of ${OUTPUT_FORMATS.join(", ")}`);
     return errors;
   },
   async run({ values, positionals: [input = "-"] }, io) {
@@ -58,7 +68,9 @@ Example:
     const bytes = await readInput(io, "credspec", input);
     if (bytes === undefined) return EXIT_USAGE;
     const reportProblems = (problems: readonly CredSpecProblem[]): number => {
-      io.stderr(`${prefix}: invalid credential spec, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:\n`);
+      io.stderr(
+        `${prefix}: invalid credential spec, ${problems.length === 1 ? "1 problem" : `${problems.length} problems`}:\n`,
+      );
       for (const problem of problems) io.stderr(`  ${formatCredSpecProblem(problem)}\n`);
       return EXIT_INVALID;
     };
@@ -70,9 +82,16 @@ Example:
     if (!result.ok) return reportProblems(result.problems);
 
     // Validation guarantees at least one account.
-    const name = values.name ?? deriveCredSpecName(result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts[0]?.Name ?? "");
+    const name =
+      values.name ??
+      deriveCredSpecName(result.document.ActiveDirectoryConfig.GroupManagedServiceAccounts[0]?.Name ?? "");
     if (name === undefined) {
-      return reportProblems([{ path: "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name", message: "leaves no valid resource name once lowercased; pass --name" }]);
+      return reportProblems([
+        {
+          path: "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name",
+          message: "leaves no valid resource name once lowercased; pass --name",
+        },
+      ]);
     }
     const serviceAccounts = (values["service-account"] ?? []).flatMap((text) => parseServiceAccountRef(text) ?? []);
     const objects = buildCredSpecResources(result.document, { name, roleName: values["role-name"], serviceAccounts });

@@ -41,9 +41,18 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<n
 
 /** Dispatches `gmsa-webhooks <command> ...`; cluster flags may come first (`kubectl gmsa --context c explain ...`). */
 async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const { tokens } = parseArgs({ args: [...argv], options: CLUSTER_OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: CLUSTER_OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const first = tokens.find((token) => token.kind === "positional" || token.kind === "option-terminator");
-  const [command, rest] = first?.kind === "positional" ? [first.value, argv.filter((_, index) => index !== first.index)] : [argv[0], argv.slice(1)];
+  const [command, rest] =
+    first?.kind === "positional"
+      ? [first.value, argv.filter((_, index) => index !== first.index)]
+      : [argv[0], argv.slice(1)];
   const run = command !== undefined && Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (run !== undefined) return run(rest, io);
   if (command === "--help" || command === "-h" || command === "help") {

@@ -33,7 +33,12 @@ export const CLUSTER_OPTIONS = {
 
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 
-type StrictConfig<O extends ParseArgsOptionsConfig> = { args: string[]; options: O & typeof HELP; allowPositionals: true; strict: true };
+type StrictConfig<O extends ParseArgsOptionsConfig> = {
+  args: string[];
+  options: O & typeof HELP;
+  allowPositionals: true;
+  strict: true;
+};
 
 /** A command line as node:util parseArgs reads it in strict mode, `-h/--help` included. */
 export type CommandLine<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<StrictConfig<O>>>;
@@ -65,19 +70,31 @@ export function safeText(text: string, colour: boolean): string {
   return text
     .replace(PATH_SECRET, "$1/***")
     .replace(CONTROL, (match: string, own: string | undefined) =>
-      own !== undefined && colour ? match : [...match].map((char) => (char < " " || char >= "\u007f" ? `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}` : char)).join(""),
+      own !== undefined && colour
+        ? match
+        : [...match]
+            .map((char) =>
+              char < " " || char >= "\u007f" ? `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}` : char,
+            )
+            .join(""),
     );
 }
 
 /** `io` writing through {@link safeText}: every command's output, whatever it interpolates. */
 function safeIo(io: CliIo): CliIo {
   const colour = io.stdoutIsTty === true && io.env.NO_COLOR === undefined;
-  return { ...io, stdout: (text) => io.stdout(safeText(text, colour)), stderr: (text) => io.stderr(safeText(text, false)) };
+  return {
+    ...io,
+    stdout: (text) => io.stdout(safeText(text, colour)),
+    stderr: (text) => io.stderr(safeText(text, false)),
+  };
 }
 
 /** A usage text written for `gmsa-webhooks`, naming the program as invoked (examples in it keep their words). */
 export function usageFor(usage: string, io: CliIo): string {
-  return usage.replace(/^Usage: gmsa-webhooks\b/m, `Usage: ${io.program}`).replaceAll("Run 'gmsa-webhooks ", `Run '${io.program} `);
+  return usage
+    .replace(/^Usage: gmsa-webhooks\b/m, `Usage: ${io.program}`)
+    .replaceAll("Run 'gmsa-webhooks ", `Run '${io.program} `);
 }
 
 /**
@@ -85,12 +102,19 @@ export function usageFor(usage: string, io: CliIo): string {
  * itself (usage on stdout, exit 0) and a wrong command line (every problem and a pointer to --help on stderr, exit 2).
  * Everything the command writes goes through {@link safeText}.
  */
-export function command<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>): (argv: readonly string[], io: CliIo) => Promise<number> {
+export function command<O extends ParseArgsOptionsConfig>(
+  spec: CommandSpec<O>,
+): (argv: readonly string[], io: CliIo) => Promise<number> {
   return async (argv, rawIo) => {
     const io = safeIo(rawIo);
     let errors: string[];
     try {
-      const line = parseArgs<StrictConfig<O>>({ args: [...argv], options: { ...spec.options, ...HELP }, allowPositionals: true, strict: true });
+      const line = parseArgs<StrictConfig<O>>({
+        args: [...argv],
+        options: { ...spec.options, ...HELP },
+        allowPositionals: true,
+        strict: true,
+      });
       if ((line.values as { help?: boolean }).help === true) {
         io.stdout(usageFor(spec.usage, io));
         return EXIT_OK;
@@ -111,7 +135,9 @@ export function command<O extends ParseArgsOptionsConfig>(spec: CommandSpec<O>):
 /** What `file` holds (stdin for `-`), or undefined once `<program> <command>: <file>: cannot be read (ENOENT)` is on stderr. */
 export function readInput(io: CliIo, command: string, file: string): Promise<Uint8Array | undefined> {
   return io.read(file).catch((error: NodeJS.ErrnoException) => {
-    io.stderr(`${io.program} ${command}: ${file === "-" ? "stdin" : file}: cannot be read (${error.code ?? "error"})\n`);
+    io.stderr(
+      `${io.program} ${command}: ${file === "-" ? "stdin" : file}: cannot be read (${error.code ?? "error"})\n`,
+    );
     return undefined;
   });
 }

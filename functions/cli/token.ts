@@ -1,4 +1,9 @@
-import { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind, type VariableName } from "../../shared/config/index.ts";
+import {
+  CLOUD_TOKENS,
+  readCloudTokenSettings,
+  type CloudTokenKind,
+  type VariableName,
+} from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
 import { EXEC_API_V1, EXEC_API_VERSIONS } from "../../shared/credentials/exec-config.ts";
 import { isTokenCredential } from "../../shared/credentials/token-source.ts";
@@ -19,13 +24,24 @@ const PROVIDER_FLAGS: Record<CloudTokenKind, Record<string, VariableName>> = {
 };
 
 /** The provider a command line names and the variables its flags set (the environment fills the rest), or why not. */
-function readProvider({ values, positionals }: CommandLine<typeof OPTIONS>): { provider?: CloudTokenKind; variables: Variables; errors: string[] } {
+function readProvider({ values, positionals }: CommandLine<typeof OPTIONS>): {
+  provider?: CloudTokenKind;
+  variables: Variables;
+  errors: string[];
+} {
   const provider = CLOUD_TOKENS.find((candidate) => candidate === positionals[0]);
   const variables: Variables = {};
   if (positionals.length !== 1 || provider === undefined) {
     const providers = CLOUD_TOKENS.join(", ");
     const got = positionals.map((word) => JSON.stringify(word)).join(" ");
-    return { variables, errors: [positionals.length === 0 ? `missing provider: one of ${providers}` : `expected one provider (${providers}), got ${got}`] };
+    return {
+      variables,
+      errors: [
+        positionals.length === 0
+          ? `missing provider: one of ${providers}`
+          : `expected one provider (${providers}), got ${got}`,
+      ],
+    };
   }
   const errors: string[] = [];
   for (const [flag, value] of Object.entries(values)) {
@@ -73,7 +89,9 @@ client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, -
     const prefix = `${io.program} token ${provider}`;
     try {
       // The CLOUD_TOKEN variables from the environment with the flags laid over them; problems name the flag.
-      const flags = Object.fromEntries(Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]));
+      const flags = Object.fromEntries(
+        Object.entries(PROVIDER_FLAGS[provider]).map(([flag, name]) => [name, `--${flag}`]),
+      );
       const { settings, problems } = readCloudTokenSettings({ ...io.env, ...variables }, provider, flags);
       if (settings === undefined || problems.length > 0) {
         for (const problem of problems) io.stderr(`${prefix}: ${problem}\n`);
@@ -87,13 +105,19 @@ client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, -
       const info = parseJson(io.env.KUBERNETES_EXEC_INFO ?? "") as { apiVersion?: unknown } | null | undefined;
       const apiVersion = EXEC_API_VERSIONS.find((version) => version === info?.apiVersion) ?? EXEC_API_V1;
       // Whole seconds, `2030-01-01T00:14:00Z`, as `aws eks get-token` prints it.
-      const expirationTimestamp = new Date(Math.floor(Date.parse(credential.expirationTimestamp) / 1000) * 1000).toISOString().replace(/\.000Z$/, "Z");
-      io.stdout(`${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { expirationTimestamp, token: credential.token } })}\n`);
+      const expirationTimestamp = new Date(Math.floor(Date.parse(credential.expirationTimestamp) / 1000) * 1000)
+        .toISOString()
+        .replace(/\.000Z$/, "Z");
+      io.stdout(
+        `${JSON.stringify({ apiVersion, kind: "ExecCredential", status: { expirationTimestamp, token: credential.token } })}\n`,
+      );
       return EXIT_OK;
     } catch (error) {
       // Our own errors' messages are written never to hold a secret; of anything else, only its kind.
       const ours = error instanceof AdmissionError || error instanceof TypeError;
-      io.stderr(`${prefix}: ${ours ? error.message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`}\n`);
+      io.stderr(
+        `${prefix}: ${ours ? error.message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`}\n`,
+      );
       return EXIT_INVALID;
     }
   },

@@ -29,23 +29,37 @@ ${CLUSTER_FLAGS_USAGE}`,
   ],
   async run({ positionals: [credSpec = ""], values, flags }, connection, io) {
     const found = await connection.request({ method: "GET", path: credSpecPath(credSpec) });
-    if (found.status === 404) throw new Error(`GMSACredentialSpec ${JSON.stringify(credSpec)} does not exist (or the CRD is not installed)`);
+    if (found.status === 404)
+      throw new Error(`GMSACredentialSpec ${JSON.stringify(credSpec)} does not exist (or the CRD is not installed)`);
     expectSuccess(found, `reading GMSACredentialSpec ${JSON.stringify(credSpec)}`);
     const all = values["all-namespaces"] === true;
-    const where = all ? "/api/v1/serviceaccounts" : `/api/v1/namespaces/${encodeURIComponent(connection.namespace)}/serviceaccounts`;
-    const accounts = (await listAll(connection, where, "listing service accounts")) as { metadata: { namespace: string; name: string } }[];
+    const where = all
+      ? "/api/v1/serviceaccounts"
+      : `/api/v1/namespaces/${encodeURIComponent(connection.namespace)}/serviceaccounts`;
+    const accounts = (await listAll(connection, where, "listing service accounts")) as {
+      metadata: { namespace: string; name: string };
+    }[];
     const allowed: { namespace: string; name: string; reason: string }[] = [];
     for (let start = 0; start < accounts.length; start += REVIEWS_IN_PARALLEL) {
-      const batch = accounts.slice(start, start + REVIEWS_IN_PARALLEL).map(async ({ metadata: { namespace, name } }) => {
-        const answer = await reviewCredSpecAccess(connection.requester, { namespace, serviceAccount: name, credSpecName: credSpec }, CLI_CALL);
-        return answer.allowed ? [{ namespace, name, reason: answer.reason }] : [];
-      });
+      const batch = accounts
+        .slice(start, start + REVIEWS_IN_PARALLEL)
+        .map(async ({ metadata: { namespace, name } }) => {
+          const answer = await reviewCredSpecAccess(
+            connection.requester,
+            { namespace, serviceAccount: name, credSpecName: credSpec },
+            CLI_CALL,
+          );
+          return answer.allowed ? [{ namespace, name, reason: answer.reason }] : [];
+        });
       allowed.push(...(await Promise.all(batch)).flat());
     }
     printResult(io, flags.output, allowed, (paint) => {
       const scope = all ? "any namespace" : `namespace "${connection.namespace}"`;
-      if (allowed.length === 0) return `No service account in ${scope} may use GMSACredentialSpec "${credSpec}" (${accounts.length} asked).\n`;
-      return allowed.map(({ namespace, name, reason }) => `${paint.ok(`${namespace}/${name}`)}${reason ? `  ${reason}` : ""}\n`).join("");
+      if (allowed.length === 0)
+        return `No service account in ${scope} may use GMSACredentialSpec "${credSpec}" (${accounts.length} asked).\n`;
+      return allowed
+        .map(({ namespace, name, reason }) => `${paint.ok(`${namespace}/${name}`)}${reason ? `  ${reason}` : ""}\n`)
+        .join("");
     });
     return EXIT_OK;
   },

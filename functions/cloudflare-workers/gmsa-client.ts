@@ -17,16 +17,26 @@ import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
  * What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. Of the
  * cloud sources only eks, which signs locally: a Worker reaches neither a loopback nor a link-local endpoint.
  */
-const WORKER_CAPABILITIES: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, cloudTokens: ["eks"] };
+const WORKER_CAPABILITIES: TokenSourceCapabilities = {
+  runtime: "Workers",
+  exec: false,
+  tokenFile: false,
+  clientCertificate: false,
+  cloudTokens: ["eks"],
+};
 
 /**
  * Builds the Workers client once per isolate, and the start-up warnings to log once. `fetch`: default the global
  * one; tests pass one that reaches a local server.
  * @throws KubeConfigurationError listing every problem with the KUBECONFIG secret, KUBE_CONTEXT, JWT_* and CLOUD_TOKEN.
  */
-export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?: typeof fetch } = {}): { client: KubeGmsaClient; warnings: string[] } {
+export function createWorkerGmsaClient(
+  settings: KubeSettings,
+  options: { fetch?: typeof fetch } = {},
+): { client: KubeGmsaClient; warnings: string[] } {
   const warnings: string[] = [];
-  if (settings.kubeconfig === undefined) throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
+  if (settings.kubeconfig === undefined)
+    throw new KubeConfigurationError(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
   const parsed = parseKubeconfig(settings.kubeconfig, { source: "the KUBECONFIG secret" });
   if (parsed.config === undefined) throw new KubeConfigurationError(parsed.problems);
   const { target, problems } = selectKubeTarget(parsed.config, settings.kubeContext);
@@ -35,9 +45,12 @@ export function createWorkerGmsaClient(settings: KubeSettings, options: { fetch?
   const where = `kubeconfig cluster "${cluster.name}"`;
   if (cluster.certificateAuthority) problems.push(`${where}: certificate-authority files cannot be read on Workers`);
   if (cluster.certificateAuthorityData) {
-    warnings.push(`${where}: certificate-authority-data is ignored on Workers; the server needs a publicly trusted certificate`);
+    warnings.push(
+      `${where}: certificate-authority-data is ignored on Workers; the server needs a publicly trusted certificate`,
+    );
   }
-  if (cluster.insecureSkipTlsVerify) problems.push(`${where}: insecure-skip-tls-verify cannot be honoured by Workers' fetch`);
+  if (cluster.insecureSkipTlsVerify)
+    problems.push(`${where}: insecure-skip-tls-verify cannot be honoured by Workers' fetch`);
   if (cluster.tlsServerName) problems.push(`${where}: tls-server-name cannot be honoured by Workers' fetch`);
   if (cluster.proxyUrl) problems.push(`${where}: proxy-url cannot be honoured by Workers' fetch`);
   if (cluster.server.startsWith("http:")) warnings.push(`${where}: server is plain http; tokens travel unencrypted`);

@@ -17,8 +17,19 @@ function build(env: Bindings): Hono<AppEnv> {
     const logger = createJsonLogger({ level: config.logLevel, write: (line) => console.log(line) });
     const gmsa = createWorkerGmsaClient(config.kube);
     for (const warning of gmsa.warnings) logger.log("warn", warning);
-    const readiness = createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: false });
-    return createApp(configuredDeps(config, { gmsa: gmsa.client, logger, readiness, metrics: createJsonMetrics(() => gmsa.client.stats()) }));
+    const readiness = createReadinessCheck({
+      request: gmsa.client.request,
+      functions: config.functions,
+      shareInFlight: false,
+    });
+    return createApp(
+      configuredDeps(config, {
+        gmsa: gmsa.client,
+        logger,
+        readiness,
+        metrics: createJsonMetrics(() => gmsa.client.stats()),
+      }),
+    );
   } catch (error) {
     // Logged here, once per isolate; every request then answers 503 until the configuration is fixed.
     return misconfiguredApp(error);
@@ -28,7 +39,11 @@ function build(env: Bindings): Hono<AppEnv> {
 export default {
   fetch(request, env, ctx) {
     // Only string vars and secrets are read; other bindings are ignored.
-    app ??= build(Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string")));
+    app ??= build(
+      Object.fromEntries(
+        Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+      ),
+    );
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Record<string, unknown>>;

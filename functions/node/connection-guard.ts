@@ -94,7 +94,13 @@ export function guardConnections(server: Server, options: ConnectionGuardOptions
       }
       close(victim, "evicted");
     }
-    const slot: Slot = { key: keyOf(socket), socket, source, proven: false, timer: setTimeout(() => close(slot, "expired"), unprovenLifetimeMs) };
+    const slot: Slot = {
+      key: keyOf(socket),
+      socket,
+      source,
+      proven: false,
+      timer: setTimeout(() => close(slot, "expired"), unprovenLifetimeMs),
+    };
     slot.timer.unref();
     slots.set(slot.key, slot);
     unproven.set(source, (unproven.get(source) ?? new Set()).add(slot));

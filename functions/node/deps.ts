@@ -15,7 +15,10 @@ import type { PrometheusMetrics } from "./prometheus.ts";
  * the client certificate (it terminates TLS), Prometheus metrics, `ready`, false once it is shutting down, and
  * `onCallerAuthenticated` (its connection guard).
  */
-type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready" | "onCallerAuthenticated">> & { write?: (line: string) => void; prometheus?: PrometheusMetrics };
+type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready" | "onCallerAuthenticated">> & {
+  write?: (line: string) => void;
+  prometheus?: PrometheusMetrics;
+};
 
 /**
  * Parses `env` for `runtime`, loads the kubeconfig and builds the kube client.
@@ -23,11 +26,18 @@ type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready" | "on
  *   server connections (after in-flight requests).
  * @throws ConfigurationError (or its KubeConfigurationError subclass) listing every configuration problem.
  */
-export async function buildNodeDeps(env: Bindings, runtime: Exclude<Runtime, "workers">, options: NodeDepsOptions = {}) {
+export async function buildNodeDeps(
+  env: Bindings,
+  runtime: Exclude<Runtime, "workers">,
+  options: NodeDepsOptions = {},
+) {
   const config = readConfig(env, runtime);
   const { write = (line: string) => process.stdout.write(`${line}\n`), prometheus, ...runtimeDeps } = options;
   const logger = createJsonLogger({ level: config.logLevel, write });
-  const gmsa = await createNodeGmsaClient(config.kube, prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes });
+  const gmsa = await createNodeGmsaClient(
+    config.kube,
+    prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes },
+  );
   for (const warning of gmsa.warnings) logger.log("warn", warning);
   prometheus?.collectKubeCounters(gmsa.counters);
   const deps = configuredDeps(config, {
@@ -52,7 +62,10 @@ export function buildServerlessApp<T>(
   options: NodeDepsOptions & { error?: (message: string) => void } = {},
 ): Promise<T> {
   const served = buildNodeDeps(env, runtime, options)
-    .then(({ deps }) => createApp(deps), (error: unknown) => misconfiguredApp(error, options.error))
+    .then(
+      ({ deps }) => createApp(deps),
+      (error: unknown) => misconfiguredApp(error, options.error),
+    )
     .then(serve);
   // Reported by the first invocation that awaits it, not as an unhandled rejection during init.
   served.catch(() => undefined);

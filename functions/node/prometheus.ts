@@ -28,7 +28,8 @@ export function createPrometheusMetrics() {
   const registry = new Registry();
   const common = { registers: [registry] };
   const prefixed = (name: string) => `gmsa_webhooks_${name}`;
-  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ ...common, name: prefixed(name), help, labelNames });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter({ ...common, name: prefixed(name), help, labelNames });
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
     new Histogram({ ...common, name: prefixed(name), help, labelNames, buckets });
   const reviewsTotal = counter(
@@ -36,7 +37,12 @@ export function createPrometheusMetrics() {
     "Admission reviews answered, by function, operation, decision and status code (200 when allowed).",
     ["function", "operation", "decision", "code"],
   );
-  const reviewSeconds = histogram("review_duration_seconds", "Time from reading an AdmissionReview to its reply, in seconds.", ["function"], REVIEW_BUCKETS_SECONDS);
+  const reviewSeconds = histogram(
+    "review_duration_seconds",
+    "Time from reading an AdmissionReview to its reply, in seconds.",
+    ["function"],
+    REVIEW_BUCKETS_SECONDS,
+  );
   const kubeTotal = counter(
     "kube_requests_total",
     "HTTP attempts to the Kubernetes API server (retries included), by verb, resource and status code (error: transport failure, timeout: deadline).",
@@ -65,7 +71,12 @@ export function createPrometheusMetrics() {
     reviews: {
       record(fn, allowed, code, operation = "other", durationMs) {
         const decision = allowed ? "allowed" : "denied";
-        reviewsTotal.inc({ function: fn, operation: OPERATIONS.has(operation) ? operation : "other", decision, code: String(code ?? (allowed ? 200 : 500)) });
+        reviewsTotal.inc({
+          function: fn,
+          operation: OPERATIONS.has(operation) ? operation : "other",
+          decision,
+          code: String(code ?? (allowed ? 200 : 500)),
+        });
         if (durationMs !== undefined) reviewSeconds.observe({ function: fn }, durationMs / 1000);
       },
     } satisfies AppMetrics["reviews"],
@@ -76,7 +87,10 @@ export function createPrometheusMetrics() {
       },
       cacheRequest: (cache, hit) => cacheTotal.inc({ cache, result: hit ? "hit" : "miss" }),
     } satisfies KubeObserver,
-    tokenRefreshes: (source: TokenRefreshSource): RefreshObserver => (outcome) => refreshesTotal.inc({ source, outcome }),
+    tokenRefreshes:
+      (source: TokenRefreshSource): RefreshObserver =>
+      (outcome) =>
+        refreshesTotal.inc({ source, outcome }),
     /** Exec plugin runs and cache sizes, read from the client at each scrape. @throws Error when called twice (names repeat). */
     collectKubeCounters(read: () => KubeCounters): void {
       new Counter({

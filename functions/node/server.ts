@@ -37,7 +37,12 @@ const HANDSHAKE_TIMEOUT_MS = 5_000;
  * replica well under its memory limit (docs/security.md). 64 per source: one address holds at most a quarter of those.
  * 10 s: the API server sends its review as soon as it connects, so it proves its connection at once.
  */
-const CONNECTION_GUARD = { maxConnections: 512, maxUnproven: 256, perSource: 64, unprovenLifetimeMs: 10_000 } satisfies ConnectionGuardOptions;
+const CONNECTION_GUARD = {
+  maxConnections: 512,
+  maxUnproven: 256,
+  perSource: 64,
+  unprovenLifetimeMs: 10_000,
+} satisfies ConnectionGuardOptions;
 /** Longest wait for in-flight reviews when stopping: the longest webhook timeout (30 s); then the rest are closed. */
 const DRAIN_LIMIT_MS = 30_000;
 /** How often connections that finished their last response are closed while draining. */
@@ -70,7 +75,11 @@ export async function startNodeServer(env: Bindings, write?: (line: string) => v
   const caFile = callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined;
   const files = certFile && keyFile ? { certFile, keyFile, caFile } : undefined;
   const tls = files && (await readTlsMaterial(files));
-  const { server, port, proveCaller } = await serveApp(createApp(deps), { port: config.port, hostname: config.host, tls });
+  const { server, port, proveCaller } = await serveApp(createApp(deps), {
+    port: config.port,
+    hostname: config.host,
+    tls,
+  });
   connections.prove = proveCaller;
   const reloader = files && tls && watchTlsFiles(server as HttpsServer, files, tls, logger);
   logger.log("info", "listening", { port, tls: files !== undefined, functions: config.functions.join(",") });
@@ -117,9 +126,16 @@ async function drainServer(server: Server | HttpsServer): Promise<void> {
  * verifies it but keeps connections without one (`rejectUnauthorized: false`): caller auth answers those with a clean
  * 401, and /healthz stays reachable.
  */
-export async function serveApp(app: Hono<AppEnv>, options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined }) {
+export async function serveApp(
+  app: Hono<AppEnv>,
+  options: { port: number; hostname?: string | undefined; tls?: TlsMaterial | undefined },
+) {
   const { tls } = options;
-  const https = tls && { ...tls, ...(tls.ca && { requestCert: true, rejectUnauthorized: false }), handshakeTimeout: HANDSHAKE_TIMEOUT_MS };
+  const https = tls && {
+    ...tls,
+    ...(tls.ca && { requestCert: true, rejectUnauthorized: false }),
+    handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+  };
   const server = createAdaptorServer({
     fetch: app.fetch,
     ...(https && { createServer: createHttpsServer }),

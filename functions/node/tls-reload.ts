@@ -29,12 +29,21 @@ const DEBOUNCE_MS = 250;
 
 /** Reads the files of {@link TlsFiles}. @throws the read error (ENOENT mid-swap). */
 export async function readTlsMaterial(files: TlsFiles) {
-  const [cert, key, ca] = await Promise.all([readFile(files.certFile), readFile(files.keyFile), files.caFile === undefined ? undefined : readFile(files.caFile)]);
+  const [cert, key, ca] = await Promise.all([
+    readFile(files.certFile),
+    readFile(files.keyFile),
+    files.caFile === undefined ? undefined : readFile(files.caFile),
+  ]);
   return { cert, key, ...(ca && { ca }) };
 }
 
 /** Watches the folders of `files` and installs a changed, valid pair on `server`, started with `initial`. */
-export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: TlsMaterial, logger: Logger): { close(): void } {
+export function watchTlsFiles(
+  server: HttpsServer,
+  files: TlsFiles,
+  initial: TlsMaterial,
+  logger: Logger,
+): { close(): void } {
   let current = initial;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let reloading = Promise.resolve();
@@ -46,7 +55,8 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
       logger.log("error", "TLS files unreadable; keeping the current certificate", { error: shortErrorCode(error) });
     });
     if (next === undefined) return;
-    const caChanged = current.ca === undefined || next.ca === undefined ? current.ca !== next.ca : !current.ca.equals(next.ca);
+    const caChanged =
+      current.ca === undefined || next.ca === undefined ? current.ca !== next.ca : !current.ca.equals(next.ca);
     if (!caChanged && current.cert.equals(next.cert) && current.key.equals(next.key)) return;
     let x509: X509Certificate;
     try {
@@ -55,15 +65,23 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
       x509 = new X509Certificate(next.cert);
       server.setSecureContext(next);
     } catch (error) {
-      logger.log("error", "TLS certificate and key refused; keeping the current certificate", { error: shortErrorCode(error) });
+      logger.log("error", "TLS certificate and key refused; keeping the current certificate", {
+        error: shortErrorCode(error),
+      });
       return;
     }
     current = next;
     // Never the key, never the PEM.
-    logger.log("info", "TLS certificate reloaded", { serial: x509.serialNumber, notAfter: x509.validTo, fingerprint256: x509.fingerprint256 });
+    logger.log("info", "TLS certificate reloaded", {
+      serial: x509.serialNumber,
+      notAfter: x509.validTo,
+      fingerprint256: x509.fingerprint256,
+    });
     if (caChanged && connections !== undefined) {
       const closing = connections.closeEarlierCa();
-      logger.log("info", "client CA changed; closing the connections accepted under the previous one", { connections: closing });
+      logger.log("info", "client CA changed; closing the connections accepted under the previous one", {
+        connections: closing,
+      });
     }
   }
 
@@ -75,9 +93,13 @@ export function watchTlsFiles(server: HttpsServer, files: TlsFiles, initial: Tls
     }, DEBOUNCE_MS);
     timer.unref();
   };
-  const folders = new Set([files.certFile, files.keyFile, files.caFile].flatMap((file) => (file === undefined ? [] : [dirname(file)])));
+  const folders = new Set(
+    [files.certFile, files.keyFile, files.caFile].flatMap((file) => (file === undefined ? [] : [dirname(file)])),
+  );
   const watchers = [...folders].map((folder) =>
-    watch(folder, { persistent: false }, schedule).on("error", (error) => logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) })),
+    watch(folder, { persistent: false }, schedule).on("error", (error) =>
+      logger.log("error", "watching the TLS folder failed", { error: shortErrorCode(error) }),
+    ),
   );
   return {
     close() {

@@ -9,5 +9,7 @@ import { bundleCli, buildNodeTarget, CLI_BUNDLE, describeBundle } from "../node/
 const OUT = "dist/aws-lambda";
 const bundle = await buildNodeTarget("lambda", OUT);
 const cli = await bundleCli(OUT);
-console.log(`${OUT}/${describeBundle(bundle)} (handler index.handler, runtime nodejs24.x; NODE_OPTIONS=--enable-source-maps for stack traces in the .ts sources)`);
+console.log(
+  `${OUT}/${describeBundle(bundle)} (handler index.handler, runtime nodejs24.x; NODE_OPTIONS=--enable-source-maps for stack traces in the .ts sources)`,
+);
 console.log(`${OUT}/${CLI_BUNDLE}: ${(cli.bytes / 1024).toFixed(1)} KiB (exec plugin: token eks)`);

@@ -25,7 +25,8 @@ async function readJson<T>(file: string): Promise<T> {
  */
 export async function buildAzure(outDir: string = OUT): Promise<{ azureFunctions: string; summary: string }> {
   const rootPackage = await readJson<{ version: string; devDependencies: Record<string, string> }>("package.json");
-  if (rootPackage.devDependencies[AZURE_PACKAGE] === undefined) throw new Error(`${AZURE_PACKAGE} is not a devDependency in package.json`);
+  if (rootPackage.devDependencies[AZURE_PACKAGE] === undefined)
+    throw new Error(`${AZURE_PACKAGE} is not a devDependency in package.json`);
   const { version, lock } = cutLock(await readJson<PackageLock>("package-lock.json"), {
     name: APP_NAME,
     version: rootPackage.version,

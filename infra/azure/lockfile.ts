@@ -57,7 +57,9 @@ function resolve(packages: Record<string, LockEntry>, from: string, name: string
 /** The edges of one package: what it requires and whether a missing one is allowed. */
 function edges(entry: LockEntry): { name: string; optional: boolean }[] {
   // An optional peer is installed only when something else requires it, which the walk finds by itself.
-  const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => entry.peerDependenciesMeta?.[name]?.optional !== true);
+  const peers = Object.keys(entry.peerDependencies ?? {}).filter(
+    (name) => entry.peerDependenciesMeta?.[name]?.optional !== true,
+  );
   return [
     ...[...Object.keys(entry.dependencies ?? {}), ...peers].map((name) => ({ name, optional: false })),
     ...Object.keys(entry.optionalDependencies ?? {}).map((name) => ({ name, optional: true })),
@@ -72,13 +74,15 @@ function reachable(packages: Record<string, LockEntry>, start: string, withOptio
     if (seen.has(folder)) continue;
     seen.add(folder);
     const entry = packages[folder]!;
-    if (entry.link === true) throw new Error(`${folder} is a link (a workspace): the lock cannot hold it for another package`);
+    if (entry.link === true)
+      throw new Error(`${folder} is a link (a workspace): the lock cannot hold it for another package`);
     for (const edge of edges(entry)) {
       if (edge.optional && !withOptional) continue;
       const target = resolve(packages, folder, edge.name);
       if (target !== undefined) queue.push(target);
       // A platform's optional binary may be absent from the lock; a required package may not.
-      else if (!edge.optional) throw new Error(`${folder} requires ${edge.name}, which the repository's package-lock.json does not hold`);
+      else if (!edge.optional)
+        throw new Error(`${folder} requires ${edge.name}, which the repository's package-lock.json does not hold`);
     }
   }
   return seen;
@@ -91,7 +95,10 @@ function reachable(packages: Record<string, LockEntry>, start: string, withOptio
  * @throws Error when `lock` does not hold the dependency or one of the packages it requires.
  */
 export function cutLock(lock: PackageLock, root: LockRoot): { version: string; lock: PackageLock } {
-  if (lock.lockfileVersion < 2) throw new Error(`package-lock.json is lockfile v${lock.lockfileVersion}; v2 or later has the packages map this needs`);
+  if (lock.lockfileVersion < 2)
+    throw new Error(
+      `package-lock.json is lockfile v${lock.lockfileVersion}; v2 or later has the packages map this needs`,
+    );
   const top = `node_modules/${root.dependency}`;
   const version = lock.packages[top]?.version;
   if (version === undefined) throw new Error(`the repository's package-lock.json does not hold ${root.dependency}`);

@@ -45,10 +45,17 @@ export interface WorkerBundleOptions {
  * @returns the bundle's entry module, `<outdir>/index.js`.
  * @throws Error with wrangler's output when it fails.
  */
-export async function buildWorkerBundle(env: string, outdir: string, options: WorkerBundleOptions = {}): Promise<string> {
+export async function buildWorkerBundle(
+  env: string,
+  outdir: string,
+  options: WorkerBundleOptions = {},
+): Promise<string> {
   const childEnv = { ...(options.env ?? process.env), ...WRANGLER_OFFLINE_ENV };
   try {
-    await run(nodeBinary(), [WRANGLER, "deploy", "--dry-run", "--env", env, "--outdir", outdir], { cwd: REPO_ROOT, env: childEnv });
+    await run(nodeBinary(), [WRANGLER, "deploy", "--dry-run", "--env", env, "--outdir", outdir], {
+      cwd: REPO_ROOT,
+      env: childEnv,
+    });
   } catch (error) {
     const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
     throw new Error(`wrangler deploy --dry-run --env ${env} failed:\n${stdout}${stderr}`, { cause: error });
@@ -72,7 +79,10 @@ export async function measureBundle(dir: string): Promise<BundleSize> {
 const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** One report line per Worker, and whether every Worker is within `limitBytes` gzipped. */
-export function reportSizes(sizes: ReadonlyMap<string, BundleSize>, limitBytes = GZIP_LIMIT_BYTES): { lines: string[]; ok: boolean } {
+export function reportSizes(
+  sizes: ReadonlyMap<string, BundleSize>,
+  limitBytes = GZIP_LIMIT_BYTES,
+): { lines: string[]; ok: boolean } {
   let ok = sizes.size > 0;
   const lines = [...sizes].map(([env, size]) => {
     const over = size.gzipBytes > limitBytes;

@@ -60,8 +60,16 @@ async function main(): Promise<void> {
     },
   });
   const { key, issuer, audience, subject, out } = values;
-  if (key === undefined || issuer === undefined || audience === undefined || subject === undefined || out === undefined) {
-    console.error("usage: npm run jwt-issuer -- --key KEY.pem --issuer URL --audience AUD --subject SUB --out DIR [--alg ALG] [--key-id KID]");
+  if (
+    key === undefined ||
+    issuer === undefined ||
+    audience === undefined ||
+    subject === undefined ||
+    out === undefined
+  ) {
+    console.error(
+      "usage: npm run jwt-issuer -- --key KEY.pem --issuer URL --audience AUD --subject SUB --out DIR [--alg ALG] [--key-id KID]",
+    );
     process.exitCode = 2;
     return;
   }

@@ -24,8 +24,10 @@ export const KREW_TEMPLATE = path.join(REPO_ROOT, "infra/krew/gmsa.yaml");
 /** Every way `release` would make a manifest krew refuses. */
 export function checkKrewRelease(release: KrewRelease): string[] {
   const problems: string[] = [];
-  if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(release.version)) problems.push(`version ${JSON.stringify(release.version)} is not semver (1.2.3, no "v")`);
-  for (const key of ["uri", "homepage"] as const) if (!/^https:\/\/\S+$/.test(release[key])) problems.push(`${key} must be an https URL`);
+  if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(release.version))
+    problems.push(`version ${JSON.stringify(release.version)} is not semver (1.2.3, no "v")`);
+  for (const key of ["uri", "homepage"] as const)
+    if (!/^https:\/\/\S+$/.test(release[key])) problems.push(`${key} must be an https URL`);
   if (!/^[0-9a-f]{64}$/.test(release.sha256)) problems.push("sha256 must be 64 lower-case hex digits");
   return problems;
 }
@@ -37,11 +39,33 @@ export function checkKrewRelease(release: KrewRelease): string[] {
 export async function renderKrewManifest(release: KrewRelease, template = KREW_TEMPLATE): Promise<string> {
   const problems = checkKrewRelease(release);
   if (problems.length > 0) throw new Error(`krew manifest: ${problems.join("; ")}`);
-  const values: Record<string, string> = { VERSION: release.version, URI: release.uri, SHA256: release.sha256, HOMEPAGE: release.homepage };
-  return (await readFile(template, "utf8")).replace(/\{\{([A-Z0-9]+)\}\}/g, (_, name: string) => values[name] ?? `{{${name}}}`);
+  const values: Record<string, string> = {
+    VERSION: release.version,
+    URI: release.uri,
+    SHA256: release.sha256,
+    HOMEPAGE: release.homepage,
+  };
+  return (await readFile(template, "utf8")).replace(
+    /\{\{([A-Z0-9]+)\}\}/g,
+    (_, name: string) => values[name] ?? `{{${name}}}`,
+  );
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { version: { type: "string" }, uri: { type: "string" }, sha256: { type: "string" }, homepage: { type: "string" } } });
-  process.stdout.write(await renderKrewManifest({ version: values.version ?? "", uri: values.uri ?? "", sha256: values.sha256 ?? "", homepage: values.homepage ?? "" }));
+  const { values } = parseArgs({
+    options: {
+      version: { type: "string" },
+      uri: { type: "string" },
+      sha256: { type: "string" },
+      homepage: { type: "string" },
+    },
+  });
+  process.stdout.write(
+    await renderKrewManifest({
+      version: values.version ?? "",
+      uri: values.uri ?? "",
+      sha256: values.sha256 ?? "",
+      homepage: values.homepage ?? "",
+    }),
+  );
 }

@@ -73,7 +73,10 @@ const PLURALS: Record<string, { plural: string; namespaced: boolean }> = {
     plural: "validatingwebhookconfigurations",
     namespaced: false,
   },
-  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": { plural: "validatingadmissionpolicies", namespaced: false },
+  "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy": {
+    plural: "validatingadmissionpolicies",
+    namespaced: false,
+  },
   "admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding": {
     plural: "validatingadmissionpolicybindings",
     namespaced: false,

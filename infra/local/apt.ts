@@ -19,7 +19,8 @@ export async function aptGet(args: string[]): Promise<void> {
  * @throws Error with the command to run by hand when we are not root, or the error of apt-get.
  */
 export async function aptInstall(pkg: string): Promise<void> {
-  if (process.getuid?.() !== 0) throw new Error(`Debian's ${pkg} is not installed: run apt-get install -y ${pkg} as root`);
+  if (process.getuid?.() !== 0)
+    throw new Error(`Debian's ${pkg} is not installed: run apt-get install -y ${pkg} as root`);
   try {
     await aptGet(["install", "-y", pkg]);
   } catch {

@@ -47,7 +47,8 @@ export async function ensureDebianAwsCli(): Promise<DebianAwsCli> {
   if (version === undefined) {
     await aptInstall("awscli");
     version = await installedVersion();
-    if (version === undefined) throw new Error(`apt-get installed awscli, but ${DEBIAN_AWS} --version is not aws-cli/2.x from Debian`);
+    if (version === undefined)
+      throw new Error(`apt-get installed awscli, but ${DEBIAN_AWS} --version is not aws-cli/2.x from Debian`);
   }
   const { stdout } = await run("dpkg", ["-L", "awscli"]);
   const authPy = stdout.split("\n").find((line) => line.endsWith("/awscli/botocore/auth.py"));

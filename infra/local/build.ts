@@ -191,7 +191,8 @@ export async function removeDeadPartials(binary: string): Promise<void> {
   const files = await readdir(dirname(binary)).catch(() => []);
   for (const file of files) {
     const pid = Number(file.slice(prefix.length));
-    if (file.startsWith(prefix) && Number.isInteger(pid) && !alive(pid)) await rm(join(dirname(binary), file), { force: true });
+    if (file.startsWith(prefix) && Number.isInteger(pid) && !alive(pid))
+      await rm(join(dirname(binary), file), { force: true });
   }
 }
 
@@ -209,7 +210,9 @@ export async function ensureBinary(target: Target, goVersion: string): Promise<s
   const stamp = await readFile(stampFile, "utf8").catch(() => "");
   if (stamp.trim() === hash && (await exists(binary))) return binary;
 
-  log(`building ${target.name} from ${target.pinned} ${version} (an empty Go cache means minutes: module download + compile)`);
+  log(
+    `building ${target.name} from ${target.pinned} ${version} (an empty Go cache means minutes: module download + compile)`,
+  );
   const started = Date.now();
   await removeDeadPartials(binary);
   // Build beside the final path and rename, so an interrupted build never leaves a half binary.
@@ -266,7 +269,9 @@ export async function prepareBuild(): Promise<string> {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { "kube-version": { type: "string" }, helm: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: { "kube-version": { type: "string" }, helm: { type: "boolean", default: false } },
+  });
   const started = Date.now();
   const binaries = await ensureBinaries(values["kube-version"] ?? process.env.KUBE_VERSION);
   const helm = values.helm ? { helm: await ensureHelm() } : {};

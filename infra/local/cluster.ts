@@ -16,15 +16,13 @@ import {
   type CertificateAuthority,
   type CertificatePair,
 } from "./pki.ts";
+import { freePort, startProcess, stopProcess, tailFile, waitFor, type ManagedProcess } from "./processes.ts";
 import {
-  freePort,
-  startProcess,
-  stopProcess,
-  tailFile,
-  waitFor,
-  type ManagedProcess,
-} from "./processes.ts";
-import { buildAuthenticationConfiguration, startJwtIssuer, type LocalJwtIssuer, type LocalJwtIssuerInfo } from "./jwt-issuer-server.ts";
+  buildAuthenticationConfiguration,
+  startJwtIssuer,
+  type LocalJwtIssuer,
+  type LocalJwtIssuerInfo,
+} from "./jwt-issuer-server.ts";
 import { authenticationConfigurationApiVersion } from "./kube-versions.ts";
 import { apiserverFlags, AUDIT_POLICY, etcdFlags, KUBERNETES_SERVICE_IP } from "./server-flags.ts";
 import { createTeardown, recordProcessGroup } from "./teardown.ts";
@@ -158,7 +156,11 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
   try {
     await mkdir(join(dir, "certs"));
     const ca = await createCertificateAuthority(dir, "gmsa-webhooks local CA");
-    const serving = await issueServingCertificate(ca, dir, "apiserver", ["127.0.0.1", "localhost", KUBERNETES_SERVICE_IP]);
+    const serving = await issueServingCertificate(ca, dir, "apiserver", [
+      "127.0.0.1",
+      "localhost",
+      KUBERNETES_SERVICE_IP,
+    ]);
     const saKeys = await createServiceAccountKeys(dir);
     const adminToken = token();
     const minterToken = token();
@@ -216,7 +218,10 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       options.webhookCallerToken === undefined
         ? []
         : (await writeWebhookCallerAuth(dir, options.webhookCallerToken)).apiserverArgs;
-    const extraArgs = typeof options.extraApiserverArgs === "function" ? await options.extraApiserverArgs(ca, dir) : (options.extraApiserverArgs ?? []);
+    const extraArgs =
+      typeof options.extraApiserverArgs === "function"
+        ? await options.extraApiserverArgs(ca, dir)
+        : (options.extraApiserverArgs ?? []);
     const apiserverArgs = [...apiserverFlagList, ...callerAuthArgs, ...extraArgs];
     launches.set("kube-apiserver", { command: binaries.apiserver, args: apiserverArgs, logFile: apiserverLogFile });
     const apiserver = await startProcess("kube-apiserver", binaries.apiserver, apiserverArgs, apiserverLogFile);
@@ -262,7 +267,12 @@ export async function startCluster(options: StartClusterOptions = {}): Promise<L
       auditLogFile,
       apiserverLogFile,
       etcdLogFile,
-      jwt: { issuer: jwtIssuer.issuer, audience: jwtIssuer.audience, keyFiles: jwtIssuer.keyFiles, jwksFile: jwtIssuer.jwksFile },
+      jwt: {
+        issuer: jwtIssuer.issuer,
+        audience: jwtIssuer.audience,
+        keyFiles: jwtIssuer.keyFiles,
+        jwksFile: jwtIssuer.jwksFile,
+      },
       ...(options.webhookCallerToken === undefined ? {} : { webhookCallerToken: options.webhookCallerToken }),
     };
     const running = (name: ControlPlaneServer): number => processes.findIndex((p) => p.name === name && !p.hasExited());

@@ -31,18 +31,23 @@ export interface ExampleResult {
 export async function runExample(cluster: LocalClusterInfo): Promise<ExampleResult> {
   const [pod] = await loadManifest("samples/pod.yaml");
   const namespace = pod?.metadata.namespace ?? "default";
-  const created = await kubeRequest<{ metadata?: { name?: string }; spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpecName?: string; gmsaCredentialSpec?: string } } }; message?: string }>(
-    adminEndpoint(cluster),
-    `/api/v1/namespaces/${namespace}/pods`,
-    { method: "POST", body: pod },
-  );
+  const created = await kubeRequest<{
+    metadata?: { name?: string };
+    spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpecName?: string; gmsaCredentialSpec?: string } } };
+    message?: string;
+  }>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods`, { method: "POST", body: pod });
   const podName = created.body.metadata?.name ?? "(not created)";
-  if (created.status !== 201) return { ok: false, podName, contents: undefined, detail: `HTTP ${created.status}: ${created.body.message ?? ""}` };
+  if (created.status !== 201)
+    return { ok: false, podName, contents: undefined, detail: `HTTP ${created.status}: ${created.body.message ?? ""}` };
   const options = created.body.spec?.securityContext?.windowsOptions;
   const name = options?.gmsaCredentialSpecName ?? "";
   const stored = await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), credSpecPath(name));
   const contents = options?.gmsaCredentialSpec;
   const ok = contents !== undefined && isDeepStrictEqual(JSON.parse(contents), stored.credspec);
-  return { ok, podName, contents, detail: ok ? `equals GMSACredentialSpec ${name}` : `does not equal GMSACredentialSpec ${name}` };
+  return {
+    ok,
+    podName,
+    contents,
+    detail: ok ? `equals GMSACredentialSpec ${name}` : `does not equal GMSACredentialSpec ${name}`,
+  };
 }
-

@@ -9,7 +9,14 @@ import { execFile } from "node:child_process";
 import { REPO_ROOT } from "../repo-root.ts";
 import { exampleCommand, runExample } from "./dev-example.ts";
 import { nodeBinary } from "./node-binary.ts";
-import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "./in-cluster.ts";
+import {
+  applySamples,
+  installChart,
+  localNodeValues,
+  startInClusterStack,
+  waitForDeployments,
+  type InClusterStack,
+} from "./in-cluster.ts";
 import { watchParent } from "./parent-watch.ts";
 
 /** The release and namespace `npm run dev -- --in-cluster` installs. */
@@ -24,11 +31,16 @@ function progress(message: string): void {
 function runDoctorCli(kubeconfig: string): Promise<number> {
   return new Promise((resolve) => {
     const args = ["functions/cli/gmsa-webhooks.ts", "doctor", "--kubeconfig", kubeconfig];
-    execFile(nodeBinary(), args, { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, stdout, stderr) => {
-      process.stdout.write(stdout);
-      process.stderr.write(stderr);
-      resolve(error === null ? 0 : typeof error.code === "number" ? error.code : 1);
-    });
+    execFile(
+      nodeBinary(),
+      args,
+      { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } },
+      (error, stdout, stderr) => {
+        process.stdout.write(stdout);
+        process.stderr.write(stderr);
+        resolve(error === null ? 0 : typeof error.code === "number" ? error.code : 1);
+      },
+    );
   });
 }
 

@@ -33,7 +33,12 @@ function progress(message: string): void {
   process.stderr.write(`[dev] ${message}\n`);
 }
 
-function readOptions(): { runtime: FunctionsRuntime; check: boolean; kubeVersion: string | undefined; inCluster: boolean } {
+function readOptions(): {
+  runtime: FunctionsRuntime;
+  check: boolean;
+  kubeVersion: string | undefined;
+  inCluster: boolean;
+} {
   const { values } = parseArgs({
     options: {
       worker: { type: "boolean", default: false },
@@ -43,7 +48,12 @@ function readOptions(): { runtime: FunctionsRuntime; check: boolean; kubeVersion
     },
   });
   const runtimeVariable = process.env.GMSA_DEV_RUNTIME;
-  if (runtimeVariable !== undefined && runtimeVariable !== "" && runtimeVariable !== "node" && runtimeVariable !== "worker") {
+  if (
+    runtimeVariable !== undefined &&
+    runtimeVariable !== "" &&
+    runtimeVariable !== "node" &&
+    runtimeVariable !== "worker"
+  ) {
     throw new TypeError(`GMSA_DEV_RUNTIME must be node or worker, got ${runtimeVariable}`);
   }
   const runtime = values.worker || runtimeVariable === "worker" ? "worker" : "node";

@@ -14,7 +14,16 @@ import { pipeline } from "node:stream";
 import { createCertificateAuthority, issueServingCertificate } from "./pki.ts";
 
 /** Headers a forwarding hop must not copy (RFC 9110 section 7.6.1); `host` is the upstream's. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer", "host"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "host",
+]);
 
 function forwardable(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));

@@ -20,7 +20,6 @@ import { startNode, type LocalNode } from "./node.ts";
 import { issueClientCertificate } from "./pki.ts";
 import { createCallerToken } from "./webhook-caller-auth.ts";
 
-
 /** The two functions, each a Deployment of the chart. */
 export const IN_CLUSTER_FUNCTIONS = ["expand", "authorize"] as const;
 
@@ -50,7 +49,13 @@ export interface StartInClusterOptions {
 
 /** Flags for the API server to reach and verify the node's kubelet, with a client certificate made for it. */
 async function nodeApiserverArgs(ca: Parameters<typeof issueClientCertificate>[0], dir: string): Promise<string[]> {
-  const client = await issueClientCertificate(ca, join(dir, "certs"), "apiserver-kubelet-client", "kube-apiserver-kubelet-client", "system:masters");
+  const client = await issueClientCertificate(
+    ca,
+    join(dir, "certs"),
+    "apiserver-kubelet-client",
+    "kube-apiserver-kubelet-client",
+    "system:masters",
+  );
   return apiserverNodeFlags(ca.certFile, client.certFile, client.keyFile);
 }
 
@@ -93,7 +98,13 @@ export async function applySamples(cluster: LocalCluster, timeoutMs = 30_000): P
  * Waits until each function's Deployment `<fullname>-<fn>` in `namespace` has `replicas` updated, Ready replicas.
  * @throws Error naming the Deployments' status after `timeoutMs`.
  */
-export async function waitForDeployments(cluster: LocalCluster, namespace: string, fullname: string, replicas: number, timeoutMs = 180_000): Promise<void> {
+export async function waitForDeployments(
+  cluster: LocalCluster,
+  namespace: string,
+  fullname: string,
+  replicas: number,
+  timeoutMs = 180_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const statuses = await Promise.all(
@@ -105,12 +116,18 @@ export async function waitForDeployments(cluster: LocalCluster, namespace: strin
       ),
     );
     const ready = statuses.every(
-      (s) => s.status === 200 && s.body.status?.readyReplicas === replicas && s.body.status.updatedReplicas === replicas && s.body.status.replicas === replicas,
+      (s) =>
+        s.status === 200 &&
+        s.body.status?.readyReplicas === replicas &&
+        s.body.status.updatedReplicas === replicas &&
+        s.body.status.replicas === replicas,
     );
     if (ready) return;
     if (Date.now() > deadline) {
       const last = JSON.stringify(statuses.map((s) => s.body.status ?? s.status));
-      throw new Error(`Deployments ${fullname}-expand/-authorize not ${replicas} Ready replicas after ${timeoutMs} ms: ${last}`);
+      throw new Error(
+        `Deployments ${fullname}-expand/-authorize not ${replicas} Ready replicas after ${timeoutMs} ms: ${last}`,
+      );
     }
     await sleep(500);
   }
@@ -133,7 +150,11 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
   const image = await ensureImage();
   const callerToken = createCallerToken();
   progress(`starting etcd and kube-apiserver ${binaries.kubeVersion}`);
-  const cluster = await startCluster({ binaries, webhookCallerToken: callerToken, extraApiserverArgs: nodeApiserverArgs });
+  const cluster = await startCluster({
+    binaries,
+    webhookCallerToken: callerToken,
+    extraApiserverArgs: nodeApiserverArgs,
+  });
   let node: LocalNode | undefined;
   const helmRunner = await createHelmRunner(helm);
   const stop = async (): Promise<void> => {
@@ -154,7 +175,12 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
 }
 
 /** `helm install <release> infra/helm/gmsa-webhooks -n <namespace> --create-namespace` with `values`. */
-export async function installChart(stack: InClusterStack, release: string, namespace: string, values: unknown): Promise<void> {
+export async function installChart(
+  stack: InClusterStack,
+  release: string,
+  namespace: string,
+  values: unknown,
+): Promise<void> {
   const installed = await stack.runHelm(["install", release, CHART_DIR, "-n", namespace, "--create-namespace"], values);
   if (installed.code !== 0) throw new Error(`helm install failed (exit ${installed.code}): ${installed.stderr}`);
 }

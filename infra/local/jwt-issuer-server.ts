@@ -85,7 +85,10 @@ export function buildAuthenticationConfiguration(issuer: LocalJwtIssuerInfo, caP
         },
         // As infra/cloudflare/README.md suggests: only the functions' subjects, only short-lived tokens.
         claimValidationRules: [
-          { expression: `claims.sub in [${FUNCTION_NAMES.map((fn) => `'${jwtSubject(fn)}'`).join(", ")}]`, message: "not a gmsa-webhooks function" },
+          {
+            expression: `claims.sub in [${FUNCTION_NAMES.map((fn) => `'${jwtSubject(fn)}'`).join(", ")}]`,
+            message: "not a gmsa-webhooks function",
+          },
           { expression: "claims.exp - claims.iat <= 3600", message: "token lifetime above one hour" },
         ],
       },
@@ -106,9 +109,15 @@ export async function startJwtIssuer(dir: string, ca: CertificateAuthority, audi
   const issuerDir = join(dir, "jwt-issuer");
   await mkdir(issuerDir, { recursive: true });
   const keys = await Promise.all(FUNCTION_NAMES.map(() => createJwtSigningKey()));
-  const keyFiles = Object.fromEntries(FUNCTION_NAMES.map((fn) => [fn, join(issuerDir, `${fn}.key`)])) as Record<FunctionName, string>;
+  const keyFiles = Object.fromEntries(FUNCTION_NAMES.map((fn) => [fn, join(issuerDir, `${fn}.key`)])) as Record<
+    FunctionName,
+    string
+  >;
   for (const [index, fn] of FUNCTION_NAMES.entries()) await writeFile(keyFiles[fn], keys[index]!, { mode: 0o600 });
-  const files: Record<string, string> = { [DISCOVERY_PATH]: join(issuerDir, "openid-configuration"), [JWKS_PATH]: join(issuerDir, "jwks") };
+  const files: Record<string, string> = {
+    [DISCOVERY_PATH]: join(issuerDir, "openid-configuration"),
+    [JWKS_PATH]: join(issuerDir, "jwks"),
+  };
   const jwksFile = files[JWKS_PATH]!;
   await publishJwks({ jwksFile }, keys);
 
@@ -128,15 +137,19 @@ export async function startJwtIssuer(dir: string, ca: CertificateAuthority, audi
   // Keeps no process alive on its own: the cluster's processes and the caller's servers do.
   server.unref();
   const issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await writeFile(files[DISCOVERY_PATH]!, JSON.stringify(buildOpenIdDiscovery({ issuer, jwksUri: `${issuer}${JWKS_PATH}`, alg: JWT_ALG })));
+  await writeFile(
+    files[DISCOVERY_PATH]!,
+    JSON.stringify(buildOpenIdDiscovery({ issuer, jwksUri: `${issuer}${JWKS_PATH}`, alg: JWT_ALG })),
+  );
   return {
     issuer,
     audience,
     keyFiles,
     jwksFile,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

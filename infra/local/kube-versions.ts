@@ -80,8 +80,12 @@ export function resolveKubeRelease(requested: string | undefined): KubeRelease {
   const release = kubeReleases().find((r) => r.minor === minor);
   const patchGiven = /^v?\d+\.\d+\.\d+$/.test(requested.trim());
   if (release === undefined || (patchGiven && `v${requested.trim().replace(/^v/, "")}` !== release.version)) {
-    const pinned = kubeReleases().map((r) => r.version).join(", ");
-    throw new TypeError(`Kubernetes ${requested} is not pinned in infra/local/apiserver (pinned: ${pinned}); see docs/development.md`);
+    const pinned = kubeReleases()
+      .map((r) => r.version)
+      .join(", ");
+    throw new TypeError(
+      `Kubernetes ${requested} is not pinned in infra/local/apiserver (pinned: ${pinned}); see docs/development.md`,
+    );
   }
   return release;
 }

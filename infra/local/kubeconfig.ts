@@ -6,9 +6,7 @@ import { stringify } from "yaml";
 
 /** The `user` entry of a kubeconfig: a static token, an exec plugin or a client certificate (client-go field names). */
 export type KubeconfigUser =
-  | { token: string }
-  | { exec: Record<string, unknown> }
-  | { "client-certificate": string; "client-key": string };
+  { token: string } | { exec: Record<string, unknown> } | { "client-certificate": string; "client-key": string };
 
 /** Options for {@link writeKubeconfig}. */
 export interface WriteKubeconfigOptions {
@@ -29,9 +27,7 @@ export async function writeKubeconfig(options: WriteKubeconfigOptions): Promise<
   const config = {
     apiVersion: "v1",
     kind: "Config",
-    clusters: [
-      { name, cluster: { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") } },
-    ],
+    clusters: [{ name, cluster: { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") } }],
     users: [{ name, user }],
     contexts: [{ name, context: { cluster: name, user: name } }],
     "current-context": name,

@@ -19,7 +19,14 @@ import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { REPO_ROOT } from "../repo-root.ts";
 import { aptInstall } from "./apt.ts";
-import { BIN_DIR, ensureBinary, kubernetesVersionVariables, pinnedVersion, prepareBuild, type Target } from "./build.ts";
+import {
+  BIN_DIR,
+  ensureBinary,
+  kubernetesVersionVariables,
+  pinnedVersion,
+  prepareBuild,
+  type Target,
+} from "./build.ts";
 import { resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";
 
 const run = promisify(execFile);
@@ -90,7 +97,10 @@ const PAUSE: Target = {
 
 /** Debian's runc and iptables, installed when missing (as root; otherwise an error says what to install). */
 async function ensureDebianTools(): Promise<string> {
-  for (const [command, pkg] of [["runc", "runc"], ["iptables", "iptables"]] as const) {
+  for (const [command, pkg] of [
+    ["runc", "runc"],
+    ["iptables", "iptables"],
+  ] as const) {
     const found = await run("sh", ["-c", `command -v ${command}`]).then(
       () => true,
       () => false,
@@ -124,8 +134,10 @@ export async function ensureNodeBinaries(requested = process.env.KUBE_VERSION): 
   const kubelet = await build(kubeComponent("kubelet", release));
   const scheduler = await build(kubeComponent("kube-scheduler", release));
   const controllerManager = await build(kubeComponent("kube-controller-manager", release));
-  for (const command of ["containerd", "containerd-shim-runc-v2", "ctr"]) await build(containerdTool(command, containerdVersion));
-  for (const plugin of ["main/bridge", "ipam/host-local", "main/loopback", "meta/portmap"]) await build(cniPlugin(plugin, cniVersion));
+  for (const command of ["containerd", "containerd-shim-runc-v2", "ctr"])
+    await build(containerdTool(command, containerdVersion));
+  for (const plugin of ["main/bridge", "ipam/host-local", "main/loopback", "meta/portmap"])
+    await build(cniPlugin(plugin, cniVersion));
   const pause = await build(PAUSE);
   const runc = await ensureDebianTools();
   return {

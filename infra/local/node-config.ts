@@ -149,7 +149,12 @@ export function kubeletConfig(paths: NodePaths, files: KubeletFiles, kubeVersion
     failSwapOn: false,
     // Only the signals the kubelet evicts for, at levels a shared 2-core machine never reaches: eviction would
     // take the function's pods away mid-test.
-    evictionHard: { "memory.available": "100Mi", "nodefs.available": "1%", "imagefs.available": "1%", "nodefs.inodesFree": "1%" },
+    evictionHard: {
+      "memory.available": "100Mi",
+      "nodefs.available": "1%",
+      "imagefs.available": "1%",
+      "nodefs.inodesFree": "1%",
+    },
     imageGCHighThresholdPercent: 100,
     imageGCLowThresholdPercent: 99,
     serializeImagePulls: false,

@@ -6,7 +6,16 @@
  * start after a crash all run the same code. Needs root, as the kubelet does.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { isAlive } from "./processes.ts";
 import { NODE_BRIDGE, NODE_IP, NODE_NAME, POD_CIDR } from "./node-config.ts";
@@ -49,7 +58,12 @@ function iptablesSave(table: string, family: IptablesFamily = "iptables"): strin
 }
 
 function sh(command: string, args: string[], input?: string): string {
-  return execFileSync(command, args, { encoding: "utf8", timeout: 10_000, stdio: ["pipe", "pipe", "pipe"], ...(input === undefined ? {} : { input }) });
+  return execFileSync(command, args, {
+    encoding: "utf8",
+    timeout: 10_000,
+    stdio: ["pipe", "pipe", "pipe"],
+    ...(input === undefined ? {} : { input }),
+  });
 }
 
 function trySh(command: string, args: string[], input?: string): void {
@@ -112,9 +126,13 @@ export function acquireNodeLock(dir: string): void {
  * server on loopback (one DNAT rule standing in for kube-proxy; the bridge allows it with `route_localnet`).
  */
 export function prepareNodeHost(dir: string, apiserverPort: number, containerdDir: string): void {
-  const foreign = existsSync(join(CGROUP_ROOT, "memory", "kubepods")) ? cgroupPids(join(CGROUP_ROOT, "memory", "kubepods")) : [];
+  const foreign = existsSync(join(CGROUP_ROOT, "memory", "kubepods"))
+    ? cgroupPids(join(CGROUP_ROOT, "memory", "kubepods"))
+    : [];
   if (foreign.length > 0) {
-    throw new Error(`another kubelet's pods run on this machine (${foreign.length} processes in the kubepods cgroup): the local node would share its cgroups and iptables chains; stop it first`);
+    throw new Error(
+      `another kubelet's pods run on this machine (${foreign.length} processes in the kubepods cgroup): the local node would share its cgroups and iptables chains; stop it first`,
+    );
   }
   const state: HostState = {
     shim: realpathSync(join(containerdDir, "containerd-shim-runc-v2")),
@@ -182,7 +200,10 @@ function mountsUnder(prefixes: string[]): string[] {
   const points = readFileSync("/proc/self/mountinfo", "utf8")
     .split("\n")
     .map((line) => line.split(" ")[4]?.replace(/\\040/g, " "))
-    .filter((point): point is string => point !== undefined && prefixes.some((prefix) => point === prefix || point.startsWith(`${prefix}/`)));
+    .filter(
+      (point): point is string =>
+        point !== undefined && prefixes.some((prefix) => point === prefix || point.startsWith(`${prefix}/`)),
+    );
   return [...new Set(points)].sort((a, b) => b.length - a.length);
 }
 
@@ -205,7 +226,9 @@ function cleanIptables(before: Record<string, string>, family: IptablesFamily = 
       .filter((line) => {
         const [, chain = ""] = line.split(" ");
         const target = / -j (\S+)/.exec(line)?.[1] ?? "";
-        return !ours(chain) && (ours(target) || line.includes(`"${RULE_COMMENT}"`) || line.includes(` ${RULE_COMMENT} `));
+        return (
+          !ours(chain) && (ours(target) || line.includes(`"${RULE_COMMENT}"`) || line.includes(` ${RULE_COMMENT} `))
+        );
       });
     if (chains.length === 0 && rules.length === 0) continue;
     const script = [
@@ -233,9 +256,14 @@ export function cleanNodeHost(dir: string): void {
   } catch {
     state = undefined;
   }
-  const controllers = existsSync(CGROUP_ROOT) ? readdirSync(CGROUP_ROOT).filter((name) => existsSync(join(CGROUP_ROOT, name, "kubepods"))) : [];
+  const controllers = existsSync(CGROUP_ROOT)
+    ? readdirSync(CGROUP_ROOT).filter((name) => existsSync(join(CGROUP_ROOT, name, "kubepods")))
+    : [];
   for (let round = 0; round < 3; round++) {
-    const pids = new Set([...controllers.flatMap((name) => cgroupPids(join(CGROUP_ROOT, name, "kubepods"))), ...shimPids(state?.shim)]);
+    const pids = new Set([
+      ...controllers.flatMap((name) => cgroupPids(join(CGROUP_ROOT, name, "kubepods"))),
+      ...shimPids(state?.shim),
+    ]);
     if (pids.size === 0) break;
     for (const pid of pids) {
       try {
@@ -253,7 +281,10 @@ export function cleanNodeHost(dir: string): void {
   for (const name of newNetns) rmSync(`/run/netns/${name}`, { force: true });
   trySh("ip", ["link", "del", NODE_BRIDGE]);
   // Without the saved state (a run that died before saving it) there is nothing of ours to tell apart: only our rule.
-  cleanIptables(state?.iptables ?? Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table).replace(/^.*gmsa-webhooks-node.*$/gm, "")])));
+  cleanIptables(
+    state?.iptables ??
+      Object.fromEntries(TABLES.map((table) => [table, iptablesSave(table).replace(/^.*gmsa-webhooks-node.*$/gm, "")])),
+  );
   // No saved ip6tables state (none saved, or a state from before it was saved): leave IPv6 as it is.
   if (state?.ip6tables !== undefined) cleanIptables(state.ip6tables, "ip6tables");
   for (const name of controllers) removeCgroup(join(CGROUP_ROOT, name, "kubepods"));

@@ -67,7 +67,9 @@ async function nodeReady(cluster: LocalCluster): Promise<boolean> {
     adminEndpoint(cluster),
     `/api/v1/nodes/${NODE_NAME}`,
   );
-  return node.status === 200 && (node.body.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+  return (
+    node.status === 200 && (node.body.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True")
+  );
 }
 
 /**
@@ -105,18 +107,35 @@ export async function startNode(cluster: LocalCluster, options: StartNodeOptions
     "kube-controller-manager": join(dir, "kube-controller-manager.log"),
   };
   const ctr = async (args: string[]): Promise<string> =>
-    (await run(join(binaries.containerdDir, "ctr"), ["--address", paths.containerdSocket, "-n", CRI_NAMESPACE, ...args], { timeout: 120_000 })).stdout;
+    (
+      await run(
+        join(binaries.containerdDir, "ctr"),
+        ["--address", paths.containerdSocket, "-n", CRI_NAMESPACE, ...args],
+        { timeout: 120_000 },
+      )
+    ).stdout;
 
   try {
     acquireNodeLock(dir);
     locked = true;
-    recordCleanupCommand(target, [nodeBinary(), fileURLToPath(new URL("./node-host.ts", import.meta.url)), "clean", dir]);
+    recordCleanupCommand(target, [
+      nodeBinary(),
+      fileURLToPath(new URL("./node-host.ts", import.meta.url)),
+      "clean",
+      dir,
+    ]);
     prepareNodeHost(dir, Number(new URL(cluster.server).port), binaries.containerdDir);
 
     const ca = { certFile: cluster.caFile, keyFile: join(cluster.dir, "ca.key"), certPem: cluster.caPem };
     await mkdir(join(dir, "certs"));
     const serving = await issueServingCertificate(ca, join(dir, "certs"), "kubelet-serving", [NODE_NAME, NODE_IP]);
-    const client = await issueClientCertificate(ca, join(dir, "certs"), "kubelet-client", `system:node:${NODE_NAME}`, "system:nodes");
+    const client = await issueClientCertificate(
+      ca,
+      join(dir, "certs"),
+      "kubelet-client",
+      `system:node:${NODE_NAME}`,
+      "system:nodes",
+    );
     const kubeletKubeconfig = await writeKubeconfig({
       path: join(dir, "kubelet.kubeconfig"),
       server: cluster.server,
@@ -130,13 +149,30 @@ export async function startNode(cluster: LocalCluster, options: StartNodeOptions
     await writeFile(paths.containerdConfig, containerdConfig(paths, binaries.cniDir, binaries.runc));
     await writeFile(
       paths.kubeletConfig,
-      JSON.stringify(kubeletConfig(paths, { caFile: cluster.caFile, servingCertFile: serving.certFile, servingKeyFile: serving.keyFile }, binaries.kubeVersion), null, 2),
+      JSON.stringify(
+        kubeletConfig(
+          paths,
+          { caFile: cluster.caFile, servingCertFile: serving.certFile, servingKeyFile: serving.keyFile },
+          binaries.kubeVersion,
+        ),
+        null,
+        2,
+      ),
     );
 
     // containerd starts the shim it finds first on PATH: v2's own, never another one on the machine.
-    const env = { ...process.env, PATH: [binaries.containerdDir, dirname(binaries.runc), "/usr/sbin", "/usr/bin", "/sbin", "/bin"].join(":") };
+    const env = {
+      ...process.env,
+      PATH: [binaries.containerdDir, dirname(binaries.runc), "/usr/sbin", "/usr/bin", "/sbin", "/bin"].join(":"),
+    };
     progress("starting containerd");
-    const containerd = await startProcess("containerd", join(binaries.containerdDir, "containerd"), ["--config", paths.containerdConfig], logFiles.containerd, { env });
+    const containerd = await startProcess(
+      "containerd",
+      join(binaries.containerdDir, "containerd"),
+      ["--config", paths.containerdConfig],
+      logFiles.containerd,
+      { env },
+    );
     processes.push(containerd);
     recordProcessGroup(target, containerd.pid);
     await waitFor("containerd", 60_000, processes, async () => (await ctr(["version"])).includes("Server"));
@@ -171,7 +207,9 @@ export async function startNode(cluster: LocalCluster, options: StartNodeOptions
       stop: teardown,
     };
   } catch (error) {
-    const tails = await Promise.all(processes.map(async (p) => `--- last lines of ${p.name} log ---\n${await tailFile(p.logFile, 25)}`));
+    const tails = await Promise.all(
+      processes.map(async (p) => `--- last lines of ${p.name} log ---\n${await tailFile(p.logFile, 25)}`),
+    );
     await teardown();
     throw new Error(`local node did not start: ${(error as Error).message}\n${tails.join("\n")}`, { cause: error });
   }

@@ -18,7 +18,12 @@ export async function writePauseImage(pauseBinary: string, dir: string): Promise
   await chmod(join(root, "pause"), 0o755);
   const output = join(dir, "pause.oci.tar");
   // The same user as upstream's pause image: nobody needs to own anything in a sandbox.
-  await writeOciArchive({ layers: [root], config: { User: "65535:65535", Entrypoint: ["/pause"] }, name: PAUSE_IMAGE, output });
+  await writeOciArchive({
+    layers: [root],
+    config: { User: "65535:65535", Entrypoint: ["/pause"] },
+    name: PAUSE_IMAGE,
+    output,
+  });
   await rm(root, { recursive: true, force: true });
   return output;
 }

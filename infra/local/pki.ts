@@ -132,7 +132,10 @@ export async function issueClientCertificate(
   const csrFile = join(dir, `${baseName}.csr`);
   const extFile = join(dir, `${baseName}.ext`);
   await generateKey(keyFile);
-  await writeFile(extFile, "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n");
+  await writeFile(
+    extFile,
+    "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
+  );
   await openssl(["req", "-new", "-key", keyFile, "-subj", `/O=${organization}/CN=${commonName}`, "-out", csrFile]);
   await openssl([
     ...["x509", "-req", "-in", csrFile, "-CA", ca.certFile, "-CAkey", ca.keyFile, "-days", VALIDITY_DAYS],
@@ -145,7 +148,9 @@ export async function issueClientCertificate(
  * Writes the service-account token signing key pair (`sa.key`, `sa.pub`): RSA, because every
  * JWT verifier (and kube-apiserver's own default algorithm, RS256) handles it.
  */
-export async function createServiceAccountKeys(dir: string): Promise<{ privateKeyFile: string; publicKeyFile: string }> {
+export async function createServiceAccountKeys(
+  dir: string,
+): Promise<{ privateKeyFile: string; publicKeyFile: string }> {
   const { privateKey, publicKey } = await generateRsaKeyPair("rsa", {
     modulusLength: 2048,
     privateKeyEncoding: { type: "pkcs8", format: "pem" },

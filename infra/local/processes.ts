@@ -40,7 +40,12 @@ export async function startProcess(
 ): Promise<ManagedProcess> {
   const fd = openSync(logFile, "a");
   try {
-    const child = spawn(command, args, { detached: true, stdio: ["ignore", fd, fd], env: options.env, cwd: options.cwd });
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: ["ignore", fd, fd],
+      env: options.env,
+      cwd: options.cwd,
+    });
     let done = false;
     const exited = new Promise<number | string>((resolve) => {
       child.once("exit", (code, signal) => {

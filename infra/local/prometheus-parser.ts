@@ -43,7 +43,10 @@ json.dump(out, sys.stdout)
 
 async function installed(): Promise<boolean> {
   try {
-    await run(DEBIAN_PYTHON, ["-c", "import prometheus_client.parser"], { env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 });
+    await run(DEBIAN_PYTHON, ["-c", "import prometheus_client.parser"], {
+      env: { PATH: "/usr/bin:/bin" },
+      timeout: 60_000,
+    });
     return true;
   } catch {
     return false;
@@ -57,7 +60,8 @@ async function installed(): Promise<boolean> {
 export async function ensurePrometheusParser(): Promise<void> {
   if (await installed()) return;
   await aptInstall(PACKAGE);
-  if (!(await installed())) throw new Error(`apt-get installed ${PACKAGE}, but ${DEBIAN_PYTHON} cannot import prometheus_client.parser`);
+  if (!(await installed()))
+    throw new Error(`apt-get installed ${PACKAGE}, but ${DEBIAN_PYTHON} cannot import prometheus_client.parser`);
 }
 
 /**
@@ -66,14 +70,22 @@ export async function ensurePrometheusParser(): Promise<void> {
  */
 export function parsePrometheusText(text: string): Promise<ParsedFamily[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(DEBIAN_PYTHON, ["-c", SCRIPT], { env: { PATH: "/usr/bin:/bin" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(DEBIAN_PYTHON, ["-c", SCRIPT], {
+      env: { PATH: "/usr/bin:/bin" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.once("error", reject);
     child.once("close", (code) => {
-      if (code !== 0) reject(new Error(`the Prometheus parser refused the text (exit ${code}): ${Buffer.concat(err).toString().slice(-2000)}`));
+      if (code !== 0)
+        reject(
+          new Error(
+            `the Prometheus parser refused the text (exit ${code}): ${Buffer.concat(err).toString().slice(-2000)}`,
+          ),
+        );
       else resolve(JSON.parse(Buffer.concat(out).toString()) as ParsedFamily[]);
     });
     child.stdin.end(text);

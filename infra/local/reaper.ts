@@ -20,7 +20,10 @@ function readProcessGroups(dir: string): number[] {
 
 function readCleanupCommands(dir: string): string[][] {
   try {
-    return readFileSync(join(dir, COMMANDS_FILE), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as string[]);
+    return readFileSync(join(dir, COMMANDS_FILE), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as string[]);
   } catch {
     return [];
   }

@@ -31,7 +31,10 @@ export interface NodeFunctionOptions {
  * Writes the function's kubeconfig and starts its server on a free loopback port. Does not wait
  * for it: the caller polls `/healthz` (see stack.ts).
  */
-export async function startNodeFunction(launch: FunctionLaunch, options: NodeFunctionOptions): Promise<StartedFunction> {
+export async function startNodeFunction(
+  launch: FunctionLaunch,
+  options: NodeFunctionOptions,
+): Promise<StartedFunction> {
   const { cluster, fn, dir } = launch;
   const countFile = join(dir, `${fn}.exec-runs`);
   const kubeconfig = await writeFunctionKubeconfig(cluster, {
@@ -51,6 +54,12 @@ export async function startNodeFunction(launch: FunctionLaunch, options: NodeFun
     TLS_KEY_FILE: launch.serving.keyFile,
     KUBECONFIG: kubeconfig,
   });
-  const process = await startProcess(`${fn} (node)`, nodeBinary(), [...(options.nodeArgs ?? []), options.entry ?? NODE_ENTRY], launch.logFile, { env, cwd: REPO_ROOT });
+  const process = await startProcess(
+    `${fn} (node)`,
+    nodeBinary(),
+    [...(options.nodeArgs ?? []), options.entry ?? NODE_ENTRY],
+    launch.logFile,
+    { env, cwd: REPO_ROOT },
+  );
   return { fn, baseUrl: `https://127.0.0.1:${port}`, process, logFile: launch.logFile, countFile };
 }

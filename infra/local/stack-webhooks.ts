@@ -39,7 +39,10 @@ export async function waitForFunctionsWebhooks(
   stack: WebhookTargets,
   options: WaitForWebhooksOptions = {},
 ): Promise<void> {
-  await waitUntilWebhooksCalled(cluster, { ...options, authorizeReviews: async () => (await stack.metrics("authorize"))["authorize_reviews_total"] ?? 0 });
+  await waitUntilWebhooksCalled(cluster, {
+    ...options,
+    authorizeReviews: async () => (await stack.metrics("authorize"))["authorize_reviews_total"] ?? 0,
+  });
 }
 
 /** Options for {@link waitUntilWebhooksCalled}. */
@@ -51,7 +54,10 @@ export interface WaitUntilCalledOptions extends WaitForWebhooksOptions {
 }
 
 /** {@link waitForFunctionsWebhooks} for any webhook pair: expand seen in the answer, authorize where it can be counted. */
-export async function waitUntilWebhooksCalled(cluster: LocalClusterInfo, options: WaitUntilCalledOptions = {}): Promise<void> {
+export async function waitUntilWebhooksCalled(
+  cluster: LocalClusterInfo,
+  options: WaitUntilCalledOptions = {},
+): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const [pod] = await loadManifest("samples/pod.yaml");
   if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
@@ -62,15 +68,21 @@ export async function waitUntilWebhooksCalled(cluster: LocalClusterInfo, options
   const before = await authorizeReviews?.();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const response = await kubeRequest<ProbePod>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods?dryRun=All`, {
-      method: "POST",
-      body: probe,
-    });
+    const response = await kubeRequest<ProbePod>(
+      adminEndpoint(cluster),
+      `/api/v1/namespaces/${namespace}/pods?dryRun=All`,
+      {
+        method: "POST",
+        body: probe,
+      },
+    );
     const expanded = response.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec !== undefined;
     if (response.status === 201 && expanded && (before === undefined || (await authorizeReviews!()) > before)) return;
     const last = `HTTP ${response.status}${expanded ? ", expanded" : ""}${response.body.message ? `: ${response.body.message}` : ""}`;
     if (Date.now() > deadline) {
-      throw new Error(`the API server did not call both functions within ${timeoutMs} ms (last dry-run create: ${last})`);
+      throw new Error(
+        `the API server did not call both functions within ${timeoutMs} ms (last dry-run create: ${last})`,
+      );
     }
     await sleep(200);
   }

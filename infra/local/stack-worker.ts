@@ -77,7 +77,11 @@ export async function workerJwtBindings(cluster: LocalClusterInfo, fn: FunctionN
  * Starts worker-host.ts for an already built bundle on a free loopback port. Does not wait for it:
  * the caller polls `/healthz` (see stack.ts).
  */
-export async function startWorkerFunction(launch: FunctionLaunch, scriptPath: string, front: FrontProxy): Promise<StartedFunction> {
+export async function startWorkerFunction(
+  launch: FunctionLaunch,
+  scriptPath: string,
+  front: FrontProxy,
+): Promise<StartedFunction> {
   const { cluster, fn, dir } = launch;
   const port = await freePort();
   const config: WorkerHostConfig = {

@@ -115,7 +115,10 @@ function countLines(file: string | undefined): number {
  * @throws TypeError when the cluster has no caller token; Error with the tail of the functions' logs
  *   when one does not start (nothing is left behind).
  */
-export async function startFunctions(cluster: LocalClusterInfo, options: StartFunctionsOptions): Promise<FunctionsStack> {
+export async function startFunctions(
+  cluster: LocalClusterInfo,
+  options: StartFunctionsOptions,
+): Promise<FunctionsStack> {
   const callerToken = cluster.webhookCallerToken;
   if (callerToken === undefined) {
     throw new TypeError("startFunctions needs a cluster started with webhookCallerToken (CALLER_AUTH=bearer)");
@@ -166,21 +169,32 @@ export async function startFunctions(cluster: LocalClusterInfo, options: StartFu
     await Promise.all(
       started.map((f) =>
         waitFor(`${f.fn} /healthz`, readyTimeoutMs, [f.process], async () => {
-          const response = await kubeRequest({ server: f.baseUrl, caPem: cluster.caPem }, "/healthz", { timeoutMs: 2000 });
+          const response = await kubeRequest({ server: f.baseUrl, caPem: cluster.caPem }, "/healthz", {
+            timeoutMs: 2000,
+          });
           return response.status === 200;
         }),
       ),
     );
   } catch (error) {
-    const tails = await Promise.all(started.map(async (f) => `--- last lines of ${f.logFile} ---\n${await tailFile(f.logFile)}`));
+    const tails = await Promise.all(
+      started.map(async (f) => `--- last lines of ${f.logFile} ---\n${await tailFile(f.logFile)}`),
+    );
     await teardown();
-    throw new Error(`the ${options.runtime} functions did not start: ${(error as Error).message}\n${tails.join("\n")}`, {
-      cause: error,
-    });
+    throw new Error(
+      `the ${options.runtime} functions did not start: ${(error as Error).message}\n${tails.join("\n")}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   const byName = (fn: FunctionName): StartedFunction => started.find((f) => f.fn === fn)!;
-  const endpoint = (fn: FunctionName): KubeEndpoint => ({ server: byName(fn).baseUrl, caPem: cluster.caPem, token: callerToken });
+  const endpoint = (fn: FunctionName): KubeEndpoint => ({
+    server: byName(fn).baseUrl,
+    caPem: cluster.caPem,
+    token: callerToken,
+  });
   return {
     runtime: options.runtime,
     dir,

@@ -106,7 +106,10 @@ export function registerTeardown(target: TeardownTarget): () => void {
  * `stopProcesses()`, then the folder removed, then the target unregistered. Idempotent: a signal handler
  * and the caller may both stop the same cluster or stack.
  */
-export function createTeardown(dir: string, stopProcesses: () => Promise<void>): { target: TeardownTarget; teardown: () => Promise<void> } {
+export function createTeardown(
+  dir: string,
+  stopProcesses: () => Promise<void>,
+): { target: TeardownTarget; teardown: () => Promise<void> } {
   let stopping: Promise<void> | undefined;
   const teardown = (): Promise<void> =>
     (stopping ??= (async () => {

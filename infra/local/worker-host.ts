@@ -43,7 +43,9 @@ const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", 
 
 /** Header pairs without hop-by-hop ones (and `drop`), between two fetch implementations' Headers classes. */
 function copyHeaders(headers: Iterable<[string, string]>, drop: string[] = []): [string, string][] {
-  return [...headers].filter(([name]) => !HOP_BY_HOP.includes(name.toLowerCase()) && !drop.includes(name.toLowerCase()));
+  return [...headers].filter(
+    ([name]) => !HOP_BY_HOP.includes(name.toLowerCase()) && !drop.includes(name.toLowerCase()),
+  );
 }
 
 /**

@@ -85,7 +85,8 @@ export async function bundleNodeFunction(options: BundleNodeFunctionOptions): Pr
   // CommonJS packages (prom-client) require Node built-ins, which an ES module has no `require` for: esbuild's
   // require shim takes this one (evanw/esbuild#1921). Only bundles with CommonJS inside get it: it runs at the top of
   // every chunk, and the Lambda and Azure bundles have none (2 to 3 ms of a Lambda cold start's CPU).
-  if (Object.values(result.metafile.inputs).some((input) => input.format === "cjs")) result = await bundle(REQUIRE_SHIM);
+  if (Object.values(result.metafile.inputs).some((input) => input.format === "cjs"))
+    result = await bundle(REQUIRE_SHIM);
   const files = Object.keys(result.metafile.outputs)
     .filter((file) => file.endsWith(".mjs"))
     .map((file) => path.relative(outdir, path.resolve(REPO_ROOT, file)));
@@ -120,14 +121,17 @@ export function buildNodeTarget(target: NodeTarget, outdir: string): Promise<Nod
  * dynamic `import()`), with the source files bundled into them.
  */
 export function loadedAtStart(bundle: NodeBundle): { files: string[]; bytes: number; inputs: string[] } {
-  const outputs = new Map(Object.entries(bundle.metafile.outputs).map(([file, output]) => [path.resolve(REPO_ROOT, file), output]));
+  const outputs = new Map(
+    Object.entries(bundle.metafile.outputs).map(([file, output]) => [path.resolve(REPO_ROOT, file), output]),
+  );
   const entry = [...outputs.keys()].find((file) => file.endsWith(`${path.sep}${bundle.entry}`));
   const seen = new Set<string>();
   const visit = (file: string): void => {
     const output = outputs.get(file);
     if (output === undefined || seen.has(file)) return;
     seen.add(file);
-    for (const imported of output.imports) if (imported.kind === "import-statement" && !imported.external) visit(path.resolve(REPO_ROOT, imported.path));
+    for (const imported of output.imports)
+      if (imported.kind === "import-statement" && !imported.external) visit(path.resolve(REPO_ROOT, imported.path));
   };
   if (entry !== undefined) visit(entry);
   const loaded = [...seen].map((file) => outputs.get(file)!);
@@ -156,7 +160,12 @@ export const CLI_BUNDLE = "gmsa-webhooks.mjs";
  */
 export async function bundleCli(outDir: string): Promise<{ bytes: number; inputs: string[] }> {
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), CLI_BUNDLE);
-  const result = await build({ ...ESBUILD_COMMON, entryPoints: ["functions/cli/gmsa-webhooks.ts"], outfile, metafile: true });
+  const result = await build({
+    ...ESBUILD_COMMON,
+    entryPoints: ["functions/cli/gmsa-webhooks.ts"],
+    outfile,
+    metafile: true,
+  });
   await chmod(outfile, 0o755);
   return { bytes: (await stat(outfile)).size, inputs: Object.keys(result.metafile.inputs) };
 }

@@ -17,4 +17,5 @@
  * them, run `node` with other values (in a pod: the container's `command`). test/unit/infra/heap-limits.test.ts
  * keeps both in step with this constant.
  */
-export const NODE_SERVER_OPTIONS = "--max-old-space-size=64 --min-semi-space-size=2 --max-semi-space-size=2 --no-concurrent-recompilation";
+export const NODE_SERVER_OPTIONS =
+  "--max-old-space-size=64 --min-semi-space-size=2 --max-semi-space-size=2 --no-concurrent-recompilation";

@@ -58,7 +58,9 @@ async function sharedLibraries(binary: string): Promise<string[]> {
 
 /** The Debian package that installed `file`, for its copyright file. */
 async function debianPackageOf(file: string): Promise<string> {
-  const { stdout } = await run("dpkg-query", ["--search", file]).catch(async () => run("dpkg-query", ["--search", await realpath(file)]));
+  const { stdout } = await run("dpkg-query", ["--search", file]).catch(async () =>
+    run("dpkg-query", ["--search", await realpath(file)]),
+  );
   return stdout.split(":")[0]!.trim();
 }
 
@@ -106,7 +108,11 @@ async function stageRuntime(root: string, libraries: string[]): Promise<void> {
   await place(root, "usr/share/doc/node/LICENSE", path.join(NODE_PACKAGE, "LICENSE"), 0o644);
 
   // No login shell exists: the users' shell is a path that is not there.
-  await writeText(root, "etc/passwd", `root:x:0:0:root:/root:/sbin/nologin\nnode:x:${IMAGE_UID}:${IMAGE_UID}::/app:/sbin/nologin\n`);
+  await writeText(
+    root,
+    "etc/passwd",
+    `root:x:0:0:root:/root:/sbin/nologin\nnode:x:${IMAGE_UID}:${IMAGE_UID}::/app:/sbin/nologin\n`,
+  );
   await writeText(root, "etc/group", `root:x:0:\nnode:x:${IMAGE_UID}:\n`);
   await writeText(root, "etc/nsswitch.conf", "passwd: files\ngroup: files\nhosts: files dns\n");
   await mkdir(path.join(root, "tmp"), { recursive: true });
@@ -169,7 +175,13 @@ export async function ensureImage(): Promise<ImageInfo> {
   const hash = await inputsHash(libraries, version);
   const stamp = JSON.parse(await readFile(STAMP, "utf8").catch(() => "{}")) as Partial<ImageInfo> & { hash?: string };
   if (stamp.hash === hash && stamp.digest !== undefined && (await fileExists(IMAGE_ARCHIVE))) {
-    return { archive: IMAGE_ARCHIVE, name, digest: stamp.digest, compressedBytes: stamp.compressedBytes!, unpackedBytes: stamp.unpackedBytes! };
+    return {
+      archive: IMAGE_ARCHIVE,
+      name,
+      digest: stamp.digest,
+      compressedBytes: stamp.compressedBytes!,
+      unpackedBytes: stamp.unpackedBytes!,
+    };
   }
 
   log(`building ${name} from the pinned Node, this machine's libraries and dist/node`);
@@ -180,7 +192,12 @@ export async function ensureImage(): Promise<ImageInfo> {
     const app = path.join(work, "app");
     await stageRuntime(runtime, libraries);
     await stageApp(app);
-    const result = await writeOciArchive({ layers: [runtime, app], config: imageConfig(version), name, output: IMAGE_ARCHIVE });
+    const result = await writeOciArchive({
+      layers: [runtime, app],
+      config: imageConfig(version),
+      name,
+      output: IMAGE_ARCHIVE,
+    });
     await writeFile(STAMP, `${JSON.stringify({ hash, ...result })}\n`);
     log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
     return { archive: IMAGE_ARCHIVE, name, ...result };

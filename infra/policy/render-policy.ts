@@ -71,7 +71,8 @@ const USE_CHECK =
 
 /** The policy as YAML text, checking up to `maxCredSpecs` distinct names per request. */
 export async function renderPolicy(maxCredSpecs = DEFAULT_MAX_CREDSPECS): Promise<string> {
-  if (!Number.isInteger(maxCredSpecs) || maxCredSpecs < 1) throw new TypeError("maxCredSpecs must be a positive integer");
+  if (!Number.isInteger(maxCredSpecs) || maxCredSpecs < 1)
+    throw new TypeError("maxCredSpecs must be a positive integer");
   const variable = (name: string, expression: string) =>
     `    - name: ${name}\n      expression: ${expression.includes("\n") ? "|" : ">-"}\n${indent(expression, 8)}`;
   const slots = Array.from({ length: maxCredSpecs }, (_, i) =>

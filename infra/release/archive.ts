@@ -56,10 +56,16 @@ export async function tarGzFolder(folder: string, output: string): Promise<void>
 }
 
 /** `<sha256>  <name>` for each file (sorted by name), the format `sha256sum -c` reads. */
-export async function writeChecksums(folder: string, names: string[], output = path.join(folder, "SHA256SUMS")): Promise<string> {
+export async function writeChecksums(
+  folder: string,
+  names: string[],
+  output = path.join(folder, "SHA256SUMS"),
+): Promise<string> {
   const lines: string[] = [];
   for (const name of [...names].sort()) {
-    const digest = createHash("sha256").update(await readFile(path.join(folder, name))).digest("hex");
+    const digest = createHash("sha256")
+      .update(await readFile(path.join(folder, name)))
+      .digest("hex");
     lines.push(`${digest}  ${name}`);
   }
   const text = `${lines.join("\n")}\n`;

@@ -14,7 +14,6 @@ import { CHART_DIR } from "../helm/chart-files.ts";
 import { createHelmRunner } from "../local/helm-runner.ts";
 import { dateFiles } from "./archive.ts";
 
-
 /** What {@link packageChart} packages. */
 export interface PackageChartOptions {
   /** The `helm` binary. */
@@ -36,7 +35,9 @@ async function setImageDefaults(file: string, image: { repository: string; diges
   const top = values.contents;
   if (isMap(top)) {
     const key = top.items.find((pair) => isScalar(pair.key) && pair.key.value === "image")?.key;
-    if (isScalar(key)) key.commentBefore = " In-cluster workloads. image: the one published with this chart, pinned by digest (tag: the appVersion).";
+    if (isScalar(key))
+      key.commentBefore =
+        " In-cluster workloads. image: the one published with this chart, pinned by digest (tag: the appVersion).";
   }
   await writeFile(file, values.toString());
 }
@@ -52,7 +53,16 @@ export async function packageChart(options: PackageChartOptions): Promise<string
     await cp(CHART_DIR, chart, { recursive: true });
     if (options.image !== undefined) await setImageDefaults(path.join(chart, "values.yaml"), options.image);
     await dateFiles(chart);
-    const args = ["package", chart, "--version", options.version, "--app-version", options.version, "--destination", options.outDir];
+    const args = [
+      "package",
+      chart,
+      "--version",
+      options.version,
+      "--app-version",
+      options.version,
+      "--destination",
+      options.outDir,
+    ];
     const helm = await createHelmRunner(options.helm);
     const packaged = await helm.run(args).finally(() => helm.close());
     if (packaged.code !== 0) throw new Error(`helm package failed: ${packaged.stderr}`);

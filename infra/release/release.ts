@@ -96,14 +96,22 @@ export async function npmCiAzure(dir: string): Promise<void> {
     await run("npm", [...args, "--offline"], { cwd: dir });
     return;
   } catch (error) {
-    if (!stderrOf(error).includes("ENOTCACHED")) throw new Error(`the Azure package's npm ci failed:\n${stderrOf(error)}`, { cause: error });
+    if (!stderrOf(error).includes("ENOTCACHED"))
+      throw new Error(`the Azure package's npm ci failed:\n${stderrOf(error)}`, { cause: error });
   }
   log("npm's cache lacks packages of @azure/functions: fetching them from the npm registry");
   try {
-    await run("npm", [...args, "--prefer-offline", "--fetch-retries=1", "--fetch-retry-mintimeout=2000", "--fetch-timeout=30000"], { cwd: dir });
+    await run(
+      "npm",
+      [...args, "--prefer-offline", "--fetch-retries=1", "--fetch-retry-mintimeout=2000", "--fetch-timeout=30000"],
+      { cwd: dir },
+    );
   } catch (error) {
     const tail = stderrOf(error).split("\n").slice(-3).join("\n");
-    throw new Error(`the Azure package's npm ci needs the npm registry (or npm's cache holding @azure/functions and its dependencies, as after npm ci):\n${tail}`, { cause: error });
+    throw new Error(
+      `the Azure package's npm ci needs the npm registry (or npm's cache holding @azure/functions and its dependencies, as after npm ci):\n${tail}`,
+      { cause: error },
+    );
   }
 }
 
@@ -139,7 +147,10 @@ export async function buildRelease(options: ReleaseOptions = {}): Promise<Releas
     await tarGzFolder(plugin, path.join(dir, `kubectl-gmsa-${version}.tar.gz`));
 
     log("Helm chart");
-    const chartImage = options.imageRepository === undefined ? {} : { image: { repository: options.imageRepository, digest: image.digest } };
+    const chartImage =
+      options.imageRepository === undefined
+        ? {}
+        : { image: { repository: options.imageRepository, digest: image.digest } };
     await packageChart({ helm: await ensureHelm(), version, outDir: dir, ...chartImage });
 
     log("AWS Lambda package");

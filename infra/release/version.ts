@@ -28,11 +28,17 @@ export async function readPackageVersion(): Promise<string> {
  */
 export function checkTag(tag: string, version: string, dirty: string): string[] {
   const problems: string[] = [];
-  if (tag !== `v${version}`) problems.push(`tag ${tag} does not name package.json's version ${version}: tag v${version}, or bump the version`);
+  if (tag !== `v${version}`)
+    problems.push(`tag ${tag} does not name package.json's version ${version}: tag v${version}, or bump the version`);
   const changed = dirty.split("\n").filter((line) => line.trim() !== "");
   if (changed.length > 0) {
-    const shown = changed.slice(0, 5).map((line) => line.slice(3)).join(", ");
-    problems.push(`the working tree differs from the tag's commit (${shown}${changed.length > 5 ? ", ..." : ""}): commit or stash first`);
+    const shown = changed
+      .slice(0, 5)
+      .map((line) => line.slice(3))
+      .join(", ");
+    problems.push(
+      `the working tree differs from the tag's commit (${shown}${changed.length > 5 ? ", ..." : ""}): commit or stash first`,
+    );
   }
   return problems;
 }

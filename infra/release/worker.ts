@@ -18,7 +18,9 @@ interface SourceMap {
 export async function relativizeSourceMap(file: string, repoRoot = REPO_ROOT): Promise<void> {
   const map = JSON.parse(await readFile(file, "utf8")) as SourceMap;
   const root = path.resolve(path.dirname(file), map.sourceRoot ?? "");
-  map.sources = map.sources.map((source) => path.relative(repoRoot, path.resolve(root, source)).split(path.sep).join("/"));
+  map.sources = map.sources.map((source) =>
+    path.relative(repoRoot, path.resolve(root, source)).split(path.sep).join("/"),
+  );
   map.sourceRoot = "";
   await writeFile(file, JSON.stringify(map));
 }

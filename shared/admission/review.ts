@@ -22,7 +22,10 @@ export const WindowsOptionsSchema = z.looseObject({
 const SecurityContextSchema = z.looseObject({ windowsOptions: z.exactOptional(WindowsOptionsSchema) });
 
 /** A container, init container or ephemeral container. */
-export const ContainerSchema = z.looseObject({ name: z.string(), securityContext: z.exactOptional(SecurityContextSchema) });
+export const ContainerSchema = z.looseObject({
+  name: z.string(),
+  securityContext: z.exactOptional(SecurityContextSchema),
+});
 
 /** The pod fields the GMSA rules read, type-checked; every other field passes through unchanged. */
 export const PodSchema = z.looseObject({
@@ -85,7 +88,9 @@ export type AdmissionRequest = z.infer<typeof AdmissionRequestSchema>;
 export type AdmissionReviewRequest = z.infer<typeof AdmissionReviewSchema>;
 
 /** Checks the envelope of a decoded AdmissionReview; `problem` says which field was wrong. */
-export function parseAdmissionReview(body: unknown): { ok: true; value: AdmissionReviewRequest } | { ok: false; problem: string } {
+export function parseAdmissionReview(
+  body: unknown,
+): { ok: true; value: AdmissionReviewRequest } | { ok: false; problem: string } {
   const result = AdmissionReviewSchema.safeParse(body);
   return result.success ? { ok: true, value: result.data } : { ok: false, problem: describeIssue(result.error) };
 }
@@ -103,13 +108,19 @@ function describeIssue(error: z.core.$ZodError): string {
  */
 export function readRequestPod(request: AdmissionRequest, field: "object" | "oldObject"): Pod {
   const value = request[field];
-  if (value === undefined || value === null) throw new AdmissionError(`request.${field} is missing`, { code: "ERR_INVALID_REVIEW" });
+  if (value === undefined || value === null)
+    throw new AdmissionError(`request.${field} is missing`, { code: "ERR_INVALID_REVIEW" });
   const result = PodSchema.safeParse(value);
-  if (!result.success) throw new AdmissionError(`request.${field}: ${describeIssue(result.error)}`, { code: "ERR_INVALID_REVIEW" });
+  if (!result.success)
+    throw new AdmissionError(`request.${field}: ${describeIssue(result.error)}`, { code: "ERR_INVALID_REVIEW" });
   const names = new Set<string>();
   for (const list of ["containers", "initContainers", "ephemeralContainers"] as const) {
     for (const { name } of result.data.spec?.[list] ?? []) {
-      if (names.has(name)) throw new AdmissionError(`request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`, { code: "ERR_INVALID_REVIEW" });
+      if (names.has(name))
+        throw new AdmissionError(
+          `request.${field}: container name ${JSON.stringify(name.slice(0, 80))} is used more than once`,
+          { code: "ERR_INVALID_REVIEW" },
+        );
       names.add(name);
     }
   }
@@ -145,20 +156,33 @@ export const MAX_WARNINGS_TOTAL = 4096;
 const REASONS: Record<number, string> = { 400: "BadRequest", 403: "Forbidden", 422: "Invalid", 500: "InternalError" };
 
 /** Turns an outcome into the AdmissionReview reply: uid echoed, request's apiVersion, patch only when non-empty. */
-export function buildAdmissionResponse(apiVersion: AdmissionVersion, uid: string, outcome: Decision): AdmissionReviewResponse {
+export function buildAdmissionResponse(
+  apiVersion: AdmissionVersion,
+  uid: string,
+  outcome: Decision,
+): AdmissionReviewResponse {
   const response: AdmissionReviewResponse["response"] = { uid, allowed: outcome.allowed };
   if (outcome.allowed && outcome.patch !== undefined && outcome.patch.length > 0) {
     response.patch = encodeBase64(JSON.stringify(outcome.patch));
     response.patchType = "JSONPatch";
   }
   if (!outcome.allowed) {
-    const errors = outcome.errors.length > 0 ? outcome.errors : [new AdmissionError("denied without a reason", { code: "ERR_INTERNAL" })];
+    const errors =
+      outcome.errors.length > 0
+        ? outcome.errors
+        : [new AdmissionError("denied without a reason", { code: "ERR_INTERNAL" })];
     const code = pickStatus(errors);
-    response.status = { status: "Failure", code, reason: REASONS[code] ?? "Invalid", message: joinMessages(errors, uid) };
+    response.status = {
+      status: "Failure",
+      code,
+      reason: REASONS[code] ?? "Invalid",
+      message: joinMessages(errors, uid),
+    };
   }
   const warnings = capWarnings(outcome.warnings ?? []);
   if (warnings.length > 0) response.warnings = warnings;
-  if (Object.keys(outcome.auditAnnotations ?? {}).length > 0) response.auditAnnotations = { ...outcome.auditAnnotations };
+  if (Object.keys(outcome.auditAnnotations ?? {}).length > 0)
+    response.auditAnnotations = { ...outcome.auditAnnotations };
   return { apiVersion, kind: "AdmissionReview", response };
 }
 
@@ -170,7 +194,13 @@ function joinMessages(errors: AdmissionError[], uid: string): string {
     // token paths, issuer URLs, account ids); the uid finds the log line, which has the detail.
     let text = error.message;
     if (error.code === "ERR_INTERNAL") text = describeHidden(error, uid, "internal error in the GMSA webhook");
-    else if (error.code === "ERR_CREDENTIALS") text = describeHidden(error, uid, "the GMSA webhook could not authenticate to the API server", ", so it fails closed");
+    else if (error.code === "ERR_CREDENTIALS")
+      text = describeHidden(
+        error,
+        uid,
+        "the GMSA webhook could not authenticate to the API server",
+        ", so it fails closed",
+      );
     const room = MAX_MESSAGE_LENGTH - 40 - length;
     if (text.length > room) {
       // One long message (thousands of containers named) is cut, not dropped: the reader still learns what failed.
@@ -189,7 +219,8 @@ function joinMessages(errors: AdmissionError[], uid: string): string {
 /** What failed, where, and where its detail is logged; never the detail, which may quote input or internals. */
 function describeHidden(error: AdmissionError, uid: string, what: string, after = ""): string {
   const place = error.where === undefined ? "" : `${error.where.place}: `;
-  const credspec = error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
+  const credspec =
+    error.where?.credSpecName === undefined ? "" : ` while checking credspec "${error.where.credSpecName}"`;
   return `${place}${what}${credspec}${after} (its log has the cause under request uid ${uid.slice(0, 64)})`;
 }
 

@@ -27,7 +27,10 @@ const AWS_REGION: [RegExp, string] = [/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/, "an AWS re
 /** What a value must be, as it becomes part of a URL (the AWS region of a host name), and how a problem says so. */
 const FORMATS: Partial<Record<VariableName, [{ test: (value: string) => boolean }, string]>> = {
   // Outposts cluster ids (UUIDs) fit too.
-  EKS_CLUSTER_NAME: [/^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/, "an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)"],
+  EKS_CLUSTER_NAME: [
+    /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/,
+    "an EKS cluster name (1 to 100 letters, digits, '-' and '_', starting with a letter or digit)",
+  ],
   EKS_REGION: AWS_REGION,
   AWS_REGION,
   AWS_DEFAULT_REGION: AWS_REGION,
@@ -54,7 +57,8 @@ export function readCloudTokenSettings(
       const value = read.optional(name);
       if (value === undefined) continue;
       const [format, rule] = FORMATS[name] ?? [];
-      if (format !== undefined && !format.test(value)) problems.push(`${label(name)} ${JSON.stringify(value)} is not ${rule}`);
+      if (format !== undefined && !format.test(value))
+        problems.push(`${label(name)} ${JSON.stringify(value)} is not ${rule}`);
       return value;
     }
     return undefined;
@@ -70,19 +74,33 @@ export function readCloudTokenSettings(
     if (cluster === undefined) problems.push(`${label("EKS_CLUSTER_NAME")} not set (the EKS cluster's name)`);
     const region = first("EKS_REGION", "AWS_REGION", "AWS_DEFAULT_REGION");
     const flag = label("EKS_REGION");
-    if (region === undefined) problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
-    requireSet(["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"], (unset) => `no AWS credentials in the environment: ${unset} (only static keys are read, as Lambda provides them)`);
+    if (region === undefined)
+      problems.push(`no AWS region: ${flag === "EKS_REGION" ? "set EKS_REGION or" : `pass ${flag} or set`} AWS_REGION`);
+    requireSet(
+      ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"],
+      (unset) => `no AWS credentials in the environment: ${unset} (only static keys are read, as Lambda provides them)`,
+    );
     const accessKeyId = read.optional("AWS_ACCESS_KEY_ID");
     const secretAccessKey = read.optional("AWS_SECRET_ACCESS_KEY");
     if (cluster !== undefined && region !== undefined && accessKeyId !== undefined && secretAccessKey !== undefined) {
-      settings = { kind, cluster, region, credentials: { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") } };
+      settings = {
+        kind,
+        cluster,
+        region,
+        credentials: { accessKeyId, secretAccessKey, sessionToken: read.optional("AWS_SESSION_TOKEN") },
+      };
     }
   } else if (kind === "aks") {
-    requireSet(["IDENTITY_ENDPOINT", "IDENTITY_HEADER"], (unset) => `no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`);
+    requireSet(
+      ["IDENTITY_ENDPOINT", "IDENTITY_HEADER"],
+      (unset) =>
+        `no managed identity endpoint: ${unset} (App Service and Azure Functions set them for an app with a managed identity)`,
+    );
     const endpoint = first("IDENTITY_ENDPOINT");
     const identityHeader = read.optional("IDENTITY_HEADER");
     const clientId = first("AKS_CLIENT_ID", "AZURE_CLIENT_ID");
-    if (endpoint !== undefined && identityHeader !== undefined) settings = { kind, endpoint, identityHeader, clientId, resource: read.text("AKS_SERVER_ID") };
+    if (endpoint !== undefined && identityHeader !== undefined)
+      settings = { kind, endpoint, identityHeader, clientId, resource: read.text("AKS_SERVER_ID") };
   } else {
     const host = first("GCE_METADATA_HOST") ?? read.text("GCE_METADATA_HOST");
     settings = { kind, host, serviceAccount: first("GKE_SERVICE_ACCOUNT") ?? read.text("GKE_SERVICE_ACCOUNT") };
@@ -99,10 +117,18 @@ export function readCloudToken(read: Reader): CloudTokenSettings | undefined {
     return undefined;
   }
   const own = kind === undefined ? [] : OWN_VARIABLES[kind];
-  const others = new Set(Object.values(OWN_VARIABLES).flat().filter((name) => !own.includes(name)));
+  const others = new Set(
+    Object.values(OWN_VARIABLES)
+      .flat()
+      .filter((name) => !own.includes(name)),
+  );
   for (const name of others) {
     if (read.optional(name) === undefined) continue;
-    read.problems.push(kind === undefined ? `${name} is set but CLOUD_TOKEN is not: set CLOUD_TOKEN or unset ${name}` : `${name} is set but CLOUD_TOKEN is "${kind}": unset it`);
+    read.problems.push(
+      kind === undefined
+        ? `${name} is set but CLOUD_TOKEN is not: set CLOUD_TOKEN or unset ${name}`
+        : `${name} is set but CLOUD_TOKEN is "${kind}": unset it`,
+    );
   }
   if (kind === undefined) return undefined;
   const { settings, problems } = readCloudTokenSettings(read.env, kind);

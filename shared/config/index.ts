@@ -56,10 +56,21 @@ function readSettings(read: Reader, runtime: Runtime) {
 }
 
 /** The runtimes' names, for messages. */
-const RUNTIME_NAMES: Record<Runtime, string> = { node: "the Node server", workers: "Cloudflare Workers", lambda: "AWS Lambda", azure: "Azure Functions" };
+const RUNTIME_NAMES: Record<Runtime, string> = {
+  node: "the Node server",
+  workers: "Cloudflare Workers",
+  lambda: "AWS Lambda",
+  azure: "Azure Functions",
+};
 
 /** What the caller-auth mode needs of the runtime: none only on a loopback Node server, mtls only where TLS ends in the function. */
-function callerAuthOnRuntime({ runtime, host, tlsCertFile, tlsKeyFile, callerAuth: { mode } }: Config): string | undefined {
+function callerAuthOnRuntime({
+  runtime,
+  host,
+  tlsCertFile,
+  tlsKeyFile,
+  callerAuth: { mode },
+}: Config): string | undefined {
   // Addresses only this machine can reach: the one place where no caller authentication is acceptable.
   const loopback = host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
   if (mode === "none" && (runtime !== "node" || !loopback)) {
@@ -87,7 +98,8 @@ function callerAuthOnRuntime({ runtime, host, tlsCertFile, tlsKeyFile, callerAut
       "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
     );
   }
-  if (tlsCertFile === undefined || tlsKeyFile === undefined) return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
+  if (tlsCertFile === undefined || tlsKeyFile === undefined)
+    return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
   return undefined;
 }
 
@@ -100,7 +112,8 @@ export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
     problems.push("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
   }
   // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: it is not judged.
-  const runtimeProblem = read.optional("CALLER_AUTH") === config.callerAuth.mode ? callerAuthOnRuntime(config) : undefined;
+  const runtimeProblem =
+    read.optional("CALLER_AUTH") === config.callerAuth.mode ? callerAuthOnRuntime(config) : undefined;
   if (runtimeProblem !== undefined) problems.push(runtimeProblem);
   if (problems.length > 0) throw new ConfigurationError(problems);
   return Object.freeze(config);

@@ -17,12 +17,15 @@ function readJwt(read: Reader): JwtSettings | undefined {
   const privateKey = read.optional("JWT_PRIVATE_KEY") ?? "";
   const jwk = parseJson(privateKey) as { d?: unknown } | null | undefined;
   if (privateKey.includes("-----BEGIN RSA PRIVATE KEY-----") || privateKey.includes("-----BEGIN EC PRIVATE KEY-----")) {
-    problems.push("JWT_PRIVATE_KEY must be PKCS8 (-----BEGIN PRIVATE KEY-----); convert with openssl pkcs8 -topk8 -nocrypt");
+    problems.push(
+      "JWT_PRIVATE_KEY must be PKCS8 (-----BEGIN PRIVATE KEY-----); convert with openssl pkcs8 -topk8 -nocrypt",
+    );
   } else if (privateKey !== "" && !privateKey.includes("-----BEGIN PRIVATE KEY-----") && typeof jwk?.d !== "string") {
-    problems.push("JWT_PRIVATE_KEY must be a PKCS8 PEM or a private JWK (JSON with \"d\")");
+    problems.push('JWT_PRIVATE_KEY must be a PKCS8 PEM or a private JWK (JSON with "d")');
   }
   const issuer = read.optional("JWT_ISSUER") ?? "";
-  if (issuer !== "" && !/^https:\/\/[^\s]+$/.test(issuer)) problems.push("JWT_ISSUER must be an https URL, as Kubernetes JWT authenticators require");
+  if (issuer !== "" && !/^https:\/\/[^\s]+$/.test(issuer))
+    problems.push("JWT_ISSUER must be an https URL, as Kubernetes JWT authenticators require");
   return {
     privateKey,
     issuer,

@@ -30,7 +30,10 @@ export class Reader {
 
   /** A comma-separated list, items trimmed, empty items dropped. */
   items(name: VariableName): string[] {
-    return (this.optional(name) ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+    return (this.optional(name) ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
   }
 
   /** The integer within the variable's bounds, else its default. */
@@ -39,8 +42,13 @@ export class Reader {
     const text = this.optional(name);
     if (text === undefined) return fallback;
     const value = Number(text);
-    if (/^-?\d+$/.test(text) && Number.isSafeInteger(value) && value >= min && (max === undefined || value <= max)) return value;
-    this.problem(name, `must be an integer ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`, text);
+    if (/^-?\d+$/.test(text) && Number.isSafeInteger(value) && value >= min && (max === undefined || value <= max))
+      return value;
+    this.problem(
+      name,
+      `must be an integer ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`,
+      text,
+    );
     return fallback;
   }
 

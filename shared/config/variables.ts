@@ -26,9 +26,19 @@ export type Variable =
   | { kind: "list"; values: readonly string[]; default: readonly string[] };
 type TextVariable = Extract<Variable, { kind: "text" }>;
 
-const text = (documented = "", secret = false): TextVariable => (secret ? { kind: "text", documented, secret } : { kind: "text", documented });
-const platformSecret = (documented: string): TextVariable => ({ kind: "text", documented, secret: true, platform: true });
-const textDefault = (fallback: string): TextVariable & { default: string } => ({ kind: "text", documented: `\`${fallback}\``, default: fallback });
+const text = (documented = "", secret = false): TextVariable =>
+  secret ? { kind: "text", documented, secret } : { kind: "text", documented };
+const platformSecret = (documented: string): TextVariable => ({
+  kind: "text",
+  documented,
+  secret: true,
+  platform: true,
+});
+const textDefault = (fallback: string): TextVariable & { default: string } => ({
+  kind: "text",
+  documented: `\`${fallback}\``,
+  default: fallback,
+});
 const integer = (fallback: number, min: number, max?: number): Extract<Variable, { kind: "integer" }> =>
   max === undefined ? { kind: "integer", default: fallback, min } : { kind: "integer", default: fallback, min, max };
 
@@ -43,7 +53,9 @@ export const VARIABLES = {
   CALLER_AUTH_JWT_JWKS_URL: text(),
   CALLER_AUTH_JWT_JWKS: text(),
   CALLER_AUTH_JWT_SECRET: text("", true),
-  CALLER_AUTH_JWT_ALGORITHMS: text(`${ASYMMETRIC_JWT_ALGORITHMS.join(", ")}; with a secret: ${DEFAULT_SECRET_JWT_ALGORITHM}`),
+  CALLER_AUTH_JWT_ALGORITHMS: text(
+    `${ASYMMETRIC_JWT_ALGORITHMS.join(", ")}; with a secret: ${DEFAULT_SECRET_JWT_ALGORITHM}`,
+  ),
   CALLER_AUTH_PATH_SECRET: text("", true),
   CALLER_AUTH_CLIENT_CA_FILE: text(),
   CALLER_AUTH_CLIENT_NAMES: text("any"),
@@ -103,6 +115,10 @@ export function withoutPluginSecrets(env: Record<string, string | undefined>): R
 
 const WITHHELD_FROM_PLUGINS: ReadonlySet<string> = new Set(
   Object.entries(VARIABLES as Record<string, Variable>)
-    .filter(([name, variable]) => name.startsWith("CALLER_AUTH") || (variable.kind === "text" && variable.secret === true && variable.platform !== true))
+    .filter(
+      ([name, variable]) =>
+        name.startsWith("CALLER_AUTH") ||
+        (variable.kind === "text" && variable.secret === true && variable.platform !== true),
+    )
     .map(([name]) => name),
 );

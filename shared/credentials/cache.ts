@@ -75,7 +75,9 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       const wallNow = now();
       const refreshAt = computeRefreshAt(credential.expirationTimestamp, wallNow);
       if (refreshAt <= wallNow) {
-        throw new AdmissionError(`${describe} returned a credential that has already expired`, { code: "ERR_CREDENTIALS" });
+        throw new AdmissionError(`${describe} returned a credential that has already expired`, {
+          code: "ERR_CREDENTIALS",
+        });
       }
       cached = { credential, refreshAt, obtainedAt: monotonic() };
       failure = undefined;
@@ -85,7 +87,10 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       // The caller gave up (Workers: its own load): not the source's fault, so no backoff.
       if (signal?.aborted === true) throw deadlineError();
       const count = (failure?.count ?? 0) + 1;
-      const wrapped = error instanceof AdmissionError ? error : new AdmissionError(`${describe} failed`, { code: "ERR_CREDENTIALS", cause: error });
+      const wrapped =
+        error instanceof AdmissionError
+          ? error
+          : new AdmissionError(`${describe} failed`, { code: "ERR_CREDENTIALS", cause: error });
       failure = { count, retryAt: monotonic() + backoffMs(count), error: wrapped };
       options.onRefresh?.("failure");
       throw wrapped;
@@ -98,7 +103,10 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       const time = monotonic();
       if (failure !== undefined && time < failure.retryAt) {
         const seconds = Math.ceil((failure.retryAt - time) / 1000);
-        throw new AdmissionError(`${failure.error.message} (not retried for another ${seconds}s)`, { code: "ERR_CREDENTIALS", cause: failure.error });
+        throw new AdmissionError(`${failure.error.message} (not retried for another ${seconds}s)`, {
+          code: "ERR_CREDENTIALS",
+          cause: failure.error,
+        });
       }
       const pending = shareInFlight
         ? (inFlight ??= refresh(undefined).finally(() => {
@@ -122,7 +130,10 @@ export function createCredentialCache(options: CredentialCacheOptions): TokenSou
       cached = undefined;
       // The first refusal gets an immediate refresh (the request's one retry); repeated ones back off.
       if (freshRejections >= 2) {
-        const error = new AdmissionError(`${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`, { code: "ERR_CREDENTIALS" });
+        const error = new AdmissionError(
+          `${describe} issued ${freshRejections} credentials in a row that the API server refused (401)`,
+          { code: "ERR_CREDENTIALS" },
+        );
         failure = { count: freshRejections - 1, retryAt: time + backoffMs(freshRejections - 1), error };
       }
     },

@@ -41,7 +41,10 @@ export function createCloudTokenSource(settings: CloudTokenSettings, options: Cl
       const load = (_: unknown, requestedAt: number): Promise<Credential> =>
         presignEksToken(settings, requestedAt).catch((error: unknown) => {
           // Web Crypto failures carry no key material; say which step failed, not what was signed.
-          throw new AdmissionError(`${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`, { code: "ERR_CREDENTIALS" });
+          throw new AdmissionError(
+            `${describe}: signing failed (${error instanceof Error ? error.name : "unknown error"})`,
+            { code: "ERR_CREDENTIALS" },
+          );
         });
       return createCredentialCache({ ...options, load, describe });
     }
@@ -53,7 +56,10 @@ export function createCloudTokenSource(settings: CloudTokenSettings, options: Cl
 }
 
 /** AKS tokens without kubelogin: an Entra ID token for the AKS server app from App Service's managed identity endpoint. */
-function azureManagedIdentity(settings: Extract<CloudTokenSettings, { kind: "aks" }>, options: CloudTokenSourceOptions): TokenSource {
+function azureManagedIdentity(
+  settings: Extract<CloudTokenSettings, { kind: "aks" }>,
+  options: CloudTokenSourceOptions,
+): TokenSource {
   const url = new URL(settings.endpoint);
   url.searchParams.set("resource", settings.resource);
   // The version that takes X-IDENTITY-HEADER and client_id (2017's took secret and clientid).
@@ -64,13 +70,22 @@ function azureManagedIdentity(settings: Extract<CloudTokenSettings, { kind: "aks
     headers: { "X-IDENTITY-HEADER": settings.identityHeader, Accept: "application/json" },
     describe: "Azure managed identity endpoint",
     // expires_on: epoch seconds, a string in the 2019 API, a number in others.
-    answer: z.object({ access_token: accessToken, expires_on: z.union([z.string().check(z.regex(/^\d{1,12}$/)), z.int().check(z.minimum(0))]) }),
-    credential: (answer) => ({ token: answer.access_token, expirationTimestamp: new Date(Number(answer.expires_on) * 1000).toISOString() }),
+    answer: z.object({
+      access_token: accessToken,
+      expires_on: z.union([z.string().check(z.regex(/^\d{1,12}$/)), z.int().check(z.minimum(0))]),
+    }),
+    credential: (answer) => ({
+      token: answer.access_token,
+      expirationTimestamp: new Date(Number(answer.expires_on) * 1000).toISOString(),
+    }),
   });
 }
 
 /** GKE tokens without gke-gcloud-auth-plugin: the service account's access token from Google's metadata server. */
-function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kind: "gke" }>, options: CloudTokenSourceOptions): TokenSource {
+function gcpMetadata(
+  { host, serviceAccount }: Extract<CloudTokenSettings, { kind: "gke" }>,
+  options: CloudTokenSourceOptions,
+): TokenSource {
   return createTokenEndpointSource(options, {
     // Plain http on purpose: the metadata server is link-local and serves no TLS.
     url: new URL(`http://${host}/computeMetadata/v1/instance/service-accounts/${serviceAccount}/token`),
@@ -84,7 +99,10 @@ function gcpMetadata({ host, serviceAccount }: Extract<CloudTokenSettings, { kin
       token_type: z.optional(z.string().check(z.regex(/^bearer$/i))),
     }),
     // Counted from the request, not the answer: the server's clock started before ours stopped.
-    credential: (answer, requestedAt) => ({ token: answer.access_token, expirationTimestamp: new Date(requestedAt + answer.expires_in * 1000).toISOString() }),
+    credential: (answer, requestedAt) => ({
+      token: answer.access_token,
+      expirationTimestamp: new Date(requestedAt + answer.expires_in * 1000).toISOString(),
+    }),
   });
 }
 
@@ -103,23 +121,38 @@ function createTokenEndpointSource<T>(options: CloudTokenSourceOptions, endpoint
       response = await fetch(url, { method: "GET", headers, signal: combined, redirect: "manual" });
       text = await response.text();
     } catch (error) {
-      if (signal?.aborted === true) throw new AdmissionError(`${describe}: no token before the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
-      if (timeout.aborted) throw new AdmissionError(`${describe} did not answer within ${timeoutMs} ms`, { code: "ERR_CREDENTIALS" });
-      throw new AdmissionError(`${describe} could not be reached (${shortErrorCode(error)})`, { code: "ERR_CREDENTIALS" });
+      if (signal?.aborted === true)
+        throw new AdmissionError(`${describe}: no token before the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
+      if (timeout.aborted)
+        throw new AdmissionError(`${describe} did not answer within ${timeoutMs} ms`, { code: "ERR_CREDENTIALS" });
+      throw new AdmissionError(`${describe} could not be reached (${shortErrorCode(error)})`, {
+        code: "ERR_CREDENTIALS",
+      });
     }
     if (!response.ok) {
       const statusText = response.statusText === "" ? "" : ` ${response.statusText}`;
-      throw new AdmissionError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`, { code: "ERR_CREDENTIALS" });
+      throw new AdmissionError(`${describe} refused: HTTP ${response.status}${statusText}${errorCode(text)}`, {
+        code: "ERR_CREDENTIALS",
+      });
     }
     if (responseHeader !== undefined && response.headers.get(responseHeader[0]) !== responseHeader[1]) {
-      throw new AdmissionError(`${describe} answered without the ${responseHeader.join(": ")} header (not the real endpoint?)`, { code: "ERR_CREDENTIALS" });
+      throw new AdmissionError(
+        `${describe} answered without the ${responseHeader.join(": ")} header (not the real endpoint?)`,
+        { code: "ERR_CREDENTIALS" },
+      );
     }
     const body = parseJson(text);
-    if (body === undefined) throw new AdmissionError(`${describe} answered HTTP ${response.status} with a body that is not JSON`, { code: "ERR_CREDENTIALS" });
+    if (body === undefined)
+      throw new AdmissionError(`${describe} answered HTTP ${response.status} with a body that is not JSON`, {
+        code: "ERR_CREDENTIALS",
+      });
     const parsed = endpoint.answer.safeParse(body);
     if (parsed.success) return endpoint.credential(parsed.data, requestedAt);
     const fields = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? "")))];
-    if (fields.includes("")) throw new AdmissionError(`${describe} answered HTTP ${response.status} with JSON that is not an object`, { code: "ERR_CREDENTIALS" });
+    if (fields.includes(""))
+      throw new AdmissionError(`${describe} answered HTTP ${response.status} with JSON that is not an object`, {
+        code: "ERR_CREDENTIALS",
+      });
     throw new AdmissionError(`${describe} answered without a valid ${fields.join(", ")}`, { code: "ERR_CREDENTIALS" });
   }
   return createCredentialCache({ ...options, load, describe });

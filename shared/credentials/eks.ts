@@ -20,7 +20,17 @@ const TOKEN_LIFETIME_MS = 14 * 60_000;
 
 // The order botocore writes a presigned STS URL in, so our token is byte for byte what `aws eks get-token` prints
 // for the same instant. The signature does not depend on it (SigV4 sorts the canonical query).
-const QUERY_ORDER = ["Action", "Version", "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Security-Token", "X-Amz-Signature"];
+const QUERY_ORDER = [
+  "Action",
+  "Version",
+  "X-Amz-Algorithm",
+  "X-Amz-Credential",
+  "X-Amz-Date",
+  "X-Amz-Expires",
+  "X-Amz-SignedHeaders",
+  "X-Amz-Security-Token",
+  "X-Amz-Signature",
+];
 
 /** RFC 3986 percent-encoding (all but A-Z a-z 0-9 - _ . ~), as botocore and SigV4 encode query values. */
 function encodeRfc3986(text: string): string {
@@ -28,7 +38,10 @@ function encodeRfc3986(text: string): string {
 }
 
 /** Presigns GetCallerIdentity for `options.cluster` at `epochMs` (whole seconds: SigV4 dates have no milliseconds). */
-export async function presignEksToken(options: EksTokenOptions, epochMs: number): Promise<{ token: string; expirationTimestamp: string }> {
+export async function presignEksToken(
+  options: EksTokenOptions,
+  epochMs: number,
+): Promise<{ token: string; expirationTimestamp: string }> {
   const { accessKeyId, secretAccessKey, sessionToken } = options.credentials;
   // The regional STS endpoint; China's partition has its own domain.
   const domain = options.region.startsWith("cn-") ? "amazonaws.com.cn" : "amazonaws.com";

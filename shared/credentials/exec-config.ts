@@ -55,11 +55,15 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
   const exec = parsed.data;
   const problems: string[] = [];
   const apiVersion = EXEC_API_VERSIONS.find((version) => version === exec.apiVersion);
-  if (apiVersion === undefined) problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
+  if (apiVersion === undefined)
+    problems.push(`${where}.exec.apiVersion must be one of ${EXEC_API_VERSIONS.join(", ")}`);
   const mode = exec.interactiveMode ?? "";
-  if (mode === "" && apiVersion === EXEC_API_V1) problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
-  if (mode === "Always") problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);
-  else if (!["", "Never", "IfAvailable"].includes(mode)) problems.push(`${where}.exec.interactiveMode must be Never, IfAvailable or Always`);
+  if (mode === "" && apiVersion === EXEC_API_V1)
+    problems.push(`${where}.exec.interactiveMode must be set for ${EXEC_API_V1}`);
+  if (mode === "Always")
+    problems.push(`${where}.exec.interactiveMode Always needs a terminal, which a webhook never has`);
+  else if (!["", "Never", "IfAvailable"].includes(mode))
+    problems.push(`${where}.exec.interactiveMode must be Never, IfAvailable or Always`);
   if (apiVersion === undefined || problems.length > 0) return { problems };
   const config: ExecConfig = {
     apiVersion,
@@ -77,10 +81,18 @@ export function validateExecConfig(raw: unknown, where: string): { config?: Exec
  * The plugin's environment: `baseEnv` (already `withoutPluginSecrets`), the config's `env`, then `KUBERNETES_EXEC_INFO`
  * as client-go builds it: never interactive; `spec.cluster` only with `provideClusterInfo`.
  */
-export function buildPluginEnv(config: ExecConfig, cluster: ExecClusterInfo | undefined, baseEnv: Record<string, string | undefined>): Record<string, string> {
+export function buildPluginEnv(
+  config: ExecConfig,
+  cluster: ExecClusterInfo | undefined,
+  baseEnv: Record<string, string | undefined>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(baseEnv)) if (value !== undefined) env[name] = value;
   for (const { name, value } of config.env) env[name] = value;
-  const spec = config.provideClusterInfo && cluster !== undefined ? { cluster, interactive: false } : { interactive: false };
-  return { ...env, KUBERNETES_EXEC_INFO: JSON.stringify({ kind: "ExecCredential", apiVersion: config.apiVersion, spec }) };
+  const spec =
+    config.provideClusterInfo && cluster !== undefined ? { cluster, interactive: false } : { interactive: false };
+  return {
+    ...env,
+    KUBERNETES_EXEC_INFO: JSON.stringify({ kind: "ExecCredential", apiVersion: config.apiVersion, spec }),
+  };
 }

@@ -70,7 +70,9 @@ function parseExecCredential(stdout: string, apiVersion: string): Credential | {
     .safeParse(json);
   if (!parsed.success) {
     const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "(top level)"))];
-    return { problem: `wrong or missing ${fields.join(", ")} (expected apiVersion ${apiVersion}, kind ExecCredential)` };
+    return {
+      problem: `wrong or missing ${fields.join(", ")} (expected apiVersion ${apiVersion}, kind ExecCredential)`,
+    };
   }
   const { token, clientCertificateData, clientKeyData, expirationTimestamp } = parsed.data.status;
   const expiry = expirationTimestamp === undefined ? {} : { expirationTimestamp };
@@ -92,21 +94,32 @@ export function createExecTokenSource(options: ExecTokenSourceOptions): TokenSou
   function judge(result: PluginRunResult): [keyof ExecRunCounters, Credential | string] {
     switch (result.outcome) {
       case "not-found":
-        return ["notFound", `not found (is it installed and on PATH?)${exec.installHint === undefined ? "" : `\n\n${exec.installHint}`}`];
+        return [
+          "notFound",
+          `not found (is it installed and on PATH?)${exec.installHint === undefined ? "" : `\n\n${exec.installHint}`}`,
+        ];
       case "timeout":
         return ["timeout", `timed out after ${timeoutMs} ms and was killed${tail(result.stderr)}`];
       case "spawn-error":
         return ["pluginError", `could not be started: ${result.message}`];
       case "exited": {
-        if (result.exitCode !== 0) return ["pluginError", `exited with ${result.exitCode === null ? "a signal" : `code ${result.exitCode}`}${tail(result.stderr)}`];
+        if (result.exitCode !== 0)
+          return [
+            "pluginError",
+            `exited with ${result.exitCode === null ? "a signal" : `code ${result.exitCode}`}${tail(result.stderr)}`,
+          ];
         const credential = parseExecCredential(result.stdout, exec.apiVersion);
-        return "problem" in credential ? ["pluginError", `printed an invalid ExecCredential: ${credential.problem}`] : ["success", credential];
+        return "problem" in credential
+          ? ["pluginError", `printed an invalid ExecCredential: ${credential.problem}`]
+          : ["success", credential];
       }
     }
   }
 
   async function load(signal: AbortSignal | undefined): Promise<Credential> {
-    const [counter, outcome] = judge(await runPlugin(exec.command, exec.args, buildPluginEnv(exec, cluster, baseEnv), { timeoutMs, signal }));
+    const [counter, outcome] = judge(
+      await runPlugin(exec.command, exec.args, buildPluginEnv(exec, cluster, baseEnv), { timeoutMs, signal }),
+    );
     counters[counter]++;
     if (typeof outcome === "string") throw new AdmissionError(`${describe} ${outcome}`, { code: "ERR_CREDENTIALS" });
     return outcome;

@@ -41,7 +41,9 @@ export function resolveJwtAlg(options: JwtKeyOptions): string {
 /** The public JWK of the signing key (private members removed), with `kid`, `alg` and `use: "sig"`. */
 export async function buildPublicJwk(options: JwtKeyOptions): Promise<JWK> {
   const alg = resolveJwtAlg(options);
-  const jwk = parseJwkText(options.privateKey) ?? (await exportJWK(await importPKCS8(options.privateKey, alg, { extractable: true })));
+  const jwk =
+    parseJwkText(options.privateKey) ??
+    (await exportJWK(await importPKCS8(options.privateKey, alg, { extractable: true })));
   const publicJwk: JWK = { ...jwk };
   for (const member of PRIVATE_JWK_MEMBERS) delete publicJwk[member];
   delete publicJwk.key_ops;
@@ -54,7 +56,11 @@ export async function buildJwks(options: JwtKeyOptions): Promise<{ keys: JWK[] }
 }
 
 /** The OpenID discovery document for `issuer`; `jwksUri` defaults to `<issuer>/openid/v1/jwks`, as kube-apiserver serves it. */
-export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string; alg?: string }): Record<string, unknown> {
+export function buildOpenIdDiscovery(options: {
+  issuer: string;
+  jwksUri?: string;
+  alg?: string;
+}): Record<string, unknown> {
   return {
     issuer: options.issuer,
     jwks_uri: options.jwksUri ?? `${options.issuer.replace(/\/+$/, "")}/openid/v1/jwks`,
@@ -68,7 +74,9 @@ export function buildOpenIdDiscovery(options: { issuer: string; jwksUri?: string
  * A {@link TokenSource} minting a fresh JWT whenever the cached one nears expiry. `lifetimeMs`, at least a second, defaults
  * to 10 minutes: short, so a leaked token is soon useless, and below the caps JWT authenticators commonly set.
  */
-export function createJwtTokenSource(options: JwtSettings & CacheSharingOptions & { lifetimeMs?: number }): TokenSource {
+export function createJwtTokenSource(
+  options: JwtSettings & CacheSharingOptions & { lifetimeMs?: number },
+): TokenSource {
   const lifetimeMs = options.lifetimeMs ?? 600_000;
   const alg = resolveJwtAlg(options);
   // Only a settled key is shared, never the promise of one (see shareInFlight).

@@ -45,13 +45,19 @@ export function selectTokenSource(
   const { jwt, cloudToken } = configured;
   const where = `kubeconfig context "${target.contextName}"`;
   const problems: string[] = [];
-  if (jwt !== undefined && auth.kind !== "none") problems.push(`${where}: the user has a credential of its own and JWT_* is set too; keep one`);
+  if (jwt !== undefined && auth.kind !== "none")
+    problems.push(`${where}: the user has a credential of its own and JWT_* is set too; keep one`);
   if (cloudToken !== undefined && auth.kind !== "none") {
-    problems.push(`${where}: the user has a credential of its own and CLOUD_TOKEN=${cloudToken.kind} is set too; keep one`);
+    problems.push(
+      `${where}: the user has a credential of its own and CLOUD_TOKEN=${cloudToken.kind} is set too; keep one`,
+    );
   }
-  if (jwt !== undefined && cloudToken !== undefined) problems.push(`JWT_* and CLOUD_TOKEN=${cloudToken.kind} are both set; keep one`);
+  if (jwt !== undefined && cloudToken !== undefined)
+    problems.push(`JWT_* and CLOUD_TOKEN=${cloudToken.kind} are both set; keep one`);
   if (cloudToken !== undefined && !can.cloudTokens.includes(cloudToken.kind)) {
-    problems.push(`CLOUD_TOKEN=${cloudToken.kind} cannot be used on ${can.runtime}: ${UNREACHABLE[cloudToken.kind] ?? "its endpoint is out of reach"}; set JWT_* or give the user a token`);
+    problems.push(
+      `CLOUD_TOKEN=${cloudToken.kind} cannot be used on ${can.runtime}: ${UNREACHABLE[cloudToken.kind] ?? "its endpoint is out of reach"}; set JWT_* or give the user a token`,
+    );
   }
   let choice: TokenSourceChoice | undefined;
   if (auth.kind === "token") choice = auth;

@@ -18,7 +18,9 @@ function jwtExpiry(token: string): number | undefined {
 }
 
 /** A {@link TokenSource} over the file at `path`, read whole by `readText`; a 401 forces a re-read. */
-export function createTokenFileSource(options: CacheSharingOptions & { path: string; readText: (path: string) => Promise<string> }): TokenSource {
+export function createTokenFileSource(
+  options: CacheSharingOptions & { path: string; readText: (path: string) => Promise<string> },
+): TokenSource {
   const { path, readText } = options;
   const describe = `token file "${path}"`;
 

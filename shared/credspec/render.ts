@@ -1,7 +1,13 @@
 import { stringify } from "yaml";
 import { isDns1123Label, isDns1123Subdomain } from "../policy/checks.ts";
 import type { CredSpecDocument } from "./validate.ts";
-import { CREDSPEC_API_VERSION, CREDSPEC_GROUP, CREDSPEC_KIND, CREDSPEC_RESOURCE, CREDSPEC_USE_VERB } from "./resource.ts";
+import {
+  CREDSPEC_API_VERSION,
+  CREDSPEC_GROUP,
+  CREDSPEC_KIND,
+  CREDSPEC_RESOURCE,
+  CREDSPEC_USE_VERB,
+} from "./resource.ts";
 
 /** A service account named on the command line as `namespace:name`. */
 export interface ServiceAccountRef {
@@ -50,14 +56,30 @@ const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
  */
 export function buildCredSpecResources(
   document: CredSpecDocument,
-  { name, roleName = `${name}-use`, serviceAccounts = [] }: { name: string; roleName?: string | undefined; serviceAccounts?: readonly ServiceAccountRef[] },
+  {
+    name,
+    roleName = `${name}-use`,
+    serviceAccounts = [],
+  }: { name: string; roleName?: string | undefined; serviceAccounts?: readonly ServiceAccountRef[] },
 ): KubeObject[] {
-  const credSpec: KubeObject = { apiVersion: CREDSPEC_API_VERSION, kind: CREDSPEC_KIND, metadata: { name }, credspec: structuredClone(document) };
+  const credSpec: KubeObject = {
+    apiVersion: CREDSPEC_API_VERSION,
+    kind: CREDSPEC_KIND,
+    metadata: { name },
+    credspec: structuredClone(document),
+  };
   const role: KubeObject = {
     apiVersion: RBAC_API_VERSION,
     kind: "ClusterRole",
     metadata: { name: roleName },
-    rules: [{ apiGroups: [CREDSPEC_GROUP], resources: [CREDSPEC_RESOURCE], verbs: [CREDSPEC_USE_VERB], resourceNames: [name] }],
+    rules: [
+      {
+        apiGroups: [CREDSPEC_GROUP],
+        resources: [CREDSPEC_RESOURCE],
+        verbs: [CREDSPEC_USE_VERB],
+        resourceNames: [name],
+      },
+    ],
   };
   const distinct = new Map(serviceAccounts.map((sa) => [`${sa.namespace}:${sa.name}`, sa]));
   const bindings = [...distinct.values()].map(({ namespace, name: account }) => ({

@@ -18,17 +18,34 @@ const GUID = /^(?:\{[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\}|[0-9a-f]{8}(?:
 const TYPE_NAMES: Record<string, string> = { object: "a JSON object", array: "an array", string: "a string" };
 
 /** A missing field, or one of the wrong type; messages name the JSON type found, never the value. */
-function typeMessage({ code, expected, input }: { code?: string; expected?: string; input?: unknown }): string | undefined {
+function typeMessage({
+  code,
+  expected,
+  input,
+}: {
+  code?: string;
+  expected?: string;
+  input?: unknown;
+}): string | undefined {
   if (code !== "invalid_type") return undefined;
   if (input === undefined) return "is required";
-  const found = input === null ? "null" : Array.isArray(input) ? "an array" : typeof input === "object" ? "an object" : `a ${typeof input}`;
+  const found =
+    input === null
+      ? "null"
+      : Array.isArray(input)
+        ? "an array"
+        : typeof input === "object"
+          ? "an object"
+          : `a ${typeof input}`;
   return `must be ${TYPE_NAMES[expected ?? ""] ?? expected}, got ${found}`;
 }
 
 const object = <S extends z.core.$ZodLooseShape>(shape: S) => z.strictObject(shape, { error: typeMessage });
 
 function text(format?: { test: (value: string) => boolean; message: string }) {
-  const nonEmpty = z.string({ error: typeMessage }).check(z.refine<string>((value) => value.trim() !== "", { error: "must not be empty", abort: true }));
+  const nonEmpty = z
+    .string({ error: typeMessage })
+    .check(z.refine<string>((value) => value.trim() !== "", { error: "must not be empty", abort: true }));
   return format === undefined ? nonEmpty : nonEmpty.check(z.refine<string>(format.test, format.message));
 }
 
@@ -54,7 +71,10 @@ const CredSpecSchema = object({
     /** How a node that is not joined to the domain fetches the gMSA password (Container Credential Guard plugin). */
     HostAccountConfig: z.exactOptional(
       object({
-        PortableCcgVersion: text({ test: (value) => /^\d+$/.test(value), message: 'must be a version number as a string, such as "1"' }),
+        PortableCcgVersion: text({
+          test: (value) => /^\d+$/.test(value),
+          message: 'must be a version number as a string, such as "1"',
+        }),
         PluginGUID: guid("must be the plugin's COM class GUID, such as {01234567-89ab-cdef-0123-456789abcdef}"),
         // Plugin-specific: a secret store reference or credentials, never logged. The CRD types it as a string.
         PluginInput: text(),
@@ -75,11 +95,14 @@ export type CredSpecValidation =
 export function validateCredSpecDocument(json: unknown): CredSpecValidation {
   const result = CredSpecSchema.safeParse(json);
   const issues = result.error?.issues ?? [];
-  const isUnknown = (issue: z.core.$ZodIssue): issue is z.core.$ZodIssueUnrecognizedKeys => issue.code === "unrecognized_keys";
+  const isUnknown = (issue: z.core.$ZodIssue): issue is z.core.$ZodIssueUnrecognizedKeys =>
+    issue.code === "unrecognized_keys";
   // zod reports an object's unknown keys after its fields: outer objects first, as the document reads.
   const unknown = issues.filter(isUnknown).sort((a, b) => a.path.length - b.path.length);
   const message = "is not in the GMSACredentialSpec schema; the API server drops unknown fields";
-  const warnings = unknown.flatMap((issue) => issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message })));
+  const warnings = unknown.flatMap((issue) =>
+    issue.keys.map((key) => ({ path: formatIssuePath([...issue.path, key]), message })),
+  );
   const problems = issues
     .filter((issue) => !isUnknown(issue))
     .map((issue) => ({ path: formatIssuePath(issue.path), message: `${issue.message}${caseHint(json, issue)}` }));
@@ -91,15 +114,24 @@ export function validateCredSpecDocument(json: unknown): CredSpecValidation {
 function checkDocument(document: CredSpecDocument): CredSpecProblem[] {
   const problems: CredSpecProblem[] = [];
   // Domain and NetBIOS names compare case-insensitively; New-CredentialSpec writes one entry for each.
-  const domains = new Set([document.DomainJoinConfig.DnsName, document.DomainJoinConfig.NetBiosName].map((name) => name.toUpperCase()));
-  if (!document.ActiveDirectoryConfig.GroupManagedServiceAccounts.some((account) => domains.has(account.Scope.toUpperCase()))) {
+  const domains = new Set(
+    [document.DomainJoinConfig.DnsName, document.DomainJoinConfig.NetBiosName].map((name) => name.toUpperCase()),
+  );
+  if (
+    !document.ActiveDirectoryConfig.GroupManagedServiceAccounts.some((account) =>
+      domains.has(account.Scope.toUpperCase()),
+    )
+  ) {
     const message = "needs an account whose Scope equals DomainJoinConfig.DnsName or DomainJoinConfig.NetBiosName";
     problems.push({ path: "ActiveDirectoryConfig.GroupManagedServiceAccounts", message });
   }
   // Expand inlines `JSON.stringify(credspec)` into each pod, where the API server caps it (docs/security.md, Status codes).
   const bytes = new TextEncoder().encode(JSON.stringify(document)).length;
   if (bytes > MAX_CREDSPEC_CONTENTS_BYTES) {
-    problems.push({ path: "", message: `is ${bytes} bytes as compact JSON; a pod's gmsaCredentialSpec holds at most ${MAX_CREDSPEC_CONTENTS_BYTES}` });
+    problems.push({
+      path: "",
+      message: `is ${bytes} bytes as compact JSON; a pod's gmsaCredentialSpec holds at most ${MAX_CREDSPEC_CONTENTS_BYTES}`,
+    });
   }
   return problems;
 }
@@ -108,7 +140,9 @@ function checkDocument(document: CredSpecDocument): CredSpecProblem[] {
 function caseHint(json: unknown, issue: z.core.$ZodIssue): string {
   const key = issue.path.at(-1);
   if (issue.code !== "invalid_type" || issue.input !== undefined || typeof key !== "string") return "";
-  const parent = issue.path.slice(0, -1).reduce<unknown>((node, segment) => (node as Record<PropertyKey, unknown>)[segment], json);
+  const parent = issue.path
+    .slice(0, -1)
+    .reduce<unknown>((node, segment) => (node as Record<PropertyKey, unknown>)[segment], json);
   const nearly = Object.keys(parent as object).find((other) => other.toLowerCase() === key.toLowerCase());
   return nearly === undefined ? "" : ` (found "${nearly}"; field names are case-sensitive)`;
 }
@@ -123,9 +157,12 @@ function isDomainSid(sid: string): boolean {
  * Decodes and parses a credential spec file: UTF-8 (with or without a byte order mark), or UTF-16 with one (Windows
  * PowerShell 5.1's `>`). Only a syntax error's line and column are kept: V8 quotes the text, which may be a credential.
  */
-export function parseCredSpecJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false; problems: CredSpecProblem[] } {
+export function parseCredSpecJson(
+  bytes: Uint8Array,
+): { ok: true; value: unknown } | { ok: false; problems: CredSpecProblem[] } {
   const fail = (message: string) => ({ ok: false as const, problems: [{ path: "", message: `input ${message}` }] });
-  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
+  const encoding =
+    bytes[0] === 0xff && bytes[1] === 0xfe ? "utf-16le" : bytes[0] === 0xfe && bytes[1] === 0xff ? "utf-16be" : "utf-8";
   let text: string;
   try {
     // fatal: reject malformed input instead of inserting U+FFFD; the decoder drops a leading byte order mark.

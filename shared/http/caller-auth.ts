@@ -13,7 +13,19 @@ export const CALLER_AUTH_MODES = ["none", "bearer", "jwt", "path", "mtls"] as co
 export type CallerAuthMode = (typeof CALLER_AUTH_MODES)[number];
 
 /** Signature algorithms with a public key: the default, so no shared secret is needed to verify. */
-export const ASYMMETRIC_JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+export const ASYMMETRIC_JWT_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
 /** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
 export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 
@@ -28,7 +40,9 @@ export type CallerAuthOptions =
   | { mode: "mtls"; clientCaFile: string; clientNames: readonly string[] };
 
 /** The connection's client certificate as the Node server saw it: sent, verified against the CA (else OpenSSL's `error`), its CNs. */
-export type ClientCertificateReader = (c: Context<AppEnv>) => { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] } | undefined;
+export type ClientCertificateReader = (
+  c: Context<AppEnv>,
+) => { presented: boolean; authorized: boolean; error: string | undefined; commonNames: string[] } | undefined;
 
 /** The `logger` of refusals (never the credential), the clock of JWT `exp` / `nbf` (epoch ms), the Node server's certificate reader. */
 export type CallerAuthDeps = { logger: Logger; now?: () => number; clientCertificate?: ClientCertificateReader };
@@ -48,7 +62,10 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
       // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).
       const verifier = import("./caller-auth-jwt.ts")
         .then(({ createJwtVerifier }) => createJwtVerifier(options, deps.now))
-        .catch(() => (): Promise<CallerCheck> => Promise.resolve({ ok: false, status: 503, reason: "jwt verifier unavailable" }));
+        .catch(
+          () => (): Promise<CallerCheck> =>
+            Promise.resolve({ ok: false, status: 503, reason: "jwt verifier unavailable" }),
+        );
       const verifyToken = async (token: string): Promise<boolean> => {
         const result = await (await verifier)(token);
         if (!result.ok) refuseCaller(logger, "jwt", result.status, result.reason);
@@ -62,7 +79,8 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
         if (presented === undefined) refuseCaller(logger, "path", 401, "no path secret");
         // Every secret is compared in full, so the time taken does not tell which one matched.
         let found = false;
-        for (const secret of options.secrets) found = (await timingSafeEqual(secret, presented, compareTokensAsIs)) || found;
+        for (const secret of options.secrets)
+          found = (await timingSafeEqual(secret, presented, compareTokensAsIs)) || found;
         if (!found) refuseCaller(logger, "path", 401, "wrong path secret");
         await next();
       };
@@ -74,7 +92,8 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
         const cert = deps.clientCertificate?.(c);
         if (cert === undefined || !cert.presented) refuseCaller(logger, "mtls", 401, "no client certificate");
         if (!cert.authorized) refuseCaller(logger, "mtls", 401, cert.error ?? "client certificate not verified");
-        if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn))) refuseCaller(logger, "mtls", 403, "client certificate name not allowed");
+        if (names.size > 0 && !cert.commonNames.some((cn) => names.has(cn)))
+          refuseCaller(logger, "mtls", 403, "client certificate name not allowed");
         await next();
       };
     }
@@ -83,15 +102,22 @@ export function callerAuth(options: CallerAuthOptions, deps: CallerAuthDeps): Mi
 
 /** The challenge of a 401 where a bearer token is expected (RFC 6750 section 3). */
 const CHALLENGE = 'Bearer realm="gmsa-webhooks"';
-const REFUSALS = { 401: "unauthenticated caller", 403: "caller not allowed", 503: "cannot verify the caller now" } as const;
+const REFUSALS = {
+  401: "unauthenticated caller",
+  403: "caller not allowed",
+  503: "cannot verify the caller now",
+} as const;
 
 /** Logs the refusal (never the credential) and throws it as the HTTPException the error handler sends as it is. */
 function refuseCaller(logger: Logger, mode: string, status: 401 | 403 | 503, reason: string): never {
   logger.log("warn", "caller not authenticated", { mode, status, reason });
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (status === 401 && (mode === "bearer" || mode === "jwt" || mode === "metrics")) headers["www-authenticate"] = CHALLENGE;
+  if (status === 401 && (mode === "bearer" || mode === "jwt" || mode === "metrics"))
+    headers["www-authenticate"] = CHALLENGE;
   if (status === 503) headers["retry-after"] = "5";
-  throw new HTTPException(status, { res: new Response(JSON.stringify({ error: REFUSALS[status] }), { status, headers }) });
+  throw new HTTPException(status, {
+    res: new Response(JSON.stringify({ error: REFUSALS[status] }), { status, headers }),
+  });
 }
 
 /** Hono's `timingSafeEqual` compares in constant time anyway: its default SHA-256 `hashFunction` protected nothing and was most of a warm review's CPU on Node. */

@@ -10,7 +10,8 @@ import type { AppEnv } from "./env.ts";
  */
 export function createErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {
-    if (err instanceof HTTPException) return err.res === undefined ? c.json({ error: err.message }, err.status) : err.getResponse();
+    if (err instanceof HTTPException)
+      return err.res === undefined ? c.json({ error: err.message }, err.status) : err.getResponse();
     const first = /^\/[^/]{0,32}/.exec(c.req.path)?.[0] ?? "/";
     const path = c.req.path.length > first.length ? `${first}/…` : first;
     logger.log("error", "unhandled error", { method: c.req.method, path, error: err.name });

@@ -13,7 +13,10 @@ export type AccessQuery = Subject & { credSpecName: string };
 
 /** A service account as the API server authenticates it: its user name and the groups every service account gets. */
 export function serviceAccountSubject(namespace: string, name: string): { user: string; groups: string[] } {
-  return { user: `system:serviceaccount:${namespace}:${name}`, groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"] };
+  return {
+    user: `system:serviceaccount:${namespace}:${name}`,
+    groups: ["system:serviceaccounts", `system:serviceaccounts:${namespace}`, "system:authenticated"],
+  };
 }
 
 /**
@@ -35,14 +38,25 @@ export function buildLocalSubjectAccessReview(query: AccessQuery): V1LocalSubjec
     metadata: { namespace },
     spec: {
       ...subject,
-      resourceAttributes: { namespace, verb: CREDSPEC_USE_VERB, group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE, name: credSpecName },
+      resourceAttributes: {
+        namespace,
+        verb: CREDSPEC_USE_VERB,
+        group: CREDSPEC_GROUP,
+        resource: CREDSPEC_RESOURCE,
+        name: credSpecName,
+      },
     },
   };
 }
 
 /** The answer of any access review (Local-, Self-, SubjectAccessReview). */
 export const accessReviewAnswer = z.object({
-  status: z.object({ allowed: z.boolean(), denied: z.optional(z.boolean()), reason: z.optional(z.string()), evaluationError: z.optional(z.string()) }),
+  status: z.object({
+    allowed: z.boolean(),
+    denied: z.optional(z.boolean()),
+    reason: z.optional(z.string()),
+    evaluationError: z.optional(z.string()),
+  }),
 });
 
 /** An access review's verdict: allowed only if `allowed` and not `denied`; undefined when it has no status.allowed. */
@@ -55,7 +69,10 @@ export function readAccessVerdict(body: unknown): AccessAnswer | undefined {
 
 /** Names the review in errors and logs: whose use of which credspec (a username cut to the length of a Kubernetes name). */
 export function describeAccessReview(query: AccessQuery): string {
-  const who = "user" in query ? `user ${JSON.stringify(query.user.username.slice(0, 253))}` : `service account "${query.namespace}/${query.serviceAccount}"`;
+  const who =
+    "user" in query
+      ? `user ${JSON.stringify(query.user.username.slice(0, 253))}`
+      : `service account "${query.namespace}/${query.serviceAccount}"`;
   return `reviewing whether ${who} may use GMSACredentialSpec "${query.credSpecName}"`;
 }
 
@@ -65,12 +82,22 @@ export function describeAccessReview(query: AccessQuery): string {
  *   Kubernetes names (they go into the URL and the review); ERR_KUBE_API / ERR_CREDENTIALS / ERR_DEADLINE_EXCEEDED
  *   (500) when the API server cannot answer. A requester always has a username: readReview keeps none without one.
  */
-export async function reviewCredSpecAccess(request: KubeRequester, query: AccessQuery, call: CallOptions): Promise<AccessAnswer> {
+export async function reviewCredSpecAccess(
+  request: KubeRequester,
+  query: AccessQuery,
+  call: CallOptions,
+): Promise<AccessAnswer> {
   const { namespace } = query;
-  if (!isDns1123Label(namespace)) throw new AdmissionError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`, { code: "ERR_INVALID_REVIEW" });
+  if (!isDns1123Label(namespace))
+    throw new AdmissionError(`namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`, {
+      code: "ERR_INVALID_REVIEW",
+    });
   checkCredSpecName(query.credSpecName);
   if ("serviceAccount" in query && !isDns1123Subdomain(query.serviceAccount)) {
-    throw new AdmissionError(`service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`, { code: "ERR_INVALID_REVIEW" });
+    throw new AdmissionError(
+      `service account name ${JSON.stringify(query.serviceAccount)} is not a DNS-1123 subdomain`,
+      { code: "ERR_INVALID_REVIEW" },
+    );
   }
   const what = describeAccessReview(query);
   const answer = await request({
@@ -83,11 +110,15 @@ export async function reviewCredSpecAccess(request: KubeRequester, query: Access
   });
   if (answer.status !== 200 && answer.status !== 201) throw errorFromAnswer(what, answer.status, answer.body);
   const verdict = readAccessVerdict(answer.body);
-  if (verdict === undefined) throw new AdmissionError(`${what}: the API server's answer has no status.allowed`, { code: "ERR_KUBE_API" });
+  if (verdict === undefined)
+    throw new AdmissionError(`${what}: the API server's answer has no status.allowed`, { code: "ERR_KUBE_API" });
   return verdict;
 }
 
 /** @throws AdmissionError ERR_INVALID_CREDSPEC_NAME for a name no GMSACredentialSpec can have (it goes into a URL or a review). */
 export function checkCredSpecName(name: string): void {
-  if (!isDns1123Subdomain(name)) throw new AdmissionError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`, { code: "ERR_INVALID_CREDSPEC_NAME" });
+  if (!isDns1123Subdomain(name))
+    throw new AdmissionError(`GMSACredentialSpec name ${JSON.stringify(name)} is not a DNS-1123 subdomain`, {
+      code: "ERR_INVALID_CREDSPEC_NAME",
+    });
 }

@@ -1,7 +1,14 @@
 /** The seam between the handlers and the Kubernetes API, and the real client with its caches (docs/configuration.md, Caches and their staleness). */
 import { LRUCache } from "lru-cache";
 import { checkCredSpecName, describeAccessReview, reviewCredSpecAccess, type AccessQuery } from "./access-reviews.ts";
-import { createKubeRequester, errorFromAnswer, readStatus, type CallOptions, type KubeRequester, type KubeRequesterOptions } from "./request.ts";
+import {
+  createKubeRequester,
+  errorFromAnswer,
+  readStatus,
+  type CallOptions,
+  type KubeRequester,
+  type KubeRequesterOptions,
+} from "./request.ts";
 import type { CacheName } from "../observer.ts";
 import type { Pod } from "../admission/review.ts";
 import type { AccessAnswer } from "../policy/facts.ts";
@@ -43,29 +50,47 @@ export interface KubeGmsaClientOptions extends KubeRequesterOptions {
 }
 
 /** A {@link GmsaClient} with each cache's hits and misses since start-up and the entries it holds, and its requester for the readiness check. */
-export type KubeGmsaClient = GmsaClient & { stats(): Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>; request: KubeRequester };
+export type KubeGmsaClient = GmsaClient & {
+  stats(): Record<"credSpecCache" | "accessCache", { hits: number; misses: number; size: number }>;
+  request: KubeRequester;
+};
 
 /** Builds the client. @throws TypeError (lru-cache's) for a TTL that is not a non-negative integer. */
 export function createKubeGmsaClient(options: KubeGmsaClientOptions): KubeGmsaClient {
   const request = createKubeRequester(options);
   // Kept parsed and deeply frozen, so no handler can change what the next review sees; never contents over the size a
   // pod may carry (the policy refuses them anyway), measured as the policy measures it: UTF-8 bytes of compact JSON.
-  const credSpecs = createCache<NonNullable<unknown>>("credspec", options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS, options, {
-    maxSize: CREDSPEC_CACHE_MAX_BYTES,
-    maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
-    sizeCalculation: (value) => new TextEncoder().encode(JSON.stringify(value)).length,
-  });
-  const access = createCache<AccessAnswer>("access", options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS, options, {}, (decision) => decision.allowed);
+  const credSpecs = createCache<NonNullable<unknown>>(
+    "credspec",
+    options.credSpecCacheTtlMs ?? DEFAULT_CREDSPEC_CACHE_TTL_MS,
+    options,
+    {
+      maxSize: CREDSPEC_CACHE_MAX_BYTES,
+      maxEntrySize: MAX_CREDSPEC_CONTENTS_BYTES,
+      sizeCalculation: (value) => new TextEncoder().encode(JSON.stringify(value)).length,
+    },
+  );
+  const access = createCache<AccessAnswer>(
+    "access",
+    options.accessCacheTtlMs ?? DEFAULT_ACCESS_CACHE_TTL_MS,
+    options,
+    {},
+    (decision) => decision.allowed,
+  );
   return {
     getCredSpecContents: (name, call) =>
-      credSpecs.get(name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () => deepFreeze(await readCredSpecContents(request, name, call))),
+      credSpecs.get(name, call, `reading GMSACredentialSpec ${JSON.stringify(name)}`, async () =>
+        deepFreeze(await readCredSpecContents(request, name, call)),
+      ),
     canUseCredSpec(query, call) {
       // Never cached for a user: their identity carries groups and extra (scopes, session ids) that change per
       // login, so a key would have to hold all of it, and a hit would be rare; a review per ephemeral container is cheap.
       if ("user" in query) return reviewCredSpecAccess(request, query, call);
       // Names cannot contain "/", so the key is unambiguous.
       const key = `${query.namespace}/${query.serviceAccount}/${query.credSpecName}`;
-      return access.get(key, call, describeAccessReview(query), async () => Object.freeze(await reviewCredSpecAccess(request, query, call)));
+      return access.get(key, call, describeAccessReview(query), async () =>
+        Object.freeze(await reviewCredSpecAccess(request, query, call)),
+      );
     },
     getPod: (namespace, name, call) => readPod(request, namespace, name, call),
     request,
@@ -83,7 +108,11 @@ export function credSpecPath(name: string): string {
  * before any call, ERR_CREDSPEC_NOT_FOUND, ERR_CREDSPEC_WITHOUT_CONTENTS (422); ERR_KUBE_API, ERR_CREDENTIALS,
  * ERR_DEADLINE_EXCEEDED (500).
  */
-export async function readCredSpecContents(request: KubeRequester, name: string, call: CallOptions): Promise<NonNullable<unknown>> {
+export async function readCredSpecContents(
+  request: KubeRequester,
+  name: string,
+  call: CallOptions,
+): Promise<NonNullable<unknown>> {
   const what = `reading GMSACredentialSpec ${JSON.stringify(name)}`;
   checkCredSpecName(name);
   const answer = await request({ method: "GET", path: credSpecPath(name), resource: CREDSPEC_RESOURCE, what, ...call });
@@ -91,14 +120,21 @@ export async function readCredSpecContents(request: KubeRequester, name: string,
     const status = readStatus(answer.body);
     // A NotFound Status without details.name is about the path, not the object: the CRD is not served.
     if (status?.reason === "NotFound" && status.details?.name === undefined) {
-      throw new AdmissionError(`${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`, { code: "ERR_KUBE_API" });
+      throw new AdmissionError(
+        `${what}: the API server does not serve ${CREDSPEC_API_VERSION} ${CREDSPEC_RESOURCE} (is the CRD installed?)`,
+        { code: "ERR_KUBE_API" },
+      );
     }
-    throw new AdmissionError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" });
+    throw new AdmissionError(`GMSACredentialSpec ${JSON.stringify(name)} does not exist`, {
+      code: "ERR_CREDSPEC_NOT_FOUND",
+    });
   }
   if (answer.status !== 200) throw errorFromAnswer(what, answer.status, answer.body);
   const contents = (answer.body as { credspec?: unknown } | null)?.credspec;
   if (contents === undefined || contents === null) {
-    throw new AdmissionError(`GMSACredentialSpec ${JSON.stringify(name)} has no credspec field`, { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
+    throw new AdmissionError(`GMSACredentialSpec ${JSON.stringify(name)} has no credspec field`, {
+      code: "ERR_CREDSPEC_WITHOUT_CONTENTS",
+    });
   }
   return contents;
 }
@@ -116,7 +152,16 @@ function createCache<V extends NonNullable<unknown>>(
   keep = (_value: V) => true,
 ) {
   const { monotonicNow: now, observer } = options;
-  const lru = ttlMs === 0 ? undefined : new LRUCache<string, V>({ max: CACHE_MAX_ENTRIES, ttl: ttlMs, ttlResolution: 0, ...bytes, ...(now && { perf: { now } }) });
+  const lru =
+    ttlMs === 0
+      ? undefined
+      : new LRUCache<string, V>({
+          max: CACHE_MAX_ENTRIES,
+          ttl: ttlMs,
+          ttlResolution: 0,
+          ...bytes,
+          ...(now && { perf: { now } }),
+        });
   const counts = { hits: 0, misses: 0 };
   const inFlight = new Map<string, Promise<V>>();
   const loadAndKeep = async (key: string, load: () => Promise<V>): Promise<V> => {
@@ -135,7 +180,10 @@ function createCache<V extends NonNullable<unknown>>(
       if (hit) return value;
       if (options.shareInFlight !== true) return loadAndKeep(key, load);
       const running = inFlight.get(key);
-      const deadlineError = () => new AdmissionError(`${what}: no answer from the API server within the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
+      const deadlineError = () =>
+        new AdmissionError(`${what}: no answer from the API server within the deadline`, {
+          code: "ERR_DEADLINE_EXCEEDED",
+        });
       if (running !== undefined) return awaitWithin(running, call.signal, deadlineError);
       const started = loadAndKeep(key, load).finally(() => inFlight.delete(key));
       inFlight.set(key, started);

@@ -27,7 +27,12 @@ export const READY_CACHE_MS = 10_000;
 export const READINESS_TIMEOUT_MS = 4_000;
 
 /** The client's own `request` (its credential, transport, deadlines); `shareInFlight` on Node only (a Workers request must not await another's). */
-type ReadinessCheckOptions = { request: KubeRequester; functions: readonly FunctionName[]; shareInFlight: boolean; monotonicNow?: (() => number) | undefined };
+type ReadinessCheckOptions = {
+  request: KubeRequester;
+  functions: readonly FunctionName[];
+  shareInFlight: boolean;
+  monotonicNow?: (() => number) | undefined;
+};
 
 /** Builds the check: a good answer is kept for {@link READY_CACHE_MS}; a bad one is never kept. */
 export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {
@@ -71,14 +76,20 @@ async function reviewNeed(request: KubeRequester, resourceAttributes: Need, sign
     if (answer.status === 401) return notReady("the API server refused our credential", detail);
     // Every authenticated user may create a SelfSubjectAccessReview: a 403 means the API server took us for anonymous.
     if (answer.status === 403) return notReady("the API server did not authenticate this function", detail);
-    if (answer.status !== 201 && answer.status !== 200) return notReady(`the API server answered ${answer.status}`, detail);
+    if (answer.status !== 201 && answer.status !== 200)
+      return notReady(`the API server answered ${answer.status}`, detail);
     const verdict = readAccessVerdict(answer.body);
     if (verdict === undefined) return notReady("the API server's answer has no status.allowed", detail);
-    return verdict.allowed ? { ready: true } : notReady(`this function's identity lacks RBAC: ${permission}`, `${what}: not allowed`);
+    return verdict.allowed
+      ? { ready: true }
+      : notReady(`this function's identity lacks RBAC: ${permission}`, `${what}: not allowed`);
   } catch (error) {
     // The message says what failed and why (plugin stderr, token file, ECONNREFUSED), as a review's log line does.
     if (error instanceof AdmissionError) {
-      return notReady(error.code === "ERR_CREDENTIALS" ? "no credential for the API server" : "API server unreachable", error.message);
+      return notReady(
+        error.code === "ERR_CREDENTIALS" ? "no credential for the API server" : "API server unreachable",
+        error.message,
+      );
     }
     throw error;
   }

@@ -21,13 +21,23 @@ export const KUBE_REQUEST_TIMEOUT_MS = 5_000;
 export type ClientCertificate = { certificate: string; key: string };
 
 /** What the client sends: a fetch RequestInit narrowed to what its calls use. */
-export type KubeRequestInit = { method: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; redirect?: "manual" };
+export type KubeRequestInit = {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+  redirect?: "manual";
+};
 
 /** What the client reads of an answer: a fetch Response, or the node:https transport's answer without building one. */
 export type KubeResponse = Pick<Response, "status" | "text"> & { headers: Pick<Headers, "get"> };
 
 /** fetch, with the client certificate to present (exec plugins may issue one per refresh) on Node's node:https. */
-export type KubeFetch = (url: string, init: KubeRequestInit, clientCertificate?: ClientCertificate) => Promise<KubeResponse>;
+export type KubeFetch = (
+  url: string,
+  init: KubeRequestInit,
+  clientCertificate?: ClientCertificate,
+) => Promise<KubeResponse>;
 
 /** Options of {@link createKubeRequester}. */
 export interface KubeRequesterOptions {
@@ -52,7 +62,14 @@ export interface KubeRequesterOptions {
  * answers plain text (a function's `/readyz` through the API server's service proxy answers `ok`, or `not ready: ...`),
  * kept as it came; every other call needs a JSON body on success.
  */
-export type KubeRequest = CallOptions & { method: "GET" | "POST"; path: string; resource: KubeResource; body?: unknown; what: string; text?: boolean };
+export type KubeRequest = CallOptions & {
+  method: "GET" | "POST";
+  path: string;
+  resource: KubeResource;
+  body?: unknown;
+  what: string;
+  text?: boolean;
+};
 
 /**
  * The final answer: any HTTP status; `body` is the parsed JSON, if any (with `text`, the text where it is not JSON);
@@ -65,15 +82,29 @@ export type KubeRequester = (request: KubeRequest) => Promise<KubeAnswer>;
 /** Builds the requester all kube calls go through. */
 export function createKubeRequester(options: KubeRequesterOptions): KubeRequester {
   const base = options.server.replace(/\/+$/, "");
-  const { tokenSource, observer, requestTimeoutMs: timeoutMs = KUBE_REQUEST_TIMEOUT_MS, retryDelayMs = 200, now = Date.now } = options;
+  const {
+    tokenSource,
+    observer,
+    requestTimeoutMs: timeoutMs = KUBE_REQUEST_TIMEOUT_MS,
+    retryDelayMs = 200,
+    now = Date.now,
+  } = options;
 
   return async ({ method, path, resource, body, what, signal, tally, text: textAnswer = false }) => {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const deadlineAt = now() + timeoutMs;
-    const deadlineError = () => new AdmissionError(`${what}: no answer from the API server within the deadline`, { code: "ERR_DEADLINE_EXCEEDED" });
+    const deadlineError = () =>
+      new AdmissionError(`${what}: no answer from the API server within the deadline`, {
+        code: "ERR_DEADLINE_EXCEEDED",
+      });
     const attempted = (code: KubeCallCode, startedAt: number): void => {
       if (tally !== undefined) tally.kubeRequests++;
-      observer?.kubeRequest(method === "GET" ? "get" : "create", resource, code, (performance.now() - startedAt) / 1000);
+      observer?.kubeRequest(
+        method === "GET" ? "get" : "create",
+        resource,
+        code,
+        (performance.now() - startedAt) / 1000,
+      );
     };
     let refreshed = false;
     let retried = false;
@@ -86,14 +117,18 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
     for (;;) {
       if (deadline.aborted) throw deadlineError();
       const credential = await tokenSource?.getCredential({ signal: deadline, tally }).catch((error: unknown) => {
-        throw error instanceof AdmissionError ? error.withContext(what) : new AdmissionError(`${what}: no credential`, { code: "ERR_CREDENTIALS", cause: error });
+        throw error instanceof AdmissionError
+          ? error.withContext(what)
+          : new AdmissionError(`${what}: no credential`, { code: "ERR_CREDENTIALS", cause: error });
       });
       const headers: Record<string, string> = { Accept: "application/json", "User-Agent": "gmsa-webhooks" };
       if (body !== undefined) headers["Content-Type"] = "application/json";
       if (options.disableCompression === true) headers["Accept-Encoding"] = "identity";
       let clientCertificate: ClientCertificate | undefined;
-      if (credential !== undefined && isTokenCredential(credential)) headers["Authorization"] = `Bearer ${credential.token}`;
-      else if (credential !== undefined) clientCertificate = { certificate: credential.clientCertificateData, key: credential.clientKeyData };
+      if (credential !== undefined && isTokenCredential(credential))
+        headers["Authorization"] = `Bearer ${credential.token}`;
+      else if (credential !== undefined)
+        clientCertificate = { certificate: credential.clientCertificateData, key: credential.clientKeyData };
       const init: KubeRequestInit = { method, headers, signal: deadline, redirect: "manual" };
       if (body !== undefined) init.body = JSON.stringify(body);
       let response: KubeResponse;
@@ -106,11 +141,15 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         attempted(deadline.aborted ? "timeout" : "error", startedAt);
         if (!deadline.aborted && (await retryAfter(retryDelayMs))) continue;
         if (deadline.aborted) throw deadlineError();
-        throw new AdmissionError(`${what}: API server unreachable (${shortErrorCode(error)})`, { code: "ERR_KUBE_API", cause: error });
+        throw new AdmissionError(`${what}: API server unreachable (${shortErrorCode(error)})`, {
+          code: "ERR_KUBE_API",
+          cause: error,
+        });
       }
       const success = response.status >= 200 && response.status < 300;
       // With `text`, the API server's own errors are still JSON Status; the function's refusals are its text.
-      const parsedBody = text === "" ? undefined : textAnswer ? (success ? text : (parseJson(text) ?? text)) : parseJson(text);
+      const parsedBody =
+        text === "" ? undefined : textAnswer ? (success ? text : (parseJson(text) ?? text)) : parseJson(text);
       const answer: KubeAnswer = { status: response.status, body: parsedBody, headers: response.headers };
       attempted(answer.status, startedAt);
       if (answer.status >= 300 && answer.status < 400) {
@@ -131,8 +170,15 @@ export function createKubeRequester(options: KubeRequesterOptions): KubeRequeste
         }
       }
       // 429 and 5xx are worth one more try (docs/security.md, Fail closed).
-      if ((answer.status === 429 || answer.status >= 500) && (await retryAfter(retryAfterMs(response, answer.body, now()) ?? retryDelayMs))) continue;
-      if (ok && answer.body === undefined) throw new AdmissionError(`${what}: API server answered ${answer.status} without a JSON body`, { code: "ERR_KUBE_API" });
+      if (
+        (answer.status === 429 || answer.status >= 500) &&
+        (await retryAfter(retryAfterMs(response, answer.body, now()) ?? retryDelayMs))
+      )
+        continue;
+      if (ok && answer.body === undefined)
+        throw new AdmissionError(`${what}: API server answered ${answer.status} without a JSON body`, {
+          code: "ERR_KUBE_API",
+        });
       return answer;
     }
   };
@@ -157,8 +203,12 @@ export function errorFromAnswer(what: string, httpStatus: number, body: unknown)
   const status = readStatus(body);
   const answer = `${what}: API server answered ${httpStatus}${status?.reason ? ` ${status.reason}` : ""}`;
   const cause = { httpStatus, reason: status?.reason, message: status?.message };
-  if (httpStatus === 401) return new AdmissionError(`${answer}: it rejected our credential`, { code: "ERR_CREDENTIALS", cause });
-  return new AdmissionError(httpStatus === 403 ? `${answer}: check this function's RBAC` : answer, { code: "ERR_KUBE_API", cause });
+  if (httpStatus === 401)
+    return new AdmissionError(`${answer}: it rejected our credential`, { code: "ERR_CREDENTIALS", cause });
+  return new AdmissionError(httpStatus === 403 ? `${answer}: check this function's RBAC` : answer, {
+    code: "ERR_KUBE_API",
+    cause,
+  });
 }
 
 /** Retry-After (seconds or HTTP date), else the Status `details.retryAfterSeconds`, in ms. */

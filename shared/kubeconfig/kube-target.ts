@@ -1,12 +1,23 @@
 /** The cluster and credentials a kubeconfig context points at, checked as client-go checks them; what we do not support is a problem. */
-import { EXEC_CLUSTER_EXTENSION, validateExecConfig, type ExecClusterInfo, type ExecConfig } from "../credentials/exec-config.ts";
+import {
+  EXEC_CLUSTER_EXTENSION,
+  validateExecConfig,
+  type ExecClusterInfo,
+  type ExecConfig,
+} from "../credentials/exec-config.ts";
 import type { Kubeconfig, RawCluster, RawUser } from "./kubeconfig.ts";
 
 /**
  * The API server to talk to: `server` as written (it may carry a path prefix), file paths already absolute on Node,
  * `certificateAuthorityData` base64 without whitespace, `execExtension` the `client.authentication.k8s.io/exec` one.
  */
-export type KubeCluster = { name: string; server: string; insecureSkipTlsVerify: boolean; disableCompression: boolean; execExtension?: unknown } & Partial<
+export type KubeCluster = {
+  name: string;
+  server: string;
+  insecureSkipTlsVerify: boolean;
+  disableCompression: boolean;
+  execExtension?: unknown;
+} & Partial<
   Record<"certificateAuthority" | "certificateAuthorityData" | "tlsServerName" | "proxyUrl", string | undefined>
 >;
 
@@ -15,16 +26,32 @@ export type KubeUserAuth =
   | { kind: "none" }
   | { kind: "token"; token: string }
   | { kind: "tokenFile"; tokenFile: string }
-  | { kind: "clientCertificate"; certificateFile?: string | undefined; certificateData?: string | undefined; keyFile?: string | undefined; keyData?: string | undefined }
+  | {
+      kind: "clientCertificate";
+      certificateFile?: string | undefined;
+      certificateData?: string | undefined;
+      keyFile?: string | undefined;
+      keyData?: string | undefined;
+    }
   | { kind: "exec"; exec: ExecConfig };
 
 /** What a context resolves to; `namespace` is the context's default, for the CLI as kubectl reads it. */
-export type KubeTarget = { contextName: string; namespace?: string | undefined; cluster: KubeCluster; auth: KubeUserAuth };
+export type KubeTarget = {
+  contextName: string;
+  namespace?: string | undefined;
+  cluster: KubeCluster;
+  auth: KubeUserAuth;
+};
 
 type FileOrData = "certificate-authority" | "client-certificate" | "client-key";
 
 /** `name`, a file, or `name`-data, normalized base64; a problem when both are set or the data is not base64. */
-function readFileOrData(raw: { [key in FileOrData | `${FileOrData}-data`]?: string | null | undefined }, name: FileOrData, where: string, problems: string[]) {
+function readFileOrData(
+  raw: { [key in FileOrData | `${FileOrData}-data`]?: string | null | undefined },
+  name: FileOrData,
+  where: string,
+  problems: string[],
+) {
   const file = raw[name] || undefined;
   const data = raw[`${name}-data`] || undefined;
   if (file && data) problems.push(`${where}: ${name} and ${name}-data are both set`);
@@ -44,10 +71,12 @@ function resolveCluster(name: string, raw: RawCluster, where: string, problems: 
   } catch {
     problems.push(`${where}.server must be a URL, got ${JSON.stringify(server)}`);
   }
-  if (protocol !== undefined && protocol !== "https:" && protocol !== "http:") problems.push(`${where}.server must be https or http`);
+  if (protocol !== undefined && protocol !== "https:" && protocol !== "http:")
+    problems.push(`${where}.server must be https or http`);
   const ca = readFileOrData(raw, "certificate-authority", where, problems);
   const insecureSkipTlsVerify = raw["insecure-skip-tls-verify"] === true;
-  if (insecureSkipTlsVerify && ca.given) problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
+  if (insecureSkipTlsVerify && ca.given)
+    problems.push(`${where}: insecure-skip-tls-verify cannot be combined with a certificate authority`);
   return {
     name,
     server,
@@ -74,7 +103,13 @@ function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserA
   const key = readFileOrData(raw, "client-key", where, problems);
   if (cert.given || key.given) {
     if (!cert.given || !key.given) problems.push(`${where}: a client certificate needs its key`);
-    ways.push({ kind: "clientCertificate", certificateFile: cert.file, certificateData: cert.data, keyFile: key.file, keyData: key.data });
+    ways.push({
+      kind: "clientCertificate",
+      certificateFile: cert.file,
+      certificateData: cert.data,
+      keyFile: key.file,
+      keyData: key.data,
+    });
   }
   if (raw.exec !== undefined && raw.exec !== null) {
     const { config, problems: execProblems } = validateExecConfig(raw.exec, where);
@@ -86,7 +121,10 @@ function resolveUser(raw: RawUser, where: string, problems: string[]): KubeUserA
 }
 
 /** Resolves `contextName` (default: `current-context`) to its cluster and user, or every problem found. */
-export function selectKubeTarget(config: Kubeconfig, contextName?: string): { target?: KubeTarget; problems: string[] } {
+export function selectKubeTarget(
+  config: Kubeconfig,
+  contextName?: string,
+): { target?: KubeTarget; problems: string[] } {
   const name = contextName || config.currentContext;
   if (!name) return { problems: ["kubeconfig: no current-context is set and KUBE_CONTEXT is empty"] };
   const context = config.contexts.get(name);
@@ -94,18 +132,28 @@ export function selectKubeTarget(config: Kubeconfig, contextName?: string): { ta
   const problems: string[] = [];
   const clusterName = context.context.cluster ?? "";
   const rawCluster = config.clusters.get(clusterName);
-  if (rawCluster === undefined) problems.push(`kubeconfig: context "${name}" names cluster "${clusterName}", which is not defined`);
-  const cluster = rawCluster && resolveCluster(clusterName, rawCluster.cluster, `${rawCluster.source}: cluster "${clusterName}"`, problems);
+  if (rawCluster === undefined)
+    problems.push(`kubeconfig: context "${name}" names cluster "${clusterName}", which is not defined`);
+  const cluster =
+    rawCluster &&
+    resolveCluster(clusterName, rawCluster.cluster, `${rawCluster.source}: cluster "${clusterName}"`, problems);
   const userName = context.context.user ?? "";
   const rawUser = userName === "" ? undefined : config.users.get(userName);
-  if (userName !== "" && rawUser === undefined) problems.push(`kubeconfig: context "${name}" names user "${userName}", which is not defined`);
-  const auth = rawUser === undefined ? { kind: "none" as const } : resolveUser(rawUser.user, `${rawUser.source}: user "${userName}"`, problems);
+  if (userName !== "" && rawUser === undefined)
+    problems.push(`kubeconfig: context "${name}" names user "${userName}", which is not defined`);
+  const auth =
+    rawUser === undefined
+      ? { kind: "none" as const }
+      : resolveUser(rawUser.user, `${rawUser.source}: user "${userName}"`, problems);
   if (problems.length > 0 || cluster === undefined) return { problems };
   return { target: { contextName: name, namespace: context.context.namespace || undefined, cluster, auth }, problems };
 }
 
 /** What an exec plugin sees of `cluster` (`certificateAuthorityData` passed in when it came from a file). */
-export function toExecClusterInfo(cluster: KubeCluster, certificateAuthorityData = cluster.certificateAuthorityData): ExecClusterInfo {
+export function toExecClusterInfo(
+  cluster: KubeCluster,
+  certificateAuthorityData = cluster.certificateAuthorityData,
+): ExecClusterInfo {
   const info: ExecClusterInfo = { server: cluster.server };
   if (cluster.tlsServerName) info["tls-server-name"] = cluster.tlsServerName;
   if (cluster.insecureSkipTlsVerify) info["insecure-skip-tls-verify"] = true;

@@ -8,7 +8,11 @@ function uniqueNames(payload: z.core.ParsePayload<{ name: string }[]>): void {
   const seen = new Set<string>();
   for (const { name } of payload.value) {
     if (seen.has(name)) {
-      payload.issues.push({ code: "custom", input: payload.value, message: `the name "${name}" is defined more than once (kubectl refuses the file too)` });
+      payload.issues.push({
+        code: "custom",
+        input: payload.value,
+        message: `the name "${name}" is defined more than once (kubectl refuses the file too)`,
+      });
     }
     seen.add(name);
   }
@@ -86,17 +90,26 @@ function resolvePaths<T extends RawCluster | RawUser>(entry: T, resolvePath: (pa
  * file in problems ("the KUBECONFIG secret", a path); `resolvePath` makes relative paths relative to its folder (Node).
  * @returns the config, or every problem found, each naming `source` and never the file's content.
  */
-export function parseKubeconfig(text: string, options: { source: string; resolvePath?: (path: string) => string }): { config?: Kubeconfig; problems: string[] } {
+export function parseKubeconfig(
+  text: string,
+  options: { source: string; resolvePath?: (path: string) => string },
+): { config?: Kubeconfig; problems: string[] } {
   const { source, resolvePath = (path: string) => path } = options;
   const read = readKubeconfigYaml(text);
   if ("problem" in read) return { problems: [`${source}: ${read.problem}`] };
   const parsed = kubeconfigSchema.safeParse(read.document ?? {});
   if (!parsed.success) {
-    return { problems: parsed.error.issues.map((issue) => `${source}: ${issue.path.join(".") || "document"}: ${issue.message}`) };
+    return {
+      problems: parsed.error.issues.map(
+        (issue) => `${source}: ${issue.path.join(".") || "document"}: ${issue.message}`,
+      ),
+    };
   }
   const { clusters, users, contexts } = parsed.data;
   const config: Kubeconfig = {
-    clusters: new Map(clusters?.map(({ name, cluster }) => [name, { cluster: resolvePaths(cluster ?? {}, resolvePath), source }])),
+    clusters: new Map(
+      clusters?.map(({ name, cluster }) => [name, { cluster: resolvePaths(cluster ?? {}, resolvePath), source }]),
+    ),
     users: new Map(users?.map(({ name, user }) => [name, { user: resolvePaths(user ?? {}, resolvePath), source }])),
     contexts: new Map(contexts?.map(({ name, context }) => [name, { context: context ?? {}, source }])),
   };
@@ -122,7 +135,9 @@ const OTHER_LINE_BREAKS = /[\u0085\u2028\u2029]/;
 
 /** YAML 1.1 as go-yaml v2 resolves it into the untyped values sigs.k8s.io/yaml decodes: a timestamp stays a string, `1:30` is no base-60 number. */
 function goYamlTags(tags: Tags): Tags {
-  return tags.filter((tag) => typeof tag === "string" || (tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME"));
+  return tags.filter(
+    (tag) => typeof tag === "string" || (tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME"),
+  );
 }
 
 /**
@@ -132,16 +147,21 @@ function goYamlTags(tags: Tags): Tags {
  */
 function readKubeconfigYaml(text: string): { document: unknown } | { problem: string } {
   if (OTHER_LINE_BREAKS.test(text)) {
-    return { problem: "holds a NEL, LS or PS character, which kubectl reads as a line break; escape it in a double-quoted string" };
+    return {
+      problem:
+        "holds a NEL, LS or PS character, which kubectl reads as a line break; escape it in a double-quoted string",
+    };
   }
   // A lone CR is a line break to go-yaml as to YAML 1.2, but the `yaml` package keeps a trailing one in the value.
   const document = parseDocument(text.replace(/\r\n?/g, "\n"), { version: "1.1", merge: true, customTags: goYamlTags });
   const [error] = [...document.errors, ...document.warnings];
   // Its code and where, not its message: that quotes the offending line, which may hold a token.
   const at = error?.linePos?.[0];
-  if (error !== undefined) return { problem: `not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ""})` };
+  if (error !== undefined)
+    return { problem: `not valid YAML (${error.code}${at ? ` at line ${at.line}, column ${at.col}` : ""})` };
   // go-yaml v2 refuses any other %YAML directive ("found incompatible YAML document").
-  if (document.directives?.yaml.version !== "1.1") return { problem: "declares a YAML version other than 1.1, which kubectl refuses" };
+  if (document.directives?.yaml.version !== "1.1")
+    return { problem: "declares a YAML version other than 1.1, which kubectl refuses" };
   try {
     return { document: document.toJS() };
   } catch (error) {

@@ -4,9 +4,36 @@
  */
 import type { Decision } from "../admission/review.ts";
 import { AdmissionError, asAdmissionError, createRefusal, pickStatus } from "../errors.ts";
-import { checkContentsShape, checkNames, decide, distinctNames, listRunAsUserWarnings, otherKindWarning, truncate } from "./checks.ts";
-import type { AccessFacts, EnforcementMode, LoadedFacts, LoadPlan, PodChange, PodConnect, PolicySettings, ReviewFacts, Subject } from "./facts.ts";
-import { findNewEphemeralContainers, hasGmsaSettings, listDifferingKeys, readPodGmsa, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./pod-gmsa.ts";
+import {
+  checkContentsShape,
+  checkNames,
+  decide,
+  distinctNames,
+  listRunAsUserWarnings,
+  otherKindWarning,
+  truncate,
+} from "./checks.ts";
+import type {
+  AccessFacts,
+  EnforcementMode,
+  LoadedFacts,
+  LoadPlan,
+  PodChange,
+  PodConnect,
+  PolicySettings,
+  ReviewFacts,
+  Subject,
+} from "./facts.ts";
+import {
+  findNewEphemeralContainers,
+  hasGmsaSettings,
+  listDifferingKeys,
+  readPodGmsa,
+  toReference,
+  type GmsaReference,
+  type OptionsPlace,
+  type PodGmsa,
+} from "./pod-gmsa.ts";
 import { checkUpdate } from "./update.ts";
 
 /** What authorize judges once the facts are in. */
@@ -34,7 +61,10 @@ interface AuthorizePlan extends Judgement {
  * an existing credspec, equal inlined contents, and `use` by the service account (and per REVIEW_REQUESTING_USER the requester);
  * per REVIEW_REQUESTING_USER, an exec or attach needs the requester's `use` of the pod's credspecs (judgeConnect).
  */
-export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser" | "enforcement">): AuthorizePlan {
+export function planAuthorize(
+  review: ReviewFacts,
+  settings: Pick<PolicySettings, "requestingUser" | "enforcement">,
+): AuthorizePlan {
   const plan = (judgement: Partial<Judgement>, decided?: Decision): AuthorizePlan => {
     const full: Judgement = { refs: [], names: new Set(), errors: [], subjects: [], warnings: [], ...judgement };
     const hasServiceAccount = full.subjects.some((subject) => "serviceAccount" in subject);
@@ -48,9 +78,12 @@ export function planAuthorize(review: ReviewFacts, settings: Pick<PolicySettings
   if (review.object === "other") return plan({}, { allowed: true, warnings: [otherKindWarning(review)] });
   if (review.object === "invalid") return plan({ errors: [review.error] });
   if (review.operation === "DELETE") return plan({}, { allowed: true });
-  if (review.operation === "CONNECT" && !reviewsConnect(review, settings.requestingUser)) return plan({}, { allowed: true });
+  if (review.operation === "CONNECT" && !reviewsConnect(review, settings.requestingUser))
+    return plan({}, { allowed: true });
   try {
-    return plan(review.operation === "CONNECT" ? judgeConnect(review) : judgePodChange(review, settings.requestingUser));
+    return plan(
+      review.operation === "CONNECT" ? judgeConnect(review) : judgePodChange(review, settings.requestingUser),
+    );
   } catch (error) {
     return plan({ errors: [asAdmissionError(error)] });
   }
@@ -74,13 +107,22 @@ function judgePodChange(review: PodChange, mode: PolicySettings["requestingUser"
   if (errors.length > 0) return { errors };
   const warnings = listRunAsUserWarnings(now.places);
   if (names.size === 0) return { warnings };
-  const judgement = { refs, names, warnings, subjects: [{ namespace: review.namespace, serviceAccount: review.pod.spec?.serviceAccountName || "default" }] };
+  const judgement = {
+    refs,
+    names,
+    warnings,
+    subjects: [{ namespace: review.namespace, serviceAccount: review.pod.spec?.serviceAccountName || "default" }],
+  };
   return mode === "always" || (mode === "ephemeral" && isNew) ? withRequester(judgement, review) : judgement;
 }
 
 /** Adds the requester's review. The API server always sends the requester: a review without one is malformed (400). */
 function withRequester(judgement: Partial<Judgement>, { requester, namespace }: PodChange): Partial<Judgement> {
-  if (requester === undefined) return { ...judgement, errors: [new AdmissionError("request.userInfo.username is missing", { code: "ERR_INVALID_REVIEW" })] };
+  if (requester === undefined)
+    return {
+      ...judgement,
+      errors: [new AdmissionError("request.userInfo.username is missing", { code: "ERR_INVALID_REVIEW" })],
+    };
   return { ...judgement, subjects: [...(judgement.subjects ?? []), { namespace, user: requester }] };
 }
 
@@ -91,7 +133,11 @@ function newContainerReferences({ places }: PodGmsa, isNew: (place: OptionsPlace
   for (const place of places.filter(isNew)) {
     if (hasGmsaSettings(place.options)) refs.push(toReference(place));
     else if (hasGmsaSettings(inherited)) {
-      refs.push({ label: `${place.label} (pod-level GMSA)`, name: inherited?.gmsaCredentialSpecName, contents: inherited?.gmsaCredentialSpec });
+      refs.push({
+        label: `${place.label} (pod-level GMSA)`,
+        name: inherited?.gmsaCredentialSpecName,
+        contents: inherited?.gmsaCredentialSpec,
+      });
     }
   }
   return refs;
@@ -139,7 +185,12 @@ function judgeReferences({ refs, names, subjects }: Judgement, facts: LoadedFact
 }
 
 /** `subject`'s refusals for credspec `name`, named at `labels` (empty: allowed). */
-function checkAccess(access: AccessFacts | undefined, name: string, labels: string[], subject: Subject): AdmissionError[] {
+function checkAccess(
+  access: AccessFacts | undefined,
+  name: string,
+  labels: string[],
+  subject: Subject,
+): AdmissionError[] {
   const who =
     "user" in subject
       ? `user ${JSON.stringify(truncate(subject.user.username, 253))}`
@@ -150,7 +201,14 @@ function checkAccess(access: AccessFacts | undefined, name: string, labels: stri
   if (!fact.ok) return [fact.error.withContext(place, name)];
   if (fact.value.allowed) return [];
   const why = fact.value.reason === "" ? "" : ` (${truncate(fact.value.reason, 160)})`;
-  return [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", `${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`, place, name)];
+  return [
+    createRefusal(
+      "ERR_CREDSPEC_NOT_ALLOWED",
+      `${place}: ${who} is not allowed to use GMSACredentialSpec "${name}"${why}`,
+      place,
+      name,
+    ),
+  ];
 }
 
 // exec and attach under REVIEW_REQUESTING_USER: both run code in a running pod's containers, as the pod's gMSA, as an
@@ -167,8 +225,12 @@ export function reviewsConnect(review: PodConnect, mode: PolicySettings["request
 }
 
 /** The pod to read before authorize can plan this review, if any: the target of a reviewed exec or attach. */
-export function planPodRead(review: ReviewFacts, settings: Pick<PolicySettings, "requestingUser">): { namespace: string; name: string } | undefined {
-  if (review.object !== "pod" || review.operation !== "CONNECT" || !reviewsConnect(review, settings.requestingUser)) return undefined;
+export function planPodRead(
+  review: ReviewFacts,
+  settings: Pick<PolicySettings, "requestingUser">,
+): { namespace: string; name: string } | undefined {
+  if (review.object !== "pod" || review.operation !== "CONNECT" || !reviewsConnect(review, settings.requestingUser))
+    return undefined;
   return { namespace: review.namespace, name: review.name };
 }
 
@@ -177,8 +239,14 @@ export function planPodRead(review: ReviewFacts, settings: Pick<PolicySettings, 
  * level (with a shared process namespace one container reaches another's processes). A pod that could not be read
  * is a refusal (fail closed). @throws Error when the pod was not loaded (our bug: a 500).
  */
-export function judgeConnect(review: PodConnect): { refs?: GmsaReference[]; names?: Set<string>; errors?: AdmissionError[]; subjects?: Subject[] } {
-  if (review.pod === undefined) throw new Error(`pod "${review.namespace}/${review.name}" was not loaded for ${review.subResource ?? "CONNECT"}`);
+export function judgeConnect(review: PodConnect): {
+  refs?: GmsaReference[];
+  names?: Set<string>;
+  errors?: AdmissionError[];
+  subjects?: Subject[];
+} {
+  if (review.pod === undefined)
+    throw new Error(`pod "${review.namespace}/${review.name}" was not loaded for ${review.subResource ?? "CONNECT"}`);
   if (!review.pod.ok) return { errors: [review.pod.error] };
   const via = `pods/${review.subResource ?? ""}`;
   const refs = readPodGmsa(review.pod.value).refs.map((ref) => ({ ...ref, label: `${via} into ${ref.label}` }));
@@ -186,7 +254,8 @@ export function judgeConnect(review: PodConnect): { refs?: GmsaReference[]; name
   if (names.size === 0) return {};
   const invalid = checkNames(refs);
   if (invalid.length > 0) return { errors: invalid };
-  if (review.requester === undefined) return { errors: [new AdmissionError("request.userInfo.username is missing", { code: "ERR_INVALID_REVIEW" })] };
+  if (review.requester === undefined)
+    return { errors: [new AdmissionError("request.userInfo.username is missing", { code: "ERR_INVALID_REVIEW" })] };
   return { refs, names, subjects: [{ namespace: review.namespace, user: review.requester }] };
 }
 
@@ -201,7 +270,9 @@ const cap = (text: string) => truncate(text, MAX_AUDIT_VALUE_LENGTH - 1);
  */
 export function applyEnforcement(outcome: Decision, credSpecNames: Iterable<string>, mode: EnforcementMode): Decision {
   const names = new Set(credSpecNames);
-  if (!outcome.allowed) for (const error of outcome.errors) if (error.where?.credSpecName !== undefined) names.add(error.where.credSpecName);
+  if (!outcome.allowed)
+    for (const error of outcome.errors)
+      if (error.where?.credSpecName !== undefined) names.add(error.where.credSpecName);
   const annotations: Record<string, string> = names.size === 0 ? {} : { credspecs: cap([...names].sort().join(",")) };
   if (outcome.allowed) return { ...outcome, auditAnnotations: { decision: "allowed", ...annotations } };
   annotations.codes = cap([...new Set(outcome.errors.map((e) => e.code))].join(","));

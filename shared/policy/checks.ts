@@ -27,7 +27,8 @@ export const MAX_CREDSPECS_PER_POD = 16;
 /** Refuses, before any API call (422), names that are not DNS-1123 subdomains and more than {@link MAX_CREDSPECS_PER_POD} names. */
 export function checkNames(refs: GmsaReference[]): AdmissionError[] {
   const invalid = refs.filter((ref) => ref.name !== undefined && !isDns1123Subdomain(ref.name));
-  const describe = (ref: GmsaReference) => `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
+  const describe = (ref: GmsaReference) =>
+    `${ref.label}: credspec name ${JSON.stringify(truncate(ref.name ?? ""))} is not a valid DNS-1123 subdomain`;
   const errors = invalid.map((ref) => createRefusal("ERR_INVALID_CREDSPEC_NAME", describe(ref), ref.label));
   const count = distinctNames(refs).size;
   const message = `the pod names ${count} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD} are accepted in one pod`;
@@ -39,15 +40,24 @@ export function checkNames(refs: GmsaReference[]): AdmissionError[] {
 export function checkContentsShape(refs: GmsaReference[]): AdmissionError[] {
   const errors: AdmissionError[] = [];
   for (const ref of refs) {
-    const refuse = (code: AdmissionErrorCode, problem: string) => errors.push(createRefusal(code, `${ref.label}: ${problem}`, ref.label, ref.name));
+    const refuse = (code: AdmissionErrorCode, problem: string) =>
+      errors.push(createRefusal(code, `${ref.label}: ${problem}`, ref.label, ref.name));
     // The scan parses the contents first: `invalid` means they are not JSON.
     const scan = ref.contents === undefined || ref.name === undefined ? undefined : findDuplicateKey(ref.contents);
-    if (ref.contents !== undefined && ref.name === undefined) refuse("ERR_CONTENTS_WITHOUT_NAME", "GMSA credspec contents are set without a credspec name");
-    else if (scan?.kind === "invalid") refuse("ERR_CONTENTS_NOT_JSON", `GMSA credspec contents for "${ref.name}" are not valid JSON`);
+    if (ref.contents !== undefined && ref.name === undefined)
+      refuse("ERR_CONTENTS_WITHOUT_NAME", "GMSA credspec contents are set without a credspec name");
+    else if (scan?.kind === "invalid")
+      refuse("ERR_CONTENTS_NOT_JSON", `GMSA credspec contents for "${ref.name}" are not valid JSON`);
     else if (scan?.kind === "duplicate") {
-      refuse("ERR_DUPLICATE_CREDSPEC_KEY", `GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`);
+      refuse(
+        "ERR_DUPLICATE_CREDSPEC_KEY",
+        `GMSA credspec contents for "${ref.name}" repeat the key ${JSON.stringify(truncate(scan.path, 160))}; each key may appear once per object`,
+      );
     } else if (ref.contents === undefined && ref.name !== undefined) {
-      refuse("ERR_NAME_WITHOUT_CONTENTS", `credspec "${ref.name}" was never inlined (is the expand webhook installed?)`);
+      refuse(
+        "ERR_NAME_WITHOUT_CONTENTS",
+        `credspec "${ref.name}" was never inlined (is the expand webhook installed?)`,
+      );
     }
   }
   return errors;

@@ -3,7 +3,14 @@ import { AdmissionError, createRefusal } from "../errors.ts";
 import type { Decision, Pod, WindowsOptions } from "../admission/review.ts";
 import { checkNames, decide, findDuplicateKey, otherKindWarning } from "./checks.ts";
 import type { LoadedFacts, LoadPlan, PolicySettings, ReviewFacts } from "./facts.ts";
-import { findNewEphemeralContainers, hasGmsaSettings, readPodGmsa, toReference, type AnnotatedPlace, type OptionsPlace } from "./pod-gmsa.ts";
+import {
+  findNewEphemeralContainers,
+  hasGmsaSettings,
+  readPodGmsa,
+  toReference,
+  type AnnotatedPlace,
+  type OptionsPlace,
+} from "./pod-gmsa.ts";
 
 /** The API server's limit on `gmsaCredentialSpec` (validation.go: maxGMSACredentialSpecLength). */
 export const MAX_CREDSPEC_CONTENTS_BYTES = 64 * 1024;
@@ -20,7 +27,8 @@ export const HOSTNAME_LENGTH = 15;
 /** A random NetBIOS-safe hostname from 15 `bytes`: a letter, then lowercase letters and digits (never all digits). */
 export function createRandomHostname(bytes: Uint8Array): string {
   let name = LETTERS[(bytes[0] ?? 0) % LETTERS.length] ?? "a";
-  for (let i = 1; i < HOSTNAME_LENGTH; i++) name += LETTERS_AND_DIGITS[(bytes[i] ?? 0) % LETTERS_AND_DIGITS.length] ?? "a";
+  for (let i = 1; i < HOSTNAME_LENGTH; i++)
+    name += LETTERS_AND_DIGITS[(bytes[i] ?? 0) % LETTERS_AND_DIGITS.length] ?? "a";
   return name;
 }
 
@@ -55,10 +63,12 @@ export function planExpand(review: ReviewFacts, settings: Pick<PolicySettings, "
   const fills: Fill[] = [];
   for (const place of places) {
     const name = place.options?.gmsaCredentialSpecName;
-    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined) fills.push({ name, label: place.label, place });
+    if (name !== undefined && place.options?.gmsaCredentialSpec === undefined)
+      fills.push({ name, label: place.label, place });
   }
   for (const { annotation, place } of pairs) {
-    if (annotation.name !== undefined) fills.push({ name: annotation.name, label: `annotation "${annotation.nameKey}"`, place, annotation });
+    if (annotation.name !== undefined)
+      fills.push({ name: annotation.name, label: `annotation "${annotation.nameKey}"`, place, annotation });
   }
   const credspecs = new Set(fills.map((fill) => fill.name));
   return { load: { credspecs, access: [], randomBytes: hostname ? HOSTNAME_LENGTH : 0 }, pod: review.pod, fills };
@@ -86,7 +96,11 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     const fact = facts.credspecs.get(name);
     // A name the plan did not load is our bug: fail closed rather than allow the pod unexpanded.
     if (fact?.ok !== true) {
-      errors.push((fact?.error ?? new AdmissionError(`facts for credspec "${name}" were not loaded`, { code: "ERR_INTERNAL" })).withContext(place, name));
+      errors.push(
+        (
+          fact?.error ?? new AdmissionError(`facts for credspec "${name}" were not loaded`, { code: "ERR_INTERNAL" })
+        ).withContext(place, name),
+      );
       continue;
     }
     const text = JSON.stringify(fact.value);
@@ -116,7 +130,10 @@ export function decideExpand(plan: ExpandPlan, facts: LoadedFacts): Decision {
     ((out.metadata ??= {}).annotations ??= {})[annotation.contentsKey] ??= text;
     options.gmsaCredentialSpecName ??= name;
     // Contents that repeat a key are never copied into the field: authorize refuses them on the annotation.
-    const given = annotation.contents !== undefined && findDuplicateKey(annotation.contents).kind === "unique" ? annotation.contents : undefined;
+    const given =
+      annotation.contents !== undefined && findDuplicateKey(annotation.contents).kind === "unique"
+        ? annotation.contents
+        : undefined;
     options.gmsaCredentialSpec ??= given ?? text;
   }
   if (plan.load.randomBytes > 0) (out.spec ??= {}).hostname = createRandomHostname(facts.randomBytes);

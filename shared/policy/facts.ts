@@ -29,7 +29,11 @@ export interface PodCreate {
   requester: Requester | undefined;
 }
 /** An UPDATE of a Pod or of a subresource (`ephemeralcontainers` for `kubectl debug`), with the pod before it. */
-export type PodUpdate = Omit<PodCreate, "operation"> & { operation: "UPDATE"; subResource: string | undefined; oldPod: Pod };
+export type PodUpdate = Omit<PodCreate, "operation"> & {
+  operation: "UPDATE";
+  subResource: string | undefined;
+  oldPod: Pod;
+};
 /** A CREATE or UPDATE of a Pod: what the GMSA rules judge. */
 export type PodChange = PodCreate | PodUpdate;
 
@@ -58,9 +62,19 @@ export type ReviewFacts =
 /** What the policy reads from an admission request; a review whose pod cannot be read comes back `invalid` (400). */
 export function readReview(request: AdmissionRequest): ReviewFacts {
   const { operation, userInfo, resource } = request;
-  const requester = userInfo?.username === undefined || userInfo.username === "" ? undefined : { ...userInfo, username: userInfo.username };
+  const requester =
+    userInfo?.username === undefined || userInfo.username === ""
+      ? undefined
+      : { ...userInfo, username: userInfo.username };
   // A CONNECT's kind and object are its options (PodExecOptions, PodAttachOptions): the request names the pod.
-  const connect = { object: "pod", operation: "CONNECT", subResource: request.subResource, namespace: request.namespace ?? "", name: request.name ?? "", requester } as const;
+  const connect = {
+    object: "pod",
+    operation: "CONNECT",
+    subResource: request.subResource,
+    namespace: request.namespace ?? "",
+    name: request.name ?? "",
+    requester,
+  } as const;
   if (operation === "CONNECT" && resource?.group === "" && resource.resource === "pods") return connect;
   const { group, version, kind } = request.kind;
   if (group !== "" || kind !== "Pod") return { object: "other", group, version, kind };
@@ -68,7 +82,12 @@ export function readReview(request: AdmissionRequest): ReviewFacts {
   if (operation === "CONNECT") return connect;
   try {
     const pod = readRequestPod(request, "object");
-    const common = { object: "pod", namespace: request.namespace ?? pod.metadata?.namespace ?? "default", pod, requester } as const;
+    const common = {
+      object: "pod",
+      namespace: request.namespace ?? pod.metadata?.namespace ?? "default",
+      pod,
+      requester,
+    } as const;
     if (operation === "CREATE") return { ...common, operation };
     return { ...common, operation, subResource: request.subResource, oldPod: readRequestPod(request, "oldObject") };
   } catch (error) {

@@ -8,7 +8,11 @@ import type { Pod, WindowsOptions } from "../admission/review.ts";
 import type { PodChange } from "./facts.ts";
 
 /** The three lists of containers, in the order denials name them, and how a denial names a container of each. */
-const CONTAINER_LABELS = { containers: "container", initContainers: "init container", ephemeralContainers: "ephemeral container" } as const;
+const CONTAINER_LABELS = {
+  containers: "container",
+  initContainers: "init container",
+  ephemeralContainers: "ephemeral container",
+} as const;
 type ContainerList = keyof typeof CONTAINER_LABELS;
 
 /**
@@ -27,7 +31,12 @@ export interface OptionsPlace {
 /** Every place of the pod: the pod first, then containers, init containers and ephemeral containers in order. */
 function listOptionsPlaces(pod: Pod): OptionsPlace[] {
   const places: OptionsPlace[] = [
-    { scope: "pod", label: "pod", path: ["spec", "securityContext", "windowsOptions"], options: pod.spec?.securityContext?.windowsOptions },
+    {
+      scope: "pod",
+      label: "pod",
+      path: ["spec", "securityContext", "windowsOptions"],
+      options: pod.spec?.securityContext?.windowsOptions,
+    },
   ];
   for (const list of Object.keys(CONTAINER_LABELS) as ContainerList[]) {
     (pod.spec?.[list] ?? []).forEach((container, index) => {
@@ -121,14 +130,24 @@ export function readPodGmsa(pod: Pod): PodGmsa {
     refs.push({ label, name: annotation.name, contents: annotation.contents });
     const place = byContainer.get(containerName);
     if (place === undefined) {
-      annotationErrors.push(createRefusal("ERR_UNKNOWN_CONTAINER", `${label} names container "${containerName}", which the pod does not have`, label));
+      annotationErrors.push(
+        createRefusal(
+          "ERR_UNKNOWN_CONTAINER",
+          `${label} names container "${containerName}", which the pod does not have`,
+          label,
+        ),
+      );
       continue;
     }
     const { gmsaCredentialSpecName: fieldName, gmsaCredentialSpec: fieldContents } = place.options ?? {};
     let conflict: string | undefined;
     if (annotation.name !== undefined && fieldName !== undefined && annotation.name !== fieldName) {
       conflict = `annotation "${keys.nameKey}" names credspec "${annotation.name}" but ${place.label} names "${fieldName}"`;
-    } else if (annotation.contents !== undefined && fieldContents !== undefined && !sameJson(annotation.contents, fieldContents)) {
+    } else if (
+      annotation.contents !== undefined &&
+      fieldContents !== undefined &&
+      !sameJson(annotation.contents, fieldContents)
+    ) {
       conflict = `annotation "${keys.contentsKey}" and ${place.label} carry different credspec contents`;
     }
     if (conflict === undefined) pairs.push({ annotation, place });
@@ -139,13 +158,19 @@ export function readPodGmsa(pod: Pod): PodGmsa {
 
 /** The reference a field place holds. */
 export function toReference(place: OptionsPlace): GmsaReference {
-  return { label: place.label, name: place.options?.gmsaCredentialSpecName, contents: place.options?.gmsaCredentialSpec };
+  return {
+    label: place.label,
+    name: place.options?.gmsaCredentialSpecName,
+    contents: place.options?.gmsaCredentialSpec,
+  };
 }
 
 /** Whom the alpha annotations speak for: the pod (undefined) first, then containers in sorted key order. */
 function listAnnotatedContainers(annotations: Record<string, string>): (string | undefined)[] {
   const keys = Object.keys(annotations).filter(isGmsaAnnotationKey).sort();
-  const containers = new Set(keys.filter((key) => !isPodAnnotationKey(key)).map((key) => key.slice(0, key.indexOf(CONTAINER_SUFFIX))));
+  const containers = new Set(
+    keys.filter((key) => !isPodAnnotationKey(key)).map((key) => key.slice(0, key.indexOf(CONTAINER_SUFFIX))),
+  );
   return [...(keys.some(isPodAnnotationKey) ? [undefined] : []), ...containers];
 }
 

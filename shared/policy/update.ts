@@ -1,9 +1,20 @@
 /** UPDATE rules: a pod's GMSA settings cannot change once created; new ephemeral containers are judged as created. */
 import { createRefusal, type AdmissionError } from "../errors.ts";
-import { hasGmsaSettings, isGmsaAnnotationKey, toReference, type GmsaReference, type OptionsPlace, type PodGmsa } from "./pod-gmsa.ts";
+import {
+  hasGmsaSettings,
+  isGmsaAnnotationKey,
+  toReference,
+  type GmsaReference,
+  type OptionsPlace,
+  type PodGmsa,
+} from "./pod-gmsa.ts";
 
 /** Refuses (400) GMSA names or contents changed, added or removed on UPDATE; `isNew` ephemeral containers are judged as created. */
-export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPlace) => boolean = () => false): AdmissionError[] {
+export function checkUpdate(
+  old: PodGmsa,
+  now: PodGmsa,
+  isNew: (place: OptionsPlace) => boolean = () => false,
+): AdmissionError[] {
   const before = settingsOf(old, () => false);
   const after = settingsOf(now, isNew);
   const errors: AdmissionError[] = [];
@@ -11,7 +22,15 @@ export function checkUpdate(old: PodGmsa, now: PodGmsa, isNew: (place: OptionsPl
     const was = before.get(label);
     const is = after.get(label);
     const change = describeChange(was, is);
-    if (change !== undefined) errors.push(createRefusal("ERR_GMSA_CHANGED", `${label}: GMSA settings cannot change on update (${change})`, label, is?.name ?? was?.name));
+    if (change !== undefined)
+      errors.push(
+        createRefusal(
+          "ERR_GMSA_CHANGED",
+          `${label}: GMSA settings cannot change on update (${change})`,
+          label,
+          is?.name ?? was?.name,
+        ),
+      );
   }
   return errors;
 }
@@ -23,7 +42,10 @@ function describeChange(was: GmsaReference | undefined, now: GmsaReference | und
     else if (now?.name === undefined) changes.push(`credspec name "${was.name}" removed`);
     else changes.push(`credspec name changed from "${was.name}" to "${now.name}"`);
   }
-  if (was?.contents !== now?.contents) changes.push(`contents ${was?.contents === undefined ? "added" : now?.contents === undefined ? "removed" : "changed"}`);
+  if (was?.contents !== now?.contents)
+    changes.push(
+      `contents ${was?.contents === undefined ? "added" : now?.contents === undefined ? "removed" : "changed"}`,
+    );
   return changes.length === 0 ? undefined : changes.join(", ");
 }
 

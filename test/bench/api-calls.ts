@@ -26,9 +26,21 @@ export interface CallsPerReview {
 }
 
 /** Sends exactly one review and counts the calls the function made for it. */
-async function countOneReview(stack: FunctionsStack, caPem: string, audit: AuditLog, fn: FunctionName, body: string): Promise<ReviewCalls> {
+async function countOneReview(
+  stack: FunctionsStack,
+  caPem: string,
+  audit: AuditLog,
+  fn: FunctionName,
+  body: string,
+): Promise<ReviewCalls> {
   const offset = await audit.mark();
-  const result = await runLoad({ ...reviewLoad(stack, caPem, fn, body), concurrency: 1, maxRequests: 1, maxDurationMs: 30_000, warmupRequests: 0 });
+  const result = await runLoad({
+    ...reviewLoad(stack, caPem, fn, body),
+    concurrency: 1,
+    maxRequests: 1,
+    maxDurationMs: 30_000,
+    warmupRequests: 0,
+  });
   if (result.errors > 0) throw new Error(`${stack.runtime} ${fn}: one review failed: ${result.firstError ?? ""}`);
   return functionCalls(await audit.countSince(offset), fn);
 }
@@ -37,7 +49,12 @@ async function countOneReview(stack: FunctionsStack, caPem: string, audit: Audit
  * Needs a freshly started stack (no review sent yet) for the cold figures; the two pod sizes name
  * disjoint credspecs, so each size's first review is cold.
  */
-export async function measureCallsPerReview(stack: FunctionsStack, caPem: string, audit: AuditLog, bodies: ReviewBodies): Promise<CallsPerReview[]> {
+export async function measureCallsPerReview(
+  stack: FunctionsStack,
+  caPem: string,
+  audit: AuditLog,
+  bodies: ReviewBodies,
+): Promise<CallsPerReview[]> {
   const rows: CallsPerReview[] = [];
   for (const containers of CONTAINER_COUNTS) {
     for (const fn of FUNCTION_NAMES) {

@@ -31,7 +31,10 @@ const LIMITERS = [{ qps: 30, burst: 50 }, RAISED_LIMITER];
  */
 export async function runAskedSections(asked: readonly string[], options: AskedSectionsOptions): Promise<number> {
   const unknown = asked.filter((name) => !(ASKED_SECTIONS as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new Error(`unknown bench section ${unknown.join(", ")}: the sections run by name are ${ASKED_SECTIONS.join(", ")}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown bench section ${unknown.join(", ")}: the sections run by name are ${ASKED_SECTIONS.join(", ")}`,
+    );
   const { log } = options;
   let runs: RolloutRun[] = [];
   let steps: GrowthStep[] = [];
@@ -59,17 +62,26 @@ export async function runAskedSections(asked: readonly string[], options: AskedS
     }
     if (asked.includes("growth")) {
       log("I: cost as work grows");
-      steps = await benchGrowth(bench.cluster, { steps: options.quick ? GROWTH_STEPS.slice(0, 2) : GROWTH_STEPS, reviewsPerStep: options.quick ? 2000 : 20_000, log });
+      steps = await benchGrowth(bench.cluster, {
+        steps: options.quick ? GROWTH_STEPS.slice(0, 2) : GROWTH_STEPS,
+        reviewsPerStep: options.quick ? 2000 : 20_000,
+        log,
+      });
     }
   } finally {
     await bench.stop();
     clearInterval(keepAlive);
   }
   printRollout(runs, ROLLOUT_CONCURRENCY);
-  if (asked.includes("rollout") && options.referenceBin === undefined) console.log("\nThe Go reference not run: GMSA_REF_BIN unset.");
+  if (asked.includes("rollout") && options.referenceBin === undefined)
+    console.log("\nThe Go reference not run: GMSA_REF_BIN unset.");
   printGrowth(steps);
   return (
-    runs.reduce((sum, run) => sum + run.phases.reduce((s, p) => s + p.verdicts.wrong + (run.reference ? 0 : p.verdicts.error) + p.floorErrors, 0), 0) +
-    steps.reduce((sum, step) => sum + step.errors, 0)
+    runs.reduce(
+      (sum, run) =>
+        sum +
+        run.phases.reduce((s, p) => s + p.verdicts.wrong + (run.reference ? 0 : p.verdicts.error) + p.floorErrors, 0),
+      0,
+    ) + steps.reduce((sum, step) => sum + step.errors, 0)
   );
 }

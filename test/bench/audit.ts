@@ -67,7 +67,8 @@ export function openAuditLog(file: string): AuditLog {
       try {
         const length = (await handle.stat()).size - offset;
         // Shorter than the mark: kube-apiserver rotated the log, and the calls since are not all in this file.
-        if (length < 0) throw new Error(`the audit log ${file} was rotated since byte ${offset}: its calls cannot be counted`);
+        if (length < 0)
+          throw new Error(`the audit log ${file} was rotated since byte ${offset}: its calls cannot be counted`);
         const buffer = Buffer.alloc(Math.max(0, length));
         if (length > 0) await handle.read(buffer, 0, length, offset);
         for (const line of buffer.toString("utf8").split("\n")) {

@@ -35,7 +35,9 @@ function benchObjects(): KubeObject[] {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: "gmsa-bench-use" },
-      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: names }],
+      rules: [
+        { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: names },
+      ],
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
@@ -79,7 +81,10 @@ export async function startBenchCluster(log: (line: string) => void): Promise<Be
     await applyObjects(admin, benchObjects());
     const credspecs = new Map<string, unknown>();
     for (const name of benchCredSpecNames()) {
-      const object = await kubeRequestOk<{ credspec: unknown }>(admin, `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`);
+      const object = await kubeRequestOk<{ credspec: unknown }>(
+        admin,
+        `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`,
+      );
       credspecs.set(name, object.credspec);
     }
     return { cluster, credspecs, stop };

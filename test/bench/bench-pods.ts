@@ -70,7 +70,9 @@ export function buildBenchPod(containers: number, contents?: ReadonlyMap<string,
       image: "mcr.microsoft.com/windows/servercore:ltsc2022",
       ports: [{ containerPort: 8080 + i, protocol: "TCP" }],
       resources: { requests: { cpu: "100m", memory: "128Mi" } },
-      securityContext: { windowsOptions: { gmsaCredentialSpecName: name, ...(text === undefined ? {} : { gmsaCredentialSpec: text }) } },
+      securityContext: {
+        windowsOptions: { gmsaCredentialSpecName: name, ...(text === undefined ? {} : { gmsaCredentialSpec: text }) },
+      },
     };
   });
   return {

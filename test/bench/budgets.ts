@@ -41,7 +41,9 @@ const WELL_UNDER = 0.9;
 
 /** `value` with thousands separators and `digits` decimals; "-" when absent or not finite. */
 function num(value: number | undefined, digits = 0): string {
-  return value === undefined || !Number.isFinite(value) ? "-" : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return value === undefined || !Number.isFinite(value)
+    ? "-"
+    : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
 /** A figure per function of the pair (expand / authorize), or undefined when one is missing. */
@@ -68,7 +70,8 @@ function relativeRow(
   within: (ratio: number) => boolean,
 ): BudgetRow {
   const values = (v: number[]) => `${v.map((x) => num(x)).join(" / ")}${unit}`;
-  if (ours === undefined) return { figure, budget, ours: "-", go: go === undefined ? "-" : values(go), verdict: "not measured" };
+  if (ours === undefined)
+    return { figure, budget, ours: "-", go: go === undefined ? "-" : values(go), verdict: "not measured" };
   if (go === undefined) return { figure, budget, ours: values(ours), go: "-", verdict: "needs GMSA_REF_BIN" };
   const ratios = ours.map((v, i) => v / go[i]!);
   return {
@@ -118,7 +121,10 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
   rows.push({
     figure: "what the webhooks add to a pod create through kube-apiserver, p50",
     budget: "≤ 1.5x a do-nothing webhook pair's",
-    ours: created === undefined ? "-" : `${fixed(created.added, 2)} ms: ${fixed(created.ratio, 2)}x the pair's ${fixed(created.floor, 2)} ms`,
+    ours:
+      created === undefined
+        ? "-"
+        : `${fixed(created.added, 2)} ms: ${fixed(created.ratio, 2)}x the pair's ${fixed(created.floor, 2)} ms`,
     go: goCreated === undefined ? "-" : `${fixed(goCreated.added, 2)} ms: ${fixed(goCreated.ratio, 2)}x`,
     verdict: created === undefined ? "not measured" : verdict(created.ratio <= 1.5),
   });
@@ -126,13 +132,17 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
   const rounds = reviewsPerRound(run);
   const rss = residentMiB(run, NODE_SERVER_NAME);
   const goRss = residentMiB(run, REFERENCE_SERVER_NAME);
-  const rssText = (r: NonNullable<typeof rss>) => `${fixed(r.idle, 1)} / ${fixed(r.afterLoad, 1)} MiB (${r.growth >= 0 ? "+" : ""}${fixed(r.growth, 1)} over the rounds)`;
+  const rssText = (r: NonNullable<typeof rss>) =>
+    `${fixed(r.idle, 1)} / ${fixed(r.afterLoad, 1)} MiB (${r.growth >= 0 ? "+" : ""}${fixed(r.growth, 1)} over the rounds)`;
   rows.push({
     figure: `resident memory of the Node server, idle / after ${rounds === undefined ? "3 x 20,000" : `${rounds.rounds} x ${num(rounds.reviews)}`} reviews, production flags`,
     budget: `≤ 75 / ≤ 100 MiB, flat (± ${FLAT_RSS_MIB} MiB)`,
     ours: rss === undefined ? "-" : rssText(rss),
     go: goRss === undefined ? "-" : rssText(goRss),
-    verdict: rss === undefined ? "not measured" : verdict(rss.idle <= 75 && rss.afterLoad <= 100 && Math.abs(rss.growth) <= FLAT_RSS_MIB),
+    verdict:
+      rss === undefined
+        ? "not measured"
+        : verdict(rss.idle <= 75 && rss.afterLoad <= 100 && Math.abs(rss.growth) <= FLAT_RSS_MIB),
   });
 
   const cold = lambdaColdStart(run);
@@ -162,7 +172,8 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
         ? "-"
         : `${num(run.sourceLines)}${run.cliSourceLines === undefined ? "" : ` (the CLI in functions/cli ${num(run.cliSourceLines)}, the rest ${num(run.sourceLines - run.cliSourceLines)})`}`,
     go: "",
-    verdict: run.sourceLines === undefined ? "not measured" : verdict(run.sourceLines <= SOURCE_LINES_BUDGET * WELL_UNDER),
+    verdict:
+      run.sourceLines === undefined ? "not measured" : verdict(run.sourceLines <= SOURCE_LINES_BUDGET * WELL_UNDER),
   });
   return rows;
 }

@@ -40,22 +40,40 @@ export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
       title: "Server CPU per warm review, 1-container pod",
       unit: "µs",
       lowerIsBetter: true,
-      groups: PAIR_ORDER.map((fn) => group(fn, serverCpuMicros(inputs, NODE_SERVER_NAME, fn), serverCpuMicros(inputs, REFERENCE_SERVER_NAME, fn), serverCpuMicros(inputs, FLOOR_SERVER_NAME, fn))),
+      groups: PAIR_ORDER.map((fn) =>
+        group(
+          fn,
+          serverCpuMicros(inputs, NODE_SERVER_NAME, fn),
+          serverCpuMicros(inputs, REFERENCE_SERVER_NAME, fn),
+          serverCpuMicros(inputs, FLOOR_SERVER_NAME, fn),
+        ),
+      ),
     },
-    ...BUDGET_POD_SIZES.map(
-      (containers): ChartPanel => ({
-        title: `Reviews per second straight to the function, ${containers}-container pod, concurrency ${BUDGET_CONCURRENCY}`,
-        unit: "/s",
-        lowerIsBetter: false,
-        groups: PAIR_ORDER.map((fn) => group(fn, reviewsPerSecond(inputs, "node", fn, containers), reviewsPerSecond(inputs, "reference", fn, containers))),
-      }),
-    ),
+    ...BUDGET_POD_SIZES.map((containers): ChartPanel => ({
+      title: `Reviews per second straight to the function, ${containers}-container pod, concurrency ${BUDGET_CONCURRENCY}`,
+      unit: "/s",
+      lowerIsBetter: false,
+      groups: PAIR_ORDER.map((fn) =>
+        group(
+          fn,
+          reviewsPerSecond(inputs, "node", fn, containers),
+          reviewsPerSecond(inputs, "reference", fn, containers),
+        ),
+      ),
+    })),
     {
       title: "Added to a pod create through kube-apiserver, p50",
       unit: "ms",
       lowerIsBetter: true,
       digits: 2,
-      groups: [group("pod create", created?.added, podCreateAdded(podCreateRounds(inputs, "reference"))?.added, created?.floor)],
+      groups: [
+        group(
+          "pod create",
+          created?.added,
+          podCreateAdded(podCreateRounds(inputs, "reference"))?.added,
+          created?.floor,
+        ),
+      ],
     },
     {
       title: "Resident memory (largest of expand and authorize)",
@@ -64,7 +82,12 @@ export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
       digits: 1,
       groups: [
         group("idle", rss(NODE_SERVER_NAME)?.idle, rss(REFERENCE_SERVER_NAME)?.idle, rss(FLOOR_SERVER_NAME)?.idle),
-        group("after load", rss(NODE_SERVER_NAME)?.afterLoad, rss(REFERENCE_SERVER_NAME)?.afterLoad, rss(FLOOR_SERVER_NAME)?.afterLoad),
+        group(
+          "after load",
+          rss(NODE_SERVER_NAME)?.afterLoad,
+          rss(REFERENCE_SERVER_NAME)?.afterLoad,
+          rss(FLOOR_SERVER_NAME)?.afterLoad,
+        ),
       ],
     },
   ];
@@ -72,5 +95,8 @@ export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
     .map((p) => ({ ...p, groups: p.groups.filter((g) => Object.keys(g.values).length > 0) }))
     .filter((p) => p.groups.length > 0);
   const reference = inputs.reference === undefined ? "; the Go reference not run (GMSA_REF_BIN unset)" : "";
-  return { subtitle: `npm run bench of ${inputs.startedAt.slice(0, 16).replace("T", " ")} UTC${reference}`, panels: measured };
+  return {
+    subtitle: `npm run bench of ${inputs.startedAt.slice(0, 16).replace("T", " ")} UTC${reference}`,
+    panels: measured,
+  };
 }

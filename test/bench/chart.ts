@@ -65,21 +65,29 @@ function formatRatio(ratio: number): string {
 function renderPanel(panel: ChartPanel, top: number): { svg: string[]; height: number } {
   const svg: string[] = [];
   const better = panel.lowerIsBetter ? "lower is better" : "higher is better";
-  svg.push(`<text x="0" y="${top + 14}" class="panel">${escapeXml(panel.title)} <tspan class="note">(${better})</tspan></text>`);
+  svg.push(
+    `<text x="0" y="${top + 14}" class="panel">${escapeXml(panel.title)} <tspan class="note">(${better})</tspan></text>`,
+  );
   const max = Math.max(...panel.groups.flatMap((g) => Object.values(g.values)));
   const scale = (WIDTH - LABEL_WIDTH - VALUE_SPACE) / (max > 0 ? max : 1);
   let y = top + TITLE_HEIGHT;
   for (const group of panel.groups) {
     const series = CHART_SERIES.filter((s) => group.values[s] !== undefined);
     const groupHeight = series.length * (BAR_HEIGHT + BAR_GAP) - BAR_GAP;
-    svg.push(`<text x="${LABEL_WIDTH - 8}" y="${y + groupHeight / 2 + 4}" class="group">${escapeXml(group.label)}</text>`);
+    svg.push(
+      `<text x="${LABEL_WIDTH - 8}" y="${y + groupHeight / 2 + 4}" class="group">${escapeXml(group.label)}</text>`,
+    );
     const go = group.values.go;
     for (const s of series) {
       const value = group.values[s]!;
       const width = Math.max(1, value * scale);
       const ratio = s === "ours" && go !== undefined && go > 0 ? ` (${formatRatio(value / go)} Go's)` : "";
-      svg.push(`<rect x="${LABEL_WIDTH}" y="${y}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${SERIES_STYLE[s].color}"/>`);
-      svg.push(`<text x="${(LABEL_WIDTH + width + 5).toFixed(1)}" y="${y + BAR_HEIGHT - 3}" class="value">${formatValue(value, panel.digits ?? 0)} ${escapeXml(panel.unit)}${ratio}</text>`);
+      svg.push(
+        `<rect x="${LABEL_WIDTH}" y="${y}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${SERIES_STYLE[s].color}"/>`,
+      );
+      svg.push(
+        `<text x="${(LABEL_WIDTH + width + 5).toFixed(1)}" y="${y + BAR_HEIGHT - 3}" class="value">${formatValue(value, panel.digits ?? 0)} ${escapeXml(panel.unit)}${ratio}</text>`,
+      );
       y += BAR_HEIGHT + BAR_GAP;
     }
     y += GROUP_GAP - BAR_GAP;
@@ -90,7 +98,9 @@ function renderPanel(panel: ChartPanel, top: number): { svg: string[]; height: n
 /** The whole chart as SVG text. */
 export function renderChart(figures: ChartFigures): string {
   const body: string[] = [];
-  body.push(`<text x="0" y="18" class="title">gmsa-webhooks beside the Go reference, same machine, same API server</text>`);
+  body.push(
+    `<text x="0" y="18" class="title">gmsa-webhooks beside the Go reference, same machine, same API server</text>`,
+  );
   body.push(`<text x="0" y="36" class="note">${escapeXml(figures.subtitle)}</text>`);
   let x = 0;
   for (const s of CHART_SERIES) {

@@ -21,25 +21,58 @@ export function judgeChecks(phases: readonly RuntimeFigures[], reference: Refere
   for (const p of phases) {
     // Exactly, not at most: the caches start empty, so a count below the distinct names means the audit log missed
     // the function's calls (another identity), not a saving.
-    const off = p.calls.filter((c) => c.cold.credspecReads !== c.distinct || c.cold.accessReviews !== (c.fn === "authorize" ? c.distinct : 0));
-    const coldFigure = p.calls.map((c) => `${c.fn} ${c.containers}c: ${c.cold.credspecReads}+${c.cold.accessReviews}`).join(", ");
-    rows.push({ check: `${p.runtime}: cold review, one read per distinct credspec and one access review per pair`, figure: `reads+reviews ${coldFigure}`, ok: off.length === 0 });
+    const off = p.calls.filter(
+      (c) => c.cold.credspecReads !== c.distinct || c.cold.accessReviews !== (c.fn === "authorize" ? c.distinct : 0),
+    );
+    const coldFigure = p.calls
+      .map((c) => `${c.fn} ${c.containers}c: ${c.cold.credspecReads}+${c.cold.accessReviews}`)
+      .join(", ");
+    rows.push({
+      check: `${p.runtime}: cold review, one read per distinct credspec and one access review per pair`,
+      figure: `reads+reviews ${coldFigure}`,
+      ok: off.length === 0,
+    });
     const warm = p.calls.reduce((sum, c) => sum + c.warm.credspecReads + c.warm.accessReviews, 0);
-    rows.push({ check: `${p.runtime}: warm review, no API call`, figure: `${warm} calls in ${p.calls.length} warm reviews`, ok: warm === 0 });
+    rows.push({
+      check: `${p.runtime}: warm review, no API call`,
+      figure: `${warm} calls in ${p.calls.length} warm reviews`,
+      ok: warm === 0,
+    });
     for (const r of p.execRuns) {
-      rows.push({ check: `${p.runtime} ${r.fn}: one exec plugin run per token lifetime`, figure: `${r.countFile} runs (at most ${r.allowed})`, ok: r.countFile <= r.allowed && r.metricsFailed === 0 });
+      rows.push({
+        check: `${p.runtime} ${r.fn}: one exec plugin run per token lifetime`,
+        figure: `${r.countFile} runs (at most ${r.allowed})`,
+        ok: r.countFile <= r.allowed && r.metricsFailed === 0,
+      });
     }
-    const errors = p.cells.reduce((sum, c) => sum + c.load.errors, 0) + podCreateLoads(p.podCreate).reduce((sum, l) => sum + l.errors, 0);
-    rows.push({ check: `${p.runtime}: every answer the expected one`, figure: `${errors} unexpected`, ok: errors === 0 });
+    const errors =
+      p.cells.reduce((sum, c) => sum + c.load.errors, 0) +
+      podCreateLoads(p.podCreate).reduce((sum, l) => sum + l.errors, 0);
+    rows.push({
+      check: `${p.runtime}: every answer the expected one`,
+      figure: `${errors} unexpected`,
+      ok: errors === 0,
+    });
   }
   if (reference !== undefined) {
-    const unexpected = reference.wrongAnswers.length + reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0);
-    rows.push({ check: `${REFERENCE_SERVER_NAME}: answers as both agree (allow, deny, inlined credspecs)`, figure: `${unexpected} unexpected`, ok: unexpected === 0 });
+    const unexpected =
+      reference.wrongAnswers.length +
+      reference.cells.reduce((sum, c) => sum + c.load.errors, 0) +
+      podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0);
+    rows.push({
+      check: `${REFERENCE_SERVER_NAME}: answers as both agree (allow, deny, inlined credspecs)`,
+      figure: `${unexpected} unexpected`,
+      ok: unexpected === 0,
+    });
   }
   return rows;
 }
 
 export function printChecks(rows: readonly CheckRow[]): void {
   if (rows.length === 0) return;
-  printTable("Checks", ["check", "figure", "ok"], rows.map((r) => [r.check, r.figure, r.ok ? "ok" : "FAILED"]));
+  printTable(
+    "Checks",
+    ["check", "figure", "ok"],
+    rows.map((r) => [r.check, r.figure, r.ok ? "ok" : "FAILED"]),
+  );
 }

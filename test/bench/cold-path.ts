@@ -21,7 +21,14 @@ import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 
 /** What the project's own scripts install from Debian (test/prepare.ts, infra/local/node-binaries.ts). */
-const PROJECT_DEBIAN_PACKAGES = ["awscli", "python3-prometheus-client", "docker-registry", "skopeo", "runc", "iptables"];
+const PROJECT_DEBIAN_PACKAGES = [
+  "awscli",
+  "python3-prometheus-client",
+  "docker-registry",
+  "skopeo",
+  "runc",
+  "iptables",
+];
 
 interface Phase {
   name: string;
@@ -31,14 +38,23 @@ interface Phase {
   code: number;
 }
 
-const load = (): string => loadavg().map((value) => value.toFixed(2)).join(" ");
+const load = (): string =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ");
 
 function log(message: string): void {
   process.stderr.write(`[cold-path] ${message}\n`);
 }
 
 /** Runs `command` with `args` in `cwd`, its output appended to `logFile`; resolves with the exit code. */
-function runLogged(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, logFile: string): Promise<number> {
+function runLogged(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): Promise<number> {
   return new Promise((resolve) => {
     const out = createWriteStream(logFile, { flags: "a" });
     const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -49,7 +65,14 @@ function runLogged(command: string, args: string[], cwd: string, env: NodeJS.Pro
   });
 }
 
-async function timed(name: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, logFile: string): Promise<Phase> {
+async function timed(
+  name: string,
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+): Promise<Phase> {
   const loadBefore = load();
   log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
   const started = Date.now();
@@ -69,10 +92,18 @@ const { values } = parseArgs({
 
 const work = await mkdtemp(path.join(tmpdir(), "gmsa-cold-path-"));
 const clone = path.join(work, "repo");
-const env: NodeJS.ProcessEnv = { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  CI: "true",
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+};
 // npm's own variables and PATH entries from an `npm run` that may have started us point into this checkout.
 for (const name of Object.keys(env)) if (name.startsWith("npm_")) delete env[name];
-env.PATH = (env.PATH ?? "").split(path.delimiter).filter((dir) => !dir.startsWith(REPO_ROOT)).join(path.delimiter);
+env.PATH = (env.PATH ?? "")
+  .split(path.delimiter)
+  .filter((dir) => !dir.startsWith(REPO_ROOT))
+  .join(path.delimiter);
 if (!values.warm) {
   env.GOCACHE = path.join(work, "go-build");
   env.GOMODCACHE = path.join(work, "go-mod");
@@ -83,22 +114,40 @@ if (!values.warm) {
 const phases: Phase[] = [];
 const logFile = (name: string): string => path.join(work, `${name}.log`);
 if (values["remove-debian-packages"]) {
-  phases.push(await timed("remove Debian packages", "apt-get", ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES], work, env, logFile("apt")));
-  phases.push(await timed("apt autoremove", "apt-get", ["autoremove", "--purge", "-y", "-q"], work, env, logFile("apt")));
+  phases.push(
+    await timed(
+      "remove Debian packages",
+      "apt-get",
+      ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES],
+      work,
+      env,
+      logFile("apt"),
+    ),
+  );
+  phases.push(
+    await timed("apt autoremove", "apt-get", ["autoremove", "--purge", "-y", "-q"], work, env, logFile("apt")),
+  );
 }
-phases.push(await timed("git clone", "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone], work, env, logFile("clone")));
+phases.push(
+  await timed("git clone", "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone], work, env, logFile("clone")),
+);
 if (values.warm) await symlink(path.join(REPO_ROOT, ".cache"), path.join(clone, ".cache"));
 phases.push(await timed("npm ci", "npm", ["ci", "--no-audit", "--no-fund"], clone, env, logFile("npm-ci")));
 phases.push(await timed("npm test", "npm", ["test"], clone, env, logFile("npm-test")));
 phases.push(await timed("npm run dev -- --check", "npm", ["run", "dev", "--", "--check"], clone, env, logFile("dev")));
 
 const testLog = await readFile(logFile("npm-test"), "utf8");
-const own = testLog.split("\n").filter((line) => /^\[prepare\]|^=== (vitest|lint|typecheck|all)|^\d+ passed, \d+ failed/.test(line));
-const kind = values.warm ? "warm (the machine's Go caches, this checkout's .cache)" : "cold (empty GOCACHE and GOMODCACHE, no .cache)";
+const own = testLog
+  .split("\n")
+  .filter((line) => /^\[prepare\]|^=== (vitest|lint|typecheck|all)|^\d+ passed, \d+ failed/.test(line));
+const kind = values.warm
+  ? "warm (the machine's Go caches, this checkout's .cache)"
+  : "cold (empty GOCACHE and GOMODCACHE, no .cache)";
 const total = phases.reduce((sum, phase) => sum + phase.seconds, 0);
 console.log(`\n### ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${kind}, ${cpus().length} cores`);
 console.log(`\n| phase | time | load before | load after | exit |\n| --- | ---: | --- | --- | ---: |`);
-for (const phase of phases) console.log(`| ${phase.name} | ${phase.seconds} s | ${phase.loadBefore} | ${phase.loadAfter} | ${phase.code} |`);
+for (const phase of phases)
+  console.log(`| ${phase.name} | ${phase.seconds} s | ${phase.loadBefore} | ${phase.loadAfter} | ${phase.code} |`);
 console.log(`| all | ${total} s (${(total / 60).toFixed(1)} min) | | | |`);
 console.log(`\nWhat npm test printed of its phases:\n\n\`\`\`\n${own.join("\n")}\n\`\`\``);
 

@@ -128,7 +128,10 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     ...pki.server,
     script: (request) =>
       request.method === "GET"
-        ? { status: 200, body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec } }
+        ? {
+            status: 200,
+            body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec },
+          }
         : { status: 201, body: { ...(JSON.parse(request.body) as object), status: { allowed: true } } },
   });
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
@@ -144,7 +147,13 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     });
     const script = path.join(dir, "cold-start.mjs");
     await writeFile(script, childScript(bundle, event));
-    const env = { PATH: process.env["PATH"], KUBECONFIG: kubeconfig, CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "warn" };
+    const env = {
+      PATH: process.env["PATH"],
+      KUBECONFIG: kubeconfig,
+      CALLER_AUTH: "bearer",
+      CALLER_AUTH_TOKENS: CALLER_TOKEN,
+      LOG_LEVEL: "warn",
+    };
     const imports: number[] = [];
     const answers: number[] = [];
     const cpu: number[] = [];
@@ -153,14 +162,17 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
       const figures = JSON.parse(stdout) as ColdStartRun;
       const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
       if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
-        throw new Error(`the Lambda bundle's first answer was not an allow: ${figures.result.statusCode} ${figures.result.body.slice(0, 300)}`);
+        throw new Error(
+          `the Lambda bundle's first answer was not an allow: ${figures.result.statusCode} ${figures.result.body.slice(0, 300)}`,
+        );
       }
       imports.push(figures.importMs);
       answers.push(figures.firstAnswerMs);
       cpu.push(figures.importCpuMs + figures.firstAnswerCpuMs);
     }
     const calls = server.requests.length / runs;
-    if (calls !== 2) throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
+    if (calls !== 2)
+      throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
     return {
       target: "lambda",
       setup,
@@ -179,7 +191,8 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
 /** The cold starts the bench runs, one per {@link ColdStartSetup}. */
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
   const results: ColdStart[] = [];
-  for (const setup of Object.keys(SETUP_ARGS) as ColdStartSetup[]) results.push(await measureLambdaColdStart(bundle, { runs, setup }));
+  for (const setup of Object.keys(SETUP_ARGS) as ColdStartSetup[])
+    results.push(await measureLambdaColdStart(bundle, { runs, setup }));
   return results;
 }
 

@@ -39,9 +39,15 @@ export function serverCpuMicros(run: RunFigures, server: string, fn: FunctionNam
 }
 
 /** Section B's reviews/s at the budget's concurrency: our Node server's, or the Go reference's with `reference`. */
-export function reviewsPerSecond(run: RunFigures, who: "node" | "reference", fn: FunctionName, containers: number): number | undefined {
+export function reviewsPerSecond(
+  run: RunFigures,
+  who: "node" | "reference",
+  fn: FunctionName,
+  containers: number,
+): number | undefined {
   const cells = who === "node" ? run.phases.find((p) => p.runtime === "node")?.cells : run.reference?.cells;
-  return cells?.find((c) => c.fn === fn && c.containers === containers && c.load.concurrency === BUDGET_CONCURRENCY)?.load.perSecond;
+  return cells?.find((c) => c.fn === fn && c.containers === containers && c.load.concurrency === BUDGET_CONCURRENCY)
+    ?.load.perSecond;
 }
 
 /** Section F's rounds of our Node server, or of the Go reference. */
@@ -50,7 +56,9 @@ export function podCreateRounds(run: RunFigures, who: "node" | "reference"): Pod
 }
 
 /** What a webhook pair adds to a pod create at p50 (ms, mean of the rounds), the floor's in the same creates, and their ratio. */
-export function podCreateAdded(rounds: PodCreateRounds | undefined): { added: number; floor: number; ratio: number } | undefined {
+export function podCreateAdded(
+  rounds: PodCreateRounds | undefined,
+): { added: number; floor: number; ratio: number } | undefined {
   if (rounds === undefined || rounds.webhooks.length === 0) return undefined;
   const added = meanAddedP50(rounds.webhooks);
   const floor = meanAddedP50(rounds.floor);
@@ -58,7 +66,10 @@ export function podCreateAdded(rounds: PodCreateRounds | undefined): { added: nu
 }
 
 /** Section G's resident memory of `server` in MiB, the largest of its functions: idle, and after the rounds. */
-export function residentMiB(run: RunFigures, server: string): { idle: number; afterLoad: number; growth: number } | undefined {
+export function residentMiB(
+  run: RunFigures,
+  server: string,
+): { idle: number; afterLoad: number; growth: number } | undefined {
   const figures = run.frugal.filter((f) => f.server === server && f.roundRssBytes.length > 0);
   if (figures.length === 0) return undefined;
   return {
@@ -72,7 +83,9 @@ export function residentMiB(run: RunFigures, server: string): { idle: number; af
 /** Reviews per round of section G (the same for every target). */
 export function reviewsPerRound(run: RunFigures): { rounds: number; reviews: number } | undefined {
   const f = run.frugal[0];
-  return f === undefined || f.roundRssBytes.length === 0 ? undefined : { rounds: f.roundRssBytes.length, reviews: f.reviews / f.roundRssBytes.length };
+  return f === undefined || f.roundRssBytes.length === 0
+    ? undefined
+    : { rounds: f.roundRssBytes.length, reviews: f.reviews / f.roundRssBytes.length };
 }
 
 /** The Lambda cold start as deployed (source maps off), ms. */

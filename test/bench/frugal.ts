@@ -60,7 +60,10 @@ export interface FrugalFigures {
  * `rounds` rounds of `reviewsPerRound` reviews at `concurrency`, reading RSS and CPU time after each round.
  * @throws Error when a target's process is gone.
  */
-export async function measureFrugal(targets: readonly MeasuredTarget[], options: FrugalOptions): Promise<FrugalFigures[]> {
+export async function measureFrugal(
+  targets: readonly MeasuredTarget[],
+  options: FrugalOptions,
+): Promise<FrugalFigures[]> {
   const rounds = options.rounds ?? 3;
   const concurrency = options.concurrency ?? 16;
   const settleMs = options.settleMs ?? 500;
@@ -138,7 +141,10 @@ export function maxRoundRssBytes(f: FrugalFigures): number {
  * Prints one row per target, then, when more than one server was measured, a side-by-side table per figure with
  * each server's ratio to the first one.
  */
-export function printFrugal(figures: readonly FrugalFigures[], options: { reviewsPerRound: number; concurrency?: number; note?: string }): void {
+export function printFrugal(
+  figures: readonly FrugalFigures[],
+  options: { reviewsPerRound: number; concurrency?: number; note?: string },
+): void {
   const rounds = Math.max(0, ...figures.map((f) => f.roundRssBytes.length));
   printTable(
     `G. Server memory and CPU per review (HTTPS, concurrency ${options.concurrency ?? 16}, ${rounds} rounds x ${options.reviewsPerRound} reviews, 1-container pod)`,

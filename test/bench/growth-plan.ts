@@ -30,7 +30,12 @@ export function growthCredSpec(i: number): Record<string, unknown> {
 }
 
 export function growthCredSpecObject(i: number): KubeObject {
-  return { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name: growthCredSpecName(i) }, credspec: growthCredSpec(i) };
+  return {
+    apiVersion: "windows.k8s.io/v1",
+    kind: "GMSACredentialSpec",
+    metadata: { name: growthCredSpecName(i) },
+    credspec: growthCredSpec(i),
+  };
 }
 
 /**
@@ -44,14 +49,23 @@ export function growthGrantObjects(credspecs: number): KubeObject[] {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: "gmsa-growth-use" },
-      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)) }],
+      rules: [
+        {
+          apiGroups: ["windows.k8s.io"],
+          resources: ["gmsacredentialspecs"],
+          verbs: ["use"],
+          resourceNames: Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),
+        },
+      ],
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "RoleBinding",
       metadata: { name: "gmsa-growth-use", namespace: GROWTH_NAMESPACE },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-growth-use" },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` }],
+      subjects: [
+        { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` },
+      ],
     },
   ];
 }

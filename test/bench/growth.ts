@@ -13,7 +13,16 @@ import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { buildReview } from "../support/reviews.ts";
 import type { ReviewCalls } from "./api-calls.ts";
 import { functionCalls, openAuditLog } from "./audit.ts";
-import { GROWTH_NAMESPACE, growthCredSpec, growthCredSpecName, growthCredSpecObject, growthGrantObjects, growthPairOrder, growthServiceAccount, growthServiceAccounts } from "./growth-plan.ts";
+import {
+  GROWTH_NAMESPACE,
+  growthCredSpec,
+  growthCredSpecName,
+  growthCredSpecObject,
+  growthGrantObjects,
+  growthPairOrder,
+  growthServiceAccount,
+  growthServiceAccounts,
+} from "./growth-plan.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 import { startNodeTargets } from "./node-targets.ts";
 import { acceptsAllowed } from "./reviews.ts";
@@ -62,11 +71,16 @@ async function createCredSpecs(cluster: LocalClusterInfo, from: number, to: numb
           const response = await pool.request({
             path,
             method: "POST",
-            headers: { authorization: `Bearer ${cluster.adminToken}`, "content-type": "application/json", accept: "application/json" },
+            headers: {
+              authorization: `Bearer ${cluster.adminToken}`,
+              "content-type": "application/json",
+              accept: "application/json",
+            },
             body: JSON.stringify(growthCredSpecObject(i)),
           });
           const text = await response.body.text();
-          if (response.statusCode !== 201 && response.statusCode !== 409) throw new Error(`creating ${growthCredSpecName(i)}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+          if (response.statusCode !== 201 && response.statusCode !== 409)
+            throw new Error(`creating ${growthCredSpecName(i)}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
         }
       }),
     );
@@ -77,18 +91,33 @@ async function createCredSpecs(cluster: LocalClusterInfo, from: number, to: numb
 
 /** The review of a pod naming pair `i`: expand gets the name, authorize the name and the contents expand inlines. */
 function reviewOf(fn: FunctionName, i: number, uid: number): string {
-  const windowsOptions = { gmsaCredentialSpecName: growthCredSpecName(i), ...(fn === "authorize" ? { gmsaCredentialSpec: JSON.stringify(growthCredSpec(i)) } : {}) };
+  const windowsOptions = {
+    gmsaCredentialSpecName: growthCredSpecName(i),
+    ...(fn === "authorize" ? { gmsaCredentialSpec: JSON.stringify(growthCredSpec(i)) } : {}),
+  };
   const pod = {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name: `growth-${uid}`, namespace: GROWTH_NAMESPACE },
-    spec: { serviceAccountName: growthServiceAccount(i), securityContext: { windowsOptions }, containers: [{ name: "app", image: "mcr.microsoft.com/windows/servercore:ltsc2022" }] },
+    spec: {
+      serviceAccountName: growthServiceAccount(i),
+      securityContext: { windowsOptions },
+      containers: [{ name: "app", image: "mcr.microsoft.com/windows/servercore:ltsc2022" }],
+    },
   };
-  return JSON.stringify(buildReview(pod, { uid: `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`, namespace: GROWTH_NAMESPACE }));
+  return JSON.stringify(
+    buildReview(pod, {
+      uid: `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`,
+      namespace: GROWTH_NAMESPACE,
+    }),
+  );
 }
 
 /** Sends the reviews of `order` to one function; returns the unexpected answers. */
-async function sendReviews(target: MeasuredTarget, order: Uint32Array): Promise<{ errors: number; firstError?: string }> {
+async function sendReviews(
+  target: MeasuredTarget,
+  order: Uint32Array,
+): Promise<{ errors: number; firstError?: string }> {
   const url = new URL(target.url);
   const pool = new Pool(url.origin, { connections: GROWTH_CONCURRENCY, pipelining: 1, connect: { ca: target.ca } });
   const accept = acceptsAllowed(target.fn);
@@ -135,7 +164,9 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
     await createCredSpecs(cluster, created, credspecs);
     created = Math.max(created, credspecs);
     await applyObjects(adminEndpoint(cluster), growthGrantObjects(credspecs));
-    options.log(`I: ${credspecs} credspecs and their grant in the API server in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`);
+    options.log(
+      `I: ${credspecs} credspecs and their grant in the API server in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`,
+    );
     const node = await startNodeTargets(cluster);
     try {
       const started = performance.now();

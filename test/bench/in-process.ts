@@ -13,7 +13,15 @@ import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
 import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
-import { benchCredSpec, benchCredSpecNames, buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
+import {
+  benchCredSpec,
+  benchCredSpecNames,
+  buildBenchPod,
+  CONTAINER_COUNTS,
+  inlinedContents,
+  reviewBody,
+  type ContainerCount,
+} from "./bench-pods.ts";
 import { summarize, type Summary } from "./percentiles.ts";
 
 const CALLER_TOKEN = "bench-caller-token-0123456789abcdef";
@@ -42,20 +50,33 @@ export interface InProcessOptions {
 /** An API server in memory: every benchmark credspec exists and every access review is allowed. */
 function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch: KubeFetch; calls: () => number } {
   let calls = 0;
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   const fetch: KubeFetch = (url, init) => Promise.resolve(answer(url, init));
   const answer = (url: string, init: RequestInit): Response => {
     calls++;
     const path = new URL(url).pathname;
     const name = /\/gmsacredentialspecs\/([^/]+)$/.exec(path)?.[1];
     if (init.method === "GET" && name !== undefined && credspecs.has(name)) {
-      return json(200, { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: credspecs.get(name) });
+      return json(200, {
+        apiVersion: "windows.k8s.io/v1",
+        kind: "GMSACredentialSpec",
+        metadata: { name },
+        credspec: credspecs.get(name),
+      });
     }
     if (init.method === "POST" && path.endsWith("/localsubjectaccessreviews")) {
       const review = JSON.parse(typeof init.body === "string" ? init.body : "{}") as Record<string, unknown>;
       return json(201, { ...review, status: { allowed: true } });
     }
-    return json(404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, details: { name } });
+    return json(404, {
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      details: { name },
+    });
   };
   return { fetch, calls: () => calls };
 }
@@ -64,9 +85,20 @@ function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch
 function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
   const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
   const memory = createMemoryKubeFetch(credspecs);
-  const gmsa = createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource: createStaticTokenSource({ token: "t" }) });
+  const gmsa = createKubeGmsaClient({
+    server: "https://kube.invalid",
+    fetch: memory.fetch,
+    tokenSource: createStaticTokenSource({ token: "t" }),
+  });
   const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-  const app = createApp(configuredDeps(config, { gmsa, logger, readiness: () => Promise.resolve({ ready: true }), metrics: createJsonMetrics() }));
+  const app = createApp(
+    configuredDeps(config, {
+      gmsa,
+      logger,
+      readiness: () => Promise.resolve({ ready: true }),
+      metrics: createJsonMetrics(),
+    }),
+  );
   return { app, apiCalls: memory.calls };
 }
 
@@ -95,7 +127,8 @@ export async function measureInProcess(options: InProcessOptions): Promise<InPro
     const expected = inlinedContents(credspecs);
     for (const c of authorizePod.spec?.containers ?? []) {
       const w = c.securityContext?.windowsOptions;
-      if (w?.gmsaCredentialSpec !== expected.get(w?.gmsaCredentialSpecName ?? "")) throw new Error("expand did not inline the expected contents");
+      if (w?.gmsaCredentialSpec !== expected.get(w?.gmsaCredentialSpecName ?? ""))
+        throw new Error("expand did not inline the expected contents");
     }
     const bodies: Record<FunctionName, string> = { expand: reviewBody(expandPod), authorize: reviewBody(authorizePod) };
     for (const fn of FUNCTION_NAMES) {
@@ -103,7 +136,9 @@ export async function measureInProcess(options: InProcessOptions): Promise<InPro
         const res = await app.fetch(reviewRequest(fn, bodies[fn]));
         const text = await res.text();
         if (res.status !== 200 || !text.includes('"allowed":true')) {
-          throw new Error(`in-process ${fn} (${containers} containers): unexpected reply ${res.status} ${text.slice(0, 300)}`);
+          throw new Error(
+            `in-process ${fn} (${containers} containers): unexpected reply ${res.status} ${text.slice(0, 300)}`,
+          );
         }
       };
       for (let i = 0; i < options.warmup; i++) await send();
@@ -121,7 +156,13 @@ export async function measureInProcess(options: InProcessOptions): Promise<InPro
         if (bestRound === undefined || summary.p99 < bestRound.p99) bestRound = summary;
       }
       const cpu = process.cpuUsage(cpuBefore);
-      results.push({ fn, containers, micros: summarize(all), bestRound: bestRound!, cpuMicrosPerReview: (cpu.user + cpu.system) / all.length });
+      results.push({
+        fn,
+        containers,
+        micros: summarize(all),
+        bestRound: bestRound!,
+        cpuMicrosPerReview: (cpu.user + cpu.system) / all.length,
+      });
     }
   }
   return results;

@@ -60,7 +60,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let firstError: string | undefined;
   const send = async (): Promise<void> => {
     try {
-      const response = await pool.request({ path, method: options.method ?? "POST", headers, body: options.body ?? null });
+      const response = await pool.request({
+        path,
+        method: options.method ?? "POST",
+        headers,
+        body: options.body ?? null,
+      });
       const text = await response.body.text();
       if (!options.accept(response.statusCode, text)) {
         errors++;

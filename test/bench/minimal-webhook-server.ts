@@ -19,7 +19,10 @@ function serve(port: number, certFile: string, keyFile: string, patch: string): 
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { apiVersion: string; request: { uid: string } };
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        apiVersion: string;
+        request: { uid: string };
+      };
       const expand = path === "/expand";
       if (!expand) authorizeReviews++;
       res.setHeader("content-type", "application/json");

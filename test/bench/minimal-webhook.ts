@@ -48,15 +48,31 @@ export async function startMinimalWebhook(cluster: LocalClusterInfo, credspec: u
   try {
     const serving = await issueClusterServingCertificate(cluster, ["127.0.0.1"]);
     const port = await freePort();
-    const patch = [{ op: "add", path: "/spec/securityContext/windowsOptions/gmsaCredentialSpec", value: JSON.stringify(credspec) }];
-    const bundle = await bundleNodeFunction({ entry: "test/bench/minimal-webhook-server.ts", outdir: join(dir, "bundle") });
-    const args = [...NODE_SERVER_OPTIONS.split(" "), join(dir, "bundle", bundle.entry), String(port), serving.certFile, serving.keyFile];
+    const patch = [
+      { op: "add", path: "/spec/securityContext/windowsOptions/gmsaCredentialSpec", value: JSON.stringify(credspec) },
+    ];
+    const bundle = await bundleNodeFunction({
+      entry: "test/bench/minimal-webhook-server.ts",
+      outdir: join(dir, "bundle"),
+    });
+    const args = [
+      ...NODE_SERVER_OPTIONS.split(" "),
+      join(dir, "bundle", bundle.entry),
+      String(port),
+      serving.certFile,
+      serving.keyFile,
+    ];
     child = await startProcess("minimal webhook", nodeBinary(), args, join(dir, "minimal-webhook.log"), {
       env: { ...process.env, MINIMAL_WEBHOOK_PATCH: Buffer.from(JSON.stringify(patch)).toString("base64") },
     });
     recordProcessGroup(target, child.pid);
     const endpoint = { server: `https://127.0.0.1:${port}`, caPem: cluster.caPem };
-    await waitFor("minimal webhook /healthz", 30_000, [child], async () => (await kubeRequest(endpoint, "/healthz", { timeoutMs: 2000 })).status === 200);
+    await waitFor(
+      "minimal webhook /healthz",
+      30_000,
+      [child],
+      async () => (await kubeRequest(endpoint, "/healthz", { timeoutMs: 2000 })).status === 200,
+    );
     return {
       expandBaseUrl: endpoint.server,
       authorizeBaseUrl: endpoint.server,

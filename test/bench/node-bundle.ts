@@ -22,7 +22,10 @@ export interface NodeBundleSize {
 }
 
 /** Builds `target` into `<dir>/<target>/` with the project's build and measures it. */
-export async function measureNodeBundle(dir: string, target: NodeTarget): Promise<NodeBundleSize & { entryPath: string }> {
+export async function measureNodeBundle(
+  dir: string,
+  target: NodeTarget,
+): Promise<NodeBundleSize & { entryPath: string }> {
   const outdir = path.join(dir, target);
   const bundle = await buildNodeTarget(target, outdir);
   let gzipBytes = 0;
@@ -42,6 +45,12 @@ export function printNodeBundles(sizes: readonly NodeBundleSize[]): void {
   printTable(
     "A. Node-based bundles (npm run build: minified ES modules, split at rarely used modes; source maps not counted)",
     ["target", "files", "raw KiB", "gzip KiB", "loaded at start, raw KiB"],
-    sizes.map((s) => [s.target, s.files, fixed(s.rawBytes / 1024, 1), fixed(s.gzipBytes / 1024, 1), fixed(s.loadedRawBytes / 1024, 1)]),
+    sizes.map((s) => [
+      s.target,
+      s.files,
+      fixed(s.rawBytes / 1024, 1),
+      fixed(s.gzipBytes / 1024, 1),
+      fixed(s.loadedRawBytes / 1024, 1),
+    ]),
   );
 }

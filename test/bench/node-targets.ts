@@ -22,7 +22,9 @@ export const NODE_SERVER_NAME = "gmsa-webhooks node";
 export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
 
 /** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
-export async function startNodeTargets(cluster: LocalClusterInfo): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+export async function startNodeTargets(
+  cluster: LocalClusterInfo,
+): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
   try {
     // The production bundle, as `npm start` and the image run it.
@@ -58,7 +60,10 @@ export async function startNodeTargets(cluster: LocalClusterInfo): Promise<{ tar
 }
 
 /** Starts the do-nothing webhook (one process answering both paths: allowed, expand with a fixed patch). */
-export async function startFloorTargets(cluster: LocalClusterInfo, credspec: unknown): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+export async function startFloorTargets(
+  cluster: LocalClusterInfo,
+  credspec: unknown,
+): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
   const minimal = await startMinimalWebhook(cluster, credspec);
   try {
     const pid = await findServerPid(minimal.expandBaseUrl);

@@ -29,7 +29,12 @@ export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
   printTable(
     "F. Dry-run pod creates through kube-apiserver (infra/samples/pod.yaml, admin token, keep-alive, one at a time; ms): the floor and each webhook pair, alternating",
     ["webhooks", "round", "creates", "none p50", "with p50", "added p50", "added p99", "errors"],
-    entries.flatMap(([label, rounds]) => rounds.webhooks.flatMap((pair, index) => [pairRow(FLOOR_LABEL, index + 1, rounds.floor[index]!), pairRow(label, index + 1, pair)])),
+    entries.flatMap(([label, rounds]) =>
+      rounds.webhooks.flatMap((pair, index) => [
+        pairRow(FLOOR_LABEL, index + 1, rounds.floor[index]!),
+        pairRow(label, index + 1, pair),
+      ]),
+    ),
     "Floor: test/bench/minimal-webhook.ts, an HTTPS server answering both webhooks at once (expand with a fixed patch): " +
       "what the API server and the transport cost whatever the webhook does. The floor and the pair are registered together, each for pods with a label of " +
       "its own; in each round, creates alternate between a pod for neither (none), one for the floor and one for the pair.",

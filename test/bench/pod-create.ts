@@ -46,7 +46,10 @@ export function podCreateLoads(rounds: PodCreateRounds): LoadResult[] {
 
 /** The minimal webhook pair of minimal-webhook.ts, for pods naming the sample credspec. */
 export async function startPodCreateFloor(cluster: LocalClusterInfo): Promise<MinimalWebhook> {
-  const { credspec } = await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01");
+  const { credspec } = await kubeRequestOk<{ credspec: unknown }>(
+    adminEndpoint(cluster),
+    "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01",
+  );
   return startMinimalWebhook(cluster, credspec);
 }
 
@@ -63,7 +66,11 @@ export interface BenchWebhooks {
 /** infra/webhooks/ pointing at a pair that serves both paths as ours do and counts authorize's reviews (ours, the floor). */
 export async function benchWebhooksOf(cluster: LocalClusterInfo, targets: WebhookTargets): Promise<BenchWebhooks> {
   return {
-    objects: await renderWebhooks({ expandUrl: targets.expandBaseUrl, authorizeUrl: targets.authorizeBaseUrl, caBundlePem: cluster.caPem }),
+    objects: await renderWebhooks({
+      expandUrl: targets.expandBaseUrl,
+      authorizeUrl: targets.authorizeBaseUrl,
+      caBundlePem: cluster.caPem,
+    }),
     authorizeReviews: async () => (await targets.metrics("authorize"))["authorize_reviews_total"] ?? 0,
   };
 }
@@ -79,7 +86,12 @@ export interface ComparePodCreatesOptions {
  * Registers the floor and `webhooks` together, then measures `rounds` rounds of alternating creates; both pairs'
  * configurations are deleted afterwards.
  */
-export async function comparePodCreates(cluster: LocalClusterInfo, floor: BenchWebhooks, webhooks: BenchWebhooks, options: ComparePodCreatesOptions): Promise<PodCreateRounds> {
+export async function comparePodCreates(
+  cluster: LocalClusterInfo,
+  floor: BenchWebhooks,
+  webhooks: BenchWebhooks,
+  options: ComparePodCreatesOptions,
+): Promise<PodCreateRounds> {
   const [pod] = await loadManifest("samples/pod.yaml");
   if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
   const pairs = [forPair(floor.objects, "floor"), forPair(webhooks.objects, "measured")];
@@ -88,7 +100,11 @@ export async function comparePodCreates(cluster: LocalClusterInfo, floor: BenchW
     await register(cluster, "measured", pairs[1]!, webhooks.authorizeReviews);
     const rounds: PodCreateRounds = { floor: [], webhooks: [] };
     for (let round = 0; round < options.rounds; round++) {
-      const [without, withFloor, withWebhooks] = await alternateCreates(cluster, [labelled(pod, undefined), labelled(pod, "floor"), labelled(pod, "measured")], options);
+      const [without, withFloor, withWebhooks] = await alternateCreates(
+        cluster,
+        [labelled(pod, undefined), labelled(pod, "floor"), labelled(pod, "measured")],
+        options,
+      );
       rounds.floor.push({ without: without!, with: withFloor! });
       rounds.webhooks.push({ without: without!, with: withWebhooks! });
     }
@@ -113,14 +129,25 @@ export function forPair(objects: readonly KubeObject[], pair: string): KubeObjec
 }
 
 function labelled(pod: KubeObject, pair: string | undefined): KubeObject {
-  const labels = { ...(pod.metadata["labels"] as Record<string, string> | undefined), ...(pair === undefined ? {} : { [PAIR_LABEL]: pair }) };
+  const labels = {
+    ...(pod.metadata["labels"] as Record<string, string> | undefined),
+    ...(pair === undefined ? {} : { [PAIR_LABEL]: pair }),
+  };
   return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
 /** Applies a pair's configurations and waits until the API server calls them for pods labelled with it. */
-export async function register(cluster: LocalClusterInfo, pair: string, objects: KubeObject[], authorizeReviews?: () => Promise<number>): Promise<void> {
+export async function register(
+  cluster: LocalClusterInfo,
+  pair: string,
+  objects: KubeObject[],
+  authorizeReviews?: () => Promise<number>,
+): Promise<void> {
   await applyObjects(adminEndpoint(cluster), objects);
-  await waitUntilWebhooksCalled(cluster, { labels: { [PAIR_LABEL]: pair }, ...(authorizeReviews === undefined ? {} : { authorizeReviews }) });
+  await waitUntilWebhooksCalled(cluster, {
+    labels: { [PAIR_LABEL]: pair },
+    ...(authorizeReviews === undefined ? {} : { authorizeReviews }),
+  });
 }
 
 function createPath(pod: KubeObject): string {
@@ -132,10 +159,18 @@ function createPath(pod: KubeObject): string {
  * each turn starts with the next pod, so that none always follows the same one. The first pod must come back as it
  * was sent, the others with the credspec inlined.
  */
-async function alternateCreates(cluster: LocalClusterInfo, pods: KubeObject[], options: ComparePodCreatesOptions): Promise<LoadResult[]> {
+async function alternateCreates(
+  cluster: LocalClusterInfo,
+  pods: KubeObject[],
+  options: ComparePodCreatesOptions,
+): Promise<LoadResult[]> {
   const pool = new Pool(cluster.server, { connections: 1, pipelining: 1, connect: { ca: cluster.caPem } });
   const path = createPath(pods[0]!);
-  const headers = { authorization: `Bearer ${cluster.adminToken}`, accept: "application/json", "content-type": "application/json" };
+  const headers = {
+    authorization: `Bearer ${cluster.adminToken}`,
+    accept: "application/json",
+    "content-type": "application/json",
+  };
   const bodies = pods.map((pod) => JSON.stringify(pod));
   const samples = pods.map(() => new Float64Array(options.requests));
   const errors = pods.map(() => ({ count: 0, first: undefined as string | undefined }));

@@ -54,7 +54,10 @@ interface ReviewAnswer {
  * reference adds the field per container; ours may too: both are compared as values, not text.
  */
 function inlinedByContainer(patch: string | undefined): Map<number, unknown> {
-  const ops = patch === undefined ? [] : (JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as { path: string; value?: unknown }[]);
+  const ops =
+    patch === undefined
+      ? []
+      : (JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as { path: string; value?: unknown }[]);
   const inlined = new Map<number, unknown>();
   for (const op of ops) {
     const match = /^\/spec\/containers\/(\d+)\/securityContext\/windowsOptions\/gmsaCredentialSpec$/.exec(op.path);
@@ -68,14 +71,22 @@ function inlinedByContainer(patch: string | undefined): Map<number, unknown> {
  * inlines every container's credspec), the same pod for a service account without `use` and a pod naming
  * a credspec that does not exist (denied; the codes differ, see docs/migration.md, so only `allowed` is compared).
  */
-async function checkAnswers(targets: readonly MeasuredTarget[], credspecs: ReadonlyMap<string, unknown>): Promise<string[]> {
+async function checkAnswers(
+  targets: readonly MeasuredTarget[],
+  credspecs: ReadonlyMap<string, unknown>,
+): Promise<string[]> {
   const contents = inlinedContents(credspecs);
   const wrong: string[] = [];
   for (const target of targets) {
     const url = new URL(target.url);
     const pool = new Pool(url.origin, { connect: { ca: target.ca } });
     const send = async (body: string): Promise<ReviewAnswer> => {
-      const response = await pool.request({ path: `${url.pathname}${url.search}`, method: "POST", headers: { "content-type": "application/json", ...target.headers }, body });
+      const response = await pool.request({
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        headers: { "content-type": "application/json", ...target.headers },
+        body,
+      });
       return JSON.parse(await response.body.text()) as ReviewAnswer;
     };
     try {
@@ -87,7 +98,8 @@ async function checkAnswers(targets: readonly MeasuredTarget[], credspecs: Reado
           const inlined = inlinedByContainer(answer.response?.patch);
           (pod.spec?.containers ?? []).forEach((c, i) => {
             const name = c.securityContext?.windowsOptions?.gmsaCredentialSpecName ?? "";
-            if (JSON.stringify(inlined.get(i)) !== JSON.stringify(credspecs.get(name))) wrong.push(`${target.server} expand ${containers}c: container ${i} not inlined with ${name}`);
+            if (JSON.stringify(inlined.get(i)) !== JSON.stringify(credspecs.get(name)))
+              wrong.push(`${target.server} expand ${containers}c: container ${i} not inlined with ${name}`);
           });
         }
         const forbidden = buildBenchPod(containers, target.fn === "authorize" ? contents : undefined);
@@ -99,7 +111,8 @@ async function checkAnswers(targets: readonly MeasuredTarget[], credspecs: Reado
       const missing = buildBenchPod(1);
       const options = missing.spec?.containers?.[0]?.securityContext?.windowsOptions;
       if (options !== undefined) options.gmsaCredentialSpecName = "no-such-credspec";
-      if ((await send(reviewBody(missing))).response?.allowed !== false) wrong.push(`${target.server} ${target.fn}: allowed a credspec that does not exist`);
+      if ((await send(reviewBody(missing))).response?.allowed !== false)
+        wrong.push(`${target.server} ${target.fn}: allowed a credspec that does not exist`);
     } finally {
       await pool.close();
     }
@@ -108,7 +121,11 @@ async function checkAnswers(targets: readonly MeasuredTarget[], credspecs: Reado
 }
 
 /** Section B's rows against one server process (any MeasuredTarget pair). */
-async function measureCells(targets: readonly MeasuredTarget[], credspecs: ReadonlyMap<string, unknown>, options: ReferencePhaseOptions): Promise<ReferenceCell[]> {
+async function measureCells(
+  targets: readonly MeasuredTarget[],
+  credspecs: ReadonlyMap<string, unknown>,
+  options: ReferencePhaseOptions,
+): Promise<ReferenceCell[]> {
   const bodies = buildReviewBodies(credspecs);
   const cells: ReferenceCell[] = [];
   for (const target of targets) {
@@ -125,7 +142,8 @@ async function measureCells(targets: readonly MeasuredTarget[], credspecs: Reado
           maxRequests: options.maxRequests,
           maxDurationMs: options.maxDurationMs,
         });
-        const serverCpuMicrosPerReview = (readProcessCpuMicros(target.pid) - cpuBefore) / (load.requests + load.warmupRequests);
+        const serverCpuMicrosPerReview =
+          (readProcessCpuMicros(target.pid) - cpuBefore) / (load.requests + load.warmupRequests);
         cells.push({ fn: target.fn, containers, load, serverCpuMicrosPerReview });
         options.log(
           `${target.server} ${target.fn} ${containers}c x${concurrency}: ${load.perSecond.toFixed(0)}/s, p50 ${load.latencyMs.p50.toFixed(2)} ms, ` +
@@ -139,25 +157,41 @@ async function measureCells(targets: readonly MeasuredTarget[], credspecs: Reado
 
 /** Our webhook configurations pointing at the reference's paths. */
 export async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
-  const objects = await renderWebhooks({ expandUrl: reference.baseUrl, authorizeUrl: reference.baseUrl, caBundlePem: cluster.caPem });
+  const objects = await renderWebhooks({
+    expandUrl: reference.baseUrl,
+    authorizeUrl: reference.baseUrl,
+    caBundlePem: cluster.caPem,
+  });
   for (const object of objects) {
     const fn: FunctionName = object.kind === "MutatingWebhookConfiguration" ? "expand" : "authorize";
-    for (const webhook of object.webhooks as { clientConfig: { url: string } }[]) webhook.clientConfig.url = `${reference.baseUrl}${REFERENCE_PATHS[fn]}`;
+    for (const webhook of object.webhooks as { clientConfig: { url: string } }[])
+      webhook.clientConfig.url = `${reference.baseUrl}${REFERENCE_PATHS[fn]}`;
   }
   return objects;
 }
 
 /** Checks the reference's answers, then measures section B's rows and section F's pod creates with it. */
-export async function benchReference(bench: BenchCluster, reference: RunningReference, options: ReferencePhaseOptions): Promise<ReferenceFigures> {
+export async function benchReference(
+  bench: BenchCluster,
+  reference: RunningReference,
+  options: ReferencePhaseOptions,
+): Promise<ReferenceFigures> {
   const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
   const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
   const cells = await measureCells(ordered, bench.credspecs, options);
-  const podCreate = await comparePodCreates(bench.cluster, await benchWebhooksOf(bench.cluster, options.podCreateFloor), { objects: await referenceWebhooks(bench.cluster, reference) }, {
-    requests: options.podCreateRequests,
-    maxDurationMs: options.podCreateMaxDurationMs,
-    rounds: options.podCreateRounds,
-  });
-  options.log(`reference pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`);
+  const podCreate = await comparePodCreates(
+    bench.cluster,
+    await benchWebhooksOf(bench.cluster, options.podCreateFloor),
+    { objects: await referenceWebhooks(bench.cluster, reference) },
+    {
+      requests: options.podCreateRequests,
+      maxDurationMs: options.podCreateMaxDurationMs,
+      rounds: options.podCreateRounds,
+    },
+  );
+  options.log(
+    `reference pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`,
+  );
   return { wrongAnswers, cells, podCreate };
 }

@@ -20,7 +20,14 @@ import { adminEndpoint, issueClusterServingCertificate, type LocalClusterInfo } 
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { nodeBinary } from "../../infra/local/node-binary.ts";
-import { freePort, startProcess, stopProcess, tailFile, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
+import {
+  freePort,
+  startProcess,
+  stopProcess,
+  tailFile,
+  waitFor,
+  type ManagedProcess,
+} from "../../infra/local/processes.ts";
 import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
@@ -81,7 +88,10 @@ function referenceObjects(): KubeObject[] {
 async function mintToken(cluster: LocalClusterInfo): Promise<string> {
   const path = `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${SERVICE_ACCOUNT}/token`;
   const body = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } };
-  const answer = await kubeRequestOk<{ status: { token: string } }>(adminEndpoint(cluster), path, { method: "POST", body });
+  const answer = await kubeRequestOk<{ status: { token: string } }>(adminEndpoint(cluster), path, {
+    method: "POST",
+    body,
+  });
   return answer.status.token;
 }
 
@@ -91,7 +101,11 @@ async function mintToken(cluster: LocalClusterInfo): Promise<string> {
  * `logFile` until `stop()`, which removes its folder (teardown on exit and signals as for the stack).
  * @throws Error with the tail of its log when it does not start.
  */
-export async function startReference(cluster: LocalClusterInfo, bin: string, limiter: ReferenceLimiter = RAISED_LIMITER): Promise<RunningReference> {
+export async function startReference(
+  cluster: LocalClusterInfo,
+  bin: string,
+  limiter: ReferenceLimiter = RAISED_LIMITER,
+): Promise<RunningReference> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-reference-"));
   let child: ManagedProcess | undefined;
   const { target, teardown: stop } = createTeardown(dir, async () => {
@@ -122,11 +136,19 @@ export async function startReference(cluster: LocalClusterInfo, bin: string, lim
       // Its default, debug, logs every request and response body.
       LOG_LEVEL: "info",
     };
-    child = await startProcess("windows-gmsa reference", "unshare", ["--mount", "--propagation", "private", nodeBinary(), fileURLToPath(import.meta.url), runDir, bin], logFile, { env });
+    child = await startProcess(
+      "windows-gmsa reference",
+      "unshare",
+      ["--mount", "--propagation", "private", nodeBinary(), fileURLToPath(import.meta.url), runDir, bin],
+      logFile,
+      { env },
+    );
     recordProcessGroup(target, child.pid);
     const baseUrl = `https://127.0.0.1:${port}`;
     await waitFor("windows-gmsa reference /health", 30_000, [child], async () => {
-      return (await kubeRequest({ server: baseUrl, caPem: cluster.caPem }, "/health", { timeoutMs: 2000 })).status === 204;
+      return (
+        (await kubeRequest({ server: baseUrl, caPem: cluster.caPem }, "/health", { timeoutMs: 2000 })).status === 204
+      );
     });
     const pid = child.pid;
     const targets = (["expand", "authorize"] as const).map((fn) => ({

@@ -11,7 +11,15 @@ export function printInProcess(results: readonly InProcessResult[], rounds: numb
   printTable(
     `A. In-process cost per review, no I/O (µs; ${rounds} rounds x ${iterations} reviews per row, after warm-up)`,
     ["function", "containers", "p50", "p99", "p99, best round", "mean", "CPU per review"],
-    results.map((r) => [r.fn, r.containers, fixed(r.micros.p50), fixed(r.micros.p99), fixed(r.bestRound.p99), fixed(r.micros.mean), fixed(r.cpuMicrosPerReview)]),
+    results.map((r) => [
+      r.fn,
+      r.containers,
+      fixed(r.micros.p50),
+      fixed(r.micros.p99),
+      fixed(r.bestRound.p99),
+      fixed(r.micros.mean),
+      fixed(r.cpuMicrosPerReview),
+    ]),
     "Production app (bearer caller auth, JSON log line written nowhere) over the real client with warm caches; " +
       "each review from a fresh Request to the reply's text. CPU: process user+system time / reviews.",
   );
@@ -42,7 +50,18 @@ export function printWorkerStartup(startups: readonly WorkerStartup[], runs: num
 export function printThroughput(phases: readonly RuntimeFigures[], maxRequests: number, maxDurationMs: number): void {
   printTable(
     `B. Reviews per second and latency, sent straight to the functions over HTTPS (${maxRequests} reviews or ${maxDurationMs / 1000} s per row)`,
-    ["runtime", "function", "containers", "concurrency", "reviews", "reviews/s", "p50 ms", "p99 ms", "server CPU µs/review", "errors"],
+    [
+      "runtime",
+      "function",
+      "containers",
+      "concurrency",
+      "reviews",
+      "reviews/s",
+      "p50 ms",
+      "p99 ms",
+      "server CPU µs/review",
+      "errors",
+    ],
     phases.flatMap((p) =>
       p.cells.map((c) => [
         p.runtime,
@@ -65,13 +84,33 @@ export function printThroughput(phases: readonly RuntimeFigures[], maxRequests: 
 export function printCalls(phases: readonly RuntimeFigures[]): void {
   printTable(
     "C. API-server calls per review (audit log, by the function's identity)",
-    ["runtime", "function", "containers", "distinct credspecs", "cold: reads", "cold: access reviews", "warm: reads", "warm: access reviews", "under load: calls per 1000 reviews"],
+    [
+      "runtime",
+      "function",
+      "containers",
+      "distinct credspecs",
+      "cold: reads",
+      "cold: access reviews",
+      "warm: reads",
+      "warm: access reviews",
+      "under load: calls per 1000 reviews",
+    ],
     phases.flatMap((p) =>
       p.calls.map((c) => {
         const cells = p.cells.filter((cell) => cell.fn === c.fn && cell.containers === c.containers);
         const reviews = cells.reduce((sum, cell) => sum + cell.load.requests, 0);
         const calls = cells.reduce((sum, cell) => sum + cell.calls.credspecReads + cell.calls.accessReviews, 0);
-        return [p.runtime, c.fn, c.containers, c.distinct, c.cold.credspecReads, c.cold.accessReviews, c.warm.credspecReads, c.warm.accessReviews, fixed((calls * 1000) / Math.max(1, reviews), 2)];
+        return [
+          p.runtime,
+          c.fn,
+          c.containers,
+          c.distinct,
+          c.cold.credspecReads,
+          c.cold.accessReviews,
+          c.warm.credspecReads,
+          c.warm.accessReviews,
+          fixed((calls * 1000) / Math.max(1, reviews), 2),
+        ];
       }),
     ),
     "Under load: all calls during section B's rows for that function and pod (cache TTLs: credspecs 30 s, allowed access 10 s), warm-up requests included in the calls, not in the reviews.",
@@ -83,7 +122,13 @@ export function printExecRuns(phases: readonly RuntimeFigures[], lifetimeSeconds
   if (node === undefined) return;
   printTable(
     `D. Exec plugin runs over the Node phase (${fixed(node.durationMs / 1000)} s; tokens advertised for ${lifetimeSeconds} s)`,
-    ["function", "runs (plugin count file)", "runs ok (/metrics)", "runs failed (/metrics)", "at most (one per lifetime)"],
+    [
+      "function",
+      "runs (plugin count file)",
+      "runs ok (/metrics)",
+      "runs failed (/metrics)",
+      "at most (one per lifetime)",
+    ],
     node.execRuns.map((r) => [r.fn, r.countFile, r.metricsSuccess, r.metricsFailed, r.allowed]),
     "The Worker build uses a static token minted once at start: no exec plugin.",
   );
@@ -98,4 +143,3 @@ export function printMemory(phases: readonly RuntimeFigures[]): void {
     node.memory.map((m) => [m.fn, fixed(m.memory.rssBytes / MIB, 1), fixed(m.memory.peakRssBytes / MIB, 1)]),
   );
 }
-

@@ -26,7 +26,8 @@ const { readConfig } = await import("../../shared/config/index.ts");
 const { createJsonLogger } = await import("../../shared/log.ts");
 const { createFakeGmsaClient } = await import("../support/fake-gmsa-client.ts");
 const { applyReplyPatch } = await import("../support/reviews.ts");
-const { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } = await import("./bench-pods.ts");
+const { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } =
+  await import("./bench-pods.ts");
 
 const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
 const credSpecName = benchCredSpecName(0);
@@ -35,14 +36,26 @@ const gmsa = createFakeGmsaClient({
   allowed: [{ namespace: BENCH_NAMESPACE, serviceAccount: BENCH_SERVICE_ACCOUNT, credSpecName }],
 });
 const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-const app = createApp(configuredDeps(config, { gmsa, logger, readiness: () => Promise.resolve({ ready: true }), metrics: createJsonMetrics() }));
+const app = createApp(
+  configuredDeps(config, {
+    gmsa,
+    logger,
+    readiness: () => Promise.resolve({ ready: true }),
+    metrics: createJsonMetrics(),
+  }),
+);
 
 async function review(fn: FunctionName, body: string): Promise<{ response: { allowed: boolean; patch?: string } }> {
   const res = await app.fetch(
-    new Request(`https://gmsa.local/${fn}?timeout=10s`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` }, body }),
+    new Request(`https://gmsa.local/${fn}?timeout=10s`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
+      body,
+    }),
   );
   const reply = (await res.json()) as { response: { allowed: boolean; patch?: string } };
-  if (res.status !== 200 || !reply.response.allowed) throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+  if (res.status !== 200 || !reply.response.allowed)
+    throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
   return reply;
 }
 
@@ -50,7 +63,10 @@ async function review(fn: FunctionName, body: string): Promise<{ response: { all
 async function takeFilesRun(): Promise<string[]> {
   const { result } = await session.post("Profiler.takePreciseCoverage");
   const files = result
-    .filter((script) => script.url.startsWith("file://") && script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
+    .filter(
+      (script) =>
+        script.url.startsWith("file://") && script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)),
+    )
     .map((script) => relative(ROOT, fileURLToPath(script.url)))
     .filter((file) => COUNTED.some((folder) => file.startsWith(folder)));
   return [...new Set(files)].sort();
@@ -58,7 +74,9 @@ async function takeFilesRun(): Promise<string[]> {
 
 const pod = buildBenchPod(1);
 const expandBody = reviewBody(pod);
-const authorizeBody = reviewBody(applyReplyPatch(pod, (await review("expand", expandBody)) as Parameters<typeof applyReplyPatch>[1]));
+const authorizeBody = reviewBody(
+  applyReplyPatch(pod, (await review("expand", expandBody)) as Parameters<typeof applyReplyPatch>[1]),
+);
 for (const [fn, body] of [
   ["authorize", authorizeBody],
   ["expand", expandBody],

@@ -10,7 +10,9 @@ export type ReviewBodies = Record<FunctionName, Record<ContainerCount, string>>;
 export function buildReviewBodies(credspecs: ReadonlyMap<string, unknown>): ReviewBodies {
   const contents = inlinedContents(credspecs);
   const forSize = (withContents: boolean) =>
-    Object.fromEntries(CONTAINER_COUNTS.map((n) => [n, reviewBody(buildBenchPod(n, withContents ? contents : undefined))])) as Record<ContainerCount, string>;
+    Object.fromEntries(
+      CONTAINER_COUNTS.map((n) => [n, reviewBody(buildBenchPod(n, withContents ? contents : undefined))]),
+    ) as Record<ContainerCount, string>;
   return { expand: forSize(false), authorize: forSize(true) };
 }
 
@@ -21,10 +23,22 @@ export function reviewUrl(stack: FunctionsStack, fn: FunctionName): string {
 
 /** An allowed review (expand: with a patch) is the only right answer to the benchmark's pods. */
 export function acceptsAllowed(fn: FunctionName): LoadOptions["accept"] {
-  return (status, body) => status === 200 && body.includes('"allowed":true') && (fn !== "expand" || body.includes('"patch":'));
+  return (status, body) =>
+    status === 200 && body.includes('"allowed":true') && (fn !== "expand" || body.includes('"patch":'));
 }
 
 /** Load options for one review cell, everything but the sizes of the run. */
-export function reviewLoad(stack: FunctionsStack, caPem: string, fn: FunctionName, body: string): Pick<LoadOptions, "url" | "body" | "headers" | "caPem" | "accept"> {
-  return { url: reviewUrl(stack, fn), body, headers: { authorization: `Bearer ${stack.callerToken}` }, caPem, accept: acceptsAllowed(fn) };
+export function reviewLoad(
+  stack: FunctionsStack,
+  caPem: string,
+  fn: FunctionName,
+  body: string,
+): Pick<LoadOptions, "url" | "body" | "headers" | "caPem" | "accept"> {
+  return {
+    url: reviewUrl(stack, fn),
+    body,
+    headers: { authorization: `Bearer ${stack.callerToken}` },
+    caPem,
+    accept: acceptsAllowed(fn),
+  };
 }

@@ -56,20 +56,43 @@ async function createOne(pool: Pool, token: string, pod: KubeObject, index: numb
     }
     if (status === 201) {
       const contents = body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec;
-      return { ref, sentMs, answeredMs, status, result: "admitted", ...(contents === undefined ? {} : { inlined: JSON.parse(contents) as unknown }) };
+      return {
+        ref,
+        sentMs,
+        answeredMs,
+        status,
+        result: "admitted",
+        ...(contents === undefined ? {} : { inlined: JSON.parse(contents) as unknown }),
+      };
     }
     const message = (body.message ?? text).slice(0, 300);
     // How kube-apiserver words a webhook's refusal; a timeout or an unreachable webhook is "failed calling webhook".
     const refused = status >= 400 && status < 500 && message.includes("denied the request");
     return { ref, sentMs, answeredMs, status, result: refused ? "refused" : "error", message };
   } catch (error) {
-    return { ref, sentMs, answeredMs: performance.now(), status: 0, result: "error", message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    return {
+      ref,
+      sentMs,
+      answeredMs: performance.now(),
+      status: 0,
+      result: "error",
+      message: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    };
   }
 }
 
 /** Creates pods `from` to `to` - 1, each for the floor and for the pair measured. */
-export async function sendCreates(cluster: LocalClusterInfo, labels: PairLabels, options: SendCreatesOptions): Promise<CreateRun> {
-  const pool = new Pool(cluster.server, { connections: options.concurrency, pipelining: 1, keepAliveTimeout: 60_000, connect: { ca: cluster.caPem } });
+export async function sendCreates(
+  cluster: LocalClusterInfo,
+  labels: PairLabels,
+  options: SendCreatesOptions,
+): Promise<CreateRun> {
+  const pool = new Pool(cluster.server, {
+    connections: options.concurrency,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    connect: { ca: cluster.caPem },
+  });
   const run: CreateRun = { measured: [], floor: [] };
   const count = options.to - options.from;
   const started = performance.now();

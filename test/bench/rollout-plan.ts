@@ -56,7 +56,12 @@ export function rolloutCredSpec(c: number, edited = false): Record<string, unkno
 
 /** The GMSACredentialSpec object of credspec `c`. */
 export function rolloutCredSpecObject(c: number, edited = false): KubeObject {
-  return { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name: rolloutCredSpecName(c) }, credspec: rolloutCredSpec(c, edited) };
+  return {
+    apiVersion: "windows.k8s.io/v1",
+    kind: "GMSACredentialSpec",
+    metadata: { name: rolloutCredSpecName(c) },
+    credspec: rolloutCredSpec(c, edited),
+  };
 }
 
 /** The RoleBinding that lets namespace `floor(c / 2)`'s service accounts use credspec `c`. */
@@ -67,7 +72,11 @@ export function rolloutGrant(c: number): KubeObject {
     kind: "RoleBinding",
     metadata: { name: `use-${rolloutCredSpecName(c)}`, namespace },
     roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `use-${rolloutCredSpecName(c)}` },
-    subjects: Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({ kind: "ServiceAccount", name: rolloutServiceAccount(k), namespace })),
+    subjects: Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({
+      kind: "ServiceAccount",
+      name: rolloutServiceAccount(k),
+      namespace,
+    })),
   };
 }
 
@@ -77,7 +86,11 @@ export function rolloutObjects(): KubeObject[] {
   for (let n = 0; n < ROLLOUT_NAMESPACES; n++) {
     objects.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: rolloutNamespace(n) } });
     for (let k = 0; k < ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE; k++) {
-      objects.push({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: rolloutServiceAccount(k), namespace: rolloutNamespace(n) } });
+      objects.push({
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: rolloutServiceAccount(k), namespace: rolloutNamespace(n) },
+      });
     }
   }
   for (let c = 0; c < ROLLOUT_CREDSPECS; c++) {
@@ -86,7 +99,14 @@ export function rolloutObjects(): KubeObject[] {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: `use-${rolloutCredSpecName(c)}` },
-      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [rolloutCredSpecName(c)] }],
+      rules: [
+        {
+          apiGroups: ["windows.k8s.io"],
+          resources: ["gmsacredentialspecs"],
+          verbs: ["use"],
+          resourceNames: [rolloutCredSpecName(c)],
+        },
+      ],
     });
     objects.push(rolloutGrant(c));
   }
@@ -98,7 +118,11 @@ export function rolloutPod(ref: RolloutPodRef, index: number, labels: Record<str
   return {
     apiVersion: "v1",
     kind: "Pod",
-    metadata: { name: `rollout-${index}`, namespace: rolloutNamespace(ref.namespace), labels: { app: "rollout", ...labels } },
+    metadata: {
+      name: `rollout-${index}`,
+      namespace: rolloutNamespace(ref.namespace),
+      labels: { app: "rollout", ...labels },
+    },
     spec: {
       serviceAccountName: rolloutServiceAccount(ref.serviceAccount),
       securityContext: { windowsOptions: { gmsaCredentialSpecName: rolloutCredSpecName(ref.credspec) } },

@@ -55,7 +55,20 @@ export function printRollout(runs: readonly RolloutRun[], concurrency: number): 
   const pods = runs[0]?.phases[0]?.measured.length ?? 0;
   printTable(
     `H. Rollout through kube-apiserver: ${pods} dry-run pod creates per phase at concurrency ${concurrency}, 20 credspecs, 100 service accounts, 10 namespaces (ms)`,
-    ["webhooks", "caches / limiter", "phase", "creates", "creates/s", "floor p50 / p99 / max", "added p50 / p99 / max", "API calls: reads + access reviews", "errors", "right", "stale", "wrong"],
+    [
+      "webhooks",
+      "caches / limiter",
+      "phase",
+      "creates",
+      "creates/s",
+      "floor p50 / p99 / max",
+      "added p50 / p99 / max",
+      "API calls: reads + access reviews",
+      "errors",
+      "right",
+      "stale",
+      "wrong",
+    ],
     rolloutRows(runs),
     "Each pod is created twice, for the do-nothing floor pair and for the pair measured, one after the other in the same sender: " +
       "added is the pair's latency less the floor's at the same percentile. Phases run on the same servers, started fresh: cold caches, " +
@@ -65,7 +78,15 @@ export function printRollout(runs: readonly RolloutRun[], concurrency: number): 
   );
   printTable(
     "H. The change half-way through the last phase: decisions of the pods it touches (one pod in 20 each)",
-    ["webhooks", "caches / limiter", "change", "creates after it", "stale", "last stale sent at (s after the change)", "right once a TTL had passed"],
+    [
+      "webhooks",
+      "caches / limiter",
+      "change",
+      "creates after it",
+      "stale",
+      "last stale sent at (s after the change)",
+      "right once a TTL had passed",
+    ],
     changeRows(runs),
   );
 }

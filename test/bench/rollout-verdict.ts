@@ -71,7 +71,8 @@ function rightAfter(outcome: CreateOutcome): boolean {
 export function judgeCreate(outcome: CreateOutcome, window?: ChangeWindow): Verdict {
   if (outcome.result === "error") return "error";
   const change = changeOf(outcome.ref);
-  if (window === undefined || change === undefined || outcome.answeredMs <= window.startedMs) return rightBefore(outcome) ? "right" : "wrong";
+  if (window === undefined || change === undefined || outcome.answeredMs <= window.startedMs)
+    return rightBefore(outcome) ? "right" : "wrong";
   const ttl = change === "revoked" ? window.accessTtlMs : window.credspecTtlMs;
   if (outcome.sentMs >= window.doneMs + ttl + window.graceMs) return rightAfter(outcome) ? "right" : "wrong";
   if (rightAfter(outcome)) return "right";
@@ -105,7 +106,10 @@ export interface VerdictCounts {
 
 function describe(outcome: CreateOutcome): string {
   const { namespace, serviceAccount, credspec } = outcome.ref;
-  const answer = outcome.result === "admitted" ? `admitted with ${JSON.stringify(outcome.inlined)?.slice(0, 120)}` : `${outcome.result} (HTTP ${outcome.status}: ${outcome.message ?? ""})`;
+  const answer =
+    outcome.result === "admitted"
+      ? `admitted with ${JSON.stringify(outcome.inlined)?.slice(0, 120)}`
+      : `${outcome.result} (HTTP ${outcome.status}: ${outcome.message ?? ""})`;
   return `namespace ${namespace}, service account ${serviceAccount}, credspec ${credspec}: ${answer}`;
 }
 

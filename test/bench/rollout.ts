@@ -19,7 +19,14 @@ import { benchWebhooksOf, forPair, PAIR_LABEL, register, type BenchWebhooks } fr
 import { referenceWebhooks } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME, REFERENCE_USER, startReference, type ReferenceLimiter } from "./reference.ts";
 import { sendCreates, type CreateRun, type PairLabels } from "./rollout-creates.ts";
-import { EDITED_CREDSPEC, REVOKED_CREDSPEC, ROLLOUT_PODS, rolloutCredSpecObject, rolloutGrant, rolloutObjects } from "./rollout-plan.ts";
+import {
+  EDITED_CREDSPEC,
+  REVOKED_CREDSPEC,
+  ROLLOUT_PODS,
+  rolloutCredSpecObject,
+  rolloutGrant,
+  rolloutObjects,
+} from "./rollout-plan.ts";
 import { countVerdicts, type ChangeWindow, type CreateOutcome, type VerdictCounts } from "./rollout-verdict.ts";
 
 export const ROLLOUT_CONCURRENCY = 50;
@@ -102,15 +109,30 @@ async function makeChange(cluster: LocalClusterInfo): Promise<void> {
 }
 
 async function undoChange(cluster: LocalClusterInfo): Promise<void> {
-  await applyObjects(adminEndpoint(cluster), [rolloutCredSpecObject(EDITED_CREDSPEC, false), rolloutGrant(REVOKED_CREDSPEC)]);
+  await applyObjects(adminEndpoint(cluster), [
+    rolloutCredSpecObject(EDITED_CREDSPEC, false),
+    rolloutGrant(REVOKED_CREDSPEC),
+  ]);
 }
 
 /** Registers the floor and the pair, runs the three phases, unregisters both and undoes the change. */
-async function runPhases(cluster: LocalClusterInfo, audit: AuditLog, floor: MinimalWebhook, pair: PairUnderTest, options: RolloutOptions): Promise<RolloutRun> {
+async function runPhases(
+  cluster: LocalClusterInfo,
+  audit: AuditLog,
+  floor: MinimalWebhook,
+  pair: PairUnderTest,
+  options: RolloutOptions,
+): Promise<RolloutRun> {
   const pods = options.pods ?? ROLLOUT_PODS;
-  const labels: PairLabels = { floor: { [PAIR_LABEL]: "rollout-floor" }, measured: { [PAIR_LABEL]: "rollout-measured" } };
+  const labels: PairLabels = {
+    floor: { [PAIR_LABEL]: "rollout-floor" },
+    measured: { [PAIR_LABEL]: "rollout-measured" },
+  };
   const floorWebhooks = await benchWebhooksOf(cluster, floor);
-  const registered = [forPair(floorWebhooks.objects, "rollout-floor"), forPair(pair.webhooks.objects, "rollout-measured")];
+  const registered = [
+    forPair(floorWebhooks.objects, "rollout-floor"),
+    forPair(pair.webhooks.objects, "rollout-measured"),
+  ];
   const started = performance.now();
   try {
     await register(cluster, "rollout-floor", registered[0]!, floorWebhooks.authorizeReviews);
@@ -129,9 +151,19 @@ async function runPhases(cluster: LocalClusterInfo, audit: AuditLog, floor: Mini
         const startedMs = performance.now();
         await makeChange(cluster);
         const doneMs = performance.now();
-        window = { startedMs, doneMs, accessTtlMs: pair.accessTtlMs, credspecTtlMs: pair.credspecTtlMs, graceMs: GRACE_MS };
-        const spreadMs = Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
-        run = merge(first, await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }));
+        window = {
+          startedMs,
+          doneMs,
+          accessTtlMs: pair.accessTtlMs,
+          credspecTtlMs: pair.credspecTtlMs,
+          graceMs: GRACE_MS,
+        };
+        const spreadMs =
+          Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
+        run = merge(
+          first,
+          await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }),
+        );
       }
       const durationMs = performance.now() - phaseStarted;
       const calls = sumCalls(await audit.countSince(offset), pair.users);
@@ -148,7 +180,13 @@ async function runPhases(cluster: LocalClusterInfo, audit: AuditLog, floor: Mini
           `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
       );
     }
-    return { server: pair.server, reference: pair.reference, settings: pair.settings, phases, durationMs: performance.now() - started };
+    return {
+      server: pair.server,
+      reference: pair.reference,
+      settings: pair.settings,
+      phases,
+      durationMs: performance.now() - started,
+    };
   } finally {
     const admin = adminEndpoint(cluster);
     for (const object of registered.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
@@ -163,15 +201,21 @@ export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOp
   const stack = await startFunctions(cluster, { runtime: "node" });
   try {
     runs.push(
-      await runPhases(cluster, audit, options.floor, {
-        server: "gmsa-webhooks node",
-        reference: false,
-        settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
-        webhooks: await benchWebhooksOf(cluster, stack),
-        users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
-        accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
-        credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
-      }, options),
+      await runPhases(
+        cluster,
+        audit,
+        options.floor,
+        {
+          server: "gmsa-webhooks node",
+          reference: false,
+          settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
+          webhooks: await benchWebhooksOf(cluster, stack),
+          users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
+          accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
+          credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
+        },
+        options,
+      ),
     );
   } finally {
     await stack.stop();
@@ -181,15 +225,21 @@ export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOp
     const reference = await startReference(cluster, options.referenceBin, limiter);
     try {
       runs.push(
-        await runPhases(cluster, audit, options.floor, {
-          server: REFERENCE_SERVER_NAME,
-          reference: true,
-          settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
-          webhooks: { objects: await referenceWebhooks(cluster, reference) },
-          users: [REFERENCE_USER],
-          accessTtlMs: 0,
-          credspecTtlMs: 0,
-        }, options),
+        await runPhases(
+          cluster,
+          audit,
+          options.floor,
+          {
+            server: REFERENCE_SERVER_NAME,
+            reference: true,
+            settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
+            webhooks: { objects: await referenceWebhooks(cluster, reference) },
+            users: [REFERENCE_USER],
+            accessTtlMs: 0,
+            credspecTtlMs: 0,
+          },
+          options,
+        ),
       );
     } finally {
       await reference.stop();

@@ -57,8 +57,32 @@ import { runAskedSections } from "./asked-sections.ts";
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
 const SETTINGS = quick
-  ? { rounds: 2, iterations: 500, warmup: 200, startups: 1, concurrencies: [1, 16], maxRequests: 200, maxDurationMs: 1000, podCreates: 50, podCreateRounds: 1, coldStarts: 2, frugalReviews: 2000 }
-  : { rounds: 5, iterations: 4000, warmup: 2000, startups: 5, concurrencies: [1, 16, 128], maxRequests: 2000, maxDurationMs: 3000, podCreates: 1000, podCreateRounds: 3, coldStarts: 10, frugalReviews: 20_000 };
+  ? {
+      rounds: 2,
+      iterations: 500,
+      warmup: 200,
+      startups: 1,
+      concurrencies: [1, 16],
+      maxRequests: 200,
+      maxDurationMs: 1000,
+      podCreates: 50,
+      podCreateRounds: 1,
+      coldStarts: 2,
+      frugalReviews: 2000,
+    }
+  : {
+      rounds: 5,
+      iterations: 4000,
+      warmup: 2000,
+      startups: 5,
+      concurrencies: [1, 16, 128],
+      maxRequests: 2000,
+      maxDurationMs: 3000,
+      podCreates: 1000,
+      podCreateRounds: 3,
+      coldStarts: 10,
+      frugalReviews: 20_000,
+    };
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
  * during the Node phase under load: one run per 15 s at most (20 s less the 5 s refresh skew).
@@ -68,8 +92,12 @@ const RUNTIMES: readonly FunctionsRuntime[] = ["node", "worker"];
 
 const began = performance.now();
 const startedAt = new Date().toISOString();
-const log = (line: string) => console.error(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}`);
-const load = () => loadavg().map((l) => l.toFixed(2)).join(" ");
+const log = (line: string) =>
+  console.error(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 console.log(`# npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
 console.log(
@@ -79,14 +107,23 @@ console.log(
 
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
 if (asked.length > 0) {
-  const unexpected = await runAskedSections(asked, { quick, referenceBin: process.env["GMSA_REF_BIN"] || undefined, log });
+  const unexpected = await runAskedSections(asked, {
+    quick,
+    referenceBin: process.env["GMSA_REF_BIN"] || undefined,
+    log,
+  });
   console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
-  if (unexpected > 0) console.error(`\n${unexpected} decisions were wrong or creates and reviews failed (see the tables)`);
+  if (unexpected > 0)
+    console.error(`\n${unexpected} decisions were wrong or creates and reviews failed (see the tables)`);
   process.exit(unexpected > 0 ? 1 : 0);
 }
 
 log("A: in-process reviews");
-const inProcess = await measureInProcess({ rounds: SETTINGS.rounds, iterations: SETTINGS.iterations, warmup: SETTINGS.warmup });
+const inProcess = await measureInProcess({
+  rounds: SETTINGS.rounds,
+  iterations: SETTINGS.iterations,
+  warmup: SETTINGS.warmup,
+});
 printInProcess(inProcess, SETTINGS.rounds, SETTINGS.iterations);
 
 log("A: Worker bundles and start-up");
@@ -110,7 +147,8 @@ const nodeBundles: NodeBundleSize[] = [];
 const coldStarts: ColdStart[] = [];
 const nodeBundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
 try {
-  for (const target of ["server", "lambda", "azure"] as const) nodeBundles.push(await measureNodeBundle(nodeBundleDir, target));
+  for (const target of ["server", "lambda", "azure"] as const)
+    nodeBundles.push(await measureNodeBundle(nodeBundleDir, target));
   coldStarts.push(...(await measureLambdaColdStarts(join(nodeBundleDir, "lambda", "index.mjs"), SETTINGS.coldStarts)));
 } finally {
   await rm(nodeBundleDir, { recursive: true, force: true });
@@ -134,7 +172,12 @@ if (withCluster) {
     // Section F's floor runs through the phases: each webhook pair is measured against it, their creates alternating.
     const podCreateFloor = await startPodCreateFloor(bench.cluster);
     try {
-      const podCreate = { podCreateRequests: SETTINGS.podCreates, podCreateMaxDurationMs: 10_000, podCreateRounds: SETTINGS.podCreateRounds, podCreateFloor };
+      const podCreate = {
+        podCreateRequests: SETTINGS.podCreates,
+        podCreateMaxDurationMs: 10_000,
+        podCreateRounds: SETTINGS.podCreateRounds,
+        podCreateFloor,
+      };
       for (const runtime of RUNTIMES) {
         log(`B-F: ${runtime} runtime`);
         phases.push(
@@ -151,15 +194,22 @@ if (withCluster) {
       log("G: server memory and CPU per review (our production bundle and the do-nothing floor, fresh processes)");
       const node = await startNodeTargets(bench.cluster);
       // Started here so that its idle memory is read fresh, as ours.
-      const ref = referenceBin === undefined ? undefined : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
-        await node.stop();
-        throw error;
-      });
+      const ref =
+        referenceBin === undefined
+          ? undefined
+          : await startReference(bench.cluster, referenceBin).catch(async (error: unknown) => {
+              await node.stop();
+              throw error;
+            });
       try {
         const floorServer = await startFloorTargets(bench.cluster, bench.credspecs.values().next().value);
         try {
           const targets = [...node.targets, ...(ref?.targets ?? []), ...floorServer.targets];
-          frugal = await measureFrugal(targets, { bodies: reviewBodiesOfOneContainer(bench.credspecs), reviewsPerRound: SETTINGS.frugalReviews, log });
+          frugal = await measureFrugal(targets, {
+            bodies: reviewBodiesOfOneContainer(bench.credspecs),
+            reviewsPerRound: SETTINGS.frugalReviews,
+            log,
+          });
         } finally {
           await floorServer.stop();
         }
@@ -198,7 +248,15 @@ if (withCluster) {
   if (reference !== undefined) printReference(phases, reference);
 }
 
-const figures = { bundles, coldStarts, phases, frugal, reference, sourceLines: await countSourceLines(), cliSourceLines: await countSourceLines(undefined, [CLI_FOLDER]) };
+const figures = {
+  bundles,
+  coldStarts,
+  phases,
+  frugal,
+  reference,
+  sourceLines: await countSourceLines(),
+  cliSourceLines: await countSourceLines(undefined, [CLI_FOLDER]),
+};
 if (withCluster && !quick) {
   const chart = new URL("../../docs/performance.svg", import.meta.url);
   await writeChart(chart, chartFiguresOf({ ...figures, startedAt }));
@@ -215,11 +273,25 @@ printBudgets(
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
 const unexpected =
-  phases.reduce((sum, p) => sum + p.cells.reduce((s, c) => s + c.load.errors, 0) + podCreateLoads(p.podCreate).reduce((s, l) => s + l.errors, 0), 0) +
+  phases.reduce(
+    (sum, p) =>
+      sum +
+      p.cells.reduce((s, c) => s + c.load.errors, 0) +
+      podCreateLoads(p.podCreate).reduce((s, l) => s + l.errors, 0),
+    0,
+  ) +
   frugal.reduce((sum, f) => sum + f.errors, 0) +
-  (reference === undefined ? 0 : reference.wrongAnswers.length + reference.cells.reduce((sum, c) => sum + c.load.errors, 0) + podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0));
+  (reference === undefined
+    ? 0
+    : reference.wrongAnswers.length +
+      reference.cells.reduce((sum, c) => sum + c.load.errors, 0) +
+      podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0));
 if (unexpected > 0) {
-  const first = phases.flatMap((p) => [...p.cells.map((c) => c.load), ...podCreateLoads(p.podCreate)]).find((l) => l.firstError !== undefined);
-  console.error(`\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? frugal.find((f) => f.firstError !== undefined)?.firstError ?? "?"}`);
+  const first = phases
+    .flatMap((p) => [...p.cells.map((c) => c.load), ...podCreateLoads(p.podCreate)])
+    .find((l) => l.firstError !== undefined);
+  console.error(
+    `\n${unexpected} answers were not the expected ones; the first: ${first?.firstError ?? frugal.find((f) => f.firstError !== undefined)?.firstError ?? "?"}`,
+  );
   process.exitCode = 1;
 }

@@ -60,7 +60,11 @@ function refreshSkewSeconds(lifetimeSeconds: number): number {
   return Math.min(lifetimeSeconds / 2, Math.max(5, Math.min(60, lifetimeSeconds / 10)));
 }
 
-export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntime, options: RuntimePhaseOptions): Promise<RuntimeFigures> {
+export async function benchRuntime(
+  bench: BenchCluster,
+  runtime: FunctionsRuntime,
+  options: RuntimePhaseOptions,
+): Promise<RuntimeFigures> {
   const { cluster } = bench;
   const audit = openAuditLog(cluster.auditLogFile);
   const bodies = buildReviewBodies(bench.credspecs);
@@ -74,12 +78,19 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
   try {
     const calls = await measureCallsPerReview(stack, cluster.caPem, audit, bodies);
     const cells = await measureThroughput(stack, cluster.caPem, audit, bodies, options);
-    const podCreate = await comparePodCreates(cluster, await benchWebhooksOf(cluster, options.podCreateFloor), await benchWebhooksOf(cluster, stack), {
-      requests: options.podCreateRequests,
-      maxDurationMs: options.podCreateMaxDurationMs,
-      rounds: options.podCreateRounds,
-    });
-    options.log(`${runtime} pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`);
+    const podCreate = await comparePodCreates(
+      cluster,
+      await benchWebhooksOf(cluster, options.podCreateFloor),
+      await benchWebhooksOf(cluster, stack),
+      {
+        requests: options.podCreateRequests,
+        maxDurationMs: options.podCreateMaxDurationMs,
+        rounds: options.podCreateRounds,
+      },
+    );
+    options.log(
+      `${runtime} pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`,
+    );
 
     const elapsedSeconds = (performance.now() - started) / 1000;
     const lifetime = options.tokenLifetimeSeconds;
@@ -88,7 +99,10 @@ export async function benchRuntime(bench: BenchCluster, runtime: FunctionsRuntim
     if (runtime === "node") {
       for (const fn of FUNCTION_NAMES) {
         const metrics = await stack.metrics(fn);
-        const failed = (metrics["execRuns_pluginError"] ?? 0) + (metrics["execRuns_notFound"] ?? 0) + (metrics["execRuns_timeout"] ?? 0);
+        const failed =
+          (metrics["execRuns_pluginError"] ?? 0) +
+          (metrics["execRuns_notFound"] ?? 0) +
+          (metrics["execRuns_timeout"] ?? 0);
         execRuns.push({
           fn,
           countFile: stack.execRuns(fn),

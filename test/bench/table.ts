@@ -11,7 +11,11 @@ export function fixed(value: number, digits = 0): string {
 export function formatTable(columns: readonly string[], rows: readonly (readonly Cell[])[]): string {
   const text = rows.map((row) => columns.map((_, i) => String(row[i] ?? "")));
   const widths = columns.map((column, i) => Math.max(column.length, ...text.map((row) => row[i]!.length)));
-  const numeric = columns.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === "number" || /^[\d.,-]+( \S+)?$/.test(String(row[i] ?? ""))));
+  const numeric = columns.map(
+    (_, i) =>
+      rows.length > 0 &&
+      rows.every((row) => typeof row[i] === "number" || /^[\d.,-]+( \S+)?$/.test(String(row[i] ?? ""))),
+  );
   const line = (cells: string[]) =>
     `| ${cells.map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(" | ")} |`;
   const separator = `| ${widths.map((w, i) => (numeric[i] ? `${"-".repeat(w - 1)}:` : "-".repeat(w))).join(" | ")} |`;
@@ -19,7 +23,12 @@ export function formatTable(columns: readonly string[], rows: readonly (readonly
 }
 
 /** Prints a titled table to stdout. */
-export function printTable(title: string, columns: readonly string[], rows: readonly (readonly Cell[])[], note?: string): void {
+export function printTable(
+  title: string,
+  columns: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  note?: string,
+): void {
   console.log(`\n### ${title}\n`);
   console.log(formatTable(columns, rows));
   if (note !== undefined) console.log(`\n${note}`);

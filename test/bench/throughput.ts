@@ -54,7 +54,8 @@ export async function measureThroughput(
           maxRequests: options.maxRequests,
           maxDurationMs: options.maxDurationMs,
         });
-        const serverCpuMicrosPerReview = (readProcessCpuMicros(pids[fn]) - cpuBefore) / (load.requests + load.warmupRequests);
+        const serverCpuMicrosPerReview =
+          (readProcessCpuMicros(pids[fn]) - cpuBefore) / (load.requests + load.warmupRequests);
         const calls = functionCalls(await audit.countSince(offset, 100), fn);
         cells.push({ runtime: stack.runtime, fn, containers, load, calls, serverCpuMicrosPerReview });
         options.log(

@@ -88,7 +88,8 @@ export async function measureWorkerStartup(fn: FunctionName, scriptPath: string,
       const res = await miniflare.dispatchFetch("https://worker.local/healthz");
       const text = await res.text();
       const firstAt = performance.now();
-      if (res.status !== 200 || text !== "ok") throw new Error(`${fn} Worker /healthz answered ${res.status}: ${text.slice(0, 200)}`);
+      if (res.status !== 200 || text !== "ok")
+        throw new Error(`${fn} Worker /healthz answered ${res.status}: ${text.slice(0, 200)}`);
       await (await miniflare.dispatchFetch("https://worker.local/healthz")).text();
       const secondAt = performance.now();
       ready.push(readyAt - started);
@@ -99,5 +100,11 @@ export async function measureWorkerStartup(fn: FunctionName, scriptPath: string,
       await miniflare.dispose();
     }
   }
-  return { fn, readyMs: summarize(ready), firstRequestMs: summarize(first), secondRequestMs: summarize(second), totalMs: summarize(total) };
+  return {
+    fn,
+    readyMs: summarize(ready),
+    firstRequestMs: summarize(first),
+    secondRequestMs: summarize(second),
+    totalMs: summarize(total),
+  };
 }

@@ -103,7 +103,9 @@ describe("REVIEW_REQUESTING_USER", () => {
     expect((await createPod(cluster, debuggable("user-refused"))).status).toBe(201);
     const refused = await debugAsUser("user-refused");
     expect(refused.status).toBe(403);
-    expect(refused.body.message).toContain(`ephemeral container "debug": user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`);
+    expect(refused.body.message).toContain(
+      `ephemeral container "debug": user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
+    );
   });
 
   it("off: allows the same user the same ephemeral container (the service account may use it)", async () => {
@@ -111,50 +113,63 @@ describe("REVIEW_REQUESTING_USER", () => {
     expect((await createPod(cluster, debuggable("user-allowed"))).status).toBe(201);
     const allowed = await debugAsUser("user-allowed");
     expect(allowed.status).toBe(200);
-    expect(allowed.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
+    expect(
+      allowed.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec,
+    ).toBeDefined();
   });
 });
 
-describe.each(["ephemeral", "always"])("REVIEW_REQUESTING_USER=%s: an ephemeral container inheriting the pod-level GMSA", (mode) => {
-  beforeAll(async () => {
-    await restartFunctions({ REVIEW_REQUESTING_USER: mode });
-  });
-
-  /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
-  const inheritable = (name: string) => buildPod(GROUP, name, { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
-
-  it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
-    expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
-    const refused = await debugInheritingAs(DEBUGGER, `inherit-refused-${mode}`);
-    expect(refused.status).toBe(403);
-    expect(refused.body.message).toContain(`ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`);
-    expect(await auditAnnotationsOf(`inherit-refused-${mode}`, "ephemeralcontainers")).toMatchObject({
-      "authorize.gmsa-webhooks.windows.k8s.io/decision": "denied",
-      "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
+describe.each(["ephemeral", "always"])(
+  "REVIEW_REQUESTING_USER=%s: an ephemeral container inheriting the pod-level GMSA",
+  (mode) => {
+    beforeAll(async () => {
+      await restartFunctions({ REVIEW_REQUESTING_USER: mode });
     });
-  });
 
-  it("is allowed to a user with `use` of it", async () => {
-    expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
-    const allowed = await debugInheritingAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
-    expect(allowed.status).toBe(200);
-    expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
-    expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({
-      "authorize.gmsa-webhooks.windows.k8s.io/decision": "allowed",
-      "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
+    /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
+    const inheritable = (name: string) =>
+      buildPod(GROUP, name, { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+
+    it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
+      expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
+      const refused = await debugInheritingAs(DEBUGGER, `inherit-refused-${mode}`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toContain(
+        `ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
+      );
+      expect(await auditAnnotationsOf(`inherit-refused-${mode}`, "ephemeralcontainers")).toMatchObject({
+        "authorize.gmsa-webhooks.windows.k8s.io/decision": "denied",
+        "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
+      });
     });
-  });
-});
+
+    it("is allowed to a user with `use` of it", async () => {
+      expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
+      const allowed = await debugInheritingAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
+      expect(allowed.status).toBe(200);
+      expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
+      expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({
+        "authorize.gmsa-webhooks.windows.k8s.io/decision": "allowed",
+        "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
+      });
+    });
+  },
+);
 
 describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
     // `default` may use no credspec (infra/samples/rbac.yaml): in deny mode this is a 403.
-    const pod = buildPod(GROUP, "shadow", { serviceAccountName: "default", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+    const pod = buildPod(GROUP, "shadow", {
+      serviceAccountName: "default",
+      windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+    });
     const created = await createPod(cluster, pod);
     expect(created.status).toBe(201);
     const warnings = [created.headers.warning ?? []].flat().join("\n");
-    expect(warnings).toContain("ENFORCEMENT=warn: gmsa-webhooks would deny this request: 403 ERR_CREDSPEC_NOT_ALLOWED at pod");
+    expect(warnings).toContain(
+      "ENFORCEMENT=warn: gmsa-webhooks would deny this request: 403 ERR_CREDSPEC_NOT_ALLOWED at pod",
+    );
 
     const annotations = await auditAnnotationsOf("shadow");
     expect(annotations).toMatchObject({
@@ -162,7 +177,9 @@ describe("ENFORCEMENT=warn", () => {
       "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
       "authorize.gmsa-webhooks.windows.k8s.io/codes": "ERR_CREDSPEC_NOT_ALLOWED",
     });
-    expect(annotations["authorize.gmsa-webhooks.windows.k8s.io/would-deny"]).toContain('403 ERR_CREDSPEC_NOT_ALLOWED at pod (credspec "webapp01")');
+    expect(annotations["authorize.gmsa-webhooks.windows.k8s.io/would-deny"]).toContain(
+      '403 ERR_CREDSPEC_NOT_ALLOWED at pod (credspec "webapp01")',
+    );
   });
 });
 
@@ -184,7 +201,10 @@ async function auditAnnotationsOf(name: string, subresource?: string): Promise<R
       .filter((line) => line.includes(name))
       .map((line) => JSON.parse(line) as AuditEvent);
     const event = events.find(
-      (e) => e.stage === "ResponseComplete" && e.objectRef?.name === name && (subresource === undefined ? e.verb === "create" : e.objectRef.subresource === subresource),
+      (e) =>
+        e.stage === "ResponseComplete" &&
+        e.objectRef?.name === name &&
+        (subresource === undefined ? e.verb === "create" : e.objectRef.subresource === subresource),
     );
     if (event) return event.annotations ?? {};
     await sleep(100);

@@ -13,7 +13,14 @@ import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "../../infra/local/in-cluster.ts";
+import {
+  applySamples,
+  installChart,
+  localNodeValues,
+  startInClusterStack,
+  waitForDeployments,
+  type InClusterStack,
+} from "../../infra/local/in-cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { NODE_NAME } from "../../infra/local/node-config.ts";
 import { issueServingCertificate } from "../../infra/local/pki.ts";
@@ -50,7 +57,8 @@ async function measure(event: string, change: () => Promise<void>): Promise<Tall
       tally.attempted++;
       try {
         const created = await createPod(stack.cluster, gmsaPod(GROUP, `s${sender}-${n}`, "gmsa-app"), { dryRun: true });
-        if (created.status === 201 && created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec) tally.admitted++;
+        if (created.status === 201 && created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)
+          tally.admitted++;
         else if (created.status === 403 || created.status === 422 || created.status === 400) tally.refusedWrongly++;
         else tally.failed++;
       } catch {
@@ -72,10 +80,9 @@ async function measure(event: string, change: () => Promise<void>): Promise<Tall
 
 async function functionPods(fn: string): Promise<{ metadata: { name: string; uid: string } }[]> {
   const selector = encodeURIComponent(`app.kubernetes.io/component=${fn}`);
-  const pods = await kubeRequestOk<{ items: { metadata: { name: string; uid: string; deletionTimestamp?: string } }[] }>(
-    admin(),
-    `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=${selector}`,
-  );
+  const pods = await kubeRequestOk<{
+    items: { metadata: { name: string; uid: string; deletionTimestamp?: string } }[];
+  }>(admin(), `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=${selector}`);
   return pods.items.filter((pod) => pod.metadata.deletionTimestamp === undefined);
 }
 
@@ -89,7 +96,10 @@ function evict(name: string) {
 /** Waits until the disruption controller counts both replicas of `fn` healthy (one disruption allowed). */
 async function waitForDisruptionAllowed(fn: string): Promise<void> {
   for (let attempt = 0; attempt < 120; attempt++) {
-    const pdb = await kubeRequest<{ status?: { disruptionsAllowed?: number } }>(admin(), `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets/${FULLNAME}-${fn}`);
+    const pdb = await kubeRequest<{ status?: { disruptionsAllowed?: number } }>(
+      admin(),
+      `/apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets/${FULLNAME}-${fn}`,
+    );
     if (pdb.body.status?.disruptionsAllowed === 1) return;
     await sleep(250);
   }
@@ -115,7 +125,10 @@ async function writeServingSecret(create: boolean): Promise<string> {
     kind: "Secret",
     type: "kubernetes.io/tls",
     metadata: { name: SECRET, namespace: NAMESPACE },
-    data: { "tls.crt": Buffer.from(pair.certPem).toString("base64"), "tls.key": Buffer.from(pair.keyPem).toString("base64") },
+    data: {
+      "tls.crt": Buffer.from(pair.certPem).toString("base64"),
+      "tls.key": Buffer.from(pair.keyPem).toString("base64"),
+    },
   };
   const path = `/api/v1/namespaces/${NAMESPACE}/secrets${create ? "" : `/${SECRET}`}`;
   await kubeRequestOk(admin(), path, { method: create ? "POST" : "PUT", body: secret });
@@ -125,10 +138,13 @@ async function writeServingSecret(create: boolean): Promise<string> {
 /** The serial number of the certificate a pod serves on 8443. */
 function servedSerial(podIp: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: podIp, port: 8443, rejectUnauthorized: false, servername: `${FULLNAME}-expand.${NAMESPACE}.svc` }, () => {
-      resolve(socket.getPeerX509Certificate()?.serialNumber ?? "");
-      socket.end();
-    });
+    const socket = connect(
+      { host: podIp, port: 8443, rejectUnauthorized: false, servername: `${FULLNAME}-expand.${NAMESPACE}.svc` },
+      () => {
+        resolve(socket.getPeerX509Certificate()?.serialNumber ?? "");
+        socket.end();
+      },
+    );
     // A pod that went away leaves an address nobody answers: give up on it rather than wait for TCP's own timeout.
     socket.setTimeout(2000, () => socket.destroy(new Error(`no TLS answer from ${podIp}:8443 within 2 s`)));
     socket.once("error", reject);
@@ -138,17 +154,25 @@ function servedSerial(podIp: string): Promise<string> {
 /** Pod IPs of both functions' Ready pods. */
 /** The IPs of the pods that serve: Ready and not being deleted (a drained replica's successor may still be terminating). */
 async function podIps(): Promise<string[]> {
-  type Pod = { metadata: { deletionTimestamp?: string }; status?: { podIP?: string; conditions?: { type: string; status: string }[] } };
+  type Pod = {
+    metadata: { deletionTimestamp?: string };
+    status?: { podIP?: string; conditions?: { type: string; status: string }[] };
+  };
   const pods = await kubeRequestOk<{ items: Pod[] }>(admin(), `/api/v1/namespaces/${NAMESPACE}/pods`);
   const serving = pods.items.filter(
-    (pod) => pod.metadata.deletionTimestamp === undefined && pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+    (pod) =>
+      pod.metadata.deletionTimestamp === undefined &&
+      pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
   );
   return serving.map((pod) => pod.status?.podIP ?? "").filter(Boolean);
 }
 
 beforeAll(async () => {
   stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[availability] ${message}\n`) });
-  await kubeRequestOk(admin(), "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } });
+  await kubeRequestOk(admin(), "/api/v1/namespaces", {
+    method: "POST",
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
+  });
   await writeServingSecret(true);
   values = {
     ...localNodeValues(stack.image, stack.callerToken),
@@ -165,9 +189,14 @@ afterAll(async () => {
     const table = [
       "| event | seconds | creates attempted | admitted correctly | refused wrongly | failed (500 or timeout) |",
       "| --- | ---: | ---: | ---: | ---: | ---: |",
-      ...rows.map((r) => `| ${r.event} | ${r.seconds.toFixed(1)} | ${r.attempted} | ${r.admitted} | ${r.refusedWrongly} | ${r.failed} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.event} | ${r.seconds.toFixed(1)} | ${r.attempted} | ${r.admitted} | ${r.refusedWrongly} | ${r.failed} |`,
+      ),
     ];
-    console.log(`\nAvailability under change (${SENDERS} senders, dry-run creates through the API server):\n${table.join("\n")}\n`);
+    console.log(
+      `\nAvailability under change (${SENDERS} senders, dry-run creates through the API server):\n${table.join("\n")}\n`,
+    );
   }
   await stack?.stop();
 }, 120_000);
@@ -175,7 +204,10 @@ afterAll(async () => {
 describe("availability of both functions under change, on a real node", () => {
   it("loses no create during a helm upgrade that rolls both Deployments", async () => {
     const tally = await measure("helm upgrade (rolling)", async () => {
-      const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { ...values, podAnnotations: { "gmsa-webhooks.local/rollout": "1" } });
+      const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
+        ...values,
+        podAnnotations: { "gmsa-webhooks.local/rollout": "1" },
+      });
       expect(upgraded.code, upgraded.stderr).toBe(0);
       await sleep(1000);
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
@@ -209,7 +241,8 @@ describe("availability of both functions under change, on a real node", () => {
       for (;;) {
         const served = await Promise.all((await podIps()).map((ip) => servedSerial(ip).catch(() => "")));
         if (served.length === 4 && served.every((s) => s === serial)) break;
-        if (Date.now() > deadline) throw new Error(`the pods serve ${served.join(", ")}, not the renewed ${serial}, after 120 s`);
+        if (Date.now() > deadline)
+          throw new Error(`the pods serve ${served.join(", ")}, not the renewed ${serial}, after 120 s`);
         await sleep(500);
       }
     });
@@ -219,15 +252,18 @@ describe("availability of both functions under change, on a real node", () => {
   it("fails creates only until a replica killed outright leaves the endpoints", async () => {
     const [victim] = await functionPods("expand");
     const tally = await measure("one expand replica killed (SIGKILL)", async () => {
-      const process_ = podServerProcesses().find((p) => p.memoryCgroup.includes(victim!.metadata.uid.replaceAll("-", "_")) || p.memoryCgroup.includes(victim!.metadata.uid));
+      const process_ = podServerProcesses().find(
+        (p) =>
+          p.memoryCgroup.includes(victim!.metadata.uid.replaceAll("-", "_")) ||
+          p.memoryCgroup.includes(victim!.metadata.uid),
+      );
       expect(process_, "the victim's server process").toBeDefined();
       process.kill(process_!.pid, "SIGKILL");
       // The kubelet restarts the container in place; the window lasts until it is Ready again.
       for (let attempt = 0; ; attempt++) {
-        const pod = await kubeRequestOk<{ status?: { containerStatuses?: { restartCount: number; ready: boolean }[] } }>(
-          admin(),
-          `/api/v1/namespaces/${NAMESPACE}/pods/${victim!.metadata.name}`,
-        );
+        const pod = await kubeRequestOk<{
+          status?: { containerStatuses?: { restartCount: number; ready: boolean }[] };
+        }>(admin(), `/api/v1/namespaces/${NAMESPACE}/pods/${victim!.metadata.name}`);
         const status = pod.status?.containerStatuses?.[0];
         if (status && status.restartCount >= 1 && status.ready) break;
         if (attempt === 240) throw new Error("the killed replica was not restarted and Ready within 60 s");

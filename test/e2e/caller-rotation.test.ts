@@ -10,7 +10,14 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../../infra/helm/chart-files.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { applySamples, installChart, localNodeValues, startInClusterStack, waitForDeployments, type InClusterStack } from "../../infra/local/in-cluster.ts";
+import {
+  applySamples,
+  installChart,
+  localNodeValues,
+  startInClusterStack,
+  waitForDeployments,
+  type InClusterStack,
+} from "../../infra/local/in-cluster.ts";
 import { kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { startPodStream } from "./support/pod-stream.ts";
@@ -32,7 +39,12 @@ const valuesWith = (secret: string) => ({
 /** The path each webhook configuration calls. */
 async function webhookPaths(): Promise<string[]> {
   const configurations = await Promise.all(
-    webhookConfigurationPaths(FULLNAME).map((path) => kubeRequestOk<{ webhooks: { clientConfig: { service: { path: string } } }[] }>(adminEndpoint(stack.cluster), path)),
+    webhookConfigurationPaths(FULLNAME).map((path) =>
+      kubeRequestOk<{ webhooks: { clientConfig: { service: { path: string } } }[] }>(
+        adminEndpoint(stack.cluster),
+        path,
+      ),
+    ),
   );
   return configurations.map((c) => c.webhooks[0]!.clientConfig.service.path);
 }
@@ -41,7 +53,12 @@ async function webhookPaths(): Promise<string[]> {
 async function generations(): Promise<number[]> {
   const admin = adminEndpoint(stack.cluster);
   const deployments = await Promise.all(
-    ["expand", "authorize"].map((fn) => kubeRequestOk<{ metadata: { generation: number } }>(admin, `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-${fn}`)),
+    ["expand", "authorize"].map((fn) =>
+      kubeRequestOk<{ metadata: { generation: number } }>(
+        admin,
+        `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-${fn}`,
+      ),
+    ),
   );
   return deployments.map((d) => d.metadata.generation);
 }
@@ -53,14 +70,20 @@ async function generations(): Promise<number[]> {
 async function rotateStep(secret: string) {
   const before = await generations();
   const stream = startPodStream(stack.cluster, GROUP);
-  const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--wait", "--timeout", "5m"], valuesWith(secret));
+  const upgraded = await stack.runHelm(
+    ["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--wait", "--timeout", "5m"],
+    valuesWith(secret),
+  );
   await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2).catch((error: unknown) => error);
   await new Promise((resolve) => setTimeout(resolve, 3_000));
   const counts = await stream.stop();
   console.log(`${expect.getState().currentTestName}: ${counts.admitted} admitted, ${counts.refused.length} refused`);
   expect(upgraded.code, upgraded.stderr).toBe(0);
   const after = await generations();
-  expect(after.map((generation, i) => generation > before[i]!), `generations ${before.join(",")} -> ${after.join(",")}`).toEqual([true, true]);
+  expect(
+    after.map((generation, i) => generation > before[i]!),
+    `generations ${before.join(",")} -> ${after.join(",")}`,
+  ).toEqual([true, true]);
   return counts;
 }
 

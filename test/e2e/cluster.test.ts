@@ -24,7 +24,11 @@ const as = (token: string): KubeEndpoint => ({ ...admin, token });
 const CREDSPECS = "/apis/windows.k8s.io/v1/gmsacredentialspecs";
 
 async function runPlugin(serviceAccount: string, env: Record<string, string> = {}): Promise<ExecCredential> {
-  const execInfo = { apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false } };
+  const execInfo = {
+    apiVersion: "client.authentication.k8s.io/v1",
+    kind: "ExecCredential",
+    spec: { interactive: false },
+  };
   const { stdout } = await run(nodeBinary(), [EXEC_PLUGIN_PATH, "--service-account", serviceAccount], {
     env: {
       ...process.env,

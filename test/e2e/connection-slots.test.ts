@@ -47,7 +47,12 @@ beforeAll(async () => {
   webapp01 = await readCredSpec(cluster, "webapp01");
   bundleDir = await mkdtemp(join(cluster.dir, "gmsa-slots-bundle-"));
   const entry = join(bundleDir, (await buildNodeTarget("server", bundleDir)).entry);
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, nodeEntry: entry, nodeArgs: NODE_SERVER_OPTIONS.split(" ") });
+  stack = await startFunctions(cluster, {
+    runtime: "node",
+    dir: cluster.dir,
+    nodeEntry: entry,
+    nodeArgs: NODE_SERVER_OPTIONS.split(" "),
+  });
   await applyFunctionsWebhooks(cluster, stack);
 }, 180_000);
 
@@ -67,13 +72,19 @@ async function createPodsFor(forMs: number): Promise<{ answered: number; refused
   for (let round = 0; performance.now() < ends; round++) {
     await Promise.all(
       Array.from({ length: PARALLEL_CREATES }, async (_, i) => {
-        const pod = buildPod(GROUP, `slots-${round}-${i}`, { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+        const pod = buildPod(GROUP, `slots-${round}-${i}`, {
+          serviceAccountName: "gmsa-app",
+          windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+        });
         const sent = performance.now();
         const created = await createPod(cluster, pod);
         slowestMs = Math.max(slowestMs, performance.now() - sent);
         const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
         if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
-        else refused.push(`round ${round} pod ${i} at ${((performance.now() + forMs - ends) / 1000).toFixed(0)} s: ${created.status} ${created.body.message ?? ""}`);
+        else
+          refused.push(
+            `round ${round} pod ${i} at ${((performance.now() + forMs - ends) / 1000).toFixed(0)} s: ${created.status} ${created.body.message ?? ""}`,
+          );
       }),
     );
     await sleep(ROUND_PAUSE_MS);
@@ -101,41 +112,63 @@ function sampleRss(pids: Record<FunctionName, number>): { stop(): Promise<Record
 }
 
 describe("the Node server's connection slots under idle keep-alive connections, called by kube-apiserver", () => {
-  it(`refuses no GMSA pod create while an attacker holds the ${MAX_CONNECTIONS}-connection cap with idle keep-alives, under 128 MiB`, { timeout: CREATE_MS + FILL_WITHIN_MS + 60_000 }, async () => {
-    const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
-    const pids = { expand: await findServerPid(baseUrl("expand")), authorize: await findServerPid(baseUrl("authorize")) };
-    const idleRss = { expand: (await readProcessMemory(pids.expand)).rssBytes, authorize: (await readProcessMemory(pids.authorize)).rssBytes };
-    const rss = sampleRss(pids);
-    const attacks: IdleAttack[] = [];
-    try {
-      const durationMs = FILL_WITHIN_MS + CREATE_MS + 5_000;
-      attacks.push(...FUNCTION_NAMES.map((fn) => holdIdleConnections(Number(new URL(baseUrl(fn)).port), { sources: SOURCES, perSource: PER_SOURCE, durationMs })));
-      // Judge the server only once the attacker presents a full cap to each (on a busy machine it takes longer).
-      const began = performance.now();
-      while (attacks.some((a) => a.mostOpen < MAX_CONNECTIONS) && performance.now() - began < FILL_WITHIN_MS) await sleep(50);
-      const fullMs = performance.now() - began;
-      const filled = attacks.map((a) => a.mostOpen);
-      for (const [i, most] of filled.entries()) expect(most, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before the creates`).toBeGreaterThanOrEqual(MAX_CONNECTIONS);
+  it(
+    `refuses no GMSA pod create while an attacker holds the ${MAX_CONNECTIONS}-connection cap with idle keep-alives, under 128 MiB`,
+    { timeout: CREATE_MS + FILL_WITHIN_MS + 60_000 },
+    async () => {
+      const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
+      const pids = {
+        expand: await findServerPid(baseUrl("expand")),
+        authorize: await findServerPid(baseUrl("authorize")),
+      };
+      const idleRss = {
+        expand: (await readProcessMemory(pids.expand)).rssBytes,
+        authorize: (await readProcessMemory(pids.authorize)).rssBytes,
+      };
+      const rss = sampleRss(pids);
+      const attacks: IdleAttack[] = [];
+      try {
+        const durationMs = FILL_WITHIN_MS + CREATE_MS + 5_000;
+        attacks.push(
+          ...FUNCTION_NAMES.map((fn) =>
+            holdIdleConnections(Number(new URL(baseUrl(fn)).port), {
+              sources: SOURCES,
+              perSource: PER_SOURCE,
+              durationMs,
+            }),
+          ),
+        );
+        // Judge the server only once the attacker presents a full cap to each (on a busy machine it takes longer).
+        const began = performance.now();
+        while (attacks.some((a) => a.mostOpen < MAX_CONNECTIONS) && performance.now() - began < FILL_WITHIN_MS)
+          await sleep(50);
+        const fullMs = performance.now() - began;
+        const filled = attacks.map((a) => a.mostOpen);
+        for (const [i, most] of filled.entries())
+          expect(most, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before the creates`).toBeGreaterThanOrEqual(
+            MAX_CONNECTIONS,
+          );
 
-      const { answered, refused, slowestMs } = await createPodsFor(CREATE_MS);
-      const peak = await rss.stop();
-      console.log(
-        `[slots] attacker ${SOURCES}x${PER_SOURCE} per server, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +
-          FUNCTION_NAMES.map((fn, i) => {
-            const a = attacks[i]!;
-            return `${fn}: at most ${a.mostOpen} open and ${a.mostIdle} idle at once, ${a.opened} opened, ${a.toldToClose} told to close, RSS idle ${(idleRss[fn] / MIB).toFixed(1)} MiB peak ${(peak[fn] / MIB).toFixed(1)} MiB`;
-          }).join("; ") +
-          `; pod creates over ${(CREATE_MS / 1000).toFixed(0)} s: ${answered} answered (slowest ${slowestMs.toFixed(0)} ms), ${refused.length} refused` +
-          (refused.length > 0 ? ` (first: ${refused[0]})` : ""),
-      );
+        const { answered, refused, slowestMs } = await createPodsFor(CREATE_MS);
+        const peak = await rss.stop();
+        console.log(
+          `[slots] attacker ${SOURCES}x${PER_SOURCE} per server, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +
+            FUNCTION_NAMES.map((fn, i) => {
+              const a = attacks[i]!;
+              return `${fn}: at most ${a.mostOpen} open and ${a.mostIdle} idle at once, ${a.opened} opened, ${a.toldToClose} told to close, RSS idle ${(idleRss[fn] / MIB).toFixed(1)} MiB peak ${(peak[fn] / MIB).toFixed(1)} MiB`;
+            }).join("; ") +
+            `; pod creates over ${(CREATE_MS / 1000).toFixed(0)} s: ${answered} answered (slowest ${slowestMs.toFixed(0)} ms), ${refused.length} refused` +
+            (refused.length > 0 ? ` (first: ${refused[0]})` : ""),
+        );
 
-      expect(refused).toEqual([]);
-      expect(answered).toBeGreaterThanOrEqual(PARALLEL_CREATES);
-      for (const fn of FUNCTION_NAMES) expect(peak[fn], `${fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
-    } finally {
-      for (const attack of attacks) attack.stop();
-      await rss.stop();
-      await Promise.all(attacks.map((a) => a.done));
-    }
-  });
+        expect(refused).toEqual([]);
+        expect(answered).toBeGreaterThanOrEqual(PARALLEL_CREATES);
+        for (const fn of FUNCTION_NAMES) expect(peak[fn], `${fn}: peak RSS`).toBeLessThan(RSS_LIMIT_BYTES);
+      } finally {
+        for (const attack of attacks) attack.stop();
+        await rss.stop();
+        await Promise.all(attacks.map((a) => a.done));
+      }
+    },
+  );
 });

@@ -13,7 +13,12 @@ import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
 import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
 import { kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack, type StartFunctionsOptions } from "../../infra/local/stack.ts";
+import {
+  applyFunctionsWebhooks,
+  startFunctions,
+  type FunctionsStack,
+  type StartFunctionsOptions,
+} from "../../infra/local/stack.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { buildPod, createPod, parsed, readCredSpec } from "./support/pods.ts";
 
@@ -44,7 +49,11 @@ async function pluginRuns(stack: FunctionsStack) {
   const runs = {} as Record<FunctionName, { countFile: number; success: number; pluginError: number }>;
   for (const fn of FUNCTION_NAMES) {
     const metrics = await stack.metrics(fn);
-    runs[fn] = { countFile: stack.execRuns(fn), success: metrics["execRuns_success"] ?? -1, pluginError: metrics["execRuns_pluginError"] ?? -1 };
+    runs[fn] = {
+      countFile: stack.execRuns(fn),
+      success: metrics["execRuns_success"] ?? -1,
+      pluginError: metrics["execRuns_pluginError"] ?? -1,
+    };
   }
   return runs;
 }
@@ -88,9 +97,18 @@ describe("Node runtime: a broken exec plugin", () => {
   const missing = "/nonexistent/gmsa-e2e/minter.kubeconfig";
   let stack: FunctionsStack | undefined;
   beforeAll(async () => {
-    stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: NO_CACHES, pluginEnv: { GMSA_MINTER_KUBECONFIG: missing } });
+    stack = await startFunctions(cluster, {
+      runtime: "node",
+      dir: cluster.dir,
+      env: NO_CACHES,
+      pluginEnv: { GMSA_MINTER_KUBECONFIG: missing },
+    });
     // Registered without applyFunctionsWebhooks' wait, which needs a review to pass: none can here.
-    await applyWebhooks(cluster, { expandUrl: stack.expandBaseUrl, authorizeUrl: stack.authorizeBaseUrl, caBundlePem: cluster.caPem });
+    await applyWebhooks(cluster, {
+      expandUrl: stack.expandBaseUrl,
+      authorizeUrl: stack.authorizeBaseUrl,
+      caBundlePem: cluster.caPem,
+    });
   });
   afterAll(async () => {
     await deleteWebhooks(cluster);
@@ -98,7 +116,10 @@ describe("Node runtime: a broken exec plugin", () => {
   });
 
   it("denies with a 500 naming the review uid and nothing of the plugin; the function's log line has the detail", async () => {
-    const pod = buildPod("credentials", "credentials-broken", { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+    const pod = buildPod("credentials", "credentials-broken", {
+      serviceAccountName: "gmsa-app",
+      windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+    });
     // The configuration reaches the admission plugin through an informer: until then the pod is not reviewed.
     let created = await createPod(cluster, pod, { dryRun: true });
     for (let i = 0; i < 150 && created.status !== 500; i++) {
@@ -110,7 +131,8 @@ describe("Node runtime: a broken exec plugin", () => {
     expect(message).toContain("could not authenticate to the API server");
     const uid = /under request uid ([0-9a-f-]{36})/.exec(message)?.[1];
     expect(uid, message).toBeDefined();
-    for (const leak of ["gmsa exec plugin", missing, "exec-plugin.ts", "exited with"]) expect(message).not.toContain(leak);
+    for (const leak of ["gmsa exec plugin", missing, "exec-plugin.ts", "exited with"])
+      expect(message).not.toContain(leak);
     const lineFor = () =>
       readFileSync(stack!.logFiles.expand, "utf8")
         .split("\n")
@@ -139,13 +161,20 @@ describe("Node runtime: a revoked exec plugin token", () => {
     await expectReviewPasses();
     const after = await pluginRuns(stack());
     for (const fn of FUNCTION_NAMES) {
-      expect(after[fn]).toEqual({ countFile: before[fn].countFile + 1, success: before[fn].success + 1, pluginError: 0 });
+      expect(after[fn]).toEqual({
+        countFile: before[fn].countFile + 1,
+        success: before[fn].success + 1,
+        pluginError: 0,
+      });
     }
     // One new bound token per function, minted after the revocation.
     const secrets = await kubeRequestOk<{ items: { metadata: { labels: Record<string, string> } }[] }>(
       adminEndpoint(cluster),
       `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/secrets?labelSelector=${encodeURIComponent(BOUND_TOKEN_LABEL)}`,
     );
-    expect(secrets.items.map((s) => s.metadata.labels[BOUND_TOKEN_LABEL]).sort()).toEqual(["gmsa-authorize", "gmsa-expand"]);
+    expect(secrets.items.map((s) => s.metadata.labels[BOUND_TOKEN_LABEL]).sort()).toEqual([
+      "gmsa-authorize",
+      "gmsa-expand",
+    ]);
   });
 });

@@ -19,7 +19,11 @@ interface StartedDev {
 
 async function startDev(): Promise<StartedDev> {
   // detached: a group of its own, so the signal reaches npm alone, not a terminal's whole group.
-  const npm = spawn("npm", ["run", "--silent", "dev"], { cwd: REPO_ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const npm = spawn("npm", ["run", "--silent", "dev"], {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let text = "";
   npm.stdout.on("data", (chunk: Buffer) => (text += chunk.toString()));
   npm.stderr.on("data", (chunk: Buffer) => (text += chunk.toString()));

@@ -16,7 +16,9 @@ describe("npm run dev -- --check", () => {
   it("starts everything, inlines the example pod's credspec, prints how to try it, exits 0 and removes its folder", async () => {
     const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--check"], { cwd: REPO_ROOT, timeout: 110_000 });
     expect(stdout).toContain("both webhooks called by the API server (Node servers)");
-    expect(stdout).toMatch(/KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/);
+    expect(stdout).toMatch(
+      /KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/,
+    );
     expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
     expect(stdout).toContain('"MachineAccountName":"webapp01"');
     expect(stdout).toContain("check passed");
@@ -26,7 +28,10 @@ describe("npm run dev -- --check", () => {
   }, 120_000);
 
   it("--worker: the Worker builds, authenticating with their own JWTs through the front proxy, inline the example pod's credspec", async () => {
-    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--worker", "--check"], { cwd: REPO_ROOT, timeout: 110_000 });
+    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--worker", "--check"], {
+      cwd: REPO_ROOT,
+      timeout: 110_000,
+    });
     expect(stdout).toContain("both webhooks called by the API server (Worker builds in Miniflare (workerd))");
     expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
     expect(stdout).toContain("check passed");
@@ -36,7 +41,10 @@ describe("npm run dev -- --check", () => {
   }, 120_000);
 
   it("--in-cluster: the chart on a real node, two Ready replicas per function, inlines the example pod's credspec and removes the node", async () => {
-    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--in-cluster", "--check"], { cwd: REPO_ROOT, timeout: 290_000 });
+    const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--in-cluster", "--check"], {
+      cwd: REPO_ROOT,
+      timeout: 290_000,
+    });
     expect(stdout).toMatch(/local cluster with a node ready in [\d.]+ s; the chart runs both functions in the cluster/);
     expect(stdout).toContain("two replicas per function");
     // The real CLI's doctor on the chart's install: every check passes (the one Linux node is a warning).

@@ -61,7 +61,10 @@ async function expectOnly(fault: RegExp, count = 1): Promise<Finding[]> {
   const result = await runDoctorJson();
   const findings = result.findings;
   const failed = failures(findings);
-  expect(failed.map((f) => `${f.check}: ${f.message}`), show(findings)).toEqual(Array.from({ length: count }, (): unknown => expect.stringMatching(fault)));
+  expect(
+    failed.map((f) => `${f.check}: ${f.message}`),
+    show(findings),
+  ).toEqual(Array.from({ length: count }, (): unknown => expect.stringMatching(fault)));
   expect(result.code, show(findings)).toBe(1);
   return findings;
 }
@@ -71,7 +74,9 @@ async function jsonPatch(path: string, patch: unknown[]): Promise<void> {
 }
 
 const setCaBundle = (path: string, pem: string) =>
-  jsonPatch(path, [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: Buffer.from(pem).toString("base64") }]);
+  jsonPatch(path, [
+    { op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: Buffer.from(pem).toString("base64") },
+  ]);
 
 let scratch: string;
 
@@ -98,38 +103,65 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
   afterAll(async () => stack?.stop());
 
   // The Workers authenticate with JWTs as users of infra/local/jwt-rbac.yaml, which doctor is told (serverless).
-  const identities = runtime === "worker" ? { expand: "gmsa-webhooks:gmsa-webhooks-expand", authorize: "gmsa-webhooks:gmsa-webhooks-authorize" } : undefined;
-  const identityFlags = identities === undefined ? [] : ["--expand-identity", identities.expand, "--authorize-identity", identities.authorize];
+  const identities =
+    runtime === "worker"
+      ? { expand: "gmsa-webhooks:gmsa-webhooks-expand", authorize: "gmsa-webhooks:gmsa-webhooks-authorize" }
+      : undefined;
+  const identityFlags =
+    identities === undefined
+      ? []
+      : ["--expand-identity", identities.expand, "--authorize-identity", identities.authorize];
 
   it("passes every check, both dry-run probes with the time each took", async () => {
     const findings = await expectHealthy(identityFlags);
     console.log(`[doctor] ${runtime} functions:\n${formatFindingsText(findings)}`);
     const byCheck = new Map(findings.map((f) => [f.check, f]));
-    for (const check of ["crd", "webhooks/expand", "webhooks/authorize", "certificates/expand", "certificates/authorize", "readyz/expand", "readyz/authorize", "rbac/expand", "rbac/authorize"]) {
+    for (const check of [
+      "crd",
+      "webhooks/expand",
+      "webhooks/authorize",
+      "certificates/expand",
+      "certificates/authorize",
+      "readyz/expand",
+      "readyz/authorize",
+      "rbac/expand",
+      "rbac/authorize",
+    ]) {
       expect(byCheck.get(check)?.status, show(findings)).toMatch(/pass|warn/);
     }
     const may = byCheck.get("end-to-end/may-use");
     const mayNot = byCheck.get("end-to-end/may-not-use");
     expect(may?.status, show(findings)).toBe("pass");
-    expect(may?.message).toMatch(/service account default\/gmsa-app naming webapp01 came back with the contents inlined in \d+ ms/);
+    expect(may?.message).toMatch(
+      /service account default\/gmsa-app naming webapp01 came back with the contents inlined in \d+ ms/,
+    );
     expect(mayNot?.status, show(findings)).toBe("pass");
-    expect(mayNot?.message).toMatch(/service account default\/default naming webapp01 was refused with 403 by authorize in \d+ ms/);
+    expect(mayNot?.message).toMatch(
+      /service account default\/default naming webapp01 was refused with 403 by authorize in \d+ ms/,
+    );
     expect(may?.ms).toBeGreaterThan(0);
     // The local CA lasts two days: inside the renewal window, a warning and not a failure.
     expect(byCheck.get("certificates/expand")?.message).toMatch(/renewal window|from where doctor runs/);
     const user = identities?.authorize ?? "system:serviceaccount:gmsa-webhooks:gmsa-authorize";
-    expect(byCheck.get("rbac/authorize")?.message).toBe(`authorize's identity ${user} may get gmsacredentialspecs and create localsubjectaccessreviews`);
+    expect(byCheck.get("rbac/authorize")?.message).toBe(
+      `authorize's identity ${user} may get gmsacredentialspecs and create localsubjectaccessreviews`,
+    );
   });
 });
 
 /** `kubectl gmsa doctor` as an operator runs it: the real bin, named kubectl-gmsa, with the admin kubeconfig unless given one. */
-async function runDoctorBin(args: string[], kubeconfig = cluster.adminKubeconfig): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runDoctorBin(
+  args: string[],
+  kubeconfig = cluster.adminKubeconfig,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const bin = join(scratch, "kubectl-gmsa");
   await symlink(join(REPO_ROOT, "functions/cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
   });
   try {
-    const { stdout, stderr } = await run(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT });
+    const { stdout, stderr } = await run(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], {
+      cwd: REPO_ROOT,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -156,7 +188,10 @@ describe("kubectl gmsa doctor, the bin", () => {
       await operator.bind({ probe: "default" });
       // The RBAC authorizer learns of new bindings through its informers.
       const findings = await expectHealthy([], operator.kubeconfig);
-      expect(findings.filter((f) => f.status === "skip"), show(findings)).toEqual([]);
+      expect(
+        findings.filter((f) => f.status === "skip"),
+        show(findings),
+      ).toEqual([]);
     } finally {
       await operator.remove();
     }
@@ -175,7 +210,9 @@ describe("kubectl gmsa doctor, the bin", () => {
     try {
       const result = await runDoctorBin([]);
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout).toMatch(/^FAIL webhooks\/authorize +no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/m);
+      expect(result.stdout).toMatch(
+        /^FAIL webhooks\/authorize +no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/m,
+      );
       expect(result.stdout).toMatch(/^ +fix: apply infra\/webhooks/m);
       expect(result.stdout).toMatch(/^1 failed, \d+ warnings, \d+ passed, \d+ skipped$/m);
       expect(result.stdout).not.toContain("\u001b[");
@@ -199,12 +236,25 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     const subject = "/" + new X509Certificate(cluster.caPem).subject.split("\n").join("/");
     const expired = join(scratch, "expired-ca.crt");
     await run("openssl", ["req", "-new", "-key", caKey, "-subj", subject, "-out", join(scratch, "expired.csr")]);
-    await run("openssl", ["x509", "-req", "-in", join(scratch, "expired.csr"), "-signkey", caKey, "-days", "0", "-out", expired]);
+    await run("openssl", [
+      "x509",
+      "-req",
+      "-in",
+      join(scratch, "expired.csr"),
+      "-signkey",
+      caKey,
+      "-days",
+      "0",
+      "-out",
+      expired,
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await setCaBundle(MUTATING, await readFile(expired, "utf8"));
     try {
       const findings = await expectOnly(/^certificates\/expand: .*expired/);
-      expect(findings.find((f) => f.check === "certificates/expand" && f.status === "fail")?.message).toMatch(/the caBundle of gmsa-webhooks-expand .* expired on/);
+      expect(findings.find((f) => f.check === "certificates/expand" && f.status === "fail")?.message).toMatch(
+        /the caBundle of gmsa-webhooks-expand .* expired on/,
+      );
     } finally {
       await restoreWebhooks();
     }
@@ -215,7 +265,9 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     const other = await createCertificateAuthority(scratch, "another-ca");
     await setCaBundle(VALIDATING, other.certPem);
     try {
-      const findings = await expectOnly(/^certificates\/authorize: .*the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/);
+      const findings = await expectOnly(
+        /^certificates\/authorize: .*the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
+      );
       expect(show(findings)).toMatch(/from where doctor runs/);
     } finally {
       await restoreWebhooks();
@@ -228,7 +280,9 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await kubeRequestOk(admin, binding, { method: "DELETE" });
     try {
       // authorize's own /readyz may say so too, where it checks its RBAC.
-      await expectOnly(/^(rbac\/authorize: authorize's identity system:serviceaccount:gmsa-webhooks:gmsa-authorize may not .*its RBAC is missing|readyz\/authorize: authorize is not ready: .*RBAC)/);
+      await expectOnly(
+        /^(rbac\/authorize: authorize's identity system:serviceaccount:gmsa-webhooks:gmsa-authorize may not .*its RBAC is missing|readyz\/authorize: authorize is not ready: .*RBAC)/,
+      );
     } finally {
       await applyObjects(admin, await loadManifest("rbac/authorize.yaml"));
     }
@@ -238,7 +292,9 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   it("a webhook configuration deleted", async () => {
     await kubeRequestOk(admin, VALIDATING, { method: "DELETE" });
     try {
-      await expectOnly(/^webhooks\/authorize: no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/);
+      await expectOnly(
+        /^webhooks\/authorize: no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/,
+      );
     } finally {
       await restoreWebhooks();
     }
@@ -252,13 +308,21 @@ describe("doctor names each injected fault, and only that fault (Node functions)
       metadata: { name: "doctor-malformed" },
       credspec: {
         CmsPlugins: ["ActiveDirectory"],
-        DomainJoinConfig: { MachineAccountName: "m", Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e", DnsTreeName: "contoso.com", DnsName: "contoso.com", NetBiosName: "CONTOSO" },
+        DomainJoinConfig: {
+          MachineAccountName: "m",
+          Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e",
+          DnsTreeName: "contoso.com",
+          DnsName: "contoso.com",
+          NetBiosName: "CONTOSO",
+        },
         ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
       },
     };
     await applyObjects(admin, [malformed]);
     try {
-      await expectOnly(/^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/);
+      await expectOnly(
+        /^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/,
+      );
     } finally {
       await kubeRequestOk(admin, "/apis/windows.k8s.io/v1/gmsacredentialspecs/doctor-malformed", { method: "DELETE" });
     }
@@ -273,7 +337,11 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     });
     expect((await createPod(cluster, pod)).status).toBe(201);
     const rbac = await loadManifest("samples/rbac.yaml");
-    await kubeRequestOk(admin, "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/gmsa-app-uses-webapp01", { method: "DELETE" });
+    await kubeRequestOk(
+      admin,
+      "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/gmsa-app-uses-webapp01",
+      { method: "DELETE" },
+    );
     try {
       await expectOnly(/^pods\/use: .*pod default\/doctor-web \(service account gmsa-app, credspec webapp01\)/);
     } finally {
@@ -286,7 +354,9 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   it("authorize's failurePolicy Ignore in enforce mode (kubectl patch), with a fix that works on Helm 4", async () => {
     await jsonPatch(VALIDATING, [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }]);
     try {
-      const findings = await expectOnly(/^webhooks\/authorize: ValidatingWebhookConfiguration gmsa-webhooks-authorize: failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/);
+      const findings = await expectOnly(
+        /^webhooks\/authorize: ValidatingWebhookConfiguration gmsa-webhooks-authorize: failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/,
+      );
       expect(failures(findings)[0]?.fix).toContain("helm upgrade --force-conflicts");
     } finally {
       await restoreWebhooks();
@@ -315,11 +385,20 @@ describe("doctor names each injected fault, and only that fault (Node functions)
           spec: {
             replicas: 1,
             selector: { matchLabels: { app: "doctor-web" } },
-            template: { metadata: { labels: { app: "doctor-web" } }, spec: { ...windows, securityContext: { windowsOptions: missing }, containers: [{ name: "web", image: "i" }] } },
+            template: {
+              metadata: { labels: { app: "doctor-web" } },
+              spec: {
+                ...windows,
+                securityContext: { windowsOptions: missing },
+                containers: [{ name: "web", image: "i" }],
+              },
+            },
           },
         },
       });
-      await expectOnly(/^pods\/credspecs: 2 running GMSA pods or pod templates name a GMSACredentialSpec that does not exist.*: pod default\/doctor-orphan \(credspec doctor-missing\), Deployment default\/doctor-web \(credspec doctor-missing\)$/);
+      await expectOnly(
+        /^pods\/credspecs: 2 running GMSA pods or pod templates name a GMSACredentialSpec that does not exist.*: pod default\/doctor-orphan \(credspec doctor-missing\), Deployment default\/doctor-web \(credspec doctor-missing\)$/,
+      );
     } finally {
       await restoreWebhooks();
       await kubeRequest(admin, `${deployments}/doctor-web`, { method: "DELETE" });
@@ -331,13 +410,25 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
     await stack.stop();
     // The API server still sends the cluster's caller token; the functions now accept only another.
-    const rotated = await startFunctions(cluster, { runtime: "node", env: { CALLER_AUTH_TOKENS: createCallerToken() } });
+    const rotated = await startFunctions(cluster, {
+      runtime: "node",
+      env: { CALLER_AUTH_TOKENS: createCallerToken() },
+    });
     try {
-      await applyWebhooks(cluster, { expandUrl: rotated.expandBaseUrl, authorizeUrl: rotated.authorizeBaseUrl, caBundlePem: cluster.caPem });
-      await vi.waitFor(async () => {
-        const findings = await expectOnly(/^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/);
-        expect(failures(findings)[0]?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
-      }, { timeout: 15_000, interval: 1_000 });
+      await applyWebhooks(cluster, {
+        expandUrl: rotated.expandBaseUrl,
+        authorizeUrl: rotated.authorizeBaseUrl,
+        caBundlePem: cluster.caPem,
+      });
+      await vi.waitFor(
+        async () => {
+          const findings = await expectOnly(
+            /^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/,
+          );
+          expect(failures(findings)[0]?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+        },
+        { timeout: 15_000, interval: 1_000 },
+      );
     } finally {
       await rotated.stop();
       stack = await startFunctions(cluster, { runtime: "node" });
@@ -350,7 +441,11 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     const namespace = "/api/v1/namespaces/doctor-old-opt-out";
     const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/doctor-odd-subject";
     await applyObjects(admin, [
-      { apiVersion: "v1", kind: "Namespace", metadata: { name: "doctor-old-opt-out", labels: { "windows.k8s.io/disabled": "true" } } },
+      {
+        apiVersion: "v1",
+        kind: "Namespace",
+        metadata: { name: "doctor-old-opt-out", labels: { "windows.k8s.io/disabled": "true" } },
+      },
       // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
       {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -363,13 +458,19 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     try {
       const findings = await expectHealthy();
       const label = findings.find((f) => f.check === "namespaces/opt-out-label");
-      expect([label?.status, label?.message], show(findings)).toEqual(["warn", expect.stringMatching(/review GMSA pods in doctor-old-opt-out$/)]);
+      expect([label?.status, label?.message], show(findings)).toEqual([
+        "warn",
+        expect.stringMatching(/review GMSA pods in doctor-old-opt-out$/),
+      ]);
       expect(label?.fix).toMatch(/^kubectl label namespace doctor-old-opt-out windows\.k8s\.io\/disabled-;/);
       expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, show(findings)).toBe("pass");
       // A credspec nobody may use makes doctor ask about every bound subject, the odd one included.
       const nobody = (await runDoctorJson(["--credspec", "doctor-nobody"])).findings;
       const probe = nobody.find((f) => f.check === "end-to-end/may-use");
-      expect([probe?.status, probe?.message], show(nobody)).toEqual(["warn", expect.stringMatching(/may use doctor-nobody: nothing to probe with/)]);
+      expect([probe?.status, probe?.message], show(nobody)).toEqual([
+        "warn",
+        expect.stringMatching(/may use doctor-nobody: nothing to probe with/),
+      ]);
     } finally {
       await kubeRequestOk(admin, binding, { method: "DELETE" });
       await kubeRequestOk(admin, namespace, { method: "DELETE" });
@@ -378,9 +479,16 @@ describe("doctor names each injected fault, and only that fault (Node functions)
 
   it("functions with no credential for the API server (their exec plugin cannot mint one)", async () => {
     await stack.stop();
-    const broken = await startFunctions(cluster, { runtime: "node", pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") } });
+    const broken = await startFunctions(cluster, {
+      runtime: "node",
+      pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") },
+    });
     try {
-      await applyWebhooks(cluster, { expandUrl: broken.expandBaseUrl, authorizeUrl: broken.authorizeBaseUrl, caBundlePem: cluster.caPem });
+      await applyWebhooks(cluster, {
+        expandUrl: broken.expandBaseUrl,
+        authorizeUrl: broken.authorizeBaseUrl,
+        caBundlePem: cluster.caPem,
+      });
       // Named by the functions' /readyz where it checks the credential, else by the probes' fail-closed denials.
       // Both functions are broken: one line each.
       await expectOnly(/^readyz\/\w+: \w+ is not ready: .*no credential for the API server/, 2);

@@ -21,7 +21,11 @@ const GMSA_OPERATOR = "gmsa-operator@example.com";
 const PAST_ADMISSION = /does not have a host assigned/;
 
 /** POSTs `pods/<pod>/<subResource>` as `user`; the answer's Status. */
-async function connectAs(user: string, pod: string, subResource: "exec" | "attach"): Promise<{ status: number; body: Status }> {
+async function connectAs(
+  user: string,
+  pod: string,
+  subResource: "exec" | "attach",
+): Promise<{ status: number; body: Status }> {
   const query = subResource === "exec" ? "command=cmd&stdout=true" : "stdout=true";
   const { status, body } = await kubeRequest<Status>(admin, `${PODS}/${pod}/${subResource}?${query}`, {
     method: "POST",
@@ -47,7 +51,10 @@ beforeAll(async () => {
       kind: "RoleBinding",
       metadata: { name: "exec-operator", namespace: "default" },
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "exec-operator" },
-      subjects: [{ ...rule, name: OPERATOR }, { ...rule, name: GMSA_OPERATOR }],
+      subjects: [
+        { ...rule, name: OPERATOR },
+        { ...rule, name: GMSA_OPERATOR },
+      ],
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
@@ -58,10 +65,19 @@ beforeAll(async () => {
     },
   ]);
   // A pod whose service account may use webapp01, named at the pod level, and one without any GMSA setting.
-  expect((await createPod(cluster, buildPod(GROUP, "gmsa", { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } }))).status).toBe(201);
+  expect(
+    (
+      await createPod(
+        cluster,
+        buildPod(GROUP, "gmsa", {
+          serviceAccountName: "gmsa-app",
+          windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+        }),
+      )
+    ).status,
+  ).toBe(201);
   expect((await createPod(cluster, buildPod(GROUP, "plain"))).status).toBe(201);
 });
-
 
 afterAll(async () => {
   await deletePods(cluster, GROUP);
@@ -82,7 +98,9 @@ describe.each(["exec", "attach"] as const)("REVIEW_REQUESTING_USER=ephemeral: po
 
   it("is refused into a GMSA pod to a user without `use` of its credspec (403), naming the user and the credspec", async () => {
     const refused = await connectAs(OPERATOR, "gmsa", subResource);
-    expect(refused.body.message).toContain(`pods/${subResource} into pod: user "${OPERATOR}" is not allowed to use GMSACredentialSpec "webapp01"`);
+    expect(refused.body.message).toContain(
+      `pods/${subResource} into pod: user "${OPERATOR}" is not allowed to use GMSACredentialSpec "webapp01"`,
+    );
     expect(refused.status).toBe(403);
   });
 

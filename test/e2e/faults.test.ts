@@ -23,7 +23,10 @@ import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
 
 /** More than the direct sender can use up: one fresh name every 4 direct reviews, about 1.6 per second. */
 const FRESH_COUNT = 150;
-const FRESH_CREDSPEC = { CmsPlugins: ["ActiveDirectory"], DomainJoinConfig: { DnsName: "contoso.com", MachineAccountName: "faults" } };
+const FRESH_CREDSPEC = {
+  CmsPlugins: ["ActiveDirectory"],
+  DomainJoinConfig: { DnsName: "contoso.com", MachineAccountName: "faults" },
+};
 /** Generous: only a leak of the outage's work (connections, timers, queued requests) trips it. */
 const RSS_BOUND_BYTES = 64 * 1024 * 1024;
 const MIB = 1024 * 1024;
@@ -36,12 +39,24 @@ const freshNames = Array.from({ length: FRESH_COUNT }, (_, i) => `faults-fresh-$
 /** The fresh credspecs and a grant for gmsa-app to use them. */
 function freshObjects(): KubeObject[] {
   return [
-    ...freshNames.map((name) => ({ apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: FRESH_CREDSPEC })),
+    ...freshNames.map((name) => ({
+      apiVersion: "windows.k8s.io/v1",
+      kind: "GMSACredentialSpec",
+      metadata: { name },
+      credspec: FRESH_CREDSPEC,
+    })),
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: "gmsa-faults-use" },
-      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: freshNames }],
+      rules: [
+        {
+          apiGroups: ["windows.k8s.io"],
+          resources: ["gmsacredentialspecs"],
+          verbs: ["use"],
+          resourceNames: freshNames,
+        },
+      ],
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
@@ -81,7 +96,10 @@ async function serverPids(): Promise<Record<FunctionName, number>> {
 }
 
 async function rss(pids: Record<FunctionName, number>): Promise<Record<FunctionName, number>> {
-  return { expand: (await readProcessMemory(pids.expand)).rssBytes, authorize: (await readProcessMemory(pids.authorize)).rssBytes };
+  return {
+    expand: (await readProcessMemory(pids.expand)).rssBytes,
+    authorize: (await readProcessMemory(pids.authorize)).rssBytes,
+  };
 }
 
 /** Runs `phase` for `ms`, with the load on. */
@@ -95,7 +113,12 @@ async function hold(load: FaultLoad, phase: string, ms: number): Promise<void> {
  * @returns when (the load's elapsed ms) the server was started again: a review sent during the outage may only be
  *   answered after that, by the server back up.
  */
-async function outage(load: FaultLoad, server: ControlPlaneServer, label: string, mark: (what: string) => void): Promise<number> {
+async function outage(
+  load: FaultLoad,
+  server: ControlPlaneServer,
+  label: string,
+  mark: (what: string) => void,
+): Promise<number> {
   load.phase(`${label} stopping`);
   mark(`stopping ${server}`);
   await cluster.stopServer(server);
@@ -109,72 +132,105 @@ async function outage(load: FaultLoad, server: ControlPlaneServer, label: string
   return restartedMs;
 }
 
-const PHASES = ["steady", "apiserver stopping", "apiserver down", "apiserver starting", "recovered", "etcd stopping", "etcd down", "etcd starting", "recovered again"];
+const PHASES = [
+  "steady",
+  "apiserver stopping",
+  "apiserver down",
+  "apiserver starting",
+  "recovered",
+  "etcd stopping",
+  "etcd down",
+  "etcd starting",
+  "recovered again",
+];
 
 describe("faults: kube-apiserver and etcd stop and come back under load", () => {
-  it("never admits wrongly, denies with a fail-closed 500 during the outages, and recovers in the same processes", { timeout: 240_000 }, async () => {
-    const pids = await serverPids();
-    const load = startFaultLoad({ cluster, stack, webapp01, freshNames, freshContents: JSON.stringify(FRESH_CREDSPEC) });
-    let records: FaultRecord[] = [];
-    const marks: string[] = [];
-    const mark = (what: string) => marks.push(`${(load.elapsedMs() / 1000).toFixed(1).padStart(5)} s  ${what}`);
-    let before: Record<FunctionName, number>;
-    let apiserverRestartedMs = Number.POSITIVE_INFINITY;
-    const runsAfterRestart: Record<FunctionName, number> = { expand: 0, authorize: 0 };
-    try {
-      await hold(load, "steady", 6000);
-      before = await rss(pids);
-      apiserverRestartedMs = await outage(load, "kube-apiserver", "apiserver", mark);
-      await hold(load, "recovered", 6000);
-      await outage(load, "etcd", "etcd", mark);
-      load.phase("recovered again");
-      const runsAtReady = { expand: await execRunsOk("expand"), authorize: await execRunsOk("authorize") };
-      // At least 6 s, and until both functions have run the exec plugin successfully since: a new token.
-      const until = Date.now() + 30_000;
-      await sleep(6000);
-      for (;;) {
-        for (const fn of FUNCTION_NAMES) runsAfterRestart[fn] = (await execRunsOk(fn)) - runsAtReady[fn];
-        if (FUNCTION_NAMES.every((fn) => runsAfterRestart[fn] > 0) || Date.now() > until) break;
-        await sleep(500);
+  it(
+    "never admits wrongly, denies with a fail-closed 500 during the outages, and recovers in the same processes",
+    { timeout: 240_000 },
+    async () => {
+      const pids = await serverPids();
+      const load = startFaultLoad({
+        cluster,
+        stack,
+        webapp01,
+        freshNames,
+        freshContents: JSON.stringify(FRESH_CREDSPEC),
+      });
+      let records: FaultRecord[] = [];
+      const marks: string[] = [];
+      const mark = (what: string) => marks.push(`${(load.elapsedMs() / 1000).toFixed(1).padStart(5)} s  ${what}`);
+      let before: Record<FunctionName, number>;
+      let apiserverRestartedMs = Number.POSITIVE_INFINITY;
+      const runsAfterRestart: Record<FunctionName, number> = { expand: 0, authorize: 0 };
+      try {
+        await hold(load, "steady", 6000);
+        before = await rss(pids);
+        apiserverRestartedMs = await outage(load, "kube-apiserver", "apiserver", mark);
+        await hold(load, "recovered", 6000);
+        await outage(load, "etcd", "etcd", mark);
+        load.phase("recovered again");
+        const runsAtReady = { expand: await execRunsOk("expand"), authorize: await execRunsOk("authorize") };
+        // At least 6 s, and until both functions have run the exec plugin successfully since: a new token.
+        const until = Date.now() + 30_000;
+        await sleep(6000);
+        for (;;) {
+          for (const fn of FUNCTION_NAMES) runsAfterRestart[fn] = (await execRunsOk(fn)) - runsAtReady[fn];
+          if (FUNCTION_NAMES.every((fn) => runsAfterRestart[fn] > 0) || Date.now() > until) break;
+          await sleep(500);
+        }
+        mark(`exec plugin runs since: expand ${runsAfterRestart.expand}, authorize ${runsAfterRestart.authorize}`);
+      } finally {
+        records = await load.stop();
       }
-      mark(`exec plugin runs since: expand ${runsAfterRestart.expand}, authorize ${runsAfterRestart.authorize}`);
-    } finally {
-      records = await load.stop();
-    }
-    await sleep(500);
-    const after = await rss(pids);
+      await sleep(500);
+      const after = await rss(pids);
 
-    const mib = (bytes: number) => (bytes / MIB).toFixed(1);
-    console.log(
-      [
-        `[faults] ${records.length} requests, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; events:`,
-        ...marks,
-        ...formatTimeline(records, PHASES),
-        `RSS MiB before/after: ${FUNCTION_NAMES.map((fn) => `${fn} ${mib(before[fn])}/${mib(after[fn])}`).join(", ")}`,
-      ].join("\n"),
-    );
+      const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+      console.log(
+        [
+          `[faults] ${records.length} requests, load average ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(" ")}; events:`,
+          ...marks,
+          ...formatTimeline(records, PHASES),
+          `RSS MiB before/after: ${FUNCTION_NAMES.map((fn) => `${fn} ${mib(before[fn])}/${mib(after[fn])}`).join(", ")}`,
+        ].join("\n"),
+      );
 
-    // No review is wrongly allowed, no answer is malformed, no function failed to answer.
-    expect(records.filter((r) => r.wrong !== undefined).slice(0, 10).map((r) => `${r.phase} ${r.via} ${r.caseName}: ${r.wrong}`)).toEqual([]);
-    // With the API server gone, a review no cache can answer is a fail-closed 500, straight from the function. One
-    // sent at the end of the outage may be answered by the API server back up (the client retries within the
-    // review's deadline): only those answered before the restart count.
-    const direct = (phase: string) => records.filter((r) => r.via === "direct" && r.phase === phase);
-    const answeredWhileDown = direct("apiserver down").filter((r) => r.doneMs < apiserverRestartedMs);
-    expect(answeredWhileDown.length).toBeGreaterThan(0);
-    expect(answeredWhileDown.filter((r) => r.outcome !== "failClosed")).toEqual([]);
-    // ...and the API server's own refusals are all that pod creates saw.
-    expect(records.filter((r) => r.via === "apiserver" && r.phase === "apiserver down" && r.outcome !== "apiserver")).toEqual([]);
-    // After each restart: pods admitted with their credspec again, fresh names allowed again.
-    for (const phase of ["recovered", "recovered again"]) {
-      expect(records.filter((r) => r.phase === phase && r.via === "apiserver" && r.outcome === "admitted").length).toBeGreaterThan(0);
-      expect(direct(phase).filter((r) => r.caseName.startsWith("fresh") && r.outcome === "admitted").length).toBeGreaterThan(0);
-    }
-    // The same processes answered throughout, and fetched new tokens after the outages.
-    expect(await serverPids()).toEqual(pids);
-    for (const fn of FUNCTION_NAMES) {
-      expect(runsAfterRestart[fn]).toBeGreaterThan(0);
-      expect(after[fn] - before[fn]).toBeLessThan(RSS_BOUND_BYTES);
-    }
-  });
+      // No review is wrongly allowed, no answer is malformed, no function failed to answer.
+      expect(
+        records
+          .filter((r) => r.wrong !== undefined)
+          .slice(0, 10)
+          .map((r) => `${r.phase} ${r.via} ${r.caseName}: ${r.wrong}`),
+      ).toEqual([]);
+      // With the API server gone, a review no cache can answer is a fail-closed 500, straight from the function. One
+      // sent at the end of the outage may be answered by the API server back up (the client retries within the
+      // review's deadline): only those answered before the restart count.
+      const direct = (phase: string) => records.filter((r) => r.via === "direct" && r.phase === phase);
+      const answeredWhileDown = direct("apiserver down").filter((r) => r.doneMs < apiserverRestartedMs);
+      expect(answeredWhileDown.length).toBeGreaterThan(0);
+      expect(answeredWhileDown.filter((r) => r.outcome !== "failClosed")).toEqual([]);
+      // ...and the API server's own refusals are all that pod creates saw.
+      expect(
+        records.filter((r) => r.via === "apiserver" && r.phase === "apiserver down" && r.outcome !== "apiserver"),
+      ).toEqual([]);
+      // After each restart: pods admitted with their credspec again, fresh names allowed again.
+      for (const phase of ["recovered", "recovered again"]) {
+        expect(
+          records.filter((r) => r.phase === phase && r.via === "apiserver" && r.outcome === "admitted").length,
+        ).toBeGreaterThan(0);
+        expect(
+          direct(phase).filter((r) => r.caseName.startsWith("fresh") && r.outcome === "admitted").length,
+        ).toBeGreaterThan(0);
+      }
+      // The same processes answered throughout, and fetched new tokens after the outages.
+      expect(await serverPids()).toEqual(pids);
+      for (const fn of FUNCTION_NAMES) {
+        expect(runsAfterRestart[fn]).toBeGreaterThan(0);
+        expect(after[fn] - before[fn]).toBeLessThan(RSS_BOUND_BYTES);
+      }
+    },
+  );
 });

@@ -32,8 +32,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const started = Date.now();
   const callerToken = createCallerToken();
   const cluster = await startCluster({ binaries, webhookCallerToken: callerToken });
-  console.error(`[e2e] Kubernetes ${cluster.kubeVersion} ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const { issueServingCertificate: _issue, stopServer: _stopServer, startServer: _startServer, stop, ...info } = cluster;
+  console.error(
+    `[e2e] Kubernetes ${cluster.kubeVersion} ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const {
+    issueServingCertificate: _issue,
+    stopServer: _stopServer,
+    startServer: _startServer,
+    stop,
+    ...info
+  } = cluster;
   project.provide("cluster", info);
   project.provide("callerToken", callerToken);
   project.provide("helm", helm);

@@ -29,14 +29,21 @@ const RELEASE = "gw";
 const FULLNAME = "gw-gmsa-webhooks";
 const FUNCTIONS = ["expand", "authorize"] as const;
 type Fn = (typeof FUNCTIONS)[number];
-const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration", authorize: "ValidatingWebhookConfiguration" };
+const WEBHOOK_KIND: Record<Fn, string> = {
+  expand: "MutatingWebhookConfiguration",
+  authorize: "ValidatingWebhookConfiguration",
+};
 const WORKLOAD_KINDS = ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Secret", "ConfigMap"];
 const PATH_SECRET = { expand: "e".repeat(48), authorize: "a".repeat(48) };
 const CA_BUNDLE = Buffer.from(cluster.caPem).toString("base64");
 const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 
 interface Webhook {
-  clientConfig: { url?: string; caBundle?: string; service?: { namespace: string; name: string; port: number; path: string } };
+  clientConfig: {
+    url?: string;
+    caBundle?: string;
+    service?: { namespace: string; name: string; port: number; path: string };
+  };
   namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
   [key: string]: unknown;
 }
@@ -86,20 +93,37 @@ const VALUE_SETS: Record<string, Record<string, unknown>> = {
     viewerRole: true,
     env: { LOG_LEVEL: "debug" },
     authorize: { env: { ENFORCEMENT: "warn" } },
-    callerAuth: { mode: "jwt", jwt: { issuer: "https://callers.example.com", audience: "gmsa-webhooks", jwksUrl: "https://callers.example.com/jwks" } },
+    callerAuth: {
+      mode: "jwt",
+      jwt: {
+        issuer: "https://callers.example.com",
+        audience: "gmsa-webhooks",
+        jwksUrl: "https://callers.example.com/jwks",
+      },
+    },
   },
   "external, path": {
     mode: "external",
     callerAuth: { mode: "path", ...PATH_SECRET },
     external: {
-      expand: { url: "https://gmsa-expand.example.com", subjects: [{ kind: "Group", name: "gmsa-webhooks:expand", apiGroup: "rbac.authorization.k8s.io" }] },
-      authorize: { url: "https://gmsa-authorize.example.com", subjects: [{ kind: "Group", name: "gmsa-webhooks:authorize", apiGroup: "rbac.authorization.k8s.io" }] },
+      expand: {
+        url: "https://gmsa-expand.example.com",
+        subjects: [{ kind: "Group", name: "gmsa-webhooks:expand", apiGroup: "rbac.authorization.k8s.io" }],
+      },
+      authorize: {
+        url: "https://gmsa-authorize.example.com",
+        subjects: [{ kind: "Group", name: "gmsa-webhooks:authorize", apiGroup: "rbac.authorization.k8s.io" }],
+      },
     },
     metrics: { prometheusRule: { enabled: true } },
   },
   "external, bearer, private CA": {
     mode: "external",
-    external: { caBundle: CA_BUNDLE, expand: { url: "https://10.0.0.5:8443" }, authorize: { url: "https://10.0.0.5:8443" } },
+    external: {
+      caBundle: CA_BUNDLE,
+      expand: { url: "https://10.0.0.5:8443" },
+      authorize: { url: "https://10.0.0.5:8443" },
+    },
     policy: { install: true },
   },
 };
@@ -110,7 +134,8 @@ const rendered = new Map<string, KubeObject[]>();
 const ofKind = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
 const find = (objects: KubeObject[], kind: string, name: string) => {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found) throw new Error(`no ${kind}/${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(", ")}`);
+  if (!found)
+    throw new Error(`no ${kind}/${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(", ")}`);
   return found;
 };
 const webhookOf = (objects: KubeObject[], fn: Fn, name = `${FULLNAME}-${fn}`) =>
@@ -139,7 +164,10 @@ async function dryRunApply(objects: KubeObject[]): Promise<void> {
 
 /** helm template with these values must fail; returns helm's message. */
 async function refusal(values: unknown): Promise<string> {
-  const result = await helm.run(["template", RELEASE, fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url)), "-n", NAMESPACE], { values });
+  const result = await helm.run(
+    ["template", RELEASE, fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url)), "-n", NAMESPACE],
+    { values },
+  );
   expect(result.code).not.toBe(0);
   return result.stderr;
 }
@@ -147,14 +175,17 @@ async function refusal(values: unknown): Promise<string> {
 /** The NOTES of `helm install --dry-run=client` with these values (client-side: no cluster, so no lookup). */
 async function installNotes(values: unknown): Promise<string> {
   const chart = fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url));
-  const result = await helm.run(["install", RELEASE, chart, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], { values });
+  const result = await helm.run(["install", RELEASE, chart, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], {
+    values,
+  });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout.slice(result.stdout.indexOf("\nNOTES:\n"));
 }
 
 beforeAll(async () => {
   helm = await createHelmRunner(inject("helm"));
-  for (const [name, values] of Object.entries(VALUE_SETS)) rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
+  for (const [name, values] of Object.entries(VALUE_SETS))
+    rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
   await kubeRequestOk(admin, "/api/v1/namespaces", { method: "POST", body: { metadata: { name: NAMESPACE } } });
   // The CRD, for the dry-run of credspecs (applied as every e2e file does; nothing else of it matters here).
   await applyBaseInfra(cluster);
@@ -182,7 +213,12 @@ describe("helm template: inCluster mode", () => {
     for (const fn of FUNCTIONS) {
       const { clientConfig } = webhookOf(objects(), fn);
       expect(clientConfig.url).toBeUndefined();
-      expect(clientConfig.service).toEqual({ namespace: NAMESPACE, name: `${FULLNAME}-${fn}`, port: 8443, path: `/${fn}` });
+      expect(clientConfig.service).toEqual({
+        namespace: NAMESPACE,
+        name: `${FULLNAME}-${fn}`,
+        port: 8443,
+        path: `/${fn}`,
+      });
       expect(clientConfig.caBundle).toBe(secret.data["ca.crt"]);
       find(objects(), "Service", `${FULLNAME}-${fn}`);
     }
@@ -204,8 +240,18 @@ describe("helm template: inCluster mode", () => {
       expect(pod.serviceAccountName).toBe(`${FULLNAME}-${fn}`);
       expect(pod.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
-      expect(pod.affinity).toMatchObject({ podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ podAffinityTerm: { topologyKey: "kubernetes.io/hostname" } }] } });
-      expect(container!.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } });
+      expect(pod.affinity).toMatchObject({
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { podAffinityTerm: { topologyKey: "kubernetes.io/hostname" } },
+          ],
+        },
+      });
+      expect(container!.securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ["ALL"] },
+      });
       expect(container!.resources).toEqual({ requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "128Mi" } });
       expect(container!.livenessProbe.httpGet.path).toBe("/healthz");
       expect(container!.readinessProbe.httpGet.path).toBe("/readyz");
@@ -227,37 +273,61 @@ describe("helm template: inCluster mode", () => {
     const deleteCommand = `kubectl -n ${NAMESPACE} delete secret ${FULLNAME}-tls`;
     expect(await installNotes(IN_CLUSTER)).toMatch(new RegExp(`helm uninstall keeps it[^]*\n  ${deleteCommand}$`, "m"));
     // cert-manager writes its own Secret: the chart generates nothing to keep.
-    expect(await installNotes({ ...IN_CLUSTER, certificates: { certManager: { enabled: true } } })).not.toContain("delete secret");
+    expect(await installNotes({ ...IN_CLUSTER, certificates: { certManager: { enabled: true } } })).not.toContain(
+      "delete secret",
+    );
   });
 
   it("with cert-manager: a Certificate for the Services, inject-ca-from on both webhooks, no caBundle, no generated Secret", () => {
     const objects = rendered.get("inCluster, cert-manager, mtls")!;
-    const serving = find(objects, "Certificate", `${FULLNAME}-serving`) as KubeObject & { spec: { secretName: string; dnsNames: string[] } };
+    const serving = find(objects, "Certificate", `${FULLNAME}-serving`) as KubeObject & {
+      spec: { secretName: string; dnsNames: string[] };
+    };
     expect(serving.spec.dnsNames).toContain(`${FULLNAME}-authorize.${NAMESPACE}.svc`);
-    expect(podOf(objects, "expand").volumes).toContainEqual({ name: "tls", secret: { secretName: serving.spec.secretName } });
+    expect(podOf(objects, "expand").volumes).toContainEqual({
+      name: "tls",
+      secret: { secretName: serving.spec.secretName },
+    });
     for (const fn of FUNCTIONS) {
       const configuration = find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`);
-      expect((configuration.metadata["annotations"] as Record<string, string>)["cert-manager.io/inject-ca-from"]).toBe(`${NAMESPACE}/${FULLNAME}-serving`);
+      expect((configuration.metadata["annotations"] as Record<string, string>)["cert-manager.io/inject-ca-from"]).toBe(
+        `${NAMESPACE}/${FULLNAME}-serving`,
+      );
       expect(webhookOf(objects, fn).clientConfig.caBundle).toBeUndefined();
     }
     expect(ofKind(objects, "Secret")).toEqual([]);
     expect(ofKind(objects, "ServiceMonitor")).toHaveLength(2);
     // The scrape token, apart from the admission credential: the functions read it as METRICS_TOKENS.
     for (const fn of FUNCTIONS) {
-      const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & { spec: { endpoints: { path: string; authorization?: unknown }[] } };
-      expect(monitor.spec.endpoints[0]).toMatchObject({ path: "/metrics", authorization: { type: "Bearer", credentials: { name: "scrape", key: "token" } } });
-      expect(podOf(objects, fn).containers[0]!.env).toContainEqual({ name: "METRICS_TOKENS", valueFrom: { secretKeyRef: { name: "scrape", key: "token" } } });
+      const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & {
+        spec: { endpoints: { path: string; authorization?: unknown }[] };
+      };
+      expect(monitor.spec.endpoints[0]).toMatchObject({
+        path: "/metrics",
+        authorization: { type: "Bearer", credentials: { name: "scrape", key: "token" } },
+      });
+      expect(podOf(objects, fn).containers[0]!.env).toContainEqual({
+        name: "METRICS_TOKENS",
+        valueFrom: { secretKeyRef: { name: "scrape", key: "token" } },
+      });
     }
   });
 
   it("annotates both webhook configurations for AKS's Admissions Enforcer by default, beside cert-manager's annotation", () => {
     for (const name of ["inCluster, generated certificates, bearer", "external, path"]) {
       for (const fn of FUNCTIONS) {
-        expect(find(rendered.get(name)!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"], `${name}: ${fn}`).toEqual({ "admissions.enforcer/disabled": "true" });
+        expect(
+          find(rendered.get(name)!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"],
+          `${name}: ${fn}`,
+        ).toEqual({ "admissions.enforcer/disabled": "true" });
       }
     }
     for (const fn of FUNCTIONS) {
-      expect(find(rendered.get("inCluster, cert-manager, mtls")!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
+      expect(
+        find(rendered.get("inCluster, cert-manager, mtls")!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata[
+          "annotations"
+        ],
+      ).toEqual({
         "cert-manager.io/inject-ca-from": `${NAMESPACE}/${FULLNAME}-serving`,
         "admissions.enforcer/disabled": "true",
       });
@@ -266,30 +336,49 @@ describe("helm template: inCluster mode", () => {
 
   it("rolls a function's pods when its caller credential in the chart's Secret changes, and only that function's", async () => {
     const annotation = (objects: KubeObject[], fn: Fn) =>
-      (find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.["checksum/caller-auth"];
+      (
+        find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as {
+          template: { metadata: { annotations?: Record<string, string> } };
+        }
+      ).template.metadata.annotations?.["checksum/caller-auth"];
     const before = rendered.get("inCluster, generated certificates, bearer")!;
-    const rotated = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, callerAuth: { mode: "bearer", expand: "t".repeat(32), authorize: `${"t".repeat(32)},${"n".repeat(32)}` } });
+    const rotated = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      callerAuth: { mode: "bearer", expand: "t".repeat(32), authorize: `${"t".repeat(32)},${"n".repeat(32)}` },
+    });
     expect(annotation(before, "expand")).toMatch(/^[0-9a-f]{64}$/);
     expect(annotation(rotated, "expand")).toBe(annotation(before, "expand"));
     expect(annotation(rotated, "authorize")).not.toBe(annotation(before, "authorize"));
     // The hash is one-way: the token itself is nowhere in the Deployment.
     expect(JSON.stringify(find(rotated, "Deployment", `${FULLNAME}-authorize`))).not.toContain("n".repeat(32));
     // Your own Secret: the chart cannot see it change, so it adds nothing (docs say to restart the rollout).
-    const yours = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, callerAuth: { mode: "bearer", existingSecret: "mine" } });
+    const yours = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      callerAuth: { mode: "bearer", existingSecret: "mine" },
+    });
     for (const fn of FUNCTIONS) expect(annotation(yours, fn)).toBeUndefined();
   });
 
   it("leaves the webhook configurations unannotated with webhooks.aksAdmissionsEnforcerOptOut false", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } });
-    for (const fn of FUNCTIONS) expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata).not.toHaveProperty("annotations");
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      webhooks: { aksAdmissionsEnforcerOptOut: false },
+    });
+    for (const fn of FUNCTIONS)
+      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata).not.toHaveProperty("annotations");
   });
 
   it("with your Secret: its name mounted and your caBundle; path secrets in the service path and the scrape path", () => {
     const objects = rendered.get("inCluster, your Secret, path")!;
     for (const fn of FUNCTIONS) {
-      expect(webhookOf(objects, fn).clientConfig).toMatchObject({ caBundle: CA_BUNDLE, service: { path: `/${fn}/${PATH_SECRET[fn]}` } });
+      expect(webhookOf(objects, fn).clientConfig).toMatchObject({
+        caBundle: CA_BUNDLE,
+        service: { path: `/${fn}/${PATH_SECRET[fn]}` },
+      });
       expect(podOf(objects, fn).volumes).toContainEqual({ name: "tls", secret: { secretName: "my-tls" } });
-      const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & { spec: { endpoints: { path: string }[] } };
+      const monitor = find(objects, "ServiceMonitor", `${FULLNAME}-${fn}`) as KubeObject & {
+        spec: { endpoints: { path: string }[] };
+      };
       // Never the admission secret: whoever reads the ServiceMonitor could send reviews.
       expect(monitor.spec.endpoints[0]).toEqual(expect.objectContaining({ path: "/metrics" }));
       expect(monitor.spec.endpoints[0]).not.toHaveProperty("authorization");
@@ -304,13 +393,19 @@ describe("helm template: inCluster mode", () => {
     expect(spec.policyTypes).toEqual(["Ingress"]);
     expect(spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: POD_CIDR } }], ports: HTTPS_PORT }]);
     for (const fn of FUNCTIONS) {
-      const labels = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+      const labels = (
+        find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as {
+          template: { metadata: { labels: Record<string, string> } };
+        }
+      ).template.metadata.labels;
       expect(labels).toMatchObject(spec.podSelector.matchLabels);
     }
   });
 
   it("admits the metricsFrom peers to the same port in a rule of their own", () => {
-    const policy = find(rendered.get("inCluster, your Secret, path")!, "NetworkPolicy", FULLNAME) as KubeObject & { spec: NetworkPolicySpec };
+    const policy = find(rendered.get("inCluster, your Secret, path")!, "NetworkPolicy", FULLNAME) as KubeObject & {
+      spec: NetworkPolicySpec;
+    };
     expect(policy.spec.ingress).toEqual([
       { from: [{ ipBlock: { cidr: "10.0.0.0/28" } }, { ipBlock: { cidr: "fd00:10::/64" } }], ports: HTTPS_PORT },
       { from: [PROMETHEUS_PEER], ports: HTTPS_PORT },
@@ -318,7 +413,10 @@ describe("helm template: inCluster mode", () => {
   });
 
   it("renders no NetworkPolicy, and needs no CIDRs, with networkPolicy.enabled false", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER_WITHOUT_CIDRS, networkPolicy: { enabled: false } });
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER_WITHOUT_CIDRS,
+      networkPolicy: { enabled: false },
+    });
     expect(ofKind(objects, "NetworkPolicy")).toEqual([]);
     expect(ofKind(objects, "Deployment")).toHaveLength(2);
   });
@@ -326,25 +424,50 @@ describe("helm template: inCluster mode", () => {
   it("sets env on both functions and a function's own env on it alone; adds the viewer role to view", () => {
     const objects = rendered.get("inCluster, jwt")!;
     const envOf = (fn: Fn) => Object.fromEntries(podOf(objects, fn).containers[0]!.env.map((e) => [e.name, e.value]));
-    expect(envOf("authorize")).toMatchObject({ LOG_LEVEL: "debug", ENFORCEMENT: "warn", CALLER_AUTH: "jwt", CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks" });
+    expect(envOf("authorize")).toMatchObject({
+      LOG_LEVEL: "debug",
+      ENFORCEMENT: "warn",
+      CALLER_AUTH: "jwt",
+      CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks",
+    });
     expect(envOf("expand")).toMatchObject({ LOG_LEVEL: "debug" });
     expect(envOf("expand")).not.toHaveProperty("ENFORCEMENT");
     const viewer = find(objects, "ClusterRole", `${FULLNAME}:view`);
-    expect((viewer.metadata["labels"] as Record<string, string>)["rbac.authorization.k8s.io/aggregate-to-view"]).toBe("true");
+    expect((viewer.metadata["labels"] as Record<string, string>)["rbac.authorization.k8s.io/aggregate-to-view"]).toBe(
+      "true",
+    );
   });
 
   it("creates credentialSpecs with use RBAC once the cluster serves the CRD, and refuses them before", async () => {
     const values = {
       ...IN_CLUSTER,
-      credentialSpecs: [{ name: "helm-webapp", credspec: { CmsPlugins: ["ActiveDirectory"] }, serviceAccounts: [{ namespace: NAMESPACE, name: "web" }] }],
+      credentialSpecs: [
+        {
+          name: "helm-webapp",
+          credspec: { CmsPlugins: ["ActiveDirectory"] },
+          serviceAccounts: [{ namespace: NAMESPACE, name: "web" }],
+        },
+      ],
     };
-    const objects = await helm.template(RELEASE, NAMESPACE, values, ["--api-versions", "windows.k8s.io/v1/GMSACredentialSpec"]);
+    const objects = await helm.template(RELEASE, NAMESPACE, values, [
+      "--api-versions",
+      "windows.k8s.io/v1/GMSACredentialSpec",
+    ]);
     expect(find(objects, "GMSACredentialSpec", "helm-webapp")["credspec"]).toEqual({ CmsPlugins: ["ActiveDirectory"] });
     expect(find(objects, "ClusterRole", `${FULLNAME}:use:helm-webapp`).rules).toEqual([
-      { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: ["helm-webapp"] },
+      {
+        apiGroups: ["windows.k8s.io"],
+        resources: ["gmsacredentialspecs"],
+        verbs: ["use"],
+        resourceNames: ["helm-webapp"],
+      },
     ]);
-    expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([{ kind: "ServiceAccount", name: "web", namespace: NAMESPACE }]);
-    expect(await refusal(values)).toMatch(/credentialSpecs: the cluster does not serve windows\.k8s\.io\/v1 GMSACredentialSpec yet/);
+    expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([
+      { kind: "ServiceAccount", name: "web", namespace: NAMESPACE },
+    ]);
+    expect(await refusal(values)).toMatch(
+      /credentialSpecs: the cluster does not serve windows\.k8s\.io\/v1 GMSACredentialSpec yet/,
+    );
     await dryRunApply(objects.filter((o) => ["GMSACredentialSpec", "ClusterRole", "RoleBinding"].includes(o.kind)));
   });
 });
@@ -353,21 +476,32 @@ describe("the AKS and EKS example values (infra/helm/examples)", () => {
   /** An example file with the path secrets its header says to pass with --set. */
   async function renderExample(name: "aks" | "eks"): Promise<KubeObject[]> {
     const file = fileURLToPath(new URL(`../../infra/helm/examples/${name}.yaml`, import.meta.url));
-    const values = { ...(parse(await readFile(file, "utf8")) as Record<string, unknown>), callerAuth: { mode: "path", ...PATH_SECRET } };
+    const values = {
+      ...(parse(await readFile(file, "utf8")) as Record<string, unknown>),
+      callerAuth: { mode: "path", ...PATH_SECRET },
+    };
     return helm.template(RELEASE, NAMESPACE, values);
   }
-  const ingressOf = (objects: KubeObject[]) => (find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress;
+  const ingressOf = (objects: KubeObject[]) =>
+    (find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress;
 
   it("AKS: admits the konnectivity agents (controlPlaneFrom alone is enough), annotates both webhooks, and the API server accepts it all", async () => {
     const objects = await renderExample("aks");
     expect(ingressOf(objects)).toEqual([
       {
-        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } }, podSelector: { matchLabels: { app: "konnectivity-agent" } } }],
+        from: [
+          {
+            namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+            podSelector: { matchLabels: { app: "konnectivity-agent" } },
+          },
+        ],
         ports: HTTPS_PORT,
       },
     ]);
     for (const fn of FUNCTIONS) {
-      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({ "admissions.enforcer/disabled": "true" });
+      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
+        "admissions.enforcer/disabled": "true",
+      });
       expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
     }
     expect(podOf(objects, "expand").containers[0]!.image).toBe("myregistry.azurecr.io/gmsa-webhooks:0.1.0");
@@ -376,14 +510,21 @@ describe("the AKS and EKS example values (infra/helm/examples)", () => {
 
   it("EKS: admits the cluster's subnets, and the API server accepts it all", async () => {
     const objects = await renderExample("eks");
-    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }], ports: HTTPS_PORT }]);
-    expect(podOf(objects, "authorize").containers[0]!.image).toBe("111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0");
+    expect(ingressOf(objects)).toEqual([
+      { from: [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }], ports: HTTPS_PORT },
+    ]);
+    expect(podOf(objects, "authorize").containers[0]!.image).toBe(
+      "111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0",
+    );
     await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
   });
 
   it("takes both controlPlaneCIDRs and controlPlaneFrom in one rule", async () => {
     const peer = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
-    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [peer] } });
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [peer] },
+    });
     expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, peer], ports: HTTPS_PORT }]);
   });
 });
@@ -394,41 +535,65 @@ describe("helm template: external mode", () => {
     expect(objects.filter((o) => WORKLOAD_KINDS.includes(o.kind))).toEqual([]);
     // networkPolicy.enabled is true by default and no CIDRs are set: external mode has no pods to isolate.
     expect(ofKind(objects, "NetworkPolicy")).toEqual([]);
-    expect(webhookOf(objects, "expand").clientConfig).toEqual({ url: `https://gmsa-expand.example.com/expand/${PATH_SECRET.expand}` });
-    expect(webhookOf(objects, "authorize").clientConfig).toEqual({ url: `https://gmsa-authorize.example.com/authorize/${PATH_SECRET.authorize}` });
-    const binding = find(objects, "ClusterRoleBinding", `${FULLNAME}:authorize`) as KubeObject & { subjects: unknown[] };
-    expect(binding.subjects).toEqual([{ kind: "Group", name: "gmsa-webhooks:authorize", apiGroup: "rbac.authorization.k8s.io" }]);
+    expect(webhookOf(objects, "expand").clientConfig).toEqual({
+      url: `https://gmsa-expand.example.com/expand/${PATH_SECRET.expand}`,
+    });
+    expect(webhookOf(objects, "authorize").clientConfig).toEqual({
+      url: `https://gmsa-authorize.example.com/authorize/${PATH_SECRET.authorize}`,
+    });
+    const binding = find(objects, "ClusterRoleBinding", `${FULLNAME}:authorize`) as KubeObject & {
+      subjects: unknown[];
+    };
+    expect(binding.subjects).toEqual([
+      { kind: "Group", name: "gmsa-webhooks:authorize", apiGroup: "rbac.authorization.k8s.io" },
+    ]);
   });
 
   it("puts a private CA in caBundle and nothing in the URL for bearer", () => {
     const objects = rendered.get("external, bearer, private CA")!;
-    expect(webhookOf(objects, "expand").clientConfig).toEqual({ url: "https://10.0.0.5:8443/expand", caBundle: CA_BUNDLE });
+    expect(webhookOf(objects, "expand").clientConfig).toEqual({
+      url: "https://10.0.0.5:8443/expand",
+      caBundle: CA_BUNDLE,
+    });
     expect(objects.filter((o) => WORKLOAD_KINDS.includes(o.kind))).toEqual([]);
   });
 });
 
 describe("one source with the kustomize bases", () => {
-  it.each(Object.keys(VALUE_SETS))("webhooks but clientConfig, ClusterRole rules and the CRD equal infra/'s: %s", async (name) => {
-    const objects = rendered.get(name)!;
-    const [webhooks, rbac, crd] = await Promise.all([kustomize("webhooks"), kustomize("rbac"), kustomize("crd")]);
-    // Shadow mode (authorize's ENFORCEMENT=warn) registers authorize with failurePolicy Ignore; nothing else differs.
-    const shadow = (VALUE_SETS[name] as { authorize?: { env?: { ENFORCEMENT?: string } } }).authorize?.env?.ENFORCEMENT === "warn";
-    for (const fn of FUNCTIONS) {
-      const base = withoutClientConfig(webhookOf(webhooks, fn, `gmsa-webhooks-${fn}`));
-      expect(withoutClientConfig(webhookOf(objects, fn))).toEqual(fn === "authorize" && shadow ? { ...base, failurePolicy: "Ignore" } : base);
-      expect(find(objects, "ClusterRole", `${FULLNAME}:${fn}`).rules).toEqual(find(rbac, "ClusterRole", `gmsa-webhooks:${fn}`).rules);
-    }
-    const ours = find(objects, "CustomResourceDefinition", "gmsacredentialspecs.windows.k8s.io");
-    const theirs = crd[0]!;
-    expect(ours.spec).toEqual(theirs.spec);
-    expect(ours.metadata["annotations"]).toEqual({ ...(theirs.metadata["annotations"] as object), "helm.sh/resource-policy": "keep" });
-  });
+  it.each(Object.keys(VALUE_SETS))(
+    "webhooks but clientConfig, ClusterRole rules and the CRD equal infra/'s: %s",
+    async (name) => {
+      const objects = rendered.get(name)!;
+      const [webhooks, rbac, crd] = await Promise.all([kustomize("webhooks"), kustomize("rbac"), kustomize("crd")]);
+      // Shadow mode (authorize's ENFORCEMENT=warn) registers authorize with failurePolicy Ignore; nothing else differs.
+      const shadow =
+        (VALUE_SETS[name] as { authorize?: { env?: { ENFORCEMENT?: string } } }).authorize?.env?.ENFORCEMENT === "warn";
+      for (const fn of FUNCTIONS) {
+        const base = withoutClientConfig(webhookOf(webhooks, fn, `gmsa-webhooks-${fn}`));
+        expect(withoutClientConfig(webhookOf(objects, fn))).toEqual(
+          fn === "authorize" && shadow ? { ...base, failurePolicy: "Ignore" } : base,
+        );
+        expect(find(objects, "ClusterRole", `${FULLNAME}:${fn}`).rules).toEqual(
+          find(rbac, "ClusterRole", `gmsa-webhooks:${fn}`).rules,
+        );
+      }
+      const ours = find(objects, "CustomResourceDefinition", "gmsacredentialspecs.windows.k8s.io");
+      const theirs = crd[0]!;
+      expect(ours.spec).toEqual(theirs.spec);
+      expect(ours.metadata["annotations"]).toEqual({
+        ...(theirs.metadata["annotations"] as object),
+        "helm.sh/resource-policy": "keep",
+      });
+    },
+  );
 
   it("installs the ValidatingAdmissionPolicy and binding of infra/policy when policy.install is set", async () => {
     const policy = await kustomize("policy");
     const objects = rendered.get("external, bearer, private CA")!;
     for (const kind of ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]) {
-      expect(find(objects, kind, "gmsa-webhooks.windows.k8s.io").spec).toEqual(find(policy, kind, "gmsa-webhooks.windows.k8s.io").spec);
+      expect(find(objects, kind, "gmsa-webhooks.windows.k8s.io").spec).toEqual(
+        find(policy, kind, "gmsa-webhooks.windows.k8s.io").spec,
+      );
     }
     expect(ofKind(rendered.get("external, path")!, "ValidatingAdmissionPolicy")).toEqual([]);
   });
@@ -453,7 +618,9 @@ describe("one source with the kustomize bases", () => {
       { key: "kubernetes.io/metadata.name", operator: "NotIn", values: [NAMESPACE] },
     ]);
     // The policy judges the same namespaces as the webhooks.
-    const [policy] = ofKind(objects, "ValidatingAdmissionPolicy") as unknown as { spec: { matchConstraints: { namespaceSelector: unknown } } }[];
+    const [policy] = ofKind(objects, "ValidatingAdmissionPolicy") as unknown as {
+      spec: { matchConstraints: { namespaceSelector: unknown } };
+    }[];
     expect(policy?.spec.matchConstraints.namespaceSelector).toEqual(webhook.namespaceSelector);
     // No exempt namespace: the expression goes (NotIn needs values), every namespace is enforced.
     const none = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { exemptNamespaces: [] } });
@@ -465,36 +632,99 @@ describe("one source with the kustomize bases", () => {
 
 describe("values the chart refuses, with a message", () => {
   const cases: [string, unknown, RegExp][] = [
-    ["no image in inCluster mode", { ...IN_CLUSTER, image: undefined }, /image\.repository: the image built by npm run image/],
-    ["no bearer tokens", { ...IN_CLUSTER, callerAuth: { mode: "bearer" } }, /callerAuth\.expand: expand's bearer tokens is required/],
-    ["no URL in external mode", { mode: "external", external: { expand: { url: "https://x.example.com" } } }, /external\.authorize\.url: .* is required in external mode/],
-    ["a URL with the function's path", { mode: "external", external: { expand: { url: "https://x.example.com/expand/" }, authorize: { url: "https://x.example.com" } } }, /external\.expand\.url: .* must be an https URL/],
-    ["cert-manager and a Secret", { ...IN_CLUSTER, certificates: { certManager: { enabled: true }, secretName: "x", caBundle: CA_BUNDLE } }, /choose certManager\.enabled or secretName, not both/],
-    ["a Secret without its CA", { ...IN_CLUSTER, certificates: { secretName: "x" } }, /certificates\.caBundle: .* is required/],
-    ["a short path secret", { ...IN_CLUSTER, callerAuth: { mode: "path", expand: "short", authorize: "short" } }, /at least 32 characters/],
-    ["jwt without a key set", { ...IN_CLUSTER, callerAuth: { mode: "jwt", jwt: { issuer: "https://i.example.com", audience: "a" } } }, /set exactly one of jwks and jwksUrl/],
+    [
+      "no image in inCluster mode",
+      { ...IN_CLUSTER, image: undefined },
+      /image\.repository: the image built by npm run image/,
+    ],
+    [
+      "no bearer tokens",
+      { ...IN_CLUSTER, callerAuth: { mode: "bearer" } },
+      /callerAuth\.expand: expand's bearer tokens is required/,
+    ],
+    [
+      "no URL in external mode",
+      { mode: "external", external: { expand: { url: "https://x.example.com" } } },
+      /external\.authorize\.url: .* is required in external mode/,
+    ],
+    [
+      "a URL with the function's path",
+      {
+        mode: "external",
+        external: { expand: { url: "https://x.example.com/expand/" }, authorize: { url: "https://x.example.com" } },
+      },
+      /external\.expand\.url: .* must be an https URL/,
+    ],
+    [
+      "cert-manager and a Secret",
+      { ...IN_CLUSTER, certificates: { certManager: { enabled: true }, secretName: "x", caBundle: CA_BUNDLE } },
+      /choose certManager\.enabled or secretName, not both/,
+    ],
+    [
+      "a Secret without its CA",
+      { ...IN_CLUSTER, certificates: { secretName: "x" } },
+      /certificates\.caBundle: .* is required/,
+    ],
+    [
+      "a short path secret",
+      { ...IN_CLUSTER, callerAuth: { mode: "path", expand: "short", authorize: "short" } },
+      /at least 32 characters/,
+    ],
+    [
+      "jwt without a key set",
+      { ...IN_CLUSTER, callerAuth: { mode: "jwt", jwt: { issuer: "https://i.example.com", audience: "a" } } },
+      /set exactly one of jwks and jwksUrl/,
+    ],
     [
       "inCluster mode without the control plane's CIDRs (the NetworkPolicy is on by default)",
       IN_CLUSTER_WITHOUT_CIDRS,
       /networkPolicy\.controlPlaneCIDRs: .*--set 'networkPolicy\.controlPlaneCIDRs=\{10\.0\.0\.0\/16\}'.* or set networkPolicy\.enabled=false/,
     ],
-    ["a control-plane address without its prefix length (schema)", { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["10.0.0.1"] } }, /at '\/networkPolicy\/controlPlaneCIDRs\/0': '10\.0\.0\.1' does not match pattern/],
-    ["a variable the chart sets, in env", { ...IN_CLUSTER, authorize: { env: { CALLER_AUTH_TOKENS: "x" } } }, /env: CALLER_AUTH_TOKENS is set by the chart/],
+    [
+      "a control-plane address without its prefix length (schema)",
+      { ...IN_CLUSTER, networkPolicy: { controlPlaneCIDRs: ["10.0.0.1"] } },
+      /at '\/networkPolicy\/controlPlaneCIDRs\/0': '10\.0\.0\.1' does not match pattern/,
+    ],
+    [
+      "a variable the chart sets, in env",
+      { ...IN_CLUSTER, authorize: { env: { CALLER_AUTH_TOKENS: "x" } } },
+      /env: CALLER_AUTH_TOKENS is set by the chart/,
+    ],
     ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
-    ["an exempt namespace that is not a namespace name (schema)", { ...IN_CLUSTER, webhooks: { exemptNamespaces: ["Kube_System"] } }, /at '\/webhooks\/exemptNamespaces\/0': 'Kube_System' does not match pattern/],
-    ["an unknown mode (schema)", { ...IN_CLUSTER, mode: "serverless" }, /at '\/mode': value must be one of 'inCluster', 'external'/],
-    ["callerAuth none (schema)", { ...IN_CLUSTER, callerAuth: { mode: "none" } }, /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/],
-    ["a windows-gmsa value we do not have (schema)", { ...IN_CLUSTER, containerPort: "443" }, /additional properties 'containerPort' not allowed/],
+    [
+      "an exempt namespace that is not a namespace name (schema)",
+      { ...IN_CLUSTER, webhooks: { exemptNamespaces: ["Kube_System"] } },
+      /at '\/webhooks\/exemptNamespaces\/0': 'Kube_System' does not match pattern/,
+    ],
+    [
+      "an unknown mode (schema)",
+      { ...IN_CLUSTER, mode: "serverless" },
+      /at '\/mode': value must be one of 'inCluster', 'external'/,
+    ],
+    [
+      "callerAuth none (schema)",
+      { ...IN_CLUSTER, callerAuth: { mode: "none" } },
+      /at '\/callerAuth\/mode': value must be one of 'bearer', 'jwt', 'path', 'mtls'/,
+    ],
+    [
+      "a windows-gmsa value we do not have (schema)",
+      { ...IN_CLUSTER, containerPort: "443" },
+      /additional properties 'containerPort' not allowed/,
+    ],
     [
       "windows-gmsa's certReload default, false (reloading is always on)",
       { ...IN_CLUSTER, certificates: { certReload: { enabled: false } } },
       /certificates\.certReload\.enabled: false is kubernetes-sigs\/windows-gmsa's value .* always reloads renewed certificate files.* Remove certificates\.certReload from your values/,
     ],
-    ...["sigwindowstools/k8s-gmsa-webhook", "registry.k8s.io/gmsa-webhook/k8s-gmsa-webhook"].map((repository): [string, unknown, RegExp] => [
-      `windows-gmsa's image ${repository}`,
-      { ...IN_CLUSTER, image: { repository, tag: "v0.12.1" } },
-      new RegExp(`image\\.repository: ${repository.replaceAll(".", "\\.")} is kubernetes-sigs/windows-gmsa's webhook image .* crash-loop; set image\\.repository to this chart's gmsa-webhooks image`),
-    ]),
+    ...["sigwindowstools/k8s-gmsa-webhook", "registry.k8s.io/gmsa-webhook/k8s-gmsa-webhook"].map(
+      (repository): [string, unknown, RegExp] => [
+        `windows-gmsa's image ${repository}`,
+        { ...IN_CLUSTER, image: { repository, tag: "v0.12.1" } },
+        new RegExp(
+          `image\\.repository: ${repository.replaceAll(".", "\\.")} is kubernetes-sigs/windows-gmsa's webhook image .* crash-loop; set image\\.repository to this chart's gmsa-webhooks image`,
+        ),
+      ],
+    ),
   ];
   it.each(cases)("%s", async (_name, values, message) => {
     expect(await refusal(values)).toMatch(message);
@@ -514,9 +744,15 @@ describe("against the local API server", () => {
   it("keeps the generated CA and certificate on upgrade: lookup reads the existing Secret back", async () => {
     const first = find(rendered.get("inCluster, generated certificates, bearer")!, "Secret", `${FULLNAME}-tls`);
     await kubeRequestOk(admin, `/api/v1/namespaces/${NAMESPACE}/secrets`, { method: "POST", body: first });
-    const again = await helm.template(RELEASE, NAMESPACE, IN_CLUSTER, ["--dry-run=server", "--is-upgrade", "--kubeconfig", cluster.adminKubeconfig]);
+    const again = await helm.template(RELEASE, NAMESPACE, IN_CLUSTER, [
+      "--dry-run=server",
+      "--is-upgrade",
+      "--kubeconfig",
+      cluster.adminKubeconfig,
+    ]);
     expect(find(again, "Secret", `${FULLNAME}-tls`).data).toEqual(first["data"]);
-    for (const fn of FUNCTIONS) expect(webhookOf(again, fn).clientConfig.caBundle).toBe((first["data"] as Record<string, string>)["ca.crt"]);
+    for (const fn of FUNCTIONS)
+      expect(webhookOf(again, fn).clientConfig.caBundle).toBe((first["data"] as Record<string, string>)["ca.crt"]);
   });
 
   it("leaves out a CRD it does not own, and renders it once the CRD names this release", async () => {
@@ -524,7 +760,9 @@ describe("against the local API server", () => {
     // External mode: the Secret an earlier test created in the namespace is not this release's either.
     const EXTERNAL = { ...VALUE_SETS["external, path"], metrics: {} };
     // applyBaseInfra put the CRD there as kubectl would: no release owns it, so a Helm install over it would fail.
-    expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual([]);
+    expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual(
+      [],
+    );
     // Without the cluster, lookup sees nothing and the CRD is rendered (the other tests here).
     const marks = (value: string | null, release: string | null = value && RELEASE) => ({
       metadata: {
@@ -532,12 +770,17 @@ describe("against the local API server", () => {
         annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": value && NAMESPACE },
       },
     });
-    const patch = (body: unknown) => kubeRequestOk(admin, CRD_PATH, { method: "PATCH", contentType: "application/merge-patch+json", body });
+    const patch = (body: unknown) =>
+      kubeRequestOk(admin, CRD_PATH, { method: "PATCH", contentType: "application/merge-patch+json", body });
     try {
       await patch(marks("Helm", "another-release"));
-      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual([]);
+      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual(
+        [],
+      );
       await patch(marks("Helm"));
-      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toHaveLength(1);
+      expect(
+        ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition"),
+      ).toHaveLength(1);
     } finally {
       await patch(marks(null));
     }
@@ -548,16 +791,30 @@ describe("against the local API server", () => {
     const values = {
       ...VALUE_SETS["external, path"],
       metrics: {},
-      credentialSpecs: ["webapp01", "helm-absent"].map((name) => ({ name, credspec, serviceAccounts: [{ namespace: NAMESPACE, name: "web" }] })),
+      credentialSpecs: ["webapp01", "helm-absent"].map((name) => ({
+        name,
+        credspec,
+        serviceAccounts: [{ namespace: NAMESPACE, name: "web" }],
+      })),
     };
-    const objects = await helm.template(RELEASE, NAMESPACE, values, ["--dry-run=server", "--kubeconfig", cluster.adminKubeconfig]);
+    const objects = await helm.template(RELEASE, NAMESPACE, values, [
+      "--dry-run=server",
+      "--kubeconfig",
+      cluster.adminKubeconfig,
+    ]);
     // webapp01 is the sample applyBaseInfra created.
     expect(ofKind(objects, "GMSACredentialSpec").map((o) => o.metadata.name)).toEqual(["helm-absent"]);
-    expect(ofKind(objects, "RoleBinding").map((o) => o.metadata.name).sort()).toEqual([`${FULLNAME}:use:helm-absent:web`, `${FULLNAME}:use:webapp01:web`]);
+    expect(
+      ofKind(objects, "RoleBinding")
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual([`${FULLNAME}:use:helm-absent:web`, `${FULLNAME}:use:webapp01:web`]);
   });
 
   it.each(Object.keys(VALUE_SETS))("accepts every object in a server-side dry-run: %s", async (name) => {
     // cert-manager's and the Prometheus operator's kinds need their CRDs, which the local cluster has not.
-    await dryRunApply(rendered.get(name)!.filter((o) => !/cert-manager\.io|monitoring\.coreos\.com/.test(o.apiVersion)));
+    await dryRunApply(
+      rendered.get(name)!.filter((o) => !/cert-manager\.io|monitoring\.coreos\.com/.test(o.apiVersion)),
+    );
   });
 });

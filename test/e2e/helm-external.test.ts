@@ -31,7 +31,9 @@ const RELEASE = "gwx";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
 const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
 /** The kustomize base's bindings of the functions' identities (infra/rbac/), removed while the chart's serve. */
-const BASE_BINDINGS = FUNCTIONS.map((fn) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:${fn}`);
+const BASE_BINDINGS = FUNCTIONS.map(
+  (fn) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:${fn}`,
+);
 /** Kinds a workload install would create in the release namespace (the NetworkPolicy too: it is on by default). */
 const WORKLOAD_COLLECTIONS = [
   `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`,
@@ -53,7 +55,10 @@ beforeAll(async () => {
   helm = await createHelmRunner(inject("helm"));
   // The documented install as is: the CRD applyBaseInfra put there is not the release's, so the chart leaves it alone.
   const values = externalTestValues(cluster.caPem, stack);
-  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], { values, kubeconfig: cluster.adminKubeconfig });
+  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], {
+    values,
+    kubeconfig: cluster.adminKubeconfig,
+  });
   expect(installed.code, installed.stderr).toBe(0);
   await waitForGmsaWebhooks(cluster, GROUP);
 });
@@ -70,7 +75,12 @@ afterAll(async () => {
 describe("helm install, external mode: the API server calls the functions by URL", () => {
   it("registers both webhooks by URL at the functions, with their CA, and creates no workload", async () => {
     const configurations = await Promise.all(
-      WEBHOOK_CONFIGURATIONS.map((path) => kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: unknown; caBundle?: string } }[] }>(admin, path)),
+      WEBHOOK_CONFIGURATIONS.map((path) =>
+        kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: unknown; caBundle?: string } }[] }>(
+          admin,
+          path,
+        ),
+      ),
     );
     expect(configurations.flatMap((c) => c.webhooks.map((w) => w.clientConfig.url))).toEqual([
       `${stack.expandBaseUrl}/expand`,
@@ -92,7 +102,10 @@ describe("helm install, external mode: the API server calls the functions by URL
   it("binds the functions' identities with the chart's RBAC only (the base's bindings are gone)", async () => {
     for (const path of BASE_BINDINGS) expect((await kubeRequest(admin, path)).status).toBe(404);
     for (const fn of FUNCTIONS) {
-      const binding = await kubeRequestOk<{ subjects: { name: string }[] }>(admin, `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}:${fn}`);
+      const binding = await kubeRequestOk<{ subjects: { name: string }[] }>(
+        admin,
+        `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}:${fn}`,
+      );
       expect(binding.subjects.map((s) => s.name)).toEqual([functionServiceAccount(fn)]);
     }
   });
@@ -100,11 +113,19 @@ describe("helm install, external mode: the API server calls the functions by URL
   defineAdmissionTests(cluster, GROUP, () => stack.logFiles);
 
   it("shadow mode never blocks: with ENFORCEMENT=warn a GMSA pod is admitted while authorize is unreachable, refused otherwise", async () => {
-    const installed = externalTestValues(cluster.caPem, stack) as { external: Record<string, unknown> & { authorize: Record<string, unknown> } };
+    const installed = externalTestValues(cluster.caPem, stack) as {
+      external: Record<string, unknown> & { authorize: Record<string, unknown> };
+    };
     // Nothing listens on port 1: the API server's calls to authorize are refused at once.
-    const unreachable = { ...installed.external, authorize: { ...installed.external.authorize, url: "https://127.0.0.1:1" } };
+    const unreachable = {
+      ...installed.external,
+      authorize: { ...installed.external.authorize, url: "https://127.0.0.1:1" },
+    };
     const upgrade = async (values: unknown) => {
-      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { values, kubeconfig: cluster.adminKubeconfig });
+      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
+        values,
+        kubeconfig: cluster.adminKubeconfig,
+      });
       expect(upgraded.code, upgraded.stderr).toBe(0);
     };
     // The API server reloads webhook configurations within moments: wait until a dry-run create shows `status`.
@@ -123,7 +144,9 @@ describe("helm install, external mode: the API server calls the functions by URL
       await upgrade({ ...installed, external: unreachable, authorize: { env: { ENFORCEMENT: "warn" } } });
       const admitted = await createdAs(201);
       // expand still ran: the contents are inlined.
-      expect(parsed(admitted.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(await readCredSpec(cluster, "webapp01"));
+      expect(parsed(admitted.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(
+        await readCredSpec(cluster, "webapp01"),
+      );
     } finally {
       await upgrade(installed);
       await waitForGmsaWebhooks(cluster, GROUP);
@@ -131,7 +154,9 @@ describe("helm install, external mode: the API server calls the functions by URL
   });
 
   it("helm uninstall removes both webhook configurations", async () => {
-    const uninstalled = await helm.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
+    const uninstalled = await helm.run(["uninstall", RELEASE, "-n", NAMESPACE], {
+      kubeconfig: cluster.adminKubeconfig,
+    });
     expect(uninstalled.code, uninstalled.stderr).toBe(0);
     for (const path of WEBHOOK_CONFIGURATIONS) expect((await kubeRequest(admin, path)).status).toBe(404);
   });

@@ -27,7 +27,13 @@ import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
 import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
-import { defineAdmissionTests, FUNCTIONS, gmsaPod, waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
+import {
+  defineAdmissionTests,
+  FUNCTIONS,
+  gmsaPod,
+  waitForGmsaWebhooks,
+  webhookConfigurationPaths,
+} from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
 import { createDoctorOperator } from "./support/doctor.ts";
@@ -38,10 +44,17 @@ const GROUP = "helm-in-cluster";
 const CLI = "functions/cli/gmsa-webhooks.ts";
 
 /** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig unless given one, and no colour: output and exit code. */
-function runDoctorBin(args: string[], kubeconfig = stack.cluster.adminKubeconfig): Promise<{ stdout: string; code: number | null }> {
+function runDoctorBin(
+  args: string[],
+  kubeconfig = stack.cluster.adminKubeconfig,
+): Promise<{ stdout: string; code: number | null }> {
   return new Promise((resolve) => {
-    execFile(nodeBinary(), [CLI, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } }, (error, out) =>
-      resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
+    execFile(
+      nodeBinary(),
+      [CLI, "doctor", "--kubeconfig", kubeconfig, ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } },
+      (error, out) =>
+        resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
     );
   });
 }
@@ -49,7 +62,9 @@ function runDoctorBin(args: string[], kubeconfig = stack.cluster.adminKubeconfig
 /** `gmsa-webhooks doctor -o json`: findings, exit code, and the findings as lines for assertion messages. */
 async function runDoctorCli(kubeconfig?: string) {
   const { stdout, code } = await runDoctorBin(["-o", "json"], kubeconfig);
-  const { findings } = JSON.parse(stdout) as { findings: { check: string; status: string; message: string; fix?: string }[] };
+  const { findings } = JSON.parse(stdout) as {
+    findings: { check: string; status: string; message: string; fix?: string }[];
+  };
   return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
 }
 
@@ -61,7 +76,10 @@ async function expectOnlyFault(check: string, fault: RegExp, timeoutMs = 30_000)
     async () => {
       const { findings, text, code } = await runDoctorCli();
       const failures = findings.filter((f) => f.status === "fail");
-      expect(failures.map((f) => f.check), text).toEqual([check]);
+      expect(
+        failures.map((f) => f.check),
+        text,
+      ).toEqual([check]);
       expect(failures[0]?.message, text).toMatch(fault);
       expect(code, text).toBe(1);
       failed = failures[0];
@@ -96,17 +114,28 @@ let values: Record<string, unknown>;
 const admin = () => adminEndpoint(stack.cluster);
 
 async function tlsSecret(): Promise<Record<string, string>> {
-  return (await kubeRequestOk<{ data: Record<string, string> }>(admin(), `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`)).data;
+  return (
+    await kubeRequestOk<{ data: Record<string, string> }>(
+      admin(),
+      `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`,
+    )
+  ).data;
 }
 
 interface PodInfo {
   metadata: { name: string; labels?: Record<string, string> };
-  status?: { conditions?: { type: string; status: string }[]; containerStatuses?: { restartCount: number; ready: boolean; started?: boolean }[] };
+  status?: {
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { restartCount: number; ready: boolean; started?: boolean }[];
+  };
 }
 
 async function functionPods(namespace: string, fullname: string, fn: string): Promise<PodInfo[]> {
   const selector = encodeURIComponent(`app.kubernetes.io/component=${fn}`);
-  const pods = await kubeRequestOk<{ items: PodInfo[] }>(admin(), `/api/v1/namespaces/${namespace}/pods?labelSelector=${selector}`);
+  const pods = await kubeRequestOk<{ items: PodInfo[] }>(
+    admin(),
+    `/api/v1/namespaces/${namespace}/pods?labelSelector=${selector}`,
+  );
   return pods.items.filter((pod) => pod.metadata.name.startsWith(`${fullname}-${fn}-`));
 }
 
@@ -126,7 +155,10 @@ afterAll(async () => {
 
 describe("helm install on a real node, certificates generated at install", () => {
   it("runs the node's kubelet of the API server's own version (KUBE_VERSION picks both)", async () => {
-    const node = await kubeRequestOk<{ status: { nodeInfo: { kubeletVersion: string } } }>(admin(), `/api/v1/nodes/${NODE_NAME}`);
+    const node = await kubeRequestOk<{ status: { nodeInfo: { kubeletVersion: string } } }>(
+      admin(),
+      `/api/v1/nodes/${NODE_NAME}`,
+    );
     expect(node.status.nodeInfo.kubeletVersion).toBe(stack.cluster.kubeVersion);
     expect(stack.cluster.kubeVersion).toBe(resolveKubeRelease(process.env.KUBE_VERSION).version);
   });
@@ -134,13 +166,22 @@ describe("helm install on a real node, certificates generated at install", () =>
   it("runs two Ready replicas per function from the imported image and registers both webhooks by service reference", async () => {
     for (const fn of FUNCTIONS) {
       const pods = await functionPods(NAMESPACE, FULLNAME, fn);
-      expect(pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"))).toHaveLength(2);
+      expect(
+        pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")),
+      ).toHaveLength(2);
     }
     const configurations = await Promise.all(
-      webhookConfigurationPaths(FULLNAME).map((path) => kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: { name: string } } }[] }>(admin(), path)),
+      webhookConfigurationPaths(FULLNAME).map((path) =>
+        kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: { name: string } } }[] }>(admin(), path),
+      ),
     );
-    expect(configurations.map((c) => c.webhooks.map((w) => w.clientConfig.service?.name))).toEqual(FUNCTIONS.map((fn) => [`${FULLNAME}-${fn}`]));
-    const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(admin(), `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`);
+    expect(configurations.map((c) => c.webhooks.map((w) => w.clientConfig.service?.name))).toEqual(
+      FUNCTIONS.map((fn) => [`${FULLNAME}-${fn}`]),
+    );
+    const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(
+      admin(),
+      `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/networkpolicies/${FULLNAME}`,
+    );
     expect(policy.spec.ingress.map((rule) => rule.from)).toEqual([[{ ipBlock: { cidr: POD_CIDR } }]]);
   });
 
@@ -152,11 +193,18 @@ describe("helm install on a real node, certificates generated at install", () =>
       await vi.waitFor(
         async () => {
           const { findings, text: report, code } = await runDoctorCli(operator.kubeconfig);
-          expect(findings.filter((f) => f.status === "fail"), report).toEqual([]);
+          expect(
+            findings.filter((f) => f.status === "fail"),
+            report,
+          ).toEqual([]);
           expect(code, report).toBe(0);
           for (const fn of FUNCTIONS) {
-            expect(findings.find((f) => f.check === `readyz/${fn}`)?.message, report).toMatch(/through the API server's service proxy answered 200/);
-            expect(findings.find((f) => f.check === `rbac/${fn}`)?.message, report).toMatch(new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`));
+            expect(findings.find((f) => f.check === `readyz/${fn}`)?.message, report).toMatch(
+              /through the API server's service proxy answered 200/,
+            );
+            expect(findings.find((f) => f.check === `rbac/${fn}`)?.message, report).toMatch(
+              new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`),
+            );
           }
           expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, report).toBe("pass");
           expect(findings.find((f) => f.check === "end-to-end/may-not-use")?.status, report).toBe("pass");
@@ -172,7 +220,10 @@ describe("helm install on a real node, certificates generated at install", () =>
   it("passes the real `gmsa-webhooks doctor` (the CLI as operators run it, its own kube client), exit 0", async () => {
     // Through the CLI's own requester: /readyz answers text through the service proxy, which it must read as such.
     const { findings, text, code } = await runDoctorCli();
-    expect(findings.filter((f) => f.status === "fail"), text).toEqual([]);
+    expect(
+      findings.filter((f) => f.status === "fail"),
+      text,
+    ).toEqual([]);
     for (const fn of FUNCTIONS) expect(findings.find((f) => f.check === `readyz/${fn}`)?.status, text).toBe("pass");
     expect(code, text).toBe(0);
   });
@@ -187,15 +238,27 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("names a caBundle of another CA on a service reference from the API server's own x509 error, and only that", async () => {
     const [expandPath] = webhookConfigurationPaths(FULLNAME);
-    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin(), expandPath!);
+    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(
+      admin(),
+      expandPath!,
+    );
     const original = configuration.webhooks[0]!.clientConfig.caBundle;
     const other = await createCertificateAuthority(await mkdtemp(join(stack.cluster.dir, "other-ca-")), "another CA");
     const setCaBundle = (caBundle: string) =>
-      kubeRequestOk(admin(), expandPath!, { method: "PATCH", contentType: "application/json-patch+json", body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: caBundle }] });
+      kubeRequestOk(admin(), expandPath!, {
+        method: "PATCH",
+        contentType: "application/json-patch+json",
+        body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: caBundle }],
+      });
     await setCaBundle(Buffer.from(other.certPem).toString("base64"));
     try {
       // Both probes meet it (expand is called for the pod authorize should refuse too): the first names it.
-      await expectOnlyFault("end-to-end/may-use", new RegExp(`the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `));
+      await expectOnlyFault(
+        "end-to-end/may-use",
+        new RegExp(
+          `the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `,
+        ),
+      );
     } finally {
       await setCaBundle(original);
       await waitForGmsaWebhooks(stack.cluster, GROUP);
@@ -204,7 +267,9 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   describe("admission through the pods", () => {
     // Created lazily: the cluster exists only once beforeAll ran.
-    const lazyCluster = new Proxy({} as InClusterStack["cluster"], { get: (_, key) => stack.cluster[key as keyof InClusterStack["cluster"]] });
+    const lazyCluster = new Proxy({} as InClusterStack["cluster"], {
+      get: (_, key) => stack.cluster[key as keyof InClusterStack["cluster"]],
+    });
     defineAdmissionTests(lazyCluster, GROUP, () => ({
       expand: podLogFiles(stack.node.dir, NAMESPACE, `${FULLNAME}-expand-`),
       authorize: podLogFiles(stack.node.dir, NAMESPACE, `${FULLNAME}-authorize-`),
@@ -225,7 +290,8 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("holds each server to a 128 MiB memory cgroup that 400 reviews under load do not reach", async () => {
     const servers = podServerProcesses();
-    for (const server of servers) expect(readMemoryCgroup(server.memoryCgroup, "memory.limit_in_bytes")).toBe(MEMORY_LIMIT);
+    for (const server of servers)
+      expect(readMemoryCgroup(server.memoryCgroup, "memory.limit_in_bytes")).toBe(MEMORY_LIMIT);
     let next = 0;
     const failures: number[] = [];
     await Promise.all(
@@ -243,20 +309,26 @@ describe("helm install on a real node, certificates generated at install", () =>
       expect(readMemoryCgroup(server.memoryCgroup, "memory.max_usage_in_bytes")).toBeLessThan(MEMORY_LIMIT);
     }
     for (const fn of FUNCTIONS) {
-      for (const pod of await functionPods(NAMESPACE, FULLNAME, fn)) expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+      for (const pod of await functionPods(NAMESPACE, FULLNAME, fn))
+        expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
     }
   }, 180_000);
 
   it("keeps a replica that fails its readiness probe out of service while the others serve, and the certificate across upgrades", async () => {
     const secretBefore = await tlsSecret();
     const before = new Set((await functionPods(NAMESPACE, FULLNAME, "expand")).map((pod) => pod.metadata.name));
-    const broken = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { ...values, probes: { readiness: { path: "/not-ready" } } });
+    const broken = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
+      ...values,
+      probes: { readiness: { path: "/not-ready" } },
+    });
     expect(broken.code, broken.stderr).toBe(0);
     // The rollout's surge pod starts and passes its startup probe (/healthz); its readiness probe answers 404.
     let surge: PodInfo | undefined;
     for (let attempt = 0; attempt < 120 && surge === undefined; attempt++) {
       await sleep(500);
-      surge = (await functionPods(NAMESPACE, FULLNAME, "expand")).find((pod) => !before.has(pod.metadata.name) && pod.status?.containerStatuses?.[0]?.started === true);
+      surge = (await functionPods(NAMESPACE, FULLNAME, "expand")).find(
+        (pod) => !before.has(pod.metadata.name) && pod.status?.containerStatuses?.[0]?.started === true,
+      );
     }
     expect(surge, "the upgrade's new expand pod, started").toBeDefined();
     // Readiness is probed every 5 s: a few periods in which it would have turned Ready.
@@ -265,11 +337,16 @@ describe("helm install on a real node, certificates generated at install", () =>
     const ready = pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
     expect(ready.map((pod) => pod.metadata.name)).not.toContain(surge!.metadata.name);
     expect(ready).toHaveLength(2);
-    const slices = await kubeRequestOk<{ items: { endpoints?: { targetRef?: { name: string }; conditions?: { ready?: boolean } }[] }[] }>(
+    const slices = await kubeRequestOk<{
+      items: { endpoints?: { targetRef?: { name: string }; conditions?: { ready?: boolean } }[] }[];
+    }>(
       admin(),
       `/apis/discovery.k8s.io/v1/namespaces/${NAMESPACE}/endpointslices?labelSelector=${encodeURIComponent(`kubernetes.io/service-name=${FULLNAME}-expand`)}`,
     );
-    const readyEndpoints = slices.items.flatMap((slice) => slice.endpoints ?? []).filter((e) => e.conditions?.ready).map((e) => e.targetRef?.name);
+    const readyEndpoints = slices.items
+      .flatMap((slice) => slice.endpoints ?? [])
+      .filter((e) => e.conditions?.ready)
+      .map((e) => e.targetRef?.name);
     expect(readyEndpoints).not.toContain(surge!.metadata.name);
     const created = await createPod(stack.cluster, gmsaPod(GROUP, "during-broken-rollout", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -284,8 +361,15 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("names authorize's failurePolicy Ignore in enforce mode (kubectl patch), which `helm upgrade --force-conflicts` undoes on Helm 4", async () => {
     const [, authorizePath] = webhookConfigurationPaths(FULLNAME);
-    await kubeRequestOk(admin(), authorizePath!, { method: "PATCH", contentType: "application/json-patch+json", body: [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }] });
-    const failed = await expectOnlyFault("webhooks/authorize", /failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/);
+    await kubeRequestOk(admin(), authorizePath!, {
+      method: "PATCH",
+      contentType: "application/json-patch+json",
+      body: [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }],
+    });
+    const failed = await expectOnlyFault(
+      "webhooks/authorize",
+      /failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/,
+    );
     expect(failed.fix).toContain("helm upgrade --force-conflicts");
     // The fix as doctor gives it, on the project's Helm 4.
     const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], values);
@@ -304,7 +388,13 @@ describe("helm install on a real node, certificates generated at install", () =>
         metadata: { name: "doctor-no-sid" },
         credspec: {
           CmsPlugins: ["ActiveDirectory"],
-          DomainJoinConfig: { MachineAccountName: "m", Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e", DnsTreeName: "contoso.com", DnsName: "contoso.com", NetBiosName: "CONTOSO" },
+          DomainJoinConfig: {
+            MachineAccountName: "m",
+            Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e",
+            DnsTreeName: "contoso.com",
+            DnsName: "contoso.com",
+            NetBiosName: "CONTOSO",
+          },
           ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
         },
       },
@@ -316,19 +406,40 @@ describe("helm install on a real node, certificates generated at install", () =>
     }
 
     const binding = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}:authorize`;
-    const saved = await kubeRequestOk<Record<string, unknown> & { metadata: Record<string, unknown> }>(admin(), binding);
+    const saved = await kubeRequestOk<Record<string, unknown> & { metadata: Record<string, unknown> }>(
+      admin(),
+      binding,
+    );
     await kubeRequestOk(admin(), binding, { method: "DELETE" });
     try {
       await expectOnlyFault("rbac/authorize", /authorize's identity .* may not/);
     } finally {
       const { name, labels, annotations } = saved.metadata;
-      await kubeRequestOk(admin(), "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", { method: "POST", body: { ...saved, metadata: { name, labels, annotations } } });
+      await kubeRequestOk(admin(), "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        method: "POST",
+        body: { ...saved, metadata: { name, labels, annotations } },
+      });
     }
 
     // The controllers make its ReplicaSet, whose pods the webhooks refuse (422): only the template names it.
     const deployments = "/apis/apps/v1/namespaces/default/deployments";
-    const template = { metadata: { labels: { app: "doctor-web" } }, spec: { nodeSelector: { "kubernetes.io/os": "windows" }, securityContext: { windowsOptions: { gmsaCredentialSpecName: "doctor-missing" } }, containers: [{ name: "web", image: "i" }] } };
-    await kubeRequestOk(admin(), deployments, { method: "POST", body: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "doctor-web" }, spec: { replicas: 1, selector: { matchLabels: { app: "doctor-web" } }, template } } });
+    const template = {
+      metadata: { labels: { app: "doctor-web" } },
+      spec: {
+        nodeSelector: { "kubernetes.io/os": "windows" },
+        securityContext: { windowsOptions: { gmsaCredentialSpecName: "doctor-missing" } },
+        containers: [{ name: "web", image: "i" }],
+      },
+    };
+    await kubeRequestOk(admin(), deployments, {
+      method: "POST",
+      body: {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "doctor-web" },
+        spec: { replicas: 1, selector: { matchLabels: { app: "doctor-web" } }, template },
+      },
+    });
     try {
       await expectOnlyFault("pods/credspecs", /: Deployment default\/doctor-web \(credspec doctor-missing\)$/);
     } finally {
@@ -339,15 +450,28 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("names a caller token authorize's pods no longer accept (rotated on their side only) once, with its fix", async () => {
     // The API server keeps sending the install's token; authorize's pods roll to accept only another.
-    const rotated = { ...values, callerAuth: { ...(values.callerAuth as Record<string, unknown>), authorize: createCallerToken() } };
-    const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], rotated);
+    const rotated = {
+      ...values,
+      callerAuth: { ...(values.callerAuth as Record<string, unknown>), authorize: createCallerToken() },
+    };
+    const upgraded = await stack.runHelm(
+      ["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"],
+      rotated,
+    );
     expect(upgraded.code, upgraded.stderr).toBe(0);
     try {
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
-      const failed = await expectOnlyFault("end-to-end/may-use", /authorize refuses the caller credential the API server sends \(401\)/, 90_000);
+      const failed = await expectOnlyFault(
+        "end-to-end/may-use",
+        /authorize refuses the caller credential the API server sends \(401\)/,
+        90_000,
+      );
       expect(failed.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
     } finally {
-      const restored = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], values);
+      const restored = await stack.runHelm(
+        ["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"],
+        values,
+      );
       expect(restored.code, restored.stderr).toBe(0);
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
     }
@@ -356,7 +480,12 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("names authorize scaled to 0 replicas, once, with the command that scales it up (the real CLI, exit 1)", async () => {
     const deployment = `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-authorize`;
-    const scale = (replicas: number) => kubeRequestOk(admin(), deployment, { method: "PATCH", contentType: "application/merge-patch+json", body: { spec: { replicas } } });
+    const scale = (replicas: number) =>
+      kubeRequestOk(admin(), deployment, {
+        method: "PATCH",
+        contentType: "application/merge-patch+json",
+        body: { spec: { replicas } },
+      });
     await scale(0);
     try {
       // Until its pods are gone the proxy may still reach one: poll until doctor sees what an operator would.
@@ -364,9 +493,16 @@ describe("helm install on a real node, certificates generated at install", () =>
         async () => {
           const { findings, text, code } = await runDoctorCli();
           const failed = findings.filter((f) => f.status === "fail");
-          expect(failed.map((f) => f.check), text).toEqual(["readyz/authorize"]);
-          expect(failed[0]?.message, text).toContain(`Deployment ${NAMESPACE}/${FULLNAME}-authorize is scaled to 0 replicas`);
-          expect(failed[0]?.fix, text).toBe(`kubectl scale deployment -n ${NAMESPACE} ${FULLNAME}-authorize --replicas=2`);
+          expect(
+            failed.map((f) => f.check),
+            text,
+          ).toEqual(["readyz/authorize"]);
+          expect(failed[0]?.message, text).toContain(
+            `Deployment ${NAMESPACE}/${FULLNAME}-authorize is scaled to 0 replicas`,
+          );
+          expect(failed[0]?.fix, text).toBe(
+            `kubectl scale deployment -n ${NAMESPACE} ${FULLNAME}-authorize --replicas=2`,
+          );
           expect(code, text).toBe(1);
         },
         { timeout: 60_000, interval: 2_000 },
@@ -390,7 +526,10 @@ describe("helm install on a real node with a TLS Secret the operator provides", 
     const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
     const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
     const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, "provided-secret", hosts);
-    await kubeRequestOk(admin(), "/api/v1/namespaces", { method: "POST", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: SECRET_NAMESPACE } } });
+    await kubeRequestOk(admin(), "/api/v1/namespaces", {
+      method: "POST",
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: SECRET_NAMESPACE } },
+    });
     await kubeRequestOk(admin(), `/api/v1/namespaces/${SECRET_NAMESPACE}/secrets`, {
       method: "POST",
       body: {
@@ -398,7 +537,10 @@ describe("helm install on a real node with a TLS Secret the operator provides", 
         kind: "Secret",
         type: "kubernetes.io/tls",
         metadata: { name: "operator-tls" },
-        data: { "tls.crt": Buffer.from(pair.certPem).toString("base64"), "tls.key": Buffer.from(pair.keyPem).toString("base64") },
+        data: {
+          "tls.crt": Buffer.from(pair.certPem).toString("base64"),
+          "tls.key": Buffer.from(pair.keyPem).toString("base64"),
+        },
       },
     });
     const caBundle = Buffer.from(cluster.caPem).toString("base64");
@@ -410,7 +552,10 @@ describe("helm install on a real node with a TLS Secret the operator provides", 
     const created = await createPod(cluster, gmsaPod(GROUP, "with-provided-secret", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
-    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(admin(), webhookConfigurationPaths(SECRET_FULLNAME)[0]!);
+    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(
+      admin(),
+      webhookConfigurationPaths(SECRET_FULLNAME)[0]!,
+    );
     expect(configuration.webhooks.map((w) => w.clientConfig.caBundle)).toEqual([caBundle]);
   }, 240_000);
 });

@@ -67,7 +67,8 @@ const credSpecs = (version: string) => `/apis/windows.k8s.io/${version}/gmsacred
 
 function kubectl(args: string[]) {
   return run("kubectl", ["--kubeconfig", cluster.adminKubeconfig, ...args]).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error("kubectl not found on PATH (Debian: apt-get install kubectl)", { cause: error });
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      throw new Error("kubectl not found on PATH (Debian: apt-get install kubectl)", { cause: error });
     throw error;
   });
 }
@@ -95,7 +96,10 @@ async function waitForBothVersions(): Promise<void> {
 /** Deletes the CRD, and with it every credspec, and waits until it is gone. */
 async function deleteCrd(): Promise<void> {
   await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
-  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), { timeout: 60_000, interval: 250 });
+  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), {
+    timeout: 60_000,
+    interval: 250,
+  });
 }
 
 /**
@@ -128,12 +132,16 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
   it(`keeps v1alpha1 in status.storedVersions, serves both versions and stores v1${ours ? ", with our schema" : ""}`, async () => {
     const crd = await kubeRequestOk<Crd>(admin, CRD_PATH);
     expect(crd.status?.storedVersions).toEqual(["v1alpha1", "v1"]);
-    const versions = Object.fromEntries(crd.spec.versions.map((v) => [v.name, { served: v.served, storage: v.storage }]));
+    const versions = Object.fromEntries(
+      crd.spec.versions.map((v) => [v.name, { served: v.served, storage: v.storage }]),
+    );
     expect(versions).toEqual({ v1: { served: true, storage: true }, v1alpha1: { served: true, storage: false } });
     const [v1, v1alpha1] = VERSIONS.map((name) => crd.spec.versions.find((v) => v.name === name)!);
     expect(v1alpha1?.schema).toEqual(v1?.schema);
     // Ours keeps fields the schema does not list (newer credspec fields are inlined verbatim); the incumbent's prunes them.
-    expect(v1?.schema.openAPIV3Schema.properties.credspec["x-kubernetes-preserve-unknown-fields"]).toBe(ours ? true : undefined);
+    expect(v1?.schema.openAPIV3Schema.properties.credspec["x-kubernetes-preserve-unknown-fields"]).toBe(
+      ours ? true : undefined,
+    );
   });
 
   it("reads every credspec stored as v1alpha1 as v1 and as v1alpha1, unchanged", async () => {
@@ -164,7 +172,9 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
     await waitForGmsaWebhooks(cluster, GROUP);
     const expanded = await createPod(cluster, gmsaPod(GROUP, `expanded-${scenario}`, "gmsa-app"), { dryRun: true });
     expect(expanded.status, JSON.stringify(expanded.body)).toBe(201);
-    expect(parsed(expanded.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(contents().get("webapp01"));
+    expect(parsed(expanded.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(
+      contents().get("webapp01"),
+    );
     const refused = await createPod(cluster, gmsaPod(GROUP, `refused-${scenario}`), { dryRun: true });
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/service account "default".*"webapp01"/s);
@@ -177,16 +187,23 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
  */
 async function helmInstall(extraValues: Record<string, unknown> = {}, flags: string[] = []): Promise<string> {
   const values = { ...externalTestValues(cluster.caPem, stack), ...extraValues };
-  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...flags], { values, kubeconfig: cluster.adminKubeconfig });
+  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...flags], {
+    values,
+    kubeconfig: cluster.adminKubeconfig,
+  });
   expect(installed.code, installed.stderr).toBe(0);
   return installed.stdout;
 }
 
 /** The keys of Helm's ownership label and annotations (any release's) on the object at `path`, sorted. */
 async function helmMarks(path: string): Promise<string[]> {
-  const { metadata } = await kubeRequestOk<{ metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } }>(admin, path);
+  const { metadata } = await kubeRequestOk<{
+    metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  }>(admin, path);
   return [...Object.entries(metadata.labels ?? {}), ...Object.entries(metadata.annotations ?? {})]
-    .filter(([key, value]) => key.startsWith("meta.helm.sh/") || (key === "app.kubernetes.io/managed-by" && value === "Helm"))
+    .filter(
+      ([key, value]) => key.startsWith("meta.helm.sh/") || (key === "app.kubernetes.io/managed-by" && value === "Helm"),
+    )
     .map(([key]) => key)
     .sort();
 }
@@ -200,7 +217,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "gmsa-incumbent-crd-"));
   await applyBaseInfra(cluster);
   helm = await createHelmRunner(inject("helm"));
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" } });
+  stack = await startFunctions(cluster, {
+    runtime: "node",
+    dir: cluster.dir,
+    env: { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" },
+  });
   // The kustomize base's webhook configurations, at the functions; the Helm cases replace them with the chart's.
   await applyFunctionsWebhooks(cluster, stack);
 });
@@ -233,7 +254,8 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     let notes = "";
     const CREATED = "created-by-the-release";
     const USER = { namespace: NAMESPACE, name: "incumbent-app" };
-    const credentialSpecs = () => [...contents].map(([name, credspec]) => ({ name, credspec, serviceAccounts: [USER] }));
+    const credentialSpecs = () =>
+      [...contents].map(([name, credspec]) => ({ name, credspec, serviceAccounts: [USER] }));
     beforeAll(async () => {
       await deleteWebhooks(cluster);
       contents = await installIncumbent();
@@ -248,7 +270,10 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
       for (const name of contents.keys()) {
         expect(await helmMarks(`${credSpecs("v1")}/${name}`), name).toEqual([]);
         expect(notes).toMatch(new RegExp(`^  GMSACredentialSpec ${name}$`, "m"));
-        const binding = await kubeRequestOk<{ subjects: unknown[] }>(admin, `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/rolebindings/${FULLNAME}:use:${name}:${USER.name}`);
+        const binding = await kubeRequestOk<{ subjects: unknown[] }>(
+          admin,
+          `/apis/rbac.authorization.k8s.io/v1/namespaces/${NAMESPACE}/rolebindings/${FULLNAME}:use:${name}:${USER.name}`,
+        );
         expect(binding.subjects).toEqual([{ kind: "ServiceAccount", ...USER }]);
       }
       expect(notes).toMatch(/^ {2}CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io$/m);
@@ -256,18 +281,32 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
 
     it("helm upgrade with the same values and one more credspec creates only that one", async () => {
       const credspec = contents.get("webapp01");
-      const values = { ...externalTestValues(cluster.caPem, stack), credentialSpecs: [...credentialSpecs(), { name: CREATED, credspec }] };
-      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], { values, kubeconfig: cluster.adminKubeconfig });
+      const values = {
+        ...externalTestValues(cluster.caPem, stack),
+        credentialSpecs: [...credentialSpecs(), { name: CREATED, credspec }],
+      };
+      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
+        values,
+        kubeconfig: cluster.adminKubeconfig,
+      });
       expect(upgraded.code, upgraded.stderr).toBe(0);
       expect(upgraded.stdout).not.toContain(`GMSACredentialSpec ${CREATED}`);
-      expect(await helmMarks(`${credSpecs("v1")}/${CREATED}`)).toEqual(["app.kubernetes.io/managed-by", "meta.helm.sh/release-name", "meta.helm.sh/release-namespace"]);
-      expect((await kubeRequestOk<CredSpecObject>(admin, `${credSpecs("v1alpha1")}/${CREATED}`)).credspec).toEqual(credspec);
+      expect(await helmMarks(`${credSpecs("v1")}/${CREATED}`)).toEqual([
+        "app.kubernetes.io/managed-by",
+        "meta.helm.sh/release-name",
+        "meta.helm.sh/release-namespace",
+      ]);
+      expect((await kubeRequestOk<CredSpecObject>(admin, `${credSpecs("v1alpha1")}/${CREATED}`)).credspec).toEqual(
+        credspec,
+      );
     });
 
     it("helm uninstall deletes what it created and keeps the CRD and the incumbent's credspecs", async () => {
       await helmUninstall();
       expect((await kubeRequest(admin, `${credSpecs("v1")}/${CREATED}`)).status).toBe(404);
-      expect((await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${FULLNAME}:use:webapp01`)).status).toBe(404);
+      expect(
+        (await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${FULLNAME}:use:webapp01`)).status,
+      ).toBe(404);
       expect((await kubeRequestOk<Crd>(admin, CRD_PATH)).status?.storedVersions).toEqual(["v1alpha1", "v1"]);
       for (const version of VERSIONS) {
         const list = await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version));
@@ -285,9 +324,14 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     await kubectl(["apply", "-f", file]);
     await kubectl(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
     const values = externalTestValues(cluster.caPem, stack);
-    const refused = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], { values, kubeconfig: cluster.adminKubeconfig });
+    const refused = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], {
+      values,
+      kubeconfig: cluster.adminKubeconfig,
+    });
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io \(not this release's\) does not serve windows\.k8s\.io\/v1.*kubectl apply -k infra\/crd/);
+    expect(refused.stderr).toMatch(
+      /CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io \(not this release's\) does not serve windows\.k8s\.io\/v1.*kubectl apply -k infra\/crd/,
+    );
     await deleteNamespace(cluster, NAMESPACE);
   });
 

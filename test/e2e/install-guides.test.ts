@@ -20,7 +20,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "gmsa-guide-overlay-"));
-  for (const folder of ["crd", "rbac", "webhooks", "overlays"]) await cp(path.join(REPO_ROOT, "infra", folder), path.join(dir, "infra", folder), { recursive: true });
+  for (const folder of ["crd", "rbac", "webhooks", "overlays"])
+    await cp(path.join(REPO_ROOT, "infra", folder), path.join(dir, "infra", folder), { recursive: true });
 });
 
 afterAll(async () => {
@@ -39,15 +40,30 @@ describe(`${GUIDE}: the cluster side`, () => {
     // Rendered as `kubectl apply -k` renders it; the objects inside the namespace gmsa-webhooks are left out, since a
     // dry run does not create that namespace for them.
     const rendered = (await run("kubectl", ["kustomize", overlay], { maxBuffer: 16 * 1024 * 1024 })).stdout;
-    const objects = parseAllDocuments(rendered).map((doc) => doc.toJS() as { kind: string; metadata: { namespace?: string } });
+    const objects = parseAllDocuments(rendered).map(
+      (doc) => doc.toJS() as { kind: string; metadata: { namespace?: string } },
+    );
     const clusterScoped = objects.filter((object) => object.metadata.namespace === undefined);
-    expect(clusterScoped.map((object) => object.kind)).toEqual(expect.arrayContaining(["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]));
+    expect(clusterScoped.map((object) => object.kind)).toEqual(
+      expect.arrayContaining(["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]),
+    );
     const manifest = path.join(dir, "cluster-scoped.yaml");
     await writeFile(manifest, clusterScoped.map((object) => stringify(object)).join("---\n"));
-    const { stdout } = await run("kubectl", ["--kubeconfig", cluster.adminKubeconfig, "apply", "--dry-run=server", "-f", manifest, "-o", "json"], { maxBuffer: 16 * 1024 * 1024 });
-    const { items } = JSON.parse(stdout) as { items: { kind: string; webhooks?: { clientConfig: { url: string; caBundle: string } }[] }[] };
-    const webhooks = items.filter((item) => item.kind.endsWith("WebhookConfiguration")).flatMap((item) => item.webhooks ?? []);
-    expect(webhooks.map((w) => w.clientConfig.url).sort()).toEqual(["https://gmsa.example.com:8443/expand", "https://gmsa.example.com:8444/authorize"]);
+    const { stdout } = await run(
+      "kubectl",
+      ["--kubeconfig", cluster.adminKubeconfig, "apply", "--dry-run=server", "-f", manifest, "-o", "json"],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
+    const { items } = JSON.parse(stdout) as {
+      items: { kind: string; webhooks?: { clientConfig: { url: string; caBundle: string } }[] }[];
+    };
+    const webhooks = items
+      .filter((item) => item.kind.endsWith("WebhookConfiguration"))
+      .flatMap((item) => item.webhooks ?? []);
+    expect(webhooks.map((w) => w.clientConfig.url).sort()).toEqual([
+      "https://gmsa.example.com:8443/expand",
+      "https://gmsa.example.com:8444/authorize",
+    ]);
     const ca = await readFile(path.join(dir, "ca.pem"), "utf8");
     for (const webhook of webhooks) expect(Buffer.from(webhook.clientConfig.caBundle, "base64").toString()).toBe(ca);
   });

@@ -10,7 +10,14 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
-import { applyBaseInfra, applyObjects, deleteWebhooks, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import {
+  applyBaseInfra,
+  applyObjects,
+  deleteWebhooks,
+  loadManifest,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
@@ -22,7 +29,11 @@ const NAMESPACE = "gmsa-kubectl";
 const CREDSPEC = "webapp01";
 
 /** The fields of explain's `-o json` this test reads (docs/kubectl-gmsa.md, explain). */
-type Explanation = { pod: unknown; credSpecs: { name: string; places: string[]; serviceAccount: unknown; person: unknown }[]; dryRun: unknown };
+type Explanation = {
+  pod: unknown;
+  credSpecs: { name: string; places: string[]; serviceAccount: unknown; person: unknown }[];
+  dryRun: unknown;
+};
 
 const rbac = (kind: "Role" | "ClusterRole", name: string, rules: object[]): KubeObject => ({
   apiVersion: "rbac.authorization.k8s.io/v1",
@@ -37,7 +48,11 @@ const binding = (name: string, role: { kind: string; name: string }, subjects: o
   roleRef: { apiGroup: "rbac.authorization.k8s.io", ...role },
   subjects,
 });
-const serviceAccount = (name: string): KubeObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: NAMESPACE } });
+const serviceAccount = (name: string): KubeObject => ({
+  apiVersion: "v1",
+  kind: "ServiceAccount",
+  metadata: { name, namespace: NAMESPACE },
+});
 const sa = (name: string) => ({ kind: "ServiceAccount", name, namespace: NAMESPACE });
 const user = (name: string) => ({ kind: "User", apiGroup: "rbac.authorization.k8s.io", name });
 
@@ -45,7 +60,11 @@ const user = (name: string) => ({ kind: "User", apiGroup: "rbac.authorization.k8
 const OBJECTS: KubeObject[] = [
   { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
   ...["default", "builder", "reporter", "stranger"].map(serviceAccount),
-  binding("use-webapp01", { kind: "ClusterRole", name: "gmsa-use-webapp01" }, [sa("builder"), sa("reporter"), user("bob")]),
+  binding("use-webapp01", { kind: "ClusterRole", name: "gmsa-use-webapp01" }, [
+    sa("builder"),
+    sa("reporter"),
+    user("bob"),
+  ]),
   rbac("Role", "pod-author", [{ apiGroups: [""], resources: ["pods"], verbs: ["create"] }]),
   binding("pod-authors", { kind: "Role", name: "pod-author" }, [user("jane"), user("bob")]),
 ];
@@ -66,8 +85,13 @@ function run(file: string, args: string[], stdin?: string, env: Record<string, s
     const child = execFile(
       file,
       args,
-      { encoding: "utf8", env: { ...process.env, KUBECONFIG: cluster.adminKubeconfig, NO_COLOR: "1", ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+      {
+        encoding: "utf8",
+        env: { ...process.env, KUBECONFIG: cluster.adminKubeconfig, NO_COLOR: "1", ...env },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
     );
     child.stdin?.end(stdin);
   });
@@ -75,7 +99,11 @@ function run(file: string, args: string[], stdin?: string, env: Record<string, s
 const plugin = (args: string[], stdin?: string) => run(bin, args, stdin);
 
 const pod = (name: string, serviceAccountName: string, more: Partial<Parameters<typeof buildPod>[2]> = {}): Pod => ({
-  ...buildPod("kubectl-gmsa", name, { serviceAccountName, windowsOptions: { gmsaCredentialSpecName: CREDSPEC }, ...more }),
+  ...buildPod("kubectl-gmsa", name, {
+    serviceAccountName,
+    windowsOptions: { gmsaCredentialSpecName: CREDSPEC },
+    ...more,
+  }),
 });
 const asYaml = (object: unknown) => JSON.stringify(object);
 const podFile = async (name: string, object: Pod): Promise<string> => {
@@ -87,7 +115,11 @@ const podFile = async (name: string, object: Pod): Promise<string> => {
 beforeAll(async () => {
   await applyBaseInfra(cluster);
   await applyObjects(admin, OBJECTS);
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { REVIEW_REQUESTING_USER: "always" } });
+  stack = await startFunctions(cluster, {
+    runtime: "node",
+    dir: cluster.dir,
+    env: { REVIEW_REQUESTING_USER: "always" },
+  });
   await applyFunctionsWebhooks(cluster, stack);
   // kubectl runs any executable named kubectl-<plugin> on PATH; node (24, first on PATH in the tests) runs the link.
   binDir = path.join(cluster.dir, "kubectl-gmsa-bin");
@@ -115,25 +147,36 @@ describe("kubectl gmsa who-can-use", () => {
   it("-o json is a list; -A finds the samples' default/gmsa-app too", async () => {
     const result = await plugin(["who-can-use", CREDSPEC, "-A", "-o", "json"]);
     expect(result.code).toBe(0);
-    const names = (JSON.parse(result.stdout) as { namespace: string; name: string }[]).map(({ namespace, name }) => `${namespace}/${name}`);
-    expect(names).toEqual(expect.arrayContaining(["default/gmsa-app", `${NAMESPACE}/builder`, `${NAMESPACE}/reporter`]));
+    const names = (JSON.parse(result.stdout) as { namespace: string; name: string }[]).map(
+      ({ namespace, name }) => `${namespace}/${name}`,
+    );
+    expect(names).toEqual(
+      expect.arrayContaining(["default/gmsa-app", `${NAMESPACE}/builder`, `${NAMESPACE}/reporter`]),
+    );
     expect(names).not.toContain(`${NAMESPACE}/stranger`);
     expect(names).not.toContain("default/default");
   });
 
   it("-o yaml parses to the same list as -o json", async () => {
-    const [json, yaml] = await Promise.all([plugin(["who-can-use", CREDSPEC, "-n", NAMESPACE, "-o", "json"]), plugin(["who-can-use", CREDSPEC, "-n", NAMESPACE, "-o", "yaml"])]);
+    const [json, yaml] = await Promise.all([
+      plugin(["who-can-use", CREDSPEC, "-n", NAMESPACE, "-o", "json"]),
+      plugin(["who-can-use", CREDSPEC, "-n", NAMESPACE, "-o", "yaml"]),
+    ]);
     expect(parse(yaml.stdout)).toEqual(JSON.parse(json.stdout));
   });
 
   it("exits 1 for a credspec that does not exist, saying so", async () => {
     const result = await plugin(["who-can-use", "no-such-credspec", "-n", NAMESPACE]);
     expect(result).toMatchObject({ code: 1, stdout: "" });
-    expect(result.stderr).toBe('kubectl gmsa who-can-use: GMSACredentialSpec "no-such-credspec" does not exist (or the CRD is not installed)\n');
+    expect(result.stderr).toBe(
+      'kubectl gmsa who-can-use: GMSACredentialSpec "no-such-credspec" does not exist (or the CRD is not installed)\n',
+    );
   });
 
   it("runs through a real kubectl that finds kubectl-gmsa on PATH", async () => {
-    const result = await run("kubectl", ["gmsa", "who-can-use", CREDSPEC, "-n", NAMESPACE], undefined, { PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}` });
+    const result = await run("kubectl", ["gmsa", "who-can-use", CREDSPEC, "-n", NAMESPACE], undefined, {
+      PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    });
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(result.stdout).toMatch(new RegExp(`^${NAMESPACE}/builder .*\\n${NAMESPACE}/reporter .*\\n$`));
   });
@@ -148,22 +191,35 @@ describe("kubectl gmsa explain", () => {
     expect(result.stdout).toContain(`GMSACredentialSpec "${CREDSPEC}" (pod)`);
     expect(result.stdout).toMatch(new RegExp(`service account ${NAMESPACE}/builder may use it: yes`));
     expect(result.stdout).toContain("bob may use it: yes");
-    expect(result.stdout).toContain(`expand inlines ${new TextEncoder().encode(JSON.stringify(contents)).length} bytes: ${JSON.stringify(contents)}`);
+    expect(result.stdout).toContain(
+      `expand inlines ${new TextEncoder().encode(JSON.stringify(contents)).length} bytes: ${JSON.stringify(contents)}`,
+    );
     expect(result.stdout).toContain("Dry run as bob: admitted (201)");
   });
 
   it("on a pod whose service account may not use it: the API server's 403 message verbatim (exit 1)", async () => {
     const refused = pod("refused", "stranger");
-    const direct = await kubeRequest<Status>(admin, `/api/v1/namespaces/${NAMESPACE}/pods?dryRun=All`, { method: "POST", body: refused });
+    const direct = await kubeRequest<Status>(admin, `/api/v1/namespaces/${NAMESPACE}/pods?dryRun=All`, {
+      method: "POST",
+      body: refused,
+    });
     expect(direct.status).toBe(403);
-    const result = await plugin(["explain", "-f", "-"], asYaml({ ...refused, metadata: { ...refused.metadata, namespace: NAMESPACE } }));
+    const result = await plugin(
+      ["explain", "-f", "-"],
+      asYaml({ ...refused, metadata: { ...refused.metadata, namespace: NAMESPACE } }),
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`service account ${NAMESPACE}/stranger may use it: no`);
     expect(result.stdout).toContain(`refused (403)\n  ${direct.body.message ?? "(none)"}\n`);
   });
 
   it("--as a user who may not use it: the reviews and the dry run say so (exit 1)", async () => {
-    const file = await podFile("as-jane", pod("as-jane", "builder", { containers: [container("app"), container("sidecar", { gmsaCredentialSpecName: CREDSPEC })] }));
+    const file = await podFile(
+      "as-jane",
+      pod("as-jane", "builder", {
+        containers: [container("app"), container("sidecar", { gmsaCredentialSpecName: CREDSPEC })],
+      }),
+    );
     const result = await plugin(["explain", "-f", file, "--as", "jane"]);
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`GMSACredentialSpec "${CREDSPEC}" (pod, container "sidecar")`);
@@ -201,9 +257,15 @@ describe("kubectl gmsa explain", () => {
 describe("the read-only operator's ClusterRoles (infra/rbac/kubectl-gmsa-reader.yaml)", () => {
   it("are accepted by the API server (dry run)", async () => {
     const roles = await loadManifest("rbac/kubectl-gmsa-reader.yaml");
-    expect(roles.map((role) => role.metadata.name)).toEqual(["gmsa-webhooks:kubectl-gmsa-reader", "gmsa-webhooks:kubectl-gmsa-dry-run"]);
+    expect(roles.map((role) => role.metadata.name)).toEqual([
+      "gmsa-webhooks:kubectl-gmsa-reader",
+      "gmsa-webhooks:kubectl-gmsa-dry-run",
+    ]);
     for (const role of roles) {
-      const created = await kubeRequest<Status>(admin, "/apis/rbac.authorization.k8s.io/v1/clusterroles?dryRun=All", { method: "POST", body: role });
+      const created = await kubeRequest<Status>(admin, "/apis/rbac.authorization.k8s.io/v1/clusterroles?dryRun=All", {
+        method: "POST",
+        body: role,
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
     }
   });

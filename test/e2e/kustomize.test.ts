@@ -34,10 +34,24 @@ const WITH_EXEMPT = "overlays/with-exempt-namespaces";
 /** What each overlay promises (`host`: the target's host shape, any for custom domains; `aks`: its cluster is AKS); a folder of
  * infra/overlays/ missing here fails "covers every overlay folder". */
 const OVERLAYS = [
-  { name: "node-in-cluster", subjectKind: "ServiceAccount", caBundle: true, pathSecrets: false, host: /^[a-z0-9-]+\.[a-z0-9-]+\.svc(:\d+)?$/, aks: false },
+  {
+    name: "node-in-cluster",
+    subjectKind: "ServiceAccount",
+    caBundle: true,
+    pathSecrets: false,
+    host: /^[a-z0-9-]+\.[a-z0-9-]+\.svc(:\d+)?$/,
+    aks: false,
+  },
   { name: "cloudflare-bearer", subjectKind: "User", caBundle: false, pathSecrets: false, host: /./, aks: false },
   { name: "cloudflare-path", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./, aks: false },
-  { name: "aws-lambda", subjectKind: "Group", caBundle: false, pathSecrets: true, host: /\.lambda-url\.[a-z0-9-]+\.on\.aws$/, aks: false },
+  {
+    name: "aws-lambda",
+    subjectKind: "Group",
+    caBundle: false,
+    pathSecrets: true,
+    host: /\.lambda-url\.[a-z0-9-]+\.on\.aws$/,
+    aks: false,
+  },
   { name: "azure-functions", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./, aks: true },
 ] as const;
 type Overlay = (typeof OVERLAYS)[number];
@@ -45,11 +59,18 @@ type Fn = "expand" | "authorize";
 const FUNCTIONS: Fn[] = [...FUNCTION_NAMES];
 
 const GET_CREDSPECS = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] };
-const CREATE_LSAR = { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] };
+const CREATE_LSAR = {
+  apiGroups: ["authorization.k8s.io"],
+  resources: ["localsubjectaccessreviews"],
+  verbs: ["create"],
+};
 /** The pod an exec or attach goes into (REVIEW_REQUESTING_USER). */
 const GET_PODS = { apiGroups: [""], resources: ["pods"], verbs: ["get"] };
 const RULES: Record<Fn, unknown[]> = { expand: [GET_CREDSPECS], authorize: [GET_CREDSPECS, CREATE_LSAR, GET_PODS] };
-const WEBHOOK_KIND: Record<Fn, string> = { expand: "MutatingWebhookConfiguration", authorize: "ValidatingWebhookConfiguration" };
+const WEBHOOK_KIND: Record<Fn, string> = {
+  expand: "MutatingWebhookConfiguration",
+  authorize: "ValidatingWebhookConfiguration",
+};
 
 interface Webhook {
   name: string;
@@ -104,7 +125,10 @@ const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: Webhook) 
 beforeAll(async () => {
   const version = await run("kubectl", ["version", "--client", "-o", "json"]).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    throw new Error("kubectl not found on PATH: these tests render infra/ with `kubectl kustomize` (Debian: apt-get install kubectl)", { cause: error });
+    throw new Error(
+      "kubectl not found on PATH: these tests render infra/ with `kubectl kustomize` (Debian: apt-get install kubectl)",
+      { cause: error },
+    );
   });
   const kustomizeVersion = (JSON.parse(version.stdout) as { kustomizeVersion?: string }).kustomizeVersion ?? "";
   if (!/^v([5-9]|\d{2,})\./.test(kustomizeVersion)) {
@@ -112,7 +136,10 @@ beforeAll(async () => {
   }
   dir = await mkdtemp(join(tmpdir(), "gmsa-kustomize-"));
   for (const folder of COPIED) {
-    await cp(join(INFRA, folder), join(dir, folder), { recursive: true, filter: (src) => !src.endsWith("path-secrets.env") });
+    await cp(join(INFRA, folder), join(dir, folder), {
+      recursive: true,
+      filter: (src) => !src.endsWith("path-secrets.env"),
+    });
   }
   for (const overlay of OVERLAYS.filter((o) => o.pathSecrets)) {
     const values = { expand: randomBytes(24).toString("hex"), authorize: randomBytes(24).toString("hex") };
@@ -138,8 +165,21 @@ beforeAll(async () => {
     "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../with-policy\ncomponents:\n  - ../components/exempt-namespaces\n",
   );
   const component = join(dir, "overlays", "components", "exempt-namespaces", "kustomization.yaml");
-  await writeFile(component, (await readFile(component, "utf8")).replaceAll("value: [kube-system]", "value: [kube-system, legacy]"));
-  for (const path of ["crd", "rbac", "webhooks", "samples", "policy", WITH_POLICY, WITH_SHADOW_MODE, WITH_EXEMPT, ...OVERLAYS.map((o) => `overlays/${o.name}`)]) {
+  await writeFile(
+    component,
+    (await readFile(component, "utf8")).replaceAll("value: [kube-system]", "value: [kube-system, legacy]"),
+  );
+  for (const path of [
+    "crd",
+    "rbac",
+    "webhooks",
+    "samples",
+    "policy",
+    WITH_POLICY,
+    WITH_SHADOW_MODE,
+    WITH_EXEMPT,
+    ...OVERLAYS.map((o) => `overlays/${o.name}`),
+  ]) {
     rendered.set(path, await kustomize(path));
   }
   // The CRD must exist for sample credspecs, and the namespace for the ServiceAccounts.
@@ -151,16 +191,21 @@ afterAll(async () => {
 });
 
 describe("kustomize bases (infra/crd, rbac, webhooks, samples, policy)", () => {
-  it.each(["crd", "rbac", "webhooks", "samples", "policy"])("%s renders and passes a server-side dry-run", async (path) => {
-    const objects = rendered.get(path)!;
-    expect(objects.length).toBeGreaterThan(0);
-    await dryRunApply(objects);
-  });
+  it.each(["crd", "rbac", "webhooks", "samples", "policy"])(
+    "%s renders and passes a server-side dry-run",
+    async (path) => {
+      const objects = rendered.get(path)!;
+      expect(objects.length).toBeGreaterThan(0);
+      await dryRunApply(objects);
+    },
+  );
 
   it("the webhooks base calls .invalid hosts with no caBundle, and is the files' webhooks otherwise", async () => {
     const base = rendered.get("webhooks")!;
-    const files = [...(await loadManifest("webhooks/expand.yaml", { EXPAND_BASE_URL: "https://x", CA_BUNDLE: "" })),
-      ...(await loadManifest("webhooks/authorize.yaml", { AUTHORIZE_BASE_URL: "https://x", CA_BUNDLE: "" }))];
+    const files = [
+      ...(await loadManifest("webhooks/expand.yaml", { EXPAND_BASE_URL: "https://x", CA_BUNDLE: "" })),
+      ...(await loadManifest("webhooks/authorize.yaml", { AUTHORIZE_BASE_URL: "https://x", CA_BUNDLE: "" })),
+    ];
     for (const fn of FUNCTIONS) {
       expect(webhookOf(base, fn).clientConfig).toEqual({ url: `https://gmsa-${fn}.invalid/${fn}` });
       expect(withoutClientConfig(webhookOf(base, fn))).toEqual(withoutClientConfig(webhookOf(files, fn)));
@@ -171,11 +216,13 @@ describe("kustomize bases (infra/crd, rbac, webhooks, samples, policy)", () => {
 describe("kustomize overlays (infra/overlays)", () => {
   it("takes the optional policy beside an overlay, which it leaves as it is", async () => {
     const objects = rendered.get(WITH_POLICY)!;
-    expect(ids(objects)).toEqual([
-      ...ids(rendered.get("overlays/node-in-cluster")!),
-      "ValidatingAdmissionPolicy/gmsa-webhooks.windows.k8s.io",
-      "ValidatingAdmissionPolicyBinding/gmsa-webhooks.windows.k8s.io",
-    ].sort());
+    expect(ids(objects)).toEqual(
+      [
+        ...ids(rendered.get("overlays/node-in-cluster")!),
+        "ValidatingAdmissionPolicy/gmsa-webhooks.windows.k8s.io",
+        "ValidatingAdmissionPolicyBinding/gmsa-webhooks.windows.k8s.io",
+      ].sort(),
+    );
     await dryRunApply(objects);
   });
 
@@ -186,7 +233,8 @@ describe("kustomize overlays (infra/overlays)", () => {
     expect(authorize.metadata.annotations).toEqual({ "gmsa-webhooks.windows.k8s.io/enforcement": "warn" });
     expect(webhookOf(shadow, "authorize")).toEqual({ ...webhookOf(plain, "authorize"), failurePolicy: "Ignore" });
     expect(webhookOf(shadow, "expand").failurePolicy).toBe("Fail");
-    const withoutAuthorize = (objects: KubeObject[]) => objects.filter((o) => o.metadata.name !== "gmsa-webhooks-authorize");
+    const withoutAuthorize = (objects: KubeObject[]) =>
+      objects.filter((o) => o.metadata.name !== "gmsa-webhooks-authorize");
     expect(withoutAuthorize(shadow)).toEqual(withoutAuthorize(plain));
     await dryRunApply(shadow);
   });
@@ -194,11 +242,17 @@ describe("kustomize overlays (infra/overlays)", () => {
   it("components/exempt-namespaces sets the names the webhooks and the policy exempt, nothing else", async () => {
     const exempt = rendered.get(WITH_EXEMPT)!;
     const plain = rendered.get(WITH_POLICY)!;
-    const selector = { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "legacy"] }] };
-    for (const fn of FUNCTIONS) expect(webhookOf(exempt, fn)).toEqual({ ...webhookOf(plain, fn), namespaceSelector: selector });
-    const policy = find(exempt, "ValidatingAdmissionPolicy", "gmsa-webhooks.windows.k8s.io") as unknown as { spec: { matchConstraints: { namespaceSelector: unknown } } };
+    const selector = {
+      matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", "legacy"] }],
+    };
+    for (const fn of FUNCTIONS)
+      expect(webhookOf(exempt, fn)).toEqual({ ...webhookOf(plain, fn), namespaceSelector: selector });
+    const policy = find(exempt, "ValidatingAdmissionPolicy", "gmsa-webhooks.windows.k8s.io") as unknown as {
+      spec: { matchConstraints: { namespaceSelector: unknown } };
+    };
     expect(policy.spec.matchConstraints.namespaceSelector).toEqual(selector);
-    const others = (objects: KubeObject[]) => objects.filter((o) => !/WebhookConfiguration$|^ValidatingAdmissionPolicy$/.test(o.kind));
+    const others = (objects: KubeObject[]) =>
+      objects.filter((o) => !/WebhookConfiguration$|^ValidatingAdmissionPolicy$/.test(o.kind));
     expect(others(exempt)).toEqual(others(plain));
     await dryRunApply(exempt);
   });
@@ -214,17 +268,22 @@ describe("kustomize overlays (infra/overlays)", () => {
     const objects = () => rendered.get(`overlays/${overlay.name}`)!;
 
     it("renders the CRD, both identities and both webhooks, and nothing local (no ConfigMap, no Secret)", () => {
-      const identities = overlay.subjectKind === "ServiceAccount"
-        ? ["Namespace/gmsa-webhooks", "ServiceAccount/gmsa-authorize", "ServiceAccount/gmsa-expand"]
-        : [];
-      expect(ids(objects())).toEqual([
-        "ClusterRole/gmsa-webhooks:authorize", "ClusterRole/gmsa-webhooks:expand",
-        "ClusterRoleBinding/gmsa-webhooks:authorize", "ClusterRoleBinding/gmsa-webhooks:expand",
-        "CustomResourceDefinition/gmsacredentialspecs.windows.k8s.io",
-        "MutatingWebhookConfiguration/gmsa-webhooks-expand",
-        ...identities,
-        "ValidatingWebhookConfiguration/gmsa-webhooks-authorize",
-      ].sort());
+      const identities =
+        overlay.subjectKind === "ServiceAccount"
+          ? ["Namespace/gmsa-webhooks", "ServiceAccount/gmsa-authorize", "ServiceAccount/gmsa-expand"]
+          : [];
+      expect(ids(objects())).toEqual(
+        [
+          "ClusterRole/gmsa-webhooks:authorize",
+          "ClusterRole/gmsa-webhooks:expand",
+          "ClusterRoleBinding/gmsa-webhooks:authorize",
+          "ClusterRoleBinding/gmsa-webhooks:expand",
+          "CustomResourceDefinition/gmsacredentialspecs.windows.k8s.io",
+          "MutatingWebhookConfiguration/gmsa-webhooks-expand",
+          ...identities,
+          "ValidatingWebhookConfiguration/gmsa-webhooks-authorize",
+        ].sort(),
+      );
     });
 
     it("passes a server-side dry-run, and the API server keeps each URL and caBundle as rendered", async () => {
@@ -237,49 +296,75 @@ describe("kustomize overlays (infra/overlays)", () => {
       }
     });
 
-    it.each(FUNCTIONS)("calls %s at its endpoints.env URL (+ path secret), with a caBundle only for a private CA", async (fn) => {
-      const base = (await readEnvFile(join(dir, "overlays", overlay.name, "endpoints.env")))[`${fn.toUpperCase()}_BASE_URL`];
-      expect(base).toMatch(/^https:\/\/[^/]+$/);
-      const secret = secrets.get(overlay.name)?.[fn];
-      const { url, caBundle, service } = webhookOf(objects(), fn).clientConfig;
-      expect(url).toBe(secret === undefined ? `${base}/${fn}` : `${base}/${fn}/${secret}`);
-      const parsed = new URL(url!);
-      expect(parsed.protocol).toBe("https:");
-      expect(parsed.host).toMatch(overlay.host);
-      expect(parsed.hostname.endsWith(".invalid")).toBe(false);
-      expect(service).toBeUndefined();
-      if (overlay.caBundle) {
-        const pem = await readFile(join(dir, "overlays", overlay.name, "ca.pem"), "utf8");
-        expect(Buffer.from(caBundle!, "base64").toString("utf8")).toBe(pem);
-        expect(pem).toContain("-----BEGIN CERTIFICATE-----");
-      } else {
-        expect(caBundle).toBeUndefined();
-      }
-    });
+    it.each(FUNCTIONS)(
+      "calls %s at its endpoints.env URL (+ path secret), with a caBundle only for a private CA",
+      async (fn) => {
+        const base = (await readEnvFile(join(dir, "overlays", overlay.name, "endpoints.env")))[
+          `${fn.toUpperCase()}_BASE_URL`
+        ];
+        expect(base).toMatch(/^https:\/\/[^/]+$/);
+        const secret = secrets.get(overlay.name)?.[fn];
+        const { url, caBundle, service } = webhookOf(objects(), fn).clientConfig;
+        expect(url).toBe(secret === undefined ? `${base}/${fn}` : `${base}/${fn}/${secret}`);
+        const parsed = new URL(url!);
+        expect(parsed.protocol).toBe("https:");
+        expect(parsed.host).toMatch(overlay.host);
+        expect(parsed.hostname.endsWith(".invalid")).toBe(false);
+        expect(service).toBeUndefined();
+        if (overlay.caBundle) {
+          const pem = await readFile(join(dir, "overlays", overlay.name, "ca.pem"), "utf8");
+          expect(Buffer.from(caBundle!, "base64").toString("utf8")).toBe(pem);
+          expect(pem).toContain("-----BEGIN CERTIFICATE-----");
+        } else {
+          expect(caBundle).toBeUndefined();
+        }
+      },
+    );
 
-    it.each(FUNCTIONS)("keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the exempt, ephemeral containers", (fn) => {
-      const webhook = webhookOf(objects(), fn);
-      expect(webhook).toMatchObject({ failurePolicy: "Fail", sideEffects: "None", timeoutSeconds: 10, admissionReviewVersions: ["v1"] });
-      expect(webhook.matchConditions?.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
-      // Exempt by name only (issue 37): windows-gmsa's opt-out label could be set by whoever creates a namespace.
-      expect(webhook.namespaceSelector).toEqual({ matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }] });
-      expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["CREATE", "UPDATE"], resources: ["pods"] }));
-      expect(webhook.rules).toContainEqual(expect.objectContaining({ apiGroups: [""], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"] }));
-      if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");
-      // An overlay changes where the webhook is called, nothing else.
-      expect(withoutClientConfig(webhook)).toEqual(withoutClientConfig(webhookOf(rendered.get("webhooks")!, fn)));
-    });
+    it.each(FUNCTIONS)(
+      "keeps %s's admission settings: Fail, None, 10 s, v1, CEL, every namespace but the exempt, ephemeral containers",
+      (fn) => {
+        const webhook = webhookOf(objects(), fn);
+        expect(webhook).toMatchObject({
+          failurePolicy: "Fail",
+          sideEffects: "None",
+          timeoutSeconds: 10,
+          admissionReviewVersions: ["v1"],
+        });
+        expect(webhook.matchConditions?.map((c) => c.name)).toEqual(["has-gmsa-reference"]);
+        // Exempt by name only (issue 37): windows-gmsa's opt-out label could be set by whoever creates a namespace.
+        expect(webhook.namespaceSelector).toEqual({
+          matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }],
+        });
+        expect(webhook.rules).toContainEqual(
+          expect.objectContaining({ apiGroups: [""], operations: ["CREATE", "UPDATE"], resources: ["pods"] }),
+        );
+        expect(webhook.rules).toContainEqual(
+          expect.objectContaining({ apiGroups: [""], operations: ["UPDATE"], resources: ["pods/ephemeralcontainers"] }),
+        );
+        if (fn === "expand") expect(webhook.reinvocationPolicy).toBe("IfNeeded");
+        // An overlay changes where the webhook is called, nothing else.
+        expect(withoutClientConfig(webhook)).toEqual(withoutClientConfig(webhookOf(rendered.get("webhooks")!, fn)));
+      },
+    );
 
-    it.each(FUNCTIONS)(`annotates %s's configuration for AKS's Admissions Enforcer: ${overlay.aks ? "yes" : "no"}`, (fn) => {
-      const annotations = find(objects(), WEBHOOK_KIND[fn], `gmsa-webhooks-${fn}`).metadata["annotations"];
-      // Without it AKS adds namespaceSelector expressions that exclude kube-system (components/aks-admissions-enforcer).
-      expect(annotations).toEqual(overlay.aks ? { "admissions.enforcer/disabled": "true" } : undefined);
-    });
+    it.each(FUNCTIONS)(
+      `annotates %s's configuration for AKS's Admissions Enforcer: ${overlay.aks ? "yes" : "no"}`,
+      (fn) => {
+        const annotations = find(objects(), WEBHOOK_KIND[fn], `gmsa-webhooks-${fn}`).metadata["annotations"];
+        // Without it AKS adds namespaceSelector expressions that exclude kube-system (components/aks-admissions-enforcer).
+        expect(annotations).toEqual(overlay.aks ? { "admissions.enforcer/disabled": "true" } : undefined);
+      },
+    );
 
     it.each(FUNCTIONS)(`grants %s least privilege, bound to one ${overlay.subjectKind}`, (fn) => {
       expect(find(objects(), "ClusterRole", `gmsa-webhooks:${fn}`).rules).toEqual(RULES[fn]);
       const binding = find(objects(), "ClusterRoleBinding", `gmsa-webhooks:${fn}`);
-      expect(binding.roleRef).toEqual({ apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `gmsa-webhooks:${fn}` });
+      expect(binding.roleRef).toEqual({
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "ClusterRole",
+        name: `gmsa-webhooks:${fn}`,
+      });
       const subjects = binding.subjects as { kind: string; name: string; namespace?: string }[];
       expect(subjects).toHaveLength(1);
       expect(subjects[0]!.kind).toBe(overlay.subjectKind);
@@ -290,7 +375,6 @@ describe("kustomize overlays (infra/overlays)", () => {
         expect(subjects[0]!.namespace).toBeUndefined();
       }
     });
-
 
     // CALLER_AUTH=path overlays only.
     if (!overlay.pathSecrets) return;
@@ -311,9 +395,19 @@ describe("kustomize overlays (infra/overlays)", () => {
 
   it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as infra/overlays/README.md says to apply it", async () => {
     const { stdout } = await run("kubectl", [
-      "--kubeconfig", cluster.adminKubeconfig, "apply", "--server-side", "--force-conflicts",
-      "--field-manager", "gmsa-webhooks-kustomize-test", "--dry-run=server", "-k", join(dir, "overlays", "node-in-cluster"),
+      "--kubeconfig",
+      cluster.adminKubeconfig,
+      "apply",
+      "--server-side",
+      "--force-conflicts",
+      "--field-manager",
+      "gmsa-webhooks-kustomize-test",
+      "--dry-run=server",
+      "-k",
+      join(dir, "overlays", "node-in-cluster"),
     ]);
-    expect(stdout).toContain("mutatingwebhookconfiguration.admissionregistration.k8s.io/gmsa-webhooks-expand serverside-applied (server dry run)");
+    expect(stdout).toContain(
+      "mutatingwebhookconfiguration.admissionregistration.k8s.io/gmsa-webhooks-expand serverside-applied (server dry run)",
+    );
   });
 });

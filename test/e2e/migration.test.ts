@@ -39,7 +39,10 @@ let credspec: unknown;
 /** Runs `step` with pods created throughout it and for 3 s after; @returns how many were admitted and refused. */
 async function withPods(step: () => Promise<void>): Promise<{ admitted: number; refused: unknown[] }> {
   const stream = startPodStream(cluster, GROUP);
-  const settled = await step().then(() => new Promise((resolve) => setTimeout(resolve, 3_000)), (error: unknown) => error);
+  const settled = await step().then(
+    () => new Promise((resolve) => setTimeout(resolve, 3_000)),
+    (error: unknown) => error,
+  );
   const counts = await stream.stop();
   console.log(`${expect.getState().currentTestName}: ${counts.admitted} admitted, ${counts.refused.length} refused`);
   if (settled instanceof Error) throw settled;
@@ -49,7 +52,10 @@ async function withPods(step: () => Promise<void>): Promise<{ admitted: number; 
 /** Deletes the CRD, and with it every credspec, and waits until it is gone. */
 async function deleteCrd(): Promise<void> {
   await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
-  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), { timeout: 60_000, interval: 250 });
+  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), {
+    timeout: 60_000,
+    interval: 250,
+  });
 }
 
 async function helmOk(args: string[], values?: Record<string, unknown>): Promise<string> {
@@ -70,15 +76,26 @@ beforeAll(async () => {
   await cp(join(FIXTURES, "incumbent-chart"), chart, { recursive: true });
   await cp(join(FIXTURES, "windows-gmsa-crd.yaml"), join(chart, "crds", "gmsacredentialspecs.yaml"));
   helm = await createHelmRunner(inject("helm"));
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" } });
+  stack = await startFunctions(cluster, {
+    runtime: "node",
+    dir: cluster.dir,
+    env: { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" },
+  });
   const samples = await loadManifest("samples/credspecs.yaml");
   credspec = (samples.find((o) => o.metadata.name === "webapp01") as unknown as { credspec: unknown }).credspec;
   // The cluster as the incumbent leaves it: its CRD and credspec, its webhooks alone (the base's RBAC for gmsa-app stays).
   await applyBaseInfra(cluster);
   await deleteWebhooks(cluster);
   await deleteCrd();
-  const webhook = { caBundle: Buffer.from(cluster.caPem).toString("base64"), expandUrl: stack.expandBaseUrl, authorizeUrl: stack.authorizeBaseUrl };
-  await helmOk(["install", INCUMBENT.release, chart, "-n", INCUMBENT.namespace, "--create-namespace"], { credential: { enabled: true, name: "webapp01", credspec }, webhook });
+  const webhook = {
+    caBundle: Buffer.from(cluster.caPem).toString("base64"),
+    expandUrl: stack.expandBaseUrl,
+    authorizeUrl: stack.authorizeBaseUrl,
+  };
+  await helmOk(["install", INCUMBENT.release, chart, "-n", INCUMBENT.namespace, "--create-namespace"], {
+    credential: { enabled: true, name: "webapp01", credspec },
+    webhook,
+  });
   await waitForGmsaWebhooks(cluster, GROUP);
 }, 180_000);
 
@@ -98,7 +115,10 @@ afterAll(async () => {
 describe("the switch from the windows-gmsa chart in docs/migration.md, pods created throughout", () => {
   it("1. installs ours beside the incumbent in shadow mode, leaving webapp01 to the incumbent: 0 refused", async () => {
     const counts = await withPods(async () => {
-      await helmOk(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], ourValues({ ENFORCEMENT: "warn" }));
+      await helmOk(
+        ["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"],
+        ourValues({ ENFORCEMENT: "warn" }),
+      );
     });
     expect(counts.refused).toEqual([]);
     expect(counts.admitted).toBeGreaterThan(0);

@@ -22,11 +22,17 @@ const GROUP = "namespaces";
 
 /** A dry-run create in `namespace`; the answer is the pod as admitted, or the refusal. */
 function dryRunCreate(namespace: string, pod: Pod) {
-  return kubeRequest<Pod & Status>(admin, `/api/v1/namespaces/${namespace}/pods?dryRun=All`, { method: "POST", body: pod });
+  return kubeRequest<Pod & Status>(admin, `/api/v1/namespaces/${namespace}/pods?dryRun=All`, {
+    method: "POST",
+    body: pod,
+  });
 }
 
 const gmsaPod = (name: string) =>
-  buildPod(GROUP, name, { serviceAccountName: SERVICE_ACCOUNT, windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+  buildPod(GROUP, name, {
+    serviceAccountName: SERVICE_ACCOUNT,
+    windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+  });
 
 let stack: FunctionsStack;
 let webapp01: unknown;
@@ -41,7 +47,11 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   const objects: KubeObject[] = [
     // As a namespace creator would make it, to opt their own namespace out.
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: OLD_LABEL, labels: { "windows.k8s.io/disabled": "true" } } },
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: OLD_LABEL, labels: { "windows.k8s.io/disabled": "true" } },
+    },
     // No controller manager runs: the service accounts the pods name must be created by hand.
     ...["kube-system", OLD_LABEL].map((namespace) => ({
       apiVersion: "v1",
@@ -57,7 +67,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await deleteWebhooks(cluster);
-  await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/namespaces/${OLD_LABEL}/rolebindings/${SERVICE_ACCOUNT}-uses-webapp01`, { method: "DELETE" });
+  await kubeRequest(
+    admin,
+    `/apis/rbac.authorization.k8s.io/v1/namespaces/${OLD_LABEL}/rolebindings/${SERVICE_ACCOUNT}-uses-webapp01`,
+    { method: "DELETE" },
+  );
   await stack?.stop();
 });
 

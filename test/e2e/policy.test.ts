@@ -5,7 +5,14 @@
  * is granted through RBAC; the credspecs need not exist for an authorization check.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
+import {
+  applyBaseInfra,
+  applyObjects,
+  deleteWebhooks,
+  loadManifest,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/policy/render-policy.ts";
@@ -24,7 +31,8 @@ const MANY = Array.from({ length: DEFAULT_MAX_CREDSPECS + 1 }, (_, i) => `policy
 const USABLE = ["webapp01", ...MANY.slice(0, DEFAULT_MAX_CREDSPECS)];
 
 const pods = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`;
-const pod = (name: string, options: PodOptions = {}) => buildPod(GROUP, name, { serviceAccountName: "gmsa-app", ...options });
+const pod = (name: string, options: PodOptions = {}) =>
+  buildPod(GROUP, name, { serviceAccountName: "gmsa-app", ...options });
 
 /** Creates a pod (`dryRun` unless `store`); never throws for HTTP statuses. */
 function create(body: Pod, { namespace = NAMESPACE, store = false } = {}) {
@@ -55,8 +63,16 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   // No webhook: what is refused here is refused by the policy alone.
   await deleteWebhooks(cluster);
-  const namespace = (name: string, labels: Record<string, string>): KubeObject => ({ apiVersion: "v1", kind: "Namespace", metadata: { name, labels } });
-  const serviceAccount = (name: string, ns: string): KubeObject => ({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: ns } });
+  const namespace = (name: string, labels: Record<string, string>): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Namespace",
+    metadata: { name, labels },
+  });
+  const serviceAccount = (name: string, ns: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name, namespace: ns },
+  });
   await applyObjects(admin, [
     namespace(NAMESPACE, { [TEST_LABEL]: "true" }),
     namespace(OLD_LABEL, { [TEST_LABEL]: "true", "windows.k8s.io/disabled": "true" }),
@@ -66,7 +82,9 @@ beforeAll(async () => {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: "e2e-policy-use" },
-      rules: [{ apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: USABLE }],
+      rules: [
+        { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: USABLE },
+      ],
     },
     {
       apiVersion: "rbac.authorization.k8s.io/v1",
@@ -90,7 +108,11 @@ beforeAll(async () => {
   ];
   await applyObjects(admin, policy);
   // Policies reach the admission plugin through an informer: wait until a pod it must refuse is refused.
-  for (let attempt = 0; (await create(pod("probe", { serviceAccountName: "default", windowsOptions: named("x") }))).status !== 403; attempt++) {
+  for (
+    let attempt = 0;
+    (await create(pod("probe", { serviceAccountName: "default", windowsOptions: named("x") }))).status !== 403;
+    attempt++
+  ) {
     if (attempt > 100) throw new Error("the API server never applied the policy");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -98,12 +120,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const object of policy.reverse()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
-  await kubeRequest(admin, `${pods(NAMESPACE)}?labelSelector=${encodeURIComponent(`${E2E_LABEL}=${GROUP}`)}`, { method: "DELETE" });
+  await kubeRequest(admin, `${pods(NAMESPACE)}?labelSelector=${encodeURIComponent(`${E2E_LABEL}=${GROUP}`)}`, {
+    method: "DELETE",
+  });
 });
 
 describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", () => {
   it("is accepted by the API server as shipped, with its CEL", async () => {
-    const stored = await kubeRequestOk<{ spec: { validations: unknown[]; variables: unknown[] } }>(admin, objectPath(policy[0]!));
+    const stored = await kubeRequestOk<{ spec: { validations: unknown[]; variables: unknown[] } }>(
+      admin,
+      objectPath(policy[0]!),
+    );
     expect(stored.spec.validations).toHaveLength(2 + DEFAULT_MAX_CREDSPECS);
   });
 
@@ -113,7 +140,10 @@ describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", 
         windowsOptions: named("webapp01"),
         containers: [container("app", named("webapp01")), container("other", named("policy-00"))],
         initContainers: [container("setup", named("policy-01"))],
-        annotations: { [POD_NAME]: "webapp01", "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "policy-02" },
+        annotations: {
+          [POD_NAME]: "webapp01",
+          "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "policy-02",
+        },
       }),
     );
     expect(created.status).toBe(201);
@@ -124,11 +154,17 @@ describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", 
     ["container", { containers: [container("app", named("webapp01")), container("other", named("webapp02"))] }],
     ["init container", { initContainers: [container("setup", named("webapp02"))] }],
     ["pod annotation", { annotations: { [POD_NAME]: "webapp02" } }],
-    ["container annotation", { annotations: { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp02" } }],
-  ] as [string, PodOptions][])("refuses a credspec the service account may not use, named by the %s (403)", async (_place, options) => {
-    const created = await create(pod("refused", options));
-    expectDenied(created, 403, 'service account "gmsa-app" may not use GMSACredentialSpec "webapp02"');
-  });
+    [
+      "container annotation",
+      { annotations: { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp02" } },
+    ],
+  ] as [string, PodOptions][])(
+    "refuses a credspec the service account may not use, named by the %s (403)",
+    async (_place, options) => {
+      const created = await create(pod("refused", options));
+      expectDenied(created, 403, 'service account "gmsa-app" may not use GMSACredentialSpec "webapp02"');
+    },
+  );
 
   it('reviews an empty serviceAccountName as "default" (403)', async () => {
     const created = await create(pod("default-account", { serviceAccountName: "", windowsOptions: named("webapp01") }));
@@ -148,24 +184,48 @@ describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", 
 
   describe("update", () => {
     beforeAll(async () => {
-      const created = await create(pod("update", { windowsOptions: named("webapp01"), annotations: { [POD_NAME]: "webapp01", [POD_CONTENTS]: "{}" } }), { store: true });
+      const created = await create(
+        pod("update", {
+          windowsOptions: named("webapp01"),
+          annotations: { [POD_NAME]: "webapp01", [POD_CONTENTS]: "{}" },
+        }),
+        { store: true },
+      );
       expect(created.status).toBe(201);
     });
 
     it("refuses a changed GMSA name (422) and names the place", async () => {
-      expectDenied(await patch("update", { metadata: { annotations: { [POD_NAME]: "policy-00" } } }), 422, `GMSA settings cannot change on update: annotation "${POD_NAME}"`);
+      expectDenied(
+        await patch("update", { metadata: { annotations: { [POD_NAME]: "policy-00" } } }),
+        422,
+        `GMSA settings cannot change on update: annotation "${POD_NAME}"`,
+      );
     });
 
     it("refuses changed, added or removed contents (422)", async () => {
-      expectDenied(await patch("update", { metadata: { annotations: { [POD_CONTENTS]: '{"a":1}' } } }), 422, `annotation "${POD_CONTENTS}"`);
-      expectDenied(await patch("update", { metadata: { annotations: { [POD_CONTENTS]: null } } }), 422, `annotation "${POD_CONTENTS}"`);
+      expectDenied(
+        await patch("update", { metadata: { annotations: { [POD_CONTENTS]: '{"a":1}' } } }),
+        422,
+        `annotation "${POD_CONTENTS}"`,
+      );
+      expectDenied(
+        await patch("update", { metadata: { annotations: { [POD_CONTENTS]: null } } }),
+        422,
+        `annotation "${POD_CONTENTS}"`,
+      );
       const added = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec";
-      expectDenied(await patch("update", { metadata: { annotations: { [added]: "{}" } } }), 422, `annotation "${added}"`);
+      expectDenied(
+        await patch("update", { metadata: { annotations: { [added]: "{}" } } }),
+        422,
+        `annotation "${added}"`,
+      );
     });
 
     it("allows an update that leaves GMSA settings alone, without a new authorization check", async () => {
       // Revoking `use` does not break later updates of running pods, as with the webhook.
-      const patched = await patch("update", { metadata: { labels: { touched: "yes" }, annotations: { "example.com/other": "x" } } });
+      const patched = await patch("update", {
+        metadata: { labels: { touched: "yes" }, annotations: { "example.com/other": "x" } },
+      });
       expect(patched.status).toBe(200);
     });
   });
@@ -174,20 +234,30 @@ describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", 
     const names = MANY.slice(0, DEFAULT_MAX_CREDSPECS);
     const containers = names.map((name, i) => container(`c${i}`, named(name)));
     // Repeats cost no check of their own.
-    const created = await create(pod("many", { windowsOptions: named(names[0]!), containers, initContainers: [container("setup", named(names[15]!))] }));
+    const created = await create(
+      pod("many", {
+        windowsOptions: named(names[0]!),
+        containers,
+        initContainers: [container("setup", named(names[15]!))],
+      }),
+    );
     expect(created.status).toBe(201);
   });
 
   it("refuses the one unusable name among the maximum, wherever it sorts", async () => {
     for (const unusable of ["aaa-first", "zzz-last"]) {
       const names = [...MANY.slice(0, DEFAULT_MAX_CREDSPECS - 1), unusable];
-      const created = await create(pod("many-refused", { containers: names.map((name, i) => container(`c${i}`, named(name))) }));
+      const created = await create(
+        pod("many-refused", { containers: names.map((name, i) => container(`c${i}`, named(name))) }),
+      );
       expectDenied(created, 403, `"${unusable}"`);
     }
   });
 
   it(`refuses more than ${DEFAULT_MAX_CREDSPECS} distinct names (422), even when all are usable`, async () => {
-    const containers = [...MANY.slice(0, DEFAULT_MAX_CREDSPECS), "webapp01"].map((name, i) => container(`c${i}`, named(name)));
+    const containers = [...MANY.slice(0, DEFAULT_MAX_CREDSPECS), "webapp01"].map((name, i) =>
+      container(`c${i}`, named(name)),
+    );
     expectDenied(await create(pod("too-many", { containers })), 422, `more than ${DEFAULT_MAX_CREDSPECS} distinct`);
   });
 

@@ -30,12 +30,19 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
-  const account: KubeObject = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE } };
+  const account: KubeObject = {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE },
+  };
   await applyObjects(adminEndpoint(cluster), [account, binding]);
   const minted = await kubeRequestOk<{ status: { token: string } }>(
     adminEndpoint(cluster),
     `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${ACCOUNT}/token`,
-    { method: "POST", body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } } },
+    {
+      method: "POST",
+      body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } },
+    },
   );
   token = minted.status.token;
 });
@@ -53,7 +60,12 @@ async function startAuthorize(name: string, user: Record<string, string>) {
   const path = join(cluster.dir, `readyz-${name}.kubeconfig`);
   await writeKubeconfig({ path, server: cluster.server, caPem: cluster.caPem, name, user: user as KubeconfigUser });
   const lines: string[] = [];
-  const env = { KUBECONFIG: path, FUNCTIONS: "authorize", CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: "caller-token-for-readyz-e2e-0123" };
+  const env = {
+    KUBECONFIG: path,
+    FUNCTIONS: "authorize",
+    CALLER_AUTH: "bearer",
+    CALLER_AUTH_TOKENS: "caller-token-for-readyz-e2e-0123",
+  };
   const { deps, close } = await buildNodeDeps(env, "node", { write: (line) => lines.push(line) });
   closers.push(close);
   const app = createApp(deps);
@@ -64,7 +76,12 @@ async function startAuthorize(name: string, user: Record<string, string>) {
     },
     logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     /** The `detail` of the last "not ready" log line. */
-    notReadyDetail: () => String(lines.map((line) => JSON.parse(line) as Record<string, unknown>).findLast((l) => l["msg"] === "not ready")?.["detail"]),
+    notReadyDetail: () =>
+      String(
+        lines.map((line) => JSON.parse(line) as Record<string, unknown>).findLast((l) => l["msg"] === "not ready")?.[
+          "detail"
+        ],
+      ),
   };
 }
 
@@ -114,7 +131,10 @@ describe("GET /readyz through the real API server", () => {
       await sleep(500);
       answer = await fn.readyz();
     }
-    expect(answer).toEqual({ status: 503, body: "not ready: this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io" });
+    expect(answer).toEqual({
+      status: 503,
+      body: "not ready: this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io",
+    });
     expect(Date.now() - removedAt).toBeLessThan(READY_CACHE_MS + 5_000);
   }, 30_000);
 });

@@ -79,10 +79,18 @@ describe("npm run release", () => {
     const result = await helm.run(["show", "chart", artifact(`gmsa-webhooks-${version}.tgz`)]);
     expect(result.stdout).toMatch(new RegExp(`^version: ${version.replaceAll(".", "\\.")}$`, "m"));
     expect(result.stdout).toMatch(new RegExp(`^appVersion: ${version.replaceAll(".", "\\.")}$`, "m"));
-    const rendered = await helm.run(["template", "gw", artifact(`gmsa-webhooks-${version}.tgz`), "-n", NAMESPACE], { values: valuesWithoutImage() });
+    const rendered = await helm.run(["template", "gw", artifact(`gmsa-webhooks-${version}.tgz`), "-n", NAMESPACE], {
+      values: valuesWithoutImage(),
+    });
     expect(rendered.stderr).toBe("");
     const images = parseAllDocuments(rendered.stdout)
-      .map((document) => document.toJS() as { kind?: string; spec?: { template: { spec: { containers: { image: string }[] } } } } | null)
+      .map(
+        (document) =>
+          document.toJS() as {
+            kind?: string;
+            spec?: { template: { spec: { containers: { image: string }[] } } };
+          } | null,
+      )
       .filter((object) => object?.kind === "Deployment")
       .flatMap((object) => object!.spec!.template.spec.containers.map((container) => container.image));
     expect(images.length).toBeGreaterThan(0);
@@ -103,7 +111,9 @@ describe("npm run release", () => {
     await run("tar", ["-xzf", artifact(`kubectl-gmsa-${version}.tar.gz`), "-C", unpacked]);
     const { stdout } = await run("ls", ["-l", path.join(unpacked, "kubectl-gmsa")]);
     expect(stdout).toMatch(/^-rwxr-xr-x/);
-    expect(await readFile(path.join(unpacked, "kubectl-gmsa"))).toEqual(await readFile(artifact(`gmsa-webhooks-cli-${version}.mjs`)));
+    expect(await readFile(path.join(unpacked, "kubectl-gmsa"))).toEqual(
+      await readFile(artifact(`gmsa-webhooks-cli-${version}.mjs`)),
+    );
   });
 
   it("holds the CLI in the image's app layer, beside the server", async () => {
@@ -111,7 +121,9 @@ describe("npm run release", () => {
     await mkdir(layout);
     await run("tar", ["-xf", artifact(`gmsa-webhooks-${version}.oci.tar`), "-C", layout]);
     const blob = (digest: string): string => path.join(layout, "blobs", "sha256", digest.replace("sha256:", ""));
-    const index = JSON.parse(await readFile(path.join(layout, "index.json"), "utf8")) as { manifests: { digest: string }[] };
+    const index = JSON.parse(await readFile(path.join(layout, "index.json"), "utf8")) as {
+      manifests: { digest: string }[];
+    };
     expect(index.manifests[0]!.digest).toBe(release.imageDigest);
     const manifest = JSON.parse(await readFile(blob(release.imageDigest), "utf8")) as { layers: { digest: string }[] };
     const { stdout } = await run("tar", ["-tzf", blob(manifest.layers.at(-1)!.digest)], { maxBuffer: 16 * 2 ** 20 });
@@ -124,7 +136,16 @@ describe("npm run release", () => {
     expect(lambda).toEqual(expect.arrayContaining(["index.mjs", "gmsa-webhooks.mjs"]));
     expect(lambda.filter((entry) => entry.startsWith("node_modules/"))).toEqual([]);
     const azure = await zipEntries(artifact(`gmsa-webhooks-azure-functions-${version}.zip`));
-    expect(azure).toEqual(expect.arrayContaining(["index.mjs", "gmsa-webhooks.mjs", "host.json", "package.json", "package-lock.json", "node_modules/@azure/functions/package.json"]));
+    expect(azure).toEqual(
+      expect.arrayContaining([
+        "index.mjs",
+        "gmsa-webhooks.mjs",
+        "host.json",
+        "package.json",
+        "package-lock.json",
+        "node_modules/@azure/functions/package.json",
+      ]),
+    );
   });
 
   it("zips each Worker as wrangler deploy uploads it, with no build path or time in it", async () => {
@@ -142,19 +163,41 @@ describe("publishing as the release workflow does, to a registry on loopback", (
   it("pushes the image archive with skopeo under the digest the chart pins", async () => {
     const digestFile = path.join(release.dir, "..", "image.digest");
     const archive = `oci-archive:${artifact(`gmsa-webhooks-${version}.oci.tar`)}`;
-    await run("skopeo", ["copy", "--dest-tls-verify=false", "--digestfile", digestFile, archive, `docker://${repository}:${version}`]);
+    await run("skopeo", [
+      "copy",
+      "--dest-tls-verify=false",
+      "--digestfile",
+      digestFile,
+      archive,
+      `docker://${repository}:${version}`,
+    ]);
     expect(await readFile(digestFile, "utf8")).toBe(release.imageDigest);
     const { stdout } = await run("skopeo", ["inspect", "--tls-verify=false", `docker://${repository}:${version}`]);
     expect((JSON.parse(stdout) as { Digest: string }).Digest).toBe(release.imageDigest);
   }, 120_000);
 
   it("pushes the chart with helm push and installs it from oci:// with the published image (--dry-run=server)", async () => {
-    const pushed = await helm.run(["push", artifact(`gmsa-webhooks-${version}.tgz`), `oci://${registry.host}/charts`, "--plain-http"]);
+    const pushed = await helm.run([
+      "push",
+      artifact(`gmsa-webhooks-${version}.tgz`),
+      `oci://${registry.host}/charts`,
+      "--plain-http",
+    ]);
     expect(pushed.code).toBe(0);
     expect(`${pushed.stdout}${pushed.stderr}`).toMatch(/^Digest: sha256:[0-9a-f]{64}$/m);
     // Not the docs' release name: the shared cluster already holds infra/rbac's ClusterRoles of that name.
-    const install = ["install", "gmsa-release", `oci://${registry.host}/charts/gmsa-webhooks`, "--version", version, "--plain-http"];
-    const result = await helm.run([...install, "-n", NAMESPACE, "--dry-run=server"], { values: valuesWithoutImage(), kubeconfig: cluster.adminKubeconfig });
+    const install = [
+      "install",
+      "gmsa-release",
+      `oci://${registry.host}/charts/gmsa-webhooks`,
+      "--version",
+      version,
+      "--plain-http",
+    ];
+    const result = await helm.run([...install, "-n", NAMESPACE, "--dry-run=server"], {
+      values: valuesWithoutImage(),
+      kubeconfig: cluster.adminKubeconfig,
+    });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("STATUS: pending-install");

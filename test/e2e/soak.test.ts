@@ -44,10 +44,17 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   cases = buildSoakCases(await readCredSpec(cluster, "webapp01"), await readCredSpec(cluster, "webapp02"));
   // On the command line, as production runs them: NODE_OPTIONS refuses most V8 flags.
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, nodeArgs: NODE_SERVER_OPTIONS.split(" ") });
+  stack = await startFunctions(cluster, {
+    runtime: "node",
+    dir: cluster.dir,
+    nodeArgs: NODE_SERVER_OPTIONS.split(" "),
+  });
   for (const fn of FUNCTION_NAMES) {
     const base = fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl;
-    pools.set(fn, new Pool(base, { connections: CONCURRENCY, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } }));
+    pools.set(
+      fn,
+      new Pool(base, { connections: CONCURRENCY, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } }),
+    );
   }
 });
 
@@ -98,28 +105,38 @@ async function sampleRss(pids: Record<FunctionName, number>): Promise<Record<Fun
 }
 
 describe("soak: the Node server functions under mixed load", () => {
-  const size = halfMs === undefined ? `${WARMUP_REVIEWS + 2 * HALF_REVIEWS} mixed reviews` : `mixed reviews for ${SOAK_MINUTES} minutes`;
-  it(`answers ${size} at concurrency ${CONCURRENCY} correctly, and memory stays flat`, { timeout: 120_000 + 2 * (halfMs ?? 0) }, async () => {
-    const pids = { expand: await findServerPid(stack.expandBaseUrl), authorize: await findServerPid(stack.authorizeBaseUrl) };
-    expect(await sendReviews(WARMUP_REVIEWS)).toEqual([]);
-    const start = await sampleRss(pids);
-    const measuredFrom = sent;
-    let began = performance.now();
-    expect(await sendReviews(HALF_REVIEWS, halfMs)).toEqual([]);
-    let seconds = (performance.now() - began) / 1000;
-    const middle = await sampleRss(pids);
-    began = performance.now();
-    expect(await sendReviews(HALF_REVIEWS, halfMs)).toEqual([]);
-    seconds += (performance.now() - began) / 1000;
-    const end = await sampleRss(pids);
+  const size =
+    halfMs === undefined
+      ? `${WARMUP_REVIEWS + 2 * HALF_REVIEWS} mixed reviews`
+      : `mixed reviews for ${SOAK_MINUTES} minutes`;
+  it(
+    `answers ${size} at concurrency ${CONCURRENCY} correctly, and memory stays flat`,
+    { timeout: 120_000 + 2 * (halfMs ?? 0) },
+    async () => {
+      const pids = {
+        expand: await findServerPid(stack.expandBaseUrl),
+        authorize: await findServerPid(stack.authorizeBaseUrl),
+      };
+      expect(await sendReviews(WARMUP_REVIEWS)).toEqual([]);
+      const start = await sampleRss(pids);
+      const measuredFrom = sent;
+      let began = performance.now();
+      expect(await sendReviews(HALF_REVIEWS, halfMs)).toEqual([]);
+      let seconds = (performance.now() - began) / 1000;
+      const middle = await sampleRss(pids);
+      began = performance.now();
+      expect(await sendReviews(HALF_REVIEWS, halfMs)).toEqual([]);
+      seconds += (performance.now() - began) / 1000;
+      const end = await sampleRss(pids);
 
-    const mib = (bytes: number) => (bytes / MIB).toFixed(1);
-    const measured = sent - measuredFrom;
-    console.log(
-      `[soak] ${measured} reviews (after ${WARMUP_REVIEWS} warm-up) of ${cases.length} kinds at concurrency ${CONCURRENCY} ` +
-        `in ${seconds.toFixed(1)} s: ${(measured / seconds).toFixed(0)} reviews/s; RSS MiB start/middle/end: ` +
-        FUNCTION_NAMES.map((fn) => `${fn} ${mib(start[fn])}/${mib(middle[fn])}/${mib(end[fn])}`).join(", "),
-    );
-    for (const fn of FUNCTION_NAMES) expect(end[fn] - middle[fn]).toBeLessThan(RSS_BOUND_BYTES);
-  });
+      const mib = (bytes: number) => (bytes / MIB).toFixed(1);
+      const measured = sent - measuredFrom;
+      console.log(
+        `[soak] ${measured} reviews (after ${WARMUP_REVIEWS} warm-up) of ${cases.length} kinds at concurrency ${CONCURRENCY} ` +
+          `in ${seconds.toFixed(1)} s: ${(measured / seconds).toFixed(0)} reviews/s; RSS MiB start/middle/end: ` +
+          FUNCTION_NAMES.map((fn) => `${fn} ${mib(start[fn])}/${mib(middle[fn])}/${mib(end[fn])}`).join(", "),
+      );
+      for (const fn of FUNCTION_NAMES) expect(end[fn] - middle[fn]).toBeLessThan(RSS_BOUND_BYTES);
+    },
+  );
 });

@@ -25,7 +25,11 @@ const NAMESPACE = "cel-check";
 const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
 
 type PodSpec = Record<string, unknown>;
-const container = (extra: PodSpec = {}) => ({ name: "app", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022", ...extra });
+const container = (extra: PodSpec = {}) => ({
+  name: "app",
+  image: "mcr.microsoft.com/windows/nanoserver:ltsc2022",
+  ...extra,
+});
 const gmsaName = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } };
 const gmsaContents = { securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } };
 
@@ -76,7 +80,11 @@ beforeAll(async () => {
     await kubeRequestOk(admin, PODS, { method: "POST", body });
   }
 
-  configurations = await renderWebhooks({ expandUrl: webhook.url, authorizeUrl: webhook.url, caBundlePem: cluster.caPem });
+  configurations = await renderWebhooks({
+    expandUrl: webhook.url,
+    authorizeUrl: webhook.url,
+    caBundlePem: cluster.caPem,
+  });
   for (const configuration of configurations) {
     configuration.metadata.name = `cel-check-${configuration.metadata.name}`;
     for (const entry of configuration.webhooks as { name: string; namespaceSelector: unknown }[]) {
@@ -125,7 +133,10 @@ describe("webhook configurations (infra/webhooks)", () => {
     ["container-name", pod("container-name", { containers: [container(gmsaName)] })],
     ["init-contents", pod("init-contents", { initContainers: [container({ name: "init", ...gmsaContents })] })],
     ["annotation-pod", pod("annotation-pod", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "x" })],
-    ["annotation-container", pod("annotation-container", {}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" })],
+    [
+      "annotation-container",
+      pod("annotation-container", {}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" }),
+    ],
   ])("sends a pod created with a GMSA reference (%s) to expand and authorize", async (name, body) => {
     const from = webhook.reviews.length;
     await dryRunCreate(body);
@@ -134,7 +145,10 @@ describe("webhook configurations (infra/webhooks)", () => {
 
   it.each([
     ["none", pod("none")],
-    ["other-windows-options", pod("other-windows-options", { securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } } })],
+    [
+      "other-windows-options",
+      pod("other-windows-options", { securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } } }),
+    ],
     ["other-annotation", pod("other-annotation", {}, { "example.com/gmsa-credential-spec-name-not": "x" })],
   ])("does not send a pod without a GMSA reference (%s)", async (name, body) => {
     const from = webhook.reviews.length;
@@ -167,7 +181,11 @@ describe("webhook configurations (infra/webhooks)", () => {
     const patch = (extra: PodSpec) => ({
       method: "PATCH",
       contentType: "application/strategic-merge-patch+json",
-      body: { spec: { ephemeralContainers: [{ name: "debug", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022", ...extra }] } },
+      body: {
+        spec: {
+          ephemeralContainers: [{ name: "debug", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022", ...extra }],
+        },
+      },
     });
     let from = webhook.reviews.length;
     await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch({}));

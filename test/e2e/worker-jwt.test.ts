@@ -25,7 +25,8 @@ import { buildPod, readCredSpec } from "./support/pods.ts";
 
 const cluster = inject("cluster");
 const callerToken = inject("callerToken");
-const JWT_FAILURES = /^apiserver_authentication_jwt_authenticator_latency_seconds_count\{[^}]*result="failure"[^}]*\} (\d+)/gm;
+const JWT_FAILURES =
+  /^apiserver_authentication_jwt_authenticator_latency_seconds_count\{[^}]*result="failure"[^}]*\} (\d+)/gm;
 
 let dir: string;
 let bundle: string;
@@ -53,17 +54,23 @@ async function startAuthorizeWorker(env: Record<string, string>): Promise<string
   );
   workers.push(worker);
   await waitFor(`authorize worker ${n} /healthz`, 60_000, [worker.process], async () => {
-    const response = await kubeRequest({ server: worker.baseUrl, caPem: cluster.caPem }, "/healthz", { timeoutMs: 2000 });
+    const response = await kubeRequest({ server: worker.baseUrl, caPem: cluster.caPem }, "/healthz", {
+      timeoutMs: 2000,
+    });
     return response.status === 200;
   });
   return worker.baseUrl;
 }
 
 async function sendReview(baseUrl: string): Promise<AdmissionReviewResponse["response"]> {
-  const answer = await kubeRequestOk<AdmissionReviewResponse>({ server: baseUrl, caPem: cluster.caPem, token: callerToken }, "/authorize", {
-    method: "POST",
-    body: review,
-  });
+  const answer = await kubeRequestOk<AdmissionReviewResponse>(
+    { server: baseUrl, caPem: cluster.caPem, token: callerToken },
+    "/authorize",
+    {
+      method: "POST",
+      body: review,
+    },
+  );
   return answer.response;
 }
 
@@ -81,7 +88,10 @@ function jwtSource(settings: Record<string, string>, lifetimeMs?: number): Token
 }
 
 /** What the API server's JWT authenticator made of a token minted with these JWT_* settings (SelfSubjectReview). */
-async function whoAmI(settings: Record<string, string>, source = jwtSource(settings)): Promise<{ status: number; username?: string; groups?: string[]; token: string }> {
+async function whoAmI(
+  settings: Record<string, string>,
+  source = jwtSource(settings),
+): Promise<{ status: number; username?: string; groups?: string[]; token: string }> {
   const credential = await source.getCredential();
   if (!("token" in credential)) throw new Error("the JWT source gave no token");
   const answer = await kubeRequest<{ status?: { userInfo?: { username?: string; groups?: string[] } } }>(
@@ -118,13 +128,22 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => stopProcess(w.process)));
   await front?.close();
   // The issuer publishes the functions' own keys again.
-  await publishJwks(cluster.jwt, await Promise.all(Object.values(cluster.jwt.keyFiles).map((file) => readFile(file, "utf8"))));
+  await publishJwks(
+    cluster.jwt,
+    await Promise.all(Object.values(cluster.jwt.keyFiles).map((file) => readFile(file, "utf8"))),
+  );
   await rm(dir, { recursive: true, force: true });
 });
 
 describe("the Worker's JWTs through the real API server's JWT authenticator", () => {
   it("maps the function's sub to its own username and group", async () => {
-    expect(await whoAmI(good)).toEqual({ token: expect.any(String) as unknown, status: 201, username: "gmsa-webhooks:gmsa-webhooks-authorize", groups: [JWT_GROUP, "system:authenticated"], uid: "gmsa-webhooks-authorize" });
+    expect(await whoAmI(good)).toEqual({
+      token: expect.any(String) as unknown,
+      status: 201,
+      username: "gmsa-webhooks:gmsa-webhooks-authorize",
+      groups: [JWT_GROUP, "system:authenticated"],
+      uid: "gmsa-webhooks-authorize",
+    });
   });
 
   it("refuses a sub other than the functions' and a lifetime above one hour (claimValidationRules, 401)", async () => {

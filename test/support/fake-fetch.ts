@@ -18,7 +18,15 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 /** A Status body as kube-apiserver sends it. */
 export function status(code: number, reason: string, details?: Record<string, unknown>): Response {
-  return json(code, { kind: "Status", apiVersion: "v1", status: "Failure", message: `server says ${reason}`, reason, code, ...(details ? { details } : {}) });
+  return json(code, {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    message: `server says ${reason}`,
+    reason,
+    code,
+    ...(details ? { details } : {}),
+  });
 }
 
 export function createFakeFetch(script: FakeScript): { fetch: KubeFetch; calls: FakeCall[] } {

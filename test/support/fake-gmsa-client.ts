@@ -79,14 +79,22 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
     accessQueries,
     userAccessQueries,
     podReads,
-    callCount: () => [...contentsCalls.values()].reduce((a, b) => a + b, 0) + accessQueries.length + userAccessQueries.length + podReads.length,
+    callCount: () =>
+      [...contentsCalls.values()].reduce((a, b) => a + b, 0) +
+      accessQueries.length +
+      userAccessQueries.length +
+      podReads.length,
     maxInFlight: () => maxInFlight,
     async getCredSpecContents(name, callOptions): Promise<unknown> {
       contentsCalls.set(name, (contentsCalls.get(name) ?? 0) + 1);
       await settle("getCredSpecContents", name, callOptions);
-      if (!credspecs.has(name)) throw new AdmissionError(`GMSACredentialSpec "${name}" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" });
+      if (!credspecs.has(name))
+        throw new AdmissionError(`GMSACredentialSpec "${name}" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" });
       const value = credspecs.get(name);
-      if (value === WITHOUT_CONTENTS) throw new AdmissionError(`GMSACredentialSpec "${name}" has no credspec`, { code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
+      if (value === WITHOUT_CONTENTS)
+        throw new AdmissionError(`GMSACredentialSpec "${name}" has no credspec`, {
+          code: "ERR_CREDSPEC_WITHOUT_CONTENTS",
+        });
       return structuredClone(value);
     },
     async canUseCredSpec(query, callOptions): Promise<AccessAnswer> {
@@ -99,8 +107,18 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       }
       const allowed =
         "user" in query
-          ? (options.allowedUsers ?? []).some((a) => a.namespace === query.namespace && a.username === query.user.username && a.credSpecName === query.credSpecName)
-          : (options.allowed ?? []).some((a) => a.namespace === query.namespace && a.serviceAccount === query.serviceAccount && a.credSpecName === query.credSpecName);
+          ? (options.allowedUsers ?? []).some(
+              (a) =>
+                a.namespace === query.namespace &&
+                a.username === query.user.username &&
+                a.credSpecName === query.credSpecName,
+            )
+          : (options.allowed ?? []).some(
+              (a) =>
+                a.namespace === query.namespace &&
+                a.serviceAccount === query.serviceAccount &&
+                a.credSpecName === query.credSpecName,
+            );
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
     async getPod(namespace, name, callOptions): Promise<Pod> {
@@ -108,7 +126,8 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
       podReads.push(key);
       await settle("getPod", key, callOptions);
       const pod = options.pods?.[key];
-      if (pod === undefined) throw new AdmissionError(`reading pod "${key}": API server answered 404 NotFound`, { code: "ERR_KUBE_API" });
+      if (pod === undefined)
+        throw new AdmissionError(`reading pod "${key}": API server answered 404 NotFound`, { code: "ERR_KUBE_API" });
       return structuredClone(pod);
     },
   };

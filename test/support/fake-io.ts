@@ -3,7 +3,15 @@ import type { CliIo } from "../../functions/cli/io.ts";
 
 export type FakeIo = CliIo & { out: string; err: string };
 
-export function fakeIo(options: { env?: Record<string, string>; files?: Record<string, string>; stdin?: string; program?: string; tty?: boolean } = {}): FakeIo {
+export function fakeIo(
+  options: {
+    env?: Record<string, string>;
+    files?: Record<string, string>;
+    stdin?: string;
+    program?: string;
+    tty?: boolean;
+  } = {},
+): FakeIo {
   const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
   const io: FakeIo = {
     out: "",
@@ -12,7 +20,9 @@ export function fakeIo(options: { env?: Record<string, string>; files?: Record<s
     stderr: (text) => void (io.err += text),
     read: (path) => {
       const text = path === "-" ? (options.stdin ?? "") : options.files?.[path];
-      return text === undefined ? Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" })) : Promise.resolve(encode(text));
+      return text === undefined
+        ? Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" }))
+        : Promise.resolve(encode(text));
     },
     env: options.env ?? {},
     program: options.program ?? "gmsa-webhooks",

@@ -47,7 +47,9 @@ export function awsCommands(markdown: string): AwsCommand[] {
       for (const match of line.matchAll(/(?:^|[\s($])aws ([a-z0-9-]+) ([a-z0-9-]+)((?: [a-z0-9-]+)?)([^)]*)/g)) {
         const [, service, operation, waiter, rest] = match;
         const command = operation === "wait" ? `${service} wait${waiter}` : `${service} ${operation}`;
-        const flags = [...`${operation === "wait" ? "" : waiter}${rest}`.matchAll(/(?:^|\s)(--[a-z0-9-]+)/g)].map((flag) => flag[1]!);
+        const flags = [...`${operation === "wait" ? "" : waiter}${rest}`.matchAll(/(?:^|\s)(--[a-z0-9-]+)/g)].map(
+          (flag) => flag[1]!,
+        );
         commands.push({ command, flags });
       }
     }

@@ -21,7 +21,10 @@ export interface ScriptedAnswer {
 }
 
 /** Returns an answer, or "hang" to never answer. */
-export type Script = (request: RecordedRequest, index: number) => ScriptedAnswer | "hang" | Promise<ScriptedAnswer | "hang">;
+export type Script = (
+  request: RecordedRequest,
+  index: number,
+) => ScriptedAnswer | "hang" | Promise<ScriptedAnswer | "hang">;
 
 export interface KubeServer {
   url: string;

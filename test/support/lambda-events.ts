@@ -25,7 +25,8 @@ function split(pathWithQuery: string): { path: string; query: string } {
 /** A Function URL (or HTTP API, payload 2.0) event. */
 export function functionUrlEvent(options: EventOptions): LambdaEvent {
   const { path, query } = split(options.path);
-  const body = options.body === undefined ? null : options.base64 ? Buffer.from(options.body).toString("base64") : options.body;
+  const body =
+    options.body === undefined ? null : options.base64 ? Buffer.from(options.body).toString("base64") : options.body;
   return {
     version: "2.0",
     routeKey: "$default",
@@ -49,7 +50,13 @@ export function functionUrlEvent(options: EventOptions): LambdaEvent {
       authorizer: {},
       domainName: FUNCTION_URL_HOST,
       domainPrefix: "abcdefghijklmnopqrstuvwxyz0123",
-      http: { method: options.method, path, protocol: "HTTP/1.1", sourceIp: "203.0.113.7", userAgent: "kube-apiserver-admission" },
+      http: {
+        method: options.method,
+        path,
+        protocol: "HTTP/1.1",
+        sourceIp: "203.0.113.7",
+        userAgent: "kube-apiserver-admission",
+      },
       requestId: "c6af9ac6-7b61-11e6-9a41-93e8deadbeef",
       routeKey: "$default",
       stage: "$default",

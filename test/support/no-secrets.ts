@@ -5,7 +5,12 @@ import type { AdmissionError } from "../../shared/errors.ts";
 /** Every text an error could reach a log with: message, stack, own fields and its cause's. */
 function errorTexts(error: unknown): string {
   const cause = (error as { cause?: unknown } | undefined)?.cause;
-  return [String(error), (error as Error | undefined)?.stack ?? "", JSON.stringify(error), cause === undefined ? "" : errorTexts(cause)].join("\n");
+  return [
+    String(error),
+    (error as Error | undefined)?.stack ?? "",
+    JSON.stringify(error),
+    cause === undefined ? "" : errorTexts(cause),
+  ].join("\n");
 }
 
 /** Fails if `text` holds any of `secrets`. */
@@ -49,7 +54,11 @@ export async function responseText(response: AnyResponse): Promise<string> {
 }
 
 /** Awaits a rejection with ERR_CREDENTIALS whose message matches `message` and that holds none of `secrets`. */
-export async function expectRefusal(promise: Promise<unknown>, message: RegExp, secrets: readonly string[]): Promise<AdmissionError> {
+export async function expectRefusal(
+  promise: Promise<unknown>,
+  message: RegExp,
+  secrets: readonly string[],
+): Promise<AdmissionError> {
   const error = await promise.then(
     () => expect.unreachable("resolved"),
     (caught: unknown) => caught,

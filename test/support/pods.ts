@@ -78,7 +78,8 @@ export function buildPod(options: PodOptions = {}): Pod {
   if (options.windowsOptions !== undefined) spec["securityContext"] = { windowsOptions: options.windowsOptions };
   spec["containers"] = (options.containers ?? [{ name: "app" }]).map(buildContainer);
   spec["initContainers"] = (options.initContainers ?? [{ name: "setup" }]).map(buildContainer);
-  if (options.ephemeralContainers !== undefined) spec["ephemeralContainers"] = options.ephemeralContainers.map(buildContainer);
+  if (options.ephemeralContainers !== undefined)
+    spec["ephemeralContainers"] = options.ephemeralContainers.map(buildContainer);
   return {
     apiVersion: "v1",
     kind: "Pod",

@@ -6,10 +6,17 @@ export type { ParsedFamily, ParsedSample };
 export { parseExposition as parseMetrics } from "../../infra/local/stack-metrics.ts";
 
 /** The samples named `sampleName` whose labels include `labels`. */
-export function samplesOf(families: ParsedFamily[], sampleName: string, labels: Record<string, string> = {}): ParsedSample[] {
+export function samplesOf(
+  families: ParsedFamily[],
+  sampleName: string,
+  labels: Record<string, string> = {},
+): ParsedSample[] {
   return families
     .flatMap((family) => family.samples)
-    .filter((sample) => sample.name === sampleName && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+    .filter(
+      (sample) =>
+        sample.name === sampleName && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
 }
 
 /** The sum of the matching samples' values (0 when there is none). */

@@ -8,13 +8,16 @@ export function post(body: RequestInit["body"], headers: Record<string, string> 
 /** A request body that records whether anyone read it. */
 export function watchedBody(text: string): { body: ReadableStream<Uint8Array>; pulled: () => boolean } {
   let pulled = false;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      pulled = true;
-      controller.enqueue(new TextEncoder().encode(text));
-      controller.close();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        pulled = true;
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      },
+      // highWaterMark 0: nothing is pulled until someone reads.
     },
-    // highWaterMark 0: nothing is pulled until someone reads.
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { body, pulled: () => pulled };
 }

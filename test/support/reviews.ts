@@ -50,7 +50,10 @@ export interface InlinedGmsaReviewOptions {
 
 /** A CREATE review of pod "web" whose container "web" names a credspec with its contents inlined, as expand leaves it. */
 export function buildInlinedGmsaReview(options: InlinedGmsaReviewOptions): Record<string, unknown> {
-  const windowsOptions = { gmsaCredentialSpecName: options.credSpecName, gmsaCredentialSpec: JSON.stringify(options.contents) };
+  const windowsOptions = {
+    gmsaCredentialSpecName: options.credSpecName,
+    gmsaCredentialSpec: JSON.stringify(options.contents),
+  };
   const pod = {
     metadata: { name: "web" },
     spec: {
@@ -66,7 +69,9 @@ export function buildInlinedGmsaReview(options: InlinedGmsaReviewOptions): Recor
  * functions allow it, and both call the API server to check it.
  */
 export function gmsaReview(uid = "uid-1"): string {
-  return JSON.stringify(buildInlinedGmsaReview({ uid, namespace: "default", credSpecName: "webapp1", contents: WEBAPP1 }));
+  return JSON.stringify(
+    buildInlinedGmsaReview({ uid, namespace: "default", credSpecName: "webapp1", contents: WEBAPP1 }),
+  );
 }
 
 /** The RFC 6902 operations of a reply (empty when it carries no patch). */

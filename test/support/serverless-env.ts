@@ -11,7 +11,9 @@ export const CALLER_TOKEN = "caller-token-for-serverless-tests-0123";
 export const STATIC_KUBE_TOKEN = "static-kube-token-never-sent-0123";
 
 /** Writes the kubeconfig and returns the environment a function platform would give the process. */
-export async function serverlessEnv(overrides: Record<string, string | undefined> = {}): Promise<Record<string, string | undefined>> {
+export async function serverlessEnv(
+  overrides: Record<string, string | undefined> = {},
+): Promise<Record<string, string | undefined>> {
   const dir = await tempDir("gmsa-serverless-");
   const kubeconfig = path.join(dir, "kubeconfig.yaml");
   await writeFile(
@@ -26,5 +28,11 @@ export async function serverlessEnv(overrides: Record<string, string | undefined
       "",
     ].join("\n"),
   );
-  return { KUBECONFIG: kubeconfig, CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info", ...overrides };
+  return {
+    KUBECONFIG: kubeconfig,
+    CALLER_AUTH: "bearer",
+    CALLER_AUTH_TOKENS: CALLER_TOKEN,
+    LOG_LEVEL: "info",
+    ...overrides,
+  };
 }

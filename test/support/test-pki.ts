@@ -28,17 +28,58 @@ export interface TestPki {
 const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
 async function makeCa(dir: string, name: string): Promise<void> {
-  await run("openssl", ["req", "-x509", ...EC, "-keyout", `${dir}/${name}.key`, "-out", `${dir}/${name}.crt`, "-days", "2", "-subj", `/CN=${name}`]);
+  await run("openssl", [
+    "req",
+    "-x509",
+    ...EC,
+    "-keyout",
+    `${dir}/${name}.key`,
+    "-out",
+    `${dir}/${name}.crt`,
+    "-days",
+    "2",
+    "-subj",
+    `/CN=${name}`,
+  ]);
 }
 
-async function makeLeaf(dir: string, ca: string, name: string, extensions: string): Promise<{ cert: string; key: string }> {
+async function makeLeaf(
+  dir: string,
+  ca: string,
+  name: string,
+  extensions: string,
+): Promise<{ cert: string; key: string }> {
   const ext = `${dir}/${name}.ext`;
   await writeFile(ext, `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n${extensions}\n`);
-  await run("openssl", ["req", "-new", ...EC, "-keyout", `${dir}/${name}.key`, "-out", `${dir}/${name}.csr`, "-subj", `/CN=${name}`]);
   await run("openssl", [
-    "x509", "-req", "-in", `${dir}/${name}.csr`, "-CA", `${dir}/${ca}.crt`, "-CAkey", `${dir}/${ca}.key`,
+    "req",
+    "-new",
+    ...EC,
+    "-keyout",
+    `${dir}/${name}.key`,
+    "-out",
+    `${dir}/${name}.csr`,
+    "-subj",
+    `/CN=${name}`,
+  ]);
+  await run("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    `${dir}/${name}.csr`,
+    "-CA",
+    `${dir}/${ca}.crt`,
+    "-CAkey",
+    `${dir}/${ca}.key`,
     // A serial of its own: -CAcreateserial shares ca.srl between the concurrent signings ("Unable to load number").
-    "-set_serial", `0x${randomBytes(8).toString("hex")}`, "-out", `${dir}/${name}.crt`, "-days", "2", "-extfile", ext,
+    "-set_serial",
+    `0x${randomBytes(8).toString("hex")}`,
+    "-out",
+    `${dir}/${name}.crt`,
+    "-days",
+    "2",
+    "-extfile",
+    ext,
   ]);
   return { cert: await readFile(`${dir}/${name}.crt`, "utf8"), key: await readFile(`${dir}/${name}.key`, "utf8") };
 }

@@ -37,7 +37,8 @@ export async function startTokenEndpointServer(script: EndpointScript): Promise<
     requests.push(request);
     const answer = state.script(request, requests.length - 1);
     if (answer === "hang") return;
-    const body = answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+    const body =
+      answer.body === undefined ? "" : typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
     res.writeHead(answer.status, { "Content-Type": "application/json", ...answer.headers });
     res.end(body);
   });

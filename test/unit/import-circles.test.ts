@@ -57,6 +57,14 @@ describe("imports among functions/ and shared/", () => {
   });
 
   it("finds a circle made only of type imports", () => {
-    expect(findImportCircles(new Map([["a.ts", ["b.ts"]], ["b.ts", ["c.ts"]], ["c.ts", ["a.ts"]]]))).toEqual([["a.ts", "b.ts", "c.ts", "a.ts"]]);
+    expect(
+      findImportCircles(
+        new Map([
+          ["a.ts", ["b.ts"]],
+          ["b.ts", ["c.ts"]],
+          ["c.ts", ["a.ts"]],
+        ]),
+      ),
+    ).toEqual([["a.ts", "b.ts", "c.ts", "a.ts"]]);
   });
 });

@@ -13,18 +13,23 @@ const read = (file: string): string => readFileSync(path.join(REPO_ROOT, file), 
 const ids = (file: string, tier: "tools" | "e2e"): string[] => stepsOf(tierNamed(tier), [file]).map((step) => step.id);
 
 describe("what the e2e files need", () => {
-  it.each(testFiles("test/e2e"))("%s gets the node, Helm and the image when it starts an in-cluster stack, Helm when it injects it", (file) => {
-    const text = read(file);
-    const needs = ids(file, "e2e");
-    expect(needs[0]).toMatch(/^kube-v/);
-    if (/startInClusterStack\(|"--in-cluster"/.test(text)) {
-      expect(needs).toEqual(expect.arrayContaining([expect.stringMatching(/^node-v/), STEPS.helm.id, STEPS.image.id]));
-    } else {
-      expect(needs.some((id) => id.startsWith("node-"))).toBe(false);
-    }
-    if (/inject\("helm"\)/.test(text)) expect(needs).toContain(STEPS.helm.id);
-    if (/startLocalRegistry\(/.test(text)) expect(needs).toContain(STEPS.registry.id);
-  });
+  it.each(testFiles("test/e2e"))(
+    "%s gets the node, Helm and the image when it starts an in-cluster stack, Helm when it injects it",
+    (file) => {
+      const text = read(file);
+      const needs = ids(file, "e2e");
+      expect(needs[0]).toMatch(/^kube-v/);
+      if (/startInClusterStack\(|"--in-cluster"/.test(text)) {
+        expect(needs).toEqual(
+          expect.arrayContaining([expect.stringMatching(/^node-v/), STEPS.helm.id, STEPS.image.id]),
+        );
+      } else {
+        expect(needs.some((id) => id.startsWith("node-"))).toBe(false);
+      }
+      if (/inject\("helm"\)/.test(text)) expect(needs).toContain(STEPS.helm.id);
+      if (/startLocalRegistry\(/.test(text)) expect(needs).toContain(STEPS.registry.id);
+    },
+  );
 
   it("names only files that exist, and the floor's are e2e files", () => {
     const e2e = testFiles("test/e2e");
@@ -50,7 +55,8 @@ describe("what the tools files need", () => {
     if (/preparedProgram\("actionlint"\)/.test(text)) expect(needs).toContain(STEPS.actionlint.id);
     if (/preparedImage\(\)/.test(text)) expect(needs).toContain(STEPS.image.id);
     if (/preparedAwsCli\(\)/.test(text)) expect(needs).toContain(STEPS.awscli.id);
-    if (/parseMetrics|support\/prometheus\.ts|\/harness\.ts/.test(text)) expect(needs).toContain(STEPS.prometheusParser.id);
+    if (/parseMetrics|support\/prometheus\.ts|\/harness\.ts/.test(text))
+      expect(needs).toContain(STEPS.prometheusParser.id);
   });
 });
 
@@ -60,7 +66,8 @@ it("the unit tier is every file of test/unit, and no other tier shares its folde
 });
 
 describe("what npm test's arguments select", () => {
-  const names = (args: string[]) => selectTiers(args).map(({ tier, files }) => `${tier.name}:${(files ?? filesOf(tier)).length}`);
+  const names = (args: string[]) =>
+    selectTiers(args).map(({ tier, files }) => `${tier.name}:${(files ?? filesOf(tier)).length}`);
 
   it("every tier with no argument, the floor with its own files", () => {
     expect(selectTiers([]).map(({ tier }) => tier.name)).toEqual(["unit", "tools", "worker", "e2e", "e2e-floor"]);
@@ -72,7 +79,9 @@ describe("what npm test's arguments select", () => {
       { tier: tierNamed("unit"), files: ["test/unit/tiers.test.ts"] },
       { tier: tierNamed("e2e"), files: ["test/e2e/policy.test.ts"] },
     ]);
-    expect(stepsOf(tierNamed("e2e"), ["test/e2e/policy.test.ts"]).some((step) => step.id.startsWith("node-"))).toBe(false);
+    expect(stepsOf(tierNamed("e2e"), ["test/e2e/policy.test.ts"]).some((step) => step.id.startsWith("node-"))).toBe(
+      false,
+    );
   });
 
   it("refuses what is neither a tier nor a test file of one", () => {

@@ -33,7 +33,11 @@ export default {
 };
 `;
 
-const CREDENTIALS = { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", sessionToken: "FAKE+session/token=" };
+const CREDENTIALS = {
+  accessKeyId: "AKIDEXAMPLE",
+  secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+  sessionToken: "FAKE+session/token=",
+};
 
 let worker: Miniflare;
 let server: TokenEndpointServer;
@@ -76,19 +80,34 @@ describe("cloud token sources in workerd", () => {
     server.script = (request) =>
       request.url.pathname === "/msi/token"
         ? { status: 200, body: { access_token: "azure-token", expires_on: String(expiresOn) } }
-        : { status: 200, headers: { "Metadata-Flavor": "Google" }, body: { access_token: "google-token", expires_in: 3599, token_type: "Bearer" } };
-    const aks = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" } });
+        : {
+            status: 200,
+            headers: { "Metadata-Flavor": "Google" },
+            body: { access_token: "google-token", expires_in: 3599, token_type: "Bearer" },
+          };
+    const aks = await runInWorker({
+      kind: "aks",
+      options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" },
+    });
     expect(aks.json).toEqual({ token: "azure-token", expirationTimestamp: new Date(expiresOn * 1000).toISOString() });
     const gke = await runInWorker({ kind: "gke", options: { host: server.host, serviceAccount: "default" } });
     expect(gke.json).toMatchObject({ token: "google-token" });
-    expect(server.requests.map((request) => request.headers["x-identity-header"] ?? request.headers["metadata-flavor"])).toEqual(["h", "Google"]);
+    expect(
+      server.requests.map((request) => request.headers["x-identity-header"] ?? request.headers["metadata-flavor"]),
+    ).toEqual(["h", "Google"]);
   });
 
   it("refuses a redirect in workerd too, naming the status", async () => {
     server.script = () => ({ status: 307, headers: { Location: "http://127.0.0.1:1/elsewhere" } });
-    const { status, json } = await runInWorker({ kind: "aks", options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" } });
+    const { status, json } = await runInWorker({
+      kind: "aks",
+      options: { endpoint: `${server.origin}/msi/token`, identityHeader: "h", resource: "api://aks" },
+    });
     expect(status).toBe(500);
-    expect(json).toEqual({ code: "ERR_CREDENTIALS", message: "Azure managed identity endpoint refused: HTTP 307 Temporary Redirect" });
+    expect(json).toEqual({
+      code: "ERR_CREDENTIALS",
+      message: "Azure managed identity endpoint refused: HTTP 307 Temporary Redirect",
+    });
   });
 });
 
@@ -109,10 +128,22 @@ describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
 users: [{name: gmsa, user: {}}]
 contexts: [{name: eks, context: {cluster: eks, user: gmsa}}]
 current-context: eks`;
-    const aws = { AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, AWS_SESSION_TOKEN: CREDENTIALS.sessionToken };
+    const aws = {
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+      AWS_SESSION_TOKEN: CREDENTIALS.sessionToken,
+    };
     // The JWT_* vars wrangler.toml sets are left out ("" drops a binding): one credential source only.
     const noJwt = { JWT_ALG: "", JWT_ISSUER: "", JWT_AUDIENCE: "", JWT_SUBJECT: "" };
-    const bindings = { KUBECONFIG: kubeconfig, CALLER_AUTH_TOKENS: callerToken, CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", AWS_REGION: "eu-west-1", ...aws, ...noJwt };
+    const bindings = {
+      KUBECONFIG: kubeconfig,
+      CALLER_AUTH_TOKENS: callerToken,
+      CLOUD_TOKEN: "eks",
+      EKS_CLUSTER_NAME: "gmsa-prod",
+      AWS_REGION: "eu-west-1",
+      ...aws,
+      ...noJwt,
+    };
     const w = startWorker("expand", bindings, pki.caPem);
     try {
       const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
@@ -123,7 +154,9 @@ current-context: eks`;
       });
       const reply = (await response.json()) as AdmissionReviewResponse;
       expect(reply.response.allowed).toBe(true);
-      expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(inlined(WEBAPP1_CREDSPEC));
+      expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
+        inlined(WEBAPP1_CREDSPEC),
+      );
       expect(api.bearers).toHaveLength(1);
       const url = new URL(atob(api.bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
       expect(url.host).toBe("sts.eu-west-1.amazonaws.com");

@@ -68,7 +68,12 @@ function worker(env: "expand" | "authorize", overrides: Record<string, string> =
   return w;
 }
 
-async function review(w: Miniflare, path: string, body: unknown, token: string | null = CALLER_TOKEN): Promise<{ status: number; reply: AdmissionReviewResponse }> {
+async function review(
+  w: Miniflare,
+  path: string,
+  body: unknown,
+  token: string | null = CALLER_TOKEN,
+): Promise<{ status: number; reply: AdmissionReviewResponse }> {
   const res = await w.dispatchFetch(`https://worker.example${path}?timeout=10s`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
@@ -93,7 +98,9 @@ describe("expand Worker (wrangler env expand)", () => {
     const { status, reply } = await review(w, "/expand", buildReview(pod));
     expect(status).toBe(200);
     expect(reply.response.allowed).toBe(true);
-    expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(inlined(WEBAPP1_CREDSPEC));
+    expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
+      inlined(WEBAPP1_CREDSPEC),
+    );
     const claims = api.tokens.slice(before);
     expect(claims.length).toBeGreaterThan(0);
     expect(claims[0]).toMatchObject({ iss: ISSUER, sub: "gmsa-webhooks-worker", aud: [AUDIENCE] });
@@ -146,9 +153,17 @@ describe("a Worker whose configuration holds secrets but cannot be used", () => 
     // A tab-indented line, a common pasting mistake: YAML parsers quote the offending line, here the token's.
     ["a KUBECONFIG secret that is not valid YAML", () => ({ KUBECONFIG: kubeconfigWithToken(api.url, "\t") })],
   ])("answers 503 to every request for %s, with no piece of any secret in the body or headers", async (_, cause) => {
-    const w = worker("expand", { ...cause(), CALLER_AUTH_TOKENS: `${callerToken},${CALLER_TOKEN}`, METRICS_TOKENS: metricsToken });
+    const w = worker("expand", {
+      ...cause(),
+      CALLER_AUTH_TOKENS: `${callerToken},${CALLER_TOKEN}`,
+      METRICS_TOKENS: metricsToken,
+    });
     const held = [callerToken, CALLER_TOKEN, kubeToken, metricsToken, secrets["JWT_PRIVATE_KEY"]!];
-    for (const [method, path] of [["POST", "/expand"], ["GET", "/healthz"], ["GET", "/metrics"]] as const) {
+    for (const [method, path] of [
+      ["POST", "/expand"],
+      ["GET", "/healthz"],
+      ["GET", "/metrics"],
+    ] as const) {
       const res = await w.dispatchFetch(`https://worker.example${path}`, {
         method,
         headers: { "content-type": "application/json", authorization: `Bearer ${callerToken}` },
@@ -165,8 +180,14 @@ describe("a Worker whose configuration holds secrets but cannot be used", () => 
 describe("authorize Worker (wrangler env authorize)", () => {
   it("allows a pod whose service account may use the credspec and whose contents match", async () => {
     const w = worker("authorize");
-    const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } });
-    const { reply } = await review(w, "/authorize", buildReview(pod, { apiVersion: "admission.k8s.io/v1beta1", uid: "u-42" }));
+    const pod = buildPod({
+      windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+    });
+    const { reply } = await review(
+      w,
+      "/authorize",
+      buildReview(pod, { apiVersion: "admission.k8s.io/v1beta1", uid: "u-42" }),
+    );
     expect(reply).toMatchObject({ apiVersion: "admission.k8s.io/v1beta1", response: { uid: "u-42", allowed: true } });
     expect(reply.response.patch).toBeUndefined();
   });
@@ -198,7 +219,9 @@ describe("a redirect from the API server (issue 23, row 6)", () => {
     try {
       const kubeconfig = secrets["KUBECONFIG"]!.replace(api.url, servers.url);
       const w = worker("authorize", { KUBECONFIG: kubeconfig });
-      const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } });
+      const pod = buildPod({
+        windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+      });
       const { reply } = await review(w, "/authorize", buildReview(pod));
       expect(reply.response.allowed).toBe(false);
       expect(reply.response.status?.code).toBe(500);
@@ -244,7 +267,9 @@ describe("caller authentication in the Worker build, every mode", () => {
         .sign(privateKey);
     const body = buildReview(buildPod());
     expect((await review(w, "/authorize", body, await sign({}))).status).toBe(200);
-    expect((await review(w, "/authorize", body, await sign({ exp: Math.floor(Date.now() / 1000) - 3600 }))).status).toBe(401);
+    expect(
+      (await review(w, "/authorize", body, await sign({ exp: Math.floor(Date.now() / 1000) - 3600 }))).status,
+    ).toBe(401);
     expect((await review(w, "/authorize", body, await sign({ aud: "someone-else" }))).status).toBe(401);
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
     const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ iss: "https://apiserver.example.com", aud: "gmsa-authorize", exp: 4102444800 })}.`;

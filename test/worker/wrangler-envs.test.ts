@@ -27,7 +27,9 @@ function wranglerEnvs(toml: string): string[] {
 /** The guide's table of environments: each row's environments and the secrets it names for them. */
 function guideSecrets(guide: string): Map<string, string[]> {
   const table = new Map<string, string[]>();
-  for (const [, envCell, secretsCell] of guide.matchAll(/^\| ((?:`[a-z-]+`(?:, )?)+) \| `\w+` \| ((?:`[A-Z_]+`(?:, )?)+) \|/gm)) {
+  for (const [, envCell, secretsCell] of guide.matchAll(
+    /^\| ((?:`[a-z-]+`(?:, )?)+) \| `\w+` \| ((?:`[A-Z_]+`(?:, )?)+) \|/gm,
+  )) {
     const secrets = [...secretsCell!.matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]!);
     for (const [, env] of envCell!.matchAll(/`([a-z-]+)`/g)) table.set(env!, secrets);
   }
@@ -75,18 +77,21 @@ describe(`wrangler.toml and ${GUIDE}`, () => {
     expect(new Set(deploys)).toEqual(new Set(env));
   });
 
-  it.each(env)("env %s: the dry-run bundle with the guide's secrets is configured and refuses an unauthenticated review (401)", async (name) => {
-    const secrets = Object.fromEntries(secretsByEnv.get(name)!.map((secret) => [secret, secretValues[secret]!]));
-    const w = startWorker(name, secrets, pki.caPem);
-    workers.push(w);
-    const health = await w.dispatchFetch("https://worker.example/healthz");
-    expect(health.status, await health.text()).toBe(200);
-    const fn = name.replace(/-.*/, "");
-    const review = await w.dispatchFetch(`https://worker.example/${fn}?timeout=10s`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(buildReview(buildPod())),
-    });
-    expect(review.status).toBe(401);
-  });
+  it.each(env)(
+    "env %s: the dry-run bundle with the guide's secrets is configured and refuses an unauthenticated review (401)",
+    async (name) => {
+      const secrets = Object.fromEntries(secretsByEnv.get(name)!.map((secret) => [secret, secretValues[secret]!]));
+      const w = startWorker(name, secrets, pki.caPem);
+      workers.push(w);
+      const health = await w.dispatchFetch("https://worker.example/healthz");
+      expect(health.status, await health.text()).toBe(200);
+      const fn = name.replace(/-.*/, "");
+      const review = await w.dispatchFetch(`https://worker.example/${fn}?timeout=10s`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(buildReview(buildPod())),
+      });
+      expect(review.status).toBe(401);
+    },
+  );
 });

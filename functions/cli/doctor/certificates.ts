@@ -21,7 +21,12 @@ function expiry(check: string, what: string, validTo: string, now: number, fix: 
   const days = Math.floor((end.getTime() - now) / DAY_MS);
   if (days >= RENEWAL_WINDOW_DAYS) return undefined;
   const when = `${days} ${days === 1 ? "day" : "days"} (${end.toISOString()})`;
-  return finding(check, "warn", `${what} expires in ${when}, inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`, fix);
+  return finding(
+    check,
+    "warn",
+    `${what} expires in ${when}, inside the ${RENEWAL_WINDOW_DAYS}-day renewal window`,
+    fix,
+  );
 }
 
 /** A webhook's caBundle: present where needed, PEM certificates that parse, none expired nor about to. */
@@ -32,30 +37,62 @@ function checkCaBundle({ fn, configName, webhook }: FoundWebhook, now: number): 
   if (!caBundle && webhook.clientConfig?.url !== undefined) {
     return [finding(check, "pass", `${configName}: no caBundle, the API server trusts its system roots for the URL`)];
   }
-  if (!caBundle) return [finding(check, "fail", `${configName}: no caBundle for a service reference: the API server cannot verify the Service`, fix)];
+  if (!caBundle)
+    return [
+      finding(
+        check,
+        "fail",
+        `${configName}: no caBundle for a service reference: the API server cannot verify the Service`,
+        fix,
+      ),
+    ];
   const pem = Buffer.from(caBundle, "base64").toString("utf8");
   let certificates: X509Certificate[] | undefined;
   try {
-    certificates = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)?.map((block) => new X509Certificate(block));
+    certificates = pem
+      .match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)
+      ?.map((block) => new X509Certificate(block));
   } catch {
     // A block that does not parse makes the whole bundle unusable.
   }
-  if (certificates === undefined) return [finding(check, "fail", `the caBundle of ${configName} holds no PEM certificate`, fix)];
+  if (certificates === undefined)
+    return [finding(check, "fail", `the caBundle of ${configName} holds no PEM certificate`, fix)];
   const problems = certificates.flatMap(
-    (cert) => expiry(check, `the caBundle of ${configName} (${cert.subject.replaceAll("\n", ", ")})`, cert.validTo, now, fix) ?? [],
+    (cert) =>
+      expiry(check, `the caBundle of ${configName} (${cert.subject.replaceAll("\n", ", ")})`, cert.validTo, now, fix) ??
+      [],
   );
   if (problems.length > 0) return problems;
-  return [finding(check, "pass", `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`)];
+  return [
+    finding(
+      check,
+      "pass",
+      `the caBundle of ${configName} is valid until ${new Date(certificates[0]!.validTo).toISOString()}`,
+    ),
+  ];
 }
 
-type TlsAnswer = { status: number; body: string; authorizationError?: string; identityError?: string; peer: PeerCertificate };
+type TlsAnswer = {
+  status: number;
+  body: string;
+  authorizationError?: string;
+  identityError?: string;
+  peer: PeerCertificate;
+};
 
 /** GET `url` trusting `caPem` alone (else the system roots); the handshake's verdicts are read, not enforced. */
 function getOverTls(url: URL, caPem?: string): Promise<TlsAnswer> {
   let identityError: string | undefined;
   // Checked apart, or authorizationError would hold only the code of a name mismatch, not the names.
-  const checkIdentity = (host: string, cert: PeerCertificate) => void (identityError = checkServerIdentity(host, cert)?.message);
-  const options = { agent: false, rejectUnauthorized: false, checkServerIdentity: checkIdentity, timeout: TIMEOUT_MS, ...(caPem ? { ca: caPem } : {}) };
+  const checkIdentity = (host: string, cert: PeerCertificate) =>
+    void (identityError = checkServerIdentity(host, cert)?.message);
+  const options = {
+    agent: false,
+    rejectUnauthorized: false,
+    checkServerIdentity: checkIdentity,
+    timeout: TIMEOUT_MS,
+    ...(caPem ? { ca: caPem } : {}),
+  };
   return new Promise((resolve, reject) => {
     const req = request(url, options, (res) => {
       const socket = res.socket as TLSSocket;
@@ -73,7 +110,11 @@ function getOverTls(url: URL, caPem?: string): Promise<TlsAnswer> {
 }
 
 /** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */
-function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, answer: TlsAnswer | Error, now: number): Finding {
+function checkUrlCertificate(
+  { fn, configName, webhook }: FoundWebhook,
+  answer: TlsAnswer | Error,
+  now: number,
+): Finding {
   const check = `certificates/${fn}`;
   const { hostname, origin, pathname } = new URL(webhook.clientConfig!.url!);
   // A path secret (anything after /expand or /authorize) is masked.
@@ -81,7 +122,12 @@ function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, answer: 
   if (answer instanceof Error) {
     // The API server may reach what doctor cannot (another network): the end-to-end probes have the last word.
     const message = `${shown} cannot be reached from where doctor runs: ${answer.message}`;
-    return finding(check, "warn", message, "check the URL and that the function runs; the end-to-end probes show what the API server reaches");
+    return finding(
+      check,
+      "warn",
+      message,
+      "check the URL and that the function runs; the end-to-end probes show what the API server reaches",
+    );
   }
   const where = `${shown} from where doctor runs`;
   const fix = `serve a certificate for ${hostname} signed by the CA in the caBundle of ${configName}`;
@@ -101,14 +147,20 @@ function checkUrlCertificate({ fn, configName, webhook }: FoundWebhook, answer: 
  * Why a Service's function cannot answer, from the Deployment the chart names like the Service: scaled to 0, or no
  * replica Ready. Undefined when there is no such Deployment, doctor may not read it, or its replicas are Ready.
  */
-async function explainDeployment(cluster: DoctorCluster, service: { namespace: string; name: string }): Promise<{ message: string; fix: string } | undefined> {
+async function explainDeployment(
+  cluster: DoctorCluster,
+  service: { namespace: string; name: string },
+): Promise<{ message: string; fix: string } | undefined> {
   const path = `/apis/apps/v1/namespaces/${service.namespace}/deployments/${service.name}`;
   const answer = await cluster.request({ method: "GET", path }).catch(() => undefined);
   if (answer?.status !== 200) return undefined;
   const { spec, status } = answer.body as { spec?: { replicas?: number }; status?: { readyReplicas?: number } };
   const name = `Deployment ${service.namespace}/${service.name}`;
   if (spec?.replicas === 0) {
-    return { message: `${name} is scaled to 0 replicas: no pod answers, so every GMSA pod is refused`, fix: `kubectl scale deployment -n ${service.namespace} ${service.name} --replicas=2` };
+    return {
+      message: `${name} is scaled to 0 replicas: no pod answers, so every GMSA pod is refused`,
+      fix: `kubectl scale deployment -n ${service.namespace} ${service.name} --replicas=2`,
+    };
   }
   if ((status?.readyReplicas ?? 0) === 0) {
     const fix = `kubectl describe deployment -n ${service.namespace} ${service.name}, then kubectl logs -n ${service.namespace} deploy/${service.name}`;
@@ -134,7 +186,9 @@ export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook,
     // Beside the review path, before any path secret.
     readyz.pathname = readyz.pathname.slice(0, readyz.pathname.lastIndexOf(`/${fn}`)) + "/readyz";
     where = `${readyz.origin}${readyz.pathname} from where doctor runs`;
-    answer = await getOverTls(readyz, caBundle && Buffer.from(caBundle, "base64").toString("utf8")).catch((error: Error) => error);
+    answer = await getOverTls(readyz, caBundle && Buffer.from(caBundle, "base64").toString("utf8")).catch(
+      (error: Error) => error,
+    );
     const served = checkUrlCertificate(found, answer, now);
     // A caBundle that failed (expired, no PEM) fails the chain too: that is the same fault, named once.
     if (served.status !== "fail" || !findings.some((f) => f.status === "fail")) findings.push(served);
@@ -147,8 +201,12 @@ export async function checkFunction(cluster: DoctorCluster, found: FoundWebhook,
   }
   if (answer.status === 200) return [...findings, finding(check, "pass", `${fn}: /readyz of ${where} answered 200`)];
   const workload = service && (await explainDeployment(cluster, service));
-  if (workload) return [...findings, finding(check, "fail", `${fn} (${configName}): ${workload.message}`, workload.fix)];
+  if (workload)
+    return [...findings, finding(check, "fail", `${fn} (${configName}): ${workload.message}`, workload.fix)];
   const reason = statusMessage(answer.body).trim();
   const message = `${fn} is not ready: /readyz of ${where} answered ${answer.status}${reason === "" ? "" : `: ${reason}`}`;
-  return [...findings, finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means")];
+  return [
+    ...findings,
+    finding(check, "fail", message, "read the function's log; docs/operations.md says what each reason means"),
+  ];
 }

@@ -11,7 +11,16 @@ import { clusterCommand, CLUSTER_FLAGS_USAGE, printResult } from "../cluster.ts"
 import { EXIT_INVALID, EXIT_OK } from "../io.ts";
 import { checkFunction } from "./certificates.ts";
 import { checkCrdAndCredSpecs } from "./credspecs.ts";
-import { buildDoctorReport, finding, formatFindingsText, listItems, listOrNone, type DoctorCluster, type DoctorOptions, type Finding } from "./findings.ts";
+import {
+  buildDoctorReport,
+  finding,
+  formatFindingsText,
+  listItems,
+  listOrNone,
+  type DoctorCluster,
+  type DoctorOptions,
+  type Finding,
+} from "./findings.ts";
 import { checkIdentities, findIdentities } from "./identities.ts";
 import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "./nodes.ts";
 import { checkOldOptOutLabel } from "./namespaces.ts";
@@ -26,7 +35,12 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   const nodes = await listItems<V1Node>(cluster, "nodes", "/api/v1/nodes");
   findings.push(Array.isArray(nodes) ? checkWindowsNodes(nodes) : nodes);
 
-  const list = (kind: string) => listItems<WebhookConfiguration>(cluster, "webhooks", `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations`);
+  const list = (kind: string) =>
+    listItems<WebhookConfiguration>(
+      cluster,
+      "webhooks",
+      `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations`,
+    );
   const [mutating, validating] = await Promise.all([list("mutating"), list("validating")]);
   if (!Array.isArray(mutating)) return [...findings, mutating];
   if (!Array.isArray(validating)) return [...findings, validating];
@@ -45,7 +59,11 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
     // A failing may-use probe explains a failing may-not-use one too: both pods meet the same webhooks.
     const inconclusive = earlierFailure && probe.status === "fail";
-    findings.push(inconclusive ? { ...probe, status: "skip", message: `${probe.message} (follows from the failures above)` } : probe);
+    findings.push(
+      inconclusive
+        ? { ...probe, status: "skip", message: `${probe.message} (follows from the failures above)` }
+        : probe,
+    );
     earlierFailure ||= probe.status === "fail";
   }
   if (webhooks.found.length === 0) findings.push(finding("end-to-end", "skip", "no webhook of ours is registered"));
@@ -59,8 +77,15 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
 function skipReadinessOfUnboundFunctions(findings: Finding[]): void {
   for (const fn of FUNCTION_NAMES) {
     if (!findings.some((f) => f.check === `rbac/${fn}` && f.status === "fail")) continue;
-    const index = findings.findIndex((f) => f.check === `readyz/${fn}` && f.status === "fail" && !f.message.includes("scaled to 0"));
-    if (index !== -1) findings[index] = { ...findings[index]!, status: "skip", message: `${findings[index]!.message} (follows from rbac/${fn} below)` };
+    const index = findings.findIndex(
+      (f) => f.check === `readyz/${fn}` && f.status === "fail" && !f.message.includes("scaled to 0"),
+    );
+    if (index !== -1)
+      findings[index] = {
+        ...findings[index]!,
+        status: "skip",
+        message: `${findings[index]!.message} (follows from rbac/${fn} below)`,
+      };
   }
 }
 
@@ -99,15 +124,23 @@ export const runDoctorCommand = clusterCommand({
   check({ values, positionals }) {
     const errors = positionals.map((p) => `unexpected argument ${JSON.stringify(p)}`);
     const { credspec, "service-account": sa } = values;
-    if (credspec !== undefined && !isDns1123Subdomain(credspec)) errors.push(`--credspec ${JSON.stringify(credspec)} is not a DNS-1123 subdomain`);
-    if (sa !== undefined && parseServiceAccountRef(sa) === undefined) errors.push(`--service-account ${JSON.stringify(sa)} is not <namespace>:<name>`);
-    for (const fn of FUNCTION_NAMES) if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
+    if (credspec !== undefined && !isDns1123Subdomain(credspec))
+      errors.push(`--credspec ${JSON.stringify(credspec)} is not a DNS-1123 subdomain`);
+    if (sa !== undefined && parseServiceAccountRef(sa) === undefined)
+      errors.push(`--service-account ${JSON.stringify(sa)} is not <namespace>:<name>`);
+    for (const fn of FUNCTION_NAMES)
+      if (values[`${fn}-identity`] === "") errors.push(`--${fn}-identity must not be empty`);
     return errors;
   },
   async run({ flags, values }, connection, io) {
     const { credspec, "service-account": sa, "expand-identity": expand, "authorize-identity": authorize } = values;
     const serviceAccount = sa === undefined ? undefined : parseServiceAccountRef(sa);
-    const findings = await runDoctor(connection, { credspec, serviceAccount, namespace: flags.namespace, identities: { expand, authorize } });
+    const findings = await runDoctor(connection, {
+      credspec,
+      serviceAccount,
+      namespace: flags.namespace,
+      identities: { expand, authorize },
+    });
     printResult(io, flags.output, buildDoctorReport(findings), (paint) => formatFindingsText(findings, paint));
     return findings.some((f) => f.status === "fail") ? EXIT_INVALID : EXIT_OK;
   },

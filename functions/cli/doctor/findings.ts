@@ -35,7 +35,9 @@ export function finding(check: string, status: Finding["status"], message: strin
 /** The `items` of every page of a list, or the failure when the list could not be read. */
 export function listItems<T>(cluster: DoctorCluster, check: string, path: string): Promise<T[] | Finding> {
   const fix = "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)";
-  return (listAll(cluster, path, `GET ${path}`) as Promise<T[]>).catch((error: Error) => finding(check, "fail", error.message, fix));
+  return (listAll(cluster, path, `GET ${path}`) as Promise<T[]>).catch((error: Error) =>
+    finding(check, "fail", error.message, fix),
+  );
 }
 
 /** The `items` of every page of a list, or none when it could not be read (what is looked for is then not found). */
@@ -51,13 +53,21 @@ export function statusMessage(body: unknown): string {
 }
 
 /** What `-o json|yaml` prints: the findings and the count of each status. */
-export function buildDoctorReport(findings: readonly Finding[]): { findings: readonly Finding[]; summary: Record<Finding["status"], number> } {
+export function buildDoctorReport(findings: readonly Finding[]): {
+  findings: readonly Finding[];
+  summary: Record<Finding["status"], number>;
+} {
   const summary = { pass: 0, warn: 0, fail: 0, skip: 0 };
   for (const f of findings) summary[f.status]++;
   return { findings, summary };
 }
 
-const TAGS = { pass: ["ok  ", "ok"], warn: ["warn", "warn"], fail: ["FAIL", "bad"], skip: ["skip", undefined] } as const;
+const TAGS = {
+  pass: ["ok  ", "ok"],
+  warn: ["warn", "warn"],
+  fail: ["FAIL", "bad"],
+  skip: ["skip", undefined],
+} as const;
 
 /** Text: `FAIL check  message`, the fix indented below, and a closing count; `paint` colours only the tags. */
 export function formatFindingsText(findings: readonly Finding[], paint?: Pick<Paint, "ok" | "bad" | "warn">): string {

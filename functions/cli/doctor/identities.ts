@@ -19,18 +19,28 @@ function parseIdentity(user: string): Identity {
 type ServiceAccount = { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
 
 /** Each function's identity: the user name `given` for it, else the chart's ServiceAccount, else infra/rbac's, if any. */
-export async function findIdentities(cluster: DoctorCluster, given: Partial<Record<FunctionName, string | undefined>> = {}) {
+export async function findIdentities(
+  cluster: DoctorCluster,
+  given: Partial<Record<FunctionName, string | undefined>> = {},
+) {
   const identities: Partial<Record<FunctionName, Identity>> = {};
   for (const fn of FUNCTION_NAMES) if (given[fn] !== undefined) identities[fn] = parseIdentity(given[fn]);
   const wanted = FUNCTION_NAMES.filter((fn) => identities[fn] === undefined);
   if (wanted.length === 0) return identities;
-  const response = await cluster.request({ method: "GET", path: "/api/v1/serviceaccounts", query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" } });
+  const response = await cluster.request({
+    method: "GET",
+    path: "/api/v1/serviceaccounts",
+    query: { labelSelector: "app.kubernetes.io/name=gmsa-webhooks" },
+  });
   const labelled = response.status === 200 ? ((response.body as { items?: ServiceAccount[] }).items ?? []) : [];
   for (const fn of wanted) {
     const chart = labelled.find((sa) => sa.metadata.labels?.["app.kubernetes.io/component"] === fn);
     if (chart !== undefined) {
       identities[fn] = serviceAccountSubject(chart.metadata.namespace, chart.metadata.name);
-    } else if ((await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` })).status === 200) {
+    } else if (
+      (await cluster.request({ method: "GET", path: `/api/v1/namespaces/gmsa-webhooks/serviceaccounts/gmsa-${fn}` }))
+        .status === 200
+    ) {
       identities[fn] = serviceAccountSubject("gmsa-webhooks", `gmsa-${fn}`);
     }
   }
@@ -38,7 +48,10 @@ export async function findIdentities(cluster: DoctorCluster, given: Partial<Reco
 }
 
 /** SubjectAccessReviews (cluster-wide) for each required permission of each known identity. */
-export async function checkIdentities(cluster: DoctorCluster, identities: Partial<Record<FunctionName, Identity>>): Promise<Finding[]> {
+export async function checkIdentities(
+  cluster: DoctorCluster,
+  identities: Partial<Record<FunctionName, Identity>>,
+): Promise<Finding[]> {
   const findings: Finding[] = [];
   for (const fn of FUNCTION_NAMES) {
     const check = `rbac/${fn}`;
@@ -50,20 +63,43 @@ export async function checkIdentities(cluster: DoctorCluster, identities: Partia
     }
     const missing: string[] = [];
     for (const access of FUNCTION_NEEDS[fn]) {
-      const body = { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { ...identity, resourceAttributes: access } };
-      const response = await cluster.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, asCaller: true });
+      const body = {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: { ...identity, resourceAttributes: access },
+      };
+      const response = await cluster.request({
+        method: "POST",
+        path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+        body,
+        asCaller: true,
+      });
       if (response.status !== 201 && response.status !== 200) {
         const message = `a SubjectAccessReview for ${identity.user} answered ${response.status}: ${statusMessage(response.body)}`;
         findings.push(finding(check, "fail", message, "doctor needs create on subjectaccessreviews (docs/doctor.md)"));
         continue;
       }
-      if (readAccessVerdict(response.body)?.allowed !== true) missing.push(`${access.verb} ${access.resource}.${access.group}`);
+      if (readAccessVerdict(response.body)?.allowed !== true)
+        missing.push(`${access.verb} ${access.resource}.${access.group}`);
     }
     if (missing.length > 0) {
       const message = `${fn}'s identity ${identity.user} may not ${missing.join(", ")} in every namespace: its RBAC is missing`;
-      findings.push(finding(check, "fail", message, `apply infra/rbac/${fn}.yaml (or the chart's rbac) binding ClusterRole gmsa-webhooks:${fn} to it`));
+      findings.push(
+        finding(
+          check,
+          "fail",
+          message,
+          `apply infra/rbac/${fn}.yaml (or the chart's rbac) binding ClusterRole gmsa-webhooks:${fn} to it`,
+        ),
+      );
     } else {
-      findings.push(finding(check, "pass", `${fn}'s identity ${identity.user} may ${FUNCTION_NEEDS[fn].map((a) => `${a.verb} ${a.resource}`).join(" and ")}`));
+      findings.push(
+        finding(
+          check,
+          "pass",
+          `${fn}'s identity ${identity.user} may ${FUNCTION_NEEDS[fn].map((a) => `${a.verb} ${a.resource}`).join(" and ")}`,
+        ),
+      );
     }
   }
   return findings;

@@ -12,7 +12,9 @@ const MAX_NAMED = 10;
 
 /** One warning naming the namespaces labelled `windows.k8s.io/disabled: "true"`, with the fix; none when there are none. */
 export function checkOldOptOutLabel(namespaces: readonly V1Namespace[]): Finding[] {
-  const names = namespaces.filter((n) => n.metadata?.labels?.[OLD_OPT_OUT_LABEL] === "true").flatMap((n) => n.metadata?.name ?? []);
+  const names = namespaces
+    .filter((n) => n.metadata?.labels?.[OLD_OPT_OUT_LABEL] === "true")
+    .flatMap((n) => n.metadata?.name ?? []);
   if (names.length === 0) return [];
   const more = names.length > MAX_NAMED ? ` and ${names.length - MAX_NAMED} more` : "";
   const listed = names.slice(0, MAX_NAMED).join(", ") + more;

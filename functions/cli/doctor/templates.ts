@@ -14,7 +14,11 @@ type Workload = {
 };
 
 /** One pod template: `label` names its workload (`Deployment web/app`). */
-export type PodTemplate = { label: string; namespace: string; pod: { metadata: V1ObjectMeta; spec: V1PodTemplateSpec["spec"] } };
+export type PodTemplate = {
+  label: string;
+  namespace: string;
+  pod: { metadata: V1ObjectMeta; spec: V1PodTemplateSpec["spec"] };
+};
 
 const KINDS = [
   ["Deployment", "/apis/apps/v1/deployments"],
@@ -31,14 +35,22 @@ const KINDS = [
  * Jobs, which make no more pods. A kind doctor may not list is left out too (docs/doctor.md, RBAC for doctor).
  */
 export async function listPodTemplates(cluster: DoctorCluster): Promise<PodTemplate[]> {
-  const lists = await Promise.all(KINDS.map(async ([kind, path]) => ({ kind, items: await listOrNone<Workload>(cluster, path) })));
+  const lists = await Promise.all(
+    KINDS.map(async ([kind, path]) => ({ kind, items: await listOrNone<Workload>(cluster, path) })),
+  );
   return lists.flatMap(({ kind, items }) =>
     items.flatMap((w): PodTemplate[] => {
       const owned = w.metadata?.ownerReferences?.some((o) => o.controller === true) === true;
       const template = w.spec?.template ?? w.spec?.jobTemplate?.spec?.template;
       if (owned || w.status?.completionTime !== undefined || template === undefined) return [];
       const namespace = w.metadata?.namespace ?? "";
-      return [{ label: `${kind} ${namespace}/${w.metadata?.name ?? ""}`, namespace, pod: { metadata: { ...template.metadata, namespace }, spec: template.spec } }];
+      return [
+        {
+          label: `${kind} ${namespace}/${w.metadata?.name ?? ""}`,
+          namespace,
+          pod: { metadata: { ...template.metadata, namespace }, spec: template.spec },
+        },
+      ];
     }),
   );
 }

@@ -2,8 +2,18 @@
 import { readFile } from "node:fs/promises";
 import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createStaticTokenSource } from "../../../shared/credentials/token-source.ts";
-import { selectTokenSource, type TokenSourceCapabilities, type TokenSourceChoice } from "../../../shared/credentials/select-token-source.ts";
-import { CLOUD_TOKENS, KubeConfigurationError, withoutPluginSecrets, type CloudTokenKind, type KubeSettings } from "../../../shared/config/index.ts";
+import {
+  selectTokenSource,
+  type TokenSourceCapabilities,
+  type TokenSourceChoice,
+} from "../../../shared/credentials/select-token-source.ts";
+import {
+  CLOUD_TOKENS,
+  KubeConfigurationError,
+  withoutPluginSecrets,
+  type CloudTokenKind,
+  type KubeSettings,
+} from "../../../shared/config/index.ts";
 import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeGmsaClient } from "../../../shared/kube/client.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
@@ -32,21 +42,38 @@ export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
 export type KubeCounters = ReturnType<KubeGmsaClient["stats"]> & { execRuns?: ExecRunCounters };
 
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
-const NODE_CAPABILITIES: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: CLOUD_TOKENS };
+const NODE_CAPABILITIES: TokenSourceCapabilities = {
+  runtime: "Node",
+  exec: true,
+  tokenFile: true,
+  clientCertificate: true,
+  cloudTokens: CLOUD_TOKENS,
+};
 
 /**
  * The token source `choice` names; a static token or client certificate never refreshes. Each kind but a static token
  * is imported when chosen, so a bundle loads only its own.
  */
-async function buildTokenSource(choice: TokenSourceChoice, { target, caPem }: NodeKubeTarget, options: NodeGmsaClientOptions) {
-  const common = (source: TokenRefreshSource) => ({ shareInFlight: true, now: options.now, monotonic: options.monotonic, onRefresh: options.refreshObserver?.(source) });
+async function buildTokenSource(
+  choice: TokenSourceChoice,
+  { target, caPem }: NodeKubeTarget,
+  options: NodeGmsaClientOptions,
+) {
+  const common = (source: TokenRefreshSource) => ({
+    shareInFlight: true,
+    now: options.now,
+    monotonic: options.monotonic,
+    onRefresh: options.refreshObserver?.(source),
+  });
   switch (choice.kind) {
     case "exec": {
       const [{ createExecTokenSource }, { killRunningPlugins, runPlugin: spawnPlugin }] = await Promise.all([
         import("../../../shared/credentials/exec-credential.ts"),
         import("./run-plugin.ts"),
       ]);
-      const caData = target.cluster.certificateAuthorityData ?? (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
+      const caData =
+        target.cluster.certificateAuthorityData ??
+        (caPem === undefined ? undefined : Buffer.from(caPem).toString("base64"));
       const exec = createExecTokenSource({
         ...common("exec"),
         exec: choice.exec,
@@ -61,7 +88,13 @@ async function buildTokenSource(choice: TokenSourceChoice, { target, caPem }: No
       return { tokenSource: createStaticTokenSource({ token: choice.token }) };
     case "tokenFile": {
       const { createTokenFileSource } = await import("../../../shared/credentials/token-file.ts");
-      return { tokenSource: createTokenFileSource({ ...common("token_file"), path: choice.tokenFile, readText: (file) => readFile(file, "utf8") }) };
+      return {
+        tokenSource: createTokenFileSource({
+          ...common("token_file"),
+          path: choice.tokenFile,
+          readText: (file) => readFile(file, "utf8"),
+        }),
+      };
     }
     case "jwt": {
       const { createJwtTokenSource } = await import("../../../shared/credentials/jwt.ts");
@@ -97,7 +130,13 @@ export async function loadNodeKubeCredentials(settings: KubeSettings, options: N
  * @throws KubeConfigurationError with every problem found.
  */
 export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
-  const { loaded, tokenSource, execCounters, warnings, close: closeSource } = await loadNodeKubeCredentials(settings, options);
+  const {
+    loaded,
+    tokenSource,
+    execCounters,
+    warnings,
+    close: closeSource,
+  } = await loadNodeKubeCredentials(settings, options);
   const { cluster } = loaded.target;
   const transport = createHttpsKubeFetch({ ...cluster, ca: loaded.caPem, clientCertificate: loaded.clientCertificate });
   const client = createKubeGmsaClient({
@@ -114,7 +153,10 @@ export async function createNodeGmsaClient(settings: KubeSettings, options: Node
   return {
     client,
     warnings,
-    counters: (): KubeCounters => ({ ...client.stats(), ...(execCounters === undefined ? {} : { execRuns: execCounters() }) }),
+    counters: (): KubeCounters => ({
+      ...client.stats(),
+      ...(execCounters === undefined ? {} : { execRuns: execCounters() }),
+    }),
     close: (): Promise<void> => {
       closeSource();
       return transport.close();

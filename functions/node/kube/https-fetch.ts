@@ -17,7 +17,9 @@ import type { KubeCluster } from "../../../shared/kubeconfig/kube-target.ts";
  * Node's default roots; `clientCertificate` is the kubeconfig's (per-request ones come with each call); `headers` go
  * with every request, an array as one line per value (the CLI's impersonation); `connections` per origin, default 16.
  */
-export interface KeepAliveFetchOptions extends Partial<Pick<KubeCluster, "insecureSkipTlsVerify" | "tlsServerName" | "proxyUrl">> {
+export interface KeepAliveFetchOptions extends Partial<
+  Pick<KubeCluster, "insecureSkipTlsVerify" | "tlsServerName" | "proxyUrl">
+> {
   ca?: string | undefined;
   clientCertificate?: ClientCertificate | undefined;
   headers?: Record<string, string | string[]>;
@@ -38,12 +40,17 @@ function retire(agent: HttpAgent): void {
  * @returns the fetch, and `close` for the connection pools (Agents) behind it: idle sockets now, busy ones once done.
  * @throws TypeError for a `proxyUrl` on a Node older than 24.5 (it would otherwise be silently bypassed).
  */
-export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fetch: KubeFetch; close(): Promise<void> } {
+export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): {
+  fetch: KubeFetch;
+  close(): Promise<void>;
+} {
   // Node's built-in proxy support for Agents (`proxyEnv`) arrived in 24.5.
   const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-  if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5))) throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
+  if (options.proxyUrl !== undefined && (major < 24 || (major === 24 && minor < 5)))
+    throw new TypeError("kubeconfig proxy-url needs Node 24.5 or later");
   // The proxy applies to every request to the cluster (kubectl's proxy-url has no NO_PROXY).
-  const proxyEnv = options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
+  const proxyEnv =
+    options.proxyUrl === undefined ? {} : { proxyEnv: { HTTPS_PROXY: options.proxyUrl, HTTP_PROXY: options.proxyUrl } };
   const plainAgent = new HttpAgent({ keepAlive: true, maxSockets: options.connections ?? 16, ...proxyEnv });
   // One Agent per client certificate, made on first use; retiring one (evicted or closed) lets its busy sockets finish.
   const agents = new LRUCache<string, HttpAgent, ClientCertificate | undefined>({
@@ -64,7 +71,9 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
       }),
   });
   const agentFor = (certificate: ClientCertificate | undefined): HttpAgent =>
-    agents.memo(certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`, { context: certificate });
+    agents.memo(certificate === undefined ? "" : `${certificate.certificate}\n${certificate.key}`, {
+      context: certificate,
+    });
 
   const fetch: KubeFetch = (url, init, clientCertificate) =>
     new Promise<KubeResponse>((resolve, reject) => {
@@ -80,14 +89,22 @@ export function createHttpsKubeFetch(options: KeepAliveFetchOptions = {}): { fet
         // As fetch: an abort rejects with the signal's reason (AbortError, TimeoutError); anything else is a TypeError
         // whose `cause` carries Node's error `code`.
         if (signal?.aborted !== true) reject(new TypeError("fetch failed", { cause: error }));
-        else reject(signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError"));
+        else
+          reject(
+            signal.reason instanceof Error
+              ? signal.reason
+              : new DOMException("This operation was aborted", "AbortError"),
+          );
       };
       req.once("error", fail);
       req.once("response", (res) => {
         // As fetch's Headers give it: every field of that name, joined by ", ".
         const get = (name: string): string | null => res.headersDistinct[name.toLowerCase()]?.join(", ") ?? null;
         // A response cut short fails with Node's ECONNRESET.
-        readText(res).then((text) => resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) }), fail);
+        readText(res).then(
+          (text) => resolve({ status: res.statusCode ?? 0, headers: { get }, text: () => Promise.resolve(text) }),
+          fail,
+        );
       });
       req.end(init.body);
     });

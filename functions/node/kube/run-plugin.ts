@@ -21,7 +21,10 @@ function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     if (process.platform === "win32") {
-      spawn("taskkill", ["/pid", String(child.pid), "/T", "/F"], { stdio: "ignore", windowsHide: true }).on("error", () => undefined);
+      spawn("taskkill", ["/pid", String(child.pid), "/T", "/F"], { stdio: "ignore", windowsHide: true }).on(
+        "error",
+        () => undefined,
+      );
     } else {
       process.kill(-child.pid, signal);
     }
@@ -99,7 +102,8 @@ const spawnPlugin: RunPlugin = (file, args, env, { timeoutMs, signal }) =>
     const done = (exitCode: number | null): void => {
       const stderrText = stderr.toString("utf8");
       if (killedFor === "timeout") finish({ outcome: "timeout", stderr: stderrText });
-      else if (killedFor === "output") finish({ outcome: "spawn-error", message: `stdout exceeded ${MAX_STDOUT_BYTES} bytes` });
+      else if (killedFor === "output")
+        finish({ outcome: "spawn-error", message: `stdout exceeded ${MAX_STDOUT_BYTES} bytes` });
       else finish({ outcome: "exited", exitCode, stdout: Buffer.concat(stdout).toString("utf8"), stderr: stderrText });
     };
     child.on("exit", (exitCode) => timers.push(setTimeout(() => done(exitCode), CLOSE_GRACE_MS)));
@@ -136,11 +140,17 @@ async function lookPath(command: string): Promise<{ file: string } | PluginRunRe
   const windows = process.platform === "win32";
   const paths = windows ? path.win32 : path.posix;
   const extensions = windows
-    ? (process.env["PATHEXT"] ?? ".com;.exe;.bat;.cmd").split(";").filter((ext) => ext !== "").map((ext) => ext.toLowerCase())
+    ? (process.env["PATHEXT"] ?? ".com;.exe;.bat;.cmd")
+        .split(";")
+        .filter((ext) => ext !== "")
+        .map((ext) => ext.toLowerCase())
     : [];
   // Windows: the name as given when it already ends in a runnable extension, then the name with each extension.
   const names = windows
-    ? [...(extensions.includes(paths.extname(command).toLowerCase()) ? [command] : []), ...extensions.map((ext) => command + ext)]
+    ? [
+        ...(extensions.includes(paths.extname(command).toLowerCase()) ? [command] : []),
+        ...extensions.map((ext) => command + ext),
+      ]
     : [command];
   const hasSeparator = windows ? /[\\/:]/.test(command) : command.includes("/");
   if (hasSeparator) {
@@ -157,7 +167,10 @@ async function lookPath(command: string): Promise<{ file: string } | PluginRunRe
       const file = paths.join(dir, name);
       if (!(await isExecutable(file, windows))) continue;
       if (paths.isAbsolute(file)) return { file };
-      return { outcome: "spawn-error", message: `found as ${file} through a relative PATH entry, which client-go refuses too` };
+      return {
+        outcome: "spawn-error",
+        message: `found as ${file} through a relative PATH entry, which client-go refuses too`,
+      };
     }
   }
   return { outcome: "not-found" };

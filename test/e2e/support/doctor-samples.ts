@@ -25,15 +25,22 @@ function shapeOf(line: string): RegExp {
 /** Expects `output` (doctor's text, no colour) to have the shape of the sample of `file`. */
 export async function expectSampleShape(file: string, output: string): Promise<void> {
   const sample = await readDoctorSample(file);
-  const lines = output.split("\n").filter((line) => line.trim() !== "").map((line) => line.trim());
+  const lines = output
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => line.trim());
   const excerpt = sample.includes("...");
   const wanted = sample.filter((line) => line !== "...");
-  if (!excerpt) expect(lines.length, `${file}'s sample has as many lines as the output:\n${output}`).toBe(wanted.length);
+  if (!excerpt)
+    expect(lines.length, `${file}'s sample has as many lines as the output:\n${output}`).toBe(wanted.length);
   let at = 0;
   for (const line of wanted) {
     const shape = shapeOf(line);
     while (at < lines.length && !shape.test(lines[at]!)) at++;
-    expect(at < lines.length, `${file}: no output line (in order) has the shape of\n  ${line}\noutput:\n${output}`).toBe(true);
+    expect(
+      at < lines.length,
+      `${file}: no output line (in order) has the shape of\n  ${line}\noutput:\n${output}`,
+    ).toBe(true);
     at++;
   }
 }

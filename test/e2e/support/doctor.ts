@@ -27,7 +27,11 @@ const OPERATOR_NAMESPACE = "default";
  */
 export async function createDoctorOperator(cluster: LocalClusterInfo, name: string) {
   const admin = adminEndpoint(cluster);
-  const account: KubeObject = { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: OPERATOR_NAMESPACE } };
+  const account: KubeObject = {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name, namespace: OPERATOR_NAMESPACE },
+  };
   await applyObjects(admin, [account]);
   const issued = await kubeRequestOk<{ status: { token: string } }>(admin, `${objectPath(account)}/token`, {
     method: "POST",
@@ -44,7 +48,10 @@ export async function createDoctorOperator(cluster: LocalClusterInfo, name: stri
   return {
     kubeconfig,
     async bind(namespaces: OperatorNamespaces): Promise<void> {
-      const roles = [...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")), ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml"))];
+      const roles = [
+        ...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")),
+        ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml")),
+      ];
       const bind = (role: string, namespace?: string): KubeObject => ({
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: namespace === undefined ? "ClusterRoleBinding" : "RoleBinding",
@@ -56,7 +63,9 @@ export async function createDoctorOperator(cluster: LocalClusterInfo, name: stri
         bind("gmsa-webhooks:kubectl-gmsa-reader"),
         bind("gmsa-webhooks:kubectl-gmsa-doctor"),
         bind("gmsa-webhooks:kubectl-gmsa-dry-run", namespaces.probe),
-        ...(namespaces.functions === undefined ? [] : [bind("gmsa-webhooks:kubectl-gmsa-doctor-proxy", namespaces.functions)]),
+        ...(namespaces.functions === undefined
+          ? []
+          : [bind("gmsa-webhooks:kubectl-gmsa-doctor-proxy", namespaces.functions)]),
       ];
       await applyObjects(admin, [...roles, ...bindings]);
       applied.push(...bindings, ...roles);

@@ -67,7 +67,12 @@ export function faultPod(caseName: string, n: number): Pod {
 export function directReview(uid: string, credspec: string, contents?: string): string {
   const pod = buildPod("faults", uid, {
     serviceAccountName: "gmsa-app",
-    containers: [container("app", { gmsaCredentialSpecName: credspec, ...(contents === undefined ? {} : { gmsaCredentialSpec: contents }) })],
+    containers: [
+      container("app", {
+        gmsaCredentialSpecName: credspec,
+        ...(contents === undefined ? {} : { gmsaCredentialSpec: contents }),
+      }),
+    ],
   });
   return JSON.stringify(buildReview(pod, { uid, namespace: "default" }));
 }
@@ -77,7 +82,8 @@ const WEBHOOK_DENIAL = /admission webhook "[^"]+" denied the request/;
 /** Judges a denial's code against the case. */
 function judgeDenial(faultCase: FaultCase, code: number | undefined): FaultAnswer {
   if (code === 500) return { outcome: "failClosed" };
-  const wrong = code !== undefined && faultCase.denialCodes.includes(code) ? undefined : `denied with code ${String(code)}`;
+  const wrong =
+    code !== undefined && faultCase.denialCodes.includes(code) ? undefined : `denied with code ${String(code)}`;
   return { outcome: "denied", ...(wrong === undefined ? {} : { wrong }) };
 }
 
@@ -90,7 +96,10 @@ export function judgePodCreate(faultCase: FaultCase, status: number, text: strin
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
-    return { outcome: status >= 500 ? "apiserver" : "other", ...(status < 500 ? { wrong: `HTTP ${status}, not JSON` } : {}) };
+    return {
+      outcome: status >= 500 ? "apiserver" : "other",
+      ...(status < 500 ? { wrong: `HTTP ${status}, not JSON` } : {}),
+    };
   }
   if (status === 201) {
     if (!faultCase.admissible) return { outcome: "admitted", wrong: "admitted" };
@@ -101,15 +110,29 @@ export function judgePodCreate(faultCase: FaultCase, status: number, text: strin
   const message = body.message ?? "";
   if (WEBHOOK_DENIAL.test(message)) return judgeDenial(faultCase, body.code ?? status);
   // The API server could not call a function: it crashed, hung past the webhook timeout or answered no review.
-  if (message.includes("failed calling webhook")) return { outcome: "other", wrong: `not answered: ${message.slice(0, 200)}` };
-  return { outcome: status >= 500 || status === 429 ? "apiserver" : "other", ...(status >= 500 || status === 429 ? {} : { wrong: `HTTP ${status}: ${message.slice(0, 200)}` }) };
+  if (message.includes("failed calling webhook"))
+    return { outcome: "other", wrong: `not answered: ${message.slice(0, 200)}` };
+  return {
+    outcome: status >= 500 || status === 429 ? "apiserver" : "other",
+    ...(status >= 500 || status === 429 ? {} : { wrong: `HTTP ${status}: ${message.slice(0, 200)}` }),
+  };
 }
 
 /** Judges a function's answer to a review sent straight to it. */
-export function judgeDirect(faultCase: FaultCase, fn: "expand" | "authorize", status: number, text: string): FaultAnswer {
+export function judgeDirect(
+  faultCase: FaultCase,
+  fn: "expand" | "authorize",
+  status: number,
+  text: string,
+): FaultAnswer {
   if (status !== 200) return { outcome: "other", wrong: `HTTP ${status}: ${text.slice(0, 200)}` };
-  const { response } = JSON.parse(text) as { response: { allowed: boolean; patch?: string; status?: { code?: number } } };
+  const { response } = JSON.parse(text) as {
+    response: { allowed: boolean; patch?: string; status?: { code?: number } };
+  };
   if (!response.allowed) return judgeDenial(faultCase, response.status?.code);
   if (!faultCase.admissible) return { outcome: "admitted", wrong: "allowed" };
-  return { outcome: "admitted", ...(fn === "expand" && response.patch === undefined ? { wrong: "allowed without a patch" } : {}) };
+  return {
+    outcome: "admitted",
+    ...(fn === "expand" && response.patch === undefined ? { wrong: "allowed without a patch" } : {}),
+  };
 }

@@ -64,7 +64,11 @@ export function startFaultLoad(options: FaultLoadOptions): FaultLoad {
   const concurrency = options.apiserverConcurrency ?? 4;
   const pool = (origin: string, connections: number) =>
     new Pool(origin, { connections, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } });
-  const pools = { apiserver: pool(cluster.server, concurrency), expand: pool(stack.expandBaseUrl, 2), authorize: pool(stack.authorizeBaseUrl, 2) };
+  const pools = {
+    apiserver: pool(cluster.server, concurrency),
+    expand: pool(stack.expandBaseUrl, 2),
+    authorize: pool(stack.authorizeBaseUrl, 2),
+  };
   const records: FaultRecord[] = [];
   const began = performance.now();
   const elapsedMs = () => performance.now() - began;
@@ -106,7 +110,11 @@ export function startFaultLoad(options: FaultLoadOptions): FaultLoad {
       await send(
         faultCase,
         pools.apiserver,
-        { path: "/api/v1/namespaces/default/pods?dryRun=All", headers: { authorization: `Bearer ${cluster.adminToken}` }, body: JSON.stringify(faultPod(faultCase.name, n)) },
+        {
+          path: "/api/v1/namespaces/default/pods?dryRun=All",
+          headers: { authorization: `Bearer ${cluster.adminToken}` },
+          body: JSON.stringify(faultPod(faultCase.name, n)),
+        },
         (status, text) => judgePodCreate(faultCase, status, text, options.webapp01),
       );
     }
@@ -125,7 +133,11 @@ export function startFaultLoad(options: FaultLoadOptions): FaultLoad {
       await send(
         faultCase,
         pools[fn],
-        { path: `/${fn}?timeout=10s`, headers: { authorization: `Bearer ${stack.callerToken}` }, body: directReview(uid, credspec, contents) },
+        {
+          path: `/${fn}?timeout=10s`,
+          headers: { authorization: `Bearer ${stack.callerToken}` },
+          body: directReview(uid, credspec, contents),
+        },
         (status, text) => judgeDirect(faultCase, fn, status, text),
       );
       await sleep(options.directIntervalMs ?? 150);

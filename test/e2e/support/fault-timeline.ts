@@ -40,7 +40,9 @@ export function formatTimeline(records: readonly FaultRecord[], phases: readonly
     `${"".padEnd(24)} | ${HEADER_CELLS} | ${HEADER_CELLS}`,
   ];
   for (let s = 0; s < seconds; s++) {
-    const inSecond = records.filter((r) => r.sentMs >= s * 1000 && r.sentMs < (s + 1) * 1000).sort((a, b) => a.sentMs - b.sentMs);
+    const inSecond = records
+      .filter((r) => r.sentMs >= s * 1000 && r.sentMs < (s + 1) * 1000)
+      .sort((a, b) => a.sentMs - b.sentMs);
     if (inSecond.length === 0) continue;
     lines.push(row(`${String(s).padEnd(5)} ${inSecond[0]!.phase.padEnd(18)}`, inSecond));
   }

@@ -8,7 +8,11 @@ import type { KubeObject } from "../../../infra/local/apply.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
 import { POD_CIDR } from "../../../infra/local/node-config.ts";
 import type { FunctionsStack } from "../../../infra/local/stack.ts";
-import { createHelmRunner as createBaseHelmRunner, type HelmResult, type HelmRunner as BaseHelmRunner } from "../../../infra/local/helm-runner.ts";
+import {
+  createHelmRunner as createBaseHelmRunner,
+  type HelmResult,
+  type HelmRunner as BaseHelmRunner,
+} from "../../../infra/local/helm-runner.ts";
 
 export type { HelmResult };
 
@@ -53,7 +57,9 @@ export function inClusterTestValues(callerToken: string): Record<string, unknown
  * `crd` is the chart's default: a CRD already in the cluster that the release does not own is left alone.
  */
 export function externalTestValues(caPem: string, stack: FunctionsStack): Record<string, unknown> {
-  const subjects = (fn: "expand" | "authorize") => [{ kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE }];
+  const subjects = (fn: "expand" | "authorize") => [
+    { kind: "ServiceAccount", name: functionServiceAccount(fn), namespace: FUNCTIONS_NAMESPACE },
+  ];
   return {
     mode: "external",
     callerAuth: { mode: "bearer" },

@@ -31,8 +31,10 @@ export type ReviewLogs = Record<"expand" | "authorize", string | string[]>;
 
 /** Reviews logged so far by each function (`"msg":"review"` lines). */
 export async function countReviews(logs: ReviewLogs): Promise<Record<"expand" | "authorize", number>> {
-  const countOne = async (file: string) => (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.includes('"msg":"review"')).length;
-  const count = async (files: string | string[]) => (await Promise.all([files].flat().map(countOne))).reduce((sum, n) => sum + n, 0);
+  const countOne = async (file: string) =>
+    (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.includes('"msg":"review"')).length;
+  const count = async (files: string | string[]) =>
+    (await Promise.all([files].flat().map(countOne))).reduce((sum, n) => sum + n, 0);
   const read = async () => ({ expand: await count(logs.expand), authorize: await count(logs.authorize) });
   // A review's log line leaves the server after its answer (one write per event-loop turn) and reaches the file
   // through the parent's pipe: count once two reads 300 ms apart agree, so a line still on its way is not missed.
@@ -48,13 +50,19 @@ export async function countReviews(logs: ReviewLogs): Promise<Record<"expand" | 
 
 /** A pod of `group` naming webapp01 at pod level, as `serviceAccountName` (default: the namespace's `default`). */
 export function gmsaPod(group: string, name: string, serviceAccountName?: string): Pod {
-  return buildPod(group, name, { ...(serviceAccountName ? { serviceAccountName } : {}), windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+  return buildPod(group, name, {
+    ...(serviceAccountName ? { serviceAccountName } : {}),
+    windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+  });
 }
 
 /** Creates a pod in `namespace` (the admin's request, webhooks included). */
 function createPodIn(cluster: LocalClusterInfo, namespace: string, pod: Pod, dryRun = false) {
   const query = dryRun ? "?dryRun=All" : "";
-  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods${query}`, { method: "POST", body: pod });
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods${query}`, {
+    method: "POST",
+    body: pod,
+  });
 }
 
 /**
@@ -81,7 +89,11 @@ export async function waitForGmsaWebhooks(cluster: LocalClusterInfo, group: stri
  */
 async function createOldOptOutNamespace(cluster: LocalClusterInfo): Promise<void> {
   await applyObjects(adminEndpoint(cluster), [
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: OLD_OPT_OUT_NAMESPACE, labels: { "windows.k8s.io/disabled": "true" } } },
+    {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: OLD_OPT_OUT_NAMESPACE, labels: { "windows.k8s.io/disabled": "true" } },
+    },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gmsa-app", namespace: OLD_OPT_OUT_NAMESPACE } },
   ]);
 }
@@ -110,7 +122,8 @@ export async function deleteNamespace(cluster: LocalClusterInfo, namespace: stri
     const path = collection.replace("{ns}", namespace);
     const { status, body } = await kubeRequest<{ items?: { metadata: { name: string } }[] }>(admin, path);
     if (status !== 200) continue;
-    for (const item of body.items ?? []) await kubeRequest(admin, `${path}/${item.metadata.name}`, { method: "DELETE" });
+    for (const item of body.items ?? [])
+      await kubeRequest(admin, `${path}/${item.metadata.name}`, { method: "DELETE" });
   }
   const deleted = await kubeRequest(admin, `/api/v1/namespaces/${namespace}`, { method: "DELETE" });
   if (deleted.status === 404) return;
@@ -130,7 +143,9 @@ export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, l
     const before = await countReviews(logs());
     const created = await createPod(cluster, gmsaPod(group, "expanded", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(await readCredSpec(cluster, "webapp01"));
+    expect(parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(
+      await readCredSpec(cluster, "webapp01"),
+    );
     const after = await countReviews(logs());
     expect(after.expand).toBe(before.expand + 1);
     expect(after.authorize).toBe(before.authorize + 1);

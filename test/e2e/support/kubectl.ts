@@ -22,7 +22,9 @@ export async function kubectl(args: string[]): Promise<KubectlOutput> {
     return await run("kubectl", args, { maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-      throw new Error("kubectl not found on PATH: this test runs it (Debian: apt-get install kubectl)", { cause: error });
+      throw new Error("kubectl not found on PATH: this test runs it (Debian: apt-get install kubectl)", {
+        cause: error,
+      });
     }
     throw error;
   }

@@ -12,7 +12,11 @@ export function podLogFiles(nodeDir: string, namespace: string, podPrefix: strin
   if (!existsSync(root)) return [];
   return readdirSync(root)
     .filter((dir) => dir.startsWith(`${namespace}_${podPrefix}`))
-    .flatMap((dir) => readdirSync(join(root, dir)).flatMap((container) => readdirSync(join(root, dir, container)).map((file) => join(root, dir, container, file))));
+    .flatMap((dir) =>
+      readdirSync(join(root, dir)).flatMap((container) =>
+        readdirSync(join(root, dir, container)).map((file) => join(root, dir, container, file)),
+      ),
+    );
 }
 
 /** A server process of a pod, as the kernel sees it. */
@@ -41,7 +45,9 @@ export function podServerProcesses(): PodProcess[] {
       if (!cmdline.includes("dist/node/server.mjs") || !cgroup.includes("/kubepods")) continue;
       const status = readFileSync(`/proc/${entry}/status`, "utf8");
       const field = (name: string): string => new RegExp(`^${name}:\\s*(.*)$`, "m").exec(status)?.[1]?.trim() ?? "";
-      const rootMount = readFileSync(`/proc/${entry}/mountinfo`, "utf8").split("\n").find((line) => line.split(" ")[4] === "/");
+      const rootMount = readFileSync(`/proc/${entry}/mountinfo`, "utf8")
+        .split("\n")
+        .find((line) => line.split(" ")[4] === "/");
       const memoryPath = /^\d+:memory:(\S+)$/m.exec(cgroup)?.[1] ?? "";
       found.push({
         pid: Number(entry),

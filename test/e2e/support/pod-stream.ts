@@ -26,7 +26,8 @@ export function startPodStream(cluster: LocalClusterInfo, group: string, interva
     while (running) {
       const started = Date.now();
       const created = await createPod(cluster, gmsaPod(group, `stream-${n++}`, "gmsa-app"), { dryRun: true });
-      if (created.status === 201 && created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec) counts.admitted++;
+      if (created.status === 201 && created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec)
+        counts.admitted++;
       else counts.refused.push({ status: created.status, message: created.body.message });
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, intervalMs - (Date.now() - started))));
     }

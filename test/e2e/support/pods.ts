@@ -25,7 +25,11 @@ export interface Status {
 }
 
 /** A container named `name` with optional windowsOptions. */
-export function container(name: string, windowsOptions?: WindowsOptions, extra: Record<string, unknown> = {}): Container {
+export function container(
+  name: string,
+  windowsOptions?: WindowsOptions,
+  extra: Record<string, unknown> = {},
+): Container {
   return { name, image: IMAGE, ...(windowsOptions ? { securityContext: { windowsOptions } } : {}), ...extra };
 }
 
@@ -73,7 +77,8 @@ export function getPod(cluster: LocalClusterInfo, name: string) {
 /** A JSON merge patch of a pod, or a strategic merge patch of a subresource such as `ephemeralcontainers`. */
 export function patchPod(cluster: LocalClusterInfo, name: string, body: unknown, subresource?: string) {
   const path = subresource === undefined ? `${PODS}/${name}` : `${PODS}/${name}/${subresource}`;
-  const contentType = subresource === undefined ? "application/merge-patch+json" : "application/strategic-merge-patch+json";
+  const contentType =
+    subresource === undefined ? "application/merge-patch+json" : "application/strategic-merge-patch+json";
   return kubeRequest<Pod & Status>(adminEndpoint(cluster), path, { method: "PATCH", contentType, body });
 }
 

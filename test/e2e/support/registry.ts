@@ -17,7 +17,13 @@ export interface LocalRegistry {
 /** Whether `command` is on PATH. */
 async function onPath(command: string): Promise<boolean> {
   for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
-    if (await access(path.join(dir, command)).then(() => true, () => false)) return true;
+    if (
+      await access(path.join(dir, command)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -28,12 +34,19 @@ async function onPath(command: string): Promise<boolean> {
  * @throws Error with the registry's log when it does not answer `/v2/` within 20 s.
  */
 export async function startLocalRegistry(workDir: string): Promise<LocalRegistry> {
-  for (const [command, pkg] of [["docker-registry", "docker-registry"], ["skopeo", "skopeo"]] as const) {
-    if (!(await onPath(command))) throw new Error(`${command} is not on PATH: apt-get install -y ${pkg} (test/tiers.ts prepares it for this file)`);
+  for (const [command, pkg] of [
+    ["docker-registry", "docker-registry"],
+    ["skopeo", "skopeo"],
+  ] as const) {
+    if (!(await onPath(command)))
+      throw new Error(`${command} is not on PATH: apt-get install -y ${pkg} (test/tiers.ts prepares it for this file)`);
   }
   const host = `127.0.0.1:${await freePort()}`;
   const config = path.join(workDir, "registry.yml");
-  await writeFile(config, `version: 0.1\nlog: { level: error }\nstorage: { inmemory: {} }\nhttp: { addr: "${host}" }\n`);
+  await writeFile(
+    config,
+    `version: 0.1\nlog: { level: error }\nstorage: { inmemory: {} }\nhttp: { addr: "${host}" }\n`,
+  );
   const logFile = path.join(workDir, "registry.log");
   const registry = await startProcess("docker-registry", "docker-registry", ["serve", config], logFile);
   try {

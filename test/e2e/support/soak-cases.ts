@@ -49,10 +49,30 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
     });
   const plain = buildPod("soak", "plain", { containers: [container("app")] });
   const cases: SoakCase[] = [
-    { name: "expand: GMSA pod, inlined", fn: "expand", body: (uid) => review(gmsa("ok"), uid), expect: { httpStatus: 200, allowed: true, patch: true } },
-    { name: "expand: unknown credspec (422)", fn: "expand", body: (uid) => review(gmsa("unknown", { credspec: "no-such-credspec" }), uid), expect: { httpStatus: 200, allowed: false, code: 422 } },
-    { name: "expand: no GMSA (allowed, no patch)", fn: "expand", body: (uid) => review(plain, uid), expect: { httpStatus: 200, allowed: true, patch: false } },
-    { name: "authorize: GMSA pod as expanded", fn: "authorize", body: (uid) => review(gmsa("ok", { contents }), uid), expect: { httpStatus: 200, allowed: true, patch: false } },
+    {
+      name: "expand: GMSA pod, inlined",
+      fn: "expand",
+      body: (uid) => review(gmsa("ok"), uid),
+      expect: { httpStatus: 200, allowed: true, patch: true },
+    },
+    {
+      name: "expand: unknown credspec (422)",
+      fn: "expand",
+      body: (uid) => review(gmsa("unknown", { credspec: "no-such-credspec" }), uid),
+      expect: { httpStatus: 200, allowed: false, code: 422 },
+    },
+    {
+      name: "expand: no GMSA (allowed, no patch)",
+      fn: "expand",
+      body: (uid) => review(plain, uid),
+      expect: { httpStatus: 200, allowed: true, patch: false },
+    },
+    {
+      name: "authorize: GMSA pod as expanded",
+      fn: "authorize",
+      body: (uid) => review(gmsa("ok", { contents }), uid),
+      expect: { httpStatus: 200, allowed: true, patch: false },
+    },
     {
       name: "authorize: service account may not use it (403)",
       fn: "authorize",
@@ -72,12 +92,27 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
       body: (uid) => review(gmsa("unknown", { credspec: "no-such-credspec", contents }), uid),
       expect: { httpStatus: 200, allowed: false, code: 403 },
     },
-    { name: "authorize: no GMSA (allowed)", fn: "authorize", body: (uid) => review(plain, uid), expect: { httpStatus: 200, allowed: true, patch: false } },
+    {
+      name: "authorize: no GMSA (allowed)",
+      fn: "authorize",
+      body: (uid) => review(plain, uid),
+      expect: { httpStatus: 200, allowed: true, patch: false },
+    },
   ];
   for (const fn of FUNCTION_NAMES) {
     cases.push(
-      { name: `${fn}: body is not JSON (HTTP 400)`, fn, body: () => '{"apiVersion": "admission.k8s.io/v1", "kind": ', expect: { httpStatus: 400 } },
-      { name: `${fn}: not an AdmissionReview (HTTP 400)`, fn, body: (uid) => JSON.stringify({ kind: "AdmissionReview", request: { uid } }), expect: { httpStatus: 400 } },
+      {
+        name: `${fn}: body is not JSON (HTTP 400)`,
+        fn,
+        body: () => '{"apiVersion": "admission.k8s.io/v1", "kind": ',
+        expect: { httpStatus: 400 },
+      },
+      {
+        name: `${fn}: not an AdmissionReview (HTTP 400)`,
+        fn,
+        body: (uid) => JSON.stringify({ kind: "AdmissionReview", request: { uid } }),
+        expect: { httpStatus: 400 },
+      },
     );
   }
   return cases;
@@ -96,7 +131,9 @@ export function checkSoakReply(soakCase: SoakCase, uid: string, status: number, 
   const response = reply.response ?? {};
   if (response.uid !== uid) return `uid ${String(response.uid)}, expected ${uid}`;
   if (response.allowed !== expect.allowed) return `allowed ${String(response.allowed)}: ${text.slice(0, 300)}`;
-  if (response.status?.code !== expect.code) return `code ${String(response.status?.code)}, expected ${String(expect.code)}: ${text.slice(0, 300)}`;
-  if (expect.patch !== undefined && (response.patch !== undefined) !== expect.patch) return `patch ${response.patch === undefined ? "missing" : "present"}`;
+  if (response.status?.code !== expect.code)
+    return `code ${String(response.status?.code)}, expected ${String(expect.code)}: ${text.slice(0, 300)}`;
+  if (expect.patch !== undefined && (response.patch !== undefined) !== expect.patch)
+    return `patch ${response.patch === undefined ? "missing" : "present"}`;
   return undefined;
 }

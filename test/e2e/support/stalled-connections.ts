@@ -62,7 +62,10 @@ const RETRY_PAUSE_MS = 50;
  * Opens stalled connections to `127.0.0.1:port`: TLS connections that send {@link HALF_HEADER}, and bare TCP ones,
  * {@link OPENING_CONCURRENCY} at a time.
  */
-export function openStalledConnections(port: number, { count, noHandshakeEvery, sources, sustainMs = 0 }: StallOptions): Stall {
+export function openStalledConnections(
+  port: number,
+  { count, noHandshakeEvery, sources, sustainMs = 0 }: StallOptions,
+): Stall {
   const began = performance.now();
   let sustainUntil = began + sustainMs;
   const connections: StalledConnection[] = [];

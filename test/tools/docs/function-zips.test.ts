@@ -17,7 +17,12 @@ const run = promisify(execFile);
 /** The lines of the guide's `sh` blocks that match `pattern`, one string per block that has any. */
 async function packagingLines(guide: string, pattern: RegExp): Promise<string[]> {
   return shellBlocks(await readRepoFile(guide))
-    .map((block) => block.split("\n").filter((line) => pattern.test(line)).join("\n"))
+    .map((block) =>
+      block
+        .split("\n")
+        .filter((line) => pattern.test(line))
+        .join("\n"),
+    )
     .filter((lines) => lines !== "");
 }
 
@@ -30,7 +35,10 @@ async function writeBuild(folder: string, files: Record<string, string>): Promis
 
 /** The entries of a zip, sorted. */
 async function zipEntries(zip: string): Promise<string[]> {
-  return (await run("unzip", ["-Z1", zip])).stdout.split("\n").filter((line) => line !== "").sort();
+  return (await run("unzip", ["-Z1", zip])).stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .sort();
 }
 
 describe("docs/install-aws-lambda.md: the package", () => {
@@ -46,7 +54,11 @@ describe("docs/install-aws-lambda.md: the package", () => {
     // npm run build:lambda empties the folder; the next build's chunks have other names.
     await writeBuild(folder, { "index.mjs": "2", "chunk-NEW.mjs": "2" });
     await run("bash", ["-euo", "pipefail", "-c", lines[1]!], { cwd: dir });
-    expect(await zipEntries(path.join(dir, "dist/gmsa-lambda.zip"))).toEqual(["chunk-NEW.mjs", "index.mjs", "kubeconfig.yaml"]);
+    expect(await zipEntries(path.join(dir, "dist/gmsa-lambda.zip"))).toEqual([
+      "chunk-NEW.mjs",
+      "index.mjs",
+      "kubeconfig.yaml",
+    ]);
   });
 });
 
@@ -72,7 +84,12 @@ describe("docs/install-azure-functions.md: the package", () => {
     await writeBuild(folder, { "index.mjs": "2", "chunk-NEW.mjs": "2", "kubeconfig.yaml": "apiVersion: v1\n" });
     await run("bash", ["-euo", "pipefail", "-c", blocks[1]!], { cwd: dir, env });
     const zip = path.join(dir, "dist", functionPackageName("azure-functions", "0.2.0"));
-    expect((await zipEntries(zip)).filter((entry) => !entry.endsWith("/"))).toEqual(["chunk-NEW.mjs", "index.mjs", "kubeconfig.yaml", "node_modules/@azure/functions/index.js"]);
+    expect((await zipEntries(zip)).filter((entry) => !entry.endsWith("/"))).toEqual([
+      "chunk-NEW.mjs",
+      "index.mjs",
+      "kubeconfig.yaml",
+      "node_modules/@azure/functions/index.js",
+    ]);
 
     // Every zip the guide publishes is that one, or an earlier version's under the same name.
     const text = await readRepoFile(GUIDE);

@@ -26,7 +26,10 @@ const registered = vi.hoisted(() => new Map<string, HttpFunctionOptions>());
 // Outside the Functions host, @azure/functions skips registration; record it instead.
 vi.mock("@azure/functions", async (importOriginal) => {
   const original = await importOriginal<typeof AzureFunctions>();
-  return { ...original, app: { ...original.app, http: (name: string, options: HttpFunctionOptions) => registered.set(name, options) } };
+  return {
+    ...original,
+    app: { ...original.app, http: (name: string, options: HttpFunctionOptions) => registered.set(name, options) },
+  };
 });
 
 let dir: string;
@@ -38,15 +41,26 @@ beforeAll(async () => {
   await mkdir(path.join(dir, "infra/azure"), { recursive: true });
   await mkdir(path.join(dir, "infra/overlays/azure-functions"), { recursive: true });
   await mkdir(path.join(dir, "bin"));
-  await copyFile(path.join(REPO_ROOT, "infra/azure/appsettings.example.json"), path.join(dir, "infra/azure/appsettings.example.json"));
+  await copyFile(
+    path.join(REPO_ROOT, "infra/azure/appsettings.example.json"),
+    path.join(dir, "infra/azure/appsettings.example.json"),
+  );
   // az is not installed here: a stand-in that prints a client ID for `az identity show` and accepts the rest.
   await writeFile(path.join(dir, "bin/az"), `#!/bin/sh\ncase "$*" in "identity show"*) echo ${CLIENT_ID};; esac\n`);
   await chmod(path.join(dir, "bin/az"), 0o755);
   const block = shellBlockWith(await readRepoFile(GUIDE), "infra/azure/appsettings.example.json");
-  await run("bash", ["-euo", "pipefail", "-c", block], { cwd: dir, env: { PATH: `${path.join(dir, "bin")}:/usr/bin:/bin` } });
-  const list = JSON.parse(await readFile(path.join(dir, "appsettings-expand.json"), "utf8")) as { name: string; value: string }[];
+  await run("bash", ["-euo", "pipefail", "-c", block], {
+    cwd: dir,
+    env: { PATH: `${path.join(dir, "bin")}:/usr/bin:/bin` },
+  });
+  const list = JSON.parse(await readFile(path.join(dir, "appsettings-expand.json"), "utf8")) as {
+    name: string;
+    value: string;
+  }[];
   settings = Object.fromEntries(list.map(({ name, value }) => [name, value]));
-  secret = /^EXPAND_PATH_SECRET=(\S+)$/m.exec(await readFile(path.join(dir, "infra/overlays/azure-functions/path-secrets.env"), "utf8"))![1]!;
+  secret = /^EXPAND_PATH_SECRET=(\S+)$/m.exec(
+    await readFile(path.join(dir, "infra/overlays/azure-functions/path-secrets.env"), "utf8"),
+  )![1]!;
 });
 
 afterAll(() => {
@@ -55,7 +69,13 @@ afterAll(() => {
 
 describe(`${GUIDE}: the app with the guide's settings`, () => {
   it("writes CLOUD_TOKEN=aks with the identity's client ID and the function's own secret, never a placeholder", async () => {
-    expect(settings).toMatchObject({ FUNCTIONS: "expand", CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: secret, CLOUD_TOKEN: "aks", AKS_CLIENT_ID: CLIENT_ID });
+    expect(settings).toMatchObject({
+      FUNCTIONS: "expand",
+      CALLER_AUTH: "path",
+      CALLER_AUTH_PATH_SECRET: secret,
+      CLOUD_TOKEN: "aks",
+      AKS_CLIENT_ID: CLIENT_ID,
+    });
     const authorize = await readFile(path.join(dir, "appsettings-authorize.json"), "utf8");
     expect(authorize).toContain('"value": "authorize"');
     expect(authorize).not.toContain(secret);
@@ -66,22 +86,42 @@ describe(`${GUIDE}: the app with the guide's settings`, () => {
     const pki = await createTestPki();
     const example = await readRepoFile("infra/azure/kubeconfig.example.yaml");
     const kubeconfig = path.join(dir, "kubeconfig.yaml");
-    await writeFile(kubeconfig, example.replace(/certificate-authority-data: \S+/, `certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`));
+    await writeFile(
+      kubeconfig,
+      example.replace(
+        /certificate-authority-data: \S+/,
+        `certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`,
+      ),
+    );
     await pki.cleanup();
     // What the Functions host sets besides the app settings: the managed identity endpoint (never called here).
-    const host = { IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token", IDENTITY_HEADER: "identity-header-for-tests" };
-    for (const [name, value] of Object.entries({ ...settings, ...host, KUBECONFIG: kubeconfig })) vi.stubEnv(name, value);
+    const host = {
+      IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token",
+      IDENTITY_HEADER: "identity-header-for-tests",
+    };
+    for (const [name, value] of Object.entries({ ...settings, ...host, KUBECONFIG: kubeconfig }))
+      vi.stubEnv(name, value);
     vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     await import("../../../functions/azure-functions/index.ts");
     const call = (name: string, request: HttpRequest): Promise<HttpResponseInit> =>
       registered.get(name)!.handler(request, new InvocationContext()) as Promise<HttpResponseInit>;
-    const healthz = await call("healthz", new HttpRequest({ method: "GET", url: "https://gmsa-expand.azurewebsites.net/healthz" }));
+    const healthz = await call(
+      "healthz",
+      new HttpRequest({ method: "GET", url: "https://gmsa-expand.azurewebsites.net/healthz" }),
+    );
     expect(healthz.status).toBe(200);
     const review = (url: string) =>
-      new HttpRequest({ method: "POST", url, headers: { "content-type": "application/json" }, body: { string: JSON.stringify(buildReview(buildPod(), { uid: "uid-azure-guide" })) } });
+      new HttpRequest({
+        method: "POST",
+        url,
+        headers: { "content-type": "application/json" },
+        body: { string: JSON.stringify(buildReview(buildPod(), { uid: "uid-azure-guide" })) },
+      });
     const allowed = await call("expand", review(`https://gmsa-expand.azurewebsites.net/expand/${secret}?timeout=10s`));
     expect(allowed.status).toBe(200);
-    expect(JSON.parse(new TextDecoder().decode(allowed.body as Uint8Array))).toMatchObject({ response: { uid: "uid-azure-guide", allowed: true } });
+    expect(JSON.parse(new TextDecoder().decode(allowed.body as Uint8Array))).toMatchObject({
+      response: { uid: "uid-azure-guide", allowed: true },
+    });
     const refused = await call("expand", review("https://gmsa-expand.azurewebsites.net/expand?timeout=10s"));
     expect(refused.status).toBe(401);
   });

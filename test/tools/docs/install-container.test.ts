@@ -30,7 +30,12 @@ function parseEnvFile(text: string): Record<string, string> {
 }
 
 /** GET over HTTPS to 127.0.0.1, trusting only `ca` and checking the certificate against `servername`. */
-async function getTrusting(port: number, pathname: string, ca: string, servername: string): Promise<{ status: number; body: string }> {
+async function getTrusting(
+  port: number,
+  pathname: string,
+  ca: string,
+  servername: string,
+): Promise<{ status: number; body: string }> {
   const req = request({ host: "127.0.0.1", port, path: pathname, ca, servername, agent: false });
   req.end();
   const [res] = (await once(req, "response")) as [IncomingMessage];
@@ -52,7 +57,13 @@ const STAND_INS = {
 };
 
 /** The `sh` blocks of steps 1 to 3 that make the CA, the folders and every file in them, in the guide's order. */
-const SETUP_MARKERS = ["install -d", "-keyout ca-key.pem", `${ETC}/tls/tls.key`, "kubectl create token", "gmsa-webhooks.env.example"];
+const SETUP_MARKERS = [
+  "install -d",
+  "-keyout ca-key.pem",
+  `${ETC}/tls/tls.key`,
+  "kubectl create token",
+  "gmsa-webhooks.env.example",
+];
 
 describe(GUIDE, () => {
   it("creates the folders and puts every file where the placed settings, kubeconfigs and systemd unit read it", async () => {
@@ -60,14 +71,18 @@ describe(GUIDE, () => {
     const etc = path.join(dir, ETC);
     const atRoot = (text: string) => text.replaceAll(ETC, etc);
     await mkdir(path.join(dir, "bin"));
-    for (const [name, script] of Object.entries(STAND_INS)) await writeFile(path.join(dir, "bin", name), script, { mode: 0o755 });
+    for (const [name, script] of Object.entries(STAND_INS))
+      await writeFile(path.join(dir, "bin", name), script, { mode: 0o755 });
     await mkdir(path.join(dir, "infra/standalone"), { recursive: true });
     for (const file of ["infra/standalone/kubeconfig.example.yaml", "infra/standalone/gmsa-webhooks.env.example"]) {
       await writeFile(path.join(dir, file), atRoot(await readRepoFile(file)));
     }
     const guide = await readRepoFile(GUIDE);
     const script = SETUP_MARKERS.map((marker) => atRoot(shellBlockWith(guide, marker))).join("\n");
-    await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir, env: { PATH: `${path.join(dir, "bin")}:${process.env["PATH"]}` } });
+    await run("bash", ["-euo", "pipefail", "-c", script], {
+      cwd: dir,
+      env: { PATH: `${path.join(dir, "bin")}:${process.env["PATH"]}` },
+    });
 
     const mode = async (file: string) => (await stat(path.join(etc, file))).mode & 0o777;
     expect(await mode(".")).toBe(0o755);
@@ -75,26 +90,46 @@ describe(GUIDE, () => {
     expect(await mode("tls/tls.crt")).toBe(0o644);
     expect(await mode("tls/tls.key")).toBe(0o640);
     const unit = await readRepoFile("infra/standalone/gmsa-webhooks@.service");
-    for (const [fn, port] of [["expand", "8443"], ["authorize", "8444"]] as const) {
-      for (const [file, expected] of [["kubeconfig.yaml", 0o640], ["token", 0o640], ["gmsa-webhooks.env", 0o644], ["caller-secrets.env", 0o600]] as const) {
+    for (const [fn, port] of [
+      ["expand", "8443"],
+      ["authorize", "8444"],
+    ] as const) {
+      for (const [file, expected] of [
+        ["kubeconfig.yaml", 0o640],
+        ["token", 0o640],
+        ["gmsa-webhooks.env", 0o644],
+        ["caller-secrets.env", 0o600],
+      ] as const) {
         expect(await mode(`${fn}/${file}`), `${fn}/${file}`).toBe(expected);
       }
       const settings = parseEnvFile(await readFile(path.join(etc, fn, "gmsa-webhooks.env"), "utf8"));
       expect(settings).toMatchObject({ FUNCTIONS: fn, PORT: port, KUBECONFIG: `${etc}/${fn}/kubeconfig.yaml` });
-      for (const name of ["TLS_CERT_FILE", "TLS_KEY_FILE", "KUBECONFIG"]) await expect(stat(settings[name]!), `${fn}: ${name}`).resolves.toBeDefined();
-      const kubeconfig = parseKubeconfig(await readFile(settings["KUBECONFIG"]!, "utf8"), { source: `${fn}/kubeconfig.yaml` });
+      for (const name of ["TLS_CERT_FILE", "TLS_KEY_FILE", "KUBECONFIG"])
+        await expect(stat(settings[name]!), `${fn}: ${name}`).resolves.toBeDefined();
+      const kubeconfig = parseKubeconfig(await readFile(settings["KUBECONFIG"]!, "utf8"), {
+        source: `${fn}/kubeconfig.yaml`,
+      });
       const auth = selectKubeTarget(kubeconfig.config!).target?.auth;
       expect(auth).toEqual({ kind: "tokenFile", tokenFile: `${etc}/${fn}/token` });
       expect(await readFile(`${etc}/${fn}/token`, "utf8")).toBe(`token-for-gmsa-${fn}\n`);
-      expect(await readFile(path.join(etc, fn, "caller-secrets.env"), "utf8")).toMatch(/^CALLER_AUTH_TOKENS=[A-Za-z0-9+/=]{44}\n$/);
-      for (const [, file] of unit.matchAll(/^EnvironmentFile=(\S+)$/gm)) await expect(stat(atRoot(file!.replace("%i", fn)))).resolves.toBeDefined();
+      expect(await readFile(path.join(etc, fn, "caller-secrets.env"), "utf8")).toMatch(
+        /^CALLER_AUTH_TOKENS=[A-Za-z0-9+/=]{44}\n$/,
+      );
+      for (const [, file] of unit.matchAll(/^EnvironmentFile=(\S+)$/gm))
+        await expect(stat(atRoot(file!.replace("%i", fn)))).resolves.toBeDefined();
     }
 
     // The server as the unit starts it, with the placed expand settings (on a free loopback port), the cluster's CA
     // put in its kubeconfig as step 2 says.
     const ca = await readFile(path.join(dir, "ca.pem"), "utf8");
     const kubeconfigFile = path.join(etc, "expand/kubeconfig.yaml");
-    await writeFile(kubeconfigFile, (await readFile(kubeconfigFile, "utf8")).replace(/certificate-authority-data: \S+/, `certificate-authority-data: ${Buffer.from(ca).toString("base64")}`));
+    await writeFile(
+      kubeconfigFile,
+      (await readFile(kubeconfigFile, "utf8")).replace(
+        /certificate-authority-data: \S+/,
+        `certificate-authority-data: ${Buffer.from(ca).toString("base64")}`,
+      ),
+    );
     await buildNodeTarget("server", path.join(dir, "dist", "node"));
     const env = {
       ...parseEnvFile(await readFile(path.join(etc, "expand/gmsa-webhooks.env"), "utf8")),
@@ -103,7 +138,11 @@ describe(GUIDE, () => {
       PORT: "0",
       PATH: process.env["PATH"],
     };
-    const child = spawn(process.execPath, ["dist/node/server.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["dist/node/server.mjs"], {
+      cwd: dir,
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const ended = once(child, "exit");
     try {
       const port = await new Promise<number>((resolve, reject) => {
@@ -133,7 +172,9 @@ describe(GUIDE, () => {
 
   it("runs the systemd unit on the checkout's Node with npm start's flags and bundle", async () => {
     const unit = await readRepoFile("infra/standalone/gmsa-webhooks@.service");
-    const start = (JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    const start = (
+      JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }
+    ).scripts.start;
     const execStart = /^ExecStart=(\S+) (.*)$/m.exec(unit);
     expect(execStart?.[1]).toBe("/opt/gmsa-webhooks/node_modules/.bin/node");
     expect(`node ${execStart?.[2]}`).toBe(start);

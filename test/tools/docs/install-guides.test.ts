@@ -30,7 +30,18 @@ const WORKERS_GUIDE = "docs/install-cloudflare-workers.md";
  * aws-cli repository's `.changes/<version>.json`). A whole command lists the flags its synopsis gives there.
  */
 const NEWER_THAN_LOCAL_CLI: Record<string, { since: string; flags?: string[] }> = {
-  "eks create-access-entry": { since: "2.15.3", flags: ["--cluster-name", "--principal-arn", "--kubernetes-groups", "--tags", "--client-request-token", "--username", "--type"] },
+  "eks create-access-entry": {
+    since: "2.15.3",
+    flags: [
+      "--cluster-name",
+      "--principal-arn",
+      "--kubernetes-groups",
+      "--tags",
+      "--client-request-token",
+      "--username",
+      "--type",
+    ],
+  },
   "lambda add-permission --invoked-via-function-url": { since: "2.31.13" },
 };
 
@@ -62,8 +73,15 @@ for command in json.load(sys.stdin):
 print(json.dumps(out))
 `;
 
-async function synopsisFlags(python: string, pythonPath: string, commands: string[]): Promise<Record<string, string[] | null>> {
-  const child = execFile(python, ["-c", ARGUMENT_TABLES], { env: { PYTHONPATH: pythonPath, PATH: "/usr/bin:/bin", HOME: "/nonexistent" }, timeout: 60_000 });
+async function synopsisFlags(
+  python: string,
+  pythonPath: string,
+  commands: string[],
+): Promise<Record<string, string[] | null>> {
+  const child = execFile(python, ["-c", ARGUMENT_TABLES], {
+    env: { PYTHONPATH: pythonPath, PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
+    timeout: 60_000,
+  });
   child.stdin!.end(JSON.stringify(commands));
   let stdout = "";
   child.stdout!.on("data", (chunk: string) => (stdout += chunk));
@@ -79,11 +97,15 @@ describe("the aws commands of the guides", () => {
     const minimum = /\| AWS CLI v2 \| \*\*(\d+\.\d+\.\d+)\*\* \|/.exec(lambdaGuide)?.[1];
     expect(minimum, `${LAMBDA_GUIDE} states the AWS CLI minimum`).toBeDefined();
     const commands = [...awsCommands(lambdaGuide), ...awsCommands(await readRepoFile(WORKERS_GUIDE))];
-    expect(commands.map((c) => c.command)).toEqual(expect.arrayContaining(["lambda create-function", "eks create-access-entry", "lambda add-permission"]));
+    expect(commands.map((c) => c.command)).toEqual(
+      expect.arrayContaining(["lambda create-function", "eks create-access-entry", "lambda add-permission"]),
+    );
     const tables = await synopsisFlags(python, pythonPath, [...new Set(commands.map((c) => c.command))]);
     const global = tables[""]!;
     expect(global).toEqual(expect.arrayContaining(["--query", "--output", "--region"]));
-    const synopses = new Map(Object.entries(tables).map(([command, flags]) => [command, flags === null ? undefined : [...flags, ...global]]));
+    const synopses = new Map(
+      Object.entries(tables).map(([command, flags]) => [command, flags === null ? undefined : [...flags, ...global]]),
+    );
     const newer = new Set<string>();
     for (const { command, flags } of commands) {
       const known = synopses.get(command) ?? NEWER_THAN_LOCAL_CLI[command]?.flags;
@@ -98,7 +120,8 @@ describe("the aws commands of the guides", () => {
     }
     // Each entry of the table is used, and the guide's minimum covers it.
     expect([...newer].sort()).toEqual(Object.keys(NEWER_THAN_LOCAL_CLI).sort());
-    for (const key of newer) expect(compareVersions(minimum!, NEWER_THAN_LOCAL_CLI[key]!.since), key).toBeGreaterThanOrEqual(0);
+    for (const key of newer)
+      expect(compareVersions(minimum!, NEWER_THAN_LOCAL_CLI[key]!.since), key).toBeGreaterThanOrEqual(0);
   }, 180_000);
 });
 
@@ -112,16 +135,26 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     // The guide's "Settings" block, run as written in a folder shaped like a checkout.
     await mkdir(path.join(dir, "infra/aws"), { recursive: true });
     await mkdir(path.join(dir, "infra/overlays/aws-lambda"), { recursive: true });
-    await copyFile(path.join(REPO_ROOT, "infra/aws/environment.example.json"), path.join(dir, "infra/aws/environment.example.json"));
+    await copyFile(
+      path.join(REPO_ROOT, "infra/aws/environment.example.json"),
+      path.join(dir, "infra/aws/environment.example.json"),
+    );
     const block = shellBlockWith(await readRepoFile(LAMBDA_GUIDE), "infra/aws/environment.example.json");
     await run("bash", ["-euo", "pipefail", "-c", block], { cwd: dir });
-    variables = (JSON.parse(await readFile(path.join(dir, "env-expand.json"), "utf8")) as { Variables: Record<string, string> }).Variables;
+    variables = (
+      JSON.parse(await readFile(path.join(dir, "env-expand.json"), "utf8")) as { Variables: Record<string, string> }
+    ).Variables;
     const secrets = await readFile(path.join(dir, "infra/overlays/aws-lambda/path-secrets.env"), "utf8");
     secret = /^EXPAND_PATH_SECRET=(\S+)$/m.exec(secrets)![1]!;
   });
 
   it("writes each function's settings with its own secret, never the placeholder", async () => {
-    expect(variables).toMatchObject({ FUNCTIONS: "expand", CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: secret, CLOUD_TOKEN: "eks" });
+    expect(variables).toMatchObject({
+      FUNCTIONS: "expand",
+      CALLER_AUTH: "path",
+      CALLER_AUTH_PATH_SECRET: secret,
+      CLOUD_TOKEN: "eks",
+    });
     const authorize = await readFile(path.join(dir, "env-authorize.json"), "utf8");
     expect(authorize).toContain('"FUNCTIONS": "authorize"');
     expect(authorize).not.toContain(secret);
@@ -135,10 +168,22 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     const pki = await createTestPki();
     const example = await readRepoFile("infra/aws/kubeconfig.example.yaml");
     const kubeconfig = path.join(outdir, "kubeconfig.yaml");
-    await writeFile(kubeconfig, example.replace(/certificate-authority-data: \S+/, `certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`));
+    await writeFile(
+      kubeconfig,
+      example.replace(
+        /certificate-authority-data: \S+/,
+        `certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`,
+      ),
+    );
     await pki.cleanup();
     const review = JSON.stringify(buildReview(buildPod(), { uid: "uid-guide" }));
-    const post = (p: string) => functionUrlEvent({ method: "POST", path: `${p}?timeout=10s`, headers: { "content-type": "application/json" }, body: review });
+    const post = (p: string) =>
+      functionUrlEvent({
+        method: "POST",
+        path: `${p}?timeout=10s`,
+        headers: { "content-type": "application/json" },
+        body: review,
+      });
     const get = (p: string) => functionUrlEvent({ method: "GET", path: p });
     const events = [get("/healthz"), get("/readyz"), post(`/expand/${secret}`), post("/expand")];
     const script = path.join(dir, "invoke.mjs");
@@ -149,10 +194,18 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
         "process.stderr.write(JSON.stringify(results));\n",
     );
     // What Lambda sets besides the function's own variables (the execution role's credentials, the region).
-    const lambda = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret-for-tests", AWS_SESSION_TOKEN: "session" };
+    const lambda = {
+      AWS_REGION: "eu-west-1",
+      AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+      AWS_SECRET_ACCESS_KEY: "secret-for-tests",
+      AWS_SESSION_TOKEN: "session",
+    };
     const env = { ...variables, ...lambda, KUBECONFIG: kubeconfig, PATH: process.env["PATH"] };
     const { stderr } = await run(process.execPath, [script], { cwd: dir, env });
-    const [healthz, readyz, allowed, refused] = JSON.parse(stderr.slice(stderr.lastIndexOf("[{"))) as { statusCode: number; body: string }[];
+    const [healthz, readyz, allowed, refused] = JSON.parse(stderr.slice(stderr.lastIndexOf("[{"))) as {
+      statusCode: number;
+      body: string;
+    }[];
     expect(healthz).toMatchObject({ statusCode: 200, body: "ok" });
     // The example's EKS endpoint does not resolve here: configured, alive, and not ready, saying why.
     expect(readyz).toMatchObject({ statusCode: 503, body: "not ready: API server unreachable" });
@@ -178,7 +231,8 @@ describe("infra/aws/aws-auth-maproles.example.yaml", () => {
 describe(`${WORKERS_GUIDE}: the JWT token source and the API server's authentication configuration`, () => {
   it("signs RS256 in every wrangler environment, for the issuer, audience and subjects the example configuration trusts", async () => {
     const toml = await readRepoFile("wrangler.toml");
-    const values = (name: string) => [...toml.matchAll(new RegExp(`^${name} = "([^"]*)"$`, "gm"))].map((match) => match[1]!);
+    const values = (name: string) =>
+      [...toml.matchAll(new RegExp(`^${name} = "([^"]*)"$`, "gm"))].map((match) => match[1]!);
     const envs = [...toml.matchAll(/^\[env\.[a-z-]+\.vars\]$/gm)].length;
     expect(values("JWT_ALG")).toEqual(Array<string>(envs).fill("RS256"));
     const config = parse(await readRepoFile("infra/cloudflare/authentication-config.example.yaml")) as {
@@ -187,7 +241,8 @@ describe(`${WORKERS_GUIDE}: the JWT token source and the API server's authentica
     const [jwt] = config.jwt;
     expect(new Set(values("JWT_ISSUER"))).toEqual(new Set([jwt!.issuer.url]));
     for (const audience of values("JWT_AUDIENCE")) expect(jwt!.issuer.audiences).toContain(audience);
-    for (const subject of values("JWT_SUBJECT")) expect(jwt!.claimValidationRules[0]!.expression).toContain(`'${subject}'`);
+    for (const subject of values("JWT_SUBJECT"))
+      expect(jwt!.claimValidationRules[0]!.expression).toContain(`'${subject}'`);
     // The guide's key and flags agree with it: an RSA key, --alg RS256, and the OIDC flags' algorithm.
     const guide = await readRepoFile(WORKERS_GUIDE);
     expect(guide).toContain("openssl genpkey -algorithm RSA");
@@ -203,13 +258,23 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
     const keys = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "openssl genpkey");
     const merge = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "jq -s");
     // `npm run jwt-issuer --` is package.json's name for this script; the folder is not a checkout.
-    const script = `${keys}\n${merge}`.replaceAll("npm run --silent jwt-issuer --", `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`);
+    const script = `${keys}\n${merge}`.replaceAll(
+      "npm run --silent jwt-issuer --",
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`,
+    );
     expect(script).not.toContain("npm run");
     await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir });
-    const jwks = JSON.parse(await readFile(path.join(dir, "issuer-site/openid/v1/jwks"), "utf8")) as { keys: { kty: string; alg: string; kid: string }[] };
-    expect(jwks.keys.map((key) => [key.kty, key.alg])).toEqual([["RSA", "RS256"], ["RSA", "RS256"]]);
+    const jwks = JSON.parse(await readFile(path.join(dir, "issuer-site/openid/v1/jwks"), "utf8")) as {
+      keys: { kty: string; alg: string; kid: string }[];
+    };
+    expect(jwks.keys.map((key) => [key.kty, key.alg])).toEqual([
+      ["RSA", "RS256"],
+      ["RSA", "RS256"],
+    ]);
     expect(new Set(jwks.keys.map((key) => key.kid)).size).toBe(2);
-    const discovery = JSON.parse(await readFile(path.join(dir, "issuer-site/.well-known/openid-configuration"), "utf8")) as { issuer: string; jwks_uri: string };
+    const discovery = JSON.parse(
+      await readFile(path.join(dir, "issuer-site/.well-known/openid-configuration"), "utf8"),
+    ) as { issuer: string; jwks_uri: string };
     const toml = await readRepoFile("wrangler.toml");
     expect(toml).toContain(`JWT_ISSUER = "${discovery.issuer}"`);
     expect(discovery.jwks_uri).toBe(`${discovery.issuer}/openid/v1/jwks`);
@@ -220,21 +285,32 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
 describe("the install guides' links", () => {
   /** GitHub's heading anchors: lower case, punctuation but `-` and `_` dropped, spaces to `-`. */
   const anchors = (markdown: string) =>
-    new Set([...markdown.matchAll(/^#+ (.+)$/gm)].map((match) => match[1]!.toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-")));
+    new Set(
+      [...markdown.matchAll(/^#+ (.+)$/gm)].map((match) =>
+        match[1]!
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, "")
+          .replace(/ /g, "-"),
+      ),
+    );
 
-  it.each(["docs/install-cloudflare-workers.md", "docs/install-aws-lambda.md", "docs/install-azure-functions.md", "docs/install-container.md"])(
-    "%s links only to files and headings that exist",
-    async (guide) => {
-      const text = await readRepoFile(guide);
-      const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!).filter((link) => !/^[a-z]+:/.test(link));
-      expect(links.length).toBeGreaterThan(3);
-      for (const link of links) {
-        const [file, anchor] = link.split("#", 2) as [string, string | undefined];
-        const target = file === "" ? guide : path.posix.join(path.posix.dirname(guide), file);
-        const content = await readRepoFile(target).catch(() => undefined);
-        expect(content, `${guide}: ${link}`).toBeDefined();
-        if (anchor !== undefined) expect(anchors(content!), `${guide}: ${link}`).toContain(anchor);
-      }
-    },
-  );
+  it.each([
+    "docs/install-cloudflare-workers.md",
+    "docs/install-aws-lambda.md",
+    "docs/install-azure-functions.md",
+    "docs/install-container.md",
+  ])("%s links only to files and headings that exist", async (guide) => {
+    const text = await readRepoFile(guide);
+    const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1]!)
+      .filter((link) => !/^[a-z]+:/.test(link));
+    expect(links.length).toBeGreaterThan(3);
+    for (const link of links) {
+      const [file, anchor] = link.split("#", 2) as [string, string | undefined];
+      const target = file === "" ? guide : path.posix.join(path.posix.dirname(guide), file);
+      const content = await readRepoFile(target).catch(() => undefined);
+      expect(content, `${guide}: ${link}`).toBeDefined();
+      if (anchor !== undefined) expect(anchors(content!), `${guide}: ${link}`).toContain(anchor);
+    }
+  });
 });

@@ -40,8 +40,14 @@ describe("bundleNodeFunction", () => {
         "process.stderr.write(JSON.stringify(results));\n",
     );
     // No node_modules beside or above the bundle: everything it needs is inside it.
-    const { stderr } = await run(process.execPath, [script], { cwd: dir, env: { ...(await serverlessEnv()), PATH: process.env["PATH"] } });
-    const [healthz, review] = JSON.parse(stderr) as [{ statusCode: number; body: string }, { statusCode: number; body: string }];
+    const { stderr } = await run(process.execPath, [script], {
+      cwd: dir,
+      env: { ...(await serverlessEnv()), PATH: process.env["PATH"] },
+    });
+    const [healthz, review] = JSON.parse(stderr) as [
+      { statusCode: number; body: string },
+      { statusCode: number; body: string },
+    ];
     expect(healthz).toMatchObject({ statusCode: 200, body: "ok" });
     expect(review.statusCode).toBe(200);
     expect(JSON.parse(review.body)).toMatchObject({ response: { uid: "uid-bundle", allowed: true } });
@@ -49,7 +55,11 @@ describe("bundleNodeFunction", () => {
 
   it("leaves the external @azure/functions as an import in the Azure bundle (the host hooks into that package)", async () => {
     const outdir = path.join(dir, "azure-functions");
-    const bundle = await bundleNodeFunction({ entry: "functions/azure-functions/index.ts", outdir, external: ["@azure/functions"] });
+    const bundle = await bundleNodeFunction({
+      entry: "functions/azure-functions/index.ts",
+      outdir,
+      external: ["@azure/functions"],
+    });
     const code = await readFile(path.join(outdir, bundle.entry), "utf8");
     expect(code).toMatch(/from ?"@azure\/functions"/);
     expect(code).not.toContain("AzFuncSystemError");
@@ -65,7 +75,10 @@ describe("bundleNodeFunction", () => {
       AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
       AWS_REGION: "eu-west-1",
     };
-    const { stdout } = await run(path.join(outDir, CLI_BUNDLE), ["token", "eks", "--cluster", "prod"], { cwd: dir, env });
+    const { stdout } = await run(path.join(outDir, CLI_BUNDLE), ["token", "eks", "--cluster", "prod"], {
+      cwd: dir,
+      env,
+    });
     expect(JSON.parse(stdout)).toMatchObject({
       apiVersion: "client.authentication.k8s.io/v1",
       kind: "ExecCredential",

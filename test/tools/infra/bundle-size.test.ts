@@ -2,7 +2,14 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { buildWorkerBundle, GZIP_LIMIT_BYTES, measureBundle, reportSizes, WORKER_ENVS, type BundleSize } from "../../../infra/cloudflare/bundle-size.ts";
+import {
+  buildWorkerBundle,
+  GZIP_LIMIT_BYTES,
+  measureBundle,
+  reportSizes,
+  WORKER_ENVS,
+  type BundleSize,
+} from "../../../infra/cloudflare/bundle-size.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
 describe("measureBundle", () => {
@@ -21,13 +28,23 @@ describe("reportSizes", () => {
   const size = (gzipBytes: number): BundleSize => ({ files: ["index.js"], rawBytes: gzipBytes * 4, gzipBytes });
 
   it("passes when every Worker is within the budget and prints raw and gzip sizes", () => {
-    const { lines, ok } = reportSizes(new Map([["expand", size(GZIP_LIMIT_BYTES)], ["authorize", size(1024)]]));
+    const { lines, ok } = reportSizes(
+      new Map([
+        ["expand", size(GZIP_LIMIT_BYTES)],
+        ["authorize", size(1024)],
+      ]),
+    );
     expect(ok).toBe(true);
     expect(lines[0]).toBe("expand: 600.0 KiB raw, 150.0 KiB gzip (614400 / 153600 bytes) ok");
   });
 
   it("fails when one Worker is over the budget, naming it", () => {
-    const { lines, ok } = reportSizes(new Map([["expand", size(1024)], ["authorize", size(GZIP_LIMIT_BYTES + 1)]]));
+    const { lines, ok } = reportSizes(
+      new Map([
+        ["expand", size(1024)],
+        ["authorize", size(GZIP_LIMIT_BYTES + 1)],
+      ]),
+    );
     expect(ok).toBe(false);
     expect(lines[1]).toMatch(/^authorize: .* OVER the 150\.0 KiB budget$/);
   });

@@ -17,7 +17,9 @@ interface Dashboard {
   templating: { list: { name: string; query?: unknown; definition?: string }[] };
 }
 
-const dashboard = JSON.parse(await readFile(new URL("../../../infra/grafana/gmsa-webhooks-dashboard.json", import.meta.url), "utf8")) as Dashboard;
+const dashboard = JSON.parse(
+  await readFile(new URL("../../../infra/grafana/gmsa-webhooks-dashboard.json", import.meta.url), "utf8"),
+) as Dashboard;
 
 /**
  * Every sample name /metrics can carry: counters with `_total` (the parser names the family without it), histograms
@@ -25,7 +27,10 @@ const dashboard = JSON.parse(await readFile(new URL("../../../infra/grafana/gmsa
  */
 async function servedSampleNames(): Promise<Set<string>> {
   const metrics = createPrometheusMetrics();
-  metrics.collectKubeCounters(() => ({ credSpecCache: { hits: 0, misses: 0, size: 0 }, accessCache: { hits: 0, misses: 0, size: 0 } }));
+  metrics.collectKubeCounters(() => ({
+    credSpecCache: { hits: 0, misses: 0, size: 0 },
+    accessCache: { hits: 0, misses: 0, size: 0 },
+  }));
   const families = await parseMetrics((await metrics.exposition()).body);
   const suffixes: Record<string, string[]> = { counter: ["_total"], histogram: ["_bucket", "_sum", "_count"] };
   return new Set(families.flatMap(({ name, type }) => (suffixes[type] ?? [""]).map((suffix) => `${name}${suffix}`)));
@@ -41,7 +46,9 @@ const served = await servedSampleNames();
 describe("the Grafana dashboard", () => {
   const queries = [
     ...dashboard.panels.flatMap((panel) => panel.targets.map((target) => ({ where: panel.title, expr: target.expr }))),
-    ...dashboard.templating.list.filter((variable) => variable.definition !== undefined).map((variable) => ({ where: `$${variable.name}`, expr: variable.definition ?? "" })),
+    ...dashboard.templating.list
+      .filter((variable) => variable.definition !== undefined)
+      .map((variable) => ({ where: `$${variable.name}`, expr: variable.definition ?? "" })),
   ];
 
   it("queries only metrics the Node server's registry serves", () => {

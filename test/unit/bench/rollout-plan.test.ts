@@ -14,7 +14,8 @@ import {
 } from "../../bench/rollout-plan.ts";
 
 const refs = Array.from({ length: ROLLOUT_PODS }, (_, i) => rolloutPodRef(i));
-const pairKey = (r: { namespace: number; serviceAccount: number; credspec: number }) => `${r.namespace}/${r.serviceAccount}/${r.credspec}`;
+const pairKey = (r: { namespace: number; serviceAccount: number; credspec: number }) =>
+  `${r.namespace}/${r.serviceAccount}/${r.credspec}`;
 
 describe("the rollout's pods", () => {
   it("name 20 credspecs across 100 service accounts in 10 namespaces: 200 pairs, five pods each", () => {
@@ -28,7 +29,8 @@ describe("the rollout's pods", () => {
   });
 
   it("never repeat a pair within 200 pods", () => {
-    for (let i = 0; i + 200 <= ROLLOUT_PODS; i += 50) expect(new Set(refs.slice(i, i + 200).map(pairKey)).size).toBe(200);
+    for (let i = 0; i + 200 <= ROLLOUT_PODS; i += 50)
+      expect(new Set(refs.slice(i, i + 200).map(pairKey)).size).toBe(200);
   });
 
   it("each name a credspec that a RoleBinding grants their service account", () => {
@@ -56,6 +58,8 @@ describe("the rollout's objects", () => {
     const firstAccount = objects.findIndex((o) => o.kind === "ServiceAccount");
     expect(objects[firstAccount - 1]).toMatchObject({ kind: "Namespace", metadata: { name: rolloutNamespace(0) } });
     expect(objects.filter((o) => o.kind === "GMSACredentialSpec")).toHaveLength(ROLLOUT_CREDSPECS);
-    expect(JSON.stringify(rolloutCredSpec(EDITED_CREDSPEC, true))).not.toBe(JSON.stringify(rolloutCredSpec(EDITED_CREDSPEC)));
+    expect(JSON.stringify(rolloutCredSpec(EDITED_CREDSPEC, true))).not.toBe(
+      JSON.stringify(rolloutCredSpec(EDITED_CREDSPEC)),
+    );
   });
 });

@@ -7,7 +7,13 @@ const REF = { namespace: 1, serviceAccount: 1, credspec: 2 };
 
 /** Creates taking `latencies` ms each. */
 function creates(latencies: readonly number[]): CreateOutcome[] {
-  return latencies.map((ms, i) => ({ ref: REF, sentMs: i * 100, answeredMs: i * 100 + ms, status: 201, result: "admitted" }));
+  return latencies.map((ms, i) => ({
+    ref: REF,
+    sentMs: i * 100,
+    answeredMs: i * 100 + ms,
+    status: 201,
+    result: "admitted",
+  }));
 }
 
 const RUN: RolloutRun = {
@@ -31,7 +37,13 @@ const RUN: RolloutRun = {
       floor: creates([4]),
       durationMs: 1000,
       calls: { credspecReads: 2, accessReviews: 3 },
-      verdicts: { right: 1, stale: 0, wrong: 0, error: 0, changes: [{ change: "revoked", after: 25, afterTtl: 17, rightAfterTtl: 17, stale: 6, lastStaleMs: 8400 }] },
+      verdicts: {
+        right: 1,
+        stale: 0,
+        wrong: 0,
+        error: 0,
+        changes: [{ change: "revoked", after: 25, afterTtl: 17, rightAfterTtl: 17, stale: 6, lastStaleMs: 8400 }],
+      },
       floorErrors: 0,
     },
   ],
@@ -46,12 +58,27 @@ describe("createLatency", () => {
 describe("rolloutRows", () => {
   it("gives per phase the floor's latency and what the pair adds to it at the same percentile", () => {
     const [cold] = rolloutRows([RUN]);
-    expect(cold).toEqual(["gmsa-webhooks node", "caches 30 s / 10 s", "cold", 4, "2", "4.0 / 10.0 / 10.0", "2.0 / 40.0 / 40.0", "40 + 200", 1, 3, 0, 1]);
+    expect(cold).toEqual([
+      "gmsa-webhooks node",
+      "caches 30 s / 10 s",
+      "cold",
+      4,
+      "2",
+      "4.0 / 10.0 / 10.0",
+      "2.0 / 40.0 / 40.0",
+      "40 + 200",
+      1,
+      3,
+      0,
+      1,
+    ]);
   });
 });
 
 describe("changeRows", () => {
   it("gives one row per change, with the last stale answer in seconds", () => {
-    expect(changeRows([RUN])).toEqual([["gmsa-webhooks node", "caches 30 s / 10 s", "grant revoked: refused", 25, 6, "8.4", "17 of 17"]]);
+    expect(changeRows([RUN])).toEqual([
+      ["gmsa-webhooks node", "caches 30 s / 10 s", "grant revoked: refused", 25, 6, "8.4", "17 of 17"],
+    ]);
   });
 });

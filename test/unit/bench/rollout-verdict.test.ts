@@ -1,16 +1,39 @@
 import { describe, expect, it } from "vitest";
-import { EDITED_CREDSPEC, REVOKED_CREDSPEC, REVOKED_NAMESPACE, rolloutCredSpec, type RolloutPodRef } from "../../bench/rollout-plan.ts";
+import {
+  EDITED_CREDSPEC,
+  REVOKED_CREDSPEC,
+  REVOKED_NAMESPACE,
+  rolloutCredSpec,
+  type RolloutPodRef,
+} from "../../bench/rollout-plan.ts";
 import { countVerdicts, judgeCreate, type ChangeWindow, type CreateOutcome } from "../../bench/rollout-verdict.ts";
 
 const REVOKED: RolloutPodRef = { namespace: REVOKED_NAMESPACE, serviceAccount: 4, credspec: REVOKED_CREDSPEC };
-const EDITED: RolloutPodRef = { namespace: Math.floor(EDITED_CREDSPEC / 2), serviceAccount: 2, credspec: EDITED_CREDSPEC };
+const EDITED: RolloutPodRef = {
+  namespace: Math.floor(EDITED_CREDSPEC / 2),
+  serviceAccount: 2,
+  credspec: EDITED_CREDSPEC,
+};
 const UNTOUCHED: RolloutPodRef = { namespace: 5, serviceAccount: 1, credspec: 10 };
 
 /** Change written between 1,000 and 1,100 ms; access TTL 10 s, credspec TTL 30 s, grace 2 s. */
-const WINDOW: ChangeWindow = { startedMs: 1000, doneMs: 1100, accessTtlMs: 10_000, credspecTtlMs: 30_000, graceMs: 2000 };
+const WINDOW: ChangeWindow = {
+  startedMs: 1000,
+  doneMs: 1100,
+  accessTtlMs: 10_000,
+  credspecTtlMs: 30_000,
+  graceMs: 2000,
+};
 
 function admitted(ref: RolloutPodRef, sentMs: number, edited = false): CreateOutcome {
-  return { ref, sentMs, answeredMs: sentMs + 5, status: 201, result: "admitted", inlined: rolloutCredSpec(ref.credspec, edited) };
+  return {
+    ref,
+    sentMs,
+    answeredMs: sentMs + 5,
+    status: 201,
+    result: "admitted",
+    inlined: rolloutCredSpec(ref.credspec, edited),
+  };
 }
 
 function refused(ref: RolloutPodRef, sentMs: number): CreateOutcome {

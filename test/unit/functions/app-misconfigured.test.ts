@@ -31,24 +31,37 @@ describe("misconfiguredApp on a function platform", () => {
   });
 
   it("resolves to a 503-only app and logs every configuration problem in one message", async () => {
-    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS: undefined, RANDOM_HOSTNAME: "maybe", LOG_LEVEL: "chatty" });
+    const { app, errors } = await prepare({
+      CALLER_AUTH_TOKENS: undefined,
+      RANDOM_HOSTNAME: "maybe",
+      LOG_LEVEL: "chatty",
+    });
     expect((await app.request("/healthz")).status).toBe(503);
     expect(errors).toHaveLength(1);
     for (const name of ["CALLER_AUTH_TOKENS", "RANDOM_HOSTNAME", "LOG_LEVEL"]) expect(errors[0]).toContain(name);
   });
 
-  it.each(["lambda", "azure"] as const)("refuses CALLER_AUTH=mtls on %s: the platform ends TLS, the function never sees the certificate", async (runtime) => {
-    const { app, errors } = await prepare({ CALLER_AUTH: "mtls", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_CLIENT_CA_FILE: "/etc/ca.pem" }, runtime);
-    expect((await app.request("/expand", { method: "POST" })).status).toBe(503);
-    expect(errors.join("\n")).toMatch(/CALLER_AUTH=mtls needs the Node server/);
-  });
+  it.each(["lambda", "azure"] as const)(
+    "refuses CALLER_AUTH=mtls on %s: the platform ends TLS, the function never sees the certificate",
+    async (runtime) => {
+      const { app, errors } = await prepare(
+        { CALLER_AUTH: "mtls", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_CLIENT_CA_FILE: "/etc/ca.pem" },
+        runtime,
+      );
+      expect((await app.request("/expand", { method: "POST" })).status).toBe(503);
+      expect(errors.join("\n")).toMatch(/CALLER_AUTH=mtls needs the Node server/);
+    },
+  );
 
   it("rejects with anything that is not a configuration problem", async () => {
-    const env = new Proxy<Record<string, string>>({}, {
-      get: () => {
-        throw new RangeError("broken environment");
+    const env = new Proxy<Record<string, string>>(
+      {},
+      {
+        get: () => {
+          throw new RangeError("broken environment");
+        },
       },
-    });
+    );
     await expect(serverlessApp(env, "lambda", () => undefined)).rejects.toThrow(RangeError);
   });
 });
@@ -56,32 +69,74 @@ describe("misconfiguredApp on a function platform", () => {
 describe("the 503 app built from a configuration that holds secrets", () => {
   // Random, so that any 8-character piece of one in an answer or the log can only be an echo.
   const secret = () => randomBytes(30).toString("base64url");
-  const held = { CALLER_AUTH_TOKENS: secret(), METRICS_TOKENS: secret(), AWS_SECRET_ACCESS_KEY: secret(), kubeToken: secret() };
+  const held = {
+    CALLER_AUTH_TOKENS: secret(),
+    METRICS_TOKENS: secret(),
+    AWS_SECRET_ACCESS_KEY: secret(),
+    kubeToken: secret(),
+  };
 
   /** A kubeconfig whose user holds a token, its line indented with `indent`. */
   async function kubeconfigWithToken(indent: string): Promise<string> {
     const file = path.join(await tempDir("gmsa-misconfigured-"), "kubeconfig.yaml");
-    const lines = ["apiVersion: v1", "kind: Config", 'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]', "users:", "- name: u", "  user:"];
-    await writeFile(file, [...lines, `${indent}token: ${held.kubeToken}`, "contexts: [{name: c, context: {cluster: c, user: u}}]", "current-context: c", ""].join("\n"));
+    const lines = [
+      "apiVersion: v1",
+      "kind: Config",
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+      "users:",
+      "- name: u",
+      "  user:",
+    ];
+    await writeFile(
+      file,
+      [
+        ...lines,
+        `${indent}token: ${held.kubeToken}`,
+        "contexts: [{name: c, context: {cluster: c, user: u}}]",
+        "current-context: c",
+        "",
+      ].join("\n"),
+    );
     return file;
   }
 
   it.each([
-    ["a setting it cannot read", "LOG_LEVEL must be one of", async () => ({ KUBECONFIG: await kubeconfigWithToken("    "), LOG_LEVEL: "chatty" })],
+    [
+      "a setting it cannot read",
+      "LOG_LEVEL must be one of",
+      async () => ({ KUBECONFIG: await kubeconfigWithToken("    "), LOG_LEVEL: "chatty" }),
+    ],
     // A tab-indented line, a common pasting mistake: YAML parsers quote the offending line, here the token's.
-    ["a kubeconfig that is not valid YAML", "not valid YAML", async () => ({ KUBECONFIG: await kubeconfigWithToken("\t") })],
-  ])("for %s: every answer is 503 naming the misconfiguration, the log names the problem, neither holds a piece of a secret", async (_, problem, cause) => {
-    const { CALLER_AUTH_TOKENS, METRICS_TOKENS, AWS_SECRET_ACCESS_KEY } = held;
-    const { app, errors } = await prepare({ CALLER_AUTH_TOKENS, METRICS_TOKENS, AWS_SECRET_ACCESS_KEY, ...(await cause()) });
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain(problem);
-    expectNoSecretFragments(errors[0]!, Object.values(held));
-    for (const [method, path] of [["POST", "/expand"], ["GET", "/healthz"], ["GET", "/metrics"], ["PUT", "/nowhere"]] as const) {
-      const res = await app.request(path, { method, headers: { authorization: `Bearer ${CALLER_AUTH_TOKENS}` } });
-      expect(res.status).toBe(503);
-      const text = await responseText(res);
-      expect(text).toMatch(/"error":"gmsa-webhooks is misconfigured/);
-      expectNoSecretFragments(text, Object.values(held));
-    }
-  });
+    [
+      "a kubeconfig that is not valid YAML",
+      "not valid YAML",
+      async () => ({ KUBECONFIG: await kubeconfigWithToken("\t") }),
+    ],
+  ])(
+    "for %s: every answer is 503 naming the misconfiguration, the log names the problem, neither holds a piece of a secret",
+    async (_, problem, cause) => {
+      const { CALLER_AUTH_TOKENS, METRICS_TOKENS, AWS_SECRET_ACCESS_KEY } = held;
+      const { app, errors } = await prepare({
+        CALLER_AUTH_TOKENS,
+        METRICS_TOKENS,
+        AWS_SECRET_ACCESS_KEY,
+        ...(await cause()),
+      });
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toContain(problem);
+      expectNoSecretFragments(errors[0]!, Object.values(held));
+      for (const [method, path] of [
+        ["POST", "/expand"],
+        ["GET", "/healthz"],
+        ["GET", "/metrics"],
+        ["PUT", "/nowhere"],
+      ] as const) {
+        const res = await app.request(path, { method, headers: { authorization: `Bearer ${CALLER_AUTH_TOKENS}` } });
+        expect(res.status).toBe(503);
+        const text = await responseText(res);
+        expect(text).toMatch(/"error":"gmsa-webhooks is misconfigured/);
+        expectNoSecretFragments(text, Object.values(held));
+      }
+    },
+  );
 });

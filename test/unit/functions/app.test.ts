@@ -33,9 +33,12 @@ describe("createApp", () => {
     expect(await res.json()).toEqual({ name: "gmsa-webhooks", version: pkg.version, functions: ["authorize"] });
   });
 
-  it.each(["/", "/expand/extra", "/validate", "/healthz/x", "/EXPAND"])("answers an unknown path %j with 404", async (path) => {
-    expect((await createTestApp().app.request(path, post("{}"))).status).toBe(404);
-  });
+  it.each(["/", "/expand/extra", "/validate", "/healthz/x", "/EXPAND"])(
+    "answers an unknown path %j with 404",
+    async (path) => {
+      expect((await createTestApp().app.request(path, post("{}"))).status).toBe(404);
+    },
+  );
 
   it("does not serve a function this deployment does not mount (404)", async () => {
     const { app } = createTestApp({ functions: ["authorize"] });
@@ -43,25 +46,36 @@ describe("createApp", () => {
     expect((await app.request("/authorize", post(JSON.stringify(buildReview(buildPod()))))).status).toBe(200);
   });
 
-  it.each(["GET", "PUT", "DELETE", "PATCH"])("answers %s /expand and /authorize with 405 and Allow: POST", async (method) => {
-    const { app } = createTestApp();
-    for (const path of ["/expand", "/authorize"]) {
-      const res = await app.request(path, { method, ...(method === "GET" ? {} : { body: "{}", headers: json }) });
-      expect(res.status).toBe(405);
-      expect(res.headers.get("allow")).toBe("POST");
-    }
-  });
+  it.each(["GET", "PUT", "DELETE", "PATCH"])(
+    "answers %s /expand and /authorize with 405 and Allow: POST",
+    async (method) => {
+      const { app } = createTestApp();
+      for (const path of ["/expand", "/authorize"]) {
+        const res = await app.request(path, { method, ...(method === "GET" ? {} : { body: "{}", headers: json }) });
+        expect(res.status).toBe(405);
+        expect(res.headers.get("allow")).toBe("POST");
+      }
+    },
+  );
 
   it("accepts application/json with a charset", async () => {
     const { app } = createTestApp();
-    const reply = await postReview(app, "expand", buildReview(buildPod()), { headers: { "content-type": "application/json; charset=utf-8" } });
+    const reply = await postReview(app, "expand", buildReview(buildPod()), {
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(reply.response.allowed).toBe(true);
   });
 
-  it.each(["text/plain", "application/yaml", "application/x-www-form-urlencoded"])("refuses content type %j with 415", async (type) => {
-    const res = await createTestApp().app.request("/expand", post(JSON.stringify(buildReview(buildPod())), { "content-type": type }));
-    expect(res.status).toBe(415);
-  });
+  it.each(["text/plain", "application/yaml", "application/x-www-form-urlencoded"])(
+    "refuses content type %j with 415",
+    async (type) => {
+      const res = await createTestApp().app.request(
+        "/expand",
+        post(JSON.stringify(buildReview(buildPod())), { "content-type": type }),
+      );
+      expect(res.status).toBe(415);
+    },
+  );
 
   it("refuses a declared length over the limit with 413 before reading the body", async () => {
     const { app } = createTestApp();
@@ -73,22 +87,28 @@ describe("createApp", () => {
     expect(pulled).toBe(false);
   });
 
-  it.each(["abc", "12abc", "-1", "1e3", " "])("refuses a Content-Length of %j with 400, reading nothing", async (length) => {
-    const { app, deps } = createTestApp();
-    let pulled = false;
-    const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
-    const res = await app.request("/expand", post(body, { ...json, "content-length": length }));
-    expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "Content-Length is not a decimal number" });
-    expect(pulled).toBe(false);
-    expect(deps.metrics.snapshot()).toEqual({});
-  });
+  it.each(["abc", "12abc", "-1", "1e3", " "])(
+    "refuses a Content-Length of %j with 400, reading nothing",
+    async (length) => {
+      const { app, deps } = createTestApp();
+      let pulled = false;
+      const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
+      const res = await app.request("/expand", post(body, { ...json, "content-length": length }));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: "Content-Length is not a decimal number" });
+      expect(pulled).toBe(false);
+      expect(deps.metrics.snapshot()).toEqual({});
+    },
+  );
 
   it("reads a review with a declared length without touching the request's body stream", async () => {
     // On @hono/node-server, reading `body` builds a web Request and stream for the request; `text()` reads the socket.
     const { app } = createTestApp();
     const text = JSON.stringify(buildReview(buildPod()));
-    const req = new Request("http://localhost/expand", post(text, { ...json, "content-length": String(new TextEncoder().encode(text).length) }));
+    const req = new Request(
+      "http://localhost/expand",
+      post(text, { ...json, "content-length": String(new TextEncoder().encode(text).length) }),
+    );
     let bodyReads = 0;
     const stream = req.body;
     Object.defineProperty(req, "body", { get: () => (bodyReads++, stream) });
@@ -148,7 +168,10 @@ describe("createApp", () => {
     ["unparseable JSON", "{not json"],
     ["an empty body", ""],
     ["JSON that is not an AdmissionReview", JSON.stringify({ hello: "world" })],
-    ["an AdmissionReview without request", JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" })],
+    [
+      "an AdmissionReview without request",
+      JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview" }),
+    ],
   ])("refuses %s with 400", async (_what, body) => {
     const { app, deps } = createTestApp();
     const res = await app.request("/authorize", post(body));
@@ -177,21 +200,35 @@ describe("createApp", () => {
 
     it("refuses a garbage body with 401, not 400 or 415: the body is never read", async () => {
       const { app } = setup();
-      expect((await app.request("/authorize", post("\u0000garbage", { "content-type": "text/plain" }))).status).toBe(401);
+      expect((await app.request("/authorize", post("\u0000garbage", { "content-type": "text/plain" }))).status).toBe(
+        401,
+      );
       expect((await app.request("/authorize", { method: "GET" })).status).toBe(401);
     });
 
     it("lets a caller with the token in", async () => {
       const { app, gmsa } = setup();
-      const reply = await postReview(app, "authorize", buildReview(gmsaPod), { headers: { authorization: "Bearer s3cret-token" } });
+      const reply = await postReview(app, "authorize", buildReview(gmsaPod), {
+        headers: { authorization: "Bearer s3cret-token" },
+      });
       expect(reply.response.allowed).toBe(false);
       expect(gmsa.callCount()).toBe(2);
     });
 
     it("calls onCallerAuthenticated for a review whose caller passed, never for a refused one or an open route", async () => {
       let calls = 0;
-      const { app } = createTestApp({ callerAuth: { mode: "bearer", tokens: ["s3cret-token"] }, onCallerAuthenticated: () => void calls++ });
-      expect((await app.request("/authorize", post(JSON.stringify(buildReview(gmsaPod)), { ...json, authorization: "Bearer wrong" }))).status).toBe(401);
+      const { app } = createTestApp({
+        callerAuth: { mode: "bearer", tokens: ["s3cret-token"] },
+        onCallerAuthenticated: () => void calls++,
+      });
+      expect(
+        (
+          await app.request(
+            "/authorize",
+            post(JSON.stringify(buildReview(gmsaPod)), { ...json, authorization: "Bearer wrong" }),
+          )
+        ).status,
+      ).toBe(401);
       for (const path of ["/healthz", "/version", "/metrics", "/nothing"]) await app.request(path);
       expect(calls).toBe(0);
       await postReview(app, "expand", buildReview(gmsaPod), { headers: { authorization: "Bearer s3cret-token" } });
@@ -224,7 +261,10 @@ describe("createApp", () => {
 
     it("does not let the scrape token send reviews (401)", async () => {
       const { app } = setup();
-      expect((await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), { ...json, ...bearer(SCRAPE) }))).status).toBe(401);
+      expect(
+        (await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), { ...json, ...bearer(SCRAPE) })))
+          .status,
+      ).toBe(401);
     });
 
     it("serves /metrics at /metrics in path mode, never below the admission secret", async () => {
@@ -246,12 +286,22 @@ describe("createApp", () => {
   });
 
   it("answers /readyz 503 naming what is missing while the readiness check fails, and logs why in full (/healthz stays 200)", async () => {
-    const detail = "checking readiness: may this function get gmsacredentialspecs.windows.k8s.io: API server answered 401";
-    const { app, logs } = createTestApp({ readiness: () => Promise.resolve({ ready: false, reason: "the API server refused our credential", detail }) });
+    const detail =
+      "checking readiness: may this function get gmsacredentialspecs.windows.k8s.io: API server answered 401";
+    const { app, logs } = createTestApp({
+      readiness: () => Promise.resolve({ ready: false, reason: "the API server refused our credential", detail }),
+    });
     const res = await app.request("/readyz");
     expect(res.status).toBe(503);
     expect(await res.text()).toBe("not ready: the API server refused our credential");
-    expect(logs()).toContainEqual(expect.objectContaining({ level: "warn", msg: "not ready", reason: "the API server refused our credential", detail }));
+    expect(logs()).toContainEqual(
+      expect.objectContaining({
+        level: "warn",
+        msg: "not ready",
+        reason: "the API server refused our credential",
+        detail,
+      }),
+    );
     expect((await app.request("/healthz")).status).toBe(200);
   });
 
@@ -264,7 +314,11 @@ describe("createApp", () => {
     expect([await probe(), await probe()]).toEqual([200, 200]);
     answer = { ready: false, reason: "API server unreachable", detail: "connect ECONNREFUSED" };
     expect(await probe()).toBe(503);
-    expect(logs().filter((line) => /ready/.test(String(line.msg))).map((line) => line.msg)).toEqual(["not ready", "ready", "not ready"]);
+    expect(
+      logs()
+        .filter((line) => /ready/.test(String(line.msg)))
+        .map((line) => line.msg),
+    ).toEqual(["not ready", "ready", "not ready"]);
   });
 
   it("serves counters of reviews and extra metrics on /metrics", async () => {
@@ -278,7 +332,12 @@ describe("createApp", () => {
   it.each(FUNCTION_NAMES)("answers /%s with a 500 denial before ?timeout=1s when the client hangs", async (fn) => {
     const gmsa = createFakeGmsaClient({ hang: true });
     const { app } = createTestApp({ gmsa });
-    const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}) } });
+    const pod = buildPod({
+      windowsOptions: {
+        gmsaCredentialSpecName: "webapp1",
+        ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
+      },
+    });
     const started = performance.now();
     const reply = await postReview(app, fn, buildReview(pod), { query: "?timeout=1s" });
     const elapsed = performance.now() - started;
@@ -293,7 +352,10 @@ describe("createApp", () => {
     const allowed = [{ namespace: "ns1", serviceAccount: "sa1", credSpecName: "webapp1" }];
 
     async function expandThenAuthorize(pod: Pod, review: ReviewOptions = {}) {
-      const { app } = createTestApp({ gmsa: createFakeGmsaClient({ credspecs: { webapp1: WEBAPP1_CREDSPEC }, allowed }), settings: { randomHostname: true } });
+      const { app } = createTestApp({
+        gmsa: createFakeGmsaClient({ credspecs: { webapp1: WEBAPP1_CREDSPEC }, allowed }),
+        settings: { randomHostname: true },
+      });
       const expanded = await postReview(app, "expand", buildReview(pod, review));
       expect(expanded.response.allowed).toBe(true);
       const patched = applyReplyPatch(pod, expanded);
@@ -302,21 +364,44 @@ describe("createApp", () => {
 
     it.each(PLACES)("allows what expand made of a GMSA on the $kind", async ({ kind }) => {
       const { authorized } = await expandThenAuthorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }));
-      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true, auditAnnotations: ALLOWED_WEBAPP1 });
+      expect(authorized.response).toEqual({
+        uid: authorized.response.uid,
+        allowed: true,
+        auditAnnotations: ALLOWED_WEBAPP1,
+      });
     });
 
     it.each([undefined, "app", "setup"])("allows what expand made of alpha annotations for %s", async (container) => {
-      const { authorized, patched } = await expandThenAuthorize(buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } }));
-      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true, auditAnnotations: ALLOWED_WEBAPP1 });
+      const { authorized, patched } = await expandThenAuthorize(
+        buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } }),
+      );
+      expect(authorized.response).toEqual({
+        uid: authorized.response.uid,
+        allowed: true,
+        auditAnnotations: ALLOWED_WEBAPP1,
+      });
       expect(patched.spec?.hostname).toMatch(/^[a-z][a-z0-9]{14}$/);
     });
 
     it("allows what expand made of a new ephemeral container", async () => {
-      const oldPod = podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: JSON.stringify(WEBAPP1_CREDSPEC) });
+      const oldPod = podWithGmsaAt("pod", {
+        gmsaCredentialSpecName: "webapp1",
+        gmsaCredentialSpec: JSON.stringify(WEBAPP1_CREDSPEC),
+      });
       const pod = structuredClone(oldPod);
-      pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1" } } }];
-      const { authorized } = await expandThenAuthorize(pod, { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: oldPod });
-      expect(authorized.response).toEqual({ uid: authorized.response.uid, allowed: true, auditAnnotations: ALLOWED_WEBAPP1 });
+      pod.spec!.ephemeralContainers = [
+        { name: "debugger", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1" } } },
+      ];
+      const { authorized } = await expandThenAuthorize(pod, {
+        operation: "UPDATE",
+        subResource: "ephemeralcontainers",
+        oldObject: oldPod,
+      });
+      expect(authorized.response).toEqual({
+        uid: authorized.response.uid,
+        allowed: true,
+        auditAnnotations: ALLOWED_WEBAPP1,
+      });
     });
   });
 });

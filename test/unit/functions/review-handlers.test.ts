@@ -42,19 +42,34 @@ function setup(handle: ReviewHandler, level: LogLevel = "debug", allowedLevel: L
 }
 
 describe("createReviewHandler", () => {
-  it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)("answers a %s review in its version with the uid echoed", async (apiVersion) => {
-    const { send } = setup(() => Promise.resolve({ allowed: true }));
-    const reply = await send(buildReview(buildPod(), { apiVersion, uid: "uid-42" }));
-    expect(reply).toEqual({ apiVersion, kind: "AdmissionReview", response: { uid: "uid-42", allowed: true } });
-  });
+  it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)(
+    "answers a %s review in its version with the uid echoed",
+    async (apiVersion) => {
+      const { send } = setup(() => Promise.resolve({ allowed: true }));
+      const reply = await send(buildReview(buildPod(), { apiVersion, uid: "uid-42" }));
+      expect(reply).toEqual({ apiVersion, kind: "AdmissionReview", response: { uid: "uid-42", allowed: true } });
+    },
+  );
 
   it("turns a plain Error thrown by the handler into a 500 denial without its message, and logs its name", async () => {
     const { send, lines } = setup(() => Promise.reject(new RangeError("secret internals at /etc/kubeconfig")));
     const reply = await send(buildReview(buildPod(), { uid: "uid-7" }));
-    expect(reply.response).toMatchObject({ uid: "uid-7", allowed: false, status: { code: 500, reason: "InternalError" } });
+    expect(reply.response).toMatchObject({
+      uid: "uid-7",
+      allowed: false,
+      status: { code: 500, reason: "InternalError" },
+    });
     expect(JSON.stringify(reply)).not.toContain("secret internals");
     const log = JSON.parse(lines.at(-1)!) as Record<string, unknown>;
-    expect(log).toMatchObject({ level: "warn", msg: "review", uid: "uid-7", allowed: false, code: 500, errors: "ERR_INTERNAL", cause: "RangeError" });
+    expect(log).toMatchObject({
+      level: "warn",
+      msg: "review",
+      uid: "uid-7",
+      allowed: false,
+      code: 500,
+      errors: "ERR_INTERNAL",
+      cause: "RangeError",
+    });
     expect(lines.join("\n")).not.toContain("secret internals");
   });
 
@@ -62,7 +77,11 @@ describe("createReviewHandler", () => {
     const detail = 'exec plugin "/opt/bin/kubelogin" exited with code 1: AADSTS700016 tenant 0000-1111';
     const { send, lines } = setup(() => Promise.reject(new AdmissionError(detail, { code: "ERR_CREDENTIALS" })));
     const reply = await send(buildReview(buildPod(), { uid: "uid-9" }));
-    expect(reply.response).toMatchObject({ uid: "uid-9", allowed: false, status: { code: 500, reason: "InternalError" } });
+    expect(reply.response).toMatchObject({
+      uid: "uid-9",
+      allowed: false,
+      status: { code: 500, reason: "InternalError" },
+    });
     expect(reply.response.status?.message).toContain("could not authenticate to the API server");
     expect(reply.response.status?.message).toContain("uid-9");
     expect(JSON.stringify(reply)).not.toContain("kubelogin");
@@ -73,20 +92,37 @@ describe("createReviewHandler", () => {
     const allowed = setup(() => Promise.resolve({ allowed: true }), "info", "debug");
     await allowed.send(buildReview(buildPod(), { uid: "uid-ok" }));
     expect(allowed.lines).toEqual([]);
-    const refused = setup(() => Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod")] }), "info", "debug");
+    const refused = setup(
+      () => Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod")] }),
+      "info",
+      "debug",
+    );
     await refused.send(buildReview(buildPod(), { uid: "uid-no" }));
-    expect(refused.lines.map((l) => JSON.parse(l) as unknown)).toEqual([expect.objectContaining({ level: "warn", msg: "review", uid: "uid-no" })]);
+    expect(refused.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
+      expect.objectContaining({ level: "warn", msg: "review", uid: "uid-no" }),
+    ]);
     const debug = setup(() => Promise.resolve({ allowed: true }), "debug", "debug");
     await debug.send(buildReview(buildPod(), { uid: "uid-ok" }));
     expect(JSON.parse(debug.lines[0]!)).toMatchObject({ level: "debug", msg: "review", uid: "uid-ok", allowed: true });
     const serverless = setup(() => Promise.resolve({ allowed: true }), "info", "info");
     await serverless.send(buildReview(buildPod(), { uid: "uid-ok" }));
-    expect(JSON.parse(serverless.lines[0]!)).toMatchObject({ level: "info", msg: "review", uid: "uid-ok", allowed: true });
+    expect(JSON.parse(serverless.lines[0]!)).toMatchObject({
+      level: "info",
+      msg: "review",
+      uid: "uid-ok",
+      allowed: true,
+    });
   });
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {
     const { send, lines, metrics } = setup(() =>
-      Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod"), new AdmissionError("y", { code: "ERR_KUBE_API" })] }),
+      Promise.resolve({
+        allowed: false,
+        errors: [
+          createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod"),
+          new AdmissionError("y", { code: "ERR_KUBE_API" }),
+        ],
+      }),
     );
     const pod = buildPod({ containers: [{ name: "app", env: [{ name: "PASSWORD", value: "hunter2" }] }] });
     await send(buildReview(pod, { uid: "uid-1", dryRun: true }));
@@ -147,10 +183,25 @@ describe("loadFacts", () => {
       allowedUsers: [{ namespace: "ns1", username: "alice", credSpecName: "b" }],
       denyReason: "no",
     });
-    const facts = await loadFacts(plan([], [{ subject: serviceAccount, names: new Set(["a", "b"]) }, { subject: alice, names: new Set(["a", "b"]) }]), contextOf(gmsa));
+    const facts = await loadFacts(
+      plan(
+        [],
+        [
+          { subject: serviceAccount, names: new Set(["a", "b"]) },
+          { subject: alice, names: new Set(["a", "b"]) },
+        ],
+      ),
+      contextOf(gmsa),
+    );
     expect(facts.access.map((answers) => Object.fromEntries(answers))).toEqual([
-      { a: { ok: true, value: { allowed: true, reason: "" } }, b: { ok: true, value: { allowed: false, reason: "no" } } },
-      { a: { ok: true, value: { allowed: false, reason: "no" } }, b: { ok: true, value: { allowed: true, reason: "" } } },
+      {
+        a: { ok: true, value: { allowed: true, reason: "" } },
+        b: { ok: true, value: { allowed: false, reason: "no" } },
+      },
+      {
+        a: { ok: true, value: { allowed: false, reason: "no" } },
+        b: { ok: true, value: { allowed: true, reason: "" } },
+      },
     ]);
     expect(gmsa.accessQueries).toEqual([
       { ...serviceAccount, credSpecName: "a" },
@@ -164,7 +215,16 @@ describe("loadFacts", () => {
 
   it("makes every call at once", async () => {
     const gmsa = createFakeGmsaClient({ credspecs: { a: 1, b: 2 }, delayMs: 20 });
-    await loadFacts(plan(["a", "b"], [{ subject: serviceAccount, names: new Set(["a", "b"]) }, { subject: alice, names: new Set(["a"]) }]), contextOf(gmsa));
+    await loadFacts(
+      plan(
+        ["a", "b"],
+        [
+          { subject: serviceAccount, names: new Set(["a", "b"]) },
+          { subject: alice, names: new Set(["a"]) },
+        ],
+      ),
+      contextOf(gmsa),
+    );
     expect(gmsa.maxInFlight()).toBe(5);
   });
 
@@ -179,7 +239,10 @@ describe("loadFacts", () => {
     const started = Date.now();
     const hanging: GmsaClient = { ...createFakeGmsaClient(), getCredSpecContents: () => new Promise(() => {}) };
     const facts = await loadFacts(plan(["a"]), contextOf(hanging, AbortSignal.timeout(20)));
-    expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", status: 500 } });
+    expect(facts.credspecs.get("a")).toMatchObject({
+      ok: false,
+      error: { code: "ERR_DEADLINE_EXCEEDED", status: 500 },
+    });
     expect(Date.now() - started).toBeLessThan(500);
   });
 
@@ -188,7 +251,12 @@ describe("loadFacts", () => {
     const signal = AbortSignal.timeout(20);
     const honouring: GmsaClient = {
       ...createFakeGmsaClient(),
-      getCredSpecContents: () => new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new AdmissionError(message, { code: "ERR_DEADLINE_EXCEEDED" })))),
+      getCredSpecContents: () =>
+        new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () =>
+            reject(new AdmissionError(message, { code: "ERR_DEADLINE_EXCEEDED" })),
+          ),
+        ),
     };
     const facts = await loadFacts(plan(["a"]), contextOf(honouring, signal));
     expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", message } });

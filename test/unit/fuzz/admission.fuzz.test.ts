@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import fastJsonPatch from "fast-json-patch";
 import { afterAll, describe, expect, it } from "vitest";
-import { authorizableReview, byteNoise, encode, ephemeralChangeReview, expandableReview, mutation, review } from "./arbitraries.ts";
+import {
+  authorizableReview,
+  byteNoise,
+  encode,
+  ephemeralChangeReview,
+  expandableReview,
+  mutation,
+  review,
+} from "./arbitraries.ts";
 import { checkReply, decodeSent } from "./contract.ts";
 import { createFuzzApp, expectStillServing, fuzzParameters, MAX_CREDSPEC_NAMES, SCALE } from "./harness.ts";
 import { holdsGmsaSettings, mustRefuse } from "./oracle.ts";
@@ -13,7 +21,10 @@ const timeout = 120_000 * SCALE;
 function inputOf(reviews: typeof review) {
   return fc.record({
     review: reviews,
-    mutations: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) }),
+    mutations: fc.oneof(
+      { weight: 3, arbitrary: fc.constant([]) },
+      { weight: 2, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }) },
+    ),
     noise: fc.oneof({ weight: 9, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: byteNoise }),
   });
 }
@@ -23,7 +34,13 @@ const input = inputOf(review);
  * Half of authorize's reviews are ones an allowed service account sends, so many are allowed and judged; some of those
  * change an existing ephemeral container's GMSA through `pods/ephemeralcontainers`.
  */
-const authorizeInput = inputOf(fc.oneof({ weight: 3, arbitrary: review }, { weight: 4, arbitrary: authorizableReview }, { weight: 1, arbitrary: ephemeralChangeReview }));
+const authorizeInput = inputOf(
+  fc.oneof(
+    { weight: 3, arbitrary: review },
+    { weight: 4, arbitrary: authorizableReview },
+    { weight: 1, arbitrary: ephemeralChangeReview },
+  ),
+);
 
 const tally = { allowed: 0, denied: 0, http: 0 };
 
@@ -42,76 +59,95 @@ const reach = { authorize: { cases: 0, reached: 0 }, roundTrip: { cases: 0, reac
 /** Fails when fewer than `floor` of a property's cases reached its assertion (skipped for runs too short to judge). */
 function expectReached(counts: { cases: number; reached: number }, floor: number): void {
   if (counts.cases < 100) return;
-  expect(counts.reached / counts.cases, `${counts.reached} of ${counts.cases} cases reached the assertion`).toBeGreaterThanOrEqual(floor);
+  expect(
+    counts.reached / counts.cases,
+    `${counts.reached} of ${counts.cases} cases reached the assertion`,
+  ).toBeGreaterThanOrEqual(floor);
 }
 
 afterAll(() => {
-  console.log(`fuzz: ${fuzz.inputs()} inputs to expand and authorize (allowed ${tally.allowed}, denied ${tally.denied}, HTTP errors ${tally.http})`);
-  console.log(`fuzz: oracle judged ${reach.authorize.reached} of ${reach.authorize.cases} authorize cases allowed with GMSA settings; authorize had to allow ${reach.roundTrip.reached} of ${reach.roundTrip.cases} expanded pods`);
+  console.log(
+    `fuzz: ${fuzz.inputs()} inputs to expand and authorize (allowed ${tally.allowed}, denied ${tally.denied}, HTTP errors ${tally.http})`,
+  );
+  console.log(
+    `fuzz: oracle judged ${reach.authorize.reached} of ${reach.authorize.cases} authorize cases allowed with GMSA settings; authorize had to allow ${reach.roundTrip.reached} of ${reach.roundTrip.cases} expanded pods`,
+  );
 });
 
 describe("fuzz: admission reviews", () => {
-  it("authorize never allows a review it must refuse, and answers every input by the contract", async () => {
-    await fc.assert(
-      fc.asyncProperty(authorizeInput, async ({ review: value, mutations, noise }) => {
-        const body = encode(value, mutations, noise);
-        const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
-        reach.authorize.cases++;
-        if (checked.reply === undefined) tally.http++;
-        else if (!checked.reply.response.allowed) tally.denied++;
-        else {
-          tally.allowed++;
-          if (holdsGmsaSettings(decodeSent(body))) reach.authorize.reached++;
-          const reason = mustRefuse(decodeSent(body), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
-          if (reason !== undefined) throw new Error(`authorize allowed a review it must refuse: ${reason}`);
-        }
-        fuzz.checkLogs();
-      }),
-      fuzzParameters(9000),
-    );
-    expectReached(reach.authorize, AUTHORIZE_FLOOR);
-    await expectStillServing(fuzz);
-  }, timeout);
+  it(
+    "authorize never allows a review it must refuse, and answers every input by the contract",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(authorizeInput, async ({ review: value, mutations, noise }) => {
+          const body = encode(value, mutations, noise);
+          const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
+          reach.authorize.cases++;
+          if (checked.reply === undefined) tally.http++;
+          else if (!checked.reply.response.allowed) tally.denied++;
+          else {
+            tally.allowed++;
+            if (holdsGmsaSettings(decodeSent(body))) reach.authorize.reached++;
+            const reason = mustRefuse(decodeSent(body), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
+            if (reason !== undefined) throw new Error(`authorize allowed a review it must refuse: ${reason}`);
+          }
+          fuzz.checkLogs();
+        }),
+        fuzzParameters(9000),
+      );
+      expectReached(reach.authorize, AUTHORIZE_FLOOR);
+      await expectStillServing(fuzz);
+    },
+    timeout,
+  );
 
-  it("expand answers every input by the contract, and its patches apply to the pod", async () => {
-    await fc.assert(
-      fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
-        const body = encode(value, mutations, noise);
-        const checked = await checkReply("expand", body, await fuzz.review("expand", body));
-        if (checked.reply === undefined) tally.http++;
-        else if (checked.reply.response.allowed) tally.allowed++;
-        else tally.denied++;
-        fuzz.checkLogs();
-      }),
-      fuzzParameters(6000),
-    );
-    await expectStillServing(fuzz);
-  }, timeout);
+  it(
+    "expand answers every input by the contract, and its patches apply to the pod",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
+          const body = encode(value, mutations, noise);
+          const checked = await checkReply("expand", body, await fuzz.review("expand", body));
+          if (checked.reply === undefined) tally.http++;
+          else if (checked.reply.response.allowed) tally.allowed++;
+          else tally.denied++;
+          fuzz.checkLogs();
+        }),
+        fuzzParameters(6000),
+      );
+      await expectStillServing(fuzz);
+    },
+    timeout,
+  );
 
-  it("an expanded pod passes authorize exactly when the oracle allows it", async () => {
-    await fc.assert(
-      fc.asyncProperty(expandableReview, async (value) => {
-        const body = encode(value, []);
-        const expanded = await checkReply("expand", body, await fuzz.review("expand", body));
-        reach.roundTrip.cases++;
-        const patch = expanded.reply?.response.patch;
-        if (patch === undefined || expanded.review === undefined) return;
-        const ops = JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as fastJsonPatch.Operation[];
-        const object = fastJsonPatch.applyPatch(structuredClone(expanded.review.request.object), ops).newDocument;
-        const next = structuredClone(value);
-        (next.request as Record<string, unknown>).object = object;
-        const nextBody = encode(next, []);
-        const checked = await checkReply("authorize", nextBody, await fuzz.review("authorize", nextBody));
-        const reason = mustRefuse(decodeSent(nextBody), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
-        if (checked.reply?.response.allowed === true) expect(reason).toBeUndefined();
-        if (reason !== undefined) return;
-        reach.roundTrip.reached++;
-        expect(checked.reply?.response, "a pod the oracle accepts after expand").toMatchObject({ allowed: true });
-        fuzz.checkLogs();
-      }),
-      fuzzParameters(1500),
-    );
-    expectReached(reach.roundTrip, ROUND_TRIP_FLOOR);
-    await expectStillServing(fuzz);
-  }, timeout);
+  it(
+    "an expanded pod passes authorize exactly when the oracle allows it",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(expandableReview, async (value) => {
+          const body = encode(value, []);
+          const expanded = await checkReply("expand", body, await fuzz.review("expand", body));
+          reach.roundTrip.cases++;
+          const patch = expanded.reply?.response.patch;
+          if (patch === undefined || expanded.review === undefined) return;
+          const ops = JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as fastJsonPatch.Operation[];
+          const object = fastJsonPatch.applyPatch(structuredClone(expanded.review.request.object), ops).newDocument;
+          const next = structuredClone(value);
+          (next.request as Record<string, unknown>).object = object;
+          const nextBody = encode(next, []);
+          const checked = await checkReply("authorize", nextBody, await fuzz.review("authorize", nextBody));
+          const reason = mustRefuse(decodeSent(nextBody), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
+          if (checked.reply?.response.allowed === true) expect(reason).toBeUndefined();
+          if (reason !== undefined) return;
+          reach.roundTrip.reached++;
+          expect(checked.reply?.response, "a pod the oracle accepts after expand").toMatchObject({ allowed: true });
+          fuzz.checkLogs();
+        }),
+        fuzzParameters(1500),
+      );
+      expectReached(reach.roundTrip, ROUND_TRIP_FLOOR);
+      await expectStillServing(fuzz);
+    },
+    timeout,
+  );
 });

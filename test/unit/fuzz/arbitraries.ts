@@ -11,8 +11,29 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 
 const KNOWN = [...CREDSPECS.keys()];
-const BAD_NAMES = ["Bad_Name", "", "webapp1 ", "WEBAPP1", "a".repeat(254), "wébapp", "-x", "x-", "a..b", "__proto__", "constructor"];
-export const CONTAINER_NAMES = ["web", "sidecar", "setup", "debug", "__proto__", "constructor", "toString", "hasOwnProperty"];
+const BAD_NAMES = [
+  "Bad_Name",
+  "",
+  "webapp1 ",
+  "WEBAPP1",
+  "a".repeat(254),
+  "wébapp",
+  "-x",
+  "x-",
+  "a..b",
+  "__proto__",
+  "constructor",
+];
+export const CONTAINER_NAMES = [
+  "web",
+  "sidecar",
+  "setup",
+  "debug",
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+];
 
 export const credSpecName: fc.Arbitrary<string> = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...KNOWN) },
@@ -25,7 +46,11 @@ export const credSpecName: fc.Arbitrary<string> = fc.oneof(
 function reordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reordered);
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reordered(v)]),
+    );
   }
   return value;
 }
@@ -38,8 +63,14 @@ export function contentsFor(name: string): fc.Arbitrary<string> {
     { weight: 2, arbitrary: fc.constant(JSON.stringify(reordered(own))) },
     { weight: 1, arbitrary: fc.constant(JSON.stringify(own, null, 2)) },
     { weight: 2, arbitrary: fc.constantFrom(...KNOWN).map((other) => JSON.stringify(CREDSPECS.get(other))) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((extra) => JSON.stringify({ ...(own as object), Extra: extra })) },
-    { weight: 1, arbitrary: fc.constantFrom("{", "", "null", "[]", '{"__proto__":{"CmsPlugins":[]}}', `${JSON.stringify(own)} `) },
+    {
+      weight: 1,
+      arbitrary: fc.jsonValue({ maxDepth: 2 }).map((extra) => JSON.stringify({ ...(own as object), Extra: extra })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom("{", "", "null", "[]", '{"__proto__":{"CmsPlugins":[]}}', `${JSON.stringify(own)} `),
+    },
     { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
     { weight: 2, arbitrary: repeatedKey(own) },
     { weight: 3, arbitrary: looselyEqual(own) },
@@ -85,10 +116,12 @@ export function looselyEqual(own: unknown): fc.Arbitrary<string> {
 function repeatedKey(own: unknown): fc.Arbitrary<string> {
   const text = JSON.stringify(own);
   const keys = [...text.matchAll(/"([A-Za-z]+)":/g)].map((m) => ({ at: m.index, key: m[1] ?? "" }));
-  return fc.tuple(fc.constantFrom(...keys), fc.boolean(), fc.jsonValue({ maxDepth: 1 })).map(([{ at, key }, escaped, other]) => {
-    const spelled = escaped ? `\\u${key.charCodeAt(0).toString(16).padStart(4, "0")}${key.slice(1)}` : key;
-    return `${text.slice(0, at)}"${spelled}":${JSON.stringify(other)},${text.slice(at)}`;
-  });
+  return fc
+    .tuple(fc.constantFrom(...keys), fc.boolean(), fc.jsonValue({ maxDepth: 1 }))
+    .map(([{ at, key }, escaped, other]) => {
+      const spelled = escaped ? `\\u${key.charCodeAt(0).toString(16).padStart(4, "0")}${key.slice(1)}` : key;
+      return `${text.slice(0, at)}"${spelled}":${JSON.stringify(other)},${text.slice(at)}`;
+    });
 }
 
 /** What a pod's GMSA references hold: the names they use, and contents for a name (none: names only). */
@@ -103,14 +136,30 @@ const ADVERSARIAL: References = { names: credSpecName, contents: contentsFor };
 
 /** A windowsOptions object with GMSA fields that belong together (or not). */
 function windowsOptionsWith({ names, contents, paired }: References): fc.Arbitrary<Obj> {
-  const others = { runAsUserName: fc.constantFrom("NT AUTHORITY\\SYSTEM", "NT AUTHORITY\\NETWORK SERVICE", "ContainerUser", "x".repeat(300)), hostProcess: fc.boolean() };
+  const others = {
+    runAsUserName: fc.constantFrom(
+      "NT AUTHORITY\\SYSTEM",
+      "NT AUTHORITY\\NETWORK SERVICE",
+      "ContainerUser",
+      "x".repeat(300),
+    ),
+    hostProcess: fc.boolean(),
+  };
   if (paired === true && contents !== undefined) {
-    const gmsa = names.chain((name) => fc.record({ gmsaCredentialSpecName: fc.constant(name), gmsaCredentialSpec: contents(name) }));
-    return fc.tuple(fc.option(gmsa, { nil: undefined }), fc.record(others, { requiredKeys: [] })).map(([fields, rest]) => ({ ...fields, ...rest }));
+    const gmsa = names.chain((name) =>
+      fc.record({ gmsaCredentialSpecName: fc.constant(name), gmsaCredentialSpec: contents(name) }),
+    );
+    return fc
+      .tuple(fc.option(gmsa, { nil: undefined }), fc.record(others, { requiredKeys: [] }))
+      .map(([fields, rest]) => ({ ...fields, ...rest }));
   }
   return names.chain((name) =>
     fc.record(
-      { gmsaCredentialSpecName: fc.constant(name), ...(contents === undefined ? {} : { gmsaCredentialSpec: contents(name) }), ...others },
+      {
+        gmsaCredentialSpecName: fc.constant(name),
+        ...(contents === undefined ? {} : { gmsaCredentialSpec: contents(name) }),
+        ...others,
+      },
       { requiredKeys: [] },
     ),
   );
@@ -119,12 +168,19 @@ function windowsOptionsWith({ names, contents, paired }: References): fc.Arbitra
 export const windowsOptions: fc.Arbitrary<Obj> = windowsOptionsWith(ADVERSARIAL);
 
 function securityContextWith(references: References): fc.Arbitrary<Obj> {
-  return fc.record({ windowsOptions: windowsOptionsWith(references), runAsNonRoot: fc.boolean() }, { requiredKeys: [] });
+  return fc.record(
+    { windowsOptions: windowsOptionsWith(references), runAsNonRoot: fc.boolean() },
+    { requiredKeys: [] },
+  );
 }
 
 function containerWith(references: References): fc.Arbitrary<Obj> {
   return fc.record(
-    { name: fc.constantFrom(...CONTAINER_NAMES), image: fc.constant("mcr.microsoft.com/windows/nanoserver:ltsc2022"), securityContext: securityContextWith(references) },
+    {
+      name: fc.constantFrom(...CONTAINER_NAMES),
+      image: fc.constant("mcr.microsoft.com/windows/nanoserver:ltsc2022"),
+      securityContext: securityContextWith(references),
+    },
     { requiredKeys: ["name"] },
   );
 }
@@ -133,20 +189,27 @@ export const container: fc.Arbitrary<Obj> = containerWith(ADVERSARIAL);
 
 /** Alpha annotation keys for the pod and containers, and random ones; contents keys only when contents are wanted. */
 function annotationKeyWith({ contents }: References): fc.Arbitrary<string> {
-  const suffixes = contents === undefined ? ["gmsa-credential-spec-name"] : ["gmsa-credential-spec-name", "gmsa-credential-spec"];
+  const suffixes =
+    contents === undefined ? ["gmsa-credential-spec-name"] : ["gmsa-credential-spec-name", "gmsa-credential-spec"];
   return fc.oneof(
     fc.constantFrom(...suffixes.map((k) => `pod.alpha.windows.kubernetes.io/${k}`)),
-    fc.tuple(fc.constantFrom(...CONTAINER_NAMES, "ghost"), fc.constantFrom(...suffixes)).map(([c, k]) => `${c}.container.alpha.windows.kubernetes.io/${k}`),
+    fc
+      .tuple(fc.constantFrom(...CONTAINER_NAMES, "ghost"), fc.constantFrom(...suffixes))
+      .map(([c, k]) => `${c}.container.alpha.windows.kubernetes.io/${k}`),
     fc.string({ maxLength: 16 }),
     fc.constantFrom("__proto__", "constructor", "hasOwnProperty"),
   );
 }
 
 function annotationsWith(references: References): fc.Arbitrary<Record<string, string>> {
-  const values = references.contents === undefined ? references.names : fc.oneof(references.names, references.contents("webapp1"), fc.string({ maxLength: 16 }));
+  const values =
+    references.contents === undefined
+      ? references.names
+      : fc.oneof(references.names, references.contents("webapp1"), fc.string({ maxLength: 16 }));
   return fc.array(fc.tuple(annotationKeyWith(references), values), { maxLength: 4 }).map((pairs) => {
     const out: Record<string, string> = {};
-    for (const [k, v] of pairs) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+    for (const [k, v] of pairs)
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
     return out;
   });
 }
@@ -157,7 +220,14 @@ function anyPodWith(references: References): fc.Arbitrary<Obj> {
     {
       apiVersion: fc.constant("v1"),
       kind: fc.constant("Pod"),
-      metadata: fc.record({ name: fc.constantFrom("web", "db"), namespace: fc.constantFrom(...NAMESPACES), annotations: annotationsWith(references) }, { requiredKeys: [] }),
+      metadata: fc.record(
+        {
+          name: fc.constantFrom("web", "db"),
+          namespace: fc.constantFrom(...NAMESPACES),
+          annotations: annotationsWith(references),
+        },
+        { requiredKeys: [] },
+      ),
       spec: fc.record(
         {
           serviceAccountName: fc.constantFrom(...SERVICE_ACCOUNTS, ""),
@@ -178,7 +248,9 @@ function anyPodWith(references: References): fc.Arbitrary<Obj> {
  * refuse a repeat before the GMSA rules run, so repeats in most pods would leave those rules unfuzzed.
  */
 function podWith(references: References): fc.Arbitrary<Obj> {
-  return fc.tuple(anyPodWith(references), fc.nat(9)).map(([value, keep]) => (keep === 0 ? value : withUniqueContainerNames(value)));
+  return fc
+    .tuple(anyPodWith(references), fc.nat(9))
+    .map(([value, keep]) => (keep === 0 ? value : withUniqueContainerNames(value)));
 }
 
 export const pod: fc.Arbitrary<Obj> = podWith(ADVERSARIAL);
@@ -216,14 +288,31 @@ export const review: fc.Arbitrary<Obj> = fc
     uid: fc.oneof({ weight: 9, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.string({ maxLength: 300 }) }),
     kind: fc.oneof(
       { weight: 12, arbitrary: fc.constant({ group: "", version: "v1", kind: "Pod" }) },
-      { weight: 1, arbitrary: fc.record({ group: fc.constantFrom("", "apps"), version: fc.constant("v1"), kind: fc.constantFrom("Deployment", "pod", "Pod") }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          group: fc.constantFrom("", "apps"),
+          version: fc.constant("v1"),
+          kind: fc.constantFrom("Deployment", "pod", "Pod"),
+        }),
+      },
     ),
-    operation: fc.oneof({ weight: 7, arbitrary: fc.constant("CREATE") }, { weight: 3, arbitrary: fc.constant("UPDATE") }, fc.constantFrom("DELETE", "CONNECT")),
+    operation: fc.oneof(
+      { weight: 7, arbitrary: fc.constant("CREATE") },
+      { weight: 3, arbitrary: fc.constant("UPDATE") },
+      fc.constantFrom("DELETE", "CONNECT"),
+    ),
     namespace: fc.option(fc.constantFrom(...NAMESPACES, ""), { nil: undefined }),
     old: pod,
     update: updateOf,
     dryRun: fc.boolean(),
-    userInfo: fc.option(fc.record({ username: fc.constantFrom(...USERS, ""), groups: fc.constant<Json[]>(["system:authenticated"]) }, { requiredKeys: [] }), { nil: undefined }),
+    userInfo: fc.option(
+      fc.record(
+        { username: fc.constantFrom(...USERS, ""), groups: fc.constant<Json[]>(["system:authenticated"]) },
+        { requiredKeys: [] },
+      ),
+      { nil: undefined },
+    ),
   })
   .map(({ apiVersion, uid, kind, operation, namespace, old, update, dryRun, userInfo }) => {
     const request: Obj = { uid, kind, operation, dryRun, name: "web" };
@@ -248,17 +337,38 @@ export type Mutation =
   | { kind: "huge-string"; at: number; length: number };
 
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(), value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json> }),
+  fc.record({
+    kind: fc.constant("replace" as const),
+    at: fc.nat(),
+    value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+  }),
   fc.record({ kind: fc.constant("gmsa-anywhere" as const), at: fc.nat(), value: windowsOptions }),
   fc.record({
     kind: fc.constant("odd-key" as const),
     at: fc.nat(),
-    key: fc.constantFrom("__proto__", "constructor", "prototype", "toString", "valueOf", "windowsOptions", "securityContext", "gmsaCredentialSpecName"),
+    key: fc.constantFrom(
+      "__proto__",
+      "constructor",
+      "prototype",
+      "toString",
+      "valueOf",
+      "windowsOptions",
+      "securityContext",
+      "gmsaCredentialSpecName",
+    ),
     value: fc.oneof(windowsOptions, fc.record({ windowsOptions }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>),
   }),
-  fc.record({ kind: fc.constant("duplicate-key" as const), at: fc.nat(), value: fc.oneof(credSpecName, fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>) }),
+  fc.record({
+    kind: fc.constant("duplicate-key" as const),
+    at: fc.nat(),
+    value: fc.oneof(credSpecName, fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>),
+  }),
   fc.record({ kind: fc.constant("deep" as const), at: fc.nat(), depth: fc.integer({ min: 100, max: 5000 }) }),
-  fc.record({ kind: fc.constant("huge-string" as const), at: fc.nat(), length: fc.integer({ min: 10_000, max: 200_000 }) }),
+  fc.record({
+    kind: fc.constant("huge-string" as const),
+    at: fc.nat(),
+    length: fc.integer({ min: 10_000, max: 200_000 }),
+  }),
 );
 
 /** Bytes inserted at positions of the encoded body: mostly invalid UTF-8 (lone continuation bytes, 0xFE/0xFF). */
@@ -268,7 +378,11 @@ export const byteNoise = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0x80, max
  * Applies mutations to a copy of `value` and encodes it. Keys that JSON.stringify cannot express (duplicates,
  * `__proto__` as an own key, very deep nesting) are written as placeholders and spliced into the text.
  */
-export function encode(value: Obj, mutations: readonly Mutation[], noise: readonly (readonly [number, number])[] = []): Uint8Array {
+export function encode(
+  value: Obj,
+  mutations: readonly Mutation[],
+  noise: readonly (readonly [number, number])[] = [],
+): Uint8Array {
   const copy = structuredClone(value);
   const splices: [string, string][] = [];
   mutations.forEach((m, i) => {
@@ -344,7 +458,9 @@ function isObj(value: Json | undefined): value is Obj {
 
 /** The allowed (namespace, service account, credspec) triples whose credspec exists and whose checks never fail. */
 const usableTriple = fc.constantFrom(
-  ...[...ALLOWED].map((triple) => triple.split("/") as [string, string, string]).filter(([, , name]) => CREDSPECS.has(name) && !name.startsWith("access-")),
+  ...[...ALLOWED]
+    .map((triple) => triple.split("/") as [string, string, string])
+    .filter(([, , name]) => CREDSPECS.has(name) && !name.startsWith("access-")),
 );
 
 /**
@@ -354,20 +470,36 @@ const usableTriple = fc.constantFrom(
  */
 export const expandableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namespace, serviceAccountName, name]) =>
   fc
-    .tuple(review, podWith({ names: fc.oneof({ weight: 9, arbitrary: fc.constant(name) }, { weight: 1, arbitrary: credSpecName }) }), fc.nat(3))
+    .tuple(
+      review,
+      podWith({ names: fc.oneof({ weight: 9, arbitrary: fc.constant(name) }, { weight: 1, arbitrary: credSpecName }) }),
+      fc.nat(3),
+    )
     .map(([value, object, keepAnnotations]) => {
       // Alpha annotations must agree with the fields and name real containers: kept in one pod of four.
       if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
       if (isObj(object.metadata)) object.metadata.namespace = namespace;
       (object.spec as Obj).serviceAccountName = serviceAccountName;
       const { oldObject: _old, subResource: _sub, ...request } = value.request as Obj;
-      return { ...value, request: { ...request, kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace, object } };
+      return {
+        ...value,
+        request: {
+          ...request,
+          kind: { group: "", version: "v1", kind: "Pod" },
+          operation: "CREATE",
+          namespace,
+          object,
+        },
+      };
     }),
 );
 
 /** Contents for `name` that equal its credspec in 12 of 13 cases, else any of {@link contentsFor}. */
 function mostlyEqualContents(name: string): fc.Arbitrary<string> {
-  return fc.oneof({ weight: 12, arbitrary: fc.constant(JSON.stringify(CREDSPECS.get(name))) }, { weight: 1, arbitrary: contentsFor(name) });
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.constant(JSON.stringify(CREDSPECS.get(name))) },
+    { weight: 1, arbitrary: contentsFor(name) },
+  );
 }
 
 /**
@@ -377,24 +509,45 @@ function mostlyEqualContents(name: string): fc.Arbitrary<string> {
  * Mixed into authorize's input so that many reviews are allowed and the oracle judges them at the boundary.
  */
 export const authorizableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namespace, serviceAccountName, name]) =>
-    fc
-      .tuple(review, podWith({ names: fc.constant(name), contents: mostlyEqualContents, paired: true }), fc.nat(3), requesterFor(namespace, name), fc.nat(9))
-      .map(([value, object, keepAnnotations, userInfo, ghost]) => {
-        if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
-        if (isObj(object.metadata)) object.metadata.namespace = namespace;
-        if (ghost === 0) annotateAbsentContainer(object, name);
-        (object.spec as Obj).serviceAccountName = serviceAccountName;
-        const { oldObject: _old, subResource: _sub, userInfo: _user, ...request } = value.request as Obj;
-        return { ...value, request: { ...request, kind: { group: "", version: "v1", kind: "Pod" }, operation: "CREATE", namespace, object, ...userInfo } };
-      }),
-  );
+  fc
+    .tuple(
+      review,
+      podWith({ names: fc.constant(name), contents: mostlyEqualContents, paired: true }),
+      fc.nat(3),
+      requesterFor(namespace, name),
+      fc.nat(9),
+    )
+    .map(([value, object, keepAnnotations, userInfo, ghost]) => {
+      if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
+      if (isObj(object.metadata)) object.metadata.namespace = namespace;
+      if (ghost === 0) annotateAbsentContainer(object, name);
+      (object.spec as Obj).serviceAccountName = serviceAccountName;
+      const { oldObject: _old, subResource: _sub, userInfo: _user, ...request } = value.request as Obj;
+      return {
+        ...value,
+        request: {
+          ...request,
+          kind: { group: "", version: "v1", kind: "Pod" },
+          operation: "CREATE",
+          namespace,
+          object,
+          ...userInfo,
+        },
+      };
+    }),
+);
 
 /** A requester allowed to use `name` in `namespace` in two of three cases (when the world has one), else any. */
 function requesterFor(namespace: string, name: string): fc.Arbitrary<{ userInfo?: Obj }> {
   const allowed = USERS.filter((user) => ALLOWED_USERS.has(`${namespace}/${user}/${name}`));
-  const any = fc.option(fc.constantFrom(...USERS), { nil: undefined }).map((user) => (user === undefined ? {} : { userInfo: { username: user } }));
+  const any = fc
+    .option(fc.constantFrom(...USERS), { nil: undefined })
+    .map((user) => (user === undefined ? {} : { userInfo: { username: user } }));
   if (allowed.length === 0) return any;
-  return fc.oneof({ weight: 2, arbitrary: fc.constantFrom(...allowed).map((user) => ({ userInfo: { username: user } })) }, { weight: 1, arbitrary: any });
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(...allowed).map((user) => ({ userInfo: { username: user } })) },
+    { weight: 1, arbitrary: any },
+  );
 }
 
 /**
@@ -403,13 +556,21 @@ function requesterFor(namespace: string, name: string): fc.Arbitrary<{ userInfo?
  */
 function annotateAbsentContainer(object: Obj, name: string): void {
   const spec = object.spec as Obj;
-  const present = new Set(["containers", "initContainers", "ephemeralContainers"].flatMap((list) => ((spec[list] as Obj[] | undefined) ?? []).map((c) => c.name)));
+  const present = new Set(
+    ["containers", "initContainers", "ephemeralContainers"].flatMap((list) =>
+      ((spec[list] as Obj[] | undefined) ?? []).map((c) => c.name),
+    ),
+  );
   const absent = [...CONTAINER_NAMES, "ghost"].find((c) => !present.has(c)) ?? "ghost";
   const metadata = isObj(object.metadata) ? object.metadata : (object.metadata = {});
   const annotations = isObj(metadata.annotations) ? metadata.annotations : (metadata.annotations = {});
   setChild(annotations, `${absent}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, name);
   // With its contents, as expand leaves them: else the pair is refused as a name without contents whatever the container.
-  setChild(annotations, `${absent}.container.alpha.windows.kubernetes.io/gmsa-credential-spec`, JSON.stringify(CREDSPECS.get(name)));
+  setChild(
+    annotations,
+    `${absent}.container.alpha.windows.kubernetes.io/gmsa-credential-spec`,
+    JSON.stringify(CREDSPECS.get(name)),
+  );
 }
 
 /**
@@ -430,14 +591,18 @@ export const ephemeralChangeReview: fc.Arbitrary<Obj> = fc
     const old = structuredClone(request.object as Obj);
     const spec = old.spec as Obj;
     // The credspec the pod's service account may use: the one its first container names, else the pod's.
-    const first = ((spec.containers as Obj[])[0]?.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined;
+    const first = ((spec.containers as Obj[])[0]?.securityContext as Obj | undefined)?.windowsOptions as
+      Obj | undefined;
     const podOptions = (spec.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined;
     const named = first?.gmsaCredentialSpecName ?? podOptions?.gmsaCredentialSpecName;
     const credSpecName = typeof named === "string" ? named : "webapp1";
     const contents = JSON.stringify(CREDSPECS.get(credSpecName));
     const gmsa = { gmsaCredentialSpecName: credSpecName, gmsaCredentialSpec: contents };
     const existing: Obj[] = [{ name: "debug-old", ...(withOwn ? { securityContext: { windowsOptions: gmsa } } : {}) }];
-    spec.ephemeralContainers = [...((spec.ephemeralContainers as Obj[] | undefined) ?? []).filter((c) => c.name !== "debug-old"), ...existing];
+    spec.ephemeralContainers = [
+      ...((spec.ephemeralContainers as Obj[] | undefined) ?? []).filter((c) => c.name !== "debug-old"),
+      ...existing,
+    ];
     const object = structuredClone(old);
     const target = (object.spec as Obj).ephemeralContainers as Obj[];
     const changed = target[target.length - 1] as Obj;
@@ -453,5 +618,8 @@ export const ephemeralChangeReview: fc.Arbitrary<Obj> = fc
               : (((changed.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined) ?? {});
     changed.securityContext = { windowsOptions: options };
     (object.spec as Obj).ephemeralContainers = [...target, ...added];
-    return { ...value, request: { ...request, operation: "UPDATE", subResource: "ephemeralcontainers", object, oldObject: old } };
+    return {
+      ...value,
+      request: { ...request, operation: "UPDATE", subResource: "ephemeralcontainers", object, oldObject: old },
+    };
   });

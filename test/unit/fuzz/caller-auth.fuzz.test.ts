@@ -27,8 +27,17 @@ describe("fuzz: caller credentials", () => {
     const header = fc.oneof(
       fc.string({ maxLength: 60 }),
       fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`),
-      fc.tuple(fc.nat({ max: TOKEN.length }), fc.string({ maxLength: 3 })).map(([at, s]) => `Bearer ${TOKEN.slice(0, at)}${s}${TOKEN.slice(at + s.length)}`),
-      fc.constantFrom(`bearer ${TOKEN}`, `BEARER  ${TOKEN}`, `Bearer ${TOKEN} `, `Bearer\t${TOKEN}`, `Basic ${TOKEN}`, `Bearer ${TOKEN},x`),
+      fc
+        .tuple(fc.nat({ max: TOKEN.length }), fc.string({ maxLength: 3 }))
+        .map(([at, s]) => `Bearer ${TOKEN.slice(0, at)}${s}${TOKEN.slice(at + s.length)}`),
+      fc.constantFrom(
+        `bearer ${TOKEN}`,
+        `BEARER  ${TOKEN}`,
+        `Bearer ${TOKEN} `,
+        `Bearer\t${TOKEN}`,
+        `Basic ${TOKEN}`,
+        `Bearer ${TOKEN},x`,
+      ),
     );
     await fc.assert(
       fc.asyncProperty(header, async (value) => {
@@ -81,18 +90,30 @@ describe("fuzz: caller credentials", () => {
       let passed = 0;
       const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
       const tampered = fc.oneof(
-        fc.tuple(fc.nat(), fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")).map(([at, ch]) => {
-          const i = at % token.length;
-          return token.slice(0, i) + ch + token.slice(i + 1);
-        }),
+        fc
+          .tuple(fc.nat(), fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."))
+          .map(([at, ch]) => {
+            const i = at % token.length;
+            return token.slice(0, i) + ch + token.slice(i + 1);
+          }),
         fc.nat().map((at) => token.slice(0, at % token.length)),
-        fc.record(
-          { alg: fc.constantFrom("none", "HS256", "ES384", "RS256", "ES256"), kid: fc.constantFrom("k1", "k2", "../../etc/passwd"), typ: fc.constantFrom("JWT", "at+jwt") },
-          { requiredKeys: ["alg"] },
-        ).map((header) => [base64url(header), ...token.split(".").slice(1)].join(".")),
-        fc.record({ aud: fc.constantFrom("gmsa-webhooks", "other"), exp: fc.integer(), iss: fc.constantFrom("https://issuer.example", "x") }).map(
-          (claims) => [token.split(".")[0], base64url(claims), token.split(".")[2]].join("."),
-        ),
+        fc
+          .record(
+            {
+              alg: fc.constantFrom("none", "HS256", "ES384", "RS256", "ES256"),
+              kid: fc.constantFrom("k1", "k2", "../../etc/passwd"),
+              typ: fc.constantFrom("JWT", "at+jwt"),
+            },
+            { requiredKeys: ["alg"] },
+          )
+          .map((header) => [base64url(header), ...token.split(".").slice(1)].join(".")),
+        fc
+          .record({
+            aud: fc.constantFrom("gmsa-webhooks", "other"),
+            exp: fc.integer(),
+            iss: fc.constantFrom("https://issuer.example", "x"),
+          })
+          .map((claims) => [token.split(".")[0], base64url(claims), token.split(".")[2]].join(".")),
         fc.constantFrom(`${token}.`, `.${token}`, token.split(".").reverse().join("."), token.replace(/\.[^.]*$/, ".")),
       );
       await fc.assert(

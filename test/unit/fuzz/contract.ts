@@ -20,7 +20,11 @@ const SECRETS = (() => {
     if (path.includes(".") || path.includes("[")) paths.add(path);
   };
   for (const credspec of CREDSPECS.values()) walk(credspec, "");
-  return { values: [...values], paths: [...paths], keys: [...new Set([...paths].flatMap((p) => p.split(/[.[\]]/)).filter((k) => k.length >= 4 && !/^\d+$/.test(k)))] };
+  return {
+    values: [...values],
+    paths: [...paths],
+    keys: [...new Set([...paths].flatMap((p) => p.split(/[.[\]]/)).filter((k) => k.length >= 4 && !/^\d+$/.test(k)))],
+  };
 })();
 
 /**
@@ -28,10 +32,12 @@ const SECRETS = (() => {
  * not send: one of its values, or (with `checkKeys`) a key path or a key as a word of its own; undefined when it does not.
  */
 export function describeLeak(message: string, sentText: string, checkKeys: boolean): string | undefined {
-  for (const value of SECRETS.values) if (message.includes(value) && !sentText.includes(value)) return `value ${JSON.stringify(value)}`;
+  for (const value of SECRETS.values)
+    if (message.includes(value) && !sentText.includes(value)) return `value ${JSON.stringify(value)}`;
   if (!checkKeys) return undefined;
   for (const path of SECRETS.paths) if (message.includes(path)) return `key path ${path}`;
-  for (const key of SECRETS.keys) if (new RegExp(`(^|[^A-Za-z0-9_])${key}($|[^A-Za-z0-9_])`).test(message)) return `key ${key}`;
+  for (const key of SECRETS.keys)
+    if (new RegExp(`(^|[^A-Za-z0-9_])${key}($|[^A-Za-z0-9_])`).test(message)) return `key ${key}`;
   return undefined;
 }
 
@@ -57,7 +63,8 @@ export interface SentReview {
   request: { uid: string; object?: unknown };
 }
 
-export type Checked = { http: number; reply?: undefined; review?: undefined } | { http: 200; reply: Reply; review: SentReview };
+export type Checked =
+  { http: number; reply?: undefined; review?: undefined } | { http: 200; reply: Reply; review: SentReview };
 
 /** Decodes a sent body as the app does (UTF-8, invalid bytes replaced), or undefined when it is not JSON. */
 export function decodeSent(body: Uint8Array): unknown {
@@ -95,22 +102,28 @@ export async function checkReply(fn: "expand" | "authorize", sent: Uint8Array, r
   if (typeof r.allowed !== "boolean") fail("allowed is not a boolean");
   if (!r.allowed) {
     if (r.status === undefined || !DENIAL_CODES.has(r.status.code)) fail("denial without a documented status code");
-    if (typeof r.status?.message !== "string" || r.status.message.length === 0 || r.status.message.length > 2048) fail("denial message missing or over 2048");
+    if (typeof r.status?.message !== "string" || r.status.message.length === 0 || r.status.message.length > 2048)
+      fail("denial message missing or over 2048");
     if (r.patch !== undefined) fail("denial with a patch");
   }
   // A denial may quote the caller's own (capped) input, never a credspec the caller did not send.
   const sentText = new TextDecoder().decode(sent);
-  for (const [marker] of text.matchAll(MARKERS)) if (!sentText.includes(marker)) fail(`reply leaks credspec contents (${marker})`);
+  for (const [marker] of text.matchAll(MARKERS))
+    if (!sentText.includes(marker)) fail(`reply leaks credspec contents (${marker})`);
   // A 403 says nothing of how the pod's contents differ from a credspec its subject may not use (keys of one it may
   // use are named when its contents differ too: the message lists every refusal).
-  const leak = r.status?.code === 403 ? describeLeak(r.status.message, sentText, !mayNameDifferingKeys(review)) : undefined;
+  const leak =
+    r.status?.code === 403 ? describeLeak(r.status.message, sentText, !mayNameDifferingKeys(review)) : undefined;
   if (leak !== undefined) fail(`a 403 tells the credspec's ${leak}`);
   const warnings = r.warnings ?? [];
-  if (warnings.some((w) => typeof w !== "string" || w.length > 256) || warnings.join("").length > 4096) fail("warnings over the limits");
+  if (warnings.some((w) => typeof w !== "string" || w.length > 256) || warnings.join("").length > 4096)
+    fail("warnings over the limits");
   if (r.patch !== undefined) {
     if (fn === "authorize") fail("authorize returned a patch");
     if (r.patchType !== "JSONPatch") fail("patch without patchType JSONPatch");
-    const ops = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(r.patch), (ch) => ch.charCodeAt(0)))) as fastJsonPatch.Operation[];
+    const ops = JSON.parse(
+      new TextDecoder().decode(Uint8Array.from(atob(r.patch), (ch) => ch.charCodeAt(0))),
+    ) as fastJsonPatch.Operation[];
     if (!Array.isArray(ops) || ops.length === 0) fail("empty or malformed patch");
     try {
       fastJsonPatch.applyPatch(structuredClone(review?.request.object), ops, true, true);

@@ -55,13 +55,22 @@ export function createFuzzApp({ requestingUser = "off", enforcement = "deny" }: 
     /** POSTs a review body to a function at its secret path. */
     async review(fn: "expand" | "authorize", body: Uint8Array): Promise<Response> {
       inputs++;
-      return app.request(`/${fn}/${PATH_SECRET}?timeout=10s`, { method: "POST", body, headers: { "content-type": "application/json" } });
+      return app.request(`/${fn}/${PATH_SECRET}?timeout=10s`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
     },
     /** Checks and clears the log: no secret, no contents, no object dump; review lines carry the uid. */
     checkLogs(): void {
       for (const line of lines) {
         const text = JSON.stringify(line);
-        if (text.includes(PATH_SECRET) || text.includes(CONTENTS_MARKER) || text.length > 2000 || (line.msg === "review" && typeof line.fields.uid !== "string")) {
+        if (
+          text.includes(PATH_SECRET) ||
+          text.includes(CONTENTS_MARKER) ||
+          text.length > 2000 ||
+          (line.msg === "review" && typeof line.fields.uid !== "string")
+        ) {
           throw new Error(`bad log line: ${text.slice(0, 400)}`);
         }
       }
@@ -72,7 +81,13 @@ export function createFuzzApp({ requestingUser = "off", enforcement = "deny" }: 
 
 /** A review both functions allow: credspec "webapp1" inlined, its service account and requester allowed. */
 export function goodReview(uid: string): Uint8Array {
-  const review = buildInlinedGmsaReview({ uid, namespace: "team-a", serviceAccountName: "web", credSpecName: "webapp1", contents: CREDSPECS.get("webapp1") });
+  const review = buildInlinedGmsaReview({
+    uid,
+    namespace: "team-a",
+    serviceAccountName: "web",
+    credSpecName: "webapp1",
+    contents: CREDSPECS.get("webapp1"),
+  });
   // A requester who may use webapp1 too, for the apps that review the requesting user.
   (review.request as Record<string, unknown>).userInfo = { username: "alice" };
   return new TextEncoder().encode(JSON.stringify(review));

@@ -11,7 +11,10 @@ const OVER_LIMIT = new Uint8Array(BODY_LIMIT_BYTES + 1).fill(0x7b);
 const statuses = new Map<number, number>();
 
 afterAll(() => {
-  const seen = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(" ");
+  const seen = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}:${n}`)
+    .join(" ");
   console.log(`fuzz: ${fuzz.inputs()} HTTP inputs (status:count ${seen})`);
 });
 
@@ -43,7 +46,14 @@ const path = fc.oneof(
 
 const contentType = fc.oneof(
   { weight: 6, arbitrary: fc.constant("application/json") },
-  fc.constantFrom("application/json; charset=utf-8", "APPLICATION/JSON", "text/plain", "application/json-patch+json", "", "multipart/form-data; boundary=x"),
+  fc.constantFrom(
+    "application/json; charset=utf-8",
+    "APPLICATION/JSON",
+    "text/plain",
+    "application/json-patch+json",
+    "",
+    "multipart/form-data; boundary=x",
+  ),
   fc.string({ maxLength: 30 }),
 );
 
@@ -56,41 +66,61 @@ const body = fc.oneof(
 );
 
 const request = fc.record({
-  method: fc.oneof({ weight: 6, arbitrary: fc.constant("POST") }, fc.constantFrom("GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD")),
+  method: fc.oneof(
+    { weight: 6, arbitrary: fc.constant("POST") },
+    fc.constantFrom("GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"),
+  ),
   path,
-  query: fc.oneof(fc.constant(""), fc.constantFrom("?timeout=10s", "?timeout=1ms", "?timeout=-5s", "?timeout=1h", "?timeout=", "?timeout=9999999999s")),
+  query: fc.oneof(
+    fc.constant(""),
+    fc.constantFrom("?timeout=10s", "?timeout=1ms", "?timeout=-5s", "?timeout=1h", "?timeout=", "?timeout=9999999999s"),
+  ),
   contentType,
   body,
-  authorization: fc.option(fc.constantFrom(`Bearer ${PATH_SECRET}`, "Bearer x", "Basic Zm9vOmJhcg=="), { nil: undefined }),
+  authorization: fc.option(fc.constantFrom(`Bearer ${PATH_SECRET}`, "Bearer x", "Basic Zm9vOmJhcg=="), {
+    nil: undefined,
+  }),
 });
 
 describe("fuzz: HTTP layer", () => {
-  it("answers every request with an AdmissionReview or a documented HTTP error, and keeps serving", async () => {
-    await fc.assert(
-      fc.asyncProperty(request, async (r) => {
-        const headers: Record<string, string> = { "content-type": r.contentType };
-        if (r.authorization !== undefined) headers.authorization = r.authorization;
-        const withBody = r.method !== "GET" && r.method !== "HEAD";
-        const res = await fuzz.send(`${r.path}${r.query}`, { method: r.method, headers, ...(withBody ? { body: r.body } : {}) });
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        const fn = r.path.startsWith("/expand/") ? "expand" : r.path.startsWith("/authorize/") ? "authorize" : undefined;
-        if (res.status === 200 && fn !== undefined && r.path.endsWith(PATH_SECRET) && r.method === "POST") {
-          await checkReply(fn, r.body, res);
-        } else if (res.status === 200) {
-          expect(["/healthz", "/version", "/metrics"]).toContain(r.path);
-          await res.body?.cancel();
-        } else if (r.method === "HEAD") {
-          expect(HTTP_ERRORS.has(res.status)).toBe(true);
-        } else {
-          expect(HTTP_ERRORS.has(res.status), `HTTP ${res.status} for ${r.method} ${r.path.slice(0, 40)}`).toBe(true);
-          const payload = (await res.json()) as { error?: unknown };
-          expect(typeof payload.error).toBe("string");
-          expect(JSON.stringify(payload)).not.toContain(PATH_SECRET);
-        }
-        fuzz.checkLogs();
-      }),
-      fuzzParameters(8000),
-    );
-    await expectStillServing(fuzz);
-  }, 120_000 * SCALE);
+  it(
+    "answers every request with an AdmissionReview or a documented HTTP error, and keeps serving",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(request, async (r) => {
+          const headers: Record<string, string> = { "content-type": r.contentType };
+          if (r.authorization !== undefined) headers.authorization = r.authorization;
+          const withBody = r.method !== "GET" && r.method !== "HEAD";
+          const res = await fuzz.send(`${r.path}${r.query}`, {
+            method: r.method,
+            headers,
+            ...(withBody ? { body: r.body } : {}),
+          });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          const fn = r.path.startsWith("/expand/")
+            ? "expand"
+            : r.path.startsWith("/authorize/")
+              ? "authorize"
+              : undefined;
+          if (res.status === 200 && fn !== undefined && r.path.endsWith(PATH_SECRET) && r.method === "POST") {
+            await checkReply(fn, r.body, res);
+          } else if (res.status === 200) {
+            expect(["/healthz", "/version", "/metrics"]).toContain(r.path);
+            await res.body?.cancel();
+          } else if (r.method === "HEAD") {
+            expect(HTTP_ERRORS.has(res.status)).toBe(true);
+          } else {
+            expect(HTTP_ERRORS.has(res.status), `HTTP ${res.status} for ${r.method} ${r.path.slice(0, 40)}`).toBe(true);
+            const payload = (await res.json()) as { error?: unknown };
+            expect(typeof payload.error).toBe("string");
+            expect(JSON.stringify(payload)).not.toContain(PATH_SECRET);
+          }
+          fuzz.checkLogs();
+        }),
+        fuzzParameters(8000),
+      );
+      await expectStillServing(fuzz);
+    },
+    120_000 * SCALE,
+  );
 });

@@ -54,7 +54,12 @@ export function holdsGmsaSettings(review: unknown): boolean {
     const req = asObj(field(asObj(review, "review"), "request") ?? null, "request");
     const kind = asObj(field(req, "kind") ?? null, "kind");
     const operation = field(req, "operation");
-    if (field(kind, "group") !== "" || field(kind, "kind") !== "Pod" || (operation !== "CREATE" && operation !== "UPDATE")) return false;
+    if (
+      field(kind, "group") !== "" ||
+      field(kind, "kind") !== "Pod" ||
+      (operation !== "CREATE" && operation !== "UPDATE")
+    )
+      return false;
     return settingsOf(asObj(field(req, "object") ?? null, "object"), () => false).size > 0;
   } catch (error) {
     if (error instanceof Unreadable) return false;
@@ -86,10 +91,15 @@ function judge(review: unknown, options: OracleOptions): string | undefined {
   // The requester is read only when reviewed: with `off` the app ignores it.
   const requester = mode === "off" ? undefined : { username: requesterOf(req) };
 
-  if (operation === "CREATE") return judgeCreate(pod, mode === "always" ? { ...subject, requester } : subject, options, undefined);
+  if (operation === "CREATE")
+    return judgeCreate(pod, mode === "always" ? { ...subject, requester } : subject, options, undefined);
   const old = asObj(field(req, "oldObject") ?? null, "oldObject");
   const ephemeral = field(req, "subResource") === "ephemeralcontainers";
-  const oldEphemeral = new Set(readContainers(old).filter((c) => c.list === "ephemeralContainers").map((c) => c.name));
+  const oldEphemeral = new Set(
+    readContainers(old)
+      .filter((c) => c.list === "ephemeralContainers")
+      .map((c) => c.name),
+  );
   const isNew = (c: Container) => ephemeral && c.list === "ephemeralContainers" && !oldEphemeral.has(c.name);
   const change = compareSettings(old, pod, isNew);
   if (change !== undefined) return change;
@@ -113,9 +123,16 @@ function requesterOf(req: Obj): string | undefined {
 }
 
 /** Why the requester may not use `name` (none named, or not allowed), or undefined. */
-function judgeRequester(requester: { username: string | undefined }, namespace: string, name: string, where: string): string | undefined {
+function judgeRequester(
+  requester: { username: string | undefined },
+  namespace: string,
+  name: string,
+  where: string,
+): string | undefined {
   if (requester.username === undefined) return `${where}: ${name} needs a requesting user, none was sent`;
-  return isUserAllowed(namespace, requester.username, name) ? undefined : `${where}: requester ${requester.username} may not use ${name}`;
+  return isUserAllowed(namespace, requester.username, name)
+    ? undefined
+    : `${where}: requester ${requester.username} may not use ${name}`;
 }
 
 /** Every syntactically valid credspec name the pod holds (fields and name annotations). */
@@ -127,8 +144,12 @@ function namesOf(pod: Obj): Set<string> {
 
 /** Every reference of the pod: pod, containers of each list, alpha annotations (a pair per target). */
 function referencesOf(pod: Obj): Ref[] {
-  const refs = [refOf("pod", podOptions(pod)), ...readContainers(pod).map((c) => refOf(`${c.list} ${c.name}`, c.options))];
-  for (const [target, entry] of annotationsByTarget(pod)) refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
+  const refs = [
+    refOf("pod", podOptions(pod)),
+    ...readContainers(pod).map((c) => refOf(`${c.list} ${c.name}`, c.options)),
+  ];
+  for (const [target, entry] of annotationsByTarget(pod))
+    refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
   return refs;
 }
 
@@ -144,7 +165,13 @@ export function mayNameDifferingKeys(review: unknown): boolean {
     const { namespace, serviceAccount } = subjectOf(req, pod);
     return referencesOf(pod).some(({ name, contents }) => {
       const expected = name === undefined ? undefined : knownContents(name);
-      if (name === undefined || contents === undefined || expected === undefined || !isAllowed(namespace, serviceAccount, name)) return false;
+      if (
+        name === undefined ||
+        contents === undefined ||
+        expected === undefined ||
+        !isAllowed(namespace, serviceAccount, name)
+      )
+        return false;
       return !jsonEqualsValue(contents, expected);
     });
   } catch {
@@ -205,7 +232,8 @@ function judgeAnnotations(pod: Obj, containers: Container[], refs: Ref[]): strin
     const options = target === undefined ? podOptions(pod) : matching[0]?.options;
     const fieldName = stringField(options, "gmsaCredentialSpecName");
     const fieldContents = stringField(options, "gmsaCredentialSpec");
-    if (entry.name !== undefined && fieldName !== undefined && entry.name !== fieldName) return `annotation name conflicts at ${target ?? "pod"}`;
+    if (entry.name !== undefined && fieldName !== undefined && entry.name !== fieldName)
+      return `annotation name conflicts at ${target ?? "pod"}`;
     if (entry.contents !== undefined && fieldContents !== undefined && !jsonTextsEqual(entry.contents, fieldContents)) {
       return `annotation contents conflict at ${target ?? "pod"}`;
     }
@@ -258,7 +286,8 @@ function settingsOf(pod: Obj, skip: (c: Container) => boolean): Map<string, stri
   add("pod", refOf("pod", podOptions(pod)));
   for (const c of readContainers(pod)) if (!skip(c)) add(`${c.list}/${c.name}`, refOf(c.name, c.options));
   for (const [key, value] of Object.entries(readAnnotations(pod))) {
-    if (key === POD_NAME_KEY || key === POD_CONTENTS_KEY || CONTAINER_KEY.test(key)) add(`annotation ${key}`, { where: key, name: value, contents: undefined });
+    if (key === POD_NAME_KEY || key === POD_CONTENTS_KEY || CONTAINER_KEY.test(key))
+      add(`annotation ${key}`, { where: key, name: value, contents: undefined });
   }
   return settings;
 }
@@ -266,7 +295,8 @@ function settingsOf(pod: Obj, skip: (c: Container) => boolean): Map<string, stri
 function subjectOf(req: Obj, pod: Obj): Subject {
   const spec = objField(pod, "spec");
   const sa = spec === undefined ? undefined : field(spec, "serviceAccountName");
-  const metadataNamespace = objField(pod, "metadata") === undefined ? undefined : field(objField(pod, "metadata") ?? {}, "namespace");
+  const metadataNamespace =
+    objField(pod, "metadata") === undefined ? undefined : field(objField(pod, "metadata") ?? {}, "namespace");
   const namespace = field(req, "namespace") ?? metadataNamespace ?? "default";
   if (typeof namespace !== "string") throw new Unreadable("namespace");
   if (sa !== undefined && typeof sa !== "string") throw new Unreadable("serviceAccountName");
@@ -312,7 +342,11 @@ function readAnnotations(pod: Obj): Record<string, string> {
 }
 
 function refOf(where: string, options: Obj | undefined): Ref {
-  return { where, name: stringField(options, "gmsaCredentialSpecName"), contents: stringField(options, "gmsaCredentialSpec") };
+  return {
+    where,
+    name: stringField(options, "gmsaCredentialSpecName"),
+    contents: stringField(options, "gmsaCredentialSpec"),
+  };
 }
 
 function stringField(obj: Obj | undefined, key: string): string | undefined {
@@ -365,8 +399,9 @@ function jsonTextsEqual(a: string, b: string): boolean {
   return pa.ok && pb.ok && canonical(pa.value) === canonical(pb.value);
 }
 
-// eslint-disable-next-line no-control-regex -- JSON forbids raw control characters in strings
-const TOKEN = /[ \t\n\r]*(?:([{}[\],:])|("(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))/y;
+const TOKEN =
+  // eslint-disable-next-line no-control-regex -- JSON forbids raw control characters in strings
+  /[ \t\n\r]*(?:([{}[\],:])|("(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null))/y;
 
 /**
  * True when `text` is JSON in which some object names one key twice (after unescaping). Read token by token with a

@@ -18,10 +18,13 @@ function createRegressionApp(gmsa?: GmsaClient) {
     gmsa: gmsa ?? {
       getCredSpecContents: (name) =>
         name === "missing"
-          ? Promise.reject(new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }))
+          ? Promise.reject(
+              new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }),
+            )
           : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
-      getPod: () => Promise.reject(new RangeError("the fuzzed app runs with REVIEW_REQUESTING_USER=off: no pod is read")),
+      getPod: () =>
+        Promise.reject(new RangeError("the fuzzed app runs with REVIEW_REQUESTING_USER=off: no pod is read")),
     },
     settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
     randomBytes: (n) => new Uint8Array(n),
@@ -29,15 +32,32 @@ function createRegressionApp(gmsa?: GmsaClient) {
   }).app;
 }
 
-async function send(fn: "expand" | "authorize", request: Record<string, unknown>, gmsa?: GmsaClient): Promise<Reply["response"]> {
-  const review = { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, namespace: "team-a", ...request } };
-  const res = await createRegressionApp(gmsa).request(`/${fn}`, { method: "POST", body: JSON.stringify(review), headers: { "content-type": "application/json" } });
+async function send(
+  fn: "expand" | "authorize",
+  request: Record<string, unknown>,
+  gmsa?: GmsaClient,
+): Promise<Reply["response"]> {
+  const review = {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, namespace: "team-a", ...request },
+  };
+  const res = await createRegressionApp(gmsa).request(`/${fn}`, {
+    method: "POST",
+    body: JSON.stringify(review),
+    headers: { "content-type": "application/json" },
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as Reply).response;
 }
 
 const gmsa = (name: string, contents?: string) => ({
-  securityContext: { windowsOptions: { gmsaCredentialSpecName: name, ...(contents === undefined ? {} : { gmsaCredentialSpec: contents }) } },
+  securityContext: {
+    windowsOptions: {
+      gmsaCredentialSpecName: name,
+      ...(contents === undefined ? {} : { gmsaCredentialSpec: contents }),
+    },
+  },
 });
 
 describe("the oracle's rules, pinned", () => {
@@ -52,10 +72,21 @@ describe("the oracle's rules, pinned", () => {
   });
 
   it("accepts the credspec's value respelled (1.0, 25e-1, escapes, white space) and refuses what only looks alike", () => {
-    for (const text of [WEBAPP1.replace("[1,", "[1.0,"), WEBAPP1.replace("2.5,", "25e-1,"), WEBAPP1.replace('"ActiveDirectory"', '"\\u0041ctiveDirectory"'), `${WEBAPP1}\n`]) {
+    for (const text of [
+      WEBAPP1.replace("[1,", "[1.0,"),
+      WEBAPP1.replace("2.5,", "25e-1,"),
+      WEBAPP1.replace('"ActiveDirectory"', '"\\u0041ctiveDirectory"'),
+      `${WEBAPP1}\n`,
+    ]) {
       expect(mustRefuse(review(text), { maxCredSpecNames: 16 }), text).toBeUndefined();
     }
-    for (const text of [WEBAPP1.replace("[1,", '["1",'), WEBAPP1.replace('"Empty":{}', '"Empty":[]'), `${WEBAPP1}x`, `${WEBAPP1}{}`, WEBAPP1.slice(0, -1)]) {
+    for (const text of [
+      WEBAPP1.replace("[1,", '["1",'),
+      WEBAPP1.replace('"Empty":{}', '"Empty":[]'),
+      `${WEBAPP1}x`,
+      `${WEBAPP1}{}`,
+      WEBAPP1.slice(0, -1),
+    ]) {
       expect(mustRefuse(review(text), { maxCredSpecNames: 16 }), text).toMatch(/contents differ from webapp1/);
     }
   });
@@ -63,9 +94,13 @@ describe("the oracle's rules, pinned", () => {
   it("with REVIEW_REQUESTING_USER=always, refuses a create whose requester is missing or may not use the credspec", () => {
     const always = { maxCredSpecNames: 16, requestingUser: "always" } as const;
     expect(mustRefuse(review(WEBAPP1, { username: "alice" }), always)).toBeUndefined();
-    expect(mustRefuse(review(WEBAPP1, { username: "mallory" }), always)).toMatch(/requester mallory may not use webapp1/);
+    expect(mustRefuse(review(WEBAPP1, { username: "mallory" }), always)).toMatch(
+      /requester mallory may not use webapp1/,
+    );
     expect(mustRefuse(review(WEBAPP1), always)).toMatch(/needs a requesting user/);
-    expect(mustRefuse(review(WEBAPP1, { username: "mallory" }), { maxCredSpecNames: 16, requestingUser: "ephemeral" })).toBeUndefined();
+    expect(
+      mustRefuse(review(WEBAPP1, { username: "mallory" }), { maxCredSpecNames: 16, requestingUser: "ephemeral" }),
+    ).toBeUndefined();
   });
 });
 
@@ -81,17 +116,27 @@ describe("regressions", () => {
   });
 
   it("denies an ephemeral container that reuses an existing container's name (400): it hid from the update check", async () => {
-    const old = { spec: { containers: [{ name: "web" }], ephemeralContainers: [{ name: "debug", ...gmsa("webapp1", WEBAPP1) }] } };
+    const old = {
+      spec: { containers: [{ name: "web" }], ephemeralContainers: [{ name: "debug", ...gmsa("webapp1", WEBAPP1) }] },
+    };
     const object = structuredClone(old);
     object.spec.ephemeralContainers.push({ name: "debug", ...gmsa("other", "{}") });
-    const response = await send("authorize", { operation: "UPDATE", subResource: "ephemeralcontainers", object, oldObject: old });
+    const response = await send("authorize", {
+      operation: "UPDATE",
+      subResource: "ephemeralcontainers",
+      object,
+      oldObject: old,
+    });
     expect(response.allowed).toBe(false);
     expect(response.status).toMatchObject({ code: 400 });
     expect(response.status?.message).toContain('container name "debug" is used more than once');
   });
 
   it("denies a pod whose inlined contents would pass 3 MiB (422) instead of building a patch of hundreds of MB", async () => {
-    const containers = Array.from({ length: 2 + Math.ceil(MAX_INLINED_CONTENTS_PER_POD / 60_000) }, (_, i) => ({ name: `c${i}`, ...gmsa("big") }));
+    const containers = Array.from({ length: 2 + Math.ceil(MAX_INLINED_CONTENTS_PER_POD / 60_000) }, (_, i) => ({
+      name: `c${i}`,
+      ...gmsa("big"),
+    }));
     const response = await send("expand", { operation: "CREATE", object: { spec: { containers } } });
     expect(response.allowed).toBe(false);
     expect(response.status).toMatchObject({ code: 422 });
@@ -109,7 +154,9 @@ describe("regressions", () => {
   it("answers a pod with 20,000 containers naming a missing credspec and as many annotations (no quadratic work)", async () => {
     const count = 20_000;
     const containers = Array.from({ length: count }, (_, i) => ({ name: `c${i}`, ...gmsa("missing") }));
-    const annotations = Object.fromEntries(containers.map((c) => [`${c.name}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, "missing"]));
+    const annotations = Object.fromEntries(
+      containers.map((c) => [`${c.name}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, "missing"]),
+    );
     const object = { metadata: { annotations }, spec: { containers } };
     expect((await send("expand", { operation: "CREATE", object })).status?.code).toBe(422);
     expect((await send("authorize", { operation: "CREATE", object })).status?.code).toBe(422);
@@ -117,13 +164,21 @@ describe("regressions", () => {
 
   it("fails closed: our own bug is a 500 denial naming the uid, never its message or a stack", async () => {
     const buggy: GmsaClient = {
-      getCredSpecContents: () => Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
+      getCredSpecContents: () =>
+        Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
       getPod: () => Promise.reject(new RangeError("no pod is read")),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     for (const fn of FUNCTION_NAMES) {
-      const response = await send(fn, { operation: "CREATE", object: fn === "expand" ? { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } } : object }, buggy);
+      const response = await send(
+        fn,
+        {
+          operation: "CREATE",
+          object: fn === "expand" ? { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } } : object,
+        },
+        buggy,
+      );
       expect(response.allowed).toBe(false);
       expect(response.status?.code).toBe(500);
       expect(response.status?.message).toBe(
@@ -135,7 +190,8 @@ describe("regressions", () => {
   it("fails closed: an API server failure is a 500 denial that says so", async () => {
     const down: GmsaClient = {
       getCredSpecContents: () => Promise.resolve(CREDSPECS.get("webapp1")),
-      canUseCredSpec: () => Promise.reject(new AdmissionError("the API server answered 503 Service Unavailable", { code: "ERR_KUBE_API" })),
+      canUseCredSpec: () =>
+        Promise.reject(new AdmissionError("the API server answered 503 Service Unavailable", { code: "ERR_KUBE_API" })),
       getPod: () => Promise.reject(new RangeError("no pod is read")),
     };
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };

@@ -49,7 +49,13 @@ export const ALLOWED = new Set([
 ]);
 
 /** `namespace/username/credspec` triples the authorizer allows a requesting user (REVIEW_REQUESTING_USER). */
-export const ALLOWED_USERS = new Set(["team-a/alice/webapp1", "team-a/alice/shared", "team-b/alice/db.gmsa", "team-b/bob/shared", "team-a/bob/access-flaky"]);
+export const ALLOWED_USERS = new Set([
+  "team-a/alice/webapp1",
+  "team-a/alice/shared",
+  "team-b/alice/db.gmsa",
+  "team-b/bob/shared",
+  "team-a/bob/access-flaky",
+]);
 
 /** Requesting users: two people, a controller, and one nobody allowed anything. */
 export const USERS = ["alice", "bob", "system:serviceaccount:kube-system:replicaset-controller", "mallory"] as const;
@@ -89,15 +95,21 @@ export function createWorldClient({ reviewsRequester = false }: { reviewsRequest
     }),
     denyReason: "RBAC: not allowed",
     fail: (call, name) => {
-      if (call === "canUserUseCredSpec") return reviewsRequester ? undefined : new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off");
-      if (call === "getPod") return reviewsRequester ? undefined : new RangeError("a pod was read with REVIEW_REQUESTING_USER=off");
+      if (call === "canUserUseCredSpec")
+        return reviewsRequester
+          ? undefined
+          : new RangeError("the requesting user was reviewed with REVIEW_REQUESTING_USER=off");
+      if (call === "getPod")
+        return reviewsRequester ? undefined : new RangeError("a pod was read with REVIEW_REQUESTING_USER=off");
       if (call === "canUseCredSpec") {
         if (name === "access-flaky") return new AdmissionError("the API server answered 500", { code: "ERR_KUBE_API" });
         return name === "access-buggy" ? new RangeError("boom") : undefined;
       }
       if (name === "flaky") return new AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" });
       if (name === "buggy") return new TypeError("cannot read properties of undefined");
-      return name === "late" ? new AdmissionError("the review's deadline passed", { code: "ERR_DEADLINE_EXCEEDED" }) : undefined;
+      return name === "late"
+        ? new AdmissionError("the review's deadline passed", { code: "ERR_DEADLINE_EXCEEDED" })
+        : undefined;
     },
   });
 }

@@ -12,7 +12,13 @@ function entry(version: string, fields: Partial<LockEntry> = {}): LockEntry {
 }
 
 function lockOf(packages: Record<string, LockEntry>): PackageLock {
-  return { name: "repo", version: "0.0.1", lockfileVersion: 3, requires: true, packages: { "": { name: "repo" }, ...packages } };
+  return {
+    name: "repo",
+    version: "0.0.1",
+    lockfileVersion: 3,
+    requires: true,
+    packages: { "": { name: "repo" }, ...packages },
+  };
 }
 
 describe("cutLock", () => {
@@ -30,29 +36,48 @@ describe("cutLock", () => {
     );
     expect(version).toBe("2.3.4");
     expect(lock).toMatchObject({ name: "app", version: "1.0.0", lockfileVersion: 3 });
-    expect(Object.keys(lock.packages)).toEqual(["", "node_modules/@scope/lib", "node_modules/@scope/lib/node_modules/b", "node_modules/a", "node_modules/c"]);
+    expect(Object.keys(lock.packages)).toEqual([
+      "",
+      "node_modules/@scope/lib",
+      "node_modules/@scope/lib/node_modules/b",
+      "node_modules/a",
+      "node_modules/c",
+    ]);
     expect(lock.packages[""]).toEqual({ name: "app", version: "1.0.0", dependencies: { "@scope/lib": "2.3.4" } });
-    expect(lock.packages["node_modules/@scope/lib/node_modules/b"]).toEqual({ version: "0.7.2", integrity: "sha512-0.7.2" });
+    expect(lock.packages["node_modules/@scope/lib/node_modules/b"]).toEqual({
+      version: "0.7.2",
+      integrity: "sha512-0.7.2",
+    });
   });
 
   it("marks optional only what is reached through optional dependencies alone", () => {
     const { lock } = cutLock(
       lockOf({
-        "node_modules/@scope/lib": entry("1.0.0", { dependencies: { a: "*" }, optionalDependencies: { native: "*", a: "*", missing: "*" } }),
+        "node_modules/@scope/lib": entry("1.0.0", {
+          dependencies: { a: "*" },
+          optionalDependencies: { native: "*", a: "*", missing: "*" },
+        }),
         "node_modules/a": entry("1.0.0", { optional: true }),
         "node_modules/native": entry("1.0.0", { devOptional: true }),
       }),
       ROOT,
     );
     expect(lock.packages["node_modules/a"]).toEqual({ version: "1.0.0", integrity: "sha512-1.0.0" });
-    expect(lock.packages["node_modules/native"]).toEqual({ version: "1.0.0", integrity: "sha512-1.0.0", optional: true });
+    expect(lock.packages["node_modules/native"]).toEqual({
+      version: "1.0.0",
+      integrity: "sha512-1.0.0",
+      optional: true,
+    });
     expect(lock.packages["node_modules/missing"]).toBeUndefined();
   });
 
   it("follows required peers and leaves optional ones out", () => {
     const { lock } = cutLock(
       lockOf({
-        "node_modules/@scope/lib": entry("1.0.0", { peerDependencies: { peer: "*", maybe: "*" }, peerDependenciesMeta: { maybe: { optional: true } } }),
+        "node_modules/@scope/lib": entry("1.0.0", {
+          peerDependencies: { peer: "*", maybe: "*" },
+          peerDependenciesMeta: { maybe: { optional: true } },
+        }),
         "node_modules/peer": entry("1.0.0", { peer: true }),
         "node_modules/maybe": entry("1.0.0"),
       }),
@@ -63,7 +88,9 @@ describe("cutLock", () => {
 
   it("refuses a lock without the dependency, or without a package it requires", () => {
     expect(() => cutLock(lockOf({}), ROOT)).toThrow("does not hold @scope/lib");
-    expect(() => cutLock(lockOf({ "node_modules/@scope/lib": entry("1.0.0", { dependencies: { gone: "*" } }) }), ROOT)).toThrow("requires gone");
+    expect(() =>
+      cutLock(lockOf({ "node_modules/@scope/lib": entry("1.0.0", { dependencies: { gone: "*" } }) }), ROOT),
+    ).toThrow("requires gone");
     expect(() => cutLock({ ...lockOf({}), lockfileVersion: 1 }, ROOT)).toThrow("lockfile v1");
   });
 });

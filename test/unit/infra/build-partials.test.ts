@@ -8,8 +8,15 @@ it("removes what a killed build left behind, and keeps a running build's partial
   const dir = await tempDir("gmsa-partials-");
   // Above Linux's largest pid (2^22): no such process.
   const gone = 2 ** 22 + 1;
-  const files = ["kubelet", `kubelet.partial-${gone}`, `kubelet.partial-${process.pid}`, `kube-scheduler.partial-${gone}`];
+  const files = [
+    "kubelet",
+    `kubelet.partial-${gone}`,
+    `kubelet.partial-${process.pid}`,
+    `kube-scheduler.partial-${gone}`,
+  ];
   for (const file of files) await writeFile(path.join(dir, file), "");
   await removeDeadPartials(path.join(dir, "kubelet"));
-  expect((await readdir(dir)).sort()).toEqual(["kube-scheduler.partial-" + gone, "kubelet", `kubelet.partial-${process.pid}`].sort());
+  expect((await readdir(dir)).sort()).toEqual(
+    ["kube-scheduler.partial-" + gone, "kubelet", `kubelet.partial-${process.pid}`].sort(),
+  );
 });

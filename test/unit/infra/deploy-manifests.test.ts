@@ -53,11 +53,17 @@ describe("infra/node/in-cluster.yaml", () => {
       const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value]));
       expect(env["FUNCTIONS"]).toBe(deployment.metadata.name.replace("gmsa-", ""));
       expect(env).not.toHaveProperty("KUBECONFIG");
-      expect(container!.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+      expect(container!.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
     }
   });
   it("serves each function at the host and port of its URL in infra/overlays/node-in-cluster/endpoints.env", async () => {
-    const env = await readFile(new URL("../../../infra/overlays/node-in-cluster/endpoints.env", import.meta.url), "utf8");
+    const env = await readFile(
+      new URL("../../../infra/overlays/node-in-cluster/endpoints.env", import.meta.url),
+      "utf8",
+    );
     const urls = [...env.matchAll(/^(EXPAND|AUTHORIZE)_BASE_URL=(\S+)$/gm)].map((match) => new URL(match[2]!));
     expect(urls).toHaveLength(2);
     const services = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Service");
@@ -70,12 +76,23 @@ describe("infra/node/in-cluster.yaml", () => {
 });
 
 describe.each([
-  { file: "infra/aws/kubeconfig.exec.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "eks", "--cluster", "prod"] },
-  { file: "infra/azure/kubeconfig.exec.example.yaml", command: "/srv/app/gmsa-webhooks.mjs", args: ["token", "aks", "--client-id"] },
+  {
+    file: "infra/aws/kubeconfig.exec.example.yaml",
+    command: "/srv/app/gmsa-webhooks.mjs",
+    args: ["token", "eks", "--cluster", "prod"],
+  },
+  {
+    file: "infra/azure/kubeconfig.exec.example.yaml",
+    command: "/srv/app/gmsa-webhooks.mjs",
+    args: ["token", "aks", "--client-id"],
+  },
 ])("$file", ({ file, command, args }) => {
   it("parses into an exec plugin the functions accept, with no static credential", async () => {
     const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
-    const parsed = parseKubeconfig(text, { source: file, resolvePath: (entry) => new URL(entry, "file:///srv/app/").pathname });
+    const parsed = parseKubeconfig(text, {
+      source: file,
+      resolvePath: (entry) => new URL(entry, "file:///srv/app/").pathname,
+    });
     expect(parsed.problems).toEqual([]);
     const { target, problems } = selectKubeTarget(parsed.config!);
     expect(problems).toEqual([]);
@@ -88,8 +105,25 @@ describe.each([
 });
 
 describe.each([
-  { file: "infra/aws/kubeconfig.example.yaml", env: { CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "prod", AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "s" } },
-  { file: "infra/azure/kubeconfig.example.yaml", env: { CLOUD_TOKEN: "aks", AKS_CLIENT_ID: "c", IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token", IDENTITY_HEADER: "h" } },
+  {
+    file: "infra/aws/kubeconfig.example.yaml",
+    env: {
+      CLOUD_TOKEN: "eks",
+      EKS_CLUSTER_NAME: "prod",
+      AWS_REGION: "eu-west-1",
+      AWS_ACCESS_KEY_ID: "AKID",
+      AWS_SECRET_ACCESS_KEY: "s",
+    },
+  },
+  {
+    file: "infra/azure/kubeconfig.example.yaml",
+    env: {
+      CLOUD_TOKEN: "aks",
+      AKS_CLIENT_ID: "c",
+      IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token",
+      IDENTITY_HEADER: "h",
+    },
+  },
 ])("$file", ({ file, env }) => {
   it("parses into a user without a credential, which docs/configuration.md's CLOUD_TOKEN settings give one", async () => {
     const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
@@ -99,8 +133,17 @@ describe.each([
     expect(target?.auth.kind).toBe("none");
     const { settings, problems } = parseKubeSettings(env);
     expect(problems).toEqual([]);
-    const node = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: ["eks", "aks", "gke"] } as const;
-    expect(selectTokenSource(target!, settings, node).choice).toEqual({ kind: "cloud", cloudToken: settings.cloudToken });
+    const node = {
+      runtime: "Node",
+      exec: true,
+      tokenFile: true,
+      clientCertificate: true,
+      cloudTokens: ["eks", "aks", "gke"],
+    } as const;
+    expect(selectTokenSource(target!, settings, node).choice).toEqual({
+      kind: "cloud",
+      cloudToken: settings.cloudToken,
+    });
     expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
   });
 });

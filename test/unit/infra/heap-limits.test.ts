@@ -10,7 +10,9 @@ describe("the Node server's heap limits", () => {
   });
 
   it("are on npm start's command line", async () => {
-    const manifest = JSON.parse(await readFile(`${REPO_ROOT}/package.json`, "utf8")) as { scripts: Record<string, string> };
+    const manifest = JSON.parse(await readFile(`${REPO_ROOT}/package.json`, "utf8")) as {
+      scripts: Record<string, string>;
+    };
     expect(manifest.scripts["start"]).toMatch(new RegExp(`^node ${NODE_SERVER_OPTIONS} `));
   });
 });

@@ -14,23 +14,46 @@ describe("writeJwtIssuerFiles", () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const pem = await exportPKCS8(privateKey);
     const outDir = await tempDir("gmsa-issuer-");
-    expect(await writeJwtIssuerFiles({ privateKey: pem, alg: "ES256", issuer: ISSUER, outDir })).toEqual([".well-known/openid-configuration", "openid/v1/jwks"]);
-    const discovery = JSON.parse(await readFile(path.join(outDir, ".well-known/openid-configuration"), "utf8")) as Record<string, unknown>;
-    expect(discovery).toMatchObject({ issuer: ISSUER, jwks_uri: `${ISSUER}/openid/v1/jwks`, id_token_signing_alg_values_supported: ["ES256"] });
+    expect(await writeJwtIssuerFiles({ privateKey: pem, alg: "ES256", issuer: ISSUER, outDir })).toEqual([
+      ".well-known/openid-configuration",
+      "openid/v1/jwks",
+    ]);
+    const discovery = JSON.parse(
+      await readFile(path.join(outDir, ".well-known/openid-configuration"), "utf8"),
+    ) as Record<string, unknown>;
+    expect(discovery).toMatchObject({
+      issuer: ISSUER,
+      jwks_uri: `${ISSUER}/openid/v1/jwks`,
+      id_token_signing_alg_values_supported: ["ES256"],
+    });
     const jwksText = await readFile(path.join(outDir, "openid/v1/jwks"), "utf8");
     expect(jwksText).not.toMatch(/"d"\s*:/);
-    const source = createJwtTokenSource({ privateKey: pem, alg: "ES256", issuer: ISSUER, subject: "gmsa-webhooks-expand", audience: "https://kubernetes.example.com", shareInFlight: false });
+    const source = createJwtTokenSource({
+      privateKey: pem,
+      alg: "ES256",
+      issuer: ISSUER,
+      subject: "gmsa-webhooks-expand",
+      audience: "https://kubernetes.example.com",
+      shareInFlight: false,
+    });
     const credential = await source.getCredential();
     if (!isTokenCredential(credential)) throw new Error("the JWT source gives tokens");
     const token = credential.token;
-    const { payload } = await jwtVerify(token, createLocalJWKSet(JSON.parse(jwksText) as JSONWebKeySet), { issuer: ISSUER, audience: "https://kubernetes.example.com" });
+    const { payload } = await jwtVerify(token, createLocalJWKSet(JSON.parse(jwksText) as JSONWebKeySet), {
+      issuer: ISSUER,
+      audience: "https://kubernetes.example.com",
+    });
     expect(payload.sub).toBe("gmsa-webhooks-expand");
   });
 });
 
 describe("buildAuthenticatorEntry", () => {
   it("maps sub to a prefixed username for RBAC", () => {
-    const entry = buildAuthenticatorEntry({ issuer: ISSUER, audience: "https://kubernetes.example.com", subject: "gmsa-webhooks-expand" });
+    const entry = buildAuthenticatorEntry({
+      issuer: ISSUER,
+      audience: "https://kubernetes.example.com",
+      subject: "gmsa-webhooks-expand",
+    });
     expect(entry).toContain(`url: ${ISSUER}`);
     expect(entry).toContain("audiences: [https://kubernetes.example.com]");
     expect(entry).toContain('User "gmsa-webhooks:gmsa-webhooks-expand"');

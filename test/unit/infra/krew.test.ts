@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { checkKrewRelease, renderKrewManifest, type KrewRelease } from "../../../infra/krew/render.ts";
 
-const RELEASE: KrewRelease = { version: "0.1.0", uri: "https://example.com/kubectl-gmsa-0.1.0.tar.gz", sha256: "a".repeat(64), homepage: "https://example.com/gmsa-webhooks" };
+const RELEASE: KrewRelease = {
+  version: "0.1.0",
+  uri: "https://example.com/kubectl-gmsa-0.1.0.tar.gz",
+  sha256: "a".repeat(64),
+  homepage: "https://example.com/gmsa-webhooks",
+};
 
 interface KrewPlugin {
   apiVersion: string;
@@ -13,7 +18,13 @@ interface KrewPlugin {
     homepage: string;
     shortDescription: string;
     description: string;
-    platforms: { selector: { matchExpressions: { key: string; operator: string; values: string[] }[] }; uri: string; sha256: string; files: { from: string; to: string }[]; bin: string }[];
+    platforms: {
+      selector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
+      uri: string;
+      sha256: string;
+      files: { from: string; to: string }[];
+      bin: string;
+    }[];
   };
 }
 
@@ -22,7 +33,11 @@ describe("infra/krew/gmsa.yaml", () => {
     const text = await renderKrewManifest(RELEASE);
     expect(text).not.toMatch(/\{\{/);
     const plugin = parse(text) as KrewPlugin;
-    expect([plugin.apiVersion, plugin.kind, plugin.metadata.name]).toEqual(["krew.googlecontainertools.github.com/v1alpha2", "Plugin", "gmsa"]);
+    expect([plugin.apiVersion, plugin.kind, plugin.metadata.name]).toEqual([
+      "krew.googlecontainertools.github.com/v1alpha2",
+      "Plugin",
+      "gmsa",
+    ]);
     expect([plugin.spec.version, plugin.spec.homepage]).toEqual(["v0.1.0", RELEASE.homepage]);
     // krew-index limits: a one-line short description under 64 characters, and a description.
     expect(plugin.spec.shortDescription.length).toBeLessThan(64);

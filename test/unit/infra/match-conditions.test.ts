@@ -29,8 +29,14 @@ const MANIFESTS = [
 function conditionsIn(file: string): Condition[] {
   const text = readFileSync(join(REPO_ROOT, file), "utf8");
   return parseAllDocuments(text).flatMap((doc) => {
-    const object = doc.toJS() as { webhooks?: { matchConditions?: Condition[] }[]; spec?: { matchConditions?: Condition[] } } | null;
-    return [...(object?.webhooks ?? []).flatMap((w) => w.matchConditions ?? []), ...(object?.spec?.matchConditions ?? [])];
+    const object = doc.toJS() as {
+      webhooks?: { matchConditions?: Condition[] }[];
+      spec?: { matchConditions?: Condition[] };
+    } | null;
+    return [
+      ...(object?.webhooks ?? []).flatMap((w) => w.matchConditions ?? []),
+      ...(object?.spec?.matchConditions ?? []),
+    ];
   });
 }
 
@@ -40,7 +46,10 @@ const copies: [string, string][] = [
       .filter((c) => c.name === "has-gmsa-reference")
       .map((c): [string, string] => [file, c.expression]),
   ),
-  ...Object.entries(EXPECTED_WEBHOOKS).map(([fn, config]): [string, string] => [`the doctor's ${fn}`, config.webhook.matchConditions[0]!.expression]),
+  ...Object.entries(EXPECTED_WEBHOOKS).map(([fn, config]): [string, string] => [
+    `the doctor's ${fn}`,
+    config.webhook.matchConditions[0]!.expression,
+  ]),
 ];
 
 type Json = null | string | boolean | number | Json[] | { [key: string]: Json };
@@ -72,14 +81,22 @@ const SENT: [string, Json, Json][] = [
   ["ephemeral container contents", pod({ ephemeralContainers: container(inlined) }), null],
   ["pod annotation name", pod({}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }), null],
   ["pod annotation contents", pod({}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" }), null],
-  ["container annotation name", pod({}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }), null],
+  [
+    "container annotation name",
+    pod({}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }),
+    null,
+  ],
   ["a removal on update (old object only)", pod({}), pod({ containers: container(named) })],
   ["a DELETE (old object only)", null, pod({ securityContext: named })],
 ];
 
 const NOT_SENT: [string, Json, Json][] = [
   ["no windowsOptions", pod({}), null],
-  ["windowsOptions without GMSA", pod({ securityContext: other, containers: container(other), initContainers: container(other) }), null],
+  [
+    "windowsOptions without GMSA",
+    pod({ securityContext: other, containers: container(other), initContainers: container(other) }),
+    null,
+  ],
   ["unrelated annotations", pod({}, { "example.com/gmsa": "x", "kubectl.kubernetes.io/restartedAt": "now" }), null],
   ["an update of a pod without GMSA", pod({}), pod({ securityContext: other })],
 ];
@@ -91,7 +108,10 @@ const requestFor = (object: Json, oldObject: Json): Json => ({
 });
 
 /** An exec (attach is alike; only authorize registers them): its object is the options, not the pod, so only the requester can decide. */
-const connect = (groups: string[] | undefined): Json => ({ operation: "CONNECT", userInfo: { username: "alice", ...(groups ? { groups } : {}) } });
+const connect = (groups: string[] | undefined): Json => ({
+  operation: "CONNECT",
+  userInfo: { username: "alice", ...(groups ? { groups } : {}) },
+});
 const EXEC_OPTIONS: Json = { kind: "PodExecOptions", apiVersion: "v1", command: ["cmd"], stdin: true };
 
 describe.each(copies)("has-gmsa-reference in %s", (_where, expression) => {

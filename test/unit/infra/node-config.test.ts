@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { cniConfList, containerdConfig, kubeletConfig, kubeletFlags, NODE_IP, nodePaths } from "../../../infra/local/node-config.ts";
+import {
+  cniConfList,
+  containerdConfig,
+  kubeletConfig,
+  kubeletFlags,
+  NODE_IP,
+  nodePaths,
+} from "../../../infra/local/node-config.ts";
 
 const paths = nodePaths("/node");
 const files = { caFile: "/ca.crt", servingCertFile: "/kubelet.crt", servingKeyFile: "/kubelet.key" };
@@ -24,12 +31,18 @@ describe("the local node's configuration", () => {
 
   it("serves the kubelet on the node's non-loopback address, with its certificate, and no anonymous access", () => {
     expect(NODE_IP).not.toMatch(/^127\./);
-    expect(kubeletConfig(paths, files, "v1.37.2")).toMatchObject({ address: NODE_IP, tlsCertFile: "/kubelet.crt", authentication: { anonymous: { enabled: false } } });
+    expect(kubeletConfig(paths, files, "v1.37.2")).toMatchObject({
+      address: NODE_IP,
+      tlsCertFile: "/kubelet.crt",
+      authentication: { anonymous: { enabled: false } },
+    });
     expect(kubeletFlags(paths, "/kubeconfig")).toContain(`--node-ip=${NODE_IP}`);
   });
 
   it("keeps every path the kubelet and containerd write under the node's folder", () => {
-    const config = JSON.stringify([kubeletConfig(paths, files, "v1.37.2"), cniConfList(paths)]) + containerdConfig(paths, "/cni", "/runc");
+    const config =
+      JSON.stringify([kubeletConfig(paths, files, "v1.37.2"), cniConfList(paths)]) +
+      containerdConfig(paths, "/cni", "/runc");
     for (const path of config.match(/"\/[^"]*"/g) ?? []) {
       expect(path).toMatch(/^"\/(node|cni|runc|ca\.crt|kubelet\.(crt|key)|etc\/resolv\.conf)/);
     }

@@ -26,9 +26,11 @@ describe("infra/policy", () => {
 
   it("matches the pods and namespaces the webhooks match", async () => {
     const policy = parse(await read("policy/policy.yaml")) as Policy;
-    const webhook = (parse((await read("webhooks/authorize.yaml")).replace(/\$\{[A-Z_]+\}/g, "x")) as {
-      webhooks: { namespaceSelector: unknown; matchConditions: unknown }[];
-    }).webhooks[0]!;
+    const webhook = (
+      parse((await read("webhooks/authorize.yaml")).replace(/\$\{[A-Z_]+\}/g, "x")) as {
+        webhooks: { namespaceSelector: unknown; matchConditions: unknown }[];
+      }
+    ).webhooks[0]!;
     expect(policy.spec.matchConditions).toEqual(webhook.matchConditions);
     expect(policy.spec.matchConstraints.namespaceSelector).toEqual(webhook.namespaceSelector);
   });
@@ -36,14 +38,20 @@ describe("infra/policy", () => {
   it(`checks ${DEFAULT_MAX_CREDSPECS} distinct names by default, one authorization check per validation`, async () => {
     const policy = parse(await renderPolicy()) as Policy;
     expect(policy.spec.variables.filter((v) => /^name\d+$/.test(v.name))).toHaveLength(DEFAULT_MAX_CREDSPECS);
-    expect(policy.spec.validations.map((v) => v.reason)).toEqual(["Invalid", "Invalid", ...Array<string>(DEFAULT_MAX_CREDSPECS).fill("Forbidden")]);
+    expect(policy.spec.validations.map((v) => v.reason)).toEqual([
+      "Invalid",
+      "Invalid",
+      ...Array<string>(DEFAULT_MAX_CREDSPECS).fill("Forbidden"),
+    ]);
     const small = await renderPolicy(2);
     expect(small.match(/check\('use'\)/g)).toHaveLength(2);
     await expect(renderPolicy(0)).rejects.toThrow(TypeError);
   });
 
   it("binds the policy by name, denying", async () => {
-    const binding = parse(await read("policy/binding.yaml")) as { spec: { policyName: string; validationActions: string[] } };
+    const binding = parse(await read("policy/binding.yaml")) as {
+      spec: { policyName: string; validationActions: string[] };
+    };
     expect(binding.spec).toEqual({ policyName: POLICY_NAME, validationActions: ["Deny"] });
   });
 });

@@ -24,12 +24,21 @@ describe("AdmissionError", () => {
     ["ERR_INTERNAL", 500],
   ] as const)("carries %s with its status %d per docs/security.md (Status codes)", (code, status) => {
     const cause = new Error("root");
-    const error = new errors.AdmissionError("message", { code, where: { place: "pod", credSpecName: "webapp1" }, cause });
+    const error = new errors.AdmissionError("message", {
+      code,
+      where: { place: "pod", credSpecName: "webapp1" },
+      cause,
+    });
     expect(error).toBeInstanceOf(Error);
     expect([error.name, error.code, error.status, error.message]).toEqual(["AdmissionError", code, status, "message"]);
     expect(error.where).toEqual({ place: "pod", credSpecName: "webapp1" });
     expect(error.cause).toBe(cause);
-    expect(error.withContext("outer")).toMatchObject({ name: "AdmissionError", code, status, message: "outer: message" });
+    expect(error.withContext("outer")).toMatchObject({
+      name: "AdmissionError",
+      code,
+      status,
+      message: "outer: message",
+    });
   });
 
   it("has no cause and no where when given none", () => {
@@ -41,9 +50,16 @@ describe("AdmissionError", () => {
 
 describe("withContext", () => {
   it("keeps the code and status, prefixes the message, and chains the original as cause", () => {
-    const original = new errors.AdmissionError("not found", { code: "ERR_CREDSPEC_NOT_FOUND", where: { place: "pod" } });
+    const original = new errors.AdmissionError("not found", {
+      code: "ERR_CREDSPEC_NOT_FOUND",
+      where: { place: "pod" },
+    });
     const placed = original.withContext('container "web"', "webapp1");
-    expect([placed.code, placed.status, placed.message]).toEqual(["ERR_CREDSPEC_NOT_FOUND", 422, 'container "web": not found']);
+    expect([placed.code, placed.status, placed.message]).toEqual([
+      "ERR_CREDSPEC_NOT_FOUND",
+      422,
+      'container "web": not found',
+    ]);
     expect(placed.where).toEqual({ place: 'container "web"', credSpecName: "webapp1" });
     expect(placed.cause).toBe(original);
     const unplaced = original.withContext("reading x");
@@ -51,8 +67,15 @@ describe("withContext", () => {
   });
 
   it("keeps ERR_KUBE_API a 500 when told at the places that named the credspec", () => {
-    const error = new errors.AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" }).withContext('pod, container "app"', "webapp1");
-    expect([error.code, error.status, error.message]).toEqual(["ERR_KUBE_API", 500, 'pod, container "app": the API server answered 503']);
+    const error = new errors.AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" }).withContext(
+      'pod, container "app"',
+      "webapp1",
+    );
+    expect([error.code, error.status, error.message]).toEqual([
+      "ERR_KUBE_API",
+      500,
+      'pod, container "app": the API server answered 503',
+    ]);
     expect(error.where).toEqual({ place: 'pod, container "app"', credSpecName: "webapp1" });
   });
 });
@@ -71,8 +94,15 @@ describe("asAdmissionError", () => {
 describe("createRefusal", () => {
   it("places a refusal, naming the credspec only when there is one", () => {
     const named = errors.createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "m", "pod", "webapp1");
-    expect([named.name, named.code, named.status, named.message]).toEqual(["AdmissionError", "ERR_CREDSPEC_NOT_ALLOWED", 403, "m"]);
+    expect([named.name, named.code, named.status, named.message]).toEqual([
+      "AdmissionError",
+      "ERR_CREDSPEC_NOT_ALLOWED",
+      403,
+      "m",
+    ]);
     expect(named.where).toStrictEqual({ place: "pod", credSpecName: "webapp1" });
-    expect(errors.createRefusal("ERR_GMSA_CHANGED", "m", 'container "web"').where).toStrictEqual({ place: 'container "web"' });
+    expect(errors.createRefusal("ERR_GMSA_CHANGED", "m", 'container "web"').where).toStrictEqual({
+      place: 'container "web"',
+    });
   });
 });

@@ -47,7 +47,10 @@ export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeA
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
         try {
           if (options.acceptBearer === undefined) {
-            const { payload } = await jwtVerify(token ?? "", keys, { issuer: options.issuer, audience: options.audience });
+            const { payload } = await jwtVerify(token ?? "", keys, {
+              issuer: options.issuer,
+              audience: options.audience,
+            });
             tokens.push(payload);
           } else if (token !== undefined && options.acceptBearer(token)) bearers.push(token);
           else throw new Error("bearer refused");
@@ -61,19 +64,37 @@ export async function startFakeApiServer(options: FakeApiOptions): Promise<FakeA
           if (contents === undefined) {
             // As kube-apiserver answers for a missing object of a served resource.
             return reply(404, {
-              kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404,
+              kind: "Status",
+              apiVersion: "v1",
+              status: "Failure",
+              reason: "NotFound",
+              code: 404,
               message: `gmsacredentialspecs.windows.k8s.io "${credspec[1]}" not found`,
               details: { name: credspec[1], group: "windows.k8s.io", kind: "gmsacredentialspecs" },
             });
           }
-          return reply(200, { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name: credspec[1] }, credspec: contents });
+          return reply(200, {
+            apiVersion: "windows.k8s.io/v1",
+            kind: "GMSACredentialSpec",
+            metadata: { name: credspec[1] },
+            credspec: contents,
+          });
         }
-        const lsar = /^\/apis\/authorization\.k8s\.io\/v1\/namespaces\/([^/]+)\/localsubjectaccessreviews/.exec(req.url ?? "");
+        const lsar = /^\/apis\/authorization\.k8s\.io\/v1\/namespaces\/([^/]+)\/localsubjectaccessreviews/.exec(
+          req.url ?? "",
+        );
         if (req.method === "POST" && lsar !== null) {
-          const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { spec: { user: string; resourceAttributes: { name: string; namespace: string } } };
+          const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+            spec: { user: string; resourceAttributes: { name: string; namespace: string } };
+          };
           const sa = review.spec.user.split(":").at(-1);
-          const allowed = options.allowed.includes(`${review.spec.resourceAttributes.namespace}/${sa}/${review.spec.resourceAttributes.name}`);
-          return reply(201, { ...review, status: { allowed, ...(allowed ? {} : { reason: "no RBAC policy matched" }) } });
+          const allowed = options.allowed.includes(
+            `${review.spec.resourceAttributes.namespace}/${sa}/${review.spec.resourceAttributes.name}`,
+          );
+          return reply(201, {
+            ...review,
+            status: { allowed, ...(allowed ? {} : { reason: "no RBAC policy matched" }) },
+          });
         }
         return reply(404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 });
       })();

@@ -21,13 +21,18 @@ async function listen(server: Server): Promise<string> {
 }
 
 /** Starts both servers with `tls` (trusted by the Worker's outbound fetch in tests). */
-export async function startRedirectServers(tls: { cert: string; key: string }, credspec: unknown): Promise<RedirectServers> {
+export async function startRedirectServers(
+  tls: { cert: string; key: string },
+  credspec: unknown,
+): Promise<RedirectServers> {
   const redirected: string[] = [];
   const lured: string[] = [];
   const lure = createServer(tls, (req, res) => {
     lured.push(`${req.method} ${req.url}`);
     req.resume();
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ credspec, status: { allowed: true } }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify({ credspec, status: { allowed: true } }));
   });
   const lureUrl = await listen(lure);
   const redirecting = createServer(tls, (req, res) => {

@@ -1,7 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { clusterCommand, printResult, type ClusterArgs, type ClusterConnection } from "../../../../functions/cli/cluster.ts";
+import {
+  clusterCommand,
+  printResult,
+  type ClusterArgs,
+  type ClusterConnection,
+} from "../../../../functions/cli/cluster.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../functions/cli/io.ts";
 import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
@@ -17,7 +22,12 @@ async function probe<T>(argv: string[], io: FakeIo, work?: (connection: ClusterC
     seen = { args, result: await work?.(connection) };
     return EXIT_OK;
   };
-  const code = await clusterCommand({ name: "probe", options: ALL_NAMESPACES, usage: "Usage: gmsa-webhooks probe\n", run })(argv, io);
+  const code = await clusterCommand({
+    name: "probe",
+    options: ALL_NAMESPACES,
+    usage: "Usage: gmsa-webhooks probe\n",
+    run,
+  })(argv, io);
   return { code, ...seen };
 }
 
@@ -25,12 +35,35 @@ describe("the cluster flags", () => {
   let env: Record<string, string>;
   beforeAll(async () => {
     const dir = await tempDir();
-    await writeFile(path.join(dir, "config"), JSON.stringify({ "current-context": "c", clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }], users: [{ name: "u", user: { token: "t" } }], contexts: [{ name: "c", context: { cluster: "c", user: "u" } }] }));
+    await writeFile(
+      path.join(dir, "config"),
+      JSON.stringify({
+        "current-context": "c",
+        clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }],
+        users: [{ name: "u", user: { token: "t" } }],
+        contexts: [{ name: "c", context: { cluster: "c", user: "u" } }],
+      }),
+    );
     env = { KUBECONFIG: path.join(dir, "config"), HOME: dir };
   });
 
   it("reads kubectl's flags, short and long, with -o text by default, and the command's own options beside them", async () => {
-    const argv = ["--kubeconfig", env.KUBECONFIG ?? "", "--context", "c", "-n", "web", "--as", "jane", "--as-group", "a", "--as-group", "b", "-A", "x"];
+    const argv = [
+      "--kubeconfig",
+      env.KUBECONFIG ?? "",
+      "--context",
+      "c",
+      "-n",
+      "web",
+      "--as",
+      "jane",
+      "--as-group",
+      "a",
+      "--as-group",
+      "b",
+      "-A",
+      "x",
+    ];
     const { code, args } = await probe(argv, fakeIo({ env }));
     expect(code).toBe(EXIT_OK);
     expect(args && [args.flags, args.values["all-namespaces"], args.positionals]).toEqual([
@@ -74,7 +107,11 @@ describe("the connection", () => {
     pki = await createTestPki();
     server = await startKubeServer({
       ...pki.server,
-      script: () => ({ status: 201, body: { kind: "Pod" }, headers: { Warning: '299 - "first, with a comma", 299 - "say \\"hi\\""' } }),
+      script: () => ({
+        status: 201,
+        body: { kind: "Pod" },
+        headers: { Warning: '299 - "first, with a comma", 299 - "say \\"hi\\""' },
+      }),
     });
     dir = await tempDir();
     await writeFile(path.join(dir, "ca.crt"), pki.caPem);
@@ -120,26 +157,44 @@ describe("the connection", () => {
   });
 
   it("--context picks another context (namespace default); -n wins over the context's", async () => {
-    expect(await connected(["--context", "second"])).toEqual({ namespace: "default", path: "/k8s/clusters/c-secret/api" });
+    expect(await connected(["--context", "second"])).toEqual({
+      namespace: "default",
+      path: "/k8s/clusters/c-secret/api",
+    });
     expect(await connected(["-n", "batch"])).toEqual({ namespace: "batch", path: "/api" });
   });
 
   it("--kubeconfig replaces KUBECONFIG", async () => {
-    expect(await connected(["--kubeconfig", path.join(dir, "b")])).toEqual({ namespace: "default", path: "/k8s/clusters/c-secret/api" });
+    expect(await connected(["--kubeconfig", path.join(dir, "b")])).toEqual({
+      namespace: "default",
+      path: "/k8s/clusters/c-secret/api",
+    });
   });
 
   it("impersonates --as and each --as-group on its own header line, except for asCaller, and returns each warning", async () => {
-    const { result: answer } = await probe(["--as", "jane", "--as-group", "devs", "--as-group", "ops"], fakeIo({ env: env() }), async (connection) => {
-      const dryRun = await connection.request({ method: "POST", path: "/api/v1/namespaces/web/pods", query: { dryRun: "All" }, body: { kind: "Pod" } });
-      await connection.request({ method: "GET", path: "/api", asCaller: true });
-      return dryRun;
-    });
+    const { result: answer } = await probe(
+      ["--as", "jane", "--as-group", "devs", "--as-group", "ops"],
+      fakeIo({ env: env() }),
+      async (connection) => {
+        const dryRun = await connection.request({
+          method: "POST",
+          path: "/api/v1/namespaces/web/pods",
+          query: { dryRun: "All" },
+          body: { kind: "Pod" },
+        });
+        await connection.request({ method: "GET", path: "/api", asCaller: true });
+        return dryRun;
+      },
+    );
     expect(answer).toEqual({ status: 201, body: { kind: "Pod" }, warnings: ["first, with a comma", 'say "hi"'] });
     const [person, caller] = server.requests.slice(-2);
     expect(person?.path).toBe("/api/v1/namespaces/web/pods?dryRun=All");
     expect(person?.headers).toMatchObject({ "impersonate-user": "jane", authorization: "Bearer secret-token-a" });
     // One line per group (the API server reads each line as one group); Node joins them with ", " for the record.
-    expect(person?.rawHeaders.filter((_, index, raw) => raw[index - 1] === "Impersonate-Group")).toEqual(["devs", "ops"]);
+    expect(person?.rawHeaders.filter((_, index, raw) => raw[index - 1] === "Impersonate-Group")).toEqual([
+      "devs",
+      "ops",
+    ]);
     expect(caller?.headers["impersonate-user"]).toBeUndefined();
   });
 
@@ -165,9 +220,12 @@ describe("clusterCommand", () => {
     expect(io.out).toBe("Usage: kubectl gmsa probe\n");
   });
 
-  it.each([[["-o", "xml", "n"]], [[]], [["--nope", "n"]]])("exits 2 for %j, saying why and where to look", async (argv) => {
-    const io = fakeIo({ program: "kubectl gmsa" });
-    expect(await clusterCommand(command)(argv, io)).toBe(EXIT_USAGE);
-    expect(io.err).toMatch(/^kubectl gmsa probe: .+\nRun 'kubectl gmsa probe --help' for usage\.\n$/);
-  });
+  it.each([[["-o", "xml", "n"]], [[]], [["--nope", "n"]]])(
+    "exits 2 for %j, saying why and where to look",
+    async (argv) => {
+      const io = fakeIo({ program: "kubectl gmsa" });
+      expect(await clusterCommand(command)(argv, io)).toBe(EXIT_USAGE);
+      expect(io.err).toMatch(/^kubectl gmsa probe: .+\nRun 'kubectl gmsa probe --help' for usage\.\n$/);
+    },
+  );
 });

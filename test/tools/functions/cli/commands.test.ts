@@ -5,13 +5,21 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runExplainCommand } from "../../../../functions/cli/explain.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../functions/cli/io.ts";
 import { runWhoCanUseCommand } from "../../../../functions/cli/who-can-use.ts";
-import { startKubeServer, type KubeServer, type RecordedRequest, type ScriptedAnswer } from "../../../support/kube-server.ts";
+import {
+  startKubeServer,
+  type KubeServer,
+  type RecordedRequest,
+  type ScriptedAnswer,
+} from "../../../support/kube-server.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
 import { fakeIo } from "../../../support/fake-io.ts";
 
 const SECRET_INPUT = "contoso.com:gmsaccg:do-not-print";
-const CONTENTS = { CmsPlugins: ["ActiveDirectory"], ActiveDirectoryConfig: { HostAccountConfig: { PluginInput: SECRET_INPUT } } };
+const CONTENTS = {
+  CmsPlugins: ["ActiveDirectory"],
+  ActiveDirectoryConfig: { HostAccountConfig: { PluginInput: SECRET_INPUT } },
+};
 
 let pki: TestPki;
 let server: KubeServer;
@@ -23,16 +31,27 @@ let whoAmI: ScriptedAnswer;
 
 function answer(request: RecordedRequest): ScriptedAnswer {
   const url = new URL(request.path, "https://x");
-  if (url.pathname === "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01") return { status: 200, body: { credspec: CONTENTS } };
-  if (url.pathname.startsWith("/apis/windows.k8s.io/")) return { status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "x" } } };
+  if (url.pathname === "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01")
+    return { status: 200, body: { credspec: CONTENTS } };
+  if (url.pathname.startsWith("/apis/windows.k8s.io/"))
+    return { status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "x" } } };
   if (url.pathname === "/api/v1/namespaces/web/serviceaccounts") {
     // Two pages, as the API server pages a long list.
     const page = url.searchParams.get("continue") === null ? ["a", "b"] : ["c"];
-    return { status: 200, body: { items: page.map((name) => ({ metadata: { name, namespace: "web" } })), metadata: page.length === 2 ? { continue: "next" } : {} } };
+    return {
+      status: 200,
+      body: {
+        items: page.map((name) => ({ metadata: { name, namespace: "web" } })),
+        metadata: page.length === 2 ? { continue: "next" } : {},
+      },
+    };
   }
   if (url.pathname.endsWith("/localsubjectaccessreviews")) {
     const user = (JSON.parse(request.body) as { spec: { user: string } }).spec.user;
-    return { status: 201, body: { status: { allowed: allowed.has(user), reason: allowed.has(user) ? "RBAC: allowed" : "" } } };
+    return {
+      status: 201,
+      body: { status: { allowed: allowed.has(user), reason: allowed.has(user) ? "RBAC: allowed" : "" } },
+    };
   }
   if (url.pathname === "/apis/authentication.k8s.io/v1/selfsubjectreviews") return whoAmI;
   if (url.pathname === "/api/v1/namespaces/web/pods" && url.searchParams.get("dryRun") === "All") return dryRun;
@@ -65,7 +84,16 @@ afterAll(async () => {
   await pki.cleanup();
 });
 
-const POD = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { serviceAccountName: "a", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }, containers: [{ name: "app" }] } };
+const POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "p" },
+  spec: {
+    serviceAccountName: "a",
+    securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } },
+    containers: [{ name: "app" }],
+  },
+};
 
 describe("who-can-use", () => {
   it("asks about every service account of every page and lists those allowed (0)", async () => {
@@ -91,7 +119,9 @@ describe("who-can-use", () => {
     expect(none.out).toBe('No service account in namespace "web" may use GMSACredentialSpec "webapp01" (3 asked).\n');
     const unknown = fakeIo({ env });
     expect(await runWhoCanUseCommand(["webapp09"], unknown)).toBe(EXIT_INVALID);
-    expect(unknown.err).toBe('gmsa-webhooks who-can-use: GMSACredentialSpec "webapp09" does not exist (or the CRD is not installed)\n');
+    expect(unknown.err).toBe(
+      'gmsa-webhooks who-can-use: GMSACredentialSpec "webapp09" does not exist (or the CRD is not installed)\n',
+    );
   });
 
   it("refuses -A with -n (2)", async () => {
@@ -106,7 +136,9 @@ describe("explain", () => {
     const io = fakeIo({ env, stdin: JSON.stringify(POD) });
     expect(await runExplainCommand(["-f", "-"], io)).toBe(EXIT_OK);
     expect(io.out).toContain("service account web/a may use it: yes  (RBAC: allowed)\n    admin may use it: yes");
-    expect(io.out).toContain(`expand inlines ${JSON.stringify(CONTENTS).length} bytes: {"CmsPlugins":["ActiveDirectory"],"ActiveDirectoryConfig":{"HostAccountConfig":{"PluginInput":"(hidden)"}}}`);
+    expect(io.out).toContain(
+      `expand inlines ${JSON.stringify(CONTENTS).length} bytes: {"CmsPlugins":["ActiveDirectory"],"ActiveDirectoryConfig":{"HostAccountConfig":{"PluginInput":"(hidden)"}}}`,
+    );
     expect(io.out).toContain("Dry run as admin: admitted (201)\n  warning: gmsa: pod inlined\n");
     expect(io.out + io.err).not.toContain("do-not-print");
     expect(io.out + io.err).not.toContain("secret-admin-token");
@@ -114,17 +146,28 @@ describe("explain", () => {
 
   it("prints the refusal's message as the API server gave it (1)", async () => {
     allowed.delete("system:serviceaccount:web:a");
-    dryRun = { status: 403, body: { kind: "Status", reason: "Forbidden", message: 'admission webhook "authorize" denied the request: pod: nope' } };
+    dryRun = {
+      status: 403,
+      body: {
+        kind: "Status",
+        reason: "Forbidden",
+        message: 'admission webhook "authorize" denied the request: pod: nope',
+      },
+    };
     const io = fakeIo({ env, files: { "pod.yaml": JSON.stringify(POD) } });
     expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_INVALID);
     expect(io.out).toContain("service account web/a may use it: no\n");
-    expect(io.out).toContain('Dry run as admin: refused (403)\n  admission webhook "authorize" denied the request: pod: nope\n');
+    expect(io.out).toContain(
+      'Dry run as admin: refused (403)\n  admission webhook "authorize" denied the request: pod: nope\n',
+    );
   });
 
   it("asks about --as (with system:authenticated) instead of the caller", async () => {
     const io = fakeIo({ env, stdin: JSON.stringify(POD) });
     await runExplainCommand(["-f", "-", "--as", "jane", "--as-group", "devs"], io);
-    const review = server.requests.filter((r) => r.path.endsWith("/localsubjectaccessreviews")).map((r) => (JSON.parse(r.body) as { spec: { user: string; groups: string[] } }).spec);
+    const review = server.requests
+      .filter((r) => r.path.endsWith("/localsubjectaccessreviews"))
+      .map((r) => (JSON.parse(r.body) as { spec: { user: string; groups: string[] } }).spec);
     expect(review).toContainEqual(expect.objectContaining({ user: "jane", groups: ["devs", "system:authenticated"] }));
     expect(io.out).toContain("jane may use it: no");
   });
@@ -133,7 +176,10 @@ describe("explain", () => {
     [["-f", "missing.yaml"], "missing.yaml: cannot be read (ENOENT)"],
     [["-f", "pod.yaml", "-n", "other"], 'pod.yaml: the Pod\'s namespace "web" does not match -n "other"'],
   ])("exits 2 for %j", async (argv, message) => {
-    const io = fakeIo({ env, files: { "pod.yaml": JSON.stringify({ ...POD, metadata: { name: "p", namespace: "web" } }) } });
+    const io = fakeIo({
+      env,
+      files: { "pod.yaml": JSON.stringify({ ...POD, metadata: { name: "p", namespace: "web" } }) },
+    });
     expect(await runExplainCommand(argv, io)).toBe(EXIT_USAGE);
     expect(io.err).toBe(`gmsa-webhooks explain: ${message}\n`);
   });
@@ -152,14 +198,20 @@ describe("explain", () => {
   it("reads a Pod in YAML; one naming no credspec is left as it is (0)", async () => {
     const io = fakeIo({ env, files: { "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n" } });
     expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_OK);
-    expect(io.out).toMatch(/^Pod web\/p, service account web\/default\n {2}names no GMSACredentialSpec: the webhooks leave it as it is\nDry run as admin: admitted/);
+    expect(io.out).toMatch(
+      /^Pod web\/p, service account web\/default\n {2}names no GMSACredentialSpec: the webhooks leave it as it is\nDry run as admin: admitted/,
+    );
   });
 
   it("says what it could not learn, each place, and the verdict", async () => {
     whoAmI = { status: 403, body: { kind: "Status", reason: "Forbidden", message: "forbidden" } };
     dryRun = { status: 201, body: { kind: "Pod" } };
     const init = { name: "init", securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } };
-    const spec = { ...POD.spec, securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp09" } }, initContainers: [init] };
+    const spec = {
+      ...POD.spec,
+      securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp09" } },
+      initContainers: [init],
+    };
     const io = fakeIo({ env, stdin: JSON.stringify({ ...POD, spec }) });
     expect(await runExplainCommand(["-f", "-"], io)).toBe(EXIT_OK);
     const unknown = "SelfSubjectReview: the API server answered 403 Forbidden: forbidden";

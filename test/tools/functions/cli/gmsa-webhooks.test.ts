@@ -5,7 +5,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../../infra/repo-root.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
-import { PLUGIN_INPUT_MARKER, loadCredSpecFixture, parseYamlDocuments, readCredSpecFixtureBytes } from "../../../support/credspec-fixtures.ts";
+import {
+  PLUGIN_INPUT_MARKER,
+  loadCredSpecFixture,
+  parseYamlDocuments,
+  readCredSpecFixtureBytes,
+} from "../../../support/credspec-fixtures.ts";
 
 // Runs the real bin in a child process with this Node (24: it strips the .ts types), as npx would.
 const BIN = "functions/cli/gmsa-webhooks.ts";
@@ -21,10 +26,15 @@ interface Run {
 
 function runBin(args: string[], stdin?: Uint8Array): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, encoding: "utf8" }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: REPO_ROOT, encoding: "utf8" },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
     child.stdin?.end(stdin);
   });
 }
@@ -81,12 +91,17 @@ describe("gmsa-webhooks credspec (the bin)", () => {
     expect(run.stderr).toContain("stdin: invalid credential spec, 3 problems");
     expect(run.stderr).toContain("  CmsPlugins: is required");
     expect(run.stderr).toContain("  ActiveDirectoryConfig.HostAccountConfig.PluginGUID: is required");
-    expect(run.stderr).toContain("  ActiveDirectoryConfig.HostAccountConfig.PluginInput: must be a string, got an object");
+    expect(run.stderr).toContain(
+      "  ActiveDirectoryConfig.HostAccountConfig.PluginInput: must be a string, got an object",
+    );
     expect(run.stderr).not.toContain(PLUGIN_INPUT_MARKER);
   });
 
   it("exits 1 for input that is not JSON without echoing it", async () => {
-    const run = await runBin(["credspec", "-"], new TextEncoder().encode(`{"PluginInput": "${PLUGIN_INPUT_MARKER}" x}`));
+    const run = await runBin(
+      ["credspec", "-"],
+      new TextEncoder().encode(`{"PluginInput": "${PLUGIN_INPUT_MARKER}" x}`),
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/not valid JSON \(line 1 column \d+\)/);
     expect(run.stderr).not.toContain(PLUGIN_INPUT_MARKER);
@@ -95,7 +110,11 @@ describe("gmsa-webhooks credspec (the bin)", () => {
   it.each([
     ["no input", ["credspec"], /missing input/],
     ["an unknown option", ["credspec", "--nmae", "x", NON_DOMAIN_JOINED], /Unknown option '--nmae'/],
-    ["a bad --service-account", ["credspec", "--service-account", "frontend", NON_DOMAIN_JOINED], /"frontend" is not namespace:name/],
+    [
+      "a bad --service-account",
+      ["credspec", "--service-account", "frontend", NON_DOMAIN_JOINED],
+      /"frontend" is not namespace:name/,
+    ],
     ["a bad --output", ["credspec", "-o", "xml", NON_DOMAIN_JOINED], /--output must be one of yaml, json/],
     ["a missing file", ["credspec", `${FIXTURES}/missing.json`], /missing\.json: cannot be read \(ENOENT\)/],
     ["an unknown command", ["credspecs"], /unknown command "credspecs"/],
@@ -116,7 +135,9 @@ describe("gmsa-webhooks credspec (the bin)", () => {
   });
 
   it("is the package.json bin, with a node shebang", () => {
-    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as {
+      bin: Record<string, string>;
+    };
     expect(pkg.bin).toEqual({ "gmsa-webhooks": BIN, "kubectl-gmsa": BIN });
     expect(readFileSync(path.join(REPO_ROOT, BIN), "utf8")).toMatch(/^#!\/usr\/bin\/env node\n/);
   });
@@ -135,10 +156,14 @@ describe("kubectl-gmsa (the documented link to functions/cli/entry.mjs, as kubec
   }
 
   it("names itself `kubectl gmsa` in help and errors", async () => {
-    expect((await runAsPlugin(["--help"])).stdout).toMatch(/^Usage: kubectl gmsa <command>[^]*Run 'kubectl gmsa <command> --help'/);
+    expect((await runAsPlugin(["--help"])).stdout).toMatch(
+      /^Usage: kubectl gmsa <command>[^]*Run 'kubectl gmsa <command> --help'/,
+    );
     const wrong = await runAsPlugin(["credspec", "--nmae", "x"]);
     expect(wrong).toMatchObject({ code: 2, stdout: "" });
-    expect(wrong.stderr).toMatch(/^kubectl gmsa credspec: Unknown option '--nmae'[^]*Run 'kubectl gmsa credspec --help' for usage\./);
+    expect(wrong.stderr).toMatch(
+      /^kubectl gmsa credspec: Unknown option '--nmae'[^]*Run 'kubectl gmsa credspec --help' for usage\./,
+    );
   });
 
   it("takes cluster flags before the command, as `kubectl gmsa --context c <command>`", async () => {
@@ -148,10 +173,14 @@ describe("kubectl-gmsa (the documented link to functions/cli/entry.mjs, as kubec
   });
 
   // The machines this project runs on ship an older system Node (Debian's), the one a link run outside npm finds.
-  const oldNode = OLD_NODE !== undefined && Number(/^v(\d+)/.exec(execFileSync(OLD_NODE, ["--version"], { encoding: "utf8" }))?.[1]) < 24;
+  const oldNode =
+    OLD_NODE !== undefined &&
+    Number(/^v(\d+)/.exec(execFileSync(OLD_NODE, ["--version"], { encoding: "utf8" }))?.[1]) < 24;
   it.skipIf(!oldNode)("on a Node older than 24 says so in one line and exits 1, with no stack trace", async () => {
     const run = await runAsPlugin(["--help"], OLD_NODE);
     expect(run).toMatchObject({ code: 1, stdout: "" });
-    expect(run.stderr).toMatch(/^kubectl-gmsa: needs Node 24 or later, found v\d+\.\d+\.\d+ at \S+; put the project's Node first on PATH .*\n$/);
+    expect(run.stderr).toMatch(
+      /^kubectl-gmsa: needs Node 24 or later, found v\d+\.\d+\.\d+ at \S+; put the project's Node first on PATH .*\n$/,
+    );
   });
 });

@@ -69,7 +69,11 @@ afterAll(() => server.close());
 
 describe("gmsa-webhooks token eks (the bin)", () => {
   it("prints a v1 ExecCredential with a k8s-aws-v1. token valid 14 minutes, from the AWS environment", async () => {
-    const run = await runBin(["token", "eks", "--cluster", "prod"], { ...AWS_ENV, AWS_REGION: "eu-west-1", AWS_DEFAULT_REGION: "us-east-1" });
+    const run = await runBin(["token", "eks", "--cluster", "prod"], {
+      ...AWS_ENV,
+      AWS_REGION: "eu-west-1",
+      AWS_DEFAULT_REGION: "us-east-1",
+    });
     const credential = expectExecCredential(run);
     expect(credential).toMatchObject({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential" });
     expect(credential.status.token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
@@ -82,21 +86,47 @@ describe("gmsa-webhooks token eks (the bin)", () => {
   });
 
   it("takes --region over the environment, AWS_DEFAULT_REGION without AWS_REGION, and the apiVersion kubectl asks for", async () => {
-    const execInfo = JSON.stringify({ kind: "ExecCredential", apiVersion: "client.authentication.k8s.io/v1beta1", spec: { interactive: false } });
-    const run = await runBin(["token", "eks", "--cluster", "prod", "--region", "ap-south-1"], { ...AWS_ENV, AWS_DEFAULT_REGION: "us-east-1", KUBERNETES_EXEC_INFO: execInfo });
+    const execInfo = JSON.stringify({
+      kind: "ExecCredential",
+      apiVersion: "client.authentication.k8s.io/v1beta1",
+      spec: { interactive: false },
+    });
+    const run = await runBin(["token", "eks", "--cluster", "prod", "--region", "ap-south-1"], {
+      ...AWS_ENV,
+      AWS_DEFAULT_REGION: "us-east-1",
+      KUBERNETES_EXEC_INFO: execInfo,
+    });
     const credential = expectExecCredential(run);
     expect(credential.apiVersion).toBe("client.authentication.k8s.io/v1beta1");
-    expect(Buffer.from(credential.status.token.slice(11), "base64url").toString()).toMatch(/^https:\/\/sts\.ap-south-1\.amazonaws\.com\//);
-    const fallback = expectExecCredential(await runBin(["token", "eks", "--cluster", "prod"], { ...AWS_ENV, AWS_DEFAULT_REGION: "us-east-1" }));
-    expect(Buffer.from(fallback.status.token.slice(11), "base64url").toString()).toMatch(/^https:\/\/sts\.us-east-1\.amazonaws\.com\//);
+    expect(Buffer.from(credential.status.token.slice(11), "base64url").toString()).toMatch(
+      /^https:\/\/sts\.ap-south-1\.amazonaws\.com\//,
+    );
+    const fallback = expectExecCredential(
+      await runBin(["token", "eks", "--cluster", "prod"], { ...AWS_ENV, AWS_DEFAULT_REGION: "us-east-1" }),
+    );
+    expect(Buffer.from(fallback.status.token.slice(11), "base64url").toString()).toMatch(
+      /^https:\/\/sts\.us-east-1\.amazonaws\.com\//,
+    );
   });
 
   it("exits 1 naming what is missing, without printing a key or session token", async () => {
     const { AWS_SECRET_ACCESS_KEY: _, ...withoutSecret } = AWS_ENV;
-    expectFailure(await runBin(["token", "eks", "--cluster", "prod"], { ...withoutSecret, AWS_REGION: "eu-west-1" }), /^gmsa-webhooks token eks: no AWS credentials in the environment: AWS_SECRET_ACCESS_KEY not set/);
-    expectFailure(await runBin(["token", "eks", "--cluster", "prod"], { AWS_REGION: "eu-west-1" }), /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY not set/);
-    expectFailure(await runBin(["token", "eks", "--cluster", "prod"], AWS_ENV), /^gmsa-webhooks token eks: no AWS region: pass --region or set AWS_REGION\n$/);
-    expectFailure(await runBin(["token", "eks", "--cluster", "prod/x", "--region", "eu-west-1"], AWS_ENV), /"prod\/x" is not an EKS cluster name/);
+    expectFailure(
+      await runBin(["token", "eks", "--cluster", "prod"], { ...withoutSecret, AWS_REGION: "eu-west-1" }),
+      /^gmsa-webhooks token eks: no AWS credentials in the environment: AWS_SECRET_ACCESS_KEY not set/,
+    );
+    expectFailure(
+      await runBin(["token", "eks", "--cluster", "prod"], { AWS_REGION: "eu-west-1" }),
+      /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY not set/,
+    );
+    expectFailure(
+      await runBin(["token", "eks", "--cluster", "prod"], AWS_ENV),
+      /^gmsa-webhooks token eks: no AWS region: pass --region or set AWS_REGION\n$/,
+    );
+    expectFailure(
+      await runBin(["token", "eks", "--cluster", "prod/x", "--region", "eu-west-1"], AWS_ENV),
+      /"prod\/x" is not an EKS cluster name/,
+    );
   });
 });
 
@@ -110,9 +140,15 @@ describe("gmsa-webhooks token aks (the bin)", () => {
   it("asks the managed identity endpoint for the AKS audience and prints the token until expires_on", async () => {
     const expiresOn = Math.floor(Date.now() / 1000) + 3600;
     server.requests.length = 0;
-    server.script = () => ({ status: 200, body: { access_token: ACCESS_TOKEN, expires_on: String(expiresOn), token_type: "Bearer" } });
+    server.script = () => ({
+      status: 200,
+      body: { access_token: ACCESS_TOKEN, expires_on: String(expiresOn), token_type: "Bearer" },
+    });
     const credential = expectExecCredential(await runBin(["token", "aks", "--client-id", "client-1"], env()));
-    expect(credential.status).toEqual({ token: ACCESS_TOKEN, expirationTimestamp: new Date(expiresOn * 1000).toISOString().replace(".000Z", "Z") });
+    expect(credential.status).toEqual({
+      token: ACCESS_TOKEN,
+      expirationTimestamp: new Date(expiresOn * 1000).toISOString().replace(".000Z", "Z"),
+    });
     expect(server.requests).toHaveLength(1);
     expect(server.requests[0]?.url.pathname).toBe("/msi/token");
     expect(Object.fromEntries(server.requests[0]?.url.searchParams ?? [])).toEqual({
@@ -127,18 +163,31 @@ describe("gmsa-webhooks token aks (the bin)", () => {
   });
 
   it("exits 1 when the endpoint refuses or is not configured, without printing the header or a token", async () => {
-    server.script = () => ({ status: 403, body: { error: "forbidden", access_token: ACCESS_TOKEN, echo: IDENTITY_HEADER } });
-    expectFailure(await runBin(["token", "aks"], env()), /^gmsa-webhooks token aks: Azure managed identity endpoint refused: HTTP 403 Forbidden \(error "forbidden"\)\n$/);
+    server.script = () => ({
+      status: 403,
+      body: { error: "forbidden", access_token: ACCESS_TOKEN, echo: IDENTITY_HEADER },
+    });
+    expectFailure(
+      await runBin(["token", "aks"], env()),
+      /^gmsa-webhooks token aks: Azure managed identity endpoint refused: HTTP 403 Forbidden \(error "forbidden"\)\n$/,
+    );
     server.script = () => ({ status: 200, body: `{"access_token":"${ACCESS_TOKEN}"` });
     expectFailure(await runBin(["token", "aks"], env()), /with a body that is not JSON/);
-    expectFailure(await runBin(["token", "aks"], { IDENTITY_ENDPOINT: `${server.origin}/msi/token` }), /IDENTITY_HEADER not set/);
+    expectFailure(
+      await runBin(["token", "aks"], { IDENTITY_ENDPOINT: `${server.origin}/msi/token` }),
+      /IDENTITY_HEADER not set/,
+    );
   });
 });
 
 describe("gmsa-webhooks token gke (the bin)", () => {
   it("prints the metadata server's token until expires_in, from GCE_METADATA_HOST", async () => {
     server.requests.length = 0;
-    server.script = () => ({ status: 200, headers: { "Metadata-Flavor": "Google" }, body: { access_token: ACCESS_TOKEN, expires_in: 1800, token_type: "Bearer" } });
+    server.script = () => ({
+      status: 200,
+      headers: { "Metadata-Flavor": "Google" },
+      body: { access_token: ACCESS_TOKEN, expires_in: 1800, token_type: "Bearer" },
+    });
     const credential = expectExecCredential(await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host }));
     expect(credential.status.token).toBe(ACCESS_TOKEN);
     expect(minutesFromNow(credential.status.expirationTimestamp)).toBeGreaterThan(29);
@@ -149,16 +198,37 @@ describe("gmsa-webhooks token gke (the bin)", () => {
 
   it("reads GKE_SERVICE_ACCOUNT and GCE_METADATA_HOST as the functions do, reporting bad values together", async () => {
     server.requests.length = 0;
-    server.script = () => ({ status: 200, headers: { "Metadata-Flavor": "Google" }, body: { access_token: ACCESS_TOKEN, expires_in: 1800 } });
-    expectExecCredential(await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host, GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com" }));
-    expect(server.requests[0]?.url.pathname).toBe("/computeMetadata/v1/instance/service-accounts/gmsa@p.iam.gserviceaccount.com/token");
+    server.script = () => ({
+      status: 200,
+      headers: { "Metadata-Flavor": "Google" },
+      body: { access_token: ACCESS_TOKEN, expires_in: 1800 },
+    });
+    expectExecCredential(
+      await runBin(["token", "gke"], {
+        GCE_METADATA_HOST: server.host,
+        GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com",
+      }),
+    );
+    expect(server.requests[0]?.url.pathname).toBe(
+      "/computeMetadata/v1/instance/service-accounts/gmsa@p.iam.gserviceaccount.com/token",
+    );
     const run = await runBin(["token", "gke"], { GCE_METADATA_HOST: "evil/path", GKE_SERVICE_ACCOUNT: "x" });
-    expectFailure(run, /^gmsa-webhooks token gke: GCE_METADATA_HOST "evil\/path" is not host or host:port\ngmsa-webhooks token gke: GKE_SERVICE_ACCOUNT "x" is not default or a service account's email/);
+    expectFailure(
+      run,
+      /^gmsa-webhooks token gke: GCE_METADATA_HOST "evil\/path" is not host or host:port\ngmsa-webhooks token gke: GKE_SERVICE_ACCOUNT "x" is not default or a service account's email/,
+    );
   });
 
   it("exits 1 when the metadata server refuses, without printing a token", async () => {
-    server.script = () => ({ status: 500, headers: { "Metadata-Flavor": "Google" }, body: { access_token: ACCESS_TOKEN } });
-    expectFailure(await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host }), /^gmsa-webhooks token gke: Google metadata server refused: HTTP 500/);
+    server.script = () => ({
+      status: 500,
+      headers: { "Metadata-Flavor": "Google" },
+      body: { access_token: ACCESS_TOKEN },
+    });
+    expectFailure(
+      await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host }),
+      /^gmsa-webhooks token gke: Google metadata server refused: HTTP 500/,
+    );
   });
 });
 
@@ -191,7 +261,11 @@ describe("runTokenCommand", () => {
   };
 
   it("refuses an empty flag (2)", async () => {
-    expect(await run(["aks", "--client-id", ""])).toEqual({ code: 2, out: "", err: "gmsa-webhooks token: --client-id is empty\nRun 'gmsa-webhooks token --help' for usage.\n" });
+    expect(await run(["aks", "--client-id", ""])).toEqual({
+      code: 2,
+      out: "",
+      err: "gmsa-webhooks token: --client-id is empty\nRun 'gmsa-webhooks token --help' for usage.\n",
+    });
   });
 
   it.each([
@@ -199,9 +273,15 @@ describe("runTokenCommand", () => {
     ["not json", "client.authentication.k8s.io/v1"],
     ['{"apiVersion":"client.authentication.k8s.io/v1alpha1"}', "client.authentication.k8s.io/v1"],
     ['{"apiVersion":"client.authentication.k8s.io/v1beta1"}', "client.authentication.k8s.io/v1beta1"],
-  ])("answers with the version KUBERNETES_EXEC_INFO %j asks for if client-go speaks it, else v1", async (info, apiVersion) => {
-    const { code, out } = await run(["eks", "--cluster", "c", "--region", "eu-west-1"], info === undefined ? {} : { KUBERNETES_EXEC_INFO: info });
-    expect(code).toBe(0);
-    expect((JSON.parse(out) as ExecCredential).apiVersion).toBe(apiVersion);
-  });
+  ])(
+    "answers with the version KUBERNETES_EXEC_INFO %j asks for if client-go speaks it, else v1",
+    async (info, apiVersion) => {
+      const { code, out } = await run(
+        ["eks", "--cluster", "c", "--region", "eu-west-1"],
+        info === undefined ? {} : { KUBERNETES_EXEC_INFO: info },
+      );
+      expect(code).toBe(0);
+      expect((JSON.parse(out) as ExecCredential).apiVersion).toBe(apiVersion);
+    },
+  );
 });

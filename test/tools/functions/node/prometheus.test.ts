@@ -52,9 +52,23 @@ let running: RunningServer;
 const logs: string[] = [];
 
 function credSpecAnswer(name: string): { status: number; body: unknown } {
-  if (name === "webapp1") return { status: 200, body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", credspec: WEBAPP1_CREDSPEC } };
-  if (name === "broken") return { status: 500, body: { kind: "Status", status: "Failure", reason: "InternalError", code: 500 } };
-  return { status: 404, body: { kind: "Status", status: "Failure", reason: "NotFound", code: 404, details: { name, kind: "gmsacredentialspecs" } } };
+  if (name === "webapp1")
+    return {
+      status: 200,
+      body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", credspec: WEBAPP1_CREDSPEC },
+    };
+  if (name === "broken")
+    return { status: 500, body: { kind: "Status", status: "Failure", reason: "InternalError", code: 500 } };
+  return {
+    status: 404,
+    body: {
+      kind: "Status",
+      status: "Failure",
+      reason: "NotFound",
+      code: 404,
+      details: { name, kind: "gmsacredentialspecs" },
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -123,11 +137,16 @@ async function review(fn: "expand" | "authorize", body: unknown): Promise<Admiss
 }
 
 function named(credspec: string, uid: string) {
-  return buildReview(buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: credspec } }] }), { uid });
+  return buildReview(
+    buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: credspec } }] }),
+    { uid },
+  );
 }
 
 function logFor(uid: string): Record<string, unknown> | undefined {
-  return logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry["msg"] === "review" && entry["uid"] === uid);
+  return logs
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((entry) => entry["msg"] === "review" && entry["uid"] === uid);
 }
 
 describe("GET /metrics on the Node server", () => {
@@ -137,24 +156,44 @@ describe("GET /metrics on the Node server", () => {
   beforeAll(async () => {
     expect((await review("expand", named("webapp1", "allowed-1"))).response.allowed).toBe(true);
     expect((await review("expand", named("webapp1", "allowed-cached"))).response.allowed).toBe(true);
-    const inlinedPod = buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } }] });
+    const inlinedPod = buildPod({
+      containers: [
+        {
+          name: "app",
+          windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+        },
+      ],
+    });
     expect((await review("authorize", buildReview(inlinedPod, { uid: "authorized-1" }))).response.allowed).toBe(true);
     expect((await review("expand", named("missing", "denied-422"))).response.status?.code).toBe(422);
     expect((await review("expand", named("broken", "denied-500"))).response.status?.code).toBe(500);
-    expect((await review("authorize", buildReview(buildPod(), { uid: "update-1", operation: "UPDATE", oldObject: buildPod() }))).response.allowed).toBe(true);
+    expect(
+      (
+        await review(
+          "authorize",
+          buildReview(buildPod(), { uid: "update-1", operation: "UPDATE", oldObject: buildPod() }),
+        )
+      ).response.allowed,
+    ).toBe(true);
     const distinct = buildPod({
       name: DISTINCT.pod,
       namespace: DISTINCT.namespace,
       serviceAccountName: DISTINCT.serviceAccount,
       containers: [{ name: DISTINCT.container, windowsOptions: { gmsaCredentialSpecName: DISTINCT.credspec } }],
     });
-    const distinctReview = buildReview(distinct, { uid: DISTINCT.uid, userInfo: { username: DISTINCT.user, groups: ["system:authenticated"] } });
+    const distinctReview = buildReview(distinct, {
+      uid: DISTINCT.uid,
+      userInfo: { username: DISTINCT.user, groups: ["system:authenticated"] },
+    });
     expect((await review("expand", distinctReview)).response.status?.code).toBe(422);
 
     const unauthenticated = await fetch(`${base()}/metrics`, { dispatcher: agent });
     expect(unauthenticated.status).toBe(401);
     await unauthenticated.arrayBuffer();
-    const response = await fetch(`${base()}/metrics`, { headers: { authorization: `Bearer ${SCRAPE_TOKEN}` }, dispatcher: agent });
+    const response = await fetch(`${base()}/metrics`, {
+      headers: { authorization: `Bearer ${SCRAPE_TOKEN}` },
+      dispatcher: agent,
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
     text = await response.text();
@@ -167,7 +206,12 @@ describe("GET /metrics on the Node server", () => {
       expect(family, name).toBeDefined();
       expect(family?.type, name).toBe(type);
       for (const sample of family?.samples ?? []) {
-        expect(Object.keys(sample.labels).filter((label) => label !== "le").sort(), sample.name).toEqual(labels);
+        expect(
+          Object.keys(sample.labels)
+            .filter((label) => label !== "le")
+            .sort(),
+          sample.name,
+        ).toEqual(labels);
       }
     }
   });
@@ -209,7 +253,9 @@ describe("GET /metrics on the Node server", () => {
     expect(sumOf(families, "gmsa_webhooks_cache_requests_total", { cache: "credspec", result: "miss" })).toBe(4);
     expect(sumOf(families, "gmsa_webhooks_cache_requests_total", { cache: "access", result: "miss" })).toBe(1);
     expect(sumOf(families, "gmsa_webhooks_cache_entries", { cache: "credspec" })).toBe(1);
-    expect(sumOf(families, "gmsa_webhooks_token_refreshes_total", { source: "token_file", outcome: "success" })).toBe(1);
+    expect(sumOf(families, "gmsa_webhooks_token_refreshes_total", { source: "token_file", outcome: "success" })).toBe(
+      1,
+    );
   });
 
   it("has prom-client's default process and Node.js metrics", () => {
@@ -229,13 +275,24 @@ describe("GET /metrics on the Node server", () => {
 
   it("takes no label value from a review: the distinctive pod's names appear nowhere", () => {
     for (const value of Object.values(DISTINCT)) expect(text).not.toContain(value);
-    const labelValues = new Set(families.filter((f) => f.name.startsWith("gmsa_webhooks_")).flatMap((f) => f.samples.flatMap((s) => Object.values(s.labels))));
-    const allowed = /^(expand|authorize|CREATE|UPDATE|DELETE|CONNECT|other|allowed|denied|\d{3}|error|timeout|get|create|gmsacredentialspecs|localsubjectaccessreviews|selfsubjectaccessreviews|exec|token_file|jwt|eks|aks|gke|success|failure|credspec|access|hit|miss|[+]Inf|[\d.e+-]+)$/;
+    const labelValues = new Set(
+      families
+        .filter((f) => f.name.startsWith("gmsa_webhooks_"))
+        .flatMap((f) => f.samples.flatMap((s) => Object.values(s.labels))),
+    );
+    const allowed =
+      /^(expand|authorize|CREATE|UPDATE|DELETE|CONNECT|other|allowed|denied|\d{3}|error|timeout|get|create|gmsacredentialspecs|localsubjectaccessreviews|selfsubjectaccessreviews|exec|token_file|jwt|eks|aks|gke|success|failure|credspec|access|hit|miss|[+]Inf|[\d.e+-]+)$/;
     for (const value of labelValues) expect(value).toMatch(allowed);
   });
 
   it("puts the same facts in each review's log line", () => {
-    expect(logFor("allowed-1")).toMatchObject({ allowed: true, kubeRequests: 1, cacheHits: 0, cacheMisses: 1, tokenRefresh: "success" });
+    expect(logFor("allowed-1")).toMatchObject({
+      allowed: true,
+      kubeRequests: 1,
+      cacheHits: 0,
+      cacheMisses: 1,
+      tokenRefresh: "success",
+    });
     expect(logFor("allowed-cached")).toMatchObject({ allowed: true, kubeRequests: 0, cacheHits: 1, cacheMisses: 0 });
     expect(logFor("allowed-cached")).not.toHaveProperty("tokenRefresh");
     expect(logFor("denied-500")).toMatchObject({ allowed: false, code: 500, kubeRequests: 2, cacheMisses: 1 });
@@ -279,7 +336,8 @@ describe("the Node server's metrics", () => {
     const first = createPrometheusMetrics();
     const second = createPrometheusMetrics();
     first.reviews.record("expand", true, undefined, "CREATE", 1);
-    const count = async (metrics: typeof first) => sumOf(await parseMetrics((await metrics.exposition()).body), "gmsa_webhooks_reviews_total");
+    const count = async (metrics: typeof first) =>
+      sumOf(await parseMetrics((await metrics.exposition()).body), "gmsa_webhooks_reviews_total");
     expect([await count(first), await count(second)]).toEqual([1, 0]);
   });
 });

@@ -33,7 +33,11 @@ describe("the Node server's connection limits", () => {
     const { app } = createTestApp();
     plain = await serveApp(app, { port: 0, hostname: "127.0.0.1" });
     const { server } = await createTestPki();
-    tls = await serveApp(app, { port: 0, hostname: "127.0.0.1", tls: { cert: Buffer.from(server.cert), key: Buffer.from(server.key) } });
+    tls = await serveApp(app, {
+      port: 0,
+      hostname: "127.0.0.1",
+      tls: { cert: Buffer.from(server.cert), key: Buffer.from(server.key) },
+    });
   });
   afterAll(async () => {
     for (const served of [plain, tls]) await new Promise<void>((resolve) => served.server.close(() => resolve()));

@@ -24,7 +24,13 @@ async function startServer(): Promise<{ port: number; exited: Promise<number | n
   // The API server is never called: the reviews here name no credspec.
   const env = {
     PATH: process.env["PATH"] ?? "",
-    ...(await serverlessEnv({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined, PORT: "0", HOST: "127.0.0.1", SHUTDOWN_DELAY_SECONDS: String(DELAY_SECONDS) })),
+    ...(await serverlessEnv({
+      CALLER_AUTH: "none",
+      CALLER_AUTH_TOKENS: undefined,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      SHUTDOWN_DELAY_SECONDS: String(DELAY_SECONDS),
+    })),
   };
   const started = spawn(process.execPath, [ENTRY], { env, stdio: ["ignore", "pipe", "inherit"] });
   child = started;
@@ -48,8 +54,20 @@ async function startServer(): Promise<{ port: number; exited: Promise<number | n
 }
 
 /** One request, on a connection of its own unless `agent` keeps one alive; the caller sends the body (or holds it back). */
-function call(port: number, method: string, route: string, agent?: Agent): { req: ClientRequest; done: Promise<{ status: number; text: string }> } {
-  const req = httpRequest({ host: "127.0.0.1", port, method, path: route, agent: agent ?? false, headers: method === "POST" ? { "content-type": "application/json" } : {} });
+function call(
+  port: number,
+  method: string,
+  route: string,
+  agent?: Agent,
+): { req: ClientRequest; done: Promise<{ status: number; text: string }> } {
+  const req = httpRequest({
+    host: "127.0.0.1",
+    port,
+    method,
+    path: route,
+    agent: agent ?? false,
+    headers: method === "POST" ? { "content-type": "application/json" } : {},
+  });
   const done = new Promise<{ status: number; text: string }>((resolve, reject) => {
     req.once("response", (res) => {
       const chunks: Buffer[] = [];

@@ -52,7 +52,9 @@ const fingerprintOf = (cert: string) => new X509Certificate(cert).fingerprint256
 async function logged(msg: string, count = 1, from: string[] = logs): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const lines = from.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry["msg"] === msg);
+    const lines = from
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry["msg"] === msg);
     if (lines.length >= count || Date.now() > deadline) return lines;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -90,12 +92,21 @@ describe("certificate reload", () => {
     const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
     const reply = new Promise<{ status: number; text: string; fingerprint: string }>((resolve, reject) => {
       const req = httpsRequest(
-        { host: "127.0.0.1", port: running.port, path: "/expand", method: "POST", rejectUnauthorized: false, headers: { "content-type": "application/json" } },
+        {
+          host: "127.0.0.1",
+          port: running.port,
+          path: "/expand",
+          method: "POST",
+          rejectUnauthorized: false,
+          headers: { "content-type": "application/json" },
+        },
         (res) => {
           const fingerprint = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), fingerprint }));
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), fingerprint }),
+          );
         },
       );
       req.once("error", reject);
@@ -159,10 +170,20 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
     // GET on a review route: 405 once the caller is authenticated, 401 before.
     const callerStatus = (client: { cert: string; key: string }) =>
       new Promise<number>((resolve, reject) => {
-        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/authorize", rejectUnauthorized: false, agent: false, ...client }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = httpsRequest(
+          {
+            host: "127.0.0.1",
+            port: mtls.port,
+            path: "/authorize",
+            rejectUnauthorized: false,
+            agent: false,
+            ...client,
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.once("error", reject);
         req.end();
       });
@@ -182,16 +203,28 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
   it("closes the connections accepted under the previous CA: an idle one at once, a busy one once it is answered", async () => {
     const { mtls, caFile, mtlsLogs } = await startMtlsServer();
     // One kept-alive connection per agent, authenticated with the old CA's client certificate.
-    const agents = [0, 1].map(() => new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, ...pki.client }));
+    const agents = [0, 1].map(
+      () => new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, ...pki.client }),
+    );
     type Reply = { status: number; connection: string | undefined; socket: TLSSocket };
     const send = (agent: Agent, method: "GET" | "POST", body?: { first: string; rest: Promise<string> }) =>
       new Promise<Reply>((resolve, reject) => {
-        const req = httpsRequest({ host: "127.0.0.1", port: mtls.port, path: "/authorize", method, agent, headers: { "content-type": "application/json" } }, (res) => {
-          // Taken now: the agent detaches it from the response once the body is read.
-          const socket = res.socket as TLSSocket;
-          res.resume();
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket }));
-        });
+        const req = httpsRequest(
+          {
+            host: "127.0.0.1",
+            port: mtls.port,
+            path: "/authorize",
+            method,
+            agent,
+            headers: { "content-type": "application/json" },
+          },
+          (res) => {
+            // Taken now: the agent detaches it from the response once the body is read.
+            const socket = res.socket as TLSSocket;
+            res.resume();
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket }));
+          },
+        );
         req.once("error", reject);
         if (body === undefined) req.end();
         else {

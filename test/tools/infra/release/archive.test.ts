@@ -50,7 +50,12 @@ describe("tarGzFolder", () => {
     await tarGzFolder(await makeFolder(new Date("2024-09-09T23:59:00Z")), path.join(out, "two.tar.gz"));
     expect(await readFile(path.join(out, "one.tar.gz"))).toEqual(await readFile(path.join(out, "two.tar.gz")));
     const { stdout } = await run("tar", ["-tzvf", path.join(out, "one.tar.gz")]);
-    expect(stdout.trim().split("\n").map((line) => line.split(/\s+/).slice(1, 2)[0])).toEqual(["0/0", "0/0", "0/0"]);
+    expect(
+      stdout
+        .trim()
+        .split("\n")
+        .map((line) => line.split(/\s+/).slice(1, 2)[0]),
+    ).toEqual(["0/0", "0/0", "0/0"]);
   });
 });
 
@@ -58,7 +63,9 @@ describe("writeChecksums", () => {
   it("writes what sha256sum -c verifies, and fails it when a file changes", async () => {
     const folder = await makeFolder(new Date());
     await writeChecksums(folder, ["tool", "b.txt"]);
-    expect((await readFile(path.join(folder, "SHA256SUMS"), "utf8")).split("\n")[0]).toMatch(/^[0-9a-f]{64} {2}b\.txt$/);
+    expect((await readFile(path.join(folder, "SHA256SUMS"), "utf8")).split("\n")[0]).toMatch(
+      /^[0-9a-f]{64} {2}b\.txt$/,
+    );
     await run("sha256sum", ["-c", "SHA256SUMS"], { cwd: folder });
     await writeFile(path.join(folder, "tool"), "changed\n");
     const failed = await run("sha256sum", ["-c", "SHA256SUMS"], { cwd: folder }).then(

@@ -45,7 +45,10 @@ describe("the Azure Functions package", () => {
     for (const folder of folders) {
       const entry = appLock.packages[folder]!;
       expect(entry.integrity).toMatch(/^sha512-/);
-      expect(entry).toMatchObject({ version: repoLock.packages[folder]!.version, integrity: repoLock.packages[folder]!.integrity });
+      expect(entry).toMatchObject({
+        version: repoLock.packages[folder]!.version,
+        integrity: repoLock.packages[folder]!.integrity,
+      });
       expect(entry.dev).toBeUndefined();
     }
     for (const dependency of Object.keys(repoLock.packages[AZURE]!.dependencies ?? {})) {
@@ -56,7 +59,17 @@ describe("the Azure Functions package", () => {
   it("is what npm ci takes as it is: nothing to resolve or fetch", async () => {
     const cache = await tempDir("gmsa-npm-cache-");
     // --loglevel: under `npm run -s`, npm_config_loglevel=silent would hide the dry run's list.
-    const flags = ["--omit=dev", "--dry-run", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=notice", "--cache", cache];
+    const flags = [
+      "--omit=dev",
+      "--dry-run",
+      "--offline",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=notice",
+      "--cache",
+      cache,
+    ];
     const { stdout } = await run("npm", ["ci", ...flags], {
       cwd: out,
     });

@@ -24,12 +24,20 @@ async function project(): Promise<{ dir: string; tarball: string }> {
   await writeFile(path.join(pkg, "index.js"), "module.exports = 1;\n");
   // npm pack caches what it packs: a throwaway cache keeps the test's own empty.
   const packCache = path.join(dir, "pack-cache");
-  await run("npm", ["pack", "--pack-destination", dir, "--loglevel=error"], { cwd: pkg, env: { ...process.env, npm_config_cache: packCache } });
+  await run("npm", ["pack", "--pack-destination", dir, "--loglevel=error"], {
+    cwd: pkg,
+    env: { ...process.env, npm_config_cache: packCache },
+  });
   const tarball = path.join(dir, "tiny-1.0.0.tgz");
-  const integrity = `sha512-${createHash("sha512").update(await readFile(tarball)).digest("base64")}`;
+  const integrity = `sha512-${createHash("sha512")
+    .update(await readFile(tarball))
+    .digest("base64")}`;
   const app = path.join(dir, "app");
   await mkdir(app);
-  await writeFile(path.join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, dependencies: { tiny: "1.0.0" } }));
+  await writeFile(
+    path.join(app, "package.json"),
+    JSON.stringify({ name: "app", version: "1.0.0", private: true, dependencies: { tiny: "1.0.0" } }),
+  );
   const lock = {
     name: "app",
     version: "1.0.0",

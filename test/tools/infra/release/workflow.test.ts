@@ -75,7 +75,9 @@ async function standIn(dir: string, name: string, body: string): Promise<string>
 
 /** Runs the step named `name` as Actions does, in `cwd` (the repository), with `env` over a minimal environment. */
 async function runStep(name: string, env: Record<string, string>, cwd = REPO_ROOT): Promise<string> {
-  const step = Object.values(workflow.jobs).flatMap((job) => job.steps).find((candidate) => candidate.name === name);
+  const step = Object.values(workflow.jobs)
+    .flatMap((job) => job.steps)
+    .find((candidate) => candidate.name === name);
   if (step?.run === undefined) throw new Error(`no step ${name} with a run script`);
   const { stdout } = await run("bash", ["--noprofile", "--norc", "-eo", "pipefail", "-c", step.run], {
     cwd,
@@ -133,7 +135,9 @@ describe("the release workflow", () => {
   });
 
   it("pins every action by commit", () => {
-    const uses = Object.values(workflow.jobs).flatMap((job) => job.steps.flatMap((step) => (step.uses === undefined ? [] : [step.uses])));
+    const uses = Object.values(workflow.jobs).flatMap((job) =>
+      job.steps.flatMap((step) => (step.uses === undefined ? [] : [step.uses])),
+    );
     expect(uses.length).toBeGreaterThan(0);
     for (const action of uses) expect(action).toMatch(/^[\w.-]+\/[\w.-]+@[0-9a-f]{40}$/);
   });
@@ -146,16 +150,24 @@ describe("the release workflow", () => {
     expect(workflow.permissions).toEqual({});
     expect(Object.keys(workflow.jobs).sort()).toEqual(["build", "publish"]);
     expect(workflow.jobs["build"]!.permissions).toEqual({ contents: "read" });
-    expect(workflow.jobs["publish"]!.permissions).toEqual({ contents: "write", packages: "write", "id-token": "write" });
+    expect(workflow.jobs["publish"]!.permissions).toEqual({
+      contents: "write",
+      packages: "write",
+      "id-token": "write",
+    });
   });
 
   it("builds with npm ci and npm run release for the pushed tag in the read-only job, and uploads what it built", () => {
     const build = workflow.jobs["build"]!;
     expect(runs(build)).toContain("npm ci ");
     expect(runs(build)).toContain('npm run --silent release -- --tag "$GITHUB_REF_NAME"');
-    const uploads = build.steps.filter((step) => step.uses?.startsWith("actions/upload-artifact@") === true).map((step) => step.with?.["name"]);
+    const uploads = build.steps
+      .filter((step) => step.uses?.startsWith("actions/upload-artifact@") === true)
+      .map((step) => step.with?.["name"]);
     expect(uploads).toEqual(["release", "release-notes"]);
-    expect(build.steps.find((step) => step.with?.["name"] === "release")?.with?.["path"]).toBe("${{ steps.names.outputs.dir }}");
+    expect(build.steps.find((step) => step.with?.["name"] === "release")?.with?.["path"]).toBe(
+      "${{ steps.names.outputs.dir }}",
+    );
   });
 
   it("publishes after the build from its artifacts alone: no npm, no Node, no repository code", () => {
@@ -163,11 +175,15 @@ describe("the release workflow", () => {
     expect(publish.needs).toBe("build");
     expect(publish.steps.filter((step) => /\bnpm\b|\bnpx\b|\bnode\b/.test(step.run ?? ""))).toEqual([]);
     expect(publish.steps.filter((step) => step.uses?.startsWith("actions/setup-node@") === true)).toEqual([]);
-    const downloads = publish.steps.filter((step) => step.uses?.startsWith("actions/download-artifact@") === true).map((step) => step.with?.["name"]);
+    const downloads = publish.steps
+      .filter((step) => step.uses?.startsWith("actions/download-artifact@") === true)
+      .map((step) => step.with?.["name"]);
     expect(downloads).toEqual(["release", "release-notes"]);
     // Its checkout is Helm's module files only, which the Go toolchain reads and no step runs.
     const checkouts = publish.steps.filter((step) => step.uses?.startsWith("actions/checkout@") === true);
-    expect(checkouts.map((step) => step.with)).toEqual([{ "persist-credentials": false, "sparse-checkout": "infra/local/helm", "sparse-checkout-cone-mode": false }]);
+    expect(checkouts.map((step) => step.with)).toEqual([
+      { "persist-credentials": false, "sparse-checkout": "infra/local/helm", "sparse-checkout-cone-mode": false },
+    ]);
   });
 
   it("runs every check in the build job before npm ci and the build: the tag, the CHANGELOG section, the Node release, the lint", () => {
@@ -186,16 +202,25 @@ describe("the release workflow", () => {
   it("checks the Node.js project's release: the pinned keyring's hash, then the signature, then the tarball and bin/node", () => {
     const step = workflow.jobs["build"]!.steps.find((candidate) => candidate.name === "Node release")!;
     const env = step.env ?? {};
-    expect(env["KEYRING_URL"]).toMatch(/^https:\/\/raw\.githubusercontent\.com\/nodejs\/release-keys\/[0-9a-f]{40}\/gpg\/pubring\.kbx$/);
+    expect(env["KEYRING_URL"]).toMatch(
+      /^https:\/\/raw\.githubusercontent\.com\/nodejs\/release-keys\/[0-9a-f]{40}\/gpg\/pubring\.kbx$/,
+    );
     expect(env["KEYRING_SHA256"]).toMatch(/^[0-9a-f]{64}$/);
     const script = step.run!;
-    const order = ["sha256sum -c", "SHASUMS256.txt.sig", "gpgv --keyring", "node infra/node/node-release.ts --official"].map((text) => script.indexOf(text));
+    const order = [
+      "sha256sum -c",
+      "SHASUMS256.txt.sig",
+      "gpgv --keyring",
+      "node infra/node/node-release.ts --official",
+    ].map((text) => script.indexOf(text));
     expect(order.every((index) => index > -1)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
   });
 
   it("fails the tag check when the tag does not name package.json's version", async () => {
-    await expect(runStep("Tag", { GITHUB_REF_NAME: "v99.0.0" })).rejects.toMatchObject({ stderr: expect.stringContaining("does not name package.json's version") as unknown });
+    await expect(runStep("Tag", { GITHUB_REF_NAME: "v99.0.0" })).rejects.toMatchObject({
+      stderr: expect.stringContaining("does not name package.json's version") as unknown,
+    });
   });
 
   it("checks the checksums and the CHANGELOG section before the first push", () => {
@@ -205,7 +230,9 @@ describe("the release workflow", () => {
     expect(firstPush).toBeGreaterThan(-1);
     expect(verify).toBeGreaterThan(-1);
     expect(verify).toBeLessThan(firstPush);
-    expect(publish.slice(0, verify).filter((step) => step.uses?.startsWith("actions/download-artifact@") === true)).toHaveLength(2);
+    expect(
+      publish.slice(0, verify).filter((step) => step.uses?.startsWith("actions/download-artifact@") === true),
+    ).toHaveLength(2);
     // A missing section fails the build job, so publishing never starts.
     expect(runs(workflow.jobs["build"]!)).toContain("CHANGELOG.md has no section");
     expect(runs(workflow.jobs["publish"]!)).not.toContain("CHANGELOG.md");
@@ -223,7 +250,12 @@ describe("the release workflow", () => {
   it("derives the version, folder and lower-case registry names from the tag and owner", async () => {
     const output = path.join(await tempDir(), "output");
     await writeFile(output, "");
-    await runStep("Names", { GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY_OWNER: "Example-Org", REGISTRY: "ghcr.io", GITHUB_OUTPUT: output });
+    await runStep("Names", {
+      GITHUB_REF_NAME: "v1.2.3",
+      GITHUB_REPOSITORY_OWNER: "Example-Org",
+      REGISTRY: "ghcr.io",
+      GITHUB_OUTPUT: output,
+    });
     expect((await readFile(output, "utf8")).trim().split("\n")).toEqual([
       "version=1.2.3",
       "dir=dist/release/1.2.3",
@@ -235,7 +267,12 @@ describe("the release workflow", () => {
   it("renders the krew manifest for the release's kubectl-gmsa archive, its URL and checksum", async () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, "kubectl-gmsa-1.2.3.tar.gz"), "archive");
-    await runStep("Krew manifest", { VERSION: "1.2.3", DIR: dir, GITHUB_REF_NAME: "v1.2.3", GITHUB_REPOSITORY: "example-org/gmsa-webhooks" });
+    await runStep("Krew manifest", {
+      VERSION: "1.2.3",
+      DIR: dir,
+      GITHUB_REF_NAME: "v1.2.3",
+      GITHUB_REPOSITORY: "example-org/gmsa-webhooks",
+    });
     const manifest = parse(await readFile(path.join(dir, "kubectl-gmsa.krew.yaml"), "utf8")) as KrewPlugin;
     const sum = createHash("sha256").update("archive").digest("hex");
     expect(manifest.spec.version).toBe("v1.2.3");
@@ -251,7 +288,11 @@ describe("the release workflow", () => {
     await mkdir(dir);
     for (const file of ["a.zip", "SHA256SUMS"]) await writeFile(path.join(dir, file), file);
     // gh's stand-in records its arguments, one per line, and the notes file it was given.
-    const PATH = await standIn(temp, "gh", `printf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/gh.notes"`);
+    const PATH = await standIn(
+      temp,
+      "gh",
+      `printf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/gh.notes"`,
+    );
     const version = { version: "1.2.3" };
     // The build job writes the notes, the publish job gets them as an artifact in the same place.
     await runStep("Release notes", { VERSION: version.version, RUNNER_TEMP: temp }, await changelogOf(RELEASED));
@@ -265,7 +306,13 @@ describe("the release workflow", () => {
       GITHUB_REPOSITORY: "example-org/gmsa-webhooks",
     });
     const args = (await readFile(path.join(temp, "gh.args"), "utf8")).trim().split("\n");
-    expect(args.slice(0, 5)).toEqual(["release", "create", `v${version.version}`, "--repo", "example-org/gmsa-webhooks"]);
+    expect(args.slice(0, 5)).toEqual([
+      "release",
+      "create",
+      `v${version.version}`,
+      "--repo",
+      "example-org/gmsa-webhooks",
+    ]);
     expect(args).toContain("--verify-tag");
     expect(args.slice(-2)).toEqual([path.join(dir, "SHA256SUMS"), path.join(dir, "a.zip")]);
     const notes = await readFile(path.join(temp, "gh.notes"), "utf8");
@@ -277,13 +324,17 @@ describe("the release workflow", () => {
   it("fails the build job's release notes when CHANGELOG.md has no section for the version", async () => {
     const temp = await tempDir();
     const env = { VERSION: "99.0.0", RUNNER_TEMP: temp };
-    await expect(runStep("Release notes", env)).rejects.toMatchObject({ stdout: expect.stringContaining("no section ## [99.0.0]") as unknown });
+    await expect(runStep("Release notes", env)).rejects.toMatchObject({
+      stdout: expect.stringContaining("no section ## [99.0.0]") as unknown,
+    });
   });
 
   it("fails the build job's release notes while the version's section is not dated (\"- Unreleased\")", async () => {
     const env = { VERSION: "1.2.3", RUNNER_TEMP: await tempDir() };
     const undated = RELEASED.replace("## [1.2.3] - 2026-01-02", "## [1.2.3] - Unreleased");
-    await expect(runStep("Release notes", env, await changelogOf(undated))).rejects.toMatchObject({ stdout: expect.stringContaining("no section ## [1.2.3] - <yyyy-mm-dd>") as unknown });
+    await expect(runStep("Release notes", env, await changelogOf(undated))).rejects.toMatchObject({
+      stdout: expect.stringContaining("no section ## [1.2.3] - <yyyy-mm-dd>") as unknown,
+    });
   });
 
   describe("the publish job's checks before its first push", () => {
@@ -298,7 +349,11 @@ describe("the release workflow", () => {
       await writeFile(path.join(temp, "notes", "notes.md"), "### Added\n");
       for (const file of ["a.zip", "gmsa-webhooks-1.2.3.oci.tar"]) await writeFile(path.join(dir, file), file);
       await writeChecksums(dir, ["a.zip", "gmsa-webhooks-1.2.3.oci.tar"]);
-      const PATH = await standIn(temp, "skopeo", `test "$1 $2 $3" = "inspect --format {{.Digest}}" && test "$4" = "oci-archive:${dir}/gmsa-webhooks-1.2.3.oci.tar" && echo ${digest}`);
+      const PATH = await standIn(
+        temp,
+        "skopeo",
+        `test "$1 $2 $3" = "inspect --format {{.Digest}}" && test "$4" = "oci-archive:${dir}/gmsa-webhooks-1.2.3.oci.tar" && echo ${digest}`,
+      );
       return { dir, env: { PATH, VERSION: "1.2.3", DIR: dir, RUNNER_TEMP: temp, IMAGE_DIGEST: DIGEST } };
     }
 
@@ -311,12 +366,16 @@ describe("the release workflow", () => {
     it("fail when a downloaded file differs from SHA256SUMS", async () => {
       const { dir, env } = await downloaded(DIGEST);
       await writeFile(path.join(dir, "a.zip"), "changed");
-      await expect(runStep("Verify the checksums", env)).rejects.toMatchObject({ stdout: expect.stringContaining("a.zip: FAILED") as unknown });
+      await expect(runStep("Verify the checksums", env)).rejects.toMatchObject({
+        stdout: expect.stringContaining("a.zip: FAILED") as unknown,
+      });
     });
 
     it("fail when the image archive holds another digest than the chart pins", async () => {
       const { env } = await downloaded(`sha256:${"e".repeat(64)}`);
-      await expect(runStep("Verify the checksums", env)).rejects.toMatchObject({ stdout: expect.stringContaining(`the chart pins ${DIGEST}`) as unknown });
+      await expect(runStep("Verify the checksums", env)).rejects.toMatchObject({
+        stdout: expect.stringContaining(`the chart pins ${DIGEST}`) as unknown,
+      });
     });
   });
 });

@@ -46,7 +46,10 @@ function decodeToken(token: string): URL {
 }
 
 /** `aws eks get-token` with the fake credentials in its environment and nothing else to read. */
-async function awsGetToken(cluster: string, region: string): Promise<{ token: string; expirationTimestamp: string; apiVersion: string }> {
+async function awsGetToken(
+  cluster: string,
+  region: string,
+): Promise<{ token: string; expirationTimestamp: string; apiVersion: string }> {
   const empty = join(home, "empty");
   const env = {
     PATH: "/usr/bin:/bin",
@@ -66,8 +69,17 @@ async function awsGetToken(cluster: string, region: string): Promise<{ token: st
 
 /** botocore's presigned URL for the same request at `amzDate`. */
 async function botocorePresign(options: EksTokenOptions, amzDate: string): Promise<URL> {
-  const input = JSON.stringify({ ...options.credentials, sessionToken: options.credentials.sessionToken ?? null, region: options.region, cluster: options.cluster, amzDate });
-  const child = run(cli.python, [BOTOCORE_PRESIGN, cli.pythonPath], { env: { PATH: "/usr/bin:/bin" }, timeout: 60_000 });
+  const input = JSON.stringify({
+    ...options.credentials,
+    sessionToken: options.credentials.sessionToken ?? null,
+    region: options.region,
+    cluster: options.cluster,
+    amzDate,
+  });
+  const child = run(cli.python, [BOTOCORE_PRESIGN, cli.pythonPath], {
+    env: { PATH: "/usr/bin:/bin" },
+    timeout: 60_000,
+  });
   child.child.stdin?.end(input);
   return new URL((await child).stdout.trim());
 }
@@ -89,7 +101,9 @@ describe("presignEksToken against Debian's awscli", () => {
     expect(ourUrl.origin).toBe("https://sts.eu-west-1.amazonaws.com");
     expect(ourUrl.origin).toBe(theirUrl.origin);
     expect(ourUrl.pathname).toBe(theirUrl.pathname);
-    expect(without(params(ourUrl), "X-Amz-Date", "X-Amz-Signature")).toEqual(without(params(theirUrl), "X-Amz-Date", "X-Amz-Signature"));
+    expect(without(params(ourUrl), "X-Amz-Date", "X-Amz-Signature")).toEqual(
+      without(params(theirUrl), "X-Amz-Date", "X-Amz-Signature"),
+    );
     expect(params(ourUrl)).toMatchObject({
       Action: "GetCallerIdentity",
       Version: "2011-06-15",
@@ -116,12 +130,21 @@ describe("presignEksToken against Debian's awscli", () => {
 
   it.each([
     ["with a session token", { cluster: "gmsa-prod", region: "us-east-1", credentials: CREDENTIALS }],
-    ["with long-term keys", { cluster: "c", region: "us-gov-west-1", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: CREDENTIALS.secretAccessKey } }],
+    [
+      "with long-term keys",
+      {
+        cluster: "c",
+        region: "us-gov-west-1",
+        credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: CREDENTIALS.secretAccessKey },
+      },
+    ],
   ])("signs what botocore signs for our X-Amz-Date (%s)", async (_, options: EksTokenOptions) => {
     const ours = decodeToken((await presignEksToken(options, Date.now())).token);
     const amzDate = ours.searchParams.get("X-Amz-Date") ?? "";
     const theirs = await botocorePresign(options, amzDate);
-    console.log(`botocore at ${amzDate}: signature ${theirs.searchParams.get("X-Amz-Signature")}, ours ${ours.searchParams.get("X-Amz-Signature")}`);
+    console.log(
+      `botocore at ${amzDate}: signature ${theirs.searchParams.get("X-Amz-Signature")}, ours ${ours.searchParams.get("X-Amz-Signature")}`,
+    );
     expect(ours.searchParams.get("X-Amz-Signature")).toMatch(/^[0-9a-f]{64}$/);
     expect(ours.toString()).toBe(theirs.toString());
   });
@@ -129,7 +152,10 @@ describe("presignEksToken against Debian's awscli", () => {
 
 describe("presignEksToken", () => {
   it("uses China's STS domain for cn- regions", async () => {
-    const { token } = await presignEksToken({ cluster: "c", region: "cn-north-1", credentials: CREDENTIALS }, Date.now());
+    const { token } = await presignEksToken(
+      { cluster: "c", region: "cn-north-1", credentials: CREDENTIALS },
+      Date.now(),
+    );
     expect(decodeToken(token).host).toBe("sts.cn-north-1.amazonaws.com.cn");
   });
 });
@@ -139,20 +165,32 @@ describe("createCloudTokenSource for eks", () => {
 
   it("presigns once and reuses the token until a minute before its 14 minutes are up", async () => {
     const clock = { now: T0 };
-    const source = createCloudTokenSource({ kind: "eks", cluster: "gmsa-prod", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: true, now: () => clock.now });
+    const source = createCloudTokenSource(
+      { kind: "eks", cluster: "gmsa-prod", region: "eu-west-1", credentials: CREDENTIALS },
+      { shareInFlight: true, now: () => clock.now },
+    );
     const first = await source.getCredential();
-    expect(first).toEqual({ token: expect.stringMatching(/^k8s-aws-v1\./) as unknown, expirationTimestamp: "2030-01-01T00:14:00.000Z" });
+    expect(first).toEqual({
+      token: expect.stringMatching(/^k8s-aws-v1\./) as unknown,
+      expirationTimestamp: "2030-01-01T00:14:00.000Z",
+    });
     expect(decodeToken((first as { token: string }).token).searchParams.get("X-Amz-Date")).toBe("20300101T000000Z");
     clock.now = T0 + 13 * 60_000 - 1;
     expect(await source.getCredential()).toBe(first);
     clock.now = T0 + 13 * 60_000;
     const second = await source.getCredential();
-    expect(second).toEqual({ token: expect.stringMatching(/^k8s-aws-v1\./) as unknown, expirationTimestamp: "2030-01-01T00:27:00.000Z" });
+    expect(second).toEqual({
+      token: expect.stringMatching(/^k8s-aws-v1\./) as unknown,
+      expirationTimestamp: "2030-01-01T00:27:00.000Z",
+    });
     expect(decodeToken((second as { token: string }).token).searchParams.get("X-Amz-Date")).toBe("20300101T001300Z");
   });
 
   it("presigns per caller on Workers (settled tokens only) and shares them once settled", async () => {
-    const source = createCloudTokenSource({ kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: false, now: () => T0 });
+    const source = createCloudTokenSource(
+      { kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS },
+      { shareInFlight: false, now: () => T0 },
+    );
     const [a, b] = await Promise.all([source.getCredential(), source.getCredential()]);
     expect(a).toEqual(b);
     // Either concurrent presign may settle last and be the one kept; a later caller gets that object, not a new one.
@@ -160,9 +198,14 @@ describe("createCloudTokenSource for eks", () => {
   });
 
   it("reports a signing failure as ERR_CREDENTIALS without the keys", async () => {
-    const spy = vi.spyOn(crypto.subtle, "importKey").mockRejectedValue(new Error(`bad key ${CREDENTIALS.secretAccessKey}`));
+    const spy = vi
+      .spyOn(crypto.subtle, "importKey")
+      .mockRejectedValue(new Error(`bad key ${CREDENTIALS.secretAccessKey}`));
     try {
-      const source = createCloudTokenSource({ kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS }, { shareInFlight: true });
+      const source = createCloudTokenSource(
+        { kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS },
+        { shareInFlight: true },
+      );
       await expectRefusal(source.getCredential(), /^EKS token for cluster "c": signing failed \(Error\)$/, SECRETS);
     } finally {
       spy.mockRestore();

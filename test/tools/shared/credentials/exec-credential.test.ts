@@ -32,7 +32,16 @@ function exec(script: string, env: Record<string, string> = {}, extra: Partial<E
 }
 
 function source(config: ExecConfig, options: Partial<ExecTokenSourceOptions> = {}) {
-  return createExecTokenSource({ exec: config, runPlugin, baseEnv: {}, shareInFlight: true, now, monotonic: now, timeoutMs: 10_000, ...options });
+  return createExecTokenSource({
+    exec: config,
+    runPlugin,
+    baseEnv: {},
+    shareInFlight: true,
+    now,
+    monotonic: now,
+    timeoutMs: 10_000,
+    ...options,
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
@@ -122,7 +131,10 @@ describe("exec token source: failures", () => {
   });
 
   it("shows the installHint when the command is missing", async () => {
-    const config = { ...exec("token", {}, { installHint: "Install kubelogin: brew install int128/kubelogin/kubelogin" }), command: "/nonexistent/kubelogin" };
+    const config = {
+      ...exec("token", {}, { installHint: "Install kubelogin: brew install int128/kubelogin/kubelogin" }),
+      command: "/nonexistent/kubelogin",
+    };
     const tokens = source(config);
     const error = await failure(tokens.getCredential());
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
@@ -175,17 +187,32 @@ describe("the ExecCredential a plugin prints", () => {
   /** The credential of a plugin that exits 0 after printing `output`. */
   function credentialOf(output: unknown): Promise<unknown> {
     const stdout = JSON.stringify(output);
-    const printed: ExecTokenSourceOptions["runPlugin"] = () => Promise.resolve({ outcome: "exited", exitCode: 0, stdout, stderr: "" });
+    const printed: ExecTokenSourceOptions["runPlugin"] = () =>
+      Promise.resolve({ outcome: "exited", exitCode: 0, stdout, stderr: "" });
     return source(exec("token"), { runPlugin: printed }).getCredential();
   }
 
   it("accepts a certificate pair and RFC 3339 timestamps with offsets", async () => {
-    const output = { apiVersion: V1, kind: "ExecCredential", status: { clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" } };
-    expect(await credentialOf(output)).toEqual({ clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" });
+    const output = {
+      apiVersion: V1,
+      kind: "ExecCredential",
+      status: { clientCertificateData: "C", clientKeyData: "K", expirationTimestamp: "2030-01-01T01:00:00+01:00" },
+    };
+    expect(await credentialOf(output)).toEqual({
+      clientCertificateData: "C",
+      clientKeyData: "K",
+      expirationTimestamp: "2030-01-01T01:00:00+01:00",
+    });
   });
 
   it("requires the configured apiVersion, not just any known one", async () => {
-    const output = { apiVersion: "client.authentication.k8s.io/v1beta1", kind: "ExecCredential", status: { token: "t" } };
-    await expect(credentialOf(output)).rejects.toThrow(/printed an invalid ExecCredential: wrong or missing apiVersion/);
+    const output = {
+      apiVersion: "client.authentication.k8s.io/v1beta1",
+      kind: "ExecCredential",
+      status: { token: "t" },
+    };
+    await expect(credentialOf(output)).rejects.toThrow(
+      /printed an invalid ExecCredential: wrong or missing apiVersion/,
+    );
   });
 });

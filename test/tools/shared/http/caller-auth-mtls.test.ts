@@ -22,8 +22,21 @@ const pem: Record<string, Buffer> = {};
 /** A self-signed CA: `<name>.pem`, `<name>.key`. */
 async function createCa(name: string): Promise<void> {
   await run("openssl", [
-    "req", "-x509", ...EC_KEY, "-keyout", join(dir, `${name}.key`), "-out", join(dir, `${name}.pem`), "-days", "1",
-    "-subj", `/CN=${name}`, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+    "req",
+    "-x509",
+    ...EC_KEY,
+    "-keyout",
+    join(dir, `${name}.key`),
+    "-out",
+    join(dir, `${name}.pem`),
+    "-days",
+    "1",
+    "-subj",
+    `/CN=${name}`,
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
   ]);
 }
 
@@ -31,12 +44,34 @@ async function createCa(name: string): Promise<void> {
 async function createLeaf(name: string, cn: string, ca: string, extensions: string[]): Promise<void> {
   const csr = join(dir, `${name}.csr`);
   await run("openssl", [
-    "req", "-new", ...EC_KEY, "-keyout", join(dir, `${name}.key`), "-out", csr, "-subj", `/CN=${cn}`,
+    "req",
+    "-new",
+    ...EC_KEY,
+    "-keyout",
+    join(dir, `${name}.key`),
+    "-out",
+    csr,
+    "-subj",
+    `/CN=${cn}`,
     ...extensions.flatMap((ext) => ["-addext", ext]),
   ]);
   await run("openssl", [
-    "x509", "-req", "-in", csr, "-CA", join(dir, `${ca}.pem`), "-CAkey", join(dir, `${ca}.key`), "-set_serial", String(Date.now()),
-    "-days", "1", "-copy_extensions", "copy", "-out", join(dir, `${name}.pem`),
+    "x509",
+    "-req",
+    "-in",
+    csr,
+    "-CA",
+    join(dir, `${ca}.pem`),
+    "-CAkey",
+    join(dir, `${ca}.key`),
+    "-set_serial",
+    String(Date.now()),
+    "-days",
+    "1",
+    "-copy_extensions",
+    "copy",
+    "-out",
+    join(dir, `${name}.pem`),
   ]);
 }
 
@@ -68,7 +103,10 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "gmsa-mtls-"));
   await Promise.all([createCa("server-ca"), createCa("client-ca"), createCa("other-ca")]);
   await Promise.all([
-    createLeaf("server", "localhost", "server-ca", ["subjectAltName=IP:127.0.0.1,DNS:localhost", "extendedKeyUsage=serverAuth"]),
+    createLeaf("server", "localhost", "server-ca", [
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "extendedKeyUsage=serverAuth",
+    ]),
     createLeaf("apiserver", "kube-apiserver", "client-ca", ["extendedKeyUsage=clientAuth"]),
     createLeaf("intruder", "intruder", "client-ca", ["extendedKeyUsage=clientAuth"]),
     createLeaf("forged", "kube-apiserver", "other-ca", ["extendedKeyUsage=clientAuth"]),
@@ -78,12 +116,19 @@ beforeAll(async () => {
     pem[`${name}.key`] = await readFile(join(dir, `${name}.key`));
   }
   const clientCaFile = join(dir, "client-ca.pem");
-  const { app, logger } = createCallerAuthTestApp({ mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] }, { clientCertificate: readClientCertificate });
+  const { app, logger } = createCallerAuthTestApp(
+    { mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] },
+    { clientCertificate: readClientCertificate },
+  );
   logged = () => logger.text();
   ({ server, port } = await serveApp(app, {
     port: 0,
     hostname: "127.0.0.1",
-    tls: await readTlsMaterial({ certFile: join(dir, "server.pem"), keyFile: join(dir, "server.key"), caFile: clientCaFile }),
+    tls: await readTlsMaterial({
+      certFile: join(dir, "server.pem"),
+      keyFile: join(dir, "server.key"),
+      caFile: clientCaFile,
+    }),
   }));
 }, 30_000);
 

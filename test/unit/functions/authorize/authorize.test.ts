@@ -3,7 +3,11 @@ import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../../s
 import { annotationKeys } from "../../../../shared/policy/pod-gmsa.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
 import { createTestApp, postReview, type TestAppOptions } from "../../../support/app.ts";
-import { createFakeGmsaClient, WITHOUT_CONTENTS, type FakeGmsaClientOptions } from "../../../support/fake-gmsa-client.ts";
+import {
+  createFakeGmsaClient,
+  WITHOUT_CONTENTS,
+  type FakeGmsaClientOptions,
+} from "../../../support/fake-gmsa-client.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC, WEBAPP2_CREDSPEC } from "../../../support/pods.ts";
 import { buildReview, type ReviewOptions } from "../../../support/reviews.ts";
 import { expectDenied } from "../../../support/replies.ts";
@@ -22,7 +26,12 @@ interface Run {
   rawLogs: () => string;
 }
 
-async function authorize(pod: Pod | null, review: ReviewOptions = {}, client: FakeGmsaClientOptions = {}, app: TestAppOptions = {}): Promise<Run> {
+async function authorize(
+  pod: Pod | null,
+  review: ReviewOptions = {},
+  client: FakeGmsaClientOptions = {},
+  app: TestAppOptions = {},
+): Promise<Run> {
   const gmsa = createFakeGmsaClient({ credspecs, allowed, denyReason: "RBAC: no rule allows use", ...client });
   const test = createTestApp({ gmsa, ...app });
   const reply = await postReview(test.app, "authorize", buildReview(pod, review));
@@ -53,42 +62,70 @@ describe("authorize", () => {
     });
 
     it("denies contents that differ from the credspec (422), naming only the differing keys", async () => {
-      const { reply } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }));
-      expectDenied(reply, 422, label, '"webapp1"', "DomainJoinConfig.MachineAccountName", "ActiveDirectoryConfig.GroupManagedServiceAccounts");
+      const { reply } = await authorize(
+        podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+      );
+      expectDenied(
+        reply,
+        422,
+        label,
+        '"webapp1"',
+        "DomainJoinConfig.MachineAccountName",
+        "ActiveDirectoryConfig.GroupManagedServiceAccounts",
+      );
       expect(reply.response.status?.message).not.toContain("WebApp");
     });
 
     it("allows matching contents in another key order and layout", async () => {
       const reordered = JSON.stringify(Object.fromEntries(Object.entries(WEBAPP1_CREDSPEC).reverse()), null, 2);
-      expectAllowed((await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: reordered }))).reply);
+      expectAllowed(
+        (await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: reordered })))
+          .reply,
+      );
     });
 
-    it("denies contents whose types differ (1 vs \"1\") (422)", async () => {
-      const { reply } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "num", gmsaCredentialSpec: '{"n":1}' }), {}, {
-        credspecs: { num: { n: "1" } },
-        allowed: [sa1("num")],
-      });
+    it('denies contents whose types differ (1 vs "1") (422)', async () => {
+      const { reply } = await authorize(
+        podWithGmsaAt(kind, { gmsaCredentialSpecName: "num", gmsaCredentialSpec: '{"n":1}' }),
+        {},
+        {
+          credspecs: { num: { n: "1" } },
+          allowed: [sa1("num")],
+        },
+      );
       expectDenied(reply, 422, label, '"num"', "n");
     });
 
     it("denies contents whose arrays are in another order (422)", async () => {
       const swapped = {
         ...WEBAPP1_CREDSPEC,
-        ActiveDirectoryConfig: { GroupManagedServiceAccounts: [...WEBAPP1_CREDSPEC.ActiveDirectoryConfig.GroupManagedServiceAccounts].reverse() },
+        ActiveDirectoryConfig: {
+          GroupManagedServiceAccounts: [
+            ...WEBAPP1_CREDSPEC.ActiveDirectoryConfig.GroupManagedServiceAccounts,
+          ].reverse(),
+        },
       };
-      const { reply } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(swapped) }));
+      const { reply } = await authorize(
+        podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(swapped) }),
+      );
       expectDenied(reply, 422, label, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope");
     });
 
     it("denies an unknown credspec (422)", async () => {
-      const { reply } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing", gmsaCredentialSpec: "{}" }), {}, {
-        allowed: [sa1("missing")],
-      });
+      const { reply } = await authorize(
+        podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing", gmsaCredentialSpec: "{}" }),
+        {},
+        {
+          allowed: [sa1("missing")],
+        },
+      );
       expectDenied(reply, 422, label, '"missing"');
     });
 
     it("denies a credspec resource without a credspec field (422)", async () => {
-      const { reply } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty", gmsaCredentialSpec: "{}" }));
+      const { reply } = await authorize(
+        podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty", gmsaCredentialSpec: "{}" }),
+      );
       expectDenied(reply, 422, label, '"empty"');
     });
 
@@ -105,23 +142,37 @@ describe("authorize", () => {
     });
 
     it("denies contents that are not JSON (422) without quoting them and without any API call", async () => {
-      const { reply, gmsa } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{password: hunter2" }));
+      const { reply, gmsa } = await authorize(
+        podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{password: hunter2" }),
+      );
       expectDenied(reply, 422, label, '"webapp1"');
       expect(reply.response.status?.message).not.toContain("hunter2");
       expect(gmsa.callCount()).toBe(0);
     });
 
-    it.each(["WebApp1", "web_app", "a".repeat(254), "webapp1/../x"])("denies the invalid credspec name %j (422) without any API call", async (name) => {
-      const { reply, gmsa } = await authorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: name, gmsaCredentialSpec: "{}" }));
-      expectDenied(reply, 422, label);
-      expect(gmsa.callCount()).toBe(0);
-    });
+    it.each(["WebApp1", "web_app", "a".repeat(254), "webapp1/../x"])(
+      "denies the invalid credspec name %j (422) without any API call",
+      async (name) => {
+        const { reply, gmsa } = await authorize(
+          podWithGmsaAt(kind, { gmsaCredentialSpecName: name, gmsaCredentialSpec: "{}" }),
+        );
+        expectDenied(reply, 422, label);
+        expect(gmsa.callCount()).toBe(0);
+      },
+    );
 
     it.each([
-      ["ERR_KUBE_API", new AdmissionError("LocalSubjectAccessReview failed: 503 ServiceUnavailable", { code: "ERR_KUBE_API" })],
+      [
+        "ERR_KUBE_API",
+        new AdmissionError("LocalSubjectAccessReview failed: 503 ServiceUnavailable", { code: "ERR_KUBE_API" }),
+      ],
       ["a plain Error", new Error("socket hang up near token abc")],
     ])("fails closed on %s from the client (500), never leaking a plain Error's message", async (_what, error) => {
-      const { reply, rawLogs } = await authorize(podWithGmsaAt(kind, expanded1), {}, { fail: (call) => (call === "canUseCredSpec" ? error : undefined) });
+      const { reply, rawLogs } = await authorize(
+        podWithGmsaAt(kind, expanded1),
+        {},
+        { fail: (call) => (call === "canUseCredSpec" ? error : undefined) },
+      );
       expectDenied(reply, 500);
       if (!(error instanceof AdmissionError)) {
         expect(reply.response.status?.message).not.toContain("hang up");
@@ -146,7 +197,10 @@ describe("authorize", () => {
         ["the name and the contents", expanded2],
         ["the removal of the GMSA", {}],
       ])("denies an update of %s (400) without any API call", async (_what, after) => {
-        const { reply, gmsa } = await authorize(podWithGmsaAt(kind, after), { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) });
+        const { reply, gmsa } = await authorize(podWithGmsaAt(kind, after), {
+          operation: "UPDATE",
+          oldObject: podWithGmsaAt(kind, expanded1),
+        });
         expectDenied(reply, 400, label);
         expect(gmsa.callCount()).toBe(0);
       });
@@ -154,18 +208,25 @@ describe("authorize", () => {
       it("allows an update of unrelated fields without any API call", async () => {
         const after = podWithGmsaAt(kind, expanded1, { annotations: { "example.com/restartedAt": "now" } });
         after.spec!.activeDeadlineSeconds = 60;
-        const { reply, gmsa } = await authorize(after, { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) });
+        const { reply, gmsa } = await authorize(after, {
+          operation: "UPDATE",
+          oldObject: podWithGmsaAt(kind, expanded1),
+        });
         expectAllowed(reply);
         expect(gmsa.callCount()).toBe(0);
       });
     });
   });
 
-  it("reviews access for the service account \"default\" when serviceAccountName is empty or absent", async () => {
+  it('reviews access for the service account "default" when serviceAccountName is empty or absent', async () => {
     for (const serviceAccountName of ["", undefined]) {
       const pod = podWithGmsaAt("container", expanded1, serviceAccountName === undefined ? {} : { serviceAccountName });
       if (serviceAccountName === undefined) delete pod.spec!.serviceAccountName;
-      const { reply, gmsa } = await authorize(pod, {}, { allowed: [{ namespace: "ns1", serviceAccount: "default", credSpecName: "webapp1" }] });
+      const { reply, gmsa } = await authorize(
+        pod,
+        {},
+        { allowed: [{ namespace: "ns1", serviceAccount: "default", credSpecName: "webapp1" }] },
+      );
       expectAllowed(reply);
       expect(gmsa.accessQueries).toEqual([{ namespace: "ns1", serviceAccount: "default", credSpecName: "webapp1" }]);
     }
@@ -189,7 +250,12 @@ describe("authorize", () => {
   });
 
   it("loads and reviews distinct credspecs all at once", async () => {
-    const pod = buildPod({ containers: [{ name: "a", windowsOptions: expanded1 }, { name: "b", windowsOptions: expanded2 }] });
+    const pod = buildPod({
+      containers: [
+        { name: "a", windowsOptions: expanded1 },
+        { name: "b", windowsOptions: expanded2 },
+      ],
+    });
     const { reply, gmsa } = await authorize(pod, {}, { delayMs: 20 });
     expectAllowed(reply);
     expect(gmsa.maxInFlight()).toBe(4);
@@ -200,12 +266,24 @@ describe("authorize", () => {
       windowsOptions: expanded1,
       containers: [
         { name: "app", windowsOptions: expanded1 },
-        { name: "web", windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } },
+        {
+          name: "web",
+          windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+        },
       ],
       initContainers: [{ name: "setup", windowsOptions: expanded1 }],
     });
     const { reply } = await authorize(pod, {}, { allowed: [sa1("webapp2")] });
-    expectDenied(reply, 403, "pod", 'container "app"', 'init container "setup"', 'container "web"', '"webapp1"', '"webapp2"');
+    expectDenied(
+      reply,
+      403,
+      "pod",
+      'container "app"',
+      'init container "setup"',
+      'container "web"',
+      '"webapp1"',
+      '"webapp2"',
+    );
   });
 
   it.each([
@@ -216,8 +294,13 @@ describe("authorize", () => {
     const pod = buildPod({
       containers: [
         { name: "a", windowsOptions: expanded1 },
-        { name: "b", windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } },
-        ...(broken === undefined ? [] : [{ name: "c", windowsOptions: { gmsaCredentialSpecName: broken, gmsaCredentialSpec: "{}" } }]),
+        {
+          name: "b",
+          windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+        },
+        ...(broken === undefined
+          ? []
+          : [{ name: "c", windowsOptions: { gmsaCredentialSpecName: broken, gmsaCredentialSpec: "{}" } }]),
       ],
     });
     const { reply } = await authorize(
@@ -232,7 +315,10 @@ describe("authorize", () => {
   });
 
   it("denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call", async () => {
-    const containers = Array.from({ length: 17 }, (_, i) => ({ name: `c${i}`, windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" } }));
+    const containers = Array.from({ length: 17 }, (_, i) => ({
+      name: `c${i}`,
+      windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" },
+    }));
     const { reply, gmsa } = await authorize(buildPod({ containers }));
     expectDenied(reply, 422, "17 distinct credspecs", "at most 16");
     expect(gmsa.callCount()).toBe(0);
@@ -240,31 +326,46 @@ describe("authorize", () => {
 
   it("allows a pod without any GMSA reference without any API call", async () => {
     const { reply, gmsa } = await authorize(buildPod());
-    expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true, auditAnnotations: { decision: "allowed" } });
+    expect(reply.response).toEqual({
+      uid: reply.response.uid,
+      allowed: true,
+      auditAnnotations: { decision: "allowed" },
+    });
     expect(gmsa.callCount()).toBe(0);
   });
 
   describe("runAsUserName", () => {
-    it.each(PLACES)("warns when the $kind has a GMSA and runs as another account, and still allows", async ({ kind }) => {
-      const { reply } = await authorize(podWithGmsaAt(kind, { ...expanded1, runAsUserName: "ContainerUser" }));
-      expectAllowed(reply);
-      expect(reply.response.warnings?.length).toBeGreaterThan(0);
-      expect(reply.response.warnings?.[0]).toContain("ContainerUser");
-    });
-
-    it.each(["NT AUTHORITY\\SYSTEM", "NT AUTHORITY\\NETWORK SERVICE", "nt authority\\network service", "NT Authority\\System"])(
-      "gives no warning for %j",
-      async (user) => {
-        const { reply } = await authorize(podWithGmsaAt("container", { ...expanded1, runAsUserName: user }));
-        expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true, auditAnnotations: { decision: "allowed", credspecs: "webapp1" } });
+    it.each(PLACES)(
+      "warns when the $kind has a GMSA and runs as another account, and still allows",
+      async ({ kind }) => {
+        const { reply } = await authorize(podWithGmsaAt(kind, { ...expanded1, runAsUserName: "ContainerUser" }));
+        expectAllowed(reply);
+        expect(reply.response.warnings?.length).toBeGreaterThan(0);
+        expect(reply.response.warnings?.[0]).toContain("ContainerUser");
       },
     );
+
+    it.each([
+      "NT AUTHORITY\\SYSTEM",
+      "NT AUTHORITY\\NETWORK SERVICE",
+      "nt authority\\network service",
+      "NT Authority\\System",
+    ])("gives no warning for %j", async (user) => {
+      const { reply } = await authorize(podWithGmsaAt("container", { ...expanded1, runAsUserName: user }));
+      expect(reply.response).toEqual({
+        uid: reply.response.uid,
+        allowed: true,
+        auditAnnotations: { decision: "allowed", credspecs: "webapp1" },
+      });
+    });
   });
 
   describe("alpha annotations", () => {
     it("allows expanded annotations whose contents match the credspec", async () => {
       const keys = annotationKeys("app");
-      const pod = podWithGmsaAt("container", expanded1, { annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC) } });
+      const pod = podWithGmsaAt("container", expanded1, {
+        annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      });
       const { reply, gmsa } = await authorize(pod);
       expectAllowed(reply);
       expect(gmsa.contentsCalls).toEqual(new Map([["webapp1", 1]]));
@@ -272,30 +373,43 @@ describe("authorize", () => {
 
     it("denies annotation contents that differ from the credspec (422), naming the annotation", async () => {
       const keys = annotationKeys();
-      const pod = buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP2_CREDSPEC) } });
+      const pod = buildPod({
+        annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
+      });
       const { reply } = await authorize(pod);
       expectDenied(reply, 422, keys.nameKey, '"webapp1"');
     });
 
     it("denies an annotation that conflicts with its field (422) and one naming an absent container (422)", async () => {
       const keys = annotationKeys("app");
-      const conflict = podWithGmsaAt("container", expanded1, { annotations: { [keys.nameKey]: "webapp2", [keys.contentsKey]: inlined(WEBAPP2_CREDSPEC) } });
+      const conflict = podWithGmsaAt("container", expanded1, {
+        annotations: { [keys.nameKey]: "webapp2", [keys.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
+      });
       expectDenied((await authorize(conflict)).reply, 422, keys.nameKey, 'container "app"');
       const ghost = annotationKeys("ghost");
-      const absent = buildPod({ annotations: { [ghost.nameKey]: "webapp1", [ghost.contentsKey]: inlined(WEBAPP1_CREDSPEC) } });
+      const absent = buildPod({
+        annotations: { [ghost.nameKey]: "webapp1", [ghost.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      });
       expectDenied((await authorize(absent)).reply, 422, '"ghost"');
     });
 
     it("denies a changed annotation on UPDATE (400)", async () => {
       const keys = annotationKeys();
-      const before = buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC) } });
-      const after = buildPod({ annotations: { [keys.nameKey]: "webapp2", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC) } });
+      const before = buildPod({
+        annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      });
+      const after = buildPod({
+        annotations: { [keys.nameKey]: "webapp2", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      });
       expectDenied((await authorize(after, { operation: "UPDATE", oldObject: before })).reply, 400, keys.nameKey);
     });
   });
 
   describe("ephemeral containers (UPDATE of pods/ephemeralcontainers)", () => {
-    const existing = buildPod({ windowsOptions: expanded2, ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }] });
+    const existing = buildPod({
+      windowsOptions: expanded2,
+      ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }],
+    });
     const withNew = (windowsOptions: WindowsOptions): Pod => {
       const pod = structuredClone(existing);
       pod.spec!.ephemeralContainers!.push({ name: "debugger-2", securityContext: { windowsOptions } });
@@ -337,7 +451,9 @@ describe("authorize", () => {
     });
 
     it("judges a new ephemeral container without GMSA of its own under the pod-level GMSA: 403 when its service account may not use it", async () => {
-      const { reply, gmsa } = await authorize(withNew({ runAsUserName: "ContainerAdministrator" }), subresource, { allowed: [sa1("webapp1")] });
+      const { reply, gmsa } = await authorize(withNew({ runAsUserName: "ContainerAdministrator" }), subresource, {
+        allowed: [sa1("webapp1")],
+      });
       expectDenied(reply, 403, 'ephemeral container "debugger-2" (pod-level GMSA)', '"webapp2"');
       expect(reply.response.auditAnnotations).toMatchObject({ decision: "denied", credspecs: "webapp2" });
       expect(gmsa.accessQueries).toEqual([sa1("webapp2")]);
@@ -345,13 +461,19 @@ describe("authorize", () => {
   });
 
   it.each(["DELETE", "CONNECT"] as const)("allows %s without any API call", async (operation) => {
-    const { reply, gmsa } = await authorize(null, { operation, oldObject: podWithGmsaAt("pod", { gmsaCredentialSpecName: "BAD" }) });
+    const { reply, gmsa } = await authorize(null, {
+      operation,
+      oldObject: podWithGmsaAt("pod", { gmsaCredentialSpecName: "BAD" }),
+    });
     expect(reply.response).toEqual({ uid: reply.response.uid, allowed: true });
     expect(gmsa.callCount()).toBe(0);
   });
 
   it("allows another kind unchanged with a warning", async () => {
-    const { reply } = await authorize({ metadata: { name: "d" } }, { kind: { group: "apps", version: "v1", kind: "Deployment" } });
+    const { reply } = await authorize(
+      { metadata: { name: "d" } },
+      { kind: { group: "apps", version: "v1", kind: "Deployment" } },
+    );
     expect(reply.response.allowed).toBe(true);
     expect(reply.response.warnings).toEqual([expect.stringContaining("apps/v1 Deployment")]);
   });
@@ -367,7 +489,11 @@ describe("authorize", () => {
   });
 
   it("answers a v1beta1 review in v1beta1 with the uid echoed", async () => {
-    const { reply } = await authorize(podWithGmsaAt("pod", expanded1), { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" }, { allowed: [] });
+    const { reply } = await authorize(
+      podWithGmsaAt("pod", expanded1),
+      { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
+      { allowed: [] },
+    );
     expect(reply.apiVersion).toBe("admission.k8s.io/v1beta1");
     expect(reply.response).toMatchObject({ uid: "b1", allowed: false, status: { code: 403 } });
   });

@@ -7,23 +7,38 @@ import { inlined, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.
 import { buildReview } from "../../../support/reviews.ts";
 
 describe("authorize with ENFORCEMENT", () => {
-  const pod = podWithGmsaAt("container", { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) });
+  const pod = podWithGmsaAt("container", {
+    gmsaCredentialSpecName: "webapp1",
+    gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC),
+  });
   const send = async (enforcement: EnforcementMode, fn: "authorize" | "expand" = "authorize", fail = false) => {
     const gmsa = createFakeGmsaClient({
       credspecs: { webapp1: WEBAPP1_CREDSPEC },
       ...(fail ? { fail: () => new Error("API server down") } : {}),
     });
     const { app } = createTestApp({ gmsa, settings: { enforcement } });
-    return (await postReview(app, fn, buildReview(fn === "expand" ? podWithGmsaAt("container", { gmsaCredentialSpecName: "webapp1" }) : pod))).response;
+    return (
+      await postReview(
+        app,
+        fn,
+        buildReview(fn === "expand" ? podWithGmsaAt("container", { gmsaCredentialSpecName: "webapp1" }) : pod),
+      )
+    ).response;
   };
 
-  it.each(["deny", "warn"] as const)("%s: a pod authorize would deny (403) carries the audit annotations", async (mode) => {
-    const response = await send(mode);
-    expect(response.allowed).toBe(mode === "warn");
-    expect(response.status?.code).toBe(mode === "deny" ? 403 : undefined);
-    expect(response.auditAnnotations).toMatchObject({ decision: mode === "deny" ? "denied" : "would-deny", credspecs: "webapp1" });
-    if (mode === "warn") expect(response.warnings?.[0]).toContain("ERR_CREDSPEC_NOT_ALLOWED");
-  });
+  it.each(["deny", "warn"] as const)(
+    "%s: a pod authorize would deny (403) carries the audit annotations",
+    async (mode) => {
+      const response = await send(mode);
+      expect(response.allowed).toBe(mode === "warn");
+      expect(response.status?.code).toBe(mode === "deny" ? 403 : undefined);
+      expect(response.auditAnnotations).toMatchObject({
+        decision: mode === "deny" ? "denied" : "would-deny",
+        credspecs: "webapp1",
+      });
+      if (mode === "warn") expect(response.warnings?.[0]).toContain("ERR_CREDSPEC_NOT_ALLOWED");
+    },
+  );
 
   it("unset, it denies: a deployment that names no ENFORCEMENT enforces", async () => {
     const { enforcement } = readConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, "node");

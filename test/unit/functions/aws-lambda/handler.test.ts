@@ -25,12 +25,25 @@ const json = { "content-type": "application/json" };
 async function lambda(overrides: Record<string, string | undefined> = {}) {
   const lines: string[] = [];
   const errors: string[] = [];
-  const handler = createLambdaHandler(await serverlessEnv(overrides), { write: (line) => lines.push(line), error: (message) => errors.push(message) });
+  const handler = createLambdaHandler(await serverlessEnv(overrides), {
+    write: (line) => lines.push(line),
+    error: (message) => errors.push(message),
+  });
   return { handler, lines, errors };
 }
 
-function reviewEvent(shape: (options: EventOptions) => ReturnType<typeof functionUrlEvent>, fn: "expand" | "authorize", extra: Partial<EventOptions> = {}) {
-  return shape({ method: "POST", path: `/${fn}?timeout=10s`, headers: { ...json, ...auth }, body: JSON.stringify(buildReview(buildPod(), { uid: "uid-lambda" })), ...extra });
+function reviewEvent(
+  shape: (options: EventOptions) => ReturnType<typeof functionUrlEvent>,
+  fn: "expand" | "authorize",
+  extra: Partial<EventOptions> = {},
+) {
+  return shape({
+    method: "POST",
+    path: `/${fn}?timeout=10s`,
+    headers: { ...json, ...auth },
+    body: JSON.stringify(buildReview(buildPod(), { uid: "uid-lambda" })),
+    ...extra,
+  });
 }
 
 function replyOf(result: APIGatewayProxyResult): AdmissionReviewResponse {
@@ -73,7 +86,9 @@ describe.each([
 
   it("answers GET /expand with 405 from the app, as on every target", async () => {
     const { handler } = await lambda();
-    expect((await handler(shape({ method: "GET", path: "/expand", headers: auth }), lambdaContext)).statusCode).toBe(405);
+    expect((await handler(shape({ method: "GET", path: "/expand", headers: auth }), lambdaContext)).statusCode).toBe(
+      405,
+    );
   });
 });
 
@@ -86,11 +101,21 @@ describe("createLambdaHandler", () => {
 
   it("serves CALLER_AUTH=path at /authorize/<secret> and refuses the plain path (401)", async () => {
     const secret = "p".repeat(48);
-    const { handler } = await lambda({ CALLER_AUTH: "path", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_PATH_SECRET: secret });
+    const { handler } = await lambda({
+      CALLER_AUTH: "path",
+      CALLER_AUTH_TOKENS: undefined,
+      CALLER_AUTH_PATH_SECRET: secret,
+    });
     const body = JSON.stringify(buildReview(buildPod(), { uid: "uid-path" }));
-    const result = await handler(functionUrlEvent({ method: "POST", path: `/authorize/${secret}?timeout=10s`, headers: json, body }), lambdaContext);
+    const result = await handler(
+      functionUrlEvent({ method: "POST", path: `/authorize/${secret}?timeout=10s`, headers: json, body }),
+      lambdaContext,
+    );
     expect(replyOf(result).response).toMatchObject({ uid: "uid-path", allowed: true });
-    expect((await handler(functionUrlEvent({ method: "POST", path: "/authorize", headers: json, body }), lambdaContext)).statusCode).toBe(401);
+    expect(
+      (await handler(functionUrlEvent({ method: "POST", path: "/authorize", headers: json, body }), lambdaContext))
+        .statusCode,
+    ).toBe(401);
   });
 
   it("serves only the functions in FUNCTIONS (404 for the other)", async () => {
@@ -114,7 +139,9 @@ describe("createLambdaHandler", () => {
   it("answers 503 to CALLER_AUTH=none, whatever HOST says: a Lambda is reachable from the network", async () => {
     const { handler, errors } = await lambda({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined, HOST: "127.0.0.1" });
     expect((await handler(reviewEvent(functionUrlEvent, "expand"), lambdaContext)).statusCode).toBe(503);
-    expect(errors.join("\n")).toContain("CALLER_AUTH=none lets anyone who reaches the function in, and AWS Lambda is reachable");
+    expect(errors.join("\n")).toContain(
+      "CALLER_AUTH=none lets anyone who reaches the function in, and AWS Lambda is reachable",
+    );
   });
 
   it("answers 503 when the kubeconfig cannot be loaded, naming the file in the log", async () => {

@@ -23,8 +23,14 @@ describe("the Lambda entry (index.handler)", () => {
     });
     const result = await handler(review);
     expect(result.statusCode).toBe(200);
-    expect((JSON.parse(result.body) as AdmissionReviewResponse).response).toMatchObject({ uid: "uid-entry", allowed: true });
-    expect(await handler(functionUrlEvent({ method: "GET", path: "/healthz" }))).toMatchObject({ statusCode: 200, body: "ok" });
+    expect((JSON.parse(result.body) as AdmissionReviewResponse).response).toMatchObject({
+      uid: "uid-entry",
+      allowed: true,
+    });
+    expect(await handler(functionUrlEvent({ method: "GET", path: "/healthz" }))).toMatchObject({
+      statusCode: 200,
+      body: "ok",
+    });
     // One JSON log line for the review, on stdout, as CloudWatch collects it.
     expect(stdout.mock.calls.map(([line]) => String(line)).join("")).toContain('"uid":"uid-entry"');
   });

@@ -16,17 +16,29 @@ const json = { "content-type": "application/json" };
 async function azure(overrides: Record<string, string | undefined> = {}) {
   const lines: string[] = [];
   const errors: string[] = [];
-  const handler = createAzureHandler(await serverlessEnv(overrides), { write: (line) => lines.push(line), error: (message) => errors.push(message) });
-  const call = (request: HttpRequest) => handler(request, new InvocationContext({ functionName: "expand", invocationId: "inv-1" }));
+  const handler = createAzureHandler(await serverlessEnv(overrides), {
+    write: (line) => lines.push(line),
+    error: (message) => errors.push(message),
+  });
+  const call = (request: HttpRequest) =>
+    handler(request, new InvocationContext({ functionName: "expand", invocationId: "inv-1" }));
   return { call, lines, errors };
 }
 
 /** A request as the Functions host hands it to a v4 handler. */
 function request(method: string, path: string, headers: Record<string, string> = {}, body?: string): HttpRequest {
-  return new HttpRequest({ method, url: `${BASE}${path}`, headers, ...(body === undefined ? {} : { body: { string: body } }) });
+  return new HttpRequest({
+    method,
+    url: `${BASE}${path}`,
+    headers,
+    ...(body === undefined ? {} : { body: { string: body } }),
+  });
 }
 
-function reviewRequest(fn: "expand" | "authorize", headers: Record<string, string> = { ...json, ...auth }): HttpRequest {
+function reviewRequest(
+  fn: "expand" | "authorize",
+  headers: Record<string, string> = { ...json, ...auth },
+): HttpRequest {
   return request("POST", `/${fn}?timeout=10s`, headers, JSON.stringify(buildReview(buildPod(), { uid: "uid-azure" })));
 }
 
@@ -67,18 +79,27 @@ describe("createAzureHandler", () => {
 
   it("serves CALLER_AUTH=path at /expand/<secret> (the catch-all route) and refuses the plain path (401)", async () => {
     const secret = "p".repeat(48);
-    const { call } = await azure({ CALLER_AUTH: "path", CALLER_AUTH_TOKENS: undefined, CALLER_AUTH_PATH_SECRET: secret });
+    const { call } = await azure({
+      CALLER_AUTH: "path",
+      CALLER_AUTH_TOKENS: undefined,
+      CALLER_AUTH_PATH_SECRET: secret,
+    });
     const body = JSON.stringify(buildReview(buildPod(), { uid: "uid-path" }));
     const response = await call(request("POST", `/expand/${secret}?timeout=10s`, json, body));
     expect(response.status).toBe(200);
-    expect((JSON.parse(text(response)) as AdmissionReviewResponse).response).toMatchObject({ uid: "uid-path", allowed: true });
+    expect((JSON.parse(text(response)) as AdmissionReviewResponse).response).toMatchObject({
+      uid: "uid-path",
+      allowed: true,
+    });
     expect((await call(request("POST", "/expand", json, body))).status).toBe(401);
   });
 
   it("answers 404 under the default api/ prefix, which host.json must remove", async () => {
     const { call } = await azure();
     expect((await call(request("POST", "/api/expand", { ...json, ...auth }, "{}"))).status).toBe(404);
-    const host = JSON.parse(await readFile(new URL("../../../../functions/azure-functions/host.json", import.meta.url), "utf8")) as {
+    const host = JSON.parse(
+      await readFile(new URL("../../../../functions/azure-functions/host.json", import.meta.url), "utf8"),
+    ) as {
       version: string;
       extensions: { http: { routePrefix: string } };
     };
@@ -101,7 +122,9 @@ describe("createAzureHandler", () => {
   it("answers 503 to CALLER_AUTH=none: an Azure function is reachable from the network", async () => {
     const { call, errors } = await azure({ CALLER_AUTH: "none", CALLER_AUTH_TOKENS: undefined });
     expect((await call(reviewRequest("expand"))).status).toBe(503);
-    expect(errors.join("\n")).toContain("CALLER_AUTH=none lets anyone who reaches the function in, and Azure Functions is reachable");
+    expect(errors.join("\n")).toContain(
+      "CALLER_AUTH=none lets anyone who reaches the function in, and Azure Functions is reachable",
+    );
   });
 });
 
@@ -112,11 +135,14 @@ describe("AZURE_ROUTES", () => {
   it.each([
     { mode: "none", callerAuth: { mode: "none" } as const },
     { mode: "path", callerAuth: { mode: "path", secrets: ["s".repeat(48)] } as const },
-  ])("registers every route the app declares with CALLER_AUTH=$mode, so none is left to the host's 404", ({ callerAuth }) => {
-    const { app } = createCallerAuthTestApp(callerAuth);
-    const served = new Set(app.routes.map((route) => base(route.path)));
-    expect([...served].sort()).toEqual(Object.values(AZURE_ROUTES).map(base).sort());
-  });
+  ])(
+    "registers every route the app declares with CALLER_AUTH=$mode, so none is left to the host's 404",
+    ({ callerAuth }) => {
+      const { app } = createCallerAuthTestApp(callerAuth);
+      const served = new Set(app.routes.map((route) => base(route.path)));
+      expect([...served].sort()).toEqual(Object.values(AZURE_ROUTES).map(base).sort());
+    },
+  );
 
   it("lets the review routes carry a path secret segment", () => {
     for (const name of ["expand", "authorize"] as const) expect(AZURE_ROUTES[name]).toMatch(/^[a-z]+\/\{\*\w+\}$/);

@@ -9,7 +9,10 @@ const registered = vi.hoisted(() => new Map<string, HttpFunctionOptions>());
 // Outside the Functions host, @azure/functions skips registration; record it instead.
 vi.mock("@azure/functions", async (importOriginal) => {
   const original = await importOriginal<typeof AzureFunctions>();
-  return { ...original, app: { ...original.app, http: (name: string, options: HttpFunctionOptions) => registered.set(name, options) } };
+  return {
+    ...original,
+    app: { ...original.app, http: (name: string, options: HttpFunctionOptions) => registered.set(name, options) },
+  };
 });
 
 afterEach(() => {
@@ -29,7 +32,10 @@ describe("the Azure Functions entry", () => {
       expect(options.methods).toEqual(expect.arrayContaining(["GET", "POST"]));
     }
     const healthz = registered.get("healthz");
-    const response = await healthz!.handler(new HttpRequest({ method: "GET", url: "https://app.azurewebsites.net/healthz" }), new InvocationContext());
+    const response = await healthz!.handler(
+      new HttpRequest({ method: "GET", url: "https://app.azurewebsites.net/healthz" }),
+      new InvocationContext(),
+    );
     expect(response).toMatchObject({ status: 200 });
     // Every function shares one app, built once.
     expect(new Set([...registered.values()].map((options) => options.handler)).size).toBe(1);

@@ -38,16 +38,22 @@ describe("runCredSpecCommand", () => {
     const doc = { ...loadCredSpecFixture("webapp1.json"), Comment: PLUGIN_INPUT_MARKER };
     const io = fakeIo({ [FILE]: doc });
     expect(await runCredSpecCommand([FILE], io)).toBe(EXIT_OK);
-    expect(io.err).toMatch(/^gmsa-webhooks credspec: webapp1\.json: warning: Comment: is not in the GMSACredentialSpec schema/);
+    expect(io.err).toMatch(
+      /^gmsa-webhooks credspec: webapp1\.json: warning: Comment: is not in the GMSACredentialSpec schema/,
+    );
     expect(io.err).not.toContain(PLUGIN_INPUT_MARKER);
   });
 
   it("asks for --name when the account name leaves no valid resource name (1)", async () => {
-    const doc = loadCredSpecFixture("webapp1.json") as { ActiveDirectoryConfig: { GroupManagedServiceAccounts: { Name: string }[] } };
+    const doc = loadCredSpecFixture("webapp1.json") as {
+      ActiveDirectoryConfig: { GroupManagedServiceAccounts: { Name: string }[] };
+    };
     for (const account of doc.ActiveDirectoryConfig.GroupManagedServiceAccounts) account.Name = "___";
     const io = fakeIo({ [FILE]: doc });
     expect(await runCredSpecCommand([FILE], io)).toBe(EXIT_INVALID);
-    expect(io.err).toContain("ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name: leaves no valid resource name");
+    expect(io.err).toContain(
+      "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name: leaves no valid resource name",
+    );
     expect(io.err).toContain("pass --name");
     expect(await runCredSpecCommand(["--name", "webapp1", FILE], io)).toBe(EXIT_OK);
   });
@@ -60,11 +66,22 @@ describe("runCredSpecCommand", () => {
 
   it("reports every usage problem together (2)", async () => {
     const io = fakeIo({});
-    const args = ["--name", "Web_App", "--role-name", "a/b", "--service-account", "x", "-o", "toml", "a.json", "b.json"];
+    const args = [
+      "--name",
+      "Web_App",
+      "--role-name",
+      "a/b",
+      "--service-account",
+      "x",
+      "-o",
+      "toml",
+      "a.json",
+      "b.json",
+    ];
     expect(await runCredSpecCommand(args, io)).toBe(EXIT_USAGE);
     expect(io.err.split("\n").filter((line) => line !== "")).toEqual([
       "gmsa-webhooks credspec: expected one input file",
-      'gmsa-webhooks credspec: --name "Web_App" is not a DNS-1123 subdomain (lowercase a-z, 0-9, \'-\', \'.\')',
+      "gmsa-webhooks credspec: --name \"Web_App\" is not a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')",
       'gmsa-webhooks credspec: --role-name "a/b" is not a valid object name',
       'gmsa-webhooks credspec: --service-account "x" is not namespace:name',
       "gmsa-webhooks credspec: --output must be one of yaml, json",

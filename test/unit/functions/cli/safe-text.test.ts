@@ -6,13 +6,17 @@ import { fakeIo } from "../../../support/fake-io.ts";
 describe("safeText", () => {
   it("masks a path secret after /expand or /authorize in any URL, keeping the query", () => {
     const message = 'failed calling webhook "x": Post "https://gmsa.example.com/expand/s3cr3t-Path_1?timeout=10s": EOF';
-    expect(safeText(message, false)).toBe('failed calling webhook "x": Post "https://gmsa.example.com/expand/***?timeout=10s": EOF');
+    expect(safeText(message, false)).toBe(
+      'failed calling webhook "x": Post "https://gmsa.example.com/expand/***?timeout=10s": EOF',
+    );
     expect(safeText("https://h/authorize/abc def", false)).toBe("https://h/authorize/*** def");
     expect(safeText("https://h/expand?timeout=10s", false)).toBe("https://h/expand?timeout=10s");
   });
 
   it("writes every control character but newline and tab as \\xNN, escape sequences included", () => {
-    expect(safeText("web\u001b[2J\u001b]0;pwned\u0007app\r\n\tok\u009b1m\u007f", false)).toBe("web\\x1b[2J\\x1b]0;pwned\\x07app\\x0d\n\tok\\x9b1m\\x7f");
+    expect(safeText("web\u001b[2J\u001b]0;pwned\u0007app\r\n\tok\u009b1m\u007f", false)).toBe(
+      "web\\x1b[2J\\x1b]0;pwned\\x07app\\x0d\n\tok\\x9b1m\\x7f",
+    );
     expect(safeText("Ünïcode ✓", false)).toBe("Ünïcode ✓");
   });
 

@@ -36,19 +36,31 @@ describe("createWorkerGmsaClient", () => {
     vi.stubGlobal("fetch", (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       asked.push(init?.redirect);
       return Promise.resolve(
-        init?.redirect === "manual" ? new Response(null, { status: 302, headers: { Location: "https://lure.example/" } }) : Response.json({ credspec: { lure: true } }),
+        init?.redirect === "manual"
+          ? new Response(null, { status: 302, headers: { Location: "https://lure.example/" } })
+          : Response.json({ credspec: { lure: true } }),
       );
     });
     const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings);
-    await expect(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(/answered 302, a redirect, which is never followed/);
+    await expect(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(
+      /answered 302, a redirect, which is never followed/,
+    );
     expect(asked).toEqual(["manual"]);
   });
 
   it("signs requests with a short-lived JWT the published JWKS verifies", async () => {
-    const env = { KUBECONFIG: kubeconfig(""), JWT_PRIVATE_KEY: privateKey, JWT_ISSUER: "https://issuer.example", JWT_SUBJECT: "gmsa", JWT_AUDIENCE: "kube" };
+    const env = {
+      KUBECONFIG: kubeconfig(""),
+      JWT_PRIVATE_KEY: privateKey,
+      JWT_ISSUER: "https://issuer.example",
+      JWT_SUBJECT: "gmsa",
+      JWT_AUDIENCE: "kube",
+    };
     const seen: string[] = [];
     const fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      seen.push(`${input instanceof Request ? input.url : input.toString()} ${new Headers(init?.headers).get("Authorization")}`);
+      seen.push(
+        `${input instanceof Request ? input.url : input.toString()} ${new Headers(init?.headers).get("Authorization")}`,
+      );
       return Promise.resolve(Response.json({ credspec: { ok: true } }));
     };
     const { client, warnings } = createWorkerGmsaClient(parseKubeSettings(env).settings, { fetch });
@@ -57,7 +69,10 @@ describe("createWorkerGmsaClient", () => {
     const [url, bearer, token] = seen[0]!.split(" ");
     expect(url).toBe("https://kube.example/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01");
     expect(bearer).toBe("Bearer");
-    const { payload } = await jwtVerify(token!, createLocalJWKSet(await buildJwks({ privateKey })), { issuer: "https://issuer.example", audience: "kube" });
+    const { payload } = await jwtVerify(token!, createLocalJWKSet(await buildJwks({ privateKey })), {
+      issuer: "https://issuer.example",
+      audience: "kube",
+    });
     expect(payload.sub).toBe("gmsa");
   });
 
@@ -67,7 +82,9 @@ describe("createWorkerGmsaClient", () => {
       authorization = new Headers(init?.headers).get("Authorization");
       return Promise.resolve(Response.json({ credspec: {} }));
     };
-    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings, { fetch });
+    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings, {
+      fetch,
+    });
     await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
     expect(authorization).toBe("Bearer static");
   });
@@ -89,7 +106,11 @@ describe("createWorkerGmsaClient", () => {
   });
 
   it("refuses an exec user with a clear start-up error", () => {
-    const settings = parseKubeSettings({ KUBECONFIG: kubeconfig("exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }") }).settings;
+    const settings = parseKubeSettings({
+      KUBECONFIG: kubeconfig(
+        "exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }",
+      ),
+    }).settings;
     expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([
       'kubeconfig context "c": exec plugins cannot run on Workers; remove the user\'s exec block and set JWT_* instead',
     ]);
@@ -97,7 +118,10 @@ describe("createWorkerGmsaClient", () => {
 
   it("refuses what Workers' fetch cannot honour, all at once, and warns about an ignored CA", () => {
     const settings = parseKubeSettings({
-      KUBECONFIG: kubeconfig("tokenFile: /t", "server: https://k, tls-server-name: kube.internal, proxy-url: http://p, certificate-authority: /ca.crt"),
+      KUBECONFIG: kubeconfig(
+        "tokenFile: /t",
+        "server: https://k, tls-server-name: kube.internal, proxy-url: http://p, certificate-authority: /ca.crt",
+      ),
     }).settings;
     expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([
       'kubeconfig cluster "k": certificate-authority files cannot be read on Workers',
@@ -105,16 +129,22 @@ describe("createWorkerGmsaClient", () => {
       'kubeconfig cluster "k": proxy-url cannot be honoured by Workers\' fetch',
       'kubeconfig context "c": tokenFile cannot be read on Workers; use token or JWT_*',
     ]);
-    const withCa = parseKubeSettings({ KUBECONFIG: kubeconfig("token: t", `server: https://k, certificate-authority-data: "${btoa("pem")}"`) }).settings;
+    const withCa = parseKubeSettings({
+      KUBECONFIG: kubeconfig("token: t", `server: https://k, certificate-authority-data: "${btoa("pem")}"`),
+    }).settings;
     expect(createWorkerGmsaClient(withCa).warnings).toEqual([
       'kubeconfig cluster "k": certificate-authority-data is ignored on Workers; the server needs a publicly trusted certificate',
     ]);
   });
 
   it("needs the KUBECONFIG secret and a credential", () => {
-    expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({}).settings))).toEqual(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
+    expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({}).settings))).toEqual([
+      "KUBECONFIG must hold the kubeconfig YAML (a Workers secret)",
+    ]);
     const anonymous = parseKubeSettings({ KUBECONFIG: kubeconfig("") }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual(['kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN']);
+    expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual([
+      'kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN',
+    ]);
   });
 
   it("signs requests with CLOUD_TOKEN=eks, and refuses aks and gke, whose endpoints a Worker cannot reach", async () => {
@@ -124,7 +154,12 @@ describe("createWorkerGmsaClient", () => {
       authorization = new Headers(init?.headers).get("Authorization");
       return Promise.resolve(Response.json({ credspec: {} }));
     };
-    const eks = parseKubeSettings({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", ...aws }).settings;
+    const eks = parseKubeSettings({
+      KUBECONFIG: kubeconfig(""),
+      CLOUD_TOKEN: "eks",
+      EKS_CLUSTER_NAME: "gmsa-prod",
+      ...aws,
+    }).settings;
     const { client, warnings } = createWorkerGmsaClient(eks, { fetch });
     expect(warnings).toEqual([]);
     await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
@@ -133,7 +168,14 @@ describe("createWorkerGmsaClient", () => {
     expect(problemsOf(() => createWorkerGmsaClient(gke))).toEqual([
       "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
     ]);
-    const aks = parseKubeSettings({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "aks", IDENTITY_ENDPOINT: "http://127.0.0.1:1/msi", IDENTITY_HEADER: "h" }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(aks))).toEqual([expect.stringMatching(/^CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint/)]);
+    const aks = parseKubeSettings({
+      KUBECONFIG: kubeconfig(""),
+      CLOUD_TOKEN: "aks",
+      IDENTITY_ENDPOINT: "http://127.0.0.1:1/msi",
+      IDENTITY_HEADER: "h",
+    }).settings;
+    expect(problemsOf(() => createWorkerGmsaClient(aks))).toEqual([
+      expect.stringMatching(/^CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint/),
+    ]);
   });
 });

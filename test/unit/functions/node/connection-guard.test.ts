@@ -26,7 +26,12 @@ async function serve(maxConnections: number, perSource: number, maxUnproven = ma
     if (req.url === "/review") proven.guard?.prove(req, res);
     res.end("ok");
   });
-  const guard = (proven.guard = guardConnections(server, { maxConnections, maxUnproven, perSource, unprovenLifetimeMs: LIFETIME_MS }));
+  const guard = (proven.guard = guardConnections(server, {
+    maxConnections,
+    maxUnproven,
+    perSource,
+    unprovenLifetimeMs: LIFETIME_MS,
+  }));
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return { port: (server.address() as AddressInfo).port, counts: guard.counts };
 }
@@ -115,7 +120,12 @@ describe("guardConnections", () => {
     const attacker = [await open(port, 2), await open(port, 3)];
     const newcomer = await open(port, 4);
     await settle();
-    expect([...attacker.map((c) => c.state.closed), proven.state.closed, newcomer.state.closed]).toEqual([true, false, false, false]);
+    expect([...attacker.map((c) => c.state.closed), proven.state.closed, newcomer.state.closed]).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
     expect(counts.evicted).toBe(1);
   });
 

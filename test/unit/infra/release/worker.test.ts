@@ -11,9 +11,21 @@ describe("relativizeSourceMap", () => {
     const out = await tempDir("worker-out-");
     const map = path.join(out, "index.js.map");
     const fromOut = path.relative(out, path.join(repo, "node_modules", "hono", "index.js"));
-    await writeFile(map, JSON.stringify({ version: 3, sources: [fromOut, path.relative(out, path.join(repo, "functions", "app.ts"))], sourceRoot: out, mappings: "AAAA" }));
+    await writeFile(
+      map,
+      JSON.stringify({
+        version: 3,
+        sources: [fromOut, path.relative(out, path.join(repo, "functions", "app.ts"))],
+        sourceRoot: out,
+        mappings: "AAAA",
+      }),
+    );
     await relativizeSourceMap(map, repo);
-    const rewritten = JSON.parse(await readFile(map, "utf8")) as { sources: string[]; sourceRoot: string; mappings: string };
+    const rewritten = JSON.parse(await readFile(map, "utf8")) as {
+      sources: string[];
+      sourceRoot: string;
+      mappings: string;
+    };
     expect(rewritten.sources).toEqual(["node_modules/hono/index.js", "functions/app.ts"]);
     expect(rewritten.sourceRoot).toBe("");
     expect(rewritten.mappings).toBe("AAAA");

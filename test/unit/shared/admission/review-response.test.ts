@@ -1,27 +1,40 @@
 import { describe, expect, it } from "vitest";
-import { buildAdmissionResponse, MAX_MESSAGE_LENGTH, MAX_WARNING_LENGTH, MAX_WARNINGS_TOTAL } from "../../../../shared/admission/review.ts";
+import {
+  buildAdmissionResponse,
+  MAX_MESSAGE_LENGTH,
+  MAX_WARNING_LENGTH,
+  MAX_WARNINGS_TOTAL,
+} from "../../../../shared/admission/review.ts";
 import { AdmissionError, createRefusal, pickStatus } from "../../../../shared/errors.ts";
 
 const uid = "705ab4f5-6393-11e8-b7cc-42010a800002";
 
 describe("buildAdmissionResponse", () => {
-  it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)("answers in %s with the uid echoed", (apiVersion) => {
-    expect(buildAdmissionResponse(apiVersion, uid, { allowed: true })).toEqual({
-      apiVersion,
-      kind: "AdmissionReview",
-      response: { uid, allowed: true },
-    });
-  });
+  it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)(
+    "answers in %s with the uid echoed",
+    (apiVersion) => {
+      expect(buildAdmissionResponse(apiVersion, uid, { allowed: true })).toEqual({
+        apiVersion,
+        kind: "AdmissionReview",
+        response: { uid, allowed: true },
+      });
+    },
+  );
 
   it("tells a credential failure as a generic 500 naming the uid, never its detail (plugin stderr, paths, ARNs)", () => {
-    const detail = 'exec plugin "/opt/bin/aws" exited with code 255: arn:aws:iam::123456789012:role/gmsa, token file /var/run/secrets/t';
-    const error = new AdmissionError(detail, { code: "ERR_CREDENTIALS" }).withContext('reading GMSACredentialSpec "webapp1"').withContext("pod", "webapp1");
-    const status = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [error] }).response.status;
+    const detail =
+      'exec plugin "/opt/bin/aws" exited with code 255: arn:aws:iam::123456789012:role/gmsa, token file /var/run/secrets/t';
+    const error = new AdmissionError(detail, { code: "ERR_CREDENTIALS" })
+      .withContext('reading GMSACredentialSpec "webapp1"')
+      .withContext("pod", "webapp1");
+    const status = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [error] }).response
+      .status;
     expect(status).toMatchObject({ code: 500, reason: "InternalError" });
     expect(status?.message).toBe(
       `pod: the GMSA webhook could not authenticate to the API server while checking credspec "webapp1", so it fails closed (its log has the cause under request uid ${uid})`,
     );
-    for (const leak of ["/opt/bin/aws", "123456789012", "/var/run", "exited"]) expect(status?.message).not.toContain(leak);
+    for (const leak of ["/opt/bin/aws", "123456789012", "/var/run", "exited"])
+      expect(status?.message).not.toContain(leak);
   });
 
   it("carries a non-empty patch as base64 JSON with patchType JSONPatch", () => {
@@ -47,22 +60,35 @@ describe("buildAdmissionResponse", () => {
   it("denies with status Failure, the code, its reason and every message", () => {
     const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, {
       allowed: false,
-      errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", 'pod: may not use "a"', "pod"), createRefusal("ERR_CREDSPEC_NOT_ALLOWED", 'container "app": may not use "b"', "pod")],
+      errors: [
+        createRefusal("ERR_CREDSPEC_NOT_ALLOWED", 'pod: may not use "a"', "pod"),
+        createRefusal("ERR_CREDSPEC_NOT_ALLOWED", 'container "app": may not use "b"', "pod"),
+      ],
     });
     expect(reply.response).toEqual({
       uid,
       allowed: false,
-      status: { status: "Failure", code: 403, reason: "Forbidden", message: 'pod: may not use "a"; container "app": may not use "b"' },
+      status: {
+        status: "Failure",
+        code: 403,
+        reason: "Forbidden",
+        message: 'pod: may not use "a"; container "app": may not use "b"',
+      },
     });
   });
 
   it("never carries a patch on a denial", () => {
-    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new AdmissionError("x", { code: "ERR_CREDSPEC_NOT_FOUND" })] });
+    const reply = buildAdmissionResponse("admission.k8s.io/v1", uid, {
+      allowed: false,
+      errors: [new AdmissionError("x", { code: "ERR_CREDSPEC_NOT_FOUND" })],
+    });
     expect(reply.response).not.toHaveProperty("patch");
   });
 
   it("denies with a 500 when told to deny without errors", () => {
-    expect(buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [] }).response.status?.code).toBe(500);
+    expect(
+      buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [] }).response.status?.code,
+    ).toBe(500);
   });
 
   it("replaces the message of our own bugs with a generic text", () => {
@@ -75,8 +101,15 @@ describe("buildAdmissionResponse", () => {
   });
 
   it("caps the message and says how many were left out", () => {
-    const errors = Array.from({ length: 100 }, (_, i) => new AdmissionError(`container "c${i}": GMSACredentialSpec "${"x".repeat(50)}" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" }));
-    const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors }).response.status?.message ?? "";
+    const errors = Array.from(
+      { length: 100 },
+      (_, i) =>
+        new AdmissionError(`container "c${i}": GMSACredentialSpec "${"x".repeat(50)}" not found`, {
+          code: "ERR_CREDSPEC_NOT_FOUND",
+        }),
+    );
+    const message =
+      buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors }).response.status?.message ?? "";
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(message).toMatch(/… and \d+ more$/);
     expect(message).toContain('container "c0"');
@@ -84,12 +117,18 @@ describe("buildAdmissionResponse", () => {
 
   it("keeps the start of a single message longer than the cap, so it still names the place", () => {
     const labels = Array.from({ length: 200 }, (_, i) => `container "container-${i}"`).join(", ");
-    const long = new AdmissionError(`${labels}: GMSACredentialSpec "webapp1" not found`, { code: "ERR_CREDSPEC_NOT_FOUND" });
-    const message = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long] }).response.status?.message ?? "";
+    const long = new AdmissionError(`${labels}: GMSACredentialSpec "webapp1" not found`, {
+      code: "ERR_CREDSPEC_NOT_FOUND",
+    });
+    const message =
+      buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long] }).response.status?.message ??
+      "";
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(message).toContain('container "container-0"');
     expect(message).not.toContain("more");
-    const two = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long, long] }).response.status?.message ?? "";
+    const two =
+      buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [long, long] }).response.status
+        ?.message ?? "";
     expect(two.length).toBeLessThanOrEqual(MAX_MESSAGE_LENGTH);
     expect(two).toMatch(/^container "container-0".*… and 1 more$/);
   });
@@ -105,8 +144,14 @@ describe("buildAdmissionResponse", () => {
   });
 
   it("leaves warnings out when there are none, and keeps them on denials", () => {
-    expect(buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, warnings: [] }).response).not.toHaveProperty("warnings");
-    const denied = buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: false, errors: [new AdmissionError("x", { code: "ERR_KUBE_API" })], warnings: ["w"] });
+    expect(
+      buildAdmissionResponse("admission.k8s.io/v1", uid, { allowed: true, warnings: [] }).response,
+    ).not.toHaveProperty("warnings");
+    const denied = buildAdmissionResponse("admission.k8s.io/v1", uid, {
+      allowed: false,
+      errors: [new AdmissionError("x", { code: "ERR_KUBE_API" })],
+      warnings: ["w"],
+    });
     expect(denied.response.warnings).toEqual(["w"]);
   });
 });

@@ -18,7 +18,10 @@ async function documentedRows(): Promise<Map<string, string>> {
   if (start < 0) return rows;
   // Skip the header and its separator; the table ends at the first line that is not a row.
   for (const line of lines.slice(start + 2)) {
-    const cells = /^\|(.*)\|$/.exec(line)?.[1]?.split("|").map((cell) => cell.trim());
+    const cells = /^\|(.*)\|$/
+      .exec(line)?.[1]
+      ?.split("|")
+      .map((cell) => cell.trim());
     if (cells === undefined) break;
     if (cells.length < 3) continue;
     const [names = "", fallback = ""] = cells;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ConfigurationError, readConfig, type Bindings, type Config, type Runtime } from "../../../../shared/config/index.ts";
+import {
+  ConfigurationError,
+  readConfig,
+  type Bindings,
+  type Config,
+  type Runtime,
+} from "../../../../shared/config/index.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/http/caller-auth.ts";
 
 const TOKEN = "tok-0123456789abcdef";
@@ -31,7 +37,13 @@ function callerAuthOf(env: Bindings) {
 describe("readConfig", () => {
   it("reports every problem together, never only the first", () => {
     const problems = problemsOf(
-      parseConfig({ PORT: "http", LOG_LEVEL: "loud", RANDOM_HOSTNAME: "yes", TLS_CERT_FILE: "cert.pem", FUNCTIONS: "mutate" }),
+      parseConfig({
+        PORT: "http",
+        LOG_LEVEL: "loud",
+        RANDOM_HOSTNAME: "yes",
+        TLS_CERT_FILE: "cert.pem",
+        FUNCTIONS: "mutate",
+      }),
     );
     expect(problems).toHaveLength(6);
     for (const name of ["PORT", "LOG_LEVEL", "RANDOM_HOSTNAME", "TLS_CERT_FILE", "FUNCTIONS", "CALLER_AUTH"]) {
@@ -55,17 +67,25 @@ describe("readConfig", () => {
     expect(callerAuthOf({ CALLER_AUTH: "none", HOST: "127.0.0.1" })).toEqual({ mode: "none" });
   });
 
-  it.each(["127.0.0.1", "127.1.2.3", "::1", "localhost"])("accepts none on the Node server listening on loopback (HOST=%s)", (host) => {
-    expect(problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: host }))).toEqual([]);
-  });
+  it.each(["127.0.0.1", "127.1.2.3", "::1", "localhost"])(
+    "accepts none on the Node server listening on loopback (HOST=%s)",
+    (host) => {
+      expect(problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: host }))).toEqual([]);
+    },
+  );
 
-  it.each([undefined, "0.0.0.0", "::", "10.0.0.5", "example.com", "127.0.0.1.example.com"])("refuses none on the Node server listening on %s", (host) => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", ...(host === undefined ? {} : { HOST: host }) }));
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^CALLER_AUTH=none lets anyone who reaches the function in, and the Node server listens on /);
-    expect(problems[0]).toContain(host === undefined ? "every interface (HOST is unset)" : `"${host}"`);
-    expect(problems[0]).toContain("HOST=127.0.0.1, ::1 or localhost");
-  });
+  it.each([undefined, "0.0.0.0", "::", "10.0.0.5", "example.com", "127.0.0.1.example.com"])(
+    "refuses none on the Node server listening on %s",
+    (host) => {
+      const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", ...(host === undefined ? {} : { HOST: host }) }));
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(
+        /^CALLER_AUTH=none lets anyone who reaches the function in, and the Node server listens on /,
+      );
+      expect(problems[0]).toContain(host === undefined ? "every interface (HOST is unset)" : `"${host}"`);
+      expect(problems[0]).toContain("HOST=127.0.0.1, ::1 or localhost");
+    },
+  );
 
   it.each([
     ["workers", "Cloudflare Workers"],
@@ -79,7 +99,16 @@ describe("readConfig", () => {
   });
 
   it("reports a variable of another mode: a protection the operator thinks is on but is not", () => {
-    expect(problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: "::1", CALLER_AUTH_TOKENS: TOKEN, CALLER_AUTH_PATH_SECRET: PATH_SECRET }))).toEqual([
+    expect(
+      problemsOf(
+        parseConfig({
+          CALLER_AUTH: "none",
+          HOST: "::1",
+          CALLER_AUTH_TOKENS: TOKEN,
+          CALLER_AUTH_PATH_SECRET: PATH_SECRET,
+        }),
+      ),
+    ).toEqual([
       'CALLER_AUTH_TOKENS is set but CALLER_AUTH is "none": unset it',
       'CALLER_AUTH_PATH_SECRET is set but CALLER_AUTH is "none": unset it',
     ]);
@@ -101,7 +130,9 @@ describe("readConfig: CALLER_AUTH=bearer", () => {
   });
 
   it("refuses short tokens and tokens that cannot be sent, naming them by position, never by value", () => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: `${TOKEN},short-one,bad token with spaces!` }));
+    const problems = problemsOf(
+      parseConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: `${TOKEN},short-one,bad token with spaces!` }),
+    );
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^CALLER_AUTH_TOKENS: token 2 /);
     expect(problems[1]).toMatch(/^CALLER_AUTH_TOKENS: token 3 /);
@@ -128,7 +159,10 @@ describe("readConfig: METRICS_TOKENS", () => {
 
 describe("readConfig: CALLER_AUTH=path", () => {
   it("reads the secret, or two while rotating", () => {
-    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: PATH_SECRET })).toEqual({ mode: "path", secrets: [PATH_SECRET] });
+    expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: PATH_SECRET })).toEqual({
+      mode: "path",
+      secrets: [PATH_SECRET],
+    });
     expect(callerAuthOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET}, ${PATH_SECRET}2` })).toEqual({
       mode: "path",
       secrets: [PATH_SECRET, `${PATH_SECRET}2`],
@@ -146,7 +180,9 @@ describe("readConfig: CALLER_AUTH=path", () => {
     ["with characters a URL would encode", `${PATH_SECRET}/x`],
     ["with percent signs", `${PATH_SECRET}%41`],
   ])("refuses a secret %s, naming it by position and never echoing it", (_name, secret) => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET},${secret}` }));
+    const problems = problemsOf(
+      parseConfig({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET},${secret}` }),
+    );
     expect(problems).toEqual([
       `CALLER_AUTH_PATH_SECRET: secret 2 must be at least 32 characters of A-Z a-z 0-9 - . _ ~ (it has ${secret.length} characters)`,
     ]);
@@ -154,7 +190,11 @@ describe("readConfig: CALLER_AUTH=path", () => {
 });
 
 describe("readConfig: CALLER_AUTH=jwt", () => {
-  const base = { CALLER_AUTH: "jwt", CALLER_AUTH_JWT_ISSUER: "https://issuer.example", CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks, other" };
+  const base = {
+    CALLER_AUTH: "jwt",
+    CALLER_AUTH_JWT_ISSUER: "https://issuer.example",
+    CALLER_AUTH_JWT_AUDIENCE: "gmsa-webhooks, other",
+  };
 
   it("reads a JWKS URL with asymmetric algorithms by default", () => {
     expect(callerAuthOf({ ...base, CALLER_AUTH_JWT_JWKS_URL: "https://issuer.example/jwks.json" })).toEqual({
@@ -174,7 +214,11 @@ describe("readConfig: CALLER_AUTH=jwt", () => {
       CALLER_AUTH_JWT_SUBJECTS: "system:apiserver",
       CALLER_AUTH_JWT_ALGORITHMS: "RS256,ES256",
     });
-    expect(auth).toMatchObject({ subjects: ["system:apiserver"], algorithms: ["RS256", "ES256"], keys: { kind: "jwks" } });
+    expect(auth).toMatchObject({
+      subjects: ["system:apiserver"],
+      algorithms: ["RS256", "ES256"],
+      keys: { kind: "jwks" },
+    });
   });
 
   it("reads a shared secret with HS256 by default", () => {
@@ -193,17 +237,45 @@ describe("readConfig: CALLER_AUTH=jwt", () => {
   });
 
   it.each<[string, Bindings, RegExp]>([
-    ["two key sources", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_SECRET: "x".repeat(32) }, /exactly one of/],
-    ["an http JWKS URL to a remote host", { CALLER_AUTH_JWT_JWKS_URL: "http://issuer.example/jwks" }, /must be an https URL/],
+    [
+      "two key sources",
+      { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_SECRET: "x".repeat(32) },
+      /exactly one of/,
+    ],
+    [
+      "an http JWKS URL to a remote host",
+      { CALLER_AUTH_JWT_JWKS_URL: "http://issuer.example/jwks" },
+      /must be an https URL/,
+    ],
     ["a JWKS URL that is no URL", { CALLER_AUTH_JWT_JWKS_URL: "issuer/jwks" }, /is not a URL/],
     ["an inline JWKS that is not JSON", { CALLER_AUTH_JWT_JWKS: "{keys" }, /CALLER_AUTH_JWT_JWKS is not JSON/],
     ["an inline JWKS without keys", { CALLER_AUTH_JWT_JWKS: '{"keys":[]}' }, /at least one key/],
-    ["a private key in the JWKS", { CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [{ ...RSA_JWK, d: "secret" }] }) }, /private key/],
-    ["a symmetric key in the JWKS", { CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [{ kty: "oct", k: "c2VjcmV0" }] }) }, /symmetric key/],
+    [
+      "a private key in the JWKS",
+      { CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [{ ...RSA_JWK, d: "secret" }] }) },
+      /private key/,
+    ],
+    [
+      "a symmetric key in the JWKS",
+      { CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [{ kty: "oct", k: "c2VjcmV0" }] }) },
+      /symmetric key/,
+    ],
     ["a short shared secret", { CALLER_AUTH_JWT_SECRET: "short" }, /at least 32 characters/],
-    ["HS256 with a key set", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_ALGORITHMS: "RS256,HS256" }, /HS\* needs/],
-    ["none", { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_ALGORITHMS: "none" }, /none is never accepted/],
-    ["RS256 with a shared secret", { CALLER_AUTH_JWT_SECRET: "x".repeat(32), CALLER_AUTH_JWT_ALGORITHMS: "RS256" }, /HS256, HS384, HS512/],
+    [
+      "HS256 with a key set",
+      { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_ALGORITHMS: "RS256,HS256" },
+      /HS\* needs/,
+    ],
+    [
+      "none",
+      { CALLER_AUTH_JWT_JWKS_URL: "https://a/jwks", CALLER_AUTH_JWT_ALGORITHMS: "none" },
+      /none is never accepted/,
+    ],
+    [
+      "RS256 with a shared secret",
+      { CALLER_AUTH_JWT_SECRET: "x".repeat(32), CALLER_AUTH_JWT_ALGORITHMS: "RS256" },
+      /HS256, HS384, HS512/,
+    ],
   ])("refuses %s", (_name, env, problem) => {
     const problems = problemsOf(parseConfig({ ...base, ...env }));
     expect(problems).toHaveLength(1);
@@ -211,11 +283,15 @@ describe("readConfig: CALLER_AUTH=jwt", () => {
   });
 
   it("allows an http JWKS URL on localhost (tests, a sidecar)", () => {
-    expect(callerAuthOf({ ...base, CALLER_AUTH_JWT_JWKS_URL: "http://127.0.0.1:8080/jwks" })).toMatchObject({ keys: { kind: "jwks-url" } });
+    expect(callerAuthOf({ ...base, CALLER_AUTH_JWT_JWKS_URL: "http://127.0.0.1:8080/jwks" })).toMatchObject({
+      keys: { kind: "jwks-url" },
+    });
   });
 
   it("never echoes the shared secret", () => {
-    expect(problemsOf(parseConfig({ ...base, CALLER_AUTH_JWT_SECRET: "hunter2-hunter2" })).join()).not.toContain("hunter2");
+    expect(problemsOf(parseConfig({ ...base, CALLER_AUTH_JWT_SECRET: "hunter2-hunter2" })).join()).not.toContain(
+      "hunter2",
+    );
   });
 });
 
@@ -224,7 +300,12 @@ describe("readConfig: CALLER_AUTH=mtls", () => {
 
   it("reads the CA file and the allowed names", () => {
     expect(
-      callerAuthOf({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem", CALLER_AUTH_CLIENT_NAMES: "kube-apiserver, apiserver-2", ...tls }),
+      callerAuthOf({
+        CALLER_AUTH: "mtls",
+        CALLER_AUTH_CLIENT_CA_FILE: "ca.pem",
+        CALLER_AUTH_CLIENT_NAMES: "kube-apiserver, apiserver-2",
+        ...tls,
+      }),
     ).toEqual({ mode: "mtls", clientCaFile: "ca.pem", clientNames: ["kube-apiserver", "apiserver-2"] });
   });
 
@@ -238,7 +319,9 @@ describe("readConfig: CALLER_AUTH=mtls", () => {
   it("is a start-up error on Workers, pointing to Cloudflare's mTLS", () => {
     const problems = problemsOf(parseConfig({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem" }, "workers"));
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare/);
+    expect(problems[0]).toMatch(
+      /^CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare/,
+    );
     expect(problems[0]).toContain("https://developers.cloudflare.com/api-shield/security/mtls/");
   });
 });

@@ -33,7 +33,14 @@ describe("parseKubeSettings", () => {
       inCluster: { host: "10.0.0.1", port: "443" },
       credSpecCacheTtlMs: 0,
       accessCacheTtlMs: 5_000,
-      jwt: { privateKey: jwk, alg: "ES256", keyId: "k1", issuer: "https://issuer.example", subject: "gmsa-webhooks", audience: ["https://kube.example", "other"] },
+      jwt: {
+        privateKey: jwk,
+        alg: "ES256",
+        keyId: "k1",
+        issuer: "https://issuer.example",
+        subject: "gmsa-webhooks",
+        audience: ["https://kube.example", "other"],
+      },
     });
     expect(Object.isFrozen(settings)).toBe(true);
   });
@@ -56,7 +63,12 @@ describe("parseKubeSettings", () => {
   });
 
   it("refuses a private key that is neither PEM nor a private JWK", () => {
-    const { problems } = parseKubeSettings({ JWT_PRIVATE_KEY: '{"kty":"EC"}', JWT_ISSUER: "https://i", JWT_SUBJECT: "s", JWT_AUDIENCE: "a" });
+    const { problems } = parseKubeSettings({
+      JWT_PRIVATE_KEY: '{"kty":"EC"}',
+      JWT_ISSUER: "https://i",
+      JWT_SUBJECT: "s",
+      JWT_AUDIENCE: "a",
+    });
     expect(problems).toEqual(['JWT_PRIVATE_KEY must be a PKCS8 PEM or a private JWK (JSON with "d")']);
   });
 });

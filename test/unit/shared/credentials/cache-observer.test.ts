@@ -31,7 +31,12 @@ describe("createCredentialCache onRefresh", () => {
 
   it("reports a failed refresh, and not the backoff that follows it", async () => {
     const outcomes: RefreshOutcome[] = [];
-    const cache = createCredentialCache({ describe: "test", shareInFlight: false, load: () => Promise.reject(new Error("boom")), onRefresh: (o) => outcomes.push(o) });
+    const cache = createCredentialCache({
+      describe: "test",
+      shareInFlight: false,
+      load: () => Promise.reject(new Error("boom")),
+      onRefresh: (o) => outcomes.push(o),
+    });
     const tally = createCallTally();
     await expect(cache.getCredential({ tally })).rejects.toThrow("test failed");
     await expect(cache.getCredential()).rejects.toThrow(/not retried/);

@@ -13,7 +13,11 @@ async function loadsAt(lifetimeMs: number | undefined, times: number[]): Promise
     describe: "s",
     shareInFlight: true,
     now: () => clock,
-    load: () => Promise.resolve({ token: `t${++loads}`, ...(lifetimeMs === undefined ? {} : { expirationTimestamp: new Date(clock + lifetimeMs).toISOString() }) }),
+    load: () =>
+      Promise.resolve({
+        token: `t${++loads}`,
+        ...(lifetimeMs === undefined ? {} : { expirationTimestamp: new Date(clock + lifetimeMs).toISOString() }),
+      }),
   });
   await cache.getCredential();
   const seen: number[] = [];
@@ -35,15 +39,27 @@ describe("createCredentialCache refresh time", () => {
 
   it("never refreshes a credential without expiry, and refuses one already expired", async () => {
     expect(await loadsAt(undefined, [365 * 24 * 3600_000])).toEqual([1]);
-    const cache = createCredentialCache({ describe: "s", shareInFlight: true, now: () => T0, load: () => Promise.resolve({ token: "t", expirationTimestamp: at(-1) }) });
+    const cache = createCredentialCache({
+      describe: "s",
+      shareInFlight: true,
+      now: () => T0,
+      load: () => Promise.resolve({ token: "t", expirationTimestamp: at(-1) }),
+    });
     await expect(cache.getCredential()).rejects.toThrow("s returned a credential that has already expired");
   });
 });
 
 describe("createCredentialCache", () => {
   it("turns unknown load failures into ERR_CREDENTIALS naming the source", async () => {
-    const cache = createCredentialCache({ load: () => Promise.reject(new Error("boom")), describe: "test source", shareInFlight: true });
-    await expect(cache.getCredential()).rejects.toMatchObject({ code: "ERR_CREDENTIALS", message: "test source failed" });
+    const cache = createCredentialCache({
+      load: () => Promise.reject(new Error("boom")),
+      describe: "test source",
+      shareInFlight: true,
+    });
+    await expect(cache.getCredential()).rejects.toMatchObject({
+      code: "ERR_CREDENTIALS",
+      message: "test source failed",
+    });
   });
 
   it("does not back off when only the caller gave up (Workers mode)", async () => {
@@ -67,7 +83,11 @@ describe("createCredentialCache", () => {
 
   it("ignores invalidation of a credential that was already replaced", async () => {
     let loads = 0;
-    const cache = createCredentialCache({ describe: "s", shareInFlight: true, load: () => Promise.resolve({ token: `t${++loads}` }) });
+    const cache = createCredentialCache({
+      describe: "s",
+      shareInFlight: true,
+      load: () => Promise.resolve({ token: `t${++loads}` }),
+    });
     const first = await cache.getCredential();
     cache.invalidate(first);
     const second = await cache.getCredential();
@@ -97,7 +117,9 @@ describe("createCredentialCache after 401s", () => {
     const second = await cache.getCredential();
     expect(loads()).toBe(2);
     cache.invalidate(second);
-    await expect(cache.getCredential()).rejects.toThrow("plugin issued 2 credentials in a row that the API server refused (401) (not retried for another 1s)");
+    await expect(cache.getCredential()).rejects.toThrow(
+      "plugin issued 2 credentials in a row that the API server refused (401) (not retried for another 1s)",
+    );
     expect(loads()).toBe(2);
     advance(1_000);
     cache.invalidate(await cache.getCredential());
@@ -139,7 +161,10 @@ describe("createCredentialCache's backoff on a stepped wall clock", () => {
       shareInFlight: true,
       now: () => wall,
       monotonic: () => elapsed,
-      load: () => (++loads === 1 ? Promise.reject(new Error("unreachable")) : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() })),
+      load: () =>
+        ++loads === 1
+          ? Promise.reject(new Error("unreachable"))
+          : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() }),
     });
     await expect(cache.getCredential()).rejects.toThrow("plugin failed");
     wall -= 3600_000;
@@ -153,7 +178,13 @@ describe("createCredentialCache's backoff on a stepped wall clock", () => {
     let wall = T0;
     let elapsed = 0;
     let loads = 0;
-    const cache = createCredentialCache({ describe: "plugin", shareInFlight: true, now: () => wall, monotonic: () => elapsed, load: () => Promise.resolve({ token: `t${++loads}` }) });
+    const cache = createCredentialCache({
+      describe: "plugin",
+      shareInFlight: true,
+      now: () => wall,
+      monotonic: () => elapsed,
+      load: () => Promise.resolve({ token: `t${++loads}` }),
+    });
     cache.invalidate(await cache.getCredential());
     const second = await cache.getCredential();
     // A wall clock stepped forward two hours: still 1 s after the credential was obtained.

@@ -3,7 +3,11 @@ import { freePort } from "../../../../infra/local/processes.ts";
 import { VARIABLES } from "../../../../shared/config/index.ts";
 import { createCloudTokenSource, type CloudTokenSettings } from "../../../../shared/credentials/cloud-token-source.ts";
 import { expectRefusal } from "../../../support/no-secrets.ts";
-import { startTokenEndpointServer, type EndpointAnswer, type TokenEndpointServer } from "../../../support/token-endpoint-server.ts";
+import {
+  startTokenEndpointServer,
+  type EndpointAnswer,
+  type TokenEndpointServer,
+} from "../../../support/token-endpoint-server.ts";
 
 const AKS_SERVER_APP_ID = VARIABLES.AKS_SERVER_ID.default;
 const T0 = Date.parse("2030-01-01T00:00:00Z");
@@ -15,7 +19,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** A source for `settings` against the stand-in, with a clock the test moves. */
-function createSource(answer: (index: number) => EndpointAnswer | "hang", settings: CloudTokenSettings, options: { shareInFlight?: boolean; timeoutMs?: number } = {}) {
+function createSource(
+  answer: (index: number) => EndpointAnswer | "hang",
+  settings: CloudTokenSettings,
+  options: { shareInFlight?: boolean; timeoutMs?: number } = {},
+) {
   server.requests.length = 0;
   server.script = (_request, index) => answer(index);
   const clock = { now: T0 };
@@ -39,18 +47,30 @@ const aks = (extra: Partial<Extract<CloudTokenSettings, { kind: "aks" }>> = {}):
 
 const issued = (expiresOn: string | number, token = ACCESS_TOKEN): EndpointAnswer => ({
   status: 200,
-  body: { access_token: token, expires_on: expiresOn, resource: AKS_SERVER_APP_ID, token_type: "Bearer", client_id: "00000000-0000-0000-0000-00000000000a" },
+  body: {
+    access_token: token,
+    expires_on: expiresOn,
+    resource: AKS_SERVER_APP_ID,
+    token_type: "Bearer",
+    client_id: "00000000-0000-0000-0000-00000000000a",
+  },
 });
 
 describe("createCloudTokenSource: aks (Azure managed identity)", () => {
   it("GETs the endpoint with the AKS resource, api-version 2019-08-01 and X-IDENTITY-HEADER (system-assigned identity)", async () => {
     const { source } = createSource(() => issued(String(T0 / 1000 + 3600)), aks());
-    expect(await source.getCredential()).toEqual({ token: ACCESS_TOKEN, expirationTimestamp: new Date(T0 + 3600_000).toISOString() });
+    expect(await source.getCredential()).toEqual({
+      token: ACCESS_TOKEN,
+      expirationTimestamp: new Date(T0 + 3600_000).toISOString(),
+    });
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;
     expect(request?.method).toBe("GET");
     expect(request?.url.pathname).toBe("/MSI/token/");
-    expect(Object.fromEntries(request?.url.searchParams ?? [])).toEqual({ resource: AKS_SERVER_APP_ID, "api-version": "2019-08-01" });
+    expect(Object.fromEntries(request?.url.searchParams ?? [])).toEqual({
+      resource: AKS_SERVER_APP_ID,
+      "api-version": "2019-08-01",
+    });
     expect(request?.headers["x-identity-header"]).toBe(IDENTITY_HEADER);
     expect(request?.headers["metadata"]).toBeUndefined();
   });
@@ -67,7 +87,10 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
   });
 
   it("reuses the token until expires_on less the refresh skew, then fetches again", async () => {
-    const { source, clock } = createSource((index) => issued(String(T0 / 1000 + 3600 * (index + 1)), `${ACCESS_TOKEN}-${index}`), aks());
+    const { source, clock } = createSource(
+      (index) => issued(String(T0 / 1000 + 3600 * (index + 1)), `${ACCESS_TOKEN}-${index}`),
+      aks(),
+    );
     expect(await source.getCredential()).toMatchObject({ token: `${ACCESS_TOKEN}-0` });
     clock.now = T0 + 3600_000 - 60_001;
     expect(await source.getCredential()).toMatchObject({ token: `${ACCESS_TOKEN}-0` });
@@ -89,16 +112,40 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
   });
 
   it.each([
-    ["a 403", { status: 403, body: { statusCode: 403, message: `denied ${IDENTITY_HEADER}` } }, /refused: HTTP 403 Forbidden$/],
-    ["a 500 that echoes a token", { status: 500, body: { error: "internal", access_token: ACCESS_TOKEN } }, /refused: HTTP 500 Internal Server Error \(error "internal"\)/],
-    ["a 400 OAuth error", { status: 400, body: { error: "invalid_resource", error_description: `no ${ACCESS_TOKEN}` } }, /HTTP 400 Bad Request \(error "invalid_resource"\)/],
-    ["a body that is not JSON", { status: 200, body: `{"access_token": "${ACCESS_TOKEN}"` }, /HTTP 200 with a body that is not JSON/],
+    [
+      "a 403",
+      { status: 403, body: { statusCode: 403, message: `denied ${IDENTITY_HEADER}` } },
+      /refused: HTTP 403 Forbidden$/,
+    ],
+    [
+      "a 500 that echoes a token",
+      { status: 500, body: { error: "internal", access_token: ACCESS_TOKEN } },
+      /refused: HTTP 500 Internal Server Error \(error "internal"\)/,
+    ],
+    [
+      "a 400 OAuth error",
+      { status: 400, body: { error: "invalid_resource", error_description: `no ${ACCESS_TOKEN}` } },
+      /HTTP 400 Bad Request \(error "invalid_resource"\)/,
+    ],
+    [
+      "a body that is not JSON",
+      { status: 200, body: `{"access_token": "${ACCESS_TOKEN}"` },
+      /HTTP 200 with a body that is not JSON/,
+    ],
     ["a JSON array", { status: 200, body: [ACCESS_TOKEN] }, /JSON that is not an object/],
     ["no access_token", { status: 200, body: { expires_on: "1893459600" } }, /answered without a valid access_token$/],
     ["no expires_on", { status: 200, body: { access_token: ACCESS_TOKEN } }, /answered without a valid expires_on$/],
-    ["a date for expires_on", { status: 200, body: { access_token: ACCESS_TOKEN, expires_on: "1/1/2030 1:00:00 AM +00:00" } }, /answered without a valid expires_on$/],
+    [
+      "a date for expires_on",
+      { status: 200, body: { access_token: ACCESS_TOKEN, expires_on: "1/1/2030 1:00:00 AM +00:00" } },
+      /answered without a valid expires_on$/,
+    ],
     ["an expired token", issued(T0 / 1000 - 1), /returned a credential that has already expired/],
-    ["a redirect (never followed with the header)", { status: 302, headers: { Location: "http://127.0.0.2:9/steal" } }, /refused: HTTP 302/],
+    [
+      "a redirect (never followed with the header)",
+      { status: 302, headers: { Location: "http://127.0.0.2:9/steal" } },
+      /refused: HTTP 302/,
+    ],
   ])("refuses %s with ERR_CREDENTIALS that names it and holds no secret", async (_, answer, message) => {
     const { source } = createSource(() => answer, aks());
     await expectRefusal(source.getCredential(), message, SECRETS);
@@ -107,12 +154,20 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
 
   it("gives up on an endpoint that does not answer within timeoutMs", async () => {
     const { source } = createSource(() => "hang", aks(), { timeoutMs: 50 });
-    await expectRefusal(source.getCredential(), /^Azure managed identity endpoint did not answer within 50 ms$/, SECRETS);
+    await expectRefusal(
+      source.getCredential(),
+      /^Azure managed identity endpoint did not answer within 50 ms$/,
+      SECRETS,
+    );
   });
 
   it("names an endpoint that cannot be reached by the transport error's code", async () => {
     const { source } = createSource(() => "hang", aks({ endpoint: `http://127.0.0.1:${await freePort()}/MSI/token/` }));
-    await expectRefusal(source.getCredential(), /^Azure managed identity endpoint could not be reached \(ECONNREFUSED\)$/, SECRETS);
+    await expectRefusal(
+      source.getCredential(),
+      /^Azure managed identity endpoint could not be reached \(ECONNREFUSED\)$/,
+      SECRETS,
+    );
   });
 });
 
@@ -138,7 +193,10 @@ const issuedByGoogle = (expiresIn: number, token = GOOGLE_TOKEN): EndpointAnswer
 describe("createCloudTokenSource: gke (Google metadata server)", () => {
   it("GETs the default service account's token with Metadata-Flavor: Google and nothing else to say", async () => {
     const { source } = createSource(() => issuedByGoogle(3599), gke());
-    expect(await source.getCredential()).toEqual({ token: GOOGLE_TOKEN, expirationTimestamp: new Date(T0 + 3599_000).toISOString() });
+    expect(await source.getCredential()).toEqual({
+      token: GOOGLE_TOKEN,
+      expirationTimestamp: new Date(T0 + 3599_000).toISOString(),
+    });
     expect(server.requests).toHaveLength(1);
     const [request] = server.requests;
     expect(request?.method).toBe("GET");
@@ -151,7 +209,10 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
   });
 
   it("asks for a named service account's token", async () => {
-    const { source } = createSource(() => issuedByGoogle(3599), gke({ serviceAccount: "gmsa-expand@my-project.iam.gserviceaccount.com" }));
+    const { source } = createSource(
+      () => issuedByGoogle(3599),
+      gke({ serviceAccount: "gmsa-expand@my-project.iam.gserviceaccount.com" }),
+    );
     await source.getCredential();
     expect(server.requests[0]?.url.pathname).toBe(
       "/computeMetadata/v1/instance/service-accounts/gmsa-expand@my-project.iam.gserviceaccount.com/token",
@@ -180,14 +241,46 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
   });
 
   it.each([
-    ["a 403", { status: 403, headers: GOOGLE, body: "Forbidden" }, /^Google metadata server refused: HTTP 403 Forbidden$/],
-    ["a 500 that echoes a token", { status: 500, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN } }, /refused: HTTP 500 Internal Server Error$/],
-    ["an answer without Metadata-Flavor: Google", { ...issuedByGoogle(3599), headers: {} }, /without the Metadata-Flavor: Google header/],
-    ["a body that is not JSON", { status: 200, headers: GOOGLE, body: `access_token=${GOOGLE_TOKEN}` }, /HTTP 200 with a body that is not JSON/],
-    ["no access_token", { status: 200, headers: GOOGLE, body: { expires_in: 3599, token_type: "Bearer" } }, /answered without a valid access_token$/],
-    ["no expires_in", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, token_type: "Bearer" } }, /answered without a valid expires_in$/],
-    ["expires_in as text", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: "3599" } }, /answered without a valid expires_in$/],
-    ["another token_type", { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" } }, /answered without a valid token_type$/],
+    [
+      "a 403",
+      { status: 403, headers: GOOGLE, body: "Forbidden" },
+      /^Google metadata server refused: HTTP 403 Forbidden$/,
+    ],
+    [
+      "a 500 that echoes a token",
+      { status: 500, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN } },
+      /refused: HTTP 500 Internal Server Error$/,
+    ],
+    [
+      "an answer without Metadata-Flavor: Google",
+      { ...issuedByGoogle(3599), headers: {} },
+      /without the Metadata-Flavor: Google header/,
+    ],
+    [
+      "a body that is not JSON",
+      { status: 200, headers: GOOGLE, body: `access_token=${GOOGLE_TOKEN}` },
+      /HTTP 200 with a body that is not JSON/,
+    ],
+    [
+      "no access_token",
+      { status: 200, headers: GOOGLE, body: { expires_in: 3599, token_type: "Bearer" } },
+      /answered without a valid access_token$/,
+    ],
+    [
+      "no expires_in",
+      { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, token_type: "Bearer" } },
+      /answered without a valid expires_in$/,
+    ],
+    [
+      "expires_in as text",
+      { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: "3599" } },
+      /answered without a valid expires_in$/,
+    ],
+    [
+      "another token_type",
+      { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" } },
+      /answered without a valid token_type$/,
+    ],
   ])("refuses %s with ERR_CREDENTIALS that names it and holds no token", async (_, answer, message) => {
     const { source } = createSource(() => answer, gke());
     await expectRefusal(source.getCredential(), message, [GOOGLE_TOKEN]);
@@ -196,8 +289,12 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
 
   it("gives up on a metadata server that does not answer within timeoutMs, or cannot be reached", async () => {
     const slow = createSource(() => "hang", gke(), { timeoutMs: 50 });
-    await expectRefusal(slow.source.getCredential(), /^Google metadata server did not answer within 50 ms$/, [GOOGLE_TOKEN]);
+    await expectRefusal(slow.source.getCredential(), /^Google metadata server did not answer within 50 ms$/, [
+      GOOGLE_TOKEN,
+    ]);
     const gone = createSource(() => "hang", gke({ host: `127.0.0.1:${await freePort()}` }));
-    await expectRefusal(gone.source.getCredential(), /^Google metadata server could not be reached \(ECONNREFUSED\)$/, [GOOGLE_TOKEN]);
+    await expectRefusal(gone.source.getCredential(), /^Google metadata server could not be reached \(ECONNREFUSED\)$/, [
+      GOOGLE_TOKEN,
+    ]);
   });
 });

@@ -18,9 +18,24 @@ beforeAll(async () => {
 describe("createJwtTokenSource", () => {
   it("mints tokens with iss, sub, aud, iat and exp that the published JWKS verifies", async () => {
     const clock = Date.now();
-    const source = createJwtTokenSource({ privateKey: rsaPem, issuer, subject, audience, lifetimeMs: 300_000, shareInFlight: false, now: () => clock });
-    const { token, expirationTimestamp } = (await source.getCredential()) as { token: string; expirationTimestamp: string };
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(await buildJwks({ privateKey: rsaPem })), { issuer, audience });
+    const source = createJwtTokenSource({
+      privateKey: rsaPem,
+      issuer,
+      subject,
+      audience,
+      lifetimeMs: 300_000,
+      shareInFlight: false,
+      now: () => clock,
+    });
+    const { token, expirationTimestamp } = (await source.getCredential()) as {
+      token: string;
+      expirationTimestamp: string;
+    };
+    const { payload, protectedHeader } = await jwtVerify(
+      token,
+      createLocalJWKSet(await buildJwks({ privateKey: rsaPem })),
+      { issuer, audience },
+    );
     const iat = Math.floor(clock / 1000);
     expect(payload).toEqual({ iss: issuer, sub: subject, aud: audience, iat, exp: iat + 300 });
     expect(protectedHeader).toMatchObject({ alg: "RS256", typ: "JWT" });
@@ -29,7 +44,15 @@ describe("createJwtTokenSource", () => {
 
   it("caches the token until shortly before it expires", async () => {
     let clock = Date.parse("2030-01-01T00:00:00Z");
-    const source = createJwtTokenSource({ privateKey: ecJwk, issuer, subject, audience: [audience, "other"], lifetimeMs: 600_000, shareInFlight: false, now: () => clock });
+    const source = createJwtTokenSource({
+      privateKey: ecJwk,
+      issuer,
+      subject,
+      audience: [audience, "other"],
+      lifetimeMs: 600_000,
+      shareInFlight: false,
+      now: () => clock,
+    });
     const first = await source.getCredential();
     clock += 539_000;
     expect(await source.getCredential()).toBe(first);

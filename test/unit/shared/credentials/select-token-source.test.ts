@@ -4,16 +4,49 @@ import type { JwtSettings } from "../../../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities } from "../../../../shared/credentials/select-token-source.ts";
 import type { KubeTarget, KubeUserAuth } from "../../../../shared/kubeconfig/kube-target.ts";
 
-const everything: TokenSourceCapabilities = { runtime: "Node", exec: true, tokenFile: true, clientCertificate: true, cloudTokens: ["eks", "aks", "gke"] };
-const fetchOnly: TokenSourceCapabilities = { runtime: "Workers", exec: false, tokenFile: false, clientCertificate: false, cloudTokens: ["eks"] };
+const everything: TokenSourceCapabilities = {
+  runtime: "Node",
+  exec: true,
+  tokenFile: true,
+  clientCertificate: true,
+  cloudTokens: ["eks", "aks", "gke"],
+};
+const fetchOnly: TokenSourceCapabilities = {
+  runtime: "Workers",
+  exec: false,
+  tokenFile: false,
+  clientCertificate: false,
+  cloudTokens: ["eks"],
+};
 const jwt: JwtSettings = { privateKey: "k", issuer: "https://i", subject: "s", audience: ["a"] };
-const eks: CloudTokenSettings = { kind: "eks", cluster: "prod", region: "eu-west-1", credentials: { accessKeyId: "AKID", secretAccessKey: "secret" } };
-const aks: CloudTokenSettings = { kind: "aks", endpoint: "http://127.0.0.1:41741/msi/token", identityHeader: "h", resource: "r" };
+const eks: CloudTokenSettings = {
+  kind: "eks",
+  cluster: "prod",
+  region: "eu-west-1",
+  credentials: { accessKeyId: "AKID", secretAccessKey: "secret" },
+};
+const aks: CloudTokenSettings = {
+  kind: "aks",
+  endpoint: "http://127.0.0.1:41741/msi/token",
+  identityHeader: "h",
+  resource: "r",
+};
 const gke: CloudTokenSettings = { kind: "gke", host: "metadata.google.internal", serviceAccount: "default" };
-const exec = { apiVersion: "client.authentication.k8s.io/v1", command: "plugin", args: [], env: [], interactiveMode: "Never", provideClusterInfo: false };
+const exec = {
+  apiVersion: "client.authentication.k8s.io/v1",
+  command: "plugin",
+  args: [],
+  env: [],
+  interactiveMode: "Never",
+  provideClusterInfo: false,
+};
 
 function target(auth: KubeUserAuth): KubeTarget {
-  return { contextName: "c", cluster: { name: "k", server: "https://k", insecureSkipTlsVerify: false, disableCompression: false }, auth };
+  return {
+    contextName: "c",
+    cluster: { name: "k", server: "https://k", insecureSkipTlsVerify: false, disableCompression: false },
+    auth,
+  };
 }
 
 describe("selectTokenSource", () => {
@@ -21,13 +54,20 @@ describe("selectTokenSource", () => {
     ["an exec plugin", { kind: "exec", exec: exec as never }, { kind: "exec", exec }],
     ["a token", { kind: "token", token: "t" }, { kind: "token", token: "t" }],
     ["a token file", { kind: "tokenFile", tokenFile: "/t" }, { kind: "tokenFile", tokenFile: "/t" }],
-    ["a client certificate", { kind: "clientCertificate", certificateData: "c", keyData: "k" }, { kind: "clientCertificate", certificateData: "c", keyData: "k" }],
+    [
+      "a client certificate",
+      { kind: "clientCertificate", certificateData: "c", keyData: "k" },
+      { kind: "clientCertificate", certificateData: "c", keyData: "k" },
+    ],
   ])("takes the user's %s where the runtime can use it", (_name, auth, choice) => {
     expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [] });
   });
 
   it("uses JWT_* when the user has no credential, and refuses no credential at all on every runtime", () => {
-    expect(selectTokenSource(target({ kind: "none" }), { jwt }, fetchOnly)).toEqual({ choice: { kind: "jwt", jwt }, problems: [] });
+    expect(selectTokenSource(target({ kind: "none" }), { jwt }, fetchOnly)).toEqual({
+      choice: { kind: "jwt", jwt },
+      problems: [],
+    });
     for (const can of [everything, fetchOnly]) {
       expect(selectTokenSource(target({ kind: "none" }), {}, can)).toEqual({
         choice: undefined,
@@ -38,21 +78,39 @@ describe("selectTokenSource", () => {
 
   it("refuses what the runtime cannot do, naming the runtime, and a credential beside JWT_*", () => {
     const refused = (auth: KubeUserAuth) => selectTokenSource(target(auth), {}, fetchOnly);
-    expect(refused({ kind: "exec", exec: exec as never })).toMatchObject({ choice: undefined, problems: [expect.stringContaining("exec plugins cannot run on Workers")] });
-    expect(refused({ kind: "tokenFile", tokenFile: "/t" }).problems).toEqual(['kubeconfig context "c": tokenFile cannot be read on Workers; use token or JWT_*']);
-    expect(refused({ kind: "clientCertificate" }).problems).toEqual([expect.stringContaining("client certificates cannot be presented on Workers")]);
-    expect(selectTokenSource(target({ kind: "token", token: "t" }), { jwt }, everything)).toMatchObject({ choice: undefined, problems: [expect.stringContaining("keep one")] });
+    expect(refused({ kind: "exec", exec: exec as never })).toMatchObject({
+      choice: undefined,
+      problems: [expect.stringContaining("exec plugins cannot run on Workers")],
+    });
+    expect(refused({ kind: "tokenFile", tokenFile: "/t" }).problems).toEqual([
+      'kubeconfig context "c": tokenFile cannot be read on Workers; use token or JWT_*',
+    ]);
+    expect(refused({ kind: "clientCertificate" }).problems).toEqual([
+      expect.stringContaining("client certificates cannot be presented on Workers"),
+    ]);
+    expect(selectTokenSource(target({ kind: "token", token: "t" }), { jwt }, everything)).toMatchObject({
+      choice: undefined,
+      problems: [expect.stringContaining("keep one")],
+    });
   });
 
   it.each([eks, aks, gke])("uses CLOUD_TOKEN=$kind on Node when the user has no credential", (cloudToken) => {
-    expect(selectTokenSource(target({ kind: "none" }), { cloudToken }, everything)).toEqual({ choice: { kind: "cloud", cloudToken }, problems: [] });
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken }, everything)).toEqual({
+      choice: { kind: "cloud", cloudToken },
+      problems: [],
+    });
   });
 
   it("uses CLOUD_TOKEN=eks on Workers, and refuses aks and gke there, naming the endpoint it cannot reach", () => {
-    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: eks }, fetchOnly).choice).toEqual({ kind: "cloud", cloudToken: eks });
+    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: eks }, fetchOnly).choice).toEqual({
+      kind: "cloud",
+      cloudToken: eks,
+    });
     expect(selectTokenSource(target({ kind: "none" }), { cloudToken: aks }, fetchOnly)).toEqual({
       choice: undefined,
-      problems: ["CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint is a local address of the App Service or Azure Functions host; set JWT_* or give the user a token"],
+      problems: [
+        "CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint is a local address of the App Service or Azure Functions host; set JWT_* or give the user a token",
+      ],
     });
     expect(selectTokenSource(target({ kind: "none" }), { cloudToken: gke }, fetchOnly).problems).toEqual([
       "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
@@ -62,9 +120,13 @@ describe("selectTokenSource", () => {
   it("refuses CLOUD_TOKEN beside a user credential or beside JWT_*: keep one", () => {
     expect(selectTokenSource(target({ kind: "token", token: "t" }), { cloudToken: eks }, everything)).toEqual({
       choice: undefined,
-      problems: ['kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=eks is set too; keep one'],
+      problems: [
+        'kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=eks is set too; keep one',
+      ],
     });
-    expect(selectTokenSource(target({ kind: "exec", exec: exec as never }), { cloudToken: gke }, everything).problems).toEqual([
+    expect(
+      selectTokenSource(target({ kind: "exec", exec: exec as never }), { cloudToken: gke }, everything).problems,
+    ).toEqual([
       'kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
     ]);
     expect(selectTokenSource(target({ kind: "none" }), { jwt, cloudToken: eks }, fetchOnly)).toEqual({

@@ -25,15 +25,37 @@ describe("createTokenFileSource", () => {
   it("re-reads before a projected token's own exp when that comes first", async () => {
     const clock = Date.parse("2030-01-01T00:00:00Z");
     const key = new TextEncoder().encode("0123456789abcdef0123456789abcdef");
-    const jwt = await new SignJWT({}).setProtectedHeader({ alg: "HS256" }).setExpirationTime(clock / 1000 + 30).sign(key);
-    const source = createTokenFileSource({ path: "t", readText: () => Promise.resolve(jwt), shareInFlight: true, now: () => clock });
-    expect(await source.getCredential()).toEqual({ token: jwt, expirationTimestamp: new Date(clock + 30_000).toISOString() });
+    const jwt = await new SignJWT({})
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime(clock / 1000 + 30)
+      .sign(key);
+    const source = createTokenFileSource({
+      path: "t",
+      readText: () => Promise.resolve(jwt),
+      shareInFlight: true,
+      now: () => clock,
+    });
+    expect(await source.getCredential()).toEqual({
+      token: jwt,
+      expirationTimestamp: new Date(clock + 30_000).toISOString(),
+    });
   });
 
   it("fails with ERR_CREDENTIALS naming the file when it cannot be read or is empty", async () => {
-    const missing = createTokenFileSource({ path: "/nope", readText: () => Promise.reject(new Error("ENOENT")), shareInFlight: true });
-    await expect(missing.getCredential()).rejects.toMatchObject({ code: "ERR_CREDENTIALS", message: 'token file "/nope" could not be read' });
-    const empty = createTokenFileSource({ path: "/empty", readText: () => Promise.resolve(" \n"), shareInFlight: true });
+    const missing = createTokenFileSource({
+      path: "/nope",
+      readText: () => Promise.reject(new Error("ENOENT")),
+      shareInFlight: true,
+    });
+    await expect(missing.getCredential()).rejects.toMatchObject({
+      code: "ERR_CREDENTIALS",
+      message: 'token file "/nope" could not be read',
+    });
+    const empty = createTokenFileSource({
+      path: "/empty",
+      readText: () => Promise.resolve(" \n"),
+      shareInFlight: true,
+    });
     await expect(empty.getCredential()).rejects.toThrow('token file "/empty" is empty');
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { buildCredSpecResources, deriveCredSpecName, formatKubeObjects, isRbacName, parseServiceAccountRef } from "../../../../shared/credspec/render.ts";
+import {
+  buildCredSpecResources,
+  deriveCredSpecName,
+  formatKubeObjects,
+  isRbacName,
+  parseServiceAccountRef,
+} from "../../../../shared/credspec/render.ts";
 import type { CredSpecDocument } from "../../../../shared/credspec/validate.ts";
 import { editJson, loadCredSpecFixture, printAndParse } from "../../../support/credspec-fixtures.ts";
 
@@ -24,7 +30,12 @@ const roleBinding = (roleName: string, namespace: string, serviceAccount: string
 describe("buildCredSpecResources", () => {
   it("prints the cluster-scoped GMSACredentialSpec holding the JSON and a ClusterRole to use it", () => {
     expect(printAndParse(buildCredSpecResources(document, { name: "webapp1" }))).toEqual([
-      { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name: "webapp1" }, credspec: loadCredSpecFixture(FIXTURE) },
+      {
+        apiVersion: "windows.k8s.io/v1",
+        kind: "GMSACredentialSpec",
+        metadata: { name: "webapp1" },
+        credspec: loadCredSpecFixture(FIXTURE),
+      },
       clusterRole("webapp1", "webapp1-use"),
     ]);
   });
@@ -37,7 +48,10 @@ describe("buildCredSpecResources", () => {
     ];
     const [, role, ...bindings] = printAndParse(buildCredSpecResources(document, { name: "webapp1", serviceAccounts }));
     expect(role).toEqual(clusterRole("webapp1", "webapp1-use"));
-    expect(bindings).toEqual([roleBinding("webapp1-use", "web", "frontend"), roleBinding("webapp1-use", "batch", "reports")]);
+    expect(bindings).toEqual([
+      roleBinding("webapp1-use", "web", "frontend"),
+      roleBinding("webapp1-use", "batch", "reports"),
+    ]);
   });
 
   it("names the ClusterRole and its bindings after roleName when given", () => {
@@ -46,7 +60,10 @@ describe("buildCredSpecResources", () => {
       roleName: "gmsa:webapp1",
       serviceAccounts: [{ namespace: "default", name: "default" }],
     });
-    expect(printAndParse(objects).slice(1)).toEqual([clusterRole("webapp1", "gmsa:webapp1"), roleBinding("gmsa:webapp1", "default", "default")]);
+    expect(printAndParse(objects).slice(1)).toEqual([
+      clusterRole("webapp1", "gmsa:webapp1"),
+      roleBinding("gmsa:webapp1", "default", "default"),
+    ]);
   });
 
   it("copies the credential spec instead of sharing it", () => {
@@ -57,25 +74,36 @@ describe("buildCredSpecResources", () => {
   });
 });
 
-
 describe("formatKubeObjects", () => {
   it("quotes strings that YAML 1.1 (kubectl) would read as booleans", () => {
     const odd = editJson(document, "DomainJoinConfig.NetBiosName", "ON") as CredSpecDocument;
     const yaml = formatKubeObjects(buildCredSpecResources(odd, { name: "webapp1" }), "yaml");
     expect(yaml).toContain('NetBiosName: "ON"');
-    expect(printAndParse(buildCredSpecResources(odd, { name: "webapp1" }))[0]).toMatchObject({ credspec: { DomainJoinConfig: { NetBiosName: "ON" } } });
+    expect(printAndParse(buildCredSpecResources(odd, { name: "webapp1" }))[0]).toMatchObject({
+      credspec: { DomainJoinConfig: { NetBiosName: "ON" } },
+    });
   });
 
   it("prints YAML as one document per object", () => {
-    const objects = buildCredSpecResources(document, { name: "webapp1", serviceAccounts: [{ namespace: "web", name: "frontend" }] });
+    const objects = buildCredSpecResources(document, {
+      name: "webapp1",
+      serviceAccounts: [{ namespace: "web", name: "frontend" }],
+    });
     const yaml = formatKubeObjects(objects, "yaml");
     expect(yaml.split(/^---$/m)).toHaveLength(3);
     expect(yaml.endsWith("\n")).toBe(true);
   });
 
   it("prints JSON as a v1 List of the same objects", () => {
-    const objects = buildCredSpecResources(document, { name: "webapp1", serviceAccounts: [{ namespace: "web", name: "frontend" }] });
-    expect(JSON.parse(formatKubeObjects(objects, "json"))).toEqual({ apiVersion: "v1", kind: "List", items: printAndParse(objects) });
+    const objects = buildCredSpecResources(document, {
+      name: "webapp1",
+      serviceAccounts: [{ namespace: "web", name: "frontend" }],
+    });
+    expect(JSON.parse(formatKubeObjects(objects, "json"))).toEqual({
+      apiVersion: "v1",
+      kind: "List",
+      items: printAndParse(objects),
+    });
   });
 });
 
@@ -100,10 +128,16 @@ describe("parseServiceAccountRef", () => {
     expect(parseServiceAccountRef("default:app.v2")).toEqual({ namespace: "default", name: "app.v2" });
   });
 
-  it.each(["webapp1", ":webapp1", "web:", "web:a:b", "Web:webapp1", "web:WebApp1", "web.ns:webapp1", `${"n".repeat(64)}:a`])(
-    "rejects %j",
-    (text) => expect(parseServiceAccountRef(text)).toBeUndefined(),
-  );
+  it.each([
+    "webapp1",
+    ":webapp1",
+    "web:",
+    "web:a:b",
+    "Web:webapp1",
+    "web:WebApp1",
+    "web.ns:webapp1",
+    `${"n".repeat(64)}:a`,
+  ])("rejects %j", (text) => expect(parseServiceAccountRef(text)).toBeUndefined());
 });
 
 describe("isRbacName", () => {

@@ -26,10 +26,20 @@ async function createSigningKey(alg: string, kid: string): Promise<SigningKey> {
   return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: "sig" } };
 }
 
-function sign(key: { alg: string; kid?: string; privateKey: CryptoKey | Uint8Array }, claims: { [claim in keyof JWTPayload]: JWTPayload[claim] | undefined } = {}): Promise<string> {
+function sign(
+  key: { alg: string; kid?: string; privateKey: CryptoKey | Uint8Array },
+  claims: { [claim in keyof JWTPayload]: JWTPayload[claim] | undefined } = {},
+): Promise<string> {
   // A claim given as undefined is left out of the token.
   const payload = Object.fromEntries(
-    Object.entries({ iss: ISSUER, aud: AUDIENCE, sub: "system:apiserver", iat: NOW_S, exp: NOW_S + 300, ...claims }).filter(([, value]) => value !== undefined),
+    Object.entries({
+      iss: ISSUER,
+      aud: AUDIENCE,
+      sub: "system:apiserver",
+      iat: NOW_S,
+      exp: NOW_S + 300,
+      ...claims,
+    }).filter(([, value]) => value !== undefined),
   );
   return new SignJWT(payload)
     .setProtectedHeader({ alg: key.alg, ...(key.kid === undefined ? {} : { kid: key.kid }), typ: "JWT" })
@@ -56,7 +66,10 @@ function jwtAuth(keys: JwtKeySource, extra: Partial<JwtAuth> = {}): JwtAuth {
 
 async function call(auth: CallerAuthOptions, token: string | undefined) {
   const { app, gmsa, logger } = createCallerAuthTestApp(auth);
-  const res = await app.request("/authorize", post(gmsaReview(), token === undefined ? {} : { authorization: `Bearer ${token}` }));
+  const res = await app.request(
+    "/authorize",
+    post(gmsaReview(), token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  );
   return { status: res.status, calls: gmsa.calls, logged: logger.text(), res };
 }
 
@@ -90,19 +103,31 @@ describe("caller auth: jwt with an inline JWKS", () => {
   it.each<[string, () => Promise<string>, string]>([
     ["an expired token", () => sign(rs, { exp: NOW_S - 60 }), "ERR_JWT_EXPIRED exp"],
     ["a token for another audience", () => sign(rs, { aud: "someone-else" }), "ERR_JWT_CLAIM_VALIDATION_FAILED aud"],
-    ["a token from another issuer", () => sign(rs, { iss: "https://evil.example" }), "ERR_JWT_CLAIM_VALIDATION_FAILED iss"],
+    [
+      "a token from another issuer",
+      () => sign(rs, { iss: "https://evil.example" }),
+      "ERR_JWT_CLAIM_VALIDATION_FAILED iss",
+    ],
     ["a token not yet valid", () => sign(rs, { nbf: NOW_S + 120 }), "ERR_JWT_CLAIM_VALIDATION_FAILED nbf"],
     ["a token without exp", () => sign(rs, { exp: undefined }), "ERR_JWT_CLAIM_VALIDATION_FAILED exp"],
     ["a token signed by another key with the same kid", () => sign(stranger), "ERR_JWS_SIGNATURE_VERIFICATION_FAILED"],
     ["a token with an unknown kid", () => sign({ ...rs, kid: "nope" }), "ERR_JWKS_NO_MATCHING_KEY"],
     [
       "an unsigned token (alg none)",
-      () => Promise.resolve(`${base64url({ alg: "none", typ: "JWT" })}.${base64url({ iss: ISSUER, aud: AUDIENCE, exp: NOW_S + 300 })}.`),
+      () =>
+        Promise.resolve(
+          `${base64url({ alg: "none", typ: "JWT" })}.${base64url({ iss: ISSUER, aud: AUDIENCE, exp: NOW_S + 300 })}.`,
+        ),
       "ERR_JOSE_ALG_NOT_ALLOWED",
     ],
     [
       "an HS256 token signed with the public key as the secret (algorithm confusion)",
-      async () => sign({ alg: "HS256", kid: "rs", privateKey: new TextEncoder().encode(await exportSPKI(await publicKeyOf(rs))) }),
+      async () =>
+        sign({
+          alg: "HS256",
+          kid: "rs",
+          privateKey: new TextEncoder().encode(await exportSPKI(await publicKeyOf(rs))),
+        }),
       "ERR_JOSE_ALG_NOT_ALLOWED",
     ],
     [
@@ -148,7 +173,9 @@ describe("caller auth: jwt with a shared secret", () => {
   });
 
   it("refuses an HS256 token signed with another secret and an RS256 token (401)", async () => {
-    expect((await call(auth(), await sign({ ...hs, privateKey: new TextEncoder().encode(`${HS_SECRET}!`) }))).status).toBe(401);
+    expect(
+      (await call(auth(), await sign({ ...hs, privateKey: new TextEncoder().encode(`${HS_SECRET}!`) }))).status,
+    ).toBe(401);
     expect((await call(auth(), await sign(rs))).status).toBe(401);
   });
 });
@@ -197,7 +224,10 @@ describe("caller auth: jwt with a JWKS URL", () => {
     const good = await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${await sign(rs)}` }));
     expect(good.status).toBe(200);
     for (let i = 0; i < 3; i++) {
-      const res = await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${await sign({ ...rs, kid: `x${i}` })}` }));
+      const res = await app.request(
+        "/expand",
+        post(gmsaReview(), { authorization: `Bearer ${await sign({ ...rs, kid: `x${i}` })}` }),
+      );
       expect(res.status).toBe(401);
     }
     expect(fetches).toBe(1);

@@ -1,6 +1,11 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { callerAuth, type CallerAuthDeps, type CallerAuthOptions, type ClientCertificateReader } from "../../../../shared/http/caller-auth.ts";
+import {
+  callerAuth,
+  type CallerAuthDeps,
+  type CallerAuthOptions,
+  type ClientCertificateReader,
+} from "../../../../shared/http/caller-auth.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../../shared/log.ts";
@@ -66,7 +71,9 @@ describe("caller auth: bearer", () => {
 
   it("answers 401 before the content type and method checks (415, 405)", async () => {
     const { app } = createCallerAuthTestApp(auth);
-    expect((await app.request("/expand", { method: "POST", body: "x", headers: { "content-type": "text/plain" } })).status).toBe(401);
+    expect(
+      (await app.request("/expand", { method: "POST", body: "x", headers: { "content-type": "text/plain" } })).status,
+    ).toBe(401);
     expect((await app.request("/expand", { method: "GET" })).status).toBe(401);
   });
 
@@ -155,12 +162,20 @@ describe("caller auth: path", () => {
 });
 
 describe("caller auth: mtls verdicts", () => {
-  const cert: ClientCertificate = { presented: true, authorized: true, error: undefined, commonNames: ["kube-apiserver"] };
+  const cert: ClientCertificate = {
+    presented: true,
+    authorized: true,
+    error: undefined,
+    commonNames: ["kube-apiserver"],
+  };
   /** The status of a request whose connection presented `presented`, and the reasons logged. */
   async function verdict(presented: ClientCertificate | undefined, clientNames = ["kube-apiserver"]) {
     const lines: string[] = [];
     const logger = createJsonLogger({ level: "debug", write: (line) => lines.push(line) });
-    const res = await app({ mode: "mtls", clientCaFile: "ca.pem", clientNames }, { logger, clientCertificate: () => presented }).request("/", { method: "POST" });
+    const res = await app(
+      { mode: "mtls", clientCaFile: "ca.pem", clientNames },
+      { logger, clientCertificate: () => presented },
+    ).request("/", { method: "POST" });
     return { status: res.status, logged: lines.join("\n") };
   }
 
@@ -201,10 +216,13 @@ describe("callerAuth", () => {
   describe("bearer", () => {
     const a = app({ mode: "bearer", tokens: ["first-token", "second-token"] });
 
-    it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])("lets %j in", async (authorization) => {
-      const res = await a.request("/", { method: "POST", headers: { authorization } });
-      expect(res.status).toBe(200);
-    });
+    it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])(
+      "lets %j in",
+      async (authorization) => {
+        const res = await a.request("/", { method: "POST", headers: { authorization } });
+        expect(res.status).toBe(200);
+      },
+    );
 
     it.each([
       ["no header", undefined],
@@ -214,7 +232,10 @@ describe("callerAuth", () => {
       ["no token", "Bearer "],
       ["two tokens", "Bearer first-token second-token"],
     ])("refuses %s with 401 and a WWW-Authenticate challenge", async (_what, authorization) => {
-      const res = await a.request("/", { method: "POST", headers: authorization === undefined ? {} : { authorization } });
+      const res = await a.request("/", {
+        method: "POST",
+        headers: authorization === undefined ? {} : { authorization },
+      });
       expect(res.status).toBe(401);
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
       expect(await res.text()).not.toContain("first-token");

@@ -80,7 +80,9 @@ describe("createErrorHandler", () => {
 
   it("keeps the headers of an HTTPException's ready response", async () => {
     const { app } = setup(
-      new HTTPException(401, { res: new Response("{}", { status: 401, headers: { "www-authenticate": 'Bearer realm="x"' } }) }),
+      new HTTPException(401, {
+        res: new Response("{}", { status: 401, headers: { "www-authenticate": 'Bearer realm="x"' } }),
+      }),
     );
     const res = await app.request("/boom");
     expect(res.status).toBe(401);

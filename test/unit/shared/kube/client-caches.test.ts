@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
-import { CACHE_MAX_ENTRIES, CREDSPEC_CACHE_MAX_BYTES, createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
+import {
+  CACHE_MAX_ENTRIES,
+  CREDSPEC_CACHE_MAX_BYTES,
+  createKubeGmsaClient,
+  type KubeGmsaClientOptions,
+} from "../../../../shared/kube/client.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
 import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
 
@@ -86,7 +91,10 @@ describe("credspec contents cache", () => {
     const contentsBytes = MAX_CREDSPEC_CONTENTS_BYTES - 100;
     const count = Math.ceil(CREDSPEC_CACHE_MAX_BYTES / contentsBytes) + 2;
     expect(count).toBeLessThan(CACHE_MAX_ENTRIES);
-    const { client, calls } = setup({}, { contentsOf: (url) => ({ name: url, blob: "x".repeat(contentsBytes - url.length - 30) }) });
+    const { client, calls } = setup(
+      {},
+      { contentsOf: (url) => ({ name: url, blob: "x".repeat(contentsBytes - url.length - 30) }) },
+    );
     for (let i = 0; i < count; i++) await client.getCredSpecContents(`c${i}`, call());
     const held = client.stats().credSpecCache.size;
     expect(held).toBeLessThan(count);
@@ -99,8 +107,12 @@ describe("credspec contents cache", () => {
 
   it("does not cache a missing credspec", async () => {
     const { client, calls } = setup({}, { found: false });
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
+      code: "ERR_CREDSPEC_NOT_FOUND",
+    });
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
+      code: "ERR_CREDSPEC_NOT_FOUND",
+    });
     expect(calls).toHaveLength(2);
   });
 
@@ -135,7 +147,8 @@ describe("access review cache", () => {
   it("holds at most CACHE_MAX_ENTRIES decisions: the least recently used goes first", async () => {
     const { client, calls } = setup({});
     await client.canUseCredSpec(query, call());
-    for (let i = 1; i < CACHE_MAX_ENTRIES; i++) await client.canUseCredSpec({ ...query, serviceAccount: `sa${i}` }, call());
+    for (let i = 1; i < CACHE_MAX_ENTRIES; i++)
+      await client.canUseCredSpec({ ...query, serviceAccount: `sa${i}` }, call());
     await client.canUseCredSpec(query, call());
     expect(calls).toHaveLength(CACHE_MAX_ENTRIES);
     await client.canUseCredSpec({ ...query, serviceAccount: "one-more" }, call());
@@ -168,7 +181,12 @@ describe("concurrent misses of one key", () => {
       await gate;
       return answer(request.method);
     });
-    const client = createKubeGmsaClient({ server: "https://kube.example", fetch: fake.fetch, tokenSource: createStaticTokenSource({ token: "t" }), shareInFlight });
+    const client = createKubeGmsaClient({
+      server: "https://kube.example",
+      fetch: fake.fetch,
+      tokenSource: createStaticTokenSource({ token: "t" }),
+      shareInFlight,
+    });
     return { client, calls: fake.calls, release };
   }
 
@@ -199,7 +217,9 @@ describe("concurrent misses of one key", () => {
     release();
     for (const read of reads) await expect(read).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     expect(calls).toHaveLength(1);
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
+    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
+      code: "ERR_CREDSPEC_NOT_FOUND",
+    });
     expect(calls).toHaveLength(2);
   });
 
@@ -210,7 +230,9 @@ describe("concurrent misses of one key", () => {
     const joining = client.getCredSpecContents("webapp01", { signal: joined.signal });
     joined.abort();
     await expect(joining).rejects.toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
-    await expect(joining).rejects.toThrow(/GMSACredentialSpec "webapp01": no answer from the API server within the deadline/);
+    await expect(joining).rejects.toThrow(
+      /GMSACredentialSpec "webapp01": no answer from the API server within the deadline/,
+    );
     release();
     expect(await started).toEqual({ n: 1 });
     expect(calls).toHaveLength(1);

@@ -51,7 +51,11 @@ describe("the client's observer and tally", () => {
       ["get", "gmsacredentialspecs", 200],
       ["create", "localsubjectaccessreviews", 201],
     ]);
-    expect(lookups).toEqual([["credspec", false], ["credspec", true], ["access", false]]);
+    expect(lookups).toEqual([
+      ["credspec", false],
+      ["credspec", true],
+      ["access", false],
+    ]);
     expect(tally).toEqual({ kubeRequests: 3, cacheHits: 1, cacheMisses: 2 });
   });
 
@@ -59,13 +63,17 @@ describe("the client's observer and tally", () => {
     const refused = setup(() => {
       throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
     });
-    await expect(refused.client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(
+      refused.client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) }),
+    ).rejects.toThrow(/ECONNREFUSED/);
     expect(refused.attempts).toEqual([
       ["get", "gmsacredentialspecs", "error"],
       ["get", "gmsacredentialspecs", "error"],
     ]);
     const hung = setup(() => "hang");
-    await expect(hung.client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(/deadline/);
+    await expect(hung.client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(
+      /deadline/,
+    );
     expect(hung.attempts).toEqual([["get", "gmsacredentialspecs", "timeout"]]);
   });
 });

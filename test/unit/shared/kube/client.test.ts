@@ -30,7 +30,15 @@ function countingTokens(): TokenSource & { loads: number; invalidations: number 
 function setup(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
   const fake = createFakeFetch(script);
   const tokens = countingTokens();
-  const client = createKubeGmsaClient({ server: SERVER, fetch: fake.fetch, tokenSource: tokens, retryDelayMs: 10, credSpecCacheTtlMs: 0, accessCacheTtlMs: 0, ...options });
+  const client = createKubeGmsaClient({
+    server: SERVER,
+    fetch: fake.fetch,
+    tokenSource: tokens,
+    retryDelayMs: 10,
+    credSpecCacheTtlMs: 0,
+    accessCacheTtlMs: 0,
+    ...options,
+  });
   return { client, calls: fake.calls, tokens };
 }
 
@@ -55,7 +63,9 @@ describe("getCredSpecContents", () => {
   });
 
   it("maps a NotFound for the object to ERR_CREDSPEC_NOT_FOUND (422)", async () => {
-    const { client } = setup(() => status(404, "NotFound", { name: "missing", group: "windows.k8s.io", kind: "gmsacredentialspecs" }));
+    const { client } = setup(() =>
+      status(404, "NotFound", { name: "missing", group: "windows.k8s.io", kind: "gmsacredentialspecs" }),
+    );
     const error = await failure(client.getCredSpecContents("missing", call()));
     expect(error).toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
     expect(error.status).toBe(422);
@@ -81,7 +91,9 @@ describe("getCredSpecContents", () => {
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.status).toBe(500);
-    expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server answered 403 Forbidden: check this function\'s RBAC');
+    expect(error.message).toBe(
+      'reading GMSACredentialSpec "webapp01": API server answered 403 Forbidden: check this function\'s RBAC',
+    );
     expect(calls).toHaveLength(1);
   });
 
@@ -93,13 +105,17 @@ describe("getCredSpecContents", () => {
   });
 
   it("succeeds when the retry does", async () => {
-    const { client, calls } = setup((_call, index) => (index === 0 ? status(500, "InternalError") : json(200, { credspec })));
+    const { client, calls } = setup((_call, index) =>
+      index === 0 ? status(500, "InternalError") : json(200, { credspec }),
+    );
     expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
     expect(calls).toHaveLength(2);
   });
 
   it("honours Retry-After on 429 within the deadline", async () => {
-    const { client, calls } = setup((_call, index) => (index === 0 ? status(429, "TooManyRequests", { retryAfterSeconds: 1 }) : json(200, { credspec })));
+    const { client, calls } = setup((_call, index) =>
+      index === 0 ? status(429, "TooManyRequests", { retryAfterSeconds: 1 }) : json(200, { credspec }),
+    );
     const started = Date.now();
     expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
@@ -107,7 +123,9 @@ describe("getCredSpecContents", () => {
   });
 
   it("does not retry a 429 whose Retry-After lies past the deadline", async () => {
-    const { client, calls } = setup(() => status(429, "TooManyRequests", { retryAfterSeconds: 30 }), { requestTimeoutMs: 2_000 });
+    const { client, calls } = setup(() => status(429, "TooManyRequests", { retryAfterSeconds: 30 }), {
+      requestTimeoutMs: 2_000,
+    });
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error.message).toContain("429 TooManyRequests");
     expect(calls).toHaveLength(1);
@@ -115,7 +133,9 @@ describe("getCredSpecContents", () => {
 
   it("retries a transport error once, then reports the server unreachable", async () => {
     const { client, calls } = setup(() => {
-      throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+      });
     });
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
@@ -125,10 +145,15 @@ describe("getCredSpecContents", () => {
 
   it("on 401 drops the credential, gets a fresh one and retries exactly once", async () => {
     const { client, calls, tokens } = setup((request) =>
-      request.headers.get("Authorization") === `Bearer ${SECRET}-1` ? status(401, "Unauthorized") : json(200, { credspec }),
+      request.headers.get("Authorization") === `Bearer ${SECRET}-1`
+        ? status(401, "Unauthorized")
+        : json(200, { credspec }),
     );
     expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
-    expect(calls.map((request) => request.headers.get("Authorization"))).toEqual([`Bearer ${SECRET}-1`, `Bearer ${SECRET}-2`]);
+    expect(calls.map((request) => request.headers.get("Authorization"))).toEqual([
+      `Bearer ${SECRET}-1`,
+      `Bearer ${SECRET}-2`,
+    ]);
     expect(tokens.loads).toBe(2);
   });
 
@@ -155,7 +180,11 @@ describe("getCredSpecContents", () => {
   });
 
   it("puts what failed in front of credential errors", async () => {
-    const tokenSource: TokenSource = { getCredential: () => Promise.reject(new AdmissionError('exec plugin "aws" exited with code 1', { code: "ERR_CREDENTIALS" })), invalidate: () => undefined };
+    const tokenSource: TokenSource = {
+      getCredential: () =>
+        Promise.reject(new AdmissionError('exec plugin "aws" exited with code 1', { code: "ERR_CREDENTIALS" })),
+      invalidate: () => undefined,
+    };
     const { client, calls } = setup(() => json(200, {}), { tokenSource });
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
@@ -165,27 +194,37 @@ describe("getCredSpecContents", () => {
 
   it.each(["UPPER", "a/b", "../secrets", "", "a".repeat(254)])("refuses the name %j before any call", async (name) => {
     const { client, calls } = setup(() => json(200, { credspec }));
-    expect(await failure(client.getCredSpecContents(name, call()))).toMatchObject({ code: "ERR_INVALID_CREDSPEC_NAME" });
+    expect(await failure(client.getCredSpecContents(name, call()))).toMatchObject({
+      code: "ERR_INVALID_CREDSPEC_NAME",
+    });
     expect(calls).toHaveLength(0);
   });
 });
 
 describe("redirects", () => {
   const lure = { credspec: { forged: true }, status: { allowed: true } };
-  const redirect = (code: number) => new Response(null, { status: code, headers: { Location: "https://elsewhere.example/allowed" } });
+  const redirect = (code: number) =>
+    new Response(null, { status: code, headers: { Location: "https://elsewhere.example/allowed" } });
 
-  it.each([301, 302, 303, 307, 308])("refuses a %i from the API server, naming the status, without following or retrying it (500)", async (code) => {
-    const { client, calls } = setup(() => redirect(code));
-    const read = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(read).toMatchObject({ code: "ERR_KUBE_API" });
-    expect(read.status).toBe(500);
-    expect(read.message).toBe(`reading GMSACredentialSpec "webapp01": API server answered ${code}, a redirect, which is never followed`);
-    expect(read.cause).toMatchObject({ httpStatus: code, location: "https://elsewhere.example/allowed" });
-    const review = await failure(client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()));
-    expect(review).toMatchObject({ code: "ERR_KUBE_API" });
-    expect(review.message).toContain(`API server answered ${code}, a redirect`);
-    expect(calls).toHaveLength(2);
-  });
+  it.each([301, 302, 303, 307, 308])(
+    "refuses a %i from the API server, naming the status, without following or retrying it (500)",
+    async (code) => {
+      const { client, calls } = setup(() => redirect(code));
+      const read = await failure(client.getCredSpecContents("webapp01", call()));
+      expect(read).toMatchObject({ code: "ERR_KUBE_API" });
+      expect(read.status).toBe(500);
+      expect(read.message).toBe(
+        `reading GMSACredentialSpec "webapp01": API server answered ${code}, a redirect, which is never followed`,
+      );
+      expect(read.cause).toMatchObject({ httpStatus: code, location: "https://elsewhere.example/allowed" });
+      const review = await failure(
+        client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()),
+      );
+      expect(review).toMatchObject({ code: "ERR_KUBE_API" });
+      expect(review.message).toContain(`API server answered ${code}, a redirect`);
+      expect(calls).toHaveLength(2);
+    },
+  );
 
   it("asks a plain fetch (Workers') not to follow: an allowed answer behind a 302 never reads as allowed", async () => {
     const asked: (string | undefined)[] = [];
@@ -194,8 +233,16 @@ describe("redirects", () => {
       asked.push(init?.redirect);
       return Promise.resolve(init?.redirect === "manual" ? redirect(302) : json(200, lure));
     };
-    const client = createKubeGmsaClient({ server: SERVER, fetch: following, tokenSource: countingTokens(), credSpecCacheTtlMs: 0, accessCacheTtlMs: 0 });
-    const review = await failure(client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()));
+    const client = createKubeGmsaClient({
+      server: SERVER,
+      fetch: following,
+      tokenSource: countingTokens(),
+      credSpecCacheTtlMs: 0,
+      accessCacheTtlMs: 0,
+    });
+    const review = await failure(
+      client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()),
+    );
     expect(review.message).toContain("API server answered 302, a redirect");
     await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow(/answered 302, a redirect/);
     expect(asked).toEqual(["manual", "manual"]);

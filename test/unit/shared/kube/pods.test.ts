@@ -5,11 +5,20 @@ import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
 import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
-const pod = { kind: "Pod", metadata: { name: "web" }, spec: { containers: [{ name: "app", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } }] } };
+const pod = {
+  kind: "Pod",
+  metadata: { name: "web" },
+  spec: { containers: [{ name: "app", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } }] },
+};
 
 function setup(script: FakeScript) {
   const fake = createFakeFetch(script);
-  const client = createKubeGmsaClient({ server: "https://kube.example", fetch: fake.fetch, tokenSource: createStaticTokenSource({ token: "t" }), retryDelayMs: 10 });
+  const client = createKubeGmsaClient({
+    server: "https://kube.example",
+    fetch: fake.fetch,
+    tokenSource: createStaticTokenSource({ token: "t" }),
+    retryDelayMs: 10,
+  });
   return { client, calls: fake.calls };
 }
 
@@ -31,7 +40,11 @@ describe("getPod: the pod an exec or attach goes into", () => {
   });
 
   it("fails closed on a missing pod and on our own RBAC (ERR_KUBE_API, 500)", async () => {
-    expect(await failure(setup(() => status(404, "NotFound", { name: "web", kind: "pods" })).client.getPod("team-a", "web", call()))).toMatchObject({ code: "ERR_KUBE_API", status: 500 });
+    expect(
+      await failure(
+        setup(() => status(404, "NotFound", { name: "web", kind: "pods" })).client.getPod("team-a", "web", call()),
+      ),
+    ).toMatchObject({ code: "ERR_KUBE_API", status: 500 });
     const forbidden = await failure(setup(() => status(403, "Forbidden")).client.getPod("team-a", "web", call()));
     expect(forbidden).toMatchObject({ code: "ERR_KUBE_API", status: 500 });
     expect(forbidden.message).toContain("check this function's RBAC");
@@ -39,12 +52,20 @@ describe("getPod: the pod an exec or attach goes into", () => {
 
   it("refuses names that cannot be Kubernetes names before any call (400)", async () => {
     const { client, calls } = setup(() => json(200, pod));
-    expect(await failure(client.getPod("../x", "web", call()))).toMatchObject({ code: "ERR_INVALID_REVIEW", status: 400 });
-    expect(await failure(client.getPod("team-a", "", call()))).toMatchObject({ code: "ERR_INVALID_REVIEW", status: 400 });
+    expect(await failure(client.getPod("../x", "web", call()))).toMatchObject({
+      code: "ERR_INVALID_REVIEW",
+      status: 400,
+    });
+    expect(await failure(client.getPod("team-a", "", call()))).toMatchObject({
+      code: "ERR_INVALID_REVIEW",
+      status: 400,
+    });
     expect(calls).toHaveLength(0);
   });
 
   it("refuses an answer that is not a pod (500)", async () => {
-    expect(await failure(setup(() => json(200, { spec: { containers: "no" } })).client.getPod("team-a", "web", call()))).toMatchObject({ code: "ERR_KUBE_API" });
+    expect(
+      await failure(setup(() => json(200, { spec: { containers: "no" } })).client.getPod("team-a", "web", call())),
+    ).toMatchObject({ code: "ERR_KUBE_API" });
   });
 });

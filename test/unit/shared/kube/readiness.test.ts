@@ -15,7 +15,10 @@ function fakeRequester(answer: (attributes: Attributes) => KubeAnswer | Promise<
   return { request, asked };
 }
 
-const allowed = (allowedValue: boolean, extra: Record<string, unknown> = {}): KubeAnswer => ({ status: 201, body: { status: { allowed: allowedValue, ...extra } } });
+const allowed = (allowedValue: boolean, extra: Record<string, unknown> = {}): KubeAnswer => ({
+  status: 201,
+  body: { status: { allowed: allowedValue, ...extra } },
+});
 
 describe("createReadinessCheck", () => {
   it("asks one SelfSubjectAccessReview per need of the functions served, and is ready when all are allowed", async () => {
@@ -27,11 +30,17 @@ describe("createReadinessCheck", () => {
       ["POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "selfsubjectaccessreviews"],
     ]);
     expect(asked.map((r) => r.body)).toEqual([
-      { apiVersion: "authorization.k8s.io/v1", kind: "SelfSubjectAccessReview", spec: { resourceAttributes: { verb: "get", group: "windows.k8s.io", resource: "gmsacredentialspecs" } } },
       {
         apiVersion: "authorization.k8s.io/v1",
         kind: "SelfSubjectAccessReview",
-        spec: { resourceAttributes: { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" } },
+        spec: { resourceAttributes: { verb: "get", group: "windows.k8s.io", resource: "gmsacredentialspecs" } },
+      },
+      {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SelfSubjectAccessReview",
+        spec: {
+          resourceAttributes: { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" },
+        },
       },
     ]);
   });
@@ -44,12 +53,23 @@ describe("createReadinessCheck", () => {
 
   it.each([
     ["a refused credential (401)", () => ({ status: 401, body: undefined }), "the API server refused our credential"],
-    ["an anonymous caller (403 on the review)", () => ({ status: 403, body: undefined }), "the API server did not authenticate this function"],
+    [
+      "an anonymous caller (403 on the review)",
+      () => ({ status: 403, body: undefined }),
+      "the API server did not authenticate this function",
+    ],
     ["a 500", () => ({ status: 500, body: undefined }), "the API server answered 500"],
-    ["an answer without status.allowed", () => ({ status: 201, body: {} }), "the API server's answer has no status.allowed"],
+    [
+      "an answer without status.allowed",
+      () => ({ status: 201, body: {} }),
+      "the API server's answer has no status.allowed",
+    ],
   ])("is not ready on %s", async (_name, answer: () => KubeAnswer, reason) => {
     const { request } = fakeRequester(answer);
-    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toMatchObject({ ready: false, reason });
+    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toMatchObject({
+      ready: false,
+      reason,
+    });
   });
 
   it("names the permission the identity lacks, also when allowed is overruled by denied", async () => {
@@ -57,28 +77,52 @@ describe("createReadinessCheck", () => {
     expect(await createReadinessCheck({ request, functions: ["authorize"], shareInFlight: true })()).toEqual({
       ready: false,
       reason: "this function's identity lacks RBAC: create localsubjectaccessreviews.authorization.k8s.io",
-      detail: "checking readiness: may this function create localsubjectaccessreviews.authorization.k8s.io: not allowed",
+      detail:
+        "checking readiness: may this function create localsubjectaccessreviews.authorization.k8s.io: not allowed",
     });
     const denied = fakeRequester(() => allowed(true, { denied: true }));
-    expect(await createReadinessCheck({ request: denied.request, functions: ["expand"], shareInFlight: true })()).toMatchObject({
+    expect(
+      await createReadinessCheck({ request: denied.request, functions: ["expand"], shareInFlight: true })(),
+    ).toMatchObject({
       reason: "this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io",
     });
   });
 
   it.each([
-    ["no credential", new AdmissionError("token file /var/run/x: ENOENT", { code: "ERR_CREDENTIALS" }), "no credential for the API server"],
-    ["an unreachable API server", new AdmissionError("x: API server unreachable (ECONNREFUSED)", { code: "ERR_KUBE_API" }), "API server unreachable"],
-    ["no answer within the deadline", new AdmissionError("x: no answer", { code: "ERR_DEADLINE_EXCEEDED" }), "API server unreachable"],
+    [
+      "no credential",
+      new AdmissionError("token file /var/run/x: ENOENT", { code: "ERR_CREDENTIALS" }),
+      "no credential for the API server",
+    ],
+    [
+      "an unreachable API server",
+      new AdmissionError("x: API server unreachable (ECONNREFUSED)", { code: "ERR_KUBE_API" }),
+      "API server unreachable",
+    ],
+    [
+      "no answer within the deadline",
+      new AdmissionError("x: no answer", { code: "ERR_DEADLINE_EXCEEDED" }),
+      "API server unreachable",
+    ],
   ])("is not ready with %s, the log detail keeping the error's message", async (_name, error, reason) => {
     const { request } = fakeRequester(() => Promise.reject(error));
-    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toEqual({ ready: false, reason, detail: error.message });
+    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toEqual({
+      ready: false,
+      reason,
+      detail: error.message,
+    });
   });
 
   it(`reuses a good answer for ${READY_CACHE_MS} ms and never a bad one`, async () => {
     let clock = 0;
     let answer = allowed(true);
     const { request, asked } = fakeRequester(() => answer);
-    const check = createReadinessCheck({ request, functions: ["expand"], shareInFlight: true, monotonicNow: () => clock });
+    const check = createReadinessCheck({
+      request,
+      functions: ["expand"],
+      shareInFlight: true,
+      monotonicNow: () => clock,
+    });
     await check();
     clock = READY_CACHE_MS - 1;
     expect(await check()).toEqual({ ready: true });

@@ -14,19 +14,29 @@ const readyz = (text?: boolean): KubeRequest => ({
 
 describe("createKubeRequester with text answers", () => {
   it("keeps a success's text as it came when the call asks for text", async () => {
-    const { fetch } = createFakeFetch(() => new Response("ok", { status: 200, headers: { "Content-Type": "text/plain" } }));
+    const { fetch } = createFakeFetch(
+      () => new Response("ok", { status: 200, headers: { "Content-Type": "text/plain" } }),
+    );
     const answer = await createKubeRequester({ server: "https://k", fetch })(readyz(true));
     expect([answer.status, answer.body]).toEqual([200, "ok"]);
   });
 
   it("still needs a JSON body on success for every other call", async () => {
     const { fetch } = createFakeFetch(() => new Response("ok", { status: 200 }));
-    await expect(createKubeRequester({ server: "https://k", fetch })(readyz())).rejects.toThrow("GET readyz: API server answered 200 without a JSON body");
+    await expect(createKubeRequester({ server: "https://k", fetch })(readyz())).rejects.toThrow(
+      "GET readyz: API server answered 200 without a JSON body",
+    );
   });
 
   it("reads the API server's own error as its Status, and the function's refusal as its text", async () => {
-    const { fetch } = createFakeFetch((_call, index) => (index === 0 ? status(503, "ServiceUnavailable") : new Response("not ready: credentials", { status: 503 })));
-    const apiServer = await createKubeRequester({ server: "https://k", fetch: createFakeFetch(() => status(503, "ServiceUnavailable")).fetch, retryDelayMs: 0 })(readyz(true));
+    const { fetch } = createFakeFetch((_call, index) =>
+      index === 0 ? status(503, "ServiceUnavailable") : new Response("not ready: credentials", { status: 503 }),
+    );
+    const apiServer = await createKubeRequester({
+      server: "https://k",
+      fetch: createFakeFetch(() => status(503, "ServiceUnavailable")).fetch,
+      retryDelayMs: 0,
+    })(readyz(true));
     expect(apiServer.body).toMatchObject({ kind: "Status", reason: "ServiceUnavailable" });
     // A GET is retried once on 503: the second answer is the function's own.
     const function503 = await createKubeRequester({ server: "https://k", fetch, retryDelayMs: 0 })(readyz(true));

@@ -20,11 +20,23 @@ contexts:
 
 describe("selectKubeTarget", () => {
   it("resolves the current context's cluster and token", () => {
-    const { target, problems } = select(base("token: abc", `server: "https://kube.example:6443", certificate-authority-data: "${CA}", tls-server-name: kube.internal`));
+    const { target, problems } = select(
+      base(
+        "token: abc",
+        `server: "https://kube.example:6443", certificate-authority-data: "${CA}", tls-server-name: kube.internal`,
+      ),
+    );
     expect(problems).toEqual([]);
     expect(target).toEqual({
       contextName: "main",
-      cluster: { name: "c", server: "https://kube.example:6443", certificateAuthorityData: CA, tlsServerName: "kube.internal", insecureSkipTlsVerify: false, disableCompression: false },
+      cluster: {
+        name: "c",
+        server: "https://kube.example:6443",
+        certificateAuthorityData: CA,
+        tlsServerName: "kube.internal",
+        insecureSkipTlsVerify: false,
+        disableCompression: false,
+      },
       auth: { kind: "token", token: "abc" },
     });
   });
@@ -39,14 +51,30 @@ describe("selectKubeTarget", () => {
       'server: "https://k", extensions: [{ name: client.authentication.k8s.io/exec, extension: { audience: x } }, { name: other, extension: {} }]',
     );
     const { target } = select(yaml);
-    expect(target?.auth).toMatchObject({ kind: "exec", exec: { command: "aws", args: ["eks", "get-token"], provideClusterInfo: true } });
+    expect(target?.auth).toMatchObject({
+      kind: "exec",
+      exec: { command: "aws", args: ["eks", "get-token"], provideClusterInfo: true },
+    });
     expect(toExecClusterInfo(target!.cluster)).toEqual({ server: "https://k", config: { audience: "x" } });
   });
 
   it("gives exec plugins the cluster in client-go's keys, leaving out empty and false fields as its omitempty does", () => {
-    const cluster = { name: "c", server: "https://k", tlsServerName: "", insecureSkipTlsVerify: true, disableCompression: false, execExtension: null };
+    const cluster = {
+      name: "c",
+      server: "https://k",
+      tlsServerName: "",
+      insecureSkipTlsVerify: true,
+      disableCompression: false,
+      execExtension: null,
+    };
     expect(toExecClusterInfo(cluster)).toEqual({ server: "https://k", "insecure-skip-tls-verify": true });
-    const full = { ...cluster, tlsServerName: "kube.internal", insecureSkipTlsVerify: false, proxyUrl: "http://proxy:3128", disableCompression: true };
+    const full = {
+      ...cluster,
+      tlsServerName: "kube.internal",
+      insecureSkipTlsVerify: false,
+      proxyUrl: "http://proxy:3128",
+      disableCompression: true,
+    };
     expect(toExecClusterInfo(full, "Q0E=")).toEqual({
       server: "https://k",
       "tls-server-name": "kube.internal",
@@ -87,7 +115,9 @@ describe("selectKubeTarget", () => {
   it("names missing contexts, clusters and users", () => {
     expect(select("current-context: x").problems).toEqual(['kubeconfig: context "x" is not defined']);
     expect(select("").problems).toEqual(["kubeconfig: no current-context is set and KUBE_CONTEXT is empty"]);
-    expect(select("current-context: x\ncontexts: [{ name: x, context: { cluster: nope, user: nobody } }]").problems).toEqual([
+    expect(
+      select("current-context: x\ncontexts: [{ name: x, context: { cluster: nope, user: nobody } }]").problems,
+    ).toEqual([
       'kubeconfig: context "x" names cluster "nope", which is not defined',
       'kubeconfig: context "x" names user "nobody", which is not defined',
     ]);

@@ -38,7 +38,9 @@ describe("parseKubeconfig", () => {
   });
 
   it("reports YAML and shape problems with the source and never the content", () => {
-    expect(parseKubeconfig("clusters: [\n  token: s3cret", { source: "secret" }).problems).toEqual(["secret: not valid YAML (BAD_INDENT at line 2, column 16)"]);
+    expect(parseKubeconfig("clusters: [\n  token: s3cret", { source: "secret" }).problems).toEqual([
+      "secret: not valid YAML (BAD_INDENT at line 2, column 16)",
+    ]);
     const { problems } = parseKubeconfig("clusters: nope\nusers: [{ user: {} }]", { source: "f" });
     expect(problems).toHaveLength(2);
     expect(problems.join()).toMatch(/^f: clusters/);
@@ -56,7 +58,11 @@ users:
       (path) => (path.startsWith("/") ? path : `/home/me/.kube/${path}`),
     );
     expect(config.clusters.get("c")?.cluster["certificate-authority"]).toBe("/home/me/.kube/ca.crt");
-    expect(config.users.get("a")?.user).toMatchObject({ tokenFile: "/home/me/.kube/tok", "client-certificate": "/abs/c.crt", "client-key": "/home/me/.kube/k.key" });
+    expect(config.users.get("a")?.user).toMatchObject({
+      tokenFile: "/home/me/.kube/tok",
+      "client-certificate": "/abs/c.crt",
+      "client-key": "/home/me/.kube/k.key",
+    });
     expect(config.users.get("b")?.user.exec).toEqual({ command: "/home/me/.kube/./bin/plugin" });
     expect(config.users.get("c")?.user.exec).toEqual({ command: "aws" });
   });
@@ -71,8 +77,12 @@ describe("mergeKubeconfigs", () => {
   });
 
   it("takes the first file's entry whole, without fields the later one adds", () => {
-    const later = parse("clusters: [{ name: shared, cluster: { server: 'https://second', certificate-authority-data: Q0E= } }]");
-    expect(mergeKubeconfigs([parse(first), later]).clusters.get("shared")?.cluster).toEqual({ server: "https://first" });
+    const later = parse(
+      "clusters: [{ name: shared, cluster: { server: 'https://second', certificate-authority-data: Q0E= } }]",
+    );
+    expect(mergeKubeconfigs([parse(first), later]).clusters.get("shared")?.cluster).toEqual({
+      server: "https://first",
+    });
   });
 });
 
@@ -144,7 +154,10 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
   const problemsOf = (text: string): string[] => parseKubeconfig(text, { source: "kc" }).problems;
 
   it.each([
-    ["clusters", "clusters:\n- { name: prod, cluster: { server: 'https://right' } }\n- { name: prod, cluster: { server: 'https://wrong' } }\n"],
+    [
+      "clusters",
+      "clusters:\n- { name: prod, cluster: { server: 'https://right' } }\n- { name: prod, cluster: { server: 'https://wrong' } }\n",
+    ],
     ["users", "users:\n- { name: gmsa, user: { token: a } }\n- { name: gmsa, user: { token: b } }\n"],
     ["contexts", "contexts:\n- { name: prod, context: { cluster: a } }\n- { name: prod, context: { cluster: b } }\n"],
     [
@@ -154,7 +167,9 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
   ])("refuses a name given twice in %s, naming the name and the list, never the entries", (list, text) => {
     const problems = problemsOf(text);
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(new RegExp(`^kc: ${list.replaceAll(".", "\\.")}: the name "[^"]+" is defined more than once`));
+    expect(problems[0]).toMatch(
+      new RegExp(`^kc: ${list.replaceAll(".", "\\.")}: the name "[^"]+" is defined more than once`),
+    );
     expect(problems[0]).not.toMatch(/https:|token|: [ab]\b/);
   });
 
@@ -172,32 +187,53 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
     ].join("\n");
     const { config, problems } = parseKubeconfig(text, { source: "kc" });
     expect(problems).toEqual([]);
-    expect(config?.clusters.get("prod")?.cluster).toEqual({ server: "https://prod.example", "certificate-authority-data": "UFJJVkFURS1DQQ==" });
+    expect(config?.clusters.get("prod")?.cluster).toEqual({
+      server: "https://prod.example",
+      "certificate-authority-data": "UFJJVkFURS1DQQ==",
+    });
   });
 
   it("refuses a merge key that names no mapping", () => {
-    expect(problemsOf("clusters:\n- name: prod\n  cluster:\n    <<: https://k\n")).toEqual([expect.stringMatching(/^kc: not valid YAML \(.*[Mm]erge/)]);
+    expect(problemsOf("clusters:\n- name: prod\n  cluster:\n    <<: https://k\n")).toEqual([
+      expect.stringMatching(/^kc: not valid YAML \(.*[Mm]erge/),
+    ]);
   });
 
   it("reads YAML 1.1 booleans as kubectl does: yes is true, and not a string where one is expected", () => {
-    const { config } = parseKubeconfig("clusters: [{ name: c, cluster: { server: 'https://k', insecure-skip-tls-verify: yes } }]", { source: "kc" });
+    const { config } = parseKubeconfig(
+      "clusters: [{ name: c, cluster: { server: 'https://k', insecure-skip-tls-verify: yes } }]",
+      { source: "kc" },
+    );
     expect(config?.clusters.get("c")?.cluster["insecure-skip-tls-verify"]).toBe(true);
-    expect(problemsOf("users: [{ name: u, user: { token: on } }]")).toEqual([expect.stringMatching(/^kc: users\.0\.user\.token: /)]);
+    expect(problemsOf("users: [{ name: u, user: { token: on } }]")).toEqual([
+      expect.stringMatching(/^kc: users\.0\.user\.token: /),
+    ]);
   });
 
   it("refuses a %YAML 1.2 directive, which kubectl's go-yaml refuses, and reads one for 1.1", () => {
-    expect(problemsOf("%YAML 1.2\n---\ncurrent-context: a\n")).toEqual(["kc: declares a YAML version other than 1.1, which kubectl refuses"]);
+    expect(problemsOf("%YAML 1.2\n---\ncurrent-context: a\n")).toEqual([
+      "kc: declares a YAML version other than 1.1, which kubectl refuses",
+    ]);
     expect(parse("%YAML 1.1\n---\ncurrent-context: a\n").currentContext).toBe("a");
   });
 
   it("reads timestamps and base-60 numbers as strings, as go-yaml v2 does", () => {
-    const { config, problems } = parseKubeconfig("users: [{ name: 2026-11-25, user: { token: 1:30 } }]", { source: "kc" });
+    const { config, problems } = parseKubeconfig("users: [{ name: 2026-11-25, user: { token: 1:30 } }]", {
+      source: "kc",
+    });
     expect(problems).toEqual([]);
     expect(config?.users.get("2026-11-25")?.user.token).toBe("1:30");
   });
 
   it("reads CRLF and lone CR line ends, a trailing one too, as line feeds", () => {
-    const lines = ["clusters:", "- name: c", "  cluster:", "    server: https://k", "    certificate-authority-data: Q0E=", "current-context: main"];
+    const lines = [
+      "clusters:",
+      "- name: c",
+      "  cluster:",
+      "    server: https://k",
+      "    certificate-authority-data: Q0E=",
+      "current-context: main",
+    ];
     const expected = parse(lines.join("\n"));
     for (const end of ["\r\n", "\r"]) {
       expect(parse(lines.join(end))).toEqual(expected);
@@ -208,13 +244,20 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
 
   it("refuses NEL, LS and PS, which kubectl reads as line breaks and YAML 1.2 does not", () => {
     for (const character of ["\u0085", "\u2028", "\u2029"]) {
-      expect(problemsOf(`current-context: a${character}b\n`)).toEqual([expect.stringMatching(/^kc: holds a NEL, LS or PS character/)]);
+      expect(problemsOf(`current-context: a${character}b\n`)).toEqual([
+        expect.stringMatching(/^kc: holds a NEL, LS or PS character/),
+      ]);
     }
   });
 
   it("reads JSON as YAML, and refuses a repeated key naming where, not what", () => {
-    const json = JSON.stringify({ "current-context": "main", clusters: [{ name: "c", cluster: { server: "https://k" } }] });
+    const json = JSON.stringify({
+      "current-context": "main",
+      clusters: [{ name: "c", cluster: { server: "https://k" } }],
+    });
     expect(parse(json).clusters.get("c")?.cluster.server).toBe("https://k");
-    expect(problemsOf('{"current-context": "a",\n "current-context": "s3cret"}')).toEqual(["kc: not valid YAML (DUPLICATE_KEY at line 2, column 2)"]);
+    expect(problemsOf('{"current-context": "a",\n "current-context": "s3cret"}')).toEqual([
+      "kc: not valid YAML (DUPLICATE_KEY at line 2, column 2)",
+    ]);
   });
 });

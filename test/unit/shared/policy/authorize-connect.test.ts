@@ -6,9 +6,16 @@ import type { PolicySettings } from "../../../../shared/policy/facts.ts";
 import { podWithGmsaAt, PLACES } from "../../../support/pods.ts";
 import { ALICE, connect, expectDenied, load, type World } from "./review-facts.ts";
 
-const settings = (requestingUser: PolicySettings["requestingUser"]) => ({ requestingUser, enforcement: "deny" as const });
+const settings = (requestingUser: PolicySettings["requestingUser"]) => ({
+  requestingUser,
+  enforcement: "deny" as const,
+});
 
-function authorize(review: ReturnType<typeof connect>, world: World, requestingUser: PolicySettings["requestingUser"] = "ephemeral") {
+function authorize(
+  review: ReturnType<typeof connect>,
+  world: World,
+  requestingUser: PolicySettings["requestingUser"] = "ephemeral",
+) {
   const plan = planAuthorize(review, settings(requestingUser));
   return { plan, decision: decideAuthorize(plan, load(plan.load, world)) };
 }
@@ -16,7 +23,8 @@ function authorize(review: ReturnType<typeof connect>, world: World, requestingU
 describe("exec and attach under REVIEW_REQUESTING_USER", () => {
   it.each(["exec", "attach"])("reads the pod of a %s only when the mode reviews the requester", (subResource) => {
     expect(planPodRead(connect(subResource), settings("off"))).toBeUndefined();
-    for (const mode of ["ephemeral", "always"] as const) expect(planPodRead(connect(subResource), settings(mode))).toEqual({ namespace: "ns1", name: "web" });
+    for (const mode of ["ephemeral", "always"] as const)
+      expect(planPodRead(connect(subResource), settings(mode))).toEqual({ namespace: "ns1", name: "web" });
   });
 
   it.each(["portforward", "proxy"])("leaves a %s alone: it runs no code in the pod", (subResource) => {
@@ -27,15 +35,25 @@ describe("exec and attach under REVIEW_REQUESTING_USER", () => {
   describe.each(PLACES)("GMSA at $label", ({ kind, label }) => {
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" });
 
-    it.each(["exec", "attach"])("refuses a %s to a requester who may not use the pod's credspec (403)", (subResource) => {
-      const { plan, decision } = authorize(connect(subResource, pod), { userAccess: { webapp1: false } });
-      expect(plan.load.credspecs.size).toBe(0);
-      expect(plan.load.access.map(({ subject }) => subject)).toEqual([{ namespace: "ns1", user: ALICE }]);
-      expectDenied(decision, [["ERR_CREDSPEC_NOT_ALLOWED", 403]], `pods/${subResource} into ${label}`, 'user "alice" is not allowed to use GMSACredentialSpec "webapp1"');
-    });
+    it.each(["exec", "attach"])(
+      "refuses a %s to a requester who may not use the pod's credspec (403)",
+      (subResource) => {
+        const { plan, decision } = authorize(connect(subResource, pod), { userAccess: { webapp1: false } });
+        expect(plan.load.credspecs.size).toBe(0);
+        expect(plan.load.access.map(({ subject }) => subject)).toEqual([{ namespace: "ns1", user: ALICE }]);
+        expectDenied(
+          decision,
+          [["ERR_CREDSPEC_NOT_ALLOWED", 403]],
+          `pods/${subResource} into ${label}`,
+          'user "alice" is not allowed to use GMSACredentialSpec "webapp1"',
+        );
+      },
+    );
 
     it("allows an exec to a requester who may use it", () => {
-      expect(authorize(connect("exec", pod), { userAccess: { webapp1: true } }).decision).toMatchObject({ allowed: true });
+      expect(authorize(connect("exec", pod), { userAccess: { webapp1: true } }).decision).toMatchObject({
+        allowed: true,
+      });
     });
 
     it("allows any exec with REVIEW_REQUESTING_USER=off, reading nothing", () => {
@@ -63,6 +81,10 @@ describe("exec and attach under REVIEW_REQUESTING_USER", () => {
 
   it("refuses a review without a requester (400)", () => {
     const pod = podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1" });
-    expectDenied(authorize(connect("exec", pod, null), {}).decision, [["ERR_INVALID_REVIEW", 400]], "request.userInfo.username is missing");
+    expectDenied(
+      authorize(connect("exec", pod, null), {}).decision,
+      [["ERR_INVALID_REVIEW", 400]],
+      "request.userInfo.username is missing",
+    );
   });
 });

@@ -16,22 +16,43 @@ describe("applyEnforcement", () => {
     const allowed = applyEnforcement({ allowed: true }, ["webapp2", "webapp1"], "deny");
     expect(allowed.auditAnnotations).toEqual({ decision: "allowed", credspecs: "webapp1,webapp2" });
     const denied = applyEnforcement({ allowed: false, errors: [notAllowed] }, [], "deny");
-    expect(denied).toMatchObject({ allowed: false, auditAnnotations: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED" } });
+    expect(denied).toMatchObject({
+      allowed: false,
+      auditAnnotations: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
+    });
     const warned = applyEnforcement({ allowed: false, errors: [notAllowed] }, [], "warn");
-    for (const key of Object.keys({ ...denied.auditAnnotations, ...warned.auditAnnotations })) expect(key).toMatch(QUALIFIED_NAME);
+    for (const key of Object.keys({ ...denied.auditAnnotations, ...warned.auditAnnotations }))
+      expect(key).toMatch(QUALIFIED_NAME);
   });
 
   it("warn: allows what it would deny, with a warning and the would-deny annotation naming codes and places", () => {
-    const outcome = applyEnforcement({ allowed: false, errors: [notAllowed], warnings: ["runAsUserName"] }, ["webapp1"], "warn");
+    const outcome = applyEnforcement(
+      { allowed: false, errors: [notAllowed], warnings: ["runAsUserName"] },
+      ["webapp1"],
+      "warn",
+    );
     expect(outcome.allowed).toBe(true);
     const wouldDeny = '403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1")';
-    expect(outcome.warnings).toEqual([`ENFORCEMENT=warn: gmsa-webhooks would deny this request: ${wouldDeny}`, "runAsUserName"]);
-    expect(outcome.auditAnnotations).toEqual({ decision: "would-deny", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED", "would-deny": wouldDeny });
+    expect(outcome.warnings).toEqual([
+      `ENFORCEMENT=warn: gmsa-webhooks would deny this request: ${wouldDeny}`,
+      "runAsUserName",
+    ]);
+    expect(outcome.auditAnnotations).toEqual({
+      decision: "would-deny",
+      credspecs: "webapp1",
+      codes: "ERR_CREDSPEC_NOT_ALLOWED",
+      "would-deny": wouldDeny,
+    });
   });
 
   it("warn: never blocks, our own failures (500) included, and never quotes their message or the contents' keys", () => {
     const bug = new AdmissionError("token abc leaked in a stack", { code: "ERR_INTERNAL" });
-    const mismatch = createRefusal("ERR_CONTENTS_MISMATCH", 'container "app": GMSA credspec contents differ (differing keys: Secret.Key)', 'container "app"', "webapp1");
+    const mismatch = createRefusal(
+      "ERR_CONTENTS_MISMATCH",
+      'container "app": GMSA credspec contents differ (differing keys: Secret.Key)',
+      'container "app"',
+      "webapp1",
+    );
     const outcome = applyEnforcement({ allowed: false, errors: [bug, mismatch] }, ["webapp1"], "warn");
     expect(outcome.allowed).toBe(true);
     const text = JSON.stringify(outcome);
@@ -47,7 +68,11 @@ describe("applyEnforcement", () => {
   });
 
   it("reaches the AdmissionReview response as auditAnnotations", () => {
-    const reply = buildAdmissionResponse("admission.k8s.io/v1", "u", applyEnforcement({ allowed: false, errors: [notAllowed] }, [], "warn"));
+    const reply = buildAdmissionResponse(
+      "admission.k8s.io/v1",
+      "u",
+      applyEnforcement({ allowed: false, errors: [notAllowed] }, [], "warn"),
+    );
     expect(reply.response).toMatchObject({ allowed: true, auditAnnotations: { decision: "would-deny" } });
     expect(reply.response.status).toBeUndefined();
   });

@@ -12,7 +12,10 @@ describe("findDuplicateKey", () => {
     ['{"\\/":1,"/":2}', "/"],
     ['{"\\ud800":1,"\\uD800":2}', "\ud800"],
     [' \n\t{ "a" :\r1 ,\n "a" : 2 } ', "a"],
-    ['{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[]},"CmsPlugins":[],"ActiveDirectoryConfig":{}}', "ActiveDirectoryConfig"],
+    [
+      '{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[]},"CmsPlugins":[],"ActiveDirectoryConfig":{}}',
+      "ActiveDirectoryConfig",
+    ],
   ])("finds the repeated key in %s", (text, path) => {
     expect(findDuplicateKey(text)).toEqual({ kind: "duplicate", path });
   });
@@ -32,13 +35,24 @@ describe("findDuplicateKey", () => {
     expect(() => JSON.parse(text) as unknown).not.toThrow();
   });
 
-  it.each(['{"a":1', '{"a":1,}', "[1,]", '{"a" 1}', "-01", "1.", '"\\x"', '"\\u12g4"', '"a\u0001"', "{}x", "", "nul", "{a:1}"])(
-    "calls %j invalid, as JSON.parse does",
-    (text) => {
-      expect(findDuplicateKey(text)).toEqual({ kind: "invalid" });
-      expect(() => JSON.parse(text) as unknown).toThrow();
-    },
-  );
+  it.each([
+    '{"a":1',
+    '{"a":1,}',
+    "[1,]",
+    '{"a" 1}',
+    "-01",
+    "1.",
+    '"\\x"',
+    '"\\u12g4"',
+    '"a\u0001"',
+    "{}x",
+    "",
+    "nul",
+    "{a:1}",
+  ])("calls %j invalid, as JSON.parse does", (text) => {
+    expect(findDuplicateKey(text)).toEqual({ kind: "invalid" });
+    expect(() => JSON.parse(text) as unknown).toThrow();
+  });
 
   it("scans deep nesting without exhausting the call stack", () => {
     const depth = 200_000;
@@ -50,7 +64,7 @@ describe("findDuplicateKey", () => {
   });
 
   it("agrees with JSON.parse on what is JSON, for texts JSON.parse keeps whole", () => {
-    for (const value of [{ a: [1, { b: "x\u2028\"\\" }], c: { d: null } }, ["\u0000", 1e21, -0], "plain"]) {
+    for (const value of [{ a: [1, { b: 'x\u2028"\\' }], c: { d: null } }, ["\u0000", 1e21, -0], "plain"]) {
       expect(findDuplicateKey(JSON.stringify(value, null, 2))).toEqual({ kind: "unique" });
     }
   });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Pod } from "../../../../shared/admission/review.ts";
-import { checkContentsShape, checkNames, distinctNames, listRunAsUserWarnings as listWarnings, MAX_CREDSPECS_PER_POD, truncate } from "../../../../shared/policy/checks.ts";
+import {
+  checkContentsShape,
+  checkNames,
+  distinctNames,
+  listRunAsUserWarnings as listWarnings,
+  MAX_CREDSPECS_PER_POD,
+  truncate,
+} from "../../../../shared/policy/checks.ts";
 import { readPodGmsa, type GmsaReference } from "../../../../shared/policy/pod-gmsa.ts";
 import { buildPod, PLACES, podWithGmsaAt } from "../../../support/pods.ts";
 
@@ -45,17 +52,22 @@ describe("checkContentsShape", () => {
     expect(errors[0]?.message).not.toContain("{oops");
   });
 
-  it.each(PLACES)("refuses contents on the $kind that repeat a key at any depth (422), naming place and key path", ({ label }) => {
-    const errors = checkContentsShape([ref(label, "webapp1", '{"DomainJoinConfig":{"Sid":"S-1","Sid":"S-2"}}')]);
-    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_DUPLICATE_CREDSPEC_KEY", 422]]);
-    expect(errors[0]?.message).toContain(label);
-    expect(errors[0]?.message).toContain('"DomainJoinConfig.Sid"');
-    expect(errors[0]?.message).not.toContain("S-2");
-    expect(errors[0]?.where).toEqual({ place: label, credSpecName: "webapp1" });
-  });
+  it.each(PLACES)(
+    "refuses contents on the $kind that repeat a key at any depth (422), naming place and key path",
+    ({ label }) => {
+      const errors = checkContentsShape([ref(label, "webapp1", '{"DomainJoinConfig":{"Sid":"S-1","Sid":"S-2"}}')]);
+      expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_DUPLICATE_CREDSPEC_KEY", 422]]);
+      expect(errors[0]?.message).toContain(label);
+      expect(errors[0]?.message).toContain('"DomainJoinConfig.Sid"');
+      expect(errors[0]?.message).not.toContain("S-2");
+      expect(errors[0]?.where).toEqual({ place: label, credSpecName: "webapp1" });
+    },
+  );
 
   it("counts escaped and plain spellings of one key as a repeat", () => {
-    expect(checkContentsShape([ref("pod", "webapp1", '{"a\\u0062":1,"ab":2}')]).map((e) => e.code)).toEqual(["ERR_DUPLICATE_CREDSPEC_KEY"]);
+    expect(checkContentsShape([ref("pod", "webapp1", '{"a\\u0062":1,"ab":2}')]).map((e) => e.code)).toEqual([
+      "ERR_DUPLICATE_CREDSPEC_KEY",
+    ]);
   });
 
   it.each(PLACES)("refuses a name without contents on the $kind (422)", ({ label }) => {
@@ -71,7 +83,9 @@ describe("checkContentsShape", () => {
 
   it("gives each text its own verdict", () => {
     expect(checkContentsShape([ref("pod", "webapp1", '{"n":1}')])).toEqual([]);
-    expect(checkContentsShape([ref("pod", "webapp1", '{"n":1,"n":0}')]).map((e) => e.code)).toEqual(["ERR_DUPLICATE_CREDSPEC_KEY"]);
+    expect(checkContentsShape([ref("pod", "webapp1", '{"n":1,"n":0}')]).map((e) => e.code)).toEqual([
+      "ERR_DUPLICATE_CREDSPEC_KEY",
+    ]);
     expect(checkContentsShape([ref("pod", "webapp1", '{"n":1')]).map((e) => e.code)).toEqual(["ERR_CONTENTS_NOT_JSON"]);
   });
 });
@@ -82,13 +96,21 @@ describe("checkNames: how many", () => {
     expect(checkNames([...names(MAX_CREDSPECS_PER_POD), ref("pod", "name-0", undefined)])).toEqual([]);
     const errors = checkNames(names(MAX_CREDSPECS_PER_POD + 1));
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_TOO_MANY_REFERENCES", 422]]);
-    expect(errors[0]?.message).toContain(`${MAX_CREDSPECS_PER_POD + 1} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD}`);
+    expect(errors[0]?.message).toContain(
+      `${MAX_CREDSPECS_PER_POD + 1} distinct credspecs; at most ${MAX_CREDSPECS_PER_POD}`,
+    );
   });
 });
 
 describe("distinctNames", () => {
   it("keeps valid names once each, in first-seen order", () => {
-    const refs = [ref("a", "b-name", undefined), ref("b", "a-name", "{}"), ref("c", "b-name", undefined), ref("d", "BAD", undefined), ref("e", undefined, "{}")];
+    const refs = [
+      ref("a", "b-name", undefined),
+      ref("b", "a-name", "{}"),
+      ref("c", "b-name", undefined),
+      ref("d", "BAD", undefined),
+      ref("e", undefined, "{}"),
+    ];
     expect([...distinctNames(refs)]).toEqual(["b-name", "a-name"]);
   });
 });
@@ -102,7 +124,9 @@ describe("truncate", () => {
 
 describe("listRunAsUserWarnings", () => {
   it.each(PLACES)("warns when the $kind has a GMSA and runs as a local account", ({ kind }) => {
-    const warnings = listRunAsUserWarnings(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", runAsUserName: "ContainerUser" }));
+    const warnings = listRunAsUserWarnings(
+      podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", runAsUserName: "ContainerUser" }),
+    );
     expect(warnings.length).toBeGreaterThan(0);
     for (const warning of warnings) {
       expect(warning).toContain('"webapp1"');
@@ -111,7 +135,9 @@ describe("listRunAsUserWarnings", () => {
   });
 
   it("names each container the pod-level GMSA and user reach", () => {
-    const warnings = listRunAsUserWarnings(podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", runAsUserName: "ContainerAdministrator" }));
+    const warnings = listRunAsUserWarnings(
+      podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", runAsUserName: "ContainerAdministrator" }),
+    );
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toContain('container "app"');
     expect(warnings[1]).toContain('init container "setup"');
@@ -130,14 +156,18 @@ describe("listRunAsUserWarnings", () => {
     expect(listRunAsUserWarnings(containerUser)).toEqual([expect.stringContaining('container "app"')]);
   });
 
-  it.each(["NT AUTHORITY\\SYSTEM", "NT AUTHORITY\\NETWORK SERVICE", "nt authority\\system", "Nt Authority\\Network Service"])(
-    "does not warn for %j, in any case",
-    (user) => {
-      for (const { kind } of PLACES) {
-        expect(listRunAsUserWarnings(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", runAsUserName: user }))).toEqual([]);
-      }
-    },
-  );
+  it.each([
+    "NT AUTHORITY\\SYSTEM",
+    "NT AUTHORITY\\NETWORK SERVICE",
+    "nt authority\\system",
+    "Nt Authority\\Network Service",
+  ])("does not warn for %j, in any case", (user) => {
+    for (const { kind } of PLACES) {
+      expect(
+        listRunAsUserWarnings(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", runAsUserName: user })),
+      ).toEqual([]);
+    }
+  });
 
   it("does not warn without a GMSA or without an explicit user", () => {
     expect(listRunAsUserWarnings(podWithGmsaAt("container", { runAsUserName: "ContainerUser" }))).toEqual([]);
@@ -154,7 +184,9 @@ describe("listRunAsUserWarnings", () => {
   });
 
   it("keeps a long user name short", () => {
-    const [warning] = listRunAsUserWarnings(podWithGmsaAt("container", { gmsaCredentialSpecName: "webapp1", runAsUserName: "u".repeat(500) }));
+    const [warning] = listRunAsUserWarnings(
+      podWithGmsaAt("container", { gmsaCredentialSpecName: "webapp1", runAsUserName: "u".repeat(500) }),
+    );
     expect(warning!.length).toBeLessThan(256);
   });
 });

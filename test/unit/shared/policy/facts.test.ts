@@ -24,20 +24,44 @@ describe("readReview", () => {
   });
 
   it("reads an update: both pods and the subresource", () => {
-    const review = readReview(requestOf(buildPod({ name: "new" }), { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: buildPod({ name: "old" }) }));
-    expect(review).toMatchObject({ operation: "UPDATE", subResource: "ephemeralcontainers", pod: { metadata: { name: "new" } }, oldPod: { metadata: { name: "old" } } });
+    const review = readReview(
+      requestOf(buildPod({ name: "new" }), {
+        operation: "UPDATE",
+        subResource: "ephemeralcontainers",
+        oldObject: buildPod({ name: "old" }),
+      }),
+    );
+    expect(review).toMatchObject({
+      operation: "UPDATE",
+      subResource: "ephemeralcontainers",
+      pod: { metadata: { name: "new" } },
+      oldPod: { metadata: { name: "old" } },
+    });
   });
 
   it("takes the namespace from the request, else the pod, else default; and no requester without a username", () => {
     const request = requestOf(buildPod({ namespace: "from-pod" }), { userInfo: { username: "" } });
-    expect(readReview({ ...request, namespace: undefined })).toMatchObject({ namespace: "from-pod", requester: undefined });
-    expect(readReview({ ...request, namespace: undefined, object: { spec: {} } })).toMatchObject({ namespace: "default" });
+    expect(readReview({ ...request, namespace: undefined })).toMatchObject({
+      namespace: "from-pod",
+      requester: undefined,
+    });
+    expect(readReview({ ...request, namespace: undefined, object: { spec: {} } })).toMatchObject({
+      namespace: "default",
+    });
   });
 
   it.each([
     { what: "a missing object", request: () => requestOf(null), problem: "request.object is missing" },
-    { what: "a missing oldObject on UPDATE", request: () => requestOf(buildPod(), { operation: "UPDATE" }), problem: "request.oldObject is missing" },
-    { what: "a malformed pod", request: () => requestOf({ spec: { containers: "x" } }), problem: "request.object: spec.containers" },
+    {
+      what: "a missing oldObject on UPDATE",
+      request: () => requestOf(buildPod(), { operation: "UPDATE" }),
+      problem: "request.oldObject is missing",
+    },
+    {
+      what: "a malformed pod",
+      request: () => requestOf({ spec: { containers: "x" } }),
+      problem: "request.object: spec.containers",
+    },
     {
       what: "a container name used twice",
       request: () => requestOf(buildPod({ containers: [{ name: "app" }], initContainers: [{ name: "app" }] })),

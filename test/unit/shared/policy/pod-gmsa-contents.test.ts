@@ -5,8 +5,16 @@ import { WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 describe("listDifferingKeys", () => {
   it.each([
     { what: "byte-equal text", inlined: JSON.stringify(WEBAPP1_CREDSPEC), credspec: WEBAPP1_CREDSPEC },
-    { what: "keys in another order", inlined: '{"b":{"y":2,"x":1},"a":[1,2]}', credspec: { a: [1, 2], b: { x: 1, y: 2 } } },
-    { what: "whitespace and indentation", inlined: JSON.stringify(WEBAPP1_CREDSPEC, null, 2), credspec: WEBAPP1_CREDSPEC },
+    {
+      what: "keys in another order",
+      inlined: '{"b":{"y":2,"x":1},"a":[1,2]}',
+      credspec: { a: [1, 2], b: { x: 1, y: 2 } },
+    },
+    {
+      what: "whitespace and indentation",
+      inlined: JSON.stringify(WEBAPP1_CREDSPEC, null, 2),
+      credspec: WEBAPP1_CREDSPEC,
+    },
     { what: "1.0 and 1", inlined: '{"n":1.0}', credspec: { n: 1 } },
     { what: "nulls", inlined: '{"n":null}', credspec: { n: null } },
   ])("treats $what as equal", ({ inlined, credspec }) => {
@@ -14,8 +22,8 @@ describe("listDifferingKeys", () => {
   });
 
   it.each([
-    { what: "1 and \"1\" (types matter)", inlined: '{"n":1}', credspec: { n: "1" }, keys: ["n"] },
-    { what: "true and \"true\"", inlined: '{"b":true}', credspec: { b: "true" }, keys: ["b"] },
+    { what: '1 and "1" (types matter)', inlined: '{"n":1}', credspec: { n: "1" }, keys: ["n"] },
+    { what: 'true and "true"', inlined: '{"b":true}', credspec: { b: "true" }, keys: ["b"] },
     { what: "null and a missing key", inlined: '{"n":null}', credspec: {}, keys: ["n"] },
     { what: "arrays in another order", inlined: '{"a":[2,1]}', credspec: { a: [1, 2] }, keys: ["a[0]", "a[1]"] },
     { what: "arrays of another length", inlined: '{"a":[1]}', credspec: { a: [1, 2] }, keys: ["a"] },
@@ -23,14 +31,22 @@ describe("listDifferingKeys", () => {
     { what: "a nested value", inlined: '{"x":{"y":{"z":1}}}', credspec: { x: { y: { z: 2 } } }, keys: ["x.y.z"] },
     { what: "an extra key", inlined: '{"a":1,"extra":1}', credspec: { a: 1 }, keys: ["extra"] },
     { what: "top-level values", inlined: "1", credspec: 2, keys: ["(root)"] },
-    { what: "case of a value", inlined: '{"DnsName":"CONTOSO.COM"}', credspec: { DnsName: "contoso.com" }, keys: ["DnsName"] },
+    {
+      what: "case of a value",
+      inlined: '{"DnsName":"CONTOSO.COM"}',
+      credspec: { DnsName: "contoso.com" },
+      keys: ["DnsName"],
+    },
   ])("reports $what as different, naming the keys", ({ inlined, credspec, keys }) => {
     expect(listDifferingKeys(inlined, credspec)).toEqual(keys);
   });
 
   it("names keys, never values", () => {
     const result = listDifferingKeys(
-      JSON.stringify({ ...WEBAPP1_CREDSPEC, DomainJoinConfig: { ...WEBAPP1_CREDSPEC.DomainJoinConfig, Sid: "S-1-5-21-1" } }),
+      JSON.stringify({
+        ...WEBAPP1_CREDSPEC,
+        DomainJoinConfig: { ...WEBAPP1_CREDSPEC.DomainJoinConfig, Sid: "S-1-5-21-1" },
+      }),
       WEBAPP1_CREDSPEC,
     );
     expect(result).toEqual(["DomainJoinConfig.Sid"]);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { annotationKeys, findNewEphemeralContainers, hasGmsaSettings, isGmsaAnnotationKey, readPodGmsa } from "../../../../shared/policy/pod-gmsa.ts";
+import {
+  annotationKeys,
+  findNewEphemeralContainers,
+  hasGmsaSettings,
+  isGmsaAnnotationKey,
+  readPodGmsa,
+} from "../../../../shared/policy/pod-gmsa.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 const { nameKey: POD_NAME_ANNOTATION, contentsKey: POD_CONTENTS_ANNOTATION } = annotationKeys();
@@ -12,11 +18,33 @@ describe("readPodGmsa: places", () => {
       initContainers: [{ name: "setup" }],
       ephemeralContainers: [{ name: "debugger" }],
     });
-    expect(readPodGmsa(pod).places.map(({ scope, label, containerName, path }) => ({ scope, label, containerName, path: path.join("/") }))).toEqual([
+    expect(
+      readPodGmsa(pod).places.map(({ scope, label, containerName, path }) => ({
+        scope,
+        label,
+        containerName,
+        path: path.join("/"),
+      })),
+    ).toEqual([
       { scope: "pod", label: "pod", containerName: undefined, path: "spec/securityContext/windowsOptions" },
-      { scope: "containers", label: 'container "app"', containerName: "app", path: "spec/containers/0/securityContext/windowsOptions" },
-      { scope: "containers", label: 'container "sidecar"', containerName: "sidecar", path: "spec/containers/1/securityContext/windowsOptions" },
-      { scope: "initContainers", label: 'init container "setup"', containerName: "setup", path: "spec/initContainers/0/securityContext/windowsOptions" },
+      {
+        scope: "containers",
+        label: 'container "app"',
+        containerName: "app",
+        path: "spec/containers/0/securityContext/windowsOptions",
+      },
+      {
+        scope: "containers",
+        label: 'container "sidecar"',
+        containerName: "sidecar",
+        path: "spec/containers/1/securityContext/windowsOptions",
+      },
+      {
+        scope: "initContainers",
+        label: 'init container "setup"',
+        containerName: "setup",
+        path: "spec/initContainers/0/securityContext/windowsOptions",
+      },
       {
         scope: "ephemeralContainers",
         label: 'ephemeral container "debugger"',
@@ -51,16 +79,35 @@ describe("hasGmsaSettings", () => {
 describe("findNewEphemeralContainers", () => {
   const oldPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }] });
   const pod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }, { name: "debugger-2" }] });
-  const update = { object: "pod", operation: "UPDATE", namespace: "default", pod, oldPod, requester: undefined } as const;
+  const update = {
+    object: "pod",
+    operation: "UPDATE",
+    namespace: "default",
+    pod,
+    oldPod,
+    requester: undefined,
+  } as const;
 
   it("is true only for ephemeral containers the old pod did not have", () => {
     const isNew = findNewEphemeralContainers({ ...update, subResource: "ephemeralcontainers" });
-    expect(readPodGmsa(pod).places.filter(isNew ?? (() => false)).map((p) => p.label)).toEqual(['ephemeral container "debugger-2"']);
+    expect(
+      readPodGmsa(pod)
+        .places.filter(isNew ?? (() => false))
+        .map((p) => p.label),
+    ).toEqual(['ephemeral container "debugger-2"']);
   });
 
   it("is undefined for a CREATE and for any other UPDATE", () => {
     expect(findNewEphemeralContainers({ ...update, subResource: undefined })).toBeUndefined();
-    expect(findNewEphemeralContainers({ object: "pod", operation: "CREATE", namespace: "default", pod, requester: undefined })).toBeUndefined();
+    expect(
+      findNewEphemeralContainers({
+        object: "pod",
+        operation: "CREATE",
+        namespace: "default",
+        pod,
+        requester: undefined,
+      }),
+    ).toBeUndefined();
   });
 });
 
@@ -115,7 +162,6 @@ describe("readPodGmsa: annotation refs", () => {
   });
 });
 
-
 describe("readPodGmsa: refs", () => {
   it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {
     const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" });
@@ -147,15 +193,25 @@ describe("readPodGmsa: annotations", () => {
   ];
 
   it.each(cases)("pairs the $kind annotation with its place", ({ kind, keys }) => {
-    const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }, { annotations: { [keys.nameKey]: "webapp1" } });
+    const pod = podWithGmsaAt(
+      kind,
+      { gmsaCredentialSpecName: "webapp1" },
+      { annotations: { [keys.nameKey]: "webapp1" } },
+    );
     const { pairs, annotationErrors: errors } = readPodGmsa(pod);
     expect(errors).toEqual([]);
-    expect(pairs.map((p) => [p.annotation.nameKey, p.place.label])).toEqual([[keys.nameKey, PLACES.find((p) => p.kind === kind)?.label]]);
+    expect(pairs.map((p) => [p.annotation.nameKey, p.place.label])).toEqual([
+      [keys.nameKey, PLACES.find((p) => p.kind === kind)?.label],
+    ]);
   });
 
   it.each(cases)("refuses a $kind annotation naming another credspec than the field (422)", ({ kind, keys }) => {
     const label = PLACES.find((p) => p.kind === kind)?.label ?? "";
-    const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }, { annotations: { [keys.nameKey]: "webapp2" } });
+    const pod = podWithGmsaAt(
+      kind,
+      { gmsaCredentialSpecName: "webapp1" },
+      { annotations: { [keys.nameKey]: "webapp2" } },
+    );
     const { pairs, annotationErrors: errors } = readPodGmsa(pod);
     expect(pairs).toEqual([]);
     expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_ANNOTATION_CONFLICT", 422]]);
@@ -165,18 +221,21 @@ describe("readPodGmsa: annotations", () => {
     expect(errors[0]?.message).toContain('"webapp2"');
   });
 
-  it.each(cases)("refuses $kind annotation contents that differ from the field's (422), without quoting them", ({ kind, keys }) => {
-    const pod = podWithGmsaAt(
-      kind,
-      { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
-      { annotations: { [keys.contentsKey]: '{"Secret":"s3cr3t"}' } },
-    );
-    const { annotationErrors: errors } = readPodGmsa(pod);
-    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_ANNOTATION_CONFLICT", 422]]);
-    expect(errors[0]?.message).toContain(keys.contentsKey);
-    expect(errors[0]?.message).not.toContain("s3cr3t");
-    expect(errors[0]?.message).not.toContain("CONTOSO");
-  });
+  it.each(cases)(
+    "refuses $kind annotation contents that differ from the field's (422), without quoting them",
+    ({ kind, keys }) => {
+      const pod = podWithGmsaAt(
+        kind,
+        { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+        { annotations: { [keys.contentsKey]: '{"Secret":"s3cr3t"}' } },
+      );
+      const { annotationErrors: errors } = readPodGmsa(pod);
+      expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_ANNOTATION_CONFLICT", 422]]);
+      expect(errors[0]?.message).toContain(keys.contentsKey);
+      expect(errors[0]?.message).not.toContain("s3cr3t");
+      expect(errors[0]?.message).not.toContain("CONTOSO");
+    },
+  );
 
   it("accepts annotation contents equal to the field's in another key order", () => {
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(WEBAPP1_CREDSPEC).reverse()));

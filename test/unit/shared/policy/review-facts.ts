@@ -3,7 +3,16 @@ import fastJsonPatch from "fast-json-patch";
 import { expect } from "vitest";
 import { AdmissionError } from "../../../../shared/errors.ts";
 import type { Decision, Pod } from "../../../../shared/admission/review.ts";
-import type { AccessAnswer, Fact, LoadedFacts, LoadPlan, PodConnect, PodCreate, PodUpdate, Requester } from "../../../../shared/policy/facts.ts";
+import type {
+  AccessAnswer,
+  Fact,
+  LoadedFacts,
+  LoadPlan,
+  PodConnect,
+  PodCreate,
+  PodUpdate,
+  Requester,
+} from "../../../../shared/policy/facts.ts";
 
 export const ALICE: Requester = { username: "alice", groups: ["devs"] };
 
@@ -14,13 +23,36 @@ export function create(pod: Pod, requester: Requester | null = ALICE): PodCreate
 
 /** An UPDATE (of `subResource`, if given) in namespace "ns1". */
 export function update(oldPod: Pod, pod: Pod, subResource?: string, requester: Requester | null = ALICE): PodUpdate {
-  return { object: "pod", operation: "UPDATE", subResource, namespace: "ns1", pod, oldPod, requester: requester ?? undefined };
+  return {
+    object: "pod",
+    operation: "UPDATE",
+    subResource,
+    namespace: "ns1",
+    pod,
+    oldPod,
+    requester: requester ?? undefined,
+  };
 }
 
 /** A CONNECT to `subResource` of pod "web" in "ns1" by `requester`, with the pod as authorize read it (undefined: not read). */
-export function connect(subResource: string, pod?: Pod | AdmissionError, requester: Requester | null = ALICE): PodConnect {
-  const read = pod === undefined ? {} : { pod: pod instanceof AdmissionError ? { ok: false as const, error: pod } : { ok: true as const, value: pod } };
-  return { object: "pod", operation: "CONNECT", subResource, namespace: "ns1", name: "web", requester: requester ?? undefined, ...read };
+export function connect(
+  subResource: string,
+  pod?: Pod | AdmissionError,
+  requester: Requester | null = ALICE,
+): PodConnect {
+  const read =
+    pod === undefined
+      ? {}
+      : { pod: pod instanceof AdmissionError ? { ok: false as const, error: pod } : { ok: true as const, value: pod } };
+  return {
+    object: "pod",
+    operation: "CONNECT",
+    subResource,
+    namespace: "ns1",
+    name: "web",
+    requester: requester ?? undefined,
+    ...read,
+  };
 }
 
 /** An exec into pod "web" whose pod was not read: what authorize sees with REVIEW_REQUESTING_USER=off. */
@@ -42,7 +74,12 @@ export function load(plan: LoadPlan, world: World): LoadedFacts {
     credspecs: new Map([...plan.credspecs].map((name) => [name, fact(world.credspecs?.[name], `credspec ${name}`)])),
     access: plan.access.map(({ subject, names }) => {
       const answers = "user" in subject ? world.userAccess : world.access;
-      return new Map([...names].map((name): [string, Fact<AccessAnswer>] => [name, fact(answer(answers?.[name]), `access to ${name}`)]));
+      return new Map(
+        [...names].map((name): [string, Fact<AccessAnswer>] => [
+          name,
+          fact(answer(answers?.[name]), `access to ${name}`),
+        ]),
+      );
     }),
     randomBytes: world.randomBytes ?? Uint8Array.from({ length: plan.randomBytes }, (_, i) => i * 7 + 3),
   };

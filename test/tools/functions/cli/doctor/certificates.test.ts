@@ -6,7 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCertificateAuthority, issueServingCertificate, type CertificateAuthority, type CertificatePair } from "../../../../../infra/local/pki.ts";
+import {
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertificateAuthority,
+  type CertificatePair,
+} from "../../../../../infra/local/pki.ts";
 import { checkFunction } from "../../../../../functions/cli/doctor/certificates.ts";
 import type { DoctorCluster, Finding } from "../../../../../functions/cli/doctor/findings.ts";
 import type { FoundWebhook } from "../../../../../functions/cli/doctor/webhooks.ts";
@@ -23,16 +28,20 @@ const hook = (clientConfig: NonNullable<FoundWebhook["webhook"]["clientConfig"]>
   configName: "gmsa-webhooks-expand",
   webhook: { name: "expand.gmsa-webhooks.windows.k8s.io", clientConfig },
 });
-const service = (caBundle?: string) => hook({ service: { namespace: "ns", name: "svc" }, ...(caBundle === undefined ? {} : { caBundle }) });
+const service = (caBundle?: string) =>
+  hook({ service: { namespace: "ns", name: "svc" }, ...(caBundle === undefined ? {} : { caBundle }) });
 /** An API server whose service proxy answers /readyz with 200. */
 const proxy = { request: () => Promise.resolve({ status: 200, body: "ok", warnings: [] }) };
 const noProxy = { request: () => Promise.reject(new Error("not used for a URL")) };
 /** The certificate findings of one function; for a URL the last is about the certificate it serves. */
 async function certificates(found: FoundWebhook, now: number): Promise<Finding[]> {
-  return (await checkFunction(found.webhook.clientConfig?.url ? noProxy : proxy, found, now)).filter((f) => f.check === "certificates/expand");
+  return (await checkFunction(found.webhook.clientConfig?.url ? noProxy : proxy, found, now)).filter(
+    (f) => f.check === "certificates/expand",
+  );
 }
 const urlCertificate = async (found: FoundWebhook, now: number) => (await certificates(found, now)).at(-1);
-const readyz = async (cluster: DoctorCluster, found: FoundWebhook) => (await checkFunction(cluster, found, Date.now())).find((f) => f.check === "readyz/expand")!;
+const readyz = async (cluster: DoctorCluster, found: FoundWebhook) =>
+  (await checkFunction(cluster, found, Date.now())).find((f) => f.check === "readyz/expand")!;
 
 let dir: string;
 let ca: CertificateAuthority;
@@ -45,10 +54,15 @@ let readyStatus = 200;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "doctor-certs-"));
   await Promise.all(["ca", "other"].map((sub) => mkdir(join(dir, sub))));
-  [ca, other] = await Promise.all([createCertificateAuthority(join(dir, "ca"), "doctor test CA"), createCertificateAuthority(join(dir, "other"), "another CA")]);
+  [ca, other] = await Promise.all([
+    createCertificateAuthority(join(dir, "ca"), "doctor test CA"),
+    createCertificateAuthority(join(dir, "other"), "another CA"),
+  ]);
   serving = await issueServingCertificate(ca, dir, "serving", ["localhost"]);
   server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
-    res.writeHead(req.url === "/readyz" ? readyStatus : 404).end(readyStatus === 200 ? "ok" : "no credential for the API server");
+    res
+      .writeHead(req.url === "/readyz" ? readyStatus : 404)
+      .end(readyStatus === 200 ? "ok" : "no credential for the API server");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `https://localhost:${(server.address() as { port: number }).port}`;
@@ -62,7 +76,9 @@ afterAll(async () => {
 describe("caBundle", () => {
   it("reads every certificate of a base64 PEM bundle, and nothing else", async () => {
     // Both expired by then: one finding for each certificate.
-    expect((await certificates(service(b64(ca.certPem + other.certPem)), Date.parse("2999-01-01"))).map((f) => f.status)).toEqual(["fail", "fail"]);
+    expect(
+      (await certificates(service(b64(ca.certPem + other.certPem)), Date.parse("2999-01-01"))).map((f) => f.status),
+    ).toEqual(["fail", "fail"]);
     expectFinding((await certificates(service(b64("not a certificate")), 0))[0], "fail", /holds no PEM certificate/);
   });
 
@@ -71,7 +87,11 @@ describe("caBundle", () => {
     const found = service(b64(ca.certPem));
     expect((await certificates(found, validTo - 40 * DAY))[0]?.status).toBe("pass");
     expectFinding((await certificates(found, validTo - 10 * DAY))[0], "warn", /expires in 10 days.*renewal window/);
-    expectFinding((await certificates(found, validTo + 1000))[0], "fail", /the caBundle of gmsa-webhooks-expand .* expired on/);
+    expectFinding(
+      (await certificates(found, validTo + 1000))[0],
+      "fail",
+      /the caBundle of gmsa-webhooks-expand .* expired on/,
+    );
   });
 
   it("fails a service reference without a caBundle, passes a URL without one (system roots)", async () => {
@@ -82,7 +102,10 @@ describe("caBundle", () => {
 
 describe("a URL's certificate, from where doctor runs", () => {
   it("passes when the chain verifies with the caBundle and the name matches", async () => {
-    const result = await urlCertificate(hook({ url: `${base}/expand`, caBundle: b64(ca.certPem) }), Date.now() - 400 * DAY);
+    const result = await urlCertificate(
+      hook({ url: `${base}/expand`, caBundle: b64(ca.certPem) }),
+      Date.now() - 400 * DAY,
+    );
     expectFinding(result, "pass", /from where doctor runs: the chain verifies/);
   });
 
@@ -92,30 +115,65 @@ describe("a URL's certificate, from where doctor runs", () => {
   });
 
   it("fails a certificate that does not name the host", async () => {
-    const result = await urlCertificate(hook({ url: base.replace("localhost", "127.0.0.1") + "/expand", caBundle: b64(ca.certPem) }), Date.now());
+    const result = await urlCertificate(
+      hook({ url: base.replace("localhost", "127.0.0.1") + "/expand", caBundle: b64(ca.certPem) }),
+      Date.now(),
+    );
     expectFinding(result, "fail", /127\.0\.0\.1/);
   });
 
   it("fails an expired caBundle CA", async () => {
     const run = promisify(execFile);
-    await run("openssl", ["req", "-new", "-key", ca.keyFile, "-subj", "/CN=doctor test CA", "-out", join(dir, "old.csr")]);
-    await run("openssl", ["x509", "-req", "-in", join(dir, "old.csr"), "-signkey", ca.keyFile, "-days", "0", "-out", join(dir, "old.crt")]);
+    await run("openssl", [
+      "req",
+      "-new",
+      "-key",
+      ca.keyFile,
+      "-subj",
+      "/CN=doctor test CA",
+      "-out",
+      join(dir, "old.csr"),
+    ]);
+    await run("openssl", [
+      "x509",
+      "-req",
+      "-in",
+      join(dir, "old.csr"),
+      "-signkey",
+      ca.keyFile,
+      "-days",
+      "0",
+      "-out",
+      join(dir, "old.crt"),
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const result = await urlCertificate(hook({ url: `${base}/expand`, caBundle: b64(await readFile(join(dir, "old.crt"), "utf8")) }), Date.now());
+    const result = await urlCertificate(
+      hook({ url: `${base}/expand`, caBundle: b64(await readFile(join(dir, "old.crt"), "utf8")) }),
+      Date.now(),
+    );
     expectFinding(result, "fail", /expired/);
   });
 });
 
 it("warns, not fails, when doctor cannot reach a URL: the API server may", async () => {
-  const result = await urlCertificate(hook({ url: "https://127.0.0.1:1/expand", caBundle: b64(ca.certPem) }), Date.now());
+  const result = await urlCertificate(
+    hook({ url: "https://127.0.0.1:1/expand", caBundle: b64(ca.certPem) }),
+    Date.now(),
+  );
   expectFinding(result, "warn", /https:\/\/127\.0\.0\.1:1\/expand cannot be reached from where doctor runs/);
-  expectFinding(await readyz(noProxy, hook({ url: "https://127.0.0.1:1/expand" })), "warn", /\/readyz could not be read from https:\/\/127\.0\.0\.1:1\/readyz from where doctor runs/);
+  expectFinding(
+    await readyz(noProxy, hook({ url: "https://127.0.0.1:1/expand" })),
+    "warn",
+    /\/readyz could not be read from https:\/\/127\.0\.0\.1:1\/readyz from where doctor runs/,
+  );
 });
 
 describe("readyz", () => {
   it("reads /readyz beside the review path, and fails with the function's reason", async () => {
     readyStatus = 200;
-    expect(await readyz(noProxy, hook({ url: `${base}/expand/s3cret-path`, caBundle: b64(ca.certPem) }))).toMatchObject({ status: "pass" });
+    expect(await readyz(noProxy, hook({ url: `${base}/expand/s3cret-path`, caBundle: b64(ca.certPem) }))).toMatchObject(
+      { status: "pass" },
+    );
     readyStatus = 503;
     const result = await readyz(noProxy, hook({ url: `${base}/expand/s3cret-path` }));
     expectFinding(result, "fail", /expand is not ready: .* answered 503: no credential for the API server/);
@@ -125,7 +183,9 @@ describe("readyz", () => {
   it("reads a service reference's /readyz through the API server's service proxy", async () => {
     const paths: string[] = [];
     const recording = { request: ({ path }: { path: string }) => (paths.push(path), proxy.request()) };
-    expect(await readyz(recording, hook({ service: { namespace: "gmsa", name: "gmsa-webhooks-expand", port: 8443 } }))).toMatchObject({ status: "pass" });
+    expect(
+      await readyz(recording, hook({ service: { namespace: "gmsa", name: "gmsa-webhooks-expand", port: 8443 } })),
+    ).toMatchObject({ status: "pass" });
     expect(paths).toEqual(["/api/v1/namespaces/gmsa/services/https:gmsa-webhooks-expand:8443/proxy/readyz"]);
   });
 
@@ -137,13 +197,21 @@ describe("readyz", () => {
         Promise.resolve(
           path.startsWith("/apis/apps/v1/namespaces/gmsa/deployments/gmsa-webhooks-expand")
             ? { status, body: deployment, warnings: [] }
-            : { status: 503, body: { kind: "Status", message: 'no endpoints available for service "gmsa-webhooks-expand"' }, warnings: [] },
+            : {
+                status: 503,
+                body: { kind: "Status", message: 'no endpoints available for service "gmsa-webhooks-expand"' },
+                warnings: [],
+              },
         ),
     });
 
     it("scaled to 0 replicas: names it and how to scale it up", async () => {
       const result = await readyz(cluster({ spec: { replicas: 0 }, status: {} }), ref);
-      expectFinding(result, "fail", /^expand \(gmsa-webhooks-expand\): Deployment gmsa\/gmsa-webhooks-expand is scaled to 0 replicas/);
+      expectFinding(
+        result,
+        "fail",
+        /^expand \(gmsa-webhooks-expand\): Deployment gmsa\/gmsa-webhooks-expand is scaled to 0 replicas/,
+      );
       expect(result.fix).toBe("kubectl scale deployment -n gmsa gmsa-webhooks-expand --replicas=2");
     });
 
@@ -154,7 +222,11 @@ describe("readyz", () => {
     });
 
     it("without a readable Deployment, or with Ready replicas, the proxy's own answer", async () => {
-      for (const c of [cluster(undefined, 404), cluster(undefined, 403), cluster({ spec: { replicas: 2 }, status: { readyReplicas: 1 } })]) {
+      for (const c of [
+        cluster(undefined, 404),
+        cluster(undefined, 403),
+        cluster({ spec: { replicas: 2 }, status: { readyReplicas: 1 } }),
+      ]) {
         expectFinding(await readyz(c, ref), "fail", /expand is not ready: .* answered 503: no endpoints available/);
       }
     });
@@ -162,7 +234,10 @@ describe("readyz", () => {
 });
 
 it("masks a path secret in a URL", async () => {
-  const result = await urlCertificate(hook({ url: `${base}/expand/abcdef`, caBundle: b64(ca.certPem) }), Date.now() - 400 * DAY);
+  const result = await urlCertificate(
+    hook({ url: `${base}/expand/abcdef`, caBundle: b64(ca.certPem) }),
+    Date.now() - 400 * DAY,
+  );
   expect(result?.message).toContain(`${base}/expand/*** from where doctor runs`);
   expect(result?.message).not.toContain("abcdef");
 });

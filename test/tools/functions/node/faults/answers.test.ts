@@ -6,7 +6,16 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Fault } from "./fault-server.ts";
-import { BUDGET_MS, expectAllowed, expectDenied, expectRecovery, FUNCTIONS, SLACK_MS, useFaultWorld, type ExpectedDenial } from "./harness.ts";
+import {
+  BUDGET_MS,
+  expectAllowed,
+  expectDenied,
+  expectRecovery,
+  FUNCTIONS,
+  SLACK_MS,
+  useFaultWorld,
+  type ExpectedDenial,
+} from "./harness.ts";
 
 const world = useFaultWorld();
 
@@ -50,20 +59,28 @@ describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => 
   });
 
   it("denies with 500 in time under a 429 storm, after one retry of the GET", async () => {
-    const calls = await denialRow("429 storm (Retry-After: 1)", { ...TOO_MANY, retryAfter: "1" }, {
-      code: 500,
-      message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
-      errors: ["ERR_KUBE_API"],
-    });
+    const calls = await denialRow(
+      "429 storm (Retry-After: 1)",
+      { ...TOO_MANY, retryAfter: "1" },
+      {
+        code: 500,
+        message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
+        errors: ["ERR_KUBE_API"],
+      },
+    );
     expect(calls).toEqual({ credspec: 2, lsar: fn === "authorize" ? 1 : 0 });
   });
 
   it("denies with 500 by the deadline when Retry-After reaches past the review's budget", async () => {
-    const calls = await denialRow("429 storm (Retry-After: 3, past the budget)", { ...TOO_MANY, retryAfter: "3" }, {
-      code: 500,
-      message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
-      errors: ["ERR_KUBE_API"],
-    });
+    const calls = await denialRow(
+      "429 storm (Retry-After: 3, past the budget)",
+      { ...TOO_MANY, retryAfter: "3" },
+      {
+        code: 500,
+        message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
+        errors: ["ERR_KUBE_API"],
+      },
+    );
     expect(calls.credspec).toBe(1);
   });
 
@@ -72,38 +89,55 @@ describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => 
   });
 
   it("denies with 500 when the API server keeps answering 500, after one retry of the GET", async () => {
-    const calls = await denialRow("persistent 500", { kind: "status", status: 500, reason: "InternalError" }, {
-      code: 500,
-      message: /reading GMSACredentialSpec "webapp1": API server answered 500 InternalError/,
-      errors: ["ERR_KUBE_API"],
-    });
+    const calls = await denialRow(
+      "persistent 500",
+      { kind: "status", status: 500, reason: "InternalError" },
+      {
+        code: 500,
+        message: /reading GMSACredentialSpec "webapp1": API server answered 500 InternalError/,
+        errors: ["ERR_KUBE_API"],
+      },
+    );
     expect(calls).toEqual({ credspec: 2, lsar: fn === "authorize" ? 1 : 0 });
   });
 
   it("denies with 500 when the API server keeps answering 503, after one retry of the GET", async () => {
-    const calls = await denialRow("persistent 503", { kind: "status", status: 503, reason: "ServiceUnavailable" }, {
-      code: 500,
-      message: /API server answered 503 ServiceUnavailable/,
-      errors: ["ERR_KUBE_API"],
-    });
+    const calls = await denialRow(
+      "persistent 503",
+      { kind: "status", status: 503, reason: "ServiceUnavailable" },
+      {
+        code: 500,
+        message: /API server answered 503 ServiceUnavailable/,
+        errors: ["ERR_KUBE_API"],
+      },
+    );
     expect(calls.credspec).toBe(2);
   });
 
   it("denies with 500 when a 200 carries no JSON, without retrying", async () => {
-    const calls = await denialRow("200 with a non-JSON body", { kind: "non-json" }, {
-      code: 500,
-      message: /reading GMSACredentialSpec "webapp1": API server answered 200 without a JSON body/,
-      errors: ["ERR_KUBE_API"],
-    });
+    const calls = await denialRow(
+      "200 with a non-JSON body",
+      { kind: "non-json" },
+      {
+        code: 500,
+        message: /reading GMSACredentialSpec "webapp1": API server answered 200 without a JSON body/,
+        errors: ["ERR_KUBE_API"],
+      },
+    );
     expect(calls).toEqual({ credspec: 1, lsar: fn === "authorize" ? 1 : 0 });
   });
 
   it("denies with 422 ERR_CREDSPEC_WITHOUT_CONTENTS when the credspec object has no credspec field", async () => {
-    await denialRow("credspec object without `credspec`", { kind: "credspec-without-contents" }, {
-      code: 422,
-      message: /GMSACredentialSpec "webapp1" has no credspec field/,
-      errors: ["ERR_CREDSPEC_WITHOUT_CONTENTS"],
-    }, ["credspec"]);
+    await denialRow(
+      "credspec object without `credspec`",
+      { kind: "credspec-without-contents" },
+      {
+        code: 422,
+        message: /GMSACredentialSpec "webapp1" has no credspec field/,
+        errors: ["ERR_CREDSPEC_WITHOUT_CONTENTS"],
+      },
+      ["credspec"],
+    );
   });
 });
 
@@ -113,7 +147,11 @@ describe("authorize against an API server that answers the access review badly",
     expectAllowed(await webhook.review("authorize"));
     world.api.inject({ kind: "lsar-without-status" }, ["lsar"]);
     const denied = await webhook.review("authorize");
-    const message = expectDenied(world, webhook, denied, { code: 500, message: /has no status\.allowed/, errors: ["ERR_KUBE_API"] });
+    const message = expectDenied(world, webhook, denied, {
+      code: 500,
+      message: /has no status\.allowed/,
+      errors: ["ERR_KUBE_API"],
+    });
     // expand makes no access review, so the same fault leaves it alone.
     expectAllowed(await webhook.review("expand"));
     world.api.heal();
@@ -127,9 +165,20 @@ describe("authorize against an API server that answers the access review badly",
     world.api.inject({ kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 }, ["lsar"]);
     world.api.reset();
     const denied = await webhook.review("authorize");
-    const message = expectDenied(world, webhook, denied, { code: 500, message: /use GMSACredentialSpec "webapp1": API server answered 503/, errors: ["ERR_KUBE_API"] });
+    const message = expectDenied(world, webhook, denied, {
+      code: 500,
+      message: /use GMSACredentialSpec "webapp1": API server answered 503/,
+      errors: ["ERR_KUBE_API"],
+    });
     expect(world.api.count("lsar")).toBe(1);
     const recovery = await expectRecovery(webhook, "authorize");
-    world.report({ fault: "503 once on the LSAR (POST)", fn: "authorize", outcome: 500, ms: denied.ms, message, recovery });
+    world.report({
+      fault: "503 once on the LSAR (POST)",
+      fn: "authorize",
+      outcome: 500,
+      ms: denied.ms,
+      message,
+      recovery,
+    });
   });
 });

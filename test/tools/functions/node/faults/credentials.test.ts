@@ -7,13 +7,24 @@
 import { describe, expect, it } from "vitest";
 import { eventually, isAlive } from "../../../../support/exec-plugins.ts";
 import type { Call } from "./fault-server.ts";
-import { BUDGET_MS, EXEC_TIMEOUT_MS, expectAllowed, expectDenied, expectRecovery, FUNCTIONS, useFaultWorld, waitFor } from "./harness.ts";
+import {
+  BUDGET_MS,
+  EXEC_TIMEOUT_MS,
+  expectAllowed,
+  expectDenied,
+  expectRecovery,
+  FUNCTIONS,
+  useFaultWorld,
+  waitFor,
+} from "./harness.ts";
 
 const world = useFaultWorld();
 
 /** `[token's run, answer]` of each call to `endpoint`, in order. */
 function answersTo(endpoint: Call["endpoint"]): [string | undefined, Call["answer"]][] {
-  return world.api.calls.filter((call) => call.endpoint === endpoint).map((call) => [call.token?.split(".")[0], call.answer]);
+  return world.api.calls
+    .filter((call) => call.endpoint === endpoint)
+    .map((call) => [call.token?.split(".")[0], call.answer]);
 }
 
 describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
@@ -26,13 +37,29 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     const result = await webhook.review(fn);
     expectAllowed(result);
     expect(webhook.pluginRuns()).toBe(2);
-    expect(answersTo("credspec")).toEqual([["fault-1", 401], ["fault-2", 200]]);
-    expect(answersTo("lsar")).toEqual(fn === "authorize" ? [["fault-1", 401], ["fault-2", 201]] : []);
+    expect(answersTo("credspec")).toEqual([
+      ["fault-1", 401],
+      ["fault-2", 200],
+    ]);
+    expect(answersTo("lsar")).toEqual(
+      fn === "authorize"
+        ? [
+            ["fault-1", 401],
+            ["fault-2", 201],
+          ]
+        : [],
+    );
     world.api.heal();
     const recovery = await expectRecovery(webhook, fn);
     expect(webhook.pluginRuns()).toBe(2);
     expect(await webhook.metrics()).toMatchObject({ execRuns_success: 2, execRuns_pluginError: 0 });
-    world.report({ fault: "401, plugin recovers (new token)", fn, outcome: "allowed", ms: result.ms, recovery: `plugin ran 2 times, 1 retry; ${recovery}` });
+    world.report({
+      fault: "401, plugin recovers (new token)",
+      fn,
+      outcome: "allowed",
+      ms: result.ms,
+      recovery: `plugin ran 2 times, 1 retry; ${recovery}`,
+    });
   });
 
   it("replaces a token that worked and is then refused, again and again, without backing off", async () => {
@@ -49,7 +76,13 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     expect(webhook.pluginRuns()).toBe(4);
     const recovery = await expectRecovery(webhook, fn);
     const ms = Math.round(performance.now() - started);
-    world.report({ fault: "401 on a token that had worked, 3 times in a minute", fn, outcome: "allowed", ms, recovery: `plugin ran 4 times, never backed off; ${recovery}` });
+    world.report({
+      fault: "401 on a token that had worked, 3 times in a minute",
+      fn,
+      outcome: "allowed",
+      ms,
+      recovery: `plugin ran 4 times, never backed off; ${recovery}`,
+    });
   });
 
   it("denies with 500 when every token is refused, and does not run the plugin once per review", async () => {
@@ -58,16 +91,25 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     world.api.inject({ kind: "reject-all-tokens" });
     const denied = await webhook.review(fn);
     // 2, or 3 when the burst outlasts the 1 s backoff on a loaded machine and one more run is refused (runs <= 3 below).
-    const refused = /exec plugin ".+" issued [23] credentials in a row that the API server refused \(401\)|API server answered 401 Unauthorized: it rejected our credential/;
+    const refused =
+      /exec plugin ".+" issued [23] credentials in a row that the API server refused \(401\)|API server answered 401 Unauthorized: it rejected our credential/;
     const message = expectDenied(world, webhook, denied, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
     expect(webhook.pluginRuns()).toBe(2);
     const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));
-    for (const result of burst) expectDenied(world, webhook, result, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
+    for (const result of burst)
+      expectDenied(world, webhook, result, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
     const runs = webhook.pluginRuns();
     expect(runs).toBeLessThanOrEqual(3);
     world.api.heal();
     const recovery = await expectRecovery(webhook, fn, 5000);
-    world.report({ fault: "401 for every token", fn, outcome: 500, ms: denied.ms, message, recovery: `burst of 20: ${runs} plugin runs in all; ${recovery}` });
+    world.report({
+      fault: "401 for every token",
+      fn,
+      outcome: 500,
+      ms: denied.ms,
+      message,
+      recovery: `burst of 20: ${runs} plugin runs in all; ${recovery}`,
+    });
   });
 
   it("on a 401 with a broken plugin denies with 500 naming the plugin, and backs off under a burst", async () => {
@@ -81,7 +123,8 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     expect(webhook.pluginRuns()).toBe(2);
 
     const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));
-    for (const result of burst) expectDenied(world, webhook, result, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
+    for (const result of burst)
+      expectDenied(world, webhook, result, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
     const runs = webhook.pluginRuns();
     expect(runs).toBeLessThanOrEqual(3);
 
@@ -89,32 +132,51 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     world.api.heal();
     // The failed run put the plugin in backoff (1 s, doubling): reviews wait for it, then succeed.
     const recovery = await expectRecovery(webhook, fn, 5000);
-    world.report({ fault: "401, plugin then exits 1", fn, outcome: 500, ms: denied.ms, message, recovery: `burst of 20: ${runs} plugin runs in all; plugin fixed: ${recovery}` });
+    world.report({
+      fault: "401, plugin then exits 1",
+      fn,
+      outcome: 500,
+      ms: denied.ms,
+      message,
+      recovery: `burst of 20: ${runs} plugin runs in all; plugin fixed: ${recovery}`,
+    });
   });
 
-  it("denies with 500 by the deadline while the plugin hangs; the exec timeout kills it later; fixed, it serves", async () => {
-    const webhook = await world.startWebhook({ pluginMode: "hang" });
-    const started = performance.now();
-    const denied = await webhook.review(fn);
-    const message = expectDenied(world, webhook, denied, {
-      code: 500,
-      // The credspec read and the access review wait on the same plugin; the log names whichever the reply listed first.
-      message: /(reading GMSACredentialSpec "webapp1"|reviewing whether service account .+ may use GMSACredentialSpec "webapp1"): exec plugin ".+": no credential before the deadline/,
-      errors: ["ERR_CREDENTIALS"],
-    });
-    expect(webhook.logFor(denied.uid)?.["credentials"]).toContain(`exec plugin "${process.execPath}"`);
-    expect(denied.ms).toBeGreaterThanOrEqual(BUDGET_MS - 50);
-    const pid = await webhook.hungPluginPid();
-    expect(isAlive(pid), "the plugin outlives the review").toBe(true);
+  it(
+    "denies with 500 by the deadline while the plugin hangs; the exec timeout kills it later; fixed, it serves",
+    async () => {
+      const webhook = await world.startWebhook({ pluginMode: "hang" });
+      const started = performance.now();
+      const denied = await webhook.review(fn);
+      const message = expectDenied(world, webhook, denied, {
+        code: 500,
+        // The credspec read and the access review wait on the same plugin; the log names whichever the reply listed first.
+        message:
+          /(reading GMSACredentialSpec "webapp1"|reviewing whether service account .+ may use GMSACredentialSpec "webapp1"): exec plugin ".+": no credential before the deadline/,
+        errors: ["ERR_CREDENTIALS"],
+      });
+      expect(webhook.logFor(denied.uid)?.["credentials"]).toContain(`exec plugin "${process.execPath}"`);
+      expect(denied.ms).toBeGreaterThanOrEqual(BUDGET_MS - 50);
+      const pid = await webhook.hungPluginPid();
+      expect(isAlive(pid), "the plugin outlives the review").toBe(true);
 
-    expect(await eventually(() => !isAlive(pid), EXEC_TIMEOUT_MS + 2000)).toBe(true);
-    const killedAfter = Math.round(performance.now() - started);
-    expect(killedAfter).toBeGreaterThanOrEqual(EXEC_TIMEOUT_MS);
-    // The run ends once the kill lands; its outcome is counted then.
-    expect(await waitFor(async () => (await webhook.metrics())["execRuns_timeout"] === 1)).toBe(true);
+      expect(await eventually(() => !isAlive(pid), EXEC_TIMEOUT_MS + 2000)).toBe(true);
+      const killedAfter = Math.round(performance.now() - started);
+      expect(killedAfter).toBeGreaterThanOrEqual(EXEC_TIMEOUT_MS);
+      // The run ends once the kill lands; its outcome is counted then.
+      expect(await waitFor(async () => (await webhook.metrics())["execRuns_timeout"] === 1)).toBe(true);
 
-    await webhook.setPluginMode("ok");
-    const recovery = await expectRecovery(webhook, fn, 5000);
-    world.report({ fault: "plugin hangs", fn, outcome: 500, ms: denied.ms, message, recovery: `plugin killed ${killedAfter} ms after start; plugin fixed: ${recovery}` });
-  }, EXEC_TIMEOUT_MS + 20_000);
+      await webhook.setPluginMode("ok");
+      const recovery = await expectRecovery(webhook, fn, 5000);
+      world.report({
+        fault: "plugin hangs",
+        fn,
+        outcome: 500,
+        ms: denied.ms,
+        message,
+        recovery: `plugin killed ${killedAfter} ms after start; plugin fixed: ${recovery}`,
+      });
+    },
+    EXEC_TIMEOUT_MS + 20_000,
+  );
 });

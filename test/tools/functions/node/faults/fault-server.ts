@@ -77,11 +77,24 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 function statusBody(code: number, reason: string, details?: Record<string, unknown>): unknown {
-  return { kind: "Status", apiVersion: "v1", status: "Failure", reason, code, message: `fault server: ${reason}`, ...(details ? { details } : {}) };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    reason,
+    code,
+    message: `fault server: ${reason}`,
+    ...(details ? { details } : {}),
+  };
 }
 
 /** Starts the server on 127.0.0.1 and an ephemeral port; `dir` receives the secret file. */
-export async function startFaultServer(options: { cert: string; key: string; dir: string; credspec: unknown }): Promise<FaultServer> {
+export async function startFaultServer(options: {
+  cert: string;
+  key: string;
+  dir: string;
+  credspec: unknown;
+}): Promise<FaultServer> {
   const secret = randomBytes(32).toString("hex");
   const secretFile = path.join(options.dir, "fault-server-secret");
   await writeFile(secretFile, secret, { mode: 0o600 });
@@ -109,12 +122,24 @@ export async function startFaultServer(options: { cert: string; key: string; dir
         sendJson(res, 404, statusBody(404, "NotFound", { name, group: "windows.k8s.io", kind: "gmsacredentialspecs" }));
         return 404;
       }
-      sendJson(res, 200, { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec: options.credspec });
+      sendJson(res, 200, {
+        apiVersion: "windows.k8s.io/v1",
+        kind: "GMSACredentialSpec",
+        metadata: { name },
+        credspec: options.credspec,
+      });
       return 200;
     }
-    const review = JSON.parse(body) as { kind?: string; spec?: { user?: string; resourceAttributes?: { verb?: string; resource?: string } } };
+    const review = JSON.parse(body) as {
+      kind?: string;
+      spec?: { user?: string; resourceAttributes?: { verb?: string; resource?: string } };
+    };
     const attributes = review.spec?.resourceAttributes;
-    if (review.kind !== "LocalSubjectAccessReview" || attributes?.verb !== "use" || attributes.resource !== "gmsacredentialspecs") {
+    if (
+      review.kind !== "LocalSubjectAccessReview" ||
+      attributes?.verb !== "use" ||
+      attributes.resource !== "gmsacredentialspecs"
+    ) {
       sendJson(res, 400, statusBody(400, "BadRequest"));
       return 400;
     }
@@ -126,7 +151,10 @@ export async function startFaultServer(options: { cert: string; key: string; dir
     switch (fault.kind) {
       case "reset":
       case "stall-body": {
-        const whole = JSON.stringify({ kind: endpoint === "credspec" ? "GMSACredentialSpec" : "LocalSubjectAccessReview", padding: "x".repeat(512) });
+        const whole = JSON.stringify({
+          kind: endpoint === "credspec" ? "GMSACredentialSpec" : "LocalSubjectAccessReview",
+          padding: "x".repeat(512),
+        });
         res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(whole)) });
         res.write(whole.slice(0, whole.length / 2), () => {
           if (fault.kind === "reset") res.socket?.destroy();
@@ -136,7 +164,12 @@ export async function startFaultServer(options: { cert: string; key: string; dir
       case "hang":
         return "hang";
       case "status":
-        sendJson(res, fault.status, statusBody(fault.status, fault.reason), fault.retryAfter === undefined ? {} : { "Retry-After": fault.retryAfter });
+        sendJson(
+          res,
+          fault.status,
+          statusBody(fault.status, fault.reason),
+          fault.retryAfter === undefined ? {} : { "Retry-After": fault.retryAfter },
+        );
         return fault.status;
       case "non-json":
         res.writeHead(200, { "Content-Type": "text/html" });
@@ -146,7 +179,11 @@ export async function startFaultServer(options: { cert: string; key: string; dir
         sendJson(res, 201, { apiVersion: "authorization.k8s.io/v1", kind: "LocalSubjectAccessReview", spec: {} });
         return 201;
       case "credspec-without-contents":
-        sendJson(res, 200, { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name: CREDSPEC_NAME } });
+        sendJson(res, 200, {
+          apiVersion: "windows.k8s.io/v1",
+          kind: "GMSACredentialSpec",
+          metadata: { name: CREDSPEC_NAME },
+        });
         return 200;
       case "reject-first-token":
       case "reject-all-tokens":
@@ -160,7 +197,8 @@ export async function startFaultServer(options: { cert: string; key: string; dir
     const endpoint: Call["endpoint"] =
       method === "GET" && /^\/apis\/windows\.k8s\.io\/v1\/gmsacredentialspecs\/[^/?]+$/.test(url)
         ? "credspec"
-        : method === "POST" && /^\/apis\/authorization\.k8s\.io\/v1\/namespaces\/[^/]+\/localsubjectaccessreviews$/.test(url)
+        : method === "POST" &&
+            /^\/apis\/authorization\.k8s\.io\/v1\/namespaces\/[^/]+\/localsubjectaccessreviews$/.test(url)
           ? "lsar"
           : "other";
     const authorization = req.headers.authorization ?? "";

@@ -156,7 +156,12 @@ export function useFaultWorld(): FaultWorld {
       writeFile(files.cert, pki.server.cert),
       writeFile(files.key, pki.server.key, { mode: 0o600 }),
     ]);
-    const execEnv = { COUNT_FILE: files.count, MODE_FILE: files.mode, PID_FILE: files.pid, SECRET_FILE: api.secretFile };
+    const execEnv = {
+      COUNT_FILE: files.count,
+      MODE_FILE: files.mode,
+      PID_FILE: files.pid,
+      SECRET_FILE: api.secretFile,
+    };
     const kubeconfig = {
       apiVersion: "v1",
       kind: "Config",
@@ -204,7 +209,9 @@ export function useFaultWorld(): FaultWorld {
       setPluginMode: (mode) => writeFile(files.mode, mode),
       hungPluginPid: async () => Number(await readFile(files.pid, "utf8")),
       logFor: (uid) =>
-        logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry["msg"] === "review" && entry["uid"] === uid),
+        logs
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((entry) => entry["msg"] === "review" && entry["uid"] === uid),
       async review(fn) {
         const uid = `fault-review-${++uids}`;
         const started = performance.now();
@@ -282,7 +289,12 @@ export interface ExpectedDenial {
  * slack.
  * @returns the message, with the plugin command shortened, for the matrix.
  */
-export function expectDenied(world: FaultWorld, webhook: Webhook, result: ReviewResult, expected: ExpectedDenial): string {
+export function expectDenied(
+  world: FaultWorld,
+  webhook: Webhook,
+  result: ReviewResult,
+  expected: ExpectedDenial,
+): string {
   expect(result.httpStatus).toBe(200);
   expect(result.reply).toMatchObject({ kind: "AdmissionReview", response: { uid: result.uid, allowed: false } });
   const text = result.reply.response.status?.message ?? "";
@@ -311,10 +323,15 @@ export function expectDenied(world: FaultWorld, webhook: Webhook, result: Review
 /** Allowed; expand's patch inlines the credspec, authorize lets the pod through unchanged. */
 export function expectAllowed(result: ReviewResult): void {
   expect(result.httpStatus).toBe(200);
-  expect(result.reply.response, result.reply.response.status?.message).toMatchObject({ uid: result.uid, allowed: true });
+  expect(result.reply.response, result.reply.response.status?.message).toMatchObject({
+    uid: result.uid,
+    allowed: true,
+  });
   if (result.fn === "expand") {
     const pod = applyReplyPatch(buildPod({ windowsOptions: { gmsaCredentialSpecName: CREDSPEC_NAME } }), result.reply);
-    expect(JSON.parse(pod.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec ?? "null")).toEqual(WEBAPP1_CREDSPEC);
+    expect(JSON.parse(pod.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec ?? "null")).toEqual(
+      WEBAPP1_CREDSPEC,
+    );
   } else {
     expect(result.reply.response.patch).toBeUndefined();
   }

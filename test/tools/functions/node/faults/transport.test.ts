@@ -15,7 +15,11 @@ describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) =>
     expectAllowed(await webhook.review(fn));
     await world.api.stop();
     const denied = await webhook.review(fn);
-    const message = expectDenied(world, webhook, denied, { code: 500, message: /API server unreachable \(ECONNREFUSED\)/, errors: ["ERR_KUBE_API"] });
+    const message = expectDenied(world, webhook, denied, {
+      code: 500,
+      message: /API server unreachable \(ECONNREFUSED\)/,
+      errors: ["ERR_KUBE_API"],
+    });
     await world.api.start();
     const recovery = await expectRecovery(webhook, fn);
     world.report({ fault: "connection refused", fn, outcome: 500, ms: denied.ms, message, recovery });
@@ -45,7 +49,11 @@ describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) =>
     world.api.inject({ kind: "hang" });
     world.api.reset();
     const denied = await webhook.review(fn);
-    const message = expectDenied(world, webhook, denied, { code: 500, message: NO_ANSWER, errors: ["ERR_DEADLINE_EXCEEDED"] });
+    const message = expectDenied(world, webhook, denied, {
+      code: 500,
+      message: NO_ANSWER,
+      errors: ["ERR_DEADLINE_EXCEEDED"],
+    });
     expect([world.api.count("credspec"), world.api.count("lsar")]).toEqual([1, fn === "authorize" ? 1 : 0]);
     expect(denied.ms).toBeGreaterThanOrEqual(BUDGET_MS - 50);
     world.api.heal();
@@ -59,10 +67,21 @@ describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) =>
     world.api.inject({ kind: "stall-body" });
     world.api.reset();
     const denied = await webhook.review(fn);
-    const message = expectDenied(world, webhook, denied, { code: 500, message: NO_ANSWER, errors: ["ERR_DEADLINE_EXCEEDED"] });
+    const message = expectDenied(world, webhook, denied, {
+      code: 500,
+      message: NO_ANSWER,
+      errors: ["ERR_DEADLINE_EXCEEDED"],
+    });
     expect([world.api.count("credspec"), world.api.count("lsar")]).toEqual([1, fn === "authorize" ? 1 : 0]);
     world.api.heal();
     const recovery = await expectRecovery(webhook, fn);
-    world.report({ fault: "headers, then the body stalls halfway", fn, outcome: 500, ms: denied.ms, message, recovery });
+    world.report({
+      fault: "headers, then the body stalls halfway",
+      fn,
+      outcome: 500,
+      ms: denied.ms,
+      message,
+      recovery,
+    });
   });
 });

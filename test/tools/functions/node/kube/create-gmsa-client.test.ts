@@ -1,7 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNodeGmsaClient, type NodeGmsaClientOptions } from "../../../../../functions/node/kube/create-gmsa-client.ts";
+import {
+  createNodeGmsaClient,
+  type NodeGmsaClientOptions,
+} from "../../../../../functions/node/kube/create-gmsa-client.ts";
 import type { AdmissionError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
@@ -33,7 +36,12 @@ afterAll(async () => {
 });
 
 /** Writes a kubeconfig (CA as a relative file) whose user runs `plugin` via node, and builds the client. */
-async function nodeClient(target: KubeServer, plugin: string, env: Record<string, string>, options: NodeGmsaClientOptions = {}) {
+async function nodeClient(
+  target: KubeServer,
+  plugin: string,
+  env: Record<string, string>,
+  options: NodeGmsaClientOptions = {},
+) {
   const dir = await tempDir();
   const countFile = path.join(dir, "runs");
   await writeFile(path.join(dir, "ca.crt"), pki.caPem);
@@ -41,7 +49,20 @@ async function nodeClient(target: KubeServer, plugin: string, env: Record<string
   const kubeconfig = {
     "current-context": "test",
     clusters: [{ name: "local", cluster: { server: target.url, "certificate-authority": "ca.crt" } }],
-    users: [{ name: "plugin", user: { exec: { apiVersion: "client.authentication.k8s.io/v1", command: process.execPath, args: [pluginPath(plugin)], env: execEnv, interactiveMode: "Never" } } }],
+    users: [
+      {
+        name: "plugin",
+        user: {
+          exec: {
+            apiVersion: "client.authentication.k8s.io/v1",
+            command: process.execPath,
+            args: [pluginPath(plugin)],
+            env: execEnv,
+            interactiveMode: "Never",
+          },
+        },
+      },
+    ],
     contexts: [{ name: "test", context: { cluster: "local", user: "plugin" } }],
   };
   await writeFile(path.join(dir, "config"), JSON.stringify(kubeconfig));
@@ -53,12 +74,18 @@ async function nodeClient(target: KubeServer, plugin: string, env: Record<string
 
 describe("createNodeGmsaClient with an exec plugin", () => {
   it("on 401 runs the plugin exactly once more and retries the request exactly once", async () => {
-    server.script = (request) => (request.headers.authorization === "Bearer token-1" ? { status: 401, body: { kind: "Status", reason: "Unauthorized" } } : ok(request, 0));
+    server.script = (request) =>
+      request.headers.authorization === "Bearer token-1"
+        ? { status: 401, body: { kind: "Status", reason: "Unauthorized" } }
+        : ok(request, 0);
     const before = server.requests.length;
     const { client, counters, runs } = await nodeClient(server, "token", {});
     expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
     expect(runs()).toBe(2);
-    expect(server.requests.slice(before).map((request) => request.headers.authorization)).toEqual(["Bearer token-1", "Bearer token-2"]);
+    expect(server.requests.slice(before).map((request) => request.headers.authorization)).toEqual([
+      "Bearer token-1",
+      "Bearer token-2",
+    ]);
     expect(counters().execRuns).toEqual({ success: 2, pluginError: 0, notFound: 0, timeout: 0 });
   });
 
@@ -74,7 +101,9 @@ describe("createNodeGmsaClient with an exec plugin", () => {
   it("serves 100 concurrent reviews on a cold cache with one plugin run over a few connections", async () => {
     const connectionsBefore = server.connections();
     const { client, runs } = await nodeClient(server, "token", { SLEEP_MS: "200", EXPIRES_IN_MS: "600000" });
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => client.getCredSpecContents(`credspec-${i}`, call())));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => client.getCredSpecContents(`credspec-${i}`, call())),
+    );
     expect(results).toHaveLength(100);
     expect(runs()).toBe(1);
     expect(server.connections() - connectionsBefore).toBeLessThanOrEqual(16);
@@ -82,13 +111,20 @@ describe("createNodeGmsaClient with an exec plugin", () => {
 
   it("denies by the review's deadline while the plugin hangs", async () => {
     const dir = await tempDir();
-    const { client } = await nodeClient(server, "hang-with-child", { PID_FILE: path.join(dir, "pid") }, { execTimeoutMs: 2000 });
+    const { client } = await nodeClient(
+      server,
+      "hang-with-child",
+      { PID_FILE: path.join(dir, "pid") },
+      { execTimeoutMs: 2000 },
+    );
     const started = Date.now();
     const error = await client.getCredSpecContents("webapp01", call(300)).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     // The request's context wraps the token source's error, whose cause is the deadline.
     expect(((error as Error).cause as Error).cause).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
-    expect((error as Error).message).toMatch(/^reading GMSACredentialSpec "webapp01": exec plugin .* no credential before the deadline$/);
+    expect((error as Error).message).toMatch(
+      /^reading GMSACredentialSpec "webapp01": exec plugin .* no credential before the deadline$/,
+    );
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 
@@ -96,14 +132,26 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     let seen: Record<string, string> = {};
     const runPlugin: NodeGmsaClientOptions["runPlugin"] = (_command, _args, env) => {
       seen = env;
-      const stdout = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", status: { token: "t" } });
+      const stdout = JSON.stringify({
+        apiVersion: "client.authentication.k8s.io/v1",
+        kind: "ExecCredential",
+        status: { token: "t" },
+      });
       return Promise.resolve({ outcome: "exited", exitCode: 0, stdout, stderr: "" });
     };
-    const baseEnv = { CALLER_AUTH_TOKENS: "t0ken", CALLER_AUTH: "bearer", JWT_PRIVATE_KEY: "k", AWS_ACCESS_KEY_ID: "AKID", HOME: "/home/fn" };
+    const baseEnv = {
+      CALLER_AUTH_TOKENS: "t0ken",
+      CALLER_AUTH: "bearer",
+      JWT_PRIVATE_KEY: "k",
+      AWS_ACCESS_KEY_ID: "AKID",
+      HOME: "/home/fn",
+    };
     const { client } = await nodeClient(server, "token", {}, { runPlugin, baseEnv });
     await client.getCredSpecContents("webapp01", call());
     expect(seen).toMatchObject({ AWS_ACCESS_KEY_ID: "AKID", HOME: "/home/fn" });
-    expect(Object.keys(seen).filter((name) => name.startsWith("CALLER_AUTH") || name === "JWT_PRIVATE_KEY")).toEqual([]);
+    expect(Object.keys(seen).filter((name) => name.startsWith("CALLER_AUTH") || name === "JWT_PRIVATE_KEY")).toEqual(
+      [],
+    );
   });
 
   it("fails closed with ERR_CREDENTIALS when the plugin fails", async () => {
@@ -118,7 +166,10 @@ describe("createNodeGmsaClient with an exec plugin", () => {
     const dir = await tempDir();
     await writeFile(path.join(dir, "c.crt"), pki.client.cert);
     await writeFile(path.join(dir, "c.key"), pki.client.key);
-    const { client } = await nodeClient(mtls, "client-cert", { CERT_FILE: path.join(dir, "c.crt"), KEY_FILE: path.join(dir, "c.key") });
+    const { client } = await nodeClient(mtls, "client-cert", {
+      CERT_FILE: path.join(dir, "c.crt"),
+      KEY_FILE: path.join(dir, "c.key"),
+    });
     expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
     expect(mtls.requests.at(-1)?.clientCn).toBe("client");
     expect(mtls.requests.at(-1)?.headers.authorization).toBeUndefined();
@@ -126,11 +177,17 @@ describe("createNodeGmsaClient with an exec plugin", () => {
 });
 
 describe("createNodeGmsaClient over HTTPS with a static token", () => {
-  const answers: Record<string, (index: number) => { status: number; body?: unknown; headers?: Record<string, string> }> = {
+  const answers: Record<
+    string,
+    (index: number) => { status: number; body?: unknown; headers?: Record<string, string> }
+  > = {
     missing: () => ({ status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "missing" } } }),
     forbidden: () => ({ status: 403, body: { kind: "Status", reason: "Forbidden" } }),
     broken: () => ({ status: 500, body: { kind: "Status", reason: "InternalError" } }),
-    busy: (index) => (index === 0 ? { status: 429, body: { kind: "Status", reason: "TooManyRequests" }, headers: { "Retry-After": "1" } } : { status: 200, body: { credspec: { ok: true } } }),
+    busy: (index) =>
+      index === 0
+        ? { status: 429, body: { kind: "Status", reason: "TooManyRequests" }, headers: { "Retry-After": "1" } }
+        : { status: 200, body: { credspec: { ok: true } } },
   };
 
   async function staticClient() {
@@ -142,7 +199,9 @@ users: [{ name: u, user: { token: static-token } }]
 contexts: [{ name: t, context: { cluster: c, user: u } }]
 `;
     await writeFile(path.join(dir, "config"), kubeconfig);
-    const client = await createNodeGmsaClient(parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" }).settings);
+    const client = await createNodeGmsaClient(
+      parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" }).settings,
+    );
     clients.push(client);
     return client.client;
   }
@@ -156,9 +215,14 @@ contexts: [{ name: t, context: { cluster: c, user: u } }]
       return answers[name]?.(index) ?? ok(request, 0);
     };
     const client = await staticClient();
-    await expect(client.getCredSpecContents("missing", call())).rejects.toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
+    await expect(client.getCredSpecContents("missing", call())).rejects.toMatchObject({
+      code: "ERR_CREDSPEC_NOT_FOUND",
+    });
     await expect(client.getCredSpecContents("forbidden", call())).rejects.toThrow(/403 Forbidden/);
-    await expect(client.getCredSpecContents("broken", call())).rejects.toMatchObject({ code: "ERR_KUBE_API", message: 'reading GMSACredentialSpec "broken": API server answered 500 InternalError' });
+    await expect(client.getCredSpecContents("broken", call())).rejects.toMatchObject({
+      code: "ERR_KUBE_API",
+      message: 'reading GMSACredentialSpec "broken": API server answered 500 InternalError',
+    });
     expect(perName.get("broken")).toBe(2);
     expect(await client.getCredSpecContents("busy", call())).toEqual({ ok: true });
     expect(perName.get("busy")).toBe(2);
@@ -182,11 +246,21 @@ describe("createNodeGmsaClient in a pod", () => {
     await writeFile(path.join(sa, "token"), "sa-1");
     await writeFile(path.join(sa, "ca.crt"), pki.caPem);
     server.script = (request) => (request.headers.authorization === "Bearer sa-2" ? ok(request, 0) : { status: 401 });
-    const { settings } = parseKubeSettings({ KUBERNETES_SERVICE_HOST: "127.0.0.1", KUBERNETES_SERVICE_PORT: String(server.port) });
+    const { settings } = parseKubeSettings({
+      KUBERNETES_SERVICE_HOST: "127.0.0.1",
+      KUBERNETES_SERVICE_PORT: String(server.port),
+    });
     let clock = Date.now();
-    const client = await createNodeGmsaClient(settings, { homeDir: sa, serviceAccountDir: sa, now: () => clock, monotonic: () => clock });
+    const client = await createNodeGmsaClient(settings, {
+      homeDir: sa,
+      serviceAccountDir: sa,
+      now: () => clock,
+      monotonic: () => clock,
+    });
     clients.push(client);
-    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_CREDENTIALS" });
+    await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
+      code: "ERR_CREDENTIALS",
+    });
     await writeFile(path.join(sa, "token"), "sa-2\n");
     // The file was re-read once and refused again, so the source backs off for a second.
     await expect(client.client.getCredSpecContents("webapp01", call())).rejects.toThrow(/not retried for another 1s/);
@@ -196,10 +270,17 @@ describe("createNodeGmsaClient in a pod", () => {
 
   it("reports configuration problems together", async () => {
     const dir = await tempDir();
-    await writeFile(path.join(dir, "config"), "current-context: x\ncontexts: [{ name: x, context: { cluster: nope } }]\n");
-    const error = await createNodeGmsaClient(parseKubeSettings({ KUBECONFIG: path.join(dir, "config") }).settings).catch((e: unknown) => e);
+    await writeFile(
+      path.join(dir, "config"),
+      "current-context: x\ncontexts: [{ name: x, context: { cluster: nope } }]\n",
+    );
+    const error = await createNodeGmsaClient(
+      parseKubeSettings({ KUBECONFIG: path.join(dir, "config") }).settings,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeConfigurationError);
-    expect((error as KubeConfigurationError).problems).toEqual(['kubeconfig: context "x" names cluster "nope", which is not defined']);
+    expect((error as KubeConfigurationError).problems).toEqual([
+      'kubeconfig: context "x" names cluster "nope", which is not defined',
+    ]);
   });
 });
 
@@ -214,7 +295,11 @@ users: [{ name: u, user: ${user} }]
 contexts: [{ name: t, context: { cluster: c, user: u } }]
 `;
     await writeFile(path.join(dir, "config"), kubeconfig);
-    const { settings, problems } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0", ...env });
+    const { settings, problems } = parseKubeSettings({
+      KUBECONFIG: path.join(dir, "config"),
+      CREDSPEC_CACHE_TTL_MS: "0",
+      ...env,
+    });
     expect(problems).toEqual([]);
     const client = await createNodeGmsaClient(settings);
     clients.push(client);
@@ -229,18 +314,32 @@ contexts: [{ name: t, context: { cluster: c, user: u } }]
     }));
     try {
       const before = server.requests.length;
-      const client = await cloudClient({ CLOUD_TOKEN: "gke", GCE_METADATA_HOST: metadata.host, GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com" });
+      const client = await cloudClient({
+        CLOUD_TOKEN: "gke",
+        GCE_METADATA_HOST: metadata.host,
+        GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com",
+      });
       await Promise.all([client.getCredSpecContents("a", call()), client.getCredSpecContents("b", call())]);
       expect(await client.getCredSpecContents("c", call())).toEqual({ ok: true });
-      expect(server.requests.slice(before).map((request) => request.headers.authorization)).toEqual(Array(3).fill("Bearer gke-token-1"));
-      expect(metadata.requests.map((request) => request.url.pathname)).toEqual(["/computeMetadata/v1/instance/service-accounts/gmsa@p.iam.gserviceaccount.com/token"]);
+      expect(server.requests.slice(before).map((request) => request.headers.authorization)).toEqual(
+        Array(3).fill("Bearer gke-token-1"),
+      );
+      expect(metadata.requests.map((request) => request.url.pathname)).toEqual([
+        "/computeMetadata/v1/instance/service-accounts/gmsa@p.iam.gserviceaccount.com/token",
+      ]);
     } finally {
       await metadata.close();
     }
   });
 
   it("eks: sends a k8s-aws-v1. token presigned for the cluster from the AWS environment", async () => {
-    const client = await cloudClient({ CLOUD_TOKEN: "eks", EKS_CLUSTER_NAME: "gmsa-prod", AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret" });
+    const client = await cloudClient({
+      CLOUD_TOKEN: "eks",
+      EKS_CLUSTER_NAME: "gmsa-prod",
+      AWS_REGION: "eu-west-1",
+      AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+      AWS_SECRET_ACCESS_KEY: "secret",
+    });
     await client.getCredSpecContents("webapp01", call());
     const bearer = String(server.requests.at(-1)?.headers.authorization);
     expect(bearer).toMatch(/^Bearer k8s-aws-v1\.[A-Za-z0-9_-]+$/);
@@ -252,6 +351,8 @@ contexts: [{ name: t, context: { cluster: c, user: u } }]
   it("refuses CLOUD_TOKEN beside the user's own credential", async () => {
     const error = await cloudClient({ CLOUD_TOKEN: "gke" }, "{ token: static-token }").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeConfigurationError);
-    expect((error as KubeConfigurationError).problems).toEqual(['kubeconfig context "t": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one']);
+    expect((error as KubeConfigurationError).problems).toEqual([
+      'kubeconfig context "t": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
+    ]);
   });
 });

@@ -26,7 +26,13 @@ describe("createHttpsKubeFetch, as fetch", () => {
           return;
         }
         response.writeHead(201, { "content-type": "application/json", "x-seen": ["a", "b"] });
-        response.end(JSON.stringify({ method: request.method, body: Buffer.concat(chunks).toString("utf8"), accept: request.headers.accept }));
+        response.end(
+          JSON.stringify({
+            method: request.method,
+            body: Buffer.concat(chunks).toString("utf8"),
+            accept: request.headers.accept,
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -41,10 +47,18 @@ describe("createHttpsKubeFetch, as fetch", () => {
   it("sends method, headers and body to a plain http:// server and answers status, headers and body", async () => {
     const transport = createHttpsKubeFetch();
     try {
-      const response = await transport.fetch(`${url}/x`, { method: "POST", headers: { Accept: "application/json" }, body: '{"a":1}' });
+      const response = await transport.fetch(`${url}/x`, {
+        method: "POST",
+        headers: { Accept: "application/json" },
+        body: '{"a":1}',
+      });
       expect(response.status).toBe(201);
       expect(response.headers.get("x-seen")).toBe("a, b");
-      expect(JSON.parse(await response.text())).toEqual({ method: "POST", body: '{"a":1}', accept: "application/json" });
+      expect(JSON.parse(await response.text())).toEqual({
+        method: "POST",
+        body: '{"a":1}',
+        accept: "application/json",
+      });
       const empty = await transport.fetch(`${url}/empty`, { method: "GET" });
       expect(empty.status).toBe(204);
       expect(await empty.text()).toBe("");
@@ -61,7 +75,9 @@ describe("createHttpsKubeFetch, as fetch", () => {
         (error: unknown) => error,
       );
       expect(outcome).toMatchObject({ name: "TimeoutError" });
-      await expect(transport.fetch(`${url}/x`, { method: "GET", signal: AbortSignal.abort() })).rejects.toMatchObject({ name: "AbortError" });
+      await expect(transport.fetch(`${url}/x`, { method: "GET", signal: AbortSignal.abort() })).rejects.toMatchObject({
+        name: "AbortError",
+      });
     } finally {
       await transport.close();
     }

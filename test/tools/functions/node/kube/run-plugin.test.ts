@@ -6,12 +6,21 @@ import { runPlugin } from "../../../../../functions/node/kube/run-plugin.ts";
 import { eventually, isAlive, pluginPath } from "../../../../support/exec-plugins.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
 
-const execInfo = JSON.stringify({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential", spec: { interactive: false } });
-const env = (extra: Record<string, string> = {}): Record<string, string> => ({ KUBERNETES_EXEC_INFO: execInfo, ...extra });
+const execInfo = JSON.stringify({
+  apiVersion: "client.authentication.k8s.io/v1",
+  kind: "ExecCredential",
+  spec: { interactive: false },
+});
+const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+  KUBERNETES_EXEC_INFO: execInfo,
+  ...extra,
+});
 
 describe("runPlugin", () => {
   it("runs the command with an argument array and returns exit code, stdout and stderr", async () => {
-    const result = await runPlugin(process.execPath, [pluginPath("token"), "arg with spaces; $(not a shell)"], env(), { timeoutMs: 10_000 });
+    const result = await runPlugin(process.execPath, [pluginPath("token"), "arg with spaces; $(not a shell)"], env(), {
+      timeoutMs: 10_000,
+    });
     expect(result).toMatchObject({ outcome: "exited", exitCode: 0, stderr: "" });
     expect(JSON.parse((result as { stdout: string }).stdout)).toMatchObject({ status: { token: "token-1" } });
   });
@@ -19,7 +28,9 @@ describe("runPlugin", () => {
   it("passes exactly the given environment", async () => {
     const dir = await tempDir();
     const dump = path.join(dir, "dump.json");
-    await runPlugin(process.execPath, [pluginPath("token")], env({ DUMP_FILE: dump, FAKE_ONE: "1" }), { timeoutMs: 10_000 });
+    await runPlugin(process.execPath, [pluginPath("token")], env({ DUMP_FILE: dump, FAKE_ONE: "1" }), {
+      timeoutMs: 10_000,
+    });
     const seen = JSON.parse(readFileSync(dump, "utf8")) as { fake: Record<string, string> };
     expect(seen.fake).toEqual({ FAKE_ONE: "1" });
   });
@@ -44,7 +55,9 @@ describe("runPlugin", () => {
     const dir = await tempDir();
     const pidFile = path.join(dir, "child.pid");
     const started = Date.now();
-    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), { timeoutMs: 2_000 });
+    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), {
+      timeoutMs: 2_000,
+    });
     expect(result).toMatchObject({ outcome: "timeout" });
     expect((result as { stderr: string }).stderr).toContain("waiting for the identity provider");
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -90,16 +103,24 @@ describe("runPlugin", () => {
     it("reports not-found when only the plugin's env PATH holds the command", async () => {
       const theirs = await pluginFolder("theirs");
       vi.stubEnv("PATH", "/nonexistent");
-      expect(await runPlugin("gmsa-fake-plugin", [], env({ PATH: theirs }), { timeoutMs: 10_000 })).toEqual({ outcome: "not-found" });
+      expect(await runPlugin("gmsa-fake-plugin", [], env({ PATH: theirs }), { timeoutMs: 10_000 })).toEqual({
+        outcome: "not-found",
+      });
     });
 
     it("runs a command given as a path without a PATH search, and says when it cannot be executed", async () => {
       const ours = await pluginFolder("ours");
       vi.stubEnv("PATH", "/nonexistent");
       const script = path.join(ours, "gmsa-fake-plugin");
-      expect(await runPlugin(script, [], env({ PATH: "/bin" }), { timeoutMs: 10_000 })).toMatchObject({ outcome: "exited", exitCode: 0 });
+      expect(await runPlugin(script, [], env({ PATH: "/bin" }), { timeoutMs: 10_000 })).toMatchObject({
+        outcome: "exited",
+        exitCode: 0,
+      });
       await chmod(script, 0o644);
-      expect(await runPlugin(script, [], env(), { timeoutMs: 10_000 })).toEqual({ outcome: "spawn-error", message: "EACCES" });
+      expect(await runPlugin(script, [], env(), { timeoutMs: 10_000 })).toEqual({
+        outcome: "spawn-error",
+        message: "EACCES",
+      });
     });
 
     it("refuses a command found through a relative PATH entry (Go's exec.ErrDot)", async () => {

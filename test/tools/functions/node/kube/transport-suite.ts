@@ -16,7 +16,11 @@ export interface KubeTransportSuiteOptions {
 }
 
 /** Runs the transport suite for `create` under the title `name`. */
-export function describeKubeTransport(name: string, create: (options: KeepAliveFetchOptions) => ReturnType<typeof createHttpsKubeFetch>, suite: KubeTransportSuiteOptions): void {
+export function describeKubeTransport(
+  name: string,
+  create: (options: KeepAliveFetchOptions) => ReturnType<typeof createHttpsKubeFetch>,
+  suite: KubeTransportSuiteOptions,
+): void {
   let pki: TestPki;
   let server: KubeServer;
   let internal: KubeServer;
@@ -40,13 +44,19 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
   function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
     const transport = create(options);
     opened.push(transport);
-    return createKubeGmsaClient({ server: target.url, fetch: transport.fetch, credSpecCacheTtlMs: 0, retryDelayMs: 10 });
+    return createKubeGmsaClient({
+      server: target.url,
+      fetch: transport.fetch,
+      credSpecCacheTtlMs: 0,
+      retryDelayMs: 10,
+    });
   }
 
   const call = () => ({ signal: AbortSignal.timeout(5_000) });
 
   /** The client refused the server's certificate: OpenSSL's code depends on how the chain was sent. */
-  const UNTRUSTED_SERVER = /API server unreachable \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/;
+  const UNTRUSTED_SERVER =
+    /API server unreachable \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/;
 
   /** The error a call ended with; fails the test if it resolved. */
   async function failureOf(promise: Promise<unknown>): Promise<Error> {
@@ -93,21 +103,33 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
     });
 
     it("accepts any certificate with insecure-skip-tls-verify", async () => {
-      expect(await clientFor(server, { insecureSkipTlsVerify: true }).getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      expect(await clientFor(server, { insecureSkipTlsVerify: true }).getCredSpecContents("webapp01", call())).toEqual({
+        ok: true,
+      });
     });
 
     it("checks the certificate against tls-server-name instead of the URL's host", async () => {
-      expect(await clientFor(internal, { ca: pki.caPem, tlsServerName: "kube.internal" }).getCredSpecContents("webapp01", call())).toEqual({ ok: true });
+      expect(
+        await clientFor(internal, { ca: pki.caPem, tlsServerName: "kube.internal" }).getCredSpecContents(
+          "webapp01",
+          call(),
+        ),
+      ).toEqual({ ok: true });
       const error = await failureOf(clientFor(internal, { ca: pki.caPem }).getCredSpecContents("webapp01", call()));
       expect(error.message).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
     });
 
     it("presents the kubeconfig client certificate", async () => {
-      const client = clientFor(mtls, { ca: pki.caPem, clientCertificate: { certificate: pki.client.cert, key: pki.client.key } });
+      const client = clientFor(mtls, {
+        ca: pki.caPem,
+        clientCertificate: { certificate: pki.client.cert, key: pki.client.key },
+      });
       await client.getCredSpecContents("webapp01", call());
       expect(mtls.requests.at(-1)?.clientCn).toBe("client");
       const refusedBefore = mtls.refusedHandshakes.length;
-      await expect(clientFor(mtls, { ca: pki.caPem }).getCredSpecContents("webapp01", call())).rejects.toMatchObject({ code: "ERR_KUBE_API" });
+      await expect(clientFor(mtls, { ca: pki.caPem }).getCredSpecContents("webapp01", call())).rejects.toMatchObject({
+        code: "ERR_KUBE_API",
+      });
       // The server, not the transport, ended it: it refused the handshake for want of a certificate.
       expect(mtls.refusedHandshakes.slice(refusedBefore)).toContain("ERR_SSL_PEER_DID_NOT_RETURN_A_CERTIFICATE");
     });
@@ -117,7 +139,9 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
       opened.push(transport);
       const before = mtls.connections();
       const get = (certificate: string, key: string) =>
-        transport.fetch(`${mtls.url}/apis/windows.k8s.io/v1/gmsacredentialspecs/a`, { method: "GET" }, { certificate, key }).then((response) => response.text());
+        transport
+          .fetch(`${mtls.url}/apis/windows.k8s.io/v1/gmsacredentialspecs/a`, { method: "GET" }, { certificate, key })
+          .then((response) => response.text());
       await get(pki.client.cert, pki.client.key);
       await new Promise((resolve) => setImmediate(resolve));
       await get(pki.client.cert, pki.client.key);
@@ -131,8 +155,14 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
     });
 
     it("never follows a redirect: a 302 to a server answering allowed is a 500 naming the status, and that server sees nothing", async () => {
-      const lure = await startKubeServer({ ...pki.server, script: () => ({ status: 200, body: { credspec: { forged: true }, status: { allowed: true } } }) });
-      const redirecting = await startKubeServer({ ...pki.server, script: (request) => ({ status: 302, headers: { Location: `${lure.url}${request.path}` } }) });
+      const lure = await startKubeServer({
+        ...pki.server,
+        script: () => ({ status: 200, body: { credspec: { forged: true }, status: { allowed: true } } }),
+      });
+      const redirecting = await startKubeServer({
+        ...pki.server,
+        script: (request) => ({ status: 302, headers: { Location: `${lure.url}${request.path}` } }),
+      });
       try {
         const client = clientFor(redirecting, { ca: pki.caPem });
         const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
@@ -156,7 +186,11 @@ export function describeKubeTransport(name: string, create: (options: KeepAliveF
         await new Promise((resolve) => setImmediate(resolve));
         expect(await client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
         expect(proxy.tunnels).toEqual([`127.0.0.1:${internal.port}`]);
-        const untrusted = clientFor(internal, { ca: pki.otherCaPem, tlsServerName: "kube.internal", proxyUrl: proxy.url });
+        const untrusted = clientFor(internal, {
+          ca: pki.otherCaPem,
+          tlsServerName: "kube.internal",
+          proxyUrl: proxy.url,
+        });
         const error = await failureOf(untrusted.getCredSpecContents("webapp01", call()));
         expect(error).toMatchObject({ code: "ERR_KUBE_API" });
         expect(error.message).toMatch(UNTRUSTED_SERVER);

@@ -13,13 +13,24 @@ function emptyCluster(requests: ClusterRequest[], answer: (request: ClusterReque
     request(request: ClusterRequest): Promise<ClusterAnswer> {
       requests.push(request);
       const given = answer(request);
-      if (given !== undefined) return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
+      if (given !== undefined)
+        return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
       if (request.path.includes("/customresourcedefinitions/")) {
-        const crd = { spec: { versions: [{ name: "v1", served: true }, { name: "v1alpha1", served: true }] }, status: { conditions: [{ type: "Established", status: "True" }] } };
+        const crd = {
+          spec: {
+            versions: [
+              { name: "v1", served: true },
+              { name: "v1alpha1", served: true },
+            ],
+          },
+          status: { conditions: [{ type: "Established", status: "True" }] },
+        };
         return Promise.resolve({ status: 200, body: crd, warnings: [] });
       }
-      if (request.method === "POST" && request.path.endsWith("subjectaccessreviews")) return Promise.resolve({ status: 201, body: { status: { allowed: true } }, warnings: [] });
-      if (request.path.startsWith("/api/v1/namespaces/gmsa-webhooks/serviceaccounts/")) return Promise.resolve({ status: 404, body: {}, warnings: [] });
+      if (request.method === "POST" && request.path.endsWith("subjectaccessreviews"))
+        return Promise.resolve({ status: 201, body: { status: { allowed: true } }, warnings: [] });
+      if (request.path.startsWith("/api/v1/namespaces/gmsa-webhooks/serviceaccounts/"))
+        return Promise.resolve({ status: 404, body: {}, warnings: [] });
       return Promise.resolve({ status: 200, body: { items: [] }, warnings: [] });
     },
   };
@@ -29,10 +40,20 @@ describe("runDoctor", () => {
   it("fails both unregistered webhooks, skips what it cannot know, and sends no write", async () => {
     const requests: ClusterRequest[] = [];
     const findings = await runDoctor(emptyCluster(requests));
-    expect(findings.filter((f) => f.status === "fail").map((f) => f.check)).toEqual(["webhooks/expand", "webhooks/authorize"]);
-    expect(findings.filter((f) => f.status === "skip").map((f) => f.check)).toEqual(["rbac/expand", "rbac/authorize", "end-to-end/may-use", "end-to-end"]);
+    expect(findings.filter((f) => f.status === "fail").map((f) => f.check)).toEqual([
+      "webhooks/expand",
+      "webhooks/authorize",
+    ]);
+    expect(findings.filter((f) => f.status === "skip").map((f) => f.check)).toEqual([
+      "rbac/expand",
+      "rbac/authorize",
+      "end-to-end/may-use",
+      "end-to-end",
+    ]);
     // Reads, access reviews and dry runs only.
-    expect(requests.filter((r) => r.method === "POST" && !r.path.endsWith("accessreviews") && r.query?.["dryRun"] !== "All")).toEqual([]);
+    expect(
+      requests.filter((r) => r.method === "POST" && !r.path.endsWith("accessreviews") && r.query?.["dryRun"] !== "All"),
+    ).toEqual([]);
   });
 
   it("reports a failing probe after an earlier failure as a skip that says so: each fault is named once", async () => {
@@ -46,26 +67,42 @@ describe("runDoctor", () => {
       return undefined;
     });
     const findings = await runDoctor(cluster);
-    expect([...new Set(findings.filter((f) => f.status === "fail").map((f) => f.check))]).toEqual(["credspec/w1", "webhooks/expand", "webhooks/authorize"]);
+    expect([...new Set(findings.filter((f) => f.status === "fail").map((f) => f.check))]).toEqual([
+      "credspec/w1",
+      "webhooks/expand",
+      "webhooks/authorize",
+    ]);
     const probe = findings.find((f) => f.check === "end-to-end/may-use");
     expect(probe?.status).toBe("skip");
-    expect(probe?.message).toBe("a dry-run pod of service account web/app naming w1 was admitted without the contents inlined: expand did not run (follows from the failures above)");
+    expect(probe?.message).toBe(
+      "a dry-run pod of service account web/app naming w1 was admitted without the contents inlined: expand did not run (follows from the failures above)",
+    );
   });
 
   it("reports a function's failing /readyz as a skip when its RBAC is missing, which names the fault once", async () => {
-    const hook = (fn: string) => ({ metadata: { name: `gmsa-webhooks-${fn}` }, webhooks: [{ name: `${fn}.gmsa-webhooks.windows.k8s.io`, clientConfig: { service: { namespace: "g", name: fn } } }] });
+    const hook = (fn: string) => ({
+      metadata: { name: `gmsa-webhooks-${fn}` },
+      webhooks: [
+        { name: `${fn}.gmsa-webhooks.windows.k8s.io`, clientConfig: { service: { namespace: "g", name: fn } } },
+      ],
+    });
     const base = emptyCluster([], ({ method, path, body }) => {
       if (path.endsWith("/mutatingwebhookconfigurations")) return { items: [hook("expand")] };
       if (path.endsWith("/validatingwebhookconfigurations")) return { items: [hook("authorize")] };
-      if (method === "POST" && path.endsWith("/subjectaccessreviews") && JSON.stringify(body).includes("authorize")) return { status: { allowed: false } };
+      if (method === "POST" && path.endsWith("/subjectaccessreviews") && JSON.stringify(body).includes("authorize"))
+        return { status: { allowed: false } };
       return undefined;
     });
     // authorize's /readyz asks the API server, which refuses it: 503.
     const cluster = {
       request: (request: ClusterRequest) =>
-        request.path.includes("https:authorize:") ? Promise.resolve({ status: 503, body: "not ready: RBAC", warnings: [] }) : base.request(request),
+        request.path.includes("https:authorize:")
+          ? Promise.resolve({ status: 503, body: "not ready: RBAC", warnings: [] })
+          : base.request(request),
     };
-    const findings = await runDoctor(cluster, { identities: { expand: "e", authorize: "system:serviceaccount:g:authorize" } });
+    const findings = await runDoctor(cluster, {
+      identities: { expand: "e", authorize: "system:serviceaccount:g:authorize" },
+    });
     expect(findings.find((f) => f.check === "rbac/authorize")?.status).toBe("fail");
     const readyz = findings.find((f) => f.check === "readyz/authorize");
     expect(readyz?.status).toBe("skip");
@@ -74,7 +111,9 @@ describe("runDoctor", () => {
 
   it("checks the identities named with flags instead of looking for ServiceAccounts", async () => {
     const requests: ClusterRequest[] = [];
-    const findings = await runDoctor(emptyCluster(requests), { identities: { expand: "worker-expand", authorize: "system:serviceaccount:fn:authorize" } });
+    const findings = await runDoctor(emptyCluster(requests), {
+      identities: { expand: "worker-expand", authorize: "system:serviceaccount:fn:authorize" },
+    });
     expect(findings.filter((f) => f.check.startsWith("rbac/")).map((f) => f.message)).toEqual([
       "expand's identity worker-expand may get gmsacredentialspecs",
       "authorize's identity system:serviceaccount:fn:authorize may get gmsacredentialspecs and create localsubjectaccessreviews",

@@ -3,14 +3,25 @@ import type { ClusterRequest, ClusterAnswer } from "../../../../../functions/cli
 import { checkIdentities, findIdentities } from "../../../../../functions/cli/doctor/identities.ts";
 import { serviceAccountSubject } from "../../../../../shared/kube/access-reviews.ts";
 
-const answer = (status: number, body: unknown): Promise<ClusterAnswer> => Promise.resolve({ status, body, warnings: [] });
+const answer = (status: number, body: unknown): Promise<ClusterAnswer> =>
+  Promise.resolve({ status, body, warnings: [] });
 
 describe("the functions' identities", () => {
   it("are the chart's labelled ServiceAccounts, else infra/rbac's gmsa-webhooks/gmsa-<fn>", async () => {
-    const labelled = [{ metadata: { name: "gwi-gmsa-webhooks-expand", namespace: "gwi", labels: { "app.kubernetes.io/component": "expand" } } }];
+    const labelled = [
+      {
+        metadata: {
+          name: "gwi-gmsa-webhooks-expand",
+          namespace: "gwi",
+          labels: { "app.kubernetes.io/component": "expand" },
+        },
+      },
+    ];
     const cluster = {
       request: ({ path }: ClusterRequest) =>
-        path === "/api/v1/serviceaccounts" ? answer(200, { items: labelled }) : answer(path.endsWith("/gmsa-authorize") ? 200 : 404, {}),
+        path === "/api/v1/serviceaccounts"
+          ? answer(200, { items: labelled })
+          : answer(path.endsWith("/gmsa-authorize") ? 200 : 404, {}),
     };
     expect(await findIdentities(cluster)).toEqual({
       expand: serviceAccountSubject("gwi", "gwi-gmsa-webhooks-expand"),
@@ -20,8 +31,15 @@ describe("the functions' identities", () => {
 
   it("given as user names: a service account's gets its groups, any other user system:authenticated", async () => {
     const unused = { request: () => Promise.reject(new Error("nothing to look for")) };
-    const identities = await findIdentities(unused, { expand: "system:serviceaccount:fn:expand", authorize: "gmsa-webhooks:authorize" });
-    expect(identities.expand?.groups).toEqual(["system:serviceaccounts", "system:serviceaccounts:fn", "system:authenticated"]);
+    const identities = await findIdentities(unused, {
+      expand: "system:serviceaccount:fn:expand",
+      authorize: "gmsa-webhooks:authorize",
+    });
+    expect(identities.expand?.groups).toEqual([
+      "system:serviceaccounts",
+      "system:serviceaccounts:fn",
+      "system:authenticated",
+    ]);
     expect(identities.authorize).toEqual({ user: "gmsa-webhooks:authorize", groups: ["system:authenticated"] });
   });
 
@@ -34,7 +52,9 @@ describe("the functions' identities", () => {
         return answer(201, { status: { allowed: attributes.verb === "get" } });
       },
     };
-    const findings = await checkIdentities(cluster, { authorize: serviceAccountSubject("gmsa-webhooks", "gmsa-authorize") });
+    const findings = await checkIdentities(cluster, {
+      authorize: serviceAccountSubject("gmsa-webhooks", "gmsa-authorize"),
+    });
     expect(findings.map((f) => [f.check, f.status])).toEqual([
       ["rbac/expand", "skip"],
       ["rbac/authorize", "fail"],

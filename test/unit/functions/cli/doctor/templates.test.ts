@@ -4,9 +4,16 @@ import { checkGmsaPods } from "../../../../../functions/cli/doctor/nodes.ts";
 import { listPodTemplates } from "../../../../../functions/cli/doctor/templates.ts";
 
 const template = (credspec: string) => ({
-  spec: { securityContext: { windowsOptions: { gmsaCredentialSpecName: credspec } }, nodeSelector: { "kubernetes.io/os": "windows" }, containers: [{ name: "app", image: "i" }] },
+  spec: {
+    securityContext: { windowsOptions: { gmsaCredentialSpecName: credspec } },
+    nodeSelector: { "kubernetes.io/os": "windows" },
+    containers: [{ name: "app", image: "i" }],
+  },
 });
-const workload = (name: string, namespace: string, spec: unknown, extra: Record<string, unknown> = {}) => ({ metadata: { name, namespace, ...extra }, spec });
+const workload = (name: string, namespace: string, spec: unknown, extra: Record<string, unknown> = {}) => ({
+  metadata: { name, namespace, ...extra },
+  spec,
+});
 
 /** A cluster listing one workload of each kind, a controlled ReplicaSet, a finished Job; access reviews allow all. */
 function cluster(requests: string[]) {
@@ -15,11 +22,23 @@ function cluster(requests: string[]) {
     "/apis/apps/v1/statefulsets": [workload("db", "web", { template: template("gone-s") })],
     "/apis/apps/v1/daemonsets": [workload("agent", "off", { template: template("gone-off") })],
     "/apis/apps/v1/replicasets": [
-      workload("web-1", "web", { template: template("old-revision") }, { ownerReferences: [{ kind: "Deployment", name: "web", controller: true }] }),
+      workload(
+        "web-1",
+        "web",
+        { template: template("old-revision") },
+        { ownerReferences: [{ kind: "Deployment", name: "web", controller: true }] },
+      ),
       workload("bare", "web", { template: template("webapp01") }),
     ],
-    "/apis/batch/v1/jobs": [{ ...workload("done", "web", { template: template("gone-done") }), status: { completionTime: "2026-01-01T00:00:00Z" } }],
-    "/apis/batch/v1/cronjobs": [workload("nightly", "web", { jobTemplate: { spec: { template: template("gone-c") } } })],
+    "/apis/batch/v1/jobs": [
+      {
+        ...workload("done", "web", { template: template("gone-done") }),
+        status: { completionTime: "2026-01-01T00:00:00Z" },
+      },
+    ],
+    "/apis/batch/v1/cronjobs": [
+      workload("nightly", "web", { jobTemplate: { spec: { template: template("gone-c") } } }),
+    ],
   };
   return {
     request: ({ path }: ClusterRequest) => {
@@ -33,13 +52,23 @@ describe("pod templates", () => {
   it("lists each workload kind's template, leaving out controlled ReplicaSets and finished Jobs, reading only", async () => {
     const requests: string[] = [];
     const templates = await listPodTemplates(cluster(requests));
-    expect(templates.map((t) => t.label)).toEqual(["Deployment web/web", "StatefulSet web/db", "DaemonSet off/agent", "ReplicaSet web/bare", "CronJob web/nightly"]);
+    expect(templates.map((t) => t.label)).toEqual([
+      "Deployment web/web",
+      "StatefulSet web/db",
+      "DaemonSet off/agent",
+      "ReplicaSet web/bare",
+      "CronJob web/nightly",
+    ]);
     expect(requests).toHaveLength(6);
   });
 
   it("fails naming each template whose credspec does not exist, outside exempt namespaces, with no GMSA pod running", async () => {
     const templates = await listPodTemplates(cluster([]));
-    const findings = await checkGmsaPods(cluster([]), [], { existing: new Set(["webapp01"]), exempt: new Set(["off"]), templates });
+    const findings = await checkGmsaPods(cluster([]), [], {
+      existing: new Set(["webapp01"]),
+      exempt: new Set(["off"]),
+      templates,
+    });
     expect(findings.map((f) => [f.check, f.status])).toEqual([["pods/credspecs", "fail"]]);
     expect(findings[0]?.message).toMatch(
       /^3 running GMSA pods or pod templates name a GMSACredentialSpec that does not exist, so their new pods are refused \(422\): Deployment web\/web \(credspec gone-d\), StatefulSet web\/db \(credspec gone-s\), CronJob web\/nightly \(credspec gone-c\)$/,
