@@ -1,7 +1,7 @@
 /**
  * `npm run dev -- --check` (and `-- --worker --check`, `-- --in-cluster --check`, which runs doctor too) end to end,
- * as CI would run it: its own cluster and functions, the example pod created once, exit 0, and nothing left behind. (The shared cluster is not
- * used.)
+ * as CI would run it: its own cluster and functions, the example pod created once, exit 0, and nothing left behind
+ * (folders; for the node, the kubelet's iptables and ip6tables chains too). The shared cluster is not used.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -11,6 +11,21 @@ import { nodeBinary } from "../../infra/local/node-binary.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 
 const run = promisify(execFile);
+
+/** The kubelet's and the CNI plugins' chains (KUBE-*, CNI-*) in every table of `family`, as "table chain". */
+async function nodeChains(family: "iptables" | "ip6tables"): Promise<string[]> {
+  const { stdout } = await run(`${family}-save`, []);
+  let table = "";
+  const chains: string[] = [];
+  for (const line of stdout.split("\n")) {
+    if (line.startsWith("*")) table = line.slice(1);
+    const chain = /^:((?:KUBE|CNI)-\S+) /.exec(line)?.[1];
+    if (chain !== undefined) chains.push(`${family} ${table} ${chain}`);
+  }
+  return chains;
+}
+
+const allNodeChains = async () => [...(await nodeChains("iptables")), ...(await nodeChains("ip6tables"))];
 
 describe("npm run dev -- --check", () => {
   it("starts everything, inlines the example pod's credspec, prints how to try it, exits 0 and removes its folder", async () => {
@@ -40,11 +55,32 @@ describe("npm run dev -- --check", () => {
     expect(existsSync(dir!)).toBe(false);
   }, 120_000);
 
-  it("--in-cluster: the chart on a real node, two Ready replicas per function, inlines the example pod's credspec and removes the node", async () => {
+  it("--in-cluster: the chart on a real node, two Ready replicas per function, inlines the example pod's credspec and removes the node, its iptables and ip6tables chains included", async () => {
+    const before = new Set(await allNodeChains());
+    // Sampled while the node runs: the kubelet adds chains in both families, which the node's stop must remove.
+    const seen = new Set<string>();
+    const sampler = setInterval(
+      () =>
+        void allNodeChains().then(
+          (chains) => chains.forEach((chain) => seen.add(chain)),
+          () => {},
+        ),
+      1_000,
+    );
     const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--in-cluster", "--check"], {
       cwd: REPO_ROOT,
       timeout: 290_000,
-    });
+    }).finally(() => clearInterval(sampler));
+    const added = [...seen].filter((chain) => !before.has(chain));
+    expect(
+      added.some((chain) => chain.startsWith("iptables ")),
+      added.join(", "),
+    ).toBe(true);
+    expect(
+      added.some((chain) => chain.startsWith("ip6tables ")),
+      added.join(", "),
+    ).toBe(true);
+    expect((await allNodeChains()).filter((chain) => !before.has(chain))).toEqual([]);
     expect(stdout).toMatch(/local cluster with a node ready in [\d.]+ s; the chart runs both functions in the cluster/);
     expect(stdout).toContain("two replicas per function");
     // The real CLI's doctor on the chart's install: every check passes (the one Linux node is a warning).
