@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preparedProgram } from "../../../../support/prepared.ts";
-import { CHART_DIR } from "../../../../../infra/helm/chart-files.ts";
+import { CHART_DIR } from "../../../../../infra/helm/chart-dir.ts";
 import {
   checkWebhookConfigurations,
   EXPECTED_WEBHOOKS,
