@@ -2,8 +2,11 @@
  * Every file generated from the typed source: the kustomize bases' manifests under infra/ and, for those the Helm
  * chart reads, their copies in infra/helm/gmsa-webhooks/files/ (a chart cannot read outside its folder).
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
+import { REPO_ROOT } from "../repo-root.ts";
+import { renderValuesSchema, VALUES_SCHEMA_PATH } from "./chart-values-schema.ts";
 import { CRD_FILE_HEADER, CREDSPEC_CRD } from "./crd.ts";
 import { BINDING_FILE_HEADER, buildPolicy, buildPolicyBinding, POLICY_FILE_HEADER } from "./policy.ts";
 import { FUNCTION_RBAC, RBAC_FILE_HEADERS } from "./rbac.ts";
@@ -56,7 +59,10 @@ export function manifestFiles(): ManifestFile[] {
   ];
 }
 
-/** Each generated file's text, by repository-relative path. */
+/**
+ * Each generated file's text, by repository-relative path. The chart's values.schema.json is generated in part
+ * (`callerAuth`), so its current text is read to keep the rest.
+ */
 export function renderGeneratedFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const file of manifestFiles()) {
@@ -64,5 +70,7 @@ export function renderGeneratedFiles(): Map<string, string> {
     files.set(join("infra", file.path), text);
     if (file.inChart) files.set(join(CHART_PATH, "files", file.path), text);
   }
+  const schemaPath = join(CHART_PATH, VALUES_SCHEMA_PATH);
+  files.set(schemaPath, renderValuesSchema(readFileSync(join(REPO_ROOT, schemaPath), "utf8")));
   return files;
 }

@@ -24,7 +24,7 @@ describe("generated deployment files", () => {
   it("fill the chart's files/ alone, so no manifest of the chart's own stands in for a generated one", async () => {
     const files = await readdir(join(REPO_ROOT, CHART_PATH, "files"), { recursive: true, withFileTypes: true });
     const onDisk = files.filter((f) => f.isFile()).map((f) => join(f.parentPath, f.name).slice(REPO_ROOT.length + 1));
-    const expected = [...generated.keys()].filter((path) => path.startsWith(CHART_PATH));
+    const expected = [...generated.keys()].filter((path) => path.startsWith(join(CHART_PATH, "files")));
     expect(onDisk.sort()).toEqual(expected.sort());
   });
 });
