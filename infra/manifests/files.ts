@@ -1,12 +1,14 @@
 /**
  * Every file generated from the typed source: the kustomize bases' manifests under infra/ and, for those the Helm
- * chart reads, their copies in infra/helm/gmsa-webhooks/files/ (a chart cannot read outside its folder).
+ * chart reads, their copies in infra/helm/gmsa-webhooks/files/ (a chart cannot read outside its folder); the
+ * chart's values schema for callerAuth; wrangler.toml's environments.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { REPO_ROOT } from "../repo-root.ts";
 import { renderValuesSchema, VALUES_SCHEMA_PATH } from "./chart-values-schema.ts";
+import { renderWranglerToml, WRANGLER_PATH } from "./wrangler-envs.ts";
 import { CRD_FILE_HEADER, CREDSPEC_CRD } from "./crd.ts";
 import { BINDING_FILE_HEADER, buildPolicy, buildPolicyBinding, POLICY_FILE_HEADER } from "./policy.ts";
 import { FUNCTION_RBAC, RBAC_FILE_HEADERS } from "./rbac.ts";
@@ -60,8 +62,8 @@ export function manifestFiles(): ManifestFile[] {
 }
 
 /**
- * Each generated file's text, by repository-relative path. The chart's values.schema.json is generated in part
- * (`callerAuth`), so its current text is read to keep the rest.
+ * Each generated file's text, by repository-relative path. The chart's values.schema.json (`callerAuth`) and
+ * wrangler.toml (the environments) are generated in part, so their current text is read to keep the rest.
  */
 export function renderGeneratedFiles(): Map<string, string> {
   const files = new Map<string, string>();
@@ -72,5 +74,6 @@ export function renderGeneratedFiles(): Map<string, string> {
   }
   const schemaPath = join(CHART_PATH, VALUES_SCHEMA_PATH);
   files.set(schemaPath, renderValuesSchema(readFileSync(join(REPO_ROOT, schemaPath), "utf8")));
+  files.set(WRANGLER_PATH, renderWranglerToml(readFileSync(join(REPO_ROOT, WRANGLER_PATH), "utf8")));
   return files;
 }
