@@ -6,7 +6,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./http/env.ts";
 
 /** The API server's default webhook timeout (`timeoutSeconds` unset): used when a request has no `?timeout=`. */
-const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** Kubernetes caps a webhook's `timeoutSeconds` at 30; a longer `?timeout=` is not the API server's. */
 const MAX_WEBHOOK_TIMEOUT_MS = 30_000;

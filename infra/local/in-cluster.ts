@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CHART_DIR } from "../helm/chart-files.ts";
+import { CHART_DIR } from "../helm/chart-dir.ts";
 import { ensureImage, type ImageInfo } from "../node/image.ts";
 import { applyObjects, loadManifest } from "./apply.ts";
 import { ensureBinaries, ensureHelm } from "./build.ts";

@@ -10,7 +10,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isMap, isScalar, parseDocument } from "yaml";
-import { CHART_DIR } from "../helm/chart-files.ts";
+import { CHART_DIR } from "../helm/chart-dir.ts";
 import { createHelmRunner } from "../local/helm-runner.ts";
 import { dateFiles } from "./archive.ts";
 

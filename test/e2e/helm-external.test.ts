@@ -5,7 +5,7 @@
  * by the chart's RBAC alone (the kustomize base's bindings are removed for the duration). No workload is created.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
 import { applyBaseInfra } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { functionServiceAccount } from "../../infra/local/function-tokens.ts";

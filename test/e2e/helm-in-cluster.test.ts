@@ -22,7 +22,7 @@ import {
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
-import { CHART_DIR } from "../../infra/helm/chart-files.ts";
+import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";

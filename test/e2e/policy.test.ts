@@ -15,7 +15,7 @@ import {
 } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { DEFAULT_MAX_CREDSPECS } from "../../infra/policy/render-policy.ts";
+import { DEFAULT_MAX_CREDSPECS } from "../../infra/manifests/policy.ts";
 import { buildPod, container, E2E_LABEL, type Pod, type PodOptions, type Status } from "./support/pods.ts";
 
 const cluster = inject("cluster");

@@ -1,38 +1,14 @@
 /**
  * Both webhook configurations present, found by webhook name (URL installs and the chart's alike), as we ship them:
- * infra/webhooks/*.yaml and the chart, less `clientConfig`, copied below; a unit test holds the copy equal to both.
+ * the objects infra/webhooks/*.yaml and the chart's files are generated from (infra/manifests/webhooks.ts), less
+ * `clientConfig`.
  */
 import type { V1MutatingWebhook } from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
+import { EXEMPTION_KEY } from "../../../infra/manifests/selection.ts";
+import { WEBHOOK_CONFIGURATIONS } from "../../../infra/manifests/webhooks.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 import { finding, type Finding } from "./findings.ts";
-
-/** The CEL expression that sends only pods mentioning a GMSA, now or before an update, and exec or attach but by system:masters. */
-const HAS_GMSA_REFERENCE = `request.operation == "CONNECT" ?
-!(has(request.userInfo.groups) && "system:masters" in request.userInfo.groups) :
-[object, oldObject].exists(o, o != null && (
-  (has(o.metadata.annotations) && o.metadata.annotations.exists(k,
-    k.endsWith("gmsa-credential-spec-name") || k.endsWith("gmsa-credential-spec"))) ||
-  (has(o.spec.securityContext) && has(o.spec.securityContext.windowsOptions) &&
-    (has(o.spec.securityContext.windowsOptions.gmsaCredentialSpecName) ||
-     has(o.spec.securityContext.windowsOptions.gmsaCredentialSpec))) ||
-  [has(o.spec.containers) ? o.spec.containers : [],
-   has(o.spec.initContainers) ? o.spec.initContainers : [],
-   has(o.spec.ephemeralContainers) ? o.spec.ephemeralContainers : []
-  ].exists(list, list.exists(c,
-    has(c.securityContext) && has(c.securityContext.windowsOptions) &&
-    (has(c.securityContext.windowsOptions.gmsaCredentialSpecName) ||
-     has(c.securityContext.windowsOptions.gmsaCredentialSpec))))))
-`;
-
-/**
- * The key the webhooks exempt namespaces by: the API server sets it to the namespace's name, so a namespace creator
- * cannot exempt their own namespace (docs/security.md, Which namespaces are enforced). The values are the operator's list.
- */
-export const EXEMPTION_KEY = "kubernetes.io/metadata.name";
-
-/** The exemption as shipped: every namespace but kube-system. */
-const EXEMPTION_EXPRESSION = { key: EXEMPTION_KEY, operator: "NotIn", values: ["kube-system"] };
 
 /** The opt-out label of kubernetes-sigs/windows-gmsa, which any namespace creator can set: no longer honoured. */
 export const OLD_OPT_OUT_LABEL = "windows.k8s.io/disabled";
@@ -46,57 +22,27 @@ const AKS_OPT_OUT_ANNOTATION = "admissions.enforcer/disabled";
  */
 export const SHADOW_MODE_ANNOTATION = "gmsa-webhooks.windows.k8s.io/enforcement";
 
-/** One function's configuration: its kind, the name infra/webhooks gives it, and its webhook less clientConfig. */
-function expected(
-  fn: FunctionName,
-  kind: `${"Mutating" | "Validating"}WebhookConfiguration`,
-  extra?: { reinvocationPolicy: string },
-) {
-  const webhook = {
-    name: `${fn}.gmsa-webhooks.windows.k8s.io`,
-    rules: [
-      {
-        apiGroups: [""],
-        apiVersions: ["v1"],
-        operations: ["CREATE", "UPDATE"],
-        resources: ["pods"],
-        scope: "Namespaced",
-      },
-      {
-        apiGroups: [""],
-        apiVersions: ["v1"],
-        operations: ["UPDATE"],
-        resources: ["pods/ephemeralcontainers"],
-        scope: "Namespaced",
-      },
-      ...(fn === "authorize"
-        ? [
-            {
-              apiGroups: [""],
-              apiVersions: ["v1"],
-              operations: ["CONNECT"],
-              resources: ["pods/exec", "pods/attach"],
-              scope: "Namespaced",
-            },
-          ]
-        : []),
-    ],
-    namespaceSelector: { matchExpressions: [EXEMPTION_EXPRESSION] },
-    matchConditions: [{ name: "has-gmsa-reference", expression: HAS_GMSA_REFERENCE }],
-    failurePolicy: "Fail",
-    sideEffects: "None",
-    timeoutSeconds: 10,
-    admissionReviewVersions: ["v1"],
-    ...extra,
+/** What the doctor expects of one function's webhook: its configuration's kind and name, its webhook less clientConfig. */
+export interface ExpectedWebhook {
+  kind: (typeof WEBHOOK_CONFIGURATIONS)[FunctionName]["kind"];
+  /** The chart names configurations `<fullname>-<fn>`, so the doctor finds both by webhook name, not this. */
+  configName: string;
+  webhook: Omit<(typeof WEBHOOK_CONFIGURATIONS)[FunctionName]["webhooks"][number], "clientConfig"> & {
+    reinvocationPolicy?: string;
   };
-  // The chart names configurations `<fullname>-<fn>`, so the doctor finds both by webhook name.
-  return { kind, configName: `gmsa-webhooks-${fn}`, webhook };
+}
+
+/** One function's expectation, from the shipped configuration. */
+function expected(fn: FunctionName): ExpectedWebhook {
+  const { kind, metadata, webhooks } = WEBHOOK_CONFIGURATIONS[fn];
+  const { clientConfig: _clientConfig, ...webhook } = webhooks[0]!;
+  return { kind, configName: metadata.name, webhook };
 }
 
 /** What the doctor expects of each function's webhook configuration. */
-export const EXPECTED_WEBHOOKS: Record<FunctionName, ReturnType<typeof expected>> = {
-  expand: expected("expand", "MutatingWebhookConfiguration", { reinvocationPolicy: "IfNeeded" }),
-  authorize: expected("authorize", "ValidatingWebhookConfiguration"),
+export const EXPECTED_WEBHOOKS: Record<FunctionName, ExpectedWebhook> = {
+  expand: expected("expand"),
+  authorize: expected("authorize"),
 };
 
 /** One webhook entry of a configuration, as listed (a mutating one holds every field a validating one has). */

@@ -3,7 +3,7 @@
  * against the chart in infra/helm/gmsa-webhooks, through infra/local/helm-runner.ts (Helm's folders of its own).
  */
 import { parseAllDocuments } from "yaml";
-import { CHART_DIR } from "../../../infra/helm/chart-files.ts";
+import { CHART_DIR } from "../../../infra/helm/chart-dir.ts";
 import type { KubeObject } from "../../../infra/local/apply.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
 import { POD_CIDR } from "../../../infra/local/node-config.ts";
