@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["*.js", "functions/cli/entry.mjs"] },
+        projectService: { allowDefaultProject: ["*.js", "cli/entry.mjs"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -18,13 +18,8 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import {
-  formatFindingsText,
-  type DoctorCluster,
-  type DoctorOptions,
-  type Finding,
-} from "../../functions/cli/doctor/findings.ts";
+import { runDoctor } from "../../cli/doctor/doctor.ts";
+import { formatFindingsText, type DoctorCluster, type DoctorOptions, type Finding } from "../../cli/doctor/findings.ts";
 import { bindDoctorOperator, doctorClusterOf } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
@@ -147,7 +142,7 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
 /** `kubectl gmsa doctor` as an operator runs it: the real bin, named kubectl-gmsa, with the admin kubeconfig. */
 async function runDoctorBin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const bin = join(scratch, "kubectl-gmsa");
-  await symlink(join(REPO_ROOT, "functions/cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
+  await symlink(join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
   });
   try {

@@ -39,11 +39,11 @@ import { createPod } from "./support/pods.ts";
 import { bindDoctorOperator } from "./support/doctor.ts";
 import { expectSampleShape } from "./support/doctor-samples.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { runDoctor } from "../../functions/cli/doctor/doctor.ts";
-import { formatFindingsText } from "../../functions/cli/doctor/findings.ts";
+import { runDoctor } from "../../cli/doctor/doctor.ts";
+import { formatFindingsText } from "../../cli/doctor/findings.ts";
 
 const GROUP = "helm-in-cluster";
-const CLI = "functions/cli/gmsa-webhooks.ts";
+const CLI = "cli/gmsa-webhooks.ts";
 
 /** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig and no colour: output and exit code. */
 function runDoctorBin(args: string[]): Promise<{ stdout: string; code: number | null }> {

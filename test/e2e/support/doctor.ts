@@ -1,5 +1,5 @@
 /** The doctor's view of a local cluster for e2e tests, as the admin or as an operator bound to doctor's roles. */
-import type { DoctorCluster } from "../../../functions/cli/doctor/findings.ts";
+import type { DoctorCluster } from "../../../cli/doctor/findings.ts";
 import { applyObjects, loadManifest, objectPath, type KubeObject } from "../../../infra/local/apply.ts";
 import { kubeRequest, type KubeEndpoint } from "../../../infra/local/kube-request.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { EXPECTED_WEBHOOKS } from "../../../functions/cli/doctor/webhooks.ts";
+import { EXPECTED_WEBHOOKS } from "../../../cli/doctor/webhooks.ts";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 
 interface Condition {
