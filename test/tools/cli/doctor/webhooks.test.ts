@@ -201,7 +201,7 @@ const withoutClientConfig = ({
 describe("the doctor's expected webhook configurations", () => {
   it.each(FUNCTION_NAMES)("equal infra/webhooks/%s.yaml", async (fn) => {
     const file = parse(
-      await readFile(new URL(`../../../../../infra/webhooks/${fn}.yaml`, import.meta.url), "utf8"),
+      await readFile(new URL(`../../../../infra/webhooks/${fn}.yaml`, import.meta.url), "utf8"),
     ) as Rendered;
     expect(file.kind).toBe(EXPECTED_WEBHOOKS[fn].kind);
     expect(file.metadata.name).toBe(EXPECTED_WEBHOOKS[fn].configName);
