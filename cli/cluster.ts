@@ -1,11 +1,11 @@
-/** What the cluster commands share: their global flags, printing, and a read-only connection built from the Node server's kube plumbing. */
+/** What the cluster commands share: their global flags, printing, and a read-only connection built from the Node platform's kube pieces (functions/node/kube). */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
 import { stringify } from "yaml";
 import { ConfigurationError, parseKubeSettings } from "../shared/config/index.ts";
 import { createKubeRequester, readStatus, type CallOptions, type KubeRequest } from "../shared/kube/request.ts";
-import { loadNodeKubeCredentials } from "../functions/node/kube/create-gmsa-client.ts";
+import { loadNodeKubeCredentials } from "../functions/node/kube/load-credentials.ts";
 import { createHttpsKubeFetch } from "../functions/node/kube/https-fetch.ts";
 import { SERVICE_ACCOUNT_DIR } from "../functions/node/kube/load-kubeconfig.ts";
 import { CLUSTER_OPTIONS, command, EXIT_INVALID, type CliIo, type CommandLine, type CommandSpec } from "./io.ts";

@@ -1,6 +1,9 @@
-/** The Node wiring of the Kubernetes client: kubeconfig (or in-cluster) -> token source -> keep-alive fetch -> client. */
+/**
+ * A Node process's credentials to the API server: kubeconfig (or in-cluster) -> token source. A platform piece, shared
+ * by the webhooks' client (create-gmsa-client.ts: the Node server, Lambda, Azure Functions) and the CLI (cli/cluster.ts).
+ */
 import { readFile } from "node:fs/promises";
-import type { ExecRunCounters, RunPlugin } from "../../../shared/credentials/exec-credential.ts";
+import type { RunPlugin } from "../../../shared/credentials/exec-credential.ts";
 import { createStaticTokenSource } from "../../../shared/credentials/token-source.ts";
 import {
   selectTokenSource,
@@ -14,14 +17,12 @@ import {
   type CloudTokenKind,
   type KubeSettings,
 } from "../../../shared/config/index.ts";
-import type { KubeObserver, RefreshObserver } from "../../../shared/observer.ts";
-import { createKubeGmsaClient, type KubeGmsaClient } from "../../../shared/kube/client.ts";
+import type { RefreshObserver } from "../../../shared/observer.ts";
 import { toExecClusterInfo } from "../../../shared/kubeconfig/kube-target.ts";
-import { createHttpsKubeFetch } from "./https-fetch.ts";
 import { loadNodeKubeTarget, type NodeKubeTarget } from "./load-kubeconfig.ts";
 
-/** Options of {@link createNodeGmsaClient}: the observers (Prometheus) are the Node adapter's, the rest for tests and the CLI. */
-export type NodeGmsaClientOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
+/** Options of {@link loadNodeKubeCredentials}: the refresh observer (Prometheus) is the Node server's, the rest for tests and the CLI. */
+export type NodeKubeCredentialsOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
   /** The environment exec plugins inherit, less our secrets. Default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   runPlugin?: RunPlugin;
@@ -31,15 +32,11 @@ export type NodeGmsaClientOptions = Parameters<typeof loadNodeKubeTarget>[1] & {
   now?: () => number;
   /** Monotonic clock for the credentials' backoff. Default `performance.now`. */
   monotonic?: () => number;
-  observer?: KubeObserver;
   refreshObserver?: (source: TokenRefreshSource) => RefreshObserver;
 };
 
 /** The `source` label of a refreshing credential: which kind of source, never its command or path. */
 export type TokenRefreshSource = "exec" | "token_file" | "jwt" | CloudTokenKind;
-
-/** Counters for /metrics; `execRuns` only when the credential comes from an exec plugin. */
-export type KubeCounters = ReturnType<KubeGmsaClient["stats"]> & { execRuns?: ExecRunCounters };
 
 /** What a Node process can do: everything, every cloud source included (where its endpoint answers). */
 const NODE_CAPABILITIES: TokenSourceCapabilities = {
@@ -57,7 +54,7 @@ const NODE_CAPABILITIES: TokenSourceCapabilities = {
 async function buildTokenSource(
   choice: TokenSourceChoice,
   { target, caPem }: NodeKubeTarget,
-  options: NodeGmsaClientOptions,
+  options: NodeKubeCredentialsOptions,
 ) {
   const common = (source: TokenRefreshSource) => ({
     shareInFlight: true,
@@ -115,51 +112,10 @@ async function buildTokenSource(
  *   which kills running exec plugins.
  * @throws KubeConfigurationError with every problem found.
  */
-export async function loadNodeKubeCredentials(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
+export async function loadNodeKubeCredentials(settings: KubeSettings, options: NodeKubeCredentialsOptions = {}) {
   const loaded = await loadNodeKubeTarget(settings, options);
   const selected = selectTokenSource(loaded.target, settings, NODE_CAPABILITIES);
   if (selected.choice === undefined) throw new KubeConfigurationError(selected.problems);
   const { tokenSource, counters: execCounters, close } = await buildTokenSource(selected.choice, loaded, options);
   return { loaded, tokenSource, execCounters, warnings: loaded.warnings, close: () => close?.() };
-}
-
-/**
- * Loads the kubeconfig and builds the client, its token source and keep-alive connections.
- * @returns the client, its counters, start-up warnings to log (insecure-skip-tls-verify, skipped files), and `close`,
- *   which kills running exec plugins and closes the connection pools (after in-flight requests).
- * @throws KubeConfigurationError with every problem found.
- */
-export async function createNodeGmsaClient(settings: KubeSettings, options: NodeGmsaClientOptions = {}) {
-  const {
-    loaded,
-    tokenSource,
-    execCounters,
-    warnings,
-    close: closeSource,
-  } = await loadNodeKubeCredentials(settings, options);
-  const { cluster } = loaded.target;
-  const transport = createHttpsKubeFetch({ ...cluster, ca: loaded.caPem, clientCertificate: loaded.clientCertificate });
-  const client = createKubeGmsaClient({
-    server: cluster.server,
-    fetch: transport.fetch,
-    tokenSource,
-    disableCompression: cluster.disableCompression,
-    credSpecCacheTtlMs: settings.credSpecCacheTtlMs,
-    accessCacheTtlMs: settings.accessCacheTtlMs,
-    now: options.now,
-    observer: options.observer,
-    shareInFlight: true,
-  });
-  return {
-    client,
-    warnings,
-    counters: (): KubeCounters => ({
-      ...client.stats(),
-      ...(execCounters === undefined ? {} : { execRuns: execCounters() }),
-    }),
-    close: (): Promise<void> => {
-      closeSource();
-      return transport.close();
-    },
-  };
 }
