@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { buffer } from "node:stream/consumers";
 import { parseArgs } from "node:util";
-import { runCredSpecCommand } from "./credspec.ts";
+import { runCredSpecCommand } from "./credspec/credspec.ts";
 import { CLUSTER_OPTIONS, EXIT_OK, EXIT_USAGE, usageFor, type CliIo } from "./io.ts";
 import { runTokenCommand } from "./token.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../../shared/credspec/resource.ts";
-import { formatCredSpecProblem, validateCredSpecDocument } from "../../shared/credspec/validate.ts";
+import { formatCredSpecProblem, validateCredSpecDocument } from "../credspec/validate.ts";
 import { finding, listItems, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 const CRD_NAME = `${CREDSPEC_RESOURCE}.${CREDSPEC_GROUP}`;

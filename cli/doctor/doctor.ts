@@ -5,7 +5,7 @@
  */
 import type { V1Namespace, V1Node } from "@kubernetes/client-node";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
-import { parseServiceAccountRef } from "../../shared/credspec/render.ts";
+import { parseServiceAccountRef } from "../credspec/render.ts";
 import { isDns1123Subdomain } from "../../shared/policy/checks.ts";
 import { clusterCommand, CLUSTER_FLAGS_USAGE, printResult } from "../cluster.ts";
 import { EXIT_INVALID, EXIT_OK } from "../io.ts";

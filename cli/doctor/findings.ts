@@ -1,6 +1,6 @@
 /** What every doctor check returns, the read-only view of the cluster the checks are given, what the operator may tell them, and the report. */
 import type { FunctionName } from "../../shared/config/index.ts";
-import type { ServiceAccountRef } from "../../shared/credspec/render.ts";
+import type { ServiceAccountRef } from "../credspec/render.ts";
 import { listAll, type ClusterConnection, type Paint } from "../cluster.ts";
 
 /**

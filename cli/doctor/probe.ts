@@ -3,7 +3,7 @@
  * whose service account may use a credspec (expand must inline it) and of one whose may not (authorize must refuse it).
  */
 import type { V1Pod, V1RoleBinding, V1ServiceAccount } from "@kubernetes/client-node";
-import type { ServiceAccountRef } from "../../shared/credspec/render.ts";
+import type { ServiceAccountRef } from "../credspec/render.ts";
 import { reviewCredSpecAccess } from "../../shared/kube/access-reviews.ts";
 import { isDns1123Label, isDns1123Subdomain } from "../../shared/policy/checks.ts";
 import { CLI_CALL, type ClusterAnswer } from "../cluster.ts";

@@ -1,6 +1,6 @@
 import * as z from "zod/mini";
-import { MAX_CREDSPEC_CONTENTS_BYTES } from "../policy/expand.ts";
-import { formatIssuePath } from "../zod-english.ts";
+import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../shared/policy/expand.ts";
+import { formatIssuePath } from "../../shared/zod-english.ts";
 
 /** A finding at a JSON path ("" for the document); never the value found: `PluginInput` may hold credentials. */
 export interface CredSpecProblem {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCredSpecJson, validateCredSpecDocument } from "../../../../shared/credspec/validate.ts";
+import { parseCredSpecJson, validateCredSpecDocument } from "../../../../cli/credspec/validate.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
 import {
   editJson,

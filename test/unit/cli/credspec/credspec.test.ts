@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runCredSpecCommand } from "../../../cli/credspec.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "../../../cli/io.ts";
-import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, parseYamlDocuments } from "../../support/credspec-fixtures.ts";
+import { runCredSpecCommand } from "../../../../cli/credspec/credspec.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "../../../../cli/io.ts";
+import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, parseYamlDocuments } from "../../../support/credspec-fixtures.ts";
 
 const FILE = "webapp1.json";
 

@@ -1,5 +1,5 @@
 import { stringify } from "yaml";
-import { isDns1123Label, isDns1123Subdomain } from "../policy/checks.ts";
+import { isDns1123Label, isDns1123Subdomain } from "../../shared/policy/checks.ts";
 import type { CredSpecDocument } from "./validate.ts";
 import {
   CREDSPEC_API_VERSION,
@@ -7,7 +7,7 @@ import {
   CREDSPEC_KIND,
   CREDSPEC_RESOURCE,
   CREDSPEC_USE_VERB,
-} from "./resource.ts";
+} from "../../shared/credspec/resource.ts";
 
 /** A service account named on the command line as `namespace:name`. */
 export interface ServiceAccountRef {

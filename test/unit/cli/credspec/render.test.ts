@@ -5,8 +5,8 @@ import {
   formatKubeObjects,
   isRbacName,
   parseServiceAccountRef,
-} from "../../../../shared/credspec/render.ts";
-import type { CredSpecDocument } from "../../../../shared/credspec/validate.ts";
+} from "../../../../cli/credspec/render.ts";
+import type { CredSpecDocument } from "../../../../cli/credspec/validate.ts";
 import { editJson, loadCredSpecFixture, printAndParse } from "../../../support/credspec-fixtures.ts";
 
 const FIXTURE = "webapp1-non-domain-joined.json";

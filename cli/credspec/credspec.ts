@@ -5,15 +5,15 @@ import {
   isRbacName,
   OUTPUT_FORMATS,
   parseServiceAccountRef,
-} from "../shared/credspec/render.ts";
+} from "./render.ts";
 import {
   formatCredSpecProblem,
   parseCredSpecJson,
   validateCredSpecDocument,
   type CredSpecProblem,
-} from "../shared/credspec/validate.ts";
-import { isDns1123Subdomain } from "../shared/policy/checks.ts";
-import { command, EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "./io.ts";
+} from "./validate.ts";
+import { isDns1123Subdomain } from "../../shared/policy/checks.ts";
+import { command, EXIT_INVALID, EXIT_OK, EXIT_USAGE, readInput } from "../io.ts";
 
 const OPTIONS = {
   name: { type: "string" },
