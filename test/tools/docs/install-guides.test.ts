@@ -260,7 +260,7 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
     // `npm run jwt-issuer --` is package.json's name for this script; the folder is not a checkout.
     const script = `${keys}\n${merge}`.replaceAll(
       "npm run --silent jwt-issuer --",
-      `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`,
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "cli/jwt-issuer.ts"))}`,
     );
     expect(script).not.toContain("npm run");
     await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir });

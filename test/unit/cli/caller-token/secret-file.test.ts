@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeSecretFile } from "../../../infra/caller-auth/jwt/secret-file.ts";
-import { tempDir } from "../../support/temp-dir.ts";
+import { writeSecretFile } from "../../../../cli/caller-token/secret-file.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
 
 const mode = async (file: string) => (await stat(file)).mode & 0o777;
 

@@ -9,7 +9,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { buildJwks, buildOpenIdDiscovery, resolveJwtAlg, type JwtKeyOptions } from "../../shared/credentials/jwt.ts";
+import { buildJwks, buildOpenIdDiscovery, resolveJwtAlg, type JwtKeyOptions } from "../shared/credentials/jwt.ts";
 
 /** Options of {@link writeJwtIssuerFiles}. */
 export interface JwtIssuerOptions extends JwtKeyOptions {

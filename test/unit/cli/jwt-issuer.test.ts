@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { exportPKCS8, generateKeyPair, jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
-import { buildAuthenticatorEntry, writeJwtIssuerFiles } from "../../../infra/cloudflare/jwt-issuer.ts";
+import { buildAuthenticatorEntry, writeJwtIssuerFiles } from "../../../cli/jwt-issuer.ts";
 import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
 import { isTokenCredential } from "../../../shared/credentials/token-source.ts";
 import { tempDir } from "../../support/temp-dir.ts";

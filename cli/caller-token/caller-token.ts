@@ -1,11 +1,11 @@
 /**
  * Mints the caller JWT the API server presents to the functions (CALLER_AUTH=jwt), for jwt/kubeconfig.yaml.
  *
- *   node mint-caller-token.ts keygen --key caller-key.pem [--alg ES256]
+ *   node caller-token.ts keygen --key caller-key.pem [--alg ES256]
  *       writes a new private key (PKCS#8 PEM, mode 0600) and prints the public JWKS for CALLER_AUTH_JWT_JWKS
- *   node mint-caller-token.ts jwks --key caller-key.pem [--alg ES256]
+ *   node caller-token.ts jwks --key caller-key.pem [--alg ES256]
  *       prints the public JWKS of an existing key
- *   node mint-caller-token.ts mint --key caller-key.pem --issuer I --audience A [--subject S] [--ttl 900] --out caller.jwt
+ *   node caller-token.ts mint --key caller-key.pem --issuer I --audience A [--subject S] [--ttl 900] --out caller.jwt
  *       writes a token valid for --ttl seconds, atomically (temporary file, then rename), mode 0600
  *
  * Run `mint` from cron or a systemd timer well within the lifetime (every 5 minutes for 15-minute tokens): the
@@ -15,7 +15,7 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { exportPKCS8, generateKeyPair, importPKCS8, SignJWT } from "jose";
-import { buildJwks, buildPublicJwk } from "../../../shared/credentials/jwt.ts";
+import { buildJwks, buildPublicJwk } from "../../shared/credentials/jwt.ts";
 import { writeSecretFile } from "./secret-file.ts";
 
 const { positionals, values } = parseArgs({
@@ -69,6 +69,6 @@ switch (positionals[0]) {
     break;
   }
   default:
-    console.error("usage: mint-caller-token.ts keygen|jwks|mint --key <pem> [options] (see the comment at the top)");
+    console.error("usage: caller-token.ts keygen|jwks|mint --key <pem> [options] (see the comment at the top)");
     process.exitCode = 2;
 }
