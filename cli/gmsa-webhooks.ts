@@ -23,13 +23,18 @@ Cluster commands (read-only: GETs, access reviews and dry runs; docs/kubectl-gms
   who-can-use   the service accounts that may use a GMSACredentialSpec
   explain       what the webhooks would do with a pod, and why
 
+Key and token commands (files on this machine, no cluster):
+  jwt-issuer    publish a Worker's JWT issuer: discovery document, JWKS, authenticator entry
+  caller-token  the caller JWT for CALLER_AUTH=jwt: make a key, print its JWKS, mint a token
+
 Run 'gmsa-webhooks <command> --help' for a command's options.
 Installed as kubectl-gmsa on PATH, this is 'kubectl gmsa'.
 `;
 
 /**
- * Every command by name: each parses its own arguments and resolves to its exit status. The cluster commands load
- * the kube client when run, so that `token`, which kubectl runs at every credential refresh, starts quickly.
+ * Every command by name: each declares its arguments with io.ts's `command` and resolves to its exit status. The
+ * cluster and key commands load the kube client or jose when run, so that `token`, which kubectl runs at every
+ * credential refresh, starts quickly.
  */
 const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
   credspec: runCredSpecCommand,
@@ -37,6 +42,8 @@ const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<n
   token: runTokenCommand,
   "who-can-use": async (argv, io) => (await import("./who-can-use.ts")).runWhoCanUseCommand(argv, io),
   explain: async (argv, io) => (await import("./explain.ts")).runExplainCommand(argv, io),
+  "jwt-issuer": async (argv, io) => (await import("./jwt-issuer.ts")).runJwtIssuerCommand(argv, io),
+  "caller-token": async (argv, io) => (await import("./caller-token/caller-token.ts")).runCallerTokenCommand(argv, io),
 };
 
 /** Dispatches `gmsa-webhooks <command> ...`; cluster flags may come first (`kubectl gmsa --context c explain ...`). */

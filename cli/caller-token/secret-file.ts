@@ -1,5 +1,5 @@
 /**
- * Writing the caller key and token of caller-token.ts: owner-only files, replaced atomically, in a folder the
+ * Writing the caller key and token of `caller-token` (caller-token.ts): owner-only files, replaced atomically, in a folder the
  * write creates when it is missing.
  */
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
