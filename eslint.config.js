@@ -9,7 +9,7 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["*.js", "functions/cli/entry.mjs"] },
+        projectService: { allowDefaultProject: ["*.js", "cli/entry.mjs"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -33,6 +33,7 @@ export default tseslint.config(
           patterns: [
             { group: ["node:*"], message: "shared/ uses Web APIs only; put Node code in functions/node." },
             { group: ["**/functions/**"], message: "shared/ never imports from functions/." },
+            { group: ["**/cli/**"], message: "shared/ never imports from cli/." },
           ],
           paths: [
             {
@@ -40,6 +41,37 @@ export default tseslint.config(
               allowTypeImports: true,
               message: "client-node is Node-only at runtime; import type only.",
             },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The Node platform's kube pieces (kubeconfig files, exec spawn, HTTPS transport, credentials) live in
+    // functions/node/kube; the CLI takes those and never a runtime's wiring (docs/development.md, Layout).
+    files: ["cli/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "(^|/)functions/(?!node/kube/)",
+              message: "cli/ imports from functions/ only the Node platform's pieces in functions/node/kube.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["functions/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/cli/**"], message: "functions/ never imports from cli/: the CLI is not a deployable." },
           ],
         },
       ],

@@ -37,7 +37,7 @@ export interface Tier {
 const TOOLS_NEEDS: Record<string, Step[]> = {
   "test/tools/docs/install-guides.test.ts": [STEPS.awscli],
   "test/tools/shared/credentials/eks.test.ts": [STEPS.awscli],
-  "test/tools/functions/cli/doctor/webhooks.test.ts": [STEPS.helm],
+  "test/tools/cli/doctor/webhooks.test.ts": [STEPS.helm],
   "test/tools/infra/release/workflow.test.ts": [STEPS.actionlint],
   "test/tools/infra/image.test.ts": [STEPS.image],
   "test/tools/functions/node/prometheus.test.ts": [STEPS.prometheusParser],

@@ -6,7 +6,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { KubeObserver, RefreshObserver } from "../../shared/observer.ts";
 import type { AppMetrics } from "../metrics.ts";
-import type { KubeCounters, TokenRefreshSource } from "./kube/create-gmsa-client.ts";
+import type { KubeCounters } from "./kube/create-gmsa-client.ts";
+import type { TokenRefreshSource } from "./kube/load-credentials.ts";
 
 /**
  * Review latency buckets in seconds: the API server's own webhook buckets (5 ms, 25 ms, 100 ms, 0.5 s, 1 s, 2.5 s,

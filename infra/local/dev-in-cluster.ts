@@ -30,7 +30,7 @@ function progress(message: string): void {
 /** The real `gmsa-webhooks doctor` against the install, as an operator runs it; its report goes to stdout. */
 function runDoctorCli(kubeconfig: string): Promise<number> {
   return new Promise((resolve) => {
-    const args = ["functions/cli/gmsa-webhooks.ts", "doctor", "--kubeconfig", kubeconfig];
+    const args = ["cli/gmsa-webhooks.ts", "doctor", "--kubeconfig", kubeconfig];
     execFile(
       nodeBinary(),
       args,

@@ -162,7 +162,7 @@ export async function bundleCli(outDir: string): Promise<{ bytes: number; inputs
   const outfile = path.join(path.resolve(REPO_ROOT, outDir), CLI_BUNDLE);
   const result = await build({
     ...ESBUILD_COMMON,
-    entryPoints: ["functions/cli/gmsa-webhooks.ts"],
+    entryPoints: ["cli/gmsa-webhooks.ts"],
     outfile,
     metafile: true,
   });

@@ -28,7 +28,7 @@ export interface RunFigures {
   reference?: ReferenceFigures | undefined;
   /** `*.ts` lines under functions/ and shared/ (source-lines.ts). */
   sourceLines?: number;
-  /** Of which the CLI's (functions/cli). */
+  /** Of which the CLI's (cli/). */
   cliSourceLines?: number;
 }
 

@@ -1,15 +1,15 @@
-/** The size of the code base a newcomer carries on: lines of every `*.ts` file under functions/ and shared/. */
+/** The size of the code base a newcomer carries on: lines of every `*.ts` file under functions/, shared/ and cli/. */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The folders counted, relative to the repository root. */
-export const SOURCE_FOLDERS = ["functions", "shared"] as const;
+export const SOURCE_FOLDERS = ["functions", "shared", "cli"] as const;
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The operator's CLI (`gmsa-webhooks`, `kubectl gmsa`), counted in the total and shown apart from the webhooks. */
-export const CLI_FOLDER = "functions/cli";
+export const CLI_FOLDER = "cli";
 
 /** Newline-terminated lines (as `wc -l` counts them) of every `*.ts` file under the folders. */
 export async function countSourceLines(root = ROOT, folders: readonly string[] = SOURCE_FOLDERS): Promise<number> {

@@ -18,7 +18,7 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
-import { formatFindingsText, type Finding } from "../../functions/cli/doctor/findings.ts";
+import { formatFindingsText, type Finding } from "../../cli/doctor/findings.ts";
 import { createDoctorOperator } from "./support/doctor.ts";
 import { buildPod, createPod, deletePods } from "./support/pods.ts";
 
@@ -155,7 +155,7 @@ async function runDoctorBin(
   kubeconfig = cluster.adminKubeconfig,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const bin = join(scratch, "kubectl-gmsa");
-  await symlink(join(REPO_ROOT, "functions/cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
+  await symlink(join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
   });
   try {

@@ -41,7 +41,7 @@ import { expectSampleShape } from "./support/doctor-samples.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 
 const GROUP = "helm-in-cluster";
-const CLI = "functions/cli/gmsa-webhooks.ts";
+const CLI = "cli/gmsa-webhooks.ts";
 
 /** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig unless given one, and no colour: output and exit code. */
 function runDoctorBin(

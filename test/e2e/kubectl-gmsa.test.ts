@@ -125,7 +125,7 @@ beforeAll(async () => {
   binDir = path.join(cluster.dir, "kubectl-gmsa-bin");
   await mkdir(binDir, { recursive: true });
   bin = path.join(binDir, "kubectl-gmsa");
-  await symlink(path.join(REPO_ROOT, "functions/cli/gmsa-webhooks.ts"), bin).catch(() => undefined);
+  await symlink(path.join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch(() => undefined);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseAllDocuments } from "yaml";
-import { formatKubeObjects, type KubeObject } from "../../shared/credspec/render.ts";
+import { formatKubeObjects, type KubeObject } from "../../cli/credspec/render.ts";
 
 /** The marker at the end of the non-domain-joined fixture's PluginInput: it must never reach an error or warning. */
 export const PLUGIN_INPUT_MARKER = "fake-gmsa-plugin-input-Xk9Qz2";

@@ -1,5 +1,5 @@
 /** An in-memory CliIo for the cluster commands' tests: captured output, files by path, the environment given. */
-import type { CliIo } from "../../functions/cli/io.ts";
+import type { CliIo } from "../../cli/io.ts";
 
 export type FakeIo = CliIo & { out: string; err: string };
 

@@ -257,10 +257,10 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
     const dir = await tempDir("gmsa-issuer-guide-");
     const keys = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "openssl genpkey");
     const merge = shellBlockWith(await readRepoFile(WORKERS_GUIDE), "jq -s");
-    // `npm run jwt-issuer --` is package.json's name for this script; the folder is not a checkout.
+    // `npm run jwt-issuer --` is package.json's name for the CLI's jwt-issuer command; the folder is not a checkout.
     const script = `${keys}\n${merge}`.replaceAll(
       "npm run --silent jwt-issuer --",
-      `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "infra/cloudflare/jwt-issuer.ts"))}`,
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "cli/gmsa-webhooks.ts"))} jwt-issuer`,
     );
     expect(script).not.toContain("npm run");
     await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir });

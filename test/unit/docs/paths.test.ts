@@ -1,6 +1,6 @@
 /**
  * The documentation's pointers into the repository: every relative Markdown link and every backticked path that
- * starts at a top-level source folder (`functions/`, `shared/`, `infra/`, `test/`, `docs/`, `.ci/`, `.github/`)
+ * starts at a top-level source folder (`functions/`, `shared/`, `cli/`, `infra/`, `test/`, `docs/`, `.ci/`, `.github/`)
  * names a file or folder that exists, so a moved or deleted file cannot leave a dangling reference behind.
  */
 import { existsSync, globSync, readFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../infra/repo-root.ts";
 
 const PAGES = globSync(["README.md", "CHANGELOG.md", "docs/*.md", "infra/**/README.md"], { cwd: REPO_ROOT }).sort();
-const ROOTS = ["functions/", "shared/", "infra/", "test/", "docs/", ".ci/", ".github/"];
+const ROOTS = ["functions/", "shared/", "cli/", "infra/", "test/", "docs/", ".ci/", ".github/"];
 /** Placeholders and patterns (`<target>`, `*.yaml`, `{a,b}`, `$DIR`, `...`) name no one file. */
 const PATTERN = /[<>*{}$]|\.\.\./;
 

@@ -1,0 +1,232 @@
+/** who-can-use and explain against a scripted API server: what they ask, what they print, how they exit. */
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { runExplainCommand } from "../../../cli/explain.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../cli/io.ts";
+import { runWhoCanUseCommand } from "../../../cli/who-can-use.ts";
+import {
+  startKubeServer,
+  type KubeServer,
+  type RecordedRequest,
+  type ScriptedAnswer,
+} from "../../support/kube-server.ts";
+import { tempDir } from "../../support/temp-dir.ts";
+import { createTestPki, type TestPki } from "../../support/test-pki.ts";
+import { fakeIo } from "../../support/fake-io.ts";
+
+const SECRET_INPUT = "contoso.com:gmsaccg:do-not-print";
+const CONTENTS = {
+  CmsPlugins: ["ActiveDirectory"],
+  ActiveDirectoryConfig: { HostAccountConfig: { PluginInput: SECRET_INPUT } },
+};
+
+let pki: TestPki;
+let server: KubeServer;
+let env: Record<string, string>;
+/** Who may use what, by LocalSubjectAccessReview user; the dry run's answer. */
+let allowed: Set<string>;
+let dryRun: ScriptedAnswer;
+let whoAmI: ScriptedAnswer;
+
+function answer(request: RecordedRequest): ScriptedAnswer {
+  const url = new URL(request.path, "https://x");
+  if (url.pathname === "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01")
+    return { status: 200, body: { credspec: CONTENTS } };
+  if (url.pathname.startsWith("/apis/windows.k8s.io/"))
+    return { status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "x" } } };
+  if (url.pathname === "/api/v1/namespaces/web/serviceaccounts") {
+    // Two pages, as the API server pages a long list.
+    const page = url.searchParams.get("continue") === null ? ["a", "b"] : ["c"];
+    return {
+      status: 200,
+      body: {
+        items: page.map((name) => ({ metadata: { name, namespace: "web" } })),
+        metadata: page.length === 2 ? { continue: "next" } : {},
+      },
+    };
+  }
+  if (url.pathname.endsWith("/localsubjectaccessreviews")) {
+    const user = (JSON.parse(request.body) as { spec: { user: string } }).spec.user;
+    return {
+      status: 201,
+      body: { status: { allowed: allowed.has(user), reason: allowed.has(user) ? "RBAC: allowed" : "" } },
+    };
+  }
+  if (url.pathname === "/apis/authentication.k8s.io/v1/selfsubjectreviews") return whoAmI;
+  if (url.pathname === "/api/v1/namespaces/web/pods" && url.searchParams.get("dryRun") === "All") return dryRun;
+  return { status: 500, body: {} };
+}
+
+beforeAll(async () => {
+  pki = await createTestPki();
+  server = await startKubeServer({ ...pki.server, script: answer });
+  const dir = await tempDir();
+  await writeFile(path.join(dir, "ca.crt"), pki.caPem);
+  await writeFile(
+    path.join(dir, "config"),
+    JSON.stringify({
+      "current-context": "c",
+      clusters: [{ name: "local", cluster: { server: server.url, "certificate-authority": "ca.crt" } }],
+      users: [{ name: "admin", user: { token: "secret-admin-token" } }],
+      contexts: [{ name: "c", context: { cluster: "local", user: "admin", namespace: "web" } }],
+    }),
+  );
+  env = { KUBECONFIG: path.join(dir, "config"), HOME: dir };
+});
+beforeEach(() => {
+  allowed = new Set(["system:serviceaccount:web:a", "system:serviceaccount:web:c", "admin"]);
+  dryRun = { status: 201, body: { kind: "Pod" }, headers: { Warning: '299 - "gmsa: pod inlined"' } };
+  whoAmI = { status: 201, body: { status: { userInfo: { username: "admin", groups: ["system:masters"] } } } };
+});
+afterAll(async () => {
+  await server.close();
+  await pki.cleanup();
+});
+
+const POD = {
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name: "p" },
+  spec: {
+    serviceAccountName: "a",
+    securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } },
+    containers: [{ name: "app" }],
+  },
+};
+
+describe("who-can-use", () => {
+  it("asks about every service account of every page and lists those allowed (0)", async () => {
+    const io = fakeIo({ env });
+    expect(await runWhoCanUseCommand(["webapp01"], io)).toBe(EXIT_OK);
+    expect(io.out).toBe("web/a  RBAC: allowed\nweb/c  RBAC: allowed\n");
+    expect(io.err).toBe("");
+  });
+
+  it("prints a list for -o json", async () => {
+    const io = fakeIo({ env });
+    expect(await runWhoCanUseCommand(["webapp01", "-o", "json"], io)).toBe(EXIT_OK);
+    expect(JSON.parse(io.out)).toEqual([
+      { namespace: "web", name: "a", reason: "RBAC: allowed" },
+      { namespace: "web", name: "c", reason: "RBAC: allowed" },
+    ]);
+  });
+
+  it("says when nobody may (0), and exits 1 for an unknown credspec", async () => {
+    allowed = new Set();
+    const none = fakeIo({ env });
+    expect(await runWhoCanUseCommand(["webapp01"], none)).toBe(EXIT_OK);
+    expect(none.out).toBe('No service account in namespace "web" may use GMSACredentialSpec "webapp01" (3 asked).\n');
+    const unknown = fakeIo({ env });
+    expect(await runWhoCanUseCommand(["webapp09"], unknown)).toBe(EXIT_INVALID);
+    expect(unknown.err).toBe(
+      'gmsa-webhooks who-can-use: GMSACredentialSpec "webapp09" does not exist (or the CRD is not installed)\n',
+    );
+  });
+
+  it("refuses -A with -n (2)", async () => {
+    const io = fakeIo({ env });
+    expect(await runWhoCanUseCommand(["webapp01", "-A", "-n", "web"], io)).toBe(EXIT_USAGE);
+    expect(io.err).toContain("-A and -n exclude each other");
+  });
+});
+
+describe("explain", () => {
+  it("shows both reviews, what expand inlines without PluginInput, and the dry run's warnings (0)", async () => {
+    const io = fakeIo({ env, stdin: JSON.stringify(POD) });
+    expect(await runExplainCommand(["-f", "-"], io)).toBe(EXIT_OK);
+    expect(io.out).toContain("service account web/a may use it: yes  (RBAC: allowed)\n    admin may use it: yes");
+    expect(io.out).toContain(
+      `expand inlines ${JSON.stringify(CONTENTS).length} bytes: {"CmsPlugins":["ActiveDirectory"],"ActiveDirectoryConfig":{"HostAccountConfig":{"PluginInput":"(hidden)"}}}`,
+    );
+    expect(io.out).toContain("Dry run as admin: admitted (201)\n  warning: gmsa: pod inlined\n");
+    expect(io.out + io.err).not.toContain("do-not-print");
+    expect(io.out + io.err).not.toContain("secret-admin-token");
+  });
+
+  it("prints the refusal's message as the API server gave it (1)", async () => {
+    allowed.delete("system:serviceaccount:web:a");
+    dryRun = {
+      status: 403,
+      body: {
+        kind: "Status",
+        reason: "Forbidden",
+        message: 'admission webhook "authorize" denied the request: pod: nope',
+      },
+    };
+    const io = fakeIo({ env, files: { "pod.yaml": JSON.stringify(POD) } });
+    expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_INVALID);
+    expect(io.out).toContain("service account web/a may use it: no\n");
+    expect(io.out).toContain(
+      'Dry run as admin: refused (403)\n  admission webhook "authorize" denied the request: pod: nope\n',
+    );
+  });
+
+  it("asks about --as (with system:authenticated) instead of the caller", async () => {
+    const io = fakeIo({ env, stdin: JSON.stringify(POD) });
+    await runExplainCommand(["-f", "-", "--as", "jane", "--as-group", "devs"], io);
+    const review = server.requests
+      .filter((r) => r.path.endsWith("/localsubjectaccessreviews"))
+      .map((r) => (JSON.parse(r.body) as { spec: { user: string; groups: string[] } }).spec);
+    expect(review).toContainEqual(expect.objectContaining({ user: "jane", groups: ["devs", "system:authenticated"] }));
+    expect(io.out).toContain("jane may use it: no");
+  });
+
+  it.each([
+    [["-f", "missing.yaml"], "missing.yaml: cannot be read (ENOENT)"],
+    [["-f", "pod.yaml", "-n", "other"], 'pod.yaml: the Pod\'s namespace "web" does not match -n "other"'],
+  ])("exits 2 for %j", async (argv, message) => {
+    const io = fakeIo({
+      env,
+      files: { "pod.yaml": JSON.stringify({ ...POD, metadata: { name: "p", namespace: "web" } }) },
+    });
+    expect(await runExplainCommand(argv, io)).toBe(EXIT_USAGE);
+    expect(io.err).toBe(`gmsa-webhooks explain: ${message}\n`);
+  });
+
+  it.each([
+    ["kind: Pod\nmetadata: {name: p}\n---\nkind: Pod\n", /: expected one Pod, found 2 documents\n$/],
+    ["kind: Deployment\n", /: expected kind Pod, got "Deployment" \(explain reads Pods\)\n$/],
+    ["kind: Pod\nspec: {containers: [{}]}\n", /: not a valid Pod: spec\.containers\.0\.name: /],
+    ["kind: Pod\n  bad: [", /: not YAML: /],
+  ])("exits 2 for a file that is not one Pod: %j", async (text, message) => {
+    const io = fakeIo({ env, files: { "pod.yaml": text } });
+    expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_USAGE);
+    expect(io.err).toMatch(message);
+  });
+
+  it("reads a Pod in YAML; one naming no credspec is left as it is (0)", async () => {
+    const io = fakeIo({ env, files: { "pod.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n" } });
+    expect(await runExplainCommand(["-f", "pod.yaml"], io)).toBe(EXIT_OK);
+    expect(io.out).toMatch(
+      /^Pod web\/p, service account web\/default\n {2}names no GMSACredentialSpec: the webhooks leave it as it is\nDry run as admin: admitted/,
+    );
+  });
+
+  it("says what it could not learn, each place, and the verdict", async () => {
+    whoAmI = { status: 403, body: { kind: "Status", reason: "Forbidden", message: "forbidden" } };
+    dryRun = { status: 201, body: { kind: "Pod" } };
+    const init = { name: "init", securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } };
+    const spec = {
+      ...POD.spec,
+      securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp09" } },
+      initContainers: [init],
+    };
+    const io = fakeIo({ env, stdin: JSON.stringify({ ...POD, spec }) });
+    expect(await runExplainCommand(["-f", "-"], io)).toBe(EXIT_OK);
+    const unknown = "SelfSubjectReview: the API server answered 403 Forbidden: forbidden";
+    expect(io.out).toBe(
+      [
+        "Pod web/p, service account web/a",
+        `  who you are is unknown (${unknown})`,
+        '  GMSACredentialSpec "webapp09" (pod)',
+        "    service account web/a may use it: yes  (RBAC: allowed)",
+        `    you may use it: unknown: ${unknown}`,
+        '    expand inlines: nothing: GMSACredentialSpec "webapp09" does not exist',
+        '  init container "init": credential spec contents without a name',
+        "Dry run as you: admitted (201)",
+        "",
+      ].join("\n"),
+    );
+  });
+});
