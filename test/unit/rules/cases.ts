@@ -43,8 +43,8 @@ interface Allowed {
   pod?: Pod;
   /** Each warning, as a substring, in order; unset: no warnings. */
   warnings?: string[];
-  /** The audit annotations, exactly; unset: not checked for authorize, none for expand. */
-  audit?: Record<string, string>;
+  /** The audit annotations, exactly (undefined: none); unset: not checked for authorize, none for expand. */
+  audit?: Record<string, string> | undefined;
 }
 
 interface Denied {
@@ -52,6 +52,8 @@ interface Denied {
   status: number;
   message?: string[];
   notInMessage?: string[];
+  /** Said exactly once in the message. */
+  once?: string[];
   warnings?: string[];
   audit?: Record<string, string>;
 }
@@ -102,6 +104,7 @@ export function expectRuleOutcome(rule: RuleCase, reply: AdmissionReviewResponse
     expect(response.status?.code).toBe(want.status);
     for (const text of want.message ?? []) expect(response.status?.message).toContain(text);
     for (const text of want.notInMessage ?? []) expect(response.status?.message).not.toContain(text);
+    for (const text of want.once ?? []) expect(response.status?.message?.split(text)).toHaveLength(2);
   }
   if (response.patch === undefined) expect(response).not.toHaveProperty("patchType");
   else expect(response.patchType).toBe("JSONPatch");
@@ -110,7 +113,7 @@ export function expectRuleOutcome(rule: RuleCase, reply: AdmissionReviewResponse
   expect(response.warnings?.length).toBe(want.warnings?.length);
   for (const [i, text] of (want.warnings ?? []).entries()) expect(response.warnings?.[i]).toContain(text);
   if (rule.fn === "expand") expect(response.auditAnnotations).toEqual(want.audit);
-  else if (want.audit !== undefined) expect(response.auditAnnotations).toEqual(want.audit);
+  else if ("audit" in want) expect(response.auditAnnotations).toEqual(want.audit);
 
   const calls = rule.calls ?? {};
   if (calls.total !== undefined) expect(gmsa.callCount()).toBe(calls.total);
@@ -136,6 +139,8 @@ const aliceAsked = (...names: string[]) =>
   names.map((credSpecName) => ({ namespace: "ns1", user: ALICE, credSpecName }));
 const sa1May = (...names: string[]) =>
   names.map((credSpecName) => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName }));
+/** Contents equal to webapp1's once parsed, whose first, repeated key names another gMSA. */
+const SMUGGLED = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other","Scope":"x"}]},${inlined(WEBAPP1_CREDSPEC).slice(1)}`;
 const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavailable", { code: "ERR_KUBE_API" });
 const failing = (name: string) => (_call: string, credSpecName: string) =>
   credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
@@ -261,11 +266,60 @@ const authorizeAtEachPlace: RuleCase[] = [
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
-    name: "authorize denies contents that repeat a key (422) without any API call",
+    name: "authorize denies contents whose repeated key hides another gMSA behind an equal parse (422), loading nothing",
     fn: "authorize",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: '{"a":{"b":1,"b":2}}' }),
-    expect: { allowed: false, status: 422, message: [label, '"webapp1"', 'repeat the key "a.b"'] },
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: SMUGGLED }),
+    expect: { allowed: false, status: 422, message: [label, '"webapp1"', 'repeat the key "ActiveDirectoryConfig"'] },
     calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize names a repeated key by its dotted path (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, {
+      gmsaCredentialSpecName: "webapp1",
+      gmsaCredentialSpec: '{"a":[{"b":1},{"b":1,"b":2}]}',
+    }),
+    expect: { allowed: false, status: 422, message: [label, 'repeat the key "a[1].b"'] },
+    calls: { total: 0 },
+  })),
+  ...[
+    ["may not use it", {}, 403],
+    ["whose review fails", { fail: () => kubeDown }, 500],
+  ].flatMap(([what, world, status]) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `authorize never compares contents for a credspec the service account ${what as string} (${status as number})`,
+      fn: "authorize",
+      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+      world: { allowed: [], ...(world as FakeGmsaClientOptions) },
+      expect: {
+        allowed: false,
+        status: status as number,
+        message: [label],
+        notInMessage: ["MachineAccountName", "differ"],
+      },
+    })),
+  ),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "REVIEW_REQUESTING_USER=always never compares contents for a credspec the requester may not use (403)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    expect: { allowed: false, status: 403, message: [`${label}: user "alice"`], notInMessage: ["MachineAccountName"] },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "REVIEW_REQUESTING_USER=always compares the contents once the requester may use the credspec (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    world: { allowedUsers: aliceMay("webapp1") },
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ["MachineAccountName"],
+      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CONTENTS_MISMATCH" },
+    },
   })),
   ...["WebApp1", "web_app", "a".repeat(254), "webapp1/../x"].flatMap((name) =>
     atEachPlace(({ kind, label }) => ({
@@ -376,6 +430,8 @@ function withDebugger(windowsOptions?: WindowsOptions): Pod {
 }
 const RUNS_AS_ADMINISTRATOR =
   'ephemeral container "debugger-2" uses GMSA credspec "webapp2" but runs as "ContainerAdministrator"';
+/** Alpha annotations a stored pod may hold that would be refused on a create. */
+const STALE_ANNOTATIONS = { [ghost.nameKey]: "webapp1", [annotationsPod.nameKey]: "other" };
 const debug: ReviewOptions = { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: existing };
 const debugByAlice: ReviewOptions = { ...debug, userInfo: ALICE };
 const execOptions = { apiVersion: "v1", kind: "PodExecOptions", container: "app", command: ["cmd"], stdout: true };
@@ -612,7 +668,7 @@ const authorizeOnce: RuleCase[] = [
     fn: "authorize",
     pod: null,
     review: { operation, oldObject: podWithGmsaAt("pod", { gmsaCredentialSpecName: "BAD" }) },
-    expect: { allowed: true },
+    expect: { allowed: true, audit: undefined },
     calls: { total: 0 },
   })),
   {
@@ -620,7 +676,7 @@ const authorizeOnce: RuleCase[] = [
     fn: "authorize",
     pod: { metadata: { name: "d" } },
     review: { kind: { group: "apps", version: "v1", kind: "Deployment" } },
-    expect: { allowed: true, warnings: ["apps/v1 Deployment was allowed unchanged"] },
+    expect: { allowed: true, warnings: ["apps/v1 Deployment was allowed unchanged"], audit: undefined },
     calls: { total: 0 },
   },
   {
@@ -638,6 +694,155 @@ const authorizeOnce: RuleCase[] = [
     review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
     world: { allowed: [] },
     expect: { allowed: false, status: 403 },
+  },
+  {
+    name: "authorize denies every offending place before loading anything, each with its own code",
+    fn: "authorize",
+    pod: buildPod({
+      windowsOptions: { gmsaCredentialSpec: "{}" },
+      containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "Bad_Name", gmsaCredentialSpec: "{}" } }],
+      initContainers: [
+        { name: "setup", windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "x" } },
+      ],
+    }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: [
+        'container "app": credspec name "Bad_Name"',
+        "pod: GMSA credspec contents are set",
+        'init container "setup"',
+      ],
+      audit: {
+        decision: "denied",
+        credspecs: "webapp1",
+        codes: "ERR_INVALID_CREDSPEC_NAME,ERR_CONTENTS_WITHOUT_NAME,ERR_CONTENTS_NOT_JSON",
+      },
+    },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize names every place sharing a credspec in one refusal, answering both the access refusal and the missing credspec",
+    fn: "authorize",
+    pod: buildPod({
+      windowsOptions: expanded1,
+      containers: [{ name: "app", windowsOptions: expanded1 }],
+      initContainers: [{ name: "setup", windowsOptions: expanded1 }],
+    }),
+    world: { credspecs: {}, allowed: [] },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: [
+        'pod, container "app", init container "setup": service account',
+        'GMSACredentialSpec "webapp1" not found',
+      ],
+      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED,ERR_CREDSPEC_NOT_FOUND" },
+    },
+  },
+  {
+    name: "authorize judges alpha annotations: contents without a name, a name without contents, absent containers, repeated keys (422)",
+    fn: "authorize",
+    pod: buildPod({
+      annotations: {
+        [annotationsPod.contentsKey]: "{}",
+        [ghost.nameKey]: "webapp1",
+        [annotationsApp.nameKey]: "webapp1",
+        [annotationsApp.contentsKey]: '{"a":1,"a":1}',
+      },
+    }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ['"ghost"', "without a credspec name", 'repeat the key "a"', "never inlined"],
+      audit: {
+        decision: "denied",
+        credspecs: "webapp1",
+        codes: "ERR_UNKNOWN_CONTAINER,ERR_CONTENTS_WITHOUT_NAME,ERR_DUPLICATE_CREDSPEC_KEY,ERR_NAME_WITHOUT_CONTENTS",
+      },
+    },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize keeps a long authorizer reason short",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1),
+    world: { allowed: [], denyReason: "r".repeat(5000) },
+    expect: { allowed: false, status: 403, message: ["r".repeat(160) + "…"], notInMessage: ["r".repeat(161)] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always says once what failed when both reviews fail alike (500)",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    world: {
+      fail: (call) =>
+        call === "getCredSpecContents"
+          ? undefined
+          : new AdmissionError("access review failed", { code: "ERR_KUBE_API" }),
+    },
+    expect: { allowed: false, status: 500, once: ["access review failed"] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always refuses a create without a requester (400)",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1),
+    review: { userInfo: {} },
+    settings: { requestingUser: "always" },
+    expect: { allowed: false, status: 400, message: ["request.userInfo.username is missing"] },
+    calls: { total: 0 },
+  },
+  ...(
+    [
+      [
+        annotationsPod.nameKey,
+        "webapp2",
+        inlined(WEBAPP1_CREDSPEC),
+        'credspec name changed from "webapp1" to "webapp2"',
+        { credspecs: "webapp2" },
+      ],
+      [annotationsPod.contentsKey, "webapp1", inlined(WEBAPP2_CREDSPEC), "contents changed", {}],
+    ] as const
+  ).map(([key, name, contents, change, credspecs]): RuleCase => ({
+    name: `authorize reads the alpha annotation ${key.endsWith("-name") ? "name as a name" : "contents as contents"} on UPDATE (400)`,
+    fn: "authorize",
+    pod: buildPod({ annotations: { [annotationsPod.nameKey]: name, [annotationsPod.contentsKey]: contents } }),
+    review: {
+      operation: "UPDATE",
+      oldObject: buildPod({
+        annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      }),
+    },
+    expect: {
+      allowed: false,
+      status: 400,
+      message: [`annotation "${key}": GMSA settings cannot change on update (${change})`],
+      audit: { decision: "denied", ...credspecs, codes: "ERR_GMSA_CHANGED" },
+    },
+    calls: { total: 0 },
+  })),
+  {
+    name: "authorize ignores the alpha annotations of a pod gaining an ephemeral container: they were judged with the pod",
+    fn: "authorize",
+    pod: (() => {
+      const pod = buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 });
+      pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: expanded1 } }];
+      return pod;
+    })(),
+    review: { ...debug, oldObject: buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 }) },
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
+  },
+  {
+    name: "authorize refuses a review whose object is not a pod (400), annotated",
+    fn: "authorize",
+    pod: { spec: { containers: "nope" } },
+    expect: {
+      allowed: false,
+      status: 400,
+      message: ["request.object"],
+      audit: { decision: "denied", codes: "ERR_INVALID_REVIEW" },
+    },
   },
 ];
 
@@ -808,6 +1013,38 @@ const requestingUser: RuleCase[] = [
       calls: { userAccess: aliceAsked("webapp2"), access: ["ns1/sa1/webapp2"] },
     },
   ]),
+  ...(["ephemeral", "always"] as const).map((mode): RuleCase => ({
+    name: `REVIEW_REQUESTING_USER=${mode} still reviews the service account's use of the pod-level GMSA of a new ephemeral container (403)`,
+    fn: "authorize",
+    pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
+    review: debugByAlice,
+    settings: { requestingUser: mode },
+    world: { allowed: sa1May("webapp1"), allowedUsers: aliceMay("webapp2") },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: ['ephemeral container "debugger-2" (pod-level GMSA): service account "sa1"', '"webapp2"'],
+      warnings: [RUNS_AS_ADMINISTRATOR],
+    },
+    calls: { access: ["ns1/sa1/webapp2"], userAccess: aliceAsked("webapp2"), contents: { webapp2: 1 } },
+  })),
+  {
+    name: "REVIEW_REQUESTING_USER=off allows a new ephemeral container under the pod-level GMSA without reviewing the requester",
+    fn: "authorize",
+    pod: withDebugger(),
+    review: debugByAlice,
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp2" } },
+    calls: { userAccess: [], access: ["ns1/sa1/webapp2"] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always needs nothing for a new ephemeral container in a pod without a pod-level GMSA",
+    fn: "authorize",
+    pod: buildPod({ ephemeralContainers: [{ name: "debugger" }] }),
+    review: { ...debugByAlice, oldObject: buildPod({ ephemeralContainers: [] }) },
+    settings: { requestingUser: "always" },
+    expect: { allowed: true, audit: { decision: "allowed" } },
+    calls: { total: 0 },
+  },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral judges a container naming a credspec of its own by its own, not the pod's",
     fn: "authorize",
@@ -837,20 +1074,31 @@ const requestingUser: RuleCase[] = [
     settings: { requestingUser: "ephemeral" },
     expect: { allowed: false, status: 400, message: ["request.userInfo.username is missing"] },
   },
-  ...["exec", "attach"].map((subResource): RuleCase => ({
-    name: `REVIEW_REQUESTING_USER=ephemeral refuses a ${subResource} into a GMSA pod to a user who may not use its credspec (403)`,
+  ...["exec", "attach"].flatMap((subResource) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `REVIEW_REQUESTING_USER=ephemeral refuses a ${subResource} into a GMSA pod to a user who may not use its credspec (403)`,
+      fn: "authorize",
+      pod: execOptions,
+      review: connectAs(subResource),
+      settings: { requestingUser: "ephemeral" },
+      world: { pods: { "ns1/web": podWithGmsaAt(kind, named1) } },
+      expect: {
+        allowed: false,
+        status: 403,
+        message: [`pods/${subResource} into ${label}: user "alice" is not allowed to use GMSACredentialSpec "webapp1"`],
+      },
+      calls: { podReads: ["ns1/web"], userAccess: aliceAsked("webapp1"), contents: {}, access: [] },
+    })),
+  ),
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral refuses an exec without a requester (400)",
     fn: "authorize",
     pod: execOptions,
-    review: connectAs(subResource),
+    review: { ...connectAs("exec"), userInfo: {} },
     settings: { requestingUser: "ephemeral" },
     world: { pods: gmsaPods },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: [`pods/${subResource} into pod: user "alice" is not allowed to use GMSACredentialSpec "webapp1"`],
-    },
-    calls: { podReads: ["ns1/web"], userAccess: aliceAsked("webapp1"), contents: {}, access: [] },
-  })),
+    expect: { allowed: false, status: 400, message: ["request.userInfo.username is missing"] },
+  },
   {
     name: "REVIEW_REQUESTING_USER=always allows an exec to a user who may use the pod's credspec",
     fn: "authorize",
@@ -871,7 +1119,7 @@ const requestingUser: RuleCase[] = [
     expect: { allowed: true },
     calls: { podReads: ["ns1/web"], userAccess: [] },
   },
-  ...["exec", "portforward"].map((subResource): RuleCase => ({
+  ...["exec", "portforward", "proxy"].map((subResource): RuleCase => ({
     name: `REVIEW_REQUESTING_USER=${subResource === "exec" ? "off" : "always"} allows any ${subResource} without reading the pod`,
     fn: "authorize",
     pod: execOptions,
