@@ -7,7 +7,11 @@ import { expect } from "vitest";
 import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
 import { readConfig, type FunctionName } from "../../../shared/config/index.ts";
 import { AdmissionError } from "../../../shared/errors.ts";
-import { createRandomHostname } from "../../../shared/policy/expand.ts";
+import {
+  createRandomHostname,
+  MAX_CREDSPEC_CONTENTS_BYTES,
+  MAX_INLINED_CONTENTS_PER_POD,
+} from "../../../shared/policy/expand.ts";
 import type { PolicySettings } from "../../../shared/policy/facts.ts";
 import { annotationKeys } from "../../../shared/policy/pod-gmsa.ts";
 import { fixedRandomBytes } from "../../support/app.ts";
@@ -1430,6 +1434,86 @@ const expandOnce: RuleCase[] = [
     pod: withNewDebugger({ gmsaCredentialSpecName: "missing" }),
     review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
     expect: { allowed: false, status: 422, message: ['ephemeral container "debugger-2"', '"missing"'] },
+  },
+  {
+    name: "expand names every place sharing a credspec that is too large in one refusal, and every place of an unknown one",
+    fn: "expand",
+    pod: buildPod({
+      windowsOptions: { gmsaCredentialSpecName: "big" },
+      containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "big" } }],
+      initContainers: [
+        { name: "setup", windowsOptions: { gmsaCredentialSpecName: "gone" } },
+        { name: "s2", windowsOptions: { gmsaCredentialSpecName: "gone" } },
+      ],
+    }),
+    world: { credspecs: { big: { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) } } },
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ['pod, container "app": credspec "big"', 'init container "setup", init container "s2": ', '"gone"'],
+    },
+  },
+  ...[0, 1].map((extra): RuleCase => ({
+    name: `expand ${extra === 0 ? "accepts contents of exactly 65,536 bytes of UTF-8" : "refuses contents one byte over 65,536 (422)"}`,
+    fn: "expand",
+    pod: podWithGmsaAt("pod", { gmsaCredentialSpecName: "big" }),
+    world: {
+      credspecs: {
+        big: { b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2 - extra) + "x".repeat(extra * 3) },
+      },
+    },
+    expect:
+      extra === 0
+        ? {
+            allowed: true,
+            pod: podWithGmsaAt("pod", {
+              gmsaCredentialSpecName: "big",
+              gmsaCredentialSpec: inlined({ b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2) }),
+            }),
+          }
+        : { allowed: false, status: 422, message: ["is 65537 bytes as JSON"] },
+  })),
+  {
+    name: `expand refuses once (422) to inline more than ${MAX_INLINED_CONTENTS_PER_POD} characters into one pod`,
+    fn: "expand",
+    pod: buildPod({
+      containers: Array.from({ length: 60 }, (_, i) => ({
+        name: `c${i}`,
+        windowsOptions: { gmsaCredentialSpecName: "blob" },
+      })),
+    }),
+    world: { credspecs: { blob: { b: "x".repeat(60_000) } } },
+    expect: { allowed: false, status: 422, once: [`more than ${MAX_INLINED_CONTENTS_PER_POD} characters`] },
+  },
+  {
+    name: "expand refuses an alpha annotation naming an absent container and one conflicting with its field (422), loading nothing",
+    fn: "expand",
+    pod: podWithGmsaAt("container", named1, {
+      annotations: { [annotationsApp.nameKey]: "webapp2", [ghost.nameKey]: "webapp1" },
+    }),
+    expect: { allowed: false, status: 422, message: ['container "app" names "webapp1"', 'container "ghost"'] },
+    calls: { total: 0 },
+  },
+  {
+    name: "expand ignores the stored pod's alpha annotations when adding an ephemeral container",
+    fn: "expand",
+    pod: { ...withNewDebugger(named1), metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } } },
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    expect: {
+      allowed: true,
+      pod: {
+        ...withNewDebugger(expanded1),
+        metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } },
+      },
+    },
+  },
+  {
+    name: "expand leaves a new ephemeral container without GMSA settings alone: it runs under the pod's, already expanded",
+    fn: "expand",
+    pod: withNewDebugger({}),
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    expect: { allowed: true },
+    calls: { total: 0 },
   },
   {
     name: "expand denies an ephemeral UPDATE without oldObject as a bad review (400)",

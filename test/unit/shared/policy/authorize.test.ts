@@ -4,20 +4,30 @@
  */
 import { describe, expect, it } from "vitest";
 import { decideAuthorize, planAuthorize } from "../../../../shared/policy/authorize.ts";
+import type { PolicySettings } from "../../../../shared/policy/facts.ts";
 import { inlined, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
-import { create, expectDenied } from "./review-facts.ts";
+import { connect, create, expectDenied } from "./review-facts.ts";
 
 const expanded1 = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 const nothingLoaded = { credspecs: new Map(), access: [new Map()], randomBytes: new Uint8Array() };
+const settings = (enforcement: PolicySettings["enforcement"]) => ({
+  requestingUser: "ephemeral" as const,
+  enforcement,
+});
 
 describe("authorize with a planned fact missing", () => {
   it("fails closed (500)", () => {
-    const plan = planAuthorize(create(podWithGmsaAt("pod", expanded1)), { requestingUser: "off", enforcement: "deny" });
+    const plan = planAuthorize(create(podWithGmsaAt("pod", expanded1)), settings("deny"));
+    expectDenied(decideAuthorize(plan, nothingLoaded), [["ERR_INTERNAL", 500]]);
+  });
+
+  it("fails closed when the pod of an exec was not loaded at all (500)", () => {
+    const plan = planAuthorize(connect("exec"), settings("deny"));
     expectDenied(decideAuthorize(plan, nothingLoaded), [["ERR_INTERNAL", 500]]);
   });
 
   it("ENFORCEMENT=warn: never blocks a failure of ours (500) either", () => {
-    const plan = planAuthorize(create(podWithGmsaAt("pod", expanded1)), { requestingUser: "off", enforcement: "warn" });
+    const plan = planAuthorize(create(podWithGmsaAt("pod", expanded1)), settings("warn"));
     expect(decideAuthorize(plan, nothingLoaded)).toMatchObject({
       allowed: true,
       auditAnnotations: { decision: "would-deny", codes: "ERR_INTERNAL" },
