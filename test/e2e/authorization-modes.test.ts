@@ -10,7 +10,8 @@ import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { buildPod, container, createPod, deletePods, PODS, type Pod, type Status } from "./support/pods.ts";
+import { container, createPod, deletePods, e2ePod, type Pod, PODS, type Status } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -46,7 +47,7 @@ function debugInheritingAs(user: string, pod: string) {
 }
 
 /** A pod whose service account (`gmsa-app`) may use webapp01, without GMSA settings of its own. */
-const debuggable = (name: string) => buildPod(GROUP, name, { serviceAccountName: "gmsa-app" });
+const debuggable = (name: string) => buildPod({ ...e2ePod(GROUP, name), serviceAccountName: "gmsa-app" });
 
 let stack: FunctionsStack | undefined;
 
@@ -128,7 +129,11 @@ describe.each(["ephemeral", "always"])(
 
     /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
     const inheritable = (name: string) =>
-      buildPod(GROUP, name, { serviceAccountName: "gmsa-app", windowsOptions: { gmsaCredentialSpecName: "webapp01" } });
+      buildPod({
+        ...e2ePod(GROUP, name),
+        serviceAccountName: "gmsa-app",
+        windowsOptions: { gmsaCredentialSpecName: "webapp01" },
+      });
 
     it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
       expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
@@ -160,7 +165,8 @@ describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
     // `default` may use no credspec (infra/samples/rbac.yaml): in deny mode this is a 403.
-    const pod = buildPod(GROUP, "shadow", {
+    const pod = buildPod({
+      ...e2ePod(GROUP, "shadow"),
       serviceAccountName: "default",
       windowsOptions: { gmsaCredentialSpecName: "webapp01" },
     });

@@ -16,7 +16,8 @@ import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
-import { buildPod, createPod, deletePods, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, deletePods, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
 
 const cluster = inject("cluster");
@@ -72,7 +73,8 @@ async function createPodsFor(forMs: number): Promise<{ answered: number; refused
   for (let round = 0; performance.now() < ends; round++) {
     await Promise.all(
       Array.from({ length: PARALLEL_CREATES }, async (_, i) => {
-        const pod = buildPod(GROUP, `slots-${round}-${i}`, {
+        const pod = buildPod({
+          ...e2ePod(GROUP, `slots-${round}-${i}`),
           serviceAccountName: "gmsa-app",
           windowsOptions: { gmsaCredentialSpecName: "webapp01" },
         });

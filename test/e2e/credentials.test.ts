@@ -20,7 +20,8 @@ import {
   type StartFunctionsOptions,
 } from "../../infra/local/stack.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { buildPod, createPod, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const NO_CACHES = { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" };
@@ -34,7 +35,8 @@ beforeAll(async () => {
 
 /** A server-side dry-run create that needs both functions and three API calls; expects it expanded and allowed. */
 async function expectReviewPasses(): Promise<void> {
-  const pod = buildPod("credentials", `credentials-${++reviews}`, {
+  const pod = buildPod({
+    ...e2ePod("credentials", `credentials-${++reviews}`),
     serviceAccountName: "gmsa-app",
     windowsOptions: { gmsaCredentialSpecName: "webapp01" },
   });
@@ -116,7 +118,8 @@ describe("Node runtime: a broken exec plugin", () => {
   });
 
   it("denies with a 500 naming the review uid and nothing of the plugin; the function's log line has the detail", async () => {
-    const pod = buildPod("credentials", "credentials-broken", {
+    const pod = buildPod({
+      ...e2ePod("credentials", "credentials-broken"),
       serviceAccountName: "gmsa-app",
       windowsOptions: { gmsaCredentialSpecName: "webapp01" },
     });

@@ -20,7 +20,8 @@ import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { formatFindingsText, type Finding } from "../../cli/doctor/findings.ts";
 import { createDoctorOperator } from "./support/doctor.ts";
-import { buildPod, createPod, deletePods } from "./support/pods.ts";
+import { createPod, deletePods, e2ePod } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 let cluster: LocalCluster;
 let admin: KubeEndpoint;
@@ -330,7 +331,8 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   });
 
   it("a service account without use: its running GMSA pod would not be replaced", async () => {
-    const pod = buildPod("doctor", "doctor-web", {
+    const pod = buildPod({
+      ...e2ePod("doctor", "doctor-web"),
       serviceAccountName: "gmsa-app",
       windowsOptions: { gmsaCredentialSpecName: "webapp01" },
       spec: { nodeSelector: { "kubernetes.io/os": "windows" } },
@@ -370,7 +372,7 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await kubeRequestOk(admin, MUTATING, { method: "DELETE" });
     const missing = { gmsaCredentialSpecName: "doctor-missing" };
     const windows = { nodeSelector: { "kubernetes.io/os": "windows" } };
-    const pod = buildPod("doctor", "doctor-orphan", { windowsOptions: missing, spec: windows });
+    const pod = buildPod({ ...e2ePod("doctor", "doctor-orphan"), windowsOptions: missing, spec: windows });
     const deployments = "/apis/apps/v1/namespaces/default/deployments";
     try {
       expect((await createPod(cluster, pod)).status).toBe(201);

@@ -8,7 +8,8 @@ import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { buildPod, createPod, deletePods, PODS, type Status } from "./support/pods.ts";
+import { createPod, deletePods, e2ePod, PODS, type Status } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -69,14 +70,15 @@ beforeAll(async () => {
     (
       await createPod(
         cluster,
-        buildPod(GROUP, "gmsa", {
+        buildPod({
+          ...e2ePod(GROUP, "gmsa"),
           serviceAccountName: "gmsa-app",
           windowsOptions: { gmsaCredentialSpecName: "webapp01" },
         }),
       )
     ).status,
   ).toBe(201);
-  expect((await createPod(cluster, buildPod(GROUP, "plain"))).status).toBe(201);
+  expect((await createPod(cluster, buildPod(e2ePod(GROUP, "plain")))).status).toBe(201);
 });
 
 afterAll(async () => {

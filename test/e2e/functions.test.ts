@@ -12,7 +12,18 @@ import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { sumOf } from "../support/prometheus.ts";
-import { buildPod, container, createPod, deletePods, getPod, parsed, patchPod, readCredSpec } from "./support/pods.ts";
+import {
+  container,
+  createPod,
+  deletePods,
+  e2ePod,
+  getPod,
+  parsed,
+  patchPod,
+  type PodOptions,
+  readCredSpec,
+} from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
@@ -57,8 +68,8 @@ beforeAll(async () => {
 describe.each(["node", "worker"] as const)("functions on the %s runtime, called by kube-apiserver", (runtime) => {
   let stack: FunctionsStack;
   const group = `functions-${runtime}`;
-  const pod = (name: string, options: Parameters<typeof buildPod>[2] = {}) =>
-    buildPod(group, `${runtime}-${name}`, { serviceAccountName: "gmsa-app", ...options });
+  const pod = (name: string, options: PodOptions = {}) =>
+    buildPod({ ...e2ePod(group, `${runtime}-${name}`), serviceAccountName: "gmsa-app", ...options });
   const reviewCounts = async () => {
     const [expand, authorize] = await Promise.all([stack.metrics("expand"), stack.metrics("authorize")]);
     return { expand: expand["expand_reviews_total"] ?? 0, authorize: authorize["authorize_reviews_total"] ?? 0 };

@@ -21,7 +21,8 @@ import {
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { buildPod, container, readCredSpec, type Pod, type Status } from "./support/pods.ts";
+import { container, e2ePod, type Pod, type PodOptions, readCredSpec, type Status } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -98,8 +99,9 @@ function run(file: string, args: string[], stdin?: string, env: Record<string, s
 }
 const plugin = (args: string[], stdin?: string) => run(bin, args, stdin);
 
-const pod = (name: string, serviceAccountName: string, more: Partial<Parameters<typeof buildPod>[2]> = {}): Pod => ({
-  ...buildPod("kubectl-gmsa", name, {
+const pod = (name: string, serviceAccountName: string, more: PodOptions = {}): Pod => ({
+  ...buildPod({
+    ...e2ePod("kubectl-gmsa", name),
     serviceAccountName,
     windowsOptions: { gmsaCredentialSpecName: CREDSPEC },
     ...more,

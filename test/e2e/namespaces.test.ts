@@ -12,7 +12,8 @@ import { applyBaseInfra, applyObjects, deleteWebhooks, type KubeObject } from ".
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { buildPod, container, parsed, readCredSpec, type Pod, type Status } from "./support/pods.ts";
+import { container, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -29,7 +30,8 @@ function dryRunCreate(namespace: string, pod: Pod) {
 }
 
 const gmsaPod = (name: string) =>
-  buildPod(GROUP, name, {
+  buildPod({
+    ...e2ePod(GROUP, name),
     serviceAccountName: SERVICE_ACCOUNT,
     windowsOptions: { gmsaCredentialSpecName: "webapp01" },
   });
@@ -105,7 +107,8 @@ describe("namespaces the webhooks enforce", () => {
 
   it("never sends a pod without GMSA settings to either function", async () => {
     const before = await reviewCounts();
-    const systemPod = buildPod(GROUP, "kube-proxy-like", {
+    const systemPod = buildPod({
+      ...e2ePod(GROUP, "kube-proxy-like"),
       serviceAccountName: SERVICE_ACCOUNT,
       containers: [container("proxy", { runAsUserName: "NT AUTHORITY\\SYSTEM", hostProcess: true })],
       spec: { hostNetwork: true },

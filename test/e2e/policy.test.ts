@@ -16,7 +16,8 @@ import {
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/manifests/policy.ts";
-import { buildPod, container, E2E_LABEL, type Pod, type PodOptions, type Status } from "./support/pods.ts";
+import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -32,7 +33,7 @@ const USABLE = ["webapp01", ...MANY.slice(0, DEFAULT_MAX_CREDSPECS)];
 
 const pods = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`;
 const pod = (name: string, options: PodOptions = {}) =>
-  buildPod(GROUP, name, { serviceAccountName: "gmsa-app", ...options });
+  buildPod({ ...e2ePod(GROUP, name), serviceAccountName: "gmsa-app", ...options });
 
 /** Creates a pod (`dryRun` unless `store`); never throws for HTTP statuses. */
 function create(body: Pod, { namespace = NAMESPACE, store = false } = {}) {

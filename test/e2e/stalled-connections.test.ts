@@ -18,7 +18,8 @@ import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../
 import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { buildPod, createPod, deletePods, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, deletePods, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
 
@@ -82,7 +83,8 @@ function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed:
   const failed: string[] = [];
   const loop = (async () => {
     for (let n = 0; running; n++) {
-      const pod = buildPod(GROUP, `stalled-${n}`, {
+      const pod = buildPod({
+        ...e2ePod(GROUP, `stalled-${n}`),
         serviceAccountName: "gmsa-app",
         windowsOptions: { gmsaCredentialSpecName: "webapp01" },
       });

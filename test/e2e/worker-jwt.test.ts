@@ -21,7 +21,8 @@ import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import type { TokenSource } from "../../shared/credentials/token-source.ts";
 import { buildReview } from "../support/reviews.ts";
-import { buildPod, readCredSpec } from "./support/pods.ts";
+import { e2ePod, readCredSpec } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const callerToken = inject("callerToken");
@@ -117,7 +118,8 @@ beforeAll(async () => {
   ]);
   good = await workerJwtBindings(cluster, "authorize");
   const webapp01 = await readCredSpec(cluster, "webapp01");
-  const pod = buildPod("worker-jwt", "jwt", {
+  const pod = buildPod({
+    ...e2ePod("worker-jwt", "jwt"),
     serviceAccountName: "gmsa-app",
     windowsOptions: { gmsaCredentialSpecName: "webapp01", gmsaCredentialSpec: JSON.stringify(webapp01) },
   });

@@ -1,7 +1,7 @@
 /**
- * Pod builders for the GMSA rules: a pod with a main container "app" and an init container "setup", and
- * the GMSA setting on the pod, a container or an init container (every rule runs at each place:
- * docs/development.md, Tests).
+ * Pod builders for every tier: {@link buildPod}, and for the GMSA rules a pod with a main container "app" and an init
+ * container "setup" with the GMSA setting on the pod, a container or an init container (every rule runs at each
+ * place: docs/development.md, Tests).
  */
 import type { Container, Pod, WindowsOptions } from "../../shared/admission/review.ts";
 
@@ -58,45 +58,62 @@ export interface ContainerOptions {
 
 export interface PodOptions {
   name?: string;
+  /** "" leaves the namespace to the request (the e2e tests' API-server path). */
   namespace?: string;
+  /** "" leaves it unset: the API server's "default". */
   serviceAccountName?: string;
   hostname?: string;
+  labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** `{}` schedules the pod anywhere (the e2e cluster's Linux nodes). */
+  nodeSelector?: Record<string, string>;
+  /** The image of containers that name none. */
+  image?: string;
   /** Pod-level `spec.securityContext.windowsOptions`. */
   windowsOptions?: WindowsOptions;
   containers?: ContainerOptions[];
+  /** `[]` for none. */
   initContainers?: ContainerOptions[];
   ephemeralContainers?: ContainerOptions[];
+  /** More spec fields, set last. */
+  spec?: Record<string, unknown>;
 }
 
-/** A Windows pod; defaults: namespace "ns1", service account "sa1", container "app", init container "setup". */
+/**
+ * A pod for unit, tools and e2e tests alike; defaults: a Windows pod "web" in namespace "ns1" labelled app=web, service
+ * account "sa1", container "app", init container "setup". test/e2e/support/pods.ts has the e2e defaults.
+ */
 export function buildPod(options: PodOptions = {}): Pod {
+  const image = options.image ?? "mcr.microsoft.com/windows/servercore:ltsc2022";
+  const build = (containers: ContainerOptions[]) => containers.map((c) => buildContainer(c, image));
   const spec: Record<string, unknown> = {};
   if (options.serviceAccountName !== "") spec["serviceAccountName"] = options.serviceAccountName ?? "sa1";
   if (options.hostname !== undefined) spec["hostname"] = options.hostname;
-  spec["nodeSelector"] = { "kubernetes.io/os": "windows" };
+  const nodeSelector = options.nodeSelector ?? { "kubernetes.io/os": "windows" };
+  if (Object.keys(nodeSelector).length > 0) spec["nodeSelector"] = nodeSelector;
   if (options.windowsOptions !== undefined) spec["securityContext"] = { windowsOptions: options.windowsOptions };
-  spec["containers"] = (options.containers ?? [{ name: "app" }]).map(buildContainer);
-  spec["initContainers"] = (options.initContainers ?? [{ name: "setup" }]).map(buildContainer);
-  if (options.ephemeralContainers !== undefined)
-    spec["ephemeralContainers"] = options.ephemeralContainers.map(buildContainer);
+  spec["containers"] = build(options.containers ?? [{ name: "app" }]);
+  const initContainers = options.initContainers ?? [{ name: "setup" }];
+  if (initContainers.length > 0) spec["initContainers"] = build(initContainers);
+  if (options.ephemeralContainers !== undefined) spec["ephemeralContainers"] = build(options.ephemeralContainers);
+  const namespace = options.namespace ?? "ns1";
   return {
     apiVersion: "v1",
     kind: "Pod",
     metadata: {
       name: options.name ?? "web",
-      namespace: options.namespace ?? "ns1",
-      labels: { app: "web" },
+      ...(namespace === "" ? {} : { namespace }),
+      labels: options.labels ?? { app: "web" },
       ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
     },
-    spec,
+    spec: { ...spec, ...options.spec },
   };
 }
 
-function buildContainer({ name, windowsOptions, ...rest }: ContainerOptions): Container {
+function buildContainer({ name, windowsOptions, ...rest }: ContainerOptions, image: string): Container {
   return {
     name,
-    image: "mcr.microsoft.com/windows/servercore:ltsc2022",
+    image,
     ...rest,
     ...(windowsOptions === undefined ? {} : { securityContext: { windowsOptions } }),
   };

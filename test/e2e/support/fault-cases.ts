@@ -5,7 +5,8 @@
  */
 import type { Pod } from "../../../shared/admission/review.ts";
 import { buildReview } from "../../support/reviews.ts";
-import { buildPod, container } from "./pods.ts";
+import { container, e2ePod } from "./pods.ts";
+import { buildPod } from "../../support/pods.ts";
 
 /** Where an answer came from. */
 export type FaultVia = "apiserver" | "direct";
@@ -57,7 +58,8 @@ export const DIRECT_CASES: readonly FaultCase[] = [
 /** The pod of an API-server case: `allowed` and `forbidden` name webapp01 (only gmsa-app may use it). */
 export function faultPod(caseName: string, n: number): Pod {
   const credspec = caseName === "missing" ? "no-such-credspec" : "webapp01";
-  return buildPod("faults", `faults-${caseName}-${n}`, {
+  return buildPod({
+    ...e2ePod("faults", `faults-${caseName}-${n}`),
     serviceAccountName: caseName === "forbidden" ? "default" : "gmsa-app",
     containers: [container("app", { gmsaCredentialSpecName: credspec })],
   });
@@ -65,7 +67,8 @@ export function faultPod(caseName: string, n: number): Pod {
 
 /** A CREATE review in namespace default of a pod naming `credspec` (contents inlined when given). */
 export function directReview(uid: string, credspec: string, contents?: string): string {
-  const pod = buildPod("faults", uid, {
+  const pod = buildPod({
+    ...e2ePod("faults", uid),
     serviceAccountName: "gmsa-app",
     containers: [
       container("app", {

@@ -10,7 +10,8 @@ import { expect, it, vi } from "vitest";
 import { applyObjects } from "../../../infra/local/apply.ts";
 import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
 import { kubeRequest } from "../../../infra/local/kube-request.ts";
-import { buildPod, container, createPod, parsed, readCredSpec, type Pod, type Status } from "./pods.ts";
+import { container, createPod, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./pods.ts";
+import { buildPod } from "../../support/pods.ts";
 
 /** The two functions, in the order of their webhook configurations. */
 export const FUNCTIONS = ["expand", "authorize"] as const;
@@ -50,7 +51,8 @@ export async function countReviews(logs: ReviewLogs): Promise<Record<"expand" | 
 
 /** A pod of `group` naming webapp01 at pod level, as `serviceAccountName` (default: the namespace's `default`). */
 export function gmsaPod(group: string, name: string, serviceAccountName?: string): Pod {
-  return buildPod(group, name, {
+  return buildPod({
+    ...e2ePod(group, name),
     ...(serviceAccountName ? { serviceAccountName } : {}),
     windowsOptions: { gmsaCredentialSpecName: "webapp01" },
   });
@@ -159,7 +161,7 @@ export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, l
 
   it("never sends a pod without GMSA settings to either function (matchConditions)", async () => {
     const before = await countReviews(logs());
-    const plain = buildPod(group, "plain", { containers: [container("app")] });
+    const plain = buildPod({ ...e2ePod(group, "plain"), containers: [container("app")] });
     const created = await createPod(cluster, plain);
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(await countReviews(logs())).toEqual(before);

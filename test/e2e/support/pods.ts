@@ -1,13 +1,14 @@
 /**
- * Pods for the e2e tests, created through the real API server with the admin credential, and what
+ * Pods for the e2e tests (built by test/support's buildPod with {@link e2ePod}), created through the real API server with the admin credential, and what
  * the API server answers (the stored pod, or the Status of a refusal).
  */
 import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
 import { adminEndpoint } from "../../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
 import type { Container, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
+import type { PodOptions } from "../../support/pods.ts";
 
-export type { Container, Pod, WindowsOptions };
+export type { Container, Pod, PodOptions, WindowsOptions };
 
 /** Namespace of the samples: `gmsa-app` may use webapp01 (infra/samples/rbac.yaml), `default` nothing. */
 export const NAMESPACE = "default";
@@ -33,33 +34,20 @@ export function container(
   return { name, image: IMAGE, ...(windowsOptions ? { securityContext: { windowsOptions } } : {}), ...extra };
 }
 
-/** What {@link buildPod} takes; everything optional but the name. */
-export interface PodOptions {
-  serviceAccountName?: string;
-  windowsOptions?: WindowsOptions;
-  containers?: Container[];
-  initContainers?: Container[];
-  annotations?: Record<string, string>;
-  spec?: Record<string, unknown>;
-}
-
-/** A pod labelled `E2E_LABEL=<group>` with container "app" unless `containers` is given. */
-export function buildPod(group: string, name: string, options: PodOptions = {}): Pod {
+/**
+ * What makes test/support's `buildPod` build an e2e pod: `name`, labelled `E2E_LABEL=<group>` for `deletePods`, in
+ * the namespace of the request, under the namespace's default service account, scheduled anywhere, with container
+ * "app" and no init container, on {@link IMAGE}. Spread it first: `buildPod({ ...e2ePod(group, name), ...options })`.
+ */
+export function e2ePod(group: string, name: string): PodOptions {
   return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: {
-      name,
-      labels: { [E2E_LABEL]: group },
-      ...(options.annotations ? { annotations: options.annotations } : {}),
-    },
-    spec: {
-      ...(options.serviceAccountName ? { serviceAccountName: options.serviceAccountName } : {}),
-      ...(options.windowsOptions ? { securityContext: { windowsOptions: options.windowsOptions } } : {}),
-      containers: options.containers ?? [container("app")],
-      ...(options.initContainers ? { initContainers: options.initContainers } : {}),
-      ...options.spec,
-    },
+    name,
+    namespace: "",
+    serviceAccountName: "",
+    labels: { [E2E_LABEL]: group },
+    nodeSelector: {},
+    image: IMAGE,
+    initContainers: [],
   };
 }
 

@@ -3,7 +3,8 @@
  * checked on every reply (HTTP status, allowed, status code, a patch or none, the uid echoed).
  */
 import type { Pod } from "../../../shared/admission/review.ts";
-import { buildPod, container } from "./pods.ts";
+import { container, e2ePod } from "./pods.ts";
+import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
@@ -37,7 +38,8 @@ function review(pod: Pod, uid: string): string {
 export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[] {
   const contents = JSON.stringify(webapp01);
   const gmsa = (name: string, options: { serviceAccountName?: string; credspec?: string; contents?: string } = {}) =>
-    buildPod("soak", name, {
+    buildPod({
+      ...e2ePod("soak", name),
       serviceAccountName: options.serviceAccountName ?? "gmsa-app",
       containers: [
         container("app", {
@@ -47,7 +49,7 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
         container("sidecar"),
       ],
     });
-  const plain = buildPod("soak", "plain", { containers: [container("app")] });
+  const plain = buildPod({ ...e2ePod("soak", "plain"), containers: [container("app")] });
   const cases: SoakCase[] = [
     {
       name: "expand: GMSA pod, inlined",

@@ -9,7 +9,8 @@ import { AdmissionError, createRefusal } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { createJsonLogger, type LogLevel } from "../../../shared/log.ts";
 import { createFakeGmsaClient, WITHOUT_CONTENTS } from "../../support/fake-gmsa-client.ts";
-import { buildPod, WEBAPP1_CREDSPEC } from "../../support/pods.ts";
+import { createTestApp, postReview } from "../../support/app.ts";
+import { buildPod, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 
 function setup(handle: ReviewHandler, level: LogLevel = "debug", allowedLevel: LogLevel = "info") {
@@ -148,6 +149,18 @@ describe("createReviewHandler", () => {
     });
     expect(lines[0]).not.toContain("hunter2");
     expect(metrics.snapshot()).toEqual({ expand_reviews_total: 1, expand_denied_500_total: 1 });
+  });
+
+  it("logs the class name of a plain Error from the client, never its message", async () => {
+    const test = createTestApp({
+      gmsa: createFakeGmsaClient({ fail: () => new TypeError("fetch failed: token abc") }),
+    });
+    const pod = podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1" });
+    await postReview(test.app, "expand", buildReview(pod, { uid: "uid-9" }));
+    expect(test.logs()).toEqual([
+      expect.objectContaining({ uid: "uid-9", code: 500, errors: "ERR_INTERNAL", cause: "TypeError" }),
+    ]);
+    expect(test.rawLogs()).not.toContain("token abc");
   });
 });
 

@@ -1,0 +1,1571 @@
+/**
+ * The GMSA rules as one table of cases, run twice: against the policy (policy.test.ts: plan, load, decide) and
+ * through the app (app.test.ts: HTTP through createApp). A case is a review, a fake world (the fake client's
+ * credspecs, who may use them, failures) and the expected reply; policy rules are asserted here and only here.
+ */
+import { expect } from "vitest";
+import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
+import { readConfig, type FunctionName } from "../../../shared/config/index.ts";
+import { AdmissionError } from "../../../shared/errors.ts";
+import {
+  createRandomHostname,
+  MAX_CREDSPEC_CONTENTS_BYTES,
+  MAX_INLINED_CONTENTS_PER_POD,
+} from "../../../shared/policy/expand.ts";
+import type { PolicySettings } from "../../../shared/policy/facts.ts";
+import { annotationKeys } from "../../../shared/policy/pod-gmsa.ts";
+import { fixedRandomBytes } from "../../support/app.ts";
+import { WITHOUT_CONTENTS, type FakeGmsaClient, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
+import {
+  buildPod,
+  inlined,
+  PLACES,
+  podWithGmsaAt,
+  WEBAPP1_CREDSPEC,
+  WEBAPP2_CREDSPEC,
+  type PlaceCase,
+} from "../../support/pods.ts";
+import { applyReplyPatch, type ReviewOptions } from "../../support/reviews.ts";
+
+export interface RuleCase {
+  name: string;
+  fn: FunctionName;
+  /** `request.object`: a CREATE of it in "ns1" by user "admin" unless `review` says otherwise. */
+  pod: unknown;
+  review?: ReviewOptions;
+  /** Merged over {@link DEFAULT_WORLD}. */
+  world?: FakeGmsaClientOptions;
+  settings?: Partial<PolicySettings>;
+  expect: Allowed | Denied;
+  /** The calls the fake client saw; unset parts are not checked. */
+  calls?: Calls;
+}
+
+interface Allowed {
+  allowed: true;
+  /** The pod after the reply's patch; unset: no patch at all. */
+  pod?: Pod;
+  /** Each warning, as a substring, in order; unset: no warnings. */
+  warnings?: string[];
+  /** The audit annotations, exactly (undefined: none); unset: not checked for authorize, none for expand. */
+  audit?: Record<string, string> | undefined;
+}
+
+interface Denied {
+  allowed: false;
+  status: number;
+  message?: string[];
+  notInMessage?: string[];
+  /** Said exactly once in the message. */
+  once?: string[];
+  warnings?: string[];
+  audit?: Record<string, string>;
+}
+
+interface Calls {
+  total?: number;
+  /** getCredSpecContents calls by name. */
+  contents?: Record<string, number>;
+  /** Service-account access queries, as `namespace/serviceAccount/credspec`, in call order. */
+  access?: string[];
+  userAccess?: { namespace: string; user: unknown; credSpecName: string }[];
+  podReads?: string[];
+}
+
+export const DEFAULT_UID = "705ab4f5-6393-11e8-b7cc-42010a800002";
+
+/** Credspecs webapp1, webapp2 and `empty` (no credspec field), all usable by service account sa1 in ns1. */
+export const DEFAULT_WORLD: FakeGmsaClientOptions = {
+  credspecs: { webapp1: WEBAPP1_CREDSPEC, webapp2: WEBAPP2_CREDSPEC, empty: WITHOUT_CONTENTS },
+  allowed: ["webapp1", "webapp2", "empty"].map((credSpecName) => ({
+    namespace: "ns1",
+    serviceAccount: "sa1",
+    credSpecName,
+  })),
+  denyReason: "RBAC: no rule allows use",
+};
+
+export const DEFAULT_SETTINGS: PolicySettings = { randomHostname: false, requestingUser: "off", enforcement: "deny" };
+
+/** Secret-looking values of the credspecs: no denial, and no authorize reply, may carry them. */
+export const CONTENT_MARKERS = ["S-1-5-21", "244818ae", "CONTOSO", "contoso.com"];
+/** In every plain Error a case's client throws: neither replies nor logs may carry it. */
+export const LEAK_MARKER = "token abc";
+
+/** Asserts that `reply` (and the calls `gmsa` saw) are what `rule` expects. */
+export function expectRuleOutcome(rule: RuleCase, reply: AdmissionReviewResponse, gmsa: FakeGmsaClient): void {
+  const { response } = reply;
+  const want = rule.expect;
+  expect(reply.apiVersion).toBe(rule.review?.apiVersion ?? "admission.k8s.io/v1");
+  expect(response.uid).toBe(rule.review?.uid ?? DEFAULT_UID);
+  expect(response.allowed).toBe(want.allowed);
+  if (want.allowed) {
+    expect(response.status).toBeUndefined();
+    if (want.pod === undefined) expect(response).not.toHaveProperty("patch");
+    else expect(applyReplyPatch(rule.pod as Pod, reply)).toEqual(want.pod);
+  } else {
+    expect(response).not.toHaveProperty("patch");
+    expect(response.status?.code).toBe(want.status);
+    for (const text of want.message ?? []) expect(response.status?.message).toContain(text);
+    for (const text of want.notInMessage ?? []) expect(response.status?.message).not.toContain(text);
+    for (const text of want.once ?? []) expect(response.status?.message?.split(text)).toHaveLength(2);
+  }
+  if (response.patch === undefined) expect(response).not.toHaveProperty("patchType");
+  else expect(response.patchType).toBe("JSONPatch");
+  if (rule.fn === "authorize" || !response.allowed)
+    for (const marker of [...CONTENT_MARKERS, LEAK_MARKER]) expect(JSON.stringify(reply)).not.toContain(marker);
+  expect(response.warnings?.length).toBe(want.warnings?.length);
+  for (const [i, text] of (want.warnings ?? []).entries()) expect(response.warnings?.[i]).toContain(text);
+  if (rule.fn === "expand") expect(response.auditAnnotations).toEqual(want.audit);
+  else if ("audit" in want) expect(response.auditAnnotations).toEqual(want.audit);
+
+  const calls = rule.calls ?? {};
+  if (calls.total !== undefined) expect(gmsa.callCount()).toBe(calls.total);
+  if (calls.contents !== undefined) expect(Object.fromEntries(gmsa.contentsCalls)).toEqual(calls.contents);
+  if (calls.access !== undefined)
+    expect(gmsa.accessQueries.map((q) => `${q.namespace}/${q.serviceAccount}/${q.credSpecName}`)).toEqual(calls.access);
+  if (calls.userAccess !== undefined) expect(gmsa.userAccessQueries).toEqual(calls.userAccess);
+  if (calls.podReads !== undefined) expect(gmsa.podReads).toEqual(calls.podReads);
+}
+
+const expanded1: WindowsOptions = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
+const expanded2: WindowsOptions = { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) };
+const named1: WindowsOptions = { gmsaCredentialSpecName: "webapp1" };
+const ALICE = {
+  username: "alice",
+  uid: "u-1",
+  groups: ["devs", "system:authenticated"],
+  extra: { "scopes.example.com": ["debug"] },
+};
+const aliceMay = (...names: string[]) =>
+  names.map((credSpecName) => ({ namespace: "ns1", username: "alice", credSpecName }));
+const aliceAsked = (...names: string[]) =>
+  names.map((credSpecName) => ({ namespace: "ns1", user: ALICE, credSpecName }));
+const sa1May = (...names: string[]) =>
+  names.map((credSpecName) => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName }));
+/** Contents equal to webapp1's once parsed, whose first, repeated key names another gMSA. */
+const SMUGGLED = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other","Scope":"x"}]},${inlined(WEBAPP1_CREDSPEC).slice(1)}`;
+const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavailable", { code: "ERR_KUBE_API" });
+const failing = (name: string) => (_call: string, credSpecName: string) =>
+  credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
+
+/** The pod and the label for container-level places other than the pod: "app" or "setup". */
+const containerOf = ({ kind }: PlaceCase) => (kind === "pod" ? undefined : kind === "container" ? "app" : "setup");
+
+/** `make` at each of the three places, named for it. */
+function atEachPlace(make: (place: PlaceCase) => RuleCase): RuleCase[] {
+  return PLACES.map((place) => {
+    const rule = make(place);
+    return { ...rule, name: `${rule.name} (GMSA on the ${place.kind})` };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// authorize
+
+const authorizeAtEachPlace: RuleCase[] = [
+  ...atEachPlace(({ kind }) => ({
+    name: "authorize allows a pod whose service account may use the credspec and whose contents match",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, expanded1),
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
+    calls: { contents: { webapp1: 1 }, access: ["ns1/sa1/webapp1"], total: 2 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies a pod whose service account may not use the credspec (403), with the authorizer's reason",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, expanded1),
+    world: { allowed: [] },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: [label, '"webapp1"', '"sa1"', '"ns1"', "RBAC: no rule allows use"],
+      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
+    },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies contents that differ from the credspec (422), naming only the differing keys",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: [
+        label,
+        '"webapp1"',
+        "DomainJoinConfig.MachineAccountName",
+        "ActiveDirectoryConfig.GroupManagedServiceAccounts",
+      ],
+      notInMessage: ["WebApp"],
+    },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "authorize allows matching contents in another key order and layout",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, {
+      gmsaCredentialSpecName: "webapp1",
+      gmsaCredentialSpec: JSON.stringify(Object.fromEntries(Object.entries(WEBAPP1_CREDSPEC).reverse()), null, 2),
+    }),
+    expect: { allowed: true },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: 'authorize denies contents whose types differ (1 vs "1") (422)',
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "num", gmsaCredentialSpec: '{"n":1}' }),
+    world: { credspecs: { num: { n: "1" } }, allowed: sa1May("num") },
+    expect: { allowed: false, status: 422, message: [label, '"num"', "differing keys: n"] },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies contents whose arrays are in another order (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, {
+      gmsaCredentialSpecName: "webapp1",
+      gmsaCredentialSpec: inlined({
+        ...WEBAPP1_CREDSPEC,
+        ActiveDirectoryConfig: {
+          GroupManagedServiceAccounts: [
+            ...WEBAPP1_CREDSPEC.ActiveDirectoryConfig.GroupManagedServiceAccounts,
+          ].reverse(),
+        },
+      }),
+    }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: [label, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope"],
+    },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies an unknown credspec (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing", gmsaCredentialSpec: "{}" }),
+    world: { allowed: sa1May("missing") },
+    expect: { allowed: false, status: 422, message: [label, '"missing"'] },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies a credspec resource without a credspec field (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty", gmsaCredentialSpec: "{}" }),
+    expect: { allowed: false, status: 422, message: [label, '"empty"'] },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies contents without a name (422) without any API call",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) }),
+    expect: { allowed: false, status: 422, message: [label, "without a credspec name"] },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies a name without contents (422): expand did not run; no API call",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, named1),
+    expect: { allowed: false, status: 422, message: [label, '"webapp1"', "never inlined"] },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies contents that are not JSON (422) without quoting them and without any API call",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{password: hunter2" }),
+    expect: { allowed: false, status: 422, message: [label, '"webapp1"', "not valid JSON"], notInMessage: ["hunter2"] },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies contents whose repeated key hides another gMSA behind an equal parse (422), loading nothing",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: SMUGGLED }),
+    expect: { allowed: false, status: 422, message: [label, '"webapp1"', 'repeat the key "ActiveDirectoryConfig"'] },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize names a repeated key by its dotted path (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, {
+      gmsaCredentialSpecName: "webapp1",
+      gmsaCredentialSpec: '{"a":[{"b":1},{"b":1,"b":2}]}',
+    }),
+    expect: { allowed: false, status: 422, message: [label, 'repeat the key "a[1].b"'] },
+    calls: { total: 0 },
+  })),
+  ...[
+    ["may not use it", {}, 403],
+    ["whose review fails", { fail: () => kubeDown }, 500],
+  ].flatMap(([what, world, status]) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `authorize never compares contents for a credspec the service account ${what as string} (${status as number})`,
+      fn: "authorize",
+      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+      world: { allowed: [], ...(world as FakeGmsaClientOptions) },
+      expect: {
+        allowed: false,
+        status: status as number,
+        message: [label],
+        notInMessage: ["MachineAccountName", "differ"],
+      },
+    })),
+  ),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "REVIEW_REQUESTING_USER=always never compares contents for a credspec the requester may not use (403)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    expect: { allowed: false, status: 403, message: [`${label}: user "alice"`], notInMessage: ["MachineAccountName"] },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "REVIEW_REQUESTING_USER=always compares the contents once the requester may use the credspec (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    world: { allowedUsers: aliceMay("webapp1") },
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ["MachineAccountName"],
+      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CONTENTS_MISMATCH" },
+    },
+  })),
+  ...["WebApp1", "web_app", "a".repeat(254), "webapp1/../x"].flatMap((name) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `authorize denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
+      fn: "authorize",
+      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: name, gmsaCredentialSpec: "{}" }),
+      expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
+      calls: { total: 0 },
+    })),
+  ),
+  ...[
+    [
+      "ERR_KUBE_API",
+      new AdmissionError("LocalSubjectAccessReview failed: 503 ServiceUnavailable", { code: "ERR_KUBE_API" }),
+    ],
+    ["a plain Error", new Error(`socket hang up near ${LEAK_MARKER}`)],
+  ].flatMap(([what, error]) =>
+    atEachPlace(({ kind }) => ({
+      name: `authorize fails closed on ${what as string} from the access review (500)`,
+      fn: "authorize",
+      pod: podWithGmsaAt(kind, expanded1),
+      world: { fail: (call) => (call === "canUseCredSpec" ? (error as Error) : undefined) },
+      expect: { allowed: false, status: 500 },
+    })),
+  ),
+  ...atEachPlace(({ kind }) => {
+    const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" });
+    pod.spec!.hostNetwork = true;
+    return {
+      name: "authorize treats a HostProcess pod by the same rules",
+      fn: "authorize",
+      pod,
+      expect: { allowed: true },
+    };
+  }),
+  ...atEachPlace(({ kind, label }) => {
+    const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true });
+    const name = "authorize denies a HostProcess pod whose service account may not use the credspec (403)";
+    return {
+      name,
+      fn: "authorize",
+      pod,
+      world: { allowed: [] },
+      expect: { allowed: false, status: 403, message: [label] },
+    };
+  }),
+  ...(
+    [
+      [
+        "the name",
+        { ...expanded1, gmsaCredentialSpecName: "webapp2" },
+        'credspec name changed from "webapp1" to "webapp2"',
+      ],
+      ["the contents", { ...expanded1, gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }, "contents changed"],
+      ["the name and the contents", expanded2, 'credspec name changed from "webapp1" to "webapp2", contents changed'],
+      ["the removal of the GMSA", {}, 'credspec name "webapp1" removed, contents removed'],
+    ] as const
+  ).flatMap(([what, after, change]) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `authorize denies an UPDATE of ${what} (400) without any API call`,
+      fn: "authorize",
+      pod: podWithGmsaAt(kind, after),
+      review: { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) },
+      expect: { allowed: false, status: 400, message: [`${label}: GMSA settings cannot change on update (${change})`] },
+      calls: { total: 0 },
+    })),
+  ),
+  ...atEachPlace(({ kind }) => {
+    const after = podWithGmsaAt(kind, expanded1, { annotations: { "example.com/restartedAt": "now" } });
+    after.spec!.activeDeadlineSeconds = 60;
+    return {
+      name: "authorize allows an UPDATE of unrelated fields without any API call",
+      fn: "authorize",
+      pod: after,
+      review: { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) },
+      expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
+      calls: { total: 0 },
+    };
+  }),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize warns when a GMSA container runs as another account, and still allows",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { ...expanded1, runAsUserName: "ContainerUser" }),
+    expect: {
+      allowed: true,
+      warnings: (kind === "pod" ? ['container "app"', 'init container "setup"'] : [label]).map(
+        (where) => `${where} uses GMSA credspec "webapp1" but runs as "ContainerUser"`,
+      ),
+    },
+  })),
+];
+
+const annotationsApp = annotationKeys("app");
+const annotationsPod = annotationKeys();
+const ghost = annotationKeys("ghost");
+const existing = buildPod({
+  windowsOptions: expanded2,
+  ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }],
+});
+/** `existing` with a new ephemeral container "debugger-2" with `windowsOptions`. */
+function withDebugger(windowsOptions?: WindowsOptions): Pod {
+  const pod = structuredClone(existing);
+  pod.spec!.ephemeralContainers!.push({
+    name: "debugger-2",
+    ...(windowsOptions ? { securityContext: { windowsOptions } } : {}),
+  });
+  return pod;
+}
+const RUNS_AS_ADMINISTRATOR =
+  'ephemeral container "debugger-2" uses GMSA credspec "webapp2" but runs as "ContainerAdministrator"';
+/** Alpha annotations a stored pod may hold that would be refused on a create. */
+const STALE_ANNOTATIONS = { [ghost.nameKey]: "webapp1", [annotationsPod.nameKey]: "other" };
+const debug: ReviewOptions = { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: existing };
+const debugByAlice: ReviewOptions = { ...debug, userInfo: ALICE };
+const execOptions = { apiVersion: "v1", kind: "PodExecOptions", container: "app", command: ["cmd"], stdout: true };
+const connectAs = (subResource: string): ReviewOptions => ({
+  operation: "CONNECT",
+  subResource,
+  kind: { group: "", version: "v1", kind: subResource === "exec" ? "PodExecOptions" : "PodAttachOptions" },
+  userInfo: ALICE,
+});
+const gmsaPods = { "ns1/web": buildPod({ windowsOptions: expanded1 }) };
+
+const authorizeOnce: RuleCase[] = [
+  ...["", undefined].map((serviceAccountName): RuleCase => ({
+    name: `authorize reviews the service account "default" when serviceAccountName is ${serviceAccountName === "" ? "empty" : "absent"}`,
+    fn: "authorize",
+    pod: (() => {
+      const pod = podWithGmsaAt("container", expanded1);
+      if (serviceAccountName === undefined) delete pod.spec!.serviceAccountName;
+      else pod.spec!.serviceAccountName = "";
+      return pod;
+    })(),
+    world: { allowed: [{ namespace: "ns1", serviceAccount: "default", credSpecName: "webapp1" }] },
+    expect: { allowed: true },
+    calls: { access: ["ns1/default/webapp1"] },
+  })),
+  {
+    name: "authorize reviews access in the request's namespace",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1, { namespace: "team-a" }),
+    review: { namespace: "team-a" },
+    expect: { allowed: false, status: 403, message: ['namespace "team-a"'] },
+    calls: { access: ["team-a/sa1/webapp1"] },
+  },
+  {
+    name: "authorize loads and reviews a credspec named in ten places once each",
+    fn: "authorize",
+    pod: buildPod({
+      windowsOptions: expanded1,
+      containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: expanded1 })),
+      initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: expanded1 })),
+    }),
+    expect: { allowed: true },
+    calls: { contents: { webapp1: 1 }, access: ["ns1/sa1/webapp1"] },
+  },
+  {
+    name: "authorize denies every offending place, not just the first",
+    fn: "authorize",
+    pod: buildPod({
+      windowsOptions: expanded1,
+      containers: [
+        { name: "app", windowsOptions: expanded1 },
+        {
+          name: "web",
+          windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+        },
+      ],
+      initContainers: [{ name: "setup", windowsOptions: expanded1 }],
+    }),
+    world: { allowed: sa1May("webapp2") },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: [
+        'pod, container "app", init container "setup": service account',
+        'container "web": GMSA credspec contents differ',
+        '"webapp2"',
+      ],
+    },
+  },
+  ...(
+    [
+      ["500 over 403 and 422", sa1May("webapp2"), true, 500],
+      ["403 over 422", sa1May("webapp2"), false, 403],
+      ["422 alone", sa1May("webapp1", "webapp2"), false, 422],
+    ] as const
+  ).map(([what, allowed, broken, status]): RuleCase => ({
+    name: `authorize answers the highest-precedence code when failures mix: ${what}`,
+    fn: "authorize",
+    pod: buildPod({
+      containers: [
+        { name: "a", windowsOptions: expanded1 },
+        {
+          name: "b",
+          windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+        },
+        ...(broken
+          ? [{ name: "c", windowsOptions: { gmsaCredentialSpecName: "broken", gmsaCredentialSpec: "{}" } }]
+          : []),
+      ],
+    }),
+    world: { allowed: [...allowed], fail: failing("broken") },
+    expect: { allowed: false, status, message: ['container "b"'] },
+  })),
+  {
+    name: "authorize denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call",
+    fn: "authorize",
+    pod: buildPod({
+      containers: Array.from({ length: 17 }, (_, i) => ({
+        name: `c${i}`,
+        windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" },
+      })),
+    }),
+    expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize allows a pod without any GMSA reference without any API call",
+    fn: "authorize",
+    pod: buildPod(),
+    expect: { allowed: true, audit: { decision: "allowed" } },
+    calls: { total: 0 },
+  },
+  ...[
+    "NT AUTHORITY\\SYSTEM",
+    "NT AUTHORITY\\NETWORK SERVICE",
+    "nt authority\\network service",
+    "NT Authority\\System",
+  ].map((user): RuleCase => ({
+    name: `authorize gives no warning for runAsUserName ${JSON.stringify(user)}`,
+    fn: "authorize",
+    pod: podWithGmsaAt("container", { ...expanded1, runAsUserName: user }),
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
+  })),
+  {
+    name: "authorize allows expanded alpha annotations whose contents match the credspec",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1, {
+      annotations: { [annotationsApp.nameKey]: "webapp1", [annotationsApp.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+    }),
+    expect: { allowed: true },
+    calls: { contents: { webapp1: 1 } },
+  },
+  {
+    name: "authorize denies alpha annotation contents that differ from the credspec (422), naming the annotation",
+    fn: "authorize",
+    pod: buildPod({
+      annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
+    }),
+    expect: { allowed: false, status: 422, message: [annotationsPod.nameKey, '"webapp1"'] },
+  },
+  {
+    name: "authorize denies an alpha annotation that conflicts with its field (422)",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1, {
+      annotations: { [annotationsApp.nameKey]: "webapp2", [annotationsApp.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
+    }),
+    expect: { allowed: false, status: 422, message: [annotationsApp.nameKey, 'container "app"'] },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize denies an alpha annotation naming an absent container (422)",
+    fn: "authorize",
+    pod: buildPod({ annotations: { [ghost.nameKey]: "webapp1", [ghost.contentsKey]: inlined(WEBAPP1_CREDSPEC) } }),
+    expect: { allowed: false, status: 422, message: ['"ghost"'] },
+  },
+  {
+    name: "authorize denies a changed alpha annotation on UPDATE (400)",
+    fn: "authorize",
+    pod: buildPod({
+      annotations: { [annotationsPod.nameKey]: "webapp2", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+    }),
+    review: {
+      operation: "UPDATE",
+      oldObject: buildPod({
+        annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      }),
+    },
+    expect: { allowed: false, status: 400, message: [annotationsPod.nameKey] },
+  },
+  {
+    name: "authorize judges a new ephemeral container like a create: allowed when the service account may use the credspec",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: debug,
+    world: { allowed: sa1May("webapp1") },
+    expect: { allowed: true },
+    calls: { access: ["ns1/sa1/webapp1"] },
+  },
+  {
+    name: "authorize denies a new ephemeral container whose service account may not use the credspec (403)",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: debug,
+    world: { allowed: sa1May("webapp2") },
+    expect: { allowed: false, status: 403, message: ['ephemeral container "debugger-2"', '"webapp1"'] },
+  },
+  {
+    name: "authorize denies a new ephemeral container that expand did not fill (422)",
+    fn: "authorize",
+    pod: withDebugger(named1),
+    review: debug,
+    expect: { allowed: false, status: 422, message: ['ephemeral container "debugger-2"'] },
+  },
+  {
+    name: "authorize denies a change of an existing ephemeral container (400) without any API call",
+    fn: "authorize",
+    pod: (() => {
+      const pod = withDebugger({});
+      pod.spec!.ephemeralContainers![0]!.securityContext!.windowsOptions = expanded1;
+      return pod;
+    })(),
+    review: debug,
+    expect: { allowed: false, status: 400, message: ['ephemeral container "debugger-1"'] },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize allows a new ephemeral container without GMSA in a pod without a pod-level GMSA, without any API call",
+    fn: "authorize",
+    pod: buildPod({ ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }, { name: "debugger-2" }] }),
+    review: {
+      ...debug,
+      oldObject: buildPod({ ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }] }),
+    },
+    expect: { allowed: true },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize judges a new ephemeral container without GMSA of its own under the pod-level GMSA (403)",
+    fn: "authorize",
+    pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
+    review: debug,
+    world: { allowed: sa1May("webapp1") },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: ['ephemeral container "debugger-2" (pod-level GMSA)', '"webapp2"'],
+      audit: { decision: "denied", credspecs: "webapp2", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
+      warnings: [RUNS_AS_ADMINISTRATOR],
+    },
+    calls: { access: ["ns1/sa1/webapp2"] },
+  },
+  ...(["DELETE", "CONNECT"] as const).map((operation): RuleCase => ({
+    name: `authorize allows ${operation} without any API call`,
+    fn: "authorize",
+    pod: null,
+    review: { operation, oldObject: podWithGmsaAt("pod", { gmsaCredentialSpecName: "BAD" }) },
+    expect: { allowed: true, audit: undefined },
+    calls: { total: 0 },
+  })),
+  {
+    name: "authorize allows another kind unchanged with a warning",
+    fn: "authorize",
+    pod: { metadata: { name: "d" } },
+    review: { kind: { group: "apps", version: "v1", kind: "Deployment" } },
+    expect: { allowed: true, warnings: ["apps/v1 Deployment was allowed unchanged"], audit: undefined },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize gives a dryRun review the same decision",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1),
+    review: { dryRun: true },
+    world: { allowed: [] },
+    expect: { allowed: false, status: 403, message: ['pod: service account "sa1"'] },
+  },
+  {
+    name: "authorize answers a v1beta1 review in v1beta1 with the uid echoed",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1),
+    review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
+    world: { allowed: [] },
+    expect: { allowed: false, status: 403 },
+  },
+  {
+    name: "authorize denies every offending place before loading anything, each with its own code",
+    fn: "authorize",
+    pod: buildPod({
+      windowsOptions: { gmsaCredentialSpec: "{}" },
+      containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "Bad_Name", gmsaCredentialSpec: "{}" } }],
+      initContainers: [
+        { name: "setup", windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "x" } },
+      ],
+    }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: [
+        'container "app": credspec name "Bad_Name"',
+        "pod: GMSA credspec contents are set",
+        'init container "setup"',
+      ],
+      audit: {
+        decision: "denied",
+        credspecs: "webapp1",
+        codes: "ERR_INVALID_CREDSPEC_NAME,ERR_CONTENTS_WITHOUT_NAME,ERR_CONTENTS_NOT_JSON",
+      },
+    },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize names every place sharing a credspec in one refusal, answering both the access refusal and the missing credspec",
+    fn: "authorize",
+    pod: buildPod({
+      windowsOptions: expanded1,
+      containers: [{ name: "app", windowsOptions: expanded1 }],
+      initContainers: [{ name: "setup", windowsOptions: expanded1 }],
+    }),
+    world: { credspecs: {}, allowed: [] },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: [
+        'pod, container "app", init container "setup": service account',
+        'GMSACredentialSpec "webapp1" not found',
+      ],
+      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED,ERR_CREDSPEC_NOT_FOUND" },
+    },
+  },
+  {
+    name: "authorize judges alpha annotations: contents without a name, a name without contents, absent containers, repeated keys (422)",
+    fn: "authorize",
+    pod: buildPod({
+      annotations: {
+        [annotationsPod.contentsKey]: "{}",
+        [ghost.nameKey]: "webapp1",
+        [annotationsApp.nameKey]: "webapp1",
+        [annotationsApp.contentsKey]: '{"a":1,"a":1}',
+      },
+    }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ['"ghost"', "without a credspec name", 'repeat the key "a"', "never inlined"],
+      audit: {
+        decision: "denied",
+        credspecs: "webapp1",
+        codes: "ERR_UNKNOWN_CONTAINER,ERR_CONTENTS_WITHOUT_NAME,ERR_DUPLICATE_CREDSPEC_KEY,ERR_NAME_WITHOUT_CONTENTS",
+      },
+    },
+    calls: { total: 0 },
+  },
+  {
+    name: "authorize keeps a long authorizer reason short",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1),
+    world: { allowed: [], denyReason: "r".repeat(5000) },
+    expect: { allowed: false, status: 403, message: ["r".repeat(160) + "…"], notInMessage: ["r".repeat(161)] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always says once what failed when both reviews fail alike (500)",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    world: {
+      fail: (call) =>
+        call === "getCredSpecContents"
+          ? undefined
+          : new AdmissionError("access review failed", { code: "ERR_KUBE_API" }),
+    },
+    expect: { allowed: false, status: 500, once: ["access review failed"] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always refuses a create without a requester (400)",
+    fn: "authorize",
+    pod: podWithGmsaAt("pod", expanded1),
+    review: { userInfo: {} },
+    settings: { requestingUser: "always" },
+    expect: { allowed: false, status: 400, message: ["request.userInfo.username is missing"] },
+    calls: { total: 0 },
+  },
+  ...(
+    [
+      [
+        annotationsPod.nameKey,
+        "webapp2",
+        inlined(WEBAPP1_CREDSPEC),
+        'credspec name changed from "webapp1" to "webapp2"',
+        { credspecs: "webapp2" },
+      ],
+      [annotationsPod.contentsKey, "webapp1", inlined(WEBAPP2_CREDSPEC), "contents changed", {}],
+    ] as const
+  ).map(([key, name, contents, change, credspecs]): RuleCase => ({
+    name: `authorize reads the alpha annotation ${key.endsWith("-name") ? "name as a name" : "contents as contents"} on UPDATE (400)`,
+    fn: "authorize",
+    pod: buildPod({ annotations: { [annotationsPod.nameKey]: name, [annotationsPod.contentsKey]: contents } }),
+    review: {
+      operation: "UPDATE",
+      oldObject: buildPod({
+        annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      }),
+    },
+    expect: {
+      allowed: false,
+      status: 400,
+      message: [`annotation "${key}": GMSA settings cannot change on update (${change})`],
+      audit: { decision: "denied", ...credspecs, codes: "ERR_GMSA_CHANGED" },
+    },
+    calls: { total: 0 },
+  })),
+  {
+    name: "authorize ignores the alpha annotations of a pod gaining an ephemeral container: they were judged with the pod",
+    fn: "authorize",
+    pod: (() => {
+      const pod = buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 });
+      pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: expanded1 } }];
+      return pod;
+    })(),
+    review: { ...debug, oldObject: buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 }) },
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
+  },
+  {
+    name: "authorize refuses a review whose object is not a pod (400), annotated",
+    fn: "authorize",
+    pod: { spec: { containers: "nope" } },
+    expect: {
+      allowed: false,
+      status: 400,
+      message: ["request.object"],
+      audit: { decision: "denied", codes: "ERR_INVALID_REVIEW" },
+    },
+  },
+];
+
+const enforcement: RuleCase[] = [
+  {
+    name: "ENFORCEMENT=deny: a denial carries the audit annotations",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    world: { allowed: [] },
+    settings: { enforcement: "deny" },
+    expect: {
+      allowed: false,
+      status: 403,
+      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
+    },
+  },
+  {
+    name: "ENFORCEMENT unset denies: a deployment that names none enforces",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    world: { allowed: [] },
+    settings: { enforcement: readConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, "node").enforcement },
+    expect: { allowed: false, status: 403 },
+  },
+  {
+    name: "ENFORCEMENT=warn: allows what it would deny (403), with a warning and the audit annotations",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    world: { allowed: [] },
+    settings: { enforcement: "warn" },
+    expect: {
+      allowed: true,
+      warnings: [
+        'ENFORCEMENT=warn: gmsa-webhooks would deny this request: 403 ERR_CREDSPEC_NOT_ALLOWED at container "app"',
+      ],
+      audit: {
+        decision: "would-deny",
+        credspecs: "webapp1",
+        codes: "ERR_CREDSPEC_NOT_ALLOWED",
+        "would-deny": '403 ERR_CREDSPEC_NOT_ALLOWED at container "app" (credspec "webapp1")',
+      },
+    },
+  },
+  {
+    name: "ENFORCEMENT=warn: allows a review that fails closed in deny mode (500)",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    world: { fail: () => new Error(`API server down, ${LEAK_MARKER}`) },
+    settings: { enforcement: "warn" },
+    expect: { allowed: true, warnings: ["would deny this request: 500 ERR_INTERNAL"] },
+  },
+  {
+    name: "ENFORCEMENT=warn leaves expand alone: it denies, without audit annotations",
+    fn: "expand",
+    pod: podWithGmsaAt("container", named1),
+    world: { fail: () => new Error(`API server down, ${LEAK_MARKER}`) },
+    settings: { enforcement: "warn" },
+    expect: { allowed: false, status: 500 },
+  },
+];
+
+const requestingUser: RuleCase[] = [
+  {
+    name: "REVIEW_REQUESTING_USER=off never reviews the requester (as windows-gmsa)",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: debugByAlice,
+    expect: { allowed: true },
+    calls: { userAccess: [] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral denies a user who may not use the credspec a new ephemeral container naming it (403)",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: debugByAlice,
+    settings: { requestingUser: "ephemeral" },
+    world: { denyReason: "RBAC: no" },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: [
+        'ephemeral container "debugger-2": user "alice" is not allowed to use GMSACredentialSpec "webapp1" (RBAC: no)',
+      ],
+      notInMessage: ["service account"],
+    },
+    calls: { userAccess: aliceAsked("webapp1") },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral allows a user who may use it, reviewing user and service account each once",
+    fn: "authorize",
+    pod: (() => {
+      const pod = withDebugger(expanded1);
+      pod.spec!.ephemeralContainers!.push({ name: "debugger-3", securityContext: { windowsOptions: expanded1 } });
+      return pod;
+    })(),
+    review: debugByAlice,
+    settings: { requestingUser: "ephemeral" },
+    world: { allowedUsers: aliceMay("webapp1") },
+    expect: { allowed: true },
+    calls: { userAccess: aliceAsked("webapp1"), access: ["ns1/sa1/webapp1"], contents: { webapp1: 1 } },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral does not review the requester of a pod create",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "ephemeral" },
+    expect: { allowed: true },
+    calls: { userAccess: [] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always denies a pod create whose requester may not use the credspec (403)",
+    fn: "authorize",
+    pod: podWithGmsaAt("container", expanded1),
+    review: { userInfo: ALICE },
+    settings: { requestingUser: "always" },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: ['container "app": user "alice" is not allowed to use GMSACredentialSpec "webapp1"'],
+    },
+  },
+  ...(
+    [
+      ["always", [], 403],
+      ["always", aliceMay("webapp2"), undefined],
+      ["ephemeral", [], undefined],
+    ] as const
+  ).map(([mode, allowedUsers, status]): RuleCase => ({
+    name: `REVIEW_REQUESTING_USER=${mode} on a pod update that leaves GMSA alone${allowedUsers.length > 0 ? ", the user allowed" : ""}: the requester only`,
+    fn: "authorize",
+    pod: { ...buildPod({ windowsOptions: expanded2 }), metadata: { ...buildPod().metadata, labels: { a: "b" } } },
+    review: { operation: "UPDATE", oldObject: buildPod({ windowsOptions: expanded2 }), userInfo: ALICE },
+    settings: { requestingUser: mode },
+    world: { allowedUsers: [...allowedUsers] },
+    expect:
+      status === undefined
+        ? { allowed: true }
+        : { allowed: false, status, message: ['pod: user "alice" is not allowed to use GMSACredentialSpec "webapp2"'] },
+    calls: mode === "always" ? { access: [], contents: {}, userAccess: aliceAsked("webapp2") } : { total: 0 },
+  })),
+  ...(["ephemeral", "always"] as const).flatMap((mode): RuleCase[] => [
+    {
+      name: `REVIEW_REQUESTING_USER=${mode} denies a user the pod-level GMSA a new ephemeral container without its own runs under (403)`,
+      fn: "authorize",
+      pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
+      review: debugByAlice,
+      settings: { requestingUser: mode },
+      expect: {
+        allowed: false,
+        status: 403,
+        message: [
+          'ephemeral container "debugger-2" (pod-level GMSA): user "alice" is not allowed to use GMSACredentialSpec "webapp2"',
+        ],
+        audit: { decision: "denied", credspecs: "webapp2", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
+        warnings: [RUNS_AS_ADMINISTRATOR],
+      },
+      calls: { userAccess: aliceAsked("webapp2") },
+    },
+    {
+      name: `REVIEW_REQUESTING_USER=${mode} allows a user who may use the pod-level GMSA of a new ephemeral container`,
+      fn: "authorize",
+      pod: withDebugger(),
+      review: debugByAlice,
+      settings: { requestingUser: mode },
+      world: { allowedUsers: aliceMay("webapp2") },
+      expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp2" } },
+      calls: { userAccess: aliceAsked("webapp2"), access: ["ns1/sa1/webapp2"] },
+    },
+  ]),
+  ...(["ephemeral", "always"] as const).map((mode): RuleCase => ({
+    name: `REVIEW_REQUESTING_USER=${mode} still reviews the service account's use of the pod-level GMSA of a new ephemeral container (403)`,
+    fn: "authorize",
+    pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
+    review: debugByAlice,
+    settings: { requestingUser: mode },
+    world: { allowed: sa1May("webapp1"), allowedUsers: aliceMay("webapp2") },
+    expect: {
+      allowed: false,
+      status: 403,
+      message: ['ephemeral container "debugger-2" (pod-level GMSA): service account "sa1"', '"webapp2"'],
+      warnings: [RUNS_AS_ADMINISTRATOR],
+    },
+    calls: { access: ["ns1/sa1/webapp2"], userAccess: aliceAsked("webapp2"), contents: { webapp2: 1 } },
+  })),
+  {
+    name: "REVIEW_REQUESTING_USER=off allows a new ephemeral container under the pod-level GMSA without reviewing the requester",
+    fn: "authorize",
+    pod: withDebugger(),
+    review: debugByAlice,
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp2" } },
+    calls: { userAccess: [], access: ["ns1/sa1/webapp2"] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always needs nothing for a new ephemeral container in a pod without a pod-level GMSA",
+    fn: "authorize",
+    pod: buildPod({ ephemeralContainers: [{ name: "debugger" }] }),
+    review: { ...debugByAlice, oldObject: buildPod({ ephemeralContainers: [] }) },
+    settings: { requestingUser: "always" },
+    expect: { allowed: true, audit: { decision: "allowed" } },
+    calls: { total: 0 },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral judges a container naming a credspec of its own by its own, not the pod's",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: debugByAlice,
+    settings: { requestingUser: "ephemeral" },
+    world: { allowedUsers: aliceMay("webapp1") },
+    expect: { allowed: true },
+    calls: { userAccess: aliceAsked("webapp1") },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral fails closed when the user's review cannot be made (500)",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: debugByAlice,
+    settings: { requestingUser: "ephemeral" },
+    world: {
+      fail: (call) => (call === "canUserUseCredSpec" ? new Error(`connection refused, ${LEAK_MARKER}`) : undefined),
+    },
+    expect: { allowed: false, status: 500 },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral refuses a review without a username (400)",
+    fn: "authorize",
+    pod: withDebugger(expanded1),
+    review: { ...debug, userInfo: {} },
+    settings: { requestingUser: "ephemeral" },
+    expect: { allowed: false, status: 400, message: ["request.userInfo.username is missing"] },
+  },
+  ...["exec", "attach"].flatMap((subResource) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `REVIEW_REQUESTING_USER=ephemeral refuses a ${subResource} into a GMSA pod to a user who may not use its credspec (403)`,
+      fn: "authorize",
+      pod: execOptions,
+      review: connectAs(subResource),
+      settings: { requestingUser: "ephemeral" },
+      world: { pods: { "ns1/web": podWithGmsaAt(kind, named1) } },
+      expect: {
+        allowed: false,
+        status: 403,
+        message: [`pods/${subResource} into ${label}: user "alice" is not allowed to use GMSACredentialSpec "webapp1"`],
+      },
+      calls: { podReads: ["ns1/web"], userAccess: aliceAsked("webapp1"), contents: {}, access: [] },
+    })),
+  ),
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral refuses an exec without a requester (400)",
+    fn: "authorize",
+    pod: execOptions,
+    review: { ...connectAs("exec"), userInfo: {} },
+    settings: { requestingUser: "ephemeral" },
+    world: { pods: gmsaPods },
+    expect: { allowed: false, status: 400, message: ["request.userInfo.username is missing"] },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=always allows an exec to a user who may use the pod's credspec",
+    fn: "authorize",
+    pod: execOptions,
+    review: connectAs("exec"),
+    settings: { requestingUser: "always" },
+    world: { pods: gmsaPods, allowedUsers: aliceMay("webapp1") },
+    expect: { allowed: true },
+    calls: { podReads: ["ns1/web"], userAccess: aliceAsked("webapp1") },
+  },
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral allows an exec into a pod without GMSA settings after reading it, with no access review",
+    fn: "authorize",
+    pod: execOptions,
+    review: connectAs("exec"),
+    settings: { requestingUser: "ephemeral" },
+    world: { pods: { "ns1/web": buildPod() } },
+    expect: { allowed: true },
+    calls: { podReads: ["ns1/web"], userAccess: [] },
+  },
+  ...["exec", "portforward", "proxy"].map((subResource): RuleCase => ({
+    name: `REVIEW_REQUESTING_USER=${subResource === "exec" ? "off" : "always"} allows any ${subResource} without reading the pod`,
+    fn: "authorize",
+    pod: execOptions,
+    review: connectAs(subResource),
+    settings: { requestingUser: subResource === "exec" ? "off" : "always" },
+    world: { pods: gmsaPods },
+    expect: { allowed: true },
+    calls: { total: 0 },
+  })),
+  {
+    name: "REVIEW_REQUESTING_USER=ephemeral fails closed when the exec's pod cannot be read (500)",
+    fn: "authorize",
+    pod: execOptions,
+    review: connectAs("exec"),
+    settings: { requestingUser: "ephemeral" },
+    world: {
+      fail: () =>
+        new AdmissionError('reading pod "ns1/web": API server answered 403 Forbidden: check this function\'s RBAC', {
+          code: "ERR_KUBE_API",
+        }),
+    },
+    expect: { allowed: false, status: 500, message: ["check this function's RBAC"] },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// expand
+
+const expandAtEachPlace: RuleCase[] = [
+  ...atEachPlace(({ kind }) => ({
+    name: "expand inlines the named credspec's contents as JSON, loading it once, keeping the other windowsOptions",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, { ...named1, runAsUserName: "NT AUTHORITY\\SYSTEM" }),
+    expect: { allowed: true, pod: podWithGmsaAt(kind, { ...expanded1, runAsUserName: "NT AUTHORITY\\SYSTEM" }) },
+    calls: { contents: { webapp1: 1 }, total: 1 },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "expand leaves preset contents that match the credspec alone (no patch, no load)",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, expanded1),
+    expect: { allowed: true },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "expand leaves preset contents that differ from the credspec for authorize to judge (no patch)",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    expect: { allowed: true },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "expand leaves contents without a name for authorize to judge (no patch, no API call)",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) }),
+    expect: { allowed: true },
+    calls: { total: 0 },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "expand denies an unknown credspec (422), naming the place and the credspec",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing" }),
+    expect: { allowed: false, status: 422, message: [`${label}: `, '"missing"'] },
+  })),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "expand denies a credspec resource without a credspec field (422)",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty" }),
+    expect: { allowed: false, status: 422, message: [label, '"empty"'] },
+  })),
+  ...["WebApp1", "web_app", "-web", "a".repeat(254), "../../api/v1/secrets"].flatMap((name) =>
+    atEachPlace(({ kind, label }) => ({
+      name: `expand denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
+      fn: "expand",
+      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: name }),
+      expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
+      calls: { total: 0 },
+    })),
+  ),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "expand denies contents over 65,536 bytes (422) before any patch, naming the place and credspec",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "big" }),
+    world: { credspecs: { big: { ...WEBAPP1_CREDSPEC, padding: "x".repeat(70_000) } } },
+    expect: { allowed: false, status: 422, message: [label, '"big"', "at most 65536"], notInMessage: ["xxxx"] },
+  })),
+  ...[
+    ["ERR_KUBE_API", kubeDown],
+    ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`)],
+  ].flatMap(([what, error]) =>
+    atEachPlace(({ kind }) => ({
+      name: `expand fails closed on ${what as string} from the client (500)`,
+      fn: "expand",
+      pod: podWithGmsaAt(kind, named1),
+      world: { fail: () => error as Error },
+      expect: { allowed: false, status: 500 },
+    })),
+  ),
+  ...atEachPlace(({ kind }) => ({
+    name: "expand sets a random hostname from the random bytes when RANDOM_HOSTNAME is on",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, named1),
+    settings: { randomHostname: true },
+    expect: {
+      allowed: true,
+      pod: podWithGmsaAt(kind, expanded1, { hostname: createRandomHostname(fixedRandomBytes(15)) }),
+    },
+  })),
+  ...atEachPlace(({ kind }) => ({
+    name: "expand keeps a preset hostname when RANDOM_HOSTNAME is on",
+    fn: "expand",
+    pod: podWithGmsaAt(kind, named1, { hostname: "web-0" }),
+    settings: { randomHostname: true },
+    expect: { allowed: true, pod: podWithGmsaAt(kind, expanded1, { hostname: "web-0" }) },
+  })),
+  ...atEachPlace(({ kind }) => {
+    const hostProcess = { hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" };
+    const pod = podWithGmsaAt(kind, { ...named1, ...hostProcess });
+    pod.spec!.hostNetwork = true;
+    const after = podWithGmsaAt(kind, { ...expanded1, ...hostProcess });
+    after.spec!.hostNetwork = true;
+    return {
+      name: "expand treats a HostProcess pod by the same rules",
+      fn: "expand",
+      pod,
+      expect: { allowed: true, pod: after },
+    };
+  }),
+  ...atEachPlace((place) => {
+    const keys = annotationKeys(containerOf(place));
+    return {
+      name: "expand fills the contents annotation and sets the fields",
+      fn: "expand",
+      pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", other: "kept" } }),
+      expect: {
+        allowed: true,
+        pod: podWithGmsaAt(place.kind, expanded1, {
+          annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC), other: "kept" },
+        }),
+      },
+      calls: { contents: { webapp1: 1 } },
+    };
+  }),
+  ...atEachPlace((place) => {
+    const keys = annotationKeys(containerOf(place));
+    return {
+      name: "expand copies given alpha annotation contents into the field, and never contents that repeat a key",
+      fn: "expand",
+      pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: '{"a":1,"a":2}' } }),
+      expect: {
+        allowed: true,
+        pod: podWithGmsaAt(place.kind, expanded1, {
+          annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: '{"a":1,"a":2}' },
+        }),
+      },
+    };
+  }),
+  ...atEachPlace((place) => {
+    const keys = annotationKeys(containerOf(place));
+    return {
+      name: "expand denies an alpha annotation that conflicts with the field (422) without any API call",
+      fn: "expand",
+      pod: podWithGmsaAt(place.kind, named1, { annotations: { [keys.nameKey]: "webapp2" } }),
+      expect: { allowed: false, status: 422, message: [place.label, keys.nameKey] },
+      calls: { total: 0 },
+    };
+  }),
+];
+
+const debugExisting = buildPod({
+  windowsOptions: expanded2,
+  ephemeralContainers: [
+    { name: "debugger-1", windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: "{}" } },
+  ],
+});
+const withNewDebugger = (windowsOptions: WindowsOptions): Pod => {
+  const pod = structuredClone(debugExisting);
+  pod.spec!.ephemeralContainers!.push({ name: "debugger-2", securityContext: { windowsOptions } });
+  return pod;
+};
+
+const expandOnce: RuleCase[] = [
+  {
+    name: "expand gives several containers sharing one credspec the contents each, from one load",
+    fn: "expand",
+    pod: buildPod({ containers: ["a", "b", "c"].map((name) => ({ name, windowsOptions: named1 })) }),
+    expect: {
+      allowed: true,
+      pod: buildPod({ containers: ["a", "b", "c"].map((name) => ({ name, windowsOptions: expanded1 })) }),
+    },
+    calls: { contents: { webapp1: 1 } },
+  },
+  {
+    name: "expand loads a credspec named in ten places once",
+    fn: "expand",
+    pod: buildPod({
+      windowsOptions: named1,
+      containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: named1 })),
+      initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: named1 })),
+    }),
+    expect: {
+      allowed: true,
+      pod: buildPod({
+        windowsOptions: expanded1,
+        containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: expanded1 })),
+        initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: expanded1 })),
+      }),
+    },
+    calls: { contents: { webapp1: 1 } },
+  },
+  {
+    name: "expand gives a container with its own credspec its own contents over the pod's",
+    fn: "expand",
+    pod: buildPod({
+      windowsOptions: named1,
+      containers: [{ name: "app" }, { name: "other", windowsOptions: { gmsaCredentialSpecName: "webapp2" } }],
+    }),
+    expect: {
+      allowed: true,
+      pod: buildPod({
+        windowsOptions: expanded1,
+        containers: [{ name: "app" }, { name: "other", windowsOptions: expanded2 }],
+      }),
+    },
+    calls: { contents: { webapp1: 1, webapp2: 1 } },
+  },
+  {
+    name: "expand denies every place naming an unknown credspec, not just the first",
+    fn: "expand",
+    pod: buildPod({
+      windowsOptions: { gmsaCredentialSpecName: "missing" },
+      containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "gone" } }],
+      initContainers: [{ name: "setup", windowsOptions: { gmsaCredentialSpecName: "missing" } }],
+    }),
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ['pod, init container "setup": ', '"missing"', 'container "app": ', '"gone"'],
+    },
+  },
+  {
+    name: "expand answers the highest-precedence code when failures mix (500 over 422)",
+    fn: "expand",
+    pod: buildPod({
+      containers: [
+        { name: "a", windowsOptions: { gmsaCredentialSpecName: "missing" } },
+        { name: "b", windowsOptions: { gmsaCredentialSpecName: "broken" } },
+      ],
+    }),
+    world: { fail: failing("broken") },
+    expect: { allowed: false, status: 500, message: ['container "a"', 'container "b"'] },
+  },
+  {
+    name: "expand denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call",
+    fn: "expand",
+    pod: buildPod({
+      containers: Array.from({ length: 17 }, (_, i) => ({
+        name: `c${i}`,
+        windowsOptions: { gmsaCredentialSpecName: `spec-${i}` },
+      })),
+    }),
+    expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
+    calls: { total: 0 },
+  },
+  {
+    name: "expand allows a pod without any GMSA reference unchanged, without a hostname or any API call",
+    fn: "expand",
+    pod: buildPod(),
+    settings: { randomHostname: true },
+    expect: { allowed: true },
+    calls: { total: 0 },
+  },
+  {
+    name: "expand loads a credspec named by an alpha annotation and its field once",
+    fn: "expand",
+    pod: podWithGmsaAt("container", named1, { annotations: { [annotationsApp.nameKey]: "webapp1" } }),
+    expect: {
+      allowed: true,
+      pod: podWithGmsaAt("container", expanded1, {
+        annotations: { [annotationsApp.nameKey]: "webapp1", [annotationsApp.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      }),
+    },
+    calls: { contents: { webapp1: 1 } },
+  },
+  {
+    name: "expand denies an alpha annotation naming an absent container (422)",
+    fn: "expand",
+    pod: buildPod({ annotations: { [ghost.nameKey]: "webapp1" } }),
+    expect: { allowed: false, status: 422, message: ['"ghost"', ghost.nameKey] },
+  },
+  {
+    name: "expand denies an unknown credspec named by an alpha annotation (422), naming the annotation",
+    fn: "expand",
+    pod: buildPod({ annotations: { [annotationsPod.nameKey]: "missing" } }),
+    expect: { allowed: false, status: 422, message: [annotationsPod.nameKey, '"missing"'] },
+  },
+  {
+    name: "expand expands a new ephemeral container like a create, leaving existing ones and the hostname alone",
+    fn: "expand",
+    pod: withNewDebugger(named1),
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    settings: { randomHostname: true },
+    expect: { allowed: true, pod: withNewDebugger(expanded1) },
+    calls: { contents: { webapp1: 1 } },
+  },
+  {
+    name: "expand denies a new ephemeral container naming an unknown credspec (422)",
+    fn: "expand",
+    pod: withNewDebugger({ gmsaCredentialSpecName: "missing" }),
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    expect: { allowed: false, status: 422, message: ['ephemeral container "debugger-2"', '"missing"'] },
+  },
+  {
+    name: "expand names every place sharing a credspec that is too large in one refusal, and every place of an unknown one",
+    fn: "expand",
+    pod: buildPod({
+      windowsOptions: { gmsaCredentialSpecName: "big" },
+      containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "big" } }],
+      initContainers: [
+        { name: "setup", windowsOptions: { gmsaCredentialSpecName: "gone" } },
+        { name: "s2", windowsOptions: { gmsaCredentialSpecName: "gone" } },
+      ],
+    }),
+    world: { credspecs: { big: { blob: "x".repeat(MAX_CREDSPEC_CONTENTS_BYTES) } } },
+    expect: {
+      allowed: false,
+      status: 422,
+      message: ['pod, container "app": credspec "big"', 'init container "setup", init container "s2": ', '"gone"'],
+    },
+  },
+  ...[0, 1].map((extra): RuleCase => ({
+    name: `expand ${extra === 0 ? "accepts contents of exactly 65,536 bytes of UTF-8" : "refuses contents one byte over 65,536 (422)"}`,
+    fn: "expand",
+    pod: podWithGmsaAt("pod", { gmsaCredentialSpecName: "big" }),
+    world: {
+      credspecs: {
+        big: { b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2 - extra) + "x".repeat(extra * 3) },
+      },
+    },
+    expect:
+      extra === 0
+        ? {
+            allowed: true,
+            pod: podWithGmsaAt("pod", {
+              gmsaCredentialSpecName: "big",
+              gmsaCredentialSpec: inlined({ b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2) }),
+            }),
+          }
+        : { allowed: false, status: 422, message: ["is 65537 bytes as JSON"] },
+  })),
+  {
+    name: `expand refuses once (422) to inline more than ${MAX_INLINED_CONTENTS_PER_POD} characters into one pod`,
+    fn: "expand",
+    pod: buildPod({
+      containers: Array.from({ length: 60 }, (_, i) => ({
+        name: `c${i}`,
+        windowsOptions: { gmsaCredentialSpecName: "blob" },
+      })),
+    }),
+    world: { credspecs: { blob: { b: "x".repeat(60_000) } } },
+    expect: { allowed: false, status: 422, once: [`more than ${MAX_INLINED_CONTENTS_PER_POD} characters`] },
+  },
+  {
+    name: "expand refuses an alpha annotation naming an absent container and one conflicting with its field (422), loading nothing",
+    fn: "expand",
+    pod: podWithGmsaAt("container", named1, {
+      annotations: { [annotationsApp.nameKey]: "webapp2", [ghost.nameKey]: "webapp1" },
+    }),
+    expect: { allowed: false, status: 422, message: ['container "app" names "webapp1"', 'container "ghost"'] },
+    calls: { total: 0 },
+  },
+  {
+    name: "expand ignores the stored pod's alpha annotations when adding an ephemeral container",
+    fn: "expand",
+    pod: { ...withNewDebugger(named1), metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } } },
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    expect: {
+      allowed: true,
+      pod: {
+        ...withNewDebugger(expanded1),
+        metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } },
+      },
+    },
+  },
+  {
+    name: "expand leaves a new ephemeral container without GMSA settings alone: it runs under the pod's, already expanded",
+    fn: "expand",
+    pod: withNewDebugger({}),
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    expect: { allowed: true },
+    calls: { total: 0 },
+  },
+  {
+    name: "expand denies an ephemeral UPDATE without oldObject as a bad review (400)",
+    fn: "expand",
+    pod: debugExisting,
+    review: { operation: "UPDATE", subResource: "ephemeralcontainers" },
+    expect: { allowed: false, status: 400, message: ["oldObject"] },
+  },
+  ...(["UPDATE", "DELETE", "CONNECT"] as const).map((operation): RuleCase => ({
+    name: `expand allows ${operation} unchanged without any API call`,
+    fn: "expand",
+    pod: operation === "DELETE" ? null : podWithGmsaAt("pod", named1),
+    review: { operation, oldObject: podWithGmsaAt("pod", named1) },
+    expect: { allowed: true },
+    calls: { total: 0 },
+  })),
+  {
+    name: "expand allows another kind unchanged with a warning",
+    fn: "expand",
+    pod: { metadata: { name: "cm" }, data: {} },
+    review: { kind: { group: "", version: "v1", kind: "ConfigMap" } },
+    expect: { allowed: true, warnings: ["core/v1 ConfigMap was allowed unchanged"] },
+    calls: { total: 0 },
+  },
+  {
+    name: "expand gives a dryRun review the same patch",
+    fn: "expand",
+    pod: podWithGmsaAt("container", named1),
+    review: { dryRun: true },
+    expect: { allowed: true, pod: podWithGmsaAt("container", expanded1) },
+  },
+  {
+    name: "expand answers a v1beta1 review in v1beta1 with the uid echoed and the same patch",
+    fn: "expand",
+    pod: podWithGmsaAt("pod", named1),
+    review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1-uid" },
+    expect: { allowed: true, pod: podWithGmsaAt("pod", expanded1) },
+  },
+  {
+    name: "expand denies a CREATE whose object is not a pod as a bad review (400)",
+    fn: "expand",
+    pod: { spec: { containers: "nope" } },
+    expect: { allowed: false, status: 400, message: ["request.object"] },
+  },
+];
+
+/** Every rule case. */
+export const RULE_CASES: readonly RuleCase[] = [
+  ...authorizeAtEachPlace,
+  ...authorizeOnce,
+  ...enforcement,
+  ...requestingUser,
+  ...expandAtEachPlace,
+  ...expandOnce,
+];
