@@ -8,7 +8,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
-import { nodeBinary } from "../local/node-binary.ts";
+import { nodeBinary } from "../tools/node-binary.ts";
 import { REPO_ROOT } from "../repo-root.ts";
 
 const run = promisify(execFile);

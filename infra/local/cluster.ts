@@ -16,7 +16,8 @@ import {
   type CertificateAuthority,
   type CertificatePair,
 } from "./pki.ts";
-import { freePort, startProcess, stopProcess, tailFile, waitFor, type ManagedProcess } from "./processes.ts";
+import { tailFile } from "../tools/tail-file.ts";
+import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "./processes.ts";
 import {
   buildAuthenticationConfiguration,
   startJwtIssuer,

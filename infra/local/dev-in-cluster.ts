@@ -8,7 +8,7 @@
 import { execFile } from "node:child_process";
 import { REPO_ROOT } from "../repo-root.ts";
 import { exampleCommand, runExample } from "./dev-example.ts";
-import { nodeBinary } from "./node-binary.ts";
+import { nodeBinary } from "../tools/node-binary.ts";
 import {
   applySamples,
   installChart,

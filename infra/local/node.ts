@@ -29,10 +29,11 @@ import {
   schedulerFlags,
 } from "./node-config.ts";
 import { acquireNodeLock, cleanNodeHost, prepareNodeHost } from "./node-host.ts";
-import { nodeBinary } from "./node-binary.ts";
+import { nodeBinary } from "../tools/node-binary.ts";
 import { writePauseImage } from "./pause-image.ts";
 import { issueClientCertificate, issueServingCertificate } from "./pki.ts";
-import { startProcess, stopProcess, tailFile, waitFor, type ManagedProcess } from "./processes.ts";
+import { tailFile } from "../tools/tail-file.ts";
+import { startProcess, stopProcess, waitFor, type ManagedProcess } from "./processes.ts";
 import { createTeardown, recordCleanupCommand, recordProcessGroup } from "./teardown.ts";
 
 const run = promisify(execFile);

@@ -3,7 +3,6 @@
  */
 import { spawn } from "node:child_process";
 import { openSync, closeSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -95,16 +94,6 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
     globalThis.process.kill(-pgid, signal);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
-  }
-}
-
-/** The last `lines` lines of a log file, or a note when it cannot be read. */
-export async function tailFile(file: string, lines = 40): Promise<string> {
-  try {
-    const text = await readFile(file, "utf8");
-    return text.trimEnd().split("\n").slice(-lines).join("\n");
-  } catch (error) {
-    return `(cannot read ${file}: ${(error as Error).message})`;
   }
 }
 

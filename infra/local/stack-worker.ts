@@ -15,7 +15,7 @@ import { REPO_ROOT } from "../repo-root.ts";
 import type { LocalClusterInfo } from "./cluster.ts";
 import type { FrontProxy } from "./front-proxy.ts";
 import { JWT_ALG, jwtKeyId, jwtSubject } from "./jwt-issuer-server.ts";
-import { nodeBinary } from "./node-binary.ts";
+import { nodeBinary } from "../tools/node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { inheritedEnv, type FunctionLaunch, type StartedFunction } from "./stack-common.ts";

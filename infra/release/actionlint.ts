@@ -1,6 +1,6 @@
 /**
  * actionlint (github.com/rhysd/actionlint), the linter of GitHub Actions workflows, built from the Go module that
- * infra/release/actionlint/go.mod pins into `.cache/bin/actionlint`, once, the way infra/local/build.ts builds
+ * infra/release/actionlint/go.mod pins into `.cache/bin/actionlint`, once, the way infra/tools/go-build.ts builds
  * Helm (a stamp of the module files and the Go toolchain; about a minute from an empty Go cache on 2 cores, a
  * stat afterwards). The tools tier runs it over `.github/workflows/` (test/tools/infra/release/workflow.test.ts).
  *
@@ -9,8 +9,8 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { ensureBinary, prepareBuild, type Target } from "../local/build.ts";
 import { REPO_ROOT } from "../repo-root.ts";
+import { ensureBinary, prepareBuild, type Target } from "../tools/go-build.ts";
 
 const ACTIONLINT: Target = {
   name: "actionlint",

@@ -3,7 +3,7 @@
  * `appVersion` set to the release's version, and, when the release publishes its image, the image's repository and
  * digest as the chart's defaults, so `helm install oci://...` runs the image published with it and nothing else.
  * The chart's files are dated as the other archives' entries (archive.ts), so the package is reproducible too.
- * Helm is the project's own (infra/local/build.ts builds it from infra/local/helm/go.mod), run with its cache,
+ * Helm is the project's own (infra/tools/go-build.ts builds it from infra/local/helm/go.mod), run with its cache,
  * config and data folders in a temporary folder.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { isMap, isScalar, parseDocument } from "yaml";
 import { CHART_DIR } from "../helm/chart-dir.ts";
-import { createHelmRunner } from "../local/helm-runner.ts";
+import { createHelmRunner } from "../tools/helm-runner.ts";
 import { dateFiles } from "./archive.ts";
 
 /** What {@link packageChart} packages. */

@@ -23,7 +23,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs, promisify } from "node:util";
 import { WORKER_ENVS } from "../cloudflare/bundle-size.ts";
-import { ensureHelm } from "../local/build.ts";
+import { ensureHelm } from "../tools/go-build.ts";
 import { CLI_BUNDLE } from "../node/bundle-function.ts";
 import { ensureImage } from "../node/image.ts";
 import { REPO_ROOT } from "../repo-root.ts";

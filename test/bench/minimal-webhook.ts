@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { issueClusterServingCertificate } from "../../infra/local/cluster.ts";
 import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { nodeBinary } from "../../infra/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
 import { recordProcessGroup, registerTeardown, type TeardownTarget } from "../../infra/local/teardown.ts";
 import { bundleNodeFunction } from "../../infra/node/bundle-function.ts";

@@ -13,7 +13,7 @@ import {
   type ExecCredential,
 } from "../../infra/local/exec-plugin.ts";
 import { kubeRequest, type KubeEndpoint } from "../../infra/local/kube-request.ts";
-import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { nodeBinary } from "../../infra/tools/node-binary.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 import { kubectl } from "./support/kubectl.ts";
 

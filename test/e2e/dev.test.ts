@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { nodeBinary } from "../../infra/tools/node-binary.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 
 const run = promisify(execFile);

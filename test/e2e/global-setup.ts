@@ -9,7 +9,8 @@
  * infra/local/helm with `inject("helm")`.
  */
 import type { TestProject } from "vitest/node";
-import { ensureBinaries, ensureHelm } from "../../infra/local/build.ts";
+import { ensureBinaries } from "../../infra/local/build.ts";
+import { ensureHelm } from "../../infra/tools/go-build.ts";
 import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { prepare, STEPS } from "../prepare.ts";

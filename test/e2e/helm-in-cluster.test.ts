@@ -12,7 +12,7 @@ import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { nodeBinary } from "../../infra/local/node-binary.ts";
+import { nodeBinary } from "../../infra/tools/node-binary.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import {
   applySamples,

@@ -5,7 +5,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { ensureDebianAwsCli, type DebianAwsCli } from "../../infra/local/awscli.ts";
-import { ensureHelm } from "../../infra/local/build.ts";
+import { ensureHelm } from "../../infra/tools/go-build.ts";
 import { ensureImage, type ImageInfo } from "../../infra/node/image.ts";
 import { ensureActionlint } from "../../infra/release/actionlint.ts";
 import { prepare, STEPS } from "../prepare.ts";

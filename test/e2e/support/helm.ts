@@ -1,6 +1,6 @@
 /**
- * Runs the `helm` built by infra/local/build.ts (the e2e global setup provides its path as `inject("helm")`)
- * against the chart in infra/helm/gmsa-webhooks, through infra/local/helm-runner.ts (Helm's folders of its own).
+ * Runs the `helm` built by infra/tools/go-build.ts (the e2e global setup provides its path as `inject("helm")`)
+ * against the chart in infra/helm/gmsa-webhooks, through infra/tools/helm-runner.ts (Helm's folders of its own).
  */
 import { parseAllDocuments } from "yaml";
 import { CHART_DIR } from "../../../infra/helm/chart-dir.ts";
@@ -12,7 +12,7 @@ import {
   createHelmRunner as createBaseHelmRunner,
   type HelmResult,
   type HelmRunner as BaseHelmRunner,
-} from "../../../infra/local/helm-runner.ts";
+} from "../../../infra/tools/helm-runner.ts";
 
 export type { HelmResult };
 

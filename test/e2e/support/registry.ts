@@ -5,7 +5,8 @@
  */
 import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { freePort, startProcess, stopProcess, tailFile, waitFor } from "../../../infra/local/processes.ts";
+import { freePort, startProcess, stopProcess, waitFor } from "../../../infra/local/processes.ts";
+import { tailFile } from "../../../infra/tools/tail-file.ts";
 
 /** A running registry; `close()` stops it and its contents are gone. */
 export interface LocalRegistry {

@@ -1,5 +1,5 @@
 /**
- * Runs the project's `helm` (infra/local/build.ts builds it) with Helm's cache, config and data folders in a
+ * Runs the project's `helm` (infra/tools/go-build.ts builds it) with Helm's cache, config and data folders in a
  * temporary folder of its own, so no run reads or writes the developer's Helm repositories or plugins, and with
  * values given as objects (written as files: JSON is YAML).
  */
