@@ -6,17 +6,13 @@
  * API server, six at once, for CREATE_MS: none may be refused, and each server's resident memory must stay under a
  * 128 MiB container limit. Prints the figures (docs/security.md, "Limits on what one request can cost").
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, deleteWebhooks } from "../../infra/local/apply.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
-import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import type { FunctionsStack } from "../../infra/local/stack.ts";
+import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
-import { createPod, deletePods, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, e2ePod, parsed } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
 
@@ -39,30 +35,16 @@ const RSS_LIMIT_BYTES = 128 * 1024 * 1024;
 const RSS_SAMPLE_MS = 100;
 const MIB = 1024 * 1024;
 
+let bundled: BundledFunctions | undefined;
 let stack: FunctionsStack;
-let bundleDir: string;
 let webapp01: unknown;
 
 beforeAll(async () => {
-  await applyBaseInfra(cluster);
-  webapp01 = await readCredSpec(cluster, "webapp01");
-  bundleDir = await mkdtemp(join(cluster.dir, "gmsa-slots-bundle-"));
-  const entry = join(bundleDir, (await buildNodeTarget("server", bundleDir)).entry);
-  stack = await startFunctions(cluster, {
-    runtime: "node",
-    dir: cluster.dir,
-    nodeEntry: entry,
-    nodeArgs: NODE_SERVER_OPTIONS.split(" "),
-  });
-  await applyFunctionsWebhooks(cluster, stack);
+  bundled = await startBundledFunctions(cluster, GROUP);
+  ({ stack, webapp01 } = bundled);
 }, 180_000);
 
-afterAll(async () => {
-  await deleteWebhooks(cluster);
-  await deletePods(cluster, GROUP);
-  await stack?.stop();
-  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => bundled?.stop());
 
 /** Creates GMSA pods PARALLEL_CREATES at a time for `forMs`; each must be stored with webapp01's contents inlined. */
 async function createPodsFor(forMs: number): Promise<{ answered: number; refused: string[]; slowestMs: number }> {

@@ -9,16 +9,12 @@
  * judged until the attacker holds a full cap (a busy machine slows the attacker too). Prints the figures
  * (docs/security.md, "Limits on what one request can cost").
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, deleteWebhooks } from "../../infra/local/apply.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
-import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import type { FunctionsStack } from "../../infra/local/stack.ts";
+import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { createPod, deletePods, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, e2ePod, parsed } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
@@ -49,31 +45,16 @@ const REVIEW_PAUSE_MS = Number(process.env["STALL_REVIEW_PAUSE_MS"] ?? 100);
 const UNPROVEN_CAP = 256;
 const MIB = 1024 * 1024;
 
+let bundled: BundledFunctions | undefined;
 let stack: FunctionsStack;
-let bundleDir: string;
 let webapp01: unknown;
 
 beforeAll(async () => {
-  await applyBaseInfra(cluster);
-  webapp01 = await readCredSpec(cluster, "webapp01");
-  bundleDir = await mkdtemp(join(cluster.dir, "gmsa-stalled-bundle-"));
-  const entry = join(bundleDir, (await buildNodeTarget("server", bundleDir)).entry);
-  // As `npm start` and the image run it: the bundle, the V8 flags on the command line.
-  stack = await startFunctions(cluster, {
-    runtime: "node",
-    dir: cluster.dir,
-    nodeEntry: entry,
-    nodeArgs: NODE_SERVER_OPTIONS.split(" "),
-  });
-  await applyFunctionsWebhooks(cluster, stack);
+  bundled = await startBundledFunctions(cluster, GROUP);
+  ({ stack, webapp01 } = bundled);
 }, 180_000);
 
-afterAll(async () => {
-  await deleteWebhooks(cluster);
-  await deletePods(cluster, GROUP);
-  await stack?.stop();
-  if (bundleDir !== undefined) await rm(bundleDir, { recursive: true, force: true });
-});
+afterAll(() => bundled?.stop());
 
 /** Creates GMSA pods one after another until `stop()`; each must be stored with webapp01's contents inlined. */
 function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed: string[]; slowestMs: number }> } {

@@ -1,0 +1,45 @@
+/**
+ * Both functions as production runs them, for the defence tests under attack: the esbuild bundle of the Node server
+ * with `npm start`'s V8 flags on the command line, registered as the cluster's webhooks.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { applyBaseInfra, deleteWebhooks } from "../../../infra/local/apply.ts";
+import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
+import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../../infra/local/stack.ts";
+import { buildNodeTarget } from "../../../infra/node/bundle-function.ts";
+import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
+import { deletePods, readCredSpec } from "./pods.ts";
+
+export interface BundledFunctions {
+  stack: FunctionsStack;
+  /** The contents of credspec webapp01, which every pod the tests create must carry. */
+  webapp01: unknown;
+  /** Deletes the webhooks and the pods of `group`, stops both servers and removes the bundle. */
+  stop(): Promise<void>;
+}
+
+/** Builds the bundle, starts both servers from it and registers them; `group` names the pods `stop` deletes. */
+export async function startBundledFunctions(cluster: LocalClusterInfo, group: string): Promise<BundledFunctions> {
+  await applyBaseInfra(cluster);
+  const webapp01 = await readCredSpec(cluster, "webapp01");
+  const bundleDir = await mkdtemp(join(cluster.dir, `gmsa-${group}-bundle-`));
+  const entry = join(bundleDir, (await buildNodeTarget("server", bundleDir)).entry);
+  const stack = await startFunctions(cluster, {
+    runtime: "node",
+    dir: cluster.dir,
+    nodeEntry: entry,
+    nodeArgs: NODE_SERVER_OPTIONS.split(" "),
+  });
+  await applyFunctionsWebhooks(cluster, stack);
+  return {
+    stack,
+    webapp01,
+    async stop() {
+      await deleteWebhooks(cluster);
+      await deletePods(cluster, group);
+      await stack.stop();
+      await rm(bundleDir, { recursive: true, force: true });
+    },
+  };
+}
