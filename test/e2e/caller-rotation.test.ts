@@ -11,15 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import {
-  applySamples,
-  installChart,
   localNodeValues,
   startInClusterStack,
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
 import { kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { waitForGmsaWebhooks, webhookConfigurationPaths } from "./support/install-checks.ts";
+import { installOnNode, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { startPodStream } from "./support/pod-stream.ts";
 
 const GROUP = "caller-rotation";
@@ -89,10 +87,7 @@ async function rotateStep(secret: string) {
 
 beforeAll(async () => {
   stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[caller-rotation] ${message}\n`) });
-  await installChart(stack, RELEASE, NAMESPACE, valuesWith(OLD));
-  await applySamples(stack.cluster);
-  await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
-  await waitForGmsaWebhooks(stack.cluster, GROUP);
+  await installOnNode(stack, { release: RELEASE, namespace: NAMESPACE, values: valuesWith(OLD), group: GROUP });
 }, 600_000);
 
 afterAll(async () => {

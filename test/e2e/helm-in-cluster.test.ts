@@ -15,8 +15,6 @@ import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { nodeBinary } from "../../infra/tools/node-binary.ts";
 import { REPO_ROOT } from "../../infra/repo-root.ts";
 import {
-  applySamples,
-  installChart,
   localNodeValues,
   startInClusterStack,
   waitForDeployments,
@@ -31,6 +29,7 @@ import {
   defineAdmissionTests,
   FUNCTIONS,
   gmsaPod,
+  installOnNode,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
 } from "./support/install-checks.ts";
@@ -143,10 +142,7 @@ beforeAll(async () => {
   stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[helm-in-cluster] ${message}\n`) });
   // The admission tests count the review lines, which allowed reviews write at debug.
   values = { ...localNodeValues(stack.image, stack.callerToken), env: { LOG_LEVEL: "debug" } };
-  await installChart(stack, RELEASE, NAMESPACE, values);
-  await applySamples(stack.cluster);
-  await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
-  await waitForGmsaWebhooks(stack.cluster, GROUP);
+  await installOnNode(stack, { release: RELEASE, namespace: NAMESPACE, values, group: GROUP });
 }, 600_000);
 
 afterAll(async () => {

@@ -9,6 +9,12 @@ import { readFile } from "node:fs/promises";
 import { expect, it, vi } from "vitest";
 import { applyObjects } from "../../../infra/local/apply.ts";
 import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
+import {
+  applySamples,
+  installChart,
+  waitForDeployments,
+  type InClusterStack,
+} from "../../../infra/local/in-cluster.ts";
 import { kubeRequest } from "../../../infra/local/kube-request.ts";
 import { container, createPod, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
@@ -65,6 +71,20 @@ function createPodIn(cluster: LocalClusterInfo, namespace: string, pod: Pod, dry
     method: "POST",
     body: pod,
   });
+}
+
+/**
+ * `helm install` of the chart on the stack's node with `values`, the samples applied, both Deployments at two Ready
+ * replicas and both webhooks answering pods of `group` through the API server.
+ */
+export async function installOnNode(
+  stack: InClusterStack,
+  { release, namespace, values, group }: { release: string; namespace: string; values: unknown; group: string },
+): Promise<void> {
+  await installChart(stack, release, namespace, values);
+  await applySamples(stack.cluster);
+  await waitForDeployments(stack.cluster, namespace, `${release}-gmsa-webhooks`, 2);
+  await waitForGmsaWebhooks(stack.cluster, group);
 }
 
 /**
