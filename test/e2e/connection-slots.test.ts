@@ -14,7 +14,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts"
 import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
 import { createPod, e2ePod, parsed } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
-import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
+import { findServerPid, readProcessMemory, watchRssPeaks } from "./support/process-memory.ts";
 
 const cluster = inject("cluster");
 const GROUP = "connection-slots";
@@ -76,25 +76,6 @@ async function createPodsFor(forMs: number): Promise<{ answered: number; refused
   return { answered, refused, slowestMs };
 }
 
-/** Samples each server's VmRSS until `stop()`; the peaks. */
-function sampleRss(pids: Record<FunctionName, number>): { stop(): Promise<Record<FunctionName, number>> } {
-  const peak: Record<FunctionName, number> = { expand: 0, authorize: 0 };
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      for (const fn of FUNCTION_NAMES) peak[fn] = Math.max(peak[fn], (await readProcessMemory(pids[fn])).rssBytes);
-      await sleep(RSS_SAMPLE_MS);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return peak;
-    },
-  };
-}
-
 describe("the Node server's connection slots under idle keep-alive connections, called by kube-apiserver", () => {
   it(
     `refuses no GMSA pod create while an attacker holds the ${MAX_CONNECTIONS}-connection cap with idle keep-alives, under 128 MiB`,
@@ -109,7 +90,7 @@ describe("the Node server's connection slots under idle keep-alive connections, 
         expand: (await readProcessMemory(pids.expand)).rssBytes,
         authorize: (await readProcessMemory(pids.authorize)).rssBytes,
       };
-      const rss = sampleRss(pids);
+      const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const attacks: IdleAttack[] = [];
       try {
         const durationMs = FILL_WITHIN_MS + CREATE_MS + 5_000;

@@ -16,7 +16,7 @@ import { startBundledFunctions, type BundledFunctions } from "./support/bundled-
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { createPod, e2ePod, parsed } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
-import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
+import { findServerPid, readProcessMemory, watchRssPeaks } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
 
 const cluster = inject("cluster");
@@ -87,25 +87,6 @@ function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed:
   };
 }
 
-/** Samples each server's VmRSS until `stop()`; the peaks. */
-function sampleRss(pids: Record<FunctionName, number>): { stop(): Promise<Record<FunctionName, number>> } {
-  const peak: Record<FunctionName, number> = { expand: 0, authorize: 0 };
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      for (const fn of FUNCTION_NAMES) peak[fn] = Math.max(peak[fn], (await readProcessMemory(pids[fn])).rssBytes);
-      await sleep(RSS_SAMPLE_MS);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return peak;
-    },
-  };
-}
-
 describe("the Node server under stalled connections (slow-loris), called by kube-apiserver", () => {
   it(
     `closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`,
@@ -120,7 +101,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         expand: (await readProcessMemory(pids.expand)).rssBytes,
         authorize: (await readProcessMemory(pids.authorize)).rssBytes,
       };
-      const rss = sampleRss(pids);
+      const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const began = performance.now();
       const stalls: Stall[] = [];
       let reviews: ReturnType<typeof createPodsUntilStopped> | undefined;

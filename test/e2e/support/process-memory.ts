@@ -68,3 +68,27 @@ export async function readProcessMemory(pid: number): Promise<ProcessMemory> {
   };
   return { rssBytes: field("VmRSS"), peakRssBytes: field("VmHWM"), fileBackedBytes: field("RssFile") };
 }
+
+/** Samples the VmRSS of each named process every `everyMs` until `stop()`, which returns each one's peak. */
+export function watchRssPeaks<K extends string>(
+  pids: Record<K, number>,
+  everyMs: number,
+): { stop(): Promise<Record<K, number>> } {
+  const peak = Object.fromEntries(Object.keys(pids).map((name) => [name, 0])) as Record<K, number>;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (const name of Object.keys(pids) as K[]) {
+        peak[name] = Math.max(peak[name], (await readProcessMemory(pids[name])).rssBytes);
+      }
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return peak;
+    },
+  };
+}
