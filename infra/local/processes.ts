@@ -98,23 +98,32 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * Ports this process has handed out: the kernel may offer one again before its caller binds it (two functions
- * started back to back once got the same port), so none is handed out twice.
+ * Ports this process has handed out: one is not handed out twice, even if its caller has not bound it yet.
  */
 const handedOut = new Set<number>();
+
+/**
+ * Where ports are picked: below the kernel's ephemeral range (32768-60999 by default), which outgoing connections
+ * take their source ports from. A port picked inside it (as `listen(0)` does) can be taken by some test's outgoing
+ * connection before its server binds it: a slow-loris attacker's thousands of loopback connections once took the
+ * port a kube-apiserver was about to listen on.
+ */
+const PORTS = { low: 20_000, high: 32_767 };
+
+/** Whether `port` on 127.0.0.1 can be bound right now. */
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
 
 /** A TCP port free on 127.0.0.1 right now and not handed out before (the caller binds it soon after). */
 export async function freePort(): Promise<number> {
   for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as { port: number };
-        server.close(() => resolve(port));
-      });
-    });
-    if (handedOut.has(port)) continue;
+    const port = PORTS.low + Math.floor(Math.random() * (PORTS.high - PORTS.low + 1));
+    if (handedOut.has(port) || !(await canBind(port))) continue;
     handedOut.add(port);
     return port;
   }
