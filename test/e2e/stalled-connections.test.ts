@@ -33,7 +33,7 @@ const RSS_SAMPLE_MS = 100;
 /** Once it holds a full cap, the attacker keeps refilling the slots the server frees for this long (over two headers timeouts). */
 const SUSTAIN_MS = 15_000;
 /** The attacker must hold a full cap within this, on a busy machine too, before anything is judged. */
-const FILL_WITHIN_MS = 60_000;
+const FILL_WITHIN_MS = 120_000;
 /** Source addresses per server: 60 connections each, under the server's 64 per source. */
 const SOURCES = 20;
 /**
