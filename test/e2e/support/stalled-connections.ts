@@ -25,6 +25,11 @@ export interface Stall {
   stopSustaining(): void;
   /** The most the server held open at once. */
   readonly mostHeld: number;
+  /**
+   * Connections the server closed sooner than any of its timeouts could ({@link MADE_ROOM_WITHIN_MS} of opening): it
+   * does that only to make room for a newcomer, when its cap is full.
+   */
+  readonly madeRoom: number;
   /** Resolves once every connection is closed, or after `limitMs`; the last close, in ms since the stall began. */
   allClosed(limitMs: number): Promise<number | undefined>;
   /** Destroys whatever is still open (the test's cleanup). */
@@ -33,6 +38,8 @@ export interface Stall {
 
 /** A connection the server closes within this after opening it was refused (the connection cap), not held. */
 const REFUSED_WITHIN_MS = 1_000;
+/** Under the server's 5 s handshake and headers timeouts (functions/node/server.ts), with a second to spare. */
+const MADE_ROOM_WITHIN_MS = 4_000;
 /** Handshakes in flight at once while opening: enough to open a thousand in a few seconds on two cores. */
 const OPENING_CONCURRENCY = 64;
 
@@ -73,6 +80,7 @@ export function openStalledConnections(
   const closes: Promise<void>[] = [];
   let lastCloseMs = 0;
   let mostHeld = 0;
+  let madeRoom = 0;
   const heldNow = () => connections.filter((c) => c.held && c.closedAfterMs === undefined).length;
   const countHeld = () => void (mostHeld = Math.max(mostHeld, heldNow()));
 
@@ -111,6 +119,7 @@ export function openStalledConnections(
         new Promise<void>((closed) =>
           socket.once("close", () => {
             record.closedAfterMs = performance.now() - opened;
+            if (record.closedAfterMs < MADE_ROOM_WITHIN_MS) madeRoom++;
             lastCloseMs = Math.max(lastCloseMs, performance.now() - began);
             settled();
             closed();
@@ -146,6 +155,9 @@ export function openStalledConnections(
     },
     get mostHeld() {
       return mostHeld;
+    },
+    get madeRoom() {
+      return madeRoom;
     },
     async allClosed(limitMs) {
       let timer: ReturnType<typeof setTimeout> | undefined;
