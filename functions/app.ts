@@ -1,7 +1,8 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens, callerAuth, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
+import { findCallerAuthMode, type ClientCertificateReader } from "../shared/caller-auth/index.ts";
+import { bearerTokens } from "../shared/caller-auth/refusal.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { reviewDeadline } from "../shared/deadline.ts";
@@ -56,7 +57,7 @@ export function configuredDeps(
 
 /**
  * The whole HTTP surface as one Hono app, the same on every runtime, built once per process or isolate:
- * - `POST /expand`, `POST /authorize` (CALLER_AUTH=path: `/<name>/:secret`): caller auth (401/403/503), POST only
+ * - `POST /expand`, `POST /authorize` (and the caller-auth mode's `routes`, path's `/<name>/:secret`): caller auth (401/403/503), POST only
  *   (405), a JSON content type (415), the body limit (413), then the review (400 when not an AdmissionReview, else 200)
  *   within the deadline of `?timeout=`;
  * - `GET /healthz`, `GET /readyz` (503 while shutting down or while the API server refuses the function's credential
@@ -96,8 +97,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     onCallerAuthenticated?.(c);
     await next();
   };
+  const mode = findCallerAuthMode(deps.callerAuth);
   const checks = [
-    callerAuth(deps.callerAuth, deps),
+    mode.middleware(deps.callerAuth, deps),
     authenticated,
     postJsonOnly,
     reviewDeadline(),
@@ -105,9 +107,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   ] as const;
   for (const fn of deps.functions) {
     const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
-    app.all(`/${fn}`, ...checks, handler);
-    // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
-    if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
+    for (const suffix of ["", ...(mode.routes ?? [])]) app.all(`/${fn}${suffix}`, ...checks, handler);
   }
   return app;
 }

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { TLSSocket } from "node:tls";
 import type { Bindings } from "../../shared/config/index.ts";
-import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
+import { findCallerAuthMode, type ClientCertificateReader } from "../../shared/caller-auth/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
 import { createApp } from "../app.ts";
 import { guardConnections, type ConnectionGuardOptions } from "./connection-guard.ts";
@@ -72,7 +72,7 @@ export async function startNodeServer(env: Bindings, write?: (line: string) => v
     logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
   process.on("unhandledRejection", onUnhandledRejection);
   const { tlsCertFile: certFile, tlsKeyFile: keyFile, callerAuth } = config;
-  const caFile = callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined;
+  const caFile = findCallerAuthMode(callerAuth).clientCaFile?.(callerAuth);
   const files = certFile && keyFile ? { certFile, keyFile, caFile } : undefined;
   const tls = files && (await readTlsMaterial(files));
   const { server, port, proveCaller } = await serveApp(createApp(deps), {
