@@ -8,7 +8,9 @@ import { createErrorHandler } from "../shared/http/on-error.ts";
 import { reviewDeadline } from "../shared/deadline.ts";
 import { ConfigurationError, type Config } from "../shared/config/index.ts";
 import pkg from "../package.json" with { type: "json" };
-import type { ReadinessCheck } from "../shared/kube/readiness.ts";
+import { createReadinessCheck, type ReadinessCheck } from "../shared/kube/readiness.ts";
+import type { KubeRequester } from "../shared/kube/request.ts";
+import { createJsonLogger } from "../shared/log.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
 /** Largest body accepted: an UPDATE's two objects of etcd's 1.5 MiB limit and the review around them, with room. */
@@ -53,6 +55,29 @@ export function configuredDeps(
     callerAuth: config.callerAuth,
     metricsTokens: config.metricsTokens,
   };
+}
+
+/** What a runtime supplies to {@link buildApp}: its kube client and metrics, where log lines go, the Node server's extras. */
+export interface Platform extends Pick<
+  AppDeps,
+  "gmsa" | "metrics" | "clientCertificate" | "ready" | "onCallerAuthenticated"
+> {
+  /** Takes each JSON log line. */
+  write: (line: string) => void;
+  /** The kube client's start-up warnings, logged once. */
+  warnings: readonly string[];
+  /** The client's requester, which /readyz asks; `shareInFlight` on Node only (a Workers request must not await another's). */
+  kube: { request: KubeRequester; shareInFlight: boolean };
+}
+
+/** The app of every runtime, from `config` and what the runtime supplies: the logger, readiness and deps, then {@link createApp}. */
+export function buildApp(config: Config, platform: Platform): { app: Hono<AppEnv>; deps: AppDeps } {
+  const { write, warnings, kube, ...runtime } = platform;
+  const logger = createJsonLogger({ level: config.logLevel, write });
+  for (const warning of warnings) logger.log("warn", warning);
+  const readiness = createReadinessCheck({ ...kube, functions: config.functions });
+  const deps = configuredDeps(config, { ...runtime, logger, readiness });
+  return { app: createApp(deps), deps };
 }
 
 /**
