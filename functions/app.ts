@@ -82,9 +82,9 @@ export function buildApp(config: Config, platform: Platform): { app: Hono<AppEnv
 
 /**
  * The whole HTTP surface as one Hono app, the same on every runtime, built once per process or isolate:
- * - `POST /expand`, `POST /authorize` (and the caller-auth mode's `routes`, path's `/<name>/:secret`): caller auth (401/403/503), POST only
- *   (405), a JSON content type (415), the body limit (413), then the review (400 when not an AdmissionReview, else 200)
- *   within the deadline of `?timeout=`;
+ * - `POST /expand`, `POST /authorize` (and the caller-auth mode's `routes`: path's `/<name>/:secret`): caller auth
+ *   (401/403/503), POST only (405), a JSON content type (415), the body limit (413), then the review (400 when not an
+ *   AdmissionReview, else 200) within the deadline of `?timeout=`;
  * - `GET /healthz`, `GET /readyz` (503 while shutting down or while the API server refuses the function's credential
  *   or RBAC), `GET /version`: open; `GET /metrics`: open or behind METRICS_TOKENS, never the admission credential.
  * Anything else is a 404; our own failures a logged 500.
