@@ -5,7 +5,8 @@ import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
 import type { Runtime } from "./runtime.ts";
 
-export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
+export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/clouds/index.ts";
+export { readCloudTokenSettings } from "./cloud-token.ts";
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export { FUNCTION_NAMES, VARIABLES, withoutPluginSecrets, type FunctionName, type VariableName } from "./variables.ts";
