@@ -1,13 +1,16 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { bearerTokens, callerAuth, type ClientCertificateReader } from "../shared/http/caller-auth.ts";
+import { findCallerAuthMode, type ClientCertificateReader } from "../shared/caller-auth/index.ts";
+import { bearerTokens } from "../shared/caller-auth/refusal.ts";
 import type { AppEnv } from "../shared/http/env.ts";
 import { createErrorHandler } from "../shared/http/on-error.ts";
 import { reviewDeadline } from "../shared/deadline.ts";
 import { ConfigurationError, type Config } from "../shared/config/index.ts";
 import pkg from "../package.json" with { type: "json" };
-import type { ReadinessCheck } from "../shared/kube/readiness.ts";
+import { createReadinessCheck, type ReadinessCheck } from "../shared/kube/readiness.ts";
+import type { KubeRequester } from "../shared/kube/request.ts";
+import { createJsonLogger } from "../shared/log.ts";
 import { createReviewHandler, REVIEW_HANDLERS, type ReviewRouteDeps } from "./review-handlers.ts";
 
 /** Largest body accepted: an UPDATE's two objects of etcd's 1.5 MiB limit and the review around them, with room. */
@@ -54,11 +57,34 @@ export function configuredDeps(
   };
 }
 
+/** What a runtime supplies to {@link buildApp}: its kube client and metrics, where log lines go, the Node server's extras. */
+export interface Platform extends Pick<
+  AppDeps,
+  "gmsa" | "metrics" | "clientCertificate" | "ready" | "onCallerAuthenticated"
+> {
+  /** Takes each JSON log line. */
+  write: (line: string) => void;
+  /** The kube client's start-up warnings, logged once. */
+  warnings: readonly string[];
+  /** The client's requester, which /readyz asks; `shareInFlight` on Node only (a Workers request must not await another's). */
+  kube: { request: KubeRequester; shareInFlight: boolean };
+}
+
+/** The app of every runtime, from `config` and what the runtime supplies: the logger, readiness and deps, then {@link createApp}. */
+export function buildApp(config: Config, platform: Platform): { app: Hono<AppEnv>; deps: AppDeps } {
+  const { write, warnings, kube, ...runtime } = platform;
+  const logger = createJsonLogger({ level: config.logLevel, write });
+  for (const warning of warnings) logger.log("warn", warning);
+  const readiness = createReadinessCheck({ ...kube, functions: config.functions });
+  const deps = configuredDeps(config, { ...runtime, logger, readiness });
+  return { app: createApp(deps), deps };
+}
+
 /**
  * The whole HTTP surface as one Hono app, the same on every runtime, built once per process or isolate:
- * - `POST /expand`, `POST /authorize` (CALLER_AUTH=path: `/<name>/:secret`): caller auth (401/403/503), POST only
- *   (405), a JSON content type (415), the body limit (413), then the review (400 when not an AdmissionReview, else 200)
- *   within the deadline of `?timeout=`;
+ * - `POST /expand`, `POST /authorize` (and the caller-auth mode's `routes`: path's `/<name>/:secret`): caller auth
+ *   (401/403/503), POST only (405), a JSON content type (415), the body limit (413), then the review (400 when not an
+ *   AdmissionReview, else 200) within the deadline of `?timeout=`;
  * - `GET /healthz`, `GET /readyz` (503 while shutting down or while the API server refuses the function's credential
  *   or RBAC), `GET /version`: open; `GET /metrics`: open or behind METRICS_TOKENS, never the admission credential.
  * Anything else is a 404; our own failures a logged 500.
@@ -96,8 +122,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     onCallerAuthenticated?.(c);
     await next();
   };
+  const mode = findCallerAuthMode(deps.callerAuth);
   const checks = [
-    callerAuth(deps.callerAuth, deps),
+    mode.middleware(deps.callerAuth, deps),
     authenticated,
     postJsonOnly,
     reviewDeadline(),
@@ -105,9 +132,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   ] as const;
   for (const fn of deps.functions) {
     const handler = createReviewHandler(fn, REVIEW_HANDLERS[fn], deps);
-    app.all(`/${fn}`, ...checks, handler);
-    // In path mode the plain path stays routed, so that a call without the secret is a 401 like a wrong one.
-    if (deps.callerAuth.mode === "path") app.all(`/${fn}/:secret`, ...checks, handler);
+    for (const suffix of ["", ...(mode.routes ?? [])]) app.all(`/${fn}${suffix}`, ...checks, handler);
   }
   return app;
 }

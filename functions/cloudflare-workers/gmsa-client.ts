@@ -6,6 +6,7 @@
  */
 import { KubeConfigurationError, type KubeSettings } from "../../shared/config/index.ts";
 import { createCloudTokenSource } from "../../shared/credentials/cloud-token-source.ts";
+import { CLOUDS } from "../../shared/credentials/clouds/index.ts";
 import { createJwtTokenSource } from "../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities } from "../../shared/credentials/select-token-source.ts";
 import { createStaticTokenSource, type TokenSource } from "../../shared/credentials/token-source.ts";
@@ -15,14 +16,14 @@ import { parseKubeconfig } from "../../shared/kubeconfig/kubeconfig.ts";
 
 /**
  * What Workers' fetch can do: no processes, no files, no client certificates; a credential is required. Of the
- * cloud sources only eks, which signs locally: a Worker reaches neither a loopback nor a link-local endpoint.
+ * cloud sources only those that sign locally (eks): a Worker reaches neither a loopback nor a link-local endpoint.
  */
 const WORKER_CAPABILITIES: TokenSourceCapabilities = {
   runtime: "Workers",
   exec: false,
   tokenFile: false,
   clientCertificate: false,
-  cloudTokens: ["eks"],
+  cloudTokens: CLOUDS.filter((cloud) => cloud.unreachable === undefined).map((cloud) => cloud.kind),
 };
 
 /**

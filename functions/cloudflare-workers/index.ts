@@ -1,10 +1,8 @@
-/** The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> createApp, once per isolate. */
+/** The Worker entry (wrangler.toml `main`): bindings -> config -> kube client -> buildApp, once per isolate. */
 import type { Hono } from "hono";
 import { readConfig, type Bindings } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
-import { createReadinessCheck } from "../../shared/kube/readiness.ts";
-import { createJsonLogger } from "../../shared/log.ts";
-import { configuredDeps, createApp, misconfiguredApp } from "../app.ts";
+import { buildApp, misconfiguredApp } from "../app.ts";
 import { createJsonMetrics } from "../metrics.ts";
 import { createWorkerGmsaClient } from "./gmsa-client.ts";
 
@@ -14,22 +12,14 @@ let app: Hono<AppEnv> | undefined;
 function build(env: Bindings): Hono<AppEnv> {
   try {
     const config = readConfig(env, "workers");
-    const logger = createJsonLogger({ level: config.logLevel, write: (line) => console.log(line) });
     const gmsa = createWorkerGmsaClient(config.kube);
-    for (const warning of gmsa.warnings) logger.log("warn", warning);
-    const readiness = createReadinessCheck({
-      request: gmsa.client.request,
-      functions: config.functions,
-      shareInFlight: false,
-    });
-    return createApp(
-      configuredDeps(config, {
-        gmsa: gmsa.client,
-        logger,
-        readiness,
-        metrics: createJsonMetrics(() => gmsa.client.stats()),
-      }),
-    );
+    return buildApp(config, {
+      gmsa: gmsa.client,
+      warnings: gmsa.warnings,
+      kube: { request: gmsa.client.request, shareInFlight: false },
+      write: (line) => console.log(line),
+      metrics: createJsonMetrics(() => gmsa.client.stats()),
+    }).app;
   } catch (error) {
     // Logged here, once per isolate; every request then answers 503 until the configuration is fixed.
     return misconfiguredApp(error);

@@ -1,10 +1,8 @@
-/** The Node runtimes' deps (HTTPS server, AWS Lambda, Azure Functions): env -> config -> kube client -> createApp's deps. */
+/** The Node runtimes' platform (HTTPS server, AWS Lambda, Azure Functions): env -> config -> kube client -> buildApp. */
 import type { Hono } from "hono";
 import { readConfig, type Bindings, type Runtime } from "../../shared/config/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
-import { createJsonLogger } from "../../shared/log.ts";
-import { createReadinessCheck } from "../../shared/kube/readiness.ts";
-import { configuredDeps, createApp, misconfiguredApp, type AppDeps } from "../app.ts";
+import { buildApp, misconfiguredApp, type AppDeps } from "../app.ts";
 import { createJsonMetrics } from "../metrics.ts";
 import { createNodeGmsaClient } from "./kube/create-gmsa-client.ts";
 // A type only: the Prometheus code must not reach the Lambda and Azure bundles, which import this file.
@@ -22,7 +20,7 @@ type NodeDepsOptions = Partial<Pick<AppDeps, "clientCertificate" | "ready" | "on
 
 /**
  * Parses `env` for `runtime`, loads the kubeconfig and builds the kube client.
- * @returns the config, the deps of createApp, and `close`, which kills running exec plugins and closes the API
+ * @returns the config, the app and its deps, and `close`, which kills running exec plugins and closes the API
  *   server connections (after in-flight requests).
  * @throws ConfigurationError (or its KubeConfigurationError subclass) listing every configuration problem.
  */
@@ -33,21 +31,20 @@ export async function buildNodeDeps(
 ) {
   const config = readConfig(env, runtime);
   const { write = (line: string) => process.stdout.write(`${line}\n`), prometheus, ...runtimeDeps } = options;
-  const logger = createJsonLogger({ level: config.logLevel, write });
   const gmsa = await createNodeGmsaClient(
     config.kube,
     prometheus && { observer: prometheus.kube, refreshObserver: prometheus.tokenRefreshes },
   );
-  for (const warning of gmsa.warnings) logger.log("warn", warning);
   prometheus?.collectKubeCounters(gmsa.counters);
-  const deps = configuredDeps(config, {
+  const { app, deps } = buildApp(config, {
     ...runtimeDeps,
     gmsa: gmsa.client,
-    logger,
+    warnings: gmsa.warnings,
+    kube: { request: gmsa.client.request, shareInFlight: true },
+    write,
     metrics: prometheus ?? createJsonMetrics(gmsa.counters),
-    readiness: createReadinessCheck({ request: gmsa.client.request, functions: config.functions, shareInFlight: true }),
   });
-  return { config, deps, close: gmsa.close };
+  return { config, app, deps, close: gmsa.close };
 }
 
 /**
@@ -63,7 +60,7 @@ export function buildServerlessApp<T>(
 ): Promise<T> {
   const served = buildNodeDeps(env, runtime, options)
     .then(
-      ({ deps }) => createApp(deps),
+      ({ app }) => app,
       (error: unknown) => misconfiguredApp(error, options.error),
     )
     .then(serve);

@@ -1,5 +1,5 @@
 /**
- * `npm start`'s server: deps -> createApp, served by @hono/node-server over HTTP(S) with the limits below, certificate
+ * `npm start`'s server: the app of deps.ts, served by @hono/node-server over HTTP(S) with the limits below, certificate
  * reload (tls-reload.ts), the caller's client certificate for CALLER_AUTH=mtls, and graceful shutdown.
  */
 import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
@@ -9,9 +9,8 @@ import type { AddressInfo } from "node:net";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import { TLSSocket } from "node:tls";
 import type { Bindings } from "../../shared/config/index.ts";
-import type { ClientCertificateReader } from "../../shared/http/caller-auth.ts";
+import { findCallerAuthMode, type ClientCertificateReader } from "../../shared/caller-auth/index.ts";
 import type { AppEnv } from "../../shared/http/env.ts";
-import { createApp } from "../app.ts";
 import { guardConnections, type ConnectionGuardOptions } from "./connection-guard.ts";
 import { buildNodeDeps } from "./deps.ts";
 import { createPrometheusMetrics } from "./prometheus.ts";
@@ -59,7 +58,7 @@ export async function startNodeServer(env: Bindings, write?: (line: string) => v
   let ready = true;
   // Set once the server exists, which is built after the app; no request arrives before.
   const connections: { prove?: (c: Context<AppEnv>) => void } = {};
-  const { config, deps, close } = await buildNodeDeps(env, "node", {
+  const { config, app, deps, close } = await buildNodeDeps(env, "node", {
     ...(write && { write }),
     clientCertificate: readClientCertificate,
     prometheus: createPrometheusMetrics(),
@@ -72,10 +71,10 @@ export async function startNodeServer(env: Bindings, write?: (line: string) => v
     logger.log("error", "unhandled rejection", { error: reason instanceof Error ? reason.name : typeof reason });
   process.on("unhandledRejection", onUnhandledRejection);
   const { tlsCertFile: certFile, tlsKeyFile: keyFile, callerAuth } = config;
-  const caFile = callerAuth.mode === "mtls" ? callerAuth.clientCaFile : undefined;
+  const caFile = findCallerAuthMode(callerAuth).clientCaFile?.(callerAuth);
   const files = certFile && keyFile ? { certFile, keyFile, caFile } : undefined;
   const tls = files && (await readTlsMaterial(files));
-  const { server, port, proveCaller } = await serveApp(createApp(deps), {
+  const { server, port, proveCaller } = await serveApp(app, {
     port: config.port,
     hostname: config.host,
     tls,

@@ -1,9 +1,9 @@
 /**
  * The `callerAuth` part of the chart's values.schema.json, from the caller-auth modes and variables the functions
- * read (shared/http/caller-auth.ts, shared/config/variables.ts); the rest of the schema is the chart's own.
+ * read (shared/caller-auth, shared/config/variables.ts); the rest of the schema is the chart's own.
  */
 import { FUNCTION_NAMES, type VariableName } from "../../shared/config/index.ts";
-import { CALLER_AUTH_MODES } from "../../shared/http/caller-auth.ts";
+import { CALLER_AUTH_MODES } from "../../shared/caller-auth/index.ts";
 import { MANIFESTS_COMMAND } from "./render.ts";
 
 /** The schema file, under the chart's folder. */
@@ -37,7 +37,9 @@ export function buildCallerAuthSchema() {
     type: "object",
     properties: {
       mode: {
-        enum: CALLER_AUTH_MODES.filter((mode) => mode !== "none"),
+        enum: CALLER_AUTH_MODES.filter((mode) => mode.loopbackOnly !== true && mode.runtimes.includes("node")).map(
+          (mode) => mode.name,
+        ),
         description: "CALLER_AUTH of both functions (none is for loopback only and not offered)",
       },
       existingSecret: string(),

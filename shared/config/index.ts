@@ -1,15 +1,17 @@
 /** The configuration: every variable (variables.ts) read into one frozen Config, every problem reported together. */
-import { readCallerAuth, readSecrets } from "./caller-auth.ts";
+import { readSecrets } from "../caller-auth/mode.ts";
+import { checkCallerAuthListener, readCallerAuth } from "./caller-auth.ts";
 import { readKubeSettings } from "./kube.ts";
 import { Reader, type Bindings } from "./reader.ts";
+import type { Runtime } from "./runtime.ts";
 
-export { CLOUD_TOKENS, readCloudTokenSettings, type CloudTokenKind } from "./cloud-token.ts";
+export { CLOUD_TOKENS, type CloudTokenKind } from "../credentials/clouds/index.ts";
+export { readCloudTokenSettings } from "./cloud-token.ts";
 export { parseKubeSettings, type KubeSettings } from "./kube.ts";
 export type { Bindings } from "./reader.ts";
 export { FUNCTION_NAMES, VARIABLES, withoutPluginSecrets, type FunctionName, type VariableName } from "./variables.ts";
 
-/** Where the functions run. */
-export type Runtime = "node" | "workers" | "lambda" | "azure";
+export type { Runtime } from "./runtime.ts";
 
 /** Everything the functions read from their environment, parsed once at start-up. */
 export type Config = ReturnType<typeof readSettings>;
@@ -55,54 +57,6 @@ function readSettings(read: Reader, runtime: Runtime) {
   };
 }
 
-/** The runtimes' names, for messages. */
-const RUNTIME_NAMES: Record<Runtime, string> = {
-  node: "the Node server",
-  workers: "Cloudflare Workers",
-  lambda: "AWS Lambda",
-  azure: "Azure Functions",
-};
-
-/** What the caller-auth mode needs of the runtime: none only on a loopback Node server, mtls only where TLS ends in the function. */
-function callerAuthOnRuntime({
-  runtime,
-  host,
-  tlsCertFile,
-  tlsKeyFile,
-  callerAuth: { mode },
-}: Config): string | undefined {
-  // Addresses only this machine can reach: the one place where no caller authentication is acceptable.
-  const loopback = host !== undefined && (host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host));
-  if (mode === "none" && (runtime !== "node" || !loopback)) {
-    const where =
-      runtime === "node"
-        ? `the Node server listens on ${host === undefined ? "every interface (HOST is unset)" : `"${host}"`}`
-        : `${RUNTIME_NAMES[runtime]} is reachable from the network`;
-    return (
-      `CALLER_AUTH=none lets anyone who reaches the function in, and ${where}: none is accepted only by the Node ` +
-      `server listening on loopback (HOST=127.0.0.1, ::1 or localhost); choose ${runtime === "node" ? "bearer, jwt, path or mtls" : "bearer, jwt or path"}`
-    );
-  }
-  if (mode !== "mtls") return undefined;
-  // Off the Node server, TLS ends before the function, which therefore never sees a client certificate.
-  if (runtime === "workers") {
-    return (
-      "CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare, so client certificates are " +
-      "configured there (API Shield mTLS, https://developers.cloudflare.com/api-shield/security/mtls/, enforced by a WAF " +
-      "rule on cf.tls_client_auth.cert_verified); choose bearer or jwt here"
-    );
-  }
-  if (runtime !== "node") {
-    return (
-      "CALLER_AUTH=mtls needs the Node server (npm start, infra/node): on a function platform TLS ends at the platform's " +
-      "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
-    );
-  }
-  if (tlsCertFile === undefined || tlsKeyFile === undefined)
-    return "CALLER_AUTH=mtls needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE";
-  return undefined;
-}
-
 /** Parses the environment into a frozen Config; `runtime` decides what some settings may be. @throws ConfigurationError listing every problem. */
 export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
   const problems: string[] = [];
@@ -113,7 +67,9 @@ export function readConfig(env: Bindings, runtime: Runtime): Readonly<Config> {
   }
   // An unset or unknown CALLER_AUTH stands as "none" only as a placeholder, already reported: it is not judged.
   const runtimeProblem =
-    read.optional("CALLER_AUTH") === config.callerAuth.mode ? callerAuthOnRuntime(config) : undefined;
+    read.optional("CALLER_AUTH") === config.callerAuth.mode
+      ? checkCallerAuthListener(config.callerAuth, config)
+      : undefined;
   if (runtimeProblem !== undefined) problems.push(runtimeProblem);
   if (problems.length > 0) throw new ConfigurationError(problems);
   return Object.freeze(config);

@@ -3,7 +3,6 @@
  * docs/configuration.md tables them; internal tuning (timeouts, cache sizes) is a constant beside the code it tunes.
  */
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../kube/client.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS } from "../http/caller-auth.ts";
 import { LOG_LEVELS } from "../log.ts";
 import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/facts.ts";
 
@@ -11,6 +10,22 @@ import { ENFORCEMENT_MODES, REQUESTING_USER_MODES } from "../policy/facts.ts";
 export const FUNCTION_NAMES = ["expand", "authorize"] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
+/** Signature algorithms with a public key: CALLER_AUTH=jwt's default, so no shared secret is needed to verify. */
+export const ASYMMETRIC_JWT_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
+/** HMAC algorithms: only with a configured shared secret, never with a key set (algorithm confusion). */
+export const SYMMETRIC_JWT_ALGORITHMS = ["HS256", "HS384", "HS512"] as const;
 /** The algorithm CALLER_AUTH=jwt accepts with a shared secret when CALLER_AUTH_JWT_ALGORITHMS is unset. */
 export const DEFAULT_SECRET_JWT_ALGORITHM = "HS256";
 

@@ -33,7 +33,7 @@ interface TokenEndpoint<T> {
 
 const accessToken = z.string().check(z.minLength(1));
 
-/** The source for `settings`, cached until its expiry less the refresh skew. */
+/** The source for `settings`, cached until its expiry less the refresh skew (what else a cloud is: ./clouds/). */
 export function createCloudTokenSource(settings: CloudTokenSettings, options: CloudTokenSourceOptions): TokenSource {
   switch (settings.kind) {
     case "eks": {

@@ -2,7 +2,7 @@
 import { createApp, type AppDeps } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
-import type { CallerAuthOptions } from "../../shared/http/caller-auth.ts";
+import type { CallerAuthOptions } from "../../shared/caller-auth/index.ts";
 import { createJsonLogger, type LogFields, type Logger, type LogLevel } from "../../shared/log.ts";
 import { createCountingClient, createFakeGmsaClient } from "./fake-gmsa-client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";

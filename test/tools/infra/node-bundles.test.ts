@@ -33,7 +33,7 @@ const NOT_AT_START = [
   "functions/node/kube/run-plugin.ts",
   "shared/credentials/token-file.ts",
   "shared/credentials/cloud-token-source.ts",
-  "shared/http/caller-auth-jwt.ts",
+  "shared/caller-auth/jwt-verifier.ts",
 ];
 
 const matching = (inputs: readonly string[], prefixes: readonly string[]) =>

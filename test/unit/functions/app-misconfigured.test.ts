@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createApp, misconfiguredApp } from "../../../functions/app.ts";
+import { misconfiguredApp } from "../../../functions/app.ts";
 import { buildNodeDeps } from "../../../functions/node/deps.ts";
 import type { Bindings } from "../../../shared/config/index.ts";
 import { expectNoSecretFragments, responseText } from "../../support/no-secrets.ts";
@@ -12,7 +12,7 @@ import { tempDir } from "../../support/temp-dir.ts";
 /** What the Lambda and Azure handlers serve: the app from the Node deps, or the 503 app after one report. */
 async function serverlessApp(env: Bindings, runtime: "lambda" | "azure", error: (message: string) => void) {
   return buildNodeDeps(env, runtime, { write: () => undefined }).then(
-    ({ deps }) => createApp(deps),
+    ({ app }) => app,
     (failure: unknown) => misconfiguredApp(failure, error),
   );
 }

@@ -6,7 +6,7 @@ import {
   type Config,
   type Runtime,
 } from "../../../../shared/config/index.ts";
-import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/http/caller-auth.ts";
+import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/config/variables.ts";
 
 const TOKEN = "tok-0123456789abcdef";
 const PATH_SECRET = "Zk3v-9qX_2mR.7tY~4bN-8cW_1eL.5gH~0jP";

@@ -1,11 +1,11 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import {
-  callerAuth,
+  findCallerAuthMode,
   type CallerAuthDeps,
   type CallerAuthOptions,
   type ClientCertificateReader,
-} from "../../../../shared/http/caller-auth.ts";
+} from "../../../../shared/caller-auth/index.ts";
 import type { AppEnv } from "../../../../shared/http/env.ts";
 import { createErrorHandler } from "../../../../shared/http/on-error.ts";
 import { createJsonLogger } from "../../../../shared/log.ts";
@@ -205,7 +205,7 @@ const silentLogger = createJsonLogger({ level: "error", write: () => undefined }
 function app(options: CallerAuthOptions, deps: CallerAuthDeps = { logger: silentLogger }) {
   const hono = new Hono<AppEnv>();
   hono.onError(createErrorHandler(silentLogger));
-  return hono.post("/", callerAuth(options, deps), (c) => c.text("in"));
+  return hono.post("/", findCallerAuthMode(options).middleware(options, deps), (c) => c.text("in"));
 }
 
 describe("callerAuth", () => {

@@ -1,4 +1,4 @@
-// caller-auth.ts loads this file (and jose) only where CALLER_AUTH=jwt, and imports only its types statically.
+// jwt.ts loads this file (and jose) only where CALLER_AUTH=jwt, and imports only its types statically.
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
