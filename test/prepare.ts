@@ -14,12 +14,12 @@ import { promisify } from "node:util";
 import { ensureDebianAwsCli } from "../infra/local/awscli.ts";
 import { aptInstall } from "../infra/local/apt.ts";
 import { ensureBinaries } from "../infra/local/build.ts";
-import { ensureHelm } from "../infra/tools/go-build.ts";
+import { ensureHelm } from "../infra/build/tools/go-build.ts";
 import { resolveKubeRelease } from "../infra/local/kube-versions.ts";
 import { ensureNodeBinaries } from "../infra/local/node-binaries.ts";
 import { ensurePrometheusParser } from "../infra/local/prometheus-parser.ts";
-import { ensureImage } from "../infra/node/image.ts";
-import { ensureActionlint } from "../infra/release/actionlint.ts";
+import { ensureImage } from "../infra/build/node/image.ts";
+import { ensureActionlint } from "../infra/build/release/actionlint.ts";
 
 const run = promisify(execFile);
 
@@ -73,7 +73,7 @@ const HELM: Step = {
 const ACTIONLINT: Step = {
   id: "actionlint",
   title: "actionlint",
-  byHand: "node infra/release/actionlint.ts",
+  byHand: "node infra/build/release/actionlint.ts",
   lane: "build",
   run: ensureActionlint,
 };

@@ -10,18 +10,18 @@ import { parseAllDocuments } from "yaml";
 import { adminEndpoint, type LocalClusterInfo } from "./cluster.ts";
 import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
 
-const INFRA_DIR = fileURLToPath(new URL("../", import.meta.url));
+const INFRA_DIR = fileURLToPath(new URL("../deploy/", import.meta.url));
 
 /** Field manager named in managedFields, so a person can tell our writes from theirs. */
 const FIELD_MANAGER = "gmsa-webhooks-local";
 
-/** Manifests applied before the webhooks, in order (the namespace comes with infra/rbac/). */
+/** Manifests applied before the webhooks, in order (the namespace comes with infra/deploy/rbac/). */
 export const BASE_MANIFESTS = [
   "crd/gmsacredentialspecs.yaml",
   "rbac/expand.yaml",
   "rbac/authorize.yaml",
-  "local/token-minter.yaml",
-  "local/jwt-rbac.yaml",
+  "../local/token-minter.yaml",
+  "../local/jwt-rbac.yaml",
   "samples/rbac.yaml",
   "samples/credspecs.yaml",
 ] as const;

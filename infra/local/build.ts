@@ -1,16 +1,16 @@
 /**
  * Builds kube-apiserver and etcd from the Go modules pinned in infra/local/apiserver and infra/local/etcd into
- * `.cache/bin/`, once, through infra/tools/go-build.ts (a stamp file holds a hash of the inputs, so a binary is
+ * `.cache/bin/`, once, through infra/build/tools/go-build.ts (a stamp file holds a hash of the inputs, so a binary is
  * rebuilt only when its go.mod, go.sum or main.go, or the Go toolchain, changes). kube-apiserver is built per
  * Kubernetes version (kube-versions.ts), as `kube-apiserver-v1.30.14` and so on, so versions live side by side.
  *
  * CLI: `node infra/local/build.ts [--kube-version 1.30]` prints the binary paths as JSON; `--helm`
- * adds Helm's (infra/tools/go-build.ts builds it).
+ * adds Helm's (infra/build/tools/go-build.ts builds it).
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { REPO_ROOT } from "../repo-root.ts";
-import { ensureBinary, ensureHelm, prepareBuild, type Target } from "../tools/go-build.ts";
+import { REPO_ROOT } from "../build/repo-root.ts";
+import { ensureBinary, ensureHelm, prepareBuild, type Target } from "../build/tools/go-build.ts";
 import { APISERVER_MODULE_DIR, resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";
 
 /**

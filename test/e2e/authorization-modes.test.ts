@@ -164,7 +164,7 @@ describe.each(["ephemeral", "always"])(
 describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
-    // `default` may use no credspec (infra/samples/rbac.yaml): in deny mode this is a 403.
+    // `default` may use no credspec (infra/deploy/samples/rbac.yaml): in deny mode this is a 403.
     const pod = buildPod({
       ...e2ePod(GROUP, "shadow"),
       serviceAccountName: "default",

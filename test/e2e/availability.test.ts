@@ -11,7 +11,7 @@ import { X509Certificate } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import {
   applySamples,

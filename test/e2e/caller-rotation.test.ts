@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import {
   localNodeValues,

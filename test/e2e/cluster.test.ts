@@ -13,7 +13,7 @@ import {
   type ExecCredential,
 } from "../../infra/local/exec-plugin.ts";
 import { kubeRequest, type KubeEndpoint } from "../../infra/local/kube-request.ts";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 import { kubectl } from "./support/kubectl.ts";
 
@@ -150,7 +150,7 @@ describe("exec plugin", () => {
   });
 });
 
-describe("function identities (infra/rbac)", () => {
+describe("function identities (infra/deploy/rbac)", () => {
   it("lets expand get credspecs but not list them nor create access reviews (403)", async () => {
     const token = (await runPlugin("gmsa-expand")).status.token;
     expect((await kubeRequest(as(token), `${CREDSPECS}/webapp01`)).status).toBe(200);

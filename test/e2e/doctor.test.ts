@@ -1,5 +1,5 @@
 /**
- * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/webhooks): it
+ * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/deploy/webhooks): it
  * passes on a healthy install, with the Node functions and with the Worker builds; then, for each fault injected, it
  * fails naming that fault and only that fault (every failing line is about it), and passes again once it is undone.
  * It runs on a cluster of its own (see beforeAll).
@@ -15,7 +15,7 @@ import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObj
 import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { formatFindingsText, type Finding } from "../../cli/doctor/findings.ts";
@@ -179,7 +179,7 @@ describe("kubectl gmsa doctor, the bin", () => {
   }, 180_000);
   afterAll(async () => stack?.stop());
 
-  it("passes for an operator bound only to the roles docs/doctor.md names (infra/rbac/kubectl-gmsa-*.yaml)", async () => {
+  it("passes for an operator bound only to the roles docs/doctor.md names (infra/deploy/rbac/kubectl-gmsa-*.yaml)", async () => {
     const operator = await createDoctorOperator(cluster, "doctor-operator");
     try {
       // Unbound, the operator may read nothing: doctor says so (and the requests really are the operator's).

@@ -1,6 +1,6 @@
 /**
  * Both functions, called by the real kube-apiserver through the webhook configurations of
- * infra/webhooks/, for the Node server and for the Worker build: pods are created with the admin
+ * infra/deploy/webhooks/, for the Node server and for the Worker build: pods are created with the admin
  * credential and the tests read what the API server stored or why it refused. Pods stay Pending
  * (no kubelet). The functions run as deployed: one process or Worker each, their own identity, the
  * API server's bearer token (infra/local/stack.ts).

@@ -12,15 +12,15 @@ import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import {
   localNodeValues,
   startInClusterStack,
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
 import { adminEndpoint } from "../../infra/local/cluster.ts";
 import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";

@@ -1,5 +1,5 @@
 /**
- * Which namespaces the webhooks of infra/webhooks/ enforce, through the real API server and the Node
+ * Which namespaces the webhooks of infra/deploy/webhooks/ enforce, through the real API server and the Node
  * functions: every namespace but those the operator exempts by name (`kubernetes.io/metadata.name`,
  * kube-system as shipped). A namespace labelled `windows.k8s.io/disabled: "true"` (the opt-out of
  * kubernetes-sigs/windows-gmsa) is enforced: whoever creates a namespace can set that label, so honouring it

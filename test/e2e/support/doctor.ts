@@ -22,7 +22,7 @@ const OPERATOR_NAMESPACE = "default";
 
 /**
  * Creates the ServiceAccount `name` and a kubeconfig holding a one-hour token of it; `bind` applies the roles
- * docs/doctor.md names (infra/rbac/kubectl-gmsa-reader.yaml and kubectl-gmsa-doctor.yaml), bound to it alone as
+ * docs/doctor.md names (infra/deploy/rbac/kubectl-gmsa-reader.yaml and kubectl-gmsa-doctor.yaml), bound to it alone as
  * docs/doctor.md says to bind them; `remove` deletes what was applied, the ServiceAccount included.
  */
 export async function createDoctorOperator(cluster: LocalClusterInfo, name: string) {

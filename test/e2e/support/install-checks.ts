@@ -1,7 +1,7 @@
 /**
  * What every install of the webhooks must do when the real API server admits pods, whichever way the functions
  * are reached (the chart's Service in front of pods on the local node, or URLs on loopback): the tests the Helm install files
- * share, and the setup and cleanup around them. Pods use the samples (infra/samples: `default/gmsa-app` may use
+ * share, and the setup and cleanup around them. Pods use the samples (infra/deploy/samples: `default/gmsa-app` may use
  * webapp01, `default/default` nothing).
  */
 import { setTimeout as sleep } from "node:timers/promises";

@@ -10,7 +10,7 @@ import type { PodOptions } from "../../support/pods.ts";
 
 export type { Container, Pod, PodOptions, WindowsOptions };
 
-/** Namespace of the samples: `gmsa-app` may use webapp01 (infra/samples/rbac.yaml), `default` nothing. */
+/** Namespace of the samples: `gmsa-app` may use webapp01 (infra/deploy/samples/rbac.yaml), `default` nothing. */
 export const NAMESPACE = "default";
 export const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
 export const IMAGE = "mcr.microsoft.com/windows/nanoserver:ltsc2022";

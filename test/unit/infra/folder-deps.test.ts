@@ -1,14 +1,14 @@
 /**
  * The infra/ folders depend on one another in one direction (issue 36): no folder but infra/local imports the dev
- * cluster's code (infra/release, infra/cloudflare, infra/node, infra/aws, infra/azure, infra/helm, infra/manifests and
- * the build tooling of infra/tools must run without it), and no two folders import each other, directly or through
+ * cluster's code (infra/build/release, infra/deploy/cloudflare, infra/deploy/node, infra/deploy/aws, infra/deploy/azure, infra/deploy/helm, infra/build/manifests and
+ * the build tooling of infra/build/tools must run without it), and no two folders import each other, directly or through
  * others (a folder-level circle). Type-only imports, export-from and `import()` count.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 const INFRA = path.join(REPO_ROOT, "infra");
 
@@ -88,7 +88,7 @@ describe("imports among the infra/ folders", () => {
 
   it("are read", () => {
     expect(imports.length).toBeGreaterThan(20);
-    expect(imports).toContainEqual({ from: "infra/release/release.ts", to: "infra/tools/go-build.ts" });
+    expect(imports).toContainEqual({ from: "infra/build/release/release.ts", to: "infra/build/tools/go-build.ts" });
   });
 
   it("never reach the dev cluster (infra/local) from another folder", () => {
@@ -101,22 +101,22 @@ describe("imports among the infra/ folders", () => {
 
   it("name the files of a dev-cluster import and of a circle through three folders", () => {
     const made = [
-      { from: "infra/release/chart.ts", to: "infra/local/helm-runner.ts" },
-      { from: "infra/local/stack-worker.ts", to: "infra/cloudflare/bundle-size.ts" },
-      { from: "infra/cloudflare/bundle-size.ts", to: "infra/node/image.ts" },
-      { from: "infra/node/image.ts", to: "infra/local/node-binary.ts" },
-      { from: "infra/node/image.ts", to: "infra/repo-root.ts" },
+      { from: "infra/build/release/chart.ts", to: "infra/local/helm-runner.ts" },
+      { from: "infra/local/stack-worker.ts", to: "infra/build/cloudflare/bundle-size.ts" },
+      { from: "infra/build/cloudflare/bundle-size.ts", to: "infra/build/node/image.ts" },
+      { from: "infra/build/node/image.ts", to: "infra/local/node-binary.ts" },
+      { from: "infra/build/node/image.ts", to: "infra/build/repo-root.ts" },
       { from: "infra/local/a.ts", to: "infra/local/b.ts" },
     ];
     expect(devClusterImports(made)).toEqual([
-      "infra/release/chart.ts imports infra/local/helm-runner.ts",
-      "infra/node/image.ts imports infra/local/node-binary.ts",
+      "infra/build/release/chart.ts imports infra/local/helm-runner.ts",
+      "infra/build/node/image.ts imports infra/local/node-binary.ts",
     ]);
     expect(folderCircles(made)).toEqual([
-      "infra/cloudflare -> infra/node -> infra/local -> infra/cloudflare (" +
-        "infra/cloudflare/bundle-size.ts imports infra/node/image.ts; " +
-        "infra/node/image.ts imports infra/local/node-binary.ts; " +
-        "infra/local/stack-worker.ts imports infra/cloudflare/bundle-size.ts)",
+      "infra/deploy/cloudflare -> infra/deploy/node -> infra/local -> infra/deploy/cloudflare (" +
+        "infra/build/cloudflare/bundle-size.ts imports infra/build/node/image.ts; " +
+        "infra/build/node/image.ts imports infra/local/node-binary.ts; " +
+        "infra/local/stack-worker.ts imports infra/build/cloudflare/bundle-size.ts)",
     ]);
   });
 });
