@@ -11,9 +11,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { issueClusterServingCertificate } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
+import { issueClusterServingCertificate, kubeRequest, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
 import { recordProcessGroup, registerTeardown, type TeardownTarget } from "../../infra/local/teardown.ts";

@@ -7,8 +7,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { startFunctions } from "../../infra/local/stack.ts";
+import { startFunctions, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { startMinimalWebhook } from "./minimal-webhook.ts";
 import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";

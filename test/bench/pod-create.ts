@@ -9,9 +9,17 @@
  * the three see the same API server.
  */
 import { Pool } from "undici";
-import { applyObjects, loadManifest, objectPath, renderWebhooks, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  objectPath,
+  renderWebhooks,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../infra/local/index.ts";
 import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
 import type { LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";

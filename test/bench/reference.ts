@@ -15,10 +15,16 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { applyObjects, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, issueClusterServingCertificate, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  issueClusterServingCertificate,
+  kubeRequest,
+  kubeRequestOk,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
 import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";

@@ -6,10 +6,16 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  deleteWebhooks,
+  kubeRequest,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { container, createPod, deletePods, e2ePod, type Pod, PODS, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 

@@ -4,15 +4,13 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { adminEndpoint, applyBaseInfra, kubeRequest, type KubeEndpoint } from "../../infra/local/index.ts";
 import {
   EXEC_PLUGIN_PATH,
   revokeFunctionTokens,
   writeFunctionKubeconfig,
   type ExecCredential,
 } from "../../infra/local/exec-plugin.ts";
-import { kubeRequest, type KubeEndpoint } from "../../infra/local/kube-request.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 import { kubectl } from "./support/kubectl.ts";

@@ -11,13 +11,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  applyWebhooks,
+  createCallerToken,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  startCluster,
+  startFunctions,
+  type FunctionsStack,
+  type KubeEndpoint,
+  type KubeObject,
+  type LocalCluster,
+} from "../../infra/local/index.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { REPO_ROOT } from "../../infra/build/repo-root.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { formatFindingsText, type Finding } from "../../cli/doctor/findings.ts";
 import { createDoctorOperator } from "./support/doctor.ts";
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";

@@ -6,11 +6,19 @@
  * API server's bearer token (infra/local/stack.ts).
  */
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  deleteWebhooks,
+  kubeRequest,
+  objectPath,
+  startFunctions,
+  type FunctionsStack,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { sumOf } from "../support/prometheus.ts";
 import {
   container,

@@ -9,10 +9,8 @@
  * infra/build/helm with `inject("helm")`.
  */
 import type { TestProject } from "vitest/node";
-import { ensureBinaries } from "../../infra/local/build.ts";
+import { createCallerToken, ensureBinaries, startCluster, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { ensureHelm } from "../../infra/build/tools/go-build.ts";
-import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 import { prepare, STEPS } from "../prepare.ts";
 import { selectedFiles, tierNamed } from "../tiers.ts";
 

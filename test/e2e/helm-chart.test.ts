@@ -13,9 +13,14 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  kubeRequest,
+  kubeRequestOk,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";

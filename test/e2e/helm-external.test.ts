@@ -6,11 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  kubeRequest,
+  kubeRequestOk,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { functionServiceAccount } from "../../infra/local/function-tokens.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import {
   defineAdmissionTests,

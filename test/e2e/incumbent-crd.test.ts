@@ -21,10 +21,17 @@ import { promisify } from "node:util";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
-import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  deleteWebhooks,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import { deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { createPod, parsed } from "./support/pods.ts";

@@ -11,16 +11,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
 import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import {
+  adminEndpoint,
   applyBaseInfra,
+  applyFunctionsWebhooks,
   applyObjects,
   deleteWebhooks,
+  kubeRequest,
   loadManifest,
   objectPath,
+  startFunctions,
+  type FunctionsStack,
   type KubeObject,
-} from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+} from "../../infra/local/index.ts";
 import { container, e2ePod, type Pod, type PodOptions, readCredSpec, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 

@@ -14,9 +14,14 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  kubeRequestOk,
+  loadManifest,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const run = promisify(execFile);

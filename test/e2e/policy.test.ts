@@ -6,15 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  adminEndpoint,
   applyBaseInfra,
   applyObjects,
   deleteWebhooks,
+  kubeRequest,
+  kubeRequestOk,
   loadManifest,
   objectPath,
   type KubeObject,
-} from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+} from "../../infra/local/index.ts";
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/build/manifests/policy.ts";
 import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";

@@ -16,8 +16,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { applyBaseInfra, startFunctions, type FunctionsStack } from "../../infra/local/index.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readCredSpec } from "./support/pods.ts";

@@ -7,16 +7,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  adminEndpoint,
   applyBaseInfra,
   applyObjects,
   applyWebhooks,
   deleteWebhooks,
+  issueClusterServingCertificate,
+  kubeRequest,
+  kubeRequestOk,
   objectPath,
   renderWebhooks,
   type KubeObject,
-} from "../../infra/local/apply.ts";
-import { adminEndpoint, issueClusterServingCertificate } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+} from "../../infra/local/index.ts";
 import { startRecordingWebhook, type RecordingWebhook } from "./recording-webhook.ts";
 
 const cluster = inject("cluster");

@@ -4,9 +4,16 @@
  * admin's impersonating it.
  */
 import { join } from "node:path";
-import { applyObjects, loadManifest, objectPath, type KubeObject } from "../../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  objectPath,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../../infra/local/index.ts";
 import { writeKubeconfig } from "../../../infra/local/kubeconfig.ts";
 
 /** Where an operator's namespaced roles are bound. */

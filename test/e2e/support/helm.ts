@@ -4,10 +4,9 @@
  */
 import { parseAllDocuments } from "yaml";
 import { CHART_DIR } from "../../../infra/build/helm/chart-dir.ts";
-import type { KubeObject } from "../../../infra/local/apply.ts";
+import type { FunctionsStack, KubeObject } from "../../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
 import { POD_CIDR } from "../../../infra/local/node-config.ts";
-import type { FunctionsStack } from "../../../infra/local/stack.ts";
 import {
   createHelmRunner as createBaseHelmRunner,
   type HelmResult,

@@ -7,15 +7,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { readFile } from "node:fs/promises";
 import { expect, it, vi } from "vitest";
-import { applyObjects } from "../../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
 import {
+  adminEndpoint,
+  applyObjects,
   applySamples,
   installChart,
+  kubeRequest,
   waitForDeployments,
   type InClusterStack,
-} from "../../../infra/local/in-cluster.ts";
-import { kubeRequest } from "../../../infra/local/kube-request.ts";
+  type LocalClusterInfo,
+} from "../../../infra/local/index.ts";
 import { container, createPod, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
 

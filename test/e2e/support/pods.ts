@@ -2,9 +2,7 @@
  * Pods for the e2e tests (built by test/support's buildPod with {@link e2ePod}), created through the real API server with the admin credential, and what
  * the API server answers (the stored pod, or the Status of a refusal).
  */
-import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
-import { adminEndpoint } from "../../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
+import { adminEndpoint, kubeRequest, kubeRequestOk, type LocalClusterInfo } from "../../../infra/local/index.ts";
 import type { Container, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
 import type { PodOptions } from "../../support/pods.ts";
 
