@@ -65,7 +65,7 @@ export function nodeStep(version?: string): Step {
 const HELM: Step = {
   id: "helm",
   title: "Helm",
-  byHand: "node infra/local/build.ts --helm",
+  byHand: "node infra/build/helm/build.ts",
   lane: "build",
   run: ensureHelm,
 };
