@@ -13,13 +13,12 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { ensureDebianAwsCli } from "../infra/local/awscli.ts";
 import { aptInstall } from "../infra/local/apt.ts";
-import { ensureBinaries } from "../infra/local/build.ts";
-import { ensureHelm } from "../infra/tools/go-build.ts";
+import { ensureBinaries, ensureNodeBinaries } from "../infra/local/index.ts";
+import { ensureHelm } from "../infra/build/tools/go-build.ts";
 import { resolveKubeRelease } from "../infra/local/kube-versions.ts";
-import { ensureNodeBinaries } from "../infra/local/node-binaries.ts";
 import { ensurePrometheusParser } from "../infra/local/prometheus-parser.ts";
-import { ensureImage } from "../infra/node/image.ts";
-import { ensureActionlint } from "../infra/release/actionlint.ts";
+import { ensureImage } from "../infra/build/node/image.ts";
+import { ensureActionlint } from "../infra/build/release/actionlint.ts";
 
 const run = promisify(execFile);
 
@@ -66,14 +65,14 @@ export function nodeStep(version?: string): Step {
 const HELM: Step = {
   id: "helm",
   title: "Helm",
-  byHand: "node infra/local/build.ts --helm",
+  byHand: "node infra/build/helm/build.ts",
   lane: "build",
   run: ensureHelm,
 };
 const ACTIONLINT: Step = {
   id: "actionlint",
   title: "actionlint",
-  byHand: "node infra/release/actionlint.ts",
+  byHand: "node infra/build/release/actionlint.ts",
   lane: "build",
   run: ensureActionlint,
 };

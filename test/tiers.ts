@@ -14,7 +14,7 @@ import { globSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { floorKubeRelease } from "../infra/local/kube-versions.ts";
-import { REPO_ROOT } from "../infra/repo-root.ts";
+import { REPO_ROOT } from "../infra/build/repo-root.ts";
 import { kubeStep, nodeStep, STEPS, type Step } from "./prepare.ts";
 
 export type TierName = "unit" | "tools" | "worker" | "e2e" | "e2e-floor";

@@ -1,6 +1,6 @@
 /**
  * `gmsa-webhooks caller-token` (`npm run caller-token`): the caller JWT the API server presents to the functions
- * (CALLER_AUTH=jwt), for infra/caller-auth/jwt/kubeconfig.yaml. `keygen` writes a new private key and prints its
+ * (CALLER_AUTH=jwt), for infra/deploy/caller-auth/jwt/kubeconfig.yaml. `keygen` writes a new private key and prints its
  * public JWKS for CALLER_AUTH_JWT_JWKS, `jwks` prints an existing key's, `mint` writes a token.
  *
  * Run `mint` from cron or a systemd timer well within the lifetime (every 5 minutes for 15-minute tokens): the API
@@ -115,7 +115,7 @@ export const runCallerTokenCommand = command({
   usage: `Usage: gmsa-webhooks caller-token <keygen | jwks | mint> --key <pem> [options]
 
 The caller JWT the API server presents to the functions under CALLER_AUTH=jwt
-(infra/caller-auth/README.md; the kubeconfig is infra/caller-auth/jwt/kubeconfig.yaml):
+(infra/deploy/caller-auth/README.md; the kubeconfig is infra/deploy/caller-auth/jwt/kubeconfig.yaml):
   keygen  writes a new private key to --key (PKCS#8 PEM, mode 0600) and prints the public
           JWKS for CALLER_AUTH_JWT_JWKS
   jwks    prints the public JWKS of the key in --key

@@ -24,7 +24,7 @@ export async function checkCrdAndCredSpecs(
     path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`,
   });
   const fix =
-    "apply infra/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";
+    "apply infra/deploy/crd (or install the chart with crd.install: true; docs/migration.md when windows-gmsa installed it)";
   const fail = (message: string) => finding("crd", "fail", message, fix);
   if (status === 404) return { findings: [fail(`CustomResourceDefinition ${CRD_NAME} is not installed`)], names: [] };
   const other = `GET CustomResourceDefinition ${CRD_NAME} answered ${status}: ${statusMessage(body)}`;

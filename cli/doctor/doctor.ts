@@ -104,7 +104,7 @@ Options:
   --service-account <ns:name>    a service account that may use it (default: found
                                  through RoleBindings and access reviews)
   --expand-identity <user>       the user expand authenticates as, when it is not the
-  --authorize-identity <user>    chart's or infra/rbac's ServiceAccount (serverless)
+  --authorize-identity <user>    chart's or infra/deploy/rbac's ServiceAccount (serverless)
 
 -n limits the probes' search to that namespace.
 

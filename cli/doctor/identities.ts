@@ -18,7 +18,7 @@ function parseIdentity(user: string): Identity {
 
 type ServiceAccount = { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
 
-/** Each function's identity: the user name `given` for it, else the chart's ServiceAccount, else infra/rbac's, if any. */
+/** Each function's identity: the user name `given` for it, else the chart's ServiceAccount, else infra/deploy/rbac's, if any. */
 export async function findIdentities(
   cluster: DoctorCluster,
   given: Partial<Record<FunctionName, string | undefined>> = {},
@@ -57,7 +57,7 @@ export async function checkIdentities(
     const check = `rbac/${fn}`;
     const identity = identities[fn];
     if (identity === undefined) {
-      const message = `${fn}'s identity is unknown (no ServiceAccount of the chart or infra/rbac)`;
+      const message = `${fn}'s identity is unknown (no ServiceAccount of the chart or infra/deploy/rbac)`;
       findings.push(finding(check, "skip", message, `name it with --${fn}-identity (docs/doctor.md)`));
       continue;
     }
@@ -89,7 +89,7 @@ export async function checkIdentities(
           check,
           "fail",
           message,
-          `apply infra/rbac/${fn}.yaml (or the chart's rbac) binding ClusterRole gmsa-webhooks:${fn} to it`,
+          `apply infra/deploy/rbac/${fn}.yaml (or the chart's rbac) binding ClusterRole gmsa-webhooks:${fn} to it`,
         ),
       );
     } else {

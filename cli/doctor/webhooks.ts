@@ -1,12 +1,12 @@
 /**
  * Both webhook configurations present, found by webhook name (URL installs and the chart's alike), as we ship them:
- * the objects infra/webhooks/*.yaml and the chart's files are generated from (infra/manifests/webhooks.ts), less
+ * the objects infra/deploy/webhooks/*.yaml and the chart's files are generated from (infra/build/manifests/webhooks.ts), less
  * `clientConfig`.
  */
 import type { V1MutatingWebhook } from "@kubernetes/client-node";
 import { isDeepStrictEqual } from "node:util";
-import { EXEMPTION_KEY } from "../../infra/manifests/selection.ts";
-import { WEBHOOK_CONFIGURATIONS } from "../../infra/manifests/webhooks.ts";
+import { EXEMPTION_KEY } from "../../infra/build/manifests/selection.ts";
+import { WEBHOOK_CONFIGURATIONS } from "../../infra/build/manifests/webhooks.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { finding, type Finding } from "./findings.ts";
 
@@ -62,7 +62,7 @@ export type FoundWebhook = { fn: FunctionName; configName: string; webhook: Webh
  * fails `helm upgrade` until `--force-conflicts` (a Helm 4 flag) takes it back.
  */
 const FIX_APPLY =
-  "apply infra/webhooks (or an overlay of it) again, or `helm upgrade --force-conflicts` the release (Helm 4)";
+  "apply infra/deploy/webhooks (or an overlay of it) again, or `helm upgrade --force-conflicts` the release (Helm 4)";
 
 /** Differences in white space only do not matter in a CEL expression (YAML tools re-indent block scalars). */
 const squashed = ({ name, expression }: { name: string; expression: string }) => ({

@@ -10,18 +10,22 @@ import { parseAllDocuments } from "yaml";
 import { adminEndpoint, type LocalClusterInfo } from "./cluster.ts";
 import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
 
-const INFRA_DIR = fileURLToPath(new URL("../", import.meta.url));
+/** What operators apply; manifest paths are relative to it. */
+const DEPLOY_DIR = fileURLToPath(new URL("../deploy/", import.meta.url));
 
 /** Field manager named in managedFields, so a person can tell our writes from theirs. */
 const FIELD_MANAGER = "gmsa-webhooks-local";
 
-/** Manifests applied before the webhooks, in order (the namespace comes with infra/rbac/). */
+/**
+ * Manifests applied before the webhooks, in order (the namespace comes with infra/deploy/rbac/), by path under
+ * infra/deploy/; the local cluster's own (`../local/`) are beside this file.
+ */
 export const BASE_MANIFESTS = [
   "crd/gmsacredentialspecs.yaml",
   "rbac/expand.yaml",
   "rbac/authorize.yaml",
-  "local/token-minter.yaml",
-  "local/jwt-rbac.yaml",
+  "../local/token-minter.yaml",
+  "../local/jwt-rbac.yaml",
   "samples/rbac.yaml",
   "samples/credspecs.yaml",
 ] as const;
@@ -93,11 +97,11 @@ export function objectPath(object: KubeObject): string {
 }
 
 /**
- * Reads a manifest under infra/ and returns its objects, with `${NAME}` placeholders replaced from
+ * Reads a manifest by its path under infra/deploy/ and returns its objects, with `${NAME}` placeholders replaced from
  * `values`. @throws Error when a placeholder has no value.
  */
 export async function loadManifest(relativePath: string, values: Record<string, string> = {}): Promise<KubeObject[]> {
-  const text = await readFile(INFRA_DIR + relativePath, "utf8");
+  const text = await readFile(DEPLOY_DIR + relativePath, "utf8");
   // Only lines that are not comments: the headers document the placeholders by name.
   const substituted = text
     .split("\n")

@@ -1,16 +1,16 @@
 /**
  * Builds kube-apiserver and etcd from the Go modules pinned in infra/local/apiserver and infra/local/etcd into
- * `.cache/bin/`, once, through infra/tools/go-build.ts (a stamp file holds a hash of the inputs, so a binary is
+ * `.cache/bin/`, once, through infra/build/tools/go-build.ts (a stamp file holds a hash of the inputs, so a binary is
  * rebuilt only when its go.mod, go.sum or main.go, or the Go toolchain, changes). kube-apiserver is built per
  * Kubernetes version (kube-versions.ts), as `kube-apiserver-v1.30.14` and so on, so versions live side by side.
  *
- * CLI: `node infra/local/build.ts [--kube-version 1.30]` prints the binary paths as JSON; `--helm`
- * adds Helm's (infra/tools/go-build.ts builds it).
+ * CLI: `node infra/local/build.ts [--kube-version 1.30]` prints the binary paths as JSON. Helm is built apart, by
+ * `node infra/build/helm/build.ts`.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { REPO_ROOT } from "../repo-root.ts";
-import { ensureBinary, ensureHelm, prepareBuild, type Target } from "../tools/go-build.ts";
+import { REPO_ROOT } from "../build/repo-root.ts";
+import { ensureBinary, prepareBuild, type Target } from "../build/tools/go-build.ts";
 import { APISERVER_MODULE_DIR, resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";
 
 /**
@@ -83,11 +83,10 @@ export async function ensureBinaries(kubeVersion = process.env.KUBE_VERSION): Pr
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { "kube-version": { type: "string" }, helm: { type: "boolean", default: false } },
+    options: { "kube-version": { type: "string" } },
   });
   const started = Date.now();
   const binaries = await ensureBinaries(values["kube-version"] ?? process.env.KUBE_VERSION);
-  const helm = values.helm ? { helm: await ensureHelm() } : {};
   log(`ready in ${Math.round((Date.now() - started) / 1000)} s`);
-  console.log(JSON.stringify({ ...binaries, ...helm }, null, 2));
+  console.log(JSON.stringify(binaries, null, 2));
 }

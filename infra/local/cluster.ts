@@ -16,7 +16,7 @@ import {
   type CertificateAuthority,
   type CertificatePair,
 } from "./pki.ts";
-import { tailFile } from "../tools/tail-file.ts";
+import { tailFile } from "../build/tools/tail-file.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "./processes.ts";
 import {
   buildAuthenticationConfiguration,

@@ -1,5 +1,5 @@
 /**
- * The example `npm run dev` prints and `--check` runs: create infra/samples/pod.yaml (service account gmsa-app,
+ * The example `npm run dev` prints and `--check` runs: create infra/deploy/samples/pod.yaml (service account gmsa-app,
  * credspec webapp01) and compare the credspec the webhooks inlined with the stored one.
  */
 import { relative } from "node:path";
@@ -10,7 +10,7 @@ import { loadManifest } from "./apply.ts";
 import { adminEndpoint, type LocalClusterInfo } from "./cluster.ts";
 import { kubeRequest, kubeRequestOk } from "./kube-request.ts";
 
-const SAMPLE_POD = fileURLToPath(new URL("../samples/pod.yaml", import.meta.url));
+const SAMPLE_POD = fileURLToPath(new URL("../deploy/samples/pod.yaml", import.meta.url));
 const JSONPATH = "{.spec.securityContext.windowsOptions.gmsaCredentialSpec}";
 
 /** The one command printed: create the sample pod, show its inlined credspec. */

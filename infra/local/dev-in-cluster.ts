@@ -6,9 +6,9 @@
  * once, and exits 0 when both pass, else 1.
  */
 import { execFile } from "node:child_process";
-import { REPO_ROOT } from "../repo-root.ts";
+import { REPO_ROOT } from "../build/repo-root.ts";
 import { exampleCommand, runExample } from "./dev-example.ts";
-import { nodeBinary } from "../tools/node-binary.ts";
+import { nodeBinary } from "../build/tools/node-binary.ts";
 import {
   applySamples,
   installChart,
@@ -54,7 +54,7 @@ gmsa-webhooks: local cluster with a node ready in ${seconds} s; the chart runs b
   node        ${node.name} (kubelet + containerd), image ${image.name} ${image.digest}
   chart       helm release ${RELEASE} in namespace ${NAMESPACE}, two replicas per function
 
-Create the example pod (infra/samples/pod.yaml: service account gmsa-app, credspec webapp01) and show
+Create the example pod (infra/deploy/samples/pod.yaml: service account gmsa-app, credspec webapp01) and show
 the credspec the webhooks inlined:
 
   ${exampleCommand(cluster)}
@@ -89,7 +89,7 @@ export async function runInClusterDev(check: boolean, kubeVersion?: string): Pro
     stack = await startInClusterStack({ progress, ...(kubeVersion === undefined ? {} : { kubeVersion }) });
     progress(`helm install ${RELEASE} (inCluster mode, image ${stack.image.name})`);
     await installChart(stack, RELEASE, NAMESPACE, localNodeValues(stack.image, stack.callerToken));
-    progress("applying infra/samples: the service account gmsa-app and the credspecs it may use");
+    progress("applying infra/deploy/samples: the service account gmsa-app and the credspecs it may use");
     await applySamples(stack.cluster);
     progress("waiting until both functions have two Ready replicas");
     await waitForDeployments(stack.cluster, NAMESPACE, RELEASE, 2);
@@ -101,7 +101,7 @@ export async function runInClusterDev(check: boolean, kubeVersion?: string): Pro
     progress("--check: gmsa-webhooks doctor on the install");
     const doctor = await runDoctorCli(stack.cluster.adminKubeconfig);
     console.log(`doctor: exit ${doctor}`);
-    progress("--check: creating infra/samples/pod.yaml once");
+    progress("--check: creating infra/deploy/samples/pod.yaml once");
     const result = await runExample(stack.cluster);
     console.log(`\ncheck: pod ${result.podName}: gmsaCredentialSpec ${result.detail}\n${result.contents ?? "(none)"}`);
     const ok = result.ok && doctor === 0;

@@ -4,7 +4,7 @@
  * Builds kube-apiserver and etcd when needed (build.ts), starts them with an admission
  * configuration that sends a bearer token to webhooks, applies infra/, starts expand and authorize
  * (stack.ts: Node servers, or the Worker builds in Miniflare with `--worker` or
- * `GMSA_DEV_RUNTIME=worker`), registers infra/webhooks/ and waits until the API server calls both.
+ * `GMSA_DEV_RUNTIME=worker`), registers infra/deploy/webhooks/ and waits until the API server calls both.
  * Then prints the kubeconfig, one command to try, and where the logs are; Ctrl-C or SIGTERM stops
  * everything and deletes every temporary file.
  *
@@ -15,7 +15,7 @@
  * `--in-cluster`: the chart on a real node instead (dev-in-cluster.ts): kubelet, containerd, the production image,
  * `helm install` in inCluster mode; needs root.
  *
- * `--check` (or `GMSA_DEV_CHECK=1`): the same start-up, then creates infra/samples/pod.yaml once
+ * `--check` (or `GMSA_DEV_CHECK=1`): the same start-up, then creates infra/deploy/samples/pod.yaml once
  * (what the printed command does), prints the result and exits 0 when the credspec was inlined, 1
  * otherwise, after cleaning up. `LOG_LEVEL` is passed on to the functions.
  */
@@ -75,7 +75,7 @@ gmsa-webhooks: local cluster ready in ${seconds} s, both webhooks called by the 
   expand      ${stack.expandBaseUrl}/expand
   authorize   ${stack.authorizeBaseUrl}/authorize
 
-Create the example pod (infra/samples/pod.yaml: service account gmsa-app, credspec webapp01) and show
+Create the example pod (infra/deploy/samples/pod.yaml: service account gmsa-app, credspec webapp01) and show
 the credspec the webhooks inlined:
 
   ${exampleCommand(cluster)}
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
     // Every review in the log by default: the Node server writes allowed ones at debug.
     const env: Record<string, string> = { LOG_LEVEL: process.env.LOG_LEVEL ?? "debug" };
     stack = await startFunctions(cluster, { runtime, dir: cluster.dir, env });
-    progress("registering infra/webhooks/ and waiting until the API server calls both functions");
+    progress("registering infra/deploy/webhooks/ and waiting until the API server calls both functions");
     await applyFunctionsWebhooks(cluster, stack);
     printReady(cluster, stack, ((Date.now() - started) / 1000).toFixed(1));
     if (!check) {
@@ -124,7 +124,7 @@ async function main(): Promise<number> {
       setInterval(() => undefined, 1 << 30);
       return await new Promise<number>(() => undefined);
     }
-    progress("--check: creating infra/samples/pod.yaml once");
+    progress("--check: creating infra/deploy/samples/pod.yaml once");
     const result = await runExample(cluster);
     console.log(`\ncheck: pod ${result.podName}: gmsaCredentialSpec ${result.detail}\n${result.contents ?? "(none)"}`);
     console.log(result.ok ? "check passed" : "check FAILED");

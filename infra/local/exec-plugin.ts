@@ -26,7 +26,7 @@ import type { LocalClusterInfo } from "./cluster.ts";
 import { FUNCTIONS_NAMESPACE, mintExecCredential } from "./function-tokens.ts";
 import type { KubeEndpoint } from "./kube-request.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
-import { nodeBinary } from "../tools/node-binary.ts";
+import { nodeBinary } from "../build/tools/node-binary.ts";
 
 export { revokeFunctionTokens, type ExecCredential } from "./function-tokens.ts";
 export { FUNCTIONS_NAMESPACE };

@@ -1,6 +1,6 @@
 /**
  * The local stand-in for what puts a private-CA API server behind a publicly trusted name (Cloudflare Tunnel's
- * cloudflared with `originRequest.caPool`, or any reverse proxy; infra/cloudflare/README.md): an HTTPS server on
+ * cloudflared with `originRequest.caPool`, or any reverse proxy; infra/deploy/cloudflare/README.md): an HTTPS server on
  * loopback whose certificate comes from a CA of its own (the "public" CA the Workers trust), forwarding every
  * request to kube-apiserver over TLS verified against the cluster CA. The Authorization header passes through
  * untouched and bodies stream both ways, so the API server still authenticates the Worker's JWT itself.

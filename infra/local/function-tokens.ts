@@ -6,10 +6,10 @@ import type { LocalClusterInfo } from "./cluster.ts";
 import { kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 
-/** Namespace of the functions' service accounts (infra/rbac/). */
+/** Namespace of the functions' service accounts (infra/deploy/rbac/). */
 export const FUNCTIONS_NAMESPACE = "gmsa-webhooks";
 
-/** The service account a function runs as, `gmsa-<fn>` (infra/rbac/<fn>.yaml). */
+/** The service account a function runs as, `gmsa-<fn>` (infra/deploy/rbac/<fn>.yaml). */
 export function functionServiceAccount(fn: FunctionName): string {
   return `gmsa-${fn}`;
 }

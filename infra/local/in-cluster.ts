@@ -1,15 +1,15 @@
 /**
  * The chart on a real node: `npm run dev -- --in-cluster` and the e2e tier's in-cluster tests. Starts the control
  * plane with the flags the node needs, the node itself (node.ts) with the production image (`npm run image`)
- * imported, and installs infra/helm/gmsa-webhooks in `inCluster` mode with the project's Helm, then waits until both
+ * imported, and installs infra/deploy/helm/gmsa-webhooks in `inCluster` mode with the project's Helm, then waits until both
  * functions have their replicas Ready behind their Services.
  */
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { CHART_DIR } from "../helm/chart-dir.ts";
-import { ensureImage, type ImageInfo } from "../node/image.ts";
-import { ensureHelm } from "../tools/go-build.ts";
-import { createHelmRunner, type HelmResult } from "../tools/helm-runner.ts";
+import { CHART_DIR } from "../build/helm/chart-dir.ts";
+import { ensureImage, type ImageInfo } from "../build/node/image.ts";
+import { ensureHelm } from "../build/tools/go-build.ts";
+import { createHelmRunner, type HelmResult } from "../build/tools/helm-runner.ts";
 import { applyObjects, loadManifest } from "./apply.ts";
 import { ensureBinaries } from "./build.ts";
 import { adminEndpoint, startCluster, type LocalCluster } from "./cluster.ts";
@@ -76,7 +76,7 @@ export function localNodeValues(image: ImageInfo, callerToken: string): Record<s
 }
 
 /**
- * Applies infra/samples (the service account gmsa-app, its RBAC, the credspecs webapp01 and webapp02) once the
+ * Applies infra/deploy/samples (the service account gmsa-app, its RBAC, the credspecs webapp01 and webapp02) once the
  * chart's CRD serves them.
  * @throws Error when they still cannot be created after `timeoutMs`.
  */
@@ -175,7 +175,7 @@ export async function startInClusterStack(options: StartInClusterOptions = {}): 
   return { cluster, node: node, image, helm, callerToken, runHelm, stop };
 }
 
-/** `helm install <release> infra/helm/gmsa-webhooks -n <namespace> --create-namespace` with `values`. */
+/** `helm install <release> infra/deploy/helm/gmsa-webhooks -n <namespace> --create-namespace` with `values`. */
 export async function installChart(
   stack: InClusterStack,
   release: string,

@@ -19,7 +19,7 @@ const generateKeyPairAsync = promisify(generateKeyPair);
 /** The algorithm of the local keys (`JWT_ALG`): P-256 keys are made in milliseconds. */
 export const JWT_ALG = "ES256";
 
-/** The username prefix of the authenticator's claim mapping (the same as infra/overlays/cloudflare-*). */
+/** The username prefix of the authenticator's claim mapping (the same as infra/deploy/overlays/cloudflare-*). */
 export const JWT_USERNAME_PREFIX = "gmsa-webhooks:";
 
 /** The group every JWT-authenticated function gets from the claim mapping. */
@@ -83,7 +83,7 @@ export function buildAuthenticationConfiguration(issuer: LocalJwtIssuerInfo, caP
           groups: { expression: `['${JWT_GROUP}']` },
           uid: { expression: "claims.sub" },
         },
-        // As infra/cloudflare/README.md suggests: only the functions' subjects, only short-lived tokens.
+        // As infra/deploy/cloudflare/README.md suggests: only the functions' subjects, only short-lived tokens.
         claimValidationRules: [
           {
             expression: `claims.sub in [${FUNCTION_NAMES.map((fn) => `'${jwtSubject(fn)}'`).join(", ")}]`,

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "../repo-root.ts";
+import { REPO_ROOT } from "../build/repo-root.ts";
 
 /** The module folder of kube-apiserver: main.go and one module file per version. */
 export const APISERVER_MODULE_DIR = join(REPO_ROOT, "infra", "local", "apiserver");

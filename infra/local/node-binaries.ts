@@ -17,8 +17,8 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs, promisify } from "node:util";
-import { REPO_ROOT } from "../repo-root.ts";
-import { BIN_DIR, ensureBinary, pinnedVersion, prepareBuild, type Target } from "../tools/go-build.ts";
+import { REPO_ROOT } from "../build/repo-root.ts";
+import { BIN_DIR, ensureBinary, pinnedVersion, prepareBuild, type Target } from "../build/tools/go-build.ts";
 import { aptInstall } from "./apt.ts";
 import { kubernetesVersionVariables } from "./build.ts";
 import { resolveKubeRelease, type KubeRelease } from "./kube-versions.ts";

@@ -29,10 +29,10 @@ import {
   schedulerFlags,
 } from "./node-config.ts";
 import { acquireNodeLock, cleanNodeHost, prepareNodeHost } from "./node-host.ts";
-import { nodeBinary } from "../tools/node-binary.ts";
+import { nodeBinary } from "../build/tools/node-binary.ts";
 import { writePauseImage } from "./pause-image.ts";
 import { issueClientCertificate, issueServingCertificate } from "./pki.ts";
-import { tailFile } from "../tools/tail-file.ts";
+import { tailFile } from "../build/tools/tail-file.ts";
 import { startProcess, stopProcess, waitFor, type ManagedProcess } from "./processes.ts";
 import { createTeardown, recordCleanupCommand, recordProcessGroup } from "./teardown.ts";
 

@@ -4,7 +4,7 @@
  */
 import { chmod, copyFile, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeOciArchive } from "../node/oci-archive.ts";
+import { writeOciArchive } from "../build/node/oci-archive.ts";
 import { PAUSE_IMAGE } from "./node-config.ts";
 
 /**

@@ -6,10 +6,10 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REPO_ROOT } from "../repo-root.ts";
+import { REPO_ROOT } from "../build/repo-root.ts";
 import { writeFunctionKubeconfig } from "./exec-plugin.ts";
 import { functionServiceAccount } from "./function-tokens.ts";
-import { nodeBinary } from "../tools/node-binary.ts";
+import { nodeBinary } from "../build/tools/node-binary.ts";
 import { freePort, startProcess } from "./processes.ts";
 import { functionEnv, type FunctionLaunch, type StartedFunction } from "./stack-common.ts";
 

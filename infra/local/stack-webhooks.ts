@@ -1,5 +1,5 @@
 /**
- * Registers a running functions stack with the API server (infra/webhooks/ by URL) and waits until
+ * Registers a running functions stack with the API server (infra/deploy/webhooks/ by URL) and waits until
  * the API server really calls both functions.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -28,7 +28,7 @@ interface ProbePod {
 }
 
 /**
- * Polls with server-side dry-run creates of infra/samples/pod.yaml (under a generated name, nothing
+ * Polls with server-side dry-run creates of infra/deploy/samples/pod.yaml (under a generated name, nothing
  * stored) until the returned pod has its credspec inlined (expand ran) and authorize's
  * `authorize_reviews_total` has grown (authorize ran too): each configuration reaches the admission
  * plugins through its own informer. Needs applyBaseInfra (the sample credspec and RBAC).
@@ -60,7 +60,7 @@ export async function waitUntilWebhooksCalled(
 ): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const [pod] = await loadManifest("samples/pod.yaml");
-  if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
+  if (pod === undefined) throw new Error("infra/deploy/samples/pod.yaml holds no pod");
   const namespace = pod.metadata.namespace ?? "default";
   const labels = { ...(pod.metadata["labels"] as Record<string, string> | undefined), ...options.labels };
   const probe = { ...pod, metadata: { generateName: "gmsa-webhooks-probe-", namespace, labels } };
@@ -89,7 +89,7 @@ export async function waitUntilWebhooksCalled(
 }
 
 /**
- * Applies infra/webhooks/ pointing at the stack (caBundle: the cluster CA, which signed the stack's
+ * Applies infra/deploy/webhooks/ pointing at the stack (caBundle: the cluster CA, which signed the stack's
  * certificate), then {@link waitForFunctionsWebhooks}.
  */
 export async function applyFunctionsWebhooks(

@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { issueClusterServingCertificate, type LocalClusterInfo } from "./cluster.ts";
 import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "./kube-request.ts";
-import { tailFile } from "../tools/tail-file.ts";
+import { tailFile } from "../build/tools/tail-file.ts";
 import { stopProcess, waitFor } from "./processes.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { FunctionLaunch, StartedFunction } from "./stack-common.ts";

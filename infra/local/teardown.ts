@@ -13,7 +13,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { nodeBinary } from "../tools/node-binary.ts";
+import { nodeBinary } from "../build/tools/node-binary.ts";
 import { signalGroup } from "./processes.ts";
 
 /** What one cluster needs cleaned: process groups, commands (such as `ip netns del`) and a folder. */

@@ -2,7 +2,7 @@
  * The API server side of `CALLER_AUTH=bearer` for the local cluster: an AdmissionConfiguration
  * whose webhook kubeconfig gives every webhook call an `Authorization: Bearer <token>` header
  * (Kubernetes docs, "Dynamic Admission Control", section "Authenticate apiservers"). The same
- * files for real clusters, with comments, are in infra/caller-auth/.
+ * files for real clusters, with comments, are in infra/deploy/caller-auth/.
  */
 import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
@@ -26,7 +26,7 @@ export interface WebhookCallerAuthFiles {
  * Writes `admission-configuration.yaml` and `webhook-kubeconfig.yaml` (mode 0600) into `dir`.
  * The kubeconfig's one user is named `*`, so the token goes to every webhook URL: fine on a
  * throwaway local cluster whose only webhooks are ours, and what lets the functions run on any
- * free port. Real clusters name each function's host instead (infra/caller-auth/README.md).
+ * free port. Real clusters name each function's host instead (infra/deploy/caller-auth/README.md).
  * The files must exist before kube-apiserver starts: it reads them once, at start-up.
  */
 export async function writeWebhookCallerAuth(dir: string, token: string): Promise<WebhookCallerAuthFiles> {

@@ -10,7 +10,7 @@
  * Outbound fetches go through {@link forwardTrustingCa}: a Node function that trusts one CA, the local
  * front proxy's (front-proxy.ts), standing in for the public CAs a deployed Worker's fetch trusts. In
  * production the Worker reaches the API server through a front with a publicly trusted certificate
- * (infra/cloudflare/README.md, "Reaching a private-CA API server"); this hop exists only because the
+ * (infra/deploy/cloudflare/README.md, "Reaching a private-CA API server"); this hop exists only because the
  * local front's certificate is signed by a CA of our own.
  */
 import { readFileSync, rmSync } from "node:fs";

@@ -10,7 +10,7 @@ export const bearer = {
   name: "bearer",
   variables: ["CALLER_AUTH_TOKENS"],
   runtimes: RUNTIMES,
-  summary: "the API server sends a token from its admission configuration (infra/caller-auth/bearer)",
+  summary: "the API server sends a token from its admission configuration (infra/deploy/caller-auth/bearer)",
   read(read) {
     const tokens = readSecrets(read, "CALLER_AUTH_TOKENS");
     if (tokens.length === 0)

@@ -22,7 +22,7 @@ export const jwt = {
   name: "jwt",
   variables: (Object.keys(VARIABLES) as VariableName[]).filter((name) => name.startsWith("CALLER_AUTH_JWT_")),
   runtimes: RUNTIMES,
-  summary: "the API server sends a short-lived token minted on the control plane (infra/caller-auth/jwt)",
+  summary: "the API server sends a short-lived token minted on the control plane (infra/deploy/caller-auth/jwt)",
   read: readJwt,
   middleware(options, { logger, now }) {
     // jose is loaded at setup and only where this mode is configured (a chunk of its own in the Node bundles).

@@ -28,7 +28,7 @@ export const mtls = {
     }
     if (runtime !== "node") {
       return (
-        "CALLER_AUTH=mtls needs the Node server (npm start, infra/node): on a function platform TLS ends at the platform's " +
+        "CALLER_AUTH=mtls needs the Node server (npm start, infra/deploy/node): on a function platform TLS ends at the platform's " +
         "front end, so the function never sees the caller's certificate; choose bearer, jwt or path"
       );
     }

@@ -12,7 +12,7 @@ export const path = {
   variables: ["CALLER_AUTH_PATH_SECRET"],
   runtimes: RUNTIMES,
   summary:
-    "managed control planes send no credential; the secret ends the webhook URL (infra/overlays/cloudflare-path)",
+    "managed control planes send no credential; the secret ends the webhook URL (infra/deploy/overlays/cloudflare-path)",
   // The plain path stays routed too, so that a call without the secret is a 401 like a wrong one.
   routes: ["/:secret"],
   read(read) {

@@ -1,4 +1,4 @@
-// The GMSACredentialSpec resource (infra/crd/gmsacredentialspecs.yaml), named once for every layer.
+// The GMSACredentialSpec resource (infra/deploy/crd/gmsacredentialspecs.yaml), named once for every layer.
 /** API group of the CRD. */
 export const CREDSPEC_GROUP = "windows.k8s.io";
 /** `apiVersion` of a GMSACredentialSpec object. */

@@ -21,7 +21,7 @@ export function isDns1123Subdomain(name: string): boolean {
   return name.length <= 253 && DNS1123_SUBDOMAIN.test(name);
 }
 
-/** At most this many distinct credspecs in one pod, to bound a review's cost; infra/policy renders the same number. */
+/** At most this many distinct credspecs in one pod, to bound a review's cost; infra/deploy/policy renders the same number. */
 export const MAX_CREDSPECS_PER_POD = 16;
 
 /** Refuses, before any API call (422), names that are not DNS-1123 subdomains and more than {@link MAX_CREDSPECS_PER_POD} names. */

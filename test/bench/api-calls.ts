@@ -2,7 +2,7 @@
  * Section C: API-server calls per review, counted at the API server (audit log, by the function's
  * identity): one review on cold caches, then the same review again on warm ones.
  */
-import type { FunctionsStack, FunctionsRuntime } from "../../infra/local/stack.ts";
+import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";

@@ -10,7 +10,7 @@ import { AUDIT_POLICY } from "../../infra/local/server-flags.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 
 /**
- * The identities a function calls the API server as: its service account on Node (infra/rbac/), the username the
+ * The identities a function calls the API server as: its service account on Node (infra/deploy/rbac/), the username the
  * local JWT authenticator maps its minted JWTs to on Workers.
  */
 export function functionUsers(fn: FunctionName): string[] {

@@ -6,11 +6,17 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { applyBaseInfra, applyObjects, type KubeObject } from "../../infra/local/apply.ts";
-import { ensureBinaries } from "../../infra/local/build.ts";
-import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyObjects,
+  createCallerToken,
+  ensureBinaries,
+  kubeRequestOk,
+  startCluster,
+  type KubeObject,
+  type LocalCluster,
+} from "../../infra/local/index.ts";
 import { BENCH_AUDIT_POLICY } from "./audit.ts";
 import { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecNames } from "./bench-pods.ts";
 

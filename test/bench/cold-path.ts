@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { cpus, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 
 /** What the project's own scripts install from Debian (test/prepare.ts, infra/local/node-binaries.ts). */
 const PROJECT_DEBIAN_PACKAGES = [

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
-import type { NodeTarget } from "../../infra/node/bundle-function.ts";
+import type { NodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { startKubeServer } from "../support/kube-server.ts";
 import { functionUrlEvent } from "../support/lambda-events.ts";
 import { createTestPki } from "../support/test-pki.ts";
@@ -76,7 +76,7 @@ export type ColdStartSetup = "as deployed" | "source maps on" | "fetch preloaded
 
 const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
   "as deployed": [],
-  // NODE_OPTIONS=--enable-source-maps, for debugging (infra/aws/README.md).
+  // NODE_OPTIONS=--enable-source-maps, for debugging (infra/deploy/aws/README.md).
   "source maps on": ["--enable-source-maps"],
   "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
 };
@@ -84,13 +84,13 @@ const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
 /** Options of {@link measureLambdaColdStart}. */
 export interface ColdStartOptions {
   runs: number;
-  /** Default `as deployed`: no arguments, as infra/aws/README.md deploys it (source maps off). */
+  /** Default `as deployed`: no arguments, as infra/deploy/aws/README.md deploys it (source maps off). */
   setup?: ColdStartSetup;
   /** Arguments before the setup's, e.g. `--cpu-prof --cpu-prof-dir=...` to see where a cold start goes. */
   nodeArgs?: readonly string[];
 }
 
-/** The stand-in's kubeconfig (its URL and CA, a static token), in the form of infra/aws/kubeconfig.example.yaml. */
+/** The stand-in's kubeconfig (its URL and CA, a static token), in the form of infra/deploy/aws/kubeconfig.example.yaml. */
 function standInKubeconfig(server: string, caPem: string): string {
   const cluster = { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
   return [

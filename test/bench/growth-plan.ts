@@ -4,7 +4,7 @@
  * accounts are a tenth of them. Reviews pick pairs in a seeded random order: a fixed number of reviews per step, so
  * that API calls that follow the pairs and not the reviews show as such.
  */
-import type { KubeObject } from "../../infra/local/apply.ts";
+import type { KubeObject } from "../../infra/local/index.ts";
 import { benchCredSpec } from "./bench-pods.ts";
 
 export const GROWTH_NAMESPACE = "gmsa-growth";

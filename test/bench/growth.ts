@@ -6,8 +6,7 @@
  * as section B does, because 20,000 pod creates per step through the API server would take minutes each.
  */
 import { Pool } from "undici";
-import { applyObjects, objectPath } from "../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { adminEndpoint, applyObjects, objectPath, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { buildReview } from "../support/reviews.ts";

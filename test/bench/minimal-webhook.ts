@@ -11,14 +11,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { issueClusterServingCertificate } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
+import { issueClusterServingCertificate, kubeRequest, type LocalClusterInfo } from "../../infra/local/index.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
 import { recordProcessGroup, registerTeardown, type TeardownTarget } from "../../infra/local/teardown.ts";
-import { bundleNodeFunction } from "../../infra/node/bundle-function.ts";
-import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import { bundleNodeFunction } from "../../infra/build/node/bundle-function.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
 /** A running floor webhook, shaped like the part of a functions stack the webhook helpers need. */
 export interface MinimalWebhook {
@@ -29,7 +27,7 @@ export interface MinimalWebhook {
 }
 
 /**
- * Starts the floor webhook for pods whose pod-level credspec is `credspec` (infra/samples/pod.yaml).
+ * Starts the floor webhook for pods whose pod-level credspec is `credspec` (infra/deploy/samples/pod.yaml).
  * Its certificate, log and process go with a folder of its own, removed by `stop()` (and by the
  * teardown on exit, signals or a killed parent, as for the stack).
  */

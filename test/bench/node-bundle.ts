@@ -1,11 +1,11 @@
 /**
- * Section A, Node-based targets: the bundles `npm run build` writes (infra/node/bundle-function.ts), measured as
+ * Section A, Node-based targets: the bundles `npm run build` writes (infra/build/node/bundle-function.ts), measured as
  * shipped: every chunk, raw and gzipped, and what a cold start loads of them.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { buildNodeTarget, loadedAtStart, type NodeTarget } from "../../infra/node/bundle-function.ts";
+import { buildNodeTarget, loadedAtStart, type NodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { fixed, printTable } from "./table.ts";
 
 /** A Node target's bundle as its build writes it: every .mjs file the folder holds (entry and split chunks). */

@@ -7,15 +7,14 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { startFunctions } from "../../infra/local/stack.ts";
+import { startFunctions, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { startMinimalWebhook } from "./minimal-webhook.ts";
-import { buildNodeTarget } from "../../infra/node/bundle-function.ts";
+import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 import { reviewUrl } from "./reviews.ts";
-import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
 /** The server names in section G's tables. */
 export const NODE_SERVER_NAME = "gmsa-webhooks node";

@@ -27,7 +27,7 @@ function pairRow(label: string, round: number, pair: PodCreatePair): Cell[] {
 
 export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
   printTable(
-    "F. Dry-run pod creates through kube-apiserver (infra/samples/pod.yaml, admin token, keep-alive, one at a time; ms): the floor and each webhook pair, alternating",
+    "F. Dry-run pod creates through kube-apiserver (infra/deploy/samples/pod.yaml, admin token, keep-alive, one at a time; ms): the floor and each webhook pair, alternating",
     ["webhooks", "round", "creates", "none p50", "with p50", "added p50", "added p99", "errors"],
     entries.flatMap(([label, rounds]) =>
       rounds.webhooks.flatMap((pair, index) => [

@@ -1,6 +1,6 @@
 /**
  * Section F: what the webhooks add to pod creation through the API server: server-side dry-run creates of
- * infra/samples/pod.yaml (nothing is stored) with the admin token over keep-alive, one at a time. The floor is the
+ * infra/deploy/samples/pod.yaml (nothing is stored) with the admin token over keep-alive, one at a time. The floor is the
  * same through a webhook pair that does nothing (minimal-webhook.ts).
  *
  * The API server's own latency drifts by a millisecond over minutes, as much as what is measured, so the floor and
@@ -9,9 +9,17 @@
  * the three see the same API server.
  */
 import { Pool } from "undici";
-import { applyObjects, loadManifest, objectPath, renderWebhooks, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  objectPath,
+  renderWebhooks,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../infra/local/index.ts";
 import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
 import type { LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
@@ -56,14 +64,14 @@ export async function startPodCreateFloor(cluster: LocalClusterInfo): Promise<Mi
 /** The label whose value sends a bench pod to one webhook pair. */
 export const PAIR_LABEL = "bench.gmsa-webhooks/pair";
 
-/** A webhook pair to register: its configurations (infra/webhooks/ as rendered for it), and how to see it called. */
+/** A webhook pair to register: its configurations (infra/deploy/webhooks/ as rendered for it), and how to see it called. */
 export interface BenchWebhooks {
   objects: KubeObject[];
   /** authorize's review count, when the pair exposes one: registration waits until it grows. */
   authorizeReviews?: () => Promise<number>;
 }
 
-/** infra/webhooks/ pointing at a pair that serves both paths as ours do and counts authorize's reviews (ours, the floor). */
+/** infra/deploy/webhooks/ pointing at a pair that serves both paths as ours do and counts authorize's reviews (ours, the floor). */
 export async function benchWebhooksOf(cluster: LocalClusterInfo, targets: WebhookTargets): Promise<BenchWebhooks> {
   return {
     objects: await renderWebhooks({
@@ -93,7 +101,7 @@ export async function comparePodCreates(
   options: ComparePodCreatesOptions,
 ): Promise<PodCreateRounds> {
   const [pod] = await loadManifest("samples/pod.yaml");
-  if (pod === undefined) throw new Error("infra/samples/pod.yaml holds no pod");
+  if (pod === undefined) throw new Error("infra/deploy/samples/pod.yaml holds no pod");
   const pairs = [forPair(floor.objects, "floor"), forPair(webhooks.objects, "measured")];
   try {
     await register(cluster, "floor", pairs[0]!, floor.authorizeReviews);

@@ -2,6 +2,6 @@
  * Imported first by run.ts: no wrangler or Miniflare run of the benchmark may reach outside the machine
  * (docs/development.md, Toolchain).
  */
-import { WRANGLER_OFFLINE_ENV } from "../../infra/cloudflare/bundle-size.ts";
+import { WRANGLER_OFFLINE_ENV } from "../../infra/build/cloudflare/bundle-size.ts";
 
 Object.assign(process.env, WRANGLER_OFFLINE_ENV);

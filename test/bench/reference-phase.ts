@@ -4,8 +4,7 @@
  * pod creates through the API server with it registered as the webhook pair.
  */
 import { Pool } from "undici";
-import { renderWebhooks, type KubeObject } from "../../infra/local/apply.ts";
-import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
+import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";

@@ -15,14 +15,20 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { applyObjects, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, issueClusterServingCertificate, type LocalClusterInfo } from "../../infra/local/cluster.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  issueClusterServingCertificate,
+  kubeRequest,
+  kubeRequestOk,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
 import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
-import { tailFile } from "../../infra/tools/tail-file.ts";
+import { tailFile } from "../../infra/build/tools/tail-file.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 

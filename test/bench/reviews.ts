@@ -1,5 +1,5 @@
 /** Sending one benchmark review to a running function, and the bodies for each cell. */
-import type { FunctionsStack } from "../../infra/local/stack.ts";
+import type { FunctionsStack } from "../../infra/local/index.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import type { LoadOptions } from "./load.ts";

@@ -5,8 +5,7 @@
  * server at the same moment; `concurrency` senders share the pods.
  */
 import { Pool } from "undici";
-import type { LocalClusterInfo } from "../../infra/local/cluster.ts";
-import type { KubeObject } from "../../infra/local/apply.ts";
+import type { KubeObject, LocalClusterInfo } from "../../infra/local/index.ts";
 import { rolloutPod, rolloutPodRef } from "./rollout-plan.ts";
 import type { CreateOutcome } from "./rollout-verdict.ts";
 

@@ -6,7 +6,7 @@
  * {@link EDITED_CREDSPEC} is edited and namespace 0 loses its grant of credspec 0 ({@link REVOKED_CREDSPEC}): each
  * touches 50 of the 1,000 pods.
  */
-import type { KubeObject } from "../../infra/local/apply.ts";
+import type { KubeObject } from "../../infra/local/index.ts";
 import { benchCredSpec } from "./bench-pods.ts";
 
 export const ROLLOUT_NAMESPACES = 10;

@@ -7,10 +7,15 @@
  * errors, and whether every decision was right (rollout-verdict.ts). Our Node functions run at their default TTLs;
  * the Go reference, when `GMSA_REF_BIN` is set, at its chart's client-side limiter and with it raised.
  */
-import { applyObjects, objectPath } from "../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { startFunctions } from "../../infra/local/stack.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  kubeRequest,
+  kubeRequestOk,
+  objectPath,
+  startFunctions,
+  type LocalClusterInfo,
+} from "../../infra/local/index.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { functionUsers, openAuditLog, type AuditLog, type CallCounts } from "./audit.ts";

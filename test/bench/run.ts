@@ -23,7 +23,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FunctionsRuntime } from "../../infra/local/stack.ts";
+import type { FunctionsRuntime } from "../../infra/local/index.ts";
 import { startBenchCluster } from "./bench-cluster.ts";
 import { writeChart } from "./chart.ts";
 import { chartFiguresOf } from "./chart-figures.ts";

@@ -3,7 +3,7 @@
  * API calls per review (C), throughput (B), pod creation with and without the webhooks (F), exec
  * plugin runs (D) and the Node server's memory (E).
  */
-import { startFunctions, type FunctionsRuntime } from "../../infra/local/stack.ts";
+import { startFunctions, type FunctionsRuntime } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";

@@ -3,7 +3,7 @@
  * to the function's HTTPS URL with the caller token, the function talking to the real API server.
  * The API calls each cell caused are counted too (warm caches: only TTL expiries).
  */
-import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/stack.ts";
+import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";

@@ -7,11 +7,11 @@ import { generateKeyPairSync } from "node:crypto";
 import { dirname, join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
-import { buildWorkerBundle, measureBundle } from "../../infra/cloudflare/bundle-size.ts";
+import { buildWorkerBundle, measureBundle } from "../../infra/build/cloudflare/bundle-size.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { summarize, type Summary } from "./percentiles.ts";
 
-/** One Worker's bundle as `wrangler deploy` would upload it (infra/cloudflare/bundle-size.ts measures it). */
+/** One Worker's bundle as `wrangler deploy` would upload it (infra/build/cloudflare/bundle-size.ts measures it). */
 export interface BundleSize {
   fn: FunctionName;
   scriptPath: string;
@@ -43,7 +43,7 @@ export interface WorkerStartup {
 
 /** Bindings that make a complete configuration; no request below reaches the API server. */
 function startupBindings(): Record<string, string> {
-  // As infra/cloudflare/kubeconfig.example.yaml: a user without a credential, given one by wrangler.toml's JWT source.
+  // As infra/deploy/cloudflare/kubeconfig.example.yaml: a user without a credential, given one by wrangler.toml's JWT source.
   const kubeconfig = [
     "apiVersion: v1",
     "kind: Config",

@@ -6,10 +6,16 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  deleteWebhooks,
+  kubeRequest,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { container, createPod, deletePods, e2ePod, type Pod, PODS, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -164,7 +170,7 @@ describe.each(["ephemeral", "always"])(
 describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
-    // `default` may use no credspec (infra/samples/rbac.yaml): in deny mode this is a 403.
+    // `default` may use no credspec (infra/deploy/samples/rbac.yaml): in deny mode this is a 403.
     const pod = buildPod({
       ...e2ePod(GROUP, "shadow"),
       serviceAccountName: "default",

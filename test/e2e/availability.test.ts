@@ -11,8 +11,8 @@ import { X509Certificate } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
+import { adminEndpoint, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
 import {
   applySamples,
   installChart,
@@ -21,7 +21,6 @@ import {
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { NODE_NAME } from "../../infra/local/node-config.ts";
 import { issueServingCertificate } from "../../infra/local/pki.ts";
 import { FUNCTIONS, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";

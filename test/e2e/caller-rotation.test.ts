@@ -8,15 +8,14 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
+import { adminEndpoint, kubeRequestOk } from "../../infra/local/index.ts";
 import {
   localNodeValues,
   startInClusterStack,
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { installOnNode, webhookConfigurationPaths } from "./support/install-checks.ts";
 import { startPodStream } from "./support/pod-stream.ts";
 

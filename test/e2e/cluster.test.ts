@@ -4,16 +4,14 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { adminEndpoint, applyBaseInfra, kubeRequest, type KubeEndpoint } from "../../infra/local/index.ts";
 import {
   EXEC_PLUGIN_PATH,
   revokeFunctionTokens,
   writeFunctionKubeconfig,
   type ExecCredential,
 } from "../../infra/local/exec-plugin.ts";
-import { kubeRequest, type KubeEndpoint } from "../../infra/local/kube-request.ts";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
 import { kubectl } from "./support/kubectl.ts";
 
@@ -150,7 +148,7 @@ describe("exec plugin", () => {
   });
 });
 
-describe("function identities (infra/rbac)", () => {
+describe("function identities (infra/deploy/rbac)", () => {
   it("lets expand get credspecs but not list them nor create access reviews (403)", async () => {
     const token = (await runPlugin("gmsa-expand")).status.token;
     expect((await kubeRequest(as(token), `${CREDSPECS}/webapp01`)).status).toBe(200);

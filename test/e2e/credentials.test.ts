@@ -8,17 +8,19 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyWebhooks, deleteWebhooks } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
-import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
 import {
+  adminEndpoint,
+  applyBaseInfra,
   applyFunctionsWebhooks,
+  applyWebhooks,
+  deleteWebhooks,
+  kubeRequestOk,
   startFunctions,
   type FunctionsStack,
   type StartFunctionsOptions,
-} from "../../infra/local/stack.ts";
+} from "../../infra/local/index.ts";
+import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
+import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { createPod, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";

@@ -7,8 +7,8 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 /**
- * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/webhooks): it
+ * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/deploy/webhooks): it
  * passes on a healthy install, with the Node functions and with the Worker builds; then, for each fault injected, it
  * fails naming that fault and only that fault (every failing line is about it), and passes again once it is undone.
  * It runs on a cluster of its own (see beforeAll).
@@ -11,13 +11,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { applyBaseInfra, applyObjects, applyWebhooks, loadManifest, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, startCluster, type LocalCluster } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk, type KubeEndpoint } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  applyWebhooks,
+  createCallerToken,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  startCluster,
+  startFunctions,
+  type FunctionsStack,
+  type KubeEndpoint,
+  type KubeObject,
+  type LocalCluster,
+} from "../../infra/local/index.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { formatFindingsText, type Finding } from "../../cli/doctor/findings.ts";
 import { createDoctorOperator } from "./support/doctor.ts";
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";
@@ -179,7 +191,7 @@ describe("kubectl gmsa doctor, the bin", () => {
   }, 180_000);
   afterAll(async () => stack?.stop());
 
-  it("passes for an operator bound only to the roles docs/doctor.md names (infra/rbac/kubectl-gmsa-*.yaml)", async () => {
+  it("passes for an operator bound only to the roles docs/doctor.md names (infra/deploy/rbac/kubectl-gmsa-*.yaml)", async () => {
     const operator = await createDoctorOperator(cluster, "doctor-operator");
     try {
       // Unbound, the operator may read nothing: doctor says so (and the requests really are the operator's).

@@ -4,10 +4,16 @@
  * on the pod having no node (these pods are never scheduled). The user is impersonated by the admin.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  deleteWebhooks,
+  kubeRequest,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { createPod, deletePods, e2ePod, PODS, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 

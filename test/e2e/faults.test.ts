@@ -11,10 +11,19 @@
 import { loadavg } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyBaseInfra, applyObjects, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint, startCluster, type ControlPlaneServer, type LocalCluster } from "../../infra/local/cluster.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  createCallerToken,
+  startCluster,
+  startFunctions,
+  type ControlPlaneServer,
+  type FunctionsStack,
+  type KubeObject,
+  type LocalCluster,
+} from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { startFaultLoad, type FaultLoad, type FaultRecord } from "./support/fault-load.ts";
 import { formatTimeline } from "./support/fault-timeline.ts";

@@ -1,16 +1,24 @@
 /**
  * Both functions, called by the real kube-apiserver through the webhook configurations of
- * infra/webhooks/, for the Node server and for the Worker build: pods are created with the admin
+ * infra/deploy/webhooks/, for the Node server and for the Worker build: pods are created with the admin
  * credential and the tests read what the API server stored or why it refused. Pods stay Pending
  * (no kubelet). The functions run as deployed: one process or Worker each, their own identity, the
  * API server's bearer token (infra/local/stack.ts).
  */
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  deleteWebhooks,
+  kubeRequest,
+  objectPath,
+  startFunctions,
+  type FunctionsStack,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { sumOf } from "../support/prometheus.ts";
 import {
   container,

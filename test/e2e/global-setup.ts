@@ -6,13 +6,11 @@
  * Test files get its {@link LocalClusterInfo} with `inject("cluster")` (`kubeVersion` is the server's), the bearer
  * token the API server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
  * `cluster.webhookCallerToken`), and, when a selected file needs it, the path of the `helm` built from
- * infra/local/helm with `inject("helm")`.
+ * infra/build/helm with `inject("helm")`.
  */
 import type { TestProject } from "vitest/node";
-import { ensureBinaries } from "../../infra/local/build.ts";
-import { ensureHelm } from "../../infra/tools/go-build.ts";
-import { startCluster, type LocalClusterInfo } from "../../infra/local/cluster.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
+import { createCallerToken, ensureBinaries, startCluster, type LocalClusterInfo } from "../../infra/local/index.ts";
+import { ensureHelm } from "../../infra/build/tools/go-build.ts";
 import { prepare, STEPS } from "../prepare.ts";
 import { selectedFiles, tierNamed } from "../tiers.ts";
 

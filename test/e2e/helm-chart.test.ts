@@ -1,5 +1,5 @@
 /**
- * The Helm chart infra/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
+ * The Helm chart infra/deploy/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
  * every mode and certificate option, what each renders and what it must not, the values it refuses with a
  * message, what `lookup` finds (`--dry-run=server` against the local API server): the generated certificate kept
  * across upgrades, a CRD and credspecs the release does not own left out; the AKS and EKS example values, every
@@ -13,11 +13,16 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  kubeRequest,
+  kubeRequestOk,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { POD_CIDR } from "../../infra/local/node-config.ts";
-import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 import { READINESS_TIMEOUT_MS } from "../../shared/kube/readiness.ts";
 
@@ -145,7 +150,7 @@ const podOf = (objects: KubeObject[], fn: Fn) =>
 const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: Webhook) => rest;
 
 async function kustomize(path: string): Promise<KubeObject[]> {
-  const infra = fileURLToPath(new URL(`../../infra/${path}`, import.meta.url));
+  const infra = fileURLToPath(new URL(`../../infra/deploy/${path}`, import.meta.url));
   const { stdout } = await run("kubectl", ["kustomize", infra], { maxBuffer: 16 * 1024 * 1024 });
   return parseAllDocuments(stdout).map((document) => document.toJS() as KubeObject);
 }
@@ -165,7 +170,13 @@ async function dryRunApply(objects: KubeObject[]): Promise<void> {
 /** helm template with these values must fail; returns helm's message. */
 async function refusal(values: unknown): Promise<string> {
   const result = await helm.run(
-    ["template", RELEASE, fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url)), "-n", NAMESPACE],
+    [
+      "template",
+      RELEASE,
+      fileURLToPath(new URL("../../infra/deploy/helm/gmsa-webhooks", import.meta.url)),
+      "-n",
+      NAMESPACE,
+    ],
     { values },
   );
   expect(result.code).not.toBe(0);
@@ -174,7 +185,7 @@ async function refusal(values: unknown): Promise<string> {
 
 /** The NOTES of `helm install --dry-run=client` with these values (client-side: no cluster, so no lookup). */
 async function installNotes(values: unknown): Promise<string> {
-  const chart = fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url));
+  const chart = fileURLToPath(new URL("../../infra/deploy/helm/gmsa-webhooks", import.meta.url));
   const result = await helm.run(["install", RELEASE, chart, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], {
     values,
   });
@@ -198,7 +209,7 @@ afterAll(async () => {
 
 describe("helm lint", () => {
   it.each(Object.keys(VALUE_SETS))("passes with --strict: %s", async (name) => {
-    const chart = fileURLToPath(new URL("../../infra/helm/gmsa-webhooks", import.meta.url));
+    const chart = fileURLToPath(new URL("../../infra/deploy/helm/gmsa-webhooks", import.meta.url));
     const result = await helm.run(["lint", chart, "--strict", "-n", NAMESPACE], { values: VALUE_SETS[name] });
     expect(result.stderr + result.stdout).toContain("0 chart(s) failed");
     expect(result.code).toBe(0);
@@ -472,10 +483,10 @@ describe("helm template: inCluster mode", () => {
   });
 });
 
-describe("the AKS and EKS example values (infra/helm/examples)", () => {
+describe("the AKS and EKS example values (infra/deploy/helm/examples)", () => {
   /** An example file with the path secrets its header says to pass with --set. */
   async function renderExample(name: "aks" | "eks"): Promise<KubeObject[]> {
-    const file = fileURLToPath(new URL(`../../infra/helm/examples/${name}.yaml`, import.meta.url));
+    const file = fileURLToPath(new URL(`../../infra/deploy/helm/examples/${name}.yaml`, import.meta.url));
     const values = {
       ...(parse(await readFile(file, "utf8")) as Record<string, unknown>),
       callerAuth: { mode: "path", ...PATH_SECRET },
@@ -587,7 +598,7 @@ describe("one source with the kustomize bases", () => {
     },
   );
 
-  it("installs the ValidatingAdmissionPolicy and binding of infra/policy when policy.install is set", async () => {
+  it("installs the ValidatingAdmissionPolicy and binding of infra/deploy/policy when policy.install is set", async () => {
     const policy = await kustomize("policy");
     const objects = rendered.get("external, bearer, private CA")!;
     for (const kind of ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]) {

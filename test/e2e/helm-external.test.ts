@@ -1,16 +1,20 @@
 /**
- * `helm install` of infra/helm/gmsa-webhooks in external mode into the local cluster: the webhooks registered by
+ * `helm install` of infra/deploy/helm/gmsa-webhooks in external mode into the local cluster: the webhooks registered by
  * URL at Node servers on loopback (infra/local/stack.ts, as any function outside the cluster), their CA as the
  * caBundle, bearer caller auth from the API server's admission configuration, and the functions' identities bound
  * by the chart's RBAC alone (the kustomize base's bindings are removed for the duration). No workload is created.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  kubeRequest,
+  kubeRequestOk,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { functionServiceAccount } from "../../infra/local/function-tokens.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import {
   defineAdmissionTests,
@@ -30,7 +34,7 @@ const NAMESPACE = "gmsa-helm-external";
 const RELEASE = "gwx";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
 const WEBHOOK_CONFIGURATIONS = webhookConfigurationPaths(FULLNAME);
-/** The kustomize base's bindings of the functions' identities (infra/rbac/), removed while the chart's serve. */
+/** The kustomize base's bindings of the functions' identities (infra/deploy/rbac/), removed while the chart's serve. */
 const BASE_BINDINGS = FUNCTIONS.map(
   (fn) => `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:${fn}`,
 );

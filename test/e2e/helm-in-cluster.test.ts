@@ -11,17 +11,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { nodeBinary } from "../../infra/tools/node-binary.ts";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { adminEndpoint, createCallerToken, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
+import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import {
   localNodeValues,
   startInClusterStack,
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
 import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
@@ -37,7 +36,6 @@ import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/nod
 import { createPod } from "./support/pods.ts";
 import { createDoctorOperator } from "./support/doctor.ts";
 import { expectSampleShape } from "./support/doctor-samples.ts";
-import { createCallerToken } from "../../infra/local/webhook-caller-auth.ts";
 
 const GROUP = "helm-in-cluster";
 const CLI = "cli/gmsa-webhooks.ts";

@@ -3,7 +3,7 @@
  * (test/e2e/fixtures/windows-gmsa-crd.yaml) is applied with kubectl as its deploy script does, the samples are
  * created as `windows.k8s.io/v1alpha1` while v1alpha1 is the storage version (so etcd holds them as v1alpha1), and
  * storage then moves to v1 as its later CRD does: `status.storedVersions` is [v1alpha1, v1]. Then ours arrives three
- * ways: `kubectl apply -k infra/crd` (our CRD replaces theirs); the plain `helm install` the README documents, with
+ * ways: `kubectl apply -k infra/deploy/crd` (our CRD replaces theirs); the plain `helm install` the README documents, with
  * no extra flag and the incumbent's credspecs listed in `credentialSpecs` (the chart finds the CRD and the credspecs
  * it does not own and leaves them as they are); and the optional takeover docs/migration.md describes (the CRD
  * adopted by the release, `--force-conflicts`). A CRD of windows-gmsa's first releases, serving v1alpha1 alone, is
@@ -20,11 +20,18 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
-import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  deleteWebhooks,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import { deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { createPod, parsed } from "./support/pods.ts";
@@ -38,7 +45,7 @@ const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
 const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 const FIXTURE = fileURLToPath(new URL("fixtures/windows-gmsa-crd.yaml", import.meta.url));
-const INFRA_CRD = fileURLToPath(new URL("../../infra/crd", import.meta.url));
+const INFRA_CRD = fileURLToPath(new URL("../../infra/deploy/crd", import.meta.url));
 const VERSIONS = ["v1", "v1alpha1"] as const;
 
 interface CrdVersion {
@@ -239,7 +246,7 @@ afterAll(async () => {
 });
 
 describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () => {
-  describe("kubectl apply -k infra/crd", () => {
+  describe("kubectl apply -k infra/deploy/crd", () => {
     let contents = new Map<string, unknown>();
     beforeAll(async () => {
       contents = await installIncumbent();

@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { readRepoFile, shellBlockWith } from "../support/guide-text.ts";
 
 const run = promisify(execFile);
@@ -21,7 +21,9 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "gmsa-guide-overlay-"));
   for (const folder of ["crd", "rbac", "webhooks", "overlays"])
-    await cp(path.join(REPO_ROOT, "infra", folder), path.join(dir, "infra", folder), { recursive: true });
+    await cp(path.join(REPO_ROOT, "infra", "deploy", folder), path.join(dir, "infra", "deploy", folder), {
+      recursive: true,
+    });
 });
 
 afterAll(async () => {
@@ -34,7 +36,7 @@ describe(`${GUIDE}: the cluster side`, () => {
     await run("bash", ["-euo", "pipefail", "-c", shellBlockWith(guide, "-keyout ca-key.pem")], { cwd: dir });
     const urls = [...guide.matchAll(/`((?:EXPAND|AUTHORIZE)_BASE_URL=https:\/\/[^`]+)`/g)].map((match) => match[1]!);
     expect(urls).toHaveLength(2);
-    const overlay = path.join(dir, "infra/overlays/node-in-cluster");
+    const overlay = path.join(dir, "infra/deploy/overlays/node-in-cluster");
     await writeFile(path.join(overlay, "endpoints.env"), `${urls.join("\n")}\n`);
     await cp(path.join(dir, "ca.pem"), path.join(overlay, "ca.pem"));
     // Rendered as `kubectl apply -k` renders it; the objects inside the namespace gmsa-webhooks are left out, since a

@@ -2,25 +2,27 @@
  * `kubectl gmsa who-can-use` and `explain` through the real kube-apiserver, with the Node functions registered as
  * webhooks (REVIEW_REQUESTING_USER=always, so the person matters too). The plugin runs as a real process through the
  * kubectl-gmsa bin (a link of that name, as npm and krew install it), and once through a real kubectl finding it on
- * PATH. The read-only operator's ClusterRole of infra/rbac/ is checked with a server dry run.
+ * PATH. The read-only operator's ClusterRole of infra/deploy/rbac/ is checked with a server dry run.
  */
 import { execFile } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import {
+  adminEndpoint,
   applyBaseInfra,
+  applyFunctionsWebhooks,
   applyObjects,
   deleteWebhooks,
+  kubeRequest,
   loadManifest,
   objectPath,
+  startFunctions,
+  type FunctionsStack,
   type KubeObject,
-} from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+} from "../../infra/local/index.ts";
 import { container, e2ePod, type Pod, type PodOptions, readCredSpec, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -256,7 +258,7 @@ describe("kubectl gmsa explain", () => {
   });
 });
 
-describe("the read-only operator's ClusterRoles (infra/rbac/kubectl-gmsa-reader.yaml)", () => {
+describe("the read-only operator's ClusterRoles (infra/deploy/rbac/kubectl-gmsa-reader.yaml)", () => {
   it("are accepted by the API server (dry run)", async () => {
     const roles = await loadManifest("rbac/kubectl-gmsa-reader.yaml");
     expect(roles.map((role) => role.metadata.name)).toEqual([

@@ -1,5 +1,5 @@
 /**
- * The kustomize bases (infra/crd, rbac, webhooks, samples) and overlays (infra/overlays/) rendered by
+ * The kustomize bases (infra/deploy/crd, rbac, webhooks, samples) and overlays (infra/deploy/overlays/) rendered by
  * `kubectl kustomize` and applied with server-side dry-run, so the real API server validates every
  * object (CRD schema, webhook URLs and CEL, RBAC), then checked for what each overlay promises.
  * A copy of infra/ is rendered, with test path secrets: a developer's own path-secrets.env is never
@@ -14,25 +14,30 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, loadManifest, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequestOk } from "../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  kubeRequestOk,
+  loadManifest,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
-const INFRA = fileURLToPath(new URL("../../infra/", import.meta.url));
+const INFRA = fileURLToPath(new URL("../../infra/deploy/", import.meta.url));
 const COPIED = ["crd", "rbac", "webhooks", "samples", "policy", "overlays"];
-/** An overlay of infra/overlays/ as they stand with the optional ValidatingAdmissionPolicy added (infra/policy/README.md). */
+/** An overlay of infra/deploy/overlays/ as they stand with the optional ValidatingAdmissionPolicy added (infra/deploy/policy/README.md). */
 const WITH_POLICY = "overlays/with-policy";
-/** An overlay plus components/shadow-mode, as infra/overlays/README.md says to run authorize with ENFORCEMENT=warn. */
+/** An overlay plus components/shadow-mode, as infra/deploy/overlays/README.md says to run authorize with ENFORCEMENT=warn. */
 const WITH_SHADOW_MODE = "overlays/with-shadow-mode";
 /** An overlay with the policy plus components/exempt-namespaces, its lists edited as the component's comment says. */
 const WITH_EXEMPT = "overlays/with-exempt-namespaces";
 
 /** What each overlay promises (`host`: the target's host shape, any for custom domains; `aks`: its cluster is AKS); a folder of
- * infra/overlays/ missing here fails "covers every overlay folder". */
+ * infra/deploy/overlays/ missing here fails "covers every overlay folder". */
 const OVERLAYS = [
   {
     name: "node-in-cluster",
@@ -190,7 +195,7 @@ afterAll(async () => {
   if (dir !== "") await rm(dir, { recursive: true, force: true });
 });
 
-describe("kustomize bases (infra/crd, rbac, webhooks, samples, policy)", () => {
+describe("kustomize bases (infra/deploy/crd, rbac, webhooks, samples, policy)", () => {
   it.each(["crd", "rbac", "webhooks", "samples", "policy"])(
     "%s renders and passes a server-side dry-run",
     async (path) => {
@@ -213,7 +218,7 @@ describe("kustomize bases (infra/crd, rbac, webhooks, samples, policy)", () => {
   });
 });
 
-describe("kustomize overlays (infra/overlays)", () => {
+describe("kustomize overlays (infra/deploy/overlays)", () => {
   it("takes the optional policy beside an overlay, which it leaves as it is", async () => {
     const objects = rendered.get(WITH_POLICY)!;
     expect(ids(objects)).toEqual(
@@ -393,7 +398,7 @@ describe("kustomize overlays (infra/overlays)", () => {
     });
   });
 
-  it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as infra/overlays/README.md says to apply it", async () => {
+  it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as infra/deploy/overlays/README.md says to apply it", async () => {
     const { stdout } = await run("kubectl", [
       "--kubeconfig",
       cluster.adminKubeconfig,

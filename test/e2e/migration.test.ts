@@ -11,11 +11,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { CHART_DIR } from "../../infra/helm/chart-dir.ts";
-import { applyBaseInfra, deleteWebhooks, loadManifest } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  deleteWebhooks,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  startFunctions,
+  type FunctionsStack,
+} from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import { deleteNamespace, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { startPodStream } from "./support/pod-stream.ts";

@@ -1,5 +1,5 @@
 /**
- * Which namespaces the webhooks of infra/webhooks/ enforce, through the real API server and the Node
+ * Which namespaces the webhooks of infra/deploy/webhooks/ enforce, through the real API server and the Node
  * functions: every namespace but those the operator exempts by name (`kubernetes.io/metadata.name`,
  * kube-system as shipped). A namespace labelled `windows.k8s.io/disabled: "true"` (the opt-out of
  * kubernetes-sigs/windows-gmsa) is enforced: whoever creates a namespace can set that label, so honouring it
@@ -8,10 +8,17 @@
  * (the webhooks run, nothing is stored).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, deleteWebhooks, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest } from "../../infra/local/kube-request.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  applyObjects,
+  deleteWebhooks,
+  kubeRequest,
+  startFunctions,
+  type FunctionsStack,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { container, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 

@@ -1,21 +1,22 @@
 /**
- * The ValidatingAdmissionPolicy of infra/policy/ on the real API server, with no webhook registered (issue 14,
+ * The ValidatingAdmissionPolicy of infra/deploy/policy/ on the real API server, with no webhook registered (issue 14,
  * section 6): the cases of authorize that CEL can judge. The policy is applied as shipped; the binding as
  * shipped but renamed and narrowed to this file's namespaces, so that no other test's pods meet it. `use`
  * is granted through RBAC; the credspecs need not exist for an authorization check.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  adminEndpoint,
   applyBaseInfra,
   applyObjects,
   deleteWebhooks,
+  kubeRequest,
+  kubeRequestOk,
   loadManifest,
   objectPath,
   type KubeObject,
-} from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
-import { DEFAULT_MAX_CREDSPECS } from "../../infra/manifests/policy.ts";
+} from "../../infra/local/index.ts";
+import { DEFAULT_MAX_CREDSPECS } from "../../infra/build/manifests/policy.ts";
 import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -126,7 +127,7 @@ afterAll(async () => {
   });
 });
 
-describe("the ValidatingAdmissionPolicy (infra/policy), webhooks unregistered", () => {
+describe("the ValidatingAdmissionPolicy (infra/deploy/policy), webhooks unregistered", () => {
   it("is accepted by the API server as shipped, with its CEL", async () => {
     const stored = await kubeRequestOk<{ spec: { validations: unknown[]; variables: unknown[] } }>(
       admin,

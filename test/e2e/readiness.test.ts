@@ -7,10 +7,16 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra, applyObjects, objectPath, type KubeObject } from "../../infra/local/apply.ts";
-import { adminEndpoint } from "../../infra/local/cluster.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  applyObjects,
+  kubeRequest,
+  kubeRequestOk,
+  objectPath,
+  type KubeObject,
+} from "../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/exec-plugin.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { writeKubeconfig, type KubeconfigUser } from "../../infra/local/kubeconfig.ts";
 import { createApp, misconfiguredApp } from "../../functions/app.ts";
 import { buildNodeDeps } from "../../functions/node/deps.ts";

@@ -1,5 +1,5 @@
 /**
- * `npm run release` (infra/release/release.ts) as the release workflow runs it, into a temporary folder, with the
+ * `npm run release` (infra/build/release/release.ts) as the release workflow runs it, into a temporary folder, with the
  * image and Helm the global setup built (cached, not rebuilt): every artifact is there and SHA256SUMS verifies; the
  * chart package renders with the published image pinned by digest; the CLI bundle and the kubectl plugin run with
  * Node 24 alone; the image's app layer holds the CLI; the function packages hold what their platforms load. Then
@@ -13,7 +13,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { buildRelease, type Release } from "../../infra/release/release.ts";
+import { buildRelease, type Release } from "../../infra/build/release/release.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 import { startLocalRegistry, type LocalRegistry } from "./support/registry.ts";
@@ -185,7 +185,7 @@ describe("publishing as the release workflow does, to a registry on loopback", (
     ]);
     expect(pushed.code).toBe(0);
     expect(`${pushed.stdout}${pushed.stderr}`).toMatch(/^Digest: sha256:[0-9a-f]{64}$/m);
-    // Not the docs' release name: the shared cluster already holds infra/rbac's ClusterRoles of that name.
+    // Not the docs' release name: the shared cluster already holds infra/deploy/rbac's ClusterRoles of that name.
     const install = [
       "install",
       "gmsa-release",

@@ -4,7 +4,7 @@
  * against its input, and the servers' resident memory sampled after warm-up, in the middle and at the
  * end. The memory bound is generous on purpose: it can only trip on a real leak, not on GC noise.
  *
- * The servers run with the production heap limits (infra/node/heap-limits.ts: a 64 MiB old space, 2 MiB
+ * The servers run with the production heap limits (infra/build/node/heap-limits.ts: a 64 MiB old space, 2 MiB
  * semi-spaces), as `npm start` and the image do, so that a leak ends in an out-of-memory crash, which fails
  * every later review, instead of hiding in V8's lazily grown heap. With the default limit (about 4 GiB on a 24 GiB
  * machine) RSS climbed 40 MiB per 4,000 reviews for 30,000 reviews before levelling off near 350 MiB, while heap
@@ -16,9 +16,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { startFunctions, type FunctionsStack } from "../../infra/local/stack.ts";
-import { NODE_SERVER_OPTIONS } from "../../infra/node/heap-limits.ts";
+import { applyBaseInfra, startFunctions, type FunctionsStack } from "../../infra/local/index.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readCredSpec } from "./support/pods.ts";
 import { findServerPid, readProcessMemory } from "./support/process-memory.ts";

@@ -1,5 +1,5 @@
 /**
- * The webhook configurations in infra/webhooks/ against the real API server: it accepts their CEL
+ * The webhook configurations in infra/deploy/webhooks/ against the real API server: it accepts their CEL
  * matchConditions, and calls the webhooks (here a recording stand-in) for exactly the pods that
  * mention a GMSA. The rules and conditions are applied verbatim; only the configuration names and
  * the namespace selector change, so this file cannot disturb other tests' webhooks.
@@ -7,16 +7,18 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
+  adminEndpoint,
   applyBaseInfra,
   applyObjects,
   applyWebhooks,
   deleteWebhooks,
+  issueClusterServingCertificate,
+  kubeRequest,
+  kubeRequestOk,
   objectPath,
   renderWebhooks,
   type KubeObject,
-} from "../../infra/local/apply.ts";
-import { adminEndpoint, issueClusterServingCertificate } from "../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
+} from "../../infra/local/index.ts";
 import { startRecordingWebhook, type RecordingWebhook } from "./recording-webhook.ts";
 
 const cluster = inject("cluster");
@@ -111,7 +113,7 @@ afterAll(async () => {
   await webhook?.close();
 });
 
-describe("webhook configurations (infra/webhooks)", () => {
+describe("webhook configurations (infra/deploy/webhooks)", () => {
   it("are accepted by the API server with their CEL matchConditions", async () => {
     for (const configuration of configurations) {
       const stored = await kubeRequestOk<{ webhooks: { matchConditions: { name: string }[] }[] }>(

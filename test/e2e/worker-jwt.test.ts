@@ -9,11 +9,15 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { applyBaseInfra } from "../../infra/local/apply.ts";
-import { adminEndpoint, issueClusterServingCertificate } from "../../infra/local/cluster.ts";
+import {
+  adminEndpoint,
+  applyBaseInfra,
+  issueClusterServingCertificate,
+  kubeRequest,
+  kubeRequestOk,
+} from "../../infra/local/index.ts";
 import { startFrontProxy, type FrontProxy } from "../../infra/local/front-proxy.ts";
 import { createJwtSigningKey, JWT_ALG, JWT_GROUP, jwtKeyId, publishJwks } from "../../infra/local/jwt-issuer-server.ts";
-import { kubeRequest, kubeRequestOk } from "../../infra/local/kube-request.ts";
 import { stopProcess, waitFor } from "../../infra/local/processes.ts";
 import type { StartedFunction } from "../../infra/local/stack-common.ts";
 import { bundleWorker, startWorkerFunction, workerJwtBindings } from "../../infra/local/stack-worker.ts";

@@ -4,7 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 
 /** A file of the repository as text. */
 export function readRepoFile(file: string): Promise<string> {

@@ -1,7 +1,7 @@
 /** What a tier's global setup prepared for the selected files (test/tiers.ts), read inside a test file. */
 import { inject } from "vitest";
 import type { DebianAwsCli } from "../../infra/local/awscli.ts";
-import type { ImageInfo } from "../../infra/node/image.ts";
+import type { ImageInfo } from "../../infra/build/node/image.ts";
 
 function missing(name: string): Error {
   return new Error(`${name} was not prepared for this test file: list it among the file's needs in test/tiers.ts`);

@@ -5,9 +5,9 @@
  */
 import type { TestProject } from "vitest/node";
 import { ensureDebianAwsCli, type DebianAwsCli } from "../../infra/local/awscli.ts";
-import { ensureHelm } from "../../infra/tools/go-build.ts";
-import { ensureImage, type ImageInfo } from "../../infra/node/image.ts";
-import { ensureActionlint } from "../../infra/release/actionlint.ts";
+import { ensureHelm } from "../../infra/build/tools/go-build.ts";
+import { ensureImage, type ImageInfo } from "../../infra/build/node/image.ts";
+import { ensureActionlint } from "../../infra/build/release/actionlint.ts";
 import { prepare, STEPS } from "../prepare.ts";
 import { selectedFiles, tierNamed } from "../tiers.ts";
 

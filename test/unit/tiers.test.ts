@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { STEPS } from "../prepare.ts";
 import { E2E_NEEDS, FLOOR_FILES, filesOf, selectTiers, stepsOf, testFiles, tierNamed } from "../tiers.ts";
 

@@ -9,8 +9,8 @@ import path from "node:path";
 import { exportPKCS8, generateKeyPair } from "jose";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildWorkerBundle } from "../../infra/cloudflare/bundle-size.ts";
-import { REPO_ROOT } from "../../infra/repo-root.ts";
+import { buildWorkerBundle } from "../../infra/build/cloudflare/bundle-size.ts";
+import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { buildPod } from "../support/pods.ts";
 import { buildReview } from "../support/reviews.ts";
 import { createTestPki, type TestPki } from "../support/test-pki.ts";
@@ -48,7 +48,7 @@ beforeAll(async () => {
   // As the guide makes it: openssl genpkey -algorithm RSA (PKCS8), for JWT_ALG=RS256.
   const { privateKey } = await generateKeyPair("RS256", { extractable: true, modulusLength: 2048 });
   secretValues = {
-    KUBECONFIG: await read("infra/cloudflare/kubeconfig.example.yaml"),
+    KUBECONFIG: await read("infra/deploy/cloudflare/kubeconfig.example.yaml"),
     JWT_PRIVATE_KEY: await exportPKCS8(privateKey),
     CALLER_AUTH_TOKENS: "caller-token-for-the-guide-test-0123",
     CALLER_AUTH_PATH_SECRET: "0123456789abcdef0123456789abcdef0123456789abcdef",

@@ -4,11 +4,16 @@
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { applyBaseInfra, deleteWebhooks } from "../../../infra/local/apply.ts";
-import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
-import { applyFunctionsWebhooks, startFunctions, type FunctionsStack } from "../../../infra/local/stack.ts";
-import { buildNodeTarget } from "../../../infra/node/bundle-function.ts";
-import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
+import {
+  applyBaseInfra,
+  applyFunctionsWebhooks,
+  deleteWebhooks,
+  startFunctions,
+  type FunctionsStack,
+  type LocalClusterInfo,
+} from "../../../infra/local/index.ts";
+import { buildNodeTarget } from "../../../infra/build/node/bundle-function.ts";
+import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
 import { deletePods, readCredSpec } from "./pods.ts";
 
 export interface BundledFunctions {

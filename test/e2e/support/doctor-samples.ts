@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 /** The first ```console block of `file` that starts with `$ kubectl gmsa doctor`, less that line and blank lines. */
 export async function readDoctorSample(file: string): Promise<string[]> {

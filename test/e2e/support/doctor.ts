@@ -4,9 +4,16 @@
  * admin's impersonating it.
  */
 import { join } from "node:path";
-import { applyObjects, loadManifest, objectPath, type KubeObject } from "../../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  kubeRequest,
+  kubeRequestOk,
+  loadManifest,
+  objectPath,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../../infra/local/index.ts";
 import { writeKubeconfig } from "../../../infra/local/kubeconfig.ts";
 
 /** Where an operator's namespaced roles are bound. */
@@ -22,7 +29,7 @@ const OPERATOR_NAMESPACE = "default";
 
 /**
  * Creates the ServiceAccount `name` and a kubeconfig holding a one-hour token of it; `bind` applies the roles
- * docs/doctor.md names (infra/rbac/kubectl-gmsa-reader.yaml and kubectl-gmsa-doctor.yaml), bound to it alone as
+ * docs/doctor.md names (infra/deploy/rbac/kubectl-gmsa-reader.yaml and kubectl-gmsa-doctor.yaml), bound to it alone as
  * docs/doctor.md says to bind them; `remove` deletes what was applied, the ServiceAccount included.
  */
 export async function createDoctorOperator(cluster: LocalClusterInfo, name: string) {

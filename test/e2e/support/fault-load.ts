@@ -6,8 +6,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
-import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
-import type { FunctionsStack } from "../../../infra/local/stack.ts";
+import type { FunctionsStack, LocalClusterInfo } from "../../../infra/local/index.ts";
 import {
   APISERVER_CASES,
   DIRECT_CASES,

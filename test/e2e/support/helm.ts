@@ -1,18 +1,17 @@
 /**
- * Runs the `helm` built by infra/tools/go-build.ts (the e2e global setup provides its path as `inject("helm")`)
- * against the chart in infra/helm/gmsa-webhooks, through infra/tools/helm-runner.ts (Helm's folders of its own).
+ * Runs the `helm` built by infra/build/tools/go-build.ts (the e2e global setup provides its path as `inject("helm")`)
+ * against the chart in infra/deploy/helm/gmsa-webhooks, through infra/build/tools/helm-runner.ts (Helm's folders of its own).
  */
 import { parseAllDocuments } from "yaml";
-import { CHART_DIR } from "../../../infra/helm/chart-dir.ts";
-import type { KubeObject } from "../../../infra/local/apply.ts";
+import { CHART_DIR } from "../../../infra/build/helm/chart-dir.ts";
+import type { FunctionsStack, KubeObject } from "../../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
 import { POD_CIDR } from "../../../infra/local/node-config.ts";
-import type { FunctionsStack } from "../../../infra/local/stack.ts";
 import {
   createHelmRunner as createBaseHelmRunner,
   type HelmResult,
   type HelmRunner as BaseHelmRunner,
-} from "../../../infra/tools/helm-runner.ts";
+} from "../../../infra/build/tools/helm-runner.ts";
 
 export type { HelmResult };
 

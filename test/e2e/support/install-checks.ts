@@ -1,21 +1,22 @@
 /**
  * What every install of the webhooks must do when the real API server admits pods, whichever way the functions
  * are reached (the chart's Service in front of pods on the local node, or URLs on loopback): the tests the Helm install files
- * share, and the setup and cleanup around them. Pods use the samples (infra/samples: `default/gmsa-app` may use
+ * share, and the setup and cleanup around them. Pods use the samples (infra/deploy/samples: `default/gmsa-app` may use
  * webapp01, `default/default` nothing).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { readFile } from "node:fs/promises";
 import { expect, it, vi } from "vitest";
-import { applyObjects } from "../../../infra/local/apply.ts";
-import { adminEndpoint, type LocalClusterInfo } from "../../../infra/local/cluster.ts";
 import {
+  adminEndpoint,
+  applyObjects,
   applySamples,
   installChart,
+  kubeRequest,
   waitForDeployments,
   type InClusterStack,
-} from "../../../infra/local/in-cluster.ts";
-import { kubeRequest } from "../../../infra/local/kube-request.ts";
+  type LocalClusterInfo,
+} from "../../../infra/local/index.ts";
 import { container, createPod, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
 

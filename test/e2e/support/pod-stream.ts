@@ -1,4 +1,4 @@
-import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
+import type { LocalClusterInfo } from "../../../infra/local/index.ts";
 import { gmsaPod } from "./install-checks.ts";
 import { createPod } from "./pods.ts";
 

@@ -2,15 +2,13 @@
  * Pods for the e2e tests (built by test/support's buildPod with {@link e2ePod}), created through the real API server with the admin credential, and what
  * the API server answers (the stored pod, or the Status of a refusal).
  */
-import type { LocalClusterInfo } from "../../../infra/local/cluster.ts";
-import { adminEndpoint } from "../../../infra/local/cluster.ts";
-import { kubeRequest, kubeRequestOk } from "../../../infra/local/kube-request.ts";
+import { adminEndpoint, kubeRequest, kubeRequestOk, type LocalClusterInfo } from "../../../infra/local/index.ts";
 import type { Container, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
 import type { PodOptions } from "../../support/pods.ts";
 
 export type { Container, Pod, PodOptions, WindowsOptions };
 
-/** Namespace of the samples: `gmsa-app` may use webapp01 (infra/samples/rbac.yaml), `default` nothing. */
+/** Namespace of the samples: `gmsa-app` may use webapp01 (infra/deploy/samples/rbac.yaml), `default` nothing. */
 export const NAMESPACE = "default";
 export const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
 export const IMAGE = "mcr.microsoft.com/windows/nanoserver:ltsc2022";

@@ -6,7 +6,7 @@
 import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { freePort, startProcess, stopProcess, waitFor } from "../../../infra/local/processes.ts";
-import { tailFile } from "../../../infra/tools/tail-file.ts";
+import { tailFile } from "../../../infra/build/tools/tail-file.ts";
 
 /** A running registry; `close()` stops it and its contents are gone. */
 export interface LocalRegistry {

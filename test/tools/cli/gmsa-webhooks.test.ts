@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import {
   PLUGIN_INPUT_MARKER,

@@ -11,7 +11,7 @@ import { chmod, copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { tempDir } from "../../support/temp-dir.ts";
@@ -38,17 +38,17 @@ let secret: string;
 
 beforeAll(async () => {
   dir = await tempDir("gmsa-azure-guide-");
-  await mkdir(path.join(dir, "infra/azure"), { recursive: true });
-  await mkdir(path.join(dir, "infra/overlays/azure-functions"), { recursive: true });
+  await mkdir(path.join(dir, "infra/deploy/azure"), { recursive: true });
+  await mkdir(path.join(dir, "infra/deploy/overlays/azure-functions"), { recursive: true });
   await mkdir(path.join(dir, "bin"));
   await copyFile(
-    path.join(REPO_ROOT, "infra/azure/appsettings.example.json"),
-    path.join(dir, "infra/azure/appsettings.example.json"),
+    path.join(REPO_ROOT, "infra/deploy/azure/appsettings.example.json"),
+    path.join(dir, "infra/deploy/azure/appsettings.example.json"),
   );
   // az is not installed here: a stand-in that prints a client ID for `az identity show` and accepts the rest.
   await writeFile(path.join(dir, "bin/az"), `#!/bin/sh\ncase "$*" in "identity show"*) echo ${CLIENT_ID};; esac\n`);
   await chmod(path.join(dir, "bin/az"), 0o755);
-  const block = shellBlockWith(await readRepoFile(GUIDE), "infra/azure/appsettings.example.json");
+  const block = shellBlockWith(await readRepoFile(GUIDE), "infra/deploy/azure/appsettings.example.json");
   await run("bash", ["-euo", "pipefail", "-c", block], {
     cwd: dir,
     env: { PATH: `${path.join(dir, "bin")}:/usr/bin:/bin` },
@@ -59,7 +59,7 @@ beforeAll(async () => {
   }[];
   settings = Object.fromEntries(list.map(({ name, value }) => [name, value]));
   secret = /^EXPAND_PATH_SECRET=(\S+)$/m.exec(
-    await readFile(path.join(dir, "infra/overlays/azure-functions/path-secrets.env"), "utf8"),
+    await readFile(path.join(dir, "infra/deploy/overlays/azure-functions/path-secrets.env"), "utf8"),
   )![1]!;
 });
 
@@ -84,7 +84,7 @@ describe(`${GUIDE}: the app with the guide's settings`, () => {
 
   it("is ready and takes reviews only at /expand/<secret> (401 at /expand)", async () => {
     const pki = await createTestPki();
-    const example = await readRepoFile("infra/azure/kubeconfig.example.yaml");
+    const example = await readRepoFile("infra/deploy/azure/kubeconfig.example.yaml");
     const kubeconfig = path.join(dir, "kubeconfig.yaml");
     await writeFile(
       kubeconfig,

@@ -13,8 +13,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { buildNodeTarget } from "../../../infra/node/bundle-function.ts";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { buildNodeTarget } from "../../../infra/build/node/bundle-function.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { tempDir } from "../../support/temp-dir.ts";
@@ -73,8 +73,11 @@ describe(GUIDE, () => {
     await mkdir(path.join(dir, "bin"));
     for (const [name, script] of Object.entries(STAND_INS))
       await writeFile(path.join(dir, "bin", name), script, { mode: 0o755 });
-    await mkdir(path.join(dir, "infra/standalone"), { recursive: true });
-    for (const file of ["infra/standalone/kubeconfig.example.yaml", "infra/standalone/gmsa-webhooks.env.example"]) {
+    await mkdir(path.join(dir, "infra/deploy/standalone"), { recursive: true });
+    for (const file of [
+      "infra/deploy/standalone/kubeconfig.example.yaml",
+      "infra/deploy/standalone/gmsa-webhooks.env.example",
+    ]) {
       await writeFile(path.join(dir, file), atRoot(await readRepoFile(file)));
     }
     const guide = await readRepoFile(GUIDE);
@@ -89,7 +92,7 @@ describe(GUIDE, () => {
     for (const folder of ["tls", "expand", "authorize"]) expect(await mode(folder), folder).toBe(0o750);
     expect(await mode("tls/tls.crt")).toBe(0o644);
     expect(await mode("tls/tls.key")).toBe(0o640);
-    const unit = await readRepoFile("infra/standalone/gmsa-webhooks@.service");
+    const unit = await readRepoFile("infra/deploy/standalone/gmsa-webhooks@.service");
     for (const [fn, port] of [
       ["expand", "8443"],
       ["authorize", "8444"],
@@ -162,7 +165,7 @@ describe(GUIDE, () => {
   }, 60_000);
 
   it("gives the server a kubeconfig user whose token is a file it re-reads", async () => {
-    const text = await readRepoFile("infra/standalone/kubeconfig.example.yaml");
+    const text = await readRepoFile("infra/deploy/standalone/kubeconfig.example.yaml");
     const parsed = parseKubeconfig(text, { source: "kubeconfig.example.yaml" });
     expect(parsed.problems).toEqual([]);
     const { target, problems } = selectKubeTarget(parsed.config!);
@@ -171,7 +174,7 @@ describe(GUIDE, () => {
   });
 
   it("runs the systemd unit on the checkout's Node with npm start's flags and bundle", async () => {
-    const unit = await readRepoFile("infra/standalone/gmsa-webhooks@.service");
+    const unit = await readRepoFile("infra/deploy/standalone/gmsa-webhooks@.service");
     const start = (
       JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }
     ).scripts.start;

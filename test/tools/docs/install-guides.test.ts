@@ -11,8 +11,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { bundleNodeFunction } from "../../../infra/node/bundle-function.ts";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { bundleNodeFunction } from "../../../infra/build/node/bundle-function.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { functionUrlEvent } from "../../support/lambda-events.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
@@ -133,18 +133,18 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
   beforeAll(async () => {
     dir = await tempDir("gmsa-lambda-guide-");
     // The guide's "Settings" block, run as written in a folder shaped like a checkout.
-    await mkdir(path.join(dir, "infra/aws"), { recursive: true });
-    await mkdir(path.join(dir, "infra/overlays/aws-lambda"), { recursive: true });
+    await mkdir(path.join(dir, "infra/deploy/aws"), { recursive: true });
+    await mkdir(path.join(dir, "infra/deploy/overlays/aws-lambda"), { recursive: true });
     await copyFile(
-      path.join(REPO_ROOT, "infra/aws/environment.example.json"),
-      path.join(dir, "infra/aws/environment.example.json"),
+      path.join(REPO_ROOT, "infra/deploy/aws/environment.example.json"),
+      path.join(dir, "infra/deploy/aws/environment.example.json"),
     );
-    const block = shellBlockWith(await readRepoFile(LAMBDA_GUIDE), "infra/aws/environment.example.json");
+    const block = shellBlockWith(await readRepoFile(LAMBDA_GUIDE), "infra/deploy/aws/environment.example.json");
     await run("bash", ["-euo", "pipefail", "-c", block], { cwd: dir });
     variables = (
       JSON.parse(await readFile(path.join(dir, "env-expand.json"), "utf8")) as { Variables: Record<string, string> }
     ).Variables;
-    const secrets = await readFile(path.join(dir, "infra/overlays/aws-lambda/path-secrets.env"), "utf8");
+    const secrets = await readFile(path.join(dir, "infra/deploy/overlays/aws-lambda/path-secrets.env"), "utf8");
     secret = /^EXPAND_PATH_SECRET=(\S+)$/m.exec(secrets)![1]!;
   });
 
@@ -166,7 +166,7 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     const bundle = await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outdir });
     // The example kubeconfig with the cluster CA filled in, as the guide's step 1 says.
     const pki = await createTestPki();
-    const example = await readRepoFile("infra/aws/kubeconfig.example.yaml");
+    const example = await readRepoFile("infra/deploy/aws/kubeconfig.example.yaml");
     const kubeconfig = path.join(outdir, "kubeconfig.yaml");
     await writeFile(
       kubeconfig,
@@ -215,11 +215,13 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
   }, 60_000);
 });
 
-describe("infra/aws/aws-auth-maproles.example.yaml", () => {
-  it("maps each function's role, by its role ARN, to the group infra/overlays/aws-lambda binds", async () => {
-    const { mapRoles } = parse(await readRepoFile("infra/aws/aws-auth-maproles.example.yaml")) as { mapRoles: string };
+describe("infra/deploy/aws/aws-auth-maproles.example.yaml", () => {
+  it("maps each function's role, by its role ARN, to the group infra/deploy/overlays/aws-lambda binds", async () => {
+    const { mapRoles } = parse(await readRepoFile("infra/deploy/aws/aws-auth-maproles.example.yaml")) as {
+      mapRoles: string;
+    };
     const entries = parse(mapRoles) as { rolearn: string; groups: string[] }[];
-    const overlay = await readRepoFile("infra/overlays/aws-lambda/kustomization.yaml");
+    const overlay = await readRepoFile("infra/deploy/overlays/aws-lambda/kustomization.yaml");
     expect(entries.map((entry) => entry.groups)).toEqual([["gmsa-webhooks:expand"], ["gmsa-webhooks:authorize"]]);
     for (const entry of entries) {
       expect(entry.rolearn).toMatch(/^arn:aws:iam::\d{12}:role\/gmsa-(expand|authorize)-lambda$/);
@@ -235,7 +237,7 @@ describe(`${WORKERS_GUIDE}: the JWT token source and the API server's authentica
       [...toml.matchAll(new RegExp(`^${name} = "([^"]*)"$`, "gm"))].map((match) => match[1]!);
     const envs = [...toml.matchAll(/^\[env\.[a-z-]+\.vars\]$/gm)].length;
     expect(values("JWT_ALG")).toEqual(Array<string>(envs).fill("RS256"));
-    const config = parse(await readRepoFile("infra/cloudflare/authentication-config.example.yaml")) as {
+    const config = parse(await readRepoFile("infra/deploy/cloudflare/authentication-config.example.yaml")) as {
       jwt: { issuer: { url: string; audiences: string[] }; claimValidationRules: { expression: string }[] }[];
     };
     const [jwt] = config.jwt;

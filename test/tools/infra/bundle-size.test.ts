@@ -9,7 +9,7 @@ import {
   reportSizes,
   WORKER_ENVS,
   type BundleSize,
-} from "../../../infra/cloudflare/bundle-size.ts";
+} from "../../../infra/build/cloudflare/bundle-size.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
 describe("measureBundle", () => {

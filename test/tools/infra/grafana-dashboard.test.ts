@@ -1,5 +1,5 @@
 /**
- * infra/grafana/gmsa-webhooks-dashboard.json against the Node server's registry, its exposition read by Debian's
+ * infra/deploy/grafana/gmsa-webhooks-dashboard.json against the Node server's registry, its exposition read by Debian's
  * Prometheus parser: every metric a panel queries is one /metrics answers, with the suffix its type gives it (`_bucket` only on histograms), and the panels the issue
  * asks for are there.
  */
@@ -18,7 +18,7 @@ interface Dashboard {
 }
 
 const dashboard = JSON.parse(
-  await readFile(new URL("../../../infra/grafana/gmsa-webhooks-dashboard.json", import.meta.url), "utf8"),
+  await readFile(new URL("../../../infra/deploy/grafana/gmsa-webhooks-dashboard.json", import.meta.url), "utf8"),
 ) as Dashboard;
 
 /**

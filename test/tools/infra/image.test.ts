@@ -1,5 +1,5 @@
 /**
- * The production image (infra/node/image.ts), built or taken from its cache, unpacked and checked: what its
+ * The production image (infra/build/node/image.ts), built or taken from its cache, unpacked and checked: what its
  * configuration runs and as whom, that its layers are reproducible tars of root-owned files with nothing but Node,
  * its libraries and the bundle (no shell), and that Node starts in it as uid 1000 on a read-only root.
  */
@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
-import type { ImageInfo } from "../../../infra/node/image.ts";
+import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
+import type { ImageInfo } from "../../../infra/build/node/image.ts";
 import { preparedImage } from "../../support/prepared.ts";
 
 const run = promisify(execFile);

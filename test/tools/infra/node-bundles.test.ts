@@ -9,8 +9,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
-import { buildNodeTarget, FUNCTION_BUNDLE_LIMIT_BYTES, loadedAtStart } from "../../../infra/node/bundle-function.ts";
+import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
+import {
+  buildNodeTarget,
+  FUNCTION_BUNDLE_LIMIT_BYTES,
+  loadedAtStart,
+} from "../../../infra/build/node/bundle-function.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 

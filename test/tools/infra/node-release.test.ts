@@ -1,5 +1,5 @@
 /**
- * The image's pinned Node (infra/node/node-release.ts): the binary `npm ci` installed is the one whose SHA-256 the
+ * The image's pinned Node (infra/build/node/node-release.ts): the binary `npm ci` installed is the one whose SHA-256 the
  * repository keeps, the lock pins its package by version and integrity with no install script, and the release
  * workflow's check of the Node.js project's tarball (SHASUMS256.txt, then `bin/node`) passes and fails as it should,
  * on a stand-in release made here (nodejs.org is not reachable from the tests).
@@ -16,8 +16,8 @@ import {
   NODE_RELEASE,
   officialTarball,
   verifyNodeBinary,
-} from "../../../infra/node/node-release.ts";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+} from "../../../infra/build/node/node-release.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
 const run = promisify(execFile);

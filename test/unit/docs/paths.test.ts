@@ -6,7 +6,7 @@
 import { existsSync, globSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 const PAGES = globSync(["README.md", "CHANGELOG.md", "docs/*.md", "infra/**/README.md"], { cwd: REPO_ROOT }).sort();
 const ROOTS = ["functions/", "shared/", "cli/", "infra/", "test/", "docs/", ".ci/", ".github/"];

@@ -1,9 +1,9 @@
 /**
- * infra/azure/lockfile.ts cuts the Azure package's lock from the repository's: the dependency and what it needs, from
+ * infra/build/azure/lockfile.ts cuts the Azure package's lock from the repository's: the dependency and what it needs, from
  * the folders Node would load them from, with the repository's versions and hashes and markers for the new root.
  */
 import { describe, expect, it } from "vitest";
-import { cutLock, type LockEntry, type PackageLock } from "../../../infra/azure/lockfile.ts";
+import { cutLock, type LockEntry, type PackageLock } from "../../../infra/build/azure/lockfile.ts";
 
 const ROOT = { name: "app", version: "1.0.0", dependency: "@scope/lib" };
 

@@ -1,7 +1,7 @@
 import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { removeDeadPartials } from "../../../infra/tools/go-build.ts";
+import { removeDeadPartials } from "../../../infra/build/tools/go-build.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
 it("removes what a killed build left behind, and keeps a running build's partial and other binaries", async () => {

@@ -1,7 +1,7 @@
 /**
  * The deploy targets' example files stay consistent with the rest of infra/ and with what the functions accept:
- * the in-cluster Deployments use the service accounts of infra/rbac/ and the image's user, their Services listen
- * where infra/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into what the
+ * the in-cluster Deployments use the service accounts of infra/deploy/rbac/ and the image's user, their Services listen
+ * where infra/deploy/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into what the
  * READMEs describe (a user the CLOUD_TOKEN settings give a credential, or the exec plugin), with no secret in them.
  */
 import { readFile } from "node:fs/promises";
@@ -34,14 +34,17 @@ async function manifests(file: string): Promise<Manifest[]> {
 }
 
 async function serviceAccounts(): Promise<string[]> {
-  const all = [...(await manifests("infra/rbac/expand.yaml")), ...(await manifests("infra/rbac/authorize.yaml"))];
+  const all = [
+    ...(await manifests("infra/deploy/rbac/expand.yaml")),
+    ...(await manifests("infra/deploy/rbac/authorize.yaml")),
+  ];
   return all.filter((m) => m.kind === "ServiceAccount").map((m) => `${m.metadata.namespace}/${m.metadata.name}`);
 }
 
-describe("infra/node/in-cluster.yaml", () => {
+describe("infra/deploy/node/in-cluster.yaml", () => {
   it("runs one Deployment per function with that function's service account, non-root as the image's user, on Linux", async () => {
     const accounts = await serviceAccounts();
-    const deployments = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Deployment");
+    const deployments = (await manifests("infra/deploy/node/in-cluster.yaml")).filter((m) => m.kind === "Deployment");
     expect(deployments.map((d) => d.metadata.name)).toEqual(["gmsa-expand", "gmsa-authorize"]);
     for (const deployment of deployments) {
       const pod = deployment.spec!.template!.spec;
@@ -59,14 +62,14 @@ describe("infra/node/in-cluster.yaml", () => {
       });
     }
   });
-  it("serves each function at the host and port of its URL in infra/overlays/node-in-cluster/endpoints.env", async () => {
+  it("serves each function at the host and port of its URL in infra/deploy/overlays/node-in-cluster/endpoints.env", async () => {
     const env = await readFile(
-      new URL("../../../infra/overlays/node-in-cluster/endpoints.env", import.meta.url),
+      new URL("../../../infra/deploy/overlays/node-in-cluster/endpoints.env", import.meta.url),
       "utf8",
     );
     const urls = [...env.matchAll(/^(EXPAND|AUTHORIZE)_BASE_URL=(\S+)$/gm)].map((match) => new URL(match[2]!));
     expect(urls).toHaveLength(2);
-    const services = (await manifests("infra/node/in-cluster.yaml")).filter((m) => m.kind === "Service");
+    const services = (await manifests("infra/deploy/node/in-cluster.yaml")).filter((m) => m.kind === "Service");
     for (const url of urls) {
       const service = services.find((m) => url.hostname === `${m.metadata.name}.${m.metadata.namespace}.svc`);
       expect(service, url.hostname).toBeDefined();
@@ -77,12 +80,12 @@ describe("infra/node/in-cluster.yaml", () => {
 
 describe.each([
   {
-    file: "infra/aws/kubeconfig.exec.example.yaml",
+    file: "infra/deploy/aws/kubeconfig.exec.example.yaml",
     command: "/srv/app/gmsa-webhooks.mjs",
     args: ["token", "eks", "--cluster", "prod"],
   },
   {
-    file: "infra/azure/kubeconfig.exec.example.yaml",
+    file: "infra/deploy/azure/kubeconfig.exec.example.yaml",
     command: "/srv/app/gmsa-webhooks.mjs",
     args: ["token", "aks", "--client-id"],
   },
@@ -106,7 +109,7 @@ describe.each([
 
 describe.each([
   {
-    file: "infra/aws/kubeconfig.example.yaml",
+    file: "infra/deploy/aws/kubeconfig.example.yaml",
     env: {
       CLOUD_TOKEN: "eks",
       EKS_CLUSTER_NAME: "prod",
@@ -116,7 +119,7 @@ describe.each([
     },
   },
   {
-    file: "infra/azure/kubeconfig.example.yaml",
+    file: "infra/deploy/azure/kubeconfig.example.yaml",
     env: {
       CLOUD_TOKEN: "aks",
       AKS_CLIENT_ID: "c",

@@ -1,16 +1,20 @@
 /**
- * The infra/ folders depend on one another in one direction (issue 36): no folder but infra/local imports the dev
- * cluster's code (infra/release, infra/cloudflare, infra/node, infra/aws, infra/azure, infra/helm, infra/manifests and
- * the build tooling of infra/tools must run without it), and no two folders import each other, directly or through
- * others (a folder-level circle). Type-only imports, export-from and `import()` count.
+ * infra/ holds three folders, one per audience: deploy/ (what operators apply: manifests, the chart, examples), build/
+ * (the tooling that builds and releases) and local/ (the local cluster, a package with its own API in index.ts). The
+ * test keeps their dependencies one way: deploy/ holds no code, so nothing is imported from it and it imports nothing;
+ * build/ never imports local/ (the release runs without the dev cluster); and no two folders (build/'s sub-folders,
+ * local/ as a whole) import each other, directly or through others (a folder-level circle). Type-only imports,
+ * export-from and `import()` count.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 const INFRA = path.join(REPO_ROOT, "infra");
+const AUDIENCES = ["build", "deploy", "local"];
+const CODE = /\.(ts|js|mjs|cjs)$/;
 
 /** One file under infra/ importing another: repository-relative paths with `/`. */
 export interface InfraImport {
@@ -18,35 +22,51 @@ export interface InfraImport {
   to: string;
 }
 
+const relative = (absolute: string): string => path.relative(REPO_ROOT, absolute).split(path.sep).join("/");
+
+/** Every file under infra/, repository-relative. */
+function listInfraFiles(): string[] {
+  return readdirSync(INFRA, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(path.join(entry.parentPath, entry.name)));
+}
+
 /** Every relative import between two .ts files under infra/. */
-function readInfraImports(): InfraImport[] {
+function readInfraImports(files: readonly string[]): InfraImport[] {
   const imports: InfraImport[] = [];
-  for (const entry of readdirSync(INFRA, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".d.ts")) continue;
-    const file = path.join(entry.parentPath, entry.name);
+  for (const file of files) {
+    if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
+    const absolute = path.join(REPO_ROOT, file);
     // preProcessFile lists every import, export-from and import() specifier, `import type` ones too.
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+    const { importedFiles } = ts.preProcessFile(readFileSync(absolute, "utf8"), true, true);
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith(".")) continue;
-      const target = path.resolve(path.dirname(file), fileName);
-      if (!target.startsWith(INFRA + path.sep)) continue;
-      const relative = (absolute: string): string => path.relative(REPO_ROOT, absolute).split(path.sep).join("/");
-      imports.push({ from: relative(file), to: relative(target) });
+      const target = path.resolve(path.dirname(absolute), fileName);
+      if (target.startsWith(INFRA + path.sep)) imports.push({ from: file, to: relative(target) });
     }
   }
   return imports;
 }
 
-/** `infra/local` for `infra/local/build.ts`; a file directly in infra/ (repo-root.ts) is its own node. */
+/**
+ * The folder a file counts in: `infra/local` for anything in the local cluster's package, `infra/build/node` for
+ * `infra/build/node/build.ts`; a file directly in an audience folder (`infra/build/repo-root.ts`) is its own node.
+ */
 export function folderOf(file: string): string {
   const parts = file.split("/");
-  return parts.length > 2 ? parts.slice(0, 2).join("/") : file;
+  if (parts[1] === "local") return "infra/local";
+  return parts.length > 3 ? parts.slice(0, 3).join("/") : file;
 }
 
-/** The imports of infra/local's files by files outside it, as `from imports to`. */
-export function devClusterImports(imports: readonly InfraImport[]): string[] {
+/** The code files under infra/deploy, which holds only what operators apply. */
+export function deployCode(files: readonly string[]): string[] {
+  return files.filter((file) => file.startsWith("infra/deploy/") && CODE.test(file));
+}
+
+/** The imports of infra/local's files by files in infra/build, as `from imports to`. */
+export function buildToLocalImports(imports: readonly InfraImport[]): string[] {
   return imports
-    .filter(({ from, to }) => folderOf(from) !== "infra/local" && folderOf(to) === "infra/local")
+    .filter(({ from, to }) => from.startsWith("infra/build/") && to.startsWith("infra/local/"))
     .map(({ from, to }) => `${from} imports ${to}`);
 }
 
@@ -83,40 +103,54 @@ export function folderCircles(imports: readonly InfraImport[]): string[] {
   return circles;
 }
 
-describe("imports among the infra/ folders", () => {
-  const imports = readInfraImports();
+describe("the infra/ folders", () => {
+  const files = listInfraFiles();
+  const imports = readInfraImports(files);
 
-  it("are read", () => {
-    expect(imports.length).toBeGreaterThan(20);
-    expect(imports).toContainEqual({ from: "infra/release/release.ts", to: "infra/tools/go-build.ts" });
+  it("are the three audiences, and every file is in one of them", () => {
+    expect([...new Set(files.map((file) => file.split("/")[1]))].sort()).toEqual(AUDIENCES);
   });
 
-  it("never reach the dev cluster (infra/local) from another folder", () => {
-    expect(devClusterImports(imports)).toEqual([]);
+  it("have their imports read", () => {
+    expect(imports.length).toBeGreaterThan(20);
+    expect(imports).toContainEqual({ from: "infra/build/release/release.ts", to: "infra/build/tools/go-build.ts" });
+    expect(imports).toContainEqual({ from: "infra/local/build.ts", to: "infra/build/tools/go-build.ts" });
+  });
+
+  it("keep code out of infra/deploy", () => {
+    expect(files.some((file) => file.startsWith("infra/deploy/"))).toBe(true);
+    expect(deployCode(files)).toEqual([]);
+  });
+
+  it("never reach the local cluster (infra/local) from the build tooling (infra/build)", () => {
+    expect(buildToLocalImports(imports)).toEqual([]);
   });
 
   it("form no folder-level circle", () => {
     expect(folderCircles(imports)).toEqual([]);
   });
 
-  it("name the files of a dev-cluster import and of a circle through three folders", () => {
+  it("name the files of a forbidden import and of a circle through three folders", () => {
     const made = [
-      { from: "infra/release/chart.ts", to: "infra/local/helm-runner.ts" },
-      { from: "infra/local/stack-worker.ts", to: "infra/cloudflare/bundle-size.ts" },
-      { from: "infra/cloudflare/bundle-size.ts", to: "infra/node/image.ts" },
-      { from: "infra/node/image.ts", to: "infra/local/node-binary.ts" },
-      { from: "infra/node/image.ts", to: "infra/repo-root.ts" },
-      { from: "infra/local/a.ts", to: "infra/local/b.ts" },
+      { from: "infra/build/release/chart.ts", to: "infra/local/helm-runner.ts" },
+      { from: "infra/local/stack-worker.ts", to: "infra/build/cloudflare/bundle-size.ts" },
+      { from: "infra/build/cloudflare/bundle-size.ts", to: "infra/build/node/image.ts" },
+      { from: "infra/build/node/image.ts", to: "infra/local/node-binary.ts" },
+      { from: "infra/build/node/image.ts", to: "infra/build/repo-root.ts" },
+      { from: "infra/local/a.ts", to: "infra/local/etcd/b.ts" },
     ];
-    expect(devClusterImports(made)).toEqual([
-      "infra/release/chart.ts imports infra/local/helm-runner.ts",
-      "infra/node/image.ts imports infra/local/node-binary.ts",
+    expect(buildToLocalImports(made)).toEqual([
+      "infra/build/release/chart.ts imports infra/local/helm-runner.ts",
+      "infra/build/node/image.ts imports infra/local/node-binary.ts",
     ]);
     expect(folderCircles(made)).toEqual([
-      "infra/cloudflare -> infra/node -> infra/local -> infra/cloudflare (" +
-        "infra/cloudflare/bundle-size.ts imports infra/node/image.ts; " +
-        "infra/node/image.ts imports infra/local/node-binary.ts; " +
-        "infra/local/stack-worker.ts imports infra/cloudflare/bundle-size.ts)",
+      "infra/build/cloudflare -> infra/build/node -> infra/local -> infra/build/cloudflare (" +
+        "infra/build/cloudflare/bundle-size.ts imports infra/build/node/image.ts; " +
+        "infra/build/node/image.ts imports infra/local/node-binary.ts; " +
+        "infra/local/stack-worker.ts imports infra/build/cloudflare/bundle-size.ts)",
+    ]);
+    expect(deployCode(["infra/deploy/crd/kustomization.yaml", "infra/deploy/aws/build.ts"])).toEqual([
+      "infra/deploy/aws/build.ts",
     ]);
   });
 });

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { NODE_SERVER_OPTIONS } from "../../../infra/node/heap-limits.ts";
-import { imageConfig } from "../../../infra/node/image.ts";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
+import { imageConfig } from "../../../infra/build/node/image.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 describe("the Node server's heap limits", () => {
   it("are on the image's command", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { checkKrewRelease, renderKrewManifest, type KrewRelease } from "../../../infra/krew/render.ts";
+import { checkKrewRelease, renderKrewManifest, type KrewRelease } from "../../../infra/build/krew/render.ts";
 
 const RELEASE: KrewRelease = {
   version: "0.1.0",
@@ -28,7 +28,7 @@ interface KrewPlugin {
   };
 }
 
-describe("infra/krew/gmsa.yaml", () => {
+describe("infra/build/krew/gmsa.yaml", () => {
   it("renders to a krew v1alpha2 Plugin named gmsa, every placeholder filled", async () => {
     const text = await renderKrewManifest(RELEASE);
     expect(text).not.toMatch(/\{\{/);

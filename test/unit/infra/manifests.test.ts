@@ -1,18 +1,18 @@
 /**
- * The deployment files generated from infra/manifests/ (the kustomize bases' manifests and the Helm chart's files/)
+ * The deployment files generated from infra/build/manifests/ (the kustomize bases' manifests and the Helm chart's files/)
  * are committed as `npm run manifests` writes them: rendered in memory here and compared with the files on disk.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHART_PATH, renderGeneratedFiles } from "../../../infra/manifests/files.ts";
-import { MANIFESTS_COMMAND } from "../../../infra/manifests/render.ts";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { CHART_PATH, renderGeneratedFiles } from "../../../infra/build/manifests/files.ts";
+import { MANIFESTS_COMMAND } from "../../../infra/build/manifests/render.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 const generated = renderGeneratedFiles();
 
 describe("generated deployment files", () => {
-  it(`are current (run ${MANIFESTS_COMMAND} after editing infra/manifests/)`, async () => {
+  it(`are current (run ${MANIFESTS_COMMAND} after editing infra/build/manifests/)`, async () => {
     const stale: string[] = [];
     for (const [path, text] of generated) {
       const committed = await readFile(join(REPO_ROOT, path), "utf8").catch(() => undefined);

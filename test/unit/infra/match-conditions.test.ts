@@ -1,7 +1,7 @@
 /**
  * The `has-gmsa-reference` match condition decides which pods the API server sends to the webhooks (and to the
  * optional ValidatingAdmissionPolicy): a pod it wrongly leaves out is never reviewed. Its one definition
- * (infra/manifests/selection.ts) and the expression as each generated manifest carries it after YAML rendering and
+ * (infra/build/manifests/selection.ts) and the expression as each generated manifest carries it after YAML rendering and
  * parsing (test/unit/infra/manifests.test.ts holds the committed files equal to that rendering) are evaluated here by
  * a CEL implementation against one table of pods; test/e2e/webhook-config.test.ts sends the same kind of pods through
  * a real API server.
@@ -9,8 +9,8 @@
 import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { renderGeneratedFiles } from "../../../infra/manifests/files.ts";
-import { HAS_GMSA_REFERENCE, MATCH_CONDITION_NAME } from "../../../infra/manifests/selection.ts";
+import { renderGeneratedFiles } from "../../../infra/build/manifests/files.ts";
+import { HAS_GMSA_REFERENCE, MATCH_CONDITION_NAME } from "../../../infra/build/manifests/selection.ts";
 
 interface Condition {
   name: string;
@@ -37,7 +37,10 @@ function renderedConditions(): [string, string][] {
     );
 }
 
-const copies: [string, string][] = [["infra/manifests/selection.ts", HAS_GMSA_REFERENCE], ...renderedConditions()];
+const copies: [string, string][] = [
+  ["infra/build/manifests/selection.ts", HAS_GMSA_REFERENCE],
+  ...renderedConditions(),
+];
 
 type Json = null | string | boolean | number | Json[] | { [key: string]: Json };
 
@@ -120,9 +123,9 @@ describe.each(copies)("has-gmsa-reference in %s", (_where, expression) => {
 describe("has-gmsa-reference in the generated manifests", () => {
   it("is found in both webhooks and the policy", () => {
     expect(copies.map(([where]) => where).slice(1)).toEqual([
-      "infra/webhooks/expand.yaml",
-      "infra/webhooks/authorize.yaml",
-      "infra/policy/policy.yaml",
+      "infra/deploy/webhooks/expand.yaml",
+      "infra/deploy/webhooks/authorize.yaml",
+      "infra/deploy/policy/policy.yaml",
     ]);
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { kubeReleases } from "../../../infra/local/kube-versions.ts";
-import { REPO_ROOT } from "../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 async function required(moduleFile: string, module: string): Promise<string | undefined> {
   const text = await readFile(`${REPO_ROOT}/infra/local/${moduleFile}`, "utf8");

@@ -1,6 +1,6 @@
 /**
- * infra/manifests/policy.ts: the ValidatingAdmissionPolicy checks as many distinct names as the functions and the
- * binding names it. test/unit/infra/manifests.test.ts keeps infra/policy/ current; the API server's verdicts are in
+ * infra/build/manifests/policy.ts: the ValidatingAdmissionPolicy checks as many distinct names as the functions and the
+ * binding names it. test/unit/infra/manifests.test.ts keeps infra/deploy/policy/ current; the API server's verdicts are in
  * test/e2e/policy.test.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -9,9 +9,9 @@ import {
   buildPolicyBinding,
   DEFAULT_MAX_CREDSPECS,
   POLICY_NAME,
-} from "../../../infra/manifests/policy.ts";
+} from "../../../infra/build/manifests/policy.ts";
 
-describe("infra/manifests/policy.ts", () => {
+describe("infra/build/manifests/policy.ts", () => {
   it(`checks ${DEFAULT_MAX_CREDSPECS} distinct names by default, one authorization check per validation`, () => {
     const policy = buildPolicy();
     expect(policy.spec.variables.filter((v) => /^name\d+$/.test(v.name))).toHaveLength(DEFAULT_MAX_CREDSPECS);

@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preparedProgram } from "../../../support/prepared.ts";
-import { CHART_DIR } from "../../../../infra/helm/chart-dir.ts";
+import { CHART_DIR } from "../../../../infra/build/helm/chart-dir.ts";
 import {
   checkWebhookConfigurations,
   EXPECTED_WEBHOOKS,
@@ -195,7 +195,7 @@ const withoutClientConfig = ({
   ...rest
 }: { clientConfig?: unknown } & Record<string, unknown>) => rest;
 
-// What the doctor expects is what we ship: the objects infra/webhooks/*.yaml and the chart's files/ are generated
+// What the doctor expects is what we ship: the objects infra/deploy/webhooks/*.yaml and the chart's files/ are generated
 // from (test/unit/infra/manifests.test.ts keeps those current), and here the webhooks `helm template` renders from
 // the chart with its default values.
 describe("the doctor's expected webhook configurations", () => {

@@ -1,5 +1,5 @@
 /**
- * The Azure Functions package as `npm run build:azure` writes it (infra/azure/build.ts), which the release zips after
+ * The Azure Functions package as `npm run build:azure` writes it (infra/build/azure/build.ts), which the release zips after
  * `npm ci --omit=dev`: its package.json pins @azure/functions to the version of the repository's package-lock.json,
  * and its package-lock.json holds that version and every package it needs as the repository's lock does, which npm
  * accepts as it is (an offline `npm ci --dry-run` with an empty cache: nothing to resolve, nothing to fetch).
@@ -9,9 +9,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildAzure } from "../../../../infra/azure/build.ts";
-import type { PackageLock } from "../../../../infra/azure/lockfile.ts";
-import { REPO_ROOT } from "../../../../infra/repo-root.ts";
+import { buildAzure } from "../../../../infra/build/azure/build.ts";
+import type { PackageLock } from "../../../../infra/build/azure/lockfile.ts";
+import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
 const run = promisify(execFile);

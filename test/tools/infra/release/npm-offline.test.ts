@@ -1,5 +1,5 @@
 /**
- * `npm run release` and the network (infra/release/release.ts): the Azure package's `npm ci` installs from npm's
+ * `npm run release` and the network (infra/build/release/release.ts): the Azure package's `npm ci` installs from npm's
  * cache with no registry at all, and when the cache lacks a package it fails saying it needs the registry. Run on a
  * one-package project with a cache of its own and a registry address where nothing listens.
  */
@@ -9,7 +9,7 @@ import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { npmCiAzure } from "../../../../infra/release/release.ts";
+import { npmCiAzure } from "../../../../infra/build/release/release.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
 const run = promisify(execFile);

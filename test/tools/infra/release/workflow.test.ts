@@ -16,10 +16,10 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { actionlintArgs } from "../../../../infra/release/actionlint.ts";
-import { writeChecksums } from "../../../../infra/release/archive.ts";
+import { actionlintArgs } from "../../../../infra/build/release/actionlint.ts";
+import { writeChecksums } from "../../../../infra/build/release/archive.ts";
 import { preparedProgram } from "../../../support/prepared.ts";
-import { REPO_ROOT } from "../../../../infra/repo-root.ts";
+import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
 const run = promisify(execFile);
@@ -182,7 +182,7 @@ describe("the release workflow", () => {
     // Its checkout is Helm's module files only, which the Go toolchain reads and no step runs.
     const checkouts = publish.steps.filter((step) => step.uses?.startsWith("actions/checkout@") === true);
     expect(checkouts.map((step) => step.with)).toEqual([
-      { "persist-credentials": false, "sparse-checkout": "infra/local/helm", "sparse-checkout-cone-mode": false },
+      { "persist-credentials": false, "sparse-checkout": "infra/build/helm", "sparse-checkout-cone-mode": false },
     ]);
   });
 
@@ -211,7 +211,7 @@ describe("the release workflow", () => {
       "sha256sum -c",
       "SHASUMS256.txt.sig",
       "gpgv --keyring",
-      "node infra/node/node-release.ts --official",
+      "node infra/build/node/node-release.ts --official",
     ].map((text) => script.indexOf(text));
     expect(order.every((index) => index > -1)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);

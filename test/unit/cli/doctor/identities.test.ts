@@ -7,7 +7,7 @@ const answer = (status: number, body: unknown): Promise<ClusterAnswer> =>
   Promise.resolve({ status, body, warnings: [] });
 
 describe("the functions' identities", () => {
-  it("are the chart's labelled ServiceAccounts, else infra/rbac's gmsa-webhooks/gmsa-<fn>", async () => {
+  it("are the chart's labelled ServiceAccounts, else infra/deploy/rbac's gmsa-webhooks/gmsa-<fn>", async () => {
     const labelled = [
       {
         metadata: {

@@ -5,8 +5,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readPackageVersion } from "../../../../infra/release/version.ts";
-import { REPO_ROOT } from "../../../../infra/repo-root.ts";
+import { readPackageVersion } from "../../../../infra/build/release/version.ts";
+import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 
 describe("CHANGELOG.md", () => {
   it("has a section for package.json's version and an Unreleased section above it", async () => {

@@ -1,6 +1,6 @@
-/** What a tagged release refuses (infra/release/version.ts): a tag that is not v<version>, and local changes. */
+/** What a tagged release refuses (infra/build/release/version.ts): a tag that is not v<version>, and local changes. */
 import { describe, expect, it } from "vitest";
-import { checkTag, readPackageVersion } from "../../../../infra/release/version.ts";
+import { checkTag, readPackageVersion } from "../../../../infra/build/release/version.ts";
 
 describe("checkTag", () => {
   it("accepts v<version> on a clean working tree", () => {

@@ -1,8 +1,8 @@
-/** A Worker's source map in a release names repository paths, not the folder it was built in (infra/release/worker.ts). */
+/** A Worker's source map in a release names repository paths, not the folder it was built in (infra/build/release/worker.ts). */
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { relativizeSourceMap } from "../../../../infra/release/worker.ts";
+import { relativizeSourceMap } from "../../../../infra/build/release/worker.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
 describe("relativizeSourceMap", () => {
