@@ -1,5 +1,6 @@
 /** An in-memory KubeFetch that records calls and answers from a script. */
 import type { KubeFetch } from "../../shared/kube/request.ts";
+import { statusBody } from "./kube-server.ts";
 
 export interface FakeCall {
   url: string;
@@ -16,17 +17,9 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
-/** A Status body as kube-apiserver sends it. */
+/** A Status answer as kube-apiserver sends it. */
 export function status(code: number, reason: string, details?: Record<string, unknown>): Response {
-  return json(code, {
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    message: `server says ${reason}`,
-    reason,
-    code,
-    ...(details ? { details } : {}),
-  });
+  return json(code, statusBody(code, reason, details));
 }
 
 export function createFakeFetch(script: FakeScript): { fetch: KubeFetch; calls: FakeCall[] } {
