@@ -11,6 +11,7 @@ import { createStaticTokenSource } from "../../shared/credentials/token-source.t
 import { createKubeGmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
+import { answerAsApi } from "../support/kube-server.ts";
 import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import {
@@ -50,33 +51,13 @@ export interface InProcessOptions {
 /** An API server in memory: every benchmark credspec exists and every access review is allowed. */
 function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch: KubeFetch; calls: () => number } {
   let calls = 0;
-  const json = (status: number, body: unknown) =>
-    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-  const fetch: KubeFetch = (url, init) => Promise.resolve(answer(url, init));
-  const answer = (url: string, init: RequestInit): Response => {
+  const api = { credspecs: Object.fromEntries(credspecs) };
+  const fetch: KubeFetch = (url, init) => {
     calls++;
-    const path = new URL(url).pathname;
-    const name = /\/gmsacredentialspecs\/([^/]+)$/.exec(path)?.[1];
-    if (init.method === "GET" && name !== undefined && credspecs.has(name)) {
-      return json(200, {
-        apiVersion: "windows.k8s.io/v1",
-        kind: "GMSACredentialSpec",
-        metadata: { name },
-        credspec: credspecs.get(name),
-      });
-    }
-    if (init.method === "POST" && path.endsWith("/localsubjectaccessreviews")) {
-      const review = JSON.parse(typeof init.body === "string" ? init.body : "{}") as Record<string, unknown>;
-      return json(201, { ...review, status: { allowed: true } });
-    }
-    return json(404, {
-      kind: "Status",
-      apiVersion: "v1",
-      status: "Failure",
-      reason: "NotFound",
-      code: 404,
-      details: { name },
-    });
+    const body = typeof init.body === "string" ? init.body : "";
+    const answer = answerAsApi(api, { method: init.method ?? "GET", path: new URL(url).pathname, body });
+    const headers = { "content-type": "application/json" };
+    return Promise.resolve(new Response(JSON.stringify(answer.body), { status: answer.status, headers }));
   };
   return { fetch, calls: () => calls };
 }
