@@ -1,4 +1,7 @@
 /** An in-memory KubeFetch that records calls and answers from a script. */
+import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
+import type { AdmissionError } from "../../shared/errors.ts";
+import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../shared/kube/client.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
 import { statusBody } from "./kube-server.ts";
 
@@ -39,4 +42,29 @@ export function createFakeFetch(script: FakeScript): { fetch: KubeFetch; calls: 
     });
   };
   return { fetch, calls };
+}
+
+/** The kube client over a fake fetch answering from `script`: https://kube.example, static token "t", then `options`. */
+export function createFakeKubeClient(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
+  const fake = createFakeFetch(script);
+  const client = createKubeGmsaClient({
+    server: "https://kube.example",
+    fetch: fake.fetch,
+    tokenSource: createStaticTokenSource({ token: "t" }),
+    ...options,
+  });
+  return { client, calls: fake.calls };
+}
+
+/**
+ * What `promise` rejects with.
+ * @throws Error "expected a rejection" when it fulfils.
+ */
+export async function rejectionOf<T = AdmissionError>(promise: Promise<unknown>): Promise<T> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error as T,
+  );
 }
