@@ -8,7 +8,7 @@ import { configuredDeps, createApp } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
-import { createKubeGmsaClient } from "../../shared/kube/client.ts";
+import { createKubeGmsaClient, type GmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
 import { answerAsApi } from "../support/kube-server.ts";
@@ -62,28 +62,16 @@ function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch
   return { fetch, calls: () => calls };
 }
 
-/** The production app for both functions over the in-memory API server. */
-function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
+/** The production app for both functions (bearer caller auth, the JSON logger writing nowhere) over `gmsa`. */
+export function createBenchApp(gmsa: GmsaClient) {
   const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
-  const memory = createMemoryKubeFetch(credspecs);
-  const gmsa = createKubeGmsaClient({
-    server: "https://kube.invalid",
-    fetch: memory.fetch,
-    tokenSource: createStaticTokenSource({ token: "t" }),
-  });
   const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-  const app = createApp(
-    configuredDeps(config, {
-      gmsa,
-      logger,
-      readiness: () => Promise.resolve({ ready: true }),
-      metrics: createJsonMetrics(),
-    }),
-  );
-  return { app, apiCalls: memory.calls };
+  const readiness = () => Promise.resolve({ ready: true as const });
+  return createApp(configuredDeps(config, { gmsa, logger, readiness, metrics: createJsonMetrics() }));
 }
 
-function reviewRequest(fn: FunctionName, body: string): Request {
+/** A review POST to `fn` with the bench caller's token. */
+export function reviewRequest(fn: FunctionName, body: string): Request {
   return new Request(`https://gmsa.local/${fn}?timeout=10s`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
@@ -97,7 +85,11 @@ function reviewRequest(fn: FunctionName, body: string): Request {
  */
 export async function measureInProcess(options: InProcessOptions): Promise<InProcessResult[]> {
   const credspecs = new Map(benchCredSpecNames().map((name, i) => [name, benchCredSpec(i)] as const));
-  const { app } = createBenchApp(credspecs);
+  const memory = createMemoryKubeFetch(credspecs);
+  const tokenSource = createStaticTokenSource({ token: "t" });
+  const app = createBenchApp(
+    createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource }),
+  );
   const results: InProcessResult[] = [];
   for (const containers of CONTAINER_COUNTS) {
     const expandPod = buildBenchPod(containers);

@@ -1,16 +1,13 @@
-import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readClientCertificate, serveApp } from "../../../../functions/node/server.ts";
 import { readTlsMaterial } from "../../../../functions/node/tls-reload.ts";
 import { issueClientCertificate, issueServingCertificate } from "../../../../infra/local/pki.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestCa } from "../../../support/test-pki.ts";
 
-let dir: string;
 let server: Awaited<ReturnType<typeof serveApp>>["server"];
 let port: number;
 let logged: () => string;
@@ -41,7 +38,7 @@ function call(path: string, client?: string, method = "GET"): Promise<number> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "gmsa-mtls-"));
+  const dir = await tempDir("gmsa-mtls-");
   const [serverCa, clientCa, otherCa] = await Promise.all([
     createTestCa(dir, "server-ca"),
     createTestCa(dir, "client-ca"),
@@ -77,7 +74,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("caller auth: mtls through the Node HTTPS server", () => {
