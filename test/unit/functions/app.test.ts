@@ -54,25 +54,6 @@ describe("createApp", () => {
     },
   );
 
-  it("accepts application/json with a charset", async () => {
-    const { app } = createTestApp();
-    const reply = await postReview(app, "expand", buildReview(buildPod()), {
-      headers: { "content-type": "application/json; charset=utf-8" },
-    });
-    expect(reply.response.allowed).toBe(true);
-  });
-
-  it.each(["text/plain", "application/yaml", "application/x-www-form-urlencoded"])(
-    "refuses content type %j with 415",
-    async (type) => {
-      const res = await createTestApp().app.request(
-        "/expand",
-        post(JSON.stringify(buildReview(buildPod())), { "content-type": type }),
-      );
-      expect(res.status).toBe(415);
-    },
-  );
-
   it("refuses a declared length over the limit with 413 before reading the body", async () => {
     const { app } = createTestApp();
     let pulled = false;
@@ -253,9 +234,9 @@ describe("createApp", () => {
 
     it("does not let the scrape token send reviews (401)", async () => {
       const { app } = setup();
-      expect(
-        (await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), bearer(SCRAPE)))).status,
-      ).toBe(401);
+      expect((await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), bearer(SCRAPE)))).status).toBe(
+        401,
+      );
     });
 
     it("serves /metrics at /metrics in path mode, never below the admission secret", async () => {
