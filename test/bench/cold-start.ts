@@ -124,16 +124,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
   const pki = await createTestPki();
   const name = benchCredSpecName(0);
   const credspec = benchCredSpec(0);
-  const server = await startKubeServer({
-    ...pki.server,
-    script: (request) =>
-      request.method === "GET"
-        ? {
-            status: 200,
-            body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec },
-          }
-        : { status: 201, body: { ...(JSON.parse(request.body) as object), status: { allowed: true } } },
-  });
+  const server = await startKubeServer({ ...pki.server, credspecs: { [name]: credspec } });
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
   try {
     const kubeconfig = path.join(dir, "kubeconfig.yaml");

@@ -8,9 +8,10 @@ import { configuredDeps, createApp } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
-import { createKubeGmsaClient } from "../../shared/kube/client.ts";
+import { createKubeGmsaClient, type GmsaClient } from "../../shared/kube/client.ts";
 import { createJsonLogger } from "../../shared/log.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
+import { answerAsApi } from "../support/kube-server.ts";
 import { applyReplyPatch } from "../support/reviews.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import {
@@ -50,59 +51,27 @@ export interface InProcessOptions {
 /** An API server in memory: every benchmark credspec exists and every access review is allowed. */
 function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch: KubeFetch; calls: () => number } {
   let calls = 0;
-  const json = (status: number, body: unknown) =>
-    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-  const fetch: KubeFetch = (url, init) => Promise.resolve(answer(url, init));
-  const answer = (url: string, init: RequestInit): Response => {
+  const api = { credspecs: Object.fromEntries(credspecs) };
+  const fetch: KubeFetch = (url, init) => {
     calls++;
-    const path = new URL(url).pathname;
-    const name = /\/gmsacredentialspecs\/([^/]+)$/.exec(path)?.[1];
-    if (init.method === "GET" && name !== undefined && credspecs.has(name)) {
-      return json(200, {
-        apiVersion: "windows.k8s.io/v1",
-        kind: "GMSACredentialSpec",
-        metadata: { name },
-        credspec: credspecs.get(name),
-      });
-    }
-    if (init.method === "POST" && path.endsWith("/localsubjectaccessreviews")) {
-      const review = JSON.parse(typeof init.body === "string" ? init.body : "{}") as Record<string, unknown>;
-      return json(201, { ...review, status: { allowed: true } });
-    }
-    return json(404, {
-      kind: "Status",
-      apiVersion: "v1",
-      status: "Failure",
-      reason: "NotFound",
-      code: 404,
-      details: { name },
-    });
+    const body = typeof init.body === "string" ? init.body : "";
+    const answer = answerAsApi(api, { method: init.method ?? "GET", path: new URL(url).pathname, body });
+    const headers = { "content-type": "application/json" };
+    return Promise.resolve(new Response(JSON.stringify(answer.body), { status: answer.status, headers }));
   };
   return { fetch, calls: () => calls };
 }
 
-/** The production app for both functions over the in-memory API server. */
-function createBenchApp(credspecs: ReadonlyMap<string, unknown>) {
+/** The production app for both functions (bearer caller auth, the JSON logger writing nowhere) over `gmsa`. */
+export function createBenchApp(gmsa: GmsaClient) {
   const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
-  const memory = createMemoryKubeFetch(credspecs);
-  const gmsa = createKubeGmsaClient({
-    server: "https://kube.invalid",
-    fetch: memory.fetch,
-    tokenSource: createStaticTokenSource({ token: "t" }),
-  });
   const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-  const app = createApp(
-    configuredDeps(config, {
-      gmsa,
-      logger,
-      readiness: () => Promise.resolve({ ready: true }),
-      metrics: createJsonMetrics(),
-    }),
-  );
-  return { app, apiCalls: memory.calls };
+  const readiness = () => Promise.resolve({ ready: true as const });
+  return createApp(configuredDeps(config, { gmsa, logger, readiness, metrics: createJsonMetrics() }));
 }
 
-function reviewRequest(fn: FunctionName, body: string): Request {
+/** A review POST to `fn` with the bench caller's token. */
+export function reviewRequest(fn: FunctionName, body: string): Request {
   return new Request(`https://gmsa.local/${fn}?timeout=10s`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
@@ -116,7 +85,11 @@ function reviewRequest(fn: FunctionName, body: string): Request {
  */
 export async function measureInProcess(options: InProcessOptions): Promise<InProcessResult[]> {
   const credspecs = new Map(benchCredSpecNames().map((name, i) => [name, benchCredSpec(i)] as const));
-  const { app } = createBenchApp(credspecs);
+  const memory = createMemoryKubeFetch(credspecs);
+  const tokenSource = createStaticTokenSource({ token: "t" });
+  const app = createBenchApp(
+    createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource }),
+  );
   const results: InProcessResult[] = [];
   for (const containers of CONTAINER_COUNTS) {
     const expandPod = buildBenchPod(containers);

@@ -12,7 +12,6 @@ import type { FunctionName } from "../../shared/config/index.ts";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The folders whose files are counted, relative to the repository root. */
 const COUNTED = ["functions/", "shared/"];
-const CALLER_TOKEN = "bench-caller-token-0123456789abcdef";
 
 const session = new Session();
 session.connect();
@@ -20,39 +19,21 @@ await session.post("Profiler.enable");
 // Started before the app's modules load, so every function of theirs has a call counter from its first call.
 await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
 
-const { configuredDeps, createApp } = await import("../../functions/app.ts");
-const { createJsonMetrics } = await import("../../functions/metrics.ts");
-const { readConfig } = await import("../../shared/config/index.ts");
-const { createJsonLogger } = await import("../../shared/log.ts");
 const { createFakeGmsaClient } = await import("../support/fake-gmsa-client.ts");
 const { applyReplyPatch } = await import("../support/reviews.ts");
 const { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } =
   await import("./bench-pods.ts");
+const { createBenchApp, reviewRequest } = await import("./in-process.ts");
 
-const config = readConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: CALLER_TOKEN, LOG_LEVEL: "info" }, "node");
 const credSpecName = benchCredSpecName(0);
 const gmsa = createFakeGmsaClient({
   credspecs: { [credSpecName]: benchCredSpec(0) },
   allowed: [{ namespace: BENCH_NAMESPACE, serviceAccount: BENCH_SERVICE_ACCOUNT, credSpecName }],
 });
-const logger = createJsonLogger({ level: config.logLevel, write: () => {} });
-const app = createApp(
-  configuredDeps(config, {
-    gmsa,
-    logger,
-    readiness: () => Promise.resolve({ ready: true }),
-    metrics: createJsonMetrics(),
-  }),
-);
+const app = createBenchApp(gmsa);
 
 async function review(fn: FunctionName, body: string): Promise<{ response: { allowed: boolean; patch?: string } }> {
-  const res = await app.fetch(
-    new Request(`https://gmsa.local/${fn}?timeout=10s`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
-      body,
-    }),
-  );
+  const res = await app.fetch(reviewRequest(fn, body));
   const reply = (await res.json()) as { response: { allowed: boolean; patch?: string } };
   if (res.status !== 200 || !reply.response.allowed)
     throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);

@@ -12,12 +12,10 @@
  * the release did not create. The functions run without caches, so each pod's review reads the credspec through
  * the API server. Afterwards the CRD is deleted and ours applied again, as the other files expect it.
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
@@ -34,9 +32,9 @@ import {
 } from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import { deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import { kubectl } from "./support/kubectl.ts";
 import { createPod, parsed } from "./support/pods.ts";
 
-const run = promisify(execFile);
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const GROUP = "incumbent-crd";
@@ -72,19 +70,13 @@ let helm: HelmRunner;
 
 const credSpecs = (version: string) => `/apis/windows.k8s.io/${version}/gmsacredentialspecs`;
 
-function kubectl(args: string[]) {
-  return run("kubectl", ["--kubeconfig", cluster.adminKubeconfig, ...args]).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT")
-      throw new Error("kubectl not found on PATH (Debian: apt-get install kubectl)", { cause: error });
-    throw error;
-  });
-}
+const kubectlAsAdmin = (args: string[]) => kubectl(["--kubeconfig", cluster.adminKubeconfig, ...args]);
 
 /** `kubectl apply -f` of `crd` (as JSON, which is YAML), then waits until both versions answer. */
 async function applyCrdWithKubectl(crd: unknown, name: string): Promise<void> {
   const file = join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify(crd));
-  await kubectl(["apply", "-f", file]);
+  await kubectlAsAdmin(["apply", "-f", file]);
   await waitForBothVersions();
 }
 
@@ -250,7 +242,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     let contents = new Map<string, unknown>();
     beforeAll(async () => {
       contents = await installIncumbent();
-      await kubectl(["apply", "-k", INFRA_CRD]);
+      await kubectlAsAdmin(["apply", "-k", INFRA_CRD]);
       await waitForBothVersions();
     });
     defineTakeoverTests("kustomize", () => contents, true);
@@ -328,8 +320,8 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     crd.spec.versions = crd.spec.versions.filter((version) => version.name === "v1alpha1");
     const file = join(dir, "incumbent-v1alpha1-only.json");
     await writeFile(file, JSON.stringify(crd));
-    await kubectl(["apply", "-f", file]);
-    await kubectl(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
+    await kubectlAsAdmin(["apply", "-f", file]);
+    await kubectlAsAdmin(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
     const values = externalTestValues(cluster.caPem, stack);
     const refused = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], {
       values,

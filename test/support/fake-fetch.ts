@@ -1,5 +1,9 @@
 /** An in-memory KubeFetch that records calls and answers from a script. */
+import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
+import type { AdmissionError } from "../../shared/errors.ts";
+import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../shared/kube/client.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
+import { statusBody } from "./kube-server.ts";
 
 export interface FakeCall {
   url: string;
@@ -16,17 +20,9 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 }
 
-/** A Status body as kube-apiserver sends it. */
+/** A Status answer as kube-apiserver sends it. */
 export function status(code: number, reason: string, details?: Record<string, unknown>): Response {
-  return json(code, {
-    kind: "Status",
-    apiVersion: "v1",
-    status: "Failure",
-    message: `server says ${reason}`,
-    reason,
-    code,
-    ...(details ? { details } : {}),
-  });
+  return json(code, statusBody(code, reason, details));
 }
 
 export function createFakeFetch(script: FakeScript): { fetch: KubeFetch; calls: FakeCall[] } {
@@ -46,4 +42,29 @@ export function createFakeFetch(script: FakeScript): { fetch: KubeFetch; calls: 
     });
   };
   return { fetch, calls };
+}
+
+/** The kube client over a fake fetch answering from `script`: https://kube.example, static token "t", then `options`. */
+export function createFakeKubeClient(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
+  const fake = createFakeFetch(script);
+  const client = createKubeGmsaClient({
+    server: "https://kube.example",
+    fetch: fake.fetch,
+    tokenSource: createStaticTokenSource({ token: "t" }),
+    ...options,
+  });
+  return { client, calls: fake.calls };
+}
+
+/**
+ * What `promise` rejects with.
+ * @throws Error "expected a rejection" when it fulfils.
+ */
+export async function rejectionOf<T = AdmissionError>(promise: Promise<unknown>): Promise<T> {
+  return promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (error: unknown) => error as T,
+  );
 }

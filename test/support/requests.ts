@@ -1,8 +1,10 @@
 /** Request inits and bodies for tests that call `app.request` directly. */
 
-/** A POST of `body` as JSON with extra headers. */
+/** A POST of `body` as JSON with extra headers (which may replace the content type). */
 export function post(body: RequestInit["body"], headers: Record<string, string> = {}): RequestInit {
-  return { method: "POST", body: body ?? null, headers: { "content-type": "application/json", ...headers } };
+  const init = { method: "POST", body: body ?? null, headers: { "content-type": "application/json", ...headers } };
+  // Node needs duplex "half" to send a stream as a request body.
+  return { ...init, ...{ duplex: "half" } };
 }
 
 /** A request body that records whether anyone read it. */

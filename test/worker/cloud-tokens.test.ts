@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { presignEksToken } from "../../shared/credentials/eks.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../support/reviews.ts";
+import { startKubeServer } from "../support/kube-server.ts";
 import { createTestPki } from "../support/test-pki.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../support/token-endpoint-server.ts";
 import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
-import { startFakeApiServer } from "./support/fake-api-server.ts";
 import { startWorker } from "./support/worker.ts";
 
 // A Worker whose fetch runs one source per request: POST {kind, options, epochMs}.
@@ -114,14 +114,10 @@ describe("cloud token sources in workerd", () => {
 describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
   it("reads the credspec with a k8s-aws-v1. bearer presigned for the cluster, and no JWT_* set", async () => {
     const pki = await createTestPki();
-    const api = await startFakeApiServer({
-      tls: pki.server,
-      jwks: { keys: [] },
-      issuer: "unused",
-      audience: "unused",
+    const api = await startKubeServer({
+      ...pki.server,
       credspecs: { webapp1: WEBAPP1_CREDSPEC },
-      allowed: [],
-      acceptBearer: (token) => token.startsWith("k8s-aws-v1."),
+      authenticate: (token) => token?.startsWith("k8s-aws-v1.") === true,
     });
     const callerToken = "caller-token-for-tests-0123456789";
     const kubeconfig = `clusters: [{name: eks, cluster: {server: "${api.url}"}}]
@@ -157,8 +153,9 @@ current-context: eks`;
       expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
         inlined(WEBAPP1_CREDSPEC),
       );
-      expect(api.bearers).toHaveLength(1);
-      const url = new URL(atob(api.bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
+      const bearers = api.requests.map((request) => request.token ?? "");
+      expect(bearers).toHaveLength(1);
+      const url = new URL(atob(bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
       expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
       expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
       expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);

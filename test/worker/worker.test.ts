@@ -3,7 +3,7 @@
  * reaching an API server with tokens from the JWT token source.
  */
 import { randomBytes } from "node:crypto";
-import { exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
+import { decodeJwt, exportJWK, exportPKCS8, generateKeyPair, SignJWT } from "jose";
 import type { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
@@ -11,8 +11,8 @@ import { buildJwks } from "../../shared/credentials/jwt.ts";
 import { expectNoSecretFragments, responseText } from "../support/no-secrets.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../support/reviews.ts";
+import { startKubeServer, verifyJwtWith, type KubeServer } from "../support/kube-server.ts";
 import { createTestPki, type TestPki } from "../support/test-pki.ts";
-import { startFakeApiServer, type FakeApiServer } from "./support/fake-api-server.ts";
 import { startRedirectServers } from "./support/redirect-server.ts";
 import { startWorker } from "./support/worker.ts";
 
@@ -20,7 +20,7 @@ const ISSUER = "https://gmsa-webhooks.example.com";
 const AUDIENCE = "https://kubernetes.example.com";
 const CALLER_TOKEN = "caller-token-for-tests-0123456789";
 
-let api: FakeApiServer;
+let api: KubeServer;
 let pki: TestPki;
 let secrets: Record<string, string>;
 const workers: Miniflare[] = [];
@@ -29,11 +29,12 @@ beforeAll(async () => {
   const { privateKey } = await generateKeyPair("ES256", { extractable: true });
   const pem = await exportPKCS8(privateKey);
   pki = await createTestPki();
-  api = await startFakeApiServer({
-    tls: pki.server,
-    jwks: await buildJwks({ privateKey: pem, alg: "ES256" }),
-    issuer: ISSUER,
-    audience: AUDIENCE,
+  api = await startKubeServer({
+    ...pki.server,
+    authenticate: verifyJwtWith(await buildJwks({ privateKey: pem, alg: "ES256" }), {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    }),
     credspecs: { webapp1: WEBAPP1_CREDSPEC },
     allowed: ["ns1/sa1/webapp1"],
   });
@@ -94,14 +95,15 @@ describe("expand Worker (wrangler env expand)", () => {
   it("inlines the credspec read with a JWT-source token, whose claims the API side verified", async () => {
     const w = worker("expand");
     const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
-    const before = api.tokens.length;
+    const before = api.requests.length;
     const { status, reply } = await review(w, "/expand", buildReview(pod));
     expect(status).toBe(200);
     expect(reply.response.allowed).toBe(true);
     expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
       inlined(WEBAPP1_CREDSPEC),
     );
-    const claims = api.tokens.slice(before);
+    const verified = api.requests.slice(before).filter((request) => request.answer === 200);
+    const claims = verified.map((request) => decodeJwt(request.token ?? ""));
     expect(claims.length).toBeGreaterThan(0);
     expect(claims[0]).toMatchObject({ iss: ISSUER, sub: "gmsa-webhooks-worker", aud: [AUDIENCE] });
     expect((claims[0]?.exp ?? 0) - (claims[0]?.iat ?? 0)).toBeLessThanOrEqual(600);
@@ -119,14 +121,14 @@ describe("expand Worker (wrangler env expand)", () => {
 
   it("answers 401 to a caller without the bearer token, before any API call", async () => {
     const w = worker("expand");
-    const calls = api.calls.length;
+    const calls = api.requests.length;
     const res = await w.dispatchFetch("https://worker.example/expand", {
       method: "POST",
       headers: { "content-type": "application/json", authorization: "Bearer wrong" },
       body: "{not json",
     });
     expect(res.status).toBe(401);
-    expect(api.calls.length).toBe(calls);
+    expect(api.requests.length).toBe(calls);
   });
 });
 
@@ -206,10 +208,10 @@ describe("authorize Worker (wrangler env authorize)", () => {
 
   it("allows a pod without any GMSA reference with no API call", async () => {
     const w = worker("authorize");
-    const calls = api.calls.length;
+    const calls = api.requests.length;
     const { reply } = await review(w, "/authorize", buildReview(buildPod()));
     expect(reply.response.allowed).toBe(true);
-    expect(api.calls.length).toBe(calls);
+    expect(api.requests.length).toBe(calls);
   });
 });
 
@@ -240,10 +242,10 @@ describe("caller authentication in the Worker build, every mode", () => {
 
   it("bearer: the right token passes, a wrong or missing one gets 401 with no API call", async () => {
     const w = worker("expand");
-    const calls = api.calls.length;
+    const calls = api.requests.length;
     expect((await review(w, "/expand", buildReview(buildPod()), "not-the-token-0123456789")).status).toBe(401);
     expect((await review(w, "/expand", buildReview(buildPod()), null)).status).toBe(401);
-    expect(api.calls.length).toBe(calls);
+    expect(api.requests.length).toBe(calls);
     expect((await review(w, "/expand", buildReview(buildPod()))).status).toBe(200);
   });
 

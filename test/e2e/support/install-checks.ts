@@ -17,7 +17,7 @@ import {
   type InClusterStack,
   type LocalClusterInfo,
 } from "../../../infra/local/index.ts";
-import { container, createPod, e2ePod, parsed, type Pod, readCredSpec, type Status } from "./pods.ts";
+import { container, createPod, e2ePod, parsed, type Pod, readCredSpec } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
 
 /** The two functions, in the order of their webhook configurations. */
@@ -62,15 +62,6 @@ export function gmsaPod(group: string, name: string, serviceAccountName?: string
     ...e2ePod(group, name),
     ...(serviceAccountName ? { serviceAccountName } : {}),
     windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-  });
-}
-
-/** Creates a pod in `namespace` (the admin's request, webhooks included). */
-function createPodIn(cluster: LocalClusterInfo, namespace: string, pod: Pod, dryRun = false) {
-  const query = dryRun ? "?dryRun=All" : "";
-  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/pods${query}`, {
-    method: "POST",
-    body: pod,
   });
 }
 
@@ -191,7 +182,9 @@ export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, l
   it('reviews a namespace labelled windows.k8s.io/disabled: "true", which its creator could set: 403 without `use`', async () => {
     // Made here, not before the file's doctor runs: it is a warning there, and their samples show a clean install.
     await createOldOptOutNamespace(cluster);
-    const created = await createPodIn(cluster, OLD_OPT_OUT_NAMESPACE, gmsaPod(group, "old-opt-out", "gmsa-app"));
+    const created = await createPod(cluster, gmsaPod(group, "old-opt-out", "gmsa-app"), {
+      namespace: OLD_OPT_OUT_NAMESPACE,
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(403);
     expect(created.body.message).toMatch(/authorize\.gmsa-webhooks\.windows\.k8s\.io.*service account "gmsa-app"/s);
   });

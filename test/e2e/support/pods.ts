@@ -49,10 +49,14 @@ export function e2ePod(group: string, name: string): PodOptions {
   };
 }
 
-/** Creates a pod (`dryRun: true`: `?dryRun=All`); never throws for HTTP statuses. */
-export function createPod(cluster: LocalClusterInfo, pod: Pod, options: { dryRun?: boolean } = {}) {
+/**
+ * Creates a pod as the admin, webhooks included (`dryRun: true`: `?dryRun=All`; `namespace` defaults to the e2e
+ * one); never throws for HTTP statuses.
+ */
+export function createPod(cluster: LocalClusterInfo, pod: Pod, options: { dryRun?: boolean; namespace?: string } = {}) {
   const query = options.dryRun ? "?dryRun=All" : "";
-  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${PODS}${query}`, { method: "POST", body: pod });
+  const pods = options.namespace === undefined ? PODS : `/api/v1/namespaces/${options.namespace}/pods`;
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${pods}${query}`, { method: "POST", body: pod });
 }
 
 /** Reads a stored pod. */

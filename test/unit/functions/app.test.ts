@@ -3,6 +3,7 @@ import pkg from "../../../package.json" with { type: "json" };
 import { BODY_LIMIT_BYTES } from "../../../functions/app.ts";
 import { createJsonMetrics } from "../../../functions/metrics.ts";
 import { createTestApp, postReview } from "../../support/app.ts";
+import { post } from "../../support/requests.ts";
 import type { Pod } from "../../../shared/admission/review.ts";
 import { annotationKeys } from "../../../shared/policy/pod-gmsa.ts";
 import { createFakeGmsaClient } from "../../support/fake-gmsa-client.ts";
@@ -14,11 +15,6 @@ import type { Readiness } from "../../../shared/kube/readiness.ts";
 const json = { "content-type": "application/json" };
 /** The audit annotations of an allowed authorize that judged credspec "webapp1". */
 const ALLOWED_WEBAPP1 = { decision: "allowed", credspecs: "webapp1" };
-
-function post(body: RequestInit["body"], headers: Record<string, string> = json): RequestInit {
-  // Node needs duplex "half" to send a stream as a request body.
-  return { method: "POST", headers, body: body ?? null, ...{ duplex: "half" } };
-}
 
 describe("createApp", () => {
   it("answers GET /healthz with 200 ok", async () => {
@@ -58,30 +54,11 @@ describe("createApp", () => {
     },
   );
 
-  it("accepts application/json with a charset", async () => {
-    const { app } = createTestApp();
-    const reply = await postReview(app, "expand", buildReview(buildPod()), {
-      headers: { "content-type": "application/json; charset=utf-8" },
-    });
-    expect(reply.response.allowed).toBe(true);
-  });
-
-  it.each(["text/plain", "application/yaml", "application/x-www-form-urlencoded"])(
-    "refuses content type %j with 415",
-    async (type) => {
-      const res = await createTestApp().app.request(
-        "/expand",
-        post(JSON.stringify(buildReview(buildPod())), { "content-type": type }),
-      );
-      expect(res.status).toBe(415);
-    },
-  );
-
   it("refuses a declared length over the limit with 413 before reading the body", async () => {
     const { app } = createTestApp();
     let pulled = false;
     const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
-    const res = await app.request("/expand", post(body, { ...json, "content-length": String(BODY_LIMIT_BYTES + 1) }));
+    const res = await app.request("/expand", post(body, { "content-length": String(BODY_LIMIT_BYTES + 1) }));
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: `request body exceeds ${BODY_LIMIT_BYTES} bytes` });
     expect(pulled).toBe(false);
@@ -93,7 +70,7 @@ describe("createApp", () => {
       const { app, deps } = createTestApp();
       let pulled = false;
       const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
-      const res = await app.request("/expand", post(body, { ...json, "content-length": length }));
+      const res = await app.request("/expand", post(body, { "content-length": length }));
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({ error: "Content-Length is not a decimal number" });
       expect(pulled).toBe(false);
@@ -107,7 +84,7 @@ describe("createApp", () => {
     const text = JSON.stringify(buildReview(buildPod()));
     const req = new Request(
       "http://localhost/expand",
-      post(text, { ...json, "content-length": String(new TextEncoder().encode(text).length) }),
+      post(text, { "content-length": String(new TextEncoder().encode(text).length) }),
     );
     let bodyReads = 0;
     const stream = req.body;
@@ -189,7 +166,7 @@ describe("createApp", () => {
 
     it.each(FUNCTION_NAMES)("refuses /%s without a valid token with 401 before any API call", async (fn) => {
       const { app, gmsa, deps } = setup();
-      for (const headers of [json, { ...json, authorization: "Bearer wrong" }]) {
+      for (const headers of [{}, { authorization: "Bearer wrong" }]) {
         const res = await app.request(`/${fn}`, post(JSON.stringify(buildReview(gmsaPod)), headers));
         expect(res.status).toBe(401);
         expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -222,12 +199,8 @@ describe("createApp", () => {
         onCallerAuthenticated: () => void calls++,
       });
       expect(
-        (
-          await app.request(
-            "/authorize",
-            post(JSON.stringify(buildReview(gmsaPod)), { ...json, authorization: "Bearer wrong" }),
-          )
-        ).status,
+        (await app.request("/authorize", post(JSON.stringify(buildReview(gmsaPod)), { authorization: "Bearer wrong" })))
+          .status,
       ).toBe(401);
       for (const path of ["/healthz", "/version", "/metrics", "/nothing"]) await app.request(path);
       expect(calls).toBe(0);
@@ -261,10 +234,9 @@ describe("createApp", () => {
 
     it("does not let the scrape token send reviews (401)", async () => {
       const { app } = setup();
-      expect(
-        (await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), { ...json, ...bearer(SCRAPE) })))
-          .status,
-      ).toBe(401);
+      expect((await app.request("/expand", post(JSON.stringify(buildReview(buildPod())), bearer(SCRAPE)))).status).toBe(
+        401,
+      );
     });
 
     it("serves /metrics at /metrics in path mode, never below the admission secret", async () => {

@@ -18,12 +18,16 @@ describe("the review routes' content type", () => {
     expect((await send({ "content-type": type })).status).toBe(200);
   });
 
-  it.each(["text/plain", "application/jsonx", "application/merge-patch+json", "application/x-www-form-urlencoded", ""])(
-    "refuses %j with 415",
-    async (type) => {
-      const res = await send(type === "" ? {} : { "content-type": type });
-      expect(res.status).toBe(415);
-      expect(await res.json()).toEqual({ error: "content type must be application/json" });
-    },
-  );
+  it.each([
+    "text/plain",
+    "application/yaml",
+    "application/jsonx",
+    "application/merge-patch+json",
+    "application/x-www-form-urlencoded",
+    "",
+  ])("refuses %j with 415", async (type) => {
+    const res = await send(type === "" ? {} : { "content-type": type });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toEqual({ error: "content type must be application/json" });
+  });
 });

@@ -872,15 +872,16 @@ const enforcement: RuleCase[] = [
     expect: { allowed: false, status: 403 },
   },
   {
-    name: "ENFORCEMENT=warn: allows what it would deny (403), with a warning and the audit annotations",
+    name: "ENFORCEMENT=warn: allows what it would deny (403), with that warning first and the audit annotations",
     fn: "authorize",
-    pod: podWithGmsaAt("container", expanded1),
+    pod: podWithGmsaAt("container", { ...expanded1, runAsUserName: "ContainerUser" }),
     world: { allowed: [] },
     settings: { enforcement: "warn" },
     expect: {
       allowed: true,
       warnings: [
         'ENFORCEMENT=warn: gmsa-webhooks would deny this request: 403 ERR_CREDSPEC_NOT_ALLOWED at container "app"',
+        'container "app" uses GMSA credspec "webapp1" but runs as "ContainerUser"',
       ],
       audit: {
         decision: "would-deny",

@@ -1,79 +1,17 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { request } from "node:https";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readClientCertificate, serveApp } from "../../../../functions/node/server.ts";
 import { readTlsMaterial } from "../../../../functions/node/tls-reload.ts";
+import { issueClientCertificate, issueServingCertificate } from "../../../../infra/local/pki.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
+import { createTestCa } from "../../../support/test-pki.ts";
 
-const run = promisify(execFile);
-const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-
-let dir: string;
 let server: Awaited<ReturnType<typeof serveApp>>["server"];
 let port: number;
 let logged: () => string;
-const pem: Record<string, Buffer> = {};
-
-/** A self-signed CA: `<name>.pem`, `<name>.key`. */
-async function createCa(name: string): Promise<void> {
-  await run("openssl", [
-    "req",
-    "-x509",
-    ...EC_KEY,
-    "-keyout",
-    join(dir, `${name}.key`),
-    "-out",
-    join(dir, `${name}.pem`),
-    "-days",
-    "1",
-    "-subj",
-    `/CN=${name}`,
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  ]);
-}
-
-/** A leaf certificate for `cn` signed by `ca`, with its extensions given as `-addext` values. */
-async function createLeaf(name: string, cn: string, ca: string, extensions: string[]): Promise<void> {
-  const csr = join(dir, `${name}.csr`);
-  await run("openssl", [
-    "req",
-    "-new",
-    ...EC_KEY,
-    "-keyout",
-    join(dir, `${name}.key`),
-    "-out",
-    csr,
-    "-subj",
-    `/CN=${cn}`,
-    ...extensions.flatMap((ext) => ["-addext", ext]),
-  ]);
-  await run("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    csr,
-    "-CA",
-    join(dir, `${ca}.pem`),
-    "-CAkey",
-    join(dir, `${ca}.key`),
-    "-set_serial",
-    String(Date.now()),
-    "-days",
-    "1",
-    "-copy_extensions",
-    "copy",
-    "-out",
-    join(dir, `${name}.pem`),
-  ]);
-}
+const pem: Record<string, string> = {};
 
 /** One request over a fresh TLS connection, trusting our server's CA, with an optional client certificate. */
 function call(path: string, client?: string, method = "GET"): Promise<number> {
@@ -100,22 +38,24 @@ function call(path: string, client?: string, method = "GET"): Promise<number> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "gmsa-mtls-"));
-  await Promise.all([createCa("server-ca"), createCa("client-ca"), createCa("other-ca")]);
-  await Promise.all([
-    createLeaf("server", "localhost", "server-ca", [
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "extendedKeyUsage=serverAuth",
-    ]),
-    createLeaf("apiserver", "kube-apiserver", "client-ca", ["extendedKeyUsage=clientAuth"]),
-    createLeaf("intruder", "intruder", "client-ca", ["extendedKeyUsage=clientAuth"]),
-    createLeaf("forged", "kube-apiserver", "other-ca", ["extendedKeyUsage=clientAuth"]),
+  const dir = await tempDir("gmsa-mtls-");
+  const [serverCa, clientCa, otherCa] = await Promise.all([
+    createTestCa(dir, "server-ca"),
+    createTestCa(dir, "client-ca"),
+    createTestCa(dir, "other-ca"),
   ]);
-  for (const name of ["server-ca", "apiserver", "intruder", "forged"]) {
-    pem[`${name}.pem`] = await readFile(join(dir, `${name}.pem`));
-    pem[`${name}.key`] = await readFile(join(dir, `${name}.key`));
+  const pairs = {
+    server: await issueServingCertificate(serverCa, dir, "server", ["127.0.0.1", "localhost"]),
+    apiserver: await issueClientCertificate(clientCa, dir, "apiserver", "kube-apiserver", "gmsa-tests"),
+    intruder: await issueClientCertificate(clientCa, dir, "intruder", "intruder", "gmsa-tests"),
+    forged: await issueClientCertificate(otherCa, dir, "forged", "kube-apiserver", "gmsa-tests"),
+  };
+  pem["server-ca.pem"] = serverCa.certPem;
+  for (const [name, pair] of Object.entries(pairs)) {
+    pem[`${name}.pem`] = pair.certPem;
+    pem[`${name}.key`] = pair.keyPem;
   }
-  const clientCaFile = join(dir, "client-ca.pem");
+  const clientCaFile = clientCa.certFile;
   const { app, logger } = createCallerAuthTestApp(
     { mode: "mtls", clientCaFile, clientNames: ["kube-apiserver"] },
     { clientCertificate: readClientCertificate },
@@ -125,8 +65,8 @@ beforeAll(async () => {
     port: 0,
     hostname: "127.0.0.1",
     tls: await readTlsMaterial({
-      certFile: join(dir, "server.pem"),
-      keyFile: join(dir, "server.key"),
+      certFile: pairs.server.certFile,
+      keyFile: pairs.server.keyFile,
       caFile: clientCaFile,
     }),
   }));
@@ -134,7 +74,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("caller auth: mtls through the Node HTTPS server", () => {

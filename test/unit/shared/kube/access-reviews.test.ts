@@ -1,24 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../shared/kube/access-reviews.ts";
-import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 
-function setup(script: FakeScript) {
-  const fake = createFakeFetch(script);
-  const client = createKubeGmsaClient({
-    server: "https://kube.example",
-    fetch: fake.fetch,
-    tokenSource: createStaticTokenSource({ token: "t" }),
-    retryDelayMs: 10,
-    accessCacheTtlMs: 0,
-  });
-  return { client, calls: fake.calls };
-}
+const setup = (script: FakeScript) => createFakeKubeClient(script, { retryDelayMs: 10, accessCacheTtlMs: 0 });
 
 const verdict = (status: Record<string, unknown>) => json(201, { ...buildLocalSubjectAccessReview(query), status });
 
@@ -118,11 +106,7 @@ describe("canUseCredSpec for the requesting user", () => {
 
   it("POSTs a LocalSubjectAccessReview for the user's whole identity, never cached", async () => {
     const { client, calls } = setup(() => json(201, { status: { allowed: true } }));
-    const cached = createKubeGmsaClient({
-      server: "https://kube.example",
-      fetch: createFakeFetch(() => json(201, { status: { allowed: true } })).fetch,
-      tokenSource: createStaticTokenSource({ token: "t" }),
-    });
+    const cached = createFakeKubeClient(() => json(201, { status: { allowed: true } })).client;
     expect(await client.canUseCredSpec(userQuery, call())).toEqual({ allowed: true, reason: "" });
     expect(calls[0]?.url).toBe(
       "https://kube.example/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",

@@ -1,13 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
 import {
   CACHE_MAX_ENTRIES,
   CREDSPEC_CACHE_MAX_BYTES,
-  createKubeGmsaClient,
   type KubeGmsaClientOptions,
 } from "../../../../shared/kube/client.ts";
 import { MAX_CREDSPEC_CONTENTS_BYTES } from "../../../../shared/policy/expand.ts";
-import { createFakeFetch, json, status } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
@@ -18,22 +16,15 @@ function setup(
 ) {
   let wall = Date.parse("2030-01-01T00:00:00Z");
   let clock = 1_000;
-  const fake = createFakeFetch((request) => {
+  const script: FakeScript = (request) => {
     if (request.method === "POST") return json(201, { status: { allowed: answers.allowed ?? true } });
     if (answers.found === false) return status(404, "NotFound", { name: "webapp01" });
     return json(200, { credspec: answers.contentsOf?.(request.url) ?? answers.contents ?? { n: 1 } });
-  });
-  const client = createKubeGmsaClient({
-    server: "https://kube.example",
-    fetch: fake.fetch,
-    tokenSource: createStaticTokenSource({ token: "t" }),
-    now: () => wall,
-    monotonicNow: () => clock,
-    ...options,
-  });
+  };
+  const { client, calls } = createFakeKubeClient(script, { now: () => wall, monotonicNow: () => clock, ...options });
   return {
     client,
-    calls: fake.calls,
+    calls,
     advance: (ms: number) => {
       clock += ms;
       wall += ms;
@@ -177,17 +168,11 @@ describe("concurrent misses of one key", () => {
   function gated(answer: (method: string) => Response, shareInFlight = true) {
     let release = (): void => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const fake = createFakeFetch(async (request) => {
+    const script: FakeScript = async (request) => {
       await gate;
       return answer(request.method);
-    });
-    const client = createKubeGmsaClient({
-      server: "https://kube.example",
-      fetch: fake.fetch,
-      tokenSource: createStaticTokenSource({ token: "t" }),
-      shareInFlight,
-    });
-    return { client, calls: fake.calls, release };
+    };
+    return { ...createFakeKubeClient(script, { shareInFlight }), release };
   }
 
   it("share one credspec read: one API call, the same contents for every review, each review counting its miss", async () => {

@@ -3,10 +3,8 @@
  * included, `error` for a transport failure, `timeout` for the deadline), every cache lookup, and the review's tally.
  */
 import { describe, expect, it } from "vitest";
-import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
-import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
 import type { CacheName, CallTally, KubeCallCode, KubeObserver } from "../../../../shared/observer.ts";
-import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 /** A tally at zero, as the review handler starts one. */
 const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
@@ -21,15 +19,7 @@ function setup(script: FakeScript) {
     },
     cacheRequest: (cache, hit) => lookups.push([cache, hit]),
   };
-  const fake = createFakeFetch(script);
-  const client = createKubeGmsaClient({
-    server: "https://kube.example",
-    fetch: fake.fetch,
-    tokenSource: createStaticTokenSource({ token: "t" }),
-    retryDelayMs: 1,
-    requestTimeoutMs: 300,
-    observer,
-  });
+  const { client } = createFakeKubeClient(script, { retryDelayMs: 1, requestTimeoutMs: 300, observer });
   return { client, attempts, lookups };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Credential, TokenSource } from "../../../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, rejectionOf, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const SERVER = "https://kube.example:6443/";
 const SECRET = "super-secret-token";
@@ -28,28 +28,21 @@ function countingTokens(): TokenSource & { loads: number; invalidations: number 
 }
 
 function setup(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
-  const fake = createFakeFetch(script);
   const tokens = countingTokens();
-  const client = createKubeGmsaClient({
+  const defaults = {
     server: SERVER,
-    fetch: fake.fetch,
     tokenSource: tokens,
     retryDelayMs: 10,
     credSpecCacheTtlMs: 0,
     accessCacheTtlMs: 0,
-    ...options,
-  });
-  return { client, calls: fake.calls, tokens };
+  };
+  return { ...createFakeKubeClient(script, { ...defaults, ...options }), tokens };
 }
 
 async function failure(promise: Promise<unknown>): Promise<AdmissionError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect((error as Error).message).not.toContain(SECRET);
-    return error as AdmissionError;
-  }
-  throw new Error("expected a rejection");
+  const error = await rejectionOf(promise);
+  expect(error.message).not.toContain(SECRET);
+  return error;
 }
 
 describe("getCredSpecContents", () => {

@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createStaticTokenSource } from "../../../../shared/credentials/token-source.ts";
-import type { AdmissionError } from "../../../../shared/errors.ts";
-import { createKubeGmsaClient } from "../../../../shared/kube/client.ts";
-import { createFakeFetch, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, rejectionOf, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const pod = {
@@ -11,25 +8,8 @@ const pod = {
   spec: { containers: [{ name: "app", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } }] },
 };
 
-function setup(script: FakeScript) {
-  const fake = createFakeFetch(script);
-  const client = createKubeGmsaClient({
-    server: "https://kube.example",
-    fetch: fake.fetch,
-    tokenSource: createStaticTokenSource({ token: "t" }),
-    retryDelayMs: 10,
-  });
-  return { client, calls: fake.calls };
-}
-
-async function failure(promise: Promise<unknown>): Promise<AdmissionError> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error as AdmissionError,
-  );
-}
+const setup = (script: FakeScript) => createFakeKubeClient(script, { retryDelayMs: 10 });
+const failure = rejectionOf;
 
 describe("getPod: the pod an exec or attach goes into", () => {
   it("GETs the pod in its namespace, every time (never cached), and returns it", async () => {

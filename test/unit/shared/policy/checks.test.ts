@@ -122,27 +122,9 @@ describe("truncate", () => {
   });
 });
 
+// Which places warn, with what text, and that NT AUTHORITY\SYSTEM and NETWORK SERVICE in any case do not, is in the
+// rule table (test/unit/rules/cases.ts, "authorize warns when ..." and "authorize gives no warning for ...").
 describe("listRunAsUserWarnings", () => {
-  it.each(PLACES)("warns when the $kind has a GMSA and runs as a local account", ({ kind }) => {
-    const warnings = listRunAsUserWarnings(
-      podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", runAsUserName: "ContainerUser" }),
-    );
-    expect(warnings.length).toBeGreaterThan(0);
-    for (const warning of warnings) {
-      expect(warning).toContain('"webapp1"');
-      expect(warning).toContain('"ContainerUser"');
-    }
-  });
-
-  it("names each container the pod-level GMSA and user reach", () => {
-    const warnings = listRunAsUserWarnings(
-      podWithGmsaAt("pod", { gmsaCredentialSpecName: "webapp1", runAsUserName: "ContainerAdministrator" }),
-    );
-    expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toContain('container "app"');
-    expect(warnings[1]).toContain('init container "setup"');
-  });
-
   it("combines a container's GMSA with the pod's user and the other way round", () => {
     const podUser = buildPod({
       windowsOptions: { runAsUserName: "ContainerUser" },
@@ -154,19 +136,6 @@ describe("listRunAsUserWarnings", () => {
       containers: [{ name: "app", windowsOptions: { runAsUserName: "ContainerUser" } }],
     });
     expect(listRunAsUserWarnings(containerUser)).toEqual([expect.stringContaining('container "app"')]);
-  });
-
-  it.each([
-    "NT AUTHORITY\\SYSTEM",
-    "NT AUTHORITY\\NETWORK SERVICE",
-    "nt authority\\system",
-    "Nt Authority\\Network Service",
-  ])("does not warn for %j, in any case", (user) => {
-    for (const { kind } of PLACES) {
-      expect(
-        listRunAsUserWarnings(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", runAsUserName: user })),
-      ).toEqual([]);
-    }
   });
 
   it("does not warn without a GMSA or without an explicit user", () => {

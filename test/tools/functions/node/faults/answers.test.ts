@@ -5,7 +5,7 @@
  * clears.
  */
 import { describe, expect, it } from "vitest";
-import type { Fault } from "./fault-server.ts";
+import type { Fault } from "../../../../support/kube-server.ts";
 import {
   BUDGET_MS,
   expectAllowed,

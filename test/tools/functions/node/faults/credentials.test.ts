@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { eventually, isAlive } from "../../../../support/exec-plugins.ts";
-import type { Call } from "./fault-server.ts";
+import type { RecordedRequest as Call } from "../../../../support/kube-server.ts";
 import {
   BUDGET_MS,
   EXEC_TIMEOUT_MS,
@@ -22,7 +22,7 @@ const world = useFaultWorld();
 
 /** `[token's run, answer]` of each call to `endpoint`, in order. */
 function answersTo(endpoint: Call["endpoint"]): [string | undefined, Call["answer"]][] {
-  return world.api.calls
+  return world.api.requests
     .filter((call) => call.endpoint === endpoint)
     .map((call) => [call.token?.split(".")[0], call.answer]);
 }

@@ -1,9 +1,10 @@
 /**
- * The fault matrix's world: a throw-away PKI, the fault-injecting API server, and the real Node server
+ * The fault matrix's world: a throw-away PKI, the API stand-in (test/support/kube-server.ts) with faults to inject, and the real Node server
  * (`startNodeServer`) over HTTPS, authenticating with the switchable exec plugin. Reviews go over HTTPS with
  * `?timeout=2s`, so each has a 1.6 s budget. After every test: no unhandled rejection, /healthz still answers,
  * and no issued token reached a reply or a log line.
  */
+import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent, fetch } from "undici";
@@ -12,12 +13,16 @@ import { startNodeServer } from "../../../../../functions/node/server.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/review.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
 import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
+import { startKubeServer, type KubeServer } from "../../../../support/kube-server.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 import { buildPod, WEBAPP1_CREDSPEC } from "../../../../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../../../../support/reviews.ts";
-import { CREDSPEC_NAME, startFaultServer, type FaultServer } from "./fault-server.ts";
 import { parseMetrics, samplesOf } from "../../../../support/prometheus.ts";
+import { verifyFaultToken } from "./fault-token.ts";
+
+/** The one GMSACredentialSpec the API server holds. */
+const CREDSPEC_NAME = "webapp1";
 
 type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
@@ -70,7 +75,7 @@ export interface MatrixRow {
 }
 
 export interface FaultWorld {
-  readonly api: FaultServer;
+  readonly api: KubeServer;
   readonly pki: TestPki;
   startWebhook(options?: { pluginMode?: PluginMode }): Promise<Webhook>;
   /** Prints `fault: <name> -> <code> in <ms> ms, recovered` and keeps the row for the file's table. */
@@ -95,7 +100,8 @@ function reviewBody(fn: FunctionName, uid: string): Record<string, unknown> {
 /** Registers the hooks of one test file and returns its world (usable inside tests). */
 export function useFaultWorld(): FaultWorld {
   let pki: TestPki | undefined;
-  let api: FaultServer | undefined;
+  let api: KubeServer | undefined;
+  let secretFile = "";
   let agent: Agent | undefined;
   const open: Webhook[] = [];
   const rows: MatrixRow[] = [];
@@ -103,7 +109,15 @@ export function useFaultWorld(): FaultWorld {
 
   beforeAll(async () => {
     pki = await createTestPki();
-    api = await startFaultServer({ ...pki.server, dir: pki.dir, credspec: WEBAPP1_CREDSPEC });
+    // The exec plugin mints tokens from this secret; the API server accepts only those.
+    const secret = randomBytes(32).toString("hex");
+    secretFile = path.join(pki.dir, "fault-server-secret");
+    await writeFile(secretFile, secret, { mode: 0o600 });
+    api = await startKubeServer({
+      ...pki.server,
+      credspecs: { [CREDSPEC_NAME]: WEBAPP1_CREDSPEC },
+      authenticate: (token) => token !== undefined && verifyFaultToken(secret, token) !== undefined,
+    });
     agent = new Agent({ connect: { ca: pki.caPem } });
   });
 
@@ -139,7 +153,7 @@ export function useFaultWorld(): FaultWorld {
   });
 
   async function startWebhook(options: { pluginMode?: PluginMode } = {}): Promise<Webhook> {
-    const { pki, api, agent } = world as { pki: TestPki; api: FaultServer; agent: Agent };
+    const { pki, api, agent } = world as { pki: TestPki; api: KubeServer; agent: Agent };
     const dir = await tempDir("gmsa-faults-");
     const files = {
       count: path.join(dir, "plugin-runs"),
@@ -160,7 +174,7 @@ export function useFaultWorld(): FaultWorld {
       COUNT_FILE: files.count,
       MODE_FILE: files.mode,
       PID_FILE: files.pid,
-      SECRET_FILE: api.secretFile,
+      SECRET_FILE: secretFile,
     };
     const kubeconfig = {
       apiVersion: "v1",
