@@ -32,7 +32,7 @@ describe("npm run dev -- --check", () => {
     const { stdout } = await run(nodeBinary(), ["infra/local/dev.ts", "--check"], { cwd: REPO_ROOT, timeout: 110_000 });
     expect(stdout).toContain("both webhooks called by the API server (Node servers)");
     expect(stdout).toMatch(
-      /KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/,
+      /KUBECONFIG=\S+admin\.kubeconfig kubectl create -f infra\/deploy\/samples\/pod\.yaml -o jsonpath='\{\.spec\.securityContext\.windowsOptions\.gmsaCredentialSpec\}'/,
     );
     expect(stdout).toMatch(/check: pod gmsa-demo-\w+: gmsaCredentialSpec equals GMSACredentialSpec webapp01/);
     expect(stdout).toContain('"MachineAccountName":"webapp01"');

@@ -226,7 +226,7 @@ describe("kubectl gmsa doctor, the bin", () => {
       expect(result.stdout).toMatch(
         /^FAIL webhooks\/authorize +no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/m,
       );
-      expect(result.stdout).toMatch(/^ +fix: apply infra\/webhooks/m);
+      expect(result.stdout).toMatch(/^ +fix: apply infra\/deploy\/webhooks/m);
       expect(result.stdout).toMatch(/^1 failed, \d+ warnings, \d+ passed, \d+ skipped$/m);
       expect(result.stdout).not.toContain("\u001b[");
     } finally {

@@ -329,7 +329,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     });
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(
-      /CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io \(not this release's\) does not serve windows\.k8s\.io\/v1.*kubectl apply -k infra\/crd/,
+      /CustomResourceDefinition gmsacredentialspecs\.windows\.k8s\.io \(not this release's\) does not serve windows\.k8s\.io\/v1.*kubectl apply -k infra\/deploy\/crd/,
     );
     await deleteNamespace(cluster, NAMESPACE);
   });

@@ -191,12 +191,12 @@ describe("the release workflow", () => {
     const at = (pattern: RegExp): number => steps.findIndex((step) => pattern.test(step.run ?? ""));
     const install = at(/^npm ci /);
     const build = at(/npm run --silent release/);
-    expect(at(/node infra\/release\/version\.ts --tag "\$GITHUB_REF_NAME"/)).toBeGreaterThan(-1);
-    expect(at(/node infra\/release\/version\.ts/)).toBeLessThan(install);
+    expect(at(/node infra\/build\/release\/version\.ts --tag "\$GITHUB_REF_NAME"/)).toBeGreaterThan(-1);
+    expect(at(/node infra\/build\/release\/version\.ts/)).toBeLessThan(install);
     expect(at(/CHANGELOG\.md has no section/)).toBeLessThan(install);
-    expect(at(/node infra\/node\/node-release\.ts --official/)).toBeLessThan(install);
-    expect(at(/node infra\/release\/actionlint\.ts \.github\/workflows\/release\.yml/)).toBeLessThan(build);
-    expect(at(/node infra\/release\/actionlint\.ts/)).toBeGreaterThan(install);
+    expect(at(/node infra\/build\/node\/node-release\.ts --official/)).toBeLessThan(install);
+    expect(at(/node infra\/build\/release\/actionlint\.ts \.github\/workflows\/release\.yml/)).toBeLessThan(build);
+    expect(at(/node infra\/build\/release\/actionlint\.ts/)).toBeGreaterThan(install);
   });
 
   it("checks the Node.js project's release: the pinned keyring's hash, then the signature, then the tarball and bin/node", () => {
