@@ -111,7 +111,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
   rows.push(
     relativeRow(
       "server CPU per warm review, 1-container pod",
-      "≤ 0.5x Go's in the same run",
+      "≤ 0.5x Go's",
       pair((fn) => serverCpuMicros(run, NODE_SERVER_NAME, fn)),
       withGo ? pair((fn) => serverCpuMicros(run, REFERENCE_SERVER_NAME, fn)) : undefined,
       " µs",
@@ -126,7 +126,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
     rows.push(
       relativeRow(
         figure,
-        `≥ ${least}x Go's (median of ${BUDGET_TRIALS} alternating trials)`,
+        `≥ ${least}x Go's (median of ${BUDGET_TRIALS})`,
         pair((fn) => reviewsPerSecond(run, "node", fn, containers)),
         withGo ? pair((fn) => reviewsPerSecond(run, "reference", fn, containers)) : undefined,
         "",
@@ -141,7 +141,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
   const goCreated = podCreateAdded(podCreateRounds(run, "reference"));
   rows.push({
     figure: "what the webhooks add to a pod create through kube-apiserver, p50",
-    budget: `≤ 1.5x a do-nothing webhook pair's (median of ${BUDGET_TRIALS} alternating trials)`,
+    budget: `≤ 1.5x a do-nothing webhook pair's (median of ${BUDGET_TRIALS})`,
     ours:
       created === undefined
         ? "-"
