@@ -1,8 +1,8 @@
 /**
  * The figures of docs/performance.svg, read from one bench run by figures.ts as the budget table reads them: server
- * CPU per warm review and memory (section G), reviews per second at the budget's concurrency (section B) and what
- * each webhook pair adds to a pod create (section F), each for our Node server beside the Go reference (when
- * GMSA_REF_BIN ran it) and the do-nothing webhook.
+ * CPU per warm review and memory (section G), reviews per second at the budget's concurrency (the median of its
+ * trials) and what each webhook pair adds to a pod create (section F, the median of its rounds), each for our Node
+ * server beside the Go reference (when GMSA_REF_BIN ran it) and the do-nothing webhook.
  */
 import type { ChartFigures, ChartGroup, ChartPanel } from "./chart.ts";
 import {

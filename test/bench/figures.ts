@@ -5,9 +5,12 @@
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { ColdStart } from "./cold-start.ts";
 import { cpuMicrosPerReview, maxRoundRssBytes, type FrugalFigures } from "./frugal.ts";
-import { meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import { addedP50, type PodCreateRounds } from "./pod-create.ts";
 import type { ReferenceFigures } from "./reference-phase.ts";
+import type { ReviewFiles } from "./review-files.ts";
+import type { ReviewTrials } from "./review-trials.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
+import { median, medianRatio } from "./trials.ts";
 import type { BundleSize } from "./worker-bundle.ts";
 
 /** The functions in the order every pair is shown: expand / authorize. */
@@ -26,10 +29,16 @@ export interface RunFigures {
   phases: readonly RuntimeFigures[];
   frugal: readonly FrugalFigures[];
   reference?: ReferenceFigures | undefined;
-  /** `*.ts` lines under functions/ and shared/ (source-lines.ts). */
+  /** The reviews-per-second budget's alternating trials (review-trials.ts); empty without a cluster. */
+  reviewTrials: readonly ReviewTrials[];
+  /** Our files a warm review runs code in, per function (review-files.ts). */
+  reviewFiles?: ReviewFiles | undefined;
+  /** `*.ts` lines of the webhook code: functions/ and shared/ (source-lines.ts). */
   sourceLines?: number;
-  /** Of which the CLI's (cli/). */
+  /** `*.ts` lines of the CLI (cli/), counted apart from the webhook code. */
   cliSourceLines?: number;
+  /** `*.ts` lines under test/: every tier and the bench. */
+  testLines?: number;
 }
 
 /** Section G's server CPU per warm review of `server`'s `fn`, µs. */
@@ -38,16 +47,34 @@ export function serverCpuMicros(run: RunFigures, server: string, fn: FunctionNam
   return f === undefined ? undefined : cpuMicrosPerReview(f);
 }
 
-/** Section B's reviews/s at the budget's concurrency: our Node server's, or the Go reference's with `reference`. */
+/** The trials of the reviews-per-second budget for `fn` and a pod of `containers`. */
+function trialsOf(run: RunFigures, fn: FunctionName, containers: number): ReviewTrials | undefined {
+  return run.reviewTrials.find((t) => t.fn === fn && t.containers === containers);
+}
+
+/**
+ * Reviews/s at the budget's concurrency, the median of the alternating trials: our Node server's, or the Go
+ * reference's with `reference`.
+ */
 export function reviewsPerSecond(
   run: RunFigures,
   who: "node" | "reference",
   fn: FunctionName,
   containers: number,
 ): number | undefined {
-  const cells = who === "node" ? run.phases.find((p) => p.runtime === "node")?.cells : run.reference?.cells;
-  return cells?.find((c) => c.fn === fn && c.containers === containers && c.load.concurrency === BUDGET_CONCURRENCY)
-    ?.load.perSecond;
+  const trials = trialsOf(run, fn, containers);
+  const loads = who === "node" ? trials?.ours : trials?.go;
+  return loads === undefined || loads.length === 0 ? undefined : median(loads.map((l) => l.perSecond));
+}
+
+/** Ours over Go's reviews/s, the median of the trial-by-trial ratios; undefined without the reference's trials. */
+export function reviewsPerSecondRatio(run: RunFigures, fn: FunctionName, containers: number): number | undefined {
+  const trials = trialsOf(run, fn, containers);
+  if (trials?.go === undefined) return undefined;
+  return medianRatio(
+    trials.ours.map((l) => l.perSecond),
+    trials.go.map((l) => l.perSecond),
+  );
 }
 
 /** Section F's rounds of our Node server, or of the Go reference. */
@@ -55,17 +82,24 @@ export function podCreateRounds(run: RunFigures, who: "node" | "reference"): Pod
   return who === "node" ? run.phases.find((p) => p.runtime === "node")?.podCreate : run.reference?.podCreate;
 }
 
-/** What a webhook pair adds to a pod create at p50 (ms, mean of the rounds), the floor's in the same creates, and their ratio. */
+/**
+ * What a webhook pair adds to a pod create at p50 (ms) and the floor's in the same creates, each the median of the
+ * rounds, and the median of the round-by-round ratios (each round alternates the floor's creates with the pair's).
+ */
 export function podCreateAdded(
   rounds: PodCreateRounds | undefined,
-): { added: number; floor: number; ratio: number } | undefined {
+): { added: number; floor: number; ratio: number; rounds: number } | undefined {
   if (rounds === undefined || rounds.webhooks.length === 0) return undefined;
-  const added = meanAddedP50(rounds.webhooks);
-  const floor = meanAddedP50(rounds.floor);
-  return { added, floor, ratio: added / floor };
+  const added = rounds.webhooks.map(addedP50);
+  const floor = rounds.floor.map(addedP50);
+  return { added: median(added), floor: median(floor), ratio: medianRatio(added, floor), rounds: added.length };
 }
 
-/** Section G's resident memory of `server` in MiB, the largest of its functions: idle, and after the rounds. */
+/**
+ * Section G's resident memory of `server` in MiB, the largest of its functions: idle, after the rounds, and the growth
+ * over the last round ({@link lastRoundGrowthBytes}). The heap takes one warm-up step in the first rounds of load
+ * (docs/performance.md); "flat" is judged after it.
+ */
 export function residentMiB(
   run: RunFigures,
   server: string,
@@ -75,9 +109,14 @@ export function residentMiB(
   return {
     idle: Math.max(...figures.map((f) => f.idleRssBytes)) / MIB,
     afterLoad: Math.max(...figures.map(maxRoundRssBytes)) / MIB,
-    // From the first round's RSS to the last's: what "flat" is judged on.
-    growth: Math.max(...figures.map((f) => f.roundRssBytes.at(-1)! - f.roundRssBytes[0]!)) / MIB,
+    growth: Math.max(...figures.map(lastRoundGrowthBytes)) / MIB,
   };
+}
+
+/** RSS after the last round less RSS after the one before (0 with a single round), bytes. */
+export function lastRoundGrowthBytes(f: FrugalFigures): number {
+  const rounds = f.roundRssBytes;
+  return rounds.length < 2 ? 0 : rounds.at(-1)! - rounds.at(-2)!;
 }
 
 /** Reviews per round of section G (the same for every target). */

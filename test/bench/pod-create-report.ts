@@ -41,17 +41,27 @@ export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
   );
   printTable(
     "F. Side by side: what each webhook pair adds to a dry-run pod create at p50, against the floor in the same creates (ms)",
-    ["webhooks", "added p50 by round", "mean", "floor's by round", "floor's mean", "added / floor's"],
+    [
+      "webhooks",
+      "added p50 by round",
+      "median",
+      "floor's by round",
+      "floor's median",
+      "added / floor's by round",
+      "median of the ratios",
+    ],
     entries.map(([label, rounds]) => {
-      const mean = podCreateAdded(rounds);
+      const medians = podCreateAdded(rounds);
       return [
         label,
         rounds.webhooks.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
-        fixed(mean?.added ?? Number.NaN, 2),
+        fixed(medians?.added ?? Number.NaN, 2),
         rounds.floor.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
-        fixed(mean?.floor ?? Number.NaN, 2),
-        `${fixed(mean?.ratio ?? Number.NaN, 2)}x`,
+        fixed(medians?.floor ?? Number.NaN, 2),
+        rounds.webhooks.map((pair, i) => `${fixed(addedP50(pair) / addedP50(rounds.floor[i]!), 2)}x`).join(" / "),
+        `${fixed(medians?.ratio ?? Number.NaN, 2)}x`,
       ];
     }),
+    "Each round is one trial of the budget: the median of the rounds' ratios is what the budget table judges.",
   );
 }

@@ -24,6 +24,7 @@ import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/
 import type { LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { summarize } from "./percentiles.ts";
+import { median } from "./trials.ts";
 
 /** Pod creates without webhooks, then with a webhook pair. */
 export interface PodCreatePair {
@@ -42,9 +43,9 @@ export function addedP50(pair: PodCreatePair): number {
   return pair.with.latencyMs.p50 - pair.without.latencyMs.p50;
 }
 
-/** {@link addedP50} averaged over rounds. */
-export function meanAddedP50(pairs: readonly PodCreatePair[]): number {
-  return pairs.reduce((sum, pair) => sum + addedP50(pair), 0) / pairs.length;
+/** The median of the rounds' {@link addedP50}. */
+export function medianAddedP50(pairs: readonly PodCreatePair[]): number {
+  return median(pairs.map(addedP50));
 }
 
 /** Every load of the rounds, for their errors. */

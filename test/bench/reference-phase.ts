@@ -10,7 +10,7 @@ import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
-import { benchWebhooksOf, comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import { benchWebhooksOf, comparePodCreates, medianAddedP50, type PodCreateRounds } from "./pod-create.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
@@ -190,7 +190,7 @@ export async function benchReference(
     },
   );
   options.log(
-    `reference pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`,
+    `reference pod creates: added p50 ${medianAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${medianAddedP50(podCreate.floor).toFixed(2)} ms (median of ${options.podCreateRounds} rounds)`,
   );
   return { wrongAnswers, cells, podCreate };
 }

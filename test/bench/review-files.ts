@@ -2,71 +2,104 @@
  * How many of our source files one warm review runs code in (issue 36): the production app (createApp with
  * configuredDeps, bearer caller auth, the JSON logger writing nowhere) over the in-memory fake GmsaClient, one review
  * to warm up, then V8 precise coverage (call counts, node:inspector) over a second, identical review. A file counts
- * when a function of it ran during that second review. Run: `node test/bench/review-files.ts`.
+ * when a function of it ran during that second review. Run: `node test/bench/review-files.ts` (`--json` for the
+ * bench); the bench calls {@link measureReviewFiles}, which runs it so.
  */
+import { execFile } from "node:child_process";
 import { Session } from "node:inspector/promises";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { FunctionName } from "../../shared/config/index.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The folders whose files are counted, relative to the repository root. */
 const COUNTED = ["functions/", "shared/"];
 
-const session = new Session();
-session.connect();
-await session.post("Profiler.enable");
-// Started before the app's modules load, so every function of theirs has a call counter from its first call.
-await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
+/** Our files (repository-relative, sorted) a warm review of each function runs code in. */
+export type ReviewFiles = Record<FunctionName, string[]>;
 
-const { createFakeGmsaClient } = await import("../support/fake-gmsa-client.ts");
-const { applyReplyPatch } = await import("../support/reviews.ts");
-const { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } =
-  await import("./bench-pods.ts");
-const { createBenchApp, reviewRequest } = await import("./in-process.ts");
+/**
+ * Counts the files in this process. Call it before anything has loaded the app's modules (as `node
+ * test/bench/review-files.ts` does): coverage started later misses functions V8 has already optimized or inlined.
+ */
+export async function countReviewFiles(): Promise<ReviewFiles> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post("Profiler.enable");
+    // Started before the app's modules load, so every function of theirs has a call counter from its first call.
+    await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
 
-const credSpecName = benchCredSpecName(0);
-const gmsa = createFakeGmsaClient({
-  credspecs: { [credSpecName]: benchCredSpec(0) },
-  allowed: [{ namespace: BENCH_NAMESPACE, serviceAccount: BENCH_SERVICE_ACCOUNT, credSpecName }],
-});
-const app = createBenchApp(gmsa);
+    const { createFakeGmsaClient } = await import("../support/fake-gmsa-client.ts");
+    const { applyReplyPatch } = await import("../support/reviews.ts");
+    const { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } =
+      await import("./bench-pods.ts");
+    const { createBenchApp, reviewRequest } = await import("./in-process.ts");
 
-async function review(fn: FunctionName, body: string): Promise<{ response: { allowed: boolean; patch?: string } }> {
-  const res = await app.fetch(reviewRequest(fn, body));
-  const reply = (await res.json()) as { response: { allowed: boolean; patch?: string } };
-  if (res.status !== 200 || !reply.response.allowed)
-    throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
-  return reply;
+    const credSpecName = benchCredSpecName(0);
+    const gmsa = createFakeGmsaClient({
+      credspecs: { [credSpecName]: benchCredSpec(0) },
+      allowed: [{ namespace: BENCH_NAMESPACE, serviceAccount: BENCH_SERVICE_ACCOUNT, credSpecName }],
+    });
+    const app = createBenchApp(gmsa);
+
+    const review = async (fn: FunctionName, body: string): Promise<{ response: { allowed: boolean } }> => {
+      const res = await app.fetch(reviewRequest(fn, body));
+      const reply = (await res.json()) as { response: { allowed: boolean; patch?: string } };
+      if (res.status !== 200 || !reply.response.allowed)
+        throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+      return reply;
+    };
+
+    /** Our files with a function that ran since the last take (each take resets the counters). */
+    const takeFilesRun = async (): Promise<string[]> => {
+      const { result } = await session.post("Profiler.takePreciseCoverage");
+      const files = result
+        .filter(
+          (script) =>
+            script.url.startsWith("file://") &&
+            script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)),
+        )
+        .map((script) => relative(ROOT, fileURLToPath(script.url)))
+        .filter((file) => COUNTED.some((folder) => file.startsWith(folder)));
+      return [...new Set(files)].sort();
+    };
+
+    const pod = buildBenchPod(1);
+    const expandBody = reviewBody(pod);
+    const authorizeBody = reviewBody(
+      applyReplyPatch(pod, (await review("expand", expandBody)) as Parameters<typeof applyReplyPatch>[1]),
+    );
+    const files = {} as ReviewFiles;
+    for (const [fn, body] of [
+      ["authorize", authorizeBody],
+      ["expand", expandBody],
+    ] as const) {
+      await review(fn, body);
+      await takeFilesRun();
+      await review(fn, body);
+      files[fn] = await takeFilesRun();
+    }
+    await session.post("Profiler.stopPreciseCoverage");
+    return files;
+  } finally {
+    session.disconnect();
+  }
 }
 
-/** Our files with a function that ran since the last take (each take resets the counters). */
-async function takeFilesRun(): Promise<string[]> {
-  const { result } = await session.post("Profiler.takePreciseCoverage");
-  const files = result
-    .filter(
-      (script) =>
-        script.url.startsWith("file://") && script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)),
-    )
-    .map((script) => relative(ROOT, fileURLToPath(script.url)))
-    .filter((file) => COUNTED.some((folder) => file.startsWith(folder)));
-  return [...new Set(files)].sort();
+/** {@link countReviewFiles} in a fresh `node` process, so that nothing has loaded or warmed the app before it. */
+export async function measureReviewFiles(): Promise<ReviewFiles> {
+  const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), "--json"]);
+  return JSON.parse(stdout) as ReviewFiles;
 }
 
-const pod = buildBenchPod(1);
-const expandBody = reviewBody(pod);
-const authorizeBody = reviewBody(
-  applyReplyPatch(pod, (await review("expand", expandBody)) as Parameters<typeof applyReplyPatch>[1]),
-);
-for (const [fn, body] of [
-  ["authorize", authorizeBody],
-  ["expand", expandBody],
-] as const) {
-  await review(fn, body);
-  await takeFilesRun();
-  await review(fn, body);
-  const files = await takeFilesRun();
-  console.log(`files a warm ${fn} review crosses: ${files.length} (${files.join(", ")})`);
+if (import.meta.main) {
+  const files = await countReviewFiles();
+  if (process.argv.includes("--json")) {
+    process.stdout.write(JSON.stringify(files));
+  } else {
+    for (const fn of ["authorize", "expand"] as const)
+      console.log(`files a warm ${fn} review crosses: ${files[fn].length} (${files[fn].join(", ")})`);
+  }
 }
-await session.post("Profiler.stopPreciseCoverage");
-session.disconnect();

@@ -3,11 +3,13 @@
  * docs/performance.md (reported, not asserted). Exits 0 unless something broke: a step threw, or an answer was not
  * the expected one.
  *
- *   A. in-process cost per review; Worker bundle sizes and start-up; Node-based bundles, Lambda cold start (no cluster)
+ *   A. in-process cost per review; Worker bundle sizes and start-up; Node-based bundles, Lambda cold start; files a
+ *      warm review crosses (no cluster)
  *   B. reviews/s and latency per function, pod size, concurrency and runtime (local cluster)
  *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
  *   F. what the webhooks add to a pod create through kube-apiserver
- *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it
+ *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it; then the
+ *      reviews-per-second budget's trials at concurrency 16, ours and the Go reference alternating (review-trials.ts)
  *   Then writes docs/performance.svg from B, F and G (not with --quick or --no-cluster).
  *   With `GMSA_REF_BIN` (a built binary of kubernetes-sigs/windows-gmsa's admission-webhook): the Go reference side by
  *   side in B, F and G (reference.ts; nothing here fetches or builds it), and the budgets relative to it judged.
@@ -44,12 +46,16 @@ import {
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeBudgets, printBudgets } from "./budgets.ts";
 import { judgeChecks, printChecks } from "./checks.ts";
-import { CLI_FOLDER, countSourceLines } from "./source-lines.ts";
+import { CLI_FOLDER, countSourceLines, TEST_FOLDER } from "./source-lines.ts";
+import { LAMBDA_COLD_STARTS } from "./budgets.ts";
+import { measureReviewFiles } from "./review-files.ts";
+import { measureReviewTrials, printReviewTrials, type ReviewTrials } from "./review-trials.ts";
+import { buildReviewBodies } from "./reviews.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
 import { printReference } from "./reference-report.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
-import { startFloorTargets, startNodeTargets } from "./node-targets.ts";
+import { NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { runAskedSections } from "./asked-sections.ts";
@@ -66,9 +72,10 @@ const SETTINGS = quick
       maxRequests: 200,
       maxDurationMs: 1000,
       podCreates: 50,
-      podCreateRounds: 1,
+      podCreateRounds: 3,
       coldStarts: 2,
       frugalReviews: 2000,
+      trialWarmup: 200,
     }
   : {
       rounds: 5,
@@ -80,8 +87,9 @@ const SETTINGS = quick
       maxDurationMs: 3000,
       podCreates: 1000,
       podCreateRounds: 3,
-      coldStarts: 10,
+      coldStarts: LAMBDA_COLD_STARTS,
       frugalReviews: 20_000,
+      trialWarmup: 1000,
     };
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
@@ -156,9 +164,13 @@ try {
 printNodeBundles(nodeBundles);
 printColdStarts(coldStarts, SETTINGS.coldStarts);
 
+log("A: files a warm review crosses");
+const reviewFiles = await measureReviewFiles();
+
 const phases: RuntimeFigures[] = [];
 let frugal: FrugalFigures[] = [];
 let reference: ReferenceFigures | undefined;
+let reviewTrials: ReviewTrials[] = [];
 const referenceBin = process.env["GMSA_REF_BIN"] || undefined;
 /** Section F's webhook pairs, each with its rounds against the floor. */
 const podCreates = (): LabelledPodCreates[] => [
@@ -213,6 +225,16 @@ if (withCluster) {
         } finally {
           await floorServer.stop();
         }
+        log(
+          `B: the reviews-per-second budget's trials (concurrency 16), ${ref === undefined ? "ours alone" : "ours and Go's alternating"}`,
+        );
+        reviewTrials = await measureReviewTrials(node.targets, ref?.targets, {
+          bodies: buildReviewBodies(bench.credspecs),
+          maxRequests: SETTINGS.maxRequests,
+          maxDurationMs: SETTINGS.maxDurationMs,
+          warmupRequests: SETTINGS.trialWarmup,
+          log,
+        });
       } catch (error) {
         await ref?.stop();
         throw error;
@@ -246,6 +268,7 @@ if (withCluster) {
   printPodCreate(podCreates());
   printFrugal(frugal, { reviewsPerRound: SETTINGS.frugalReviews });
   if (reference !== undefined) printReference(phases, reference);
+  printReviewTrials(reviewTrials, { ours: NODE_SERVER_NAME, go: REFERENCE_SERVER_NAME });
 }
 
 const figures = {
@@ -254,8 +277,11 @@ const figures = {
   phases,
   frugal,
   reference,
+  reviewTrials,
+  reviewFiles,
   sourceLines: await countSourceLines(),
   cliSourceLines: await countSourceLines(undefined, [CLI_FOLDER]),
+  testLines: await countSourceLines(undefined, [TEST_FOLDER]),
 };
 if (withCluster && !quick) {
   const chart = new URL("../../docs/performance.svg", import.meta.url);
@@ -281,6 +307,7 @@ const unexpected =
     0,
   ) +
   frugal.reduce((sum, f) => sum + f.errors, 0) +
+  reviewTrials.reduce((sum, t) => sum + [...t.ours, ...(t.go ?? [])].reduce((s, l) => s + l.errors, 0), 0) +
   (reference === undefined
     ? 0
     : reference.wrongAnswers.length +

@@ -9,7 +9,7 @@ import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/sup
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
 import { openAuditLog } from "./audit.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
-import { benchWebhooksOf, comparePodCreates, meanAddedP50, type PodCreateRounds } from "./pod-create.ts";
+import { benchWebhooksOf, comparePodCreates, medianAddedP50, type PodCreateRounds } from "./pod-create.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { buildReviewBodies } from "./reviews.ts";
 import { measureThroughput, type ThroughputCell } from "./throughput.ts";
@@ -89,7 +89,7 @@ export async function benchRuntime(
       },
     );
     options.log(
-      `${runtime} pod creates: added p50 ${meanAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${meanAddedP50(podCreate.floor).toFixed(2)} ms (mean of ${options.podCreateRounds} rounds)`,
+      `${runtime} pod creates: added p50 ${medianAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${medianAddedP50(podCreate.floor).toFixed(2)} ms (median of ${options.podCreateRounds} rounds)`,
     );
 
     const elapsedSeconds = (performance.now() - started) / 1000;

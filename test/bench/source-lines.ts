@@ -1,15 +1,20 @@
-/** The size of the code base a newcomer carries on: lines of every `*.ts` file under functions/, shared/ and cli/. */
+/**
+ * The size of the code base a newcomer carries on: lines of every `*.ts` file of the webhook code (functions/ and
+ * shared/), and apart from it the operator's CLI (cli/) and the tests (test/).
+ */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The folders counted, relative to the repository root. */
-export const SOURCE_FOLDERS = ["functions", "shared", "cli"] as const;
+/** The webhook code's folders, relative to the repository root. */
+export const SOURCE_FOLDERS = ["functions", "shared"] as const;
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-/** The operator's CLI (`gmsa-webhooks`, `kubectl gmsa`), counted in the total and shown apart from the webhooks. */
+/** The operator's CLI (`gmsa-webhooks`, `kubectl gmsa`), counted apart from the webhook code. */
 export const CLI_FOLDER = "cli";
+/** Every test tier and the bench. */
+export const TEST_FOLDER = "test";
 
 /** Newline-terminated lines (as `wc -l` counts them) of every `*.ts` file under the folders. */
 export async function countSourceLines(root = ROOT, folders: readonly string[] = SOURCE_FOLDERS): Promise<number> {

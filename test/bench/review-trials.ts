@@ -1,0 +1,122 @@
+/**
+ * The reviews-per-second budget rows (concurrency 16, 1- and 10-container pods), measured for the budget table: per
+ * function and pod size, three trials of our production server and of the Go reference taking turns on the same
+ * machine (trials.ts), each trial a closed-loop load as in section B. Without the reference, ours alone, three times.
+ */
+import type { FunctionName } from "../../shared/config/index.ts";
+import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
+import { BUDGET_CONCURRENCY, PAIR_ORDER } from "./figures.ts";
+import { runLoad, type LoadResult } from "./load.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+import { acceptsAllowed, type ReviewBodies } from "./reviews.ts";
+import { fixed, printTable } from "./table.ts";
+import { alternateTrials, BUDGET_TRIALS, median, medianRatio } from "./trials.ts";
+
+/** One function and pod size: our trials and, with the reference, its trials in between. */
+export interface ReviewTrials {
+  fn: FunctionName;
+  containers: ContainerCount;
+  ours: LoadResult[];
+  go?: LoadResult[];
+}
+
+export interface ReviewTrialsOptions {
+  bodies: ReviewBodies;
+  /** Timed requests of one trial, and its longest duration (ms). */
+  maxRequests: number;
+  maxDurationMs: number;
+  /** Untimed reviews sent to each server before its first trial (JIT, caches). */
+  warmupRequests: number;
+  log: (line: string) => void;
+}
+
+/** Reviews sent untimed at the start of every trial: each trial opens its connections afresh (TLS handshakes). */
+const TRIAL_WARMUP_PER_CONNECTION = 2;
+
+/**
+ * Measures every function and pod size of the budget: `ours` and, when given, `go` (both a target per function),
+ * warmed up once, then {@link BUDGET_TRIALS} trials each, alternating.
+ */
+export async function measureReviewTrials(
+  ours: readonly MeasuredTarget[],
+  go: readonly MeasuredTarget[] | undefined,
+  options: ReviewTrialsOptions,
+): Promise<ReviewTrials[]> {
+  const results: ReviewTrials[] = [];
+  for (const fn of PAIR_ORDER) {
+    const targets = [ours, ...(go === undefined ? [] : [go])].map((set) => set.find((t) => t.fn === fn)!);
+    for (const containers of CONTAINER_COUNTS) {
+      const load = (target: MeasuredTarget, maxRequests: number, warmupRequests: number) =>
+        runLoad({
+          url: target.url,
+          body: options.bodies[fn][containers],
+          headers: target.headers,
+          caPem: target.ca,
+          accept: acceptsAllowed(fn),
+          concurrency: BUDGET_CONCURRENCY,
+          maxRequests,
+          maxDurationMs: options.maxDurationMs,
+          warmupRequests,
+        });
+      for (const target of targets) await load(target, 0, options.warmupRequests);
+      const [oursTrials, goTrials] = await alternateTrials(
+        BUDGET_TRIALS,
+        targets.map((target) => async () => {
+          const result = await load(target, options.maxRequests, BUDGET_CONCURRENCY * TRIAL_WARMUP_PER_CONNECTION);
+          options.log(
+            `${target.server} ${fn} ${containers}c x${BUDGET_CONCURRENCY}: ${result.perSecond.toFixed(0)}/s, errors ${result.errors}`,
+          );
+          return result;
+        }),
+      );
+      results.push({ fn, containers, ours: oursTrials!, ...(goTrials === undefined ? {} : { go: goTrials }) });
+    }
+  }
+  return results;
+}
+
+/** The reviews per second of each trial. */
+export function trialRates(trials: readonly LoadResult[]): number[] {
+  return trials.map((t) => t.perSecond);
+}
+
+/** Every trial, then the medians the budget table judges. */
+export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: { ours: string; go: string }): void {
+  const rates = (loads: readonly LoadResult[] | undefined) =>
+    loads === undefined
+      ? "-"
+      : trialRates(loads)
+          .map((v) => fixed(v))
+          .join(", ");
+  printTable(
+    `B. Budget trials: reviews per second at concurrency ${BUDGET_CONCURRENCY}, ${BUDGET_TRIALS} trials alternating (ours, Go's, ours, ...)`,
+    [
+      "function",
+      "containers",
+      `${serverNames.ours} trials`,
+      `${serverNames.go} trials`,
+      "ours / Go's by trial",
+      "median ours",
+      "median Go's",
+      "median of the ratios",
+      "errors",
+    ],
+    trials.map((t) => {
+      const ours = trialRates(t.ours);
+      const go = t.go === undefined ? undefined : trialRates(t.go);
+      return [
+        t.fn,
+        t.containers,
+        rates(t.ours),
+        rates(t.go),
+        go === undefined ? "-" : ours.map((v, i) => `${fixed(v / go[i]!, 1)}x`).join(", "),
+        fixed(median(ours)),
+        go === undefined ? "-" : fixed(median(go)),
+        go === undefined ? "-" : `${fixed(medianRatio(ours, go), 1)}x`,
+        [...t.ours, ...(t.go ?? [])].reduce((sum, l) => sum + l.errors, 0),
+      ];
+    }),
+    "Our production server bundle (the one section G measures) and the Go reference, both running, fresh connections " +
+      "for each trial; each server warmed up once before its first trial.",
+  );
+}
