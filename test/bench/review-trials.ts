@@ -25,8 +25,12 @@ export interface ReviewTrialsOptions {
   /** Timed requests of one trial, and its longest duration (ms). */
   maxRequests: number;
   maxDurationMs: number;
-  /** Untimed reviews sent to each server before its first trial (JIT, caches). */
-  warmupRequests: number;
+  /**
+   * How long each server is loaded, untimed, before its first trial of a function and pod size. By time rather than by
+   * count, so both servers get the same time at any speed: our server's CPU per review still falls through its first
+   * 60,000 reviews as V8 tiers up its code, and a count that warms ours would take minutes on Go's 10-container rows.
+   */
+  warmupMs: number;
   log: (line: string) => void;
 }
 
@@ -46,7 +50,7 @@ export async function measureReviewTrials(
   for (const fn of PAIR_ORDER) {
     const targets = [ours, ...(go === undefined ? [] : [go])].map((set) => set.find((t) => t.fn === fn)!);
     for (const containers of CONTAINER_COUNTS) {
-      const load = (target: MeasuredTarget, maxRequests: number, warmupRequests: number) =>
+      const load = (target: MeasuredTarget, maxRequests: number, maxDurationMs: number, warmupRequests: number) =>
         runLoad({
           url: target.url,
           body: options.bodies[fn][containers],
@@ -55,14 +59,19 @@ export async function measureReviewTrials(
           accept: acceptsAllowed(fn),
           concurrency: BUDGET_CONCURRENCY,
           maxRequests,
-          maxDurationMs: options.maxDurationMs,
+          maxDurationMs,
           warmupRequests,
         });
-      for (const target of targets) await load(target, 0, options.warmupRequests);
+      for (const target of targets) await load(target, Number.MAX_SAFE_INTEGER, options.warmupMs, 0);
       const [oursTrials, goTrials] = await alternateTrials(
         BUDGET_TRIALS,
         targets.map((target) => async () => {
-          const result = await load(target, options.maxRequests, BUDGET_CONCURRENCY * TRIAL_WARMUP_PER_CONNECTION);
+          const result = await load(
+            target,
+            options.maxRequests,
+            options.maxDurationMs,
+            BUDGET_CONCURRENCY * TRIAL_WARMUP_PER_CONNECTION,
+          );
           options.log(
             `${target.server} ${fn} ${containers}c x${BUDGET_CONCURRENCY}: ${result.perSecond.toFixed(0)}/s, errors ${result.errors}`,
           );

@@ -75,7 +75,9 @@ const SETTINGS = quick
       podCreateRounds: 3,
       coldStarts: 2,
       frugalReviews: 2000,
-      trialWarmup: 200,
+      trialWarmupMs: 500,
+      trialRequests: 200,
+      trialMs: 1000,
     }
   : {
       rounds: 5,
@@ -89,7 +91,9 @@ const SETTINGS = quick
       podCreateRounds: 3,
       coldStarts: LAMBDA_COLD_STARTS,
       frugalReviews: 20_000,
-      trialWarmup: 1000,
+      trialWarmupMs: 10_000,
+      trialRequests: 1_000_000,
+      trialMs: 3000,
     };
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
@@ -230,9 +234,9 @@ if (withCluster) {
         );
         reviewTrials = await measureReviewTrials(node.targets, ref?.targets, {
           bodies: buildReviewBodies(bench.credspecs),
-          maxRequests: SETTINGS.maxRequests,
-          maxDurationMs: SETTINGS.maxDurationMs,
-          warmupRequests: SETTINGS.trialWarmup,
+          maxRequests: SETTINGS.trialRequests,
+          maxDurationMs: SETTINGS.trialMs,
+          warmupMs: SETTINGS.trialWarmupMs,
           log,
         });
       } catch (error) {
