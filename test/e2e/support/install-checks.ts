@@ -112,6 +112,19 @@ async function createOldOptOutNamespace(cluster: LocalClusterInfo): Promise<void
   ]);
 }
 
+/** The GMSACredentialSpec CRD. */
+export const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
+
+/** Deletes the CRD, and with it every credspec, and waits until it is gone. */
+export async function deleteCrd(cluster: LocalClusterInfo): Promise<void> {
+  const admin = adminEndpoint(cluster);
+  await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
+  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), {
+    timeout: 60_000,
+    interval: 250,
+  });
+}
+
 /** Namespaced kinds a test namespace may hold, by collection path under `/namespaces/<ns>/`. */
 const NAMESPACED_COLLECTIONS = [
   "/api/v1/namespaces/{ns}/pods",
