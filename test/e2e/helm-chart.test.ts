@@ -65,6 +65,7 @@ const IN_CLUSTER = inClusterTestValues("t".repeat(32));
 const { networkPolicy: _networkPolicy, ...IN_CLUSTER_WITHOUT_CIDRS } = IN_CLUSTER;
 const PROMETHEUS_PEER = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } };
 const HTTPS_PORT = [{ protocol: "TCP", port: 8443 }];
+const KONNECTIVITY = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
 const VALUE_SETS: Record<string, Record<string, unknown>> = {
   "inCluster, generated certificates, bearer": IN_CLUSTER,
   "inCluster, cert-manager, mtls": {
@@ -353,22 +354,27 @@ describe("helm template: inCluster mode", () => {
     }
   });
 
-  it("admits the metricsFrom peers to the same port in a rule of their own", () => {
-    const policy = find(rendered.get("inCluster, your Secret, path")!, "NetworkPolicy", FULLNAME) as KubeObject & {
-      spec: NetworkPolicySpec;
-    };
-    expect(policy.spec.ingress).toEqual([
-      { from: [{ ipBlock: { cidr: "10.0.0.0/28" } }, { ipBlock: { cidr: "fd00:10::/64" } }], ports: HTTPS_PORT },
-      { from: [PROMETHEUS_PEER], ports: HTTPS_PORT },
-    ]);
-  });
-
-  it("renders no NetworkPolicy, and needs no CIDRs, with networkPolicy.enabled false", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER_WITHOUT_CIDRS,
-      networkPolicy: { enabled: false },
-    });
-    expect(ofKind(objects, "NetworkPolicy")).toEqual([]);
+  it.each([
+    [
+      "the metricsFrom peers in a rule of their own",
+      { networkPolicy: { controlPlaneCIDRs: ["10.0.0.0/28", "fd00:10::/64"], metricsFrom: [PROMETHEUS_PEER] } },
+      [
+        { from: [{ ipBlock: { cidr: "10.0.0.0/28" } }, { ipBlock: { cidr: "fd00:10::/64" } }], ports: HTTPS_PORT },
+        { from: [PROMETHEUS_PEER], ports: HTTPS_PORT },
+      ],
+    ],
+    [
+      "both controlPlaneCIDRs and controlPlaneFrom in one rule",
+      { networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [KONNECTIVITY] } },
+      [{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, KONNECTIVITY], ports: HTTPS_PORT }],
+    ],
+    // No CIDRs needed then.
+    ["nobody, with networkPolicy.enabled false: no NetworkPolicy", { networkPolicy: { enabled: false } }, undefined],
+  ])("admits to the functions' port %s", async (_, values, ingress) => {
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER_WITHOUT_CIDRS, ...values });
+    expect(ofKind(objects, "NetworkPolicy").map((o) => (o.spec as NetworkPolicySpec).ingress)).toEqual(
+      ingress === undefined ? [] : [ingress],
+    );
     expect(ofKind(objects, "Deployment")).toHaveLength(2);
   });
 
@@ -468,15 +474,6 @@ describe("the AKS and EKS example values (infra/deploy/helm/examples)", () => {
       "111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0",
     );
     await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
-  });
-
-  it("takes both controlPlaneCIDRs and controlPlaneFrom in one rule", async () => {
-    const peer = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
-    const objects = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER,
-      networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [peer] },
-    });
-    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, peer], ports: HTTPS_PORT }]);
   });
 });
 

@@ -20,7 +20,7 @@ import {
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
-import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
+import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import {
   defineAdmissionTests,
   FUNCTIONS,
@@ -28,6 +28,7 @@ import {
   installOnNode,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
+  writeTlsSecret,
 } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
@@ -374,26 +375,12 @@ describe("helm install on a real node, certificates generated at install", () =>
 describe("helm install on a real node with a TLS Secret the operator provides", () => {
   it("serves with that certificate, trusted through the caBundle given", async () => {
     const { cluster } = stack;
-    const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
     const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
-    const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, "provided-secret", hosts);
     await kubeRequestOk(admin(), "/api/v1/namespaces", {
       method: "POST",
       body: { apiVersion: "v1", kind: "Namespace", metadata: { name: SECRET_NAMESPACE } },
     });
-    await kubeRequestOk(admin(), `/api/v1/namespaces/${SECRET_NAMESPACE}/secrets`, {
-      method: "POST",
-      body: {
-        apiVersion: "v1",
-        kind: "Secret",
-        type: "kubernetes.io/tls",
-        metadata: { name: "operator-tls" },
-        data: {
-          "tls.crt": Buffer.from(pair.certPem).toString("base64"),
-          "tls.key": Buffer.from(pair.keyPem).toString("base64"),
-        },
-      },
-    });
+    await writeTlsSecret(cluster, { namespace: SECRET_NAMESPACE, name: "operator-tls", hosts });
     const caBundle = Buffer.from(cluster.caPem).toString("base64");
     const withSecret = { ...values, crd: { install: false }, certificates: { secretName: "operator-tls", caBundle } };
     const installed = await stack.runHelm(["install", SECRET_RELEASE, CHART_DIR, "-n", SECRET_NAMESPACE], withSecret);
