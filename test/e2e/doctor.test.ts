@@ -26,6 +26,7 @@ import {
   type FunctionsStack,
   type KubeEndpoint,
   type KubeObject,
+  type StartFunctionsOptions,
   type LocalCluster,
 } from "../../infra/local/index.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
@@ -235,22 +236,9 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
   });
 
   it("a credspec without Sid, named with its field", async () => {
-    const malformed: KubeObject = {
-      apiVersion: "windows.k8s.io/v1",
-      kind: "GMSACredentialSpec",
-      metadata: { name: "doctor-malformed" },
-      credspec: {
-        CmsPlugins: ["ActiveDirectory"],
-        DomainJoinConfig: {
-          MachineAccountName: "m",
-          Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e",
-          DnsTreeName: "contoso.com",
-          DnsName: "contoso.com",
-          NetBiosName: "CONTOSO",
-        },
-        ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
-      },
-    };
+    const [sample] = await loadManifest("samples/credspecs.yaml");
+    const malformed: KubeObject = structuredClone({ ...sample!, metadata: { name: "doctor-malformed" } });
+    delete (malformed["credspec"] as { DomainJoinConfig: { Sid?: string } }).DomainJoinConfig.Sid;
     await applyObjects(admin, [malformed]);
     try {
       await expectOnly(
@@ -341,29 +329,30 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     await expectHealthy();
   });
 
-  it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
+  /** Runs `check` with the functions started with `options` instead, registered without a wait for a pass. */
+  async function withFunctions(options: Partial<StartFunctionsOptions>, check: () => Promise<void>): Promise<void> {
     await stack.stop();
-    // The API server still sends the cluster's caller token; the functions now accept only another.
-    const rotated = await startFunctions(cluster, {
-      runtime: "node",
-      env: { CALLER_AUTH_TOKENS: createCallerToken() },
-    });
+    const other = await startFunctions(cluster, { runtime: "node", ...options });
     try {
-      await applyWebhooks(cluster, {
-        expandUrl: rotated.expandBaseUrl,
-        authorizeUrl: rotated.authorizeBaseUrl,
-        caBundlePem: cluster.caPem,
-      });
-      const [failed] = await expectOnly(
-        /^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/,
-      );
-      expect(failed?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+      const { expandBaseUrl: expandUrl, authorizeBaseUrl: authorizeUrl } = other;
+      await applyWebhooks(cluster, { expandUrl, authorizeUrl, caBundlePem: cluster.caPem });
+      await check();
     } finally {
-      await rotated.stop();
+      await other.stop();
       stack = await startFunctions(cluster, { runtime: "node" });
       await restoreWebhooks();
     }
     await expectHealthy();
+  }
+
+  it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
+    // The API server still sends the cluster's caller token; the functions now accept only another.
+    await withFunctions({ env: { CALLER_AUTH_TOKENS: createCallerToken() } }, async () => {
+      const [failed] = await expectOnly(
+        /^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/,
+      );
+      expect(failed?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+    });
   }, 180_000);
 
   it('a namespace created with windows.k8s.io/disabled: "true" warns with the fix; a binding subject in no possible namespace is passed over', async () => {
@@ -407,25 +396,10 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
   });
 
   it("functions with no credential for the API server (their exec plugin cannot mint one)", async () => {
-    await stack.stop();
-    const broken = await startFunctions(cluster, {
-      runtime: "node",
-      pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") },
-    });
-    try {
-      await applyWebhooks(cluster, {
-        expandUrl: broken.expandBaseUrl,
-        authorizeUrl: broken.authorizeBaseUrl,
-        caBundlePem: cluster.caPem,
-      });
+    await withFunctions({ pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") } }, async () => {
       // Named by the functions' /readyz where it checks the credential, else by the probes' fail-closed denials.
       // Both functions are broken: one line each.
       await expectOnly(/^readyz\/\w+: \w+ is not ready: .*no credential for the API server/, 2);
-    } finally {
-      await broken.stop();
-      stack = await startFunctions(cluster, { runtime: "node" });
-      await restoreWebhooks();
-    }
-    await expectHealthy();
+    });
   }, 180_000);
 });
