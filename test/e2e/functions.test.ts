@@ -270,32 +270,29 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       expect(await reviewCounts()).toEqual({ expand: before.expand + 1, authorize: before.authorize + 1 });
     });
 
-    it("refuses an ephemeral container naming a credspec the service account may not use (403)", async () => {
-      expect((await createPod(cluster, pod("debug-refused"))).status).toBe(201);
-      const patched = await patchPod(
-        cluster,
-        `${runtime}-debug-refused`,
-        { spec: { ephemeralContainers: [container("debug", { gmsaCredentialSpecName: "webapp02" })] } },
-        "ephemeralcontainers",
-      );
-      expect(patched.status).toBe(403);
-      expect(patched.body.message).toContain('ephemeral container "debug"');
-    });
-
-    it("expands an allowed ephemeral container added through pods/ephemeralcontainers", async () => {
-      expect((await createPod(cluster, pod("debug-allowed"))).status).toBe(201);
-      const patched = await patchPod(
-        cluster,
-        `${runtime}-debug-allowed`,
-        { spec: { ephemeralContainers: [container("debug", { gmsaCredentialSpecName: "webapp01" })] } },
-        "ephemeralcontainers",
-      );
-      expect(patched.status).toBe(200);
-      const stored = await getPod(cluster, `${runtime}-debug-allowed`);
-      expect(
-        parsed(stored.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec),
-      ).toEqual(webapp01);
-    });
+    it.each([
+      ["refuses", "webapp02", "a credspec the service account may not use (403)", 403],
+      ["expands", "webapp01", "an allowed credspec", 200],
+    ] as const)(
+      "%s an ephemeral container added through pods/ephemeralcontainers naming %s: %s",
+      async (verb, credspec, _, status) => {
+        const name = `debug-${verb}`;
+        expect((await createPod(cluster, pod(name))).status).toBe(201);
+        const debug = container("debug", { gmsaCredentialSpecName: credspec });
+        const patched = await patchPod(
+          cluster,
+          `${runtime}-${name}`,
+          { spec: { ephemeralContainers: [debug] } },
+          "ephemeralcontainers",
+        );
+        expect(patched.status).toBe(status);
+        if (status === 403) expect(patched.body.message).toContain('ephemeral container "debug"');
+        const stored = (await getPod(cluster, `${runtime}-${name}`)).body.spec?.ephemeralContainers?.[0];
+        expect(parsed(stored?.securityContext?.windowsOptions?.gmsaCredentialSpec)).toEqual(
+          status === 200 ? webapp01 : undefined,
+        );
+      },
+    );
   });
 
   // Counted through Prometheus /metrics, the Node server's alone; the client that shares the call is the Worker's too.
