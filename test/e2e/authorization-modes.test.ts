@@ -16,6 +16,7 @@ import {
   startFunctions,
   type FunctionsStack,
 } from "../../infra/local/index.ts";
+import { gmsaPod } from "./support/install-checks.ts";
 import { container, createPod, deletePods, e2ePod, type Pod, PODS, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -25,29 +26,19 @@ const GROUP = "authorization-modes";
 /** May add ephemeral containers to pods in `default`, and nothing about credspecs. */
 const DEBUGGER = "debugger@example.com";
 
-/** Adds ephemeral container "debug" naming webapp01 to `pod`, as {@link DEBUGGER} (impersonated by the admin). */
-function debugAsUser(pod: string) {
-  const body = { spec: { ephemeralContainers: [container("debug", { gmsaCredentialSpecName: "webapp01" })] } };
-  return kubeRequest<Pod & Status>(admin, `${PODS}/${pod}/ephemeralcontainers`, {
-    method: "PATCH",
-    contentType: "application/strategic-merge-patch+json",
-    body,
-    headers: { "Impersonate-User": DEBUGGER, "Impersonate-Group": "system:authenticated" },
-  });
-}
-
 /** May add ephemeral containers to pods in `default`, and `use` webapp01. */
 const GMSA_DEBUGGER = "gmsa-debugger@example.com";
 
 /**
- * Adds ephemeral container "debug" without any windowsOptions to `pod`, as `user` (impersonated by the admin): it
- * runs under the pod-level GMSA, which the kubelet applies to every container.
+ * Adds ephemeral container "debug" to `pod` as `user` (impersonated by the admin), naming webapp01 (`named`) or
+ * without windowsOptions: then it runs under the pod-level GMSA, which the kubelet applies to every container.
  */
-function debugInheritingAs(user: string, pod: string) {
+function debugAs(user: string, pod: string, named: boolean) {
+  const debug = named ? container("debug", { gmsaCredentialSpecName: "webapp01" }) : container("debug");
   return kubeRequest<Pod & Status>(admin, `${PODS}/${pod}/ephemeralcontainers`, {
     method: "PATCH",
     contentType: "application/strategic-merge-patch+json",
-    body: { spec: { ephemeralContainers: [container("debug")] } },
+    body: { spec: { ephemeralContainers: [debug] } },
     headers: { "Impersonate-User": user, "Impersonate-Group": "system:authenticated" },
   });
 }
@@ -108,7 +99,7 @@ describe("REVIEW_REQUESTING_USER", () => {
   it("ephemeral: refuses a user without `use` an ephemeral container naming the credspec (403)", async () => {
     await restartFunctions({ REVIEW_REQUESTING_USER: "ephemeral" });
     expect((await createPod(cluster, debuggable("user-refused"))).status).toBe(201);
-    const refused = await debugAsUser("user-refused");
+    const refused = await debugAs(DEBUGGER, "user-refused", true);
     expect(refused.status).toBe(403);
     expect(refused.body.message).toContain(
       `ephemeral container "debug": user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
@@ -118,7 +109,7 @@ describe("REVIEW_REQUESTING_USER", () => {
   it("off: allows the same user the same ephemeral container (the service account may use it)", async () => {
     await restartFunctions({ REVIEW_REQUESTING_USER: "off" });
     expect((await createPod(cluster, debuggable("user-allowed"))).status).toBe(201);
-    const allowed = await debugAsUser("user-allowed");
+    const allowed = await debugAs(DEBUGGER, "user-allowed", true);
     expect(allowed.status).toBe(200);
     expect(
       allowed.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec,
@@ -134,16 +125,11 @@ describe.each(["ephemeral", "always"])(
     });
 
     /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
-    const inheritable = (name: string) =>
-      buildPod({
-        ...e2ePod(GROUP, name),
-        serviceAccountName: "gmsa-app",
-        windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-      });
+    const inheritable = (name: string) => gmsaPod(GROUP, name, "gmsa-app");
 
     it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
       expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
-      const refused = await debugInheritingAs(DEBUGGER, `inherit-refused-${mode}`);
+      const refused = await debugAs(DEBUGGER, `inherit-refused-${mode}`, false);
       expect(refused.status).toBe(403);
       expect(refused.body.message).toContain(
         `ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
@@ -156,7 +142,7 @@ describe.each(["ephemeral", "always"])(
 
     it("is allowed to a user with `use` of it", async () => {
       expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
-      const allowed = await debugInheritingAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
+      const allowed = await debugAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`, false);
       expect(allowed.status).toBe(200);
       expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
       expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({
@@ -171,12 +157,7 @@ describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
     // `default` may use no credspec (infra/deploy/samples/rbac.yaml): in deny mode this is a 403.
-    const pod = buildPod({
-      ...e2ePod(GROUP, "shadow"),
-      serviceAccountName: "default",
-      windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-    });
-    const created = await createPod(cluster, pod);
+    const created = await createPod(cluster, gmsaPod(GROUP, "shadow", "default"));
     expect(created.status).toBe(201);
     const warnings = [created.headers.warning ?? []].flat().join("\n");
     expect(warnings).toContain(

@@ -22,8 +22,7 @@ import {
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
 import { NODE_NAME } from "../../infra/local/node-config.ts";
-import { issueServingCertificate } from "../../infra/local/pki.ts";
-import { FUNCTIONS, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import { FUNCTIONS, gmsaPod, waitForGmsaWebhooks, writeTlsSecret } from "./support/install-checks.ts";
 import { podServerProcesses } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
 
@@ -115,23 +114,9 @@ function cordon(unschedulable: boolean) {
 
 /** Writes the release's TLS Secret with a new leaf from the cluster CA; returns the leaf's serial number. */
 async function writeServingSecret(create: boolean): Promise<string> {
-  const { cluster } = stack;
-  const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
   const hosts = FUNCTIONS.map((fn) => `${FULLNAME}-${fn}.${NAMESPACE}.svc`);
-  const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, `availability-${Date.now()}`, hosts);
-  const secret = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: "kubernetes.io/tls",
-    metadata: { name: SECRET, namespace: NAMESPACE },
-    data: {
-      "tls.crt": Buffer.from(pair.certPem).toString("base64"),
-      "tls.key": Buffer.from(pair.keyPem).toString("base64"),
-    },
-  };
-  const path = `/api/v1/namespaces/${NAMESPACE}/secrets${create ? "" : `/${SECRET}`}`;
-  await kubeRequestOk(admin(), path, { method: create ? "POST" : "PUT", body: secret });
-  return new X509Certificate(pair.certPem).serialNumber;
+  const pem = await writeTlsSecret(stack.cluster, { namespace: NAMESPACE, name: SECRET, hosts, create });
+  return new X509Certificate(pem).serialNumber;
 }
 
 /** The serial number of the certificate a pod serves on 8443. */
@@ -150,7 +135,6 @@ function servedSerial(podIp: string): Promise<string> {
   });
 }
 
-/** Pod IPs of both functions' Ready pods. */
 /** The IPs of the pods that serve: Ready and not being deleted (a drained replica's successor may still be terminating). */
 async function podIps(): Promise<string[]> {
   type Pod = {

@@ -94,23 +94,18 @@ afterAll(async () => {
 }, 120_000);
 
 describe("rotating the path secret in three helm upgrades (docs/operations.md), pods created throughout", () => {
-  it("1. both accepted, old first: the pods roll, the webhooks keep the old path; 0 refused", async () => {
-    const counts = await rotateStep(`${OLD},${NEW}`);
-    expect(counts.refused).toEqual([]);
-    expect(counts.admitted).toBeGreaterThan(0);
-    expect(await webhookPaths()).toEqual([`/expand/${OLD}`, `/authorize/${OLD}`]);
-  }, 360_000);
-
-  it("2. both accepted, new first: the webhooks switch to the new path; 0 refused", async () => {
-    const counts = await rotateStep(`${NEW},${OLD}`);
-    expect(counts.refused).toEqual([]);
-    expect(counts.admitted).toBeGreaterThan(0);
-    expect(await webhookPaths()).toEqual([`/expand/${NEW}`, `/authorize/${NEW}`]);
-  }, 360_000);
-
-  it("3. the new alone: the pods roll again and the old is refused by none of the API server's calls; 0 refused", async () => {
-    const counts = await rotateStep(NEW);
-    expect(counts.refused).toEqual([]);
-    expect(counts.admitted).toBeGreaterThan(0);
-  }, 360_000);
+  it.each([
+    ["1. both accepted, old first: the pods roll, the webhooks keep the old path", `${OLD},${NEW}`, OLD],
+    ["2. both accepted, new first: the webhooks switch to the new path", `${NEW},${OLD}`, NEW],
+    ["3. the new alone: the pods roll again and the old is refused by none of the API server's calls", NEW, NEW],
+  ])(
+    "%s; 0 refused",
+    async (_, secrets, called) => {
+      const counts = await rotateStep(secrets);
+      expect(counts.refused).toEqual([]);
+      expect(counts.admitted).toBeGreaterThan(0);
+      expect(await webhookPaths()).toEqual([`/expand/${called}`, `/authorize/${called}`]);
+    },
+    360_000,
+  );
 });

@@ -12,9 +12,9 @@ import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
-import { createPod, e2ePod, parsed } from "./support/pods.ts";
-import { buildPod } from "../support/pods.ts";
-import { findServerPid, readProcessMemory, watchRssPeaks } from "./support/process-memory.ts";
+import { gmsaPod } from "./support/install-checks.ts";
+import { createPod, parsed } from "./support/pods.ts";
+import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
 
 const cluster = inject("cluster");
 const GROUP = "connection-slots";
@@ -55,11 +55,7 @@ async function createPodsFor(forMs: number): Promise<{ answered: number; refused
   for (let round = 0; performance.now() < ends; round++) {
     await Promise.all(
       Array.from({ length: PARALLEL_CREATES }, async (_, i) => {
-        const pod = buildPod({
-          ...e2ePod(GROUP, `slots-${round}-${i}`),
-          serviceAccountName: "gmsa-app",
-          windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-        });
+        const pod = gmsaPod(GROUP, `slots-${round}-${i}`, "gmsa-app");
         const sent = performance.now();
         const created = await createPod(cluster, pod);
         slowestMs = Math.max(slowestMs, performance.now() - sent);
@@ -82,14 +78,8 @@ describe("the Node server's connection slots under idle keep-alive connections, 
     { timeout: CREATE_MS + FILL_WITHIN_MS + 60_000 },
     async () => {
       const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
-      const pids = {
-        expand: await findServerPid(baseUrl("expand")),
-        authorize: await findServerPid(baseUrl("authorize")),
-      };
-      const idleRss = {
-        expand: (await readProcessMemory(pids.expand)).rssBytes,
-        authorize: (await readProcessMemory(pids.authorize)).rssBytes,
-      };
+      const pids = await findStackPids(stack);
+      const idleRss = await readRss(pids);
       const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const attacks: IdleAttack[] = [];
       try {

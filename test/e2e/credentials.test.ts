@@ -22,8 +22,8 @@ import {
 import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
 import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { createPod, e2ePod, parsed, readCredSpec } from "./support/pods.ts";
-import { buildPod } from "../support/pods.ts";
+import { gmsaPod } from "./support/install-checks.ts";
+import { createPod, parsed, readCredSpec } from "./support/pods.ts";
 
 const cluster = inject("cluster");
 const NO_CACHES = { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" };
@@ -37,11 +37,7 @@ beforeAll(async () => {
 
 /** A server-side dry-run create that needs both functions and three API calls; expects it expanded and allowed. */
 async function expectReviewPasses(): Promise<void> {
-  const pod = buildPod({
-    ...e2ePod("credentials", `credentials-${++reviews}`),
-    serviceAccountName: "gmsa-app",
-    windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-  });
+  const pod = gmsaPod("credentials", `credentials-${++reviews}`, "gmsa-app");
   const created = await createPod(cluster, pod, { dryRun: true });
   expect(created.body.message).toBeUndefined();
   expect(created.status).toBe(201);
@@ -62,12 +58,15 @@ async function pluginRuns(stack: FunctionsStack) {
   return runs;
 }
 
-/** Starts a Node stack for one describe block and registers its webhooks; stops both afterwards. */
-function useNodeStack(options: Omit<StartFunctionsOptions, "runtime">): () => FunctionsStack {
+/** Starts a Node stack for one describe block and registers its webhooks (`register`); stops both afterwards. */
+function useNodeStack(
+  options: Omit<StartFunctionsOptions, "runtime">,
+  register = (stack: FunctionsStack): Promise<unknown> => applyFunctionsWebhooks(cluster, stack),
+): () => FunctionsStack {
   let stack: FunctionsStack | undefined;
   beforeAll(async () => {
     stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: NO_CACHES, ...options });
-    await applyFunctionsWebhooks(cluster, stack);
+    await register(stack);
   });
   afterAll(async () => {
     await deleteWebhooks(cluster);
@@ -99,32 +98,15 @@ describe("Node runtime: exec plugin tokens with a 20 s advertised lifetime", () 
 
 describe("Node runtime: a broken exec plugin", () => {
   const missing = "/nonexistent/gmsa-e2e/minter.kubeconfig";
-  let stack: FunctionsStack | undefined;
-  beforeAll(async () => {
-    stack = await startFunctions(cluster, {
-      runtime: "node",
-      dir: cluster.dir,
-      env: NO_CACHES,
-      pluginEnv: { GMSA_MINTER_KUBECONFIG: missing },
-    });
-    // Registered without applyFunctionsWebhooks' wait, which needs a review to pass: none can here.
-    await applyWebhooks(cluster, {
-      expandUrl: stack.expandBaseUrl,
-      authorizeUrl: stack.authorizeBaseUrl,
-      caBundlePem: cluster.caPem,
-    });
-  });
-  afterAll(async () => {
-    await deleteWebhooks(cluster);
-    await stack?.stop();
-  });
+  // Registered without applyFunctionsWebhooks' wait, which needs a review to pass: none can here.
+  const stack = useNodeStack(
+    { pluginEnv: { GMSA_MINTER_KUBECONFIG: missing } },
+    ({ expandBaseUrl, authorizeBaseUrl }) =>
+      applyWebhooks(cluster, { expandUrl: expandBaseUrl, authorizeUrl: authorizeBaseUrl, caBundlePem: cluster.caPem }),
+  );
 
   it("denies with a 500 naming the review uid and nothing of the plugin; the function's log line has the detail", async () => {
-    const pod = buildPod({
-      ...e2ePod("credentials", "credentials-broken"),
-      serviceAccountName: "gmsa-app",
-      windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-    });
+    const pod = gmsaPod("credentials", "credentials-broken", "gmsa-app");
     // The configuration reaches the admission plugin through an informer: until then the pod is not reviewed.
     let created = await createPod(cluster, pod, { dryRun: true });
     for (let i = 0; i < 150 && created.status !== 500; i++) {
@@ -139,7 +121,7 @@ describe("Node runtime: a broken exec plugin", () => {
     for (const leak of ["gmsa exec plugin", missing, "exec-plugin.ts", "exited with"])
       expect(message).not.toContain(leak);
     const lineFor = () =>
-      readFileSync(stack!.logFiles.expand, "utf8")
+      readFileSync(stack().logFiles.expand, "utf8")
         .split("\n")
         .filter((l) => l.includes(`"uid":"${uid}"`))
         .map((l) => JSON.parse(l) as Record<string, unknown>)[0];

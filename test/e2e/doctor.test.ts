@@ -6,11 +6,11 @@
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   adminEndpoint,
   applyBaseInfra,
@@ -26,12 +26,18 @@ import {
   type FunctionsStack,
   type KubeEndpoint,
   type KubeObject,
+  type StartFunctionsOptions,
   type LocalCluster,
 } from "../../infra/local/index.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
-import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { formatFindingsText, type Finding } from "../../cli/doctor/findings.ts";
-import { createDoctorOperator } from "./support/doctor.ts";
+import {
+  createDoctorOperator,
+  expectDoctorFault,
+  expectDoctorHealthy,
+  runDoctor,
+  runDoctorJson,
+} from "./support/doctor.ts";
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -41,46 +47,9 @@ const run = promisify(execFile);
 const MUTATING = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/gmsa-webhooks-expand";
 const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/gmsa-webhooks-authorize";
 
-const failures = (findings: Finding[]) => findings.filter((f) => f.status === "fail");
 const show = (findings: Finding[]) => findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
-
-/** The real `kubectl-gmsa doctor -o json` with `args` (as the admin unless a kubeconfig is given): findings and exit code. */
-async function runDoctorJson(args: string[] = [], kubeconfig?: string): Promise<{ findings: Finding[]; code: number }> {
-  const result = await runDoctorBin(["-o", "json", ...args], kubeconfig);
-  const { findings } = JSON.parse(result.stdout) as { findings: Finding[] };
-  return { findings, code: result.code };
-}
-
-/** Runs the doctor until it passes (warnings allowed, exit 0): a fault undone reaches the API server's informers in a moment. */
-async function expectHealthy(args: string[] = [], kubeconfig?: string): Promise<Finding[]> {
-  let findings: Finding[] = [];
-  await vi.waitFor(
-    async () => {
-      const result = await runDoctorJson(args, kubeconfig);
-      findings = result.findings;
-      expect(failures(findings), show(findings)).toEqual([]);
-      expect(result.code, show(findings)).toBe(0);
-    },
-    { timeout: 15_000, interval: 500 },
-  );
-  return findings;
-}
-
-/**
- * Runs the real `kubectl-gmsa doctor -o json` and expects exit 1 with exactly `count` failures (one per broken object),
- * each matching `fault`: each fault is named once, by the CLI as operators run it.
- */
-async function expectOnly(fault: RegExp, count = 1): Promise<Finding[]> {
-  const result = await runDoctorJson();
-  const findings = result.findings;
-  const failed = failures(findings);
-  expect(
-    failed.map((f) => `${f.check}: ${f.message}`),
-    show(findings),
-  ).toEqual(Array.from({ length: count }, (): unknown => expect.stringMatching(fault)));
-  expect(result.code, show(findings)).toBe(1);
-  return findings;
-}
+const expectHealthy = (args: string[] = []) => expectDoctorHealthy(cluster.adminKubeconfig, { args });
+const expectOnly = (fault: RegExp, count = 1) => expectDoctorFault(cluster.adminKubeconfig, fault, { count });
 
 async function jsonPatch(path: string, patch: unknown[]): Promise<void> {
   await kubeRequestOk(admin, path, { method: "PATCH", body: patch, contentType: "application/json-patch+json" });
@@ -162,32 +131,12 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
   });
 });
 
-/** `kubectl gmsa doctor` as an operator runs it: the real bin, named kubectl-gmsa, with the admin kubeconfig unless given one. */
-async function runDoctorBin(
-  args: string[],
-  kubeconfig = cluster.adminKubeconfig,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const bin = join(scratch, "kubectl-gmsa");
-  await symlink(join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
-  try {
-    const { stdout, stderr } = await run(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], {
-      cwd: REPO_ROOT,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    if (typeof failed.code !== "number") throw error;
-    return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
-  }
-}
-
-describe("kubectl gmsa doctor, the bin", () => {
+describe("kubectl gmsa doctor names each injected fault, and only that fault (Node functions)", () => {
   let stack: FunctionsStack;
+  const restoreWebhooks = () => applyFunctionsWebhooks(cluster, stack);
   beforeAll(async () => {
     stack = await startFunctions(cluster, { runtime: "node" });
-    await applyFunctionsWebhooks(cluster, stack);
+    await restoreWebhooks();
   }, 180_000);
   afterAll(async () => stack?.stop());
 
@@ -195,12 +144,16 @@ describe("kubectl gmsa doctor, the bin", () => {
     const operator = await createDoctorOperator(cluster, "doctor-operator");
     try {
       // Unbound, the operator may read nothing: doctor says so (and the requests really are the operator's).
-      const unbound = await runDoctorJson([], operator.kubeconfig);
-      expect(show(failures(unbound.findings))).toMatch(/answered 403/);
+      const unbound = await runDoctorJson(operator.kubeconfig);
+      expect(
+        unbound.findings
+          .filter((f) => f.status === "fail")
+          .map((f) => f.message)
+          .join("\n"),
+      ).toMatch(/answered 403/);
       expect(unbound.code).toBe(1);
       await operator.bind({ probe: "default" });
-      // The RBAC authorizer learns of new bindings through its informers.
-      const findings = await expectHealthy([], operator.kubeconfig);
+      const findings = await expectDoctorHealthy(operator.kubeconfig);
       expect(
         findings.filter((f) => f.status === "skip"),
         show(findings),
@@ -209,40 +162,6 @@ describe("kubectl gmsa doctor, the bin", () => {
       await operator.remove();
     }
   });
-
-  it("exits 0 on a healthy install and prints the findings as JSON with -o json", async () => {
-    const result = await runDoctorBin(["-o", "json"]);
-    expect(result.code, result.stderr + result.stdout).toBe(0);
-    const report = JSON.parse(result.stdout) as { findings: Finding[]; summary: Record<string, number> };
-    expect(report.summary.fail).toBe(0);
-    expect(report.findings.find((f) => f.check === "end-to-end/may-use")?.status).toBe("pass");
-  });
-
-  it("exits 1 with one line per check naming the fault, in text without colour when not on a terminal", async () => {
-    await kubeRequestOk(admin, VALIDATING, { method: "DELETE" });
-    try {
-      const result = await runDoctorBin([]);
-      expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout).toMatch(
-        /^FAIL webhooks\/authorize +no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/m,
-      );
-      expect(result.stdout).toMatch(/^ +fix: apply infra\/deploy\/webhooks/m);
-      expect(result.stdout).toMatch(/^1 failed, \d+ warnings, \d+ passed, \d+ skipped$/m);
-      expect(result.stdout).not.toContain("\u001b[");
-    } finally {
-      await applyFunctionsWebhooks(cluster, stack);
-    }
-  });
-});
-
-describe("doctor names each injected fault, and only that fault (Node functions)", () => {
-  let stack: FunctionsStack;
-  const restoreWebhooks = () => applyFunctionsWebhooks(cluster, stack);
-  beforeAll(async () => {
-    stack = await startFunctions(cluster, { runtime: "node" });
-    await restoreWebhooks();
-  }, 180_000);
-  afterAll(async () => stack?.stop());
 
   it("an expired certificate: the caBundle's CA (same key and name, renewed too late)", async () => {
     const caKey = join(cluster.dir, "ca.key");
@@ -264,10 +183,7 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await setCaBundle(MUTATING, await readFile(expired, "utf8"));
     try {
-      const findings = await expectOnly(/^certificates\/expand: .*expired/);
-      expect(findings.find((f) => f.check === "certificates/expand" && f.status === "fail")?.message).toMatch(
-        /the caBundle of gmsa-webhooks-expand .* expired on/,
-      );
+      await expectOnly(/^certificates\/expand: .*the caBundle of gmsa-webhooks-expand .* expired on/);
     } finally {
       await restoreWebhooks();
     }
@@ -278,10 +194,9 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     const other = await createCertificateAuthority(scratch, "another-ca");
     await setCaBundle(VALIDATING, other.certPem);
     try {
-      const findings = await expectOnly(
-        /^certificates\/authorize: .*the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
+      await expectOnly(
+        /^certificates\/authorize: .*from where doctor runs: the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
       );
-      expect(show(findings)).toMatch(/from where doctor runs/);
     } finally {
       await restoreWebhooks();
     }
@@ -302,12 +217,18 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await expectHealthy();
   });
 
-  it("a webhook configuration deleted", async () => {
+  it("a webhook configuration deleted: exit 1, in text one line per check naming it, no colour off a terminal", async () => {
     await kubeRequestOk(admin, VALIDATING, { method: "DELETE" });
     try {
       await expectOnly(
         /^webhooks\/authorize: no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks\.windows\.k8s\.io/,
       );
+      const result = await runDoctor(cluster.adminKubeconfig);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stdout).toMatch(/^FAIL webhooks\/authorize +no ValidatingWebhookConfiguration holds webhook/m);
+      expect(result.stdout).toMatch(/^ +fix: apply infra\/deploy\/webhooks/m);
+      expect(result.stdout).toMatch(/^1 failed, \d+ warnings, \d+ passed, \d+ skipped$/m);
+      expect(result.stdout).not.toContain("\u001b[");
     } finally {
       await restoreWebhooks();
     }
@@ -315,22 +236,9 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   });
 
   it("a credspec without Sid, named with its field", async () => {
-    const malformed: KubeObject = {
-      apiVersion: "windows.k8s.io/v1",
-      kind: "GMSACredentialSpec",
-      metadata: { name: "doctor-malformed" },
-      credspec: {
-        CmsPlugins: ["ActiveDirectory"],
-        DomainJoinConfig: {
-          MachineAccountName: "m",
-          Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e",
-          DnsTreeName: "contoso.com",
-          DnsName: "contoso.com",
-          NetBiosName: "CONTOSO",
-        },
-        ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
-      },
-    };
+    const [sample] = await loadManifest("samples/credspecs.yaml");
+    const malformed: KubeObject = structuredClone({ ...sample!, metadata: { name: "doctor-malformed" } });
+    delete (malformed["credspec"] as { DomainJoinConfig: { Sid?: string } }).DomainJoinConfig.Sid;
     await applyObjects(admin, [malformed]);
     try {
       await expectOnly(
@@ -368,10 +276,10 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   it("authorize's failurePolicy Ignore in enforce mode (kubectl patch), with a fix that works on Helm 4", async () => {
     await jsonPatch(VALIDATING, [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }]);
     try {
-      const findings = await expectOnly(
+      const [failed] = await expectOnly(
         /^webhooks\/authorize: ValidatingWebhookConfiguration gmsa-webhooks-authorize: failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/,
       );
-      expect(failures(findings)[0]?.fix).toContain("helm upgrade --force-conflicts");
+      expect(failed?.fix).toContain("helm upgrade --force-conflicts");
     } finally {
       await restoreWebhooks();
     }
@@ -421,34 +329,30 @@ describe("doctor names each injected fault, and only that fault (Node functions)
     await expectHealthy();
   });
 
-  it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
+  /** Runs `check` with the functions started with `options` instead, registered without a wait for a pass. */
+  async function withFunctions(options: Partial<StartFunctionsOptions>, check: () => Promise<void>): Promise<void> {
     await stack.stop();
-    // The API server still sends the cluster's caller token; the functions now accept only another.
-    const rotated = await startFunctions(cluster, {
-      runtime: "node",
-      env: { CALLER_AUTH_TOKENS: createCallerToken() },
-    });
+    const other = await startFunctions(cluster, { runtime: "node", ...options });
     try {
-      await applyWebhooks(cluster, {
-        expandUrl: rotated.expandBaseUrl,
-        authorizeUrl: rotated.authorizeBaseUrl,
-        caBundlePem: cluster.caPem,
-      });
-      await vi.waitFor(
-        async () => {
-          const findings = await expectOnly(
-            /^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/,
-          );
-          expect(failures(findings)[0]?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
-        },
-        { timeout: 15_000, interval: 1_000 },
-      );
+      const { expandBaseUrl: expandUrl, authorizeBaseUrl: authorizeUrl } = other;
+      await applyWebhooks(cluster, { expandUrl, authorizeUrl, caBundlePem: cluster.caPem });
+      await check();
     } finally {
-      await rotated.stop();
+      await other.stop();
       stack = await startFunctions(cluster, { runtime: "node" });
       await restoreWebhooks();
     }
     await expectHealthy();
+  }
+
+  it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
+    // The API server still sends the cluster's caller token; the functions now accept only another.
+    await withFunctions({ env: { CALLER_AUTH_TOKENS: createCallerToken() } }, async () => {
+      const [failed] = await expectOnly(
+        /^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/,
+      );
+      expect(failed?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+    });
   }, 180_000);
 
   it('a namespace created with windows.k8s.io/disabled: "true" warns with the fix; a binding subject in no possible namespace is passed over', async () => {
@@ -479,7 +383,7 @@ describe("doctor names each injected fault, and only that fault (Node functions)
       expect(label?.fix).toMatch(/^kubectl label namespace doctor-old-opt-out windows\.k8s\.io\/disabled-;/);
       expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, show(findings)).toBe("pass");
       // A credspec nobody may use makes doctor ask about every bound subject, the odd one included.
-      const nobody = (await runDoctorJson(["--credspec", "doctor-nobody"])).findings;
+      const nobody = (await runDoctorJson(cluster.adminKubeconfig, ["--credspec", "doctor-nobody"])).findings;
       const probe = nobody.find((f) => f.check === "end-to-end/may-use");
       expect([probe?.status, probe?.message], show(nobody)).toEqual([
         "warn",
@@ -492,25 +396,10 @@ describe("doctor names each injected fault, and only that fault (Node functions)
   });
 
   it("functions with no credential for the API server (their exec plugin cannot mint one)", async () => {
-    await stack.stop();
-    const broken = await startFunctions(cluster, {
-      runtime: "node",
-      pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") },
-    });
-    try {
-      await applyWebhooks(cluster, {
-        expandUrl: broken.expandBaseUrl,
-        authorizeUrl: broken.authorizeBaseUrl,
-        caBundlePem: cluster.caPem,
-      });
+    await withFunctions({ pluginEnv: { GMSA_MINTER_KUBECONFIG: join(scratch, "missing.kubeconfig") } }, async () => {
       // Named by the functions' /readyz where it checks the credential, else by the probes' fail-closed denials.
       // Both functions are broken: one line each.
       await expectOnly(/^readyz\/\w+: \w+ is not ready: .*no credential for the API server/, 2);
-    } finally {
-      await broken.stop();
-      stack = await startFunctions(cluster, { runtime: "node" });
-      await restoreWebhooks();
-    }
-    await expectHealthy();
+    });
   }, 180_000);
 });

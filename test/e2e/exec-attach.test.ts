@@ -14,6 +14,7 @@ import {
   startFunctions,
   type FunctionsStack,
 } from "../../infra/local/index.ts";
+import { gmsaPod } from "./support/install-checks.ts";
 import { createPod, deletePods, e2ePod, PODS, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -72,18 +73,7 @@ beforeAll(async () => {
     },
   ]);
   // A pod whose service account may use webapp01, named at the pod level, and one without any GMSA setting.
-  expect(
-    (
-      await createPod(
-        cluster,
-        buildPod({
-          ...e2ePod(GROUP, "gmsa"),
-          serviceAccountName: "gmsa-app",
-          windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-        }),
-      )
-    ).status,
-  ).toBe(201);
+  expect((await createPod(cluster, gmsaPod(GROUP, "gmsa", "gmsa-app"))).status).toBe(201);
   expect((await createPod(cluster, buildPod(e2ePod(GROUP, "plain")))).status).toBe(201);
 });
 
@@ -112,14 +102,11 @@ describe.each(["exec", "attach"] as const)("REVIEW_REQUESTING_USER=ephemeral: po
     expect(refused.status).toBe(403);
   });
 
-  it("lets a user with `use` past admission", async () => {
-    const allowed = await connectAs(GMSA_OPERATOR, "gmsa", subResource);
-    expect(allowed.body.message).not.toContain("admission webhook");
-    expect(allowed.body.message).toMatch(PAST_ADMISSION);
-  });
-
-  it("leaves a pod without GMSA settings alone", async () => {
-    const allowed = await connectAs(OPERATOR, "plain", subResource);
+  it.each([
+    ["a user with `use`", GMSA_OPERATOR, "gmsa"],
+    ["a pod without GMSA settings", OPERATOR, "plain"],
+  ])("lets %s past admission", async (_, user, pod) => {
+    const allowed = await connectAs(user, pod, subResource);
     expect(allowed.body.message).not.toContain("admission webhook");
     expect(allowed.body.message).toMatch(PAST_ADMISSION);
   });

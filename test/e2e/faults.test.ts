@@ -28,7 +28,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts"
 import { startFaultLoad, type FaultLoad, type FaultRecord } from "./support/fault-load.ts";
 import { formatTimeline } from "./support/fault-timeline.ts";
 import { readCredSpec } from "./support/pods.ts";
-import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
+import { findStackPids, readRss } from "./support/process-memory.ts";
 
 /** More than the direct sender can use up: one fresh name every 4 direct reviews, about 1.6 per second. */
 const FRESH_COUNT = 150;
@@ -97,19 +97,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
 const execRunsOk = async (fn: FunctionName) => (await stack.metrics(fn))["execRuns_success"] ?? 0;
-
-async function serverPids(): Promise<Record<FunctionName, number>> {
-  return { expand: await findServerPid(baseUrl("expand")), authorize: await findServerPid(baseUrl("authorize")) };
-}
-
-async function rss(pids: Record<FunctionName, number>): Promise<Record<FunctionName, number>> {
-  return {
-    expand: (await readProcessMemory(pids.expand)).rssBytes,
-    authorize: (await readProcessMemory(pids.authorize)).rssBytes,
-  };
-}
 
 /** Runs `phase` for `ms`, with the load on. */
 async function hold(load: FaultLoad, phase: string, ms: number): Promise<void> {
@@ -158,7 +146,7 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
     "never admits wrongly, denies with a fail-closed 500 during the outages, and recovers in the same processes",
     { timeout: 240_000 },
     async () => {
-      const pids = await serverPids();
+      const pids = await findStackPids(stack);
       const load = startFaultLoad({
         cluster,
         stack,
@@ -174,7 +162,7 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
       const runsAfterRestart: Record<FunctionName, number> = { expand: 0, authorize: 0 };
       try {
         await hold(load, "steady", 6000);
-        before = await rss(pids);
+        before = await readRss(pids);
         apiserverRestartedMs = await outage(load, "kube-apiserver", "apiserver", mark);
         await hold(load, "recovered", 6000);
         await outage(load, "etcd", "etcd", mark);
@@ -193,7 +181,7 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
         records = await load.stop();
       }
       await sleep(500);
-      const after = await rss(pids);
+      const after = await readRss(pids);
 
       const mib = (bytes: number) => (bytes / MIB).toFixed(1);
       console.log(
@@ -235,7 +223,7 @@ describe("faults: kube-apiserver and etcd stop and come back under load", () => 
         ).toBeGreaterThan(0);
       }
       // The same processes answered throughout, and fetched new tokens after the outages.
-      expect(await serverPids()).toEqual(pids);
+      expect(await findStackPids(stack)).toEqual(pids);
       for (const fn of FUNCTION_NAMES) {
         expect(runsAfterRestart[fn]).toBeGreaterThan(0);
         expect(after[fn] - before[fn]).toBeLessThan(RSS_BOUND_BYTES);

@@ -6,52 +6,39 @@
  * rendered object accepted by a server-side dry-run, and the objects it shares with the kustomize bases equal to
  * theirs. `helm install` into the cluster is tested elsewhere, not here.
  */
-import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { parse, parseAllDocuments } from "yaml";
+import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  adminEndpoint,
-  applyBaseInfra,
-  kubeRequest,
-  kubeRequestOk,
-  objectPath,
-  type KubeObject,
-} from "../../infra/local/index.ts";
+import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
+import { adminEndpoint, applyBaseInfra, kubeRequest, kubeRequestOk, type KubeObject } from "../../infra/local/index.ts";
 import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import {
+  dryRunApply as dryRunApplyAs,
+  find,
+  kustomize as kustomizeDir,
+  ofKind,
+  webhookOf as webhookIn,
+  WEBHOOK_KIND,
+  withoutClientConfig,
+  type Fn,
+} from "./support/manifests.ts";
 import { READINESS_TIMEOUT_MS } from "../../shared/kube/readiness.ts";
 
-const run = promisify(execFile);
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const NAMESPACE = "gmsa-helm-chart-test";
 const RELEASE = "gw";
 const FULLNAME = "gw-gmsa-webhooks";
-const FUNCTIONS = ["expand", "authorize"] as const;
-type Fn = (typeof FUNCTIONS)[number];
-const WEBHOOK_KIND: Record<Fn, string> = {
-  expand: "MutatingWebhookConfiguration",
-  authorize: "ValidatingWebhookConfiguration",
-};
+const FUNCTIONS: Fn[] = ["expand", "authorize"];
 const WORKLOAD_KINDS = ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Secret", "ConfigMap"];
 const PATH_SECRET = { expand: "e".repeat(48), authorize: "a".repeat(48) };
 const CA_BUNDLE = Buffer.from(cluster.caPem).toString("base64");
 const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 
-interface Webhook {
-  clientConfig: {
-    url?: string;
-    caBundle?: string;
-    service?: { namespace: string; name: string; port: number; path: string };
-  };
-  namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
-  [key: string]: unknown;
-}
 interface NetworkPolicySpec {
   podSelector: { matchLabels: Record<string, string> };
   policyTypes: string[];
@@ -78,6 +65,7 @@ const IN_CLUSTER = inClusterTestValues("t".repeat(32));
 const { networkPolicy: _networkPolicy, ...IN_CLUSTER_WITHOUT_CIDRS } = IN_CLUSTER;
 const PROMETHEUS_PEER = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } } };
 const HTTPS_PORT = [{ protocol: "TCP", port: 8443 }];
+const KONNECTIVITY = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
 const VALUE_SETS: Record<string, Record<string, unknown>> = {
   "inCluster, generated certificates, bearer": IN_CLUSTER,
   "inCluster, cert-manager, mtls": {
@@ -136,57 +124,22 @@ const VALUE_SETS: Record<string, Record<string, unknown>> = {
 let helm: HelmRunner;
 const rendered = new Map<string, KubeObject[]>();
 
-const ofKind = (objects: KubeObject[], kind: string) => objects.filter((o) => o.kind === kind);
-const find = (objects: KubeObject[], kind: string, name: string) => {
-  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found)
-    throw new Error(`no ${kind}/${name} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(", ")}`);
-  return found;
-};
-const webhookOf = (objects: KubeObject[], fn: Fn, name = `${FULLNAME}-${fn}`) =>
-  (find(objects, WEBHOOK_KIND[fn], name).webhooks as Webhook[])[0]!;
+const webhookOf = (objects: KubeObject[], fn: Fn) => webhookIn(objects, fn, FULLNAME);
 const podOf = (objects: KubeObject[], fn: Fn) =>
   (find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as { template: { spec: PodSpec } }).template.spec;
-const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: Webhook) => rest;
-
-async function kustomize(path: string): Promise<KubeObject[]> {
-  const infra = fileURLToPath(new URL(`../../infra/deploy/${path}`, import.meta.url));
-  const { stdout } = await run("kubectl", ["kustomize", infra], { maxBuffer: 16 * 1024 * 1024 });
-  return parseAllDocuments(stdout).map((document) => document.toJS() as KubeObject);
-}
-
-/** Server-side apply with dryRun=All: validated and admitted as a real apply, stored nowhere. */
-async function dryRunApply(objects: KubeObject[]): Promise<void> {
-  for (const object of objects) {
-    const query = "dryRun=All&fieldManager=gmsa-webhooks-helm-test&force=true";
-    await kubeRequestOk(admin, `${objectPath(object)}?${query}`, {
-      method: "PATCH",
-      contentType: "application/apply-patch+yaml",
-      body: JSON.stringify(object),
-    });
-  }
-}
+const kustomize = (path: string) => kustomizeDir(fileURLToPath(new URL(`../../infra/deploy/${path}`, import.meta.url)));
+const dryRunApply = (objects: KubeObject[]) => dryRunApplyAs(admin, objects);
 
 /** helm template with these values must fail; returns helm's message. */
 async function refusal(values: unknown): Promise<string> {
-  const result = await helm.run(
-    [
-      "template",
-      RELEASE,
-      fileURLToPath(new URL("../../infra/deploy/helm/gmsa-webhooks", import.meta.url)),
-      "-n",
-      NAMESPACE,
-    ],
-    { values },
-  );
+  const result = await helm.run(["template", RELEASE, CHART_DIR, "-n", NAMESPACE], { values });
   expect(result.code).not.toBe(0);
   return result.stderr;
 }
 
 /** The NOTES of `helm install --dry-run=client` with these values (client-side: no cluster, so no lookup). */
 async function installNotes(values: unknown): Promise<string> {
-  const chart = fileURLToPath(new URL("../../infra/deploy/helm/gmsa-webhooks", import.meta.url));
-  const result = await helm.run(["install", RELEASE, chart, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], {
+  const result = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--dry-run=client", "--hide-secret"], {
     values,
   });
   expect(result.code, result.stderr).toBe(0);
@@ -209,8 +162,7 @@ afterAll(async () => {
 
 describe("helm lint", () => {
   it.each(Object.keys(VALUE_SETS))("passes with --strict: %s", async (name) => {
-    const chart = fileURLToPath(new URL("../../infra/deploy/helm/gmsa-webhooks", import.meta.url));
-    const result = await helm.run(["lint", chart, "--strict", "-n", NAMESPACE], { values: VALUE_SETS[name] });
+    const result = await helm.run(["lint", CHART_DIR, "--strict", "-n", NAMESPACE], { values: VALUE_SETS[name] });
     expect(result.stderr + result.stdout).toContain("0 chart(s) failed");
     expect(result.code).toBe(0);
   });
@@ -299,13 +251,8 @@ describe("helm template: inCluster mode", () => {
       name: "tls",
       secret: { secretName: serving.spec.secretName },
     });
-    for (const fn of FUNCTIONS) {
-      const configuration = find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`);
-      expect((configuration.metadata["annotations"] as Record<string, string>)["cert-manager.io/inject-ca-from"]).toBe(
-        `${NAMESPACE}/${FULLNAME}-serving`,
-      );
-      expect(webhookOf(objects, fn).clientConfig.caBundle).toBeUndefined();
-    }
+    // Its inject-ca-from annotation: the AKS test below.
+    for (const fn of FUNCTIONS) expect(webhookOf(objects, fn).clientConfig.caBundle).toBeUndefined();
     expect(ofKind(objects, "Secret")).toEqual([]);
     expect(ofKind(objects, "ServiceMonitor")).toHaveLength(2);
     // The scrape token, apart from the admission credential: the functions read it as METRICS_TOKENS.
@@ -324,24 +271,27 @@ describe("helm template: inCluster mode", () => {
     }
   });
 
-  it("annotates both webhook configurations for AKS's Admissions Enforcer by default, beside cert-manager's annotation", () => {
-    for (const name of ["inCluster, generated certificates, bearer", "external, path"]) {
+  it("annotates both webhook configurations for AKS's Admissions Enforcer unless opted out, beside cert-manager's annotation", async () => {
+    const enforcer = { "admissions.enforcer/disabled": "true" };
+    const cases: [string, KubeObject[], unknown][] = [
+      ["default", objects(), enforcer],
+      ["external", rendered.get("external, path")!, enforcer],
+      [
+        "cert-manager",
+        rendered.get("inCluster, cert-manager, mtls")!,
+        { "cert-manager.io/inject-ca-from": `${NAMESPACE}/${FULLNAME}-serving`, ...enforcer },
+      ],
+      [
+        "webhooks.aksAdmissionsEnforcerOptOut false",
+        await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } }),
+        undefined,
+      ],
+    ];
+    for (const [name, objects, annotations] of cases) {
       for (const fn of FUNCTIONS) {
-        expect(
-          find(rendered.get(name)!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"],
-          `${name}: ${fn}`,
-        ).toEqual({ "admissions.enforcer/disabled": "true" });
+        const { metadata } = find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`);
+        expect(metadata["annotations"], `${name}: ${fn}`).toEqual(annotations);
       }
-    }
-    for (const fn of FUNCTIONS) {
-      expect(
-        find(rendered.get("inCluster, cert-manager, mtls")!, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata[
-          "annotations"
-        ],
-      ).toEqual({
-        "cert-manager.io/inject-ca-from": `${NAMESPACE}/${FULLNAME}-serving`,
-        "admissions.enforcer/disabled": "true",
-      });
     }
   });
 
@@ -368,15 +318,6 @@ describe("helm template: inCluster mode", () => {
       callerAuth: { mode: "bearer", existingSecret: "mine" },
     });
     for (const fn of FUNCTIONS) expect(annotation(yours, fn)).toBeUndefined();
-  });
-
-  it("leaves the webhook configurations unannotated with webhooks.aksAdmissionsEnforcerOptOut false", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER,
-      webhooks: { aksAdmissionsEnforcerOptOut: false },
-    });
-    for (const fn of FUNCTIONS)
-      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata).not.toHaveProperty("annotations");
   });
 
   it("with your Secret: its name mounted and your caBundle; path secrets in the service path and the scrape path", () => {
@@ -413,22 +354,27 @@ describe("helm template: inCluster mode", () => {
     }
   });
 
-  it("admits the metricsFrom peers to the same port in a rule of their own", () => {
-    const policy = find(rendered.get("inCluster, your Secret, path")!, "NetworkPolicy", FULLNAME) as KubeObject & {
-      spec: NetworkPolicySpec;
-    };
-    expect(policy.spec.ingress).toEqual([
-      { from: [{ ipBlock: { cidr: "10.0.0.0/28" } }, { ipBlock: { cidr: "fd00:10::/64" } }], ports: HTTPS_PORT },
-      { from: [PROMETHEUS_PEER], ports: HTTPS_PORT },
-    ]);
-  });
-
-  it("renders no NetworkPolicy, and needs no CIDRs, with networkPolicy.enabled false", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER_WITHOUT_CIDRS,
-      networkPolicy: { enabled: false },
-    });
-    expect(ofKind(objects, "NetworkPolicy")).toEqual([]);
+  it.each([
+    [
+      "the metricsFrom peers in a rule of their own",
+      { networkPolicy: { controlPlaneCIDRs: ["10.0.0.0/28", "fd00:10::/64"], metricsFrom: [PROMETHEUS_PEER] } },
+      [
+        { from: [{ ipBlock: { cidr: "10.0.0.0/28" } }, { ipBlock: { cidr: "fd00:10::/64" } }], ports: HTTPS_PORT },
+        { from: [PROMETHEUS_PEER], ports: HTTPS_PORT },
+      ],
+    ],
+    [
+      "both controlPlaneCIDRs and controlPlaneFrom in one rule",
+      { networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [KONNECTIVITY] } },
+      [{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, KONNECTIVITY], ports: HTTPS_PORT }],
+    ],
+    // No CIDRs needed then.
+    ["nobody, with networkPolicy.enabled false: no NetworkPolicy", { networkPolicy: { enabled: false } }, undefined],
+  ])("admits to the functions' port %s", async (_, values, ingress) => {
+    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER_WITHOUT_CIDRS, ...values });
+    expect(ofKind(objects, "NetworkPolicy").map((o) => (o.spec as NetworkPolicySpec).ingress)).toEqual(
+      ingress === undefined ? [] : [ingress],
+    );
     expect(ofKind(objects, "Deployment")).toHaveLength(2);
   });
 
@@ -529,15 +475,6 @@ describe("the AKS and EKS example values (infra/deploy/helm/examples)", () => {
     );
     await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
   });
-
-  it("takes both controlPlaneCIDRs and controlPlaneFrom in one rule", async () => {
-    const peer = { podSelector: { matchLabels: { "k8s-app": "konnectivity-agent" } }, namespaceSelector: {} };
-    const objects = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER,
-      networkPolicy: { controlPlaneCIDRs: ["172.16.0.0/28"], controlPlaneFrom: [peer] },
-    });
-    expect(ingressOf(objects)).toEqual([{ from: [{ ipBlock: { cidr: "172.16.0.0/28" } }, peer], ports: HTTPS_PORT }]);
-  });
 });
 
 describe("helm template: external mode", () => {
@@ -580,7 +517,7 @@ describe("one source with the kustomize bases", () => {
       const shadow =
         (VALUE_SETS[name] as { authorize?: { env?: { ENFORCEMENT?: string } } }).authorize?.env?.ENFORCEMENT === "warn";
       for (const fn of FUNCTIONS) {
-        const base = withoutClientConfig(webhookOf(webhooks, fn, `gmsa-webhooks-${fn}`));
+        const base = withoutClientConfig(webhookIn(webhooks, fn));
         expect(withoutClientConfig(webhookOf(objects, fn))).toEqual(
           fn === "authorize" && shadow ? { ...base, failurePolicy: "Ignore" } : base,
         );

@@ -56,14 +56,12 @@ beforeAll(async () => {
   for (const path of BASE_BINDINGS) await kubeRequestOk(admin, path, { method: "DELETE" });
   // The admission tests count the review lines, which allowed reviews write at debug.
   stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { LOG_LEVEL: "debug" } });
-  helm = await createHelmRunner(inject("helm"));
+  helm = await createHelmRunner(inject("helm"), cluster.adminKubeconfig);
   // The documented install as is: the CRD applyBaseInfra put there is not the release's, so the chart leaves it alone.
-  const values = externalTestValues(cluster.caPem, stack);
-  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], {
-    values,
-    kubeconfig: cluster.adminKubeconfig,
-  });
-  expect(installed.code, installed.stderr).toBe(0);
+  await helm.ok(
+    ["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"],
+    externalTestValues(cluster.caPem, stack),
+  );
   await waitForGmsaWebhooks(cluster, GROUP);
 });
 
@@ -125,13 +123,7 @@ describe("helm install, external mode: the API server calls the functions by URL
       ...installed.external,
       authorize: { ...installed.external.authorize, url: "https://127.0.0.1:1" },
     };
-    const upgrade = async (values: unknown) => {
-      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
-        values,
-        kubeconfig: cluster.adminKubeconfig,
-      });
-      expect(upgraded.code, upgraded.stderr).toBe(0);
-    };
+    const upgrade = (values: unknown) => helm.ok(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], values);
     // The API server reloads webhook configurations within moments: wait until a dry-run create shows `status`.
     const createdAs = (status: number) =>
       vi.waitFor(
@@ -158,10 +150,7 @@ describe("helm install, external mode: the API server calls the functions by URL
   });
 
   it("helm uninstall removes both webhook configurations", async () => {
-    const uninstalled = await helm.run(["uninstall", RELEASE, "-n", NAMESPACE], {
-      kubeconfig: cluster.adminKubeconfig,
-    });
-    expect(uninstalled.code, uninstalled.stderr).toBe(0);
+    await helm.ok(["uninstall", RELEASE, "-n", NAMESPACE]);
     for (const path of WEBHOOK_CONFIGURATIONS) expect((await kubeRequest(admin, path)).status).toBe(404);
   });
 });

@@ -6,14 +6,11 @@
  * takes about 10 s). API server and node are of `KUBE_VERSION` (the e2e tier: the newest pinned; e2e-floor: 1.30).
  * Needs root, as the kubelet does and CI has.
  */
-import { execFile } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminEndpoint, createCallerToken, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
-import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
-import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import {
   localNodeValues,
   startInClusterStack,
@@ -23,7 +20,7 @@ import {
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { resolveKubeRelease } from "../../infra/local/kube-versions.ts";
 import { NODE_NAME, POD_CIDR } from "../../infra/local/node-config.ts";
-import { createCertificateAuthority, issueServingCertificate } from "../../infra/local/pki.ts";
+import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import {
   defineAdmissionTests,
   FUNCTIONS,
@@ -31,71 +28,14 @@ import {
   installOnNode,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
+  writeTlsSecret,
 } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
-import { createDoctorOperator } from "./support/doctor.ts";
+import { createDoctorOperator, expectDoctorFault, expectDoctorHealthy, runDoctor } from "./support/doctor.ts";
 import { expectSampleShape } from "./support/doctor-samples.ts";
 
 const GROUP = "helm-in-cluster";
-const CLI = "cli/gmsa-webhooks.ts";
-
-/** `gmsa-webhooks doctor` as an operator runs it, with the cluster's admin kubeconfig unless given one, and no colour: output and exit code. */
-function runDoctorBin(
-  args: string[],
-  kubeconfig = stack.cluster.adminKubeconfig,
-): Promise<{ stdout: string; code: number | null }> {
-  return new Promise((resolve) => {
-    execFile(
-      nodeBinary(),
-      [CLI, "doctor", "--kubeconfig", kubeconfig, ...args],
-      { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: "1" } },
-      (error, out) =>
-        resolve({ stdout: out, code: error === null ? 0 : typeof error.code === "number" ? error.code : null }),
-    );
-  });
-}
-
-/** `gmsa-webhooks doctor -o json`: findings, exit code, and the findings as lines for assertion messages. */
-async function runDoctorCli(kubeconfig?: string) {
-  const { stdout, code } = await runDoctorBin(["-o", "json"], kubeconfig);
-  const { findings } = JSON.parse(stdout) as {
-    findings: { check: string; status: string; message: string; fix?: string }[];
-  };
-  return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
-}
-
-/** Polls the real CLI until it exits 1 with one failure only, of `check`, matching `fault`; returns that finding. */
-async function expectOnlyFault(check: string, fault: RegExp, timeoutMs = 30_000) {
-  let failed: { check: string; message: string; fix?: string } | undefined;
-  // The API server's admission plugins see webhook and RBAC changes through informers: poll.
-  await vi.waitFor(
-    async () => {
-      const { findings, text, code } = await runDoctorCli();
-      const failures = findings.filter((f) => f.status === "fail");
-      expect(
-        failures.map((f) => f.check),
-        text,
-      ).toEqual([check]);
-      expect(failures[0]?.message, text).toMatch(fault);
-      expect(code, text).toBe(1);
-      failed = failures[0];
-    },
-    { timeout: timeoutMs, interval: 2_000 },
-  );
-  return failed!;
-}
-
-/** Polls the real CLI until it exits 0. */
-async function expectHealthy(timeoutMs = 60_000) {
-  await vi.waitFor(
-    async () => {
-      const { text, code } = await runDoctorCli();
-      expect(code, text).toBe(0);
-    },
-    { timeout: timeoutMs, interval: 2_000 },
-  );
-}
 const NAMESPACE = "gmsa-helm-in-cluster";
 const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
@@ -109,6 +49,10 @@ let stack: InClusterStack;
 let values: Record<string, unknown>;
 
 const admin = () => adminEndpoint(stack.cluster);
+/** Polls the real CLI, as the admin, until it exits 1 naming `fault` alone (`check: message`). */
+const expectFault = (fault: RegExp, timeoutMs?: number) =>
+  expectDoctorFault(stack.cluster.adminKubeconfig, fault, timeoutMs === undefined ? {} : { timeoutMs });
+const expectHealthy = (timeoutMs = 60_000) => expectDoctorHealthy(stack.cluster.adminKubeconfig, { timeoutMs });
 
 async function tlsSecret(): Promise<Record<string, string>> {
   return (
@@ -183,47 +127,26 @@ describe("helm install on a real node, certificates generated at install", () =>
     const operator = await createDoctorOperator(stack.cluster, "doctor-operator");
     await operator.bind({ probe: "default", functions: NAMESPACE });
     try {
-      // The RBAC authorizer learns of new bindings through its informers.
-      await vi.waitFor(
-        async () => {
-          const { findings, text: report, code } = await runDoctorCli(operator.kubeconfig);
-          expect(
-            findings.filter((f) => f.status === "fail"),
-            report,
-          ).toEqual([]);
-          expect(code, report).toBe(0);
-          for (const fn of FUNCTIONS) {
-            expect(findings.find((f) => f.check === `readyz/${fn}`)?.message, report).toMatch(
-              /through the API server's service proxy answered 200/,
-            );
-            expect(findings.find((f) => f.check === `rbac/${fn}`)?.message, report).toMatch(
-              new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`),
-            );
-          }
-          expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, report).toBe("pass");
-          expect(findings.find((f) => f.check === "end-to-end/may-not-use")?.status, report).toBe("pass");
-          process.stderr.write(`[helm-in-cluster] doctor:\n${report}`);
-        },
-        { timeout: 15_000, interval: 500 },
-      );
+      const findings = await expectDoctorHealthy(operator.kubeconfig);
+      const report = findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
+      const message = (check: string) => findings.find((f) => f.check === check)?.message;
+      // /readyz answers text through the service proxy, which the CLI's own kube client must read as such.
+      for (const fn of FUNCTIONS) {
+        expect(message(`readyz/${fn}`), report).toMatch(/through the API server's service proxy answered 200/);
+        expect(message(`rbac/${fn}`), report).toMatch(
+          new RegExp(`system:serviceaccount:${NAMESPACE}:${FULLNAME}-${fn} may`),
+        );
+      }
+      for (const check of ["end-to-end/may-use", "end-to-end/may-not-use"])
+        expect(findings.find((f) => f.check === check)?.status, report).toBe("pass");
+      process.stderr.write(`[helm-in-cluster] doctor:\n${report}\n`);
     } finally {
       await operator.remove();
     }
   });
 
-  it("passes the real `gmsa-webhooks doctor` (the CLI as operators run it, its own kube client), exit 0", async () => {
-    // Through the CLI's own requester: /readyz answers text through the service proxy, which it must read as such.
-    const { findings, text, code } = await runDoctorCli();
-    expect(
-      findings.filter((f) => f.status === "fail"),
-      text,
-    ).toEqual([]);
-    for (const fn of FUNCTIONS) expect(findings.find((f) => f.check === `readyz/${fn}`)?.status, text).toBe("pass");
-    expect(code, text).toBe(0);
-  });
-
-  it("prints what the samples of README.md and docs/doctor.md show, modulo numbers", async () => {
-    const { stdout, code } = await runDoctorBin([]);
+  it("prints what the samples of README.md and docs/doctor.md show, modulo numbers (exit 0)", async () => {
+    const { stdout, code } = await runDoctor(stack.cluster.adminKubeconfig);
     expect(code, stdout).toBe(0);
     process.stderr.write(`[helm-in-cluster] doctor, text:\n${stdout}`);
     await expectSampleShape("README.md", stdout);
@@ -247,10 +170,9 @@ describe("helm install on a real node, certificates generated at install", () =>
     await setCaBundle(Buffer.from(other.certPem).toString("base64"));
     try {
       // Both probes meet it (expand is called for the pod authorize should refuse too): the first names it.
-      await expectOnlyFault(
-        "end-to-end/may-use",
+      await expectFault(
         new RegExp(
-          `the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `,
+          `^end-to-end/may-use: .*the caBundle of ${FULLNAME}-expand does not verify the certificate the Service of expand serves \\(x509: `,
         ),
       );
     } finally {
@@ -360,11 +282,10 @@ describe("helm install on a real node, certificates generated at install", () =>
       contentType: "application/json-patch+json",
       body: [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }],
     });
-    const failed = await expectOnlyFault(
-      "webhooks/authorize",
-      /failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/,
+    const [failed] = await expectFault(
+      /^webhooks\/authorize: .*failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/,
     );
-    expect(failed.fix).toContain("helm upgrade --force-conflicts");
+    expect(failed?.fix).toContain("helm upgrade --force-conflicts");
     // The fix as doctor gives it, on the project's Helm 4.
     const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], values);
     expect(upgraded.code, upgraded.stderr).toBe(0);
@@ -372,33 +293,8 @@ describe("helm install on a real node, certificates generated at install", () =>
     await expectHealthy();
   }, 240_000);
 
-  it("names a credspec without Sid, authorize's binding deleted and a Deployment naming a missing credspec, one line each", async () => {
-    const credspec = "/apis/windows.k8s.io/v1/gmsacredentialspecs/doctor-no-sid";
-    await kubeRequestOk(admin(), "/apis/windows.k8s.io/v1/gmsacredentialspecs", {
-      method: "POST",
-      body: {
-        apiVersion: "windows.k8s.io/v1",
-        kind: "GMSACredentialSpec",
-        metadata: { name: "doctor-no-sid" },
-        credspec: {
-          CmsPlugins: ["ActiveDirectory"],
-          DomainJoinConfig: {
-            MachineAccountName: "m",
-            Guid: "8b1d7c34-05a5-4a3e-9c3b-6e8f6f0c1d2e",
-            DnsTreeName: "contoso.com",
-            DnsName: "contoso.com",
-            NetBiosName: "CONTOSO",
-          },
-          ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "m", Scope: "contoso.com" }] },
-        },
-      },
-    });
-    try {
-      await expectOnlyFault("credspec/doctor-no-sid", /credspec\.DomainJoinConfig\.Sid: is required/);
-    } finally {
-      await kubeRequestOk(admin(), credspec, { method: "DELETE" });
-    }
-
+  // A credspec without Sid and a Deployment naming a missing credspec: doctor.test.ts (they do not depend on the install).
+  it("names authorize's binding deleted, with the chart's identity, once", async () => {
     const binding = `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}:authorize`;
     const saved = await kubeRequestOk<Record<string, unknown> & { metadata: Record<string, unknown> }>(
       admin(),
@@ -406,7 +302,7 @@ describe("helm install on a real node, certificates generated at install", () =>
     );
     await kubeRequestOk(admin(), binding, { method: "DELETE" });
     try {
-      await expectOnlyFault("rbac/authorize", /authorize's identity .* may not/);
+      await expectFault(/^rbac\/authorize: authorize's identity .* may not/);
     } finally {
       const { name, labels, annotations } = saved.metadata;
       await kubeRequestOk(admin(), "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
@@ -415,30 +311,6 @@ describe("helm install on a real node, certificates generated at install", () =>
       });
     }
 
-    // The controllers make its ReplicaSet, whose pods the webhooks refuse (422): only the template names it.
-    const deployments = "/apis/apps/v1/namespaces/default/deployments";
-    const template = {
-      metadata: { labels: { app: "doctor-web" } },
-      spec: {
-        nodeSelector: { "kubernetes.io/os": "windows" },
-        securityContext: { windowsOptions: { gmsaCredentialSpecName: "doctor-missing" } },
-        containers: [{ name: "web", image: "i" }],
-      },
-    };
-    await kubeRequestOk(admin(), deployments, {
-      method: "POST",
-      body: {
-        apiVersion: "apps/v1",
-        kind: "Deployment",
-        metadata: { name: "doctor-web" },
-        spec: { replicas: 1, selector: { matchLabels: { app: "doctor-web" } }, template },
-      },
-    });
-    try {
-      await expectOnlyFault("pods/credspecs", /: Deployment default\/doctor-web \(credspec doctor-missing\)$/);
-    } finally {
-      await kubeRequestOk(admin(), `${deployments}/doctor-web`, { method: "DELETE" });
-    }
     await expectHealthy();
   }, 240_000);
 
@@ -455,12 +327,11 @@ describe("helm install on a real node, certificates generated at install", () =>
     expect(upgraded.code, upgraded.stderr).toBe(0);
     try {
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
-      const failed = await expectOnlyFault(
-        "end-to-end/may-use",
-        /authorize refuses the caller credential the API server sends \(401\)/,
+      const [failed] = await expectFault(
+        /^end-to-end\/may-use: .*authorize refuses the caller credential the API server sends \(401\)/,
         90_000,
       );
-      expect(failed.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
+      expect(failed?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
     } finally {
       const restored = await stack.runHelm(
         ["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"],
@@ -482,25 +353,12 @@ describe("helm install on a real node, certificates generated at install", () =>
       });
     await scale(0);
     try {
-      // Until its pods are gone the proxy may still reach one: poll until doctor sees what an operator would.
-      await vi.waitFor(
-        async () => {
-          const { findings, text, code } = await runDoctorCli();
-          const failed = findings.filter((f) => f.status === "fail");
-          expect(
-            failed.map((f) => f.check),
-            text,
-          ).toEqual(["readyz/authorize"]);
-          expect(failed[0]?.message, text).toContain(
-            `Deployment ${NAMESPACE}/${FULLNAME}-authorize is scaled to 0 replicas`,
-          );
-          expect(failed[0]?.fix, text).toBe(
-            `kubectl scale deployment -n ${NAMESPACE} ${FULLNAME}-authorize --replicas=2`,
-          );
-          expect(code, text).toBe(1);
-        },
-        { timeout: 60_000, interval: 2_000 },
+      // Until its pods are gone the proxy may still reach one: polled until doctor sees what an operator would.
+      const [failed] = await expectFault(
+        new RegExp(`^readyz/authorize: .*Deployment ${NAMESPACE}/${FULLNAME}-authorize is scaled to 0 replicas`),
+        60_000,
       );
+      expect(failed?.fix).toBe(`kubectl scale deployment -n ${NAMESPACE} ${FULLNAME}-authorize --replicas=2`);
     } finally {
       await scale(2);
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
@@ -517,26 +375,12 @@ describe("helm install on a real node, certificates generated at install", () =>
 describe("helm install on a real node with a TLS Secret the operator provides", () => {
   it("serves with that certificate, trusted through the caBundle given", async () => {
     const { cluster } = stack;
-    const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
     const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
-    const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, "provided-secret", hosts);
     await kubeRequestOk(admin(), "/api/v1/namespaces", {
       method: "POST",
       body: { apiVersion: "v1", kind: "Namespace", metadata: { name: SECRET_NAMESPACE } },
     });
-    await kubeRequestOk(admin(), `/api/v1/namespaces/${SECRET_NAMESPACE}/secrets`, {
-      method: "POST",
-      body: {
-        apiVersion: "v1",
-        kind: "Secret",
-        type: "kubernetes.io/tls",
-        metadata: { name: "operator-tls" },
-        data: {
-          "tls.crt": Buffer.from(pair.certPem).toString("base64"),
-          "tls.key": Buffer.from(pair.keyPem).toString("base64"),
-        },
-      },
-    });
+    await writeTlsSecret(cluster, { namespace: SECRET_NAMESPACE, name: "operator-tls", hosts });
     const caBundle = Buffer.from(cluster.caPem).toString("base64");
     const withSecret = { ...values, crd: { install: false }, certificates: { secretName: "operator-tls", caBundle } };
     const installed = await stack.runHelm(["install", SECRET_RELEASE, CHART_DIR, "-n", SECRET_NAMESPACE], withSecret);

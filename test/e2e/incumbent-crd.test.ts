@@ -31,7 +31,7 @@ import {
   type FunctionsStack,
 } from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
-import { deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import { CRD_PATH, deleteCrd, deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { kubectl } from "./support/kubectl.ts";
 import { createPod, parsed } from "./support/pods.ts";
 
@@ -41,7 +41,6 @@ const GROUP = "incumbent-crd";
 const NAMESPACE = "gmsa-incumbent-crd";
 const RELEASE = "gwi";
 const FULLNAME = `${RELEASE}-gmsa-webhooks`;
-const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 const FIXTURE = fileURLToPath(new URL("fixtures/windows-gmsa-crd.yaml", import.meta.url));
 const INFRA_CRD = fileURLToPath(new URL("../../infra/deploy/crd", import.meta.url));
 const VERSIONS = ["v1", "v1alpha1"] as const;
@@ -92,21 +91,12 @@ async function waitForBothVersions(): Promise<void> {
   );
 }
 
-/** Deletes the CRD, and with it every credspec, and waits until it is gone. */
-async function deleteCrd(): Promise<void> {
-  await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
-  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), {
-    timeout: 60_000,
-    interval: 250,
-  });
-}
-
 /**
  * The cluster as windows-gmsa leaves it: its CRD, the samples created as v1alpha1 while v1alpha1 was stored, then
  * storage moved to v1. @returns each credspec's contents as the API server stored them.
  */
 async function installIncumbent(): Promise<Map<string, unknown>> {
-  await deleteCrd();
+  await deleteCrd(cluster);
   const crd = parse(await readFile(FIXTURE, "utf8")) as Crd;
   await applyCrdWithKubectl(crd, "incumbent-v1alpha1-storage");
   const contents = new Map<string, unknown>();
@@ -186,12 +176,7 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
  */
 async function helmInstall(extraValues: Record<string, unknown> = {}, flags: string[] = []): Promise<string> {
   const values = { ...externalTestValues(cluster.caPem, stack), ...extraValues };
-  const installed = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...flags], {
-    values,
-    kubeconfig: cluster.adminKubeconfig,
-  });
-  expect(installed.code, installed.stderr).toBe(0);
-  return installed.stdout;
+  return helm.ok(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace", ...flags], values);
 }
 
 /** The keys of Helm's ownership label and annotations (any release's) on the object at `path`, sorted. */
@@ -208,14 +193,14 @@ async function helmMarks(path: string): Promise<string[]> {
 }
 
 async function helmUninstall(): Promise<void> {
-  await helm.run(["uninstall", RELEASE, "-n", NAMESPACE, "--wait"], { kubeconfig: cluster.adminKubeconfig });
+  await helm.ok(["uninstall", RELEASE, "-n", NAMESPACE, "--wait"]);
   await deleteNamespace(cluster, NAMESPACE);
 }
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "gmsa-incumbent-crd-"));
   await applyBaseInfra(cluster);
-  helm = await createHelmRunner(inject("helm"));
+  helm = await createHelmRunner(inject("helm"), cluster.adminKubeconfig);
   stack = await startFunctions(cluster, {
     runtime: "node",
     dir: cluster.dir,
@@ -232,7 +217,7 @@ afterAll(async () => {
   await stack?.stop();
   await helm?.close();
   // A CRD left adopted by this file's Helm release would refuse the other files' installs.
-  await deleteCrd();
+  await deleteCrd(cluster);
   await applyBaseInfra(cluster);
   if (dir !== "") await rm(dir, { recursive: true, force: true });
 });
@@ -284,12 +269,8 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
         ...externalTestValues(cluster.caPem, stack),
         credentialSpecs: [...credentialSpecs(), { name: CREATED, credspec }],
       };
-      const upgraded = await helm.run(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
-        values,
-        kubeconfig: cluster.adminKubeconfig,
-      });
-      expect(upgraded.code, upgraded.stderr).toBe(0);
-      expect(upgraded.stdout).not.toContain(`GMSACredentialSpec ${CREATED}`);
+      const upgraded = await helm.ok(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], values);
+      expect(upgraded).not.toContain(`GMSACredentialSpec ${CREATED}`);
       expect(await helmMarks(`${credSpecs("v1")}/${CREATED}`)).toEqual([
         "app.kubernetes.io/managed-by",
         "meta.helm.sh/release-name",
@@ -315,7 +296,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
   });
 
   it("helm install refuses, naming the fix, a CRD of windows-gmsa's first releases that serves v1alpha1 only", async () => {
-    await deleteCrd();
+    await deleteCrd(cluster);
     const crd = parse(await readFile(FIXTURE, "utf8")) as Crd;
     crd.spec.versions = crd.spec.versions.filter((version) => version.name === "v1alpha1");
     const file = join(dir, "incumbent-v1alpha1-only.json");

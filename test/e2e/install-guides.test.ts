@@ -9,9 +9,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { parseAllDocuments, stringify } from "yaml";
+import { stringify } from "yaml";
 import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { readRepoFile, shellBlockWith } from "../support/guide-text.ts";
+import { kubectl } from "./support/kubectl.ts";
+import { kustomize } from "./support/manifests.ts";
 
 const run = promisify(execFile);
 const cluster = inject("cluster");
@@ -41,21 +43,15 @@ describe(`${GUIDE}: the cluster side`, () => {
     await cp(path.join(dir, "ca.pem"), path.join(overlay, "ca.pem"));
     // Rendered as `kubectl apply -k` renders it; the objects inside the namespace gmsa-webhooks are left out, since a
     // dry run does not create that namespace for them.
-    const rendered = (await run("kubectl", ["kustomize", overlay], { maxBuffer: 16 * 1024 * 1024 })).stdout;
-    const objects = parseAllDocuments(rendered).map(
-      (doc) => doc.toJS() as { kind: string; metadata: { namespace?: string } },
-    );
+    const objects = await kustomize(overlay);
     const clusterScoped = objects.filter((object) => object.metadata.namespace === undefined);
     expect(clusterScoped.map((object) => object.kind)).toEqual(
       expect.arrayContaining(["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]),
     );
     const manifest = path.join(dir, "cluster-scoped.yaml");
     await writeFile(manifest, clusterScoped.map((object) => stringify(object)).join("---\n"));
-    const { stdout } = await run(
-      "kubectl",
-      ["--kubeconfig", cluster.adminKubeconfig, "apply", "--dry-run=server", "-f", manifest, "-o", "json"],
-      { maxBuffer: 16 * 1024 * 1024 },
-    );
+    const apply = ["apply", "--dry-run=server", "-f", manifest, "-o", "json"];
+    const { stdout } = await kubectl(["--kubeconfig", cluster.adminKubeconfig, ...apply]);
     const { items } = JSON.parse(stdout) as {
       items: { kind: string; webhooks?: { clientConfig: { url: string; caBundle: string } }[] }[];
     };

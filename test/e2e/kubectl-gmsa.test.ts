@@ -2,7 +2,7 @@
  * `kubectl gmsa who-can-use` and `explain` through the real kube-apiserver, with the Node functions registered as
  * webhooks (REVIEW_REQUESTING_USER=always, so the person matters too). The plugin runs as a real process through the
  * kubectl-gmsa bin (a link of that name, as npm and krew install it), and once through a real kubectl finding it on
- * PATH. The read-only operator's ClusterRole of infra/deploy/rbac/ is checked with a server dry run.
+ * PATH.
  */
 import { execFile } from "node:child_process";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
@@ -17,7 +17,6 @@ import {
   applyObjects,
   deleteWebhooks,
   kubeRequest,
-  loadManifest,
   objectPath,
   startFunctions,
   type FunctionsStack,
@@ -255,22 +254,5 @@ describe("kubectl gmsa explain", () => {
     const result = await plugin(args, asYaml({ apiVersion: "v1", kind: "ConfigMap" }));
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toMatch(message);
-  });
-});
-
-describe("the read-only operator's ClusterRoles (infra/deploy/rbac/kubectl-gmsa-reader.yaml)", () => {
-  it("are accepted by the API server (dry run)", async () => {
-    const roles = await loadManifest("rbac/kubectl-gmsa-reader.yaml");
-    expect(roles.map((role) => role.metadata.name)).toEqual([
-      "gmsa-webhooks:kubectl-gmsa-reader",
-      "gmsa-webhooks:kubectl-gmsa-dry-run",
-    ]);
-    for (const role of roles) {
-      const created = await kubeRequest<Status>(admin, "/apis/rbac.authorization.k8s.io/v1/clusterroles?dryRun=All", {
-        method: "POST",
-        body: role,
-      });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-    }
   });
 });

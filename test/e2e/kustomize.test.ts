@@ -5,26 +5,25 @@
  * A copy of infra/ is rendered, with test path secrets: a developer's own path-secrets.env is never
  * read. Dry-run changes nothing, so there is nothing to clean up.
  */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  adminEndpoint,
-  applyBaseInfra,
-  kubeRequestOk,
-  loadManifest,
-  objectPath,
-  type KubeObject,
-} from "../../infra/local/index.ts";
+import { adminEndpoint, applyBaseInfra, loadManifest, type KubeObject } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
+import { kubectl } from "./support/kubectl.ts";
+import {
+  dryRunApply as dryRunApplyAs,
+  find,
+  kustomize as kustomizeDir,
+  webhookOf,
+  WEBHOOK_KIND,
+  withoutClientConfig,
+  type Fn,
+} from "./support/manifests.ts";
 
-const run = promisify(execFile);
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const INFRA = fileURLToPath(new URL("../../infra/deploy/", import.meta.url));
@@ -60,7 +59,6 @@ const OVERLAYS = [
   { name: "azure-functions", subjectKind: "User", caBundle: false, pathSecrets: true, host: /./, aks: true },
 ] as const;
 type Overlay = (typeof OVERLAYS)[number];
-type Fn = "expand" | "authorize";
 const FUNCTIONS: Fn[] = [...FUNCTION_NAMES];
 
 const GET_CREDSPECS = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] };
@@ -72,47 +70,14 @@ const CREATE_LSAR = {
 /** The pod an exec or attach goes into (REVIEW_REQUESTING_USER). */
 const GET_PODS = { apiGroups: [""], resources: ["pods"], verbs: ["get"] };
 const RULES: Record<Fn, unknown[]> = { expand: [GET_CREDSPECS], authorize: [GET_CREDSPECS, CREATE_LSAR, GET_PODS] };
-const WEBHOOK_KIND: Record<Fn, string> = {
-  expand: "MutatingWebhookConfiguration",
-  authorize: "ValidatingWebhookConfiguration",
-};
-
-interface Webhook {
-  name: string;
-  clientConfig: { url?: string; caBundle?: string; service?: unknown };
-  rules: { apiGroups: string[]; operations: string[]; resources: string[] }[];
-  namespaceSelector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
-  matchConditions?: { name: string; expression: string }[];
-  [key: string]: unknown;
-}
 
 let dir = "";
 /** Per path overlay, the secrets written to its path-secrets.env. */
 const secrets = new Map<string, Record<Fn, string>>();
 const rendered = new Map<string, KubeObject[]>();
 
-async function kustomize(path: string): Promise<KubeObject[]> {
-  const { stdout } = await run("kubectl", ["kustomize", join(dir, path)], { maxBuffer: 16 * 1024 * 1024 });
-  return parseAllDocuments(stdout)
-    .map((document) => document.toJS() as KubeObject | null)
-    .filter((object): object is KubeObject => object !== null);
-}
-
-/** Server-side apply with dryRun=All: validated and admitted as a real apply, stored nowhere. */
-async function dryRunApply(objects: KubeObject[]): Promise<KubeObject[]> {
-  const results: KubeObject[] = [];
-  for (const object of objects) {
-    const query = "dryRun=All&fieldManager=gmsa-webhooks-kustomize-test&force=true";
-    results.push(
-      await kubeRequestOk<KubeObject>(admin, `${objectPath(object)}?${query}`, {
-        method: "PATCH",
-        contentType: "application/apply-patch+yaml",
-        body: JSON.stringify(object),
-      }),
-    );
-  }
-  return results;
-}
+const kustomize = (path: string) => kustomizeDir(join(dir, path));
+const dryRunApply = (objects: KubeObject[]) => dryRunApplyAs(admin, objects);
 
 /** KEY=VALUE lines of a kustomize env file (comments and blank lines skipped). */
 async function readEnvFile(path: string): Promise<Record<string, string>> {
@@ -121,20 +86,9 @@ async function readEnvFile(path: string): Promise<Record<string, string>> {
 }
 
 const ids = (objects: KubeObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
-const find = (objects: KubeObject[], kind: string, name: string) =>
-  objects.find((o) => o.kind === kind && o.metadata.name === name)!;
-const webhookOf = (objects: KubeObject[], fn: Fn) =>
-  (find(objects, WEBHOOK_KIND[fn], `gmsa-webhooks-${fn}`).webhooks as Webhook[])[0]!;
-const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: Webhook) => rest;
 
 beforeAll(async () => {
-  const version = await run("kubectl", ["version", "--client", "-o", "json"]).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    throw new Error(
-      "kubectl not found on PATH: these tests render infra/ with `kubectl kustomize` (Debian: apt-get install kubectl)",
-      { cause: error },
-    );
-  });
+  const version = await kubectl(["version", "--client", "-o", "json"]);
   const kustomizeVersion = (JSON.parse(version.stdout) as { kustomizeVersion?: string }).kustomizeVersion ?? "";
   if (!/^v([5-9]|\d{2,})\./.test(kustomizeVersion)) {
     throw new Error(`kubectl embeds kustomize ${kustomizeVersion || "(unknown)"}; the overlays need v5 or later`);
@@ -154,21 +108,18 @@ beforeAll(async () => {
       `EXPAND_PATH_SECRET=${values.expand}\nAUTHORIZE_PATH_SECRET=${values.authorize}\n`,
     );
   }
-  await mkdir(join(dir, WITH_POLICY));
-  await writeFile(
-    join(dir, WITH_POLICY, "kustomization.yaml"),
-    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../node-in-cluster\n  - ../../policy\n",
-  );
-  await mkdir(join(dir, WITH_SHADOW_MODE));
-  await writeFile(
-    join(dir, WITH_SHADOW_MODE, "kustomization.yaml"),
-    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../node-in-cluster\ncomponents:\n  - ../components/shadow-mode\n",
-  );
-  await mkdir(join(dir, WITH_EXEMPT));
-  await writeFile(
-    join(dir, WITH_EXEMPT, "kustomization.yaml"),
-    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../with-policy\ncomponents:\n  - ../components/exempt-namespaces\n",
-  );
+  for (const [path, resource, component] of [
+    [WITH_POLICY, "../node-in-cluster\n  - ../../policy", undefined],
+    [WITH_SHADOW_MODE, "../node-in-cluster", "shadow-mode"],
+    [WITH_EXEMPT, "../with-policy", "exempt-namespaces"],
+  ]) {
+    await mkdir(join(dir, path!));
+    await writeFile(
+      join(dir, path!, "kustomization.yaml"),
+      `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${resource}\n` +
+        (component === undefined ? "" : `components:\n  - ../components/${component}\n`),
+    );
+  }
   const component = join(dir, "overlays", "components", "exempt-namespaces", "kustomization.yaml");
   await writeFile(
     component,
@@ -399,7 +350,7 @@ describe("kustomize overlays (infra/deploy/overlays)", () => {
   });
 
   it("`kubectl apply -k --server-side --dry-run=server` accepts an overlay as infra/deploy/overlays/README.md says to apply it", async () => {
-    const { stdout } = await run("kubectl", [
+    const { stdout } = await kubectl([
       "--kubeconfig",
       cluster.adminKubeconfig,
       "apply",

@@ -10,7 +10,7 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import {
   adminEndpoint,
@@ -23,7 +23,7 @@ import {
   type FunctionsStack,
 } from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
-import { deleteNamespace, waitForGmsaWebhooks } from "./support/install-checks.ts";
+import { deleteCrd, deleteNamespace, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { startPodStream } from "./support/pod-stream.ts";
 
 const cluster = inject("cluster");
@@ -32,7 +32,6 @@ const GROUP = "migration";
 const NAMESPACE = "gmsa-migration";
 const INCUMBENT = { release: "gmsa", namespace: "gmsa-incumbent" };
 const RELEASE = "gwm";
-const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 const WEBAPP01 = "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01";
 const FIXTURES = fileURLToPath(new URL("fixtures/", import.meta.url));
 
@@ -55,21 +54,6 @@ async function withPods(step: () => Promise<void>): Promise<{ admitted: number; 
   return counts;
 }
 
-/** Deletes the CRD, and with it every credspec, and waits until it is gone. */
-async function deleteCrd(): Promise<void> {
-  await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
-  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), {
-    timeout: 60_000,
-    interval: 250,
-  });
-}
-
-async function helmOk(args: string[], values?: Record<string, unknown>): Promise<string> {
-  const result = await helm.run(args, { ...(values ? { values } : {}), kubeconfig: cluster.adminKubeconfig });
-  expect(result.code, result.stderr).toBe(0);
-  return result.stdout;
-}
-
 const ourValues = (authorizeEnv: Record<string, string>) => ({
   ...externalTestValues(cluster.caPem, stack),
   authorize: { env: authorizeEnv },
@@ -81,7 +65,7 @@ beforeAll(async () => {
   chart = join(dir, "incumbent-chart");
   await cp(join(FIXTURES, "incumbent-chart"), chart, { recursive: true });
   await cp(join(FIXTURES, "windows-gmsa-crd.yaml"), join(chart, "crds", "gmsacredentialspecs.yaml"));
-  helm = await createHelmRunner(inject("helm"));
+  helm = await createHelmRunner(inject("helm"), cluster.adminKubeconfig);
   stack = await startFunctions(cluster, {
     runtime: "node",
     dir: cluster.dir,
@@ -92,13 +76,13 @@ beforeAll(async () => {
   // The cluster as the incumbent leaves it: its CRD and credspec, its webhooks alone (the base's RBAC for gmsa-app stays).
   await applyBaseInfra(cluster);
   await deleteWebhooks(cluster);
-  await deleteCrd();
+  await deleteCrd(cluster);
   const webhook = {
     caBundle: Buffer.from(cluster.caPem).toString("base64"),
     expandUrl: stack.expandBaseUrl,
     authorizeUrl: stack.authorizeBaseUrl,
   };
-  await helmOk(["install", INCUMBENT.release, chart, "-n", INCUMBENT.namespace, "--create-namespace"], {
+  await helm.ok(["install", INCUMBENT.release, chart, "-n", INCUMBENT.namespace, "--create-namespace"], {
     credential: { enabled: true, name: "webapp01", credspec },
     webhook,
   });
@@ -113,7 +97,7 @@ afterAll(async () => {
   await stack?.stop();
   await helm?.close();
   // The other files expect our CRD and samples, as applyBaseInfra leaves them.
-  await deleteCrd();
+  await deleteCrd(cluster);
   await applyBaseInfra(cluster);
   if (dir !== "") await rm(dir, { recursive: true, force: true });
 });
@@ -121,7 +105,7 @@ afterAll(async () => {
 describe("the switch from the windows-gmsa chart in docs/migration.md, pods created throughout", () => {
   it("1. installs ours beside the incumbent in shadow mode, leaving webapp01 to the incumbent: 0 refused", async () => {
     const counts = await withPods(async () => {
-      await helmOk(
+      await helm.ok(
         ["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"],
         ourValues({ ENFORCEMENT: "warn" }),
       );
@@ -144,7 +128,7 @@ describe("the switch from the windows-gmsa chart in docs/migration.md, pods crea
           },
         },
       });
-      await helmOk(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], ourValues({}));
+      await helm.ok(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], ourValues({}));
     });
     expect(counts.refused).toEqual([]);
     expect(counts.admitted).toBeGreaterThan(0);
@@ -154,7 +138,7 @@ describe("the switch from the windows-gmsa chart in docs/migration.md, pods crea
 
   it("3. helm uninstall of the incumbent keeps webapp01 and removes its webhooks: 0 refused", async () => {
     const counts = await withPods(async () => {
-      await helmOk(["uninstall", INCUMBENT.release, "-n", INCUMBENT.namespace, "--wait"]);
+      await helm.ok(["uninstall", INCUMBENT.release, "-n", INCUMBENT.namespace, "--wait"]);
     });
     expect(counts.refused).toEqual([]);
     expect(counts.admitted).toBeGreaterThan(0);

@@ -11,11 +11,11 @@ import { execFile } from "node:child_process";
 import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { parseAllDocuments } from "yaml";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { buildRelease, type Release } from "../../infra/build/release/release.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import { ofKind, parseObjects } from "./support/manifests.ts";
 import { startLocalRegistry, type LocalRegistry } from "./support/registry.ts";
 
 const run = promisify(execFile);
@@ -83,16 +83,11 @@ describe("npm run release", () => {
       values: valuesWithoutImage(),
     });
     expect(rendered.stderr).toBe("");
-    const images = parseAllDocuments(rendered.stdout)
-      .map(
-        (document) =>
-          document.toJS() as {
-            kind?: string;
-            spec?: { template: { spec: { containers: { image: string }[] } } };
-          } | null,
-      )
-      .filter((object) => object?.kind === "Deployment")
-      .flatMap((object) => object!.spec!.template.spec.containers.map((container) => container.image));
+    const images = ofKind(parseObjects(rendered.stdout), "Deployment").flatMap((object) =>
+      (object.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec.containers.map(
+        (container) => container.image,
+      ),
+    );
     expect(images.length).toBeGreaterThan(0);
     for (const image of images) expect(image).toBe(`${repository}@${release.imageDigest}`);
   });

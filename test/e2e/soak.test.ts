@@ -20,7 +20,7 @@ import { applyBaseInfra, startFunctions, type FunctionsStack } from "../../infra
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readCredSpec } from "./support/pods.ts";
-import { findServerPid, readProcessMemory } from "./support/process-memory.ts";
+import { findStackPids, readRss } from "./support/process-memory.ts";
 import { buildSoakCases, checkSoakReply, type SoakCase } from "./support/soak-cases.ts";
 
 const cluster = inject("cluster");
@@ -97,10 +97,7 @@ async function sendReviews(count: number, forMs?: number): Promise<string[]> {
 /** Resident memory of both servers, after a pause that lets in-flight work and timers settle. */
 async function sampleRss(pids: Record<FunctionName, number>): Promise<Record<FunctionName, number>> {
   await sleep(500);
-  return {
-    expand: (await readProcessMemory(pids.expand)).rssBytes,
-    authorize: (await readProcessMemory(pids.authorize)).rssBytes,
-  };
+  return readRss(pids);
 }
 
 describe("soak: the Node server functions under mixed load", () => {
@@ -112,10 +109,7 @@ describe("soak: the Node server functions under mixed load", () => {
     `answers ${size} at concurrency ${CONCURRENCY} correctly, and memory stays flat`,
     { timeout: 120_000 + 2 * (halfMs ?? 0) },
     async () => {
-      const pids = {
-        expand: await findServerPid(stack.expandBaseUrl),
-        authorize: await findServerPid(stack.authorizeBaseUrl),
-      };
+      const pids = await findStackPids(stack);
       expect(await sendReviews(WARMUP_REVIEWS)).toEqual([]);
       const start = await sampleRss(pids);
       const measuredFrom = sent;

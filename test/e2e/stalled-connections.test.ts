@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { createPod, e2ePod, parsed } from "./support/pods.ts";
-import { buildPod } from "../support/pods.ts";
-import { findServerPid, readProcessMemory, watchRssPeaks } from "./support/process-memory.ts";
+import { gmsaPod } from "./support/install-checks.ts";
+import { createPod, parsed } from "./support/pods.ts";
+import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
 
 const cluster = inject("cluster");
@@ -64,11 +64,7 @@ function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed:
   const failed: string[] = [];
   const loop = (async () => {
     for (let n = 0; running; n++) {
-      const pod = buildPod({
-        ...e2ePod(GROUP, `stalled-${n}`),
-        serviceAccountName: "gmsa-app",
-        windowsOptions: { gmsaCredentialSpecName: "webapp01" },
-      });
+      const pod = gmsaPod(GROUP, `stalled-${n}`, "gmsa-app");
       const sent = performance.now();
       const created = await createPod(cluster, pod);
       slowestMs = Math.max(slowestMs, performance.now() - sent);
@@ -93,14 +89,8 @@ describe("the Node server under stalled connections (slow-loris), called by kube
     { timeout: FILL_WITHIN_MS + 120_000 },
     async () => {
       const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
-      const pids = {
-        expand: await findServerPid(baseUrl("expand")),
-        authorize: await findServerPid(baseUrl("authorize")),
-      };
-      const idle = {
-        expand: (await readProcessMemory(pids.expand)).rssBytes,
-        authorize: (await readProcessMemory(pids.authorize)).rssBytes,
-      };
+      const pids = await findStackPids(stack);
+      const idle = await readRss(pids);
       const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const began = performance.now();
       const stalls: Stall[] = [];

@@ -25,6 +25,7 @@ const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
 const NAMESPACE = "cel-check";
 const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
+const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 
 type PodSpec = Record<string, unknown>;
 const container = (extra: PodSpec = {}) => ({
@@ -74,10 +75,7 @@ beforeAll(async () => {
     body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } },
   });
   // Created before the webhooks exist, so that updates can remove a GMSA reference later.
-  for (const body of [
-    pod("plain"),
-    pod("annotated", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp01" }),
-  ]) {
+  for (const body of [pod("plain"), pod("annotated", {}, { [POD_NAME]: "webapp01" })]) {
     await kubeRequest(admin, `${PODS}/${body.metadata.name}`, { method: "DELETE" });
     await kubeRequestOk(admin, PODS, { method: "POST", body });
   }
@@ -134,7 +132,7 @@ describe("webhook configurations (infra/deploy/webhooks)", () => {
     ["pod-contents", pod("pod-contents", gmsaContents)],
     ["container-name", pod("container-name", { containers: [container(gmsaName)] })],
     ["init-contents", pod("init-contents", { initContainers: [container({ name: "init", ...gmsaContents })] })],
-    ["annotation-pod", pod("annotation-pod", {}, { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "x" })],
+    ["annotation-pod", pod("annotation-pod", {}, { [POD_NAME]: "x" })],
     [
       "annotation-container",
       pod("annotation-container", {}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" }),
@@ -158,25 +156,24 @@ describe("webhook configurations (infra/deploy/webhooks)", () => {
     expect(pathsCalled(name, from)).toEqual([]);
   });
 
-  it("sends an UPDATE that removes the only GMSA reference (matched through oldObject)", async () => {
+  it.each([
+    // Matched through oldObject.
+    ["sends an UPDATE that removes the only GMSA reference", "annotated", { annotations: { [POD_NAME]: null } }, true],
+    [
+      "does not send an UPDATE of a pod that never had a GMSA reference",
+      "plain",
+      { labels: { touched: "yes" } },
+      false,
+    ],
+  ])("%s", async (_, name, metadata, sent) => {
     const from = webhook.reviews.length;
-    await kubeRequestOk(admin, `${PODS}/annotated?dryRun=All`, {
+    await kubeRequestOk(admin, `${PODS}/${name}?dryRun=All`, {
       method: "PATCH",
       contentType: "application/merge-patch+json",
-      body: { metadata: { annotations: { "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name": null } } },
+      body: { metadata },
     });
-    expect(pathsCalled("annotated", from)).toEqual(["/authorize", "/expand"]);
+    expect(pathsCalled(name, from)).toEqual(sent ? ["/authorize", "/expand"] : []);
     expect(webhook.reviews.slice(from).every((r) => r.operation === "UPDATE" && r.dryRun)).toBe(true);
-  });
-
-  it("does not send an UPDATE of a pod that never had a GMSA reference", async () => {
-    const from = webhook.reviews.length;
-    await kubeRequestOk(admin, `${PODS}/plain?dryRun=All`, {
-      method: "PATCH",
-      contentType: "application/merge-patch+json",
-      body: { metadata: { labels: { touched: "yes" } } },
-    });
-    expect(pathsCalled("plain", from)).toEqual([]);
   });
 
   it("sends an ephemeral container with a GMSA through pods/ephemeralcontainers, and not one without", async () => {

@@ -58,25 +58,17 @@ async function startAuthorizeWorker(env: Record<string, string>): Promise<string
     front,
   );
   workers.push(worker);
+  const endpoint = { server: worker.baseUrl, caPem: cluster.caPem };
   await waitFor(`authorize worker ${n} /healthz`, 60_000, [worker.process], async () => {
-    const response = await kubeRequest({ server: worker.baseUrl, caPem: cluster.caPem }, "/healthz", {
-      timeoutMs: 2000,
-    });
-    return response.status === 200;
+    return (await kubeRequest(endpoint, "/healthz", { timeoutMs: 2000 })).status === 200;
   });
   return worker.baseUrl;
 }
 
 async function sendReview(baseUrl: string): Promise<AdmissionReviewResponse["response"]> {
-  const answer = await kubeRequestOk<AdmissionReviewResponse>(
-    { server: baseUrl, caPem: cluster.caPem, token: callerToken },
-    "/authorize",
-    {
-      method: "POST",
-      body: review,
-    },
-  );
-  return answer.response;
+  const caller = { server: baseUrl, caPem: cluster.caPem, token: callerToken };
+  return (await kubeRequestOk<AdmissionReviewResponse>(caller, "/authorize", { method: "POST", body: review }))
+    .response;
 }
 
 /** The JWT token source of these JWT_* settings, minting tokens of `lifetimeMs` (default: the source's own). */

@@ -1,9 +1,14 @@
 /**
- * An operator of `kubectl gmsa doctor` for e2e tests: a ServiceAccount of its own with a token the API server issued,
- * in a kubeconfig the real CLI is run with, so every request (access reviews included) is the operator's, not the
- * admin's impersonating it.
+ * `kubectl gmsa doctor` for e2e tests: the real CLI run as an operator runs it, polled until it names a fault or
+ * passes; and an operator of its own, a ServiceAccount with a token the API server issued, in a kubeconfig the CLI is
+ * run with, so every request (access reviews included) is the operator's, not the admin's impersonating it.
  */
-import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { symlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { expect, vi } from "vitest";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
+import type { Finding } from "../../../cli/doctor/findings.ts";
 import {
   adminEndpoint,
   applyObjects,
@@ -81,4 +86,71 @@ export async function createDoctorOperator(cluster: LocalClusterInfo, name: stri
       for (const object of [...applied, account]) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
     },
   };
+}
+
+/**
+ * `kubectl gmsa doctor` as an operator runs it: the real CLI through a link named kubectl-gmsa (beside `kubeconfig`),
+ * as `kubeconfig`'s user; never throws for an exit status.
+ */
+export async function runDoctor(kubeconfig: string, args: string[] = []) {
+  const bin = join(dirname(kubeconfig), "kubectl-gmsa");
+  await symlink(join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [bin, "doctor", "--kubeconfig", kubeconfig, ...args],
+      { cwd: REPO_ROOT },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+    );
+  });
+}
+
+/** {@link runDoctor} with `-o json`: the findings, the exit code, and the findings as lines for assertion messages. */
+export async function runDoctorJson(kubeconfig: string, args: string[] = []) {
+  const { stdout, code } = await runDoctor(kubeconfig, ["-o", "json", ...args]);
+  const { findings } = JSON.parse(stdout) as { findings: Finding[] };
+  return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
+}
+
+/**
+ * Runs doctor until it exits with `code` and its failures, as `check: message` lines, are `count` lines matching
+ * `fault` (none for code 0); @returns the findings. Polled: the API server's admission plugins and authorizer see
+ * changes to webhooks and RBAC through informers.
+ */
+async function expectDoctor(
+  kubeconfig: string,
+  args: string[],
+  code: number,
+  fault: RegExp,
+  count: number,
+  timeoutMs: number,
+) {
+  let findings: Finding[] = [];
+  await vi.waitFor(
+    async () => {
+      const run = await runDoctorJson(kubeconfig, args);
+      findings = run.findings;
+      const failed = findings.filter((f) => f.status === "fail").map((f) => `${f.check}: ${f.message}`);
+      expect(failed, run.text).toEqual(Array.from({ length: count }, (): unknown => expect.stringMatching(fault)));
+      expect(run.code, run.text).toBe(code);
+    },
+    { timeout: timeoutMs, interval: 1_000 },
+  );
+  return findings;
+}
+
+/** Polls doctor (`args`) until it passes, warnings allowed (exit 0); @returns the findings. */
+export function expectDoctorHealthy(kubeconfig: string, { args = [] as string[], timeoutMs = 30_000 } = {}) {
+  return expectDoctor(kubeconfig, args, 0, /^$/, 0, timeoutMs);
+}
+
+/**
+ * Polls doctor until it exits 1 naming `fault` once per broken object (`count`, default 1) and nothing else, as
+ * `check: message`; @returns the failed findings.
+ */
+export async function expectDoctorFault(kubeconfig: string, fault: RegExp, { count = 1, timeoutMs = 30_000 } = {}) {
+  return (await expectDoctor(kubeconfig, [], 1, fault, count, timeoutMs)).filter((f) => f.status === "fail");
 }

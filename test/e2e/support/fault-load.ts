@@ -36,12 +36,6 @@ export interface FaultLoadOptions {
   /** Existing credspecs gmsa-app may use, each named by one direct review at most, and their contents. */
   freshNames: readonly string[];
   freshContents: string;
-  /** Pod-create senders; default 4. */
-  apiserverConcurrency?: number;
-  /** Pause between direct reviews; default 150 ms. */
-  directIntervalMs?: number;
-  /** Per-request limit; default 15000 (longer than the webhooks' 10 s timeout). */
-  requestTimeoutMs?: number;
 }
 
 /** A running load; `stop()` waits for the requests in flight and returns every record. */
@@ -50,21 +44,24 @@ export interface FaultLoad {
   phase(name: string): void;
   /** Ms since the load started. */
   elapsedMs(): number;
-  records: readonly FaultRecord[];
   stop(): Promise<FaultRecord[]>;
 }
 
 /** After a transport error: the API server is down, and a hot loop of refused connections proves nothing. */
 const PAUSE_AFTER_ERROR_MS = 100;
+/** Pod-create senders. */
+const CONCURRENCY = 4;
+/** Pause between direct reviews. */
+const DIRECT_INTERVAL_MS = 150;
+/** Per-request limit: longer than the webhooks' 10 s timeout. */
+const TIMEOUT_MS = 15_000;
 
 export function startFaultLoad(options: FaultLoadOptions): FaultLoad {
   const { cluster, stack } = options;
-  const timeout = options.requestTimeoutMs ?? 15_000;
-  const concurrency = options.apiserverConcurrency ?? 4;
   const pool = (origin: string, connections: number) =>
     new Pool(origin, { connections, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } });
   const pools = {
-    apiserver: pool(cluster.server, concurrency),
+    apiserver: pool(cluster.server, CONCURRENCY),
     expand: pool(stack.expandBaseUrl, 2),
     authorize: pool(stack.authorizeBaseUrl, 2),
   };
@@ -88,8 +85,8 @@ export function startFaultLoad(options: FaultLoadOptions): FaultLoad {
         ...request,
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", ...request.headers },
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
+        headersTimeout: TIMEOUT_MS,
+        bodyTimeout: TIMEOUT_MS,
       });
       answer = judge(response.statusCode, await response.body.text());
     } catch (error) {
@@ -139,17 +136,16 @@ export function startFaultLoad(options: FaultLoadOptions): FaultLoad {
         },
         (status, text) => judgeDirect(faultCase, fn, status, text),
       );
-      await sleep(options.directIntervalMs ?? 150);
+      await sleep(DIRECT_INTERVAL_MS);
     }
   };
 
-  const senders = [...Array.from({ length: concurrency }, podSender), directSender()];
+  const senders = [...Array.from({ length: CONCURRENCY }, podSender), directSender()];
   return {
     phase: (name) => {
       phase = name;
     },
     elapsedMs,
-    records,
     stop: async () => {
       running = false;
       await Promise.all(senders);

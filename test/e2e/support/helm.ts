@@ -2,7 +2,7 @@
  * Runs the `helm` built by infra/build/tools/go-build.ts (the e2e global setup provides its path as `inject("helm")`)
  * against the chart in infra/deploy/helm/gmsa-webhooks, through infra/build/tools/helm-runner.ts (Helm's folders of its own).
  */
-import { parseAllDocuments } from "yaml";
+import { expect } from "vitest";
 import { CHART_DIR } from "../../../infra/build/helm/chart-dir.ts";
 import type { FunctionsStack, KubeObject } from "../../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
@@ -12,6 +12,7 @@ import {
   type HelmResult,
   type HelmRunner as BaseHelmRunner,
 } from "../../../infra/build/tools/helm-runner.ts";
+import { parseObjects } from "./manifests.ts";
 
 export type { HelmResult };
 
@@ -19,19 +20,27 @@ export type { HelmResult };
 export interface HelmRunner extends BaseHelmRunner {
   /** `helm template <release> <chart> -n <namespace> -f <values>`: the rendered objects; throws with stderr. */
   template(release: string, namespace: string, values: unknown, extraArgs?: string[]): Promise<KubeObject[]>;
+  /** `helm <args>` against the cluster of `kubeconfig` (given at creation), expected to exit 0; @returns its stdout. */
+  ok(args: string[], values?: unknown): Promise<string>;
 }
 
-/** Creates a {@link HelmRunner} for the binary at `helmPath`. */
-export async function createHelmRunner(helmPath: string): Promise<HelmRunner> {
+/** Creates a {@link HelmRunner} for the binary at `helmPath`, for the cluster of `kubeconfig` when given. */
+export async function createHelmRunner(helmPath: string, kubeconfig?: string): Promise<HelmRunner> {
   const base = await createBaseHelmRunner(helmPath);
   return {
     ...base,
+    async ok(args, values) {
+      const result = await base.run(args, {
+        ...(values === undefined ? {} : { values }),
+        ...(kubeconfig ? { kubeconfig } : {}),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      return result.stdout;
+    },
     async template(release, namespace, values, extraArgs = []) {
       const result = await base.run(["template", release, CHART_DIR, "-n", namespace, ...extraArgs], { values });
       if (result.code !== 0) throw new Error(`helm template failed (exit ${result.code}): ${result.stderr}`);
-      return parseAllDocuments(result.stdout)
-        .map((document) => document.toJS() as KubeObject | null)
-        .filter((object): object is KubeObject => object !== null);
+      return parseObjects(result.stdout);
     },
   };
 }

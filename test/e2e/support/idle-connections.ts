@@ -19,13 +19,9 @@ export interface IdleAttackOptions {
 
 /** The attack so far, as the attacker sees it. */
 export interface IdleAttack {
-  /** Connections the attacker has open now (TCP connected, not yet closed): what it presents to the server's cap. */
-  readonly openNow: number;
-  /** The most it had open at once. */
+  /** The most connections it had open at once (TCP connected, not yet closed): what it presents to the server's cap. */
   readonly mostOpen: number;
-  /** Connections idle after their /healthz answer now: slots the attacker holds. */
-  readonly idleNow: number;
-  /** The most idle at once. */
+  /** The most idle at once after their /healthz answer: slots the attacker held. */
   readonly mostIdle: number;
   /** Connections opened in all. */
   readonly opened: number;
@@ -95,14 +91,8 @@ export function holdIdleConnections(port: number, { sources, perSource, duration
 
   const slots = Array.from({ length: sources * perSource }, (_, i) => holdSlot(`127.0.0.${2 + (i % sources)}`));
   return {
-    get openNow() {
-      return openNow;
-    },
     get mostOpen() {
       return mostOpen;
-    },
-    get idleNow() {
-      return idleNow;
     },
     get mostIdle() {
       return mostIdle;

@@ -13,10 +13,12 @@ import {
   applySamples,
   installChart,
   kubeRequest,
+  kubeRequestOk,
   waitForDeployments,
   type InClusterStack,
   type LocalClusterInfo,
 } from "../../../infra/local/index.ts";
+import { issueServingCertificate } from "../../../infra/local/pki.ts";
 import { container, createPod, e2ePod, parsed, type Pod, readCredSpec } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
 
@@ -110,6 +112,42 @@ async function createOldOptOutNamespace(cluster: LocalClusterInfo): Promise<void
     },
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gmsa-app", namespace: OLD_OPT_OUT_NAMESPACE } },
   ]);
+}
+
+/**
+ * Writes the `kubernetes.io/tls` Secret `name` in `namespace` (`create`: POST, else PUT) with a new leaf from the
+ * cluster's CA for `hosts`. @returns the leaf's PEM.
+ */
+export async function writeTlsSecret(
+  cluster: LocalClusterInfo,
+  { namespace, name, hosts, create = true }: { namespace: string; name: string; hosts: string[]; create?: boolean },
+): Promise<string> {
+  const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
+  const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, `${name}-${Date.now()}`, hosts);
+  const data = { "tls.crt": pair.certPem, "tls.key": pair.keyPem };
+  const secret = { apiVersion: "v1", kind: "Secret", type: "kubernetes.io/tls", metadata: { name, namespace } };
+  const path = `/api/v1/namespaces/${namespace}/secrets${create ? "" : `/${name}`}`;
+  await kubeRequestOk(adminEndpoint(cluster), path, {
+    method: create ? "POST" : "PUT",
+    body: {
+      ...secret,
+      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
+    },
+  });
+  return pair.certPem;
+}
+
+/** The GMSACredentialSpec CRD. */
+export const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
+
+/** Deletes the CRD, and with it every credspec, and waits until it is gone. */
+export async function deleteCrd(cluster: LocalClusterInfo): Promise<void> {
+  const admin = adminEndpoint(cluster);
+  await kubeRequest(admin, CRD_PATH, { method: "DELETE" });
+  await vi.waitFor(async () => expect((await kubeRequest(admin, CRD_PATH)).status).toBe(404), {
+    timeout: 60_000,
+    interval: 250,
+  });
 }
 
 /** Namespaced kinds a test namespace may hold, by collection path under `/namespaces/<ns>/`. */

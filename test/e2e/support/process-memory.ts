@@ -44,6 +44,11 @@ export function findServerPid(baseUrl: string): Promise<number> {
   return findListeningPid(Number(new URL(baseUrl).port));
 }
 
+/** The pid of each function's server behind `stack`'s base URLs. */
+export async function findStackPids(stack: { expandBaseUrl: string; authorizeBaseUrl: string }) {
+  return { expand: await findServerPid(stack.expandBaseUrl), authorize: await findServerPid(stack.authorizeBaseUrl) };
+}
+
 /**
  * Resident memory of a process, in bytes: now (VmRSS), its peak so far (VmHWM), and the part of VmRSS that is pages
  * of mapped files (RssFile: the executable's code and data as far as it ran, clean and shared with every process
@@ -67,6 +72,13 @@ export async function readProcessMemory(pid: number): Promise<ProcessMemory> {
     return Number(kib) * 1024;
   };
   return { rssBytes: field("VmRSS"), peakRssBytes: field("VmHWM"), fileBackedBytes: field("RssFile") };
+}
+
+/** The VmRSS of each named process now. */
+export async function readRss<K extends string>(pids: Record<K, number>): Promise<Record<K, number>> {
+  const names = Object.keys(pids) as K[];
+  const rss = await Promise.all(names.map(async (name) => (await readProcessMemory(pids[name])).rssBytes));
+  return Object.fromEntries(names.map((name, i) => [name, rss[i]])) as Record<K, number>;
 }
 
 /** Samples the VmRSS of each named process every `everyMs` until `stop()`, which returns each one's peak. */

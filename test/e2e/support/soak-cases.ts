@@ -29,11 +29,6 @@ export interface SoakCase {
   expect: SoakExpectation;
 }
 
-/** A CREATE review of `pod`, as the API server sends it. */
-function review(pod: Pod, uid: string): string {
-  return JSON.stringify(buildReview(pod, { uid, namespace: "default" }));
-}
-
 /** Every case, for credspec webapp01 (which only `default/gmsa-app` may use) with contents `webapp01`. */
 export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[] {
   const contents = JSON.stringify(webapp01);
@@ -50,57 +45,37 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
       ],
     });
   const plain = buildPod({ ...e2ePod("soak", "plain"), containers: [container("app")] });
-  const cases: SoakCase[] = [
-    {
-      name: "expand: GMSA pod, inlined",
-      fn: "expand",
-      body: (uid) => review(gmsa("ok"), uid),
-      expect: { httpStatus: 200, allowed: true, patch: true },
-    },
-    {
-      name: "expand: unknown credspec (422)",
-      fn: "expand",
-      body: (uid) => review(gmsa("unknown", { credspec: "no-such-credspec" }), uid),
-      expect: { httpStatus: 200, allowed: false, code: 422 },
-    },
-    {
-      name: "expand: no GMSA (allowed, no patch)",
-      fn: "expand",
-      body: (uid) => review(plain, uid),
-      expect: { httpStatus: 200, allowed: true, patch: false },
-    },
-    {
-      name: "authorize: GMSA pod as expanded",
-      fn: "authorize",
-      body: (uid) => review(gmsa("ok", { contents }), uid),
-      expect: { httpStatus: 200, allowed: true, patch: false },
-    },
-    {
-      name: "authorize: service account may not use it (403)",
-      fn: "authorize",
-      body: (uid) => review(gmsa("forbidden", { serviceAccountName: "default", contents }), uid),
-      expect: { httpStatus: 200, allowed: false, code: 403 },
-    },
-    {
-      name: "authorize: contents differ from the credspec (422)",
-      fn: "authorize",
-      body: (uid) => review(gmsa("mismatch", { contents: JSON.stringify(webapp02) }), uid),
-      expect: { httpStatus: 200, allowed: false, code: 422 },
-    },
-    {
+  const review = (pod: Pod) => (uid: string) => JSON.stringify(buildReview(pod, { uid, namespace: "default" }));
+  const allowed = (patch: boolean): SoakExpectation => ({ httpStatus: 200, allowed: true, patch });
+  const denied = (code: number): SoakExpectation => ({ httpStatus: 200, allowed: false, code });
+  const cases: SoakCase[] = (
+    [
+      ["expand: GMSA pod, inlined", "expand", gmsa("ok"), allowed(true)],
+      ["expand: unknown credspec (422)", "expand", gmsa("unknown", { credspec: "no-such-credspec" }), denied(422)],
+      ["expand: no GMSA (allowed, no patch)", "expand", plain, allowed(false)],
+      ["authorize: GMSA pod as expanded", "authorize", gmsa("ok", { contents }), allowed(false)],
+      [
+        "authorize: service account may not use it (403)",
+        "authorize",
+        gmsa("forbidden", { serviceAccountName: "default", contents }),
+        denied(403),
+      ],
+      [
+        "authorize: contents differ from the credspec (422)",
+        "authorize",
+        gmsa("mismatch", { contents: JSON.stringify(webapp02) }),
+        denied(422),
+      ],
       // Missing (422) and not usable (403): the denial names both and answers with the more telling 403.
-      name: "authorize: unknown credspec nobody may use (403 over 422)",
-      fn: "authorize",
-      body: (uid) => review(gmsa("unknown", { credspec: "no-such-credspec", contents }), uid),
-      expect: { httpStatus: 200, allowed: false, code: 403 },
-    },
-    {
-      name: "authorize: no GMSA (allowed)",
-      fn: "authorize",
-      body: (uid) => review(plain, uid),
-      expect: { httpStatus: 200, allowed: true, patch: false },
-    },
-  ];
+      [
+        "authorize: unknown credspec nobody may use (403 over 422)",
+        "authorize",
+        gmsa("unknown", { credspec: "no-such-credspec", contents }),
+        denied(403),
+      ],
+      ["authorize: no GMSA (allowed)", "authorize", plain, allowed(false)],
+    ] as [string, SoakFunction, Pod, SoakExpectation][]
+  ).map(([name, fn, pod, expect]) => ({ name, fn, body: review(pod), expect }));
   for (const fn of FUNCTION_NAMES) {
     cases.push(
       {
