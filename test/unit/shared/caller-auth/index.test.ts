@@ -49,6 +49,7 @@ describe("caller auth: bearer", () => {
     ["a prefix of a token", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
     ["a token with a suffix", { authorization: `Bearer ${TOKEN}x` }],
     ["two tokens joined", { authorization: `Bearer ${TOKEN},${OTHER_TOKEN}` }],
+    ["two tokens apart", { authorization: `Bearer ${TOKEN} ${OTHER_TOKEN}` }],
     ["another scheme", { authorization: `Basic ${TOKEN}` }],
     ["an empty bearer", { authorization: "Bearer " }],
   ])("refuses %s with 401 and a Bearer challenge", async (_name, headers: Record<string, string>) => {
@@ -209,36 +210,9 @@ function app(options: CallerAuthOptions, deps: CallerAuthDeps = { logger: silent
 }
 
 describe("callerAuth", () => {
-  it("lets every caller in with mode none", async () => {
-    expect((await app({ mode: "none" }).request("/", { method: "POST" })).status).toBe(200);
-  });
-
-  describe("bearer", () => {
+  // Refusals are the bearer table through the app above; here the scheme's letter case.
+  it.each(["Bearer first-token", "bearer second-token"])("lets %j in", async (authorization) => {
     const a = app({ mode: "bearer", tokens: ["first-token", "second-token"] });
-
-    it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])(
-      "lets %j in",
-      async (authorization) => {
-        const res = await a.request("/", { method: "POST", headers: { authorization } });
-        expect(res.status).toBe(200);
-      },
-    );
-
-    it.each([
-      ["no header", undefined],
-      ["a wrong token", "Bearer third-token"],
-      ["a prefix of a token", "Bearer first"],
-      ["another scheme", "Basic Zmlyc3QtdG9rZW4="],
-      ["no token", "Bearer "],
-      ["two tokens", "Bearer first-token second-token"],
-    ])("refuses %s with 401 and a WWW-Authenticate challenge", async (_what, authorization) => {
-      const res = await a.request("/", {
-        method: "POST",
-        headers: authorization === undefined ? {} : { authorization },
-      });
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
-      expect(await res.text()).not.toContain("first-token");
-    });
+    expect((await a.request("/", { method: "POST", headers: { authorization } })).status).toBe(200);
   });
 });
