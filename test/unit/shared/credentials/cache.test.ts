@@ -82,35 +82,39 @@ describe("createCredentialCache", () => {
   });
 
   it("ignores invalidation of a credential that was already replaced", async () => {
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "s",
-      shareInFlight: true,
-      load: () => Promise.resolve({ token: `t${++loads}` }),
-    });
+    const { cache, loads } = counting();
     const first = await cache.getCredential();
     cache.invalidate(first);
     const second = await cache.getCredential();
     cache.invalidate(first);
     expect(await cache.getCredential()).toBe(second);
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
   });
 });
 
-describe("createCredentialCache after 401s", () => {
-  function counting() {
-    let clock = 0;
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "plugin",
-      shareInFlight: true,
-      now: () => clock,
-      monotonic: () => clock,
-      load: () => Promise.resolve({ token: `t${++loads}` }),
-    });
-    return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };
-  }
+/** A cache of a source that loads `t1`, `t2`... (or what `load` says), with a wall and a monotonic clock. */
+function counting(
+  load = (loads: number, wall: number): Promise<Credential> => Promise.resolve({ token: `t${loads}` }),
+) {
+  let wall = T0;
+  let elapsed = 0;
+  let loads = 0;
+  const cache = createCredentialCache({
+    describe: "plugin",
+    shareInFlight: true,
+    now: () => wall,
+    monotonic: () => elapsed,
+    load: () => load(++loads, wall),
+  });
+  return {
+    cache,
+    loads: () => loads,
+    advance: (ms: number) => ((wall += ms), (elapsed += ms)),
+    stepWall: (ms: number) => (wall += ms),
+  };
+}
 
+describe("createCredentialCache after 401s", () => {
   it("refreshes at once after the first refusal, backs off when fresh credentials keep being refused", async () => {
     const { cache, loads, advance } = counting();
     cache.invalidate(await cache.getCredential());
@@ -153,45 +157,28 @@ describe("createCredentialCache after 401s", () => {
 
 describe("createCredentialCache's backoff on a stepped wall clock", () => {
   it("retries a failed source after the backoff's second of monotonic time, though the wall clock stepped back an hour", async () => {
-    let wall = T0;
-    let elapsed = 0;
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "plugin",
-      shareInFlight: true,
-      now: () => wall,
-      monotonic: () => elapsed,
-      load: () =>
-        ++loads === 1
-          ? Promise.reject(new Error("unreachable"))
-          : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() }),
-    });
+    const { cache, loads, advance, stepWall } = counting((n, wall) =>
+      n === 1
+        ? Promise.reject(new Error("unreachable"))
+        : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() }),
+    );
     await expect(cache.getCredential()).rejects.toThrow("plugin failed");
-    wall -= 3600_000;
+    stepWall(-3600_000);
     await expect(cache.getCredential()).rejects.toThrow(/not retried for another 1s/);
-    elapsed += 1_000;
-    await expect(cache.getCredential()).resolves.toEqual({ token: "t", expirationTimestamp: at(0) });
-    expect(loads).toBe(2);
+    advance(1_000);
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t", expirationTimestamp: at(1_000) });
+    expect(loads()).toBe(2);
   });
 
   it("counts a refusal soon after issue as fresh by monotonic time, whatever the wall clock did", async () => {
-    let wall = T0;
-    let elapsed = 0;
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "plugin",
-      shareInFlight: true,
-      now: () => wall,
-      monotonic: () => elapsed,
-      load: () => Promise.resolve({ token: `t${++loads}` }),
-    });
+    const { cache, loads, advance, stepWall } = counting();
     cache.invalidate(await cache.getCredential());
     const second = await cache.getCredential();
     // A wall clock stepped forward two hours: still 1 s after the credential was obtained.
-    wall += 7200_000;
-    elapsed += 1_000;
+    stepWall(7200_000);
+    advance(1_000);
     cache.invalidate(second);
     await expect(cache.getCredential()).rejects.toThrow(/2 credentials in a row that the API server refused/);
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
   });
 });
