@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCredentialCache } from "../../../../shared/credentials/cache.ts";
 import type { Credential } from "../../../../shared/credentials/token-source.ts";
+import type { CallTally, RefreshOutcome } from "../../../../shared/observer.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
@@ -94,7 +95,7 @@ describe("createCredentialCache", () => {
 
 /** A cache of a source that loads `t1`, `t2`... (or what `load` says), with a wall and a monotonic clock. */
 function counting(
-  load = (loads: number, wall: number): Promise<Credential> => Promise.resolve({ token: `t${loads}` }),
+  load = (loads: number, _wall: number): Promise<Credential> => Promise.resolve({ token: `t${loads}` }),
 ) {
   let wall = T0;
   let elapsed = 0;
@@ -180,5 +181,47 @@ describe("createCredentialCache's backoff on a stepped wall clock", () => {
     cache.invalidate(second);
     await expect(cache.getCredential()).rejects.toThrow(/2 credentials in a row that the API server refused/);
     expect(loads()).toBe(2);
+  });
+});
+
+/** A tally at zero, as the review handler starts one. */
+const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
+
+// The refresh reports (shared/observer.ts): one per refresh, and on every review that waited for it.
+describe("createCredentialCache onRefresh", () => {
+  it("counts a refresh shared by concurrent callers once, and marks each caller's tally", async () => {
+    const outcomes: RefreshOutcome[] = [];
+    let release: (credential: Credential) => void = () => undefined;
+    const cache = createCredentialCache({
+      describe: "test",
+      shareInFlight: true,
+      load: () => new Promise<Credential>((resolve) => (release = resolve)),
+      onRefresh: (outcome) => outcomes.push(outcome),
+    });
+    const [first, second, third] = [createCallTally(), createCallTally(), createCallTally()];
+    const waiting = [cache.getCredential({ tally: first }), cache.getCredential({ tally: second })];
+    release({ token: "t" });
+    await Promise.all(waiting);
+    await cache.getCredential({ tally: third });
+    expect(outcomes).toEqual(["success"]);
+    expect(first.tokenRefresh).toBe("success");
+    expect(second.tokenRefresh).toBe("success");
+    // Served from the cache: no refresh to report.
+    expect(third.tokenRefresh).toBeUndefined();
+  });
+
+  it("reports a failed refresh, and not the backoff that follows it", async () => {
+    const outcomes: RefreshOutcome[] = [];
+    const cache = createCredentialCache({
+      describe: "test",
+      shareInFlight: false,
+      load: () => Promise.reject(new Error("boom")),
+      onRefresh: (o) => outcomes.push(o),
+    });
+    const tally = createCallTally();
+    await expect(cache.getCredential({ tally })).rejects.toThrow("test failed");
+    await expect(cache.getCredential()).rejects.toThrow(/not retried/);
+    expect(outcomes).toEqual(["failure"]);
+    expect(tally.tokenRefresh).toBe("failure");
   });
 });
