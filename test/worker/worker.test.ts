@@ -260,3 +260,45 @@ describe("caller authentication in the Worker build, every mode", () => {
     expect((await unset.dispatchFetch("https://worker.example/expand", { method: "POST" })).status).toBe(503);
   });
 });
+
+describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
+  it("reads the credspec with a k8s-aws-v1. bearer presigned for the cluster, and no JWT_* set", async () => {
+    const eks = await startKubeServer({
+      ...pki.server,
+      credspecs: { webapp1: WEBAPP1_CREDSPEC },
+      authenticate: (token) => token?.startsWith("k8s-aws-v1.") === true,
+    });
+    try {
+      const w = worker("expand", {
+        KUBECONFIG: secrets["KUBECONFIG"]!.replace(api.url, eks.url),
+        CLOUD_TOKEN: "eks",
+        EKS_CLUSTER_NAME: "gmsa-prod",
+        AWS_REGION: "eu-west-1",
+        AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+        AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        AWS_SESSION_TOKEN: "FAKE+session/token=",
+        // The JWT_* settings are left out ("" drops a binding): one credential source only.
+        JWT_PRIVATE_KEY: "",
+        JWT_ALG: "",
+        JWT_ISSUER: "",
+        JWT_AUDIENCE: "",
+        JWT_SUBJECT: "",
+      });
+      const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
+      const { reply } = await review(w, "/expand", buildReview(pod));
+      expect(reply.response.allowed).toBe(true);
+      expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
+        inlined(WEBAPP1_CREDSPEC),
+      );
+      const bearers = eks.requests.map((request) => request.token ?? "");
+      expect(bearers).toHaveLength(1);
+      const url = new URL(atob(bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
+      expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
+      expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
+      expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);
+      expect(url.searchParams.get("X-Amz-Security-Token")).toBe("FAKE+session/token=");
+    } finally {
+      await eks.close();
+    }
+  });
+});
