@@ -20,6 +20,17 @@ const ISSUER = "https://gmsa-webhooks.example.com";
 const AUDIENCE = "https://kubernetes.example.com";
 const CALLER_TOKEN = "caller-token-for-tests-0123456789";
 
+/** A kubeconfig for `server` whose user has no credential of its own, or the `users` lines given. */
+const kubeconfigFor = (server: string, users = ["users: [{name: gmsa, user: {}}]"]) =>
+  [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters: [{name: local, cluster: {server: "${server}"}}]`,
+    ...users,
+    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
+    "current-context: local",
+  ].join("\n");
+
 let api: KubeServer;
 let pki: TestPki;
 let secrets: Record<string, string>;
@@ -38,16 +49,8 @@ beforeAll(async () => {
     credspecs: { webapp1: WEBAPP1_CREDSPEC },
     allowed: ["ns1/sa1/webapp1"],
   });
-  const kubeconfig = [
-    "apiVersion: v1",
-    "kind: Config",
-    `clusters: [{name: local, cluster: {server: "${api.url}"}}]`,
-    "users: [{name: gmsa, user: {}}]",
-    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
-    "current-context: local",
-  ].join("\n");
   secrets = {
-    KUBECONFIG: kubeconfig,
+    KUBECONFIG: kubeconfigFor(api.url),
     CALLER_AUTH_TOKENS: CALLER_TOKEN,
     JWT_PRIVATE_KEY: pem,
     JWT_ALG: "ES256",
@@ -116,17 +119,7 @@ describe("a Worker whose configuration holds secrets but cannot be used", () => 
   const kubeToken = randomBytes(30).toString("base64url");
   const metricsToken = randomBytes(30).toString("base64url");
   const kubeconfigWithToken = (server: string, indent = "    ") =>
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      `clusters: [{name: local, cluster: {server: "${server}"}}]`,
-      "users:",
-      "- name: gmsa",
-      "  user:",
-      `${indent}token: ${kubeToken}`,
-      "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
-      "current-context: local",
-    ].join("\n");
+    kubeconfigFor(server, ["users:", "- name: gmsa", "  user:", `${indent}token: ${kubeToken}`]);
 
   it.each([
     ["a setting it cannot read (LOG_LEVEL)", () => ({ KUBECONFIG: kubeconfigWithToken(api.url), LOG_LEVEL: "chatty" })],
