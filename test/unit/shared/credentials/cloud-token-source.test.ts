@@ -170,11 +170,10 @@ const gke = (extra: Partial<Extract<CloudTokenSettings, { kind: "gke" }>> = {}):
   ...extra,
 });
 
-const issuedByGoogle = (expiresIn: number, token = GOOGLE_TOKEN): EndpointAnswer => ({
-  status: 200,
-  headers: GOOGLE,
-  body: { access_token: token, expires_in: expiresIn, token_type: "Bearer" },
-});
+/** An answer of the metadata server, which always sends Metadata-Flavor: Google. */
+const fromGoogle = (status: number, body: unknown): EndpointAnswer => ({ status, headers: GOOGLE, body });
+const issuedByGoogle = (expiresIn: number, token = GOOGLE_TOKEN): EndpointAnswer =>
+  fromGoogle(200, { access_token: token, expires_in: expiresIn, token_type: "Bearer" });
 
 describe("createCloudTokenSource: gke (Google metadata server)", () => {
   it("GETs the default service account's token with Metadata-Flavor: Google and nothing else to say", async () => {
@@ -215,14 +214,10 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
   });
 
   it.each([
-    [
-      "a 403",
-      { status: 403, headers: GOOGLE, body: "Forbidden" },
-      /^Google metadata server refused: HTTP 403 Forbidden$/,
-    ],
+    ["a 403", fromGoogle(403, "Forbidden"), /^Google metadata server refused: HTTP 403 Forbidden$/],
     [
       "a 500 that echoes a token",
-      { status: 500, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN } },
+      fromGoogle(500, { access_token: GOOGLE_TOKEN }),
       /refused: HTTP 500 Internal Server Error$/,
     ],
     [
@@ -232,27 +227,27 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
     ],
     [
       "a body that is not JSON",
-      { status: 200, headers: GOOGLE, body: `access_token=${GOOGLE_TOKEN}` },
+      fromGoogle(200, `access_token=${GOOGLE_TOKEN}`),
       /HTTP 200 with a body that is not JSON/,
     ],
     [
       "no access_token",
-      { status: 200, headers: GOOGLE, body: { expires_in: 3599, token_type: "Bearer" } },
+      fromGoogle(200, { expires_in: 3599, token_type: "Bearer" }),
       /answered without a valid access_token$/,
     ],
     [
       "no expires_in",
-      { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, token_type: "Bearer" } },
+      fromGoogle(200, { access_token: GOOGLE_TOKEN, token_type: "Bearer" }),
       /answered without a valid expires_in$/,
     ],
     [
       "expires_in as text",
-      { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: "3599" } },
+      fromGoogle(200, { access_token: GOOGLE_TOKEN, expires_in: "3599" }),
       /answered without a valid expires_in$/,
     ],
     [
       "another token_type",
-      { status: 200, headers: GOOGLE, body: { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" } },
+      fromGoogle(200, { access_token: GOOGLE_TOKEN, expires_in: 3599, token_type: "MAC" }),
       /answered without a valid token_type$/,
     ],
   ])("refuses %s with ERR_CREDENTIALS that names it and holds no token", async (_, answer, message) => {
