@@ -1,19 +1,13 @@
 /**
  * The cloud token sources inside workerd: the EKS presigner gives the token Node gives for the same inputs (Web
- * Crypto only), the Azure and Google sources reach stand-ins of their endpoints with the Worker's own fetch, and
- * the deployed Worker build configured with CLOUD_TOKEN=eks through its bindings signs its API calls with it.
+ * Crypto only), and the Azure and Google sources reach stand-ins of their endpoints with the Worker's own fetch
+ * (the Worker build with CLOUD_TOKEN=eks: worker.test.ts).
  */
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { presignEksToken } from "../../shared/credentials/eks.ts";
-import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
-import { applyReplyPatch, buildReview } from "../support/reviews.ts";
-import { startKubeServer } from "../support/kube-server.ts";
-import { createTestPki } from "../support/test-pki.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../support/token-endpoint-server.ts";
-import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
-import { startWorker } from "./support/worker.ts";
 
 // A Worker whose fetch runs one source per request: POST {kind, options, epochMs}.
 const ENTRY = `
@@ -108,62 +102,5 @@ describe("cloud token sources in workerd", () => {
       code: "ERR_CREDENTIALS",
       message: "Azure managed identity endpoint refused: HTTP 307 Temporary Redirect",
     });
-  });
-});
-
-describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
-  it("reads the credspec with a k8s-aws-v1. bearer presigned for the cluster, and no JWT_* set", async () => {
-    const pki = await createTestPki();
-    const api = await startKubeServer({
-      ...pki.server,
-      credspecs: { webapp1: WEBAPP1_CREDSPEC },
-      authenticate: (token) => token?.startsWith("k8s-aws-v1.") === true,
-    });
-    const callerToken = "caller-token-for-tests-0123456789";
-    const kubeconfig = `clusters: [{name: eks, cluster: {server: "${api.url}"}}]
-users: [{name: gmsa, user: {}}]
-contexts: [{name: eks, context: {cluster: eks, user: gmsa}}]
-current-context: eks`;
-    const aws = {
-      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
-      AWS_SESSION_TOKEN: CREDENTIALS.sessionToken,
-    };
-    // The JWT_* vars wrangler.toml sets are left out ("" drops a binding): one credential source only.
-    const noJwt = { JWT_ALG: "", JWT_ISSUER: "", JWT_AUDIENCE: "", JWT_SUBJECT: "" };
-    const bindings = {
-      KUBECONFIG: kubeconfig,
-      CALLER_AUTH_TOKENS: callerToken,
-      CLOUD_TOKEN: "eks",
-      EKS_CLUSTER_NAME: "gmsa-prod",
-      AWS_REGION: "eu-west-1",
-      ...aws,
-      ...noJwt,
-    };
-    const w = startWorker("expand", bindings, pki.caPem);
-    try {
-      const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
-      const response = await w.dispatchFetch("https://worker.example/expand?timeout=10s", {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${callerToken}` },
-        body: JSON.stringify(buildReview(pod)),
-      });
-      const reply = (await response.json()) as AdmissionReviewResponse;
-      expect(reply.response.allowed).toBe(true);
-      expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
-        inlined(WEBAPP1_CREDSPEC),
-      );
-      const bearers = api.requests.map((request) => request.token ?? "");
-      expect(bearers).toHaveLength(1);
-      const url = new URL(atob(bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
-      expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
-      expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
-      expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);
-      expect(url.searchParams.get("X-Amz-Security-Token")).toBe(CREDENTIALS.sessionToken);
-    } finally {
-      await w.dispose();
-      await api.close();
-      await pki.cleanup();
-    }
   });
 });

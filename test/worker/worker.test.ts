@@ -20,6 +20,17 @@ const ISSUER = "https://gmsa-webhooks.example.com";
 const AUDIENCE = "https://kubernetes.example.com";
 const CALLER_TOKEN = "caller-token-for-tests-0123456789";
 
+/** A kubeconfig for `server` whose user has no credential of its own, or the `users` lines given. */
+const kubeconfigFor = (server: string, users = ["users: [{name: gmsa, user: {}}]"]) =>
+  [
+    "apiVersion: v1",
+    "kind: Config",
+    `clusters: [{name: local, cluster: {server: "${server}"}}]`,
+    ...users,
+    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
+    "current-context: local",
+  ].join("\n");
+
 let api: KubeServer;
 let pki: TestPki;
 let secrets: Record<string, string>;
@@ -38,16 +49,8 @@ beforeAll(async () => {
     credspecs: { webapp1: WEBAPP1_CREDSPEC },
     allowed: ["ns1/sa1/webapp1"],
   });
-  const kubeconfig = [
-    "apiVersion: v1",
-    "kind: Config",
-    `clusters: [{name: local, cluster: {server: "${api.url}"}}]`,
-    "users: [{name: gmsa, user: {}}]",
-    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
-    "current-context: local",
-  ].join("\n");
   secrets = {
-    KUBECONFIG: kubeconfig,
+    KUBECONFIG: kubeconfigFor(api.url),
     CALLER_AUTH_TOKENS: CALLER_TOKEN,
     JWT_PRIVATE_KEY: pem,
     JWT_ALG: "ES256",
@@ -108,28 +111,6 @@ describe("expand Worker (wrangler env expand)", () => {
     expect(claims[0]).toMatchObject({ iss: ISSUER, sub: "gmsa-webhooks-worker", aud: [AUDIENCE] });
     expect((claims[0]?.exp ?? 0) - (claims[0]?.iat ?? 0)).toBeLessThanOrEqual(600);
   });
-
-  it("refuses an unknown credspec (422) and names it", async () => {
-    const w = worker("expand");
-    const pod = buildPod({ containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "nope" } }] });
-    const { reply } = await review(w, "/expand", buildReview(pod));
-    expect(reply.response.allowed).toBe(false);
-    expect(reply.response.status?.code).toBe(422);
-    expect(reply.response.status?.message).toContain('"nope"');
-    expect(reply.response.status?.message).toContain('container "app"');
-  });
-
-  it("answers 401 to a caller without the bearer token, before any API call", async () => {
-    const w = worker("expand");
-    const calls = api.requests.length;
-    const res = await w.dispatchFetch("https://worker.example/expand", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer wrong" },
-      body: "{not json",
-    });
-    expect(res.status).toBe(401);
-    expect(api.requests.length).toBe(calls);
-  });
 });
 
 describe("a Worker whose configuration holds secrets but cannot be used", () => {
@@ -138,17 +119,7 @@ describe("a Worker whose configuration holds secrets but cannot be used", () => 
   const kubeToken = randomBytes(30).toString("base64url");
   const metricsToken = randomBytes(30).toString("base64url");
   const kubeconfigWithToken = (server: string, indent = "    ") =>
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      `clusters: [{name: local, cluster: {server: "${server}"}}]`,
-      "users:",
-      "- name: gmsa",
-      "  user:",
-      `${indent}token: ${kubeToken}`,
-      "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
-      "current-context: local",
-    ].join("\n");
+    kubeconfigFor(server, ["users:", "- name: gmsa", "  user:", `${indent}token: ${kubeToken}`]);
 
   it.each([
     ["a setting it cannot read (LOG_LEVEL)", () => ({ KUBECONFIG: kubeconfigWithToken(api.url), LOG_LEVEL: "chatty" })],
@@ -193,26 +164,6 @@ describe("authorize Worker (wrangler env authorize)", () => {
     expect(reply).toMatchObject({ apiVersion: "admission.k8s.io/v1beta1", response: { uid: "u-42", allowed: true } });
     expect(reply.response.patch).toBeUndefined();
   });
-
-  it("denies a pod whose service account may not use the credspec (403)", async () => {
-    const w = worker("authorize");
-    const pod = buildPod({
-      serviceAccountName: "intruder",
-      windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
-    });
-    const { reply } = await review(w, "/authorize", buildReview(pod));
-    expect(reply.response.allowed).toBe(false);
-    expect(reply.response.status?.code).toBe(403);
-    expect(reply.response.status?.message).toContain('"intruder"');
-  });
-
-  it("allows a pod without any GMSA reference with no API call", async () => {
-    const w = worker("authorize");
-    const calls = api.requests.length;
-    const { reply } = await review(w, "/authorize", buildReview(buildPod()));
-    expect(reply.response.allowed).toBe(true);
-    expect(api.requests.length).toBe(calls);
-  });
 });
 
 describe("a redirect from the API server (issue 23, row 6)", () => {
@@ -240,10 +191,12 @@ describe("caller authentication in the Worker build, every mode", () => {
   const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
   const bearerOff = { CALLER_AUTH_TOKENS: "" };
 
-  it("bearer: the right token passes, a wrong or missing one gets 401 with no API call", async () => {
+  it("bearer: the right token passes, a wrong or missing one gets 401 before the body or any API call", async () => {
     const w = worker("expand");
     const calls = api.requests.length;
-    expect((await review(w, "/expand", buildReview(buildPod()), "not-the-token-0123456789")).status).toBe(401);
+    const headers = { "content-type": "application/json", authorization: "Bearer wrong" };
+    const wrong = { method: "POST", headers, body: "{not json" };
+    expect((await w.dispatchFetch("https://worker.example/expand", wrong)).status).toBe(401);
     expect((await review(w, "/expand", buildReview(buildPod()), null)).status).toBe(401);
     expect(api.requests.length).toBe(calls);
     expect((await review(w, "/expand", buildReview(buildPod()))).status).toBe(200);
@@ -298,5 +251,47 @@ describe("caller authentication in the Worker build, every mode", () => {
     expect((await review(w, "/expand", buildReview(pod), null)).status).toBe(503);
     const unset = worker("expand", { ...bearerOff, CALLER_AUTH: "" });
     expect((await unset.dispatchFetch("https://worker.example/expand", { method: "POST" })).status).toBe(503);
+  });
+});
+
+describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
+  it("reads the credspec with a k8s-aws-v1. bearer presigned for the cluster, and no JWT_* set", async () => {
+    const eks = await startKubeServer({
+      ...pki.server,
+      credspecs: { webapp1: WEBAPP1_CREDSPEC },
+      authenticate: (token) => token?.startsWith("k8s-aws-v1.") === true,
+    });
+    try {
+      const w = worker("expand", {
+        KUBECONFIG: secrets["KUBECONFIG"]!.replace(api.url, eks.url),
+        CLOUD_TOKEN: "eks",
+        EKS_CLUSTER_NAME: "gmsa-prod",
+        AWS_REGION: "eu-west-1",
+        AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
+        AWS_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+        AWS_SESSION_TOKEN: "FAKE+session/token=",
+        // The JWT_* settings are left out ("" drops a binding): one credential source only.
+        JWT_PRIVATE_KEY: "",
+        JWT_ALG: "",
+        JWT_ISSUER: "",
+        JWT_AUDIENCE: "",
+        JWT_SUBJECT: "",
+      });
+      const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
+      const { reply } = await review(w, "/expand", buildReview(pod));
+      expect(reply.response.allowed).toBe(true);
+      expect(applyReplyPatch(pod, reply).spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(
+        inlined(WEBAPP1_CREDSPEC),
+      );
+      const bearers = eks.requests.map((request) => request.token ?? "");
+      expect(bearers).toHaveLength(1);
+      const url = new URL(atob(bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
+      expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
+      expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
+      expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);
+      expect(url.searchParams.get("X-Amz-Security-Token")).toBe("FAKE+session/token=");
+    } finally {
+      await eks.close();
+    }
   });
 });

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { exportPKCS8, generateKeyPair, jwtVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
-import { buildAuthenticatorEntry, runJwtIssuerCommand, writeJwtIssuerFiles } from "../../../cli/jwt-issuer.ts";
+import { runJwtIssuerCommand } from "../../../cli/jwt-issuer.ts";
 import { createJwtTokenSource } from "../../../shared/credentials/jwt.ts";
 import { isTokenCredential } from "../../../shared/credentials/token-source.ts";
 import { fakeIo } from "../../support/fake-io.ts";
@@ -10,15 +10,22 @@ import { tempDir } from "../../support/temp-dir.ts";
 
 const ISSUER = "https://gmsa-issuer.example.com";
 
-describe("writeJwtIssuerFiles", () => {
-  it("publishes a discovery document and a JWKS that verify the Worker's tokens, without the private key", async () => {
+describe("gmsa-webhooks jwt-issuer", () => {
+  const AUDIENCE = "https://kubernetes.example.com";
+  const flags = ["--issuer", ISSUER, "--audience", AUDIENCE, "--subject", "gmsa-webhooks-expand"];
+
+  it("writes a discovery document and a JWKS that verify the Worker's tokens, prints the authenticator entry (0), never the private key", async () => {
     const { privateKey } = await generateKeyPair("ES256", { extractable: true });
     const pem = await exportPKCS8(privateKey);
-    const outDir = await tempDir("gmsa-issuer-");
-    expect(await writeJwtIssuerFiles({ privateKey: pem, alg: "ES256", issuer: ISSUER, outDir })).toEqual([
-      ".well-known/openid-configuration",
-      "openid/v1/jwks",
-    ]);
+    const outDir = await tempDir("gmsa-issuer-cmd-");
+    const io = fakeIo({ files: { "key.pem": pem } });
+    expect(await runJwtIssuerCommand(["--key", "key.pem", "--alg", "ES256", ...flags, "--out", outDir], io)).toBe(0);
+    expect(io.err).toBe("");
+    expect(io.out).toContain(`wrote ${path.join(outDir, ".well-known/openid-configuration")} and `);
+    expect(io.out).toContain(`url: ${ISSUER}`);
+    expect(io.out).toContain(`audiences: [${AUDIENCE}]`);
+    expect(io.out).toContain('User "gmsa-webhooks:gmsa-webhooks-expand"');
+    expect(io.out).not.toContain("PRIVATE KEY");
     const discovery = JSON.parse(
       await readFile(path.join(outDir, ".well-known/openid-configuration"), "utf8"),
     ) as Record<string, unknown>;
@@ -29,60 +36,23 @@ describe("writeJwtIssuerFiles", () => {
     });
     const jwksText = await readFile(path.join(outDir, "openid/v1/jwks"), "utf8");
     expect(jwksText).not.toMatch(/"d"\s*:/);
+    const jwks = JSON.parse(jwksText) as JSONWebKeySet;
+    expect(jwks.keys.map((key) => key.alg)).toEqual(["ES256"]);
     const source = createJwtTokenSource({
       privateKey: pem,
       alg: "ES256",
       issuer: ISSUER,
       subject: "gmsa-webhooks-expand",
-      audience: "https://kubernetes.example.com",
+      audience: AUDIENCE,
       shareInFlight: false,
     });
     const credential = await source.getCredential();
     if (!isTokenCredential(credential)) throw new Error("the JWT source gives tokens");
-    const token = credential.token;
-    const { payload } = await jwtVerify(token, createLocalJWKSet(JSON.parse(jwksText) as JSONWebKeySet), {
+    const { payload } = await jwtVerify(credential.token, createLocalJWKSet(jwks), {
       issuer: ISSUER,
-      audience: "https://kubernetes.example.com",
+      audience: AUDIENCE,
     });
     expect(payload.sub).toBe("gmsa-webhooks-expand");
-  });
-});
-
-describe("buildAuthenticatorEntry", () => {
-  it("maps sub to a prefixed username for RBAC", () => {
-    const entry = buildAuthenticatorEntry({
-      issuer: ISSUER,
-      audience: "https://kubernetes.example.com",
-      subject: "gmsa-webhooks-expand",
-    });
-    expect(entry).toContain(`url: ${ISSUER}`);
-    expect(entry).toContain("audiences: [https://kubernetes.example.com]");
-    expect(entry).toContain('User "gmsa-webhooks:gmsa-webhooks-expand"');
-  });
-});
-
-describe("gmsa-webhooks jwt-issuer", () => {
-  const flags = [
-    "--issuer",
-    ISSUER,
-    "--audience",
-    "https://kubernetes.example.com",
-    "--subject",
-    "gmsa-webhooks-expand",
-  ];
-
-  it("writes both files and prints where, and the authenticator entry (0), never the private key", async () => {
-    const { privateKey } = await generateKeyPair("ES256", { extractable: true });
-    const pem = await exportPKCS8(privateKey);
-    const outDir = await tempDir("gmsa-issuer-cmd-");
-    const io = fakeIo({ files: { "key.pem": pem } });
-    expect(await runJwtIssuerCommand(["--key", "key.pem", "--alg", "ES256", ...flags, "--out", outDir], io)).toBe(0);
-    expect(io.err).toBe("");
-    expect(io.out).toContain(`wrote ${path.join(outDir, ".well-known/openid-configuration")} and `);
-    expect(io.out).toContain('User "gmsa-webhooks:gmsa-webhooks-expand"');
-    expect(io.out).not.toContain("PRIVATE KEY");
-    const jwks = JSON.parse(await readFile(path.join(outDir, "openid/v1/jwks"), "utf8")) as JSONWebKeySet;
-    expect(jwks.keys.map((key) => key.alg)).toEqual(["ES256"]);
   });
 
   it("exits 2 naming every missing flag, and 1 for a key it cannot read or use", async () => {

@@ -43,16 +43,11 @@ describe("pinned Kubernetes releases", () => {
 describe("resolveKubeRelease", () => {
   const floor = floorKubeRelease();
 
-  it("takes the default when nothing is asked", () => {
+  it("takes the default when nothing is asked, else a minor, with or without v, or the pinned patch release", () => {
     expect(resolveKubeRelease(undefined)).toBe(defaultKubeRelease());
     expect(resolveKubeRelease("")).toBe(defaultKubeRelease());
-  });
-
-  it("resolves a minor, with or without v, and the pinned patch release", () => {
-    expect(resolveKubeRelease(floor.minor)).toBe(floor);
-    expect(resolveKubeRelease(`v${floor.minor}`)).toBe(floor);
-    expect(resolveKubeRelease(floor.version)).toBe(floor);
-    expect(resolveKubeRelease(floor.version.slice(1))).toBe(floor);
+    for (const asked of [floor.minor, `v${floor.minor}`, floor.version, floor.version.slice(1)])
+      expect(resolveKubeRelease(asked)).toBe(floor);
   });
 
   it("refuses a minor not pinned and a patch release other than the pinned one, naming the pinned versions", () => {

@@ -12,12 +12,10 @@ const paths = nodePaths("/node");
 const files = { caFile: "/ca.crt", servingCertFile: "/kubelet.crt", servingKeyFile: "/kubelet.key" };
 
 describe("the local node's configuration", () => {
-  it("runs the kubelet on cgroup v1 with the cgroupfs driver, as containerd's runc does", () => {
+  it("runs the kubelet on cgroup v1 with the cgroupfs driver, as containerd's runc does; failCgroupV1 from 1.31 on", () => {
     expect(kubeletConfig(paths, files, "v1.37.2")).toMatchObject({ failCgroupV1: false, cgroupDriver: "cgroupfs" });
     expect(containerdConfig(paths, "/cni", "/usr/sbin/runc")).toMatch(/SystemdCgroup = false/);
-  });
-
-  it("sets failCgroupV1 only for kubelets that know it (1.31 on): 1.30's would not read it", () => {
+    // 1.30's kubelet would not read the field.
     expect(kubeletConfig(paths, files, "v1.30.14")).not.toHaveProperty("failCgroupV1");
     expect(kubeletConfig(paths, files, "v1.30.14")).toMatchObject({ cgroupDriver: "cgroupfs" });
     expect(kubeletConfig(paths, files, "v1.31.0")).toMatchObject({ failCgroupV1: false });

@@ -1,31 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { runCredSpecCommand } from "../../../../cli/credspec/credspec.ts";
-import { EXIT_INVALID, EXIT_OK, EXIT_USAGE, type CliIo } from "../../../../cli/io.ts";
+import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../cli/io.ts";
+import { fakeIo } from "../../../support/fake-io.ts";
 import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, parseYamlDocuments } from "../../../support/credspec-fixtures.ts";
 
 const FILE = "webapp1.json";
 
-/** An in-memory CliIo: `files` by path, optional stdin, captured output. */
-function fakeIo(files: Record<string, unknown>, stdin?: string): CliIo & { out: string; err: string } {
-  const io = {
-    out: "",
-    err: "",
-    stdout: (text: string) => void (io.out += text),
-    stderr: (text: string) => void (io.err += text),
-    read: (path: string) => {
-      if (path === "-") return Promise.resolve(new TextEncoder().encode(stdin ?? ""));
-      if (!(path in files)) return Promise.reject(Object.assign(new Error(`EACCES: ${path}`), { code: "EACCES" }));
-      return Promise.resolve(new TextEncoder().encode(JSON.stringify(files[path])));
-    },
-    env: {},
-    program: "gmsa-webhooks",
-  };
-  return io;
-}
+/** A CliIo whose only file, FILE, holds `doc` as JSON. */
+const ioWith = (doc: unknown) => fakeIo({ files: { [FILE]: JSON.stringify(doc) } });
 
 describe("runCredSpecCommand", () => {
   it("prints the resources for a valid file (0)", async () => {
-    const io = fakeIo({ [FILE]: loadCredSpecFixture("webapp1.json") });
+    const io = ioWith(loadCredSpecFixture(FILE));
     expect(await runCredSpecCommand([FILE], io)).toBe(EXIT_OK);
     expect(parseYamlDocuments(io.out).map((o) => (o as { metadata: unknown }).metadata)).toEqual([
       { name: "webapp1" },
@@ -35,8 +21,8 @@ describe("runCredSpecCommand", () => {
   });
 
   it("prints unknown-field warnings on stderr and still succeeds (0)", async () => {
-    const doc = { ...loadCredSpecFixture("webapp1.json"), Comment: PLUGIN_INPUT_MARKER };
-    const io = fakeIo({ [FILE]: doc });
+    const doc = { ...loadCredSpecFixture(FILE), Comment: PLUGIN_INPUT_MARKER };
+    const io = ioWith(doc);
     expect(await runCredSpecCommand([FILE], io)).toBe(EXIT_OK);
     expect(io.err).toMatch(
       /^gmsa-webhooks credspec: webapp1\.json: warning: Comment: is not in the GMSACredentialSpec schema/,
@@ -45,11 +31,11 @@ describe("runCredSpecCommand", () => {
   });
 
   it("asks for --name when the account name leaves no valid resource name (1)", async () => {
-    const doc = loadCredSpecFixture("webapp1.json") as {
+    const doc = loadCredSpecFixture(FILE) as {
       ActiveDirectoryConfig: { GroupManagedServiceAccounts: { Name: string }[] };
     };
     for (const account of doc.ActiveDirectoryConfig.GroupManagedServiceAccounts) account.Name = "___";
-    const io = fakeIo({ [FILE]: doc });
+    const io = ioWith(doc);
     expect(await runCredSpecCommand([FILE], io)).toBe(EXIT_INVALID);
     expect(io.err).toContain(
       "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name: leaves no valid resource name",
@@ -59,13 +45,13 @@ describe("runCredSpecCommand", () => {
   });
 
   it("reports an unreadable file by its error code (2)", async () => {
-    const io = fakeIo({});
+    const io = fakeIo();
     expect(await runCredSpecCommand(["secret.json"], io)).toBe(EXIT_USAGE);
-    expect(io.err).toBe("gmsa-webhooks credspec: secret.json: cannot be read (EACCES)\n");
+    expect(io.err).toBe("gmsa-webhooks credspec: secret.json: cannot be read (ENOENT)\n");
   });
 
   it("reports every usage problem together (2)", async () => {
-    const io = fakeIo({});
+    const io = fakeIo();
     const args = [
       "--name",
       "Web_App",

@@ -84,7 +84,7 @@ describe("formatKubeObjects", () => {
     });
   });
 
-  it("prints YAML as one document per object", () => {
+  it("prints YAML as one document per object, and JSON as a v1 List of the same objects", () => {
     const objects = buildCredSpecResources(document, {
       name: "webapp1",
       serviceAccounts: [{ namespace: "web", name: "frontend" }],
@@ -92,13 +92,6 @@ describe("formatKubeObjects", () => {
     const yaml = formatKubeObjects(objects, "yaml");
     expect(yaml.split(/^---$/m)).toHaveLength(3);
     expect(yaml.endsWith("\n")).toBe(true);
-  });
-
-  it("prints JSON as a v1 List of the same objects", () => {
-    const objects = buildCredSpecResources(document, {
-      name: "webapp1",
-      serviceAccounts: [{ namespace: "web", name: "frontend" }],
-    });
     expect(JSON.parse(formatKubeObjects(objects, "json"))).toEqual({
       apiVersion: "v1",
       kind: "List",

@@ -23,103 +23,38 @@ interface Case {
   problems: [path: string, message: RegExp][];
 }
 
+/** One edit at `path`, reported at that same path. */
+const at = (name: string, path: string, value: unknown, message: RegExp): Case => ({
+  name,
+  edits: [[path, value]],
+  problems: [[path, message]],
+});
+
 const cases: Case[] = [
-  { name: "CmsPlugins missing", edits: [["CmsPlugins", REMOVE]], problems: [["CmsPlugins", /is required/]] },
-  { name: "CmsPlugins not an array", edits: [["CmsPlugins", "ActiveDirectory"]], problems: [["CmsPlugins", /array/]] },
-  {
-    name: "CmsPlugins without ActiveDirectory",
-    edits: [["CmsPlugins", ["Other"]]],
-    problems: [["CmsPlugins", /"ActiveDirectory"/]],
-  },
-  {
-    name: "CmsPlugins entry not a string",
-    edits: [["CmsPlugins[1]", 7]],
-    problems: [["CmsPlugins[1]", /string, got a number/]],
-  },
-  {
-    name: "DomainJoinConfig missing",
-    edits: [["DomainJoinConfig", REMOVE]],
-    problems: [["DomainJoinConfig", /is required/]],
-  },
-  {
-    name: "DomainJoinConfig not an object",
-    edits: [["DomainJoinConfig", []]],
-    problems: [["DomainJoinConfig", /object, got an array/]],
-  },
-  ...DOMAIN_FIELDS.flatMap((field): Case[] => [
-    {
-      name: `${field} missing`,
-      edits: [[`DomainJoinConfig.${field}`, REMOVE]],
-      problems: [[`DomainJoinConfig.${field}`, /is required/]],
-    },
-    {
-      name: `${field} not a string`,
-      edits: [[`DomainJoinConfig.${field}`, 1]],
-      problems: [[`DomainJoinConfig.${field}`, /string, got a number/]],
-    },
-    {
-      name: `${field} empty`,
-      edits: [[`DomainJoinConfig.${field}`, " "]],
-      problems: [[`DomainJoinConfig.${field}`, /empty/]],
-    },
+  at("CmsPlugins missing", "CmsPlugins", REMOVE, /is required/),
+  at("CmsPlugins not an array", "CmsPlugins", "ActiveDirectory", /array/),
+  at("CmsPlugins without ActiveDirectory", "CmsPlugins", ["Other"], /"ActiveDirectory"/),
+  at("CmsPlugins entry not a string", "CmsPlugins[1]", 7, /string, got a number/),
+  at("DomainJoinConfig missing", "DomainJoinConfig", REMOVE, /is required/),
+  at("DomainJoinConfig not an object", "DomainJoinConfig", [], /object, got an array/),
+  ...DOMAIN_FIELDS.flatMap((field) => [
+    at(`${field} missing`, `DomainJoinConfig.${field}`, REMOVE, /is required/),
+    at(`${field} not a string`, `DomainJoinConfig.${field}`, 1, /string, got a number/),
+    at(`${field} empty`, `DomainJoinConfig.${field}`, " ", /empty/),
   ]),
-  {
-    name: "Sid of a builtin group",
-    edits: [["DomainJoinConfig.Sid", "S-1-5-32-544"]],
-    problems: [["DomainJoinConfig.Sid", /S-1-5-21-/]],
-  },
-  {
-    name: "Sid with two sub-authorities",
-    edits: [["DomainJoinConfig.Sid", "S-1-5-21-1-2"]],
-    problems: [["DomainJoinConfig.Sid", /S-1-5-21-/]],
-  },
-  {
-    name: "Sid over 32 bits",
-    edits: [["DomainJoinConfig.Sid", "S-1-5-21-4294967296-1-2"]],
-    problems: [["DomainJoinConfig.Sid", /S-1-5-21-/]],
-  },
-  {
-    name: "Guid not a GUID",
-    edits: [["DomainJoinConfig.Guid", "6a3c1f0e-2b4d"]],
-    problems: [["DomainJoinConfig.Guid", /GUID/]],
-  },
-  {
-    name: "Guid with one brace",
-    edits: [["DomainJoinConfig.Guid", "{6a3c1f0e-2b4d-4e8f-9a1b-0c2d3e4f5a6b"]],
-    problems: [["DomainJoinConfig.Guid", /GUID/]],
-  },
-  {
-    name: "ActiveDirectoryConfig missing",
-    edits: [["ActiveDirectoryConfig", REMOVE]],
-    problems: [["ActiveDirectoryConfig", /is required/]],
-  },
-  {
-    name: "ActiveDirectoryConfig null",
-    edits: [["ActiveDirectoryConfig", null]],
-    problems: [["ActiveDirectoryConfig", /object, got null/]],
-  },
-  { name: "accounts missing", edits: [[ACCOUNTS, REMOVE]], problems: [[ACCOUNTS, /is required/]] },
-  {
-    name: "accounts not an array",
-    edits: [[ACCOUNTS, { Name: "WebApp1" }]],
-    problems: [[ACCOUNTS, /array, got an object/]],
-  },
-  { name: "accounts empty", edits: [[ACCOUNTS, []]], problems: [[ACCOUNTS, /at least one/]] },
-  {
-    name: "account not an object",
-    edits: [[`${ACCOUNTS}[1]`, "WebApp1"]],
-    problems: [[`${ACCOUNTS}[1]`, /object, got a string/]],
-  },
-  {
-    name: "account Name missing",
-    edits: [[`${ACCOUNTS}[0].Name`, REMOVE]],
-    problems: [[`${ACCOUNTS}[0].Name`, /is required/]],
-  },
-  {
-    name: "account Scope not a string",
-    edits: [[`${ACCOUNTS}[1].Scope`, false]],
-    problems: [[`${ACCOUNTS}[1].Scope`, /string, got a boolean/]],
-  },
+  at("Sid of a builtin group", "DomainJoinConfig.Sid", "S-1-5-32-544", /S-1-5-21-/),
+  at("Sid with two sub-authorities", "DomainJoinConfig.Sid", "S-1-5-21-1-2", /S-1-5-21-/),
+  at("Sid over 32 bits", "DomainJoinConfig.Sid", "S-1-5-21-4294967296-1-2", /S-1-5-21-/),
+  at("Guid not a GUID", "DomainJoinConfig.Guid", "6a3c1f0e-2b4d", /GUID/),
+  at("Guid with one brace", "DomainJoinConfig.Guid", "{6a3c1f0e-2b4d-4e8f-9a1b-0c2d3e4f5a6b", /GUID/),
+  at("ActiveDirectoryConfig missing", "ActiveDirectoryConfig", REMOVE, /is required/),
+  at("ActiveDirectoryConfig null", "ActiveDirectoryConfig", null, /object, got null/),
+  at("accounts missing", ACCOUNTS, REMOVE, /is required/),
+  at("accounts not an array", ACCOUNTS, { Name: "WebApp1" }, /array, got an object/),
+  at("accounts empty", ACCOUNTS, [], /at least one/),
+  at("account not an object", `${ACCOUNTS}[1]`, "WebApp1", /object, got a string/),
+  at("account Name missing", `${ACCOUNTS}[0].Name`, REMOVE, /is required/),
+  at("account Scope not a string", `${ACCOUNTS}[1].Scope`, false, /string, got a boolean/),
   {
     name: "no Scope equal to DnsName or NetBiosName",
     edits: [
@@ -128,12 +63,10 @@ const cases: Case[] = [
     ],
     problems: [[ACCOUNTS, /DomainJoinConfig\.DnsName or DomainJoinConfig\.NetBiosName/]],
   },
-  { name: "HostAccountConfig not an object", edits: [[HOST, "x"]], problems: [[HOST, /object, got a string/]] },
-  ...HOST_FIELDS.map((field): Case => ({
-    name: `HostAccountConfig partial: ${field} missing`,
-    edits: [[`${HOST}.${field}`, REMOVE]],
-    problems: [[`${HOST}.${field}`, /is required/]],
-  })),
+  at("HostAccountConfig not an object", HOST, "x", /object, got a string/),
+  ...HOST_FIELDS.map((field) =>
+    at(`HostAccountConfig partial: ${field} missing`, `${HOST}.${field}`, REMOVE, /is required/),
+  ),
   {
     name: "HostAccountConfig with only PluginInput",
     edits: [
@@ -145,32 +78,16 @@ const cases: Case[] = [
       [`${HOST}.PluginGUID`, /is required/],
     ],
   },
-  {
-    name: "PortableCcgVersion a number",
-    edits: [[`${HOST}.PortableCcgVersion`, 1]],
-    problems: [[`${HOST}.PortableCcgVersion`, /string, got a number/]],
-  },
-  {
-    name: "PortableCcgVersion not a version",
-    edits: [[`${HOST}.PortableCcgVersion`, "one"]],
-    problems: [[`${HOST}.PortableCcgVersion`, /"1"/]],
-  },
-  {
-    name: "PluginGUID not a GUID",
-    edits: [[`${HOST}.PluginGUID`, "{GDMA0342-266A-4D1P-831J-20990E82944F}"]],
-    problems: [[`${HOST}.PluginGUID`, /GUID/]],
-  },
-  {
-    name: "PluginInput an object (the CRD types it as a string)",
-    edits: [
-      [
-        `${HOST}.PluginInput`,
-        { credentialArn: `arn:aws:secretsmanager:us-west-2:111122223333:secret:${PLUGIN_INPUT_MARKER}` },
-      ],
-    ],
-    problems: [[`${HOST}.PluginInput`, /string, got an object/]],
-  },
-  { name: "PluginInput empty", edits: [[`${HOST}.PluginInput`, ""]], problems: [[`${HOST}.PluginInput`, /empty/]] },
+  at("PortableCcgVersion a number", `${HOST}.PortableCcgVersion`, 1, /string, got a number/),
+  at("PortableCcgVersion not a version", `${HOST}.PortableCcgVersion`, "one", /"1"/),
+  at("PluginGUID not a GUID", `${HOST}.PluginGUID`, "{GDMA0342-266A-4D1P-831J-20990E82944F}", /GUID/),
+  at(
+    "PluginInput an object (the CRD types it as a string)",
+    `${HOST}.PluginInput`,
+    { credentialArn: `arn:aws:secretsmanager:us-west-2:111122223333:secret:${PLUGIN_INPUT_MARKER}` },
+    /string, got an object/,
+  ),
+  at("PluginInput empty", `${HOST}.PluginInput`, "", /empty/),
   {
     name: "field name in the wrong case",
     edits: [

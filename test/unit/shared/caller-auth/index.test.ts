@@ -49,6 +49,7 @@ describe("caller auth: bearer", () => {
     ["a prefix of a token", { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
     ["a token with a suffix", { authorization: `Bearer ${TOKEN}x` }],
     ["two tokens joined", { authorization: `Bearer ${TOKEN},${OTHER_TOKEN}` }],
+    ["two tokens apart", { authorization: `Bearer ${TOKEN} ${OTHER_TOKEN}` }],
     ["another scheme", { authorization: `Basic ${TOKEN}` }],
     ["an empty bearer", { authorization: "Bearer " }],
   ])("refuses %s with 401 and a Bearer challenge", async (_name, headers: Record<string, string>) => {
@@ -69,21 +70,6 @@ describe("caller auth: bearer", () => {
     expect(gmsa.calls).toBe(0);
   });
 
-  it("answers 401 before the content type and method checks (415, 405)", async () => {
-    const { app } = createCallerAuthTestApp(auth);
-    expect(
-      (await app.request("/expand", { method: "POST", body: "x", headers: { "content-type": "text/plain" } })).status,
-    ).toBe(401);
-    expect((await app.request("/expand", { method: "GET" })).status).toBe(401);
-  });
-
-  it("keeps /metrics, /healthz and /version out of the admission credential's reach (open)", async () => {
-    const { app } = createCallerAuthTestApp(auth);
-    expect((await app.request("/metrics")).status).toBe(200);
-    expect((await app.request("/healthz")).status).toBe(200);
-    expect((await app.request("/version")).status).toBe(200);
-  });
-
   it("logs a refusal with a reason and never the token", async () => {
     const { app, logger } = createCallerAuthTestApp(auth);
     await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${TOKEN}x` }));
@@ -100,12 +86,10 @@ describe("caller auth: bearer", () => {
 describe("caller auth: path", () => {
   const auth = { mode: "path", secrets: [SECRET] } as const;
 
-  it("serves the functions at /<name>/<secret>, /metrics at /metrics (the secret is for the API server only)", async () => {
+  it("serves the functions at /<name>/<secret>", async () => {
     const { app } = createCallerAuthTestApp(auth);
     await expectAdmission(await app.request(`/expand/${SECRET}`, post(gmsaReview())));
     await expectAdmission(await app.request(`/authorize/${SECRET}?timeout=10s`, post(gmsaReview())));
-    expect((await app.request("/metrics")).status).toBe(200);
-    expect((await app.request(`/metrics/${SECRET}`)).status).toBe(404);
   });
 
   it.each([
@@ -209,36 +193,9 @@ function app(options: CallerAuthOptions, deps: CallerAuthDeps = { logger: silent
 }
 
 describe("callerAuth", () => {
-  it("lets every caller in with mode none", async () => {
-    expect((await app({ mode: "none" }).request("/", { method: "POST" })).status).toBe(200);
-  });
-
-  describe("bearer", () => {
+  // Refusals are the bearer table through the app above; here the scheme's letter case.
+  it.each(["Bearer first-token", "bearer second-token"])("lets %j in", async (authorization) => {
     const a = app({ mode: "bearer", tokens: ["first-token", "second-token"] });
-
-    it.each(["Bearer first-token", "Bearer second-token", "bearer first-token"])(
-      "lets %j in",
-      async (authorization) => {
-        const res = await a.request("/", { method: "POST", headers: { authorization } });
-        expect(res.status).toBe(200);
-      },
-    );
-
-    it.each([
-      ["no header", undefined],
-      ["a wrong token", "Bearer third-token"],
-      ["a prefix of a token", "Bearer first"],
-      ["another scheme", "Basic Zmlyc3QtdG9rZW4="],
-      ["no token", "Bearer "],
-      ["two tokens", "Bearer first-token second-token"],
-    ])("refuses %s with 401 and a WWW-Authenticate challenge", async (_what, authorization) => {
-      const res = await a.request("/", {
-        method: "POST",
-        headers: authorization === undefined ? {} : { authorization },
-      });
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer /);
-      expect(await res.text()).not.toContain("first-token");
-    });
+    expect((await a.request("/", { method: "POST", headers: { authorization } })).status).toBe(200);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createCredentialCache } from "../../../../shared/credentials/cache.ts";
 import type { Credential } from "../../../../shared/credentials/token-source.ts";
+import type { CallTally, RefreshOutcome } from "../../../../shared/observer.ts";
 
 const T0 = Date.parse("2030-01-01T00:00:00Z");
 const at = (ms: number): string => new Date(T0 + ms).toISOString();
@@ -82,35 +83,39 @@ describe("createCredentialCache", () => {
   });
 
   it("ignores invalidation of a credential that was already replaced", async () => {
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "s",
-      shareInFlight: true,
-      load: () => Promise.resolve({ token: `t${++loads}` }),
-    });
+    const { cache, loads } = counting();
     const first = await cache.getCredential();
     cache.invalidate(first);
     const second = await cache.getCredential();
     cache.invalidate(first);
     expect(await cache.getCredential()).toBe(second);
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
   });
 });
 
-describe("createCredentialCache after 401s", () => {
-  function counting() {
-    let clock = 0;
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "plugin",
-      shareInFlight: true,
-      now: () => clock,
-      monotonic: () => clock,
-      load: () => Promise.resolve({ token: `t${++loads}` }),
-    });
-    return { cache, loads: () => loads, advance: (ms: number) => (clock += ms) };
-  }
+/** A cache of a source that loads `t1`, `t2`... (or what `load` says), with a wall and a monotonic clock. */
+function counting(
+  load = (loads: number, _wall: number): Promise<Credential> => Promise.resolve({ token: `t${loads}` }),
+) {
+  let wall = T0;
+  let elapsed = 0;
+  let loads = 0;
+  const cache = createCredentialCache({
+    describe: "plugin",
+    shareInFlight: true,
+    now: () => wall,
+    monotonic: () => elapsed,
+    load: () => load(++loads, wall),
+  });
+  return {
+    cache,
+    loads: () => loads,
+    advance: (ms: number) => ((wall += ms), (elapsed += ms)),
+    stepWall: (ms: number) => (wall += ms),
+  };
+}
 
+describe("createCredentialCache after 401s", () => {
   it("refreshes at once after the first refusal, backs off when fresh credentials keep being refused", async () => {
     const { cache, loads, advance } = counting();
     cache.invalidate(await cache.getCredential());
@@ -153,45 +158,70 @@ describe("createCredentialCache after 401s", () => {
 
 describe("createCredentialCache's backoff on a stepped wall clock", () => {
   it("retries a failed source after the backoff's second of monotonic time, though the wall clock stepped back an hour", async () => {
-    let wall = T0;
-    let elapsed = 0;
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "plugin",
-      shareInFlight: true,
-      now: () => wall,
-      monotonic: () => elapsed,
-      load: () =>
-        ++loads === 1
-          ? Promise.reject(new Error("unreachable"))
-          : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() }),
-    });
+    const { cache, loads, advance, stepWall } = counting((n, wall) =>
+      n === 1
+        ? Promise.reject(new Error("unreachable"))
+        : Promise.resolve({ token: "t", expirationTimestamp: new Date(wall + 3600_000).toISOString() }),
+    );
     await expect(cache.getCredential()).rejects.toThrow("plugin failed");
-    wall -= 3600_000;
+    stepWall(-3600_000);
     await expect(cache.getCredential()).rejects.toThrow(/not retried for another 1s/);
-    elapsed += 1_000;
-    await expect(cache.getCredential()).resolves.toEqual({ token: "t", expirationTimestamp: at(0) });
-    expect(loads).toBe(2);
+    advance(1_000);
+    await expect(cache.getCredential()).resolves.toEqual({ token: "t", expirationTimestamp: at(1_000) });
+    expect(loads()).toBe(2);
   });
 
   it("counts a refusal soon after issue as fresh by monotonic time, whatever the wall clock did", async () => {
-    let wall = T0;
-    let elapsed = 0;
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "plugin",
-      shareInFlight: true,
-      now: () => wall,
-      monotonic: () => elapsed,
-      load: () => Promise.resolve({ token: `t${++loads}` }),
-    });
+    const { cache, loads, advance, stepWall } = counting();
     cache.invalidate(await cache.getCredential());
     const second = await cache.getCredential();
     // A wall clock stepped forward two hours: still 1 s after the credential was obtained.
-    wall += 7200_000;
-    elapsed += 1_000;
+    stepWall(7200_000);
+    advance(1_000);
     cache.invalidate(second);
     await expect(cache.getCredential()).rejects.toThrow(/2 credentials in a row that the API server refused/);
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
+  });
+});
+
+/** A tally at zero, as the review handler starts one. */
+const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
+
+// The refresh reports (shared/observer.ts): one per refresh, and on every review that waited for it.
+describe("createCredentialCache onRefresh", () => {
+  it("counts a refresh shared by concurrent callers once, and marks each caller's tally", async () => {
+    const outcomes: RefreshOutcome[] = [];
+    let release: (credential: Credential) => void = () => undefined;
+    const cache = createCredentialCache({
+      describe: "test",
+      shareInFlight: true,
+      load: () => new Promise<Credential>((resolve) => (release = resolve)),
+      onRefresh: (outcome) => outcomes.push(outcome),
+    });
+    const [first, second, third] = [createCallTally(), createCallTally(), createCallTally()];
+    const waiting = [cache.getCredential({ tally: first }), cache.getCredential({ tally: second })];
+    release({ token: "t" });
+    await Promise.all(waiting);
+    await cache.getCredential({ tally: third });
+    expect(outcomes).toEqual(["success"]);
+    expect(first.tokenRefresh).toBe("success");
+    expect(second.tokenRefresh).toBe("success");
+    // Served from the cache: no refresh to report.
+    expect(third.tokenRefresh).toBeUndefined();
+  });
+
+  it("reports a failed refresh, and not the backoff that follows it", async () => {
+    const outcomes: RefreshOutcome[] = [];
+    const cache = createCredentialCache({
+      describe: "test",
+      shareInFlight: false,
+      load: () => Promise.reject(new Error("boom")),
+      onRefresh: (o) => outcomes.push(o),
+    });
+    const tally = createCallTally();
+    await expect(cache.getCredential({ tally })).rejects.toThrow("test failed");
+    await expect(cache.getCredential()).rejects.toThrow(/not retried/);
+    expect(outcomes).toEqual(["failure"]);
+    expect(tally.tokenRefresh).toBe("failure");
   });
 });

@@ -50,13 +50,6 @@ describe("error handler", () => {
     });
     expect(logger.text()).not.toContain(SECRET);
   });
-
-  it("keeps an HTTPException's ready response (its headers included)", async () => {
-    const { app } = createCallerAuthTestApp({ mode: "bearer", tokens: ["tok-0123456789abcdef"] });
-    const res = await app.request("/expand", post(gmsaReview()));
-    expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toContain("Bearer");
-  });
 });
 
 function setup(error: Error) {
@@ -87,15 +80,5 @@ describe("createErrorHandler", () => {
     const res = await app.request("/boom");
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe('Bearer realm="x"');
-  });
-
-  it("turns anything else into a logged 500 without its message", async () => {
-    const { app, lines } = setup(new TypeError("token=abc123 leaked"));
-    const res = await app.request("/boom");
-    expect(res.status).toBe(500);
-    expect(await res.text()).not.toContain("abc123");
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", path: "/boom", error: "TypeError" });
-    expect(lines[0]).not.toContain("abc123");
   });
 });

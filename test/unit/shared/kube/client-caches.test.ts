@@ -98,19 +98,11 @@ describe("credspec contents cache", () => {
 
   it("does not cache a missing credspec", async () => {
     const { client, calls } = setup({}, { found: false });
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
-      code: "ERR_CREDSPEC_NOT_FOUND",
-    });
-    await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
-      code: "ERR_CREDSPEC_NOT_FOUND",
-    });
-    expect(calls).toHaveLength(2);
-  });
-
-  it("can be switched off", async () => {
-    const { client, calls } = setup({ credSpecCacheTtlMs: 0 });
-    await client.getCredSpecContents("webapp01", call());
-    await client.getCredSpecContents("webapp01", call());
+    for (let i = 0; i < 2; i++) {
+      await expect(client.getCredSpecContents("webapp01", call())).rejects.toMatchObject({
+        code: "ERR_CREDSPEC_NOT_FOUND",
+      });
+    }
     expect(calls).toHaveLength(2);
   });
 });
@@ -155,11 +147,13 @@ describe("access review cache", () => {
     expect(calls).toHaveLength(2);
   });
 
-  it("can be switched off", async () => {
-    const { client, calls } = setup({ accessCacheTtlMs: 0 });
-    await client.canUseCredSpec(query, call());
-    await client.canUseCredSpec(query, call());
-    expect(calls).toHaveLength(2);
+  it("can be switched off, as can the credspec cache", async () => {
+    const { client, calls } = setup({ accessCacheTtlMs: 0, credSpecCacheTtlMs: 0 });
+    for (let i = 0; i < 2; i++) {
+      await client.canUseCredSpec(query, call());
+      await client.getCredSpecContents("webapp01", call());
+    }
+    expect(calls).toHaveLength(4);
   });
 });
 

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Credential, TokenSource } from "../../../../shared/credentials/token-source.ts";
 import { AdmissionError } from "../../../../shared/errors.ts";
+import type { CacheName, CallTally, KubeCallCode, KubeObserver } from "../../../../shared/observer.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
 import { createFakeKubeClient, rejectionOf, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
 
 const SERVER = "https://kube.example:6443/";
 const SECRET = "super-secret-token";
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
+const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
 const credspec = { CmsPlugins: ["ActiveDirectory"], DomainJoinConfig: { MachineAccountName: "webapp01" } };
 
 /** Token source handing out `${SECRET}-1`, `-2`... counting loads and invalidations. */
@@ -210,9 +212,7 @@ describe("redirects", () => {
         `reading GMSACredentialSpec "webapp01": API server answered ${code}, a redirect, which is never followed`,
       );
       expect(read.cause).toMatchObject({ httpStatus: code, location: "https://elsewhere.example/allowed" });
-      const review = await failure(
-        client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()),
-      );
+      const review = await failure(client.canUseCredSpec(query, call()));
       expect(review).toMatchObject({ code: "ERR_KUBE_API" });
       expect(review.message).toContain(`API server answered ${code}, a redirect`);
       expect(calls).toHaveLength(2);
@@ -233,11 +233,71 @@ describe("redirects", () => {
       credSpecCacheTtlMs: 0,
       accessCacheTtlMs: 0,
     });
-    const review = await failure(
-      client.canUseCredSpec({ namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" }, call()),
-    );
+    const review = await failure(client.canUseCredSpec(query, call()));
     expect(review.message).toContain("API server answered 302, a redirect");
     await expect(client.getCredSpecContents("webapp01", call())).rejects.toThrow(/answered 302, a redirect/);
     expect(asked).toEqual(["manual", "manual"]);
+  });
+});
+
+// What the client reports (shared/observer.ts): every HTTP attempt with its verb, resource and code (retries
+// included, `error` for a transport failure, `timeout` for the deadline), every cache lookup, and the review's tally.
+/** A tally at zero, as the review handler starts one. */
+const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
+
+function setupObserved(script: FakeScript) {
+  const attempts: [string, string, KubeCallCode][] = [];
+  const lookups: [CacheName, boolean][] = [];
+  const observer: KubeObserver = {
+    kubeRequest(verb, resource, code, seconds) {
+      expect(seconds).toBeGreaterThanOrEqual(0);
+      attempts.push([verb, resource, code]);
+    },
+    cacheRequest: (cache, hit) => lookups.push([cache, hit]),
+  };
+  const { client } = createFakeKubeClient(script, { retryDelayMs: 1, requestTimeoutMs: 300, observer });
+  return { client, attempts, lookups };
+}
+
+describe("the client's observer and tally", () => {
+  it("reports each attempt, a retried 503 included, and each cache lookup; the tally counts the same", async () => {
+    const { client, attempts, lookups } = setupObserved((call, index) => {
+      if (call.method === "POST") return json(201, { status: { allowed: true } });
+      return index === 0 ? status(503, "ServiceUnavailable") : json(200, { credspec: { n: 1 } });
+    });
+    const tally = createCallTally();
+    const call = { signal: AbortSignal.timeout(5_000), tally };
+    await client.getCredSpecContents("webapp01", call);
+    await client.getCredSpecContents("webapp01", call);
+    await client.canUseCredSpec(query, call);
+    expect(attempts).toEqual([
+      ["get", "gmsacredentialspecs", 503],
+      ["get", "gmsacredentialspecs", 200],
+      ["create", "localsubjectaccessreviews", 201],
+    ]);
+    expect(lookups).toEqual([
+      ["credspec", false],
+      ["credspec", true],
+      ["access", false],
+    ]);
+    expect(tally).toEqual({ kubeRequests: 3, cacheHits: 1, cacheMisses: 2 });
+  });
+
+  it("reports a transport failure as error and an attempt cut by the deadline as timeout", async () => {
+    const refused = setupObserved(() => {
+      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+    });
+    await expect(
+      refused.client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) }),
+    ).rejects.toThrow(/ECONNREFUSED/);
+    expect(refused.attempts).toEqual([
+      ["get", "gmsacredentialspecs", "error"],
+      ["get", "gmsacredentialspecs", "error"],
+    ]);
+    const hung = setupObserved(() => "hang");
+    await expect(hung.client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(
+      /deadline/,
+    );
+    expect(hung.attempts).toEqual([["get", "gmsacredentialspecs", "timeout"]]);
   });
 });

