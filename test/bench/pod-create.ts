@@ -43,11 +43,6 @@ export function addedP50(pair: PodCreatePair): number {
   return pair.with.latencyMs.p50 - pair.without.latencyMs.p50;
 }
 
-/** The median of the rounds' {@link addedP50}. */
-export function medianAddedP50(pairs: readonly PodCreatePair[]): number {
-  return median(pairs.map(addedP50));
-}
-
 /** Every load of the rounds, for their errors. */
 export function podCreateLoads(rounds: PodCreateRounds): LoadResult[] {
   return [...rounds.floor, ...rounds.webhooks].flatMap((pair) => [pair.without, pair.with]);
@@ -89,6 +84,35 @@ export interface ComparePodCreatesOptions {
   requests: number;
   maxDurationMs: number;
   rounds: number;
+}
+
+/** Section F's settings as a phase (runtime-phase.ts, reference-phase.ts) takes them. */
+export interface PodCreatePhaseOptions {
+  podCreateRequests: number;
+  podCreateMaxDurationMs: number;
+  /** Section F's floor, running through the phase, and its rounds. */
+  podCreateFloor: MinimalWebhook;
+  podCreateRounds: number;
+  log: (line: string) => void;
+}
+
+/** {@link comparePodCreates} of `webhooks` against the phase's floor, logged as `name`. */
+export async function measurePodCreates(
+  cluster: LocalClusterInfo,
+  name: string,
+  webhooks: BenchWebhooks,
+  options: PodCreatePhaseOptions,
+): Promise<PodCreateRounds> {
+  const rounds = await comparePodCreates(cluster, await benchWebhooksOf(cluster, options.podCreateFloor), webhooks, {
+    requests: options.podCreateRequests,
+    maxDurationMs: options.podCreateMaxDurationMs,
+    rounds: options.podCreateRounds,
+  });
+  const medianAdded = (pairs: readonly PodCreatePair[]) => median(pairs.map(addedP50)).toFixed(2);
+  options.log(
+    `${name} pod creates: added p50 ${medianAdded(rounds.webhooks)} ms, the floor's ${medianAdded(rounds.floor)} ms (median of ${options.podCreateRounds} rounds)`,
+  );
+  return rounds;
 }
 
 /**

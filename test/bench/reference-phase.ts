@@ -10,8 +10,7 @@ import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
-import { benchWebhooksOf, comparePodCreates, medianAddedP50, type PodCreateRounds } from "./pod-create.ts";
-import type { MinimalWebhook } from "./minimal-webhook.ts";
+import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
 import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
@@ -32,16 +31,10 @@ export interface ReferenceFigures {
   podCreate: PodCreateRounds;
 }
 
-export interface ReferencePhaseOptions {
+export interface ReferencePhaseOptions extends PodCreatePhaseOptions {
   concurrencies: readonly number[];
   maxRequests: number;
   maxDurationMs: number;
-  podCreateRequests: number;
-  podCreateMaxDurationMs: number;
-  /** Section F's floor, running, and its rounds. */
-  podCreateFloor: MinimalWebhook;
-  podCreateRounds: number;
-  log: (line: string) => void;
 }
 
 interface ReviewAnswer {
@@ -179,18 +172,11 @@ export async function benchReference(
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
   const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
   const cells = await measureCells(ordered, bench.credspecs, options);
-  const podCreate = await comparePodCreates(
+  const podCreate = await measurePodCreates(
     bench.cluster,
-    await benchWebhooksOf(bench.cluster, options.podCreateFloor),
+    "reference",
     { objects: await referenceWebhooks(bench.cluster, reference) },
-    {
-      requests: options.podCreateRequests,
-      maxDurationMs: options.podCreateMaxDurationMs,
-      rounds: options.podCreateRounds,
-    },
-  );
-  options.log(
-    `reference pod creates: added p50 ${medianAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${medianAddedP50(podCreate.floor).toFixed(2)} ms (median of ${options.podCreateRounds} rounds)`,
+    options,
   );
   return { wrongAnswers, cells, podCreate };
 }
