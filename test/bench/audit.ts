@@ -89,9 +89,16 @@ export function openAuditLog(file: string): AuditLog {
   };
 }
 
+/** The credspec reads and access reviews `users` made in `counts`. */
+export function usersCalls(
+  counts: CallCounts,
+  users: readonly string[],
+): { credspecReads: number; accessReviews: number } {
+  const sum = (call: string) => users.reduce((total, user) => total + (counts.get(user)?.get(call) ?? 0), 0);
+  return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
+}
+
 /** The function's credspec reads and access reviews in `counts`. */
 export function functionCalls(counts: CallCounts, fn: FunctionName): { credspecReads: number; accessReviews: number } {
-  const byUser = functionUsers(fn).map((user) => counts.get(user));
-  const sum = (call: string): number => byUser.reduce((total, calls) => total + (calls?.get(call) ?? 0), 0);
-  return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
+  return usersCalls(counts, functionUsers(fn));
 }

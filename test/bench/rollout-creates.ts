@@ -107,15 +107,11 @@ export async function sendCreates(
             if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
           }
           const ref = rolloutPodRef(index);
-          const floorPod = rolloutPod(ref, index, labels.floor);
-          const measuredPod = rolloutPod(ref, index, labels.measured);
-          if (index % 2 === 0) {
-            run.floor.push(await createOne(pool, cluster.adminToken, floorPod, index));
-            run.measured.push(await createOne(pool, cluster.adminToken, measuredPod, index));
-          } else {
-            run.measured.push(await createOne(pool, cluster.adminToken, measuredPod, index));
-            run.floor.push(await createOne(pool, cluster.adminToken, floorPod, index));
-          }
+          const sides = (["floor", "measured"] as const).map(
+            (side) => [side, rolloutPod(ref, index, labels[side])] as const,
+          );
+          for (const [side, pod] of index % 2 === 0 ? sides : sides.reverse())
+            run[side].push(await createOne(pool, cluster.adminToken, pod, index));
         }
       }),
     );

@@ -18,7 +18,8 @@ import {
 } from "../../infra/local/index.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
-import { functionUsers, openAuditLog, type AuditLog, type CallCounts } from "./audit.ts";
+import { functionUsers, openAuditLog, usersCalls, type AuditLog } from "./audit.ts";
+import type { ReviewCalls } from "./api-calls.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { benchWebhooksOf, forPair, PAIR_LABEL, register, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
@@ -42,18 +43,13 @@ const TAIL_PAST_TTL_MS = 10_000;
 
 export type RolloutPhaseName = "cold" | "warm" | "change";
 
-/** API-server calls the servers of a pair made. */
-export interface PairCalls {
-  credspecReads: number;
-  accessReviews: number;
-}
-
 export interface RolloutPhase {
   phase: RolloutPhaseName;
   measured: CreateOutcome[];
   floor: CreateOutcome[];
   durationMs: number;
-  calls: PairCalls;
+  /** API-server calls the servers of the pair made. */
+  calls: ReviewCalls;
   verdicts: VerdictCounts;
   /** The floor's creates not admitted: it admits every pod, so each is an error. */
   floorErrors: number;
@@ -84,11 +80,6 @@ export interface RolloutOptions {
 /** The objects of the rollout: applied once, before any pair. */
 export async function applyRolloutObjects(cluster: LocalClusterInfo): Promise<void> {
   await applyObjects(adminEndpoint(cluster), rolloutObjects());
-}
-
-function sumCalls(counts: CallCounts, users: readonly string[]): PairCalls {
-  const sum = (call: string) => users.reduce((total, user) => total + (counts.get(user)?.get(call) ?? 0), 0);
-  return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
 }
 
 function merge(a: CreateRun, b: CreateRun): CreateRun {
@@ -171,7 +162,7 @@ async function runPhases(
         );
       }
       const durationMs = performance.now() - phaseStarted;
-      const calls = sumCalls(await audit.countSince(offset), pair.users);
+      const calls = usersCalls(await audit.countSince(offset), pair.users);
       const verdicts = countVerdicts(run.measured, window);
       const firstError = run.measured.find((o) => o.result === "error");
       const floorFailed = run.floor.filter((o) => o.result !== "admitted");
@@ -203,52 +194,34 @@ async function runPhases(
 export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOptions): Promise<RolloutRun[]> {
   const audit = openAuditLog(cluster.auditLogFile);
   const runs: RolloutRun[] = [];
-  const stack = await startFunctions(cluster, { runtime: "node" });
-  try {
-    runs.push(
-      await runPhases(
-        cluster,
-        audit,
-        options.floor,
-        {
-          server: "gmsa-webhooks node",
-          reference: false,
-          settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
-          webhooks: await benchWebhooksOf(cluster, stack),
-          users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
-          accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
-          credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
-        },
-        options,
-      ),
-    );
-  } finally {
-    await stack.stop();
-  }
-  if (options.referenceBin === undefined) return runs;
-  for (const limiter of options.limiters) {
-    const reference = await startReference(cluster, options.referenceBin, limiter);
+  const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) => {
     try {
-      runs.push(
-        await runPhases(
-          cluster,
-          audit,
-          options.floor,
-          {
-            server: REFERENCE_SERVER_NAME,
-            reference: true,
-            settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
-            webhooks: { objects: await referenceWebhooks(cluster, reference) },
-            users: [REFERENCE_USER],
-            accessTtlMs: 0,
-            credspecTtlMs: 0,
-          },
-          options,
-        ),
-      );
+      runs.push(await runPhases(cluster, audit, options.floor, await pair(), options));
     } finally {
-      await reference.stop();
+      await server.stop();
     }
+  };
+  const stack = await startFunctions(cluster, { runtime: "node" });
+  await runPair(stack, async () => ({
+    server: "gmsa-webhooks node",
+    reference: false,
+    settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
+    webhooks: await benchWebhooksOf(cluster, stack),
+    users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
+    accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
+    credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
+  }));
+  for (const limiter of options.referenceBin === undefined ? [] : options.limiters) {
+    const reference = await startReference(cluster, options.referenceBin!, limiter);
+    await runPair(reference, async () => ({
+      server: REFERENCE_SERVER_NAME,
+      reference: true,
+      settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
+      webhooks: { objects: await referenceWebhooks(cluster, reference) },
+      users: [REFERENCE_USER],
+      accessTtlMs: 0,
+      credspecTtlMs: 0,
+    }));
   }
   return runs;
 }
