@@ -47,24 +47,7 @@ function log(message: string): void {
   process.stderr.write(`[cold-path] ${message}\n`);
 }
 
-/** Runs `command` with `args` in `cwd`, its output appended to `logFile`; resolves with the exit code. */
-function runLogged(
-  command: string,
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  logFile: string,
-): Promise<number> {
-  return new Promise((resolve) => {
-    const out = createWriteStream(logFile, { flags: "a" });
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.pipe(out, { end: false });
-    child.stderr.pipe(out, { end: false });
-    child.once("error", () => out.end(() => resolve(127)));
-    child.once("close", (code) => out.end(() => resolve(code ?? 1)));
-  });
-}
-
+/** Runs `command` with `args` in `cwd`, its output appended to `logFile`, and times it. */
 async function timed(
   name: string,
   command: string,
@@ -76,7 +59,14 @@ async function timed(
   const loadBefore = load();
   log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
   const started = Date.now();
-  const code = await runLogged(command, args, cwd, env, logFile);
+  const code = await new Promise<number>((resolve) => {
+    const out = createWriteStream(logFile, { flags: "a" });
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    child.once("error", () => out.end(() => resolve(127)));
+    child.once("close", (code) => out.end(() => resolve(code ?? 1)));
+  });
   const phase = { name, seconds: Math.round((Date.now() - started) / 1000), loadBefore, loadAfter: load(), code };
   log(`${name}: exit ${code} in ${phase.seconds} s (load ${phase.loadAfter})`);
   return phase;

@@ -90,26 +90,15 @@ export interface ColdStartOptions {
   nodeArgs?: readonly string[];
 }
 
-/** The stand-in's kubeconfig (its URL and CA, a static token), in the form of infra/deploy/aws/kubeconfig.example.yaml. */
+/** The stand-in's kubeconfig (its URL and CA, a static token), as infra/deploy/aws/kubeconfig.example.yaml has it. */
 function standInKubeconfig(server: string, caPem: string): string {
-  const cluster = { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
+  const ca = Buffer.from(caPem).toString("base64");
   return [
     "apiVersion: v1",
     "kind: Config",
-    "clusters:",
-    "  - name: stand-in",
-    "    cluster:",
-    `      server: ${cluster.server}`,
-    `      certificate-authority-data: ${cluster["certificate-authority-data"]}`,
-    "users:",
-    "  - name: gmsa",
-    "    user:",
-    "      token: bench-cold-start-kube-token",
-    "contexts:",
-    "  - name: bench",
-    "    context:",
-    "      cluster: stand-in",
-    "      user: gmsa",
+    `clusters: [{name: stand-in, cluster: {server: "${server}", certificate-authority-data: ${ca}}}]`,
+    "users: [{name: gmsa, user: {token: bench-cold-start-kube-token}}]",
+    "contexts: [{name: bench, context: {cluster: stand-in, user: gmsa}}]",
     "current-context: bench",
     "",
   ].join("\n");
