@@ -5,7 +5,7 @@
  * that API calls that follow the pairs and not the reviews show as such.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
-import { benchCredSpec } from "./bench-pods.ts";
+import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";
 
 export const GROWTH_NAMESPACE = "gmsa-growth";
 export const GROWTH_STEPS = [10, 100, 1000, 10_000] as const;
@@ -30,12 +30,7 @@ export function growthCredSpec(i: number): Record<string, unknown> {
 }
 
 export function growthCredSpecObject(i: number): KubeObject {
-  return {
-    apiVersion: "windows.k8s.io/v1",
-    kind: "GMSACredentialSpec",
-    metadata: { name: growthCredSpecName(i) },
-    credspec: growthCredSpec(i),
-  };
+  return credSpecObject(growthCredSpecName(i), growthCredSpec(i));
 }
 
 /**
@@ -45,28 +40,13 @@ export function growthCredSpecObject(i: number): KubeObject {
 export function growthGrantObjects(credspecs: number): KubeObject[] {
   return [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: GROWTH_NAMESPACE } },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "gmsa-growth-use" },
-      rules: [
-        {
-          apiGroups: ["windows.k8s.io"],
-          resources: ["gmsacredentialspecs"],
-          verbs: ["use"],
-          resourceNames: Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),
-        },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-growth-use", namespace: GROWTH_NAMESPACE },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-growth-use" },
-      subjects: [
-        { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` },
-      ],
-    },
+    useCredSpecsRole(
+      "gmsa-growth-use",
+      Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),
+    ),
+    roleBinding("gmsa-growth-use", GROWTH_NAMESPACE, [
+      { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` },
+    ]),
   ];
 }
 

@@ -7,7 +7,7 @@
  * touches 50 of the 1,000 pods.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
-import { benchCredSpec } from "./bench-pods.ts";
+import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";
 
 export const ROLLOUT_NAMESPACES = 10;
 export const ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE = 10;
@@ -56,28 +56,21 @@ export function rolloutCredSpec(c: number, edited = false): Record<string, unkno
 
 /** The GMSACredentialSpec object of credspec `c`. */
 export function rolloutCredSpecObject(c: number, edited = false): KubeObject {
-  return {
-    apiVersion: "windows.k8s.io/v1",
-    kind: "GMSACredentialSpec",
-    metadata: { name: rolloutCredSpecName(c) },
-    credspec: rolloutCredSpec(c, edited),
-  };
+  return credSpecObject(rolloutCredSpecName(c), rolloutCredSpec(c, edited));
 }
 
 /** The RoleBinding that lets namespace `floor(c / 2)`'s service accounts use credspec `c`. */
 export function rolloutGrant(c: number): KubeObject {
   const namespace = rolloutNamespace(Math.floor(c / 2));
-  return {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name: `use-${rolloutCredSpecName(c)}`, namespace },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `use-${rolloutCredSpecName(c)}` },
-    subjects: Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({
+  return roleBinding(
+    `use-${rolloutCredSpecName(c)}`,
+    namespace,
+    Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({
       kind: "ServiceAccount",
       name: rolloutServiceAccount(k),
       namespace,
     })),
-  };
+  );
 }
 
 /** Namespaces, service accounts, credspecs and the grants, in the order they can be applied. */
@@ -95,19 +88,7 @@ export function rolloutObjects(): KubeObject[] {
   }
   for (let c = 0; c < ROLLOUT_CREDSPECS; c++) {
     objects.push(rolloutCredSpecObject(c));
-    objects.push({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: `use-${rolloutCredSpecName(c)}` },
-      rules: [
-        {
-          apiGroups: ["windows.k8s.io"],
-          resources: ["gmsacredentialspecs"],
-          verbs: ["use"],
-          resourceNames: [rolloutCredSpecName(c)],
-        },
-      ],
-    });
+    objects.push(useCredSpecsRole(`use-${rolloutCredSpecName(c)}`, [rolloutCredSpecName(c)]));
     objects.push(rolloutGrant(c));
   }
   return objects;
