@@ -1,7 +1,4 @@
-/**
- * Section C: API-server calls per review, counted at the API server (audit log, by the function's
- * identity): one review on cold caches, then the same review again on warm ones.
- */
+/** Section C: API-server calls of one review, cold then warm, counted in the audit log by the function's identity. */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";

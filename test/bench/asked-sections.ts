@@ -1,8 +1,4 @@
-/**
- * The sections that run only when asked by name: `npm run bench -- rollout` (H, rollout.ts), `npm run bench -- growth`
- * (I, growth.ts), or both (`-- rollout growth`), on one local cluster. Each prints its tables; the result is the count
- * of wrong decisions and errors, which fail the run.
- */
+/** The sections run only when named (`npm run bench -- rollout growth`, H and I) on one local cluster. */
 import { startBenchCluster } from "./bench-cluster.ts";
 import { benchGrowth, type GrowthStep } from "./growth.ts";
 import { printGrowth } from "./growth-report.ts";

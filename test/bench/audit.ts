@@ -1,8 +1,4 @@
-/**
- * Counting API-server calls in the audit log (JSON lines, one event per request at stage
- * ResponseComplete): who called, with which verb, on which resource. The benchmark's cluster logs
- * the functions' two kinds of call with {@link BENCH_AUDIT_POLICY}.
- */
+/** Counting API-server calls in the audit log (JSON lines, one event per request at ResponseComplete). */
 import { open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { JWT_USERNAME_PREFIX, jwtSubject } from "../../infra/local/jwt-issuer-server.ts";

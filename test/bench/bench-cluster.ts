@@ -1,8 +1,4 @@
-/**
- * The benchmark's cluster: the local etcd + kube-apiserver (infra/local/), sending the caller token
- * to webhooks, with an audit policy that also logs the functions' calls, the base infra (CRD, RBAC,
- * samples) and the benchmark's own credspecs, which gmsa-app may use.
- */
+/** The local etcd + kube-apiserver, auditing the functions' calls, with the base infra and the bench's credspecs. */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

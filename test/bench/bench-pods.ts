@@ -1,9 +1,6 @@
 /**
- * The pods and reviews the benchmark sends: a GMSA pod of 1 or 10 containers in namespace "default"
- * with service account "gmsa-app". The 1-container pod names credspec gmsa-bench-0; the 10-container
- * pod names five others (gmsa-bench-1 to -5), two containers each, so "one read per distinct credspec"
- * is visible and the two pods never share a cache entry. Expand gets the names only; authorize gets the
- * pod as expand left it (names and inlined contents).
+ * The bench's pods: 1 container naming gmsa-bench-0, or 10 naming gmsa-bench-1 to -5 twice each, so "one read per
+ * distinct credspec" shows and the two sizes never share a cache entry.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
 import type { Container, Pod } from "../../shared/admission/review.ts";

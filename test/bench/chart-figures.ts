@@ -1,9 +1,4 @@
-/**
- * The figures of docs/performance.svg, read from one bench run by figures.ts as the budget table reads them: server
- * CPU per warm review and memory (section G), reviews per second at the budget's concurrency (the median of its
- * trials) and what each webhook pair adds to a pod create (section F, the median of its rounds), each for our Node
- * server beside the Go reference (when GMSA_REF_BIN ran it) and the do-nothing webhook.
- */
+/** The figures of docs/performance.svg, read by figures.ts as the budget table reads them. */
 import type { ChartFigures, ChartGroup, ChartPanel } from "./chart.ts";
 import {
   BUDGET_CONCURRENCY,

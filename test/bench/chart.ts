@@ -1,7 +1,4 @@
-/**
- * The chart of docs/performance.md: the bench's headline figures as horizontal bars, ours beside the Go reference
- * and the do-nothing webhook, one panel per figure, written as a self-contained SVG (no script, no external font).
- */
+/** docs/performance.svg: the headline figures as bars, a self-contained SVG (no script, no external font). */
 import { writeFile } from "node:fs/promises";
 
 /** Who a bar belongs to, in legend order. */

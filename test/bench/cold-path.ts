@@ -1,16 +1,7 @@
 /**
- * The path a new contributor or a new CI machine takes, timed: a fresh clone of the committed `HEAD`, then
- * `npm ci`, `npm test` (as CI runs it: `CI=true`, no stdin) and a separate first `npm run dev -- --check`, each
- * phase with its time and the machine's load before and after, and what `npm test` printed of its own phases
- * (each preparation step, each tier).
- *
- * Cold (the default): `GOCACHE` and `GOMODCACHE` point at new empty folders and the clone has no `.cache`, so every
- * Go module is downloaded and every package compiled. `--remove-debian-packages` first purges the Debian packages
- * the project's scripts install (as root), so they are installed again as on a new machine.
- * `--warm`: the machine's own Go caches, and the clone's `.cache` linked to this checkout's (the binaries built).
- *
- * CLI: `node test/bench/cold-path.ts [--warm] [--remove-debian-packages] [--keep]`; the log of every phase is kept
- * in the printed folder when `--keep` is given or a phase failed. Copy the table into test/bench/RESULTS.md.
+ * A fresh clone, `npm ci`, `npm test` (`CI=true`) and a first `npm run dev -- --check`, timed with the load around
+ * each. Cold by default (empty Go caches, no `.cache`); `--warm` uses the machine's; `--remove-debian-packages` first
+ * purges what the project installs. `node test/bench/cold-path.ts [--warm] [--remove-debian-packages] [--keep]`.
  */
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";

@@ -1,9 +1,6 @@
 /**
- * Section A, Lambda: the cold start of the bundle `npm run build:lambda` writes (node-bundle.ts builds it). Each run
- * is a fresh `node` process that imports the bundle (the Lambda init phase) and hands it one authorize event for a
- * GMSA pod; a local HTTPS stand-in for the API server answers the credspec read and the access review, so the first
- * answer includes its real API calls (TLS handshake and all). Import and first answer are timed inside the child
- * process, so Node's own boot is not counted (Lambda's runtime has booted before it loads the handler).
+ * Section A, the Lambda cold start: fresh node processes import the bundle and answer one authorize review against a
+ * local API stand-in, timed inside the child: Node's own boot is done before Lambda loads a handler.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -1,8 +1,6 @@
 /**
- * Section I's work, as data: at each step pods name `credspecs` distinct credspecs, credspec i used by service account
- * floor(i / 10) of one namespace, so distinct (service account, credspec) pairs equal the credspecs and service
- * accounts are a tenth of them. Reviews pick pairs in a seeded random order: a fixed number of reviews per step, so
- * that API calls that follow the pairs and not the reviews show as such.
+ * Section I's work: credspec i used by service account floor(i / 10), so pairs equal credspecs; a fixed number of
+ * reviews per step in a seeded order, so calls that follow the pairs, not the reviews, show as such.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
 import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";

@@ -1,9 +1,4 @@
-/**
- * Section A: what one review costs inside the process, without I/O: the production app (createApp with configuredDeps, bearer
- * caller auth, the JSON logger writing nowhere) over the real Kubernetes client whose fetch is an in-memory
- * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
- * parse + decide + respond (+ cache lookups and their copies).
- */
+/** Section A: one review's cost without I/O, the production app over the real client and an in-memory API server. */
 import { configuredDeps, createApp } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";

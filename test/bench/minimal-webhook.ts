@@ -1,12 +1,6 @@
 /**
- * The floor for section F: the least a Node HTTPS webhook pair can do. One process serves `/expand`
- * (allowed, with a fixed JSON Patch that inlines the sample credspec, so the API server applies a
- * patch as it does for expand) and `/authorize` (allowed), with no parsing beyond JSON.parse, no
- * caller auth, no API call and no log. Comparing pod creates through it with pod creates through the
- * functions separates what the API server and the transport cost from what the functions add.
- *
- * The server (minimal-webhook-server.ts) runs as ours do in production: one esbuild bundle, started with the
- * production heap limits, so its memory and CPU are a floor for section G too.
+ * The floor of sections F and G: the least a Node HTTPS webhook pair does (allowed; expand with a fixed patch),
+ * bundled and started as ours are, to separate what the API server and transport cost from what the functions add.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

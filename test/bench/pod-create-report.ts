@@ -1,7 +1,4 @@
-/**
- * Section F's tables: each webhook pair against the floor, their creates alternating one by one (pod-create.ts);
- * the budget on them is judged in budgets.ts.
- */
+/** Section F's tables: each webhook pair against the floor, their creates alternating (pod-create.ts). */
 import { podCreateAdded } from "./figures.ts";
 import { addedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
 import { fixed, printColumns, printTable, type Cell } from "./table.ts";

@@ -1,12 +1,7 @@
 /**
- * Section F: what the webhooks add to pod creation through the API server: server-side dry-run creates of
- * infra/deploy/samples/pod.yaml (nothing is stored) with the admin token over keep-alive, one at a time. The floor is the
- * same through a webhook pair that does nothing (minimal-webhook.ts).
- *
- * The API server's own latency drifts by a millisecond over minutes, as much as what is measured, so the floor and
- * the pair measured are registered together, each configuration renamed for its pair and selecting pods by a label,
- * and creates alternate between a pod for neither, a pod for the floor and a pod for the pair, one after the other:
- * the three see the same API server.
+ * Section F: what the webhooks add to dry-run pod creates through the API server. Its latency drifts by a millisecond
+ * over minutes, so the floor and the pair are registered together and creates alternate between a pod for neither,
+ * one for the floor and one for the pair.
  */
 import { Pool } from "undici";
 import {

@@ -1,8 +1,4 @@
-/**
- * What the bench measures of the Go reference (reference.ts) besides section G: its answers checked
- * where both implementations agree, section B's rows (reviews/s, latency, server CPU) and section F's
- * pod creates through the API server with it registered as the webhook pair.
- */
+/** The Go reference (reference.ts) beside ours: its answers checked, section B's rows and section F's pod creates. */
 import { Pool } from "undici";
 import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";

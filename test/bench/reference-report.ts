@@ -1,7 +1,4 @@
-/**
- * The Go reference side by side with our Node functions: section B's rows with ratios, and the answers it gave that
- * were not the ones both implementations agree on (section F's pod creates are in pod-create-report.ts).
- */
+/** Section B's rows of the Go reference beside our Node functions, and its unexpected answers. */
 import type { ReferenceCell, ReferenceFigures } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";

@@ -1,14 +1,8 @@
 /**
- * The Go reference, kubernetes-sigs/windows-gmsa's `admission-webhook`, side by side with ours: when
- * `GMSA_REF_BIN` names a built binary of that project, the bench starts it against the same local API
- * server. Nothing here fetches or builds it.
- *
- * It reads client-go's in-cluster configuration: `KUBERNETES_SERVICE_HOST`/`_PORT` and the token and CA
- * at the fixed path /var/run/secrets/kubernetes.io/serviceaccount. So it runs in a private mount
- * namespace (`unshare --mount`, private propagation) where a folder of ours is bind-mounted over /run
- * (/var/run links there); the machine's own /run is never written. This file is also that launcher:
- * `unshare --mount <node> reference.ts <run folder> <binary>` mounts, then becomes the binary
- * (`process.execve`), so the pid started is the reference's own.
+ * The Go reference (kubernetes-sigs/windows-gmsa's admission-webhook, given as GMSA_REF_BIN) against the local API
+ * server. It reads client-go's in-cluster files at a fixed path, so it runs under `unshare --mount` with our folder
+ * bind-mounted over /run; this file is that launcher too, then becomes the binary (`process.execve`, same pid).
+ * Nothing here fetches or builds it.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";

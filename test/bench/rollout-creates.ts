@@ -1,9 +1,4 @@
-/**
- * Sends section H's creates: server-side dry-run creates (admission runs in full, nothing is stored, so every phase
- * sends the same pods) with the admin token over keep-alive connections. Each sender creates pod i for the floor and
- * pod i for the pair measured one after the other (which first alternates with i), so that both see the same API
- * server at the same moment; `concurrency` senders share the pods.
- */
+/** Section H's dry-run creates: each sender creates pod i for the floor and for the pair, in alternating order. */
 import { Pool } from "undici";
 import type { KubeObject, LocalClusterInfo } from "../../infra/local/index.ts";
 import { rolloutPod, rolloutPodRef } from "./rollout-plan.ts";

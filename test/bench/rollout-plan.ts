@@ -1,10 +1,6 @@
 /**
- * Section H's rollout, as data: 20 credspecs, 100 service accounts in 10 namespaces, 1,000 pods, and the change made
- * half-way through the last phase. Namespace n's ten service accounts may use credspecs 2n and 2n + 1 (one
- * RoleBinding per credspec, in its namespace), so the pods name 200 distinct (service account, credspec) pairs, each
- * five times, in an order that never repeats a pair within 200 pods. Half-way through the last phase credspec
- * {@link EDITED_CREDSPEC} is edited and namespace 0 loses its grant of credspec 0 ({@link REVOKED_CREDSPEC}): each
- * touches 50 of the 1,000 pods.
+ * Section H's rollout: namespace n's ten service accounts may use credspecs 2n and 2n + 1, so 1,000 pods name 200
+ * pairs five times each; half-way through the last phase one credspec is edited and one grant revoked (50 pods each).
  */
 import type { KubeObject } from "../../infra/local/index.ts";
 import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";

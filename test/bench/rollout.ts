@@ -1,11 +1,6 @@
 /**
- * Section H, a rollout through kube-apiserver (`npm run bench -- rollout`): 1,000 pods (rollout-plan.ts) created at
- * concurrency 50 with each webhook pair registered beside the do-nothing floor, in three phases on one pair of
- * freshly started servers: caches cold, then warm, then with a credspec edited and a grant revoked half-way (the
- * second half spread over the longer cache TTL and 10 s more, so that creates are sent after every TTL has passed).
- * Each phase reports what the pair adds to a create over the floor's, the API calls the servers made (audit log),
- * errors, and whether every decision was right (rollout-verdict.ts). Our Node functions run at their default TTLs;
- * the Go reference, when `GMSA_REF_BIN` is set, at its chart's client-side limiter and with it raised.
+ * Section H (`npm run bench -- rollout`): pods created at concurrency 50 with each pair beside the floor, cold, warm,
+ * then across a change; our functions at default TTLs, the Go reference at its chart's limiter and raised.
  */
 import {
   adminEndpoint,

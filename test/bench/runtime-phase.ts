@@ -1,8 +1,4 @@
-/**
- * Everything measured against one runtime of the functions on the benchmark's cluster: start-up,
- * API calls per review (C), throughput (B), pod creation with and without the webhooks (F), exec
- * plugin runs (D) and the Node server's memory (E).
- */
+/** Sections B to F against one runtime of the functions on the bench cluster. */
 import { startFunctions, type FunctionsRuntime } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";

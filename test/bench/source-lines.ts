@@ -1,7 +1,4 @@
-/**
- * The size of the code base a newcomer carries on: lines of every `*.ts` file of the webhook code (functions/ and
- * shared/), and apart from it the operator's CLI (cli/) and the tests (test/).
- */
+/** Lines of the webhook code (functions/, shared/), and apart the CLI (cli/) and the tests (test/). */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,8 +1,4 @@
-/**
- * Section B: reviews per second and latency for each function, pod size and concurrency, sent straight
- * to the function's HTTPS URL with the caller token, the function talking to the real API server.
- * The API calls each cell caused are counted too (warm caches: only TTL expiries).
- */
+/** Section B: reviews/s, latency, server CPU and API calls per function, pod size and concurrency. */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
