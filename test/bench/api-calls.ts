@@ -6,7 +6,6 @@ import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./benc
 import { runLoad } from "./load.ts";
 import { reviewLoad, type ReviewBodies } from "./reviews.ts";
 
-/** Calls one review made. */
 export interface ReviewCalls {
   credspecReads: number;
   accessReviews: number;

@@ -94,7 +94,6 @@ export function usersCalls(
   return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
 }
 
-/** The function's credspec reads and access reviews in `counts`. */
 export function functionCalls(counts: CallCounts, fn: FunctionName): { credspecReads: number; accessReviews: number } {
   return usersCalls(counts, functionUsers(fn));
 }

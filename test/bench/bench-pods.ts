@@ -13,7 +13,6 @@ export const MULTI_CREDSPEC_COUNT = 5;
 export const CONTAINER_COUNTS = [1, 10] as const;
 export type ContainerCount = (typeof CONTAINER_COUNTS)[number];
 
-/** The name of the `i`-th benchmark credspec. */
 export function benchCredSpecName(i: number): string {
   return `gmsa-bench-${i}`;
 }
@@ -40,17 +39,14 @@ export function benchCredSpec(i: number): Record<string, unknown> {
   };
 }
 
-/** Names of all benchmark credspecs. */
 export function benchCredSpecNames(): string[] {
   return Array.from({ length: 1 + MULTI_CREDSPEC_COUNT }, (_, i) => benchCredSpecName(i));
 }
 
-/** The credspec container `i` of a pod of `containers` containers names. */
 function credSpecOfContainer(containers: number, i: number): string {
   return benchCredSpecName(containers === 1 ? 0 : 1 + (i % MULTI_CREDSPEC_COUNT));
 }
 
-/** How many distinct credspecs a pod of `containers` containers names. */
 export function distinctCredSpecs(containers: number): number {
   return containers === 1 ? 1 : Math.min(containers, MULTI_CREDSPEC_COUNT);
 }

@@ -11,7 +11,6 @@ export interface CheckRow {
   ok: boolean;
 }
 
-/** The checks of each runtime phase, and of the reference when it ran. */
 export function judgeChecks(phases: readonly RuntimeFigures[], reference: ReferenceFigures | undefined): CheckRow[] {
   const rows: CheckRow[] = [];
   for (const p of phases) {

@@ -78,7 +78,6 @@ const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
   "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
 };
 
-/** Options of {@link measureLambdaColdStart}. */
 export interface ColdStartOptions {
   runs: number;
   /** Default `as deployed`: no arguments, as infra/deploy/aws/README.md deploys it (source maps off). */
@@ -165,7 +164,6 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
   }
 }
 
-/** The cold starts the bench runs, one per {@link ColdStartSetup}. */
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
   const results: ColdStart[] = [];
   for (const setup of Object.keys(SETUP_ARGS) as ColdStartSetup[])

@@ -77,7 +77,6 @@ export function reviewsPerSecondRatio(run: RunFigures, fn: FunctionName, contain
   );
 }
 
-/** Section F's rounds of our Node server, or of the Go reference. */
 export function podCreateRounds(run: RunFigures, who: "node" | "reference"): PodCreateRounds | undefined {
   return who === "node" ? run.phases.find((p) => p.runtime === "node")?.podCreate : run.reference?.podCreate;
 }

@@ -7,7 +7,6 @@ import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./
 
 export const GROWTH_NAMESPACE = "gmsa-growth";
 export const GROWTH_STEPS = [10, 100, 1000, 10_000] as const;
-/** Credspecs per service account. */
 export const CREDSPECS_PER_SERVICE_ACCOUNT = 10;
 
 export function growthCredSpecName(i: number): string {
@@ -18,7 +17,6 @@ export function growthServiceAccount(i: number): string {
   return `growth-${Math.floor(i / CREDSPECS_PER_SERVICE_ACCOUNT)}`;
 }
 
-/** Distinct service accounts naming `credspecs` credspecs. */
 export function growthServiceAccounts(credspecs: number): number {
   return Math.ceil(credspecs / CREDSPECS_PER_SERVICE_ACCOUNT);
 }

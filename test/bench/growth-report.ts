@@ -28,7 +28,6 @@ const COLUMNS: readonly Column<GrowthStep>[] = [
   ["s", (s) => fixed(s.durationMs / 1000, 1)],
 ];
 
-/** One row per step. */
 export function growthRows(steps: readonly GrowthStep[]): Cell[][] {
   return rowsOf(COLUMNS, steps);
 }

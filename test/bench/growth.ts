@@ -25,7 +25,6 @@ import { acceptsAllowed } from "./reviews.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
 const GROWTH_CONCURRENCY = 16;
-/** Concurrent creates of credspecs while setting up. */
 const SETUP_CONCURRENCY = 32;
 
 /** One function's memory over a step, in bytes. */

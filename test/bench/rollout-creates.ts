@@ -10,7 +10,6 @@ export interface PairLabels {
   measured: Record<string, string>;
 }
 
-/** What the creates of pods `from` to `to` - 1 saw. */
 export interface CreateRun {
   measured: CreateOutcome[];
   floor: CreateOutcome[];

@@ -27,7 +27,6 @@ export function rolloutCredSpecName(c: number): string {
   return `gmsa-rollout-${c}`;
 }
 
-/** What one pod of the rollout names. */
 export interface RolloutPodRef {
   namespace: number;
   serviceAccount: number;
@@ -50,7 +49,6 @@ export function rolloutCredSpec(c: number, edited = false): Record<string, unkno
   return { ...contents, DomainJoinConfig: { ...domain, Guid: "5f0c3b9e-2d7a-4e61-8b43-a1c9d2e7f604" } };
 }
 
-/** The GMSACredentialSpec object of credspec `c`. */
 export function rolloutCredSpecObject(c: number, edited = false): KubeObject {
   return credSpecObject(rolloutCredSpecName(c), rolloutCredSpec(c, edited));
 }

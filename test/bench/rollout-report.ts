@@ -48,7 +48,6 @@ const phasesOf = (runs: readonly RolloutRun[]): PhaseOfRun[] =>
 const changesOf = (runs: readonly RolloutRun[]): ChangeOfRun[] =>
   runs.flatMap((run) => run.phases.flatMap((p) => p.verdicts.changes.map((c) => ({ run, c }))));
 
-/** One row per pair and phase. */
 export function rolloutRows(runs: readonly RolloutRun[]): Cell[][] {
   return rowsOf(PHASE_COLUMNS, phasesOf(runs));
 }

@@ -89,7 +89,6 @@ export interface ChangeFigures {
   lastStaleMs: number;
 }
 
-/** Counts of verdicts over a phase. */
 export interface VerdictCounts {
   right: number;
   stale: number;

@@ -50,7 +50,6 @@ export interface RolloutPhase {
   floorErrors: number;
 }
 
-/** One pair's three phases. */
 export interface RolloutRun {
   server: string;
   /** The Go reference: its errors are figures (its limiter may time requests out), not a broken run. */
@@ -62,7 +61,6 @@ export interface RolloutRun {
 }
 
 export interface RolloutOptions {
-  /** The floor pair, running. */
   floor: MinimalWebhook;
   /** A built windows-gmsa admission-webhook (GMSA_REF_BIN), run at each of `limiters`. */
   referenceBin?: string;

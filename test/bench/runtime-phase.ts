@@ -9,7 +9,6 @@ import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type Po
 import { buildReviewBodies } from "./reviews.ts";
 import { measureThroughput, type ThroughputCell } from "./throughput.ts";
 
-/** Exec plugin runs of one function over the phase. */
 export interface ExecRuns {
   fn: FunctionName;
   /** Lines in the plugin's count file. */

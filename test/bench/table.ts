@@ -22,7 +22,6 @@ export function formatTable(columns: readonly string[], rows: readonly (readonly
   return [line([...columns]), separator, ...text.map(line)].join("\n");
 }
 
-/** Prints a titled table to stdout. */
 export function printTable(
   title: string,
   columns: readonly string[],
@@ -37,7 +36,6 @@ export function printTable(
 /** A column: its header, and its cell read from one item. */
 export type Column<T> = readonly [header: string, cell: (item: T) => Cell];
 
-/** One row per item. */
 export function rowsOf<T>(columns: readonly Column<T>[], items: readonly T[]): Cell[][] {
   return items.map((item) => columns.map(([, cell]) => cell(item)));
 }

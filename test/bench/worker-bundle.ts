@@ -16,7 +16,6 @@ export interface BundleSize {
   gzipBytes: number;
 }
 
-/** Bundles `fn` into `<dir>/bundle-<fn>/` and measures it. */
 export async function measureWorkerBundle(dir: string, fn: FunctionName): Promise<BundleSize> {
   const outdir = join(dir, `bundle-${fn}`);
   const scriptPath = await buildWorkerBundle(fn, outdir);
