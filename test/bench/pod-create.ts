@@ -122,10 +122,11 @@ export async function comparePodCreates(
 ): Promise<PodCreateRounds> {
   const [pod] = await loadManifest("samples/pod.yaml");
   if (pod === undefined) throw new Error("infra/deploy/samples/pod.yaml holds no pod");
-  const pairs = [forPair(floor.objects, "floor"), forPair(webhooks.objects, "measured")];
-  try {
-    await register(cluster, "floor", pairs[0]!, floor.authorizeReviews);
-    await register(cluster, "measured", pairs[1]!, webhooks.authorizeReviews);
+  const pairs = [
+    ["floor", floor],
+    ["measured", webhooks],
+  ] as const;
+  return withPairsRegistered(cluster, pairs, async () => {
     const rounds: PodCreateRounds = { floor: [], webhooks: [] };
     for (let round = 0; round < options.rounds; round++) {
       const [without, withFloor, withWebhooks] = await alternateCreates(
@@ -137,14 +138,11 @@ export async function comparePodCreates(
       rounds.webhooks.push({ without: without!, with: withWebhooks! });
     }
     return rounds;
-  } finally {
-    const admin = adminEndpoint(cluster);
-    for (const object of pairs.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
-  }
+  });
 }
 
 /** The configurations renamed for `pair` and selecting only pods labelled with it. */
-export function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
+function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
   return objects.map((object) => ({
     ...object,
     metadata: { ...object.metadata, name: `${object.metadata.name}-bench-${pair}` },
@@ -164,18 +162,29 @@ function labelled(pod: KubeObject, pair: string | undefined): KubeObject {
   return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
-/** Applies a pair's configurations and waits until the API server calls them for pods labelled with it. */
-export async function register(
+/**
+ * Registers each pair's configurations ({@link forPair} its name) and waits until the API server calls them for pods
+ * labelled with it; runs `body`, then deletes them.
+ */
+export async function withPairsRegistered<T>(
   cluster: LocalClusterInfo,
-  pair: string,
-  objects: KubeObject[],
-  authorizeReviews?: () => Promise<number>,
-): Promise<void> {
-  await applyObjects(adminEndpoint(cluster), objects);
-  await waitUntilWebhooksCalled(cluster, {
-    labels: { [PAIR_LABEL]: pair },
-    ...(authorizeReviews === undefined ? {} : { authorizeReviews }),
-  });
+  pairs: readonly (readonly [name: string, webhooks: BenchWebhooks])[],
+  body: () => Promise<T>,
+): Promise<T> {
+  const admin = adminEndpoint(cluster);
+  const objects = pairs.map(([name, webhooks]) => forPair(webhooks.objects, name));
+  try {
+    for (const [i, [name, { authorizeReviews }]] of pairs.entries()) {
+      await applyObjects(admin, objects[i]!);
+      await waitUntilWebhooksCalled(cluster, {
+        labels: { [PAIR_LABEL]: name },
+        ...(authorizeReviews === undefined ? {} : { authorizeReviews }),
+      });
+    }
+    return await body();
+  } finally {
+    for (const object of objects.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+  }
 }
 
 function createPath(pod: KubeObject): string {

@@ -5,7 +5,6 @@
 import {
   adminEndpoint,
   applyObjects,
-  kubeRequest,
   kubeRequestOk,
   objectPath,
   startFunctions,
@@ -16,7 +15,7 @@ import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { functionUsers, openAuditLog, usersCalls, type AuditLog } from "./audit.ts";
 import type { ReviewCalls } from "./api-calls.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
-import { benchWebhooksOf, forPair, PAIR_LABEL, register, type BenchWebhooks } from "./pod-create.ts";
+import { benchWebhooksOf, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME, REFERENCE_USER, startReference, type ReferenceLimiter } from "./reference.ts";
 import { sendCreates, type CreateRun, type PairLabels } from "./rollout-creates.ts";
@@ -117,68 +116,65 @@ async function runPhases(
     floor: { [PAIR_LABEL]: "rollout-floor" },
     measured: { [PAIR_LABEL]: "rollout-measured" },
   };
-  const floorWebhooks = await benchWebhooksOf(cluster, floor);
   const registered = [
-    forPair(floorWebhooks.objects, "rollout-floor"),
-    forPair(pair.webhooks.objects, "rollout-measured"),
-  ];
+    ["rollout-floor", await benchWebhooksOf(cluster, floor)],
+    ["rollout-measured", pair.webhooks],
+  ] as const;
   const started = performance.now();
   try {
-    await register(cluster, "rollout-floor", registered[0]!, floorWebhooks.authorizeReviews);
-    await register(cluster, "rollout-measured", registered[1]!, pair.webhooks.authorizeReviews);
-    const phases: RolloutPhase[] = [];
-    for (const phase of ["cold", "warm", "change"] as const) {
-      const offset = await audit.mark();
-      const phaseStarted = performance.now();
-      let run: CreateRun;
-      let window: ChangeWindow | undefined;
-      if (phase !== "change") {
-        run = await sendCreates(cluster, labels, { from: 0, to: pods, concurrency: ROLLOUT_CONCURRENCY });
-      } else {
-        const half = Math.floor(pods / 2);
-        const first = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
-        const startedMs = performance.now();
-        await makeChange(cluster);
-        const doneMs = performance.now();
-        window = {
-          startedMs,
-          doneMs,
-          accessTtlMs: pair.accessTtlMs,
-          credspecTtlMs: pair.credspecTtlMs,
-          graceMs: GRACE_MS,
-        };
-        const spreadMs =
-          Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
-        run = merge(
-          first,
-          await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }),
+    return await withPairsRegistered(cluster, registered, async () => {
+      const phases: RolloutPhase[] = [];
+      for (const phase of ["cold", "warm", "change"] as const) {
+        const offset = await audit.mark();
+        const phaseStarted = performance.now();
+        let run: CreateRun;
+        let window: ChangeWindow | undefined;
+        if (phase !== "change") {
+          run = await sendCreates(cluster, labels, { from: 0, to: pods, concurrency: ROLLOUT_CONCURRENCY });
+        } else {
+          const half = Math.floor(pods / 2);
+          const first = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
+          const startedMs = performance.now();
+          await makeChange(cluster);
+          const doneMs = performance.now();
+          window = {
+            startedMs,
+            doneMs,
+            accessTtlMs: pair.accessTtlMs,
+            credspecTtlMs: pair.credspecTtlMs,
+            graceMs: GRACE_MS,
+          };
+          const spreadMs =
+            Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
+          run = merge(
+            first,
+            await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }),
+          );
+        }
+        const durationMs = performance.now() - phaseStarted;
+        const calls = usersCalls(await audit.countSince(offset), pair.users);
+        const verdicts = countVerdicts(run.measured, window);
+        const firstError = run.measured.find((o) => o.result === "error");
+        const floorFailed = run.floor.filter((o) => o.result !== "admitted");
+        const floorErrors = floorFailed.length;
+        phases.push({ phase, ...run, durationMs, calls, verdicts, floorErrors });
+        options.log(
+          `H: ${pair.server} (${pair.settings}) ${phase}: ${pods} creates in ${(durationMs / 1000).toFixed(1)} s, ` +
+            `${calls.credspecReads} reads + ${calls.accessReviews} access reviews, ${verdicts.right} right, ${verdicts.stale} stale, ${verdicts.wrong} wrong, ${verdicts.error} errors` +
+            `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}` +
+            `${firstError === undefined ? "" : `; first error: HTTP ${firstError.status}: ${firstError.message ?? ""}`}` +
+            `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
         );
       }
-      const durationMs = performance.now() - phaseStarted;
-      const calls = usersCalls(await audit.countSince(offset), pair.users);
-      const verdicts = countVerdicts(run.measured, window);
-      const firstError = run.measured.find((o) => o.result === "error");
-      const floorFailed = run.floor.filter((o) => o.result !== "admitted");
-      const floorErrors = floorFailed.length;
-      phases.push({ phase, ...run, durationMs, calls, verdicts, floorErrors });
-      options.log(
-        `H: ${pair.server} (${pair.settings}) ${phase}: ${pods} creates in ${(durationMs / 1000).toFixed(1)} s, ` +
-          `${calls.credspecReads} reads + ${calls.accessReviews} access reviews, ${verdicts.right} right, ${verdicts.stale} stale, ${verdicts.wrong} wrong, ${verdicts.error} errors` +
-          `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}` +
-          `${firstError === undefined ? "" : `; first error: HTTP ${firstError.status}: ${firstError.message ?? ""}`}` +
-          `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
-      );
-    }
-    return {
-      server: pair.server,
-      reference: pair.reference,
-      settings: pair.settings,
-      phases,
-      durationMs: performance.now() - started,
-    };
+      return {
+        server: pair.server,
+        reference: pair.reference,
+        settings: pair.settings,
+        phases,
+        durationMs: performance.now() - started,
+      };
+    });
   } finally {
-    const admin = adminEndpoint(cluster);
-    for (const object of registered.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
     await undoChange(cluster);
   }
 }
