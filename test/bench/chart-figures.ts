@@ -28,21 +28,15 @@ function group(label: string, ours: number | undefined, go: number | undefined, 
 
 /** The chart's panels from one run; a figure the run did not measure is left out. */
 export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
-  const rss = (server: string) => residentMiB(inputs, server);
+  const byServer = (label: string, read: (server: string) => number | undefined) =>
+    group(label, read(NODE_SERVER_NAME), read(REFERENCE_SERVER_NAME), read(FLOOR_SERVER_NAME));
   const created = podCreateAdded(podCreateRounds(inputs, "node"));
   const panels: ChartPanel[] = [
     {
       title: "Server CPU per warm review, 1-container pod",
       unit: "µs",
       lowerIsBetter: true,
-      groups: PAIR_ORDER.map((fn) =>
-        group(
-          fn,
-          serverCpuMicros(inputs, NODE_SERVER_NAME, fn),
-          serverCpuMicros(inputs, REFERENCE_SERVER_NAME, fn),
-          serverCpuMicros(inputs, FLOOR_SERVER_NAME, fn),
-        ),
-      ),
+      groups: PAIR_ORDER.map((fn) => byServer(fn, (server) => serverCpuMicros(inputs, server, fn))),
     },
     ...BUDGET_POD_SIZES.map((containers): ChartPanel => ({
       title: `Reviews per second straight to the function, ${containers}-container pod, concurrency ${BUDGET_CONCURRENCY}`,
@@ -76,13 +70,8 @@ export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
       lowerIsBetter: true,
       digits: 1,
       groups: [
-        group("idle", rss(NODE_SERVER_NAME)?.idle, rss(REFERENCE_SERVER_NAME)?.idle, rss(FLOOR_SERVER_NAME)?.idle),
-        group(
-          "after load",
-          rss(NODE_SERVER_NAME)?.afterLoad,
-          rss(REFERENCE_SERVER_NAME)?.afterLoad,
-          rss(FLOOR_SERVER_NAME)?.afterLoad,
-        ),
+        byServer("idle", (server) => residentMiB(inputs, server)?.idle),
+        byServer("after load", (server) => residentMiB(inputs, server)?.afterLoad),
       ],
     },
   ];
