@@ -64,10 +64,8 @@ function childScript(bundle: string, event: unknown): string {
 }
 
 /**
- * The setups the bench runs. `fetch preloaded` is informational, never a budget: its process touches the fetch
- * globals before the timer starts, so its difference to `as deployed` is what loading Node's fetch implementation
- * (undici) costs the cold start. Hono's web Request and Response need it, and an ES module import of `node:http`
- * loads it too, so a deployed function always pays it.
+ * `as deployed` as infra/deploy/aws/README.md deploys it. `fetch preloaded` is informational, never a budget: its
+ * difference to `as deployed` is what loading Node's fetch (undici) costs, which Hono and `node:http` always pay.
  */
 export type ColdStartSetup = "as deployed" | "source maps on" | "fetch preloaded";
 
@@ -77,14 +75,6 @@ const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
   "source maps on": ["--enable-source-maps"],
   "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
 };
-
-export interface ColdStartOptions {
-  runs: number;
-  /** Default `as deployed`: no arguments, as infra/deploy/aws/README.md deploys it (source maps off). */
-  setup?: ColdStartSetup;
-  /** Arguments before the setup's, e.g. `--cpu-prof --cpu-prof-dir=...` to see where a cold start goes. */
-  nodeArgs?: readonly string[];
-}
 
 /** The stand-in's kubeconfig (its URL and CA, a static token), as infra/deploy/aws/kubeconfig.example.yaml has it. */
 function standInKubeconfig(server: string, caPem: string): string {
@@ -104,8 +94,7 @@ function standInKubeconfig(server: string, caPem: string): string {
  * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in.
  * @throws when an answer is not the expected allow.
  */
-export async function measureLambdaColdStart(bundle: string, options: ColdStartOptions): Promise<ColdStart> {
-  const { runs, setup = "as deployed", nodeArgs = [] } = options;
+async function measureLambdaColdStart(bundle: string, runs: number, setup: ColdStartSetup): Promise<ColdStart> {
   const pki = await createTestPki();
   const name = benchCredSpecName(0);
   const credspec = benchCredSpec(0);
@@ -134,7 +123,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     const answers: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const { stdout } = await run(process.execPath, [...nodeArgs, ...SETUP_ARGS[setup], script], { cwd: dir, env });
+      const { stdout } = await run(process.execPath, [...SETUP_ARGS[setup], script], { cwd: dir, env });
       const figures = JSON.parse(stdout) as ColdStartRun;
       const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
       if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
@@ -167,7 +156,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
   const results: ColdStart[] = [];
   for (const setup of Object.keys(SETUP_ARGS) as ColdStartSetup[])
-    results.push(await measureLambdaColdStart(bundle, { runs, setup }));
+    results.push(await measureLambdaColdStart(bundle, runs, setup));
   return results;
 }
 
