@@ -21,10 +21,7 @@ export interface AskedSectionsOptions {
 /** The reference's chart's defaults (charts/gmsa values: qps 30, burst 50), then raised as elsewhere in the bench. */
 const LIMITERS = [{ qps: 30, burst: 50 }, RAISED_LIMITER];
 
-/**
- * Runs the sections named in `asked` and prints their tables.
- * @throws Error naming an unknown section.
- */
+/** Runs the sections named in `asked` and prints their tables. @throws Error naming an unknown section. */
 export async function runAskedSections(asked: readonly string[], options: AskedSectionsOptions): Promise<number> {
   const unknown = asked.filter((name) => !(ASKED_SECTIONS as readonly string[]).includes(name));
   if (unknown.length > 0)

@@ -5,18 +5,12 @@ import { JWT_USERNAME_PREFIX, jwtSubject } from "../../infra/local/jwt-issuer-se
 import { AUDIT_POLICY } from "../../infra/local/server-flags.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 
-/**
- * The identities a function calls the API server as: its service account on Node (infra/deploy/rbac/), the username the
- * local JWT authenticator maps its minted JWTs to on Workers.
- */
+/** Who a function calls the API server as: its service account (Node), its JWT's mapped username (Workers). */
 export function functionUsers(fn: FunctionName): string[] {
   return [`system:serviceaccount:gmsa-webhooks:gmsa-${fn}`, `${JWT_USERNAME_PREFIX}${jwtSubject(fn)}`];
 }
 
-/**
- * The local cluster's policy (pods at Metadata, infra/local/server-flags.ts) plus the two calls the
- * functions make: reads of GMSACredentialSpecs and LocalSubjectAccessReviews.
- */
+/** The local cluster's policy plus the functions' two calls: credspec reads and LocalSubjectAccessReviews. */
 export const BENCH_AUDIT_POLICY = {
   ...AUDIT_POLICY,
   rules: [

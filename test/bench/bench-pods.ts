@@ -51,10 +51,7 @@ export function distinctCredSpecs(containers: number): number {
   return containers === 1 ? 1 : Math.min(containers, MULTI_CREDSPEC_COUNT);
 }
 
-/**
- * A Windows GMSA pod of `containers` containers naming benchmark credspecs.
- * `contents` (name -> JSON text) inlines contents as expand would.
- */
+/** A GMSA pod of `containers` containers; `contents` (name -> JSON text) inlines contents as expand would. */
 export function buildBenchPod(containers: number, contents?: ReadonlyMap<string, string>): Pod {
   const list: Container[] = Array.from({ length: containers }, (_, i) => {
     const name = credSpecOfContainer(containers, i);

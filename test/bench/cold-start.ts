@@ -90,10 +90,7 @@ function standInKubeconfig(server: string, caPem: string): string {
   ].join("\n");
 }
 
-/**
- * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in.
- * @throws when an answer is not the expected allow.
- */
+/** Runs the bundle `runs` times, each in a fresh process. @throws when an answer is not the expected allow. */
 async function measureLambdaColdStart(bundle: string, runs: number, setup: ColdStartSetup): Promise<ColdStart> {
   const pki = await createTestPki();
   const name = benchCredSpecName(0);

@@ -74,10 +74,7 @@ export function reviewRequest(fn: FunctionName, body: string): Request {
   });
 }
 
-/**
- * Times `rounds` x `iterations` reviews per cell (after `warmup` untimed ones), one at a time, each from a
- * fresh Request to the reply's text. @throws Error when a reply is not the expected allow.
- */
+/** Times each cell's reviews one at a time. @throws Error when a reply is not the expected allow. */
 export async function measureInProcess(options: InProcessOptions): Promise<InProcessResult[]> {
   const credspecs = new Map(benchCredSpecNames().map((name, i) => [name, benchCredSpec(i)] as const));
   const memory = createMemoryKubeFetch(credspecs);

@@ -21,9 +21,8 @@ export interface MinimalWebhook {
 }
 
 /**
- * Starts the floor webhook for pods whose pod-level credspec is `credspec` (infra/deploy/samples/pod.yaml).
- * Its certificate, log and process go with a folder of its own, removed by `stop()` (and by the
- * teardown on exit, signals or a killed parent, as for the stack).
+ * Starts the floor webhook for pods whose pod-level credspec is `credspec`. Its folder (certificate, log) goes with
+ * `stop()`, or with the teardown on exit, signals or a killed parent, as for the stack.
  */
 export async function startMinimalWebhook(cluster: LocalClusterInfo, credspec: unknown): Promise<MinimalWebhook> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-minimal-"));

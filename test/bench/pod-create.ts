@@ -110,10 +110,7 @@ export async function measurePodCreates(
   return rounds;
 }
 
-/**
- * Registers the floor and `webhooks` together, then measures `rounds` rounds of alternating creates; both pairs'
- * configurations are deleted afterwards.
- */
+/** Registers the floor and `webhooks` together and measures `rounds` rounds of alternating creates. */
 export async function comparePodCreates(
   cluster: LocalClusterInfo,
   floor: BenchWebhooks,

@@ -90,9 +90,7 @@ async function mintToken(cluster: LocalClusterInfo): Promise<string> {
 }
 
 /**
- * Starts the reference at `bin` against `cluster` (which must have the base infra applied) and waits
- * for its `/health`, its client-side limiter at `limiter` (default {@link RAISED_LIMITER}). Its log is at
- * `logFile` until `stop()`, which removes its folder (teardown on exit and signals as for the stack).
+ * Starts the reference at `bin` against `cluster` (base infra applied) with its client-side limiter at `limiter`.
  * @throws Error with the tail of its log when it does not start.
  */
 export async function startReference(
