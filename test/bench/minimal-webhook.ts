@@ -2,13 +2,13 @@
  * The floor of sections F and G: the least a Node HTTPS webhook pair does (allowed; expand with a fixed patch),
  * bundled and started as ours are, to separate what the API server and transport cost from what the functions add.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { issueClusterServingCertificate, kubeRequest, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
-import { recordProcessGroup, registerTeardown, type TeardownTarget } from "../../infra/local/teardown.ts";
+import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
 import { bundleNodeFunction } from "../../infra/build/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
@@ -27,15 +27,9 @@ export interface MinimalWebhook {
 export async function startMinimalWebhook(cluster: LocalClusterInfo, credspec: unknown): Promise<MinimalWebhook> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-minimal-"));
   let child: ManagedProcess | undefined;
-  const target: TeardownTarget = { dir, pgids: [], stop: () => stop() };
-  const unregister = registerTeardown(target);
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      if (child !== undefined) await stopProcess(child);
-      await rm(dir, { recursive: true, force: true });
-      unregister();
-    })());
+  const { target, teardown: stop } = createTeardown(dir, async () => {
+    if (child !== undefined) await stopProcess(child);
+  });
   try {
     const serving = await issueClusterServingCertificate(cluster, ["127.0.0.1"]);
     const port = await freePort();

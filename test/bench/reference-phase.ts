@@ -10,6 +10,7 @@ import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } f
 import { readProcessCpuMicros } from "./process-cpu.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
 import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
+import type { ThroughputOptions } from "./throughput.ts";
 
 /** One section B row of the reference. */
 export interface ReferenceCell {
@@ -27,11 +28,7 @@ export interface ReferenceFigures {
   podCreate: PodCreateRounds;
 }
 
-export interface ReferencePhaseOptions extends PodCreatePhaseOptions {
-  concurrencies: readonly number[];
-  maxRequests: number;
-  maxDurationMs: number;
-}
+export type ReferencePhaseOptions = ThroughputOptions & PodCreatePhaseOptions;
 
 interface ReviewAnswer {
   response?: { allowed?: boolean; patch?: string };

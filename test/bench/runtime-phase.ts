@@ -7,7 +7,7 @@ import { openAuditLog } from "./audit.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { buildReviewBodies } from "./reviews.ts";
-import { measureThroughput, type ThroughputCell } from "./throughput.ts";
+import { measureThroughput, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
 
 export interface ExecRuns {
   fn: FunctionName;
@@ -35,10 +35,7 @@ export interface RuntimeFigures {
   durationMs: number;
 }
 
-export interface RuntimePhaseOptions extends PodCreatePhaseOptions {
-  concurrencies: readonly number[];
-  maxRequests: number;
-  maxDurationMs: number;
+export interface RuntimePhaseOptions extends ThroughputOptions, PodCreatePhaseOptions {
   /** Advertised exec-plugin token lifetime on Node, in seconds, so that tokens are refreshed under load. */
   tokenLifetimeSeconds: number;
 }
