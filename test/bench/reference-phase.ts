@@ -3,22 +3,15 @@ import { Pool } from "undici";
 import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
-import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
-import { runLoad, type LoadResult } from "./load.ts";
+import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
-import { readProcessCpuMicros } from "./process-cpu.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
-import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
-import type { ThroughputOptions } from "./throughput.ts";
+import { buildReviewBodies } from "./reviews.ts";
+import { measureRows, type MeasuredRow, type ThroughputOptions } from "./throughput.ts";
 
 /** One section B row of the reference. */
-export interface ReferenceCell {
-  fn: FunctionName;
-  containers: ContainerCount;
-  load: LoadResult;
-  serverCpuMicrosPerReview: number;
-}
+export type ReferenceCell = MeasuredRow;
 
 export interface ReferenceFigures {
   /** Answers that were not what both implementations agree on, described. */
@@ -105,41 +98,6 @@ async function checkAnswers(
   return wrong;
 }
 
-/** Section B's rows against one server process (any MeasuredTarget pair). */
-async function measureCells(
-  targets: readonly MeasuredTarget[],
-  credspecs: ReadonlyMap<string, unknown>,
-  options: ReferencePhaseOptions,
-): Promise<ReferenceCell[]> {
-  const bodies = buildReviewBodies(credspecs);
-  const cells: ReferenceCell[] = [];
-  for (const target of targets) {
-    for (const containers of CONTAINER_COUNTS) {
-      for (const concurrency of options.concurrencies) {
-        const cpuBefore = readProcessCpuMicros(target.pid);
-        const load = await runLoad({
-          url: target.url,
-          body: bodies[target.fn][containers],
-          headers: target.headers,
-          caPem: target.ca,
-          accept: acceptsAllowed(target.fn),
-          concurrency,
-          maxRequests: options.maxRequests,
-          maxDurationMs: options.maxDurationMs,
-        });
-        const serverCpuMicrosPerReview =
-          (readProcessCpuMicros(target.pid) - cpuBefore) / (load.requests + load.warmupRequests);
-        cells.push({ fn: target.fn, containers, load, serverCpuMicrosPerReview });
-        options.log(
-          `${target.server} ${target.fn} ${containers}c x${concurrency}: ${load.perSecond.toFixed(0)}/s, p50 ${load.latencyMs.p50.toFixed(2)} ms, ` +
-            `server CPU ${serverCpuMicrosPerReview.toFixed(0)} µs/review, errors ${load.errors}`,
-        );
-      }
-    }
-  }
-  return cells;
-}
-
 /** Our webhook configurations pointing at the reference's paths. */
 export async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
   const objects = await renderWebhooks({
@@ -164,7 +122,7 @@ export async function benchReference(
   const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
   const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
-  const cells = await measureCells(ordered, bench.credspecs, options);
+  const cells = await measureRows(ordered, buildReviewBodies(bench.credspecs), options, (_, row) => row());
   const podCreate = await measurePodCreates(
     bench.cluster,
     "reference",
