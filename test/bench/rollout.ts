@@ -127,29 +127,17 @@ async function runPhases(
       for (const phase of ["cold", "warm", "change"] as const) {
         const offset = await audit.mark();
         const phaseStarted = performance.now();
-        let run: CreateRun;
+        const half = phase === "change" ? Math.floor(pods / 2) : pods;
+        let run = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
         let window: ChangeWindow | undefined;
-        if (phase !== "change") {
-          run = await sendCreates(cluster, labels, { from: 0, to: pods, concurrency: ROLLOUT_CONCURRENCY });
-        } else {
-          const half = Math.floor(pods / 2);
-          const first = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
+        if (phase === "change") {
           const startedMs = performance.now();
           await makeChange(cluster);
-          const doneMs = performance.now();
-          window = {
-            startedMs,
-            doneMs,
-            accessTtlMs: pair.accessTtlMs,
-            credspecTtlMs: pair.credspecTtlMs,
-            graceMs: GRACE_MS,
-          };
-          const spreadMs =
-            Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
-          run = merge(
-            first,
-            await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }),
-          );
+          const { accessTtlMs, credspecTtlMs } = pair;
+          window = { startedMs, doneMs: performance.now(), accessTtlMs, credspecTtlMs, graceMs: GRACE_MS };
+          const spreadMs = Math.max(accessTtlMs, credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
+          const rest = { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs };
+          run = merge(run, await sendCreates(cluster, labels, rest));
         }
         const durationMs = performance.now() - phaseStarted;
         const calls = usersCalls(await audit.countSince(offset), pair.users);
