@@ -38,15 +38,9 @@ function log(message: string): void {
   process.stderr.write(`[cold-path] ${message}\n`);
 }
 
-/** Runs `command` with `args` in `cwd`, its output appended to `logFile`, and times it. */
-async function timed(
-  name: string,
-  command: string,
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  logFile: string,
-): Promise<Phase> {
+/** Runs `command` with `args` in `cwd`, its output appended to `<logName>.log`, and times it as a phase. */
+async function timed(name: string, logName: string, cwd: string, command: string, args: string[]): Promise<void> {
+  const logFile = logFileOf(logName);
   const loadBefore = load();
   log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
   const started = Date.now();
@@ -60,7 +54,7 @@ async function timed(
   });
   const phase = { name, seconds: Math.round((Date.now() - started) / 1000), loadBefore, loadAfter: load(), code };
   log(`${name}: exit ${code} in ${phase.seconds} s (load ${phase.loadAfter})`);
-  return phase;
+  phases.push(phase);
 }
 
 const { values } = parseArgs({
@@ -93,31 +87,18 @@ if (!values.warm) {
 }
 
 const phases: Phase[] = [];
-const logFile = (name: string): string => path.join(work, `${name}.log`);
+const logFileOf = (name: string): string => path.join(work, `${name}.log`);
 if (values["remove-debian-packages"]) {
-  phases.push(
-    await timed(
-      "remove Debian packages",
-      "apt-get",
-      ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES],
-      work,
-      env,
-      logFile("apt"),
-    ),
-  );
-  phases.push(
-    await timed("apt autoremove", "apt-get", ["autoremove", "--purge", "-y", "-q"], work, env, logFile("apt")),
-  );
+  await timed("remove Debian packages", "apt", work, "apt-get", ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES]);
+  await timed("apt autoremove", "apt", work, "apt-get", ["autoremove", "--purge", "-y", "-q"]);
 }
-phases.push(
-  await timed("git clone", "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone], work, env, logFile("clone")),
-);
+await timed("git clone", "clone", work, "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone]);
 if (values.warm) await symlink(path.join(REPO_ROOT, ".cache"), path.join(clone, ".cache"));
-phases.push(await timed("npm ci", "npm", ["ci", "--no-audit", "--no-fund"], clone, env, logFile("npm-ci")));
-phases.push(await timed("npm test", "npm", ["test"], clone, env, logFile("npm-test")));
-phases.push(await timed("npm run dev -- --check", "npm", ["run", "dev", "--", "--check"], clone, env, logFile("dev")));
+await timed("npm ci", "npm-ci", clone, "npm", ["ci", "--no-audit", "--no-fund"]);
+await timed("npm test", "npm-test", clone, "npm", ["test"]);
+await timed("npm run dev -- --check", "dev", clone, "npm", ["run", "dev", "--", "--check"]);
 
-const testLog = await readFile(logFile("npm-test"), "utf8");
+const testLog = await readFile(logFileOf("npm-test"), "utf8");
 const own = testLog
   .split("\n")
   .filter((line) => /^\[prepare\]|^=== (vitest|lint|typecheck|all)|^\d+ passed, \d+ failed/.test(line));
