@@ -65,7 +65,6 @@ export function createBenchApp(gmsa: GmsaClient) {
   return createApp(configuredDeps(config, { gmsa, logger, readiness, metrics: createJsonMetrics() }));
 }
 
-/** A review POST to `fn` with the bench caller's token. */
 export function reviewRequest(fn: FunctionName, body: string): Request {
   return new Request(`https://gmsa.local/${fn}?timeout=10s`, {
     method: "POST",

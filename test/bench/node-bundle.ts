@@ -8,7 +8,6 @@ import { fixed, printTable } from "./table.ts";
 /** A Node target's bundle as its build writes it: every .mjs file the folder holds (entry and split chunks). */
 export interface NodeBundleSize {
   target: NodeTarget;
-  /** The entry file, relative to the output folder. */
   entry: string;
   files: number;
   rawBytes: number;

@@ -3,7 +3,6 @@ import { podCreateAdded } from "./figures.ts";
 import { addedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
 import { fixed, printColumns, printTable, type Cell } from "./table.ts";
 
-/** A webhook pair's name in the tables, and its rounds. */
 export type LabelledPodCreates = readonly [label: string, rounds: PodCreateRounds];
 
 const FLOOR_LABEL = "minimal Node webhook pair (floor)";

@@ -21,7 +21,6 @@ import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { summarize } from "./percentiles.ts";
 import { median } from "./trials.ts";
 
-/** Pod creates without webhooks, then with a webhook pair. */
 export interface PodCreatePair {
   without: LoadResult;
   with: LoadResult;
@@ -138,7 +137,6 @@ export async function comparePodCreates(
   });
 }
 
-/** The configurations renamed for `pair` and selecting only pods labelled with it. */
 function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
   return objects.map((object) => ({
     ...object,

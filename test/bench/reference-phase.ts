@@ -10,13 +10,10 @@ import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
 import { buildReviewBodies } from "./reviews.ts";
 import { measureRows, type MeasuredRow, type ThroughputOptions } from "./throughput.ts";
 
-/** One section B row of the reference. */
-export type ReferenceCell = MeasuredRow;
-
 export interface ReferenceFigures {
   /** Answers that were not what both implementations agree on, described. */
   wrongAnswers: string[];
-  cells: ReferenceCell[];
+  cells: MeasuredRow[];
   /** Section F: rounds of creates alternating between no webhook, the floor and the reference. */
   podCreate: PodCreateRounds;
 }
@@ -98,7 +95,6 @@ async function checkAnswers(
   return wrong;
 }
 
-/** Our webhook configurations pointing at the reference's paths. */
 export async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
   const objects = await renderWebhooks({
     expandUrl: reference.baseUrl,

@@ -1,17 +1,17 @@
 /** Section B's rows of the Go reference beside our Node functions, and its unexpected answers. */
-import type { ReferenceCell, ReferenceFigures } from "./reference-phase.ts";
+import type { ReferenceFigures } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
 import { fixed, printColumns, type Cell } from "./table.ts";
-import type { ThroughputCell } from "./throughput.ts";
+import type { MeasuredRow, ThroughputCell } from "./throughput.ts";
 
 export function printReference(phases: readonly RuntimeFigures[], reference: ReferenceFigures): void {
   const node = phases.find((p) => p.runtime === "node");
-  const ourCell = (r: ReferenceCell) =>
+  const ourCell = (r: MeasuredRow) =>
     node?.cells.find(
       (c) => c.fn === r.fn && c.containers === r.containers && c.load.concurrency === r.load.concurrency,
     );
-  const ours = (read: (ours: ThroughputCell, r: ReferenceCell) => Cell) => (r: ReferenceCell) => {
+  const ours = (read: (ours: ThroughputCell, r: MeasuredRow) => Cell) => (r: MeasuredRow) => {
     const cell = ourCell(r);
     return cell === undefined ? "-" : read(cell, r);
   };

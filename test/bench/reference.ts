@@ -26,7 +26,6 @@ import { tailFile } from "../../infra/build/tools/tail-file.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 
-/** The server name in the tables. */
 export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
 /** The reference's service account, in the functions' namespace. */
 const SERVICE_ACCOUNT = "gmsa-reference";
@@ -41,7 +40,6 @@ export interface ReferenceLimiter {
 
 /** Raised so far that the limiter is not what is measured; its chart's defaults are QPS 30, burst 50. */
 export const RAISED_LIMITER: ReferenceLimiter = { qps: 1000, burst: 2000 };
-/** The reference's paths for our two functions. */
 export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate", authorize: "/validate" };
 /** client-go's fixed in-cluster path, under /run (/var/run is a link to it). */
 const SERVICE_ACCOUNT_DIR = ["secrets", "kubernetes.io", "serviceaccount"];

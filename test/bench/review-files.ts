@@ -10,7 +10,6 @@ import { promisify } from "node:util";
 import type { FunctionName } from "../../shared/config/index.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-/** The folders whose files are counted, relative to the repository root. */
 const COUNTED = ["functions/", "shared/"];
 
 /** Our files (repository-relative, sorted) a warm review of each function runs code in. */
