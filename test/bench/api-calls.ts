@@ -1,15 +1,11 @@
-/**
- * Section C: API-server calls per review, counted at the API server (audit log, by the function's
- * identity): one review on cold caches, then the same review again on warm ones.
- */
+/** Section C: API-server calls of one review, cold then warm, counted in the audit log by the function's identity. */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { functionCalls, type AuditLog } from "./audit.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";
-import { reviewLoad, type ReviewBodies } from "./reviews.ts";
+import { acceptsAllowed, reviewUrl, type ReviewBodies } from "./reviews.ts";
 
-/** Calls one review made. */
 export interface ReviewCalls {
   credspecReads: number;
   accessReviews: number;
@@ -25,26 +21,6 @@ export interface CallsPerReview {
   warm: ReviewCalls;
 }
 
-/** Sends exactly one review and counts the calls the function made for it. */
-async function countOneReview(
-  stack: FunctionsStack,
-  caPem: string,
-  audit: AuditLog,
-  fn: FunctionName,
-  body: string,
-): Promise<ReviewCalls> {
-  const offset = await audit.mark();
-  const result = await runLoad({
-    ...reviewLoad(stack, caPem, fn, body),
-    concurrency: 1,
-    maxRequests: 1,
-    maxDurationMs: 30_000,
-    warmupRequests: 0,
-  });
-  if (result.errors > 0) throw new Error(`${stack.runtime} ${fn}: one review failed: ${result.firstError ?? ""}`);
-  return functionCalls(await audit.countSince(offset), fn);
-}
-
 /**
  * Needs a freshly started stack (no review sent yet) for the cold figures; the two pod sizes name
  * disjoint credspecs, so each size's first review is cold.
@@ -55,11 +31,28 @@ export async function measureCallsPerReview(
   audit: AuditLog,
   bodies: ReviewBodies,
 ): Promise<CallsPerReview[]> {
+  /** Sends exactly one review and counts the calls the function made for it. */
+  const countOneReview = async (fn: FunctionName, body: string): Promise<ReviewCalls> => {
+    const offset = await audit.mark();
+    const result = await runLoad({
+      url: reviewUrl(stack, fn),
+      body,
+      headers: { authorization: `Bearer ${stack.callerToken}` },
+      caPem,
+      accept: acceptsAllowed(fn),
+      concurrency: 1,
+      maxRequests: 1,
+      maxDurationMs: 30_000,
+      warmupRequests: 0,
+    });
+    if (result.errors > 0) throw new Error(`${stack.runtime} ${fn}: one review failed: ${result.firstError ?? ""}`);
+    return functionCalls(await audit.countSince(offset), fn);
+  };
   const rows: CallsPerReview[] = [];
   for (const containers of CONTAINER_COUNTS) {
     for (const fn of FUNCTION_NAMES) {
-      const cold = await countOneReview(stack, caPem, audit, fn, bodies[fn][containers]);
-      const warm = await countOneReview(stack, caPem, audit, fn, bodies[fn][containers]);
+      const cold = await countOneReview(fn, bodies[fn][containers]);
+      const warm = await countOneReview(fn, bodies[fn][containers]);
       rows.push({ runtime: stack.runtime, fn, containers, distinct: distinctCredSpecs(containers), cold, warm });
     }
   }

@@ -1,8 +1,4 @@
-/**
- * The sections that run only when asked by name: `npm run bench -- rollout` (H, rollout.ts), `npm run bench -- growth`
- * (I, growth.ts), or both (`-- rollout growth`), on one local cluster. Each prints its tables; the result is the count
- * of wrong decisions and errors, which fail the run.
- */
+/** The sections run only when named (`npm run bench -- rollout growth`, H and I) on one local cluster. */
 import { startBenchCluster } from "./bench-cluster.ts";
 import { benchGrowth, type GrowthStep } from "./growth.ts";
 import { printGrowth } from "./growth-report.ts";
@@ -25,10 +21,7 @@ export interface AskedSectionsOptions {
 /** The reference's chart's defaults (charts/gmsa values: qps 30, burst 50), then raised as elsewhere in the bench. */
 const LIMITERS = [{ qps: 30, burst: 50 }, RAISED_LIMITER];
 
-/**
- * Runs the sections named in `asked` and prints their tables.
- * @throws Error naming an unknown section.
- */
+/** Runs the sections named in `asked` and prints their tables. @throws Error naming an unknown section. */
 export async function runAskedSections(asked: readonly string[], options: AskedSectionsOptions): Promise<number> {
   const unknown = asked.filter((name) => !(ASKED_SECTIONS as readonly string[]).includes(name));
   if (unknown.length > 0)

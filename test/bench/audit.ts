@@ -1,26 +1,16 @@
-/**
- * Counting API-server calls in the audit log (JSON lines, one event per request at stage
- * ResponseComplete): who called, with which verb, on which resource. The benchmark's cluster logs
- * the functions' two kinds of call with {@link BENCH_AUDIT_POLICY}.
- */
+/** Counting API-server calls in the audit log (JSON lines, one event per request at ResponseComplete). */
 import { open } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { JWT_USERNAME_PREFIX, jwtSubject } from "../../infra/local/jwt-issuer-server.ts";
 import { AUDIT_POLICY } from "../../infra/local/server-flags.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 
-/**
- * The identities a function calls the API server as: its service account on Node (infra/deploy/rbac/), the username the
- * local JWT authenticator maps its minted JWTs to on Workers.
- */
+/** Who a function calls the API server as: its service account (Node), its JWT's mapped username (Workers). */
 export function functionUsers(fn: FunctionName): string[] {
   return [`system:serviceaccount:gmsa-webhooks:gmsa-${fn}`, `${JWT_USERNAME_PREFIX}${jwtSubject(fn)}`];
 }
 
-/**
- * The local cluster's policy (pods at Metadata, infra/local/server-flags.ts) plus the two calls the
- * functions make: reads of GMSACredentialSpecs and LocalSubjectAccessReviews.
- */
+/** The local cluster's policy plus the functions' two calls: credspec reads and LocalSubjectAccessReviews. */
 export const BENCH_AUDIT_POLICY = {
   ...AUDIT_POLICY,
   rules: [
@@ -89,9 +79,15 @@ export function openAuditLog(file: string): AuditLog {
   };
 }
 
-/** The function's credspec reads and access reviews in `counts`. */
-export function functionCalls(counts: CallCounts, fn: FunctionName): { credspecReads: number; accessReviews: number } {
-  const byUser = functionUsers(fn).map((user) => counts.get(user));
-  const sum = (call: string): number => byUser.reduce((total, calls) => total + (calls?.get(call) ?? 0), 0);
+/** The credspec reads and access reviews `users` made in `counts`. */
+export function usersCalls(
+  counts: CallCounts,
+  users: readonly string[],
+): { credspecReads: number; accessReviews: number } {
+  const sum = (call: string) => users.reduce((total, user) => total + (counts.get(user)?.get(call) ?? 0), 0);
   return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
+}
+
+export function functionCalls(counts: CallCounts, fn: FunctionName): { credspecReads: number; accessReviews: number } {
+  return usersCalls(counts, functionUsers(fn));
 }

@@ -1,8 +1,4 @@
-/**
- * The benchmark's cluster: the local etcd + kube-apiserver (infra/local/), sending the caller token
- * to webhooks, with an audit policy that also logs the functions' calls, the base infra (CRD, RBAC,
- * samples) and the benchmark's own credspecs, which gmsa-app may use.
- */
+/** The local etcd + kube-apiserver, auditing the functions' calls, with the base infra and the bench's credspecs. */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +14,15 @@ import {
   type LocalCluster,
 } from "../../infra/local/index.ts";
 import { BENCH_AUDIT_POLICY } from "./audit.ts";
-import { BENCH_NAMESPACE, BENCH_SERVICE_ACCOUNT, benchCredSpec, benchCredSpecNames } from "./bench-pods.ts";
+import {
+  BENCH_NAMESPACE,
+  BENCH_SERVICE_ACCOUNT,
+  benchCredSpec,
+  benchCredSpecNames,
+  credSpecObject,
+  roleBinding,
+  useCredSpecsRole,
+} from "./bench-pods.ts";
 
 export interface BenchCluster {
   cluster: LocalCluster;
@@ -31,27 +35,11 @@ export interface BenchCluster {
 function benchObjects(): KubeObject[] {
   const names = benchCredSpecNames();
   return [
-    ...names.map((name, i) => ({
-      apiVersion: "windows.k8s.io/v1",
-      kind: "GMSACredentialSpec",
-      metadata: { name },
-      credspec: benchCredSpec(i),
-    })),
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "gmsa-bench-use" },
-      rules: [
-        { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: names },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-bench-use", namespace: BENCH_NAMESPACE },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-bench-use" },
-      subjects: [{ kind: "ServiceAccount", name: BENCH_SERVICE_ACCOUNT, namespace: BENCH_NAMESPACE }],
-    },
+    ...names.map((name, i) => credSpecObject(name, benchCredSpec(i))),
+    useCredSpecsRole("gmsa-bench-use", names),
+    roleBinding("gmsa-bench-use", BENCH_NAMESPACE, [
+      { kind: "ServiceAccount", name: BENCH_SERVICE_ACCOUNT, namespace: BENCH_NAMESPACE },
+    ]),
   ];
 }
 

@@ -1,10 +1,8 @@
 /**
- * The pods and reviews the benchmark sends: a GMSA pod of 1 or 10 containers in namespace "default"
- * with service account "gmsa-app". The 1-container pod names credspec gmsa-bench-0; the 10-container
- * pod names five others (gmsa-bench-1 to -5), two containers each, so "one read per distinct credspec"
- * is visible and the two pods never share a cache entry. Expand gets the names only; authorize gets the
- * pod as expand left it (names and inlined contents).
+ * The bench's pods: 1 container naming gmsa-bench-0, or 10 naming gmsa-bench-1 to -5 twice each, so "one read per
+ * distinct credspec" shows and the two sizes never share a cache entry.
  */
+import type { KubeObject } from "../../infra/local/index.ts";
 import type { Container, Pod } from "../../shared/admission/review.ts";
 import { buildReview } from "../support/reviews.ts";
 
@@ -15,7 +13,6 @@ export const MULTI_CREDSPEC_COUNT = 5;
 export const CONTAINER_COUNTS = [1, 10] as const;
 export type ContainerCount = (typeof CONTAINER_COUNTS)[number];
 
-/** The name of the `i`-th benchmark credspec. */
 export function benchCredSpecName(i: number): string {
   return `gmsa-bench-${i}`;
 }
@@ -42,25 +39,19 @@ export function benchCredSpec(i: number): Record<string, unknown> {
   };
 }
 
-/** Names of all benchmark credspecs. */
 export function benchCredSpecNames(): string[] {
   return Array.from({ length: 1 + MULTI_CREDSPEC_COUNT }, (_, i) => benchCredSpecName(i));
 }
 
-/** The credspec container `i` of a pod of `containers` containers names. */
 function credSpecOfContainer(containers: number, i: number): string {
   return benchCredSpecName(containers === 1 ? 0 : 1 + (i % MULTI_CREDSPEC_COUNT));
 }
 
-/** How many distinct credspecs a pod of `containers` containers names. */
 export function distinctCredSpecs(containers: number): number {
   return containers === 1 ? 1 : Math.min(containers, MULTI_CREDSPEC_COUNT);
 }
 
-/**
- * A Windows GMSA pod of `containers` containers naming benchmark credspecs.
- * `contents` (name -> JSON text) inlines contents as expand would.
- */
+/** A GMSA pod of `containers` containers; `contents` (name -> JSON text) inlines contents as expand would. */
 export function buildBenchPod(containers: number, contents?: ReadonlyMap<string, string>): Pod {
   const list: Container[] = Array.from({ length: containers }, (_, i) => {
     const name = credSpecOfContainer(containers, i);
@@ -95,4 +86,26 @@ export function inlinedContents(credspecs: ReadonlyMap<string, unknown>): Map<st
 /** The request body of a CREATE review of `pod`, as the API server sends it. */
 export function reviewBody(pod: Pod, uid = "0f3c5a2e-6b1d-4c8e-9a7f-2d4b6e8a0c1f"): string {
   return JSON.stringify(buildReview(pod, { uid, namespace: BENCH_NAMESPACE }));
+}
+
+/** The GMSACredentialSpec object `name` holding `credspec`. */
+export function credSpecObject(name: string, credspec: unknown): KubeObject {
+  return { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec };
+}
+
+/** The ClusterRole `name` granting `use` of the credspecs `resourceNames`. */
+export function useCredSpecsRole(name: string, resourceNames: readonly string[]): KubeObject {
+  const rule = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames };
+  return { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [rule] };
+}
+
+/** The RoleBinding of the ClusterRole `name` to `subjects` in `namespace`, named as the role. */
+export function roleBinding(name: string, namespace: string, subjects: readonly object[]): KubeObject {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "RoleBinding",
+    metadata: { name, namespace },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+    subjects,
+  };
 }

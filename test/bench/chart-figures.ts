@@ -1,9 +1,4 @@
-/**
- * The figures of docs/performance.svg, read from one bench run by figures.ts as the budget table reads them: server
- * CPU per warm review and memory (section G), reviews per second at the budget's concurrency (the median of its
- * trials) and what each webhook pair adds to a pod create (section F, the median of its rounds), each for our Node
- * server beside the Go reference (when GMSA_REF_BIN ran it) and the do-nothing webhook.
- */
+/** The figures of docs/performance.svg, read by figures.ts as the budget table reads them. */
 import type { ChartFigures, ChartGroup, ChartPanel } from "./chart.ts";
 import {
   BUDGET_CONCURRENCY,
@@ -33,21 +28,15 @@ function group(label: string, ours: number | undefined, go: number | undefined, 
 
 /** The chart's panels from one run; a figure the run did not measure is left out. */
 export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
-  const rss = (server: string) => residentMiB(inputs, server);
+  const byServer = (label: string, read: (server: string) => number | undefined) =>
+    group(label, read(NODE_SERVER_NAME), read(REFERENCE_SERVER_NAME), read(FLOOR_SERVER_NAME));
   const created = podCreateAdded(podCreateRounds(inputs, "node"));
   const panels: ChartPanel[] = [
     {
       title: "Server CPU per warm review, 1-container pod",
       unit: "µs",
       lowerIsBetter: true,
-      groups: PAIR_ORDER.map((fn) =>
-        group(
-          fn,
-          serverCpuMicros(inputs, NODE_SERVER_NAME, fn),
-          serverCpuMicros(inputs, REFERENCE_SERVER_NAME, fn),
-          serverCpuMicros(inputs, FLOOR_SERVER_NAME, fn),
-        ),
-      ),
+      groups: PAIR_ORDER.map((fn) => byServer(fn, (server) => serverCpuMicros(inputs, server, fn))),
     },
     ...BUDGET_POD_SIZES.map((containers): ChartPanel => ({
       title: `Reviews per second straight to the function, ${containers}-container pod, concurrency ${BUDGET_CONCURRENCY}`,
@@ -81,13 +70,8 @@ export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
       lowerIsBetter: true,
       digits: 1,
       groups: [
-        group("idle", rss(NODE_SERVER_NAME)?.idle, rss(REFERENCE_SERVER_NAME)?.idle, rss(FLOOR_SERVER_NAME)?.idle),
-        group(
-          "after load",
-          rss(NODE_SERVER_NAME)?.afterLoad,
-          rss(REFERENCE_SERVER_NAME)?.afterLoad,
-          rss(FLOOR_SERVER_NAME)?.afterLoad,
-        ),
+        byServer("idle", (server) => residentMiB(inputs, server)?.idle),
+        byServer("after load", (server) => residentMiB(inputs, server)?.afterLoad),
       ],
     },
   ];

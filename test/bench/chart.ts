@@ -1,7 +1,4 @@
-/**
- * The chart of docs/performance.md: the bench's headline figures as horizontal bars, ours beside the Go reference
- * and the do-nothing webhook, one panel per figure, written as a self-contained SVG (no script, no external font).
- */
+/** docs/performance.svg: the headline figures as bars, a self-contained SVG (no script, no external font). */
 import { writeFile } from "node:fs/promises";
 
 /** Who a bar belongs to, in legend order. */
@@ -47,7 +44,6 @@ const GROUP_GAP = 10;
 const PANEL_GAP = 22;
 const TITLE_HEIGHT = 22;
 
-/** Escapes text for SVG content and attributes. */
 function escapeXml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? c);
 }
@@ -95,7 +91,6 @@ function renderPanel(panel: ChartPanel, top: number): { svg: string[]; height: n
   return { svg, height: y - top };
 }
 
-/** The whole chart as SVG text. */
 export function renderChart(figures: ChartFigures): string {
   const body: string[] = [];
   body.push(
@@ -131,7 +126,6 @@ export function renderChart(figures: ChartFigures): string {
   ].join("\n");
 }
 
-/** Writes the chart to `path` (docs/performance.svg for the bench). */
 export async function writeChart(path: URL | string, figures: ChartFigures): Promise<void> {
   await writeFile(path, renderChart(figures));
 }

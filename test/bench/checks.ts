@@ -1,8 +1,4 @@
-/**
- * What every run checks besides the budgets: the API calls a review makes, cold and warm; one exec plugin run per
- * token lifetime; every answer the expected one, ours and the Go reference's. Reported beside the budgets; an
- * unexpected answer also fails the run (run.ts).
- */
+/** What every run checks besides the budgets; an unexpected answer also fails the run (run.ts). */
 import { podCreateLoads } from "./pod-create.ts";
 import type { ReferenceFigures } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
@@ -15,7 +11,6 @@ export interface CheckRow {
   ok: boolean;
 }
 
-/** The checks of each runtime phase, and of the reference when it ran. */
 export function judgeChecks(phases: readonly RuntimeFigures[], reference: ReferenceFigures | undefined): CheckRow[] {
   const rows: CheckRow[] = [];
   for (const p of phases) {

@@ -1,16 +1,7 @@
 /**
- * The path a new contributor or a new CI machine takes, timed: a fresh clone of the committed `HEAD`, then
- * `npm ci`, `npm test` (as CI runs it: `CI=true`, no stdin) and a separate first `npm run dev -- --check`, each
- * phase with its time and the machine's load before and after, and what `npm test` printed of its own phases
- * (each preparation step, each tier).
- *
- * Cold (the default): `GOCACHE` and `GOMODCACHE` point at new empty folders and the clone has no `.cache`, so every
- * Go module is downloaded and every package compiled. `--remove-debian-packages` first purges the Debian packages
- * the project's scripts install (as root), so they are installed again as on a new machine.
- * `--warm`: the machine's own Go caches, and the clone's `.cache` linked to this checkout's (the binaries built).
- *
- * CLI: `node test/bench/cold-path.ts [--warm] [--remove-debian-packages] [--keep]`; the log of every phase is kept
- * in the printed folder when `--keep` is given or a phase failed. Copy the table into test/bench/RESULTS.md.
+ * A fresh clone, `npm ci`, `npm test` (`CI=true`) and a first `npm run dev -- --check`, timed with the load around
+ * each. Cold by default (empty Go caches, no `.cache`); `--warm` uses the machine's; `--remove-debian-packages` first
+ * purges what the project installs. `node test/bench/cold-path.ts [--warm] [--remove-debian-packages] [--keep]`.
  */
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
@@ -47,15 +38,13 @@ function log(message: string): void {
   process.stderr.write(`[cold-path] ${message}\n`);
 }
 
-/** Runs `command` with `args` in `cwd`, its output appended to `logFile`; resolves with the exit code. */
-function runLogged(
-  command: string,
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  logFile: string,
-): Promise<number> {
-  return new Promise((resolve) => {
+/** Runs `command` with `args` in `cwd`, its output appended to `<logName>.log`, and times it as a phase. */
+async function timed(name: string, logName: string, cwd: string, command: string, args: string[]): Promise<void> {
+  const logFile = logFileOf(logName);
+  const loadBefore = load();
+  log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
+  const started = Date.now();
+  const code = await new Promise<number>((resolve) => {
     const out = createWriteStream(logFile, { flags: "a" });
     const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.pipe(out, { end: false });
@@ -63,23 +52,9 @@ function runLogged(
     child.once("error", () => out.end(() => resolve(127)));
     child.once("close", (code) => out.end(() => resolve(code ?? 1)));
   });
-}
-
-async function timed(
-  name: string,
-  command: string,
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  logFile: string,
-): Promise<Phase> {
-  const loadBefore = load();
-  log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
-  const started = Date.now();
-  const code = await runLogged(command, args, cwd, env, logFile);
   const phase = { name, seconds: Math.round((Date.now() - started) / 1000), loadBefore, loadAfter: load(), code };
   log(`${name}: exit ${code} in ${phase.seconds} s (load ${phase.loadAfter})`);
-  return phase;
+  phases.push(phase);
 }
 
 const { values } = parseArgs({
@@ -112,31 +87,18 @@ if (!values.warm) {
 }
 
 const phases: Phase[] = [];
-const logFile = (name: string): string => path.join(work, `${name}.log`);
+const logFileOf = (name: string): string => path.join(work, `${name}.log`);
 if (values["remove-debian-packages"]) {
-  phases.push(
-    await timed(
-      "remove Debian packages",
-      "apt-get",
-      ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES],
-      work,
-      env,
-      logFile("apt"),
-    ),
-  );
-  phases.push(
-    await timed("apt autoremove", "apt-get", ["autoremove", "--purge", "-y", "-q"], work, env, logFile("apt")),
-  );
+  await timed("remove Debian packages", "apt", work, "apt-get", ["purge", "-y", "-q", ...PROJECT_DEBIAN_PACKAGES]);
+  await timed("apt autoremove", "apt", work, "apt-get", ["autoremove", "--purge", "-y", "-q"]);
 }
-phases.push(
-  await timed("git clone", "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone], work, env, logFile("clone")),
-);
+await timed("git clone", "clone", work, "git", ["clone", "--quiet", "--no-local", REPO_ROOT, clone]);
 if (values.warm) await symlink(path.join(REPO_ROOT, ".cache"), path.join(clone, ".cache"));
-phases.push(await timed("npm ci", "npm", ["ci", "--no-audit", "--no-fund"], clone, env, logFile("npm-ci")));
-phases.push(await timed("npm test", "npm", ["test"], clone, env, logFile("npm-test")));
-phases.push(await timed("npm run dev -- --check", "npm", ["run", "dev", "--", "--check"], clone, env, logFile("dev")));
+await timed("npm ci", "npm-ci", clone, "npm", ["ci", "--no-audit", "--no-fund"]);
+await timed("npm test", "npm-test", clone, "npm", ["test"]);
+await timed("npm run dev -- --check", "dev", clone, "npm", ["run", "dev", "--", "--check"]);
 
-const testLog = await readFile(logFile("npm-test"), "utf8");
+const testLog = await readFile(logFileOf("npm-test"), "utf8");
 const own = testLog
   .split("\n")
   .filter((line) => /^\[prepare\]|^=== (vitest|lint|typecheck|all)|^\d+ passed, \d+ failed/.test(line));

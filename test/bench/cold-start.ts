@@ -1,9 +1,6 @@
 /**
- * Section A, Lambda: the cold start of the bundle `npm run build:lambda` writes (node-bundle.ts builds it). Each run
- * is a fresh `node` process that imports the bundle (the Lambda init phase) and hands it one authorize event for a
- * GMSA pod; a local HTTPS stand-in for the API server answers the credspec read and the access review, so the first
- * answer includes its real API calls (TLS handshake and all). Import and first answer are timed inside the child
- * process, so Node's own boot is not counted (Lambda's runtime has booted before it loads the handler).
+ * Section A, the Lambda cold start: fresh node processes import the bundle and answer one authorize review against a
+ * local API stand-in, timed inside the child: Node's own boot is done before Lambda loads a handler.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -67,10 +64,8 @@ function childScript(bundle: string, event: unknown): string {
 }
 
 /**
- * The setups the bench runs. `fetch preloaded` is informational, never a budget: its process touches the fetch
- * globals before the timer starts, so its difference to `as deployed` is what loading Node's fetch implementation
- * (undici) costs the cold start. Hono's web Request and Response need it, and an ES module import of `node:http`
- * loads it too, so a deployed function always pays it.
+ * `as deployed` as infra/deploy/aws/README.md deploys it. `fetch preloaded` is informational, never a budget: its
+ * difference to `as deployed` is what loading Node's fetch (undici) costs, which Hono and `node:http` always pay.
  */
 export type ColdStartSetup = "as deployed" | "source maps on" | "fetch preloaded";
 
@@ -81,46 +76,22 @@ const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
   "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
 };
 
-/** Options of {@link measureLambdaColdStart}. */
-export interface ColdStartOptions {
-  runs: number;
-  /** Default `as deployed`: no arguments, as infra/deploy/aws/README.md deploys it (source maps off). */
-  setup?: ColdStartSetup;
-  /** Arguments before the setup's, e.g. `--cpu-prof --cpu-prof-dir=...` to see where a cold start goes. */
-  nodeArgs?: readonly string[];
-}
-
-/** The stand-in's kubeconfig (its URL and CA, a static token), in the form of infra/deploy/aws/kubeconfig.example.yaml. */
+/** The stand-in's kubeconfig (its URL and CA, a static token), as infra/deploy/aws/kubeconfig.example.yaml has it. */
 function standInKubeconfig(server: string, caPem: string): string {
-  const cluster = { server, "certificate-authority-data": Buffer.from(caPem).toString("base64") };
+  const ca = Buffer.from(caPem).toString("base64");
   return [
     "apiVersion: v1",
     "kind: Config",
-    "clusters:",
-    "  - name: stand-in",
-    "    cluster:",
-    `      server: ${cluster.server}`,
-    `      certificate-authority-data: ${cluster["certificate-authority-data"]}`,
-    "users:",
-    "  - name: gmsa",
-    "    user:",
-    "      token: bench-cold-start-kube-token",
-    "contexts:",
-    "  - name: bench",
-    "    context:",
-    "      cluster: stand-in",
-    "      user: gmsa",
+    `clusters: [{name: stand-in, cluster: {server: "${server}", certificate-authority-data: ${ca}}}]`,
+    "users: [{name: gmsa, user: {token: bench-cold-start-kube-token}}]",
+    "contexts: [{name: bench, context: {cluster: stand-in, user: gmsa}}]",
     "current-context: bench",
     "",
   ].join("\n");
 }
 
-/**
- * Runs the Lambda bundle at `bundle` `options.runs` times, each in a fresh process, against a local API stand-in.
- * @throws when an answer is not the expected allow.
- */
-export async function measureLambdaColdStart(bundle: string, options: ColdStartOptions): Promise<ColdStart> {
-  const { runs, setup = "as deployed", nodeArgs = [] } = options;
+/** Runs the bundle `runs` times, each in a fresh process. @throws when an answer is not the expected allow. */
+async function measureLambdaColdStart(bundle: string, runs: number, setup: ColdStartSetup): Promise<ColdStart> {
   const pki = await createTestPki();
   const name = benchCredSpecName(0);
   const credspec = benchCredSpec(0);
@@ -149,7 +120,7 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
     const answers: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < runs; i++) {
-      const { stdout } = await run(process.execPath, [...nodeArgs, ...SETUP_ARGS[setup], script], { cwd: dir, env });
+      const { stdout } = await run(process.execPath, [...SETUP_ARGS[setup], script], { cwd: dir, env });
       const figures = JSON.parse(stdout) as ColdStartRun;
       const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
       if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
@@ -179,11 +150,10 @@ export async function measureLambdaColdStart(bundle: string, options: ColdStartO
   }
 }
 
-/** The cold starts the bench runs, one per {@link ColdStartSetup}. */
 export async function measureLambdaColdStarts(bundle: string, runs: number): Promise<ColdStart[]> {
   const results: ColdStart[] = [];
   for (const setup of Object.keys(SETUP_ARGS) as ColdStartSetup[])
-    results.push(await measureLambdaColdStart(bundle, { runs, setup }));
+    results.push(await measureLambdaColdStart(bundle, runs, setup));
   return results;
 }
 

@@ -52,10 +52,7 @@ function trialsOf(run: RunFigures, fn: FunctionName, containers: number): Review
   return run.reviewTrials.find((t) => t.fn === fn && t.containers === containers);
 }
 
-/**
- * Reviews/s at the budget's concurrency, the median of the alternating trials: our Node server's, or the Go
- * reference's with `reference`.
- */
+/** Reviews/s at the budget's concurrency, the median of the alternating trials, ours or the Go reference's. */
 export function reviewsPerSecond(
   run: RunFigures,
   who: "node" | "reference",
@@ -77,7 +74,6 @@ export function reviewsPerSecondRatio(run: RunFigures, fn: FunctionName, contain
   );
 }
 
-/** Section F's rounds of our Node server, or of the Go reference. */
 export function podCreateRounds(run: RunFigures, who: "node" | "reference"): PodCreateRounds | undefined {
   return who === "node" ? run.phases.find((p) => p.runtime === "node")?.podCreate : run.reference?.podCreate;
 }
@@ -96,9 +92,8 @@ export function podCreateAdded(
 }
 
 /**
- * Section G's resident memory of `server` in MiB, the largest of its functions: idle, after the rounds, and the growth
- * over the last round ({@link lastRoundGrowthBytes}). The heap takes one warm-up step in the first rounds of load
- * (docs/performance.md); "flat" is judged after it.
+ * Section G's resident memory of `server` in MiB, the largest of its functions; growth is over the last round only,
+ * after the heap's one warm-up step in the first rounds (docs/performance.md).
  */
 export function residentMiB(
   run: RunFigures,

@@ -1,15 +1,12 @@
 /**
- * Section I's work, as data: at each step pods name `credspecs` distinct credspecs, credspec i used by service account
- * floor(i / 10) of one namespace, so distinct (service account, credspec) pairs equal the credspecs and service
- * accounts are a tenth of them. Reviews pick pairs in a seeded random order: a fixed number of reviews per step, so
- * that API calls that follow the pairs and not the reviews show as such.
+ * Section I's work: credspec i used by service account floor(i / 10), so pairs equal credspecs; a fixed number of
+ * reviews per step in a seeded order, so calls that follow the pairs, not the reviews, show as such.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
-import { benchCredSpec } from "./bench-pods.ts";
+import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";
 
 export const GROWTH_NAMESPACE = "gmsa-growth";
 export const GROWTH_STEPS = [10, 100, 1000, 10_000] as const;
-/** Credspecs per service account. */
 export const CREDSPECS_PER_SERVICE_ACCOUNT = 10;
 
 export function growthCredSpecName(i: number): string {
@@ -20,7 +17,6 @@ export function growthServiceAccount(i: number): string {
   return `growth-${Math.floor(i / CREDSPECS_PER_SERVICE_ACCOUNT)}`;
 }
 
-/** Distinct service accounts naming `credspecs` credspecs. */
 export function growthServiceAccounts(credspecs: number): number {
   return Math.ceil(credspecs / CREDSPECS_PER_SERVICE_ACCOUNT);
 }
@@ -30,12 +26,7 @@ export function growthCredSpec(i: number): Record<string, unknown> {
 }
 
 export function growthCredSpecObject(i: number): KubeObject {
-  return {
-    apiVersion: "windows.k8s.io/v1",
-    kind: "GMSACredentialSpec",
-    metadata: { name: growthCredSpecName(i) },
-    credspec: growthCredSpec(i),
-  };
+  return credSpecObject(growthCredSpecName(i), growthCredSpec(i));
 }
 
 /**
@@ -45,28 +36,13 @@ export function growthCredSpecObject(i: number): KubeObject {
 export function growthGrantObjects(credspecs: number): KubeObject[] {
   return [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: GROWTH_NAMESPACE } },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "gmsa-growth-use" },
-      rules: [
-        {
-          apiGroups: ["windows.k8s.io"],
-          resources: ["gmsacredentialspecs"],
-          verbs: ["use"],
-          resourceNames: Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),
-        },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-growth-use", namespace: GROWTH_NAMESPACE },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-growth-use" },
-      subjects: [
-        { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` },
-      ],
-    },
+    useCredSpecsRole(
+      "gmsa-growth-use",
+      Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),
+    ),
+    roleBinding("gmsa-growth-use", GROWTH_NAMESPACE, [
+      { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` },
+    ]),
   ];
 }
 

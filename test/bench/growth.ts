@@ -1,9 +1,6 @@
 /**
- * Section I, cost as work grows (`npm run bench -- growth`): API calls and resident memory of our Node servers (the
- * production bundle and heap limits, started fresh at each step, caches at their default bounds) against the
- * distinct credspecs and service accounts pods name (growth-plan.ts). The credspecs and the RBAC are really in the
- * API server and the functions call it as in production; the reviews are sent straight to each function over HTTPS,
- * as section B does, because 20,000 pod creates per step through the API server would take minutes each.
+ * Section I (`npm run bench -- growth`): API calls and memory of fresh Node servers against the distinct credspecs
+ * pods name (growth-plan.ts). Reviews go straight to each function: 20,000 pod creates a step would take minutes.
  */
 import { Pool } from "undici";
 import { adminEndpoint, applyObjects, objectPath, type LocalClusterInfo } from "../../infra/local/index.ts";
@@ -28,7 +25,6 @@ import { acceptsAllowed } from "./reviews.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
 const GROWTH_CONCURRENCY = 16;
-/** Concurrent creates of credspecs while setting up. */
 const SETUP_CONCURRENCY = 32;
 
 /** One function's memory over a step, in bytes. */

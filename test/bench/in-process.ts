@@ -1,9 +1,4 @@
-/**
- * Section A: what one review costs inside the process, without I/O: the production app (createApp with configuredDeps, bearer
- * caller auth, the JSON logger writing nowhere) over the real Kubernetes client whose fetch is an in-memory
- * API server answering at once. After warm-up the client's caches are warm, as on a busy server, so this is
- * parse + decide + respond (+ cache lookups and their copies).
- */
+/** Section A: one review's cost without I/O, the production app over the real client and an in-memory API server. */
 import { configuredDeps, createApp } from "../../functions/app.ts";
 import { createJsonMetrics } from "../../functions/metrics.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../shared/config/index.ts";
@@ -70,7 +65,6 @@ export function createBenchApp(gmsa: GmsaClient) {
   return createApp(configuredDeps(config, { gmsa, logger, readiness, metrics: createJsonMetrics() }));
 }
 
-/** A review POST to `fn` with the bench caller's token. */
 export function reviewRequest(fn: FunctionName, body: string): Request {
   return new Request(`https://gmsa.local/${fn}?timeout=10s`, {
     method: "POST",
@@ -79,10 +73,7 @@ export function reviewRequest(fn: FunctionName, body: string): Request {
   });
 }
 
-/**
- * Times `rounds` x `iterations` reviews per cell (after `warmup` untimed ones), one at a time, each from a
- * fresh Request to the reply's text. @throws Error when a reply is not the expected allow.
- */
+/** Times each cell's reviews one at a time. @throws Error when a reply is not the expected allow. */
 export async function measureInProcess(options: InProcessOptions): Promise<InProcessResult[]> {
   const credspecs = new Map(benchCredSpecNames().map((name, i) => [name, benchCredSpec(i)] as const));
   const memory = createMemoryKubeFetch(credspecs);

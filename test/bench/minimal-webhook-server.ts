@@ -1,9 +1,4 @@
-/**
- * The do-nothing webhook itself (see minimal-webhook.ts, which bundles and starts it): `/expand` answers allowed
- * with a fixed JSON Patch, `/authorize` allowed, `/metrics` a JSON count of authorize reviews, anything else "ok".
- *
- * `node <bundle> <port> <certFile> <keyFile>`, the base64 patch in MINIMAL_WEBHOOK_PATCH.
- */
+/** The do-nothing webhook (minimal-webhook.ts): `node <bundle> <port> <certFile> <keyFile>`, MINIMAL_WEBHOOK_PATCH. */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
 

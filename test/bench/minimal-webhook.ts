@@ -1,20 +1,14 @@
 /**
- * The floor for section F: the least a Node HTTPS webhook pair can do. One process serves `/expand`
- * (allowed, with a fixed JSON Patch that inlines the sample credspec, so the API server applies a
- * patch as it does for expand) and `/authorize` (allowed), with no parsing beyond JSON.parse, no
- * caller auth, no API call and no log. Comparing pod creates through it with pod creates through the
- * functions separates what the API server and the transport cost from what the functions add.
- *
- * The server (minimal-webhook-server.ts) runs as ours do in production: one esbuild bundle, started with the
- * production heap limits, so its memory and CPU are a floor for section G too.
+ * The floor of sections F and G: the least a Node HTTPS webhook pair does (allowed; expand with a fixed patch),
+ * bundled and started as ours are, to separate what the API server and transport cost from what the functions add.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { issueClusterServingCertificate, kubeRequest, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
-import { recordProcessGroup, registerTeardown, type TeardownTarget } from "../../infra/local/teardown.ts";
+import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
 import { bundleNodeFunction } from "../../infra/build/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
@@ -27,22 +21,15 @@ export interface MinimalWebhook {
 }
 
 /**
- * Starts the floor webhook for pods whose pod-level credspec is `credspec` (infra/deploy/samples/pod.yaml).
- * Its certificate, log and process go with a folder of its own, removed by `stop()` (and by the
- * teardown on exit, signals or a killed parent, as for the stack).
+ * Starts the floor webhook for pods whose pod-level credspec is `credspec`. Its folder (certificate, log) goes with
+ * `stop()`, or with the teardown on exit, signals or a killed parent, as for the stack.
  */
 export async function startMinimalWebhook(cluster: LocalClusterInfo, credspec: unknown): Promise<MinimalWebhook> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-minimal-"));
   let child: ManagedProcess | undefined;
-  const target: TeardownTarget = { dir, pgids: [], stop: () => stop() };
-  const unregister = registerTeardown(target);
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= (async () => {
-      if (child !== undefined) await stopProcess(child);
-      await rm(dir, { recursive: true, force: true });
-      unregister();
-    })());
+  const { target, teardown: stop } = createTeardown(dir, async () => {
+    if (child !== undefined) await stopProcess(child);
+  });
   try {
     const serving = await issueClusterServingCertificate(cluster, ["127.0.0.1"]);
     const port = await freePort();

@@ -1,7 +1,4 @@
-/**
- * Section A, Node-based targets: the bundles `npm run build` writes (infra/build/node/bundle-function.ts), measured as
- * shipped: every chunk, raw and gzipped, and what a cold start loads of them.
- */
+/** Section A: the Node bundles `npm run build` writes, raw and gzipped, and what a cold start loads of them. */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -11,7 +8,6 @@ import { fixed, printTable } from "./table.ts";
 /** A Node target's bundle as its build writes it: every .mjs file the folder holds (entry and split chunks). */
 export interface NodeBundleSize {
   target: NodeTarget;
-  /** The entry file, relative to the output folder. */
   entry: string;
   files: number;
   rawBytes: number;

@@ -1,9 +1,4 @@
-/**
- * The Node processes section G measures, freshly started so that their idle memory can be read: our servers as
- * production runs them (one esbuild bundle of functions/node/index.ts with the heap limits of `npm start` and the
- * image), one process per function started by the local stack; and the do-nothing HTTPS webhook of section F
- * (test/bench/minimal-webhook.ts), the floor of what any Node HTTPS webhook costs.
- */
+/** Section G's Node processes, started fresh for their idle memory: our production bundle, and the floor webhook. */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

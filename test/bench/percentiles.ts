@@ -19,7 +19,6 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
-/** Summarizes `samples` (not changed). */
 export function summarize(samples: ArrayLike<number>): Summary {
   const sorted = Float64Array.from(samples).sort();
   let sum = 0;

@@ -1,12 +1,8 @@
-/**
- * Section F's tables: each webhook pair against the floor, their creates alternating one by one (pod-create.ts);
- * the budget on them is judged in budgets.ts.
- */
+/** Section F's tables: each webhook pair against the floor, their creates alternating (pod-create.ts). */
 import { podCreateAdded } from "./figures.ts";
 import { addedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
-import { fixed, printTable, type Cell } from "./table.ts";
+import { fixed, printColumns, printTable, type Cell } from "./table.ts";
 
-/** A webhook pair's name in the tables, and its rounds. */
 export type LabelledPodCreates = readonly [label: string, rounds: PodCreateRounds];
 
 const FLOOR_LABEL = "minimal Node webhook pair (floor)";
@@ -39,29 +35,22 @@ export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
       "what the API server and the transport cost whatever the webhook does. The floor and the pair are registered together, each for pods with a label of " +
       "its own; in each round, creates alternate between a pod for neither (none), one for the floor and one for the pair.",
   );
-  printTable(
+  printColumns(
     "F. Side by side: what each webhook pair adds to a dry-run pod create at p50, against the floor in the same creates (ms)",
     [
-      "webhooks",
-      "added p50 by round",
-      "median",
-      "floor's by round",
-      "floor's median",
-      "added / floor's by round",
-      "median of the ratios",
+      ["webhooks", ({ label }) => label],
+      ["added p50 by round", ({ rounds }) => rounds.webhooks.map((pair) => fixed(addedP50(pair), 2)).join(" / ")],
+      ["median", ({ medians }) => fixed(medians?.added ?? Number.NaN, 2)],
+      ["floor's by round", ({ rounds }) => rounds.floor.map((pair) => fixed(addedP50(pair), 2)).join(" / ")],
+      ["floor's median", ({ medians }) => fixed(medians?.floor ?? Number.NaN, 2)],
+      [
+        "added / floor's by round",
+        ({ rounds }) =>
+          rounds.webhooks.map((pair, i) => `${fixed(addedP50(pair) / addedP50(rounds.floor[i]!), 2)}x`).join(" / "),
+      ],
+      ["median of the ratios", ({ medians }) => `${fixed(medians?.ratio ?? Number.NaN, 2)}x`],
     ],
-    entries.map(([label, rounds]) => {
-      const medians = podCreateAdded(rounds);
-      return [
-        label,
-        rounds.webhooks.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
-        fixed(medians?.added ?? Number.NaN, 2),
-        rounds.floor.map((pair) => fixed(addedP50(pair), 2)).join(" / "),
-        fixed(medians?.floor ?? Number.NaN, 2),
-        rounds.webhooks.map((pair, i) => `${fixed(addedP50(pair) / addedP50(rounds.floor[i]!), 2)}x`).join(" / "),
-        `${fixed(medians?.ratio ?? Number.NaN, 2)}x`,
-      ];
-    }),
+    entries.map(([label, rounds]) => ({ label, rounds, medians: podCreateAdded(rounds) })),
     "Each round is one trial of the budget: the median of the rounds' ratios is what the budget table judges.",
   );
 }

@@ -1,12 +1,7 @@
 /**
- * Section F: what the webhooks add to pod creation through the API server: server-side dry-run creates of
- * infra/deploy/samples/pod.yaml (nothing is stored) with the admin token over keep-alive, one at a time. The floor is the
- * same through a webhook pair that does nothing (minimal-webhook.ts).
- *
- * The API server's own latency drifts by a millisecond over minutes, as much as what is measured, so the floor and
- * the pair measured are registered together, each configuration renamed for its pair and selecting pods by a label,
- * and creates alternate between a pod for neither, a pod for the floor and a pod for the pair, one after the other:
- * the three see the same API server.
+ * Section F: what the webhooks add to dry-run pod creates through the API server. Its latency drifts by a millisecond
+ * over minutes, so the floor and the pair are registered together and creates alternate between a pod for neither,
+ * one for the floor and one for the pair.
  */
 import { Pool } from "undici";
 import {
@@ -26,7 +21,6 @@ import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { summarize } from "./percentiles.ts";
 import { median } from "./trials.ts";
 
-/** Pod creates without webhooks, then with a webhook pair. */
 export interface PodCreatePair {
   without: LoadResult;
   with: LoadResult;
@@ -41,11 +35,6 @@ export interface PodCreateRounds {
 /** What a webhook pair adds to a pod create at p50, in ms. */
 export function addedP50(pair: PodCreatePair): number {
   return pair.with.latencyMs.p50 - pair.without.latencyMs.p50;
-}
-
-/** The median of the rounds' {@link addedP50}. */
-export function medianAddedP50(pairs: readonly PodCreatePair[]): number {
-  return median(pairs.map(addedP50));
 }
 
 /** Every load of the rounds, for their errors. */
@@ -91,10 +80,36 @@ export interface ComparePodCreatesOptions {
   rounds: number;
 }
 
-/**
- * Registers the floor and `webhooks` together, then measures `rounds` rounds of alternating creates; both pairs'
- * configurations are deleted afterwards.
- */
+/** Section F's settings as a phase (runtime-phase.ts, reference-phase.ts) takes them. */
+export interface PodCreatePhaseOptions {
+  podCreateRequests: number;
+  podCreateMaxDurationMs: number;
+  /** Section F's floor, running through the phase, and its rounds. */
+  podCreateFloor: MinimalWebhook;
+  podCreateRounds: number;
+  log: (line: string) => void;
+}
+
+/** {@link comparePodCreates} of `webhooks` against the phase's floor, logged as `name`. */
+export async function measurePodCreates(
+  cluster: LocalClusterInfo,
+  name: string,
+  webhooks: BenchWebhooks,
+  options: PodCreatePhaseOptions,
+): Promise<PodCreateRounds> {
+  const rounds = await comparePodCreates(cluster, await benchWebhooksOf(cluster, options.podCreateFloor), webhooks, {
+    requests: options.podCreateRequests,
+    maxDurationMs: options.podCreateMaxDurationMs,
+    rounds: options.podCreateRounds,
+  });
+  const medianAdded = (pairs: readonly PodCreatePair[]) => median(pairs.map(addedP50)).toFixed(2);
+  options.log(
+    `${name} pod creates: added p50 ${medianAdded(rounds.webhooks)} ms, the floor's ${medianAdded(rounds.floor)} ms (median of ${options.podCreateRounds} rounds)`,
+  );
+  return rounds;
+}
+
+/** Registers the floor and `webhooks` together and measures `rounds` rounds of alternating creates. */
 export async function comparePodCreates(
   cluster: LocalClusterInfo,
   floor: BenchWebhooks,
@@ -103,10 +118,11 @@ export async function comparePodCreates(
 ): Promise<PodCreateRounds> {
   const [pod] = await loadManifest("samples/pod.yaml");
   if (pod === undefined) throw new Error("infra/deploy/samples/pod.yaml holds no pod");
-  const pairs = [forPair(floor.objects, "floor"), forPair(webhooks.objects, "measured")];
-  try {
-    await register(cluster, "floor", pairs[0]!, floor.authorizeReviews);
-    await register(cluster, "measured", pairs[1]!, webhooks.authorizeReviews);
+  const pairs = [
+    ["floor", floor],
+    ["measured", webhooks],
+  ] as const;
+  return withPairsRegistered(cluster, pairs, async () => {
     const rounds: PodCreateRounds = { floor: [], webhooks: [] };
     for (let round = 0; round < options.rounds; round++) {
       const [without, withFloor, withWebhooks] = await alternateCreates(
@@ -118,14 +134,10 @@ export async function comparePodCreates(
       rounds.webhooks.push({ without: without!, with: withWebhooks! });
     }
     return rounds;
-  } finally {
-    const admin = adminEndpoint(cluster);
-    for (const object of pairs.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
-  }
+  });
 }
 
-/** The configurations renamed for `pair` and selecting only pods labelled with it. */
-export function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
+function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
   return objects.map((object) => ({
     ...object,
     metadata: { ...object.metadata, name: `${object.metadata.name}-bench-${pair}` },
@@ -145,18 +157,29 @@ function labelled(pod: KubeObject, pair: string | undefined): KubeObject {
   return { ...pod, metadata: { ...pod.metadata, labels } };
 }
 
-/** Applies a pair's configurations and waits until the API server calls them for pods labelled with it. */
-export async function register(
+/**
+ * Registers each pair's configurations ({@link forPair} its name) and waits until the API server calls them for pods
+ * labelled with it; runs `body`, then deletes them.
+ */
+export async function withPairsRegistered<T>(
   cluster: LocalClusterInfo,
-  pair: string,
-  objects: KubeObject[],
-  authorizeReviews?: () => Promise<number>,
-): Promise<void> {
-  await applyObjects(adminEndpoint(cluster), objects);
-  await waitUntilWebhooksCalled(cluster, {
-    labels: { [PAIR_LABEL]: pair },
-    ...(authorizeReviews === undefined ? {} : { authorizeReviews }),
-  });
+  pairs: readonly (readonly [name: string, webhooks: BenchWebhooks])[],
+  body: () => Promise<T>,
+): Promise<T> {
+  const admin = adminEndpoint(cluster);
+  const objects = pairs.map(([name, webhooks]) => forPair(webhooks.objects, name));
+  try {
+    for (const [i, [name, { authorizeReviews }]] of pairs.entries()) {
+      await applyObjects(admin, objects[i]!);
+      await waitUntilWebhooksCalled(cluster, {
+        labels: { [PAIR_LABEL]: name },
+        ...(authorizeReviews === undefined ? {} : { authorizeReviews }),
+      });
+    }
+    return await body();
+  } finally {
+    for (const object of objects.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
+  }
 }
 
 function createPath(pod: KubeObject): string {

@@ -5,10 +5,7 @@ import { execFileSync } from "node:child_process";
 /** Clock ticks per second of utime/stime (almost always 100), read at the first use, not at import. */
 let ticksPerSecond: number | undefined;
 
-/**
- * User plus system CPU time of `pid` so far, in microseconds (resolution: one clock tick, 10 ms).
- * @throws Error when the process is gone.
- */
+/** User plus system CPU time of `pid` so far, µs (resolution 10 ms). @throws Error when the process is gone. */
 export function readProcessCpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // Fields after the command (which may hold spaces) start at the state, field 3; utime and stime are 14 and 15.

@@ -1,48 +1,24 @@
-/**
- * What the bench measures of the Go reference (reference.ts) besides section G: its answers checked
- * where both implementations agree, section B's rows (reviews/s, latency, server CPU) and section F's
- * pod creates through the API server with it registered as the webhook pair.
- */
+/** The Go reference (reference.ts) beside ours: its answers checked, section B's rows and section F's pod creates. */
 import { Pool } from "undici";
 import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
-import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
-import { runLoad, type LoadResult } from "./load.ts";
+import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
-import { benchWebhooksOf, comparePodCreates, medianAddedP50, type PodCreateRounds } from "./pod-create.ts";
-import type { MinimalWebhook } from "./minimal-webhook.ts";
-import { readProcessCpuMicros } from "./process-cpu.ts";
+import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
-import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
-
-/** One section B row of the reference. */
-export interface ReferenceCell {
-  fn: FunctionName;
-  containers: ContainerCount;
-  load: LoadResult;
-  serverCpuMicrosPerReview: number;
-}
+import { buildReviewBodies } from "./reviews.ts";
+import { measureRows, type MeasuredRow, type ThroughputOptions } from "./throughput.ts";
 
 export interface ReferenceFigures {
   /** Answers that were not what both implementations agree on, described. */
   wrongAnswers: string[];
-  cells: ReferenceCell[];
+  cells: MeasuredRow[];
   /** Section F: rounds of creates alternating between no webhook, the floor and the reference. */
   podCreate: PodCreateRounds;
 }
 
-export interface ReferencePhaseOptions {
-  concurrencies: readonly number[];
-  maxRequests: number;
-  maxDurationMs: number;
-  podCreateRequests: number;
-  podCreateMaxDurationMs: number;
-  /** Section F's floor, running, and its rounds. */
-  podCreateFloor: MinimalWebhook;
-  podCreateRounds: number;
-  log: (line: string) => void;
-}
+export type ReferencePhaseOptions = ThroughputOptions & PodCreatePhaseOptions;
 
 interface ReviewAnswer {
   response?: { allowed?: boolean; patch?: string };
@@ -119,42 +95,6 @@ async function checkAnswers(
   return wrong;
 }
 
-/** Section B's rows against one server process (any MeasuredTarget pair). */
-async function measureCells(
-  targets: readonly MeasuredTarget[],
-  credspecs: ReadonlyMap<string, unknown>,
-  options: ReferencePhaseOptions,
-): Promise<ReferenceCell[]> {
-  const bodies = buildReviewBodies(credspecs);
-  const cells: ReferenceCell[] = [];
-  for (const target of targets) {
-    for (const containers of CONTAINER_COUNTS) {
-      for (const concurrency of options.concurrencies) {
-        const cpuBefore = readProcessCpuMicros(target.pid);
-        const load = await runLoad({
-          url: target.url,
-          body: bodies[target.fn][containers],
-          headers: target.headers,
-          caPem: target.ca,
-          accept: acceptsAllowed(target.fn),
-          concurrency,
-          maxRequests: options.maxRequests,
-          maxDurationMs: options.maxDurationMs,
-        });
-        const serverCpuMicrosPerReview =
-          (readProcessCpuMicros(target.pid) - cpuBefore) / (load.requests + load.warmupRequests);
-        cells.push({ fn: target.fn, containers, load, serverCpuMicrosPerReview });
-        options.log(
-          `${target.server} ${target.fn} ${containers}c x${concurrency}: ${load.perSecond.toFixed(0)}/s, p50 ${load.latencyMs.p50.toFixed(2)} ms, ` +
-            `server CPU ${serverCpuMicrosPerReview.toFixed(0)} µs/review, errors ${load.errors}`,
-        );
-      }
-    }
-  }
-  return cells;
-}
-
-/** Our webhook configurations pointing at the reference's paths. */
 export async function referenceWebhooks(cluster: LocalClusterInfo, reference: RunningReference): Promise<KubeObject[]> {
   const objects = await renderWebhooks({
     expandUrl: reference.baseUrl,
@@ -178,19 +118,12 @@ export async function benchReference(
   const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
   const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
-  const cells = await measureCells(ordered, bench.credspecs, options);
-  const podCreate = await comparePodCreates(
+  const cells = await measureRows(ordered, buildReviewBodies(bench.credspecs), options, (_, row) => row());
+  const podCreate = await measurePodCreates(
     bench.cluster,
-    await benchWebhooksOf(bench.cluster, options.podCreateFloor),
+    "reference",
     { objects: await referenceWebhooks(bench.cluster, reference) },
-    {
-      requests: options.podCreateRequests,
-      maxDurationMs: options.podCreateMaxDurationMs,
-      rounds: options.podCreateRounds,
-    },
-  );
-  options.log(
-    `reference pod creates: added p50 ${medianAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${medianAddedP50(podCreate.floor).toFixed(2)} ms (median of ${options.podCreateRounds} rounds)`,
+    options,
   );
   return { wrongAnswers, cells, podCreate };
 }

@@ -1,14 +1,8 @@
 /**
- * The Go reference, kubernetes-sigs/windows-gmsa's `admission-webhook`, side by side with ours: when
- * `GMSA_REF_BIN` names a built binary of that project, the bench starts it against the same local API
- * server. Nothing here fetches or builds it.
- *
- * It reads client-go's in-cluster configuration: `KUBERNETES_SERVICE_HOST`/`_PORT` and the token and CA
- * at the fixed path /var/run/secrets/kubernetes.io/serviceaccount. So it runs in a private mount
- * namespace (`unshare --mount`, private propagation) where a folder of ours is bind-mounted over /run
- * (/var/run links there); the machine's own /run is never written. This file is also that launcher:
- * `unshare --mount <node> reference.ts <run folder> <binary>` mounts, then becomes the binary
- * (`process.execve`), so the pid started is the reference's own.
+ * The Go reference (kubernetes-sigs/windows-gmsa's admission-webhook, given as GMSA_REF_BIN) against the local API
+ * server. It reads client-go's in-cluster files at a fixed path, so it runs under `unshare --mount` with our folder
+ * bind-mounted over /run; this file is that launcher too, then becomes the binary (`process.execve`, same pid).
+ * Nothing here fetches or builds it.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -32,7 +26,6 @@ import { tailFile } from "../../infra/build/tools/tail-file.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 
-/** The server name in the tables. */
 export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
 /** The reference's service account, in the functions' namespace. */
 const SERVICE_ACCOUNT = "gmsa-reference";
@@ -47,7 +40,6 @@ export interface ReferenceLimiter {
 
 /** Raised so far that the limiter is not what is measured; its chart's defaults are QPS 30, burst 50. */
 export const RAISED_LIMITER: ReferenceLimiter = { qps: 1000, burst: 2000 };
-/** The reference's paths for our two functions. */
 export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate", authorize: "/validate" };
 /** client-go's fixed in-cluster path, under /run (/var/run is a link to it). */
 const SERVICE_ACCOUNT_DIR = ["secrets", "kubernetes.io", "serviceaccount"];
@@ -96,9 +88,7 @@ async function mintToken(cluster: LocalClusterInfo): Promise<string> {
 }
 
 /**
- * Starts the reference at `bin` against `cluster` (which must have the base infra applied) and waits
- * for its `/health`, its client-side limiter at `limiter` (default {@link RAISED_LIMITER}). Its log is at
- * `logFile` until `stop()`, which removes its folder (teardown on exit and signals as for the stack).
+ * Starts the reference at `bin` against `cluster` (base infra applied) with its client-side limiter at `limiter`.
  * @throws Error with the tail of its log when it does not start.
  */
 export async function startReference(

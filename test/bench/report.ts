@@ -1,25 +1,25 @@
 /** One table per section of the benchmark (Markdown, so RESULTS.md can quote the output). */
 import type { InProcessResult } from "./in-process.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
-import { fixed, printTable } from "./table.ts";
+import { fixed, printColumns, printTable } from "./table.ts";
 import type { BundleSize, WorkerStartup } from "./worker-bundle.ts";
 
 const KIB = 1024;
 const MIB = 1024 * 1024;
 
 export function printInProcess(results: readonly InProcessResult[], rounds: number, iterations: number): void {
-  printTable(
+  printColumns(
     `A. In-process cost per review, no I/O (µs; ${rounds} rounds x ${iterations} reviews per row, after warm-up)`,
-    ["function", "containers", "p50", "p99", "p99, best round", "mean", "CPU per review"],
-    results.map((r) => [
-      r.fn,
-      r.containers,
-      fixed(r.micros.p50),
-      fixed(r.micros.p99),
-      fixed(r.bestRound.p99),
-      fixed(r.micros.mean),
-      fixed(r.cpuMicrosPerReview),
-    ]),
+    [
+      ["function", (r) => r.fn],
+      ["containers", (r) => r.containers],
+      ["p50", (r) => fixed(r.micros.p50)],
+      ["p99", (r) => fixed(r.micros.p99)],
+      ["p99, best round", (r) => fixed(r.bestRound.p99)],
+      ["mean", (r) => fixed(r.micros.mean)],
+      ["CPU per review", (r) => fixed(r.cpuMicrosPerReview)],
+    ],
+    results,
     "Production app (bearer caller auth, JSON log line written nowhere) over the real client with warm caches; " +
       "each review from a fresh Request to the reply's text. CPU: process user+system time / reviews.",
   );
@@ -48,71 +48,49 @@ export function printWorkerStartup(startups: readonly WorkerStartup[], runs: num
 }
 
 export function printThroughput(phases: readonly RuntimeFigures[], maxRequests: number, maxDurationMs: number): void {
-  printTable(
+  printColumns(
     `B. Reviews per second and latency, sent straight to the functions over HTTPS (${maxRequests} reviews or ${maxDurationMs / 1000} s per row)`,
     [
-      "runtime",
-      "function",
-      "containers",
-      "concurrency",
-      "reviews",
-      "reviews/s",
-      "p50 ms",
-      "p99 ms",
-      "server CPU µs/review",
-      "errors",
+      ["runtime", (c) => c.runtime],
+      ["function", (c) => c.fn],
+      ["containers", (c) => c.containers],
+      ["concurrency", (c) => c.load.concurrency],
+      ["reviews", (c) => c.load.requests],
+      ["reviews/s", (c) => fixed(c.load.perSecond)],
+      ["p50 ms", (c) => fixed(c.load.latencyMs.p50, 2)],
+      ["p99 ms", (c) => fixed(c.load.latencyMs.p99, 2)],
+      ["server CPU µs/review", (c) => fixed(c.serverCpuMicrosPerReview)],
+      ["errors", (c) => c.load.errors],
     ],
-    phases.flatMap((p) =>
-      p.cells.map((c) => [
-        p.runtime,
-        c.fn,
-        c.containers,
-        c.load.concurrency,
-        c.load.requests,
-        fixed(c.load.perSecond),
-        fixed(c.load.latencyMs.p50, 2),
-        fixed(c.load.latencyMs.p99, 2),
-        fixed(c.serverCpuMicrosPerReview),
-        c.load.errors,
-      ]),
-    ),
+    phases.flatMap((p) => p.cells),
     "Client, functions, kube-apiserver and etcd share the same 2 cores. Server CPU: user+system time of the function's " +
       "process (workerd for the Worker) over the row, warm-up included, per review.",
   );
 }
 
 export function printCalls(phases: readonly RuntimeFigures[]): void {
-  printTable(
+  printColumns(
     "C. API-server calls per review (audit log, by the function's identity)",
     [
-      "runtime",
-      "function",
-      "containers",
-      "distinct credspecs",
-      "cold: reads",
-      "cold: access reviews",
-      "warm: reads",
-      "warm: access reviews",
-      "under load: calls per 1000 reviews",
+      ["runtime", ({ c }) => c.runtime],
+      ["function", ({ c }) => c.fn],
+      ["containers", ({ c }) => c.containers],
+      ["distinct credspecs", ({ c }) => c.distinct],
+      ["cold: reads", ({ c }) => c.cold.credspecReads],
+      ["cold: access reviews", ({ c }) => c.cold.accessReviews],
+      ["warm: reads", ({ c }) => c.warm.credspecReads],
+      ["warm: access reviews", ({ c }) => c.warm.accessReviews],
+      [
+        "under load: calls per 1000 reviews",
+        ({ c, p }) => {
+          const cells = p.cells.filter((cell) => cell.fn === c.fn && cell.containers === c.containers);
+          const reviews = cells.reduce((sum, cell) => sum + cell.load.requests, 0);
+          const calls = cells.reduce((sum, cell) => sum + cell.calls.credspecReads + cell.calls.accessReviews, 0);
+          return fixed((calls * 1000) / Math.max(1, reviews), 2);
+        },
+      ],
     ],
-    phases.flatMap((p) =>
-      p.calls.map((c) => {
-        const cells = p.cells.filter((cell) => cell.fn === c.fn && cell.containers === c.containers);
-        const reviews = cells.reduce((sum, cell) => sum + cell.load.requests, 0);
-        const calls = cells.reduce((sum, cell) => sum + cell.calls.credspecReads + cell.calls.accessReviews, 0);
-        return [
-          p.runtime,
-          c.fn,
-          c.containers,
-          c.distinct,
-          c.cold.credspecReads,
-          c.cold.accessReviews,
-          c.warm.credspecReads,
-          c.warm.accessReviews,
-          fixed((calls * 1000) / Math.max(1, reviews), 2),
-        ];
-      }),
-    ),
+    phases.flatMap((p) => p.calls.map((c) => ({ c, p }))),
     "Under load: all calls during section B's rows for that function and pod (cache TTLs: credspecs 30 s, allowed access 10 s), warm-up requests included in the calls, not in the reviews.",
   );
 }

@@ -1,9 +1,6 @@
 /**
- * How many of our source files one warm review runs code in (issue 36): the production app (createApp with
- * configuredDeps, bearer caller auth, the JSON logger writing nowhere) over the in-memory fake GmsaClient, one review
- * to warm up, then V8 precise coverage (call counts, node:inspector) over a second, identical review. A file counts
- * when a function of it ran during that second review. Run: `node test/bench/review-files.ts` (`--json` for the
- * bench); the bench calls {@link measureReviewFiles}, which runs it so.
+ * How many of our files one warm review runs code in (issue 36), by V8 precise coverage over a second identical
+ * review. `node test/bench/review-files.ts [--json]`; the bench runs it in a fresh process.
  */
 import { execFile } from "node:child_process";
 import { Session } from "node:inspector/promises";
@@ -13,7 +10,6 @@ import { promisify } from "node:util";
 import type { FunctionName } from "../../shared/config/index.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-/** The folders whose files are counted, relative to the repository root. */
 const COUNTED = ["functions/", "shared/"];
 
 /** Our files (repository-relative, sorted) a warm review of each function runs code in. */

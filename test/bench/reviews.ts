@@ -26,19 +26,3 @@ export function acceptsAllowed(fn: FunctionName): LoadOptions["accept"] {
   return (status, body) =>
     status === 200 && body.includes('"allowed":true') && (fn !== "expand" || body.includes('"patch":'));
 }
-
-/** Load options for one review cell, everything but the sizes of the run. */
-export function reviewLoad(
-  stack: FunctionsStack,
-  caPem: string,
-  fn: FunctionName,
-  body: string,
-): Pick<LoadOptions, "url" | "body" | "headers" | "caPem" | "accept"> {
-  return {
-    url: reviewUrl(stack, fn),
-    body,
-    headers: { authorization: `Bearer ${stack.callerToken}` },
-    caPem,
-    accept: acceptsAllowed(fn),
-  };
-}

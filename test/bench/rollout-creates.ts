@@ -1,9 +1,4 @@
-/**
- * Sends section H's creates: server-side dry-run creates (admission runs in full, nothing is stored, so every phase
- * sends the same pods) with the admin token over keep-alive connections. Each sender creates pod i for the floor and
- * pod i for the pair measured one after the other (which first alternates with i), so that both see the same API
- * server at the same moment; `concurrency` senders share the pods.
- */
+/** Section H's dry-run creates: each sender creates pod i for the floor and for the pair, in alternating order. */
 import { Pool } from "undici";
 import type { KubeObject, LocalClusterInfo } from "../../infra/local/index.ts";
 import { rolloutPod, rolloutPodRef } from "./rollout-plan.ts";
@@ -15,7 +10,6 @@ export interface PairLabels {
   measured: Record<string, string>;
 }
 
-/** What the creates of pods `from` to `to` - 1 saw. */
 export interface CreateRun {
   measured: CreateOutcome[];
   floor: CreateOutcome[];
@@ -107,15 +101,11 @@ export async function sendCreates(
             if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
           }
           const ref = rolloutPodRef(index);
-          const floorPod = rolloutPod(ref, index, labels.floor);
-          const measuredPod = rolloutPod(ref, index, labels.measured);
-          if (index % 2 === 0) {
-            run.floor.push(await createOne(pool, cluster.adminToken, floorPod, index));
-            run.measured.push(await createOne(pool, cluster.adminToken, measuredPod, index));
-          } else {
-            run.measured.push(await createOne(pool, cluster.adminToken, measuredPod, index));
-            run.floor.push(await createOne(pool, cluster.adminToken, floorPod, index));
-          }
+          const sides = (["floor", "measured"] as const).map(
+            (side) => [side, rolloutPod(ref, index, labels[side])] as const,
+          );
+          for (const [side, pod] of index % 2 === 0 ? sides : sides.reverse())
+            run[side].push(await createOne(pool, cluster.adminToken, pod, index));
         }
       }),
     );

@@ -1,13 +1,9 @@
 /**
- * Section H's rollout, as data: 20 credspecs, 100 service accounts in 10 namespaces, 1,000 pods, and the change made
- * half-way through the last phase. Namespace n's ten service accounts may use credspecs 2n and 2n + 1 (one
- * RoleBinding per credspec, in its namespace), so the pods name 200 distinct (service account, credspec) pairs, each
- * five times, in an order that never repeats a pair within 200 pods. Half-way through the last phase credspec
- * {@link EDITED_CREDSPEC} is edited and namespace 0 loses its grant of credspec 0 ({@link REVOKED_CREDSPEC}): each
- * touches 50 of the 1,000 pods.
+ * Section H's rollout: namespace n's ten service accounts may use credspecs 2n and 2n + 1, so 1,000 pods name 200
+ * pairs five times each; half-way through the last phase one credspec is edited and one grant revoked (50 pods each).
  */
 import type { KubeObject } from "../../infra/local/index.ts";
-import { benchCredSpec } from "./bench-pods.ts";
+import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";
 
 export const ROLLOUT_NAMESPACES = 10;
 export const ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE = 10;
@@ -31,7 +27,6 @@ export function rolloutCredSpecName(c: number): string {
   return `gmsa-rollout-${c}`;
 }
 
-/** What one pod of the rollout names. */
 export interface RolloutPodRef {
   namespace: number;
   serviceAccount: number;
@@ -54,30 +49,22 @@ export function rolloutCredSpec(c: number, edited = false): Record<string, unkno
   return { ...contents, DomainJoinConfig: { ...domain, Guid: "5f0c3b9e-2d7a-4e61-8b43-a1c9d2e7f604" } };
 }
 
-/** The GMSACredentialSpec object of credspec `c`. */
 export function rolloutCredSpecObject(c: number, edited = false): KubeObject {
-  return {
-    apiVersion: "windows.k8s.io/v1",
-    kind: "GMSACredentialSpec",
-    metadata: { name: rolloutCredSpecName(c) },
-    credspec: rolloutCredSpec(c, edited),
-  };
+  return credSpecObject(rolloutCredSpecName(c), rolloutCredSpec(c, edited));
 }
 
 /** The RoleBinding that lets namespace `floor(c / 2)`'s service accounts use credspec `c`. */
 export function rolloutGrant(c: number): KubeObject {
   const namespace = rolloutNamespace(Math.floor(c / 2));
-  return {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name: `use-${rolloutCredSpecName(c)}`, namespace },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `use-${rolloutCredSpecName(c)}` },
-    subjects: Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({
+  return roleBinding(
+    `use-${rolloutCredSpecName(c)}`,
+    namespace,
+    Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({
       kind: "ServiceAccount",
       name: rolloutServiceAccount(k),
       namespace,
     })),
-  };
+  );
 }
 
 /** Namespaces, service accounts, credspecs and the grants, in the order they can be applied. */
@@ -95,19 +82,7 @@ export function rolloutObjects(): KubeObject[] {
   }
   for (let c = 0; c < ROLLOUT_CREDSPECS; c++) {
     objects.push(rolloutCredSpecObject(c));
-    objects.push({
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: `use-${rolloutCredSpecName(c)}` },
-      rules: [
-        {
-          apiGroups: ["windows.k8s.io"],
-          resources: ["gmsacredentialspecs"],
-          verbs: ["use"],
-          resourceNames: [rolloutCredSpecName(c)],
-        },
-      ],
-    });
+    objects.push(useCredSpecsRole(`use-${rolloutCredSpecName(c)}`, [rolloutCredSpecName(c)]));
     objects.push(rolloutGrant(c));
   }
   return objects;

@@ -1,10 +1,6 @@
 /**
- * Whether each decision of section H's rollout was right, judged from the pod the API server returned (its inlined
- * contents) or its refusal. Before the change every pod is admitted with its credspec's contents. After it, a pod
- * whose grant was revoked must be refused and a pod naming the edited credspec admitted with the new contents, once
- * one cache TTL has passed (docs/configuration.md, Caches): inside that window the old answer is stale but allowed,
- * and so is a refusal of an edited credspec's pod (expand and authorize hold their own caches: one may have the new
- * contents, the other the old).
+ * Whether each rollout decision was right. Within one cache TTL of the change (docs/configuration.md, Caches) the old
+ * answer is stale but allowed, and so is refusing an edited credspec's pod (expand and authorize cache apart).
  */
 import { changeOf, rolloutCredSpec, type RolloutPodRef } from "./rollout-plan.ts";
 
@@ -93,7 +89,6 @@ export interface ChangeFigures {
   lastStaleMs: number;
 }
 
-/** Counts of verdicts over a phase. */
 export interface VerdictCounts {
   right: number;
   stale: number;

@@ -1,16 +1,10 @@
 /**
- * Section H, a rollout through kube-apiserver (`npm run bench -- rollout`): 1,000 pods (rollout-plan.ts) created at
- * concurrency 50 with each webhook pair registered beside the do-nothing floor, in three phases on one pair of
- * freshly started servers: caches cold, then warm, then with a credspec edited and a grant revoked half-way (the
- * second half spread over the longer cache TTL and 10 s more, so that creates are sent after every TTL has passed).
- * Each phase reports what the pair adds to a create over the floor's, the API calls the servers made (audit log),
- * errors, and whether every decision was right (rollout-verdict.ts). Our Node functions run at their default TTLs;
- * the Go reference, when `GMSA_REF_BIN` is set, at its chart's client-side limiter and with it raised.
+ * Section H (`npm run bench -- rollout`): pods created at concurrency 50 with each pair beside the floor, cold, warm,
+ * then across a change; our functions at default TTLs, the Go reference at its chart's limiter and raised.
  */
 import {
   adminEndpoint,
   applyObjects,
-  kubeRequest,
   kubeRequestOk,
   objectPath,
   startFunctions,
@@ -18,9 +12,10 @@ import {
 } from "../../infra/local/index.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
-import { functionUsers, openAuditLog, type AuditLog, type CallCounts } from "./audit.ts";
+import { functionUsers, openAuditLog, usersCalls, type AuditLog } from "./audit.ts";
+import type { ReviewCalls } from "./api-calls.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
-import { benchWebhooksOf, forPair, PAIR_LABEL, register, type BenchWebhooks } from "./pod-create.ts";
+import { benchWebhooksOf, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME, REFERENCE_USER, startReference, type ReferenceLimiter } from "./reference.ts";
 import { sendCreates, type CreateRun, type PairLabels } from "./rollout-creates.ts";
@@ -42,24 +37,18 @@ const TAIL_PAST_TTL_MS = 10_000;
 
 export type RolloutPhaseName = "cold" | "warm" | "change";
 
-/** API-server calls the servers of a pair made. */
-export interface PairCalls {
-  credspecReads: number;
-  accessReviews: number;
-}
-
 export interface RolloutPhase {
   phase: RolloutPhaseName;
   measured: CreateOutcome[];
   floor: CreateOutcome[];
   durationMs: number;
-  calls: PairCalls;
+  /** API-server calls the servers of the pair made. */
+  calls: ReviewCalls;
   verdicts: VerdictCounts;
   /** The floor's creates not admitted: it admits every pod, so each is an error. */
   floorErrors: number;
 }
 
-/** One pair's three phases. */
 export interface RolloutRun {
   server: string;
   /** The Go reference: its errors are figures (its limiter may time requests out), not a broken run. */
@@ -71,7 +60,6 @@ export interface RolloutRun {
 }
 
 export interface RolloutOptions {
-  /** The floor pair, running. */
   floor: MinimalWebhook;
   /** A built windows-gmsa admission-webhook (GMSA_REF_BIN), run at each of `limiters`. */
   referenceBin?: string;
@@ -84,11 +72,6 @@ export interface RolloutOptions {
 /** The objects of the rollout: applied once, before any pair. */
 export async function applyRolloutObjects(cluster: LocalClusterInfo): Promise<void> {
   await applyObjects(adminEndpoint(cluster), rolloutObjects());
-}
-
-function sumCalls(counts: CallCounts, users: readonly string[]): PairCalls {
-  const sum = (call: string) => users.reduce((total, user) => total + (counts.get(user)?.get(call) ?? 0), 0);
-  return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
 }
 
 function merge(a: CreateRun, b: CreateRun): CreateRun {
@@ -133,68 +116,53 @@ async function runPhases(
     floor: { [PAIR_LABEL]: "rollout-floor" },
     measured: { [PAIR_LABEL]: "rollout-measured" },
   };
-  const floorWebhooks = await benchWebhooksOf(cluster, floor);
   const registered = [
-    forPair(floorWebhooks.objects, "rollout-floor"),
-    forPair(pair.webhooks.objects, "rollout-measured"),
-  ];
+    ["rollout-floor", await benchWebhooksOf(cluster, floor)],
+    ["rollout-measured", pair.webhooks],
+  ] as const;
   const started = performance.now();
   try {
-    await register(cluster, "rollout-floor", registered[0]!, floorWebhooks.authorizeReviews);
-    await register(cluster, "rollout-measured", registered[1]!, pair.webhooks.authorizeReviews);
-    const phases: RolloutPhase[] = [];
-    for (const phase of ["cold", "warm", "change"] as const) {
-      const offset = await audit.mark();
-      const phaseStarted = performance.now();
-      let run: CreateRun;
-      let window: ChangeWindow | undefined;
-      if (phase !== "change") {
-        run = await sendCreates(cluster, labels, { from: 0, to: pods, concurrency: ROLLOUT_CONCURRENCY });
-      } else {
-        const half = Math.floor(pods / 2);
-        const first = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
-        const startedMs = performance.now();
-        await makeChange(cluster);
-        const doneMs = performance.now();
-        window = {
-          startedMs,
-          doneMs,
-          accessTtlMs: pair.accessTtlMs,
-          credspecTtlMs: pair.credspecTtlMs,
-          graceMs: GRACE_MS,
-        };
-        const spreadMs =
-          Math.max(pair.accessTtlMs, pair.credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
-        run = merge(
-          first,
-          await sendCreates(cluster, labels, { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs }),
+    return await withPairsRegistered(cluster, registered, async () => {
+      const phases: RolloutPhase[] = [];
+      for (const phase of ["cold", "warm", "change"] as const) {
+        const offset = await audit.mark();
+        const phaseStarted = performance.now();
+        const half = phase === "change" ? Math.floor(pods / 2) : pods;
+        let run = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
+        let window: ChangeWindow | undefined;
+        if (phase === "change") {
+          const startedMs = performance.now();
+          await makeChange(cluster);
+          const { accessTtlMs, credspecTtlMs } = pair;
+          window = { startedMs, doneMs: performance.now(), accessTtlMs, credspecTtlMs, graceMs: GRACE_MS };
+          const spreadMs = Math.max(accessTtlMs, credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
+          const rest = { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs };
+          run = merge(run, await sendCreates(cluster, labels, rest));
+        }
+        const durationMs = performance.now() - phaseStarted;
+        const calls = usersCalls(await audit.countSince(offset), pair.users);
+        const verdicts = countVerdicts(run.measured, window);
+        const firstError = run.measured.find((o) => o.result === "error");
+        const floorFailed = run.floor.filter((o) => o.result !== "admitted");
+        const floorErrors = floorFailed.length;
+        phases.push({ phase, ...run, durationMs, calls, verdicts, floorErrors });
+        options.log(
+          `H: ${pair.server} (${pair.settings}) ${phase}: ${pods} creates in ${(durationMs / 1000).toFixed(1)} s, ` +
+            `${calls.credspecReads} reads + ${calls.accessReviews} access reviews, ${verdicts.right} right, ${verdicts.stale} stale, ${verdicts.wrong} wrong, ${verdicts.error} errors` +
+            `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}` +
+            `${firstError === undefined ? "" : `; first error: HTTP ${firstError.status}: ${firstError.message ?? ""}`}` +
+            `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
         );
       }
-      const durationMs = performance.now() - phaseStarted;
-      const calls = sumCalls(await audit.countSince(offset), pair.users);
-      const verdicts = countVerdicts(run.measured, window);
-      const firstError = run.measured.find((o) => o.result === "error");
-      const floorFailed = run.floor.filter((o) => o.result !== "admitted");
-      const floorErrors = floorFailed.length;
-      phases.push({ phase, ...run, durationMs, calls, verdicts, floorErrors });
-      options.log(
-        `H: ${pair.server} (${pair.settings}) ${phase}: ${pods} creates in ${(durationMs / 1000).toFixed(1)} s, ` +
-          `${calls.credspecReads} reads + ${calls.accessReviews} access reviews, ${verdicts.right} right, ${verdicts.stale} stale, ${verdicts.wrong} wrong, ${verdicts.error} errors` +
-          `${verdicts.firstWrong === undefined ? "" : `; first wrong: ${verdicts.firstWrong}`}` +
-          `${firstError === undefined ? "" : `; first error: HTTP ${firstError.status}: ${firstError.message ?? ""}`}` +
-          `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
-      );
-    }
-    return {
-      server: pair.server,
-      reference: pair.reference,
-      settings: pair.settings,
-      phases,
-      durationMs: performance.now() - started,
-    };
+      return {
+        server: pair.server,
+        reference: pair.reference,
+        settings: pair.settings,
+        phases,
+        durationMs: performance.now() - started,
+      };
+    });
   } finally {
-    const admin = adminEndpoint(cluster);
-    for (const object of registered.flat()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
     await undoChange(cluster);
   }
 }
@@ -203,52 +171,34 @@ async function runPhases(
 export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOptions): Promise<RolloutRun[]> {
   const audit = openAuditLog(cluster.auditLogFile);
   const runs: RolloutRun[] = [];
-  const stack = await startFunctions(cluster, { runtime: "node" });
-  try {
-    runs.push(
-      await runPhases(
-        cluster,
-        audit,
-        options.floor,
-        {
-          server: "gmsa-webhooks node",
-          reference: false,
-          settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
-          webhooks: await benchWebhooksOf(cluster, stack),
-          users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
-          accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
-          credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
-        },
-        options,
-      ),
-    );
-  } finally {
-    await stack.stop();
-  }
-  if (options.referenceBin === undefined) return runs;
-  for (const limiter of options.limiters) {
-    const reference = await startReference(cluster, options.referenceBin, limiter);
+  const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) => {
     try {
-      runs.push(
-        await runPhases(
-          cluster,
-          audit,
-          options.floor,
-          {
-            server: REFERENCE_SERVER_NAME,
-            reference: true,
-            settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
-            webhooks: { objects: await referenceWebhooks(cluster, reference) },
-            users: [REFERENCE_USER],
-            accessTtlMs: 0,
-            credspecTtlMs: 0,
-          },
-          options,
-        ),
-      );
+      runs.push(await runPhases(cluster, audit, options.floor, await pair(), options));
     } finally {
-      await reference.stop();
+      await server.stop();
     }
+  };
+  const stack = await startFunctions(cluster, { runtime: "node" });
+  await runPair(stack, async () => ({
+    server: "gmsa-webhooks node",
+    reference: false,
+    settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
+    webhooks: await benchWebhooksOf(cluster, stack),
+    users: FUNCTION_NAMES.flatMap((fn) => functionUsers(fn)),
+    accessTtlMs: DEFAULT_ACCESS_CACHE_TTL_MS,
+    credspecTtlMs: DEFAULT_CREDSPEC_CACHE_TTL_MS,
+  }));
+  for (const limiter of options.referenceBin === undefined ? [] : options.limiters) {
+    const reference = await startReference(cluster, options.referenceBin!, limiter);
+    await runPair(reference, async () => ({
+      server: REFERENCE_SERVER_NAME,
+      reference: true,
+      settings: `QPS ${limiter.qps}, burst ${limiter.burst}`,
+      webhooks: { objects: await referenceWebhooks(cluster, reference) },
+      users: [REFERENCE_USER],
+      accessTtlMs: 0,
+      credspecTtlMs: 0,
+    }));
   }
   return runs;
 }

@@ -1,20 +1,14 @@
-/**
- * Everything measured against one runtime of the functions on the benchmark's cluster: start-up,
- * API calls per review (C), throughput (B), pod creation with and without the webhooks (F), exec
- * plugin runs (D) and the Node server's memory (E).
- */
+/** Sections B to F against one runtime of the functions on the bench cluster. */
 import { startFunctions, type FunctionsRuntime } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
 import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
 import { openAuditLog } from "./audit.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
-import { benchWebhooksOf, comparePodCreates, medianAddedP50, type PodCreateRounds } from "./pod-create.ts";
-import type { MinimalWebhook } from "./minimal-webhook.ts";
+import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { buildReviewBodies } from "./reviews.ts";
-import { measureThroughput, type ThroughputCell } from "./throughput.ts";
+import { measureThroughput, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
 
-/** Exec plugin runs of one function over the phase. */
 export interface ExecRuns {
   fn: FunctionName;
   /** Lines in the plugin's count file. */
@@ -41,18 +35,9 @@ export interface RuntimeFigures {
   durationMs: number;
 }
 
-export interface RuntimePhaseOptions {
-  concurrencies: readonly number[];
-  maxRequests: number;
-  maxDurationMs: number;
-  podCreateRequests: number;
-  podCreateMaxDurationMs: number;
-  /** Section F's floor, running through the phase, and its rounds. */
-  podCreateFloor: MinimalWebhook;
-  podCreateRounds: number;
+export interface RuntimePhaseOptions extends ThroughputOptions, PodCreatePhaseOptions {
   /** Advertised exec-plugin token lifetime on Node, in seconds, so that tokens are refreshed under load. */
   tokenLifetimeSeconds: number;
-  log: (line: string) => void;
 }
 
 /** The refresh skew the functions apply by default (10% of the lifetime, 5 to 60 s, at most half). */
@@ -78,19 +63,7 @@ export async function benchRuntime(
   try {
     const calls = await measureCallsPerReview(stack, cluster.caPem, audit, bodies);
     const cells = await measureThroughput(stack, cluster.caPem, audit, bodies, options);
-    const podCreate = await comparePodCreates(
-      cluster,
-      await benchWebhooksOf(cluster, options.podCreateFloor),
-      await benchWebhooksOf(cluster, stack),
-      {
-        requests: options.podCreateRequests,
-        maxDurationMs: options.podCreateMaxDurationMs,
-        rounds: options.podCreateRounds,
-      },
-    );
-    options.log(
-      `${runtime} pod creates: added p50 ${medianAddedP50(podCreate.webhooks).toFixed(2)} ms, the floor's ${medianAddedP50(podCreate.floor).toFixed(2)} ms (median of ${options.podCreateRounds} rounds)`,
-    );
+    const podCreate = await measurePodCreates(cluster, runtime, await benchWebhooksOf(cluster, stack), options);
 
     const elapsedSeconds = (performance.now() - started) / 1000;
     const lifetime = options.tokenLifetimeSeconds;

@@ -1,19 +1,14 @@
-/**
- * The size of the code base a newcomer carries on: lines of every `*.ts` file of the webhook code (functions/ and
- * shared/), and apart from it the operator's CLI (cli/) and the tests (test/).
- */
+/** Lines of the webhook code (functions/, shared/), and apart the CLI (cli/) and the tests (test/). */
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The webhook code's folders, relative to the repository root. */
 export const SOURCE_FOLDERS = ["functions", "shared"] as const;
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The operator's CLI (`gmsa-webhooks`, `kubectl gmsa`), counted apart from the webhook code. */
 export const CLI_FOLDER = "cli";
-/** Every test tier and the bench. */
 export const TEST_FOLDER = "test";
 
 /** Newline-terminated lines (as `wc -l` counts them) of every `*.ts` file under the folders. */

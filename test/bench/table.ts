@@ -22,7 +22,6 @@ export function formatTable(columns: readonly string[], rows: readonly (readonly
   return [line([...columns]), separator, ...text.map(line)].join("\n");
 }
 
-/** Prints a titled table to stdout. */
 export function printTable(
   title: string,
   columns: readonly string[],
@@ -32,4 +31,26 @@ export function printTable(
   console.log(`\n### ${title}\n`);
   console.log(formatTable(columns, rows));
   if (note !== undefined) console.log(`\n${note}`);
+}
+
+/** A column: its header, and its cell read from one item. */
+export type Column<T> = readonly [header: string, cell: (item: T) => Cell];
+
+export function rowsOf<T>(columns: readonly Column<T>[], items: readonly T[]): Cell[][] {
+  return items.map((item) => columns.map(([, cell]) => cell(item)));
+}
+
+/** {@link printTable} of one row per item. */
+export function printColumns<T>(
+  title: string,
+  columns: readonly Column<T>[],
+  items: readonly T[],
+  note?: string,
+): void {
+  printTable(
+    title,
+    columns.map(([header]) => header),
+    rowsOf(columns, items),
+    note,
+  );
 }

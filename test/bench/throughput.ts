@@ -1,8 +1,4 @@
-/**
- * Section B: reviews per second and latency for each function, pod size and concurrency, sent straight
- * to the function's HTTPS URL with the caller token, the function talking to the real API server.
- * The API calls each cell caused are counted too (warm caches: only TTL expiries).
- */
+/** Section B: reviews/s, latency, server CPU and API calls per function, pod size and concurrency. */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
@@ -11,17 +7,22 @@ import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
 import type { ReviewCalls } from "./api-calls.ts";
-import { reviewLoad, type ReviewBodies } from "./reviews.ts";
+import type { MeasuredTarget } from "./measured-target.ts";
+import { acceptsAllowed, reviewUrl, type ReviewBodies } from "./reviews.ts";
 
-export interface ThroughputCell {
-  runtime: FunctionsRuntime;
+/** One row of section B against one server process. */
+export interface MeasuredRow {
   fn: FunctionName;
   containers: ContainerCount;
   load: LoadResult;
+  /** CPU time of the server process (Node; workerd for the Worker) per review, warm-up included. */
+  serverCpuMicrosPerReview: number;
+}
+
+export interface ThroughputCell extends MeasuredRow {
+  runtime: FunctionsRuntime;
   /** API calls during the cell's timed and warm-up requests. */
   calls: ReviewCalls;
-  /** CPU time of the function's server process (Node; workerd for the Worker) per review, warm-up included. */
-  serverCpuMicrosPerReview: number;
 }
 
 export interface ThroughputOptions {
@@ -31,6 +32,50 @@ export interface ThroughputOptions {
   log: (line: string) => void;
 }
 
+/** Section B's rows against `targets`, each pod size and concurrency; `counted` reads what each row caused. */
+export async function measureRows<T extends MeasuredRow>(
+  targets: readonly MeasuredTarget[],
+  bodies: ReviewBodies,
+  options: ThroughputOptions,
+  counted: (target: MeasuredTarget, row: () => Promise<MeasuredRow>) => Promise<T>,
+): Promise<T[]> {
+  const rows: T[] = [];
+  for (const target of targets) {
+    for (const containers of CONTAINER_COUNTS) {
+      for (const concurrency of options.concurrencies) {
+        const row = await counted(target, async () => {
+          const cpuBefore = readProcessCpuMicros(target.pid);
+          const load = await runLoad({
+            url: target.url,
+            body: bodies[target.fn][containers],
+            headers: target.headers,
+            caPem: target.ca,
+            accept: acceptsAllowed(target.fn),
+            concurrency,
+            maxRequests: options.maxRequests,
+            maxDurationMs: options.maxDurationMs,
+          });
+          const cpuMicros = readProcessCpuMicros(target.pid) - cpuBefore;
+          return {
+            fn: target.fn,
+            containers,
+            load,
+            serverCpuMicrosPerReview: cpuMicros / (load.requests + load.warmupRequests),
+          };
+        });
+        const { load } = row;
+        options.log(
+          `${target.server} ${target.fn} ${containers}c x${concurrency}: ${load.requests} in ${(load.durationMs / 1000).toFixed(1)} s, ` +
+            `${load.perSecond.toFixed(0)}/s, p50 ${load.latencyMs.p50.toFixed(2)} ms, p99 ${load.latencyMs.p99.toFixed(2)} ms, ` +
+            `server CPU ${row.serverCpuMicrosPerReview.toFixed(0)} µs/review, errors ${load.errors}`,
+        );
+        rows.push(row);
+      }
+    }
+  }
+  return rows;
+}
+
 export async function measureThroughput(
   stack: FunctionsStack,
   caPem: string,
@@ -38,33 +83,22 @@ export async function measureThroughput(
   bodies: ReviewBodies,
   options: ThroughputOptions,
 ): Promise<ThroughputCell[]> {
-  const cells: ThroughputCell[] = [];
-  const pids = {
-    expand: await findServerPid(stack.expandBaseUrl),
-    authorize: await findServerPid(stack.authorizeBaseUrl),
-  };
+  const targets: MeasuredTarget[] = [];
   for (const fn of FUNCTION_NAMES) {
-    for (const containers of CONTAINER_COUNTS) {
-      for (const concurrency of options.concurrencies) {
-        const offset = await audit.mark();
-        const cpuBefore = readProcessCpuMicros(pids[fn]);
-        const load = await runLoad({
-          ...reviewLoad(stack, caPem, fn, bodies[fn][containers]),
-          concurrency,
-          maxRequests: options.maxRequests,
-          maxDurationMs: options.maxDurationMs,
-        });
-        const serverCpuMicrosPerReview =
-          (readProcessCpuMicros(pids[fn]) - cpuBefore) / (load.requests + load.warmupRequests);
-        const calls = functionCalls(await audit.countSince(offset, 100), fn);
-        cells.push({ runtime: stack.runtime, fn, containers, load, calls, serverCpuMicrosPerReview });
-        options.log(
-          `${stack.runtime} ${fn} ${containers}c x${concurrency}: ${load.requests} in ${(load.durationMs / 1000).toFixed(1)} s, ` +
-            `${load.perSecond.toFixed(0)}/s, p50 ${load.latencyMs.p50.toFixed(2)} ms, p99 ${load.latencyMs.p99.toFixed(2)} ms, ` +
-            `server CPU ${serverCpuMicrosPerReview.toFixed(0)} µs/review, errors ${load.errors}`,
-        );
-      }
-    }
+    const pid = await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
+    targets.push({
+      server: stack.runtime,
+      fn,
+      pid,
+      url: reviewUrl(stack, fn),
+      headers: { authorization: `Bearer ${stack.callerToken}` },
+      ca: caPem,
+    });
   }
-  return cells;
+  return measureRows(targets, bodies, options, async (target, row) => {
+    const offset = await audit.mark();
+    const measured = await row();
+    const calls = functionCalls(await audit.countSince(offset, 100), target.fn);
+    return { ...measured, runtime: stack.runtime, calls };
+  });
 }

@@ -1,8 +1,4 @@
-/**
- * Section A, Workers: the size of each Worker bundle as `wrangler deploy` would upload it, and how long
- * workerd (through Miniflare, in this process) takes from start to the first `/healthz` answer. The first
- * request to an isolate also builds the app (config, kube client), so it is timed apart from the second.
- */
+/** Section A, Workers: bundle sizes, and workerd start-up to the first `/healthz` (whose request builds the app). */
 import { generateKeyPairSync } from "node:crypto";
 import { dirname, join } from "node:path";
 import { Log, LogLevel, Miniflare } from "miniflare";
@@ -20,7 +16,6 @@ export interface BundleSize {
   gzipBytes: number;
 }
 
-/** Bundles `fn` into `<dir>/bundle-<fn>/` and measures it. */
 export async function measureWorkerBundle(dir: string, fn: FunctionName): Promise<BundleSize> {
   const outdir = join(dir, `bundle-${fn}`);
   const scriptPath = await buildWorkerBundle(fn, outdir);
