@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { AdmissionError } from "../../../shared/errors.ts";
 import type { GmsaClient } from "../../../shared/kube/client.ts";
 import { createJsonLogger } from "../../../shared/log.ts";
-import { MAX_INLINED_CONTENTS_PER_POD } from "../../../shared/policy/expand.ts";
 import { createTestApp } from "../../support/app.ts";
 import type { Reply } from "./contract.ts";
 import { mustRefuse } from "./oracle.ts";
@@ -11,7 +10,6 @@ import { CREDSPECS } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
-const BIG = { CmsPlugins: ["ActiveDirectory"], Pad: "p".repeat(60_000) };
 
 function createRegressionApp(gmsa?: GmsaClient) {
   return createTestApp({
@@ -21,7 +19,7 @@ function createRegressionApp(gmsa?: GmsaClient) {
           ? Promise.reject(
               new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }),
             )
-          : Promise.resolve(name === "big" ? BIG : CREDSPECS.get("webapp1")),
+          : Promise.resolve(CREDSPECS.get("webapp1")),
       canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
       getPod: () =>
         Promise.reject(new RangeError("the fuzzed app runs with REVIEW_REQUESTING_USER=off: no pod is read")),
@@ -130,17 +128,6 @@ describe("regressions", () => {
     expect(response.allowed).toBe(false);
     expect(response.status).toMatchObject({ code: 400 });
     expect(response.status?.message).toContain('container name "debug" is used more than once');
-  });
-
-  it("denies a pod whose inlined contents would pass 3 MiB (422) instead of building a patch of hundreds of MB", async () => {
-    const containers = Array.from({ length: 2 + Math.ceil(MAX_INLINED_CONTENTS_PER_POD / 60_000) }, (_, i) => ({
-      name: `c${i}`,
-      ...gmsa("big"),
-    }));
-    const response = await send("expand", { operation: "CREATE", object: { spec: { containers } } });
-    expect(response.allowed).toBe(false);
-    expect(response.status).toMatchObject({ code: 422 });
-    expect(response.status?.message).toMatch(/would add more than \d+ characters/);
   });
 
   it("cuts one very long denial message instead of dropping it", async () => {
