@@ -29,11 +29,11 @@ describe("checkNames and checkContentsShape", () => {
           [checkContentsShape, "webapp1", dup, "ERR_DUPLICATE_CREDSPEC_KEY", ['"DomainJoinConfig.Sid"'], ["S-2"]],
           [checkContentsShape, "webapp1", undefined, "ERR_NAME_WITHOUT_CONTENTS", [], []],
         ] as const
-      ).map(([check, ...rest]) => [label, check.name, check, ...rest] as const),
+      ).map(([check, ...rest]) => [label, check.name, ...rest, check] as const),
     ),
   )(
     "refuses on the %s: %s of name %j, contents %j, is %s (422), naming the place",
-    (label, _fn, check, name, contents, code, said, unsaid) => {
+    (label, _fn, name, contents, code, said, unsaid, check) => {
       const errors = check([ref(label, name, contents)]);
       expect(errors.map((e) => [e.code, e.status])).toEqual([[code, 422]]);
       for (const text of [label, ...said]) expect(errors[0]?.message).toContain(text);
