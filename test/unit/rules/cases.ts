@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
-import { readConfig, type FunctionName } from "../../../shared/config/index.ts";
+import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../../shared/config/index.ts";
 import { AdmissionError } from "../../../shared/errors.ts";
 import {
   createRandomHostname,
@@ -325,14 +325,20 @@ const authorizeAtEachPlace: RuleCase[] = [
       audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CONTENTS_MISMATCH" },
     },
   })),
-  ...["WebApp1", "web_app", "a".repeat(254), "webapp1/../x"].flatMap((name) =>
-    atEachPlace(({ kind, label }) => ({
-      name: `authorize denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
-      fn: "authorize",
-      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: name, gmsaCredentialSpec: "{}" }),
-      expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
-      calls: { total: 0 },
-    })),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    ["WebApp1", "web_app", "-web", "a".repeat(254), "webapp1/../x", "../../api/v1/secrets"].flatMap((name) =>
+      atEachPlace(({ kind, label }) => ({
+        name: `${fn} denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
+        fn,
+        // authorize is given contents too, so that only the name is wrong.
+        pod: podWithGmsaAt(kind, {
+          gmsaCredentialSpecName: name,
+          ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
+        }),
+        expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
+        calls: { total: 0 },
+      })),
+    ),
   ),
   ...[
     [
@@ -529,18 +535,21 @@ const authorizeOnce: RuleCase[] = [
     world: { allowed: [...allowed], fail: failing("broken") },
     expect: { allowed: false, status, message: ['container "b"'] },
   })),
-  {
-    name: "authorize denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call",
-    fn: "authorize",
+  ...FUNCTION_NAMES.map((fn): RuleCase => ({
+    name: `${fn} denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call`,
+    fn,
     pod: buildPod({
       containers: Array.from({ length: 17 }, (_, i) => ({
         name: `c${i}`,
-        windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" },
+        windowsOptions: {
+          gmsaCredentialSpecName: `spec-${i}`,
+          ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
+        },
       })),
     }),
     expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
     calls: { total: 0 },
-  },
+  })),
   {
     name: "authorize allows a pod without any GMSA reference without any API call",
     fn: "authorize",
@@ -1194,15 +1203,6 @@ const expandAtEachPlace: RuleCase[] = [
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty" }),
     expect: { allowed: false, status: 422, message: [label, '"empty"'] },
   })),
-  ...["WebApp1", "web_app", "-web", "a".repeat(254), "../../api/v1/secrets"].flatMap((name) =>
-    atEachPlace(({ kind, label }) => ({
-      name: `expand denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
-      fn: "expand",
-      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: name }),
-      expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
-      calls: { total: 0 },
-    })),
-  ),
   ...atEachPlace(({ kind, label }) => ({
     name: "expand denies contents over 65,536 bytes (422) before any patch, naming the place and credspec",
     fn: "expand",
@@ -1375,18 +1375,6 @@ const expandOnce: RuleCase[] = [
     }),
     world: { fail: failing("broken") },
     expect: { allowed: false, status: 500, message: ['container "a"', 'container "b"'] },
-  },
-  {
-    name: "expand denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call",
-    fn: "expand",
-    pod: buildPod({
-      containers: Array.from({ length: 17 }, (_, i) => ({
-        name: `c${i}`,
-        windowsOptions: { gmsaCredentialSpecName: `spec-${i}` },
-      })),
-    }),
-    expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
-    calls: { total: 0 },
   },
   {
     name: "expand allows a pod without any GMSA reference unchanged, without a hostname or any API call",
