@@ -149,6 +149,12 @@ const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavaila
 const failing = (name: string) => (_call: string, credSpecName: string) =>
   credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
 
+/** A GMSA naming `name`; for authorize with contents too, as expand would leave them, so only the name can be wrong. */
+const namedFor = (fn: FunctionName, name: string): WindowsOptions => ({
+  gmsaCredentialSpecName: name,
+  ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
+});
+
 /** The pod and the label for container-level places other than the pod: "app" or "setup". */
 const containerOf = ({ kind }: PlaceCase) => (kind === "pod" ? undefined : kind === "container" ? "app" : "setup");
 
@@ -235,19 +241,22 @@ const authorizeAtEachPlace: RuleCase[] = [
       message: [label, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope"],
     },
   })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "authorize denies an unknown credspec (422)",
-    fn: "authorize",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing", gmsaCredentialSpec: "{}" }),
-    world: { allowed: sa1May("missing") },
-    expect: { allowed: false, status: 422, message: [label, '"missing"'] },
-  })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "authorize denies a credspec resource without a credspec field (422)",
-    fn: "authorize",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty", gmsaCredentialSpec: "{}" }),
-    expect: { allowed: false, status: 422, message: [label, '"empty"'] },
-  })),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["an unknown credspec", "missing"],
+        ["a credspec resource without a credspec field", "empty"],
+      ] as const
+    ).flatMap(([what, name]) =>
+      atEachPlace(({ kind, label }) => ({
+        name: `${fn} denies ${what} (422), naming the place and the credspec`,
+        fn,
+        pod: podWithGmsaAt(kind, namedFor(fn, name)),
+        world: { allowed: sa1May("missing", "empty") },
+        expect: { allowed: false, status: 422, message: [`${label}: `, `"${name}"`] },
+      })),
+    ),
+  ),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents without a name (422) without any API call",
     fn: "authorize",
@@ -330,11 +339,7 @@ const authorizeAtEachPlace: RuleCase[] = [
       atEachPlace(({ kind, label }) => ({
         name: `${fn} denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
         fn,
-        // authorize is given contents too, so that only the name is wrong.
-        pod: podWithGmsaAt(kind, {
-          gmsaCredentialSpecName: name,
-          ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
-        }),
+        pod: podWithGmsaAt(kind, namedFor(fn, name)),
         expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
         calls: { total: 0 },
       })),
@@ -541,10 +546,7 @@ const authorizeOnce: RuleCase[] = [
     pod: buildPod({
       containers: Array.from({ length: 17 }, (_, i) => ({
         name: `c${i}`,
-        windowsOptions: {
-          gmsaCredentialSpecName: `spec-${i}`,
-          ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
-        },
+        windowsOptions: namedFor(fn, `spec-${i}`),
       })),
     }),
     expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
@@ -1190,18 +1192,6 @@ const expandAtEachPlace: RuleCase[] = [
     pod: podWithGmsaAt(kind, { gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) }),
     expect: { allowed: true },
     calls: { total: 0 },
-  })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "expand denies an unknown credspec (422), naming the place and the credspec",
-    fn: "expand",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing" }),
-    expect: { allowed: false, status: 422, message: [`${label}: `, '"missing"'] },
-  })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "expand denies a credspec resource without a credspec field (422)",
-    fn: "expand",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty" }),
-    expect: { allowed: false, status: 422, message: [label, '"empty"'] },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "expand denies contents over 65,536 bytes (422) before any patch, naming the place and credspec",
