@@ -345,20 +345,22 @@ const authorizeAtEachPlace: RuleCase[] = [
       })),
     ),
   ),
-  ...[
-    [
-      "ERR_KUBE_API",
-      new AdmissionError("LocalSubjectAccessReview failed: 503 ServiceUnavailable", { code: "ERR_KUBE_API" }),
-    ],
-    ["a plain Error", new Error(`socket hang up near ${LEAK_MARKER}`)],
-  ].flatMap(([what, error]) =>
-    atEachPlace(({ kind }) => ({
-      name: `authorize fails closed on ${what as string} from the access review (500)`,
-      fn: "authorize",
-      pod: podWithGmsaAt(kind, expanded1),
-      world: { fail: (call) => (call === "canUseCredSpec" ? (error as Error) : undefined) },
-      expect: { allowed: false, status: 500 },
-    })),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["ERR_KUBE_API", kubeDown],
+        ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`)],
+      ] as const
+    ).flatMap(([what, error]) =>
+      atEachPlace(({ kind }) => ({
+        name: `${fn} fails closed on ${what} from ${fn === "authorize" ? "the access review" : "the client"} (500)`,
+        fn,
+        pod: podWithGmsaAt(kind, fn === "authorize" ? expanded1 : named1),
+        // authorize loads the contents, then the access review fails.
+        world: { fail: (call) => (fn === "expand" || call === "canUseCredSpec" ? error : undefined) },
+        expect: { allowed: false, status: 500 },
+      })),
+    ),
   ),
   ...atEachPlace(({ kind }) => {
     const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" });
@@ -1200,18 +1202,6 @@ const expandAtEachPlace: RuleCase[] = [
     world: { credspecs: { big: { ...WEBAPP1_CREDSPEC, padding: "x".repeat(70_000) } } },
     expect: { allowed: false, status: 422, message: [label, '"big"', "at most 65536"], notInMessage: ["xxxx"] },
   })),
-  ...[
-    ["ERR_KUBE_API", kubeDown],
-    ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`)],
-  ].flatMap(([what, error]) =>
-    atEachPlace(({ kind }) => ({
-      name: `expand fails closed on ${what as string} from the client (500)`,
-      fn: "expand",
-      pod: podWithGmsaAt(kind, named1),
-      world: { fail: () => error as Error },
-      expect: { allowed: false, status: 500 },
-    })),
-  ),
   ...atEachPlace(({ kind }) => ({
     name: "expand sets a random hostname from the random bytes when RANDOM_HOSTNAME is on",
     fn: "expand",
