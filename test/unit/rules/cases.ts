@@ -372,17 +372,13 @@ const authorizeAtEachPlace: RuleCase[] = [
       expect: { allowed: true },
     };
   }),
-  ...atEachPlace(({ kind, label }) => {
-    const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true });
-    const name = "authorize denies a HostProcess pod whose service account may not use the credspec (403)";
-    return {
-      name,
-      fn: "authorize",
-      pod,
-      world: { allowed: [] },
-      expect: { allowed: false, status: 403, message: [label] },
-    };
-  }),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies a HostProcess pod whose service account may not use the credspec (403)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { ...expanded1, hostProcess: true }),
+    world: { allowed: [] },
+    expect: { allowed: false, status: 403, message: [label] },
+  })),
   ...(
     [
       [
@@ -688,14 +684,21 @@ const authorizeOnce: RuleCase[] = [
     expect: { allowed: true, audit: undefined },
     calls: { total: 0 },
   })),
-  {
-    name: "authorize allows another kind unchanged with a warning",
-    fn: "authorize",
-    pod: { metadata: { name: "d" } },
-    review: { kind: { group: "apps", version: "v1", kind: "Deployment" } },
-    expect: { allowed: true, warnings: ["apps/v1 Deployment was allowed unchanged"], audit: undefined },
-    calls: { total: 0 },
-  },
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["apps", "Deployment", "apps/v1"],
+        ["", "ConfigMap", "core/v1"],
+      ] as const
+    ).map(([group, kind, groupVersion]): RuleCase => ({
+      name: `${fn} allows another kind (${kind}) unchanged with a warning`,
+      fn,
+      pod: { metadata: { name: "d" }, data: {} },
+      review: { kind: { group, version: "v1", kind } },
+      expect: { allowed: true, warnings: [`${groupVersion} ${kind} was allowed unchanged`], audit: undefined },
+      calls: { total: 0 },
+    })),
+  ),
   {
     name: "authorize gives a dryRun review the same decision",
     fn: "authorize",
@@ -1499,14 +1502,6 @@ const expandOnce: RuleCase[] = [
     expect: { allowed: true },
     calls: { total: 0 },
   })),
-  {
-    name: "expand allows another kind unchanged with a warning",
-    fn: "expand",
-    pod: { metadata: { name: "cm" }, data: {} },
-    review: { kind: { group: "", version: "v1", kind: "ConfigMap" } },
-    expect: { allowed: true, warnings: ["core/v1 ConfigMap was allowed unchanged"] },
-    calls: { total: 0 },
-  },
   {
     name: "expand gives a dryRun review the same patch",
     fn: "expand",
