@@ -699,22 +699,27 @@ const authorizeOnce: RuleCase[] = [
       calls: { total: 0 },
     })),
   ),
-  {
-    name: "authorize gives a dryRun review the same decision",
-    fn: "authorize",
-    pod: podWithGmsaAt("pod", expanded1),
-    review: { dryRun: true },
-    world: { allowed: [] },
-    expect: { allowed: false, status: 403, message: ['pod: service account "sa1"'] },
-  },
-  {
-    name: "authorize answers a v1beta1 review in v1beta1 with the uid echoed",
-    fn: "authorize",
-    pod: podWithGmsaAt("pod", expanded1),
-    review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
-    world: { allowed: [] },
-    expect: { allowed: false, status: 403 },
-  },
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["gives a dryRun review the same answer", { dryRun: true }],
+        [
+          "answers a v1beta1 review in v1beta1 with the uid echoed",
+          { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
+        ],
+      ] as const
+    ).map(([what, review]): RuleCase => ({
+      name: `${fn} ${what}`,
+      fn,
+      pod: podWithGmsaAt("container", fn === "authorize" ? expanded1 : named1),
+      review,
+      world: { allowed: [] },
+      expect:
+        fn === "authorize"
+          ? { allowed: false, status: 403, message: ['container "app": service account "sa1"'] }
+          : { allowed: true, pod: podWithGmsaAt("container", expanded1) },
+    })),
+  ),
   {
     name: "authorize denies every offending place before loading anything, each with its own code",
     fn: "authorize",
@@ -1502,20 +1507,6 @@ const expandOnce: RuleCase[] = [
     expect: { allowed: true },
     calls: { total: 0 },
   })),
-  {
-    name: "expand gives a dryRun review the same patch",
-    fn: "expand",
-    pod: podWithGmsaAt("container", named1),
-    review: { dryRun: true },
-    expect: { allowed: true, pod: podWithGmsaAt("container", expanded1) },
-  },
-  {
-    name: "expand answers a v1beta1 review in v1beta1 with the uid echoed and the same patch",
-    fn: "expand",
-    pod: podWithGmsaAt("pod", named1),
-    review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1-uid" },
-    expect: { allowed: true, pod: podWithGmsaAt("pod", expanded1) },
-  },
   {
     name: "expand denies a CREATE whose object is not a pod as a bad review (400)",
     fn: "expand",
