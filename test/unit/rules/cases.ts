@@ -155,6 +155,14 @@ const namedFor = (fn: FunctionName, name: string): WindowsOptions => ({
   ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
 });
 
+/** A pod with `windowsOptions` on itself, six containers and three init containers. */
+const inTenPlaces = (windowsOptions: WindowsOptions) =>
+  buildPod({
+    windowsOptions,
+    containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions })),
+    initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions })),
+  });
+
 /** The pod and the label for container-level places other than the pod: "app" or "setup". */
 const containerOf = ({ kind }: PlaceCase) => (kind === "pod" ? undefined : kind === "container" ? "app" : "setup");
 
@@ -481,11 +489,7 @@ const authorizeOnce: RuleCase[] = [
   {
     name: "authorize loads and reviews a credspec named in ten places once each",
     fn: "authorize",
-    pod: buildPod({
-      windowsOptions: expanded1,
-      containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: expanded1 })),
-      initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: expanded1 })),
-    }),
+    pod: inTenPlaces(expanded1),
     expect: { allowed: true },
     calls: { contents: { webapp1: 1 }, access: ["ns1/sa1/webapp1"] },
   },
@@ -1307,18 +1311,10 @@ const expandOnce: RuleCase[] = [
   {
     name: "expand loads a credspec named in ten places once",
     fn: "expand",
-    pod: buildPod({
-      windowsOptions: named1,
-      containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: named1 })),
-      initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: named1 })),
-    }),
+    pod: inTenPlaces(named1),
     expect: {
       allowed: true,
-      pod: buildPod({
-        windowsOptions: expanded1,
-        containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: expanded1 })),
-        initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: expanded1 })),
-      }),
+      pod: inTenPlaces(expanded1),
     },
     calls: { contents: { webapp1: 1 } },
   },
