@@ -356,17 +356,17 @@ const authorizeAtEachPlace: RuleCase[] = [
   ...FUNCTION_NAMES.flatMap((fn) =>
     (
       [
-        ["ERR_KUBE_API", kubeDown],
-        ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`)],
+        ["ERR_KUBE_API", kubeDown, ["the API server answered 503"]],
+        ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`), []],
       ] as const
-    ).flatMap(([what, error]) =>
-      atEachPlace(({ kind }) => ({
+    ).flatMap(([what, error, message]) =>
+      atEachPlace(({ kind, label }) => ({
         name: `${fn} fails closed on ${what} from ${fn === "authorize" ? "the access review" : "the client"} (500)`,
         fn,
         pod: podWithGmsaAt(kind, fn === "authorize" ? expanded1 : named1),
         // authorize loads the contents, then the access review fails.
         world: { fail: (call) => (fn === "expand" || call === "canUseCredSpec" ? error : undefined) },
-        expect: { allowed: false, status: 500 },
+        expect: { allowed: false, status: 500, message: [label, ...message] },
       })),
     ),
   ),
