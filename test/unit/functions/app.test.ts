@@ -54,29 +54,19 @@ describe("createApp", () => {
     },
   );
 
-  it("refuses a declared length over the limit with 413 before reading the body", async () => {
-    const { app } = createTestApp();
+  it.each([
+    [String(BODY_LIMIT_BYTES + 1), 413, `request body exceeds ${BODY_LIMIT_BYTES} bytes`],
+    ...["abc", "12abc", "-1", "1e3", " "].map((length) => [length, 400, "Content-Length is not a decimal number"]),
+  ])("refuses a Content-Length of %j with %i before reading the body", async (length, status, error) => {
+    const { app, deps } = createTestApp();
     let pulled = false;
     const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
-    const res = await app.request("/expand", post(body, { "content-length": String(BODY_LIMIT_BYTES + 1) }));
-    expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ error: `request body exceeds ${BODY_LIMIT_BYTES} bytes` });
+    const res = await app.request("/expand", post(body, { "content-length": length as string }));
+    expect(res.status).toBe(status);
+    expect(await res.json()).toEqual({ error });
     expect(pulled).toBe(false);
+    expect(deps.metrics.snapshot()).toEqual({});
   });
-
-  it.each(["abc", "12abc", "-1", "1e3", " "])(
-    "refuses a Content-Length of %j with 400, reading nothing",
-    async (length) => {
-      const { app, deps } = createTestApp();
-      let pulled = false;
-      const body = new ReadableStream<Uint8Array>({ pull: () => void (pulled = true) }, { highWaterMark: 0 });
-      const res = await app.request("/expand", post(body, { "content-length": length }));
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ error: "Content-Length is not a decimal number" });
-      expect(pulled).toBe(false);
-      expect(deps.metrics.snapshot()).toEqual({});
-    },
-  );
 
   it("reads a review with a declared length without touching the request's body stream", async () => {
     // On @hono/node-server, reading `body` builds a web Request and stream for the request; `text()` reads the socket.
@@ -334,46 +324,36 @@ describe("createApp", () => {
       return { patched, authorized: await postReview(app, "authorize", buildReview(patched, review)) };
     }
 
-    it.each(PLACES)("allows what expand made of a GMSA on the $kind", async ({ kind }) => {
-      const { authorized } = await expandThenAuthorize(podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" }));
-      expect(authorized.response).toEqual({
-        uid: authorized.response.uid,
-        allowed: true,
-        auditAnnotations: ALLOWED_WEBAPP1,
-      });
-    });
-
-    it.each([undefined, "app", "setup"])("allows what expand made of alpha annotations for %s", async (container) => {
-      const { authorized, patched } = await expandThenAuthorize(
-        buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } }),
-      );
-      expect(authorized.response).toEqual({
-        uid: authorized.response.uid,
-        allowed: true,
-        auditAnnotations: ALLOWED_WEBAPP1,
-      });
-      expect(patched.spec?.hostname).toMatch(/^[a-z][a-z0-9]{14}$/);
-    });
-
-    it("allows what expand made of a new ephemeral container", async () => {
-      const oldPod = podWithGmsaAt("pod", {
+    const withDebugger = () => {
+      const pod = podWithGmsaAt("pod", {
         gmsaCredentialSpecName: "webapp1",
         gmsaCredentialSpec: JSON.stringify(WEBAPP1_CREDSPEC),
       });
-      const pod = structuredClone(oldPod);
+      const review = { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: structuredClone(pod) };
       pod.spec!.ephemeralContainers = [
         { name: "debugger", securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp1" } } },
       ];
-      const { authorized } = await expandThenAuthorize(pod, {
-        operation: "UPDATE",
-        subResource: "ephemeralcontainers",
-        oldObject: oldPod,
-      });
+      return [pod, review] as const;
+    };
+    it.each([
+      ...PLACES.map(({ kind }) => [
+        `a GMSA on the ${kind}`,
+        () => [podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1" })],
+      ]),
+      ...[undefined, "app", "setup"].map((container) => [
+        `alpha annotations for ${container}`,
+        () => [buildPod({ annotations: { [annotationKeys(container).nameKey]: "webapp1" } })],
+      ]),
+      ["a new ephemeral container", withDebugger],
+    ] as [string, () => readonly [Pod, ReviewOptions?]][])("allows what expand made of %s", async (_what, make) => {
+      const [pod, review] = make();
+      const { authorized, patched } = await expandThenAuthorize(pod, review);
       expect(authorized.response).toEqual({
         uid: authorized.response.uid,
         allowed: true,
         auditAnnotations: ALLOWED_WEBAPP1,
       });
+      if (review === undefined) expect(patched.spec?.hostname).toMatch(/^[a-z][a-z0-9]{14}$/);
     });
   });
 });

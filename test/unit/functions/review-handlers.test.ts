@@ -80,31 +80,24 @@ describe("createReviewHandler", () => {
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ uid: "uid-9", errors: "ERR_CREDENTIALS", credentials: detail });
   });
 
-  it("logs an allowed review at the level it is given and a refused one at warn, so info beside Prometheus shows refusals only", async () => {
-    const allowed = setup(() => Promise.resolve({ allowed: true }), "info", "debug");
-    await allowed.send(buildReview(buildPod(), { uid: "uid-ok" }));
-    expect(allowed.lines).toEqual([]);
-    const refused = setup(
-      () => Promise.resolve({ allowed: false, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod")] }),
-      "info",
-      "debug",
-    );
-    await refused.send(buildReview(buildPod(), { uid: "uid-no" }));
-    expect(refused.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
-      expect.objectContaining({ level: "warn", msg: "review", uid: "uid-no" }),
-    ]);
-    const debug = setup(() => Promise.resolve({ allowed: true }), "debug", "debug");
-    await debug.send(buildReview(buildPod(), { uid: "uid-ok" }));
-    expect(JSON.parse(debug.lines[0]!)).toMatchObject({ level: "debug", msg: "review", uid: "uid-ok", allowed: true });
-    const serverless = setup(() => Promise.resolve({ allowed: true }), "info", "info");
-    await serverless.send(buildReview(buildPod(), { uid: "uid-ok" }));
-    expect(JSON.parse(serverless.lines[0]!)).toMatchObject({
-      level: "info",
-      msg: "review",
-      uid: "uid-ok",
-      allowed: true,
-    });
-  });
+  const refusal = { allowed: false as const, errors: [createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "x", "pod")] };
+  it.each([
+    ["nothing for an allowed review below the log level", { allowed: true }, "info", "debug", undefined],
+    ["a refused one at warn, whatever its allowed level", refusal, "info", "debug", "warn"],
+    ["an allowed review at debug when debug is logged", { allowed: true }, "debug", "debug", "debug"],
+    ["an allowed review at info on a serverless platform", { allowed: true }, "info", "info", "info"],
+  ] as const)(
+    "logs %s, so info beside Prometheus shows refusals only",
+    async (_what, outcome, level, allowedLevel, logged) => {
+      const { send, lines } = setup(() => Promise.resolve(outcome), level, allowedLevel);
+      await send(buildReview(buildPod(), { uid: "uid-1" }));
+      expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(
+        logged === undefined
+          ? []
+          : [expect.objectContaining({ level: logged, msg: "review", uid: "uid-1", allowed: outcome.allowed })],
+      );
+    },
+  );
 
   it("logs one line per review with names, codes and duration, never the pod", async () => {
     const { send, lines, metrics } = setup(() =>

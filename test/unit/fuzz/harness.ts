@@ -2,7 +2,8 @@
 import { expect } from "vitest";
 import { createMemoryLogger, createTestApp } from "../../support/app.ts";
 import { buildInlinedGmsaReview } from "../../support/reviews.ts";
-import { checkReply } from "./contract.ts";
+import { checkReply, decodeSent } from "./contract.ts";
+import { mustRefuse } from "./oracle.ts";
 import { CONTENTS_MARKER, CREDSPECS, createWorldClient } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
@@ -101,4 +102,22 @@ export async function expectStillServing(fuzz: ReturnType<typeof createFuzzApp>)
     expect(checked.reply?.response.allowed).toBe(true);
   }
   fuzz.checkLogs();
+}
+
+/** Fails when fewer than `floor` of a property's cases reached its assertion (skipped for runs too short to judge). */
+export function expectReached(counts: { cases: number; reached: number }, floor: number, what = "cases"): void {
+  if (counts.cases < 100) return;
+  expect(
+    counts.reached / counts.cases,
+    `${what}: ${counts.reached} of ${counts.cases} reached the assertion`,
+  ).toBeGreaterThanOrEqual(floor);
+}
+
+/** Throws with the oracle's reason when `fn`'s allowing `body` is something the oracle must refuse. */
+export function expectOracleAllows(body: Uint8Array, what: string, requestingUser?: RequestingUserMode): void {
+  const reason = mustRefuse(decodeSent(body), {
+    maxCredSpecNames: MAX_CREDSPEC_NAMES,
+    ...(requestingUser ? { requestingUser } : {}),
+  });
+  if (reason !== undefined) throw new Error(`${what} allowed a review it must refuse: ${reason}`);
 }

@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
-import { readConfig, type FunctionName } from "../../../shared/config/index.ts";
+import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../../shared/config/index.ts";
 import { AdmissionError } from "../../../shared/errors.ts";
 import {
   createRandomHostname,
@@ -149,6 +149,20 @@ const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavaila
 const failing = (name: string) => (_call: string, credSpecName: string) =>
   credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
 
+/** A GMSA naming `name`; for authorize with contents too, as expand would leave them, so only the name can be wrong. */
+const namedFor = (fn: FunctionName, name: string): WindowsOptions => ({
+  gmsaCredentialSpecName: name,
+  ...(fn === "authorize" ? { gmsaCredentialSpec: "{}" } : {}),
+});
+
+/** A pod with `windowsOptions` on itself, six containers and three init containers. */
+const inTenPlaces = (windowsOptions: WindowsOptions) =>
+  buildPod({
+    windowsOptions,
+    containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions })),
+    initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions })),
+  });
+
 /** The pod and the label for container-level places other than the pod: "app" or "setup". */
 const containerOf = ({ kind }: PlaceCase) => (kind === "pod" ? undefined : kind === "container" ? "app" : "setup");
 
@@ -235,19 +249,22 @@ const authorizeAtEachPlace: RuleCase[] = [
       message: [label, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope"],
     },
   })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "authorize denies an unknown credspec (422)",
-    fn: "authorize",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing", gmsaCredentialSpec: "{}" }),
-    world: { allowed: sa1May("missing") },
-    expect: { allowed: false, status: 422, message: [label, '"missing"'] },
-  })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "authorize denies a credspec resource without a credspec field (422)",
-    fn: "authorize",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty", gmsaCredentialSpec: "{}" }),
-    expect: { allowed: false, status: 422, message: [label, '"empty"'] },
-  })),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["an unknown credspec", "missing"],
+        ["a credspec resource without a credspec field", "empty"],
+      ] as const
+    ).flatMap(([what, name]) =>
+      atEachPlace(({ kind, label }) => ({
+        name: `${fn} denies ${what} (422), naming the place and the credspec`,
+        fn,
+        pod: podWithGmsaAt(kind, namedFor(fn, name)),
+        world: { allowed: sa1May("missing", "empty") },
+        expect: { allowed: false, status: 422, message: [`${label}: `, `"${name}"`] },
+      })),
+    ),
+  ),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents without a name (422) without any API call",
     fn: "authorize",
@@ -325,29 +342,33 @@ const authorizeAtEachPlace: RuleCase[] = [
       audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CONTENTS_MISMATCH" },
     },
   })),
-  ...["WebApp1", "web_app", "a".repeat(254), "webapp1/../x"].flatMap((name) =>
-    atEachPlace(({ kind, label }) => ({
-      name: `authorize denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
-      fn: "authorize",
-      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: name, gmsaCredentialSpec: "{}" }),
-      expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
-      calls: { total: 0 },
-    })),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    ["WebApp1", "web_app", "-web", "a".repeat(254), "webapp1/../x", "../../api/v1/secrets"].flatMap((name) =>
+      atEachPlace(({ kind, label }) => ({
+        name: `${fn} denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
+        fn,
+        pod: podWithGmsaAt(kind, namedFor(fn, name)),
+        expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
+        calls: { total: 0 },
+      })),
+    ),
   ),
-  ...[
-    [
-      "ERR_KUBE_API",
-      new AdmissionError("LocalSubjectAccessReview failed: 503 ServiceUnavailable", { code: "ERR_KUBE_API" }),
-    ],
-    ["a plain Error", new Error(`socket hang up near ${LEAK_MARKER}`)],
-  ].flatMap(([what, error]) =>
-    atEachPlace(({ kind }) => ({
-      name: `authorize fails closed on ${what as string} from the access review (500)`,
-      fn: "authorize",
-      pod: podWithGmsaAt(kind, expanded1),
-      world: { fail: (call) => (call === "canUseCredSpec" ? (error as Error) : undefined) },
-      expect: { allowed: false, status: 500 },
-    })),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["ERR_KUBE_API", kubeDown, ["the API server answered 503"]],
+        ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`), []],
+      ] as const
+    ).flatMap(([what, error, message]) =>
+      atEachPlace(({ kind, label }) => ({
+        name: `${fn} fails closed on ${what} from ${fn === "authorize" ? "the access review" : "the client"} (500)`,
+        fn,
+        pod: podWithGmsaAt(kind, fn === "authorize" ? expanded1 : named1),
+        // authorize loads the contents, then the access review fails.
+        world: { fail: (call) => (fn === "expand" || call === "canUseCredSpec" ? error : undefined) },
+        expect: { allowed: false, status: 500, message: [label, ...message] },
+      })),
+    ),
   ),
   ...atEachPlace(({ kind }) => {
     const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" });
@@ -359,17 +380,13 @@ const authorizeAtEachPlace: RuleCase[] = [
       expect: { allowed: true },
     };
   }),
-  ...atEachPlace(({ kind, label }) => {
-    const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true });
-    const name = "authorize denies a HostProcess pod whose service account may not use the credspec (403)";
-    return {
-      name,
-      fn: "authorize",
-      pod,
-      world: { allowed: [] },
-      expect: { allowed: false, status: 403, message: [label] },
-    };
-  }),
+  ...atEachPlace(({ kind, label }) => ({
+    name: "authorize denies a HostProcess pod whose service account may not use the credspec (403)",
+    fn: "authorize",
+    pod: podWithGmsaAt(kind, { ...expanded1, hostProcess: true }),
+    world: { allowed: [] },
+    expect: { allowed: false, status: 403, message: [label] },
+  })),
   ...(
     [
       [
@@ -472,11 +489,7 @@ const authorizeOnce: RuleCase[] = [
   {
     name: "authorize loads and reviews a credspec named in ten places once each",
     fn: "authorize",
-    pod: buildPod({
-      windowsOptions: expanded1,
-      containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: expanded1 })),
-      initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: expanded1 })),
-    }),
+    pod: inTenPlaces(expanded1),
     expect: { allowed: true },
     calls: { contents: { webapp1: 1 }, access: ["ns1/sa1/webapp1"] },
   },
@@ -529,18 +542,18 @@ const authorizeOnce: RuleCase[] = [
     world: { allowed: [...allowed], fail: failing("broken") },
     expect: { allowed: false, status, message: ['container "b"'] },
   })),
-  {
-    name: "authorize denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call",
-    fn: "authorize",
+  ...FUNCTION_NAMES.map((fn): RuleCase => ({
+    name: `${fn} denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call`,
+    fn,
     pod: buildPod({
       containers: Array.from({ length: 17 }, (_, i) => ({
         name: `c${i}`,
-        windowsOptions: { gmsaCredentialSpecName: `spec-${i}`, gmsaCredentialSpec: "{}" },
+        windowsOptions: namedFor(fn, `spec-${i}`),
       })),
     }),
     expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
     calls: { total: 0 },
-  },
+  })),
   {
     name: "authorize allows a pod without any GMSA reference without any API call",
     fn: "authorize",
@@ -675,30 +688,42 @@ const authorizeOnce: RuleCase[] = [
     expect: { allowed: true, audit: undefined },
     calls: { total: 0 },
   })),
-  {
-    name: "authorize allows another kind unchanged with a warning",
-    fn: "authorize",
-    pod: { metadata: { name: "d" } },
-    review: { kind: { group: "apps", version: "v1", kind: "Deployment" } },
-    expect: { allowed: true, warnings: ["apps/v1 Deployment was allowed unchanged"], audit: undefined },
-    calls: { total: 0 },
-  },
-  {
-    name: "authorize gives a dryRun review the same decision",
-    fn: "authorize",
-    pod: podWithGmsaAt("pod", expanded1),
-    review: { dryRun: true },
-    world: { allowed: [] },
-    expect: { allowed: false, status: 403, message: ['pod: service account "sa1"'] },
-  },
-  {
-    name: "authorize answers a v1beta1 review in v1beta1 with the uid echoed",
-    fn: "authorize",
-    pod: podWithGmsaAt("pod", expanded1),
-    review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
-    world: { allowed: [] },
-    expect: { allowed: false, status: 403 },
-  },
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["apps", "Deployment", "apps/v1"],
+        ["", "ConfigMap", "core/v1"],
+      ] as const
+    ).map(([group, kind, groupVersion]): RuleCase => ({
+      name: `${fn} allows another kind (${kind}) unchanged with a warning`,
+      fn,
+      pod: { metadata: { name: "d" }, data: {} },
+      review: { kind: { group, version: "v1", kind } },
+      expect: { allowed: true, warnings: [`${groupVersion} ${kind} was allowed unchanged`], audit: undefined },
+      calls: { total: 0 },
+    })),
+  ),
+  ...FUNCTION_NAMES.flatMap((fn) =>
+    (
+      [
+        ["gives a dryRun review the same answer", { dryRun: true }],
+        [
+          "answers a v1beta1 review in v1beta1 with the uid echoed",
+          { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
+        ],
+      ] as const
+    ).map(([what, review]): RuleCase => ({
+      name: `${fn} ${what}`,
+      fn,
+      pod: podWithGmsaAt("container", fn === "authorize" ? expanded1 : named1),
+      review,
+      world: { allowed: [] },
+      expect:
+        fn === "authorize"
+          ? { allowed: false, status: 403, message: ['container "app": service account "sa1"'] }
+          : { allowed: true, pod: podWithGmsaAt("container", expanded1) },
+    })),
+  ),
   {
     name: "authorize denies every offending place before loading anything, each with its own code",
     fn: "authorize",
@@ -1183,45 +1208,12 @@ const expandAtEachPlace: RuleCase[] = [
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
-    name: "expand denies an unknown credspec (422), naming the place and the credspec",
-    fn: "expand",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "missing" }),
-    expect: { allowed: false, status: 422, message: [`${label}: `, '"missing"'] },
-  })),
-  ...atEachPlace(({ kind, label }) => ({
-    name: "expand denies a credspec resource without a credspec field (422)",
-    fn: "expand",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "empty" }),
-    expect: { allowed: false, status: 422, message: [label, '"empty"'] },
-  })),
-  ...["WebApp1", "web_app", "-web", "a".repeat(254), "../../api/v1/secrets"].flatMap((name) =>
-    atEachPlace(({ kind, label }) => ({
-      name: `expand denies the invalid credspec name ${JSON.stringify(name.slice(0, 20))} (422) without any API call`,
-      fn: "expand",
-      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: name }),
-      expect: { allowed: false, status: 422, message: [label, "not a valid DNS-1123 subdomain"] },
-      calls: { total: 0 },
-    })),
-  ),
-  ...atEachPlace(({ kind, label }) => ({
     name: "expand denies contents over 65,536 bytes (422) before any patch, naming the place and credspec",
     fn: "expand",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "big" }),
     world: { credspecs: { big: { ...WEBAPP1_CREDSPEC, padding: "x".repeat(70_000) } } },
     expect: { allowed: false, status: 422, message: [label, '"big"', "at most 65536"], notInMessage: ["xxxx"] },
   })),
-  ...[
-    ["ERR_KUBE_API", kubeDown],
-    ["a plain Error", new Error(`ECONNRESET talking to https://10.0.0.1:6443 with ${LEAK_MARKER}`)],
-  ].flatMap(([what, error]) =>
-    atEachPlace(({ kind }) => ({
-      name: `expand fails closed on ${what as string} from the client (500)`,
-      fn: "expand",
-      pod: podWithGmsaAt(kind, named1),
-      world: { fail: () => error as Error },
-      expect: { allowed: false, status: 500 },
-    })),
-  ),
   ...atEachPlace(({ kind }) => ({
     name: "expand sets a random hostname from the random bytes when RANDOM_HOSTNAME is on",
     fn: "expand",
@@ -1319,18 +1311,10 @@ const expandOnce: RuleCase[] = [
   {
     name: "expand loads a credspec named in ten places once",
     fn: "expand",
-    pod: buildPod({
-      windowsOptions: named1,
-      containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: named1 })),
-      initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: named1 })),
-    }),
+    pod: inTenPlaces(named1),
     expect: {
       allowed: true,
-      pod: buildPod({
-        windowsOptions: expanded1,
-        containers: Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, windowsOptions: expanded1 })),
-        initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions: expanded1 })),
-      }),
+      pod: inTenPlaces(expanded1),
     },
     calls: { contents: { webapp1: 1 } },
   },
@@ -1375,18 +1359,6 @@ const expandOnce: RuleCase[] = [
     }),
     world: { fail: failing("broken") },
     expect: { allowed: false, status: 500, message: ['container "a"', 'container "b"'] },
-  },
-  {
-    name: "expand denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call",
-    fn: "expand",
-    pod: buildPod({
-      containers: Array.from({ length: 17 }, (_, i) => ({
-        name: `c${i}`,
-        windowsOptions: { gmsaCredentialSpecName: `spec-${i}` },
-      })),
-    }),
-    expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
-    calls: { total: 0 },
   },
   {
     name: "expand allows a pod without any GMSA reference unchanged, without a hostname or any API call",
@@ -1531,28 +1503,6 @@ const expandOnce: RuleCase[] = [
     expect: { allowed: true },
     calls: { total: 0 },
   })),
-  {
-    name: "expand allows another kind unchanged with a warning",
-    fn: "expand",
-    pod: { metadata: { name: "cm" }, data: {} },
-    review: { kind: { group: "", version: "v1", kind: "ConfigMap" } },
-    expect: { allowed: true, warnings: ["core/v1 ConfigMap was allowed unchanged"] },
-    calls: { total: 0 },
-  },
-  {
-    name: "expand gives a dryRun review the same patch",
-    fn: "expand",
-    pod: podWithGmsaAt("container", named1),
-    review: { dryRun: true },
-    expect: { allowed: true, pod: podWithGmsaAt("container", expanded1) },
-  },
-  {
-    name: "expand answers a v1beta1 review in v1beta1 with the uid echoed and the same patch",
-    fn: "expand",
-    pod: podWithGmsaAt("pod", named1),
-    review: { apiVersion: "admission.k8s.io/v1beta1", uid: "b1-uid" },
-    expect: { allowed: true, pod: podWithGmsaAt("pod", expanded1) },
-  },
   {
     name: "expand denies a CREATE whose object is not a pod as a bad review (400)",
     fn: "expand",

@@ -5,6 +5,7 @@ import type { AdmissionReviewResponse } from "../../../../shared/admission/revie
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { CALLER_TOKEN, serverlessEnv, STATIC_KUBE_TOKEN } from "../../../support/serverless-env.ts";
+import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 import { functionUrlEvent, restApiEvent, type EventOptions } from "../../../support/lambda-events.ts";
 
 const lambdaContext: LambdaContext = {
@@ -55,22 +56,19 @@ describe.each([
   { name: "Function URL / HTTP API (payload 2.0)", shape: functionUrlEvent },
   { name: "REST API (payload 1.0)", shape: restApiEvent },
 ])("createLambdaHandler with a $name event", ({ shape }) => {
-  it("allows a pod without GMSA at /expand with no API call (200, uid echoed, no patch)", async () => {
-    const { handler, lines } = await lambda();
-    const result = await handler(reviewEvent(shape, "expand"), lambdaContext);
-    expect(result.statusCode).toBe(200);
-    const reply = replyOf(result);
-    expect(reply.response).toMatchObject({ uid: "uid-lambda", allowed: true });
-    expect(reply.response.patch).toBeUndefined();
-    expect(lines.join("\n")).not.toContain(CALLER_TOKEN);
-    expect(lines.join("\n")).not.toContain(STATIC_KUBE_TOKEN);
-  });
-
-  it("allows a pod without GMSA at /authorize with no API call", async () => {
-    const { handler } = await lambda();
-    const reply = replyOf(await handler(reviewEvent(shape, "authorize"), lambdaContext));
-    expect(reply.response).toMatchObject({ uid: "uid-lambda", allowed: true });
-  });
+  it.each(FUNCTION_NAMES)(
+    "allows a pod without GMSA at /%s with no API call (200, uid echoed, no patch)",
+    async (fn) => {
+      const { handler, lines } = await lambda();
+      const result = await handler(reviewEvent(shape, fn), lambdaContext);
+      expect(result.statusCode).toBe(200);
+      const reply = replyOf(result);
+      expect(reply.response).toMatchObject({ uid: "uid-lambda", allowed: true });
+      expect(reply.response.patch).toBeUndefined();
+      expect(lines.join("\n")).not.toContain(CALLER_TOKEN);
+      expect(lines.join("\n")).not.toContain(STATIC_KUBE_TOKEN);
+    },
+  );
 
   it("answers GET /healthz with 200 ok, without caller authentication", async () => {
     const { handler } = await lambda();

@@ -17,9 +17,10 @@ users: [{ name: u, user: { ${user} } }]
 contexts: [{ name: c, context: { cluster: k, user: u } }]
 `;
 
-function problemsOf(build: () => unknown): readonly string[] {
+/** The problems creating a client from `env` is refused with. */
+function problemsOf(env: Record<string, string>): readonly string[] {
   try {
-    build();
+    createWorkerGmsaClient(parseKubeSettings(env).settings);
   } catch (error) {
     expect(error).toBeInstanceOf(KubeConfigurationError);
     return (error as KubeConfigurationError).problems;
@@ -100,30 +101,30 @@ describe("createWorkerGmsaClient", () => {
     await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
     expect(authorization).toBe("Bearer static");
     const twice = kubeconfig("token: first").replace("users: [", "users: [{ name: u, user: { token: second } }, ");
-    expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: twice }).settings))).toEqual([
+    expect(problemsOf({ KUBECONFIG: twice })).toEqual([
       'the KUBECONFIG secret: users: the name "u" is defined more than once (kubectl refuses the file too)',
     ]);
   });
 
   it("refuses an exec user with a clear start-up error", () => {
-    const settings = parseKubeSettings({
+    const settings = {
       KUBECONFIG: kubeconfig(
         "exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }",
       ),
-    }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([
+    };
+    expect(problemsOf(settings)).toEqual([
       'kubeconfig context "c": exec plugins cannot run on Workers; remove the user\'s exec block and set JWT_* instead',
     ]);
   });
 
   it("refuses what Workers' fetch cannot honour, all at once, and warns about an ignored CA", () => {
-    const settings = parseKubeSettings({
+    const settings = {
       KUBECONFIG: kubeconfig(
         "tokenFile: /t",
         "server: https://k, tls-server-name: kube.internal, proxy-url: http://p, certificate-authority: /ca.crt",
       ),
-    }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(settings))).toEqual([
+    };
+    expect(problemsOf(settings)).toEqual([
       'kubeconfig cluster "k": certificate-authority files cannot be read on Workers',
       'kubeconfig cluster "k": tls-server-name cannot be honoured by Workers\' fetch',
       'kubeconfig cluster "k": proxy-url cannot be honoured by Workers\' fetch',
@@ -138,11 +139,9 @@ describe("createWorkerGmsaClient", () => {
   });
 
   it("needs the KUBECONFIG secret and a credential", () => {
-    expect(problemsOf(() => createWorkerGmsaClient(parseKubeSettings({}).settings))).toEqual([
-      "KUBECONFIG must hold the kubeconfig YAML (a Workers secret)",
-    ]);
-    const anonymous = parseKubeSettings({ KUBECONFIG: kubeconfig("") }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(anonymous))).toEqual([
+    expect(problemsOf({})).toEqual(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
+    const anonymous = { KUBECONFIG: kubeconfig("") };
+    expect(problemsOf(anonymous)).toEqual([
       'kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN',
     ]);
   });
@@ -164,17 +163,17 @@ describe("createWorkerGmsaClient", () => {
     expect(warnings).toEqual([]);
     await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
     expect(authorization).toMatch(/^Bearer k8s-aws-v1\./);
-    const gke = parseKubeSettings({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "gke" }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(gke))).toEqual([
+    const gke = { KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "gke" };
+    expect(problemsOf(gke)).toEqual([
       "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
     ]);
-    const aks = parseKubeSettings({
+    const aks = {
       KUBECONFIG: kubeconfig(""),
       CLOUD_TOKEN: "aks",
       IDENTITY_ENDPOINT: "http://127.0.0.1:1/msi",
       IDENTITY_HEADER: "h",
-    }).settings;
-    expect(problemsOf(() => createWorkerGmsaClient(aks))).toEqual([
+    };
+    expect(problemsOf(aks)).toEqual([
       expect.stringMatching(/^CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint/),
     ]);
   });

@@ -16,14 +16,11 @@ const settings = (enforcement: PolicySettings["enforcement"]) => ({
 });
 
 describe("authorize with a planned fact missing", () => {
-  it("fails closed (500)", () => {
-    const plan = planAuthorize(create(podWithGmsaAt("pod", expanded1)), settings("deny"));
-    expectDenied(decideAuthorize(plan, nothingLoaded), [["ERR_INTERNAL", 500]]);
-  });
-
-  it("fails closed when the pod of an exec was not loaded at all (500)", () => {
-    const plan = planAuthorize(connect("exec"), settings("deny"));
-    expectDenied(decideAuthorize(plan, nothingLoaded), [["ERR_INTERNAL", 500]]);
+  it.each([
+    ["a credspec's contents and access", () => create(podWithGmsaAt("pod", expanded1))],
+    ["the pod of an exec", () => connect("exec")],
+  ])("fails closed (500) when %s were not loaded", (_what, review) => {
+    expectDenied(decideAuthorize(planAuthorize(review(), settings("deny")), nothingLoaded), [["ERR_INTERNAL", 500]]);
   });
 
   it("ENFORCEMENT=warn: never blocks a failure of ours (500) either", () => {

@@ -17,14 +17,31 @@ function ref(label: string, name: string | undefined, contents: string | undefin
   return { label, name, contents };
 }
 
-describe("checkNames", () => {
-  it.each(PLACES)("refuses an invalid credspec name on the $kind (422), naming the place and the name", ({ label }) => {
-    const errors = checkNames([ref(label, "Web_App", undefined)]);
-    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_INVALID_CREDSPEC_NAME", 422]]);
-    expect(errors[0]?.message).toContain(label);
-    expect(errors[0]?.message).toContain('"Web_App"');
-    expect(errors[0]?.where).toEqual({ place: label });
-  });
+describe("checkNames and checkContentsShape", () => {
+  const dup = '{"DomainJoinConfig":{"Sid":"S-1","Sid":"S-2"}}';
+  it.each(
+    PLACES.flatMap(({ label }) =>
+      (
+        [
+          [checkNames, "Web_App", undefined, "ERR_INVALID_CREDSPEC_NAME", ['"Web_App"'], []],
+          [checkContentsShape, undefined, "{}", "ERR_CONTENTS_WITHOUT_NAME", [], []],
+          [checkContentsShape, "webapp1", "{oops", "ERR_CONTENTS_NOT_JSON", ['"webapp1"'], ["{oops"]],
+          [checkContentsShape, "webapp1", dup, "ERR_DUPLICATE_CREDSPEC_KEY", ['"DomainJoinConfig.Sid"'], ["S-2"]],
+          [checkContentsShape, "webapp1", undefined, "ERR_NAME_WITHOUT_CONTENTS", [], []],
+        ] as const
+      ).map(([check, ...rest]) => [label, check.name, ...rest, check] as const),
+    ),
+  )(
+    "refuses on the %s: %s of name %j, contents %j, is %s (422), naming the place",
+    (label, _fn, name, contents, code, said, unsaid, check) => {
+      const errors = check([ref(label, name, contents)]);
+      expect(errors.map((e) => [e.code, e.status])).toEqual([[code, 422]]);
+      for (const text of [label, ...said]) expect(errors[0]?.message).toContain(text);
+      for (const text of unsaid) expect(errors[0]?.message).not.toContain(text);
+      const credSpecName = check === checkContentsShape ? name : undefined;
+      expect(errors[0]?.where).toEqual({ place: label, ...(credSpecName === undefined ? {} : { credSpecName }) });
+    },
+  );
 
   it("refuses an empty name and keeps long names short in the message", () => {
     const errors = checkNames([ref("pod", "", undefined), ref('container "app"', "X".repeat(1000), undefined)]);
@@ -35,46 +52,11 @@ describe("checkNames", () => {
   it("lets valid names and references without a name through", () => {
     expect(checkNames([ref("pod", "webapp1", undefined), ref("pod", undefined, "{}")])).toEqual([]);
   });
-});
-
-describe("checkContentsShape", () => {
-  it.each(PLACES)("refuses contents without a name on the $kind (422)", ({ label }) => {
-    const errors = checkContentsShape([ref(label, undefined, "{}")]);
-    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_CONTENTS_WITHOUT_NAME", 422]]);
-    expect(errors[0]?.message).toContain(label);
-  });
-
-  it.each(PLACES)("refuses contents that are not JSON on the $kind (422), naming place and credspec", ({ label }) => {
-    const errors = checkContentsShape([ref(label, "webapp1", "{oops")]);
-    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_CONTENTS_NOT_JSON", 422]]);
-    expect(errors[0]?.message).toContain(label);
-    expect(errors[0]?.message).toContain('"webapp1"');
-    expect(errors[0]?.message).not.toContain("{oops");
-  });
-
-  it.each(PLACES)(
-    "refuses contents on the $kind that repeat a key at any depth (422), naming place and key path",
-    ({ label }) => {
-      const errors = checkContentsShape([ref(label, "webapp1", '{"DomainJoinConfig":{"Sid":"S-1","Sid":"S-2"}}')]);
-      expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_DUPLICATE_CREDSPEC_KEY", 422]]);
-      expect(errors[0]?.message).toContain(label);
-      expect(errors[0]?.message).toContain('"DomainJoinConfig.Sid"');
-      expect(errors[0]?.message).not.toContain("S-2");
-      expect(errors[0]?.where).toEqual({ place: label, credSpecName: "webapp1" });
-    },
-  );
 
   it("counts escaped and plain spellings of one key as a repeat", () => {
     expect(checkContentsShape([ref("pod", "webapp1", '{"a\\u0062":1,"ab":2}')]).map((e) => e.code)).toEqual([
       "ERR_DUPLICATE_CREDSPEC_KEY",
     ]);
-  });
-
-  it.each(PLACES)("refuses a name without contents on the $kind (422)", ({ label }) => {
-    const errors = checkContentsShape([ref(label, "webapp1", undefined)]);
-    expect(errors.map((e) => [e.code, e.status])).toEqual([["ERR_NAME_WITHOUT_CONTENTS", 422]]);
-    expect(errors[0]?.message).toContain(label);
-    expect(errors[0]?.where).toEqual({ place: label, credSpecName: "webapp1" });
   });
 
   it("accepts a name with JSON contents", () => {

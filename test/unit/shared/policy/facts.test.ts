@@ -51,23 +51,19 @@ describe("readReview", () => {
   });
 
   it.each([
-    { what: "a missing object", request: () => requestOf(null), problem: "request.object is missing" },
-    {
-      what: "a missing oldObject on UPDATE",
-      request: () => requestOf(buildPod(), { operation: "UPDATE" }),
-      problem: "request.oldObject is missing",
-    },
-    {
-      what: "a malformed pod",
-      request: () => requestOf({ spec: { containers: "x" } }),
-      problem: "request.object: spec.containers",
-    },
-    {
-      what: "a container name used twice",
-      request: () => requestOf(buildPod({ containers: [{ name: "app" }], initContainers: [{ name: "app" }] })),
-      problem: 'container name "app" is used more than once',
-    },
-  ])("reads $what as an invalid review (400) naming the field", ({ request, problem }) => {
+    ["a missing object", () => requestOf(null), "request.object is missing"],
+    [
+      "a missing oldObject on UPDATE",
+      () => requestOf(buildPod(), { operation: "UPDATE" }),
+      "request.oldObject is missing",
+    ],
+    ["a malformed pod", () => requestOf({ spec: { containers: "x" } }), "request.object: spec.containers"],
+    [
+      "a container name used twice",
+      () => requestOf(buildPod({ containers: [{ name: "app" }], initContainers: [{ name: "app" }] })),
+      'container name "app" is used more than once',
+    ],
+  ] as const)("reads %s as an invalid review (400) naming the field", (_what, request, problem) => {
     const review = readReview(request());
     expect(review.object).toBe("invalid");
     if (review.object !== "invalid") return;

@@ -18,39 +18,13 @@ describe("readPodGmsa: places", () => {
       initContainers: [{ name: "setup" }],
       ephemeralContainers: [{ name: "debugger" }],
     });
-    expect(
-      readPodGmsa(pod).places.map(({ scope, label, containerName, path }) => ({
-        scope,
-        label,
-        containerName,
-        path: path.join("/"),
-      })),
-    ).toEqual([
-      { scope: "pod", label: "pod", containerName: undefined, path: "spec/securityContext/windowsOptions" },
-      {
-        scope: "containers",
-        label: 'container "app"',
-        containerName: "app",
-        path: "spec/containers/0/securityContext/windowsOptions",
-      },
-      {
-        scope: "containers",
-        label: 'container "sidecar"',
-        containerName: "sidecar",
-        path: "spec/containers/1/securityContext/windowsOptions",
-      },
-      {
-        scope: "initContainers",
-        label: 'init container "setup"',
-        containerName: "setup",
-        path: "spec/initContainers/0/securityContext/windowsOptions",
-      },
-      {
-        scope: "ephemeralContainers",
-        label: 'ephemeral container "debugger"',
-        containerName: "debugger",
-        path: "spec/ephemeralContainers/0/securityContext/windowsOptions",
-      },
+    const at = (list: string, i: number) => `spec/${list}/${i}/securityContext/windowsOptions`;
+    expect(readPodGmsa(pod).places.map((p) => [p.scope, p.label, p.containerName, p.path.join("/")])).toEqual([
+      ["pod", "pod", undefined, "spec/securityContext/windowsOptions"],
+      ["containers", 'container "app"', "app", at("containers", 0)],
+      ["containers", 'container "sidecar"', "sidecar", at("containers", 1)],
+      ["initContainers", 'init container "setup"', "setup", at("initContainers", 0)],
+      ["ephemeralContainers", 'ephemeral container "debugger"', "debugger", at("ephemeralContainers", 0)],
     ]);
     const places = readPodGmsa(pod).places;
     expect(places[0]?.options).toEqual({ gmsaCredentialSpecName: "p" });
