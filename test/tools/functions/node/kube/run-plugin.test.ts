@@ -25,16 +25,7 @@ describe("runPlugin", () => {
     expect(JSON.parse((result as { stdout: string }).stdout)).toMatchObject({ status: { token: "token-1" } });
   });
 
-  it("passes exactly the given environment", async () => {
-    const dir = await tempDir();
-    const dump = path.join(dir, "dump.json");
-    await runPlugin(process.execPath, [pluginPath("token")], env({ DUMP_FILE: dump, FAKE_ONE: "1" }), {
-      timeoutMs: 10_000,
-    });
-    const seen = JSON.parse(readFileSync(dump, "utf8")) as { fake: Record<string, string> };
-    expect(seen.fake).toEqual({ FAKE_ONE: "1" });
-  });
-
+  // Exactly the given environment reaches the plugin: shared/credentials/exec-config.test.ts.
   it("gives the plugin no stdin: reading it ends at once with nothing", async () => {
     const result = await runPlugin(process.execPath, [pluginPath("read-stdin")], env(), { timeoutMs: 10_000 });
     expect((result as { stdout: string }).stdout).toContain("stdin-bytes-0");
