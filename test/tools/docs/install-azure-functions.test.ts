@@ -15,7 +15,7 @@ import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-import { createTestPki } from "../../support/test-pki.ts";
+import { writeWithClusterCa } from "./cluster-ca.ts";
 import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 
 const run = promisify(execFile);
@@ -83,17 +83,8 @@ describe(`${GUIDE}: the app with the guide's settings`, () => {
   });
 
   it("is ready and takes reviews only at /expand/<secret> (401 at /expand)", async () => {
-    const pki = await createTestPki();
-    const example = await readRepoFile("infra/deploy/azure/kubeconfig.example.yaml");
     const kubeconfig = path.join(dir, "kubeconfig.yaml");
-    await writeFile(
-      kubeconfig,
-      example.replace(
-        /certificate-authority-data: \S+/,
-        `certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`,
-      ),
-    );
-    await pki.cleanup();
+    await writeWithClusterCa(kubeconfig, await readRepoFile("infra/deploy/azure/kubeconfig.example.yaml"));
     // What the Functions host sets besides the app settings: the managed identity endpoint (never called here).
     const host = {
       IDENTITY_ENDPOINT: "http://127.0.0.1:41741/msi/token",

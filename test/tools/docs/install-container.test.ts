@@ -18,6 +18,7 @@ import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { tempDir } from "../../support/temp-dir.ts";
+import { writeWithClusterCa } from "./cluster-ca.ts";
 import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 
 const run = promisify(execFile);
@@ -125,14 +126,7 @@ describe(GUIDE, () => {
     // The server as the unit starts it, with the placed expand settings (on a free loopback port), the cluster's CA
     // put in its kubeconfig as step 2 says.
     const ca = await readFile(path.join(dir, "ca.pem"), "utf8");
-    const kubeconfigFile = path.join(etc, "expand/kubeconfig.yaml");
-    await writeFile(
-      kubeconfigFile,
-      (await readFile(kubeconfigFile, "utf8")).replace(
-        /certificate-authority-data: \S+/,
-        `certificate-authority-data: ${Buffer.from(ca).toString("base64")}`,
-      ),
-    );
+    await writeWithClusterCa(path.join(etc, "expand/kubeconfig.yaml"), undefined, ca);
     await buildNodeTarget("server", path.join(dir, "dist", "node"));
     const env = {
       ...parseEnvFile(await readFile(path.join(etc, "expand/gmsa-webhooks.env"), "utf8")),

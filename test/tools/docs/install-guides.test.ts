@@ -17,7 +17,7 @@ import { functionUrlEvent } from "../../support/lambda-events.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-import { createTestPki } from "../../support/test-pki.ts";
+import { writeWithClusterCa } from "./cluster-ca.ts";
 import { awsCommands, readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 import { preparedAwsCli } from "../../support/prepared.ts";
 
@@ -165,17 +165,8 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
     const outdir = path.join(dir, "dist/aws-lambda");
     const bundle = await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outdir });
     // The example kubeconfig with the cluster CA filled in, as the guide's step 1 says.
-    const pki = await createTestPki();
-    const example = await readRepoFile("infra/deploy/aws/kubeconfig.example.yaml");
     const kubeconfig = path.join(outdir, "kubeconfig.yaml");
-    await writeFile(
-      kubeconfig,
-      example.replace(
-        /certificate-authority-data: \S+/,
-        `certificate-authority-data: ${Buffer.from(pki.caPem).toString("base64")}`,
-      ),
-    );
-    await pki.cleanup();
+    await writeWithClusterCa(kubeconfig, await readRepoFile("infra/deploy/aws/kubeconfig.example.yaml"));
     const review = JSON.stringify(buildReview(buildPod(), { uid: "uid-guide" }));
     const post = (p: string) =>
       functionUrlEvent({

@@ -1,14 +1,10 @@
 import { execFile } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleCli, bundleNodeFunction, CLI_BUNDLE } from "../../../infra/build/node/bundle-function.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-import { buildPod } from "../../support/pods.ts";
-import { buildReview } from "../../support/reviews.ts";
-import { CALLER_TOKEN, serverlessEnv } from "../../support/serverless-env.ts";
-import { functionUrlEvent, restApiEvent } from "../../support/lambda-events.ts";
 
 const run = promisify(execFile);
 let dir: string;
@@ -17,42 +13,9 @@ beforeAll(async () => {
   dir = await tempDir("gmsa-bundle-");
 });
 
+// The Lambda bundle answering events on plain Node outside the repository: docs/install-guides.test.ts, with the
+// guide's settings; REST API and Function URL events alike: test/unit/functions/aws-lambda/handler.test.ts.
 describe("bundleNodeFunction", () => {
-  it("bundles the Lambda entry into ES modules (entry and chunks) that answer events on plain Node, outside the repository", async () => {
-    const outdir = path.join(dir, "aws-lambda");
-    const bundle = await bundleNodeFunction({ entry: "functions/aws-lambda/index.ts", outdir });
-    expect(bundle.bytes).toBeGreaterThan(0);
-    const outfile = path.join(outdir, bundle.entry);
-    const events = [
-      restApiEvent({ method: "GET", path: "/healthz" }),
-      functionUrlEvent({
-        method: "POST",
-        path: "/authorize?timeout=10s",
-        headers: { "content-type": "application/json", authorization: `Bearer ${CALLER_TOKEN}` },
-        body: JSON.stringify(buildReview(buildPod(), { uid: "uid-bundle" })),
-      }),
-    ];
-    const script = path.join(dir, "invoke.mjs");
-    await writeFile(
-      script,
-      `const { handler } = await import(${JSON.stringify(outfile)});\n` +
-        `const results = [];\nfor (const event of ${JSON.stringify(events)}) results.push(await handler(event));\n` +
-        "process.stderr.write(JSON.stringify(results));\n",
-    );
-    // No node_modules beside or above the bundle: everything it needs is inside it.
-    const { stderr } = await run(process.execPath, [script], {
-      cwd: dir,
-      env: { ...(await serverlessEnv()), PATH: process.env["PATH"] },
-    });
-    const [healthz, review] = JSON.parse(stderr) as [
-      { statusCode: number; body: string },
-      { statusCode: number; body: string },
-    ];
-    expect(healthz).toMatchObject({ statusCode: 200, body: "ok" });
-    expect(review.statusCode).toBe(200);
-    expect(JSON.parse(review.body)).toMatchObject({ response: { uid: "uid-bundle", allowed: true } });
-  });
-
   it("leaves the external @azure/functions as an import in the Azure bundle (the host hooks into that package)", async () => {
     const outdir = path.join(dir, "azure-functions");
     const bundle = await bundleNodeFunction({

@@ -65,61 +65,34 @@ describe("the function platforms' bundles", () => {
   );
 });
 
-/**
- * The server bundle started from its folder alone, as the image runs it; resolves once it logs "listening". Every
- * stdout line is kept until `stop()` has seen the process exit and its output end.
- */
-async function startServerBundle(
-  nodeArgs: string[],
-): Promise<{ port: number; lines: string[]; stop: () => Promise<void> }> {
-  const dir = await tempDir("gmsa-bundle-server-");
-  const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
-  expect(bundle.entry).toBe("server.mjs");
-  const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
-  const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], {
-    cwd: dir,
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
-  const lines: string[] = [];
-  const listening = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      lines.push(line);
-      const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
-      if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
-  });
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await ended;
-  };
-  try {
-    return { port: await listening, lines, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-}
-
 describe("the Node server's bundle", () => {
-  it("serves /healthz from its folder alone, as the image runs it", async () => {
-    const server = await startServerBundle(["--enable-source-maps"]);
-    try {
-      const response = await fetch(`http://127.0.0.1:${server.port}/healthz`);
-      expect([response.status, await response.text()]).toEqual([200, "ok"]);
-    } finally {
-      await server.stop();
-    }
-  });
-
-  it("serves with the production flags", async () => {
-    const server = await startServerBundle(NODE_SERVER_OPTIONS.split(" "));
-    try {
-      expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
-    } finally {
-      await server.stop();
-    }
-  });
+  it.each([["--enable-source-maps"], NODE_SERVER_OPTIONS.split(" ")])(
+    "serves /healthz from its folder alone, as the image runs it, with %s",
+    async (...nodeArgs) => {
+      const dir = await tempDir("gmsa-bundle-server-");
+      const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
+      expect(bundle.entry).toBe("server.mjs");
+      const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
+      const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], {
+        cwd: dir,
+        env,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
+      try {
+        const port = await new Promise<number>((resolve, reject) => {
+          createInterface({ input: child.stdout }).on("line", (line) => {
+            const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
+            if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
+          });
+          child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
+        });
+        const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+        expect([response.status, await response.text()]).toEqual([200, "ok"]);
+      } finally {
+        child.kill("SIGTERM");
+        await ended;
+      }
+    },
+  );
 });

@@ -11,7 +11,7 @@ import { startNodeServer } from "../../../../functions/node/server.ts";
 import { createPrometheusMetrics, REVIEW_BUCKETS_SECONDS } from "../../../../functions/node/prometheus.ts";
 import type { ExecRunCounters } from "../../../../shared/credentials/exec-credential.ts";
 import type { AdmissionReviewResponse } from "../../../../shared/admission/review.ts";
-import { startKubeServer, type KubeServer } from "../../../support/kube-server.ts";
+import { startKubeServer, statusBody, type KubeServer } from "../../../support/kube-server.ts";
 import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 import { parseMetrics, samplesOf, sumOf, type ParsedFamily } from "../../../support/prometheus.ts";
 import { buildReview } from "../../../support/reviews.ts";
@@ -57,18 +57,8 @@ function credSpecAnswer(name: string): { status: number; body: unknown } {
       status: 200,
       body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", credspec: WEBAPP1_CREDSPEC },
     };
-  if (name === "broken")
-    return { status: 500, body: { kind: "Status", status: "Failure", reason: "InternalError", code: 500 } };
-  return {
-    status: 404,
-    body: {
-      kind: "Status",
-      status: "Failure",
-      reason: "NotFound",
-      code: 404,
-      details: { name, kind: "gmsacredentialspecs" },
-    },
-  };
+  if (name === "broken") return { status: 500, body: statusBody(500, "InternalError") };
+  return { status: 404, body: statusBody(404, "NotFound", { name, kind: "gmsacredentialspecs" }) };
 }
 
 beforeAll(async () => {

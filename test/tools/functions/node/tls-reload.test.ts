@@ -48,6 +48,59 @@ function servedFingerprint(): Promise<string> {
 
 const fingerprintOf = (cert: string) => new X509Certificate(cert).fingerprint256;
 
+interface Reply {
+  status: number;
+  text: string;
+  connection: string | undefined;
+  /** Taken when the response starts: an agent detaches it once the body is read. */
+  socket: TLSSocket;
+  fingerprint: string;
+}
+
+/** One HTTPS request to `route` on `port`; a `body` whose `rest` is held back until it resolves. */
+function send(
+  port: number,
+  route: string,
+  options: { method?: string; agent?: Agent; client?: { cert: string; key: string } } = {},
+  body?: { first: string; rest: Promise<string> },
+): Promise<Reply> {
+  return new Promise<Reply>((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path: route,
+        method: options.method ?? "GET",
+        rejectUnauthorized: false,
+        agent: options.agent ?? false,
+        headers: { "content-type": "application/json" },
+        ...options.client,
+      },
+      (res) => {
+        const socket = res.socket as TLSSocket;
+        const fingerprint = socket.getPeerCertificate().fingerprint256;
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString(),
+            connection: res.headers.connection,
+            socket,
+            fingerprint,
+          }),
+        );
+      },
+    );
+    req.once("error", reject);
+    if (body === undefined) req.end();
+    else {
+      req.write(body.first);
+      void body.rest.then((rest) => req.end(rest));
+    }
+  });
+}
+
 /** The log lines with `msg`, once there are `count` of them (or after 10 s). */
 async function logged(msg: string, count = 1, from: string[] = logs): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + 10_000;
@@ -90,30 +143,9 @@ describe("certificate reload", () => {
 
     // A review whose body is still being uploaded when the certificate changes.
     const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
-    const reply = new Promise<{ status: number; text: string; fingerprint: string }>((resolve, reject) => {
-      const req = httpsRequest(
-        {
-          host: "127.0.0.1",
-          port: running.port,
-          path: "/expand",
-          method: "POST",
-          rejectUnauthorized: false,
-          headers: { "content-type": "application/json" },
-        },
-        (res) => {
-          const fingerprint = (res.socket as TLSSocket).getPeerCertificate().fingerprint256;
-          const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
-          res.on("end", () =>
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), fingerprint }),
-          );
-        },
-      );
-      req.once("error", reject);
-      req.write(body.slice(0, 20));
-      // The rest after the swap is installed.
-      void logged("TLS certificate reloaded").then(() => req.end(body.slice(20)));
-    });
+    // The rest after the swap is installed.
+    const rest = logged("TLS certificate reloaded").then(() => body.slice(20));
+    const reply = send(running.port, "/expand", { method: "POST" }, { first: body.slice(0, 20), rest });
 
     await publish(pki.internalServer);
     const reloaded = await logged("TLS certificate reloaded");
@@ -168,25 +200,8 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
   it("trusts client certificates of the new CA and no longer those of the old one, without a restart", async () => {
     const { mtls, caFile, mtlsLogs } = await startMtlsServer();
     // GET on a review route: 405 once the caller is authenticated, 401 before.
-    const callerStatus = (client: { cert: string; key: string }) =>
-      new Promise<number>((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            host: "127.0.0.1",
-            port: mtls.port,
-            path: "/authorize",
-            rejectUnauthorized: false,
-            agent: false,
-            ...client,
-          },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.once("error", reject);
-        req.end();
-      });
+    const callerStatus = async (client: { cert: string; key: string }) =>
+      (await send(mtls.port, "/authorize", { client })).status;
     try {
       expect(await callerStatus(pki.client)).toBe(405);
       expect(await callerStatus(pki.strangerClient)).toBe(401);
@@ -206,32 +221,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
     const agents = [0, 1].map(
       () => new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, ...pki.client }),
     );
-    type Reply = { status: number; connection: string | undefined; socket: TLSSocket };
-    const send = (agent: Agent, method: "GET" | "POST", body?: { first: string; rest: Promise<string> }) =>
-      new Promise<Reply>((resolve, reject) => {
-        const req = httpsRequest(
-          {
-            host: "127.0.0.1",
-            port: mtls.port,
-            path: "/authorize",
-            method,
-            agent,
-            headers: { "content-type": "application/json" },
-          },
-          (res) => {
-            // Taken now: the agent detaches it from the response once the body is read.
-            const socket = res.socket as TLSSocket;
-            res.resume();
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, socket }));
-          },
-        );
-        req.once("error", reject);
-        if (body === undefined) req.end();
-        else {
-          req.write(body.first);
-          void body.rest.then((rest) => req.end(rest));
-        }
-      });
+    const get = (agent: Agent) => send(mtls.port, "/authorize", { agent });
     /** Whether the server closes `socket` within 2 s. */
     const closed = (socket: TLSSocket) =>
       new Promise<boolean>((resolve) => {
@@ -241,18 +231,23 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       });
     try {
       const [idleAgent, busyAgent] = agents as [Agent, Agent];
-      const idle = await send(idleAgent, "GET");
+      const idle = await get(idleAgent);
       expect(idle.status).toBe(405);
       // The same connection keeps being served while the CA is unchanged.
-      const again = await send(idleAgent, "GET");
+      const again = await get(idleAgent);
       expect(again.status).toBe(405);
       expect(again.socket).toBe(idle.socket);
-      const busyBefore = await send(busyAgent, "GET");
+      const busyBefore = await get(busyAgent);
 
       // A review whose body is still being uploaded when the CA changes.
       const review = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
       const rotated = logged("TLS certificate reloaded", 1, mtlsLogs);
-      const busy = send(busyAgent, "POST", { first: review.slice(0, 20), rest: rotated.then(() => review.slice(20)) });
+      const busy = send(
+        mtls.port,
+        "/authorize",
+        { method: "POST", agent: busyAgent },
+        { first: review.slice(0, 20), rest: rotated.then(() => review.slice(20)) },
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
       await writeFile(caFile, pki.otherCaPem);
       expect(await rotated).toHaveLength(1);
@@ -265,7 +260,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       expect(answered.connection).toBe("close");
       expect(await closed(answered.socket), "the busy connection is closed once answered").toBe(true);
       // A new connection with the old CA's certificate is no longer authorized.
-      expect((await send(idleAgent, "GET")).status).toBe(401);
+      expect((await get(idleAgent)).status).toBe(401);
     } finally {
       for (const agent of agents) agent.destroy();
       await mtls.close();

@@ -84,27 +84,20 @@ async function botocorePresign(options: EksTokenOptions, amzDate: string): Promi
   return new URL((await child).stdout.trim());
 }
 
-const elide = (url: URL): string => url.toString().replace(/X-Amz-Signature=[0-9a-f]{64}/, "X-Amz-Signature=<elided>");
 const params = (url: URL): Record<string, string> => Object.fromEntries(url.searchParams);
-const without = (record: Record<string, string>, ...names: string[]): Record<string, string> =>
-  Object.fromEntries(Object.entries(record).filter(([name]) => !names.includes(name)));
 const amzDateToMs = (date: string): number =>
   Date.parse(date.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, "$1-$2-$3T$4:$5:$6Z"));
 
 describe("presignEksToken against Debian's awscli", () => {
-  it("has aws eks get-token's host, path and query parameters but X-Amz-Date and X-Amz-Signature", async () => {
-    const options = { cluster: "gmsa-prod", region: "eu-west-1", credentials: CREDENTIALS };
+  it("is byte for byte aws eks get-token's token when signed at its X-Amz-Date, and expires 14 minutes later", async () => {
+    const options = { cluster: "gmsa_prod-2", region: "ap-southeast-2", credentials: CREDENTIALS };
     const theirs = await awsGetToken(options.cluster, options.region);
-    const ours = await presignEksToken(options, Date.now());
-    const [theirUrl, ourUrl] = [decodeToken(theirs.token), decodeToken(ours.token)];
-    console.log(`${cli.version}\n  aws eks get-token: ${elide(theirUrl)}\n  gmsa-webhooks:     ${elide(ourUrl)}`);
-    expect(ourUrl.origin).toBe("https://sts.eu-west-1.amazonaws.com");
-    expect(ourUrl.origin).toBe(theirUrl.origin);
-    expect(ourUrl.pathname).toBe(theirUrl.pathname);
-    expect(without(params(ourUrl), "X-Amz-Date", "X-Amz-Signature")).toEqual(
-      without(params(theirUrl), "X-Amz-Date", "X-Amz-Signature"),
-    );
-    expect(params(ourUrl)).toMatchObject({
+    const signedAt = amzDateToMs(decodeToken(theirs.token).searchParams.get("X-Amz-Date") ?? "");
+    const ours = await presignEksToken(options, signedAt);
+    expect(ours.token).toBe(theirs.token);
+    const url = decodeToken(ours.token);
+    expect(url.origin).toBe("https://sts.ap-southeast-2.amazonaws.com");
+    expect(params(url)).toMatchObject({
       Action: "GetCallerIdentity",
       Version: "2011-06-15",
       "X-Amz-Algorithm": "AWS4-HMAC-SHA256",
@@ -112,16 +105,8 @@ describe("presignEksToken against Debian's awscli", () => {
       "X-Amz-SignedHeaders": "host;x-k8s-aws-id",
       "X-Amz-Security-Token": CREDENTIALS.sessionToken,
     });
-    expect(params(ourUrl)["X-Amz-Credential"]).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);
-    expect(ourUrl.searchParams.getAll("X-Amz-Signature")).toHaveLength(1);
-  });
-
-  it("is byte for byte aws eks get-token's token when signed at its X-Amz-Date, and expires 14 minutes later", async () => {
-    const options = { cluster: "gmsa_prod-2", region: "ap-southeast-2", credentials: CREDENTIALS };
-    const theirs = await awsGetToken(options.cluster, options.region);
-    const signedAt = amzDateToMs(decodeToken(theirs.token).searchParams.get("X-Amz-Date") ?? "");
-    const ours = await presignEksToken(options, signedAt);
-    expect(ours.token).toBe(theirs.token);
+    expect(params(url)["X-Amz-Credential"]).toMatch(/^AKIDEXAMPLE\/\d{8}\/ap-southeast-2\/sts\/aws4_request$/);
+    expect(url.searchParams.getAll("X-Amz-Signature")).toHaveLength(1);
     expect(ours.expirationTimestamp).toBe(new Date(signedAt + 14 * 60_000).toISOString());
     // aws reads its clock a moment after signing: the same second, or the next.
     expect(Date.parse(theirs.expirationTimestamp) - Date.parse(ours.expirationTimestamp)).toBeGreaterThanOrEqual(0);

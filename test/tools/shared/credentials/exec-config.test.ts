@@ -38,15 +38,7 @@ describe("validateExecConfig", () => {
     });
   });
 
-  it("refuses interactiveMode Always: a webhook has no terminal", () => {
-    const { config, problems } = validateExecConfig(
-      { apiVersion: V1, command: "kubelogin", interactiveMode: "Always" },
-      'user "u"',
-    );
-    expect(config).toBeUndefined();
-    expect(problems).toEqual(['user "u".exec.interactiveMode Always needs a terminal, which a webhook never has']);
-  });
-
+  // interactiveMode Always, refused with the user named: test/unit/shared/kubeconfig/kube-target.test.ts.
   it("reports every problem together: unknown apiVersion, missing command, v1 without interactiveMode", () => {
     expect(validateExecConfig({ apiVersion: "client.authentication.k8s.io/v1alpha1" }, "u").problems).toHaveLength(1);
     const { problems } = validateExecConfig({ apiVersion: "client.authentication.k8s.io/v1alpha1", command: "x" }, "u");

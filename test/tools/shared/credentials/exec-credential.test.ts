@@ -53,6 +53,9 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   throw new Error("expected a rejection");
 }
 
+// Through the Node client and server instead: one run for 100 concurrent reviews
+// (functions/node/kube/create-gmsa-client.test.ts); a failing plugin named with its exit code and stderr, never its
+// stdout, and a review denied by its own deadline while the plugin hangs (functions/node/faults/credentials.test.ts).
 describe("exec token source: caching", () => {
   it("runs the plugin once and serves the cached token until the refresh skew", async () => {
     const tokens = source(exec("token", { EXPIRES_IN_MS: "600000" }));
@@ -78,13 +81,6 @@ describe("exec token source: caching", () => {
     expect(runCount(countFile)).toBe(2);
   });
 
-  it("shares one run among 100 concurrent callers on a cold cache (Node)", async () => {
-    const tokens = source(exec("token", { SLEEP_MS: "200" }));
-    const all = await Promise.all(Array.from({ length: 100 }, () => tokens.getCredential()));
-    expect(new Set(all.map((credential) => (credential as { token: string }).token))).toEqual(new Set(["token-1"]));
-    expect(runCount(countFile)).toBe(1);
-  });
-
   it("does not share an in-flight run when shareInFlight is false (Workers), only the settled token", async () => {
     const tokens = source(exec("token", { SLEEP_MS: "100" }), { shareInFlight: false });
     await Promise.all([tokens.getCredential(), tokens.getCredential(), tokens.getCredential()]);
@@ -95,16 +91,6 @@ describe("exec token source: caching", () => {
 });
 
 describe("exec token source: failures", () => {
-  it("names command, exit code and stderr tail, never stdout", async () => {
-    const tokens = source(exec("fail"));
-    const error = await failure(tokens.getCredential());
-    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
-    expect(error.message).toContain(`exec plugin "${process.execPath}" exited with code 3`);
-    expect(error.message).toContain("the identity provider said no");
-    expect(error.message).not.toContain("secret-stdout-token");
-    expect(tokens.counters().pluginError).toBe(1);
-  });
-
   it("backs off after failures instead of running the plugin in a hot loop", async () => {
     const tokens = source(exec("fail"));
     for (let i = 0; i < 20; i++) await failure(tokens.getCredential());
@@ -151,18 +137,6 @@ describe("exec token source: failures", () => {
     expect(error.message).toMatch(/timed out after 2000 ms and was killed: waiting for the identity provider/);
     expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
     expect(tokens.counters().timeout).toBe(1);
-  });
-
-  it("answers a waiting caller by its own deadline even while the plugin hangs", async () => {
-    const pidFile = path.join(dir, "child.pid");
-    const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 3_000 });
-    const started = Date.now();
-    const error = await failure(tokens.getCredential({ signal: AbortSignal.timeout(300) }));
-    expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
-    expect(error.cause).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
-    expect(Date.now() - started).toBeLessThan(1_500);
-    // The shared run still ends by its own timeout.
-    expect(await eventually(() => tokens.counters().timeout === 1, 6_000)).toBe(true);
   });
 
   it.each([

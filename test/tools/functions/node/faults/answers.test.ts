@@ -14,7 +14,6 @@ import {
   FUNCTIONS,
   SLACK_MS,
   useFaultWorld,
-  type ExpectedDenial,
 } from "./harness.ts";
 
 const world = useFaultWorld();
@@ -22,122 +21,89 @@ const world = useFaultWorld();
 const TOO_MANY = { kind: "status", status: 429, reason: "TooManyRequests" } as const;
 
 describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => {
-  /** Injects `fault`, expects the denial, heals, expects recovery, reports the row. */
-  async function denialRow(name: string, fault: Fault, expected: ExpectedDenial, endpoints?: ("credspec" | "lsar")[]) {
-    const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review(fn));
-    world.api.inject(fault, endpoints);
-    world.api.reset();
-    const denied = await webhook.review(fn);
-    const message = expectDenied(world, webhook, denied, expected);
-    const calls = { credspec: world.api.count("credspec"), lsar: world.api.count("lsar") };
-    world.api.heal();
-    const recovery = await expectRecovery(webhook, fn);
-    world.report({ fault: name, fn, outcome: expected.code, ms: denied.ms, message, recovery });
-    return calls;
-  }
+  const lsar = fn === "authorize" ? 1 : 0;
 
   /** Injects a fault the client rides out with its one GET retry: allowed, within the budget. */
-  async function retriedRow(name: string, fault: Fault) {
+  it.each([
+    { fault: "429 Retry-After: 1 once on the GET", inject: { ...TOO_MANY, retryAfter: "1", times: 1 }, minMs: 1000 },
+    { fault: "503 once on the GET", inject: { kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 } },
+  ] as { fault: string; inject: Fault; minMs?: number }[])("retries after $fault and is allowed", async (row) => {
     const webhook = await world.startWebhook();
     expectAllowed(await webhook.review(fn));
-    world.api.inject(fault, ["credspec"]);
+    world.api.inject(row.inject, ["credspec"]);
     world.api.reset();
     const result = await webhook.review(fn);
     expectAllowed(result);
     expect(result.ms).toBeLessThan(BUDGET_MS + SLACK_MS);
+    expect(result.ms).toBeGreaterThanOrEqual(row.minMs ?? 0);
     expect(world.api.count("credspec")).toBe(2);
     world.api.heal();
     const recovery = await expectRecovery(webhook, fn);
-    world.report({ fault: name, fn, outcome: "allowed", ms: result.ms, recovery: `GET retried once; ${recovery}` });
-    return result;
-  }
-
-  it("retries a GET answered 429 with Retry-After: 1 once, after a second, and is allowed", async () => {
-    const result = await retriedRow("429 Retry-After: 1 once on the GET", { ...TOO_MANY, retryAfter: "1", times: 1 });
-    expect(result.ms).toBeGreaterThanOrEqual(1000);
+    world.report({
+      fault: row.fault,
+      fn,
+      outcome: "allowed",
+      ms: result.ms,
+      recovery: `GET retried once; ${recovery}`,
+    });
   });
 
-  it("denies with 500 in time under a 429 storm, after one retry of the GET", async () => {
-    const calls = await denialRow(
-      "429 storm (Retry-After: 1)",
-      { ...TOO_MANY, retryAfter: "1" },
-      {
-        code: 500,
-        message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
-        errors: ["ERR_KUBE_API"],
-      },
-    );
-    expect(calls).toEqual({ credspec: 2, lsar: fn === "authorize" ? 1 : 0 });
-  });
-
-  it("denies with 500 by the deadline when Retry-After reaches past the review's budget", async () => {
-    const calls = await denialRow(
-      "429 storm (Retry-After: 3, past the budget)",
-      { ...TOO_MANY, retryAfter: "3" },
-      {
-        code: 500,
-        message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
-        errors: ["ERR_KUBE_API"],
-      },
-    );
-    expect(calls.credspec).toBe(1);
-  });
-
-  it("retries a GET answered 503 once and is allowed", async () => {
-    await retriedRow("503 once on the GET", { kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 });
-  });
-
-  it("denies with 500 when the API server keeps answering 500, after one retry of the GET", async () => {
-    const calls = await denialRow(
-      "persistent 500",
-      { kind: "status", status: 500, reason: "InternalError" },
-      {
-        code: 500,
-        message: /reading GMSACredentialSpec "webapp1": API server answered 500 InternalError/,
-        errors: ["ERR_KUBE_API"],
-      },
-    );
-    expect(calls).toEqual({ credspec: 2, lsar: fn === "authorize" ? 1 : 0 });
-  });
-
-  it("denies with 500 when the API server keeps answering 503, after one retry of the GET", async () => {
-    const calls = await denialRow(
-      "persistent 503",
-      { kind: "status", status: 503, reason: "ServiceUnavailable" },
-      {
-        code: 500,
-        message: /API server answered 503 ServiceUnavailable/,
-        errors: ["ERR_KUBE_API"],
-      },
-    );
-    expect(calls.credspec).toBe(2);
-  });
-
-  it("denies with 500 when a 200 carries no JSON, without retrying", async () => {
-    const calls = await denialRow(
-      "200 with a non-JSON body",
-      { kind: "non-json" },
-      {
-        code: 500,
-        message: /reading GMSACredentialSpec "webapp1": API server answered 200 without a JSON body/,
-        errors: ["ERR_KUBE_API"],
-      },
-    );
-    expect(calls).toEqual({ credspec: 1, lsar: fn === "authorize" ? 1 : 0 });
+  it.each<{ fault: string; inject: Fault; message: RegExp; credspec: number; lsarToo?: true }>([
+    // After one retry of the GET.
+    {
+      fault: "429 storm (Retry-After: 1)",
+      inject: { ...TOO_MANY, retryAfter: "1" },
+      message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
+      credspec: 2,
+      lsarToo: true,
+    },
+    // By the deadline, when Retry-After reaches past the review's budget.
+    {
+      fault: "429 storm (Retry-After: 3, past the budget)",
+      inject: { ...TOO_MANY, retryAfter: "3" },
+      message: /reading GMSACredentialSpec "webapp1": API server answered 429 TooManyRequests/,
+      credspec: 1,
+    },
+    {
+      fault: "persistent 500",
+      inject: { kind: "status", status: 500, reason: "InternalError" },
+      message: /reading GMSACredentialSpec "webapp1": API server answered 500 InternalError/,
+      credspec: 2,
+      lsarToo: true,
+    },
+    {
+      fault: "persistent 503",
+      inject: { kind: "status", status: 503, reason: "ServiceUnavailable" },
+      message: /API server answered 503 ServiceUnavailable/,
+      credspec: 2,
+    },
+    // Without retrying.
+    {
+      fault: "200 with a non-JSON body",
+      inject: { kind: "non-json" },
+      message: /reading GMSACredentialSpec "webapp1": API server answered 200 without a JSON body/,
+      credspec: 1,
+      lsarToo: true,
+    },
+  ])("denies with 500 on $fault", async ({ fault, inject, message, credspec, lsarToo }) => {
+    const expected = { code: 500, message, errors: ["ERR_KUBE_API"] };
+    const calls = await world.denialRow({ fn, fault, inject, expected });
+    expect(calls.credspec).toBe(credspec);
+    if (lsarToo) expect(calls.lsar).toBe(lsar);
   });
 
   it("denies with 422 ERR_CREDSPEC_WITHOUT_CONTENTS when the credspec object has no credspec field", async () => {
-    await denialRow(
-      "credspec object without `credspec`",
-      { kind: "credspec-without-contents" },
-      {
+    await world.denialRow({
+      fn,
+      fault: "credspec object without `credspec`",
+      inject: { kind: "credspec-without-contents" },
+      endpoints: ["credspec"],
+      expected: {
         code: 422,
         message: /GMSACredentialSpec "webapp1" has no credspec field/,
         errors: ["ERR_CREDSPEC_WITHOUT_CONTENTS"],
       },
-      ["credspec"],
-    );
+    });
   });
 });
 
@@ -160,25 +126,17 @@ describe("authorize against an API server that answers the access review badly",
   });
 
   it("denies with 500 when the LocalSubjectAccessReview is answered 503 once: a POST is not retried", async () => {
-    const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review("authorize"));
-    world.api.inject({ kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 }, ["lsar"]);
-    world.api.reset();
-    const denied = await webhook.review("authorize");
-    const message = expectDenied(world, webhook, denied, {
-      code: 500,
-      message: /use GMSACredentialSpec "webapp1": API server answered 503/,
-      errors: ["ERR_KUBE_API"],
-    });
-    expect(world.api.count("lsar")).toBe(1);
-    const recovery = await expectRecovery(webhook, "authorize");
-    world.report({
-      fault: "503 once on the LSAR (POST)",
+    const calls = await world.denialRow({
       fn: "authorize",
-      outcome: 500,
-      ms: denied.ms,
-      message,
-      recovery,
+      fault: "503 once on the LSAR (POST)",
+      inject: { kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 },
+      endpoints: ["lsar"],
+      expected: {
+        code: 500,
+        message: /use GMSACredentialSpec "webapp1": API server answered 503/,
+        errors: ["ERR_KUBE_API"],
+      },
     });
+    expect(calls.lsar).toBe(1);
   });
 });

@@ -85,60 +85,46 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     });
   });
 
-  it("denies with 500 when every token is refused, and does not run the plugin once per review", async () => {
-    const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review(fn));
-    world.api.inject({ kind: "reject-all-tokens" });
-    const denied = await webhook.review(fn);
-    // 2, or 3 when the burst outlasts the 1 s backoff on a loaded machine and one more run is refused (runs <= 3 below).
-    const refused =
-      /exec plugin ".+" issued [23] credentials in a row that the API server refused \(401\)|API server answered 401 Unauthorized: it rejected our credential/;
-    const message = expectDenied(world, webhook, denied, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
-    expect(webhook.pluginRuns()).toBe(2);
-    const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));
-    for (const result of burst)
-      expectDenied(world, webhook, result, { code: 500, message: refused, errors: ["ERR_CREDENTIALS"] });
-    const runs = webhook.pluginRuns();
-    expect(runs).toBeLessThanOrEqual(3);
-    world.api.heal();
-    const recovery = await expectRecovery(webhook, fn, 5000);
-    world.report({
+  it.each([
+    {
       fault: "401 for every token",
-      fn,
-      outcome: 500,
-      ms: denied.ms,
-      message,
-      recovery: `burst of 20: ${runs} plugin runs in all; ${recovery}`,
-    });
-  });
-
-  it("on a 401 with a broken plugin denies with 500 naming the plugin, and backs off under a burst", async () => {
-    const webhook = await world.startWebhook({ pluginMode: "fail-after-first" });
+      why: "every token is refused",
+      // 2, or 3 when the burst outlasts the 1 s backoff on a loaded machine and one more run is refused (runs <= 3 below).
+      message:
+        /exec plugin ".+" issued [23] credentials in a row that the API server refused \(401\)|API server answered 401 Unauthorized: it rejected our credential/,
+    },
+    {
+      fault: "401, plugin then exits 1",
+      why: "a 401 meets a broken plugin",
+      pluginMode: "fail-after-first" as const,
+      message: /exec plugin ".+" exited with code 1: error: the identity provider is unavailable/,
+    },
+  ])("denies with 500 when $why, and does not run the plugin once per review under a burst", async (row) => {
+    const webhook = await world.startWebhook({ pluginMode: row.pluginMode ?? "ok" });
     expectAllowed(await webhook.review(fn));
-    world.api.inject({ kind: "reject-first-token" });
+    world.api.inject({ kind: row.pluginMode === undefined ? "reject-all-tokens" : "reject-first-token" });
+    const expected = { code: 500, message: row.message, errors: ["ERR_CREDENTIALS"] };
     const denied = await webhook.review(fn);
-    const failure = /exec plugin ".+" exited with code 1: error: the identity provider is unavailable/;
-    const message = expectDenied(world, webhook, denied, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
-    expect(webhook.logFor(denied.uid)?.["credentials"]).toContain(`exec plugin "${process.execPath}"`);
+    const message = expectDenied(world, webhook, denied, expected);
+    if (row.pluginMode !== undefined)
+      expect(webhook.logFor(denied.uid)?.["credentials"]).toContain(`exec plugin "${process.execPath}"`);
     expect(webhook.pluginRuns()).toBe(2);
-
     const burst = await Promise.all(Array.from({ length: 20 }, () => webhook.review(fn)));
-    for (const result of burst)
-      expectDenied(world, webhook, result, { code: 500, message: failure, errors: ["ERR_CREDENTIALS"] });
+    for (const result of burst) expectDenied(world, webhook, result, expected);
     const runs = webhook.pluginRuns();
     expect(runs).toBeLessThanOrEqual(3);
-
     await webhook.setPluginMode("ok");
     world.api.heal();
-    // The failed run put the plugin in backoff (1 s, doubling): reviews wait for it, then succeed.
+    // A failed or refused run put the plugin in backoff (1 s, doubling): reviews wait for it, then succeed.
     const recovery = await expectRecovery(webhook, fn, 5000);
+    const fixed = row.pluginMode === undefined ? "" : "plugin fixed: ";
     world.report({
-      fault: "401, plugin then exits 1",
+      fault: row.fault,
       fn,
       outcome: 500,
       ms: denied.ms,
       message,
-      recovery: `burst of 20: ${runs} plugin runs in all; plugin fixed: ${recovery}`,
+      recovery: `burst of 20: ${runs} plugin runs in all; ${fixed}${recovery}`,
     });
   });
 

@@ -13,7 +13,7 @@ import { startNodeServer } from "../../../../../functions/node/server.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/review.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
 import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
-import { startKubeServer, type KubeServer } from "../../../../support/kube-server.ts";
+import { startKubeServer, type Endpoint, type Fault, type KubeServer } from "../../../../support/kube-server.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 import { buildPod, WEBAPP1_CREDSPEC } from "../../../../support/pods.ts";
@@ -76,10 +76,23 @@ export interface MatrixRow {
 
 export interface FaultWorld {
   readonly api: KubeServer;
-  readonly pki: TestPki;
   startWebhook(options?: { pluginMode?: PluginMode }): Promise<Webhook>;
   /** Prints `fault: <name> -> <code> in <ms> ms, recovered` and keeps the row for the file's table. */
   report(row: MatrixRow): void;
+  /**
+   * One denial row: allowed first, then `fault` injected (`"refused"`: the API server stops listening) and the call
+   * counts reset, the denial checked, the fault healed, recovery checked and the row reported.
+   * @returns the API calls the denied review made, and how long it took.
+   */
+  denialRow(row: DenialRow): Promise<{ credspec: number; lsar: number; ms: number }>;
+}
+
+export interface DenialRow {
+  fn: FunctionName;
+  fault: string;
+  inject: Fault | "refused";
+  endpoints?: Endpoint[];
+  expected: ExpectedDenial;
 }
 
 /** Every unhandled rejection in this process while the matrix runs. */
@@ -153,7 +166,9 @@ export function useFaultWorld(): FaultWorld {
   });
 
   async function startWebhook(options: { pluginMode?: PluginMode } = {}): Promise<Webhook> {
-    const { pki, api, agent } = world as { pki: TestPki; api: KubeServer; agent: Agent };
+    if (pki === undefined || agent === undefined) throw new Error("the fault world is not set up");
+    const { api } = world;
+    const dispatcher = agent;
     const dir = await tempDir("gmsa-faults-");
     const files = {
       count: path.join(dir, "plugin-runs"),
@@ -215,7 +230,7 @@ export function useFaultWorld(): FaultWorld {
       (line) => logs.push(line),
     );
     const base = `https://127.0.0.1:${running.port}`;
-    const get = (route: string) => fetch(`${base}${route}`, { dispatcher: agent });
+    const get = (route: string) => fetch(`${base}${route}`, { dispatcher });
 
     const webhook: Webhook = {
       logs,
@@ -233,7 +248,7 @@ export function useFaultWorld(): FaultWorld {
           method: "POST",
           headers: { "Content-Type": "application/json" },
           body: JSON.stringify(reviewBody(fn, uid)),
-          dispatcher: agent,
+          dispatcher,
         });
         const reply = (await response.json()) as AdmissionReviewResponse;
         return { fn, httpStatus: response.status, reply, uid, ms: Math.round(performance.now() - started) };
@@ -260,19 +275,27 @@ export function useFaultWorld(): FaultWorld {
       if (api === undefined) throw new Error("the fault server is not running");
       return api;
     },
-    get pki() {
-      if (pki === undefined) throw new Error("no PKI yet");
-      return pki;
-    },
-    get agent() {
-      return agent;
-    },
     startWebhook,
     report(row: MatrixRow) {
       rows.push(row);
       const outcome = row.outcome === "allowed" ? "allowed" : String(row.outcome);
       console.log(`fault: ${row.fault} [${row.fn}] -> ${outcome} in ${row.ms} ms, recovered (${row.recovery})`);
       if (row.message !== undefined) console.log(`  message: ${row.message}`);
+    },
+    async denialRow({ fn, fault, inject, endpoints, expected }: DenialRow) {
+      const webhook = await startWebhook();
+      expectAllowed(await webhook.review(fn));
+      if (inject === "refused") await world.api.stop();
+      else world.api.inject(inject, endpoints);
+      world.api.reset();
+      const denied = await webhook.review(fn);
+      const message = expectDenied(world, webhook, denied, expected);
+      const calls = { credspec: world.api.count("credspec"), lsar: world.api.count("lsar"), ms: denied.ms };
+      if (inject === "refused") await world.api.start();
+      else world.api.heal();
+      const recovery = await expectRecovery(webhook, fn);
+      world.report({ fault, fn, outcome: expected.code, ms: denied.ms, message, recovery });
+      return calls;
     },
   };
   return world;

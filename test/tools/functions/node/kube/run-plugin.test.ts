@@ -25,16 +25,7 @@ describe("runPlugin", () => {
     expect(JSON.parse((result as { stdout: string }).stdout)).toMatchObject({ status: { token: "token-1" } });
   });
 
-  it("passes exactly the given environment", async () => {
-    const dir = await tempDir();
-    const dump = path.join(dir, "dump.json");
-    await runPlugin(process.execPath, [pluginPath("token")], env({ DUMP_FILE: dump, FAKE_ONE: "1" }), {
-      timeoutMs: 10_000,
-    });
-    const seen = JSON.parse(readFileSync(dump, "utf8")) as { fake: Record<string, string> };
-    expect(seen.fake).toEqual({ FAKE_ONE: "1" });
-  });
-
+  // Exactly the given environment reaches the plugin: shared/credentials/exec-config.test.ts.
   it("gives the plugin no stdin: reading it ends at once with nothing", async () => {
     const result = await runPlugin(process.execPath, [pluginPath("read-stdin")], env(), { timeoutMs: 10_000 });
     expect((result as { stdout: string }).stdout).toContain("stdin-bytes-0");
@@ -51,30 +42,22 @@ describe("runPlugin", () => {
     expect((result as { stderr: string }).stderr).toContain("the identity provider said no");
   });
 
-  it("kills a hanging plugin and the child it started when the timeout passes", async () => {
-    const dir = await tempDir();
-    const pidFile = path.join(dir, "child.pid");
+  it.each([
+    ["the timeout passes", false],
+    ["the signal aborts", true],
+  ])("kills a hanging plugin and the child it started when %s", async (_when, abort) => {
+    const pidFile = path.join(await tempDir(), "child.pid");
     const started = Date.now();
-    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), {
-      timeoutMs: 2_000,
-    });
+    const result = await runPlugin(
+      process.execPath,
+      [pluginPath("hang-with-child")],
+      env({ PID_FILE: pidFile }),
+      abort ? { timeoutMs: 60_000, signal: AbortSignal.timeout(2_000) } : { timeoutMs: 2_000 },
+    );
     expect(result).toMatchObject({ outcome: "timeout" });
     expect((result as { stderr: string }).stderr).toContain("waiting for the identity provider");
     expect(Date.now() - started).toBeLessThan(5_000);
-    const childPid = Number(readFileSync(pidFile, "utf8"));
-    expect(await eventually(() => !isAlive(childPid))).toBe(true);
-  });
-
-  it("kills the plugin when the signal aborts", async () => {
-    const dir = await tempDir();
-    const pidFile = path.join(dir, "child.pid");
-    const result = await runPlugin(process.execPath, [pluginPath("hang-with-child")], env({ PID_FILE: pidFile }), {
-      timeoutMs: 60_000,
-      signal: AbortSignal.timeout(2_000),
-    });
-    expect(result.outcome).toBe("timeout");
-    const childPid = Number(readFileSync(pidFile, "utf8"));
-    expect(await eventually(() => !isAlive(childPid))).toBe(true);
+    expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
   });
 
   describe("finding the command through this process's PATH, as client-go does, not the plugin's env PATH", () => {

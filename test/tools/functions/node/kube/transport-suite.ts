@@ -90,14 +90,11 @@ export function describeKubeTransport(
       expect(server.connections() - before).toBe(opened);
     });
 
-    it("trusts the kubeconfig CA only: a server from another CA is refused", async () => {
-      const error = await failureOf(clientFor(server, { ca: pki.otherCaPem }).getCredSpecContents("webapp01", call()));
-      expect(error).toMatchObject({ code: "ERR_KUBE_API" });
-      expect(error.message).toMatch(UNTRUSTED_SERVER);
-    });
-
-    it("does not trust a private CA without being told", async () => {
-      const error = await failureOf(clientFor(server, {}).getCredSpecContents("webapp01", call()));
+    it.each([
+      ["trusts the kubeconfig CA only: a server from another CA is refused", () => ({ ca: pki.otherCaPem })],
+      ["does not trust a private CA without being told", () => ({})],
+    ])("%s", async (_title, options) => {
+      const error = await failureOf(clientFor(server, options()).getCredSpecContents("webapp01", call()));
       expect(error).toMatchObject({ code: "ERR_KUBE_API" });
       expect(error.message).toMatch(UNTRUSTED_SERVER);
     });
