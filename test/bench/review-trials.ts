@@ -37,6 +37,9 @@ export interface ReviewTrialsOptions {
 /** Reviews sent untimed at the start of every trial: each trial opens its connections afresh (TLS handshakes). */
 const TRIAL_WARMUP_PER_CONNECTION = 2;
 
+/** The warm-up's request count, above what any server answers in its time (runLoad keeps a latency per request). */
+const WARMUP_REQUESTS_CAP = 1_000_000;
+
 /**
  * Measures every function and pod size of the budget: `ours` and, when given, `go` (both a target per function),
  * warmed up once, then {@link BUDGET_TRIALS} trials each, alternating.
@@ -62,7 +65,7 @@ export async function measureReviewTrials(
           maxDurationMs,
           warmupRequests,
         });
-      for (const target of targets) await load(target, Number.MAX_SAFE_INTEGER, options.warmupMs, 0);
+      for (const target of targets) await load(target, WARMUP_REQUESTS_CAP, options.warmupMs, 0);
       const [oursTrials, goTrials] = await alternateTrials(
         BUDGET_TRIALS,
         targets.map((target) => async () => {
