@@ -10,7 +10,6 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { request } from "node:https";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { buildNodeTarget } from "../../../infra/build/node/bundle-function.ts";
@@ -20,6 +19,7 @@ import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { writeWithClusterCa } from "./cluster-ca.ts";
 import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
+import { listeningPort } from "../../support/listening-port.ts";
 
 const run = promisify(execFile);
 const GUIDE = "docs/install-container.md";
@@ -142,13 +142,7 @@ describe(GUIDE, () => {
     });
     const ended = once(child, "exit");
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        createInterface({ input: child.stdout }).on("line", (line) => {
-          const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
-          if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
-        });
-        child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
-      });
+      const port = await listeningPort(child);
       expect(await getTrusting(port, "/healthz", ca, HOST)).toEqual({ status: 200, body: "ok" });
       // The name is checked: the same certificate is refused for another host.
       await expect(getTrusting(port, "/healthz", ca, "other.example.com")).rejects.toThrow(/altnames|Hostname/);

@@ -7,7 +7,6 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
 import {
@@ -17,6 +16,7 @@ import {
 } from "../../../infra/build/node/bundle-function.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
+import { listeningPort } from "../../support/listening-port.ts";
 
 /**
  * Packages a function platform never runs: the Node server's (its HTTP server, undici's pool, Prometheus metrics),
@@ -80,13 +80,7 @@ describe("the Node server's bundle", () => {
       });
       const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
       try {
-        const port = await new Promise<number>((resolve, reject) => {
-          createInterface({ input: child.stdout }).on("line", (line) => {
-            const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
-            if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
-          });
-          child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
-        });
+        const port = await listeningPort(child);
         const response = await fetch(`http://127.0.0.1:${port}/healthz`);
         expect([response.status, await response.text()]).toEqual([200, "ok"]);
       } finally {

@@ -1,0 +1,15 @@
+/** The port a Node server child announces in its JSON log line `{"msg":"listening","port":N}` on stdout. */
+import type { ChildProcessByStdio } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+
+/** @throws Error (as a rejection) when the child exits before it listens. */
+export function listeningPort(child: ChildProcessByStdio<null, Readable, null>): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const entry = line.startsWith("{") ? (JSON.parse(line) as { msg?: string; port?: number }) : {};
+      if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
+  });
+}
