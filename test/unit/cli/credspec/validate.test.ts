@@ -178,51 +178,38 @@ describe("validateCredSpecDocument", () => {
 
 const text = new TextDecoder().decode(readCredSpecFixtureBytes(NON_DOMAIN_JOINED));
 
+/** `value` as UTF-16, little- or big-endian after a byte order mark, or little-endian without one. */
 function utf16(value: string, byteOrderMark: "le" | "be" | "none"): Uint8Array {
-  const bytes: number[] = byteOrderMark === "le" ? [0xff, 0xfe] : byteOrderMark === "be" ? [0xfe, 0xff] : [];
-  for (let i = 0; i < value.length; i++) {
-    const unit = value.charCodeAt(i);
-    if (byteOrderMark === "be") bytes.push(unit >> 8, unit & 0xff);
-    else bytes.push(unit & 0xff, unit >> 8);
-  }
-  return new Uint8Array(bytes);
+  const bytes = Buffer.from((byteOrderMark === "none" ? "" : "\ufeff") + value, "utf16le");
+  return byteOrderMark === "be" ? bytes.swap16() : bytes;
 }
 
+const failed = (message: RegExp) => ({
+  ok: false,
+  problems: [{ path: "", message: expect.stringMatching(message) as string }],
+});
+
 describe("parseCredSpecJson", () => {
-  it("parses UTF-8 with and without a byte order mark", () => {
-    const plain = new TextEncoder().encode(text);
-    const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...plain]);
-    expect(parseCredSpecJson(plain)).toEqual({ ok: true, value: loadCredSpecFixture(NON_DOMAIN_JOINED) });
-    expect(parseCredSpecJson(withBom)).toEqual({ ok: true, value: loadCredSpecFixture(NON_DOMAIN_JOINED) });
+  it.each([
+    ["UTF-8", new TextEncoder().encode(text)],
+    ["UTF-8 with a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)])],
+    // As Windows PowerShell 5.1 writes with Out-File.
+    ["UTF-16 LE with a byte order mark", utf16(text, "le")],
+    ["UTF-16 BE with a byte order mark", utf16(text, "be")],
+  ])("parses %s", (_, bytes) => {
+    expect(parseCredSpecJson(bytes)).toEqual({ ok: true, value: loadCredSpecFixture(NON_DOMAIN_JOINED) });
   });
 
-  it("parses UTF-16 with a byte order mark, as Windows PowerShell 5.1 writes with Out-File", () => {
-    expect(parseCredSpecJson(utf16(text, "le"))).toEqual({ ok: true, value: loadCredSpecFixture(NON_DOMAIN_JOINED) });
-    expect(parseCredSpecJson(utf16(text, "be"))).toEqual({ ok: true, value: loadCredSpecFixture(NON_DOMAIN_JOINED) });
+  it.each([
+    ["UTF-16 without a byte order mark, with a hint to save as UTF-8", utf16(text, "none"), /UTF-16.*UTF-8/],
+    ["bytes that are not UTF-8", new Uint8Array([0x7b, 0xc3, 0x28, 0x7d]), /not UTF-8/],
+    ["empty input", new Uint8Array(), /empty/],
+    ["blank input", new TextEncoder().encode("  \n"), /empty/],
+  ])("reports %s", (_, bytes, message) => {
+    expect(parseCredSpecJson(bytes)).toEqual(failed(message));
   });
 
-  it("reports UTF-16 without a byte order mark with a hint to save as UTF-8", () => {
-    const result = parseCredSpecJson(utf16(text, "none"));
-    expect(result).toEqual({
-      ok: false,
-      problems: [{ path: "", message: expect.stringMatching(/UTF-16.*UTF-8/) as string }],
-    });
-  });
-
-  it("reports bytes that are not UTF-8", () => {
-    const result = parseCredSpecJson(new Uint8Array([0x7b, 0xc3, 0x28, 0x7d]));
-    expect(result).toEqual({
-      ok: false,
-      problems: [{ path: "", message: expect.stringMatching(/not UTF-8/) as string }],
-    });
-  });
-
-  it.each(["", "  \n"])("reports empty input %j", (input) => {
-    const result = parseCredSpecJson(new TextEncoder().encode(input));
-    expect(result).toEqual({ ok: false, problems: [{ path: "", message: expect.stringMatching(/empty/) as string }] });
-  });
-
-  it("reports malformed JSON with its line and column but never the text around it", () => {
+  it("reports malformed JSON with its line and column but never the text around it, nor a bare secret (V8 quotes it)", () => {
     const broken = text.replace(`${PLUGIN_INPUT_MARKER}\\"}"`, `${PLUGIN_INPUT_MARKER}\\"}" oops`);
     const result = parseCredSpecJson(new TextEncoder().encode(broken));
     expect(result.ok).toBe(false);
@@ -230,11 +217,8 @@ describe("parseCredSpecJson", () => {
     expect(message).toMatch(/not valid JSON \(line 19 column \d+\)/);
     expect(message).not.toContain(PLUGIN_INPUT_MARKER);
     expect(message).not.toContain("oops");
-  });
-
-  it("never quotes a bare secret that is not JSON (V8 would quote it)", () => {
-    const result = parseCredSpecJson(new TextEncoder().encode(PLUGIN_INPUT_MARKER));
-    expect(JSON.stringify(result)).not.toContain(PLUGIN_INPUT_MARKER);
-    expect(JSON.stringify(result)).toMatch(/not valid JSON/);
+    const bare = JSON.stringify(parseCredSpecJson(new TextEncoder().encode(PLUGIN_INPUT_MARKER)));
+    expect(bare).not.toContain(PLUGIN_INPUT_MARKER);
+    expect(bare).toMatch(/not valid JSON/);
   });
 });
