@@ -1,14 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
-import { imageConfig } from "../../../infra/build/node/image.ts";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 describe("the Node server's heap limits", () => {
-  it("are on the image's command", () => {
-    expect(imageConfig("0.0.0").Cmd).toEqual(["node", ...NODE_SERVER_OPTIONS.split(" "), "dist/node/server.mjs"]);
-  });
-
   it("are on npm start's command line", async () => {
     const manifest = JSON.parse(await readFile(`${REPO_ROOT}/package.json`, "utf8")) as {
       scripts: Record<string, string>;

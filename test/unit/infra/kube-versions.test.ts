@@ -58,13 +58,10 @@ describe("resolveKubeRelease", () => {
 });
 
 describe("features by version", () => {
-  it("reads the minor of a release or a minor, and refuses what is not a version", () => {
+  it("reads the minor of a release or a minor, refusing what is not a version, and compares minors numerically (1.100 is after 1.37)", () => {
     expect(minorOf("v1.30.14")).toBe("1.30");
     expect(minorOf("1.37")).toBe("1.37");
     expect(() => minorOf("latest")).toThrow(/not a Kubernetes version: "latest"/);
-  });
-
-  it("compares minors numerically (1.100 is after 1.37)", () => {
     expect(kubeAtLeast("v1.30.14", "1.30")).toBe(true);
     expect(kubeAtLeast("v1.30.14", "1.33")).toBe(false);
     expect(kubeAtLeast("v1.100.0", "1.37")).toBe(true);

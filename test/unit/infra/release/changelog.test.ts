@@ -9,10 +9,12 @@ import { readPackageVersion } from "../../../../infra/build/release/version.ts";
 import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 
 describe("CHANGELOG.md", () => {
-  it("has a section for package.json's version and an Unreleased section above it", async () => {
+  it("has a section for package.json's semantic version and an Unreleased section above it", async () => {
     const changelog = await readFile(path.join(REPO_ROOT, "CHANGELOG.md"), "utf8");
     const headings = [...changelog.matchAll(/^## \[([^\]]+)\]/gm)].map((match) => match[1]);
     expect(headings[0]).toBe("Unreleased");
-    expect(headings).toContain(await readPackageVersion());
+    const version = await readPackageVersion();
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(headings).toContain(version);
   });
 });
