@@ -51,13 +51,10 @@ describe("reviewsPerSecond and reviewsPerSecondRatio", () => {
     ],
   });
 
-  it("reads the median of each side's trials", () => {
+  it("reads the median of each side's trials, and judges the median of the ratios of trials that alternated", () => {
     expect(reviewsPerSecond(figures, "node", "expand", 1)).toBe(2600);
     expect(reviewsPerSecond(figures, "reference", "expand", 1)).toBe(1000);
     expect(reviewsPerSecond(figures, "node", "expand", 10)).toBeUndefined();
-  });
-
-  it("judges the median of the ratios of trials that alternated", () => {
     // 3.0x, 4.0x, 2.6x
     expect(reviewsPerSecondRatio(figures, "expand", 1)).toBe(3);
   });
@@ -75,25 +72,23 @@ describe("podCreateAdded", () => {
     with: load(0, withMs),
   });
 
-  it("gives the medians of the rounds and the median of the round-by-round ratios", () => {
+  it("gives the medians of the rounds and the median of the round-by-round ratios, none without rounds", () => {
     const added = podCreateAdded({
       // added 2, 4, 3; the floor's 2, 2, 1: ratios 1, 2, 3
       webhooks: [pair(10, 12), pair(10, 14), pair(10, 13)],
       floor: [pair(10, 12), pair(10, 12), pair(10, 11)],
     });
     expect(added).toEqual({ added: 3, floor: 2, ratio: 2, rounds: 3 });
-  });
-
-  it("is undefined without rounds", () => {
     expect(podCreateAdded({ webhooks: [], floor: [] })).toBeUndefined();
   });
 });
 
 describe("residentMiB", () => {
-  it("judges growth from the round before the last to the last, after the heap's warm-up step", () => {
+  it("judges growth from the round before the last to the last, after the heap's warm-up step; none over one round", () => {
     // A step of 8 MiB in the first rounds, then 1 MiB.
     const figures = run({ frugal: [frugal("ours", 70, [80, 88, 89])] });
     expect(residentMiB(figures, "ours")).toEqual({ idle: 70, afterLoad: 89, growth: 1 });
+    expect(lastRoundGrowthBytes(frugal("ours", 70, [80]))).toBe(0);
   });
 
   it("takes the largest of the functions", () => {
@@ -101,10 +96,6 @@ describe("residentMiB", () => {
       frugal: [frugal("ours", 70, [80, 81, 81.5]), { ...frugal("ours", 72, [82, 83, 86]), fn: "authorize" }],
     });
     expect(residentMiB(figures, "ours")).toEqual({ idle: 72, afterLoad: 86, growth: 3 });
-  });
-
-  it("counts no growth over a single round", () => {
-    expect(lastRoundGrowthBytes(frugal("ours", 70, [80]))).toBe(0);
   });
 });
 
@@ -118,13 +109,10 @@ describe("judgeResidentMemory", () => {
     expect(judgeResidentMemory({ idle: 70, afterLoad: 90, growth: -3 })).toBe("met");
   });
 
-  it("is not met when any of the three is over", () => {
+  it("is not met when any of the three is over, and not measured without figures", () => {
     expect(judgeResidentMemory({ idle: 75.1, afterLoad: 90, growth: 0 })).toBe("NOT MET");
     expect(judgeResidentMemory({ idle: 70, afterLoad: 100.1, growth: 0 })).toBe("NOT MET");
     expect(judgeResidentMemory({ idle: 70, afterLoad: 90, growth: 2.1 })).toBe("NOT MET");
-  });
-
-  it("is not measured without figures", () => {
     expect(judgeResidentMemory(undefined)).toBe("not measured");
   });
 });

@@ -41,14 +41,11 @@ function refused(ref: RolloutPodRef, sentMs: number): CreateOutcome {
 }
 
 describe("judgeCreate without a change", () => {
-  it("is right only for a pod admitted with its own credspec's contents", () => {
+  it("is right only for a pod admitted with its own credspec's contents; a failed create is an error, not a decision", () => {
     expect(judgeCreate(admitted(UNTOUCHED, 0))).toBe("right");
     expect(judgeCreate({ ...admitted(UNTOUCHED, 0), inlined: rolloutCredSpec(11) })).toBe("wrong");
     expect(judgeCreate({ ...admitted(UNTOUCHED, 0), inlined: undefined })).toBe("wrong");
     expect(judgeCreate(refused(REVOKED, 0))).toBe("wrong");
-  });
-
-  it("counts a failed create as an error, not a decision", () => {
     expect(judgeCreate({ ref: UNTOUCHED, sentMs: 0, answeredMs: 10_000, status: 500, result: "error" })).toBe("error");
   });
 });
@@ -83,7 +80,7 @@ describe("judgeCreate across the change", () => {
 });
 
 describe("countVerdicts", () => {
-  it("counts each verdict and sums up each change after it", () => {
+  it("counts each verdict and sums up each change after it, none for a phase without a change", () => {
     const outcomes = [
       admitted(REVOKED, 500),
       admitted(REVOKED, 3000),
@@ -102,9 +99,6 @@ describe("countVerdicts", () => {
       { change: "revoked", after: 4, afterTtl: 2, rightAfterTtl: 2, stale: 2, lastStaleMs: 8000 - 1100 },
       { change: "edited", after: 2, afterTtl: 1, rightAfterTtl: 1, stale: 1, lastStaleMs: 4000 - 1100 },
     ]);
-  });
-
-  it("has no change figures for a phase without a change", () => {
     expect(countVerdicts([admitted(UNTOUCHED, 0)]).changes).toEqual([]);
   });
 });

@@ -2,25 +2,19 @@ import { describe, expect, it } from "vitest";
 import { alternateTrials, median, medianRatio } from "../../bench/trials.ts";
 
 describe("median", () => {
-  it("is the middle value of an odd count, whatever the order, and leaves the values as they were", () => {
+  it("is the middle value of an odd count, whatever the order, leaving the values as they were; of an even count the mean of the two middle values; NaN for none", () => {
     const values = [30, 10, 20];
     expect(median(values)).toBe(20);
     expect(values).toEqual([30, 10, 20]);
-  });
-
-  it("is the mean of the two middle values of an even count, and NaN for none", () => {
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
   });
 });
 
 describe("medianRatio", () => {
-  it("takes the median of the trial-by-trial ratios, not the ratio of the medians", () => {
+  it("takes the median of the trial-by-trial ratios, not the ratio of the medians; NaN when the trials do not pair up", () => {
     // Ratios 2, 4, 3: median 3. The medians' ratio would be 200 / 100 = 2.
     expect(medianRatio([200, 400, 150], [100, 100, 50])).toBe(3);
-  });
-
-  it("is NaN when the trials do not pair up", () => {
     expect(medianRatio([1, 2, 3], [1, 2])).toBeNaN();
   });
 });

@@ -6,7 +6,7 @@ const namespace = (name: string, labels?: Record<string, string>) => ({
 });
 
 describe("namespaces still labelled with windows-gmsa's opt-out", () => {
-  it("warns once, naming each and the kubectl label that removes it", () => {
+  it("warns once, naming each and the kubectl label that removes it, counting beyond ten; says nothing when none carries it", () => {
     const off = { "windows.k8s.io/disabled": "true" };
     const findings = checkOldOptOutLabel([
       namespace("web"),
@@ -19,9 +19,6 @@ describe("namespaces still labelled with windows-gmsa's opt-out", () => {
     expect(findings[0]?.fix).toMatch(
       /^kubectl label namespace legacy old windows\.k8s\.io\/disabled-; .*webhooks\.exemptNamespaces/,
     );
-  });
-
-  it("says nothing when no namespace carries it, and counts beyond ten", () => {
     expect(checkOldOptOutLabel([namespace("web")])).toEqual([]);
     const many = Array.from({ length: 12 }, (_, i) => namespace(`n${i}`, { "windows.k8s.io/disabled": "true" }));
     expect(checkOldOptOutLabel(many)[0]?.message).toMatch(/n9 and 2 more$/);
