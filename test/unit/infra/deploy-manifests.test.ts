@@ -78,34 +78,37 @@ describe("infra/deploy/node/in-cluster.yaml", () => {
   });
 });
 
+/** The user an example kubeconfig selects, checked to parse cleanly and to hold no static credential. */
+async function exampleUser(file: string, resolvePath?: (entry: string) => string) {
+  const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+  expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
+  const parsed = parseKubeconfig(text, { source: file, ...(resolvePath ? { resolvePath } : {}) });
+  expect(parsed.problems).toEqual([]);
+  const { target, problems } = selectKubeTarget(parsed.config!);
+  expect(problems).toEqual([]);
+  return target!;
+}
+
 describe.each([
-  {
-    file: "infra/deploy/aws/kubeconfig.exec.example.yaml",
-    command: "/srv/app/gmsa-webhooks.mjs",
-    args: ["token", "eks", "--cluster", "prod"],
-  },
-  {
-    file: "infra/deploy/azure/kubeconfig.exec.example.yaml",
-    command: "/srv/app/gmsa-webhooks.mjs",
-    args: ["token", "aks", "--client-id"],
-  },
-])("$file", ({ file, command, args }) => {
+  { file: "infra/deploy/aws/kubeconfig.exec.example.yaml", args: ["token", "eks", "--cluster", "prod"] },
+  { file: "infra/deploy/azure/kubeconfig.exec.example.yaml", args: ["token", "aks", "--client-id"] },
+])("$file", ({ file, args }) => {
   it("parses into an exec plugin the functions accept, with no static credential", async () => {
-    const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
-    const parsed = parseKubeconfig(text, {
-      source: file,
-      resolvePath: (entry) => new URL(entry, "file:///srv/app/").pathname,
-    });
-    expect(parsed.problems).toEqual([]);
-    const { target, problems } = selectKubeTarget(parsed.config!);
-    expect(problems).toEqual([]);
-    expect(target?.auth.kind).toBe("exec");
-    if (target?.auth.kind !== "exec") return;
-    expect(target.auth.exec).toMatchObject({ command, interactiveMode: "Never" });
+    const target = await exampleUser(file, (entry) => new URL(entry, "file:///srv/app/").pathname);
+    expect(target.auth.kind).toBe("exec");
+    if (target.auth.kind !== "exec") return;
+    expect(target.auth.exec).toMatchObject({ command: "/srv/app/gmsa-webhooks.mjs", interactiveMode: "Never" });
     expect(target.auth.exec.args.join(" ")).toContain(args.join(" "));
-    expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
   });
 });
+
+const NODE = {
+  runtime: "Node",
+  exec: true,
+  tokenFile: true,
+  clientCertificate: true,
+  cloudTokens: ["eks", "aks", "gke"],
+} as const;
 
 describe.each([
   {
@@ -129,24 +132,13 @@ describe.each([
   },
 ])("$file", ({ file, env }) => {
   it("parses into a user without a credential, which docs/configuration.md's CLOUD_TOKEN settings give one", async () => {
-    const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
-    const parsed = parseKubeconfig(text, { source: file });
-    expect(parsed.problems).toEqual([]);
-    const { target } = selectKubeTarget(parsed.config!);
-    expect(target?.auth.kind).toBe("none");
+    const target = await exampleUser(file);
+    expect(target.auth.kind).toBe("none");
     const { settings, problems } = parseKubeSettings(env);
     expect(problems).toEqual([]);
-    const node = {
-      runtime: "Node",
-      exec: true,
-      tokenFile: true,
-      clientCertificate: true,
-      cloudTokens: ["eks", "aks", "gke"],
-    } as const;
-    expect(selectTokenSource(target!, settings, node).choice).toEqual({
+    expect(selectTokenSource(target, settings, NODE).choice).toEqual({
       kind: "cloud",
       cloudToken: settings.cloudToken,
     });
-    expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
   });
 });
