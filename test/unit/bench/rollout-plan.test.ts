@@ -18,7 +18,7 @@ const pairKey = (r: { namespace: number; serviceAccount: number; credspec: numbe
   `${r.namespace}/${r.serviceAccount}/${r.credspec}`;
 
 describe("the rollout's pods", () => {
-  it("name 20 credspecs across 100 service accounts in 10 namespaces: 200 pairs, five pods each", () => {
+  it("name 20 credspecs across 100 service accounts in 10 namespaces: 200 pairs, five pods each, none twice within 200 pods", () => {
     expect(new Set(refs.map((r) => r.credspec)).size).toBe(ROLLOUT_CREDSPECS);
     expect(new Set(refs.map((r) => `${r.namespace}/${r.serviceAccount}`)).size).toBe(100);
     expect(new Set(refs.map((r) => r.namespace)).size).toBe(10);
@@ -26,14 +26,11 @@ describe("the rollout's pods", () => {
     for (const r of refs) perPair.set(pairKey(r), (perPair.get(pairKey(r)) ?? 0) + 1);
     expect(perPair.size).toBe(200);
     expect(new Set(perPair.values())).toEqual(new Set([5]));
-  });
-
-  it("never repeat a pair within 200 pods", () => {
     for (let i = 0; i + 200 <= ROLLOUT_PODS; i += 50)
       expect(new Set(refs.slice(i, i + 200).map(pairKey)).size).toBe(200);
   });
 
-  it("each name a credspec that a RoleBinding grants their service account", () => {
+  it("each name a credspec that a RoleBinding grants their service account; the change touches 50 each: the revoked grant and the edited credspec", () => {
     const grants = Array.from({ length: ROLLOUT_CREDSPECS }, (_, c) => rolloutGrant(c));
     for (const r of refs.slice(0, 200)) {
       const grant = grants.find(
@@ -44,9 +41,6 @@ describe("the rollout's pods", () => {
       );
       expect(grant, pairKey(r)).toBeDefined();
     }
-  });
-
-  it("are touched by the change 50 each: the revoked grant and the edited credspec", () => {
     expect(refs.filter((r) => changeOf(r) === "revoked")).toHaveLength(50);
     expect(refs.filter((r) => changeOf(r) === "edited")).toHaveLength(50);
   });

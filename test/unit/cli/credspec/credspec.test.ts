@@ -52,18 +52,7 @@ describe("runCredSpecCommand", () => {
 
   it("reports every usage problem together (2)", async () => {
     const io = fakeIo();
-    const args = [
-      "--name",
-      "Web_App",
-      "--role-name",
-      "a/b",
-      "--service-account",
-      "x",
-      "-o",
-      "toml",
-      "a.json",
-      "b.json",
-    ];
+    const args = "--name Web_App --role-name a/b --service-account x -o toml a.json b.json".split(" ");
     expect(await runCredSpecCommand(args, io)).toBe(EXIT_USAGE);
     expect(io.err.split("\n").filter((line) => line !== "")).toEqual([
       "gmsa-webhooks credspec: expected one input file",
