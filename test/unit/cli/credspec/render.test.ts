@@ -40,7 +40,7 @@ describe("buildCredSpecResources", () => {
     ]);
   });
 
-  it("binds each service account once with a RoleBinding in its namespace", () => {
+  it("binds each service account once with a RoleBinding in its namespace, naming role and bindings after roleName if given", () => {
     const serviceAccounts = [
       { namespace: "web", name: "frontend" },
       { namespace: "batch", name: "reports" },
@@ -52,15 +52,12 @@ describe("buildCredSpecResources", () => {
       roleBinding("webapp1-use", "web", "frontend"),
       roleBinding("webapp1-use", "batch", "reports"),
     ]);
-  });
-
-  it("names the ClusterRole and its bindings after roleName when given", () => {
-    const objects = buildCredSpecResources(document, {
+    const named = buildCredSpecResources(document, {
       name: "webapp1",
       roleName: "gmsa:webapp1",
       serviceAccounts: [{ namespace: "default", name: "default" }],
     });
-    expect(printAndParse(objects).slice(1)).toEqual([
+    expect(printAndParse(named).slice(1)).toEqual([
       clusterRole("webapp1", "gmsa:webapp1"),
       roleBinding("gmsa:webapp1", "default", "default"),
     ]);
@@ -116,10 +113,10 @@ describe("deriveCredSpecName", () => {
 });
 
 describe("parseServiceAccountRef", () => {
-  it("splits namespace:name", () => {
-    expect(parseServiceAccountRef("web:webapp1")).toEqual({ namespace: "web", name: "webapp1" });
-    expect(parseServiceAccountRef("default:app.v2")).toEqual({ namespace: "default", name: "app.v2" });
-  });
+  it.each([
+    ["web:webapp1", { namespace: "web", name: "webapp1" }],
+    ["default:app.v2", { namespace: "default", name: "app.v2" }],
+  ])("splits %j", (text, ref) => expect(parseServiceAccountRef(text)).toEqual(ref));
 
   it.each([
     "webapp1",

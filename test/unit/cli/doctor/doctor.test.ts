@@ -17,12 +17,7 @@ function emptyCluster(requests: ClusterRequest[], answer: (request: ClusterReque
         return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
       if (request.path.includes("/customresourcedefinitions/")) {
         const crd = {
-          spec: {
-            versions: [
-              { name: "v1", served: true },
-              { name: "v1alpha1", served: true },
-            ],
-          },
+          spec: { versions: ["v1", "v1alpha1"].map((name) => ({ name, served: true })) },
           status: { conditions: [{ type: "Established", status: "True" }] },
         };
         return Promise.resolve({ status: 200, body: crd, warnings: [] });

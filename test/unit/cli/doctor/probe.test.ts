@@ -84,6 +84,9 @@ describe("the API server's webhook call errors, named", () => {
   });
 });
 
+const answer = (status: number, body: unknown): Promise<ClusterAnswer> =>
+  Promise.resolve({ status, body, warnings: [] });
+
 /** A fake API server: access reviews allow `allowed` (`ns/sa/credspec`), dry-run creates answer `create(sa)`. */
 function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, requests: ClusterRequest[] = []) {
   return {
@@ -94,11 +97,8 @@ function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, r
       };
       if (request.path.endsWith("/localsubjectaccessreviews")) {
         const { namespace, name } = body.spec!.resourceAttributes!;
-        return Promise.resolve({
-          status: 201,
-          body: { status: { allowed: allowed.includes(`${namespace}/${body.spec!.user!.split(":").at(-1)}/${name}`) } },
-          warnings: [],
-        });
+        const key = `${namespace}/${body.spec!.user!.split(":").at(-1)}/${name}`;
+        return answer(201, { status: { allowed: allowed.includes(key) } });
       }
       if (request.path.endsWith("rolebindings")) {
         const items = [
@@ -115,20 +115,12 @@ function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, r
         const cluster = [
           { metadata: {}, subjects: [{ kind: "ServiceAccount", name: "app", namespace: "Not_A_Namespace" }] },
         ];
-        return Promise.resolve({
-          status: 200,
-          body: { items: request.path.includes("cluster") ? cluster : items },
-          warnings: [],
-        });
+        return answer(200, { items: request.path.includes("cluster") ? cluster : items });
       }
       if (request.path.endsWith("/serviceaccounts"))
-        return Promise.resolve({
-          status: 200,
-          body: { items: [{ metadata: { name: "app" } }, { metadata: { name: "default" } }] },
-          warnings: [],
-        });
+        return answer(200, { items: [{ metadata: { name: "app" } }, { metadata: { name: "default" } }] });
       if (request.path.endsWith("/pods")) return Promise.resolve(create(body.spec!.serviceAccountName!));
-      return Promise.resolve({ status: 404, body: {}, warnings: [] });
+      return answer(404, {});
     },
   };
 }
@@ -137,6 +129,11 @@ const inlined = {
   status: 201,
   body: { spec: { securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } } },
   warnings: [],
+};
+const subjects = {
+  credspec: "w1",
+  allowed: { namespace: "web", name: "app" },
+  refused: { namespace: "web", name: "default" },
 };
 const refusedByAuthorize = {
   status: 403,
@@ -148,17 +145,13 @@ describe("the end-to-end probes", () => {
   it("find a bound service account that may use a credspec, outside exempt namespaces, and the namespace's default that may not", async () => {
     // off/app may use w2 too, but the webhooks exempt its namespace: a probe there would show nothing. A subject
     // that names no possible service account is passed over, not asked about (the review would throw).
-    const subjects = await findProbeSubjects(
+    const chosen = await findProbeSubjects(
       fakeCluster(["off/app/w2", "web/app/w2"], () => inlined),
       ["w1", "w2"],
       {},
       new Set(["off"]),
     );
-    expect(subjects).toEqual({
-      credspec: "w2",
-      allowed: { namespace: "web", name: "app" },
-      refused: { namespace: "web", name: "default" },
-    });
+    expect(chosen).toEqual({ ...subjects, credspec: "w2" });
   });
 
   it("look only in the namespace given with -n, and warn when nothing there may use a credspec", async () => {
@@ -185,11 +178,7 @@ describe("the end-to-end probes", () => {
   it("pass when expand inlines for one and authorize refuses the other with 403, each timed, as dry runs", async () => {
     const requests: ClusterRequest[] = [];
     const cluster = fakeCluster([], (sa) => (sa === "app" ? inlined : refusedByAuthorize), requests);
-    const findings = await runProbes(
-      cluster,
-      { credspec: "w1", allowed: { namespace: "web", name: "app" }, refused: { namespace: "web", name: "default" } },
-      found,
-    );
+    const findings = await runProbes(cluster, subjects, found);
     expect(findings.map((f) => [f.check, f.status, typeof f.ms])).toEqual([
       ["end-to-end/may-use", "pass", "number"],
       ["end-to-end/may-not-use", "pass", "number"],
@@ -202,11 +191,7 @@ describe("the end-to-end probes", () => {
 
   it("fail a pod admitted without contents (expand did not run) and one admitted that authorize should refuse", async () => {
     const cluster = fakeCluster([], () => ({ status: 201, body: { spec: {} }, warnings: [] }));
-    const findings = await runProbes(
-      cluster,
-      { credspec: "w1", allowed: { namespace: "web", name: "app" }, refused: { namespace: "web", name: "default" } },
-      found,
-    );
+    const findings = await runProbes(cluster, subjects, found);
     expect(findings.map((f) => [f.status, f.message])).toEqual([
       [
         "fail",
