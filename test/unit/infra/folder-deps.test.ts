@@ -114,16 +114,10 @@ describe("the infra/ folders", () => {
     expect(imports).toContainEqual({ from: "infra/local/build.ts", to: "infra/build/tools/go-build.ts" });
   });
 
-  it("keep code out of infra/deploy", () => {
+  it("keep code out of infra/deploy, never reach the local cluster from the build tooling, and form no folder circle", () => {
     expect(files.some((file) => file.startsWith("infra/deploy/"))).toBe(true);
     expect(deployCode(files)).toEqual([]);
-  });
-
-  it("never reach the local cluster (infra/local) from the build tooling (infra/build)", () => {
     expect(buildToLocalImports(imports)).toEqual([]);
-  });
-
-  it("form no folder-level circle", () => {
     expect(folderCircles(imports)).toEqual([]);
   });
 

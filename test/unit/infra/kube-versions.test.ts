@@ -43,14 +43,11 @@ describe("pinned Kubernetes releases", () => {
 describe("resolveKubeRelease", () => {
   const floor = floorKubeRelease();
 
-  it("takes the default when nothing is asked, else a minor, with or without v, or the pinned patch release", () => {
+  it("takes the default when nothing is asked, else a minor, with or without v, or the pinned patch release; refuses others, naming the pinned", () => {
     expect(resolveKubeRelease(undefined)).toBe(defaultKubeRelease());
     expect(resolveKubeRelease("")).toBe(defaultKubeRelease());
     for (const asked of [floor.minor, `v${floor.minor}`, floor.version, floor.version.slice(1)])
       expect(resolveKubeRelease(asked)).toBe(floor);
-  });
-
-  it("refuses a minor not pinned and a patch release other than the pinned one, naming the pinned versions", () => {
     expect(() => resolveKubeRelease("1.12")).toThrow(/Kubernetes 1\.12 is not pinned.*pinned: v1\./);
     expect(() => resolveKubeRelease(`${floor.minor}.999`)).toThrow(`Kubernetes ${floor.minor}.999 is not pinned`);
     expect(() => resolveKubeRelease("latest")).toThrow(/not a Kubernetes version: "latest"/);

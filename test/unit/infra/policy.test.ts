@@ -12,7 +12,7 @@ import {
 } from "../../../infra/build/manifests/policy.ts";
 
 describe("infra/build/manifests/policy.ts", () => {
-  it(`checks ${DEFAULT_MAX_CREDSPECS} distinct names by default, one authorization check per validation`, () => {
+  it(`checks ${DEFAULT_MAX_CREDSPECS} distinct names by default, one authorization check per validation; the binding names it, denying`, () => {
     const policy = buildPolicy();
     expect(policy.spec.variables.filter((v) => /^name\d+$/.test(v.name))).toHaveLength(DEFAULT_MAX_CREDSPECS);
     expect(policy.spec.validations.map((v) => v.reason)).toEqual([
@@ -23,9 +23,6 @@ describe("infra/build/manifests/policy.ts", () => {
     const small = JSON.stringify(buildPolicy(2));
     expect(small.match(/check\('use'\)/g)).toHaveLength(2);
     expect(() => buildPolicy(0)).toThrow(TypeError);
-  });
-
-  it("binds the policy by name, denying", () => {
     expect(buildPolicyBinding().spec).toEqual({ policyName: POLICY_NAME, validationActions: ["Deny"] });
   });
 });

@@ -98,6 +98,10 @@ const cases: Case[] = [
   },
 ];
 
+/** `fixture` with `edits` made, in order. */
+const edited = (edits: [path: string, value: unknown][], fixture = NON_DOMAIN_JOINED): unknown =>
+  edits.reduce<unknown>((acc, [path, value]) => editJson(acc, path, value), loadCredSpecFixture(fixture));
+
 describe("validateCredSpecDocument", () => {
   it.each([DOMAIN_JOINED, NON_DOMAIN_JOINED])("accepts the fixture %s with no problems or warnings", (fixture) => {
     const result = validateCredSpecDocument(loadCredSpecFixture(fixture));
@@ -106,11 +110,7 @@ describe("validateCredSpecDocument", () => {
   });
 
   it.each(cases)("reports $name by JSON path", ({ edits, problems }) => {
-    const doc = edits.reduce<unknown>(
-      (acc, [path, value]) => editJson(acc, path, value),
-      loadCredSpecFixture(NON_DOMAIN_JOINED),
-    );
-    const result = validateCredSpecDocument(doc);
+    const result = validateCredSpecDocument(edited(edits));
     expect(result.ok).toBe(false);
     expect(result.problems.map((p) => p.path)).toEqual(problems.map(([path]) => path));
     result.problems.forEach((problem, i) => expect(problem.message).toMatch(problems[i]![1]));
@@ -130,37 +130,35 @@ describe("validateCredSpecDocument", () => {
   });
 
   it("reports every problem together, in document order", () => {
-    let doc: unknown = loadCredSpecFixture(NON_DOMAIN_JOINED);
-    doc = editJson(doc, "CmsPlugins", REMOVE);
-    doc = editJson(doc, "DomainJoinConfig.Sid", "S-1-5-18");
-    doc = editJson(doc, "DomainJoinConfig.Guid", REMOVE);
-    doc = editJson(doc, `${ACCOUNTS}[0].Scope`, REMOVE);
-    doc = editJson(doc, `${HOST}.PluginGUID`, REMOVE);
-    const result = validateCredSpecDocument(doc);
-    expect(result.problems.map((p) => p.path)).toEqual([
-      "CmsPlugins",
-      "DomainJoinConfig.Sid",
-      "DomainJoinConfig.Guid",
-      `${ACCOUNTS}[0].Scope`,
-      `${HOST}.PluginGUID`,
-    ]);
+    const edits: [string, unknown][] = [
+      ["CmsPlugins", REMOVE],
+      ["DomainJoinConfig.Sid", "S-1-5-18"],
+      ["DomainJoinConfig.Guid", REMOVE],
+      [`${ACCOUNTS}[0].Scope`, REMOVE],
+      [`${HOST}.PluginGUID`, REMOVE],
+    ];
+    expect(validateCredSpecDocument(edited(edits)).problems.map((p) => p.path)).toEqual(edits.map(([path]) => path));
   });
 
   it("accepts a GUID in braces and Scope in another letter case", () => {
-    let doc = editJson(
-      loadCredSpecFixture(DOMAIN_JOINED),
-      "DomainJoinConfig.Guid",
-      "{6A3C1F0E-2B4D-4E8F-9A1B-0C2D3E4F5A6B}",
+    const doc = edited(
+      [
+        ["DomainJoinConfig.Guid", "{6A3C1F0E-2B4D-4E8F-9A1B-0C2D3E4F5A6B}"],
+        [`${ACCOUNTS}[0].Scope`, "CONTOSO.COM"],
+        [`${ACCOUNTS}[1]`, REMOVE],
+      ],
+      DOMAIN_JOINED,
     );
-    doc = editJson(doc, `${ACCOUNTS}[0].Scope`, "CONTOSO.COM");
-    doc = editJson(doc, `${ACCOUNTS}[1]`, REMOVE);
     expect(validateCredSpecDocument(doc)).toMatchObject({ ok: true, problems: [] });
   });
 
   it("warns about unknown fields, which the CRD schema prunes, without failing", () => {
-    let doc = editJson(loadCredSpecFixture(NON_DOMAIN_JOINED), "Extra", 1);
-    doc = editJson(doc, `${HOST}.pluginInput`, PLUGIN_INPUT_MARKER);
-    const result = validateCredSpecDocument(doc);
+    const result = validateCredSpecDocument(
+      edited([
+        ["Extra", 1],
+        [`${HOST}.pluginInput`, PLUGIN_INPUT_MARKER],
+      ]),
+    );
     expect(result.ok).toBe(true);
     expect(result.warnings.map((w) => w.path)).toEqual(["Extra", `${HOST}.pluginInput`]);
     expect(result.warnings[0]!.message).toMatch(/unknown fields/);
