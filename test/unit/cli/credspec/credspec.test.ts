@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { runCredSpecCommand } from "../../../../cli/credspec/credspec.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../../cli/io.ts";
 import { fakeIo } from "../../../support/fake-io.ts";
-import { loadCredSpecFixture, PLUGIN_INPUT_MARKER, parseYamlDocuments } from "../../../support/credspec-fixtures.ts";
+import { loadCredSpecFixture, PLUGIN_INPUT_MARKER } from "../../../support/credspec-fixtures.ts";
 
 const FILE = "webapp1.json";
 
@@ -10,16 +10,6 @@ const FILE = "webapp1.json";
 const ioWith = (doc: unknown) => fakeIo({ files: { [FILE]: JSON.stringify(doc) } });
 
 describe("runCredSpecCommand", () => {
-  it("prints the resources for a valid file (0)", async () => {
-    const io = ioWith(loadCredSpecFixture(FILE));
-    expect(await runCredSpecCommand([FILE], io)).toBe(EXIT_OK);
-    expect(parseYamlDocuments(io.out).map((o) => (o as { metadata: unknown }).metadata)).toEqual([
-      { name: "webapp1" },
-      { name: "webapp1-use" },
-    ]);
-    expect(io.err).toBe("");
-  });
-
   it("prints unknown-field warnings on stderr and still succeeds (0)", async () => {
     const doc = { ...loadCredSpecFixture(FILE), Comment: PLUGIN_INPUT_MARKER };
     const io = ioWith(doc);
