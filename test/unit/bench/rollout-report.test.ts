@@ -49,13 +49,11 @@ const RUN: RolloutRun = {
   ],
 };
 
-describe("createLatency", () => {
-  it("summarizes answered less sent", () => {
+describe("the rollout's report", () => {
+  it("summarizes a create's latency as answered less sent", () => {
     expect(createLatency(creates([3, 1, 2]))).toMatchObject({ count: 3, p50: 2, max: 3 });
   });
-});
 
-describe("rolloutRows", () => {
   it("gives per phase the floor's latency and what the pair adds to it at the same percentile", () => {
     const [cold] = rolloutRows([RUN]);
     expect(cold).toEqual([
@@ -73,9 +71,7 @@ describe("rolloutRows", () => {
       1,
     ]);
   });
-});
 
-describe("changeRows", () => {
   it("gives one row per change, with the last stale answer in seconds", () => {
     expect(changeRows([RUN])).toEqual([
       ["gmsa-webhooks node", "caches 30 s / 10 s", "grant revoked: refused", 25, 6, "8.4", "17 of 17"],

@@ -8,7 +8,7 @@ const findings: Finding[] = [
 ];
 
 describe("the doctor's report", () => {
-  it("prints one line per check, the fix under failures and warnings, and the counts", () => {
+  it("prints one line per check, the fix under failures and warnings, and the counts, painting only the status tags", () => {
     expect(formatFindingsText(findings)).toBe(
       [
         "ok   crd                 served",
@@ -21,9 +21,6 @@ describe("the doctor's report", () => {
         "",
       ].join("\n"),
     );
-  });
-
-  it("paints only the status tags", () => {
     const paint = { ok: (t: string) => `<ok>${t}`, bad: (t: string) => `<bad>${t}`, warn: (t: string) => `<warn>${t}` };
     expect(formatFindingsText(findings, paint).split("\n").slice(0, 4)).toEqual([
       "<ok>ok   crd                 served",
