@@ -10,22 +10,7 @@ const RELEASE: KrewRelease = {
 };
 
 interface KrewPlugin {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  spec: {
-    version: string;
-    homepage: string;
-    shortDescription: string;
-    description: string;
-    platforms: {
-      selector: { matchExpressions: { key: string; operator: string; values: string[] }[] };
-      uri: string;
-      sha256: string;
-      files: { from: string; to: string }[];
-      bin: string;
-    }[];
-  };
+  spec: { shortDescription: string; description: string; platforms: { selector: object; files: object[] }[] };
 }
 
 describe("infra/build/krew/gmsa.yaml", () => {
@@ -33,19 +18,21 @@ describe("infra/build/krew/gmsa.yaml", () => {
     const text = await renderKrewManifest(RELEASE);
     expect(text).not.toMatch(/\{\{/);
     const plugin = parse(text) as KrewPlugin;
-    expect([plugin.apiVersion, plugin.kind, plugin.metadata.name]).toEqual([
-      "krew.googlecontainertools.github.com/v1alpha2",
-      "Plugin",
-      "gmsa",
-    ]);
-    expect([plugin.spec.version, plugin.spec.homepage]).toEqual(["v0.1.0", RELEASE.homepage]);
+    expect(plugin).toMatchObject({
+      apiVersion: "krew.googlecontainertools.github.com/v1alpha2",
+      kind: "Plugin",
+      metadata: { name: "gmsa" },
+      spec: { version: "v0.1.0", homepage: RELEASE.homepage },
+    });
     // krew-index limits: a one-line short description under 64 characters, and a description.
     expect(plugin.spec.shortDescription.length).toBeLessThan(64);
     expect(plugin.spec.description.length).toBeGreaterThan(0);
     expect(plugin.spec.platforms.length).toBeGreaterThan(0);
     for (const platform of plugin.spec.platforms) {
-      expect([platform.uri, platform.sha256, platform.bin]).toEqual([RELEASE.uri, RELEASE.sha256, "kubectl-gmsa"]);
-      expect(platform.selector.matchExpressions).toEqual([{ key: "os", operator: "In", values: ["linux", "darwin"] }]);
+      expect(platform).toMatchObject({ uri: RELEASE.uri, sha256: RELEASE.sha256, bin: "kubectl-gmsa" });
+      expect(platform.selector).toEqual({
+        matchExpressions: [{ key: "os", operator: "In", values: ["linux", "darwin"] }],
+      });
       // The bin must be one of the files krew copies out of the archive.
       expect(platform.files).toContainEqual({ from: "kubectl-gmsa", to: "." });
     }
