@@ -2,11 +2,10 @@
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
-import { functionCalls, type AuditLog } from "./audit.ts";
+import { functionCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import { readProcessCpuMicros } from "./process-cpu.ts";
-import type { ReviewCalls } from "./api-calls.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 import { acceptsAllowed, reviewUrl, type ReviewBodies } from "./reviews.ts";
 
