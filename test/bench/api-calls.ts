@@ -1,15 +1,10 @@
 /** Section C: API-server calls of one review, cold then warm, counted in the audit log by the function's identity. */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { functionCalls, type AuditLog } from "./audit.ts";
+import { functionCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";
 import { acceptsAllowed, reviewUrl, type ReviewBodies } from "./reviews.ts";
-
-export interface ReviewCalls {
-  credspecReads: number;
-  accessReviews: number;
-}
 
 export interface CallsPerReview {
   runtime: FunctionsRuntime;

@@ -5,7 +5,7 @@ import { printGrowth } from "./growth-report.ts";
 import { GROWTH_STEPS } from "./growth-plan.ts";
 import { startPodCreateFloor } from "./pod-create.ts";
 import { RAISED_LIMITER } from "./reference.ts";
-import { applyRolloutObjects, benchRollout, ROLLOUT_CONCURRENCY, type RolloutRun } from "./rollout.ts";
+import { benchRollout, type RolloutRun } from "./rollout.ts";
 import { printRollout } from "./rollout-report.ts";
 
 export const ASKED_SECTIONS = ["rollout", "growth"] as const;
@@ -41,7 +41,6 @@ export async function runAskedSections(asked: readonly string[], options: AskedS
       const floor = await startPodCreateFloor(bench.cluster);
       try {
         log("H: rollout through kube-apiserver");
-        await applyRolloutObjects(bench.cluster);
         runs = await benchRollout(bench.cluster, {
           floor,
           ...(options.referenceBin === undefined ? {} : { referenceBin: options.referenceBin }),
@@ -65,7 +64,7 @@ export async function runAskedSections(asked: readonly string[], options: AskedS
     await bench.stop();
     clearInterval(keepAlive);
   }
-  printRollout(runs, ROLLOUT_CONCURRENCY);
+  printRollout(runs);
   if (asked.includes("rollout") && options.referenceBin === undefined)
     console.log("\nThe Go reference not run: GMSA_REF_BIN unset.");
   printGrowth(steps);

@@ -22,7 +22,12 @@ export const BENCH_AUDIT_POLICY = {
 };
 
 /** Calls per (user, "verb resource"), e.g. `get gmsacredentialspecs`. */
-export type CallCounts = Map<string, Map<string, number>>;
+type CallCounts = Map<string, Map<string, number>>;
+
+export interface ReviewCalls {
+  credspecReads: number;
+  accessReviews: number;
+}
 
 interface AuditEvent {
   stage?: string;
@@ -80,14 +85,11 @@ export function openAuditLog(file: string): AuditLog {
 }
 
 /** The credspec reads and access reviews `users` made in `counts`. */
-export function usersCalls(
-  counts: CallCounts,
-  users: readonly string[],
-): { credspecReads: number; accessReviews: number } {
+export function usersCalls(counts: CallCounts, users: readonly string[]): ReviewCalls {
   const sum = (call: string) => users.reduce((total, user) => total + (counts.get(user)?.get(call) ?? 0), 0);
   return { credspecReads: sum("get gmsacredentialspecs"), accessReviews: sum("create localsubjectaccessreviews") };
 }
 
-export function functionCalls(counts: CallCounts, fn: FunctionName): { credspecReads: number; accessReviews: number } {
+export function functionCalls(counts: CallCounts, fn: FunctionName): ReviewCalls {
   return usersCalls(counts, functionUsers(fn));
 }

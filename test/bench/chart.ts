@@ -91,7 +91,7 @@ function renderPanel(panel: ChartPanel, top: number): { svg: string[]; height: n
   return { svg, height: y - top };
 }
 
-export function renderChart(figures: ChartFigures): string {
+export async function writeChart(path: URL | string, figures: ChartFigures): Promise<void> {
   const body: string[] = [];
   body.push(
     `<text x="0" y="18" class="title">gmsa-webhooks beside the Go reference, same machine, same API server</text>`,
@@ -110,7 +110,7 @@ export function renderChart(figures: ChartFigures): string {
     y += height + PANEL_GAP;
   }
   const height = Math.ceil(y - PANEL_GAP + 8);
-  return [
+  const svg = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="-10 -4 ${WIDTH + 20} ${height + 8}" role="img">`,
     `<title>gmsa-webhooks beside windows-gmsa: ${escapeXml(figures.subtitle)}</title>`,
     "<style>",
@@ -123,9 +123,6 @@ export function renderChart(figures: ChartFigures): string {
     ...body,
     "</svg>",
     "",
-  ].join("\n");
-}
-
-export async function writeChart(path: URL | string, figures: ChartFigures): Promise<void> {
-  await writeFile(path, renderChart(figures));
+  ];
+  await writeFile(path, svg.join("\n"));
 }

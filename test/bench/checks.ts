@@ -1,14 +1,27 @@
 /** What every run checks besides the budgets; an unexpected answer also fails the run (run.ts). */
-import { podCreateLoads } from "./pod-create.ts";
+import { podCreateLoads, type PodCreateRounds } from "./pod-create.ts";
 import type { ReferenceFigures } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
 import { printTable } from "./table.ts";
+import type { MeasuredRow } from "./throughput.ts";
 
 export interface CheckRow {
   check: string;
   figure: string;
   ok: boolean;
+}
+
+/** Unexpected answers of a phase's section B rows and pod creates; the reference's also counts its wrong answers. */
+export function phaseErrors(p: { cells: readonly MeasuredRow[]; podCreate: PodCreateRounds }): number {
+  return (
+    p.cells.reduce((sum, c) => sum + c.load.errors, 0) +
+    podCreateLoads(p.podCreate).reduce((sum, l) => sum + l.errors, 0)
+  );
+}
+
+export function referenceErrors(reference: ReferenceFigures): number {
+  return reference.wrongAnswers.length + phaseErrors(reference);
 }
 
 export function judgeChecks(phases: readonly RuntimeFigures[], reference: ReferenceFigures | undefined): CheckRow[] {
@@ -40,9 +53,7 @@ export function judgeChecks(phases: readonly RuntimeFigures[], reference: Refere
         ok: r.countFile <= r.allowed && r.metricsFailed === 0,
       });
     }
-    const errors =
-      p.cells.reduce((sum, c) => sum + c.load.errors, 0) +
-      podCreateLoads(p.podCreate).reduce((sum, l) => sum + l.errors, 0);
+    const errors = phaseErrors(p);
     rows.push({
       check: `${p.runtime}: every answer the expected one`,
       figure: `${errors} unexpected`,
@@ -50,10 +61,7 @@ export function judgeChecks(phases: readonly RuntimeFigures[], reference: Refere
     });
   }
   if (reference !== undefined) {
-    const unexpected =
-      reference.wrongAnswers.length +
-      reference.cells.reduce((sum, c) => sum + c.load.errors, 0) +
-      podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0);
+    const unexpected = referenceErrors(reference);
     rows.push({
       check: `${REFERENCE_SERVER_NAME}: answers as both agree (allow, deny, inlined credspecs)`,
       figure: `${unexpected} unexpected`,

@@ -8,29 +8,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { runLoad } from "./load.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
-import { readProcessCpuMicros } from "./process-cpu.ts";
+import { readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
 import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
 import { fixed, printTable, type Cell } from "./table.ts";
 
 const MIB = 1024 * 1024;
 
-/** Options of {@link measureFrugal}. */
-export interface FrugalOptions {
-  /** The AdmissionReview sent to each function (the same one for every server). */
-  bodies: Record<FunctionName, string>;
-  /** Reviews per round (the issue's figure: 20,000). */
-  reviewsPerRound: number;
-  /** Rounds; RSS is read after each (default 3). */
-  rounds?: number;
-  /** Concurrent senders, one keep-alive connection each (default 16). */
-  concurrency?: number;
-  /** Untimed reviews before the first round, so caches and JIT are warm (default 500). */
-  warmupReviews?: number;
-  /** Pause before reading RSS, so in-flight work and timers settle (default 500 ms). */
-  settleMs?: number;
-  log?: (line: string) => void;
-}
+/**
+ * Rounds (RSS read after each), concurrent senders (a keep-alive connection each), untimed reviews before the first
+ * round so caches and JIT are warm, and the pause before reading RSS so in-flight work and timers settle.
+ */
+const ROUNDS = 3;
+const CONCURRENCY = 16;
+const WARMUP_REVIEWS = 500;
+const SETTLE_MS = 500;
 
 /** The figures of one target. */
 export interface FrugalFigures {
@@ -62,11 +53,8 @@ export interface FrugalFigures {
  */
 export async function measureFrugal(
   targets: readonly MeasuredTarget[],
-  options: FrugalOptions,
+  options: { bodies: Record<FunctionName, string>; reviewsPerRound: number; log: (line: string) => void },
 ): Promise<FrugalFigures[]> {
-  const rounds = options.rounds ?? 3;
-  const concurrency = options.concurrency ?? 16;
-  const settleMs = options.settleMs ?? 500;
   const idle = await Promise.all(targets.map((t) => readProcessMemory(t.pid)));
   const figures: FrugalFigures[] = [];
   for (const [index, target] of targets.entries()) {
@@ -75,11 +63,11 @@ export async function measureFrugal(
       body: options.bodies[target.fn],
       headers: target.headers,
       caPem: target.ca,
-      concurrency,
+      concurrency: CONCURRENCY,
       maxDurationMs: 600_000,
       accept: acceptsAllowed(target.fn),
     };
-    const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: options.warmupReviews ?? 500 });
+    const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: WARMUP_REVIEWS });
     const result: FrugalFigures = {
       server: target.server,
       fn: target.fn,
@@ -94,7 +82,7 @@ export async function measureFrugal(
       errors: warm.errors,
       ...(warm.firstError === undefined ? {} : { firstError: warm.firstError }),
     };
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       const cpuBefore = readProcessCpuMicros(target.pid);
       const run = await runLoad({ ...load, maxRequests: options.reviewsPerRound, warmupRequests: 0 });
       result.roundCpuMicrosPerReview.push((readProcessCpuMicros(target.pid) - cpuBefore) / run.requests);
@@ -102,12 +90,12 @@ export async function measureFrugal(
       result.reviews += run.requests;
       result.errors += run.errors;
       if (run.firstError !== undefined) result.firstError ??= run.firstError;
-      await sleep(settleMs);
+      await sleep(SETTLE_MS);
       const memory = await readProcessMemory(target.pid);
       result.roundRssBytes.push(memory.rssBytes);
       result.peakRssBytes = memory.peakRssBytes;
       result.fileBackedBytes = memory.fileBackedBytes;
-      options.log?.(
+      options.log(
         `${target.server} ${target.fn} round ${round + 1}: ${run.requests} reviews, ${run.perSecond.toFixed(0)}/s, ` +
           `CPU ${result.roundCpuMicrosPerReview.at(-1)!.toFixed(0)} µs/review, RSS ${mib(memory.rssBytes)} MiB, errors ${run.errors}`,
       );
@@ -141,13 +129,10 @@ export function maxRoundRssBytes(f: FrugalFigures): number {
  * Prints one row per target, then, when more than one server was measured, a side-by-side table per figure with
  * each server's ratio to the first one.
  */
-export function printFrugal(
-  figures: readonly FrugalFigures[],
-  options: { reviewsPerRound: number; concurrency?: number; note?: string },
-): void {
+export function printFrugal(figures: readonly FrugalFigures[], reviewsPerRound: number): void {
   const rounds = Math.max(0, ...figures.map((f) => f.roundRssBytes.length));
   printTable(
-    `G. Server memory and CPU per review (HTTPS, concurrency ${options.concurrency ?? 16}, ${rounds} rounds x ${options.reviewsPerRound} reviews, 1-container pod)`,
+    `G. Server memory and CPU per review (HTTPS, concurrency ${CONCURRENCY}, ${rounds} rounds x ${reviewsPerRound} reviews, 1-container pod)`,
     [
       "server",
       "function",
@@ -170,8 +155,7 @@ export function printFrugal(
       fixed(f.roundPerSecond.reduce((s, v) => s + v, 0) / f.roundPerSecond.length),
       f.errors,
     ]),
-    options.note ??
-      "Idle: a freshly started server before any review. File-backed: the part of RSS that is pages of the executable and other mapped files (clean, shared, given back under pressure), not the process's own allocations. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
+    "Idle: a freshly started server before any review. File-backed: the part of RSS that is pages of the executable and other mapped files (clean, shared, given back under pressure), not the process's own allocations. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
   );
   const servers = [...new Set(figures.map((f) => f.server))];
   if (servers.length < 2) return;

@@ -7,8 +7,7 @@ import { adminEndpoint, applyObjects, objectPath, type LocalClusterInfo } from "
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { buildReview } from "../support/reviews.ts";
-import type { ReviewCalls } from "./api-calls.ts";
-import { functionCalls, openAuditLog } from "./audit.ts";
+import { functionCalls, openAuditLog, type ReviewCalls } from "./audit.ts";
 import {
   GROWTH_NAMESPACE,
   growthCredSpec,

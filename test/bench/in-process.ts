@@ -44,17 +44,14 @@ export interface InProcessOptions {
 }
 
 /** An API server in memory: every benchmark credspec exists and every access review is allowed. */
-function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): { fetch: KubeFetch; calls: () => number } {
-  let calls = 0;
+function createMemoryKubeFetch(credspecs: ReadonlyMap<string, unknown>): KubeFetch {
   const api = { credspecs: Object.fromEntries(credspecs) };
-  const fetch: KubeFetch = (url, init) => {
-    calls++;
+  return (url, init) => {
     const body = typeof init.body === "string" ? init.body : "";
     const answer = answerAsApi(api, { method: init.method ?? "GET", path: new URL(url).pathname, body });
     const headers = { "content-type": "application/json" };
     return Promise.resolve(new Response(JSON.stringify(answer.body), { status: answer.status, headers }));
   };
-  return { fetch, calls: () => calls };
 }
 
 /** The production app for both functions (bearer caller auth, the JSON logger writing nowhere) over `gmsa`. */
@@ -76,11 +73,9 @@ export function reviewRequest(fn: FunctionName, body: string): Request {
 /** Times each cell's reviews one at a time. @throws Error when a reply is not the expected allow. */
 export async function measureInProcess(options: InProcessOptions): Promise<InProcessResult[]> {
   const credspecs = new Map(benchCredSpecNames().map((name, i) => [name, benchCredSpec(i)] as const));
-  const memory = createMemoryKubeFetch(credspecs);
+  const fetch = createMemoryKubeFetch(credspecs);
   const tokenSource = createStaticTokenSource({ token: "t" });
-  const app = createBenchApp(
-    createKubeGmsaClient({ server: "https://kube.invalid", fetch: memory.fetch, tokenSource }),
-  );
+  const app = createBenchApp(createKubeGmsaClient({ server: "https://kube.invalid", fetch, tokenSource }));
   const results: InProcessResult[] = [];
   for (const containers of CONTAINER_COUNTS) {
     const expandPod = buildBenchPod(containers);

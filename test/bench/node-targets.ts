@@ -7,8 +7,7 @@ import { startMinimalWebhook } from "./minimal-webhook.ts";
 import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
-import { reviewUrl } from "./reviews.ts";
+import { stackTargets, type MeasuredTarget } from "./measured-target.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
 /** The server names in section G's tables. */
@@ -29,17 +28,7 @@ export async function startNodeTargets(
       // On the command line, as `npm start` and the image run it: V8 flags are refused in NODE_OPTIONS.
       nodeArgs: NODE_SERVER_OPTIONS.split(" "),
     });
-    const targets: MeasuredTarget[] = [];
-    for (const fn of FUNCTION_NAMES) {
-      targets.push({
-        server: NODE_SERVER_NAME,
-        fn,
-        pid: await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl),
-        url: reviewUrl(stack, fn),
-        headers: { authorization: `Bearer ${stack.callerToken}` },
-        ca: cluster.caPem,
-      });
-    }
+    const targets = await stackTargets(stack, NODE_SERVER_NAME, cluster.caPem);
     return {
       targets,
       stop: async () => {

@@ -73,13 +73,6 @@ export async function benchWebhooksOf(cluster: LocalClusterInfo, targets: Webhoo
   };
 }
 
-export interface ComparePodCreatesOptions {
-  /** Creates of each pod per round. */
-  requests: number;
-  maxDurationMs: number;
-  rounds: number;
-}
-
 /** Section F's settings as a phase (runtime-phase.ts, reference-phase.ts) takes them. */
 export interface PodCreatePhaseOptions {
   podCreateRequests: number;
@@ -90,41 +83,24 @@ export interface PodCreatePhaseOptions {
   log: (line: string) => void;
 }
 
-/** {@link comparePodCreates} of `webhooks` against the phase's floor, logged as `name`. */
+/**
+ * Registers the phase's floor and `webhooks` together and measures rounds of alternating creates, logged as `name`.
+ */
 export async function measurePodCreates(
   cluster: LocalClusterInfo,
   name: string,
   webhooks: BenchWebhooks,
   options: PodCreatePhaseOptions,
 ): Promise<PodCreateRounds> {
-  const rounds = await comparePodCreates(cluster, await benchWebhooksOf(cluster, options.podCreateFloor), webhooks, {
-    requests: options.podCreateRequests,
-    maxDurationMs: options.podCreateMaxDurationMs,
-    rounds: options.podCreateRounds,
-  });
-  const medianAdded = (pairs: readonly PodCreatePair[]) => median(pairs.map(addedP50)).toFixed(2);
-  options.log(
-    `${name} pod creates: added p50 ${medianAdded(rounds.webhooks)} ms, the floor's ${medianAdded(rounds.floor)} ms (median of ${options.podCreateRounds} rounds)`,
-  );
-  return rounds;
-}
-
-/** Registers the floor and `webhooks` together and measures `rounds` rounds of alternating creates. */
-export async function comparePodCreates(
-  cluster: LocalClusterInfo,
-  floor: BenchWebhooks,
-  webhooks: BenchWebhooks,
-  options: ComparePodCreatesOptions,
-): Promise<PodCreateRounds> {
   const [pod] = await loadManifest("samples/pod.yaml");
   if (pod === undefined) throw new Error("infra/deploy/samples/pod.yaml holds no pod");
   const pairs = [
-    ["floor", floor],
+    ["floor", await benchWebhooksOf(cluster, options.podCreateFloor)],
     ["measured", webhooks],
   ] as const;
-  return withPairsRegistered(cluster, pairs, async () => {
+  const rounds = await withPairsRegistered(cluster, pairs, async () => {
     const rounds: PodCreateRounds = { floor: [], webhooks: [] };
-    for (let round = 0; round < options.rounds; round++) {
+    for (let round = 0; round < options.podCreateRounds; round++) {
       const [without, withFloor, withWebhooks] = await alternateCreates(
         cluster,
         [labelled(pod, undefined), labelled(pod, "floor"), labelled(pod, "measured")],
@@ -135,6 +111,11 @@ export async function comparePodCreates(
     }
     return rounds;
   });
+  const medianAdded = (pairs: readonly PodCreatePair[]) => median(pairs.map(addedP50)).toFixed(2);
+  options.log(
+    `${name} pod creates: added p50 ${medianAdded(rounds.webhooks)} ms, the floor's ${medianAdded(rounds.floor)} ms (median of ${options.podCreateRounds} rounds)`,
+  );
+  return rounds;
 }
 
 function forPair(objects: readonly KubeObject[], pair: string): KubeObject[] {
@@ -187,14 +168,14 @@ function createPath(pod: KubeObject): string {
 }
 
 /**
- * Creates each pod in turn, `options.requests` times each (after 20 untimed turns), over one keep-alive connection;
+ * Creates each pod in turn, `podCreateRequests` times each (after 20 untimed turns), over one keep-alive connection;
  * each turn starts with the next pod, so that none always follows the same one. The first pod must come back as it
  * was sent, the others with the credspec inlined.
  */
 async function alternateCreates(
   cluster: LocalClusterInfo,
   pods: KubeObject[],
-  options: ComparePodCreatesOptions,
+  options: PodCreatePhaseOptions,
 ): Promise<LoadResult[]> {
   const pool = new Pool(cluster.server, { connections: 1, pipelining: 1, connect: { ca: cluster.caPem } });
   const path = createPath(pods[0]!);
@@ -204,7 +185,7 @@ async function alternateCreates(
     "content-type": "application/json",
   };
   const bodies = pods.map((pod) => JSON.stringify(pod));
-  const samples = pods.map(() => new Float64Array(options.requests));
+  const samples = pods.map(() => new Float64Array(options.podCreateRequests));
   const errors = pods.map(() => ({ count: 0, first: undefined as string | undefined }));
   const send = async (index: number): Promise<number> => {
     const sent = performance.now();
@@ -227,7 +208,7 @@ async function alternateCreates(
     for (const error of errors) Object.assign(error, { count: 0, first: undefined });
     let turns = 0;
     const started = performance.now();
-    while (turns < options.requests && performance.now() - started < options.maxDurationMs) {
+    while (turns < options.podCreateRequests && performance.now() - started < options.podCreateMaxDurationMs) {
       for (let step = 0; step < pods.length; step++) {
         const index = (turns + step) % pods.length;
         samples[index]![turns] = await send(index);

@@ -1,4 +1,7 @@
-/** The Go reference (reference.ts) beside ours: its answers checked, section B's rows and section F's pod creates. */
+/**
+ * The Go reference (reference.ts) beside ours: its answers checked, section B's rows and section F's pod creates, and
+ * its rows of section B printed beside our Node functions'.
+ */
 import { Pool } from "undici";
 import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
@@ -6,9 +9,11 @@ import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
 import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
-import { REFERENCE_PATHS, type RunningReference } from "./reference.ts";
+import { REFERENCE_PATHS, REFERENCE_SERVER_NAME, type RunningReference } from "./reference.ts";
 import { buildReviewBodies } from "./reviews.ts";
-import { measureRows, type MeasuredRow, type ThroughputOptions } from "./throughput.ts";
+import type { RuntimeFigures } from "./runtime-phase.ts";
+import { fixed, printColumns, type Cell } from "./table.ts";
+import { measureRows, type MeasuredRow, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
 
 export interface ReferenceFigures {
   /** Answers that were not what both implementations agree on, described. */
@@ -17,8 +22,6 @@ export interface ReferenceFigures {
   /** Section F: rounds of creates alternating between no webhook, the floor and the reference. */
   podCreate: PodCreateRounds;
 }
-
-export type ReferencePhaseOptions = ThroughputOptions & PodCreatePhaseOptions;
 
 interface ReviewAnswer {
   response?: { allowed?: boolean; patch?: string };
@@ -113,7 +116,7 @@ export async function referenceWebhooks(cluster: LocalClusterInfo, reference: Ru
 export async function benchReference(
   bench: BenchCluster,
   reference: RunningReference,
-  options: ReferencePhaseOptions,
+  options: ThroughputOptions & PodCreatePhaseOptions,
 ): Promise<ReferenceFigures> {
   const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
@@ -126,4 +129,37 @@ export async function benchReference(
     options,
   );
   return { wrongAnswers, cells, podCreate };
+}
+
+export function printReference(phases: readonly RuntimeFigures[], reference: ReferenceFigures): void {
+  const node = phases.find((p) => p.runtime === "node");
+  const ourCell = (r: MeasuredRow) =>
+    node?.cells.find(
+      (c) => c.fn === r.fn && c.containers === r.containers && c.load.concurrency === r.load.concurrency,
+    );
+  const ours = (read: (ours: ThroughputCell, r: MeasuredRow) => Cell) => (r: MeasuredRow) => {
+    const cell = ourCell(r);
+    return cell === undefined ? "-" : read(cell, r);
+  };
+  printColumns(
+    `B. Side by side with ${REFERENCE_SERVER_NAME} (GMSA_REF_BIN), same pods, same API server, HTTPS`,
+    [
+      ["function", (r) => r.fn],
+      ["containers", (r) => r.containers],
+      ["concurrency", (r) => r.load.concurrency],
+      ["node reviews/s", ours((c) => fixed(c.load.perSecond))],
+      ["Go reviews/s", (r) => fixed(r.load.perSecond)],
+      ["node / Go", ours((c, r) => `${fixed(c.load.perSecond / r.load.perSecond, 1)}x`)],
+      ["node p50 ms", ours((c) => fixed(c.load.latencyMs.p50, 2))],
+      ["Go p50 ms", (r) => fixed(r.load.latencyMs.p50, 2)],
+      ["node CPU µs/review", ours((c) => fixed(c.serverCpuMicrosPerReview))],
+      ["Go CPU µs/review", (r) => fixed(r.serverCpuMicrosPerReview)],
+      ["Go errors", (r) => r.load.errors],
+    ],
+    reference.cells,
+    "The reference's paths: /mutate (expand) and /validate (authorize); its client-go limiter raised (QPS 1000, BURST 2000), " +
+      "LOG_LEVEL=info. Its CPU includes its own API calls (it caches nothing); ours are warm.",
+  );
+  if (reference.wrongAnswers.length > 0)
+    console.log(`\nThe reference's unexpected answers:\n${reference.wrongAnswers.map((w) => `- ${w}`).join("\n")}`);
 }

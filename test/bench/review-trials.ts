@@ -87,10 +87,7 @@ export async function measureReviewTrials(
   return results;
 }
 
-/** The reviews per second of each trial. */
-export function trialRates(trials: readonly LoadResult[]): number[] {
-  return trials.map((t) => t.perSecond);
-}
+const trialRates = (trials: readonly LoadResult[]): number[] => trials.map((t) => t.perSecond);
 
 /** Every trial, then the medians the budget table judges. */
 export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: { ours: string; go: string }): void {

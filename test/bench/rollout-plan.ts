@@ -9,6 +9,7 @@ export const ROLLOUT_NAMESPACES = 10;
 export const ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE = 10;
 export const ROLLOUT_CREDSPECS = 2 * ROLLOUT_NAMESPACES;
 export const ROLLOUT_PODS = 1000;
+export const ROLLOUT_CONCURRENCY = 50;
 /** The credspec whose contents change half-way through the last phase. */
 export const EDITED_CREDSPEC = 3;
 /** The credspec whose grant to namespace {@link REVOKED_NAMESPACE} is revoked half-way through the last phase. */

@@ -1,5 +1,6 @@
 /** Section H's tables (rollout.ts): per pair and phase, and the change of the last phase. */
 import { summarize, type Summary } from "./percentiles.ts";
+import { ROLLOUT_CONCURRENCY } from "./rollout-plan.ts";
 import type { RolloutPhase, RolloutRun } from "./rollout.ts";
 import type { ChangeFigures, CreateOutcome } from "./rollout-verdict.ts";
 import { fixed, printColumns, rowsOf, type Cell, type Column } from "./table.ts";
@@ -57,11 +58,11 @@ export function changeRows(runs: readonly RolloutRun[]): Cell[][] {
   return rowsOf(CHANGE_COLUMNS, changesOf(runs));
 }
 
-export function printRollout(runs: readonly RolloutRun[], concurrency: number): void {
+export function printRollout(runs: readonly RolloutRun[]): void {
   if (runs.length === 0) return;
   const pods = runs[0]?.phases[0]?.measured.length ?? 0;
   printColumns(
-    `H. Rollout through kube-apiserver: ${pods} dry-run pod creates per phase at concurrency ${concurrency}, 20 credspecs, 100 service accounts, 10 namespaces (ms)`,
+    `H. Rollout through kube-apiserver: ${pods} dry-run pod creates per phase at concurrency ${ROLLOUT_CONCURRENCY}, 20 credspecs, 100 service accounts, 10 namespaces (ms)`,
     PHASE_COLUMNS,
     phasesOf(runs),
     "Each pod is created twice, for the do-nothing floor pair and for the pair measured, one after the other in the same sender: " +

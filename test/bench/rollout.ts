@@ -1,46 +1,49 @@
 /**
  * Section H (`npm run bench -- rollout`): pods created at concurrency 50 with each pair beside the floor, cold, warm,
- * then across a change; our functions at default TTLs, the Go reference at its chart's limiter and raised.
+ * then across a change; our functions at default TTLs, the Go reference at its chart's limiter and raised. Each
+ * sender creates pod i for the floor and for the pair, in alternating order.
  */
+import { Pool } from "undici";
 import {
   adminEndpoint,
   applyObjects,
   kubeRequestOk,
   objectPath,
   startFunctions,
+  type KubeObject,
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
-import { functionUsers, openAuditLog, usersCalls, type AuditLog } from "./audit.ts";
-import type { ReviewCalls } from "./api-calls.ts";
+import { functionUsers, openAuditLog, usersCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { benchWebhooksOf, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME, REFERENCE_USER, startReference, type ReferenceLimiter } from "./reference.ts";
-import { sendCreates, type CreateRun, type PairLabels } from "./rollout-creates.ts";
 import {
   EDITED_CREDSPEC,
   REVOKED_CREDSPEC,
+  ROLLOUT_CONCURRENCY,
   ROLLOUT_PODS,
   rolloutCredSpecObject,
   rolloutGrant,
   rolloutObjects,
+  rolloutPod,
+  rolloutPodRef,
+  type RolloutPodRef,
 } from "./rollout-plan.ts";
 import { countVerdicts, type ChangeWindow, type CreateOutcome, type VerdictCounts } from "./rollout-verdict.ts";
 
-export const ROLLOUT_CONCURRENCY = 50;
 /** Added to each TTL before a decision must show the change: RBAC's informer, reads answered across the change. */
 const GRACE_MS = 2000;
 /** Past the longer TTL, the second half of the last phase goes on for this long. */
 const TAIL_PAST_TTL_MS = 10_000;
+const SIDES = ["floor", "measured"] as const;
 
-export type RolloutPhaseName = "cold" | "warm" | "change";
+type CreateRun = Record<(typeof SIDES)[number], CreateOutcome[]>;
 
-export interface RolloutPhase {
-  phase: RolloutPhaseName;
-  measured: CreateOutcome[];
-  floor: CreateOutcome[];
+export interface RolloutPhase extends CreateRun {
+  phase: "cold" | "warm" | "change";
   durationMs: number;
   /** API-server calls the servers of the pair made. */
   calls: ReviewCalls;
@@ -59,7 +62,7 @@ export interface RolloutRun {
   durationMs: number;
 }
 
-export interface RolloutOptions {
+interface RolloutOptions {
   floor: MinimalWebhook;
   /** A built windows-gmsa admission-webhook (GMSA_REF_BIN), run at each of `limiters`. */
   referenceBin?: string;
@@ -69,55 +72,96 @@ export interface RolloutOptions {
   log: (line: string) => void;
 }
 
-/** The objects of the rollout: applied once, before any pair. */
-export async function applyRolloutObjects(cluster: LocalClusterInfo): Promise<void> {
-  await applyObjects(adminEndpoint(cluster), rolloutObjects());
-}
-
-function merge(a: CreateRun, b: CreateRun): CreateRun {
-  return { measured: [...a.measured, ...b.measured], floor: [...a.floor, ...b.floor] };
-}
-
-interface PairUnderTest {
-  server: string;
-  reference: boolean;
-  settings: string;
+type PairUnderTest = Omit<RolloutRun, "phases" | "durationMs"> & {
   webhooks: BenchWebhooks;
   /** The identities its calls are logged under. */
   users: readonly string[];
   accessTtlMs: number;
   credspecTtlMs: number;
+};
+
+async function createOne(pool: Pool, token: string, pod: KubeObject, ref: RolloutPodRef): Promise<CreateOutcome> {
+  const sentMs = performance.now();
+  try {
+    const response = await pool.request({
+      path: `/api/v1/namespaces/${pod.metadata.namespace ?? "default"}/pods?dryRun=All`,
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, accept: "application/json", "content-type": "application/json" },
+      body: JSON.stringify(pod),
+    });
+    const text = await response.body.text();
+    const answered = { ref, sentMs, answeredMs: performance.now(), status: response.statusCode };
+    let body: { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } }; message?: string };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      body = {}; // Not JSON: kept as the message below.
+    }
+    if (answered.status === 201) {
+      const contents = body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec;
+      return {
+        ...answered,
+        result: "admitted",
+        ...(contents === undefined ? {} : { inlined: JSON.parse(contents) as unknown }),
+      };
+    }
+    const message = (body.message ?? text).slice(0, 300);
+    // How kube-apiserver words a webhook's refusal; a timeout or an unreachable webhook is "failed calling webhook".
+    const refused = answered.status >= 400 && answered.status < 500 && message.includes("denied the request");
+    return { ...answered, result: refused ? "refused" : "error", message };
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { ref, sentMs, answeredMs: performance.now(), status: 0, result: "error", message };
+  }
 }
 
-/** Edits the credspec and revokes the grant; returns when both writes are done. */
-async function makeChange(cluster: LocalClusterInfo): Promise<void> {
-  const admin = adminEndpoint(cluster);
-  await applyObjects(admin, [rolloutCredSpecObject(EDITED_CREDSPEC, true)]);
-  await kubeRequestOk(admin, objectPath(rolloutGrant(REVOKED_CREDSPEC)), { method: "DELETE" });
-}
-
-async function undoChange(cluster: LocalClusterInfo): Promise<void> {
-  await applyObjects(adminEndpoint(cluster), [
-    rolloutCredSpecObject(EDITED_CREDSPEC, false),
-    rolloutGrant(REVOKED_CREDSPEC),
-  ]);
+/**
+ * Creates pods `from` to `to` - 1 into `run`, each for the floor and for the pair measured; `spreadMs` spreads the
+ * sends evenly over that long, none earlier than its turn (default: as fast as answered).
+ */
+async function sendCreates(cluster: LocalClusterInfo, run: CreateRun, from: number, to: number, spreadMs?: number) {
+  const pool = new Pool(cluster.server, {
+    connections: ROLLOUT_CONCURRENCY,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    connect: { ca: cluster.caPem },
+  });
+  const started = performance.now();
+  let next = from;
+  try {
+    await Promise.all(
+      Array.from({ length: ROLLOUT_CONCURRENCY }, async () => {
+        while (next < to) {
+          const index = next++;
+          if (spreadMs !== undefined) {
+            const wait = started + ((index - from) * spreadMs) / (to - from) - performance.now();
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+          const ref = rolloutPodRef(index);
+          const sides = SIDES.map(
+            (side) => [side, rolloutPod(ref, index, { [PAIR_LABEL]: `rollout-${side}` })] as const,
+          );
+          for (const [side, pod] of index % 2 === 0 ? sides : sides.reverse())
+            run[side].push(await createOne(pool, cluster.adminToken, pod, ref));
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
 }
 
 /** Registers the floor and the pair, runs the three phases, unregisters both and undoes the change. */
 async function runPhases(
   cluster: LocalClusterInfo,
   audit: AuditLog,
-  floor: MinimalWebhook,
   pair: PairUnderTest,
   options: RolloutOptions,
 ): Promise<RolloutRun> {
   const pods = options.pods ?? ROLLOUT_PODS;
-  const labels: PairLabels = {
-    floor: { [PAIR_LABEL]: "rollout-floor" },
-    measured: { [PAIR_LABEL]: "rollout-measured" },
-  };
+  const admin = adminEndpoint(cluster);
   const registered = [
-    ["rollout-floor", await benchWebhooksOf(cluster, floor)],
+    ["rollout-floor", await benchWebhooksOf(cluster, options.floor)],
     ["rollout-measured", pair.webhooks],
   ] as const;
   const started = performance.now();
@@ -128,16 +172,18 @@ async function runPhases(
         const offset = await audit.mark();
         const phaseStarted = performance.now();
         const half = phase === "change" ? Math.floor(pods / 2) : pods;
-        let run = await sendCreates(cluster, labels, { from: 0, to: half, concurrency: ROLLOUT_CONCURRENCY });
+        const run: CreateRun = { floor: [], measured: [] };
+        await sendCreates(cluster, run, 0, half);
         let window: ChangeWindow | undefined;
         if (phase === "change") {
           const startedMs = performance.now();
-          await makeChange(cluster);
+          // Edits the credspec and revokes the grant.
+          await applyObjects(admin, [rolloutCredSpecObject(EDITED_CREDSPEC, true)]);
+          await kubeRequestOk(admin, objectPath(rolloutGrant(REVOKED_CREDSPEC)), { method: "DELETE" });
           const { accessTtlMs, credspecTtlMs } = pair;
           window = { startedMs, doneMs: performance.now(), accessTtlMs, credspecTtlMs, graceMs: GRACE_MS };
           const spreadMs = Math.max(accessTtlMs, credspecTtlMs, DEFAULT_CREDSPEC_CACHE_TTL_MS) + TAIL_PAST_TTL_MS;
-          const rest = { from: half, to: pods, concurrency: ROLLOUT_CONCURRENCY, spreadMs };
-          run = merge(run, await sendCreates(cluster, labels, rest));
+          await sendCreates(cluster, run, half, pods, spreadMs);
         }
         const durationMs = performance.now() - phaseStarted;
         const calls = usersCalls(await audit.countSince(offset), pair.users);
@@ -154,26 +200,22 @@ async function runPhases(
             `${floorErrors === 0 ? "" : `; the floor's creates failed ${floorErrors} times, first: HTTP ${floorFailed[0]!.status}: ${floorFailed[0]!.message ?? ""}`}`,
         );
       }
-      return {
-        server: pair.server,
-        reference: pair.reference,
-        settings: pair.settings,
-        phases,
-        durationMs: performance.now() - started,
-      };
+      const { server, reference, settings } = pair;
+      return { server, reference, settings, phases, durationMs: performance.now() - started };
     });
   } finally {
-    await undoChange(cluster);
+    await applyObjects(admin, [rolloutCredSpecObject(EDITED_CREDSPEC, false), rolloutGrant(REVOKED_CREDSPEC)]);
   }
 }
 
-/** Section H: our Node functions, then the reference at each limiter when `referenceBin` is set. */
+/** Section H: the rollout's objects, then our Node functions, then the reference at each limiter when `referenceBin` is set. */
 export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOptions): Promise<RolloutRun[]> {
+  await applyObjects(adminEndpoint(cluster), rolloutObjects());
   const audit = openAuditLog(cluster.auditLogFile);
   const runs: RolloutRun[] = [];
   const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) => {
     try {
-      runs.push(await runPhases(cluster, audit, options.floor, await pair(), options));
+      runs.push(await runPhases(cluster, audit, await pair(), options));
     } finally {
       await server.stop();
     }

@@ -45,15 +45,14 @@ import {
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeBudgets, printBudgets } from "./budgets.ts";
-import { judgeChecks, printChecks } from "./checks.ts";
+import { judgeChecks, phaseErrors, printChecks, referenceErrors } from "./checks.ts";
 import { CLI_FOLDER, countSourceLines, TEST_FOLDER } from "./source-lines.ts";
 import { LAMBDA_COLD_STARTS } from "./budgets.ts";
 import { measureReviewFiles } from "./review-files.ts";
 import { measureReviewTrials, printReviewTrials, type ReviewTrials } from "./review-trials.ts";
 import { buildReviewBodies } from "./reviews.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
-import { benchReference, type ReferenceFigures } from "./reference-phase.ts";
-import { printReference } from "./reference-report.ts";
+import { benchReference, printReference, type ReferenceFigures } from "./reference-phase.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
 import { NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
@@ -270,7 +269,7 @@ if (withCluster) {
   printExecRuns(phases, TOKEN_LIFETIME_SECONDS);
   printMemory(phases);
   printPodCreate(podCreates());
-  printFrugal(frugal, { reviewsPerRound: SETTINGS.frugalReviews });
+  printFrugal(frugal, SETTINGS.frugalReviews);
   if (reference !== undefined) printReference(phases, reference);
   printReviewTrials(reviewTrials, { ours: NODE_SERVER_NAME, go: REFERENCE_SERVER_NAME });
 }
@@ -303,20 +302,10 @@ printBudgets(
 console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
 
 const unexpected =
-  phases.reduce(
-    (sum, p) =>
-      sum +
-      p.cells.reduce((s, c) => s + c.load.errors, 0) +
-      podCreateLoads(p.podCreate).reduce((s, l) => s + l.errors, 0),
-    0,
-  ) +
+  phases.reduce((sum, p) => sum + phaseErrors(p), 0) +
   frugal.reduce((sum, f) => sum + f.errors, 0) +
   reviewTrials.reduce((sum, t) => sum + [...t.ours, ...(t.go ?? [])].reduce((s, l) => s + l.errors, 0), 0) +
-  (reference === undefined
-    ? 0
-    : reference.wrongAnswers.length +
-      reference.cells.reduce((sum, c) => sum + c.load.errors, 0) +
-      podCreateLoads(reference.podCreate).reduce((sum, l) => sum + l.errors, 0));
+  (reference === undefined ? 0 : referenceErrors(reference));
 if (unexpected > 0) {
   const first = phases
     .flatMap((p) => [...p.cells.map((c) => c.load), ...podCreateLoads(p.podCreate)])

@@ -1,14 +1,11 @@
 /** Section B: reviews/s, latency, server CPU and API calls per function, pod size and concurrency. */
 import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { findServerPid } from "../e2e/support/process-memory.ts";
-import { functionCalls, type AuditLog } from "./audit.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
+import { functionCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { readProcessCpuMicros } from "./process-cpu.ts";
-import type { ReviewCalls } from "./api-calls.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
-import { acceptsAllowed, reviewUrl, type ReviewBodies } from "./reviews.ts";
+import { readProcessCpuMicros, stackTargets, type MeasuredTarget } from "./measured-target.ts";
+import { acceptsAllowed, type ReviewBodies } from "./reviews.ts";
 
 /** One row of section B against one server process. */
 export interface MeasuredRow {
@@ -83,18 +80,7 @@ export async function measureThroughput(
   bodies: ReviewBodies,
   options: ThroughputOptions,
 ): Promise<ThroughputCell[]> {
-  const targets: MeasuredTarget[] = [];
-  for (const fn of FUNCTION_NAMES) {
-    const pid = await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
-    targets.push({
-      server: stack.runtime,
-      fn,
-      pid,
-      url: reviewUrl(stack, fn),
-      headers: { authorization: `Bearer ${stack.callerToken}` },
-      ca: caPem,
-    });
-  }
+  const targets = await stackTargets(stack, stack.runtime, caPem);
   return measureRows(targets, bodies, options, async (target, row) => {
     const offset = await audit.mark();
     const measured = await row();
