@@ -1279,7 +1279,7 @@ const expandAtEachPlace: RuleCase[] = [
       name: "expand denies an alpha annotation that conflicts with the field (422) without any API call",
       fn: "expand",
       pod: podWithGmsaAt(place.kind, named1, { annotations: { [keys.nameKey]: "webapp2" } }),
-      expect: { allowed: false, status: 422, message: [place.label, keys.nameKey] },
+      expect: { allowed: false, status: 422, message: [place.label, keys.nameKey, '"webapp1"', '"webapp2"'] },
       calls: { total: 0 },
     };
   }),
