@@ -68,14 +68,9 @@ describe("createReviewHandler", () => {
   it("answers a credential failure with the uid only, and logs its detail on the review's line", async () => {
     const detail = 'exec plugin "/opt/bin/kubelogin" exited with code 1: AADSTS700016 tenant 0000-1111';
     const { send, lines } = setup(() => Promise.reject(new AdmissionError(detail, { code: "ERR_CREDENTIALS" })));
+    // The reply's generic 500 naming the uid is pinned word for word by review-response.test.ts.
     const reply = await send(buildReview(buildPod(), { uid: "uid-9" }));
-    expect(reply.response).toMatchObject({
-      uid: "uid-9",
-      allowed: false,
-      status: { code: 500, reason: "InternalError" },
-    });
-    expect(reply.response.status?.message).toContain("could not authenticate to the API server");
-    expect(reply.response.status?.message).toContain("uid-9");
+    expect(reply.response).toMatchObject({ uid: "uid-9", allowed: false, status: { code: 500 } });
     expect(JSON.stringify(reply)).not.toContain("kubelogin");
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ uid: "uid-9", errors: "ERR_CREDENTIALS", credentials: detail });
   });
