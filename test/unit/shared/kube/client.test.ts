@@ -92,19 +92,14 @@ describe("getCredSpecContents", () => {
     expect(calls).toHaveLength(1);
   });
 
-  it("retries a 5xx GET once, then fails with the status and reason", async () => {
+  it("retries a 5xx GET once: the retry's answer counts, and a second 5xx fails with the status and reason", async () => {
     const { client, calls } = setup(() => status(503, "ServiceUnavailable"));
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server answered 503 ServiceUnavailable');
     expect(calls).toHaveLength(2);
-  });
-
-  it("succeeds when the retry does", async () => {
-    const { client, calls } = setup((_call, index) =>
-      index === 0 ? status(500, "InternalError") : json(200, { credspec }),
-    );
-    expect(await client.getCredSpecContents("webapp01", call())).toEqual(credspec);
-    expect(calls).toHaveLength(2);
+    const recovering = setup((_call, index) => (index === 0 ? status(500, "InternalError") : json(200, { credspec })));
+    expect(await recovering.client.getCredSpecContents("webapp01", call())).toEqual(credspec);
+    expect(recovering.calls).toHaveLength(2);
   });
 
   it("honours Retry-After on 429 within the deadline", async () => {
@@ -160,18 +155,15 @@ describe("getCredSpecContents", () => {
     expect(tokens.invalidations).toBe(2);
   });
 
-  it("answers by the caller's deadline when the server does not", async () => {
-    const { client } = setup(() => "hang");
+  it("answers by the caller's deadline when the server does not, and by its own timeout when the fetch ignores the signal", async () => {
     const started = Date.now();
-    const error = await failure(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(200) }));
-    expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
+    const hung = setup(() => "hang").client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(200) });
+    expect(await failure(hung)).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     expect(Date.now() - started).toBeLessThan(1_000);
-  });
-
-  it("answers by its own request timeout when the fetch ignores the signal", async () => {
     const { client } = setup(() => new Promise<Response>(() => undefined), { requestTimeoutMs: 200 });
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
-    expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
+    expect(await failure(client.getCredSpecContents("webapp01", call()))).toMatchObject({
+      code: "ERR_DEADLINE_EXCEEDED",
+    });
   });
 
   it("puts what failed in front of credential errors", async () => {
