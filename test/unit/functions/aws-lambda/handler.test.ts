@@ -59,8 +59,9 @@ describe.each([
   it.each(FUNCTION_NAMES)(
     "allows a pod without GMSA at /%s with no API call (200, uid echoed, no patch)",
     async (fn) => {
-      const { handler, lines } = await lambda();
+      const { handler, lines, errors } = await lambda();
       const result = await handler(reviewEvent(shape, fn), lambdaContext);
+      expect(errors).toEqual([]);
       expect(result.statusCode).toBe(200);
       const reply = replyOf(result);
       expect(reply.response).toMatchObject({ uid: "uid-lambda", allowed: true });
