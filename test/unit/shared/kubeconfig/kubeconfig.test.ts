@@ -33,11 +33,8 @@ clusters:
 const third = "current-context: third\n";
 
 describe("parseKubeconfig", () => {
-  it("treats an empty document as an empty kubeconfig", () => {
+  it("treats an empty document as an empty kubeconfig, and reports YAML and shape problems with the source, never the content", () => {
     expect(parse("").clusters.size).toBe(0);
-  });
-
-  it("reports YAML and shape problems with the source and never the content", () => {
     expect(parseKubeconfig("clusters: [\n  token: s3cret", { source: "secret" }).problems).toEqual([
       "secret: not valid YAML (BAD_INDENT at line 2, column 16)",
     ]);
