@@ -57,14 +57,18 @@ describe("getCredSpecContents", () => {
     expect(calls[0]?.headers.get("Accept")).toBe("application/json");
   });
 
-  it("maps a NotFound for the object to ERR_CREDSPEC_NOT_FOUND (422)", async () => {
+  it("maps a NotFound for the object to ERR_CREDSPEC_NOT_FOUND and a resource without credspec to ERR_CREDSPEC_WITHOUT_CONTENTS (422)", async () => {
     const { client } = setup(() =>
       status(404, "NotFound", { name: "missing", group: "windows.k8s.io", kind: "gmsacredentialspecs" }),
     );
     const error = await failure(client.getCredSpecContents("missing", call()));
-    expect(error).toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND" });
-    expect(error.status).toBe(422);
+    expect(error).toMatchObject({ code: "ERR_CREDSPEC_NOT_FOUND", status: 422 });
     expect(error.message).toContain('"missing"');
+    const empty = setup(() => json(200, { kind: "GMSACredentialSpec", metadata: { name: "empty" } })).client;
+    expect(await failure(empty.getCredSpecContents("empty", call()))).toMatchObject({
+      code: "ERR_CREDSPEC_WITHOUT_CONTENTS",
+      status: 422,
+    });
   });
 
   it("maps a NotFound for the path (CRD not installed) to ERR_KUBE_API (500)", async () => {
@@ -72,13 +76,6 @@ describe("getCredSpecContents", () => {
     const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.message).toMatch(/is the CRD installed/);
-  });
-
-  it("maps a resource without credspec to ERR_CREDSPEC_WITHOUT_CONTENTS (422)", async () => {
-    const { client } = setup(() => json(200, { kind: "GMSACredentialSpec", metadata: { name: "empty" } }));
-    const error = await failure(client.getCredSpecContents("empty", call()));
-    expect(error).toMatchObject({ code: "ERR_CREDSPEC_WITHOUT_CONTENTS" });
-    expect(error.status).toBe(422);
   });
 
   it("maps 403 to ERR_KUBE_API (500) that says what failed and points at RBAC", async () => {

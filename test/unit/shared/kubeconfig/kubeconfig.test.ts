@@ -166,7 +166,7 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
     expect(problems[0]).not.toMatch(/https:|token|: [ab]\b/);
   });
 
-  it("honours merge keys: a CA given through `<<:` is kept, and the entry's own keys win", () => {
+  it("honours merge keys: a CA given through `<<:` is kept, the entry's own keys win, one naming no mapping is refused", () => {
     const text = [
       "defaults: &defaults",
       "  server: https://shared.example",
@@ -184,9 +184,6 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
       server: "https://prod.example",
       "certificate-authority-data": "UFJJVkFURS1DQQ==",
     });
-  });
-
-  it("refuses a merge key that names no mapping", () => {
     expect(problemsOf("clusters:\n- name: prod\n  cluster:\n    <<: https://k\n")).toEqual([
       expect.stringMatching(/^kc: not valid YAML \(.*[Mm]erge/),
     ]);
