@@ -17,16 +17,13 @@ const json = { "content-type": "application/json" };
 const ALLOWED_WEBAPP1 = { decision: "allowed", credspecs: "webapp1" };
 
 describe("createApp", () => {
-  it("answers GET /healthz with 200 ok", async () => {
-    const res = await createTestApp().app.request("/healthz");
-    expect(res.status).toBe(200);
-    expect(await res.text()).toBe("ok");
-  });
-
-  it("answers GET /version with the name, version and functions", async () => {
-    const res = await createTestApp({ functions: ["authorize"] }).app.request("/version");
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ name: "gmsa-webhooks", version: pkg.version, functions: ["authorize"] });
+  it("answers GET /healthz with 200 ok and GET /version with the name, version and functions", async () => {
+    const { app } = createTestApp({ functions: ["authorize"] });
+    const healthz = await app.request("/healthz");
+    expect([healthz.status, await healthz.text()]).toEqual([200, "ok"]);
+    const version = await app.request("/version");
+    expect(version.status).toBe(200);
+    expect(await version.json()).toEqual({ name: "gmsa-webhooks", version: pkg.version, functions: ["authorize"] });
   });
 
   it.each(["/", "/expand/extra", "/validate", "/healthz/x", "/EXPAND"])(
@@ -84,8 +81,17 @@ describe("createApp", () => {
     expect(bodyReads).toBe(0);
   });
 
-  it("refuses a chunked body over the limit, sent without content-length, with 413, reading no further", async () => {
+  it("accepts a chunked body under the limit and refuses one over it, sent without content-length, with 413, reading no further", async () => {
     const { app, deps } = createTestApp();
+    const bytes = new TextEncoder().encode(JSON.stringify(buildReview(buildPod())));
+    const under = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    });
+    expect((await app.request(new Request("http://localhost/expand", post(under)))).status).toBe(200);
     const chunk = new Uint8Array(1024 * 1024).fill(0x20);
     let sent = 0;
     const body = new ReadableStream<Uint8Array>(
@@ -102,7 +108,7 @@ describe("createApp", () => {
     const res = await app.request(req);
     expect(res.status).toBe(413);
     expect(sent).toBe(9);
-    expect(deps.metrics.snapshot()).toEqual({});
+    expect(deps.metrics.snapshot()).toEqual({ expand_reviews_total: 1, expand_allowed_total: 1 });
   });
 
   it("answers 400 when the body breaks off (the caller went away)", async () => {
@@ -115,20 +121,6 @@ describe("createApp", () => {
     const res = await app.request(new Request("http://localhost/expand", post(body)));
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: "the request body could not be read" });
-  });
-
-  it("accepts a chunked body under the limit", async () => {
-    const { app } = createTestApp();
-    const bytes = new TextEncoder().encode(JSON.stringify(buildReview(buildPod())));
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(bytes.subarray(0, 10));
-        controller.enqueue(bytes.subarray(10));
-        controller.close();
-      },
-    });
-    const res = await app.request(new Request("http://localhost/expand", post(body)));
-    expect(res.status).toBe(200);
   });
 
   it.each([
@@ -146,64 +138,20 @@ describe("createApp", () => {
     expect(deps.metrics.snapshot()).toEqual({});
   });
 
-  describe("bearer caller auth", () => {
-    function setup() {
-      const gmsa = createFakeGmsaClient();
-      const test = createTestApp({ gmsa, callerAuth: { mode: "bearer", tokens: ["s3cret-token"] } });
-      return { ...test, gmsa };
-    }
-    const gmsaPod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" } });
-
-    it.each(FUNCTION_NAMES)("refuses /%s without a valid token with 401 before any API call", async (fn) => {
-      const { app, gmsa, deps } = setup();
-      for (const headers of [{}, { authorization: "Bearer wrong" }]) {
-        const res = await app.request(`/${fn}`, post(JSON.stringify(buildReview(gmsaPod)), headers));
-        expect(res.status).toBe(401);
-        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
-      }
-      expect(gmsa.callCount()).toBe(0);
-      expect(deps.metrics.snapshot()).toEqual({});
+  // Refusals, the body left unread and the token's acceptance are caller-auth/index.test.ts's bearer tests.
+  it("calls onCallerAuthenticated for a review whose caller passed, never for a refused one or an open route, which bearer auth leaves open", async () => {
+    let calls = 0;
+    const { app } = createTestApp({
+      callerAuth: { mode: "bearer", tokens: ["s3cret-token"] },
+      onCallerAuthenticated: () => void calls++,
     });
-
-    it("refuses a garbage body with 401, not 400 or 415: the body is never read", async () => {
-      const { app } = setup();
-      expect((await app.request("/authorize", post("\u0000garbage", { "content-type": "text/plain" }))).status).toBe(
-        401,
-      );
-      expect((await app.request("/authorize", { method: "GET" })).status).toBe(401);
-    });
-
-    it("lets a caller with the token in", async () => {
-      const { app, gmsa } = setup();
-      const reply = await postReview(app, "authorize", buildReview(gmsaPod), {
-        headers: { authorization: "Bearer s3cret-token" },
-      });
-      expect(reply.response.allowed).toBe(false);
-      expect(gmsa.callCount()).toBe(2);
-    });
-
-    it("calls onCallerAuthenticated for a review whose caller passed, never for a refused one or an open route", async () => {
-      let calls = 0;
-      const { app } = createTestApp({
-        callerAuth: { mode: "bearer", tokens: ["s3cret-token"] },
-        onCallerAuthenticated: () => void calls++,
-      });
-      expect(
-        (await app.request("/authorize", post(JSON.stringify(buildReview(gmsaPod)), { authorization: "Bearer wrong" })))
-          .status,
-      ).toBe(401);
-      for (const path of ["/healthz", "/version", "/metrics", "/nothing"]) await app.request(path);
-      expect(calls).toBe(0);
-      await postReview(app, "expand", buildReview(gmsaPod), { headers: { authorization: "Bearer s3cret-token" } });
-      expect(calls).toBe(1);
-    });
-
-    it("keeps /healthz, /version and /metrics open: the admission token is for the API server only", async () => {
-      const { app } = setup();
-      expect((await app.request("/healthz")).status).toBe(200);
-      expect((await app.request("/version")).status).toBe(200);
-      expect((await app.request("/metrics")).status).toBe(200);
-    });
+    const review = JSON.stringify(buildReview(buildPod()));
+    expect((await app.request("/authorize", post(review, { authorization: "Bearer wrong" }))).status).toBe(401);
+    const open = ["/healthz", "/version", "/metrics", "/nothing"].map(async (path) => (await app.request(path)).status);
+    expect(await Promise.all(open)).toEqual([200, 200, 200, 404]);
+    expect(calls).toBe(0);
+    await postReview(app, "expand", buildReview(buildPod()), { headers: { authorization: "Bearer s3cret-token" } });
+    expect(calls).toBe(1);
   });
 
   describe("METRICS_TOKENS", () => {

@@ -68,14 +68,9 @@ describe("createReviewHandler", () => {
   it("answers a credential failure with the uid only, and logs its detail on the review's line", async () => {
     const detail = 'exec plugin "/opt/bin/kubelogin" exited with code 1: AADSTS700016 tenant 0000-1111';
     const { send, lines } = setup(() => Promise.reject(new AdmissionError(detail, { code: "ERR_CREDENTIALS" })));
+    // The reply's generic 500 naming the uid is pinned word for word by review-response.test.ts.
     const reply = await send(buildReview(buildPod(), { uid: "uid-9" }));
-    expect(reply.response).toMatchObject({
-      uid: "uid-9",
-      allowed: false,
-      status: { code: 500, reason: "InternalError" },
-    });
-    expect(reply.response.status?.message).toContain("could not authenticate to the API server");
-    expect(reply.response.status?.message).toContain("uid-9");
+    expect(reply.response).toMatchObject({ uid: "uid-9", allowed: false, status: { code: 500 } });
     expect(JSON.stringify(reply)).not.toContain("kubelogin");
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ uid: "uid-9", errors: "ERR_CREDENTIALS", credentials: detail });
   });
@@ -232,7 +227,7 @@ describe("loadFacts", () => {
     expect(gmsa.callCount()).toBe(0);
   });
 
-  it("turns a call that outlives the deadline into a fact (500), even if it never settles", async () => {
+  it("turns a call that outlives the deadline into a fact (500), even if it never settles, or a deadline already passed", async () => {
     const started = Date.now();
     const hanging: GmsaClient = { ...createFakeGmsaClient(), getCredSpecContents: () => new Promise(() => {}) };
     const facts = await loadFacts(plan(["a"]), contextOf(hanging, AbortSignal.timeout(20)));
@@ -241,6 +236,8 @@ describe("loadFacts", () => {
       error: { code: "ERR_DEADLINE_EXCEEDED", status: 500 },
     });
     expect(Date.now() - started).toBeLessThan(500);
+    const passed = await loadFacts(plan(["webapp1"]), contextOf(createFakeGmsaClient(), AbortSignal.abort()));
+    expect(passed.credspecs.get("webapp1")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED" } });
   });
 
   it("lets a client that honours the signal fail with its own error, which names what it waited for", async () => {
@@ -257,10 +254,5 @@ describe("loadFacts", () => {
     };
     const facts = await loadFacts(plan(["a"]), contextOf(honouring, signal));
     expect(facts.credspecs.get("a")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED", message } });
-  });
-
-  it("fails every call at once when the deadline has already passed", async () => {
-    const facts = await loadFacts(plan(["webapp1"]), contextOf(createFakeGmsaClient(), AbortSignal.abort()));
-    expect(facts.credspecs.get("webapp1")).toMatchObject({ ok: false, error: { code: "ERR_DEADLINE_EXCEEDED" } });
   });
 });

@@ -65,19 +65,6 @@ describe("withContext", () => {
     const unplaced = original.withContext("reading x");
     expect([unplaced.message, unplaced.where, unplaced.cause]).toEqual(["reading x: not found", undefined, original]);
   });
-
-  it("keeps ERR_KUBE_API a 500 when told at the places that named the credspec", () => {
-    const error = new errors.AdmissionError("the API server answered 503", { code: "ERR_KUBE_API" }).withContext(
-      'pod, container "app"',
-      "webapp1",
-    );
-    expect([error.code, error.status, error.message]).toEqual([
-      "ERR_KUBE_API",
-      500,
-      'pod, container "app": the API server answered 503',
-    ]);
-    expect(error.where).toEqual({ place: 'pod, container "app"', credSpecName: "webapp1" });
-  });
 });
 
 describe("asAdmissionError", () => {

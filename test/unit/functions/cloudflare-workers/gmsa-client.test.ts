@@ -17,6 +17,16 @@ users: [{ name: u, user: { ${user} } }]
 contexts: [{ name: c, context: { cluster: k, user: u } }]
 `;
 
+/** A fetch answering every read with an empty credspec, keeping the last Authorization header it was sent. */
+function capturingFetch() {
+  const seen = { authorization: null as string | null };
+  const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    seen.authorization = new Headers(init?.headers).get("Authorization");
+    return Promise.resolve(Response.json({ credspec: {} }));
+  };
+  return { fetch, seen };
+}
+
 /** The problems creating a client from `env` is refused with. */
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {
@@ -32,21 +42,23 @@ describe("createWorkerGmsaClient", () => {
   afterEach(() => vi.unstubAllGlobals());
 
   it("never follows a redirect with the platform's fetch: the token would go elsewhere, and the answer would be trusted", async () => {
-    // A platform fetch follows redirects unless told otherwise; here following yields contents a lure chose.
+    // A platform fetch follows redirects unless told otherwise; here following yields the contents and the decision a lure chose.
     const asked: (string | undefined)[] = [];
     vi.stubGlobal("fetch", (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       asked.push(init?.redirect);
       return Promise.resolve(
         init?.redirect === "manual"
           ? new Response(null, { status: 302, headers: { Location: "https://lure.example/" } })
-          : Response.json({ credspec: { lure: true } }),
+          : Response.json({ credspec: { lure: true }, status: { allowed: true } }),
       );
     });
     const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings);
-    await expect(client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).rejects.toThrow(
-      /answered 302, a redirect, which is never followed/,
-    );
-    expect(asked).toEqual(["manual"]);
+    const call = { signal: AbortSignal.timeout(5_000) };
+    const never = /answered 302, a redirect, which is never followed/;
+    await expect(client.getCredSpecContents("webapp01", call)).rejects.toThrow(never);
+    const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+    await expect(client.canUseCredSpec(query, call)).rejects.toThrow(never);
+    expect(asked).toEqual(["manual", "manual"]);
   });
 
   it("signs requests with a short-lived JWT the published JWKS verifies", async () => {
@@ -77,44 +89,36 @@ describe("createWorkerGmsaClient", () => {
     expect(payload.sub).toBe("gmsa");
   });
 
-  it("uses a static kubeconfig token", async () => {
-    let authorization: string | null = null;
-    const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      authorization = new Headers(init?.headers).get("Authorization");
-      return Promise.resolve(Response.json({ credspec: {} }));
-    };
-    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings, {
-      fetch,
-    });
-    await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
-    expect(authorization).toBe("Bearer static");
-  });
-
-  it("reads the secret as kubectl does: lone CR line ends, and a user given twice refused naming the secret", async () => {
-    let authorization: string | null = null;
-    const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      authorization = new Headers(init?.headers).get("Authorization");
-      return Promise.resolve(Response.json({ credspec: {} }));
-    };
+  it("sends a static kubeconfig token, read as kubectl does: lone CR line ends, and a user given twice refused naming the secret", async () => {
+    const { fetch, seen } = capturingFetch();
     const crOnly = kubeconfig("token: static").replaceAll("\n", "\r");
     const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: crOnly }).settings, { fetch });
     await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
-    expect(authorization).toBe("Bearer static");
+    expect(seen.authorization).toBe("Bearer static");
     const twice = kubeconfig("token: first").replace("users: [", "users: [{ name: u, user: { token: second } }, ");
     expect(problemsOf({ KUBECONFIG: twice })).toEqual([
       'the KUBECONFIG secret: users: the name "u" is defined more than once (kubectl refuses the file too)',
     ]);
   });
 
-  it("refuses an exec user with a clear start-up error", () => {
-    const settings = {
-      KUBECONFIG: kubeconfig(
-        "exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }",
-      ),
-    };
-    expect(problemsOf(settings)).toEqual([
+  it.each([
+    ["no KUBECONFIG", {}, "KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"],
+    [
+      "a user without a credential",
+      { KUBECONFIG: kubeconfig("") },
+      'kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN',
+    ],
+    [
+      "an exec user",
+      {
+        KUBECONFIG: kubeconfig(
+          "exec: { apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never }",
+        ),
+      },
       'kubeconfig context "c": exec plugins cannot run on Workers; remove the user\'s exec block and set JWT_* instead',
-    ]);
+    ],
+  ])("refuses %s: it needs the KUBECONFIG secret and a credential other than exec", (_what, env, problem) => {
+    expect(problemsOf(env)).toEqual([problem]);
   });
 
   it("refuses what Workers' fetch cannot honour, all at once, and warns about an ignored CA", () => {
@@ -148,11 +152,7 @@ describe("createWorkerGmsaClient", () => {
 
   it("signs requests with CLOUD_TOKEN=eks, and refuses aks and gke, whose endpoints a Worker cannot reach", async () => {
     const aws = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret" };
-    let authorization: string | null = null;
-    const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      authorization = new Headers(init?.headers).get("Authorization");
-      return Promise.resolve(Response.json({ credspec: {} }));
-    };
+    const { fetch, seen } = capturingFetch();
     const eks = parseKubeSettings({
       KUBECONFIG: kubeconfig(""),
       CLOUD_TOKEN: "eks",
@@ -162,9 +162,8 @@ describe("createWorkerGmsaClient", () => {
     const { client, warnings } = createWorkerGmsaClient(eks, { fetch });
     expect(warnings).toEqual([]);
     await client.getCredSpecContents("a", { signal: AbortSignal.timeout(5_000) });
-    expect(authorization).toMatch(/^Bearer k8s-aws-v1\./);
-    const gke = { KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "gke" };
-    expect(problemsOf(gke)).toEqual([
+    expect(seen.authorization).toMatch(/^Bearer k8s-aws-v1\./);
+    expect(problemsOf({ KUBECONFIG: kubeconfig(""), CLOUD_TOKEN: "gke" })).toEqual([
       "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
     ]);
     const aks = {
@@ -174,7 +173,7 @@ describe("createWorkerGmsaClient", () => {
       IDENTITY_HEADER: "h",
     };
     expect(problemsOf(aks)).toEqual([
-      expect.stringMatching(/^CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint/),
+      "CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint is a local address of the App Service or Azure Functions host; set JWT_* or give the user a token",
     ]);
   });
 });

@@ -12,6 +12,7 @@ import { createJsonLogger } from "../../../../shared/log.ts";
 import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { post, watchedBody } from "../../../support/requests.ts";
+import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
 
 type ClientCertificate = NonNullable<ReturnType<ClientCertificateReader>>;
 
@@ -38,8 +39,11 @@ describe("caller auth: bearer", () => {
 
   it("accepts each configured token", async () => {
     const { app } = createCallerAuthTestApp(auth);
-    for (const token of [TOKEN, OTHER_TOKEN]) {
-      await expectAdmission(await app.request("/expand", post(gmsaReview(), { authorization: `Bearer ${token}` })));
+    for (const [token, fn] of [
+      [TOKEN, "expand"],
+      [OTHER_TOKEN, "authorize"],
+    ]) {
+      await expectAdmission(await app.request(`/${fn}`, post(gmsaReview(), { authorization: `Bearer ${token}` })));
     }
   });
 
@@ -52,21 +56,28 @@ describe("caller auth: bearer", () => {
     ["two tokens apart", { authorization: `Bearer ${TOKEN} ${OTHER_TOKEN}` }],
     ["another scheme", { authorization: `Basic ${TOKEN}` }],
     ["an empty bearer", { authorization: "Bearer " }],
-  ])("refuses %s with 401 and a Bearer challenge", async (_name, headers: Record<string, string>) => {
-    const { app, gmsa } = createCallerAuthTestApp(auth);
-    const res = await app.request("/authorize", post(gmsaReview(), headers));
-    expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="gmsa-webhooks"');
-    expect(await res.json()).toEqual({ error: "unauthenticated caller" });
-    expect(gmsa.calls).toBe(0);
-  });
+  ])(
+    "refuses %s at either function with 401 and a Bearer challenge, counting no review",
+    async (_name, headers: Record<string, string>) => {
+      const { app, gmsa, deps } = createCallerAuthTestApp(auth);
+      for (const fn of FUNCTION_NAMES) {
+        const res = await app.request(`/${fn}`, post(gmsaReview(), headers));
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toBe('Bearer realm="gmsa-webhooks"');
+        expect(await res.json()).toEqual({ error: "unauthenticated caller" });
+      }
+      expect(gmsa.calls).toBe(0);
+      expect(deps.metrics.snapshot()).toEqual({});
+    },
+  );
 
-  it("answers 401 before reading the body or calling the API server", async () => {
+  it("answers 401 before reading the body, judging its type or method, or calling the API server", async () => {
     const { app, gmsa } = createCallerAuthTestApp(auth);
-    const watched = watchedBody(gmsaReview());
-    const res = await app.request("/authorize", { ...post(watched.body), duplex: "half" });
+    const watched = watchedBody("\u0000garbage");
+    const res = await app.request("/authorize", post(watched.body, { "content-type": "text/plain" }));
     expect(res.status).toBe(401);
     expect(watched.pulled()).toBe(false);
+    expect((await app.request("/authorize", { method: "GET" })).status).toBe(401);
     expect(gmsa.calls).toBe(0);
   });
 
@@ -175,11 +186,11 @@ describe("caller auth: mtls verdicts", () => {
     expect(expired.status).toBe(401);
     expect(expired.logged).toContain('"reason":"CERT_HAS_EXPIRED"');
     expect((await verdict({ ...cert, commonNames: ["intruder"] })).status).toBe(403);
-  });
-
-  it("refuses every caller (401) where the runtime reads no client certificates", async () => {
-    const res = await app({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] }).request("/", { method: "POST" });
-    expect(res.status).toBe(401);
+    // A runtime that reads no client certificates refuses every caller.
+    const unread = await app({ mode: "mtls", clientCaFile: "ca.pem", clientNames: [] }).request("/", {
+      method: "POST",
+    });
+    expect(unread.status).toBe(401);
   });
 });
 

@@ -144,11 +144,8 @@ describe("caller auth: jwt with an inline JWKS", () => {
     expect(result.logged).not.toContain(text.split(".")[1] ?? text);
   });
 
-  it("refuses a request without a token (401)", async () => {
+  it("refuses a subject outside CALLER_AUTH_JWT_SUBJECTS with 403 and accepts one inside; no token is a 401", async () => {
     expect((await call(auth(), undefined)).status).toBe(401);
-  });
-
-  it("refuses a subject outside CALLER_AUTH_JWT_SUBJECTS with 403 and accepts one inside", async () => {
     const restricted = jwtAuth({ kind: "jwks", jwks }, { subjects: ["system:apiserver"] });
     expect((await call(restricted, await sign(rs))).status).toBe(200);
     expect((await call(restricted, await sign(rs, { sub: "system:serviceaccount:default:mallory" }))).status).toBe(403);
@@ -159,6 +156,12 @@ describe("caller auth: jwt with an inline JWKS", () => {
     const esOnly = jwtAuth({ kind: "jwks", jwks }, { algorithms: ["ES256"] });
     expect((await call(esOnly, await sign(es))).status).toBe(200);
     expect((await call(esOnly, await sign(rs))).status).toBe(401);
+  });
+
+  it("answers 503 when the verifier cannot be made (a key set jose refuses)", async () => {
+    const { status, logged } = await call(jwtAuth({ kind: "jwks", jwks: { keys: "none" } as never }), await sign(rs));
+    expect(status).toBe(503);
+    expect(logged).toContain("jwt verifier unavailable");
   });
 });
 
@@ -172,14 +175,6 @@ describe("caller auth: jwt with a shared secret", () => {
       (await call(auth(), await sign({ ...hs, privateKey: new TextEncoder().encode(`${HS_SECRET}!`) }))).status,
     ).toBe(401);
     expect((await call(auth(), await sign(rs))).status).toBe(401);
-  });
-});
-
-describe("caller auth: jwt without a verifier", () => {
-  it("answers 503 when the verifier cannot be made (a key set jose refuses)", async () => {
-    const { status, logged } = await call(jwtAuth({ kind: "jwks", jwks: { keys: "none" } as never }), await sign(rs));
-    expect(status).toBe(503);
-    expect(logged).toContain("jwt verifier unavailable");
   });
 });
 

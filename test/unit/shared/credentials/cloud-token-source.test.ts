@@ -138,19 +138,16 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("gives up on an endpoint that does not answer within timeoutMs", async () => {
-    const { source } = createSource(() => "hang", aks(), { timeoutMs: 50 });
+  it("gives up on an endpoint that does not answer within timeoutMs, or cannot be reached", async () => {
+    const slow = createSource(() => "hang", aks(), { timeoutMs: 50 });
     await expectRefusal(
-      source.getCredential(),
+      slow.source.getCredential(),
       /^Azure managed identity endpoint did not answer within 50 ms$/,
       SECRETS,
     );
-  });
-
-  it("names an endpoint that cannot be reached by the transport error's code", async () => {
-    const { source } = createSource(() => "hang", aks({ endpoint: `http://127.0.0.1:${await freePort()}/MSI/token/` }));
+    const gone = createSource(() => "hang", aks({ endpoint: `http://127.0.0.1:${await freePort()}/MSI/token/` }));
     await expectRefusal(
-      source.getCredential(),
+      gone.source.getCredential(),
       /^Azure managed identity endpoint could not be reached \(ECONNREFUSED\)$/,
       SECRETS,
     );
@@ -202,15 +199,6 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
     expect(server.requests[0]?.url.pathname).toBe(
       "/computeMetadata/v1/instance/service-accounts/gmsa-expand@my-project.iam.gserviceaccount.com/token",
     );
-  });
-
-  it("reuses the token, and fetches again at once when the API server refuses it (invalidate)", async () => {
-    const { source } = createSource((index) => issuedByGoogle(3599, `${GOOGLE_TOKEN}-${index}`), gke());
-    const first = await source.getCredential();
-    expect(await source.getCredential()).toBe(first);
-    source.invalidate(first);
-    expect(await source.getCredential()).toMatchObject({ token: `${GOOGLE_TOKEN}-1` });
-    expect(server.requests).toHaveLength(2);
   });
 
   it.each([

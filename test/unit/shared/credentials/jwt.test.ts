@@ -42,16 +42,13 @@ describe("createJwtTokenSource", () => {
     expect(expirationTimestamp).toBe(new Date((iat + 300) * 1000).toISOString());
   });
 
-  it("uses the configured key id, else the key's thumbprint, in the header and the JWKS", async () => {
+  it("uses the configured key id, else the key's thumbprint, in the header and the JWKS, which has only the public key", async () => {
     const jwks = await buildJwks({ privateKey: ecJwk });
     const source = createJwtTokenSource({ privateKey: ecJwk, issuer, subject, audience, shareInFlight: true });
     const { token } = (await source.getCredential()) as { token: string };
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: "ES256", kid: jwks.keys[0]?.kid });
     const named = await buildJwks({ privateKey: rsaPem, keyId: "key-2030" });
     expect(named.keys[0]?.kid).toBe("key-2030");
-  });
-
-  it("publishes only the public key", async () => {
     for (const privateKey of [rsaPem, ecJwk]) {
       const [jwk] = (await buildJwks({ privateKey })).keys;
       expect(jwk).toBeDefined();

@@ -76,18 +76,12 @@ describe("selectTokenSource", () => {
     }
   });
 
+  // Workers' refusals of exec, tokenFile and CLOUD_TOKEN=aks or gke are cloudflare-workers/gmsa-client.test.ts's.
   it("refuses what the runtime cannot do, naming the runtime, and a credential beside JWT_*", () => {
-    const refused = (auth: KubeUserAuth) => selectTokenSource(target(auth), {}, fetchOnly);
-    expect(refused({ kind: "exec", exec: exec as never })).toMatchObject({
+    expect(selectTokenSource(target({ kind: "clientCertificate" }), {}, fetchOnly)).toEqual({
       choice: undefined,
-      problems: [expect.stringContaining("exec plugins cannot run on Workers")],
+      problems: [expect.stringContaining("client certificates cannot be presented on Workers")],
     });
-    expect(refused({ kind: "tokenFile", tokenFile: "/t" }).problems).toEqual([
-      'kubeconfig context "c": tokenFile cannot be read on Workers; use token or JWT_*',
-    ]);
-    expect(refused({ kind: "clientCertificate" }).problems).toEqual([
-      expect.stringContaining("client certificates cannot be presented on Workers"),
-    ]);
     expect(selectTokenSource(target({ kind: "token", token: "t" }), { jwt }, everything)).toMatchObject({
       choice: undefined,
       problems: [expect.stringContaining("keep one")],
@@ -99,22 +93,6 @@ describe("selectTokenSource", () => {
       choice: { kind: "cloud", cloudToken },
       problems: [],
     });
-  });
-
-  it("uses CLOUD_TOKEN=eks on Workers, and refuses aks and gke there, naming the endpoint it cannot reach", () => {
-    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: eks }, fetchOnly).choice).toEqual({
-      kind: "cloud",
-      cloudToken: eks,
-    });
-    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: aks }, fetchOnly)).toEqual({
-      choice: undefined,
-      problems: [
-        "CLOUD_TOKEN=aks cannot be used on Workers: the managed identity endpoint is a local address of the App Service or Azure Functions host; set JWT_* or give the user a token",
-      ],
-    });
-    expect(selectTokenSource(target({ kind: "none" }), { cloudToken: gke }, fetchOnly).problems).toEqual([
-      "CLOUD_TOKEN=gke cannot be used on Workers: the metadata server answers only inside Google's runtimes; set JWT_* or give the user a token",
-    ]);
   });
 
   it("refuses CLOUD_TOKEN beside a user credential or beside JWT_*: keep one", () => {

@@ -32,14 +32,14 @@ describe("getPod: the pod an exec or attach goes into", () => {
 
   it("refuses names that cannot be Kubernetes names before any call (400)", async () => {
     const { client, calls } = setup(() => json(200, pod));
-    expect(await failure(client.getPod("../x", "web", call()))).toMatchObject({
-      code: "ERR_INVALID_REVIEW",
-      status: 400,
-    });
-    expect(await failure(client.getPod("team-a", "", call()))).toMatchObject({
-      code: "ERR_INVALID_REVIEW",
-      status: 400,
-    });
+    for (const [namespace, name] of [
+      ["../x", "web"],
+      ["team-a", ""],
+    ])
+      expect(await failure(client.getPod(namespace!, name!, call()))).toMatchObject({
+        code: "ERR_INVALID_REVIEW",
+        status: 400,
+      });
     expect(calls).toHaveLength(0);
   });
 

@@ -19,7 +19,7 @@ contexts:
 `;
 
 describe("selectKubeTarget", () => {
-  it("resolves the current context's cluster and token", () => {
+  it("resolves the current context's cluster and token; KUBE_CONTEXT over it, whose context may have no user", () => {
     const { target, problems } = select(
       base(
         "token: abc",
@@ -39,9 +39,6 @@ describe("selectKubeTarget", () => {
       },
       auth: { kind: "token", token: "abc" },
     });
-  });
-
-  it("picks KUBE_CONTEXT over current-context and allows a context without user", () => {
     expect(select(base("token: abc"), "other").target?.auth).toEqual({ kind: "none" });
   });
 

@@ -33,11 +33,8 @@ clusters:
 const third = "current-context: third\n";
 
 describe("parseKubeconfig", () => {
-  it("treats an empty document as an empty kubeconfig", () => {
+  it("treats an empty document as an empty kubeconfig, and reports YAML and shape problems with the source, never the content", () => {
     expect(parse("").clusters.size).toBe(0);
-  });
-
-  it("reports YAML and shape problems with the source and never the content", () => {
     expect(parseKubeconfig("clusters: [\n  token: s3cret", { source: "secret" }).problems).toEqual([
       "secret: not valid YAML (BAD_INDENT at line 2, column 16)",
     ]);
@@ -169,7 +166,7 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
     expect(problems[0]).not.toMatch(/https:|token|: [ab]\b/);
   });
 
-  it("honours merge keys: a CA given through `<<:` is kept, and the entry's own keys win", () => {
+  it("honours merge keys: a CA given through `<<:` is kept, the entry's own keys win, one naming no mapping is refused", () => {
     const text = [
       "defaults: &defaults",
       "  server: https://shared.example",
@@ -187,9 +184,6 @@ describe("parseKubeconfig as client-go reads a kubeconfig", () => {
       server: "https://prod.example",
       "certificate-authority-data": "UFJJVkFURS1DQQ==",
     });
-  });
-
-  it("refuses a merge key that names no mapping", () => {
     expect(problemsOf("clusters:\n- name: prod\n  cluster:\n    <<: https://k\n")).toEqual([
       expect.stringMatching(/^kc: not valid YAML \(.*[Mm]erge/),
     ]);
