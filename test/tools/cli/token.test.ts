@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTokenCommand } from "../../../cli/token.ts";
@@ -6,6 +5,7 @@ import { VARIABLES } from "../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../support/token-endpoint-server.ts";
 import { fakeIo } from "../../support/fake-io.ts";
+import { runChild, type Run } from "../../support/run-child.ts";
 
 // Runs the real bin in a child process with this Node, as a kubeconfig's `command: npx` would, with only the
 // environment each test gives it.
@@ -22,18 +22,8 @@ const IDENTITY_HEADER = "fake-identity-header-0d93aa";
 const ACCESS_TOKEN = "fake-access-token-41c7e2";
 const SECRETS = [AWS_ENV.AWS_SECRET_ACCESS_KEY, AWS_ENV.AWS_SESSION_TOKEN, IDENTITY_HEADER, ACCESS_TOKEN];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 function runBin(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env, encoding: "utf8" }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, stdout, stderr });
-    });
-  });
+  return runChild(process.execPath, [BIN, ...args], { cwd: ROOT, env });
 }
 
 interface ExecCredential {
