@@ -1,17 +1,17 @@
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  createCertificateAuthority,
   issueServingCertificate,
   type CertificateAuthority,
   type CertificatePair,
 } from "../../../../infra/local/pki.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
+import { createTestCa } from "../../../support/test-pki.ts";
 import { checkFunction } from "../../../../cli/doctor/certificates.ts";
 import type { DoctorCluster, Finding } from "../../../../cli/doctor/findings.ts";
 import type { FoundWebhook } from "../../../../cli/doctor/webhooks.ts";
@@ -52,12 +52,8 @@ let base: string;
 let readyStatus = 200;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "doctor-certs-"));
-  await Promise.all(["ca", "other"].map((sub) => mkdir(join(dir, sub))));
-  [ca, other] = await Promise.all([
-    createCertificateAuthority(join(dir, "ca"), "doctor test CA"),
-    createCertificateAuthority(join(dir, "other"), "another CA"),
-  ]);
+  dir = await tempDir("doctor-certs-");
+  [ca, other] = await Promise.all([createTestCa(dir, "ca"), createTestCa(dir, "other")]);
   serving = await issueServingCertificate(ca, dir, "serving", ["localhost"]);
   server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     res
@@ -68,9 +64,8 @@ beforeAll(async () => {
   base = `https://localhost:${(server.address() as { port: number }).port}`;
 }, 60_000);
 
-afterAll(async () => {
+afterAll(() => {
   server?.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("caBundle", () => {
@@ -124,31 +119,13 @@ describe("a URL's certificate, from where doctor runs", () => {
 
   it("fails an expired caBundle CA", async () => {
     const run = promisify(execFile);
-    await run("openssl", [
-      "req",
-      "-new",
-      "-key",
-      ca.keyFile,
-      "-subj",
-      "/CN=doctor test CA",
-      "-out",
-      join(dir, "old.csr"),
-    ]);
-    await run("openssl", [
-      "x509",
-      "-req",
-      "-in",
-      join(dir, "old.csr"),
-      "-signkey",
-      ca.keyFile,
-      "-days",
-      "0",
-      "-out",
-      join(dir, "old.crt"),
-    ]);
+    const [csr, crt] = [join(dir, "old.csr"), join(dir, "old.crt")];
+    // Self-signed again with the CA's key and name (createTestCa names it after its folder), valid for no days.
+    await run("openssl", ["req", "-new", "-key", ca.keyFile, "-subj", "/CN=ca", "-out", csr]);
+    await run("openssl", ["x509", "-req", "-in", csr, "-signkey", ca.keyFile, "-days", "0", "-out", crt]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const result = await urlCertificate(
-      hook({ url: `${base}/expand`, caBundle: b64(await readFile(join(dir, "old.crt"), "utf8")) }),
+      hook({ url: `${base}/expand`, caBundle: b64(await readFile(crt, "utf8")) }),
       Date.now(),
     );
     expectFinding(result, "fail", /expired/);
