@@ -50,14 +50,6 @@ describe("webhook configurations", () => {
     ]);
   });
 
-  it("fails a missing configuration, naming the kind and webhook", () => {
-    const lists = { ...shipped(), validating: [] };
-    const [only, ...rest] = failed(lists);
-    expect(rest).toEqual([]);
-    expect([only?.check, only?.status]).toEqual(["webhooks/authorize", "fail"]);
-    expect(only?.message).toMatch(/no ValidatingWebhookConfiguration holds webhook authorize\.gmsa-webhooks/);
-  });
-
   it.each([
     ["rules", { rules: [] }, "fail", /rules differ/],
     ["matchConditions", { matchConditions: [] }, "fail", /matchConditions differ/],
