@@ -11,7 +11,7 @@ export interface Run {
 export function runChild(
   file: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; stdin?: Uint8Array | undefined } = {},
+  options: { cwd?: string; env?: Record<string, string>; stdin?: Uint8Array | undefined; timeout?: number } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
     const { stdin, ...rest } = options;
