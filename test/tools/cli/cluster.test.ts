@@ -147,23 +147,15 @@ describe("the connection", () => {
     return result;
   }
 
-  it("merges a KUBECONFIG list: current-context and its namespace from the first file", async () => {
-    expect(await connected([])).toEqual({ namespace: "web", path: "/api" });
-  });
-
-  it("--context picks another context (namespace default); -n wins over the context's", async () => {
-    expect(await connected(["--context", "second"])).toEqual({
-      namespace: "default",
-      path: "/k8s/clusters/c-secret/api",
-    });
-    expect(await connected(["-n", "batch"])).toEqual({ namespace: "batch", path: "/api" });
-  });
-
-  it("--kubeconfig replaces KUBECONFIG", async () => {
-    expect(await connected(["--kubeconfig", path.join(dir, "b")])).toEqual({
-      namespace: "default",
-      path: "/k8s/clusters/c-secret/api",
-    });
+  // A KUBECONFIG list merges with the first file's current-context and namespace; "b" stands for that second file.
+  it.each([
+    [[], "web", "/api"],
+    [["--context", "second"], "default", "/k8s/clusters/c-secret/api"],
+    [["-n", "batch"], "batch", "/api"],
+    [["--kubeconfig", "b"], "default", "/k8s/clusters/c-secret/api"],
+  ])("%j connects in namespace %s, reaching %s", async (argv, namespace, reached) => {
+    const args = argv.map((arg) => (arg === "b" ? path.join(dir, "b") : arg));
+    expect(await connected(args)).toEqual({ namespace, path: reached });
   });
 
   it("impersonates --as and each --as-group on its own header line, except for asCaller, and returns each warning", async () => {

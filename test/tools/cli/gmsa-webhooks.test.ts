@@ -1,9 +1,10 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
+import { runChild, type Run } from "../../support/run-child.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import {
   PLUGIN_INPUT_MARKER,
@@ -18,25 +19,8 @@ const FIXTURES = "test/support/fixtures/credspec";
 const OLD_NODE = existsSync("/usr/bin/node") ? "/usr/bin/node" : undefined;
 const NON_DOMAIN_JOINED = `${FIXTURES}/webapp1-non-domain-joined.json`;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 function runBin(args: string[], stdin?: Uint8Array): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: REPO_ROOT, encoding: "utf8" },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
-        resolve({ code, stdout, stderr });
-      },
-    );
-    child.stdin?.end(stdin);
-  });
+  return runChild(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, stdin });
 }
 
 function kinds(objects: unknown[]): string[] {
@@ -142,11 +126,7 @@ describe("kubectl-gmsa (the documented link to cli/entry.mjs, as kubectl runs a 
     // kubectl runs the kubectl-gmsa it finds on PATH by that name; a symlink keeps the name, as npm's bin links do.
     const dir = await tempDir();
     await symlink(path.join(REPO_ROOT, "cli/entry.mjs"), path.join(dir, "kubectl-gmsa"));
-    return new Promise((resolve) => {
-      execFile(node, [path.join(dir, "kubectl-gmsa"), ...args], { encoding: "utf8" }, (err, stdout, stderr) => {
-        resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, stdout, stderr });
-      });
-    });
+    return runChild(node, [path.join(dir, "kubectl-gmsa"), ...args]);
   }
 
   it("names itself `kubectl gmsa` in help and errors", async () => {

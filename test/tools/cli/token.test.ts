@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTokenCommand } from "../../../cli/token.ts";
@@ -6,6 +5,7 @@ import { VARIABLES } from "../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../support/token-endpoint-server.ts";
 import { fakeIo } from "../../support/fake-io.ts";
+import { runChild, type Run } from "../../support/run-child.ts";
 
 // Runs the real bin in a child process with this Node, as a kubeconfig's `command: npx` would, with only the
 // environment each test gives it.
@@ -22,18 +22,8 @@ const IDENTITY_HEADER = "fake-identity-header-0d93aa";
 const ACCESS_TOKEN = "fake-access-token-41c7e2";
 const SECRETS = [AWS_ENV.AWS_SECRET_ACCESS_KEY, AWS_ENV.AWS_SESSION_TOKEN, IDENTITY_HEADER, ACCESS_TOKEN];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 function runBin(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env, encoding: "utf8" }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : typeof err.code === "number" ? err.code : -1, stdout, stderr });
-    });
-  });
+  return runChild(process.execPath, [BIN, ...args], { cwd: ROOT, env });
 }
 
 interface ExecCredential {
@@ -85,19 +75,13 @@ describe("gmsa-webhooks token eks (the bin)", () => {
     expect(minutesFromNow(credential.status.expirationTimestamp)).toBeLessThanOrEqual(14);
   });
 
-  it("takes --region over the environment, AWS_DEFAULT_REGION without AWS_REGION, and the apiVersion kubectl asks for", async () => {
-    const execInfo = JSON.stringify({
-      kind: "ExecCredential",
-      apiVersion: "client.authentication.k8s.io/v1beta1",
-      spec: { interactive: false },
-    });
+  // The apiVersion KUBERNETES_EXEC_INFO asks for, v1beta1 included: runTokenCommand below.
+  it("takes --region over the environment, and AWS_DEFAULT_REGION without AWS_REGION", async () => {
     const run = await runBin(["token", "eks", "--cluster", "prod", "--region", "ap-south-1"], {
       ...AWS_ENV,
       AWS_DEFAULT_REGION: "us-east-1",
-      KUBERNETES_EXEC_INFO: execInfo,
     });
     const credential = expectExecCredential(run);
-    expect(credential.apiVersion).toBe("client.authentication.k8s.io/v1beta1");
     expect(Buffer.from(credential.status.token.slice(11), "base64url").toString()).toMatch(
       /^https:\/\/sts\.ap-south-1\.amazonaws\.com\//,
     );

@@ -20,6 +20,7 @@ import { tempDir } from "../../support/temp-dir.ts";
 import { writeWithClusterCa } from "./cluster-ca.ts";
 import { awsCommands, readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 import { preparedAwsCli } from "../../support/prepared.ts";
+import { runChild } from "../../support/run-child.ts";
 
 const run = promisify(execFile);
 const LAMBDA_GUIDE = "docs/install-aws-lambda.md";
@@ -78,14 +79,11 @@ async function synopsisFlags(
   pythonPath: string,
   commands: string[],
 ): Promise<Record<string, string[] | null>> {
-  const child = execFile(python, ["-c", ARGUMENT_TABLES], {
+  const { code, stdout } = await runChild(python, ["-c", ARGUMENT_TABLES], {
     env: { PYTHONPATH: pythonPath, PATH: "/usr/bin:/bin", HOME: "/nonexistent" },
     timeout: 60_000,
+    stdin: new TextEncoder().encode(JSON.stringify(commands)),
   });
-  child.stdin!.end(JSON.stringify(commands));
-  let stdout = "";
-  child.stdout!.on("data", (chunk: string) => (stdout += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   if (code !== 0) throw new Error(`awscli's argument tables: exit ${code}`);
   return JSON.parse(stdout) as Record<string, string[] | null>;
 }

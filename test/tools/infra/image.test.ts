@@ -4,14 +4,14 @@
  * its libraries and the bundle (no shell), and that Node starts in it as uid 1000 on a read-only root.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
 import type { ImageInfo } from "../../../infra/build/node/image.ts";
 import { preparedImage } from "../../support/prepared.ts";
+import { tempDir } from "../../support/temp-dir.ts";
 
 const run = promisify(execFile);
 
@@ -30,7 +30,7 @@ const blob = (digest: string): string => path.join(layout, "blobs", "sha256", di
 
 beforeAll(async () => {
   image = preparedImage();
-  work = await mkdtemp(path.join(tmpdir(), "image-test-"));
+  work = await tempDir("image-test-");
   layout = path.join(work, "layout");
   await run("mkdir", [layout]);
   await run("tar", ["-xf", image.archive, "-C", layout]);
@@ -41,10 +41,6 @@ beforeAll(async () => {
   };
   config = JSON.parse(await readFile(blob(manifest.config.digest), "utf8")) as typeof config;
   layers = manifest.layers.map((layer) => blob(layer.digest));
-});
-
-afterAll(async () => {
-  if (work !== undefined) await rm(work, { recursive: true, force: true });
 });
 
 describe("the production image", () => {

@@ -6,7 +6,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { request as httpRequest, Agent, type ClientRequest } from "node:http";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
+import { listeningPort } from "../../../support/listening-port.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { serverlessEnv } from "../../../support/serverless-env.ts";
@@ -35,22 +37,9 @@ async function startServer(): Promise<{ port: number; exited: Promise<number | n
   const started = spawn(process.execPath, [ENTRY], { env, stdio: ["ignore", "pipe", "inherit"] });
   child = started;
   const stdout: string[] = [];
+  createInterface({ input: started.stdout }).on("line", (line) => stdout.push(line));
   const exited = new Promise<number | null>((resolve) => started.once("exit", (code) => resolve(code)));
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffered = "";
-    started.stdout.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        stdout.push(line);
-        const entry = JSON.parse(line) as { msg?: string; port?: number };
-        if (entry.msg === "listening" && entry.port !== undefined) resolve(entry.port);
-      }
-    });
-    void exited.then((code) => reject(new Error(`the server exited with ${code} before listening`)));
-  });
-  return { port, exited, stdout };
+  return { port: await listeningPort(started), exited, stdout };
 }
 
 /** One request, on a connection of its own unless `agent` keeps one alive; the caller sends the body (or holds it back). */

@@ -3,17 +3,17 @@
  * credentials) and the botocore it vendors, which re-computes our signature for our X-Amz-Date.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { DebianAwsCli } from "../../../../infra/local/awscli.ts";
 import { preparedAwsCli } from "../../../support/prepared.ts";
 import { createCloudTokenSource } from "../../../../shared/credentials/cloud-token-source.ts";
 import { presignEksToken, type EksTokenOptions } from "../../../../shared/credentials/eks.ts";
 import { expectRefusal } from "../../../support/no-secrets.ts";
+import { tempDir } from "../../../support/temp-dir.ts";
 
 const run = promisify(execFile);
 const BOTOCORE_PRESIGN = fileURLToPath(new URL("../../../support/botocore-presign.py", import.meta.url));
@@ -31,11 +31,10 @@ let home: string;
 
 beforeAll(async () => {
   cli = preparedAwsCli();
-  home = await mkdtemp(join(tmpdir(), "gmsa-aws-"));
+  home = await tempDir("gmsa-aws-");
   // Empty config and credentials files: only the environment speaks.
   await writeFile(join(home, "empty"), "");
 });
-afterAll(() => rm(home, { recursive: true, force: true }));
 
 /** Decodes a `k8s-aws-v1.` token back to its presigned URL. */
 function decodeToken(token: string): URL {

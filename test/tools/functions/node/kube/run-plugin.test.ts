@@ -25,15 +25,11 @@ describe("runPlugin", () => {
     expect(JSON.parse((result as { stdout: string }).stdout)).toMatchObject({ status: { token: "token-1" } });
   });
 
-  // Exactly the given environment reaches the plugin: shared/credentials/exec-config.test.ts.
+  // Exactly the given environment reaches the plugin: shared/credentials/exec-config.test.ts. A missing command by
+  // its path, counted as not found: shared/credentials/exec-credential.test.ts.
   it("gives the plugin no stdin: reading it ends at once with nothing", async () => {
     const result = await runPlugin(process.execPath, [pluginPath("read-stdin")], env(), { timeoutMs: 10_000 });
     expect((result as { stdout: string }).stdout).toContain("stdin-bytes-0");
-  });
-
-  it("reports a missing command as not-found", async () => {
-    const result = await runPlugin("/nonexistent/kubectl-oidc-login", [], env(), { timeoutMs: 10_000 });
-    expect(result).toEqual({ outcome: "not-found" });
   });
 
   it("reports a non-zero exit with the stderr tail", async () => {
