@@ -11,6 +11,7 @@ import {
   expectAllowed,
   expectDenied,
   expectRecovery,
+  FIRST_REVIEW_TIMEOUT,
   FUNCTIONS,
   SLACK_MS,
   useFaultWorld,
@@ -29,7 +30,7 @@ describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => 
     { fault: "503 once on the GET", inject: { kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 } },
   ] as { fault: string; inject: Fault; minMs?: number }[])("retries after $fault and is allowed", async (row) => {
     const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review(fn));
+    expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));
     world.api.inject(row.inject, ["credspec"]);
     world.api.reset();
     const result = await webhook.review(fn);
@@ -110,7 +111,7 @@ describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => 
 describe("authorize against an API server that answers the access review badly", () => {
   it("denies with 500 when the LocalSubjectAccessReview comes back without status", async () => {
     const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review("authorize"));
+    expectAllowed(await webhook.review("authorize", FIRST_REVIEW_TIMEOUT));
     world.api.inject({ kind: "lsar-without-status" }, ["lsar"]);
     const denied = await webhook.review("authorize");
     const message = expectDenied(world, webhook, denied, {

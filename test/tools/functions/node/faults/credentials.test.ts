@@ -13,6 +13,7 @@ import {
   expectAllowed,
   expectDenied,
   expectRecovery,
+  FIRST_REVIEW_TIMEOUT,
   FUNCTIONS,
   useFaultWorld,
   waitFor,
@@ -30,7 +31,7 @@ function answersTo(endpoint: Call["endpoint"]): [string | undefined, Call["answe
 describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
   it("on a 401 runs the plugin once more, retries once with the new token and is allowed", async () => {
     const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review(fn));
+    expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));
     expect(webhook.pluginRuns()).toBe(1);
     world.api.inject({ kind: "reject-first-token" });
     world.api.reset();
@@ -64,7 +65,7 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
 
   it("replaces a token that worked and is then refused, again and again, without backing off", async () => {
     const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review(fn));
+    expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));
     const started = performance.now();
     // Three revocations within a minute, each of a token that had been accepted: never "refused in a row".
     for (let revocation = 1; revocation <= 3; revocation++) {
@@ -101,7 +102,7 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
     },
   ])("denies with 500 when $why, and does not run the plugin once per review under a burst", async (row) => {
     const webhook = await world.startWebhook({ pluginMode: row.pluginMode ?? "ok" });
-    expectAllowed(await webhook.review(fn));
+    expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));
     world.api.inject({ kind: row.pluginMode === undefined ? "reject-all-tokens" : "reject-first-token" });
     const expected = { code: 500, message: row.message, errors: ["ERR_CREDENTIALS"] };
     const denied = await webhook.review(fn);

@@ -31,6 +31,11 @@ export const WEBHOOK_TIMEOUT = "2s";
 export const BUDGET_MS = 1_600;
 /** Room for the reply to travel and the event loop to turn; the API server itself waits the full 2 s. */
 export const SLACK_MS = 300;
+/**
+ * The first review of a new server, before any fault: it spawns the exec plugin (a Node process) and opens the API
+ * connection, which on a machine loaded by the other tiers has taken over 1.6 s.
+ */
+export const FIRST_REVIEW_TIMEOUT = "10s";
 /** When a hung plugin is killed: the exec source's own bound, longer than the review budget. */
 export { EXEC_TIMEOUT_MS } from "../../../../../shared/credentials/exec-credential.ts";
 
@@ -53,7 +58,7 @@ export interface Webhook {
   setPluginMode(mode: PluginMode): Promise<void>;
   /** The pid a hanging plugin wrote. */
   hungPluginPid(): Promise<number>;
-  review(fn: FunctionName): Promise<ReviewResult>;
+  review(fn: FunctionName, timeout?: string): Promise<ReviewResult>;
   /** The review's log line (one per review), parsed. */
   logFor(uid: string): Record<string, unknown> | undefined;
   healthz(): Promise<number>;
@@ -241,10 +246,10 @@ export function useFaultWorld(): FaultWorld {
         logs
           .map((line) => JSON.parse(line) as Record<string, unknown>)
           .find((entry) => entry["msg"] === "review" && entry["uid"] === uid),
-      async review(fn) {
+      async review(fn, timeout = WEBHOOK_TIMEOUT) {
         const uid = `fault-review-${++uids}`;
         const started = performance.now();
-        const response = await fetch(`${base}/${fn}?timeout=${WEBHOOK_TIMEOUT}`, {
+        const response = await fetch(`${base}/${fn}?timeout=${timeout}`, {
           method: "POST",
           headers: { "Content-Type": "application/json" },
           body: JSON.stringify(reviewBody(fn, uid)),
@@ -284,7 +289,7 @@ export function useFaultWorld(): FaultWorld {
     },
     async denialRow({ fn, fault, inject, endpoints, expected }: DenialRow) {
       const webhook = await startWebhook();
-      expectAllowed(await webhook.review(fn));
+      expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));
       if (inject === "refused") await world.api.stop();
       else world.api.inject(inject, endpoints);
       world.api.reset();
