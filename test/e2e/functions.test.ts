@@ -210,12 +210,6 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBe(preset);
     });
 
-    it("creates a pod without GMSA without calling either function", async () => {
-      const before = await reviewCounts();
-      expect((await createPod(cluster, pod("plain"))).status).toBe(201);
-      expect(await reviewCounts()).toEqual(before);
-    });
-
     it("answers a server-side dry run with the expanded pod and stores nothing", async () => {
       const created = await createPod(
         cluster,
