@@ -18,6 +18,7 @@ import {
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
 import { container, createPod, deletePods, type Pod, PODS, type Status } from "./support/pods.ts";
+import { binding, role, user } from "./support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -51,33 +52,24 @@ async function restartFunctions(env: Record<string, string>): Promise<void> {
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
+  const rules = [
+    { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
+    { apiGroups: [""], resources: ["pods/ephemeralcontainers"], verbs: ["update", "patch"] },
+  ];
   await applyObjects(admin, [
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name: "ephemeral-debugger", namespace: "default" },
-      rules: [
-        { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
-        { apiGroups: [""], resources: ["pods/ephemeralcontainers"], verbs: ["update", "patch"] },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "ephemeral-debugger", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "ephemeral-debugger" },
-      subjects: [
-        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: DEBUGGER },
-        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: GMSA_DEBUGGER },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-debugger-uses-webapp01", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: GMSA_DEBUGGER }],
-    },
+    role("ephemeral-debugger", rules, "default"),
+    binding(
+      "ephemeral-debugger",
+      { kind: "Role", name: "ephemeral-debugger" },
+      [user(DEBUGGER), user(GMSA_DEBUGGER)],
+      "default",
+    ),
+    binding(
+      "gmsa-debugger-uses-webapp01",
+      { kind: "ClusterRole", name: "gmsa-use-webapp01" },
+      [user(GMSA_DEBUGGER)],
+      "default",
+    ),
   ]);
 });
 

@@ -21,6 +21,7 @@ import {
   kubeRequest,
   kubeRequestOk,
   loadManifest,
+  objectPath,
   startCluster,
   startFunctions,
   type FunctionsStack,
@@ -39,6 +40,7 @@ import {
   runDoctorJson,
 } from "./support/doctor.ts";
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";
+import { binding, sa } from "./support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
 
 let cluster: LocalCluster;
@@ -332,21 +334,17 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
 
   it('a namespace created with windows.k8s.io/disabled: "true" warns with the fix; a binding subject in no possible namespace is passed over', async () => {
     const namespace = "/api/v1/namespaces/doctor-old-opt-out";
-    const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/doctor-odd-subject";
+    // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
+    const odd = binding("doctor-odd-subject", { kind: "ClusterRole", name: "gmsa-use-webapp01" }, [
+      sa("app", "Not_A_Namespace"),
+    ]);
     await applyObjects(admin, [
       {
         apiVersion: "v1",
         kind: "Namespace",
         metadata: { name: "doctor-old-opt-out", labels: { "windows.k8s.io/disabled": "true" } },
       },
-      // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
-      {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        metadata: { name: "doctor-odd-subject" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-        subjects: [{ kind: "ServiceAccount", name: "app", namespace: "Not_A_Namespace" }],
-      },
+      odd,
     ]);
     try {
       const findings = await expectHealthy();
@@ -365,7 +363,7 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
         expect.stringMatching(/may use doctor-nobody: nothing to probe with/),
       ]);
     } finally {
-      await kubeRequestOk(admin, binding, { method: "DELETE" });
+      await kubeRequestOk(admin, objectPath(odd), { method: "DELETE" });
       await kubeRequestOk(admin, namespace, { method: "DELETE" });
     }
   });
