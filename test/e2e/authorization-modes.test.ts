@@ -1,7 +1,7 @@
 /**
  * REVIEW_REQUESTING_USER and ENFORCEMENT through the real API server and the Node functions (issue 14, sections
  * 1 and 5). Each setting needs its own functions stack: one is started per describe block, and the webhooks are
- * registered for it.
+ * registered for it. An ephemeral container naming its own credspec under each mode: test/unit/rules/cases.ts.
  */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,8 +17,8 @@ import {
   type FunctionsStack,
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
-import { container, createPod, deletePods, e2ePod, type Pod, PODS, type Status } from "./support/pods.ts";
-import { buildPod } from "../support/pods.ts";
+import { container, createPod, deletePods, type Pod, PODS, type Status } from "./support/pods.ts";
+import { binding, role, user } from "./support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -30,21 +30,17 @@ const DEBUGGER = "debugger@example.com";
 const GMSA_DEBUGGER = "gmsa-debugger@example.com";
 
 /**
- * Adds ephemeral container "debug" to `pod` as `user` (impersonated by the admin), naming webapp01 (`named`) or
- * without windowsOptions: then it runs under the pod-level GMSA, which the kubelet applies to every container.
+ * Adds ephemeral container "debug" without windowsOptions to `pod` as `user` (impersonated by the admin): it runs
+ * under the pod-level GMSA, which the kubelet applies to every container.
  */
-function debugAs(user: string, pod: string, named: boolean) {
-  const debug = named ? container("debug", { gmsaCredentialSpecName: "webapp01" }) : container("debug");
+function debugAs(user: string, pod: string) {
   return kubeRequest<Pod & Status>(admin, `${PODS}/${pod}/ephemeralcontainers`, {
     method: "PATCH",
     contentType: "application/strategic-merge-patch+json",
-    body: { spec: { ephemeralContainers: [debug] } },
+    body: { spec: { ephemeralContainers: [container("debug")] } },
     headers: { "Impersonate-User": user, "Impersonate-Group": "system:authenticated" },
   });
 }
-
-/** A pod whose service account (`gmsa-app`) may use webapp01, without GMSA settings of its own. */
-const debuggable = (name: string) => buildPod({ ...e2ePod(GROUP, name), serviceAccountName: "gmsa-app" });
 
 let stack: FunctionsStack | undefined;
 
@@ -56,33 +52,24 @@ async function restartFunctions(env: Record<string, string>): Promise<void> {
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
+  const rules = [
+    { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
+    { apiGroups: [""], resources: ["pods/ephemeralcontainers"], verbs: ["update", "patch"] },
+  ];
   await applyObjects(admin, [
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name: "ephemeral-debugger", namespace: "default" },
-      rules: [
-        { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
-        { apiGroups: [""], resources: ["pods/ephemeralcontainers"], verbs: ["update", "patch"] },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "ephemeral-debugger", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "ephemeral-debugger" },
-      subjects: [
-        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: DEBUGGER },
-        { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: GMSA_DEBUGGER },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-debugger-uses-webapp01", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-      subjects: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: GMSA_DEBUGGER }],
-    },
+    role("ephemeral-debugger", rules, "default"),
+    binding(
+      "ephemeral-debugger",
+      { kind: "Role", name: "ephemeral-debugger" },
+      [user(DEBUGGER), user(GMSA_DEBUGGER)],
+      "default",
+    ),
+    binding(
+      "gmsa-debugger-uses-webapp01",
+      { kind: "ClusterRole", name: "gmsa-use-webapp01" },
+      [user(GMSA_DEBUGGER)],
+      "default",
+    ),
   ]);
 });
 
@@ -93,28 +80,6 @@ afterEach(async () => {
 afterAll(async () => {
   await deleteWebhooks(cluster);
   await stack?.stop();
-});
-
-describe("REVIEW_REQUESTING_USER", () => {
-  it("ephemeral: refuses a user without `use` an ephemeral container naming the credspec (403)", async () => {
-    await restartFunctions({ REVIEW_REQUESTING_USER: "ephemeral" });
-    expect((await createPod(cluster, debuggable("user-refused"))).status).toBe(201);
-    const refused = await debugAs(DEBUGGER, "user-refused", true);
-    expect(refused.status).toBe(403);
-    expect(refused.body.message).toContain(
-      `ephemeral container "debug": user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
-    );
-  });
-
-  it("off: allows the same user the same ephemeral container (the service account may use it)", async () => {
-    await restartFunctions({ REVIEW_REQUESTING_USER: "off" });
-    expect((await createPod(cluster, debuggable("user-allowed"))).status).toBe(201);
-    const allowed = await debugAs(DEBUGGER, "user-allowed", true);
-    expect(allowed.status).toBe(200);
-    expect(
-      allowed.body.spec?.ephemeralContainers?.[0]?.securityContext?.windowsOptions?.gmsaCredentialSpec,
-    ).toBeDefined();
-  });
 });
 
 describe.each(["ephemeral", "always"])(
@@ -129,7 +94,7 @@ describe.each(["ephemeral", "always"])(
 
     it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
       expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
-      const refused = await debugAs(DEBUGGER, `inherit-refused-${mode}`, false);
+      const refused = await debugAs(DEBUGGER, `inherit-refused-${mode}`);
       expect(refused.status).toBe(403);
       expect(refused.body.message).toContain(
         `ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
@@ -142,7 +107,7 @@ describe.each(["ephemeral", "always"])(
 
     it("is allowed to a user with `use` of it", async () => {
       expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
-      const allowed = await debugAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`, false);
+      const allowed = await debugAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
       expect(allowed.status).toBe(200);
       expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
       expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({

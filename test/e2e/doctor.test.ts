@@ -21,6 +21,7 @@ import {
   kubeRequest,
   kubeRequestOk,
   loadManifest,
+  objectPath,
   startCluster,
   startFunctions,
   type FunctionsStack,
@@ -39,6 +40,7 @@ import {
   runDoctorJson,
 } from "./support/doctor.ts";
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";
+import { binding, sa } from "./support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
 
 let cluster: LocalCluster;
@@ -51,14 +53,12 @@ const show = (findings: Finding[]) => findings.map((f) => `${f.status} ${f.check
 const expectHealthy = (args: string[] = []) => expectDoctorHealthy(cluster.adminKubeconfig, { args });
 const expectOnly = (fault: RegExp, count = 1) => expectDoctorFault(cluster.adminKubeconfig, fault, { count });
 
-async function jsonPatch(path: string, patch: unknown[]): Promise<void> {
-  await kubeRequestOk(admin, path, { method: "PATCH", body: patch, contentType: "application/json-patch+json" });
-}
-
 const setCaBundle = (path: string, pem: string) =>
-  jsonPatch(path, [
-    { op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: Buffer.from(pem).toString("base64") },
-  ]);
+  kubeRequestOk(admin, path, {
+    method: "PATCH",
+    contentType: "application/json-patch+json",
+    body: [{ op: "replace", path: "/webhooks/0/clientConfig/caBundle", value: Buffer.from(pem).toString("base64") }],
+  });
 
 let scratch: string;
 
@@ -273,19 +273,6 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     await expectHealthy();
   });
 
-  it("authorize's failurePolicy Ignore in enforce mode (kubectl patch), with a fix that works on Helm 4", async () => {
-    await jsonPatch(VALIDATING, [{ op: "replace", path: "/webhooks/0/failurePolicy", value: "Ignore" }]);
-    try {
-      const [failed] = await expectOnly(
-        /^webhooks\/authorize: ValidatingWebhookConfiguration gmsa-webhooks-authorize: failurePolicy is Ignore, not Fail: GMSA pods are admitted unchecked/,
-      );
-      expect(failed?.fix).toContain("helm upgrade --force-conflicts");
-    } finally {
-      await restoreWebhooks();
-    }
-    await expectHealthy();
-  });
-
   it("a running pod and a Deployment's pod template naming a credspec that does not exist", async () => {
     // Created while no webhook is registered, as pods made before an install (or a deleted credspec) are.
     await kubeRequestOk(admin, VALIDATING, { method: "DELETE" });
@@ -345,33 +332,19 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     await expectHealthy();
   }
 
-  it("a caller credential the functions refuse (rotated on their side only): named with its fix, once", async () => {
-    // The API server still sends the cluster's caller token; the functions now accept only another.
-    await withFunctions({ env: { CALLER_AUTH_TOKENS: createCallerToken() } }, async () => {
-      const [failed] = await expectOnly(
-        /^end-to-end\/may-use: .* expand refuses the caller credential the API server sends \(401\)/,
-      );
-      expect(failed?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
-    });
-  }, 180_000);
-
   it('a namespace created with windows.k8s.io/disabled: "true" warns with the fix; a binding subject in no possible namespace is passed over', async () => {
     const namespace = "/api/v1/namespaces/doctor-old-opt-out";
-    const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/doctor-odd-subject";
+    // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
+    const odd = binding("doctor-odd-subject", { kind: "ClusterRole", name: "gmsa-use-webapp01" }, [
+      sa("app", "Not_A_Namespace"),
+    ]);
     await applyObjects(admin, [
       {
         apiVersion: "v1",
         kind: "Namespace",
         metadata: { name: "doctor-old-opt-out", labels: { "windows.k8s.io/disabled": "true" } },
       },
-      // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
-      {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        metadata: { name: "doctor-odd-subject" },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-        subjects: [{ kind: "ServiceAccount", name: "app", namespace: "Not_A_Namespace" }],
-      },
+      odd,
     ]);
     try {
       const findings = await expectHealthy();
@@ -390,7 +363,7 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
         expect.stringMatching(/may use doctor-nobody: nothing to probe with/),
       ]);
     } finally {
-      await kubeRequestOk(admin, binding, { method: "DELETE" });
+      await kubeRequestOk(admin, objectPath(odd), { method: "DELETE" });
       await kubeRequestOk(admin, namespace, { method: "DELETE" });
     }
   });

@@ -16,6 +16,7 @@ import {
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
 import { createPod, deletePods, e2ePod, PODS, type Status } from "./support/pods.ts";
+import { binding, role, user } from "./support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
@@ -46,31 +47,19 @@ let stack: FunctionsStack | undefined;
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
-  const rule = { apiGroup: "rbac.authorization.k8s.io", kind: "User" };
   await applyObjects(admin, [
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "Role",
-      metadata: { name: "exec-operator", namespace: "default" },
-      rules: [{ apiGroups: [""], resources: ["pods/exec", "pods/attach"], verbs: ["create", "get"] }],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "exec-operator", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "exec-operator" },
-      subjects: [
-        { ...rule, name: OPERATOR },
-        { ...rule, name: GMSA_OPERATOR },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-operator-uses-webapp01", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-      subjects: [{ ...rule, name: GMSA_OPERATOR }],
-    },
+    role(
+      "exec-operator",
+      [{ apiGroups: [""], resources: ["pods/exec", "pods/attach"], verbs: ["create", "get"] }],
+      "default",
+    ),
+    binding("exec-operator", { kind: "Role", name: "exec-operator" }, [user(OPERATOR), user(GMSA_OPERATOR)], "default"),
+    binding(
+      "gmsa-operator-uses-webapp01",
+      { kind: "ClusterRole", name: "gmsa-use-webapp01" },
+      [user(GMSA_OPERATOR)],
+      "default",
+    ),
   ]);
   // A pod whose service account may use webapp01, named at the pod level, and one without any GMSA setting.
   expect((await createPod(cluster, gmsaPod(GROUP, "gmsa", "gmsa-app"))).status).toBe(201);

@@ -1,10 +1,10 @@
 /**
  * The Helm chart infra/deploy/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
  * every mode and certificate option, what each renders and what it must not, the values it refuses with a
- * message, what `lookup` finds (`--dry-run=server` against the local API server): the generated certificate kept
- * across upgrades, a CRD and credspecs the release does not own left out; the AKS and EKS example values, every
- * rendered object accepted by a server-side dry-run, and the objects it shares with the kustomize bases equal to
- * theirs. `helm install` into the cluster is tested elsewhere, not here.
+ * message, what `lookup` finds (`--dry-run=server` against the local API server): a CRD the release does not own
+ * left out; the AKS and EKS example values, every rendered object accepted by a server-side dry-run, and the objects
+ * it shares with the kustomize bases equal to theirs. `helm install` into the cluster is tested elsewhere, not here:
+ * the certificate kept on upgrade in helm-in-cluster.test.ts, credspecs the release does not own in incumbent-crd.test.ts.
  */
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -16,6 +16,7 @@ import { adminEndpoint, applyBaseInfra, kubeRequest, kubeRequestOk, type KubeObj
 import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import { CRD_PATH } from "./support/install-checks.ts";
 import {
   dryRunApply as dryRunApplyAs,
   find,
@@ -37,7 +38,6 @@ const FUNCTIONS: Fn[] = ["expand", "authorize"];
 const WORKLOAD_KINDS = ["Deployment", "Service", "ServiceAccount", "PodDisruptionBudget", "Secret", "ConfigMap"];
 const PATH_SECRET = { expand: "e".repeat(48), authorize: "a".repeat(48) };
 const CA_BUNDLE = Buffer.from(cluster.caPem).toString("base64");
-const CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gmsacredentialspecs.windows.k8s.io";
 
 interface NetworkPolicySpec {
   podSelector: { matchLabels: Record<string, string> };
@@ -689,23 +689,9 @@ describe("values the chart refuses, with a message", () => {
 });
 
 describe("against the local API server", () => {
-  it("keeps the generated CA and certificate on upgrade: lookup reads the existing Secret back", async () => {
-    const first = find(rendered.get("inCluster, generated certificates, bearer")!, "Secret", `${FULLNAME}-tls`);
-    await kubeRequestOk(admin, `/api/v1/namespaces/${NAMESPACE}/secrets`, { method: "POST", body: first });
-    const again = await helm.template(RELEASE, NAMESPACE, IN_CLUSTER, [
-      "--dry-run=server",
-      "--is-upgrade",
-      "--kubeconfig",
-      cluster.adminKubeconfig,
-    ]);
-    expect(find(again, "Secret", `${FULLNAME}-tls`).data).toEqual(first["data"]);
-    for (const fn of FUNCTIONS)
-      expect(webhookOf(again, fn).clientConfig.caBundle).toBe((first["data"] as Record<string, string>)["ca.crt"]);
-  });
-
   it("leaves out a CRD it does not own, and renders it once the CRD names this release", async () => {
     const serverSide = ["--dry-run=server", "--kubeconfig", cluster.adminKubeconfig];
-    // External mode: the Secret an earlier test created in the namespace is not this release's either.
+    // External mode: no generated certificate's Secret to look up, only the CRD.
     const EXTERNAL = { ...VALUE_SETS["external, path"], metrics: {} };
     // applyBaseInfra put the CRD there as kubectl would: no release owns it, so a Helm install over it would fail.
     expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual(
@@ -732,31 +718,6 @@ describe("against the local API server", () => {
     } finally {
       await patch(marks(null));
     }
-  });
-
-  it("leaves out a credspec it does not own and still binds use of it; renders one that is absent", async () => {
-    const credspec = { CmsPlugins: ["ActiveDirectory"] };
-    const values = {
-      ...VALUE_SETS["external, path"],
-      metrics: {},
-      credentialSpecs: ["webapp01", "helm-absent"].map((name) => ({
-        name,
-        credspec,
-        serviceAccounts: [{ namespace: NAMESPACE, name: "web" }],
-      })),
-    };
-    const objects = await helm.template(RELEASE, NAMESPACE, values, [
-      "--dry-run=server",
-      "--kubeconfig",
-      cluster.adminKubeconfig,
-    ]);
-    // webapp01 is the sample applyBaseInfra created.
-    expect(ofKind(objects, "GMSACredentialSpec").map((o) => o.metadata.name)).toEqual(["helm-absent"]);
-    expect(
-      ofKind(objects, "RoleBinding")
-        .map((o) => o.metadata.name)
-        .sort(),
-    ).toEqual([`${FULLNAME}:use:helm-absent:web`, `${FULLNAME}:use:webapp01:web`]);
   });
 
   it.each(Object.keys(VALUE_SETS))("accepts every object in a server-side dry-run: %s", async (name) => {

@@ -21,7 +21,6 @@ import {
   deleteNamespace,
   FUNCTIONS,
   gmsaPod,
-  OLD_OPT_OUT_NAMESPACE,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
 } from "./support/install-checks.ts";
@@ -69,7 +68,7 @@ afterAll(async () => {
   await helm?.run(["uninstall", RELEASE, "-n", NAMESPACE], { kubeconfig: cluster.adminKubeconfig });
   await stack?.stop();
   await deletePods(cluster, GROUP);
-  for (const namespace of [NAMESPACE, OLD_OPT_OUT_NAMESPACE]) await deleteNamespace(cluster, namespace);
+  await deleteNamespace(cluster, NAMESPACE);
   await applyBaseInfra(cluster);
   await helm?.close();
 });

@@ -20,6 +20,7 @@ import {
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
 import { createPod, parsed, readCredSpec } from "./support/pods.ts";
+import { binding, sa } from "./support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -78,14 +79,9 @@ describe("namespaces the webhooks enforce", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/service account "gmsa-system".*"webapp01"/);
 
+    const useWebapp01 = { kind: "ClusterRole", name: "gmsa-use-webapp01" } as const;
     await applyObjects(admin, [
-      {
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "RoleBinding",
-        metadata: { name: `${SERVICE_ACCOUNT}-uses-webapp01`, namespace: OLD_LABEL },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-use-webapp01" },
-        subjects: [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: OLD_LABEL }],
-      },
+      binding(`${SERVICE_ACCOUNT}-uses-webapp01`, useWebapp01, [sa(SERVICE_ACCOUNT, OLD_LABEL)], OLD_LABEL),
     ]);
     const allowed = await dryRunCreate(OLD_LABEL, "old-label-allowed");
     expect(allowed.status).toBe(201);

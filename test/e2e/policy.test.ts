@@ -19,6 +19,7 @@ import {
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/build/manifests/policy.ts";
 import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
+import { binding, sa, useCredSpecs } from "./support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -81,30 +82,22 @@ beforeAll(async () => {
     namespace(OLD_LABEL, { [TEST_LABEL]: "true", "windows.k8s.io/disabled": "true" }),
     // No controller manager runs: service accounts are created by hand.
     ...[NAMESPACE, OLD_LABEL].flatMap((ns) => [serviceAccount("default", ns), serviceAccount("gmsa-app", ns)]),
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "e2e-policy-use" },
-      rules: [
-        { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: USABLE },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "e2e-policy-gmsa-app", namespace: NAMESPACE },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "e2e-policy-use" },
-      subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: NAMESPACE }],
-    },
+    useCredSpecs("e2e-policy-use", USABLE),
+    binding(
+      "e2e-policy-gmsa-app",
+      { kind: "ClusterRole", name: "e2e-policy-use" },
+      [sa("gmsa-app", NAMESPACE)],
+      NAMESPACE,
+    ),
   ]);
-  const [binding] = await loadManifest("policy/binding.yaml");
+  const [shipped] = await loadManifest("policy/binding.yaml");
   policy = [
     ...(await loadManifest("policy/policy.yaml")),
     {
-      ...binding!,
+      ...shipped!,
       metadata: { name: "e2e-policy" },
       spec: {
-        ...(binding!.spec as object),
+        ...(shipped!.spec as object),
         matchResources: { namespaceSelector: { matchLabels: { [TEST_LABEL]: "true" } } },
       },
     },

@@ -21,16 +21,12 @@ import { writeKubeconfig, type KubeconfigUser } from "../../infra/local/kubeconf
 import { createApp } from "../../functions/app.ts";
 import { buildNodeDeps } from "../../functions/node/deps.ts";
 import { READY_CACHE_MS } from "../../shared/kube/readiness.ts";
+import { binding, sa } from "./support/rbac.ts";
 
 const cluster = inject("cluster");
 const ACCOUNT = "e2e-readyz";
-const binding: KubeObject = {
-  apiVersion: "rbac.authorization.k8s.io/v1",
-  kind: "ClusterRoleBinding",
-  metadata: { name: ACCOUNT },
-  roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-webhooks:authorize" },
-  subjects: [{ kind: "ServiceAccount", name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE }],
-};
+const authorizeRole = { kind: "ClusterRole", name: "gmsa-webhooks:authorize" } as const;
+const authorizeBinding = binding(ACCOUNT, authorizeRole, [sa(ACCOUNT, FUNCTIONS_NAMESPACE)]);
 let token: string;
 const closers: (() => Promise<void>)[] = [];
 
@@ -41,7 +37,7 @@ beforeAll(async () => {
     kind: "ServiceAccount",
     metadata: { name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE },
   };
-  await applyObjects(adminEndpoint(cluster), [account, binding]);
+  await applyObjects(adminEndpoint(cluster), [account, authorizeBinding]);
   const minted = await kubeRequestOk<{ status: { token: string } }>(
     adminEndpoint(cluster),
     `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${ACCOUNT}/token`,
@@ -55,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(closers.map((close) => close()));
-  await kubeRequest(adminEndpoint(cluster), objectPath(binding), { method: "DELETE" });
+  await kubeRequest(adminEndpoint(cluster), objectPath(authorizeBinding), { method: "DELETE" });
 });
 
 /**
@@ -92,11 +88,6 @@ async function startAuthorize(name: string, user: Record<string, string>) {
 }
 
 describe("GET /readyz through the real API server", () => {
-  it("answers 200 with a credential the API server accepts and the RBAC authorize needs", async () => {
-    const fn = await startAuthorize("good", { token });
-    expect(await fn.readyz()).toEqual({ status: 200, body: "ok" });
-  });
-
   it("answers 503 naming no credential when the credential source gives none (an unreadable token file)", async () => {
     const tokenFile = join(cluster.dir, "readyz-empty.token");
     await writeFile(tokenFile, "");
@@ -114,10 +105,10 @@ describe("GET /readyz through the real API server", () => {
     expect(JSON.stringify(fn.logs())).not.toContain(bad);
   });
 
-  it("answers 503 naming the missing permission once the identity's RBAC is removed, within the cache's 10 s", async () => {
+  it("answers 200 with a credential the API server accepts and the RBAC authorize needs, then 503 naming the missing permission once that RBAC is removed, within the cache's 10 s", async () => {
     const fn = await startAuthorize("rbac-removed", { token });
-    expect((await fn.readyz()).status).toBe(200);
-    await kubeRequestOk(adminEndpoint(cluster), objectPath(binding), { method: "DELETE" });
+    expect(await fn.readyz()).toEqual({ status: 200, body: "ok" });
+    await kubeRequestOk(adminEndpoint(cluster), objectPath(authorizeBinding), { method: "DELETE" });
     const removedAt = Date.now();
     let answer = await fn.readyz();
     while (answer.status === 200 && Date.now() - removedAt < READY_CACHE_MS + 5_000) {

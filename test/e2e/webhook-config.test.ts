@@ -20,6 +20,8 @@ import {
   type KubeObject,
 } from "../../infra/local/index.ts";
 import { startRecordingWebhook, type RecordingWebhook } from "./recording-webhook.ts";
+import { container, e2ePod, type PodOptions } from "./support/pods.ts";
+import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -27,23 +29,9 @@ const NAMESPACE = "cel-check";
 const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
 const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 
-type PodSpec = Record<string, unknown>;
-const container = (extra: PodSpec = {}) => ({
-  name: "app",
-  image: "mcr.microsoft.com/windows/nanoserver:ltsc2022",
-  ...extra,
-});
-const gmsaName = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } };
-const gmsaContents = { securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } };
-
-function pod(name: string, spec: PodSpec = {}, annotations?: Record<string, string>) {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { name, ...(annotations ? { annotations } : {}) },
-    spec: { containers: [container()], ...spec },
-  };
-}
+const named = { gmsaCredentialSpecName: "webapp01" };
+const inlined = { gmsaCredentialSpec: "{}" };
+const pod = (name: string, options: PodOptions = {}) => buildPod({ ...e2ePod("webhook-config", name), ...options });
 
 let webhook: RecordingWebhook;
 let configurations: KubeObject[] = [];
@@ -75,8 +63,8 @@ beforeAll(async () => {
     body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } },
   });
   // Created before the webhooks exist, so that updates can remove a GMSA reference later.
-  for (const body of [pod("plain"), pod("annotated", {}, { [POD_NAME]: "webapp01" })]) {
-    await kubeRequest(admin, `${PODS}/${body.metadata.name}`, { method: "DELETE" });
+  for (const body of [pod("plain"), pod("annotated", { annotations: { [POD_NAME]: "webapp01" } })]) {
+    await kubeRequest(admin, `${PODS}/${body.metadata!.name}`, { method: "DELETE" });
     await kubeRequestOk(admin, PODS, { method: "POST", body });
   }
 
@@ -97,7 +85,7 @@ beforeAll(async () => {
   // The admission plugins see new configurations through an informer: wait until they call us.
   for (let attempt = 0; !webhook.reviews.some((r) => r.name.startsWith("probe")); attempt++) {
     if (attempt > 100) throw new Error("the API server never called the recording webhook");
-    await dryRunCreate(pod(`probe-${attempt}`, gmsaName));
+    await dryRunCreate(pod(`probe-${attempt}`, { windowsOptions: named }));
     await sleep(100);
   }
 });
@@ -128,14 +116,16 @@ describe("webhook configurations (infra/deploy/webhooks)", () => {
   });
 
   it.each([
-    ["pod-name", pod("pod-name", gmsaName)],
-    ["pod-contents", pod("pod-contents", gmsaContents)],
-    ["container-name", pod("container-name", { containers: [container(gmsaName)] })],
-    ["init-contents", pod("init-contents", { initContainers: [container({ name: "init", ...gmsaContents })] })],
-    ["annotation-pod", pod("annotation-pod", {}, { [POD_NAME]: "x" })],
+    ["pod-name", pod("pod-name", { windowsOptions: named })],
+    ["pod-contents", pod("pod-contents", { windowsOptions: inlined })],
+    ["container-name", pod("container-name", { containers: [container("app", named)] })],
+    ["init-contents", pod("init-contents", { initContainers: [container("init", inlined)] })],
+    ["annotation-pod", pod("annotation-pod", { annotations: { [POD_NAME]: "x" } })],
     [
       "annotation-container",
-      pod("annotation-container", {}, { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" }),
+      pod("annotation-container", {
+        annotations: { "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec": "{}" },
+      }),
     ],
   ])("sends a pod created with a GMSA reference (%s) to expand and authorize", async (name, body) => {
     const from = webhook.reviews.length;
@@ -145,11 +135,11 @@ describe("webhook configurations (infra/deploy/webhooks)", () => {
 
   it.each([
     ["none", pod("none")],
+    ["other-windows-options", pod("other-windows-options", { windowsOptions: { runAsUserName: "ContainerUser" } })],
     [
-      "other-windows-options",
-      pod("other-windows-options", { securityContext: { windowsOptions: { runAsUserName: "ContainerUser" } } }),
+      "other-annotation",
+      pod("other-annotation", { annotations: { "example.com/gmsa-credential-spec-name-not": "x" } }),
     ],
-    ["other-annotation", pod("other-annotation", {}, { "example.com/gmsa-credential-spec-name-not": "x" })],
   ])("does not send a pod without a GMSA reference (%s)", async (name, body) => {
     const from = webhook.reviews.length;
     await dryRunCreate(body);
@@ -177,21 +167,17 @@ describe("webhook configurations (infra/deploy/webhooks)", () => {
   });
 
   it("sends an ephemeral container with a GMSA through pods/ephemeralcontainers, and not one without", async () => {
-    const patch = (extra: PodSpec) => ({
+    const patch = (windowsOptions?: typeof named) => ({
       method: "PATCH",
       contentType: "application/strategic-merge-patch+json",
-      body: {
-        spec: {
-          ephemeralContainers: [{ name: "debug", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022", ...extra }],
-        },
-      },
+      body: { spec: { ephemeralContainers: [container("debug", windowsOptions)] } },
     });
     let from = webhook.reviews.length;
-    await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch({}));
+    await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch());
     expect(pathsCalled("plain", from)).toEqual([]);
 
     from = webhook.reviews.length;
-    await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch(gmsaName));
+    await kubeRequestOk(admin, `${PODS}/plain/ephemeralcontainers?dryRun=All`, patch(named));
     expect(pathsCalled("plain", from)).toEqual(["/authorize", "/expand"]);
     expect(webhook.reviews.slice(from).every((r) => r.subResource === "ephemeralcontainers")).toBe(true);
   });

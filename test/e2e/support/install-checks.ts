@@ -9,7 +9,6 @@ import { readFile } from "node:fs/promises";
 import { expect, it, vi } from "vitest";
 import {
   adminEndpoint,
-  applyObjects,
   applySamples,
   installChart,
   kubeRequest,
@@ -19,7 +18,7 @@ import {
   type LocalClusterInfo,
 } from "../../../infra/local/index.ts";
 import { issueServingCertificate } from "../../../infra/local/pki.ts";
-import { container, createPod, e2ePod, parsed, type Pod, readCredSpec } from "./pods.ts";
+import { createPod, e2ePod, parsed, type Pod, readCredSpec } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
 
 /** The two functions, in the order of their webhook configurations. */
@@ -32,9 +31,6 @@ export function webhookConfigurationPaths(fullname: string): string[] {
     `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${fullname}-authorize`,
   ];
 }
-
-/** Namespace labelled with the opt-out of kubernetes-sigs/windows-gmsa, with a service account `gmsa-app`. */
-export const OLD_OPT_OUT_NAMESPACE = "gmsa-helm-old-opt-out";
 
 /** Where each function logs one JSON line per review (at `LOG_LEVEL=debug` for allowed ones): one file, or one per replica. */
 export type ReviewLogs = Record<"expand" | "authorize", string | string[]>;
@@ -97,21 +93,6 @@ export async function waitForGmsaWebhooks(cluster: LocalClusterInfo, group: stri
     },
     { timeout: 30_000, interval: 250 },
   );
-}
-
-/**
- * Creates {@link OLD_OPT_OUT_NAMESPACE} as a namespace creator could, labelled `windows.k8s.io/disabled: "true"` (the
- * opt-out of kubernetes-sigs/windows-gmsa, not honoured), and its `gmsa-app`, which may use no credspec.
- */
-async function createOldOptOutNamespace(cluster: LocalClusterInfo): Promise<void> {
-  await applyObjects(adminEndpoint(cluster), [
-    {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: OLD_OPT_OUT_NAMESPACE, labels: { "windows.k8s.io/disabled": "true" } },
-    },
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "gmsa-app", namespace: OLD_OPT_OUT_NAMESPACE } },
-  ]);
 }
 
 /**
@@ -186,9 +167,10 @@ export async function deleteNamespace(cluster: LocalClusterInfo, namespace: stri
 }
 
 /**
- * The admission tests every install shares, registered in the caller's `describe`: expand inlines the credspec,
- * authorize refuses a service account without `use`, a pod without GMSA settings is never sent, and the opted-out
- * namespace is skipped. `logs` returns where the functions log (known once the install's `beforeAll` ran).
+ * The admission tests every install shares, registered in the caller's `describe`: expand inlines the credspec and
+ * authorize refuses a service account without `use`. `logs` returns where the functions log (known once the
+ * install's `beforeAll` ran). Which pods and namespaces reach the functions is the webhooks' own, equal to the
+ * kustomize base's (helm-chart.test.ts): webhook-config.test.ts and namespaces.test.ts.
  */
 export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, logs: () => ReviewLogs): void {
   it("expands a GMSA pod: the API server calls expand, which inlines the credspec", async () => {
@@ -207,23 +189,5 @@ export function defineAdmissionTests(cluster: LocalClusterInfo, group: string, l
     const refused = await createPod(cluster, gmsaPod(group, "refused"));
     expect(refused.status).toBe(403);
     expect(refused.body.message).toMatch(/service account "default".*"webapp01"/s);
-  });
-
-  it("never sends a pod without GMSA settings to either function (matchConditions)", async () => {
-    const before = await countReviews(logs());
-    const plain = buildPod({ ...e2ePod(group, "plain"), containers: [container("app")] });
-    const created = await createPod(cluster, plain);
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(await countReviews(logs())).toEqual(before);
-  });
-
-  it('reviews a namespace labelled windows.k8s.io/disabled: "true", which its creator could set: 403 without `use`', async () => {
-    // Made here, not before the file's doctor runs: it is a warning there, and their samples show a clean install.
-    await createOldOptOutNamespace(cluster);
-    const created = await createPod(cluster, gmsaPod(group, "old-opt-out", "gmsa-app"), {
-      namespace: OLD_OPT_OUT_NAMESPACE,
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(403);
-    expect(created.body.message).toMatch(/authorize\.gmsa-webhooks\.windows\.k8s\.io.*service account "gmsa-app"/s);
   });
 }
