@@ -121,15 +121,16 @@ describe.each(["ephemeral", "always"])(
 describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {
     await restartFunctions({ ENFORCEMENT: "warn" });
-    // `default` may use no credspec (infra/deploy/samples/rbac.yaml): in deny mode this is a 403.
-    const created = await createPod(cluster, gmsaPod(GROUP, "shadow", "default"));
+    // `default` may use no credspec (infra/deploy/samples/rbac.yaml): in deny mode this is a 403. The pod's name is
+    // its own in the shared cluster's audit log, which the files running beside this one write to as well.
+    const created = await createPod(cluster, gmsaPod(GROUP, "warn-would-deny", "default"));
     expect(created.status).toBe(201);
     const warnings = [created.headers.warning ?? []].flat().join("\n");
     expect(warnings).toContain(
       "ENFORCEMENT=warn: gmsa-webhooks would deny this request: 403 ERR_CREDSPEC_NOT_ALLOWED at pod",
     );
 
-    const annotations = await auditAnnotationsOf("shadow");
+    const annotations = await auditAnnotationsOf("warn-would-deny");
     expect(annotations).toMatchObject({
       "authorize.gmsa-webhooks.windows.k8s.io/decision": "would-deny",
       "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
