@@ -20,9 +20,8 @@ import {
   benchCredSpec,
   benchCredSpecNames,
   credSpecObject,
-  roleBinding,
-  useCredSpecsRole,
 } from "./bench-pods.ts";
+import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 
 export interface BenchCluster {
   cluster: LocalCluster;
@@ -36,10 +35,13 @@ function benchObjects(): KubeObject[] {
   const names = benchCredSpecNames();
   return [
     ...names.map((name, i) => credSpecObject(name, benchCredSpec(i))),
-    useCredSpecsRole("gmsa-bench-use", names),
-    roleBinding("gmsa-bench-use", BENCH_NAMESPACE, [
-      { kind: "ServiceAccount", name: BENCH_SERVICE_ACCOUNT, namespace: BENCH_NAMESPACE },
-    ]),
+    useCredSpecs("gmsa-bench-use", names),
+    binding(
+      "gmsa-bench-use",
+      { kind: "ClusterRole", name: "gmsa-bench-use" },
+      [sa(BENCH_SERVICE_ACCOUNT, BENCH_NAMESPACE)],
+      BENCH_NAMESPACE,
+    ),
   ];
 }
 

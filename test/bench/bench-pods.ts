@@ -92,20 +92,3 @@ export function reviewBody(pod: Pod, uid = "0f3c5a2e-6b1d-4c8e-9a7f-2d4b6e8a0c1f
 export function credSpecObject(name: string, credspec: unknown): KubeObject {
   return { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name }, credspec };
 }
-
-/** The ClusterRole `name` granting `use` of the credspecs `resourceNames`. */
-export function useCredSpecsRole(name: string, resourceNames: readonly string[]): KubeObject {
-  const rule = { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames };
-  return { apiVersion: "rbac.authorization.k8s.io/v1", kind: "ClusterRole", metadata: { name }, rules: [rule] };
-}
-
-/** The RoleBinding of the ClusterRole `name` to `subjects` in `namespace`, named as the role. */
-export function roleBinding(name: string, namespace: string, subjects: readonly object[]): KubeObject {
-  return {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "RoleBinding",
-    metadata: { name, namespace },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-    subjects,
-  };
-}

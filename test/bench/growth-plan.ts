@@ -3,7 +3,8 @@
  * reviews per step in a seeded order, so calls that follow the pairs, not the reviews, show as such.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
-import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";
+import { binding, useCredSpecs } from "../support/rbac.ts";
+import { benchCredSpec, credSpecObject } from "./bench-pods.ts";
 
 export const GROWTH_NAMESPACE = "gmsa-growth";
 export const GROWTH_STEPS = [10, 100, 1000, 10_000] as const;
@@ -36,13 +37,16 @@ export function growthCredSpecObject(i: number): KubeObject {
 export function growthGrantObjects(credspecs: number): KubeObject[] {
   return [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: GROWTH_NAMESPACE } },
-    useCredSpecsRole(
+    useCredSpecs(
       "gmsa-growth-use",
       Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),
     ),
-    roleBinding("gmsa-growth-use", GROWTH_NAMESPACE, [
-      { apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` },
-    ]),
+    binding(
+      "gmsa-growth-use",
+      { kind: "ClusterRole", name: "gmsa-growth-use" },
+      [{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: `system:serviceaccounts:${GROWTH_NAMESPACE}` }],
+      GROWTH_NAMESPACE,
+    ),
   ];
 }
 

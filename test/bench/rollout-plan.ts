@@ -3,7 +3,8 @@
  * pairs five times each; half-way through the last phase one credspec is edited and one grant revoked (50 pods each).
  */
 import type { KubeObject } from "../../infra/local/index.ts";
-import { benchCredSpec, credSpecObject, roleBinding, useCredSpecsRole } from "./bench-pods.ts";
+import { binding, sa, useCredSpecs } from "../support/rbac.ts";
+import { benchCredSpec, credSpecObject } from "./bench-pods.ts";
 
 export const ROLLOUT_NAMESPACES = 10;
 export const ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE = 10;
@@ -57,15 +58,11 @@ export function rolloutCredSpecObject(c: number, edited = false): KubeObject {
 /** The RoleBinding that lets namespace `floor(c / 2)`'s service accounts use credspec `c`. */
 export function rolloutGrant(c: number): KubeObject {
   const namespace = rolloutNamespace(Math.floor(c / 2));
-  return roleBinding(
-    `use-${rolloutCredSpecName(c)}`,
-    namespace,
-    Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) => ({
-      kind: "ServiceAccount",
-      name: rolloutServiceAccount(k),
-      namespace,
-    })),
+  const name = `use-${rolloutCredSpecName(c)}`;
+  const accounts = Array.from({ length: ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE }, (_, k) =>
+    sa(rolloutServiceAccount(k), namespace),
   );
+  return binding(name, { kind: "ClusterRole", name }, accounts, namespace);
 }
 
 /** Namespaces, service accounts, credspecs and the grants, in the order they can be applied. */
@@ -83,7 +80,7 @@ export function rolloutObjects(): KubeObject[] {
   }
   for (let c = 0; c < ROLLOUT_CREDSPECS; c++) {
     objects.push(rolloutCredSpecObject(c));
-    objects.push(useCredSpecsRole(`use-${rolloutCredSpecName(c)}`, [rolloutCredSpecName(c)]));
+    objects.push(useCredSpecs(`use-${rolloutCredSpecName(c)}`, [rolloutCredSpecName(c)]));
     objects.push(rolloutGrant(c));
   }
   return objects;

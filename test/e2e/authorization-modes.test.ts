@@ -18,7 +18,7 @@ import {
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
 import { container, createPod, deletePods, type Pod, PODS, type Status } from "./support/pods.ts";
-import { binding, role, user } from "./support/rbac.ts";
+import { binding, role, user } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);

@@ -40,7 +40,7 @@ import {
   runDoctorJson,
 } from "./support/doctor.ts";
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";
-import { binding, sa } from "./support/rbac.ts";
+import { binding, sa } from "../support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
 
 let cluster: LocalCluster;

@@ -16,7 +16,7 @@ import {
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
 import { createPod, deletePods, e2ePod, PODS, type Status } from "./support/pods.ts";
-import { binding, role, user } from "./support/rbac.ts";
+import { binding, role, user } from "../support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
 
 const cluster = inject("cluster");

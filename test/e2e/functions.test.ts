@@ -33,7 +33,7 @@ import {
   type WindowsOptions,
 } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
-import { binding, sa, useCredSpecs } from "./support/rbac.ts";
+import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
 const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";

@@ -24,7 +24,7 @@ import {
 } from "../../infra/local/index.ts";
 import { container, e2ePod, type Pod, type PodOptions, readCredSpec, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
-import { binding, role, sa, user } from "./support/rbac.ts";
+import { binding, role, sa, user } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);

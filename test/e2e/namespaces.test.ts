@@ -20,7 +20,7 @@ import {
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
 import { createPod, parsed, readCredSpec } from "./support/pods.ts";
-import { binding, sa } from "./support/rbac.ts";
+import { binding, sa } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);

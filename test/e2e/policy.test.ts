@@ -19,7 +19,7 @@ import {
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/build/manifests/policy.ts";
 import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
-import { binding, sa, useCredSpecs } from "./support/rbac.ts";
+import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);

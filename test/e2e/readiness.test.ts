@@ -21,7 +21,7 @@ import { writeKubeconfig, type KubeconfigUser } from "../../infra/local/kubeconf
 import { createApp } from "../../functions/app.ts";
 import { buildNodeDeps } from "../../functions/node/deps.ts";
 import { READY_CACHE_MS } from "../../shared/kube/readiness.ts";
-import { binding, sa } from "./support/rbac.ts";
+import { binding, sa } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
 const ACCOUNT = "e2e-readyz";

@@ -1,5 +1,5 @@
-/** RBAC objects for the e2e files' fixtures: roles, bindings and their subjects, applied with `applyObjects`. */
-import type { KubeObject } from "../../../infra/local/index.ts";
+/** RBAC objects of the e2e files' and the bench's fixtures: roles, bindings and their subjects, for `applyObjects`. */
+import type { KubeObject } from "../../infra/local/index.ts";
 
 const API_GROUP = "rbac.authorization.k8s.io";
 
@@ -22,16 +22,16 @@ export function role(name: string, rules: PolicyRule[], namespace?: string): Kub
 }
 
 /** A ClusterRole granting `use` of the credspecs `names`. */
-export const useCredSpecs = (name: string, names: string[]): KubeObject =>
+export const useCredSpecs = (name: string, names: readonly string[]): KubeObject =>
   role(name, [
-    { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: names },
+    { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["use"], resourceNames: [...names] },
   ]);
 
 /** A RoleBinding in `namespace`, or a ClusterRoleBinding without one, of `roleRef` to `subjects`. */
 export function binding(
   name: string,
   roleRef: { kind: "Role" | "ClusterRole"; name: string },
-  subjects: object[],
+  subjects: readonly object[],
   namespace?: string,
 ): KubeObject {
   return {
