@@ -130,15 +130,3 @@ export function podWithGmsaAt(place: PlaceKind, windowsOptions: WindowsOptions, 
       return buildPod({ ...options, initContainers: [{ name: "setup", windowsOptions }] });
   }
 }
-
-/** The `windowsOptions` at `place` of a pod built by podWithGmsaAt. */
-export function windowsOptionsAt(pod: Pod, place: PlaceKind): WindowsOptions | undefined {
-  switch (place) {
-    case "pod":
-      return pod.spec?.securityContext?.windowsOptions;
-    case "container":
-      return pod.spec?.containers?.[0]?.securityContext?.windowsOptions;
-    case "init container":
-      return pod.spec?.initContainers?.[0]?.securityContext?.windowsOptions;
-  }
-}
