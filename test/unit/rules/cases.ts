@@ -149,6 +149,14 @@ const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavaila
 const failing = (name: string) => (_call: string, credSpecName: string) =>
   credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
 
+/** A case of a section of one function's cases: `fn` is set only where it is the other function or each in turn. */
+type SectionCase = Omit<RuleCase, "fn"> & { fn?: FunctionName };
+
+/** The cases of the section of function `fn`. */
+function casesOf(fn: FunctionName, cases: SectionCase[]): RuleCase[] {
+  return cases.map((rule) => ({ fn, ...rule }));
+}
+
 /** A GMSA naming `name`; for authorize with contents too, as expand would leave them, so only the name can be wrong. */
 const namedFor = (fn: FunctionName, name: string): WindowsOptions => ({
   gmsaCredentialSpecName: name,
@@ -167,7 +175,7 @@ const inTenPlaces = (windowsOptions: WindowsOptions) =>
 const containerOf = ({ kind }: PlaceCase) => (kind === "pod" ? undefined : kind === "container" ? "app" : "setup");
 
 /** `make` at each of the three places, named for it. */
-function atEachPlace(make: (place: PlaceCase) => RuleCase): RuleCase[] {
+function atEachPlace(make: (place: PlaceCase) => SectionCase): SectionCase[] {
   return PLACES.map((place) => {
     const rule = make(place);
     return { ...rule, name: `${rule.name} (GMSA on the ${place.kind})` };
@@ -177,17 +185,15 @@ function atEachPlace(make: (place: PlaceCase) => RuleCase): RuleCase[] {
 // ---------------------------------------------------------------------------------------------------------------
 // authorize
 
-const authorizeAtEachPlace: RuleCase[] = [
+const authorizeAtEachPlace = casesOf("authorize", [
   ...atEachPlace(({ kind }) => ({
     name: "authorize allows a pod whose service account may use the credspec and whose contents match",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, expanded1),
     expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
     calls: { contents: { webapp1: 1 }, access: ["ns1/sa1/webapp1"], total: 2 },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies a pod whose service account may not use the credspec (403), with the authorizer's reason",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, expanded1),
     world: { allowed: [] },
     expect: {
@@ -199,7 +205,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents that differ from the credspec (422), naming only the differing keys",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
     expect: {
       allowed: false,
@@ -215,7 +220,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   })),
   ...atEachPlace(({ kind }) => ({
     name: "authorize allows matching contents in another key order and layout",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, {
       gmsaCredentialSpecName: "webapp1",
       gmsaCredentialSpec: JSON.stringify(Object.fromEntries(Object.entries(WEBAPP1_CREDSPEC).reverse()), null, 2),
@@ -224,14 +228,12 @@ const authorizeAtEachPlace: RuleCase[] = [
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: 'authorize denies contents whose types differ (1 vs "1") (422)',
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "num", gmsaCredentialSpec: '{"n":1}' }),
     world: { credspecs: { num: { n: "1" } }, allowed: sa1May("num") },
     expect: { allowed: false, status: 422, message: [label, '"num"', "differing keys: n"] },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents whose arrays are in another order (422)",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, {
       gmsaCredentialSpecName: "webapp1",
       gmsaCredentialSpec: inlined({
@@ -267,28 +269,24 @@ const authorizeAtEachPlace: RuleCase[] = [
   ),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents without a name (422) without any API call",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) }),
     expect: { allowed: false, status: 422, message: [label, "without a credspec name"] },
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies a name without contents (422): expand did not run; no API call",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, named1),
     expect: { allowed: false, status: 422, message: [label, '"webapp1"', "never inlined"] },
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents that are not JSON (422) without quoting them and without any API call",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{password: hunter2" }),
     expect: { allowed: false, status: 422, message: [label, '"webapp1"', "not valid JSON"], notInMessage: ["hunter2"] },
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents whose repeated key hides another gMSA behind an equal parse (422), loading nothing",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: SMUGGLED }),
     expect: {
       allowed: false,
@@ -300,7 +298,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize names a repeated key by its dotted path (422)",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, {
       gmsaCredentialSpecName: "webapp1",
       gmsaCredentialSpec: '{"a":[{"b":1},{"b":1,"b":2}]}',
@@ -314,7 +311,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   ].flatMap(([what, world, status]) =>
     atEachPlace(({ kind, label }) => ({
       name: `authorize never compares contents for a credspec the service account ${what as string} (${status as number})`,
-      fn: "authorize",
       pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
       world: { allowed: [], ...(world as FakeGmsaClientOptions) },
       expect: {
@@ -327,7 +323,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   ),
   ...atEachPlace(({ kind, label }) => ({
     name: "REVIEW_REQUESTING_USER=always never compares contents for a credspec the requester may not use (403)",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
@@ -335,7 +330,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   })),
   ...atEachPlace(({ kind }) => ({
     name: "REVIEW_REQUESTING_USER=always compares the contents once the requester may use the credspec (422)",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
@@ -380,14 +374,12 @@ const authorizeAtEachPlace: RuleCase[] = [
     pod.spec!.hostNetwork = true;
     return {
       name: "authorize treats a HostProcess pod by the same rules",
-      fn: "authorize",
       pod,
       expect: { allowed: true },
     };
   }),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies a HostProcess pod whose service account may not use the credspec (403)",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { ...expanded1, hostProcess: true }),
     world: { allowed: [] },
     expect: { allowed: false, status: 403, message: [label] },
@@ -406,7 +398,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   ).flatMap(([what, after, change]) =>
     atEachPlace(({ kind, label }) => ({
       name: `authorize denies an UPDATE of ${what} (400) without any API call`,
-      fn: "authorize",
       pod: podWithGmsaAt(kind, after),
       review: { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) },
       expect: { allowed: false, status: 400, message: [`${label}: GMSA settings cannot change on update (${change})`] },
@@ -418,7 +409,6 @@ const authorizeAtEachPlace: RuleCase[] = [
     after.spec!.activeDeadlineSeconds = 60;
     return {
       name: "authorize allows an UPDATE of unrelated fields without any API call",
-      fn: "authorize",
       pod: after,
       review: { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) },
       expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
@@ -427,7 +417,6 @@ const authorizeAtEachPlace: RuleCase[] = [
   }),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize warns when a GMSA container runs as another account, and still allows",
-    fn: "authorize",
     pod: podWithGmsaAt(kind, { ...expanded1, runAsUserName: "ContainerUser" }),
     expect: {
       allowed: true,
@@ -436,7 +425,7 @@ const authorizeAtEachPlace: RuleCase[] = [
       ),
     },
   })),
-];
+]);
 
 const annotationsApp = annotationKeys("app");
 const annotationsPod = annotationKeys();
@@ -469,10 +458,9 @@ const connectAs = (subResource: string): ReviewOptions => ({
 });
 const gmsaPods = { "ns1/web": buildPod({ windowsOptions: expanded1 }) };
 
-const authorizeOnce: RuleCase[] = [
-  ...["", undefined].map((serviceAccountName): RuleCase => ({
+const authorizeOnce = casesOf("authorize", [
+  ...["", undefined].map((serviceAccountName): SectionCase => ({
     name: `authorize reviews the service account "default" when serviceAccountName is ${serviceAccountName === "" ? "empty" : "absent"}`,
-    fn: "authorize",
     pod: (() => {
       const pod = podWithGmsaAt("container", expanded1);
       if (serviceAccountName === undefined) delete pod.spec!.serviceAccountName;
@@ -485,7 +473,6 @@ const authorizeOnce: RuleCase[] = [
   })),
   {
     name: "authorize reviews access in the request's namespace",
-    fn: "authorize",
     pod: podWithGmsaAt("pod", expanded1, { namespace: "team-a" }),
     review: { namespace: "team-a" },
     expect: { allowed: false, status: 403, message: ['namespace "team-a"'] },
@@ -493,14 +480,12 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize loads and reviews a credspec named in ten places once each",
-    fn: "authorize",
     pod: inTenPlaces(expanded1),
     expect: { allowed: true },
     calls: { contents: { webapp1: 1 }, access: ["ns1/sa1/webapp1"] },
   },
   {
     name: "authorize denies every offending place, not just the first",
-    fn: "authorize",
     pod: buildPod({
       windowsOptions: expanded1,
       containers: [
@@ -529,9 +514,8 @@ const authorizeOnce: RuleCase[] = [
       ["403 over 422", sa1May("webapp2"), false, 403],
       ["422 alone", sa1May("webapp1", "webapp2"), false, 422],
     ] as const
-  ).map(([what, allowed, broken, status]): RuleCase => ({
+  ).map(([what, allowed, broken, status]): SectionCase => ({
     name: `authorize answers the highest-precedence code when failures mix: ${what}`,
-    fn: "authorize",
     pod: buildPod({
       containers: [
         { name: "a", windowsOptions: expanded1 },
@@ -561,7 +545,6 @@ const authorizeOnce: RuleCase[] = [
   })),
   {
     name: "authorize allows a pod without any GMSA reference without any API call",
-    fn: "authorize",
     pod: buildPod(),
     expect: { allowed: true, audit: { decision: "allowed" } },
     calls: { total: 0 },
@@ -571,15 +554,13 @@ const authorizeOnce: RuleCase[] = [
     "NT AUTHORITY\\NETWORK SERVICE",
     "nt authority\\network service",
     "NT Authority\\System",
-  ].map((user): RuleCase => ({
+  ].map((user): SectionCase => ({
     name: `authorize gives no warning for runAsUserName ${JSON.stringify(user)}`,
-    fn: "authorize",
     pod: podWithGmsaAt("container", { ...expanded1, runAsUserName: user }),
     expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
   })),
   {
     name: "authorize allows expanded alpha annotations whose contents match the credspec",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1, {
       annotations: { [annotationsApp.nameKey]: "webapp1", [annotationsApp.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
     }),
@@ -588,7 +569,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize denies alpha annotation contents that differ from the credspec (422), naming the annotation",
-    fn: "authorize",
     pod: buildPod({
       annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
     }),
@@ -596,7 +576,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize denies an alpha annotation that conflicts with its field (422)",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1, {
       annotations: { [annotationsApp.nameKey]: "webapp2", [annotationsApp.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
     }),
@@ -605,13 +584,11 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize denies an alpha annotation naming an absent container (422)",
-    fn: "authorize",
     pod: buildPod({ annotations: { [ghost.nameKey]: "webapp1", [ghost.contentsKey]: inlined(WEBAPP1_CREDSPEC) } }),
     expect: { allowed: false, status: 422, message: ['"ghost"'] },
   },
   {
     name: "authorize denies a changed alpha annotation on UPDATE (400)",
-    fn: "authorize",
     pod: buildPod({
       annotations: { [annotationsPod.nameKey]: "webapp2", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
     }),
@@ -625,7 +602,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize judges a new ephemeral container like a create: allowed when the service account may use the credspec",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: debug,
     world: { allowed: sa1May("webapp1") },
@@ -634,7 +610,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize denies a new ephemeral container whose service account may not use the credspec (403)",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: debug,
     world: { allowed: sa1May("webapp2") },
@@ -642,14 +617,12 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize denies a new ephemeral container that expand did not fill (422)",
-    fn: "authorize",
     pod: withDebugger(named1),
     review: debug,
     expect: { allowed: false, status: 422, message: ['ephemeral container "debugger-2"'] },
   },
   {
     name: "authorize denies a change of an existing ephemeral container (400) without any API call",
-    fn: "authorize",
     pod: (() => {
       const pod = withDebugger({});
       pod.spec!.ephemeralContainers![0]!.securityContext!.windowsOptions = expanded1;
@@ -661,7 +634,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize allows a new ephemeral container without GMSA in a pod without a pod-level GMSA, without any API call",
-    fn: "authorize",
     pod: buildPod({ ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }, { name: "debugger-2" }] }),
     review: {
       ...debug,
@@ -672,7 +644,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize judges a new ephemeral container without GMSA of its own under the pod-level GMSA (403)",
-    fn: "authorize",
     pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
     review: debug,
     world: { allowed: sa1May("webapp1") },
@@ -685,9 +656,8 @@ const authorizeOnce: RuleCase[] = [
     },
     calls: { access: ["ns1/sa1/webapp2"] },
   },
-  ...(["DELETE", "CONNECT"] as const).map((operation): RuleCase => ({
+  ...(["DELETE", "CONNECT"] as const).map((operation): SectionCase => ({
     name: `authorize allows ${operation} without any API call`,
-    fn: "authorize",
     pod: null,
     review: { operation, oldObject: podWithGmsaAt("pod", { gmsaCredentialSpecName: "BAD" }) },
     expect: { allowed: true, audit: undefined },
@@ -699,7 +669,7 @@ const authorizeOnce: RuleCase[] = [
         ["apps", "Deployment", "apps/v1"],
         ["", "ConfigMap", "core/v1"],
       ] as const
-    ).map(([group, kind, groupVersion]): RuleCase => ({
+    ).map(([group, kind, groupVersion]): SectionCase => ({
       name: `${fn} allows another kind (${kind}) unchanged with a warning`,
       fn,
       pod: { metadata: { name: "d" }, data: {} },
@@ -717,7 +687,7 @@ const authorizeOnce: RuleCase[] = [
           { apiVersion: "admission.k8s.io/v1beta1", uid: "b1" },
         ],
       ] as const
-    ).map(([what, review]): RuleCase => ({
+    ).map(([what, review]): SectionCase => ({
       name: `${fn} ${what}`,
       fn,
       pod: podWithGmsaAt("container", fn === "authorize" ? expanded1 : named1),
@@ -731,7 +701,6 @@ const authorizeOnce: RuleCase[] = [
   ),
   {
     name: "authorize denies every offending place before loading anything, each with its own code",
-    fn: "authorize",
     pod: buildPod({
       windowsOptions: { gmsaCredentialSpec: "{}" },
       containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "Bad_Name", gmsaCredentialSpec: "{}" } }],
@@ -757,7 +726,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize names every place sharing a credspec in one refusal, answering both the access refusal and the missing credspec",
-    fn: "authorize",
     pod: buildPod({
       windowsOptions: expanded1,
       containers: [{ name: "app", windowsOptions: expanded1 }],
@@ -776,7 +744,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize judges alpha annotations: contents without a name, a name without contents, absent containers, repeated keys (422)",
-    fn: "authorize",
     pod: buildPod({
       annotations: {
         [annotationsPod.contentsKey]: "{}",
@@ -799,14 +766,12 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize keeps a long authorizer reason short",
-    fn: "authorize",
     pod: podWithGmsaAt("pod", expanded1),
     world: { allowed: [], denyReason: "r".repeat(5000) },
     expect: { allowed: false, status: 403, message: ["r".repeat(160) + "…"], notInMessage: ["r".repeat(161)] },
   },
   {
     name: "REVIEW_REQUESTING_USER=always says once what failed when both reviews fail alike (500)",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
@@ -820,7 +785,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=always refuses a create without a requester (400)",
-    fn: "authorize",
     pod: podWithGmsaAt("pod", expanded1),
     review: { userInfo: {} },
     settings: { requestingUser: "always" },
@@ -838,9 +802,8 @@ const authorizeOnce: RuleCase[] = [
       ],
       [annotationsPod.contentsKey, "webapp1", inlined(WEBAPP2_CREDSPEC), "contents changed", {}],
     ] as const
-  ).map(([key, name, contents, change, credspecs]): RuleCase => ({
+  ).map(([key, name, contents, change, credspecs]): SectionCase => ({
     name: `authorize reads the alpha annotation ${key.endsWith("-name") ? "name as a name" : "contents as contents"} on UPDATE (400)`,
-    fn: "authorize",
     pod: buildPod({ annotations: { [annotationsPod.nameKey]: name, [annotationsPod.contentsKey]: contents } }),
     review: {
       operation: "UPDATE",
@@ -858,7 +821,6 @@ const authorizeOnce: RuleCase[] = [
   })),
   {
     name: "authorize ignores the alpha annotations of a pod gaining an ephemeral container: they were judged with the pod",
-    fn: "authorize",
     pod: (() => {
       const pod = buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 });
       pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: expanded1 } }];
@@ -869,7 +831,6 @@ const authorizeOnce: RuleCase[] = [
   },
   {
     name: "authorize refuses a review whose object is not a pod (400), annotated",
-    fn: "authorize",
     pod: { spec: { containers: "nope" } },
     expect: {
       allowed: false,
@@ -878,12 +839,11 @@ const authorizeOnce: RuleCase[] = [
       audit: { decision: "denied", codes: "ERR_INVALID_REVIEW" },
     },
   },
-];
+]);
 
-const enforcement: RuleCase[] = [
+const enforcement = casesOf("authorize", [
   {
     name: "ENFORCEMENT=deny: a denial carries the audit annotations",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1),
     world: { allowed: [] },
     settings: { enforcement: "deny" },
@@ -895,7 +855,6 @@ const enforcement: RuleCase[] = [
   },
   {
     name: "ENFORCEMENT unset denies: a deployment that names none enforces",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1),
     world: { allowed: [] },
     settings: { enforcement: readConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, "node").enforcement },
@@ -903,7 +862,6 @@ const enforcement: RuleCase[] = [
   },
   {
     name: "ENFORCEMENT=warn: allows what it would deny (403), with that warning first and the audit annotations",
-    fn: "authorize",
     pod: podWithGmsaAt("container", { ...expanded1, runAsUserName: "ContainerUser" }),
     world: { allowed: [] },
     settings: { enforcement: "warn" },
@@ -923,7 +881,6 @@ const enforcement: RuleCase[] = [
   },
   {
     name: "ENFORCEMENT=warn: allows a review that fails closed in deny mode (500)",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1),
     world: { fail: () => new Error(`API server down, ${LEAK_MARKER}`) },
     settings: { enforcement: "warn" },
@@ -937,12 +894,11 @@ const enforcement: RuleCase[] = [
     settings: { enforcement: "warn" },
     expect: { allowed: false, status: 500 },
   },
-];
+]);
 
-const requestingUser: RuleCase[] = [
+const requestingUser = casesOf("authorize", [
   {
     name: "REVIEW_REQUESTING_USER=off never reviews the requester (as windows-gmsa)",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: debugByAlice,
     expect: { allowed: true },
@@ -950,7 +906,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral denies a user who may not use the credspec a new ephemeral container naming it (403)",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: debugByAlice,
     settings: { requestingUser: "ephemeral" },
@@ -967,7 +922,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral allows a user who may use it, reviewing user and service account each once",
-    fn: "authorize",
     pod: (() => {
       const pod = withDebugger(expanded1);
       pod.spec!.ephemeralContainers!.push({ name: "debugger-3", securityContext: { windowsOptions: expanded1 } });
@@ -981,7 +935,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral does not review the requester of a pod create",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1),
     review: { userInfo: ALICE },
     settings: { requestingUser: "ephemeral" },
@@ -990,7 +943,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=always denies a pod create whose requester may not use the credspec (403)",
-    fn: "authorize",
     pod: podWithGmsaAt("container", expanded1),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
@@ -1006,9 +958,8 @@ const requestingUser: RuleCase[] = [
       ["always", aliceMay("webapp2"), undefined],
       ["ephemeral", [], undefined],
     ] as const
-  ).map(([mode, allowedUsers, status]): RuleCase => ({
+  ).map(([mode, allowedUsers, status]): SectionCase => ({
     name: `REVIEW_REQUESTING_USER=${mode} on a pod update that leaves GMSA alone${allowedUsers.length > 0 ? ", the user allowed" : ""}: the requester only`,
-    fn: "authorize",
     pod: { ...buildPod({ windowsOptions: expanded2 }), metadata: { ...buildPod().metadata, labels: { a: "b" } } },
     review: { operation: "UPDATE", oldObject: buildPod({ windowsOptions: expanded2 }), userInfo: ALICE },
     settings: { requestingUser: mode },
@@ -1019,10 +970,9 @@ const requestingUser: RuleCase[] = [
         : { allowed: false, status, message: ['pod: user "alice" is not allowed to use GMSACredentialSpec "webapp2"'] },
     calls: mode === "always" ? { access: [], contents: {}, userAccess: aliceAsked("webapp2") } : { total: 0 },
   })),
-  ...(["ephemeral", "always"] as const).flatMap((mode): RuleCase[] => [
+  ...(["ephemeral", "always"] as const).flatMap((mode): SectionCase[] => [
     {
       name: `REVIEW_REQUESTING_USER=${mode} denies a user the pod-level GMSA a new ephemeral container without its own runs under (403)`,
-      fn: "authorize",
       pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
       review: debugByAlice,
       settings: { requestingUser: mode },
@@ -1039,7 +989,6 @@ const requestingUser: RuleCase[] = [
     },
     {
       name: `REVIEW_REQUESTING_USER=${mode} allows a user who may use the pod-level GMSA of a new ephemeral container`,
-      fn: "authorize",
       pod: withDebugger(),
       review: debugByAlice,
       settings: { requestingUser: mode },
@@ -1048,9 +997,8 @@ const requestingUser: RuleCase[] = [
       calls: { userAccess: aliceAsked("webapp2"), access: ["ns1/sa1/webapp2"] },
     },
   ]),
-  ...(["ephemeral", "always"] as const).map((mode): RuleCase => ({
+  ...(["ephemeral", "always"] as const).map((mode): SectionCase => ({
     name: `REVIEW_REQUESTING_USER=${mode} still reviews the service account's use of the pod-level GMSA of a new ephemeral container (403)`,
-    fn: "authorize",
     pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
     review: debugByAlice,
     settings: { requestingUser: mode },
@@ -1065,7 +1013,6 @@ const requestingUser: RuleCase[] = [
   })),
   {
     name: "REVIEW_REQUESTING_USER=off allows a new ephemeral container under the pod-level GMSA without reviewing the requester",
-    fn: "authorize",
     pod: withDebugger(),
     review: debugByAlice,
     expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp2" } },
@@ -1073,7 +1020,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=always needs nothing for a new ephemeral container in a pod without a pod-level GMSA",
-    fn: "authorize",
     pod: buildPod({ ephemeralContainers: [{ name: "debugger" }] }),
     review: { ...debugByAlice, oldObject: buildPod({ ephemeralContainers: [] }) },
     settings: { requestingUser: "always" },
@@ -1082,7 +1028,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral judges a container naming a credspec of its own by its own, not the pod's",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: debugByAlice,
     settings: { requestingUser: "ephemeral" },
@@ -1092,7 +1037,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral fails closed when the user's review cannot be made (500)",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: debugByAlice,
     settings: { requestingUser: "ephemeral" },
@@ -1103,7 +1047,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral refuses a review without a username (400)",
-    fn: "authorize",
     pod: withDebugger(expanded1),
     review: { ...debug, userInfo: {} },
     settings: { requestingUser: "ephemeral" },
@@ -1112,7 +1055,6 @@ const requestingUser: RuleCase[] = [
   ...["exec", "attach"].flatMap((subResource) =>
     atEachPlace(({ kind, label }) => ({
       name: `REVIEW_REQUESTING_USER=ephemeral refuses a ${subResource} into a GMSA pod to a user who may not use its credspec (403)`,
-      fn: "authorize",
       pod: execOptions,
       review: connectAs(subResource),
       settings: { requestingUser: "ephemeral" },
@@ -1127,7 +1069,6 @@ const requestingUser: RuleCase[] = [
   ),
   {
     name: "REVIEW_REQUESTING_USER=ephemeral refuses an exec without a requester (400)",
-    fn: "authorize",
     pod: execOptions,
     review: { ...connectAs("exec"), userInfo: {} },
     settings: { requestingUser: "ephemeral" },
@@ -1136,7 +1077,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=always allows an exec to a user who may use the pod's credspec",
-    fn: "authorize",
     pod: execOptions,
     review: connectAs("exec"),
     settings: { requestingUser: "always" },
@@ -1146,7 +1086,6 @@ const requestingUser: RuleCase[] = [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral allows an exec into a pod without GMSA settings after reading it, with no access review",
-    fn: "authorize",
     pod: execOptions,
     review: connectAs("exec"),
     settings: { requestingUser: "ephemeral" },
@@ -1154,9 +1093,8 @@ const requestingUser: RuleCase[] = [
     expect: { allowed: true },
     calls: { podReads: ["ns1/web"], userAccess: [] },
   },
-  ...["exec", "portforward", "proxy"].map((subResource): RuleCase => ({
+  ...["exec", "portforward", "proxy"].map((subResource): SectionCase => ({
     name: `REVIEW_REQUESTING_USER=${subResource === "exec" ? "off" : "always"} allows any ${subResource} without reading the pod`,
-    fn: "authorize",
     pod: execOptions,
     review: connectAs(subResource),
     settings: { requestingUser: subResource === "exec" ? "off" : "always" },
@@ -1166,7 +1104,6 @@ const requestingUser: RuleCase[] = [
   })),
   {
     name: "REVIEW_REQUESTING_USER=ephemeral fails closed when the exec's pod cannot be read (500)",
-    fn: "authorize",
     pod: execOptions,
     review: connectAs("exec"),
     settings: { requestingUser: "ephemeral" },
@@ -1178,50 +1115,44 @@ const requestingUser: RuleCase[] = [
     },
     expect: { allowed: false, status: 500, message: ["check this function's RBAC"] },
   },
-];
+]);
 
 // ---------------------------------------------------------------------------------------------------------------
 // expand
 
-const expandAtEachPlace: RuleCase[] = [
+const expandAtEachPlace = casesOf("expand", [
   ...atEachPlace(({ kind }) => ({
     name: "expand inlines the named credspec's contents as JSON, loading it once, keeping the other windowsOptions",
-    fn: "expand",
     pod: podWithGmsaAt(kind, { ...named1, runAsUserName: "NT AUTHORITY\\SYSTEM" }),
     expect: { allowed: true, pod: podWithGmsaAt(kind, { ...expanded1, runAsUserName: "NT AUTHORITY\\SYSTEM" }) },
     calls: { contents: { webapp1: 1 }, total: 1 },
   })),
   ...atEachPlace(({ kind }) => ({
     name: "expand leaves preset contents that match the credspec alone (no patch, no load)",
-    fn: "expand",
     pod: podWithGmsaAt(kind, expanded1),
     expect: { allowed: true },
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind }) => ({
     name: "expand leaves preset contents that differ from the credspec for authorize to judge (no patch)",
-    fn: "expand",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
     expect: { allowed: true },
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind }) => ({
     name: "expand leaves contents without a name for authorize to judge (no patch, no API call)",
-    fn: "expand",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) }),
     expect: { allowed: true },
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "expand denies contents over 65,536 bytes (422) before any patch, naming the place and credspec",
-    fn: "expand",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "big" }),
     world: { credspecs: { big: { ...WEBAPP1_CREDSPEC, padding: "x".repeat(70_000) } } },
     expect: { allowed: false, status: 422, message: [label, '"big"', "at most 65536"], notInMessage: ["xxxx"] },
   })),
   ...atEachPlace(({ kind }) => ({
     name: "expand sets a random hostname from the random bytes when RANDOM_HOSTNAME is on",
-    fn: "expand",
     pod: podWithGmsaAt(kind, named1),
     settings: { randomHostname: true },
     expect: {
@@ -1231,7 +1162,6 @@ const expandAtEachPlace: RuleCase[] = [
   })),
   ...atEachPlace(({ kind }) => ({
     name: "expand keeps a preset hostname when RANDOM_HOSTNAME is on",
-    fn: "expand",
     pod: podWithGmsaAt(kind, named1, { hostname: "web-0" }),
     settings: { randomHostname: true },
     expect: { allowed: true, pod: podWithGmsaAt(kind, expanded1, { hostname: "web-0" }) },
@@ -1244,7 +1174,6 @@ const expandAtEachPlace: RuleCase[] = [
     after.spec!.hostNetwork = true;
     return {
       name: "expand treats a HostProcess pod by the same rules",
-      fn: "expand",
       pod,
       expect: { allowed: true, pod: after },
     };
@@ -1253,7 +1182,6 @@ const expandAtEachPlace: RuleCase[] = [
     const keys = annotationKeys(containerOf(place));
     return {
       name: "expand fills the contents annotation and sets the fields",
-      fn: "expand",
       pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", other: "kept" } }),
       expect: {
         allowed: true,
@@ -1268,7 +1196,6 @@ const expandAtEachPlace: RuleCase[] = [
     const keys = annotationKeys(containerOf(place));
     return {
       name: "expand copies given alpha annotation contents into the field, and never contents that repeat a key",
-      fn: "expand",
       pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: '{"a":1,"a":2}' } }),
       expect: {
         allowed: true,
@@ -1282,13 +1209,12 @@ const expandAtEachPlace: RuleCase[] = [
     const keys = annotationKeys(containerOf(place));
     return {
       name: "expand denies an alpha annotation that conflicts with the field (422) without any API call",
-      fn: "expand",
       pod: podWithGmsaAt(place.kind, named1, { annotations: { [keys.nameKey]: "webapp2" } }),
       expect: { allowed: false, status: 422, message: [place.label, keys.nameKey, '"webapp1"', '"webapp2"'] },
       calls: { total: 0 },
     };
   }),
-];
+]);
 
 const debugExisting = buildPod({
   windowsOptions: expanded2,
@@ -1302,10 +1228,9 @@ const withNewDebugger = (windowsOptions: WindowsOptions): Pod => {
   return pod;
 };
 
-const expandOnce: RuleCase[] = [
+const expandOnce = casesOf("expand", [
   {
     name: "expand gives several containers sharing one credspec the contents each, from one load",
-    fn: "expand",
     pod: buildPod({ containers: ["a", "b", "c"].map((name) => ({ name, windowsOptions: named1 })) }),
     expect: {
       allowed: true,
@@ -1315,7 +1240,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand loads a credspec named in ten places once",
-    fn: "expand",
     pod: inTenPlaces(named1),
     expect: {
       allowed: true,
@@ -1325,7 +1249,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand gives a container with its own credspec its own contents over the pod's",
-    fn: "expand",
     pod: buildPod({
       windowsOptions: named1,
       containers: [{ name: "app" }, { name: "other", windowsOptions: { gmsaCredentialSpecName: "webapp2" } }],
@@ -1341,7 +1264,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand denies every place naming an unknown credspec, not just the first",
-    fn: "expand",
     pod: buildPod({
       windowsOptions: { gmsaCredentialSpecName: "missing" },
       containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "gone" } }],
@@ -1355,7 +1277,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand answers the highest-precedence code when failures mix (500 over 422)",
-    fn: "expand",
     pod: buildPod({
       containers: [
         { name: "a", windowsOptions: { gmsaCredentialSpecName: "missing" } },
@@ -1367,7 +1288,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand allows a pod without any GMSA reference unchanged, without a hostname or any API call",
-    fn: "expand",
     pod: buildPod(),
     settings: { randomHostname: true },
     expect: { allowed: true },
@@ -1375,7 +1295,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand loads a credspec named by an alpha annotation and its field once",
-    fn: "expand",
     pod: podWithGmsaAt("container", named1, { annotations: { [annotationsApp.nameKey]: "webapp1" } }),
     expect: {
       allowed: true,
@@ -1387,19 +1306,16 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand denies an alpha annotation naming an absent container (422)",
-    fn: "expand",
     pod: buildPod({ annotations: { [ghost.nameKey]: "webapp1" } }),
     expect: { allowed: false, status: 422, message: ['"ghost"', ghost.nameKey] },
   },
   {
     name: "expand denies an unknown credspec named by an alpha annotation (422), naming the annotation",
-    fn: "expand",
     pod: buildPod({ annotations: { [annotationsPod.nameKey]: "missing" } }),
     expect: { allowed: false, status: 422, message: [annotationsPod.nameKey, '"missing"'] },
   },
   {
     name: "expand expands a new ephemeral container like a create, leaving existing ones and the hostname alone",
-    fn: "expand",
     pod: withNewDebugger(named1),
     review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
     settings: { randomHostname: true },
@@ -1408,14 +1324,12 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand denies a new ephemeral container naming an unknown credspec (422)",
-    fn: "expand",
     pod: withNewDebugger({ gmsaCredentialSpecName: "missing" }),
     review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
     expect: { allowed: false, status: 422, message: ['ephemeral container "debugger-2"', '"missing"'] },
   },
   {
     name: "expand names every place sharing a credspec that is too large in one refusal, and every place of an unknown one",
-    fn: "expand",
     pod: buildPod({
       windowsOptions: { gmsaCredentialSpecName: "big" },
       containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "big" } }],
@@ -1431,9 +1345,8 @@ const expandOnce: RuleCase[] = [
       message: ['pod, container "app": credspec "big"', 'init container "setup", init container "s2": ', '"gone"'],
     },
   },
-  ...[0, 1].map((extra): RuleCase => ({
+  ...[0, 1].map((extra): SectionCase => ({
     name: `expand ${extra === 0 ? "accepts contents of exactly 65,536 bytes of UTF-8" : "refuses contents one byte over 65,536 (422)"}`,
-    fn: "expand",
     pod: podWithGmsaAt("pod", { gmsaCredentialSpecName: "big" }),
     world: {
       credspecs: {
@@ -1453,7 +1366,6 @@ const expandOnce: RuleCase[] = [
   })),
   {
     name: `expand refuses once (422) to inline more than ${MAX_INLINED_CONTENTS_PER_POD} characters into one pod`,
-    fn: "expand",
     pod: buildPod({
       containers: Array.from({ length: 60 }, (_, i) => ({
         name: `c${i}`,
@@ -1465,7 +1377,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand refuses an alpha annotation naming an absent container and one conflicting with its field (422), loading nothing",
-    fn: "expand",
     pod: podWithGmsaAt("container", named1, {
       annotations: { [annotationsApp.nameKey]: "webapp2", [ghost.nameKey]: "webapp1" },
     }),
@@ -1474,7 +1385,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand ignores the stored pod's alpha annotations when adding an ephemeral container",
-    fn: "expand",
     pod: { ...withNewDebugger(named1), metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } } },
     review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
     expect: {
@@ -1487,7 +1397,6 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand leaves a new ephemeral container without GMSA settings alone: it runs under the pod's, already expanded",
-    fn: "expand",
     pod: withNewDebugger({}),
     review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
     expect: { allowed: true },
@@ -1495,14 +1404,12 @@ const expandOnce: RuleCase[] = [
   },
   {
     name: "expand denies an ephemeral UPDATE without oldObject as a bad review (400)",
-    fn: "expand",
     pod: debugExisting,
     review: { operation: "UPDATE", subResource: "ephemeralcontainers" },
     expect: { allowed: false, status: 400, message: ["oldObject"] },
   },
-  ...(["UPDATE", "DELETE", "CONNECT"] as const).map((operation): RuleCase => ({
+  ...(["UPDATE", "DELETE", "CONNECT"] as const).map((operation): SectionCase => ({
     name: `expand allows ${operation} unchanged without any API call`,
-    fn: "expand",
     pod: operation === "DELETE" ? null : podWithGmsaAt("pod", named1),
     review: { operation, oldObject: podWithGmsaAt("pod", named1) },
     expect: { allowed: true },
@@ -1510,11 +1417,10 @@ const expandOnce: RuleCase[] = [
   })),
   {
     name: "expand denies a CREATE whose object is not a pod as a bad review (400)",
-    fn: "expand",
     pod: { spec: { containers: "nope" } },
     expect: { allowed: false, status: 400, message: ["request.object"] },
   },
-];
+]);
 
 /** Every rule case. */
 export const RULE_CASES: readonly RuleCase[] = [
