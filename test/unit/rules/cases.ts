@@ -131,6 +131,9 @@ export function expectRuleOutcome(rule: RuleCase, reply: AdmissionReviewResponse
 const expanded1: WindowsOptions = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 const expanded2: WindowsOptions = { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) };
 const named1: WindowsOptions = { gmsaCredentialSpecName: "webapp1" };
+/** webapp1 named with webapp2's contents, and the other way round. */
+const mismatched1: WindowsOptions = { ...expanded1, gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) };
+const mismatched2: WindowsOptions = { ...expanded2, gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 const ALICE = {
   username: "alice",
   uid: "u-1",
@@ -205,7 +208,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents that differ from the credspec (422), naming only the differing keys",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    pod: podWithGmsaAt(kind, mismatched1),
     expect: {
       allowed: false,
       status: 422,
@@ -311,7 +314,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
   ].flatMap(([what, world, status]) =>
     atEachPlace(({ kind, label }) => ({
       name: `authorize never compares contents for a credspec the service account ${what as string} (${status as number})`,
-      pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+      pod: podWithGmsaAt(kind, mismatched1),
       world: { allowed: [], ...(world as FakeGmsaClientOptions) },
       expect: {
         allowed: false,
@@ -323,14 +326,14 @@ const authorizeAtEachPlace = casesOf("authorize", [
   ),
   ...atEachPlace(({ kind, label }) => ({
     name: "REVIEW_REQUESTING_USER=always never compares contents for a credspec the requester may not use (403)",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    pod: podWithGmsaAt(kind, mismatched1),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
     expect: { allowed: false, status: 403, message: [`${label}: user "alice"`], notInMessage: ["MachineAccountName"] },
   })),
   ...atEachPlace(({ kind }) => ({
     name: "REVIEW_REQUESTING_USER=always compares the contents once the requester may use the credspec (422)",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    pod: podWithGmsaAt(kind, mismatched1),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
     world: { allowedUsers: aliceMay("webapp1") },
@@ -391,7 +394,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
         { ...expanded1, gmsaCredentialSpecName: "webapp2" },
         'credspec name changed from "webapp1" to "webapp2"',
       ],
-      ["the contents", { ...expanded1, gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }, "contents changed"],
+      ["the contents", mismatched1, "contents changed"],
       ["the name and the contents", expanded2, 'credspec name changed from "webapp1" to "webapp2", contents changed'],
       ["the removal of the GMSA", {}, 'credspec name "webapp1" removed, contents removed'],
     ] as const
@@ -430,9 +433,12 @@ const authorizeAtEachPlace = casesOf("authorize", [
 const annotationsApp = annotationKeys("app");
 const annotationsPod = annotationKeys();
 const ghost = annotationKeys("ghost");
+/** A pod with the pod-level GMSA webapp2 and an ephemeral container "debugger-1" whose contents differ from it. */
 const existing = buildPod({
   windowsOptions: expanded2,
-  ephemeralContainers: [{ name: "debugger-1", windowsOptions: expanded2 }],
+  ephemeralContainers: [
+    { name: "debugger-1", windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: "{}" } },
+  ],
 });
 /** `existing` with a new ephemeral container "debugger-2" with `windowsOptions`. */
 function withDebugger(windowsOptions?: WindowsOptions): Pod {
@@ -492,7 +498,7 @@ const authorizeOnce = casesOf("authorize", [
         { name: "app", windowsOptions: expanded1 },
         {
           name: "web",
-          windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+          windowsOptions: mismatched2,
         },
       ],
       initContainers: [{ name: "setup", windowsOptions: expanded1 }],
@@ -521,7 +527,7 @@ const authorizeOnce = casesOf("authorize", [
         { name: "a", windowsOptions: expanded1 },
         {
           name: "b",
-          windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
+          windowsOptions: mismatched2,
         },
         ...(broken
           ? [{ name: "c", windowsOptions: { gmsaCredentialSpecName: "broken", gmsaCredentialSpec: "{}" } }]
@@ -1135,7 +1141,7 @@ const expandAtEachPlace = casesOf("expand", [
   })),
   ...atEachPlace(({ kind }) => ({
     name: "expand leaves preset contents that differ from the credspec for authorize to judge (no patch)",
-    pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP2_CREDSPEC) }),
+    pod: podWithGmsaAt(kind, mismatched1),
     expect: { allowed: true },
     calls: { total: 0 },
   })),
@@ -1215,18 +1221,6 @@ const expandAtEachPlace = casesOf("expand", [
     };
   }),
 ]);
-
-const debugExisting = buildPod({
-  windowsOptions: expanded2,
-  ephemeralContainers: [
-    { name: "debugger-1", windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: "{}" } },
-  ],
-});
-const withNewDebugger = (windowsOptions: WindowsOptions): Pod => {
-  const pod = structuredClone(debugExisting);
-  pod.spec!.ephemeralContainers!.push({ name: "debugger-2", securityContext: { windowsOptions } });
-  return pod;
-};
 
 const expandOnce = casesOf("expand", [
   {
@@ -1316,16 +1310,16 @@ const expandOnce = casesOf("expand", [
   },
   {
     name: "expand expands a new ephemeral container like a create, leaving existing ones and the hostname alone",
-    pod: withNewDebugger(named1),
-    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    pod: withDebugger(named1),
+    review: debug,
     settings: { randomHostname: true },
-    expect: { allowed: true, pod: withNewDebugger(expanded1) },
+    expect: { allowed: true, pod: withDebugger(expanded1) },
     calls: { contents: { webapp1: 1 } },
   },
   {
     name: "expand denies a new ephemeral container naming an unknown credspec (422)",
-    pod: withNewDebugger({ gmsaCredentialSpecName: "missing" }),
-    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    pod: withDebugger({ gmsaCredentialSpecName: "missing" }),
+    review: debug,
     expect: { allowed: false, status: 422, message: ['ephemeral container "debugger-2"', '"missing"'] },
   },
   {
@@ -1385,26 +1379,26 @@ const expandOnce = casesOf("expand", [
   },
   {
     name: "expand ignores the stored pod's alpha annotations when adding an ephemeral container",
-    pod: { ...withNewDebugger(named1), metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } } },
-    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    pod: { ...withDebugger(named1), metadata: { ...existing.metadata, annotations: { [ghost.nameKey]: "x" } } },
+    review: debug,
     expect: {
       allowed: true,
       pod: {
-        ...withNewDebugger(expanded1),
-        metadata: { ...debugExisting.metadata, annotations: { [ghost.nameKey]: "x" } },
+        ...withDebugger(expanded1),
+        metadata: { ...existing.metadata, annotations: { [ghost.nameKey]: "x" } },
       },
     },
   },
   {
     name: "expand leaves a new ephemeral container without GMSA settings alone: it runs under the pod's, already expanded",
-    pod: withNewDebugger({}),
-    review: { operation: "UPDATE", subResource: "ephemeralcontainers", oldObject: debugExisting },
+    pod: withDebugger({}),
+    review: debug,
     expect: { allowed: true },
     calls: { total: 0 },
   },
   {
     name: "expand denies an ephemeral UPDATE without oldObject as a bad review (400)",
-    pod: debugExisting,
+    pod: existing,
     review: { operation: "UPDATE", subResource: "ephemeralcontainers" },
     expect: { allowed: false, status: 400, message: ["oldObject"] },
   },
