@@ -104,9 +104,18 @@ describe("isGmsaAnnotationKey", () => {
   });
 });
 
-describe("readPodGmsa: annotation refs", () => {
-  it("pairs name and contents per pod and per container, pod first, ignoring other annotations; none without any", () => {
+describe("readPodGmsa: refs", () => {
+  it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {
+    const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" });
+    expect(readPodGmsa(pod).refs).toEqual([{ label, name: "webapp1", contents: "{}" }]);
+  });
+
+  it("lists fields, then annotations paired per pod and per container, pod first; labels an annotation by its name key, else its contents key; skips other annotations and places without GMSA settings", () => {
     const pod = buildPod({
+      containers: [
+        { name: "app", windowsOptions: { gmsaCredentialSpecName: "webapp1" } },
+        { name: "other", windowsOptions: { runAsUserName: "ContainerUser" } },
+      ],
       annotations: {
         "web.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name": "webapp2",
         [POD_NAME_ANNOTATION]: "webapp1",
@@ -116,53 +125,22 @@ describe("readPodGmsa: annotation refs", () => {
       },
     });
     expect(readPodGmsa(pod).refs).toEqual([
+      { label: 'container "app"', name: "webapp1", contents: undefined },
       { label: `annotation "${POD_NAME_ANNOTATION}"`, name: "webapp1", contents: "{}" },
       { label: `annotation "${annotationKeys("app").contentsKey}"`, name: undefined, contents: "{}" },
       { label: `annotation "${annotationKeys("web").nameKey}"`, name: "webapp2", contents: undefined },
     ]);
-    expect(readPodGmsa(buildPod()).refs).toEqual([]);
   });
 });
 
-describe("readPodGmsa: refs", () => {
-  it.each(PLACES)("lists a field reference on the $kind by its label", ({ kind, label }) => {
-    const pod = podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "{}" });
-    expect(readPodGmsa(pod).refs).toEqual([{ label, name: "webapp1", contents: "{}" }]);
-  });
-
-  it("lists fields before annotations, labels an annotation by its name key, else its contents key, and skips places without GMSA settings", () => {
-    const pod = buildPod({
-      containers: [{ name: "app", windowsOptions: { gmsaCredentialSpecName: "webapp1" } }],
-      annotations: { [POD_NAME_ANNOTATION]: "webapp1", [annotationKeys("app").contentsKey]: "{}" },
-    });
-    expect(readPodGmsa(pod).refs).toEqual([
-      { label: 'container "app"', name: "webapp1", contents: undefined },
-      { label: `annotation "${POD_NAME_ANNOTATION}"`, name: "webapp1", contents: undefined },
-      { label: `annotation "${annotationKeys("app").contentsKey}"`, name: undefined, contents: "{}" },
-    ]);
-    expect(readPodGmsa(podWithGmsaAt("container", { runAsUserName: "ContainerUser" })).refs).toEqual([]);
-  });
-});
-
+// Each annotation's pairing with its place is the rules rows "expand fills the contents annotation and sets the
+// fields" and "expand copies given alpha annotation contents into the field", at each place.
 describe("readPodGmsa: annotations", () => {
   const cases = [
     { kind: "pod" as const, keys: annotationKeys() },
     { kind: "container" as const, keys: annotationKeys("app") },
     { kind: "init container" as const, keys: annotationKeys("setup") },
   ];
-
-  it.each(cases)("pairs the $kind annotation with its place", ({ kind, keys }) => {
-    const pod = podWithGmsaAt(
-      kind,
-      { gmsaCredentialSpecName: "webapp1" },
-      { annotations: { [keys.nameKey]: "webapp1" } },
-    );
-    const { pairs, annotationErrors: errors } = readPodGmsa(pod);
-    expect(errors).toEqual([]);
-    expect(pairs.map((p) => [p.annotation.nameKey, p.place.label])).toEqual([
-      [keys.nameKey, PLACES.find((p) => p.kind === kind)?.label],
-    ]);
-  });
 
   it.each(cases)(
     "refuses $kind annotation contents that differ from the field's (422), without quoting them",
