@@ -2,19 +2,12 @@ import { describe, expect, it } from "vitest";
 import { listDifferingKeys, sameJson } from "../../../../shared/policy/pod-gmsa.ts";
 import { WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
+// Key order and layout, 1 against "1", arrays in another order, and naming keys but never values are the rules rows
+// "authorize allows matching contents in another key order and layout", "authorize denies contents whose types differ",
+// "... whose arrays are in another order" and "... that differ from the credspec (422), naming only the differing keys".
 describe("listDifferingKeys", () => {
   it.each([
     { what: "byte-equal text", inlined: JSON.stringify(WEBAPP1_CREDSPEC), credspec: WEBAPP1_CREDSPEC },
-    {
-      what: "keys in another order",
-      inlined: '{"b":{"y":2,"x":1},"a":[1,2]}',
-      credspec: { a: [1, 2], b: { x: 1, y: 2 } },
-    },
-    {
-      what: "whitespace and indentation",
-      inlined: JSON.stringify(WEBAPP1_CREDSPEC, null, 2),
-      credspec: WEBAPP1_CREDSPEC,
-    },
     { what: "1.0 and 1", inlined: '{"n":1.0}', credspec: { n: 1 } },
     { what: "nulls", inlined: '{"n":null}', credspec: { n: null } },
   ])("treats $what as equal", ({ inlined, credspec }) => {
@@ -22,10 +15,8 @@ describe("listDifferingKeys", () => {
   });
 
   it.each([
-    { what: '1 and "1" (types matter)', inlined: '{"n":1}', credspec: { n: "1" }, keys: ["n"] },
     { what: 'true and "true"', inlined: '{"b":true}', credspec: { b: "true" }, keys: ["b"] },
     { what: "null and a missing key", inlined: '{"n":null}', credspec: {}, keys: ["n"] },
-    { what: "arrays in another order", inlined: '{"a":[2,1]}', credspec: { a: [1, 2] }, keys: ["a[0]", "a[1]"] },
     { what: "arrays of another length", inlined: '{"a":[1]}', credspec: { a: [1, 2] }, keys: ["a"] },
     { what: "an object and an array", inlined: '{"a":{}}', credspec: { a: [] }, keys: ["a"] },
     { what: "a nested value", inlined: '{"x":{"y":{"z":1}}}', credspec: { x: { y: { z: 2 } } }, keys: ["x.y.z"] },
@@ -39,18 +30,6 @@ describe("listDifferingKeys", () => {
     },
   ])("reports $what as different, naming the keys", ({ inlined, credspec, keys }) => {
     expect(listDifferingKeys(inlined, credspec)).toEqual(keys);
-  });
-
-  it("names keys, never values", () => {
-    const result = listDifferingKeys(
-      JSON.stringify({
-        ...WEBAPP1_CREDSPEC,
-        DomainJoinConfig: { ...WEBAPP1_CREDSPEC.DomainJoinConfig, Sid: "S-1-5-21-1" },
-      }),
-      WEBAPP1_CREDSPEC,
-    );
-    expect(result).toEqual(["DomainJoinConfig.Sid"]);
-    expect(JSON.stringify(result)).not.toContain("S-1-5-21");
   });
 
   it("reports at most eight differing keys", () => {
