@@ -13,7 +13,6 @@ import { buildPod, inlined, WEBAPP1_CREDSPEC } from "../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../support/reviews.ts";
 import { startKubeServer, verifyJwtWith, type KubeServer } from "../support/kube-server.ts";
 import { createTestPki, type TestPki } from "../support/test-pki.ts";
-import { startRedirectServers } from "./support/redirect-server.ts";
 import { startWorker } from "./support/worker.ts";
 
 const ISSUER = "https://gmsa-webhooks.example.com";
@@ -168,9 +167,18 @@ describe("authorize Worker (wrangler env authorize)", () => {
 
 describe("a redirect from the API server (issue 23, row 6)", () => {
   it("is never followed: an allowed answer behind a 302 is a fail-closed 500 naming the status, and the lure sees nothing", async () => {
-    const servers = await startRedirectServers(pki.server, WEBAPP1_CREDSPEC);
+    // The lure answers anything with a credspec and an allowed access review, which a client following redirects
+    // would take as the API server's word.
+    const lure = await startKubeServer({
+      ...pki.server,
+      script: () => ({ status: 200, body: { credspec: WEBAPP1_CREDSPEC, status: { allowed: true } } }),
+    });
+    const redirecting = await startKubeServer({
+      ...pki.server,
+      script: (request) => ({ status: 302, headers: { Location: `${lure.url}${request.path}` } }),
+    });
     try {
-      const kubeconfig = secrets["KUBECONFIG"]!.replace(api.url, servers.url);
+      const kubeconfig = secrets["KUBECONFIG"]!.replace(api.url, redirecting.url);
       const w = worker("authorize", { KUBECONFIG: kubeconfig });
       const pod = buildPod({
         windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
@@ -179,10 +187,10 @@ describe("a redirect from the API server (issue 23, row 6)", () => {
       expect(reply.response.allowed).toBe(false);
       expect(reply.response.status?.code).toBe(500);
       expect(reply.response.status?.message).toContain("API server answered 302, a redirect, which is never followed");
-      expect(servers.redirected.length).toBeGreaterThan(0);
-      expect(servers.lured).toEqual([]);
+      expect(redirecting.requests.length).toBeGreaterThan(0);
+      expect(lure.requests).toEqual([]);
     } finally {
-      await servers.close();
+      await Promise.all([lure.close(), redirecting.close()]);
     }
   });
 });

@@ -1,6 +1,4 @@
 /** who-can-use and explain against a scripted API server: what they ask, what they print, how they exit. */
-import { writeFile } from "node:fs/promises";
-import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runExplainCommand } from "../../../cli/explain.ts";
 import { EXIT_INVALID, EXIT_OK, EXIT_USAGE } from "../../../cli/io.ts";
@@ -14,6 +12,7 @@ import {
 import { tempDir } from "../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../support/test-pki.ts";
 import { fakeIo } from "../../support/fake-io.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
 
 const SECRET_INPUT = "contoso.com:gmsaccg:do-not-print";
 const CONTENTS = {
@@ -62,17 +61,11 @@ beforeAll(async () => {
   pki = await createTestPki();
   server = await startKubeServer({ ...pki.server, script: answer });
   const dir = await tempDir();
-  await writeFile(path.join(dir, "ca.crt"), pki.caPem);
-  await writeFile(
-    path.join(dir, "config"),
-    JSON.stringify({
-      "current-context": "c",
-      clusters: [{ name: "local", cluster: { server: server.url, "certificate-authority": "ca.crt" } }],
-      users: [{ name: "admin", user: { token: "secret-admin-token" } }],
-      contexts: [{ name: "c", context: { cluster: "local", user: "admin", namespace: "web" } }],
-    }),
-  );
-  env = { KUBECONFIG: path.join(dir, "config"), HOME: dir };
+  const user = { token: "secret-admin-token" };
+  env = {
+    KUBECONFIG: await writeKubeconfig(dir, { server: server.url, caPem: pki.caPem, user, namespace: "web" }),
+    HOME: dir,
+  };
 });
 beforeEach(() => {
   allowed = new Set(["system:serviceaccount:web:a", "system:serviceaccount:web:c", "admin"]);

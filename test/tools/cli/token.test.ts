@@ -165,13 +165,14 @@ describe("gmsa-webhooks token aks (the bin)", () => {
 });
 
 describe("gmsa-webhooks token gke (the bin)", () => {
-  it("prints the metadata server's token until expires_in, from GCE_METADATA_HOST", async () => {
+  /** The metadata server answers `status` with `body`, and forgets the requests so far. */
+  const metadataAnswers = (status: number, body: unknown) => {
     server.requests.length = 0;
-    server.script = () => ({
-      status: 200,
-      headers: { "Metadata-Flavor": "Google" },
-      body: { access_token: ACCESS_TOKEN, expires_in: 1800, token_type: "Bearer" },
-    });
+    server.script = () => ({ status, headers: { "Metadata-Flavor": "Google" }, body });
+  };
+
+  it("prints the metadata server's token until expires_in, from GCE_METADATA_HOST", async () => {
+    metadataAnswers(200, { access_token: ACCESS_TOKEN, expires_in: 1800, token_type: "Bearer" });
     const credential = expectExecCredential(await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host }));
     expect(credential.status.token).toBe(ACCESS_TOKEN);
     expect(minutesFromNow(credential.status.expirationTimestamp)).toBeGreaterThan(29);
@@ -181,12 +182,7 @@ describe("gmsa-webhooks token gke (the bin)", () => {
   });
 
   it("reads GKE_SERVICE_ACCOUNT and GCE_METADATA_HOST as the functions do, reporting bad values together", async () => {
-    server.requests.length = 0;
-    server.script = () => ({
-      status: 200,
-      headers: { "Metadata-Flavor": "Google" },
-      body: { access_token: ACCESS_TOKEN, expires_in: 1800 },
-    });
+    metadataAnswers(200, { access_token: ACCESS_TOKEN, expires_in: 1800 });
     expectExecCredential(
       await runBin(["token", "gke"], {
         GCE_METADATA_HOST: server.host,
@@ -204,11 +200,7 @@ describe("gmsa-webhooks token gke (the bin)", () => {
   });
 
   it("exits 1 when the metadata server refuses, without printing a token", async () => {
-    server.script = () => ({
-      status: 500,
-      headers: { "Metadata-Flavor": "Google" },
-      body: { access_token: ACCESS_TOKEN },
-    });
+    metadataAnswers(500, { access_token: ACCESS_TOKEN });
     expectFailure(
       await runBin(["token", "gke"], { GCE_METADATA_HOST: server.host }),
       /^gmsa-webhooks token gke: Google metadata server refused: HTTP 500/,

@@ -17,6 +17,7 @@ import { parseMetrics, samplesOf, sumOf, type ParsedFamily } from "../../../supp
 import { buildReview } from "../../../support/reviews.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
+import { writeKubeconfig } from "../../support/kubeconfig.ts";
 
 type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
@@ -74,21 +75,16 @@ beforeAll(async () => {
   const dir = await tempDir("gmsa-metrics-");
   const file = (name: string) => path.join(dir, name);
   await Promise.all([
-    writeFile(file("ca.crt"), pki.caPem),
     writeFile(file("tls.crt"), pki.server.cert),
     writeFile(file("tls.key"), pki.server.key, { mode: 0o600 }),
     // A token file is a refreshing source: token_refreshes_total{source="token_file"} counts its reads.
     writeFile(file("token"), "metrics-test-api-token"),
   ]);
-  const kubeconfig = {
-    apiVersion: "v1",
-    kind: "Config",
-    "current-context": "metrics",
-    clusters: [{ name: "stand-in", cluster: { server: api.url, "certificate-authority": file("ca.crt") } }],
-    users: [{ name: "reader", user: { tokenFile: file("token") } }],
-    contexts: [{ name: "metrics", context: { cluster: "stand-in", user: "reader" } }],
-  };
-  await writeFile(file("kubeconfig"), JSON.stringify(kubeconfig));
+  const kubeconfig = await writeKubeconfig(dir, {
+    server: api.url,
+    caPem: pki.caPem,
+    user: { tokenFile: file("token") },
+  });
   running = await startNodeServer(
     {
       PORT: "0",
@@ -98,7 +94,7 @@ beforeAll(async () => {
       METRICS_TOKENS: SCRAPE_TOKEN,
       // Allowed reviews log their line at debug.
       LOG_LEVEL: "debug",
-      KUBECONFIG: file("kubeconfig"),
+      KUBECONFIG: kubeconfig,
       TLS_CERT_FILE: file("tls.crt"),
       TLS_KEY_FILE: file("tls.key"),
     },

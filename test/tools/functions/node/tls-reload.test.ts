@@ -113,22 +113,24 @@ async function logged(msg: string, count = 1, from: string[] = logs): Promise<Re
   }
 }
 
+/** A server's settings: the certificate files of `dir`, and `callerAuth`. The API server is never called: the reviews here name no credspec. */
+const serverEnv = (callerAuth: Record<string, string>) =>
+  serverlessEnv({
+    CALLER_AUTH_TOKENS: undefined,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    TLS_CERT_FILE: path.join(dir, "tls.crt"),
+    TLS_KEY_FILE: path.join(dir, "tls.key"),
+    ...callerAuth,
+  });
+
 beforeAll(async () => {
   pki = await createTestPki();
   dir = await tempDir("gmsa-tls-reload-");
   await publish(pki.server);
   await symlink("..data/tls.crt", path.join(dir, "tls.crt"));
   await symlink("..data/tls.key", path.join(dir, "tls.key"));
-  // The API server is never called: the reviews here name no credspec.
-  const env = await serverlessEnv({
-    CALLER_AUTH: "none",
-    CALLER_AUTH_TOKENS: undefined,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    TLS_CERT_FILE: path.join(dir, "tls.crt"),
-    TLS_KEY_FILE: path.join(dir, "tls.key"),
-  });
-  running = await startNodeServer(env, (line) => logs.push(line));
+  running = await startNodeServer(await serverEnv({ CALLER_AUTH: "none" }), (line) => logs.push(line));
 });
 
 afterAll(async () => {
@@ -185,15 +187,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
     const caFile = path.join(await tempDir("gmsa-tls-ca-"), "client-ca.pem");
     await writeFile(caFile, pki.caPem);
     const mtlsLogs: string[] = [];
-    const env = await serverlessEnv({
-      CALLER_AUTH: "mtls",
-      CALLER_AUTH_TOKENS: undefined,
-      CALLER_AUTH_CLIENT_CA_FILE: caFile,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      TLS_CERT_FILE: path.join(dir, "tls.crt"),
-      TLS_KEY_FILE: path.join(dir, "tls.key"),
-    });
+    const env = await serverEnv({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: caFile });
     return { mtls: await startNodeServer(env, (line) => mtlsLogs.push(line)), caFile, mtlsLogs };
   }
 

@@ -170,17 +170,6 @@ describe("createCloudTokenSource for eks", () => {
     expect(decodeToken((second as { token: string }).token).searchParams.get("X-Amz-Date")).toBe("20300101T001300Z");
   });
 
-  it("presigns per caller on Workers (settled tokens only) and shares them once settled", async () => {
-    const source = createCloudTokenSource(
-      { kind: "eks", cluster: "c", region: "eu-west-1", credentials: CREDENTIALS },
-      { shareInFlight: false, now: () => T0 },
-    );
-    const [a, b] = await Promise.all([source.getCredential(), source.getCredential()]);
-    expect(a).toEqual(b);
-    // Either concurrent presign may settle last and be the one kept; a later caller gets that object, not a new one.
-    expect([a, b]).toContain(await source.getCredential());
-  });
-
   it("reports a signing failure as ERR_CREDENTIALS without the keys", async () => {
     const spy = vi
       .spyOn(crypto.subtle, "importKey")

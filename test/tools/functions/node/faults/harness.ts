@@ -12,13 +12,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startNodeServer } from "../../../../../functions/node/server.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/review.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
-import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
+import { runCount } from "../../../../support/exec-plugins.ts";
 import { startKubeServer, type Endpoint, type Fault, type KubeServer } from "../../../../support/kube-server.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 import { buildPod, WEBAPP1_CREDSPEC } from "../../../../support/pods.ts";
 import { applyReplyPatch, buildReview } from "../../../../support/reviews.ts";
 import { parseMetrics, samplesOf } from "../../../../support/prometheus.ts";
+import { execUser, writeKubeconfig } from "../../../support/kubeconfig.ts";
 import { verifyFaultToken } from "./fault-token.ts";
 
 /** The one GMSACredentialSpec the API server holds. */
@@ -179,45 +180,21 @@ export function useFaultWorld(): FaultWorld {
       count: path.join(dir, "plugin-runs"),
       mode: path.join(dir, "plugin-mode"),
       pid: path.join(dir, "plugin-pid"),
-      ca: path.join(dir, "ca.crt"),
       cert: path.join(dir, "webhook.crt"),
       key: path.join(dir, "webhook.key"),
-      kubeconfig: path.join(dir, "kubeconfig"),
     };
     await Promise.all([
       writeFile(files.mode, options.pluginMode ?? "ok"),
-      writeFile(files.ca, pki.caPem),
       writeFile(files.cert, pki.server.cert),
       writeFile(files.key, pki.server.key, { mode: 0o600 }),
     ]);
-    const execEnv = {
+    const user = execUser("switchable", {
       COUNT_FILE: files.count,
       MODE_FILE: files.mode,
       PID_FILE: files.pid,
       SECRET_FILE: secretFile,
-    };
-    const kubeconfig = {
-      apiVersion: "v1",
-      kind: "Config",
-      "current-context": "faults",
-      clusters: [{ name: "fault-server", cluster: { server: api.url, "certificate-authority": "ca.crt" } }],
-      users: [
-        {
-          name: "plugin",
-          user: {
-            exec: {
-              apiVersion: "client.authentication.k8s.io/v1",
-              command: process.execPath,
-              args: [pluginPath("switchable")],
-              env: Object.entries(execEnv).map(([name, value]) => ({ name, value })),
-              interactiveMode: "Never",
-            },
-          },
-        },
-      ],
-      contexts: [{ name: "faults", context: { cluster: "fault-server", user: "plugin" } }],
-    };
-    await writeFile(files.kubeconfig, JSON.stringify(kubeconfig));
+    });
+    const kubeconfig = await writeKubeconfig(dir, { server: api.url, caPem: pki.caPem, user });
     const logs: string[] = [];
     const running: RunningServer = await startNodeServer(
       {
@@ -225,7 +202,7 @@ export function useFaultWorld(): FaultWorld {
         PORT: "0",
         HOST: "127.0.0.1",
         CALLER_AUTH: "none",
-        KUBECONFIG: files.kubeconfig,
+        KUBECONFIG: kubeconfig,
         TLS_CERT_FILE: files.cert,
         TLS_KEY_FILE: files.key,
         // Caches off: every review reaches the API server, so a fault cannot hide behind a cached answer.

@@ -10,9 +10,10 @@ import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
 import { startKubeServer, type KubeServer, type Script } from "../../../../support/kube-server.ts";
 import { startTokenEndpointServer } from "../../../../support/token-endpoint-server.ts";
-import { pluginPath, runCount } from "../../../../support/exec-plugins.ts";
+import { runCount } from "../../../../support/exec-plugins.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
+import { execUser, writeKubeconfig } from "../../../support/kubeconfig.ts";
 
 let pki: TestPki;
 let server: KubeServer;
@@ -35,7 +36,7 @@ afterAll(async () => {
   await pki.cleanup();
 });
 
-/** Writes a kubeconfig (CA as a relative file) whose user runs `plugin` via node, and builds the client. */
+/** The client of a kubeconfig for `target` whose user runs the exec plugin fixture `plugin` with `env`. */
 async function nodeClient(
   target: KubeServer,
   plugin: string,
@@ -44,29 +45,9 @@ async function nodeClient(
 ) {
   const dir = await tempDir();
   const countFile = path.join(dir, "runs");
-  await writeFile(path.join(dir, "ca.crt"), pki.caPem);
-  const execEnv = Object.entries({ COUNT_FILE: countFile, ...env }).map(([name, value]) => ({ name, value }));
-  const kubeconfig = {
-    "current-context": "test",
-    clusters: [{ name: "local", cluster: { server: target.url, "certificate-authority": "ca.crt" } }],
-    users: [
-      {
-        name: "plugin",
-        user: {
-          exec: {
-            apiVersion: "client.authentication.k8s.io/v1",
-            command: process.execPath,
-            args: [pluginPath(plugin)],
-            env: execEnv,
-            interactiveMode: "Never",
-          },
-        },
-      },
-    ],
-    contexts: [{ name: "test", context: { cluster: "local", user: "plugin" } }],
-  };
-  await writeFile(path.join(dir, "config"), JSON.stringify(kubeconfig));
-  const { settings } = parseKubeSettings({ KUBECONFIG: path.join(dir, "config"), CREDSPEC_CACHE_TTL_MS: "0" });
+  const user = execUser(plugin, { COUNT_FILE: countFile, ...env });
+  const kubeconfig = await writeKubeconfig(dir, { server: target.url, caPem: pki.caPem, user });
+  const { settings } = parseKubeSettings({ KUBECONFIG: kubeconfig, CREDSPEC_CACHE_TTL_MS: "0" });
   const client = await createNodeGmsaClient(settings, options);
   clients.push(client);
   return { ...client, runs: () => runCount(countFile) };
@@ -132,21 +113,13 @@ describe("createNodeGmsaClient with an exec plugin", () => {
   });
 });
 
-/** The client of a kubeconfig whose user is `user` (a static token by default), trusting the test CA. */
-async function yamlClient(env: Record<string, string> = {}, user = "{ token: static-token }") {
-  const dir = await tempDir();
-  await writeFile(path.join(dir, "ca.pem"), pki.caPem);
-  const kubeconfig = `current-context: t
-clusters: [{ name: c, cluster: { server: "${server.url}", certificate-authority: ca.pem } }]
-users: [{ name: u, user: ${user} }]
-contexts: [{ name: t, context: { cluster: c, user: u } }]
-`;
-  await writeFile(path.join(dir, "config"), kubeconfig);
-  const { settings, problems } = parseKubeSettings({
-    KUBECONFIG: path.join(dir, "config"),
-    CREDSPEC_CACHE_TTL_MS: "0",
-    ...env,
-  });
+/** The client of a kubeconfig for the server whose user is `user` (a static token by default). */
+async function staticClient(
+  env: Record<string, string> = {},
+  user: Record<string, unknown> = { token: "static-token" },
+) {
+  const kubeconfig = await writeKubeconfig(await tempDir(), { server: server.url, caPem: pki.caPem, user });
+  const { settings, problems } = parseKubeSettings({ KUBECONFIG: kubeconfig, CREDSPEC_CACHE_TTL_MS: "0", ...env });
   expect(problems).toEqual([]);
   const client = await createNodeGmsaClient(settings);
   clients.push(client);
@@ -175,7 +148,7 @@ describe("createNodeGmsaClient over HTTPS with a static token", () => {
       perName.set(name, index + 1);
       return answers[name]?.(index) ?? ok(request, 0);
     };
-    const client = await yamlClient();
+    const client = await staticClient();
     await expect(client.getCredSpecContents("missing", call())).rejects.toMatchObject({
       code: "ERR_CREDSPEC_NOT_FOUND",
     });
@@ -191,7 +164,7 @@ describe("createNodeGmsaClient over HTTPS with a static token", () => {
 
   it("sends the LocalSubjectAccessReview body and bearer token", async () => {
     server.script = () => ({ status: 201, body: { status: { allowed: true } } });
-    const client = await yamlClient();
+    const client = await staticClient();
     const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
     expect(await client.canUseCredSpec(query, call())).toEqual({ allowed: true, reason: "" });
     const request = server.requests.at(-1)!;
@@ -228,21 +201,6 @@ describe("createNodeGmsaClient in a pod", () => {
     clock += 1_000;
     expect(await client.client.getCredSpecContents("webapp01", call())).toEqual({ ok: true });
   });
-
-  it("reports configuration problems together", async () => {
-    const dir = await tempDir();
-    await writeFile(
-      path.join(dir, "config"),
-      "current-context: x\ncontexts: [{ name: x, context: { cluster: nope } }]\n",
-    );
-    const error = await createNodeGmsaClient(
-      parseKubeSettings({ KUBECONFIG: path.join(dir, "config") }).settings,
-    ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(KubeConfigurationError);
-    expect((error as KubeConfigurationError).problems).toEqual([
-      'kubeconfig: context "x" names cluster "nope", which is not defined',
-    ]);
-  });
 });
 
 describe("createNodeGmsaClient with CLOUD_TOKEN", () => {
@@ -254,13 +212,13 @@ describe("createNodeGmsaClient with CLOUD_TOKEN", () => {
     }));
     try {
       const before = server.requests.length;
-      const client = await yamlClient(
+      const client = await staticClient(
         {
           CLOUD_TOKEN: "gke",
           GCE_METADATA_HOST: metadata.host,
           GKE_SERVICE_ACCOUNT: "gmsa@p.iam.gserviceaccount.com",
         },
-        "{}",
+        {},
       );
       await Promise.all([client.getCredSpecContents("a", call()), client.getCredSpecContents("b", call())]);
       expect(await client.getCredSpecContents("c", call())).toEqual({ ok: true });
@@ -276,7 +234,7 @@ describe("createNodeGmsaClient with CLOUD_TOKEN", () => {
   });
 
   it("eks: sends a k8s-aws-v1. token presigned for the cluster from the AWS environment", async () => {
-    const client = await yamlClient(
+    const client = await staticClient(
       {
         CLOUD_TOKEN: "eks",
         EKS_CLUSTER_NAME: "gmsa-prod",
@@ -284,7 +242,7 @@ describe("createNodeGmsaClient with CLOUD_TOKEN", () => {
         AWS_ACCESS_KEY_ID: "AKIDEXAMPLE",
         AWS_SECRET_ACCESS_KEY: "secret",
       },
-      "{}",
+      {},
     );
     await client.getCredSpecContents("webapp01", call());
     const bearer = String(server.requests.at(-1)?.headers.authorization);
@@ -295,10 +253,10 @@ describe("createNodeGmsaClient with CLOUD_TOKEN", () => {
   });
 
   it("refuses CLOUD_TOKEN beside the user's own credential", async () => {
-    const error = await yamlClient({ CLOUD_TOKEN: "gke" }).catch((e: unknown) => e);
+    const error = await staticClient({ CLOUD_TOKEN: "gke" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(KubeConfigurationError);
     expect((error as KubeConfigurationError).problems).toEqual([
-      'kubeconfig context "t": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
+      'kubeconfig context "test": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
     ]);
   });
 });
