@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
-import { adminEndpoint, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
+import { adminEndpoint, applyObjects, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
 import {
   applySamples,
   installChart,
@@ -22,9 +22,17 @@ import {
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
 import { NODE_NAME } from "../../infra/local/node-config.ts";
-import { FUNCTIONS, gmsaPod, waitForGmsaWebhooks, writeTlsSecret } from "./support/install-checks.ts";
+import {
+  FUNCTIONS,
+  functionPods,
+  gmsaPod,
+  isReady,
+  waitForGmsaWebhooks,
+  writeTlsSecret,
+} from "./support/install-checks.ts";
 import { podServerProcesses } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
+import { namespace } from "./support/core-objects.ts";
 
 const GROUP = "availability";
 const NAMESPACE = "gmsa-availability";
@@ -76,13 +84,7 @@ async function measure(event: string, change: () => Promise<void>): Promise<Tall
   return tally;
 }
 
-async function functionPods(fn: string): Promise<{ metadata: { name: string; uid: string } }[]> {
-  const selector = encodeURIComponent(`app.kubernetes.io/component=${fn}`);
-  const pods = await kubeRequestOk<{
-    items: { metadata: { name: string; uid: string; deletionTimestamp?: string } }[];
-  }>(admin(), `/api/v1/namespaces/${NAMESPACE}/pods?labelSelector=${selector}`);
-  return pods.items.filter((pod) => pod.metadata.deletionTimestamp === undefined);
-}
+const pods = (fn: string) => functionPods(stack.cluster, NAMESPACE, FULLNAME, fn);
 
 function evict(name: string) {
   return kubeRequest(admin(), `/api/v1/namespaces/${NAMESPACE}/pods/${name}/eviction`, {
@@ -137,25 +139,13 @@ function servedSerial(podIp: string): Promise<string> {
 
 /** The IPs of the pods that serve: Ready and not being deleted (a drained replica's successor may still be terminating). */
 async function podIps(): Promise<string[]> {
-  type Pod = {
-    metadata: { deletionTimestamp?: string };
-    status?: { podIP?: string; conditions?: { type: string; status: string }[] };
-  };
-  const pods = await kubeRequestOk<{ items: Pod[] }>(admin(), `/api/v1/namespaces/${NAMESPACE}/pods`);
-  const serving = pods.items.filter(
-    (pod) =>
-      pod.metadata.deletionTimestamp === undefined &&
-      pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-  );
+  const serving = (await Promise.all(FUNCTIONS.map(pods))).flat().filter(isReady);
   return serving.map((pod) => pod.status?.podIP ?? "").filter(Boolean);
 }
 
 beforeAll(async () => {
   stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[availability] ${message}\n`) });
-  await kubeRequestOk(admin(), "/api/v1/namespaces", {
-    method: "POST",
-    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
-  });
+  await applyObjects(admin(), [namespace(NAMESPACE)]);
   await writeServingSecret(true);
   values = {
     ...localNodeValues(stack.image, stack.callerToken),
@@ -204,7 +194,7 @@ describe("availability of both functions under change, on a real node", () => {
       for (const fn of FUNCTIONS) await waitForDisruptionAllowed(fn);
       await cordon(true);
       for (const fn of FUNCTIONS) {
-        const [first, second] = await functionPods(fn);
+        const [first, second] = await pods(fn);
         expect((await evict(first!.metadata.name)).status).toBe(201);
         expect((await evict(second!.metadata.name)).status).toBe(429);
       }
@@ -233,7 +223,7 @@ describe("availability of both functions under change, on a real node", () => {
   }, 240_000);
 
   it("fails creates only until a replica killed outright leaves the endpoints", async () => {
-    const [victim] = await functionPods("expand");
+    const [victim] = await pods("expand");
     const tally = await measure("one expand replica killed (SIGKILL)", async () => {
       const process_ = podServerProcesses().find(
         (p) =>

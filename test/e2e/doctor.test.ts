@@ -42,6 +42,7 @@ import {
 import { createPod, deletePods, e2ePod } from "./support/pods.ts";
 import { binding, sa } from "../support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
+import { namespace } from "./support/core-objects.ts";
 
 let cluster: LocalCluster;
 let admin: KubeEndpoint;
@@ -333,19 +334,12 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
   }
 
   it('a namespace created with windows.k8s.io/disabled: "true" warns with the fix; a binding subject in no possible namespace is passed over', async () => {
-    const namespace = "/api/v1/namespaces/doctor-old-opt-out";
+    const optOut = namespace("doctor-old-opt-out", { "windows.k8s.io/disabled": "true" });
     // The API server stores it: RBAC checks a ServiceAccount subject's name, never its namespace.
     const odd = binding("doctor-odd-subject", { kind: "ClusterRole", name: "gmsa-use-webapp01" }, [
       sa("app", "Not_A_Namespace"),
     ]);
-    await applyObjects(admin, [
-      {
-        apiVersion: "v1",
-        kind: "Namespace",
-        metadata: { name: "doctor-old-opt-out", labels: { "windows.k8s.io/disabled": "true" } },
-      },
-      odd,
-    ]);
+    await applyObjects(admin, [optOut, odd]);
     try {
       const findings = await expectHealthy();
       const label = findings.find((f) => f.check === "namespaces/opt-out-label");
@@ -364,7 +358,7 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
       ]);
     } finally {
       await kubeRequestOk(admin, objectPath(odd), { method: "DELETE" });
-      await kubeRequestOk(admin, namespace, { method: "DELETE" });
+      await kubeRequestOk(admin, objectPath(optOut), { method: "DELETE" });
     }
   });
 

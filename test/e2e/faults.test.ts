@@ -28,6 +28,7 @@ import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts"
 import { startFaultLoad, type FaultLoad, type FaultRecord } from "./support/fault-load.ts";
 import { formatTimeline } from "./support/fault-timeline.ts";
 import { readCredSpec } from "./support/pods.ts";
+import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 import { findStackPids, readRss } from "./support/process-memory.ts";
 
 /** More than the direct sender can use up: one fresh name every 4 direct reviews, about 1.6 per second. */
@@ -54,26 +55,13 @@ function freshObjects(): KubeObject[] {
       metadata: { name },
       credspec: FRESH_CREDSPEC,
     })),
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: "gmsa-faults-use" },
-      rules: [
-        {
-          apiGroups: ["windows.k8s.io"],
-          resources: ["gmsacredentialspecs"],
-          verbs: ["use"],
-          resourceNames: freshNames,
-        },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "RoleBinding",
-      metadata: { name: "gmsa-faults-use", namespace: "default" },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gmsa-faults-use" },
-      subjects: [{ kind: "ServiceAccount", name: "gmsa-app", namespace: "default" }],
-    },
+    useCredSpecs("gmsa-faults-use", freshNames),
+    binding(
+      "gmsa-faults-use",
+      { kind: "ClusterRole", name: "gmsa-faults-use" },
+      [sa("gmsa-app", "default")],
+      "default",
+    ),
   ];
 }
 

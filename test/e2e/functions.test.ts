@@ -336,34 +336,23 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
   if (runtime === "node")
     it("counts in /metrics the reviews the API server sent and the API calls they made", async () => {
       const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
-      expect(
-        sumOf(expand, "gmsa_webhooks_reviews_total", {
-          function: "expand",
-          operation: "CREATE",
-          decision: "allowed",
-          code: "200",
-        }),
-      ).toBeGreaterThan(0);
-      expect(
-        sumOf(expand, "gmsa_webhooks_kube_requests_total", {
-          verb: "get",
-          resource: "gmsacredentialspecs",
-          code: "200",
-        }),
-      ).toBeGreaterThan(0);
-      expect(
-        sumOf(authorize, "gmsa_webhooks_kube_requests_total", {
-          verb: "create",
-          resource: "localsubjectaccessreviews",
-          code: "201",
-        }),
-      ).toBeGreaterThan(0);
-      expect(
-        sumOf(authorize, "gmsa_webhooks_reviews_total", { function: "authorize", decision: "denied", code: "403" }),
-      ).toBeGreaterThan(0);
-      // The functions authenticate with the exec plugin, which minted their tokens.
-      expect(
-        sumOf(expand, "gmsa_webhooks_token_refreshes_total", { source: "exec", outcome: "success" }),
-      ).toBeGreaterThan(0);
+      const counters: [typeof expand, string, Record<string, string>][] = [
+        [
+          expand,
+          "gmsa_webhooks_reviews_total",
+          { function: "expand", operation: "CREATE", decision: "allowed", code: "200" },
+        ],
+        [expand, "gmsa_webhooks_kube_requests_total", { verb: "get", resource: "gmsacredentialspecs", code: "200" }],
+        [
+          authorize,
+          "gmsa_webhooks_kube_requests_total",
+          { verb: "create", resource: "localsubjectaccessreviews", code: "201" },
+        ],
+        [authorize, "gmsa_webhooks_reviews_total", { function: "authorize", decision: "denied", code: "403" }],
+        // The functions authenticate with the exec plugin, which minted their tokens.
+        [expand, "gmsa_webhooks_token_refreshes_total", { source: "exec", outcome: "success" }],
+      ];
+      for (const [samples, name, labels] of counters)
+        expect(sumOf(samples, name, labels), `${name} ${JSON.stringify(labels)}`).toBeGreaterThan(0);
     });
 });

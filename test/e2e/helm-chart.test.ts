@@ -17,6 +17,7 @@ import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
 import { CRD_PATH } from "./support/install-checks.ts";
+import { sa, useCredSpecs } from "../support/rbac.ts";
 import {
   dryRunApply as dryRunApplyAs,
   find,
@@ -125,8 +126,13 @@ let helm: HelmRunner;
 const rendered = new Map<string, KubeObject[]>();
 
 const webhookOf = (objects: KubeObject[], fn: Fn) => webhookIn(objects, fn, FULLNAME);
-const podOf = (objects: KubeObject[], fn: Fn) =>
-  (find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as { template: { spec: PodSpec } }).template.spec;
+/** A function's Deployment, with the fields the tests read. */
+const deploymentOf = (objects: KubeObject[], fn: Fn) =>
+  find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as {
+    replicas: number;
+    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
+  };
+const podOf = (objects: KubeObject[], fn: Fn) => deploymentOf(objects, fn).template.spec;
 const kustomize = (path: string) => kustomizeDir(fileURLToPath(new URL(`../../infra/deploy/${path}`, import.meta.url)));
 const dryRunApply = (objects: KubeObject[]) => dryRunApplyAs(admin, objects);
 
@@ -226,8 +232,7 @@ describe("helm template: inCluster mode", () => {
       expect(container!.command).toEqual(["node", ...NODE_SERVER_OPTIONS.split(" "), "dist/node/server.mjs"]);
       expect(env["CALLER_AUTH_TOKENS"]).toEqual({ secretKeyRef: { name: `${FULLNAME}-caller-auth`, key: fn } });
       expect(pod.volumes).toContainEqual({ name: "tls", secret: { secretName: `${FULLNAME}-tls` } });
-      const replicas = (find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as { replicas: number }).replicas;
-      expect(replicas).toBe(2);
+      expect(deploymentOf(objects(), fn).replicas).toBe(2);
       expect(find(objects(), "PodDisruptionBudget", `${FULLNAME}-${fn}`).spec).toMatchObject({ minAvailable: 1 });
     }
   });
@@ -297,11 +302,7 @@ describe("helm template: inCluster mode", () => {
 
   it("rolls a function's pods when its caller credential in the chart's Secret changes, and only that function's", async () => {
     const annotation = (objects: KubeObject[], fn: Fn) =>
-      (
-        find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as {
-          template: { metadata: { annotations?: Record<string, string> } };
-        }
-      ).template.metadata.annotations?.["checksum/caller-auth"];
+      deploymentOf(objects, fn).template.metadata.annotations?.["checksum/caller-auth"];
     const before = rendered.get("inCluster, generated certificates, bearer")!;
     const rotated = await helm.template(RELEASE, NAMESPACE, {
       ...IN_CLUSTER,
@@ -344,14 +345,8 @@ describe("helm template: inCluster mode", () => {
     const [{ spec }] = policies as [(typeof policies)[number]];
     expect(spec.policyTypes).toEqual(["Ingress"]);
     expect(spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: POD_CIDR } }], ports: HTTPS_PORT }]);
-    for (const fn of FUNCTIONS) {
-      const labels = (
-        find(objects(), "Deployment", `${FULLNAME}-${fn}`).spec as {
-          template: { metadata: { labels: Record<string, string> } };
-        }
-      ).template.metadata.labels;
-      expect(labels).toMatchObject(spec.podSelector.matchLabels);
-    }
+    for (const fn of FUNCTIONS)
+      expect(deploymentOf(objects(), fn).template.metadata.labels).toMatchObject(spec.podSelector.matchLabels);
   });
 
   it.each([
@@ -411,17 +406,10 @@ describe("helm template: inCluster mode", () => {
       "windows.k8s.io/v1/GMSACredentialSpec",
     ]);
     expect(find(objects, "GMSACredentialSpec", "helm-webapp")["credspec"]).toEqual({ CmsPlugins: ["ActiveDirectory"] });
-    expect(find(objects, "ClusterRole", `${FULLNAME}:use:helm-webapp`).rules).toEqual([
-      {
-        apiGroups: ["windows.k8s.io"],
-        resources: ["gmsacredentialspecs"],
-        verbs: ["use"],
-        resourceNames: ["helm-webapp"],
-      },
-    ]);
-    expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([
-      { kind: "ServiceAccount", name: "web", namespace: NAMESPACE },
-    ]);
+    expect(find(objects, "ClusterRole", `${FULLNAME}:use:helm-webapp`).rules).toEqual(
+      useCredSpecs("", ["helm-webapp"]).rules,
+    );
+    expect(find(objects, "RoleBinding", `${FULLNAME}:use:helm-webapp:web`).subjects).toEqual([sa("web", NAMESPACE)]);
     expect(await refusal(values)).toMatch(
       /credentialSpecs: the cluster does not serve windows\.k8s\.io\/v1 GMSACredentialSpec yet/,
     );

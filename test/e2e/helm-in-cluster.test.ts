@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { mkdtemp } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminEndpoint, createCallerToken, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
+import { adminEndpoint, applyObjects, createCallerToken, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
 import {
   localNodeValues,
   startInClusterStack,
@@ -24,14 +24,18 @@ import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import {
   defineAdmissionTests,
   FUNCTIONS,
+  functionPods,
   gmsaPod,
   installOnNode,
+  isReady,
+  type FunctionPod,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
   writeTlsSecret,
 } from "./support/install-checks.ts";
 import { podLogFiles, podServerProcesses, readMemoryCgroup } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
+import { namespace } from "./support/core-objects.ts";
 import { createDoctorOperator, expectDoctorFault, expectDoctorHealthy, runDoctor } from "./support/doctor.ts";
 import { expectSampleShape } from "./support/doctor-samples.ts";
 
@@ -63,22 +67,7 @@ async function tlsSecret(): Promise<Record<string, string>> {
   ).data;
 }
 
-interface PodInfo {
-  metadata: { name: string; labels?: Record<string, string> };
-  status?: {
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: { restartCount: number; ready: boolean; started?: boolean }[];
-  };
-}
-
-async function functionPods(namespace: string, fullname: string, fn: string): Promise<PodInfo[]> {
-  const selector = encodeURIComponent(`app.kubernetes.io/component=${fn}`);
-  const pods = await kubeRequestOk<{ items: PodInfo[] }>(
-    admin(),
-    `/api/v1/namespaces/${namespace}/pods?labelSelector=${selector}`,
-  );
-  return pods.items.filter((pod) => pod.metadata.name.startsWith(`${fullname}-${fn}-`));
-}
+const pods = (fn: string) => functionPods(stack.cluster, NAMESPACE, FULLNAME, fn);
 
 beforeAll(async () => {
   stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[helm-in-cluster] ${message}\n`) });
@@ -103,10 +92,7 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("runs two Ready replicas per function from the imported image and registers both webhooks by service reference", async () => {
     for (const fn of FUNCTIONS) {
-      const pods = await functionPods(NAMESPACE, FULLNAME, fn);
-      expect(
-        pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")),
-      ).toHaveLength(2);
+      expect((await pods(fn)).filter(isReady)).toHaveLength(2);
     }
     const configurations = await Promise.all(
       webhookConfigurationPaths(FULLNAME).map((path) =>
@@ -225,32 +211,30 @@ describe("helm install on a real node, certificates generated at install", () =>
       expect(readMemoryCgroup(server.memoryCgroup, "memory.max_usage_in_bytes")).toBeLessThan(MEMORY_LIMIT);
     }
     for (const fn of FUNCTIONS) {
-      for (const pod of await functionPods(NAMESPACE, FULLNAME, fn))
-        expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
+      for (const pod of await pods(fn)) expect(pod.status?.containerStatuses?.[0]?.restartCount).toBe(0);
     }
   }, 180_000);
 
   it("keeps a replica that fails its readiness probe out of service while the others serve, and the certificate across upgrades", async () => {
     const secretBefore = await tlsSecret();
-    const before = new Set((await functionPods(NAMESPACE, FULLNAME, "expand")).map((pod) => pod.metadata.name));
+    const before = new Set((await pods("expand")).map((pod) => pod.metadata.name));
     const broken = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
       ...values,
       probes: { readiness: { path: "/not-ready" } },
     });
     expect(broken.code, broken.stderr).toBe(0);
     // The rollout's surge pod starts and passes its startup probe (/healthz); its readiness probe answers 404.
-    let surge: PodInfo | undefined;
+    let surge: FunctionPod | undefined;
     for (let attempt = 0; attempt < 120 && surge === undefined; attempt++) {
       await sleep(500);
-      surge = (await functionPods(NAMESPACE, FULLNAME, "expand")).find(
+      surge = (await pods("expand")).find(
         (pod) => !before.has(pod.metadata.name) && pod.status?.containerStatuses?.[0]?.started === true,
       );
     }
     expect(surge, "the upgrade's new expand pod, started").toBeDefined();
     // Readiness is probed every 5 s: a few periods in which it would have turned Ready.
     await sleep(12_000);
-    const pods = await functionPods(NAMESPACE, FULLNAME, "expand");
-    const ready = pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+    const ready = (await pods("expand")).filter(isReady);
     expect(ready.map((pod) => pod.metadata.name)).not.toContain(surge!.metadata.name);
     expect(ready).toHaveLength(2);
     const slices = await kubeRequestOk<{
@@ -376,10 +360,7 @@ describe("helm install on a real node with a TLS Secret the operator provides", 
   it("serves with that certificate, trusted through the caBundle given", async () => {
     const { cluster } = stack;
     const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
-    await kubeRequestOk(admin(), "/api/v1/namespaces", {
-      method: "POST",
-      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: SECRET_NAMESPACE } },
-    });
+    await applyObjects(admin(), [namespace(SECRET_NAMESPACE)]);
     await writeTlsSecret(cluster, { namespace: SECRET_NAMESPACE, name: "operator-tls", hosts });
     const caBundle = Buffer.from(cluster.caPem).toString("base64");
     const withSecret = { ...values, crd: { install: false }, certificates: { secretName: "operator-tls", caBundle } };

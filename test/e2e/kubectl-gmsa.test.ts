@@ -25,6 +25,7 @@ import {
 import { container, e2ePod, type Pod, type PodOptions, readCredSpec, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 import { binding, role, sa, user } from "../support/rbac.ts";
+import { namespace, serviceAccount } from "./support/core-objects.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -38,16 +39,10 @@ type Explanation = {
   dryRun: unknown;
 };
 
-const serviceAccount = (name: string): KubeObject => ({
-  apiVersion: "v1",
-  kind: "ServiceAccount",
-  metadata: { name, namespace: NAMESPACE },
-});
-
 /** The objects this file makes: two service accounts that may use webapp01, one that may not; jane may create pods, not use it; bob may both. */
 const OBJECTS: KubeObject[] = [
-  { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
-  ...["default", "builder", "reporter", "stranger"].map(serviceAccount),
+  namespace(NAMESPACE),
+  ...["default", "builder", "reporter", "stranger"].map((name) => serviceAccount(name, NAMESPACE)),
   binding(
     "use-webapp01",
     { kind: "ClusterRole", name: "gmsa-use-webapp01" },

@@ -24,7 +24,7 @@ import {
 } from "../../infra/local/index.ts";
 import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
 import { deleteCrd, deleteNamespace, waitForGmsaWebhooks } from "./support/install-checks.ts";
-import { startPodStream } from "./support/pod-stream.ts";
+import { expectNoPodRefusedDuring } from "./support/pod-stream.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -41,18 +41,7 @@ let stack: FunctionsStack;
 let helm: HelmRunner;
 let credspec: unknown;
 
-/** Runs `step` with pods created throughout it and for 3 s after; @returns how many were admitted and refused. */
-async function withPods(step: () => Promise<void>): Promise<{ admitted: number; refused: unknown[] }> {
-  const stream = startPodStream(cluster, GROUP);
-  const settled = await step().then(
-    () => new Promise((resolve) => setTimeout(resolve, 3_000)),
-    (error: unknown) => error,
-  );
-  const counts = await stream.stop();
-  console.log(`${expect.getState().currentTestName}: ${counts.admitted} admitted, ${counts.refused.length} refused`);
-  if (settled instanceof Error) throw settled;
-  return counts;
-}
+const withPods = (step: () => Promise<void>) => expectNoPodRefusedDuring(cluster, GROUP, step);
 
 const ourValues = (authorizeEnv: Record<string, string>) => ({
   ...externalTestValues(cluster.caPem, stack),
@@ -104,20 +93,18 @@ afterAll(async () => {
 
 describe("the switch from the windows-gmsa chart in docs/migration.md, pods created throughout", () => {
   it("1. installs ours beside the incumbent in shadow mode, leaving webapp01 to the incumbent: 0 refused", async () => {
-    const counts = await withPods(async () => {
+    await withPods(async () => {
       await helm.ok(
         ["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"],
         ourValues({ ENFORCEMENT: "warn" }),
       );
     });
-    expect(counts.refused).toEqual([]);
-    expect(counts.admitted).toBeGreaterThan(0);
     const { metadata } = await kubeRequestOk<{ metadata: { annotations?: Record<string, string> } }>(admin, WEBAPP01);
     expect(metadata.annotations?.["meta.helm.sh/release-name"]).toBe(INCUMBENT.release);
   });
 
   it("2. adopts webapp01 into our release and enforces: 0 refused", async () => {
-    const counts = await withPods(async () => {
+    await withPods(async () => {
       await kubeRequestOk(admin, WEBAPP01, {
         method: "PATCH",
         contentType: "application/merge-patch+json",
@@ -130,18 +117,14 @@ describe("the switch from the windows-gmsa chart in docs/migration.md, pods crea
       });
       await helm.ok(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], ourValues({}));
     });
-    expect(counts.refused).toEqual([]);
-    expect(counts.admitted).toBeGreaterThan(0);
     const { metadata } = await kubeRequestOk<{ metadata: { labels?: Record<string, string> } }>(admin, WEBAPP01);
     expect(metadata.labels?.["app.kubernetes.io/instance"]).toBe(RELEASE);
   });
 
   it("3. helm uninstall of the incumbent keeps webapp01 and removes its webhooks: 0 refused", async () => {
-    const counts = await withPods(async () => {
+    await withPods(async () => {
       await helm.ok(["uninstall", INCUMBENT.release, "-n", INCUMBENT.namespace, "--wait"]);
     });
-    expect(counts.refused).toEqual([]);
-    expect(counts.admitted).toBeGreaterThan(0);
     expect((await kubeRequestOk<{ credspec: unknown }>(admin, WEBAPP01)).credspec).toEqual(credspec);
     const incumbentWebhook = `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${INCUMBENT.release}-webhook`;
     expect((await kubeRequest(admin, incumbentWebhook)).status).toBe(404);

@@ -21,6 +21,7 @@ import {
 import { gmsaPod } from "./support/install-checks.ts";
 import { createPod, parsed, readCredSpec } from "./support/pods.ts";
 import { binding, sa } from "../support/rbac.ts";
+import { namespace, serviceAccount } from "./support/core-objects.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -45,17 +46,8 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   const objects: KubeObject[] = [
     // As a namespace creator would make it, to opt their own namespace out.
-    {
-      apiVersion: "v1",
-      kind: "Namespace",
-      metadata: { name: OLD_LABEL, labels: { "windows.k8s.io/disabled": "true" } },
-    },
-    // No controller manager runs: the service accounts the pods name must be created by hand.
-    ...["kube-system", OLD_LABEL].map((namespace) => ({
-      apiVersion: "v1",
-      kind: "ServiceAccount",
-      metadata: { name: SERVICE_ACCOUNT, namespace },
-    })),
+    namespace(OLD_LABEL, { "windows.k8s.io/disabled": "true" }),
+    ...["kube-system", OLD_LABEL].map((ns) => serviceAccount(SERVICE_ACCOUNT, ns)),
   ];
   await applyObjects(admin, objects);
   webapp01 = await readCredSpec(cluster, "webapp01");

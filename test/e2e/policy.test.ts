@@ -19,6 +19,7 @@ import {
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/build/manifests/policy.ts";
 import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
+import { namespace, serviceAccount } from "./support/core-objects.ts";
 import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
@@ -67,16 +68,6 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   // No webhook: what is refused here is refused by the policy alone.
   await deleteWebhooks(cluster);
-  const namespace = (name: string, labels: Record<string, string>): KubeObject => ({
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: { name, labels },
-  });
-  const serviceAccount = (name: string, ns: string): KubeObject => ({
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name, namespace: ns },
-  });
   await applyObjects(admin, [
     namespace(NAMESPACE, { [TEST_LABEL]: "true" }),
     namespace(OLD_LABEL, { [TEST_LABEL]: "true", "windows.k8s.io/disabled": "true" }),

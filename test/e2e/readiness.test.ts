@@ -14,7 +14,6 @@ import {
   kubeRequest,
   kubeRequestOk,
   objectPath,
-  type KubeObject,
 } from "../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/exec-plugin.ts";
 import { writeKubeconfig, type KubeconfigUser } from "../../infra/local/kubeconfig.ts";
@@ -22,6 +21,7 @@ import { createApp } from "../../functions/app.ts";
 import { buildNodeDeps } from "../../functions/node/deps.ts";
 import { READY_CACHE_MS } from "../../shared/kube/readiness.ts";
 import { binding, sa } from "../support/rbac.ts";
+import { serviceAccount } from "./support/core-objects.ts";
 
 const cluster = inject("cluster");
 const ACCOUNT = "e2e-readyz";
@@ -32,12 +32,7 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
-  const account: KubeObject = {
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name: ACCOUNT, namespace: FUNCTIONS_NAMESPACE },
-  };
-  await applyObjects(adminEndpoint(cluster), [account, authorizeBinding]);
+  await applyObjects(adminEndpoint(cluster), [serviceAccount(ACCOUNT, FUNCTIONS_NAMESPACE), authorizeBinding]);
   const minted = await kubeRequestOk<{ status: { token: string } }>(
     adminEndpoint(cluster),
     `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${ACCOUNT}/token`,

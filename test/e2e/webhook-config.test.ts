@@ -22,6 +22,7 @@ import {
 import { startRecordingWebhook, type RecordingWebhook } from "./recording-webhook.ts";
 import { container, e2ePod, type PodOptions } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
+import { namespace, serviceAccount } from "./support/core-objects.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -54,14 +55,7 @@ beforeAll(async () => {
   const certificate = await issueClusterServingCertificate(cluster, ["127.0.0.1"]);
   webhook = await startRecordingWebhook(certificate.certPem, certificate.keyPem);
 
-  await kubeRequest(admin, "/api/v1/namespaces", {
-    method: "POST",
-    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
-  });
-  await kubeRequest(admin, `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
-    method: "POST",
-    body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "default" } },
-  });
+  await applyObjects(admin, [namespace(NAMESPACE), serviceAccount("default", NAMESPACE)]);
   // Created before the webhooks exist, so that updates can remove a GMSA reference later.
   for (const body of [pod("plain"), pod("annotated", { annotations: { [POD_NAME]: "webapp01" } })]) {
     await kubeRequest(admin, `${PODS}/${body.metadata!.name}`, { method: "DELETE" });

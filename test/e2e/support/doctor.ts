@@ -20,6 +20,8 @@ import {
   type LocalClusterInfo,
 } from "../../../infra/local/index.ts";
 import { writeKubeconfig } from "../../../infra/local/kubeconfig.ts";
+import { binding, sa } from "../../support/rbac.ts";
+import { serviceAccount } from "./core-objects.ts";
 
 /** Where an operator's namespaced roles are bound. */
 export interface OperatorNamespaces {
@@ -39,11 +41,7 @@ const OPERATOR_NAMESPACE = "default";
  */
 export async function createDoctorOperator(cluster: LocalClusterInfo, name: string) {
   const admin = adminEndpoint(cluster);
-  const account: KubeObject = {
-    apiVersion: "v1",
-    kind: "ServiceAccount",
-    metadata: { name, namespace: OPERATOR_NAMESPACE },
-  };
+  const account = serviceAccount(name, OPERATOR_NAMESPACE);
   await applyObjects(admin, [account]);
   const issued = await kubeRequestOk<{ status: { token: string } }>(admin, `${objectPath(account)}/token`, {
     method: "POST",
@@ -64,13 +62,13 @@ export async function createDoctorOperator(cluster: LocalClusterInfo, name: stri
         ...(await loadManifest("rbac/kubectl-gmsa-reader.yaml")),
         ...(await loadManifest("rbac/kubectl-gmsa-doctor.yaml")),
       ];
-      const bind = (role: string, namespace?: string): KubeObject => ({
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: namespace === undefined ? "ClusterRoleBinding" : "RoleBinding",
-        metadata: { name: `${role.replace(":", "-")}-${name}`, ...(namespace === undefined ? {} : { namespace }) },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: role },
-        subjects: [{ kind: "ServiceAccount", name, namespace: OPERATOR_NAMESPACE }],
-      });
+      const bind = (role: string, namespace?: string): KubeObject =>
+        binding(
+          `${role.replace(":", "-")}-${name}`,
+          { kind: "ClusterRole", name: role },
+          [sa(name, OPERATOR_NAMESPACE)],
+          namespace,
+        );
       const bindings = [
         bind("gmsa-webhooks:kubectl-gmsa-reader"),
         bind("gmsa-webhooks:kubectl-gmsa-doctor"),

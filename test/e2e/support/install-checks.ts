@@ -32,6 +32,37 @@ export function webhookConfigurationPaths(fullname: string): string[] {
   ];
 }
 
+/** A pod of a function's Deployment, with the fields the tests read. */
+export interface FunctionPod {
+  metadata: { name: string; uid: string; deletionTimestamp?: string };
+  status?: {
+    podIP?: string;
+    conditions?: { type: string; status: string }[];
+    containerStatuses?: { restartCount: number; ready: boolean; started?: boolean }[];
+  };
+}
+
+/** The pods of `fn` of the release `fullname` in `namespace`, those being deleted left out. */
+export async function functionPods(
+  cluster: LocalClusterInfo,
+  namespace: string,
+  fullname: string,
+  fn: string,
+): Promise<FunctionPod[]> {
+  const selector = encodeURIComponent(`app.kubernetes.io/component=${fn}`);
+  const pods = await kubeRequestOk<{ items: FunctionPod[] }>(
+    adminEndpoint(cluster),
+    `/api/v1/namespaces/${namespace}/pods?labelSelector=${selector}`,
+  );
+  return pods.items.filter(
+    (pod) => pod.metadata.name.startsWith(`${fullname}-${fn}-`) && pod.metadata.deletionTimestamp === undefined,
+  );
+}
+
+/** Whether the pod's Ready condition is True. */
+export const isReady = (pod: FunctionPod) =>
+  pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
+
 /** Where each function logs one JSON line per review (at `LOG_LEVEL=debug` for allowed ones): one file, or one per replica. */
 export type ReviewLogs = Record<"expand" | "authorize", string | string[]>;
 
