@@ -23,15 +23,31 @@ export interface MeasuredTarget {
   ca: string;
 }
 
+/** Both functions of one server process (`pid`) or of a stack (a pid each), shown as `server`, with certificates `ca` signed. */
+export function serverTargets(
+  server: string,
+  ca: string,
+  pid: (fn: FunctionName) => number,
+  url: (fn: FunctionName) => string,
+  headers: Record<string, string> = {},
+): MeasuredTarget[] {
+  return FUNCTION_NAMES.map((fn) => ({ server, fn, pid: pid(fn), url: url(fn), headers, ca }));
+}
+
 /** Both functions of a running stack, shown as `server`, their certificates signed by `ca`. */
 export async function stackTargets(stack: FunctionsStack, server: string, ca: string): Promise<MeasuredTarget[]> {
-  const targets: MeasuredTarget[] = [];
-  for (const fn of FUNCTION_NAMES) {
-    const pid = await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
-    const headers = { authorization: `Bearer ${stack.callerToken}` };
-    targets.push({ server, fn, pid, url: reviewUrl(stack, fn), headers, ca });
-  }
-  return targets;
+  const pids = {
+    expand: await findServerPid(stack.expandBaseUrl),
+    authorize: await findServerPid(stack.authorizeBaseUrl),
+  };
+  const headers = { authorization: `Bearer ${stack.callerToken}` };
+  return serverTargets(
+    server,
+    ca,
+    (fn) => pids[fn],
+    (fn) => reviewUrl(stack, fn),
+    headers,
+  );
 }
 
 /** Clock ticks per second of utime/stime (almost always 100), read at the first use, not at import. */

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { startFunctions, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { startMinimalWebhook } from "./minimal-webhook.ts";
 import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
-import { FUNCTION_NAMES } from "../../shared/config/index.ts";
-import { findServerPid } from "../e2e/support/process-memory.ts";
-import { stackTargets, type MeasuredTarget } from "./measured-target.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
+import { serverTargets, stackTargets, type MeasuredTarget } from "./measured-target.ts";
+import { reviewUrl } from "./reviews.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
 /** The server names in section G's tables. */
@@ -48,19 +48,6 @@ export async function startFloorTargets(
   credspec: unknown,
 ): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
   const minimal = await startMinimalWebhook(cluster, credspec);
-  try {
-    const pid = await findServerPid(minimal.expandBaseUrl);
-    const targets = FUNCTION_NAMES.map((fn) => ({
-      server: FLOOR_SERVER_NAME,
-      fn,
-      pid,
-      url: `${fn === "expand" ? minimal.expandBaseUrl : minimal.authorizeBaseUrl}/${fn}?timeout=10s`,
-      headers: {},
-      ca: cluster.caPem,
-    }));
-    return { targets, stop: () => minimal.stop() };
-  } catch (error) {
-    await minimal.stop();
-    throw error;
-  }
+  const url = (fn: FunctionName) => reviewUrl(minimal, fn);
+  return { targets: serverTargets(FLOOR_SERVER_NAME, cluster.caPem, () => minimal.pid, url), stop: minimal.stop };
 }

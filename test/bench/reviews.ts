@@ -17,7 +17,7 @@ export function buildReviewBodies(credspecs: ReadonlyMap<string, unknown>): Revi
 }
 
 /** The URL of a function's review endpoint, with the timeout the API server would append. */
-export function reviewUrl(stack: FunctionsStack, fn: FunctionName): string {
+export function reviewUrl(stack: Pick<FunctionsStack, "expandBaseUrl" | "authorizeBaseUrl">, fn: FunctionName): string {
   return `${fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl}/${fn}?timeout=10s`;
 }
 
