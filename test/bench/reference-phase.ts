@@ -4,7 +4,7 @@
  */
 import { Pool } from "undici";
 import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
 import type { MeasuredTarget } from "./measured-target.ts";
@@ -120,8 +120,7 @@ export async function benchReference(
 ): Promise<ReferenceFigures> {
   const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
-  const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
-  const cells = await measureRows(ordered, buildReviewBodies(bench.credspecs), options, (_, row) => row());
+  const cells = await measureRows(reference.targets, buildReviewBodies(bench.credspecs), options, (_, row) => row());
   const podCreate = await measurePodCreates(
     bench.cluster,
     "reference",
