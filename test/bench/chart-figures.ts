@@ -11,7 +11,7 @@ import {
   serverCpuMicros,
   type RunFigures,
 } from "./figures.ts";
-import { FLOOR_SERVER_NAME, NODE_SERVER_NAME } from "./node-targets.ts";
+import { FLOOR_SERVER_NAME, NODE_SERVER_NAME } from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
 
 /** What the chart needs of a run, and when the run started (ISO 8601). */

@@ -18,9 +18,7 @@ import {
   growthServiceAccounts,
 } from "./growth-plan.ts";
 import { runLoad } from "./load.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
-import { startNodeTargets } from "./node-targets.ts";
-import { acceptsAllowed } from "./reviews.ts";
+import { acceptsAllowed, startNodeTargets, type MeasuredTarget } from "./measured-target.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
 const GROWTH_CONCURRENCY = 16;

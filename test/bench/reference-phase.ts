@@ -7,10 +7,9 @@ import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../in
 import type { FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
+import { buildReviewBodies, type MeasuredTarget } from "./measured-target.ts";
 import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { REFERENCE_PATHS, REFERENCE_SERVER_NAME, type RunningReference } from "./reference.ts";
-import { buildReviewBodies } from "./reviews.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
 import { fixed, printColumns, type Cell } from "./table.ts";
 import { measureRows, type MeasuredRow, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";

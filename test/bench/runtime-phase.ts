@@ -6,9 +6,14 @@ import { functionCalls, openAuditLog, type AuditLog, type ReviewCalls } from "./
 import type { BenchCluster } from "./bench-cluster.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";
-import { stackTargets, type MeasuredTarget } from "./measured-target.ts";
+import {
+  acceptsAllowed,
+  buildReviewBodies,
+  stackTargets,
+  type MeasuredTarget,
+  type ReviewBodies,
+} from "./measured-target.ts";
 import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
-import { acceptsAllowed, buildReviewBodies, type ReviewBodies } from "./reviews.ts";
 import { measureRows, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
 
 /** Section C: API-server calls of one review, cold then warm, counted in the audit log by the function's identity. */

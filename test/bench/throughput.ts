@@ -4,8 +4,7 @@ import type { FunctionName } from "../../shared/config/index.ts";
 import type { ReviewCalls } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
-import { acceptsAllowed, type ReviewBodies } from "./reviews.ts";
+import { acceptsAllowed, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 
 /** One row of section B against one server process. */
 export interface MeasuredRow {
