@@ -28,7 +28,6 @@ import { join } from "node:path";
 import type { FunctionsRuntime } from "../../infra/local/index.ts";
 import { startBenchCluster } from "./bench-cluster.ts";
 import { writeChart } from "./chart.ts";
-import { chartFiguresOf } from "./chart-figures.ts";
 import { measureLambdaColdStarts, printColdStarts, type ColdStart } from "./cold-start.ts";
 import { measureInProcess } from "./in-process.ts";
 import { measureNodeBundle, printNodeBundles, type NodeBundleSize } from "./node-bundle.ts";
@@ -46,6 +45,7 @@ import {
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeBudgets, printBudgets } from "./budgets.ts";
 import { judgeChecks, phaseErrors, printChecks, referenceErrors } from "./checks.ts";
+import { chartFiguresOf } from "./figures.ts";
 import { CLI_FOLDER, countSourceLines, TEST_FOLDER } from "./source-lines.ts";
 import { LAMBDA_COLD_STARTS } from "./budgets.ts";
 import { measureReviewFiles } from "./review-files.ts";
