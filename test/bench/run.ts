@@ -139,29 +139,23 @@ printInProcess(inProcess, SETTINGS.rounds, SETTINGS.iterations);
 log("A: Worker bundles and start-up");
 const bundles: BundleSize[] = [];
 const startups: WorkerStartup[] = [];
-const bundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-worker-"));
+const nodeBundles: NodeBundleSize[] = [];
+const coldStarts: ColdStart[] = [];
+const buildDir = await mkdtemp(join(tmpdir(), "gmsa-bench-build-"));
 try {
   for (const fn of FUNCTION_NAMES) {
-    const bundle = await measureWorkerBundle(bundleDir, fn);
+    const bundle = await measureWorkerBundle(buildDir, fn);
     bundles.push(bundle);
     startups.push(await measureWorkerStartup(fn, bundle.scriptPath, SETTINGS.startups));
   }
-} finally {
-  await rm(bundleDir, { recursive: true, force: true });
-}
-printBundles(bundles);
-printWorkerStartup(startups, SETTINGS.startups);
-
-log("A: Node-based bundles and the Lambda cold start");
-const nodeBundles: NodeBundleSize[] = [];
-const coldStarts: ColdStart[] = [];
-const nodeBundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
-try {
+  printBundles(bundles);
+  printWorkerStartup(startups, SETTINGS.startups);
+  log("A: Node-based bundles and the Lambda cold start");
   for (const target of ["server", "lambda", "azure"] as const)
-    nodeBundles.push(await measureNodeBundle(nodeBundleDir, target));
-  coldStarts.push(...(await measureLambdaColdStarts(join(nodeBundleDir, "lambda", "index.mjs"), SETTINGS.coldStarts)));
+    nodeBundles.push(await measureNodeBundle(buildDir, target));
+  coldStarts.push(...(await measureLambdaColdStarts(join(buildDir, "lambda", "index.mjs"), SETTINGS.coldStarts)));
 } finally {
-  await rm(nodeBundleDir, { recursive: true, force: true });
+  await rm(buildDir, { recursive: true, force: true });
 }
 printNodeBundles(nodeBundles);
 printColdStarts(coldStarts, SETTINGS.coldStarts);
