@@ -140,7 +140,7 @@ export function countVerdicts(outcomes: readonly CreateOutcome[], window?: Chang
 }
 
 /** Latency of creates, in ms (answered less sent). */
-export function createLatency(outcomes: readonly CreateOutcome[]): Summary {
+function createLatency(outcomes: readonly CreateOutcome[]): Summary {
   return summarize(outcomes.map((o) => o.answeredMs - o.sentMs));
 }
 
