@@ -1,12 +1,11 @@
 /** The sections run only when named (`npm run bench -- rollout growth`, H and I) on one local cluster. */
 import { startBenchCluster } from "./bench-cluster.ts";
 import { benchGrowth, type GrowthStep } from "./growth.ts";
-import { printGrowth } from "./growth-report.ts";
-import { GROWTH_STEPS } from "./growth-plan.ts";
+import { GROWTH_STEPS, printGrowth } from "./growth-plan.ts";
 import { startPodCreateFloor } from "./pod-create.ts";
 import { RAISED_LIMITER } from "./reference.ts";
 import { benchRollout, type RolloutRun } from "./rollout.ts";
-import { printRollout } from "./rollout-report.ts";
+import { printRollout } from "./rollout-verdict.ts";
 
 export const ASKED_SECTIONS = ["rollout", "growth"] as const;
 

@@ -1,5 +1,5 @@
 /** Counting API-server calls in the audit log (JSON lines, one event per request at ResponseComplete). */
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { JWT_USERNAME_PREFIX, jwtSubject } from "../../infra/local/jwt-issuer-server.ts";
 import { AUDIT_POLICY } from "../../infra/local/server-flags.ts";
@@ -45,16 +45,8 @@ export interface AuditLog {
 }
 
 export function openAuditLog(file: string): AuditLog {
-  const size = async (): Promise<number> => {
-    const handle = await open(file, "r");
-    try {
-      return (await handle.stat()).size;
-    } finally {
-      await handle.close();
-    }
-  };
   return {
-    mark: size,
+    mark: async () => (await stat(file)).size,
     async countSince(offset, settleMs = 300) {
       await sleep(settleMs);
       const handle = await open(file, "r");

@@ -19,7 +19,7 @@ import {
   workerBundleGzipKiB,
   type RunFigures,
 } from "./figures.ts";
-import { NODE_SERVER_NAME } from "./node-targets.ts";
+import { NODE_SERVER_NAME } from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
 import { fixed, formatTable } from "./table.ts";
 import { BUDGET_TRIALS } from "./trials.ts";

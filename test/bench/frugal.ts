@@ -8,8 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { runLoad } from "./load.ts";
-import { readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
-import { acceptsAllowed, buildReviewBodies } from "./reviews.ts";
+import { acceptsAllowed, buildReviewBodies, readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
 import { fixed, printTable, type Cell } from "./table.ts";
 
 const MIB = 1024 * 1024;

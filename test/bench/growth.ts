@@ -2,7 +2,6 @@
  * Section I (`npm run bench -- growth`): API calls and memory of fresh Node servers against the distinct credspecs
  * pods name (growth-plan.ts). Reviews go straight to each function: 20,000 pod creates a step would take minutes.
  */
-import { Pool } from "undici";
 import { adminEndpoint, applyObjects, objectPath, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
@@ -18,9 +17,8 @@ import {
   growthServiceAccount,
   growthServiceAccounts,
 } from "./growth-plan.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
-import { startNodeTargets } from "./node-targets.ts";
-import { acceptsAllowed } from "./reviews.ts";
+import { runLoad } from "./load.ts";
+import { acceptsAllowed, startNodeTargets, type MeasuredTarget } from "./measured-target.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
 const GROWTH_CONCURRENCY = 16;
@@ -54,33 +52,19 @@ export interface GrowthOptions {
 
 /** Creates credspecs `from` to `to` - 1 (an existing one is fine). */
 async function createCredSpecs(cluster: LocalClusterInfo, from: number, to: number): Promise<void> {
-  const pool = new Pool(cluster.server, { connections: SETUP_CONCURRENCY, connect: { ca: cluster.caPem } });
-  const path = objectPath(growthCredSpecObject(0)).replace(/\/[^/]+$/, "");
-  let next = from;
-  try {
-    await Promise.all(
-      Array.from({ length: SETUP_CONCURRENCY }, async () => {
-        while (next < to) {
-          const i = next++;
-          const response = await pool.request({
-            path,
-            method: "POST",
-            headers: {
-              authorization: `Bearer ${cluster.adminToken}`,
-              "content-type": "application/json",
-              accept: "application/json",
-            },
-            body: JSON.stringify(growthCredSpecObject(i)),
-          });
-          const text = await response.body.text();
-          if (response.statusCode !== 201 && response.statusCode !== 409)
-            throw new Error(`creating ${growthCredSpecName(i)}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
-        }
-      }),
-    );
-  } finally {
-    await pool.close();
-  }
+  if (to <= from) return;
+  const created = await runLoad({
+    url: `${cluster.server}${objectPath(growthCredSpecObject(0)).replace(/\/[^/]+$/, "")}`,
+    body: (i) => JSON.stringify(growthCredSpecObject(from + i)),
+    headers: { authorization: `Bearer ${cluster.adminToken}`, accept: "application/json" },
+    caPem: cluster.caPem,
+    concurrency: SETUP_CONCURRENCY,
+    maxRequests: to - from,
+    maxDurationMs: Number.POSITIVE_INFINITY,
+    warmupRequests: 0,
+    accept: (status) => status === 201 || status === 409,
+  });
+  if (created.errors > 0) throw new Error(`creating credspecs ${from} to ${to - 1}: ${created.firstError ?? ""}`);
 }
 
 /** The review of a pod naming pair `i`: expand gets the name, authorize the name and the contents expand inlines. */
@@ -112,40 +96,18 @@ async function sendReviews(
   target: MeasuredTarget,
   order: Uint32Array,
 ): Promise<{ errors: number; firstError?: string }> {
-  const url = new URL(target.url);
-  const pool = new Pool(url.origin, { connections: GROWTH_CONCURRENCY, pipelining: 1, connect: { ca: target.ca } });
-  const accept = acceptsAllowed(target.fn);
-  let errors = 0;
-  let firstError: string | undefined;
-  let next = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: GROWTH_CONCURRENCY }, async () => {
-        while (next < order.length) {
-          const j = next++;
-          try {
-            const response = await pool.request({
-              path: `${url.pathname}${url.search}`,
-              method: "POST",
-              headers: { "content-type": "application/json", ...target.headers },
-              body: reviewOf(target.fn, order[j]!, j),
-            });
-            const text = await response.body.text();
-            if (!accept(response.statusCode, text)) {
-              errors++;
-              firstError ??= `${target.fn}: HTTP ${response.statusCode}: ${text.slice(0, 300)}`;
-            }
-          } catch (error) {
-            errors++;
-            firstError ??= `${target.fn}: ${error instanceof Error ? error.message : String(error)}`;
-          }
-        }
-      }),
-    );
-    return { errors, ...(firstError === undefined ? {} : { firstError }) };
-  } finally {
-    await pool.close();
-  }
+  const { errors, firstError } = await runLoad({
+    url: target.url,
+    body: (j) => reviewOf(target.fn, order[j]!, j),
+    headers: target.headers,
+    caPem: target.ca,
+    concurrency: GROWTH_CONCURRENCY,
+    maxRequests: order.length,
+    maxDurationMs: Number.POSITIVE_INFINITY,
+    warmupRequests: 0,
+    accept: acceptsAllowed(target.fn),
+  });
+  return { errors, ...(firstError === undefined ? {} : { firstError: `${target.fn}: ${firstError}` }) };
 }
 
 /** Section I: each step on freshly started servers, the credspecs created as the steps need them. */

@@ -11,7 +11,8 @@ export interface LoadOptions {
   /** Full URL, query included. */
   url: string;
   method?: "POST" | "GET";
-  body?: string;
+  /** The same body for every request, or the body of the `index`-th timed request (warm-up requests get index 0). */
+  body?: string | ((index: number) => string);
   headers?: Record<string, string>;
   /** PEM of the CA to trust (and nothing else). */
   caPem: string;
@@ -58,14 +59,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const headers = { "content-type": "application/json", ...options.headers };
   let errors = 0;
   let firstError: string | undefined;
-  const send = async (): Promise<void> => {
+  const { body } = options;
+  const bodyOf = typeof body === "function" ? body : () => body ?? null;
+  const send = async (index = 0): Promise<void> => {
     try {
-      const response = await pool.request({
-        path,
-        method: options.method ?? "POST",
-        headers,
-        body: options.body ?? null,
-      });
+      const response = await pool.request({ path, method: options.method ?? "POST", headers, body: bodyOf(index) });
       const text = await response.body.text();
       if (!options.accept(response.statusCode, text)) {
         errors++;
@@ -100,7 +98,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         while (issued < options.maxRequests && performance.now() < end) {
           const index = issued++;
           const sent = performance.now();
-          await send();
+          await send(index);
           samples[index] = performance.now() - sent;
         }
       }),

@@ -1,13 +1,22 @@
 /**
- * A webhook server process the bench can load and measure (ours, or the Go reference given by GMSA_REF_BIN), and the
- * CPU time it has used (Linux /proc/<pid>/stat), to charge a benchmark row's work to it.
+ * A webhook server process the bench can load and measure (ours, or the Go reference given by GMSA_REF_BIN): the
+ * review bodies it is sent and the answer expected, the CPU time it has used (Linux /proc/<pid>/stat), to charge a
+ * benchmark row's work to it, and section G's Node processes, started fresh for their idle memory: our production
+ * bundle, and the floor webhook.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import type { FunctionsStack } from "../../infra/local/index.ts";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
+import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
+import { startFunctions, type FunctionsStack, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { findServerPid } from "../e2e/support/process-memory.ts";
-import { reviewUrl } from "./reviews.ts";
+import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
+import type { LoadOptions } from "./load.ts";
+import { startMinimalWebhook } from "./minimal-webhook.ts";
 
 export interface MeasuredTarget {
   /** Shown in the tables, e.g. "gmsa-webhooks node" or "windows-gmsa (Go)". */
@@ -23,15 +32,31 @@ export interface MeasuredTarget {
   ca: string;
 }
 
+/** Both functions of one server process (`pid`) or of a stack (a pid each), shown as `server`, with certificates `ca` signed. */
+export function serverTargets(
+  server: string,
+  ca: string,
+  pid: (fn: FunctionName) => number,
+  url: (fn: FunctionName) => string,
+  headers: Record<string, string> = {},
+): MeasuredTarget[] {
+  return FUNCTION_NAMES.map((fn) => ({ server, fn, pid: pid(fn), url: url(fn), headers, ca }));
+}
+
 /** Both functions of a running stack, shown as `server`, their certificates signed by `ca`. */
 export async function stackTargets(stack: FunctionsStack, server: string, ca: string): Promise<MeasuredTarget[]> {
-  const targets: MeasuredTarget[] = [];
-  for (const fn of FUNCTION_NAMES) {
-    const pid = await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
-    const headers = { authorization: `Bearer ${stack.callerToken}` };
-    targets.push({ server, fn, pid, url: reviewUrl(stack, fn), headers, ca });
-  }
-  return targets;
+  const pids = {
+    expand: await findServerPid(stack.expandBaseUrl),
+    authorize: await findServerPid(stack.authorizeBaseUrl),
+  };
+  const headers = { authorization: `Bearer ${stack.callerToken}` };
+  return serverTargets(
+    server,
+    ca,
+    (fn) => pids[fn],
+    (fn) => reviewUrl(stack, fn),
+    headers,
+  );
 }
 
 /** Clock ticks per second of utime/stime (almost always 100), read at the first use, not at import. */
@@ -44,4 +69,69 @@ export function readProcessCpuMicros(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / ticksPerSecond;
+}
+
+/** Request bodies per function and pod size: expand gets names, authorize names and contents. */
+export type ReviewBodies = Record<FunctionName, Record<ContainerCount, string>>;
+
+export function buildReviewBodies(credspecs: ReadonlyMap<string, unknown>): ReviewBodies {
+  const contents = inlinedContents(credspecs);
+  const forSize = (withContents: boolean) =>
+    Object.fromEntries(
+      CONTAINER_COUNTS.map((n) => [n, reviewBody(buildBenchPod(n, withContents ? contents : undefined))]),
+    ) as Record<ContainerCount, string>;
+  return { expand: forSize(false), authorize: forSize(true) };
+}
+
+/** The URL of a function's review endpoint, with the timeout the API server would append. */
+export function reviewUrl(stack: Pick<FunctionsStack, "expandBaseUrl" | "authorizeBaseUrl">, fn: FunctionName): string {
+  return `${fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl}/${fn}?timeout=10s`;
+}
+
+/** An allowed review (expand: with a patch) is the only right answer to the benchmark's pods. */
+export function acceptsAllowed(fn: FunctionName): LoadOptions["accept"] {
+  return (status, body) =>
+    status === 200 && body.includes('"allowed":true') && (fn !== "expand" || body.includes('"patch":'));
+}
+
+/** The server names in section G's tables. */
+export const NODE_SERVER_NAME = "gmsa-webhooks node";
+export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
+
+/** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
+export async function startNodeTargets(
+  cluster: LocalClusterInfo,
+): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
+  try {
+    // The production bundle, as `npm start` and the image run it.
+    const entry = join(dir, (await buildNodeTarget("server", dir)).entry);
+    const stack = await startFunctions(cluster, {
+      runtime: "node",
+      nodeEntry: entry,
+      // On the command line, as `npm start` and the image run it: V8 flags are refused in NODE_OPTIONS.
+      nodeArgs: NODE_SERVER_OPTIONS.split(" "),
+    });
+    const targets = await stackTargets(stack, NODE_SERVER_NAME, cluster.caPem);
+    return {
+      targets,
+      stop: async () => {
+        await stack.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Starts the do-nothing webhook (one process answering both paths: allowed, expand with a fixed patch). */
+export async function startFloorTargets(
+  cluster: LocalClusterInfo,
+  credspec: unknown,
+): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+  const minimal = await startMinimalWebhook(cluster, credspec);
+  const url = (fn: FunctionName) => reviewUrl(minimal, fn);
+  return { targets: serverTargets(FLOOR_SERVER_NAME, cluster.caPem, () => minimal.pid, url), stop: minimal.stop };
 }

@@ -4,13 +4,12 @@
  */
 import { Pool } from "undici";
 import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
+import { buildReviewBodies, type MeasuredTarget } from "./measured-target.ts";
 import { measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { REFERENCE_PATHS, REFERENCE_SERVER_NAME, type RunningReference } from "./reference.ts";
-import { buildReviewBodies } from "./reviews.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
 import { fixed, printColumns, type Cell } from "./table.ts";
 import { measureRows, type MeasuredRow, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
@@ -120,8 +119,7 @@ export async function benchReference(
 ): Promise<ReferenceFigures> {
   const wrongAnswers = await checkAnswers(reference.targets, bench.credspecs);
   for (const line of wrongAnswers) options.log(`unexpected answer: ${line}`);
-  const ordered = FUNCTION_NAMES.map((fn) => reference.targets.find((t) => t.fn === fn)!);
-  const cells = await measureRows(ordered, buildReviewBodies(bench.credspecs), options, (_, row) => row());
+  const cells = await measureRows(reference.targets, buildReviewBodies(bench.credspecs), options, (_, row) => row());
   const podCreate = await measurePodCreates(
     bench.cluster,
     "reference",

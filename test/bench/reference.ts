@@ -5,26 +5,21 @@
  * Nothing here fetches or builds it.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   adminEndpoint,
   applyObjects,
-  issueClusterServingCertificate,
-  kubeRequest,
   kubeRequestOk,
   type KubeObject,
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
-import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
-import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
-import { tailFile } from "../../infra/build/tools/tail-file.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
+import { serverTargets, type MeasuredTarget } from "./measured-target.ts";
+import { startServerProcess, type ServerProcess } from "./minimal-webhook.ts";
 
 export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
 /** The reference's service account, in the functions' namespace. */
@@ -45,12 +40,8 @@ export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate"
 const SERVICE_ACCOUNT_DIR = ["secrets", "kubernetes.io", "serviceaccount"];
 
 /** A running reference: one process serving both paths. */
-export interface RunningReference {
+export interface RunningReference extends ServerProcess {
   targets: MeasuredTarget[];
-  /** `https://127.0.0.1:<port>`. */
-  baseUrl: string;
-  logFile: string;
-  stop(): Promise<void>;
 }
 
 /** Its service account and the RBAC of its deploy template: get credspecs, create LocalSubjectAccessReviews. */
@@ -96,65 +87,38 @@ export async function startReference(
   bin: string,
   limiter: ReferenceLimiter = RAISED_LIMITER,
 ): Promise<RunningReference> {
-  const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-reference-"));
-  let child: ManagedProcess | undefined;
-  const { target, teardown: stop } = createTeardown(dir, async () => {
-    if (child !== undefined) await stopProcess(child);
-  });
-  const logFile = join(dir, "reference.log");
-  try {
-    await applyObjects(adminEndpoint(cluster), referenceObjects());
-    const runDir = join(dir, "run");
-    const accountDir = join(runDir, ...SERVICE_ACCOUNT_DIR);
-    await mkdir(accountDir, { recursive: true });
-    await writeFile(join(accountDir, "token"), await mintToken(cluster), { mode: 0o600 });
-    await writeFile(join(accountDir, "ca.crt"), cluster.caPem);
-    await writeFile(join(accountDir, "namespace"), FUNCTIONS_NAMESPACE);
-    const serving = await issueClusterServingCertificate(cluster, ["127.0.0.1", "localhost"]);
-    const port = await freePort();
-    const api = new URL(cluster.server);
-    const env = {
-      PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-      KUBERNETES_SERVICE_HOST: api.hostname,
-      KUBERNETES_SERVICE_PORT: api.port,
-      TLS_CRT: serving.certFile,
-      TLS_KEY: serving.keyFile,
-      HTTPS_PORT: String(port),
-      // Without them client-go's own default limiter (5 QPS, burst 10) would be what is measured.
-      QPS: String(limiter.qps),
-      BURST: String(limiter.burst),
-      // Its default, debug, logs every request and response body.
-      LOG_LEVEL: "info",
-    };
-    child = await startProcess(
-      "windows-gmsa reference",
-      "unshare",
-      ["--mount", "--propagation", "private", nodeBinary(), fileURLToPath(import.meta.url), runDir, bin],
-      logFile,
-      { env },
-    );
-    recordProcessGroup(target, child.pid);
-    const baseUrl = `https://127.0.0.1:${port}`;
-    await waitFor("windows-gmsa reference /health", 30_000, [child], async () => {
-      return (
-        (await kubeRequest({ server: baseUrl, caPem: cluster.caPem }, "/health", { timeoutMs: 2000 })).status === 204
-      );
-    });
-    const pid = child.pid;
-    const targets = (["expand", "authorize"] as const).map((fn) => ({
-      server: REFERENCE_SERVER_NAME,
-      fn,
-      pid,
-      url: `${baseUrl}${REFERENCE_PATHS[fn]}?timeout=10s`,
-      headers: {},
-      ca: cluster.caPem,
-    }));
-    return { targets, baseUrl, logFile, stop };
-  } catch (error) {
-    const tail = await tailFile(logFile);
-    await stop();
-    throw new Error(`the windows-gmsa reference did not start: ${(error as Error).message}\n${tail}`, { cause: error });
-  }
+  const server = await startServerProcess(
+    cluster,
+    "windows-gmsa reference",
+    { path: "/health", status: 204 },
+    async (dir, port, serving) => {
+      await applyObjects(adminEndpoint(cluster), referenceObjects());
+      const runDir = join(dir, "run");
+      const accountDir = join(runDir, ...SERVICE_ACCOUNT_DIR);
+      await mkdir(accountDir, { recursive: true });
+      await writeFile(join(accountDir, "token"), await mintToken(cluster), { mode: 0o600 });
+      await writeFile(join(accountDir, "ca.crt"), cluster.caPem);
+      await writeFile(join(accountDir, "namespace"), FUNCTIONS_NAMESPACE);
+      const api = new URL(cluster.server);
+      const env = {
+        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+        KUBERNETES_SERVICE_HOST: api.hostname,
+        KUBERNETES_SERVICE_PORT: api.port,
+        TLS_CRT: serving.certFile,
+        TLS_KEY: serving.keyFile,
+        HTTPS_PORT: String(port),
+        // Without them client-go's own default limiter (5 QPS, burst 10) would be what is measured.
+        QPS: String(limiter.qps),
+        BURST: String(limiter.burst),
+        // Its default, debug, logs every request and response body.
+        LOG_LEVEL: "info",
+      };
+      const args = ["--mount", "--propagation", "private", nodeBinary(), fileURLToPath(import.meta.url), runDir, bin];
+      return { file: "unshare", args, env };
+    },
+  );
+  const url = (fn: FunctionName) => `${server.baseUrl}${REFERENCE_PATHS[fn]}?timeout=10s`;
+  return { ...server, targets: serverTargets(REFERENCE_SERVER_NAME, cluster.caPem, () => server.pid, url) };
 }
 
 /** Inside `unshare --mount`: our folder over /run, then become the reference (same pid). */

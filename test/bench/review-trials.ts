@@ -7,8 +7,7 @@ import type { FunctionName } from "../../shared/config/index.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { BUDGET_CONCURRENCY, PAIR_ORDER } from "./figures.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import type { MeasuredTarget } from "./measured-target.ts";
-import { acceptsAllowed, type ReviewBodies } from "./reviews.ts";
+import { acceptsAllowed, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 import { fixed, printTable } from "./table.ts";
 import { alternateTrials, BUDGET_TRIALS, median, medianRatio } from "./trials.ts";
 

@@ -28,7 +28,6 @@ import { join } from "node:path";
 import type { FunctionsRuntime } from "../../infra/local/index.ts";
 import { startBenchCluster } from "./bench-cluster.ts";
 import { writeChart } from "./chart.ts";
-import { chartFiguresOf } from "./chart-figures.ts";
 import { measureLambdaColdStarts, printColdStarts, type ColdStart } from "./cold-start.ts";
 import { measureInProcess } from "./in-process.ts";
 import { measureNodeBundle, printNodeBundles, type NodeBundleSize } from "./node-bundle.ts";
@@ -46,15 +45,15 @@ import {
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
 import { judgeBudgets, printBudgets } from "./budgets.ts";
 import { judgeChecks, phaseErrors, printChecks, referenceErrors } from "./checks.ts";
+import { chartFiguresOf } from "./figures.ts";
 import { CLI_FOLDER, countSourceLines, TEST_FOLDER } from "./source-lines.ts";
 import { LAMBDA_COLD_STARTS } from "./budgets.ts";
 import { measureReviewFiles } from "./review-files.ts";
 import { measureReviewTrials, printReviewTrials, type ReviewTrials } from "./review-trials.ts";
-import { buildReviewBodies } from "./reviews.ts";
+import { buildReviewBodies, NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, printReference, type ReferenceFigures } from "./reference-phase.ts";
 import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
-import { NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./node-targets.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { runAskedSections } from "./asked-sections.ts";
@@ -140,29 +139,23 @@ printInProcess(inProcess, SETTINGS.rounds, SETTINGS.iterations);
 log("A: Worker bundles and start-up");
 const bundles: BundleSize[] = [];
 const startups: WorkerStartup[] = [];
-const bundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-worker-"));
+const nodeBundles: NodeBundleSize[] = [];
+const coldStarts: ColdStart[] = [];
+const buildDir = await mkdtemp(join(tmpdir(), "gmsa-bench-build-"));
 try {
   for (const fn of FUNCTION_NAMES) {
-    const bundle = await measureWorkerBundle(bundleDir, fn);
+    const bundle = await measureWorkerBundle(buildDir, fn);
     bundles.push(bundle);
     startups.push(await measureWorkerStartup(fn, bundle.scriptPath, SETTINGS.startups));
   }
-} finally {
-  await rm(bundleDir, { recursive: true, force: true });
-}
-printBundles(bundles);
-printWorkerStartup(startups, SETTINGS.startups);
-
-log("A: Node-based bundles and the Lambda cold start");
-const nodeBundles: NodeBundleSize[] = [];
-const coldStarts: ColdStart[] = [];
-const nodeBundleDir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
-try {
+  printBundles(bundles);
+  printWorkerStartup(startups, SETTINGS.startups);
+  log("A: Node-based bundles and the Lambda cold start");
   for (const target of ["server", "lambda", "azure"] as const)
-    nodeBundles.push(await measureNodeBundle(nodeBundleDir, target));
-  coldStarts.push(...(await measureLambdaColdStarts(join(nodeBundleDir, "lambda", "index.mjs"), SETTINGS.coldStarts)));
+    nodeBundles.push(await measureNodeBundle(buildDir, target));
+  coldStarts.push(...(await measureLambdaColdStarts(join(buildDir, "lambda", "index.mjs"), SETTINGS.coldStarts)));
 } finally {
-  await rm(nodeBundleDir, { recursive: true, force: true });
+  await rm(buildDir, { recursive: true, force: true });
 }
 printNodeBundles(nodeBundles);
 printColdStarts(coldStarts, SETTINGS.coldStarts);

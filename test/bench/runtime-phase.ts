@@ -1,13 +1,31 @@
 /** Sections B to F against one runtime of the functions on the bench cluster. */
 import { startFunctions, type FunctionsRuntime } from "../../infra/local/index.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { findServerPid, readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
-import { measureCallsPerReview, type CallsPerReview } from "./api-calls.ts";
-import { openAuditLog } from "./audit.ts";
+import type { FunctionName } from "../../shared/config/index.ts";
+import { readProcessMemory, type ProcessMemory } from "../e2e/support/process-memory.ts";
+import { functionCalls, openAuditLog, type AuditLog, type ReviewCalls } from "./audit.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
+import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
+import { runLoad } from "./load.ts";
+import {
+  acceptsAllowed,
+  buildReviewBodies,
+  stackTargets,
+  type MeasuredTarget,
+  type ReviewBodies,
+} from "./measured-target.ts";
 import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
-import { buildReviewBodies } from "./reviews.ts";
-import { measureThroughput, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
+import { measureRows, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
+
+/** Section C: API-server calls of one review, cold then warm, counted in the audit log by the function's identity. */
+export interface CallsPerReview {
+  runtime: FunctionsRuntime;
+  fn: FunctionName;
+  containers: ContainerCount;
+  /** Distinct credspecs the pod names: the most reads (and access reviews) a cold review may make. */
+  distinct: number;
+  cold: ReviewCalls;
+  warm: ReviewCalls;
+}
 
 export interface ExecRuns {
   fn: FunctionName;
@@ -45,6 +63,44 @@ function refreshSkewSeconds(lifetimeSeconds: number): number {
   return Math.min(lifetimeSeconds / 2, Math.max(5, Math.min(60, lifetimeSeconds / 10)));
 }
 
+/**
+ * Section C. Needs a freshly started stack (no review sent yet) for the cold figures; the two pod sizes name
+ * disjoint credspecs, so each size's first review is cold.
+ */
+async function measureCallsPerReview(
+  runtime: FunctionsRuntime,
+  targets: readonly MeasuredTarget[],
+  audit: AuditLog,
+  bodies: ReviewBodies,
+): Promise<CallsPerReview[]> {
+  /** Sends exactly one review and counts the calls the function made for it. */
+  const countOneReview = async (target: MeasuredTarget, body: string): Promise<ReviewCalls> => {
+    const offset = await audit.mark();
+    const result = await runLoad({
+      url: target.url,
+      body,
+      headers: target.headers,
+      caPem: target.ca,
+      accept: acceptsAllowed(target.fn),
+      concurrency: 1,
+      maxRequests: 1,
+      maxDurationMs: 30_000,
+      warmupRequests: 0,
+    });
+    if (result.errors > 0) throw new Error(`${runtime} ${target.fn}: one review failed: ${result.firstError ?? ""}`);
+    return functionCalls(await audit.countSince(offset), target.fn);
+  };
+  const rows: CallsPerReview[] = [];
+  for (const containers of CONTAINER_COUNTS) {
+    for (const target of targets) {
+      const cold = await countOneReview(target, bodies[target.fn][containers]);
+      const warm = await countOneReview(target, bodies[target.fn][containers]);
+      rows.push({ runtime, fn: target.fn, containers, distinct: distinctCredSpecs(containers), cold, warm });
+    }
+  }
+  return rows;
+}
+
 export async function benchRuntime(
   bench: BenchCluster,
   runtime: FunctionsRuntime,
@@ -61,8 +117,13 @@ export async function benchRuntime(
   const startMs = performance.now() - started;
   options.log(`${runtime} functions up in ${(startMs / 1000).toFixed(1)} s`);
   try {
-    const calls = await measureCallsPerReview(stack, cluster.caPem, audit, bodies);
-    const cells = await measureThroughput(stack, cluster.caPem, audit, bodies, options);
+    const targets = await stackTargets(stack, runtime, cluster.caPem);
+    const calls = await measureCallsPerReview(runtime, targets, audit, bodies);
+    const cells = await measureRows(targets, bodies, options, async (target, row) => {
+      const offset = await audit.mark();
+      const measured = await row();
+      return { ...measured, runtime, calls: functionCalls(await audit.countSince(offset, 100), target.fn) };
+    });
     const podCreate = await measurePodCreates(cluster, runtime, await benchWebhooksOf(cluster, stack), options);
 
     const elapsedSeconds = (performance.now() - started) / 1000;
@@ -70,7 +131,7 @@ export async function benchRuntime(
     const execRuns: ExecRuns[] = [];
     const memory: RuntimeFigures["memory"] = [];
     if (runtime === "node") {
-      for (const fn of FUNCTION_NAMES) {
+      for (const { fn, pid } of targets) {
         const metrics = await stack.metrics(fn);
         const failed =
           (metrics["execRuns_pluginError"] ?? 0) +
@@ -83,7 +144,6 @@ export async function benchRuntime(
           metricsFailed: failed,
           allowed: 1 + Math.floor(elapsedSeconds / (lifetime - refreshSkewSeconds(lifetime))),
         });
-        const pid = await findServerPid(fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
         memory.push({ fn, memory: await readProcessMemory(pid) });
       }
     }

@@ -1,11 +1,10 @@
 /** Section B: reviews/s, latency, server CPU and API calls per function, pod size and concurrency. */
-import type { FunctionsRuntime, FunctionsStack } from "../../infra/local/index.ts";
+import type { FunctionsRuntime } from "../../infra/local/index.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
-import { functionCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
+import type { ReviewCalls } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { readProcessCpuMicros, stackTargets, type MeasuredTarget } from "./measured-target.ts";
-import { acceptsAllowed, type ReviewBodies } from "./reviews.ts";
+import { acceptsAllowed, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 
 /** One row of section B against one server process. */
 export interface MeasuredRow {
@@ -71,20 +70,4 @@ export async function measureRows<T extends MeasuredRow>(
     }
   }
   return rows;
-}
-
-export async function measureThroughput(
-  stack: FunctionsStack,
-  caPem: string,
-  audit: AuditLog,
-  bodies: ReviewBodies,
-  options: ThroughputOptions,
-): Promise<ThroughputCell[]> {
-  const targets = await stackTargets(stack, stack.runtime, caPem);
-  return measureRows(targets, bodies, options, async (target, row) => {
-    const offset = await audit.mark();
-    const measured = await row();
-    const calls = functionCalls(await audit.countSince(offset, 100), target.fn);
-    return { ...measured, runtime: stack.runtime, calls };
-  });
 }

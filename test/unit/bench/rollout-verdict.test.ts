@@ -6,7 +6,15 @@ import {
   rolloutCredSpec,
   type RolloutPodRef,
 } from "../../bench/rollout-plan.ts";
-import { countVerdicts, judgeCreate, type ChangeWindow, type CreateOutcome } from "../../bench/rollout-verdict.ts";
+import {
+  changeRows,
+  countVerdicts,
+  judgeCreate,
+  rolloutRows,
+  type ChangeWindow,
+  type CreateOutcome,
+} from "../../bench/rollout-verdict.ts";
+import type { RolloutRun } from "../../bench/rollout.ts";
 
 const REVOKED: RolloutPodRef = { namespace: REVOKED_NAMESPACE, serviceAccount: 4, credspec: REVOKED_CREDSPEC };
 const EDITED: RolloutPodRef = {
@@ -25,11 +33,11 @@ const WINDOW: ChangeWindow = {
   graceMs: 2000,
 };
 
-function admitted(ref: RolloutPodRef, sentMs: number, edited = false): CreateOutcome {
+function admitted(ref: RolloutPodRef, sentMs: number, edited = false, latencyMs = 5): CreateOutcome {
   return {
     ref,
     sentMs,
-    answeredMs: sentMs + 5,
+    answeredMs: sentMs + latencyMs,
     status: 201,
     result: "admitted",
     inlined: rolloutCredSpec(ref.credspec, edited),
@@ -100,5 +108,60 @@ describe("countVerdicts", () => {
       { change: "edited", after: 2, afterTtl: 1, rightAfterTtl: 1, stale: 1, lastStaleMs: 4000 - 1100 },
     ]);
     expect(countVerdicts([admitted(UNTOUCHED, 0)]).changes).toEqual([]);
+  });
+});
+
+/** Creates taking `latencies` ms each. */
+function creates(latencies: readonly number[]): CreateOutcome[] {
+  return latencies.map((ms, i) => admitted(UNTOUCHED, i * 100, false, ms));
+}
+
+const RUN: RolloutRun = {
+  server: "gmsa-webhooks node",
+  reference: false,
+  settings: "caches 30 s / 10 s",
+  durationMs: 3000,
+  phases: [
+    {
+      phase: "cold",
+      measured: creates([5, 6, 7, 50]),
+      floor: creates([4, 4, 5, 10]),
+      durationMs: 2000,
+      calls: { credspecReads: 40, accessReviews: 200 },
+      verdicts: {
+        right: 3,
+        stale: 0,
+        wrong: 1,
+        error: 0,
+        changes: [{ change: "revoked", after: 25, afterTtl: 17, rightAfterTtl: 17, stale: 6, lastStaleMs: 8400 }],
+      },
+      floorErrors: 1,
+    },
+  ],
+};
+
+describe("the rollout's report", () => {
+  it("gives per phase the floor's latency and what the pair adds to it at the same percentile", () => {
+    const [cold] = rolloutRows([RUN]);
+    expect(cold).toEqual([
+      "gmsa-webhooks node",
+      "caches 30 s / 10 s",
+      "cold",
+      4,
+      "2",
+      "4.0 / 10.0 / 10.0",
+      "2.0 / 40.0 / 40.0",
+      "40 + 200",
+      1,
+      3,
+      0,
+      1,
+    ]);
+  });
+
+  it("gives one row per change, with the last stale answer in seconds", () => {
+    expect(changeRows([RUN])).toEqual([
+      ["gmsa-webhooks node", "caches 30 s / 10 s", "grant revoked: refused", 25, 6, "8.4", "17 of 17"],
+    ]);
   });
 });
