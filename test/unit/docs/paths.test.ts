@@ -1,7 +1,8 @@
 /**
  * The documentation's pointers into the repository: every relative Markdown link and every backticked path that
  * starts at a top-level source folder (`functions/`, `shared/`, `cli/`, `infra/`, `test/`, `docs/`, `.ci/`, `.github/`)
- * names a file or folder that exists, so a moved or deleted file cannot leave a dangling reference behind.
+ * names a file or folder that exists, and so does every such path in a code block's commands, so a moved or deleted
+ * file cannot leave a dangling reference behind.
  */
 import { existsSync, globSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -24,6 +25,15 @@ function pointers(page: string): string[] {
   for (const [, code = ""] of text.matchAll(/`([^`\s]+)`/g)) {
     const candidate = code.replace(/[,.:;)]+$/, "");
     if (ROOTS.some((root) => candidate.startsWith(root)) && !PATTERN.test(candidate)) found.add(candidate);
+  }
+  // Code blocks: the words of the commands an operator copies, but for the files a command writes (`> file`).
+  for (const [, block = ""] of text.matchAll(/^ *```\w*\n([\s\S]*?)^ *```$/gm)) {
+    const written = new Set([...block.matchAll(/>\s*([^\s;)]+)/g)].map(([, file = ""]) => file));
+    for (const word of block.split(/[\s"'=()]+/)) {
+      const candidate = word.replace(/^file:\/\//, "").replace(/[,:;]+$/, "");
+      if (ROOTS.some((root) => candidate.startsWith(root)) && !PATTERN.test(candidate) && !written.has(candidate))
+        found.add(candidate);
+    }
   }
   return [...found];
 }
