@@ -628,6 +628,11 @@ describe("values the chart refuses, with a message", () => {
     ],
     ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
     [
+      "a grace period that a review in flight can outlast",
+      { ...IN_CLUSTER, webhooks: { timeoutSeconds: 25 }, env: { SHUTDOWN_DELAY_SECONDS: "1" } },
+      /terminationGracePeriodSeconds: 30 is not above preStopSeconds \(5\) \+ SHUTDOWN_DELAY_SECONDS \(1\) \+ the webhooks' timeoutSeconds \(25\): .* set it to 32 or more/,
+    ],
+    [
       "an exempt namespace that is not a namespace name (schema)",
       { ...IN_CLUSTER, webhooks: { exemptNamespaces: ["Kube_System"] } },
       /at '\/webhooks\/exemptNamespaces\/0': 'Kube_System' does not match pattern/,

@@ -221,3 +221,12 @@ Call with (dict "root" $ "name" "webapp01"); only once the cluster serves window
 {{- define "gmsa-webhooks.foreignCredentialSpec" -}}
 {{- include "gmsa-webhooks.foreign" (dict "root" .root "object" (lookup "windows.k8s.io/v1" "GMSACredentialSpec" "" .name)) -}}
 {{- end -}}
+
+{{/* The webhooks' timeoutSeconds: webhooks.timeoutSeconds, else the shared files' (files/webhooks/). */}}
+{{- define "gmsa-webhooks.timeoutSeconds" -}}
+{{- $timeout := .Values.webhooks.timeoutSeconds -}}
+{{- if kindIs "invalid" $timeout -}}
+{{- $timeout = (first (.Files.Get "files/webhooks/authorize.yaml" | fromYaml).webhooks).timeoutSeconds -}}
+{{- end -}}
+{{- $timeout -}}
+{{- end -}}
