@@ -628,6 +628,16 @@ describe("values the chart refuses, with a message", () => {
     ],
     ["both PDB bounds", { ...IN_CLUSTER, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }, /not both/],
     [
+      "one replica under the default PDB (minAvailable 1)",
+      { ...IN_CLUSTER, replicaCount: 1 },
+      /podDisruptionBudget: minAvailable 1 with replicaCount 1 lets no pod be evicted.* set replicaCount above 1, podDisruptionBudget\.maxUnavailable: 1, or podDisruptionBudget\.enabled: false/,
+    ],
+    [
+      "a PDB with maxUnavailable 0",
+      { ...IN_CLUSTER, podDisruptionBudget: { maxUnavailable: 0 } },
+      /podDisruptionBudget: maxUnavailable 0 lets no pod be evicted/,
+    ],
+    [
       "a grace period that a review in flight can outlast",
       { ...IN_CLUSTER, webhooks: { timeoutSeconds: 25 }, env: { SHUTDOWN_DELAY_SECONDS: "1" } },
       /terminationGracePeriodSeconds: 30 is not above preStopSeconds \(5\) \+ SHUTDOWN_DELAY_SECONDS \(1\) \+ the webhooks' timeoutSeconds \(25\): .* set it to 32 or more/,
@@ -669,6 +679,16 @@ describe("values the chart refuses, with a message", () => {
   ];
   it.each(cases)("%s", async (_name, values, message) => {
     expect(await refusal(values)).toMatch(message);
+  });
+
+  it("keeps an explicit minAvailable 0, so that a single replica can be evicted", async () => {
+    const objects = await helm.template(RELEASE, NAMESPACE, {
+      ...IN_CLUSTER,
+      replicaCount: 1,
+      podDisruptionBudget: { minAvailable: 0 },
+    });
+    for (const fn of FUNCTIONS)
+      expect(find(objects, "PodDisruptionBudget", `${FULLNAME}-${fn}`).spec).toMatchObject({ minAvailable: 0 });
   });
 
   it("accepts what windows-gmsa's values can mean here: certReload.enabled true, an image whose name only resembles windows-gmsa's", async () => {
