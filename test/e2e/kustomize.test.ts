@@ -1,7 +1,8 @@
 /**
  * The kustomize bases (infra/deploy/crd, rbac, webhooks, samples) and overlays (infra/deploy/overlays/) rendered by
  * `kubectl kustomize` and applied with server-side dry-run, so the real API server validates every
- * object (CRD schema, webhook URLs and CEL, RBAC), then checked for what each overlay promises.
+ * object (CRD schema, webhook URLs and CEL, RBAC), then checked for what each overlay promises; and
+ * infra/deploy/node/in-cluster.yaml, which node-in-cluster leaves to be applied after it, dry-run the same way.
  * A copy of infra/ is rendered, with test path secrets: a developer's own path-secrets.env is never
  * read. Dry-run changes nothing, so there is nothing to clean up.
  */
@@ -18,6 +19,7 @@ import {
   dryRunApply as dryRunApplyAs,
   find,
   kustomize as kustomizeDir,
+  ofKind,
   webhookOf,
   WEBHOOK_KIND,
   withoutClientConfig,
@@ -357,5 +359,20 @@ describe("kustomize overlays (infra/deploy/overlays)", () => {
     expect(stdout).toContain(
       "mutatingwebhookconfiguration.admissionregistration.k8s.io/gmsa-webhooks-expand serverside-applied (server dry run)",
     );
+  });
+
+  it("infra/deploy/node/in-cluster.yaml passes a server-side dry-run, and the API server keeps each Deployment's affinity and each PodDisruptionBudget", async () => {
+    const objects = await loadManifest("node/in-cluster.yaml");
+    const accepted = await dryRunApply(objects);
+    expect(ids(accepted)).toEqual(ids(objects));
+    const budgets = ofKind(objects, "PodDisruptionBudget");
+    expect(budgets.map((b) => b.metadata.name).sort()).toEqual(FUNCTIONS.map((fn) => `gmsa-${fn}`).sort());
+    for (const budget of budgets) {
+      expect(find(accepted, "PodDisruptionBudget", budget.metadata.name).spec).toMatchObject(budget.spec as object);
+    }
+    for (const deployment of ofKind(objects, "Deployment")) {
+      const spec = (object: KubeObject) => (object.spec as { template: { spec: { affinity: unknown } } }).template.spec;
+      expect(spec(find(accepted, "Deployment", deployment.metadata.name)).affinity).toEqual(spec(deployment).affinity);
+    }
   });
 });

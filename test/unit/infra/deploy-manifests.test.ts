@@ -13,12 +13,17 @@ import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 
 interface Manifest {
+  apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string };
   spec?: {
     ports?: { port: number }[];
+    minAvailable?: number;
+    selector?: { matchLabels: Record<string, string> };
     template?: {
+      metadata: { labels: Record<string, string> };
       spec: {
+        affinity?: unknown;
         serviceAccountName: string;
         nodeSelector?: Record<string, string>;
         securityContext: { runAsNonRoot: boolean; runAsUser: number };
@@ -59,6 +64,47 @@ describe("infra/deploy/node/in-cluster.yaml", () => {
       expect(container!.securityContext).toMatchObject({
         allowPrivilegeEscalation: false,
         readOnlyRootFilesystem: true,
+      });
+    }
+  });
+  it("gives each function a policy/v1 PodDisruptionBudget of minAvailable 1 that selects exactly that function's pods", async () => {
+    const all = await manifests("infra/deploy/node/in-cluster.yaml");
+    const deployments = all.filter((m) => m.kind === "Deployment");
+    const budgets = all.filter((m) => m.kind === "PodDisruptionBudget");
+    expect(budgets).toHaveLength(deployments.length);
+    const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
+      Object.entries(selector).every(([key, value]) => labels[key] === value);
+    for (const deployment of deployments) {
+      const labels = deployment.spec!.template!.metadata.labels;
+      const budget = budgets.find((b) => selects(b.spec!.selector!.matchLabels, labels));
+      expect(budget, deployment.metadata.name).toBeDefined();
+      expect(budget).toMatchObject({
+        apiVersion: "policy/v1",
+        metadata: { name: deployment.metadata.name, namespace: deployment.metadata.namespace },
+        spec: { minAvailable: 1 },
+      });
+      expect(budget!.spec!.selector!.matchLabels).toEqual(deployment.spec!.selector!.matchLabels);
+      // A budget that also selected the other function's pods could let a drain evict every replica of one of them.
+      for (const other of deployments.filter((d) => d !== deployment)) {
+        expect(selects(budget!.spec!.selector!.matchLabels, other.spec!.template!.metadata.labels)).toBe(false);
+      }
+    }
+  });
+  it("prefers each function's replicas on different nodes, as the Helm chart's default affinity does", async () => {
+    const deployments = (await manifests("infra/deploy/node/in-cluster.yaml")).filter((m) => m.kind === "Deployment");
+    for (const deployment of deployments) {
+      expect(deployment.spec!.template!.spec.affinity, deployment.metadata.name).toEqual({
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 100,
+              podAffinityTerm: {
+                topologyKey: "kubernetes.io/hostname",
+                labelSelector: { matchLabels: deployment.spec!.template!.metadata.labels },
+              },
+            },
+          ],
+        },
       });
     }
   });
