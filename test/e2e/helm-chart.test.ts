@@ -495,6 +495,37 @@ describe("helm template: external mode", () => {
   });
 });
 
+describe("helm template: the PrometheusRule", () => {
+  interface Rule {
+    alert: string;
+    expr: string;
+    labels: { severity: string };
+  }
+  const rulesOf = (objects: KubeObject[]) =>
+    (find(objects, "PrometheusRule", FULLNAME).spec as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+
+  it.each(["inCluster, your Secret, path", "external, path"])(
+    "alerts with FailingClosed's severity when the API server cannot call either GMSA webhook (calling_webhook_error): %s",
+    (name) => {
+      const objects = rendered.get(name)!;
+      const rules = rulesOf(objects);
+      const alert = rules.find((rule) => rule.alert === "GmsaWebhooksCallsFailing");
+      expect(alert?.labels.severity).toBe(
+        rules.find((rule) => rule.alert === "GmsaWebhooksFailingClosed")?.labels.severity,
+      );
+      const selector = /\brate\(apiserver_admission_webhook_rejection_count\{([^}]*)\}\[5m\]\)/.exec(alert!.expr)?.[1];
+      expect(selector, alert!.expr).toContain('error_type="calling_webhook_error"');
+      // The name matcher's PromQL string (Go escapes, as JSON's for these) holds a regex PromQL anchors at both ends.
+      const pattern = /(?:^|,)name=~("(?:[^"\\]|\\.)*")/.exec(selector!)?.[1];
+      expect(pattern, selector).toBeDefined();
+      const selects = new RegExp(`^(?:${JSON.parse(pattern!) as string})$`);
+      for (const fn of FUNCTIONS) expect(selects.test(webhookOf(objects, fn).name as string), fn).toBe(true);
+      // Dots are literal: no other webhook is counted.
+      expect(selects.test("expand-gmsa-webhooks-windows-k8s-io")).toBe(false);
+    },
+  );
+});
+
 describe("one source with the kustomize bases", () => {
   it.each(Object.keys(VALUE_SETS))(
     "webhooks but clientConfig, ClusterRole rules and the CRD equal infra/'s: %s",

@@ -100,6 +100,11 @@ $file one parsed files/webhooks/<fn>.yaml. */}}
 {{- (fromYaml (.root.Files.Get (printf "files/webhooks/%s.yaml" .fn))).metadata.name -}}
 {{- end -}}
 
+{{/* The name of one function's webhook in the shared file; the API server's admission metrics label it so. */}}
+{{- define "gmsa-webhooks.webhookName" -}}
+{{- (first (fromYaml (.root.Files.Get (printf "files/webhooks/%s.yaml" .fn))).webhooks).name -}}
+{{- end -}}
+
 {{/* The rules of a function's ClusterRole, from the shared file files/rbac/<fn>.yaml (also infra/deploy/rbac). */}}
 {{- define "gmsa-webhooks.rbacRules" -}}
 {{- range regexSplit "(?m)^---[ \t]*$" (.root.Files.Get (printf "files/rbac/%s.yaml" .fn)) -1 -}}
