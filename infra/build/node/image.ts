@@ -162,7 +162,7 @@ async function inputsHash(libraries: string[], version: string): Promise<string>
 
 /**
  * Builds the image archive when it is missing or an input changed (the bundle is rebuilt first when stale), and
- * returns where it is with its digest and sizes. About 20 s on 2 cores; a cache hit takes well under a second.
+ * returns where it is with its digest and sizes (docs/image.md says how long it takes); a cache hit takes under a second.
  * @throws Error when the Node binary is not the pinned one, or the bundle, `ldd`, `strip` (binutils) or GNU tar fails.
  */
 export async function ensureImage(): Promise<ImageInfo> {

@@ -116,8 +116,8 @@ export async function npmCiAzure(dir: string): Promise<void> {
 }
 
 /**
- * Builds every artifact into the output folder and writes `SHA256SUMS`. Reuses the image and Helm caches; about a
- * minute on 2 cores with both warm (the Azure package's `npm ci` takes npm's cache, or the npm registry).
+ * Builds every artifact into the output folder and writes `SHA256SUMS`. Reuses the image and Helm caches (the Azure
+ * package's `npm ci` takes npm's cache, or the npm registry).
  * @throws Error naming every problem of a tagged release, or the step that failed.
  */
 export async function buildRelease(options: ReleaseOptions = {}): Promise<Release> {
