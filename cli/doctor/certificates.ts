@@ -13,6 +13,8 @@ import type { FoundWebhook } from "./webhooks.ts";
 const RENEWAL_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 const TIMEOUT_MS = 5000;
+/** A /readyz answer is one line; a longer body is cut here rather than read on. */
+const MAX_BODY_CHARS = 4096;
 
 /** Expired: fail; inside the renewal window: warn; else undefined. */
 function expiry(check: string, what: string, validTo: string, now: number, fix: string): Finding | undefined {
@@ -90,23 +92,35 @@ function getOverTls(url: URL, caPem?: string): Promise<TlsAnswer> {
     agent: false,
     rejectUnauthorized: false,
     checkServerIdentity: checkIdentity,
-    timeout: TIMEOUT_MS,
     ...(caPem ? { ca: caPem } : {}),
   };
-  return new Promise((resolve, reject) => {
+  let deadline: NodeJS.Timeout | undefined;
+  return new Promise<TlsAnswer>((resolve, reject) => {
     const req = request(url, options, (res) => {
       const socket = res.socket as TLSSocket;
       const answer: TlsAnswer = { status: res.statusCode ?? 0, body: "", peer: socket.getPeerCertificate() };
       if (socket.authorizationError) answer.authorizationError = String(socket.authorizationError);
       if (identityError) answer.identityError = identityError;
       res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (answer.body += chunk));
+      res.on("data", (chunk: string) => {
+        answer.body += chunk;
+        if (answer.body.length < MAX_BODY_CHARS) return;
+        answer.body = answer.body.slice(0, MAX_BODY_CHARS);
+        resolve(answer);
+        res.destroy();
+      });
+      res.once("error", reject);
       res.once("end", () => resolve(answer));
     });
-    req.once("timeout", () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
     req.once("error", reject);
     req.end();
-  });
+    // One deadline for the whole exchange: an endpoint that trickles bytes keeps an idle timeout from firing.
+    deadline = setTimeout(() => {
+      const error = new Error(`no answer within ${TIMEOUT_MS} ms`);
+      reject(error);
+      req.destroy(error);
+    }, TIMEOUT_MS);
+  }).finally(() => clearTimeout(deadline));
 }
 
 /** For a URL webhook: the chain verifies with the caBundle, the name matches, the leaf is not about to expire. */

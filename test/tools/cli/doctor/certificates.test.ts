@@ -50,15 +50,23 @@ let serving: CertificatePair;
 let server: Server;
 let base: string;
 let readyStatus = 200;
+/** How /readyz sends its body: at once, a byte every 100 ms without end, or megabytes without end. */
+let readyBody: "line" | "trickle" | "flood" = "line";
 
 beforeAll(async () => {
   dir = await tempDir("doctor-certs-");
   [ca, other] = await Promise.all([createTestCa(dir, "ca"), createTestCa(dir, "other")]);
   serving = await issueServingCertificate(ca, dir, "serving", ["localhost"]);
   server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
-    res
-      .writeHead(req.url === "/readyz" ? readyStatus : 404)
-      .end(readyStatus === 200 ? "ok" : "no credential for the API server");
+    res.writeHead(req.url === "/readyz" ? readyStatus : 404);
+    if (readyBody === "line") return void res.end(readyStatus === 200 ? "ok" : "no credential for the API server");
+    const write = () => {
+      if (!res.destroyed)
+        res.write(readyBody === "trickle" ? "." : "x".repeat(1 << 20), () =>
+          setTimeout(write, readyBody === "trickle" ? 100 : 0),
+        );
+    };
+    write();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `https://localhost:${(server.address() as { port: number }).port}`;
@@ -151,6 +159,20 @@ describe("readyz", () => {
     expectFinding(result, "fail", /expand is not ready: .* answered 503: no credential for the API server/);
     expect(result.message).not.toContain("s3cret");
   });
+
+  it("gives up on a /readyz that trickles after 5 s in all, and reads at most 4 KiB of one that floods", async () => {
+    readyStatus = 503;
+    readyBody = "trickle";
+    const started = Date.now();
+    const trickled = await readyz(noProxy, hook({ url: `${base}/expand` }));
+    expect(Date.now() - started).toBeLessThan(8000);
+    expectFinding(trickled, "warn", /could not be read .*: no answer within 5000 ms/);
+    readyBody = "flood";
+    const flooded = await readyz(noProxy, hook({ url: `${base}/expand` }));
+    expectFinding(flooded, "fail", /answered 503: x+/);
+    expect(flooded.message.length).toBeLessThan(4096 + 500);
+    readyBody = "line";
+  }, 20_000);
 
   it("reads a service reference's /readyz through the API server's service proxy", async () => {
     const paths: string[] = [];
