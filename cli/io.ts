@@ -63,19 +63,20 @@ const CONTROL = new RegExp(`(${OWN_COLOUR})|[\\u0000-\\u0008\\u000b-\\u001f\\u00
 
 /**
  * What may reach a terminal of text that holds what the cluster or a file said: path secrets masked (`/expand/***`),
- * and every control character but newline and tab written as `\xNN`, so a crafted container name or message
- * cannot move the cursor or rewrite the screen. With `colour`, the five colour codes of {@link printResult} stay.
+ * and every control character but newline and tab written as `\xNN` (U+0000 to U+001F) or `\u00NN` (U+007F to
+ * U+009F, which JSON.stringify leaves raw: the escape keeps `-o json` valid JSON), so a crafted container name or
+ * message cannot move the cursor or rewrite the screen. With `colour`, the five colour codes of {@link printResult}
+ * stay.
  */
 export function safeText(text: string, colour: boolean): string {
+  const hex = (char: string) => char.charCodeAt(0).toString(16).padStart(2, "0");
   return text
     .replace(PATH_SECRET, "$1/***")
     .replace(CONTROL, (match: string, own: string | undefined) =>
       own !== undefined && colour
         ? match
         : [...match]
-            .map((char) =>
-              char < " " || char >= "\u007f" ? `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}` : char,
-            )
+            .map((char) => (char < " " ? `\\x${hex(char)}` : char >= "\u007f" ? `\\u00${hex(char)}` : char))
             .join(""),
     );
 }

@@ -13,10 +13,15 @@ describe("safeText", () => {
     expect(safeText("https://h/expand?timeout=10s", false)).toBe("https://h/expand?timeout=10s");
   });
 
-  it("writes every control character but newline and tab as \\xNN, escape sequences included", () => {
+  it("writes every control character but newline and tab as \\xNN or \\u00NN, escape sequences included", () => {
     expect(safeText("web\u001b[2J\u001b]0;pwned\u0007app\r\n\tok\u009b1m\u007f", false)).toBe(
-      "web\\x1b[2J\\x1b]0;pwned\\x07app\\x0d\n\tok\\x9b1m\\x7f",
+      "web\\x1b[2J\\x1b]0;pwned\\x07app\\x0d\n\tok\\u009b1m\\u007f",
     );
+    // -o json: JSON.stringify escapes U+0000 to U+001F itself and leaves U+007F to U+009F raw; both stay valid JSON.
+    const value = { name: "a\u0085b\u001bc\u009bd" };
+    const written = safeText(JSON.stringify(value), false);
+    expect([...written].every((char) => char >= " " && (char < "\u007f" || char > "\u009f"))).toBe(true);
+    expect(JSON.parse(written)).toEqual(value);
     expect(safeText("Ünïcode ✓", false)).toBe("Ünïcode ✓");
   });
 
