@@ -14,6 +14,7 @@ import { checkCrdAndCredSpecs } from "./credspecs.ts";
 import {
   buildDoctorReport,
   finding,
+  findingsOr,
   formatFindingsText,
   listItems,
   listOrNone,
@@ -53,10 +54,15 @@ export async function runDoctor(cluster: DoctorCluster, options: DoctorOptions =
   const exempt = exemptNamespaces(webhooks.found);
   const pods = await listItems<PodObject>(cluster, "pods", "/api/v1/pods");
   const context = { existing: credspecs.existing, exempt, templates: await listPodTemplates(cluster) };
-  findings.push(...(Array.isArray(pods) ? await checkGmsaPods(cluster, pods, context) : [pods]));
+  findings.push(
+    ...(Array.isArray(pods) ? await findingsOr("pods/use", () => checkGmsaPods(cluster, pods, context)) : [pods]),
+  );
   let earlierFailure = findings.some((f) => f.status === "fail");
-  const subjects = await findProbeSubjects(cluster, credspecs.names, options, exempt);
-  for (const probe of "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found)) {
+  const probes = await findingsOr("end-to-end", async () => {
+    const subjects = await findProbeSubjects(cluster, credspecs.names, options, exempt);
+    return "status" in subjects ? [subjects] : await runProbes(cluster, subjects, webhooks.found);
+  });
+  for (const probe of probes) {
     // A failing may-use probe explains a failing may-not-use one too: both pods meet the same webhooks.
     const inconclusive = earlierFailure && probe.status === "fail";
     findings.push(

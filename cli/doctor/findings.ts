@@ -32,12 +32,33 @@ export function finding(check: string, status: Finding["status"], message: strin
   return fix === undefined ? { check, status, message } : { check, status, message, fix };
 }
 
+const DOCTOR_RBAC_FIX = "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)";
+
+/**
+ * What the API server answered one of doctor's own requests, with its Status message; without the hint the shared
+ * client gives a function ("check this function's RBAC"), since the identity here is the operator's.
+ */
+export function doctorError(error: unknown): string {
+  const said = (error as { cause?: { message?: unknown } } | null)?.cause?.message;
+  const answer = (error instanceof Error ? error.message : String(error)).replace(/: check this function's RBAC$/, "");
+  return typeof said === "string" && said !== "" ? `${answer}: ${said}` : answer;
+}
+
 /** The `items` of every page of a list, or the failure when the list could not be read. */
 export function listItems<T>(cluster: DoctorCluster, check: string, path: string): Promise<T[] | Finding> {
-  const fix = "run doctor as a user with the read-only role in docs/doctor.md (RBAC for doctor)";
-  return (listAll(cluster, path, `GET ${path}`) as Promise<T[]>).catch((error: Error) =>
-    finding(check, "fail", error.message, fix),
+  return (listAll(cluster, path, `GET ${path}`) as Promise<T[]>).catch((error: unknown) =>
+    finding(check, "fail", doctorError(error), DOCTOR_RBAC_FIX),
   );
+}
+
+/** The findings of `run`, or one failure of `check` when a request of it failed: the checks after it still run. */
+export async function findingsOr(check: string, run: () => Promise<Finding[]>): Promise<Finding[]> {
+  try {
+    return await run();
+  } catch (error) {
+    const fix = `${DOCTOR_RBAC_FIX}; run doctor again if the API server was busy (429)`;
+    return [finding(check, "fail", `could not be checked: ${doctorError(error)}`, fix)];
+  }
 }
 
 /** The `items` of every page of a list, or none when it could not be read (what is looked for is then not found). */

@@ -104,6 +104,49 @@ describe("runDoctor", () => {
     expect(readyz?.message).toMatch(/\(follows from rbac\/authorize below\)$/);
   });
 
+  it("reports access reviews the API server refuses doctor as failures of their checks, and runs the rest", async () => {
+    const credspec = { metadata: { name: "w1" }, credspec: { CmsPlugins: [] } };
+    const binding = { metadata: { namespace: "web" }, subjects: [{ kind: "ServiceAccount", name: "app" }] };
+    const pod = {
+      metadata: { namespace: "web", name: "p" },
+      spec: {
+        serviceAccountName: "app",
+        securityContext: { windowsOptions: { gmsaCredentialSpecName: "w1" } },
+        containers: [{ name: "c" }],
+      },
+    };
+    const base = emptyCluster([], ({ path }) => {
+      if (path === "/apis/windows.k8s.io/v1/gmsacredentialspecs") return { items: [credspec] };
+      if (path === "/apis/rbac.authorization.k8s.io/v1/rolebindings") return { items: [binding] };
+      if (path === "/api/v1/pods") return { items: [pod] };
+      return undefined;
+    });
+    const refused = {
+      kind: "Status",
+      reason: "Forbidden",
+      message: 'user "ci" cannot create localsubjectaccessreviews',
+    };
+    const cluster = {
+      request: (request: ClusterRequest) =>
+        request.method === "POST" && request.path.endsWith("/localsubjectaccessreviews")
+          ? Promise.resolve({ status: 403, body: refused, warnings: [] })
+          : base.request(request),
+    };
+    const findings = await runDoctor(cluster);
+    // end-to-end's failure comes after others, so it is a skip that says so (each fault named once).
+    for (const [check, status] of [
+      ["pods/use", "fail"],
+      ["end-to-end", "skip"],
+    ]) {
+      const failed = findings.find((f) => f.check === check);
+      expect(failed?.status, check).toBe(status);
+      expect(failed?.message).toMatch(/^could not be checked: .*403 Forbidden: user "ci" cannot create/);
+      expect(failed?.message).not.toContain("this function's RBAC");
+      expect(failed?.fix).toMatch(/read-only role in docs\/doctor\.md/);
+    }
+    expect(findings.map((f) => f.check)).toContain("webhooks/authorize");
+  });
+
   it("checks the identities named with flags instead of looking for ServiceAccounts", async () => {
     const requests: ClusterRequest[] = [];
     const findings = await runDoctor(emptyCluster(requests), {
