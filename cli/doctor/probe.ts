@@ -193,11 +193,20 @@ async function probe(
       namespace: sa.namespace,
       labels: { "app.kubernetes.io/name": "gmsa-doctor-probe" },
     },
+    // A Windows pod that PodSecurity `restricted` admits (it skips the Linux-only controls for `os.name: windows`)
+    // and that a ResourceQuota on cpu and memory does, so that the probe meets the webhooks, not those.
     spec: {
+      os: { name: "windows" },
       serviceAccountName: sa.name,
       nodeSelector: { "kubernetes.io/os": "windows" },
-      securityContext: { windowsOptions: { gmsaCredentialSpecName: credspec } },
-      containers: [{ name: "probe", image: "mcr.microsoft.com/windows/nanoserver:ltsc2022" }],
+      securityContext: { runAsNonRoot: true, windowsOptions: { gmsaCredentialSpecName: credspec } },
+      containers: [
+        {
+          name: "probe",
+          image: "mcr.microsoft.com/windows/nanoserver:ltsc2022",
+          resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+        },
+      ],
     },
   };
   const started = performance.now();
