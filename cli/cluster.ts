@@ -4,6 +4,7 @@ import path from "node:path";
 import type { ParseArgsOptionsConfig } from "node:util";
 import { stringify } from "yaml";
 import { ConfigurationError, parseKubeSettings } from "../shared/config/index.ts";
+import { serviceAccountSubject } from "../shared/kube/access-reviews.ts";
 import { createKubeRequester, readStatus, type CallOptions, type KubeRequest } from "../shared/kube/request.ts";
 import { loadNodeKubeCredentials } from "../functions/node/kube/load-credentials.ts";
 import { createHttpsKubeFetch } from "../functions/node/kube/https-fetch.ts";
@@ -49,6 +50,23 @@ function parseWarnings(header: string | null | undefined): string[] {
   return [...(header ?? "").matchAll(/\d{3} \S+ "((?:[^"\\]|\\.)*)"/g)].map((match) =>
     (match[1] ?? "").replace(/\\(.)/g, "$1"),
   );
+}
+
+/**
+ * The user and groups the API server gives a user it impersonates (`--as`, `--as-group`), for the access reviews
+ * that ask about them: a service account's name brings its groups unless groups are given, every user gets
+ * system:authenticated but system:anonymous, who gets system:unauthenticated (as kube-apiserver's impersonation filter
+ * adds them).
+ */
+export function impersonatedSubject(user: string, groups: readonly string[] = []): { user: string; groups: string[] } {
+  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
+  if (sa !== null && groups.length === 0) return serviceAccountSubject(sa[1]!, sa[2]!);
+  const anonymous = user === "system:anonymous";
+  const implied = anonymous ? "system:unauthenticated" : "system:authenticated";
+  const present = anonymous
+    ? groups.some((g) => g === "system:authenticated" || g === "system:unauthenticated")
+    : groups.includes(implied);
+  return { user, groups: present ? [...groups] : [...groups, implied] };
 }
 
 /** The call options of shared/kube's calls from the CLI: no deadline but the requester's own. */

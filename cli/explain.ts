@@ -11,6 +11,7 @@ import {
   clusterCommand,
   CLUSTER_FLAGS_USAGE,
   expectSuccess,
+  impersonatedSubject,
   printResult,
   type ClusterConnection,
   type Paint,
@@ -189,7 +190,7 @@ Example:
     const person: Asked<Requester> =
       flags.as === undefined
         ? await asked(() => whoAmI(connection))
-        : { username: flags.as, groups: [...flags.asGroups, "system:authenticated"] };
+        : { username: flags.as, groups: impersonatedSubject(flags.as, flags.asGroups).groups };
     const explanation = await explain(read.pod, podNamespace ?? connection.namespace, person, connection);
     printResult(io, flags.output, explanation, (paint) => formatExplanation(explanation, paint));
     return explanation.dryRun.admitted ? EXIT_OK : EXIT_INVALID;

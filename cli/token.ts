@@ -80,7 +80,8 @@ Exit status: 0 printed, 1 no credentials or the cloud refused (aks, gke: after 5
 2 usage error. Errors go to stderr and never show a key or token.
 
 Example kubeconfig user (docs/configuration.md): exec with apiVersion
-client.authentication.k8s.io/v1, command npx, args [gmsa-webhooks, token, eks, --cluster, my-cluster].
+client.authentication.k8s.io/v1, command npx, args [--no, gmsa-webhooks, token, eks, --cluster, my-cluster].
+--no stops npx from fetching a package of that name from the registry when run outside the checkout.
 `,
   check: (line) => readProvider(line).errors,
   async run(line, io) {

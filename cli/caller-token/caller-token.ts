@@ -21,6 +21,7 @@ const OPTIONS = {
   subject: { type: "string", default: "system:kube-apiserver" },
   ttl: { type: "string", default: "900" },
   out: TEXT,
+  force: { type: "boolean" },
 } as const;
 
 type Line = CommandLine<typeof OPTIONS>;
@@ -28,7 +29,7 @@ type Action = "keygen" | "jwks" | "mint";
 
 /** The flags each action takes, and which of them it needs; `--alg` applies to all three. */
 const ACTION_FLAGS: Record<Action, { takes: readonly string[]; needs: readonly string[] }> = {
-  keygen: { takes: ["key", "alg"], needs: ["key"] },
+  keygen: { takes: ["key", "alg", "force"], needs: ["key"] },
   jwks: { takes: ["key", "alg"], needs: ["key"] },
   mint: {
     takes: ["key", "alg", "issuer", "audience", "subject", "ttl", "out"],
@@ -77,7 +78,14 @@ async function runAction({ values, positionals }: Line, io: CliIo): Promise<numb
     case "keygen": {
       const { privateKey } = await generateKeyPair(alg, { extractable: true });
       const pem = await exportPKCS8(privateKey);
-      await writeSecretFile(key, pem);
+      try {
+        await writeSecretFile(key, pem, { replace: values.force === true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        // A mistyped --key would replace the live key, and every token signed with it would then be refused (401).
+        io.stderr(`${io.program} caller-token: ${key} exists; keygen replaces a key only with --force\n`);
+        return EXIT_INVALID;
+      }
       io.stdout(`${JSON.stringify(await buildJwks({ privateKey: pem, alg }))}\n`);
       return EXIT_OK;
     }
@@ -117,7 +125,7 @@ export const runCallerTokenCommand = command({
 The caller JWT the API server presents to the functions under CALLER_AUTH=jwt
 (infra/deploy/caller-auth/README.md; the kubeconfig is infra/deploy/caller-auth/jwt/kubeconfig.yaml):
   keygen  writes a new private key to --key (PKCS#8 PEM, mode 0600) and prints the public
-          JWKS for CALLER_AUTH_JWT_JWKS
+          JWKS for CALLER_AUTH_JWT_JWKS; it refuses a --key that exists unless --force
   jwks    prints the public JWKS of the key in --key
   mint    writes a token valid for --ttl seconds to --out, atomically (a temporary file,
           then a rename), mode 0600; run it from cron or a timer well within --ttl
@@ -125,6 +133,7 @@ The caller JWT the API server presents to the functions under CALLER_AUTH=jwt
 Options:
   --key <pem>           the private key (keygen writes it, jwks and mint read it), required
   --alg <alg>           the key's algorithm (default ES256)
+  --force               keygen: replace the key in --key when it exists (tokens it signed then fail)
   --issuer <iss>        mint: the token's iss, as CALLER_AUTH_JWT_ISSUER (required)
   --audience <aud>      mint: the token's aud, as CALLER_AUTH_JWT_AUDIENCE (required)
   --subject <sub>       mint: the token's sub (default system:kube-apiserver)
@@ -133,8 +142,8 @@ Options:
   -h, --help            show this help
 
 --key (keygen) and --out create their folder when it is missing, mode 0700.
-Exit status: 0 done, 1 the key cannot be read, made or used, or a file not written,
-2 usage error. Neither the key nor a token is ever printed.
+Exit status: 0 done, 1 the key cannot be read, made or used, a file not written, or keygen's
+--key exists without --force, 2 usage error. Neither the key nor a token is ever printed.
 `,
   check: checkCallerTokenLine,
   async run(line, io) {

@@ -5,16 +5,11 @@
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readAccessVerdict, serviceAccountSubject } from "../../shared/kube/access-reviews.ts";
 import { FUNCTION_NEEDS } from "../../shared/kube/readiness.ts";
+import { impersonatedSubject } from "../cluster.ts";
 import { finding, statusMessage, type DoctorCluster, type Finding } from "./findings.ts";
 
 /** A user name and its groups, as the API server authenticates a function. */
 type Identity = ReturnType<typeof serviceAccountSubject>;
-
-/** A `--<fn>-identity` value: `system:serviceaccount:ns:name` gets its groups; any other user name only system:authenticated. */
-function parseIdentity(user: string): Identity {
-  const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
-  return sa === null ? { user, groups: ["system:authenticated"] } : serviceAccountSubject(sa[1]!, sa[2]!);
-}
 
 type ServiceAccount = { metadata: { name: string; namespace: string; labels?: Record<string, string> } };
 
@@ -24,7 +19,7 @@ export async function findIdentities(
   given: Partial<Record<FunctionName, string | undefined>> = {},
 ) {
   const identities: Partial<Record<FunctionName, Identity>> = {};
-  for (const fn of FUNCTION_NAMES) if (given[fn] !== undefined) identities[fn] = parseIdentity(given[fn]);
+  for (const fn of FUNCTION_NAMES) if (given[fn] !== undefined) identities[fn] = impersonatedSubject(given[fn]);
   const wanted = FUNCTION_NAMES.filter((fn) => identities[fn] === undefined);
   if (wanted.length === 0) return identities;
   const response = await cluster.request({

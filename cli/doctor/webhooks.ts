@@ -70,6 +70,13 @@ const squashed = ({ name, expression }: { name: string; expression: string }) =>
   expression: expression.replace(/\s+/g, " ").trim(),
 });
 
+/** A label selector's clauses; `{}`, the API server's default for an absent objectSelector, selects every object. */
+type Selector = { matchLabels?: Record<string, string>; matchExpressions?: unknown[] } | undefined;
+const selectsAll = (selector: Selector) =>
+  Object.keys(selector?.matchLabels ?? {}).length === 0 && (selector?.matchExpressions ?? []).length === 0;
+const sameSelector = (a: Selector, b: Selector) =>
+  selectsAll(a) ? selectsAll(b) : isDeepStrictEqual({ ...a }, { ...b });
+
 /** Each difference from what we ship is one finding; `shadow`: authorize in shadow mode, whose failurePolicy is Ignore. */
 function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, shadow: boolean): Finding[] {
   const { kind, webhook: expected } = EXPECTED_WEBHOOKS[fn];
@@ -88,6 +95,8 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
   const selfService = expressions.some((e) => e.key === OLD_OPT_OUT_LABEL) || OLD_OPT_OUT_LABEL in labels;
   const narrower =
     expressions.some((e) => e.key !== EXEMPTION_KEY || e.operator !== "NotIn") || Object.keys(labels).length > 0;
+  // The shipped webhooks select every pod; the type allows one that does not.
+  const shippedObjects = (expected as { objectSelector?: Selector }).objectSelector;
   const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
     [
       "rules",
@@ -139,6 +148,13 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
       "warn",
       !selfService && narrower,
       `has more than the exemption ${EXEMPTION_KEY} NotIn: GMSA pods in the namespaces it leaves out are not checked`,
+    ],
+    // Pod authors set their pods' labels, so any selector on them is a self-service opt-out, as windows.k8s.io/disabled is.
+    [
+      "objectSelector",
+      "fail",
+      !sameSelector(webhook.objectSelector, shippedObjects),
+      "differs from the shipped one, which selects every pod: whoever creates a pod can label it out of review",
     ],
   ];
   return differences
@@ -206,7 +222,7 @@ export function checkWebhookConfigurations(
           finding(
             check,
             "pass",
-            `${kind} ${name}: rules, matchConditions, failurePolicy, timeoutSeconds and namespaceSelector as shipped${mode}`,
+            `${kind} ${name}: rules, matchConditions, failurePolicy, timeoutSeconds, namespaceSelector and objectSelector as shipped${mode}`,
           ),
         );
       }

@@ -162,6 +162,34 @@ describe("explain", () => {
   });
 
   it.each([
+    [
+      "a service account with its groups",
+      ["--as", "system:serviceaccount:web:b"],
+      ["system:serviceaccounts", "system:serviceaccounts:web", "system:authenticated"],
+    ],
+    [
+      "a service account with --as-group instead",
+      ["--as", "system:serviceaccount:web:b", "--as-group", "g"],
+      ["g", "system:authenticated"],
+    ],
+    ["system:anonymous as unauthenticated", ["--as", "system:anonymous"], ["system:unauthenticated"]],
+    [
+      "system:authenticated given once",
+      ["--as", "jane", "--as-group", "system:authenticated"],
+      ["system:authenticated"],
+    ],
+  ])("asks about --as %s, the groups the API server gives it", async (_, flags, groups) => {
+    const io = fakeIo({ env, stdin: JSON.stringify(POD) });
+    const before = server.requests.length;
+    await runExplainCommand(["-f", "-", ...flags], io);
+    const reviews = server.requests
+      .slice(before)
+      .filter((r) => r.path.endsWith("/localsubjectaccessreviews"))
+      .map((r) => (JSON.parse(r.body) as { spec: { user: string; groups: string[] } }).spec);
+    expect(reviews).toContainEqual(expect.objectContaining({ user: flags[1], groups }));
+  });
+
+  it.each([
     [["-f", "missing.yaml"], "missing.yaml: cannot be read (ENOENT)"],
     [["-f", "pod.yaml", "-n", "other"], 'pod.yaml: the Pod\'s namespace "web" does not match -n "other"'],
   ])("exits 2 for %j", async (argv, message) => {

@@ -228,6 +228,12 @@ describe("gmsa-webhooks token usage", () => {
     expect(run.stdout).toMatch(/^Usage: gmsa-webhooks token <eks \| aks \| gke> \[options\]/);
     expect((await runBin(["--help"], {})).stdout).toMatch(/token {9}print an ExecCredential/);
   });
+
+  it("gives an example whose npx never fetches a package from the registry (--no)", async () => {
+    const { stdout } = await runBin(["token", "--help"], {});
+    expect(stdout).toMatch(/command npx, args \[--no, gmsa-webhooks, token, eks, /);
+    expect(stdout).not.toMatch(/args \[gmsa-webhooks/);
+  });
 });
 
 describe("runTokenCommand", () => {

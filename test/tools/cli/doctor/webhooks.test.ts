@@ -92,6 +92,18 @@ describe("webhook configurations", () => {
       /admissionReviewVersions names neither v1 nor v1beta1/,
     ],
     ["sideEffects", { sideEffects: "Unknown" }, "fail", /sideEffects is not None/],
+    [
+      "an objectSelector a pod label opts out of",
+      { objectSelector: { matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] } },
+      "fail",
+      /objectSelector differs from the shipped one, which selects every pod: whoever creates a pod can label it out/,
+    ],
+    [
+      "an objectSelector by label",
+      { objectSelector: { matchLabels: { gmsa: "true" } } },
+      "fail",
+      /objectSelector differs/,
+    ],
   ])("reports %s that differs from what we ship", (_what, change, status, message) => {
     const lists = { ...shipped(), mutating: [config("expand", "gmsa-webhooks-expand", change)] };
     const [only, ...rest] = failed(lists);
@@ -126,6 +138,20 @@ describe("webhook configurations", () => {
     const result = checkWebhookConfigurations(lists, false);
     expect(result.findings.filter((f) => f.status !== "pass")).toEqual([]);
     expect([...exemptNamespaces(result.found)]).toEqual(["kube-system", "legacy"]);
+  });
+
+  it("fails authorize's objectSelector too, and passes the empty one the API server lists for an absent selector", () => {
+    const skip = { objectSelector: { matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] } };
+    const [only, ...rest] = failed({ ...shipped(), validating: [config("authorize", "a", skip)] });
+    expect(rest).toEqual([]);
+    expect([only?.check, only?.status]).toEqual(["webhooks/authorize", "fail"]);
+    const defaulted = {
+      mutating: [config("expand", "e", { objectSelector: {} })],
+      validating: [config("authorize", "a", { objectSelector: { matchLabels: {}, matchExpressions: [] } })],
+    };
+    const result = checkWebhookConfigurations(defaulted, false);
+    expect(result.findings.filter((f) => f.status !== "pass")).toEqual([]);
+    expect(result.findings[0]?.message).toMatch(/namespaceSelector and objectSelector as shipped$/);
   });
 
   it("ignores white space changes in the CEL expression (re-indented by YAML tools)", () => {

@@ -29,6 +29,21 @@ describe("gmsa-webhooks caller-token", () => {
     expect(JSON.parse(io.out)).toEqual(jwks);
   });
 
+  it("keygen refuses a --key that exists (1), naming it and --force, and replaces it with --force", async () => {
+    const { key, jwks } = await keygen();
+    const live = await readFile(key, "utf8");
+    const refused = fakeIo();
+    expect(await runCallerTokenCommand(["keygen", "--key", key], refused)).toBe(1);
+    expect(refused.err).toBe(`gmsa-webhooks caller-token: ${key} exists; keygen replaces a key only with --force\n`);
+    expect(refused.out).toBe("");
+    expect(await readFile(key, "utf8")).toBe(live);
+    const forced = fakeIo();
+    expect(await runCallerTokenCommand(["keygen", "--key", key, "--force"], forced)).toBe(0);
+    expect(await readFile(key, "utf8")).not.toBe(live);
+    expect((await stat(key)).mode & 0o777).toBe(0o600);
+    expect((JSON.parse(forced.out) as JSONWebKeySet).keys[0]!.kid).not.toBe(jwks.keys[0]!.kid);
+  });
+
   it("mint writes a token the JWKS verifies, with iss, aud, sub, the key id and --ttl, mode 0600", async () => {
     const { key, jwks } = await keygen();
     const out = path.join(path.dirname(key), "../token/caller.jwt");
@@ -55,6 +70,11 @@ describe("gmsa-webhooks caller-token", () => {
       /mint needs --issuer[^]*mint needs --audience[^]*mint needs --out/,
     ],
     ["a flag of mint on keygen", ["keygen", "--key", "k", "--out", "t"], /--out does not apply to keygen/],
+    [
+      "--force on mint",
+      ["mint", "--key", "k", "--issuer", "i", "--audience", "a", "--out", "t", "--force"],
+      /--force does not apply to mint/,
+    ],
     [
       "a --ttl out of range",
       ["mint", "--key", "k", "--issuer", "i", "--audience", "a", "--out", "t", "--ttl", "30"],

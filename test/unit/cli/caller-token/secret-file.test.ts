@@ -27,4 +27,15 @@ describe("writeSecretFile", () => {
     expect(await mode(path.join(root, "shared"))).toBe(0o755);
     expect(await readdir(path.join(root, "shared"))).toEqual(["caller-key.pem"]);
   });
+
+  it("with replace: false, writes a new file but leaves one that exists, throwing EEXIST and no temporary file", async () => {
+    const root = await tempDir("gmsa-secret-file-");
+    const file = path.join(root, "keys/caller-key.pem");
+    await writeSecretFile(file, "live", { replace: false });
+    expect(await readFile(file, "utf8")).toBe("live");
+    expect(await mode(file)).toBe(0o600);
+    await expect(writeSecretFile(file, "other", { replace: false })).rejects.toMatchObject({ code: "EEXIST" });
+    expect(await readFile(file, "utf8")).toBe("live");
+    expect(await readdir(path.dirname(file))).toEqual(["caller-key.pem"]);
+  });
 });

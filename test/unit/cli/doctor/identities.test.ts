@@ -43,6 +43,12 @@ describe("the functions' identities", () => {
     expect(identities.authorize).toEqual({ user: "gmsa-webhooks:authorize", groups: ["system:authenticated"] });
   });
 
+  it("given as system:anonymous: system:unauthenticated, not system:authenticated", async () => {
+    const unused = { request: () => Promise.reject(new Error("nothing to look for")) };
+    const identities = await findIdentities(unused, { expand: "system:anonymous", authorize: "system:anonymous" });
+    expect(identities.expand).toEqual({ user: "system:anonymous", groups: ["system:unauthenticated"] });
+  });
+
   it("fail naming what is missing, cluster-wide, and skip an identity nobody named", async () => {
     const asked: unknown[] = [];
     const cluster = {

@@ -166,6 +166,22 @@ describe("the end-to-end probes", () => {
     });
   });
 
+  it("warn, not skip, when the review budget is spent before a service account may use a credspec", async () => {
+    // Two bound service accounts (off/app, web/app) for each of 31 credspecs: 62 reviews, over the 60 allowed.
+    const credspecs = Array.from({ length: 31 }, (_, i) => `w${i}`);
+    const result = await findProbeSubjects(
+      fakeCluster([], () => inlined),
+      credspecs,
+      {},
+    );
+    expect(result).toMatchObject({
+      check: "end-to-end/may-use",
+      status: "warn",
+      message: `no service account found that may use ${credspecs.join(", ")} within 60 access reviews`,
+      fix: "name one with --service-account",
+    });
+  });
+
   it("fail a service account given with a flag that may not use the credspec", async () => {
     const result = await findProbeSubjects(
       fakeCluster([], () => inlined),
