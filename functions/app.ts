@@ -75,7 +75,11 @@ export function buildApp(config: Config, platform: Platform): { app: Hono<AppEnv
   const { write, warnings, kube, ...runtime } = platform;
   const logger = createJsonLogger({ level: config.logLevel, write });
   for (const warning of warnings) logger.log("warn", warning);
-  const readiness = createReadinessCheck({ ...kube, functions: config.functions });
+  const readiness = createReadinessCheck({
+    ...kube,
+    functions: config.functions,
+    requestingUser: config.requestingUser,
+  });
   const deps = configuredDeps(config, { ...runtime, logger, readiness });
   return { app: createApp(deps), deps };
 }

@@ -2,6 +2,8 @@
 import { CREDSPEC_GROUP, CREDSPEC_RESOURCE } from "../credspec/resource.ts";
 import { AdmissionError } from "../errors.ts";
 import type { FunctionName } from "../config/variables.ts";
+import { reviewsCodeRunning } from "../policy/authorize.ts";
+import type { RequestingUserMode } from "../policy/facts.ts";
 import { readAccessVerdict } from "./access-reviews.ts";
 import type { KubeRequester } from "./request.ts";
 
@@ -9,11 +11,21 @@ import type { KubeRequester } from "./request.ts";
 type Need = { verb: string; group: string; resource: string };
 
 const GET_CREDSPECS: Need = { verb: "get", group: CREDSPEC_GROUP, resource: CREDSPEC_RESOURCE };
-/** What each function calls (docs/security.md, RBAC): authorize also reviews the pod's service account. */
+/** What each function calls in every mode (docs/security.md, RBAC): authorize also reviews the pod's service account. */
 export const FUNCTION_NEEDS: Record<FunctionName, readonly Need[]> = {
   expand: [GET_CREDSPECS],
   authorize: [GET_CREDSPECS, { verb: "create", group: "authorization.k8s.io", resource: "localsubjectaccessreviews" }],
 };
+
+const GET_PODS: Need = { verb: "get", group: "", resource: "pods" };
+
+/**
+ * What `fn` calls with REVIEW_REQUESTING_USER `mode`: its {@link FUNCTION_NEEDS}, and for authorize in the modes that
+ * review exec and attach, `get` on the pod each goes into (without it every such review is a 500).
+ */
+export function functionNeeds(fn: FunctionName, mode: RequestingUserMode): readonly Need[] {
+  return fn === "authorize" && reviewsCodeRunning(mode) ? [...FUNCTION_NEEDS[fn], GET_PODS] : FUNCTION_NEEDS[fn];
+}
 
 /** Ready, or why not: `reason` is short and safe for the answer; `detail` goes to our log only. */
 export type Readiness = { ready: true } | { ready: false; reason: string; detail: string };
@@ -30,6 +42,8 @@ export const READINESS_TIMEOUT_MS = 4_000;
 type ReadinessCheckOptions = {
   request: KubeRequester;
   functions: readonly FunctionName[];
+  /** REVIEW_REQUESTING_USER, which decides whether authorize reads pods. */
+  requestingUser: RequestingUserMode;
   shareInFlight: boolean;
   monotonicNow?: (() => number) | undefined;
 };
@@ -38,7 +52,7 @@ type ReadinessCheckOptions = {
 export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessCheck {
   const now = options.monotonicNow ?? (() => performance.now());
   // Both functions share one GET_CREDSPECS object, so serving both asks it once.
-  const needs = [...new Set(options.functions.flatMap((fn) => FUNCTION_NEEDS[fn]))];
+  const needs = [...new Set(options.functions.flatMap((fn) => functionNeeds(fn, options.requestingUser)))];
   let readyUntil = -Infinity;
   let running: Promise<Readiness> | undefined;
 
@@ -60,7 +74,9 @@ export function createReadinessCheck(options: ReadinessCheckOptions): ReadinessC
 
 /** One SelfSubjectAccessReview for `need`, as a readiness answer. @throws only what is not an AdmissionError (a bug). */
 async function reviewNeed(request: KubeRequester, resourceAttributes: Need, signal: AbortSignal): Promise<Readiness> {
-  const permission = `${resourceAttributes.verb} ${resourceAttributes.resource}.${resourceAttributes.group}`;
+  const { verb, resource, group } = resourceAttributes;
+  // As kubectl names it: the core group ("") has no suffix.
+  const permission = `${verb} ${resource}${group === "" ? "" : `.${group}`}`;
   const what = `checking readiness: may this function ${permission}`;
   const notReady = (reason: string, detail: string): Readiness => ({ ready: false, reason, detail });
   try {

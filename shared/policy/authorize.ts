@@ -219,9 +219,14 @@ function checkAccess(
 /** The CONNECT subresources that run code in a container; `portforward` and `proxy` only reach its ports. */
 export const CODE_RUNNING_SUBRESOURCES: readonly string[] = ["exec", "attach"];
 
-/** Whether the requester of this CONNECT is reviewed: exec or attach, with REVIEW_REQUESTING_USER `ephemeral` or `always`. */
+/** Whether authorize reviews exec and attach, reading the pod each goes into: REVIEW_REQUESTING_USER `ephemeral` or `always`. */
+export function reviewsCodeRunning(mode: PolicySettings["requestingUser"]): boolean {
+  return mode !== "off";
+}
+
+/** Whether the requester of this CONNECT is reviewed: exec or attach, in a mode that {@link reviewsCodeRunning}. */
 export function reviewsConnect(review: PodConnect, mode: PolicySettings["requestingUser"]): boolean {
-  return mode !== "off" && CODE_RUNNING_SUBRESOURCES.includes(review.subResource ?? "");
+  return reviewsCodeRunning(mode) && CODE_RUNNING_SUBRESOURCES.includes(review.subResource ?? "");
 }
 
 /** The pod to read before authorize can plan this review, if any: the target of a reviewed exec or attach. */

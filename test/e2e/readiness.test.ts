@@ -1,7 +1,8 @@
 /**
  * `GET /readyz` against the real kube-apiserver (docs/operations.md, Readiness): the app as the Node runtimes build
  * it (functions/node/deps.ts), with kubeconfigs whose credential is good, missing, refused, or whose RBAC is removed
- * while it runs. A service account of its own, bound to authorize's ClusterRole, so no other test's identity changes.
+ * while it runs, or that lacks `get` on `pods`. Service accounts of its own (one bound to authorize's ClusterRole, one
+ * to a role without pods), so no other test's identity changes.
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,47 +20,71 @@ import { FUNCTIONS_NAMESPACE } from "../../infra/local/exec-plugin.ts";
 import { writeKubeconfig, type KubeconfigUser } from "../../infra/local/kubeconfig.ts";
 import { createApp } from "../../functions/app.ts";
 import { buildNodeDeps } from "../../functions/node/deps.ts";
-import { READY_CACHE_MS } from "../../shared/kube/readiness.ts";
-import { binding, sa } from "../support/rbac.ts";
+import { FUNCTION_NEEDS, READY_CACHE_MS } from "../../shared/kube/readiness.ts";
+import { binding, role, sa } from "../support/rbac.ts";
 import { serviceAccount } from "./support/core-objects.ts";
 
 const cluster = inject("cluster");
 const ACCOUNT = "e2e-readyz";
 const authorizeRole = { kind: "ClusterRole", name: "gmsa-webhooks:authorize" } as const;
 const authorizeBinding = binding(ACCOUNT, authorizeRole, [sa(ACCOUNT, FUNCTIONS_NAMESPACE)]);
+/** An identity with what authorize calls in every mode, but not `get` on the pods an exec or attach goes into. */
+const NO_PODS = "e2e-readyz-no-pods";
+const noPodsRole = role(
+  NO_PODS,
+  FUNCTION_NEEDS.authorize.map(({ verb, group, resource }) => ({
+    apiGroups: [group],
+    resources: [resource],
+    verbs: [verb],
+  })),
+);
+const noPodsBinding = binding(NO_PODS, { kind: "ClusterRole", name: NO_PODS }, [sa(NO_PODS, FUNCTIONS_NAMESPACE)]);
 let token: string;
+let noPodsToken: string;
 const closers: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  await applyBaseInfra(cluster);
-  await applyObjects(adminEndpoint(cluster), [serviceAccount(ACCOUNT, FUNCTIONS_NAMESPACE), authorizeBinding]);
+async function mintToken(account: string): Promise<string> {
   const minted = await kubeRequestOk<{ status: { token: string } }>(
     adminEndpoint(cluster),
-    `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${ACCOUNT}/token`,
+    `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${account}/token`,
     {
       method: "POST",
       body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 600 } },
     },
   );
-  token = minted.status.token;
+  return minted.status.token;
+}
+
+beforeAll(async () => {
+  await applyBaseInfra(cluster);
+  await applyObjects(adminEndpoint(cluster), [
+    serviceAccount(ACCOUNT, FUNCTIONS_NAMESPACE),
+    authorizeBinding,
+    serviceAccount(NO_PODS, FUNCTIONS_NAMESPACE),
+    noPodsRole,
+    noPodsBinding,
+  ]);
+  [token, noPodsToken] = await Promise.all([mintToken(ACCOUNT), mintToken(NO_PODS)]);
 });
 
 afterAll(async () => {
   await Promise.all(closers.map((close) => close()));
-  await kubeRequest(adminEndpoint(cluster), objectPath(authorizeBinding), { method: "DELETE" });
+  for (const object of [authorizeBinding, noPodsBinding, noPodsRole])
+    await kubeRequest(adminEndpoint(cluster), objectPath(object), { method: "DELETE" });
 });
 
 /**
  * The authorize function's app as the Node runtimes build it, with a kubeconfig for `user` (any client-go user
- * entry, none included); its log lines kept.
+ * entry, none included) and REVIEW_REQUESTING_USER `requestingUser`; its log lines kept.
  */
-async function startAuthorize(name: string, user: Record<string, string>) {
+async function startAuthorize(name: string, user: Record<string, string>, requestingUser = "off") {
   const path = join(cluster.dir, `readyz-${name}.kubeconfig`);
   await writeKubeconfig({ path, server: cluster.server, caPem: cluster.caPem, name, user: user as KubeconfigUser });
   const lines: string[] = [];
   const env = {
     KUBECONFIG: path,
     FUNCTIONS: "authorize",
+    REVIEW_REQUESTING_USER: requestingUser,
     CALLER_AUTH: "bearer",
     CALLER_AUTH_TOKENS: "caller-token-for-readyz-e2e-0123",
   };
@@ -98,6 +123,20 @@ describe("GET /readyz through the real API server", () => {
     expect(answer).toEqual({ status: 503, body: "not ready: the API server refused our credential" });
     expect(fn.notReadyDetail()).toContain("answered 401");
     expect(JSON.stringify(fn.logs())).not.toContain(bad);
+  });
+
+  it("checks get on pods exactly in the modes that read the pod of an exec or attach (ephemeral, always)", async () => {
+    for (const mode of ["ephemeral", "always"]) {
+      const withPods = await startAuthorize(`pods-${mode}`, { token }, mode);
+      expect(await withPods.readyz()).toEqual({ status: 200, body: "ok" });
+      const noPods = await startAuthorize(`no-pods-${mode}`, { token: noPodsToken }, mode);
+      expect(await noPods.readyz()).toEqual({
+        status: 503,
+        body: "not ready: this function's identity lacks RBAC: get pods",
+      });
+    }
+    const off = await startAuthorize("no-pods-off", { token: noPodsToken }, "off");
+    expect(await off.readyz()).toEqual({ status: 200, body: "ok" });
   });
 
   it("answers 200 with a credential the API server accepts and the RBAC authorize needs, then 503 naming the missing permission once that RBAC is removed, within the cache's 10 s", async () => {

@@ -1,10 +1,10 @@
 /**
  * Each function's identity (infra/deploy/rbac/): a ServiceAccount in the gmsa-webhooks namespace, a least-privilege
- * ClusterRole built from what the function calls (shared/kube/readiness.ts FUNCTION_NEEDS) and its binding.
+ * ClusterRole built from what the function calls (shared/kube/readiness.ts functionNeeds) and its binding.
  */
 import type { V1ClusterRole, V1ClusterRoleBinding, V1Namespace, V1ServiceAccount } from "@kubernetes/client-node";
 import type { FunctionName } from "../../../shared/config/index.ts";
-import { FUNCTION_NEEDS } from "../../../shared/kube/readiness.ts";
+import { functionNeeds } from "../../../shared/kube/readiness.ts";
 import { commented } from "./notes.ts";
 
 /** The namespace of the functions' ServiceAccounts. */
@@ -29,18 +29,10 @@ const RULE_NOTES: Record<FunctionName, Record<string, string>> = {
   },
 };
 
-/**
- * The pod of an exec or attach, which authorize reads with REVIEW_REQUESTING_USER ephemeral or always; the readiness
- * check does not need it, since the setting is off by default.
- */
-const EXTRA_NEEDS: Record<FunctionName, { verb: string; group: string; resource: string }[]> = {
-  expand: [],
-  authorize: [{ verb: "get", group: "", resource: "pods" }],
-};
-
 /** A function's RBAC objects, in the order infra/deploy/rbac/<fn>.yaml holds them (expand's file declares the namespace). */
 function buildRbac(fn: FunctionName) {
-  const needs = [...FUNCTION_NEEDS[fn], ...EXTRA_NEEDS[fn]];
+  // What the widest REVIEW_REQUESTING_USER calls, so switching the mode needs no new RBAC.
+  const needs = functionNeeds(fn, "always");
   const rules = needs.map(({ verb, group, resource }) => ({
     apiGroups: [group],
     resources: [resource],

@@ -23,7 +23,12 @@ const allowed = (allowedValue: boolean, extra: Record<string, unknown> = {}): Ku
 describe("createReadinessCheck", () => {
   it("asks one SelfSubjectAccessReview per need of the functions served, and is ready when all are allowed", async () => {
     const { request, asked } = fakeRequester(() => allowed(true));
-    const check = createReadinessCheck({ request, functions: ["expand", "authorize"], shareInFlight: true });
+    const check = createReadinessCheck({
+      request,
+      functions: ["expand", "authorize"],
+      requestingUser: "off",
+      shareInFlight: true,
+    });
     expect(await check()).toEqual({ ready: true });
     expect(asked.map((r) => [r.method, r.path, r.resource])).toEqual([
       ["POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "selfsubjectaccessreviews"],
@@ -44,9 +49,39 @@ describe("createReadinessCheck", () => {
       },
     ]);
     // expand alone needs get on credspecs only.
-    await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })();
+    await createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true })();
     expect(asked).toHaveLength(3);
   });
+
+  it.each([
+    ["ephemeral", "needs"],
+    ["always", "needs"],
+    ["off", "leaves out"],
+  ] as const)(
+    "with REVIEW_REQUESTING_USER %s, authorize's readiness %s get on pods (the pod of an exec or attach); expand's never has it",
+    async (requestingUser, verdict) => {
+      const readsPods = verdict === "needs";
+      const { request, asked } = fakeRequester((a) => allowed(a.resource !== "pods"));
+      const asks = (fn: "expand" | "authorize") =>
+        createReadinessCheck({ request, functions: [fn], requestingUser, shareInFlight: true })();
+      const podsAsked = () =>
+        asked
+          .map((r) => (r.body as { spec: { resourceAttributes: Attributes } }).spec.resourceAttributes)
+          .filter((a) => a.resource === "pods");
+      expect(await asks("authorize")).toEqual(
+        readsPods
+          ? {
+              ready: false,
+              reason: "this function's identity lacks RBAC: get pods",
+              detail: "checking readiness: may this function get pods: not allowed",
+            }
+          : { ready: true },
+      );
+      expect(podsAsked()).toEqual(readsPods ? [{ verb: "get", group: "", resource: "pods" }] : []);
+      expect(await asks("expand")).toEqual({ ready: true });
+      expect(podsAsked()).toHaveLength(readsPods ? 1 : 0);
+    },
+  );
 
   it.each([
     ["a refused credential (401)", () => ({ status: 401, body: undefined }), "the API server refused our credential"],
@@ -63,7 +98,9 @@ describe("createReadinessCheck", () => {
     ],
   ])("is not ready on %s", async (_name, answer: () => KubeAnswer, reason) => {
     const { request } = fakeRequester(answer);
-    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toMatchObject({
+    expect(
+      await createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true })(),
+    ).toMatchObject({
       ready: false,
       reason,
     });
@@ -71,7 +108,9 @@ describe("createReadinessCheck", () => {
 
   it("names the permission the identity lacks, also when allowed is overruled by denied", async () => {
     const { request } = fakeRequester((a) => allowed(a.resource !== "localsubjectaccessreviews"));
-    expect(await createReadinessCheck({ request, functions: ["authorize"], shareInFlight: true })()).toEqual({
+    expect(
+      await createReadinessCheck({ request, functions: ["authorize"], requestingUser: "off", shareInFlight: true })(),
+    ).toEqual({
       ready: false,
       reason: "this function's identity lacks RBAC: create localsubjectaccessreviews.authorization.k8s.io",
       detail:
@@ -79,7 +118,12 @@ describe("createReadinessCheck", () => {
     });
     const denied = fakeRequester(() => allowed(true, { denied: true }));
     expect(
-      await createReadinessCheck({ request: denied.request, functions: ["expand"], shareInFlight: true })(),
+      await createReadinessCheck({
+        request: denied.request,
+        functions: ["expand"],
+        requestingUser: "off",
+        shareInFlight: true,
+      })(),
     ).toMatchObject({
       reason: "this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io",
     });
@@ -103,7 +147,9 @@ describe("createReadinessCheck", () => {
     ],
   ])("is not ready with %s, the log detail keeping the error's message", async (_name, error, reason) => {
     const { request } = fakeRequester(() => Promise.reject(error));
-    expect(await createReadinessCheck({ request, functions: ["expand"], shareInFlight: true })()).toEqual({
+    expect(
+      await createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true })(),
+    ).toEqual({
       ready: false,
       reason,
       detail: error.message,
@@ -117,6 +163,7 @@ describe("createReadinessCheck", () => {
     const check = createReadinessCheck({
       request,
       functions: ["expand"],
+      requestingUser: "off",
       shareInFlight: true,
       monotonicNow: () => clock,
     });
@@ -139,7 +186,7 @@ describe("createReadinessCheck", () => {
         await gate;
         return allowed(true);
       });
-      const check = createReadinessCheck({ request, functions: ["expand"], shareInFlight });
+      const check = createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight });
       const both = Promise.all([check(), check()]);
       release();
       expect(await both).toEqual([{ ready: true }, { ready: true }]);
