@@ -130,22 +130,6 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
       `authorize's identity ${user} may get gmsacredentialspecs and create localsubjectaccessreviews`,
     );
   });
-
-  it.runIf(runtime === "node")("passes where the probes' namespace enforces PodSecurity restricted", async () => {
-    const labels = (value: string | null) =>
-      kubeRequestOk(admin, "/api/v1/namespaces/default", {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
-        body: { metadata: { labels: { "pod-security.kubernetes.io/enforce": value } } },
-      });
-    await labels("restricted");
-    try {
-      const findings = await expectHealthy(identityFlags);
-      expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, show(findings)).toBe("pass");
-    } finally {
-      await labels(null);
-    }
-  });
 });
 
 describe("kubectl gmsa doctor names each injected fault, and only that fault (Node functions)", () => {
@@ -177,6 +161,22 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
       ).toEqual([]);
     } finally {
       await operator.remove();
+    }
+  });
+
+  it("passes where the probes' namespace enforces PodSecurity restricted", async () => {
+    const labels = (value: string | null) =>
+      kubeRequestOk(admin, "/api/v1/namespaces/default", {
+        method: "PATCH",
+        contentType: "application/merge-patch+json",
+        body: { metadata: { labels: { "pod-security.kubernetes.io/enforce": value } } },
+      });
+    await labels("restricted");
+    try {
+      const findings = await expectHealthy();
+      expect(findings.find((f) => f.check === "end-to-end/may-use")?.status, show(findings)).toBe("pass");
+    } finally {
+      await labels(null);
     }
   });
 
