@@ -220,6 +220,23 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     await expectHealthy();
   });
 
+  it("an objectSelector that lets a pod's own label skip authorize", async () => {
+    const setObjectSelector = (value: unknown) =>
+      kubeRequestOk(admin, VALIDATING, {
+        method: "PATCH",
+        contentType: "application/json-patch+json",
+        body: [{ op: "add", path: "/webhooks/0/objectSelector", value }],
+      });
+    await setObjectSelector({ matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] });
+    try {
+      await expectOnly(/^webhooks\/authorize: .*objectSelector differs from the shipped one/);
+    } finally {
+      // Applying the shipped configuration again keeps a field it does not set: {} is the API server's default.
+      await setObjectSelector({});
+    }
+    await expectHealthy();
+  });
+
   it("authorize's RBAC removed", async () => {
     const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:authorize";
     await kubeRequestOk(admin, binding, { method: "DELETE" });
