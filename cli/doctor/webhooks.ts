@@ -77,8 +77,17 @@ const selectsAll = (selector: Selector) =>
 const sameSelector = (a: Selector, b: Selector) =>
   selectsAll(a) ? selectsAll(b) : isDeepStrictEqual({ ...a }, { ...b });
 
-/** Each difference from what we ship is one finding; `shadow`: authorize in shadow mode, whose failurePolicy is Ignore. */
-function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, shadow: boolean): Finding[] {
+/**
+ * Each difference from what we ship is one finding; `index`: the webhook's place in its configuration; `shadow`:
+ * authorize in shadow mode, whose failurePolicy is Ignore.
+ */
+function compareWebhook(
+  fn: FunctionName,
+  configName: string,
+  webhook: Webhook,
+  index: number,
+  shadow: boolean,
+): Finding[] {
   const { kind, webhook: expected } = EXPECTED_WEBHOOKS[fn];
   const sameRules = isDeepStrictEqual(webhook.rules, expected.rules);
   const sameConditions = isDeepStrictEqual(
@@ -97,7 +106,7 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
     expressions.some((e) => e.key !== EXEMPTION_KEY || e.operator !== "NotIn") || Object.keys(labels).length > 0;
   // The shipped webhooks select every pod; the type allows one that does not.
   const shippedObjects = (expected as { objectSelector?: Selector }).objectSelector;
-  const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string][] = [
+  const differences: [field: string, status: "fail" | "warn", differs: boolean, why: string, fix?: string][] = [
     [
       "rules",
       "fail",
@@ -155,12 +164,14 @@ function compareWebhook(fn: FunctionName, configName: string, webhook: Webhook, 
       "fail",
       !sameSelector(webhook.objectSelector, shippedObjects),
       "differs from the shipped one, which selects every pod: whoever creates a pod can label it out of review",
+      // The shipped files set no objectSelector, so applying them again leaves another one in place.
+      `remove it: kubectl patch ${kind.toLowerCase()} ${configName} --type json -p '[{"op":"remove","path":"/webhooks/${index}/objectSelector"}]'`,
     ],
   ];
   return differences
     .filter(([, , differs]) => differs)
-    .map(([field, status, , why]) =>
-      finding(`webhooks/${fn}`, status, `${kind} ${configName}: ${field} ${why}`, FIX_APPLY),
+    .map(([field, status, , why, fix]) =>
+      finding(`webhooks/${fn}`, status, `${kind} ${configName}: ${field} ${why}`, fix ?? FIX_APPLY),
     );
 }
 
@@ -207,7 +218,7 @@ export function checkWebhookConfigurations(
       const name = config.metadata.name;
       found.push({ fn, configName: name, webhook });
       const shadow = fn === "authorize" && config.metadata.annotations?.[SHADOW_MODE_ANNOTATION] === "warn";
-      const differences = compareWebhook(fn, name, webhook, shadow);
+      const differences = compareWebhook(fn, name, webhook, config.webhooks?.indexOf(webhook) ?? 0, shadow);
       findings.push(...differences);
       if (isAks && config.metadata.annotations?.[AKS_OPT_OUT_ANNOTATION] !== "true") {
         const message = `${kind} ${name} lacks ${AKS_OPT_OUT_ANNOTATION}: "true" on AKS: its Admissions Enforcer excludes kube-system and AKS's namespaces`;

@@ -221,18 +221,16 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
   });
 
   it("an objectSelector that lets a pod's own label skip authorize", async () => {
-    const setObjectSelector = (value: unknown) =>
-      kubeRequestOk(admin, VALIDATING, {
-        method: "PATCH",
-        contentType: "application/json-patch+json",
-        body: [{ op: "add", path: "/webhooks/0/objectSelector", value }],
-      });
-    await setObjectSelector({ matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] });
+    const patch = (op: object) =>
+      kubeRequestOk(admin, VALIDATING, { method: "PATCH", contentType: "application/json-patch+json", body: [op] });
+    const path = "/webhooks/0/objectSelector";
+    await patch({ op: "add", path, value: { matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] } });
     try {
-      await expectOnly(/^webhooks\/authorize: .*objectSelector differs from the shipped one/);
+      const [found] = await expectOnly(/^webhooks\/authorize: .*objectSelector differs from the shipped one/);
+      expect(found?.fix).toContain(`[{"op":"remove","path":"${path}"}]`);
     } finally {
-      // Applying the shipped configuration again keeps a field it does not set: {} is the API server's default.
-      await setObjectSelector({});
+      // The doctor's fix: applying the shipped configuration again would keep a field it does not set.
+      await patch({ op: "remove", path });
     }
     await expectHealthy();
   });

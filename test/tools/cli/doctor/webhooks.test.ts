@@ -145,6 +145,10 @@ describe("webhook configurations", () => {
     const [only, ...rest] = failed({ ...shipped(), validating: [config("authorize", "a", skip)] });
     expect(rest).toEqual([]);
     expect([only?.check, only?.status]).toEqual(["webhooks/authorize", "fail"]);
+    // Applying the shipped file again would keep a field it does not set: the fix removes it.
+    expect(only?.fix).toBe(
+      `remove it: kubectl patch validatingwebhookconfiguration a --type json -p '[{"op":"remove","path":"/webhooks/0/objectSelector"}]'`,
+    );
     const defaulted = {
       mutating: [config("expand", "e", { objectSelector: {} })],
       validating: [config("authorize", "a", { objectSelector: { matchLabels: {}, matchExpressions: [] } })],
