@@ -148,6 +148,18 @@ const sa1May = (...names: string[]) =>
   names.map((credSpecName) => ({ namespace: "ns1", serviceAccount: "sa1", credSpecName }));
 /** Contents equal to webapp1's once parsed, whose first, repeated key names another gMSA. */
 const SMUGGLED = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other","Scope":"x"}]},${inlined(WEBAPP1_CREDSPEC).slice(1)}`;
+/** A denial answered `status` whose message says each of `message`; `more`: what else it must (not) carry. */
+const denied = (
+  status: number,
+  message: string[] = [],
+  more: Omit<Denied, "allowed" | "status" | "message"> = {},
+): Denied => ({ allowed: false, status, message, ...more });
+/** The audit annotations of a denial: the credspecs judged (none: "") and the codes, comma-joined. */
+const deniedAudit = (credspecs: string, codes: string) => ({
+  decision: "denied",
+  ...(credspecs === "" ? {} : { credspecs }),
+  codes,
+});
 const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavailable", { code: "ERR_KUBE_API" });
 const failing = (name: string) => (_call: string, credSpecName: string) =>
   credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
@@ -199,27 +211,18 @@ const authorizeAtEachPlace = casesOf("authorize", [
     name: "authorize denies a pod whose service account may not use the credspec (403), with the authorizer's reason",
     pod: podWithGmsaAt(kind, expanded1),
     world: { allowed: [] },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: [label, '"webapp1"', '"sa1"', '"ns1"', "RBAC: no rule allows use"],
-      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
-    },
+    expect: denied(403, [label, '"webapp1"', '"sa1"', '"ns1"', "RBAC: no rule allows use"], {
+      audit: deniedAudit("webapp1", "ERR_CREDSPEC_NOT_ALLOWED"),
+    }),
   })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents that differ from the credspec (422), naming only the differing keys",
     pod: podWithGmsaAt(kind, mismatched1),
-    expect: {
-      allowed: false,
-      status: 422,
-      message: [
-        label,
-        '"webapp1"',
-        "DomainJoinConfig.MachineAccountName",
-        "ActiveDirectoryConfig.GroupManagedServiceAccounts",
-      ],
-      notInMessage: ["WebApp"],
-    },
+    expect: denied(
+      422,
+      [label, '"webapp1"', "DomainJoinConfig.MachineAccountName", "ActiveDirectoryConfig.GroupManagedServiceAccounts"],
+      { notInMessage: ["WebApp"] },
+    ),
   })),
   ...atEachPlace(({ kind }) => ({
     name: "authorize allows matching contents in another key order and layout",
@@ -248,11 +251,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
         },
       }),
     }),
-    expect: {
-      allowed: false,
-      status: 422,
-      message: [label, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope"],
-    },
+    expect: denied(422, [label, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Scope"]),
   })),
   ...FUNCTION_NAMES.flatMap((fn) =>
     (
@@ -291,12 +290,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies contents whose repeated key hides another gMSA behind an equal parse (422), loading nothing",
     pod: podWithGmsaAt(kind, { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: SMUGGLED }),
-    expect: {
-      allowed: false,
-      status: 422,
-      message: [label, '"webapp1"', 'repeat the key "ActiveDirectoryConfig"'],
-      notInMessage: ["Other"],
-    },
+    expect: denied(422, [label, '"webapp1"', 'repeat the key "ActiveDirectoryConfig"'], { notInMessage: ["Other"] }),
     calls: { total: 0 },
   })),
   ...atEachPlace(({ kind, label }) => ({
@@ -316,12 +310,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
       name: `authorize never compares contents for a credspec the service account ${what as string} (${status as number})`,
       pod: podWithGmsaAt(kind, mismatched1),
       world: { allowed: [], ...(world as FakeGmsaClientOptions) },
-      expect: {
-        allowed: false,
-        status: status as number,
-        message: [label],
-        notInMessage: ["MachineAccountName", "differ"],
-      },
+      expect: denied(status as number, [label], { notInMessage: ["MachineAccountName", "differ"] }),
     })),
   ),
   ...atEachPlace(({ kind, label }) => ({
@@ -337,12 +326,7 @@ const authorizeAtEachPlace = casesOf("authorize", [
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
     world: { allowedUsers: aliceMay("webapp1") },
-    expect: {
-      allowed: false,
-      status: 422,
-      message: ["MachineAccountName"],
-      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CONTENTS_MISMATCH" },
-    },
+    expect: denied(422, ["MachineAccountName"], { audit: deniedAudit("webapp1", "ERR_CONTENTS_MISMATCH") }),
   })),
   ...FUNCTION_NAMES.flatMap((fn) =>
     ["WebApp1", "web_app", "-web", "a".repeat(254), "webapp1/../x", "../../api/v1/secrets"].flatMap((name) =>
@@ -504,15 +488,11 @@ const authorizeOnce = casesOf("authorize", [
       initContainers: [{ name: "setup", windowsOptions: expanded1 }],
     }),
     world: { allowed: sa1May("webapp2") },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: [
-        'pod, container "app", init container "setup": service account',
-        'container "web": GMSA credspec contents differ',
-        '"webapp2"',
-      ],
-    },
+    expect: denied(403, [
+      'pod, container "app", init container "setup": service account',
+      'container "web": GMSA credspec contents differ',
+      '"webapp2"',
+    ]),
   },
   ...(
     [
@@ -653,13 +633,10 @@ const authorizeOnce = casesOf("authorize", [
     pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
     review: debug,
     world: { allowed: sa1May("webapp1") },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: ['ephemeral container "debugger-2" (pod-level GMSA)', '"webapp2"'],
-      audit: { decision: "denied", credspecs: "webapp2", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
+    expect: denied(403, ['ephemeral container "debugger-2" (pod-level GMSA)', '"webapp2"'], {
+      audit: deniedAudit("webapp2", "ERR_CREDSPEC_NOT_ALLOWED"),
       warnings: [RUNS_AS_ADMINISTRATOR],
-    },
+    }),
     calls: { access: ["ns1/sa1/webapp2"] },
   },
   ...(["DELETE", "CONNECT"] as const).map((operation): SectionCase => ({
@@ -714,20 +691,11 @@ const authorizeOnce = casesOf("authorize", [
         { name: "setup", windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: "x" } },
       ],
     }),
-    expect: {
-      allowed: false,
-      status: 422,
-      message: [
-        'container "app": credspec name "Bad_Name"',
-        "pod: GMSA credspec contents are set",
-        'init container "setup"',
-      ],
-      audit: {
-        decision: "denied",
-        credspecs: "webapp1",
-        codes: "ERR_INVALID_CREDSPEC_NAME,ERR_CONTENTS_WITHOUT_NAME,ERR_CONTENTS_NOT_JSON",
-      },
-    },
+    expect: denied(
+      422,
+      ['container "app": credspec name "Bad_Name"', "pod: GMSA credspec contents are set", 'init container "setup"'],
+      { audit: deniedAudit("webapp1", "ERR_INVALID_CREDSPEC_NAME,ERR_CONTENTS_WITHOUT_NAME,ERR_CONTENTS_NOT_JSON") },
+    ),
     calls: { total: 0 },
   },
   {
@@ -738,15 +706,11 @@ const authorizeOnce = casesOf("authorize", [
       initContainers: [{ name: "setup", windowsOptions: expanded1 }],
     }),
     world: { credspecs: {}, allowed: [] },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: [
-        'pod, container "app", init container "setup": service account',
-        'GMSACredentialSpec "webapp1" not found',
-      ],
-      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED,ERR_CREDSPEC_NOT_FOUND" },
-    },
+    expect: denied(
+      403,
+      ['pod, container "app", init container "setup": service account', 'GMSACredentialSpec "webapp1" not found'],
+      { audit: deniedAudit("webapp1", "ERR_CREDSPEC_NOT_ALLOWED,ERR_CREDSPEC_NOT_FOUND") },
+    ),
   },
   {
     name: "authorize judges alpha annotations: contents without a name, a name without contents, absent containers, repeated keys (422)",
@@ -758,16 +722,12 @@ const authorizeOnce = casesOf("authorize", [
         [annotationsApp.contentsKey]: '{"a":1,"a":1}',
       },
     }),
-    expect: {
-      allowed: false,
-      status: 422,
-      message: ['"ghost"', "without a credspec name", 'repeat the key "a"', "never inlined"],
-      audit: {
-        decision: "denied",
-        credspecs: "webapp1",
-        codes: "ERR_UNKNOWN_CONTAINER,ERR_CONTENTS_WITHOUT_NAME,ERR_DUPLICATE_CREDSPEC_KEY,ERR_NAME_WITHOUT_CONTENTS",
-      },
-    },
+    expect: denied(422, ['"ghost"', "without a credspec name", 'repeat the key "a"', "never inlined"], {
+      audit: deniedAudit(
+        "webapp1",
+        "ERR_UNKNOWN_CONTAINER,ERR_CONTENTS_WITHOUT_NAME,ERR_DUPLICATE_CREDSPEC_KEY,ERR_NAME_WITHOUT_CONTENTS",
+      ),
+    }),
     calls: { total: 0 },
   },
   {
@@ -804,9 +764,9 @@ const authorizeOnce = casesOf("authorize", [
         "webapp2",
         inlined(WEBAPP1_CREDSPEC),
         'credspec name changed from "webapp1" to "webapp2"',
-        { credspecs: "webapp2" },
+        "webapp2",
       ],
-      [annotationsPod.contentsKey, "webapp1", inlined(WEBAPP2_CREDSPEC), "contents changed", {}],
+      [annotationsPod.contentsKey, "webapp1", inlined(WEBAPP2_CREDSPEC), "contents changed", ""],
     ] as const
   ).map(([key, name, contents, change, credspecs]): SectionCase => ({
     name: `authorize reads the alpha annotation ${key.endsWith("-name") ? "name as a name" : "contents as contents"} on UPDATE (400)`,
@@ -817,12 +777,9 @@ const authorizeOnce = casesOf("authorize", [
         annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
       }),
     },
-    expect: {
-      allowed: false,
-      status: 400,
-      message: [`annotation "${key}": GMSA settings cannot change on update (${change})`],
-      audit: { decision: "denied", ...credspecs, codes: "ERR_GMSA_CHANGED" },
-    },
+    expect: denied(400, [`annotation "${key}": GMSA settings cannot change on update (${change})`], {
+      audit: deniedAudit(credspecs, "ERR_GMSA_CHANGED"),
+    }),
     calls: { total: 0 },
   })),
   {
@@ -838,12 +795,7 @@ const authorizeOnce = casesOf("authorize", [
   {
     name: "authorize refuses a review whose object is not a pod (400), annotated",
     pod: { spec: { containers: "nope" } },
-    expect: {
-      allowed: false,
-      status: 400,
-      message: ["request.object"],
-      audit: { decision: "denied", codes: "ERR_INVALID_REVIEW" },
-    },
+    expect: denied(400, ["request.object"], { audit: deniedAudit("", "ERR_INVALID_REVIEW") }),
   },
 ]);
 
@@ -853,11 +805,7 @@ const enforcement = casesOf("authorize", [
     pod: podWithGmsaAt("container", expanded1),
     world: { allowed: [] },
     settings: { enforcement: "deny" },
-    expect: {
-      allowed: false,
-      status: 403,
-      audit: { decision: "denied", credspecs: "webapp1", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
-    },
+    expect: denied(403, [], { audit: deniedAudit("webapp1", "ERR_CREDSPEC_NOT_ALLOWED") }),
   },
   {
     name: "ENFORCEMENT unset denies: a deployment that names none enforces",
@@ -916,14 +864,11 @@ const requestingUser = casesOf("authorize", [
     review: debugByAlice,
     settings: { requestingUser: "ephemeral" },
     world: { denyReason: "RBAC: no" },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: [
-        'ephemeral container "debugger-2": user "alice" is not allowed to use GMSACredentialSpec "webapp1" (RBAC: no)',
-      ],
-      notInMessage: ["service account"],
-    },
+    expect: denied(
+      403,
+      ['ephemeral container "debugger-2": user "alice" is not allowed to use GMSACredentialSpec "webapp1" (RBAC: no)'],
+      { notInMessage: ["service account"] },
+    ),
     calls: { userAccess: aliceAsked("webapp1") },
   },
   {
@@ -952,11 +897,7 @@ const requestingUser = casesOf("authorize", [
     pod: podWithGmsaAt("container", expanded1),
     review: { userInfo: ALICE },
     settings: { requestingUser: "always" },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: ['container "app": user "alice" is not allowed to use GMSACredentialSpec "webapp1"'],
-    },
+    expect: denied(403, ['container "app": user "alice" is not allowed to use GMSACredentialSpec "webapp1"']),
   },
   ...(
     [
@@ -982,15 +923,13 @@ const requestingUser = casesOf("authorize", [
       pod: withDebugger({ runAsUserName: "ContainerAdministrator" }),
       review: debugByAlice,
       settings: { requestingUser: mode },
-      expect: {
-        allowed: false,
-        status: 403,
-        message: [
+      expect: denied(
+        403,
+        [
           'ephemeral container "debugger-2" (pod-level GMSA): user "alice" is not allowed to use GMSACredentialSpec "webapp2"',
         ],
-        audit: { decision: "denied", credspecs: "webapp2", codes: "ERR_CREDSPEC_NOT_ALLOWED" },
-        warnings: [RUNS_AS_ADMINISTRATOR],
-      },
+        { audit: deniedAudit("webapp2", "ERR_CREDSPEC_NOT_ALLOWED"), warnings: [RUNS_AS_ADMINISTRATOR] },
+      ),
       calls: { userAccess: aliceAsked("webapp2") },
     },
     {
@@ -1009,12 +948,9 @@ const requestingUser = casesOf("authorize", [
     review: debugByAlice,
     settings: { requestingUser: mode },
     world: { allowed: sa1May("webapp1"), allowedUsers: aliceMay("webapp2") },
-    expect: {
-      allowed: false,
-      status: 403,
-      message: ['ephemeral container "debugger-2" (pod-level GMSA): service account "sa1"', '"webapp2"'],
+    expect: denied(403, ['ephemeral container "debugger-2" (pod-level GMSA): service account "sa1"', '"webapp2"'], {
       warnings: [RUNS_AS_ADMINISTRATOR],
-    },
+    }),
     calls: { access: ["ns1/sa1/webapp2"], userAccess: aliceAsked("webapp2"), contents: { webapp2: 1 } },
   })),
   {
@@ -1065,11 +1001,10 @@ const requestingUser = casesOf("authorize", [
       review: connectAs(subResource),
       settings: { requestingUser: "ephemeral" },
       world: { pods: { "ns1/web": podWithGmsaAt(kind, named1) } },
-      expect: {
-        allowed: false,
-        status: 403,
-        message: [`pods/${subResource} into ${label}: user "alice" is not allowed to use GMSACredentialSpec "webapp1"`],
-      },
+      expect: denied(403, [
+        `pods/${subResource} into ${label}: user "alice" is not allowed to use GMSACredentialSpec "webapp1"`,
+      ]),
+
       calls: { podReads: ["ns1/web"], userAccess: aliceAsked("webapp1"), contents: {}, access: [] },
     })),
   ),
