@@ -4,15 +4,21 @@ import { createReadinessCheck, READY_CACHE_MS } from "../../../../shared/kube/re
 import type { KubeAnswer, KubeRequest, KubeRequester } from "../../../../shared/kube/request.ts";
 
 type Attributes = { verb: string; group: string; resource: string };
+type ReadinessCheckOptions = Parameters<typeof createReadinessCheck>[0];
 
-/** A requester that answers each SelfSubjectAccessReview with `answer(attributes)`, and keeps what was asked. */
+/**
+ * A requester that answers each SelfSubjectAccessReview with `answer(attributes)`, and keeps what was asked; `check`
+ * runs one readiness check through it (for expand, REVIEW_REQUESTING_USER off, unless `options` say otherwise).
+ */
 function fakeRequester(answer: (attributes: Attributes) => KubeAnswer | Promise<KubeAnswer>) {
   const asked: KubeRequest[] = [];
   const request: KubeRequester = async (req) => {
     asked.push(req);
     return answer((req.body as { spec: { resourceAttributes: Attributes } }).spec.resourceAttributes);
   };
-  return { request, asked };
+  const checker = (options: Partial<ReadinessCheckOptions> = {}) =>
+    createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true, ...options });
+  return { asked, checker, check: (options: Partial<ReadinessCheckOptions> = {}) => checker(options)() };
 }
 
 const allowed = (allowedValue: boolean, extra: Record<string, unknown> = {}): KubeAnswer => ({
@@ -22,14 +28,8 @@ const allowed = (allowedValue: boolean, extra: Record<string, unknown> = {}): Ku
 
 describe("createReadinessCheck", () => {
   it("asks one SelfSubjectAccessReview per need of the functions served, and is ready when all are allowed", async () => {
-    const { request, asked } = fakeRequester(() => allowed(true));
-    const check = createReadinessCheck({
-      request,
-      functions: ["expand", "authorize"],
-      requestingUser: "off",
-      shareInFlight: true,
-    });
-    expect(await check()).toEqual({ ready: true });
+    const { check, asked } = fakeRequester(() => allowed(true));
+    expect(await check({ functions: ["expand", "authorize"] })).toEqual({ ready: true });
     expect(asked.map((r) => [r.method, r.path, r.resource])).toEqual([
       ["POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "selfsubjectaccessreviews"],
       ["POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", "selfsubjectaccessreviews"],
@@ -49,7 +49,7 @@ describe("createReadinessCheck", () => {
       },
     ]);
     // expand alone needs get on credspecs only.
-    await createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true })();
+    await check();
     expect(asked).toHaveLength(3);
   });
 
@@ -61,9 +61,8 @@ describe("createReadinessCheck", () => {
     "with REVIEW_REQUESTING_USER %s, authorize's readiness %s get on pods (the pod of an exec or attach); expand's never has it",
     async (requestingUser, verdict) => {
       const readsPods = verdict === "needs";
-      const { request, asked } = fakeRequester((a) => allowed(a.resource !== "pods"));
-      const asks = (fn: "expand" | "authorize") =>
-        createReadinessCheck({ request, functions: [fn], requestingUser, shareInFlight: true })();
+      const { check, asked } = fakeRequester((a) => allowed(a.resource !== "pods"));
+      const asks = (fn: "expand" | "authorize") => check({ functions: [fn], requestingUser });
       const podsAsked = () =>
         asked
           .map((r) => (r.body as { spec: { resourceAttributes: Attributes } }).spec.resourceAttributes)
@@ -97,34 +96,18 @@ describe("createReadinessCheck", () => {
       "the API server's answer has no status.allowed",
     ],
   ])("is not ready on %s", async (_name, answer: () => KubeAnswer, reason) => {
-    const { request } = fakeRequester(answer);
-    expect(
-      await createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true })(),
-    ).toMatchObject({
-      ready: false,
-      reason,
-    });
+    expect(await fakeRequester(answer).check()).toMatchObject({ ready: false, reason });
   });
 
   it("names the permission the identity lacks, also when allowed is overruled by denied", async () => {
-    const { request } = fakeRequester((a) => allowed(a.resource !== "localsubjectaccessreviews"));
-    expect(
-      await createReadinessCheck({ request, functions: ["authorize"], requestingUser: "off", shareInFlight: true })(),
-    ).toEqual({
+    const { check } = fakeRequester((a) => allowed(a.resource !== "localsubjectaccessreviews"));
+    expect(await check({ functions: ["authorize"] })).toEqual({
       ready: false,
       reason: "this function's identity lacks RBAC: create localsubjectaccessreviews.authorization.k8s.io",
       detail:
         "checking readiness: may this function create localsubjectaccessreviews.authorization.k8s.io: not allowed",
     });
-    const denied = fakeRequester(() => allowed(true, { denied: true }));
-    expect(
-      await createReadinessCheck({
-        request: denied.request,
-        functions: ["expand"],
-        requestingUser: "off",
-        shareInFlight: true,
-      })(),
-    ).toMatchObject({
+    expect(await fakeRequester(() => allowed(true, { denied: true })).check()).toMatchObject({
       reason: "this function's identity lacks RBAC: get gmsacredentialspecs.windows.k8s.io",
     });
   });
@@ -146,10 +129,7 @@ describe("createReadinessCheck", () => {
       "API server unreachable",
     ],
   ])("is not ready with %s, the log detail keeping the error's message", async (_name, error, reason) => {
-    const { request } = fakeRequester(() => Promise.reject(error));
-    expect(
-      await createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight: true })(),
-    ).toEqual({
+    expect(await fakeRequester(() => Promise.reject(error)).check()).toEqual({
       ready: false,
       reason,
       detail: error.message,
@@ -159,14 +139,8 @@ describe("createReadinessCheck", () => {
   it(`reuses a good answer for ${READY_CACHE_MS} ms and never a bad one`, async () => {
     let clock = 0;
     let answer = allowed(true);
-    const { request, asked } = fakeRequester(() => answer);
-    const check = createReadinessCheck({
-      request,
-      functions: ["expand"],
-      requestingUser: "off",
-      shareInFlight: true,
-      monotonicNow: () => clock,
-    });
+    const { checker, asked } = fakeRequester(() => answer);
+    const check = checker({ monotonicNow: () => clock });
     await check();
     clock = READY_CACHE_MS - 1;
     expect(await check()).toEqual({ ready: true });
@@ -182,11 +156,11 @@ describe("createReadinessCheck", () => {
     for (const shareInFlight of [true, false]) {
       let release = (): void => {};
       const gate = new Promise<void>((resolve) => (release = resolve));
-      const { request, asked } = fakeRequester(async () => {
+      const { checker, asked } = fakeRequester(async () => {
         await gate;
         return allowed(true);
       });
-      const check = createReadinessCheck({ request, functions: ["expand"], requestingUser: "off", shareInFlight });
+      const check = checker({ shareInFlight });
       const both = Promise.all([check(), check()]);
       release();
       expect(await both).toEqual([{ ready: true }, { ready: true }]);
