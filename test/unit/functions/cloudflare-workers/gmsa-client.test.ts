@@ -142,14 +142,6 @@ describe("createWorkerGmsaClient", () => {
     ]);
   });
 
-  it("needs the KUBECONFIG secret and a credential", () => {
-    expect(problemsOf({})).toEqual(["KUBECONFIG must hold the kubeconfig YAML (a Workers secret)"]);
-    const anonymous = { KUBECONFIG: kubeconfig("") };
-    expect(problemsOf(anonymous)).toEqual([
-      'kubeconfig context "c": no credential; give the user one, or set JWT_* or CLOUD_TOKEN',
-    ]);
-  });
-
   it("signs requests with CLOUD_TOKEN=eks, and refuses aks and gke, whose endpoints a Worker cannot reach", async () => {
     const aws = { AWS_REGION: "eu-west-1", AWS_ACCESS_KEY_ID: "AKIDEXAMPLE", AWS_SECRET_ACCESS_KEY: "secret" };
     const { fetch, seen } = capturingFetch();
