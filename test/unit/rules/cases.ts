@@ -414,6 +414,11 @@ const authorizeAtEachPlace = casesOf("authorize", [
   })),
 ]);
 
+/** Alpha annotations of `keys` naming `name` with `contents`. */
+const alpha = (keys: { nameKey: string; contentsKey: string }, name: string, contents: string) => ({
+  [keys.nameKey]: name,
+  [keys.contentsKey]: contents,
+});
 const annotationsApp = annotationKeys("app");
 const annotationsPod = annotationKeys();
 const ghost = annotationKeys("ghost");
@@ -480,10 +485,7 @@ const authorizeOnce = casesOf("authorize", [
       windowsOptions: expanded1,
       containers: [
         { name: "app", windowsOptions: expanded1 },
-        {
-          name: "web",
-          windowsOptions: mismatched2,
-        },
+        { name: "web", windowsOptions: mismatched2 },
       ],
       initContainers: [{ name: "setup", windowsOptions: expanded1 }],
     }),
@@ -505,10 +507,7 @@ const authorizeOnce = casesOf("authorize", [
     pod: buildPod({
       containers: [
         { name: "a", windowsOptions: expanded1 },
-        {
-          name: "b",
-          windowsOptions: mismatched2,
-        },
+        { name: "b", windowsOptions: mismatched2 },
         ...(broken
           ? [{ name: "c", windowsOptions: { gmsaCredentialSpecName: "broken", gmsaCredentialSpec: "{}" } }]
           : []),
@@ -548,41 +547,35 @@ const authorizeOnce = casesOf("authorize", [
   {
     name: "authorize allows expanded alpha annotations whose contents match the credspec",
     pod: podWithGmsaAt("container", expanded1, {
-      annotations: { [annotationsApp.nameKey]: "webapp1", [annotationsApp.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+      annotations: alpha(annotationsApp, "webapp1", inlined(WEBAPP1_CREDSPEC)),
     }),
     expect: { allowed: true },
     calls: { contents: { webapp1: 1 } },
   },
   {
     name: "authorize denies alpha annotation contents that differ from the credspec (422), naming the annotation",
-    pod: buildPod({
-      annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
-    }),
+    pod: buildPod({ annotations: alpha(annotationsPod, "webapp1", inlined(WEBAPP2_CREDSPEC)) }),
     expect: { allowed: false, status: 422, message: [annotationsPod.nameKey, '"webapp1"'] },
   },
   {
     name: "authorize denies an alpha annotation that conflicts with its field (422)",
     pod: podWithGmsaAt("container", expanded1, {
-      annotations: { [annotationsApp.nameKey]: "webapp2", [annotationsApp.contentsKey]: inlined(WEBAPP2_CREDSPEC) },
+      annotations: alpha(annotationsApp, "webapp2", inlined(WEBAPP2_CREDSPEC)),
     }),
     expect: { allowed: false, status: 422, message: [annotationsApp.nameKey, 'container "app"'] },
     calls: { total: 0 },
   },
   {
     name: "authorize denies an alpha annotation naming an absent container (422)",
-    pod: buildPod({ annotations: { [ghost.nameKey]: "webapp1", [ghost.contentsKey]: inlined(WEBAPP1_CREDSPEC) } }),
+    pod: buildPod({ annotations: alpha(ghost, "webapp1", inlined(WEBAPP1_CREDSPEC)) }),
     expect: { allowed: false, status: 422, message: ['"ghost"'] },
   },
   {
     name: "authorize denies a changed alpha annotation on UPDATE (400)",
-    pod: buildPod({
-      annotations: { [annotationsPod.nameKey]: "webapp2", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
-    }),
+    pod: buildPod({ annotations: alpha(annotationsPod, "webapp2", inlined(WEBAPP1_CREDSPEC)) }),
     review: {
       operation: "UPDATE",
-      oldObject: buildPod({
-        annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
-      }),
+      oldObject: buildPod({ annotations: alpha(annotationsPod, "webapp1", inlined(WEBAPP1_CREDSPEC)) }),
     },
     expect: { allowed: false, status: 400, message: [annotationsPod.nameKey] },
   },
@@ -770,12 +763,10 @@ const authorizeOnce = casesOf("authorize", [
     ] as const
   ).map(([key, name, contents, change, credspecs]): SectionCase => ({
     name: `authorize reads the alpha annotation ${key.endsWith("-name") ? "name as a name" : "contents as contents"} on UPDATE (400)`,
-    pod: buildPod({ annotations: { [annotationsPod.nameKey]: name, [annotationsPod.contentsKey]: contents } }),
+    pod: buildPod({ annotations: alpha(annotationsPod, name, contents) }),
     review: {
       operation: "UPDATE",
-      oldObject: buildPod({
-        annotations: { [annotationsPod.nameKey]: "webapp1", [annotationsPod.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
-      }),
+      oldObject: buildPod({ annotations: alpha(annotationsPod, "webapp1", inlined(WEBAPP1_CREDSPEC)) }),
     },
     expect: denied(400, [`annotation "${key}": GMSA settings cannot change on update (${change})`], {
       audit: deniedAudit(credspecs, "ERR_GMSA_CHANGED"),
@@ -1137,12 +1128,10 @@ const expandAtEachPlace = casesOf("expand", [
     const keys = annotationKeys(containerOf(place));
     return {
       name: "expand copies given alpha annotation contents into the field, and never contents that repeat a key",
-      pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: '{"a":1,"a":2}' } }),
+      pod: buildPod({ annotations: alpha(keys, "webapp1", '{"a":1,"a":2}') }),
       expect: {
         allowed: true,
-        pod: podWithGmsaAt(place.kind, expanded1, {
-          annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: '{"a":1,"a":2}' },
-        }),
+        pod: podWithGmsaAt(place.kind, expanded1, { annotations: alpha(keys, "webapp1", '{"a":1,"a":2}') }),
       },
     };
   }),
@@ -1170,10 +1159,7 @@ const expandOnce = casesOf("expand", [
   {
     name: "expand loads a credspec named in ten places once",
     pod: inTenPlaces(named1),
-    expect: {
-      allowed: true,
-      pod: inTenPlaces(expanded1),
-    },
+    expect: { allowed: true, pod: inTenPlaces(expanded1) },
     calls: { contents: { webapp1: 1 } },
   },
   {
@@ -1228,7 +1214,7 @@ const expandOnce = casesOf("expand", [
     expect: {
       allowed: true,
       pod: podWithGmsaAt("container", expanded1, {
-        annotations: { [annotationsApp.nameKey]: "webapp1", [annotationsApp.contentsKey]: inlined(WEBAPP1_CREDSPEC) },
+        annotations: alpha(annotationsApp, "webapp1", inlined(WEBAPP1_CREDSPEC)),
       }),
     },
     calls: { contents: { webapp1: 1 } },
