@@ -160,6 +160,9 @@ const deniedAudit = (credspecs: string, codes: string) => ({
   ...(credspecs === "" ? {} : { credspecs }),
   codes,
 });
+/** A HostProcess container's settings, and the host network such a pod needs. */
+const HOST_PROCESS = { hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" };
+const HOST_NETWORK = { spec: { hostNetwork: true } };
 const kubeDown = new AdmissionError("the API server answered 503 ServiceUnavailable", { code: "ERR_KUBE_API" });
 const failing = (name: string) => (_call: string, credSpecName: string) =>
   credSpecName === name ? new AdmissionError("503", { code: "ERR_KUBE_API" }) : undefined;
@@ -356,15 +359,11 @@ const authorizeAtEachPlace = casesOf("authorize", [
       })),
     ),
   ),
-  ...atEachPlace(({ kind }) => {
-    const pod = podWithGmsaAt(kind, { ...expanded1, hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" });
-    pod.spec!.hostNetwork = true;
-    return {
-      name: "authorize treats a HostProcess pod by the same rules",
-      pod,
-      expect: { allowed: true },
-    };
-  }),
+  ...atEachPlace(({ kind }) => ({
+    name: "authorize treats a HostProcess pod by the same rules",
+    pod: podWithGmsaAt(kind, { ...expanded1, ...HOST_PROCESS }, HOST_NETWORK),
+    expect: { allowed: true },
+  })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize denies a HostProcess pod whose service account may not use the credspec (403)",
     pod: podWithGmsaAt(kind, { ...expanded1, hostProcess: true }),
@@ -391,17 +390,16 @@ const authorizeAtEachPlace = casesOf("authorize", [
       calls: { total: 0 },
     })),
   ),
-  ...atEachPlace(({ kind }) => {
-    const after = podWithGmsaAt(kind, expanded1, { annotations: { "example.com/restartedAt": "now" } });
-    after.spec!.activeDeadlineSeconds = 60;
-    return {
-      name: "authorize allows an UPDATE of unrelated fields without any API call",
-      pod: after,
-      review: { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) },
-      expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
-      calls: { total: 0 },
-    };
-  }),
+  ...atEachPlace(({ kind }) => ({
+    name: "authorize allows an UPDATE of unrelated fields without any API call",
+    pod: podWithGmsaAt(kind, expanded1, {
+      annotations: { "example.com/restartedAt": "now" },
+      spec: { activeDeadlineSeconds: 60 },
+    }),
+    review: { operation: "UPDATE", oldObject: podWithGmsaAt(kind, expanded1) },
+    expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
+    calls: { total: 0 },
+  })),
   ...atEachPlace(({ kind, label }) => ({
     name: "authorize warns when a GMSA container runs as another account, and still allows",
     pod: podWithGmsaAt(kind, { ...expanded1, runAsUserName: "ContainerUser" }),
@@ -1098,18 +1096,11 @@ const expandAtEachPlace = casesOf("expand", [
     settings: { randomHostname: true },
     expect: { allowed: true, pod: podWithGmsaAt(kind, expanded1, { hostname: "web-0" }) },
   })),
-  ...atEachPlace(({ kind }) => {
-    const hostProcess = { hostProcess: true, runAsUserName: "NT AUTHORITY\\SYSTEM" };
-    const pod = podWithGmsaAt(kind, { ...named1, ...hostProcess });
-    pod.spec!.hostNetwork = true;
-    const after = podWithGmsaAt(kind, { ...expanded1, ...hostProcess });
-    after.spec!.hostNetwork = true;
-    return {
-      name: "expand treats a HostProcess pod by the same rules",
-      pod,
-      expect: { allowed: true, pod: after },
-    };
-  }),
+  ...atEachPlace(({ kind }) => ({
+    name: "expand treats a HostProcess pod by the same rules",
+    pod: podWithGmsaAt(kind, { ...named1, ...HOST_PROCESS }, HOST_NETWORK),
+    expect: { allowed: true, pod: podWithGmsaAt(kind, { ...expanded1, ...HOST_PROCESS }, HOST_NETWORK) },
+  })),
   ...atEachPlace((place) => {
     const keys = annotationKeys(containerOf(place));
     return {
