@@ -33,12 +33,6 @@ describe("createApp", () => {
     },
   );
 
-  it("does not serve a function this deployment does not mount (404)", async () => {
-    const { app } = createTestApp({ functions: ["authorize"] });
-    expect((await app.request("/expand", post(JSON.stringify(buildReview(buildPod()))))).status).toBe(404);
-    expect((await app.request("/authorize", post(JSON.stringify(buildReview(buildPod()))))).status).toBe(200);
-  });
-
   it.each(["GET", "PUT", "DELETE", "PATCH"])(
     "answers %s /expand and /authorize with 405 and Allow: POST",
     async (method) => {
