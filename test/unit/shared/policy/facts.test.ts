@@ -91,3 +91,29 @@ describe("readReview", () => {
     });
   });
 });
+
+describe("readReview: the pod's schema", () => {
+  it("accepts a pod and passes every other field through", () => {
+    const pod = buildPod({ containers: [{ name: "app", ports: [{ containerPort: 80 }] }] });
+    const review = readReview(requestOf(pod));
+    expect(review.object === "pod" && review.operation === "CREATE" && review.pod).toEqual(pod);
+  });
+
+  it.each([
+    {
+      what: "a numeric credspec name",
+      pod: { spec: { securityContext: { windowsOptions: { gmsaCredentialSpecName: 1 } } } },
+    },
+    { what: "a container without name", pod: { spec: { containers: [{}] } } },
+    { what: "containers that are not a list", pod: { spec: { containers: {} } } },
+    { what: "a non-string annotation", pod: { metadata: { annotations: { a: 1 } } } },
+  ])("refuses $what (400), naming request.object or request.oldObject", ({ pod }) => {
+    const asObject = readReview(requestOf(pod));
+    const asOldObject = readReview(requestOf(buildPod(), { operation: "UPDATE", oldObject: pod }));
+    expect(asObject.object === "invalid" && [asObject.error.status, asObject.error.message]).toEqual([
+      400,
+      expect.stringMatching(/^request\.object: /),
+    ]);
+    expect(asOldObject.object === "invalid" && asOldObject.error.message).toMatch(/^request\.oldObject: /);
+  });
+});
