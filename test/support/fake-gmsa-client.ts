@@ -105,20 +105,12 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
         accessQueries.push({ ...query });
         await settle("canUseCredSpec", query.credSpecName, callOptions);
       }
+      const same = (a: { namespace: string; credSpecName: string }) =>
+        a.namespace === query.namespace && a.credSpecName === query.credSpecName;
       const allowed =
         "user" in query
-          ? (options.allowedUsers ?? []).some(
-              (a) =>
-                a.namespace === query.namespace &&
-                a.username === query.user.username &&
-                a.credSpecName === query.credSpecName,
-            )
-          : (options.allowed ?? []).some(
-              (a) =>
-                a.namespace === query.namespace &&
-                a.serviceAccount === query.serviceAccount &&
-                a.credSpecName === query.credSpecName,
-            );
+          ? (options.allowedUsers ?? []).some((a) => same(a) && a.username === query.user.username)
+          : (options.allowed ?? []).some((a) => same(a) && a.serviceAccount === query.serviceAccount);
       return { allowed, reason: allowed ? "" : (options.denyReason ?? "") };
     },
     async getPod(namespace, name, callOptions): Promise<Pod> {
