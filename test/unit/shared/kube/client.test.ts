@@ -47,6 +47,12 @@ async function failure(promise: Promise<unknown>): Promise<AdmissionError> {
   return error;
 }
 
+/** Reads credspec "webapp01" through a client answering with `script`: how it failed, the calls and the tokens. */
+async function failedRead(script: FakeScript, options: Partial<KubeGmsaClientOptions> = {}) {
+  const { client, calls, tokens } = setup(script, options);
+  return { error: await failure(client.getCredSpecContents("webapp01", call())), calls, tokens };
+}
+
 describe("getCredSpecContents", () => {
   it("GETs the cluster-scoped resource with the bearer token and returns its credspec", async () => {
     const { client, calls } = setup(() => json(200, { kind: "GMSACredentialSpec", credspec }));
@@ -72,15 +78,13 @@ describe("getCredSpecContents", () => {
   });
 
   it("maps a NotFound for the path (CRD not installed) to ERR_KUBE_API (500)", async () => {
-    const { client } = setup(() => status(404, "NotFound"));
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    const { error } = await failedRead(() => status(404, "NotFound"));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.message).toMatch(/is the CRD installed/);
   });
 
   it("maps 403 to ERR_KUBE_API (500) that says what failed and points at RBAC", async () => {
-    const { client, calls } = setup(() => status(403, "Forbidden"));
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    const { error, calls } = await failedRead(() => status(403, "Forbidden"));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.status).toBe(500);
     expect(error.message).toBe(
@@ -90,8 +94,7 @@ describe("getCredSpecContents", () => {
   });
 
   it("retries a 5xx GET once: the retry's answer counts, and a second 5xx fails with the status and reason", async () => {
-    const { client, calls } = setup(() => status(503, "ServiceUnavailable"));
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    const { error, calls } = await failedRead(() => status(503, "ServiceUnavailable"));
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server answered 503 ServiceUnavailable');
     expect(calls).toHaveLength(2);
     const recovering = setup((_call, index) => (index === 0 ? status(500, "InternalError") : json(200, { credspec })));
@@ -110,21 +113,19 @@ describe("getCredSpecContents", () => {
   });
 
   it("does not retry a 429 whose Retry-After lies past the deadline", async () => {
-    const { client, calls } = setup(() => status(429, "TooManyRequests", { retryAfterSeconds: 30 }), {
+    const { error, calls } = await failedRead(() => status(429, "TooManyRequests", { retryAfterSeconds: 30 }), {
       requestTimeoutMs: 2_000,
     });
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error.message).toContain("429 TooManyRequests");
     expect(calls).toHaveLength(1);
   });
 
   it("retries a transport error once, then reports the server unreachable", async () => {
-    const { client, calls } = setup(() => {
+    const { error, calls } = await failedRead(() => {
       throw new TypeError("fetch failed", {
         cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
       });
     });
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": API server unreachable (ECONNREFUSED)');
     expect(calls).toHaveLength(2);
@@ -145,8 +146,7 @@ describe("getCredSpecContents", () => {
   });
 
   it("fails with ERR_CREDENTIALS when the fresh credential is refused too", async () => {
-    const { client, calls, tokens } = setup(() => status(401, "Unauthorized"));
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    const { error, calls, tokens } = await failedRead(() => status(401, "Unauthorized"));
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(calls).toHaveLength(2);
     expect(tokens.invalidations).toBe(2);
@@ -157,10 +157,8 @@ describe("getCredSpecContents", () => {
     const hung = setup(() => "hang").client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(200) });
     expect(await failure(hung)).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     expect(Date.now() - started).toBeLessThan(1_000);
-    const { client } = setup(() => new Promise<Response>(() => undefined), { requestTimeoutMs: 200 });
-    expect(await failure(client.getCredSpecContents("webapp01", call()))).toMatchObject({
-      code: "ERR_DEADLINE_EXCEEDED",
-    });
+    const { error } = await failedRead(() => new Promise<Response>(() => undefined), { requestTimeoutMs: 200 });
+    expect(error).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
   });
 
   it("puts what failed in front of credential errors", async () => {
@@ -169,8 +167,7 @@ describe("getCredSpecContents", () => {
         Promise.reject(new AdmissionError('exec plugin "aws" exited with code 1', { code: "ERR_CREDENTIALS" })),
       invalidate: () => undefined,
     };
-    const { client, calls } = setup(() => json(200, {}), { tokenSource });
-    const error = await failure(client.getCredSpecContents("webapp01", call()));
+    const { error, calls } = await failedRead(() => json(200, {}), { tokenSource });
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toBe('reading GMSACredentialSpec "webapp01": exec plugin "aws" exited with code 1');
     expect(calls).toHaveLength(0);
