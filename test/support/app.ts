@@ -45,23 +45,11 @@ export function createTestApp(options: TestAppOptions = {}) {
   };
 }
 
-/** One line a {@link createMemoryLogger} kept. */
-export interface MemoryLogLine {
-  level: LogLevel;
-  msg: string;
-  fields: LogFields;
-}
-
 /** A logger that keeps every line, for asserting on what was (and was not) logged. */
-export function createMemoryLogger(): Logger & { lines: MemoryLogLine[]; text(): string } {
-  const lines: MemoryLogLine[] = [];
-  return {
-    lines,
-    log(level, msg, fields = {}) {
-      lines.push({ level, msg, fields });
-    },
-    text: () => lines.map((l) => JSON.stringify(l)).join("\n"),
-  };
+export function createMemoryLogger() {
+  const lines: { level: LogLevel; msg: string; fields: LogFields }[] = [];
+  const logger: Logger = { log: (level, msg, fields = {}) => void lines.push({ level, msg, fields }) };
+  return { ...logger, lines, text: () => lines.map((l) => JSON.stringify(l)).join("\n") };
 }
 
 /** NOW for token clocks: 2026-01-01T00:00:00Z. */
@@ -85,17 +73,12 @@ export function createCallerAuthTestApp(callerAuth: CallerAuthOptions, overrides
   return { app, deps, logger, gmsa };
 }
 
-export interface PostOptions {
-  headers?: Record<string, string>;
-  query?: string;
-}
-
 /** POSTs `review` to `/<fn>` and reads the AdmissionReview reply; fails the test on a non-200. */
 export async function postReview(
   app: ReturnType<typeof createApp>,
   fn: "expand" | "authorize",
   review: unknown,
-  options: PostOptions = {},
+  options: { headers?: Record<string, string>; query?: string } = {},
 ): Promise<AdmissionReviewResponse> {
   const res = await app.request(`/${fn}${options.query ?? ""}`, {
     method: "POST",
