@@ -189,13 +189,13 @@ const inTenPlaces = (windowsOptions: WindowsOptions) =>
     initContainers: Array.from({ length: 3 }, (_, i) => ({ name: `i${i}`, windowsOptions })),
   });
 
-/** The pod and the label for container-level places other than the pod: "app" or "setup". */
-const containerOf = ({ kind }: PlaceCase) => (kind === "pod" ? undefined : kind === "container" ? "app" : "setup");
-
-/** `make` at each of the three places, named for it. */
-function atEachPlace(make: (place: PlaceCase) => SectionCase): SectionCase[] {
+/** `make` at each of the three places, named for it; `keys` are the place's alpha annotation keys. */
+function atEachPlace(
+  make: (place: PlaceCase & { keys: ReturnType<typeof annotationKeys> }) => SectionCase,
+): SectionCase[] {
   return PLACES.map((place) => {
-    const rule = make(place);
+    const container = { pod: undefined, container: "app", "init container": "setup" }[place.kind];
+    const rule = make({ ...place, keys: annotationKeys(container) });
     return { ...rule, name: `${rule.name} (GMSA on the ${place.kind})` };
   });
 }
@@ -1101,40 +1101,31 @@ const expandAtEachPlace = casesOf("expand", [
     pod: podWithGmsaAt(kind, { ...named1, ...HOST_PROCESS }, HOST_NETWORK),
     expect: { allowed: true, pod: podWithGmsaAt(kind, { ...expanded1, ...HOST_PROCESS }, HOST_NETWORK) },
   })),
-  ...atEachPlace((place) => {
-    const keys = annotationKeys(containerOf(place));
-    return {
-      name: "expand fills the contents annotation and sets the fields",
-      pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", other: "kept" } }),
-      expect: {
-        allowed: true,
-        pod: podWithGmsaAt(place.kind, expanded1, {
-          annotations: { [keys.nameKey]: "webapp1", [keys.contentsKey]: inlined(WEBAPP1_CREDSPEC), other: "kept" },
-        }),
-      },
-      calls: { contents: { webapp1: 1 } },
-    };
-  }),
-  ...atEachPlace((place) => {
-    const keys = annotationKeys(containerOf(place));
-    return {
-      name: "expand copies given alpha annotation contents into the field, and never contents that repeat a key",
-      pod: buildPod({ annotations: alpha(keys, "webapp1", '{"a":1,"a":2}') }),
-      expect: {
-        allowed: true,
-        pod: podWithGmsaAt(place.kind, expanded1, { annotations: alpha(keys, "webapp1", '{"a":1,"a":2}') }),
-      },
-    };
-  }),
-  ...atEachPlace((place) => {
-    const keys = annotationKeys(containerOf(place));
-    return {
-      name: "expand denies an alpha annotation that conflicts with the field (422) without any API call",
-      pod: podWithGmsaAt(place.kind, named1, { annotations: { [keys.nameKey]: "webapp2" } }),
-      expect: { allowed: false, status: 422, message: [place.label, keys.nameKey, '"webapp1"', '"webapp2"'] },
-      calls: { total: 0 },
-    };
-  }),
+  ...atEachPlace(({ kind, keys }) => ({
+    name: "expand fills the contents annotation and sets the fields",
+    pod: buildPod({ annotations: { [keys.nameKey]: "webapp1", other: "kept" } }),
+    expect: {
+      allowed: true,
+      pod: podWithGmsaAt(kind, expanded1, {
+        annotations: { ...alpha(keys, "webapp1", inlined(WEBAPP1_CREDSPEC)), other: "kept" },
+      }),
+    },
+    calls: { contents: { webapp1: 1 } },
+  })),
+  ...atEachPlace(({ kind, keys }) => ({
+    name: "expand copies given alpha annotation contents into the field, and never contents that repeat a key",
+    pod: buildPod({ annotations: alpha(keys, "webapp1", '{"a":1,"a":2}') }),
+    expect: {
+      allowed: true,
+      pod: podWithGmsaAt(kind, expanded1, { annotations: alpha(keys, "webapp1", '{"a":1,"a":2}') }),
+    },
+  })),
+  ...atEachPlace(({ kind, label, keys }) => ({
+    name: "expand denies an alpha annotation that conflicts with the field (422) without any API call",
+    pod: podWithGmsaAt(kind, named1, { annotations: { [keys.nameKey]: "webapp2" } }),
+    expect: { allowed: false, status: 422, message: [label, keys.nameKey, '"webapp1"', '"webapp2"'] },
+    calls: { total: 0 },
+  })),
 ]);
 
 const expandOnce = casesOf("expand", [
