@@ -518,10 +518,7 @@ const authorizeOnce = casesOf("authorize", [
     name: `${fn} denies more distinct credspecs than MAX_CREDSPECS_PER_POD, 16 (422) without any API call`,
     fn,
     pod: buildPod({
-      containers: Array.from({ length: 17 }, (_, i) => ({
-        name: `c${i}`,
-        windowsOptions: namedFor(fn, `spec-${i}`),
-      })),
+      containers: Array.from({ length: 17 }, (_, i) => ({ name: `c${i}`, windowsOptions: namedFor(fn, `spec-${i}`) })),
     }),
     expect: { allowed: false, status: 422, message: ["17 distinct credspecs", "at most 16"] },
     calls: { total: 0 },
@@ -993,7 +990,6 @@ const requestingUser = casesOf("authorize", [
       expect: denied(403, [
         `pods/${subResource} into ${label}: user "alice" is not allowed to use GMSACredentialSpec "webapp1"`,
       ]),
-
       calls: { podReads: ["ns1/web"], userAccess: aliceAsked("webapp1"), contents: {}, access: [] },
     })),
   ),
@@ -1128,6 +1124,9 @@ const expandAtEachPlace = casesOf("expand", [
   })),
 ]);
 
+/** Contents of exactly MAX_CREDSPEC_CONTENTS_BYTES bytes of UTF-8 as JSON. */
+const MAX_CONTENTS = { b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2) };
+
 const expandOnce = casesOf("expand", [
   {
     name: "expand gives several containers sharing one credspec the contents each, from one load",
@@ -1245,19 +1244,13 @@ const expandOnce = casesOf("expand", [
   ...[0, 1].map((extra): SectionCase => ({
     name: `expand ${extra === 0 ? "accepts contents of exactly 65,536 bytes of UTF-8" : "refuses contents one byte over 65,536 (422)"}`,
     pod: podWithGmsaAt("pod", { gmsaCredentialSpecName: "big" }),
-    world: {
-      credspecs: {
-        big: { b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2 - extra) + "x".repeat(extra * 3) },
-      },
-    },
+    // One "é" fewer and three "x" more: one byte over.
+    world: { credspecs: { big: extra === 0 ? MAX_CONTENTS : { b: `${MAX_CONTENTS.b.slice(1)}xxx` } } },
     expect:
       extra === 0
         ? {
             allowed: true,
-            pod: podWithGmsaAt("pod", {
-              gmsaCredentialSpecName: "big",
-              gmsaCredentialSpec: inlined({ b: "é".repeat((MAX_CREDSPEC_CONTENTS_BYTES - '{"b":""}'.length) / 2) }),
-            }),
+            pod: podWithGmsaAt("pod", { gmsaCredentialSpecName: "big", gmsaCredentialSpec: inlined(MAX_CONTENTS) }),
           }
         : { allowed: false, status: 422, message: ["is 65537 bytes as JSON"] },
   })),
