@@ -2,25 +2,16 @@ import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { misconfiguredApp } from "../../../functions/app.ts";
-import { buildNodeDeps } from "../../../functions/node/deps.ts";
-import type { Bindings } from "../../../shared/config/index.ts";
+import { buildServerlessApp } from "../../../functions/node/deps.ts";
 import { expectNoSecretFragments, responseText } from "../../support/no-secrets.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 
 /** What the Lambda and Azure handlers serve: the app from the Node deps, or the 503 app after one report. */
-async function serverlessApp(env: Bindings, runtime: "lambda" | "azure", error: (message: string) => void) {
-  return buildNodeDeps(env, runtime, { write: () => undefined }).then(
-    ({ app }) => app,
-    (failure: unknown) => misconfiguredApp(failure, error),
-  );
-}
-
 async function prepare(overrides: Record<string, string | undefined>, runtime: "lambda" | "azure" = "lambda") {
   const errors: string[] = [];
-  const app = await serverlessApp(await serverlessEnv(overrides), runtime, (message) => errors.push(message));
-  return { app, errors };
+  const log = { write: () => undefined, error: (message: string) => void errors.push(message) };
+  return { app: await buildServerlessApp(await serverlessEnv(overrides), runtime, (app) => app, log), errors };
 }
 
 describe("misconfiguredApp on a function platform", () => {
@@ -45,7 +36,9 @@ describe("misconfiguredApp on a function platform", () => {
         },
       },
     );
-    await expect(serverlessApp(env, "lambda", () => undefined)).rejects.toThrow(RangeError);
+    await expect(buildServerlessApp(env, "lambda", (app) => app, { write: () => undefined })).rejects.toThrow(
+      RangeError,
+    );
   });
 });
 
