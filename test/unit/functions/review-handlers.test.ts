@@ -151,6 +151,12 @@ function plan(credspecs: string[], access: LoadPlan["access"] = [], randomBytes 
   return { credspecs: new Set(credspecs), access, randomBytes };
 }
 
+/** Access reviews of the service account for `mine`, then of alice for `hers`. */
+const access = (mine: string[], hers: string[]): LoadPlan["access"] => [
+  { subject: serviceAccount, names: new Set(mine) },
+  { subject: alice, names: new Set(hers) },
+];
+
 function contextOf(gmsa: GmsaClient, signal = never) {
   return { gmsa, signal, randomBytes: (n: number) => new Uint8Array(n).fill(7) };
 }
@@ -175,16 +181,7 @@ describe("loadFacts", () => {
       allowedUsers: [{ namespace: "ns1", username: "alice", credSpecName: "b" }],
       denyReason: "no",
     });
-    const facts = await loadFacts(
-      plan(
-        [],
-        [
-          { subject: serviceAccount, names: new Set(["a", "b"]) },
-          { subject: alice, names: new Set(["a", "b"]) },
-        ],
-      ),
-      contextOf(gmsa),
-    );
+    const facts = await loadFacts(plan([], access(["a", "b"], ["a", "b"])), contextOf(gmsa));
     expect(facts.access.map((answers) => Object.fromEntries(answers))).toEqual([
       {
         a: { ok: true, value: { allowed: true, reason: "" } },
@@ -207,16 +204,7 @@ describe("loadFacts", () => {
 
   it("makes every call at once", async () => {
     const gmsa = createFakeGmsaClient({ credspecs: { a: 1, b: 2 }, delayMs: 20 });
-    await loadFacts(
-      plan(
-        ["a", "b"],
-        [
-          { subject: serviceAccount, names: new Set(["a", "b"]) },
-          { subject: alice, names: new Set(["a"]) },
-        ],
-      ),
-      contextOf(gmsa),
-    );
+    await loadFacts(plan(["a", "b"], access(["a", "b"], ["a"])), contextOf(gmsa));
     expect(gmsa.maxInFlight()).toBe(5);
   });
 
