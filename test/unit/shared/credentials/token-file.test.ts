@@ -2,17 +2,17 @@ import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { createTokenFileSource } from "../../../../shared/credentials/token-file.ts";
 
+/** A source of the token file at `path` whose contents `readText` reads. */
+const tokenFile = (path: string, readText: () => Promise<string>, clock: { now?: () => number } = {}) =>
+  createTokenFileSource({ path, readText, shareInFlight: true, ...clock });
+
 describe("createTokenFileSource", () => {
   it("re-reads the file every minute by default, so a rotated token is picked up", async () => {
     let clock = Date.parse("2030-01-01T00:00:00Z");
     let content = "first\n";
     let reads = 0;
-    const source = createTokenFileSource({
-      path: "/var/run/secrets/kubernetes.io/serviceaccount/token",
-      readText: () => Promise.resolve((reads++, content)),
-      shareInFlight: true,
-      now: () => clock,
-    });
+    const read = () => Promise.resolve((reads++, content));
+    const source = tokenFile("/var/run/secrets/kubernetes.io/serviceaccount/token", read, { now: () => clock });
     expect(await source.getCredential()).toMatchObject({ token: "first" });
     content = "second";
     clock += 50_000;
@@ -29,12 +29,7 @@ describe("createTokenFileSource", () => {
       .setProtectedHeader({ alg: "HS256" })
       .setExpirationTime(clock / 1000 + 30)
       .sign(key);
-    const source = createTokenFileSource({
-      path: "t",
-      readText: () => Promise.resolve(jwt),
-      shareInFlight: true,
-      now: () => clock,
-    });
+    const source = tokenFile("t", () => Promise.resolve(jwt), { now: () => clock });
     expect(await source.getCredential()).toEqual({
       token: jwt,
       expirationTimestamp: new Date(clock + 30_000).toISOString(),
@@ -42,20 +37,12 @@ describe("createTokenFileSource", () => {
   });
 
   it("fails with ERR_CREDENTIALS naming the file when it cannot be read or is empty", async () => {
-    const missing = createTokenFileSource({
-      path: "/nope",
-      readText: () => Promise.reject(new Error("ENOENT")),
-      shareInFlight: true,
-    });
-    await expect(missing.getCredential()).rejects.toMatchObject({
+    await expect(tokenFile("/nope", () => Promise.reject(new Error("ENOENT"))).getCredential()).rejects.toMatchObject({
       code: "ERR_CREDENTIALS",
       message: 'token file "/nope" could not be read',
     });
-    const empty = createTokenFileSource({
-      path: "/empty",
-      readText: () => Promise.resolve(" \n"),
-      shareInFlight: true,
-    });
-    await expect(empty.getCredential()).rejects.toThrow('token file "/empty" is empty');
+    await expect(tokenFile("/empty", () => Promise.resolve(" \n")).getCredential()).rejects.toThrow(
+      'token file "/empty" is empty',
+    );
   });
 });
