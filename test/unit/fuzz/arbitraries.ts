@@ -336,12 +336,10 @@ export type Mutation =
   | { kind: "deep"; at: number; depth: number }
   | { kind: "huge-string"; at: number; length: number };
 
+const json = (maxDepth: number) => fc.jsonValue({ maxDepth }) as fc.Arbitrary<Json>;
+
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({
-    kind: fc.constant("replace" as const),
-    at: fc.nat(),
-    value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
-  }),
+  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(), value: json(2) }),
   fc.record({ kind: fc.constant("gmsa-anywhere" as const), at: fc.nat(), value: windowsOptions }),
   fc.record({
     kind: fc.constant("odd-key" as const),
@@ -356,13 +354,9 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       "securityContext",
       "gmsaCredentialSpecName",
     ),
-    value: fc.oneof(windowsOptions, fc.record({ windowsOptions }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>),
+    value: fc.oneof(windowsOptions, fc.record({ windowsOptions }), json(2)),
   }),
-  fc.record({
-    kind: fc.constant("duplicate-key" as const),
-    at: fc.nat(),
-    value: fc.oneof(credSpecName, fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>),
-  }),
+  fc.record({ kind: fc.constant("duplicate-key" as const), at: fc.nat(), value: fc.oneof(credSpecName, json(1)) }),
   fc.record({ kind: fc.constant("deep" as const), at: fc.nat(), depth: fc.integer({ min: 100, max: 5000 }) }),
   fc.record({
     kind: fc.constant("huge-string" as const),
