@@ -23,7 +23,6 @@ import {
 import { holdsGmsaSettings, mustRefuse } from "./oracle.ts";
 
 const fuzz = createFuzzApp();
-const timeout = 120_000 * SCALE;
 
 /** Most inputs unmutated (deep in the GMSA rules), some with mutations of the value or the bytes. */
 function inputOf(reviews: typeof review) {
@@ -73,79 +72,67 @@ afterAll(() => {
   );
 });
 
-describe("fuzz: admission reviews", () => {
-  it(
-    "authorize never allows a review it must refuse, and answers every input by the contract",
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(authorizeInput, async ({ review: value, mutations, noise }) => {
-          const body = encode(value, mutations, noise);
-          const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
-          reach.authorize.cases++;
-          if (checked.reply === undefined) tally.http++;
-          else if (!checked.reply.response.allowed) tally.denied++;
-          else {
-            tally.allowed++;
-            if (holdsGmsaSettings(decodeSent(body))) reach.authorize.reached++;
-            expectOracleAllows(body, "authorize");
-          }
-          fuzz.checkLogs();
-        }),
-        fuzzParameters(9000),
-      );
-      expectReached(reach.authorize, AUTHORIZE_FLOOR);
-      await expectStillServing(fuzz);
-    },
-    timeout,
-  );
+describe("fuzz: admission reviews", { timeout: 120_000 * SCALE }, () => {
+  it("authorize never allows a review it must refuse, and answers every input by the contract", async () => {
+    await fc.assert(
+      fc.asyncProperty(authorizeInput, async ({ review: value, mutations, noise }) => {
+        const body = encode(value, mutations, noise);
+        const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
+        reach.authorize.cases++;
+        if (checked.reply === undefined) tally.http++;
+        else if (!checked.reply.response.allowed) tally.denied++;
+        else {
+          tally.allowed++;
+          if (holdsGmsaSettings(decodeSent(body))) reach.authorize.reached++;
+          expectOracleAllows(body, "authorize");
+        }
+        fuzz.checkLogs();
+      }),
+      fuzzParameters(9000),
+    );
+    expectReached(reach.authorize, AUTHORIZE_FLOOR);
+    await expectStillServing(fuzz);
+  });
 
-  it(
-    "expand answers every input by the contract, and its patches apply to the pod",
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
-          const body = encode(value, mutations, noise);
-          const checked = await checkReply("expand", body, await fuzz.review("expand", body));
-          if (checked.reply === undefined) tally.http++;
-          else if (checked.reply.response.allowed) tally.allowed++;
-          else tally.denied++;
-          fuzz.checkLogs();
-        }),
-        fuzzParameters(6000),
-      );
-      await expectStillServing(fuzz);
-    },
-    timeout,
-  );
+  it("expand answers every input by the contract, and its patches apply to the pod", async () => {
+    await fc.assert(
+      fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
+        const body = encode(value, mutations, noise);
+        const checked = await checkReply("expand", body, await fuzz.review("expand", body));
+        if (checked.reply === undefined) tally.http++;
+        else if (checked.reply.response.allowed) tally.allowed++;
+        else tally.denied++;
+        fuzz.checkLogs();
+      }),
+      fuzzParameters(6000),
+    );
+    await expectStillServing(fuzz);
+  });
 
-  it(
-    "an expanded pod passes authorize exactly when the oracle allows it",
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(expandableReview, async (value) => {
-          const body = encode(value, []);
-          const expanded = await checkReply("expand", body, await fuzz.review("expand", body));
-          reach.roundTrip.cases++;
-          const patch = expanded.reply?.response.patch;
-          if (patch === undefined || expanded.review === undefined) return;
-          const ops = JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as fastJsonPatch.Operation[];
-          const object = fastJsonPatch.applyPatch(structuredClone(expanded.review.request.object), ops).newDocument;
-          const next = structuredClone(value);
-          (next.request as Record<string, unknown>).object = object;
-          const nextBody = encode(next, []);
-          const checked = await checkReply("authorize", nextBody, await fuzz.review("authorize", nextBody));
-          const reason = mustRefuse(decodeSent(nextBody), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
-          if (checked.reply?.response.allowed === true) expect(reason).toBeUndefined();
-          if (reason !== undefined) return;
-          reach.roundTrip.reached++;
-          expect(checked.reply?.response, "a pod the oracle accepts after expand").toMatchObject({ allowed: true });
-          fuzz.checkLogs();
-        }),
-        fuzzParameters(1500),
-      );
-      expectReached(reach.roundTrip, ROUND_TRIP_FLOOR);
-      await expectStillServing(fuzz);
-    },
-    timeout,
-  );
+  it("an expanded pod passes authorize exactly when the oracle allows it", async () => {
+    await fc.assert(
+      fc.asyncProperty(expandableReview, async (value) => {
+        const body = encode(value, []);
+        const expanded = await checkReply("expand", body, await fuzz.review("expand", body));
+        reach.roundTrip.cases++;
+        const patch = expanded.reply?.response.patch;
+        if (patch === undefined || expanded.review === undefined) return;
+        const ops = JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as fastJsonPatch.Operation[];
+        const object = fastJsonPatch.applyPatch(structuredClone(expanded.review.request.object), ops).newDocument;
+        const next = structuredClone(value);
+        (next.request as Record<string, unknown>).object = object;
+        const nextBody = encode(next, []);
+        const checked = await checkReply("authorize", nextBody, await fuzz.review("authorize", nextBody));
+        const reason = mustRefuse(decodeSent(nextBody), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
+        if (checked.reply?.response.allowed === true) expect(reason).toBeUndefined();
+        if (reason !== undefined) return;
+        reach.roundTrip.reached++;
+        expect(checked.reply?.response, "a pod the oracle accepts after expand").toMatchObject({ allowed: true });
+        fuzz.checkLogs();
+      }),
+      fuzzParameters(1500),
+    );
+    expectReached(reach.roundTrip, ROUND_TRIP_FLOOR);
+    await expectStillServing(fuzz);
+  });
 });

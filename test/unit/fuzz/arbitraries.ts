@@ -336,12 +336,10 @@ export type Mutation =
   | { kind: "deep"; at: number; depth: number }
   | { kind: "huge-string"; at: number; length: number };
 
+const json = (maxDepth: number) => fc.jsonValue({ maxDepth }) as fc.Arbitrary<Json>;
+
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({
-    kind: fc.constant("replace" as const),
-    at: fc.nat(),
-    value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
-  }),
+  fc.record({ kind: fc.constant("replace" as const), at: fc.nat(), value: json(2) }),
   fc.record({ kind: fc.constant("gmsa-anywhere" as const), at: fc.nat(), value: windowsOptions }),
   fc.record({
     kind: fc.constant("odd-key" as const),
@@ -356,13 +354,9 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       "securityContext",
       "gmsaCredentialSpecName",
     ),
-    value: fc.oneof(windowsOptions, fc.record({ windowsOptions }), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>),
+    value: fc.oneof(windowsOptions, fc.record({ windowsOptions }), json(2)),
   }),
-  fc.record({
-    kind: fc.constant("duplicate-key" as const),
-    at: fc.nat(),
-    value: fc.oneof(credSpecName, fc.jsonValue({ maxDepth: 1 }) as fc.Arbitrary<Json>),
-  }),
+  fc.record({ kind: fc.constant("duplicate-key" as const), at: fc.nat(), value: fc.oneof(credSpecName, json(1)) }),
   fc.record({ kind: fc.constant("deep" as const), at: fc.nat(), depth: fc.integer({ min: 100, max: 5000 }) }),
   fc.record({
     kind: fc.constant("huge-string" as const),
@@ -475,24 +469,30 @@ export const expandableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namespac
       podWith({ names: fc.oneof({ weight: 9, arbitrary: fc.constant(name) }, { weight: 1, arbitrary: credSpecName }) }),
       fc.nat(3),
     )
-    .map(([value, object, keepAnnotations]) => {
-      // Alpha annotations must agree with the fields and name real containers: kept in one pod of four.
-      if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
-      if (isObj(object.metadata)) object.metadata.namespace = namespace;
-      (object.spec as Obj).serviceAccountName = serviceAccountName;
-      const { oldObject: _old, subResource: _sub, ...request } = value.request as Obj;
-      return {
-        ...value,
-        request: {
-          ...request,
-          kind: { group: "", version: "v1", kind: "Pod" },
-          operation: "CREATE",
-          namespace,
-          object,
-        },
-      };
-    }),
+    .map(([value, object, keepAnnotations]) => createOf(value, object, namespace, serviceAccountName, keepAnnotations)),
 );
+
+/**
+ * `value` made the CREATE of `object` (a core/v1 Pod) by `serviceAccountName` in `namespace`, with `requester`'s
+ * userInfo in place of its own when given. Alpha annotations must agree with the fields and name real containers: kept
+ * in one pod of four (`keepAnnotations` 0).
+ */
+function createOf(
+  value: Obj,
+  object: Obj,
+  namespace: string,
+  serviceAccountName: string,
+  keepAnnotations: number,
+  requester?: { userInfo?: Obj },
+): Obj {
+  if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
+  if (isObj(object.metadata)) object.metadata.namespace = namespace;
+  (object.spec as Obj).serviceAccountName = serviceAccountName;
+  const { oldObject: _old, subResource: _sub, ...request } = value.request as Obj;
+  if (requester !== undefined) delete request.userInfo;
+  const kind = { group: "", version: "v1", kind: "Pod" };
+  return { ...value, request: { ...request, kind, operation: "CREATE", namespace, object, ...requester } };
+}
 
 /** Contents for `name` that equal its credspec in 12 of 13 cases, else any of {@link contentsFor}. */
 function mostlyEqualContents(name: string): fc.Arbitrary<string> {
@@ -517,23 +517,10 @@ export const authorizableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namesp
       requesterFor(namespace, name),
       fc.nat(9),
     )
-    .map(([value, object, keepAnnotations, userInfo, ghost]) => {
-      if (keepAnnotations > 0 && isObj(object.metadata)) delete object.metadata.annotations;
-      if (isObj(object.metadata)) object.metadata.namespace = namespace;
+    .map(([value, object, keepAnnotations, requester, ghost]) => {
+      const created = createOf(value, object, namespace, serviceAccountName, keepAnnotations, requester);
       if (ghost === 0) annotateAbsentContainer(object, name);
-      (object.spec as Obj).serviceAccountName = serviceAccountName;
-      const { oldObject: _old, subResource: _sub, userInfo: _user, ...request } = value.request as Obj;
-      return {
-        ...value,
-        request: {
-          ...request,
-          kind: { group: "", version: "v1", kind: "Pod" },
-          operation: "CREATE",
-          namespace,
-          object,
-          ...userInfo,
-        },
-      };
+      return created;
     }),
 );
 

@@ -51,16 +51,8 @@ interface Subject {
  */
 export function holdsGmsaSettings(review: unknown): boolean {
   try {
-    const req = asObj(field(asObj(review, "review"), "request") ?? null, "request");
-    const kind = asObj(field(req, "kind") ?? null, "kind");
-    const operation = field(req, "operation");
-    if (
-      field(kind, "group") !== "" ||
-      field(kind, "kind") !== "Pod" ||
-      (operation !== "CREATE" && operation !== "UPDATE")
-    )
-      return false;
-    return settingsOf(asObj(field(req, "object") ?? null, "object"), () => false).size > 0;
+    const pod = podRequestOf(review)?.pod;
+    return pod !== undefined && settingsOf(pod, () => false).size > 0;
   } catch (error) {
     if (error instanceof Unreadable) return false;
     throw error;
@@ -77,14 +69,20 @@ export function mustRefuse(review: unknown, options: OracleOptions): string | un
   }
 }
 
-function judge(review: unknown, options: OracleOptions): string | undefined {
-  const request = field(asObj(review, "review"), "request");
-  const req = asObj(request ?? null, "request");
+/** The request, its operation and its pod when `review` is a CREATE or UPDATE of a core Pod, else undefined. */
+function podRequestOf(review: unknown): { req: Obj; operation: "CREATE" | "UPDATE"; pod: Obj } | undefined {
+  const req = asObj(field(asObj(review, "review"), "request") ?? null, "request");
   const kind = asObj(field(req, "kind") ?? null, "kind");
   if (field(kind, "group") !== "" || field(kind, "kind") !== "Pod") return undefined;
   const operation = field(req, "operation");
   if (operation !== "CREATE" && operation !== "UPDATE") return undefined;
-  const pod = asObj(field(req, "object") ?? null, "object");
+  return { req, operation, pod: asObj(field(req, "object") ?? null, "object") };
+}
+
+function judge(review: unknown, options: OracleOptions): string | undefined {
+  const podRequest = podRequestOf(review);
+  if (podRequest === undefined) return undefined;
+  const { req, operation, pod } = podRequest;
   const subject = subjectOf(req, pod);
 
   const mode = options.requestingUser ?? "off";
@@ -394,9 +392,8 @@ function jsonEqualsValue(text: string, value: unknown): boolean {
 }
 
 function jsonTextsEqual(a: string, b: string): boolean {
-  const pa = parse(a);
   const pb = parse(b);
-  return pa.ok && pb.ok && canonical(pa.value) === canonical(pb.value);
+  return pb.ok && jsonEqualsValue(a, pb.value);
 }
 
 const TOKEN =

@@ -1,52 +1,34 @@
 /** Inputs the fuzzer and the load probes found, pinned as plain cases. */
 import { describe, expect, it } from "vitest";
-import { AdmissionError } from "../../../shared/errors.ts";
-import type { GmsaClient } from "../../../shared/kube/client.ts";
-import { createJsonLogger } from "../../../shared/log.ts";
-import { createTestApp } from "../../support/app.ts";
-import type { Reply } from "./contract.ts";
+import { createTestApp, postReview } from "../../support/app.ts";
+import { createFakeGmsaClient, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
 import { mustRefuse } from "./oracle.ts";
 import { CREDSPECS } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
 
-function createRegressionApp(gmsa?: GmsaClient) {
-  return createTestApp({
-    gmsa: gmsa ?? {
-      getCredSpecContents: (name) =>
-        name === "missing"
-          ? Promise.reject(
-              new AdmissionError(`GMSACredentialSpec "${name}" does not exist`, { code: "ERR_CREDSPEC_NOT_FOUND" }),
-            )
-          : Promise.resolve(CREDSPECS.get("webapp1")),
-      canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
-      getPod: () =>
-        Promise.reject(new RangeError("the fuzzed app runs with REVIEW_REQUESTING_USER=off: no pod is read")),
-    },
-    settings: { randomHostname: false, requestingUser: "off", enforcement: "deny" },
-    randomBytes: (n) => new Uint8Array(n),
-    logger: createJsonLogger({ level: "error", write: () => undefined }),
-  }).app;
-}
-
+/** `request` (a Pod's, in team-a) sent to `fn` of an app that knows webapp1; team-a's default may use it and "missing". */
 async function send(
   fn: "expand" | "authorize",
   request: Record<string, unknown>,
-  gmsa?: GmsaClient,
-): Promise<Reply["response"]> {
+  fail?: FakeGmsaClientOptions["fail"],
+) {
+  const gmsa = createFakeGmsaClient({
+    credspecs: { webapp1: CREDSPECS.get("webapp1") },
+    allowed: ["webapp1", "missing"].map((credSpecName) => ({
+      namespace: "team-a",
+      serviceAccount: "default",
+      credSpecName,
+    })),
+    ...(fail === undefined ? {} : { fail }),
+  });
   const review = {
     apiVersion: "admission.k8s.io/v1",
     kind: "AdmissionReview",
     request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, namespace: "team-a", ...request },
   };
-  const res = await createRegressionApp(gmsa).request(`/${fn}`, {
-    method: "POST",
-    body: JSON.stringify(review),
-    headers: { "content-type": "application/json" },
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as Reply).response;
+  return (await postReview(createTestApp({ gmsa }).app, fn, review)).response;
 }
 
 const gmsa = (name: string, contents?: string) => ({
@@ -145,12 +127,8 @@ describe("regressions", () => {
   });
 
   it("fails closed: our own bug is a 500 denial naming the uid, never its message or a stack", async () => {
-    const buggy: GmsaClient = {
-      getCredSpecContents: () =>
-        Promise.reject(new TypeError("cannot read properties of undefined (reading 'token-abc')")),
-      canUseCredSpec: () => Promise.resolve({ allowed: true, reason: "" }),
-      getPod: () => Promise.reject(new RangeError("no pod is read")),
-    };
+    const bug = new TypeError("cannot read properties of undefined (reading 'token-abc')");
+    const buggy = (call: string) => (call === "getCredSpecContents" ? bug : undefined);
     const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     for (const fn of FUNCTION_NAMES) {
       const response = await send(

@@ -23,7 +23,6 @@ const apps = {
   deny: createFuzzApp(),
   warn: createFuzzApp({ enforcement: "warn" }),
 };
-const timeout = 120_000 * SCALE;
 
 const input = fc.record({
   review: fc.oneof(
@@ -58,88 +57,77 @@ function wouldDenyWarnings(reply: Reply, code: number): string[] {
   return (reply.response.warnings ?? []).filter((w) => /would deny/i.test(w) && w.includes(String(code)));
 }
 
-describe("fuzz: settings", () => {
-  it(
-    "with REVIEW_REQUESTING_USER=ephemeral or always, authorize never allows what the requester may not use",
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          input,
-          fc.constantFrom("ephemeral" as const, "always" as const),
-          async ({ review: value, mutations, noise }, mode) => {
-            const fuzz = apps[mode];
-            const body = encode(value, mutations, noise);
-            const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
-            reach[mode].cases++;
-            if (checked.reply?.response.allowed === true) {
-              if (holdsGmsaSettings(decodeSent(body))) reach[mode].reached++;
-              expectOracleAllows(body, `authorize (REVIEW_REQUESTING_USER=${mode})`, mode);
-            }
-            fuzz.checkLogs();
-          },
-        ),
-        fuzzParameters(2000),
-      );
-      for (const mode of ["ephemeral", "always"] as const) {
-        expectReached(reach[mode], FLOOR, mode);
-        await expectStillServing(apps[mode]);
-      }
-    },
-    timeout,
-  );
-
-  it(
-    "with ENFORCEMENT=warn, authorize allows with a warning whatever deny refuses, never blocks, and expand is unchanged",
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
+describe("fuzz: settings", { timeout: 120_000 * SCALE }, () => {
+  it("with REVIEW_REQUESTING_USER=ephemeral or always, authorize never allows what the requester may not use", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        input,
+        fc.constantFrom("ephemeral" as const, "always" as const),
+        async ({ review: value, mutations, noise }, mode) => {
+          const fuzz = apps[mode];
           const body = encode(value, mutations, noise);
-          const denied = await checkReply("authorize", body, await apps.deny.review("authorize", body));
-          const warned = await checkReply("authorize", body, await apps.warn.review("authorize", body));
-          reach.warn.cases++;
-          expect(warned.http, "the HTTP status").toBe(denied.http);
-          if (warned.reply !== undefined && denied.reply !== undefined) {
-            expect(warned.reply.response.allowed, "warn mode never blocks").toBe(true);
-            const reason = mustRefuse(decodeSent(body), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
-            const status = denied.reply.response.status;
-            if (!denied.reply.response.allowed && status !== undefined) {
-              reach.warn.wouldDeny++;
-              expect(
-                wouldDenyWarnings(warned.reply, status.code),
-                `a warning that deny would refuse (${status.code})`,
-              ).toHaveLength(1);
-              // The audit log says what deny mode would have done (only pods get annotations; other refusals are pods').
-              if (denied.reply.response.auditAnnotations !== undefined) {
-                const audit = warned.reply.response.auditAnnotations;
-                expect(audit?.decision, "the audit annotation decision").toBe("would-deny");
-                expect(audit?.["would-deny"], "the would-deny audit annotation").toContain(String(status.code));
-              }
-            } else {
-              if (reason !== undefined)
-                throw new Error(`authorize in deny mode allowed a review it must refuse: ${reason}`);
-              expect(warned.reply.response.warnings ?? [], "the same warnings as deny mode").toEqual(
-                denied.reply.response.warnings ?? [],
-              );
-              expect(warned.reply.response.auditAnnotations, "the same audit annotations as deny mode").toEqual(
-                denied.reply.response.auditAnnotations,
-              );
-            }
-            if (reason !== undefined)
-              expect(wouldDenyWarnings(warned.reply, status?.code ?? 0), `the oracle refuses: ${reason}`).toHaveLength(
-                1,
-              );
+          const checked = await checkReply("authorize", body, await fuzz.review("authorize", body));
+          reach[mode].cases++;
+          if (checked.reply?.response.allowed === true) {
+            if (holdsGmsaSettings(decodeSent(body))) reach[mode].reached++;
+            expectOracleAllows(body, `authorize (REVIEW_REQUESTING_USER=${mode})`, mode);
           }
-          // Expand ignores ENFORCEMENT: both apps answer alike (their random bytes run in step).
-          const expandDeny = await apps.deny.review("expand", body);
-          const expandWarn = await apps.warn.review("expand", body);
-          expect(await expandWarn.text(), "expand's answer in warn mode").toBe(await expandDeny.text());
-          apps.deny.checkLogs();
-          apps.warn.checkLogs();
-        }),
-        fuzzParameters(1000),
-      );
-      await expectStillServing(apps.warn);
-    },
-    timeout,
-  );
+          fuzz.checkLogs();
+        },
+      ),
+      fuzzParameters(2000),
+    );
+    for (const mode of ["ephemeral", "always"] as const) {
+      expectReached(reach[mode], FLOOR, mode);
+      await expectStillServing(apps[mode]);
+    }
+  });
+
+  it("with ENFORCEMENT=warn, authorize allows with a warning whatever deny refuses, never blocks, and expand is unchanged", async () => {
+    await fc.assert(
+      fc.asyncProperty(input, async ({ review: value, mutations, noise }) => {
+        const body = encode(value, mutations, noise);
+        const denied = await checkReply("authorize", body, await apps.deny.review("authorize", body));
+        const warned = await checkReply("authorize", body, await apps.warn.review("authorize", body));
+        reach.warn.cases++;
+        expect(warned.http, "the HTTP status").toBe(denied.http);
+        if (warned.reply !== undefined && denied.reply !== undefined) {
+          expect(warned.reply.response.allowed, "warn mode never blocks").toBe(true);
+          const reason = mustRefuse(decodeSent(body), { maxCredSpecNames: MAX_CREDSPEC_NAMES });
+          const status = denied.reply.response.status;
+          if (!denied.reply.response.allowed && status !== undefined) {
+            reach.warn.wouldDeny++;
+            expect(
+              wouldDenyWarnings(warned.reply, status.code),
+              `a warning that deny would refuse (${status.code})`,
+            ).toHaveLength(1);
+            // The audit log says what deny mode would have done (only pods get annotations; other refusals are pods').
+            if (denied.reply.response.auditAnnotations !== undefined) {
+              const audit = warned.reply.response.auditAnnotations;
+              expect(audit?.decision, "the audit annotation decision").toBe("would-deny");
+              expect(audit?.["would-deny"], "the would-deny audit annotation").toContain(String(status.code));
+            }
+          } else {
+            expectOracleAllows(body, "authorize in deny mode");
+            expect(warned.reply.response.warnings ?? [], "the same warnings as deny mode").toEqual(
+              denied.reply.response.warnings ?? [],
+            );
+            expect(warned.reply.response.auditAnnotations, "the same audit annotations as deny mode").toEqual(
+              denied.reply.response.auditAnnotations,
+            );
+          }
+          if (reason !== undefined)
+            expect(wouldDenyWarnings(warned.reply, status?.code ?? 0), `the oracle refuses: ${reason}`).toHaveLength(1);
+        }
+        // Expand ignores ENFORCEMENT: both apps answer alike (their random bytes run in step).
+        const expandDeny = await apps.deny.review("expand", body);
+        const expandWarn = await apps.warn.review("expand", body);
+        expect(await expandWarn.text(), "expand's answer in warn mode").toBe(await expandDeny.text());
+        apps.deny.checkLogs();
+        apps.warn.checkLogs();
+      }),
+      fuzzParameters(1000),
+    );
+    await expectStillServing(apps.warn);
+  });
 });

@@ -6,11 +6,11 @@
  * local/ as a whole) import each other, directly or through others (a folder-level circle). Type-only imports,
  * export-from and `import()` count.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
+import { findCircles, relativeImports } from "../import-graph.ts";
 
 const INFRA = path.join(REPO_ROOT, "infra");
 const AUDIENCES = ["build", "deploy", "local"];
@@ -36,14 +36,8 @@ function readInfraImports(files: readonly string[]): InfraImport[] {
   const imports: InfraImport[] = [];
   for (const file of files) {
     if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
-    const absolute = path.join(REPO_ROOT, file);
-    // preProcessFile lists every import, export-from and import() specifier, `import type` ones too.
-    const { importedFiles } = ts.preProcessFile(readFileSync(absolute, "utf8"), true, true);
-    for (const { fileName } of importedFiles) {
-      if (!fileName.startsWith(".")) continue;
-      const target = path.resolve(path.dirname(absolute), fileName);
+    for (const target of relativeImports(path.join(REPO_ROOT, file)))
       if (target.startsWith(INFRA + path.sep)) imports.push({ from: file, to: relative(target) });
-    }
   }
   return imports;
 }
@@ -83,24 +77,11 @@ export function folderCircles(imports: readonly InfraImport[]): string[] {
     targets.set(target, [...(targets.get(target) ?? []), `${from} imports ${to}`]);
     edges.set(source, targets);
   }
-  const circles: string[] = [];
-  const state = new Map<string, "open" | "done">();
-  const stack: string[] = [];
-  const visit = (folder: string): void => {
-    state.set(folder, "open");
-    stack.push(folder);
-    for (const next of [...(edges.get(folder)?.keys() ?? [])].sort()) {
-      if (state.get(next) === "open") {
-        const circle = [...stack.slice(stack.indexOf(next)), next];
-        const files = circle.slice(1).flatMap((target, index) => edges.get(circle[index] ?? "")?.get(target) ?? []);
-        circles.push(`${circle.join(" -> ")} (${files.join("; ")})`);
-      } else if (!state.has(next)) visit(next);
-    }
-    stack.pop();
-    state.set(folder, "done");
-  };
-  for (const folder of [...edges.keys()].sort()) if (!state.has(folder)) visit(folder);
-  return circles;
+  const graph = new Map([...edges].map(([folder, targets]) => [folder, [...targets.keys()].sort()]));
+  return findCircles(graph).map((circle) => {
+    const files = circle.slice(1).flatMap((target, index) => edges.get(circle[index] ?? "")?.get(target) ?? []);
+    return `${circle.join(" -> ")} (${files.join("; ")})`;
+  });
 }
 
 describe("the infra/ folders", () => {

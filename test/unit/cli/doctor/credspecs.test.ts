@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterRequest } from "../../../../cli/cluster.ts";
 import { checkCrdAndCredSpecs } from "../../../../cli/doctor/credspecs.ts";
+import { editJson, loadCredSpecFixture, REMOVE } from "../../../support/credspec-fixtures.ts";
 
-const WELL_FORMED = {
-  CmsPlugins: ["ActiveDirectory"],
-  DomainJoinConfig: {
-    Sid: "S-1-5-21-702590844-1001920913-2680819671",
-    MachineAccountName: "webapp01",
-    Guid: "56d9b6d4-9b6f-4f7e-a2c9-5e1d1b1e3c9a",
-    DnsTreeName: "contoso.com",
-    DnsName: "contoso.com",
-    NetBiosName: "CONTOSO",
-  },
-  ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "webapp01", Scope: "contoso.com" }] },
-};
+const WELL_FORMED = loadCredSpecFixture("webapp1.json");
 
 const crd = (served: string[], established = "True") => ({
   spec: { versions: ["v1", "v1alpha1"].map((name) => ({ name, served: served.includes(name) })) },
@@ -60,10 +50,11 @@ describe("credspecs", () => {
   });
 
   it("fails each problem naming the credspec and the field, never the value, and lists it after the well-formed", async () => {
-    const credspec = {
-      ...WELL_FORMED,
-      DomainJoinConfig: { ...WELL_FORMED.DomainJoinConfig, Guid: "secret-looking-value", Sid: undefined },
-    };
+    const credspec = editJson(
+      editJson(WELL_FORMED, "DomainJoinConfig.Guid", "secret-looking-value"),
+      "DomainJoinConfig.Sid",
+      REMOVE,
+    );
     const result = await checkCredSpecs([
       { metadata: { name: "bad" }, credspec },
       { metadata: { name: "good" }, credspec: WELL_FORMED },
@@ -84,10 +75,7 @@ describe("credspecs", () => {
   });
 
   it("fails a credspec without a credspec field, and one over 64 KiB", async () => {
-    const big = {
-      ...WELL_FORMED,
-      ActiveDirectoryConfig: { GroupManagedServiceAccounts: [{ Name: "x".repeat(70_000), Scope: "contoso.com" }] },
-    };
+    const big = editJson(WELL_FORMED, "ActiveDirectoryConfig.GroupManagedServiceAccounts[0].Name", "x".repeat(70_000));
     const result = await checkCredSpecs([
       { metadata: { name: "empty" } },
       { metadata: { name: "big" }, credspec: big },

@@ -3,6 +3,7 @@ import type { ClusterAnswer, ClusterRequest } from "../../../../cli/cluster.ts";
 import { runDoctor, runDoctorCommand } from "../../../../cli/doctor/doctor.ts";
 import { EXIT_OK, EXIT_USAGE } from "../../../../cli/io.ts";
 import { fakeIo } from "../../../support/fake-io.ts";
+import { buildPod } from "../../../support/pods.ts";
 
 /**
  * An API server with the CRD, no node, no webhook configuration, no binding: every list empty, every access review
@@ -107,14 +108,11 @@ describe("runDoctor", () => {
   it("reports access reviews the API server refuses doctor as failures of their checks, and runs the rest", async () => {
     const credspec = { metadata: { name: "w1" }, credspec: { CmsPlugins: [] } };
     const binding = { metadata: { namespace: "web" }, subjects: [{ kind: "ServiceAccount", name: "app" }] };
-    const pod = {
-      metadata: { namespace: "web", name: "p" },
-      spec: {
-        serviceAccountName: "app",
-        securityContext: { windowsOptions: { gmsaCredentialSpecName: "w1" } },
-        containers: [{ name: "c" }],
-      },
-    };
+    const pod = buildPod({
+      namespace: "web",
+      serviceAccountName: "app",
+      windowsOptions: { gmsaCredentialSpecName: "w1" },
+    });
     const base = emptyCluster([], ({ path }) => {
       if (path === "/apis/windows.k8s.io/v1/gmsacredentialspecs") return { items: [credspec] };
       if (path === "/apis/rbac.authorization.k8s.io/v1/rolebindings") return { items: [binding] };

@@ -5,6 +5,7 @@ import { serviceAccountSubject } from "../../../../shared/kube/access-reviews.ts
 
 const answer = (status: number, body: unknown): Promise<ClusterAnswer> =>
   Promise.resolve({ status, body, warnings: [] });
+const unused = { request: () => Promise.reject(new Error("nothing to look for")) };
 
 describe("the functions' identities", () => {
   it("are the chart's labelled ServiceAccounts, else infra/deploy/rbac's gmsa-webhooks/gmsa-<fn>", async () => {
@@ -30,7 +31,6 @@ describe("the functions' identities", () => {
   });
 
   it("given as user names: a service account's gets its groups, any other user system:authenticated", async () => {
-    const unused = { request: () => Promise.reject(new Error("nothing to look for")) };
     const identities = await findIdentities(unused, {
       expand: "system:serviceaccount:fn:expand",
       authorize: "gmsa-webhooks:authorize",
@@ -44,7 +44,6 @@ describe("the functions' identities", () => {
   });
 
   it("given as system:anonymous: system:unauthenticated, not system:authenticated", async () => {
-    const unused = { request: () => Promise.reject(new Error("nothing to look for")) };
     const identities = await findIdentities(unused, { expand: "system:anonymous", authorize: "system:anonymous" });
     expect(identities.expand).toEqual({ user: "system:anonymous", groups: ["system:unauthenticated"] });
   });

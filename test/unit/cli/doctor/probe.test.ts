@@ -87,8 +87,17 @@ describe("the API server's webhook call errors, named", () => {
 const answer = (status: number, body: unknown): Promise<ClusterAnswer> =>
   Promise.resolve({ status, body, warnings: [] });
 
-/** A fake API server: access reviews allow `allowed` (`ns/sa/credspec`), dry-run creates answer `create(sa)`. */
-function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, requests: ClusterRequest[] = []) {
+const inlined: ClusterAnswer = {
+  status: 201,
+  body: { spec: { securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } } },
+  warnings: [],
+};
+
+/**
+ * A fake API server: access reviews allow `allowed` (`ns/sa/credspec`), dry-run creates answer `create(sa)` (by default
+ * a pod with the contents inlined).
+ */
+function fakeCluster(allowed: string[], create = (_sa: string) => inlined, requests: ClusterRequest[] = []) {
   return {
     request(request: ClusterRequest): Promise<ClusterAnswer> {
       requests.push(request);
@@ -125,11 +134,6 @@ function fakeCluster(allowed: string[], create: (sa: string) => ClusterAnswer, r
   };
 }
 
-const inlined = {
-  status: 201,
-  body: { spec: { securityContext: { windowsOptions: { gmsaCredentialSpec: "{}" } } } },
-  warnings: [],
-};
 const subjects = {
   credspec: "w1",
   allowed: { namespace: "web", name: "app" },
@@ -146,7 +150,7 @@ describe("the end-to-end probes", () => {
     // off/app may use w2 too, but the webhooks exempt its namespace: a probe there would show nothing. A subject
     // that names no possible service account is passed over, not asked about (the review would throw).
     const chosen = await findProbeSubjects(
-      fakeCluster(["off/app/w2", "web/app/w2"], () => inlined),
+      fakeCluster(["off/app/w2", "web/app/w2"]),
       ["w1", "w2"],
       {},
       new Set(["off"]),
@@ -155,11 +159,7 @@ describe("the end-to-end probes", () => {
   });
 
   it("look only in the namespace given with -n, and warn when nothing there may use a credspec", async () => {
-    const result = await findProbeSubjects(
-      fakeCluster(["web/app/w1"], () => inlined),
-      ["w1"],
-      { namespace: "other" },
-    );
+    const result = await findProbeSubjects(fakeCluster(["web/app/w1"]), ["w1"], { namespace: "other" });
     expect(result).toMatchObject({
       status: "warn",
       message: "no service account bound by a RoleBinding or ClusterRoleBinding may use w1: nothing to probe with",
@@ -169,11 +169,7 @@ describe("the end-to-end probes", () => {
   it("warn, not skip, when the review budget is spent before a service account may use a credspec", async () => {
     // Two bound service accounts (off/app, web/app) for each of 31 credspecs: 62 reviews, over the 60 allowed.
     const credspecs = Array.from({ length: 31 }, (_, i) => `w${i}`);
-    const result = await findProbeSubjects(
-      fakeCluster([], () => inlined),
-      credspecs,
-      {},
-    );
+    const result = await findProbeSubjects(fakeCluster([]), credspecs, {});
     expect(result).toMatchObject({
       check: "end-to-end/may-use",
       status: "warn",
@@ -183,11 +179,9 @@ describe("the end-to-end probes", () => {
   });
 
   it("fail a service account given with a flag that may not use the credspec", async () => {
-    const result = await findProbeSubjects(
-      fakeCluster([], () => inlined),
-      ["w1"],
-      { serviceAccount: { namespace: "web", name: "app" } },
-    );
+    const result = await findProbeSubjects(fakeCluster([]), ["w1"], {
+      serviceAccount: { namespace: "web", name: "app" },
+    });
     expect(result).toMatchObject({ status: "fail", message: "service account web/app may not use w1" });
   });
 
