@@ -77,21 +77,17 @@ afterAll(async () => {
 });
 
 describe("caller auth: mtls through the Node HTTPS server", () => {
-  it("accepts a certificate from the configured CA with an allowed name", async () => {
-    expect(await call("/authorize", "apiserver", "POST")).toBe(200);
-  });
-
-  it("answers a caller without a certificate with a clean 401, not a TLS abort", async () => {
-    expect(await call("/authorize", undefined, "POST")).toBe(401);
+  it.each([
+    ["accepts a certificate from the configured CA with an allowed name", "/authorize", "apiserver", 200],
+    ["answers a caller without a certificate with a clean 401, not a TLS abort", "/authorize", undefined, 401],
+    ["answers a verified certificate with a name not in CALLER_AUTH_CLIENT_NAMES with 403", "/expand", "intruder", 403],
+  ])("%s", async (_, path, client, status) => {
+    expect(await call(path, client, "POST")).toBe(status);
   });
 
   it("answers a certificate from another CA with 401, logging OpenSSL's reason", async () => {
     expect(await call("/authorize", "forged", "POST")).toBe(401);
     expect(logged()).toMatch(/"reason":"[A-Z_]+"/);
-  });
-
-  it("answers a verified certificate with a name not in CALLER_AUTH_CLIENT_NAMES with 403", async () => {
-    expect(await call("/expand", "intruder", "POST")).toBe(403);
   });
 
   it("keeps /healthz, /version and /metrics reachable without a certificate (probes, Prometheus)", async () => {

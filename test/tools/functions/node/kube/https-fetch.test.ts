@@ -31,9 +31,15 @@ afterAll(async () => {
   await pki.cleanup();
 });
 
-function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
+/** A transport closed after the file. */
+function transportOf(options?: KeepAliveFetchOptions) {
   const transport = createHttpsKubeFetch(options);
   opened.push(transport);
+  return transport;
+}
+
+function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
+  const transport = transportOf(options);
   return createKubeGmsaClient({
     server: target.url,
     fetch: transport.fetch,
@@ -122,8 +128,7 @@ describe("createHttpsKubeFetch", () => {
   });
 
   it("presents a per-request certificate and opens a new pool when it changes", async () => {
-    const transport = createHttpsKubeFetch({ ca: pki.caPem });
-    opened.push(transport);
+    const transport = transportOf({ ca: pki.caPem });
     const before = mtls.connections();
     const get = (certificate: string, key: string) =>
       transport
@@ -226,52 +231,32 @@ describe("createHttpsKubeFetch, as fetch", () => {
   });
 
   it("sends method, headers and body to a plain http:// server and answers status, headers and body", async () => {
-    const transport = createHttpsKubeFetch();
-    try {
-      const response = await transport.fetch(`${url}/x`, {
-        method: "POST",
-        headers: { Accept: "application/json" },
-        body: '{"a":1}',
-      });
-      expect(response.status).toBe(201);
-      expect(response.headers.get("x-seen")).toBe("a, b");
-      expect(JSON.parse(await response.text())).toEqual({
-        method: "POST",
-        body: '{"a":1}',
-        accept: "application/json",
-      });
-      const empty = await transport.fetch(`${url}/empty`, { method: "GET" });
-      expect(empty.status).toBe(204);
-      expect(await empty.text()).toBe("");
-    } finally {
-      await transport.close();
-    }
+    const transport = transportOf();
+    const response = await transport.fetch(`${url}/x`, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("x-seen")).toBe("a, b");
+    expect(JSON.parse(await response.text())).toEqual({ method: "POST", body: '{"a":1}', accept: "application/json" });
+    const empty = await transport.fetch(`${url}/empty`, { method: "GET" });
+    expect(empty.status).toBe(204);
+    expect(await empty.text()).toBe("");
   });
 
   it("rejects with the signal's reason when a body stalls past the deadline, as fetch does", async () => {
-    const transport = createHttpsKubeFetch();
-    try {
-      const outcome = await transport.fetch(`${url}/stall`, { method: "GET", signal: AbortSignal.timeout(200) }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      expect(outcome).toMatchObject({ name: "TimeoutError" });
-      await expect(transport.fetch(`${url}/x`, { method: "GET", signal: AbortSignal.abort() })).rejects.toMatchObject({
-        name: "AbortError",
-      });
-    } finally {
-      await transport.close();
-    }
+    const transport = transportOf();
+    const stalled = transport.fetch(`${url}/stall`, { method: "GET", signal: AbortSignal.timeout(200) });
+    expect(await failureOf(stalled)).toMatchObject({ name: "TimeoutError" });
+    await expect(transport.fetch(`${url}/x`, { method: "GET", signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 
   it("rejects a refused connection with a TypeError whose cause has the code", async () => {
-    const transport = createHttpsKubeFetch();
-    const error = await transport.fetch("https://127.0.0.1:1/x", { method: "GET" }).then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await failureOf(transportOf().fetch("https://127.0.0.1:1/x", { method: "GET" }));
     expect(error).toBeInstanceOf(TypeError);
-    expect((error as TypeError).cause).toMatchObject({ code: "ECONNREFUSED" });
-    await transport.close();
+    expect(error.cause).toMatchObject({ code: "ECONNREFUSED" });
   });
 });
