@@ -4,10 +4,7 @@
  * settings serves HTTPS that a client trusting only the guide's CA accepts for the URL's host; the example kubeconfig
  * and systemd unit agree with the server.
  */
-import { once } from "node:events";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import type { IncomingMessage } from "node:http";
-import { request } from "node:https";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildNodeTarget } from "../../../infra/build/node/bundle-function.ts";
@@ -19,6 +16,7 @@ import { writeWithClusterCa } from "./cluster-ca.ts";
 import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 import { startServerChild } from "../../support/listening-port.ts";
 import { runBash, standIns } from "../../support/run-child.ts";
+import { send } from "../support/send.ts";
 
 const GUIDE = "docs/install-container.md";
 const HOST = "gmsa.example.com";
@@ -29,19 +27,8 @@ function parseEnvFile(text: string): Record<string, string> {
 }
 
 /** GET over HTTPS to 127.0.0.1, trusting only `ca` and checking the certificate against `servername`. */
-async function getTrusting(
-  port: number,
-  pathname: string,
-  ca: string,
-  servername: string,
-): Promise<{ status: number; body: string }> {
-  const req = request({ host: "127.0.0.1", port, path: pathname, ca, servername, agent: false });
-  req.end();
-  const [res] = (await once(req, "response")) as [IncomingMessage];
-  let body = "";
-  for await (const chunk of res) body += String(chunk);
-  return { status: res.statusCode!, body };
-}
+const getTrusting = (port: number, route: string, ca: string, servername: string) =>
+  send({ https: true, port, path: route, ca, servername });
 
 /** `/etc/gmsa-webhooks` as the guide names it; the test runs the guide with it inside a temporary folder. */
 const ETC = "/etc/gmsa-webhooks";
@@ -131,7 +118,7 @@ describe(GUIDE, () => {
     };
     const server = await startServerChild(["dist/node/server.mjs"], { cwd: dir, env });
     try {
-      expect(await getTrusting(server.port, "/healthz", ca, HOST)).toEqual({ status: 200, body: "ok" });
+      expect(await getTrusting(server.port, "/healthz", ca, HOST)).toMatchObject({ status: 200, text: "ok" });
       // The name is checked: the same certificate is refused for another host.
       await expect(getTrusting(server.port, "/healthz", ca, "other.example.com")).rejects.toThrow(/altnames|Hostname/);
     } finally {
