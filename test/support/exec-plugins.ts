@@ -33,10 +33,10 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Polls until `check` holds or `timeoutMs` passes; returns the last result. */
-export async function eventually(check: () => boolean, timeoutMs = 3000): Promise<boolean> {
+/** Polls `check` every 25 ms until it holds or `timeoutMs` passes; returns whether it held. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > until) return false;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

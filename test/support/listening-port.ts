@@ -1,5 +1,6 @@
 /** The port a Node server child announces in its JSON log line `{"msg":"listening","port":N}` on stdout. */
-import type { ChildProcessByStdio } from "node:child_process";
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 
@@ -12,4 +13,15 @@ export function listeningPort(child: ChildProcessByStdio<null, Readable, null>):
     });
     child.once("exit", (code) => reject(new Error(`the server exited (${code}) before listening`)));
   });
+}
+
+/** `node <args>` in `cwd`, once it listens: its port, and `stop` (SIGTERM, then its exit and the end of its output). */
+export async function startServerChild(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "inherit"] });
+  const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await ended;
+  };
+  return { port: await listeningPort(child), stop };
 }

@@ -53,18 +53,25 @@ export async function responseText(response: AnyResponse): Promise<string> {
   return [...headers, "", await response.text()].join("\n");
 }
 
+/** The Error `promise` rejects with; fails the test if it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(
+    () => expect.unreachable("resolved"),
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return error as Error;
+}
+
 /** Awaits a rejection with ERR_CREDENTIALS whose message matches `message` and that holds none of `secrets`. */
 export async function expectRefusal(
   promise: Promise<unknown>,
   message: RegExp,
   secrets: readonly string[],
 ): Promise<AdmissionError> {
-  const error = await promise.then(
-    () => expect.unreachable("resolved"),
-    (caught: unknown) => caught,
-  );
+  const error = await rejectionOf(promise);
   expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
-  expect((error as Error).message).toMatch(message);
+  expect(error.message).toMatch(message);
   expectNoSecrets(errorTexts(error), secrets);
   return error as AdmissionError;
 }

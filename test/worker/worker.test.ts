@@ -30,6 +30,10 @@ const kubeconfigFor = (server: string, users = ["users: [{name: gmsa, user: {}}]
     "current-context: local",
   ].join("\n");
 
+/** A pod naming webapp1 with the contents expand inlines: what authorize reviews. */
+const inlinedPod = () =>
+  buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) } });
+
 let api: KubeServer;
 let pki: TestPki;
 let secrets: Record<string, string>;
@@ -151,15 +155,8 @@ describe("a Worker whose configuration holds secrets but cannot be used", () => 
 
 describe("authorize Worker (wrangler env authorize)", () => {
   it("allows a pod whose service account may use the credspec and whose contents match", async () => {
-    const w = worker("authorize");
-    const pod = buildPod({
-      windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
-    });
-    const { reply } = await review(
-      w,
-      "/authorize",
-      buildReview(pod, { apiVersion: "admission.k8s.io/v1beta1", uid: "u-42" }),
-    );
+    const body = buildReview(inlinedPod(), { apiVersion: "admission.k8s.io/v1beta1", uid: "u-42" });
+    const { reply } = await review(worker("authorize"), "/authorize", body);
     expect(reply).toMatchObject({ apiVersion: "admission.k8s.io/v1beta1", response: { uid: "u-42", allowed: true } });
     expect(reply.response.patch).toBeUndefined();
   });
@@ -179,11 +176,11 @@ describe("a redirect from the API server (issue 23, row 6)", () => {
     });
     try {
       const kubeconfig = secrets["KUBECONFIG"]!.replace(api.url, redirecting.url);
-      const w = worker("authorize", { KUBECONFIG: kubeconfig });
-      const pod = buildPod({
-        windowsOptions: { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) },
-      });
-      const { reply } = await review(w, "/authorize", buildReview(pod));
+      const { reply } = await review(
+        worker("authorize", { KUBECONFIG: kubeconfig }),
+        "/authorize",
+        buildReview(inlinedPod()),
+      );
       expect(reply.response.allowed).toBe(false);
       expect(reply.response.status?.code).toBe(500);
       expect(reply.response.status?.message).toContain("API server answered 302, a redirect, which is never followed");

@@ -46,18 +46,7 @@ describe("the cluster flags", () => {
     const argv = [
       "--kubeconfig",
       env.KUBECONFIG ?? "",
-      "--context",
-      "c",
-      "-n",
-      "web",
-      "--as",
-      "jane",
-      "--as-group",
-      "a",
-      "--as-group",
-      "b",
-      "-A",
-      "x",
+      ..."--context c -n web --as jane --as-group a --as-group b -A x".split(" "),
     ];
     const { code, args } = await probe(argv, fakeIo({ env }));
     expect(code).toBe(EXIT_OK);

@@ -1,16 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runTokenCommand } from "../../../cli/token.ts";
 import { VARIABLES } from "../../../shared/config/index.ts";
 import { expectNoSecrets } from "../../support/no-secrets.ts";
 import { startTokenEndpointServer, type TokenEndpointServer } from "../../support/token-endpoint-server.ts";
 import { fakeIo } from "../../support/fake-io.ts";
-import { runChild, type Run } from "../../support/run-child.ts";
-
-// Runs the real bin in a child process with this Node, as a kubeconfig's `command: npx` would, with only the
-// environment each test gives it.
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-const BIN = "cli/gmsa-webhooks.ts";
+import { runCli, type Run } from "../../support/run-child.ts";
 
 // Fake secrets: no output but stdout on success may hold them.
 const AWS_ENV = {
@@ -22,9 +16,8 @@ const IDENTITY_HEADER = "fake-identity-header-0d93aa";
 const ACCESS_TOKEN = "fake-access-token-41c7e2";
 const SECRETS = [AWS_ENV.AWS_SECRET_ACCESS_KEY, AWS_ENV.AWS_SESSION_TOKEN, IDENTITY_HEADER, ACCESS_TOKEN];
 
-function runBin(args: string[], env: Record<string, string>): Promise<Run> {
-  return runChild(process.execPath, [BIN, ...args], { cwd: ROOT, env });
-}
+// The real bin in a child process, as a kubeconfig's `command: npx` runs it, with only the environment given.
+const runBin = (args: string[], env: Record<string, string>) => runCli(args, { env });
 
 interface ExecCredential {
   apiVersion: string;
@@ -50,6 +43,8 @@ function expectFailure(run: Run, message: RegExp): void {
 }
 
 const minutesFromNow = (timestamp: string): number => (Date.parse(timestamp) - Date.now()) / 60_000;
+/** The STS URL a `k8s-aws-v1.` token presigns. */
+const presigned = ({ status }: ExecCredential) => new URL(Buffer.from(status.token.slice(11), "base64url").toString());
 
 let server: TokenEndpointServer;
 beforeAll(async () => {
@@ -67,7 +62,7 @@ describe("gmsa-webhooks token eks (the bin)", () => {
     const credential = expectExecCredential(run);
     expect(credential).toMatchObject({ apiVersion: "client.authentication.k8s.io/v1", kind: "ExecCredential" });
     expect(credential.status.token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
-    const url = new URL(Buffer.from(credential.status.token.slice("k8s-aws-v1.".length), "base64url").toString("utf8"));
+    const url = presigned(credential);
     expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
     expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
     expect(url.searchParams.get("X-Amz-Security-Token")).toBe(AWS_ENV.AWS_SESSION_TOKEN);
@@ -81,16 +76,12 @@ describe("gmsa-webhooks token eks (the bin)", () => {
       ...AWS_ENV,
       AWS_DEFAULT_REGION: "us-east-1",
     });
-    const credential = expectExecCredential(run);
-    expect(Buffer.from(credential.status.token.slice(11), "base64url").toString()).toMatch(
-      /^https:\/\/sts\.ap-south-1\.amazonaws\.com\//,
-    );
-    const fallback = expectExecCredential(
-      await runBin(["token", "eks", "--cluster", "prod"], { ...AWS_ENV, AWS_DEFAULT_REGION: "us-east-1" }),
-    );
-    expect(Buffer.from(fallback.status.token.slice(11), "base64url").toString()).toMatch(
-      /^https:\/\/sts\.us-east-1\.amazonaws\.com\//,
-    );
+    expect(presigned(expectExecCredential(run)).origin).toBe("https://sts.ap-south-1.amazonaws.com");
+    const fallback = await runBin(["token", "eks", "--cluster", "prod"], {
+      ...AWS_ENV,
+      AWS_DEFAULT_REGION: "us-east-1",
+    });
+    expect(presigned(expectExecCredential(fallback)).origin).toBe("https://sts.us-east-1.amazonaws.com");
   });
 
   it("exits 1 naming what is missing, without printing a key or session token", async () => {
@@ -222,17 +213,13 @@ describe("gmsa-webhooks token usage", () => {
     expect(run.stderr).toMatch(message);
   });
 
-  it("prints help on stdout (exit 0), and the main help lists the command", async () => {
+  it("prints help on stdout (exit 0) with an npx example that never fetches from the registry (--no), and the main help lists the command", async () => {
     const run = await runBin(["token", "--help"], {});
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout).toMatch(/^Usage: gmsa-webhooks token <eks \| aks \| gke> \[options\]/);
+    expect(run.stdout).toMatch(/command npx, args \[--no, gmsa-webhooks, token, eks, /);
+    expect(run.stdout).not.toMatch(/args \[gmsa-webhooks/);
     expect((await runBin(["--help"], {})).stdout).toMatch(/token {9}print an ExecCredential/);
-  });
-
-  it("gives an example whose npx never fetches a package from the registry (--no)", async () => {
-    const { stdout } = await runBin(["token", "--help"], {});
-    expect(stdout).toMatch(/command npx, args \[--no, gmsa-webhooks, token, eks, /);
-    expect(stdout).not.toMatch(/args \[gmsa-webhooks/);
   });
 });
 

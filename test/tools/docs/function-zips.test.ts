@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import { functionPackageName } from "../../../infra/build/release/release.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { readRepoFile, shellBlocks } from "../../support/guide-text.ts";
+import { runBash, standIns } from "../../support/run-child.ts";
 
 const run = promisify(execFile);
 
@@ -50,10 +51,10 @@ describe("docs/install-aws-lambda.md: the package", () => {
     await writeFile(path.join(dir, "kubeconfig.yaml"), "apiVersion: v1\n");
     const folder = path.join(dir, "dist/aws-lambda");
     await writeBuild(folder, { "index.mjs": "1", "chunk-OLD.mjs": "1" });
-    await run("bash", ["-euo", "pipefail", "-c", lines[0]!], { cwd: dir });
+    await runBash(lines[0]!, { cwd: dir });
     // npm run build:lambda empties the folder; the next build's chunks have other names.
     await writeBuild(folder, { "index.mjs": "2", "chunk-NEW.mjs": "2" });
-    await run("bash", ["-euo", "pipefail", "-c", lines[1]!], { cwd: dir });
+    await runBash(lines[1]!, { cwd: dir });
     expect(await zipEntries(path.join(dir, "dist/gmsa-lambda.zip"))).toEqual([
       "chunk-NEW.mjs",
       "index.mjs",
@@ -71,18 +72,14 @@ describe("docs/install-azure-functions.md: the package", () => {
     expect(blocks[1]).toBe(blocks[0]);
     const dir = await tempDir("gmsa-azure-zip-");
     // Stand-ins: `npm pkg get version` prints the version as npm does (JSON); `npm ci --omit=dev` adds the package.
-    await mkdir(path.join(dir, "bin"));
-    await writeFile(
-      path.join(dir, "bin/npm"),
-      '#!/bin/sh\ncase "$1" in pkg) echo \'"0.2.0"\';; ci) mkdir -p node_modules/@azure/functions && echo x > node_modules/@azure/functions/index.js;; esac\n',
-      { mode: 0o755 },
-    );
-    const env = { PATH: `${path.join(dir, "bin")}:/usr/bin:/bin` };
+    const npm =
+      '#!/bin/sh\ncase "$1" in pkg) echo \'"0.2.0"\';; ci) mkdir -p node_modules/@azure/functions && echo x > node_modules/@azure/functions/index.js;; esac\n';
+    const env = { PATH: await standIns(dir, { npm }, "/usr/bin:/bin") };
     const folder = path.join(dir, "dist/azure-functions");
     await writeBuild(folder, { "index.mjs": "1", "chunk-OLD.mjs": "1", "kubeconfig.yaml": "apiVersion: v1\n" });
-    await run("bash", ["-euo", "pipefail", "-c", blocks[0]!], { cwd: dir, env });
+    await runBash(blocks[0]!, { cwd: dir, env });
     await writeBuild(folder, { "index.mjs": "2", "chunk-NEW.mjs": "2", "kubeconfig.yaml": "apiVersion: v1\n" });
-    await run("bash", ["-euo", "pipefail", "-c", blocks[1]!], { cwd: dir, env });
+    await runBash(blocks[1]!, { cwd: dir, env });
     const zip = path.join(dir, "dist", functionPackageName("azure-functions", "0.2.0"));
     expect((await zipEntries(zip)).filter((entry) => !entry.endsWith("/"))).toEqual([
       "chunk-NEW.mjs",

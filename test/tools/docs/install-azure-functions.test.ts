@@ -6,10 +6,8 @@
  */
 import type * as AzureFunctions from "@azure/functions";
 import { HttpRequest, InvocationContext, type HttpFunctionOptions, type HttpResponseInit } from "@azure/functions";
-import { execFile } from "node:child_process";
-import { chmod, copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { buildPod } from "../../support/pods.ts";
@@ -17,8 +15,8 @@ import { buildReview } from "../../support/reviews.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { writeWithClusterCa } from "./cluster-ca.ts";
 import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
+import { runBash, standIns } from "../../support/run-child.ts";
 
-const run = promisify(execFile);
 const GUIDE = "docs/install-azure-functions.md";
 const CLIENT_ID = "00000000-0000-0000-0000-0000000c1e17";
 const registered = vi.hoisted(() => new Map<string, HttpFunctionOptions>());
@@ -40,19 +38,15 @@ beforeAll(async () => {
   dir = await tempDir("gmsa-azure-guide-");
   await mkdir(path.join(dir, "infra/deploy/azure"), { recursive: true });
   await mkdir(path.join(dir, "infra/deploy/overlays/azure-functions"), { recursive: true });
-  await mkdir(path.join(dir, "bin"));
   await copyFile(
     path.join(REPO_ROOT, "infra/deploy/azure/appsettings.example.json"),
     path.join(dir, "infra/deploy/azure/appsettings.example.json"),
   );
   // az is not installed here: a stand-in that prints a client ID for `az identity show` and accepts the rest.
-  await writeFile(path.join(dir, "bin/az"), `#!/bin/sh\ncase "$*" in "identity show"*) echo ${CLIENT_ID};; esac\n`);
-  await chmod(path.join(dir, "bin/az"), 0o755);
+  const az = `#!/bin/sh\ncase "$*" in "identity show"*) echo ${CLIENT_ID};; esac\n`;
+  const PATH = await standIns(dir, { az }, "/usr/bin:/bin");
   const block = shellBlockWith(await readRepoFile(GUIDE), "infra/deploy/azure/appsettings.example.json");
-  await run("bash", ["-euo", "pipefail", "-c", block], {
-    cwd: dir,
-    env: { PATH: `${path.join(dir, "bin")}:/usr/bin:/bin` },
-  });
+  await runBash(block, { cwd: dir, env: { PATH } });
   const list = JSON.parse(await readFile(path.join(dir, "appsettings-expand.json"), "utf8")) as {
     name: string;
     value: string;

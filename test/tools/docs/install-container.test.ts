@@ -4,13 +4,8 @@
  * settings serves HTTPS that a client trusting only the guide's CA accepts for the URL's host; the example kubeconfig
  * and systemd unit agree with the server.
  */
-import { execFile, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import type { IncomingMessage } from "node:http";
-import { request } from "node:https";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { buildNodeTarget } from "../../../infra/build/node/bundle-function.ts";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
@@ -19,9 +14,10 @@ import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { writeWithClusterCa } from "./cluster-ca.ts";
 import { readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
-import { listeningPort } from "../../support/listening-port.ts";
+import { startServerChild } from "../../support/listening-port.ts";
+import { runBash, standIns } from "../../support/run-child.ts";
+import { send } from "../support/send.ts";
 
-const run = promisify(execFile);
 const GUIDE = "docs/install-container.md";
 const HOST = "gmsa.example.com";
 
@@ -31,19 +27,8 @@ function parseEnvFile(text: string): Record<string, string> {
 }
 
 /** GET over HTTPS to 127.0.0.1, trusting only `ca` and checking the certificate against `servername`. */
-async function getTrusting(
-  port: number,
-  pathname: string,
-  ca: string,
-  servername: string,
-): Promise<{ status: number; body: string }> {
-  const req = request({ host: "127.0.0.1", port, path: pathname, ca, servername, agent: false });
-  req.end();
-  const [res] = (await once(req, "response")) as [IncomingMessage];
-  let body = "";
-  for await (const chunk of res) body += String(chunk);
-  return { status: res.statusCode!, body };
-}
+const getTrusting = (port: number, route: string, ca: string, servername: string) =>
+  send({ https: true, port, path: route, ca, servername });
 
 /** `/etc/gmsa-webhooks` as the guide names it; the test runs the guide with it inside a temporary folder. */
 const ETC = "/etc/gmsa-webhooks";
@@ -71,9 +56,7 @@ describe(GUIDE, () => {
     const dir = await tempDir("gmsa-container-guide-");
     const etc = path.join(dir, ETC);
     const atRoot = (text: string) => text.replaceAll(ETC, etc);
-    await mkdir(path.join(dir, "bin"));
-    for (const [name, script] of Object.entries(STAND_INS))
-      await writeFile(path.join(dir, "bin", name), script, { mode: 0o755 });
+    const PATH = await standIns(dir, STAND_INS);
     await mkdir(path.join(dir, "infra/deploy/standalone"), { recursive: true });
     for (const file of [
       "infra/deploy/standalone/kubeconfig.example.yaml",
@@ -83,10 +66,7 @@ describe(GUIDE, () => {
     }
     const guide = await readRepoFile(GUIDE);
     const script = SETUP_MARKERS.map((marker) => atRoot(shellBlockWith(guide, marker))).join("\n");
-    await run("bash", ["-euo", "pipefail", "-c", script], {
-      cwd: dir,
-      env: { PATH: `${path.join(dir, "bin")}:${process.env["PATH"]}` },
-    });
+    await runBash(script, { cwd: dir, env: { PATH } });
 
     const mode = async (file: string) => (await stat(path.join(etc, file))).mode & 0o777;
     expect(await mode(".")).toBe(0o755);
@@ -136,20 +116,13 @@ describe(GUIDE, () => {
       PORT: "0",
       PATH: process.env["PATH"],
     };
-    const child = spawn(process.execPath, ["dist/node/server.mjs"], {
-      cwd: dir,
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const ended = once(child, "exit");
+    const server = await startServerChild(["dist/node/server.mjs"], { cwd: dir, env });
     try {
-      const port = await listeningPort(child);
-      expect(await getTrusting(port, "/healthz", ca, HOST)).toEqual({ status: 200, body: "ok" });
+      expect(await getTrusting(server.port, "/healthz", ca, HOST)).toMatchObject({ status: 200, text: "ok" });
       // The name is checked: the same certificate is refused for another host.
-      await expect(getTrusting(port, "/healthz", ca, "other.example.com")).rejects.toThrow(/altnames|Hostname/);
+      await expect(getTrusting(server.port, "/healthz", ca, "other.example.com")).rejects.toThrow(/altnames|Hostname/);
     } finally {
-      child.kill("SIGTERM");
-      await ended;
+      await server.stop();
     }
   }, 60_000);
 

@@ -20,7 +20,7 @@ import { tempDir } from "../../support/temp-dir.ts";
 import { writeWithClusterCa } from "./cluster-ca.ts";
 import { awsCommands, readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 import { preparedAwsCli } from "../../support/prepared.ts";
-import { runChild } from "../../support/run-child.ts";
+import { runBash, runChild } from "../../support/run-child.ts";
 
 const run = promisify(execFile);
 const LAMBDA_GUIDE = "docs/install-aws-lambda.md";
@@ -138,7 +138,7 @@ describe(`${LAMBDA_GUIDE}: the Lambda bundle with the guide's settings`, () => {
       path.join(dir, "infra/deploy/aws/environment.example.json"),
     );
     const block = shellBlockWith(await readRepoFile(LAMBDA_GUIDE), "infra/deploy/aws/environment.example.json");
-    await run("bash", ["-euo", "pipefail", "-c", block], { cwd: dir });
+    await runBash(block, { cwd: dir });
     variables = (
       JSON.parse(await readFile(path.join(dir, "env-expand.json"), "utf8")) as { Variables: Record<string, string> }
     ).Variables;
@@ -254,7 +254,7 @@ describe(`${WORKERS_GUIDE}: keys and the issuer`, () => {
       `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(REPO_ROOT, "cli/gmsa-webhooks.ts"))} jwt-issuer`,
     );
     expect(script).not.toContain("npm run");
-    await run("bash", ["-euo", "pipefail", "-c", script], { cwd: dir });
+    await runBash(script, { cwd: dir });
     const jwks = JSON.parse(await readFile(path.join(dir, "issuer-site/openid/v1/jwks"), "utf8")) as {
       keys: { kty: string; alg: string; kid: string }[];
     };

@@ -3,8 +3,6 @@
  * budget and without what they never run, the rarely used modes out of what a cold start loads, and the Node
  * server's bundle running alone, as the container image holds it (no node_modules, no sources).
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,7 +14,7 @@ import {
 } from "../../../infra/build/node/bundle-function.ts";
 import { serverlessEnv } from "../../support/serverless-env.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-import { listeningPort } from "../../support/listening-port.ts";
+import { startServerChild } from "../../support/listening-port.ts";
 
 /**
  * Packages a function platform never runs: the Node server's (its HTTP server, undici's pool, Prometheus metrics),
@@ -73,19 +71,12 @@ describe("the Node server's bundle", () => {
       const bundle = await buildNodeTarget("server", path.join(dir, "dist", "node"));
       expect(bundle.entry).toBe("server.mjs");
       const env = { ...(await serverlessEnv()), PATH: process.env["PATH"], HOST: "127.0.0.1", PORT: "0" };
-      const child = spawn(process.execPath, [...nodeArgs, "dist/node/server.mjs"], {
-        cwd: dir,
-        env,
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      const ended = Promise.all([once(child, "exit"), once(child.stdout, "end")]);
+      const server = await startServerChild([...nodeArgs, "dist/node/server.mjs"], { cwd: dir, env });
       try {
-        const port = await listeningPort(child);
-        const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+        const response = await fetch(`http://127.0.0.1:${server.port}/healthz`);
         expect([response.status, await response.text()]).toEqual([200, "ok"]);
       } finally {
-        child.kill("SIGTERM");
-        await ended;
+        await server.stop();
       }
     },
   );

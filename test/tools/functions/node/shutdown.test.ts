@@ -4,7 +4,8 @@
  * completes, and the process exits 0.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { request as httpRequest, Agent, type ClientRequest } from "node:http";
+import { once } from "node:events";
+import { Agent } from "node:http";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +13,7 @@ import { listeningPort } from "../../../support/listening-port.ts";
 import { buildPod } from "../../../support/pods.ts";
 import { buildReview } from "../../../support/reviews.ts";
 import { serverlessEnv } from "../../../support/serverless-env.ts";
+import { send } from "../../support/send.ts";
 
 const ENTRY = path.resolve(import.meta.dirname, "../../../../functions/node/index.ts");
 const DELAY_SECONDS = 1;
@@ -42,73 +44,46 @@ async function startServer(): Promise<{ port: number; exited: Promise<number | n
   return { port: await listeningPort(started), exited, stdout };
 }
 
-/** One request, on a connection of its own unless `agent` keeps one alive; the caller sends the body (or holds it back). */
-function call(
-  port: number,
-  method: string,
-  route: string,
-  agent?: Agent,
-): { req: ClientRequest; done: Promise<{ status: number; text: string }> } {
-  const req = httpRequest({
-    host: "127.0.0.1",
-    port,
-    method,
-    path: route,
-    agent: agent ?? false,
-    headers: method === "POST" ? { "content-type": "application/json" } : {},
-  });
-  const done = new Promise<{ status: number; text: string }>((resolve, reject) => {
-    req.once("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
-    req.once("error", reject);
-  });
-  return { req, done };
-}
-
-async function getText(port: number, route: string): Promise<{ status: number; text: string }> {
-  const { req, done } = call(port, "GET", route);
-  req.end();
-  return done;
-}
+const JSON_TYPE = { "content-type": "application/json" };
+const getText = (port: number, route: string) => send({ port, path: route });
 
 describe("npm start on SIGTERM", () => {
   it("answers /readyz 503 at once, serves through the delay, finishes the review in flight and exits 0", async () => {
     const { port, exited, stdout } = await startServer();
     // Nothing answers at the kubeconfig's server, so the readiness check fails; shutting down is said apart from it.
-    expect(await getText(port, "/readyz")).toEqual({ status: 503, text: "not ready: API server unreachable" });
+    expect(await getText(port, "/readyz")).toMatchObject({ status: 503, text: "not ready: API server unreachable" });
 
     // A review whose upload is still going on when the server stops accepting, on a kept-alive connection.
     const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
     const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
-    const inFlight = call(port, "POST", "/expand", keepAlive);
-    inFlight.req.write(body.slice(0, 10));
+    let upload!: (rest: string) => void;
+    const rest = new Promise<string>((resolve) => (upload = resolve));
+    const inFlight = send(
+      { port, method: "POST", path: "/expand", agent: keepAlive, headers: JSON_TYPE },
+      { first: body.slice(0, 10), rest },
+    );
 
     const signalledAt = Date.now();
     child?.kill("SIGTERM");
     // The signal is handled on the server's next turn.
     let ready = await getText(port, "/readyz");
     while (ready.text !== "shutting down" && Date.now() - signalledAt < 500) ready = await getText(port, "/readyz");
-    expect(ready).toEqual({ status: 503, text: "shutting down" });
+    expect(ready).toMatchObject({ status: 503, text: "shutting down" });
     expect(Date.now() - signalledAt).toBeLessThan(500);
 
     // Still serving during the delay: a new review on a new connection.
-    const during = call(port, "POST", "/expand");
-    during.req.end(JSON.stringify(buildReview(buildPod(), { uid: "during-delay" })));
-    expect((await during.done).status).toBe(200);
+    const during = JSON.stringify(buildReview(buildPod(), { uid: "during-delay" }));
+    expect((await send({ port, method: "POST", path: "/expand", headers: JSON_TYPE }, during)).status).toBe(200);
 
     // Past the delay the listener is closed: new connections are refused, the review in flight still completes.
     await new Promise((resolve) => setTimeout(resolve, DELAY_SECONDS * 1000 + 300));
     await expect(getText(port, "/healthz")).rejects.toThrow(/ECONNREFUSED/);
-    inFlight.req.end(body.slice(10));
-    const answered = await inFlight.done;
+    upload(body.slice(10));
+    const answered = await inFlight;
     expect(answered.status).toBe(200);
     expect(JSON.parse(answered.text)).toMatchObject({ response: { uid: "in-flight", allowed: true } });
     // The kept-alive connection is closed by the server once idle, so the process can exit.
-    const socket = inFlight.req.socket;
-    if (socket !== null && !socket.destroyed) await new Promise((resolve) => socket.once("close", resolve));
+    if (!answered.socket.destroyed) await once(answered.socket, "close");
 
     expect(await exited).toBe(0);
     keepAlive.destroy();

@@ -6,9 +6,10 @@
  */
 import { X509Certificate } from "node:crypto";
 import { mkdir, rename, symlink, writeFile } from "node:fs/promises";
-import { Agent, request as httpsRequest } from "node:https";
+import { Agent } from "node:https";
 import path from "node:path";
-import { connect, type TLSSocket } from "node:tls";
+import type { Socket } from "node:net";
+import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startNodeServer } from "../../../../functions/node/server.ts";
 import { buildPod } from "../../../support/pods.ts";
@@ -16,6 +17,7 @@ import { buildReview } from "../../../support/reviews.ts";
 import { serverlessEnv } from "../../../support/serverless-env.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
+import { send } from "../../support/send.ts";
 
 type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
@@ -48,58 +50,16 @@ function servedFingerprint(): Promise<string> {
 
 const fingerprintOf = (cert: string) => new X509Certificate(cert).fingerprint256;
 
-interface Reply {
-  status: number;
-  text: string;
-  connection: string | undefined;
-  /** Taken when the response starts: an agent detaches it once the body is read. */
-  socket: TLSSocket;
-  fingerprint: string;
-}
-
-/** One HTTPS request to `route` on `port`; a `body` whose `rest` is held back until it resolves. */
-function send(
+/** One HTTPS request to `route` on `port`, any certificate accepted; a `body` whose `rest` is held back until it resolves. */
+const sendTo = (
   port: number,
   route: string,
-  options: { method?: string; agent?: Agent; client?: { cert: string; key: string } } = {},
+  options: { method?: string; agent?: Agent; cert?: string; key?: string } = {},
   body?: { first: string; rest: Promise<string> },
-): Promise<Reply> {
-  return new Promise<Reply>((resolve, reject) => {
-    const req = httpsRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        path: route,
-        method: options.method ?? "GET",
-        rejectUnauthorized: false,
-        agent: options.agent ?? false,
-        headers: { "content-type": "application/json" },
-        ...options.client,
-      },
-      (res) => {
-        const socket = res.socket as TLSSocket;
-        const fingerprint = socket.getPeerCertificate().fingerprint256;
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString(),
-            connection: res.headers.connection,
-            socket,
-            fingerprint,
-          }),
-        );
-      },
-    );
-    req.once("error", reject);
-    if (body === undefined) req.end();
-    else {
-      req.write(body.first);
-      void body.rest.then((rest) => req.end(rest));
-    }
-  });
-}
+) => {
+  const headers = { "content-type": "application/json" };
+  return send({ https: true, port, path: route, rejectUnauthorized: false, headers, ...options }, body);
+};
 
 /** The log lines with `msg`, once there are `count` of them (or after 10 s). */
 async function logged(msg: string, count = 1, from: string[] = logs): Promise<Record<string, unknown>[]> {
@@ -147,7 +107,7 @@ describe("certificate reload", () => {
     const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
     // The rest after the swap is installed.
     const rest = logged("TLS certificate reloaded").then(() => body.slice(20));
-    const reply = send(running.port, "/expand", { method: "POST" }, { first: body.slice(0, 20), rest });
+    const reply = sendTo(running.port, "/expand", { method: "POST" }, { first: body.slice(0, 20), rest });
 
     await publish(pki.internalServer);
     const reloaded = await logged("TLS certificate reloaded");
@@ -195,7 +155,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
     const { mtls, caFile, mtlsLogs } = await startMtlsServer();
     // GET on a review route: 405 once the caller is authenticated, 401 before.
     const callerStatus = async (client: { cert: string; key: string }) =>
-      (await send(mtls.port, "/authorize", { client })).status;
+      (await sendTo(mtls.port, "/authorize", client)).status;
     try {
       expect(await callerStatus(pki.client)).toBe(405);
       expect(await callerStatus(pki.strangerClient)).toBe(401);
@@ -215,9 +175,9 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
     const agents = [0, 1].map(
       () => new Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false, ...pki.client }),
     );
-    const get = (agent: Agent) => send(mtls.port, "/authorize", { agent });
+    const get = (agent: Agent) => sendTo(mtls.port, "/authorize", { agent });
     /** Whether the server closes `socket` within 2 s. */
-    const closed = (socket: TLSSocket) =>
+    const closed = (socket: Socket) =>
       new Promise<boolean>((resolve) => {
         if (socket.destroyed) return resolve(true);
         socket.once("close", () => resolve(true));
@@ -236,7 +196,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       // A review whose body is still being uploaded when the CA changes.
       const review = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
       const rotated = logged("TLS certificate reloaded", 1, mtlsLogs);
-      const busy = send(
+      const busy = sendTo(
         mtls.port,
         "/authorize",
         { method: "POST", agent: busyAgent },
@@ -251,7 +211,7 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       const answered = await busy;
       expect(answered.status).toBe(200);
       expect(answered.socket).toBe(busyBefore.socket);
-      expect(answered.connection).toBe("close");
+      expect(answered.headers.connection).toBe("close");
       expect(await closed(answered.socket), "the busy connection is closed once answered").toBe(true);
       // A new connection with the old CA's certificate is no longer authorized.
       expect((await get(idleAgent)).status).toBe(401);

@@ -11,7 +11,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +20,7 @@ import { actionlintArgs } from "../../../../infra/build/release/actionlint.ts";
 import { writeChecksums } from "../../../../infra/build/release/archive.ts";
 import { preparedProgram } from "../../../support/prepared.ts";
 import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
+import { standIns } from "../../../support/run-child.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
 const run = promisify(execFile);
@@ -62,15 +63,6 @@ beforeAll(async () => {
 /** The run scripts of `job`, one after another. */
 function runs(job: Job): string {
   return job.steps.map((step) => step.run ?? "").join("\n");
-}
-
-/** A folder on `PATH` with a stand-in `name` that runs `body` (sh). */
-async function standIn(dir: string, name: string, body: string): Promise<string> {
-  const bin = path.join(dir, "bin");
-  await mkdir(bin, { recursive: true });
-  await writeFile(path.join(bin, name), `#!/bin/sh\n${body}\n`);
-  await chmod(path.join(bin, name), 0o755);
-  return `${bin}:${process.env["PATH"] ?? ""}`;
 }
 
 /** Runs the step named `name` as Actions does, in `cwd` (the repository), with `env` over a minimal environment. */
@@ -288,31 +280,22 @@ describe("the release workflow", () => {
     await mkdir(dir);
     for (const file of ["a.zip", "SHA256SUMS"]) await writeFile(path.join(dir, file), file);
     // gh's stand-in records its arguments, one per line, and the notes file it was given.
-    const PATH = await standIn(
-      temp,
-      "gh",
-      `printf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/gh.notes"`,
-    );
-    const version = { version: "1.2.3" };
+    const PATH = await standIns(temp, {
+      gh: `#!/bin/sh\nprintf '%s\\n' "$@" > "${temp}/gh.args"\nwhile [ "$1" != --notes-file ]; do shift; done\ncp "$2" "${temp}/gh.notes"\n`,
+    });
     // The build job writes the notes, the publish job gets them as an artifact in the same place.
-    await runStep("Release notes", { VERSION: version.version, RUNNER_TEMP: temp }, await changelogOf(RELEASED));
+    await runStep("Release notes", { VERSION: "1.2.3", RUNNER_TEMP: temp }, await changelogOf(RELEASED));
     await runStep("GitHub release", {
       PATH,
       GH_TOKEN: "unused",
-      VERSION: version.version,
+      VERSION: "1.2.3",
       DIR: dir,
       RUNNER_TEMP: temp,
-      GITHUB_REF_NAME: `v${version.version}`,
+      GITHUB_REF_NAME: "v1.2.3",
       GITHUB_REPOSITORY: "example-org/gmsa-webhooks",
     });
     const args = (await readFile(path.join(temp, "gh.args"), "utf8")).trim().split("\n");
-    expect(args.slice(0, 5)).toEqual([
-      "release",
-      "create",
-      `v${version.version}`,
-      "--repo",
-      "example-org/gmsa-webhooks",
-    ]);
+    expect(args.slice(0, 5)).toEqual(["release", "create", "v1.2.3", "--repo", "example-org/gmsa-webhooks"]);
     expect(args).toContain("--verify-tag");
     expect(args.slice(-2)).toEqual([path.join(dir, "SHA256SUMS"), path.join(dir, "a.zip")]);
     const notes = await readFile(path.join(temp, "gh.notes"), "utf8");
@@ -321,19 +304,19 @@ describe("the release workflow", () => {
     expect(notes).not.toMatch(/^\[[^\]]+\]: /m);
   });
 
-  it("fails the build job's release notes when CHANGELOG.md has no section for the version", async () => {
-    const temp = await tempDir();
-    const env = { VERSION: "99.0.0", RUNNER_TEMP: temp };
-    await expect(runStep("Release notes", env)).rejects.toMatchObject({
-      stdout: expect.stringContaining("no section ## [99.0.0]") as unknown,
-    });
-  });
-
-  it("fails the build job's release notes while the version's section is not dated (\"- Unreleased\")", async () => {
-    const env = { VERSION: "1.2.3", RUNNER_TEMP: await tempDir() };
-    const undated = RELEASED.replace("## [1.2.3] - 2026-01-02", "## [1.2.3] - Unreleased");
-    await expect(runStep("Release notes", env, await changelogOf(undated))).rejects.toMatchObject({
-      stdout: expect.stringContaining("no section ## [1.2.3] - <yyyy-mm-dd>") as unknown,
+  it.each([
+    // The repository's own CHANGELOG.md.
+    ["has no section for the version", "99.0.0", undefined, "no section ## [99.0.0]"],
+    [
+      'dates the section "- Unreleased"',
+      "1.2.3",
+      RELEASED.replace("## [1.2.3] - 2026-01-02", "## [1.2.3] - Unreleased"),
+      "no section ## [1.2.3] - <yyyy-mm-dd>",
+    ],
+  ])("fails the build job's release notes when CHANGELOG.md %s", async (_, VERSION, changelog, message) => {
+    const cwd = changelog === undefined ? REPO_ROOT : await changelogOf(changelog);
+    await expect(runStep("Release notes", { VERSION, RUNNER_TEMP: await tempDir() }, cwd)).rejects.toMatchObject({
+      stdout: expect.stringContaining(message) as unknown,
     });
   });
 
@@ -349,11 +332,9 @@ describe("the release workflow", () => {
       await writeFile(path.join(temp, "notes", "notes.md"), "### Added\n");
       for (const file of ["a.zip", "gmsa-webhooks-1.2.3.oci.tar"]) await writeFile(path.join(dir, file), file);
       await writeChecksums(dir, ["a.zip", "gmsa-webhooks-1.2.3.oci.tar"]);
-      const PATH = await standIn(
-        temp,
-        "skopeo",
-        `test "$1 $2 $3" = "inspect --format {{.Digest}}" && test "$4" = "oci-archive:${dir}/gmsa-webhooks-1.2.3.oci.tar" && echo ${digest}`,
-      );
+      const PATH = await standIns(temp, {
+        skopeo: `#!/bin/sh\ntest "$1 $2 $3" = "inspect --format {{.Digest}}" && test "$4" = "oci-archive:${dir}/gmsa-webhooks-1.2.3.oci.tar" && echo ${digest}\n`,
+      });
       return { dir, env: { PATH, VERSION: "1.2.3", DIR: dir, RUNNER_TEMP: temp, IMAGE_DIGEST: DIGEST } };
     }
 

@@ -5,6 +5,7 @@ import { runPlugin } from "../../../../functions/node/kube/run-plugin.ts";
 import { createExecTokenSource, type ExecTokenSourceOptions } from "../../../../shared/credentials/exec-credential.ts";
 import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import { eventually, isAlive, pluginPath, runCount } from "../../../support/exec-plugins.ts";
+import { rejectionOf } from "../../../support/no-secrets.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
@@ -42,15 +43,6 @@ function source(config: ExecConfig, options: Partial<ExecTokenSourceOptions> = {
     timeoutMs: 10_000,
     ...options,
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("expected a rejection");
 }
 
 // Through the Node client and server instead: one run for 100 concurrent reviews
@@ -93,25 +85,25 @@ describe("exec token source: caching", () => {
 describe("exec token source: failures", () => {
   it("backs off after failures instead of running the plugin in a hot loop", async () => {
     const tokens = source(exec("fail"));
-    for (let i = 0; i < 20; i++) await failure(tokens.getCredential());
+    for (let i = 0; i < 20; i++) await rejectionOf(tokens.getCredential());
     expect(runCount(countFile)).toBe(1);
-    expect((await failure(tokens.getCredential())).message).toMatch(/not retried for another 1s/);
+    expect((await rejectionOf(tokens.getCredential())).message).toMatch(/not retried for another 1s/);
     clock += 1_000;
-    await failure(tokens.getCredential());
-    await failure(tokens.getCredential());
+    await rejectionOf(tokens.getCredential());
+    await rejectionOf(tokens.getCredential());
     expect(runCount(countFile)).toBe(2);
     clock += 1_999;
-    await failure(tokens.getCredential());
+    await rejectionOf(tokens.getCredential());
     expect(runCount(countFile)).toBe(2);
     clock += 1;
-    await failure(tokens.getCredential());
+    await rejectionOf(tokens.getCredential());
     expect(runCount(countFile)).toBe(3);
     // Doubled per failure up to 30 s: 4, 8, 16, then 30 and 30 again.
     for (const pause of [4_000, 8_000, 16_000, 30_000, 30_000]) {
       clock += pause - 1;
-      await failure(tokens.getCredential());
+      await rejectionOf(tokens.getCredential());
       clock += 1;
-      await failure(tokens.getCredential());
+      await rejectionOf(tokens.getCredential());
     }
     expect(runCount(countFile)).toBe(8);
   });
@@ -122,7 +114,7 @@ describe("exec token source: failures", () => {
       command: "/nonexistent/kubelogin",
     };
     const tokens = source(config);
-    const error = await failure(tokens.getCredential());
+    const error = await rejectionOf(tokens.getCredential());
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toContain('exec plugin "/nonexistent/kubelogin" not found');
     expect(error.message).toContain("brew install int128/kubelogin/kubelogin");
@@ -132,7 +124,7 @@ describe("exec token source: failures", () => {
   it("kills a plugin that hangs past its timeout, and its child", async () => {
     const pidFile = path.join(dir, "child.pid");
     const tokens = source(exec("hang-with-child", { PID_FILE: pidFile }), { timeoutMs: 2_000 });
-    const error = await failure(tokens.getCredential());
+    const error = await rejectionOf(tokens.getCredential());
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toMatch(/timed out after 2000 ms and was killed: waiting for the identity provider/);
     expect(await eventually(() => !isAlive(Number(readFileSync(pidFile, "utf8"))))).toBe(true);
@@ -149,7 +141,7 @@ describe("exec token source: failures", () => {
     ["expired", /already expired/],
   ])("refuses %s output without repeating stdout", async (mode, expected) => {
     const tokens = source(exec("bad-output", {}, { args: [mode] }));
-    const error = await failure(tokens.getCredential());
+    const error = await rejectionOf(tokens.getCredential());
     expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect(error.message).toMatch(expected);
     expect(error.message).not.toContain("leaked-secret");

@@ -1,4 +1,3 @@
-import { request } from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readClientCertificate, serveApp } from "../../../../functions/node/server.ts";
 import { readTlsMaterial } from "../../../../functions/node/tls-reload.ts";
@@ -7,6 +6,7 @@ import { createCallerAuthTestApp } from "../../../support/app.ts";
 import { gmsaReview } from "../../../support/reviews.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestCa } from "../../../support/test-pki.ts";
+import { send } from "../../support/send.ts";
 
 let server: Awaited<ReturnType<typeof serveApp>>["server"];
 let port: number;
@@ -14,27 +14,11 @@ let logged: () => string;
 const pem: Record<string, string> = {};
 
 /** One request over a fresh TLS connection, trusting our server's CA, with an optional client certificate. */
-function call(path: string, client?: string, method = "GET"): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port,
-        path,
-        method,
-        agent: false,
-        ca: pem["server-ca.pem"],
-        ...(client === undefined ? {} : { cert: pem[`${client}.pem`], key: pem[`${client}.key`] }),
-        headers: { "content-type": "application/json" },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(method === "POST" ? gmsaReview() : undefined);
-  });
+async function call(path: string, client?: string, method = "GET"): Promise<number> {
+  const certificate = client === undefined ? {} : { cert: pem[`${client}.pem`], key: pem[`${client}.key`] };
+  const headers = { "content-type": "application/json" };
+  const options = { https: true, port, path, method, headers, ca: pem["server-ca.pem"], ...certificate };
+  return (await send(options, method === "POST" ? gmsaReview() : undefined)).status;
 }
 
 beforeAll(async () => {
@@ -77,21 +61,17 @@ afterAll(async () => {
 });
 
 describe("caller auth: mtls through the Node HTTPS server", () => {
-  it("accepts a certificate from the configured CA with an allowed name", async () => {
-    expect(await call("/authorize", "apiserver", "POST")).toBe(200);
-  });
-
-  it("answers a caller without a certificate with a clean 401, not a TLS abort", async () => {
-    expect(await call("/authorize", undefined, "POST")).toBe(401);
+  it.each([
+    ["accepts a certificate from the configured CA with an allowed name", "/authorize", "apiserver", 200],
+    ["answers a caller without a certificate with a clean 401, not a TLS abort", "/authorize", undefined, 401],
+    ["answers a verified certificate with a name not in CALLER_AUTH_CLIENT_NAMES with 403", "/expand", "intruder", 403],
+  ])("%s", async (_, path, client, status) => {
+    expect(await call(path, client, "POST")).toBe(status);
   });
 
   it("answers a certificate from another CA with 401, logging OpenSSL's reason", async () => {
     expect(await call("/authorize", "forged", "POST")).toBe(401);
     expect(logged()).toMatch(/"reason":"[A-Z_]+"/);
-  });
-
-  it("answers a verified certificate with a name not in CALLER_AUTH_CLIENT_NAMES with 403", async () => {
-    expect(await call("/expand", "intruder", "POST")).toBe(403);
   });
 
   it("keeps /healthz, /version and /metrics reachable without a certificate (probes, Prometheus)", async () => {

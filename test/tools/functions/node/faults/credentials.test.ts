@@ -16,7 +16,6 @@ import {
   FIRST_REVIEW_TIMEOUT,
   FUNCTIONS,
   useFaultWorld,
-  waitFor,
 } from "./harness.ts";
 
 const world = useFaultWorld();
@@ -151,7 +150,7 @@ describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
       const killedAfter = Math.round(performance.now() - started);
       expect(killedAfter).toBeGreaterThanOrEqual(EXEC_TIMEOUT_MS);
       // The run ends once the kill lands; its outcome is counted then.
-      expect(await waitFor(async () => (await webhook.metrics())["execRuns_timeout"] === 1)).toBe(true);
+      expect(await eventually(async () => (await webhook.metrics())["execRuns_timeout"] === 1, 2000)).toBe(true);
 
       await webhook.setPluginMode("ok");
       const recovery = await expectRecovery(webhook, fn, 5000);

@@ -356,16 +356,6 @@ export function expectAllowed(result: ReviewResult): void {
   }
 }
 
-/** Polls `check` every 25 ms until it holds or `timeoutMs` passes; returns whether it held. */
-export async function waitFor(check: () => Promise<boolean>, timeoutMs = 2000): Promise<boolean> {
-  const until = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > until) return false;
-    await sleep(25);
-  }
-  return true;
-}
-
 /**
  * After the fault cleared: the same review on the same server succeeds. Immediately (`waitMs` 0) or, where a
  * credential backoff is documented, once it has passed: reviews are retried every 200 ms for up to `waitMs`.

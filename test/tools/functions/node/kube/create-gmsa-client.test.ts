@@ -8,7 +8,7 @@ import {
 import type { AdmissionError } from "../../../../../shared/errors.ts";
 import { buildLocalSubjectAccessReview } from "../../../../../shared/kube/access-reviews.ts";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../../shared/config/index.ts";
-import { startKubeServer, type KubeServer, type Script } from "../../../../support/kube-server.ts";
+import { startKubeServer, type KubeServer, type Script, type ScriptedAnswer } from "../../../../support/kube-server.ts";
 import { startTokenEndpointServer } from "../../../../support/token-endpoint-server.ts";
 import { runCount } from "../../../../support/exec-plugins.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
@@ -127,10 +127,7 @@ async function staticClient(
 }
 
 describe("createNodeGmsaClient over HTTPS with a static token", () => {
-  const answers: Record<
-    string,
-    (index: number) => { status: number; body?: unknown; headers?: Record<string, string> }
-  > = {
+  const answers: Record<string, (index: number) => ScriptedAnswer> = {
     missing: () => ({ status: 404, body: { kind: "Status", reason: "NotFound", details: { name: "missing" } } }),
     forbidden: () => ({ status: 403, body: { kind: "Status", reason: "Forbidden" } }),
     broken: () => ({ status: 500, body: { kind: "Status", reason: "InternalError" } }),

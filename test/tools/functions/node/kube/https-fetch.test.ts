@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpsKubeFetch, type KeepAliveFetchOptions } from "../../../../../functions/node/kube/https-fetch.ts";
 import { createKubeGmsaClient } from "../../../../../shared/kube/client.ts";
 import { startConnectProxy } from "../../../../support/connect-proxy.ts";
+import { rejectionOf } from "../../../../support/no-secrets.ts";
 import { startKubeServer, type KubeServer } from "../../../../support/kube-server.ts";
 import { createTestPki, type TestPki } from "../../../../support/test-pki.ts";
 
@@ -31,9 +32,15 @@ afterAll(async () => {
   await pki.cleanup();
 });
 
-function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
+/** A transport closed after the file. */
+function transportOf(options?: KeepAliveFetchOptions) {
   const transport = createHttpsKubeFetch(options);
   opened.push(transport);
+  return transport;
+}
+
+function clientFor(target: KubeServer, options: KeepAliveFetchOptions) {
+  const transport = transportOf(options);
   return createKubeGmsaClient({
     server: target.url,
     fetch: transport.fetch,
@@ -47,16 +54,6 @@ const call = () => ({ signal: AbortSignal.timeout(5_000) });
 /** The client refused the server's certificate: OpenSSL's code depends on how the chain was sent. */
 const UNTRUSTED_SERVER =
   /API server unreachable \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)\)/;
-
-/** The error a call ended with; fails the test if it resolved. */
-async function failureOf(promise: Promise<unknown>): Promise<Error> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(Error);
-  return outcome as Error;
-}
 
 describe("createHttpsKubeFetch", () => {
   it("reuses one TLS connection for many sequential calls", async () => {
@@ -84,7 +81,7 @@ describe("createHttpsKubeFetch", () => {
     ["trusts the kubeconfig CA only: a server from another CA is refused", () => ({ ca: pki.otherCaPem })],
     ["does not trust a private CA without being told", () => ({})],
   ])("%s", async (_title, options) => {
-    const error = await failureOf(clientFor(server, options()).getCredSpecContents("webapp01", call()));
+    const error = await rejectionOf(clientFor(server, options()).getCredSpecContents("webapp01", call()));
     expect(error).toMatchObject({ code: "ERR_KUBE_API" });
     expect(error.message).toMatch(UNTRUSTED_SERVER);
   });
@@ -102,7 +99,7 @@ describe("createHttpsKubeFetch", () => {
         call(),
       ),
     ).toEqual({ ok: true });
-    const error = await failureOf(clientFor(internal, { ca: pki.caPem }).getCredSpecContents("webapp01", call()));
+    const error = await rejectionOf(clientFor(internal, { ca: pki.caPem }).getCredSpecContents("webapp01", call()));
     expect(error.message).toContain("ERR_TLS_CERT_ALTNAME_INVALID");
   });
 
@@ -122,8 +119,7 @@ describe("createHttpsKubeFetch", () => {
   });
 
   it("presents a per-request certificate and opens a new pool when it changes", async () => {
-    const transport = createHttpsKubeFetch({ ca: pki.caPem });
-    opened.push(transport);
+    const transport = transportOf({ ca: pki.caPem });
     const before = mtls.connections();
     const get = (certificate: string, key: string) =>
       transport
@@ -134,7 +130,7 @@ describe("createHttpsKubeFetch", () => {
     await get(pki.client.cert, pki.client.key);
     expect(mtls.connections() - before).toBe(1);
     const requestsBefore = mtls.requests.length;
-    const error = await failureOf(get(pki.strangerClient.cert, pki.strangerClient.key));
+    const error = await rejectionOf(get(pki.strangerClient.cert, pki.strangerClient.key));
     // A new pool for the new certificate, whose handshake the server refuses: it never sees a request.
     expect(error.cause).toMatchObject({ code: "ECONNRESET" });
     expect(mtls.connections() - before).toBe(1);
@@ -153,10 +149,10 @@ describe("createHttpsKubeFetch", () => {
     try {
       const client = clientFor(redirecting, { ca: pki.caPem });
       const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
-      const review = await failureOf(client.canUseCredSpec(query, call()));
+      const review = await rejectionOf(client.canUseCredSpec(query, call()));
       expect(review).toMatchObject({ code: "ERR_KUBE_API" });
       expect(review.message).toMatch(/: API server answered 302, a redirect, which is never followed$/);
-      const read = await failureOf(client.getCredSpecContents("webapp01", call()));
+      const read = await rejectionOf(client.getCredSpecContents("webapp01", call()));
       expect(read.message).toMatch(/^reading GMSACredentialSpec "webapp01": API server answered 302, a redirect/);
       expect(redirecting.requests).toHaveLength(2);
       expect(lure.requests).toHaveLength(0);
@@ -178,7 +174,7 @@ describe("createHttpsKubeFetch", () => {
         tlsServerName: "kube.internal",
         proxyUrl: proxy.url,
       });
-      const error = await failureOf(untrusted.getCredSpecContents("webapp01", call()));
+      const error = await rejectionOf(untrusted.getCredSpecContents("webapp01", call()));
       expect(error).toMatchObject({ code: "ERR_KUBE_API" });
       expect(error.message).toMatch(UNTRUSTED_SERVER);
     } finally {
@@ -226,52 +222,32 @@ describe("createHttpsKubeFetch, as fetch", () => {
   });
 
   it("sends method, headers and body to a plain http:// server and answers status, headers and body", async () => {
-    const transport = createHttpsKubeFetch();
-    try {
-      const response = await transport.fetch(`${url}/x`, {
-        method: "POST",
-        headers: { Accept: "application/json" },
-        body: '{"a":1}',
-      });
-      expect(response.status).toBe(201);
-      expect(response.headers.get("x-seen")).toBe("a, b");
-      expect(JSON.parse(await response.text())).toEqual({
-        method: "POST",
-        body: '{"a":1}',
-        accept: "application/json",
-      });
-      const empty = await transport.fetch(`${url}/empty`, { method: "GET" });
-      expect(empty.status).toBe(204);
-      expect(await empty.text()).toBe("");
-    } finally {
-      await transport.close();
-    }
+    const transport = transportOf();
+    const response = await transport.fetch(`${url}/x`, {
+      method: "POST",
+      headers: { Accept: "application/json" },
+      body: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("x-seen")).toBe("a, b");
+    expect(JSON.parse(await response.text())).toEqual({ method: "POST", body: '{"a":1}', accept: "application/json" });
+    const empty = await transport.fetch(`${url}/empty`, { method: "GET" });
+    expect(empty.status).toBe(204);
+    expect(await empty.text()).toBe("");
   });
 
   it("rejects with the signal's reason when a body stalls past the deadline, as fetch does", async () => {
-    const transport = createHttpsKubeFetch();
-    try {
-      const outcome = await transport.fetch(`${url}/stall`, { method: "GET", signal: AbortSignal.timeout(200) }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      expect(outcome).toMatchObject({ name: "TimeoutError" });
-      await expect(transport.fetch(`${url}/x`, { method: "GET", signal: AbortSignal.abort() })).rejects.toMatchObject({
-        name: "AbortError",
-      });
-    } finally {
-      await transport.close();
-    }
+    const transport = transportOf();
+    const stalled = transport.fetch(`${url}/stall`, { method: "GET", signal: AbortSignal.timeout(200) });
+    expect(await rejectionOf(stalled)).toMatchObject({ name: "TimeoutError" });
+    await expect(transport.fetch(`${url}/x`, { method: "GET", signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: "AbortError",
+    });
   });
 
   it("rejects a refused connection with a TypeError whose cause has the code", async () => {
-    const transport = createHttpsKubeFetch();
-    const error = await transport.fetch("https://127.0.0.1:1/x", { method: "GET" }).then(
-      () => undefined,
-      (failure: unknown) => failure,
-    );
+    const error = await rejectionOf(transportOf().fetch("https://127.0.0.1:1/x", { method: "GET" }));
     expect(error).toBeInstanceOf(TypeError);
-    expect((error as TypeError).cause).toMatchObject({ code: "ECONNREFUSED" });
-    await transport.close();
+    expect(error.cause).toMatchObject({ code: "ECONNREFUSED" });
   });
 });
