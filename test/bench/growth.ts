@@ -18,7 +18,8 @@ import {
   growthServiceAccounts,
 } from "./growth-plan.ts";
 import { runLoad } from "./load.ts";
-import { acceptsAllowed, startNodeTargets, type MeasuredTarget } from "./measured-target.ts";
+import { loadOf, startNodeTargets, type MeasuredTarget } from "./measured-target.ts";
+import { mib } from "./table.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
 const GROWTH_CONCURRENCY = 16;
@@ -97,15 +98,11 @@ async function sendReviews(
   order: Uint32Array,
 ): Promise<{ errors: number; firstError?: string }> {
   const { errors, firstError } = await runLoad({
-    url: target.url,
-    body: (j) => reviewOf(target.fn, order[j]!, j),
-    headers: target.headers,
-    caPem: target.ca,
+    ...loadOf(target, (j) => reviewOf(target.fn, order[j]!, j)),
     concurrency: GROWTH_CONCURRENCY,
     maxRequests: order.length,
     maxDurationMs: Number.POSITIVE_INFINITY,
     warmupRequests: 0,
-    accept: acceptsAllowed(target.fn),
   });
   return { errors, ...(firstError === undefined ? {} : { firstError: `${target.fn}: ${firstError}` }) };
 }
@@ -155,7 +152,7 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
       steps.push(step);
       options.log(
         `I: ${credspecs} credspecs: expand ${calls.expand.credspecReads} reads, authorize ${calls.authorize.credspecReads} reads + ${calls.authorize.accessReviews} access reviews, ` +
-          `RSS ${(memory.expand.afterBytes / 2 ** 20).toFixed(1)} / ${(memory.authorize.afterBytes / 2 ** 20).toFixed(1)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
+          `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
       );
     } finally {
       await node.stop();

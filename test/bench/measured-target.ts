@@ -94,6 +94,11 @@ export function acceptsAllowed(fn: FunctionName): LoadOptions["accept"] {
     status === 200 && body.includes('"allowed":true') && (fn !== "expand" || body.includes('"patch":'));
 }
 
+/** runLoad's options for sending `body` to `target` and expecting an allowed review. */
+export function loadOf(target: MeasuredTarget, body: NonNullable<LoadOptions["body"]>) {
+  return { url: target.url, body, headers: target.headers, caPem: target.ca, accept: acceptsAllowed(target.fn) };
+}
+
 /** The server names in section G's tables. */
 export const NODE_SERVER_NAME = "gmsa-webhooks node";
 export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";

@@ -16,7 +16,7 @@ import {
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
-import type { LoadResult } from "./load.ts";
+import { describeError, type LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { summarize } from "./percentiles.ts";
 import { median } from "./trials.ts";
@@ -198,7 +198,7 @@ async function alternateCreates(
       }
     } catch (error) {
       errors[index]!.count++;
-      errors[index]!.first ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      errors[index]!.first ??= describeError(error);
     }
     return performance.now() - sent;
   };

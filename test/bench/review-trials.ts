@@ -7,7 +7,7 @@ import type { FunctionName } from "../../shared/config/index.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { BUDGET_CONCURRENCY, PAIR_ORDER } from "./figures.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { acceptsAllowed, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
+import { loadOf, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 import { fixed, printTable } from "./table.ts";
 import { alternateTrials, BUDGET_TRIALS, median, medianRatio } from "./trials.ts";
 
@@ -54,11 +54,7 @@ export async function measureReviewTrials(
     for (const containers of CONTAINER_COUNTS) {
       const load = (target: MeasuredTarget, maxRequests: number, maxDurationMs: number, warmupRequests: number) =>
         runLoad({
-          url: target.url,
-          body: options.bodies[fn][containers],
-          headers: target.headers,
-          caPem: target.ca,
-          accept: acceptsAllowed(fn),
+          ...loadOf(target, options.bodies[fn][containers]),
           concurrency: BUDGET_CONCURRENCY,
           maxRequests,
           maxDurationMs,
@@ -87,6 +83,7 @@ export async function measureReviewTrials(
 }
 
 const trialRates = (trials: readonly LoadResult[]): number[] => trials.map((t) => t.perSecond);
+export const trialErrors = (t: ReviewTrials) => [...t.ours, ...(t.go ?? [])].reduce((sum, l) => sum + l.errors, 0);
 
 /** Every trial, then the medians the budget table judges. */
 export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: { ours: string; go: string }): void {
@@ -121,7 +118,7 @@ export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: 
         fixed(median(ours)),
         go === undefined ? "-" : fixed(median(go)),
         go === undefined ? "-" : `${fixed(medianRatio(ours, go), 1)}x`,
-        [...t.ours, ...(t.go ?? [])].reduce((sum, l) => sum + l.errors, 0),
+        trialErrors(t),
       ];
     }),
     "Our production server bundle (the one section G measures) and the Go reference, both running, fresh connections " +

@@ -16,6 +16,7 @@ import {
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { functionUsers, openAuditLog, usersCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
+import { describeError } from "./load.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { benchWebhooksOf, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
@@ -110,8 +111,7 @@ async function createOne(pool: Pool, token: string, pod: KubeObject, ref: Rollou
     const refused = answered.status >= 400 && answered.status < 500 && message.includes("denied the request");
     return { ...answered, result: refused ? "refused" : "error", message };
   } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { ref, sentMs, answeredMs: performance.now(), status: 0, result: "error", message };
+    return { ref, sentMs, answeredMs: performance.now(), status: 0, result: "error", message: describeError(error) };
   }
 }
 
