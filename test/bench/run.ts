@@ -21,7 +21,7 @@
  * `growth` (I, API calls and memory against the distinct credspecs pods name), e.g. `npm run bench -- rollout growth`.
  */
 import "./quiet-env.ts";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { FunctionsRuntime } from "../../infra/local/index.ts";
@@ -46,6 +46,7 @@ import { judgeBudgets, LAMBDA_COLD_STARTS, printBudgets } from "./budgets.ts";
 import { judgeChecks, phaseErrors, printChecks, referenceErrors } from "./checks.ts";
 import { chartFiguresOf } from "./figures.ts";
 import { countSourceLines } from "./source-lines.ts";
+import { loadAvg } from "./table.ts";
 import { measureReviewFiles } from "./review-files.ts";
 import { measureReviewTrials, printReviewTrials, trialErrors, type ReviewTrials } from "./review-trials.ts";
 import { buildReviewBodies, NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./measured-target.ts";
@@ -88,17 +89,13 @@ const began = performance.now();
 const startedAt = new Date().toISOString();
 const log = (line: string) =>
   console.error(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}`);
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
 const printTotal = () =>
-  console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
+  console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${loadAvg()}.`);
 
 console.log(`# npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
 console.log(
   `\n${startedAt}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${load()}`,
+    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${loadAvg()}`,
 );
 
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));

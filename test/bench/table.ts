@@ -1,4 +1,5 @@
 /** Plain-text tables for the benchmark's output (Markdown pipe tables, so RESULTS.md can quote them). */
+import { loadavg } from "node:os";
 import type { Summary } from "./percentiles.ts";
 
 export type Cell = string | number;
@@ -9,6 +10,12 @@ export const MIB = 2 ** 20;
 export function fixed(value: number, digits = 0): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
 }
+
+/** The machine's load averages (1, 5 and 15 minutes), as the bench prints them beside its figures. */
+export const loadAvg = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 export function mib(bytes: number): string {
   return fixed(bytes / MIB, 1);
