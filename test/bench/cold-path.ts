@@ -110,9 +110,6 @@ console.log(`| all | ${total} s (${(total / 60).toFixed(1)} min) | | | |`);
 console.log(`\nWhat npm test printed of its phases:\n\n\`\`\`\n${own.join("\n")}\n\`\`\``);
 
 const failed = phases.some((phase) => phase.code !== 0);
-if (failed || values.keep) {
-  log(`logs kept in ${work}`);
-} else {
-  await rm(work, { recursive: true, force: true });
-}
+if (failed || values.keep) log(`logs kept in ${work}`);
+else await rm(work, { recursive: true, force: true });
 process.exitCode = failed ? 1 : 0;

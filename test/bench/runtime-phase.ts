@@ -123,15 +123,12 @@ export async function benchRuntime(
     if (runtime === "node") {
       for (const { fn, pid } of targets) {
         const metrics = await stack.metrics(fn);
-        const failed =
-          (metrics["execRuns_pluginError"] ?? 0) +
-          (metrics["execRuns_notFound"] ?? 0) +
-          (metrics["execRuns_timeout"] ?? 0);
+        const count = (outcome: string) => metrics[`execRuns_${outcome}`] ?? 0;
         execRuns.push({
           fn,
           countFile: stack.execRuns(fn),
-          metricsSuccess: metrics["execRuns_success"] ?? 0,
-          metricsFailed: failed,
+          metricsSuccess: count("success"),
+          metricsFailed: count("pluginError") + count("notFound") + count("timeout"),
           allowed: 1 + Math.floor(elapsedSeconds / (lifetime - refreshSkewSeconds(lifetime))),
         });
         memory.push({ fn, memory: await readProcessMemory(pid) });
