@@ -1,7 +1,7 @@
 /** One table per section of the benchmark (Markdown, so RESULTS.md can quote the output). */
 import type { InProcessResult } from "./in-process.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
-import { fixed, mib, p50Max, printColumns, printTable } from "./table.ts";
+import { fixed, kib, mib, p50Max, printColumns, printTable } from "./table.ts";
 import type { BundleSize, WorkerStartup } from "./worker-bundle.ts";
 
 export function printInProcess(results: readonly InProcessResult[], rounds: number, iterations: number): void {
@@ -26,7 +26,7 @@ export function printBundles(sizes: readonly BundleSize[]): void {
   printTable(
     "A. Worker bundles (wrangler deploy --dry-run)",
     ["Worker", "raw KiB", "gzip KiB"],
-    sizes.map((s) => [s.fn, fixed(s.rawBytes / 1024, 1), fixed(s.gzipBytes / 1024, 1)]),
+    sizes.map((s) => [s.fn, kib(s.rawBytes), kib(s.gzipBytes)]),
   );
 }
 

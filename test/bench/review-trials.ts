@@ -87,12 +87,6 @@ export const trialErrors = (t: ReviewTrials) => [...t.ours, ...(t.go ?? [])].red
 
 /** Every trial, then the medians the budget table judges. */
 export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: { ours: string; go: string }): void {
-  const rates = (loads: readonly LoadResult[] | undefined) =>
-    loads === undefined
-      ? "-"
-      : trialRates(loads)
-          .map((v) => fixed(v))
-          .join(", ");
   printTable(
     `B. Budget trials: reviews per second at concurrency ${BUDGET_CONCURRENCY}, ${BUDGET_TRIALS} trials alternating (ours, Go's, ours, ...)`,
     [
@@ -109,11 +103,12 @@ export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: 
     trials.map((t) => {
       const ours = trialRates(t.ours);
       const go = t.go === undefined ? undefined : trialRates(t.go);
+      const list = (rates: number[] | undefined) => rates?.map((v) => fixed(v)).join(", ") ?? "-";
       return [
         t.fn,
         t.containers,
-        rates(t.ours),
-        rates(t.go),
+        list(ours),
+        list(go),
         go === undefined ? "-" : ours.map((v, i) => `${fixed(v / go[i]!, 1)}x`).join(", "),
         fixed(median(ours)),
         go === undefined ? "-" : fixed(median(go)),

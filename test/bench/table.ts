@@ -21,6 +21,10 @@ export function mib(bytes: number): string {
   return fixed(bytes / MIB, 1);
 }
 
+export function kib(bytes: number): string {
+  return fixed(bytes / 1024, 1);
+}
+
 /** The median and the maximum of `summary`: "12.3 (max 45.6)". */
 export function p50Max(summary: Summary, digits = 0): string {
   return `${fixed(summary.p50, digits)} (max ${fixed(summary.max, digits)})`;
