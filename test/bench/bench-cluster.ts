@@ -52,7 +52,11 @@ export async function startBenchCluster(log: (line: string) => void): Promise<Be
   const policyFile = join(policyDir, "audit-policy.json");
   await writeFile(policyFile, JSON.stringify(BENCH_AUDIT_POLICY));
   const started = performance.now();
-  let cluster: LocalCluster;
+  let cluster: LocalCluster | undefined;
+  const stop = async () => {
+    await cluster?.stop();
+    await rm(policyDir, { recursive: true, force: true });
+  };
   try {
     cluster = await startCluster({
       binaries,
@@ -62,15 +66,6 @@ export async function startBenchCluster(log: (line: string) => void): Promise<Be
       // the rollout's creates and the growth's calls pass.
       extraApiserverArgs: [`--audit-policy-file=${policyFile}`, "--audit-log-maxsize=4096"],
     });
-  } catch (error) {
-    await rm(policyDir, { recursive: true, force: true });
-    throw error;
-  }
-  const stop = async () => {
-    await cluster.stop();
-    await rm(policyDir, { recursive: true, force: true });
-  };
-  try {
     log(`cluster ready at ${cluster.server} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await applyBaseInfra(cluster);
     const admin = adminEndpoint(cluster);

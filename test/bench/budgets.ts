@@ -103,12 +103,35 @@ export function judgeResidentMemory(rss: { idle: number; afterLoad: number; grow
   );
 }
 
+/**
+ * A budget row: `text` of the figure and its verdict by `met`; "-" and "not measured" without it. `go` is the Go
+ * reference's column ("" where the budget is ours alone).
+ */
+function row<T>(
+  figure: string,
+  budget: string,
+  value: T | undefined,
+  text: (value: T) => string,
+  met: (value: T) => boolean,
+  go = "",
+): BudgetRow {
+  return value === undefined
+    ? { figure, budget, ours: "-", go, verdict: "not measured" }
+    : { figure, budget, ours: text(value), go, verdict: verdict(met(value)) };
+}
+
 /** Every budget, judged from `run`'s figures. */
 export function judgeBudgets(run: RunFigures): BudgetRow[] {
   const withGo = run.reference !== undefined;
-  const rows: BudgetRow[] = [];
-
-  rows.push(
+  const created = podCreateAdded(podCreateRounds(run, "node"));
+  const goCreated = podCreateAdded(podCreateRounds(run, "reference"));
+  const rounds = reviewsPerRound(run);
+  const rss = residentMiB(run, NODE_SERVER_NAME);
+  const goRss = residentMiB(run, REFERENCE_SERVER_NAME);
+  const rssText = (r: NonNullable<typeof rss>) =>
+    `${fixed(r.idle, 1)} / ${fixed(r.afterLoad, 1)} MiB (${r.growth >= 0 ? "+" : ""}${fixed(r.growth, 1)} over the last round)`;
+  const files = run.reviewFiles;
+  return [
     relativeRow(
       "server CPU per warm review, 1-container pod",
       "≤ 0.5x Go's",
@@ -118,12 +141,12 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
       2,
       (r) => r <= 0.5,
     ),
-  );
-  for (const [containers, figure, least] of [
-    [1, `reviews per second straight to a function, concurrency ${BUDGET_CONCURRENCY}, 1-container pod`, 3],
-    [10, "the same, 10-container pod naming 5 credspecs", 10],
-  ] as const) {
-    rows.push(
+    ...(
+      [
+        [1, `reviews per second straight to a function, concurrency ${BUDGET_CONCURRENCY}, 1-container pod`, 3],
+        [10, "the same, 10-container pod naming 5 credspecs", 10],
+      ] as const
+    ).map(([containers, figure, least]) =>
       relativeRow(
         figure,
         `≥ ${least}x Go's (median of ${BUDGET_TRIALS})`,
@@ -134,88 +157,61 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
         (r) => r >= least,
         withGo ? pair((fn) => reviewsPerSecondRatio(run, fn, containers)) : undefined,
       ),
-    );
-  }
-
-  const created = podCreateAdded(podCreateRounds(run, "node"));
-  const goCreated = podCreateAdded(podCreateRounds(run, "reference"));
-  rows.push({
-    figure: "what the webhooks add to a pod create through kube-apiserver, p50",
-    budget: `≤ 1.5x a do-nothing webhook pair's (median of ${BUDGET_TRIALS})`,
-    ours:
-      created === undefined
-        ? "-"
-        : `${fixed(created.added, 2)} ms: ${fixed(created.ratio, 2)}x the pair's ${fixed(created.floor, 2)} ms (medians of ${created.rounds})`,
-    go: goCreated === undefined ? "-" : `${fixed(goCreated.added, 2)} ms: ${fixed(goCreated.ratio, 2)}x`,
-    verdict: created === undefined ? "not measured" : verdict(created.ratio <= 1.5),
-  });
-
-  const rounds = reviewsPerRound(run);
-  const rss = residentMiB(run, NODE_SERVER_NAME);
-  const goRss = residentMiB(run, REFERENCE_SERVER_NAME);
-  const rssText = (r: NonNullable<typeof rss>) =>
-    `${fixed(r.idle, 1)} / ${fixed(r.afterLoad, 1)} MiB (${r.growth >= 0 ? "+" : ""}${fixed(r.growth, 1)} over the last round)`;
-  rows.push({
-    figure: `resident memory of the Node server, idle / after ${rounds === undefined ? "3 x 20,000" : `${rounds.rounds} x ${num(rounds.reviews)}`} reviews, production flags`,
-    budget: `≤ ${RSS_BUDGET_MIB.idle} / ≤ ${RSS_BUDGET_MIB.afterLoad} MiB; growth from round 2 to round 3 ≤ ${RSS_BUDGET_MIB.lastRoundGrowth} MiB`,
-    ours: rss === undefined ? "-" : rssText(rss),
-    go: goRss === undefined ? "-" : rssText(goRss),
-    verdict: judgeResidentMemory(rss),
-  });
-
-  const cold = lambdaColdStart(run);
-  rows.push({
-    figure: "Lambda: import of the bundle and first answer, cold, as deployed",
-    budget: `≤ ${LAMBDA_COLD_START_BUDGET_MS} ms (median of ${LAMBDA_COLD_STARTS})`,
-    // CPU beside the wall time: on a shared machine it says whether a slow figure waited for a core.
-    ours:
-      cold === undefined
-        ? "-"
-        : `${fixed(cold.totalMs.p50, 1)} ms, median of ${cold.totalMs.count} (CPU ${fixed(cold.totalCpuMs.p50, 1)} ms)`,
-    go: "",
-    verdict: cold === undefined ? "not measured" : verdict(cold.totalMs.p50 <= LAMBDA_COLD_START_BUDGET_MS),
-  });
-
-  const gzip = workerBundleGzipKiB(run);
-  rows.push({
-    figure: "Worker bundle, gzipped",
-    budget: "≤ 150 KiB",
-    ours: gzip === undefined ? "-" : `${fixed(gzip, 1)} KiB`,
-    go: "",
-    verdict: gzip === undefined ? "not measured" : verdict(gzip <= 150),
-  });
-
-  rows.push({
-    figure: "webhook code: `functions/` + `shared/` source lines (`*.ts`), without the CLI",
-    budget: `≤ ${num(SOURCE_LINES_BUDGET)}`,
-    ours:
-      run.sourceLines === undefined
-        ? "-"
-        : `${num(run.sourceLines)}${run.cliSourceLines === undefined ? "" : ` (the CLI apart: ${num(run.cliSourceLines)} in cli/, not judged)`}`,
-    go: "",
-    verdict: run.sourceLines === undefined ? "not measured" : verdict(run.sourceLines <= SOURCE_LINES_BUDGET),
-  });
-
-  const files = run.reviewFiles;
-  rows.push({
-    figure: "files a warm authorize / expand review crosses",
-    budget: `≤ ${REVIEW_FILES_BUDGET} / ≤ ${REVIEW_FILES_BUDGET}`,
-    ours: files === undefined ? "-" : `${files.authorize.length} / ${files.expand.length}`,
-    go: "",
-    verdict:
-      files === undefined
-        ? "not measured"
-        : verdict(files.authorize.length <= REVIEW_FILES_BUDGET && files.expand.length <= REVIEW_FILES_BUDGET),
-  });
-
-  rows.push({
-    figure: "test lines: every `*.ts` under `test/`, all tiers and the bench",
-    budget: `fewer than ${num(TEST_LINES_BUDGET)}, every behaviour still tested`,
-    ours: run.testLines === undefined ? "-" : num(run.testLines),
-    go: "",
-    verdict: run.testLines === undefined ? "not measured" : verdict(run.testLines < TEST_LINES_BUDGET),
-  });
-  return rows;
+    ),
+    row(
+      "what the webhooks add to a pod create through kube-apiserver, p50",
+      `≤ 1.5x a do-nothing webhook pair's (median of ${BUDGET_TRIALS})`,
+      created,
+      (c) =>
+        `${fixed(c.added, 2)} ms: ${fixed(c.ratio, 2)}x the pair's ${fixed(c.floor, 2)} ms (medians of ${c.rounds})`,
+      (c) => c.ratio <= 1.5,
+      goCreated === undefined ? "-" : `${fixed(goCreated.added, 2)} ms: ${fixed(goCreated.ratio, 2)}x`,
+    ),
+    {
+      figure: `resident memory of the Node server, idle / after ${rounds === undefined ? "3 x 20,000" : `${rounds.rounds} x ${num(rounds.reviews)}`} reviews, production flags`,
+      budget: `≤ ${RSS_BUDGET_MIB.idle} / ≤ ${RSS_BUDGET_MIB.afterLoad} MiB; growth from round 2 to round 3 ≤ ${RSS_BUDGET_MIB.lastRoundGrowth} MiB`,
+      ours: rss === undefined ? "-" : rssText(rss),
+      go: goRss === undefined ? "-" : rssText(goRss),
+      verdict: judgeResidentMemory(rss),
+    },
+    row(
+      "Lambda: import of the bundle and first answer, cold, as deployed",
+      `≤ ${LAMBDA_COLD_START_BUDGET_MS} ms (median of ${LAMBDA_COLD_STARTS})`,
+      lambdaColdStart(run),
+      // CPU beside the wall time: on a shared machine it says whether a slow figure waited for a core.
+      (c) => `${fixed(c.totalMs.p50, 1)} ms, median of ${c.totalMs.count} (CPU ${fixed(c.totalCpuMs.p50, 1)} ms)`,
+      (c) => c.totalMs.p50 <= LAMBDA_COLD_START_BUDGET_MS,
+    ),
+    row(
+      "Worker bundle, gzipped",
+      "≤ 150 KiB",
+      workerBundleGzipKiB(run),
+      (kib) => `${fixed(kib, 1)} KiB`,
+      (kib) => kib <= 150,
+    ),
+    row(
+      "webhook code: `functions/` + `shared/` source lines (`*.ts`), without the CLI",
+      `≤ ${num(SOURCE_LINES_BUDGET)}`,
+      run.sourceLines,
+      (lines) =>
+        `${num(lines)}${run.cliSourceLines === undefined ? "" : ` (the CLI apart: ${num(run.cliSourceLines)} in cli/, not judged)`}`,
+      (lines) => lines <= SOURCE_LINES_BUDGET,
+    ),
+    row(
+      "files a warm authorize / expand review crosses",
+      `≤ ${REVIEW_FILES_BUDGET} / ≤ ${REVIEW_FILES_BUDGET}`,
+      files,
+      (f) => `${f.authorize.length} / ${f.expand.length}`,
+      (f) => f.authorize.length <= REVIEW_FILES_BUDGET && f.expand.length <= REVIEW_FILES_BUDGET,
+    ),
+    row(
+      "test lines: every `*.ts` under `test/`, all tiers and the bench",
+      `fewer than ${num(TEST_LINES_BUDGET)}, every behaviour still tested`,
+      run.testLines,
+      num,
+      (lines) => lines < TEST_LINES_BUDGET,
+    ),
+  ];
 }
 
 /** Prints the budget table, in the rows of docs/performance.md's, under `runLine` (which run it comes from). */

@@ -6,11 +6,8 @@ import type { RuntimeFigures } from "./runtime-phase.ts";
 import { printTable } from "./table.ts";
 import type { MeasuredRow } from "./throughput.ts";
 
-export interface CheckRow {
-  check: string;
-  figure: string;
-  ok: boolean;
-}
+/** A check, the figure it is judged on, and whether it passed. */
+export type CheckRow = [check: string, figure: string, ok: boolean];
 
 /** Unexpected answers of a phase's section B rows and pod creates; the reference's also counts its wrong answers. */
 export function phaseErrors(p: { cells: readonly MeasuredRow[]; podCreate: PodCreateRounds }): number {
@@ -35,38 +32,34 @@ export function judgeChecks(phases: readonly RuntimeFigures[], reference: Refere
     const coldFigure = p.calls
       .map((c) => `${c.fn} ${c.containers}c: ${c.cold.credspecReads}+${c.cold.accessReviews}`)
       .join(", ");
-    rows.push({
-      check: `${p.runtime}: cold review, one read per distinct credspec and one access review per pair`,
-      figure: `reads+reviews ${coldFigure}`,
-      ok: off.length === 0,
-    });
+    rows.push([
+      `${p.runtime}: cold review, one read per distinct credspec and one access review per pair`,
+      `reads+reviews ${coldFigure}`,
+      off.length === 0,
+    ]);
     const warm = p.calls.reduce((sum, c) => sum + c.warm.credspecReads + c.warm.accessReviews, 0);
-    rows.push({
-      check: `${p.runtime}: warm review, no API call`,
-      figure: `${warm} calls in ${p.calls.length} warm reviews`,
-      ok: warm === 0,
-    });
+    rows.push([
+      `${p.runtime}: warm review, no API call`,
+      `${warm} calls in ${p.calls.length} warm reviews`,
+      warm === 0,
+    ]);
     for (const r of p.execRuns) {
-      rows.push({
-        check: `${p.runtime} ${r.fn}: one exec plugin run per token lifetime`,
-        figure: `${r.countFile} runs (at most ${r.allowed})`,
-        ok: r.countFile <= r.allowed && r.metricsFailed === 0,
-      });
+      rows.push([
+        `${p.runtime} ${r.fn}: one exec plugin run per token lifetime`,
+        `${r.countFile} runs (at most ${r.allowed})`,
+        r.countFile <= r.allowed && r.metricsFailed === 0,
+      ]);
     }
     const errors = phaseErrors(p);
-    rows.push({
-      check: `${p.runtime}: every answer the expected one`,
-      figure: `${errors} unexpected`,
-      ok: errors === 0,
-    });
+    rows.push([`${p.runtime}: every answer the expected one`, `${errors} unexpected`, errors === 0]);
   }
   if (reference !== undefined) {
     const unexpected = referenceErrors(reference);
-    rows.push({
-      check: `${REFERENCE_SERVER_NAME}: answers as both agree (allow, deny, inlined credspecs)`,
-      figure: `${unexpected} unexpected`,
-      ok: unexpected === 0,
-    });
+    rows.push([
+      `${REFERENCE_SERVER_NAME}: answers as both agree (allow, deny, inlined credspecs)`,
+      `${unexpected} unexpected`,
+      unexpected === 0,
+    ]);
   }
   return rows;
 }
@@ -76,6 +69,6 @@ export function printChecks(rows: readonly CheckRow[]): void {
   printTable(
     "Checks",
     ["check", "figure", "ok"],
-    rows.map((r) => [r.check, r.figure, r.ok ? "ok" : "FAILED"]),
+    rows.map(([check, figure, ok]) => [check, figure, ok ? "ok" : "FAILED"]),
   );
 }

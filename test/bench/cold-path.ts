@@ -6,10 +6,11 @@
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../../infra/build/repo-root.ts";
+import { loadAvg } from "./table.ts";
 
 /** What the project's own scripts install from Debian (test/prepare.ts, infra/local/node-binaries.ts). */
 const PROJECT_DEBIAN_PACKAGES = [
@@ -29,11 +30,6 @@ interface Phase {
   code: number;
 }
 
-const load = (): string =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(" ");
-
 function log(message: string): void {
   process.stderr.write(`[cold-path] ${message}\n`);
 }
@@ -41,7 +37,7 @@ function log(message: string): void {
 /** Runs `command` with `args` in `cwd`, its output appended to `<logName>.log`, and times it as a phase. */
 async function timed(name: string, logName: string, cwd: string, command: string, args: string[]): Promise<void> {
   const logFile = logFileOf(logName);
-  const loadBefore = load();
+  const loadBefore = loadAvg();
   log(`${name}: ${command} ${args.join(" ")} (load ${loadBefore})`);
   const started = Date.now();
   const code = await new Promise<number>((resolve) => {
@@ -52,7 +48,7 @@ async function timed(name: string, logName: string, cwd: string, command: string
     child.once("error", () => out.end(() => resolve(127)));
     child.once("close", (code) => out.end(() => resolve(code ?? 1)));
   });
-  const phase = { name, seconds: Math.round((Date.now() - started) / 1000), loadBefore, loadAfter: load(), code };
+  const phase = { name, seconds: Math.round((Date.now() - started) / 1000), loadBefore, loadAfter: loadAvg(), code };
   log(`${name}: exit ${code} in ${phase.seconds} s (load ${phase.loadAfter})`);
   phases.push(phase);
 }
@@ -114,9 +110,6 @@ console.log(`| all | ${total} s (${(total / 60).toFixed(1)} min) | | | |`);
 console.log(`\nWhat npm test printed of its phases:\n\n\`\`\`\n${own.join("\n")}\n\`\`\``);
 
 const failed = phases.some((phase) => phase.code !== 0);
-if (failed || values.keep) {
-  log(`logs kept in ${work}`);
-} else {
-  await rm(work, { recursive: true, force: true });
-}
+if (failed || values.keep) log(`logs kept in ${work}`);
+else await rm(work, { recursive: true, force: true });
 process.exitCode = failed ? 1 : 0;

@@ -14,7 +14,7 @@ import { functionUrlEvent } from "../support/lambda-events.ts";
 import { createTestPki } from "../support/test-pki.ts";
 import { benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } from "./bench-pods.ts";
 import { summarize, type Summary } from "./percentiles.ts";
-import { fixed, printTable } from "./table.ts";
+import { p50Max, printTable } from "./table.ts";
 
 const run = promisify(execFile);
 const CALLER_TOKEN = "bench-cold-start-caller-token-0123456789";
@@ -158,7 +158,7 @@ export async function measureLambdaColdStarts(bundle: string, runs: number): Pro
 }
 
 export function printColdStarts(results: readonly ColdStart[], runs: number): void {
-  const cell = (summary: Summary) => `${fixed(summary.p50, 1)} (max ${fixed(summary.max, 1)})`;
+  const cell = (summary: Summary) => p50Max(summary, 1);
   printTable(
     `A. Lambda cold start: a fresh node process imports the bundle and answers one authorize review (ms, median and max of ${runs})`,
     ["setup", "import", "first answer (2 API calls)", "import + first answer", "CPU, import + first answer"],

@@ -13,6 +13,7 @@ import { REFERENCE_SERVER_NAME } from "./reference.ts";
 import type { ReviewFiles } from "./review-files.ts";
 import type { ReviewTrials } from "./review-trials.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
+import { MIB } from "./table.ts";
 import { median, medianRatio } from "./trials.ts";
 import type { BundleSize } from "./worker-bundle.ts";
 
@@ -22,8 +23,6 @@ export const PAIR_ORDER: readonly FunctionName[] = ["expand", "authorize"];
 export const BUDGET_CONCURRENCY = 16;
 /** The pod sizes of the reviews-per-second budgets (containers). */
 export const BUDGET_POD_SIZES = [1, 10] as const;
-
-const MIB = 1024 * 1024;
 
 /** What one run measured, as run.ts holds it; a part the run skipped is empty or absent. */
 export interface RunFigures {

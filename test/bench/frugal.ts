@@ -8,10 +8,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { runLoad } from "./load.ts";
-import { acceptsAllowed, buildReviewBodies, readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
-import { fixed, printTable, type Cell } from "./table.ts";
-
-const MIB = 1024 * 1024;
+import { buildReviewBodies, loadOf, readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
+import { fixed, MIB, mib, printTable, type Cell } from "./table.ts";
 
 /**
  * Rounds (RSS read after each), concurrent senders (a keep-alive connection each), untimed reviews before the first
@@ -22,7 +20,6 @@ const CONCURRENCY = 16;
 const WARMUP_REVIEWS = 500;
 const SETTLE_MS = 500;
 
-/** The figures of one target. */
 export interface FrugalFigures {
   server: string;
   fn: FunctionName;
@@ -57,15 +54,7 @@ export async function measureFrugal(
   const idle = await Promise.all(targets.map((t) => readProcessMemory(t.pid)));
   const figures: FrugalFigures[] = [];
   for (const [index, target] of targets.entries()) {
-    const load = {
-      url: target.url,
-      body: options.bodies[target.fn],
-      headers: target.headers,
-      caPem: target.ca,
-      concurrency: CONCURRENCY,
-      maxDurationMs: 600_000,
-      accept: acceptsAllowed(target.fn),
-    };
+    const load = { ...loadOf(target, options.bodies[target.fn]), concurrency: CONCURRENCY, maxDurationMs: 600_000 };
     const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: WARMUP_REVIEWS });
     const result: FrugalFigures = {
       server: target.server,
@@ -102,10 +91,6 @@ export async function measureFrugal(
     figures.push(result);
   }
   return figures;
-}
-
-function mib(bytes: number): string {
-  return fixed(bytes / MIB, 1);
 }
 
 /** The bodies section G sends: each function's review of the 1-container benchmark pod. */

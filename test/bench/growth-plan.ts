@@ -7,7 +7,7 @@ import type { KubeObject } from "../../infra/local/index.ts";
 import { binding, useCredSpecs } from "../support/rbac.ts";
 import { benchCredSpec, credSpecObject } from "./bench-pods.ts";
 import type { GrowthStep, StepMemory } from "./growth.ts";
-import { fixed, printColumns, rowsOf, type Cell, type Column } from "./table.ts";
+import { fixed, mib, printColumns, rowsOf, type Cell, type Column } from "./table.ts";
 
 export const GROWTH_NAMESPACE = "gmsa-growth";
 export const GROWTH_STEPS = [10, 100, 1000, 10_000] as const;
@@ -78,10 +78,8 @@ export function growthPairOrder(credspecs: number, count: number, seed = 26): Ui
   return order;
 }
 
-const MIB = 2 ** 20;
-
 function memoryCell(memory: StepMemory): string {
-  return `${fixed(memory.idleBytes / MIB, 1)} / ${fixed(memory.afterBytes / MIB, 1)} / ${fixed(memory.peakBytes / MIB, 1)}`;
+  return `${mib(memory.idleBytes)} / ${mib(memory.afterBytes)} / ${mib(memory.peakBytes)}`;
 }
 
 const pairCalls = (s: GrowthStep) =>

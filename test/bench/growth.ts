@@ -18,7 +18,8 @@ import {
   growthServiceAccounts,
 } from "./growth-plan.ts";
 import { runLoad } from "./load.ts";
-import { acceptsAllowed, startNodeTargets, type MeasuredTarget } from "./measured-target.ts";
+import { loadOf, startNodeTargets } from "./measured-target.ts";
+import { mib } from "./table.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
 const GROWTH_CONCURRENCY = 16;
@@ -91,25 +92,6 @@ function reviewOf(fn: FunctionName, i: number, uid: number): string {
   );
 }
 
-/** Sends the reviews of `order` to one function; returns the unexpected answers. */
-async function sendReviews(
-  target: MeasuredTarget,
-  order: Uint32Array,
-): Promise<{ errors: number; firstError?: string }> {
-  const { errors, firstError } = await runLoad({
-    url: target.url,
-    body: (j) => reviewOf(target.fn, order[j]!, j),
-    headers: target.headers,
-    caPem: target.ca,
-    concurrency: GROWTH_CONCURRENCY,
-    maxRequests: order.length,
-    maxDurationMs: Number.POSITIVE_INFINITY,
-    warmupRequests: 0,
-    accept: acceptsAllowed(target.fn),
-  });
-  return { errors, ...(firstError === undefined ? {} : { firstError: `${target.fn}: ${firstError}` }) };
-}
-
 /** Section I: each step on freshly started servers, the credspecs created as the steps need them. */
 export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOptions): Promise<GrowthStep[]> {
   const audit = openAuditLog(cluster.auditLogFile);
@@ -135,14 +117,20 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
         const target = node.targets.find((t) => t.fn === fn)!;
         const idle = await readProcessMemory(target.pid);
         const offset = await audit.mark();
-        const sent = await sendReviews(target, order);
+        const sent = await runLoad({
+          ...loadOf(target, (j) => reviewOf(fn, order[j]!, j)),
+          concurrency: GROWTH_CONCURRENCY,
+          maxRequests: order.length,
+          maxDurationMs: Number.POSITIVE_INFINITY,
+          warmupRequests: 0,
+        });
         calls[fn] = functionCalls(await audit.countSince(offset), fn);
         const after = await readProcessMemory(target.pid);
         memory[fn] = { idleBytes: idle.rssBytes, afterBytes: after.rssBytes, peakBytes: after.peakRssBytes };
         errors += sent.errors;
-        firstError ??= sent.firstError;
+        if (sent.firstError !== undefined) firstError ??= `${fn}: ${sent.firstError}`;
       }
-      const step: GrowthStep = {
+      steps.push({
         credspecs,
         serviceAccounts: growthServiceAccounts(credspecs),
         reviews: options.reviewsPerStep,
@@ -151,11 +139,10 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
         errors,
         ...(firstError === undefined ? {} : { firstError }),
         durationMs: performance.now() - started,
-      };
-      steps.push(step);
+      });
       options.log(
         `I: ${credspecs} credspecs: expand ${calls.expand.credspecReads} reads, authorize ${calls.authorize.credspecReads} reads + ${calls.authorize.accessReviews} access reviews, ` +
-          `RSS ${(memory.expand.afterBytes / 2 ** 20).toFixed(1)} / ${(memory.authorize.afterBytes / 2 ** 20).toFixed(1)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
+          `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
       );
     } finally {
       await node.stop();

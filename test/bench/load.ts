@@ -32,6 +32,9 @@ export interface LoadOptions {
 
 const DEFAULT_WARMUP_REQUESTS = 1_000;
 
+export const describeError = (error: unknown) =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+
 /** What a run measured; latencies in milliseconds. */
 export interface LoadResult {
   concurrency: number;
@@ -71,7 +74,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       }
     } catch (error) {
       errors++;
-      firstError ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      firstError ??= describeError(error);
     }
   };
 

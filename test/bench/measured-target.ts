@@ -88,10 +88,11 @@ export function reviewUrl(stack: Pick<FunctionsStack, "expandBaseUrl" | "authori
   return `${fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl}/${fn}?timeout=10s`;
 }
 
-/** An allowed review (expand: with a patch) is the only right answer to the benchmark's pods. */
-export function acceptsAllowed(fn: FunctionName): LoadOptions["accept"] {
-  return (status, body) =>
-    status === 200 && body.includes('"allowed":true') && (fn !== "expand" || body.includes('"patch":'));
+/** runLoad's options for `body` to `target`; the only right answer is an allowed review (expand: with a patch). */
+export function loadOf(target: MeasuredTarget, body: NonNullable<LoadOptions["body"]>) {
+  const accept: LoadOptions["accept"] = (status, text) =>
+    status === 200 && text.includes('"allowed":true') && (target.fn !== "expand" || text.includes('"patch":'));
+  return { url: target.url, body, headers: target.headers, caPem: target.ca, accept };
 }
 
 /** The server names in section G's tables. */

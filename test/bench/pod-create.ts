@@ -16,7 +16,7 @@ import {
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
-import type { LoadResult } from "./load.ts";
+import { describeError, type LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { summarize } from "./percentiles.ts";
 import { median } from "./trials.ts";
@@ -163,8 +163,11 @@ export async function withPairsRegistered<T>(
   }
 }
 
-function createPath(pod: KubeObject): string {
-  return `/api/v1/namespaces/${pod.metadata.namespace ?? "default"}/pods?dryRun=All`;
+/** A dry-run create of `pod` as the admin, but its body (sections F and H send it as JSON text). */
+export function dryRunCreate(cluster: LocalClusterInfo, pod: KubeObject) {
+  const headers = { authorization: `Bearer ${cluster.adminToken}`, accept: "application/json" };
+  const path = `/api/v1/namespaces/${pod.metadata.namespace ?? "default"}/pods?dryRun=All`;
+  return { path, method: "POST" as const, headers: { ...headers, "content-type": "application/json" } };
 }
 
 /**
@@ -178,19 +181,14 @@ async function alternateCreates(
   options: PodCreatePhaseOptions,
 ): Promise<LoadResult[]> {
   const pool = new Pool(cluster.server, { connections: 1, pipelining: 1, connect: { ca: cluster.caPem } });
-  const path = createPath(pods[0]!);
-  const headers = {
-    authorization: `Bearer ${cluster.adminToken}`,
-    accept: "application/json",
-    "content-type": "application/json",
-  };
+  const request = dryRunCreate(cluster, pods[0]!);
   const bodies = pods.map((pod) => JSON.stringify(pod));
   const samples = pods.map(() => new Float64Array(options.podCreateRequests));
   const errors = pods.map(() => ({ count: 0, first: undefined as string | undefined }));
   const send = async (index: number): Promise<number> => {
     const sent = performance.now();
     try {
-      const response = await pool.request({ path, method: "POST", headers, body: bodies[index]! });
+      const response = await pool.request({ ...request, body: bodies[index]! });
       const text = await response.body.text();
       if (response.statusCode !== 201 || text.includes('"gmsaCredentialSpec"') !== index > 0) {
         errors[index]!.count++;
@@ -198,7 +196,7 @@ async function alternateCreates(
       }
     } catch (error) {
       errors[index]!.count++;
-      errors[index]!.first ??= error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      errors[index]!.first ??= describeError(error);
     }
     return performance.now() - sent;
   };

@@ -18,6 +18,7 @@ import {
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
+import { binding, role, sa } from "../support/rbac.ts";
 import { serverTargets, type MeasuredTarget } from "./measured-target.ts";
 import { startServerProcess, type ServerProcess } from "./minimal-webhook.ts";
 
@@ -48,22 +49,13 @@ export interface RunningReference extends ServerProcess {
 function referenceObjects(): KubeObject[] {
   return [
     { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT, namespace: FUNCTIONS_NAMESPACE } },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: SERVICE_ACCOUNT },
-      rules: [
-        { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] },
-        { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] },
-      ],
-    },
-    {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name: SERVICE_ACCOUNT },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: SERVICE_ACCOUNT },
-      subjects: [{ kind: "ServiceAccount", name: SERVICE_ACCOUNT, namespace: FUNCTIONS_NAMESPACE }],
-    },
+    role(SERVICE_ACCOUNT, [
+      { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] },
+      { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] },
+    ]),
+    binding(SERVICE_ACCOUNT, { kind: "ClusterRole", name: SERVICE_ACCOUNT }, [
+      sa(SERVICE_ACCOUNT, FUNCTIONS_NAMESPACE),
+    ]),
   ];
 }
 

@@ -1,11 +1,8 @@
 /** One table per section of the benchmark (Markdown, so RESULTS.md can quote the output). */
 import type { InProcessResult } from "./in-process.ts";
 import type { RuntimeFigures } from "./runtime-phase.ts";
-import { fixed, printColumns, printTable } from "./table.ts";
+import { fixed, kib, mib, p50Max, printColumns, printTable } from "./table.ts";
 import type { BundleSize, WorkerStartup } from "./worker-bundle.ts";
-
-const KIB = 1024;
-const MIB = 1024 * 1024;
 
 export function printInProcess(results: readonly InProcessResult[], rounds: number, iterations: number): void {
   printColumns(
@@ -29,7 +26,7 @@ export function printBundles(sizes: readonly BundleSize[]): void {
   printTable(
     "A. Worker bundles (wrangler deploy --dry-run)",
     ["Worker", "raw KiB", "gzip KiB"],
-    sizes.map((s) => [s.fn, fixed(s.rawBytes / KIB, 1), fixed(s.gzipBytes / KIB, 1)]),
+    sizes.map((s) => [s.fn, kib(s.rawBytes), kib(s.gzipBytes)]),
   );
 }
 
@@ -39,10 +36,10 @@ export function printWorkerStartup(startups: readonly WorkerStartup[], runs: num
     ["Worker", "workerd ready", "first /healthz (cold isolate)", "second /healthz", "start to first answer"],
     startups.map((s) => [
       s.fn,
-      `${fixed(s.readyMs.p50)} (max ${fixed(s.readyMs.max)})`,
-      `${fixed(s.firstRequestMs.p50, 1)} (max ${fixed(s.firstRequestMs.max, 1)})`,
-      `${fixed(s.secondRequestMs.p50, 1)} (max ${fixed(s.secondRequestMs.max, 1)})`,
-      `${fixed(s.totalMs.p50)} (max ${fixed(s.totalMs.max)})`,
+      p50Max(s.readyMs),
+      p50Max(s.firstRequestMs, 1),
+      p50Max(s.secondRequestMs, 1),
+      p50Max(s.totalMs),
     ]),
   );
 }
@@ -118,6 +115,6 @@ export function printMemory(phases: readonly RuntimeFigures[]): void {
   printTable(
     "E. Node server memory after the run (/proc/<pid>/status)",
     ["function", "VmRSS MiB", "VmHWM (peak) MiB"],
-    node.memory.map((m) => [m.fn, fixed(m.memory.rssBytes / MIB, 1), fixed(m.memory.peakRssBytes / MIB, 1)]),
+    node.memory.map((m) => [m.fn, mib(m.memory.rssBytes), mib(m.memory.peakRssBytes)]),
   );
 }

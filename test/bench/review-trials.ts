@@ -7,7 +7,7 @@ import type { FunctionName } from "../../shared/config/index.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { BUDGET_CONCURRENCY, PAIR_ORDER } from "./figures.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { acceptsAllowed, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
+import { loadOf, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 import { fixed, printTable } from "./table.ts";
 import { alternateTrials, BUDGET_TRIALS, median, medianRatio } from "./trials.ts";
 
@@ -54,11 +54,7 @@ export async function measureReviewTrials(
     for (const containers of CONTAINER_COUNTS) {
       const load = (target: MeasuredTarget, maxRequests: number, maxDurationMs: number, warmupRequests: number) =>
         runLoad({
-          url: target.url,
-          body: options.bodies[fn][containers],
-          headers: target.headers,
-          caPem: target.ca,
-          accept: acceptsAllowed(fn),
+          ...loadOf(target, options.bodies[fn][containers]),
           concurrency: BUDGET_CONCURRENCY,
           maxRequests,
           maxDurationMs,
@@ -87,15 +83,10 @@ export async function measureReviewTrials(
 }
 
 const trialRates = (trials: readonly LoadResult[]): number[] => trials.map((t) => t.perSecond);
+export const trialErrors = (t: ReviewTrials) => [...t.ours, ...(t.go ?? [])].reduce((sum, l) => sum + l.errors, 0);
 
 /** Every trial, then the medians the budget table judges. */
 export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: { ours: string; go: string }): void {
-  const rates = (loads: readonly LoadResult[] | undefined) =>
-    loads === undefined
-      ? "-"
-      : trialRates(loads)
-          .map((v) => fixed(v))
-          .join(", ");
   printTable(
     `B. Budget trials: reviews per second at concurrency ${BUDGET_CONCURRENCY}, ${BUDGET_TRIALS} trials alternating (ours, Go's, ours, ...)`,
     [
@@ -112,16 +103,17 @@ export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: 
     trials.map((t) => {
       const ours = trialRates(t.ours);
       const go = t.go === undefined ? undefined : trialRates(t.go);
+      const list = (rates: number[] | undefined) => rates?.map((v) => fixed(v)).join(", ") ?? "-";
       return [
         t.fn,
         t.containers,
-        rates(t.ours),
-        rates(t.go),
+        list(ours),
+        list(go),
         go === undefined ? "-" : ours.map((v, i) => `${fixed(v / go[i]!, 1)}x`).join(", "),
         fixed(median(ours)),
         go === undefined ? "-" : fixed(median(go)),
         go === undefined ? "-" : `${fixed(medianRatio(ours, go), 1)}x`,
-        [...t.ours, ...(t.go ?? [])].reduce((sum, l) => sum + l.errors, 0),
+        trialErrors(t),
       ];
     }),
     "Our production server bundle (the one section G measures) and the Go reference, both running, fresh connections " +

@@ -39,28 +39,16 @@ export interface ChangeWindow {
 
 export type Verdict = "right" | "stale" | "wrong" | "error";
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
+/** Admitted with the credspec's contents, old or (`edited`) new: the right answer before the change (not edited). */
 function admittedWith(outcome: CreateOutcome, edited: boolean): boolean {
-  return outcome.result === "admitted" && sameJson(outcome.inlined, rolloutCredSpec(outcome.ref.credspec, edited));
+  const expected = JSON.stringify(rolloutCredSpec(outcome.ref.credspec, edited));
+  return outcome.result === "admitted" && JSON.stringify(outcome.inlined) === expected;
 }
 
-/** The answer right in the old state (before the change) and in the new one (after it). */
-function rightBefore(outcome: CreateOutcome): boolean {
-  return admittedWith(outcome, false);
-}
-
+/** The answer right in the new state (after the change). */
 function rightAfter(outcome: CreateOutcome): boolean {
-  switch (changeOf(outcome.ref)) {
-    case "revoked":
-      return outcome.result === "refused";
-    case "edited":
-      return admittedWith(outcome, true);
-    default:
-      return admittedWith(outcome, false);
-  }
+  const change = changeOf(outcome.ref);
+  return change === "revoked" ? outcome.result === "refused" : admittedWith(outcome, change === "edited");
 }
 
 /**
@@ -72,11 +60,11 @@ export function judgeCreate(outcome: CreateOutcome, window?: ChangeWindow): Verd
   if (outcome.result === "error") return "error";
   const change = changeOf(outcome.ref);
   if (window === undefined || change === undefined || outcome.answeredMs <= window.startedMs)
-    return rightBefore(outcome) ? "right" : "wrong";
+    return admittedWith(outcome, false) ? "right" : "wrong";
   const ttl = change === "revoked" ? window.accessTtlMs : window.credspecTtlMs;
   if (outcome.sentMs >= window.doneMs + ttl + window.graceMs) return rightAfter(outcome) ? "right" : "wrong";
   if (rightAfter(outcome)) return "right";
-  const staleAnswer = rightBefore(outcome) || (change === "edited" && outcome.result === "refused");
+  const staleAnswer = admittedWith(outcome, false) || (change === "edited" && outcome.result === "refused");
   return staleAnswer ? "stale" : "wrong";
 }
 

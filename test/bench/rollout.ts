@@ -16,8 +16,9 @@ import {
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { functionUsers, openAuditLog, usersCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
+import { describeError } from "./load.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
-import { benchWebhooksOf, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
+import { benchWebhooksOf, dryRunCreate, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
 import { REFERENCE_SERVER_NAME, REFERENCE_USER, startReference, type ReferenceLimiter } from "./reference.ts";
 import {
@@ -80,15 +81,15 @@ type PairUnderTest = Omit<RolloutRun, "phases" | "durationMs"> & {
   credspecTtlMs: number;
 };
 
-async function createOne(pool: Pool, token: string, pod: KubeObject, ref: RolloutPodRef): Promise<CreateOutcome> {
+async function createOne(
+  pool: Pool,
+  cluster: LocalClusterInfo,
+  pod: KubeObject,
+  ref: RolloutPodRef,
+): Promise<CreateOutcome> {
   const sentMs = performance.now();
   try {
-    const response = await pool.request({
-      path: `/api/v1/namespaces/${pod.metadata.namespace ?? "default"}/pods?dryRun=All`,
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, accept: "application/json", "content-type": "application/json" },
-      body: JSON.stringify(pod),
-    });
+    const response = await pool.request({ ...dryRunCreate(cluster, pod), body: JSON.stringify(pod) });
     const text = await response.body.text();
     const answered = { ref, sentMs, answeredMs: performance.now(), status: response.statusCode };
     let body: { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } }; message?: string };
@@ -110,8 +111,7 @@ async function createOne(pool: Pool, token: string, pod: KubeObject, ref: Rollou
     const refused = answered.status >= 400 && answered.status < 500 && message.includes("denied the request");
     return { ...answered, result: refused ? "refused" : "error", message };
   } catch (error) {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { ref, sentMs, answeredMs: performance.now(), status: 0, result: "error", message };
+    return { ref, sentMs, answeredMs: performance.now(), status: 0, result: "error", message: describeError(error) };
   }
 }
 
@@ -142,7 +142,7 @@ async function sendCreates(cluster: LocalClusterInfo, run: CreateRun, from: numb
             (side) => [side, rolloutPod(ref, index, { [PAIR_LABEL]: `rollout-${side}` })] as const,
           );
           for (const [side, pod] of index % 2 === 0 ? sides : sides.reverse())
-            run[side].push(await createOne(pool, cluster.adminToken, pod, ref));
+            run[side].push(await createOne(pool, cluster, pod, ref));
         }
       }),
     );

@@ -21,9 +21,8 @@
  * `growth` (I, API calls and memory against the distinct credspecs pods name), e.g. `npm run bench -- rollout growth`.
  */
 import "./quiet-env.ts";
-import { cpus, loadavg, totalmem } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FunctionsRuntime } from "../../infra/local/index.ts";
 import { startBenchCluster } from "./bench-cluster.ts";
@@ -43,13 +42,13 @@ import {
   printWorkerStartup,
 } from "./report.ts";
 import { benchRuntime, type RuntimeFigures } from "./runtime-phase.ts";
-import { judgeBudgets, printBudgets } from "./budgets.ts";
+import { judgeBudgets, LAMBDA_COLD_STARTS, printBudgets } from "./budgets.ts";
 import { judgeChecks, phaseErrors, printChecks, referenceErrors } from "./checks.ts";
 import { chartFiguresOf } from "./figures.ts";
-import { CLI_FOLDER, countSourceLines, TEST_FOLDER } from "./source-lines.ts";
-import { LAMBDA_COLD_STARTS } from "./budgets.ts";
+import { countSourceLines } from "./source-lines.ts";
+import { loadAvg } from "./table.ts";
 import { measureReviewFiles } from "./review-files.ts";
-import { measureReviewTrials, printReviewTrials, type ReviewTrials } from "./review-trials.ts";
+import { measureReviewTrials, printReviewTrials, trialErrors, type ReviewTrials } from "./review-trials.ts";
 import { buildReviewBodies, NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, printReference, type ReferenceFigures } from "./reference-phase.ts";
@@ -60,39 +59,25 @@ import { runAskedSections } from "./asked-sections.ts";
 
 const quick = process.argv.includes("--quick");
 const withCluster = !process.argv.includes("--no-cluster");
-const SETTINGS = quick
-  ? {
-      rounds: 2,
-      iterations: 500,
-      warmup: 200,
-      startups: 1,
-      concurrencies: [1, 16],
-      maxRequests: 200,
-      maxDurationMs: 1000,
-      podCreates: 50,
-      podCreateRounds: 3,
-      coldStarts: 2,
-      frugalReviews: 2000,
-      trialWarmupMs: 500,
-      trialRequests: 200,
-      trialMs: 1000,
-    }
-  : {
-      rounds: 5,
-      iterations: 4000,
-      warmup: 2000,
-      startups: 5,
-      concurrencies: [1, 16, 128],
-      maxRequests: 2000,
-      maxDurationMs: 3000,
-      podCreates: 1000,
-      podCreateRounds: 3,
-      coldStarts: LAMBDA_COLD_STARTS,
-      frugalReviews: 20_000,
-      trialWarmupMs: 10_000,
-      trialRequests: 1_000_000,
-      trialMs: 3000,
-    };
+const referenceBin = process.env["GMSA_REF_BIN"] || undefined;
+/** A setting's `--quick` value, else its full one. */
+const pick = <T>(quickValue: T, full: T): T => (quick ? quickValue : full);
+const SETTINGS = {
+  rounds: pick(2, 5),
+  iterations: pick(500, 4000),
+  warmup: pick(200, 2000),
+  startups: pick(1, 5),
+  concurrencies: pick([1, 16], [1, 16, 128]),
+  maxRequests: pick(200, 2000),
+  maxDurationMs: pick(1000, 3000),
+  podCreateRequests: pick(50, 1000),
+  podCreateRounds: 3,
+  coldStarts: pick(2, LAMBDA_COLD_STARTS),
+  frugalReviews: pick(2000, 20_000),
+  trialWarmupMs: pick(500, 10_000),
+  trialRequests: pick(200, 1_000_000),
+  trialMs: pick(1000, 3000),
+};
 /**
  * Exec-plugin tokens are advertised for 20 s (the real ones last 10 minutes), so they are refreshed
  * during the Node phase under load: one run per 15 s at most (20 s less the 5 s refresh skew).
@@ -104,36 +89,26 @@ const began = performance.now();
 const startedAt = new Date().toISOString();
 const log = (line: string) =>
   console.error(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${line}`);
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
+const printTotal = () =>
+  console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${loadAvg()}.`);
 
 console.log(`# npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`);
 console.log(
   `\n${startedAt}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ` +
-    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${load()}`,
+    `${(totalmem() / 2 ** 30).toFixed(0)} GiB, load average at start ${loadAvg()}`,
 );
 
 const asked = process.argv.slice(2).filter((arg) => !arg.startsWith("-"));
 if (asked.length > 0) {
-  const unexpected = await runAskedSections(asked, {
-    quick,
-    referenceBin: process.env["GMSA_REF_BIN"] || undefined,
-    log,
-  });
-  console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
+  const unexpected = await runAskedSections(asked, { quick, referenceBin, log });
+  printTotal();
   if (unexpected > 0)
     console.error(`\n${unexpected} decisions were wrong or creates and reviews failed (see the tables)`);
   process.exit(unexpected > 0 ? 1 : 0);
 }
 
 log("A: in-process reviews");
-const inProcess = await measureInProcess({
-  rounds: SETTINGS.rounds,
-  iterations: SETTINGS.iterations,
-  warmup: SETTINGS.warmup,
-});
+const inProcess = await measureInProcess(SETTINGS);
 printInProcess(inProcess, SETTINGS.rounds, SETTINGS.iterations);
 
 log("A: Worker bundles and start-up");
@@ -167,12 +142,6 @@ const phases: RuntimeFigures[] = [];
 let frugal: FrugalFigures[] = [];
 let reference: ReferenceFigures | undefined;
 let reviewTrials: ReviewTrials[] = [];
-const referenceBin = process.env["GMSA_REF_BIN"] || undefined;
-/** Section F's webhook pairs, each with its rounds against the floor. */
-const podCreates = (): LabelledPodCreates[] => [
-  ...phases.map((p): LabelledPodCreates => [`${p.runtime} functions`, p.podCreate]),
-  ...(reference === undefined ? [] : [[REFERENCE_SERVER_NAME, reference.podCreate] as const]),
-];
 if (withCluster) {
   log("starting the local cluster");
   const bench = await startBenchCluster(log);
@@ -180,23 +149,12 @@ if (withCluster) {
     // Section F's floor runs through the phases: each webhook pair is measured against it, their creates alternating.
     const podCreateFloor = await startPodCreateFloor(bench.cluster);
     try {
-      const podCreate = {
-        podCreateRequests: SETTINGS.podCreates,
-        podCreateMaxDurationMs: 10_000,
-        podCreateRounds: SETTINGS.podCreateRounds,
-        podCreateFloor,
-      };
+      // Sections B and F's settings: SETTINGS holds their counts under the names the phases take.
+      const phaseOptions = { ...SETTINGS, podCreateMaxDurationMs: 10_000, podCreateFloor, log };
       for (const runtime of RUNTIMES) {
         log(`B-F: ${runtime} runtime`);
         phases.push(
-          await benchRuntime(bench, runtime, {
-            concurrencies: SETTINGS.concurrencies,
-            maxRequests: SETTINGS.maxRequests,
-            maxDurationMs: SETTINGS.maxDurationMs,
-            ...podCreate,
-            tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
-            log,
-          }),
+          await benchRuntime(bench, runtime, { ...phaseOptions, tokenLifetimeSeconds: TOKEN_LIFETIME_SECONDS }),
         );
       }
       log("G: server memory and CPU per review (our production bundle and the do-nothing floor, fresh processes)");
@@ -240,13 +198,7 @@ if (withCluster) {
       if (ref !== undefined) {
         try {
           log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
-          reference = await benchReference(bench, ref, {
-            concurrencies: SETTINGS.concurrencies,
-            maxRequests: SETTINGS.maxRequests,
-            maxDurationMs: SETTINGS.maxDurationMs,
-            ...podCreate,
-            log,
-          });
+          reference = await benchReference(bench, ref, phaseOptions);
         } finally {
           await ref.stop();
         }
@@ -261,7 +213,10 @@ if (withCluster) {
   printCalls(phases);
   printExecRuns(phases, TOKEN_LIFETIME_SECONDS);
   printMemory(phases);
-  printPodCreate(podCreates());
+  printPodCreate([
+    ...phases.map((p): LabelledPodCreates => [`${p.runtime} functions`, p.podCreate]),
+    ...(reference === undefined ? [] : [[REFERENCE_SERVER_NAME, reference.podCreate] as const]),
+  ]);
   printFrugal(frugal, SETTINGS.frugalReviews);
   if (reference !== undefined) printReference(phases, reference);
   printReviewTrials(reviewTrials, { ours: NODE_SERVER_NAME, go: REFERENCE_SERVER_NAME });
@@ -275,9 +230,9 @@ const figures = {
   reference,
   reviewTrials,
   reviewFiles,
-  sourceLines: await countSourceLines(),
-  cliSourceLines: await countSourceLines(undefined, [CLI_FOLDER]),
-  testLines: await countSourceLines(undefined, [TEST_FOLDER]),
+  sourceLines: await countSourceLines("functions", "shared"),
+  cliSourceLines: await countSourceLines("cli"),
+  testLines: await countSourceLines("test"),
 };
 if (withCluster && !quick) {
   const chart = new URL("../../docs/performance.svg", import.meta.url);
@@ -292,12 +247,12 @@ printBudgets(
     `on a ${cpus().length}-core machine where the load generator, the functions, kube-apiserver and etcd share every core. ` +
     "Pairs are expand / authorize.",
 );
-console.log(`\nTotal ${((performance.now() - began) / 1000).toFixed(0)} s; load average at end ${load()}.`);
+printTotal();
 
 const unexpected =
   phases.reduce((sum, p) => sum + phaseErrors(p), 0) +
   frugal.reduce((sum, f) => sum + f.errors, 0) +
-  reviewTrials.reduce((sum, t) => sum + [...t.ours, ...(t.go ?? [])].reduce((s, l) => s + l.errors, 0), 0) +
+  reviewTrials.reduce((sum, t) => sum + trialErrors(t), 0) +
   (reference === undefined ? 0 : referenceErrors(reference));
 if (unexpected > 0) {
   const first = phases

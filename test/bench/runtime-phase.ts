@@ -6,13 +6,7 @@ import { functionCalls, openAuditLog, type AuditLog, type ReviewCalls } from "./
 import type { BenchCluster } from "./bench-cluster.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";
-import {
-  acceptsAllowed,
-  buildReviewBodies,
-  stackTargets,
-  type MeasuredTarget,
-  type ReviewBodies,
-} from "./measured-target.ts";
+import { buildReviewBodies, loadOf, stackTargets, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { measureRows, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
 
@@ -77,11 +71,7 @@ async function measureCallsPerReview(
   const countOneReview = async (target: MeasuredTarget, body: string): Promise<ReviewCalls> => {
     const offset = await audit.mark();
     const result = await runLoad({
-      url: target.url,
-      body,
-      headers: target.headers,
-      caPem: target.ca,
-      accept: acceptsAllowed(target.fn),
+      ...loadOf(target, body),
       concurrency: 1,
       maxRequests: 1,
       maxDurationMs: 30_000,
@@ -133,15 +123,12 @@ export async function benchRuntime(
     if (runtime === "node") {
       for (const { fn, pid } of targets) {
         const metrics = await stack.metrics(fn);
-        const failed =
-          (metrics["execRuns_pluginError"] ?? 0) +
-          (metrics["execRuns_notFound"] ?? 0) +
-          (metrics["execRuns_timeout"] ?? 0);
+        const count = (outcome: string) => metrics[`execRuns_${outcome}`] ?? 0;
         execRuns.push({
           fn,
           countFile: stack.execRuns(fn),
-          metricsSuccess: metrics["execRuns_success"] ?? 0,
-          metricsFailed: failed,
+          metricsSuccess: count("success"),
+          metricsFailed: count("pluginError") + count("notFound") + count("timeout"),
           allowed: 1 + Math.floor(elapsedSeconds / (lifetime - refreshSkewSeconds(lifetime))),
         });
         memory.push({ fn, memory: await readProcessMemory(pid) });

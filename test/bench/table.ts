@@ -1,10 +1,33 @@
 /** Plain-text tables for the benchmark's output (Markdown pipe tables, so RESULTS.md can quote them). */
+import { loadavg } from "node:os";
+import type { Summary } from "./percentiles.ts";
 
 export type Cell = string | number;
+
+export const MIB = 2 ** 20;
 
 /** A number with `digits` decimals, "-" when it is not finite. */
 export function fixed(value: number, digits = 0): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
+}
+
+/** The machine's load averages (1, 5 and 15 minutes), as the bench prints them beside its figures. */
+export const loadAvg = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+
+export function mib(bytes: number): string {
+  return fixed(bytes / MIB, 1);
+}
+
+export function kib(bytes: number): string {
+  return fixed(bytes / 1024, 1);
+}
+
+/** The median and the maximum of `summary`: "12.3 (max 45.6)". */
+export function p50Max(summary: Summary, digits = 0): string {
+  return `${fixed(summary.p50, digits)} (max ${fixed(summary.max, digits)})`;
 }
 
 /** Formats one table: header, separator, rows; numbers right-aligned. */

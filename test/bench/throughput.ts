@@ -4,7 +4,7 @@ import type { FunctionName } from "../../shared/config/index.ts";
 import type { ReviewCalls } from "./audit.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { runLoad, type LoadResult } from "./load.ts";
-import { acceptsAllowed, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
+import { loadOf, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 
 /** One row of section B against one server process. */
 export interface MeasuredRow {
@@ -41,15 +41,12 @@ export async function measureRows<T extends MeasuredRow>(
       for (const concurrency of options.concurrencies) {
         const row = await counted(target, async () => {
           const cpuBefore = readProcessCpuMicros(target.pid);
+          const { maxRequests, maxDurationMs } = options;
           const load = await runLoad({
-            url: target.url,
-            body: bodies[target.fn][containers],
-            headers: target.headers,
-            caPem: target.ca,
-            accept: acceptsAllowed(target.fn),
+            ...loadOf(target, bodies[target.fn][containers]),
             concurrency,
-            maxRequests: options.maxRequests,
-            maxDurationMs: options.maxDurationMs,
+            maxRequests,
+            maxDurationMs,
           });
           const cpuMicros = readProcessCpuMicros(target.pid) - cpuBefore;
           return {
