@@ -15,7 +15,7 @@ import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { adminEndpoint, applyBaseInfra, kubeRequest, kubeRequestOk, type KubeObject } from "../../infra/local/index.ts";
 import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
-import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import { createHelmRunner, inClusterTestValues, setHelmOwner, type HelmRunner } from "./support/helm.ts";
 import { CRD_PATH } from "./support/install-checks.ts";
 import { sa, useCredSpecs } from "../support/rbac.ts";
 import {
@@ -418,51 +418,46 @@ describe("helm template: inCluster mode", () => {
 });
 
 describe("the AKS and EKS example values (infra/deploy/helm/examples)", () => {
-  /** An example file with the path secrets its header says to pass with --set. */
-  async function renderExample(name: "aks" | "eks"): Promise<KubeObject[]> {
-    const file = fileURLToPath(new URL(`../../infra/deploy/helm/examples/${name}.yaml`, import.meta.url));
-    const values = {
-      ...(parse(await readFile(file, "utf8")) as Record<string, unknown>),
-      callerAuth: { mode: "path", ...PATH_SECRET },
-    };
-    return helm.template(RELEASE, NAMESPACE, values);
-  }
-  const ingressOf = (objects: KubeObject[]) =>
-    (find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress;
-
-  it("AKS: admits the konnectivity agents (controlPlaneFrom alone is enough), annotates both webhooks, and the API server accepts it all", async () => {
-    const objects = await renderExample("aks");
-    expect(ingressOf(objects)).toEqual([
-      {
-        from: [
-          {
-            namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
-            podSelector: { matchLabels: { app: "konnectivity-agent" } },
-          },
-        ],
-        ports: HTTPS_PORT,
-      },
-    ]);
-    for (const fn of FUNCTIONS) {
-      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
-        "admissions.enforcer/disabled": "true",
-      });
-      expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
-    }
-    expect(podOf(objects, "expand").containers[0]!.image).toBe("myregistry.azurecr.io/gmsa-webhooks:0.1.0");
-    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
-  });
-
-  it("EKS: admits the cluster's subnets, and the API server accepts it all", async () => {
-    const objects = await renderExample("eks");
-    expect(ingressOf(objects)).toEqual([
-      { from: [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }], ports: HTTPS_PORT },
-    ]);
-    expect(podOf(objects, "authorize").containers[0]!.image).toBe(
+  it.each([
+    [
+      "aks",
+      "admits the konnectivity agents (controlPlaneFrom alone is enough)",
+      [
+        {
+          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+          podSelector: { matchLabels: { app: "konnectivity-agent" } },
+        },
+      ],
+      "myregistry.azurecr.io/gmsa-webhooks:0.1.0",
+    ],
+    [
+      "eks",
+      "admits the cluster's subnets",
+      [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }],
       "111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0",
-    );
-    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
-  });
+    ],
+  ] as const)(
+    "%s: %s, annotates both webhooks for AKS, calls them with the path secrets, and the API server accepts it all",
+    async (name, _, from, image) => {
+      const file = fileURLToPath(new URL(`../../infra/deploy/helm/examples/${name}.yaml`, import.meta.url));
+      // With the path secrets the file's header says to pass with --set.
+      const objects = await helm.template(RELEASE, NAMESPACE, {
+        ...(parse(await readFile(file, "utf8")) as Record<string, unknown>),
+        callerAuth: { mode: "path", ...PATH_SECRET },
+      });
+      expect((find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress).toEqual([
+        { from, ports: HTTPS_PORT },
+      ]);
+      for (const fn of FUNCTIONS) {
+        expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
+          "admissions.enforcer/disabled": "true",
+        });
+        expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
+        expect(podOf(objects, fn).containers[0]!.image).toBe(image);
+      }
+      await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
+    },
+  );
 });
 
 describe("helm template: external mode", () => {
@@ -742,25 +737,17 @@ describe("against the local API server", () => {
       [],
     );
     // Without the cluster, lookup sees nothing and the CRD is rendered (the other tests here).
-    const marks = (value: string | null, release: string | null = value && RELEASE) => ({
-      metadata: {
-        labels: { "app.kubernetes.io/managed-by": value },
-        annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": value && NAMESPACE },
-      },
-    });
-    const patch = (body: unknown) =>
-      kubeRequestOk(admin, CRD_PATH, { method: "PATCH", contentType: "application/merge-patch+json", body });
     try {
-      await patch(marks("Helm", "another-release"));
+      await setHelmOwner(admin, CRD_PATH, "another-release", NAMESPACE);
       expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual(
         [],
       );
-      await patch(marks("Helm"));
+      await setHelmOwner(admin, CRD_PATH, RELEASE, NAMESPACE);
       expect(
         ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition"),
       ).toHaveLength(1);
     } finally {
-      await patch(marks(null));
+      await setHelmOwner(admin, CRD_PATH, null, null);
     }
   });
 
