@@ -20,6 +20,7 @@ import {
 import { issueServingCertificate } from "../../../infra/local/pki.ts";
 import { createPod, e2ePod, parsed, type Pod, readCredSpec } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
+import type { Webhook } from "./manifests.ts";
 
 /** The two functions, in the order of their webhook configurations. */
 export const FUNCTIONS = ["expand", "authorize"] as const;
@@ -30,6 +31,13 @@ export function webhookConfigurationPaths(fullname: string): string[] {
     `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${fullname}-expand`,
     `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${fullname}-authorize`,
   ];
+}
+
+/** The webhooks of each of the release's configurations as the API server holds them: expand's, then authorize's. */
+export function registeredWebhooks(cluster: LocalClusterInfo, fullname: string): Promise<Webhook[][]> {
+  const admin = adminEndpoint(cluster);
+  const webhooksAt = async (path: string) => (await kubeRequestOk<{ webhooks: Webhook[] }>(admin, path)).webhooks;
+  return Promise.all(webhookConfigurationPaths(fullname).map(webhooksAt));
 }
 
 /** A pod of a function's Deployment, with the fields the tests read. */
