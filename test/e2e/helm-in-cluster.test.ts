@@ -339,16 +339,18 @@ describe("helm install on a real node with a TLS Secret the operator provides", 
     const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
     await applyObjects(admin(), [namespace(SECRET_NAMESPACE)]);
     await writeTlsSecret(cluster, { namespace: SECRET_NAMESPACE, name: "operator-tls", hosts });
-    const caBundle = Buffer.from(cluster.caPem).toString("base64");
-    const withSecret = { ...values, crd: { install: false }, certificates: { secretName: "operator-tls", caBundle } };
-    const installed = await stack.runHelm(["install", SECRET_RELEASE, CHART_DIR, "-n", SECRET_NAMESPACE], withSecret);
-    expect(installed.code, installed.stderr).toBe(0);
-    await waitForDeployments(cluster, SECRET_NAMESPACE, SECRET_FULLNAME, 2);
-    await waitForGmsaWebhooks(cluster, GROUP);
+    const certificates = { secretName: "operator-tls", caBundle: Buffer.from(cluster.caPem).toString("base64") };
+    const tlsValues = { ...values, crd: { install: false }, certificates };
+    await installOnNode(stack, {
+      release: SECRET_RELEASE,
+      namespace: SECRET_NAMESPACE,
+      values: tlsValues,
+      group: GROUP,
+    });
     const created = await createPod(cluster, gmsaPod(GROUP, "with-provided-secret", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
     const [expand] = await registeredWebhooks(cluster, SECRET_FULLNAME);
-    expect(expand!.map((w) => w.clientConfig.caBundle)).toEqual([caBundle]);
+    expect(expand!.map((w) => w.clientConfig.caBundle)).toEqual([certificates.caBundle]);
   }, 240_000);
 });

@@ -144,15 +144,11 @@ export async function writeTlsSecret(
 ): Promise<string> {
   const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
   const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, `${name}-${Date.now()}`, hosts);
-  const data = { "tls.crt": pair.certPem, "tls.key": pair.keyPem };
-  const secret = { apiVersion: "v1", kind: "Secret", type: "kubernetes.io/tls", metadata: { name, namespace } };
-  const path = `/api/v1/namespaces/${namespace}/secrets${create ? "" : `/${name}`}`;
-  await kubeRequestOk(adminEndpoint(cluster), path, {
+  const base64 = (pem: string) => Buffer.from(pem).toString("base64");
+  const data = { "tls.crt": base64(pair.certPem), "tls.key": base64(pair.keyPem) };
+  await kubeRequestOk(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/secrets${create ? "" : `/${name}`}`, {
     method: create ? "POST" : "PUT",
-    body: {
-      ...secret,
-      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
-    },
+    body: { apiVersion: "v1", kind: "Secret", type: "kubernetes.io/tls", metadata: { name, namespace }, data },
   });
   return pair.certPem;
 }
