@@ -14,22 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { adminEndpoint, applyObjects, kubeRequest, kubeRequestOk } from "../../infra/local/index.ts";
 import {
-  applySamples,
-  installChart,
   localNodeValues,
   startInClusterStack,
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
 import { NODE_NAME } from "../../infra/local/node-config.ts";
-import {
-  FUNCTIONS,
-  functionPods,
-  gmsaPod,
-  isReady,
-  waitForGmsaWebhooks,
-  writeTlsSecret,
-} from "./support/install-checks.ts";
+import { FUNCTIONS, functionPods, gmsaPod, installOnNode, isReady, writeTlsSecret } from "./support/install-checks.ts";
 import { podServerProcesses } from "./support/node-pods.ts";
 import { createPod } from "./support/pods.ts";
 import { namespace } from "./support/core-objects.ts";
@@ -151,10 +142,7 @@ beforeAll(async () => {
     ...localNodeValues(stack.image, stack.callerToken),
     certificates: { secretName: SECRET, caBundle: Buffer.from(stack.cluster.caPem).toString("base64") },
   };
-  await installChart(stack, RELEASE, NAMESPACE, values);
-  await applySamples(stack.cluster);
-  await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
-  await waitForGmsaWebhooks(stack.cluster, GROUP);
+  await installOnNode(stack, { release: RELEASE, namespace: NAMESPACE, values, group: GROUP });
 }, 600_000);
 
 afterAll(async () => {

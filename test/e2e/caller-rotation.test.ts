@@ -16,7 +16,7 @@ import {
   waitForDeployments,
   type InClusterStack,
 } from "../../infra/local/in-cluster.ts";
-import { installOnNode, webhookConfigurationPaths } from "./support/install-checks.ts";
+import { FUNCTIONS, installOnNode, registeredWebhooks } from "./support/install-checks.ts";
 import { expectNoPodRefusedDuring } from "./support/pod-stream.ts";
 
 const GROUP = "caller-rotation";
@@ -34,23 +34,14 @@ const valuesWith = (secret: string) => ({
 });
 
 /** The path each webhook configuration calls. */
-async function webhookPaths(): Promise<string[]> {
-  const configurations = await Promise.all(
-    webhookConfigurationPaths(FULLNAME).map((path) =>
-      kubeRequestOk<{ webhooks: { clientConfig: { service: { path: string } } }[] }>(
-        adminEndpoint(stack.cluster),
-        path,
-      ),
-    ),
-  );
-  return configurations.map((c) => c.webhooks[0]!.clientConfig.service.path);
-}
+const webhookPaths = async () =>
+  (await registeredWebhooks(stack.cluster, FULLNAME)).map(([webhook]) => webhook!.clientConfig.service!.path);
 
 /** Each function's Deployment generation: a change of its pod template (the checksum annotation) raises it. */
 async function generations(): Promise<number[]> {
   const admin = adminEndpoint(stack.cluster);
   const deployments = await Promise.all(
-    ["expand", "authorize"].map((fn) =>
+    FUNCTIONS.map((fn) =>
       kubeRequestOk<{ metadata: { generation: number } }>(
         admin,
         `/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${FULLNAME}-${fn}`,

@@ -15,7 +15,7 @@ import { CHART_DIR } from "../../infra/build/helm/chart-dir.ts";
 import { adminEndpoint, applyBaseInfra, kubeRequest, kubeRequestOk, type KubeObject } from "../../infra/local/index.ts";
 import { POD_CIDR } from "../../infra/local/node-config.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
-import { createHelmRunner, inClusterTestValues, type HelmRunner } from "./support/helm.ts";
+import { createHelmRunner, inClusterTestValues, setHelmOwner, type HelmRunner } from "./support/helm.ts";
 import { CRD_PATH } from "./support/install-checks.ts";
 import { sa, useCredSpecs } from "../support/rbac.ts";
 import {
@@ -135,6 +135,7 @@ const deploymentOf = (objects: KubeObject[], fn: Fn) =>
 const podOf = (objects: KubeObject[], fn: Fn) => deploymentOf(objects, fn).template.spec;
 const kustomize = (path: string) => kustomizeDir(fileURLToPath(new URL(`../../infra/deploy/${path}`, import.meta.url)));
 const dryRunApply = (objects: KubeObject[]) => dryRunApplyAs(admin, objects);
+const template = (values: unknown, extraArgs?: string[]) => helm.template(RELEASE, NAMESPACE, values, extraArgs);
 
 /** helm template with these values must fail; returns helm's message. */
 async function refusal(values: unknown): Promise<string> {
@@ -154,8 +155,7 @@ async function installNotes(values: unknown): Promise<string> {
 
 beforeAll(async () => {
   helm = await createHelmRunner(inject("helm"));
-  for (const [name, values] of Object.entries(VALUE_SETS))
-    rendered.set(name, await helm.template(RELEASE, NAMESPACE, values));
+  for (const [name, values] of Object.entries(VALUE_SETS)) rendered.set(name, await template(values));
   await kubeRequestOk(admin, "/api/v1/namespaces", { method: "POST", body: { metadata: { name: NAMESPACE } } });
   // The CRD, for the dry-run of credspecs (applied as every e2e file does; nothing else of it matters here).
   await applyBaseInfra(cluster);
@@ -288,7 +288,7 @@ describe("helm template: inCluster mode", () => {
       ],
       [
         "webhooks.aksAdmissionsEnforcerOptOut false",
-        await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } }),
+        await template({ ...IN_CLUSTER, webhooks: { aksAdmissionsEnforcerOptOut: false } }),
         undefined,
       ],
     ];
@@ -304,7 +304,7 @@ describe("helm template: inCluster mode", () => {
     const annotation = (objects: KubeObject[], fn: Fn) =>
       deploymentOf(objects, fn).template.metadata.annotations?.["checksum/caller-auth"];
     const before = rendered.get("inCluster, generated certificates, bearer")!;
-    const rotated = await helm.template(RELEASE, NAMESPACE, {
+    const rotated = await template({
       ...IN_CLUSTER,
       callerAuth: { mode: "bearer", expand: "t".repeat(32), authorize: `${"t".repeat(32)},${"n".repeat(32)}` },
     });
@@ -314,10 +314,7 @@ describe("helm template: inCluster mode", () => {
     // The hash is one-way: the token itself is nowhere in the Deployment.
     expect(JSON.stringify(find(rotated, "Deployment", `${FULLNAME}-authorize`))).not.toContain("n".repeat(32));
     // Your own Secret: the chart cannot see it change, so it adds nothing (docs say to restart the rollout).
-    const yours = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER,
-      callerAuth: { mode: "bearer", existingSecret: "mine" },
-    });
+    const yours = await template({ ...IN_CLUSTER, callerAuth: { mode: "bearer", existingSecret: "mine" } });
     for (const fn of FUNCTIONS) expect(annotation(yours, fn)).toBeUndefined();
   });
 
@@ -366,7 +363,7 @@ describe("helm template: inCluster mode", () => {
     // No CIDRs needed then.
     ["nobody, with networkPolicy.enabled false: no NetworkPolicy", { networkPolicy: { enabled: false } }, undefined],
   ])("admits to the functions' port %s", async (_, values, ingress) => {
-    const objects = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER_WITHOUT_CIDRS, ...values });
+    const objects = await template({ ...IN_CLUSTER_WITHOUT_CIDRS, ...values });
     expect(ofKind(objects, "NetworkPolicy").map((o) => (o.spec as NetworkPolicySpec).ingress)).toEqual(
       ingress === undefined ? [] : [ingress],
     );
@@ -401,10 +398,7 @@ describe("helm template: inCluster mode", () => {
         },
       ],
     };
-    const objects = await helm.template(RELEASE, NAMESPACE, values, [
-      "--api-versions",
-      "windows.k8s.io/v1/GMSACredentialSpec",
-    ]);
+    const objects = await template(values, ["--api-versions", "windows.k8s.io/v1/GMSACredentialSpec"]);
     expect(find(objects, "GMSACredentialSpec", "helm-webapp")["credspec"]).toEqual({ CmsPlugins: ["ActiveDirectory"] });
     expect(find(objects, "ClusterRole", `${FULLNAME}:use:helm-webapp`).rules).toEqual(
       useCredSpecs("", ["helm-webapp"]).rules,
@@ -418,51 +412,46 @@ describe("helm template: inCluster mode", () => {
 });
 
 describe("the AKS and EKS example values (infra/deploy/helm/examples)", () => {
-  /** An example file with the path secrets its header says to pass with --set. */
-  async function renderExample(name: "aks" | "eks"): Promise<KubeObject[]> {
-    const file = fileURLToPath(new URL(`../../infra/deploy/helm/examples/${name}.yaml`, import.meta.url));
-    const values = {
-      ...(parse(await readFile(file, "utf8")) as Record<string, unknown>),
-      callerAuth: { mode: "path", ...PATH_SECRET },
-    };
-    return helm.template(RELEASE, NAMESPACE, values);
-  }
-  const ingressOf = (objects: KubeObject[]) =>
-    (find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress;
-
-  it("AKS: admits the konnectivity agents (controlPlaneFrom alone is enough), annotates both webhooks, and the API server accepts it all", async () => {
-    const objects = await renderExample("aks");
-    expect(ingressOf(objects)).toEqual([
-      {
-        from: [
-          {
-            namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
-            podSelector: { matchLabels: { app: "konnectivity-agent" } },
-          },
-        ],
-        ports: HTTPS_PORT,
-      },
-    ]);
-    for (const fn of FUNCTIONS) {
-      expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
-        "admissions.enforcer/disabled": "true",
-      });
-      expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
-    }
-    expect(podOf(objects, "expand").containers[0]!.image).toBe("myregistry.azurecr.io/gmsa-webhooks:0.1.0");
-    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
-  });
-
-  it("EKS: admits the cluster's subnets, and the API server accepts it all", async () => {
-    const objects = await renderExample("eks");
-    expect(ingressOf(objects)).toEqual([
-      { from: [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }], ports: HTTPS_PORT },
-    ]);
-    expect(podOf(objects, "authorize").containers[0]!.image).toBe(
+  it.each([
+    [
+      "aks",
+      "admits the konnectivity agents (controlPlaneFrom alone is enough)",
+      [
+        {
+          namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "kube-system" } },
+          podSelector: { matchLabels: { app: "konnectivity-agent" } },
+        },
+      ],
+      "myregistry.azurecr.io/gmsa-webhooks:0.1.0",
+    ],
+    [
+      "eks",
+      "admits the cluster's subnets",
+      [{ ipBlock: { cidr: "192.168.0.0/19" } }, { ipBlock: { cidr: "192.168.32.0/19" } }],
       "111122223333.dkr.ecr.us-east-1.amazonaws.com/gmsa-webhooks:0.1.0",
-    );
-    await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
-  });
+    ],
+  ] as const)(
+    "%s: %s, annotates both webhooks for AKS, calls them with the path secrets, and the API server accepts it all",
+    async (name, _, from, image) => {
+      const file = fileURLToPath(new URL(`../../infra/deploy/helm/examples/${name}.yaml`, import.meta.url));
+      // With the path secrets the file's header says to pass with --set.
+      const objects = await template({
+        ...(parse(await readFile(file, "utf8")) as Record<string, unknown>),
+        callerAuth: { mode: "path", ...PATH_SECRET },
+      });
+      expect((find(objects, "NetworkPolicy", FULLNAME).spec as NetworkPolicySpec).ingress).toEqual([
+        { from, ports: HTTPS_PORT },
+      ]);
+      for (const fn of FUNCTIONS) {
+        expect(find(objects, WEBHOOK_KIND[fn], `${FULLNAME}-${fn}`).metadata["annotations"]).toEqual({
+          "admissions.enforcer/disabled": "true",
+        });
+        expect(webhookOf(objects, fn).clientConfig.service?.path).toBe(`/${fn}/${PATH_SECRET[fn]}`);
+        expect(podOf(objects, fn).containers[0]!.image).toBe(image);
+      }
+      await dryRunApply(objects.filter((o) => o.kind !== "CustomResourceDefinition"));
+    },
+  );
 });
 
 describe("helm template: external mode", () => {
@@ -566,7 +555,7 @@ describe("one source with the kustomize bases", () => {
   });
 
   it("changes only what its values say: exempt namespaces, more namespace expressions, the release namespace, failurePolicy, timeout; no CRD with crd.install false", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, {
+    const objects = await template({
       ...IN_CLUSTER,
       crd: { install: false },
       policy: { install: true },
@@ -590,7 +579,7 @@ describe("one source with the kustomize bases", () => {
     }[];
     expect(policy?.spec.matchConstraints.namespaceSelector).toEqual(webhook.namespaceSelector);
     // No exempt namespace: the expression goes (NotIn needs values), every namespace is enforced.
-    const none = await helm.template(RELEASE, NAMESPACE, { ...IN_CLUSTER, webhooks: { exemptNamespaces: [] } });
+    const none = await template({ ...IN_CLUSTER, webhooks: { exemptNamespaces: [] } });
     expect(webhookOf(none, "expand").namespaceSelector).toEqual({});
     expect(webhook).toMatchObject({ failurePolicy: "Ignore", timeoutSeconds: 5 });
     expect(ofKind(objects, "CustomResourceDefinition")).toEqual([]);
@@ -713,17 +702,13 @@ describe("values the chart refuses, with a message", () => {
   });
 
   it("keeps an explicit minAvailable 0, so that a single replica can be evicted", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, {
-      ...IN_CLUSTER,
-      replicaCount: 1,
-      podDisruptionBudget: { minAvailable: 0 },
-    });
+    const objects = await template({ ...IN_CLUSTER, replicaCount: 1, podDisruptionBudget: { minAvailable: 0 } });
     for (const fn of FUNCTIONS)
       expect(find(objects, "PodDisruptionBudget", `${FULLNAME}-${fn}`).spec).toMatchObject({ minAvailable: 0 });
   });
 
   it("accepts what windows-gmsa's values can mean here: certReload.enabled true, an image whose name only resembles windows-gmsa's", async () => {
-    const objects = await helm.template(RELEASE, NAMESPACE, {
+    const objects = await template({
       ...IN_CLUSTER,
       certificates: { certReload: { enabled: true } },
       image: { repository: "registry.example.com/k8s-gmsa-webhooks" },
@@ -738,29 +723,16 @@ describe("against the local API server", () => {
     // External mode: no generated certificate's Secret to look up, only the CRD.
     const EXTERNAL = { ...VALUE_SETS["external, path"], metrics: {} };
     // applyBaseInfra put the CRD there as kubectl would: no release owns it, so a Helm install over it would fail.
-    expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual(
-      [],
-    );
+    const crds = async () => ofKind(await template(EXTERNAL, serverSide), "CustomResourceDefinition");
+    expect(await crds()).toEqual([]);
     // Without the cluster, lookup sees nothing and the CRD is rendered (the other tests here).
-    const marks = (value: string | null, release: string | null = value && RELEASE) => ({
-      metadata: {
-        labels: { "app.kubernetes.io/managed-by": value },
-        annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": value && NAMESPACE },
-      },
-    });
-    const patch = (body: unknown) =>
-      kubeRequestOk(admin, CRD_PATH, { method: "PATCH", contentType: "application/merge-patch+json", body });
     try {
-      await patch(marks("Helm", "another-release"));
-      expect(ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition")).toEqual(
-        [],
-      );
-      await patch(marks("Helm"));
-      expect(
-        ofKind(await helm.template(RELEASE, NAMESPACE, EXTERNAL, serverSide), "CustomResourceDefinition"),
-      ).toHaveLength(1);
+      await setHelmOwner(admin, CRD_PATH, "another-release", NAMESPACE);
+      expect(await crds()).toEqual([]);
+      await setHelmOwner(admin, CRD_PATH, RELEASE, NAMESPACE);
+      expect(await crds()).toHaveLength(1);
     } finally {
-      await patch(marks(null));
+      await setHelmOwner(admin, CRD_PATH, null, null);
     }
   });
 

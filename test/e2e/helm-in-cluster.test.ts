@@ -28,6 +28,7 @@ import {
   gmsaPod,
   installOnNode,
   isReady,
+  registeredWebhooks,
   type FunctionPod,
   waitForGmsaWebhooks,
   webhookConfigurationPaths,
@@ -58,16 +59,14 @@ const expectFault = (fault: RegExp, timeoutMs?: number) =>
   expectDoctorFault(stack.cluster.adminKubeconfig, fault, timeoutMs === undefined ? {} : { timeoutMs });
 const expectHealthy = (timeoutMs = 60_000) => expectDoctorHealthy(stack.cluster.adminKubeconfig, { timeoutMs });
 
-async function tlsSecret(): Promise<Record<string, string>> {
-  return (
-    await kubeRequestOk<{ data: Record<string, string> }>(
-      admin(),
-      `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`,
-    )
-  ).data;
-}
-
+const tlsSecret = async () =>
+  (await kubeRequestOk<{ data: unknown }>(admin(), `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`)).data;
 const pods = (fn: string) => functionPods(stack.cluster, NAMESPACE, FULLNAME, fn);
+/** `helm upgrade` of the release to `upgradeValues` (with `flags`), expected to exit 0. */
+async function upgrade(upgradeValues: unknown, ...flags: string[]): Promise<void> {
+  const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, ...flags], upgradeValues);
+  expect(upgraded.code, upgraded.stderr).toBe(0);
+}
 
 beforeAll(async () => {
   stack = await startInClusterStack({ progress: (message) => process.stderr.write(`[helm-in-cluster] ${message}\n`) });
@@ -94,12 +93,8 @@ describe("helm install on a real node, certificates generated at install", () =>
     for (const fn of FUNCTIONS) {
       expect((await pods(fn)).filter(isReady)).toHaveLength(2);
     }
-    const configurations = await Promise.all(
-      webhookConfigurationPaths(FULLNAME).map((path) =>
-        kubeRequestOk<{ webhooks: { clientConfig: { url?: string; service?: { name: string } } }[] }>(admin(), path),
-      ),
-    );
-    expect(configurations.map((c) => c.webhooks.map((w) => w.clientConfig.service?.name))).toEqual(
+    const configurations = await registeredWebhooks(stack.cluster, FULLNAME);
+    expect(configurations.map((webhooks) => webhooks.map((w) => w.clientConfig.service?.name))).toEqual(
       FUNCTIONS.map((fn) => [`${FULLNAME}-${fn}`]),
     );
     const policy = await kubeRequestOk<{ spec: { ingress: { from: unknown[] }[] } }>(
@@ -141,11 +136,7 @@ describe("helm install on a real node, certificates generated at install", () =>
 
   it("names a caBundle of another CA on a service reference from the API server's own x509 error, and only that", async () => {
     const [expandPath] = webhookConfigurationPaths(FULLNAME);
-    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(
-      admin(),
-      expandPath!,
-    );
-    const original = configuration.webhooks[0]!.clientConfig.caBundle;
+    const original = (await registeredWebhooks(stack.cluster, FULLNAME))[0]![0]!.clientConfig.caBundle!;
     const other = await createCertificateAuthority(await mkdtemp(join(stack.cluster.dir, "other-ca-")), "another CA");
     const setCaBundle = (caBundle: string) =>
       kubeRequestOk(admin(), expandPath!, {
@@ -218,11 +209,7 @@ describe("helm install on a real node, certificates generated at install", () =>
   it("keeps a replica that fails its readiness probe out of service while the others serve, and the certificate across upgrades", async () => {
     const secretBefore = await tlsSecret();
     const before = new Set((await pods("expand")).map((pod) => pod.metadata.name));
-    const broken = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], {
-      ...values,
-      probes: { readiness: { path: "/not-ready" } },
-    });
-    expect(broken.code, broken.stderr).toBe(0);
+    await upgrade({ ...values, probes: { readiness: { path: "/not-ready" } } });
     // The rollout's surge pod starts and passes its startup probe (/healthz); its readiness probe answers 404.
     let surge: FunctionPod | undefined;
     for (let attempt = 0; attempt < 120 && surge === undefined; attempt++) {
@@ -251,8 +238,7 @@ describe("helm install on a real node, certificates generated at install", () =>
     const created = await createPod(stack.cluster, gmsaPod(GROUP, "during-broken-rollout", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
-    const fixed = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], values);
-    expect(fixed.code, fixed.stderr).toBe(0);
+    await upgrade(values);
     await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
     expect(await tlsSecret()).toEqual(secretBefore);
     const after = await createPod(stack.cluster, gmsaPod(GROUP, "after-upgrade", "gmsa-app"));
@@ -271,8 +257,7 @@ describe("helm install on a real node, certificates generated at install", () =>
     );
     expect(failed?.fix).toContain("helm upgrade --force-conflicts");
     // The fix as doctor gives it, on the project's Helm 4.
-    const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"], values);
-    expect(upgraded.code, upgraded.stderr).toBe(0);
+    await upgrade(values, "--force-conflicts");
     await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
     await expectHealthy();
   }, 240_000);
@@ -304,11 +289,7 @@ describe("helm install on a real node, certificates generated at install", () =>
       ...values,
       callerAuth: { ...(values.callerAuth as Record<string, unknown>), authorize: createCallerToken() },
     };
-    const upgraded = await stack.runHelm(
-      ["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"],
-      rotated,
-    );
-    expect(upgraded.code, upgraded.stderr).toBe(0);
+    await upgrade(rotated, "--force-conflicts");
     try {
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
       const [failed] = await expectFault(
@@ -317,11 +298,7 @@ describe("helm install on a real node, certificates generated at install", () =>
       );
       expect(failed?.fix).toMatch(/CALLER_AUTH_TOKENS or CALLER_AUTH_PATH_SECRET/);
     } finally {
-      const restored = await stack.runHelm(
-        ["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, "--force-conflicts"],
-        values,
-      );
-      expect(restored.code, restored.stderr).toBe(0);
+      await upgrade(values, "--force-conflicts");
       await waitForDeployments(stack.cluster, NAMESPACE, FULLNAME, 2);
     }
     await expectHealthy(90_000);
@@ -362,19 +339,18 @@ describe("helm install on a real node with a TLS Secret the operator provides", 
     const hosts = FUNCTIONS.map((fn) => `${SECRET_FULLNAME}-${fn}.${SECRET_NAMESPACE}.svc`);
     await applyObjects(admin(), [namespace(SECRET_NAMESPACE)]);
     await writeTlsSecret(cluster, { namespace: SECRET_NAMESPACE, name: "operator-tls", hosts });
-    const caBundle = Buffer.from(cluster.caPem).toString("base64");
-    const withSecret = { ...values, crd: { install: false }, certificates: { secretName: "operator-tls", caBundle } };
-    const installed = await stack.runHelm(["install", SECRET_RELEASE, CHART_DIR, "-n", SECRET_NAMESPACE], withSecret);
-    expect(installed.code, installed.stderr).toBe(0);
-    await waitForDeployments(cluster, SECRET_NAMESPACE, SECRET_FULLNAME, 2);
-    await waitForGmsaWebhooks(cluster, GROUP);
+    const certificates = { secretName: "operator-tls", caBundle: Buffer.from(cluster.caPem).toString("base64") };
+    const tlsValues = { ...values, crd: { install: false }, certificates };
+    await installOnNode(stack, {
+      release: SECRET_RELEASE,
+      namespace: SECRET_NAMESPACE,
+      values: tlsValues,
+      group: GROUP,
+    });
     const created = await createPod(cluster, gmsaPod(GROUP, "with-provided-secret", "gmsa-app"));
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec).toBeDefined();
-    const configuration = await kubeRequestOk<{ webhooks: { clientConfig: { caBundle: string } }[] }>(
-      admin(),
-      webhookConfigurationPaths(SECRET_FULLNAME)[0]!,
-    );
-    expect(configuration.webhooks.map((w) => w.clientConfig.caBundle)).toEqual([caBundle]);
+    const [expand] = await registeredWebhooks(cluster, SECRET_FULLNAME);
+    expect(expand!.map((w) => w.clientConfig.caBundle)).toEqual([certificates.caBundle]);
   }, 240_000);
 });

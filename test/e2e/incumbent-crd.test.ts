@@ -30,7 +30,7 @@ import {
   startFunctions,
   type FunctionsStack,
 } from "../../infra/local/index.ts";
-import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
+import { createHelmRunner, externalTestValues, setHelmOwner, type HelmRunner } from "./support/helm.ts";
 import { CRD_PATH, deleteCrd, deleteNamespace, gmsaPod, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { kubectl } from "./support/kubectl.ts";
 import { createPod, parsed } from "./support/pods.ts";
@@ -49,11 +49,10 @@ interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
-  deprecated?: boolean;
   schema: { openAPIV3Schema: { properties: { credspec: Record<string, unknown> } } };
 }
 interface Crd {
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: { name: string };
   spec: { versions: CrdVersion[] };
   status?: { storedVersions?: string[]; conditions?: { type: string; status: string }[] };
 }
@@ -68,15 +67,20 @@ let stack: FunctionsStack;
 let helm: HelmRunner;
 
 const credSpecs = (version: string) => `/apis/windows.k8s.io/${version}/gmsacredentialspecs`;
+/** The names of the credspecs listed as `version`, sorted. */
+const credSpecNames = async (version: string) =>
+  (await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version))).items
+    .map((i) => i.metadata.name)
+    .sort();
 
 const kubectlAsAdmin = (args: string[]) => kubectl(["--kubeconfig", cluster.adminKubeconfig, ...args]);
 
-/** `kubectl apply -f` of `crd` (as JSON, which is YAML), then waits until both versions answer. */
-async function applyCrdWithKubectl(crd: unknown, name: string): Promise<void> {
+/** `kubectl apply -f` of `crd` (as JSON, which is YAML), then `ready` (by default: until both versions answer). */
+async function applyCrdWithKubectl(crd: Crd, name: string, ready = waitForBothVersions): Promise<void> {
   const file = join(dir, `${name}.json`);
   await writeFile(file, JSON.stringify(crd));
   await kubectlAsAdmin(["apply", "-f", file]);
-  await waitForBothVersions();
+  await ready();
 }
 
 /** Until the CRD is Established and both versions serve lists (the API server's handlers follow the CRD). */
@@ -136,8 +140,7 @@ function defineTakeoverTests(scenario: string, contents: () => Map<string, unkno
   it("reads every credspec stored as v1alpha1 as v1 and as v1alpha1, unchanged", async () => {
     expect(contents().size).toBeGreaterThan(0);
     for (const version of VERSIONS) {
-      const list = await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version));
-      expect(list.items.map((item) => item.metadata.name).sort(), version).toEqual([...contents().keys()].sort());
+      expect(await credSpecNames(version), version).toEqual([...contents().keys()].sort());
       for (const [name, credspec] of contents()) {
         const object = await kubeRequestOk<CredSpecObject>(admin, `${credSpecs(version)}/${name}`);
         expect(object.apiVersion, `${version} ${name}`).toBe(`windows.k8s.io/${version}`);
@@ -289,10 +292,8 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
         (await kubeRequest(admin, `/apis/rbac.authorization.k8s.io/v1/clusterroles/${FULLNAME}:use:webapp01`)).status,
       ).toBe(404);
       expect((await kubeRequestOk<Crd>(admin, CRD_PATH)).status?.storedVersions).toEqual(["v1alpha1", "v1"]);
-      for (const version of VERSIONS) {
-        const list = await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version));
-        expect(list.items.map((item) => item.metadata.name).sort(), version).toEqual([...contents.keys()].sort());
-      }
+      for (const version of VERSIONS)
+        expect(await credSpecNames(version), version).toEqual([...contents.keys()].sort());
     });
   });
 
@@ -300,13 +301,11 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     await deleteCrd(cluster);
     const crd = parse(await readFile(FIXTURE, "utf8")) as Crd;
     crd.spec.versions = crd.spec.versions.filter((version) => version.name === "v1alpha1");
-    const file = join(dir, "incumbent-v1alpha1-only.json");
-    await writeFile(file, JSON.stringify(crd));
-    await kubectlAsAdmin(["apply", "-f", file]);
-    await kubectlAsAdmin(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
-    const values = externalTestValues(cluster.caPem, stack);
+    await applyCrdWithKubectl(crd, "incumbent-v1alpha1-only", async () => {
+      await kubectlAsAdmin(["wait", "--for=condition=Established", "--timeout=30s", `crd/${crd.metadata.name}`]);
+    });
     const refused = await helm.run(["install", RELEASE, CHART_DIR, "-n", NAMESPACE, "--create-namespace"], {
-      values,
+      values: externalTestValues(cluster.caPem, stack),
       kubeconfig: cluster.adminKubeconfig,
     });
     expect(refused.code).not.toBe(0);
@@ -321,17 +320,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
     beforeAll(async () => {
       await deleteWebhooks(cluster);
       contents = await installIncumbent();
-      // Helm installs over an existing object only when it names the release.
-      await kubeRequestOk(admin, CRD_PATH, {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
-        body: {
-          metadata: {
-            labels: { "app.kubernetes.io/managed-by": "Helm" },
-            annotations: { "meta.helm.sh/release-name": RELEASE, "meta.helm.sh/release-namespace": NAMESPACE },
-          },
-        },
-      });
+      await setHelmOwner(admin, CRD_PATH, RELEASE, NAMESPACE);
       // Helm 4 applies server-side: the adopted CRD's `spec.versions` belongs to the incumbent's field manager until forced.
       await helmInstall({}, ["--force-conflicts"]);
       await waitForBothVersions();
@@ -341,8 +330,7 @@ describe("taking over windows-gmsa's CRD with objects stored as v1alpha1", () =>
 
     it("helm uninstall keeps the CRD and every credspec (helm.sh/resource-policy: keep)", async () => {
       await helmUninstall();
-      const list = await kubeRequestOk<{ items: unknown[] }>(admin, credSpecs("v1alpha1"));
-      expect(list.items).toHaveLength(contents.size);
+      expect(await credSpecNames("v1alpha1")).toEqual([...contents.keys()].sort());
     });
   });
 });

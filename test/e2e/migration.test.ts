@@ -22,7 +22,7 @@ import {
   startFunctions,
   type FunctionsStack,
 } from "../../infra/local/index.ts";
-import { createHelmRunner, externalTestValues, type HelmRunner } from "./support/helm.ts";
+import { createHelmRunner, externalTestValues, setHelmOwner, type HelmRunner } from "./support/helm.ts";
 import { deleteCrd, deleteNamespace, waitForGmsaWebhooks } from "./support/install-checks.ts";
 import { expectNoPodRefusedDuring } from "./support/pod-stream.ts";
 
@@ -105,16 +105,7 @@ describe("the switch from the windows-gmsa chart in docs/migration.md, pods crea
 
   it("2. adopts webapp01 into our release and enforces: 0 refused", async () => {
     await withPods(async () => {
-      await kubeRequestOk(admin, WEBAPP01, {
-        method: "PATCH",
-        contentType: "application/merge-patch+json",
-        body: {
-          metadata: {
-            labels: { "app.kubernetes.io/managed-by": "Helm" },
-            annotations: { "meta.helm.sh/release-name": RELEASE, "meta.helm.sh/release-namespace": NAMESPACE },
-          },
-        },
-      });
+      await setHelmOwner(admin, WEBAPP01, RELEASE, NAMESPACE);
       await helm.ok(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE], ourValues({}));
     });
     const { metadata } = await kubeRequestOk<{ metadata: { labels?: Record<string, string> } }>(admin, WEBAPP01);

@@ -36,10 +36,7 @@ async function zipEntries(file: string): Promise<string[]> {
 }
 
 /** The in-cluster test values without an image: the chart's default is the one under test. */
-function valuesWithoutImage(): Record<string, unknown> {
-  const { image: _image, ...values } = inClusterTestValues("t".repeat(32));
-  return values;
-}
+const { image: _image, ...VALUES_WITHOUT_IMAGE } = inClusterTestValues("t".repeat(32));
 
 beforeAll(async () => {
   const work = await tempDir("release-e2e-");
@@ -80,7 +77,7 @@ describe("npm run release", () => {
     expect(result.stdout).toMatch(new RegExp(`^version: ${version.replaceAll(".", "\\.")}$`, "m"));
     expect(result.stdout).toMatch(new RegExp(`^appVersion: ${version.replaceAll(".", "\\.")}$`, "m"));
     const rendered = await helm.run(["template", "gw", artifact(`gmsa-webhooks-${version}.tgz`), "-n", NAMESPACE], {
-      values: valuesWithoutImage(),
+      values: VALUES_WITHOUT_IMAGE,
     });
     expect(rendered.stderr).toBe("");
     const images = ofKind(parseObjects(rendered.stdout), "Deployment").flatMap((object) =>
@@ -190,7 +187,7 @@ describe("publishing as the release workflow does, to a registry on loopback", (
       "--plain-http",
     ];
     const result = await helm.run([...install, "-n", NAMESPACE, "--dry-run=server"], {
-      values: valuesWithoutImage(),
+      values: VALUES_WITHOUT_IMAGE,
       kubeconfig: cluster.adminKubeconfig,
     });
     expect(result.stderr).toBe("");

@@ -4,7 +4,7 @@
  */
 import { expect } from "vitest";
 import { CHART_DIR } from "../../../infra/build/helm/chart-dir.ts";
-import type { FunctionsStack, KubeObject } from "../../../infra/local/index.ts";
+import { kubeRequestOk, type FunctionsStack, type KubeEndpoint, type KubeObject } from "../../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/local/function-tokens.ts";
 import { POD_CIDR } from "../../../infra/local/node-config.ts";
 import {
@@ -77,4 +77,20 @@ export function externalTestValues(caPem: string, stack: FunctionsStack): Record
       authorize: { url: stack.authorizeBaseUrl, subjects: subjects("authorize") },
     },
   };
+}
+
+/**
+ * Merge-patches Helm's ownership marks onto the object at `path`: managed by Helm, of `release` in `namespace` (Helm
+ * installs over an existing object only when they name the release). `null` removes them.
+ */
+export function setHelmOwner(admin: KubeEndpoint, path: string, release: string | null, namespace: string | null) {
+  const metadata = {
+    labels: { "app.kubernetes.io/managed-by": release && "Helm" },
+    annotations: { "meta.helm.sh/release-name": release, "meta.helm.sh/release-namespace": namespace },
+  };
+  return kubeRequestOk(admin, path, {
+    method: "PATCH",
+    contentType: "application/merge-patch+json",
+    body: { metadata },
+  });
 }

@@ -20,6 +20,7 @@ import {
 import { issueServingCertificate } from "../../../infra/local/pki.ts";
 import { createPod, e2ePod, parsed, type Pod, readCredSpec } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
+import type { Webhook } from "./manifests.ts";
 
 /** The two functions, in the order of their webhook configurations. */
 export const FUNCTIONS = ["expand", "authorize"] as const;
@@ -30,6 +31,13 @@ export function webhookConfigurationPaths(fullname: string): string[] {
     `/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/${fullname}-expand`,
     `/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${fullname}-authorize`,
   ];
+}
+
+/** The webhooks of each of the release's configurations as the API server holds them: expand's, then authorize's. */
+export function registeredWebhooks(cluster: LocalClusterInfo, fullname: string): Promise<Webhook[][]> {
+  const admin = adminEndpoint(cluster);
+  const webhooksAt = async (path: string) => (await kubeRequestOk<{ webhooks: Webhook[] }>(admin, path)).webhooks;
+  return Promise.all(webhookConfigurationPaths(fullname).map(webhooksAt));
 }
 
 /** A pod of a function's Deployment, with the fields the tests read. */
@@ -136,15 +144,11 @@ export async function writeTlsSecret(
 ): Promise<string> {
   const ca = { certFile: cluster.caFile, keyFile: `${cluster.dir}/ca.key`, certPem: cluster.caPem };
   const pair = await issueServingCertificate(ca, `${cluster.dir}/certs`, `${name}-${Date.now()}`, hosts);
-  const data = { "tls.crt": pair.certPem, "tls.key": pair.keyPem };
-  const secret = { apiVersion: "v1", kind: "Secret", type: "kubernetes.io/tls", metadata: { name, namespace } };
-  const path = `/api/v1/namespaces/${namespace}/secrets${create ? "" : `/${name}`}`;
-  await kubeRequestOk(adminEndpoint(cluster), path, {
+  const base64 = (pem: string) => Buffer.from(pem).toString("base64");
+  const data = { "tls.crt": base64(pair.certPem), "tls.key": base64(pair.keyPem) };
+  await kubeRequestOk(adminEndpoint(cluster), `/api/v1/namespaces/${namespace}/secrets${create ? "" : `/${name}`}`, {
     method: create ? "POST" : "PUT",
-    body: {
-      ...secret,
-      data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString("base64")])),
-    },
+    body: { apiVersion: "v1", kind: "Secret", type: "kubernetes.io/tls", metadata: { name, namespace }, data },
   });
   return pair.certPem;
 }

@@ -1,9 +1,10 @@
 /**
  * An OCI registry on loopback for publishing tests: Debian's docker-registry (the CNCF distribution registry, the one
  * Helm's documentation uses) with in-memory storage and plain HTTP, and Debian's skopeo, the tool the release
- * workflow pushes the image with. Both are installed on first use (as root, like the tests' other Debian oracles).
+ * workflow pushes the image with.
  */
-import { access, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { freePort, startProcess, stopProcess, waitFor } from "../../../infra/local/processes.ts";
 import { tailFile } from "../../../infra/build/tools/tail-file.ts";
@@ -16,18 +17,8 @@ export interface LocalRegistry {
 }
 
 /** Whether `command` is on PATH. */
-async function onPath(command: string): Promise<boolean> {
-  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
-    if (
-      await access(path.join(dir, command)).then(
-        () => true,
-        () => false,
-      )
-    )
-      return true;
-  }
-  return false;
-}
+const onPath = (command: string) =>
+  (process.env["PATH"] ?? "").split(path.delimiter).some((dir) => existsSync(path.join(dir, command)));
 
 /**
  * Starts a registry on a free loopback port, with its config and log in `workDir`. docker-registry and skopeo are
@@ -35,13 +26,9 @@ async function onPath(command: string): Promise<boolean> {
  * @throws Error with the registry's log when it does not answer `/v2/` within 20 s.
  */
 export async function startLocalRegistry(workDir: string): Promise<LocalRegistry> {
-  for (const [command, pkg] of [
-    ["docker-registry", "docker-registry"],
-    ["skopeo", "skopeo"],
-  ] as const) {
-    if (!(await onPath(command)))
-      throw new Error(`${command} is not on PATH: apt-get install -y ${pkg} (test/tiers.ts prepares it for this file)`);
-  }
+  for (const command of ["docker-registry", "skopeo"])
+    if (!onPath(command))
+      throw new Error(`${command} is not on PATH: apt-get install -y ${command} (test/tiers.ts prepares it)`);
   const host = `127.0.0.1:${await freePort()}`;
   const config = path.join(workDir, "registry.yml");
   await writeFile(
