@@ -12,8 +12,7 @@ import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
-import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, parsed } from "./support/pods.ts";
+import { streamPods } from "./support/pod-stream.ts";
 import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
 
 const cluster = inject("cluster");
@@ -45,32 +44,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(() => bundled?.stop());
-
-/** Creates GMSA pods PARALLEL_CREATES at a time for `forMs`; each must be stored with webapp01's contents inlined. */
-async function createPodsFor(forMs: number): Promise<{ answered: number; refused: string[]; slowestMs: number }> {
-  const ends = performance.now() + forMs;
-  let answered = 0;
-  let slowestMs = 0;
-  const refused: string[] = [];
-  for (let round = 0; performance.now() < ends; round++) {
-    await Promise.all(
-      Array.from({ length: PARALLEL_CREATES }, async (_, i) => {
-        const pod = gmsaPod(GROUP, `slots-${round}-${i}`, "gmsa-app");
-        const sent = performance.now();
-        const created = await createPod(cluster, pod);
-        slowestMs = Math.max(slowestMs, performance.now() - sent);
-        const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
-        if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
-        else
-          refused.push(
-            `round ${round} pod ${i} at ${((performance.now() + forMs - ends) / 1000).toFixed(0)} s: ${created.status} ${created.body.message ?? ""}`,
-          );
-      }),
-    );
-    await sleep(ROUND_PAUSE_MS);
-  }
-  return { answered, refused, slowestMs };
-}
 
 describe("the Node server's connection slots under idle keep-alive connections, called by kube-apiserver", () => {
   it(
@@ -104,7 +77,13 @@ describe("the Node server's connection slots under idle keep-alive connections, 
             MAX_CONNECTIONS,
           );
 
-        const { answered, refused, slowestMs } = await createPodsFor(CREATE_MS);
+        const creates = streamPods(cluster, GROUP, {
+          parallel: PARALLEL_CREATES,
+          pauseMs: ROUND_PAUSE_MS,
+          contents: webapp01,
+        });
+        await sleep(CREATE_MS);
+        const { admitted: answered, refused, slowestMs } = await creates.stop();
         const peak = await rss.stop();
         console.log(
           `[slots] attacker ${SOURCES}x${PER_SOURCE} per server, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +

@@ -14,8 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, parsed } from "./support/pods.ts";
+import { streamPods } from "./support/pod-stream.ts";
 import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
 
@@ -56,33 +55,6 @@ beforeAll(async () => {
 
 afterAll(() => bundled?.stop());
 
-/** Creates GMSA pods one after another until `stop()`; each must be stored with webapp01's contents inlined. */
-function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed: string[]; slowestMs: number }> } {
-  let running = true;
-  let answered = 0;
-  let slowestMs = 0;
-  const failed: string[] = [];
-  const loop = (async () => {
-    for (let n = 0; running; n++) {
-      const pod = gmsaPod(GROUP, `stalled-${n}`, "gmsa-app");
-      const sent = performance.now();
-      const created = await createPod(cluster, pod);
-      slowestMs = Math.max(slowestMs, performance.now() - sent);
-      const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
-      if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
-      else failed.push(`pod ${n}: ${created.status} ${created.body.message ?? ""}`);
-      await sleep(REVIEW_PAUSE_MS);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return { answered, failed, slowestMs };
-    },
-  };
-}
-
 describe("the Node server under stalled connections (slow-loris), called by kube-apiserver", () => {
   it(
     `closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`,
@@ -94,7 +66,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
       const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const began = performance.now();
       const stalls: Stall[] = [];
-      let reviews: ReturnType<typeof createPodsUntilStopped> | undefined;
+      let reviews: ReturnType<typeof streamPods> | undefined;
       try {
         const options = {
           count: STALLED_PER_SERVER,
@@ -112,12 +84,12 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         for (const [i, stall] of stalls.entries())
           expect(stall.madeRoom, `${FUNCTION_NAMES[i]}'s cap was full before anything is judged`).toBeGreaterThan(0);
         const sustained = setTimeout(() => stalls.forEach((stall) => stall.stopSustaining()), SUSTAIN_MS);
-        reviews = createPodsUntilStopped();
+        reviews = streamPods(cluster, GROUP, { pauseMs: REVIEW_PAUSE_MS, contents: webapp01 });
         await Promise.all(stalls.map((stall) => stall.opened));
         clearTimeout(sustained);
         const openedMs = performance.now() - began;
         const lastClosed = await Promise.all(stalls.map((stall) => stall.allClosed(CLOSE_WITHIN_MS + 5_000)));
-        const { answered, failed, slowestMs } = await reviews.stop();
+        const { admitted: answered, refused: failed, slowestMs } = await reviews.stop();
         reviews = undefined;
         const peak = await rss.stop();
 
