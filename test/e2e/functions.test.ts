@@ -67,7 +67,7 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
   it.each(FUNCTION_NAMES)(
     "%s answers /readyz 200 (its identity is accepted and has the RBAC it needs), and 401 to a caller without the API server's bearer token",
     async (fn) => {
-      const server = fn === "expand" ? functions().expandBaseUrl : functions().authorizeBaseUrl;
+      const server = functions()[`${fn}BaseUrl`];
       const ready = await kubeRequest({ server, caPem: cluster.caPem }, "/readyz");
       expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: "ok" });
       const caller = { server, caPem: cluster.caPem, token: "not-the-token" };

@@ -13,9 +13,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { streamPods } from "./support/pod-stream.ts";
-import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
+import { findStackPids, readRss, serverPort, watchRssPeaks } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
 
 const cluster = inject("cluster");
@@ -60,7 +60,6 @@ describe("the Node server under stalled connections (slow-loris), called by kube
     `closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`,
     { timeout: FILL_WITHIN_MS + 120_000 },
     async () => {
-      const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
       const pids = await findStackPids(stack);
       const idle = await readRss(pids);
       const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
@@ -74,7 +73,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
           sources: SOURCES,
           sustainMs: FILL_WITHIN_MS + SUSTAIN_MS,
         };
-        stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), options)));
+        stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(serverPort(stack[`${fn}BaseUrl`]), options)));
         // Reviews start once both servers' caps are full (the API server has no connection open to them yet: it must
         // get a new one in), and run until the last stalled one is closed. A full cap shows as the server closing young
         // connections to make room; the attacker's own count of held ones lags behind its handshakes in flight.
