@@ -36,8 +36,6 @@ import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 const cluster = inject("cluster");
 const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 const POD_CONTENTS = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
-const APP_NAME = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
-const APP_CONTENTS = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec";
 
 let webapp01: unknown;
 let webapp03: unknown;
@@ -77,20 +75,8 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
 
   describe("create", () => {
     // `expected`: the credspec each place (the pod, or a container by name) must carry inlined; the others carry none.
+    // Each place alone: test/unit/rules/cases.ts; here, the patch of every kind of place as the API server stores it.
     it.each([
-      ["pod-level", "the pod", { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }, { pod: "webapp01" }],
-      [
-        "container-level",
-        "a container, into that container only",
-        { containers: [container("app", { gmsaCredentialSpecName: "webapp01" })] },
-        { app: "webapp01" },
-      ],
-      [
-        "init",
-        "an init container",
-        { initContainers: [container("setup", { gmsaCredentialSpecName: "webapp01" })] },
-        { setup: "webapp01" },
-      ],
       [
         "several",
         "the pod and each container, each its own",
@@ -186,26 +172,17 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       expect((await getPod(cluster, `${runtime}-dry-run`)).status).toBe(404);
     });
 
-    it.each([
-      ["pod", POD_NAME, POD_CONTENTS],
-      ["container", APP_NAME, APP_CONTENTS],
-    ])(
-      "turns the %s-level alpha annotation into fields and fills the contents annotation",
-      async (place, key, filled) => {
-        const created = await createPod(cluster, pod(`annotation-${place}`, { annotations: { [key]: "webapp01" } }));
-        expect(created.status).toBe(201);
-        const spec = created.body.spec!;
-        const [fields, other] = [
-          spec.securityContext?.windowsOptions,
-          spec.containers?.[0]?.securityContext?.windowsOptions,
-        ];
-        const options = place === "pod" ? fields : other;
-        expect(options?.gmsaCredentialSpecName).toBe("webapp01");
-        expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
-        expect(parsed(created.body.metadata?.annotations?.[filled])).toEqual(webapp01);
-        expect(place === "pod" ? other : fields).toBeUndefined();
-      },
-    );
+    // At the container level too: test/unit/rules/cases.ts ("expand fills the contents annotation and sets the fields").
+    it("turns the pod-level alpha annotation into fields and fills the contents annotation", async () => {
+      const created = await createPod(cluster, pod("annotation-pod", { annotations: { [POD_NAME]: "webapp01" } }));
+      expect(created.status).toBe(201);
+      const spec = created.body.spec!;
+      const options = spec.securityContext?.windowsOptions;
+      expect(options?.gmsaCredentialSpecName).toBe("webapp01");
+      expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
+      expect(parsed(created.body.metadata?.annotations?.[POD_CONTENTS])).toEqual(webapp01);
+      expect(spec.containers?.[0]?.securityContext?.windowsOptions).toBeUndefined();
+    });
   });
 
   describe("update", () => {
