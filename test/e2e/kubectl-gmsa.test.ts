@@ -12,11 +12,11 @@ import { adminEndpoint, applyBaseInfra, applyObjects, kubeRequest, objectPath } 
 import type { KubeObject } from "../../infra/local/index.ts";
 import {
   container,
+  createPod,
   e2ePod,
   type Pod,
   type PodOptions,
   readCredSpec,
-  type Status,
   useRegisteredFunctions,
 } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
@@ -156,10 +156,7 @@ describe("kubectl gmsa explain", () => {
 
   it("on a pod whose service account may not use it: the API server's 403 message verbatim (exit 1)", async () => {
     const refused = pod("refused", "stranger");
-    const direct = await kubeRequest<Status>(admin, `/api/v1/namespaces/${NAMESPACE}/pods?dryRun=All`, {
-      method: "POST",
-      body: refused,
-    });
+    const direct = await createPod(cluster, refused, { dryRun: true, namespace: NAMESPACE });
     expect(direct.status).toBe(403);
     const result = await plugin(["explain", "-f", "-"], JSON.stringify(refused));
     expect(result.code).toBe(1);
