@@ -9,15 +9,21 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import {
   adminEndpoint,
   applyBaseInfra,
-  applyFunctionsWebhooks,
   applyObjects,
   deleteWebhooks,
   kubeRequest,
-  startFunctions,
   type FunctionsStack,
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
-import { container, createPod, deletePods, type Pod, PODS, type Status } from "./support/pods.ts";
+import {
+  container,
+  createPod,
+  deletePods,
+  type Pod,
+  PODS,
+  startRegisteredFunctions,
+  type Status,
+} from "./support/pods.ts";
 import { binding, role, user } from "../support/rbac.ts";
 
 const cluster = inject("cluster");
@@ -46,8 +52,7 @@ let stack: FunctionsStack | undefined;
 
 async function restartFunctions(env: Record<string, string>): Promise<void> {
   await stack?.stop();
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env });
-  await applyFunctionsWebhooks(cluster, stack);
+  stack = await startRegisteredFunctions(cluster, { env });
 }
 
 beforeAll(async () => {

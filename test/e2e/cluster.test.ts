@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { adminEndpoint, applyBaseInfra, kubeRequest, type KubeEndpoint } from "../../infra/local/index.ts";
 import {
   EXEC_PLUGIN_PATH,
@@ -138,12 +137,8 @@ describe("exec plugin", () => {
     expect(await revokeFunctionTokens(cluster, "gmsa-expand")).toBeGreaterThan(0);
     // kube-apiserver caches successful token authentications for 10 s (TokenSuccessCacheTTL in
     // pkg/kubeapiserver/options/authentication.go, no flag): revocation takes effect within that.
-    let status = 0;
-    for (let attempt = 0; attempt < 60 && status !== 401; attempt++) {
-      status = (await whoAmI(old.status.token)).status;
-      if (status !== 401) await sleep(250);
-    }
-    expect(status).toBe(401);
+    const revoked = async () => expect((await whoAmI(old.status.token)).status).toBe(401);
+    await vi.waitFor(revoked, { timeout: 15_000, interval: 250 });
     expect((await whoAmI((await runPlugin("gmsa-expand")).status.token)).status).toBe(201);
   });
 });

@@ -10,11 +10,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { holdIdleConnections, type IdleAttack } from "./support/idle-connections.ts";
-import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, parsed } from "./support/pods.ts";
-import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
+import { streamPods } from "./support/pod-stream.ts";
+import { findStackPids, readRss, serverPort, watchRssPeaks } from "./support/process-memory.ts";
 
 const cluster = inject("cluster");
 const GROUP = "connection-slots";
@@ -46,65 +45,35 @@ beforeAll(async () => {
 
 afterAll(() => bundled?.stop());
 
-/** Creates GMSA pods PARALLEL_CREATES at a time for `forMs`; each must be stored with webapp01's contents inlined. */
-async function createPodsFor(forMs: number): Promise<{ answered: number; refused: string[]; slowestMs: number }> {
-  const ends = performance.now() + forMs;
-  let answered = 0;
-  let slowestMs = 0;
-  const refused: string[] = [];
-  for (let round = 0; performance.now() < ends; round++) {
-    await Promise.all(
-      Array.from({ length: PARALLEL_CREATES }, async (_, i) => {
-        const pod = gmsaPod(GROUP, `slots-${round}-${i}`, "gmsa-app");
-        const sent = performance.now();
-        const created = await createPod(cluster, pod);
-        slowestMs = Math.max(slowestMs, performance.now() - sent);
-        const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
-        if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
-        else
-          refused.push(
-            `round ${round} pod ${i} at ${((performance.now() + forMs - ends) / 1000).toFixed(0)} s: ${created.status} ${created.body.message ?? ""}`,
-          );
-      }),
-    );
-    await sleep(ROUND_PAUSE_MS);
-  }
-  return { answered, refused, slowestMs };
-}
-
 describe("the Node server's connection slots under idle keep-alive connections, called by kube-apiserver", () => {
   it(
     `refuses no GMSA pod create while an attacker holds the ${MAX_CONNECTIONS}-connection cap with idle keep-alives, under 128 MiB`,
     { timeout: CREATE_MS + FILL_WITHIN_MS + 60_000 },
     async () => {
-      const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
       const pids = await findStackPids(stack);
       const idleRss = await readRss(pids);
       const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const attacks: IdleAttack[] = [];
       try {
-        const durationMs = FILL_WITHIN_MS + CREATE_MS + 5_000;
-        attacks.push(
-          ...FUNCTION_NAMES.map((fn) =>
-            holdIdleConnections(Number(new URL(baseUrl(fn)).port), {
-              sources: SOURCES,
-              perSource: PER_SOURCE,
-              durationMs,
-            }),
-          ),
-        );
+        const options = { sources: SOURCES, perSource: PER_SOURCE, durationMs: FILL_WITHIN_MS + CREATE_MS + 5_000 };
+        attacks.push(...FUNCTION_NAMES.map((fn) => holdIdleConnections(serverPort(stack[`${fn}BaseUrl`]), options)));
         // Judge the server only once the attacker presents a full cap to each (on a busy machine it takes longer).
         const began = performance.now();
         while (attacks.some((a) => a.mostOpen < MAX_CONNECTIONS) && performance.now() - began < FILL_WITHIN_MS)
           await sleep(50);
         const fullMs = performance.now() - began;
-        const filled = attacks.map((a) => a.mostOpen);
-        for (const [i, most] of filled.entries())
-          expect(most, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before the creates`).toBeGreaterThanOrEqual(
+        for (const [i, { mostOpen }] of attacks.entries())
+          expect(mostOpen, `the attacker filled ${FUNCTION_NAMES[i]}'s cap before the creates`).toBeGreaterThanOrEqual(
             MAX_CONNECTIONS,
           );
 
-        const { answered, refused, slowestMs } = await createPodsFor(CREATE_MS);
+        const creates = streamPods(cluster, GROUP, {
+          parallel: PARALLEL_CREATES,
+          pauseMs: ROUND_PAUSE_MS,
+          contents: webapp01,
+        });
+        await sleep(CREATE_MS);
+        const { admitted: answered, refused, slowestMs } = await creates.stop();
         const peak = await rss.stop();
         console.log(
           `[slots] attacker ${SOURCES}x${PER_SOURCE} per server, cap full after ${(fullMs / 1000).toFixed(1)} s; ` +

@@ -7,23 +7,13 @@
  */
 import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  adminEndpoint,
-  applyBaseInfra,
-  applyFunctionsWebhooks,
-  applyWebhooks,
-  deleteWebhooks,
-  kubeRequestOk,
-  startFunctions,
-  type FunctionsStack,
-  type StartFunctionsOptions,
-} from "../../infra/local/index.ts";
+import { beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { adminEndpoint, applyBaseInfra, kubeRequestOk, type FunctionsStack } from "../../infra/local/index.ts";
 import { FUNCTIONS_NAMESPACE, revokeFunctionTokens } from "../../infra/local/exec-plugin.ts";
 import { BOUND_TOKEN_LABEL } from "../../infra/local/function-tokens.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, parsed, readCredSpec, useRegisteredFunctions } from "./support/pods.ts";
 
 const cluster = inject("cluster");
 const NO_CACHES = { CREDSPEC_CACHE_TTL_MS: "0", ACCESS_CACHE_TTL_MS: "0" };
@@ -58,25 +48,8 @@ async function pluginRuns(stack: FunctionsStack) {
   return runs;
 }
 
-/** Starts a Node stack for one describe block and registers its webhooks (`register`); stops both afterwards. */
-function useNodeStack(
-  options: Omit<StartFunctionsOptions, "runtime">,
-  register = (stack: FunctionsStack): Promise<unknown> => applyFunctionsWebhooks(cluster, stack),
-): () => FunctionsStack {
-  let stack: FunctionsStack | undefined;
-  beforeAll(async () => {
-    stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: NO_CACHES, ...options });
-    await register(stack);
-  });
-  afterAll(async () => {
-    await deleteWebhooks(cluster);
-    await stack?.stop();
-  });
-  return () => stack!;
-}
-
 describe("Node runtime: exec plugin tokens with a 20 s advertised lifetime", () => {
-  const stack = useNodeStack({ lifetimeSeconds: 20 });
+  const stack = useRegisteredFunctions(cluster, { env: NO_CACHES, lifetimeSeconds: 20 });
 
   it("reuses the token until expiry minus the skew (15 s), then runs the plugin again; reviews keep passing", async () => {
     await expectReviewPasses();
@@ -98,12 +71,12 @@ describe("Node runtime: exec plugin tokens with a 20 s advertised lifetime", () 
 
 describe("Node runtime: a broken exec plugin", () => {
   const missing = "/nonexistent/gmsa-e2e/minter.kubeconfig";
-  // Registered without applyFunctionsWebhooks' wait, which needs a review to pass: none can here.
-  const stack = useNodeStack(
-    { pluginEnv: { GMSA_MINTER_KUBECONFIG: missing } },
-    ({ expandBaseUrl, authorizeBaseUrl }) =>
-      applyWebhooks(cluster, { expandUrl: expandBaseUrl, authorizeUrl: authorizeBaseUrl, caBundlePem: cluster.caPem }),
-  );
+  // Registered without a wait for a review to pass: none can here.
+  const stack = useRegisteredFunctions(cluster, {
+    env: NO_CACHES,
+    pluginEnv: { GMSA_MINTER_KUBECONFIG: missing },
+    wait: false,
+  });
 
   it("denies with a 500 naming the review uid and nothing of the plugin; the function's log line has the detail", async () => {
     const pod = gmsaPod("credentials", "credentials-broken", "gmsa-app");
@@ -126,8 +99,7 @@ describe("Node runtime: a broken exec plugin", () => {
         .filter((l) => l.includes(`"uid":"${uid}"`))
         .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
     // The log reaches its file through a pipe: give it a moment.
-    for (let i = 0; i < 40 && lineFor() === undefined; i++) await sleep(50);
-    const line = lineFor();
+    const line = await vi.waitFor(() => lineFor() ?? expect.fail("no log line yet"), { timeout: 2_000, interval: 50 });
     expect(line).toMatchObject({ function: "expand", uid, allowed: false, code: 500, errors: "ERR_CREDENTIALS" });
     expect(String(line?.["credentials"])).toContain("gmsa exec plugin");
     expect(String(line?.["credentials"])).toContain(missing);
@@ -135,7 +107,7 @@ describe("Node runtime: a broken exec plugin", () => {
 });
 
 describe("Node runtime: a revoked exec plugin token", () => {
-  const stack = useNodeStack({});
+  const stack = useRegisteredFunctions(cluster, { env: NO_CACHES });
 
   it("gets 401 from the API server; the function runs the plugin again and the same review passes", async () => {
     await expectReviewPasses();

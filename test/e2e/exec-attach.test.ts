@@ -7,15 +7,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   adminEndpoint,
   applyBaseInfra,
-  applyFunctionsWebhooks,
   applyObjects,
   deleteWebhooks,
   kubeRequest,
-  startFunctions,
   type FunctionsStack,
 } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, deletePods, e2ePod, PODS, type Status } from "./support/pods.ts";
+import { createPod, deletePods, e2ePod, PODS, startRegisteredFunctions, type Status } from "./support/pods.ts";
 import { binding, role, user } from "../support/rbac.ts";
 import { buildPod } from "../support/pods.ts";
 
@@ -74,8 +72,7 @@ afterAll(async () => {
 
 async function restartFunctions(mode: string): Promise<void> {
   await stack?.stop();
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, env: { REVIEW_REQUESTING_USER: mode } });
-  await applyFunctionsWebhooks(cluster, stack);
+  stack = await startRegisteredFunctions(cluster, { env: { REVIEW_REQUESTING_USER: mode } });
 }
 
 describe.each(["exec", "attach"] as const)("REVIEW_REQUESTING_USER=ephemeral: pods/%s", (subResource) => {

@@ -14,11 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   adminEndpoint,
   applyBaseInfra,
-  applyFunctionsWebhooks,
   applyObjects,
   createCallerToken,
   startCluster,
-  startFunctions,
   type ControlPlaneServer,
   type FunctionsStack,
   type KubeObject,
@@ -27,7 +25,7 @@ import {
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { startFaultLoad, type FaultLoad, type FaultRecord } from "./support/fault-load.ts";
 import { formatTimeline } from "./support/fault-timeline.ts";
-import { readCredSpec } from "./support/pods.ts";
+import { readCredSpec, startRegisteredFunctions } from "./support/pods.ts";
 import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 import { findStackPids, readRss } from "./support/process-memory.ts";
 
@@ -70,14 +68,12 @@ beforeAll(async () => {
   await applyBaseInfra(cluster);
   await applyObjects(adminEndpoint(cluster), freshObjects());
   webapp01 = await readCredSpec(cluster, "webapp01");
-  stack = await startFunctions(cluster, {
-    runtime: "node",
+  stack = await startRegisteredFunctions(cluster, {
     // Tokens advertised for 20 s: the functions must fetch new ones after the outages.
     lifetimeSeconds: 20,
     // As in the soak: a bounded heap, so RSS reflects what is kept rather than V8's lazy growth.
     env: { NODE_OPTIONS: "--max-old-space-size=128 --max-semi-space-size=16" },
   });
-  await applyFunctionsWebhooks(cluster, stack);
 }, 240_000);
 
 afterAll(async () => {

@@ -5,31 +5,29 @@
  * (no kubelet). The functions run as deployed: one process or Worker each, their own identity, the
  * API server's bearer token (infra/local/stack.ts).
  */
-import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
+import { beforeAll, describe, expect, inject, it, onTestFinished, vi } from "vitest";
 import {
   adminEndpoint,
   applyBaseInfra,
-  applyFunctionsWebhooks,
   applyObjects,
-  deleteWebhooks,
   kubeRequest,
   objectPath,
-  startFunctions,
-  type FunctionsStack,
   type KubeObject,
 } from "../../infra/local/index.ts";
 import { buildLocalSubjectAccessReview } from "../../shared/kube/access-reviews.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { sumOf } from "../support/prometheus.ts";
 import {
   container,
   createPod,
-  deletePods,
   e2ePod,
   getPod,
   parsed,
   patchPod,
   type PodOptions,
   readCredSpec,
+  reviewCounts,
+  useRegisteredFunctions,
   type WindowsOptions,
 } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
@@ -38,8 +36,6 @@ import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 const cluster = inject("cluster");
 const POD_NAME = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
 const POD_CONTENTS = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
-const APP_NAME = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
-const APP_CONTENTS = "app.container.alpha.windows.kubernetes.io/gmsa-credential-spec";
 
 let webapp01: unknown;
 let webapp03: unknown;
@@ -61,60 +57,26 @@ beforeAll(async () => {
 });
 
 describe.each(["node", "worker"] as const)("functions on the %s runtime, called by kube-apiserver", (runtime) => {
-  let stack: FunctionsStack;
   const group = `functions-${runtime}`;
   const pod = (name: string, options: PodOptions = {}) =>
     buildPod({ ...e2ePod(group, `${runtime}-${name}`), serviceAccountName: "gmsa-app", ...options });
-  const reviewCounts = async () => {
-    const [expand, authorize] = await Promise.all([stack.metrics("expand"), stack.metrics("authorize")]);
-    return { expand: expand["expand_reviews_total"] ?? 0, authorize: authorize["authorize_reviews_total"] ?? 0 };
-  };
+  const functions = useRegisteredFunctions(cluster, { runtime }, group);
 
-  beforeAll(async () => {
-    stack = await startFunctions(cluster, { runtime, dir: cluster.dir });
-    await applyFunctionsWebhooks(cluster, stack);
-  });
-
-  afterAll(async () => {
-    await deleteWebhooks(cluster);
-    await deletePods(cluster, group);
-    await stack?.stop();
-  });
-
-  it("answers /readyz 200: each function's identity is accepted and has the RBAC it needs", async () => {
-    for (const base of [stack.expandBaseUrl, stack.authorizeBaseUrl]) {
-      const response = await kubeRequest({ server: base, caPem: cluster.caPem }, "/readyz");
-      expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: "ok" });
-    }
-  });
-
-  it("answers 401 to a caller without the API server's bearer token", async () => {
-    for (const base of [stack.expandBaseUrl, stack.authorizeBaseUrl]) {
-      const path = base === stack.expandBaseUrl ? "/expand" : "/authorize";
-      const response = await kubeRequest({ server: base, caPem: cluster.caPem, token: "not-the-token" }, path, {
-        method: "POST",
-        body: {},
-      });
-      expect(response.status).toBe(401);
-    }
-  });
+  it.each(FUNCTION_NAMES)(
+    "%s answers /readyz 200 (its identity is accepted and has the RBAC it needs), and 401 to a caller without the API server's bearer token",
+    async (fn) => {
+      const server = functions()[`${fn}BaseUrl`];
+      const ready = await kubeRequest({ server, caPem: cluster.caPem }, "/readyz");
+      expect({ status: ready.status, body: ready.body }).toEqual({ status: 200, body: "ok" });
+      const caller = { server, caPem: cluster.caPem, token: "not-the-token" };
+      expect((await kubeRequest(caller, `/${fn}`, { method: "POST", body: {} })).status).toBe(401);
+    },
+  );
 
   describe("create", () => {
     // `expected`: the credspec each place (the pod, or a container by name) must carry inlined; the others carry none.
+    // Each place alone: test/unit/rules/cases.ts; here, the patch of every kind of place as the API server stores it.
     it.each([
-      ["pod-level", "the pod", { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }, { pod: "webapp01" }],
-      [
-        "container-level",
-        "a container, into that container only",
-        { containers: [container("app", { gmsaCredentialSpecName: "webapp01" })] },
-        { app: "webapp01" },
-      ],
-      [
-        "init",
-        "an init container",
-        { initContainers: [container("setup", { gmsaCredentialSpecName: "webapp01" })] },
-        { setup: "webapp01" },
-      ],
       [
         "several",
         "the pod and each container, each its own",
@@ -210,26 +172,17 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       expect((await getPod(cluster, `${runtime}-dry-run`)).status).toBe(404);
     });
 
-    it.each([
-      ["pod", POD_NAME, POD_CONTENTS],
-      ["container", APP_NAME, APP_CONTENTS],
-    ])(
-      "turns the %s-level alpha annotation into fields and fills the contents annotation",
-      async (place, key, filled) => {
-        const created = await createPod(cluster, pod(`annotation-${place}`, { annotations: { [key]: "webapp01" } }));
-        expect(created.status).toBe(201);
-        const spec = created.body.spec!;
-        const [fields, other] = [
-          spec.securityContext?.windowsOptions,
-          spec.containers?.[0]?.securityContext?.windowsOptions,
-        ];
-        const options = place === "pod" ? fields : other;
-        expect(options?.gmsaCredentialSpecName).toBe("webapp01");
-        expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
-        expect(parsed(created.body.metadata?.annotations?.[filled])).toEqual(webapp01);
-        expect(place === "pod" ? other : fields).toBeUndefined();
-      },
-    );
+    // At the container level too: test/unit/rules/cases.ts ("expand fills the contents annotation and sets the fields").
+    it("turns the pod-level alpha annotation into fields and fills the contents annotation", async () => {
+      const created = await createPod(cluster, pod("annotation-pod", { annotations: { [POD_NAME]: "webapp01" } }));
+      expect(created.status).toBe(201);
+      const spec = created.body.spec!;
+      const options = spec.securityContext?.windowsOptions;
+      expect(options?.gmsaCredentialSpecName).toBe("webapp01");
+      expect(parsed(options?.gmsaCredentialSpec)).toEqual(webapp01);
+      expect(parsed(created.body.metadata?.annotations?.[POD_CONTENTS])).toEqual(webapp01);
+      expect(spec.containers?.[0]?.securityContext?.windowsOptions).toBeUndefined();
+    });
   });
 
   describe("update", () => {
@@ -246,11 +199,11 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
       expect(
         (await createPod(cluster, pod("relabel", { windowsOptions: { gmsaCredentialSpecName: "webapp01" } }))).status,
       ).toBe(201);
-      const before = await reviewCounts();
+      const before = await reviewCounts(functions());
       const patched = await patchPod(cluster, `${runtime}-relabel`, { metadata: { labels: { touched: "yes" } } });
       expect(patched.status).toBe(200);
       expect(patched.body.metadata?.labels).toMatchObject({ touched: "yes" });
-      expect(await reviewCounts()).toEqual({ expand: before.expand + 1, authorize: before.authorize + 1 });
+      expect(await reviewCounts(functions())).toEqual({ expand: before.expand + 1, authorize: before.authorize + 1 });
     });
 
     it.each([
@@ -262,12 +215,8 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
         const name = `debug-${verb}`;
         expect((await createPod(cluster, pod(name))).status).toBe(201);
         const debug = container("debug", { gmsaCredentialSpecName: credspec });
-        const patched = await patchPod(
-          cluster,
-          `${runtime}-${name}`,
-          { spec: { ephemeralContainers: [debug] } },
-          "ephemeralcontainers",
-        );
+        const body = { spec: { ephemeralContainers: [debug] } };
+        const patched = await patchPod(cluster, `${runtime}-${name}`, body, { subresource: "ephemeralcontainers" });
         expect(patched.status).toBe(status);
         if (status === 403) expect(patched.body.message).toContain('ephemeral container "debug"');
         const stored = (await getPod(cluster, `${runtime}-${name}`)).body.spec?.ephemeralContainers?.[0];
@@ -300,17 +249,14 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
         credSpecName: name,
       });
       const sarPath = "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews";
-      for (let tries = 0; ; tries++) {
-        const answer = await kubeRequest<{ status?: { allowed?: boolean } }>(admin, sarPath, {
-          method: "POST",
-          body: review,
-        });
-        if (answer.body.status?.allowed === true) break;
-        if (tries === 50) throw new Error(`gmsa-app still may not use ${name} after 5 s`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      const allowed = async () =>
+        (await kubeRequest<{ status?: { allowed?: boolean } }>(admin, sarPath, { method: "POST", body: review })).body;
+      await vi.waitFor(async () => expect((await allowed()).status?.allowed).toBe(true), {
+        timeout: 5_000,
+        interval: 100,
+      });
       const calls = async () => {
-        const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
+        const [expand = [], authorize = []] = await Promise.all(FUNCTION_NAMES.map((fn) => functions().scrape(fn)));
         return {
           reads: sumOf(expand, "gmsa_webhooks_kube_requests_total", { verb: "get", resource: "gmsacredentialspecs" }),
           reviews: sumOf(authorize, "gmsa_webhooks_kube_requests_total", {
@@ -335,7 +281,7 @@ describe.each(["node", "worker"] as const)("functions on the %s runtime, called 
   // Prometheus /metrics is the Node server's alone (Workers report through their log line): registered, not skipped.
   if (runtime === "node")
     it("counts in /metrics the reviews the API server sent and the API calls they made", async () => {
-      const [expand = [], authorize = []] = await Promise.all([stack.scrape("expand"), stack.scrape("authorize")]);
+      const [expand = [], authorize = []] = await Promise.all(FUNCTION_NAMES.map((fn) => functions().scrape(fn)));
       const counters: [typeof expand, string, Record<string, string>][] = [
         [
           expand,

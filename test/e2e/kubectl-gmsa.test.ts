@@ -4,28 +4,25 @@
  * kubectl-gmsa bin (a link of that name, as npm and krew install it), and once through a real kubectl finding it on
  * PATH.
  */
-import { execFile } from "node:child_process";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
-import { REPO_ROOT } from "../../infra/build/repo-root.ts";
+import { adminEndpoint, applyBaseInfra, applyObjects, kubeRequest, objectPath } from "../../infra/local/index.ts";
+import type { KubeObject } from "../../infra/local/index.ts";
 import {
-  adminEndpoint,
-  applyBaseInfra,
-  applyFunctionsWebhooks,
-  applyObjects,
-  deleteWebhooks,
-  kubeRequest,
-  objectPath,
-  startFunctions,
-  type FunctionsStack,
-  type KubeObject,
-} from "../../infra/local/index.ts";
-import { container, e2ePod, type Pod, type PodOptions, readCredSpec, type Status } from "./support/pods.ts";
+  container,
+  createPod,
+  e2ePod,
+  type Pod,
+  type PodOptions,
+  readCredSpec,
+  useRegisteredFunctions,
+} from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 import { binding, role, sa, user } from "../support/rbac.ts";
 import { namespace, serviceAccount } from "./support/core-objects.ts";
+import { linkKubectlGmsa, runProgram } from "./support/kubectl.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -53,69 +50,44 @@ const OBJECTS: KubeObject[] = [
   binding("pod-authors", { kind: "Role", name: "pod-author" }, [user("jane"), user("bob")], NAMESPACE),
 ];
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let stack: FunctionsStack;
 let bin: string;
 let binDir: string;
 
 /** Runs `file args` with the admin kubeconfig and stdin, never throwing for an exit status. */
-function run(file: string, args: string[], stdin?: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      file,
-      args,
-      {
-        encoding: "utf8",
-        env: { ...process.env, KUBECONFIG: cluster.adminKubeconfig, NO_COLOR: "1", ...env },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
+const run = (file: string, args: string[], stdin?: string, env: Record<string, string> = {}) =>
+  runProgram(file, args, {
+    stdin,
+    env: { ...process.env, KUBECONFIG: cluster.adminKubeconfig, NO_COLOR: "1", ...env },
+    timeout: 60_000,
   });
-}
 const plugin = (args: string[], stdin?: string) => run(bin, args, stdin);
 
-const pod = (name: string, serviceAccountName: string, more: PodOptions = {}): Pod => ({
-  ...buildPod({
+/** A pod in {@link NAMESPACE} naming {@link CREDSPEC}. */
+const pod = (name: string, serviceAccountName: string, more: PodOptions = {}): Pod =>
+  buildPod({
     ...e2ePod("kubectl-gmsa", name),
+    namespace: NAMESPACE,
     serviceAccountName,
     windowsOptions: { gmsaCredentialSpecName: CREDSPEC },
     ...more,
-  }),
-});
-const asYaml = (object: unknown) => JSON.stringify(object);
+  });
 const podFile = async (name: string, object: Pod): Promise<string> => {
   const file = path.join(binDir, `${name}.json`);
-  await writeFile(file, asYaml({ ...object, metadata: { ...object.metadata, namespace: NAMESPACE } }));
+  await writeFile(file, JSON.stringify(object));
   return file;
 };
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
   await applyObjects(admin, OBJECTS);
-  stack = await startFunctions(cluster, {
-    runtime: "node",
-    dir: cluster.dir,
-    env: { REVIEW_REQUESTING_USER: "always" },
-  });
-  await applyFunctionsWebhooks(cluster, stack);
   // kubectl runs any executable named kubectl-<plugin> on PATH; node (24, first on PATH in the tests) runs the link.
   binDir = path.join(cluster.dir, "kubectl-gmsa-bin");
   await mkdir(binDir, { recursive: true });
-  bin = path.join(binDir, "kubectl-gmsa");
-  await symlink(path.join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch(() => undefined);
+  bin = await linkKubectlGmsa(binDir);
 });
+useRegisteredFunctions(cluster, { env: { REVIEW_REQUESTING_USER: "always" } });
 
 afterAll(async () => {
-  await deleteWebhooks(cluster);
-  await stack?.stop();
   // The namespace stays: without a controller manager it would never finish terminating, and a rerun reuses it.
   for (const object of OBJECTS.slice(1).reverse()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
 });
@@ -184,15 +156,9 @@ describe("kubectl gmsa explain", () => {
 
   it("on a pod whose service account may not use it: the API server's 403 message verbatim (exit 1)", async () => {
     const refused = pod("refused", "stranger");
-    const direct = await kubeRequest<Status>(admin, `/api/v1/namespaces/${NAMESPACE}/pods?dryRun=All`, {
-      method: "POST",
-      body: refused,
-    });
+    const direct = await createPod(cluster, refused, { dryRun: true, namespace: NAMESPACE });
     expect(direct.status).toBe(403);
-    const result = await plugin(
-      ["explain", "-f", "-"],
-      asYaml({ ...refused, metadata: { ...refused.metadata, namespace: NAMESPACE } }),
-    );
+    const result = await plugin(["explain", "-f", "-"], JSON.stringify(refused));
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(`service account ${NAMESPACE}/stranger may use it: no`);
     expect(result.stdout).toContain(`refused (403)\n  ${direct.body.message ?? "(none)"}\n`);

@@ -7,19 +7,9 @@
  * nothing is stored). That pods without GMSA settings never reach the functions: webhook-config.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  adminEndpoint,
-  applyBaseInfra,
-  applyFunctionsWebhooks,
-  applyObjects,
-  deleteWebhooks,
-  kubeRequest,
-  startFunctions,
-  type FunctionsStack,
-  type KubeObject,
-} from "../../infra/local/index.ts";
+import { adminEndpoint, applyBaseInfra, applyObjects, kubeRequest, type KubeObject } from "../../infra/local/index.ts";
 import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, parsed, readCredSpec } from "./support/pods.ts";
+import { createPod, parsed, readCredSpec, reviewCounts, useRegisteredFunctions } from "./support/pods.ts";
 import { binding, sa } from "../support/rbac.ts";
 import { namespace, serviceAccount } from "./support/core-objects.ts";
 
@@ -33,14 +23,7 @@ const GROUP = "namespaces";
 const dryRunCreate = (namespace: string, name: string) =>
   createPod(cluster, gmsaPod(GROUP, name, SERVICE_ACCOUNT), { dryRun: true, namespace });
 
-let stack: FunctionsStack;
 let webapp01: unknown;
-
-/** Reviews each function has answered so far. */
-async function reviewCounts() {
-  const [expand, authorize] = await Promise.all([stack.metrics("expand"), stack.metrics("authorize")]);
-  return { expand: expand["expand_reviews_total"] ?? 0, authorize: authorize["authorize_reviews_total"] ?? 0 };
-}
 
 beforeAll(async () => {
   await applyBaseInfra(cluster);
@@ -51,18 +34,15 @@ beforeAll(async () => {
   ];
   await applyObjects(admin, objects);
   webapp01 = await readCredSpec(cluster, "webapp01");
-  stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir });
-  await applyFunctionsWebhooks(cluster, stack);
 });
+const functions = useRegisteredFunctions(cluster);
 
 afterAll(async () => {
-  await deleteWebhooks(cluster);
   await kubeRequest(
     admin,
     `/apis/rbac.authorization.k8s.io/v1/namespaces/${OLD_LABEL}/rolebindings/${SERVICE_ACCOUNT}-uses-webapp01`,
     { method: "DELETE" },
   );
-  await stack?.stop();
 });
 
 describe("namespaces the webhooks enforce", () => {
@@ -81,10 +61,10 @@ describe("namespaces the webhooks enforce", () => {
   });
 
   it("never sends a GMSA pod in an exempt namespace, kube-system as shipped (left as written)", async () => {
-    const before = await reviewCounts();
+    const before = await reviewCounts(functions());
     const created = await dryRunCreate("kube-system", "exempt");
     expect(created.status).toBe(201);
     expect(created.body.spec?.securityContext?.windowsOptions).toEqual({ gmsaCredentialSpecName: "webapp01" });
-    expect(await reviewCounts()).toEqual(before);
+    expect(await reviewCounts(functions())).toEqual(before);
   });
 });

@@ -17,7 +17,16 @@ import {
   type KubeObject,
 } from "../../infra/local/index.ts";
 import { DEFAULT_MAX_CREDSPECS } from "../../infra/build/manifests/policy.ts";
-import { container, E2E_LABEL, e2ePod, type Pod, type PodOptions, type Status } from "./support/pods.ts";
+import {
+  container,
+  createPod,
+  deletePods,
+  e2ePod,
+  type Pod,
+  type PodOptions,
+  patchPod,
+  type Status,
+} from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 import { namespace, serviceAccount } from "./support/core-objects.ts";
 import { binding, sa, useCredSpecs } from "../support/rbac.ts";
@@ -35,23 +44,14 @@ const CONTAINER_CONTENTS = "app.container.alpha.windows.kubernetes.io/gmsa-crede
 const MANY = Array.from({ length: DEFAULT_MAX_CREDSPECS + 1 }, (_, i) => `policy-${String(i).padStart(2, "0")}`);
 const USABLE = ["webapp01", ...MANY.slice(0, DEFAULT_MAX_CREDSPECS)];
 
-const pods = (namespace: string) => `/api/v1/namespaces/${namespace}/pods`;
 const pod = (name: string, options: PodOptions = {}) =>
   buildPod({ ...e2ePod(GROUP, name), serviceAccountName: "gmsa-app", ...options });
 
 /** Creates a pod (`dryRun` unless `store`); never throws for HTTP statuses. */
-function create(body: Pod, { namespace = NAMESPACE, store = false } = {}) {
-  return kubeRequest<Pod & Status>(admin, `${pods(namespace)}${store ? "" : "?dryRun=All"}`, { method: "POST", body });
-}
-
-/** A merge patch of the pod, or a strategic merge patch of its ephemeralcontainers subresource. */
-function patch(name: string, body: unknown, subresource?: "ephemeralcontainers") {
-  return kubeRequest<Pod & Status>(admin, `${pods(NAMESPACE)}/${name}${subresource ? `/${subresource}` : ""}`, {
-    method: "PATCH",
-    contentType: subresource ? "application/strategic-merge-patch+json" : "application/merge-patch+json",
-    body,
-  });
-}
+const create = (body: Pod, { namespace = NAMESPACE, store = false } = {}) =>
+  createPod(cluster, body, { namespace, dryRun: !store });
+const patch = (name: string, body: unknown, subresource?: "ephemeralcontainers") =>
+  patchPod(cluster, name, body, { subresource, namespace: NAMESPACE });
 
 const named = (gmsaCredentialSpecName: string) => ({ gmsaCredentialSpecName });
 
@@ -107,9 +107,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const object of policy.reverse()) await kubeRequest(admin, objectPath(object), { method: "DELETE" });
-  await kubeRequest(admin, `${pods(NAMESPACE)}?labelSelector=${encodeURIComponent(`${E2E_LABEL}=${GROUP}`)}`, {
-    method: "DELETE",
-  });
+  await deletePods(cluster, GROUP, NAMESPACE);
 });
 
 describe("the ValidatingAdmissionPolicy (infra/deploy/policy), webhooks unregistered", () => {

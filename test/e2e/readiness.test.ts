@@ -91,19 +91,15 @@ async function startAuthorize(name: string, user: Record<string, string>, reques
   const { deps, close } = await buildNodeDeps(env, "node", { write: (line) => lines.push(line) });
   closers.push(close);
   const app = createApp(deps);
+  const logs = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   return {
     readyz: async () => {
       const response = await app.request("/readyz");
       return { status: response.status, body: await response.text() };
     },
-    logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    logs,
     /** The `detail` of the last "not ready" log line. */
-    notReadyDetail: () =>
-      String(
-        lines.map((line) => JSON.parse(line) as Record<string, unknown>).findLast((l) => l["msg"] === "not ready")?.[
-          "detail"
-        ],
-      ),
+    notReadyDetail: () => String(logs().findLast((l) => l["msg"] === "not ready")?.["detail"]),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { AdmissionReviewRequest, Pod } from "../../shared/admission/review.ts";
 
 /** What the API server asked, per call. */
 export interface RecordedReview {
@@ -24,18 +25,6 @@ export interface RecordingWebhook {
   close(): Promise<void>;
 }
 
-interface AdmissionReview {
-  apiVersion: string;
-  request: {
-    uid: string;
-    operation: string;
-    name?: string;
-    subResource?: string | undefined;
-    dryRun?: boolean;
-    object?: { metadata?: { name?: string } };
-  };
-}
-
 /** Serves HTTPS on a free loopback port with the given certificate. */
 export async function startRecordingWebhook(certPem: string, keyPem: string): Promise<RecordingWebhook> {
   const reviews: RecordedReview[] = [];
@@ -43,12 +32,12 @@ export async function startRecordingWebhook(certPem: string, keyPem: string): Pr
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as AdmissionReview;
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as AdmissionReviewRequest;
       const { request } = review;
       reviews.push({
         path: new URL(req.url ?? "/", "https://x").pathname,
         operation: request.operation,
-        name: request.name || (request.object?.metadata?.name ?? ""),
+        name: request.name || ((request.object as Pod | undefined)?.metadata?.name ?? ""),
         subResource: request.subResource,
         dryRun: request.dryRun === true,
       });

@@ -48,13 +48,8 @@ beforeAll(async () => {
     dir: cluster.dir,
     nodeArgs: NODE_SERVER_OPTIONS.split(" "),
   });
-  for (const fn of FUNCTION_NAMES) {
-    const base = fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl;
-    pools.set(
-      fn,
-      new Pool(base, { connections: CONCURRENCY, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } }),
-    );
-  }
+  const options = { connections: CONCURRENCY, keepAliveTimeout: 30_000, connect: { ca: cluster.caPem } };
+  for (const fn of FUNCTION_NAMES) pools.set(fn, new Pool(stack[`${fn}BaseUrl`], options));
 });
 
 afterAll(async () => {

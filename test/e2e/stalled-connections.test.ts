@@ -13,10 +13,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { FunctionsStack } from "../../infra/local/index.ts";
 import { startBundledFunctions, type BundledFunctions } from "./support/bundled-functions.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { gmsaPod } from "./support/install-checks.ts";
-import { createPod, parsed } from "./support/pods.ts";
-import { findStackPids, readRss, watchRssPeaks } from "./support/process-memory.ts";
+import { FUNCTION_NAMES } from "../../shared/config/index.ts";
+import { streamPods } from "./support/pod-stream.ts";
+import { findStackPids, readRss, serverPort, watchRssPeaks } from "./support/process-memory.ts";
 import { openStalledConnections, type Stall } from "./support/stalled-connections.ts";
 
 const cluster = inject("cluster");
@@ -56,45 +55,17 @@ beforeAll(async () => {
 
 afterAll(() => bundled?.stop());
 
-/** Creates GMSA pods one after another until `stop()`; each must be stored with webapp01's contents inlined. */
-function createPodsUntilStopped(): { stop(): Promise<{ answered: number; failed: string[]; slowestMs: number }> } {
-  let running = true;
-  let answered = 0;
-  let slowestMs = 0;
-  const failed: string[] = [];
-  const loop = (async () => {
-    for (let n = 0; running; n++) {
-      const pod = gmsaPod(GROUP, `stalled-${n}`, "gmsa-app");
-      const sent = performance.now();
-      const created = await createPod(cluster, pod);
-      slowestMs = Math.max(slowestMs, performance.now() - sent);
-      const inlined = parsed(created.body.spec?.securityContext?.windowsOptions?.gmsaCredentialSpec);
-      if (created.status === 201 && JSON.stringify(inlined) === JSON.stringify(webapp01)) answered++;
-      else failed.push(`pod ${n}: ${created.status} ${created.body.message ?? ""}`);
-      await sleep(REVIEW_PAUSE_MS);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return { answered, failed, slowestMs };
-    },
-  };
-}
-
 describe("the Node server under stalled connections (slow-loris), called by kube-apiserver", () => {
   it(
     `closes ${STALLED_PER_SERVER} stalled connections per server within 20 s, under 128 MiB, while answering reviews`,
     { timeout: FILL_WITHIN_MS + 120_000 },
     async () => {
-      const baseUrl = (fn: FunctionName) => (fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl);
       const pids = await findStackPids(stack);
       const idle = await readRss(pids);
       const rss = watchRssPeaks(pids, RSS_SAMPLE_MS);
       const began = performance.now();
       const stalls: Stall[] = [];
-      let reviews: ReturnType<typeof createPodsUntilStopped> | undefined;
+      let reviews: ReturnType<typeof streamPods> | undefined;
       try {
         const options = {
           count: STALLED_PER_SERVER,
@@ -102,7 +73,7 @@ describe("the Node server under stalled connections (slow-loris), called by kube
           sources: SOURCES,
           sustainMs: FILL_WITHIN_MS + SUSTAIN_MS,
         };
-        stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(Number(new URL(baseUrl(fn)).port), options)));
+        stalls.push(...FUNCTION_NAMES.map((fn) => openStalledConnections(serverPort(stack[`${fn}BaseUrl`]), options)));
         // Reviews start once both servers' caps are full (the API server has no connection open to them yet: it must
         // get a new one in), and run until the last stalled one is closed. A full cap shows as the server closing young
         // connections to make room; the attacker's own count of held ones lags behind its handshakes in flight.
@@ -112,12 +83,12 @@ describe("the Node server under stalled connections (slow-loris), called by kube
         for (const [i, stall] of stalls.entries())
           expect(stall.madeRoom, `${FUNCTION_NAMES[i]}'s cap was full before anything is judged`).toBeGreaterThan(0);
         const sustained = setTimeout(() => stalls.forEach((stall) => stall.stopSustaining()), SUSTAIN_MS);
-        reviews = createPodsUntilStopped();
+        reviews = streamPods(cluster, GROUP, { pauseMs: REVIEW_PAUSE_MS, contents: webapp01 });
         await Promise.all(stalls.map((stall) => stall.opened));
         clearTimeout(sustained);
         const openedMs = performance.now() - began;
         const lastClosed = await Promise.all(stalls.map((stall) => stall.allClosed(CLOSE_WITHIN_MS + 5_000)));
-        const { answered, failed, slowestMs } = await reviews.stop();
+        const { admitted: answered, refused: failed, slowestMs } = await reviews.stop();
         reviews = undefined;
         const peak = await rss.stop();
 

@@ -59,9 +59,8 @@ async function startAuthorizeWorker(env: Record<string, string>): Promise<string
   );
   workers.push(worker);
   const endpoint = { server: worker.baseUrl, caPem: cluster.caPem };
-  await waitFor(`authorize worker ${n} /healthz`, 60_000, [worker.process], async () => {
-    return (await kubeRequest(endpoint, "/healthz", { timeoutMs: 2000 })).status === 200;
-  });
+  const healthy = async () => (await kubeRequest(endpoint, "/healthz", { timeoutMs: 2000 })).status === 200;
+  await waitFor(`authorize worker ${n} /healthz`, 60_000, [worker.process], healthy);
   return worker.baseUrl;
 }
 

@@ -3,8 +3,6 @@
  * passes; and an operator of its own, a ServiceAccount with a token the API server issued, in a kubeconfig the CLI is
  * run with, so every request (access reviews included) is the operator's, not the admin's impersonating it.
  */
-import { execFile } from "node:child_process";
-import { symlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { expect, vi } from "vitest";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
@@ -22,6 +20,7 @@ import {
 import { writeKubeconfig } from "../../../infra/local/kubeconfig.ts";
 import { binding, sa } from "../../support/rbac.ts";
 import { serviceAccount } from "./core-objects.ts";
+import { linkKubectlGmsa, runProgram } from "./kubectl.ts";
 
 /** Where an operator's namespaced roles are bound. */
 export interface OperatorNamespaces {
@@ -91,27 +90,20 @@ export async function createDoctorOperator(cluster: LocalClusterInfo, name: stri
  * as `kubeconfig`'s user; never throws for an exit status.
  */
 export async function runDoctor(kubeconfig: string, args: string[] = []) {
-  const bin = join(dirname(kubeconfig), "kubectl-gmsa");
-  await symlink(join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, "doctor", "--kubeconfig", kubeconfig, ...args],
-      { cwd: REPO_ROOT },
-      (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
-    );
-  });
+  const bin = await linkKubectlGmsa(dirname(kubeconfig));
+  return runProgram(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT });
 }
 
 /** {@link runDoctor} with `-o json`: the findings, the exit code, and the findings as lines for assertion messages. */
 export async function runDoctorJson(kubeconfig: string, args: string[] = []) {
   const { stdout, code } = await runDoctor(kubeconfig, ["-o", "json", ...args]);
   const { findings } = JSON.parse(stdout) as { findings: Finding[] };
-  return { findings, code, text: findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n") };
+  return { findings, code, text: showFindings(findings) };
 }
+
+/** Findings as `status check: message` lines, for assertion messages. */
+export const showFindings = (findings: Finding[]) =>
+  findings.map((f) => `${f.status} ${f.check}: ${f.message}`).join("\n");
 
 /**
  * Runs doctor until it exits with `code` and its failures, as `check: message` lines, are `count` lines matching

@@ -55,21 +55,11 @@ export const DIRECT_CASES: readonly FaultCase[] = [
   { name: "absent-authorize", via: "direct", admissible: false, denialCodes: [422, 403] },
 ];
 
-/** The pod of an API-server case: `allowed` and `forbidden` name webapp01 (only gmsa-app may use it). */
-export function faultPod(caseName: string, n: number): Pod {
-  const credspec = caseName === "missing" ? "no-such-credspec" : "webapp01";
-  return buildPod({
-    ...e2ePod("faults", `faults-${caseName}-${n}`),
-    serviceAccountName: caseName === "forbidden" ? "default" : "gmsa-app",
-    containers: [container("app", { gmsaCredentialSpecName: credspec })],
-  });
-}
-
-/** A CREATE review in namespace default of a pod naming `credspec` (contents inlined when given). */
-export function directReview(uid: string, credspec: string, contents?: string): string {
-  const pod = buildPod({
-    ...e2ePod("faults", uid),
-    serviceAccountName: "gmsa-app",
+/** A pod of `serviceAccountName` whose container "app" names `credspec`, with `contents` inlined when given. */
+const podNaming = (name: string, credspec: string, serviceAccountName: string, contents?: string) =>
+  buildPod({
+    ...e2ePod("faults", name),
+    serviceAccountName,
     containers: [
       container("app", {
         gmsaCredentialSpecName: credspec,
@@ -77,7 +67,16 @@ export function directReview(uid: string, credspec: string, contents?: string): 
       }),
     ],
   });
-  return JSON.stringify(buildReview(pod, { uid, namespace: "default" }));
+
+/** The pod of an API-server case: `allowed` and `forbidden` name webapp01 (only gmsa-app may use it). */
+export function faultPod(caseName: string, n: number): Pod {
+  const credspec = caseName === "missing" ? "no-such-credspec" : "webapp01";
+  return podNaming(`faults-${caseName}-${n}`, credspec, caseName === "forbidden" ? "default" : "gmsa-app");
+}
+
+/** A CREATE review in namespace default of a pod naming `credspec` (contents inlined when given). */
+export function directReview(uid: string, credspec: string, contents?: string): string {
+  return JSON.stringify(buildReview(podNaming(uid, credspec, "gmsa-app", contents), { uid, namespace: "default" }));
 }
 
 const WEBHOOK_DENIAL = /admission webhook "[^"]+" denied the request/;

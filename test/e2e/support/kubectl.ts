@@ -1,9 +1,13 @@
 /**
- * Runs the `kubectl` on PATH. The project builds kube-apiserver and Helm but not kubectl (any recent one works,
- * Debian's too), so a missing kubectl is an error naming how to get it: a test that needs it fails, never skips.
+ * Runs `kubectl` and the kubectl-gmsa plugin. The project builds kube-apiserver and Helm but not kubectl (any recent
+ * one works, Debian's too), so a missing kubectl is an error naming how to get it: a test that needs it fails, never
+ * skips.
  */
 import { execFile } from "node:child_process";
+import { symlink } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
+import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 const run = promisify(execFile);
 
@@ -28,4 +32,32 @@ export async function kubectl(args: string[]): Promise<KubectlOutput> {
     }
     throw error;
   }
+}
+
+/** A program's exit code (-1 when it had none) and output. */
+export interface ProgramRun extends KubectlOutput {
+  code: number;
+}
+
+/** Runs `file args`, `stdin` written to it, and resolves with how it went: never rejects for an exit status. */
+export function runProgram(
+  file: string,
+  args: string[],
+  { stdin, ...options }: { stdin?: string | undefined; env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {},
+): Promise<ProgramRun> {
+  return new Promise((resolve) => {
+    const child = execFile(file, args, { encoding: "utf8", ...options }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
+    );
+    child.stdin?.end(stdin);
+  });
+}
+
+/** Links `dir`/kubectl-gmsa to the CLI, as npm and krew install it (kubectl runs it from PATH); @returns the link. */
+export async function linkKubectlGmsa(dir: string): Promise<string> {
+  const bin = join(dir, "kubectl-gmsa");
+  await symlink(join(REPO_ROOT, "cli/gmsa-webhooks.ts"), bin).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+  return bin;
 }

@@ -1,8 +1,21 @@
 /**
  * Pods for the e2e tests (built by test/support's buildPod with {@link e2ePod}), created through the real API server with the admin credential, and what
- * the API server answers (the stored pod, or the Status of a refusal).
+ * the API server answers (the stored pod, or the Status of a refusal); and the functions registered as the webhooks
+ * that review them.
  */
-import { adminEndpoint, kubeRequest, kubeRequestOk, type LocalClusterInfo } from "../../../infra/local/index.ts";
+import { afterAll, beforeAll } from "vitest";
+import {
+  adminEndpoint,
+  applyFunctionsWebhooks,
+  applyWebhooks,
+  deleteWebhooks,
+  kubeRequest,
+  kubeRequestOk,
+  startFunctions,
+  type FunctionsStack,
+  type LocalClusterInfo,
+  type StartFunctionsOptions,
+} from "../../../infra/local/index.ts";
 import type { Container, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
 import type { PodOptions } from "../../support/pods.ts";
 
@@ -11,6 +24,7 @@ export type { Container, Pod, PodOptions, WindowsOptions };
 /** Namespace of the samples: `gmsa-app` may use webapp01 (infra/deploy/samples/rbac.yaml), `default` nothing. */
 export const NAMESPACE = "default";
 export const PODS = `/api/v1/namespaces/${NAMESPACE}/pods`;
+const podsIn = (namespace = NAMESPACE) => `/api/v1/namespaces/${namespace}/pods`;
 export const IMAGE = "mcr.microsoft.com/windows/nanoserver:ltsc2022";
 /** Label on every pod a test file creates, so that `deletePods` finds them. */
 export const E2E_LABEL = "gmsa-webhooks.local/e2e";
@@ -55,8 +69,10 @@ export function e2ePod(group: string, name: string): PodOptions {
  */
 export function createPod(cluster: LocalClusterInfo, pod: Pod, options: { dryRun?: boolean; namespace?: string } = {}) {
   const query = options.dryRun ? "?dryRun=All" : "";
-  const pods = options.namespace === undefined ? PODS : `/api/v1/namespaces/${options.namespace}/pods`;
-  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${pods}${query}`, { method: "POST", body: pod });
+  return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${podsIn(options.namespace)}${query}`, {
+    method: "POST",
+    body: pod,
+  });
 }
 
 /** Reads a stored pod. */
@@ -64,18 +80,26 @@ export function getPod(cluster: LocalClusterInfo, name: string) {
   return kubeRequest<Pod & Status>(adminEndpoint(cluster), `${PODS}/${name}`);
 }
 
-/** A JSON merge patch of a pod, or a strategic merge patch of a subresource such as `ephemeralcontainers`. */
-export function patchPod(cluster: LocalClusterInfo, name: string, body: unknown, subresource?: string) {
-  const path = subresource === undefined ? `${PODS}/${name}` : `${PODS}/${name}/${subresource}`;
+/**
+ * A JSON merge patch of a pod, or a strategic merge patch of a subresource such as `ephemeralcontainers`
+ * (`namespace` defaults to the e2e one).
+ */
+export function patchPod(
+  cluster: LocalClusterInfo,
+  name: string,
+  body: unknown,
+  { subresource, namespace }: { subresource?: string | undefined; namespace?: string } = {},
+) {
+  const path = `${podsIn(namespace)}/${name}${subresource === undefined ? "" : `/${subresource}`}`;
   const contentType =
     subresource === undefined ? "application/merge-patch+json" : "application/strategic-merge-patch+json";
   return kubeRequest<Pod & Status>(adminEndpoint(cluster), path, { method: "PATCH", contentType, body });
 }
 
-/** Deletes every pod labelled `E2E_LABEL=<group>` (pods never scheduled go at once). */
-export async function deletePods(cluster: LocalClusterInfo, group: string): Promise<void> {
+/** Deletes every pod labelled `E2E_LABEL=<group>` in `namespace` (pods never scheduled go at once). */
+export async function deletePods(cluster: LocalClusterInfo, group: string, namespace?: string): Promise<void> {
   const selector = encodeURIComponent(`${E2E_LABEL}=${group}`);
-  await kubeRequestOk(adminEndpoint(cluster), `${PODS}?labelSelector=${selector}`, { method: "DELETE" });
+  await kubeRequestOk(adminEndpoint(cluster), `${podsIn(namespace)}?labelSelector=${selector}`, { method: "DELETE" });
 }
 
 /** The `credspec` of a GMSACredentialSpec as stored in the cluster. */
@@ -90,4 +114,49 @@ export async function readCredSpec(cluster: LocalClusterInfo, name: string): Pro
 /** The inlined contents, parsed (expand writes compact JSON; equality is of the JSON value). */
 export function parsed(contents: string | undefined): unknown {
   return contents === undefined ? undefined : JSON.parse(contents);
+}
+
+/**
+ * Starts the functions with `options` (Node, under the cluster's folder, unless they say otherwise) and registers them
+ * as the cluster's webhooks, waiting until a review passes through them (`wait: false`: not, for functions that cannot
+ * pass one).
+ */
+export async function startRegisteredFunctions(
+  cluster: LocalClusterInfo,
+  { wait = true, ...options }: Partial<StartFunctionsOptions> & { wait?: boolean } = {},
+): Promise<FunctionsStack> {
+  const stack = await startFunctions(cluster, { runtime: "node", dir: cluster.dir, ...options });
+  if (wait) await applyFunctionsWebhooks(cluster, stack);
+  else {
+    const { expandBaseUrl: expandUrl, authorizeBaseUrl: authorizeUrl } = stack;
+    await applyWebhooks(cluster, { expandUrl, authorizeUrl, caBundlePem: cluster.caPem });
+  }
+  return stack;
+}
+
+/**
+ * {@link startRegisteredFunctions} for the enclosing describe block or file: before its tests; after them, the webhooks
+ * and the pods of `group` (when given) are deleted and the functions stopped. @returns the running stack.
+ */
+export function useRegisteredFunctions(
+  cluster: LocalClusterInfo,
+  options: Parameters<typeof startRegisteredFunctions>[1] = {},
+  group?: string,
+): () => FunctionsStack {
+  let stack: FunctionsStack | undefined;
+  beforeAll(async () => {
+    stack = await startRegisteredFunctions(cluster, options);
+  }, 180_000);
+  afterAll(async () => {
+    await deleteWebhooks(cluster);
+    if (group !== undefined) await deletePods(cluster, group);
+    await stack?.stop();
+  });
+  return () => stack!;
+}
+
+/** Reviews each function has answered so far (its own counters). */
+export async function reviewCounts(stack: FunctionsStack) {
+  const [expand, authorize] = await Promise.all([stack.metrics("expand"), stack.metrics("authorize")]);
+  return { expand: expand["expand_reviews_total"] ?? 0, authorize: authorize["authorize_reviews_total"] ?? 0 };
 }

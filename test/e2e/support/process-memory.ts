@@ -19,29 +19,23 @@ async function listeningInodes(port: number): Promise<Set<string>> {
   return inodes;
 }
 
+/** The port of a `https://127.0.0.1:<port>` base URL. */
+export const serverPort = (baseUrl: string) => Number(new URL(baseUrl).port);
+
 /**
- * The pid of the process that listens on `port`.
+ * The pid of the server behind a `https://127.0.0.1:<port>` base URL: the process that listens on that port.
  * @throws Error when no process (of those this user may inspect) holds such a socket.
  */
-export async function findListeningPid(port: number): Promise<number> {
-  const inodes = await listeningInodes(port);
-  if (inodes.size > 0) {
-    const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
-    for (const entry of await readdir("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
-      for (const fd of fds) {
-        const target = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => "");
-        if (wanted.has(target)) return Number(entry);
-      }
+export async function findServerPid(baseUrl: string): Promise<number> {
+  const port = serverPort(baseUrl);
+  const wanted = new Set([...(await listeningInodes(port))].map((inode) => `socket:[${inode}]`));
+  for (const entry of wanted.size === 0 ? [] : await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    for (const fd of await readdir(`/proc/${entry}/fd`).catch(() => [] as string[])) {
+      if (wanted.has(await readlink(`/proc/${entry}/fd/${fd}`).catch(() => ""))) return Number(entry);
     }
   }
   throw new Error(`no process found listening on port ${port}`);
-}
-
-/** The pid of the server behind a `https://127.0.0.1:<port>` base URL. */
-export function findServerPid(baseUrl: string): Promise<number> {
-  return findListeningPid(Number(new URL(baseUrl).port));
 }
 
 /** The pid of each function's server behind `stack`'s base URLs. */
