@@ -3,6 +3,7 @@
  * (docs/security.md, Status codes) or one of the documented HTTP errors with a JSON body.
  */
 import fastJsonPatch from "fast-json-patch";
+import type { AdmissionReviewResponse } from "../../../shared/admission/review.ts";
 import { mayNameDifferingKeys } from "./oracle.ts";
 import { CONTENTS_MARKER, CREDSPECS } from "./world.ts";
 
@@ -44,27 +45,14 @@ export function describeLeak(message: string, sentText: string, checkKeys: boole
 export const HTTP_ERRORS = new Set([400, 401, 404, 405, 413, 415]);
 export const DENIAL_CODES = new Set([400, 403, 422, 500]);
 
-export interface Reply {
-  apiVersion: string;
-  kind: string;
-  response: {
-    uid: string;
-    allowed: boolean;
-    status?: { code: number; message: string; reason: string };
-    patch?: string;
-    patchType?: string;
-    warnings?: string[];
-    auditAnnotations?: Record<string, string>;
-  };
-}
-
 export interface SentReview {
   apiVersion: string;
   request: { uid: string; object?: unknown };
 }
 
 export type Checked =
-  { http: number; reply?: undefined; review?: undefined } | { http: 200; reply: Reply; review: SentReview };
+  | { http: number; reply?: undefined; review?: undefined }
+  | { http: 200; reply: AdmissionReviewResponse; review: SentReview };
 
 /** Decodes a sent body as the app does (UTF-8, invalid bytes replaced), or undefined when it is not JSON. */
 export function decodeSent(body: Uint8Array): unknown {
@@ -95,7 +83,7 @@ export async function checkReply(fn: "expand" | "authorize", sent: Uint8Array, r
   }
   const review = decodeSent(sent) as SentReview | undefined;
   if (review === undefined) fail("200 for a body that is not JSON");
-  const reply = body as Reply;
+  const reply = body as AdmissionReviewResponse;
   if (reply.kind !== "AdmissionReview" || reply.apiVersion !== review?.apiVersion) fail("wrong kind or apiVersion");
   const r = reply.response;
   if (typeof r !== "object" || r === null || r.uid !== review?.request.uid) fail("uid not echoed");
