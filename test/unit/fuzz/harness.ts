@@ -10,8 +10,6 @@ import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
 import type { EnforcementMode, RequestingUserMode } from "../../../shared/policy/facts.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
-/** The policy's limit on distinct credspecs in one pod, for the oracle. */
-export const MAX_CREDSPEC_NAMES = MAX_CREDSPECS_PER_POD;
 /** Scales every property's number of runs (FUZZ_SCALE=10 for a long local run). */
 export const SCALE = Number(process.env.FUZZ_SCALE ?? "1");
 
@@ -113,11 +111,16 @@ export function expectReached(counts: { cases: number; reached: number }, floor:
   ).toBeGreaterThanOrEqual(floor);
 }
 
-/** Throws with the oracle's reason when `fn`'s allowing `body` is something the oracle must refuse. */
-export function expectOracleAllows(body: Uint8Array, what: string, requestingUser?: RequestingUserMode): void {
-  const reason = mustRefuse(decodeSent(body), {
-    maxCredSpecNames: MAX_CREDSPEC_NAMES,
+/** Why the oracle says authorize must refuse `body` (with REVIEW_REQUESTING_USER `requestingUser`), or undefined. */
+export function oracleReason(body: Uint8Array, requestingUser?: RequestingUserMode): string | undefined {
+  return mustRefuse(decodeSent(body), {
+    maxCredSpecNames: MAX_CREDSPECS_PER_POD,
     ...(requestingUser ? { requestingUser } : {}),
   });
+}
+
+/** Throws with the oracle's reason when `fn`'s allowing `body` is something the oracle must refuse. */
+export function expectOracleAllows(body: Uint8Array, what: string, requestingUser?: RequestingUserMode): void {
+  const reason = oracleReason(body, requestingUser);
   if (reason !== undefined) throw new Error(`${what} allowed a review it must refuse: ${reason}`);
 }
