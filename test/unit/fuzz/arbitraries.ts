@@ -255,17 +255,18 @@ function podWith(references: References): fc.Arbitrary<Obj> {
 
 export const pod: fc.Arbitrary<Obj> = podWith(ADVERSARIAL);
 
+/** The containers, init and ephemeral containers of a pod's `spec`. */
+const containersOf = (spec: Obj): Obj[] =>
+  ["containers", "initContainers", "ephemeralContainers"].flatMap((list) => (spec[list] as Obj[] | undefined) ?? []);
+
 /** Renames repeated container names (across containers, init and ephemeral containers) by a numeric suffix. */
 function withUniqueContainerNames(value: Obj): Obj {
   const seen = new Set<string>();
-  const spec = value.spec as Obj;
-  for (const list of ["containers", "initContainers", "ephemeralContainers"]) {
-    for (const item of (spec[list] as Obj[] | undefined) ?? []) {
-      let name = item.name as string;
-      for (let n = 2; seen.has(name); n++) name = `${item.name as string}-${n}`;
-      seen.add(name);
-      item.name = name;
-    }
+  for (const item of containersOf(value.spec as Obj)) {
+    let name = item.name as string;
+    for (let n = 2; seen.has(name); n++) name = `${item.name as string}-${n}`;
+    seen.add(name);
+    item.name = name;
   }
   return value;
 }
@@ -542,12 +543,7 @@ function requesterFor(namespace: string, name: string): fc.Arbitrary<{ userInfo?
  * have: an otherwise allowed pod that authorize must refuse (422).
  */
 function annotateAbsentContainer(object: Obj, name: string): void {
-  const spec = object.spec as Obj;
-  const present = new Set(
-    ["containers", "initContainers", "ephemeralContainers"].flatMap((list) =>
-      ((spec[list] as Obj[] | undefined) ?? []).map((c) => c.name),
-    ),
-  );
+  const present = new Set(containersOf(object.spec as Obj).map((c) => c.name));
   const absent = [...CONTAINER_NAMES, "ghost"].find((c) => !present.has(c)) ?? "ghost";
   const metadata = isObj(object.metadata) ? object.metadata : (object.metadata = {});
   const annotations = isObj(metadata.annotations) ? metadata.annotations : (metadata.annotations = {});
