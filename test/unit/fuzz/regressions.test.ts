@@ -2,16 +2,18 @@
 import { describe, expect, it } from "vitest";
 import { createTestApp, postReview } from "../../support/app.ts";
 import { createFakeGmsaClient, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
+import { buildReview, type ReviewOptions } from "../../support/reviews.ts";
 import { mustRefuse } from "./oracle.ts";
 import { CREDSPECS } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
 const WEBAPP1 = JSON.stringify(CREDSPECS.get("webapp1"));
 
-/** `request` (a Pod's, in team-a) sent to `fn` of an app that knows webapp1; team-a's default may use it and "missing". */
+/** `object` (a Pod in team-a, uid u1) sent to `fn` of an app knowing webapp1; team-a's default may use it and "missing". */
 async function send(
   fn: "expand" | "authorize",
-  request: Record<string, unknown>,
+  object: unknown,
+  options: ReviewOptions = {},
   fail?: FakeGmsaClientOptions["fail"],
 ) {
   const gmsa = createFakeGmsaClient({
@@ -23,11 +25,7 @@ async function send(
     })),
     ...(fail === undefined ? {} : { fail }),
   });
-  const review = {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: { uid: "u1", kind: { group: "", version: "v1", kind: "Pod" }, namespace: "team-a", ...request },
-  };
+  const review = buildReview(object, { uid: "u1", namespace: "team-a", ...options });
   return (await postReview(createTestApp({ gmsa }).app, fn, review)).response;
 }
 
@@ -96,10 +94,9 @@ describe("regressions", () => {
     };
     const object = structuredClone(old);
     object.spec.ephemeralContainers.push({ name: "debug", ...gmsa("other", "{}") });
-    const response = await send("authorize", {
+    const response = await send("authorize", object, {
       operation: "UPDATE",
       subResource: "ephemeralcontainers",
-      object,
       oldObject: old,
     });
     expect(response.allowed).toBe(false);
@@ -109,7 +106,7 @@ describe("regressions", () => {
 
   it("cuts one very long denial message instead of dropping it", async () => {
     const containers = Array.from({ length: 3000 }, (_, i) => ({ name: `container-${i}`, ...gmsa("missing") }));
-    const response = await send("expand", { operation: "CREATE", object: { spec: { containers } } });
+    const response = await send("expand", { spec: { containers } });
     expect(response.status?.code).toBe(422);
     expect(response.status?.message).toMatch(/^container "container-0", container "container-1", /);
     expect(response.status?.message.length).toBeLessThanOrEqual(2048);
@@ -122,23 +119,17 @@ describe("regressions", () => {
       containers.map((c) => [`${c.name}.container.alpha.windows.kubernetes.io/gmsa-credential-spec-name`, "missing"]),
     );
     const object = { metadata: { annotations }, spec: { containers } };
-    expect((await send("expand", { operation: "CREATE", object })).status?.code).toBe(422);
-    expect((await send("authorize", { operation: "CREATE", object })).status?.code).toBe(422);
+    expect((await send("expand", object)).status?.code).toBe(422);
+    expect((await send("authorize", object)).status?.code).toBe(422);
   });
 
   it("fails closed: our own bug is a 500 denial naming the uid, never its message or a stack", async () => {
     const bug = new TypeError("cannot read properties of undefined (reading 'token-abc')");
     const buggy = (call: string) => (call === "getCredSpecContents" ? bug : undefined);
-    const object = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
+    const named = { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } };
+    const inlined = { spec: { containers: [{ name: "web", ...gmsa("webapp1", WEBAPP1) }] } };
     for (const fn of FUNCTION_NAMES) {
-      const response = await send(
-        fn,
-        {
-          operation: "CREATE",
-          object: fn === "expand" ? { spec: { containers: [{ name: "web", ...gmsa("webapp1") }] } } : object,
-        },
-        buggy,
-      );
+      const response = await send(fn, fn === "expand" ? named : inlined, {}, buggy);
       expect(response.allowed).toBe(false);
       expect(response.status?.code).toBe(500);
       expect(response.status?.message).toBe(
