@@ -1,8 +1,5 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  APISERVER_MODULE_DIR,
   authenticationConfigurationApiVersion,
   defaultKubeRelease,
   floorKubeRelease,
@@ -20,21 +17,6 @@ describe("pinned Kubernetes releases", () => {
     const minors = releases.map((r) => Number(r.minor.split(".")[1]));
     expect(minors).toEqual([...minors].sort((a, b) => b - a));
     expect(floorKubeRelease()).toBe(releases.at(-1));
-  });
-
-  it("pin every staging module at the release's v0 twin, in each module file of the API server and the node", () => {
-    const nodeModuleDir = join(APISERVER_MODULE_DIR, "..", "kube-components");
-    for (const release of kubeReleases())
-      for (const dir of [APISERVER_MODULE_DIR, nodeModuleDir]) {
-        const text = readFileSync(join(dir, release.modFile), "utf8");
-        const staging = `v0.${release.version.slice("v1.".length)}`;
-        const replaced = [...text.matchAll(/^\s+(k8s\.io\/\S+) => (\S+) (\S+)$/gm)];
-        expect(replaced.length, release.modFile).toBeGreaterThan(20);
-        for (const [, from, to, version] of replaced) {
-          expect([to, version], `${release.modFile}: ${from}`).toEqual([from, staging]);
-        }
-        expect(readFileSync(join(dir, release.sumFile), "utf8")).toContain(`k8s.io/kubernetes ${release.version} `);
-      }
   });
 });
 
