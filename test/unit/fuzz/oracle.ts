@@ -9,9 +9,8 @@ import { isAllowed, isUserAllowed, knownContents } from "./world.ts";
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
 
-const POD_NAME_KEY = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec-name";
-const POD_CONTENTS_KEY = "pod.alpha.windows.kubernetes.io/gmsa-credential-spec";
-const CONTAINER_KEY = /^(.+)\.container\.alpha\.windows\.kubernetes\.io\/gmsa-credential-spec(-name)?$/s;
+/** An alpha annotation key: the pod's, or a container's (group 1); group 2 set for a name. */
+const GMSA_KEY = /^(?:pod|(.+)\.container)\.alpha\.windows\.kubernetes\.io\/gmsa-credential-spec(-name)?$/s;
 const LISTS = ["containers", "initContainers", "ephemeralContainers"] as const;
 
 /** Thrown inside the oracle when the pod cannot be read along a GMSA path: such a pod must be refused. */
@@ -241,23 +240,12 @@ function judgeAnnotations(pod: Obj, containers: Container[], refs: Ref[]): strin
 
 /** The alpha annotations' name and contents for the pod (undefined) and each container they name. */
 function annotationsByTarget(pod: Obj): Map<string | undefined, { name?: string; contents?: string }> {
-  const annotations = readAnnotations(pod);
   const byContainer = new Map<string | undefined, { name?: string; contents?: string }>();
-  for (const [key, value] of Object.entries(annotations)) {
-    let target: string | undefined;
-    let isName: boolean;
-    if (key === POD_NAME_KEY || key === POD_CONTENTS_KEY) {
-      target = undefined;
-      isName = key === POD_NAME_KEY;
-    } else {
-      const match = CONTAINER_KEY.exec(key);
-      if (match === null) continue;
-      target = match[1];
-      isName = match[2] !== undefined;
-    }
+  for (const [key, value] of Object.entries(readAnnotations(pod))) {
+    const [, target, isName] = GMSA_KEY.exec(key) ?? [];
     const entry = byContainer.get(target) ?? {};
-    if (isName) entry.name = value;
-    else entry.contents = value;
+    if (isName === undefined) entry.contents = value;
+    else entry.name = value;
     byContainer.set(target, entry);
   }
   return byContainer;
@@ -283,10 +271,8 @@ function settingsOf(pod: Obj, skip: (c: Container) => boolean): Map<string, stri
   };
   add("pod", refOf("pod", podOptions(pod)));
   for (const c of readContainers(pod)) if (!skip(c)) add(`${c.list}/${c.name}`, refOf(c.name, c.options));
-  for (const [key, value] of Object.entries(readAnnotations(pod))) {
-    if (key === POD_NAME_KEY || key === POD_CONTENTS_KEY || CONTAINER_KEY.test(key))
-      add(`annotation ${key}`, { where: key, name: value, contents: undefined });
-  }
+  for (const [key, value] of Object.entries(readAnnotations(pod)))
+    add(`annotation ${key}`, { where: key, name: value, contents: undefined });
   return settings;
 }
 
@@ -331,8 +317,7 @@ function readAnnotations(pod: Obj): Record<string, string> {
   const annotations = metadata === undefined ? undefined : objField(metadata, "annotations");
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(annotations ?? {})) {
-    const gmsa = key === POD_NAME_KEY || key === POD_CONTENTS_KEY || CONTAINER_KEY.test(key);
-    if (!gmsa) continue;
+    if (!GMSA_KEY.test(key)) continue;
     if (typeof value !== "string") throw new Unreadable(`annotation ${key}`);
     out[key] = value;
   }
