@@ -6,13 +6,9 @@
  * local/ as a whole) import each other, directly or through others (a folder-level circle). Type-only imports,
  * export-from and `import()` count.
  */
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
-import { findCircles, relativeImports } from "../import-graph.ts";
+import { findCircles, importGraph, listFiles } from "../import-graph.ts";
 
-const INFRA = path.join(REPO_ROOT, "infra");
 const AUDIENCES = ["build", "deploy", "local"];
 const CODE = /\.(ts|js|mjs|cjs)$/;
 
@@ -20,26 +16,6 @@ const CODE = /\.(ts|js|mjs|cjs)$/;
 export interface InfraImport {
   from: string;
   to: string;
-}
-
-const relative = (absolute: string): string => path.relative(REPO_ROOT, absolute).split(path.sep).join("/");
-
-/** Every file under infra/, repository-relative. */
-function listInfraFiles(): string[] {
-  return readdirSync(INFRA, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(path.join(entry.parentPath, entry.name)));
-}
-
-/** Every relative import between two .ts files under infra/. */
-function readInfraImports(files: readonly string[]): InfraImport[] {
-  const imports: InfraImport[] = [];
-  for (const file of files) {
-    if (!file.endsWith(".ts") || file.endsWith(".d.ts")) continue;
-    for (const target of relativeImports(path.join(REPO_ROOT, file)))
-      if (target.startsWith(INFRA + path.sep)) imports.push({ from: file, to: relative(target) });
-  }
-  return imports;
 }
 
 /**
@@ -85,8 +61,10 @@ export function folderCircles(imports: readonly InfraImport[]): string[] {
 }
 
 describe("the infra/ folders", () => {
-  const files = listInfraFiles();
-  const imports = readInfraImports(files);
+  const files = listFiles(["infra"]);
+  const imports = [...importGraph(files)].flatMap(([from, targets]) =>
+    targets.filter((to) => to.startsWith("infra/")).map((to) => ({ from, to })),
+  );
 
   it("are the three audiences, every file in one of them, and have their imports read", () => {
     expect([...new Set(files.map((file) => file.split("/")[1]))].sort()).toEqual(AUDIENCES);
