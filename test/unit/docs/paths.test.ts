@@ -1,9 +1,4 @@
-/**
- * The documentation's pointers into the repository: every relative Markdown link and every backticked path that
- * starts at a top-level source folder (`functions/`, `shared/`, `cli/`, `infra/`, `test/`, `docs/`, `.ci/`, `.github/`)
- * names a file or folder that exists, and so does every such path in a code block's commands, so a moved or deleted
- * file cannot leave a dangling reference behind.
- */
+/** The docs' links and paths into the repository name files that exist: a moved or deleted file leaves none dangling. */
 import { existsSync, globSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

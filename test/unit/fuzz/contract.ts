@@ -4,6 +4,7 @@
  */
 import fastJsonPatch from "fast-json-patch";
 import type { AdmissionReviewResponse } from "../../../shared/admission/review.ts";
+import { decodePatch } from "../../support/reviews.ts";
 import { mayNameDifferingKeys } from "./oracle.ts";
 import { CONTENTS_MARKER, CREDSPECS } from "./world.ts";
 
@@ -109,9 +110,7 @@ export async function checkReply(fn: "expand" | "authorize", sent: Uint8Array, r
   if (r.patch !== undefined) {
     if (fn === "authorize") fail("authorize returned a patch");
     if (r.patchType !== "JSONPatch") fail("patch without patchType JSONPatch");
-    const ops = JSON.parse(
-      new TextDecoder().decode(Uint8Array.from(atob(r.patch), (ch) => ch.charCodeAt(0))),
-    ) as fastJsonPatch.Operation[];
+    const ops = decodePatch(reply);
     if (!Array.isArray(ops) || ops.length === 0) fail("empty or malformed patch");
     try {
       fastJsonPatch.applyPatch(structuredClone(review?.request.object), ops, true, true);

@@ -1,9 +1,4 @@
-/**
- * The deploy targets' example files stay consistent with the rest of infra/ and with what the functions accept:
- * the in-cluster Deployments use the service accounts of infra/deploy/rbac/ and the image's user, their Services listen
- * where infra/deploy/overlays/node-in-cluster sends the API server, and the example kubeconfigs parse into what the
- * READMEs describe (a user the CLOUD_TOKEN settings give a credential, or the exec plugin), with no secret in them.
- */
+/** The deploy targets' example files agree with the rest of infra/ and with what the functions accept. */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
