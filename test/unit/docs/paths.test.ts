@@ -1,4 +1,4 @@
-/** The docs' links and paths into the repository name files that exist: a moved or deleted file leaves none dangling. */
+/** The docs' links and paths into the repository name files that exist: moving or deleting one leaves none dangling. */
 import { existsSync, globSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
