@@ -4,7 +4,7 @@
  * credspecs, who may use them, failures) and the expected reply; policy rules are asserted here and only here.
  */
 import { expect } from "vitest";
-import type { AdmissionReviewResponse, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
+import type { AdmissionReviewResponse, Container, Pod, WindowsOptions } from "../../../shared/admission/review.ts";
 import { FUNCTION_NAMES, readConfig, type FunctionName } from "../../../shared/config/index.ts";
 import { AdmissionError } from "../../../shared/errors.ts";
 import {
@@ -423,13 +423,13 @@ const existing = buildPod({
     { name: "debugger-1", windowsOptions: { gmsaCredentialSpecName: "webapp2", gmsaCredentialSpec: "{}" } },
   ],
 });
-/** `existing` with a new ephemeral container "debugger-2" with `windowsOptions`. */
-function withDebugger(windowsOptions?: WindowsOptions): Pod {
+/** `existing` with a new ephemeral container "debugger-2" with `windowsOptions`, and `more` after it. */
+function withDebugger(windowsOptions?: WindowsOptions, ...more: Container[]): Pod {
   const pod = structuredClone(existing);
-  pod.spec!.ephemeralContainers!.push({
-    name: "debugger-2",
-    ...(windowsOptions ? { securityContext: { windowsOptions } } : {}),
-  });
+  pod.spec!.ephemeralContainers!.push(
+    { name: "debugger-2", ...(windowsOptions ? { securityContext: { windowsOptions } } : {}) },
+    ...more,
+  );
   return pod;
 }
 const RUNS_AS_ADMINISTRATOR =
@@ -757,11 +757,11 @@ const authorizeOnce = casesOf("authorize", [
   })),
   {
     name: "authorize ignores the alpha annotations of a pod gaining an ephemeral container: they were judged with the pod",
-    pod: (() => {
-      const pod = buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 });
-      pod.spec!.ephemeralContainers = [{ name: "debugger", securityContext: { windowsOptions: expanded1 } }];
-      return pod;
-    })(),
+    pod: buildPod({
+      annotations: STALE_ANNOTATIONS,
+      windowsOptions: expanded2,
+      ephemeralContainers: [{ name: "debugger", windowsOptions: expanded1 }],
+    }),
     review: { ...debug, oldObject: buildPod({ annotations: STALE_ANNOTATIONS, windowsOptions: expanded2 }) },
     expect: { allowed: true, audit: { decision: "allowed", credspecs: "webapp1" } },
   },
@@ -846,11 +846,7 @@ const requestingUser = casesOf("authorize", [
   },
   {
     name: "REVIEW_REQUESTING_USER=ephemeral allows a user who may use it, reviewing user and service account each once",
-    pod: (() => {
-      const pod = withDebugger(expanded1);
-      pod.spec!.ephemeralContainers!.push({ name: "debugger-3", securityContext: { windowsOptions: expanded1 } });
-      return pod;
-    })(),
+    pod: withDebugger(expanded1, { name: "debugger-3", securityContext: { windowsOptions: expanded1 } }),
     review: debugByAlice,
     settings: { requestingUser: "ephemeral" },
     world: { allowedUsers: aliceMay("webapp1") },
