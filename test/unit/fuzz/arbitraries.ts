@@ -509,8 +509,10 @@ function mostlyEqualContents(name: string): fc.Arbitrary<string> {
  * The triples whose access checks fail (access-flaky, access-buggy) are left to `review`.
  * Mixed into authorize's input so that many reviews are allowed and the oracle judges them at the boundary.
  */
-export const authorizableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namespace, serviceAccountName, name]) =>
-  fc
+export const authorizableReview: fc.Arbitrary<Obj> = usableTriple.chain((triple) => authorizableFor(triple));
+
+function authorizableFor([namespace, serviceAccountName, name]: [string, string, string]): fc.Arbitrary<Obj> {
+  return fc
     .tuple(
       review,
       podWith({ names: fc.constant(name), contents: mostlyEqualContents, paired: true }),
@@ -522,8 +524,8 @@ export const authorizableReview: fc.Arbitrary<Obj> = usableTriple.chain(([namesp
       const created = createOf(value, object, namespace, serviceAccountName, keepAnnotations, requester);
       if (ghost === 0) annotateAbsentContainer(object, name);
       return created;
-    }),
-);
+    });
+}
 
 /** A requester allowed to use `name` in `namespace` in two of three cases (when the world has one), else any. */
 function requesterFor(namespace: string, name: string): fc.Arbitrary<{ userInfo?: Obj }> {
@@ -563,43 +565,35 @@ function annotateAbsentContainer(object: Obj, name: string): void {
  */
 export const ephemeralChangeReview: fc.Arbitrary<Obj> = fc
   .tuple(
-    authorizableReview,
+    // With the credspec the pod's service account may use.
+    usableTriple.chain((triple) => authorizableFor(triple).map((value) => ({ value, credSpecName: triple[2] }))),
     fc.constantFrom("add", "remove", "rename", "respell", "none"),
     fc.constantFrom(...KNOWN),
     fc.boolean(),
     fc.array(container, { maxLength: 1 }),
   )
-  .map(([value, change, other, withOwn, added]) => {
+  .map(([{ value, credSpecName }, change, other, withOwn, added]) => {
     const request = value.request as Obj;
     const old = structuredClone(request.object as Obj);
     const spec = old.spec as Obj;
-    // The credspec the pod's service account may use: the one its first container names, else the pod's.
-    const first = ((spec.containers as Obj[])[0]?.securityContext as Obj | undefined)?.windowsOptions as
-      Obj | undefined;
-    const podOptions = (spec.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined;
-    const named = first?.gmsaCredentialSpecName ?? podOptions?.gmsaCredentialSpecName;
-    const credSpecName = typeof named === "string" ? named : "webapp1";
     const contents = JSON.stringify(CREDSPECS.get(credSpecName));
     const gmsa = { gmsaCredentialSpecName: credSpecName, gmsaCredentialSpec: contents };
-    const existing: Obj[] = [{ name: "debug-old", ...(withOwn ? { securityContext: { windowsOptions: gmsa } } : {}) }];
     spec.ephemeralContainers = [
       ...((spec.ephemeralContainers as Obj[] | undefined) ?? []).filter((c) => c.name !== "debug-old"),
-      ...existing,
+      { name: "debug-old", ...(withOwn ? { securityContext: { windowsOptions: gmsa } } : {}) },
     ];
     const object = structuredClone(old);
     const target = (object.spec as Obj).ephemeralContainers as Obj[];
     const changed = target[target.length - 1] as Obj;
-    const options: Obj =
-      change === "add" || (change !== "none" && !withOwn)
-        ? gmsa
-        : change === "remove"
-          ? {}
-          : change === "rename"
-            ? { ...gmsa, gmsaCredentialSpecName: other, gmsaCredentialSpec: JSON.stringify(CREDSPECS.get(other)) }
-            : change === "respell"
-              ? { ...gmsa, gmsaCredentialSpec: JSON.stringify(CREDSPECS.get(credSpecName), null, 1) }
-              : (((changed.securityContext as Obj | undefined)?.windowsOptions as Obj | undefined) ?? {});
-    changed.securityContext = { windowsOptions: options };
+    const changes: Record<typeof change, Obj> = {
+      add: gmsa,
+      remove: {},
+      rename: { gmsaCredentialSpecName: other, gmsaCredentialSpec: JSON.stringify(CREDSPECS.get(other)) },
+      respell: { ...gmsa, gmsaCredentialSpec: JSON.stringify(CREDSPECS.get(credSpecName), null, 1) },
+      none: withOwn ? gmsa : {},
+    };
+    // Without a setting of its own, any change adds one.
+    changed.securityContext = { windowsOptions: withOwn || change === "none" ? changes[change] : gmsa };
     (object.spec as Obj).ephemeralContainers = [...target, ...added];
     return {
       ...value,
