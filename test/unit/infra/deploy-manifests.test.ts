@@ -2,7 +2,8 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { parseKubeSettings } from "../../../shared/config/index.ts";
+import { FUNCTIONS_NAMESPACE, serviceAccountName } from "../../../infra/build/manifests/rbac.ts";
+import { parseKubeSettings, type FunctionName } from "../../../shared/config/index.ts";
 import { selectTokenSource } from "../../../shared/credentials/select-token-source.ts";
 import { parseKubeconfig } from "../../../shared/kubeconfig/kubeconfig.ts";
 import { selectKubeTarget } from "../../../shared/kubeconfig/kube-target.ts";
@@ -33,28 +34,23 @@ async function manifests(file: string): Promise<Manifest[]> {
   return parseAllDocuments(text).map((doc) => doc.toJS() as Manifest);
 }
 
-async function serviceAccounts(): Promise<string[]> {
-  const all = [
-    ...(await manifests("infra/deploy/rbac/expand.yaml")),
-    ...(await manifests("infra/deploy/rbac/authorize.yaml")),
-  ];
-  return all.filter((m) => m.kind === "ServiceAccount").map((m) => `${m.metadata.namespace}/${m.metadata.name}`);
-}
-
 describe("infra/deploy/node/in-cluster.yaml", () => {
   it("runs one Deployment per function with that function's service account, non-root as the image's user, on Linux", async () => {
-    const accounts = await serviceAccounts();
     const deployments = (await manifests("infra/deploy/node/in-cluster.yaml")).filter((m) => m.kind === "Deployment");
     expect(deployments.map((d) => d.metadata.name)).toEqual(["gmsa-expand", "gmsa-authorize"]);
     for (const deployment of deployments) {
       const pod = deployment.spec!.template!.spec;
-      expect(accounts).toContain(`${deployment.metadata.namespace}/${pod.serviceAccountName}`);
-      expect(pod.serviceAccountName).toBe(deployment.metadata.name);
+      const fn = deployment.metadata.name.replace("gmsa-", "") as FunctionName;
+      // infra/deploy/rbac/ holds FUNCTION_RBAC's accounts (manifests.test.ts).
+      expect([deployment.metadata.namespace, pod.serviceAccountName]).toEqual([
+        FUNCTIONS_NAMESPACE,
+        serviceAccountName(fn),
+      ]);
       expect(pod.nodeSelector).toEqual({ "kubernetes.io/os": "linux" });
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
       const [container] = pod.containers;
       const env = Object.fromEntries(container!.env.map((e) => [e.name, e.value]));
-      expect(env["FUNCTIONS"]).toBe(deployment.metadata.name.replace("gmsa-", ""));
+      expect(env["FUNCTIONS"]).toBe(fn);
       expect(env).not.toHaveProperty("KUBECONFIG");
       expect(container!.securityContext).toMatchObject({
         allowPrivilegeEscalation: false,
