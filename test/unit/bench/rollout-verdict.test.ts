@@ -111,7 +111,6 @@ describe("countVerdicts", () => {
   });
 });
 
-/** Creates taking `latencies` ms each. */
 function creates(latencies: readonly number[]): CreateOutcome[] {
   return latencies.map((ms, i) => admitted(UNTOUCHED, i * 100, false, ms));
 }

@@ -51,7 +51,6 @@ export function createFuzzApp({ requestingUser = "off", enforcement = "deny" }: 
       inputs++;
       return app.request(path, init);
     },
-    /** POSTs a review body to a function at its secret path. */
     async review(fn: "expand" | "authorize", body: Uint8Array): Promise<Response> {
       inputs++;
       return app.request(`/${fn}/${PATH_SECRET}?timeout=10s`, {

@@ -15,7 +15,6 @@ afterAll(() => {
   );
 });
 
-/** Sends to both functions and checks the contract and, for authorize, the oracle. */
 async function sendBoth(body: Uint8Array): Promise<void> {
   for (const fn of FUNCTION_NAMES) {
     const checked = await checkReply(fn, body, await fuzz.review(fn, body));

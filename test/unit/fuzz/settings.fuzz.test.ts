@@ -53,7 +53,6 @@ afterAll(() => {
   );
 });
 
-/** The warnings of a reply that say the request would be denied, by status code. */
 function wouldDenyWarnings(reply: AdmissionReviewResponse, code: number): string[] {
   return (reply.response.warnings ?? []).filter((w) => /would deny/i.test(w) && w.includes(String(code)));
 }

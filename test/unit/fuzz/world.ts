@@ -73,7 +73,6 @@ export function isAllowed(namespace: string, serviceAccount: string, name: strin
   return name !== "access-flaky" && name !== "access-buggy" && ALLOWED.has(`${namespace}/${serviceAccount}/${name}`);
 }
 
-/** Whether the authorizer allows the requesting user `username` in `namespace` to use `name`. */
 export function isUserAllowed(namespace: string, username: string, name: string): boolean {
   return ALLOWED_USERS.has(`${namespace}/${username}/${name}`);
 }

@@ -33,7 +33,6 @@ export function deployCode(files: readonly string[]): string[] {
   return files.filter((file) => file.startsWith("infra/deploy/") && CODE.test(file));
 }
 
-/** The imports of infra/local's files by files in infra/build, as `from imports to`. */
 export function buildToLocalImports(imports: readonly InfraImport[]): string[] {
   return imports
     .filter(({ from, to }) => from.startsWith("infra/build/") && to.startsWith("infra/local/"))

@@ -92,7 +92,6 @@ export const CONTENT_MARKERS = ["S-1-5-21", "244818ae", "CONTOSO", "contoso.com"
 /** In every plain Error a case's client throws: neither replies nor logs may carry it. */
 export const LEAK_MARKER = "token abc";
 
-/** Asserts that `reply` (and the calls `gmsa` saw) are what `rule` expects. */
 export function expectRuleOutcome(rule: RuleCase, reply: AdmissionReviewResponse, gmsa: FakeGmsaClient): void {
   const { response } = reply;
   const want = rule.expect;
@@ -408,7 +407,6 @@ const authorizeAtEachPlace = casesOf("authorize", [
   })),
 ]);
 
-/** Alpha annotations of `keys` naming `name` with `contents`. */
 const alpha = (keys: { nameKey: string; contentsKey: string }, name: string, contents: string) => ({
   [keys.nameKey]: name,
   [keys.contentsKey]: contents,
