@@ -1,10 +1,7 @@
 /**
- * infra/ holds three folders, one per audience: deploy/ (what operators apply: manifests, the chart, examples), build/
- * (the tooling that builds and releases) and local/ (the local cluster, a package with its own API in index.ts). The
- * test keeps their dependencies one way: deploy/ holds no code, so nothing is imported from it and it imports nothing;
- * build/ never imports local/ (the release runs without the dev cluster); and no two folders (build/'s sub-folders,
- * local/ as a whole) import each other, directly or through others (a folder-level circle). Type-only imports,
- * export-from and `import()` count.
+ * infra/'s audiences (docs/development.md, Layout) depend one way: deploy/ holds no code; build/ never imports local/
+ * (the release runs without the dev cluster); no two folders (build/'s sub-folders, local/ as a whole) import each
+ * other, directly or through others. Type-only imports, export-from and `import()` count.
  */
 import { describe, expect, it } from "vitest";
 import { findCircles, importGraph, listFiles } from "../import-graph.ts";

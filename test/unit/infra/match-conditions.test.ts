@@ -1,10 +1,8 @@
 /**
- * The `has-gmsa-reference` match condition decides which pods the API server sends to the webhooks (and to the
- * optional ValidatingAdmissionPolicy): a pod it wrongly leaves out is never reviewed. Its one definition
- * (infra/build/manifests/selection.ts) and the expression as each generated manifest carries it after YAML rendering and
- * parsing (test/unit/infra/manifests.test.ts holds the committed files equal to that rendering) are evaluated here by
- * a CEL implementation against one table of pods; test/e2e/webhook-config.test.ts sends the same kind of pods through
- * a real API server.
+ * The `has-gmsa-reference` match condition decides which pods the API server sends to the webhooks and the optional
+ * ValidatingAdmissionPolicy: a pod it wrongly leaves out is never reviewed. Its definition (selection.ts) and each
+ * generated manifest's copy as rendered (manifests.test.ts holds the committed files equal) are evaluated by a CEL
+ * implementation against one table of pods; test/e2e/webhook-config.test.ts sends such pods through a real API server.
  */
 import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
