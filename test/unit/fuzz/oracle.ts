@@ -4,7 +4,7 @@
  * nothing inherited) and answers with the first reason found, or undefined when refusing is not required.
  * Where the design allows by intent (kinds other than Pod, DELETE, CONNECT) it never requires a refusal.
  */
-import { isAllowed, isUserAllowed, knownContents } from "./world.ts";
+import { CREDSPECS, isAllowed, isUserAllowed } from "./world.ts";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -161,7 +161,7 @@ export function mayNameDifferingKeys(review: unknown): boolean {
     const pod = asObj(field(req, "object") ?? null, "object");
     const { namespace, serviceAccount } = subjectOf(req, pod);
     return referencesOf(pod).some(({ name, contents }) => {
-      const expected = name === undefined ? undefined : knownContents(name);
+      const expected = name === undefined ? undefined : CREDSPECS.get(name);
       if (
         name === undefined ||
         contents === undefined ||
@@ -205,7 +205,7 @@ function judgeCreate(pod: Obj, subject: Subject, options: OracleOptions, only?: 
     if (ref.contents === undefined) return `${ref.where}: name without contents`;
     if (repeatsAKey(ref.contents)) return `${ref.where}: contents repeat a key`;
     names.add(ref.name);
-    const expected = knownContents(ref.name);
+    const expected = CREDSPECS.get(ref.name);
     if (expected === undefined) return `${ref.where}: credspec ${ref.name} unknown or unreadable`;
     if (!isAllowed(subject.namespace, subject.serviceAccount, ref.name)) return `${ref.where}: ${ref.name} not allowed`;
     if (subject.requester !== undefined) {

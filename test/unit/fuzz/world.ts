@@ -26,7 +26,7 @@ function credspec(account: string): unknown {
   };
 }
 
-/** Credspecs that exist with contents. */
+/** Credspecs that exist with contents: what a lookup yields (none for the absent and the failing). */
 export const CREDSPECS: ReadonlyMap<string, unknown> = new Map([
   ["webapp1", credspec("WebApp1")],
   ["db.gmsa", credspec("DbAccount")],
@@ -62,11 +62,6 @@ export const USERS = ["alice", "bob", "system:serviceaccount:kube-system:replica
 
 export const NAMESPACES = ["team-a", "team-b", "default"] as const;
 export const SERVICE_ACCOUNTS = ["web", "db", "default"] as const;
-
-/** The contents a lookup of `name` yields, or undefined when it yields none (absent, failing). */
-export function knownContents(name: string): unknown {
-  return CREDSPECS.get(name);
-}
 
 /** Whether the authorizer allows `serviceAccount` in `namespace` to use `name` (and says so without failing). */
 export function isAllowed(namespace: string, serviceAccount: string, name: string): boolean {
