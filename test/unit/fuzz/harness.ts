@@ -7,7 +7,7 @@ import { mustRefuse } from "./oracle.ts";
 import { CONTENTS_MARKER, CREDSPECS, createWorldClient } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 import { MAX_CREDSPECS_PER_POD } from "../../../shared/policy/checks.ts";
-import type { EnforcementMode, RequestingUserMode } from "../../../shared/policy/facts.ts";
+import type { PolicySettings, RequestingUserMode } from "../../../shared/policy/facts.ts";
 
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
 /** Scales every property's number of runs (FUZZ_SCALE=10 for a long local run). */
@@ -22,13 +22,8 @@ export function fuzzParameters(runs: number): { numRuns: number; seed?: number }
   return { numRuns: Math.max(1, Math.round(runs * SCALE)), ...(seed === undefined ? {} : { seed }) };
 }
 
-/** The switches an app under fuzzing runs with; the default is REVIEW_REQUESTING_USER=off, ENFORCEMENT=deny. */
-export interface FuzzSettings {
-  requestingUser?: RequestingUserMode;
-  enforcement?: EnforcementMode;
-}
-
-export function createFuzzApp({ requestingUser = "off", enforcement = "deny" }: FuzzSettings = {}) {
+/** REVIEW_REQUESTING_USER=off and ENFORCEMENT=deny unless given; RANDOM_HOSTNAME always on. */
+export function createFuzzApp({ requestingUser = "off", enforcement = "deny" }: Partial<PolicySettings> = {}) {
   const logger = createMemoryLogger();
   const { lines } = logger;
   const gmsa = createWorldClient({ reviewsRequester: requestingUser !== "off" });

@@ -1,8 +1,4 @@
-/**
- * infra/build/manifests/policy.ts: the ValidatingAdmissionPolicy checks as many distinct names as the functions and the
- * binding names it. test/unit/infra/manifests.test.ts keeps infra/deploy/policy/ current; the API server's verdicts are in
- * test/e2e/policy.test.ts.
- */
+/** manifests.test.ts holds infra/deploy/policy/ equal to this source; the API server's verdicts: e2e/policy.test.ts. */
 import { describe, expect, it } from "vitest";
 import {
   buildPolicy,
