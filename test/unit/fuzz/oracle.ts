@@ -160,17 +160,14 @@ export function mayNameDifferingKeys(review: unknown): boolean {
     const req = asObj(field(asObj(review, "review"), "request") ?? null, "request");
     const pod = asObj(field(req, "object") ?? null, "object");
     const { namespace, serviceAccount } = subjectOf(req, pod);
-    return referencesOf(pod).some(({ name, contents }) => {
-      const expected = name === undefined ? undefined : CREDSPECS.get(name);
-      if (
-        name === undefined ||
-        contents === undefined ||
-        expected === undefined ||
-        !isAllowed(namespace, serviceAccount, name)
-      )
-        return false;
-      return !jsonEqualsValue(contents, expected);
-    });
+    return referencesOf(pod).some(
+      ({ name, contents }) =>
+        name !== undefined &&
+        contents !== undefined &&
+        CREDSPECS.has(name) &&
+        isAllowed(namespace, serviceAccount, name) &&
+        !jsonEqualsValue(contents, CREDSPECS.get(name)),
+    );
   } catch {
     return true;
   }
@@ -183,21 +180,21 @@ function isDnsSubdomain(name: string): boolean {
 
 /** The create rules, for every reference (or only the new ephemeral containers' fields). */
 function judgeCreate(pod: Obj, subject: Subject, options: OracleOptions, only?: (c: Container) => boolean) {
-  const containers = readContainers(pod);
-  const refs: Ref[] = [];
+  const problem = only === undefined ? judgeAnnotations(pod, readContainers(pod)) : undefined;
+  if (problem !== undefined) return problem;
   const podRef = refOf("pod", podOptions(pod));
-  if (only === undefined) refs.push(podRef);
-  for (const c of containers) {
-    if (only !== undefined && !only(c)) continue;
-    const own = refOf(`${c.list} ${c.name}`, c.options);
-    // A new ephemeral container without GMSA fields of its own runs under the pod's (the kubelet copies both).
-    const inherits = only !== undefined && own.name === undefined && own.contents === undefined;
-    refs.push(inherits ? { ...podRef, where: `${c.list} ${c.name} (pod-level)` } : own);
-  }
-  if (only === undefined) {
-    const problem = judgeAnnotations(pod, containers, refs);
-    if (problem !== undefined) return problem;
-  }
+  const refs =
+    only === undefined
+      ? referencesOf(pod)
+      : readContainers(pod)
+          .filter(only)
+          .map((c) => {
+            const own = refOf(`${c.list} ${c.name}`, c.options);
+            // A new ephemeral container without GMSA fields of its own runs under the pod's (the kubelet copies both).
+            return own.name === undefined && own.contents === undefined
+              ? { ...podRef, where: `${c.list} ${c.name} (pod-level)` }
+              : own;
+          });
   const names = new Set<string>();
   for (const ref of refs) {
     if (ref.name === undefined && ref.contents === undefined) continue;
@@ -219,10 +216,8 @@ function judgeCreate(pod: Obj, subject: Subject, options: OracleOptions, only?: 
 }
 
 /** Alpha annotations: each is a reference; it must name a container the pod has and agree with its field. */
-function judgeAnnotations(pod: Obj, containers: Container[], refs: Ref[]): string | undefined {
-  const byContainer = annotationsByTarget(pod);
-  for (const [target, entry] of byContainer) {
-    refs.push({ where: `annotation for ${target ?? "pod"}`, name: entry.name, contents: entry.contents });
+function judgeAnnotations(pod: Obj, containers: Container[]): string | undefined {
+  for (const [target, entry] of annotationsByTarget(pod)) {
     const matching = target === undefined ? [undefined] : containers.filter((c) => c.name === target);
     if (matching.length === 0) return `annotation for unknown container ${target}`;
     if (matching.length > 1) continue;
@@ -279,8 +274,8 @@ function settingsOf(pod: Obj, skip: (c: Container) => boolean): Map<string, stri
 function subjectOf(req: Obj, pod: Obj): Subject {
   const spec = objField(pod, "spec");
   const sa = spec === undefined ? undefined : field(spec, "serviceAccountName");
-  const metadataNamespace =
-    objField(pod, "metadata") === undefined ? undefined : field(objField(pod, "metadata") ?? {}, "namespace");
+  const metadata = objField(pod, "metadata");
+  const metadataNamespace = metadata === undefined ? undefined : field(metadata, "namespace");
   const namespace = field(req, "namespace") ?? metadataNamespace ?? "default";
   if (typeof namespace !== "string") throw new Unreadable("namespace");
   if (sa !== undefined && typeof sa !== "string") throw new Unreadable("serviceAccountName");
