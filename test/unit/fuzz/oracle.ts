@@ -103,7 +103,8 @@ function judge(review: unknown, options: OracleOptions): string | undefined {
   if (ephemeral) return judgeCreate(pod, { ...subject, requester }, options, isNew);
   // An update that leaves GMSA settings alone: with `always`, the requester must be allowed every (valid) name.
   if (mode !== "always" || requester === undefined) return undefined;
-  for (const name of namesOf(pod)) {
+  for (const { name } of referencesOf(pod)) {
+    if (name === undefined || !isDnsSubdomain(name)) continue;
     const problem = judgeRequester(requester, subject.namespace, name, "updated pod");
     if (problem !== undefined) return problem;
   }
@@ -130,13 +131,6 @@ function judgeRequester(
   return isUserAllowed(namespace, requester.username, name)
     ? undefined
     : `${where}: requester ${requester.username} may not use ${name}`;
-}
-
-/** Every syntactically valid credspec name the pod holds (fields and name annotations). */
-function namesOf(pod: Obj): Set<string> {
-  const names = new Set<string>();
-  for (const { name } of referencesOf(pod)) if (name !== undefined && isDnsSubdomain(name)) names.add(name);
-  return names;
 }
 
 /** Every reference of the pod: pod, containers of each list, alpha annotations (a pair per target). */
