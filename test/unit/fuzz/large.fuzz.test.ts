@@ -15,7 +15,8 @@ afterAll(() => {
   );
 });
 
-async function sendBoth(body: Uint8Array): Promise<void> {
+async function sendBoth(text: string): Promise<void> {
+  const body = new TextEncoder().encode(text);
   for (const fn of FUNCTION_NAMES) {
     const checked = await checkReply(fn, body, await fuzz.review(fn, body));
     if (fn === "authorize" && checked.reply?.response.allowed === true) {
@@ -52,9 +53,7 @@ describe("fuzz: large reviews", { timeout: 120_000 * SCALE }, () => {
           metadata: { name: "many", annotations },
           spec: { serviceAccountName: p.serviceAccountName, containers },
         };
-        await sendBoth(
-          new TextEncoder().encode(JSON.stringify(buildReview(pod, { uid: "large-1", namespace: p.namespace }))),
-        );
+        await sendBoth(JSON.stringify(buildReview(pod, { uid: "large-1", namespace: p.namespace })));
       }),
       fuzzParameters(16),
     );
@@ -81,7 +80,7 @@ describe("fuzz: large reviews", { timeout: 120_000 * SCALE }, () => {
         };
         const review = buildReview(pod, { uid: "large-1", namespace: place === "namespace" ? huge : "team-a" });
         if (place === "uid") (review.request as Record<string, unknown>).uid = huge;
-        await sendBoth(new TextEncoder().encode(JSON.stringify(review)));
+        await sendBoth(JSON.stringify(review));
       }),
       fuzzParameters(14),
     );
@@ -99,7 +98,7 @@ describe("fuzz: large reviews", { timeout: 120_000 * SCALE }, () => {
           depth % 2 === 0
             ? `${"[".repeat(depth)}${"]".repeat(depth)}`
             : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-        await sendBoth(new TextEncoder().encode(text.replace('"@@deep@@"', deep)));
+        await sendBoth(text.replace('"@@deep@@"', deep));
       }),
       fuzzParameters(8),
     );

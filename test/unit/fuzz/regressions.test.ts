@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createTestApp, postReview } from "../../support/app.ts";
 import { createFakeGmsaClient, type FakeGmsaClientOptions } from "../../support/fake-gmsa-client.ts";
 import { buildReview, type ReviewOptions } from "../../support/reviews.ts";
-import { mustRefuse } from "./oracle.ts";
+import { mustRefuse, type OracleOptions } from "./oracle.ts";
 import { CREDSPECS } from "./world.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
 
@@ -39,15 +39,13 @@ const gmsa = (name: string, contents?: string) => ({
 });
 
 describe("the oracle's rules, pinned", () => {
-  const review = (contents: string, userInfo?: { username: string }) => ({
-    request: {
-      kind: { group: "", kind: "Pod" },
-      operation: "CREATE",
-      namespace: "team-a",
-      ...(userInfo === undefined ? {} : { userInfo }),
-      object: { spec: { serviceAccountName: "web", containers: [{ name: "web", ...gmsa("webapp1", contents) }] } },
-    },
-  });
+  /** The oracle on a create in team-a by service account "web" whose container has webapp1 with `contents`. */
+  const judged = (contents: string, requestingUser?: OracleOptions["requestingUser"], username?: string) => {
+    const object = { spec: { serviceAccountName: "web", containers: [{ name: "web", ...gmsa("webapp1", contents) }] } };
+    const userInfo = username === undefined ? {} : { userInfo: { username } };
+    const request = { kind: { group: "", kind: "Pod" }, operation: "CREATE", namespace: "team-a", ...userInfo, object };
+    return mustRefuse({ request }, { maxCredSpecNames: 16, ...(requestingUser ? { requestingUser } : {}) });
+  };
 
   it("accepts the credspec's value respelled (1.0, 25e-1, escapes, white space) and refuses what only looks alike", () => {
     for (const text of [
@@ -56,7 +54,7 @@ describe("the oracle's rules, pinned", () => {
       WEBAPP1.replace('"ActiveDirectory"', '"\\u0041ctiveDirectory"'),
       `${WEBAPP1}\n`,
     ]) {
-      expect(mustRefuse(review(text), { maxCredSpecNames: 16 }), text).toBeUndefined();
+      expect(judged(text), text).toBeUndefined();
     }
     for (const text of [
       WEBAPP1.replace("[1,", '["1",'),
@@ -65,25 +63,20 @@ describe("the oracle's rules, pinned", () => {
       `${WEBAPP1}{}`,
       WEBAPP1.slice(0, -1),
     ]) {
-      expect(mustRefuse(review(text), { maxCredSpecNames: 16 }), text).toMatch(/contents differ from webapp1/);
+      expect(judged(text), text).toMatch(/contents differ from webapp1/);
     }
   });
 
   it("with REVIEW_REQUESTING_USER=always, refuses a create whose requester is missing or may not use the credspec", () => {
-    const always = { maxCredSpecNames: 16, requestingUser: "always" } as const;
-    expect(mustRefuse(review(WEBAPP1, { username: "alice" }), always)).toBeUndefined();
-    expect(mustRefuse(review(WEBAPP1, { username: "mallory" }), always)).toMatch(
-      /requester mallory may not use webapp1/,
-    );
-    expect(mustRefuse(review(WEBAPP1), always)).toMatch(/needs a requesting user/);
-    expect(
-      mustRefuse(review(WEBAPP1, { username: "mallory" }), { maxCredSpecNames: 16, requestingUser: "ephemeral" }),
-    ).toBeUndefined();
+    expect(judged(WEBAPP1, "always", "alice")).toBeUndefined();
+    expect(judged(WEBAPP1, "always", "mallory")).toMatch(/requester mallory may not use webapp1/);
+    expect(judged(WEBAPP1, "always")).toMatch(/needs a requesting user/);
+    expect(judged(WEBAPP1, "ephemeral", "mallory")).toBeUndefined();
   });
 
   it("refuses contents whose first copy of a repeated key names another gMSA (the app's 422 is a rules/cases.ts row)", () => {
     const smuggled = `{"ActiveDirectoryConfig":{"GroupManagedServiceAccounts":[{"Name":"Other"}]},${WEBAPP1.slice(1)}`;
-    expect(mustRefuse(review(smuggled), { maxCredSpecNames: 16 })).toMatch(/contents repeat a key/);
+    expect(judged(smuggled)).toMatch(/contents repeat a key/);
   });
 });
 
