@@ -29,9 +29,10 @@ interface Manifest {
   };
 }
 
+const read = (file: string): Promise<string> => readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+
 async function manifests(file: string): Promise<Manifest[]> {
-  const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
-  return parseAllDocuments(text).map((doc) => doc.toJS() as Manifest);
+  return parseAllDocuments(await read(file)).map((doc) => doc.toJS() as Manifest);
 }
 
 describe("infra/deploy/node/in-cluster.yaml", () => {
@@ -100,10 +101,7 @@ describe("infra/deploy/node/in-cluster.yaml", () => {
     }
   });
   it("serves each function at the host and port of its URL in infra/deploy/overlays/node-in-cluster/endpoints.env", async () => {
-    const env = await readFile(
-      new URL("../../../infra/deploy/overlays/node-in-cluster/endpoints.env", import.meta.url),
-      "utf8",
-    );
+    const env = await read("infra/deploy/overlays/node-in-cluster/endpoints.env");
     const urls = [...env.matchAll(/^(EXPAND|AUTHORIZE)_BASE_URL=(\S+)$/gm)].map((match) => new URL(match[2]!));
     expect(urls).toHaveLength(2);
     const services = (await manifests("infra/deploy/node/in-cluster.yaml")).filter((m) => m.kind === "Service");
@@ -117,7 +115,7 @@ describe("infra/deploy/node/in-cluster.yaml", () => {
 
 /** The user an example kubeconfig selects, checked to parse cleanly and to hold no static credential. */
 async function exampleUser(file: string, resolvePath?: (entry: string) => string) {
-  const text = await readFile(new URL(`../../../${file}`, import.meta.url), "utf8");
+  const text = await read(file);
   expect(text).not.toMatch(/^\s*(token|tokenFile|client-key-data|password):/m);
   const parsed = parseKubeconfig(text, { source: file, ...(resolvePath ? { resolvePath } : {}) });
   expect(parsed.problems).toEqual([]);
