@@ -128,7 +128,6 @@ describe("buildAdmissionResponse", () => {
   });
 });
 
-// 403 over 422, 422 alone and 500 over 422 are the rules rows "... answers the highest-precedence code when failures mix".
 describe("pickStatus", () => {
   const e500 = new AdmissionError("api", { code: "ERR_KUBE_API" });
   const e403 = createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "rbac", "pod");
