@@ -1,9 +1,8 @@
 import { createLocalJWKSet, exportPKCS8, generateKeyPair, jwtVerify } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildJwks } from "../../../../shared/credentials/jwt.ts";
-import { KubeConfigurationError } from "../../../../shared/config/index.ts";
+import { KubeConfigurationError, parseKubeSettings } from "../../../../shared/config/index.ts";
 import { createWorkerGmsaClient } from "../../../../functions/cloudflare-workers/gmsa-client.ts";
-import { parseKubeSettings } from "../../../../shared/config/index.ts";
 
 let privateKey = "";
 beforeAll(async () => {
@@ -17,10 +16,11 @@ users: [{ name: u, user: { ${user} } }]
 contexts: [{ name: c, context: { cluster: k, user: u } }]
 `;
 
-/** A fetch answering every read with an empty credspec, keeping the last Authorization header it was sent. */
+/** A fetch answering every read with an empty credspec, keeping the last URL and Authorization header it was sent. */
 function capturingFetch() {
-  const seen = { authorization: null as string | null };
-  const fetch = (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const seen = { url: "", authorization: null as string | null };
+  const fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    seen.url = input instanceof Request ? input.url : input.toString();
     seen.authorization = new Headers(init?.headers).get("Authorization");
     return Promise.resolve(Response.json({ credspec: {} }));
   };
@@ -69,18 +69,12 @@ describe("createWorkerGmsaClient", () => {
       JWT_SUBJECT: "gmsa",
       JWT_AUDIENCE: "kube",
     };
-    const seen: string[] = [];
-    const fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-      seen.push(
-        `${input instanceof Request ? input.url : input.toString()} ${new Headers(init?.headers).get("Authorization")}`,
-      );
-      return Promise.resolve(Response.json({ credspec: { ok: true } }));
-    };
+    const { fetch, seen } = capturingFetch();
     const { client, warnings } = createWorkerGmsaClient(parseKubeSettings(env).settings, { fetch });
     expect(warnings).toEqual([]);
-    expect(await client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).toEqual({ ok: true });
-    const [url, bearer, token] = seen[0]!.split(" ");
-    expect(url).toBe("https://kube.example/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01");
+    expect(await client.getCredSpecContents("webapp01", { signal: AbortSignal.timeout(5_000) })).toEqual({});
+    expect(seen.url).toBe("https://kube.example/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01");
+    const [bearer, token] = seen.authorization!.split(" ");
     expect(bearer).toBe("Bearer");
     const { payload } = await jwtVerify(token!, createLocalJWKSet(await buildJwks({ privateKey })), {
       issuer: "https://issuer.example",

@@ -4,8 +4,7 @@
  * closing the oldest unproven connection of the largest source, never a proven one.
  */
 import { createServer, type Server } from "node:http";
-import { connect, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { guardConnections } from "../../../../functions/node/connection-guard.ts";
 
