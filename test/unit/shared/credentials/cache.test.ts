@@ -170,7 +170,6 @@ describe("createCredentialCache's backoff on a stepped wall clock", () => {
 /** A tally at zero, as the review handler starts one. */
 const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
 
-// The refresh reports (shared/observer.ts): one per refresh, and on every review that waited for it.
 describe("createCredentialCache onRefresh", () => {
   it("counts a refresh shared by concurrent callers once, and marks each caller's tally", async () => {
     const outcomes: RefreshOutcome[] = [];

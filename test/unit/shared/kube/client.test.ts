@@ -173,11 +173,6 @@ describe("redirects", () => {
   );
 });
 
-// What the client reports (shared/observer.ts): every HTTP attempt with its verb, resource and code (retries
-// included, `error` for a transport failure, `timeout` for the deadline), every cache lookup, and the review's tally.
-/** A tally at zero, as the review handler starts one. */
-const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
-
 function setupObserved(script: FakeScript) {
   const attempts: [string, string, KubeCallCode][] = [];
   const lookups: [CacheName, boolean][] = [];
@@ -198,7 +193,7 @@ describe("the client's observer and tally", () => {
       if (call.method === "POST") return json(201, { status: { allowed: true } });
       return index === 0 ? status(503, "ServiceUnavailable") : json(200, { credspec: { n: 1 } });
     });
-    const tally = createCallTally();
+    const tally: CallTally = { kubeRequests: 0, cacheHits: 0, cacheMisses: 0 };
     const call = { signal: AbortSignal.timeout(5_000), tally };
     await client.getCredSpecContents("webapp01", call);
     await client.getCredSpecContents("webapp01", call);
