@@ -77,19 +77,16 @@ describe("getCredSpecContents", () => {
     });
   });
 
-  it("maps a NotFound for the path (CRD not installed) to ERR_KUBE_API (500)", async () => {
-    const { error } = await failedRead(() => status(404, "NotFound"));
-    expect(error).toMatchObject({ code: "ERR_KUBE_API" });
-    expect(error.message).toMatch(/is the CRD installed/);
-  });
-
-  it("maps 403 to ERR_KUBE_API (500) that says what failed and points at RBAC", async () => {
-    const { error, calls } = await failedRead(() => status(403, "Forbidden"));
-    expect(error).toMatchObject({ code: "ERR_KUBE_API" });
-    expect(error.status).toBe(500);
-    expect(error.message).toBe(
-      'reading GMSACredentialSpec "webapp01": API server answered 403 Forbidden: check this function\'s RBAC',
-    );
+  it.each([
+    [404, "NotFound", "the API server does not serve windows.k8s.io/v1 gmsacredentialspecs (is the CRD installed?)"],
+    [403, "Forbidden", "API server answered 403 Forbidden: check this function's RBAC"],
+  ])("maps a %i %s for the path to ERR_KUBE_API (500) naming it, unretried", async (code, reason, what) => {
+    const { error, calls } = await failedRead(() => status(code, reason));
+    expect(error).toMatchObject({
+      code: "ERR_KUBE_API",
+      status: 500,
+      message: `reading GMSACredentialSpec "webapp01": ${what}`,
+    });
     expect(calls).toHaveLength(1);
   });
 
