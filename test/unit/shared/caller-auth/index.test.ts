@@ -34,7 +34,7 @@ describe("caller auth: bearer", () => {
     for (const [authorization, fn] of [
       [`Bearer ${TOKEN}`, "expand"],
       [`bearer ${OTHER_TOKEN}`, "authorize"],
-    ]) {
+    ] as const) {
       await expectAdmission(await app.request(`/${fn}`, post(gmsaReview(), { authorization })));
     }
   });
