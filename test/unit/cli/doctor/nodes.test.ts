@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterRequest } from "../../../../cli/cluster.ts";
-import { checkGmsaPods, checkWindowsNodes, isAksCluster } from "../../../../cli/doctor/nodes.ts";
+import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "../../../../cli/doctor/nodes.ts";
 
 const node = (name: string, labels: Record<string, string>, providerID?: string) => ({
   metadata: { name, labels },
   ...(providerID ? { spec: { providerID } } : {}),
 });
 
-type TestPod = Parameters<typeof checkGmsaPods>[1][number];
-const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): TestPod => ({
+const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): PodObject => ({
   metadata: { name, namespace: "web", ...(annotations ? { annotations } : {}) },
   spec: { containers: [{ name: "app", image: "i" }], ...spec },
 });
