@@ -14,23 +14,22 @@ function emptyCluster(requests: ClusterRequest[], answer: (request: ClusterReque
     request(request: ClusterRequest): Promise<ClusterAnswer> {
       requests.push(request);
       const given = answer(request);
-      if (given !== undefined)
-        return Promise.resolve({ status: request.method === "POST" ? 201 : 200, body: given, warnings: [] });
-      if (request.path.includes("/customresourcedefinitions/")) {
-        const crd = {
+      if (given !== undefined) return answered(request.method === "POST" ? 201 : 200, given);
+      if (request.path.includes("/customresourcedefinitions/"))
+        return answered(200, {
           spec: { versions: ["v1", "v1alpha1"].map((name) => ({ name, served: true })) },
           status: { conditions: [{ type: "Established", status: "True" }] },
-        };
-        return Promise.resolve({ status: 200, body: crd, warnings: [] });
-      }
+        });
       if (request.method === "POST" && request.path.endsWith("subjectaccessreviews"))
-        return Promise.resolve({ status: 201, body: { status: { allowed: true } }, warnings: [] });
-      if (request.path.startsWith("/api/v1/namespaces/gmsa-webhooks/serviceaccounts/"))
-        return Promise.resolve({ status: 404, body: {}, warnings: [] });
-      return Promise.resolve({ status: 200, body: { items: [] }, warnings: [] });
+        return answered(201, { status: { allowed: true } });
+      if (request.path.startsWith("/api/v1/namespaces/gmsa-webhooks/serviceaccounts/")) return answered(404, {});
+      return answered(200, { items: [] });
     },
   };
 }
+
+const answered = (status: number, body: unknown): Promise<ClusterAnswer> =>
+  Promise.resolve({ status, body, warnings: [] });
 
 describe("runDoctor", () => {
   it("fails both unregistered webhooks, skips what it cannot know, and sends no write", async () => {
@@ -92,9 +91,7 @@ describe("runDoctor", () => {
     // authorize's /readyz asks the API server, which refuses it: 503.
     const cluster = {
       request: (request: ClusterRequest) =>
-        request.path.includes("https:authorize:")
-          ? Promise.resolve({ status: 503, body: "not ready: RBAC", warnings: [] })
-          : base.request(request),
+        request.path.includes("https:authorize:") ? answered(503, "not ready: RBAC") : base.request(request),
     };
     const findings = await runDoctor(cluster, {
       identities: { expand: "e", authorize: "system:serviceaccount:g:authorize" },
@@ -127,7 +124,7 @@ describe("runDoctor", () => {
     const cluster = {
       request: (request: ClusterRequest) =>
         request.method === "POST" && request.path.endsWith("/localsubjectaccessreviews")
-          ? Promise.resolve({ status: 403, body: refused, warnings: [] })
+          ? answered(403, refused)
           : base.request(request),
     };
     const findings = await runDoctor(cluster);

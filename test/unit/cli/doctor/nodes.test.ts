@@ -1,24 +1,24 @@
 import { describe, expect, it } from "vitest";
 import type { ClusterRequest } from "../../../../cli/cluster.ts";
-import { checkGmsaPods, checkWindowsNodes, isAksCluster } from "../../../../cli/doctor/nodes.ts";
+import { checkGmsaPods, checkWindowsNodes, isAksCluster, type PodObject } from "../../../../cli/doctor/nodes.ts";
 
 const node = (name: string, labels: Record<string, string>, providerID?: string) => ({
   metadata: { name, labels },
   ...(providerID ? { spec: { providerID } } : {}),
 });
 
-type TestPod = Parameters<typeof checkGmsaPods>[1][number];
-const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): TestPod => ({
+const pod = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): PodObject => ({
   metadata: { name, namespace: "web", ...(annotations ? { annotations } : {}) },
   spec: { containers: [{ name: "app", image: "i" }], ...spec },
 });
 const gmsa = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "webapp01" } } };
 const windows = { nodeSelector: { "kubernetes.io/os": "windows" } };
 
-/** A cluster whose access reviews allow only `allowed` (`<ns>/<sa>/<credspec>`). */
-function reviews(allowed: string[]) {
+/** A cluster whose access reviews allow only `allowed` (`<ns>/<sa>/<credspec>`); `requests` gets each path asked. */
+function reviews(allowed: string[], requests: string[] = []) {
   return {
-    request: ({ body }: ClusterRequest) => {
+    request: ({ body, path }: ClusterRequest) => {
+      requests.push(path);
       const spec = (body as { spec: { user: string; resourceAttributes: { namespace: string; name: string } } }).spec;
       const key = `${spec.resourceAttributes.namespace}/${spec.user.split(":").at(-1)}/${spec.resourceAttributes.name}`;
       return Promise.resolve({ status: 201, body: { status: { allowed: allowed.includes(key) } }, warnings: [] });
@@ -70,12 +70,7 @@ describe("GMSA pods", () => {
 
   it("fails naming each pod that names a credspec that does not exist, and reviews no use of it", async () => {
     const requests: string[] = [];
-    const cluster = {
-      request: (request: ClusterRequest) => (
-        requests.push(request.path),
-        reviews(["web/default/webapp01"]).request(request)
-      ),
-    };
+    const cluster = reviews(["web/default/webapp01"], requests);
     const gone = { securityContext: { windowsOptions: { gmsaCredentialSpecName: "retired" } } };
     const findings = await checkGmsaPods(
       cluster,

@@ -1,11 +1,6 @@
-/**
- * The connection guard on a loopback HTTP server of its own, with small limits: unproven connections are answered with
- * `Connection: close` and live briefly, one source holds a bounded share, and a full cap makes room for a newcomer by
- * closing the oldest unproven connection of the largest source, never a proven one.
- */
+/** The connection guard on a loopback HTTP server of its own, with small limits. */
 import { createServer, type Server } from "node:http";
-import { connect, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { guardConnections } from "../../../../functions/node/connection-guard.ts";
 

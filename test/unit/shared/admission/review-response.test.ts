@@ -4,13 +4,13 @@ import {
   MAX_MESSAGE_LENGTH,
   MAX_WARNING_LENGTH,
   MAX_WARNINGS_TOTAL,
+  type Decision,
 } from "../../../../shared/admission/review.ts";
 import { AdmissionError, createRefusal, pickStatus } from "../../../../shared/errors.ts";
 import { decodePatch } from "../../../support/reviews.ts";
 
 const uid = "705ab4f5-6393-11e8-b7cc-42010a800002";
-const respond = (outcome: Parameters<typeof buildAdmissionResponse>[2]) =>
-  buildAdmissionResponse("admission.k8s.io/v1", uid, outcome).response;
+const respond = (outcome: Decision) => buildAdmissionResponse("admission.k8s.io/v1", uid, outcome).response;
 
 describe("buildAdmissionResponse", () => {
   it.each(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const)(
@@ -128,7 +128,6 @@ describe("buildAdmissionResponse", () => {
   });
 });
 
-// 403 over 422, 422 alone and 500 over 422 are the rules rows "... answers the highest-precedence code when failures mix".
 describe("pickStatus", () => {
   const e500 = new AdmissionError("api", { code: "ERR_KUBE_API" });
   const e403 = createRefusal("ERR_CREDSPEC_NOT_ALLOWED", "rbac", "pod");

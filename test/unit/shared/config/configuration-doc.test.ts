@@ -1,7 +1,4 @@
-/**
- * The variables table of docs/configuration.md against shared/config/variables.ts: every variable the module reads
- * has a row with the same default, and every row names a variable the module knows.
- */
+/** The variables table of docs/configuration.md against shared/config/variables.ts. */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { VARIABLES, type Variable, type VariableName } from "../../../../shared/config/variables.ts";

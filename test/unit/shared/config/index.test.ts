@@ -1,50 +1,34 @@
 import { describe, expect, it } from "vitest";
-import {
-  ConfigurationError,
-  readConfig,
-  type Bindings,
-  type Config,
-  type Runtime,
-} from "../../../../shared/config/index.ts";
+import { ConfigurationError, readConfig, type Bindings, type Runtime } from "../../../../shared/config/index.ts";
 import { ASYMMETRIC_JWT_ALGORITHMS } from "../../../../shared/config/variables.ts";
 
 const TOKEN = "tok-0123456789abcdef";
 const PATH_SECRET = "Zk3v-9qX_2mR.7tY~4bN-8cW_1eL.5gH~0jP";
 const RSA_JWK = { kty: "RSA", n: "sXch", e: "AQAB", kid: "k1" };
 
-type ConfigResult = { ok: true; config: Config } | { ok: false; problems: readonly string[] };
-
-/** readConfig's Config, or the problems of the ConfigurationError it throws. */
-function parseConfig(env: Bindings, runtime: Runtime = "node"): ConfigResult {
+/** The problems of the ConfigurationError readConfig throws for `env`; none when it reads it. */
+function problemsOf(env: Bindings, runtime: Runtime = "node"): readonly string[] {
   try {
-    return { ok: true, config: readConfig(env, runtime) };
+    readConfig(env, runtime);
+    return [];
   } catch (error) {
-    if (error instanceof ConfigurationError) return { ok: false, problems: error.problems };
+    if (error instanceof ConfigurationError) return error.problems;
     throw error;
   }
 }
 
-function problemsOf(result: ConfigResult): readonly string[] {
-  return result.ok ? [] : result.problems;
-}
-
-function callerAuthOf(env: Bindings) {
-  const result = parseConfig(env);
-  if (!result.ok) throw new Error(`unexpected problems: ${result.problems.join("; ")}`);
-  return result.config.callerAuth;
-}
+/** CALLER_AUTH's settings read from `env` on the Node server; throws the ConfigurationError naming any problem. */
+const callerAuthOf = (env: Bindings) => readConfig(env, "node").callerAuth;
 
 describe("readConfig", () => {
   it("reports every problem together, never only the first", () => {
-    const problems = problemsOf(
-      parseConfig({
-        PORT: "http",
-        LOG_LEVEL: "loud",
-        RANDOM_HOSTNAME: "yes",
-        TLS_CERT_FILE: "cert.pem",
-        FUNCTIONS: "mutate",
-      }),
-    );
+    const problems = problemsOf({
+      PORT: "http",
+      LOG_LEVEL: "loud",
+      RANDOM_HOSTNAME: "yes",
+      TLS_CERT_FILE: "cert.pem",
+      FUNCTIONS: "mutate",
+    });
     expect(problems).toHaveLength(6);
     for (const name of ["PORT", "LOG_LEVEL", "RANDOM_HOSTNAME", "TLS_CERT_FILE", "FUNCTIONS", "CALLER_AUTH"]) {
       expect(problems.some((p) => p.includes(name))).toBe(true);
@@ -82,7 +66,7 @@ describe("readConfig", () => {
       ],
     ],
   ])("refuses %j, naming every missing or wrong setting and how to choose", (env, problems) => {
-    expect(problemsOf(parseConfig(env))).toEqual(problems);
+    expect(problemsOf(env)).toEqual(problems);
   });
 
   it.each(["127.0.0.1", "127.1.2.3", "::1", "localhost"])(
@@ -95,7 +79,7 @@ describe("readConfig", () => {
   it.each([undefined, "0.0.0.0", "::", "10.0.0.5", "example.com", "127.0.0.1.example.com"])(
     "refuses none on the Node server listening on %s",
     (host) => {
-      const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", ...(host === undefined ? {} : { HOST: host }) }));
+      const problems = problemsOf({ CALLER_AUTH: "none", ...(host === undefined ? {} : { HOST: host }) });
       expect(problems).toHaveLength(1);
       expect(problems[0]).toMatch(
         /^CALLER_AUTH=none lets anyone who reaches the function in, and the Node server listens on /,
@@ -110,7 +94,7 @@ describe("readConfig", () => {
     ["lambda", "AWS Lambda"],
     ["azure", "Azure Functions"],
   ] as const)("refuses none on %s, whatever HOST says", (runtime, name) => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, runtime));
+    const problems = problemsOf({ CALLER_AUTH: "none", HOST: "127.0.0.1" }, runtime);
     expect(problems).toEqual([
       `CALLER_AUTH=none lets anyone who reaches the function in, and ${name} is reachable from the network: none is accepted only by the Node server listening on loopback (HOST=127.0.0.1, ::1 or localhost); choose bearer, jwt or path`,
     ]);
@@ -118,14 +102,12 @@ describe("readConfig", () => {
 
   it("reports a variable of another mode: a protection the operator thinks is on but is not", () => {
     expect(
-      problemsOf(
-        parseConfig({
-          CALLER_AUTH: "none",
-          HOST: "::1",
-          CALLER_AUTH_TOKENS: TOKEN,
-          CALLER_AUTH_PATH_SECRET: PATH_SECRET,
-        }),
-      ),
+      problemsOf({
+        CALLER_AUTH: "none",
+        HOST: "::1",
+        CALLER_AUTH_TOKENS: TOKEN,
+        CALLER_AUTH_PATH_SECRET: PATH_SECRET,
+      }),
     ).toEqual([
       'CALLER_AUTH_TOKENS is set but CALLER_AUTH is "none": unset it',
       'CALLER_AUTH_PATH_SECRET is set but CALLER_AUTH is "none": unset it',
@@ -139,9 +121,10 @@ describe("readConfig: CALLER_AUTH=bearer", () => {
       mode: "bearer",
       tokens: [TOKEN, `${TOKEN}2`],
     });
-    const problems = problemsOf(
-      parseConfig({ CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: `${TOKEN},short-one,bad token with spaces!` }),
-    );
+    const problems = problemsOf({
+      CALLER_AUTH: "bearer",
+      CALLER_AUTH_TOKENS: `${TOKEN},short-one,bad token with spaces!`,
+    });
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatch(/^CALLER_AUTH_TOKENS: token 2 /);
     expect(problems[1]).toMatch(/^CALLER_AUTH_TOKENS: token 3 /);
@@ -153,11 +136,10 @@ describe("readConfig: METRICS_TOKENS", () => {
   const env = { CALLER_AUTH: "bearer", CALLER_AUTH_TOKENS: TOKEN };
 
   it("is empty by default (/metrics open), reads comma-separated tokens, refuses a short one by position, not value", () => {
-    const open = parseConfig(env);
-    expect(open.ok && open.config.metricsTokens).toEqual([]);
-    const closed = parseConfig({ ...env, METRICS_TOKENS: `scrape-${TOKEN}, next-${TOKEN}` });
-    expect(closed.ok && closed.config.metricsTokens).toEqual([`scrape-${TOKEN}`, `next-${TOKEN}`]);
-    const problems = problemsOf(parseConfig({ ...env, METRICS_TOKENS: "short-one" }));
+    expect(readConfig(env, "node").metricsTokens).toEqual([]);
+    const closed = readConfig({ ...env, METRICS_TOKENS: `scrape-${TOKEN}, next-${TOKEN}` }, "node");
+    expect(closed.metricsTokens).toEqual([`scrape-${TOKEN}`, `next-${TOKEN}`]);
+    const problems = problemsOf({ ...env, METRICS_TOKENS: "short-one" });
     expect(problems).toEqual([expect.stringMatching(/^METRICS_TOKENS: token 1 must be at least 16 characters/)]);
     expect(problems.join()).not.toContain("short-one");
   });
@@ -177,9 +159,7 @@ describe("readConfig: CALLER_AUTH=path", () => {
     ["with characters a URL would encode", `${PATH_SECRET}/x`],
     ["with percent signs", `${PATH_SECRET}%41`],
   ])("refuses a secret %s, naming it by position and never echoing it", (_name, secret) => {
-    const problems = problemsOf(
-      parseConfig({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET},${secret}` }),
-    );
+    const problems = problemsOf({ CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: `${PATH_SECRET},${secret}` });
     expect(problems).toEqual([
       `CALLER_AUTH_PATH_SECRET: secret 2 must be at least 32 characters of A-Z a-z 0-9 - . _ ~ (it has ${secret.length} characters)`,
     ]);
@@ -266,7 +246,7 @@ describe("readConfig: CALLER_AUTH=jwt", () => {
       /HS256, HS384, HS512/,
     ],
   ])("refuses %s", (_name, env, problem) => {
-    const problems = problemsOf(parseConfig({ ...base, ...env }));
+    const problems = problemsOf({ ...base, ...env });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(problem);
   });
@@ -278,9 +258,7 @@ describe("readConfig: CALLER_AUTH=jwt", () => {
   });
 
   it("never echoes the shared secret", () => {
-    expect(problemsOf(parseConfig({ ...base, CALLER_AUTH_JWT_SECRET: "hunter2-hunter2" })).join()).not.toContain(
-      "hunter2",
-    );
+    expect(problemsOf({ ...base, CALLER_AUTH_JWT_SECRET: "hunter2-hunter2" }).join()).not.toContain("hunter2");
   });
 });
 
@@ -299,7 +277,7 @@ describe("readConfig: CALLER_AUTH=mtls", () => {
   });
 
   it("is a start-up error on Workers, pointing to Cloudflare's mTLS", () => {
-    const problems = problemsOf(parseConfig({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem" }, "workers"));
+    const problems = problemsOf({ CALLER_AUTH: "mtls", CALLER_AUTH_CLIENT_CA_FILE: "ca.pem" }, "workers");
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(
       /^CALLER_AUTH=mtls needs the Node server: on Cloudflare Workers TLS ends at Cloudflare/,

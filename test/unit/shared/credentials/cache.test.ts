@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createCredentialCache } from "../../../../shared/credentials/cache.ts";
+import { createCredentialCache, type CredentialCacheOptions } from "../../../../shared/credentials/cache.ts";
 import type { Credential } from "../../../../shared/credentials/token-source.ts";
 import type { CallTally, RefreshOutcome } from "../../../../shared/observer.ts";
 
@@ -40,34 +40,26 @@ describe("createCredentialCache refresh time", () => {
 
   it("never refreshes a credential without expiry, and refuses one already expired", async () => {
     expect(await loadsAt(undefined, [365 * 24 * 3600_000])).toEqual([1]);
-    const cache = createCredentialCache({
-      describe: "s",
-      shareInFlight: true,
-      now: () => T0,
-      load: () => Promise.resolve({ token: "t", expirationTimestamp: at(-1) }),
-    });
-    await expect(cache.getCredential()).rejects.toThrow("s returned a credential that has already expired");
+    const { cache } = counting(() => Promise.resolve({ token: "t", expirationTimestamp: at(-1) }));
+    await expect(cache.getCredential()).rejects.toThrow("plugin returned a credential that has already expired");
   });
 });
 
 describe("createCredentialCache", () => {
   it("does not back off when only the caller gave up (Workers mode)", async () => {
-    let loads = 0;
-    const cache = createCredentialCache({
-      describe: "slow",
-      shareInFlight: false,
-      load: (signal) =>
+    const { cache, loads } = counting(
+      (_loads, _wall, signal) =>
         new Promise<Credential>((resolve, reject) => {
-          loads++;
           signal?.addEventListener("abort", () => reject(new Error("aborted")));
           setTimeout(() => resolve({ token: "t" }), 200);
         }),
-    });
+      { shareInFlight: false },
+    );
     const late = await cache.getCredential({ signal: AbortSignal.timeout(20) }).catch((error: unknown) => error);
     expect(late).toMatchObject({ code: "ERR_CREDENTIALS" });
     expect((late as Error).cause).toMatchObject({ code: "ERR_DEADLINE_EXCEEDED" });
     await expect(cache.getCredential()).resolves.toEqual({ token: "t" });
-    expect(loads).toBe(2);
+    expect(loads()).toBe(2);
   });
 
   it("ignores invalidation of a credential that was already replaced", async () => {
@@ -81,9 +73,11 @@ describe("createCredentialCache", () => {
   });
 });
 
-/** A cache of a source that loads `t1`, `t2`... (or what `load` says), with a wall and a monotonic clock. */
+/** A cache of a source "plugin" that loads `t1`, `t2`... (or what `load` says), with a wall and a monotonic clock. */
 function counting(
-  load = (loads: number, _wall: number): Promise<Credential> => Promise.resolve({ token: `t${loads}` }),
+  load = (loads: number, _wall: number, _signal?: AbortSignal): Promise<Credential> =>
+    Promise.resolve({ token: `t${loads}` }),
+  options: Partial<CredentialCacheOptions> = {},
 ) {
   let wall = T0;
   let elapsed = 0;
@@ -93,7 +87,8 @@ function counting(
     shareInFlight: true,
     now: () => wall,
     monotonic: () => elapsed,
-    load: () => load(++loads, wall),
+    load: (signal) => load(++loads, wall, signal),
+    ...options,
   });
   return {
     cache,
@@ -175,15 +170,11 @@ describe("createCredentialCache's backoff on a stepped wall clock", () => {
 /** A tally at zero, as the review handler starts one. */
 const createCallTally = (): CallTally => ({ kubeRequests: 0, cacheHits: 0, cacheMisses: 0 });
 
-// The refresh reports (shared/observer.ts): one per refresh, and on every review that waited for it.
 describe("createCredentialCache onRefresh", () => {
   it("counts a refresh shared by concurrent callers once, and marks each caller's tally", async () => {
     const outcomes: RefreshOutcome[] = [];
     let release: (credential: Credential) => void = () => undefined;
-    const cache = createCredentialCache({
-      describe: "test",
-      shareInFlight: true,
-      load: () => new Promise<Credential>((resolve) => (release = resolve)),
+    const { cache } = counting(() => new Promise<Credential>((resolve) => (release = resolve)), {
       onRefresh: (outcome) => outcomes.push(outcome),
     });
     const [first, second, third] = [createCallTally(), createCallTally(), createCallTally()];
@@ -200,17 +191,15 @@ describe("createCredentialCache onRefresh", () => {
 
   it("reports a failed refresh, and not the backoff that follows it", async () => {
     const outcomes: RefreshOutcome[] = [];
-    const cache = createCredentialCache({
-      describe: "test",
+    const { cache } = counting(() => Promise.reject(new Error("boom")), {
       shareInFlight: false,
-      load: () => Promise.reject(new Error("boom")),
       onRefresh: (o) => outcomes.push(o),
     });
     const tally = createCallTally();
     // An unknown load failure is ERR_CREDENTIALS naming the source.
     await expect(cache.getCredential({ tally })).rejects.toMatchObject({
       code: "ERR_CREDENTIALS",
-      message: "test failed",
+      message: "plugin failed",
     });
     await expect(cache.getCredential()).rejects.toThrow(/not retried/);
     expect(outcomes).toEqual(["failure"]);

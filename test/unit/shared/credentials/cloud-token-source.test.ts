@@ -137,21 +137,6 @@ describe("createCloudTokenSource: aks (Azure managed identity)", () => {
     await expectRefusal(source.getCredential(), message, SECRETS);
     expect(server.requests).toHaveLength(1);
   });
-
-  it("gives up on an endpoint that does not answer within timeoutMs, or cannot be reached", async () => {
-    const slow = createSource(() => "hang", aks(), { timeoutMs: 50 });
-    await expectRefusal(
-      slow.source.getCredential(),
-      /^Azure managed identity endpoint did not answer within 50 ms$/,
-      SECRETS,
-    );
-    const gone = createSource(() => "hang", aks({ endpoint: `http://127.0.0.1:${await freePort()}/MSI/token/` }));
-    await expectRefusal(
-      gone.source.getCredential(),
-      /^Azure managed identity endpoint could not be reached \(ECONNREFUSED\)$/,
-      SECRETS,
-    );
-  });
 });
 
 // A fake secret: every failure below is searched for it.
@@ -243,15 +228,25 @@ describe("createCloudTokenSource: gke (Google metadata server)", () => {
     await expectRefusal(source.getCredential(), message, [GOOGLE_TOKEN]);
     expect(server.requests).toHaveLength(1);
   });
+});
 
-  it("gives up on a metadata server that does not answer within timeoutMs, or cannot be reached", async () => {
-    const slow = createSource(() => "hang", gke(), { timeoutMs: 50 });
-    await expectRefusal(slow.source.getCredential(), /^Google metadata server did not answer within 50 ms$/, [
-      GOOGLE_TOKEN,
-    ]);
-    const gone = createSource(() => "hang", gke({ host: `127.0.0.1:${await freePort()}` }));
-    await expectRefusal(gone.source.getCredential(), /^Google metadata server could not be reached \(ECONNREFUSED\)$/, [
-      GOOGLE_TOKEN,
-    ]);
+describe.each([
+  {
+    endpoint: "Azure managed identity endpoint",
+    at: aks,
+    closed: (port: number) => aks({ endpoint: `http://127.0.0.1:${port}/MSI/token/` }),
+  },
+  { endpoint: "Google metadata server", at: gke, closed: (port: number) => gke({ host: `127.0.0.1:${port}` }) },
+])("createCloudTokenSource: the $endpoint", ({ endpoint, at, closed }) => {
+  it("is given up on when it does not answer within timeoutMs, or cannot be reached", async () => {
+    const secrets = [...SECRETS, GOOGLE_TOKEN];
+    const slow = createSource(() => "hang", at(), { timeoutMs: 50 });
+    await expectRefusal(slow.source.getCredential(), new RegExp(`^${endpoint} did not answer within 50 ms$`), secrets);
+    const gone = createSource(() => "hang", closed(await freePort()));
+    await expectRefusal(
+      gone.source.getCredential(),
+      new RegExp(`^${endpoint} could not be reached \\(ECONNREFUSED\\)$`),
+      secrets,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CloudTokenSettings } from "../../../../shared/credentials/cloud-token-source.ts";
+import type { ExecConfig } from "../../../../shared/credentials/exec-config.ts";
 import type { JwtSettings } from "../../../../shared/credentials/jwt.ts";
 import { selectTokenSource, type TokenSourceCapabilities } from "../../../../shared/credentials/select-token-source.ts";
 import type { KubeTarget, KubeUserAuth } from "../../../../shared/kubeconfig/kube-target.ts";
@@ -32,7 +33,7 @@ const aks: CloudTokenSettings = {
   resource: "r",
 };
 const gke: CloudTokenSettings = { kind: "gke", host: "metadata.google.internal", serviceAccount: "default" };
-const exec = {
+const exec: ExecConfig = {
   apiVersion: "client.authentication.k8s.io/v1",
   command: "plugin",
   args: [],
@@ -50,17 +51,13 @@ function target(auth: KubeUserAuth): KubeTarget {
 }
 
 describe("selectTokenSource", () => {
-  it.each<[string, KubeUserAuth, unknown]>([
-    ["an exec plugin", { kind: "exec", exec: exec as never }, { kind: "exec", exec }],
-    ["a token", { kind: "token", token: "t" }, { kind: "token", token: "t" }],
-    ["a token file", { kind: "tokenFile", tokenFile: "/t" }, { kind: "tokenFile", tokenFile: "/t" }],
-    [
-      "a client certificate",
-      { kind: "clientCertificate", certificateData: "c", keyData: "k" },
-      { kind: "clientCertificate", certificateData: "c", keyData: "k" },
-    ],
-  ])("takes the user's %s where the runtime can use it", (_name, auth, choice) => {
-    expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice, problems: [] });
+  it.each<[string, KubeUserAuth]>([
+    ["an exec plugin", { kind: "exec", exec }],
+    ["a token", { kind: "token", token: "t" }],
+    ["a token file", { kind: "tokenFile", tokenFile: "/t" }],
+    ["a client certificate", { kind: "clientCertificate", certificateData: "c", keyData: "k" }],
+  ])("takes the user's %s where the runtime can use it", (_name, auth) => {
+    expect(selectTokenSource(target(auth), {}, everything)).toEqual({ choice: auth, problems: [] });
   });
 
   it("uses JWT_* when the user has no credential, and refuses no credential at all on every runtime", () => {
@@ -102,9 +99,7 @@ describe("selectTokenSource", () => {
         'kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=eks is set too; keep one',
       ],
     });
-    expect(
-      selectTokenSource(target({ kind: "exec", exec: exec as never }), { cloudToken: gke }, everything).problems,
-    ).toEqual([
+    expect(selectTokenSource(target({ kind: "exec", exec }), { cloudToken: gke }, everything).problems).toEqual([
       'kubeconfig context "c": the user has a credential of its own and CLOUD_TOKEN=gke is set too; keep one',
     ]);
     expect(selectTokenSource(target({ kind: "none" }), { jwt, cloudToken: eks }, fetchOnly)).toEqual({

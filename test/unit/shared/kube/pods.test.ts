@@ -9,7 +9,6 @@ const pod = {
 };
 
 const setup = (script: FakeScript) => createFakeKubeClient(script, { retryDelayMs: 10 });
-const failure = rejectionOf;
 
 describe("getPod: the pod an exec or attach goes into", () => {
   it("GETs the pod in its namespace, every time (never cached), and returns it", async () => {
@@ -21,11 +20,11 @@ describe("getPod: the pod an exec or attach goes into", () => {
 
   it("fails closed on a missing pod and on our own RBAC (ERR_KUBE_API, 500)", async () => {
     expect(
-      await failure(
+      await rejectionOf(
         setup(() => status(404, "NotFound", { name: "web", kind: "pods" })).client.getPod("team-a", "web", call()),
       ),
     ).toMatchObject({ code: "ERR_KUBE_API", status: 500 });
-    const forbidden = await failure(setup(() => status(403, "Forbidden")).client.getPod("team-a", "web", call()));
+    const forbidden = await rejectionOf(setup(() => status(403, "Forbidden")).client.getPod("team-a", "web", call()));
     expect(forbidden).toMatchObject({ code: "ERR_KUBE_API", status: 500 });
     expect(forbidden.message).toContain("check this function's RBAC");
   });
@@ -36,7 +35,7 @@ describe("getPod: the pod an exec or attach goes into", () => {
       ["../x", "web"],
       ["team-a", ""],
     ])
-      expect(await failure(client.getPod(namespace!, name!, call()))).toMatchObject({
+      expect(await rejectionOf(client.getPod(namespace!, name!, call()))).toMatchObject({
         code: "ERR_INVALID_REVIEW",
         status: 400,
       });
@@ -45,7 +44,7 @@ describe("getPod: the pod an exec or attach goes into", () => {
 
   it("refuses an answer that is not a pod (500)", async () => {
     expect(
-      await failure(setup(() => json(200, { spec: { containers: "no" } })).client.getPod("team-a", "web", call())),
+      await rejectionOf(setup(() => json(200, { spec: { containers: "no" } })).client.getPod("team-a", "web", call())),
     ).toMatchObject({ code: "ERR_KUBE_API" });
   });
 });

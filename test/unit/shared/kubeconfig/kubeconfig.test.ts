@@ -87,7 +87,6 @@ describe("mergeKubeconfigs", () => {
 describe("parseKubeconfig on YAML it must refuse or read", () => {
   const BROKEN: Record<string, string> = {
     "duplicate keys": "current-context: a\ncurrent-context: b\n",
-    "unclosed flow sequence": "clusters: [\n  token: s3cret",
     "bad indentation": "users:\n  - name: a\n   user: {}\n",
     "tab indentation": "users:\n\t- name: a\n",
     "two documents": "current-context: a\n---\ncurrent-context: b\n",

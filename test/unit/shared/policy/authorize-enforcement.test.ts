@@ -2,12 +2,8 @@ import { describe, expect, it } from "vitest";
 import { applyEnforcement, MAX_AUDIT_VALUE_LENGTH } from "../../../../shared/policy/authorize.ts";
 import { AdmissionError, createRefusal } from "../../../../shared/errors.ts";
 
-// ENFORCEMENT=warn's warning (first, before the policy's own) and would-deny annotation, and their way into the
-// AdmissionReview, are in the rule table (test/unit/rules/cases.ts, "ENFORCEMENT=warn: allows what it would deny").
 describe("applyEnforcement", () => {
-  // A denial's annotations, with the names its errors carry, are the rules rows "ENFORCEMENT=deny: a denial carries
-  // the audit annotations" and "authorize denies every offending place before loading anything, each with its own code";
-  // every key there is written out, so none can be an invalid qualified name.
+  // A denial's annotations are rule-table rows, which write every key out: none can be an invalid qualified name.
   it("annotates an allowed decision with the credspec names, sorted", () => {
     const allowed = applyEnforcement({ allowed: true }, ["webapp2", "webapp1"], "deny");
     expect(allowed.auditAnnotations).toEqual({ decision: "allowed", credspecs: "webapp1,webapp2" });

@@ -16,20 +16,13 @@ function ref(label: string, name: string | undefined, contents: string | undefin
   return { label, name, contents };
 }
 
-// Each check's refusal at each place, its message and its code are in the rule table (test/unit/rules/cases.ts,
-// "authorize denies contents that are not JSON", "authorize names a repeated key by its dotted path", "... the invalid
-// credspec name", "authorize denies every offending place before loading anything, each with its own code"), and
-// contents that pass in every allowed authorize row.
 describe("checkNames", () => {
   it("refuses an empty name and keeps long names short in the message", () => {
     const errors = checkNames([ref("pod", "", undefined), ref('container "app"', "X".repeat(1000), undefined)]);
     expect(errors).toHaveLength(2);
     expect(errors[1]!.message.length).toBeLessThan(200);
   });
-});
 
-// Refusing one more is the rules row "... denies more distinct credspecs than MAX_CREDSPECS_PER_POD".
-describe("checkNames: how many", () => {
   it(`accepts ${MAX_CREDSPECS_PER_POD} distinct names, however often one repeats`, () => {
     const names = Array.from({ length: MAX_CREDSPECS_PER_POD }, (_, i) =>
       ref(`container "c${i}"`, `n-${i}`, undefined),
@@ -58,8 +51,6 @@ describe("truncate", () => {
   });
 });
 
-// Which places warn, with what text, and that NT AUTHORITY\SYSTEM and NETWORK SERVICE in any case do not, is in the
-// rule table (test/unit/rules/cases.ts, "authorize warns when ..." and "authorize gives no warning for ...").
 describe("listRunAsUserWarnings", () => {
   it("combines a container's GMSA with the pod's user and the other way round", () => {
     const podUser = buildPod({

@@ -70,8 +70,6 @@ describe("readReview", () => {
     expect(review.error.message).toContain(problem);
   });
 
-  // Other kinds of other groups, and DELETE, are the rules rows "... allows another kind (Deployment|ConfigMap)
-  // unchanged with a warning" and "... allows DELETE ... without any API call" (a null object).
   it("reads a Pod of another group as another kind, without reading the object", () => {
     const kind = { group: "apps", version: "v1", kind: "Pod" };
     expect(readReview(requestOf("not a pod", { kind }))).toEqual({ object: "other", ...kind });

@@ -2,9 +2,6 @@ import { describe, expect, it } from "vitest";
 import { listDifferingKeys, sameJson } from "../../../../shared/policy/pod-gmsa.ts";
 import { WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
-// Key order and layout, 1 against "1", arrays in another order, and naming keys but never values are the rules rows
-// "authorize allows matching contents in another key order and layout", "authorize denies contents whose types differ",
-// "... whose arrays are in another order" and "... that differ from the credspec (422), naming only the differing keys".
 describe("listDifferingKeys", () => {
   it.each([
     { what: "byte-equal text", inlined: JSON.stringify(WEBAPP1_CREDSPEC), credspec: WEBAPP1_CREDSPEC },

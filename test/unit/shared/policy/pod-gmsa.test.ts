@@ -7,6 +7,7 @@ import {
   readPodGmsa,
 } from "../../../../shared/policy/pod-gmsa.ts";
 import { buildPod, inlined, PLACES, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
+import { create } from "./review-facts.ts";
 
 const { nameKey: POD_NAME_ANNOTATION, contentsKey: POD_CONTENTS_ANNOTATION } = annotationKeys();
 
@@ -47,32 +48,12 @@ describe("hasGmsaSettings", () => {
   });
 });
 
-// Which ephemeral containers are new is judged through both functions by the rules rows "authorize judges a new
-// ephemeral container like a create", "authorize denies a change of an existing ephemeral container (400)" and "expand
-// expands a new ephemeral container like a create, leaving existing ones and the hostname alone".
 describe("findNewEphemeralContainers", () => {
-  const oldPod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }] });
-  const pod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }, { name: "debugger-2" }] });
-  const update = {
-    object: "pod",
-    operation: "UPDATE",
-    namespace: "default",
-    pod,
-    oldPod,
-    requester: undefined,
-  } as const;
-
   it("is undefined for a CREATE and for any other UPDATE", () => {
-    expect(findNewEphemeralContainers({ ...update, subResource: undefined })).toBeUndefined();
-    expect(
-      findNewEphemeralContainers({
-        object: "pod",
-        operation: "CREATE",
-        namespace: "default",
-        pod,
-        requester: undefined,
-      }),
-    ).toBeUndefined();
+    const pod = buildPod({ ephemeralContainers: [{ name: "debugger-1" }] });
+    expect(findNewEphemeralContainers(create(pod))).toBeUndefined();
+    const update = { ...create(pod), operation: "UPDATE", subResource: undefined, oldPod: buildPod() } as const;
+    expect(findNewEphemeralContainers(update)).toBeUndefined();
   });
 });
 
@@ -133,8 +114,6 @@ describe("readPodGmsa: refs", () => {
   });
 });
 
-// Each annotation's pairing with its place is the rules rows "expand fills the contents annotation and sets the
-// fields" and "expand copies given alpha annotation contents into the field", at each place.
 describe("readPodGmsa: annotations", () => {
   const cases = [
     { kind: "pod" as const, keys: annotationKeys() },

@@ -2,15 +2,13 @@ import { describe, expect, it } from "vitest";
 import type { Pod, WindowsOptions } from "../../../../shared/admission/review.ts";
 import { readPodGmsa, type OptionsPlace } from "../../../../shared/policy/pod-gmsa.ts";
 import { checkUpdate as checkUpdateOf } from "../../../../shared/policy/update.ts";
+import { buildPod, inlined, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 const checkUpdate = (before: Pod, after: Pod, isNew?: (place: OptionsPlace) => boolean) =>
   checkUpdateOf(readPodGmsa(before), readPodGmsa(after), isNew);
-import { buildPod, inlined, podWithGmsaAt, WEBAPP1_CREDSPEC } from "../../../support/pods.ts";
 
 const expanded1: WindowsOptions = { gmsaCredentialSpecName: "webapp1", gmsaCredentialSpec: inlined(WEBAPP1_CREDSPEC) };
 
-// What each change says, per place, and that unrelated changes and alpha annotation changes pass or fail, is in the
-// rule table (test/unit/rules/cases.ts, "authorize denies an UPDATE of ..." and "... alpha annotation on UPDATE").
 describe("checkUpdate", () => {
   it("refuses a GMSA added on update (400), naming the place", () => {
     const errors = checkUpdate(buildPod(), podWithGmsaAt("container", expanded1));
