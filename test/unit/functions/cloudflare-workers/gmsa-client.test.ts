@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { KubeConfigurationError, parseKubeSettings } from "../../../../shared/config/index.ts";
 import { createWorkerGmsaClient } from "../../../../functions/cloudflare-workers/gmsa-client.ts";
 
@@ -21,6 +21,28 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 }
 
 describe("createWorkerGmsaClient", () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("never follows a redirect with the platform's fetch: the token would go elsewhere, and the answer would be trusted", async () => {
+    // A platform fetch follows redirects unless told otherwise; here following yields the contents and the decision a lure chose.
+    const asked: (string | undefined)[] = [];
+    vi.stubGlobal("fetch", (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      asked.push(init?.redirect);
+      return Promise.resolve(
+        init?.redirect === "manual"
+          ? new Response(null, { status: 302, headers: { Location: "https://lure.example/" } })
+          : Response.json({ credspec: { lure: true }, status: { allowed: true } }),
+      );
+    });
+    const { client } = createWorkerGmsaClient(parseKubeSettings({ KUBECONFIG: kubeconfig("token: static") }).settings);
+    const call = { signal: AbortSignal.timeout(5_000) };
+    const never = /answered 302, a redirect, which is never followed/;
+    await expect(client.getCredSpecContents("webapp01", call)).rejects.toThrow(never);
+    const query = { namespace: "shop", serviceAccount: "web", credSpecName: "webapp01" };
+    await expect(client.canUseCredSpec(query, call)).rejects.toThrow(never);
+    expect(asked).toEqual(["manual", "manual"]);
+  });
+
   it("sends a static kubeconfig token, read as kubectl does: lone CR line ends, and a user given twice refused naming the secret", async () => {
     let authorization: string | null = null;
     const fetch = (_input: string | URL | Request, init?: RequestInit) => {
