@@ -18,7 +18,7 @@ import {
   expectStillServing,
   fuzzParameters,
   oracleReason,
-  SCALE,
+  FUZZ_TIMEOUT_MS,
 } from "./harness.ts";
 import { holdsGmsaSettings } from "./oracle.ts";
 
@@ -72,7 +72,7 @@ afterAll(() => {
   );
 });
 
-describe("fuzz: admission reviews", { timeout: 120_000 * SCALE }, () => {
+describe("fuzz: admission reviews", { timeout: FUZZ_TIMEOUT_MS }, () => {
   it("authorize never allows a review it must refuse, and answers every input by the contract", async () => {
     await fc.assert(
       fc.asyncProperty(authorizeInput, async ({ review: value, mutations, noise }) => {

@@ -12,6 +12,11 @@ import type { PolicySettings, RequestingUserMode } from "../../../shared/policy/
 export const PATH_SECRET = "fuzz-path-secret-0123456789abcdefghijklmnop";
 /** Scales every property's number of runs (FUZZ_SCALE=10 for a long local run). */
 export const SCALE = Number(process.env.FUZZ_SCALE ?? "1");
+/**
+ * Each property runs a fixed number of inputs, so its time only tracks the machine's load (over 150 s on 2 cores at
+ * load 14): the timeout is there to catch a hang, not to judge speed.
+ */
+export const FUZZ_TIMEOUT_MS = 600_000 * SCALE;
 
 /**
  * fast-check parameters for `runs` inputs (times SCALE). The seed is random unless FUZZ_SEED pins it; a

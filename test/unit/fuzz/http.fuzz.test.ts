@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES } from "../../../functions/app.ts";
 import { byteNoise, encode, review } from "./arbitraries.ts";
 import { checkReply, HTTP_ERRORS } from "./contract.ts";
-import { createFuzzApp, expectStillServing, fuzzParameters, PATH_SECRET, SCALE } from "./harness.ts";
+import { createFuzzApp, expectStillServing, fuzzParameters, PATH_SECRET, FUZZ_TIMEOUT_MS } from "./harness.ts";
 
 const fuzz = createFuzzApp();
 /** One body over the limit, shared by the runs that reach 413. */
@@ -82,7 +82,7 @@ const request = fc.record({
   }),
 });
 
-describe("fuzz: HTTP layer", { timeout: 120_000 * SCALE }, () => {
+describe("fuzz: HTTP layer", { timeout: FUZZ_TIMEOUT_MS }, () => {
   it("answers every request with an AdmissionReview or a documented HTTP error, and keeps serving", async () => {
     await fc.assert(
       fc.asyncProperty(request, async (r) => {

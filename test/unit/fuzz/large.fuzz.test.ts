@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, describe, it } from "vitest";
 import { windowsOptions } from "./arbitraries.ts";
 import { checkReply } from "./contract.ts";
-import { createFuzzApp, expectOracleAllows, expectStillServing, fuzzParameters, SCALE } from "./harness.ts";
+import { createFuzzApp, expectOracleAllows, expectStillServing, fuzzParameters, FUZZ_TIMEOUT_MS } from "./harness.ts";
 import { NAMESPACES, SERVICE_ACCOUNTS } from "./world.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
@@ -36,7 +36,7 @@ const manyContainers = fc.record({
   serviceAccountName: fc.constantFrom(...SERVICE_ACCOUNTS),
 });
 
-describe("fuzz: large reviews", { timeout: 120_000 * SCALE }, () => {
+describe("fuzz: large reviews", { timeout: FUZZ_TIMEOUT_MS }, () => {
   it("answers pods with thousands of containers and annotations by the contract", async () => {
     await fc.assert(
       fc.asyncProperty(manyContainers, async (p) => {

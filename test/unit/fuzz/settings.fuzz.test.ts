@@ -14,7 +14,7 @@ import {
   expectStillServing,
   fuzzParameters,
   oracleReason,
-  SCALE,
+  FUZZ_TIMEOUT_MS,
 } from "./harness.ts";
 import { holdsGmsaSettings } from "./oracle.ts";
 
@@ -57,7 +57,7 @@ function wouldDenyWarnings(reply: AdmissionReviewResponse, code: number): string
   return (reply.response.warnings ?? []).filter((w) => /would deny/i.test(w) && w.includes(String(code)));
 }
 
-describe("fuzz: settings", { timeout: 120_000 * SCALE }, () => {
+describe("fuzz: settings", { timeout: FUZZ_TIMEOUT_MS }, () => {
   it("with REVIEW_REQUESTING_USER=ephemeral or always, authorize never allows what the requester may not use", async () => {
     await fc.assert(
       fc.asyncProperty(
