@@ -51,6 +51,18 @@ const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfi
 const expectHealthy = (args: string[] = []) => expectDoctorHealthy(cluster.adminKubeconfig, { args });
 const expectOnly = (fault: RegExp, count = 1) => expectDoctorFault(cluster.adminKubeconfig, fault, { count });
 
+/** {@link expectOnly} while a fault is in place, then `undo` it and expect doctor healthy again; @returns the failures. */
+async function expectOnlyUntil(undo: () => Promise<unknown>, fault: RegExp, count = 1) {
+  let failed;
+  try {
+    failed = await expectOnly(fault, count);
+  } finally {
+    await undo();
+  }
+  await expectHealthy();
+  return failed;
+}
+
 const setCaBundle = (path: string, pem: string) =>
   kubeRequestOk(admin, path, {
     method: "PATCH",
@@ -167,25 +179,19 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     await run("openssl", ["x509", "-req", "-in", csr, "-signkey", caKey, "-days", "0", "-out", expired]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await setCaBundle(MUTATING, await readFile(expired, "utf8"));
-    try {
-      await expectOnly(/^certificates\/expand: .*the caBundle of gmsa-webhooks-expand .* expired on/);
-    } finally {
-      await restoreWebhooks();
-    }
-    await expectHealthy();
+    await expectOnlyUntil(
+      restoreWebhooks,
+      /^certificates\/expand: .*the caBundle of gmsa-webhooks-expand .* expired on/,
+    );
   });
 
   it("a caBundle of another CA", async () => {
     const other = await createCertificateAuthority(scratch, "another-ca");
     await setCaBundle(VALIDATING, other.certPem);
-    try {
-      await expectOnly(
-        /^certificates\/authorize: .*from where doctor runs: the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
-      );
-    } finally {
-      await restoreWebhooks();
-    }
-    await expectHealthy();
+    await expectOnlyUntil(
+      restoreWebhooks,
+      /^certificates\/authorize: .*from where doctor runs: the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
+    );
   });
 
   it("an objectSelector that lets a pod's own label skip authorize", async () => {
@@ -193,28 +199,20 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
       kubeRequestOk(admin, VALIDATING, { method: "PATCH", contentType: "application/json-patch+json", body: [op] });
     const path = "/webhooks/0/objectSelector";
     await patch({ op: "add", path, value: { matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] } });
-    try {
-      const [found] = await expectOnly(/^webhooks\/authorize: .*objectSelector differs from the shipped one/);
-      expect(found?.fix).toContain(`[{"op":"remove","path":"${path}"}]`);
-    } finally {
-      // The doctor's fix: applying the shipped configuration again would keep a field it does not set.
-      await patch({ op: "remove", path });
-    }
-    await expectHealthy();
+    // The doctor's fix: applying the shipped configuration again would keep a field it does not set.
+    const undo = () => patch({ op: "remove", path });
+    const [found] = await expectOnlyUntil(undo, /^webhooks\/authorize: .*objectSelector differs from the shipped one/);
+    expect(found?.fix).toContain(`[{"op":"remove","path":"${path}"}]`);
   });
 
   it("authorize's RBAC removed", async () => {
     const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:authorize";
     await kubeRequestOk(admin, binding, { method: "DELETE" });
-    try {
-      // authorize's own /readyz may say so too, where it checks its RBAC.
-      await expectOnly(
-        /^(rbac\/authorize: authorize's identity system:serviceaccount:gmsa-webhooks:gmsa-authorize may not .*its RBAC is missing|readyz\/authorize: authorize is not ready: .*RBAC)/,
-      );
-    } finally {
-      await applyObjects(admin, await loadManifest("rbac/authorize.yaml"));
-    }
-    await expectHealthy();
+    // authorize's own /readyz may say so too, where it checks its RBAC.
+    await expectOnlyUntil(
+      async () => applyObjects(admin, await loadManifest("rbac/authorize.yaml")),
+      /^(rbac\/authorize: authorize's identity system:serviceaccount:gmsa-webhooks:gmsa-authorize may not .*its RBAC is missing|readyz\/authorize: authorize is not ready: .*RBAC)/,
+    );
   });
 
   it("a webhook configuration deleted: exit 1, in text one line per check naming it, no colour off a terminal", async () => {
@@ -240,14 +238,10 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     const malformed: KubeObject = structuredClone({ ...sample!, metadata: { name: "doctor-malformed" } });
     delete (malformed["credspec"] as { DomainJoinConfig: { Sid?: string } }).DomainJoinConfig.Sid;
     await applyObjects(admin, [malformed]);
-    try {
-      await expectOnly(
-        /^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/,
-      );
-    } finally {
-      await kubeRequestOk(admin, "/apis/windows.k8s.io/v1/gmsacredentialspecs/doctor-malformed", { method: "DELETE" });
-    }
-    await expectHealthy();
+    await expectOnlyUntil(
+      () => kubeRequestOk(admin, objectPath(malformed), { method: "DELETE" }),
+      /^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/,
+    );
   });
 
   it("a service account without use: its running GMSA pod would not be replaced", async () => {
@@ -264,13 +258,10 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
       "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/gmsa-app-uses-webapp01",
       { method: "DELETE" },
     );
-    try {
-      await expectOnly(/^pods\/use: .*pod default\/doctor-web \(service account gmsa-app, credspec webapp01\)/);
-    } finally {
+    await expectOnlyUntil(async () => {
       await applyObjects(admin, rbac);
       await deletePods(cluster, "doctor");
-    }
-    await expectHealthy();
+    }, /^pods\/use: .*pod default\/doctor-web \(service account gmsa-app, credspec webapp01\)/);
   });
 
   it("a running pod and a Deployment's pod template naming a credspec that does not exist", async () => {
