@@ -32,6 +32,7 @@ import { formatFindingsText } from "../../cli/doctor/findings.ts";
 import {
   createDoctorOperator,
   expectDoctorFault,
+  expectDoctorFaultUntil,
   expectDoctorHealthy,
   runDoctor,
   runDoctorJson,
@@ -50,18 +51,8 @@ const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfi
 
 const expectHealthy = (args: string[] = []) => expectDoctorHealthy(cluster.adminKubeconfig, { args });
 const expectOnly = (fault: RegExp, count = 1) => expectDoctorFault(cluster.adminKubeconfig, fault, { count });
-
-/** {@link expectOnly} while a fault is in place, then `undo` it and expect doctor healthy again; @returns the failures. */
-async function expectOnlyUntil(undo: () => Promise<unknown>, fault: RegExp, count = 1) {
-  let failed;
-  try {
-    failed = await expectOnly(fault, count);
-  } finally {
-    await undo();
-  }
-  await expectHealthy();
-  return failed;
-}
+const expectOnlyUntil = (undo: () => Promise<unknown>, fault: RegExp, count = 1) =>
+  expectDoctorFaultUntil(cluster.adminKubeconfig, fault, undo, { count });
 
 const setCaBundle = (path: string, pem: string) =>
   kubeRequestOk(admin, path, {
