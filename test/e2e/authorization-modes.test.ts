@@ -94,29 +94,22 @@ describe.each(["ephemeral", "always"])(
       await restartFunctions({ REVIEW_REQUESTING_USER: mode });
     });
 
-    /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
-    const inheritable = (name: string) => gmsaPod(GROUP, name, "gmsa-app");
-
-    it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
-      expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
-      const refused = await debugAs(DEBUGGER, `inherit-refused-${mode}`);
-      expect(refused.status).toBe(403);
-      expect(refused.body.message).toContain(
-        `ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
-      );
-      expect(await auditAnnotationsOf(`inherit-refused-${mode}`, "ephemeralcontainers")).toMatchObject({
-        "authorize.gmsa-webhooks.windows.k8s.io/decision": "denied",
-        "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
-      });
-    });
-
-    it("is allowed to a user with `use` of it", async () => {
-      expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
-      const allowed = await debugAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
-      expect(allowed.status).toBe(200);
-      expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
-      expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({
-        "authorize.gmsa-webhooks.windows.k8s.io/decision": "allowed",
+    it.each([
+      ["refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", DEBUGGER, 403],
+      ["allowed to a user with `use` of it", GMSA_DEBUGGER, 200],
+    ] as const)("is %s", async (_, user, status) => {
+      // The pod's service account (`gmsa-app`) may use webapp01, named at the pod level.
+      const name = `inherit-${status}-${mode}`;
+      expect((await createPod(cluster, gmsaPod(GROUP, name, "gmsa-app"))).status).toBe(201);
+      const debugged = await debugAs(user, name);
+      expect(debugged.status).toBe(status);
+      if (status === 403)
+        expect(debugged.body.message).toContain(
+          `ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
+        );
+      else expect(debugged.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
+      expect(await auditAnnotationsOf(name, "ephemeralcontainers")).toMatchObject({
+        "authorize.gmsa-webhooks.windows.k8s.io/decision": status === 403 ? "denied" : "allowed",
         "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
       });
     });
