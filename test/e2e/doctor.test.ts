@@ -2,7 +2,6 @@
  * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/deploy/webhooks): it
  * passes on a healthy install, with the Node functions and with the Worker builds; then, for each fault injected, it
  * fails naming that fault and only that fault (every failing line is about it), and passes again once it is undone.
- * It runs on a cluster of its own (see beforeAll).
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
