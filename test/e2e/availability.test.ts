@@ -108,7 +108,6 @@ async function writeServingSecret(create: boolean): Promise<string> {
   return new X509Certificate(pem).serialNumber;
 }
 
-/** The serial number of the certificate a pod serves on 8443. */
 function servedSerial(podIp: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(

@@ -30,7 +30,6 @@ const valuesWith = (secret: string) => ({
   callerAuth: { mode: "path", expand: secret, authorize: secret },
 });
 
-/** The path each webhook configuration calls. */
 const webhookPaths = async () =>
   (await registeredWebhooks(stack.cluster, FULLNAME)).map(([webhook]) => webhook!.clientConfig.service!.path);
 

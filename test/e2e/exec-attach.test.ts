@@ -27,7 +27,6 @@ const GMSA_OPERATOR = "gmsa-operator@example.com";
 /** What the API server answers a CONNECT that passed admission, for a pod without a node. */
 const PAST_ADMISSION = /does not have a host assigned/;
 
-/** POSTs `pods/<pod>/<subResource>` as `user`; the answer's Status. */
 async function connectAs(
   user: string,
   pod: string,

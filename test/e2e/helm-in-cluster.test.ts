@@ -67,7 +67,6 @@ async function reinstall(): Promise<void> {
 const tlsSecret = async () =>
   (await kubeRequestOk<{ data: unknown }>(admin(), `/api/v1/namespaces/${NAMESPACE}/secrets/${FULLNAME}-tls`)).data;
 const pods = (fn: string) => functionPods(stack.cluster, NAMESPACE, FULLNAME, fn);
-/** `helm upgrade` of the release to `upgradeValues` (with `flags`), expected to exit 0. */
 async function upgrade(upgradeValues: unknown, ...flags: string[]): Promise<void> {
   const upgraded = await stack.runHelm(["upgrade", RELEASE, CHART_DIR, "-n", NAMESPACE, ...flags], upgradeValues);
   expect(upgraded.code, upgraded.stderr).toBe(0);

@@ -61,7 +61,6 @@ let stack: FunctionsStack;
 let helm: HelmRunner;
 
 const credSpecs = (version: string) => `/apis/windows.k8s.io/${version}/gmsacredentialspecs`;
-/** The names of the credspecs listed as `version`, sorted. */
 const credSpecNames = async (version: string) =>
   (await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version))).items
     .map((i) => i.metadata.name)
