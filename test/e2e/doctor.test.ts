@@ -28,6 +28,7 @@ import {
 } from "../../infra/local/index.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { formatFindingsText } from "../../cli/doctor/findings.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import {
   createDoctorOperator,
   expectDoctorFault,
@@ -84,14 +85,9 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
   afterAll(async () => stack?.stop());
 
   // The Workers authenticate with JWTs as users of infra/local/jwt-rbac.yaml, which doctor is told (serverless).
-  const identities =
-    runtime === "worker"
-      ? { expand: "gmsa-webhooks:gmsa-webhooks-expand", authorize: "gmsa-webhooks:gmsa-webhooks-authorize" }
-      : undefined;
-  const identityFlags =
-    identities === undefined
-      ? []
-      : ["--expand-identity", identities.expand, "--authorize-identity", identities.authorize];
+  const identity = (fn: FunctionName) =>
+    runtime === "worker" ? `gmsa-webhooks:gmsa-webhooks-${fn}` : `system:serviceaccount:gmsa-webhooks:gmsa-${fn}`;
+  const identityFlags = runtime === "worker" ? FUNCTION_NAMES.flatMap((fn) => [`--${fn}-identity`, identity(fn)]) : [];
 
   it("passes every check, both dry-run probes with the time each took", async () => {
     const findings = await expectHealthy(identityFlags);
@@ -115,9 +111,8 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
     expect(may?.ms).toBeGreaterThan(0);
     // The local CA lasts two days: inside the renewal window, a warning and not a failure.
     expect(byCheck.get("certificates/expand")?.message).toMatch(/renewal window|from where doctor runs/);
-    const user = identities?.authorize ?? "system:serviceaccount:gmsa-webhooks:gmsa-authorize";
     expect(byCheck.get("rbac/authorize")?.message).toBe(
-      `authorize's identity ${user} may get gmsacredentialspecs and create localsubjectaccessreviews`,
+      `authorize's identity ${identity("authorize")} may get gmsacredentialspecs and create localsubjectaccessreviews`,
     );
   });
 });
