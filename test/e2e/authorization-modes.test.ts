@@ -1,7 +1,7 @@
 /**
  * REVIEW_REQUESTING_USER and ENFORCEMENT through the real API server and the Node functions (issue 14, sections
  * 1 and 5). Each setting needs its own functions stack: one is started per describe block, and the webhooks are
- * registered for it. An ephemeral container naming its own credspec under each mode: test/unit/rules/cases.ts.
+ * registered for it. What each mode decides (`always` as `ephemeral` here): test/unit/rules/cases.ts.
  */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -87,41 +87,31 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe.each(["ephemeral", "always"])(
-  "REVIEW_REQUESTING_USER=%s: an ephemeral container inheriting the pod-level GMSA",
-  (mode) => {
-    beforeAll(async () => {
-      await restartFunctions({ REVIEW_REQUESTING_USER: mode });
-    });
+describe("REVIEW_REQUESTING_USER=ephemeral: an ephemeral container inheriting the pod-level GMSA", () => {
+  beforeAll(async () => {
+    await restartFunctions({ REVIEW_REQUESTING_USER: "ephemeral" });
+  });
 
-    /** A pod whose service account (`gmsa-app`) may use webapp01, named at the pod level. */
-    const inheritable = (name: string) => gmsaPod(GROUP, name, "gmsa-app");
-
-    it("is refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", async () => {
-      expect((await createPod(cluster, inheritable(`inherit-refused-${mode}`))).status).toBe(201);
-      const refused = await debugAs(DEBUGGER, `inherit-refused-${mode}`);
-      expect(refused.status).toBe(403);
-      expect(refused.body.message).toContain(
+  it.each([
+    ["refused to a user without `use` of the pod's credspec (403), naming the user and the credspec", DEBUGGER, 403],
+    ["allowed to a user with `use` of it", GMSA_DEBUGGER, 200],
+  ] as const)("is %s", async (_, user, status) => {
+    // The pod's service account (`gmsa-app`) may use webapp01, named at the pod level.
+    const name = `inherit-${status === 403 ? "refused" : "allowed"}`;
+    expect((await createPod(cluster, gmsaPod(GROUP, name, "gmsa-app"))).status).toBe(201);
+    const debugged = await debugAs(user, name);
+    expect(debugged.status).toBe(status);
+    if (status === 403)
+      expect(debugged.body.message).toContain(
         `ephemeral container "debug" (pod-level GMSA): user "${DEBUGGER}" is not allowed to use GMSACredentialSpec "webapp01"`,
       );
-      expect(await auditAnnotationsOf(`inherit-refused-${mode}`, "ephemeralcontainers")).toMatchObject({
-        "authorize.gmsa-webhooks.windows.k8s.io/decision": "denied",
-        "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
-      });
+    else expect(debugged.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
+    expect(await auditAnnotationsOf(name, "ephemeralcontainers")).toMatchObject({
+      "authorize.gmsa-webhooks.windows.k8s.io/decision": status === 403 ? "denied" : "allowed",
+      "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
     });
-
-    it("is allowed to a user with `use` of it", async () => {
-      expect((await createPod(cluster, inheritable(`inherit-allowed-${mode}`))).status).toBe(201);
-      const allowed = await debugAs(GMSA_DEBUGGER, `inherit-allowed-${mode}`);
-      expect(allowed.status).toBe(200);
-      expect(allowed.body.spec?.ephemeralContainers?.map((c) => c.name)).toEqual(["debug"]);
-      expect(await auditAnnotationsOf(`inherit-allowed-${mode}`, "ephemeralcontainers")).toMatchObject({
-        "authorize.gmsa-webhooks.windows.k8s.io/decision": "allowed",
-        "authorize.gmsa-webhooks.windows.k8s.io/credspecs": "webapp01",
-      });
-    });
-  },
-);
+  });
+});
 
 describe("ENFORCEMENT=warn", () => {
   it("creates a pod authorize would deny, with the denial as a Warning header and an audit annotation", async () => {

@@ -1,11 +1,7 @@
 /**
- * Availability under change, on the real node (issue 24): while a sender creates GMSA pods through the API server
- * without pause (server-side dry run: the same admission, nothing stored), the chart's release goes through a rolling
- * `helm upgrade` of both Deployments, a drain through the Eviction API with the node cordoned (the
- * PodDisruptionBudget lets one replica of each function go and refuses the last, 429), a renewal of the serving
- * certificate (a new leaf from the same CA written to the release's Secret, served by every pod without a restart), and one replica
- * killed outright. Prints per event: creates attempted, admitted correctly, refused wrongly, failed (500 or timeout).
- * Upgrade, drain and renewal must lose nothing; a killed replica may fail creates only until its endpoint goes.
+ * Availability under change, on the real node (issue 24): while senders create GMSA pods through the API server
+ * without pause (server-side dry run: the same admission, nothing stored), the chart's release goes through each change
+ * below. Prints per event the creates attempted, admitted correctly, refused wrongly and failed (500 or timeout).
  */
 import { X509Certificate } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -112,7 +108,6 @@ async function writeServingSecret(create: boolean): Promise<string> {
   return new X509Certificate(pem).serialNumber;
 }
 
-/** The serial number of the certificate a pod serves on 8443. */
 function servedSerial(podIp: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(

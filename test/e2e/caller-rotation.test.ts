@@ -1,10 +1,7 @@
 /**
- * docs/operations.md's rotation of the caller credential, on a real node, with pods created throughout: the chart
- * in inCluster mode with `callerAuth.mode: path` (the webhook URL carries the secret, so the API server's side
- * changes with the same `helm upgrade`; bearer's side is the API server's admission kubeconfig, read at its start).
- * Three upgrades: both accepted, old first; both, new first (the webhooks switch); the new alone. Each rolls both
- * Deployments through the `checksum/caller-auth` annotation, no restart by hand; a dry-run GMSA pod is created every
- * 0.5 s during each and for 3 s after it, and none may be refused.
+ * docs/operations.md's rotation of the caller credential, on a real node, with pods created throughout: the chart in
+ * inCluster mode with `callerAuth.mode: path` (the webhook URL carries the secret, so the API server's side changes
+ * with the same `helm upgrade`; bearer's side is the API server's admission kubeconfig, read at its start).
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +30,6 @@ const valuesWith = (secret: string) => ({
   callerAuth: { mode: "path", expand: secret, authorize: secret },
 });
 
-/** The path each webhook configuration calls. */
 const webhookPaths = async () =>
   (await registeredWebhooks(stack.cluster, FULLNAME)).map(([webhook]) => webhook!.clientConfig.service!.path);
 

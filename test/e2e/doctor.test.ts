@@ -2,7 +2,6 @@
  * `kubectl gmsa doctor` through the real kube-apiserver, with the functions registered by URL (infra/deploy/webhooks): it
  * passes on a healthy install, with the Node functions and with the Worker builds; then, for each fault injected, it
  * fails naming that fault and only that fault (every failing line is about it), and passes again once it is undone.
- * It runs on a cluster of its own (see beforeAll).
  */
 import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
@@ -29,9 +28,11 @@ import {
 } from "../../infra/local/index.ts";
 import { createCertificateAuthority } from "../../infra/local/pki.ts";
 import { formatFindingsText } from "../../cli/doctor/findings.ts";
+import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import {
   createDoctorOperator,
   expectDoctorFault,
+  expectDoctorFaultUntil,
   expectDoctorHealthy,
   runDoctor,
   runDoctorJson,
@@ -50,6 +51,8 @@ const VALIDATING = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfi
 
 const expectHealthy = (args: string[] = []) => expectDoctorHealthy(cluster.adminKubeconfig, { args });
 const expectOnly = (fault: RegExp, count = 1) => expectDoctorFault(cluster.adminKubeconfig, fault, { count });
+const expectOnlyUntil = (undo: () => Promise<unknown>, fault: RegExp, count = 1) =>
+  expectDoctorFaultUntil(cluster.adminKubeconfig, fault, undo, { count });
 
 const setCaBundle = (path: string, pem: string) =>
   kubeRequestOk(admin, path, {
@@ -82,14 +85,9 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
   afterAll(async () => stack?.stop());
 
   // The Workers authenticate with JWTs as users of infra/local/jwt-rbac.yaml, which doctor is told (serverless).
-  const identities =
-    runtime === "worker"
-      ? { expand: "gmsa-webhooks:gmsa-webhooks-expand", authorize: "gmsa-webhooks:gmsa-webhooks-authorize" }
-      : undefined;
-  const identityFlags =
-    identities === undefined
-      ? []
-      : ["--expand-identity", identities.expand, "--authorize-identity", identities.authorize];
+  const identity = (fn: FunctionName) =>
+    runtime === "worker" ? `gmsa-webhooks:gmsa-webhooks-${fn}` : `system:serviceaccount:gmsa-webhooks:gmsa-${fn}`;
+  const identityFlags = runtime === "worker" ? FUNCTION_NAMES.flatMap((fn) => [`--${fn}-identity`, identity(fn)]) : [];
 
   it("passes every check, both dry-run probes with the time each took", async () => {
     const findings = await expectHealthy(identityFlags);
@@ -113,9 +111,8 @@ describe.each(["node", "worker"] as const)("doctor on a healthy install, %s func
     expect(may?.ms).toBeGreaterThan(0);
     // The local CA lasts two days: inside the renewal window, a warning and not a failure.
     expect(byCheck.get("certificates/expand")?.message).toMatch(/renewal window|from where doctor runs/);
-    const user = identities?.authorize ?? "system:serviceaccount:gmsa-webhooks:gmsa-authorize";
     expect(byCheck.get("rbac/authorize")?.message).toBe(
-      `authorize's identity ${user} may get gmsacredentialspecs and create localsubjectaccessreviews`,
+      `authorize's identity ${identity("authorize")} may get gmsacredentialspecs and create localsubjectaccessreviews`,
     );
   });
 });
@@ -167,25 +164,19 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     await run("openssl", ["x509", "-req", "-in", csr, "-signkey", caKey, "-days", "0", "-out", expired]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await setCaBundle(MUTATING, await readFile(expired, "utf8"));
-    try {
-      await expectOnly(/^certificates\/expand: .*the caBundle of gmsa-webhooks-expand .* expired on/);
-    } finally {
-      await restoreWebhooks();
-    }
-    await expectHealthy();
+    await expectOnlyUntil(
+      restoreWebhooks,
+      /^certificates\/expand: .*the caBundle of gmsa-webhooks-expand .* expired on/,
+    );
   });
 
   it("a caBundle of another CA", async () => {
     const other = await createCertificateAuthority(scratch, "another-ca");
     await setCaBundle(VALIDATING, other.certPem);
-    try {
-      await expectOnly(
-        /^certificates\/authorize: .*from where doctor runs: the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
-      );
-    } finally {
-      await restoreWebhooks();
-    }
-    await expectHealthy();
+    await expectOnlyUntil(
+      restoreWebhooks,
+      /^certificates\/authorize: .*from where doctor runs: the caBundle of gmsa-webhooks-authorize does not verify the certificate it serves/,
+    );
   });
 
   it("an objectSelector that lets a pod's own label skip authorize", async () => {
@@ -193,28 +184,20 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
       kubeRequestOk(admin, VALIDATING, { method: "PATCH", contentType: "application/json-patch+json", body: [op] });
     const path = "/webhooks/0/objectSelector";
     await patch({ op: "add", path, value: { matchExpressions: [{ key: "skip-gmsa", operator: "DoesNotExist" }] } });
-    try {
-      const [found] = await expectOnly(/^webhooks\/authorize: .*objectSelector differs from the shipped one/);
-      expect(found?.fix).toContain(`[{"op":"remove","path":"${path}"}]`);
-    } finally {
-      // The doctor's fix: applying the shipped configuration again would keep a field it does not set.
-      await patch({ op: "remove", path });
-    }
-    await expectHealthy();
+    // The doctor's fix: applying the shipped configuration again would keep a field it does not set.
+    const undo = () => patch({ op: "remove", path });
+    const [found] = await expectOnlyUntil(undo, /^webhooks\/authorize: .*objectSelector differs from the shipped one/);
+    expect(found?.fix).toContain(`[{"op":"remove","path":"${path}"}]`);
   });
 
   it("authorize's RBAC removed", async () => {
     const binding = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/gmsa-webhooks:authorize";
     await kubeRequestOk(admin, binding, { method: "DELETE" });
-    try {
-      // authorize's own /readyz may say so too, where it checks its RBAC.
-      await expectOnly(
-        /^(rbac\/authorize: authorize's identity system:serviceaccount:gmsa-webhooks:gmsa-authorize may not .*its RBAC is missing|readyz\/authorize: authorize is not ready: .*RBAC)/,
-      );
-    } finally {
-      await applyObjects(admin, await loadManifest("rbac/authorize.yaml"));
-    }
-    await expectHealthy();
+    // authorize's own /readyz may say so too, where it checks its RBAC.
+    await expectOnlyUntil(
+      async () => applyObjects(admin, await loadManifest("rbac/authorize.yaml")),
+      /^(rbac\/authorize: authorize's identity system:serviceaccount:gmsa-webhooks:gmsa-authorize may not .*its RBAC is missing|readyz\/authorize: authorize is not ready: .*RBAC)/,
+    );
   });
 
   it("a webhook configuration deleted: exit 1, in text one line per check naming it, no colour off a terminal", async () => {
@@ -240,14 +223,10 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
     const malformed: KubeObject = structuredClone({ ...sample!, metadata: { name: "doctor-malformed" } });
     delete (malformed["credspec"] as { DomainJoinConfig: { Sid?: string } }).DomainJoinConfig.Sid;
     await applyObjects(admin, [malformed]);
-    try {
-      await expectOnly(
-        /^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/,
-      );
-    } finally {
-      await kubeRequestOk(admin, "/apis/windows.k8s.io/v1/gmsacredentialspecs/doctor-malformed", { method: "DELETE" });
-    }
-    await expectHealthy();
+    await expectOnlyUntil(
+      () => kubeRequestOk(admin, objectPath(malformed), { method: "DELETE" }),
+      /^credspec\/doctor-malformed: GMSACredentialSpec doctor-malformed: credspec\.DomainJoinConfig\.Sid: is required/,
+    );
   });
 
   it("a service account without use: its running GMSA pod would not be replaced", async () => {
@@ -264,13 +243,10 @@ describe("kubectl gmsa doctor names each injected fault, and only that fault (No
       "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/gmsa-app-uses-webapp01",
       { method: "DELETE" },
     );
-    try {
-      await expectOnly(/^pods\/use: .*pod default\/doctor-web \(service account gmsa-app, credspec webapp01\)/);
-    } finally {
+    await expectOnlyUntil(async () => {
       await applyObjects(admin, rbac);
       await deletePods(cluster, "doctor");
-    }
-    await expectHealthy();
+    }, /^pods\/use: .*pod default\/doctor-web \(service account gmsa-app, credspec webapp01\)/);
   });
 
   it("a running pod and a Deployment's pod template naming a credspec that does not exist", async () => {

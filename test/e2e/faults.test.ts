@@ -44,7 +44,6 @@ let stack: FunctionsStack;
 let webapp01: unknown;
 const freshNames = Array.from({ length: FRESH_COUNT }, (_, i) => `faults-fresh-${i}`);
 
-/** The fresh credspecs and a grant for gmsa-app to use them. */
 function freshObjects(): KubeObject[] {
   return [
     ...freshNames.map((name) => ({
@@ -83,7 +82,6 @@ afterAll(async () => {
 
 const execRunsOk = async (fn: FunctionName) => (await stack.metrics(fn))["execRuns_success"] ?? 0;
 
-/** Runs `phase` for `ms`, with the load on. */
 async function hold(load: FaultLoad, phase: string, ms: number): Promise<void> {
   load.phase(phase);
   await sleep(ms);

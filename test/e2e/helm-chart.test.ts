@@ -1,10 +1,7 @@
 /**
- * The Helm chart infra/deploy/helm/gmsa-webhooks, rendered by the helm the project builds (`helm lint`, `helm template`):
- * every mode and certificate option, what each renders and what it must not, the values it refuses with a
- * message, what `lookup` finds (`--dry-run=server` against the local API server): a CRD the release does not own
- * left out; the AKS and EKS example values, every rendered object accepted by a server-side dry-run, and the objects
- * it shares with the kustomize bases equal to theirs. `helm install` into the cluster is tested elsewhere, not here:
- * the certificate kept on upgrade in helm-in-cluster.test.ts, credspecs the release does not own in incumbent-crd.test.ts.
+ * The Helm chart infra/deploy/helm/gmsa-webhooks rendered by the helm the project builds (`helm lint`, `helm template`,
+ * `lookup` through `--dry-run=server`), its objects dry-run by the local API server. `helm install` into the cluster:
+ * helm-in-cluster.test.ts (the certificate kept on upgrade), incumbent-crd.test.ts (credspecs the release does not own).
  */
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -126,7 +123,6 @@ let helm: HelmRunner;
 const rendered = new Map<string, KubeObject[]>();
 
 const webhookOf = (objects: KubeObject[], fn: Fn) => webhookIn(objects, fn, FULLNAME);
-/** A function's Deployment, with the fields the tests read. */
 const deploymentOf = (objects: KubeObject[], fn: Fn) =>
   find(objects, "Deployment", `${FULLNAME}-${fn}`).spec as {
     replicas: number;
@@ -336,17 +332,12 @@ describe("helm template: inCluster mode", () => {
     expect(ofKind(objects, "Secret").map((s) => s.metadata.name)).toEqual([`${FULLNAME}-caller-auth`]);
   });
 
-  it("by default, a NetworkPolicy admitting the functions' port only from controlPlaneCIDRs, selecting both functions' pods", () => {
-    const policies = ofKind(objects(), "NetworkPolicy") as (KubeObject & { spec: NetworkPolicySpec })[];
-    expect(policies.map((p) => p.metadata.name)).toEqual([FULLNAME]);
-    const [{ spec }] = policies as [(typeof policies)[number]];
-    expect(spec.policyTypes).toEqual(["Ingress"]);
-    expect(spec.ingress).toEqual([{ from: [{ ipBlock: { cidr: POD_CIDR } }], ports: HTTPS_PORT }]);
-    for (const fn of FUNCTIONS)
-      expect(deploymentOf(objects(), fn).template.metadata.labels).toMatchObject(spec.podSelector.matchLabels);
-  });
-
   it.each([
+    [
+      "only from controlPlaneCIDRs, by default",
+      { networkPolicy: { controlPlaneCIDRs: [POD_CIDR] } },
+      [{ from: [{ ipBlock: { cidr: POD_CIDR } }], ports: HTTPS_PORT }],
+    ],
     [
       "the metricsFrom peers in a rule of their own",
       { networkPolicy: { controlPlaneCIDRs: ["10.0.0.0/28", "fd00:10::/64"], metricsFrom: [PROMETHEUS_PEER] } },
@@ -362,13 +353,20 @@ describe("helm template: inCluster mode", () => {
     ],
     // No CIDRs needed then.
     ["nobody, with networkPolicy.enabled false: no NetworkPolicy", { networkPolicy: { enabled: false } }, undefined],
-  ])("admits to the functions' port %s", async (_, values, ingress) => {
-    const objects = await template({ ...IN_CLUSTER_WITHOUT_CIDRS, ...values });
-    expect(ofKind(objects, "NetworkPolicy").map((o) => (o.spec as NetworkPolicySpec).ingress)).toEqual(
-      ingress === undefined ? [] : [ingress],
-    );
-    expect(ofKind(objects, "Deployment")).toHaveLength(2);
-  });
+  ])(
+    "admits to the functions' port %s, in one NetworkPolicy selecting both functions' pods",
+    async (_, values, ingress) => {
+      const objects = await template({ ...IN_CLUSTER_WITHOUT_CIDRS, ...values });
+      const policies = ofKind(objects, "NetworkPolicy") as (KubeObject & { spec: NetworkPolicySpec })[];
+      expect(policies.map((p) => [p.metadata.name, p.spec.policyTypes, p.spec.ingress])).toEqual(
+        ingress === undefined ? [] : [[FULLNAME, ["Ingress"], ingress]],
+      );
+      expect(ofKind(objects, "Deployment")).toHaveLength(2);
+      for (const fn of FUNCTIONS)
+        for (const { spec } of policies)
+          expect(deploymentOf(objects, fn).template.metadata.labels).toMatchObject(spec.podSelector.matchLabels);
+    },
+  );
 
   it("sets env on both functions and a function's own env on it alone; adds the viewer role to view", () => {
     const objects = rendered.get("inCluster, jwt")!;

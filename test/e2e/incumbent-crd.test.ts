@@ -1,16 +1,10 @@
 /**
- * A cluster that ran kubernetes-sigs/windows-gmsa, through the real API server: its CRD
- * (test/e2e/fixtures/windows-gmsa-crd.yaml) is applied with kubectl as its deploy script does, the samples are
- * created as `windows.k8s.io/v1alpha1` while v1alpha1 is the storage version (so etcd holds them as v1alpha1), and
- * storage then moves to v1 as its later CRD does: `status.storedVersions` is [v1alpha1, v1]. Then ours arrives three
- * ways: `kubectl apply -k infra/deploy/crd` (our CRD replaces theirs); the plain `helm install` the README documents, with
- * no extra flag and the incumbent's credspecs listed in `credentialSpecs` (the chart finds the CRD and the credspecs
- * it does not own and leaves them as they are); and the optional takeover docs/migration.md describes (the CRD
- * adopted by the release, `--force-conflicts`). A CRD of windows-gmsa's first releases, serving v1alpha1 alone, is
- * refused by the chart with the fix named. Each must leave every credspec readable as both versions, accept new
- * v1alpha1 manifests, and have pods naming a credspec expanded and authorized; `helm uninstall` must delete nothing
- * the release did not create. The functions run without caches, so each pod's review reads the credspec through
- * the API server. Afterwards the CRD is deleted and ours applied again, as the other files expect it.
+ * A cluster that ran kubernetes-sigs/windows-gmsa, through the real API server: its CRD (fixtures/windows-gmsa-crd.yaml)
+ * applied with kubectl as its deploy script does, the samples created while v1alpha1 was the storage version (so etcd
+ * holds them as v1alpha1), then storage moved to v1 as its later CRD does. Ours then arrives each way the docs name
+ * (kustomize, the README's plain `helm install`, docs/migration.md's takeover). The functions run without caches, so
+ * each review reads the credspec through the API server. Afterwards the CRD is deleted and ours applied again, as the
+ * other files expect it.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -67,7 +61,6 @@ let stack: FunctionsStack;
 let helm: HelmRunner;
 
 const credSpecs = (version: string) => `/apis/windows.k8s.io/${version}/gmsacredentialspecs`;
-/** The names of the credspecs listed as `version`, sorted. */
 const credSpecNames = async (version: string) =>
   (await kubeRequestOk<{ items: CredSpecObject[] }>(admin, credSpecs(version))).items
     .map((i) => i.metadata.name)

@@ -62,7 +62,6 @@ const run = (file: string, args: string[], stdin?: string, env: Record<string, s
   });
 const plugin = (args: string[], stdin?: string) => run(bin, args, stdin);
 
-/** A pod in {@link NAMESPACE} naming {@link CREDSPEC}. */
 const pod = (name: string, serviceAccountName: string, more: PodOptions = {}): Pod =>
   buildPod({
     ...e2ePod("kubectl-gmsa", name),

@@ -1,10 +1,8 @@
 /**
- * The kustomize bases (infra/deploy/crd, rbac, webhooks, samples) and overlays (infra/deploy/overlays/) rendered by
- * `kubectl kustomize` and applied with server-side dry-run, so the real API server validates every
- * object (CRD schema, webhook URLs and CEL, RBAC), then checked for what each overlay promises; and
- * infra/deploy/node/in-cluster.yaml, which node-in-cluster leaves to be applied after it, dry-run the same way.
- * A copy of infra/ is rendered, with test path secrets: a developer's own path-secrets.env is never
- * read. Dry-run changes nothing, so there is nothing to clean up.
+ * The kustomize bases and overlays of infra/deploy/ (and node/in-cluster.yaml, applied after node-in-cluster) rendered
+ * by `kubectl kustomize` and dry-run by the real API server, which validates every object (CRD schema, webhook URLs and
+ * CEL, RBAC). A copy of infra/ is rendered with test path secrets: a developer's own path-secrets.env is never read.
+ * Dry-run stores nothing: only the copy is removed afterwards.
  */
 import { randomBytes } from "node:crypto";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";

@@ -2,12 +2,10 @@
  * Slow-loris against the Node server (issue 23, row 3), through the real kube-apiserver: both functions run as
  * production runs them (the esbuild bundle of functions/node/index.ts with the heap limits of `npm start`), registered
  * as the cluster's webhooks. Each server is kept under STALLED_PER_SERVER connections that finish TLS and send half a
- * header, or never start the handshake, for SUSTAIN_MS, every one it closes or refuses replaced. Meanwhile GMSA pods
- * are created through the API server and must be expanded and authorized (the first while the cap is
- * full), each server's resident memory must stay under a 128 MiB container limit, the server must hold no more than
- * its cap, and close every stalled connection within 20 s of opening it. Nothing is judged until the attacker has
- * filled the cap (a busy machine slows the attacker too). Prints the figures
- * (docs/security.md, "Limits on what one request can cost").
+ * header, or never start the handshake, for SUSTAIN_MS, every one it closes or refuses replaced, while GMSA pods are
+ * created through the API server (the first while the cap is full). Nothing is judged until the attacker has filled
+ * the cap (a busy machine slows the attacker too). Prints the figures (docs/security.md, "Limits on what one request
+ * can cost").
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";

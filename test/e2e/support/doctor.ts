@@ -144,3 +144,23 @@ export function expectDoctorHealthy(kubeconfig: string, { args = [] as string[],
 export async function expectDoctorFault(kubeconfig: string, fault: RegExp, { count = 1, timeoutMs = 30_000 } = {}) {
   return (await expectDoctor(kubeconfig, [], 1, fault, count, timeoutMs)).filter((f) => f.status === "fail");
 }
+
+/**
+ * {@link expectDoctorFault} while a fault is in place, then `undo` (however that went) and {@link expectDoctorHealthy}
+ * again (`healthyMs`: its timeout); @returns the failed findings.
+ */
+export async function expectDoctorFaultUntil(
+  kubeconfig: string,
+  fault: RegExp,
+  undo: () => Promise<unknown>,
+  { count = 1, timeoutMs = 30_000, healthyMs = 30_000 } = {},
+) {
+  let failed;
+  try {
+    failed = await expectDoctorFault(kubeconfig, fault, { count, timeoutMs });
+  } finally {
+    await undo();
+  }
+  await expectDoctorHealthy(kubeconfig, { timeoutMs: healthyMs });
+  return failed;
+}
