@@ -9,6 +9,7 @@ import {
   EXPECTED_WEBHOOKS,
   exemptNamespaces,
   SHADOW_MODE_ANNOTATION,
+  type FoundWebhook,
   type WebhookConfiguration,
 } from "../../../../cli/doctor/webhooks.ts";
 import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
@@ -206,19 +207,12 @@ describe("webhook configurations", () => {
   });
 });
 
-interface Rendered {
-  kind: string;
-  metadata: { name: string };
-  webhooks?: ({ clientConfig?: unknown } & Record<string, unknown>)[];
-}
+const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: FoundWebhook["webhook"]) => rest;
 
-const withoutClientConfig = ({
-  clientConfig: _clientConfig,
-  ...rest
-}: { clientConfig?: unknown } & Record<string, unknown>) => rest;
+type Rendered = WebhookConfiguration & { kind: string };
 
 /** The webhook configurations `helm template` renders from the chart with its default values and `extra`. */
-async function rendered(extra: string[] = []): Promise<(WebhookConfiguration & { kind: string })[]> {
+async function rendered(extra: string[] = []): Promise<Rendered[]> {
   const values = [
     ...["--set", "callerAuth.expand=t", "--set", "callerAuth.authorize=t"],
     ...["--set-json", 'networkPolicy.controlPlaneCIDRs=["10.0.0.0/8"]'],
@@ -230,7 +224,7 @@ async function rendered(extra: string[] = []): Promise<(WebhookConfiguration & {
     { maxBuffer: 16 * 1024 * 1024 },
   );
   return parseAllDocuments(stdout)
-    .map((d) => d.toJS() as WebhookConfiguration & { kind: string })
+    .map((d) => d.toJS() as Rendered)
     .filter((o) => o?.kind?.endsWith("WebhookConfiguration"));
 }
 
