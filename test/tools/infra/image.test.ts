@@ -74,16 +74,6 @@ describe("the production image", () => {
     expect(config.rootfs.diff_ids).toEqual(digests.map((digest) => `sha256:${digest}`));
   });
 
-  it("carries the CLI beside the server in its app layer", async () => {
-    const { stdout } = await run("tar", ["-tzf", layers.at(-1)!], { maxBuffer: 16 * 2 ** 20 });
-    const names = stdout
-      .trim()
-      .split("\n")
-      .map((name) => name.replace(/^\.\//, ""));
-    expect(names).toContain("app/dist/node/server.mjs");
-    expect(names).toContain("app/dist/node/gmsa-webhooks.mjs");
-  });
-
   it.runIf(process.getuid?.() === 0)(
     "starts Node as uid 1000 on its read-only root",
     async () => {
