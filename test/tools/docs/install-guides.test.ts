@@ -5,10 +5,8 @@
  * authentication configuration. The Workers' environments: test/worker/wrangler-envs.test.ts; Azure:
  * install-azure-functions.test.ts.
  */
-import { execFile } from "node:child_process";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { bundleNodeFunction } from "../../../infra/build/node/bundle-function.ts";
@@ -21,8 +19,8 @@ import { writeWithClusterCa } from "./cluster-ca.ts";
 import { awsCommands, readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 import { preparedAwsCli } from "../../support/prepared.ts";
 import { runBash, runChild } from "../../support/run-child.ts";
+import { run } from "../support/run.ts";
 
-const run = promisify(execFile);
 const LAMBDA_GUIDE = "docs/install-aws-lambda.md";
 const WORKERS_GUIDE = "docs/install-cloudflare-workers.md";
 

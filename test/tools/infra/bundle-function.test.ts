@@ -1,12 +1,10 @@
-import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bundleCli, bundleNodeFunction, CLI_BUNDLE } from "../../../infra/build/node/bundle-function.ts";
 import { tempDir } from "../../support/temp-dir.ts";
+import { run } from "../support/run.ts";
 
-const run = promisify(execFile);
 let dir: string;
 
 beforeAll(async () => {

@@ -3,17 +3,14 @@
  * configuration runs and as whom, that its layers are reproducible tars of root-owned files with nothing but Node,
  * its libraries and the bundle (no shell), and that Node starts in it as uid 1000 on a read-only root.
  */
-import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
 import type { ImageInfo } from "../../../infra/build/node/image.ts";
 import { preparedImage } from "../../support/prepared.ts";
 import { tempDir } from "../../support/temp-dir.ts";
-
-const run = promisify(execFile);
+import { run } from "../support/run.ts";
 
 interface Descriptor {
   digest: string;

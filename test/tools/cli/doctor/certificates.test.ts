@@ -1,9 +1,7 @@
-import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   issueServingCertificate,
@@ -15,6 +13,7 @@ import { createTestCa } from "../../../support/test-pki.ts";
 import { checkFunction } from "../../../../cli/doctor/certificates.ts";
 import type { DoctorCluster, Finding } from "../../../../cli/doctor/findings.ts";
 import type { FoundWebhook } from "../../../../cli/doctor/webhooks.ts";
+import { run } from "../../support/run.ts";
 
 const DAY = 86_400_000;
 
@@ -123,7 +122,6 @@ describe("a URL's certificate, from where doctor runs", () => {
   });
 
   it("fails an expired caBundle CA", async () => {
-    const run = promisify(execFile);
     const [csr, crt] = [join(dir, "old.csr"), join(dir, "old.crt")];
     // Self-signed again with the CA's key and name (createTestCa names it after its folder), valid for no days.
     await run("openssl", ["req", "-new", "-key", ca.keyFile, "-subj", "/CN=ca", "-out", csr]);

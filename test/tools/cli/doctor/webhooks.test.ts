@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preparedProgram } from "../../../support/prepared.ts";
@@ -13,6 +11,7 @@ import {
   type WebhookConfiguration,
 } from "../../../../cli/doctor/webhooks.ts";
 import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
+import { run } from "../../support/run.ts";
 
 /** A configuration as shipped, under `name`, with `change` applied to its webhook. */
 function config(
@@ -218,7 +217,7 @@ async function rendered(extra: string[] = []): Promise<Rendered[]> {
     ...["--set-json", 'networkPolicy.controlPlaneCIDRs=["10.0.0.0/8"]'],
     ...["--set", "image.repository=registry.invalid/gmsa-webhooks", ...extra],
   ];
-  const { stdout } = await promisify(execFile)(
+  const { stdout } = await run(
     preparedProgram("helm"),
     ["template", "gmsa-webhooks", CHART_DIR, "-n", "gmsa-webhooks", ...values],
     { maxBuffer: 16 * 1024 * 1024 },

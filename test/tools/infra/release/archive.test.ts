@@ -2,15 +2,12 @@
  * The release's archives and checksums (infra/build/release/archive.ts): the same files give the same bytes whenever they
  * are written, modes survive, and SHA256SUMS is what `sha256sum -c` checks.
  */
-import { execFile } from "node:child_process";
 import { chmod, mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { tarGzFolder, writeChecksums, zipFolder } from "../../../../infra/build/release/archive.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
-
-const run = promisify(execFile);
+import { run } from "../../support/run.ts";
 
 /** A folder with a nested file and an executable, dated `date`. */
 async function makeFolder(date: Date): Promise<string> {

@@ -3,11 +3,9 @@
  * and in which order, and the steps that need no registry run in bash as Actions runs them (`bash -eo pipefail`),
  * with `gh` and `skopeo` replaced by stand-ins. Publishing itself: test/e2e/release.test.ts.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { actionlintArgs } from "../../../../infra/build/release/actionlint.ts";
@@ -16,8 +14,8 @@ import { preparedProgram } from "../../../support/prepared.ts";
 import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 import { standIns } from "../../../support/run-child.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
+import { run } from "../../support/run.ts";
 
-const run = promisify(execFile);
 const WORKFLOW = path.join(REPO_ROOT, ".github", "workflows", "release.yml");
 
 interface Step {
