@@ -1,8 +1,4 @@
-/**
- * The function zips the install guides build: their packaging lines, run twice as an update runs them, write a zip
- * that holds the second build's files only (no chunk of the first); the Azure guide names its zip as the release
- * names the package (infra/build/release/release.ts), also in its rollback.
- */
+/** The function zips the install guides build: their packaging lines, run twice as an update runs them. */
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

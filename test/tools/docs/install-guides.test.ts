@@ -1,8 +1,6 @@
 /**
  * The install guides' commands and example files, run or checked the way they can be here (docs/install-*.md,
- * "What is checked here, and how"): the Lambda bundle with the settings the guide's own shell lines write, every
- * `aws` flag against the AWS CLI's help, and the Workers' JWT settings against the API server's example
- * authentication configuration. The Workers' environments: test/worker/wrangler-envs.test.ts; Azure:
+ * "What is checked here, and how"). The Workers' environments: test/worker/wrangler-envs.test.ts; Azure:
  * install-azure-functions.test.ts.
  */
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";

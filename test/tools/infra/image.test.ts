@@ -1,7 +1,6 @@
 /**
- * The production image (infra/build/node/image.ts), built or taken from its cache, unpacked and checked: what its
- * configuration runs and as whom, that its layers are reproducible tars of root-owned files with nothing but Node,
- * its libraries and the bundle (no shell), and that Node starts in it as uid 1000 on a read-only root.
+ * The production image (infra/build/node/image.ts), built or taken from its cache, unpacked and checked: its
+ * configuration, its layers, and Node started in it.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";

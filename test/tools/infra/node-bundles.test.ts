@@ -1,8 +1,4 @@
-/**
- * The bundles of the Node-based targets as their builds write them: the function platforms' within issue 12's
- * budget and without what they never run, the rarely used modes out of what a cold start loads, and the Node
- * server's bundle running alone, as the container image holds it (no node_modules, no sources).
- */
+/** The bundles of the Node-based targets as their builds write them, within issue 12's budget. */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

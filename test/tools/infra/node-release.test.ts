@@ -1,8 +1,6 @@
 /**
- * The image's pinned Node (infra/build/node/node-release.ts): the binary `npm ci` installed is the one whose SHA-256 the
- * repository keeps, the lock pins its package by version and integrity with no install script, and the release
- * workflow's check of the Node.js project's tarball (SHASUMS256.txt, then `bin/node`) passes and fails as it should,
- * on a stand-in release made here (nodejs.org is not reachable from the tests).
+ * The image's pinned Node (infra/build/node/node-release.ts), and the release workflow's check of the Node.js
+ * project's tarball on a stand-in release made here (nodejs.org is not reachable from the tests).
  */
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";

@@ -1,7 +1,6 @@
 /**
  * The Node server's /metrics, read by Debian's Prometheus parser after a real server answered reviews against an
- * API server stand-in: allowed, denied (422), fail closed (500), cached, with an access review, and one pod whose
- * every name is distinctive, which must appear nowhere in the exposition.
+ * API server stand-in, one of them for a pod whose every name is distinctive.
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";

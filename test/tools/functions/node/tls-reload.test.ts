@@ -1,8 +1,6 @@
 /**
  * Certificate renewal on a running Node server, the way the kubelet updates a Secret volume: the new files go into
- * a new folder and the `..data` symlink is swapped atomically. A request in flight across the swap completes, new
- * connections see the new certificate, the server is the same object, and a pair that does not match is refused
- * while the last good certificate keeps serving.
+ * a new folder and the `..data` symlink is swapped atomically. Then CALLER_AUTH=mtls's client CA, rewritten in place.
  */
 import { X509Certificate } from "node:crypto";
 import { mkdir, rename, symlink, writeFile } from "node:fs/promises";

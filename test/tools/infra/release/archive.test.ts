@@ -1,7 +1,4 @@
-/**
- * The release's archives and checksums (infra/build/release/archive.ts): the same files give the same bytes whenever they
- * are written, modes survive, and SHA256SUMS is what `sha256sum -c` checks.
- */
+/** The release's archives and checksums (infra/build/release/archive.ts). */
 import { chmod, mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

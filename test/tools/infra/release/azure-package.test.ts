@@ -1,8 +1,6 @@
 /**
- * The Azure Functions package as `npm run build:azure` writes it (infra/build/azure/build.ts), which the release zips after
- * `npm ci --omit=dev`: its package.json pins @azure/functions to the version of the repository's package-lock.json,
- * and its package-lock.json holds that version and every package it needs as the repository's lock does, which npm
- * accepts as it is (an offline `npm ci --dry-run` with an empty cache: nothing to resolve, nothing to fetch).
+ * The Azure Functions package as `npm run build:azure` writes it (infra/build/azure/build.ts), which the release zips
+ * after `npm ci --omit=dev`.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";

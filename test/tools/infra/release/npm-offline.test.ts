@@ -1,6 +1,5 @@
 /**
- * `npm run release` and the network (infra/build/release/release.ts): the Azure package's `npm ci` installs from npm's
- * cache with no registry at all, and when the cache lacks a package it fails saying it needs the registry. Run on a
+ * `npm run release` and the network (infra/build/release/release.ts): the Azure package's `npm ci`, run on a
  * one-package project with a cache of its own and a registry address where nothing listens.
  */
 import { createHash } from "node:crypto";

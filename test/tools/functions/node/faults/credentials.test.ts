@@ -1,8 +1,6 @@
 /**
- * Fault matrix, credentials (issue 5, rows 6-8): the API server refuses a token (401) while the exec plugin
- * recovers, fails, or hangs. A refused token is replaced once and the request retried; a failing plugin is a
- * 500 that names it (command and exit code, never its stdout) and is not run once per review; a hanging plugin
- * costs a review its deadline, not more, and is killed by the exec source's own timeout.
+ * Fault matrix (MATRIX.md), credentials (issue 5, rows 6-8): the API server refuses a token (401) while the exec
+ * plugin recovers, fails, or hangs.
  */
 import { describe, expect, it } from "vitest";
 import { eventually, isAlive } from "../../../../support/exec-plugins.ts";

@@ -1,7 +1,6 @@
 /**
- * Fault matrix, transport faults (issue 5, rows 1-3): the API server refuses connections, resets them mid-answer,
- * or answers too slowly. Each ends in a fail-closed 500 within the review's budget, and the same server recovers
- * when the fault clears.
+ * Fault matrix (MATRIX.md), transport faults (issue 5, rows 1-3): the API server refuses connections, resets them
+ * mid-answer, or answers too slowly.
  */
 import { describe, expect, it } from "vitest";
 import type { Fault } from "../../../../support/kube-server.ts";
