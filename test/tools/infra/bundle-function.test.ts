@@ -1,7 +1,6 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundleCli, bundleNodeFunction, CLI_BUNDLE } from "../../../infra/build/node/bundle-function.ts";
+import { bundleCli, CLI_BUNDLE } from "../../../infra/build/node/bundle-function.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { run } from "../support/run.ts";
 
@@ -13,19 +12,7 @@ beforeAll(async () => {
 
 // The Lambda bundle answering events on plain Node outside the repository: docs/install-guides.test.ts, with the
 // guide's settings; REST API and Function URL events alike: test/unit/functions/aws-lambda/handler.test.ts.
-describe("bundleNodeFunction", () => {
-  it("leaves the external @azure/functions as an import in the Azure bundle (the host hooks into that package)", async () => {
-    const outdir = path.join(dir, "azure-functions");
-    const bundle = await bundleNodeFunction({
-      entry: "functions/azure-functions/index.ts",
-      outdir,
-      external: ["@azure/functions"],
-    });
-    const code = await readFile(path.join(outdir, bundle.entry), "utf8");
-    expect(code).toMatch(/from ?"@azure\/functions"/);
-    expect(code).not.toContain("AzFuncSystemError");
-  });
-
+describe("bundleCli", () => {
   it("bundles the CLI as an executable a kubeconfig beside it can run: token eks outside the repository", async () => {
     const outDir = path.join(dir, "cli");
     await bundleCli(outDir);
