@@ -10,8 +10,7 @@ beforeAll(async () => {
   dir = await tempDir("gmsa-bundle-");
 });
 
-// The Lambda bundle answering events on plain Node outside the repository: docs/install-guides.test.ts, with the
-// guide's settings; REST API and Function URL events alike: test/unit/functions/aws-lambda/handler.test.ts.
+// The Lambda bundle answering events on plain Node outside the repository: docs/install-guides.test.ts.
 describe("bundleCli", () => {
   it("bundles the CLI as an executable a kubeconfig beside it can run: token eks outside the repository", async () => {
     const outDir = path.join(dir, "cli");

@@ -103,7 +103,6 @@ describe("certificate reload", () => {
 
     // A review whose body is still being uploaded when the certificate changes.
     const body = JSON.stringify(buildReview(buildPod(), { uid: "in-flight" }));
-    // The rest after the swap is installed.
     const rest = logged("TLS certificate reloaded").then(() => body.slice(20));
     const reply = sendTo(running.port, "/expand", { method: "POST" }, { first: body.slice(0, 20), rest });
 
@@ -132,7 +131,6 @@ describe("certificate reload", () => {
     expect(logs.join("\n")).not.toContain("PRIVATE KEY");
     expect(logs.join("\n")).not.toContain("BEGIN CERTIFICATE");
 
-    // Fixed: the next good pair is installed.
     await publish(pki.server);
     expect(await logged("TLS certificate reloaded", 2)).toHaveLength(2);
     expect(await servedFingerprint()).toBe(fingerprintOf(pki.server.cert));
@@ -185,7 +183,6 @@ describe("client CA reload (CALLER_AUTH=mtls)", () => {
       const [idleAgent, busyAgent] = agents as [Agent, Agent];
       const idle = await get(idleAgent);
       expect(idle.status).toBe(405);
-      // The same connection keeps being served while the CA is unchanged.
       const again = await get(idleAgent);
       expect(again.status).toBe(405);
       expect(again.socket).toBe(idle.socket);
