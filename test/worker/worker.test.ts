@@ -279,7 +279,6 @@ describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
       expect(bearers).toHaveLength(1);
       const url = new URL(atob(bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
       expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
-      expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
       expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);
       expect(url.searchParams.get("X-Amz-Security-Token")).toBe("FAKE+session/token=");
     } finally {
