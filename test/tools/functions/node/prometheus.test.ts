@@ -18,8 +18,6 @@ import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
 import { writeKubeconfig } from "../../support/kubeconfig.ts";
 
-type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
-
 const CALLER_TOKEN = "metrics-test-caller-token-0123456789";
 /** METRICS_TOKENS: the scrape credential, apart from the admission one. */
 const SCRAPE_TOKEN = "metrics-test-scrape-token-0123456789";
@@ -48,7 +46,7 @@ const FAMILIES: Record<string, { type: string; labels: string[] }> = {
 let pki: TestPki;
 let api: KubeServer;
 let agent: Agent;
-let running: RunningServer;
+let running: Awaited<ReturnType<typeof startNodeServer>>;
 const logs: string[] = [];
 
 function credSpecAnswer(name: string): { status: number; body: unknown } {

@@ -3,22 +3,15 @@
  * malformed 200s. A GET is retried once within the deadline (after Retry-After when given); a POST is not.
  */
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 import type { Fault } from "../../../../support/kube-server.ts";
-import {
-  BUDGET_MS,
-  expectAllowed,
-  expectRecovery,
-  FIRST_REVIEW_TIMEOUT,
-  FUNCTIONS,
-  SLACK_MS,
-  useFaultWorld,
-} from "./harness.ts";
+import { BUDGET_MS, expectAllowed, expectRecovery, FIRST_REVIEW_TIMEOUT, SLACK_MS, useFaultWorld } from "./harness.ts";
 
 const world = useFaultWorld();
 
 const TOO_MANY = { kind: "status", status: 429, reason: "TooManyRequests" } as const;
 
-describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => {
+describe.each(FUNCTION_NAMES)("%s against an API server that answers badly", (fn) => {
   const lsar = fn === "authorize" ? 1 : 0;
 
   /** Injects a fault the client rides out with its one GET retry: allowed, within the budget. */

@@ -3,6 +3,7 @@
  * plugin recovers, fails, or hangs.
  */
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 import { eventually, isAlive } from "../../../../support/exec-plugins.ts";
 import type { RecordedRequest as Call } from "../../../../support/kube-server.ts";
 import {
@@ -12,7 +13,6 @@ import {
   expectDenied,
   expectRecovery,
   FIRST_REVIEW_TIMEOUT,
-  FUNCTIONS,
   useFaultWorld,
 } from "./harness.ts";
 
@@ -25,7 +25,7 @@ function answersTo(endpoint: Call["endpoint"]): [string | undefined, Call["answe
     .map((call) => [call.token?.split(".")[0], call.answer]);
 }
 
-describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
+describe.each(FUNCTION_NAMES)("%s with an exec plugin", (fn) => {
   it("on a 401 runs the plugin once more, retries once with the new token and is allowed", async () => {
     const webhook = await world.startWebhook();
     expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));

@@ -3,13 +3,14 @@
  * mid-answer, or answers too slowly.
  */
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 import type { Fault } from "../../../../support/kube-server.ts";
-import { BUDGET_MS, FUNCTIONS, useFaultWorld } from "./harness.ts";
+import { BUDGET_MS, useFaultWorld } from "./harness.ts";
 
 const world = useFaultWorld();
 const NO_ANSWER = /reading GMSACredentialSpec "webapp1": no answer from the API server within the deadline/;
 
-describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) => {
+describe.each(FUNCTION_NAMES)("%s against an unreachable or slow API server", (fn) => {
   const lsar = fn === "authorize" ? 1 : 0;
   it.each<{ fault: string; inject: Fault | "refused"; message: RegExp; credspec?: number; slow?: true }>([
     { fault: "connection refused", inject: "refused", message: /API server unreachable \(ECONNREFUSED\)/ },
