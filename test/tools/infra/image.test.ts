@@ -11,10 +11,8 @@ import { preparedImage } from "../../support/prepared.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { run } from "../support/run.ts";
 
-interface Descriptor {
-  digest: string;
-  size: number;
-}
+/** An OCI descriptor, as far as these tests read it. */
+type Descriptor = { digest: string };
 
 let image: ImageInfo;
 let work: string;
