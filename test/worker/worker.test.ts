@@ -207,8 +207,8 @@ describe("caller authentication in the Worker build, every mode", () => {
     expect((await review(w, "/expand", buildReview(buildPod()))).status).toBe(200);
   });
 
-  // Each kind of refused token: test/unit/shared/caller-auth/jwt-verifier.test.ts.
-  it("jwt: a valid token passes, one for another audience gets 401", async () => {
+  // Each kind of refused token: test/unit/shared/caller-auth/jwt-verifier.test.ts; expiry again here, on workerd's clock.
+  it("jwt: a valid token passes; an expired one and one for another audience get 401", async () => {
     const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: "caller", alg: "ES256" };
     const w = worker("authorize", {
@@ -218,16 +218,18 @@ describe("caller authentication in the Worker build, every mode", () => {
       CALLER_AUTH_JWT_AUDIENCE: "gmsa-authorize",
       CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [jwk] }),
     });
-    const sign = (audience: string) =>
+    const sign = (audience: string, expiration: number | string = "5m") =>
       new SignJWT({})
         .setProtectedHeader({ alg: "ES256", kid: "caller" })
         .setIssuer("https://apiserver.example.com")
         .setAudience(audience)
         .setIssuedAt()
-        .setExpirationTime("5m")
+        .setExpirationTime(expiration)
         .sign(privateKey);
     const body = buildReview(buildPod());
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
     expect((await review(w, "/authorize", body, await sign("gmsa-authorize"))).status).toBe(200);
+    expect((await review(w, "/authorize", body, await sign("gmsa-authorize", hourAgo))).status).toBe(401);
     expect((await review(w, "/authorize", body, await sign("someone-else"))).status).toBe(401);
   });
 
