@@ -196,18 +196,19 @@ describe("caller authentication in the Worker build, every mode", () => {
   const pod = buildPod({ windowsOptions: { gmsaCredentialSpecName: "webapp1" } });
   const bearerOff = { CALLER_AUTH_TOKENS: "" };
 
-  it("bearer: the right token passes, a wrong or missing one gets 401 before the body or any API call", async () => {
+  // No credential at all, in every environment: wrangler-envs.test.ts.
+  it("bearer: the right token passes, a wrong one gets 401 before the body or any API call", async () => {
     const w = worker("expand");
     const calls = api.requests.length;
     const headers = { "content-type": "application/json", authorization: "Bearer wrong" };
     const wrong = { method: "POST", headers, body: "{not json" };
     expect((await w.dispatchFetch("https://worker.example/expand", wrong)).status).toBe(401);
-    expect((await review(w, "/expand", buildReview(buildPod()), null)).status).toBe(401);
     expect(api.requests.length).toBe(calls);
     expect((await review(w, "/expand", buildReview(buildPod()))).status).toBe(200);
   });
 
-  it("jwt: a valid token passes; expired, wrong-audience and alg:none tokens get 401", async () => {
+  // Each kind of refused token: test/unit/shared/caller-auth/jwt-verifier.test.ts; expiry again here, on workerd's clock.
+  it("jwt: a valid token passes; an expired one and one for another audience get 401", async () => {
     const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
     const jwk = { ...(await exportJWK(publicKey)), kid: "caller", alg: "ES256" };
     const w = worker("authorize", {
@@ -217,32 +218,27 @@ describe("caller authentication in the Worker build, every mode", () => {
       CALLER_AUTH_JWT_AUDIENCE: "gmsa-authorize",
       CALLER_AUTH_JWT_JWKS: JSON.stringify({ keys: [jwk] }),
     });
-    const sign = (claims: { aud?: string; exp?: number }) =>
+    const sign = (audience: string, expiration: number | string = "5m") =>
       new SignJWT({})
         .setProtectedHeader({ alg: "ES256", kid: "caller" })
         .setIssuer("https://apiserver.example.com")
-        .setAudience(claims.aud ?? "gmsa-authorize")
+        .setAudience(audience)
         .setIssuedAt()
-        .setExpirationTime(claims.exp ?? "5m")
+        .setExpirationTime(expiration)
         .sign(privateKey);
     const body = buildReview(buildPod());
-    expect((await review(w, "/authorize", body, await sign({}))).status).toBe(200);
-    expect(
-      (await review(w, "/authorize", body, await sign({ exp: Math.floor(Date.now() / 1000) - 3600 }))).status,
-    ).toBe(401);
-    expect((await review(w, "/authorize", body, await sign({ aud: "someone-else" }))).status).toBe(401);
-    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
-    const none = `${b64({ alg: "none", typ: "JWT" })}.${b64({ iss: "https://apiserver.example.com", aud: "gmsa-authorize", exp: 4102444800 })}.`;
-    expect((await review(w, "/authorize", body, none)).status).toBe(401);
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+    expect((await review(w, "/authorize", body, await sign("gmsa-authorize"))).status).toBe(200);
+    expect((await review(w, "/authorize", body, await sign("gmsa-authorize", hourAgo))).status).toBe(401);
+    expect((await review(w, "/authorize", body, await sign("someone-else"))).status).toBe(401);
   });
 
-  it("path: only /expand/<secret> reaches the function; the plain path and a wrong secret get 401", async () => {
+  it("path: only /expand/<secret> reaches the function; a wrong secret gets 401", async () => {
     const secret = "p".repeat(20) + "0123456789abcdef";
     const w = worker("expand", { ...bearerOff, CALLER_AUTH: "path", CALLER_AUTH_PATH_SECRET: secret });
     const { status, reply } = await review(w, `/expand/${secret}`, buildReview(pod), null);
     expect(status).toBe(200);
     expect(reply.response.allowed).toBe(true);
-    expect((await review(w, "/expand", buildReview(pod), null)).status).toBe(401);
     expect((await review(w, `/expand/${secret}x`, buildReview(pod), null)).status).toBe(401);
   });
 
@@ -285,7 +281,6 @@ describe("the expand Worker build with CLOUD_TOKEN=eks in its bindings", () => {
       expect(bearers).toHaveLength(1);
       const url = new URL(atob(bearers[0]!.slice("k8s-aws-v1.".length).replace(/-/g, "+").replace(/_/g, "/")));
       expect(url.host).toBe("sts.eu-west-1.amazonaws.com");
-      expect(url.searchParams.get("X-Amz-SignedHeaders")).toBe("host;x-k8s-aws-id");
       expect(url.searchParams.get("X-Amz-Credential")).toMatch(/^AKIDEXAMPLE\/\d{8}\/eu-west-1\/sts\/aws4_request$/);
       expect(url.searchParams.get("X-Amz-Security-Token")).toBe("FAKE+session/token=");
     } finally {

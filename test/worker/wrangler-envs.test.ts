@@ -1,8 +1,7 @@
 /**
- * Every environment of wrangler.toml as docs/install-cloudflare-workers.md deploys it: `wrangler deploy --dry-run`
- * builds it, and the bundle, started in workerd with that environment's vars and exactly the secrets the guide's
- * table names for it (the committed example kubeconfig, an RS256 key as the guide makes one), is configured (no 503)
- * and refuses an unauthenticated review with 401, so the caller-auth mode the environment names is the one in force.
+ * Every environment of wrangler.toml as docs/install-cloudflare-workers.md deploys it: built by `wrangler deploy
+ * --dry-run` and started in workerd with its vars and exactly the secrets the guide's table names for it, so the
+ * caller-auth mode the environment names is the one in force.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";

@@ -1,19 +1,12 @@
-/**
- * The function zips the install guides build: their packaging lines, run twice as an update runs them, write a zip
- * that holds the second build's files only (no chunk of the first); the Azure guide names its zip as the release
- * names the package (infra/build/release/release.ts), also in its rollback.
- */
-import { execFile } from "node:child_process";
+/** The function zips the install guides build: their packaging lines, run twice as an update runs them. */
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { functionPackageName } from "../../../infra/build/release/release.ts";
 import { tempDir } from "../../support/temp-dir.ts";
 import { readRepoFile, shellBlocks } from "../../support/guide-text.ts";
 import { runBash, standIns } from "../../support/run-child.ts";
-
-const run = promisify(execFile);
+import { run } from "../support/run.ts";
 
 /** The lines of the guide's `sh` blocks that match `pattern`, one string per block that has any. */
 async function packagingLines(guide: string, pattern: RegExp): Promise<string[]> {

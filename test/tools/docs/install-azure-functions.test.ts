@@ -1,8 +1,6 @@
 /**
- * docs/install-azure-functions.md's settings, as its own shell block writes them (with a stand-in `az` that
- * answers the identity's client ID): the Azure Functions entry configured with them and the example kubeconfig
- * is ready (`/healthz` 200), uses CLOUD_TOKEN=aks, and takes reviews only at `/expand/<secret>` (401 at `/expand`).
- * The entry is loaded once per process, hence a file of its own.
+ * docs/install-azure-functions.md's settings, as its own shell block writes them (with a stand-in `az`), in the
+ * Azure Functions entry. The entry is loaded once per process, hence a file of its own.
  */
 import type * as AzureFunctions from "@azure/functions";
 import { HttpRequest, InvocationContext, type HttpFunctionOptions, type HttpResponseInit } from "@azure/functions";

@@ -1,8 +1,6 @@
 /**
- * docs/install-container.md as an operator follows it: steps 1 to 3 run as written create /etc/gmsa-webhooks and put
- * every file where the settings, kubeconfigs and systemd unit read it, and the server bundle started with the placed
- * settings serves HTTPS that a client trusting only the guide's CA accepts for the URL's host; the example kubeconfig
- * and systemd unit agree with the server.
+ * docs/install-container.md as an operator follows it: steps 1 to 3 run as written (with stand-ins for what needs
+ * root or a cluster), then the server bundle with the settings they placed.
  */
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";

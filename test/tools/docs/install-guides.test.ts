@@ -1,14 +1,10 @@
 /**
  * The install guides' commands and example files, run or checked the way they can be here (docs/install-*.md,
- * "What is checked here, and how"): the Lambda bundle with the settings the guide's own shell lines write, every
- * `aws` flag against the AWS CLI's help, and the Workers' JWT settings against the API server's example
- * authentication configuration. The Workers' environments: test/worker/wrangler-envs.test.ts; Azure:
+ * "What is checked here, and how"). The Workers' environments: test/worker/wrangler-envs.test.ts; Azure:
  * install-azure-functions.test.ts.
  */
-import { execFile } from "node:child_process";
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { bundleNodeFunction } from "../../../infra/build/node/bundle-function.ts";
@@ -21,8 +17,8 @@ import { writeWithClusterCa } from "./cluster-ca.ts";
 import { awsCommands, readRepoFile, shellBlockWith } from "../../support/guide-text.ts";
 import { preparedAwsCli } from "../../support/prepared.ts";
 import { runBash, runChild } from "../../support/run-child.ts";
+import { run } from "../support/run.ts";
 
-const run = promisify(execFile);
 const LAMBDA_GUIDE = "docs/install-aws-lambda.md";
 const WORKERS_GUIDE = "docs/install-cloudflare-workers.md";
 

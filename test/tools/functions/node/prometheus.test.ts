@@ -1,7 +1,6 @@
 /**
  * The Node server's /metrics, read by Debian's Prometheus parser after a real server answered reviews against an
- * API server stand-in: allowed, denied (422), fail closed (500), cached, with an access review, and one pod whose
- * every name is distinctive, which must appear nowhere in the exposition.
+ * API server stand-in, one of them for a pod whose every name is distinctive.
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -18,8 +17,6 @@ import { buildReview } from "../../../support/reviews.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
 import { createTestPki, type TestPki } from "../../../support/test-pki.ts";
 import { writeKubeconfig } from "../../support/kubeconfig.ts";
-
-type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
 
 const CALLER_TOKEN = "metrics-test-caller-token-0123456789";
 /** METRICS_TOKENS: the scrape credential, apart from the admission one. */
@@ -49,7 +46,7 @@ const FAMILIES: Record<string, { type: string; labels: string[] }> = {
 let pki: TestPki;
 let api: KubeServer;
 let agent: Agent;
-let running: RunningServer;
+let running: Awaited<ReturnType<typeof startNodeServer>>;
 const logs: string[] = [];
 
 function credSpecAnswer(name: string): { status: number; body: unknown } {

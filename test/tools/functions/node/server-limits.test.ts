@@ -1,7 +1,4 @@
-/**
- * The Node server's limits against slow-loris: a connection that never finishes its headers, or never finishes its TLS
- * handshake, is closed within seconds, and a real request on another connection is still answered meanwhile.
- */
+/** The Node server's limits against slow-loris: connections that never finish their headers or TLS handshake. */
 import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveApp } from "../../../../functions/node/server.ts";

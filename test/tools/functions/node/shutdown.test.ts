@@ -1,8 +1,4 @@
-/**
- * Graceful shutdown of the real `npm start` process (functions/node/index.ts): on SIGTERM /readyz answers 503 at
- * once, requests are still served during SHUTDOWN_DELAY_SECONDS, a review in flight when the server stops accepting
- * completes, and the process exits 0.
- */
+/** Graceful shutdown of the real `npm start` process (functions/node/index.ts) on SIGTERM. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { Agent } from "node:http";

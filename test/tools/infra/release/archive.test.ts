@@ -1,16 +1,10 @@
-/**
- * The release's archives and checksums (infra/build/release/archive.ts): the same files give the same bytes whenever they
- * are written, modes survive, and SHA256SUMS is what `sha256sum -c` checks.
- */
-import { execFile } from "node:child_process";
+/** The release's archives and checksums (infra/build/release/archive.ts). */
 import { chmod, mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { tarGzFolder, writeChecksums, zipFolder } from "../../../../infra/build/release/archive.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
-
-const run = promisify(execFile);
+import { run } from "../../support/run.ts";
 
 /** A folder with a nested file and an executable, dated `date`. */
 async function makeFolder(date: Date): Promise<string> {
@@ -24,39 +18,34 @@ async function makeFolder(date: Date): Promise<string> {
   return folder;
 }
 
-describe("zipFolder", () => {
+describe.each([
+  ["zipFolder", zipFolder, "x.zip"],
+  ["tarGzFolder", tarGzFolder, "x.tar.gz"],
+] as const)("%s", (_, write, name) => {
   it("writes the same bytes for the same files whatever their dates", async () => {
-    const out = await tempDir();
-    await zipFolder(await makeFolder(new Date("2020-05-01T10:00:00Z")), path.join(out, "one.zip"));
-    await zipFolder(await makeFolder(new Date("2024-09-09T23:59:00Z")), path.join(out, "two.zip"));
-    expect(await readFile(path.join(out, "one.zip"))).toEqual(await readFile(path.join(out, "two.zip")));
-  });
-
-  it("lists the files sorted, dated 2000-01-01, with the executable kept executable", async () => {
-    const zip = path.join(await tempDir(), "x.zip");
-    await zipFolder(await makeFolder(new Date()), zip);
-    const { stdout } = await run("zipinfo", ["-T", zip]);
-    const lines = stdout.split("\n").filter((line) => /^[-d]r/.test(line));
-    expect(lines.map((line) => line.split(/\s+/).at(-1))).toEqual(["b.txt", "sub/a.txt", "tool"]);
-    for (const line of lines) expect(line).toContain("20000101.000000");
-    expect(lines[2]).toMatch(/^-rwxr-xr-x/);
+    const [one, two] = [path.join(await tempDir(), name), path.join(await tempDir(), name)];
+    await write(await makeFolder(new Date("2020-05-01T10:00:00Z")), one);
+    await write(await makeFolder(new Date("2024-09-09T23:59:00Z")), two);
+    expect(await readFile(one)).toEqual(await readFile(two));
   });
 });
 
-describe("tarGzFolder", () => {
-  it("writes the same bytes for the same files, owned by root", async () => {
-    const out = await tempDir();
-    await tarGzFolder(await makeFolder(new Date("2020-05-01T10:00:00Z")), path.join(out, "one.tar.gz"));
-    await tarGzFolder(await makeFolder(new Date("2024-09-09T23:59:00Z")), path.join(out, "two.tar.gz"));
-    expect(await readFile(path.join(out, "one.tar.gz"))).toEqual(await readFile(path.join(out, "two.tar.gz")));
-    const { stdout } = await run("tar", ["-tzvf", path.join(out, "one.tar.gz")]);
-    expect(
-      stdout
-        .trim()
-        .split("\n")
-        .map((line) => line.split(/\s+/).slice(1, 2)[0]),
-    ).toEqual(["0/0", "0/0", "0/0"]);
-  });
+it("zipFolder lists the files sorted, dated 2000-01-01, with the executable kept executable", async () => {
+  const zip = path.join(await tempDir(), "x.zip");
+  await zipFolder(await makeFolder(new Date()), zip);
+  const { stdout } = await run("zipinfo", ["-T", zip]);
+  const lines = stdout.split("\n").filter((line) => /^[-d]r/.test(line));
+  expect(lines.map((line) => line.split(/\s+/).at(-1))).toEqual(["b.txt", "sub/a.txt", "tool"]);
+  for (const line of lines) expect(line).toContain("20000101.000000");
+  expect(lines[2]).toMatch(/^-rwxr-xr-x/);
+});
+
+it("tarGzFolder writes every file owned by root", async () => {
+  const tar = path.join(await tempDir(), "x.tar.gz");
+  await tarGzFolder(await makeFolder(new Date()), tar);
+  const { stdout } = await run("tar", ["-tzvf", tar]);
+  const lines = stdout.trim().split("\n");
+  expect(lines.map((line) => line.split(/\s+/)[1])).toEqual(["0/0", "0/0", "0/0"]);
 });
 
 describe("writeChecksums", () => {

@@ -1,20 +1,16 @@
 /**
- * The Azure Functions package as `npm run build:azure` writes it (infra/build/azure/build.ts), which the release zips after
- * `npm ci --omit=dev`: its package.json pins @azure/functions to the version of the repository's package-lock.json,
- * and its package-lock.json holds that version and every package it needs as the repository's lock does, which npm
- * accepts as it is (an offline `npm ci --dry-run` with an empty cache: nothing to resolve, nothing to fetch).
+ * The Azure Functions package as `npm run build:azure` writes it (infra/build/azure/build.ts), which the release zips
+ * after `npm ci --omit=dev`.
  */
-import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildAzure } from "../../../../infra/build/azure/build.ts";
 import type { PackageLock } from "../../../../infra/build/azure/lockfile.ts";
 import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
+import { run } from "../../support/run.ts";
 
-const run = promisify(execFile);
 const AZURE = "node_modules/@azure/functions";
 
 let out: string;

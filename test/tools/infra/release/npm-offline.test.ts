@@ -1,18 +1,15 @@
 /**
- * `npm run release` and the network (infra/build/release/release.ts): the Azure package's `npm ci` installs from npm's
- * cache with no registry at all, and when the cache lacks a package it fails saying it needs the registry. Run on a
+ * `npm run release` and the network (infra/build/release/release.ts): the Azure package's `npm ci`, run on a
  * one-package project with a cache of its own and a registry address where nothing listens.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { npmCiAzure } from "../../../../infra/build/release/release.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
+import { run } from "../../support/run.ts";
 
-const run = promisify(execFile);
 const saved = { ...process.env };
 
 /** A project locking `tiny@1.0.0` (from the unreachable registry), and the package's tarball. */

@@ -1,19 +1,11 @@
 /**
- * The release workflow (.github/workflows/release.yml), which only maintainers run: actionlint finds nothing in it
- * (expressions, action inputs, job permissions, shell), and it asks for no more than it uses: the job that runs npm
- * and the build reads only, and the job that holds the write permissions runs no npm, gets the build's files as
- * artifacts and checks them before its first push. It publishes what `npm run release` built for the pushed tag and
- * signs what it pushes. The steps that need no registry run here in bash as Actions runs them (`bash -eo pipefail`),
- * with `gh` and `skopeo` replaced by stand-ins: the names derived from the tag and owner, CHANGELOG.md's section as
- * the notes (from a CHANGELOG.md made here), the tag check, the krew manifest, the checks before publishing, and
- * the GitHub release; the checks all come in the build job, before npm ci. Publishing itself:
- * test/e2e/release.test.ts.
+ * The release workflow (.github/workflows/release.yml), which only maintainers run: actionlint, what each job may do
+ * and in which order, and the steps that need no registry run in bash as Actions runs them (`bash -eo pipefail`),
+ * with `gh` and `skopeo` replaced by stand-ins. Publishing itself: test/e2e/release.test.ts.
  */
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { actionlintArgs } from "../../../../infra/build/release/actionlint.ts";
@@ -22,8 +14,8 @@ import { preparedProgram } from "../../../support/prepared.ts";
 import { REPO_ROOT } from "../../../../infra/build/repo-root.ts";
 import { standIns } from "../../../support/run-child.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
+import { run } from "../../support/run.ts";
 
-const run = promisify(execFile);
 const WORKFLOW = path.join(REPO_ROOT, ".github", "workflows", "release.yml");
 
 interface Step {

@@ -2,11 +2,9 @@
  * The EKS token against a second implementation: Debian's awscli (`aws eks get-token`, presigning offline with fake
  * credentials) and the botocore it vendors, which re-computes our signature for our X-Amz-Date.
  */
-import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { DebianAwsCli } from "../../../../infra/local/awscli.ts";
 import { preparedAwsCli } from "../../../support/prepared.ts";
@@ -14,8 +12,8 @@ import { createCloudTokenSource } from "../../../../shared/credentials/cloud-tok
 import { presignEksToken, type EksTokenOptions } from "../../../../shared/credentials/eks.ts";
 import { expectRefusal } from "../../../support/no-secrets.ts";
 import { tempDir } from "../../../support/temp-dir.ts";
+import { run } from "../../support/run.ts";
 
-const run = promisify(execFile);
 const BOTOCORE_PRESIGN = fileURLToPath(new URL("../../../support/botocore-presign.py", import.meta.url));
 
 // AWS's documented example key, and a session token with the characters base64 gives it (+ / =).

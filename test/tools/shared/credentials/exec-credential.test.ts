@@ -106,6 +106,7 @@ describe("exec token source: failures", () => {
       await rejectionOf(tokens.getCredential());
     }
     expect(runCount(countFile)).toBe(8);
+    expect(tokens.counters()).toEqual({ success: 0, pluginError: 8, notFound: 0, timeout: 0 });
   });
 
   it("shows the installHint when the command is missing", async () => {

@@ -1,27 +1,17 @@
 /**
- * Fault matrix, API answers (issue 5, rows 4, 5 and 9): 429 and 5xx, once and persistently, and malformed 200s.
- * A GET is retried once within the deadline (after Retry-After when given); a POST is not. Persistent failures
- * end in a fail-closed 500, a credspec without `credspec` in 422, and the same server recovers when the fault
- * clears.
+ * Fault matrix (MATRIX.md), API answers (issue 5, rows 4, 5 and 9): 429 and 5xx, once and persistently, and
+ * malformed 200s. A GET is retried once within the deadline (after Retry-After when given); a POST is not.
  */
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 import type { Fault } from "../../../../support/kube-server.ts";
-import {
-  BUDGET_MS,
-  expectAllowed,
-  expectDenied,
-  expectRecovery,
-  FIRST_REVIEW_TIMEOUT,
-  FUNCTIONS,
-  SLACK_MS,
-  useFaultWorld,
-} from "./harness.ts";
+import { BUDGET_MS, expectAllowed, expectRecovery, FIRST_REVIEW_TIMEOUT, SLACK_MS, useFaultWorld } from "./harness.ts";
 
 const world = useFaultWorld();
 
 const TOO_MANY = { kind: "status", status: 429, reason: "TooManyRequests" } as const;
 
-describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => {
+describe.each(FUNCTION_NAMES)("%s against an API server that answers badly", (fn) => {
   const lsar = fn === "authorize" ? 1 : 0;
 
   /** Injects a fault the client rides out with its one GET retry: allowed, within the budget. */
@@ -109,35 +99,22 @@ describe.each(FUNCTIONS)("%s against an API server that answers badly", (fn) => 
 });
 
 describe("authorize against an API server that answers the access review badly", () => {
-  it("denies with 500 when the LocalSubjectAccessReview comes back without status", async () => {
-    const webhook = await world.startWebhook();
-    expectAllowed(await webhook.review("authorize", FIRST_REVIEW_TIMEOUT));
-    world.api.inject({ kind: "lsar-without-status" }, ["lsar"]);
-    const denied = await webhook.review("authorize");
-    const message = expectDenied(world, webhook, denied, {
-      code: 500,
+  it.each<{ what: string; fault: string; inject: Fault; message: RegExp }>([
+    {
+      what: "comes back without status",
+      fault: "200 LSAR without status",
+      inject: { kind: "lsar-without-status" },
       message: /has no status\.allowed/,
-      errors: ["ERR_KUBE_API"],
-    });
-    // expand makes no access review, so the same fault leaves it alone.
-    expectAllowed(await webhook.review("expand"));
-    world.api.heal();
-    const recovery = await expectRecovery(webhook, "authorize");
-    world.report({ fault: "200 LSAR without status", fn: "authorize", outcome: 500, ms: denied.ms, message, recovery });
-  });
-
-  it("denies with 500 when the LocalSubjectAccessReview is answered 503 once: a POST is not retried", async () => {
-    const calls = await world.denialRow({
-      fn: "authorize",
+    },
+    {
+      what: "is answered 503 once: a POST is not retried",
       fault: "503 once on the LSAR (POST)",
       inject: { kind: "status", status: 503, reason: "ServiceUnavailable", times: 1 },
-      endpoints: ["lsar"],
-      expected: {
-        code: 500,
-        message: /use GMSACredentialSpec "webapp1": API server answered 503/,
-        errors: ["ERR_KUBE_API"],
-      },
-    });
+      message: /use GMSACredentialSpec "webapp1": API server answered 503/,
+    },
+  ])("denies with 500 when the LocalSubjectAccessReview $what", async ({ fault, inject, message }) => {
+    const expected = { code: 500, message, errors: ["ERR_KUBE_API"] };
+    const calls = await world.denialRow({ fn: "authorize", fault, inject, endpoints: ["lsar"], expected });
     expect(calls.lsar).toBe(1);
   });
 });

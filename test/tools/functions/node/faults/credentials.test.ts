@@ -1,10 +1,9 @@
 /**
- * Fault matrix, credentials (issue 5, rows 6-8): the API server refuses a token (401) while the exec plugin
- * recovers, fails, or hangs. A refused token is replaced once and the request retried; a failing plugin is a
- * 500 that names it (command and exit code, never its stdout) and is not run once per review; a hanging plugin
- * costs a review its deadline, not more, and is killed by the exec source's own timeout.
+ * Fault matrix (MATRIX.md), credentials (issue 5, rows 6-8): the API server refuses a token (401) while the exec
+ * plugin recovers, fails, or hangs.
  */
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 import { eventually, isAlive } from "../../../../support/exec-plugins.ts";
 import type { RecordedRequest as Call } from "../../../../support/kube-server.ts";
 import {
@@ -14,7 +13,6 @@ import {
   expectDenied,
   expectRecovery,
   FIRST_REVIEW_TIMEOUT,
-  FUNCTIONS,
   useFaultWorld,
 } from "./harness.ts";
 
@@ -27,7 +25,7 @@ function answersTo(endpoint: Call["endpoint"]): [string | undefined, Call["answe
     .map((call) => [call.token?.split(".")[0], call.answer]);
 }
 
-describe.each(FUNCTIONS)("%s with an exec plugin", (fn) => {
+describe.each(FUNCTION_NAMES)("%s with an exec plugin", (fn) => {
   it("on a 401 runs the plugin once more, retries once with the new token and is allowed", async () => {
     const webhook = await world.startWebhook();
     expectAllowed(await webhook.review(fn, FIRST_REVIEW_TIMEOUT));

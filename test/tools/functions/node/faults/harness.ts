@@ -11,7 +11,7 @@ import { Agent, fetch } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { startNodeServer } from "../../../../../functions/node/server.ts";
 import type { AdmissionReviewResponse } from "../../../../../shared/admission/review.ts";
-import { FUNCTION_NAMES, type FunctionName } from "../../../../../shared/config/index.ts";
+import type { FunctionName } from "../../../../../shared/config/index.ts";
 import { runCount } from "../../../../support/exec-plugins.ts";
 import { startKubeServer, type Endpoint, type Fault, type KubeServer } from "../../../../support/kube-server.ts";
 import { tempDir } from "../../../../support/temp-dir.ts";
@@ -25,8 +25,6 @@ import { verifyFaultToken } from "./fault-token.ts";
 /** The one GMSACredentialSpec the API server holds. */
 const CREDSPEC_NAME = "webapp1";
 
-type RunningServer = Awaited<ReturnType<typeof startNodeServer>>;
-
 /** The webhook timeout the API server would append, and the review budget it gives (a fifth less). */
 export const WEBHOOK_TIMEOUT = "2s";
 export const BUDGET_MS = 1_600;
@@ -39,8 +37,6 @@ export const SLACK_MS = 300;
 export const FIRST_REVIEW_TIMEOUT = "10s";
 /** When a hung plugin is killed: the exec source's own bound, longer than the review budget. */
 export { EXEC_TIMEOUT_MS } from "../../../../../shared/credentials/exec-credential.ts";
-
-export const FUNCTIONS: readonly FunctionName[] = FUNCTION_NAMES;
 
 export type PluginMode = "ok" | "fail" | "hang" | "fail-after-first";
 
@@ -196,7 +192,7 @@ export function useFaultWorld(): FaultWorld {
     });
     const kubeconfig = await writeKubeconfig(dir, { server: api.url, caPem: pki.caPem, user });
     const logs: string[] = [];
-    const running: RunningServer = await startNodeServer(
+    const running = await startNodeServer(
       {
         FUNCTIONS: "expand,authorize",
         PORT: "0",

@@ -1,16 +1,16 @@
 /**
- * Fault matrix, transport faults (issue 5, rows 1-3): the API server refuses connections, resets them mid-answer,
- * or answers too slowly. Each ends in a fail-closed 500 within the review's budget, and the same server recovers
- * when the fault clears.
+ * Fault matrix (MATRIX.md), transport faults (issue 5, rows 1-3): the API server refuses connections, resets them
+ * mid-answer, or answers too slowly.
  */
 import { describe, expect, it } from "vitest";
+import { FUNCTION_NAMES } from "../../../../../shared/config/index.ts";
 import type { Fault } from "../../../../support/kube-server.ts";
-import { BUDGET_MS, FUNCTIONS, useFaultWorld } from "./harness.ts";
+import { BUDGET_MS, useFaultWorld } from "./harness.ts";
 
 const world = useFaultWorld();
 const NO_ANSWER = /reading GMSACredentialSpec "webapp1": no answer from the API server within the deadline/;
 
-describe.each(FUNCTIONS)("%s against an unreachable or slow API server", (fn) => {
+describe.each(FUNCTION_NAMES)("%s against an unreachable or slow API server", (fn) => {
   const lsar = fn === "authorize" ? 1 : 0;
   it.each<{ fault: string; inject: Fault | "refused"; message: RegExp; credspec?: number; slow?: true }>([
     { fault: "connection refused", inject: "refused", message: /API server unreachable \(ECONNREFUSED\)/ },

@@ -244,10 +244,4 @@ describe("createHttpsKubeFetch, as fetch", () => {
       name: "AbortError",
     });
   });
-
-  it("rejects a refused connection with a TypeError whose cause has the code", async () => {
-    const error = await rejectionOf(transportOf().fetch("https://127.0.0.1:1/x", { method: "GET" }));
-    expect(error).toBeInstanceOf(TypeError);
-    expect(error.cause).toMatchObject({ code: "ECONNREFUSED" });
-  });
 });
