@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { runLoad } from "./load.ts";
-import { buildReviewBodies, loadOf, readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
+import { loadOf, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 import { fixed, MIB, mib, printTable, type Cell } from "./table.ts";
 
 /**
@@ -43,18 +43,18 @@ export interface FrugalFigures {
 }
 
 /**
- * Reads every target's idle RSS first (before any of them gets a review), then loads each in turn: warm-up, then
- * `rounds` rounds of `reviewsPerRound` reviews at `concurrency`, reading RSS and CPU time after each round.
+ * Reads every target's idle RSS first (before any of them gets a review), then loads each in turn with its review of
+ * the 1-container pod: warm-up, then rounds of `reviewsPerRound` reviews, reading RSS and CPU time after each round.
  * @throws Error when a target's process is gone.
  */
 export async function measureFrugal(
   targets: readonly MeasuredTarget[],
-  options: { bodies: Record<FunctionName, string>; reviewsPerRound: number; log: (line: string) => void },
+  options: { bodies: ReviewBodies; reviewsPerRound: number; log: (line: string) => void },
 ): Promise<FrugalFigures[]> {
   const idle = await Promise.all(targets.map((t) => readProcessMemory(t.pid)));
   const figures: FrugalFigures[] = [];
   for (const [index, target] of targets.entries()) {
-    const load = { ...loadOf(target, options.bodies[target.fn]), concurrency: CONCURRENCY, maxDurationMs: 600_000 };
+    const load = { ...loadOf(target, options.bodies[target.fn][1]), concurrency: CONCURRENCY, maxDurationMs: 600_000 };
     const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: WARMUP_REVIEWS });
     const result: FrugalFigures = {
       server: target.server,
@@ -91,12 +91,6 @@ export async function measureFrugal(
     figures.push(result);
   }
   return figures;
-}
-
-/** The bodies section G sends: each function's review of the 1-container benchmark pod. */
-export function reviewBodiesOfOneContainer(credspecs: ReadonlyMap<string, unknown>): Record<FunctionName, string> {
-  const bodies = buildReviewBodies(credspecs);
-  return { expand: bodies.expand[1], authorize: bodies.authorize[1] };
 }
 
 /** Mean CPU per review over the rounds, in µs. */

@@ -59,6 +59,15 @@ export async function stackTargets(stack: FunctionsStack, server: string, ca: st
   );
 }
 
+/** Runs `body` with `server`, then stops the server, whether `body` threw or not. */
+export async function stopAfter<S extends { stop(): Promise<void> }, T>(server: S, body: (server: S) => Promise<T>) {
+  try {
+    return await body(server);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Clock ticks per second of utime/stime (almost always 100), read at the first use, not at import. */
 let ticksPerSecond: number | undefined;
 
