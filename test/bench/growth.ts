@@ -18,7 +18,7 @@ import {
   growthServiceAccounts,
 } from "./growth-plan.ts";
 import { runLoad } from "./load.ts";
-import { loadOf, startNodeTargets } from "./measured-target.ts";
+import { loadOf, startNodeTargets, stopAfter } from "./measured-target.ts";
 import { mib } from "./table.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
@@ -105,8 +105,7 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
     options.log(
       `I: ${credspecs} credspecs and their grant in the API server in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`,
     );
-    const node = await startNodeTargets(cluster);
-    try {
+    await stopAfter(await startNodeTargets(cluster), async (node) => {
       const started = performance.now();
       const order = growthPairOrder(credspecs, options.reviewsPerStep);
       const calls = {} as Record<FunctionName, ReviewCalls>;
@@ -144,9 +143,7 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
         `I: ${credspecs} credspecs: expand ${calls.expand.credspecReads} reads, authorize ${calls.authorize.credspecReads} reads + ${calls.authorize.accessReviews} access reviews, ` +
           `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
       );
-    } finally {
-      await node.stop();
-    }
+    });
   }
   return steps;
 }

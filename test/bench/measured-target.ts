@@ -13,7 +13,7 @@ import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { startFunctions, type FunctionsStack, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { findServerPid } from "../e2e/support/process-memory.ts";
+import { findStackPids } from "../e2e/support/process-memory.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import type { LoadOptions } from "./load.ts";
 import { startMinimalWebhook } from "./minimal-webhook.ts";
@@ -45,10 +45,7 @@ export function serverTargets(
 
 /** Both functions of a running stack, shown as `server`, their certificates signed by `ca`. */
 export async function stackTargets(stack: FunctionsStack, server: string, ca: string): Promise<MeasuredTarget[]> {
-  const pids = {
-    expand: await findServerPid(stack.expandBaseUrl),
-    authorize: await findServerPid(stack.authorizeBaseUrl),
-  };
+  const pids = await findStackPids(stack);
   const headers = { authorization: `Bearer ${stack.callerToken}` };
   return serverTargets(
     server,
@@ -108,10 +105,14 @@ export function loadOf(target: MeasuredTarget, body: NonNullable<LoadOptions["bo
 export const NODE_SERVER_NAME = "gmsa-webhooks node";
 export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
 
-/** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
-export async function startNodeTargets(
-  cluster: LocalClusterInfo,
-): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+/** A server process (or a pair) the bench measures, a target per function; `stop()` stops it and removes its files. */
+export interface RunningTargets {
+  targets: MeasuredTarget[];
+  stop(): Promise<void>;
+}
+
+/** Bundles the Node entry and starts both functions. */
+export async function startNodeTargets(cluster: LocalClusterInfo): Promise<RunningTargets> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
   try {
     // The production bundle, as `npm start` and the image run it.
@@ -137,10 +138,7 @@ export async function startNodeTargets(
 }
 
 /** Starts the do-nothing webhook (one process answering both paths: allowed, expand with a fixed patch). */
-export async function startFloorTargets(
-  cluster: LocalClusterInfo,
-  credspec: unknown,
-): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+export async function startFloorTargets(cluster: LocalClusterInfo, credspec: unknown): Promise<RunningTargets> {
   const minimal = await startMinimalWebhook(cluster, credspec);
   const url = (fn: FunctionName) => reviewUrl(minimal, fn);
   return { targets: serverTargets(FLOOR_SERVER_NAME, cluster.caPem, () => minimal.pid, url), stop: minimal.stop };

@@ -19,7 +19,7 @@ import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { binding, role, sa } from "../support/rbac.ts";
-import { serverTargets, type MeasuredTarget } from "./measured-target.ts";
+import { serverTargets, type RunningTargets } from "./measured-target.ts";
 import { startServerProcess, type ServerProcess } from "./minimal-webhook.ts";
 
 export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
@@ -41,9 +41,7 @@ export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate"
 const SERVICE_ACCOUNT_DIR = ["secrets", "kubernetes.io", "serviceaccount"];
 
 /** A running reference: one process serving both paths. */
-export interface RunningReference extends ServerProcess {
-  targets: MeasuredTarget[];
-}
+export type RunningReference = ServerProcess & RunningTargets;
 
 /** Its service account and the RBAC of its deploy template: get credspecs, create LocalSubjectAccessReviews. */
 function referenceObjects(): KubeObject[] {

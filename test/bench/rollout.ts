@@ -18,6 +18,7 @@ import type { Pod } from "../../shared/admission/review.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { functionUsers, openAuditLog, usersCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
 import { describeError, openPool, sendConcurrently } from "./load.ts";
+import { NODE_SERVER_NAME, stopAfter } from "./measured-target.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { benchWebhooksOf, dryRunCreate, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
@@ -202,16 +203,11 @@ export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOp
   await applyObjects(adminEndpoint(cluster), rolloutObjects());
   const audit = openAuditLog(cluster.auditLogFile);
   const runs: RolloutRun[] = [];
-  const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) => {
-    try {
-      runs.push(await runPhases(cluster, audit, await pair(), options));
-    } finally {
-      await server.stop();
-    }
-  };
+  const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) =>
+    runs.push(await stopAfter(server, async () => runPhases(cluster, audit, await pair(), options)));
   const stack = await startFunctions(cluster, { runtime: "node" });
   await runPair(stack, async () => ({
-    server: "gmsa-webhooks node",
+    server: NODE_SERVER_NAME,
     reference: false,
     settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
     webhooks: await benchWebhooksOf(cluster, stack),

@@ -5,7 +5,7 @@ import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { buildWorkerBundle, measureBundle } from "../../infra/build/cloudflare/bundle-size.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
-import { summarize, type Summary } from "./percentiles.ts";
+import { summarizeEach, type Summary } from "./percentiles.ts";
 
 /** One Worker's bundle as `wrangler deploy` would upload it (infra/build/cloudflare/bundle-size.ts measures it). */
 export interface BundleSize {
@@ -62,10 +62,7 @@ export async function measureWorkerStartup(fn: FunctionName, scriptPath: string,
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
   const compatibilityDate: string = workerOptions.compatibilityDate ?? "2026-04-01";
   const vars = workerOptions.bindings as Record<string, string>;
-  const ready: number[] = [];
-  const first: number[] = [];
-  const second: number[] = [];
-  const total: number[] = [];
+  const runsMs: Record<Exclude<keyof WorkerStartup, "fn">, number>[] = [];
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
     const miniflare = new Miniflare({
@@ -87,19 +84,11 @@ export async function measureWorkerStartup(fn: FunctionName, scriptPath: string,
         throw new Error(`${fn} Worker /healthz answered ${res.status}: ${text.slice(0, 200)}`);
       await (await miniflare.dispatchFetch("https://worker.local/healthz")).text();
       const secondAt = performance.now();
-      ready.push(readyAt - started);
-      first.push(firstAt - readyAt);
-      second.push(secondAt - firstAt);
-      total.push(firstAt - started);
+      const [readyMs, firstRequestMs, secondRequestMs] = [readyAt - started, firstAt - readyAt, secondAt - firstAt];
+      runsMs.push({ readyMs, firstRequestMs, secondRequestMs, totalMs: firstAt - started });
     } finally {
       await miniflare.dispose();
     }
   }
-  return {
-    fn,
-    readyMs: summarize(ready),
-    firstRequestMs: summarize(first),
-    secondRequestMs: summarize(second),
-    totalMs: summarize(total),
-  };
+  return { fn, ...summarizeEach(runsMs, ["readyMs", "firstRequestMs", "secondRequestMs", "totalMs"]) };
 }
