@@ -7,7 +7,6 @@
 import type { FunctionName } from "../../shared/config/index.ts";
 import {
   BUDGET_CONCURRENCY,
-  lambdaColdStart,
   PAIR_ORDER,
   podCreateAdded,
   podCreateRounds,
@@ -16,7 +15,7 @@ import {
   reviewsPerSecond,
   reviewsPerSecondRatio,
   serverCpuMicros,
-  workerBundleGzipKiB,
+  type ResidentMiB,
   type RunFigures,
 } from "./figures.ts";
 import { NODE_SERVER_NAME } from "./measured-target.ts";
@@ -94,7 +93,7 @@ function relativeRow(
 }
 
 /** The memory budget on `rss` (residentMiB): idle, after the rounds, and growth over the last round. */
-export function judgeResidentMemory(rss: { idle: number; afterLoad: number; growth: number } | undefined): Verdict {
+export function judgeResidentMemory(rss: ResidentMiB | undefined): Verdict {
   if (rss === undefined) return "not measured";
   return verdict(
     rss.idle <= RSS_BUDGET_MIB.idle &&
@@ -128,7 +127,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
   const rounds = reviewsPerRound(run);
   const rss = residentMiB(run, NODE_SERVER_NAME);
   const goRss = residentMiB(run, REFERENCE_SERVER_NAME);
-  const rssText = (r: NonNullable<typeof rss>) =>
+  const rssText = (r: ResidentMiB) =>
     `${fixed(r.idle, 1)} / ${fixed(r.afterLoad, 1)} MiB (${r.growth >= 0 ? "+" : ""}${fixed(r.growth, 1)} over the last round)`;
   const files = run.reviewFiles;
   return [
@@ -177,7 +176,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
     row(
       "Lambda: import of the bundle and first answer, cold, as deployed",
       `≤ ${LAMBDA_COLD_START_BUDGET_MS} ms (median of ${LAMBDA_COLD_STARTS})`,
-      lambdaColdStart(run),
+      run.coldStarts.find((c) => c.setup === "as deployed"),
       // CPU beside the wall time: on a shared machine it says whether a slow figure waited for a core.
       (c) => `${fixed(c.totalMs.p50, 1)} ms, median of ${c.totalMs.count} (CPU ${fixed(c.totalCpuMs.p50, 1)} ms)`,
       (c) => c.totalMs.p50 <= LAMBDA_COLD_START_BUDGET_MS,
@@ -185,7 +184,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
     row(
       "Worker bundle, gzipped",
       "≤ 150 KiB",
-      workerBundleGzipKiB(run),
+      run.bundles.length === 0 ? undefined : Math.max(...run.bundles.map((b) => b.gzipBytes)) / 1024,
       (kib) => `${fixed(kib, 1)} KiB`,
       (kib) => kib <= 150,
     ),

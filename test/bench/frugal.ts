@@ -9,7 +9,7 @@ import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
 import { runLoad } from "./load.ts";
 import { loadOf, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
-import { fixed, MIB, mib, printTable, type Cell } from "./table.ts";
+import { fixed, MIB, mib, printColumns, printTable, type Cell, type Column } from "./table.ts";
 
 /**
  * Rounds (RSS read after each), concurrent senders (a keep-alive connection each), untimed reviews before the first
@@ -93,9 +93,11 @@ export async function measureFrugal(
   return figures;
 }
 
+const mean = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
 /** Mean CPU per review over the rounds, in µs. */
 export function cpuMicrosPerReview(f: FrugalFigures): number {
-  return f.roundCpuMicrosPerReview.reduce((sum, v) => sum + v, 0) / f.roundCpuMicrosPerReview.length;
+  return mean(f.roundCpuMicrosPerReview);
 }
 
 /** Largest RSS after any round. */
@@ -109,30 +111,26 @@ export function maxRoundRssBytes(f: FrugalFigures): number {
  */
 export function printFrugal(figures: readonly FrugalFigures[], reviewsPerRound: number): void {
   const rounds = Math.max(0, ...figures.map((f) => f.roundRssBytes.length));
-  printTable(
+  printColumns(
     `G. Server memory and CPU per review (HTTPS, concurrency ${CONCURRENCY}, ${rounds} rounds x ${reviewsPerRound} reviews, 1-container pod)`,
     [
-      "server",
-      "function",
-      "idle RSS MiB",
-      ...Array.from({ length: rounds }, (_, i) => `RSS after round ${i + 1} MiB`),
-      "peak RSS MiB",
-      "file-backed MiB, idle → last",
-      "CPU µs/review",
-      "reviews/s",
-      "errors",
+      ["server", (f) => f.server],
+      ["function", (f) => f.fn],
+      ["idle RSS MiB", (f) => mib(f.idleRssBytes)],
+      ...Array.from({ length: rounds }, (_, i): Column<FrugalFigures> => [
+        `RSS after round ${i + 1} MiB`,
+        (f) => (i < f.roundRssBytes.length ? mib(f.roundRssBytes[i]!) : ""),
+      ]),
+      ["peak RSS MiB", (f) => mib(f.peakRssBytes)],
+      ["file-backed MiB, idle → last", (f) => `${mib(f.idleFileBackedBytes)} → ${mib(f.fileBackedBytes)}`],
+      [
+        "CPU µs/review",
+        (f) => `${fixed(cpuMicrosPerReview(f))} (${f.roundCpuMicrosPerReview.map((v) => fixed(v)).join(", ")})`,
+      ],
+      ["reviews/s", (f) => fixed(mean(f.roundPerSecond))],
+      ["errors", (f) => f.errors],
     ],
-    figures.map((f) => [
-      f.server,
-      f.fn,
-      mib(f.idleRssBytes),
-      ...f.roundRssBytes.map(mib),
-      mib(f.peakRssBytes),
-      `${mib(f.idleFileBackedBytes)} → ${mib(f.fileBackedBytes)}`,
-      `${fixed(cpuMicrosPerReview(f))} (${f.roundCpuMicrosPerReview.map((v) => fixed(v)).join(", ")})`,
-      fixed(f.roundPerSecond.reduce((s, v) => s + v, 0) / f.roundPerSecond.length),
-      f.errors,
-    ]),
+    figures,
     "Idle: a freshly started server before any review. File-backed: the part of RSS that is pages of the executable and other mapped files (clean, shared, given back under pressure), not the process's own allocations. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
   );
   const servers = [...new Set(figures.map((f) => f.server))];
