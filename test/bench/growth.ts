@@ -5,8 +5,8 @@
 import { adminEndpoint, applyObjects, objectPath, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
-import { buildReview } from "../support/reviews.ts";
 import { functionCalls, openAuditLog, type ReviewCalls } from "./audit.ts";
+import { reviewBody } from "./bench-pods.ts";
 import {
   GROWTH_NAMESPACE,
   growthCredSpec,
@@ -84,12 +84,7 @@ function reviewOf(fn: FunctionName, i: number, uid: number): string {
       containers: [{ name: "app", image: "mcr.microsoft.com/windows/servercore:ltsc2022" }],
     },
   };
-  return JSON.stringify(
-    buildReview(pod, {
-      uid: `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`,
-      namespace: GROWTH_NAMESPACE,
-    }),
-  );
+  return reviewBody(pod, `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`);
 }
 
 /** Section I: each step on freshly started servers, the credspecs created as the steps need them. */
