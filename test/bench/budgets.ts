@@ -20,7 +20,7 @@ import {
 } from "./figures.ts";
 import { NODE_SERVER_NAME } from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
-import { fixed, formatTable } from "./table.ts";
+import { fixed, formatTable, num } from "./table.ts";
 import { BUDGET_TRIALS } from "./trials.ts";
 
 /** Whether a budget is met; the last two when the run could not judge it. */
@@ -45,13 +45,6 @@ export const REVIEW_FILES_BUDGET = 12;
 /** The Lambda cold start as deployed, median, ms; and the cold starts a full run takes the median of. */
 export const LAMBDA_COLD_START_BUDGET_MS = 100;
 export const LAMBDA_COLD_STARTS = 10;
-
-/** `value` with thousands separators and `digits` decimals; "-" when absent or not finite. */
-function num(value: number | undefined, digits = 0): string {
-  return value === undefined || !Number.isFinite(value)
-    ? "-"
-    : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 /** A figure per function of the pair (expand / authorize), or undefined when one is missing. */
 function pair(read: (fn: FunctionName) => number | undefined): number[] | undefined {

@@ -126,11 +126,8 @@ export function reviewsPerRound(run: RunFigures): { rounds: number; reviews: num
 
 /** A value per series, leaving out the series that was not measured. */
 function group(label: string, ours: number | undefined, go: number | undefined, floor?: number): ChartGroup {
-  const values: ChartGroup["values"] = {};
-  if (ours !== undefined) values.ours = ours;
-  if (go !== undefined) values.go = go;
-  if (floor !== undefined) values.floor = floor;
-  return { label, values };
+  const values = Object.entries({ ours, go, floor }).filter(([, value]) => value !== undefined);
+  return { label, values: Object.fromEntries(values) };
 }
 
 /** The chart's panels from one run, which started at `startedAt` (ISO 8601); a figure not measured is left out. */

@@ -46,14 +46,8 @@ export function serverTargets(
 /** Both functions of a running stack, shown as `server`, their certificates signed by `ca`. */
 export async function stackTargets(stack: FunctionsStack, server: string, ca: string): Promise<MeasuredTarget[]> {
   const pids = await findStackPids(stack);
-  const headers = { authorization: `Bearer ${stack.callerToken}` };
-  return serverTargets(
-    server,
-    ca,
-    (fn) => pids[fn],
-    (fn) => reviewUrl(stack, fn),
-    headers,
-  );
+  const url = (fn: FunctionName) => reviewUrl(stack, fn);
+  return serverTargets(server, ca, (fn) => pids[fn], url, { authorization: `Bearer ${stack.callerToken}` });
 }
 
 /** Runs `body` with `server`, then stops the server, whether `body` threw or not. */
