@@ -1,8 +1,6 @@
 /**
- * The budget table of docs/performance.md (issue 36), judged from the figures of one run (figures.ts), our Node server
- * beside the Go reference where the budget is relative to it: reported, never asserted. The rows that move between
- * runs (reviews per second, pod creates) are judged on the median of three alternating trials (trials.ts). Printed
- * last, in the rows of docs/performance.md's table.
+ * The budget table of docs/performance.md (issue 36), judged from one run's figures (figures.ts): reported, never
+ * asserted. The rows that move between runs are judged on the median of three alternating trials (trials.ts).
  */
 import type { FunctionName } from "../../shared/config/index.ts";
 import {

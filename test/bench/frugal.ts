@@ -1,13 +1,11 @@
 /**
- * Section G (issue 12): what one webhook server process costs. Per server and function: resident memory at idle
- * after start, resident memory after each of a few rounds of reviews, and the server's own CPU time per warm review
- * (user + system from /proc, so contention on the machine does not inflate it). Works on any process given as a
- * MeasuredTarget: ours, or the Go reference when GMSA_REF_BIN names one.
+ * Section G (issue 12): what one webhook server process costs, ours or the Go reference's: resident memory idle and
+ * after each round of reviews, and its own CPU time per warm review (from /proc, so contention does not inflate it).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
-import { runLoad } from "./load.ts";
+import { addErrors, runLoad, type ErrorTally } from "./load.ts";
 import { loadOf, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
 import { fixed, MIB, mib, printColumns, printTable, type Cell, type Column } from "./table.ts";
 
@@ -20,7 +18,8 @@ const CONCURRENCY = 16;
 const WARMUP_REVIEWS = 500;
 const SETTLE_MS = 500;
 
-export interface FrugalFigures {
+/** Its errors: answers that were not the expected allowed review (expand: with a patch), over every round. */
+export interface FrugalFigures extends ErrorTally {
   server: string;
   fn: FunctionName;
   /** VmRSS before any review (the caller starts the target fresh). */
@@ -37,9 +36,6 @@ export interface FrugalFigures {
   /** Reviews per second of each round (closed loop: contention shows here, not in the CPU figure). */
   roundPerSecond: number[];
   reviews: number;
-  /** Answers that were not the expected allowed review (expand: with a patch), over every round. */
-  errors: number;
-  firstError?: string;
 }
 
 /**
@@ -54,8 +50,10 @@ export async function measureFrugal(
   const idle = await Promise.all(targets.map((t) => readProcessMemory(t.pid)));
   const figures: FrugalFigures[] = [];
   for (const [index, target] of targets.entries()) {
-    const load = { ...loadOf(target, options.bodies[target.fn][1]), concurrency: CONCURRENCY, maxDurationMs: 600_000 };
-    const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: WARMUP_REVIEWS });
+    const body = options.bodies[target.fn][1];
+    const load = (maxRequests: number, warmupRequests: number) =>
+      runLoad(loadOf(target, body, { concurrency: CONCURRENCY, maxDurationMs: 600_000, maxRequests, warmupRequests }));
+    const warm = await load(0, WARMUP_REVIEWS);
     const result: FrugalFigures = {
       server: target.server,
       fn: target.fn,
@@ -67,17 +65,16 @@ export async function measureFrugal(
       roundCpuMicrosPerReview: [],
       roundPerSecond: [],
       reviews: 0,
-      errors: warm.errors,
-      ...(warm.firstError === undefined ? {} : { firstError: warm.firstError }),
+      errors: 0,
     };
+    addErrors(result, warm);
     for (let round = 0; round < ROUNDS; round++) {
       const cpuBefore = readProcessCpuMicros(target.pid);
-      const run = await runLoad({ ...load, maxRequests: options.reviewsPerRound, warmupRequests: 0 });
+      const run = await load(options.reviewsPerRound, 0);
       result.roundCpuMicrosPerReview.push((readProcessCpuMicros(target.pid) - cpuBefore) / run.requests);
       result.roundPerSecond.push(run.perSecond);
       result.reviews += run.requests;
-      result.errors += run.errors;
-      if (run.firstError !== undefined) result.firstError ??= run.firstError;
+      addErrors(result, run);
       await sleep(SETTLE_MS);
       const memory = await readProcessMemory(target.pid);
       result.roundRssBytes.push(memory.rssBytes);

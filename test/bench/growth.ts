@@ -17,7 +17,7 @@ import {
   growthServiceAccount,
   growthServiceAccounts,
 } from "./growth-plan.ts";
-import { runLoad } from "./load.ts";
+import { addErrors, runLoad, type ErrorTally } from "./load.ts";
 import { loadOf, startNodeTargets, stopAfter } from "./measured-target.ts";
 import { mib } from "./table.ts";
 
@@ -33,15 +33,13 @@ export interface StepMemory {
   peakBytes: number;
 }
 
-export interface GrowthStep {
+export interface GrowthStep extends ErrorTally {
   credspecs: number;
   serviceAccounts: number;
   /** Reviews sent to each function. */
   reviews: number;
   calls: Record<FunctionName, ReviewCalls>;
   memory: Record<FunctionName, StepMemory>;
-  errors: number;
-  firstError?: string;
   durationMs: number;
 }
 
@@ -105,24 +103,23 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
       const order = growthPairOrder(credspecs, options.reviewsPerStep);
       const calls = {} as Record<FunctionName, ReviewCalls>;
       const memory = {} as Record<FunctionName, StepMemory>;
-      let errors = 0;
-      let firstError: string | undefined;
+      const tally: ErrorTally = { errors: 0 };
       for (const fn of FUNCTION_NAMES) {
         const target = node.targets.find((t) => t.fn === fn)!;
         const idle = await readProcessMemory(target.pid);
         const offset = await audit.mark();
-        const sent = await runLoad({
-          ...loadOf(target, (j) => reviewOf(fn, order[j]!, j)),
-          concurrency: GROWTH_CONCURRENCY,
-          maxRequests: order.length,
-          maxDurationMs: Number.POSITIVE_INFINITY,
-          warmupRequests: 0,
-        });
+        const sent = await runLoad(
+          loadOf(target, (j) => reviewOf(fn, order[j]!, j), {
+            concurrency: GROWTH_CONCURRENCY,
+            maxRequests: order.length,
+            maxDurationMs: Number.POSITIVE_INFINITY,
+            warmupRequests: 0,
+          }),
+        );
         calls[fn] = functionCalls(await audit.countSince(offset), fn);
         const after = await readProcessMemory(target.pid);
         memory[fn] = { idleBytes: idle.rssBytes, afterBytes: after.rssBytes, peakBytes: after.peakRssBytes };
-        errors += sent.errors;
-        if (sent.firstError !== undefined) firstError ??= `${fn}: ${sent.firstError}`;
+        addErrors(tally, sent, `${fn}: `);
       }
       steps.push({
         credspecs,
@@ -130,13 +127,12 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
         reviews: options.reviewsPerStep,
         calls,
         memory,
-        errors,
-        ...(firstError === undefined ? {} : { firstError }),
+        ...tally,
         durationMs: performance.now() - started,
       });
       options.log(
         `I: ${credspecs} credspecs: expand ${calls.expand.credspecReads} reads, authorize ${calls.authorize.credspecReads} reads + ${calls.authorize.accessReviews} access reviews, ` +
-          `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
+          `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${tally.errors}${tally.firstError === undefined ? "" : ` (first: ${tally.firstError})`}`,
       );
     });
   }

@@ -46,6 +46,12 @@ export function countError(tally: ErrorTally, description: string): void {
   tally.firstError ??= description;
 }
 
+/** Adds `from`'s errors to `tally`, and its first error (after `prefix`) when `tally` has none yet. */
+export function addErrors(tally: ErrorTally, from: ErrorTally, prefix = ""): void {
+  tally.errors += from.errors;
+  if (from.firstError !== undefined) tally.firstError ??= `${prefix}${from.firstError}`;
+}
+
 /** What a run measured; latencies in milliseconds. */
 export interface LoadResult extends ErrorTally {
   concurrency: number;

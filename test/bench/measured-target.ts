@@ -1,8 +1,6 @@
 /**
- * A webhook server process the bench can load and measure (ours, or the Go reference given by GMSA_REF_BIN): the
- * review bodies it is sent and the answer expected, the CPU time it has used (Linux /proc/<pid>/stat), to charge a
- * benchmark row's work to it, and section G's Node processes, started fresh for their idle memory: our production
- * bundle, and the floor webhook.
+ * A webhook server process the bench loads and measures (ours, or the Go reference): the review bodies it is sent and
+ * the answer expected, its CPU time (/proc/<pid>/stat), and section G's Node processes, started fresh for idle memory.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -88,11 +86,15 @@ export function reviewUrl(stack: Pick<FunctionsStack, "expandBaseUrl" | "authori
   return `${fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl}/${fn}?timeout=10s`;
 }
 
-/** runLoad's options for `body` to `target`; the only right answer is an allowed review (expand: with a patch). */
-export function loadOf(target: MeasuredTarget, body: NonNullable<LoadOptions["body"]>) {
+/** runLoad's options for `run` of `body` to `target`; the only right answer is an allowed review (expand: with a patch). */
+export function loadOf(
+  target: MeasuredTarget,
+  body: NonNullable<LoadOptions["body"]>,
+  run: Pick<LoadOptions, "concurrency" | "maxRequests" | "maxDurationMs" | "warmupRequests">,
+): LoadOptions {
   const accept: LoadOptions["accept"] = (status, text) =>
     status === 200 && text.includes('"allowed":true') && (target.fn !== "expand" || text.includes('"patch":'));
-  return { url: target.url, body, headers: target.headers, caPem: target.ca, accept };
+  return { ...run, url: target.url, body, headers: target.headers, caPem: target.ca, accept };
 }
 
 /** The server names in section G's tables. */

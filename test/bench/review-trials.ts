@@ -1,7 +1,6 @@
 /**
- * The reviews-per-second budget rows (concurrency 16, 1- and 10-container pods), measured for the budget table: per
- * function and pod size, three trials of our production server and of the Go reference taking turns on the same
- * machine (trials.ts), each trial a closed-loop load as in section B. Without the reference, ours alone, three times.
+ * The reviews-per-second budget rows: per function and pod size, three trials of our production server and of the Go
+ * reference taking turns (trials.ts), each a closed-loop load as in section B; without the reference, ours alone.
  */
 import type { FunctionName } from "../../shared/config/index.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
@@ -52,14 +51,9 @@ export async function measureReviewTrials(
   for (const fn of PAIR_ORDER) {
     const targets = [ours, ...(go === undefined ? [] : [go])].map((set) => set.find((t) => t.fn === fn)!);
     for (const containers of CONTAINER_COUNTS) {
+      const body = options.bodies[fn][containers];
       const load = (target: MeasuredTarget, maxRequests: number, maxDurationMs: number, warmupRequests: number) =>
-        runLoad({
-          ...loadOf(target, options.bodies[fn][containers]),
-          concurrency: BUDGET_CONCURRENCY,
-          maxRequests,
-          maxDurationMs,
-          warmupRequests,
-        });
+        runLoad(loadOf(target, body, { concurrency: BUDGET_CONCURRENCY, maxRequests, maxDurationMs, warmupRequests }));
       for (const target of targets) await load(target, WARMUP_REQUESTS_CAP, options.warmupMs, 0);
       const [oursTrials, goTrials] = await alternateTrials(
         BUDGET_TRIALS,

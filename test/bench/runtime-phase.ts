@@ -77,13 +77,8 @@ async function measureCallsPerReview(
   /** Sends exactly one review and counts the calls the function made for it. */
   const countOneReview = async (target: MeasuredTarget, body: string): Promise<ReviewCalls> => {
     const offset = await audit.mark();
-    const result = await runLoad({
-      ...loadOf(target, body),
-      concurrency: 1,
-      maxRequests: 1,
-      maxDurationMs: 30_000,
-      warmupRequests: 0,
-    });
+    const once = { concurrency: 1, maxRequests: 1, maxDurationMs: 30_000, warmupRequests: 0 };
+    const result = await runLoad(loadOf(target, body, once));
     if (result.errors > 0) throw new Error(`${runtime} ${target.fn}: one review failed: ${result.firstError ?? ""}`);
     return functionCalls(await audit.countSince(offset), target.fn);
   };
