@@ -7,7 +7,6 @@ import {
   adminEndpoint,
   applyObjects,
   kubeRequest,
-  kubeRequestOk,
   loadManifest,
   objectPath,
   renderWebhooks,
@@ -15,6 +14,7 @@ import {
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
+import { readCredSpec } from "./bench-cluster.ts";
 import { countError, describeError, loadResult, openPool, type ErrorTally, type LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
 import { median } from "./trials.ts";
@@ -42,11 +42,7 @@ export function podCreateLoads(rounds: PodCreateRounds): LoadResult[] {
 
 /** The minimal webhook pair of minimal-webhook.ts, for pods naming the sample credspec. */
 export async function startPodCreateFloor(cluster: LocalClusterInfo): Promise<MinimalWebhook> {
-  const { credspec } = await kubeRequestOk<{ credspec: unknown }>(
-    adminEndpoint(cluster),
-    "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01",
-  );
-  return startMinimalWebhook(cluster, credspec);
+  return startMinimalWebhook(cluster, await readCredSpec(cluster, "webapp01"));
 }
 
 /** The label whose value sends a bench pod to one webhook pair. */
