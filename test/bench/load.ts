@@ -8,11 +8,10 @@ import { summarize, type Summary } from "./percentiles.ts";
 
 /** One load run. */
 export interface LoadOptions {
-  /** Full URL, query included. */
+  /** Full URL, query included, POSTed to. */
   url: string;
-  method?: "POST" | "GET";
   /** The same body for every request, or the body of the `index`-th timed request (warm-up requests get index 0). */
-  body?: string | ((index: number) => string);
+  body: string | ((index: number) => string);
   headers?: Record<string, string>;
   /** PEM of the CA to trust (and nothing else). */
   caPem: string;
@@ -106,10 +105,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const headers = { "content-type": "application/json", ...options.headers };
   let tally: ErrorTally = { errors: 0 };
   const { body } = options;
-  const bodyOf = typeof body === "function" ? body : () => body ?? null;
+  const bodyOf = typeof body === "function" ? body : () => body;
   const send = async (index = 0): Promise<void> => {
     try {
-      const response = await pool.request({ path, method: options.method ?? "POST", headers, body: bodyOf(index) });
+      const response = await pool.request({ path, method: "POST", headers, body: bodyOf(index) });
       const text = await response.body.text();
       if (!options.accept(response.statusCode, text))
         countError(tally, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);

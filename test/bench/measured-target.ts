@@ -89,7 +89,7 @@ export function reviewUrl(stack: Pick<FunctionsStack, "expandBaseUrl" | "authori
 /** runLoad's options for `run` of `body` to `target`; the only right answer is an allowed review (expand: with a patch). */
 export function loadOf(
   target: MeasuredTarget,
-  body: NonNullable<LoadOptions["body"]>,
+  body: LoadOptions["body"],
   run: Pick<LoadOptions, "concurrency" | "maxRequests" | "maxDurationMs" | "warmupRequests">,
 ): LoadOptions {
   const accept: LoadOptions["accept"] = (status, text) =>
