@@ -161,8 +161,8 @@ if (withCluster) {
               await node.stop();
               throw error;
             });
-      const bodies = buildReviewBodies(bench.credspecs);
       try {
+        const bodies = buildReviewBodies(bench.credspecs);
         const credspec: unknown = bench.credspecs.values().next().value;
         frugal = await stopAfter(await startFloorTargets(bench.cluster, credspec), (floorServer) =>
           measureFrugal([...node.targets, ...(ref?.targets ?? []), ...floorServer.targets], {
