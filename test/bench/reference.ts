@@ -12,6 +12,7 @@ import { adminEndpoint, applyObjects, type KubeObject, type LocalClusterInfo } f
 import { FUNCTIONS_NAMESPACE, mintExecCredential } from "../../infra/local/function-tokens.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
+import { serviceAccount } from "../e2e/support/core-objects.ts";
 import { binding, role, sa } from "../support/rbac.ts";
 import { serverTargets, type RunningTargets } from "./measured-target.ts";
 import { startServerProcess, type ServerProcess } from "./minimal-webhook.ts";
@@ -40,7 +41,7 @@ export type RunningReference = ServerProcess & RunningTargets;
 /** Its service account and the RBAC of its deploy template: get credspecs, create LocalSubjectAccessReviews. */
 function referenceObjects(): KubeObject[] {
   return [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT, namespace: FUNCTIONS_NAMESPACE } },
+    serviceAccount(SERVICE_ACCOUNT, FUNCTIONS_NAMESPACE),
     role(SERVICE_ACCOUNT, [
       { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] },
       { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] },
