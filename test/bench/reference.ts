@@ -8,8 +8,14 @@ import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { adminEndpoint, applyObjects, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
-import { FUNCTIONS_NAMESPACE, mintExecCredential } from "../../infra/local/function-tokens.ts";
+import {
+  adminEndpoint,
+  applyObjects,
+  kubeRequestOk,
+  type KubeObject,
+  type LocalClusterInfo,
+} from "../../infra/local/index.ts";
+import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { serviceAccount } from "../e2e/support/core-objects.ts";
@@ -52,6 +58,17 @@ function referenceObjects(): KubeObject[] {
   ];
 }
 
+/** A TokenRequest token for the reference's service account (an hour: longer than any bench run). */
+async function mintToken(cluster: LocalClusterInfo): Promise<string> {
+  const path = `/api/v1/namespaces/${FUNCTIONS_NAMESPACE}/serviceaccounts/${SERVICE_ACCOUNT}/token`;
+  const body = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } };
+  const answer = await kubeRequestOk<{ status: { token: string } }>(adminEndpoint(cluster), path, {
+    method: "POST",
+    body,
+  });
+  return answer.status.token;
+}
+
 /**
  * Starts the reference at `bin` against `cluster` (base infra applied) with its client-side limiter at `limiter`.
  * @throws Error with the tail of its log when it does not start.
@@ -70,14 +87,7 @@ export async function startReference(
       const runDir = join(dir, "run");
       const accountDir = join(runDir, ...SERVICE_ACCOUNT_DIR);
       await mkdir(accountDir, { recursive: true });
-      // The minter's default lifetime, an hour, is longer than any bench run.
-      const { status } = await mintExecCredential({
-        minter: adminEndpoint(cluster),
-        serviceAccount: SERVICE_ACCOUNT,
-        namespace: FUNCTIONS_NAMESPACE,
-        apiVersion: "client.authentication.k8s.io/v1",
-      });
-      await writeFile(join(accountDir, "token"), status.token, { mode: 0o600 });
+      await writeFile(join(accountDir, "token"), await mintToken(cluster), { mode: 0o600 });
       await writeFile(join(accountDir, "ca.crt"), cluster.caPem);
       await writeFile(join(accountDir, "namespace"), FUNCTIONS_NAMESPACE);
       const api = new URL(cluster.server);
