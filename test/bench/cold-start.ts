@@ -72,16 +72,15 @@ const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
   "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
 };
 
-/** The stand-in's kubeconfig (its URL and CA, a static token), as infra/deploy/aws/kubeconfig.example.yaml has it. */
-function standInKubeconfig(server: string, caPem: string): string {
-  const ca = Buffer.from(caPem).toString("base64");
+/** A kubeconfig of one context, its `cluster` and `user` as YAML flow mappings. */
+export function oneContextKubeconfig(cluster: string, user: string): string {
   return [
     "apiVersion: v1",
     "kind: Config",
-    `clusters: [{name: stand-in, cluster: {server: "${server}", certificate-authority-data: ${ca}}}]`,
-    "users: [{name: gmsa, user: {token: bench-cold-start-kube-token}}]",
-    "contexts: [{name: bench, context: {cluster: stand-in, user: gmsa}}]",
-    "current-context: bench",
+    `clusters: [{name: c, cluster: ${cluster}}]`,
+    `users: [{name: gmsa, user: ${user}}]`,
+    "contexts: [{name: c, context: {cluster: c, user: gmsa}}]",
+    "current-context: c",
     "",
   ].join("\n");
 }
@@ -95,7 +94,10 @@ async function measureLambdaColdStart(bundle: string, runs: number, setup: ColdS
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
   try {
     const kubeconfig = path.join(dir, "kubeconfig.yaml");
-    await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem));
+    // The stand-in's URL and CA and a static token, as infra/deploy/aws/kubeconfig.example.yaml has them.
+    const ca = Buffer.from(pki.caPem).toString("base64");
+    const cluster = `{server: "${server.url}", certificate-authority-data: ${ca}}`;
+    await writeFile(kubeconfig, oneContextKubeconfig(cluster, "{token: bench-cold-start-kube-token}"));
     const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
     const event = functionUrlEvent({
       method: "POST",

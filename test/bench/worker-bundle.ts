@@ -5,6 +5,7 @@ import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { buildWorkerBundle, measureBundle } from "../../infra/build/cloudflare/bundle-size.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
+import { oneContextKubeconfig } from "./cold-start.ts";
 import { summarizeEach, type Summary } from "./percentiles.ts";
 
 /** One Worker's bundle as `wrangler deploy` would upload it (infra/build/cloudflare/bundle-size.ts measures it). */
@@ -39,14 +40,7 @@ export interface WorkerStartup {
 /** Bindings that make a complete configuration; no request below reaches the API server. */
 function startupBindings(): Record<string, string> {
   // As infra/deploy/cloudflare/kubeconfig.example.yaml: a user without a credential, given one by wrangler.toml's JWT source.
-  const kubeconfig = [
-    "apiVersion: v1",
-    "kind: Config",
-    'clusters: [{name: local, cluster: {server: "https://127.0.0.1:9"}}]',
-    "users: [{name: gmsa, user: {}}]",
-    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
-    "current-context: local",
-  ].join("\n");
+  const kubeconfig = oneContextKubeconfig('{server: "https://127.0.0.1:9"}', "{}");
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   return {
     KUBECONFIG: kubeconfig,
