@@ -3,6 +3,7 @@ import { startBenchCluster } from "./bench-cluster.ts";
 import { benchGrowth, type GrowthStep } from "./growth.ts";
 import { GROWTH_STEPS, printGrowth } from "./growth-plan.ts";
 import { startPodCreateFloor } from "./pod-create.ts";
+import { stopAfter } from "./measured-target.ts";
 import { RAISED_LIMITER } from "./reference.ts";
 import { benchRollout, type RolloutRun } from "./rollout.ts";
 import { printRollout } from "./rollout-verdict.ts";
@@ -37,19 +38,16 @@ export async function runAskedSections(asked: readonly string[], options: AskedS
   const bench = await startBenchCluster(log);
   try {
     if (asked.includes("rollout")) {
-      const floor = await startPodCreateFloor(bench.cluster);
-      try {
-        log("H: rollout through kube-apiserver");
-        runs = await benchRollout(bench.cluster, {
+      log("H: rollout through kube-apiserver");
+      runs = await stopAfter(await startPodCreateFloor(bench.cluster), (floor) =>
+        benchRollout(bench.cluster, {
           floor,
           ...(options.referenceBin === undefined ? {} : { referenceBin: options.referenceBin }),
           limiters: LIMITERS,
           ...(options.quick ? { pods: 100 } : {}),
           log,
-        });
-      } finally {
-        await floor.stop();
-      }
+        }),
+      );
     }
     if (asked.includes("growth")) {
       log("I: cost as work grows");

@@ -12,6 +12,7 @@ import {
   startCluster,
   type KubeObject,
   type LocalCluster,
+  type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { BENCH_AUDIT_POLICY } from "./audit.ts";
 import {
@@ -28,6 +29,12 @@ export interface BenchCluster {
   /** The `credspec` of each benchmark GMSACredentialSpec as the API server returns it. */
   credspecs: Map<string, unknown>;
   stop(): Promise<void>;
+}
+
+/** The `credspec` of GMSACredentialSpec `name` as the API server returns it. */
+export async function readCredSpec(cluster: LocalClusterInfo, name: string): Promise<unknown> {
+  const path = `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`;
+  return (await kubeRequestOk<{ credspec: unknown }>(adminEndpoint(cluster), path)).credspec;
 }
 
 /** The benchmark's credspecs and the RBAC that lets gmsa-app use them. */
@@ -71,13 +78,7 @@ export async function startBenchCluster(log: (line: string) => void): Promise<Be
     const admin = adminEndpoint(cluster);
     await applyObjects(admin, benchObjects());
     const credspecs = new Map<string, unknown>();
-    for (const name of benchCredSpecNames()) {
-      const object = await kubeRequestOk<{ credspec: unknown }>(
-        admin,
-        `/apis/windows.k8s.io/v1/gmsacredentialspecs/${name}`,
-      );
-      credspecs.set(name, object.credspec);
-    }
+    for (const name of benchCredSpecNames()) credspecs.set(name, await readCredSpec(cluster, name));
     return { cluster, credspecs, stop };
   } catch (error) {
     await stop();

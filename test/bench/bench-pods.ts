@@ -83,9 +83,9 @@ export function inlinedContents(credspecs: ReadonlyMap<string, unknown>): Map<st
   return new Map([...credspecs].map(([name, value]) => [name, JSON.stringify(value)]));
 }
 
-/** The request body of a CREATE review of `pod`, as the API server sends it. */
+/** The request body of a CREATE review of `pod` in its namespace, as the API server sends it. */
 export function reviewBody(pod: Pod, uid = "0f3c5a2e-6b1d-4c8e-9a7f-2d4b6e8a0c1f"): string {
-  return JSON.stringify(buildReview(pod, { uid, namespace: BENCH_NAMESPACE }));
+  return JSON.stringify(buildReview(pod, { uid }));
 }
 
 /** The GMSACredentialSpec object `name` holding `credspec`. */

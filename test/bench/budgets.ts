@@ -1,13 +1,10 @@
 /**
- * The budget table of docs/performance.md (issue 36), judged from the figures of one run (figures.ts), our Node server
- * beside the Go reference where the budget is relative to it: reported, never asserted. The rows that move between
- * runs (reviews per second, pod creates) are judged on the median of three alternating trials (trials.ts). Printed
- * last, in the rows of docs/performance.md's table.
+ * The budget table of docs/performance.md (issue 36), judged from one run's figures (figures.ts): reported, never
+ * asserted. The rows that move between runs are judged on the median of three alternating trials (trials.ts).
  */
 import type { FunctionName } from "../../shared/config/index.ts";
 import {
   BUDGET_CONCURRENCY,
-  lambdaColdStart,
   PAIR_ORDER,
   podCreateAdded,
   podCreateRounds,
@@ -16,12 +13,12 @@ import {
   reviewsPerSecond,
   reviewsPerSecondRatio,
   serverCpuMicros,
-  workerBundleGzipKiB,
+  type ResidentMiB,
   type RunFigures,
 } from "./figures.ts";
 import { NODE_SERVER_NAME } from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME } from "./reference.ts";
-import { fixed, formatTable } from "./table.ts";
+import { fixed, formatTable, num } from "./table.ts";
 import { BUDGET_TRIALS } from "./trials.ts";
 
 /** Whether a budget is met; the last two when the run could not judge it. */
@@ -46,13 +43,6 @@ export const REVIEW_FILES_BUDGET = 12;
 /** The Lambda cold start as deployed, median, ms; and the cold starts a full run takes the median of. */
 export const LAMBDA_COLD_START_BUDGET_MS = 100;
 export const LAMBDA_COLD_STARTS = 10;
-
-/** `value` with thousands separators and `digits` decimals; "-" when absent or not finite. */
-function num(value: number | undefined, digits = 0): string {
-  return value === undefined || !Number.isFinite(value)
-    ? "-"
-    : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
 
 /** A figure per function of the pair (expand / authorize), or undefined when one is missing. */
 function pair(read: (fn: FunctionName) => number | undefined): number[] | undefined {
@@ -94,7 +84,7 @@ function relativeRow(
 }
 
 /** The memory budget on `rss` (residentMiB): idle, after the rounds, and growth over the last round. */
-export function judgeResidentMemory(rss: { idle: number; afterLoad: number; growth: number } | undefined): Verdict {
+export function judgeResidentMemory(rss: ResidentMiB | undefined): Verdict {
   if (rss === undefined) return "not measured";
   return verdict(
     rss.idle <= RSS_BUDGET_MIB.idle &&
@@ -128,7 +118,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
   const rounds = reviewsPerRound(run);
   const rss = residentMiB(run, NODE_SERVER_NAME);
   const goRss = residentMiB(run, REFERENCE_SERVER_NAME);
-  const rssText = (r: NonNullable<typeof rss>) =>
+  const rssText = (r: ResidentMiB) =>
     `${fixed(r.idle, 1)} / ${fixed(r.afterLoad, 1)} MiB (${r.growth >= 0 ? "+" : ""}${fixed(r.growth, 1)} over the last round)`;
   const files = run.reviewFiles;
   return [
@@ -177,7 +167,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
     row(
       "Lambda: import of the bundle and first answer, cold, as deployed",
       `≤ ${LAMBDA_COLD_START_BUDGET_MS} ms (median of ${LAMBDA_COLD_STARTS})`,
-      lambdaColdStart(run),
+      run.coldStarts.find((c) => c.setup === "as deployed"),
       // CPU beside the wall time: on a shared machine it says whether a slow figure waited for a core.
       (c) => `${fixed(c.totalMs.p50, 1)} ms, median of ${c.totalMs.count} (CPU ${fixed(c.totalCpuMs.p50, 1)} ms)`,
       (c) => c.totalMs.p50 <= LAMBDA_COLD_START_BUDGET_MS,
@@ -185,7 +175,7 @@ export function judgeBudgets(run: RunFigures): BudgetRow[] {
     row(
       "Worker bundle, gzipped",
       "≤ 150 KiB",
-      workerBundleGzipKiB(run),
+      run.bundles.length === 0 ? undefined : Math.max(...run.bundles.map((b) => b.gzipBytes)) / 1024,
       (kib) => `${fixed(kib, 1)} KiB`,
       (kib) => kib <= 150,
     ),

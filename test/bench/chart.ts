@@ -1,5 +1,6 @@
 /** docs/performance.svg: the headline figures as bars, a self-contained SVG (no script, no external font). */
 import { writeFile } from "node:fs/promises";
+import { num } from "./table.ts";
 
 /** Who a bar belongs to, in legend order. */
 export const CHART_SERIES = ["ours", "go", "floor"] as const;
@@ -48,13 +49,9 @@ function escapeXml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] ?? c);
 }
 
-function formatValue(value: number, digits: number): string {
-  return value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
 /** Two significant digits or so: 0.27x, 3.4x, 16x. */
 function formatRatio(ratio: number): string {
-  return `${formatValue(ratio, ratio < 1 ? 2 : ratio < 10 ? 1 : 0)}x`;
+  return `${num(ratio, ratio < 1 ? 2 : ratio < 10 ? 1 : 0)}x`;
 }
 
 /** The bars of one panel, from `top`; returns the SVG elements and the height used. */
@@ -82,7 +79,7 @@ function renderPanel(panel: ChartPanel, top: number): { svg: string[]; height: n
         `<rect x="${LABEL_WIDTH}" y="${y}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${SERIES_STYLE[s].color}"/>`,
       );
       svg.push(
-        `<text x="${(LABEL_WIDTH + width + 5).toFixed(1)}" y="${y + BAR_HEIGHT - 3}" class="value">${formatValue(value, panel.digits ?? 0)} ${escapeXml(panel.unit)}${ratio}</text>`,
+        `<text x="${(LABEL_WIDTH + width + 5).toFixed(1)}" y="${y + BAR_HEIGHT - 3}" class="value">${num(value, panel.digits ?? 0)} ${escapeXml(panel.unit)}${ratio}</text>`,
       );
       y += BAR_HEIGHT + BAR_GAP;
     }

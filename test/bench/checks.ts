@@ -32,26 +32,22 @@ export function judgeChecks(phases: readonly RuntimeFigures[], reference: Refere
     const coldFigure = p.calls
       .map((c) => `${c.fn} ${c.containers}c: ${c.cold.credspecReads}+${c.cold.accessReviews}`)
       .join(", ");
-    rows.push([
-      `${p.runtime}: cold review, one read per distinct credspec and one access review per pair`,
-      `reads+reviews ${coldFigure}`,
-      off.length === 0,
-    ]);
     const warm = p.calls.reduce((sum, c) => sum + c.warm.credspecReads + c.warm.accessReviews, 0);
-    rows.push([
-      `${p.runtime}: warm review, no API call`,
-      `${warm} calls in ${p.calls.length} warm reviews`,
-      warm === 0,
-    ]);
-    for (const r of p.execRuns) {
-      rows.push([
+    const errors = phaseErrors(p);
+    rows.push(
+      [
+        `${p.runtime}: cold review, one read per distinct credspec and one access review per pair`,
+        `reads+reviews ${coldFigure}`,
+        off.length === 0,
+      ],
+      [`${p.runtime}: warm review, no API call`, `${warm} calls in ${p.calls.length} warm reviews`, warm === 0],
+      ...p.execRuns.map((r): CheckRow => [
         `${p.runtime} ${r.fn}: one exec plugin run per token lifetime`,
         `${r.countFile} runs (at most ${r.allowed})`,
         r.countFile <= r.allowed && r.metricsFailed === 0,
-      ]);
-    }
-    const errors = phaseErrors(p);
-    rows.push([`${p.runtime}: every answer the expected one`, `${errors} unexpected`, errors === 0]);
+      ]),
+      [`${p.runtime}: every answer the expected one`, `${errors} unexpected`, errors === 0],
+    );
   }
   if (reference !== undefined) {
     const unexpected = referenceErrors(reference);

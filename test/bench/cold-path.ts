@@ -9,6 +9,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { WRANGLER_OFFLINE_ENV } from "../../infra/build/cloudflare/bundle-size.ts";
 import { REPO_ROOT } from "../../infra/build/repo-root.ts";
 import { loadAvg } from "./table.ts";
 
@@ -66,8 +67,7 @@ const clone = path.join(work, "repo");
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   CI: "true",
-  WRANGLER_SEND_METRICS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  ...WRANGLER_OFFLINE_ENV,
 };
 // npm's own variables and PATH entries from an `npm run` that may have started us point into this checkout.
 for (const name of Object.keys(env)) if (name.startsWith("npm_")) delete env[name];

@@ -9,11 +9,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { NodeTarget } from "../../infra/build/node/bundle-function.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import { startKubeServer } from "../support/kube-server.ts";
 import { functionUrlEvent } from "../support/lambda-events.ts";
 import { createTestPki } from "../support/test-pki.ts";
 import { benchCredSpec, benchCredSpecName, buildBenchPod, reviewBody } from "./bench-pods.ts";
-import { summarize, type Summary } from "./percentiles.ts";
+import { summarizeEach, type Summary } from "./percentiles.ts";
 import { p50Max, printTable } from "./table.ts";
 
 const run = promisify(execFile);
@@ -34,14 +35,10 @@ export interface ColdStart {
   totalCpuMs: Summary;
 }
 
+type ColdStartFigure = Exclude<keyof ColdStart, "target" | "setup">;
+
 /** What one child process prints. */
-interface ColdStartRun {
-  importMs: number;
-  firstAnswerMs: number;
-  importCpuMs: number;
-  firstAnswerCpuMs: number;
-  result: { statusCode: number; body: string };
-}
+type ColdStartRun = Record<ColdStartFigure, number> & { result: { statusCode: number; body: string } };
 
 /** The child process: import, one event, print the times. */
 function childScript(bundle: string, event: unknown): string {
@@ -51,13 +48,12 @@ function childScript(bundle: string, event: unknown): string {
     "const startedCpu = cpuMs();",
     `const { handler } = await import(${JSON.stringify(pathToFileURL(bundle).href)});`,
     "const imported = performance.now();",
-    "const importedCpu = cpuMs();",
     `const result = await handler(${JSON.stringify(event)});`,
     "const answered = performance.now();",
     "const answeredCpu = cpuMs();",
     "process.stdout.write(JSON.stringify({",
-    "  importMs: imported - started, firstAnswerMs: answered - imported,",
-    "  importCpuMs: importedCpu - startedCpu, firstAnswerCpuMs: answeredCpu - importedCpu, result,",
+    "  importMs: imported - started, firstAnswerMs: answered - imported, totalMs: answered - started,",
+    "  totalCpuMs: answeredCpu - startedCpu, result,",
     "}));",
     "",
   ].join("\n");
@@ -76,16 +72,15 @@ const SETUP_ARGS: Record<ColdStartSetup, readonly string[]> = {
   "fetch preloaded": ["--import=data:text/javascript,globalThis.Request"],
 };
 
-/** The stand-in's kubeconfig (its URL and CA, a static token), as infra/deploy/aws/kubeconfig.example.yaml has it. */
-function standInKubeconfig(server: string, caPem: string): string {
-  const ca = Buffer.from(caPem).toString("base64");
+/** A kubeconfig of one context, its `cluster` and `user` as YAML flow mappings. */
+export function oneContextKubeconfig(cluster: string, user: string): string {
   return [
     "apiVersion: v1",
     "kind: Config",
-    `clusters: [{name: stand-in, cluster: {server: "${server}", certificate-authority-data: ${ca}}}]`,
-    "users: [{name: gmsa, user: {token: bench-cold-start-kube-token}}]",
-    "contexts: [{name: bench, context: {cluster: stand-in, user: gmsa}}]",
-    "current-context: bench",
+    `clusters: [{name: c, cluster: ${cluster}}]`,
+    `users: [{name: gmsa, user: ${user}}]`,
+    "contexts: [{name: c, context: {cluster: c, user: gmsa}}]",
+    "current-context: c",
     "",
   ].join("\n");
 }
@@ -99,7 +94,10 @@ async function measureLambdaColdStart(bundle: string, runs: number, setup: ColdS
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-bench-cold-"));
   try {
     const kubeconfig = path.join(dir, "kubeconfig.yaml");
-    await writeFile(kubeconfig, standInKubeconfig(server.url, pki.caPem));
+    // The stand-in's URL and CA and a static token, as infra/deploy/aws/kubeconfig.example.yaml has them.
+    const ca = Buffer.from(pki.caPem).toString("base64");
+    const cluster = `{server: "${server.url}", certificate-authority-data: ${ca}}`;
+    await writeFile(kubeconfig, oneContextKubeconfig(cluster, "{token: bench-cold-start-kube-token}"));
     const pod = buildBenchPod(1, new Map([[name, JSON.stringify(credspec)]]));
     const event = functionUrlEvent({
       method: "POST",
@@ -116,33 +114,23 @@ async function measureLambdaColdStart(bundle: string, runs: number, setup: ColdS
       CALLER_AUTH_TOKENS: CALLER_TOKEN,
       LOG_LEVEL: "warn",
     };
-    const imports: number[] = [];
-    const answers: number[] = [];
-    const cpu: number[] = [];
+    const figures: Record<ColdStartFigure, number>[] = [];
     for (let i = 0; i < runs; i++) {
       const { stdout } = await run(process.execPath, [...SETUP_ARGS[setup], script], { cwd: dir, env });
-      const figures = JSON.parse(stdout) as ColdStartRun;
-      const review = JSON.parse(figures.result.body) as { response?: { allowed?: boolean } };
-      if (figures.result.statusCode !== 200 || review.response?.allowed !== true) {
+      const { result, ...figuresOfRun } = JSON.parse(stdout) as ColdStartRun;
+      const review = JSON.parse(result.body) as Partial<AdmissionReviewResponse>;
+      if (result.statusCode !== 200 || review.response?.allowed !== true) {
         throw new Error(
-          `the Lambda bundle's first answer was not an allow: ${figures.result.statusCode} ${figures.result.body.slice(0, 300)}`,
+          `the Lambda bundle's first answer was not an allow: ${result.statusCode} ${result.body.slice(0, 300)}`,
         );
       }
-      imports.push(figures.importMs);
-      answers.push(figures.firstAnswerMs);
-      cpu.push(figures.importCpuMs + figures.firstAnswerCpuMs);
+      figures.push(figuresOfRun);
     }
     const calls = server.requests.length / runs;
     if (calls !== 2)
       throw new Error(`expected 2 API calls per cold start (credspec read, access review), saw ${calls}`);
-    return {
-      target: "lambda",
-      setup,
-      importMs: summarize(imports),
-      firstAnswerMs: summarize(answers),
-      totalMs: summarize(imports.map((ms, i) => ms + answers[i]!)),
-      totalCpuMs: summarize(cpu),
-    };
+    const keys = ["importMs", "firstAnswerMs", "totalMs", "totalCpuMs"] as const;
+    return { target: "lambda", setup, ...summarizeEach(figures, keys) };
   } finally {
     await server.close();
     await pki.cleanup();

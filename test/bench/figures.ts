@@ -93,14 +93,14 @@ export function podCreateAdded(
   return { added: median(added), floor: median(floor), ratio: medianRatio(added, floor), rounds: added.length };
 }
 
+/** Resident memory, MiB: idle, the most after a round, and the growth over the last round. */
+export type ResidentMiB = Record<"idle" | "afterLoad" | "growth", number>;
+
 /**
  * Section G's resident memory of `server` in MiB, the largest of its functions; growth is over the last round only,
  * after the heap's one warm-up step in the first rounds (docs/performance.md).
  */
-export function residentMiB(
-  run: RunFigures,
-  server: string,
-): { idle: number; afterLoad: number; growth: number } | undefined {
+export function residentMiB(run: RunFigures, server: string): ResidentMiB | undefined {
   const figures = run.frugal.filter((f) => f.server === server && f.roundRssBytes.length > 0);
   if (figures.length === 0) return undefined;
   return {
@@ -124,30 +124,14 @@ export function reviewsPerRound(run: RunFigures): { rounds: number; reviews: num
     : { rounds: f.roundRssBytes.length, reviews: f.reviews / f.roundRssBytes.length };
 }
 
-/** The Lambda cold start as deployed (source maps off), ms. */
-export function lambdaColdStart(run: RunFigures): ColdStart | undefined {
-  return run.coldStarts.find((c) => c.setup === "as deployed");
-}
-
-/** The largest Worker bundle, gzipped, KiB. */
-export function workerBundleGzipKiB(run: RunFigures): number | undefined {
-  return run.bundles.length === 0 ? undefined : Math.max(...run.bundles.map((b) => b.gzipBytes)) / 1024;
-}
-
-/** What the chart needs of a run, and when the run started (ISO 8601). */
-export type ChartInputs = RunFigures & { startedAt: string };
-
 /** A value per series, leaving out the series that was not measured. */
 function group(label: string, ours: number | undefined, go: number | undefined, floor?: number): ChartGroup {
-  const values: ChartGroup["values"] = {};
-  if (ours !== undefined) values.ours = ours;
-  if (go !== undefined) values.go = go;
-  if (floor !== undefined) values.floor = floor;
-  return { label, values };
+  const values = Object.entries({ ours, go, floor }).filter(([, value]) => value !== undefined);
+  return { label, values: Object.fromEntries(values) };
 }
 
-/** The chart's panels from one run; a figure the run did not measure is left out. */
-export function chartFiguresOf(inputs: ChartInputs): ChartFigures {
+/** The chart's panels from one run, which started at `startedAt` (ISO 8601); a figure not measured is left out. */
+export function chartFiguresOf(inputs: RunFigures & { startedAt: string }): ChartFigures {
   const byServer = (label: string, read: (server: string) => number | undefined) =>
     group(label, read(NODE_SERVER_NAME), read(REFERENCE_SERVER_NAME), read(FLOOR_SERVER_NAME));
   const created = podCreateAdded(podCreateRounds(inputs, "node"));

@@ -1,15 +1,13 @@
 /**
- * Section G (issue 12): what one webhook server process costs. Per server and function: resident memory at idle
- * after start, resident memory after each of a few rounds of reviews, and the server's own CPU time per warm review
- * (user + system from /proc, so contention on the machine does not inflate it). Works on any process given as a
- * MeasuredTarget: ours, or the Go reference when GMSA_REF_BIN names one.
+ * Section G (issue 12): what one webhook server process costs, ours or the Go reference's: resident memory idle and
+ * after each round of reviews, and its own CPU time per warm review (from /proc, so contention does not inflate it).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
-import { runLoad } from "./load.ts";
-import { buildReviewBodies, loadOf, readProcessCpuMicros, type MeasuredTarget } from "./measured-target.ts";
-import { fixed, MIB, mib, printTable, type Cell } from "./table.ts";
+import { addErrors, runLoad, type ErrorTally } from "./load.ts";
+import { loadOf, readProcessCpuMicros, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
+import { fixed, MIB, mib, printColumns, printTable, type Cell, type Column } from "./table.ts";
 
 /**
  * Rounds (RSS read after each), concurrent senders (a keep-alive connection each), untimed reviews before the first
@@ -20,7 +18,8 @@ const CONCURRENCY = 16;
 const WARMUP_REVIEWS = 500;
 const SETTLE_MS = 500;
 
-export interface FrugalFigures {
+/** Its errors: answers that were not the expected allowed review (expand: with a patch), over every round. */
+export interface FrugalFigures extends ErrorTally {
   server: string;
   fn: FunctionName;
   /** VmRSS before any review (the caller starts the target fresh). */
@@ -37,25 +36,24 @@ export interface FrugalFigures {
   /** Reviews per second of each round (closed loop: contention shows here, not in the CPU figure). */
   roundPerSecond: number[];
   reviews: number;
-  /** Answers that were not the expected allowed review (expand: with a patch), over every round. */
-  errors: number;
-  firstError?: string;
 }
 
 /**
- * Reads every target's idle RSS first (before any of them gets a review), then loads each in turn: warm-up, then
- * `rounds` rounds of `reviewsPerRound` reviews at `concurrency`, reading RSS and CPU time after each round.
+ * Reads every target's idle RSS first (before any of them gets a review), then loads each in turn with its review of
+ * the 1-container pod: warm-up, then rounds of `reviewsPerRound` reviews, reading RSS and CPU time after each round.
  * @throws Error when a target's process is gone.
  */
 export async function measureFrugal(
   targets: readonly MeasuredTarget[],
-  options: { bodies: Record<FunctionName, string>; reviewsPerRound: number; log: (line: string) => void },
+  options: { bodies: ReviewBodies; reviewsPerRound: number; log: (line: string) => void },
 ): Promise<FrugalFigures[]> {
   const idle = await Promise.all(targets.map((t) => readProcessMemory(t.pid)));
   const figures: FrugalFigures[] = [];
   for (const [index, target] of targets.entries()) {
-    const load = { ...loadOf(target, options.bodies[target.fn]), concurrency: CONCURRENCY, maxDurationMs: 600_000 };
-    const warm = await runLoad({ ...load, maxRequests: 0, warmupRequests: WARMUP_REVIEWS });
+    const body = options.bodies[target.fn][1];
+    const load = (maxRequests: number, warmupRequests: number) =>
+      runLoad(loadOf(target, body, { concurrency: CONCURRENCY, maxDurationMs: 600_000, maxRequests, warmupRequests }));
+    const warm = await load(0, WARMUP_REVIEWS);
     const result: FrugalFigures = {
       server: target.server,
       fn: target.fn,
@@ -67,17 +65,16 @@ export async function measureFrugal(
       roundCpuMicrosPerReview: [],
       roundPerSecond: [],
       reviews: 0,
-      errors: warm.errors,
-      ...(warm.firstError === undefined ? {} : { firstError: warm.firstError }),
+      errors: 0,
     };
+    addErrors(result, warm);
     for (let round = 0; round < ROUNDS; round++) {
       const cpuBefore = readProcessCpuMicros(target.pid);
-      const run = await runLoad({ ...load, maxRequests: options.reviewsPerRound, warmupRequests: 0 });
+      const run = await load(options.reviewsPerRound, 0);
       result.roundCpuMicrosPerReview.push((readProcessCpuMicros(target.pid) - cpuBefore) / run.requests);
       result.roundPerSecond.push(run.perSecond);
       result.reviews += run.requests;
-      result.errors += run.errors;
-      if (run.firstError !== undefined) result.firstError ??= run.firstError;
+      addErrors(result, run);
       await sleep(SETTLE_MS);
       const memory = await readProcessMemory(target.pid);
       result.roundRssBytes.push(memory.rssBytes);
@@ -93,15 +90,11 @@ export async function measureFrugal(
   return figures;
 }
 
-/** The bodies section G sends: each function's review of the 1-container benchmark pod. */
-export function reviewBodiesOfOneContainer(credspecs: ReadonlyMap<string, unknown>): Record<FunctionName, string> {
-  const bodies = buildReviewBodies(credspecs);
-  return { expand: bodies.expand[1], authorize: bodies.authorize[1] };
-}
+const mean = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 
 /** Mean CPU per review over the rounds, in µs. */
 export function cpuMicrosPerReview(f: FrugalFigures): number {
-  return f.roundCpuMicrosPerReview.reduce((sum, v) => sum + v, 0) / f.roundCpuMicrosPerReview.length;
+  return mean(f.roundCpuMicrosPerReview);
 }
 
 /** Largest RSS after any round. */
@@ -115,30 +108,26 @@ export function maxRoundRssBytes(f: FrugalFigures): number {
  */
 export function printFrugal(figures: readonly FrugalFigures[], reviewsPerRound: number): void {
   const rounds = Math.max(0, ...figures.map((f) => f.roundRssBytes.length));
-  printTable(
+  printColumns(
     `G. Server memory and CPU per review (HTTPS, concurrency ${CONCURRENCY}, ${rounds} rounds x ${reviewsPerRound} reviews, 1-container pod)`,
     [
-      "server",
-      "function",
-      "idle RSS MiB",
-      ...Array.from({ length: rounds }, (_, i) => `RSS after round ${i + 1} MiB`),
-      "peak RSS MiB",
-      "file-backed MiB, idle → last",
-      "CPU µs/review",
-      "reviews/s",
-      "errors",
+      ["server", (f) => f.server],
+      ["function", (f) => f.fn],
+      ["idle RSS MiB", (f) => mib(f.idleRssBytes)],
+      ...Array.from({ length: rounds }, (_, i): Column<FrugalFigures> => [
+        `RSS after round ${i + 1} MiB`,
+        (f) => (i < f.roundRssBytes.length ? mib(f.roundRssBytes[i]!) : ""),
+      ]),
+      ["peak RSS MiB", (f) => mib(f.peakRssBytes)],
+      ["file-backed MiB, idle → last", (f) => `${mib(f.idleFileBackedBytes)} → ${mib(f.fileBackedBytes)}`],
+      [
+        "CPU µs/review",
+        (f) => `${fixed(cpuMicrosPerReview(f))} (${f.roundCpuMicrosPerReview.map((v) => fixed(v)).join(", ")})`,
+      ],
+      ["reviews/s", (f) => fixed(mean(f.roundPerSecond))],
+      ["errors", (f) => f.errors],
     ],
-    figures.map((f) => [
-      f.server,
-      f.fn,
-      mib(f.idleRssBytes),
-      ...f.roundRssBytes.map(mib),
-      mib(f.peakRssBytes),
-      `${mib(f.idleFileBackedBytes)} → ${mib(f.fileBackedBytes)}`,
-      `${fixed(cpuMicrosPerReview(f))} (${f.roundCpuMicrosPerReview.map((v) => fixed(v)).join(", ")})`,
-      fixed(f.roundPerSecond.reduce((s, v) => s + v, 0) / f.roundPerSecond.length),
-      f.errors,
-    ]),
+    figures,
     "Idle: a freshly started server before any review. File-backed: the part of RSS that is pages of the executable and other mapped files (clean, shared, given back under pressure), not the process's own allocations. CPU: the server's user+system time over each round / its reviews (mean, then each round).",
   );
   const servers = [...new Set(figures.map((f) => f.server))];

@@ -4,6 +4,7 @@
  * reviews, show as such.
  */
 import type { KubeObject } from "../../infra/local/index.ts";
+import { namespace } from "../e2e/support/core-objects.ts";
 import { binding, useCredSpecs } from "../support/rbac.ts";
 import { benchCredSpec, credSpecObject } from "./bench-pods.ts";
 import type { GrowthStep, StepMemory } from "./growth.ts";
@@ -39,7 +40,7 @@ export function growthCredSpecObject(i: number): KubeObject {
  */
 export function growthGrantObjects(credspecs: number): KubeObject[] {
   return [
-    { apiVersion: "v1", kind: "Namespace", metadata: { name: GROWTH_NAMESPACE } },
+    namespace(GROWTH_NAMESPACE),
     useCredSpecs(
       "gmsa-growth-use",
       Array.from({ length: credspecs }, (_, i) => growthCredSpecName(i)),

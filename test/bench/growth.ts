@@ -5,8 +5,8 @@
 import { adminEndpoint, applyObjects, objectPath, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
 import { readProcessMemory } from "../e2e/support/process-memory.ts";
-import { buildReview } from "../support/reviews.ts";
 import { functionCalls, openAuditLog, type ReviewCalls } from "./audit.ts";
+import { reviewBody } from "./bench-pods.ts";
 import {
   GROWTH_NAMESPACE,
   growthCredSpec,
@@ -17,8 +17,8 @@ import {
   growthServiceAccount,
   growthServiceAccounts,
 } from "./growth-plan.ts";
-import { runLoad } from "./load.ts";
-import { loadOf, startNodeTargets } from "./measured-target.ts";
+import { addErrors, runLoad, type ErrorTally } from "./load.ts";
+import { loadOf, startNodeTargets, stopAfter } from "./measured-target.ts";
 import { mib } from "./table.ts";
 
 /** Concurrent reviews in flight to a function, as section B's middle row. */
@@ -33,15 +33,13 @@ export interface StepMemory {
   peakBytes: number;
 }
 
-export interface GrowthStep {
+export interface GrowthStep extends ErrorTally {
   credspecs: number;
   serviceAccounts: number;
   /** Reviews sent to each function. */
   reviews: number;
   calls: Record<FunctionName, ReviewCalls>;
   memory: Record<FunctionName, StepMemory>;
-  errors: number;
-  firstError?: string;
   durationMs: number;
 }
 
@@ -84,12 +82,7 @@ function reviewOf(fn: FunctionName, i: number, uid: number): string {
       containers: [{ name: "app", image: "mcr.microsoft.com/windows/servercore:ltsc2022" }],
     },
   };
-  return JSON.stringify(
-    buildReview(pod, {
-      uid: `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`,
-      namespace: GROWTH_NAMESPACE,
-    }),
-  );
+  return reviewBody(pod, `00000000-0000-4000-8000-${uid.toString().padStart(12, "0")}`);
 }
 
 /** Section I: each step on freshly started servers, the credspecs created as the steps need them. */
@@ -105,30 +98,28 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
     options.log(
       `I: ${credspecs} credspecs and their grant in the API server in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`,
     );
-    const node = await startNodeTargets(cluster);
-    try {
+    await stopAfter(await startNodeTargets(cluster), async (node) => {
       const started = performance.now();
       const order = growthPairOrder(credspecs, options.reviewsPerStep);
       const calls = {} as Record<FunctionName, ReviewCalls>;
       const memory = {} as Record<FunctionName, StepMemory>;
-      let errors = 0;
-      let firstError: string | undefined;
+      const tally: ErrorTally = { errors: 0 };
       for (const fn of FUNCTION_NAMES) {
         const target = node.targets.find((t) => t.fn === fn)!;
         const idle = await readProcessMemory(target.pid);
         const offset = await audit.mark();
-        const sent = await runLoad({
-          ...loadOf(target, (j) => reviewOf(fn, order[j]!, j)),
-          concurrency: GROWTH_CONCURRENCY,
-          maxRequests: order.length,
-          maxDurationMs: Number.POSITIVE_INFINITY,
-          warmupRequests: 0,
-        });
+        const sent = await runLoad(
+          loadOf(target, (j) => reviewOf(fn, order[j]!, j), {
+            concurrency: GROWTH_CONCURRENCY,
+            maxRequests: order.length,
+            maxDurationMs: Number.POSITIVE_INFINITY,
+            warmupRequests: 0,
+          }),
+        );
         calls[fn] = functionCalls(await audit.countSince(offset), fn);
         const after = await readProcessMemory(target.pid);
         memory[fn] = { idleBytes: idle.rssBytes, afterBytes: after.rssBytes, peakBytes: after.peakRssBytes };
-        errors += sent.errors;
-        if (sent.firstError !== undefined) firstError ??= `${fn}: ${sent.firstError}`;
+        addErrors(tally, sent, `${fn}: `);
       }
       steps.push({
         credspecs,
@@ -136,17 +127,14 @@ export async function benchGrowth(cluster: LocalClusterInfo, options: GrowthOpti
         reviews: options.reviewsPerStep,
         calls,
         memory,
-        errors,
-        ...(firstError === undefined ? {} : { firstError }),
+        ...tally,
         durationMs: performance.now() - started,
       });
       options.log(
         `I: ${credspecs} credspecs: expand ${calls.expand.credspecReads} reads, authorize ${calls.authorize.credspecReads} reads + ${calls.authorize.accessReviews} access reviews, ` +
-          `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${errors}${firstError === undefined ? "" : ` (first: ${firstError})`}`,
+          `RSS ${mib(memory.expand.afterBytes)} / ${mib(memory.authorize.afterBytes)} MiB, errors ${tally.errors}${tally.firstError === undefined ? "" : ` (first: ${tally.firstError})`}`,
       );
-    } finally {
-      await node.stop();
-    }
+    });
   }
   return steps;
 }

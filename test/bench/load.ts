@@ -8,11 +8,10 @@ import { summarize, type Summary } from "./percentiles.ts";
 
 /** One load run. */
 export interface LoadOptions {
-  /** Full URL, query included. */
+  /** Full URL, query included, POSTed to. */
   url: string;
-  method?: "POST" | "GET";
   /** The same body for every request, or the body of the `index`-th timed request (warm-up requests get index 0). */
-  body?: string | ((index: number) => string);
+  body: string | ((index: number) => string);
   headers?: Record<string, string>;
   /** PEM of the CA to trust (and nothing else). */
   caPem: string;
@@ -35,88 +34,104 @@ const DEFAULT_WARMUP_REQUESTS = 1_000;
 export const describeError = (error: unknown) =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
+/** Unexpected answers, and the first one described (clipped), for the report. */
+export interface ErrorTally {
+  errors: number;
+  firstError?: string;
+}
+
+export function countError(tally: ErrorTally, description: string): void {
+  tally.errors++;
+  tally.firstError ??= description;
+}
+
+/** Adds `from`'s errors to `tally`, and its first error (after `prefix`) when `tally` has none yet. */
+export function addErrors(tally: ErrorTally, from: ErrorTally, prefix = ""): void {
+  tally.errors += from.errors;
+  if (from.firstError !== undefined) tally.firstError ??= `${prefix}${from.firstError}`;
+}
+
 /** What a run measured; latencies in milliseconds. */
-export interface LoadResult {
+export interface LoadResult extends ErrorTally {
   concurrency: number;
   /** Untimed requests sent first. */
   warmupRequests: number;
   requests: number;
-  errors: number;
-  /** The first unexpected answer, clipped, for the report. */
-  firstError?: string;
   durationMs: number;
   perSecond: number;
   latencyMs: Summary;
 }
 
+/** The result of `requests` timed requests over `durationMs`, the first `requests` of `samples` their latencies. */
+export function loadResult(
+  sent: Pick<LoadResult, "concurrency" | "warmupRequests"> & ErrorTally,
+  samples: Float64Array,
+  requests: number,
+  durationMs: number,
+): LoadResult {
+  const latencyMs = summarize(samples.subarray(0, requests));
+  return { ...sent, requests, durationMs, perSecond: (requests * 1000) / durationMs, latencyMs };
+}
+
+/** A keep-alive pool of `connections` to `origin`, trusting the CA `caPem` only. */
+export function openPool(origin: string, caPem: string, connections: number): Pool {
+  return new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, connect: { ca: caPem } });
+}
+
+/**
+ * Calls `send` with 0, 1, 2, ... from `concurrency` senders, each taking the next index once its previous call is
+ * done, until `count` calls are started or `more()` is false. Returns how many were started.
+ */
+export async function sendConcurrently(
+  concurrency: number,
+  count: number,
+  send: (index: number) => Promise<void>,
+  more = () => true,
+): Promise<number> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count && more()) await send(next++);
+    }),
+  );
+  return next;
+}
+
 /** Runs the load. Transport failures are counted as errors, not thrown. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
-  const pool = new Pool(url.origin, {
-    connections: options.concurrency,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    connect: { ca: options.caPem },
-  });
+  const pool = openPool(url.origin, options.caPem, options.concurrency);
   const path = `${url.pathname}${url.search}`;
   const headers = { "content-type": "application/json", ...options.headers };
-  let errors = 0;
-  let firstError: string | undefined;
+  let tally: ErrorTally = { errors: 0 };
   const { body } = options;
-  const bodyOf = typeof body === "function" ? body : () => body ?? null;
+  const bodyOf = typeof body === "function" ? body : () => body;
   const send = async (index = 0): Promise<void> => {
     try {
-      const response = await pool.request({ path, method: options.method ?? "POST", headers, body: bodyOf(index) });
+      const response = await pool.request({ path, method: "POST", headers, body: bodyOf(index) });
       const text = await response.body.text();
-      if (!options.accept(response.statusCode, text)) {
-        errors++;
-        firstError ??= `HTTP ${response.statusCode}: ${text.slice(0, 300)}`;
-      }
+      if (!options.accept(response.statusCode, text))
+        countError(tally, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
     } catch (error) {
-      errors++;
-      firstError ??= describeError(error);
+      countError(tally, describeError(error));
     }
   };
 
   try {
+    const { concurrency } = options;
     const warmup = options.warmupRequests ?? DEFAULT_WARMUP_REQUESTS;
-    let warmed = 0;
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        while (warmed < warmup) {
-          warmed++;
-          await send();
-        }
-      }),
-    );
-    errors = 0;
-    firstError = undefined;
-
+    const warmupRequests = await sendConcurrently(concurrency, warmup, () => send());
+    tally = { errors: 0 };
     const samples = new Float64Array(options.maxRequests);
-    let issued = 0;
     const started = performance.now();
     const end = started + options.maxDurationMs;
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        while (issued < options.maxRequests && performance.now() < end) {
-          const index = issued++;
-          const sent = performance.now();
-          await send(index);
-          samples[index] = performance.now() - sent;
-        }
-      }),
-    );
-    const durationMs = performance.now() - started;
-    return {
-      concurrency: options.concurrency,
-      warmupRequests: warmed,
-      requests: issued,
-      errors,
-      ...(firstError === undefined ? {} : { firstError }),
-      durationMs,
-      perSecond: (issued * 1000) / durationMs,
-      latencyMs: summarize(samples.subarray(0, issued)),
+    const timed = async (index: number) => {
+      const sent = performance.now();
+      await send(index);
+      samples[index] = performance.now() - sent;
     };
+    const issued = await sendConcurrently(concurrency, options.maxRequests, timed, () => performance.now() < end);
+    return loadResult({ concurrency, warmupRequests, ...tally }, samples, issued, performance.now() - started);
   } finally {
     await pool.close();
   }

@@ -1,8 +1,6 @@
 /**
- * A webhook server process the bench can load and measure (ours, or the Go reference given by GMSA_REF_BIN): the
- * review bodies it is sent and the answer expected, the CPU time it has used (Linux /proc/<pid>/stat), to charge a
- * benchmark row's work to it, and section G's Node processes, started fresh for their idle memory: our production
- * bundle, and the floor webhook.
+ * A webhook server process the bench loads and measures (ours, or the Go reference): the review bodies it is sent and
+ * the answer expected, its CPU time (/proc/<pid>/stat), and section G's Node processes, started fresh for idle memory.
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,7 +11,7 @@ import { buildNodeTarget } from "../../infra/build/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 import { startFunctions, type FunctionsStack, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { FUNCTION_NAMES, type FunctionName } from "../../shared/config/index.ts";
-import { findServerPid } from "../e2e/support/process-memory.ts";
+import { findStackPids } from "../e2e/support/process-memory.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody, type ContainerCount } from "./bench-pods.ts";
 import type { LoadOptions } from "./load.ts";
 import { startMinimalWebhook } from "./minimal-webhook.ts";
@@ -45,18 +43,18 @@ export function serverTargets(
 
 /** Both functions of a running stack, shown as `server`, their certificates signed by `ca`. */
 export async function stackTargets(stack: FunctionsStack, server: string, ca: string): Promise<MeasuredTarget[]> {
-  const pids = {
-    expand: await findServerPid(stack.expandBaseUrl),
-    authorize: await findServerPid(stack.authorizeBaseUrl),
-  };
-  const headers = { authorization: `Bearer ${stack.callerToken}` };
-  return serverTargets(
-    server,
-    ca,
-    (fn) => pids[fn],
-    (fn) => reviewUrl(stack, fn),
-    headers,
-  );
+  const pids = await findStackPids(stack);
+  const url = (fn: FunctionName) => reviewUrl(stack, fn);
+  return serverTargets(server, ca, (fn) => pids[fn], url, { authorization: `Bearer ${stack.callerToken}` });
+}
+
+/** Runs `body` with `server`, then stops the server, whether `body` threw or not. */
+export async function stopAfter<S extends { stop(): Promise<void> }, T>(server: S, body: (server: S) => Promise<T>) {
+  try {
+    return await body(server);
+  } finally {
+    await server.stop();
+  }
 }
 
 /** Clock ticks per second of utime/stime (almost always 100), read at the first use, not at import. */
@@ -88,21 +86,29 @@ export function reviewUrl(stack: Pick<FunctionsStack, "expandBaseUrl" | "authori
   return `${fn === "expand" ? stack.expandBaseUrl : stack.authorizeBaseUrl}/${fn}?timeout=10s`;
 }
 
-/** runLoad's options for `body` to `target`; the only right answer is an allowed review (expand: with a patch). */
-export function loadOf(target: MeasuredTarget, body: NonNullable<LoadOptions["body"]>) {
+/** runLoad's options for `run` of `body` to `target`; the only right answer is an allowed review (expand: with a patch). */
+export function loadOf(
+  target: MeasuredTarget,
+  body: LoadOptions["body"],
+  run: Pick<LoadOptions, "concurrency" | "maxRequests" | "maxDurationMs" | "warmupRequests">,
+): LoadOptions {
   const accept: LoadOptions["accept"] = (status, text) =>
     status === 200 && text.includes('"allowed":true') && (target.fn !== "expand" || text.includes('"patch":'));
-  return { url: target.url, body, headers: target.headers, caPem: target.ca, accept };
+  return { ...run, url: target.url, body, headers: target.headers, caPem: target.ca, accept };
 }
 
 /** The server names in section G's tables. */
 export const NODE_SERVER_NAME = "gmsa-webhooks node";
 export const FLOOR_SERVER_NAME = "do-nothing Node HTTPS webhook";
 
-/** Bundles the Node entry and starts both functions; `stop()` stops them and removes the bundle. */
-export async function startNodeTargets(
-  cluster: LocalClusterInfo,
-): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+/** A server process (or a pair) the bench measures, a target per function; `stop()` stops it and removes its files. */
+export interface RunningTargets {
+  targets: MeasuredTarget[];
+  stop(): Promise<void>;
+}
+
+/** Bundles the Node entry and starts both functions. */
+export async function startNodeTargets(cluster: LocalClusterInfo): Promise<RunningTargets> {
   const dir = await mkdtemp(join(tmpdir(), "gmsa-bench-node-"));
   try {
     // The production bundle, as `npm start` and the image run it.
@@ -128,10 +134,7 @@ export async function startNodeTargets(
 }
 
 /** Starts the do-nothing webhook (one process answering both paths: allowed, expand with a fixed patch). */
-export async function startFloorTargets(
-  cluster: LocalClusterInfo,
-  credspec: unknown,
-): Promise<{ targets: MeasuredTarget[]; stop: () => Promise<void> }> {
+export async function startFloorTargets(cluster: LocalClusterInfo, credspec: unknown): Promise<RunningTargets> {
   const minimal = await startMinimalWebhook(cluster, credspec);
   const url = (fn: FunctionName) => reviewUrl(minimal, fn);
   return { targets: serverTargets(FLOOR_SERVER_NAME, cluster.caPem, () => minimal.pid, url), stop: minimal.stop };

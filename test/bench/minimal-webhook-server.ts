@@ -1,6 +1,7 @@
 /** The do-nothing webhook (minimal-webhook.ts): `node <bundle> <port> <certFile> <keyFile>`, MINIMAL_WEBHOOK_PATCH. */
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
+import type { AdmissionReviewRequest } from "../../shared/admission/review.ts";
 
 function serve(port: number, certFile: string, keyFile: string, patch: string): void {
   let authorizeReviews = 0;
@@ -14,10 +15,7 @@ function serve(port: number, certFile: string, keyFile: string, patch: string): 
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
-        apiVersion: string;
-        request: { uid: string };
-      };
+      const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as AdmissionReviewRequest;
       const expand = path === "/expand";
       if (!expand) authorizeReviews++;
       res.setHeader("content-type", "application/json");

@@ -8,19 +8,14 @@ import { join } from "node:path";
 import { issueClusterServingCertificate, kubeRequest, type LocalClusterInfo } from "../../infra/local/index.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import { freePort, startProcess, stopProcess, waitFor, type ManagedProcess } from "../../infra/local/processes.ts";
+import type { WebhookTargets } from "../../infra/local/stack-webhooks.ts";
 import { createTeardown, recordProcessGroup } from "../../infra/local/teardown.ts";
 import { tailFile } from "../../infra/build/tools/tail-file.ts";
 import { bundleNodeFunction } from "../../infra/build/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../infra/build/node/heap-limits.ts";
 
 /** A running floor webhook, shaped like the part of a functions stack the webhook helpers need. */
-export interface MinimalWebhook {
-  expandBaseUrl: string;
-  authorizeBaseUrl: string;
-  pid: number;
-  metrics(fn: "expand" | "authorize"): Promise<Record<string, number>>;
-  stop(): Promise<void>;
-}
+export type MinimalWebhook = WebhookTargets & Omit<ServerProcess, "baseUrl">;
 
 /** A started server process of the bench: its URL and pid; `stop()` stops it and removes its folder. */
 export interface ServerProcess {

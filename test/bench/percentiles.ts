@@ -31,3 +31,11 @@ export function summarize(samples: ArrayLike<number>): Summary {
     max: sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1]!,
   };
 }
+
+/** Each of `keys`' {@link Summary} over `runs`, one record of figures per run. */
+export function summarizeEach<K extends string>(
+  runs: readonly Record<K, number>[],
+  keys: readonly K[],
+): Record<K, Summary> {
+  return Object.fromEntries(keys.map((key) => [key, summarize(runs.map((run) => run[key]))])) as Record<K, Summary>;
+}

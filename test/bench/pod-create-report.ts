@@ -1,34 +1,29 @@
 /** Section F's tables: each webhook pair against the floor, their creates alternating (pod-create.ts). */
 import { podCreateAdded } from "./figures.ts";
-import { addedP50, type PodCreatePair, type PodCreateRounds } from "./pod-create.ts";
-import { fixed, printColumns, printTable, type Cell } from "./table.ts";
+import { addedP50, type PodCreateRounds } from "./pod-create.ts";
+import { fixed, printColumns } from "./table.ts";
 
 export type LabelledPodCreates = readonly [label: string, rounds: PodCreateRounds];
 
 const FLOOR_LABEL = "minimal Node webhook pair (floor)";
 
-function pairRow(label: string, round: number, pair: PodCreatePair): Cell[] {
-  const { without, with: withWebhooks } = pair;
-  return [
-    label,
-    round,
-    withWebhooks.requests,
-    fixed(without.latencyMs.p50, 2),
-    fixed(withWebhooks.latencyMs.p50, 2),
-    fixed(addedP50(pair), 2),
-    fixed(withWebhooks.latencyMs.p99 - without.latencyMs.p99, 2),
-    without.errors + withWebhooks.errors,
-  ];
-}
-
 export function printPodCreate(entries: readonly LabelledPodCreates[]): void {
-  printTable(
+  printColumns(
     "F. Dry-run pod creates through kube-apiserver (infra/deploy/samples/pod.yaml, admin token, keep-alive, one at a time; ms): the floor and each webhook pair, alternating",
-    ["webhooks", "round", "creates", "none p50", "with p50", "added p50", "added p99", "errors"],
+    [
+      ["webhooks", ({ label }) => label],
+      ["round", ({ round }) => round],
+      ["creates", ({ pair }) => pair.with.requests],
+      ["none p50", ({ pair }) => fixed(pair.without.latencyMs.p50, 2)],
+      ["with p50", ({ pair }) => fixed(pair.with.latencyMs.p50, 2)],
+      ["added p50", ({ pair }) => fixed(addedP50(pair), 2)],
+      ["added p99", ({ pair }) => fixed(pair.with.latencyMs.p99 - pair.without.latencyMs.p99, 2)],
+      ["errors", ({ pair }) => pair.without.errors + pair.with.errors],
+    ],
     entries.flatMap(([label, rounds]) =>
       rounds.webhooks.flatMap((pair, index) => [
-        pairRow(FLOOR_LABEL, index + 1, rounds.floor[index]!),
-        pairRow(label, index + 1, pair),
+        { label: FLOOR_LABEL, round: index + 1, pair: rounds.floor[index]! },
+        { label, round: index + 1, pair },
       ]),
     ),
     "Floor: test/bench/minimal-webhook.ts, an HTTPS server answering both webhooks at once (expand with a fixed patch): " +

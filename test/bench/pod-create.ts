@@ -3,12 +3,10 @@
  * over minutes, so the floor and the pair are registered together and creates alternate between a pod for neither,
  * one for the floor and one for the pair.
  */
-import { Pool } from "undici";
 import {
   adminEndpoint,
   applyObjects,
   kubeRequest,
-  kubeRequestOk,
   loadManifest,
   objectPath,
   renderWebhooks,
@@ -16,9 +14,9 @@ import {
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { waitUntilWebhooksCalled, type WebhookTargets } from "../../infra/local/stack-webhooks.ts";
-import { describeError, type LoadResult } from "./load.ts";
+import { readCredSpec } from "./bench-cluster.ts";
+import { countError, describeError, loadResult, openPool, type ErrorTally, type LoadResult } from "./load.ts";
 import { startMinimalWebhook, type MinimalWebhook } from "./minimal-webhook.ts";
-import { summarize } from "./percentiles.ts";
 import { median } from "./trials.ts";
 
 export interface PodCreatePair {
@@ -44,11 +42,7 @@ export function podCreateLoads(rounds: PodCreateRounds): LoadResult[] {
 
 /** The minimal webhook pair of minimal-webhook.ts, for pods naming the sample credspec. */
 export async function startPodCreateFloor(cluster: LocalClusterInfo): Promise<MinimalWebhook> {
-  const { credspec } = await kubeRequestOk<{ credspec: unknown }>(
-    adminEndpoint(cluster),
-    "/apis/windows.k8s.io/v1/gmsacredentialspecs/webapp01",
-  );
-  return startMinimalWebhook(cluster, credspec);
+  return startMinimalWebhook(cluster, await readCredSpec(cluster, "webapp01"));
 }
 
 /** The label whose value sends a bench pod to one webhook pair. */
@@ -180,30 +174,27 @@ async function alternateCreates(
   pods: KubeObject[],
   options: PodCreatePhaseOptions,
 ): Promise<LoadResult[]> {
-  const pool = new Pool(cluster.server, { connections: 1, pipelining: 1, connect: { ca: cluster.caPem } });
+  const pool = openPool(cluster.server, cluster.caPem, 1);
   const request = dryRunCreate(cluster, pods[0]!);
   const bodies = pods.map((pod) => JSON.stringify(pod));
   const samples = pods.map(() => new Float64Array(options.podCreateRequests));
-  const errors = pods.map(() => ({ count: 0, first: undefined as string | undefined }));
+  let tallies: ErrorTally[] = pods.map(() => ({ errors: 0 }));
   const send = async (index: number): Promise<number> => {
     const sent = performance.now();
     try {
       const response = await pool.request({ ...request, body: bodies[index]! });
       const text = await response.body.text();
-      if (response.statusCode !== 201 || text.includes('"gmsaCredentialSpec"') !== index > 0) {
-        errors[index]!.count++;
-        errors[index]!.first ??= `HTTP ${response.statusCode}: ${text.slice(0, 300)}`;
-      }
+      if (response.statusCode !== 201 || text.includes('"gmsaCredentialSpec"') !== index > 0)
+        countError(tallies[index]!, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
     } catch (error) {
-      errors[index]!.count++;
-      errors[index]!.first ??= describeError(error);
+      countError(tallies[index]!, describeError(error));
     }
     return performance.now() - sent;
   };
   try {
     const warmup = 20;
     for (let turn = 0; turn < warmup; turn++) for (let index = 0; index < pods.length; index++) await send(index);
-    for (const error of errors) Object.assign(error, { count: 0, first: undefined });
+    tallies = pods.map(() => ({ errors: 0 }));
     let turns = 0;
     const started = performance.now();
     while (turns < options.podCreateRequests && performance.now() - started < options.podCreateMaxDurationMs) {
@@ -214,16 +205,8 @@ async function alternateCreates(
       turns++;
     }
     const durationMs = performance.now() - started;
-    return pods.map((_, index) => ({
-      concurrency: 1,
-      warmupRequests: warmup,
-      requests: turns,
-      errors: errors[index]!.count,
-      ...(errors[index]!.first === undefined ? {} : { firstError: errors[index]!.first }),
-      durationMs,
-      perSecond: (turns * 1000) / durationMs,
-      latencyMs: summarize(samples[index]!.subarray(0, turns)),
-    }));
+    const sent = { concurrency: 1, warmupRequests: warmup };
+    return pods.map((_, index) => loadResult({ ...sent, ...tallies[index]! }, samples[index]!, turns, durationMs));
   } finally {
     await pool.close();
   }

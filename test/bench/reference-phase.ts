@@ -2,9 +2,10 @@
  * The Go reference (reference.ts) beside ours: its answers checked, section B's rows and section F's pod creates, and
  * its rows of section B printed beside our Node functions'.
  */
-import { Pool } from "undici";
-import { renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
+import { kubeRequest, renderWebhooks, type KubeObject, type LocalClusterInfo } from "../../infra/local/index.ts";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
+import { decodePatch } from "../support/reviews.ts";
 import type { BenchCluster } from "./bench-cluster.ts";
 import { buildBenchPod, CONTAINER_COUNTS, inlinedContents, reviewBody } from "./bench-pods.ts";
 import { buildReviewBodies, type MeasuredTarget } from "./measured-target.ts";
@@ -22,23 +23,19 @@ export interface ReferenceFigures {
   podCreate: PodCreateRounds;
 }
 
-interface ReviewAnswer {
-  response?: { allowed?: boolean; patch?: string };
-}
+/** A reply as parsed: the reference's is not checked against our schema. */
+type ReviewAnswer = Partial<AdmissionReviewResponse>;
 
 /**
- * The contents each `gmsaCredentialSpec` op of a base64 JSON Patch inlines, by container index, parsed. The
+ * The contents each `gmsaCredentialSpec` op of a reply's JSON Patch inlines, by container index, parsed. The
  * reference adds the field per container; ours may too: both are compared as values, not text.
  */
-function inlinedByContainer(patch: string | undefined): Map<number, unknown> {
-  const ops =
-    patch === undefined
-      ? []
-      : (JSON.parse(Buffer.from(patch, "base64").toString("utf8")) as { path: string; value?: unknown }[]);
+function inlinedByContainer(answer: ReviewAnswer): Map<number, unknown> {
   const inlined = new Map<number, unknown>();
-  for (const op of ops) {
+  for (const op of answer.response === undefined ? [] : decodePatch(answer as AdmissionReviewResponse)) {
     const match = /^\/spec\/containers\/(\d+)\/securityContext\/windowsOptions\/gmsaCredentialSpec$/.exec(op.path);
-    if (match !== null && typeof op.value === "string") inlined.set(Number(match[1]), JSON.parse(op.value));
+    if (match !== null && "value" in op && typeof op.value === "string")
+      inlined.set(Number(match[1]), JSON.parse(op.value));
   }
   return inlined;
 }
@@ -56,41 +53,33 @@ async function checkAnswers(
   const wrong: string[] = [];
   for (const target of targets) {
     const url = new URL(target.url);
-    const pool = new Pool(url.origin, { connect: { ca: target.ca } });
+    const endpoint = { server: url.origin, caPem: target.ca };
     const send = async (body: string): Promise<ReviewAnswer> => {
-      const response = await pool.request({
-        path: `${url.pathname}${url.search}`,
-        method: "POST",
-        headers: { "content-type": "application/json", ...target.headers },
-        body,
-      });
-      return JSON.parse(await response.body.text()) as ReviewAnswer;
+      const options = { method: "POST", body, headers: target.headers };
+      const answer = await kubeRequest(endpoint, `${url.pathname}${url.search}`, options);
+      return (typeof answer.body === "string" ? JSON.parse(answer.body) : answer.body) as ReviewAnswer;
     };
-    try {
-      for (const containers of CONTAINER_COUNTS) {
-        const pod = buildBenchPod(containers, target.fn === "authorize" ? contents : undefined);
-        const answer = await send(reviewBody(pod));
-        if (answer.response?.allowed !== true) wrong.push(`${target.server} ${target.fn} ${containers}c: not allowed`);
-        if (target.fn === "expand") {
-          const inlined = inlinedByContainer(answer.response?.patch);
-          (pod.spec?.containers ?? []).forEach((c, i) => {
-            const name = c.securityContext?.windowsOptions?.gmsaCredentialSpecName ?? "";
-            if (JSON.stringify(inlined.get(i)) !== JSON.stringify(credspecs.get(name)))
-              wrong.push(`${target.server} expand ${containers}c: container ${i} not inlined with ${name}`);
-          });
-        }
-        const forbidden = { ...pod, spec: { ...pod.spec, serviceAccountName: "default" } };
-        if (target.fn === "authorize" && (await send(reviewBody(forbidden))).response?.allowed !== false)
-          wrong.push(`${target.server} authorize ${containers}c: allowed a service account without use`);
+    for (const containers of CONTAINER_COUNTS) {
+      const pod = buildBenchPod(containers, target.fn === "authorize" ? contents : undefined);
+      const answer = await send(reviewBody(pod));
+      if (answer.response?.allowed !== true) wrong.push(`${target.server} ${target.fn} ${containers}c: not allowed`);
+      if (target.fn === "expand") {
+        const inlined = inlinedByContainer(answer);
+        (pod.spec?.containers ?? []).forEach((c, i) => {
+          const name = c.securityContext?.windowsOptions?.gmsaCredentialSpecName ?? "";
+          if (JSON.stringify(inlined.get(i)) !== JSON.stringify(credspecs.get(name)))
+            wrong.push(`${target.server} expand ${containers}c: container ${i} not inlined with ${name}`);
+        });
       }
-      const missing = buildBenchPod(1);
-      const options = missing.spec?.containers?.[0]?.securityContext?.windowsOptions;
-      if (options !== undefined) options.gmsaCredentialSpecName = "no-such-credspec";
-      if ((await send(reviewBody(missing))).response?.allowed !== false)
-        wrong.push(`${target.server} ${target.fn}: allowed a credspec that does not exist`);
-    } finally {
-      await pool.close();
+      const forbidden = { ...pod, spec: { ...pod.spec, serviceAccountName: "default" } };
+      if (target.fn === "authorize" && (await send(reviewBody(forbidden))).response?.allowed !== false)
+        wrong.push(`${target.server} authorize ${containers}c: allowed a service account without use`);
     }
+    const missing = buildBenchPod(1);
+    const options = missing.spec?.containers?.[0]?.securityContext?.windowsOptions;
+    if (options !== undefined) options.gmsaCredentialSpecName = "no-such-credspec";
+    if ((await send(reviewBody(missing))).response?.allowed !== false)
+      wrong.push(`${target.server} ${target.fn}: allowed a credspec that does not exist`);
   }
   return wrong;
 }

@@ -18,8 +18,9 @@ import {
 import { FUNCTIONS_NAMESPACE } from "../../infra/local/function-tokens.ts";
 import { nodeBinary } from "../../infra/build/tools/node-binary.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
+import { serviceAccount } from "../e2e/support/core-objects.ts";
 import { binding, role, sa } from "../support/rbac.ts";
-import { serverTargets, type MeasuredTarget } from "./measured-target.ts";
+import { serverTargets, type RunningTargets } from "./measured-target.ts";
 import { startServerProcess, type ServerProcess } from "./minimal-webhook.ts";
 
 export const REFERENCE_SERVER_NAME = "windows-gmsa (Go)";
@@ -41,14 +42,12 @@ export const REFERENCE_PATHS: Record<FunctionName, string> = { expand: "/mutate"
 const SERVICE_ACCOUNT_DIR = ["secrets", "kubernetes.io", "serviceaccount"];
 
 /** A running reference: one process serving both paths. */
-export interface RunningReference extends ServerProcess {
-  targets: MeasuredTarget[];
-}
+export type RunningReference = ServerProcess & RunningTargets;
 
 /** Its service account and the RBAC of its deploy template: get credspecs, create LocalSubjectAccessReviews. */
 function referenceObjects(): KubeObject[] {
   return [
-    { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: SERVICE_ACCOUNT, namespace: FUNCTIONS_NAMESPACE } },
+    serviceAccount(SERVICE_ACCOUNT, FUNCTIONS_NAMESPACE),
     role(SERVICE_ACCOUNT, [
       { apiGroups: ["windows.k8s.io"], resources: ["gmsacredentialspecs"], verbs: ["get"] },
       { apiGroups: ["authorization.k8s.io"], resources: ["localsubjectaccessreviews"], verbs: ["create"] },

@@ -7,6 +7,7 @@ import { Session } from "node:inspector/promises";
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { AdmissionReviewResponse } from "../../shared/admission/review.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,9 +41,9 @@ export async function countReviewFiles(): Promise<ReviewFiles> {
     });
     const app = createBenchApp(gmsa);
 
-    const review = async (fn: FunctionName, body: string): Promise<{ response: { allowed: boolean } }> => {
+    const review = async (fn: FunctionName, body: string): Promise<AdmissionReviewResponse> => {
       const res = await app.fetch(reviewRequest(fn, body));
-      const reply = (await res.json()) as { response: { allowed: boolean; patch?: string } };
+      const reply = (await res.json()) as AdmissionReviewResponse;
       if (res.status !== 200 || !reply.response.allowed)
         throw new Error(`${fn}: expected an allowed review, got ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
       return reply;
@@ -64,9 +65,7 @@ export async function countReviewFiles(): Promise<ReviewFiles> {
 
     const pod = buildBenchPod(1);
     const expandBody = reviewBody(pod);
-    const authorizeBody = reviewBody(
-      applyReplyPatch(pod, (await review("expand", expandBody)) as Parameters<typeof applyReplyPatch>[1]),
-    );
+    const authorizeBody = reviewBody(applyReplyPatch(pod, await review("expand", expandBody)));
     const files = {} as ReviewFiles;
     for (const [fn, body] of [
       ["authorize", authorizeBody],

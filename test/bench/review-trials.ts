@@ -1,14 +1,13 @@
 /**
- * The reviews-per-second budget rows (concurrency 16, 1- and 10-container pods), measured for the budget table: per
- * function and pod size, three trials of our production server and of the Go reference taking turns on the same
- * machine (trials.ts), each trial a closed-loop load as in section B. Without the reference, ours alone, three times.
+ * The reviews-per-second budget rows: per function and pod size, three trials of our production server and of the Go
+ * reference taking turns (trials.ts), each a closed-loop load as in section B; without the reference, ours alone.
  */
 import type { FunctionName } from "../../shared/config/index.ts";
 import { CONTAINER_COUNTS, type ContainerCount } from "./bench-pods.ts";
 import { BUDGET_CONCURRENCY, PAIR_ORDER } from "./figures.ts";
 import { runLoad, type LoadResult } from "./load.ts";
 import { loadOf, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
-import { fixed, printTable } from "./table.ts";
+import { fixed, printColumns } from "./table.ts";
 import { alternateTrials, BUDGET_TRIALS, median, medianRatio } from "./trials.ts";
 
 /** One function and pod size: our trials and, with the reference, its trials in between. */
@@ -52,14 +51,9 @@ export async function measureReviewTrials(
   for (const fn of PAIR_ORDER) {
     const targets = [ours, ...(go === undefined ? [] : [go])].map((set) => set.find((t) => t.fn === fn)!);
     for (const containers of CONTAINER_COUNTS) {
+      const body = options.bodies[fn][containers];
       const load = (target: MeasuredTarget, maxRequests: number, maxDurationMs: number, warmupRequests: number) =>
-        runLoad({
-          ...loadOf(target, options.bodies[fn][containers]),
-          concurrency: BUDGET_CONCURRENCY,
-          maxRequests,
-          maxDurationMs,
-          warmupRequests,
-        });
+        runLoad(loadOf(target, body, { concurrency: BUDGET_CONCURRENCY, maxRequests, maxDurationMs, warmupRequests }));
       for (const target of targets) await load(target, WARMUP_REQUESTS_CAP, options.warmupMs, 0);
       const [oursTrials, goTrials] = await alternateTrials(
         BUDGET_TRIALS,
@@ -82,40 +76,29 @@ export async function measureReviewTrials(
   return results;
 }
 
-const trialRates = (trials: readonly LoadResult[]): number[] => trials.map((t) => t.perSecond);
 export const trialErrors = (t: ReviewTrials) => [...t.ours, ...(t.go ?? [])].reduce((sum, l) => sum + l.errors, 0);
 
 /** Every trial, then the medians the budget table judges. */
 export function printReviewTrials(trials: readonly ReviewTrials[], serverNames: { ours: string; go: string }): void {
-  printTable(
+  const rates = (loads: readonly LoadResult[]) => loads.map((l) => l.perSecond);
+  const list = (values: readonly number[] | undefined) => values?.map((v) => fixed(v)).join(", ") ?? "-";
+  type TrialRates = { t: ReviewTrials; ours: number[]; go: number[] | undefined };
+  const withGo = (read: (ours: number[], go: number[]) => string) => (r: TrialRates) =>
+    r.go === undefined ? "-" : read(r.ours, r.go);
+  printColumns(
     `B. Budget trials: reviews per second at concurrency ${BUDGET_CONCURRENCY}, ${BUDGET_TRIALS} trials alternating (ours, Go's, ours, ...)`,
     [
-      "function",
-      "containers",
-      `${serverNames.ours} trials`,
-      `${serverNames.go} trials`,
-      "ours / Go's by trial",
-      "median ours",
-      "median Go's",
-      "median of the ratios",
-      "errors",
+      ["function", ({ t }) => t.fn],
+      ["containers", ({ t }) => t.containers],
+      [`${serverNames.ours} trials`, ({ ours }) => list(ours)],
+      [`${serverNames.go} trials`, ({ go }) => list(go)],
+      ["ours / Go's by trial", withGo((ours, go) => ours.map((v, i) => `${fixed(v / go[i]!, 1)}x`).join(", "))],
+      ["median ours", ({ ours }) => fixed(median(ours))],
+      ["median Go's", withGo((_, go) => fixed(median(go)))],
+      ["median of the ratios", withGo((ours, go) => `${fixed(medianRatio(ours, go), 1)}x`)],
+      ["errors", ({ t }) => trialErrors(t)],
     ],
-    trials.map((t) => {
-      const ours = trialRates(t.ours);
-      const go = t.go === undefined ? undefined : trialRates(t.go);
-      const list = (rates: number[] | undefined) => rates?.map((v) => fixed(v)).join(", ") ?? "-";
-      return [
-        t.fn,
-        t.containers,
-        list(ours),
-        list(go),
-        go === undefined ? "-" : ours.map((v, i) => `${fixed(v / go[i]!, 1)}x`).join(", "),
-        fixed(median(ours)),
-        go === undefined ? "-" : fixed(median(go)),
-        go === undefined ? "-" : `${fixed(medianRatio(ours, go), 1)}x`,
-        trialErrors(t),
-      ];
-    }),
+    trials.map((t): TrialRates => ({ t, ours: rates(t.ours), go: t.go === undefined ? undefined : rates(t.go) })),
     "Our production server bundle (the one section G measures) and the Go reference, both running, fresh connections " +
       "for each trial; each server warmed up once before its first trial.",
   );

@@ -3,6 +3,7 @@
  * pairs five times each; half-way through the last phase one credspec is edited and one grant revoked (50 pods each).
  */
 import type { KubeObject } from "../../infra/local/index.ts";
+import { namespace as namespaceObject, serviceAccount as serviceAccountObject } from "../e2e/support/core-objects.ts";
 import { binding, sa, useCredSpecs } from "../support/rbac.ts";
 import { benchCredSpec, credSpecObject } from "./bench-pods.ts";
 
@@ -69,14 +70,9 @@ export function rolloutGrant(c: number): KubeObject {
 export function rolloutObjects(): KubeObject[] {
   const objects: KubeObject[] = [];
   for (let n = 0; n < ROLLOUT_NAMESPACES; n++) {
-    objects.push({ apiVersion: "v1", kind: "Namespace", metadata: { name: rolloutNamespace(n) } });
-    for (let k = 0; k < ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE; k++) {
-      objects.push({
-        apiVersion: "v1",
-        kind: "ServiceAccount",
-        metadata: { name: rolloutServiceAccount(k), namespace: rolloutNamespace(n) },
-      });
-    }
+    objects.push(namespaceObject(rolloutNamespace(n)));
+    for (let k = 0; k < ROLLOUT_SERVICE_ACCOUNTS_PER_NAMESPACE; k++)
+      objects.push(serviceAccountObject(rolloutServiceAccount(k), rolloutNamespace(n)));
   }
   for (let c = 0; c < ROLLOUT_CREDSPECS; c++) {
     objects.push(rolloutCredSpecObject(c));

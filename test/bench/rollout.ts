@@ -3,7 +3,7 @@
  * then across a change; our functions at default TTLs, the Go reference at its chart's limiter and raised. Each
  * sender creates pod i for the floor and for the pair, in alternating order.
  */
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import {
   adminEndpoint,
   applyObjects,
@@ -14,9 +14,11 @@ import {
   type LocalClusterInfo,
 } from "../../infra/local/index.ts";
 import { DEFAULT_ACCESS_CACHE_TTL_MS, DEFAULT_CREDSPEC_CACHE_TTL_MS } from "../../shared/kube/client.ts";
+import type { Pod } from "../../shared/admission/review.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { functionUsers, openAuditLog, usersCalls, type AuditLog, type ReviewCalls } from "./audit.ts";
-import { describeError } from "./load.ts";
+import { describeError, openPool, sendConcurrently } from "./load.ts";
+import { NODE_SERVER_NAME, stopAfter } from "./measured-target.ts";
 import type { MinimalWebhook } from "./minimal-webhook.ts";
 import { benchWebhooksOf, dryRunCreate, PAIR_LABEL, withPairsRegistered, type BenchWebhooks } from "./pod-create.ts";
 import { referenceWebhooks } from "./reference-phase.ts";
@@ -92,7 +94,7 @@ async function createOne(
     const response = await pool.request({ ...dryRunCreate(cluster, pod), body: JSON.stringify(pod) });
     const text = await response.body.text();
     const answered = { ref, sentMs, answeredMs: performance.now(), status: response.statusCode };
-    let body: { spec?: { securityContext?: { windowsOptions?: { gmsaCredentialSpec?: string } } }; message?: string };
+    let body: Partial<Pod> & { message?: string };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
@@ -120,32 +122,20 @@ async function createOne(
  * sends evenly over that long, none earlier than its turn (default: as fast as answered).
  */
 async function sendCreates(cluster: LocalClusterInfo, run: CreateRun, from: number, to: number, spreadMs?: number) {
-  const pool = new Pool(cluster.server, {
-    connections: ROLLOUT_CONCURRENCY,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    connect: { ca: cluster.caPem },
-  });
+  const pool = openPool(cluster.server, cluster.caPem, ROLLOUT_CONCURRENCY);
   const started = performance.now();
-  let next = from;
   try {
-    await Promise.all(
-      Array.from({ length: ROLLOUT_CONCURRENCY }, async () => {
-        while (next < to) {
-          const index = next++;
-          if (spreadMs !== undefined) {
-            const wait = started + ((index - from) * spreadMs) / (to - from) - performance.now();
-            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          }
-          const ref = rolloutPodRef(index);
-          const sides = SIDES.map(
-            (side) => [side, rolloutPod(ref, index, { [PAIR_LABEL]: `rollout-${side}` })] as const,
-          );
-          for (const [side, pod] of index % 2 === 0 ? sides : sides.reverse())
-            run[side].push(await createOne(pool, cluster, pod, ref));
-        }
-      }),
-    );
+    await sendConcurrently(ROLLOUT_CONCURRENCY, to - from, async (i) => {
+      const index = from + i;
+      if (spreadMs !== undefined) {
+        const wait = started + (i * spreadMs) / (to - from) - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+      const ref = rolloutPodRef(index);
+      const sides = SIDES.map((side) => [side, rolloutPod(ref, index, { [PAIR_LABEL]: `rollout-${side}` })] as const);
+      for (const [side, pod] of index % 2 === 0 ? sides : sides.reverse())
+        run[side].push(await createOne(pool, cluster, pod, ref));
+    });
   } finally {
     await pool.close();
   }
@@ -213,16 +203,11 @@ export async function benchRollout(cluster: LocalClusterInfo, options: RolloutOp
   await applyObjects(adminEndpoint(cluster), rolloutObjects());
   const audit = openAuditLog(cluster.auditLogFile);
   const runs: RolloutRun[] = [];
-  const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) => {
-    try {
-      runs.push(await runPhases(cluster, audit, await pair(), options));
-    } finally {
-      await server.stop();
-    }
-  };
+  const runPair = async (server: { stop(): Promise<void> }, pair: () => Promise<PairUnderTest>) =>
+    runs.push(await stopAfter(server, async () => runPhases(cluster, audit, await pair(), options)));
   const stack = await startFunctions(cluster, { runtime: "node" });
   await runPair(stack, async () => ({
-    server: "gmsa-webhooks node",
+    server: NODE_SERVER_NAME,
     reference: false,
     settings: `caches ${DEFAULT_CREDSPEC_CACHE_TTL_MS / 1000} s / ${DEFAULT_ACCESS_CACHE_TTL_MS / 1000} s`,
     webhooks: await benchWebhooksOf(cluster, stack),

@@ -1,24 +1,14 @@
 /**
- * `npm run bench`: prints the figures one table per section, then the checks and the budget table of
- * docs/performance.md (reported, not asserted). Exits 0 unless something broke: a step threw, or an answer was not
- * the expected one.
+ * `npm run bench` (docs/development.md, Benchmark): one table per section, then the checks and the budget table of
+ * docs/performance.md (reported, not asserted). Exits 0 unless a step threw or an answer was not the expected one.
  *
- *   A. in-process cost per review; Worker bundle sizes and start-up; Node-based bundles, Lambda cold start; files a
- *      warm review crosses (no cluster)
- *   B. reviews/s and latency per function, pod size, concurrency and runtime (local cluster)
- *   C. API-server calls per review, cold and warm; D. exec plugin runs; E. Node server memory
- *   F. what the webhooks add to a pod create through kube-apiserver
- *   G. the Node server's memory (idle, after rounds of reviews) and CPU per review, as production runs it; then the
- *      reviews-per-second budget's trials at concurrency 16, ours and the Go reference alternating (review-trials.ts)
- *   Then writes docs/performance.svg from B, F and G (not with --quick or --no-cluster).
- *   With `GMSA_REF_BIN` (a built binary of kubernetes-sigs/windows-gmsa's admission-webhook): the Go reference side by
- *   side in B, F and G (reference.ts; nothing here fetches or builds it), and the budgets relative to it judged.
+ *   A. in-process cost per review, bundles, Worker start-up, the Lambda cold start, files a warm review crosses
+ *   B-F, per runtime on the local cluster: reviews/s and latency, API calls per review, exec plugin runs, Node
+ *      server memory, what the webhooks add to a pod create
+ *   G. the production Node server's memory and CPU per review; the reviews-per-second budget's trials
+ *   H (`rollout`) and I (`growth`) run only when named, instead of A to G (asked-sections.ts).
  *
- * Options: `--quick` (small counts, to check the harness), `--no-cluster` (section A only).
- *
- * Run only when asked by name, instead of A to G (asked-sections.ts): `rollout` (H, a rollout of 1,000 pods through
- * kube-apiserver, cold, warm and across a change; with the Go reference at two limiters when GMSA_REF_BIN is set) and
- * `growth` (I, API calls and memory against the distinct credspecs pods name), e.g. `npm run bench -- rollout growth`.
+ * With `GMSA_REF_BIN` the Go reference (reference.ts) runs beside ours in B, F, G and H.
  */
 import "./quiet-env.ts";
 import { cpus, tmpdir, totalmem } from "node:os";
@@ -49,10 +39,16 @@ import { countSourceLines } from "./source-lines.ts";
 import { loadAvg } from "./table.ts";
 import { measureReviewFiles } from "./review-files.ts";
 import { measureReviewTrials, printReviewTrials, trialErrors, type ReviewTrials } from "./review-trials.ts";
-import { buildReviewBodies, NODE_SERVER_NAME, startFloorTargets, startNodeTargets } from "./measured-target.ts";
+import {
+  buildReviewBodies,
+  NODE_SERVER_NAME,
+  startFloorTargets,
+  startNodeTargets,
+  stopAfter,
+} from "./measured-target.ts";
 import { REFERENCE_SERVER_NAME, startReference } from "./reference.ts";
 import { benchReference, printReference, type ReferenceFigures } from "./reference-phase.ts";
-import { measureFrugal, printFrugal, reviewBodiesOfOneContainer, type FrugalFigures } from "./frugal.ts";
+import { measureFrugal, printFrugal, type FrugalFigures } from "./frugal.ts";
 import { measureWorkerBundle, measureWorkerStartup, type BundleSize, type WorkerStartup } from "./worker-bundle.ts";
 import { FUNCTION_NAMES } from "../../shared/config/index.ts";
 import { runAskedSections } from "./asked-sections.ts";
@@ -144,11 +140,9 @@ let reference: ReferenceFigures | undefined;
 let reviewTrials: ReviewTrials[] = [];
 if (withCluster) {
   log("starting the local cluster");
-  const bench = await startBenchCluster(log);
-  try {
+  await stopAfter(await startBenchCluster(log), async (bench) => {
     // Section F's floor runs through the phases: each webhook pair is measured against it, their creates alternating.
-    const podCreateFloor = await startPodCreateFloor(bench.cluster);
-    try {
+    await stopAfter(await startPodCreateFloor(bench.cluster), async (podCreateFloor) => {
       // Sections B and F's settings: SETTINGS holds their counts under the names the phases take.
       const phaseOptions = { ...SETTINGS, podCreateMaxDurationMs: 10_000, podCreateFloor, log };
       for (const runtime of RUNTIMES) {
@@ -168,22 +162,20 @@ if (withCluster) {
               throw error;
             });
       try {
-        const floorServer = await startFloorTargets(bench.cluster, bench.credspecs.values().next().value);
-        try {
-          const targets = [...node.targets, ...(ref?.targets ?? []), ...floorServer.targets];
-          frugal = await measureFrugal(targets, {
-            bodies: reviewBodiesOfOneContainer(bench.credspecs),
+        const bodies = buildReviewBodies(bench.credspecs);
+        const credspec: unknown = bench.credspecs.values().next().value;
+        frugal = await stopAfter(await startFloorTargets(bench.cluster, credspec), (floorServer) =>
+          measureFrugal([...node.targets, ...(ref?.targets ?? []), ...floorServer.targets], {
+            bodies,
             reviewsPerRound: SETTINGS.frugalReviews,
             log,
-          });
-        } finally {
-          await floorServer.stop();
-        }
+          }),
+        );
         log(
           `B: the reviews-per-second budget's trials (concurrency 16), ${ref === undefined ? "ours alone" : "ours and Go's alternating"}`,
         );
         reviewTrials = await measureReviewTrials(node.targets, ref?.targets, {
-          bodies: buildReviewBodies(bench.credspecs),
+          bodies,
           maxRequests: SETTINGS.trialRequests,
           maxDurationMs: SETTINGS.trialMs,
           warmupMs: SETTINGS.trialWarmupMs,
@@ -196,19 +188,11 @@ if (withCluster) {
         await node.stop();
       }
       if (ref !== undefined) {
-        try {
-          log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
-          reference = await benchReference(bench, ref, phaseOptions);
-        } finally {
-          await ref.stop();
-        }
+        log("B, F: the windows-gmsa reference (GMSA_REF_BIN)");
+        reference = await stopAfter(ref, () => benchReference(bench, ref, phaseOptions));
       }
-    } finally {
-      await podCreateFloor.stop();
-    }
-  } finally {
-    await bench.stop();
-  }
+    });
+  });
   printThroughput(phases, SETTINGS.maxRequests, SETTINGS.maxDurationMs);
   printCalls(phases);
   printExecRuns(phases, TOKEN_LIFETIME_SECONDS);

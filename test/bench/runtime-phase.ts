@@ -6,7 +6,14 @@ import { functionCalls, openAuditLog, type AuditLog, type ReviewCalls } from "./
 import type { BenchCluster } from "./bench-cluster.ts";
 import { CONTAINER_COUNTS, distinctCredSpecs, type ContainerCount } from "./bench-pods.ts";
 import { runLoad } from "./load.ts";
-import { buildReviewBodies, loadOf, stackTargets, type MeasuredTarget, type ReviewBodies } from "./measured-target.ts";
+import {
+  buildReviewBodies,
+  loadOf,
+  stackTargets,
+  stopAfter,
+  type MeasuredTarget,
+  type ReviewBodies,
+} from "./measured-target.ts";
 import { benchWebhooksOf, measurePodCreates, type PodCreatePhaseOptions, type PodCreateRounds } from "./pod-create.ts";
 import { measureRows, type ThroughputCell, type ThroughputOptions } from "./throughput.ts";
 
@@ -70,13 +77,8 @@ async function measureCallsPerReview(
   /** Sends exactly one review and counts the calls the function made for it. */
   const countOneReview = async (target: MeasuredTarget, body: string): Promise<ReviewCalls> => {
     const offset = await audit.mark();
-    const result = await runLoad({
-      ...loadOf(target, body),
-      concurrency: 1,
-      maxRequests: 1,
-      maxDurationMs: 30_000,
-      warmupRequests: 0,
-    });
+    const once = { concurrency: 1, maxRequests: 1, maxDurationMs: 30_000, warmupRequests: 0 };
+    const result = await runLoad(loadOf(target, body, once));
     if (result.errors > 0) throw new Error(`${runtime} ${target.fn}: one review failed: ${result.firstError ?? ""}`);
     return functionCalls(await audit.countSince(offset), target.fn);
   };
@@ -106,7 +108,7 @@ export async function benchRuntime(
   });
   const startMs = performance.now() - started;
   options.log(`${runtime} functions up in ${(startMs / 1000).toFixed(1)} s`);
-  try {
+  return stopAfter(stack, async () => {
     const targets = await stackTargets(stack, runtime, cluster.caPem);
     const calls = await measureCallsPerReview(runtime, targets, audit, bodies);
     const cells = await measureRows(targets, bodies, options, async (target, row) => {
@@ -135,7 +137,5 @@ export async function benchRuntime(
       }
     }
     return { runtime, startMs, calls, cells, podCreate, execRuns, memory, durationMs: performance.now() - started };
-  } finally {
-    await stack.stop();
-  }
+  });
 }

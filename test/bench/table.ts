@@ -11,6 +11,13 @@ export function fixed(value: number, digits = 0): string {
   return Number.isFinite(value) ? value.toFixed(digits) : "-";
 }
 
+/** `value` with thousands separators and `digits` decimals; "-" when absent or not finite. */
+export function num(value: number | undefined, digits = 0): string {
+  return value === undefined || !Number.isFinite(value)
+    ? "-"
+    : value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
 /** The machine's load averages (1, 5 and 15 minutes), as the bench prints them beside its figures. */
 export const loadAvg = (): string =>
   loadavg()

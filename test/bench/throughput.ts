@@ -42,12 +42,9 @@ export async function measureRows<T extends MeasuredRow>(
         const row = await counted(target, async () => {
           const cpuBefore = readProcessCpuMicros(target.pid);
           const { maxRequests, maxDurationMs } = options;
-          const load = await runLoad({
-            ...loadOf(target, bodies[target.fn][containers]),
-            concurrency,
-            maxRequests,
-            maxDurationMs,
-          });
+          const load = await runLoad(
+            loadOf(target, bodies[target.fn][containers], { concurrency, maxRequests, maxDurationMs }),
+          );
           const cpuMicros = readProcessCpuMicros(target.pid) - cpuBefore;
           return {
             fn: target.fn,

@@ -5,7 +5,8 @@ import { Log, LogLevel, Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { buildWorkerBundle, measureBundle } from "../../infra/build/cloudflare/bundle-size.ts";
 import type { FunctionName } from "../../shared/config/index.ts";
-import { summarize, type Summary } from "./percentiles.ts";
+import { oneContextKubeconfig } from "./cold-start.ts";
+import { summarizeEach, type Summary } from "./percentiles.ts";
 
 /** One Worker's bundle as `wrangler deploy` would upload it (infra/build/cloudflare/bundle-size.ts measures it). */
 export interface BundleSize {
@@ -39,14 +40,7 @@ export interface WorkerStartup {
 /** Bindings that make a complete configuration; no request below reaches the API server. */
 function startupBindings(): Record<string, string> {
   // As infra/deploy/cloudflare/kubeconfig.example.yaml: a user without a credential, given one by wrangler.toml's JWT source.
-  const kubeconfig = [
-    "apiVersion: v1",
-    "kind: Config",
-    'clusters: [{name: local, cluster: {server: "https://127.0.0.1:9"}}]',
-    "users: [{name: gmsa, user: {}}]",
-    "contexts: [{name: local, context: {cluster: local, user: gmsa}}]",
-    "current-context: local",
-  ].join("\n");
+  const kubeconfig = oneContextKubeconfig('{server: "https://127.0.0.1:9"}', "{}");
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   return {
     KUBECONFIG: kubeconfig,
@@ -62,10 +56,7 @@ export async function measureWorkerStartup(fn: FunctionName, scriptPath: string,
   // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment
   const compatibilityDate: string = workerOptions.compatibilityDate ?? "2026-04-01";
   const vars = workerOptions.bindings as Record<string, string>;
-  const ready: number[] = [];
-  const first: number[] = [];
-  const second: number[] = [];
-  const total: number[] = [];
+  const runsMs: Record<Exclude<keyof WorkerStartup, "fn">, number>[] = [];
   for (let run = 0; run < runs; run++) {
     const started = performance.now();
     const miniflare = new Miniflare({
@@ -87,19 +78,11 @@ export async function measureWorkerStartup(fn: FunctionName, scriptPath: string,
         throw new Error(`${fn} Worker /healthz answered ${res.status}: ${text.slice(0, 200)}`);
       await (await miniflare.dispatchFetch("https://worker.local/healthz")).text();
       const secondAt = performance.now();
-      ready.push(readyAt - started);
-      first.push(firstAt - readyAt);
-      second.push(secondAt - firstAt);
-      total.push(firstAt - started);
+      const [readyMs, firstRequestMs, secondRequestMs] = [readyAt - started, firstAt - readyAt, secondAt - firstAt];
+      runsMs.push({ readyMs, firstRequestMs, secondRequestMs, totalMs: firstAt - started });
     } finally {
       await miniflare.dispose();
     }
   }
-  return {
-    fn,
-    readyMs: summarize(ready),
-    firstRequestMs: summarize(first),
-    secondRequestMs: summarize(second),
-    totalMs: summarize(total),
-  };
+  return { fn, ...summarizeEach(runsMs, ["readyMs", "firstRequestMs", "secondRequestMs", "totalMs"]) };
 }
