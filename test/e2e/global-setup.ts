@@ -29,15 +29,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   console.error(
     `[e2e] Kubernetes ${cluster.kubeVersion} ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
-  const {
-    issueServingCertificate: _issue,
-    stopServer: _stopServer,
-    startServer: _startServer,
-    stop,
-    ...info
-  } = cluster;
-  project.provide("cluster", info);
+  // provide() takes what survives JSON: LocalClusterInfo, without the cluster's methods.
+  project.provide("cluster", JSON.parse(JSON.stringify(cluster)) as LocalClusterInfo);
   project.provide("callerToken", callerToken);
   project.provide("helm", helm);
-  return stop;
+  return () => cluster.stop();
 }
