@@ -129,21 +129,14 @@ export class PrepareError extends Error {
 /** Steps started by {@link startPreparing}, each settled once. */
 export type Preparing = Map<string, Promise<void>>;
 
-/** How {@link startPreparing} reports. */
-export interface PrepareOptions {
-  /** What "since the start" counts from; default now. */
-  started?: number;
-  /** Say nothing of a step that was ready in less than this (a stamp check); default 0: report every step. */
-  quietUnderMs?: number;
-}
-
 /**
  * Starts `steps` (deduplicated by id, in the order given, each lane in turn) and returns a promise per step id.
- * The returned promises never reject unhandled: await {@link waitFor} for the ones a tier needs.
+ * The returned promises never reject unhandled: await {@link waitFor} for the ones a tier needs. Progress lines count
+ * from `started` (default now) and leave out steps ready in under `quietUnderMs` (a stamp check; default 0: none).
  */
 export function startPreparing(
   steps: Step[],
-  { started = Date.now(), quietUnderMs = 0 }: PrepareOptions = {},
+  { started = Date.now(), quietUnderMs = 0 }: { started?: number; quietUnderMs?: number } = {},
 ): Preparing {
   const unique = [...new Map(steps.map((step) => [step.id, step])).values()];
   const preparing: Preparing = new Map();
