@@ -1,13 +1,7 @@
 /**
- * Everything a test tier uses that `npm ci` does not bring: Go builds (the local cluster of one Kubernetes version,
- * its node, Helm, actionlint), Debian packages (the oracles and tools the tests run) and the image. Each is one
- * {@link Step}; test/tiers.ts says which steps a tier's selected files need. `npm test` starts them in the background
- * at once and each tier waits for its own before vitest starts; a tier's global setup runs them again, which costs a
- * stamp check when they are done (and does the work when vitest is run alone). Nothing here runs inside a test's
- * clock. Each step prints one line when it ends, with its elapsed time; a step that fails says so once, with the
- * command that does it by hand.
- *
- * By hand: `npm test -- --prepare-only [tier ...]` prepares what those tiers need (all of them by default).
+ * Everything a test tier uses that `npm ci` does not bring (Go builds, Debian packages, the image), one {@link Step}
+ * each; test/tiers.ts says which steps a tier's selected files need (docs/development.md, Tests). `npm test` starts
+ * them at once, and a tier's global setup runs them again: a stamp check once they are done.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -62,37 +56,6 @@ export function nodeStep(version?: string): Step {
   };
 }
 
-const HELM: Step = {
-  id: "helm",
-  title: "Helm",
-  byHand: "node infra/build/helm/build.ts",
-  lane: "build",
-  run: ensureHelm,
-};
-const ACTIONLINT: Step = {
-  id: "actionlint",
-  title: "actionlint",
-  byHand: "node infra/build/release/actionlint.ts",
-  lane: "build",
-  run: ensureActionlint,
-};
-const IMAGE: Step = { id: "image", title: "the image", byHand: "npm run image", lane: "build", run: ensureImage };
-
-const AWSCLI: Step = {
-  id: "awscli",
-  title: "Debian's awscli",
-  byHand: "apt-get install -y awscli",
-  lane: "apt",
-  run: ensureDebianAwsCli,
-};
-const PROMETHEUS_PARSER: Step = {
-  id: "prometheus-parser",
-  title: "Debian's Prometheus parser",
-  byHand: "apt-get install -y python3-prometheus-client",
-  lane: "apt",
-  run: ensurePrometheusParser,
-};
-
 /** Debian packages whose command must be on PATH. */
 function debianCommands(id: string, commands: Record<string, string>): Step {
   const packages = Object.values(commands);
@@ -115,16 +78,40 @@ function debianCommands(id: string, commands: Record<string, string>): Step {
 
 /** The named steps test/tiers.ts uses; the cluster and node steps take a version. */
 export const STEPS = {
-  helm: HELM,
-  actionlint: ACTIONLINT,
-  image: IMAGE,
-  awscli: AWSCLI,
-  prometheusParser: PROMETHEUS_PARSER,
+  helm: {
+    id: "helm",
+    title: "Helm",
+    byHand: "node infra/build/helm/build.ts",
+    lane: "build",
+    run: ensureHelm,
+  },
+  actionlint: {
+    id: "actionlint",
+    title: "actionlint",
+    byHand: "node infra/build/release/actionlint.ts",
+    lane: "build",
+    run: ensureActionlint,
+  },
+  image: { id: "image", title: "the image", byHand: "npm run image", lane: "build", run: ensureImage },
+  awscli: {
+    id: "awscli",
+    title: "Debian's awscli",
+    byHand: "apt-get install -y awscli",
+    lane: "apt",
+    run: ensureDebianAwsCli,
+  },
+  prometheusParser: {
+    id: "prometheus-parser",
+    title: "Debian's Prometheus parser",
+    byHand: "apt-get install -y python3-prometheus-client",
+    lane: "apt",
+    run: ensurePrometheusParser,
+  },
   /** What the guides' shell blocks and the release's publishing run besides Node. */
   shellTools: debianCommands("shell-tools", { jq: "jq", openssl: "openssl", zip: "zip", unzip: "unzip" }),
   /** A registry on loopback and the tool that pushes to it (the release's publishing). */
   registry: debianCommands("registry", { "docker-registry": "docker-registry", skopeo: "skopeo" }),
-} as const;
+} satisfies Record<string, Step>;
 
 function log(message: string): void {
   process.stderr.write(`[prepare] ${message}\n`);
@@ -142,21 +129,14 @@ export class PrepareError extends Error {
 /** Steps started by {@link startPreparing}, each settled once. */
 export type Preparing = Map<string, Promise<void>>;
 
-/** How {@link startPreparing} reports. */
-export interface PrepareOptions {
-  /** What "since the start" counts from; default now. */
-  started?: number;
-  /** Say nothing of a step that was ready in less than this (a stamp check); default 0: report every step. */
-  quietUnderMs?: number;
-}
-
 /**
  * Starts `steps` (deduplicated by id, in the order given, each lane in turn) and returns a promise per step id.
- * The returned promises never reject unhandled: await {@link waitFor} for the ones a tier needs.
+ * The returned promises never reject unhandled: await {@link waitFor} for the ones a tier needs. Progress lines count
+ * from `started` (default now) and leave out steps ready in under `quietUnderMs` (a stamp check; default 0: none).
  */
 export function startPreparing(
   steps: Step[],
-  { started = Date.now(), quietUnderMs = 0 }: PrepareOptions = {},
+  { started = Date.now(), quietUnderMs = 0 }: { started?: number; quietUnderMs?: number } = {},
 ): Preparing {
   const unique = [...new Map(steps.map((step) => [step.id, step])).values()];
   const preparing: Preparing = new Map();

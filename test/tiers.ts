@@ -1,14 +1,6 @@
 /**
  * The test tiers, by what their files need rather than by folder name, and what each selected file needs prepared
- * (test/prepare.ts) before any test's clock runs:
- * - `unit`: pure code and in-process or loopback servers of our own; no child process (test/unit/no-child-processes.ts
- *   makes starting one fail), so nothing to prepare;
- * - `tools`: tests that run programs: openssl, esbuild, wrangler, exec plugins, the CLI, Helm, actionlint, Debian's
- *   awscli and Prometheus parser, the image;
- * - `worker`: the Worker bundles inside workerd (its global setup bundles them);
- * - `e2e`: a real kube-apiserver and etcd for every file, and the node, Helm, the image or Debian's tools for the
- *   files listed in {@link E2E_NEEDS};
- * - `e2e-floor`: the files that touch version-dependent API server features, on the oldest pinned Kubernetes.
+ * (test/prepare.ts) before any test's clock runs: the table of docs/development.md, Tests.
  */
 import { globSync } from "node:fs";
 import path from "node:path";
@@ -66,11 +58,9 @@ export const E2E_NEEDS: Record<string, E2eNeed[]> = {
 };
 
 /**
- * The e2e files whose subject changed across the supported Kubernetes versions: webhook registration and
- * `matchConditions` (a CONNECT's object is not a pod), the ValidatingAdmissionPolicy companion, the JWT authenticator, ephemeral containers, and
- * webhooks called by service reference through a real node (helm-in-cluster.test.ts, whose kubelet, scheduler and
- * controller-manager are built from the same release as the API server). A test a version cannot run is named
- * "needs Kubernetes >= 1.xx" and counted as skipped.
+ * The e2e files whose subject changed across the supported Kubernetes versions (webhook registration and
+ * `matchConditions`, the ValidatingAdmissionPolicy, the JWT authenticator, ephemeral containers, service references
+ * through a real node). A test a version cannot run is named "needs Kubernetes >= 1.xx" and counted as skipped.
  */
 export const FLOOR_FILES = [
   "test/e2e/webhook-config.test.ts",

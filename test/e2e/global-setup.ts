@@ -1,12 +1,7 @@
 /**
- * Prepares what the selected e2e files need (test/tiers.ts: kube-apiserver and etcd of `KUBE_VERSION`, default the
- * newest pinned release, and for some files the node, Helm, the image or Debian's tools), before any test's clock
- * runs; `npm test` has usually prepared them already, and then this is a stamp check. Then it starts the local cluster
- * for all e2e files and stops it afterwards.
- * Test files get its {@link LocalClusterInfo} with `inject("cluster")` (`kubeVersion` is the server's), the bearer
- * token the API server sends to every webhook (`CALLER_AUTH=bearer`) with `inject("callerToken")` (also
- * `cluster.webhookCallerToken`), and, when a selected file needs it, the path of the `helm` built from
- * infra/build/helm with `inject("helm")`.
+ * Prepares what the selected e2e files need (test/tiers.ts, for `KUBE_VERSION`), then starts the local cluster for all
+ * of them and stops it afterwards. Test files read its {@link LocalClusterInfo} with `inject("cluster")`, the bearer
+ * token the API server sends to every webhook with `inject("callerToken")`, and Helm's path with `inject("helm")`.
  */
 import type { TestProject } from "vitest/node";
 import { createCallerToken, ensureBinaries, startCluster, type LocalClusterInfo } from "../../infra/local/index.ts";
@@ -34,15 +29,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   console.error(
     `[e2e] Kubernetes ${cluster.kubeVersion} ready at ${cluster.server} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
   );
-  const {
-    issueServingCertificate: _issue,
-    stopServer: _stopServer,
-    startServer: _startServer,
-    stop,
-    ...info
-  } = cluster;
-  project.provide("cluster", info);
+  // provide() takes what survives JSON: LocalClusterInfo, without the cluster's methods.
+  project.provide("cluster", JSON.parse(JSON.stringify(cluster)) as LocalClusterInfo);
   project.provide("callerToken", callerToken);
   project.provide("helm", helm);
-  return stop;
+  return () => cluster.stop();
 }

@@ -21,8 +21,9 @@ import {
 } from "./support/pods.ts";
 import { buildPod } from "../support/pods.ts";
 import { binding, role, sa, user } from "../support/rbac.ts";
+import { runChild } from "../support/run-child.ts";
 import { namespace, serviceAccount } from "./support/core-objects.ts";
-import { linkKubectlGmsa, runProgram } from "./support/kubectl.ts";
+import { linkKubectlGmsa } from "./support/kubectl.ts";
 
 const cluster = inject("cluster");
 const admin = adminEndpoint(cluster);
@@ -55,7 +56,7 @@ let binDir: string;
 
 /** Runs `file args` with the admin kubeconfig and stdin, never throwing for an exit status. */
 const run = (file: string, args: string[], stdin?: string, env: Record<string, string> = {}) =>
-  runProgram(file, args, {
+  runChild(file, args, {
     stdin,
     env: { ...process.env, KUBECONFIG: cluster.adminKubeconfig, NO_COLOR: "1", ...env },
     timeout: 60_000,

@@ -48,7 +48,6 @@ export function printAndParse(objects: readonly KubeObject[]): unknown[] {
 /** Parses multi-document YAML (YAML 1.1, as kubectl reads it) into plain values; throws on any YAML error. */
 export function parseYamlDocuments(text: string): unknown[] {
   const docs = parseAllDocuments(text, { version: "1.1" });
-  if (!Array.isArray(docs)) return [];
   for (const doc of docs) if (doc.errors.length > 0) throw new Error(doc.errors.map((e) => e.message).join("\n"));
   return docs.map((doc) => doc.toJS() as unknown);
 }

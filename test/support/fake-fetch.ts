@@ -1,6 +1,5 @@
 /** An in-memory KubeFetch that records calls and answers from a script. */
 import { createStaticTokenSource } from "../../shared/credentials/token-source.ts";
-import type { AdmissionError } from "../../shared/errors.ts";
 import { createKubeGmsaClient, type KubeGmsaClientOptions } from "../../shared/kube/client.ts";
 import type { KubeFetch } from "../../shared/kube/request.ts";
 import { statusBody } from "./kube-server.ts";
@@ -54,17 +53,4 @@ export function createFakeKubeClient(script: FakeScript, options: Partial<KubeGm
     ...options,
   });
   return { client, calls: fake.calls };
-}
-
-/**
- * What `promise` rejects with.
- * @throws Error "expected a rejection" when it fulfils.
- */
-export async function rejectionOf<T = AdmissionError>(promise: Promise<unknown>): Promise<T> {
-  return promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (error: unknown) => error as T,
-  );
 }

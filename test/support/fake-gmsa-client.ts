@@ -3,6 +3,7 @@
  * allowed (service account, namespace, credspec) triples, call counters per name, and optional delay,
  * failure or hang injection.
  */
+import { sleep } from "../../shared/deadline.ts";
 import { AdmissionError } from "../../shared/errors.ts";
 import type { AccessQuery } from "../../shared/kube/access-reviews.ts";
 import type { GmsaClient } from "../../shared/kube/client.ts";
@@ -66,7 +67,8 @@ export function createFakeGmsaClient(options: FakeGmsaClientOptions = {}): FakeG
     maxInFlight = Math.max(maxInFlight, ++inFlight);
     try {
       if (options.hang === true) await new Promise<never>(() => {});
-      if (options.delayMs !== undefined) await sleep(options.delayMs, signal);
+      if (options.delayMs !== undefined && !(await sleep(options.delayMs, signal)))
+        throw signal.reason instanceof Error ? signal.reason : new Error("aborted");
       const failure = options.fail?.(call, name);
       if (failure !== undefined) throw failure;
     } finally {
@@ -149,14 +151,4 @@ export function createCountingClient(): GmsaClient & { calls: number } {
     },
   };
   return client;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-    });
-  });
 }

@@ -12,7 +12,6 @@ export function fakeIo(
     tty?: boolean;
   } = {},
 ): FakeIo {
-  const encode = (text: string): Uint8Array => new TextEncoder().encode(text);
   const io: FakeIo = {
     out: "",
     err: "",
@@ -22,7 +21,7 @@ export function fakeIo(
       const text = path === "-" ? (options.stdin ?? "") : options.files?.[path];
       return text === undefined
         ? Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" }))
-        : Promise.resolve(encode(text));
+        : Promise.resolve(new TextEncoder().encode(text));
     },
     env: options.env ?? {},
     program: options.program ?? "gmsa-webhooks",

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
+import type { V1LocalSubjectAccessReview } from "@kubernetes/client-node";
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from "jose";
 
 /** The two API calls the functions make. */
@@ -132,6 +133,12 @@ function endpointOf(method: string, path: string): Endpoint | "other" {
   return "other";
 }
 
+/** The GMSACredentialSpec a credspec request names: its name, and the object without `credspec`. */
+function credSpecAt(path: string) {
+  const name = decodeURIComponent(CREDSPEC_PATH.exec(path)?.[1] ?? "");
+  return { name, object: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name } } };
+}
+
 /** The API a request meets: credspecs by name, and access reviews answered from the allowed triples. */
 export interface ApiContents {
   /** GMSACredentialSpec contents by name; any other name is NotFound. */
@@ -144,28 +151,14 @@ export interface ApiContents {
 export function answerAsApi(api: ApiContents, request: { method: string; path: string; body: string }): ScriptedAnswer {
   const endpoint = endpointOf(request.method, request.path);
   if (endpoint === "credspec") {
-    const name = decodeURIComponent(CREDSPEC_PATH.exec(request.path)?.[1] ?? "");
+    const { name, object } = credSpecAt(request.path);
     const contents = api.credspecs?.[name];
-    if (contents === undefined) {
-      const details = { name, group: "windows.k8s.io", kind: "gmsacredentialspecs" };
-      return { status: 404, body: statusBody(404, "NotFound", details) };
-    }
-    const body = {
-      apiVersion: "windows.k8s.io/v1",
-      kind: "GMSACredentialSpec",
-      metadata: { name },
-      credspec: contents,
-    };
-    return { status: 200, body };
+    if (contents !== undefined) return { status: 200, body: { ...object, credspec: contents } };
+    const details = { name, group: "windows.k8s.io", kind: "gmsacredentialspecs" };
+    return { status: 404, body: statusBody(404, "NotFound", details) };
   }
   if (endpoint === "other") return { status: 404, body: statusBody(404, "NotFound") };
-  const review = JSON.parse(request.body) as {
-    kind?: string;
-    spec?: {
-      user?: string;
-      resourceAttributes?: { verb?: string; resource?: string; namespace?: string; name?: string };
-    };
-  };
+  const review = JSON.parse(request.body) as V1LocalSubjectAccessReview;
   const attributes = review.spec?.resourceAttributes;
   if (
     review.kind !== "LocalSubjectAccessReview" ||
@@ -223,14 +216,9 @@ function answerWithFault(
         body: { apiVersion: "authorization.k8s.io/v1", kind: "LocalSubjectAccessReview", spec: {} },
       });
       return 201;
-    case "credspec-without-contents": {
-      const name = decodeURIComponent(CREDSPEC_PATH.exec(request.path)?.[1] ?? "");
-      sendJson(res, {
-        status: 200,
-        body: { apiVersion: "windows.k8s.io/v1", kind: "GMSACredentialSpec", metadata: { name } },
-      });
+    case "credspec-without-contents":
+      sendJson(res, { status: 200, body: credSpecAt(request.path).object });
       return 200;
-    }
     case "reject-first-token":
     case "reject-all-tokens":
       return "pass";

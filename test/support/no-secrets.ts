@@ -53,14 +53,14 @@ export async function responseText(response: AnyResponse): Promise<string> {
   return [...headers, "", await response.text()].join("\n");
 }
 
-/** The Error `promise` rejects with; fails the test if it resolves. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
+/** The Error `promise` rejects with (an AdmissionError unless `T` says otherwise); fails the test if it resolves. */
+export async function rejectionOf<T extends Error = AdmissionError>(promise: Promise<unknown>): Promise<T> {
   const error = await promise.then(
     () => expect.unreachable("resolved"),
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(Error);
-  return error as Error;
+  return error as T;
 }
 
 /** Awaits a rejection with ERR_CREDENTIALS whose message matches `message` and that holds none of `secrets`. */
@@ -73,5 +73,5 @@ export async function expectRefusal(
   expect(error).toMatchObject({ code: "ERR_CREDENTIALS" });
   expect(error.message).toMatch(message);
   expectNoSecrets(errorTexts(error), secrets);
-  return error as AdmissionError;
+  return error;
 }

@@ -1,18 +1,11 @@
 /** RBAC objects of the e2e files' and the bench's fixtures: roles, bindings and their subjects, for `applyObjects`. */
+import type { V1PolicyRule } from "@kubernetes/client-node";
 import type { KubeObject } from "../../infra/local/index.ts";
 
 const API_GROUP = "rbac.authorization.k8s.io";
 
-/** One rule of a role. */
-export interface PolicyRule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-  resourceNames?: string[];
-}
-
 /** A Role in `namespace`, or a ClusterRole without one. */
-export function role(name: string, rules: PolicyRule[], namespace?: string): KubeObject {
+export function role(name: string, rules: V1PolicyRule[], namespace?: string): KubeObject {
   return {
     apiVersion: `${API_GROUP}/v1`,
     kind: namespace === undefined ? "ClusterRole" : "Role",

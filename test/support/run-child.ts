@@ -11,11 +11,11 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `file` with `args`; never rejects, a failed run is its exit code (-1 when it had none, e.g. killed). */
+/** Runs `file` with `args`, `stdin` written to it; never rejects, a failed run is its exit code (-1 when it had none). */
 export function runChild(
   file: string,
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; stdin?: Uint8Array | undefined; timeout?: number } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string | Uint8Array | undefined; timeout?: number } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
     const { stdin, ...rest } = options;

@@ -14,19 +14,6 @@ import {
   type CertificatePair,
 } from "../../infra/local/pki.ts";
 
-export interface TestPki {
-  caPem: string;
-  otherCaPem: string;
-  server: { cert: string; key: string };
-  /** Valid only for DNS:kube.internal, to test tls-server-name. */
-  internalServer: { cert: string; key: string };
-  client: { cert: string; key: string };
-  /** Signed by the other CA: the server must refuse it. */
-  strangerClient: { cert: string; key: string };
-  dir: string;
-  cleanup(): Promise<void>;
-}
-
 /** A CA of its own in `dir/<name>/`: the factory names every CA `ca.crt`. */
 export async function createTestCa(dir: string, name: string): Promise<CertificateAuthority> {
   await mkdir(path.join(dir, name));
@@ -38,7 +25,7 @@ function pem(pair: CertificatePair): { cert: string; key: string } {
 }
 
 /** Generates the whole set in a temporary folder. */
-export async function createTestPki(): Promise<TestPki> {
+export async function createTestPki() {
   const dir = await mkdtemp(path.join(tmpdir(), "gmsa-pki-"));
   const [ca, otherCa] = await Promise.all([createTestCa(dir, "ca"), createTestCa(dir, "other-ca")]);
   const [server, internalServer, client, strangerClient] = await Promise.all([
@@ -51,10 +38,15 @@ export async function createTestPki(): Promise<TestPki> {
     caPem: ca.certPem,
     otherCaPem: otherCa.certPem,
     server: pem(server),
+    /** Valid only for DNS:kube.internal, to test tls-server-name. */
     internalServer: pem(internalServer),
     client: pem(client),
+    /** Signed by the other CA: the server must refuse it. */
     strangerClient: pem(strangerClient),
     dir,
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
+
+/** The set {@link createTestPki} makes: PEM certificates and keys, their folder and its `cleanup`. */
+export type TestPki = Awaited<ReturnType<typeof createTestPki>>;

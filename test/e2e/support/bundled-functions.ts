@@ -6,15 +6,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   applyBaseInfra,
-  applyFunctionsWebhooks,
   deleteWebhooks,
-  startFunctions,
   type FunctionsStack,
   type LocalClusterInfo,
 } from "../../../infra/local/index.ts";
 import { buildNodeTarget } from "../../../infra/build/node/bundle-function.ts";
 import { NODE_SERVER_OPTIONS } from "../../../infra/build/node/heap-limits.ts";
-import { deletePods, readCredSpec } from "./pods.ts";
+import { deletePods, readCredSpec, startRegisteredFunctions } from "./pods.ts";
 
 export interface BundledFunctions {
   stack: FunctionsStack;
@@ -30,13 +28,7 @@ export async function startBundledFunctions(cluster: LocalClusterInfo, group: st
   const webapp01 = await readCredSpec(cluster, "webapp01");
   const bundleDir = await mkdtemp(join(cluster.dir, `gmsa-${group}-bundle-`));
   const entry = join(bundleDir, (await buildNodeTarget("server", bundleDir)).entry);
-  const stack = await startFunctions(cluster, {
-    runtime: "node",
-    dir: cluster.dir,
-    nodeEntry: entry,
-    nodeArgs: NODE_SERVER_OPTIONS.split(" "),
-  });
-  await applyFunctionsWebhooks(cluster, stack);
+  const stack = await startRegisteredFunctions(cluster, { nodeEntry: entry, nodeArgs: NODE_SERVER_OPTIONS.split(" ") });
   return {
     stack,
     webapp01,

@@ -3,14 +3,12 @@
  * matches a line of the output (in order), modulo numbers (times, dates, counts) and the padding of the check column.
  * A sample with a `...` line is an excerpt; one without it must match the output line for line.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { expect } from "vitest";
-import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
+import { readRepoFile } from "../../support/guide-text.ts";
 
 /** The first ```console block of `file` that starts with `$ kubectl gmsa doctor`, less that line and blank lines. */
 export async function readDoctorSample(file: string): Promise<string[]> {
-  const text = await readFile(join(REPO_ROOT, file), "utf8");
+  const text = await readRepoFile(file);
   const block = /```console\n\$ kubectl gmsa doctor\n([\s\S]*?)```/.exec(text)?.[1];
   if (block === undefined) throw new Error(`${file} has no console block of kubectl gmsa doctor`);
   return block.split("\n").filter((line) => line.trim() !== "");

@@ -19,8 +19,9 @@ import {
 } from "../../../infra/local/index.ts";
 import { writeKubeconfig } from "../../../infra/local/kubeconfig.ts";
 import { binding, sa } from "../../support/rbac.ts";
+import { runChild } from "../../support/run-child.ts";
 import { serviceAccount } from "./core-objects.ts";
-import { linkKubectlGmsa, runProgram } from "./kubectl.ts";
+import { linkKubectlGmsa } from "./kubectl.ts";
 
 /** Where an operator's namespaced roles are bound. */
 export interface OperatorNamespaces {
@@ -91,7 +92,7 @@ export async function createDoctorOperator(cluster: LocalClusterInfo, name: stri
  */
 export async function runDoctor(kubeconfig: string, args: string[] = []) {
   const bin = await linkKubectlGmsa(dirname(kubeconfig));
-  return runProgram(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT });
+  return runChild(process.execPath, [bin, "doctor", "--kubeconfig", kubeconfig, ...args], { cwd: REPO_ROOT });
 }
 
 /** {@link runDoctor} with `-o json`: the findings, the exit code, and the findings as lines for assertion messages. */

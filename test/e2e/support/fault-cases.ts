@@ -3,7 +3,7 @@
  * is judged: the kinds of pod create through the API server, the kinds of review sent straight to the
  * functions, the class of each answer and whether it could ever be right.
  */
-import type { Pod } from "../../../shared/admission/review.ts";
+import type { AdmissionReviewResponse, Pod } from "../../../shared/admission/review.ts";
 import { buildReview } from "../../support/reviews.ts";
 import { container, e2ePod } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
@@ -128,9 +128,7 @@ export function judgeDirect(
   text: string,
 ): FaultAnswer {
   if (status !== 200) return { outcome: "other", wrong: `HTTP ${status}: ${text.slice(0, 200)}` };
-  const { response } = JSON.parse(text) as {
-    response: { allowed: boolean; patch?: string; status?: { code?: number } };
-  };
+  const { response } = JSON.parse(text) as AdmissionReviewResponse;
   if (!response.allowed) return judgeDenial(faultCase, response.status?.code);
   if (!faultCase.admissible) return { outcome: "admitted", wrong: "allowed" };
   return {

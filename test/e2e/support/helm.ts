@@ -9,12 +9,9 @@ import { FUNCTIONS_NAMESPACE, functionServiceAccount } from "../../../infra/loca
 import { POD_CIDR } from "../../../infra/local/node-config.ts";
 import {
   createHelmRunner as createBaseHelmRunner,
-  type HelmResult,
   type HelmRunner as BaseHelmRunner,
 } from "../../../infra/build/tools/helm-runner.ts";
 import { parseObjects } from "./manifests.ts";
-
-export type { HelmResult };
 
 /** The project's {@link BaseHelmRunner} plus `helm template` of the chart. */
 export interface HelmRunner extends BaseHelmRunner {

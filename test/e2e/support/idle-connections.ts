@@ -43,11 +43,8 @@ export function holdIdleConnections(port: number, { sources, perSource, duration
   const live = new Set<{ destroy(): void }>();
   let running = true;
   let openNow = 0;
-  let mostOpen = 0;
   let idleNow = 0;
-  let mostIdle = 0;
-  let opened = 0;
-  let toldToClose = 0;
+  const counts = { mostOpen: 0, mostIdle: 0, opened: 0, toldToClose: 0 };
 
   /** One slot: open, ask, stay idle until closed; then again, until the attack ends. */
   const holdSlot = async (localAddress: string): Promise<void> => {
@@ -62,10 +59,10 @@ export function holdIdleConnections(port: number, { sources, perSource, duration
           socket.write(REQUEST);
         });
         live.add(socket);
-        opened++;
+        counts.opened++;
         tcp.once("connect", () => {
           connected = true;
-          mostOpen = Math.max(mostOpen, ++openNow);
+          counts.mostOpen = Math.max(counts.mostOpen, ++openNow);
         });
         tcp.on("error", () => undefined);
         socket.on("error", () => undefined);
@@ -73,8 +70,8 @@ export function holdIdleConnections(port: number, { sources, perSource, duration
           head += chunk.toString("latin1");
           if (idle || !head.includes("\r\n\r\n")) return;
           idle = true;
-          if (/^connection:\s*close/im.test(head)) toldToClose++;
-          mostIdle = Math.max(mostIdle, ++idleNow);
+          if (/^connection:\s*close/im.test(head)) counts.toldToClose++;
+          counts.mostIdle = Math.max(counts.mostIdle, ++idleNow);
         });
         socket.once("close", () => {
           live.delete(socket);
@@ -90,23 +87,11 @@ export function holdIdleConnections(port: number, { sources, perSource, duration
   };
 
   const slots = Array.from({ length: sources * perSource }, (_, i) => holdSlot(`127.0.0.${2 + (i % sources)}`));
-  return {
-    get mostOpen() {
-      return mostOpen;
-    },
-    get mostIdle() {
-      return mostIdle;
-    },
-    get opened() {
-      return opened;
-    },
-    get toldToClose() {
-      return toldToClose;
-    },
+  return Object.assign(counts, {
     done: Promise.all(slots).then(() => undefined),
     stop() {
       running = false;
       for (const socket of live) socket.destroy();
     },
-  };
+  });
 }

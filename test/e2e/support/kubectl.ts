@@ -11,17 +11,11 @@ import { REPO_ROOT } from "../../../infra/build/repo-root.ts";
 
 const run = promisify(execFile);
 
-/** What kubectl printed on success. */
-export interface KubectlOutput {
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * `kubectl <args>` (an argument array, never a shell string).
  * @throws Error "kubectl not found on PATH ..." when there is none; kubectl's own failure (exit code, stderr) otherwise.
  */
-export async function kubectl(args: string[]): Promise<KubectlOutput> {
+export async function kubectl(args: string[]): Promise<{ stdout: string; stderr: string }> {
   try {
     return await run("kubectl", args, { maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
@@ -32,25 +26,6 @@ export async function kubectl(args: string[]): Promise<KubectlOutput> {
     }
     throw error;
   }
-}
-
-/** A program's exit code (-1 when it had none) and output. */
-export interface ProgramRun extends KubectlOutput {
-  code: number;
-}
-
-/** Runs `file args`, `stdin` written to it, and resolves with how it went: never rejects for an exit status. */
-export function runProgram(
-  file: string,
-  args: string[],
-  { stdin, ...options }: { stdin?: string | undefined; env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number } = {},
-): Promise<ProgramRun> {
-  return new Promise((resolve) => {
-    const child = execFile(file, args, { encoding: "utf8", ...options }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr }),
-    );
-    child.stdin?.end(stdin);
-  });
 }
 
 /** Links `dir`/kubectl-gmsa to the CLI, as npm and krew install it (kubectl runs it from PATH); @returns the link. */

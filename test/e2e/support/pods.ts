@@ -3,6 +3,7 @@
  * the API server answers (the stored pod, or the Status of a refusal); and the functions registered as the webhooks
  * that review them.
  */
+import type { V1Status } from "@kubernetes/client-node";
 import { afterAll, beforeAll } from "vitest";
 import {
   adminEndpoint,
@@ -30,12 +31,7 @@ export const IMAGE = "mcr.microsoft.com/windows/nanoserver:ltsc2022";
 export const E2E_LABEL = "gmsa-webhooks.local/e2e";
 
 /** A `Status` the API server returns when admission refuses. */
-export interface Status {
-  kind: "Status";
-  code: number;
-  reason?: string;
-  message: string;
-}
+export type Status = V1Status;
 
 /** A container named `name` with optional windowsOptions. */
 export function container(

@@ -2,13 +2,11 @@
  * The soak test's mix of inputs: each case is one kind of review with the only right answer to it,
  * checked on every reply (HTTP status, allowed, status code, a patch or none, the uid echoed).
  */
-import type { Pod } from "../../../shared/admission/review.ts";
+import type { AdmissionReviewResponse, Pod } from "../../../shared/admission/review.ts";
 import { container, e2ePod } from "./pods.ts";
 import { buildPod } from "../../support/pods.ts";
 import { buildReview } from "../../support/reviews.ts";
-import { FUNCTION_NAMES } from "../../../shared/config/index.ts";
-
-export type SoakFunction = "expand" | "authorize";
+import { FUNCTION_NAMES, type FunctionName } from "../../../shared/config/index.ts";
 
 /** The right answer to a case. */
 export interface SoakExpectation {
@@ -23,7 +21,7 @@ export interface SoakExpectation {
 
 export interface SoakCase {
   name: string;
-  fn: SoakFunction;
+  fn: FunctionName;
   /** The request body for a given uid. */
   body: (uid: string) => string;
   expect: SoakExpectation;
@@ -74,7 +72,7 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
         denied(403),
       ],
       ["authorize: no GMSA (allowed)", "authorize", plain, allowed(false)],
-    ] as [string, SoakFunction, Pod, SoakExpectation][]
+    ] as [string, FunctionName, Pod, SoakExpectation][]
   ).map(([name, fn, pod, expect]) => ({ name, fn, body: review(pod), expect }));
   for (const fn of FUNCTION_NAMES) {
     cases.push(
@@ -95,18 +93,13 @@ export function buildSoakCases(webapp01: unknown, webapp02: unknown): SoakCase[]
   return cases;
 }
 
-interface ReviewReply {
-  response?: { uid?: string; allowed?: boolean; status?: { code?: number }; patch?: string };
-}
-
 /** Why a reply is not the right answer to `soakCase` sent with `uid`, or undefined when it is. */
 export function checkSoakReply(soakCase: SoakCase, uid: string, status: number, text: string): string | undefined {
   const { expect } = soakCase;
   if (status !== expect.httpStatus) return `HTTP ${status}, expected ${expect.httpStatus}: ${text.slice(0, 200)}`;
   if (status !== 200) return undefined;
-  const reply = JSON.parse(text) as ReviewReply;
-  const response = reply.response ?? {};
-  if (response.uid !== uid) return `uid ${String(response.uid)}, expected ${uid}`;
+  const { response } = JSON.parse(text) as Partial<AdmissionReviewResponse>;
+  if (response?.uid !== uid) return `uid ${String(response?.uid)}, expected ${uid}`;
   if (response.allowed !== expect.allowed) return `allowed ${String(response.allowed)}: ${text.slice(0, 300)}`;
   if (response.status?.code !== expect.code)
     return `code ${String(response.status?.code)}, expected ${String(expect.code)}: ${text.slice(0, 300)}`;

@@ -79,10 +79,9 @@ export function openStalledConnections(
   const sockets: { destroy(): void }[] = [];
   const closes: Promise<void>[] = [];
   let lastCloseMs = 0;
-  let mostHeld = 0;
-  let madeRoom = 0;
+  const counts = { mostHeld: 0, madeRoom: 0 };
   const heldNow = () => connections.filter((c) => c.held && c.closedAfterMs === undefined).length;
-  const countHeld = () => void (mostHeld = Math.max(mostHeld, heldNow()));
+  const countHeld = () => void (counts.mostHeld = Math.max(counts.mostHeld, heldNow()));
 
   const open = (index: number): Promise<void> =>
     new Promise<void>((settled) => {
@@ -119,7 +118,7 @@ export function openStalledConnections(
         new Promise<void>((closed) =>
           socket.once("close", () => {
             record.closedAfterMs = performance.now() - opened;
-            if (record.closedAfterMs < MADE_ROOM_WITHIN_MS) madeRoom++;
+            if (record.closedAfterMs < MADE_ROOM_WITHIN_MS) counts.madeRoom++;
             lastCloseMs = Math.max(lastCloseMs, performance.now() - began);
             settled();
             closed();
@@ -147,19 +146,13 @@ export function openStalledConnections(
       }
     }),
   ).then(() => undefined);
-  return {
+  return Object.assign(counts, {
     connections,
     opened,
     stopSustaining() {
       sustainUntil = 0;
     },
-    get mostHeld() {
-      return mostHeld;
-    },
-    get madeRoom() {
-      return madeRoom;
-    },
-    async allClosed(limitMs) {
+    async allClosed(limitMs: number) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const done = await Promise.race([
         Promise.all(closes).then(() => true),
@@ -171,5 +164,5 @@ export function openStalledConnections(
     destroy() {
       for (const socket of sockets) socket.destroy();
     },
-  };
+  });
 }

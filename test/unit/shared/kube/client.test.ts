@@ -3,7 +3,8 @@ import type { Credential, TokenSource } from "../../../../shared/credentials/tok
 import { AdmissionError } from "../../../../shared/errors.ts";
 import type { CacheName, CallTally, KubeCallCode, KubeObserver } from "../../../../shared/observer.ts";
 import type { KubeGmsaClientOptions } from "../../../../shared/kube/client.ts";
-import { createFakeKubeClient, rejectionOf, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { rejectionOf } from "../../../support/no-secrets.ts";
 
 const SERVER = "https://kube.example:6443/";
 const SECRET = "super-secret-token";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createFakeKubeClient, rejectionOf, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { createFakeKubeClient, json, status, type FakeScript } from "../../../support/fake-fetch.ts";
+import { rejectionOf } from "../../../support/no-secrets.ts";
 
 const call = () => ({ signal: AbortSignal.timeout(10_000) });
 const pod = {
